@@ -1,0 +1,281 @@
+// Package choices holds the choice tables of behavior.md §10: languages,
+// programming languages, repository types, privacy levels, documentation
+// types, build states. Codes are case-sensitive.
+package choices
+
+// Choice is a code and its display name.
+type Choice struct {
+	Code, Name string
+}
+
+// Table is an ordered list of choices.
+type Table []Choice
+
+// Has reports whether code is one of the table's codes.
+func (t Table) Has(code string) bool {
+	for _, c := range t {
+		if c.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+// Name returns the display name of code, "Unknown" when it is not in the table.
+func (t Table) Name(code string) string {
+	for _, c := range t {
+		if c.Code == code {
+			return c.Name
+		}
+	}
+	return "Unknown"
+}
+
+// Codes lists the table's codes in order.
+func (t Table) Codes() []string {
+	out := make([]string, len(t))
+	for i, c := range t {
+		out[i] = c.Code
+	}
+	return out
+}
+
+// Languages is §10.1, in stored order. Default "en".
+var Languages = Table{
+	{"aa", "Afar"},
+	{"ab", "Abkhaz"},
+	{"acr", "Achi"},
+	{"af", "Afrikaans"},
+	{"agu", "Awakateko"},
+	{"am", "Amharic"},
+	{"ar", "Arabic"},
+	{"as", "Assamese"},
+	{"ay", "Aymara"},
+	{"az", "Azerbaijani"},
+	{"ba", "Bashkir"},
+	{"be", "Belarusian"},
+	{"bg", "Bulgarian"},
+	{"bh", "Bihari"},
+	{"bi", "Bislama"},
+	{"bn", "Bengali"},
+	{"bo", "Tibetan"},
+	{"br", "Breton"},
+	{"ca", "Catalan"},
+	{"caa", "Ch'orti'"},
+	{"cac", "Chuj"},
+	{"cab", "Garífuna"},
+	{"cak", "Kaqchikel"},
+	{"co", "Corsican"},
+	{"cs", "Czech"},
+	{"cy", "Welsh"},
+	{"da", "Danish"},
+	{"de", "German"},
+	{"dz", "Dzongkha"},
+	{"el", "Greek"},
+	{"en", "English"},
+	{"eo", "Esperanto"},
+	{"es", "Spanish"},
+	{"et", "Estonian"},
+	{"eu", "Basque"},
+	{"fa", "Iranian"},
+	{"fi", "Finnish"},
+	{"fj", "Fijian"},
+	{"fo", "Faroese"},
+	{"fr", "French"},
+	{"fy", "Western Frisian"},
+	{"ga", "Irish"},
+	{"gd", "Scottish Gaelic"},
+	{"gl", "Galician"},
+	{"gn", "Guarani"},
+	{"gu", "Gujarati"},
+	{"ha", "Hausa"},
+	{"hi", "Hindi"},
+	{"he", "Hebrew"},
+	{"hr", "Croatian"},
+	{"hu", "Hungarian"},
+	{"hy", "Armenian"},
+	{"ia", "Interlingua"},
+	{"id", "Indonesian"},
+	{"ie", "Interlingue"},
+	{"ik", "Inupiaq"},
+	{"is", "Icelandic"},
+	{"it", "Italian"},
+	{"itz", "Itza'"},
+	{"iu", "Inuktitut"},
+	{"ixl", "Ixil"},
+	{"ja", "Japanese"},
+	{"jac", "Popti'"},
+	{"jv", "Javanese"},
+	{"ka", "Georgian"},
+	{"kjb", "Q'anjob'al"},
+	{"kek", "Q'eqchi'"},
+	{"kk", "Kazakh"},
+	{"kl", "Kalaallisut"},
+	{"km", "Khmer"},
+	{"kn", "Kannada"},
+	{"knj", "Akateko"},
+	{"ko", "Korean"},
+	{"ks", "Kashmiri"},
+	{"ku", "Kurdish"},
+	{"ky", "Kyrgyz"},
+	{"la", "Latin"},
+	{"ln", "Lingala"},
+	{"lo", "Lao"},
+	{"lt", "Lithuanian"},
+	{"lv", "Latvian"},
+	{"mam", "Mam"},
+	{"mg", "Malagasy"},
+	{"mi", "Maori"},
+	{"mk", "Macedonian"},
+	{"ml", "Malayalam"},
+	{"mn", "Mongolian"},
+	{"mop", "Mopan"},
+	{"mr", "Marathi"},
+	{"ms", "Malay"},
+	{"mt", "Maltese"},
+	{"my", "Burmese"},
+	{"na", "Nauru"},
+	{"ne", "Nepali"},
+	{"nl", "Dutch"},
+	{"no", "Norwegian"},
+	{"oc", "Occitan"},
+	{"om", "Oromo"},
+	{"or", "Oriya"},
+	{"pa", "Panjabi"},
+	{"pl", "Polish"},
+	{"pnb", "Western Punjabi"},
+	{"poc", "Poqomam"},
+	{"poh", "Poqomchi"},
+	{"ps", "Pashto"},
+	{"pt", "Portuguese"},
+	{"qu", "Quechua"},
+	{"quc", "K'iche'"},
+	{"qum", "Sipakapense"},
+	{"quv", "Sakapulteko"},
+	{"rm", "Romansh"},
+	{"rn", "Kirundi"},
+	{"ro", "Romanian"},
+	{"ru", "Russian"},
+	{"rw", "Kinyarwanda"},
+	{"sa", "Sanskrit"},
+	{"sd", "Sindhi"},
+	{"sg", "Sango"},
+	{"si", "Sinhala"},
+	{"sk", "Slovak"},
+	{"skr", "Saraiki"},
+	{"sl", "Slovenian"},
+	{"sm", "Samoan"},
+	{"sn", "Shona"},
+	{"so", "Somali"},
+	{"sq", "Albanian"},
+	{"sr", "Serbian"},
+	{"ss", "Swati"},
+	{"st", "Southern Sotho"},
+	{"su", "Sudanese"},
+	{"sv", "Swedish"},
+	{"sw", "Swahili"},
+	{"ta", "Tamil"},
+	{"te", "Telugu"},
+	{"tg", "Tajik"},
+	{"th", "Thai"},
+	{"ti", "Tigrinya"},
+	{"tk", "Turkmen"},
+	{"tl", "Tagalog"},
+	{"tn", "Tswana"},
+	{"to", "Tonga"},
+	{"tr", "Turkish"},
+	{"ts", "Tsonga"},
+	{"tt", "Tatar"},
+	{"ttc", "Tektiteko"},
+	{"tzj", "Tz'utujil"},
+	{"tw", "Twi"},
+	{"ug", "Uyghur"},
+	{"uk", "Ukrainian"},
+	{"ur", "Urdu"},
+	{"usp", "Uspanteko"},
+	{"uz", "Uzbek"},
+	{"vi", "Vietnamese"},
+	{"vo", "Volapuk"},
+	{"wo", "Wolof"},
+	{"xh", "Xhosa"},
+	{"xin", "Xinka"},
+	{"yi", "Yiddish"},
+	{"yo", "Yoruba"},
+	{"za", "Zhuang"},
+	{"zh", "Chinese"},
+	{"zu", "Zulu"},
+	{"nb_NO", "Norwegian Bokmal"},
+	{"pt_BR", "Brazilian Portuguese"},
+	{"es_MX", "Mexican Spanish"},
+	{"uk_UA", "Ukrainian"},
+	{"zh_CN", "Simplified Chinese"},
+	{"zh_TW", "Traditional Chinese"},
+}
+
+// ProgrammingLanguages is §10.2. Default "words"; "" is also accepted.
+var ProgrammingLanguages = Table{
+	{"words", "Only Words"},
+	{"py", "Python"},
+	{"js", "JavaScript"},
+	{"php", "PHP"},
+	{"ruby", "Ruby"},
+	{"perl", "Perl"},
+	{"java", "Java"},
+	{"go", "Go"},
+	{"julia", "Julia"},
+	{"c", "C"},
+	{"csharp", "C#"},
+	{"cpp", "C++"},
+	{"objc", "Objective-C"},
+	{"css", "CSS"},
+	{"ts", "TypeScript"},
+	{"swift", "Swift"},
+	{"vb", "Visual Basic"},
+	{"r", "R"},
+	{"scala", "Scala"},
+	{"groovy", "Groovy"},
+	{"coffee", "CoffeeScript"},
+	{"lua", "Lua"},
+	{"haskell", "Haskell"},
+	{"other", "Other"},
+}
+
+// RepoTypes is §10.3.
+var RepoTypes = Table{{"git", "Git"}, {"svn", "Subversion"}, {"hg", "Mercurial"}, {"bzr", "Bazaar"}}
+
+// PrivacyLevels is §10.4.
+var PrivacyLevels = Table{{"public", "Public"}, {"protected", "Protected"}, {"private", "Private"}}
+
+// DocumentationTypes is §10.5.
+var DocumentationTypes = Table{
+	{"sphinx", "Sphinx Html"},
+	{"mkdocs", "Mkdocs (Markdown)"},
+	{"sphinx_htmldir", "Sphinx HtmlDir"},
+	{"sphinx_singlehtml", "Sphinx Single Page HTML"},
+}
+
+// BuildStates is §10.7.
+var BuildStates = Table{
+	{"triggered", "Triggered"},
+	{"cloning", "Cloning"},
+	{"installing", "Installing"},
+	{"building", "Building"},
+	{"finished", "Finished"},
+}
+
+// RedirectTypes is §10.9.
+var RedirectTypes = Table{
+	{"prefix", "Prefix Redirect"},
+	{"page", "Page Redirect"},
+	{"exact", "Exact Redirect"},
+	{"sphinx_html", "Sphinx HTMLDir -> HTML"},
+	{"sphinx_htmldir", "Sphinx HTML -> HTMLDir"},
+}
+
+// IntegrationTypes is §10.11.
+var IntegrationTypes = Table{
+	{"github_webhook", "GitHub incoming webhook"},
+	{"gitlab_webhook", "GitLab incoming webhook"},
+	{"bitbucket_webhook", "Bitbucket incoming webhook"},
+	{"api_webhook", "Generic API incoming webhook"},
+}

@@ -1,0 +1,102 @@
+// Package docsurl builds the absolute URLs docsd writes: documentation pages
+// (the resolver of behavior.md §8.2), downloads (§8.4) and dashboard links
+// (§8.5). The graph and the docs host share it so they never disagree.
+package docsurl
+
+import "strings"
+
+// Config is the operator configuration the URLs depend on.
+type Config struct {
+	PublicURL  string // scheme + host (+ port), no trailing slash
+	DocsDomain string // subdomain mode when set
+	DocsScheme string // scheme of subdomain-mode URLs; default: PublicURL's
+}
+
+// Target describes a project for the resolver: the project itself, its main
+// project (itself unless it is a translation), and the relationship that
+// nests the main project under a parent, if any.
+type Target struct {
+	Slug          string
+	Language      string
+	SingleVersion bool
+	MainSlug      string // "" means Slug
+	ParentSlug    string // the main project's parent, "" when none
+	Alias         string // the main project's alias inside ParentSlug
+}
+
+func (t Target) main() string {
+	if t.MainSlug != "" {
+		return t.MainSlug
+	}
+	return t.Slug
+}
+
+func (c Config) scheme() string {
+	if c.DocsScheme != "" {
+		return c.DocsScheme
+	}
+	if i := strings.Index(c.PublicURL, "://"); i > 0 {
+		return c.PublicURL[:i]
+	}
+	return "http"
+}
+
+// SubdomainMode reports whether docs are served on per-project subdomains.
+func (c Config) SubdomainMode() bool { return c.DocsDomain != "" }
+
+// Root is the docs root of a project slug: `{public_url}/docs/<slug>` in path
+// mode, `{docs_scheme}://<slug>.{docs_domain}` in subdomain mode.
+func (c Config) Root(slug string) string {
+	if c.SubdomainMode() {
+		return c.scheme() + "://" + slug + "." + c.DocsDomain
+	}
+	return c.PublicURL + "/docs/" + slug
+}
+
+// Base is the namespace of a project: the root of its main project, or of
+// the main project's parent followed by `/projects/<alias>`.
+func (c Config) Base(t Target) string {
+	if t.ParentSlug != "" {
+		return c.Root(t.ParentSlug) + "/projects/" + t.Alias
+	}
+	return c.Root(t.main())
+}
+
+// Docs is docs_url(X, version, filename) of §8.2 for a version slug the
+// caller has already resolved (the effective default version when none was
+// asked for).
+func (c Config) Docs(t Target, version, filename string) string {
+	return c.DocsWithLanguage(t, t.Language, version, filename)
+}
+
+// DocsWithLanguage is Docs with the language segment given explicitly (the
+// redirect rules of §8.6 keep the requested language).
+func (c Config) DocsWithLanguage(t Target, lang, version, filename string) string {
+	if t.SingleVersion {
+		return c.Base(t) + "/" + filename
+	}
+	return c.Base(t) + "/" + lang + "/" + version + "/" + filename
+}
+
+// Download is the URL of a version's download of typ (pdf, htmlzip, epub).
+func (c Config) Download(t Target, version, typ string) string {
+	if t.ParentSlug != "" {
+		return c.Root(t.ParentSlug) + "/_/downloads/" + t.Alias + "/" + t.Language + "/" + version + "/" + typ + "/"
+	}
+	return c.Root(t.main()) + "/_/downloads/" + t.Language + "/" + version + "/" + typ + "/"
+}
+
+// External is the docs URL of a pull-request version (§9.6).
+func (c Config) External(slug, number string) string {
+	return c.Root(slug) + "/_/external/" + number + "/"
+}
+
+// ProjectHome, ProjectBuilds, ProjectVersions and BuildPage are dashboard
+// links (§8.5).
+func (c Config) ProjectHome(slug string) string { return c.PublicURL + "/projects/" + slug + "/" }
+
+// ProjectBuilds is the dashboard's builds page of a project.
+func (c Config) ProjectBuilds(slug string) string { return c.ProjectHome(slug) + "builds/" }
+
+// ProjectVersions is the dashboard's versions page of a project.
+func (c Config) ProjectVersions(slug string) string { return c.ProjectHome(slug) + "versions/" }

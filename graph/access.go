@@ -1,0 +1,202 @@
+package graph
+
+import (
+	"context"
+	"slices"
+
+	"docsd/docsurl"
+	"docsd/errs"
+	"docsd/pep440"
+	"docsd/store"
+)
+
+// Authorization (behavior.md §1) is decided in this file, once, for every
+// surface.
+
+func errNotFound(op string) error  { return errs.E(errs.NotFound, op, errs.MsgNotFound) }
+func errForbidden(op string) error { return errs.E(errs.Forbidden, op, errs.MsgForbidden) }
+func errAnonymous(op string) error { return errs.E(errs.Unauthenticated, op, errs.MsgNoCredentials) }
+func notFoundIs(err error) bool    { return errs.Is(err, errs.NotFound) }
+func ptr[T any](v T) *T            { return &v }
+
+// convPtr converts an optional int to GraphQL's int64.
+func convPtr(v *int) *int64 {
+	if v == nil {
+		return nil
+	}
+	n := int64(*v)
+	return &n
+}
+
+// isMaintainer reports whether the viewer maintains p. The system viewer
+// counts as a maintainer of everything; superusers do not (§1.4).
+func (r *Resolver) isMaintainer(ctx context.Context, p *store.Project) (bool, error) {
+	v := ViewerFrom(ctx)
+	if v.System {
+		return true, nil
+	}
+	if v.User == nil {
+		return false, nil
+	}
+	ids, err := r.loaders(ctx).maintainersOf.Load(ctx, p.ID)
+	if err != nil {
+		return false, err
+	}
+	return slices.Contains(ids, v.User.ID), nil
+}
+
+// canSeeProject: public projects, maintained projects, everything for
+// superusers (§1.5).
+func (r *Resolver) canSeeProject(ctx context.Context, p *store.Project) (bool, error) {
+	if p.IsPublic() || ViewerFrom(ctx).SeesAll() {
+		return true, nil
+	}
+	return r.isMaintainer(ctx, p)
+}
+
+// canSeeVersion: a public version of a public project, any version of a
+// maintained project, everything for superusers (§1.5 with its fix, §5.1).
+func (r *Resolver) canSeeVersion(ctx context.Context, v *store.Version, p *store.Project) (bool, error) {
+	if (v.IsPublic() && p.IsPublic()) || ViewerFrom(ctx).SeesAll() {
+		return true, nil
+	}
+	return r.isMaintainer(ctx, p)
+}
+
+// visibleProjectOrNil returns the project with that id when the viewer can
+// see it, nil otherwise (embedded subproject_of / translation_of / child).
+func (r *Resolver) visibleProjectOrNil(ctx context.Context, id int64) (*store.Project, error) {
+	p, err := r.loaders(ctx).projectByID.Load(ctx, id)
+	if notFoundIs(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ok, err := r.canSeeProject(ctx, p)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return p, nil
+}
+
+// findVisibleProject looks a project up by slug; an invisible one is NotFound.
+func (r *Resolver) findVisibleProject(ctx context.Context, slug string) (*store.Project, error) {
+	const op = "graph.project"
+	p, err := r.Store.FindProjectBySlug(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := r.canSeeProject(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errNotFound(op)
+	}
+	return p, nil
+}
+
+// maintainedProject returns the project a write addresses: anonymous callers
+// are Unauthenticated, a missing project NotFound, a non-maintainer
+// Forbidden (rules A3 and B of §1.4).
+func (r *Resolver) maintainedProject(ctx context.Context, slug string) (*store.Project, error) {
+	const op = "graph.maintainedProject"
+	v := ViewerFrom(ctx)
+	if v.User == nil && !v.System {
+		return nil, errAnonymous(op)
+	}
+	p, err := r.Store.FindProjectBySlug(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := r.isMaintainer(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errForbidden(op)
+	}
+	return p, nil
+}
+
+// requireMaintainer is maintainedProject for a project already loaded.
+func (r *Resolver) requireMaintainer(ctx context.Context, p *store.Project) error {
+	ok, err := r.isMaintainer(ctx, p)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if ViewerFrom(ctx).User == nil {
+			return errAnonymous("graph")
+		}
+		return errForbidden("graph")
+	}
+	return nil
+}
+
+// target describes p for the URL resolver: its main project and the
+// relationship nesting that main project, if any.
+func (r *Resolver) target(ctx context.Context, p *store.Project) (docsurl.Target, error) {
+	t := docsurl.Target{Slug: p.Slug, Language: p.Language, SingleVersion: p.SingleVersion}
+	mainID := p.ID
+	if p.TranslationOf != nil {
+		main, err := r.loaders(ctx).projectByID.Load(ctx, *p.TranslationOf)
+		if err != nil && !notFoundIs(err) {
+			return t, err
+		}
+		if err == nil {
+			t.MainSlug, mainID = main.Slug, main.ID
+		}
+	}
+	rel, err := r.loaders(ctx).parentRelationOf.Load(ctx, mainID)
+	if err != nil {
+		return t, err
+	}
+	if rel != nil {
+		parent, err := r.loaders(ctx).projectByID.Load(ctx, rel.ParentID)
+		if err != nil {
+			return t, err
+		}
+		t.ParentSlug, t.Alias = parent.Slug, rel.Alias
+	}
+	return t, nil
+}
+
+// effectiveDefaultVersion is the stored default_version when a version with
+// that slug exists and is active, else `latest` (§4.1.1).
+func (r *Resolver) effectiveDefaultVersion(ctx context.Context, p *store.Project) (string, error) {
+	if p.DefaultVersion == store.Latest {
+		return store.Latest, nil
+	}
+	vs, err := r.loaders(ctx).internalVersionsOf.Load(ctx, p.ID)
+	if err != nil {
+		return "", err
+	}
+	for _, v := range vs {
+		if v.Slug == p.DefaultVersion && v.Active {
+			return v.Slug, nil
+		}
+	}
+	return store.Latest, nil
+}
+
+// stableRef is the slug of the version the stable rule picks now among the
+// project's internal versions (§6.4), or nil.
+func (r *Resolver) stableRef(ctx context.Context, projectID int64) (*string, error) {
+	vs, err := r.loaders(ctx).internalVersionsOf.Load(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	cands := make([]pep440.Candidate, 0, len(vs))
+	slugs := map[int64]string{}
+	for _, v := range vs {
+		cands = append(cands, pep440.Candidate{ID: v.ID, VerboseName: v.VerboseName, Type: v.Type})
+		slugs[v.ID] = v.Slug
+	}
+	c, ok := pep440.StableCandidate(cands)
+	if !ok {
+		return nil, nil
+	}
+	return ptr(slugs[c.ID]), nil
+}

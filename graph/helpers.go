@@ -1,0 +1,172 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"docsd/errs"
+	"docsd/store"
+)
+
+func isTrue(b *bool) bool { return b != nil && *b }
+
+func firstErr(errors ...error) error {
+	for _, err := range errors {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func fieldRequired(field string) error { return errs.FieldError("graph", field, errs.MsgRequired) }
+
+func fieldInvalid(field, value string) error {
+	return errs.FieldError("graph", field, errs.BadChoice(value))
+}
+
+// narrowToViewer sets *vis so that lists under p show everything to its
+// maintainers and the visible subset to anyone else (§1.5, §1.7).
+func (r *Resolver) narrowToViewer(ctx context.Context, p *store.Project, vis **store.Visibility) error {
+	ok, err := r.isMaintainer(ctx, p)
+	if err != nil {
+		return err
+	}
+	if ok {
+		*vis = nil
+	} else {
+		*vis = ViewerFrom(ctx).visibility()
+	}
+	return nil
+}
+
+// findBuilds lists builds of p matching f, as the viewer may see them.
+func (r *Resolver) findBuilds(ctx context.Context, p *store.Project, f store.BuildFilter, limit, offset *int64) (*BuildList, error) {
+	if err := r.narrowToViewer(ctx, p, &f.Visible); err != nil {
+		return nil, err
+	}
+	f.Limit, f.Offset = r.window(limit, offset)
+	bs, total, err := r.Store.FindBuilds(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	return &BuildList{TotalCount: int64(total), Nodes: bs}, nil
+}
+
+// visibleBuild returns b when the viewer can see its version (and, with
+// internalOnly, the version is not a pull-request version), else NotFound.
+func (r *Resolver) visibleBuild(ctx context.Context, b *store.Build, internalOnly bool) (*store.Build, error) {
+	v, err := r.loaders(ctx).versionByID.Load(ctx, b.VersionID)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.loaders(ctx).projectByID.Load(ctx, b.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := r.canSeeVersion(ctx, v, p)
+	if err != nil {
+		return nil, err
+	}
+	if !ok || (internalOnly && v.Type == store.External) {
+		return nil, errNotFound("graph.build")
+	}
+	return b, nil
+}
+
+// projectDocsURL is the docs URL of p's effective default version (§8.2).
+func (r *Resolver) projectDocsURL(ctx context.Context, p *store.Project) (string, error) {
+	t, err := r.target(ctx, p)
+	if err != nil {
+		return "", err
+	}
+	version, err := r.effectiveDefaultVersion(ctx, p)
+	if err != nil {
+		return "", err
+	}
+	return r.Settings.URLs.Docs(t, version, ""), nil
+}
+
+// versionDocsURL is the docs URL of v (§8.2; pull-request versions §9.6).
+func (r *Resolver) versionDocsURL(ctx context.Context, v *store.Version) (string, error) {
+	p, err := r.loaders(ctx).projectByID.Load(ctx, v.ProjectID)
+	if err != nil {
+		return "", err
+	}
+	if v.Type == store.External {
+		return r.Settings.URLs.External(p.Slug, v.VerboseName), nil
+	}
+	t, err := r.target(ctx, p)
+	if err != nil {
+		return "", err
+	}
+	return r.Settings.URLs.Docs(t, v.Slug, ""), nil
+}
+
+// vcsURL is a version's urls.vcs (§4.2.1).
+func (r *Resolver) vcsURL(ctx context.Context, v *store.Version) (string, error) {
+	p, err := r.loaders(ctx).projectByID.Load(ctx, v.ProjectID)
+	if err != nil {
+		return "", err
+	}
+	repo := p.Repo
+	if strings.HasPrefix(repo, "git://") {
+		repo = "https://" + strings.TrimPrefix(repo, "git://")
+	}
+	repo = strings.TrimSuffix(repo, ".git")
+	switch {
+	case strings.Contains(repo, "github") || strings.Contains(repo, "gitlab"):
+		x := v.Slug
+		switch v.Slug {
+		case store.Stable:
+			ref, err := r.stableRef(ctx, v.ProjectID)
+			if err != nil {
+				return "", err
+			}
+			x = store.Stable
+			if ref != nil {
+				x = *ref
+			}
+		case store.Latest:
+			x = p.EffectiveDefaultBranch()
+		}
+		return repo + "/tree/" + x + "/", nil
+	case strings.Contains(repo, "bitbucket"):
+		return repo + "/src/" + v.Identifier, nil
+	}
+	return repo, nil
+}
+
+var repoHosts = regexp.MustCompile(`(github\.com|gitlab\.com|bitbucket\.org)[/:]([^/]+)/([^/]+?)(?:\.git)?/?$`)
+
+// commitURL is a build's v2 commit_url (§5.4), nil for other hosts.
+func commitURL(repo, commit string, v *store.Version) *string {
+	m := repoHosts.FindStringSubmatch(repo)
+	if m == nil {
+		return nil
+	}
+	base := "https://" + m[1] + "/" + m[2] + "/" + m[3]
+	external := v.Type == store.External
+	switch m[1] {
+	case "github.com":
+		if external {
+			return ptr(fmt.Sprintf("%s/pull/%s/commits/%s", base, v.VerboseName, commit))
+		}
+		return ptr(base + "/commit/" + commit)
+	case "gitlab.com":
+		if external {
+			return ptr(fmt.Sprintf("%s/commit/%s?merge_request_iid=%s", base, commit, v.VerboseName))
+		}
+		return ptr(base + "/commit/" + commit)
+	default:
+		return ptr(base + "/commits/" + commit)
+	}
+}
+
+// webhookURL is the unambiguous incoming-webhook URL of an integration
+// (behavior.md §9.1): `/api/v2/webhook/<project>/<id>/`.
+func webhookURL(publicURL, slug string, in *store.Integration) string {
+	return fmt.Sprintf("%s/api/v2/webhook/%s/%d/", publicURL, slug, in.ID)
+}

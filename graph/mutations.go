@@ -1,0 +1,707 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"docsd/choices"
+	"docsd/errs"
+	"docsd/slug"
+	"docsd/store"
+)
+
+// Every mutation validates its whole input first, reporting every failing
+// field at once (the first failing check per field), and writes nothing
+// unless all of it is valid. With validateOnly it stops there and returns
+// null.
+
+func (r *Resolver) buildQueued() {
+	if r.Hooks.BuildQueued != nil {
+		r.Hooks.BuildQueued()
+	}
+}
+
+// integrationTypeFor picks the integration an import creates (§4.1.4 step 5).
+func integrationTypeFor(repo string) string {
+	host := ""
+	if u, err := url.Parse(repo); err == nil {
+		host = strings.ToLower(u.Hostname())
+	}
+	switch host {
+	case "github.com":
+		return store.GitHubWebhook
+	case "gitlab.com":
+		return store.GitLabWebhook
+	case "bitbucket.org":
+		return store.BitbucketWebhook
+	}
+	return store.APIWebhook
+}
+
+// projectFields are the validated values of a project create or update.
+type projectFields struct {
+	name, repoURL, repoType, homepage, language, programmingLanguage  string
+	hasName, hasRepoURL, hasRepoType, hasHomepage, hasLanguage, hasPL bool
+}
+
+// checkRepository validates the nested repository input; required says
+// whether the object and both of its fields must be present.
+func (r *Resolver) checkRepository(f errs.Fields, in graphql.Omittable[*RepositoryInput], required bool, pf *projectFields) {
+	if !in.IsSet() {
+		if required {
+			f.Add("repository", errs.MsgRequired)
+		}
+		return
+	}
+	repo := in.Value()
+	if repo == nil {
+		f.Add("repository", errs.MsgNotNull)
+		return
+	}
+	if u, ok := checkString(f, "repository.url", repo.URL, strRule{required: required, max: 255}); ok {
+		if msg := r.repositoryURLError(u); msg != "" {
+			f.Add("repository.url", msg)
+		} else {
+			pf.repoURL, pf.hasRepoURL = u, true
+		}
+	}
+	if t, ok := checkString(f, "repository.type", repo.Type, strRule{required: required}); ok {
+		if checkChoice(f, "repository.type", t, choices.RepoTypes) {
+			pf.repoType, pf.hasRepoType = t, true
+		}
+	}
+}
+
+// checkCommonProjectFields validates homepage, language and
+// programming_language, shared by create and update.
+func checkCommonProjectFields(f errs.Fields, homepage, language, pl graphql.Omittable[*string], homepageRequired bool, pf *projectFields) {
+	if h, ok := checkString(f, "homepage", homepage, strRule{required: homepageRequired, allowBlank: true, max: 255}); ok {
+		if h != "" && !validURL(h) {
+			f.Add("homepage", errs.MsgInvalidURL)
+		} else {
+			pf.homepage, pf.hasHomepage = h, true
+		}
+	}
+	if l, ok := checkString(f, "language", language, strRule{}); ok && checkChoice(f, "language", l, choices.Languages) {
+		pf.language, pf.hasLanguage = l, true
+	}
+	if pl, ok := checkString(f, "programming_language", pl, strRule{allowBlank: true}); ok {
+		if pl == "" || checkChoice(f, "programming_language", pl, choices.ProgrammingLanguages) {
+			pf.programmingLanguage, pf.hasPL = pl, true
+		}
+	}
+}
+
+func (r *Resolver) importProject(ctx context.Context, in ImportProjectInput, validateOnly bool) (*store.Project, error) {
+	const op = "graph.importProject"
+	v := ViewerFrom(ctx)
+	if v.User == nil {
+		return nil, errAnonymous(op)
+	}
+	f := errs.Fields{}
+	var pf projectFields
+	name, nameOK := checkString(f, "name", in.Name, strRule{required: true, max: 63})
+	projectSlug := ""
+	if nameOK {
+		projectSlug = slug.Project(name)
+		if projectSlug == "" {
+			f.Add("name", fmt.Sprintf("Invalid project name %q: no slug generated.", name))
+		} else if _, err := r.Store.FindProjectBySlug(ctx, projectSlug); err == nil {
+			f.Add("name", slugTaken(projectSlug))
+		} else if !notFoundIs(err) {
+			return nil, err
+		}
+	}
+	r.checkRepository(f, in.Repository, true, &pf)
+	checkCommonProjectFields(f, in.Homepage, in.Language, in.ProgrammingLanguage, false, &pf)
+	if err := f.Err(op); err != nil {
+		return nil, err
+	}
+	if validateOnly {
+		return nil, nil
+	}
+	imp := store.ProjectImport{
+		Name: name, Slug: projectSlug, Repo: pf.repoURL, RepoType: pf.repoType, Homepage: pf.homepage,
+		Language: "en", ProgrammingLanguage: "words", MaintainerID: v.User.ID, IntegrationType: integrationTypeFor(pf.repoURL),
+	}
+	if pf.hasLanguage {
+		imp.Language = pf.language
+	}
+	if pf.hasPL {
+		imp.ProgrammingLanguage = pf.programmingLanguage
+	}
+	res, err := r.Store.ImportProject(ctx, imp)
+	if errs.Is(err, errs.Conflict) {
+		// Lost a race for the slug: the same answer as the check above.
+		return nil, &errs.Error{Kind: errs.Invalid, Op: op, Fields: errs.Fields{"name": {slugTaken(projectSlug)}}, Err: err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if res.Build != nil {
+		r.buildQueued()
+	}
+	return res.Project, nil
+}
+
+func slugTaken(s string) string { return fmt.Sprintf("Project with slug %q already exists.", s) }
+
+// translationLanguageClash reports whether p may not take language lang
+// (§4.1.5): a translation must differ from its main project and the main
+// project's other translations; a main project from its translations.
+func (r *Resolver) translationLanguageClash(ctx context.Context, p *store.Project, lang string) (bool, error) {
+	mainID := p.ID
+	if p.TranslationOf != nil {
+		main, err := r.Store.FindProjectByID(ctx, *p.TranslationOf)
+		if err != nil {
+			return false, err
+		}
+		if main.Language == lang {
+			return true, nil
+		}
+		mainID = main.ID
+	}
+	siblings, _, err := r.Store.FindProjects(ctx, store.ProjectFilter{TranslationOf: &mainID})
+	if err != nil {
+		return false, err
+	}
+	for _, s := range siblings {
+		if s.ID != p.ID && s.Language == lang {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (r *Resolver) updateProject(ctx context.Context, projectSlug string, in UpdateProjectInput, replace, validateOnly bool) (*store.Project, error) {
+	const op = "graph.updateProject"
+	p, err := r.maintainedProject(ctx, projectSlug)
+	if err != nil {
+		return nil, err
+	}
+	f := errs.Fields{}
+	var pf projectFields
+	upd := store.ProjectUpdate{}
+	if name, ok := checkString(f, "name", in.Name, strRule{required: replace, max: 63}); ok {
+		upd.Name = &name
+	}
+	r.checkRepository(f, in.Repository, replace, &pf)
+	checkCommonProjectFields(f, in.Homepage, in.Language, in.ProgrammingLanguage, replace, &pf)
+	if pf.hasRepoURL {
+		upd.Repo = &pf.repoURL
+	}
+	if pf.hasRepoType {
+		upd.RepoType = &pf.repoType
+	}
+	if pf.hasHomepage {
+		upd.Homepage = &pf.homepage
+	}
+	if pf.hasLanguage {
+		clash, err := r.translationLanguageClash(ctx, p, pf.language)
+		if err != nil {
+			return nil, err
+		}
+		if clash {
+			f.Add("language", fmt.Sprintf("A translation with language %q already exists for this project.", pf.language))
+		} else {
+			upd.Language = &pf.language
+		}
+	}
+	if pf.hasPL {
+		upd.ProgrammingLanguage = &pf.programmingLanguage
+	}
+	if dv, ok := checkString(f, "default_version", in.DefaultVersion, strRule{max: 255}); ok {
+		upd.DefaultVersion = &dv
+	}
+	if in.DefaultBranch.IsSet() {
+		if db, ok := checkString(f, "default_branch", in.DefaultBranch, strRule{allowNull: true, allowBlank: true, max: 255}); ok {
+			upd.DefaultBranch = &db
+		} else if in.DefaultBranch.Value() == nil {
+			upd.DefaultBranch = ptr("")
+		}
+	}
+	if in.AnalyticsCode.IsSet() {
+		if ac, ok := checkString(f, "analytics_code", in.AnalyticsCode, strRule{allowNull: true, allowBlank: true, max: 50}); ok {
+			upd.AnalyticsCode = &ac
+		} else if in.AnalyticsCode.Value() == nil {
+			upd.AnalyticsCode = ptr("")
+		}
+	}
+	if b, ok := checkBool(f, "show_version_warning", in.ShowVersionWarning, false); ok {
+		upd.ShowVersionWarning = &b
+	}
+	if b, ok := checkBool(f, "single_version", in.SingleVersion, false); ok {
+		upd.SingleVersion = &b
+	}
+	if err := f.Err(op); err != nil {
+		return nil, err
+	}
+	if validateOnly {
+		return nil, nil
+	}
+	return r.Store.UpdateProject(ctx, p.ID, upd)
+}
+
+func (r *Resolver) deleteProject(ctx context.Context, projectSlug string) (bool, error) {
+	p, err := r.maintainedProject(ctx, projectSlug)
+	if err != nil {
+		return false, err
+	}
+	if err := r.Store.DeleteProject(ctx, p.ID); err != nil {
+		return false, err
+	}
+	if r.Hooks.ProjectDeleted != nil {
+		r.Hooks.ProjectDeleted(ctx, p.Slug)
+	}
+	return true, nil
+}
+
+func (r *Resolver) setProjectPrivacy(ctx context.Context, projectSlug, level string) (*store.Project, error) {
+	p, err := r.maintainedProject(ctx, projectSlug)
+	if err != nil {
+		return nil, err
+	}
+	if !choices.PrivacyLevels.Has(level) {
+		return nil, fieldInvalid("privacy_level", level)
+	}
+	return r.Store.UpdateProject(ctx, p.ID, store.ProjectUpdate{PrivacyLevel: &level})
+}
+
+// setProjectAdminFields sets the fields of §0.4 that no API writes; only
+// superusers (and the admin CLI) may.
+func (r *Resolver) setProjectAdminFields(ctx context.Context, projectSlug string, in ProjectAdminInput) (*store.Project, error) {
+	const op = "graph.setProjectAdminFields"
+	v := ViewerFrom(ctx)
+	if v.User == nil && !v.System {
+		return nil, errAnonymous(op)
+	}
+	if !v.SeesAll() {
+		return nil, errForbidden(op)
+	}
+	p, err := r.Store.FindProjectBySlug(ctx, projectSlug)
+	if err != nil {
+		return nil, err
+	}
+	f := errs.Fields{}
+	if in.VersionPrivacyLevel != nil {
+		checkChoice(f, "version_privacy_level", *in.VersionPrivacyLevel, choices.PrivacyLevels)
+	}
+	if in.DocumentationType != nil {
+		checkChoice(f, "documentation_type", *in.DocumentationType, choices.DocumentationTypes)
+	}
+	if in.PythonInterpreter != nil && *in.PythonInterpreter != "python" && *in.PythonInterpreter != "python3" {
+		f.Add("python_interpreter", errs.BadChoice(*in.PythonInterpreter))
+	}
+	if in.BuildTimeLimit != nil && *in.BuildTimeLimit < 0 {
+		f.Add("build_time_limit", "Ensure this value is greater than or equal to 0.")
+	}
+	if err := f.Err(op); err != nil {
+		return nil, err
+	}
+	upd := store.ProjectUpdate{
+		Skip: in.Skip, EnablePDFBuild: in.EnablePDFBuild, EnableEPUBBuild: in.EnableEpubBuild,
+		RequirementsFile: in.RequirementsFile, ConfPyFile: in.ConfPyFile, InstallProject: in.InstallProject,
+		PythonInterpreter: in.PythonInterpreter, UseSystemPackages: in.UseSystemPackages,
+		ExternalBuildsEnabled: in.ExternalBuildsEnabled, VersionPrivacyLevel: in.VersionPrivacyLevel,
+		Description: in.Description, DocumentationType: in.DocumentationType,
+	}
+	if in.BuildTimeLimit != nil {
+		upd.BuildTimeLimit = ptr(int(*in.BuildTimeLimit))
+	}
+	if in.Tags != nil {
+		upd.Tags = &in.Tags
+	}
+	return r.Store.UpdateProject(ctx, p.ID, upd)
+}
+
+// setTranslationOf links projectSlug as a translation of mainSlug (or
+// unlinks it when mainSlug is nil), for a maintainer of both (§4.5).
+func (r *Resolver) setTranslationOf(ctx context.Context, projectSlug string, mainSlug *string) (*store.Project, error) {
+	const op = "graph.setTranslationOf"
+	p, err := r.maintainedProject(ctx, projectSlug)
+	if err != nil {
+		return nil, err
+	}
+	if mainSlug == nil {
+		if err := r.Store.SetTranslationOf(ctx, p.ID, nil); err != nil {
+			return nil, err
+		}
+		return r.Store.FindProjectByID(ctx, p.ID)
+	}
+	main, err := r.maintainedProject(ctx, *mainSlug)
+	if err != nil {
+		return nil, err
+	}
+	f := errs.Fields{}
+	switch {
+	case main.ID == p.ID:
+		f.Add(errs.NonField, "A project can not be a translation of itself.")
+	case main.TranslationOf != nil:
+		f.Add(errs.NonField, fmt.Sprintf("Project %q is itself a translation.", main.Slug))
+	case main.Language == p.Language:
+		f.Add("language", fmt.Sprintf("A translation with language %q already exists for this project.", p.Language))
+	}
+	if len(f) == 0 {
+		translations, _, err := r.Store.FindProjects(ctx, store.ProjectFilter{TranslationOf: &p.ID})
+		if err != nil {
+			return nil, err
+		}
+		if len(translations) > 0 {
+			f.Add(errs.NonField, fmt.Sprintf("Project %q has translations of its own.", p.Slug))
+		}
+		siblings, _, err := r.Store.FindProjects(ctx, store.ProjectFilter{TranslationOf: &main.ID})
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range siblings {
+			if s.ID != p.ID && s.Language == p.Language {
+				f.Add("language", fmt.Sprintf("A translation with language %q already exists for this project.", p.Language))
+			}
+		}
+	}
+	if err := f.Err(op); err != nil {
+		return nil, err
+	}
+	if err := r.Store.SetTranslationOf(ctx, p.ID, &main.ID); err != nil {
+		return nil, err
+	}
+	return r.Store.FindProjectByID(ctx, p.ID)
+}
+
+func (r *Resolver) changeMaintainer(ctx context.Context, projectSlug, username string, add bool) (*store.Project, error) {
+	p, err := r.maintainedProject(ctx, projectSlug)
+	if err != nil {
+		return nil, err
+	}
+	u, err := r.Store.FindUserByUsername(ctx, username)
+	if notFoundIs(err) {
+		return nil, errs.FieldError("graph.changeMaintainer", "username", fmt.Sprintf("Object with username=%s does not exist.", username))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if add {
+		err = r.Store.AddMaintainer(ctx, p.ID, u.ID)
+	} else {
+		err = r.Store.RemoveMaintainer(ctx, p.ID, u.ID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.FindProjectByID(ctx, p.ID)
+}
+
+// internalVersion finds a version of p by slug for a write; pull-request
+// versions are not found (§4.2.4).
+func (r *Resolver) internalVersion(ctx context.Context, p *store.Project, versionSlug string) (*store.Version, error) {
+	v, err := r.Store.FindVersionBySlug(ctx, p.ID, versionSlug)
+	if err != nil {
+		return nil, err
+	}
+	if v.Type == store.External {
+		return nil, errNotFound("graph.version")
+	}
+	return v, nil
+}
+
+func (r *Resolver) updateVersion(ctx context.Context, projectSlug, versionSlug string, in UpdateVersionInput, replace, validateOnly bool) (*store.Version, error) {
+	const op = "graph.updateVersion"
+	p, err := r.maintainedProject(ctx, projectSlug)
+	if err != nil {
+		return nil, err
+	}
+	v, err := r.internalVersion(ctx, p, versionSlug)
+	if err != nil {
+		return nil, err
+	}
+	f := errs.Fields{}
+	active, ok := checkBool(f, "active", in.Active, replace)
+	if err := f.Err(op); err != nil {
+		return nil, err
+	}
+	if validateOnly {
+		return nil, nil
+	}
+	if !ok {
+		return v, nil
+	}
+	return r.Store.UpdateVersion(ctx, v.ID, store.VersionUpdate{Active: &active})
+}
+
+func (r *Resolver) setVersionPrivacy(ctx context.Context, projectSlug, versionSlug, level string) (*store.Version, error) {
+	p, err := r.maintainedProject(ctx, projectSlug)
+	if err != nil {
+		return nil, err
+	}
+	v, err := r.internalVersion(ctx, p, versionSlug)
+	if err != nil {
+		return nil, err
+	}
+	if !choices.PrivacyLevels.Has(level) {
+		return nil, fieldInvalid("privacy_level", level)
+	}
+	return r.Store.UpdateVersion(ctx, v.ID, store.VersionUpdate{PrivacyLevel: &level})
+}
+
+// triggerBuild queues a build of any internal version, active or not
+// (§4.3.4); when the project's builds are disabled nothing is queued (§4.3.5).
+func (r *Resolver) triggerBuild(ctx context.Context, projectSlug, versionSlug string) (*TriggerBuildPayload, error) {
+	p, err := r.maintainedProject(ctx, projectSlug)
+	if err != nil {
+		return nil, err
+	}
+	v, err := r.internalVersion(ctx, p, versionSlug)
+	if err != nil {
+		return nil, err
+	}
+	if p.Skip {
+		return &TriggerBuildPayload{Project: p, Version: v, Triggered: false}, nil
+	}
+	b, err := r.Store.CreateBuild(ctx, v, nil)
+	if err != nil {
+		return nil, err
+	}
+	r.buildQueued()
+	return &TriggerBuildPayload{Build: b, Project: p, Version: v, Triggered: true}, nil
+}
+
+var aliasPattern = regexp.MustCompile(`^[-a-zA-Z0-9_]+$`)
+
+// createSubproject applies the create rules of §4.4.2 in their order.
+func (r *Resolver) createSubproject(ctx context.Context, parentSlug string, in CreateSubprojectInput, validateOnly bool) (*store.Relationship, error) {
+	const op = "graph.createSubproject"
+	parent, err := r.maintainedProject(ctx, parentSlug)
+	if err != nil {
+		return nil, err
+	}
+	f := errs.Fields{}
+	var child *store.Project
+	switch {
+	case !in.Child.IsSet():
+		f.Add("child", errs.MsgRequired)
+	case in.Child.Value() == nil || strings.TrimSpace(*in.Child.Value()) == "":
+		f.Add("child", errs.MsgNotNull)
+	default:
+		childSlug := strings.TrimSpace(*in.Child.Value())
+		c, err := r.Store.FindProjectBySlug(ctx, childSlug)
+		if err != nil && !notFoundIs(err) {
+			return nil, err
+		}
+		maintains := false
+		if err == nil {
+			if maintains, err = r.isMaintainer(ctx, c); err != nil {
+				return nil, err
+			}
+		}
+		if !maintains {
+			f.Add("child", fmt.Sprintf("Object with slug=%s does not exist.", childSlug))
+			break
+		}
+		asChild, _, err := r.Store.FindRelationships(ctx, store.RelationshipFilter{ChildIDs: []int64{c.ID}})
+		if err != nil {
+			return nil, err
+		}
+		asParent, _, err := r.Store.FindRelationships(ctx, store.RelationshipFilter{ParentIDs: []int64{c.ID}, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case len(asChild) > 0:
+			f.Add("child", "Child is already a subproject of another project")
+		case len(asParent) > 0:
+			f.Add("child", "Child is already a superproject")
+		case c.ID == parent.ID:
+			f.Add("child", "Project can not be subproject of itself")
+		default:
+			child = c
+		}
+	}
+	alias := ""
+	if in.Alias.IsSet() && in.Alias.Value() != nil {
+		alias = strings.TrimSpace(*in.Alias.Value())
+	}
+	aliasOK := true
+	switch {
+	case alias != "" && !aliasPattern.MatchString(alias):
+		f.Add("alias", errs.MsgInvalidSlug)
+		aliasOK = false
+	case len(alias) > 255:
+		f.Add("alias", errs.TooLong(255))
+		aliasOK = false
+	}
+	if alias == "" && child != nil {
+		alias = child.Slug
+	}
+	if aliasOK && alias != "" {
+		taken, _, err := r.Store.FindRelationships(ctx, store.RelationshipFilter{ParentIDs: []int64{parent.ID}, Alias: &alias})
+		if err != nil {
+			return nil, err
+		}
+		if len(taken) > 0 {
+			f.Add("alias", "A subproject with this alias already exists")
+		}
+	}
+	if len(f) == 0 {
+		nested, _, err := r.Store.FindRelationships(ctx, store.RelationshipFilter{ChildIDs: []int64{parent.ID}})
+		if err != nil {
+			return nil, err
+		}
+		if len(nested) > 0 {
+			f.Add(errs.NonField, "Subproject nesting is not supported")
+		}
+	}
+	if err := f.Err(op); err != nil {
+		return nil, err
+	}
+	if validateOnly {
+		return nil, nil
+	}
+	rel, err := r.Store.CreateRelationship(ctx, parent.ID, child.ID, alias)
+	if errs.Is(err, errs.Conflict) {
+		return nil, &errs.Error{Kind: errs.Invalid, Op: op, Fields: errs.Fields{"alias": {"A subproject with this alias already exists"}}, Err: err}
+	}
+	return rel, err
+}
+
+func (r *Resolver) deleteSubproject(ctx context.Context, parentSlug, alias string) (bool, error) {
+	parent, err := r.maintainedProject(ctx, parentSlug)
+	if err != nil {
+		return false, err
+	}
+	rels, _, err := r.Store.FindRelationships(ctx, store.RelationshipFilter{ParentIDs: []int64{parent.ID}, Alias: &alias})
+	if err != nil {
+		return false, err
+	}
+	if len(rels) == 0 {
+		return false, errNotFound("graph.deleteSubproject")
+	}
+	if err := r.Store.DeleteRelationship(ctx, rels[0].ID); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// redirectNeeds says which URLs a redirect type requires (§4.6.2).
+func redirectNeeds(typ string) (from, to bool) {
+	switch typ {
+	case "prefix":
+		return true, false
+	case "page", "exact":
+		return true, true
+	}
+	return false, false
+}
+
+// saveRedirect creates (id nil) or updates a redirect. replace is true for
+// create and PUT (type required); a partial update is checked against the
+// merged result.
+func (r *Resolver) saveRedirect(ctx context.Context, projectSlug string, id *int64, in RedirectInput, replace, validateOnly bool) (*store.Redirect, error) {
+	const op = "graph.saveRedirect"
+	p, err := r.maintainedProject(ctx, projectSlug)
+	if err != nil {
+		return nil, err
+	}
+	red := store.Redirect{ProjectID: p.ID}
+	if id != nil {
+		old, err := r.Store.FindRedirect(ctx, p.ID, *id)
+		if err != nil {
+			return nil, err
+		}
+		red = *old
+		if replace {
+			red.FromURL, red.ToURL = "", ""
+		}
+	}
+	f := errs.Fields{}
+	if t, ok := checkString(f, "type", in.Type, strRule{required: replace}); ok {
+		if checkChoice(f, "type", t, choices.RedirectTypes) {
+			red.Type = t
+		}
+	}
+	from, fromSet := checkString(f, "from_url", in.FromURL, strRule{allowBlank: true, max: 255})
+	to, toSet := checkString(f, "to_url", in.ToURL, strRule{allowBlank: true, max: 255})
+	if fromSet {
+		red.FromURL = from
+	}
+	if toSet {
+		red.ToURL = to
+	}
+	if !f.Has("type") && red.Type != "" {
+		needFrom, needTo := redirectNeeds(red.Type)
+		requireURL := func(field string, need, sent bool, value string) {
+			if !need || value != "" || f.Has(field) {
+				return
+			}
+			if sent {
+				f.Add(field, errs.MsgNotBlank)
+			} else {
+				f.Add(field, errs.MsgRequired)
+			}
+		}
+		requireURL("from_url", needFrom, fromSet, red.FromURL)
+		requireURL("to_url", needTo, toSet, red.ToURL)
+	}
+	if err := f.Err(op); err != nil {
+		return nil, err
+	}
+	if validateOnly {
+		return nil, nil
+	}
+	if id == nil {
+		return r.Store.CreateRedirect(ctx, red)
+	}
+	return r.Store.UpdateRedirect(ctx, red)
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+
+// createEnvironmentVariable applies the create rules of §4.7.2.
+func (r *Resolver) createEnvironmentVariable(ctx context.Context, projectSlug string, in EnvironmentVariableInput, validateOnly bool) (*store.EnvironmentVariable, error) {
+	const op = "graph.createEnvironmentVariable"
+	p, err := r.maintainedProject(ctx, projectSlug)
+	if err != nil {
+		return nil, err
+	}
+	f := errs.Fields{}
+	taken := "There is already a variable with this name for this project"
+	name, nameOK := checkString(f, "name", in.Name, strRule{required: true, max: 128})
+	if nameOK {
+		existing, _, err := r.Store.FindEnvironmentVariables(ctx, p.ID, 0, 0)
+		if err != nil {
+			return nil, err
+		}
+		used := false
+		for _, e := range existing {
+			used = used || e.Name == name
+		}
+		switch {
+		case strings.HasPrefix(name, "__"):
+			f.Add("name", "Variable name can't start with __ (double underscore)")
+		case strings.HasPrefix(name, "READTHEDOCS"):
+			f.Add("name", "Variable name can't start with READTHEDOCS")
+		case used:
+			f.Add("name", taken)
+		case strings.Contains(name, " "):
+			f.Add("name", "Variable name can't contain spaces")
+		case !envName.MatchString(name):
+			f.Add("name", "Only letters, numbers and underscore are allowed")
+		}
+	}
+	value, _ := checkString(f, "value", in.Value, strRule{required: true, max: 2048})
+	if err := f.Err(op); err != nil {
+		return nil, err
+	}
+	if validateOnly {
+		return nil, nil
+	}
+	ev, err := r.Store.CreateEnvironmentVariable(ctx, p.ID, name, value)
+	if errs.Is(err, errs.Conflict) {
+		return nil, &errs.Error{Kind: errs.Invalid, Op: op, Fields: errs.Fields{"name": {taken}}, Err: err}
+	}
+	return ev, err
+}

@@ -1,0 +1,59 @@
+package graph
+
+import (
+	"context"
+
+	"docsd/docsurl"
+	"docsd/store"
+)
+
+// Settings is the operator configuration the graph needs.
+type Settings struct {
+	URLs              docsurl.Config
+	AllowLocalRepos   bool // file:// repository URLs
+	AllowPrivateRepos bool // ssh:// and user@host:path repository URLs
+	MaxPageSize       int  // upper bound of list limits; default 100
+	ComplexityLimit   int  // public endpoint's query complexity limit; default 2000
+}
+
+// Hooks lets other subsystems react to graph writes without the graph
+// depending on them. Nil hooks are skipped.
+type Hooks struct {
+	// BuildQueued is called after a build was created, so that idle workers
+	// can look for work at once.
+	BuildQueued func()
+	// ProjectDeleted is called after a project's rows were deleted, so that
+	// its hosted files and checkouts can be removed.
+	ProjectDeleted func(ctx context.Context, slug string)
+}
+
+// Resolver is the root of the resolvers: it holds their dependencies.
+type Resolver struct {
+	Store    *store.Store
+	Settings Settings
+	Hooks    Hooks
+}
+
+func (r *Resolver) maxPage() int {
+	if r.Settings.MaxPageSize > 0 {
+		return r.Settings.MaxPageSize
+	}
+	return 100
+}
+
+// window turns optional GraphQL limit/offset arguments into a store page:
+// limit defaults to 10 and is clamped to MaxPageSize (behavior.md §3.4);
+// a negative offset is 0.
+func (r *Resolver) window(limit, offset *int64) (int, int) {
+	l, o := 10, 0
+	if limit != nil && *limit > 0 {
+		l = int(*limit)
+	}
+	if l > r.maxPage() {
+		l = r.maxPage()
+	}
+	if offset != nil && *offset > 0 {
+		o = int(*offset)
+	}
+	return l, o
+}

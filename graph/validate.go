@@ -1,0 +1,145 @@
+package graph
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"docsd/choices"
+	"docsd/errs"
+)
+
+// Field error keys use the API's field names (snake_case, dotted for nested
+// fields: "repository.url"), so REST renders them as they are.
+
+// strRule says how a string input field is checked (behavior.md §2.2).
+type strRule struct {
+	required   bool // absent → "This field is required."
+	allowNull  bool // null → accepted as "not given"
+	allowBlank bool // "" (after trimming) accepted
+	max        int  // 0: no limit; counted in characters
+}
+
+// checkString trims and checks an optional string input. It returns the
+// trimmed value and whether the field was given with a usable value. The
+// first failing check is recorded in f.
+func checkString(f errs.Fields, field string, in graphql.Omittable[*string], rule strRule) (string, bool) {
+	if !in.IsSet() {
+		if rule.required {
+			f.Add(field, errs.MsgRequired)
+		}
+		return "", false
+	}
+	v := in.Value()
+	if v == nil {
+		if !rule.allowNull {
+			f.Add(field, errs.MsgNotNull)
+		}
+		return "", false
+	}
+	s := strings.TrimSpace(*v)
+	if s == "" && !rule.allowBlank {
+		f.Add(field, errs.MsgNotBlank)
+		return "", false
+	}
+	if rule.max > 0 && utf8.RuneCountInString(s) > rule.max {
+		f.Add(field, errs.TooLong(rule.max))
+		return "", false
+	}
+	return s, true
+}
+
+// checkBool checks an optional boolean input; null is "may not be null".
+func checkBool(f errs.Fields, field string, in graphql.Omittable[*bool], required bool) (bool, bool) {
+	if !in.IsSet() {
+		if required {
+			f.Add(field, errs.MsgRequired)
+		}
+		return false, false
+	}
+	if in.Value() == nil {
+		f.Add(field, errs.MsgNotNull)
+		return false, false
+	}
+	return *in.Value(), true
+}
+
+// checkChoice records the §2.2 choice message when v is not in t.
+func checkChoice(f errs.Fields, field, v string, t choices.Table) bool {
+	if !t.Has(v) {
+		f.Add(field, errs.BadChoice(v))
+		return false
+	}
+	return true
+}
+
+// filterChoice validates a choice filter (behavior.md §3.6).
+func filterChoice(field string, v *string, t choices.Table) error {
+	if v == nil || t.Has(*v) {
+		return nil
+	}
+	return errs.FieldError("graph.filter", field, fmt.Sprintf("Select a valid choice. %s is not one of the available choices.", *v))
+}
+
+var userAtHost = regexp.MustCompile(`^[\w.+-]+@[\w.-]+:.+$`)
+
+// repositoryURLError returns the message of the first repository URL rule
+// that rejects raw (behavior.md §4.1.4), or "" when it is accepted.
+func (r *Resolver) repositoryURLError(raw string) string {
+	if strings.Contains(raw, "&&") || strings.Contains(raw, "|") {
+		return "Invalid character in the URL"
+	}
+	scheme := ""
+	if i := strings.Index(raw, "://"); i > 0 {
+		scheme = strings.ToLower(raw[:i])
+	}
+	switch {
+	case scheme == "http" || scheme == "https" || scheme == "git" || scheme == "ftp" || scheme == "ftps":
+		return ""
+	case strings.HasPrefix(raw, "lp:"):
+		return ""
+	case scheme == "file" && r.Settings.AllowLocalRepos:
+		return ""
+	case scheme == "ssh" || scheme == "ssh+git" || (scheme == "" && userAtHost.MatchString(raw)):
+		if r.Settings.AllowPrivateRepos {
+			return ""
+		}
+		return "Manual cloning via SSH is not supported"
+	}
+	return "Invalid scheme for URL"
+}
+
+var hostLabel = regexp.MustCompile(`^(?i:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)$`)
+
+// validURL reports whether s is an absolute http(s) or ftp(s) URL with a
+// plausible host, as Django's URLValidator accepts.
+func validURL(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || strings.ContainsAny(s, " \t\n") {
+		return false
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https", "ftp", "ftps":
+	default:
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" || net.ParseIP(host) != nil {
+		return true
+	}
+	labels := strings.Split(host, ".")
+	if len(labels) < 2 {
+		return false
+	}
+	for _, l := range labels {
+		if !hostLabel.MatchString(l) {
+			return false
+		}
+	}
+	return true
+}

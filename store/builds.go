@@ -1,0 +1,371 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"docsd/errs"
+)
+
+const buildColumns = `b.id, b.project_id, b.version_id, b.type, b.state, b.created, b.started, b.finished_at,
+	b.success, b.error, b.exit_code, b.commit_hash, b.length, b.config, b.builder, b.lease_owner, b.lease_expires`
+
+// runningStates are the states of a build that a worker is working on.
+const runningStates = `('cloning', 'installing', 'building')`
+
+// BuildFilter selects builds. Nil fields do not filter.
+type BuildFilter struct {
+	IDs         []int64
+	ProjectID   *int64
+	ProjectSlug *string
+	VersionID   *int64
+	Commit      *string
+	Running     *bool // true: state != finished; false: state == finished
+	Internal    bool  // leave out builds of external versions
+	Visible     *Visibility
+	Limit       int
+	Offset      int
+}
+
+func (f BuildFilter) where() *where {
+	w := &where{}
+	if f.IDs != nil {
+		if len(f.IDs) == 0 {
+			w.add("1=0")
+		} else {
+			w.add("b.id IN (?)", f.IDs)
+		}
+	}
+	if f.ProjectID != nil {
+		w.add("b.project_id = ?", *f.ProjectID)
+	}
+	if f.ProjectSlug != nil {
+		w.add("p.slug = ?", *f.ProjectSlug)
+	}
+	if f.VersionID != nil {
+		w.add("b.version_id = ?", *f.VersionID)
+	}
+	if f.Commit != nil {
+		w.add("b.commit_hash = ?", *f.Commit)
+	}
+	if f.Running != nil {
+		if *f.Running {
+			w.add("b.state <> 'finished'")
+		} else {
+			w.add("b.state = 'finished'")
+		}
+	}
+	if f.Internal {
+		w.add("v.type <> 'external'")
+	}
+	if f.Visible != nil {
+		c, a := f.Visible.versionVisible("v", "p")
+		w.add(c, a...)
+	}
+	return w
+}
+
+// FindBuilds returns matching builds, most recent first (created, then id,
+// descending), and the total count of matches.
+func (s *Store) FindBuilds(ctx context.Context, f BuildFilter) ([]*Build, int, error) {
+	const op = "store.FindBuilds"
+	w := f.where()
+	from := ` FROM builds b JOIN versions v ON v.id = b.version_id JOIN projects p ON p.id = b.project_id`
+	var total int
+	if err := s.read().getIn(ctx, &total, `SELECT COUNT(*)`+from+w.String(), w.args...); err != nil {
+		return nil, 0, classify(op, err)
+	}
+	builds := []*Build{}
+	if total == 0 || f.Offset >= total {
+		return builds, total, nil
+	}
+	q := s.page(`SELECT `+buildColumns+from+w.String()+` ORDER BY b.created DESC, b.id DESC`, f.Limit, f.Offset)
+	err := s.read().selIn(ctx, &builds, q, w.args...)
+	return builds, total, classify(op, err)
+}
+
+// FindBuildByID returns the build with that id, whoever can see it.
+func (s *Store) FindBuildByID(ctx context.Context, id int64) (*Build, error) {
+	var b Build
+	err := s.read().get(ctx, &b, `SELECT `+buildColumns+` FROM builds b WHERE b.id = ?`, id)
+	return &b, classify("store.FindBuildByID", err)
+}
+
+// CreateBuild queues a new build of the version in state `triggered`.
+// commit is set for pull-request builds, nil otherwise.
+func (s *Store) CreateBuild(ctx context.Context, v *Version, commit *string) (*Build, error) {
+	var b *Build
+	err := s.InTx(ctx, "store.CreateBuild", func(tx *Tx) error {
+		var err error
+		b, err = tx.CreateBuild(ctx, v, commit)
+		return err
+	})
+	return b, err
+}
+
+// CreateBuild is CreateBuild inside tx.
+func (tx *Tx) CreateBuild(ctx context.Context, v *Version, commit *string) (*Build, error) {
+	b := &Build{ProjectID: v.ProjectID, VersionID: v.ID, Type: "html", State: Triggered, Created: tx.Now,
+		Success: true, Commit: commit, Config: "{}"}
+	id, err := tx.insert(ctx, `INSERT INTO builds (project_id, version_id, type, state, created, success, error, commit_hash, config)
+		VALUES (?, ?, ?, ?, ?, ?, '', ?, '{}')`, b.ProjectID, b.VersionID, b.Type, b.State, b.Created, b.Success, b.Commit)
+	b.ID = id
+	return b, err
+}
+
+// ClaimBuild hands the oldest triggered build whose project has nothing in
+// progress to owner, with a lease until now+lease, and moves it to
+// `cloning` (started = now, length = 0). It returns NotFound when there is
+// nothing to claim. Two claimers never get the same build, nor two builds of
+// one project: the project row is locked (FOR UPDATE SKIP LOCKED on
+// PostgreSQL; SQLite's single writer serialises) while the claim re-checks.
+func (s *Store) ClaimBuild(ctx context.Context, owner string, lease time.Duration) (*Build, error) {
+	const op = "store.ClaimBuild"
+	type candidate struct {
+		ID        int64 `db:"id"`
+		ProjectID int64 `db:"project_id"`
+	}
+	var cands []candidate
+	err := s.read().sel(ctx, &cands, `SELECT b.id, b.project_id FROM builds b WHERE b.state = 'triggered'
+		AND NOT EXISTS (SELECT 1 FROM builds r WHERE r.project_id = b.project_id AND r.state IN `+runningStates+`)
+		AND NOT EXISTS (SELECT 1 FROM sync_tasks t WHERE t.project_id = b.project_id AND t.started IS NOT NULL)
+		ORDER BY b.created, b.id LIMIT 20`)
+	if err != nil {
+		return nil, classify(op, err)
+	}
+	seen := map[int64]bool{}
+	for _, c := range cands {
+		if seen[c.ProjectID] {
+			continue
+		}
+		seen[c.ProjectID] = true
+		var claimed *Build
+		err := s.InTx(ctx, op, func(tx *Tx) error {
+			ok, err := tx.lockIdleProject(ctx, c.ProjectID)
+			if err != nil || !ok {
+				return err
+			}
+			started := tx.Now
+			expires := tx.Now.Add(lease)
+			res, err := tx.exec(ctx, `UPDATE builds SET state = 'cloning', started = ?, length = 0, lease_owner = ?, lease_expires = ?, builder = ?
+				WHERE id = ? AND state = 'triggered'`, started, owner, expires, owner, c.ID)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				return nil
+			}
+			var b Build
+			if err := tx.get(ctx, &b, `SELECT `+buildColumns+` FROM builds b WHERE b.id = ?`, c.ID); err != nil {
+				return err
+			}
+			claimed = &b
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if claimed != nil {
+			return claimed, nil
+		}
+	}
+	return nil, &errs.Error{Kind: errs.NotFound, Op: op, Message: "no build to claim"}
+}
+
+// lockIdleProject locks the project row for the rest of tx and reports
+// whether the project has no build or sync task in progress. It reports false
+// without waiting when another claimer holds the lock.
+func (tx *Tx) lockIdleProject(ctx context.Context, projectID int64) (bool, error) {
+	lock := `SELECT id FROM projects WHERE id = ?`
+	if tx.s.dialect == Postgres {
+		lock += ` FOR UPDATE SKIP LOCKED`
+	}
+	var ids []int64
+	if err := tx.sel(ctx, &ids, lock, projectID); err != nil || len(ids) == 0 {
+		return false, err
+	}
+	var busy int
+	err := tx.get(ctx, &busy, `SELECT (SELECT COUNT(*) FROM builds WHERE project_id = ? AND state IN `+runningStates+`)
+		+ (SELECT COUNT(*) FROM sync_tasks WHERE project_id = ? AND started IS NOT NULL)`, projectID, projectID)
+	return busy == 0, err
+}
+
+// ExtendBuildLease moves the lease of a running build held by owner to
+// now+lease. It is a Conflict when owner no longer holds it (the build was
+// swept or finished).
+func (s *Store) ExtendBuildLease(ctx context.Context, id int64, owner string, lease time.Duration) error {
+	const op = "store.ExtendBuildLease"
+	return s.InTx(ctx, op, func(tx *Tx) error {
+		res, err := tx.exec(ctx, `UPDATE builds SET lease_expires = ? WHERE id = ? AND lease_owner = ? AND state IN `+runningStates,
+			tx.Now.Add(lease), id, owner)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return errs.E(errs.Conflict, op, "build lease lost")
+		}
+		return nil
+	})
+}
+
+// lengthSince is whole seconds from started to now (behavior.md §7.10).
+func lengthSince(started *time.Time, now time.Time) int {
+	if started == nil {
+		return 0
+	}
+	return int(now.Sub(*started) / time.Second)
+}
+
+// SetBuildState moves a running build to state (cloning, installing,
+// building) and updates its length.
+func (s *Store) SetBuildState(ctx context.Context, id int64, state string) error {
+	const op = "store.SetBuildState"
+	return s.InTx(ctx, op, func(tx *Tx) error {
+		var b Build
+		if err := tx.get(ctx, &b, `SELECT `+buildColumns+` FROM builds b WHERE b.id = ?`, id); err != nil {
+			return err
+		}
+		if b.State == Finished {
+			return errs.E(errs.Conflict, op, "build already finished")
+		}
+		_, err := tx.exec(ctx, `UPDATE builds SET state = ?, length = ? WHERE id = ?`, state, lengthSince(b.Started, tx.Now), id)
+		return err
+	})
+}
+
+// SetBuildCommit records the commit a build checked out, unless one is set.
+func (s *Store) SetBuildCommit(ctx context.Context, id int64, commit string) error {
+	return s.InTx(ctx, "store.SetBuildCommit", func(tx *Tx) error {
+		_, err := tx.exec(ctx, `UPDATE builds SET commit_hash = ? WHERE id = ? AND commit_hash IS NULL`, commit, id)
+		return err
+	})
+}
+
+// SetBuildConfig stores the build's validated configuration (JSON object).
+func (s *Store) SetBuildConfig(ctx context.Context, id int64, configJSON string) error {
+	return s.InTx(ctx, "store.SetBuildConfig", func(tx *Tx) error {
+		_, err := tx.exec(ctx, `UPDATE builds SET config = ? WHERE id = ?`, configJSON, id)
+		return err
+	})
+}
+
+// BuildResult is how a build ended.
+type BuildResult struct {
+	Success  bool
+	Error    string
+	ExitCode *int
+}
+
+// FinishBuild moves a build to `finished` with its result, final length and
+// finish time, and releases its lease. Finishing a finished build is a
+// Conflict (it was swept meanwhile).
+func (s *Store) FinishBuild(ctx context.Context, id int64, r BuildResult) (*Build, error) {
+	const op = "store.FinishBuild"
+	var out Build
+	err := s.InTx(ctx, op, func(tx *Tx) error {
+		var b Build
+		if err := tx.get(ctx, &b, `SELECT `+buildColumns+` FROM builds b WHERE b.id = ?`, id); err != nil {
+			return err
+		}
+		if b.State == Finished {
+			return errs.E(errs.Conflict, op, "build already finished")
+		}
+		started := b.Started
+		if started == nil {
+			started = &tx.Now
+		}
+		if _, err := tx.exec(ctx, `UPDATE builds SET state = 'finished', success = ?, error = ?, exit_code = ?, finished_at = ?,
+			started = ?, length = ?, lease_owner = NULL, lease_expires = NULL WHERE id = ?`,
+			r.Success, r.Error, r.ExitCode, tx.Now, *started, lengthSince(started, tx.Now), id); err != nil {
+			return err
+		}
+		return tx.get(ctx, &out, `SELECT `+buildColumns+` FROM builds b WHERE b.id = ?`, id)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// InactivityMessage is the error of a build whose worker stopped renewing
+// its lease (behavior.md §7.8).
+func InactivityMessage(id int64) string {
+	return fmt.Sprintf("This build was terminated due to inactivity. If you continue to encounter this error, file a support request with and reference this build id (%d).", id)
+}
+
+// SweepStaleBuilds finishes as failed every running build whose lease has
+// expired, or that started more than 1.2 × its time limit ago
+// (defaultLimit unless the project overrides it). Triggered builds are never
+// swept. It returns the ids it finished.
+func (s *Store) SweepStaleBuilds(ctx context.Context, defaultLimit time.Duration) ([]int64, error) {
+	const op = "store.SweepStaleBuilds"
+	type row struct {
+		ID           int64      `db:"id"`
+		Started      *time.Time `db:"started"`
+		LeaseExpires *time.Time `db:"lease_expires"`
+		Limit        *int       `db:"build_time_limit"`
+	}
+	var rows []row
+	err := s.read().sel(ctx, &rows, `SELECT b.id, b.started, b.lease_expires, p.build_time_limit FROM builds b
+		JOIN projects p ON p.id = b.project_id WHERE b.state IN `+runningStates)
+	if err != nil {
+		return nil, classify(op, err)
+	}
+	now := s.Now()
+	var swept []int64
+	for _, r := range rows {
+		limit := defaultLimit
+		if r.Limit != nil {
+			limit = time.Duration(*r.Limit) * time.Second
+		}
+		expired := r.LeaseExpires == nil || r.LeaseExpires.Before(now)
+		tooOld := r.Started != nil && now.Sub(*r.Started) > limit*12/10
+		if !expired && !tooOld {
+			continue
+		}
+		err := s.InTx(ctx, op, func(tx *Tx) error {
+			res, err := tx.exec(ctx, `UPDATE builds SET state = 'finished', success = ?, error = ?, exit_code = NULL, finished_at = ?,
+				length = ?, lease_owner = NULL, lease_expires = NULL WHERE id = ? AND state IN `+runningStates,
+				false, InactivityMessage(r.ID), tx.Now, lengthSince(r.Started, tx.Now), r.ID)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n > 0 {
+				swept = append(swept, r.ID)
+			}
+			return nil
+		})
+		if err != nil {
+			return swept, err
+		}
+	}
+	return swept, nil
+}
+
+const buildCommandColumns = `id, build_id, command, description, output, exit_code, start_time, end_time`
+
+// AddBuildCommand records a command a build ran and returns it with its id.
+func (s *Store) AddBuildCommand(ctx context.Context, c BuildCommand) (*BuildCommand, error) {
+	err := s.InTx(ctx, "store.AddBuildCommand", func(tx *Tx) error {
+		id, err := tx.insert(ctx, `INSERT INTO build_commands (build_id, command, description, output, exit_code, start_time, end_time)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, c.BuildID, c.Command, c.Description, c.Output, c.ExitCode, c.StartTime, c.EndTime)
+		c.ID = id
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// FindBuildCommands returns the commands of the given builds ordered by
+// start time, then id.
+func (s *Store) FindBuildCommands(ctx context.Context, buildIDs []int64) ([]*BuildCommand, error) {
+	if len(buildIDs) == 0 {
+		return nil, nil
+	}
+	var cs []*BuildCommand
+	err := s.read().selIn(ctx, &cs, `SELECT `+buildCommandColumns+` FROM build_commands WHERE build_id IN (?) ORDER BY start_time, id`, buildIDs)
+	return cs, classify("store.FindBuildCommands", err)
+}

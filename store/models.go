@@ -1,0 +1,261 @@
+package store
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// User is an account. Users are managed with the admin CLI, never the REST API.
+type User struct {
+	ID          int64     `db:"id"`
+	Username    string    `db:"username"`
+	Email       string    `db:"email"`
+	IsActive    bool      `db:"is_active"`
+	IsSuperuser bool      `db:"is_superuser"`
+	Created     time.Time `db:"created"`
+}
+
+// Token is an API key's stored form: only its SHA-256 hash and first 4
+// characters are kept.
+type Token struct {
+	ID      int64     `db:"id"`
+	UserID  int64     `db:"user_id"`
+	Hash    string    `db:"hash"`
+	Prefix  string    `db:"prefix"`
+	Created time.Time `db:"created"`
+}
+
+// Privacy levels (behavior.md §10.4).
+const (
+	Public    = "public"
+	Protected = "protected"
+	Private   = "private"
+)
+
+// Project is a documentation project (behavior.md §0.4).
+type Project struct {
+	ID                    int64     `db:"id"`
+	Name                  string    `db:"name"`
+	Slug                  string    `db:"slug"`
+	Description           string    `db:"description"`
+	Language              string    `db:"language"`
+	ProgrammingLanguage   string    `db:"programming_language"`
+	Repo                  string    `db:"repo"`
+	RepoType              string    `db:"repo_type"`
+	Homepage              string    `db:"homepage"`
+	DefaultVersion        string    `db:"default_version"`
+	DefaultBranch         *string   `db:"default_branch"`
+	DetectedDefaultBranch *string   `db:"detected_default_branch"`
+	SingleVersion         bool      `db:"single_version"`
+	DocumentationType     string    `db:"documentation_type"`
+	AnalyticsCode         *string   `db:"analytics_code"`
+	ShowVersionWarning    bool      `db:"show_version_warning"`
+	PrivacyLevel          string    `db:"privacy_level"`
+	VersionPrivacyLevel   string    `db:"version_privacy_level"`
+	TagsJSON              string    `db:"tags"`
+	Skip                  bool      `db:"skip"`
+	EnablePDFBuild        bool      `db:"enable_pdf_build"`
+	EnableEPUBBuild       bool      `db:"enable_epub_build"`
+	RequirementsFile      *string   `db:"requirements_file"`
+	ConfPyFile            string    `db:"conf_py_file"`
+	InstallProject        bool      `db:"install_project"`
+	PythonInterpreter     string    `db:"python_interpreter"`
+	UseSystemPackages     bool      `db:"use_system_packages"`
+	ExternalBuildsEnabled bool      `db:"external_builds_enabled"`
+	BuildTimeLimit        *int      `db:"build_time_limit"`
+	TranslationOf         *int64    `db:"translation_of"`
+	Created               time.Time `db:"created"`
+	Modified              time.Time `db:"modified"`
+}
+
+// Tags returns the project's tags in stored order.
+func (p *Project) Tags() []string {
+	var tags []string
+	if err := json.Unmarshal([]byte(p.TagsJSON), &tags); err != nil || tags == nil {
+		return []string{}
+	}
+	return tags
+}
+
+// IsPublic reports whether the project's privacy level is public.
+func (p *Project) IsPublic() bool { return p.PrivacyLevel == Public }
+
+// VCSFallbackBranch is the default branch a VCS uses when nothing else is
+// known (behavior.md §10.3).
+func VCSFallbackBranch(repoType string) string {
+	switch repoType {
+	case "hg":
+		return "default"
+	case "svn":
+		return "/trunk/"
+	case "bzr":
+		return ""
+	default:
+		return "master"
+	}
+}
+
+// EffectiveDefaultBranch is the stored default branch, else the detected
+// one, else the VCS fallback (behavior.md §4.1.1).
+func (p *Project) EffectiveDefaultBranch() string {
+	if p.DefaultBranch != nil && *p.DefaultBranch != "" {
+		return *p.DefaultBranch
+	}
+	if p.DetectedDefaultBranch != nil && *p.DetectedDefaultBranch != "" {
+		return *p.DetectedDefaultBranch
+	}
+	return VCSFallbackBranch(p.RepoType)
+}
+
+// Version types (behavior.md §10.6).
+const (
+	Branch   = "branch"
+	Tag      = "tag"
+	Unknown  = "unknown"
+	External = "external"
+)
+
+// Machine version slugs.
+const (
+	Latest = "latest"
+	Stable = "stable"
+)
+
+// Version is a buildable ref of a project.
+type Version struct {
+	ID           int64     `db:"id"`
+	ProjectID    int64     `db:"project_id"`
+	Slug         string    `db:"slug"`
+	VerboseName  string    `db:"verbose_name"`
+	Identifier   string    `db:"identifier"`
+	Type         string    `db:"type"`
+	Active       bool      `db:"active"`
+	Built        bool      `db:"built"`
+	Uploaded     bool      `db:"uploaded"`
+	Machine      bool      `db:"machine"`
+	PrivacyLevel string    `db:"privacy_level"`
+	HasPDF       bool      `db:"has_pdf"`
+	HasEPUB      bool      `db:"has_epub"`
+	HasHTMLZip   bool      `db:"has_htmlzip"`
+	Created      time.Time `db:"created"`
+}
+
+// IsPublic reports whether the version's own privacy level is public.
+func (v *Version) IsPublic() bool { return v.PrivacyLevel == Public }
+
+// Build states (behavior.md §7.1).
+const (
+	Triggered  = "triggered"
+	Cloning    = "cloning"
+	Installing = "installing"
+	Building   = "building"
+	Finished   = "finished"
+)
+
+// Build is one attempt to build one version.
+type Build struct {
+	ID           int64      `db:"id"`
+	ProjectID    int64      `db:"project_id"`
+	VersionID    int64      `db:"version_id"`
+	Type         string     `db:"type"`
+	State        string     `db:"state"`
+	Created      time.Time  `db:"created"`
+	Started      *time.Time `db:"started"`
+	FinishedAt   *time.Time `db:"finished_at"`
+	Success      bool       `db:"success"`
+	Error        string     `db:"error"`
+	ExitCode     *int       `db:"exit_code"`
+	Commit       *string    `db:"commit_hash"`
+	Length       *int       `db:"length"`
+	Config       string     `db:"config"`
+	Builder      string     `db:"builder"`
+	LeaseOwner   *string    `db:"lease_owner"`
+	LeaseExpires *time.Time `db:"lease_expires"`
+}
+
+// BuildCommand is one recorded process execution inside a build.
+type BuildCommand struct {
+	ID          int64      `db:"id"`
+	BuildID     int64      `db:"build_id"`
+	Command     string     `db:"command"`
+	Description string     `db:"description"`
+	Output      string     `db:"output"`
+	ExitCode    *int       `db:"exit_code"`
+	StartTime   time.Time  `db:"start_time"`
+	EndTime     *time.Time `db:"end_time"`
+}
+
+// SyncTask is a queued version sync that has no Build record.
+type SyncTask struct {
+	ID           int64      `db:"id"`
+	ProjectID    int64      `db:"project_id"`
+	Created      time.Time  `db:"created"`
+	Started      *time.Time `db:"started"`
+	LeaseOwner   *string    `db:"lease_owner"`
+	LeaseExpires *time.Time `db:"lease_expires"`
+}
+
+// Relationship nests a child project under a parent with an alias.
+type Relationship struct {
+	ID       int64  `db:"id"`
+	ParentID int64  `db:"parent_id"`
+	ChildID  int64  `db:"child_id"`
+	Alias    string `db:"alias"`
+}
+
+// Redirect types (behavior.md §10.9).
+var RedirectTypes = []string{"prefix", "page", "exact", "sphinx_html", "sphinx_htmldir"}
+
+// Redirect is a per-project rule applied when a docs page is not found.
+type Redirect struct {
+	ID         int64     `db:"id"`
+	ProjectID  int64     `db:"project_id"`
+	Type       string    `db:"type"`
+	FromURL    string    `db:"from_url"`
+	ToURL      string    `db:"to_url"`
+	HTTPStatus int       `db:"http_status"`
+	Created    time.Time `db:"created"`
+	Modified   time.Time `db:"modified"`
+}
+
+// EnvironmentVariable is a per-project name/value pair injected into builds.
+// Value is write-only through every API.
+type EnvironmentVariable struct {
+	ID        int64     `db:"id"`
+	ProjectID int64     `db:"project_id"`
+	Name      string    `db:"name"`
+	Value     string    `db:"value"`
+	Created   time.Time `db:"created"`
+	Modified  time.Time `db:"modified"`
+}
+
+// Integration types (behavior.md §10.11).
+const (
+	GitHubWebhook    = "github_webhook"
+	GitLabWebhook    = "gitlab_webhook"
+	BitbucketWebhook = "bitbucket_webhook"
+	APIWebhook       = "api_webhook"
+)
+
+// IntegrationTypes lists the integration types in table order.
+var IntegrationTypes = []string{GitHubWebhook, GitLabWebhook, BitbucketWebhook, APIWebhook}
+
+// Integration is a per-project incoming-webhook endpoint with its secret.
+type Integration struct {
+	ID        int64     `db:"id"`
+	ProjectID int64     `db:"project_id"`
+	Type      string    `db:"integration_type"`
+	Secret    string    `db:"secret"`
+	Created   time.Time `db:"created"`
+}
+
+// WebhookExchange is one recorded webhook request and its answer.
+type WebhookExchange struct {
+	ID             int64     `db:"id"`
+	IntegrationID  int64     `db:"integration_id"`
+	Created        time.Time `db:"created"`
+	RequestHeaders string    `db:"request_headers"`
+	RequestBody    string    `db:"request_body"`
+	ResponseStatus int       `db:"response_status"`
+	ResponseBody   string    `db:"response_body"`
+}

@@ -1,0 +1,454 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"docsd/errs"
+)
+
+const projectColumns = `p.id, p.name, p.slug, p.description, p.language, p.programming_language, p.repo,
+	p.repo_type, p.homepage, p.default_version, p.default_branch, p.detected_default_branch,
+	p.single_version, p.documentation_type, p.analytics_code, p.show_version_warning,
+	p.privacy_level, p.version_privacy_level, p.tags, p.skip, p.enable_pdf_build,
+	p.enable_epub_build, p.requirements_file, p.conf_py_file, p.install_project,
+	p.python_interpreter, p.use_system_packages, p.external_builds_enabled,
+	p.build_time_limit, p.translation_of, p.created, p.modified`
+
+// Visibility says whose view a read takes (behavior.md §1.5, §5.1). The zero
+// value is the anonymous caller: public data only.
+type Visibility struct {
+	UserID int64 // the caller; 0 for anonymous
+	All    bool  // superusers and the system see everything
+}
+
+// projectVisible is the SQL condition "project p is visible".
+func (v Visibility) projectVisible(p string) (string, []any) {
+	if v.All {
+		return "1=1", nil
+	}
+	return "(" + p + ".privacy_level = 'public' OR " + p + ".id IN (SELECT project_id FROM project_users WHERE user_id = ?))", []any{v.UserID}
+}
+
+// versionVisible is the SQL condition "version v of project p is visible":
+// the version is public and its project visible, or the caller maintains the
+// project.
+func (v Visibility) versionVisible(ver, p string) (string, []any) {
+	if v.All {
+		return "1=1", nil
+	}
+	return "((" + ver + ".privacy_level = 'public' AND " + p + ".privacy_level = 'public') OR " +
+		p + ".id IN (SELECT project_id FROM project_users WHERE user_id = ?))", []any{v.UserID}
+}
+
+// where accumulates SQL conditions and their arguments.
+type where struct {
+	conds []string
+	args  []any
+}
+
+func (w *where) add(cond string, args ...any) {
+	w.conds = append(w.conds, cond)
+	w.args = append(w.args, args...)
+}
+
+func (w *where) String() string {
+	if len(w.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(w.conds, " AND ")
+}
+
+// ProjectFilter selects projects. Nil fields do not filter.
+type ProjectFilter struct {
+	IDs                 []int64
+	Slug                *string
+	Language            *string
+	ProgrammingLanguage *string
+	MaintainerID        *int64 // only projects this user maintains
+	TranslationOf       *int64
+	Visible             *Visibility
+	Limit, Offset       int
+}
+
+func (f ProjectFilter) where() *where {
+	w := &where{}
+	if f.IDs != nil {
+		if len(f.IDs) == 0 {
+			w.add("1=0")
+		} else {
+			w.add("p.id IN (?)", f.IDs)
+		}
+	}
+	if f.Slug != nil {
+		w.add("p.slug = ?", *f.Slug)
+	}
+	if f.Language != nil {
+		w.add("p.language = ?", *f.Language)
+	}
+	if f.ProgrammingLanguage != nil {
+		w.add("p.programming_language = ?", *f.ProgrammingLanguage)
+	}
+	if f.MaintainerID != nil {
+		w.add("p.id IN (SELECT project_id FROM project_users WHERE user_id = ?)", *f.MaintainerID)
+	}
+	if f.TranslationOf != nil {
+		w.add("p.translation_of = ?", *f.TranslationOf)
+	}
+	if f.Visible != nil {
+		c, a := f.Visible.projectVisible("p")
+		w.add(c, a...)
+	}
+	return w
+}
+
+// FindProjects returns the matching projects ordered by slug (code point) and
+// the total number that match regardless of Limit/Offset.
+func (s *Store) FindProjects(ctx context.Context, f ProjectFilter) ([]*Project, int, error) {
+	const op = "store.FindProjects"
+	w := f.where()
+	var total int
+	if err := s.read().getIn(ctx, &total, `SELECT COUNT(*) FROM projects p`+w.String(), w.args...); err != nil {
+		return nil, 0, classify(op, err)
+	}
+	projects := []*Project{}
+	if total == 0 || f.Offset >= total {
+		return projects, total, nil
+	}
+	q := s.page(`SELECT `+projectColumns+` FROM projects p`+w.String()+` ORDER BY `+s.codepoint("p.slug"), f.Limit, f.Offset)
+	err := s.read().selIn(ctx, &projects, q, w.args...)
+	return projects, total, classify(op, err)
+}
+
+// FindProjectByID returns the project with that id, whoever can see it.
+func (s *Store) FindProjectByID(ctx context.Context, id int64) (*Project, error) {
+	var p Project
+	err := s.read().get(ctx, &p, `SELECT `+projectColumns+` FROM projects p WHERE p.id = ?`, id)
+	return &p, classify("store.FindProjectByID", err)
+}
+
+// FindProjectBySlug returns the project with that slug, whoever can see it.
+func (s *Store) FindProjectBySlug(ctx context.Context, slug string) (*Project, error) {
+	var p Project
+	err := s.read().get(ctx, &p, `SELECT `+projectColumns+` FROM projects p WHERE p.slug = ?`, slug)
+	return &p, classify("store.FindProjectBySlug", err)
+}
+
+// FindProjectsByIDs returns the projects with the given ids, in no order.
+func (s *Store) FindProjectsByIDs(ctx context.Context, ids []int64) ([]*Project, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var ps []*Project
+	err := s.read().selIn(ctx, &ps, `SELECT `+projectColumns+` FROM projects p WHERE p.id IN (?)`, ids)
+	return ps, classify("store.FindProjectsByIDs", err)
+}
+
+// ProjectImport is what importing a project needs. The caller has validated
+// the fields and derived the slug.
+type ProjectImport struct {
+	Name, Slug          string
+	Repo, RepoType      string
+	Homepage            string
+	Language            string
+	ProgrammingLanguage string
+	MaintainerID        int64
+	IntegrationType     string
+	IntegrationSecret   string
+}
+
+// ImportResult is everything an import created.
+type ImportResult struct {
+	Project     *Project
+	Latest      *Version
+	Build       *Build // nil when the project's builds are disabled
+	Integration *Integration
+}
+
+// ImportProject stores a project with the defaults of behavior.md §0.4, its
+// machine `latest` version, the caller as its maintainer, a triggered build
+// of `latest` and an integration, all in one transaction. A taken slug is a
+// Conflict.
+func (s *Store) ImportProject(ctx context.Context, imp ProjectImport) (*ImportResult, error) {
+	const op = "store.ImportProject"
+	var res ImportResult
+	err := s.InTx(ctx, op, func(tx *Tx) error {
+		id, err := tx.insert(ctx, `INSERT INTO projects (name, slug, language, programming_language, repo, repo_type, homepage, created, modified)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			imp.Name, imp.Slug, imp.Language, imp.ProgrammingLanguage, imp.Repo, imp.RepoType, imp.Homepage, tx.Now, tx.Now)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.exec(ctx, `INSERT INTO project_users (project_id, user_id) VALUES (?, ?)`, id, imp.MaintainerID); err != nil {
+			return err
+		}
+		p, err := tx.findProject(ctx, id)
+		if err != nil {
+			return err
+		}
+		res.Project = p
+		res.Latest, err = tx.createVersion(ctx, &Version{
+			ProjectID: id, Slug: Latest, VerboseName: Latest, Identifier: p.EffectiveDefaultBranch(),
+			Type: Branch, Active: true, Machine: true, PrivacyLevel: p.VersionPrivacyLevel,
+		})
+		if err != nil {
+			return err
+		}
+		if !p.Skip {
+			if res.Build, err = tx.CreateBuild(ctx, res.Latest, nil); err != nil {
+				return err
+			}
+		}
+		res.Integration, err = tx.CreateIntegration(ctx, id, imp.IntegrationType, imp.IntegrationSecret)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+func (tx *Tx) findProject(ctx context.Context, id int64) (*Project, error) {
+	var p Project
+	err := tx.get(ctx, &p, `SELECT `+projectColumns+` FROM projects p WHERE p.id = ?`, id)
+	return &p, err
+}
+
+// ProjectUpdate lists the fields to change; nil fields stay as they are. For
+// DefaultBranch, AnalyticsCode and RequirementsFile an empty string stores
+// NULL; for BuildTimeLimit zero does.
+type ProjectUpdate struct {
+	Name                  *string
+	Repo                  *string
+	RepoType              *string
+	Homepage              *string
+	Language              *string
+	ProgrammingLanguage   *string
+	DefaultVersion        *string
+	DefaultBranch         *string
+	AnalyticsCode         *string
+	ShowVersionWarning    *bool
+	SingleVersion         *bool
+	Description           *string
+	DocumentationType     *string
+	PrivacyLevel          *string
+	VersionPrivacyLevel   *string
+	Tags                  *[]string
+	Skip                  *bool
+	EnablePDFBuild        *bool
+	EnableEPUBBuild       *bool
+	RequirementsFile      *string
+	ConfPyFile            *string
+	InstallProject        *bool
+	PythonInterpreter     *string
+	UseSystemPackages     *bool
+	ExternalBuildsEnabled *bool
+	BuildTimeLimit        *int
+}
+
+type setter struct {
+	cols []string
+	args []any
+}
+
+func (s *setter) set(col string, v any) {
+	s.cols = append(s.cols, col+" = ?")
+	s.args = append(s.args, v)
+}
+
+func nullIfEmpty(v string) any {
+	if v == "" {
+		return nil
+	}
+	return v
+}
+
+// UpdateProject applies upd and advances `modified`. When the effective
+// default branch changes and `latest` is a machine version, `latest` follows
+// it (behavior.md §4.1.5).
+func (s *Store) UpdateProject(ctx context.Context, id int64, upd ProjectUpdate) (*Project, error) {
+	const op = "store.UpdateProject"
+	var out *Project
+	err := s.InTx(ctx, op, func(tx *Tx) error {
+		before, err := tx.findProject(ctx, id)
+		if err != nil {
+			return err
+		}
+		st := &setter{}
+		str := func(col string, v *string) {
+			if v != nil {
+				st.set(col, *v)
+			}
+		}
+		boolean := func(col string, v *bool) {
+			if v != nil {
+				st.set(col, *v)
+			}
+		}
+		str("name", upd.Name)
+		str("repo", upd.Repo)
+		str("repo_type", upd.RepoType)
+		str("homepage", upd.Homepage)
+		str("language", upd.Language)
+		str("programming_language", upd.ProgrammingLanguage)
+		str("default_version", upd.DefaultVersion)
+		if upd.DefaultBranch != nil {
+			st.set("default_branch", nullIfEmpty(*upd.DefaultBranch))
+		}
+		if upd.AnalyticsCode != nil {
+			st.set("analytics_code", nullIfEmpty(*upd.AnalyticsCode))
+		}
+		boolean("show_version_warning", upd.ShowVersionWarning)
+		boolean("single_version", upd.SingleVersion)
+		str("description", upd.Description)
+		str("documentation_type", upd.DocumentationType)
+		str("privacy_level", upd.PrivacyLevel)
+		str("version_privacy_level", upd.VersionPrivacyLevel)
+		if upd.Tags != nil {
+			tags, _ := json.Marshal(*upd.Tags)
+			st.set("tags", string(tags))
+		}
+		boolean("skip", upd.Skip)
+		boolean("enable_pdf_build", upd.EnablePDFBuild)
+		boolean("enable_epub_build", upd.EnableEPUBBuild)
+		if upd.RequirementsFile != nil {
+			st.set("requirements_file", nullIfEmpty(*upd.RequirementsFile))
+		}
+		str("conf_py_file", upd.ConfPyFile)
+		boolean("install_project", upd.InstallProject)
+		str("python_interpreter", upd.PythonInterpreter)
+		boolean("use_system_packages", upd.UseSystemPackages)
+		boolean("external_builds_enabled", upd.ExternalBuildsEnabled)
+		if upd.BuildTimeLimit != nil {
+			if *upd.BuildTimeLimit == 0 {
+				st.set("build_time_limit", nil)
+			} else {
+				st.set("build_time_limit", *upd.BuildTimeLimit)
+			}
+		}
+		st.set("modified", tx.Now)
+		if _, err := tx.exec(ctx, `UPDATE projects SET `+strings.Join(st.cols, ", ")+` WHERE id = ?`, append(st.args, id)...); err != nil {
+			return err
+		}
+		if out, err = tx.findProject(ctx, id); err != nil {
+			return err
+		}
+		if out.EffectiveDefaultBranch() != before.EffectiveDefaultBranch() {
+			return tx.repointLatest(ctx, out)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// repointLatest sets a machine `latest` version's identifier to the
+// project's effective default branch.
+func (tx *Tx) repointLatest(ctx context.Context, p *Project) error {
+	_, err := tx.exec(ctx, `UPDATE versions SET identifier = ? WHERE project_id = ? AND slug = ? AND machine = ?`,
+		p.EffectiveDefaultBranch(), p.ID, Latest, true)
+	return err
+}
+
+// RecordBuildFacts stores what a build learnt about the project (the
+// repository's default branch, the doctype it used) without counting as a
+// save: `modified` does not change (behavior.md §7.7). Nil arguments are
+// left alone. A machine `latest` follows a newly detected default branch.
+func (s *Store) RecordBuildFacts(ctx context.Context, projectID int64, detectedDefaultBranch, documentationType *string) error {
+	const op = "store.RecordBuildFacts"
+	return s.InTx(ctx, op, func(tx *Tx) error {
+		before, err := tx.findProject(ctx, projectID)
+		if err != nil {
+			return err
+		}
+		if detectedDefaultBranch != nil {
+			if _, err := tx.exec(ctx, `UPDATE projects SET detected_default_branch = ? WHERE id = ?`, nullIfEmpty(*detectedDefaultBranch), projectID); err != nil {
+				return err
+			}
+		}
+		if documentationType != nil {
+			if _, err := tx.exec(ctx, `UPDATE projects SET documentation_type = ? WHERE id = ?`, *documentationType, projectID); err != nil {
+				return err
+			}
+		}
+		after, err := tx.findProject(ctx, projectID)
+		if err != nil {
+			return err
+		}
+		if after.EffectiveDefaultBranch() != before.EffectiveDefaultBranch() {
+			return tx.repointLatest(ctx, after)
+		}
+		return nil
+	})
+}
+
+// DeleteProject removes a project and everything that belongs to it:
+// versions, builds, commands, relationships, redirects, variables,
+// integrations and maintainerships. Its translations become main projects.
+// Hosted files are the caller's to remove.
+func (s *Store) DeleteProject(ctx context.Context, id int64) error {
+	const op = "store.DeleteProject"
+	return s.InTx(ctx, op, func(tx *Tx) error {
+		if _, err := tx.exec(ctx, `UPDATE projects SET translation_of = NULL WHERE translation_of = ?`, id); err != nil {
+			return err
+		}
+		res, err := tx.exec(ctx, `DELETE FROM projects WHERE id = ?`, id)
+		return mustAffect(op, res, err)
+	})
+}
+
+// SetTranslationOf links a project as a translation of mainID, or unlinks it
+// when mainID is nil. The caller checks the language rules.
+func (s *Store) SetTranslationOf(ctx context.Context, id int64, mainID *int64) error {
+	const op = "store.SetTranslationOf"
+	return s.InTx(ctx, op, func(tx *Tx) error {
+		res, err := tx.exec(ctx, `UPDATE projects SET translation_of = ?, modified = ? WHERE id = ?`, mainID, tx.Now, id)
+		return mustAffect(op, res, err)
+	})
+}
+
+// Maintainership links a user to a project they maintain.
+type Maintainership struct {
+	ProjectID int64 `db:"project_id"`
+	UserID    int64 `db:"user_id"`
+}
+
+// FindMaintainerships returns the maintainers of the given projects in the
+// order they were added.
+func (s *Store) FindMaintainerships(ctx context.Context, projectIDs []int64) ([]Maintainership, error) {
+	if len(projectIDs) == 0 {
+		return nil, nil
+	}
+	var ms []Maintainership
+	err := s.read().selIn(ctx, &ms, `SELECT project_id, user_id FROM project_users WHERE project_id IN (?) ORDER BY id`, projectIDs)
+	return ms, classify("store.FindMaintainerships", err)
+}
+
+// AddMaintainer makes the user a maintainer of the project. Adding an
+// existing maintainer is a Conflict.
+func (s *Store) AddMaintainer(ctx context.Context, projectID, userID int64) error {
+	return s.InTx(ctx, "store.AddMaintainer", func(tx *Tx) error {
+		_, err := tx.exec(ctx, `INSERT INTO project_users (project_id, user_id) VALUES (?, ?)`, projectID, userID)
+		return err
+	})
+}
+
+// RemoveMaintainer removes a maintainer. The last maintainer can't be
+// removed (Conflict).
+func (s *Store) RemoveMaintainer(ctx context.Context, projectID, userID int64) error {
+	const op = "store.RemoveMaintainer"
+	return s.InTx(ctx, op, func(tx *Tx) error {
+		var n int
+		if err := tx.get(ctx, &n, `SELECT COUNT(*) FROM project_users WHERE project_id = ?`, projectID); err != nil {
+			return err
+		}
+		res, err := tx.exec(ctx, `DELETE FROM project_users WHERE project_id = ? AND user_id = ?`, projectID, userID)
+		if err := mustAffect(op, res, err); err != nil {
+			return err
+		}
+		if n <= 1 {
+			return errs.E(errs.Conflict, op, "The last maintainer of a project can't be removed.")
+		}
+		return nil
+	})
+}

@@ -1,0 +1,289 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+
+	"docsd/errs"
+)
+
+// RelationshipFilter selects subproject relationships. Nil fields do not filter.
+type RelationshipFilter struct {
+	ParentIDs []int64
+	ChildIDs  []int64
+	Alias     *string
+	Limit     int
+	Offset    int
+}
+
+// FindRelationships returns matching relationships in creation order and the
+// total count of matches.
+func (s *Store) FindRelationships(ctx context.Context, f RelationshipFilter) ([]*Relationship, int, error) {
+	const op = "store.FindRelationships"
+	w := &where{}
+	if f.ParentIDs != nil {
+		if len(f.ParentIDs) == 0 {
+			w.add("1=0")
+		} else {
+			w.add("parent_id IN (?)", f.ParentIDs)
+		}
+	}
+	if f.ChildIDs != nil {
+		if len(f.ChildIDs) == 0 {
+			w.add("1=0")
+		} else {
+			w.add("child_id IN (?)", f.ChildIDs)
+		}
+	}
+	if f.Alias != nil {
+		w.add("alias = ?", *f.Alias)
+	}
+	var total int
+	if err := s.read().getIn(ctx, &total, `SELECT COUNT(*) FROM project_relationships`+w.String(), w.args...); err != nil {
+		return nil, 0, classify(op, err)
+	}
+	rels := []*Relationship{}
+	if total == 0 || f.Offset >= total {
+		return rels, total, nil
+	}
+	err := s.read().selIn(ctx, &rels, s.page(`SELECT id, parent_id, child_id, alias FROM project_relationships`+w.String()+` ORDER BY id`, f.Limit, f.Offset), w.args...)
+	return rels, total, classify(op, err)
+}
+
+// CreateRelationship nests child under parent with alias. The caller has
+// checked the nesting rules; a second parent for the child or a taken alias
+// is a Conflict.
+func (s *Store) CreateRelationship(ctx context.Context, parentID, childID int64, alias string) (*Relationship, error) {
+	r := &Relationship{ParentID: parentID, ChildID: childID, Alias: alias}
+	err := s.InTx(ctx, "store.CreateRelationship", func(tx *Tx) error {
+		id, err := tx.insert(ctx, `INSERT INTO project_relationships (parent_id, child_id, alias) VALUES (?, ?, ?)`, parentID, childID, alias)
+		r.ID = id
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// DeleteRelationship removes a relationship; the child project is kept.
+func (s *Store) DeleteRelationship(ctx context.Context, id int64) error {
+	const op = "store.DeleteRelationship"
+	return s.InTx(ctx, op, func(tx *Tx) error {
+		res, err := tx.exec(ctx, `DELETE FROM project_relationships WHERE id = ?`, id)
+		return mustAffect(op, res, err)
+	})
+}
+
+const redirectColumns = `id, project_id, type, from_url, to_url, http_status, created, modified`
+
+// FindRedirects returns a project's redirects, most recently modified first
+// (ties by id descending), and their total count.
+func (s *Store) FindRedirects(ctx context.Context, projectID int64, limit, offset int) ([]*Redirect, int, error) {
+	const op = "store.FindRedirects"
+	var total int
+	if err := s.read().get(ctx, &total, `SELECT COUNT(*) FROM redirects WHERE project_id = ?`, projectID); err != nil {
+		return nil, 0, classify(op, err)
+	}
+	rs := []*Redirect{}
+	if total == 0 || offset >= total {
+		return rs, total, nil
+	}
+	err := s.read().sel(ctx, &rs, s.page(`SELECT `+redirectColumns+` FROM redirects WHERE project_id = ? ORDER BY modified DESC, id DESC`, limit, offset), projectID)
+	return rs, total, classify(op, err)
+}
+
+// FindRedirect returns the project's redirect with that id.
+func (s *Store) FindRedirect(ctx context.Context, projectID, id int64) (*Redirect, error) {
+	var r Redirect
+	err := s.read().get(ctx, &r, `SELECT `+redirectColumns+` FROM redirects WHERE project_id = ? AND id = ?`, projectID, id)
+	return &r, classify("store.FindRedirect", err)
+}
+
+// CreateRedirect stores a validated redirect with status 302.
+func (s *Store) CreateRedirect(ctx context.Context, r Redirect) (*Redirect, error) {
+	err := s.InTx(ctx, "store.CreateRedirect", func(tx *Tx) error {
+		r.Created, r.Modified, r.HTTPStatus = tx.Now, tx.Now, 302
+		id, err := tx.insert(ctx, `INSERT INTO redirects (project_id, type, from_url, to_url, http_status, created, modified) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			r.ProjectID, r.Type, r.FromURL, r.ToURL, r.HTTPStatus, r.Created, r.Modified)
+		r.ID = id
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// UpdateRedirect stores the redirect's type and URLs and advances modified.
+func (s *Store) UpdateRedirect(ctx context.Context, r Redirect) (*Redirect, error) {
+	const op = "store.UpdateRedirect"
+	var out Redirect
+	err := s.InTx(ctx, op, func(tx *Tx) error {
+		res, err := tx.exec(ctx, `UPDATE redirects SET type = ?, from_url = ?, to_url = ?, modified = ? WHERE id = ? AND project_id = ?`,
+			r.Type, r.FromURL, r.ToURL, tx.Now, r.ID, r.ProjectID)
+		if err := mustAffect(op, res, err); err != nil {
+			return err
+		}
+		return tx.get(ctx, &out, `SELECT `+redirectColumns+` FROM redirects WHERE id = ?`, r.ID)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SetRedirectStatus sets the HTTP status a redirect answers with (301/302).
+func (s *Store) SetRedirectStatus(ctx context.Context, projectID, id int64, status int) error {
+	const op = "store.SetRedirectStatus"
+	return s.InTx(ctx, op, func(tx *Tx) error {
+		res, err := tx.exec(ctx, `UPDATE redirects SET http_status = ?, modified = ? WHERE id = ? AND project_id = ?`, status, tx.Now, id, projectID)
+		return mustAffect(op, res, err)
+	})
+}
+
+// DeleteRedirect removes the project's redirect with that id.
+func (s *Store) DeleteRedirect(ctx context.Context, projectID, id int64) error {
+	const op = "store.DeleteRedirect"
+	return s.InTx(ctx, op, func(tx *Tx) error {
+		res, err := tx.exec(ctx, `DELETE FROM redirects WHERE id = ? AND project_id = ?`, id, projectID)
+		return mustAffect(op, res, err)
+	})
+}
+
+const envColumns = `id, project_id, name, value, created, modified`
+
+// FindEnvironmentVariables returns a project's variables ordered by modified,
+// created and id, all descending, and their total count. limit <= 0 returns
+// all of them (builds need every value).
+func (s *Store) FindEnvironmentVariables(ctx context.Context, projectID int64, limit, offset int) ([]*EnvironmentVariable, int, error) {
+	const op = "store.FindEnvironmentVariables"
+	var total int
+	if err := s.read().get(ctx, &total, `SELECT COUNT(*) FROM environment_variables WHERE project_id = ?`, projectID); err != nil {
+		return nil, 0, classify(op, err)
+	}
+	vs := []*EnvironmentVariable{}
+	if total == 0 || offset >= total {
+		return vs, total, nil
+	}
+	err := s.read().sel(ctx, &vs, s.page(`SELECT `+envColumns+` FROM environment_variables WHERE project_id = ?
+		ORDER BY modified DESC, created DESC, id DESC`, limit, offset), projectID)
+	return vs, total, classify(op, err)
+}
+
+// FindEnvironmentVariable returns the project's variable with that id.
+func (s *Store) FindEnvironmentVariable(ctx context.Context, projectID, id int64) (*EnvironmentVariable, error) {
+	var v EnvironmentVariable
+	err := s.read().get(ctx, &v, `SELECT `+envColumns+` FROM environment_variables WHERE project_id = ? AND id = ?`, projectID, id)
+	return &v, classify("store.FindEnvironmentVariable", err)
+}
+
+// CreateEnvironmentVariable stores a validated variable. A name already used
+// in the project is a Conflict.
+func (s *Store) CreateEnvironmentVariable(ctx context.Context, projectID int64, name, value string) (*EnvironmentVariable, error) {
+	v := &EnvironmentVariable{ProjectID: projectID, Name: name, Value: value}
+	err := s.InTx(ctx, "store.CreateEnvironmentVariable", func(tx *Tx) error {
+		v.Created, v.Modified = tx.Now, tx.Now
+		id, err := tx.insert(ctx, `INSERT INTO environment_variables (project_id, name, value, created, modified) VALUES (?, ?, ?, ?, ?)`,
+			projectID, name, value, v.Created, v.Modified)
+		v.ID = id
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// DeleteEnvironmentVariable removes the project's variable with that id.
+func (s *Store) DeleteEnvironmentVariable(ctx context.Context, projectID, id int64) error {
+	const op = "store.DeleteEnvironmentVariable"
+	return s.InTx(ctx, op, func(tx *Tx) error {
+		res, err := tx.exec(ctx, `DELETE FROM environment_variables WHERE id = ? AND project_id = ?`, id, projectID)
+		return mustAffect(op, res, err)
+	})
+}
+
+// NewSecret returns a fresh webhook secret: 32 random bytes, hex encoded.
+func NewSecret() (string, error) {
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return "", errs.Wrap(errs.Internal, "store.NewSecret", err)
+	}
+	return hex.EncodeToString(raw), nil
+}
+
+const integrationColumns = `id, project_id, integration_type, secret, created`
+
+// CreateIntegration stores an integration of the given type. An empty secret
+// gets a fresh one: every integration has a secret.
+func (tx *Tx) CreateIntegration(ctx context.Context, projectID int64, typ, secret string) (*Integration, error) {
+	if secret == "" {
+		var err error
+		if secret, err = NewSecret(); err != nil {
+			return nil, err
+		}
+	}
+	in := &Integration{ProjectID: projectID, Type: typ, Secret: secret, Created: tx.Now}
+	id, err := tx.insert(ctx, `INSERT INTO integrations (project_id, integration_type, secret, created) VALUES (?, ?, ?, ?)`,
+		projectID, typ, secret, tx.Now)
+	in.ID = id
+	return in, err
+}
+
+// CreateIntegration is CreateIntegration in its own transaction.
+func (s *Store) CreateIntegration(ctx context.Context, projectID int64, typ string) (*Integration, error) {
+	var in *Integration
+	err := s.InTx(ctx, "store.CreateIntegration", func(tx *Tx) error {
+		var err error
+		in, err = tx.CreateIntegration(ctx, projectID, typ, "")
+		return err
+	})
+	return in, err
+}
+
+// FindIntegrations returns a project's integrations in creation order.
+func (s *Store) FindIntegrations(ctx context.Context, projectID int64) ([]*Integration, error) {
+	ins := []*Integration{}
+	err := s.read().sel(ctx, &ins, `SELECT `+integrationColumns+` FROM integrations WHERE project_id = ? ORDER BY id`, projectID)
+	return ins, classify("store.FindIntegrations", err)
+}
+
+// FindIntegration returns the project's integration with that id.
+func (s *Store) FindIntegration(ctx context.Context, projectID, id int64) (*Integration, error) {
+	var in Integration
+	err := s.read().get(ctx, &in, `SELECT `+integrationColumns+` FROM integrations WHERE project_id = ? AND id = ?`, projectID, id)
+	return &in, classify("store.FindIntegration", err)
+}
+
+// DeleteIntegration removes the project's integration with that id.
+func (s *Store) DeleteIntegration(ctx context.Context, projectID, id int64) error {
+	const op = "store.DeleteIntegration"
+	return s.InTx(ctx, op, func(tx *Tx) error {
+		res, err := tx.exec(ctx, `DELETE FROM integrations WHERE id = ? AND project_id = ?`, id, projectID)
+		return mustAffect(op, res, err)
+	})
+}
+
+// RecordWebhookExchange stores one webhook request and its answer and keeps
+// only the 10 most recent exchanges of the integration.
+func (s *Store) RecordWebhookExchange(ctx context.Context, x WebhookExchange) error {
+	return s.InTx(ctx, "store.RecordWebhookExchange", func(tx *Tx) error {
+		if _, err := tx.exec(ctx, `INSERT INTO webhook_exchanges (integration_id, created, request_headers, request_body, response_status, response_body)
+			VALUES (?, ?, ?, ?, ?, ?)`, x.IntegrationID, tx.Now, x.RequestHeaders, x.RequestBody, x.ResponseStatus, x.ResponseBody); err != nil {
+			return err
+		}
+		_, err := tx.exec(ctx, `DELETE FROM webhook_exchanges WHERE integration_id = ? AND id NOT IN
+			(SELECT id FROM webhook_exchanges WHERE integration_id = ? ORDER BY id DESC LIMIT 10)`, x.IntegrationID, x.IntegrationID)
+		return err
+	})
+}
+
+// FindWebhookExchanges returns an integration's recorded exchanges, newest first.
+func (s *Store) FindWebhookExchanges(ctx context.Context, integrationID int64) ([]*WebhookExchange, error) {
+	xs := []*WebhookExchange{}
+	err := s.read().sel(ctx, &xs, `SELECT id, integration_id, created, request_headers, request_body, response_status, response_body
+		FROM webhook_exchanges WHERE integration_id = ? ORDER BY id DESC`, integrationID)
+	return xs, classify("store.FindWebhookExchanges", err)
+}

@@ -1,0 +1,319 @@
+// Package store is docsd's persistence: sqlx over PostgreSQL (lib/pq) or the
+// embedded SQLite default (modernc.org/sqlite), chosen by the database URL.
+//
+// Methods are named after what they do (FindProjectBySlug, CreateRedirect,
+// UpdateVersion). Public methods that write open one transaction, take one
+// `now`, and commit or roll back as a whole: a failed call leaves no partial
+// rows. Errors are classified with package errs; "not found" is an error,
+// never (nil, nil).
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+	"github.com/pressly/goose/v3"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"docsd/errs"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+func init() {
+	// modernc's driver is registered as "sqlite"; sqlx must know its bind type.
+	sqlx.BindDriver("sqlite", sqlx.QUESTION)
+}
+
+// Dialect names the SQL database behind a Store.
+type Dialect string
+
+// The supported dialects.
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// Store is a handle on docsd's database. It is safe for concurrent use.
+//
+// On SQLite, writes go through one connection (SQLite allows one writer; a
+// single connection serialises them without SQLITE_BUSY) and reads through a
+// pool. On PostgreSQL both are the same pool.
+type Store struct {
+	dialect Dialect
+	reader  *sqlx.DB
+	writer  *sqlx.DB
+	queries atomic.Int64 // statements run, for tests that prove batching
+
+	// Now returns the current time; tests may replace it. Times are UTC and
+	// truncated to microseconds, the stored precision.
+	Now func() time.Time
+}
+
+// Open connects to the database named by databaseURL, applies pending
+// migrations and returns the Store. A URL starting with postgres:// or
+// postgresql:// selects PostgreSQL; anything else is a SQLite file path
+// (optionally prefixed with sqlite:// or file:).
+func Open(ctx context.Context, databaseURL string) (*Store, error) {
+	s, err := open(databaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// OpenWithoutMigrating connects like Open but leaves the schema alone.
+func OpenWithoutMigrating(databaseURL string) (*Store, error) { return open(databaseURL) }
+
+func open(databaseURL string) (*Store, error) {
+	const op = "store.Open"
+	s := &Store{Now: func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }}
+	if strings.HasPrefix(databaseURL, "postgres://") || strings.HasPrefix(databaseURL, "postgresql://") {
+		db, err := sqlx.Open("postgres", databaseURL)
+		if err != nil {
+			return nil, errs.Wrap(errs.Internal, op, err)
+		}
+		db.SetMaxOpenConns(20)
+		db.SetMaxIdleConns(10)
+		db.SetConnMaxIdleTime(5 * time.Minute)
+		s.dialect, s.reader, s.writer = Postgres, db, db
+		return s, nil
+	}
+	path := strings.TrimPrefix(strings.TrimPrefix(databaseURL, "sqlite://"), "file:")
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	if path == "" {
+		return nil, errs.E(errs.Invalid, op, "empty database path")
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, errs.Wrap(errs.Internal, op, err)
+		}
+	}
+	// Pragmas are per connection, so they go in the DSN.
+	q := url.Values{}
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_time_format", "sqlite")
+	writer, err := sqlx.Open("sqlite", "file:"+path+"?"+q.Encode()+"&_txlock=immediate")
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, op, err)
+	}
+	writer.SetMaxOpenConns(1)
+	reader, err := sqlx.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		writer.Close()
+		return nil, errs.Wrap(errs.Internal, op, err)
+	}
+	reader.SetMaxOpenConns(8)
+	s.dialect, s.reader, s.writer = SQLite, reader, writer
+	return s, nil
+}
+
+// Migrate applies every pending migration of the store's dialect.
+func (s *Store) Migrate(ctx context.Context) error {
+	const op = "store.Migrate"
+	sub, err := fs.Sub(migrations, "migrations/"+string(s.dialect))
+	if err != nil {
+		return errs.Wrap(errs.Internal, op, err)
+	}
+	dialect := goose.DialectSQLite3
+	if s.dialect == Postgres {
+		dialect = goose.DialectPostgres
+	}
+	p, err := goose.NewProvider(dialect, s.writer.DB, sub)
+	if err != nil {
+		return errs.Wrap(errs.Internal, op, err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return errs.Wrap(errs.Internal, op, err)
+	}
+	return nil
+}
+
+// Dialect reports which database the store talks to.
+func (s *Store) Dialect() Dialect { return s.dialect }
+
+// Close releases the database connections.
+func (s *Store) Close() error {
+	err := s.writer.Close()
+	if s.reader != s.writer {
+		if rerr := s.reader.Close(); err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	return errs.Wrap(errs.Internal, "store.Ping", s.reader.PingContext(ctx))
+}
+
+// QueryCount returns how many statements the store has run so far. Tests use
+// it to prove that resolvers batch their reads.
+func (s *Store) QueryCount() int64 { return s.queries.Load() }
+
+// queryer is what both *sqlx.DB and *sqlx.Tx offer; helpers take it so that
+// they run inside or outside a transaction alike.
+type queryer interface {
+	sqlx.ExtContext
+	GetContext(ctx context.Context, dest any, query string, args ...any) error
+	SelectContext(ctx context.Context, dest any, query string, args ...any) error
+}
+
+// conn wraps a queryer: it rebinds `?` placeholders for the dialect and counts
+// statements. All SQL in this package is written once, with `?`.
+type conn struct {
+	s *Store
+	q queryer
+}
+
+func (c conn) get(ctx context.Context, dest any, query string, args ...any) error {
+	c.s.queries.Add(1)
+	return c.q.GetContext(ctx, dest, c.q.Rebind(query), args...)
+}
+
+func (c conn) sel(ctx context.Context, dest any, query string, args ...any) error {
+	c.s.queries.Add(1)
+	return c.q.SelectContext(ctx, dest, c.q.Rebind(query), args...)
+}
+
+func (c conn) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	c.s.queries.Add(1)
+	return c.q.ExecContext(ctx, c.q.Rebind(query), args...)
+}
+
+// selIn expands a query with `IN (?)` slice arguments (sqlx.In) before running it.
+func (c conn) selIn(ctx context.Context, dest any, query string, args ...any) error {
+	q, a, err := sqlx.In(query, args...)
+	if err != nil {
+		return err
+	}
+	return c.sel(ctx, dest, q, a...)
+}
+
+// getIn is get with sqlx.In expansion.
+func (c conn) getIn(ctx context.Context, dest any, query string, args ...any) error {
+	q, a, err := sqlx.In(query, args...)
+	if err != nil {
+		return err
+	}
+	return c.get(ctx, dest, q, a...)
+}
+
+// insert runs an INSERT … RETURNING id and returns the new id.
+func (c conn) insert(ctx context.Context, query string, args ...any) (int64, error) {
+	var id int64
+	err := c.get(ctx, &id, query+" RETURNING id", args...)
+	return id, err
+}
+
+// read is a conn on the reader pool.
+func (s *Store) read() conn { return conn{s, s.reader} }
+
+// Tx is a write transaction. Methods of Store that take a *Tx let several
+// writes commit or fail together.
+type Tx struct {
+	conn
+	Now time.Time // one `now` per transaction
+}
+
+// InTx runs fn in a write transaction and commits it if fn returns nil.
+func (s *Store) InTx(ctx context.Context, op string, fn func(tx *Tx) error) error {
+	sqltx, err := s.writer.BeginTxx(ctx, nil)
+	if err != nil {
+		return classify(op, err)
+	}
+	defer sqltx.Rollback()
+	tx := &Tx{conn: conn{s, sqltx}, Now: s.Now()}
+	if err := fn(tx); err != nil {
+		return classify(op, err)
+	}
+	return classify(op, sqltx.Commit())
+}
+
+// classify turns driver errors into errs kinds by their codes (never by
+// text): unique violations are Conflict, foreign-key violations NotFound,
+// sql.ErrNoRows NotFound. Already classified errors pass through.
+func classify(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *errs.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return &errs.Error{Kind: errs.NotFound, Op: op, Message: errs.MsgNotFound, Err: err}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return errs.Wrap(errs.Internal, op, err)
+	}
+	var pqErr *pq.Error
+	if errors.As(err, &pqErr) {
+		switch pqErr.Code {
+		case "23505":
+			return errs.Wrap(errs.Conflict, op, err)
+		case "23503":
+			return errs.Wrap(errs.NotFound, op, err)
+		case "23502", "23514", "22001":
+			return errs.Wrap(errs.Invalid, op, err)
+		}
+	}
+	var liteErr *sqlite.Error
+	if errors.As(err, &liteErr) {
+		switch liteErr.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return errs.Wrap(errs.Conflict, op, err)
+		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+			return errs.Wrap(errs.NotFound, op, err)
+		case sqlite3.SQLITE_CONSTRAINT_NOTNULL, sqlite3.SQLITE_CONSTRAINT_CHECK:
+			return errs.Wrap(errs.Invalid, op, err)
+		}
+	}
+	return errs.Wrap(errs.Internal, op, err)
+}
+
+// codepoint returns an ORDER BY expression that sorts col by Unicode code
+// point on both dialects (SQLite's default BINARY collation already does).
+func (s *Store) codepoint(col string) string {
+	if s.dialect == Postgres {
+		return col + ` COLLATE "C"`
+	}
+	return col
+}
+
+// page appends LIMIT/OFFSET to a query. limit <= 0 means no limit.
+func (s *Store) page(query string, limit, offset int) string {
+	if limit > 0 {
+		query += fmt.Sprintf(" LIMIT %d", limit)
+	} else if offset > 0 && s.dialect == SQLite {
+		query += " LIMIT -1" // SQLite needs a LIMIT before OFFSET
+	}
+	if offset > 0 {
+		query += fmt.Sprintf(" OFFSET %d", offset)
+	}
+	return query
+}

@@ -1,0 +1,267 @@
+package store
+
+import (
+	"context"
+	"strings"
+)
+
+const versionColumns = `v.id, v.project_id, v.slug, v.verbose_name, v.identifier, v.type, v.active, v.built,
+	v.uploaded, v.machine, v.privacy_level, v.has_pdf, v.has_epub, v.has_htmlzip, v.created`
+
+// VersionFilter selects versions. Nil fields do not filter.
+type VersionFilter struct {
+	IDs          []int64
+	ProjectIDs   []int64
+	ProjectSlug  *string
+	Slug         *string
+	Active       *bool
+	Built        *bool
+	VerboseName  *string
+	PrivacyLevel *string
+	Type         *string
+	Identifier   *string
+	Internal     bool // leave out external (pull-request) versions
+	Visible      *Visibility
+	Limit        int
+	Offset       int
+}
+
+func (f VersionFilter) where() *where {
+	w := &where{}
+	if f.IDs != nil {
+		if len(f.IDs) == 0 {
+			w.add("1=0")
+		} else {
+			w.add("v.id IN (?)", f.IDs)
+		}
+	}
+	if f.ProjectIDs != nil {
+		if len(f.ProjectIDs) == 0 {
+			w.add("1=0")
+		} else {
+			w.add("v.project_id IN (?)", f.ProjectIDs)
+		}
+	}
+	if f.ProjectSlug != nil {
+		w.add("p.slug = ?", *f.ProjectSlug)
+	}
+	if f.Slug != nil {
+		w.add("v.slug = ?", *f.Slug)
+	}
+	if f.Active != nil {
+		w.add("v.active = ?", *f.Active)
+	}
+	if f.Built != nil {
+		w.add("v.built = ?", *f.Built)
+	}
+	if f.VerboseName != nil {
+		w.add("v.verbose_name = ?", *f.VerboseName)
+	}
+	if f.PrivacyLevel != nil {
+		w.add("v.privacy_level = ?", *f.PrivacyLevel)
+	}
+	if f.Type != nil {
+		w.add("v.type = ?", *f.Type)
+	}
+	if f.Identifier != nil {
+		w.add("v.identifier = ?", *f.Identifier)
+	}
+	if f.Internal {
+		w.add("v.type <> 'external'")
+	}
+	if f.Visible != nil {
+		c, a := f.Visible.versionVisible("v", "p")
+		w.add(c, a...)
+	}
+	return w
+}
+
+// FindVersions returns matching versions ordered by verbose_name descending
+// (code point), ties by id, and the total count of matches.
+func (s *Store) FindVersions(ctx context.Context, f VersionFilter) ([]*Version, int, error) {
+	const op = "store.FindVersions"
+	w := f.where()
+	from := ` FROM versions v JOIN projects p ON p.id = v.project_id`
+	var total int
+	if err := s.read().getIn(ctx, &total, `SELECT COUNT(*)`+from+w.String(), w.args...); err != nil {
+		return nil, 0, classify(op, err)
+	}
+	versions := []*Version{}
+	if total == 0 || f.Offset >= total {
+		return versions, total, nil
+	}
+	q := s.page(`SELECT `+versionColumns+from+w.String()+` ORDER BY `+s.codepoint("v.verbose_name")+` DESC, v.id`, f.Limit, f.Offset)
+	err := s.read().selIn(ctx, &versions, q, w.args...)
+	return versions, total, classify(op, err)
+}
+
+// FindAllVersions is FindVersions without the count, for callers that want
+// every match (sync, loaders).
+func (s *Store) FindAllVersions(ctx context.Context, f VersionFilter) ([]*Version, error) {
+	w := f.where()
+	versions := []*Version{}
+	err := s.read().selIn(ctx, &versions, `SELECT `+versionColumns+` FROM versions v JOIN projects p ON p.id = v.project_id`+
+		w.String()+` ORDER BY `+s.codepoint("v.verbose_name")+` DESC, v.id`, w.args...)
+	return versions, classify("store.FindAllVersions", err)
+}
+
+// FindVersionByID returns the version with that id, whoever can see it.
+func (s *Store) FindVersionByID(ctx context.Context, id int64) (*Version, error) {
+	var v Version
+	err := s.read().get(ctx, &v, `SELECT `+versionColumns+` FROM versions v WHERE v.id = ?`, id)
+	return &v, classify("store.FindVersionByID", err)
+}
+
+// FindVersionBySlug returns the project's version with that slug.
+func (s *Store) FindVersionBySlug(ctx context.Context, projectID int64, slug string) (*Version, error) {
+	var v Version
+	err := s.read().get(ctx, &v, `SELECT `+versionColumns+` FROM versions v WHERE v.project_id = ? AND v.slug = ?`, projectID, slug)
+	return &v, classify("store.FindVersionBySlug", err)
+}
+
+// FindVersionsByIDs returns the versions with the given ids, in no order.
+func (s *Store) FindVersionsByIDs(ctx context.Context, ids []int64) ([]*Version, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var vs []*Version
+	err := s.read().selIn(ctx, &vs, `SELECT `+versionColumns+` FROM versions v WHERE v.id IN (?)`, ids)
+	return vs, classify("store.FindVersionsByIDs", err)
+}
+
+// CreateVersion stores v (its ID and Created are set). A taken slug in the
+// project is a Conflict.
+func (s *Store) CreateVersion(ctx context.Context, v *Version) (*Version, error) {
+	var out *Version
+	err := s.InTx(ctx, "store.CreateVersion", func(tx *Tx) error {
+		var err error
+		out, err = tx.createVersion(ctx, v)
+		return err
+	})
+	return out, err
+}
+
+// CreateVersion is CreateVersion inside tx.
+func (tx *Tx) CreateVersion(ctx context.Context, v *Version) (*Version, error) {
+	return tx.createVersion(ctx, v)
+}
+
+func (tx *Tx) createVersion(ctx context.Context, v *Version) (*Version, error) {
+	out := *v
+	if out.Type == "" {
+		out.Type = Unknown
+	}
+	if out.PrivacyLevel == "" {
+		out.PrivacyLevel = Public
+	}
+	out.Created = tx.Now
+	id, err := tx.insert(ctx, `INSERT INTO versions (project_id, slug, verbose_name, identifier, type, active, built, uploaded,
+		machine, privacy_level, has_pdf, has_epub, has_htmlzip, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		out.ProjectID, out.Slug, out.VerboseName, out.Identifier, out.Type, out.Active, out.Built, out.Uploaded,
+		out.Machine, out.PrivacyLevel, out.HasPDF, out.HasEPUB, out.HasHTMLZip, out.Created)
+	out.ID = id
+	return &out, err
+}
+
+// FindVersions is FindAllVersions inside tx (no visibility applied unless asked).
+func (tx *Tx) FindVersions(ctx context.Context, f VersionFilter) ([]*Version, error) {
+	w := f.where()
+	versions := []*Version{}
+	err := tx.selIn(ctx, &versions, `SELECT `+versionColumns+` FROM versions v JOIN projects p ON p.id = v.project_id`+
+		w.String()+` ORDER BY `+tx.s.codepoint("v.verbose_name")+` DESC, v.id`, w.args...)
+	return versions, err
+}
+
+// VersionUpdate lists the fields to change; nil fields stay as they are.
+type VersionUpdate struct {
+	Active       *bool
+	Built        *bool
+	Identifier   *string
+	Type         *string
+	Machine      *bool
+	VerboseName  *string
+	PrivacyLevel *string
+	HasPDF       *bool
+	HasEPUB      *bool
+	HasHTMLZip   *bool
+}
+
+// UpdateVersion applies upd to the version and returns it.
+func (s *Store) UpdateVersion(ctx context.Context, id int64, upd VersionUpdate) (*Version, error) {
+	var out *Version
+	err := s.InTx(ctx, "store.UpdateVersion", func(tx *Tx) error {
+		var err error
+		out, err = tx.UpdateVersion(ctx, id, upd)
+		return err
+	})
+	return out, err
+}
+
+// UpdateVersion is UpdateVersion inside tx.
+func (tx *Tx) UpdateVersion(ctx context.Context, id int64, upd VersionUpdate) (*Version, error) {
+	const op = "store.UpdateVersion"
+	st := &setter{}
+	for _, f := range []struct {
+		col string
+		v   *bool
+	}{{"active", upd.Active}, {"built", upd.Built}, {"machine", upd.Machine}, {"has_pdf", upd.HasPDF}, {"has_epub", upd.HasEPUB}, {"has_htmlzip", upd.HasHTMLZip}} {
+		if f.v != nil {
+			st.set(f.col, *f.v)
+		}
+	}
+	for _, f := range []struct {
+		col string
+		v   *string
+	}{{"identifier", upd.Identifier}, {"type", upd.Type}, {"verbose_name", upd.VerboseName}, {"privacy_level", upd.PrivacyLevel}} {
+		if f.v != nil {
+			st.set(f.col, *f.v)
+		}
+	}
+	if len(st.cols) > 0 {
+		res, err := tx.exec(ctx, `UPDATE versions SET `+strings.Join(st.cols, ", ")+` WHERE id = ?`, append(st.args, id)...)
+		if err := mustAffect(op, res, err); err != nil {
+			return nil, err
+		}
+	}
+	var v Version
+	err := tx.get(ctx, &v, `SELECT `+versionColumns+` FROM versions v WHERE v.id = ?`, id)
+	return &v, err
+}
+
+// DeleteVersion removes a version with its builds.
+func (s *Store) DeleteVersion(ctx context.Context, id int64) error {
+	return s.InTx(ctx, "store.DeleteVersion", func(tx *Tx) error { return tx.DeleteVersion(ctx, id) })
+}
+
+// DeleteVersion is DeleteVersion inside tx.
+func (tx *Tx) DeleteVersion(ctx context.Context, id int64) error {
+	res, err := tx.exec(ctx, `DELETE FROM versions WHERE id = ?`, id)
+	return mustAffect("store.DeleteVersion", res, err)
+}
+
+// VersionHasBuilds reports whether any build of the version exists.
+func (tx *Tx) VersionHasBuilds(ctx context.Context, id int64) (bool, error) {
+	var n int
+	err := tx.get(ctx, &n, `SELECT COUNT(*) FROM builds WHERE version_id = ?`, id)
+	return n > 0, err
+}
+
+// FindLastBuilds returns, per version id, the version's most recent build
+// (by created, then id), for the versions that have one.
+func (s *Store) FindLastBuilds(ctx context.Context, versionIDs []int64) (map[int64]*Build, error) {
+	out := map[int64]*Build{}
+	if len(versionIDs) == 0 {
+		return out, nil
+	}
+	var builds []*Build
+	err := s.read().selIn(ctx, &builds, `SELECT `+buildColumns+` FROM builds b WHERE b.id IN (
+		SELECT (SELECT b2.id FROM builds b2 WHERE b2.version_id = v.id ORDER BY b2.created DESC, b2.id DESC LIMIT 1)
+		FROM versions v WHERE v.id IN (?))`, versionIDs)
+	if err != nil {
+		return nil, classify("store.FindLastBuilds", err)
+	}
+	for _, b := range builds {
+		out[b.VersionID] = b
+	}
+	return out, nil
+}
