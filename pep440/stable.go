@@ -61,16 +61,16 @@ func StableCandidate(cs []Candidate) (c Candidate, ok bool) {
 		v Version
 	}
 	var ps []parsed
-	for _, c := range cs {
-		v, ok := ParseVerboseName(c.VerboseName)
-		if !ok || v.IsPrerelease() {
+	for _, cand := range cs {
+		v, isVersion := ParseVerboseName(cand.VerboseName)
+		if !isVersion || v.IsPrerelease() {
 			continue
 		}
-		ps = append(ps, parsed{c, v})
+		ps = append(ps, parsed{cand, v})
 	}
 	slices.SortStableFunc(ps, func(a, b parsed) int {
-		if c := Compare(b.v, a.v); c != 0 {
-			return c
+		if order := Compare(b.v, a.v); order != 0 {
+			return order
 		}
 		return strings.Compare(b.VerboseName, a.VerboseName)
 	})

@@ -87,7 +87,16 @@ func open(databaseURL string) (*Store, error) {
 	const op = "store.Open"
 	s := &Store{Now: func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }}
 	if strings.HasPrefix(databaseURL, "postgres://") || strings.HasPrefix(databaseURL, "postgresql://") {
-		db, err := sqlx.Open("postgres", databaseURL)
+		// Sessions run in UTC so that lib/pq returns times in UTC whatever
+		// the server's or database's TimeZone setting.
+		u, err := url.Parse(databaseURL)
+		if err != nil {
+			return nil, errs.Wrap(errs.Invalid, op, err)
+		}
+		q := u.Query()
+		q.Set("timezone", "UTC")
+		u.RawQuery = q.Encode()
+		db, err := sqlx.Open("postgres", u.String())
 		if err != nil {
 			return nil, errs.Wrap(errs.Internal, op, err)
 		}
@@ -316,4 +325,16 @@ func (s *Store) page(query string, limit, offset int) string {
 		query += fmt.Sprintf(" OFFSET %d", offset)
 	}
 	return query
+}
+
+// Redact returns a database URL with any password replaced, for logs.
+func Redact(databaseURL string) string {
+	u, err := url.Parse(databaseURL)
+	if err != nil || u.User == nil {
+		return databaseURL
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
 }

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"docsd/errs"
+	"docsd/graph"
+	"docsd/graph/scalar"
+)
+
+// admin runs the administrative commands: users, tokens, and what Read the
+// Docs' admins set that the API does not. Project and version changes go
+// through the graph's mutations as the system viewer, so they are validated
+// exactly like API writes.
+func (c *command) admin(ctx context.Context, group, sub string, args []string) error {
+	key := group + " " + sub
+	synopsis, ok := adminSynopses[key]
+	if !ok {
+		return usageError(fmt.Sprintf("unknown command %q (see docsd --help)", strings.TrimSpace(key)))
+	}
+	fs, env := c.flags(key, synopsis)
+	email := fs.String("email", "", "the user's e-mail address (user create)")
+	superuser := fs.Bool("superuser", false, "make the user a superuser (user create)")
+	unlink := fs.Bool("unlink", false, "remove the translation link (project translation)")
+	pos, err := c.parse(fs, env, args[1:])
+	if err != nil {
+		return err
+	}
+	want := adminArity[key]
+	if (want >= 0 && len(pos) != want) || (want < 0 && len(pos) < -want) {
+		if key == "project translation" && *unlink && len(pos) == 1 {
+			// MAIN_SLUG is not needed to unlink.
+		} else {
+			return usageError("usage: docsd " + synopsis)
+		}
+	}
+	a, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	sys := graph.WithSystem(ctx)
+	switch key {
+	case "user create":
+		u, err := a.store.CreateUser(ctx, pos[0], *email, *superuser)
+		if err != nil {
+			return err
+		}
+		token, _, err := a.store.CreateToken(ctx, u.ID)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(c.stdout, token)
+	case "user activate", "user deactivate":
+		return a.store.SetUserActive(ctx, pos[0], sub == "activate")
+	case "token create":
+		u, err := a.store.FindUserByUsername(ctx, pos[0])
+		if err != nil {
+			return notFoundAs(err, fmt.Sprintf("user %q does not exist", pos[0]))
+		}
+		token, _, err := a.store.CreateToken(ctx, u.ID)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(c.stdout, token)
+	case "token list":
+		u, err := a.store.FindUserByUsername(ctx, pos[0])
+		if err != nil {
+			return notFoundAs(err, fmt.Sprintf("user %q does not exist", pos[0]))
+		}
+		tokens, err := a.store.FindTokens(ctx, u.ID)
+		if err != nil {
+			return err
+		}
+		for _, t := range tokens {
+			fmt.Fprintf(c.stdout, "%d\t%s\t%s…\n", t.ID, scalar.FormatTime(t.Created), t.Prefix)
+		}
+	case "token revoke":
+		return notFoundAs(a.store.RevokeToken(ctx, pos[0]), "no such token")
+	case "project privacy":
+		return a.mutate(sys, `mutation($s: String!, $l: String!) { setProjectPrivacy(slug: $s, privacyLevel: $l) { slug } }`,
+			map[string]any{"s": pos[0], "l": pos[1]})
+	case "project translation":
+		var main any
+		if !*unlink {
+			main = pos[1]
+		}
+		return a.mutate(sys, `mutation($s: String!, $m: String) { setTranslationOf(slug: $s, main: $m) { slug } }`,
+			map[string]any{"s": pos[0], "m": main})
+	case "project maintainer":
+		op := "addMaintainer"
+		switch pos[0] {
+		case "add":
+		case "remove":
+			op = "removeMaintainer"
+		default:
+			return usageError("usage: docsd " + synopsis)
+		}
+		return a.mutate(sys, `mutation($s: String!, $u: String!) { `+op+`(slug: $s, username: $u) { slug } }`,
+			map[string]any{"s": pos[1], "u": pos[2]})
+	case "project set":
+		input, err := adminFields(pos[1:])
+		if err != nil {
+			return err
+		}
+		return a.mutate(sys, `mutation($s: String!, $i: ProjectAdminInput!) { setProjectAdminFields(slug: $s, input: $i) { slug } }`,
+			map[string]any{"s": pos[0], "i": input})
+	case "project delete":
+		return a.mutate(sys, `mutation($s: String!) { deleteProject(slug: $s) }`, map[string]any{"s": pos[0]})
+	case "version privacy":
+		return a.mutate(sys, `mutation($p: String!, $v: String!, $l: String!) { setVersionPrivacy(project: $p, version: $v, privacyLevel: $l) { slug } }`,
+			map[string]any{"p": pos[0], "v": pos[1], "l": pos[2]})
+	case "redirect status":
+		p, err := a.store.FindProjectBySlug(ctx, pos[0])
+		if err != nil {
+			return notFoundAs(err, fmt.Sprintf("project %q does not exist", pos[0]))
+		}
+		id, err := strconv.ParseInt(pos[1], 10, 64)
+		if err != nil {
+			return usageError("redirect ID must be an integer")
+		}
+		status, err := strconv.Atoi(pos[2])
+		if err != nil || (status != 301 && status != 302) {
+			return errs.FieldError("admin", "http_status", errs.BadChoice(pos[2]))
+		}
+		return notFoundAs(a.store.SetRedirectStatus(ctx, p.ID, id, status), fmt.Sprintf("project %q has no redirect %d", pos[0], id))
+	}
+	return nil
+}
+
+// mutate runs a mutation and returns its first error.
+func (a *app) mutate(ctx context.Context, query string, vars map[string]any) error {
+	return a.executor.Do(ctx, query, vars, nil)
+}
+
+// notFoundAs replaces the text of a NotFound error with msg.
+func notFoundAs(err error, msg string) error {
+	if errs.Is(err, errs.NotFound) {
+		return errs.E(errs.NotFound, "admin", msg)
+	}
+	return err
+}
+
+var adminSynopses = map[string]string{
+	"user create":         "user create USERNAME [--email E] [--superuser]",
+	"user activate":       "user activate USERNAME",
+	"user deactivate":     "user deactivate USERNAME",
+	"token create":        "token create USERNAME",
+	"token list":          "token list USERNAME",
+	"token revoke":        "token revoke TOKEN|ID",
+	"project privacy":     "project privacy SLUG public|protected|private",
+	"project translation": "project translation SLUG MAIN_SLUG | SLUG --unlink",
+	"project maintainer":  "project maintainer add|remove SLUG USERNAME",
+	"project set":         "project set SLUG FIELD=VALUE...",
+	"project delete":      "project delete SLUG",
+	"version privacy":     "version privacy PROJECT_SLUG VERSION_SLUG public|protected|private",
+	"redirect status":     "redirect status PROJECT_SLUG ID 301|302",
+}
+
+// adminArity is the number of positional arguments after the subcommand; a
+// negative number is a minimum.
+var adminArity = map[string]int{
+	"user create": 1, "user activate": 1, "user deactivate": 1,
+	"token create": 1, "token list": 1, "token revoke": 1,
+	"project privacy": 2, "project translation": 2, "project maintainer": 3,
+	"project set": -2, "project delete": 1, "version privacy": 3, "redirect status": 3,
+}
+
+// adminFieldTypes maps `project set` field names (behavior.md §0.4) to the
+// GraphQL input field and its type.
+var adminFieldTypes = map[string]struct{ name, kind string }{
+	"skip":                    {"skip", "bool"},
+	"enable_pdf_build":        {"enablePdfBuild", "bool"},
+	"enable_epub_build":       {"enableEpubBuild", "bool"},
+	"requirements_file":       {"requirementsFile", "string"},
+	"conf_py_file":            {"confPyFile", "string"},
+	"install_project":         {"installProject", "bool"},
+	"python_interpreter":      {"pythonInterpreter", "string"},
+	"use_system_packages":     {"useSystemPackages", "bool"},
+	"external_builds_enabled": {"externalBuildsEnabled", "bool"},
+	"build_time_limit":        {"buildTimeLimit", "int"},
+	"version_privacy_level":   {"versionPrivacyLevel", "string"},
+	"description":             {"description", "string"},
+	"documentation_type":      {"documentationType", "string"},
+	"tags":                    {"tags", "list"},
+}
+
+// adminFields parses FIELD=VALUE arguments into a ProjectAdminInput.
+func adminFields(args []string) (map[string]any, error) {
+	input := map[string]any{}
+	fields := errs.Fields{}
+	for _, arg := range args {
+		name, value, ok := strings.Cut(arg, "=")
+		ft, known := adminFieldTypes[name]
+		if !ok || !known {
+			names := make([]string, 0, len(adminFieldTypes))
+			for n := range adminFieldTypes {
+				names = append(names, n)
+			}
+			return nil, usageError(fmt.Sprintf("%q: want FIELD=VALUE with FIELD one of %s", arg, strings.Join(slices.Sorted(slices.Values(names)), ", ")))
+		}
+		switch ft.kind {
+		case "bool":
+			b, err := strconv.ParseBool(value)
+			if err != nil {
+				fields.Add(name, errs.MsgNotBoolean)
+				continue
+			}
+			input[ft.name] = b
+		case "int":
+			n, err := strconv.Atoi(value)
+			if err != nil {
+				fields.Add(name, "A valid integer is required.")
+				continue
+			}
+			input[ft.name] = n
+		case "list":
+			tags := []string{}
+			for _, t := range strings.Split(value, ",") {
+				if t = strings.TrimSpace(t); t != "" {
+					tags = append(tags, t)
+				}
+			}
+			input[ft.name] = tags
+		default:
+			input[ft.name] = value
+		}
+	}
+	if err := fields.Err("admin.projectSet"); err != nil {
+		return nil, err
+	}
+	return input, nil
+}

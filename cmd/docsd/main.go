@@ -1,0 +1,185 @@
+// Command docsd is a documentation hosting service compatible with Read the
+// Docs' APIs: it imports git repositories, builds their docs and serves them.
+//
+//	docsd serve                      run the HTTP server (and build workers)
+//	docsd migrate                    apply database migrations and exit
+//	docsd user create USERNAME       create a user and print an API token
+//	docsd token create USERNAME      print a new token for a user
+//	…                                see `docsd --help`
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"docsd/errs"
+)
+
+const usage = `docsd — documentation hosting compatible with Read the Docs' APIs
+
+Usage: docsd COMMAND [flags] [arguments]
+
+Commands:
+  serve                                   run the HTTP server (API, GraphQL, docs) and build workers
+  worker                                  run build workers only, against the same database
+  migrate                                 apply database migrations and exit
+  user create USERNAME [--email E] [--superuser]
+                                          create a user and print a new API token
+  user activate|deactivate USERNAME       set whether a user may use the API
+  token create USERNAME                   print a new API token for a user
+  token list USERNAME                     list a user's tokens (id, created, first 4 characters)
+  token revoke TOKEN|ID                   revoke a token
+  project privacy SLUG public|protected|private
+  project translation SLUG MAIN_SLUG [--unlink]
+  project maintainer add|remove SLUG USERNAME
+  project set SLUG FIELD=VALUE...         set admin-only fields (skip, enable_pdf_build, …)
+  project delete SLUG
+  version privacy PROJECT_SLUG VERSION_SLUG public|protected|private
+  redirect status PROJECT_SLUG ID 301|302
+
+Every command accepts the settings flags; run 'docsd COMMAND --help' to list
+them. Each flag has an environment variable (--public-url: DOCSD_PUBLIC_URL);
+a flag wins over the variable.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes one command line and returns the process exit status. It is
+// what tests call to run the real program.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stdout, usage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmd := &command{stdout: stdout, stderr: stderr}
+	err := cmd.dispatch(ctx, args)
+	var u usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &u):
+		fmt.Fprintf(stderr, "docsd: %s\n", u)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "docsd: %s\n", message(err))
+		return 1
+	}
+}
+
+// usageError is a wrong command line.
+type usageError string
+
+func (u usageError) Error() string { return string(u) }
+
+// message renders an error for the terminal: classified errors by their
+// caller-facing text and field messages.
+func message(err error) string {
+	var e *errs.Error
+	if errors.As(err, &e) && e.Kind != errs.Internal {
+		if len(e.Fields) > 0 {
+			var parts []string
+			for k, msgs := range e.Fields {
+				parts = append(parts, k+": "+strings.Join(msgs, " "))
+			}
+			return strings.Join(parts, "; ")
+		}
+		return e.Text()
+	}
+	return err.Error()
+}
+
+// command runs one subcommand with its settings.
+type command struct {
+	stdout, stderr io.Writer
+	settings       Settings
+	logger         *slog.Logger
+}
+
+// flags returns a flag set for a subcommand with every setting declared.
+func (c *command) flags(name, synopsis string) (*flag.FlagSet, *envErrors) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	env := &envErrors{}
+	c.settings.register(fs, env)
+	fs.Usage = func() {
+		fmt.Fprintf(c.stderr, "Usage: docsd %s\n\nFlags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs, env
+}
+
+// parse parses flags that may appear before, between or after positional
+// arguments, resolves the settings and returns the positional arguments.
+func (c *command) parse(fs *flag.FlagSet, env *envErrors, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError(err.Error())
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		if args[0] == "--" {
+			positional = append(positional, args[1:]...)
+			break
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+	if len(*env) > 0 {
+		return nil, usageError(strings.Join(*env, "; "))
+	}
+	if err := c.settings.resolve(); err != nil {
+		return nil, usageError(err.Error())
+	}
+	c.logger = newLogger(c.stderr, c.settings.LogFormat)
+	return positional, nil
+}
+
+func newLogger(w io.Writer, format string) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+func (c *command) dispatch(ctx context.Context, args []string) error {
+	name, rest := args[0], args[1:]
+	sub := ""
+	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		sub = rest[0]
+	}
+	switch name {
+	case "serve":
+		return c.serve(ctx, rest)
+	case "worker":
+		return c.worker(ctx, rest)
+	case "migrate":
+		return c.migrate(ctx, rest)
+	case "user", "token", "project", "version", "redirect":
+		return c.admin(ctx, name, sub, rest)
+	}
+	return usageError(fmt.Sprintf("unknown command %q (see docsd --help)", name))
+}

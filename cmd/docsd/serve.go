@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"docsd/artifacts"
+	"docsd/docsurl"
+	"docsd/graph"
+	"docsd/rest"
+	"docsd/store"
+)
+
+// app is docsd wired together: the store, artifact storage, the graph and
+// the HTTP handlers.
+type app struct {
+	settings  Settings
+	store     *store.Store
+	artifacts *artifacts.Local
+	resolver  *graph.Resolver
+	executor  *graph.Executor
+	logger    *slog.Logger
+}
+
+// open connects to the database (applying migrations) and wires the graph.
+func (c *command) open(ctx context.Context) (*app, error) {
+	s, err := store.Open(ctx, c.settings.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	arts, err := artifacts.NewLocal(filepath.Join(c.settings.DataDir, "artifacts"))
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	a := &app{settings: c.settings, store: s, artifacts: arts, logger: c.logger}
+	a.resolver = &graph.Resolver{
+		Store: s,
+		Settings: graph.Settings{
+			URLs:              a.urls(),
+			AllowLocalRepos:   c.settings.AllowLocalRepos,
+			AllowPrivateRepos: c.settings.AllowPrivateRepos,
+			MaxPageSize:       c.settings.MaxPageSize,
+		},
+		Hooks: graph.Hooks{
+			ProjectDeleted: func(ctx context.Context, slug string) {
+				if err := arts.RemoveProject(ctx, slug); err != nil {
+					a.logger.ErrorContext(ctx, "removing hosted files", "project", slug, "err", err)
+				}
+			},
+		},
+	}
+	a.executor = graph.NewExecutor(a.resolver)
+	return a, nil
+}
+
+func (a *app) urls() docsurl.Config {
+	return docsurl.Config{PublicURL: a.settings.PublicURL, DocsDomain: a.settings.DocsDomain, DocsScheme: a.settings.DocsScheme}
+}
+
+func (a *app) close() { a.store.Close() }
+
+// handler routes every HTTP request docsd answers.
+func (a *app) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/graphql", a.resolver.Handler())
+	api := rest.New(a.executor, rest.Config{
+		PublicURL:        a.settings.PublicURL,
+		AbsoluteAPILinks: a.settings.AbsoluteAPILinks,
+		ThrottleUserRate: a.settings.ThrottleUserRate,
+		MaxPageSize:      a.settings.MaxPageSize,
+	})
+	mux.Handle("/api/", api)
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		if err := a.store.Ping(r.Context()); err != nil {
+			http.Error(w, "database unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintf(w, "docsd\n\nAPI v3:  %s/api/v3/\nAPI v2:  %s/api/v2/\nGraphQL: %s/graphql\n",
+			a.settings.PublicURL, a.settings.PublicURL, a.settings.PublicURL)
+	})
+	return logRequests(a.logger, mux)
+}
+
+// statusRecorder remembers the status a handler wrote, for the access log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += n
+	return n, err
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// logRequests writes one structured log line per request.
+func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		if rec.status == 0 {
+			rec.status = http.StatusOK
+		}
+		logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", rec.status), slog.Int("bytes", rec.bytes),
+			slog.Duration("duration", time.Since(start)), slog.String("remote", r.RemoteAddr))
+	})
+}
+
+func (c *command) serve(ctx context.Context, args []string) error {
+	fs, env := c.flags("serve", "serve [flags]")
+	if _, err := c.parse(fs, env, args); err != nil {
+		return err
+	}
+	a, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	stopWorkers, err := a.startWorkers(ctx, a.settings.BuildWorkers)
+	if err != nil {
+		return err
+	}
+	defer stopWorkers()
+
+	ln, err := net.Listen("tcp", a.settings.Addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: a.handler(), ReadHeaderTimeout: 10 * time.Second}
+	a.logger.Info("docsd serving", "addr", ln.Addr().String(), "public_url", a.settings.PublicURL,
+		"database", store.Redact(a.settings.DatabaseURL), "build_workers", a.settings.BuildWorkers)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	a.logger.Info("docsd shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func (c *command) worker(ctx context.Context, args []string) error {
+	fs, env := c.flags("worker", "worker [flags]")
+	if _, err := c.parse(fs, env, args); err != nil {
+		return err
+	}
+	a, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	n := a.settings.BuildWorkers
+	if n <= 0 {
+		n = 1
+	}
+	stop, err := a.startWorkers(ctx, n)
+	if err != nil {
+		return err
+	}
+	a.logger.Info("docsd worker running", "workers", n, "database", store.Redact(a.settings.DatabaseURL))
+	<-ctx.Done()
+	stop()
+	return nil
+}
+
+func (c *command) migrate(ctx context.Context, args []string) error {
+	fs, env := c.flags("migrate", "migrate [flags]")
+	if _, err := c.parse(fs, env, args); err != nil {
+		return err
+	}
+	s, err := store.Open(ctx, c.settings.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	fmt.Fprintf(c.stdout, "migrations applied to %s\n", store.Redact(c.settings.DatabaseURL))
+	return nil
+}

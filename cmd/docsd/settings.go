@@ -1,0 +1,169 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Settings are the operator settings of behavior.md §0.2 plus the server's
+// own. Each is a flag and an environment variable named alike
+// (`public_url` is --public-url and DOCSD_PUBLIC_URL); a flag wins over the
+// variable, the variable over the default.
+type Settings struct {
+	Addr                    string
+	DataDir                 string
+	DatabaseURL             string
+	PublicURL               string
+	DocsDomain              string
+	DocsScheme              string
+	ThrottleUserRate        string
+	AbsoluteAPILinks        bool
+	MaxPageSize             int
+	BuildWorkers            int
+	BuildTimeLimit          int
+	GitCloneDepth           int
+	InstallCoreRequirements bool
+	BuildPython             string
+	AllowPrivateRepos       bool
+	AllowLocalRepos         bool
+	BuildImagePrefix        string
+	LogFormat               string
+}
+
+func envName(flagName string) string {
+	return "DOCSD_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+func envString(name, def string) string {
+	if v, ok := os.LookupEnv(envName(name)); ok {
+		return v
+	}
+	return def
+}
+
+// envValues collects environment variables that failed to parse, so that a
+// typo is an error instead of a silent default.
+type envErrors []string
+
+func (e *envErrors) int(name string, def int) int {
+	v, ok := os.LookupEnv(envName(name))
+	if !ok || v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		*e = append(*e, fmt.Sprintf("%s=%q is not an integer", envName(name), v))
+		return def
+	}
+	return n
+}
+
+func (e *envErrors) bool(name string, def bool) bool {
+	v, ok := os.LookupEnv(envName(name))
+	if !ok || v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		*e = append(*e, fmt.Sprintf("%s=%q is not a boolean", envName(name), v))
+		return def
+	}
+	return b
+}
+
+func defaultBuildPython() string {
+	if _, err := os.Stat("/usr/bin/python3"); err == nil {
+		return "/usr/bin/python3"
+	}
+	return "python3"
+}
+
+// register declares every setting on fs with its environment default.
+func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
+	str := func(p *string, name, def, usage string) {
+		fs.StringVar(p, name, envString(name, def), usage+" ("+envName(name)+")")
+	}
+	integer := func(p *int, name string, def int, usage string) {
+		fs.IntVar(p, name, env.int(name, def), usage+" ("+envName(name)+")")
+	}
+	boolean := func(p *bool, name string, def bool, usage string) {
+		fs.BoolVar(p, name, env.bool(name, def), usage+" ("+envName(name)+")")
+	}
+	str(&s.Addr, "addr", "127.0.0.1:8000", "address the HTTP server listens on")
+	str(&s.DataDir, "data-dir", "./docsd-data", "directory for the SQLite database, checkouts and built docs")
+	str(&s.DatabaseURL, "database-url", "", "postgres://… for PostgreSQL; a file path or sqlite://path for SQLite (default <data-dir>/docsd.db)")
+	str(&s.PublicURL, "public-url", "", "scheme://host[:port] of every absolute URL docsd writes (default http:// + the listen address)")
+	str(&s.DocsDomain, "docs-domain", "", "serve docs at <project>.<docs-domain> (subdomain mode); empty: under <public-url>/docs/")
+	str(&s.DocsScheme, "docs-scheme", "", "scheme of subdomain-mode docs URLs (default: the public URL's)")
+	str(&s.ThrottleUserRate, "throttle-user-rate", "60/minute", "v3 per-user request budget, N/second|minute|hour|day; 0 disables")
+	boolean(&s.AbsoluteAPILinks, "absolute-api-links", false, "write v3 _links and next/previous as absolute URLs")
+	integer(&s.MaxPageSize, "max-page-size", 100, "largest `limit` of API lists")
+	integer(&s.BuildWorkers, "build-workers", 2, "builds that `serve` runs at once in process; 0: leave builds to `docsd worker`")
+	integer(&s.BuildTimeLimit, "build-time-limit", 600, "seconds a build may run before it is killed")
+	integer(&s.GitCloneDepth, "git-clone-depth", 50, "--depth of git clone and fetch; 0 for the full history")
+	boolean(&s.InstallCoreRequirements, "install-core-requirements", false, "pip-install Sphinx/MkDocs into each build environment instead of using the system's")
+	str(&s.BuildPython, "build-python", defaultBuildPython(), "interpreter that creates build environments")
+	boolean(&s.AllowPrivateRepos, "allow-private-repos", false, "accept ssh:// and user@host:path repository URLs")
+	boolean(&s.AllowLocalRepos, "allow-local-repos", false, "accept file:// repository URLs (development and tests)")
+	str(&s.BuildImagePrefix, "build-image-prefix", "readthedocs/build", "prefix of build.image in stored build configurations")
+	str(&s.LogFormat, "log-format", "text", "log format: text or json")
+}
+
+// resolve fills derived defaults and checks the settings.
+func (s *Settings) resolve() error {
+	if s.DatabaseURL == "" {
+		s.DatabaseURL = filepath.Join(s.DataDir, "docsd.db")
+	}
+	if s.PublicURL == "" {
+		host, port, err := net.SplitHostPort(s.Addr)
+		if err != nil {
+			return fmt.Errorf("--addr %q: %v", s.Addr, err)
+		}
+		if host == "" || host == "0.0.0.0" || host == "::" {
+			host = "localhost"
+		}
+		s.PublicURL = "http://" + net.JoinHostPort(host, port)
+	}
+	s.PublicURL = strings.TrimRight(s.PublicURL, "/")
+	if !strings.HasPrefix(s.PublicURL, "http://") && !strings.HasPrefix(s.PublicURL, "https://") {
+		return fmt.Errorf("--public-url %q must start with http:// or https://", s.PublicURL)
+	}
+	if _, err := parseRate(s.ThrottleUserRate); err != nil {
+		return err
+	}
+	if s.MaxPageSize <= 0 {
+		return fmt.Errorf("--max-page-size must be positive")
+	}
+	if s.BuildWorkers < 0 || s.BuildTimeLimit <= 0 || s.GitCloneDepth < 0 {
+		return fmt.Errorf("--build-workers and --git-clone-depth must not be negative, --build-time-limit must be positive")
+	}
+	return nil
+}
+
+// parseRate checks a throttle rate: "0" or "" (off) or N/second|minute|hour|day.
+func parseRate(rate string) (time.Duration, error) {
+	if rate == "" || rate == "0" {
+		return 0, nil
+	}
+	n, unit, ok := strings.Cut(rate, "/")
+	if v, err := strconv.Atoi(n); !ok || err != nil || v < 0 {
+		return 0, fmt.Errorf("--throttle-user-rate %q: want N/second, N/minute, N/hour or N/day", rate)
+	}
+	switch unit {
+	case "second", "s", "sec":
+		return time.Second, nil
+	case "minute", "m", "min":
+		return time.Minute, nil
+	case "hour", "h":
+		return time.Hour, nil
+	case "day", "d":
+		return 24 * time.Hour, nil
+	}
+	return 0, fmt.Errorf("--throttle-user-rate %q: want N/second, N/minute, N/hour or N/day", rate)
+}

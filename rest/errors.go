@@ -1,0 +1,98 @@
+package rest
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"docsd/errs"
+)
+
+// statusOf is the one table that turns an error kind into an HTTP status.
+func statusOf(k errs.Kind) int {
+	switch k {
+	case errs.NotFound:
+		return http.StatusNotFound
+	case errs.Invalid, errs.Conflict:
+		return http.StatusBadRequest
+	case errs.Forbidden:
+		return http.StatusForbidden
+	case errs.Unauthenticated:
+		return http.StatusUnauthorized
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// errorBody renders a classified error as the API's body (behavior.md §2):
+// per-field messages as `{"field": ["message"]}` with dotted names nested
+// (`repository.url` → `{"repository": {"url": [...]}}`), anything else as
+// `{"detail": "<message>"}`. Internal errors never show their cause.
+func errorBody(err error) map[string]any {
+	kind := errs.KindOf(err)
+	if f := errs.FieldsOf(err); len(f) > 0 && (kind == errs.Invalid || kind == errs.Conflict) {
+		return nestFields(f)
+	}
+	switch kind {
+	case errs.Internal:
+		return map[string]any{"detail": errs.MsgServerError}
+	case errs.NotFound:
+		return map[string]any{"detail": errs.MsgNotFound}
+	case errs.Forbidden:
+		return map[string]any{"detail": errs.MsgForbidden}
+	}
+	var e *errs.Error
+	if errors.As(err, &e) && e.Text() != "" {
+		return map[string]any{"detail": e.Text()}
+	}
+	return map[string]any{"detail": errs.MsgServerError}
+}
+
+// nestFields turns dotted field names into nested objects.
+func nestFields(f errs.Fields) map[string]any {
+	out := map[string]any{}
+	for name, msgs := range f {
+		node := out
+		parts := splitDots(name)
+		for _, p := range parts[:len(parts)-1] {
+			child, ok := node[p].(map[string]any)
+			if !ok {
+				child = map[string]any{}
+				node[p] = child
+			}
+			node = child
+		}
+		node[parts[len(parts)-1]] = msgs
+	}
+	return out
+}
+
+func splitDots(s string) []string {
+	var parts []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '.' {
+			parts = append(parts, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(parts, s[start:])
+}
+
+// writeError answers with err's status and body; 401s carry
+// `WWW-Authenticate: Token`. Internal errors are logged.
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	kind := errs.KindOf(err)
+	if kind == errs.Internal {
+		slog.ErrorContext(r.Context(), "api: internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	if kind == errs.Unauthenticated {
+		w.Header().Set("WWW-Authenticate", "Token")
+	}
+	writeJSON(w, r, statusOf(kind), errorBody(err))
+}
+
+// writeNotFound answers `{"detail": "Not found."}` with 404.
+func writeNotFound(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, r, http.StatusNotFound, map[string]any{"detail": errs.MsgNotFound})
+}

@@ -1,0 +1,49 @@
+// Package rest serves docsd's REST APIs, compatible with Read the Docs: v3
+// (token, read/write) under /api/v3/ and the deprecated v2 (public,
+// read-only) under /api/v2/. Handlers answer by running GraphQL operations
+// through the in-process executor; rest never imports store.
+//
+// Files: rest.go, errors.go and json.go are shared; v3_*.go serve /api/v3/,
+// v2_*.go serve /api/v2/.
+package rest
+
+import (
+	"net/http"
+
+	"docsd/graph"
+)
+
+// Config is the operator configuration the REST APIs need.
+type Config struct {
+	PublicURL        string // base of absolute URLs, no trailing slash
+	AbsoluteAPILinks bool   // v3 _links and next/previous as absolute URLs
+	ThrottleUserRate string // v3 per-user budget, e.g. "60/minute"; "0" or "" disables
+	MaxPageSize      int    // upper bound of `limit`; default 100
+}
+
+// Server holds what the REST handlers need.
+type Server struct {
+	exec    *graph.Executor
+	cfg     Config
+	handler http.Handler
+}
+
+// New returns the handler of everything under /api/ (except the incoming
+// webhooks, which cmd mounts at /api/v2/webhook/).
+func New(exec *graph.Executor, cfg Config) *Server {
+	if cfg.MaxPageSize <= 0 {
+		cfg.MaxPageSize = 100
+	}
+	s := &Server{exec: exec, cfg: cfg}
+	mux := http.NewServeMux()
+	mux.Handle("/api/v3/", s.v3Handler())
+	mux.Handle("/api/v2/", s.v2Handler())
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { writeNotFound(w, r) })
+	s.handler = mux
+	return s
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Frame-Options", "DENY")
+	s.handler.ServeHTTP(w, r)
+}
