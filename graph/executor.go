@@ -62,7 +62,8 @@ func recoverPanic(ctx context.Context, p any) error {
 // validated operations are cached, so REST should build deterministic
 // operation text for a given request shape.
 type Executor struct {
-	exec *executor.Executor
+	exec     *executor.Executor
+	resolver *Resolver
 }
 
 // NewExecutor returns an in-process executor over r.
@@ -72,7 +73,19 @@ func NewExecutor(r *Resolver) *Executor {
 	exec.SetErrorPresenter(presentError)
 	exec.SetRecoverFunc(recoverPanic)
 	exec.AroundOperations(withLoaders(r.Store))
-	return &Executor{exec: exec}
+	return &Executor{exec: exec, resolver: r}
+}
+
+// Authenticate reads an `Authorization` header value (behavior.md §1.1) and
+// returns ctx with the caller as the viewer: anonymous without credentials,
+// the token's user with good ones. Bad credentials are an Unauthenticated
+// error carrying the exact §1.1 message.
+func (e *Executor) Authenticate(ctx context.Context, header string) (context.Context, error) {
+	u, err := Authenticate(ctx, e.resolver.Store, header)
+	if err != nil {
+		return ctx, err
+	}
+	return WithUser(ctx, u), nil
 }
 
 // Run executes an operation as the viewer in ctx (see WithUser) and returns
