@@ -29,13 +29,13 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 	gqlErr := graphql.DefaultErrorPresenter(ctx, err)
 	var e *errs.Error
 	if !errors.As(err, &e) {
-		var ge *gqlerror.Error
-		if errors.As(err, &ge) && ge.Err == nil {
-			return gqlErr // a validation or parse error of the operation itself
+		// Resolvers return classified errors only (the store classifies every
+		// driver error, panics are recovered as Internal), so an unclassified
+		// error comes from gqlgen itself: an argument or variable that does
+		// not fit its type. That is the caller's input, not a server failure.
+		if gqlErr.Extensions == nil {
+			gqlErr.Extensions = map[string]any{"code": errs.Invalid.String()}
 		}
-		slog.ErrorContext(ctx, "graph: unclassified error", "err", err)
-		gqlErr.Message = errs.MsgServerError
-		gqlErr.Extensions = map[string]any{"code": errs.Internal.String()}
 		return gqlErr
 	}
 	if e.Kind == errs.Internal {
@@ -73,6 +73,7 @@ func NewExecutor(r *Resolver) *Executor {
 	exec.SetErrorPresenter(presentError)
 	exec.SetRecoverFunc(recoverPanic)
 	exec.AroundOperations(withLoaders(r.Store))
+	exec.AroundFields(freshLoadersAfterMutations(r.Store))
 	return &Executor{exec: exec, resolver: r}
 }
 
@@ -154,6 +155,7 @@ func (r *Resolver) Handler() http.Handler {
 	srv.SetErrorPresenter(presentError)
 	srv.SetRecoverFunc(recoverPanic)
 	srv.AroundOperations(withLoaders(r.Store))
+	srv.AroundFields(freshLoadersAfterMutations(r.Store))
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		user, err := Authenticate(req.Context(), r.Store, req.Header.Get("Authorization"))
 		if err != nil {

@@ -52,6 +52,7 @@ func (r *Resolver) findBuilds(ctx context.Context, p *store.Project, f store.Bui
 	if err != nil {
 		return nil, err
 	}
+	r.prefetchBuilds(ctx, bs, childSelection(ctx))
 	return &BuildList{TotalCount: int64(total), Nodes: bs}, nil
 }
 

@@ -133,7 +133,24 @@ func withLoaders(s *store.Store) graphql.OperationMiddleware {
 	}
 }
 
-// loadersFrom returns the operation's loaders, or fresh ones for a resolver
+// freshLoadersAfterMutations is the AroundFields hook that replaces the
+// operation's loaders after each mutation field has run, so that the fields
+// selected on its result never read what was cached before the write.
+// Mutation fields run one at a time and before their children, so nothing
+// reads the loaders while they are replaced.
+func freshLoadersAfterMutations(s *store.Store) graphql.FieldMiddleware {
+	return func(ctx context.Context, next graphql.Resolver) (any, error) {
+		res, err := next(ctx)
+		if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Object == "Mutation" {
+			if l, ok := ctx.Value(loadersKey{}).(*loaders); ok {
+				*l = *newLoaders(s)
+			}
+		}
+		return res, err
+	}
+}
+
+// loaders returns the operation's loaders, or fresh ones for a resolver
 // called outside an operation (tests).
 func (r *Resolver) loaders(ctx context.Context) *loaders {
 	if l, ok := ctx.Value(loadersKey{}).(*loaders); ok {

@@ -350,6 +350,7 @@ func (r *projectResolver) Versions(ctx context.Context, obj *store.Project, filt
 	if err != nil {
 		return nil, err
 	}
+	r.prefetchVersions(ctx, vs, childSelection(ctx))
 	return &VersionList{TotalCount: int64(total), Nodes: vs}, nil
 }
 
@@ -432,6 +433,7 @@ func (r *projectResolver) Translations(ctx context.Context, obj *store.Project, 
 	if err != nil {
 		return nil, err
 	}
+	r.prefetchProjects(ctx, ps, childSelection(ctx))
 	return &ProjectList{TotalCount: int64(total), Nodes: ps}, nil
 }
 
@@ -521,6 +523,7 @@ func (r *queryResolver) Projects(ctx context.Context, filter *ProjectFilterInput
 	if err != nil {
 		return nil, err
 	}
+	r.prefetchProjects(ctx, ps, childSelection(ctx))
 	return &ProjectList{TotalCount: int64(total), Nodes: ps}, nil
 }
 
@@ -596,6 +599,7 @@ func (r *queryResolver) Versions(ctx context.Context, filter *VersionFilterInput
 	if err != nil {
 		return nil, err
 	}
+	r.prefetchVersions(ctx, vs, childSelection(ctx))
 	return &VersionList{TotalCount: int64(total), Nodes: vs}, nil
 }
 
@@ -628,6 +632,7 @@ func (r *queryResolver) Builds(ctx context.Context, filter *BuildFilterInput, li
 	if err != nil {
 		return nil, err
 	}
+	r.prefetchBuilds(ctx, bs, childSelection(ctx))
 	return &BuildList{TotalCount: int64(total), Nodes: bs}, nil
 }
 

@@ -1,0 +1,628 @@
+package graph_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"docsd/docsurl"
+	"docsd/errs"
+	"docsd/graph"
+	"docsd/store"
+	"docsd/storetest"
+)
+
+// env is a real store and executor with a few users.
+type env struct {
+	t     *testing.T
+	store *store.Store
+	exec  *graph.Executor
+	users map[string]*store.User
+}
+
+func newEnv(t *testing.T, d store.Dialect) *env {
+	t.Helper()
+	s := storetest.Open(t, d)
+	clock := time.Date(2019, 4, 29, 10, 0, 0, 0, time.UTC)
+	s.Now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	r := &graph.Resolver{Store: s, Settings: graph.Settings{
+		URLs:            docsurl.Config{PublicURL: "https://docs.example.com"},
+		AllowLocalRepos: true,
+	}}
+	e := &env{t: t, store: s, exec: graph.NewExecutor(r), users: map[string]*store.User{}}
+	for _, name := range []string{"alice", "bob"} {
+		u, err := s.CreateUser(context.Background(), name, name+"@example.com", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.users[name] = u
+	}
+	root, err := s.CreateUser(context.Background(), "root", "root@example.com", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.users["root"] = root
+	return e
+}
+
+// as returns a context for the named user ("" is anonymous).
+func (e *env) as(name string) context.Context {
+	if name == "" {
+		return graph.WithUser(context.Background(), nil)
+	}
+	return graph.WithUser(context.Background(), e.users[name])
+}
+
+// do runs an operation and returns its data decoded generically and its
+// first error.
+func (e *env) do(ctx context.Context, query string, vars map[string]any) (map[string]any, error) {
+	e.t.Helper()
+	var data map[string]any
+	err := e.exec.Do(ctx, query, vars, &data)
+	return data, err
+}
+
+// must runs an operation that must succeed.
+func (e *env) must(ctx context.Context, query string, vars map[string]any) map[string]any {
+	e.t.Helper()
+	data, err := e.do(ctx, query, vars)
+	if err != nil {
+		e.t.Fatalf("operation failed: %v\n%s", err, query)
+	}
+	return data
+}
+
+// importProject imports a project as user and returns its slug.
+func (e *env) importProject(user, name string) string {
+	e.t.Helper()
+	data := e.must(e.as(user), `mutation($n: String!) { importProject(input: {name: $n, repository: {url: "https://github.com/rtfd/x", type: "git"}}) { slug } }`,
+		map[string]any{"n": name})
+	return dig(data, "importProject", "slug").(string)
+}
+
+// dig walks a decoded JSON value by keys and list indexes.
+func dig(v any, path ...any) any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, _ := v.(map[string]any)
+			v = m[k]
+		case int:
+			l, _ := v.([]any)
+			if k >= len(l) {
+				return nil
+			}
+			v = l[k]
+		}
+	}
+	return v
+}
+
+func kind(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	return errs.KindOf(err).String()
+}
+
+func TestImportProject(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d)
+		data := e.must(e.as("alice"), `mutation { importProject(input: {name: "Test Project", repository: {url: "https://github.com/rtfd/project", type: "git"}, homepage: "http://project.com"}) {
+			slug name language { code name } programmingLanguage { code name } repository { url type } homepage
+			defaultVersion defaultBranch storedDefaultBranch tags users { username } subprojectOf { slug } translationOf { slug }
+			urls { documentation home builds versions } canonicalUrl privacyLevel documentationType
+			versions { totalCount nodes { slug verboseName identifier type active built machine lastBuild { state { code name } success error duration commit } } }
+			integrations { type webhookUrl secret } activeVersions { slug } } }`, nil)
+		p := data["importProject"].(map[string]any)
+		want := map[string]any{
+			"slug": "test-project", "name": "Test Project",
+			"language":            map[string]any{"code": "en", "name": "English"},
+			"programmingLanguage": map[string]any{"code": "words", "name": "Only Words"},
+			"repository":          map[string]any{"url": "https://github.com/rtfd/project", "type": "git"},
+			"homepage":            "http://project.com", "defaultVersion": "latest", "defaultBranch": "master",
+			"storedDefaultBranch": nil, "tags": []any{}, "users": []any{map[string]any{"username": "alice"}},
+			"subprojectOf": nil, "translationOf": nil, "privacyLevel": "public", "documentationType": "sphinx",
+			"urls": map[string]any{
+				"documentation": "https://docs.example.com/docs/test-project/en/latest/",
+				"home":          "https://docs.example.com/projects/test-project/",
+				"builds":        "https://docs.example.com/projects/test-project/builds/",
+				"versions":      "https://docs.example.com/projects/test-project/versions/",
+			},
+			"canonicalUrl":   "https://docs.example.com/docs/test-project/en/latest/",
+			"activeVersions": []any{},
+		}
+		for k, w := range want {
+			if got := p[k]; !reflect.DeepEqual(got, w) {
+				t.Errorf("%s = %#v, want %#v", k, got, w)
+			}
+		}
+		latest := dig(p, "versions", "nodes", 0).(map[string]any)
+		if dig(p, "versions", "totalCount") != float64(1) || latest["slug"] != "latest" || latest["identifier"] != "master" ||
+			latest["type"] != "branch" || latest["active"] != true || latest["machine"] != true || latest["built"] != false {
+			t.Errorf("latest version = %#v", latest)
+		}
+		if got := dig(latest, "lastBuild"); !reflect.DeepEqual(got, map[string]any{
+			"state": map[string]any{"code": "triggered", "name": "Triggered"}, "success": nil, "error": nil, "duration": nil, "commit": nil,
+		}) {
+			t.Errorf("lastBuild = %#v", got)
+		}
+		in := dig(p, "integrations", 0).(map[string]any)
+		if in["type"] != "github_webhook" || len(in["secret"].(string)) != 64 || in["webhookUrl"] != "https://docs.example.com/api/v2/webhook/test-project/1/" {
+			t.Errorf("integration = %#v", in)
+		}
+	})
+}
+
+func TestImportProjectValidation(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d)
+		e.importProject("alice", "Test Project")
+		for _, tc := range []struct {
+			name  string
+			input string
+			want  errs.Fields
+		}{
+			{"empty", `{}`, errs.Fields{"name": {"This field is required."}, "repository": {"This field is required."}}},
+			{"missing type", `{name: "X", repository: {url: "https://github.com/a/b"}}`, errs.Fields{"repository.type": {"This field is required."}}},
+			{"no slug", `{name: "!!!", repository: {url: "https://github.com/a/b", type: "git"}}`, errs.Fields{"name": {`Invalid project name "!!!": no slug generated.`}}},
+			{"duplicate", `{name: "Test Project", repository: {url: "https://github.com/a/b", type: "git"}}`, errs.Fields{"name": {`Project with slug "test-project" already exists.`}}},
+			{"blank and null", `{name: "  ", repository: null}`, errs.Fields{"name": {"This field may not be blank."}, "repository": {"This field may not be null."}}},
+			{"too long", `{name: "` + strings.Repeat("a", 64) + `", repository: {url: "https://github.com/a/b", type: "git"}}`, errs.Fields{"name": {"Ensure this field has no more than 63 characters."}}},
+			{"url rules", `{name: "A", repository: {url: "https://x.org/a && rm", type: "git"}}`, errs.Fields{"repository.url": {"Invalid character in the URL"}}},
+			{"ssh", `{name: "A", repository: {url: "git@github.com:a/b.git", type: "git"}}`, errs.Fields{"repository.url": {"Manual cloning via SSH is not supported"}}},
+			{"scheme", `{name: "A", repository: {url: "gopher://x", type: "git"}}`, errs.Fields{"repository.url": {"Invalid scheme for URL"}}},
+			{"choices", `{name: "A", repository: {url: "https://x.org/a", type: "cvs"}, language: "xx", programmingLanguage: "cobol", homepage: "not a url"}`, errs.Fields{
+				"repository.type": {`"cvs" is not a valid choice.`}, "language": {`"xx" is not a valid choice.`},
+				"programming_language": {`"cobol" is not a valid choice.`}, "homepage": {"Enter a valid URL."}}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				before, _, _ := e.store.FindProjects(context.Background(), store.ProjectFilter{})
+				_, err := e.do(e.as("alice"), `mutation { importProject(input: `+tc.input+`) { slug } }`, nil)
+				if errs.KindOf(err) != errs.Invalid {
+					t.Fatalf("error kind = %s (%v), want INVALID", kind(err), err)
+				}
+				if got := errs.FieldsOf(err); !reflect.DeepEqual(got, tc.want) {
+					t.Errorf("fields = %v, want %v", got, tc.want)
+				}
+				after, _, _ := e.store.FindProjects(context.Background(), store.ProjectFilter{})
+				if len(after) != len(before) {
+					t.Errorf("a failed import left rows: %d projects, want %d", len(after), len(before))
+				}
+			})
+		}
+		if _, err := e.do(e.as(""), `mutation { importProject(input: {name: "Y", repository: {url: "https://a.org/b", type: "git"}}) { slug } }`, nil); kind(err) != "UNAUTHENTICATED" {
+			t.Errorf("anonymous import: %s, want UNAUTHENTICATED", kind(err))
+		}
+		data, err := e.do(e.as("alice"), `mutation { importProject(input: {name: "Only checked"}, validateOnly: true) { slug } }`, nil)
+		if kind(err) != "INVALID" || data["importProject"] != nil {
+			t.Errorf("validateOnly with bad input: %v %v", data, err)
+		}
+		data, err = e.do(e.as("alice"), `mutation { importProject(input: {name: "Only checked", repository: {url: "https://a.org/b", type: "git"}}, validateOnly: true) { slug } }`, nil)
+		if err != nil || data["importProject"] != nil {
+			t.Errorf("validateOnly with good input: %v %v", data, err)
+		}
+		if _, err := e.store.FindProjectBySlug(context.Background(), "only-checked"); !errs.Is(err, errs.NotFound) {
+			t.Errorf("validateOnly wrote a project: %v", err)
+		}
+	})
+}
+
+// fixture: alice maintains public "pub" and private "priv"; each has the
+// machine `latest`, a public active built tag v1.0 with a finished build, a
+// private version "secret", a redirect and an environment variable.
+func (e *env) fixture() {
+	e.t.Helper()
+	ctx := context.Background()
+	for _, name := range []string{"pub", "priv"} {
+		slug := e.importProject("alice", name)
+		p, _ := e.store.FindProjectBySlug(ctx, slug)
+		yes := true
+		v, err := e.store.CreateVersion(ctx, &store.Version{ProjectID: p.ID, Slug: "v1.0", VerboseName: "v1.0", Identifier: "abc", Type: store.Tag, Active: true, Built: true, HasPDF: true})
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if _, err := e.store.CreateVersion(ctx, &store.Version{ProjectID: p.ID, Slug: "secret", VerboseName: "secret", Identifier: "origin/secret", Type: store.Branch, PrivacyLevel: store.Private, Active: true}); err != nil {
+			e.t.Fatal(err)
+		}
+		b, _ := e.store.CreateBuild(ctx, v, nil)
+		// Finish every queued build of the project (latest's and v1.0's).
+		for {
+			claimed, err := e.store.ClaimBuild(ctx, "test", time.Minute)
+			if err != nil {
+				break
+			}
+			e.store.SetBuildCommit(ctx, claimed.ID, "abc")
+			e.store.FinishBuild(ctx, claimed.ID, store.BuildResult{Success: claimed.ID == b.ID, Error: map[bool]string{true: "", false: "boom"}[claimed.ID == b.ID]})
+		}
+		_ = yes
+		e.store.CreateRedirect(ctx, store.Redirect{ProjectID: p.ID, Type: "page", FromURL: "/a.html", ToURL: "/b.html"})
+		e.store.CreateEnvironmentVariable(ctx, p.ID, "SECRET", "s3cr3t-value")
+	}
+	p, _ := e.store.FindProjectBySlug(ctx, "priv")
+	priv := store.Private
+	e.store.UpdateProject(ctx, p.ID, store.ProjectUpdate{PrivacyLevel: &priv})
+}
+
+// TestPermissionMatrix checks behavior.md §1.5/§1.7 for every kind of
+// caller against public and private projects.
+func TestPermissionMatrix(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d)
+		e.fixture()
+		type cell map[string]string // caller → expected outcome
+		for _, tc := range []struct {
+			name  string
+			query string
+			want  map[string]cell // project → caller → outcome
+		}{
+			{"project detail", `query($p: String!) { project(slug: $p) { slug } }`, map[string]cell{
+				"pub":  {"": "ok", "alice": "ok", "bob": "ok", "root": "ok"},
+				"priv": {"": "NOT_FOUND", "alice": "ok", "bob": "NOT_FOUND", "root": "ok"},
+			}},
+			{"public version", `query($p: String!) { project(slug: $p) { version(slug: "v1.0") { slug } } }`, map[string]cell{
+				"pub":  {"": "ok", "alice": "ok", "bob": "ok", "root": "ok"},
+				"priv": {"": "NOT_FOUND", "alice": "ok", "bob": "NOT_FOUND", "root": "ok"},
+			}},
+			{"private version", `query($p: String!) { project(slug: $p) { version(slug: "secret") { slug } } }`, map[string]cell{
+				"pub":  {"": "NOT_FOUND", "alice": "ok", "bob": "NOT_FOUND", "root": "ok"},
+				"priv": {"": "NOT_FOUND", "alice": "ok", "bob": "NOT_FOUND", "root": "ok"},
+			}},
+			{"redirects", `query($p: String!) { project(slug: $p) { redirects { totalCount } } }`, map[string]cell{
+				"pub":  {"": "UNAUTHENTICATED", "alice": "ok", "bob": "FORBIDDEN", "root": "FORBIDDEN"},
+				"priv": {"": "NOT_FOUND", "alice": "ok", "bob": "NOT_FOUND", "root": "FORBIDDEN"},
+			}},
+			{"environment variables", `query($p: String!) { project(slug: $p) { environmentVariables { nodes { name } } } }`, map[string]cell{
+				"pub":  {"": "UNAUTHENTICATED", "alice": "ok", "bob": "FORBIDDEN", "root": "FORBIDDEN"},
+				"priv": {"": "NOT_FOUND", "alice": "ok", "bob": "NOT_FOUND", "root": "FORBIDDEN"},
+			}},
+			{"update project", `mutation($p: String!) { updateProject(slug: $p, input: {defaultVersion: "v1.0"}) { slug } }`, map[string]cell{
+				"pub":  {"": "UNAUTHENTICATED", "alice": "ok", "bob": "FORBIDDEN", "root": "FORBIDDEN"},
+				"priv": {"": "UNAUTHENTICATED", "alice": "ok", "bob": "FORBIDDEN", "root": "FORBIDDEN"},
+			}},
+			{"trigger build", `mutation($p: String!) { triggerBuild(project: $p, version: "v1.0") { triggered } }`, map[string]cell{
+				"pub":  {"": "UNAUTHENTICATED", "alice": "ok", "bob": "FORBIDDEN", "root": "FORBIDDEN"},
+				"priv": {"": "UNAUTHENTICATED", "alice": "ok", "bob": "FORBIDDEN", "root": "FORBIDDEN"},
+			}},
+			{"project access", `query($p: String!) { projectAccess(slug: $p) { exists } }`, map[string]cell{
+				"pub":  {"": "UNAUTHENTICATED", "alice": "ok", "bob": "ok", "root": "ok"},
+				"priv": {"": "UNAUTHENTICATED", "alice": "ok", "bob": "ok", "root": "ok"},
+			}},
+		} {
+			for project, callers := range tc.want {
+				for caller, want := range callers {
+					t.Run(fmt.Sprintf("%s/%s/%q", tc.name, project, caller), func(t *testing.T) {
+						_, err := e.do(e.as(caller), tc.query, map[string]any{"p": project})
+						if got := kind(err); got != want {
+							t.Errorf("got %s (%v), want %s", got, err, want)
+						}
+					})
+				}
+			}
+		}
+	})
+}
+
+// TestListVisibility checks that lists return the visible subset (§1.7) and
+// that anonymous callers see public data only (§5.1).
+func TestListVisibility(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d)
+		e.fixture()
+		count := func(caller, query string, path ...any) float64 {
+			t.Helper()
+			return dig(e.must(e.as(caller), query, nil), path...).(float64)
+		}
+		for _, tc := range []struct {
+			caller string
+			query  string
+			path   []any
+			want   float64
+		}{
+			{"", `{ projects { totalCount } }`, []any{"projects", "totalCount"}, 1},
+			{"bob", `{ projects { totalCount } }`, []any{"projects", "totalCount"}, 1},
+			{"alice", `{ projects { totalCount } }`, []any{"projects", "totalCount"}, 2},
+			{"root", `{ projects { totalCount } }`, []any{"projects", "totalCount"}, 2},
+			{"bob", `{ projects(filter: {maintainedByViewer: true}) { totalCount } }`, []any{"projects", "totalCount"}, 0},
+			{"alice", `{ projects(filter: {maintainedByViewer: true}) { totalCount } }`, []any{"projects", "totalCount"}, 2},
+			// latest and v1.0 of pub; never priv's, never "secret".
+			{"", `{ versions { totalCount } }`, []any{"versions", "totalCount"}, 2},
+			{"alice", `{ versions { totalCount } }`, []any{"versions", "totalCount"}, 6},
+			{"", `{ builds { totalCount } }`, []any{"builds", "totalCount"}, 2},
+			{"alice", `{ builds { totalCount } }`, []any{"builds", "totalCount"}, 4},
+			{"", `{ project(slug: "pub") { versions { totalCount } } }`, []any{"project", "versions", "totalCount"}, 2},
+			{"alice", `{ project(slug: "pub") { versions { totalCount } } }`, []any{"project", "versions", "totalCount"}, 3},
+			{"alice", `{ project(slug: "pub") { versions(filter: {active: true, built: true}) { totalCount } } }`, []any{"project", "versions", "totalCount"}, 1},
+			{"alice", `{ project(slug: "pub") { builds(filter: {running: false, commit: "abc"}) { totalCount } } }`, []any{"project", "builds", "totalCount"}, 2},
+			{"alice", `{ project(slug: "pub") { builds(filter: {running: true}) { totalCount } } }`, []any{"project", "builds", "totalCount"}, 0},
+		} {
+			if got := count(tc.caller, tc.query, tc.path...); got != tc.want {
+				t.Errorf("%q %s: got %v, want %v", tc.caller, tc.query, got, tc.want)
+			}
+		}
+		// active_versions: active, built and public only, even for maintainers.
+		data := e.must(e.as("alice"), `{ project(slug: "pub") { activeVersions { slug downloads { pdf htmlzip epub } } } }`, nil)
+		if got := dig(data, "project", "activeVersions"); !reflect.DeepEqual(got, []any{map[string]any{"slug": "v1.0", "downloads": map[string]any{
+			"pdf": "https://docs.example.com/docs/pub/_/downloads/en/v1.0/pdf/", "htmlzip": nil, "epub": nil}}}) {
+			t.Errorf("activeVersions = %#v", got)
+		}
+		// Invalid choice filters name their field.
+		_, err := e.do(e.as("alice"), `{ projects(filter: {language: "xx"}) { totalCount } }`, nil)
+		if got := errs.FieldsOf(err); !reflect.DeepEqual(got, errs.Fields{"language": {"Select a valid choice. xx is not one of the available choices."}}) {
+			t.Errorf("language filter error = %v", got)
+		}
+		_, err = e.do(e.as("alice"), `{ versions(filter: {privacyLevel: "secret"}) { totalCount } }`, nil)
+		if got := errs.FieldsOf(err); !reflect.DeepEqual(got, errs.Fields{"privacy_level": {"Select a valid choice. secret is not one of the available choices."}}) {
+			t.Errorf("privacy_level filter error = %v", got)
+		}
+	})
+}
+
+// TestBatchedReads proves the dataloaders: listing 100 projects with their
+// maintainers, active versions and last builds costs as many queries as
+// listing 10 of them.
+func TestBatchedReads(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d)
+		ctx := context.Background()
+		for i := 0; i < 100; i++ {
+			res, err := e.store.ImportProject(ctx, store.ProjectImport{Name: fmt.Sprintf("p%03d", i), Slug: fmt.Sprintf("p%03d", i),
+				Repo: "https://github.com/a/b", RepoType: "git", Language: "en", ProgrammingLanguage: "words",
+				MaintainerID: e.users["alice"].ID, IntegrationType: store.GitHubWebhook})
+			if err != nil {
+				t.Fatal(err)
+			}
+			built := true
+			e.store.UpdateVersion(ctx, res.Latest.ID, store.VersionUpdate{Built: &built})
+		}
+		const query = `query($n: Int) { projects(limit: $n) { totalCount nodes { slug users { username } urls { documentation }
+			subprojectOf { slug } activeVersions { slug ref urls { vcs } downloads { pdf } lastBuild { id state { code } commands { id } } } } } }`
+		queries := func(n int) int64 {
+			before := e.store.QueryCount()
+			data := e.must(e.as("alice"), query, map[string]any{"n": n})
+			if got := len(dig(data, "projects", "nodes").([]any)); got != n {
+				t.Fatalf("got %d projects, want %d", got, n)
+			}
+			if got := dig(data, "projects", "nodes", n-1, "activeVersions", 0, "lastBuild", "state", "code"); got != "triggered" {
+				t.Fatalf("last project's latest build state = %v", got)
+			}
+			return e.store.QueryCount() - before
+		}
+		ten, hundred := queries(10), queries(100)
+		t.Logf("queries: 10 projects → %d, 100 projects → %d", ten, hundred)
+		if hundred != ten {
+			t.Errorf("100 projects cost %d queries, 10 cost %d: reads are not batched", hundred, ten)
+		}
+		if hundred > 15 {
+			t.Errorf("100 projects cost %d queries, want a small constant", hundred)
+		}
+	})
+}
+
+// TestMutations drives every mutation once through its happy path and its
+// main failure.
+func TestMutations(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d)
+		e.fixture()
+		alice := e.as("alice")
+		ok := func(query string, vars map[string]any) map[string]any {
+			t.Helper()
+			return e.must(alice, query, vars)
+		}
+		fails := func(query string, vars map[string]any, wantKind errs.Kind, wantFields errs.Fields) {
+			t.Helper()
+			_, err := e.do(alice, query, vars)
+			if errs.KindOf(err) != wantKind {
+				t.Fatalf("kind = %s (%v), want %s", kind(err), err, wantKind)
+			}
+			if wantFields != nil && !reflect.DeepEqual(errs.FieldsOf(err), wantFields) {
+				t.Errorf("fields = %v, want %v", errs.FieldsOf(err), wantFields)
+			}
+		}
+
+		// updateProject: PATCH and PUT rules.
+		data := ok(`mutation { updateProject(slug: "pub", input: {name: "Pub", defaultBranch: "main", singleVersion: false, analyticsCode: null}) { name defaultBranch versions { nodes { slug identifier } } } }`, nil)
+		if dig(data, "updateProject", "defaultBranch") != "main" {
+			t.Errorf("defaultBranch = %v", dig(data, "updateProject", "defaultBranch"))
+		}
+		for _, v := range dig(data, "updateProject", "versions", "nodes").([]any) {
+			if dig(v, "slug") == "latest" && dig(v, "identifier") != "main" {
+				t.Errorf("machine latest did not follow the default branch: %v", v)
+			}
+		}
+		fails(`mutation { updateProject(slug: "pub", input: {name: "X"}, replace: true) { name } }`, nil, errs.Invalid,
+			errs.Fields{"repository": {"This field is required."}, "homepage": {"This field is required."}})
+		fails(`mutation { updateProject(slug: "pub", input: {repository: {url: "https://a.org/b"}, showVersionWarning: null}) { name } }`, nil, errs.Invalid,
+			errs.Fields{"show_version_warning": {"This field may not be null."}})
+		fails(`mutation { updateProject(slug: "nope", input: {}) { name } }`, nil, errs.NotFound, nil)
+
+		// Translations, with the language rules.
+		e.importProject("alice", "pub-es")
+		fails(`mutation { setTranslationOf(slug: "pub-es", main: "pub") { slug } }`, nil, errs.Invalid,
+			errs.Fields{"language": {`A translation with language "en" already exists for this project.`}})
+		ok(`mutation { updateProject(slug: "pub-es", input: {language: "es"}) { slug } }`, nil)
+		data = ok(`mutation { setTranslationOf(slug: "pub-es", main: "pub") { translationOf { slug } urls { documentation } } }`, nil)
+		if dig(data, "setTranslationOf", "urls", "documentation") != "https://docs.example.com/docs/pub/es/latest/" {
+			t.Errorf("translation docs URL = %v", dig(data, "setTranslationOf", "urls", "documentation"))
+		}
+		data = ok(`{ project(slug: "pub") { translations { totalCount nodes { slug } } } }`, nil)
+		if dig(data, "project", "translations", "totalCount") != float64(1) {
+			t.Errorf("translations = %v", dig(data, "project", "translations"))
+		}
+		fails(`mutation { updateProject(slug: "pub-es", input: {language: "en"}) { slug } }`, nil, errs.Invalid,
+			errs.Fields{"language": {`A translation with language "en" already exists for this project.`}})
+		ok(`mutation { setTranslationOf(slug: "pub-es", main: null) { slug } }`, nil)
+
+		// Versions.
+		data = ok(`mutation { updateVersion(project: "pub", version: "v1.0", input: {active: false}) { active } }`, nil)
+		if dig(data, "updateVersion", "active") != false {
+			t.Errorf("active = %v", dig(data, "updateVersion", "active"))
+		}
+		fails(`mutation { updateVersion(project: "pub", version: "v1.0", input: {}, replace: true) { active } }`, nil, errs.Invalid, errs.Fields{"active": {"This field is required."}})
+		fails(`mutation { updateVersion(project: "pub", version: "v1.0", input: {active: null}) { active } }`, nil, errs.Invalid, errs.Fields{"active": {"This field may not be null."}})
+		fails(`mutation { updateVersion(project: "pub", version: "nope", input: {active: true}) { active } }`, nil, errs.NotFound, nil)
+		ok(`mutation { setVersionPrivacy(project: "pub", version: "v1.0", privacyLevel: "protected") { privacyLevel } }`, nil)
+		fails(`mutation { setVersionPrivacy(project: "pub", version: "v1.0", privacyLevel: "hidden") { privacyLevel } }`, nil, errs.Invalid, nil)
+
+		// Builds: trigger, and the disabled-project case.
+		data = ok(`mutation { triggerBuild(project: "pub", version: "v1.0") { triggered build { state { code } } version { lastBuild { id } } } }`, nil)
+		if dig(data, "triggerBuild", "triggered") != true || dig(data, "triggerBuild", "build", "state", "code") != "triggered" {
+			t.Errorf("trigger = %v", data)
+		}
+		e.must(graph.WithSystem(context.Background()), `mutation { setProjectAdminFields(slug: "pub", input: {skip: true}) { slug } }`, nil)
+		data = ok(`mutation { triggerBuild(project: "pub", version: "v1.0") { triggered build { id } } }`, nil)
+		if dig(data, "triggerBuild", "triggered") != false || dig(data, "triggerBuild", "build") != nil {
+			t.Errorf("trigger on a disabled project = %v", data)
+		}
+		fails(`mutation { setProjectAdminFields(slug: "pub", input: {skip: false}) { slug } }`, nil, errs.Forbidden, nil)
+
+		// Subprojects, with the §4.4.2 rules.
+		e.importProject("alice", "child")
+		e.importProject("bob", "bobs")
+		fails(`mutation { createSubproject(project: "pub", input: {}) { alias } }`, nil, errs.Invalid, errs.Fields{"child": {"This field is required."}})
+		fails(`mutation { createSubproject(project: "pub", input: {child: ""}) { alias } }`, nil, errs.Invalid, errs.Fields{"child": {"This field may not be null."}})
+		fails(`mutation { createSubproject(project: "pub", input: {child: "bobs"}) { alias } }`, nil, errs.Invalid, errs.Fields{"child": {"Object with slug=bobs does not exist."}})
+		fails(`mutation { createSubproject(project: "pub", input: {child: "pub"}) { alias } }`, nil, errs.Invalid, errs.Fields{"child": {"Project can not be subproject of itself"}})
+		fails(`mutation { createSubproject(project: "pub", input: {child: "child", alias: "bad alias"}) { alias } }`, nil, errs.Invalid,
+			errs.Fields{"alias": {`Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.`}})
+		data = ok(`mutation { createSubproject(project: "pub", input: {child: "child", alias: "lib"}) { alias parent { slug } child { slug subprojectOf { slug } urls { documentation } } } }`, nil)
+		if dig(data, "createSubproject", "child", "urls", "documentation") != "https://docs.example.com/docs/pub/projects/lib/en/latest/" {
+			t.Errorf("subproject = %v", data)
+		}
+		fails(`mutation { createSubproject(project: "pub", input: {child: "child"}) { alias } }`, nil, errs.Invalid,
+			errs.Fields{"child": {"Child is already a subproject of another project"}})
+		fails(`mutation { createSubproject(project: "pub-es", input: {child: "pub"}) { alias } }`, nil, errs.Invalid,
+			errs.Fields{"child": {"Child is already a superproject"}})
+		fails(`mutation { createSubproject(project: "child", input: {child: "pub-es"}) { alias } }`, nil, errs.Invalid,
+			errs.Fields{errs.NonField: {"Subproject nesting is not supported"}})
+		fails(`mutation { createSubproject(project: "pub", input: {child: "pub-es", alias: "lib"}) { alias } }`, nil, errs.Invalid,
+			errs.Fields{"alias": {"A subproject with this alias already exists"}})
+		data = ok(`{ project(slug: "pub") { subprojects { totalCount } subproject(alias: "lib") { child { slug } } } }`, nil)
+		if dig(data, "project", "subprojects", "totalCount") != float64(1) {
+			t.Errorf("subprojects = %v", data)
+		}
+		ok(`mutation { deleteSubproject(project: "pub", alias: "lib") }`, nil)
+		fails(`mutation { deleteSubproject(project: "pub", alias: "lib") }`, nil, errs.NotFound, nil)
+
+		// Redirects, with the per-type requirements.
+		fails(`mutation { createRedirect(project: "pub", input: {type: "page"}) { id } }`, nil, errs.Invalid,
+			errs.Fields{"from_url": {"This field is required."}, "to_url": {"This field is required."}})
+		fails(`mutation { createRedirect(project: "pub", input: {type: "page", fromUrl: "", toUrl: "/b"}) { id } }`, nil, errs.Invalid,
+			errs.Fields{"from_url": {"This field may not be blank."}})
+		fails(`mutation { createRedirect(project: "pub", input: {type: "moved"}) { id } }`, nil, errs.Invalid, errs.Fields{"type": {`"moved" is not a valid choice.`}})
+		data = ok(`mutation { createRedirect(project: "pub", input: {type: "prefix", fromUrl: "/dev/"}) { id type fromUrl toUrl httpStatus } }`, nil)
+		id := int64(dig(data, "createRedirect", "id").(float64))
+		if dig(data, "createRedirect", "toUrl") != "" || dig(data, "createRedirect", "httpStatus") != float64(302) {
+			t.Errorf("redirect = %v", data)
+		}
+		data = ok(`mutation($id: Int!) { updateRedirect(project: "pub", id: $id, input: {type: "exact", toUrl: "/x/"}) { type fromUrl toUrl } }`, map[string]any{"id": id})
+		if dig(data, "updateRedirect", "fromUrl") != "/dev/" || dig(data, "updateRedirect", "toUrl") != "/x/" {
+			t.Errorf("patched redirect = %v", data)
+		}
+		fails(`mutation($id: Int!) { updateRedirect(project: "pub", id: $id, input: {toUrl: "/y/"}, replace: true) { type } }`, map[string]any{"id": id}, errs.Invalid,
+			errs.Fields{"type": {"This field is required."}})
+		ok(`mutation($id: Int!) { deleteRedirect(project: "pub", id: $id) }`, map[string]any{"id": id})
+		fails(`mutation($id: Int!) { deleteRedirect(project: "priv", id: $id) }`, map[string]any{"id": id}, errs.NotFound, nil)
+
+		// Environment variables: the value is write-only.
+		for name, msg := range map[string]string{
+			"__X": "Variable name can't start with __ (double underscore)", "READTHEDOCS_X": "Variable name can't start with READTHEDOCS",
+			"SECRET": "There is already a variable with this name for this project", "A B": "Variable name can't contain spaces",
+			"A-B": "Only letters, numbers and underscore are allowed",
+		} {
+			fails(`mutation($n: String!) { createEnvironmentVariable(project: "pub", input: {name: $n, value: "v"}) { id } }`, map[string]any{"n": name}, errs.Invalid, errs.Fields{"name": {msg}})
+		}
+		data = ok(`mutation { createEnvironmentVariable(project: "pub", input: {name: "TOKEN", value: "abcd"}) { id name project { slug } } }`, nil)
+		evID := int64(dig(data, "createEnvironmentVariable", "id").(float64))
+		ok(`mutation($id: Int!) { deleteEnvironmentVariable(project: "pub", id: $id) }`, map[string]any{"id": evID})
+		if _, err := e.do(alice, `{ project(slug: "pub") { environmentVariables { nodes { value } } } }`, nil); err == nil || !strings.Contains(err.Error(), "value") {
+			t.Errorf("querying a variable's value must be impossible, got %v", err)
+		}
+
+		// Maintainers, privacy, integrations, delete.
+		data = ok(`mutation { addMaintainer(slug: "pub", username: "bob") { users { username } } }`, nil)
+		if len(dig(data, "addMaintainer", "users").([]any)) != 2 {
+			t.Errorf("users = %v", data)
+		}
+		ok(`mutation { removeMaintainer(slug: "pub", username: "bob") { slug } }`, nil)
+		fails(`mutation { removeMaintainer(slug: "pub", username: "alice") { slug } }`, nil, errs.Conflict, nil)
+		data = ok(`mutation { setProjectPrivacy(slug: "pub", privacyLevel: "private") { privacyLevel } }`, nil)
+		if dig(data, "setProjectPrivacy", "privacyLevel") != "private" {
+			t.Errorf("privacy = %v", data)
+		}
+		data = ok(`mutation { createIntegration(project: "pub", type: "api_webhook") { id type secret } }`, nil)
+		inID := int64(dig(data, "createIntegration", "id").(float64))
+		ok(`mutation($id: Int!) { deleteIntegration(project: "pub", id: $id) }`, map[string]any{"id": inID})
+		fails(`mutation { createIntegration(project: "pub", type: "svn_hook") { id } }`, nil, errs.Invalid, nil)
+		ok(`mutation { deleteProject(slug: "child") }`, nil)
+		fails(`{ project(slug: "child") { slug } }`, nil, errs.NotFound, nil)
+	})
+}
+
+// TestVersionFields checks computed version fields: ref on stable, vcs URLs,
+// downloads of a subproject child.
+func TestVersionFields(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d)
+		ctx := context.Background()
+		e.importProject("alice", "demo")
+		p, _ := e.store.FindProjectBySlug(ctx, "demo")
+		for _, v := range []store.Version{
+			{Slug: "1.0", VerboseName: "1.0", Type: store.Tag, Identifier: "a1"},
+			{Slug: "1.1", VerboseName: "1.1", Type: store.Tag, Identifier: "a2"},
+			{Slug: "2.0b1", VerboseName: "2.0b1", Type: store.Tag, Identifier: "a3"},
+			{Slug: "stable", VerboseName: "stable", Type: store.Tag, Identifier: "a2", Machine: true, Active: true},
+			{Slug: "bb", VerboseName: "bb", Type: store.Branch, Identifier: "origin/bb"},
+		} {
+			v.ProjectID = p.ID
+			if _, err := e.store.CreateVersion(ctx, &v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		data := e.must(e.as("alice"), `{ project(slug: "demo") { versions(limit: 100) { nodes { slug ref urls { vcs documentation } } } } }`, nil)
+		got := map[string][2]any{}
+		for _, n := range dig(data, "project", "versions", "nodes").([]any) {
+			got[dig(n, "slug").(string)] = [2]any{dig(n, "ref"), dig(n, "urls", "vcs")}
+		}
+		want := map[string][2]any{
+			"stable": {"1.1", "https://github.com/rtfd/x/tree/1.1/"},
+			"latest": {nil, "https://github.com/rtfd/x/tree/master/"},
+			"1.0":    {nil, "https://github.com/rtfd/x/tree/1.0/"},
+			"1.1":    {nil, "https://github.com/rtfd/x/tree/1.1/"},
+			"2.0b1":  {nil, "https://github.com/rtfd/x/tree/2.0b1/"},
+			"bb":     {nil, "https://github.com/rtfd/x/tree/bb/"},
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("ref and vcs:\n got %v\nwant %v", got, want)
+		}
+	})
+}
+
+// TestErrorsReachCallers checks the GraphQL side of the error vocabulary:
+// codes in extensions and kinds recoverable with errors.As.
+func TestErrorsReachCallers(t *testing.T) {
+	e := newEnv(t, store.SQLite)
+	resp := e.exec.Run(e.as("bob"), `{ project(slug: "missing") { slug } }`, nil)
+	if len(resp.Errors) != 1 || resp.Errors[0].Extensions["code"] != "NOT_FOUND" || resp.Errors[0].Message != "Not found." {
+		t.Fatalf("errors = %v", resp.Errors)
+	}
+	var e2 *errs.Error
+	if err := graph.ResponseError(resp); !errors.As(err, &e2) || e2.Kind != errs.NotFound {
+		t.Errorf("ResponseError = %v, want a NotFound *errs.Error", err)
+	}
+	var raw map[string]any
+	json.Unmarshal(resp.Data, &raw)
+	if v, ok := raw["project"]; !ok || v != nil {
+		t.Errorf("data = %s, want project: null", resp.Data)
+	}
+	// An invalid operation is not a client error of the API: Internal.
+	if err := e.exec.Do(e.as("bob"), `{ nope }`, nil, nil); errs.KindOf(err) != errs.Internal {
+		t.Errorf("bad operation kind = %s", kind(err))
+	}
+}
