@@ -68,7 +68,7 @@ type Executor struct {
 
 // NewExecutor returns an in-process executor over r.
 func NewExecutor(r *Resolver) *Executor {
-	exec := executor.New(NewExecutableSchema(Config{Resolvers: r}))
+	exec := executor.New(NewExecutableSchema(schemaConfig(r)))
 	exec.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	exec.SetErrorPresenter(presentError)
 	exec.SetRecoverFunc(recoverPanic)
@@ -140,7 +140,7 @@ func ResponseError(resp *graphql.Response) error {
 // introspection, a complexity limit, the caller authenticated from the
 // `Authorization: Token` header (anonymous without one).
 func (r *Resolver) Handler() http.Handler {
-	srv := handler.New(NewExecutableSchema(Config{Resolvers: r}))
+	srv := handler.New(NewExecutableSchema(schemaConfig(r)))
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
@@ -149,7 +149,7 @@ func (r *Resolver) Handler() http.Handler {
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
 	limit := r.Settings.ComplexityLimit
 	if limit <= 0 {
-		limit = 2000
+		limit = 20000
 	}
 	srv.Use(extension.FixedComplexityLimit(limit))
 	srv.SetErrorPresenter(presentError)

@@ -13,7 +13,7 @@ type Settings struct {
 	AllowLocalRepos   bool // file:// repository URLs
 	AllowPrivateRepos bool // ssh:// and user@host:path repository URLs
 	MaxPageSize       int  // upper bound of list limits; default 100
-	ComplexityLimit   int  // public endpoint's query complexity limit; default 2000
+	ComplexityLimit   int  // public endpoint's query complexity limit; default 20000
 }
 
 // Hooks lets other subsystems react to graph writes without the graph

@@ -227,7 +227,9 @@ func TestServe(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var stderr bytes.Buffer
 	done := make(chan int)
-	go func() { done <- run(ctx, []string{"serve", "--addr", addr, data, "--build-workers", "0"}, io.Discard, &stderr) }()
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", addr, data, "--build-workers", "0"}, io.Discard, &stderr)
+	}()
 	base := "http://" + addr
 	var resp *http.Response
 	for i := 0; i < 100; i++ {
@@ -252,6 +254,18 @@ func TestServe(t *testing.T) {
 	resp.Body.Close()
 	if fmt.Sprint(body) != "map[data:map[viewer:map[username:alice]]]" {
 		t.Errorf("graphql answer = %v", body)
+	}
+	resp, err = http.Get(base + "/graphiql/")
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 || !strings.Contains(string(page), `src="/graphiql/static/graphiql.min.js"`) || strings.Contains(string(page), "src=\"http") {
+		t.Errorf("GraphiQL page: %v %v\n%s", resp, err, page)
+	}
+	resp, err = http.Get(base + "/graphiql/static/graphiql.min.js")
+	if err != nil || resp.StatusCode != 200 {
+		t.Errorf("GraphiQL script: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
 	}
 	resp, err = http.Get(base + "/api/v3/nope/")
 	if err != nil || resp.StatusCode != 404 || resp.Header.Get("Content-Type") != "application/json" {

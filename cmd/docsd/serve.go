@@ -13,6 +13,7 @@ import (
 	"docsd/artifacts"
 	"docsd/docsurl"
 	"docsd/graph"
+	"docsd/graph/graphiql"
 	"docsd/rest"
 	"docsd/store"
 )
@@ -70,6 +71,7 @@ func (a *app) close() { a.store.Close() }
 func (a *app) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", a.resolver.Handler())
+	mux.Handle("/graphiql/", graphiql.Handler("/graphiql/", "/graphql"))
 	api := rest.New(a.executor, rest.Config{
 		PublicURL:        a.settings.PublicURL,
 		AbsoluteAPILinks: a.settings.AbsoluteAPILinks,
@@ -86,8 +88,8 @@ func (a *app) handler() http.Handler {
 	})
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		fmt.Fprintf(w, "docsd\n\nAPI v3:  %s/api/v3/\nAPI v2:  %s/api/v2/\nGraphQL: %s/graphql\n",
-			a.settings.PublicURL, a.settings.PublicURL, a.settings.PublicURL)
+		fmt.Fprintf(w, "docsd\n\nAPI v3:   %s/api/v3/\nAPI v2:   %s/api/v2/\nGraphQL:  %s/graphql\nGraphiQL: %s/graphiql/\n",
+			a.settings.PublicURL, a.settings.PublicURL, a.settings.PublicURL, a.settings.PublicURL)
 	})
 	return logRequests(a.logger, mux)
 }

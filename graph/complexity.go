@@ -1,0 +1,29 @@
+package graph
+
+// schemaConfig is the generated schema configuration for r, with the
+// complexity of list fields scaled by the number of rows they may return, so
+// that the public endpoint's complexity limit bounds the work of a query.
+func schemaConfig(r *Resolver) Config {
+	cfg := Config{Resolvers: r}
+	c := &cfg.Complexity
+	rows := func(limit *int64) int {
+		l, _ := r.window(limit, nil)
+		return l
+	}
+	const unpaged = 10 // rough size of lists without limit (users, commands…)
+	c.Query.Projects = func(child int, _ *ProjectFilterInput, limit, _ *int64) int { return 1 + child*rows(limit) }
+	c.Query.Versions = func(child int, _ *VersionFilterInput, limit, _ *int64) int { return 1 + child*rows(limit) }
+	c.Query.Builds = func(child int, _ *BuildFilterInput, limit, _ *int64) int { return 1 + child*rows(limit) }
+	c.Project.Versions = func(child int, _ *VersionFilterInput, limit, _ *int64) int { return 1 + child*rows(limit) }
+	c.Project.Builds = func(child int, _ *BuildFilterInput, limit, _ *int64) int { return 1 + child*rows(limit) }
+	c.Project.Subprojects = func(child int, limit, _ *int64) int { return 1 + child*rows(limit) }
+	c.Project.Translations = func(child int, limit, _ *int64) int { return 1 + child*rows(limit) }
+	c.Project.Redirects = func(child int, limit, _ *int64) int { return 1 + child*rows(limit) }
+	c.Project.EnvironmentVariables = func(child int, limit, _ *int64) int { return 1 + child*rows(limit) }
+	c.Version.Builds = func(child int, _ *BuildFilterInput, limit, _ *int64) int { return 1 + child*rows(limit) }
+	c.Project.ActiveVersions = func(child int) int { return 1 + child*unpaged }
+	c.Project.Users = func(child int) int { return 1 + child*unpaged }
+	c.Project.Integrations = func(child int) int { return 1 + child*unpaged }
+	c.Build.Commands = func(child int) int { return 1 + child*unpaged }
+	return cfg
+}
