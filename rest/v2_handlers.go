@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -203,14 +204,25 @@ func v2Bool(q url.Values, name string) any {
 // unless a positive integer is given.
 func (s *Server) v2Window(q url.Values) (limit, offset int) {
 	limit = 10
-	if n, err := strconv.Atoi(v2Last(q, "limit")); err == nil && n > 0 {
+	if n, ok := v2Int(v2Last(q, "limit")); ok && n > 0 {
 		limit = n
 	}
 	limit = min(limit, s.cfg.MaxPageSize)
-	if n, err := strconv.Atoi(v2Last(q, "offset")); err == nil && n > 0 {
+	if n, ok := v2Int(v2Last(q, "offset")); ok && n > 0 {
 		offset = n
 	}
 	return limit, offset
+}
+
+// v2Int parses a base-10 integer; one too large for an int is the largest
+// int (a limit past the maximum is clamped, an offset past the end is an
+// empty page).
+func v2Int(s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) && n > 0 {
+		return n, true // Atoi returns math.MaxInt
+	}
+	return n, err == nil
 }
 
 // v2PageLinks are a page's `next` and `previous` (behavior.md §3.4): the
@@ -228,7 +240,7 @@ func (s *Server) v2PageLinks(r *http.Request, count, limit, offset int) (next, p
 		u := s.cfg.PublicURL + r.URL.EscapedPath() + "?" + q.Encode()
 		return &u
 	}
-	if offset+limit < count {
+	if offset < count-limit { // offset+limit < count, without overflow
 		next = link(offset + limit)
 	}
 	if offset > 0 {
