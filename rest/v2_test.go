@@ -202,6 +202,24 @@ func v2Seed(t *testing.T, s *store.Store) v2Fixture {
 	// another 1.0: triggered, never claimed.
 	clock.Advance(time.Minute)
 	newBuild(another10, nil)
+
+	// Projects whose docs URLs the resolver nests (behavior.md §8.2, §8.4):
+	// a subproject, a translation, a single-version project; demo's default
+	// version becomes v1.0.
+	clock.Advance(time.Minute)
+	lib := storetest.MustImport(t, s, bob, "Lib", "https://bitbucket.org/bob/lib.git")
+	check(s.CreateRelationship(ctx, demo.Project.ID, lib.Project.ID, "library"))
+	ok(s.SetBuildCommit(ctx, lib.Build.ID, v2SHA1)) // a Bitbucket commit_url
+	version(lib.Project, store.Version{VerboseName: "1.0", Type: store.Tag, Active: true, Built: true,
+		PrivacyLevel: store.Public, HasPDF: true, HasEPUB: true, HasHTMLZip: true})
+	clock.Advance(time.Minute)
+	demoES := storetest.MustImport(t, s, alice, "Demo ES", "https://github.com/rtfd/demo-es")
+	check(s.UpdateProject(ctx, demoES.Project.ID, store.ProjectUpdate{Language: v2Ptr("es")}))
+	ok(s.SetTranslationOf(ctx, demoES.Project.ID, &demo.Project.ID))
+	clock.Advance(time.Minute)
+	one := storetest.MustImport(t, s, alice, "One", "https://example.org/one.git")
+	check(s.UpdateProject(ctx, one.Project.ID, store.ProjectUpdate{SingleVersion: v2Ptr(true)}))
+	check(s.UpdateProject(ctx, demo.Project.ID, store.ProjectUpdate{DefaultVersion: v2Ptr("v1.0")}))
 	return v2Fixture{aliceKey: aliceKey}
 }
 
@@ -235,6 +253,9 @@ var v2Cases = []v2Case{
 	v2Get("project_detail_overflow_id", "/api/v2/project/99999999999999999999999/"),
 	v2Get("project_detail_non_numeric", "/api/v2/project/demo/"),
 	v2Get("project_detail_negative", "/api/v2/project/-1/"),
+	v2Get("project_detail_subproject", "/api/v2/project/4/"),
+	v2Get("project_detail_translation", "/api/v2/project/5/"),
+	v2Get("project_detail_single_version", "/api/v2/project/6/"),
 	v2Get("project_active_versions", "/api/v2/project/1/active_versions/"),
 	v2Get("project_active_versions_another", "/api/v2/project/3/active_versions/"),
 	v2Get("project_active_versions_private", "/api/v2/project/2/active_versions/"),
@@ -256,6 +277,7 @@ var v2Cases = []v2Case{
 	v2Get("version_list_page_last", "/api/v2/version/?offset=3&limit=2&zzz=1&aaa=x+y&aaa=%2F&page=9&format=json&project__slug=demo"),
 	v2Get("version_list_page_past_end", "/api/v2/version/?offset=50&limit=20"),
 	v2Get("version_detail", "/api/v2/version/4/"),
+	v2Get("version_detail_subproject", "/api/v2/version/12/"),
 	v2Get("version_detail_external", "/api/v2/version/9/"),
 	v2Get("version_detail_private", "/api/v2/version/7/"),
 	v2Get("version_detail_protected", "/api/v2/version/8/"),
@@ -281,6 +303,9 @@ var v2Cases = []v2Case{
 	v2Get("build_detail_external", "/api/v2/build/6/"),
 	v2Get("build_detail_running", "/api/v2/build/7/"),
 	v2Get("build_detail_triggered", "/api/v2/build/8/"),
+	v2Get("build_detail_subproject", "/api/v2/build/9/"),
+	v2Get("build_detail_translation", "/api/v2/build/10/"),
+	v2Get("build_detail_single_version", "/api/v2/build/11/"),
 	v2Get("build_detail_of_private_project", "/api/v2/build/2/"),
 	v2Get("build_detail_of_private_version", "/api/v2/build/5/"),
 	v2Get("build_detail_unknown", "/api/v2/build/999/"),
