@@ -372,13 +372,16 @@ func v2WithToken(golden, path, key string) v2Case {
 	return c
 }
 
-// v2Server serves the REST API over a seeded store of dialect d.
-func v2Server(t *testing.T, d store.Dialect) (*httptest.Server, v2Fixture) {
+// v2Server serves the REST API over a seeded store of dialect d, with the
+// operator's max_page_size (0: the default).
+func v2Server(t *testing.T, d store.Dialect, maxPageSize int) (*httptest.Server, v2Fixture) {
 	t.Helper()
 	s := storetest.Open(t, d)
 	fx := v2Seed(t, s)
-	exec := graph.NewExecutor(&graph.Resolver{Store: s, Settings: graph.Settings{URLs: docsurl.Config{PublicURL: v2PublicURL}}})
-	srv := httptest.NewServer(rest.New(exec, rest.Config{PublicURL: v2PublicURL}))
+	exec := graph.NewExecutor(&graph.Resolver{Store: s, Settings: graph.Settings{
+		URLs: docsurl.Config{PublicURL: v2PublicURL}, MaxPageSize: maxPageSize,
+	}})
+	srv := httptest.NewServer(rest.New(exec, rest.Config{PublicURL: v2PublicURL, MaxPageSize: maxPageSize}))
 	t.Cleanup(srv.Close)
 	return srv, fx
 }
@@ -437,7 +440,7 @@ func v2Document(t *testing.T, c v2Case, resp *http.Response, body []byte) []byte
 
 func TestV2(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
-		srv, fx := v2Server(t, d)
+		srv, fx := v2Server(t, d, 0)
 		written := map[string]bool{}
 		for _, c := range v2Cases {
 			header := http.Header{}
@@ -514,7 +517,7 @@ func v2CheckWire(t *testing.T, c v2Case, resp *http.Response, body []byte) {
 // GET's status and headers.
 func TestV2HeadIsGetWithoutBody(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
-		srv, _ := v2Server(t, d)
+		srv, _ := v2Server(t, d, 0)
 		for _, c := range v2Cases {
 			if c.method != http.MethodGet || c.header != nil {
 				continue
@@ -532,6 +535,41 @@ func TestV2HeadIsGetWithoutBody(t *testing.T) {
 			if len(body) != 0 {
 				t.Errorf("HEAD %s: body %q, want none", c.path, body)
 			}
+		}
+	})
+}
+
+// TestV2SmallMaxPageSize checks that limits are clamped to the operator's
+// max_page_size in results and links, and that active_versions, which is
+// not paginated, still lists every version when they span several of the
+// graph's pages.
+func TestV2SmallMaxPageSize(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		srv, _ := v2Server(t, d, 2)
+
+		c := v2Get("project_active_versions", "/api/v2/project/1/active_versions/")
+		resp, body := v2Do(t, srv, c.method, c.path, nil)
+		want, err := os.ReadFile(filepath.Join("testdata", "v2", c.golden+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v2Document(t, c, resp, body); !bytes.Equal(got, want) {
+			t.Errorf("GET %s with max_page_size 2:\n%s\nwant:\n%s", c.path, got, want)
+		}
+
+		_, body = v2Do(t, srv, http.MethodGet, "/api/v2/version/?project__slug=demo&limit=5", nil)
+		var page struct {
+			Count   int               `json:"count"`
+			Next    *string           `json:"next"`
+			Results []json.RawMessage `json:"results"`
+		}
+		if err := json.Unmarshal(body, &page); err != nil {
+			t.Fatal(err)
+		}
+		wantNext := v2PublicURL + "/api/v2/version/?limit=2&offset=2&project__slug=demo"
+		if page.Count != 5 || len(page.Results) != 2 || page.Next == nil || *page.Next != wantNext {
+			t.Errorf("GET /api/v2/version/?project__slug=demo&limit=5 with max_page_size 2: count %d, %d results, next %v; want 5, 2, %s",
+				page.Count, len(page.Results), page.Next, wantNext)
 		}
 	})
 }
