@@ -1,8 +1,138 @@
 package rest
 
-import "net/http"
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
 
-// v2Handler serves /api/v2/ (behavior.md §5), except the webhooks.
+	"github.com/gorilla/mux"
+)
+
+// v2Allow is the Allow header of every v2 read route (behavior.md §3.8).
+const v2Allow = "GET, HEAD, OPTIONS"
+
+// v2Route is one route of the v2 table (behavior.md §5.1).
+type v2Route struct {
+	path        string // gorilla/mux template
+	name        string // OPTIONS `name`
+	description string // OPTIONS `description`
+	get         v2Handle
+}
+
+// v2Routes is the whole v2 read API: behavior.md §5.1's table, nothing more.
+// Path ids match `[^/.]+` (§3.7); a non-integer one is a 404 at lookup.
+var v2Routes = []v2Route{
+	{"/api/v2/project/", "Project List",
+		"Public projects, ordered by slug. Filter: slug.",
+		v2List[v2Project](v2ProjectListQuery, func(q url.Values) v2Filters {
+			return v2Filters{"slug": v2Text(q, "slug")}
+		})},
+	{"/api/v2/project/{id:[^/.]+}/", "Project Instance",
+		"One public project.",
+		v2Detail[v2Project](v2ProjectQuery)},
+	{"/api/v2/project/{id:[^/.]+}/active_versions/", "Active Versions",
+		"The public, active versions of a public project, by verbose name descending.",
+		(*Server).v2ActiveVersions},
+	{"/api/v2/version/", "Version List",
+		"Public versions of public projects, by verbose name descending. Filters: project__slug, active.",
+		v2List[v2Version](v2VersionListQuery, func(q url.Values) v2Filters {
+			return v2Filters{"projectSlug": v2Text(q, "project__slug"), "active": v2Bool(q, "active")}
+		})},
+	{"/api/v2/version/{id:[^/.]+}/", "Version Instance",
+		"One public version of a public project.",
+		v2Detail[v2Version](v2VersionQuery)},
+	{"/api/v2/build/", "Build List",
+		"Builds of public versions of public projects, most recent first. Filters: project__slug, commit.",
+		v2List[v2Build](v2BuildListQuery, func(q url.Values) v2Filters {
+			return v2Filters{"projectSlug": v2Text(q, "project__slug"), "commit": v2Text(q, "commit")}
+		})},
+	{"/api/v2/build/{id:[^/.]+}/", "Build Instance",
+		"One build of a public version of a public project.",
+		v2Detail[v2Build](v2BuildQuery)},
+}
+
+// v2Handler serves /api/v2/ (behavior.md §5), except the webhooks, which cmd
+// mounts on a more specific prefix. v2 is public and read-only: every
+// request runs as an anonymous caller whatever credentials it carries, so it
+// sees what the graph shows to anyone (public data only), and it is never
+// throttled.
 func (s *Server) v2Handler() http.Handler {
-	return http.HandlerFunc(writeNotFound)
+	routes := mux.NewRouter().SkipClean(true)
+	for _, rt := range v2Routes {
+		routes.Handle(rt.path, s.v2Serve(rt))
+	}
+	routes.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v2Unrouted(routes, w, r)
+	})
+	return routes
+}
+
+// v2Serve answers on a matched route, in the order of behavior.md §1.3 that
+// applies to v2 (no authentication, permission or throttle): the `format`
+// parameter, the method, then the route's own work.
+func (s *Server) v2Serve(rt v2Route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", v2Allow)
+		if f := v2Last(r.URL.Query(), "format"); f != "" && f != "json" {
+			writeNotFound(w, r)
+			return
+		}
+		switch r.Method {
+		case http.MethodGet, http.MethodHead:
+			rt.get(s, w, r)
+		case http.MethodOptions:
+			writeJSON(w, r, http.StatusOK, v2Options{
+				Description: rt.description,
+				Name:        rt.name,
+				Parses:      []string{"application/json", "application/x-www-form-urlencoded", "multipart/form-data"},
+				Renders:     []string{"application/json"},
+			})
+		default:
+			writeJSON(w, r, http.StatusMethodNotAllowed, map[string]string{
+				"detail": fmt.Sprintf("Method %q not allowed.", strings.ToUpper(r.Method)),
+			})
+		}
+	})
+}
+
+// v2Options is the OPTIONS body (behavior.md §3.8), keys in this order.
+type v2Options struct {
+	Description string   `json:"description"`
+	Name        string   `json:"name"`
+	Parses      []string `json:"parses"`
+	Renders     []string `json:"renders"`
+}
+
+// v2Unrouted answers a path that matches no route: a path that lacks only
+// its trailing slash is redirected (GET, HEAD) or refused with 400 (other
+// methods), anything else is a 404 (behavior.md §3.7, §5.1).
+func v2Unrouted(routes *mux.Router, w http.ResponseWriter, r *http.Request) {
+	if p := r.URL.Path; !strings.HasSuffix(p, "/") {
+		withSlash := r.Clone(r.Context())
+		withSlash.URL.Path, withSlash.URL.RawPath = p+"/", ""
+		var m mux.RouteMatch
+		if routes.Match(withSlash, &m) && m.MatchErr == nil {
+			v2MissingSlash(w, r)
+			return
+		}
+	}
+	writeNotFound(w, r)
+}
+
+// v2MissingSlash answers a request whose path lacks only the trailing slash.
+// Writes are never redirected: a client would silently turn them into GETs.
+func v2MissingSlash(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		writeJSON(w, r, http.StatusBadRequest, map[string]string{
+			"detail": fmt.Sprintf("The URL must end with a slash: send %s to %s/.", r.Method, r.URL.Path),
+		})
+		return
+	}
+	loc := r.URL.EscapedPath() + "/"
+	if r.URL.RawQuery != "" {
+		loc += "?" + r.URL.RawQuery
+	}
+	w.Header().Set("Location", loc)
+	w.WriteHeader(http.StatusMovedPermanently)
 }

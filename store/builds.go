@@ -41,13 +41,13 @@ func (f BuildFilter) where() *where {
 		w.add("b.project_id = ?", *f.ProjectID)
 	}
 	if f.ProjectSlug != nil {
-		w.add("p.slug = ?", *f.ProjectSlug)
+		w.addText("p.slug", *f.ProjectSlug)
 	}
 	if f.VersionID != nil {
 		w.add("b.version_id = ?", *f.VersionID)
 	}
 	if f.Commit != nil {
-		w.add("b.commit_hash = ?", *f.Commit)
+		w.addText("b.commit_hash", *f.Commit)
 	}
 	if f.Running != nil {
 		if *f.Running {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	"docsd/errs"
 )
@@ -53,6 +54,17 @@ func (w *where) add(cond string, args ...any) {
 	w.args = append(w.args, args...)
 }
 
+// addText adds `col = value` for a text column. A value that no text column
+// can hold (invalid UTF-8, or a NUL byte) matches nothing: PostgreSQL would
+// refuse the whole query instead, and filters come straight from requests.
+func (w *where) addText(col, value string) {
+	if !utf8.ValidString(value) || strings.ContainsRune(value, 0) {
+		w.add("1=0")
+		return
+	}
+	w.add(col+" = ?", value)
+}
+
 func (w *where) String() string {
 	if len(w.conds) == 0 {
 		return ""
@@ -82,13 +94,13 @@ func (f ProjectFilter) where() *where {
 		}
 	}
 	if f.Slug != nil {
-		w.add("p.slug = ?", *f.Slug)
+		w.addText("p.slug", *f.Slug)
 	}
 	if f.Language != nil {
-		w.add("p.language = ?", *f.Language)
+		w.addText("p.language", *f.Language)
 	}
 	if f.ProgrammingLanguage != nil {
-		w.add("p.programming_language = ?", *f.ProgrammingLanguage)
+		w.addText("p.programming_language", *f.ProgrammingLanguage)
 	}
 	if f.MaintainerID != nil {
 		w.add("p.id IN (SELECT project_id FROM project_users WHERE user_id = ?)", *f.MaintainerID)

@@ -43,10 +43,10 @@ func (f VersionFilter) where() *where {
 		}
 	}
 	if f.ProjectSlug != nil {
-		w.add("p.slug = ?", *f.ProjectSlug)
+		w.addText("p.slug", *f.ProjectSlug)
 	}
 	if f.Slug != nil {
-		w.add("v.slug = ?", *f.Slug)
+		w.addText("v.slug", *f.Slug)
 	}
 	if f.Active != nil {
 		w.add("v.active = ?", *f.Active)
@@ -55,16 +55,16 @@ func (f VersionFilter) where() *where {
 		w.add("v.built = ?", *f.Built)
 	}
 	if f.VerboseName != nil {
-		w.add("v.verbose_name = ?", *f.VerboseName)
+		w.addText("v.verbose_name", *f.VerboseName)
 	}
 	if f.PrivacyLevel != nil {
-		w.add("v.privacy_level = ?", *f.PrivacyLevel)
+		w.addText("v.privacy_level", *f.PrivacyLevel)
 	}
 	if f.Type != nil {
-		w.add("v.type = ?", *f.Type)
+		w.addText("v.type", *f.Type)
 	}
 	if f.Identifier != nil {
-		w.add("v.identifier = ?", *f.Identifier)
+		w.addText("v.identifier", *f.Identifier)
 	}
 	if f.Internal {
 		w.add("v.type <> 'external'")

@@ -1,0 +1,250 @@
+package rest
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"docsd/graph"
+)
+
+// The operations behind the v2 routes. Their text is fixed, so the
+// executor's query cache always hits; filters that were not given are left
+// out of the variables (null: no filtering). The graph decides visibility
+// for the anonymous caller (behavior.md §5.1): public projects; public
+// versions of public projects, external ones included; builds of those.
+const (
+	v2ProjectListQuery = `query V2ProjectList($slug: String, $limit: Int, $offset: Int) {
+  list: projects(filter: {slug: $slug}, limit: $limit, offset: $offset) {
+    count: totalCount results: nodes { ...v2Project }
+  }
+}` + v2ProjectFragment
+
+	v2ProjectQuery = `query V2Project($id: Int!) {
+  object: project(id: $id) { ...v2Project }
+}` + v2ProjectFragment
+
+	// Only internal versions, whether built or not (§5.1); the project
+	// itself must be visible, or project is NOT_FOUND.
+	v2ActiveVersionsQuery = `query V2ActiveVersions($id: Int!, $limit: Int, $offset: Int) {
+  object: project(id: $id) {
+    versions(filter: {active: true, privacyLevel: "public", includeExternal: false}, limit: $limit, offset: $offset) {
+      count: totalCount results: nodes { ...v2Version }
+    }
+  }
+}` + v2VersionFragment
+
+	v2VersionListQuery = `query V2VersionList($projectSlug: String, $active: Boolean, $limit: Int, $offset: Int) {
+  list: versions(filter: {projectSlug: $projectSlug, active: $active, includeExternal: true}, limit: $limit, offset: $offset) {
+    count: totalCount results: nodes { ...v2Version }
+  }
+}` + v2VersionFragment
+
+	v2VersionQuery = `query V2Version($id: Int!) {
+  object: version(id: $id) { ...v2Version }
+}` + v2VersionFragment
+
+	v2BuildListQuery = `query V2BuildList($projectSlug: String, $commit: String, $limit: Int, $offset: Int) {
+  list: builds(filter: {projectSlug: $projectSlug, commit: $commit, includeExternal: true}, limit: $limit, offset: $offset) {
+    count: totalCount results: nodes { ...v2Build }
+  }
+}` + v2BuildFragment
+
+	v2BuildQuery = `query V2Build($id: Int!) {
+  object: build(id: $id) { ...v2Build }
+}` + v2BuildFragment
+)
+
+// v2ActiveVersions serves GET /api/v2/project/{id}/active_versions/: every
+// public, active, internal version of a public project, unpaginated
+// (behavior.md §5.1). The graph pages its lists, so the pages are gathered
+// here.
+func (s *Server) v2ActiveVersions(w http.ResponseWriter, r *http.Request) {
+	id, ok := v2ID(r)
+	if !ok {
+		writeNotFound(w, r)
+		return
+	}
+	versions := []v2Version{}
+	for offset := 0; ; {
+		var out struct {
+			Object *struct {
+				Versions v2Envelope[v2Version] `json:"versions"`
+			} `json:"object"`
+		}
+		vars := map[string]any{"id": id, "limit": s.cfg.MaxPageSize, "offset": offset}
+		if err := s.exec.Do(v2Context(r), v2ActiveVersionsQuery, vars, &out); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		if out.Object == nil {
+			writeNotFound(w, r)
+			return
+		}
+		page := out.Object.Versions
+		versions = append(versions, page.Results...)
+		offset += len(page.Results)
+		if len(page.Results) == 0 || offset >= page.Count {
+			break
+		}
+	}
+	writeJSON(w, r, http.StatusOK, struct {
+		Versions []v2Version `json:"versions"`
+	}{versions})
+}
+
+// v2Handle is the work of one v2 route once method and format are checked.
+type v2Handle func(s *Server, w http.ResponseWriter, r *http.Request)
+
+// v2Detail returns the handler of a detail route: the object with the
+// path's id, or 404 when the id is not an integer or names nothing the graph
+// shows.
+func v2Detail[T any](query string) v2Handle {
+	return func(s *Server, w http.ResponseWriter, r *http.Request) {
+		id, ok := v2ID(r)
+		if !ok {
+			writeNotFound(w, r)
+			return
+		}
+		var out struct {
+			Object *T `json:"object"`
+		}
+		if err := s.exec.Do(v2Context(r), query, map[string]any{"id": id}, &out); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		if out.Object == nil {
+			writeNotFound(w, r)
+			return
+		}
+		writeJSON(w, r, http.StatusOK, out.Object)
+	}
+}
+
+// v2Filters are the filter variables of a list operation; nil values are
+// filters that were not given, left out of the variables.
+type v2Filters map[string]any
+
+// v2List returns the handler of a list route: one page of the operation's
+// list, in the envelope of behavior.md §3.4, filtered by the variables that
+// filters reads from the query.
+func v2List[T any](query string, filters func(url.Values) v2Filters) v2Handle {
+	return func(s *Server, w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		limit, offset := s.v2Window(q)
+		vars := map[string]any{"limit": limit, "offset": offset}
+		for name, v := range filters(q) {
+			if v != nil {
+				vars[name] = v
+			}
+		}
+		var out struct {
+			List v2Envelope[T] `json:"list"`
+		}
+		if err := s.exec.Do(v2Context(r), query, vars, &out); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		page := out.List
+		page.Next, page.Previous = s.v2PageLinks(r, page.Count, limit, offset)
+		writeJSON(w, r, http.StatusOK, page)
+	}
+}
+
+// v2Context is the request's context with an anonymous viewer: v2 ignores
+// credentials (behavior.md §1.2), so it can only see public data.
+func v2Context(r *http.Request) context.Context {
+	return graph.WithUser(r.Context(), nil)
+}
+
+// v2ID is the route's `{id}` when it is a base-10 integer.
+func v2ID(r *http.Request) (int64, bool) {
+	id, err := strconv.ParseInt(mux.Vars(r)["id"], 10, 64)
+	return id, err == nil
+}
+
+// v2Last is the last value of a query parameter ("" when absent), the one
+// Read the Docs' filters and pagination read.
+func v2Last(q url.Values, name string) string {
+	vs := q[name]
+	if len(vs) == 0 {
+		return ""
+	}
+	return vs[len(vs)-1]
+}
+
+// v2Text is an exact-match filter's value; absent or empty means no
+// filtering, as in Read the Docs' filters.
+func v2Text(q url.Values, name string) any {
+	if v := v2Last(q, name); v != "" {
+		return v
+	}
+	return nil
+}
+
+// v2Bool is a boolean filter's value (behavior.md §3.6): `true`/`false`/
+// `1`/`0`, case-insensitive; anything else means no filtering.
+func v2Bool(q url.Values, name string) any {
+	switch strings.ToLower(v2Last(q, name)) {
+	case "true", "1":
+		return true
+	case "false", "0":
+		return false
+	}
+	return nil
+}
+
+// v2Window is the page a list request asks for (behavior.md §3.4): limit
+// 10 unless a positive integer is given, clamped to MaxPageSize; offset 0
+// unless a positive integer is given.
+func (s *Server) v2Window(q url.Values) (limit, offset int) {
+	limit = 10
+	if n, ok := v2Int(v2Last(q, "limit")); ok && n > 0 {
+		limit = n
+	}
+	limit = min(limit, s.cfg.MaxPageSize)
+	if n, ok := v2Int(v2Last(q, "offset")); ok && n > 0 {
+		offset = n
+	}
+	return limit, offset
+}
+
+// v2Int parses a base-10 integer; one too large for an int is the largest
+// int (a limit past the maximum is clamped, an offset past the end is an
+// empty page).
+func v2Int(s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) && n > 0 {
+		return n, true // Atoi returns math.MaxInt
+	}
+	return n, err == nil
+}
+
+// v2PageLinks are a page's `next` and `previous` (behavior.md §3.4): the
+// request's query with `limit` set to the effective limit and `offset` set
+// or removed, sorted by name, after the public URL and the request path.
+func (s *Server) v2PageLinks(r *http.Request, count, limit, offset int) (next, previous *string) {
+	link := func(offset int) *string {
+		q := r.URL.Query()
+		q.Set("limit", strconv.Itoa(limit))
+		if offset > 0 {
+			q.Set("offset", strconv.Itoa(offset))
+		} else {
+			q.Del("offset")
+		}
+		u := s.cfg.PublicURL + r.URL.EscapedPath() + "?" + q.Encode()
+		return &u
+	}
+	if offset < count-limit { // offset+limit < count, without overflow
+		next = link(offset + limit)
+	}
+	if offset > 0 {
+		previous = link(max(offset-limit, 0))
+	}
+	return next, previous
+}
