@@ -626,3 +626,21 @@ func TestErrorsReachCallers(t *testing.T) {
 		t.Errorf("bad operation kind = %s", kind(err))
 	}
 }
+
+// TestUnstorableText checks that NUL characters and lookups by them are
+// client errors on both dialects, never a server failure.
+func TestUnstorableText(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d)
+		_, err := e.do(e.as("alice"), `mutation($n: String!) { importProject(input: {name: $n, repository: {url: "https://a.org/b", type: "git"}}) { slug } }`,
+			map[string]any{"n": "a\x00b"})
+		if got := errs.FieldsOf(err); !reflect.DeepEqual(got, errs.Fields{"name": {"Null characters are not allowed."}}) {
+			t.Errorf("NUL in a name: %v", err)
+		}
+		for _, q := range []string{`{ project(slug: "a\u0000b") { slug } }`, `{ projects(filter: {slug: "a\u0000b"}) { totalCount } }`} {
+			if _, err := e.do(e.as("alice"), q, nil); err != nil && !errs.Is(err, errs.NotFound) {
+				t.Errorf("%s: %v, want NOT_FOUND or nothing", q, err)
+			}
+		}
+	})
+}

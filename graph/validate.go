@@ -43,6 +43,10 @@ func checkString(f errs.Fields, field string, in graphql.Omittable[*string], rul
 		return "", false
 	}
 	s := strings.TrimSpace(*v)
+	if strings.ContainsRune(s, 0) || !utf8.ValidString(s) {
+		f.Add(field, "Null characters are not allowed.")
+		return "", false
+	}
 	if s == "" && !rule.allowBlank {
 		f.Add(field, errs.MsgNotBlank)
 		return "", false

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
 
 	"docsd/errs"
 )
@@ -58,7 +57,7 @@ func (w *where) add(cond string, args ...any) {
 // can hold (invalid UTF-8, or a NUL byte) matches nothing: PostgreSQL would
 // refuse the whole query instead, and filters come straight from requests.
 func (w *where) addText(col, value string) {
-	if !utf8.ValidString(value) || strings.ContainsRune(value, 0) {
+	if !storable(value) {
 		w.add("1=0")
 		return
 	}
@@ -142,6 +141,9 @@ func (s *Store) FindProjectByID(ctx context.Context, id int64) (*Project, error)
 
 // FindProjectBySlug returns the project with that slug, whoever can see it.
 func (s *Store) FindProjectBySlug(ctx context.Context, slug string) (*Project, error) {
+	if !storable(slug) {
+		return nil, errNotStorable("store.FindProjectBySlug")
+	}
 	var p Project
 	err := s.read().get(ctx, &p, `SELECT `+projectColumns+` FROM projects p WHERE p.slug = ?`, slug)
 	return &p, classify("store.FindProjectBySlug", err)

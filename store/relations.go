@@ -37,7 +37,7 @@ func (s *Store) FindRelationships(ctx context.Context, f RelationshipFilter) ([]
 		}
 	}
 	if f.Alias != nil {
-		w.add("alias = ?", *f.Alias)
+		w.addText("alias", *f.Alias)
 	}
 	var total int
 	if err := s.read().getIn(ctx, &total, `SELECT COUNT(*) FROM project_relationships`+w.String(), w.args...); err != nil {

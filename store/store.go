@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -287,7 +288,7 @@ func classify(op string, err error) error {
 			return errs.Wrap(errs.Conflict, op, err)
 		case "23503":
 			return errs.Wrap(errs.NotFound, op, err)
-		case "23502", "23514", "22001":
+		case "23502", "23514", "22001", "22021", "22P05":
 			return errs.Wrap(errs.Invalid, op, err)
 		}
 	}
@@ -337,4 +338,15 @@ func Redact(databaseURL string) string {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
 	}
 	return u.String()
+}
+
+// storable reports whether s can be stored in and compared with a text
+// column on both dialects: PostgreSQL rejects invalid UTF-8 and NUL.
+func storable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
+// errNotStorable is the NotFound of a lookup by a value no row can hold.
+func errNotStorable(op string) error {
+	return &errs.Error{Kind: errs.NotFound, Op: op, Message: errs.MsgNotFound}
 }

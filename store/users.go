@@ -36,6 +36,9 @@ func (s *Store) CreateUser(ctx context.Context, username, email string, superuse
 
 // FindUserByUsername returns the user with that username.
 func (s *Store) FindUserByUsername(ctx context.Context, username string) (*User, error) {
+	if !storable(username) {
+		return nil, errNotStorable("store.FindUserByUsername")
+	}
 	var u User
 	err := s.read().get(ctx, &u, `SELECT `+userColumns+` FROM users WHERE username = ?`, username)
 	return &u, classify("store.FindUserByUsername", err)

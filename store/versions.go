@@ -114,6 +114,9 @@ func (s *Store) FindVersionByID(ctx context.Context, id int64) (*Version, error)
 
 // FindVersionBySlug returns the project's version with that slug.
 func (s *Store) FindVersionBySlug(ctx context.Context, projectID int64, slug string) (*Version, error) {
+	if !storable(slug) {
+		return nil, errNotStorable("store.FindVersionBySlug")
+	}
 	var v Version
 	err := s.read().get(ctx, &v, `SELECT `+versionColumns+` FROM versions v WHERE v.project_id = ? AND v.slug = ?`, projectID, slug)
 	return &v, classify("store.FindVersionBySlug", err)
