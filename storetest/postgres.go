@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"github.com/lib/pq"
+
+	"docsd/store"
 )
 
 // pgServer is the PostgreSQL server this test process makes databases on.
@@ -31,11 +33,18 @@ type pgServer struct {
 	url   *url.URL // a database to connect to for CREATE/DROP DATABASE
 	admin *sql.DB  // connections to url
 	how   string   // where the server came from, for messages
+	dir   string   // the throwaway cluster's directory, if it is one
 
 	err   error // why there is no server
 	fatal bool  // err is a broken configuration, not a missing server
 
 	noICU atomic.Bool // the server can't make ICU databases
+
+	announce     sync.Once // logs where the databases are, once
+	noTemplate   error     // why no template database may be made
+	templateOnce sync.Once
+	template     string // the migrated template database, once made
+	templateErr  error
 }
 
 var (
@@ -67,11 +76,13 @@ func choosePostgres() *pgServer {
 				return &pgServer{err: fmt.Errorf("%s does not answer: %w", EnvPostgresURL, err), fatal: true}
 			}
 			srv.how = EnvPostgresURL
+			srv.startReaper()
 			return srv
 		}
 		srv, err := connectPostgres(LocalPostgresURL, 2*time.Second)
 		if err == nil {
 			srv.how = "local server " + redact(srv.url)
+			srv.startReaper()
 			return srv
 		}
 		tried = append(tried, fmt.Sprintf("local server %s: %v", LocalPostgresURL, err))
@@ -91,7 +102,13 @@ func connectPostgres(rawURL string, timeout time.Duration) (*pgServer, error) {
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		return nil, fmt.Errorf("want a postgres:// URL, got %q", rawURL)
 	}
-	db, err := sql.Open("postgres", u.String())
+	// CREATE DATABASE writes a lot of WAL; not waiting for it to be flushed
+	// halves its time, and a test database needs no durability.
+	admin := *u
+	q := admin.Query()
+	q.Set("synchronous_commit", "off")
+	admin.RawQuery = q.Encode()
+	db, err := sql.Open("postgres", admin.String())
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +123,10 @@ func connectPostgres(rawURL string, timeout time.Duration) (*pgServer, error) {
 }
 
 // postgresDatabase creates a database for one test and returns its URL.
-func postgresDatabase(tb testing.TB) string {
+// When migrated, the database is a copy of this process's migrated template
+// (copying is faster than running the migrations); otherwise it
+// is empty.
+func postgresDatabase(tb testing.TB, migrated bool) string {
 	tb.Helper()
 	srv := postgresServer()
 	if srv.err != nil {
@@ -115,10 +135,19 @@ func postgresDatabase(tb testing.TB) string {
 		}
 		unavailable(tb, srv.err)
 	}
-	name := fmt.Sprintf("docsd_test_%d_%d_%s", os.Getpid(), dbSerial.Add(1), randomHex(4))
+	srv.announce.Do(func() { tb.Logf("storetest: PostgreSQL databases on %s", srv.how) })
+	template := "template0"
+	if migrated {
+		if t, err := srv.migratedTemplate(); err == nil {
+			template = t
+		} else {
+			tb.Logf("storetest: no template database, migrating each database: %v", err)
+		}
+	}
+	name := fmt.Sprintf("%s%d_%s", srv.prefix(), dbSerial.Add(1), randomHex(4))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := srv.createDatabase(ctx, name); err != nil {
+	if err := srv.createDatabase(ctx, name, template); err != nil {
 		tb.Fatalf("storetest: create database %s on %s: %v", name, srv.how, err)
 	}
 	tb.Cleanup(func() {
@@ -128,25 +157,103 @@ func postgresDatabase(tb testing.TB) string {
 			tb.Logf("storetest: drop database %s on %s: %v", name, srv.how, err)
 		}
 	})
+	return srv.databaseURL(name)
+}
+
+// prefix starts the name of every database this process makes.
+func (srv *pgServer) prefix() string { return fmt.Sprintf("docsd_test_%d_", os.Getpid()) }
+
+// databaseURL is the server's URL with the database name replaced.
+func (srv *pgServer) databaseURL(name string) string {
 	u := *srv.url
 	u.Path = "/" + name
 	u.RawPath = ""
 	return u.String()
 }
 
-// createDatabase makes an empty database, with an ICU en-US default collation
-// where the server has one. template0 is used because nobody can be connected
-// to it, which CREATE DATABASE requires of its template.
-func (srv *pgServer) createDatabase(ctx context.Context, name string) error {
+// migratedTemplate returns the name of this process's migrated template
+// database, making it on first use. It lives until the process exits: on a
+// throwaway cluster it goes with the cluster, elsewhere the reaper drops it.
+func (srv *pgServer) migratedTemplate() (string, error) {
+	srv.templateOnce.Do(func() {
+		if srv.noTemplate != nil {
+			srv.templateErr = srv.noTemplate
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		name := srv.prefix() + "template"
+		if err := srv.createDatabase(ctx, name, "template0"); err != nil {
+			srv.templateErr = err
+			return
+		}
+		s, err := store.Open(ctx, srv.databaseURL(name))
+		if err != nil {
+			srv.templateErr = err
+			return
+		}
+		// CREATE DATABASE … TEMPLATE needs nobody connected to the template,
+		// and closed connections' backends end a little later.
+		if err := s.Close(); err != nil {
+			srv.templateErr = err
+			return
+		}
+		for {
+			var n int
+			err := srv.admin.QueryRowContext(ctx, `SELECT COUNT(*) FROM pg_stat_activity WHERE datname = $1`, name).Scan(&n)
+			if err != nil {
+				srv.templateErr = err
+				return
+			}
+			if n == 0 {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				srv.templateErr = fmt.Errorf("%d sessions still on %s: %w", n, name, ctx.Err())
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+		srv.template = name
+	})
+	return srv.template, srv.templateErr
+}
+
+// createDatabase makes a database as a copy of template. A copy of template0
+// gets an ICU en-US default collation where the server has one; copies of
+// other templates inherit theirs. Nobody may be connected to the template,
+// which is why template0 (which takes no connections) is the base.
+func (srv *pgServer) createDatabase(ctx context.Context, name, template string) error {
 	ident := pq.QuoteIdentifier(name)
-	if !srv.noICU.Load() {
-		_, err := srv.admin.ExecContext(ctx, `CREATE DATABASE `+ident+` TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US'`)
-		if err == nil {
-			return nil
+	create := `CREATE DATABASE ` + ident + ` TEMPLATE ` + pq.QuoteIdentifier(template)
+	if template == "template0" && !srv.noICU.Load() {
+		if _, err := srv.admin.ExecContext(ctx, create+` LOCALE_PROVIDER icu ICU_LOCALE 'en-US'`); err == nil {
+			return srv.tune(ctx, ident)
 		}
 		srv.noICU.Store(true)
 	}
-	_, err := srv.admin.ExecContext(ctx, `CREATE DATABASE `+ident+` TEMPLATE template0`)
+	for attempt := 1; ; attempt++ {
+		_, err := srv.admin.ExecContext(ctx, create)
+		// 55006: someone is still connected to the template; PostgreSQL
+		// waits 5 s for them, which a loaded machine may exceed.
+		var pqErr *pq.Error
+		if errors.As(err, &pqErr) && pqErr.Code == "55006" && attempt < 5 {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		return srv.tune(ctx, ident)
+	}
+}
+
+// tune makes sessions of a test database commit without waiting for the
+// WAL flush: several times faster on a server with fsync on, and a test
+// database needs no durability.
+func (srv *pgServer) tune(ctx context.Context, ident string) error {
+	_, err := srv.admin.ExecContext(ctx, `ALTER DATABASE `+ident+` SET synchronous_commit = off`)
 	return err
 }
 
@@ -243,6 +350,7 @@ func startThrowaway() (*pgServer, error) {
 			return nil, err
 		}
 		srv.how = fmt.Sprintf("throwaway cluster %s on port %d", data, port)
+		srv.dir = dir
 		return srv, nil
 	}
 	return nil, lastErr

@@ -14,13 +14,18 @@
 //     the test process exits, however it exits.
 //
 // DOCSD_TEST_POSTGRES_THROWAWAY=1 skips 1 and 2 and always starts the
-// throwaway cluster. When none of them works, PostgreSQL tests are skipped
-// with a loud message, except when CI=true, where they fail.
+// throwaway cluster (failing the tests when it can't). When none of them
+// works, PostgreSQL tests are skipped with a loud message, except when
+// CI=true, where they fail.
 //
 // Every PostgreSQL database is named docsd_test_<pid>_<n>_<random>, gets an
 // ICU en-US default collation when the server supports one (so a query that
-// forgets to sort by code point fails here rather than in production), and
-// is dropped when the test ends.
+// forgets to sort by code point fails here rather than in production),
+// commits without waiting for the WAL flush, and is dropped when the test
+// ends. Open copies a template database that was migrated once per process
+// (docsd_test_<pid>_template). On a server that outlives the process, a
+// reaper process drops the template, and any database whose test never
+// cleaned up, when the test process exits, however it exits.
 package storetest
 
 import (
@@ -62,7 +67,12 @@ func Dialects(t *testing.T, fn func(t *testing.T, d store.Dialect)) {
 // store is closed and the database removed when the test ends.
 func Open(tb testing.TB, d store.Dialect) *store.Store {
 	tb.Helper()
-	url := DatabaseURL(tb, d)
+	var url string
+	if d == store.Postgres {
+		url = postgresDatabase(tb, true)
+	} else {
+		url = DatabaseURL(tb, d)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s, err := store.Open(ctx, url)
@@ -88,7 +98,7 @@ func DatabaseURL(tb testing.TB, d store.Dialect) string {
 	case store.SQLite:
 		return filepath.Join(tb.TempDir(), "docsd.db")
 	case store.Postgres:
-		return postgresDatabase(tb)
+		return postgresDatabase(tb, false)
 	default:
 		tb.Fatalf("storetest: unknown dialect %q", d)
 		return ""
