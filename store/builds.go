@@ -325,9 +325,12 @@ func (s *Store) SweepStaleBuilds(ctx context.Context, defaultLimit time.Duration
 			continue
 		}
 		err := s.InTx(ctx, op, func(tx *Tx) error {
+			// Re-check inside the transaction: the worker may have renewed
+			// its lease since the candidates were read.
 			res, err := tx.exec(ctx, `UPDATE builds SET state = 'finished', success = ?, error = ?, exit_code = NULL, finished_at = ?,
-				length = ?, lease_owner = NULL, lease_expires = NULL WHERE id = ? AND state IN `+runningStates,
-				false, InactivityMessage(r.ID), tx.Now, lengthSince(r.Started, tx.Now), r.ID)
+				length = ?, lease_owner = NULL, lease_expires = NULL WHERE id = ? AND state IN `+runningStates+`
+				AND (lease_expires IS NULL OR lease_expires < ? OR ?)`,
+				false, InactivityMessage(r.ID), tx.Now, lengthSince(r.Started, tx.Now), r.ID, tx.Now, tooOld)
 			if err != nil {
 				return err
 			}
@@ -347,6 +350,11 @@ const buildCommandColumns = `id, build_id, command, description, output, exit_co
 
 // AddBuildCommand records a command a build ran and returns it with its id.
 func (s *Store) AddBuildCommand(ctx context.Context, c BuildCommand) (*BuildCommand, error) {
+	c.StartTime = c.StartTime.UTC().Truncate(time.Microsecond)
+	if c.EndTime != nil {
+		end := c.EndTime.UTC().Truncate(time.Microsecond)
+		c.EndTime = &end
+	}
 	err := s.InTx(ctx, "store.AddBuildCommand", func(tx *Tx) error {
 		id, err := tx.insert(ctx, `INSERT INTO build_commands (build_id, command, description, output, exit_code, start_time, end_time)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, c.BuildID, c.Command, c.Description, c.Output, c.ExitCode, c.StartTime, c.EndTime)

@@ -452,6 +452,12 @@ func (s *Store) AddMaintainer(ctx context.Context, projectID, userID int64) erro
 func (s *Store) RemoveMaintainer(ctx context.Context, projectID, userID int64) error {
 	const op = "store.RemoveMaintainer"
 	return s.InTx(ctx, op, func(tx *Tx) error {
+		// Lock the project so that two removals can't both see two maintainers.
+		if tx.s.dialect == Postgres {
+			if _, err := tx.exec(ctx, `SELECT id FROM projects WHERE id = ? FOR UPDATE`, projectID); err != nil {
+				return err
+			}
+		}
 		var n int
 		if err := tx.get(ctx, &n, `SELECT COUNT(*) FROM project_users WHERE project_id = ?`, projectID); err != nil {
 			return err

@@ -26,6 +26,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
@@ -152,7 +153,16 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if s.dialect == Postgres {
 		dialect = goose.DialectPostgres
 	}
-	p, err := goose.NewProvider(dialect, s.writer.DB, sub)
+	var opts []goose.ProviderOption
+	if s.dialect == Postgres {
+		// Nodes starting together against one database take turns.
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			return errs.Wrap(errs.Internal, op, err)
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	p, err := goose.NewProvider(dialect, s.writer.DB, sub, opts...)
 	if err != nil {
 		return errs.Wrap(errs.Internal, op, err)
 	}
