@@ -170,7 +170,7 @@ func (s *Server) v3NoRoute(w http.ResponseWriter, r *http.Request, router *mux.R
 		slashed.URL.Path += "/"
 		slashed.URL.RawPath = ""
 		var m mux.RouteMatch
-		if router.Match(slashed, &m) {
+		if router.Match(slashed, &m) && m.MatchErr == nil {
 			target := r.URL.EscapedPath() + "/"
 			if r.Method == http.MethodGet || r.Method == http.MethodHead {
 				if r.URL.RawQuery != "" {
