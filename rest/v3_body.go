@@ -82,11 +82,20 @@ func v3DecodeJSON(raw []byte, charset string) (any, error) {
 	if cs := strings.ToLower(charset); cs != "" && cs != "utf-8" && cs != "utf8" {
 		enc, err := htmlindex.Get(cs)
 		if err != nil {
+			// Python's spellings: latin-1, utf_16, …
+			enc, err = htmlindex.Get(strings.NewReplacer("-", "", "_", "").Replace(cs))
+		}
+		if err != nil {
+			enc, err = htmlindex.Get(strings.ReplaceAll(cs, "_", "-"))
+		}
+		if err != nil {
 			return nil, v3Detail(http.StatusBadRequest, fmt.Sprintf("JSON parse error - unknown charset %q", charset))
 		}
 		if raw, err = enc.NewDecoder().Bytes(raw); err != nil {
 			return nil, v3Detail(http.StatusBadRequest, "JSON parse error - "+err.Error())
 		}
+		raw = bytes.TrimPrefix(raw, []byte("\uFEFF")) // a byte-order mark the decoder kept
+
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -305,8 +314,9 @@ func (in *v3Input) object(key, gqlName string, fill func(sub *v3Input)) {
 }
 
 // v3MergeFields adds the graph's messages to REST's own, except on fields
-// REST already reported (a field, or an object and a field inside it,
-// never get messages from both).
+// REST already reported: a field, or an object and a field inside it, never
+// get messages from both, and an object REST found not to be one
+// (`x.non_field_errors`) gets no messages about its fields.
 func v3MergeFields(own, graph errs.Fields) errs.Fields {
 	out := errs.Fields{}
 	for k, v := range own {
@@ -315,6 +325,7 @@ func v3MergeFields(own, graph errs.Fields) errs.Fields {
 	for k, v := range graph {
 		clash := false
 		for o := range own {
+			o = strings.TrimSuffix(o, "."+errs.NonField)
 			if o == k || strings.HasPrefix(o, k+".") || strings.HasPrefix(k, o+".") {
 				clash = true
 				break
