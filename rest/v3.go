@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -137,6 +138,11 @@ var v3Parses = []string{"application/json", "application/x-www-form-urlencoded",
 
 // v3Handler serves /api/v3/ (behavior.md §1, §3, §4).
 func (s *Server) v3Handler() http.Handler {
+	th, err := v3NewThrottle(s.cfg.ThrottleUserRate, time.Now)
+	if err != nil {
+		slog.Error("api v3: throttling is off", "err", err)
+	}
+	s.v3throttle = th
 	router := mux.NewRouter().SkipClean(true)
 	for _, rt := range s.v3Routes() {
 		router.Path(rt.path).Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -45,7 +45,7 @@ func TestV3Bodies(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
 		e.world()
-		const v1 = pp + "versions/v1.0/"
+		const v1 = v3PP + "versions/v1.0/"
 		active := func() string {
 			t.Helper()
 			return string(e.get(v1+"?fields=active", "alice").body)
@@ -54,44 +54,44 @@ func TestV3Bodies(t *testing.T) {
 		// Every accepted boolean spelling, in JSON and in a form.
 		for _, w := range v3TrueWords {
 			for _, body := range []string{`{"active": false}`, `{"active": "` + w + `"}`} {
-				e.check(t, v3Case{send("PATCH", v1, "alice", body), 204, ""})
+				e.check(t, v3Case{v3Send("PATCH", v1, "alice", body), 204, ""})
 			}
 			if got := active(); got != `{"active":true}` {
 				t.Errorf("active %q: %s", w, got)
 			}
 		}
 		for _, w := range v3FalseWords {
-			e.check(t, v3Case{send("PATCH", v1, "alice", `{"active": true}`), 204, ""})
+			e.check(t, v3Case{v3Send("PATCH", v1, "alice", `{"active": true}`), 204, ""})
 			e.check(t, v3Case{v3Call{method: "PATCH", path: v1, as: "alice", body: "active=" + w, ctype: "application/x-www-form-urlencoded"}, 204, ""})
 			if got := active(); got != `{"active":false}` {
 				t.Errorf("active %q: %s", w, got)
 			}
 		}
 		for _, body := range []string{`{"active": 1}`, `{"active": 1.0}`, `{"active": true}`} {
-			e.check(t, v3Case{send("PATCH", v1, "alice", `{"active": false}`), 204, ""})
-			e.check(t, v3Case{send("PATCH", v1, "alice", body), 204, ""})
+			e.check(t, v3Case{v3Send("PATCH", v1, "alice", `{"active": false}`), 204, ""})
+			e.check(t, v3Case{v3Send("PATCH", v1, "alice", body), 204, ""})
 			if got := active(); got != `{"active":true}` {
 				t.Errorf("%s: %s", body, got)
 			}
 		}
 		for _, body := range []string{`{"active": 2}`, `{"active": "Yes"}`, `{"active": ""}`, `{"active": []}`, `{"active": {}}`, `{"active": "truthy"}`} {
-			e.check(t, v3Case{send("PATCH", v1, "alice", body), 400, "version_patch_not_boolean"})
+			e.check(t, v3Case{v3Send("PATCH", v1, "alice", body), 400, "version_patch_not_boolean"})
 		}
 
 		// Charsets, trailing whitespace, an empty body without a type.
 		e.check(t, v3Case{v3Call{method: "PATCH", path: v1, as: "alice", body: "{\"active\": true}\n\t ", ctype: "application/json; charset=UTF-8"}, 204, ""})
-		e.check(t, v3Case{v3Call{method: "PATCH", path: pp, as: "alice", body: "", ctype: "-"}, 204, ""})
-		e.check(t, v3Case{v3Call{method: "PATCH", path: pp, as: "alice", body: "  ", ctype: "application/json"}, 400, v3ParseError})
-		e.check(t, v3Case{v3Call{method: "PATCH", path: pp, as: "alice", body: `{}`, ctype: "application/json; charset=klingon"}, 400, v3ParseError})
-		e.check(t, v3Case{v3Call{method: "PATCH", path: pp, as: "alice", body: `{}`, ctype: "application/xml"}, 415, "error_415_xml"})
+		e.check(t, v3Case{v3Call{method: "PATCH", path: v3PP, as: "alice", body: "", ctype: "-"}, 204, ""})
+		e.check(t, v3Case{v3Call{method: "PATCH", path: v3PP, as: "alice", body: "  ", ctype: "application/json"}, 400, v3ParseError})
+		e.check(t, v3Case{v3Call{method: "PATCH", path: v3PP, as: "alice", body: `{}`, ctype: "application/json; charset=klingon"}, 400, v3ParseError})
+		e.check(t, v3Case{v3Call{method: "PATCH", path: v3PP, as: "alice", body: `{}`, ctype: "application/xml"}, 415, "error_415_xml"})
 		latin1 := "{\"name\": \"Caf\xe9\", \"repository\": {\"url\": \"https://github.com/a/cafe\", \"type\": \"git\"}}"
 		e.check(t, v3Case{v3Call{method: "POST", path: "/api/v3/projects/", as: "alice", body: latin1, ctype: "application/json; charset=latin-1"}, 201, "body_latin1_import"})
 
 		// A number where a string is expected is its text.
-		e.check(t, v3Case{send("POST", "/api/v3/projects/", "alice", `{"name": 1234, "repository": {"url": "https://github.com/a/n", "type": "git"}}`), 201, "body_number_name"})
+		e.check(t, v3Case{v3Send("POST", "/api/v3/projects/", "alice", `{"name": 1234, "repository": {"url": "https://github.com/a/n", "type": "git"}}`), 201, "body_number_name"})
 
 		// REST's type errors and the graph's validation in one answer.
-		e.check(t, v3Case{send("POST", "/api/v3/projects/", "alice", `{"name": " ", "repository": {"url": 5, "type": []}, "language": {}}`), 400, "body_merged_errors"})
+		e.check(t, v3Case{v3Send("POST", "/api/v3/projects/", "alice", `{"name": " ", "repository": {"url": 5, "type": []}, "language": {}}`), 400, "body_merged_errors"})
 
 		// Multipart, nested names dotted.
 		var mp bytes.Buffer
@@ -107,12 +107,12 @@ func TestV3Bodies(t *testing.T) {
 
 		// Too large: 413, nothing written.
 		big := `{"name": "` + strings.Repeat("a", v3MaxBody) + `"}`
-		e.check(t, v3Case{send("POST", "/api/v3/projects/", "alice", big), 413, "error_413"})
-		e.check(t, v3Case{send("PATCH", v1, "alice", big), 413, "error_413"})
-		e.check(t, v3Case{send("PATCH", pp+"versions/nope/", "alice", big), 404, "error_404"})
+		e.check(t, v3Case{v3Send("POST", "/api/v3/projects/", "alice", big), 413, "error_413"})
+		e.check(t, v3Case{v3Send("PATCH", v1, "alice", big), 413, "error_413"})
+		e.check(t, v3Case{v3Send("PATCH", v3PP+"versions/nope/", "alice", big), 404, "error_404"})
 
 		// Nothing of a refused write is stored.
-		e.check(t, v3Case{get("/api/v3/projects/?fields=slug", "alice"), 200, "body_projects_after"})
+		e.check(t, v3Case{v3Get("/api/v3/projects/?fields=slug", "alice"), 200, "body_projects_after"})
 	})
 }
 

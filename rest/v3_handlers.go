@@ -2,10 +2,8 @@ package rest
 
 import (
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"strings"
-	"time"
 
 	"docsd/errs"
 )
@@ -71,11 +69,6 @@ func (s *Server) v3Routes() []*v3Route {
 		}
 		rt.allow = strings.Join(append(allow, http.MethodHead, http.MethodOptions), ", ")
 	}
-	th, err := v3NewThrottle(s.cfg.ThrottleUserRate, time.Now)
-	if err != nil {
-		slog.Error("api v3: throttling is off", "err", err)
-	}
-	s.v3throttle = th
 	return routes
 }
 

@@ -38,7 +38,7 @@ func TestV3Authentication(t *testing.T) {
 			{"lower-case scheme", "raw:token " + e.tokens["alice"], 404, "error_404"},
 		} {
 			t.Run(c.name, func(t *testing.T) {
-				call := get(path, c.header)
+				call := v3Get(path, c.header)
 				if c.header == "raw: " {
 					call.header = map[string]string{"Authorization": ""}
 					call.as = ""
@@ -47,7 +47,7 @@ func TestV3Authentication(t *testing.T) {
 			})
 		}
 		// The root ignores credentials, bad ones included.
-		e.check(t, v3Case{get("/api/v3/", "raw:Token a b"), 200, "root"})
+		e.check(t, v3Case{v3Get("/api/v3/", "raw:Token a b"), 200, "root"})
 	})
 }
 
@@ -148,7 +148,7 @@ func TestV3Throttle(t *testing.T) {
 	}
 	throttled := func(as, golden, retryAfter string) {
 		t.Helper()
-		r := e.check(t, v3Case{get(pp, as), 429, golden})
+		r := e.check(t, v3Case{v3Get(v3PP, as), 429, golden})
 		if got := r.header.Get("Retry-After"); got != retryAfter {
 			t.Errorf("Retry-After %q, want %q", got, retryAfter)
 		}
@@ -156,26 +156,26 @@ func TestV3Throttle(t *testing.T) {
 	// Not counted: the root, anonymous requests, bad tokens, permission
 	// failures.
 	for range 5 {
-		ok(get("/api/v3/", "alice"), 200)
-		ok(get(pp, ""), 401)
-		ok(get(pp, "raw:Token nope"), 401)
-		ok(get("/api/v3/projects/other/versions/", "alice"), 403)
-		ok(get("/api/v3/projects/missing/versions/", "alice"), 404)
+		ok(v3Get("/api/v3/", "alice"), 200)
+		ok(v3Get(v3PP, ""), 401)
+		ok(v3Get(v3PP, "raw:Token nope"), 401)
+		ok(v3Get("/api/v3/projects/other/versions/", "alice"), 403)
+		ok(v3Get("/api/v3/projects/missing/versions/", "alice"), 404)
 	}
 	// Counted: whatever passes permission, 404s and 405s after it included.
-	ok(get(pp, "alice"), 200)
+	ok(v3Get(v3PP, "alice"), 200)
 	clock.Advance(10 * time.Second)
-	ok(get(pp+"versions/nope/", "alice"), 404)
+	ok(v3Get(v3PP+"versions/nope/", "alice"), 404)
 	clock.Advance(10 * time.Second)
-	ok(send("DELETE", pp, "alice", ""), 405)
+	ok(v3Send("DELETE", v3PP, "alice", ""), 405)
 	throttled("alice", "throttled_40", "40")
-	ok(get(pp, "bob"), 200) // per user
+	ok(v3Get(v3PP, "bob"), 200) // per user
 	clock.Advance(39*time.Second + 500*time.Millisecond)
 	throttled("alice", "throttled_1", "1")
 	clock.Advance(500 * time.Millisecond) // the first request leaves the window
-	ok(get(pp, "alice"), 200)
+	ok(v3Get(v3PP, "alice"), 200)
 	throttled("alice", "throttled_10", "10")
-	e.check(t, v3Case{get("/api/v3/", "alice"), 200, "root"})
+	e.check(t, v3Case{v3Get("/api/v3/", "alice"), 200, "root"})
 
 	// Rates: 0 and "" turn throttling off; bad ones are refused.
 	for _, rate := range []string{"0", "", "0/minute"} {

@@ -21,63 +21,63 @@ type v3QueryCase struct {
 
 var v3QueryCases = []v3QueryCase{
 	// The examples of behavior.md §3.5.
-	{path: pp + "?fields=name,slug", body: `{"name":"project","slug":"project"}`},
-	{path: pp + "?fields=nope", body: `{}`},
-	{path: pp + "?fields=active_versions", body: `{}`},
-	{path: pp + "?fields=id,active_versions&expand=active_versions", golden: "query_fields_id_active_versions"},
-	{path: pp + "?omit=_links,urls", golden: "query_omit_links_urls"},
-	{path: pp + "?expand=active_versions&fields=active_versions.slug", body: `{"active_versions":{"v1.0":{"slug":"v1.0"}}}`},
-	{path: pp + "?fields=urls.home", body: `{"urls":{"builds":"https://docs.example.com/projects/project/builds/","documentation":"https://docs.example.com/docs/project/en/latest/","home":"https://docs.example.com/projects/project/","versions":"https://docs.example.com/projects/project/versions/"}}`},
-	{path: pp + "?fields=id&expand=active_versions", body: `{"id":1}`},
-	{path: pp + "?omit=active_versions&expand=active_versions", golden: "project_detail"},
+	{path: v3PP + "?fields=name,slug", body: `{"name":"project","slug":"project"}`},
+	{path: v3PP + "?fields=nope", body: `{}`},
+	{path: v3PP + "?fields=active_versions", body: `{}`},
+	{path: v3PP + "?fields=id,active_versions&expand=active_versions", golden: "query_fields_id_active_versions"},
+	{path: v3PP + "?omit=_links,urls", golden: "query_omit_links_urls"},
+	{path: v3PP + "?expand=active_versions&fields=active_versions.slug", body: `{"active_versions":{"v1.0":{"slug":"v1.0"}}}`},
+	{path: v3PP + "?fields=urls.home", body: `{"urls":{"builds":"https://docs.example.com/projects/project/builds/","documentation":"https://docs.example.com/docs/project/en/latest/","home":"https://docs.example.com/projects/project/","versions":"https://docs.example.com/projects/project/versions/"}}`},
+	{path: v3PP + "?fields=id&expand=active_versions", body: `{"id":1}`},
+	{path: v3PP + "?omit=active_versions&expand=active_versions", golden: "project_detail"},
 
 	// Parsing: entries are not trimmed; empty means not given; the last
 	// occurrence counts; empty entries match nothing.
-	{path: pp + "?fields=id,%20name", body: `{"id":1}`},
-	{path: pp + "?fields=", golden: "project_detail"},
-	{path: pp + "?fields=,", body: `{}`},
-	{path: pp + "?fields=name&fields=slug", body: `{"slug":"project"}`},
-	{path: pp + "?omit=urls.home", golden: "project_detail"},
-	{path: pp + "?omit=", golden: "project_detail"},
-	{path: pp + "?fields=repository.url,language.code", body: `{"language":{"code":"en","name":"English"},"repository":{"type":"git","url":"https://github.com/rtfd/project"}}`},
+	{path: v3PP + "?fields=id,%20name", body: `{"id":1}`},
+	{path: v3PP + "?fields=", golden: "project_detail"},
+	{path: v3PP + "?fields=,", body: `{}`},
+	{path: v3PP + "?fields=name&fields=slug", body: `{"slug":"project"}`},
+	{path: v3PP + "?omit=urls.home", golden: "project_detail"},
+	{path: v3PP + "?omit=", golden: "project_detail"},
+	{path: v3PP + "?fields=repository.url,language.code", body: `{"language":{"code":"en","name":"English"},"repository":{"type":"git","url":"https://github.com/rtfd/project"}}`},
 	{path: "/api/v3/projects/subproject/?fields=subproject_of.id", golden: "query_fields_subproject_of"},
 
 	// Deep expansion implies its parents; dotted fields and omit act inside
 	// expanded fields.
-	{path: pp + "?expand=active_versions.last_build.config&fields=id,active_versions.last_build.config,active_versions.slug", golden: "query_deep_fields"},
-	{path: pp + "?expand=active_versions.last_build&fields=active_versions.last_build.id,active_versions.last_build.state", body: `{"active_versions":{"v1.0":{"last_build":{"id":2,"state":{"code":"finished","name":"Finished"}}}}}`},
-	{path: pp + "?expand=active_versions.last_build&fields=active_versions&omit=active_versions.last_build,active_versions._links,active_versions.urls,active_versions.downloads", body: `{"active_versions":{"v1.0":{"active":true,"built":true,"id":2,"identifier":"3f0c5e8a9b1d2c4e6f7a8b9c0d1e2f3a4b5c6d7e","ref":null,"slug":"v1.0","type":"tag","verbose_name":"v1.0"}}}`},
-	{path: pp + "?expand=active_versions.last_build&fields=active_versions.last_build&omit=active_versions.last_build.config", body: `{"active_versions":{"v1.0":{"last_build":{"_links":{"_self":"/api/v3/projects/project/builds/2/","project":"/api/v3/projects/project/","version":"/api/v3/projects/project/versions/v1.0/"},"commit":"3f0c5e8a9b1d2c4e6f7a8b9c0d1e2f3a4b5c6d7e","created":"2019-04-29T10:01:30Z","duration":60,"error":null,"finished":"2019-04-29T10:02:30Z","id":2,"project":"project","state":{"code":"finished","name":"Finished"},"success":true,"version":"v1.0"}}}}`},
-	{path: pp + "?expand=active_versions.last_build.config&fields=active_versions.last_build.config.version", golden: "query_config_inner_ignored"},
+	{path: v3PP + "?expand=active_versions.last_build.config&fields=id,active_versions.last_build.config,active_versions.slug", golden: "query_deep_fields"},
+	{path: v3PP + "?expand=active_versions.last_build&fields=active_versions.last_build.id,active_versions.last_build.state", body: `{"active_versions":{"v1.0":{"last_build":{"id":2,"state":{"code":"finished","name":"Finished"}}}}}`},
+	{path: v3PP + "?expand=active_versions.last_build&fields=active_versions&omit=active_versions.last_build,active_versions._links,active_versions.urls,active_versions.downloads", body: `{"active_versions":{"v1.0":{"active":true,"built":true,"id":2,"identifier":"3f0c5e8a9b1d2c4e6f7a8b9c0d1e2f3a4b5c6d7e","ref":null,"slug":"v1.0","type":"tag","verbose_name":"v1.0"}}}`},
+	{path: v3PP + "?expand=active_versions.last_build&fields=active_versions.last_build&omit=active_versions.last_build.config", body: `{"active_versions":{"v1.0":{"last_build":{"_links":{"_self":"/api/v3/projects/project/builds/2/","project":"/api/v3/projects/project/","version":"/api/v3/projects/project/versions/v1.0/"},"commit":"3f0c5e8a9b1d2c4e6f7a8b9c0d1e2f3a4b5c6d7e","created":"2019-04-29T10:01:30Z","duration":60,"error":null,"finished":"2019-04-29T10:02:30Z","id":2,"project":"project","state":{"code":"finished","name":"Finished"},"success":true,"version":"v1.0"}}}}`},
+	{path: v3PP + "?expand=active_versions.last_build.config&fields=active_versions.last_build.config.version", golden: "query_config_inner_ignored"},
 
 	// `*` and `~all`: the top level on detail routes, the whole permitted
 	// list on list routes; detail routes ignore unknown deeper segments,
 	// list routes entries that are not exactly permitted.
-	{path: pp + "?expand=*&fields=active_versions", golden: "query_detail_expand_star"},
-	{path: pp + "?expand=~all&fields=active_versions", golden: "query_detail_expand_star"},
-	{path: pp + "?expand=active_versions.foo&fields=active_versions.id", body: `{"active_versions":{"v1.0":{"id":2}}}`},
-	{path: pp + "?expand=foo.active_versions&fields=active_versions", body: `{}`},
+	{path: v3PP + "?expand=*&fields=active_versions", golden: "query_detail_expand_star"},
+	{path: v3PP + "?expand=~all&fields=active_versions", golden: "query_detail_expand_star"},
+	{path: v3PP + "?expand=active_versions.foo&fields=active_versions.id", body: `{"active_versions":{"v1.0":{"id":2}}}`},
+	{path: v3PP + "?expand=foo.active_versions&fields=active_versions", body: `{}`},
 	{path: "/api/v3/projects/?expand=~all&fields=slug,active_versions.last_build.config", golden: "query_list_expand_all"},
 	{path: "/api/v3/projects/?expand=*&fields=slug,active_versions.slug", golden: "query_list_expand_star"},
 	{path: "/api/v3/projects/?expand=active_versions.last_build.foo&fields=slug,active_versions", golden: "query_list_expand_unknown"},
-	{path: pp + "versions/?expand=*&fields=slug,last_build.config", golden: "query_versions_expand_star"},
-	{path: pp + "versions/?expand=last_build.foo&fields=slug,last_build", golden: "query_versions_expand_unknown"},
-	{path: pp + "versions/?fields=slug,last_build", golden: "query_versions_expand_unknown"},
-	{path: pp + "versions/v1.0/?expand=last_build&fields=last_build.id,slug", body: `{"last_build":{"id":2},"slug":"v1.0"}`},
-	{path: pp + "versions/v2.0/?expand=last_build&fields=last_build.success", body: `{"last_build":{"success":null}}`},
-	{path: pp + "versions/v1.0/?expand=config&fields=slug", body: `{"slug":"v1.0"}`},
-	{path: pp + "builds/2/?expand=config&fields=id,config", golden: "query_build_config"},
-	{path: pp + "builds/?expand=*&fields=id,config", golden: "query_builds_expand_star"},
-	{path: pp + "builds/4/?expand=config&fields=config", body: `{"config":{}}`},
-	{path: pp + "builds/2/?fields=config", body: `{}`},
+	{path: v3PP + "versions/?expand=*&fields=slug,last_build.config", golden: "query_versions_expand_star"},
+	{path: v3PP + "versions/?expand=last_build.foo&fields=slug,last_build", golden: "query_versions_expand_unknown"},
+	{path: v3PP + "versions/?fields=slug,last_build", golden: "query_versions_expand_unknown"},
+	{path: v3PP + "versions/v1.0/?expand=last_build&fields=last_build.id,slug", body: `{"last_build":{"id":2},"slug":"v1.0"}`},
+	{path: v3PP + "versions/v2.0/?expand=last_build&fields=last_build.success", body: `{"last_build":{"success":null}}`},
+	{path: v3PP + "versions/v1.0/?expand=config&fields=slug", body: `{"slug":"v1.0"}`},
+	{path: v3PP + "builds/2/?expand=config&fields=id,config", golden: "query_build_config"},
+	{path: v3PP + "builds/?expand=*&fields=id,config", golden: "query_builds_expand_star"},
+	{path: v3PP + "builds/4/?expand=config&fields=config", body: `{"config":{}}`},
+	{path: v3PP + "builds/2/?fields=config", body: `{}`},
 
 	// Resources without expansions.
-	{path: pp + "subprojects/?fields=alias", body: `{"count":1,"next":null,"previous":null,"results":[{"alias":"subproject"}]}`},
-	{path: pp + "subprojects/?omit=child&expand=child", body: `{"count":1,"next":null,"previous":null,"results":[{"_links":{"_self":"/api/v3/projects/project/subprojects/subproject/","parent":"/api/v3/projects/project/"},"alias":"subproject"}]}`},
-	{path: pp + "subprojects/subproject/?fields=child.id", golden: "query_subproject_child_whole"},
-	{path: pp + "translations/?fields=slug,active_versions&expand=active_versions", body: `{"count":1,"next":null,"previous":null,"results":[{"slug":"translation"}]}`},
-	{path: pp + "redirects/?fields=pk,from_url,to_url", body: `{"count":2,"next":null,"previous":null,"results":[{"from_url":"/old/","pk":2,"to_url":null},{"from_url":"/docs/","pk":1,"to_url":"/documentation/"}]}`},
-	{path: pp + "environmentvariables/?omit=_links,created,modified", body: `{"count":1,"next":null,"previous":null,"results":[{"name":"ENVVAR","pk":1,"project":"project"}]}`},
+	{path: v3PP + "subprojects/?fields=alias", body: `{"count":1,"next":null,"previous":null,"results":[{"alias":"subproject"}]}`},
+	{path: v3PP + "subprojects/?omit=child&expand=child", body: `{"count":1,"next":null,"previous":null,"results":[{"_links":{"_self":"/api/v3/projects/project/subprojects/subproject/","parent":"/api/v3/projects/project/"},"alias":"subproject"}]}`},
+	{path: v3PP + "subprojects/subproject/?fields=child.id", golden: "query_subproject_child_whole"},
+	{path: v3PP + "translations/?fields=slug,active_versions&expand=active_versions", body: `{"count":1,"next":null,"previous":null,"results":[{"slug":"translation"}]}`},
+	{path: v3PP + "redirects/?fields=pk,from_url,to_url", body: `{"count":2,"next":null,"previous":null,"results":[{"from_url":"/old/","pk":2,"to_url":null},{"from_url":"/docs/","pk":1,"to_url":"/documentation/"}]}`},
+	{path: v3PP + "environmentvariables/?omit=_links,created,modified", body: `{"count":1,"next":null,"previous":null,"results":[{"name":"ENVVAR","pk":1,"project":"project"}]}`},
 }
 
 func TestV3FieldsOmitExpand(t *testing.T) {
@@ -98,7 +98,7 @@ func TestV3FieldsOmitExpand(t *testing.T) {
 			})
 		}
 		// Writes ignore fields, omit and expand.
-		e.check(t, v3Case{send("PATCH", pp+"redirects/1/?fields=pk&omit=_links", "alice", `{}`), 200, "query_write_ignores_fields"})
+		e.check(t, v3Case{v3Send("PATCH", v3PP+"redirects/1/?fields=pk&omit=_links", "alice", `{}`), 200, "query_write_ignores_fields"})
 	})
 }
 
@@ -180,8 +180,8 @@ func TestV3Pagination(t *testing.T) {
 					t.Errorf("got  %s\nwant %s", r.body, want)
 				}
 				if absolute {
-					e.check(t, v3Case{get("/api/v3/projects/demo/?expand=active_versions", "alice"), 200, "project_detail_absolute"})
-					e.check(t, v3Case{get(base+"?limit=1&offset=1&expand=last_build", "alice"), 200, "versions_list_absolute"})
+					e.check(t, v3Case{v3Get("/api/v3/projects/demo/?expand=active_versions", "alice"), 200, "project_detail_absolute"})
+					e.check(t, v3Case{v3Get(base+"?limit=1&offset=1&expand=last_build", "alice"), 200, "versions_list_absolute"})
 				}
 			})
 		}

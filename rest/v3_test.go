@@ -19,7 +19,19 @@ import (
 	"docsd/storetest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+// The -update flag rewrites golden files. It is registered here unless
+// another test file of the package registered it first.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the golden files under testdata/")
+	}
+}
+
+// v3UpdateGoldens reports whether -update was given.
+func v3UpdateGoldens() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 const v3PublicURL = "https://docs.example.com"
 
@@ -143,7 +155,7 @@ func v3Golden(t *testing.T, name string, body []byte) {
 	}
 	pretty.WriteByte('\n')
 	path := filepath.Join("testdata", "v3", name+".json")
-	if *update {
+	if v3UpdateGoldens() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
