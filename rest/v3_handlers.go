@@ -97,7 +97,7 @@ func (oq v3Query) text(sel *v3Sel) string {
 	return oq.head + body + oq.tail + op.fragments()
 }
 
-// at follows path through data; nil when a step is missing or null.
+// v3At follows path through data; nil when a step is missing or null.
 func v3At(data map[string]any, path []string) map[string]any {
 	for _, k := range path {
 		data = v3Obj(data, k)

@@ -140,26 +140,13 @@ func (c v3Ctx) render(s *v3Sel, obj map[string]any) map[string]any {
 	return out
 }
 
-// renderAll renders a list of fetched objects.
-func (c v3Ctx) renderAll(s *v3Sel, items []any, each func(obj map[string]any) v3Ctx) []any {
-	out := make([]any, 0, len(items))
-	for _, it := range items {
-		obj, _ := it.(map[string]any)
-		cc := c
-		if each != nil {
-			cc = each(obj)
-		}
-		out = append(out, cc.render(s, obj))
-	}
-	return out
-}
-
+// v3Str returns v as a string ("" when it is not one).
 func v3Str(v any) string {
 	s, _ := v.(string)
 	return s
 }
 
-// field returns obj[key] as an object (nil when it is not one).
+// v3Obj returns obj[key] as an object (nil when it is not one).
 func v3Obj(obj map[string]any, key string) map[string]any {
 	m, _ := obj[key].(map[string]any)
 	return m
