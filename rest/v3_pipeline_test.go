@@ -135,7 +135,11 @@ func (c *v3FakeClock) Advance(d time.Duration) {
 
 // TestV3Throttle checks the sliding window of §3.11 with an injected clock.
 func TestV3Throttle(t *testing.T) {
-	e := newV3Env(t, store.SQLite, func(c *Config) { c.ThrottleUserRate = "3/minute" })
+	storetest.Dialects(t, testV3Throttle)
+}
+
+func testV3Throttle(t *testing.T, d store.Dialect) {
+	e := newV3Env(t, d, func(c *Config) { c.ThrottleUserRate = "3/minute" })
 	e.world()
 	clock := &v3FakeClock{now: v3Start}
 	e.api.v3throttle.now = clock.Now
@@ -176,7 +180,10 @@ func TestV3Throttle(t *testing.T) {
 	ok(v3Get(v3PP, "alice"), 200)
 	throttled("alice", "throttled_10", "10")
 	e.check(t, v3Case{v3Get("/api/v3/", "alice"), 200, "root"})
+}
 
+// TestV3ThrottleRates checks the rate syntax of behavior.md §0.2.
+func TestV3ThrottleRates(t *testing.T) {
 	// Rates: 0 and "" turn throttling off; bad ones are refused.
 	for _, rate := range []string{"0", "", "0/minute"} {
 		if th, err := v3NewThrottle(rate, time.Now); th != nil || err != nil {
