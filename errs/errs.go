@@ -224,3 +224,8 @@ func TooLong(n int) string { return fmt.Sprintf(MsgTooLongFormat, n) }
 
 // BadChoice is the §2.2 choice message for value.
 func BadChoice(value string) string { return fmt.Sprintf(MsgBadChoiceFormat, value) }
+
+// FilterChoice is the §3.6 message of a choice filter given value.
+func FilterChoice(value string) string {
+	return fmt.Sprintf("Select a valid choice. %s is not one of the available choices.", value)
+}

@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"fmt"
 	"net"
 	"net/url"
 	"regexp"
@@ -87,7 +86,7 @@ func filterChoice(field string, v *string, t choices.Table) error {
 	if v == nil || t.Has(*v) {
 		return nil
 	}
-	return errs.FieldError("graph.filter", field, fmt.Sprintf("Select a valid choice. %s is not one of the available choices.", *v))
+	return errs.FieldError("graph.filter", field, errs.FilterChoice(*v))
 }
 
 var userAtHost = regexp.MustCompile(`^[\w.+-]+@[\w.-]+:.+$`)

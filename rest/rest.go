@@ -26,6 +26,8 @@ type Server struct {
 	exec    *graph.Executor
 	cfg     Config
 	handler http.Handler
+
+	v3throttle *v3Throttle // nil when v3 throttling is off
 }
 
 // New returns the handler of everything under /api/ (except the incoming
@@ -36,7 +38,9 @@ func New(exec *graph.Executor, cfg Config) *Server {
 	}
 	s := &Server{exec: exec, cfg: cfg}
 	mux := http.NewServeMux()
-	mux.Handle("/api/v3/", s.v3Handler())
+	v3 := s.v3Handler()
+	mux.Handle("/api/v3/", v3)
+	mux.Handle("/api/v3", v3) // answered by the trailing-slash rule, not ServeMux's redirect
 	mux.Handle("/api/v2/", s.v2Handler())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { writeNotFound(w, r) })
 	s.handler = mux

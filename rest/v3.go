@@ -1,8 +1,268 @@
 package rest
 
-import "net/http"
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"docsd/errs"
+	"docsd/graph"
+)
+
+// The v3 API (behavior.md §1, §3, §4). Every request goes through the
+// pipeline of §1.3 in v3Serve: route match (with the trailing-slash rule),
+// authentication, permission, throttle, method, then the route's handler,
+// which validates filters, looks its object up, parses the body and acts —
+// each by running one GraphQL operation through the in-process executor.
+
+// v3Rule says who may use a route (behavior.md §1.4).
+type v3Rule int
+
+const (
+	v3Open   v3Rule = iota // the root: no authentication, no throttle
+	v3RuleA1               // projects list, project detail, superproject
+	v3RuleA                // the other rule-A routes, nested under a project
+	v3RuleB                // redirects and environment variables
+)
+
+// v3Route is one route of /api/v3/.
+type v3Route struct {
+	path   string
+	name   string // the OPTIONS name and description
+	desc   string
+	rule   v3Rule
+	detail bool   // reading it returns one object (rule A2)
+	allow  string // the Allow header, in the order of §3.8
+	// methods maps each mapped method (HEAD excluded: it runs GET) to its
+	// handler.
+	methods map[string]func(q *v3Req)
+	// maintainerWrites are the methods that require a maintainer on a
+	// rule-A1 route (PUT and PATCH of a project).
+	maintainerWrites []string
+}
+
+// needsMaintainer reports whether method requires the caller to maintain
+// the route's project (rules A3 and B).
+func (rt *v3Route) needsMaintainer(method string) bool {
+	switch rt.rule {
+	case v3RuleB:
+		return true
+	case v3RuleA:
+		return !rt.detail || (method != http.MethodGet && method != http.MethodHead)
+	case v3RuleA1:
+		for _, m := range rt.maintainerWrites {
+			if m == method {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// v3Req is one request on a matched route, after authentication.
+type v3Req struct {
+	s     *Server
+	w     http.ResponseWriter
+	r     *http.Request
+	ctx   context.Context // carries the viewer
+	route *v3Route
+	vars  map[string]string
+	query url.Values
+}
+
+// project is the {project} path parameter.
+func (q *v3Req) project() string { return q.vars["project"] }
+
+// get reports whether the request reads (GET or HEAD).
+func (q *v3Req) get() bool { return q.r.Method == http.MethodGet || q.r.Method == http.MethodHead }
+
+// ctxFor is the rendering context of objects belonging to project.
+func (q *v3Req) ctxFor(project string) v3Ctx {
+	c := v3Ctx{project: project, get: q.get()}
+	if q.s.cfg.AbsoluteAPILinks {
+		c.links = q.s.cfg.PublicURL
+	}
+	return c
+}
+
+// fail answers with err: a *v3Status as it is, anything else through the
+// shared error table.
+func (q *v3Req) fail(err error) {
+	var st *v3Status
+	if errors.As(err, &st) {
+		writeJSON(q.w, q.r, st.code, st.body)
+		return
+	}
+	writeError(q.w, q.r, err)
+}
+
+// run executes an operation as the caller and decodes its data (numbers
+// kept as json.Number). The error is the response's first error,
+// classified.
+func (q *v3Req) run(op string, vars map[string]any) (map[string]any, error) {
+	resp := q.s.exec.Run(q.ctx, op, vars)
+	if err := graph.ResponseError(resp); err != nil {
+		return nil, err
+	}
+	data := map[string]any{}
+	dec := json.NewDecoder(bytes.NewReader(resp.Data))
+	dec.UseNumber()
+	if err := dec.Decode(&data); err != nil {
+		return nil, errs.Wrap(errs.Internal, "rest.v3", err)
+	}
+	return data, nil
+}
+
+// id parses a numeric path parameter; a value that is not a base-10
+// integer is not found (behavior.md §3.7).
+func (q *v3Req) id(name string) (int64, bool) {
+	n, err := strconv.ParseInt(q.vars[name], 10, 64)
+	if err != nil {
+		writeNotFound(q.w, q.r)
+		return 0, false
+	}
+	return n, true
+}
+
+// v3Parses are the request media types every v3 route accepts.
+var v3Parses = []string{"application/json", "application/x-www-form-urlencoded", "multipart/form-data"}
 
 // v3Handler serves /api/v3/ (behavior.md §1, §3, §4).
 func (s *Server) v3Handler() http.Handler {
-	return http.HandlerFunc(writeNotFound)
+	th, err := v3NewThrottle(s.cfg.ThrottleUserRate, time.Now)
+	if err != nil {
+		slog.Error("api v3: throttling is off", "err", err)
+	}
+	s.v3throttle = th
+	router := mux.NewRouter().SkipClean(true)
+	for _, rt := range s.v3Routes() {
+		router.Path(rt.path).Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.v3Serve(w, r, rt, mux.Vars(r))
+		}))
+	}
+	router.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.v3NoRoute(w, r, router)
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Vary", "Accept")
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				slog.ErrorContext(r.Context(), "api v3: panic", "method", r.Method, "path", r.URL.Path, "panic", p)
+				writeJSON(w, r, http.StatusInternalServerError, map[string]any{"detail": errs.MsgServerError})
+			}
+		}()
+		router.ServeHTTP(w, r)
+	})
+}
+
+// v3NoRoute answers a path no route matches: a path that lacks only its
+// trailing slash is redirected for reads and refused for writes
+// (behavior.md §3.7); anything else is 404.
+func (s *Server) v3NoRoute(w http.ResponseWriter, r *http.Request, router *mux.Router) {
+	if !strings.HasSuffix(r.URL.Path, "/") {
+		slashed := r.Clone(r.Context())
+		slashed.URL.Path += "/"
+		slashed.URL.RawPath = ""
+		var m mux.RouteMatch
+		if router.Match(slashed, &m) && m.MatchErr == nil {
+			target := r.URL.EscapedPath() + "/"
+			if r.Method == http.MethodGet || r.Method == http.MethodHead {
+				if r.URL.RawQuery != "" {
+					target += "?" + r.URL.RawQuery
+				}
+				w.Header().Set("Location", target)
+				w.WriteHeader(http.StatusMovedPermanently)
+				return
+			}
+			writeJSON(w, r, http.StatusBadRequest, map[string]any{
+				"detail": "The URL must end with a slash: send " + r.Method + " to " + target + ".",
+			})
+			return
+		}
+	}
+	writeNotFound(w, r)
+}
+
+// v3Serve runs the pipeline of behavior.md §1.3 on a matched route.
+func (s *Server) v3Serve(w http.ResponseWriter, r *http.Request, rt *v3Route, vars map[string]string) {
+	w.Header().Set("Allow", rt.allow)
+	query := r.URL.Query()
+	if f := v3Last(query, "format"); f != "" && f != "json" {
+		writeNotFound(w, r)
+		return
+	}
+	q := &v3Req{s: s, w: w, r: r, ctx: r.Context(), route: rt, vars: vars, query: query}
+	if rt.rule != v3Open {
+		ctx, err := s.exec.Authenticate(r.Context(), r.Header.Get("Authorization"))
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		q.ctx = ctx
+		viewer := graph.ViewerFrom(ctx)
+		if viewer.User == nil {
+			writeError(w, r, errs.E(errs.Unauthenticated, "rest.v3", errs.MsgNoCredentials))
+			return
+		}
+		if rt.needsMaintainer(r.Method) && !q.allowed() {
+			return
+		}
+		if s.v3throttle != nil {
+			if wait := s.v3throttle.allow(viewer.UserID()); wait > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(wait))
+				writeJSON(w, r, http.StatusTooManyRequests, map[string]any{"detail": v3ThrottledMessage(wait)})
+				return
+			}
+		}
+	}
+	method := r.Method
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
+	if method == http.MethodOptions {
+		writeJSON(w, r, http.StatusOK, map[string]any{
+			"name": rt.name, "description": rt.desc, "parses": v3Parses, "renders": []string{"application/json"},
+		})
+		return
+	}
+	handle, ok := rt.methods[method]
+	if !ok {
+		writeJSON(w, r, http.StatusMethodNotAllowed, map[string]any{"detail": `Method "` + strings.ToUpper(r.Method) + `" not allowed.`})
+		return
+	}
+	handle(q)
+}
+
+const v3AccessOp = `query($slug: String!) { projectAccess(slug: $slug) { exists maintainer } }`
+
+// allowed asks the graph whether the route's project exists and the caller
+// maintains it, and answers 404 or 403 when not (rules A3 and B).
+func (q *v3Req) allowed() bool {
+	data, err := q.run(v3AccessOp, map[string]any{"slug": q.project()})
+	if err != nil {
+		q.fail(err)
+		return false
+	}
+	access := v3Obj(data, "projectAccess")
+	switch {
+	case access["exists"] != true:
+		writeNotFound(q.w, q.r)
+		return false
+	case access["maintainer"] != true:
+		writeJSON(q.w, q.r, http.StatusForbidden, map[string]any{"detail": errs.MsgForbidden})
+		return false
+	}
+	return true
 }

@@ -1,0 +1,615 @@
+package rest
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"docsd/errs"
+)
+
+// Expansions each route permits (behavior.md §3.5).
+var (
+	v3ProjectExpands = []string{"active_versions", "active_versions.last_build", "active_versions.last_build.config"}
+	v3VersionExpands = []string{"last_build", "last_build.config"}
+	v3BuildExpands   = []string{"config"}
+)
+
+// v3MethodOrder is the order of methods in `Allow` (behavior.md §3.8).
+var v3MethodOrder = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// v3Routes lists the routes of /api/v3/ with their handlers.
+func (s *Server) v3Routes() []*v3Route {
+	const p = "/api/v3/projects/{project:[^/.]+}/"
+	const v = p + "versions/{version:[^/]+}/"
+	type h = map[string]func(q *v3Req)
+	routes := []*v3Route{
+		{path: "/api/v3/", name: "API Root", desc: "The entry points of API v3.", rule: v3Open,
+			methods: h{"GET": s.v3Root}},
+		{path: "/api/v3/projects/", name: "Projects List", desc: "The caller's projects; POST imports a project.", rule: v3RuleA1,
+			methods: h{"GET": s.v3ProjectList, "POST": s.v3ProjectImport}},
+		{path: p, name: "Project Instance", desc: "A project; PUT and PATCH update it.", rule: v3RuleA1, detail: true,
+			methods:          h{"GET": s.v3ProjectDetail, "PUT": s.v3ProjectUpdate(true), "PATCH": s.v3ProjectUpdate(false)},
+			maintainerWrites: []string{http.MethodPut, http.MethodPatch}},
+		{path: p + "superproject/", name: "Superproject", desc: "The project this one is a subproject of.", rule: v3RuleA1, detail: true,
+			methods: h{"GET": s.v3Superproject}},
+		{path: p + "versions/", name: "Versions List", desc: "The project's versions.", rule: v3RuleA,
+			methods: h{"GET": s.v3VersionList}},
+		{path: v, name: "Version Instance", desc: "A version; PUT and PATCH set its active flag.", rule: v3RuleA, detail: true,
+			methods: h{"GET": s.v3VersionDetail, "PUT": s.v3VersionUpdate(true), "PATCH": s.v3VersionUpdate(false)}},
+		{path: v + "builds/", name: "Version Builds List", desc: "The version's builds; POST triggers a build.", rule: v3RuleA,
+			methods: h{"GET": s.v3VersionBuildList, "POST": s.v3TriggerBuild}},
+		{path: v + "builds/{build:[^/.]+}/", name: "Version Build Instance", desc: "A build of the version.", rule: v3RuleA, detail: true,
+			methods: h{"GET": s.v3VersionBuildDetail}},
+		{path: p + "builds/", name: "Builds List", desc: "The project's builds, most recent first.", rule: v3RuleA,
+			methods: h{"GET": s.v3BuildList}},
+		{path: p + "builds/{build:[^/.]+}/", name: "Build Instance", desc: "A build.", rule: v3RuleA, detail: true,
+			methods: h{"GET": s.v3BuildDetail}},
+		{path: p + "subprojects/", name: "Subprojects List", desc: "The project's subprojects; POST adds one.", rule: v3RuleA,
+			methods: h{"GET": s.v3SubprojectList, "POST": s.v3SubprojectCreate}},
+		{path: p + "subprojects/{alias:[^/.]+}/", name: "Subproject Instance", desc: "A subproject relationship; DELETE removes it.", rule: v3RuleA, detail: true,
+			methods: h{"GET": s.v3SubprojectDetail, "DELETE": s.v3SubprojectDelete}},
+		{path: p + "translations/", name: "Translations List", desc: "The project's translations.", rule: v3RuleA,
+			methods: h{"GET": s.v3TranslationList}},
+		{path: p + "redirects/", name: "Redirects List", desc: "The project's redirects; POST adds one.", rule: v3RuleB,
+			methods: h{"GET": s.v3RedirectList, "POST": s.v3RedirectCreate}},
+		{path: p + "redirects/{id:[^/.]+}/", name: "Redirect Instance", desc: "A redirect; PUT and PATCH update it, DELETE removes it.", rule: v3RuleB,
+			methods: h{"GET": s.v3RedirectDetail, "PUT": s.v3RedirectUpdate(true), "PATCH": s.v3RedirectUpdate(false), "DELETE": s.v3RedirectDelete}},
+		{path: p + "environmentvariables/", name: "Environment Variables List", desc: "The project's build environment variables; POST adds one.", rule: v3RuleB,
+			methods: h{"GET": s.v3EnvVarList, "POST": s.v3EnvVarCreate}},
+		{path: p + "environmentvariables/{id:[^/.]+}/", name: "Environment Variable Instance", desc: "A build environment variable; DELETE removes it.", rule: v3RuleB,
+			methods: h{"GET": s.v3EnvVarDetail, "DELETE": s.v3EnvVarDelete}},
+	}
+	for _, rt := range routes {
+		var allow []string
+		for _, m := range v3MethodOrder {
+			if rt.methods[m] != nil {
+				allow = append(allow, m)
+			}
+		}
+		rt.allow = strings.Join(append(allow, http.MethodHead, http.MethodOptions), ", ")
+	}
+	return routes
+}
+
+// v3Root answers `GET /api/v3/` (behavior.md §4.0).
+func (s *Server) v3Root(q *v3Req) {
+	writeJSON(q.w, q.r, http.StatusOK, map[string]any{"projects": s.cfg.PublicURL + "/api/v3/projects/"})
+}
+
+// Reads.
+
+// v3Query is a read operation: head and tail surround the selection of the
+// object or list items; path leads through the data to the object, or to the
+// list's {totalCount nodes}.
+type v3Query struct {
+	head, tail string
+	vars       map[string]any
+	path       []string
+	// match, when set, must accept the object found, else it is not found.
+	match func(obj map[string]any) bool
+}
+
+// text returns the operation's text for a selection.
+func (oq v3Query) text(sel *v3Sel) string {
+	op := &v3Op{}
+	body := op.sel(sel)
+	return oq.head + body + oq.tail + op.fragments()
+}
+
+// v3At follows path through data; nil when a step is missing or null.
+func v3At(data map[string]any, path []string) map[string]any {
+	for _, k := range path {
+		data = v3Obj(data, k)
+		if data == nil {
+			return nil
+		}
+	}
+	return data
+}
+
+// object answers a detail read: 200 with the rendered object, 404 when the
+// graph finds nothing. ctxOf gives the rendering context of the object.
+func (q *v3Req) object(sel *v3Sel, oq v3Query, ctxOf func(obj map[string]any) v3Ctx) {
+	data, err := q.run(oq.text(sel), oq.vars)
+	if err != nil {
+		q.fail(err)
+		return
+	}
+	obj := v3At(data, oq.path)
+	if obj == nil || (oq.match != nil && !oq.match(obj)) {
+		writeNotFound(q.w, q.r)
+		return
+	}
+	writeJSON(q.w, q.r, http.StatusOK, ctxOf(obj).render(sel, obj))
+}
+
+// list answers a list read with the envelope of behavior.md §3.4.
+func (q *v3Req) list(sel *v3Sel, oq v3Query, ctxOf func(obj map[string]any) v3Ctx) {
+	page := q.s.v3PageOf(q.query)
+	oq.vars["limit"], oq.vars["offset"] = page.limit, page.offset
+	data, err := q.run(oq.text(sel), oq.vars)
+	if err != nil {
+		q.fail(err)
+		return
+	}
+	l := v3At(data, oq.path)
+	if l == nil {
+		writeNotFound(q.w, q.r)
+		return
+	}
+	items, _ := l["nodes"].([]any)
+	results := make([]any, 0, len(items))
+	for _, it := range items {
+		obj, _ := it.(map[string]any)
+		results = append(results, ctxOf(obj).render(sel, obj))
+	}
+	count, _ := l["totalCount"].(json.Number).Int64()
+	q.writeList(page, int(count), results)
+}
+
+func (q *v3Req) writeList(page v3Page, count int, results []any) {
+	base := q.r.URL.EscapedPath()
+	if q.s.cfg.AbsoluteAPILinks {
+		base = q.s.cfg.PublicURL + base
+	}
+	next, previous := v3PageLinks(base, q.query, page, count)
+	writeJSON(q.w, q.r, http.StatusOK, map[string]any{"count": count, "next": next, "previous": previous, "results": results})
+}
+
+// inProject renders objects as belonging to the route's project.
+func (q *v3Req) inProject(map[string]any) v3Ctx { return q.ctxFor(q.project()) }
+
+// own renders projects with their own slug.
+func (q *v3Req) own(obj map[string]any) v3Ctx { return q.ctxFor(v3Str(obj["_slug"])) }
+
+// filters validates the request's filters (400, behavior.md §3.6).
+func (q *v3Req) filters(f *v3Filters) (map[string]any, bool) {
+	if err := f.err(); err != nil {
+		q.fail(err)
+		return nil, false
+	}
+	return f.input, true
+}
+
+func (s *Server) v3ProjectList(q *v3Req) {
+	filter, ok := q.filters(v3ProjectFilters(q.query))
+	if !ok {
+		return
+	}
+	filter["maintainedByViewer"] = true
+	q.list(v3Selection(v3ProjectKind, q.query, v3ProjectExpands, true), v3Query{
+		head: `query($filter: ProjectFilterInput, $limit: Int, $offset: Int) { list: projects(filter: $filter, limit: $limit, offset: $offset) { totalCount nodes { `,
+		tail: ` } } }`,
+		vars: map[string]any{"filter": filter}, path: []string{"list"},
+	}, q.own)
+}
+
+func (s *Server) v3ProjectDetail(q *v3Req) { q.projectRead(false) }
+
+func (s *Server) v3Superproject(q *v3Req) { q.projectRead(true) }
+
+// projectRead answers the detail of {project}, or with superproject of the
+// project {project} is a subproject of (404 when none, or not visible).
+// The project filters narrow the lookup of {project}.
+func (q *v3Req) projectRead(superproject bool) {
+	filter, ok := q.filters(v3ProjectFilters(q.query))
+	if !ok {
+		return
+	}
+	oq := v3Query{
+		head: `query($slug: String!, $filter: ProjectFilterInput) { obj: project(slug: $slug, filter: $filter) { `,
+		tail: ` } }`,
+		vars: map[string]any{"slug": q.project(), "filter": filter}, path: []string{"obj"},
+	}
+	if superproject {
+		oq.head += `obj: subprojectOf { `
+		oq.tail += ` }`
+		oq.path = []string{"obj", "obj"}
+	}
+	q.object(v3Selection(v3ProjectKind, q.query, v3ProjectExpands, false), oq, q.own)
+}
+
+func (s *Server) v3VersionList(q *v3Req) {
+	filter, ok := q.filters(v3VersionFilters(q.query))
+	if !ok {
+		return
+	}
+	if v3UploadedOnly(q.query) {
+		q.writeList(s.v3PageOf(q.query), 0, []any{})
+		return
+	}
+	q.nestedList(v3VersionKind, v3VersionExpands, "versions", "VersionFilterInput", filter)
+}
+
+func (s *Server) v3VersionDetail(q *v3Req) {
+	filter, ok := q.filters(v3VersionFilters(q.query))
+	if !ok {
+		return
+	}
+	if v3UploadedOnly(q.query) {
+		writeNotFound(q.w, q.r)
+		return
+	}
+	q.object(v3Selection(v3VersionKind, q.query, v3VersionExpands, false), v3Query{
+		head: `query($slug: String!, $version: String!, $filter: VersionFilterInput) { project(slug: $slug) { obj: version(slug: $version, filter: $filter) { `,
+		tail: ` } } }`,
+		vars: map[string]any{"slug": q.project(), "version": q.vars["version"], "filter": filter}, path: []string{"project", "obj"},
+	}, q.inProject)
+}
+
+func (s *Server) v3BuildList(q *v3Req) {
+	if filter, ok := q.filters(v3BuildFilters(q.query)); ok {
+		q.nestedList(v3BuildKind, v3BuildExpands, "builds", "BuildFilterInput", filter)
+	}
+}
+
+func (s *Server) v3VersionBuildList(q *v3Req) {
+	filter, ok := q.filters(v3BuildFilters(q.query))
+	if !ok {
+		return
+	}
+	q.list(v3Selection(v3BuildKind, q.query, v3BuildExpands, true), v3Query{
+		head: `query($slug: String!, $version: String!, $filter: BuildFilterInput, $limit: Int, $offset: Int) { project(slug: $slug) { version(slug: $version) { list: builds(filter: $filter, limit: $limit, offset: $offset) { totalCount nodes { `,
+		tail: ` } } } } }`,
+		vars: map[string]any{"slug": q.project(), "version": q.vars["version"], "filter": filter}, path: []string{"project", "version", "list"},
+	}, q.inProject)
+}
+
+// buildDetail answers both build detail routes; on the version route the
+// build must belong to {version}.
+func (q *v3Req) buildDetail(version string) {
+	filter, ok := q.filters(v3BuildFilters(q.query))
+	if !ok {
+		return
+	}
+	id, ok := q.id("build")
+	if !ok {
+		return
+	}
+	q.object(v3Selection(v3BuildKind, q.query, v3BuildExpands, false), v3Query{
+		head: `query($slug: String!, $id: Int!, $filter: BuildFilterInput) { project(slug: $slug) { obj: build(id: $id, filter: $filter) { `,
+		tail: ` } } }`,
+		vars: map[string]any{"slug": q.project(), "id": id, "filter": filter}, path: []string{"project", "obj"},
+		match: func(obj map[string]any) bool {
+			return version == "" || v3Str(v3Obj(obj, "_version")["slug"]) == version
+		},
+	}, q.inProject)
+}
+
+func (s *Server) v3BuildDetail(q *v3Req) { q.buildDetail("") }
+
+func (s *Server) v3VersionBuildDetail(q *v3Req) { q.buildDetail(q.vars["version"]) }
+
+func (s *Server) v3SubprojectList(q *v3Req) {
+	q.nestedList(v3SubprojectKind, nil, "subprojects", "", nil)
+}
+
+func (s *Server) v3SubprojectDetail(q *v3Req) {
+	q.object(v3Selection(v3SubprojectKind, q.query, nil, false), v3Query{
+		head: `query($slug: String!, $alias: String!) { project(slug: $slug) { obj: subproject(alias: $alias) { `,
+		tail: ` } } }`,
+		vars: map[string]any{"slug": q.project(), "alias": q.vars["alias"]}, path: []string{"project", "obj"},
+	}, q.inProject)
+}
+
+func (s *Server) v3TranslationList(q *v3Req) {
+	q.nestedList(v3ProjectKind, nil, "translations", "", nil)
+}
+
+func (s *Server) v3RedirectList(q *v3Req) { q.nestedList(v3RedirectKind, nil, "redirects", "", nil) }
+
+func (s *Server) v3RedirectDetail(q *v3Req) { q.nestedByID(v3RedirectKind, "redirect") }
+
+func (s *Server) v3EnvVarList(q *v3Req) {
+	q.nestedList(v3EnvVarKind, nil, "environmentVariables", "", nil)
+}
+
+func (s *Server) v3EnvVarDetail(q *v3Req) { q.nestedByID(v3EnvVarKind, "environmentVariable") }
+
+// nestedList answers the list of {project}'s gqlField (a Project field
+// taking limit, offset and, when filterType is set, a filter). Projects
+// (translations) render with their own slug, anything else as belonging to
+// {project}.
+func (q *v3Req) nestedList(kind *v3Kind, permitted []string, gqlField, filterType string, filter map[string]any) {
+	decl, args := "$slug: String!, $limit: Int, $offset: Int", "limit: $limit, offset: $offset"
+	vars := map[string]any{"slug": q.project()}
+	if filterType != "" {
+		decl, args = "$slug: String!, $filter: "+filterType+", $limit: Int, $offset: Int", "filter: $filter, "+args
+		vars["filter"] = filter
+	}
+	ctxOf := q.inProject
+	if kind == v3ProjectKind {
+		ctxOf = q.own
+	}
+	q.list(v3Selection(kind, q.query, permitted, true), v3Query{
+		head: "query(" + decl + ") { project(slug: $slug) { list: " + gqlField + "(" + args + ") { totalCount nodes { ",
+		tail: " } } } }",
+		vars: vars, path: []string{"project", "list"},
+	}, ctxOf)
+}
+
+// nestedByID answers the detail of {project}'s gqlField(id: {id}).
+func (q *v3Req) nestedByID(kind *v3Kind, gqlField string) {
+	id, ok := q.id("id")
+	if !ok {
+		return
+	}
+	q.object(v3Selection(kind, q.query, nil, false), v3Query{
+		head: "query($slug: String!, $id: Int!) { project(slug: $slug) { obj: " + gqlField + "(id: $id) { ",
+		tail: " } } }",
+		vars: map[string]any{"slug": q.project(), "id": id}, path: []string{"project", "obj"},
+	}, q.inProject)
+}
+
+// Writes.
+
+// body reads the request body as an object. lookup, when given, is a read
+// that finds the object the request addresses: it runs before a body error
+// is answered, so that a missing object is 404 whatever the body (behavior.md
+// §1.3, steps 7 and 8).
+func (q *v3Req) body(lookup *v3Query) (map[string]any, bool) {
+	raw, err := v3ReadBody(q.r)
+	var obj map[string]any
+	if err == nil {
+		obj, err = v3Object(raw)
+	}
+	if err == nil {
+		return obj, true
+	}
+	if lookup != nil {
+		data, lerr := q.run(lookup.head+"id"+lookup.tail, lookup.vars)
+		if lerr != nil {
+			q.fail(lerr)
+			return nil, false
+		}
+		if v3At(data, lookup.path) == nil {
+			writeNotFound(q.w, q.r)
+			return nil, false
+		}
+	}
+	q.fail(err)
+	return nil, false
+}
+
+// mutate runs a write operation (which declares `$validateOnly: Boolean`).
+// When REST found type errors in the body itself (failed), the operation
+// runs with validateOnly and the answer is 400 with REST's and the graph's
+// messages merged; a lookup failure of the graph (404) wins over both.
+func (q *v3Req) mutate(op string, vars map[string]any, failed errs.Fields) (map[string]any, bool) {
+	if len(failed) == 0 {
+		data, err := q.run(op, vars)
+		if err != nil {
+			q.fail(err)
+			return nil, false
+		}
+		return data, true
+	}
+	vars["validateOnly"] = true
+	_, err := q.run(op, vars)
+	graphFields := errs.FieldsOf(err)
+	if err != nil && len(graphFields) == 0 {
+		q.fail(err)
+		return nil, false
+	}
+	q.fail(v3MergeFields(failed, graphFields).Err("rest.v3"))
+	return nil, false
+}
+
+// writeObject renders a write's result in full (fields, omit and expand do
+// not apply to writes) and answers status.
+func (q *v3Req) writeObject(status int, data map[string]any, sel *v3Sel, ctxOf func(obj map[string]any) v3Ctx) {
+	obj := v3Obj(data, "obj")
+	if obj == nil {
+		writeNotFound(q.w, q.r)
+		return
+	}
+	writeJSON(q.w, q.r, status, ctxOf(obj).render(sel, obj))
+}
+
+// v3ProjectInput reads the project fields of an import (or an update).
+func v3ProjectInput(in *v3Input, update bool) {
+	in.str("name", "name")
+	in.object("repository", "repository", func(repo *v3Input) {
+		repo.str("url", "url")
+		repo.str("type", "type")
+	})
+	in.str("homepage", "homepage")
+	in.str("language", "language")
+	in.str("programming_language", "programmingLanguage")
+	if update {
+		in.str("default_version", "defaultVersion")
+		in.str("default_branch", "defaultBranch")
+		in.str("analytics_code", "analyticsCode")
+		in.boolean("show_version_warning", "showVersionWarning")
+		in.boolean("single_version", "singleVersion")
+	}
+}
+
+func (s *Server) v3ProjectImport(q *v3Req) {
+	body, ok := q.body(nil)
+	if !ok {
+		return
+	}
+	in := v3NewInput(body)
+	v3ProjectInput(in, false)
+	sel := v3ProjectKind.full()
+	op := &v3Op{}
+	text := `mutation($input: ImportProjectInput!, $validateOnly: Boolean) { obj: importProject(input: $input, validateOnly: $validateOnly) { ` +
+		op.sel(sel) + ` } }` + op.fragments()
+	data, ok := q.mutate(text, map[string]any{"input": in.input}, in.failed)
+	if ok {
+		q.writeObject(http.StatusCreated, data, sel, q.own)
+	}
+}
+
+func (s *Server) v3ProjectUpdate(replace bool) func(q *v3Req) {
+	return func(q *v3Req) {
+		body, ok := q.body(nil)
+		if !ok {
+			return
+		}
+		in := v3NewInput(body)
+		v3ProjectInput(in, true)
+		const op = `mutation($slug: String!, $input: UpdateProjectInput!, $replace: Boolean, $validateOnly: Boolean) { updateProject(slug: $slug, input: $input, replace: $replace, validateOnly: $validateOnly) { id } }`
+		if _, ok := q.mutate(op, map[string]any{"slug": q.project(), "input": in.input, "replace": replace}, in.failed); ok {
+			writeNoContent(q.w)
+		}
+	}
+}
+
+func (s *Server) v3VersionUpdate(replace bool) func(q *v3Req) {
+	return func(q *v3Req) {
+		vars := map[string]any{"slug": q.project(), "version": q.vars["version"]}
+		body, ok := q.body(&v3Query{
+			head: `query($slug: String!, $version: String!) { project(slug: $slug) { obj: version(slug: $version) { `,
+			tail: ` } } }`, vars: vars, path: []string{"project", "obj"},
+		})
+		if !ok {
+			return
+		}
+		in := v3NewInput(body)
+		in.boolean("active", "active")
+		vars["input"], vars["replace"] = in.input, replace
+		const op = `mutation($slug: String!, $version: String!, $input: UpdateVersionInput!, $replace: Boolean, $validateOnly: Boolean) { updateVersion(project: $slug, version: $version, input: $input, replace: $replace, validateOnly: $validateOnly) { id } }`
+		if _, ok := q.mutate(op, vars, in.failed); ok {
+			writeNoContent(q.w)
+		}
+	}
+}
+
+// v3TriggerBuild queues a build of {version} (behavior.md §4.3.4): 202 with
+// the build, its project and version; 400 with no build when the project's
+// builds are disabled. The body is never read.
+func (s *Server) v3TriggerBuild(q *v3Req) {
+	op := &v3Op{}
+	build, project, version := v3BuildKind.full(), v3ProjectKind.full(), v3VersionKind.full()
+	text := `mutation($slug: String!, $version: String!) { triggerBuild(project: $slug, version: $version) { build { ` +
+		op.sel(build) + ` } project { ` + op.sel(project) + ` } version { ` + op.sel(version) + ` } triggered } }` + op.fragments()
+	data, err := q.run(text, map[string]any{"slug": q.project(), "version": q.vars["version"]})
+	if err != nil {
+		q.fail(err)
+		return
+	}
+	payload := v3Obj(data, "triggerBuild")
+	c := q.ctxFor(q.project())
+	out := map[string]any{"build": nil, "triggered": payload["triggered"],
+		"project": c.render(project, v3Obj(payload, "project")),
+		"version": c.render(version, v3Obj(payload, "version"))}
+	if b := v3Obj(payload, "build"); b != nil {
+		out["build"] = c.render(build, b)
+	}
+	status := http.StatusAccepted
+	if payload["triggered"] != true {
+		status = http.StatusBadRequest
+	}
+	writeJSON(q.w, q.r, status, out)
+}
+
+func (s *Server) v3SubprojectCreate(q *v3Req) {
+	body, ok := q.body(nil)
+	if !ok {
+		return
+	}
+	in := v3NewInput(body)
+	in.slugRef("child", "child")
+	in.str("alias", "alias")
+	sel := v3SubprojectKind.full()
+	op := &v3Op{}
+	text := `mutation($slug: String!, $input: CreateSubprojectInput!, $validateOnly: Boolean) { obj: createSubproject(project: $slug, input: $input, validateOnly: $validateOnly) { ` +
+		op.sel(sel) + ` } }` + op.fragments()
+	data, ok := q.mutate(text, map[string]any{"slug": q.project(), "input": in.input}, in.failed)
+	if ok {
+		q.writeObject(http.StatusCreated, data, sel, q.inProject)
+	}
+}
+
+// remove runs a delete mutation and answers 204.
+func (q *v3Req) remove(op string, vars map[string]any) {
+	if _, err := q.run(op, vars); err != nil {
+		q.fail(err)
+		return
+	}
+	writeNoContent(q.w)
+}
+
+func (s *Server) v3SubprojectDelete(q *v3Req) {
+	q.remove(`mutation($slug: String!, $alias: String!) { deleteSubproject(project: $slug, alias: $alias) }`,
+		map[string]any{"slug": q.project(), "alias": q.vars["alias"]})
+}
+
+// v3RedirectInput reads a redirect's fields.
+func v3RedirectInput(body map[string]any) *v3Input {
+	in := v3NewInput(body)
+	in.str("type", "type")
+	in.str("from_url", "fromUrl")
+	in.str("to_url", "toUrl")
+	return in
+}
+
+func (s *Server) v3RedirectCreate(q *v3Req) {
+	body, ok := q.body(nil)
+	if !ok {
+		return
+	}
+	in := v3RedirectInput(body)
+	sel := v3RedirectKind.full()
+	text := `mutation($slug: String!, $input: RedirectInput!, $validateOnly: Boolean) { obj: createRedirect(project: $slug, input: $input, validateOnly: $validateOnly) { ` +
+		(&v3Op{}).sel(sel) + ` } }`
+	if data, ok := q.mutate(text, map[string]any{"slug": q.project(), "input": in.input}, in.failed); ok {
+		q.writeObject(http.StatusCreated, data, sel, q.inProject)
+	}
+}
+
+func (s *Server) v3RedirectUpdate(replace bool) func(q *v3Req) {
+	return func(q *v3Req) {
+		id, ok := q.id("id")
+		if !ok {
+			return
+		}
+		vars := map[string]any{"slug": q.project(), "id": id}
+		body, ok := q.body(&v3Query{
+			head: `query($slug: String!, $id: Int!) { project(slug: $slug) { obj: redirect(id: $id) { `,
+			tail: ` } } }`, vars: vars, path: []string{"project", "obj"},
+		})
+		if !ok {
+			return
+		}
+		in := v3RedirectInput(body)
+		vars["input"], vars["replace"] = in.input, replace
+		sel := v3RedirectKind.full()
+		text := `mutation($slug: String!, $id: Int!, $input: RedirectInput!, $replace: Boolean, $validateOnly: Boolean) { obj: updateRedirect(project: $slug, id: $id, input: $input, replace: $replace, validateOnly: $validateOnly) { ` +
+			(&v3Op{}).sel(sel) + ` } }`
+		if data, ok := q.mutate(text, vars, in.failed); ok {
+			q.writeObject(http.StatusOK, data, sel, q.inProject)
+		}
+	}
+}
+
+func (s *Server) v3RedirectDelete(q *v3Req) {
+	if id, ok := q.id("id"); ok {
+		q.remove(`mutation($slug: String!, $id: Int!) { deleteRedirect(project: $slug, id: $id) }`, map[string]any{"slug": q.project(), "id": id})
+	}
+}
+
+func (s *Server) v3EnvVarCreate(q *v3Req) {
+	body, ok := q.body(nil)
+	if !ok {
+		return
+	}
+	in := v3NewInput(body)
+	in.str("name", "name")
+	in.str("value", "value")
+	sel := v3EnvVarKind.full()
+	text := `mutation($slug: String!, $input: EnvironmentVariableInput!, $validateOnly: Boolean) { obj: createEnvironmentVariable(project: $slug, input: $input, validateOnly: $validateOnly) { ` +
+		(&v3Op{}).sel(sel) + ` } }`
+	if data, ok := q.mutate(text, map[string]any{"slug": q.project(), "input": in.input}, in.failed); ok {
+		q.writeObject(http.StatusCreated, data, sel, q.inProject)
+	}
+}
+
+func (s *Server) v3EnvVarDelete(q *v3Req) {
+	if id, ok := q.id("id"); ok {
+		q.remove(`mutation($slug: String!, $id: Int!) { deleteEnvironmentVariable(project: $slug, id: $id) }`, map[string]any{"slug": q.project(), "id": id})
+	}
+}
