@@ -9,6 +9,7 @@ package rest
 
 import (
 	"net/http"
+	"strings"
 
 	"docsd/graph"
 )
@@ -37,13 +38,20 @@ func New(exec *graph.Executor, cfg Config) *Server {
 		cfg.MaxPageSize = 100
 	}
 	s := &Server{exec: exec, cfg: cfg}
-	mux := http.NewServeMux()
-	v3 := s.v3Handler()
-	mux.Handle("/api/v3/", v3)
-	mux.Handle("/api/v3", v3) // answered by the trailing-slash rule, not ServeMux's redirect
-	mux.Handle("/api/v2/", s.v2Handler())
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { writeNotFound(w, r) })
-	s.handler = mux
+	v3, v2 := s.v3Handler(), s.v2Handler()
+	// Dispatch by prefix, not with http.ServeMux: ServeMux would clean `//`
+	// and `..` out of paths with a redirect, even for writes (§3.7 forbids
+	// redirecting a write). Paths are matched as sent.
+	s.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch p := r.URL.Path; {
+		case p == "/api/v3" || strings.HasPrefix(p, "/api/v3/"):
+			v3.ServeHTTP(w, r) // `/api/v3` gets the trailing-slash rule
+		case p == "/api/v2" || strings.HasPrefix(p, "/api/v2/"):
+			v2.ServeHTTP(w, r)
+		default:
+			writeNotFound(w, r)
+		}
+	})
 	return s
 }
 

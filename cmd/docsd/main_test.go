@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -293,5 +294,36 @@ func TestMigrate(t *testing.T) {
 	code, out, errOut := docsd(t, "migrate", "--database-url", "sqlite://"+filepath.Join(dir, "m.db"))
 	if code != 0 || !strings.Contains(out, "migrations applied") {
 		t.Errorf("migrate: %d %q %q", code, out, errOut)
+	}
+}
+
+// TestAPIPathsAreNotCleaned checks that `//` and `..` in API paths reach the
+// API (a JSON answer) instead of a ServeMux redirect, for reads and writes.
+func TestAPIPathsAreNotCleaned(t *testing.T) {
+	c := &command{stdout: io.Discard, stderr: io.Discard}
+	fs, env := c.flags("serve", "serve")
+	if _, err := c.parse(fs, env, []string{"--data-dir", t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := c.open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.close()
+	srv := httptest.NewServer(a.handler())
+	defer srv.Close()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, tc := range []struct{ method, path string }{
+		{"GET", "/api/v3//projects/"}, {"POST", "/api/v3//projects/"}, {"DELETE", "/api/v2/project/../build/"}, {"POST", "/api/v2"},
+	} {
+		req, _ := http.NewRequest(tc.method, srv.URL+tc.path, nil)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode/100 == 3 || resp.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("%s %s: %d %q, want a JSON answer and no redirect", tc.method, tc.path, resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"docsd/artifacts"
@@ -91,7 +92,16 @@ func (a *app) handler() http.Handler {
 		fmt.Fprintf(w, "docsd\n\nAPI v3:   %s/api/v3/\nAPI v2:   %s/api/v2/\nGraphQL:  %s/graphql\nGraphiQL: %s/graphiql/\n",
 			a.settings.PublicURL, a.settings.PublicURL, a.settings.PublicURL, a.settings.PublicURL)
 	})
-	return logRequests(a.logger, mux)
+	// API paths go to the API as sent: ServeMux would answer `//` or `..` in
+	// a path with a redirect, which must never happen to a write.
+	root := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/") && !strings.HasPrefix(r.URL.Path, "/api/v2/webhook/") {
+			api.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+	return logRequests(a.logger, root)
 }
 
 // statusRecorder remembers the status a handler wrote, for the access log.

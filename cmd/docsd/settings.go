@@ -8,7 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
+
+	"docsd/rest"
 )
 
 // Settings are the operator settings of behavior.md §0.2 plus the server's
@@ -134,8 +135,8 @@ func (s *Settings) resolve() error {
 	if !strings.HasPrefix(s.PublicURL, "http://") && !strings.HasPrefix(s.PublicURL, "https://") {
 		return fmt.Errorf("--public-url %q must start with http:// or https://", s.PublicURL)
 	}
-	if _, err := parseRate(s.ThrottleUserRate); err != nil {
-		return err
+	if _, _, err := rest.ParseThrottleRate(s.ThrottleUserRate); err != nil {
+		return fmt.Errorf("--throttle-user-rate: %v", err)
 	}
 	if s.MaxPageSize <= 0 {
 		return fmt.Errorf("--max-page-size must be positive")
@@ -144,26 +145,4 @@ func (s *Settings) resolve() error {
 		return fmt.Errorf("--build-workers and --git-clone-depth must not be negative, --build-time-limit must be positive")
 	}
 	return nil
-}
-
-// parseRate checks a throttle rate: "0" or "" (off) or N/second|minute|hour|day.
-func parseRate(rate string) (time.Duration, error) {
-	if rate == "" || rate == "0" {
-		return 0, nil
-	}
-	n, unit, ok := strings.Cut(rate, "/")
-	if v, err := strconv.Atoi(n); !ok || err != nil || v < 0 {
-		return 0, fmt.Errorf("--throttle-user-rate %q: want N/second, N/minute, N/hour or N/day", rate)
-	}
-	switch unit {
-	case "second", "s", "sec":
-		return time.Second, nil
-	case "minute", "m", "min":
-		return time.Minute, nil
-	case "hour", "h":
-		return time.Hour, nil
-	case "day", "d":
-		return 24 * time.Hour, nil
-	}
-	return 0, fmt.Errorf("--throttle-user-rate %q: want N/second, N/minute, N/hour or N/day", rate)
 }
