@@ -644,3 +644,52 @@ func TestUnstorableText(t *testing.T) {
 		}
 	})
 }
+
+// TestLookupsByID checks the v2-style lookups by id against §5.1: public
+// versions of public projects and their builds only, for anonymous callers.
+func TestLookupsByID(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d)
+		e.fixture()
+		ctx := context.Background()
+		ids := map[string]int64{}
+		for _, p := range []string{"pub", "priv"} {
+			proj, _ := e.store.FindProjectBySlug(ctx, p)
+			for _, v := range []string{"v1.0", "secret"} {
+				ver, err := e.store.FindVersionBySlug(ctx, proj.ID, v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids[p+"/"+v] = ver.ID
+				builds, _, _ := e.store.FindBuilds(ctx, store.BuildFilter{VersionID: &ver.ID})
+				if len(builds) > 0 {
+					ids[p+"/"+v+"/build"] = builds[0].ID
+				}
+			}
+		}
+		for _, tc := range []struct {
+			key, query string
+			want       map[string]string
+		}{
+			{"pub/v1.0", `query($id: Int!) { version(id: $id) { slug } }`, map[string]string{"": "ok", "bob": "ok", "alice": "ok"}},
+			{"pub/secret", `query($id: Int!) { version(id: $id) { slug } }`, map[string]string{"": "NOT_FOUND", "bob": "NOT_FOUND", "alice": "ok"}},
+			{"priv/v1.0", `query($id: Int!) { version(id: $id) { slug } }`, map[string]string{"": "NOT_FOUND", "bob": "NOT_FOUND", "alice": "ok", "root": "ok"}},
+			{"pub/v1.0/build", `query($id: Int!) { build(id: $id) { id docsUrl commitUrl commands { id } } }`, map[string]string{"": "ok", "bob": "ok"}},
+			{"priv/v1.0/build", `query($id: Int!) { build(id: $id) { id } }`, map[string]string{"": "NOT_FOUND", "bob": "NOT_FOUND", "alice": "ok"}},
+		} {
+			id, ok := ids[tc.key]
+			if !ok {
+				t.Fatalf("fixture has no %s", tc.key)
+			}
+			for caller, want := range tc.want {
+				if _, err := e.do(e.as(caller), tc.query, map[string]any{"id": id}); kind(err) != want {
+					t.Errorf("%s as %q: %s (%v), want %s", tc.key, caller, kind(err), err, want)
+				}
+			}
+		}
+		data := e.must(e.as(""), `query($id: Int!) { build(id: $id) { docsUrl commitUrl } }`, map[string]any{"id": ids["pub/v1.0/build"]})
+		if dig(data, "build", "docsUrl") != "https://docs.example.com/docs/pub/en/v1.0/" || dig(data, "build", "commitUrl") != "https://github.com/rtfd/x/commit/abc" {
+			t.Errorf("build URLs = %v", data)
+		}
+	})
+}
