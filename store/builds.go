@@ -122,11 +122,7 @@ func (tx *Tx) CreateBuild(ctx context.Context, v *Version, commit *string) (*Bui
 // PostgreSQL; SQLite's single writer serialises) while the claim re-checks.
 func (s *Store) ClaimBuild(ctx context.Context, owner string, lease time.Duration) (*Build, error) {
 	const op = "store.ClaimBuild"
-	type candidate struct {
-		ID        int64 `db:"id"`
-		ProjectID int64 `db:"project_id"`
-	}
-	var cands []candidate
+	var cands []claimCandidate
 	err := s.read().sel(ctx, &cands, `SELECT b.id, b.project_id FROM builds b WHERE b.state = 'triggered'
 		AND NOT EXISTS (SELECT 1 FROM builds r WHERE r.project_id = b.project_id AND r.state IN `+runningStates+`)
 		AND NOT EXISTS (SELECT 1 FROM sync_tasks t WHERE t.project_id = b.project_id AND t.started IS NOT NULL)
@@ -134,43 +130,58 @@ func (s *Store) ClaimBuild(ctx context.Context, owner string, lease time.Duratio
 	if err != nil {
 		return nil, classify(op, err)
 	}
+	var b Build
+	err = s.claimFirst(ctx, op, cands, func(tx *Tx, id int64) (bool, error) {
+		res, err := tx.exec(ctx, `UPDATE builds SET state = 'cloning', started = ?, length = 0, lease_owner = ?, lease_expires = ?, builder = ?
+			WHERE id = ? AND state = 'triggered'`, tx.Now, owner, tx.Now.Add(lease), owner, id)
+		if err != nil {
+			return false, err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return false, nil
+		}
+		return true, tx.get(ctx, &b, `SELECT `+buildColumns+` FROM builds b WHERE b.id = ?`, id)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+// claimCandidate is a queued row (build or sync task) and its project.
+type claimCandidate struct {
+	ID        int64 `db:"id"`
+	ProjectID int64 `db:"project_id"`
+}
+
+// claimFirst tries the candidates oldest first, at most one per project: in
+// a transaction that holds the project's lock and has re-checked that the
+// project is idle, take claims the row. It returns NotFound when no
+// candidate could be taken.
+func (s *Store) claimFirst(ctx context.Context, op string, cands []claimCandidate, take func(tx *Tx, id int64) (bool, error)) error {
 	seen := map[int64]bool{}
 	for _, c := range cands {
 		if seen[c.ProjectID] {
 			continue
 		}
 		seen[c.ProjectID] = true
-		var claimed *Build
+		claimed := false
 		err := s.InTx(ctx, op, func(tx *Tx) error {
-			ok, err := tx.lockIdleProject(ctx, c.ProjectID)
-			if err != nil || !ok {
+			idle, err := tx.lockIdleProject(ctx, c.ProjectID)
+			if err != nil || !idle {
 				return err
 			}
-			started := tx.Now
-			expires := tx.Now.Add(lease)
-			res, err := tx.exec(ctx, `UPDATE builds SET state = 'cloning', started = ?, length = 0, lease_owner = ?, lease_expires = ?, builder = ?
-				WHERE id = ? AND state = 'triggered'`, started, owner, expires, owner, c.ID)
-			if err != nil {
-				return err
-			}
-			if n, _ := res.RowsAffected(); n == 0 {
-				return nil
-			}
-			var b Build
-			if err := tx.get(ctx, &b, `SELECT `+buildColumns+` FROM builds b WHERE b.id = ?`, c.ID); err != nil {
-				return err
-			}
-			claimed = &b
-			return nil
+			claimed, err = take(tx, c.ID)
+			return err
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if claimed != nil {
-			return claimed, nil
+		if claimed {
+			return nil
 		}
 	}
-	return nil, &errs.Error{Kind: errs.NotFound, Op: op, Message: "no build to claim"}
+	return &errs.Error{Kind: errs.NotFound, Op: op, Message: "nothing to claim"}
 }
 
 // lockIdleProject locks the project row for the rest of tx and reports

@@ -30,49 +30,30 @@ func (s *Store) CreateSyncTask(ctx context.Context, projectID int64) (*SyncTask,
 // returns NotFound when there is nothing to claim.
 func (s *Store) ClaimSyncTask(ctx context.Context, owner string, lease time.Duration) (*SyncTask, error) {
 	const op = "store.ClaimSyncTask"
-	var cands []SyncTask
-	err := s.read().sel(ctx, &cands, `SELECT `+syncTaskColumns+` FROM sync_tasks t WHERE t.started IS NULL
+	var cands []claimCandidate
+	err := s.read().sel(ctx, &cands, `SELECT t.id, t.project_id FROM sync_tasks t WHERE t.started IS NULL
 		AND NOT EXISTS (SELECT 1 FROM builds r WHERE r.project_id = t.project_id AND r.state IN `+runningStates+`)
 		AND NOT EXISTS (SELECT 1 FROM sync_tasks o WHERE o.project_id = t.project_id AND o.started IS NOT NULL)
 		ORDER BY t.created, t.id LIMIT 20`)
 	if err != nil {
 		return nil, classify(op, err)
 	}
-	seen := map[int64]bool{}
-	for _, c := range cands {
-		if seen[c.ProjectID] {
-			continue
-		}
-		seen[c.ProjectID] = true
-		var claimed *SyncTask
-		err := s.InTx(ctx, op, func(tx *Tx) error {
-			ok, err := tx.lockIdleProject(ctx, c.ProjectID)
-			if err != nil || !ok {
-				return err
-			}
-			res, err := tx.exec(ctx, `UPDATE sync_tasks SET started = ?, lease_owner = ?, lease_expires = ? WHERE id = ? AND started IS NULL`,
-				tx.Now, owner, tx.Now.Add(lease), c.ID)
-			if err != nil {
-				return err
-			}
-			if n, _ := res.RowsAffected(); n == 0 {
-				return nil
-			}
-			var t SyncTask
-			if err := tx.get(ctx, &t, `SELECT `+syncTaskColumns+` FROM sync_tasks t WHERE t.id = ?`, c.ID); err != nil {
-				return err
-			}
-			claimed = &t
-			return nil
-		})
+	var t SyncTask
+	err = s.claimFirst(ctx, op, cands, func(tx *Tx, id int64) (bool, error) {
+		res, err := tx.exec(ctx, `UPDATE sync_tasks SET started = ?, lease_owner = ?, lease_expires = ? WHERE id = ? AND started IS NULL`,
+			tx.Now, owner, tx.Now.Add(lease), id)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
-		if claimed != nil {
-			return claimed, nil
+		if n, _ := res.RowsAffected(); n == 0 {
+			return false, nil
 		}
+		return true, tx.get(ctx, &t, `SELECT `+syncTaskColumns+` FROM sync_tasks t WHERE t.id = ?`, id)
+	})
+	if err != nil {
+		return nil, err
 	}
-	return nil, &errs.Error{Kind: errs.NotFound, Op: op, Message: "no sync task to claim"}
+	return &t, nil
 }
 
 // ExtendSyncTaskLease moves the lease of a running sync task held by owner
