@@ -13,6 +13,7 @@ import (
 	"docsd/artifacts"
 	"docsd/docsurl"
 	"docsd/graph"
+	"docsd/hosting"
 	"docsd/rest"
 	"docsd/store"
 )
@@ -77,6 +78,8 @@ func (a *app) handler() http.Handler {
 		MaxPageSize:      a.settings.MaxPageSize,
 	})
 	mux.Handle("/api/", api)
+	docs := hosting.New(a.store, a.artifacts, hosting.Config{URLs: a.urls()}, a.logger)
+	mux.Handle("/docs/", docs)
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		if err := a.store.Ping(r.Context()); err != nil {
 			http.Error(w, "database unavailable", http.StatusServiceUnavailable)
@@ -89,7 +92,7 @@ func (a *app) handler() http.Handler {
 		fmt.Fprintf(w, "docsd\n\nAPI v3:  %s/api/v3/\nAPI v2:  %s/api/v2/\nGraphQL: %s/graphql\n",
 			a.settings.PublicURL, a.settings.PublicURL, a.settings.PublicURL)
 	})
-	return logRequests(a.logger, mux)
+	return logRequests(a.logger, docs.Hosts(mux))
 }
 
 // statusRecorder remembers the status a handler wrote, for the access log.
