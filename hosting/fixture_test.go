@@ -25,7 +25,7 @@ var (
 // subdomain mode over them, with two users: owner maintains every project
 // the fixture makes, other maintains none.
 type fixture struct {
-	t        *testing.T
+	t        testing.TB
 	s        *store.Store
 	arts     *artifacts.Local
 	path     *Handler
@@ -35,7 +35,7 @@ type fixture struct {
 	otherKey string
 }
 
-func newFixture(t *testing.T, d store.Dialect) *fixture {
+func newFixture(t testing.TB, d store.Dialect) *fixture {
 	t.Helper()
 	s := storetest.Open(t, d)
 	arts, err := artifacts.NewLocal(filepath.Join(t.TempDir(), "artifacts"))
@@ -139,7 +139,7 @@ func (f *fixture) do(method, url string, header ...string) *http.Response {
 	return w.Result()
 }
 
-func body(t *testing.T, resp *http.Response) string {
+func body(t testing.TB, resp *http.Response) string {
 	t.Helper()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
