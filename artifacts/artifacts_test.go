@@ -7,23 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"docsd/artifacts/artifactstest"
 	"docsd/errs"
 )
 
 // writeTree makes a directory with the given files (name → content).
 func writeTree(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return artifactstest.Dir(t, files)
 }
 
 func mustLocal(t *testing.T) *Local {

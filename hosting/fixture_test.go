@@ -4,12 +4,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"docsd/artifacts"
+	"docsd/artifacts/artifactstest"
 	"docsd/docsurl"
 	"docsd/store"
 	"docsd/storetest"
@@ -95,16 +95,7 @@ func (f *fixture) updateVersion(v *store.Version, upd store.VersionUpdate) *stor
 func (f *fixture) publish(p *store.Project, slug string, files map[string]string) *store.Version {
 	f.t.Helper()
 	v := f.version(p, slug)
-	dir := f.t.TempDir()
-	for name, content := range files {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			f.t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			f.t.Fatal(err)
-		}
-	}
+	dir := artifactstest.Dir(f.t, files)
 	if err := f.arts.PublishHTML(f.t.Context(), p.Slug, v.Slug, dir); err != nil {
 		f.t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"docsd/artifacts"
+	"docsd/artifacts/artifactstest"
 	"docsd/store"
 )
 
@@ -97,16 +98,7 @@ func createUser(t *testing.T, dataDir, username string) string {
 // its file:// URL.
 func gitRepo(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := artifactstest.Dir(t, files)
 	for _, args := range [][]string{
 		{"init", "-q", "-b", "main"},
 		{"add", "."},
