@@ -80,8 +80,12 @@ func (h *Handler) subdomainProject(host string) (string, bool) {
 	if hp, _, err := net.SplitHostPort(host); err == nil {
 		host = hp
 	}
+	domain := h.urls.DocsDomain
+	if dh, _, err := net.SplitHostPort(domain); err == nil {
+		domain = dh // a docs domain with a port, for development
+	}
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	label, ok := strings.CutSuffix(host, "."+strings.ToLower(h.urls.DocsDomain))
+	label, ok := strings.CutSuffix(host, "."+strings.ToLower(domain))
 	if !ok || label == "" || strings.Contains(label, ".") {
 		return "", false
 	}

@@ -84,8 +84,8 @@ func (rq *request) serve(rootSlug, rest string) error {
 	// Step 5: single-version projects have no <lang>/<version>/.
 	if target.SingleVersion {
 		if restT == "" {
-			// (docsd) /docs/<p>/projects/<alias> → the namespace with its
-			// slash, so relative links in the pages resolve.
+			// (docsd) /docs/<p> and /docs/<p>/projects/<alias> go to the
+			// namespace with its slash, so relative links resolve.
 			return rq.redirectToDocs(target, "")
 		}
 		version, err := rq.defaultVersion(target)
@@ -102,21 +102,22 @@ func (rq *request) serve(rootSlug, rest string) error {
 	unknown := redirectInput{path: restT, full: restT}
 	lang, afterLang, hasSlash := strings.Cut(restT[1:], "/")
 	version, file, hasFile := strings.Cut(afterLang, "/")
-	switch {
-	case hasSlash && afterLang == "": // /<lang>/
+	if !hasFile { // /<lang>, /<lang>/ or /<lang>/<version>
 		p, err := rq.languageProject(target, lang)
-		if err != nil || p == nil {
-			return rq.errOr(err, func() error { return rq.notFound(target, nil, nil, "", unknown, true) })
+		if err != nil {
+			return err
 		}
-		return rq.redirectToDocs(p, "")
-	case !hasSlash || !hasFile: // /<lang> or /<lang>/<version>
-		p, err := rq.languageProject(target, lang)
-		if err != nil || p == nil {
-			return rq.errOr(err, func() error { return rq.notFound(target, nil, nil, "", unknown, true) })
+		switch {
+		case p == nil:
+			return rq.notFound(target, nil, nil, "", unknown, true)
+		case hasSlash && afterLang == "":
+			return rq.redirectToDocs(p, "")
+		default: // (docsd) the same URL with its slash
+			rq.redirectKeepingQuery(rq.requestedURL() + "/")
+			return nil
 		}
-		rq.redirectKeepingQuery(rq.requestedURL() + "/")
-		return nil
-	case !choices.Languages.Has(lang):
+	}
+	if !choices.Languages.Has(lang) {
 		return rq.notFound(target, nil, nil, "", unknown, true)
 	}
 	in := redirectInput{lang: lang, version: version, path: "/" + file, full: restT}
@@ -311,14 +312,6 @@ func withQuery(loc, rawQuery string) string {
 
 // escapePath escapes an unescaped path for use in a URL.
 func escapePath(p string) string { return (&url.URL{Path: p}).EscapedPath() }
-
-// errOr returns err when it is set, else the result of fn.
-func (rq *request) errOr(err error, fn func() error) error {
-	if err != nil {
-		return err
-	}
-	return fn()
-}
 
 // notFoundPageOr returns err when it is set, else writes the generic 404.
 func (rq *request) notFoundPageOr(err error) error {
