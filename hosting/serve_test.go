@@ -202,6 +202,31 @@ func TestServeSteps(t *testing.T) {
 			}
 		})
 
+		t.Run("OnlyMaintainers", func(t *testing.T) {
+			_, superKey := storetest.MustSuperuser(t, f.s, "root")
+			inactive, inactiveKey := storetest.MustUser(t, f.s, "gone")
+			secret, err := f.s.FindProjectBySlug(t.Context(), "secret")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.s.AddMaintainer(t.Context(), secret.ID, inactive.ID); err != nil {
+				t.Fatal(err)
+			}
+			if resp := f.get(root+"/secret/en/latest/", token(inactiveKey)...); resp.StatusCode != 200 {
+				t.Fatalf("active co-maintainer: got %d, want 200", resp.StatusCode)
+			}
+			if err := f.s.SetUserActive(t.Context(), "gone", false); err != nil {
+				t.Fatal(err)
+			}
+			runServeCases(t, f, []serveCase{
+				{"superuser, private project", root + "/secret/en/latest/", token(superKey), 404, "", generic},
+				{"superuser, private version", root + "/demo/en/hidden/", token(superKey), 404, "", generic},
+				{"inactive maintainer", root + "/secret/en/latest/", token(inactiveKey), 404, "", generic},
+				{"two words after Token", root + "/secret/en/latest/", []string{"Authorization", "Token " + f.ownerKey + " x"}, 404, "", generic},
+				{"Bearer", root + "/secret/en/latest/", []string{"Authorization", "Bearer " + f.ownerKey}, 404, "", generic},
+			})
+		})
+
 		t.Run("PrivateAnswersAreNotShared", func(t *testing.T) {
 			resp := f.get(root+"/secret/en/latest/", owner...)
 			if got := resp.Header.Get("Cache-Control"); got != "private" {
