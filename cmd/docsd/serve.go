@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -115,6 +116,17 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 	}
 	n, err := s.ResponseWriter.Write(b)
 	s.bytes += n
+	return n, err
+}
+
+// ReadFrom passes io.Copy through to the connection's own ReadFrom, which
+// sends files with sendfile(2) (the docs host copies files this way).
+func (s *statusRecorder) ReadFrom(r io.Reader) (int64, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := io.Copy(s.ResponseWriter, r)
+	s.bytes += int(n)
 	return n, err
 }
 
