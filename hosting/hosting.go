@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"docsd/artifacts"
@@ -39,10 +40,11 @@ type Config struct {
 
 // Handler serves docs requests. Build it with New.
 type Handler struct {
-	store  *store.Store
-	files  Files
-	urls   docsurl.Config
-	logger *slog.Logger
+	store      *store.Store
+	files      Files
+	urls       docsurl.Config
+	publicHost string // host of the public URL, without port
+	logger     *slog.Logger
 }
 
 // New returns the docs host. Mount it on `/docs/` of the public host, and,
@@ -52,7 +54,11 @@ func New(s *store.Store, files Files, cfg Config, logger *slog.Logger) *Handler 
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Handler{store: s, files: files, urls: cfg.URLs, logger: logger}
+	h := &Handler{store: s, files: files, urls: cfg.URLs, logger: logger}
+	if u, err := url.Parse(cfg.URLs.PublicURL); err == nil {
+		h.publicHost = u.Hostname()
+	}
+	return h
 }
 
 // Hosts returns a handler that sends requests whose Host is a project's
@@ -72,13 +78,17 @@ func (h *Handler) Hosts(next http.Handler) http.Handler {
 }
 
 // subdomainProject returns the project slug of a docs subdomain host
-// (`<slug>.<docs_domain>`, any port, any case).
+// (`<slug>.<docs_domain>`, any port, any case). The public host is never
+// one, even when it lies under the docs domain.
 func (h *Handler) subdomainProject(host string) (string, bool) {
 	if !h.urls.SubdomainMode() {
 		return "", false
 	}
 	if hp, _, err := net.SplitHostPort(host); err == nil {
 		host = hp
+	}
+	if strings.EqualFold(host, h.publicHost) {
+		return "", false
 	}
 	domain := h.urls.DocsDomain
 	if dh, _, err := net.SplitHostPort(domain); err == nil {

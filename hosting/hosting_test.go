@@ -11,6 +11,8 @@ func TestSubdomainProject(t *testing.T) {
 		domain, host, want string
 		ok                 bool
 	}{
+		{"example.com", "docs.example.com", "", false}, // the public host
+		{"example.com", "demo.example.com", "demo", true},
 		{"docs.example.io", "demo.docs.example.io", "demo", true},
 		{"docs.example.io", "Demo.Docs.Example.IO:8443", "demo", true},
 		{"docs.example.io", "demo.docs.example.io.", "demo", true},
