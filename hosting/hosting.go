@@ -116,7 +116,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	slug, rest, hasRest := strings.Cut(after, "/")
-	if slug == "" {
+	if !slugShaped(slug) {
+		// No project has such a slug, and it must never reach a Location
+		// (`/docs/evil.example%3F/` would name another host).
 		notFoundPage(w, r)
 		return
 	}
@@ -137,6 +139,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.serveDocs(w, r, slug, rest, h.urls.PublicURL)
+}
+
+// slugShaped reports whether s could be a project slug (behavior.md §6.5:
+// lower-case letters, digits and "-"; "_" is accepted too).
+func slugShaped(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // serveDocs answers for the namespace of project rootSlug; rest is the path

@@ -175,6 +175,8 @@ func TestServeSteps(t *testing.T) {
 			{"subdomain external", "https://demo.docs.example.io/_/external/7/", nil, 200, "", "pr 7"},
 			{"subdomain mode, path URL", "https://docs.example.io/docs/demo/en/latest/api.html?x=1", nil, 301, "https://demo.docs.example.io/en/latest/api.html?x=1", ""},
 			{"subdomain mode, path URL of the root", "https://docs.example.io/docs/demo", nil, 301, "https://demo.docs.example.io/", ""},
+			{"subdomain mode, not a slug", "https://docs.example.io/docs/evil.example%3F/x", nil, 404, "", generic},
+			{"subdomain mode, not a slug either", "https://docs.example.io/docs/a@evil.example/x", nil, 404, "", generic},
 		})
 
 		t.Run("DefaultVersion", func(t *testing.T) {
