@@ -138,6 +138,9 @@ func open(databaseURL string) (*Store, error) {
 		return nil, errs.Wrap(errs.Internal, op, err)
 	}
 	reader.SetMaxOpenConns(8)
+	// Keep them all: database/sql keeps only 2 idle by default, and a reopened
+	// SQLite connection re-runs its pragmas and re-prepares its statements.
+	reader.SetMaxIdleConns(8)
 	s.dialect, s.reader, s.writer = SQLite, reader, writer
 	return s, nil
 }
