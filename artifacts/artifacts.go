@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"docsd/errs"
 )
@@ -59,9 +60,14 @@ type File interface {
 //	downloads/<project>/<version>/<project>.<ext>
 //
 // Publishing writes a new tree beside the old one and renames a new symlink
-// over the old one, which is atomic on POSIX file systems.
+// over the old one, which is atomic on POSIX file systems. The old tree is
+// removed only after a grace period (RetireAfter), so a reader that resolved
+// it just before the swap never finds its files gone.
 type Local struct {
 	Root string
+	// RetireAfter is how long a replaced tree stays readable after a
+	// publish (DefaultRetireAfter when zero).
+	RetireAfter time.Duration
 }
 
 // NewLocal returns local storage under root, creating it.
@@ -90,7 +96,11 @@ func randomSuffix() string {
 	return hex.EncodeToString(b)
 }
 
-// PublishHTML implements Storage.
+// PublishHTML implements Storage. The new tree is copied under a name no
+// reader resolves, renamed into place, and then the version's symlink is
+// swapped to it. The replaced tree is retired: it stays readable for
+// RetireAfter so that requests which resolved it before the swap finish
+// reading it, and is removed afterwards (or by a later publish).
 func (l *Local) PublishHTML(ctx context.Context, project, version, dir string) error {
 	const op = "artifacts.PublishHTML"
 	if err := checkName(project, version); err != nil {
@@ -100,15 +110,20 @@ func (l *Local) PublishHTML(ctx context.Context, project, version, dir string) e
 	if err := os.MkdirAll(projectDir, 0o755); err != nil {
 		return errs.Wrap(errs.Internal, op, err)
 	}
+	incoming := filepath.Join(projectDir, incomingPrefix+randomSuffix())
+	if err := copyTree(dir, incoming); err != nil {
+		os.RemoveAll(incoming)
+		return errs.Wrap(errs.Internal, op, err)
+	}
 	treeName := "." + version + "." + randomSuffix()
 	tree := filepath.Join(projectDir, treeName)
-	if err := copyTree(dir, tree); err != nil {
-		os.RemoveAll(tree)
+	if err := os.Rename(incoming, tree); err != nil {
+		os.RemoveAll(incoming)
 		return errs.Wrap(errs.Internal, op, err)
 	}
 	link := filepath.Join(projectDir, version)
 	old, _ := os.Readlink(link)
-	tmpLink := filepath.Join(projectDir, ".link."+randomSuffix())
+	tmpLink := filepath.Join(projectDir, incomingPrefix+"link."+randomSuffix())
 	if err := os.Symlink(treeName, tmpLink); err != nil {
 		os.RemoveAll(tree)
 		return errs.Wrap(errs.Internal, op, err)
@@ -118,12 +133,64 @@ func (l *Local) PublishHTML(ctx context.Context, project, version, dir string) e
 		os.RemoveAll(tree)
 		return errs.Wrap(errs.Internal, op, err)
 	}
-	if old != "" && !strings.Contains(old, "/") {
-		// Readers that resolved the old tree keep their open files; new
-		// readers follow the new link.
-		os.RemoveAll(filepath.Join(projectDir, old))
-	}
+	l.retire(projectDir, version, old)
 	return nil
+}
+
+// incomingPrefix starts the names of trees and links being written. `~`
+// never occurs in a version slug, so no reader or sweep mistakes them for a
+// published tree.
+const incomingPrefix = ".incoming~"
+
+// DefaultRetireAfter is how long a replaced tree stays readable when
+// Local.RetireAfter is zero.
+const DefaultRetireAfter = time.Minute
+
+func (l *Local) retireAfter() time.Duration {
+	if l.RetireAfter > 0 {
+		return l.RetireAfter
+	}
+	return DefaultRetireAfter
+}
+
+// isTreeOf reports whether name is a tree of version: "."+version+"."
+// followed by exactly the random suffix, so that version "1" never claims
+// the trees of version "1.0".
+func isTreeOf(name, version string) bool {
+	rest, ok := strings.CutPrefix(name, "."+version+".")
+	if !ok || len(rest) != 16 {
+		return false
+	}
+	_, err := hex.DecodeString(rest)
+	return err == nil
+}
+
+// retire marks the tree old (just replaced) as retired now and removes it
+// after the grace period, unless it became current again; it also removes
+// every other tree of the version that is not current and has been retired
+// (or left behind) for longer than the grace period.
+func (l *Local) retire(projectDir, version, old string) {
+	grace := l.retireAfter()
+	now := time.Now()
+	current, _ := os.Readlink(filepath.Join(projectDir, version))
+	if old != "" && old != current && isTreeOf(old, version) {
+		os.Chtimes(filepath.Join(projectDir, old), now, now)
+		time.AfterFunc(grace, func() {
+			if cur, _ := os.Readlink(filepath.Join(projectDir, version)); cur != old {
+				os.RemoveAll(filepath.Join(projectDir, old))
+			}
+		})
+	}
+	entries, _ := os.ReadDir(projectDir)
+	for _, e := range entries {
+		name := e.Name()
+		if name == current || name == old || !isTreeOf(name, version) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > grace {
+			os.RemoveAll(filepath.Join(projectDir, name))
+		}
+	}
 }
 
 // copyTree copies regular files and directories of src into dst. Symlinks
@@ -259,9 +326,12 @@ func (l *Local) RemoveVersion(ctx context.Context, project, version string) erro
 		return err
 	}
 	projectDir := filepath.Join(l.Root, "html", project)
-	if target, err := os.Readlink(filepath.Join(projectDir, version)); err == nil && !strings.Contains(target, "/") {
-		os.Remove(filepath.Join(projectDir, version))
-		os.RemoveAll(filepath.Join(projectDir, target))
+	os.Remove(filepath.Join(projectDir, version))
+	entries, _ := os.ReadDir(projectDir)
+	for _, e := range entries {
+		if isTreeOf(e.Name(), version) {
+			os.RemoveAll(filepath.Join(projectDir, e.Name()))
+		}
 	}
 	return errs.Wrap(errs.Internal, op, os.RemoveAll(filepath.Join(l.Root, "downloads", project, version)))
 }

@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -60,6 +61,7 @@ type Store struct {
 	reader  *sqlx.DB
 	writer  *sqlx.DB
 	queries atomic.Int64 // statements run, for tests that prove batching
+	stmts   stmtCache    // prepared reads of the reader pool
 
 	// Now returns the current time; tests may replace it. Times are UTC and
 	// truncated to microseconds, the stored precision.
@@ -138,6 +140,9 @@ func open(databaseURL string) (*Store, error) {
 		return nil, errs.Wrap(errs.Internal, op, err)
 	}
 	reader.SetMaxOpenConns(8)
+	// Keep them all: database/sql keeps only 2 idle by default, and a reopened
+	// SQLite connection re-runs its pragmas and re-prepares its statements.
+	reader.SetMaxIdleConns(8)
 	s.dialect, s.reader, s.writer = SQLite, reader, writer
 	return s, nil
 }
@@ -177,6 +182,7 @@ func (s *Store) Dialect() Dialect { return s.dialect }
 
 // Close releases the database connections.
 func (s *Store) Close() error {
+	s.stmts.close()
 	err := s.writer.Close()
 	if s.reader != s.writer {
 		if rerr := s.reader.Close(); err == nil {
@@ -212,12 +218,29 @@ type conn struct {
 
 func (c conn) get(ctx context.Context, dest any, query string, args ...any) error {
 	c.s.queries.Add(1)
-	return c.q.GetContext(ctx, dest, c.q.Rebind(query), args...)
+	query = c.q.Rebind(query)
+	if stmt := c.prepared(ctx, query); stmt != nil {
+		return stmt.GetContext(ctx, dest, args...)
+	}
+	return c.q.GetContext(ctx, dest, query, args...)
 }
 
 func (c conn) sel(ctx context.Context, dest any, query string, args ...any) error {
 	c.s.queries.Add(1)
-	return c.q.SelectContext(ctx, dest, c.q.Rebind(query), args...)
+	query = c.q.Rebind(query)
+	if stmt := c.prepared(ctx, query); stmt != nil {
+		return stmt.SelectContext(ctx, dest, args...)
+	}
+	return c.q.SelectContext(ctx, dest, query, args...)
+}
+
+// prepared returns the reader pool's prepared statement for query, nil
+// inside a transaction or when it can't be prepared.
+func (c conn) prepared(ctx context.Context, query string) *sqlx.Stmt {
+	if db, ok := c.q.(*sqlx.DB); ok && db == c.s.reader {
+		return c.s.stmts.get(ctx, db, query)
+	}
+	return nil
 }
 
 func (c conn) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
@@ -248,6 +271,58 @@ func (c conn) insert(ctx context.Context, query string, args ...any) (int64, err
 	var id int64
 	err := c.get(ctx, &id, query+" RETURNING id", args...)
 	return id, err
+}
+
+// stmtCache keeps one prepared statement per distinct read query, so that
+// the database parses and plans it once per connection instead of on every
+// call (with SQLite, parsing was most of a small read's cost). It holds at
+// most maxPrepared statements: queries whose text varies (IN lists of many
+// lengths) stop being cached when it is full.
+type stmtCache struct {
+	mu     sync.Mutex
+	stmts  map[string]*sqlx.Stmt
+	closed bool
+}
+
+const maxPrepared = 512
+
+func (c *stmtCache) get(ctx context.Context, db *sqlx.DB, query string) *sqlx.Stmt {
+	c.mu.Lock()
+	stmt, ok := c.stmts[query]
+	full := len(c.stmts) >= maxPrepared || c.closed
+	c.mu.Unlock()
+	if ok {
+		return stmt
+	}
+	if full {
+		return nil
+	}
+	// Prepared outside the lock; a statement prepared twice by racing
+	// callers is closed again.
+	stmt, err := db.PreparexContext(context.WithoutCancel(ctx), query)
+	if err != nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if prev, ok := c.stmts[query]; ok || c.closed {
+		stmt.Close()
+		return prev
+	}
+	if c.stmts == nil {
+		c.stmts = map[string]*sqlx.Stmt{}
+	}
+	c.stmts[query] = stmt
+	return stmt
+}
+
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, stmt := range c.stmts {
+		stmt.Close()
+	}
+	c.stmts, c.closed = nil, true
 }
 
 // read is a conn on the reader pool.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"docsd/docsurl"
 	"docsd/graph"
 	"docsd/graph/graphiql"
+	"docsd/hosting"
 	"docsd/rest"
 	"docsd/store"
 )
@@ -80,6 +82,8 @@ func (a *app) handler() http.Handler {
 		MaxPageSize:      a.settings.MaxPageSize,
 	})
 	mux.Handle("/api/", api)
+	docs := hosting.New(a.store, a.artifacts, hosting.Config{URLs: a.urls()}, a.logger)
+	mux.Handle("/docs/", docs)
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		if err := a.store.Ping(r.Context()); err != nil {
 			http.Error(w, "database unavailable", http.StatusServiceUnavailable)
@@ -92,16 +96,20 @@ func (a *app) handler() http.Handler {
 		fmt.Fprintf(w, "docsd\n\nAPI v3:   %s/api/v3/\nAPI v2:   %s/api/v2/\nGraphQL:  %s/graphql\nGraphiQL: %s/graphiql/\n",
 			a.settings.PublicURL, a.settings.PublicURL, a.settings.PublicURL, a.settings.PublicURL)
 	})
-	// API paths go to the API as sent: ServeMux would answer `//` or `..` in
-	// a path with a redirect, which must never happen to a write.
+	// API and docs paths go to their handlers as sent: ServeMux would answer
+	// `//` or `..` in a path with a redirect, which must never happen to a
+	// write; the docs host refuses such paths itself.
 	root := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/api/") && !strings.HasPrefix(r.URL.Path, "/api/v2/webhook/") {
+		switch p := r.URL.Path; {
+		case strings.HasPrefix(p, "/api/") && !strings.HasPrefix(p, "/api/v2/webhook/"):
 			api.ServeHTTP(w, r)
-			return
+		case strings.HasPrefix(p, "/docs/"):
+			docs.ServeHTTP(w, r)
+		default:
+			mux.ServeHTTP(w, r)
 		}
-		mux.ServeHTTP(w, r)
 	})
-	return logRequests(a.logger, root)
+	return logRequests(a.logger, docs.Hosts(root))
 }
 
 // statusRecorder remembers the status a handler wrote, for the access log.
@@ -124,6 +132,17 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 	}
 	n, err := s.ResponseWriter.Write(b)
 	s.bytes += n
+	return n, err
+}
+
+// ReadFrom passes io.Copy through to the connection's own ReadFrom, which
+// sends files with sendfile(2) (the docs host copies files this way).
+func (s *statusRecorder) ReadFrom(r io.Reader) (int64, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := io.Copy(s.ResponseWriter, r)
+	s.bytes += int(n)
 	return n, err
 }
 

@@ -1,0 +1,120 @@
+// Command setup prepares the data directory of serve-bench.sh: a SQLite
+// database with one public project, `bench`, whose `latest` version is
+// built and published with one page, as a successful build would leave it.
+// It prints shell assignments for the script: the page's URL path, the
+// published tree's folder (for nginx) and two free loopback ports.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"docsd/artifacts"
+	"docsd/store"
+)
+
+func main() {
+	dataDir := flag.String("data-dir", "", "docsd data directory to create")
+	flag.Parse()
+	if *dataDir == "" {
+		fmt.Fprintln(os.Stderr, "usage: setup -data-dir DIR")
+		os.Exit(2)
+	}
+	if err := setup(context.Background(), *dataDir); err != nil {
+		fmt.Fprintln(os.Stderr, "setup:", err)
+		os.Exit(1)
+	}
+}
+
+func setup(ctx context.Context, dataDir string) error {
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return err
+	}
+	s, err := store.Open(ctx, filepath.Join(dataDir, "docsd.db"))
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	u, err := s.CreateUser(ctx, "bench", "bench@example.com", false)
+	if err != nil {
+		return err
+	}
+	imp, err := s.ImportProject(ctx, store.ProjectImport{
+		Name: "bench", Slug: "bench", Repo: "https://github.com/example/bench", RepoType: "git",
+		Language: "en", ProgrammingLanguage: "words", MaintainerID: u.ID, IntegrationType: store.GitHubWebhook,
+	})
+	if err != nil {
+		return err
+	}
+	src, err := os.MkdirTemp("", "docsd-bench-page-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(src)
+	if err := os.WriteFile(filepath.Join(src, "index.html"), []byte(page()), 0o644); err != nil {
+		return err
+	}
+	arts, err := artifacts.NewLocal(filepath.Join(dataDir, "artifacts"))
+	if err != nil {
+		return err
+	}
+	if err := arts.PublishHTML(ctx, "bench", store.Latest, src); err != nil {
+		return err
+	}
+	built := true
+	if _, err := s.UpdateVersion(ctx, imp.Latest.ID, store.VersionUpdate{Built: &built}); err != nil {
+		return err
+	}
+	tree, err := arts.HTMLDir("bench", store.Latest)
+	if err != nil {
+		return err
+	}
+	ports, err := freePorts(2)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("PAGE=/docs/bench/en/latest/index.html\nTREE=%s\nDOCSD_PORT=%d\nNGINX_PORT=%d\n", tree, ports[0], ports[1])
+	return nil
+}
+
+// page is a documentation page of a typical size (about 20 KB), like one
+// Sphinx writes.
+func page() string {
+	var b strings.Builder
+	b.WriteString(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>bench — docsd</title>` +
+		`<link rel="stylesheet" href="_static/pygments.css"><link rel="stylesheet" href="_static/theme.css">` +
+		`<script src="_static/searchtools.js"></script></head><body><div class="document"><div class="body">`)
+	for i := 1; b.Len() < 20000; i++ {
+		fmt.Fprintf(&b, `<section id="s%d"><h2>Section %d<a class="headerlink" href="#s%d">¶</a></h2>`+
+			`<p>docsd imports a project's repository, builds its documentation and serves the HTML. `+
+			`This paragraph stands for the prose of a real page, section %d.</p>`+
+			`<div class="highlight"><pre><span class="n">docsd</span> serve --addr 127.0.0.1:8000</pre></div></section>`, i, i, i, i)
+	}
+	b.WriteString(`</div></div></body></html>`)
+	return b.String()
+}
+
+// freePorts returns n distinct free TCP ports on 127.0.0.1.
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	var lns []net.Listener
+	defer func() {
+		for _, ln := range lns {
+			ln.Close()
+		}
+	}()
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		lns = append(lns, ln)
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}

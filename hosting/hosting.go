@@ -1,0 +1,172 @@
+// Package hosting serves built documentation: the docs URLs of
+// behavior.md §8 (path mode under {public_url}/docs/ and subdomain mode on
+// <project>.<docs_domain>), the downloads of §8.4, the pull-request previews
+// of §9.6, and the redirects of §8.6 on the not-found path.
+//
+// Files come from artifact storage, one published tree per version, opened
+// once per request so that a concurrent publish never mixes two trees in one
+// answer. Projects, versions and redirects come from the store on every
+// request: nothing is cached in memory, so any number of nodes serve alike.
+package hosting
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"docsd/artifacts"
+	"docsd/docsurl"
+	"docsd/store"
+)
+
+// Files is what the docs host reads from artifact storage. *artifacts.Local
+// implements it.
+type Files interface {
+	// OpenHTML opens the version's published HTML tree (NotFound when
+	// nothing was published).
+	OpenHTML(ctx context.Context, project, version string) (artifacts.Tree, error)
+	// OpenDownload opens the version's download of format (NotFound when
+	// absent).
+	OpenDownload(ctx context.Context, project, version, format string) (artifacts.File, error)
+}
+
+// Config is the operator configuration the docs host depends on.
+type Config struct {
+	URLs docsurl.Config
+}
+
+// Handler serves docs requests. Build it with New.
+type Handler struct {
+	store      *store.Store
+	files      Files
+	urls       docsurl.Config
+	publicHost string // host of the public URL, without port
+	logger     *slog.Logger
+}
+
+// New returns the docs host. Mount it on `/docs/` of the public host, and,
+// in subdomain mode, put Hosts in front of the other handlers so that
+// requests to <project>.<docs_domain> reach it.
+func New(s *store.Store, files Files, cfg Config, logger *slog.Logger) *Handler {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	h := &Handler{store: s, files: files, urls: cfg.URLs, logger: logger}
+	if u, err := url.Parse(cfg.URLs.PublicURL); err == nil {
+		h.publicHost = u.Hostname()
+	}
+	return h
+}
+
+// Hosts returns a handler that sends requests whose Host is a project's
+// docs subdomain to h and every other request to next. Without a docs
+// domain it returns next.
+func (h *Handler) Hosts(next http.Handler) http.Handler {
+	if !h.urls.SubdomainMode() {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := h.subdomainProject(r.Host); ok {
+			h.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// subdomainProject returns the project slug of a docs subdomain host
+// (`<slug>.<docs_domain>`, any port, any case). The public host is never
+// one, even when it lies under the docs domain.
+func (h *Handler) subdomainProject(host string) (string, bool) {
+	if !h.urls.SubdomainMode() {
+		return "", false
+	}
+	if hp, _, err := net.SplitHostPort(host); err == nil {
+		host = hp
+	}
+	if strings.EqualFold(host, h.publicHost) {
+		return "", false
+	}
+	domain := h.urls.DocsDomain
+	if dh, _, err := net.SplitHostPort(domain); err == nil {
+		domain = dh // a docs domain with a port, for development
+	}
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	label, ok := strings.CutSuffix(host, "."+strings.ToLower(domain))
+	if !ok || label == "" || strings.Contains(label, ".") {
+		return "", false
+	}
+	return label, true
+}
+
+// ServeHTTP answers a docs request: on a docs subdomain the whole path is
+// the project's namespace; on any other host the path must start with
+// /docs/<project>.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if slug, ok := h.subdomainProject(r.Host); ok {
+		h.serveDocs(w, r, slug, r.URL.Path, h.urls.Root(slug))
+		return
+	}
+	after, ok := strings.CutPrefix(r.URL.Path, "/docs/")
+	if !ok {
+		notFoundPage(w, r)
+		return
+	}
+	slug, rest, hasRest := strings.Cut(after, "/")
+	if !slugShaped(slug) {
+		// No project has such a slug, and it must never reach a Location
+		// (`/docs/evil.example%3F/` would name another host).
+		notFoundPage(w, r)
+		return
+	}
+	if hasRest {
+		rest = "/" + rest
+	}
+	if h.urls.SubdomainMode() {
+		// §8.1: the public host answers for docs only with a pointer to
+		// the project's subdomain.
+		escRest := strings.TrimPrefix(r.URL.EscapedPath(), "/docs/"+slug)
+		if !strings.HasPrefix(r.URL.EscapedPath(), "/docs/"+slug) {
+			escRest = escapePath(rest)
+		}
+		if escRest == "" {
+			escRest = "/"
+		}
+		redirect(w, r, withQuery(h.urls.Root(slug)+escRest, r.URL.RawQuery), http.StatusMovedPermanently)
+		return
+	}
+	h.serveDocs(w, r, slug, rest, h.urls.PublicURL)
+}
+
+// slugShaped reports whether s could be a project slug (behavior.md §6.5:
+// lower-case letters, digits and "-"; "_" is accepted too).
+func slugShaped(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// serveDocs answers for the namespace of project rootSlug; rest is the path
+// inside it ("" or starting with "/") and origin is what, followed by the
+// request's path, gives the URL the reader asked for.
+func (h *Handler) serveDocs(w http.ResponseWriter, r *http.Request, rootSlug, rest, origin string) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "Method not allowed.", http.StatusMethodNotAllowed)
+		return
+	}
+	rq := &request{h: h, w: w, r: r, ctx: r.Context(), origin: origin}
+	if err := rq.serve(rootSlug, rest); err != nil {
+		h.logger.ErrorContext(r.Context(), "serving docs", "path", r.URL.Path, "err", err)
+		serverErrorPage(w, r)
+	}
+}

@@ -1,0 +1,448 @@
+package hosting
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"docsd/artifacts"
+	"docsd/choices"
+	"docsd/docsurl"
+	"docsd/errs"
+	"docsd/store"
+)
+
+// request is one docs request being answered. It remembers who the reader
+// is and what they maintain, so that each is looked up at most once.
+type request struct {
+	h      *Handler
+	w      http.ResponseWriter
+	r      *http.Request
+	ctx    context.Context
+	origin string // scheme://host of the URL the reader asked for
+
+	viewerDone bool
+	viewer     *store.User
+	maintains  map[int64]bool
+	// private is set once something non-public was shown to a maintainer:
+	// the answer must not be stored by shared caches.
+	private bool
+}
+
+// serve runs behavior.md §8.3 for the namespace of project rootSlug; rest
+// is the path inside it ("" or starting with "/"). A returned error is a
+// server failure; every other outcome has been written.
+func (rq *request) serve(rootSlug, rest string) error {
+	root, err := rq.h.store.FindProjectBySlug(rq.ctx, rootSlug)
+	if errs.Is(err, errs.NotFound) { // step 1
+		return rq.notFoundPage()
+	}
+	if err != nil {
+		return err
+	}
+	if ok, err := rq.canSee(root); err != nil || !ok { // step 1a
+		return rq.notFoundPageOr(err)
+	}
+
+	// Step 2: /page/<file> and /projects/<alias>/page/<file>.
+	if file, ok := strings.CutPrefix(rest, "/page/"); ok {
+		return rq.redirectToDocs(root, file)
+	}
+	if after, ok := strings.CutPrefix(rest, "/projects/"); ok {
+		if alias, file, ok := strings.Cut(after, "/page/"); ok && !strings.Contains(alias, "/") {
+			child, _, err := rq.child(root, alias)
+			if err != nil || child == nil {
+				return rq.notFoundPageOr(err)
+			}
+			return rq.redirectToDocs(child, file)
+		}
+	}
+
+	// Step 3: downloads, and the pull-request previews of §9.6.
+	if after, ok := strings.CutPrefix(rest, "/_/downloads/"); ok {
+		return rq.serveDownload(root, after)
+	}
+	if after, ok := strings.CutPrefix(rest, "/_/external/"); ok {
+		return rq.serveExternal(root, after)
+	}
+
+	// Step 4: a subproject's namespace.
+	target, restT := root, rest
+	if after, ok := strings.CutPrefix(rest, "/projects/"); ok {
+		alias, remainder, hasSlash := strings.Cut(after, "/")
+		child, _, err := rq.child(root, alias)
+		if err != nil || child == nil {
+			return rq.notFoundPageOr(err)
+		}
+		target, restT = child, ""
+		if hasSlash {
+			restT = "/" + remainder
+		}
+	}
+
+	// Step 5: single-version projects have no <lang>/<version>/.
+	if target.SingleVersion {
+		if restT == "" {
+			// (docsd) /docs/<p> and /docs/<p>/projects/<alias> go to the
+			// namespace with its slash, so relative links resolve.
+			return rq.redirectToDocs(target, "")
+		}
+		version, err := rq.defaultVersion(target)
+		if err != nil {
+			return err
+		}
+		return rq.serveVersion(target, version, restT[1:], redirectInput{path: restT, full: restT})
+	}
+
+	// Step 6: /<lang>/<version>/<file> and the redirects around it.
+	if restT == "" || restT == "/" {
+		return rq.redirectToDocs(target, "")
+	}
+	unknown := redirectInput{path: restT, full: restT}
+	lang, afterLang, hasSlash := strings.Cut(restT[1:], "/")
+	version, file, hasFile := strings.Cut(afterLang, "/")
+	if !hasFile { // /<lang>, /<lang>/ or /<lang>/<version>
+		p, err := rq.languageProject(target, lang)
+		if err != nil {
+			return err
+		}
+		switch {
+		case p == nil:
+			return rq.notFound(target, nil, nil, "", unknown, true)
+		case hasSlash && afterLang == "":
+			return rq.redirectToDocs(p, "")
+		default: // (docsd) the same URL with its slash
+			rq.redirectKeepingQuery(rq.requestedURL() + "/")
+			return nil
+		}
+	}
+	if !choices.Languages.Has(lang) {
+		return rq.notFound(target, nil, nil, "", unknown, true)
+	}
+	in := redirectInput{lang: lang, version: version, path: "/" + file, full: restT}
+	served, err := rq.languageProject(target, lang)
+	if err != nil {
+		return err
+	}
+	if served == nil {
+		return rq.notFound(target, nil, nil, file, in, true)
+	}
+	return rq.serveVersion(served, version, file, in)
+}
+
+// serveVersion runs steps 7–9 for a file of a version of project x.
+func (rq *request) serveVersion(x *store.Project, versionSlug, file string, in redirectInput) error {
+	ver, err := rq.findVersion(x, versionSlug)
+	if err != nil {
+		return err
+	}
+	if ver != nil && (ver.Type == store.External || !ver.Active) {
+		ver = nil
+	}
+	return rq.serveFromVersion(x, ver, file, in, true)
+}
+
+// serveFromVersion runs steps 7 (privacy), 8 and 9 for a file of version
+// ver (nil when there is no such version) of x.
+func (rq *request) serveFromVersion(x *store.Project, ver *store.Version, file string, in redirectInput, redirects bool) error {
+	if ver != nil {
+		if ok, err := rq.canSeeVersion(x, ver); err != nil || !ok {
+			return rq.notFoundPageOr(err)
+		}
+	}
+	tree, err := rq.openTree(x, ver)
+	if err != nil {
+		return err
+	}
+	if tree != nil {
+		defer tree.Close()
+		name := file
+		if name == "" || strings.HasSuffix(name, "/") {
+			name += "index.html"
+		}
+		if f, info, ok := openFile(tree, name); ok {
+			defer f.Close()
+			rq.sendFile(tree, name, f, info)
+			return nil
+		}
+	}
+	return rq.notFound(x, ver, tree, file, in, redirects)
+}
+
+// openTree opens the published tree of ver; nil when ver is nil, was never
+// built, or has nothing published.
+func (rq *request) openTree(x *store.Project, ver *store.Version) (artifacts.Tree, error) {
+	if ver == nil || !ver.Built {
+		return nil, nil
+	}
+	tree, err := rq.h.files.OpenHTML(rq.ctx, x.Slug, ver.Slug)
+	if errs.Is(err, errs.NotFound) {
+		return nil, nil
+	}
+	return tree, err
+}
+
+// notFound is step 9: redirects (unless turned off), the directory
+// redirects, the custom 404 pages, and the generic 404 page.
+func (rq *request) notFound(x *store.Project, ver *store.Version, tree artifacts.Tree, file string, in redirectInput, redirects bool) error {
+	if redirects {
+		if done, err := rq.applyRedirects(x, in); err != nil || done {
+			return err
+		}
+	}
+	if tree != nil && file != "" && !strings.HasSuffix(file, "/") {
+		if isFile(tree, file+"/index.html") {
+			rq.redirectKeepingQuery(rq.requestedURL() + "/")
+			return nil
+		}
+		if isFile(tree, file+"/README.html") {
+			rq.redirectKeepingQuery(rq.requestedURL() + "/README.html")
+			return nil
+		}
+	}
+	if tree != nil && rq.sendNotFoundFile(tree) {
+		return nil
+	}
+	defSlug, err := rq.defaultVersion(x)
+	if err != nil {
+		return err
+	}
+	if ver == nil || ver.Slug != defSlug {
+		def, err := rq.findVersion(x, defSlug)
+		if err != nil {
+			return err
+		}
+		if def != nil && def.Active && def.Type != store.External {
+			ok, err := rq.canSeeVersion(x, def)
+			if err != nil {
+				return err
+			}
+			if ok {
+				defTree, err := rq.openTree(x, def)
+				if err != nil {
+					return err
+				}
+				if defTree != nil {
+					defer defTree.Close()
+					if rq.sendNotFoundFile(defTree) {
+						return nil
+					}
+				}
+			}
+		}
+	}
+	return rq.notFoundPage()
+}
+
+// serveExternal serves a pull-request preview, `/_/external/<n>/<file>`
+// (§9.6): the file rules of steps 8–9 without redirects.
+func (rq *request) serveExternal(x *store.Project, after string) error {
+	number, file, hasSlash := strings.Cut(after, "/")
+	if number == "" {
+		return rq.notFoundPage()
+	}
+	if !hasSlash {
+		rq.redirectKeepingQuery(rq.requestedURL() + "/")
+		return nil
+	}
+	external := store.External
+	vs, err := rq.h.store.FindAllVersions(rq.ctx, store.VersionFilter{ProjectIDs: []int64{x.ID}, Type: &external, VerboseName: &number})
+	if err != nil {
+		return err
+	}
+	var ver *store.Version
+	for _, v := range vs {
+		if v.Active {
+			ver = v
+			break
+		}
+	}
+	return rq.serveFromVersion(x, ver, file, redirectInput{}, false)
+}
+
+// redirectToDocs answers 302 with docs_url(x, its default version, file),
+// the request's query kept (steps 2, 5 and 6). file is a path as the reader
+// sent it, unescaped.
+func (rq *request) redirectToDocs(x *store.Project, file string) error {
+	t, err := rq.target(x)
+	if err != nil {
+		return err
+	}
+	version, err := rq.defaultVersion(x)
+	if err != nil {
+		return err
+	}
+	rq.redirectKeepingQuery(rq.h.urls.Docs(t, version, escapePath(file)))
+	return nil
+}
+
+// requestedURL is the URL the reader asked for, without its query, on the
+// configured docs root (never the request's own Host).
+func (rq *request) requestedURL() string { return rq.origin + rq.r.URL.EscapedPath() }
+
+// redirectKeepingQuery answers 302 to loc with the reader's query
+// appended.
+func (rq *request) redirectKeepingQuery(loc string) {
+	redirect(rq.w, rq.r, withQuery(loc, rq.r.URL.RawQuery), http.StatusFound)
+}
+
+// redirect writes a redirect to an absolute URL.
+func redirect(w http.ResponseWriter, r *http.Request, loc string, code int) {
+	http.Redirect(w, r, loc, code)
+}
+
+// withQuery appends a raw query to a URL, with `&` when it already has one,
+// before any fragment.
+func withQuery(loc, rawQuery string) string {
+	if rawQuery == "" {
+		return loc
+	}
+	loc, frag, hasFrag := strings.Cut(loc, "#")
+	if strings.Contains(loc, "?") {
+		loc += "&" + rawQuery
+	} else {
+		loc += "?" + rawQuery
+	}
+	if hasFrag {
+		loc += "#" + frag
+	}
+	return loc
+}
+
+// escapePath escapes an unescaped path for use in a URL.
+func escapePath(p string) string { return (&url.URL{Path: p}).EscapedPath() }
+
+// notFoundPageOr returns err when it is set, else writes the generic 404.
+func (rq *request) notFoundPageOr(err error) error {
+	if err != nil {
+		return err
+	}
+	return rq.notFoundPage()
+}
+
+func (rq *request) notFoundPage() error {
+	notFoundPage(rq.w, rq.r)
+	return nil
+}
+
+// target describes x for the URL resolver (§8.2): its main project and the
+// relationship that nests the main project, if any.
+func (rq *request) target(x *store.Project) (docsurl.Target, error) {
+	s := rq.h.store
+	t := docsurl.Target{Slug: x.Slug, Language: x.Language, SingleVersion: x.SingleVersion}
+	mainID := x.ID
+	if x.TranslationOf != nil {
+		main, err := s.FindProjectByID(rq.ctx, *x.TranslationOf)
+		if err != nil && !errs.Is(err, errs.NotFound) {
+			return t, err
+		}
+		if err == nil {
+			t.MainSlug, mainID = main.Slug, main.ID
+		}
+	}
+	rels, _, err := s.FindRelationships(rq.ctx, store.RelationshipFilter{ChildIDs: []int64{mainID}, Limit: 1})
+	if err != nil {
+		return t, err
+	}
+	if len(rels) > 0 {
+		parent, err := s.FindProjectByID(rq.ctx, rels[0].ParentID)
+		if err != nil {
+			return t, err
+		}
+		t.ParentSlug, t.Alias = parent.Slug, rels[0].Alias
+	}
+	return t, nil
+}
+
+// defaultVersion is x's effective default version: default_version when an
+// active internal version has that slug, else `latest` (§8.2 step 4).
+func (rq *request) defaultVersion(x *store.Project) (string, error) {
+	if x.DefaultVersion == store.Latest {
+		return store.Latest, nil
+	}
+	v, err := rq.findVersion(x, x.DefaultVersion)
+	if err != nil {
+		return "", err
+	}
+	if v != nil && v.Active && v.Type != store.External {
+		return v.Slug, nil
+	}
+	return store.Latest, nil
+}
+
+// findVersion returns x's version with that slug, nil when there is none.
+func (rq *request) findVersion(x *store.Project, slug string) (*store.Version, error) {
+	v, err := rq.h.store.FindVersionBySlug(rq.ctx, x.ID, slug)
+	if errs.Is(err, errs.NotFound) {
+		return nil, nil
+	}
+	return v, err
+}
+
+// child returns the child of root's relationship with that alias, else of
+// its relationship whose child has that slug (§8.3 step 4), with the
+// relationship. It is nil when there is none or the reader may not see it.
+func (rq *request) child(root *store.Project, alias string) (*store.Project, *store.Relationship, error) {
+	s := rq.h.store
+	rels, _, err := s.FindRelationships(rq.ctx, store.RelationshipFilter{ParentIDs: []int64{root.ID}})
+	if err != nil {
+		return nil, nil, err
+	}
+	var rel *store.Relationship
+	for _, r := range rels {
+		if r.Alias == alias {
+			rel = r
+			break
+		}
+	}
+	if rel == nil {
+		for _, r := range rels {
+			p, err := s.FindProjectByID(rq.ctx, r.ChildID)
+			if err != nil {
+				return nil, nil, err
+			}
+			if p.Slug == alias {
+				rel = r
+				break
+			}
+		}
+	}
+	if rel == nil {
+		return nil, nil, nil
+	}
+	p, err := s.FindProjectByID(rq.ctx, rel.ChildID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ok, err := rq.canSee(p); err != nil || !ok {
+		return nil, nil, err
+	}
+	return p, rel, nil
+}
+
+// languageProject is target when lang is its language, else its
+// translation in lang that the reader may see, else nil. A translation the
+// reader may not see is as absent as one that does not exist.
+func (rq *request) languageProject(target *store.Project, lang string) (*store.Project, error) {
+	if lang == target.Language {
+		return target, nil
+	}
+	if lang == "" || !choices.Languages.Has(lang) {
+		return nil, nil
+	}
+	ps, _, err := rq.h.store.FindProjects(rq.ctx, store.ProjectFilter{TranslationOf: &target.ID, Language: &lang})
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range ps {
+		ok, err := rq.canSee(p)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return p, nil
+		}
+	}
+	return nil, nil
+}
