@@ -166,9 +166,15 @@ func (f *fixture) commands(id int64) []*store.BuildCommand {
 // versions returns the project's versions by slug.
 func (f *fixture) versions(projectID int64) map[string]*store.Version {
 	f.t.Helper()
-	vs, err := f.store.FindAllVersions(context.Background(), store.VersionFilter{ProjectIDs: []int64{projectID}})
+	return versionsBySlug(f.t, f.store, projectID)
+}
+
+// versionsBySlug returns a project's versions by slug.
+func versionsBySlug(t testing.TB, s *store.Store, projectID int64) map[string]*store.Version {
+	t.Helper()
+	vs, err := s.FindAllVersions(context.Background(), store.VersionFilter{ProjectIDs: []int64{projectID}})
 	if err != nil {
-		f.t.Fatal(err)
+		t.Fatal(err)
 	}
 	out := map[string]*store.Version{}
 	for _, v := range vs {

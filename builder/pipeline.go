@@ -18,6 +18,7 @@ import (
 func (p *Pool) runBuild(ctx context.Context, b *store.Build, owner string) {
 	logger := p.logger.With("build", b.ID, "project_id", b.ProjectID)
 	j := &job{pool: p, build: b, logger: logger}
+	p.observe(b.ID, b.State)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
@@ -167,7 +168,7 @@ func (j *job) pipeline(ctx context.Context, owner string) error {
 	}
 
 	// Installing.
-	if err := s.SetBuildState(ctx, j.build.ID, store.Installing); err != nil {
+	if err := j.setState(ctx, store.Installing); err != nil {
 		return err
 	}
 	if err := j.prepareEnv(ctx, cfg); err != nil {
@@ -178,7 +179,7 @@ func (j *job) pipeline(ctx context.Context, owner string) error {
 	}
 
 	// Building.
-	if err := s.SetBuildState(ctx, j.build.ID, store.Building); err != nil {
+	if err := j.setState(ctx, store.Building); err != nil {
 		return err
 	}
 	out, err := j.buildDocs(ctx, cfg)
@@ -199,6 +200,15 @@ func (j *job) pipeline(ctx context.Context, owner string) error {
 	if internal {
 		return s.RecordBuildFacts(ctx, j.project.ID, nil, &cfg.Doctype)
 	}
+	return nil
+}
+
+// setState moves the build to its next state.
+func (j *job) setState(ctx context.Context, state string) error {
+	if err := j.pool.store.SetBuildState(ctx, j.build.ID, state); err != nil {
+		return err
+	}
+	j.pool.observe(j.build.ID, state)
 	return nil
 }
 
@@ -306,6 +316,7 @@ func (j *job) finish(ctx context.Context, err error) {
 		j.logger.Warn("finishing build", "err", ferr)
 		return
 	}
+	j.pool.observe(j.build.ID, store.Finished)
 	if res.Success {
 		j.logger.Info("build finished", "success", true)
 	} else {

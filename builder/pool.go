@@ -99,6 +99,14 @@ type Pool struct {
 	// execute runs a claimed build; tests replace it to exercise the queue
 	// without the pipeline.
 	execute func(ctx context.Context, b *store.Build, owner string)
+	// onState, when set, sees every state a build enters (tests).
+	onState func(build int64, state string)
+}
+
+func (p *Pool) observe(build int64, state string) {
+	if p.onState != nil {
+		p.onState(build, state)
+	}
 }
 
 // New returns a pool that is not running yet; Wake may be called on it at

@@ -120,7 +120,7 @@ func (j *job) install(ctx context.Context, cfg *BuildConfig) error {
 				steps = append(steps, pipInstall("--exists-action=w", "--no-cache-dir", "-r", file))
 			}
 		case in.Method == "setuptools":
-			steps = append(steps, installStep{argv: []string{py, filepath.ToSlash(filepath.Join(in.Path, "setup.py")), "install", "--force"}})
+			steps = append(steps, installStep{argv: []string{py, in.Path + "/setup.py", "install", "--force"}})
 		default:
 			target := "."
 			if in.Path != "." {

@@ -249,14 +249,10 @@ func (h *Handler) generic(req *request, slug, id string) *answer {
 	if user == nil && !hasToken {
 		return errNoCredentials
 	}
-	p, err := h.Store.FindProjectBySlug(ctx, slug)
-	if err != nil {
-		if errs.Is(err, errs.NotFound) {
-			return errProjectNotFound
-		}
-		return h.internal(err)
+	p, a := h.findProject(req, slug)
+	if a != nil {
+		return a
 	}
-	req.project = p
 	accepted := false
 	if user != nil {
 		ms, err := h.Store.FindMaintainerships(ctx, []int64{p.ID})

@@ -159,14 +159,10 @@ func (h *Handler) handle(req *request, provider, slug, id string) *answer {
 	if provider == "generic" {
 		return h.generic(req, slug, "")
 	}
-	p, err := h.Store.FindProjectBySlug(ctx, slug)
-	if err != nil {
-		if errs.Is(err, errs.NotFound) {
-			return errProjectNotFound
-		}
-		return h.internal(err)
+	p, a := h.findProject(req, slug)
+	if a != nil {
+		return a
 	}
-	req.project = p
 	if p.Skip {
 		return errDisabled
 	}
@@ -196,6 +192,19 @@ func (h *Handler) handle(req *request, provider, slug, id string) *answer {
 		return h.bitbucket(req)
 	}
 	return unhandled
+}
+
+// findProject is step 1 of §9.3: the project the URL names.
+func (h *Handler) findProject(req *request, slug string) (*store.Project, *answer) {
+	p, err := h.Store.FindProjectBySlug(req.r.Context(), slug)
+	if err != nil {
+		if errs.Is(err, errs.NotFound) {
+			return nil, errProjectNotFound
+		}
+		return nil, h.internal(err)
+	}
+	req.project = p
+	return p, nil
 }
 
 // integration finds the integration a URL names: by id (of any type, of
