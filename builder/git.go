@@ -181,14 +181,15 @@ func (j *job) headCommit(ctx context.Context) (string, error) {
 // a commit (annotated tags are peeled; tags of trees and blobs skipped).
 func (j *job) listRefs(ctx context.Context) ([]Ref, error) {
 	out, err := j.gitOutput(ctx, "for-each-ref",
-		"--format=%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)%00%(*objecttype)",
+		// Ref names never contain spaces; peeled fields may be empty.
+		"--format=%(refname) %(objectname) %(objecttype) %(*objectname) %(*objecttype)",
 		"refs/remotes/origin", "refs/tags")
 	if err != nil {
 		return nil, err
 	}
 	var refs []Ref
 	for _, line := range strings.Split(out, "\n") {
-		f := strings.Split(line, "\x00")
+		f := strings.Split(line, " ")
 		if len(f) != 5 {
 			continue
 		}
