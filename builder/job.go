@@ -117,6 +117,9 @@ func (j *job) run(ctx context.Context, argv []string, o cmdOpts) (processResult,
 	if o.exitCode != nil && !res.Killed {
 		res.ExitCode = o.exitCode(res.Output, res.ExitCode)
 	}
+	if errors.Is(context.Cause(ctx), errLeaseLost) {
+		return res, errLeaseLost // the build is someone else's now: record nothing
+	}
 	if rerr := j.record(ctx, strings.Join(argv, " "), o.description, res); rerr != nil {
 		return res, rerr
 	}

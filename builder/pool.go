@@ -96,9 +96,10 @@ type Pool struct {
 	stop    context.CancelCauseFunc
 	running sync.WaitGroup
 
-	// execute runs a claimed build; tests replace it to exercise the queue
-	// without the pipeline.
-	execute func(ctx context.Context, b *store.Build, owner string)
+	// execute runs a claimed build and executeSync a claimed sync task;
+	// tests replace them to exercise the queue without the pipeline.
+	execute     func(ctx context.Context, b *store.Build, owner string)
+	executeSync func(ctx context.Context, t *store.SyncTask, owner string)
 	// onState, when set, sees every state a build enters (tests).
 	onState func(build int64, state string)
 }
@@ -122,7 +123,7 @@ func New(s *store.Store, arts artifacts.Storage, cfg Config, logger *slog.Logger
 	}
 	p := &Pool{store: s, artifacts: arts, cfg: cfg, logger: logger.With("component", "builder"), host: host,
 		wake: make(chan struct{}, 64)}
-	p.execute = p.runBuild
+	p.execute, p.executeSync = p.runBuild, p.runSync
 	return p
 }
 
@@ -203,7 +204,7 @@ func (p *Pool) RunNext(ctx context.Context, owner string) (bool, error) {
 	t, err := p.store.ClaimSyncTask(ctx, owner, p.cfg.Lease)
 	switch {
 	case err == nil:
-		p.runSync(ctx, t, owner)
+		p.executeSync(ctx, t, owner)
 		return true, nil
 	case !errs.Is(err, errs.NotFound):
 		return false, err
