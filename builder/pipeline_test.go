@@ -408,15 +408,8 @@ func waitGone(t *testing.T, pidFile string) {
 }
 
 func TestPipelineTimeLimitKillsProcessTree(t *testing.T) {
-	pidFile := filepath.Join(t.TempDir(), "child.pid")
-	r := newRepo(t, "master")
-	files := map[string]string{".readthedocs.yaml": setuptoolsConfig, "setup.py": sleeperPy(pidFile)}
-	for name, content := range markdownSite {
-		files[name] = content
-	}
-	r.commit("docs", files)
 	f := newFixture(t, store.SQLite, Config{BuildTimeLimit: 3 * time.Second})
-	imp := f.importProject("Slow", r)
+	imp, pidFile := sleeperProject(t, f)
 	next := newRepo(t, "master")
 	next.commit("docs", markdownSite)
 	nextBuild := f.importProject("Next", next).Build
