@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"docsd/store"
 )
 
 // The build errors of behavior.md §7.8, word for word.
 const (
-	MsgSkip             = "Builds for this project are temporarily disabled"
+	MsgSkip             = store.SkipMessage
 	MsgRepoPublic       = "There was a problem connecting to your repository, ensure that your repository URL is correct and your repository is public. Private repositories are not supported."
 	MsgRepoPrivate      = "There was a problem connecting to your repository, ensure that your repository URL is correct."
 	MsgCheckoutFormat   = "Failed to checkout revision: %s"

@@ -201,6 +201,7 @@ const setuptoolsConfig = "version: 2\nmkdocs: {}\npython:\n  install:\n    - pat
 
 func TestPipelineFailures(t *testing.T) {
 	f := newFixture(t, store.SQLite, Config{GitCloneDepth: 50})
+	states := watchStates(f.pool)
 	ctx := context.Background()
 	env := func(slug string) string { return filepath.Join(f.data, "envs", slug, "latest", "bin", "python") }
 
@@ -287,6 +288,11 @@ func TestPipelineFailures(t *testing.T) {
 		})
 	}
 	f.mustSucceed(goodBuild)
+
+	// A disabled project's build goes from triggered to finished.
+	if got := states.of(all[len(cases)+1].build.ID); len(got) != 0 {
+		t.Errorf("the skipped build went through %v", got)
+	}
 
 	// The clone failure is recorded with git's own exit code.
 	cmds := f.commands(all[len(cases)].build.ID)

@@ -116,10 +116,12 @@ func (tx *Tx) CreateBuild(ctx context.Context, v *Version, commit *string) (*Bui
 
 // ClaimBuild hands the oldest triggered build whose project has nothing in
 // progress to owner, with a lease until now+lease, and moves it to
-// `cloning` (started = now, length = 0). It returns NotFound when there is
-// nothing to claim. Two claimers never get the same build, nor two builds of
-// one project: the project row is locked (FOR UPDATE SKIP LOCKED on
-// PostgreSQL; SQLite's single writer serialises) while the claim re-checks.
+// `cloning` (started = now, length = 0). A build of a project whose builds
+// are disabled is finished instead (finishIfSkipped) and not handed out.
+// It returns NotFound when there is nothing to claim. Two claimers never
+// get the same build, nor two builds of one project: the project row is
+// locked (FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite's single writer
+// serialises) while the claim re-checks.
 func (s *Store) ClaimBuild(ctx context.Context, owner string, lease time.Duration) (*Build, error) {
 	const op = "store.ClaimBuild"
 	type candidate struct {
@@ -144,6 +146,9 @@ func (s *Store) ClaimBuild(ctx context.Context, owner string, lease time.Duratio
 		err := s.InTx(ctx, op, func(tx *Tx) error {
 			ok, err := tx.lockIdleProject(ctx, c.ProjectID)
 			if err != nil || !ok {
+				return err
+			}
+			if skipped, err := tx.finishIfSkipped(ctx, c.ID, c.ProjectID); err != nil || skipped {
 				return err
 			}
 			started := tx.Now
