@@ -90,6 +90,9 @@ func buildMarkdown(ctx context.Context, o MarkdownOptions) (string, error) {
 			dd = "docs"
 		}
 		docsDir = filepath.Join(filepath.Dir(filepath.Join(o.Root, o.Source)), dd)
+		if rel, err := filepath.Rel(o.Root, docsDir); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return log.String(), fmt.Errorf("%s: docs_dir %q is outside the repository", o.Source, dd)
+		}
 		if mk.Nav != nil {
 			if nav, err = parseNav(mk.Nav); err != nil {
 				return log.String(), fmt.Errorf("%s: nav: %v", o.Source, err)
@@ -100,6 +103,9 @@ func buildMarkdown(ctx context.Context, o MarkdownOptions) (string, error) {
 
 	var sources []string
 	if only != "" {
+		if st, err := os.Lstat(filepath.Join(docsDir, only)); err != nil || !st.Mode().IsRegular() {
+			return log.String(), fmt.Errorf("%s is not a regular file", only)
+		}
 		sources = []string{only}
 	} else {
 		var err error

@@ -479,3 +479,39 @@ func TestPipelineExternalVersion(t *testing.T) {
 		t.Errorf("versions %v after a preview build, want %v plus 7 (no sync)", after, before)
 	}
 }
+
+func TestPipelineSubmodules(t *testing.T) {
+	sub := newRepo(t, "master")
+	sub.commit("extra", map[string]string{"extra.md": "# From the submodule\n"})
+	r := newRepo(t, "master")
+	files := map[string]string{".readthedocs.yaml": "version: 2\nmkdocs: {}\nsubmodules:\n  include: all\n"}
+	for name, content := range markdownSite {
+		files[name] = content
+	}
+	r.write(files)
+	r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", sub.URL(), "docs/ext")
+	r.commit("docs with a submodule", nil)
+
+	f := newFixture(t, store.SQLite, Config{})
+	imp := f.importProject("Subs", r)
+	f.drain()
+	b := f.mustSucceed(imp.Build)
+	got := commandLines(f.commands(b.ID))
+	for _, want := range []string{"git submodule sync", "git submodule update --init --force docs/ext"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("commands %q lack %q", got, want)
+		}
+	}
+	if page := f.htmlFile("subs", "latest", "ext/extra.html"); !strings.Contains(page, "From the submodule") {
+		t.Errorf("the submodule's page:\n%s", page)
+	}
+
+	// A submodule on an SSH URL is refused.
+	r.write(map[string]string{".gitmodules": "[submodule \"docs/ext\"]\n\tpath = docs/ext\n\turl = git@github.com:acme/ext.git\n"})
+	r.commit("ssh submodule", nil)
+	bad := f.trigger(f.version(imp.Project.ID, "latest"))
+	f.drain()
+	if bad = f.build(bad.ID); bad.Error != "One or more submodule URLs are not valid: docs/ext, git/ssh URL schemas for submodules are not supported." {
+		t.Errorf("error %q", bad.Error)
+	}
+}
