@@ -200,10 +200,20 @@ func (j *job) buildMkDocs(ctx context.Context, cfg *BuildConfig) (*outputs, erro
 }
 
 // mkdocsInstalled checks, without recording, that the environment can run
-// MkDocs.
+// MkDocs (`<env>/bin/python -m mkdocs --version` succeeds). A success is
+// remembered for a few minutes for environments of the same kind with
+// nothing installed into them, which see exactly the system's packages.
 func (j *job) mkdocsInstalled(ctx context.Context) bool {
+	cacheable := j.envKind != "" && !j.installed
+	if cacheable && j.pool.toolKnown("mkdocs", j.envKind) {
+		return true
+	}
 	res, err := runProcess(ctx, j.python(), []string{j.python(), "-m", "mkdocs", "--version"}, j.ckout, j.environ(cmdOpts{inEnv: true}).List())
-	return err == nil && res.ExitCode == 0
+	ok := err == nil && res.ExitCode == 0
+	if ok && cacheable {
+		j.pool.rememberTool("mkdocs", j.envKind)
+	}
+	return ok
 }
 
 // hasMarkdownIn reports whether dir holds a Markdown file at any depth.

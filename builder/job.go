@@ -31,6 +31,13 @@ type job struct {
 	home   string // HOME of the job's commands
 	conda  string // conda environments root, "" without conda
 
+	// envKind is how the environment was made (the venv command without
+	// its path); installed says whether anything was installed into it.
+	// Environments of one kind with nothing installed can run the same
+	// tools.
+	envKind   string
+	installed bool
+
 	exitCodes []int // of every recorded command, for the §7.8 exit code rule
 }
 

@@ -92,6 +92,9 @@ type Pool struct {
 	indexOK      bool
 	indexChecked time.Time
 
+	toolsMu sync.Mutex           // guards tools
+	tools   map[string]time.Time // "tool\x00env kind" → when it was found to run
+
 	mu      sync.Mutex // guards stop
 	stop    context.CancelCauseFunc
 	running sync.WaitGroup
@@ -250,6 +253,27 @@ func (p *Pool) Sweep(ctx context.Context) error {
 		p.logger.Warn("dropped stale sync tasks", "count", n)
 	}
 	return errors.Join(err, serr)
+}
+
+// toolTTL is how long a tool found in an environment kind is trusted.
+const toolTTL = 5 * time.Minute
+
+// toolKnown reports whether tool was recently found to run in an
+// environment of kind envKind with nothing installed into it.
+func (p *Pool) toolKnown(tool, envKind string) bool {
+	p.toolsMu.Lock()
+	defer p.toolsMu.Unlock()
+	at, ok := p.tools[tool+"\x00"+envKind]
+	return ok && time.Since(at) < toolTTL
+}
+
+func (p *Pool) rememberTool(tool, envKind string) {
+	p.toolsMu.Lock()
+	defer p.toolsMu.Unlock()
+	if p.tools == nil {
+		p.tools = map[string]time.Time{}
+	}
+	p.tools[tool+"\x00"+envKind] = time.Now()
 }
 
 // RemoveProject deletes the project's checkout, environments and other

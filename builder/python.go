@@ -21,6 +21,9 @@ const (
 // that a later build of the version reuses it only when nothing changed.
 const envMarker = ".docsd-env"
 
+// installedMarker is in an environment something was installed into.
+const installedMarker = ".docsd-installed"
+
 // python is the environment's interpreter.
 func (j *job) python() string { return filepath.Join(j.envDir, "bin", "python") }
 
@@ -52,9 +55,11 @@ func (j *job) prepareEnv(ctx context.Context, cfg *BuildConfig) error {
 	case cfg.SystemSite:
 		argv = append(argv, "--system-site-packages")
 	}
+	j.envKind = strings.Join(argv, " ")
 	argv = append(argv, j.envDir)
 	marker := strings.Join(argv, " ") + "\nimage=" + cfg.Image + "\n"
 	if b, err := os.ReadFile(filepath.Join(j.envDir, envMarker)); err == nil && string(b) == marker && isFile(j.python()) {
+		j.installed = exists(filepath.Join(j.envDir, installedMarker))
 		return nil
 	}
 	if err := os.RemoveAll(j.envDir); err != nil {
@@ -81,6 +86,7 @@ func (j *job) prepareConda(ctx context.Context, cfg *BuildConfig) error {
 		return err
 	}
 	j.conda = envsPath
+	j.installed = true
 	_, err := j.must(ctx, []string{"conda", "env", "create", "--quiet", "--name", j.version.Slug, "--file", *cfg.Conda}, cmdOpts{inEnv: true})
 	return err
 }
@@ -145,6 +151,13 @@ func (j *job) install(ctx context.Context, cfg *BuildConfig) error {
 		}
 		if st.pip && !pipOK {
 			continue
+		}
+		if !j.installed {
+			// The environment no longer holds only the system's packages.
+			j.installed = true
+			if err := os.WriteFile(filepath.Join(j.envDir, installedMarker), nil, 0o644); err != nil {
+				return err
+			}
 		}
 		if _, err := j.must(ctx, st.argv, cmdOpts{inEnv: true}); err != nil {
 			return err
