@@ -178,7 +178,7 @@ func (j *job) buildMkDocs(ctx context.Context, cfg *BuildConfig) (*outputs, erro
 	}
 	html := filepath.Join(j.ckout, "_build", "html")
 	start := now()
-	log, err := buildMarkdown(ctx, MarkdownOptions{
+	log, err := buildMarkdown(ctx, markdownOptions{
 		Root: j.ckout, Source: source, Out: html, SiteName: j.project.Name, Strict: strict, Language: j.project.Language,
 	})
 	code := 0

@@ -22,8 +22,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// MarkdownOptions says what the built-in builder renders.
-type MarkdownOptions struct {
+// markdownOptions says what the built-in builder renders.
+type markdownOptions struct {
 	Root     string // the checkout
 	Source   string // a mkdocs.yml (relative to Root), "docs", or "README.md"
 	Out      string // the HTML directory to write
@@ -60,7 +60,7 @@ type navItem struct {
 // renders a mkdocs.yml nav, a docs/ folder or a README.md with goldmark
 // into HTML pages with navigation and a table of contents. It returns its
 // log; an error means the build failed (the log says why).
-func buildMarkdown(ctx context.Context, o MarkdownOptions) (string, error) {
+func buildMarkdown(ctx context.Context, o markdownOptions) (string, error) {
 	var log strings.Builder
 	logf := func(format string, args ...any) { fmt.Fprintf(&log, format+"\n", args...) }
 	warnings := 0

@@ -19,7 +19,7 @@ func TestBuiltinMarkdownBuilder(t *testing.T) {
 			"src/_build/old.md": "# stale\n",
 		})
 		out := filepath.Join(root, "_build", "html")
-		log, err := buildMarkdown(context.Background(), MarkdownOptions{Root: root, Source: "mkdocs.yml", Out: out, SiteName: "Project", Language: "en"})
+		log, err := buildMarkdown(context.Background(), markdownOptions{Root: root, Source: "mkdocs.yml", Out: out, SiteName: "Project", Language: "en"})
 		if err != nil {
 			t.Fatalf("buildMarkdown: %v\n%s", err, log)
 		}
@@ -45,7 +45,7 @@ func TestBuiltinMarkdownBuilder(t *testing.T) {
 		}
 
 		// Strict mode fails on the warning.
-		if _, err := buildMarkdown(context.Background(), MarkdownOptions{Root: root, Source: "mkdocs.yml", Out: out, Strict: true}); err == nil {
+		if _, err := buildMarkdown(context.Background(), markdownOptions{Root: root, Source: "mkdocs.yml", Out: out, Strict: true}); err == nil {
 			t.Error("strict mode passed a warning")
 		}
 	})
@@ -53,7 +53,7 @@ func TestBuiltinMarkdownBuilder(t *testing.T) {
 	t.Run("README only", func(t *testing.T) {
 		root := checkout(t, map[string]string{"README.md": "# Readme Title\n\nbody\n", "other.md": "# not rendered\n"})
 		out := filepath.Join(root, "_build", "html")
-		if log, err := buildMarkdown(context.Background(), MarkdownOptions{Root: root, Source: "README.md", Out: out, SiteName: "P"}); err != nil {
+		if log, err := buildMarkdown(context.Background(), markdownOptions{Root: root, Source: "README.md", Out: out, SiteName: "P"}); err != nil {
 			t.Fatalf("%v\n%s", err, log)
 		}
 		if index := read(t, out, "index.html"); !strings.Contains(index, "<h1 id=\"readme-title\">Readme Title</h1>") {
@@ -66,7 +66,7 @@ func TestBuiltinMarkdownBuilder(t *testing.T) {
 
 	t.Run("docs_dir outside the repository", func(t *testing.T) {
 		root := checkout(t, map[string]string{"mkdocs.yml": "docs_dir: ../..\n"})
-		if _, err := buildMarkdown(context.Background(), MarkdownOptions{Root: root, Source: "mkdocs.yml", Out: filepath.Join(root, "out")}); err == nil {
+		if _, err := buildMarkdown(context.Background(), markdownOptions{Root: root, Source: "mkdocs.yml", Out: filepath.Join(root, "out")}); err == nil {
 			t.Error("a docs_dir outside the checkout was read")
 		}
 	})

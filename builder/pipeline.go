@@ -296,7 +296,7 @@ func (j *job) finish(ctx context.Context, err error) {
 		switch {
 		case errors.Is(cause, errTimeLimit) || errors.Is(err, errTimeLimit):
 			res.Error = MsgTimeout
-		case errors.Is(cause, errStopping):
+		case errors.Is(cause, errStopping) || errors.Is(cause, context.Canceled):
 			res.Error = fmt.Sprintf(MsgInternalFormat, j.build.ID)
 			j.logger.Warn("build stopped with its worker")
 		case isFailure:
