@@ -400,190 +400,217 @@ func (v *validator) pythonVersion(key string, x any, image string) (any, error) 
 // conda, build, python, the sphinx/mkdocs combination, mkdocs, sphinx,
 // submodules, then unknown keys.
 func configV2(in configInput, file string, raw *omap) (*BuildConfig, error) {
-	v := &validator{ckout: in.ckout, file: file}
-	c := &BuildConfig{Version: "2", File: file, imagePrefix: in.imagePrefix}
-	known := knownKeys{"version": nil}
-
-	// formats
-	known["formats"] = nil
-	if f, ok := raw.get("formats"); ok && f != nil {
-		if f == "all" {
-			c.Formats = append([]string(nil), formatChoices...)
-		} else {
-			l, err := v.list("formats", f)
-			if err != nil {
-				return nil, err
-			}
-			for _, x := range l {
-				s, err := v.choice("formats", x, formatChoices)
-				if err != nil {
-					return nil, err
-				}
-				c.Formats = append(c.Formats, s)
-			}
-		}
-	}
-	if c.Formats == nil {
-		c.Formats = []string{}
-	}
-
-	// conda
-	if x, ok := raw.get("conda"); ok && x != nil {
-		known["conda"] = knownKeys{"environment": nil}
-		m, err := v.dict("conda", x)
-		if err != nil {
+	v := &v2{validator: &validator{ckout: in.ckout, file: file}, in: in, raw: raw,
+		c: &BuildConfig{Version: "2", File: file, imagePrefix: in.imagePrefix}, known: knownKeys{"version": nil}}
+	for _, section := range []func() error{v.formats, v.conda, v.build, v.python, v.docs, v.submodules} {
+		if err := section(); err != nil {
 			return nil, err
 		}
-		env, ok := m.get("environment")
-		if !ok {
-			return nil, invalidKey("conda.environment", reasonNotFound("environment"))
-		}
-		p, err := v.path("conda.environment", env, filePath)
-		if err != nil {
-			return nil, err
-		}
-		c.Conda = &p
-	} else {
-		known["conda"] = nil
 	}
+	if key := firstUnknownKey(raw, v.known, ""); key != "" {
+		return nil, invalidFile(key, file, "Invalid configuration option: "+key+". Make sure the key name is correct.")
+	}
+	return v.c, nil
+}
 
-	// build
-	known["build"] = knownKeys{"image": nil}
-	build, err := v.dict("build", valueOf(raw, "build"))
+// v2 is the validation of one version 2 file: each section fills c and
+// declares the keys it knows.
+type v2 struct {
+	*validator
+	in    configInput
+	raw   *omap
+	c     *BuildConfig
+	known knownKeys
+}
+
+func (v *v2) formats() error {
+	v.known["formats"] = nil
+	v.c.Formats = []string{}
+	f := valueOf(v.raw, "formats")
+	switch {
+	case f == nil:
+		return nil
+	case f == "all":
+		v.c.Formats = append([]string(nil), formatChoices...)
+		return nil
+	}
+	l, err := v.list("formats", f)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	c.Image = "latest"
-	if x, ok := build.get("image"); ok && x != nil {
-		if c.Image, err = v.choice("build.image", x, imageChoices); err != nil {
-			return nil, err
+	for _, x := range l {
+		s, err := v.choice("formats", x, formatChoices)
+		if err != nil {
+			return err
 		}
+		v.c.Formats = append(v.c.Formats, s)
 	}
+	return nil
+}
 
-	// python
-	pyKnown := knownKeys{"version": nil, "system_packages": nil}
-	known["python"] = pyKnown
-	python, err := v.dict("python", valueOf(raw, "python"))
-	if err != nil {
-		return nil, err
+func (v *v2) conda() error {
+	x := valueOf(v.raw, "conda")
+	if x == nil {
+		v.known["conda"] = nil
+		return nil
 	}
-	c.PythonVersion = int64(3)
-	if x, ok := python.get("version"); ok && x != nil {
-		if c.PythonVersion, err = v.pythonVersion("python.version", x, c.Image); err != nil {
-			return nil, err
+	v.known["conda"] = knownKeys{"environment": nil}
+	m, err := v.dict("conda", x)
+	if err != nil {
+		return err
+	}
+	env, ok := m.get("environment")
+	if !ok {
+		return invalidKey("conda.environment", reasonNotFound("environment"))
+	}
+	p, err := v.path("conda.environment", env, filePath)
+	if err != nil {
+		return err
+	}
+	v.c.Conda = &p
+	return nil
+}
+
+func (v *v2) build() error {
+	v.known["build"] = knownKeys{"image": nil}
+	build, err := v.dict("build", valueOf(v.raw, "build"))
+	if err != nil {
+		return err
+	}
+	v.c.Image = "latest"
+	if x := valueOf(build, "image"); x != nil {
+		v.c.Image, err = v.choice("build.image", x, imageChoices)
+	}
+	return err
+}
+
+func (v *v2) python() error {
+	known := knownKeys{"version": nil, "system_packages": nil, "install": nil}
+	v.known["python"] = known
+	python, err := v.dict("python", valueOf(v.raw, "python"))
+	if err != nil {
+		return err
+	}
+	v.c.PythonVersion = int64(3)
+	if x := valueOf(python, "version"); x != nil {
+		if v.c.PythonVersion, err = v.pythonVersion("python.version", x, v.c.Image); err != nil {
+			return err
 		}
 	}
-	if x, ok := python.get("install"); ok && x != nil {
+	if x := valueOf(python, "install"); x != nil {
 		l, err := v.list("python.install", x)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		var itemsKnown []knownKeys
+		var items listKnown
 		for i, item := range l {
 			entry, ik, err := v.installEntry(i, item)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			c.Install = append(c.Install, entry)
-			itemsKnown = append(itemsKnown, ik)
+			v.c.Install = append(v.c.Install, entry)
+			items = append(items, ik)
 		}
-		pyKnown["install"] = listKnown(itemsKnown)
-	} else {
-		pyKnown["install"] = nil
+		known["install"] = items
 	}
-	if c.SystemSite, err = v.boolean("python.system_packages", valueOf(python, "system_packages"), false); err != nil {
-		return nil, err
-	}
+	v.c.SystemSite, err = v.boolean("python.system_packages", valueOf(python, "system_packages"), false)
+	return err
+}
 
-	// sphinx and mkdocs
-	rawSphinx, hasSphinx := raw.get("sphinx")
-	rawMkDocs, hasMkDocs := raw.get("mkdocs")
+// docs validates the `sphinx` or `mkdocs` section, which decides the
+// doctype.
+func (v *v2) docs() error {
+	rawSphinx, hasSphinx := v.raw.get("sphinx")
+	rawMkDocs, hasMkDocs := v.raw.get("mkdocs")
 	if hasSphinx && hasMkDocs {
-		return nil, invalidFile(".", file, "You can not have the ``sphinx`` and ``mkdocs`` keys at the same time")
+		return invalidFile(".", v.file, "You can not have the ``sphinx`` and ``mkdocs`` keys at the same time")
 	}
 	if hasMkDocs {
-		known["mkdocs"] = knownKeys{"configuration": nil, "fail_on_warning": nil}
-		m, err := v.dict("mkdocs", rawMkDocs)
-		if err != nil {
-			return nil, err
-		}
-		c.MkDocs = &MkDocsConfig{}
-		if x, ok := m.get("configuration"); ok && x != nil {
-			p, err := v.path("mkdocs.configuration", x, filePath)
-			if err != nil {
-				return nil, err
-			}
-			c.MkDocs.Configuration = &p
-		}
-		if c.MkDocs.FailOnWarning, err = v.boolean("mkdocs.fail_on_warning", valueOf(m, "fail_on_warning"), false); err != nil {
-			return nil, err
-		}
-		c.Doctype = doctypeMkDocs
-	} else {
-		known["sphinx"] = knownKeys{"builder": nil, "configuration": nil, "fail_on_warning": nil}
-		known["mkdocs"] = nil
-		m, err := v.dict("sphinx", rawSphinx)
-		if err != nil {
-			return nil, err
-		}
-		builder := "html"
-		if x, ok := m.get("builder"); ok && x != nil {
-			if builder, err = v.choice("sphinx.builder", x, []string{"html", "dirhtml", "singlehtml"}); err != nil {
-				return nil, err
-			}
-		}
-		c.Doctype = map[string]string{"html": doctypeSphinx, "dirhtml": doctypeSphinxHTMLDir, "singlehtml": doctypeSphinxSingleHTML}[builder]
-		c.Sphinx = &SphinxConfig{}
-		if x, ok := m.get("configuration"); ok && x != nil {
-			s, isString := x.(string)
-			if !isString {
-				return nil, invalidKey("sphinx.configuration", reasonString)
-			}
-			rel := cleanRel(s)
-			if rel == "" || !isFile(filepath.Join(in.ckout, rel)) {
-				return nil, fail(MsgConfPyNotFound)
-			}
-			c.Sphinx.Configuration = &rel
-		} else {
-			conf, err := discoverConfPy(in.ckout, in.project.ConfPyFile)
-			if err != nil {
-				return nil, err
-			}
-			if conf != "" {
-				c.Sphinx.Configuration = &conf
-			}
-		}
-		if c.Sphinx.FailOnWarning, err = v.boolean("sphinx.fail_on_warning", valueOf(m, "fail_on_warning"), false); err != nil {
-			return nil, err
-		}
+		return v.mkdocs(rawMkDocs)
 	}
+	return v.sphinx(rawSphinx)
+}
 
-	// submodules
-	known["submodules"] = knownKeys{"include": nil, "exclude": nil, "recursive": nil}
-	sub, err := v.dict("submodules", valueOf(raw, "submodules"))
+func (v *v2) mkdocs(raw any) error {
+	v.known["mkdocs"] = knownKeys{"configuration": nil, "fail_on_warning": nil}
+	m, err := v.dict("mkdocs", raw)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if c.Submodules.IncludeAll, c.Submodules.Include, err = v.submodulePaths("submodules.include", valueOf(sub, "include"), false); err != nil {
-		return nil, err
+	v.c.Doctype = doctypeMkDocs
+	v.c.MkDocs = &MkDocsConfig{}
+	if x := valueOf(m, "configuration"); x != nil {
+		p, err := v.path("mkdocs.configuration", x, filePath)
+		if err != nil {
+			return err
+		}
+		v.c.MkDocs.Configuration = &p
 	}
-	excludeDefault := !c.Submodules.IncludeAll && len(c.Submodules.Include) == 0
-	if c.Submodules.ExcludeAll, c.Submodules.Exclude, err = v.submodulePaths("submodules.exclude", valueOf(sub, "exclude"), excludeDefault); err != nil {
-		return nil, err
-	}
-	including := c.Submodules.IncludeAll || len(c.Submodules.Include) > 0
-	excluding := c.Submodules.ExcludeAll || len(c.Submodules.Exclude) > 0
-	if including && excluding {
-		return nil, invalidFile("submodules", file, "You can not exclude and include submodules at the same time")
-	}
-	if c.Submodules.Recursive, err = v.boolean("submodules.recursive", valueOf(sub, "recursive"), false); err != nil {
-		return nil, err
-	}
+	v.c.MkDocs.FailOnWarning, err = v.boolean("mkdocs.fail_on_warning", valueOf(m, "fail_on_warning"), false)
+	return err
+}
 
-	if key := firstUnknownKey(raw, known, ""); key != "" {
-		return nil, invalidFile(key, file, "Invalid configuration option: "+key+". Make sure the key name is correct.")
+// sphinx validates the `sphinx` section; without a configured conf.py the
+// discovery of behavior.md §7.4 picks one.
+func (v *v2) sphinx(raw any) error {
+	v.known["sphinx"] = knownKeys{"builder": nil, "configuration": nil, "fail_on_warning": nil}
+	v.known["mkdocs"] = nil
+	m, err := v.dict("sphinx", raw)
+	if err != nil {
+		return err
 	}
-	return c, nil
+	builder := "html"
+	if x := valueOf(m, "builder"); x != nil {
+		if builder, err = v.choice("sphinx.builder", x, []string{"html", "dirhtml", "singlehtml"}); err != nil {
+			return err
+		}
+	}
+	v.c.Doctype = map[string]string{"html": doctypeSphinx, "dirhtml": doctypeSphinxHTMLDir, "singlehtml": doctypeSphinxSingleHTML}[builder]
+	v.c.Sphinx = &SphinxConfig{}
+	if x := valueOf(m, "configuration"); x != nil {
+		s, isString := x.(string)
+		if !isString {
+			return invalidKey("sphinx.configuration", reasonString)
+		}
+		rel := cleanRel(s)
+		if rel == "" || !isFile(filepath.Join(v.ckout, rel)) {
+			return fail(MsgConfPyNotFound)
+		}
+		v.c.Sphinx.Configuration = &rel
+	} else {
+		conf, err := discoverConfPy(v.ckout, v.in.project.ConfPyFile)
+		if err != nil {
+			return err
+		}
+		if conf != "" {
+			v.c.Sphinx.Configuration = &conf
+		}
+	}
+	v.c.Sphinx.FailOnWarning, err = v.boolean("sphinx.fail_on_warning", valueOf(m, "fail_on_warning"), false)
+	return err
+}
+
+func (v *v2) submodules() error {
+	v.known["submodules"] = knownKeys{"include": nil, "exclude": nil, "recursive": nil}
+	sub, err := v.dict("submodules", valueOf(v.raw, "submodules"))
+	if err != nil {
+		return err
+	}
+	sc := &v.c.Submodules
+	if sc.IncludeAll, sc.Include, err = v.submodulePaths("submodules.include", valueOf(sub, "include"), false); err != nil {
+		return err
+	}
+	excludeDefault := !sc.IncludeAll && len(sc.Include) == 0
+	if sc.ExcludeAll, sc.Exclude, err = v.submodulePaths("submodules.exclude", valueOf(sub, "exclude"), excludeDefault); err != nil {
+		return err
+	}
+	including := sc.IncludeAll || len(sc.Include) > 0
+	excluding := sc.ExcludeAll || len(sc.Exclude) > 0
+	if including && excluding {
+		return invalidFile("submodules", v.file, "You can not exclude and include submodules at the same time")
+	}
+	sc.Recursive, err = v.boolean("submodules.recursive", valueOf(sub, "recursive"), false)
+	return err
 }
 
 // installEntry validates `python.install[i]` and returns the keys it used.
