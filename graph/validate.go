@@ -11,6 +11,7 @@ import (
 
 	"docsd/choices"
 	"docsd/errs"
+	"docsd/repourl"
 )
 
 // Field error keys use the API's field names (snake_case, dotted for nested
@@ -89,32 +90,10 @@ func filterChoice(field string, v *string, t choices.Table) error {
 	return errs.FieldError("graph.filter", field, errs.FilterChoice(*v))
 }
 
-var userAtHost = regexp.MustCompile(`^[\w.+-]+@[\w.-]+:.+$`)
-
 // repositoryURLError returns the message of the first repository URL rule
 // that rejects raw (behavior.md §4.1.4), or "" when it is accepted.
 func (r *Resolver) repositoryURLError(raw string) string {
-	if strings.Contains(raw, "&&") || strings.Contains(raw, "|") {
-		return "Invalid character in the URL"
-	}
-	scheme := ""
-	if i := strings.Index(raw, "://"); i > 0 {
-		scheme = strings.ToLower(raw[:i])
-	}
-	switch {
-	case scheme == "http" || scheme == "https" || scheme == "git" || scheme == "ftp" || scheme == "ftps":
-		return ""
-	case strings.HasPrefix(raw, "lp:"):
-		return ""
-	case scheme == "file" && r.Settings.AllowLocalRepos:
-		return ""
-	case scheme == "ssh" || scheme == "ssh+git" || (scheme == "" && userAtHost.MatchString(raw)):
-		if r.Settings.AllowPrivateRepos {
-			return ""
-		}
-		return "Manual cloning via SSH is not supported"
-	}
-	return "Invalid scheme for URL"
+	return repourl.Policy{AllowLocal: r.Settings.AllowLocalRepos, AllowPrivate: r.Settings.AllowPrivateRepos}.Check(raw)
 }
 
 var hostLabel = regexp.MustCompile(`^(?i:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)$`)

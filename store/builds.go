@@ -116,10 +116,12 @@ func (tx *Tx) CreateBuild(ctx context.Context, v *Version, commit *string) (*Bui
 
 // ClaimBuild hands the oldest triggered build whose project has nothing in
 // progress to owner, with a lease until now+lease, and moves it to
-// `cloning` (started = now, length = 0). It returns NotFound when there is
-// nothing to claim. Two claimers never get the same build, nor two builds of
-// one project: the project row is locked (FOR UPDATE SKIP LOCKED on
-// PostgreSQL; SQLite's single writer serialises) while the claim re-checks.
+// `cloning` (started = now, length = 0). A build of a project whose builds
+// are disabled is finished instead (finishIfSkipped) and not handed out.
+// It returns NotFound when there is nothing to claim. Two claimers never
+// get the same build, nor two builds of one project: the project row is
+// locked (FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite's single writer
+// serialises) while the claim re-checks.
 func (s *Store) ClaimBuild(ctx context.Context, owner string, lease time.Duration) (*Build, error) {
 	const op = "store.ClaimBuild"
 	var cands []claimCandidate
@@ -131,7 +133,13 @@ func (s *Store) ClaimBuild(ctx context.Context, owner string, lease time.Duratio
 		return nil, classify(op, err)
 	}
 	var b Build
-	err = s.claimFirst(ctx, op, cands, func(tx *Tx, id int64) (bool, error) {
+	err = s.claimFirst(ctx, op, cands, func(tx *Tx, c claimCandidate) (bool, error) {
+		// A build of a project whose builds are disabled goes straight to
+		// finished (§7.4, Start); the next candidate is tried.
+		if skipped, err := tx.finishIfSkipped(ctx, c.ID, c.ProjectID); err != nil || skipped {
+			return false, err
+		}
+		id := c.ID
 		res, err := tx.exec(ctx, `UPDATE builds SET state = 'cloning', started = ?, length = 0, lease_owner = ?, lease_expires = ?, builder = ?
 			WHERE id = ? AND state = 'triggered'`, tx.Now, owner, tx.Now.Add(lease), owner, id)
 		if err != nil {
@@ -158,7 +166,7 @@ type claimCandidate struct {
 // a transaction that holds the project's lock and has re-checked that the
 // project is idle, take claims the row. It returns NotFound when no
 // candidate could be taken.
-func (s *Store) claimFirst(ctx context.Context, op string, cands []claimCandidate, take func(tx *Tx, id int64) (bool, error)) error {
+func (s *Store) claimFirst(ctx context.Context, op string, cands []claimCandidate, take func(tx *Tx, c claimCandidate) (bool, error)) error {
 	seen := map[int64]bool{}
 	for _, c := range cands {
 		if seen[c.ProjectID] {
@@ -171,7 +179,7 @@ func (s *Store) claimFirst(ctx context.Context, op string, cands []claimCandidat
 			if err != nil || !idle {
 				return err
 			}
-			claimed, err = take(tx, c.ID)
+			claimed, err = take(tx, c)
 			return err
 		})
 		if err != nil {

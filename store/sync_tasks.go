@@ -39,7 +39,8 @@ func (s *Store) ClaimSyncTask(ctx context.Context, owner string, lease time.Dura
 		return nil, classify(op, err)
 	}
 	var t SyncTask
-	err = s.claimFirst(ctx, op, cands, func(tx *Tx, id int64) (bool, error) {
+	err = s.claimFirst(ctx, op, cands, func(tx *Tx, c claimCandidate) (bool, error) {
+		id := c.ID
 		res, err := tx.exec(ctx, `UPDATE sync_tasks SET started = ?, lease_owner = ?, lease_expires = ? WHERE id = ? AND started IS NULL`,
 			tx.Now, owner, tx.Now.Add(lease), id)
 		if err != nil {

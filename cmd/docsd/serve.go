@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"docsd/artifacts"
+	"docsd/builder"
 	"docsd/docsurl"
 	"docsd/graph"
 	"docsd/graph/graphiql"
@@ -29,6 +30,7 @@ type app struct {
 	artifacts *artifacts.Local
 	resolver  *graph.Resolver
 	executor  *graph.Executor
+	pool      *builder.Pool
 	logger    *slog.Logger
 }
 
@@ -44,6 +46,7 @@ func (c *command) open(ctx context.Context) (*app, error) {
 		return nil, err
 	}
 	a := &app{settings: c.settings, store: s, artifacts: arts, logger: c.logger}
+	a.pool = a.newPool()
 	a.resolver = &graph.Resolver{
 		Store: s,
 		Settings: graph.Settings{
@@ -53,9 +56,13 @@ func (c *command) open(ctx context.Context) (*app, error) {
 			MaxPageSize:       c.settings.MaxPageSize,
 		},
 		Hooks: graph.Hooks{
+			BuildQueued: a.pool.Wake,
 			ProjectDeleted: func(ctx context.Context, slug string) {
 				if err := arts.RemoveProject(ctx, slug); err != nil {
 					a.logger.ErrorContext(ctx, "removing hosted files", "project", slug, "err", err)
+				}
+				if err := a.pool.RemoveProject(slug); err != nil {
+					a.logger.ErrorContext(ctx, "removing build files", "project", slug, "err", err)
 				}
 			},
 		},
@@ -84,6 +91,7 @@ func (a *app) handler() http.Handler {
 	mux.Handle("/api/", api)
 	docs := hosting.New(a.store, a.artifacts, hosting.Config{URLs: a.urls()}, a.logger)
 	mux.Handle("/docs/", docs)
+	mux.Handle("/api/v2/webhook/", a.webhooks())
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		if err := a.store.Ping(r.Context()); err != nil {
 			http.Error(w, "database unavailable", http.StatusServiceUnavailable)

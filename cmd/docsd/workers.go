@@ -1,10 +1,58 @@
 package main
 
-import "context"
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+	"time"
 
-// startWorkers starts n in-process build workers and returns a function
-// that stops them and waits for them. The build pipeline (issue: real
-// builds) plugs in here; until then builds stay queued in `triggered`.
+	"docsd/builder"
+	"docsd/graph"
+	"docsd/store"
+	"docsd/webhook"
+)
+
+// newPool makes the build pool from the settings. It runs nothing until
+// startWorkers; until then Wake is harmless.
+func (a *app) newPool() *builder.Pool {
+	s := a.settings
+	return builder.New(a.store, a.artifacts, builder.Config{
+		DataDir:                 filepath.Join(s.DataDir, "builds"),
+		BuildTimeLimit:          time.Duration(s.BuildTimeLimit) * time.Second,
+		GitCloneDepth:           s.GitCloneDepth,
+		BuildPython:             s.BuildPython,
+		InstallCoreRequirements: s.InstallCoreRequirements,
+		AllowPrivateRepos:       s.AllowPrivateRepos,
+		AllowLocalRepos:         s.AllowLocalRepos,
+		BuildImagePrefix:        s.BuildImagePrefix,
+	}, a.logger)
+}
+
+// startWorkers finishes the builds whose workers died (always, even with
+// no workers here: behavior.md §7.3 "on service start"), then starts n
+// in-process build workers and the stale-build sweeper. The returned
+// function stops them: a running build is killed and finished as failed.
 func (a *app) startWorkers(ctx context.Context, n int) (func(), error) {
-	return func() {}, nil
+	if err := a.pool.Sweep(ctx); err != nil {
+		return nil, err
+	}
+	if n <= 0 {
+		return func() {}, nil
+	}
+	a.pool.Start(ctx, n)
+	return a.pool.Stop, nil
+}
+
+// webhooks is the incoming-webhook handler of behavior.md §9, mounted at
+// /api/v2/webhook/.
+func (a *app) webhooks() http.Handler {
+	return &webhook.Handler{
+		Store:     a.store,
+		Artifacts: a.artifacts,
+		Authenticate: func(ctx context.Context, header string) (*store.User, error) {
+			return graph.Authenticate(ctx, a.store, header)
+		},
+		Wake:   a.pool.Wake,
+		Logger: a.logger,
+	}
 }

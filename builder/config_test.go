@@ -1,0 +1,206 @@
+package builder
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"docsd/store"
+)
+
+// checkout writes files into a temp dir standing for a checkout.
+func checkout(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func defaultProject() *store.Project {
+	return &store.Project{Name: "Demo", Slug: "demo", Language: "en", DocumentationType: "sphinx", PythonInterpreter: "python3", RepoType: "git"}
+}
+
+func load(t *testing.T, files map[string]string) (*BuildConfig, error) {
+	t.Helper()
+	return loadConfig(configInput{ckout: checkout(t, files), project: defaultProject(), imagePrefix: "readthedocs/build"})
+}
+
+// compact re-encodes JSON without spaces, for comparing with a readable
+// literal.
+func compact(t *testing.T, s string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(s)); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+func TestConfigStoredShape(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{
+			// The example of behavior.md §7.5, word for word.
+			name:  "no file, Sphinx detected",
+			files: map[string]string{"docs/conf.py": "", "docs/index.rst": ""},
+			want: `{
+  "build": {"image": "readthedocs/build:latest"},
+  "conda": null,
+  "doctype": "sphinx",
+  "formats": ["htmlzip"],
+  "mkdocs": {"configuration": null, "fail_on_warning": false},
+  "python": {"install": [{"requirements": null}], "use_system_site_packages": false, "version": 3},
+  "sphinx": {"builder": "sphinx", "configuration": "docs/conf.py", "fail_on_warning": false},
+  "submodules": {"exclude": [], "include": "all", "recursive": true},
+  "version": "1"
+}`,
+		},
+		{
+			name:  "no file, mkdocs.yml",
+			files: map[string]string{"mkdocs.yml": "site_name: x\n", "docs/index.md": "# x"},
+			want:  `{"build":{"image":"readthedocs/build:latest"},"conda":null,"doctype":"mkdocs","formats":["htmlzip"],"mkdocs":{"configuration":null,"fail_on_warning":false},"python":{"install":[{"requirements":null}],"use_system_site_packages":false,"version":3},"sphinx":{"builder":"mkdocs","configuration":null,"fail_on_warning":false},"submodules":{"exclude":[],"include":"all","recursive":true},"version":"1"}`,
+		},
+		{
+			name:  "no file, plain Markdown",
+			files: map[string]string{"README.md": "# x"},
+			want:  `{"build":{"image":"readthedocs/build:latest"},"conda":null,"doctype":"mkdocs","formats":["htmlzip"],"mkdocs":{"configuration":null,"fail_on_warning":false},"python":{"install":[{"requirements":null}],"use_system_site_packages":false,"version":3},"sphinx":{"builder":"mkdocs","configuration":null,"fail_on_warning":false},"submodules":{"exclude":[],"include":"all","recursive":true},"version":"1"}`,
+		},
+		{
+			// The v2 example of behavior.md §5.4.
+			name: "v2 Sphinx with all formats",
+			files: map[string]string{"docs/conf.py": "", ".readthedocs.yaml": `version: 2
+formats: all
+sphinx:
+  configuration: docs/conf.py
+`},
+			want: `{"build": {"image": "readthedocs/build:latest"}, "conda": null, "doctype": "sphinx", "formats": ["htmlzip", "pdf", "epub"], "mkdocs": null, "python": {"install": [], "use_system_site_packages": false, "version": 3}, "sphinx": {"builder": "sphinx", "configuration": "docs/conf.py", "fail_on_warning": false}, "submodules": {"exclude": "all", "include": [], "recursive": false}, "version": "2"}`,
+		},
+		{
+			name: "v2 everything",
+			files: map[string]string{"requirements.txt": "", "env.yml": "", "sub/x": "", "pkg/setup.py": "", ".readthedocs.yml": `version: "2"
+formats: [epub]
+build:
+  image: 4.0
+conda:
+  environment: env.yml
+python:
+  version: "3.6"
+  system_packages: true
+  install:
+    - requirements: ./requirements.txt
+    - path: pkg
+      extra_requirements: [docs]
+    - path: .
+      method: setuptools
+mkdocs:
+  configuration: requirements.txt
+  fail_on_warning: 1
+submodules:
+  include: [sub]
+  recursive: true
+`},
+			want: `{"build":{"image":"readthedocs/build:4.0"},"conda":{"environment":"env.yml"},"doctype":"mkdocs","formats":["epub"],"mkdocs":{"configuration":"requirements.txt","fail_on_warning":true},"python":{"install":[{"requirements":"requirements.txt"},{"extra_requirements":["docs"],"method":"pip","path":"pkg"},{"extra_requirements":[],"method":"setuptools","path":"."}],"use_system_site_packages":true,"version":3.6},"sphinx":null,"submodules":{"exclude":[],"include":["sub"],"recursive":true},"version":"2"}`,
+		},
+		{
+			name: "v2 dirhtml",
+			files: map[string]string{"doc/conf.py": "", "readthedocs.yml": `version: 2
+sphinx:
+  builder: dirhtml
+  fail_on_warning: true
+python:
+  version: pypy3.5
+`},
+			want: `{"build":{"image":"readthedocs/build:latest"},"conda":null,"doctype":"sphinx_htmldir","formats":[],"mkdocs":null,"python":{"install":[],"use_system_site_packages":false,"version":"pypy3.5"},"sphinx":{"builder":"sphinx_htmldir","configuration":"doc/conf.py","fail_on_warning":true},"submodules":{"exclude":"all","include":[],"recursive":false},"version":"2"}`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := load(t, tc.files)
+			if err != nil {
+				t.Fatalf("loadConfig: %v", err)
+			}
+			if got, want := c.JSON(), compact(t, tc.want); got != want {
+				t.Errorf("stored config\n got %s\nwant %s", got, want)
+			}
+		})
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	const p = "Problem in your project's configuration. "
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"not YAML", map[string]string{".readthedocs.yaml": "version: [2\n"}, p + "Parse error in .readthedocs.yaml: YAML: line 1: did not find expected ',' or ']'"},
+		{"not a mapping", map[string]string{".readthedocs.yaml": "- 1\n"}, p + "Parse error in .readthedocs.yaml: Expected mapping"},
+		{"empty mapping", map[string]string{".readthedocs.yaml": "{}\n"}, p + "Parse error in .readthedocs.yaml: Empty config"},
+		{"bad version", map[string]string{".readthedocs.yaml": "version: 3\n"}, p + `Invalid "version": Invalid version of the configuration file`},
+		{"unknown key", map[string]string{".readthedocs.yaml": "version: 2\npython:\n  version: 3\n  instal: []\n"}, p + `Invalid "python.instal": .readthedocs.yaml: Invalid configuration option: python.instal. Make sure the key name is correct.`},
+		{"unknown nested key", map[string]string{".readthedocs.yaml": "version: 2\nfoo:\n  bar: 1\n"}, p + `Invalid "foo.bar": .readthedocs.yaml: Invalid configuration option: foo.bar. Make sure the key name is correct.`},
+		{"bad format", map[string]string{".readthedocs.yaml": "version: 2\nformats: [pdf, docx]\n"}, p + `Invalid "formats": expected one of (htmlzip, pdf, epub), got docx`},
+		{"formats not a list", map[string]string{".readthedocs.yaml": "version: 2\nformats: pdf\n"}, p + `Invalid "formats": expected list`},
+		{"bad python version", map[string]string{".readthedocs.yaml": "version: 2\npython:\n  version: 3.9\n"}, p + `Invalid "python.version": expected one of (2, 2.7, 3, 3.5, 3.6, 3.7, pypy3.5), got 3.9`},
+		{"python not a dict", map[string]string{".readthedocs.yaml": "version: 2\npython: 3\n"}, p + `Invalid "python": 3 is not a dictionary`},
+		{"bad image", map[string]string{".readthedocs.yaml": "version: 2\nbuild:\n  image: 9.0\n"}, p + `Invalid "build.image": expected one of (stable, latest, 1.0, 2.0, 3.0, 4.0, 5.0), got 9.0`},
+		{"bad bool", map[string]string{".readthedocs.yaml": "version: 2\nsphinx:\n  fail_on_warning: yes please\n"}, p + `Invalid "sphinx.fail_on_warning": expected one of (0, 1, true, false), got yes please`},
+		{"missing requirements", map[string]string{".readthedocs.yaml": "version: 2\npython:\n  install:\n    - requirements: nope.txt\n"}, p + `Invalid "python.install[0].requirements": path nope.txt does not exist`},
+		{"install entry without a key", map[string]string{".readthedocs.yaml": "version: 2\npython:\n  install:\n    - method: pip\n"}, p + `Invalid "python.install[0]": .readthedocs.yaml: "path" or "requirements" key is required`},
+		{"extras with setuptools", map[string]string{".readthedocs.yaml": "version: 2\npython:\n  install:\n    - path: .\n      method: setuptools\n      extra_requirements: [a]\n"}, p + `Invalid "python.install[0].extra_requirements": .readthedocs.yaml: You need to install your project with pip to use extra_requirements`},
+		{"sphinx and mkdocs", map[string]string{".readthedocs.yaml": "version: 2\nsphinx: {}\nmkdocs: {}\n"}, p + "Invalid \".\": .readthedocs.yaml: You can not have the ``sphinx`` and ``mkdocs`` keys at the same time"},
+		{"conda without environment", map[string]string{".readthedocs.yaml": "version: 2\nconda: {}\n"}, p + `Invalid "conda.environment": environment not found`},
+		{"include and exclude", map[string]string{"a/x": "", ".readthedocs.yaml": "version: 2\nsubmodules:\n  include: [a]\n  exclude: all\n"}, p + `Invalid "submodules": .readthedocs.yaml: You can not exclude and include submodules at the same time`},
+		{"missing mkdocs config", map[string]string{".readthedocs.yaml": "version: 2\nmkdocs:\n  configuration: site.yml\n"}, p + `Invalid "mkdocs.configuration": path site.yml does not exist`},
+		{"configured conf.py missing", map[string]string{".readthedocs.yaml": "version: 2\nsphinx:\n  configuration: docs/conf.py\n"}, MsgConfPyNotFound},
+		{"several conf.py", map[string]string{"a/conf.py": "", "b/conf.py": ""}, MsgConfPyMultiple},
+		{"nothing to build", map[string]string{"src/main.go": ""}, MsgNoDocumentation},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := load(t, tc.files)
+			f, ok := asFailure(err)
+			if !ok {
+				t.Fatalf("err = %v, want a build failure %q", err, tc.want)
+			}
+			if f.msg != tc.want {
+				t.Errorf("error\n got %s\nwant %s", f.msg, tc.want)
+			}
+		})
+	}
+}
+
+func TestConfPyDiscovery(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"docs dir first", map[string]string{"docs/conf.py": "", "other/conf.py": ""}, "docs/conf.py"},
+		{"one anywhere", map[string]string{"src/site/conf.py": ""}, "src/site/conf.py"},
+		{"several, one under doc", map[string]string{"a/conf.py": "", "mydocs/conf.py": ""}, "mydocs/conf.py"},
+		{"project setting", map[string]string{"a/conf.py": "", "b/conf.py": ""}, "b/conf.py"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			setting := ""
+			if tc.name == "project setting" {
+				setting = "b/conf.py"
+			}
+			got, err := discoverConfPy(checkout(t, tc.files), setting)
+			if err != nil || got != tc.want {
+				t.Errorf("discoverConfPy = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,207 @@
+package builder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"docsd/store"
+)
+
+// job is one build, or one sync task (build and version nil), as a worker
+// runs it: its directories, the variables its commands get and the
+// masking of their values.
+type job struct {
+	pool    *Pool
+	build   *store.Build   // nil for a sync task
+	project *store.Project //
+	version *store.Version // nil for a sync task
+	vars    []*store.EnvironmentVariable
+	mask    *masker
+	logger  *slog.Logger
+
+	ckout  string // the project's checkout, the clone cache
+	envDir string // the version's Python environment
+	home   string // HOME of the job's commands
+	conda  string // conda environments root, "" without conda
+
+	// envKind is how the environment was made (the venv command without
+	// its path); installed says whether anything was installed into it.
+	// Environments of one kind with nothing installed can run the same
+	// tools.
+	envKind   string
+	installed bool
+
+	exitCodes []int // of every recorded command, for the §7.8 exit code rule
+}
+
+// cmdOpts says how a command runs.
+type cmdOpts struct {
+	dir         string // working directory; the checkout when empty
+	vcs         bool   // a VCS command: stdin closed, no prompts, own HOME
+	inEnv       bool   // an install or build step: <env>/bin first on PATH
+	description string
+	// exitCode, when set, decides the recorded exit code from the output
+	// (latexmk's "Output written on" rule).
+	exitCode func(output string, code int) int
+}
+
+// errLeaseLost ends a job whose build was taken from it (swept after its
+// lease expired); such a job must not write its result.
+var errLeaseLost = errors.New("build lease lost")
+
+// errStopping ends a job because its worker is shutting down.
+var errStopping = errors.New("worker stopping")
+
+// errTimeLimit ends a build that ran past its time limit.
+var errTimeLimit = errors.New("build time limit exceeded")
+
+// environ returns the environment of a command (behavior.md §7.6).
+func (j *job) environ(o cmdOpts) *environ {
+	env := newEnviron()
+	env.Set("PATH", systemPath)
+	env.Set("HOME", j.home)
+	env.Set("LANG", "C.UTF-8")
+	if o.inEnv {
+		bin := filepath.Join(j.envDir, "bin")
+		env.Set("BIN_PATH", bin)
+		env.Set("PATH", bin+":"+systemPath)
+		if j.conda != "" {
+			env.Set("CONDA_ENVS_PATH", j.conda)
+			env.Set("CONDA_DEFAULT_ENV", j.version.Slug)
+		}
+	}
+	for _, v := range j.vars {
+		env.Set(v.Name, v.Value)
+	}
+	env.Set("READTHEDOCS", "True")
+	env.Set("READTHEDOCS_PROJECT", j.project.Slug)
+	if j.version != nil {
+		env.Set("READTHEDOCS_VERSION", j.version.Slug)
+	}
+	env.Set("READTHEDOCS_LANGUAGE", j.project.Language)
+	if o.vcs {
+		env.Set("GIT_TERMINAL_PROMPT", "0")
+		env.Set("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+		env.Set("GIT_CONFIG_NOSYSTEM", "1")
+		env.Set("HOME", j.home)
+		if j.pool.cfg.AllowLocalRepos {
+			// git refuses file:// submodules unless told; the operator
+			// allowed local repositories.
+			env.Set("GIT_CONFIG_COUNT", "1")
+			env.Set("GIT_CONFIG_KEY_0", "protocol.file.allow")
+			env.Set("GIT_CONFIG_VALUE_0", "always")
+		}
+	}
+	return env
+}
+
+// run runs argv and records it as a build command (for builds; sync tasks
+// record nothing). A command that cannot be started is recorded with exit
+// code 127 and the reason as output. When the job's context ends while the
+// command runs, its process group is killed, the command is recorded, and
+// the context's cause is returned.
+func (j *job) run(ctx context.Context, argv []string, o cmdOpts) (processResult, error) {
+	dir := o.dir
+	if dir == "" {
+		dir = j.ckout
+	}
+	path, err := j.pool.lookPath(argv[0])
+	var res processResult
+	if err == nil {
+		res, err = runProcess(ctx, path, argv, dir, j.environ(o).List())
+	}
+	if err != nil {
+		t := now()
+		res = processResult{Output: err.Error(), ExitCode: 127, Start: t, End: t}
+	}
+	if o.exitCode != nil && !res.Killed {
+		res.ExitCode = o.exitCode(res.Output, res.ExitCode)
+	}
+	if errors.Is(context.Cause(ctx), errLeaseLost) {
+		return res, errLeaseLost // the build is someone else's now: record nothing
+	}
+	if rerr := j.record(ctx, strings.Join(argv, " "), o.description, res); rerr != nil {
+		return res, rerr
+	}
+	if res.Killed || ctx.Err() != nil {
+		return res, context.Cause(ctx)
+	}
+	return res, nil
+}
+
+// must runs argv and fails the build when it exits non-zero.
+func (j *job) must(ctx context.Context, argv []string, o cmdOpts) (processResult, error) {
+	res, err := j.run(ctx, argv, o)
+	if err != nil {
+		return res, err
+	}
+	if res.ExitCode != 0 {
+		return res, commandFailed(strings.Join(argv, " "), res.ExitCode)
+	}
+	return res, nil
+}
+
+// record stores a command of a build with its output masked. It writes
+// even when ctx has ended (a killed command is recorded too).
+func (j *job) record(ctx context.Context, command, description string, res processResult) error {
+	if j.build == nil {
+		if res.ExitCode != 0 {
+			j.logger.Info("sync command failed", "command", j.mask.Mask(command), "exit_code", res.ExitCode,
+				"output", j.mask.Mask(tail(res.Output, 2000)))
+		}
+		return nil
+	}
+	j.exitCodes = append(j.exitCodes, res.ExitCode)
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	end := res.End
+	code := res.ExitCode
+	_, err := j.pool.store.AddBuildCommand(wctx, store.BuildCommand{
+		BuildID: j.build.ID, Command: j.mask.Mask(command), Description: description,
+		Output: j.mask.Mask(res.Output), ExitCode: &code, StartTime: res.Start, EndTime: &end,
+	})
+	return err
+}
+
+// recordNote records a command docsd did not run as a process (skipped
+// steps, the built-in builder).
+func (j *job) recordNote(ctx context.Context, command, description, output string, code int, start time.Time) error {
+	return j.record(ctx, command, description, processResult{Output: output, ExitCode: code, Start: start, End: now()})
+}
+
+// tail returns the last n bytes of s.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}
+
+// lookPath resolves a program name: absolute paths as they are, names
+// first on docsd's own PATH (where the operator installed git), then on
+// the build PATH.
+func (p *Pool) lookPath(name string) (string, error) {
+	if filepath.IsAbs(name) {
+		if _, err := os.Stat(name); err != nil {
+			return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
+		}
+		return name, nil
+	}
+	if path, err := exec.LookPath(name); err == nil {
+		return path, nil
+	}
+	for _, dir := range filepath.SplitList(systemPath) {
+		path := filepath.Join(dir, name)
+		if st, err := os.Stat(path); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return path, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
+}

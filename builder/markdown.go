@@ -1,0 +1,655 @@
+package builder
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/text"
+	"go.yaml.in/yaml/v3"
+)
+
+// markdownOptions says what the built-in builder renders.
+type markdownOptions struct {
+	Root     string // the checkout
+	Source   string // a mkdocs.yml (relative to Root), "docs", or "README.md"
+	Out      string // the HTML directory to write
+	SiteName string // used when the source names none
+	Strict   bool   // warnings are errors (mkdocs.fail_on_warning)
+	Language string // the <html lang>
+}
+
+// mdPage is one Markdown page of the site.
+type mdPage struct {
+	Src   string // slash path relative to the docs directory
+	Out   string // slash path of its HTML file relative to the site root
+	Title string
+	HTML  template.HTML
+	TOC   []tocEntry
+}
+
+type tocEntry struct {
+	Level int
+	ID    string
+	Title string
+}
+
+// navItem is an entry of the site navigation: a page, an external link,
+// or a section with children.
+type navItem struct {
+	Title    string
+	Page     string // slash path of the page's source, "" for sections and links
+	URL      string // external link
+	Children []*navItem
+}
+
+// buildMarkdown is the built-in builder of behavior.md §7.4 step 11: it
+// renders a mkdocs.yml nav, a docs/ folder or a README.md with goldmark
+// into HTML pages with navigation and a table of contents. It returns its
+// log; an error means the build failed (the log says why).
+func buildMarkdown(ctx context.Context, o markdownOptions) (string, error) {
+	var log strings.Builder
+	logf := func(format string, args ...any) { fmt.Fprintf(&log, format+"\n", args...) }
+	warnings := 0
+	warnf := func(format string, args ...any) {
+		warnings++
+		logf("WARNING: "+format, args...)
+	}
+	siteName := o.SiteName
+	docsDir := o.Root
+	var nav []*navItem
+	var only string // a single file to render (README.md)
+	switch {
+	case o.Source == "README.md":
+		only = "README.md"
+	case o.Source == "docs":
+		docsDir = filepath.Join(o.Root, "docs")
+	default:
+		mk, err := readMkDocsConfig(filepath.Join(o.Root, o.Source))
+		if err != nil {
+			return log.String(), err
+		}
+		if mk.SiteName != "" {
+			siteName = mk.SiteName
+		}
+		dd := mk.DocsDir
+		if dd == "" {
+			dd = "docs"
+		}
+		docsDir = filepath.Join(filepath.Dir(filepath.Join(o.Root, o.Source)), dd)
+		if rel, err := filepath.Rel(o.Root, docsDir); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return log.String(), fmt.Errorf("%s: docs_dir %q is outside the repository", o.Source, dd)
+		}
+		if mk.Nav != nil {
+			if nav, err = parseNav(mk.Nav); err != nil {
+				return log.String(), fmt.Errorf("%s: nav: %v", o.Source, err)
+			}
+		}
+	}
+	logf("INFO: Building documentation from %s", o.Source)
+
+	var sources []string
+	if only != "" {
+		if st, err := os.Lstat(filepath.Join(docsDir, only)); err != nil || !st.Mode().IsRegular() {
+			return log.String(), fmt.Errorf("%s is not a regular file", only)
+		}
+		sources = []string{only}
+	} else {
+		var err error
+		if sources, err = markdownFiles(docsDir); err != nil {
+			return log.String(), err
+		}
+	}
+	if len(sources) == 0 {
+		return log.String(), fmt.Errorf("no Markdown files found in %s", o.Source)
+	}
+	pages := map[string]*mdPage{}
+	order := sortPages(sources)
+	for _, src := range order {
+		pages[src] = &mdPage{Src: src, Out: outputPath(src, sources)}
+	}
+	if nav == nil {
+		nav = autoNav(order)
+	}
+	for _, item := range flattenNav(nav) {
+		if item.Page != "" && pages[item.Page] == nil {
+			warnf("nav entry %q names %s, which is not in the docs directory", item.Title, item.Page)
+		}
+	}
+
+	md := goldmark.New(
+		goldmark.WithExtensions(extension.GFM, extension.Footnote, extension.DefinitionList),
+		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
+		goldmark.WithRendererOptions(html.WithUnsafe()),
+	)
+	for _, src := range order {
+		if err := ctx.Err(); err != nil {
+			return log.String(), err
+		}
+		p := pages[src]
+		data, err := os.ReadFile(filepath.Join(docsDir, filepath.FromSlash(src)))
+		if err != nil {
+			return log.String(), err
+		}
+		doc := md.Parser().Parse(text.NewReader(data))
+		p.Title, p.TOC = headings(doc, data)
+		for _, broken := range rewriteLinks(doc, p, pages) {
+			warnf("%s links to %s, which is not in the docs directory", src, broken)
+		}
+		var buf bytes.Buffer
+		if err := md.Renderer().Render(&buf, data, doc); err != nil {
+			return log.String(), fmt.Errorf("%s: %v", src, err)
+		}
+		p.HTML = template.HTML(buf.String())
+		if p.Title == "" {
+			p.Title = titleFromPath(src)
+		}
+	}
+	for _, item := range flattenNav(nav) {
+		if item.Title == "" && item.Page != "" && pages[item.Page] != nil {
+			item.Title = pages[item.Page].Title
+		}
+	}
+
+	if err := os.RemoveAll(o.Out); err != nil {
+		return log.String(), err
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return log.String(), err
+	}
+	if only == "" {
+		if err := copyAssets(docsDir, o.Out); err != nil {
+			return log.String(), err
+		}
+	}
+	linear := linearPages(nav, pages, order)
+	for i, src := range order {
+		p := pages[src]
+		var prev, next *mdPage
+		if idx := indexOf(linear, p); idx >= 0 {
+			if idx > 0 {
+				prev = linear[idx-1]
+			}
+			if idx+1 < len(linear) {
+				next = linear[idx+1]
+			}
+		}
+		var buf bytes.Buffer
+		if err := pageTemplate.Execute(&buf, pageData{
+			SiteName: siteName, Lang: o.Language, Page: p, Nav: renderNav(nav, p, pages),
+			Prev: link(p, prev), Next: link(p, next), Home: relURL(p.Out, "index.html"),
+		}); err != nil {
+			return log.String(), err
+		}
+		dst := filepath.Join(o.Out, filepath.FromSlash(p.Out))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return log.String(), err
+		}
+		if err := os.WriteFile(dst, buf.Bytes(), 0o644); err != nil {
+			return log.String(), err
+		}
+		logf("INFO: [%d/%d] %s -> %s", i+1, len(order), src, p.Out)
+	}
+	logf("INFO: %d pages written", len(order))
+	if o.Strict && warnings > 0 {
+		return log.String(), fmt.Errorf("aborted with %d warnings in strict mode", warnings)
+	}
+	return log.String(), nil
+}
+
+// mkdocsConfig is the part of mkdocs.yml the built-in builder reads.
+type mkdocsConfig struct {
+	SiteName string
+	DocsDir  string
+	Nav      any
+}
+
+func readMkDocsConfig(file string) (*mkdocsConfig, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %v", filepath.Base(file), err)
+	}
+	v, err := fromNode(&doc)
+	if err != nil {
+		return nil, err
+	}
+	c := &mkdocsConfig{}
+	if m, ok := v.(*omap); ok {
+		if s, ok := valueOf(m, "site_name").(string); ok {
+			c.SiteName = s
+		}
+		if s, ok := valueOf(m, "docs_dir").(string); ok {
+			c.DocsDir = s
+		}
+		c.Nav = valueOf(m, "nav")
+	}
+	return c, nil
+}
+
+// parseNav reads mkdocs' nav: a list whose entries are a page path, a
+// {title: path-or-URL} mapping, or a {title: [entries]} section.
+func parseNav(v any) ([]*navItem, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("expected a list")
+	}
+	var out []*navItem
+	for _, e := range list {
+		switch x := e.(type) {
+		case string:
+			out = append(out, pageItem("", x))
+		case *omap:
+			for _, title := range x.keys {
+				switch val := x.vals[title].(type) {
+				case string:
+					out = append(out, pageItem(title, val))
+				case []any:
+					children, err := parseNav(val)
+					if err != nil {
+						return nil, err
+					}
+					out = append(out, &navItem{Title: title, Children: children})
+				default:
+					return nil, fmt.Errorf("entry %q: expected a path or a list", title)
+				}
+			}
+		default:
+			return nil, fmt.Errorf("unexpected entry %s", pyRepr(e))
+		}
+	}
+	return out, nil
+}
+
+func pageItem(title, target string) *navItem {
+	if u, err := url.Parse(target); err == nil && u.Scheme != "" {
+		return &navItem{Title: title, URL: target}
+	}
+	return &navItem{Title: title, Page: path.Clean(strings.TrimPrefix(filepath.ToSlash(target), "/"))}
+}
+
+// walkSiteFiles calls fn with the slash path (relative to dir) of every
+// regular file under dir, leaving out hidden entries and build output.
+func walkSiteFiles(dir string, fn func(rel string) error) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if p != dir && (strings.HasPrefix(name, ".") || name == "_build") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		return fn(filepath.ToSlash(rel))
+	})
+}
+
+// markdownFiles lists the Markdown files of the docs directory.
+func markdownFiles(dir string) ([]string, error) {
+	var out []string
+	err := walkSiteFiles(dir, func(rel string) error {
+		if isMarkdownName(rel) {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// isIndexName reports whether a page is its directory's index.
+func isIndexName(src string) bool {
+	base := strings.ToLower(strings.TrimSuffix(path.Base(src), path.Ext(src)))
+	return base == "index" || base == "readme"
+}
+
+// sortPages orders pages by directory, each directory's index first.
+func sortPages(srcs []string) []string {
+	out := append([]string(nil), srcs...)
+	sort.Slice(out, func(i, j int) bool {
+		di, dj := path.Dir(out[i]), path.Dir(out[j])
+		if di != dj {
+			if di == "." || dj == "." {
+				return di == "."
+			}
+			return di < dj
+		}
+		ii, ij := isIndexName(out[i]), isIndexName(out[j])
+		if ii != ij {
+			return ii
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+// outputPath maps a page to its HTML file: `a/b.md` → `a/b.html`, an
+// `index.md` (or a README.md without an index.md beside it) → `index.html`.
+func outputPath(src string, all []string) string {
+	dir := path.Dir(src)
+	base := strings.TrimSuffix(path.Base(src), path.Ext(src))
+	lower := strings.ToLower(base)
+	if lower == "index" {
+		return path.Join(dir, "index.html")
+	}
+	if lower == "readme" {
+		hasIndex := false
+		for _, o := range all {
+			if path.Dir(o) == dir && strings.ToLower(strings.TrimSuffix(path.Base(o), path.Ext(o))) == "index" {
+				hasIndex = true
+			}
+		}
+		if !hasIndex {
+			return path.Join(dir, "index.html")
+		}
+	}
+	return path.Join(dir, base+".html")
+}
+
+// autoNav is the navigation of a site without a mkdocs nav: each
+// directory's pages, then its subdirectories as sections.
+func autoNav(order []string) []*navItem {
+	root := &navItem{}
+	sections := map[string]*navItem{".": root}
+	var section func(dir string) *navItem
+	section = func(dir string) *navItem {
+		if s := sections[dir]; s != nil {
+			return s
+		}
+		parent := section(path.Dir(dir))
+		s := &navItem{Title: titleFromPath(path.Base(dir))}
+		parent.Children = append(parent.Children, s)
+		sections[dir] = s
+		return s
+	}
+	for _, src := range order {
+		s := section(path.Dir(src))
+		s.Children = append(s.Children, &navItem{Page: src})
+	}
+	return root.Children
+}
+
+func flattenNav(items []*navItem) []*navItem {
+	var out []*navItem
+	for _, it := range items {
+		out = append(out, it)
+		out = append(out, flattenNav(it.Children)...)
+	}
+	return out
+}
+
+// linearPages is the reading order for previous/next links: the nav's
+// pages, then pages the nav leaves out.
+func linearPages(nav []*navItem, pages map[string]*mdPage, order []string) []*mdPage {
+	seen := map[string]bool{}
+	var out []*mdPage
+	for _, it := range flattenNav(nav) {
+		if p := pages[it.Page]; p != nil && !seen[it.Page] {
+			seen[it.Page] = true
+			out = append(out, p)
+		}
+	}
+	for _, src := range order {
+		if !seen[src] {
+			out = append(out, pages[src])
+		}
+	}
+	return out
+}
+
+func indexOf(list []*mdPage, p *mdPage) int {
+	for i, x := range list {
+		if x == p {
+			return i
+		}
+	}
+	return -1
+}
+
+// titleFromPath makes a title from a file or directory name.
+func titleFromPath(p string) string {
+	base := strings.TrimSuffix(path.Base(p), path.Ext(p))
+	if isIndexName(base) {
+		return "Home"
+	}
+	base = strings.NewReplacer("-", " ", "_", " ").Replace(base)
+	if base == "" {
+		return p
+	}
+	return strings.ToUpper(base[:1]) + base[1:]
+}
+
+// headings returns the page title (its first level-1 heading) and its
+// table of contents (levels 2 and 3).
+func headings(doc ast.Node, src []byte) (string, []tocEntry) {
+	title := ""
+	var toc []tocEntry
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		h, ok := n.(*ast.Heading)
+		if !ok || !entering {
+			return ast.WalkContinue, nil
+		}
+		t := plainText(h, src)
+		id := ""
+		if v, ok := h.AttributeString("id"); ok {
+			if b, ok := v.([]byte); ok {
+				id = string(b)
+			}
+		}
+		switch {
+		case h.Level == 1 && title == "":
+			title = t
+		case h.Level == 2 || h.Level == 3:
+			toc = append(toc, tocEntry{Level: h.Level, ID: id, Title: t})
+		}
+		return ast.WalkSkipChildren, nil
+	})
+	return title, toc
+}
+
+// plainText is the text of a node without markup.
+func plainText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch t := c.(type) {
+		case *ast.Text:
+			b.Write(t.Segment.Value(src))
+			if t.SoftLineBreak() || t.HardLineBreak() {
+				b.WriteByte(' ')
+			}
+		case *ast.String:
+			b.Write(t.Value)
+		case *ast.CodeSpan:
+			for ch := t.FirstChild(); ch != nil; ch = ch.NextSibling() {
+				if tx, ok := ch.(*ast.Text); ok {
+					b.Write(tx.Segment.Value(src))
+				}
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return strings.TrimSpace(b.String())
+}
+
+// rewriteLinks points relative links to Markdown pages at their HTML
+// files and returns the Markdown targets that do not exist.
+func rewriteLinks(doc ast.Node, p *mdPage, pages map[string]*mdPage) []string {
+	var broken []string
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		l, ok := n.(*ast.Link)
+		if !ok || !entering {
+			return ast.WalkContinue, nil
+		}
+		u, err := url.Parse(string(l.Destination))
+		if err != nil || u.Scheme != "" || u.Host != "" || u.Path == "" || !isMarkdownName(u.Path) {
+			return ast.WalkContinue, nil
+		}
+		target := path.Clean(path.Join(path.Dir(p.Src), u.Path))
+		if strings.HasPrefix(u.Path, "/") {
+			target = path.Clean(strings.TrimPrefix(u.Path, "/"))
+		}
+		tp := pages[target]
+		if tp == nil {
+			broken = append(broken, u.Path)
+			return ast.WalkContinue, nil
+		}
+		dest := relURL(p.Out, tp.Out)
+		if u.Fragment != "" {
+			dest += "#" + u.Fragment
+		}
+		l.Destination = []byte(dest)
+		return ast.WalkContinue, nil
+	})
+	return broken
+}
+
+// relURL is the relative URL from the page at from to the file at to
+// (both slash paths relative to the site root).
+func relURL(from, to string) string {
+	rel, err := filepath.Rel(path.Dir(from), to)
+	if err != nil {
+		return to
+	}
+	return filepath.ToSlash(rel)
+}
+
+// copyAssets copies every non-Markdown file of the docs directory (images,
+// stylesheets) into the site.
+func copyAssets(docsDir, out string) error {
+	return walkSiteFiles(docsDir, func(rel string) error {
+		if isMarkdownName(rel) {
+			return nil
+		}
+		dst := filepath.Join(out, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		data, err := os.ReadFile(filepath.Join(docsDir, filepath.FromSlash(rel)))
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+}
+
+// navLink is a rendered navigation entry.
+type navLink struct {
+	Title    string
+	URL      string
+	Current  bool
+	Children []navLink
+}
+
+func renderNav(items []*navItem, current *mdPage, pages map[string]*mdPage) []navLink {
+	var out []navLink
+	for _, it := range items {
+		l := navLink{Title: it.Title}
+		switch {
+		case it.URL != "":
+			l.URL = it.URL
+		case it.Page != "":
+			p := pages[it.Page]
+			if p == nil {
+				continue
+			}
+			l.URL = relURL(current.Out, p.Out)
+			l.Current = p == current
+			if l.Title == "" {
+				l.Title = p.Title
+			}
+		}
+		l.Children = renderNav(it.Children, current, pages)
+		out = append(out, l)
+	}
+	return out
+}
+
+type pageLink struct {
+	Title string
+	URL   string
+}
+
+func link(from, to *mdPage) *pageLink {
+	if to == nil {
+		return nil
+	}
+	return &pageLink{Title: to.Title, URL: relURL(from.Out, to.Out)}
+}
+
+type pageData struct {
+	SiteName   string
+	Lang       string
+	Page       *mdPage
+	Nav        []navLink
+	Prev, Next *pageLink
+	Home       string
+}
+
+var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="{{.Lang}}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="docsd built-in Markdown builder">
+<title>{{.Page.Title}} — {{.SiteName}}</title>
+<style>
+body{margin:0;font:16px/1.6 system-ui,sans-serif;color:#222;display:flex;min-height:100vh}
+nav.site{width:16rem;flex:none;background:#f4f5f7;padding:1rem;border-right:1px solid #ddd}
+nav.site ul{list-style:none;padding-left:1rem;margin:.2rem 0}nav.site>ul{padding-left:0}
+nav.site a{color:#2a5db0;text-decoration:none}nav.site a.current{font-weight:bold;color:#222}
+main{flex:1;max-width:50rem;padding:1rem 2rem}
+aside.TOC{width:14rem;flex:none;padding:1rem;font-size:.9rem}aside.TOC ul{list-style:none;padding-left:0}
+aside.TOC li.h3{padding-left:1rem}
+pre{background:#f6f8fa;padding:.8rem;overflow:auto}code{background:#f6f8fa}
+table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2rem .5rem}
+footer.pager{display:flex;justify-content:space-between;border-top:1px solid #ddd;margin-top:2rem;padding-top:1rem}
+</style>
+</head>
+<body>
+<nav class="site" aria-label="Site">
+<p><a href="{{.Home}}"><strong>{{.SiteName}}</strong></a></p>
+{{template "nav" .Nav}}
+</nav>
+<main>
+{{.Page.HTML}}
+<footer class="pager">
+<span>{{with .Prev}}<a rel="prev" href="{{.URL}}">&larr; {{.Title}}</a>{{end}}</span>
+<span>{{with .Next}}<a rel="next" href="{{.URL}}">{{.Title}} &rarr;</a>{{end}}</span>
+</footer>
+</main>
+{{with .Page.TOC}}<aside class="toc" aria-label="Table of contents">
+<p><strong>On this page</strong></p>
+<ul>{{range .}}<li class="h{{.Level}}"><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}</ul>
+</aside>{{end}}
+</body>
+</html>
+{{define "nav"}}<ul>{{range .}}<li>{{if .URL}}<a href="{{.URL}}"{{if .Current}} class="current" aria-current="page"{{end}}>{{.Title}}</a>{{else}}<span>{{.Title}}</span>{{end}}{{with .Children}}{{template "nav" .}}{{end}}</li>{{end}}</ul>{{end}}
+`))

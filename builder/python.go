@@ -1,0 +1,219 @@
+package builder
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Notes recorded instead of steps docsd cannot run (behavior.md §7.4).
+const (
+	pipSkippedCommand    = "pip install (skipped)"
+	pipSkippedOutput     = "The package index is not reachable from this server; requirements were not installed."
+	latexmkSkipped       = "latexmk (skipped)"
+	latexmkSkippedOutput = "LaTeX (latexmk) is not installed on this server; the PDF was not built."
+)
+
+// envMarker is the file in an environment that says how it was made, so
+// that a later build of the version reuses it only when nothing changed.
+const envMarker = ".docsd-env"
+
+// installedMarker is in an environment something was installed into.
+const installedMarker = ".docsd-installed"
+
+// python is the environment's interpreter.
+func (j *job) python() string { return filepath.Join(j.envDir, "bin", "python") }
+
+// interpreter picks the interpreter that creates the environment: the
+// requested python<X.Y> when it exists next to build_python, else
+// build_python itself.
+func (p *Pool) interpreter(minor string) string {
+	base := p.cfg.BuildPython
+	if minor != "" && !strings.HasPrefix(minor, "pypy") {
+		candidate := filepath.Join(filepath.Dir(base), "python"+minor)
+		if filepath.IsAbs(base) && isFile(candidate) {
+			return candidate
+		}
+	}
+	return base
+}
+
+// prepareEnv is step 8 of behavior.md §7.4: create the version's
+// environment unless it exists and was made the same way.
+func (j *job) prepareEnv(ctx context.Context, cfg *BuildConfig) error {
+	if cfg.Conda != nil {
+		return j.prepareConda(ctx, cfg)
+	}
+	interp := j.pool.interpreter(cfg.PythonMinor())
+	argv := []string{interp, "-m", "venv"}
+	switch {
+	case !j.pool.cfg.InstallCoreRequirements:
+		argv = append(argv, "--system-site-packages", "--without-pip")
+	case cfg.SystemSite:
+		argv = append(argv, "--system-site-packages")
+	}
+	j.envKind = strings.Join(argv, " ")
+	argv = append(argv, j.envDir)
+	marker := strings.Join(argv, " ") + "\nimage=" + cfg.Image + "\n"
+	if b, err := os.ReadFile(filepath.Join(j.envDir, envMarker)); err == nil && string(b) == marker && isFile(j.python()) {
+		j.installed = exists(filepath.Join(j.envDir, installedMarker))
+		return nil
+	}
+	if err := os.RemoveAll(j.envDir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(j.envDir), 0o755); err != nil {
+		return err
+	}
+	if _, err := j.must(ctx, argv, cmdOpts{}); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(j.envDir, envMarker), []byte(marker), 0o644)
+}
+
+// prepareConda creates a conda environment named after the version in the
+// project's conda directory; it becomes the build's environment.
+func (j *job) prepareConda(ctx context.Context, cfg *BuildConfig) error {
+	envsPath := filepath.Join(j.pool.cfg.DataDir, "conda", j.project.Slug)
+	j.envDir = filepath.Join(envsPath, j.version.Slug)
+	if err := os.RemoveAll(j.envDir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(envsPath, 0o755); err != nil {
+		return err
+	}
+	j.conda = envsPath
+	j.installed = true
+	_, err := j.must(ctx, []string{"conda", "env", "create", "--quiet", "--name", j.version.Slug, "--file", *cfg.Conda}, cmdOpts{inEnv: true})
+	return err
+}
+
+// installStep is one command of steps 9–10; pip commands are skipped
+// together when pip or the package index is not available.
+type installStep struct {
+	argv []string
+	pip  bool
+}
+
+// install is steps 9–10 of behavior.md §7.4.
+func (j *job) install(ctx context.Context, cfg *BuildConfig) error {
+	py := j.python()
+	pipInstall := func(args ...string) installStep {
+		return installStep{argv: append([]string{py, "-m", "pip", "install"}, args...), pip: true}
+	}
+	var steps []installStep
+	if j.pool.cfg.InstallCoreRequirements {
+		steps = append(steps, pipInstall("--upgrade", "--no-cache-dir", "pip"))
+		core := []string{"sphinx", "sphinx-rtd-theme"}
+		if cfg.Doctype == doctypeMkDocs {
+			core = []string{"mkdocs"}
+		}
+		steps = append(steps, pipInstall(append([]string{"--upgrade", "--no-cache-dir"}, core...)...))
+	}
+	for _, in := range cfg.Install {
+		switch {
+		case in.IsRequirements:
+			file := ""
+			if in.Requirements != nil {
+				file = *in.Requirements
+			} else {
+				file = j.findRequirements()
+			}
+			if file != "" {
+				steps = append(steps, pipInstall("--exists-action=w", "--no-cache-dir", "-r", file))
+			}
+		case in.Method == "setuptools":
+			steps = append(steps, installStep{argv: []string{py, in.Path + "/setup.py", "install", "--force"}})
+		default:
+			target := "."
+			if in.Path != "." {
+				target = "./" + in.Path
+			}
+			if len(in.ExtraRequirements) > 0 {
+				target += "[" + strings.Join(in.ExtraRequirements, ",") + "]"
+			}
+			steps = append(steps, pipInstall("--upgrade", "--upgrade-strategy", "eager", "--no-cache-dir", target))
+		}
+	}
+	pipChecked, pipOK := false, false
+	for _, st := range steps {
+		if st.pip && !pipChecked {
+			pipChecked = true
+			pipOK = j.pipAvailable(ctx)
+			if !pipOK {
+				if err := j.recordNote(ctx, pipSkippedCommand, "", pipSkippedOutput, 0, now()); err != nil {
+					return err
+				}
+			}
+		}
+		if st.pip && !pipOK {
+			continue
+		}
+		if !j.installed {
+			// The environment no longer holds only the system's packages.
+			j.installed = true
+			if err := os.WriteFile(filepath.Join(j.envDir, installedMarker), nil, 0o644); err != nil {
+				return err
+			}
+		}
+		if _, err := j.must(ctx, st.argv, cmdOpts{inEnv: true}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// findRequirements is v1's requirements auto-discovery:
+// pip_requirements.txt then requirements.txt, in the docs directory, then
+// at the checkout root.
+func (j *job) findRequirements() string {
+	for _, dir := range []string{docsDir(j.ckout, "docs", "doc", "Doc"), "."} {
+		for _, name := range []string{"pip_requirements.txt", "requirements.txt"} {
+			rel := filepath.ToSlash(filepath.Join(dir, name))
+			if isFile(filepath.Join(j.ckout, rel)) {
+				return rel
+			}
+		}
+	}
+	return ""
+}
+
+// pipAvailable checks, without recording, that the environment has pip
+// and that the package index answers within 5 seconds.
+func (j *job) pipAvailable(ctx context.Context) bool {
+	path, err := j.pool.lookPath(j.python())
+	if err != nil {
+		return false
+	}
+	res, err := runProcess(ctx, path, []string{j.python(), "-m", "pip", "--version"}, j.ckout, j.environ(cmdOpts{inEnv: true}).List())
+	if err != nil || res.ExitCode != 0 {
+		return false
+	}
+	return j.pool.indexReachable(ctx)
+}
+
+// indexReachable reports whether the package index answers, remembering
+// the answer for a minute so that a build with several requirements, or
+// several builds in a row, wait at most once.
+func (p *Pool) indexReachable(ctx context.Context) bool {
+	p.indexMu.Lock()
+	defer p.indexMu.Unlock()
+	if time.Since(p.indexChecked) < time.Minute {
+		return p.indexOK
+	}
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	ok := false
+	req, err := http.NewRequestWithContext(cctx, http.MethodGet, p.cfg.PackageIndexURL, nil)
+	if err == nil {
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+			ok = resp.StatusCode < 500
+		}
+	}
+	p.indexOK, p.indexChecked = ok, time.Now()
+	return ok
+}

@@ -1,0 +1,42 @@
+// Package repourl checks repository URLs by the rules of behavior.md §4.1.4,
+// for project imports and for the submodules a build checks out.
+package repourl
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Policy is what the operator allows beyond public URLs.
+type Policy struct {
+	AllowLocal   bool // file:// URLs
+	AllowPrivate bool // ssh://, ssh+git:// and user@host:path URLs
+}
+
+var userAtHost = regexp.MustCompile(`^[\w.+-]+@[\w.-]+:.+$`)
+
+// Check returns the message of the first repository URL rule that rejects
+// raw (behavior.md §4.1.4), or "" when it is accepted.
+func (p Policy) Check(raw string) string {
+	if strings.Contains(raw, "&&") || strings.Contains(raw, "|") {
+		return "Invalid character in the URL"
+	}
+	scheme := ""
+	if i := strings.Index(raw, "://"); i > 0 {
+		scheme = strings.ToLower(raw[:i])
+	}
+	switch {
+	case scheme == "http" || scheme == "https" || scheme == "git" || scheme == "ftp" || scheme == "ftps":
+		return ""
+	case strings.HasPrefix(raw, "lp:"):
+		return ""
+	case scheme == "file" && p.AllowLocal:
+		return ""
+	case scheme == "ssh" || scheme == "ssh+git" || (scheme == "" && userAtHost.MatchString(raw)):
+		if p.AllowPrivate {
+			return ""
+		}
+		return "Manual cloning via SSH is not supported"
+	}
+	return "Invalid scheme for URL"
+}

@@ -1,0 +1,31 @@
+package repourl
+
+import "testing"
+
+func TestCheck(t *testing.T) {
+	const (
+		scheme = "Invalid scheme for URL"
+		ssh    = "Manual cloning via SSH is not supported"
+	)
+	for _, tc := range []struct {
+		url            string
+		local, private bool
+		want           string
+	}{
+		{"https://github.com/a/b", false, false, ""},
+		{"git://host/x", false, false, ""},
+		{"lp:project", false, false, ""},
+		{"https://x/a && rm", false, false, "Invalid character in the URL"},
+		{"https://x/a|b", false, false, "Invalid character in the URL"},
+		{"file:///srv/repo", false, false, scheme},
+		{"file:///srv/repo", true, false, ""},
+		{"ssh://git@host/x", false, false, ssh},
+		{"git@github.com:a/b.git", false, false, ssh},
+		{"git@github.com:a/b.git", false, true, ""},
+		{"/srv/repo", true, true, scheme},
+	} {
+		if got := (Policy{AllowLocal: tc.local, AllowPrivate: tc.private}).Check(tc.url); got != tc.want {
+			t.Errorf("Check(%q, local=%v, private=%v) = %q, want %q", tc.url, tc.local, tc.private, got, tc.want)
+		}
+	}
+}
