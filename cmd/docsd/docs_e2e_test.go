@@ -10,14 +10,11 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"docsd/artifacts"
 	"docsd/artifacts/artifactstest"
-	"docsd/store"
 )
 
 // This file runs docsd as a user would: `docsd user create`, `docsd serve`
@@ -25,13 +22,10 @@ import (
 // API, and then every kind of docs URL fetched over HTTP, starting from the
 // `urls.documentation` the API returns.
 //
-// Builds: the build pipeline is not part of this branch yet, so the servers
-// run with --build-workers 0 and a stand-in (publishBuild) does what a
-// successful build does: it clones the repository, publishes its prebuilt
-// html/ folder (and a PDF) into the artifact storage and marks the version
-// built. An end-to-end test of the real pipeline replaces e2eServer.build
-// with "trigger a build through the API and wait for it to finish"; the
-// repositories also carry docs/index.md for the built-in builder.
+// Builds are real: the server's in-process workers clone each repository,
+// build its Markdown with the built-in builder (or, for the downloads,
+// a Sphinx project with Sphinx) and publish the result; the test only waits
+// for the build of `latest` to finish.
 
 // e2eServer is a running `docsd serve`.
 type e2eServer struct {
@@ -58,7 +52,7 @@ func startServe(t *testing.T, dataDir string, extra ...string) *e2eServer {
 	t.Helper()
 	addr := freeAddr(t)
 	s := &e2eServer{url: "http://" + addr, dataDir: dataDir, stderr: &bytes.Buffer{}}
-	s.flags = append([]string{"--data-dir", dataDir, "--addr", addr, "--build-workers", "0", "--allow-local-repos", "--log-format", "json"}, extra...)
+	s.flags = append([]string{"--data-dir", dataDir, "--addr", addr, "--allow-local-repos", "--log-format", "json"}, extra...)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, append([]string{"serve"}, s.flags...), io.Discard, s.stderr) }()
@@ -156,52 +150,45 @@ func (s *e2eServer) importProject(t *testing.T, name, repo, lang string) string 
 	return data.ImportProject.Urls.Documentation
 }
 
-// build is the stand-in for a successful build of a version (see the top
-// of this file): clone, publish html/ and the PDF pdf/doc.pdf when the
-// repository has one, mark the version built.
-func (s *e2eServer) build(t *testing.T, slug, version, repo string) {
+// waitBuilt waits until the first build of the project's `latest` has
+// finished and fails the test unless it succeeded.
+func (s *e2eServer) waitBuilt(t *testing.T, slug string) {
 	t.Helper()
-	ctx := t.Context()
-	checkout := filepath.Join(t.TempDir(), "checkout")
-	if out, err := exec.Command("git", "clone", "-q", "--depth", "1", repo, checkout).CombinedOutput(); err != nil {
-		t.Fatalf("git clone: %v\n%s", err, out)
-	}
-	arts, err := artifacts.NewLocal(filepath.Join(s.dataDir, "artifacts"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := arts.PublishHTML(ctx, slug, version, filepath.Join(checkout, "html")); err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(ctx, filepath.Join(s.dataDir, "docsd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	p, err := st.FindProjectBySlug(ctx, slug)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := st.FindVersionBySlug(ctx, p.ID, version)
-	if err != nil {
-		t.Fatal(err)
-	}
-	yes := true
-	upd := store.VersionUpdate{Built: &yes}
-	if pdf := filepath.Join(checkout, "pdf", "doc.pdf"); fileExists(pdf) {
-		if err := arts.PublishDownload(ctx, slug, version, "pdf", pdf); err != nil {
-			t.Fatal(err)
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		var data struct {
+			Project struct {
+				Version struct {
+					Built     bool
+					LastBuild struct {
+						State   struct{ Code string }
+						Success *bool
+						Error   *string
+					}
+				}
+			}
 		}
-		upd.HasPDF = &yes
-	}
-	if _, err := st.UpdateVersion(ctx, v.ID, upd); err != nil {
-		t.Fatal(err)
+		s.graphql(t, `query($p: String!) { project(slug: $p) { version(slug: "latest") { built lastBuild { state { code } success error } } } }`,
+			map[string]any{"p": slug}, &data)
+		b := data.Project.Version.LastBuild
+		if b.State.Code == "finished" {
+			if b.Success == nil || !*b.Success || !data.Project.Version.Built {
+				t.Fatalf("build of %s/latest failed: %v\n%s", slug, deref(b.Error), s.stderr.String())
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("build of %s/latest still %s after 3 minutes", slug, b.State.Code)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
 }
 
 // noFollow is an HTTP client that shows redirects instead of following them.
@@ -227,19 +214,25 @@ func fetch(t *testing.T, url, host string) (int, string, string) {
 	return resp.StatusCode, resp.Header.Get("Location"), string(b)
 }
 
-// repoFiles is a repository with prebuilt HTML (for the stand-in build) and
-// its Markdown source (for the real one).
+// repoFiles is a Markdown repository for the built-in builder, whose pages
+// come out as index.html, install/index.html (dirhtml style), guide.html
+// and examples/intro.html.
 func repoFiles(title string) map[string]string {
-	page := func(name string) string {
-		return fmt.Sprintf("<!DOCTYPE html><title>%s</title><h1>%s: %s</h1>", title, title, name)
-	}
 	return map[string]string{
-		"docs/index.md":            "# " + title + "\n",
-		"html/index.html":          page("index"),
-		"html/install/index.html":  page("install"),
-		"html/guide.html":          page("guide"),
-		"html/examples/intro.html": page("intro"),
-		"pdf/doc.pdf":              "%PDF-1.4 " + title,
+		"docs/index.md":          "# " + title + ": index\n\nSee [the guide](guide.md).\n",
+		"docs/install/index.md":  "# " + title + ": install\n",
+		"docs/guide.md":          "# " + title + ": guide\n",
+		"docs/examples/intro.md": "# " + title + ": intro\n",
+	}
+}
+
+// sphinxFiles is a Sphinx repository whose configuration asks for the
+// htmlzip and epub downloads.
+func sphinxFiles(title string) map[string]string {
+	return map[string]string{
+		".readthedocs.yaml": "version: 2\nformats: [htmlzip, epub]\nsphinx:\n  configuration: docs/conf.py\n",
+		"docs/conf.py":      "project = " + fmt.Sprintf("%q", title) + "\nmaster_doc = 'index'\n",
+		"docs/index.rst":    title + "\n" + strings.Repeat("=", len(title)) + "\n\nThe manual.\n",
 	}
 }
 
@@ -259,7 +252,9 @@ func TestDocsEndToEnd(t *testing.T) {
 	} {
 		repos[p.name] = gitRepo(t, repoFiles(p.title))
 		docs[p.name] = srv.importProject(t, p.name, repos[p.name], p.lang)
-		srv.build(t, p.name, "latest", repos[p.name])
+	}
+	for name := range repos {
+		srv.waitBuilt(t, name)
 	}
 	srv.graphql(t, `mutation { setTranslationOf(slug: "demo-es", main: "demo") { slug } }`, nil, nil)
 	srv.graphql(t, `mutation { createSubproject(project: "demo", input: {child: "lib", alias: "library"}) { alias } }`, nil, nil)
@@ -267,23 +262,20 @@ func TestDocsEndToEnd(t *testing.T) {
 	// urls.documentation as the API returns it now, for each project.
 	var data struct {
 		Demo, Es, Lib struct {
-			Urls    struct{ Documentation string }
-			Version struct {
-				Downloads struct{ PDF string }
-			}
+			Urls struct{ Documentation string }
 		}
 	}
 	srv.graphql(t, `{
-		demo: project(slug: "demo") { urls { documentation } version(slug: "latest") { downloads { pdf } } }
-		es: project(slug: "demo-es") { urls { documentation } version(slug: "latest") { downloads { pdf } } }
-		lib: project(slug: "lib") { urls { documentation } version(slug: "latest") { downloads { pdf } } }
+		demo: project(slug: "demo") { urls { documentation } }
+		es: project(slug: "demo-es") { urls { documentation } }
+		lib: project(slug: "lib") { urls { documentation } }
 	}`, nil, &data)
 	for _, tc := range []struct{ name, url, wantURL, wantBody string }{
-		{"project", data.Demo.Urls.Documentation, srv.url + "/docs/demo/en/latest/", "<h1>Demo: index</h1>"},
-		{"translation", data.Es.Urls.Documentation, srv.url + "/docs/demo/es/latest/", "<h1>Demo en español: index</h1>"},
-		{"subproject", data.Lib.Urls.Documentation, srv.url + "/docs/demo/projects/library/en/latest/", "<h1>Library: index</h1>"},
-		{"dirhtml page", data.Demo.Urls.Documentation + "install/", "", "<h1>Demo: install</h1>"},
-		{"html page", data.Lib.Urls.Documentation + "guide.html", "", "<h1>Library: guide</h1>"},
+		{"project", data.Demo.Urls.Documentation, srv.url + "/docs/demo/en/latest/", "Demo: index</h1>"},
+		{"translation", data.Es.Urls.Documentation, srv.url + "/docs/demo/es/latest/", "Demo en español: index</h1>"},
+		{"subproject", data.Lib.Urls.Documentation, srv.url + "/docs/demo/projects/library/en/latest/", "Library: index</h1>"},
+		{"dirhtml page", data.Demo.Urls.Documentation + "install/", "", "Demo: install</h1>"},
+		{"html page", data.Lib.Urls.Documentation + "guide.html", "", "Library: guide</h1>"},
 	} {
 		t.Run("Open/"+tc.name, func(t *testing.T) {
 			if tc.wantURL != "" && tc.url != tc.wantURL {
@@ -307,18 +299,44 @@ func TestDocsEndToEnd(t *testing.T) {
 	})
 
 	t.Run("Downloads", func(t *testing.T) {
-		for _, tc := range []struct{ url, want, body string }{
-			{data.Demo.Version.Downloads.PDF, srv.url + "/docs/demo/_/downloads/en/latest/pdf/", "%PDF-1.4 Demo"},
-			{data.Es.Version.Downloads.PDF, srv.url + "/docs/demo/_/downloads/es/latest/pdf/", "%PDF-1.4 Demo en español"},
-			{data.Lib.Version.Downloads.PDF, srv.url + "/docs/demo/_/downloads/library/en/latest/pdf/", "%PDF-1.4 Library"},
+		if err := exec.Command("/usr/bin/python3", "-m", "sphinx", "--version").Run(); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("Sphinx is not installed (python3 -m sphinx): %v", err)
+			}
+			t.Skip("SPHINX NOT INSTALLED: the htmlzip/epub downloads need python3-sphinx")
+		}
+		srv.importProject(t, "Manual", gitRepo(t, sphinxFiles("Manual")), "en")
+		srv.waitBuilt(t, "manual")
+		var dl struct {
+			Project struct {
+				Version struct{ Downloads struct{ Htmlzip, Epub, PDF *string } }
+			}
+		}
+		srv.graphql(t, `{ project(slug: "manual") { version(slug: "latest") { downloads { htmlzip epub pdf } } } }`, nil, &dl)
+		d := dl.Project.Version.Downloads
+		for _, tc := range []struct {
+			got                       *string
+			want, magic, contentType string
+		}{
+			{d.Htmlzip, srv.url + "/docs/manual/_/downloads/en/latest/htmlzip/", "PK", "application/zip"},
+			{d.Epub, srv.url + "/docs/manual/_/downloads/en/latest/epub/", "PK", "application/epub+zip"},
 		} {
-			if tc.url != tc.want {
-				t.Errorf("downloads.pdf: got %q, want %q", tc.url, tc.want)
+			if tc.got == nil || *tc.got != tc.want {
+				t.Errorf("download URL: got %v, want %q", deref(tc.got), tc.want)
+				continue
 			}
-			status, _, got := fetch(t, tc.url, "")
-			if status != 200 || got != tc.body {
-				t.Errorf("GET %s: got %d %q, want 200 %q", tc.url, status, got, tc.body)
+			resp, err := http.Get(*tc.got)
+			if err != nil {
+				t.Fatal(err)
 			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || !strings.HasPrefix(string(body), tc.magic) || resp.Header.Get("Content-Type") != tc.contentType {
+				t.Errorf("GET %s: %d %q %.4q", *tc.got, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+			}
+		}
+		if d.PDF != nil {
+			t.Errorf("a PDF without LaTeX: %q", *d.PDF)
 		}
 	})
 
@@ -351,13 +369,13 @@ func TestDocsEndToEnd(t *testing.T) {
 	})
 
 	t.Run("SubdomainMode", func(t *testing.T) {
-		sub := startServe(t, dataDir, "--docs-domain", "docs.test", "--docs-scheme", "http")
+		sub := startServe(t, dataDir, "--docs-domain", "docs.test", "--docs-scheme", "http", "--build-workers", "0")
 		status, _, got := fetch(t, sub.url+"/en/latest/install/", "demo.docs.test")
-		if status != 200 || !strings.Contains(got, "<h1>Demo: install</h1>") {
+		if status != 200 || !strings.Contains(got, "Demo: install</h1>") {
 			t.Errorf("demo.docs.test: got %d %.80q", status, got)
 		}
 		status, _, got = fetch(t, sub.url+"/projects/library/en/latest/", "demo.docs.test")
-		if status != 200 || !strings.Contains(got, "<h1>Library: index</h1>") {
+		if status != 200 || !strings.Contains(got, "Library: index</h1>") {
 			t.Errorf("subproject on demo.docs.test: got %d %.80q", status, got)
 		}
 		status, loc, _ := fetch(t, sub.url+"/docs/demo/en/latest/", "")
