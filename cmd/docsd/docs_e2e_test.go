@@ -309,13 +309,15 @@ func TestDocsEndToEnd(t *testing.T) {
 		srv.waitBuilt(t, "manual")
 		var dl struct {
 			Project struct {
-				Version struct{ Downloads struct{ Htmlzip, Epub, PDF *string } }
+				Version struct {
+					Downloads struct{ Htmlzip, Epub, PDF *string }
+				}
 			}
 		}
 		srv.graphql(t, `{ project(slug: "manual") { version(slug: "latest") { downloads { htmlzip epub pdf } } } }`, nil, &dl)
 		d := dl.Project.Version.Downloads
 		for _, tc := range []struct {
-			got                       *string
+			got                      *string
 			want, magic, contentType string
 		}{
 			{d.Htmlzip, srv.url + "/docs/manual/_/downloads/en/latest/htmlzip/", "PK", "application/zip"},
