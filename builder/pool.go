@@ -77,6 +77,11 @@ func (c *Config) defaults() {
 	if c.DataDir == "" {
 		c.DataDir = "."
 	}
+	// Build commands run in the checkout, so every directory handed to them
+	// must be absolute.
+	if abs, err := filepath.Abs(c.DataDir); err == nil {
+		c.DataDir = abs
+	}
 }
 
 // Pool runs build workers against a store.

@@ -185,3 +185,23 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	defer s.mu.Unlock()
 	return s.w.Write(p)
 }
+
+// TestRelativeDataDir runs the whole pipeline with a relative --data-dir,
+// the way the README's `go run ./cmd/docsd serve` does (./docsd-data):
+// build commands run in the checkout, so relative paths must not leak
+// into them.
+func TestRelativeDataDir(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("NO GIT BINARY: the build test needs git")
+	}
+	repo := gitRepo(t, repoFiles("Relative"))
+	t.Chdir(t.TempDir())
+	token := createUser(t, "docsd-data", "alice")
+	srv := startServe(t, "docsd-data")
+	srv.token = token
+	srv.importProject(t, "Relative", repo, "en")
+	srv.waitBuilt(t, "relative")
+	if status, _, body := fetch(t, srv.url+"/docs/relative/en/latest/", ""); status != 200 || !strings.Contains(body, "Relative: index</h1>") {
+		t.Errorf("docs: %d %.80q", status, body)
+	}
+}

@@ -118,6 +118,11 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 
 // resolve fills derived defaults and checks the settings.
 func (s *Settings) resolve() error {
+	// Relative paths are taken from the working directory at start; build
+	// commands run elsewhere, so keep them absolute from here on.
+	if abs, err := filepath.Abs(s.DataDir); err == nil {
+		s.DataDir = abs
+	}
 	if s.DatabaseURL == "" {
 		s.DatabaseURL = filepath.Join(s.DataDir, "docsd.db")
 	}
