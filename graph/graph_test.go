@@ -693,3 +693,23 @@ func TestLookupsByID(t *testing.T) {
 		}
 	})
 }
+
+// TestDefaultBranchIsABranchName checks that default_branch, which builds
+// hand to git, can't be an option or an invalid ref.
+func TestDefaultBranchIsABranchName(t *testing.T) {
+	e := newEnv(t, store.SQLite)
+	e.importProject("alice", "demo")
+	for name, ok := range map[string]bool{
+		"main": true, "release/1.x": true, "feature-é": true, "v1.0": true,
+		"--pathspec-from-file=/etc/hostname": false, "-x": false, "a b": false, "a..b": false, "a~1": false,
+		"a:b": false, "x.lock": false, "a/.hidden": false, "a//b": false, "@{u}": false, "dir/": false,
+	} {
+		_, err := e.do(e.as("alice"), `mutation($b: String) { updateProject(slug: "demo", input: {defaultBranch: $b}) { defaultBranch } }`, map[string]any{"b": name})
+		if ok && err != nil {
+			t.Errorf("%q refused: %v", name, err)
+		}
+		if !ok && !reflect.DeepEqual(errs.FieldsOf(err), errs.Fields{"default_branch": {"Enter a valid branch name."}}) {
+			t.Errorf("%q: %v, want a default_branch field error", name, err)
+		}
+	}
+}

@@ -220,7 +220,11 @@ func (r *Resolver) updateProject(ctx context.Context, projectSlug string, in Upd
 	}
 	if in.DefaultBranch.IsSet() {
 		if db, ok := checkString(f, "default_branch", in.DefaultBranch, strRule{allowNull: true, allowBlank: true, max: 255}); ok {
-			upd.DefaultBranch = &db
+			if db != "" && !validBranchName(db) {
+				f.Add("default_branch", "Enter a valid branch name.")
+			} else {
+				upd.DefaultBranch = &db
+			}
 		} else if in.DefaultBranch.Value() == nil {
 			upd.DefaultBranch = ptr("")
 		}

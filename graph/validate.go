@@ -125,3 +125,26 @@ func validURL(s string) bool {
 	}
 	return true
 }
+
+// validBranchName reports whether name is a branch name git accepts
+// (`git check-ref-format --branch`): builds pass the default branch to git
+// as an argument, so a name that git could read as an option (a leading
+// "-") or that is not a ref at all is refused before it is stored.
+func validBranchName(name string) bool {
+	if name == "" || name == "@" || strings.HasPrefix(name, "-") || strings.HasPrefix(name, "/") ||
+		strings.HasSuffix(name, "/") || strings.HasSuffix(name, ".") || strings.HasSuffix(name, ".lock") ||
+		strings.Contains(name, "..") || strings.Contains(name, "//") || strings.Contains(name, "@{") {
+		return false
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) {
+			return false
+		}
+	}
+	for _, part := range strings.Split(name, "/") {
+		if strings.HasPrefix(part, ".") {
+			return false
+		}
+	}
+	return true
+}

@@ -128,8 +128,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.urls.SubdomainMode() {
 		// §8.1: the public host answers for docs only with a pointer to
 		// the project's subdomain.
-		escRest := strings.TrimPrefix(r.URL.EscapedPath(), "/docs/"+slug)
-		if !strings.HasPrefix(r.URL.EscapedPath(), "/docs/"+slug) {
+		// Keep the request's own escaping only when the slug is followed by
+		// a real "/" (or nothing): an escaped `%2F` right after the slug
+		// would otherwise end up in the Location's host part
+		// (`demo.docs.test%2F@evil.example`).
+		esc := r.URL.EscapedPath()
+		escRest, ok := strings.CutPrefix(esc, "/docs/"+slug)
+		if !ok || (escRest != "" && !strings.HasPrefix(escRest, "/")) {
 			escRest = escapePath(rest)
 		}
 		if escRest == "" {

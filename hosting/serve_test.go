@@ -177,6 +177,8 @@ func TestServeSteps(t *testing.T) {
 			{"subdomain mode, path URL of the root", "https://docs.example.io/docs/demo", nil, 301, "https://demo.docs.example.io/", ""},
 			{"subdomain mode, not a slug", "https://docs.example.io/docs/evil.example%3F/x", nil, 404, "", generic},
 			{"subdomain mode, not a slug either", "https://docs.example.io/docs/a@evil.example/x", nil, 404, "", generic},
+			{"subdomain mode, escaped slash after the slug", "https://docs.example.io/docs/demo%2F@evil.example/x?y=1", nil, 301, "https://demo.docs.example.io/@evil.example/x?y=1", ""},
+			{"subdomain mode, slug with an escaped suffix", "https://docs.example.io/docs/demo%2e/x", nil, 404, "", generic},
 		})
 
 		t.Run("DefaultVersion", func(t *testing.T) {
