@@ -343,13 +343,29 @@ func (s *Store) SweepStaleBuilds(ctx context.Context, defaultLimit time.Duration
 		if !expired && !tooOld {
 			continue
 		}
+		if !expired {
+			// Too old but its worker still renews the lease: the build's
+			// processes may still run in the project's checkout. Revoke the
+			// lease instead of finishing it, so the project stays busy until
+			// the worker has noticed, stopped and let the lease run out; a
+			// later sweep finishes it. Finishing it now would let the next
+			// build of the project start beside it.
+			err := s.InTx(ctx, op, func(tx *Tx) error {
+				_, err := tx.exec(ctx, `UPDATE builds SET lease_owner = NULL WHERE id = ? AND state IN `+runningStates, r.ID)
+				return err
+			})
+			if err != nil {
+				return swept, err
+			}
+			continue
+		}
 		err := s.InTx(ctx, op, func(tx *Tx) error {
 			// Re-check inside the transaction: the worker may have renewed
 			// its lease since the candidates were read.
 			res, err := tx.exec(ctx, `UPDATE builds SET state = 'finished', success = ?, error = ?, exit_code = NULL, finished_at = ?,
 				length = ?, lease_owner = NULL, lease_expires = NULL WHERE id = ? AND state IN `+runningStates+`
-				AND (lease_expires IS NULL OR lease_expires < ? OR ?)`,
-				false, InactivityMessage(r.ID), tx.Now, lengthSince(r.Started, tx.Now), r.ID, tx.Now, tooOld)
+				AND (lease_expires IS NULL OR lease_expires < ?)`,
+				false, InactivityMessage(r.ID), tx.Now, lengthSince(r.Started, tx.Now), r.ID, tx.Now)
 			if err != nil {
 				return err
 			}
@@ -374,7 +390,17 @@ func (s *Store) AddBuildCommand(ctx context.Context, c BuildCommand) (*BuildComm
 		end := c.EndTime.UTC().Truncate(time.Microsecond)
 		c.EndTime = &end
 	}
-	err := s.InTx(ctx, "store.AddBuildCommand", func(tx *Tx) error {
+	const op = "store.AddBuildCommand"
+	err := s.InTx(ctx, op, func(tx *Tx) error {
+		// A finished build's record is closed: a worker that lost its lease
+		// must not add to it.
+		var state string
+		if err := tx.get(ctx, &state, `SELECT state FROM builds WHERE id = ?`, c.BuildID); err != nil {
+			return err
+		}
+		if state == Finished {
+			return errs.E(errs.Conflict, op, "build already finished")
+		}
 		id, err := tx.insert(ctx, `INSERT INTO build_commands (build_id, command, description, output, exit_code, start_time, end_time)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, c.BuildID, c.Command, c.Description, c.Output, c.ExitCode, c.StartTime, c.EndTime)
 		c.ID = id

@@ -326,17 +326,35 @@ func TestSweepStaleBuilds(t *testing.T) {
 
 		swept, err := s.SweepStaleBuilds(ctx, defaultLimit)
 		must(t, err)
-		slices.Sort(swept)
-		wantInt64s(t, "swept", swept, []int64{expired.Build.ID, overLimit.Build.ID})
+		wantInt64s(t, "swept", swept, []int64{expired.Build.ID})
+
+		// The build over its limit still has a live lease: its processes may
+		// still run in the checkout, so it is not finished (the project stays
+		// busy) but its lease is revoked, which tells its worker to stop.
+		wantKind(t, s.ExtendBuildLease(ctx, overLimit.Build.ID, "w", time.Minute), errs.Conflict)
+		if b, _ := s.FindBuildByID(ctx, overLimit.Build.ID); b.State != store.Cloning {
+			t.Errorf("over-limit build with a live lease: state %s, want cloning", b.State)
+		}
+		clock.Advance(30 * time.Second)
+		for _, b := range []*store.Build{live.Build, young.Build} {
+			must(t, s.ExtendBuildLease(ctx, b.ID, "w", time.Minute))
+		}
+		now = clock.Advance(30 * time.Second) // t0+6m: the revoked lease has run out
+		swept, err = s.SweepStaleBuilds(ctx, defaultLimit)
+		must(t, err)
+		wantInt64s(t, "swept once the revoked lease ran out", swept, []int64{overLimit.Build.ID})
+		swept = []int64{expired.Build.ID, overLimit.Build.ID}
 
 		for _, id := range swept {
 			b, err := s.FindBuildByID(ctx, id)
 			must(t, err)
 			if b.State != store.Finished || b.Success || b.Error != store.InactivityMessage(id) || b.ExitCode != nil ||
-				b.Length == nil || *b.Length != 300 || b.LeaseOwner != nil || b.LeaseExpires != nil {
+				b.Length == nil || b.LeaseOwner != nil || b.LeaseExpires != nil {
 				t.Errorf("swept build = %+v", b)
 			}
-			wantTime(t, "finished_at", *b.FinishedAt, now)
+			// A finished build's record is closed.
+			_, err = s.AddBuildCommand(ctx, store.BuildCommand{BuildID: id, Command: "late", StartTime: now})
+			wantKind(t, err, errs.Conflict)
 			// The worker learns that it lost the build.
 			wantKind(t, s.ExtendBuildLease(ctx, id, "w", time.Minute), errs.Conflict)
 			_, err = s.FinishBuild(ctx, id, store.BuildResult{Success: true})
