@@ -713,3 +713,24 @@ func TestDefaultBranchIsABranchName(t *testing.T) {
 		}
 	}
 }
+
+// TestSubprojectsListVisibleChildren checks that a relationship whose child
+// the caller can't see is not listed (nor counted) for non-maintainers.
+func TestSubprojectsListVisibleChildren(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d)
+		for _, name := range []string{"demo", "open", "hidden"} {
+			e.importProject("alice", name)
+		}
+		for _, child := range []string{"open", "hidden"} {
+			e.must(e.as("alice"), `mutation($c: String!) { createSubproject(project: "demo", input: {child: $c}) { alias } }`, map[string]any{"c": child})
+		}
+		e.must(e.as("alice"), `mutation { setProjectPrivacy(slug: "hidden", privacyLevel: "private") { slug } }`, nil)
+		for caller, want := range map[string]float64{"": 1, "bob": 1, "alice": 2, "root": 2} {
+			data := e.must(e.as(caller), `{ project(slug: "demo") { subprojects { totalCount nodes { alias } } } }`, nil)
+			if got := dig(data, "project", "subprojects", "totalCount"); got != want {
+				t.Errorf("%q sees %v subprojects, want %v: %v", caller, got, want, data)
+			}
+		}
+	})
+}

@@ -395,8 +395,12 @@ func (r *projectResolver) Build(ctx context.Context, obj *store.Project, id int6
 
 // Subprojects is the resolver for the subprojects field.
 func (r *projectResolver) Subprojects(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*SubprojectList, error) {
-	l, o := r.window(limit, offset)
-	rels, total, err := r.Store.FindRelationships(ctx, store.RelationshipFilter{ParentIDs: []int64{obj.ID}, Limit: l, Offset: o})
+	f := store.RelationshipFilter{ParentIDs: []int64{obj.ID}}
+	if err := r.narrowToViewer(ctx, obj, &f.ChildVisible); err != nil {
+		return nil, err
+	}
+	f.Limit, f.Offset = r.window(limit, offset)
+	rels, total, err := r.Store.FindRelationships(ctx, f)
 	if err != nil {
 		return nil, err
 	}

@@ -10,9 +10,10 @@ import (
 
 // RelationshipFilter selects subproject relationships. Nil fields do not filter.
 type RelationshipFilter struct {
-	ParentIDs []int64
-	ChildIDs  []int64
-	Alias     *string
+	ParentIDs    []int64
+	ChildIDs     []int64
+	Alias        *string
+	ChildVisible *Visibility // only relationships whose child this caller can see
 	Limit     int
 	Offset    int
 }
@@ -38,6 +39,10 @@ func (s *Store) FindRelationships(ctx context.Context, f RelationshipFilter) ([]
 	}
 	if f.Alias != nil {
 		w.addText("alias", *f.Alias)
+	}
+	if f.ChildVisible != nil {
+		c, a := f.ChildVisible.projectVisible("p")
+		w.add("child_id IN (SELECT p.id FROM projects p WHERE "+c+")", a...)
 	}
 	var total int
 	if err := s.read().getIn(ctx, &total, `SELECT COUNT(*) FROM project_relationships`+w.String(), w.args...); err != nil {
