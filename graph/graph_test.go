@@ -177,6 +177,7 @@ func TestImportProjectValidation(t *testing.T) {
 			{"url rules", `{name: "A", repository: {url: "https://x.org/a && rm", type: "git"}}`, errs.Fields{"repository.url": {"Invalid character in the URL"}}},
 			{"ssh", `{name: "A", repository: {url: "git@github.com:a/b.git", type: "git"}}`, errs.Fields{"repository.url": {"Manual cloning via SSH is not supported"}}},
 			{"scheme", `{name: "A", repository: {url: "gopher://x", type: "git"}}`, errs.Fields{"repository.url": {"Invalid scheme for URL"}}},
+			{"launchpad is bazaar's", `{name: "A", repository: {url: "lp:foo", type: "git"}}`, errs.Fields{"repository.url": {"Invalid scheme for URL"}}},
 			{"choices", `{name: "A", repository: {url: "https://x.org/a", type: "cvs"}, language: "xx", programmingLanguage: "cobol", homepage: "not a url"}`, errs.Fields{
 				"repository.type": {`"cvs" is not a valid choice.`}, "language": {`"xx" is not a valid choice.`},
 				"programming_language": {`"cobol" is not a valid choice.`}, "homepage": {"Enter a valid URL."}}},

@@ -50,8 +50,10 @@ type projectFields struct {
 }
 
 // checkRepository validates the nested repository input; required says
-// whether the object and both of its fields must be present.
-func (r *Resolver) checkRepository(f errs.Fields, in graphql.Omittable[*RepositoryInput], required bool, pf *projectFields) {
+// whether the object and both of its fields must be present. currentType is
+// the project's stored VCS type ("" on import): a URL is checked against
+// the type it will be used with.
+func (r *Resolver) checkRepository(f errs.Fields, in graphql.Omittable[*RepositoryInput], required bool, currentType string, pf *projectFields) {
 	if !in.IsSet() {
 		if required {
 			f.Add("repository", errs.MsgRequired)
@@ -63,16 +65,20 @@ func (r *Resolver) checkRepository(f errs.Fields, in graphql.Omittable[*Reposito
 		f.Add("repository", errs.MsgNotNull)
 		return
 	}
-	if u, ok := checkString(f, "repository.url", repo.URL, strRule{required: required, max: 255}); ok {
-		if msg := r.repositoryURLError(u); msg != "" {
-			f.Add("repository.url", msg)
-		} else {
-			pf.repoURL, pf.hasRepoURL = u, true
-		}
-	}
 	if t, ok := checkString(f, "repository.type", repo.Type, strRule{required: required}); ok {
 		if checkChoice(f, "repository.type", t, choices.RepoTypes) {
 			pf.repoType, pf.hasRepoType = t, true
+		}
+	}
+	vcs := currentType
+	if pf.hasRepoType {
+		vcs = pf.repoType
+	}
+	if u, ok := checkString(f, "repository.url", repo.URL, strRule{required: required, max: 255}); ok {
+		if msg := r.repositoryURLError(u, vcs); msg != "" {
+			f.Add("repository.url", msg)
+		} else {
+			pf.repoURL, pf.hasRepoURL = u, true
 		}
 	}
 }
@@ -117,7 +123,7 @@ func (r *Resolver) importProject(ctx context.Context, in ImportProjectInput, val
 			return nil, err
 		}
 	}
-	r.checkRepository(f, in.Repository, true, &pf)
+	r.checkRepository(f, in.Repository, true, "", &pf)
 	checkCommonProjectFields(f, in.Homepage, in.Language, in.ProgrammingLanguage, false, &pf)
 	if err := f.Err(op); err != nil {
 		return nil, err
@@ -190,7 +196,7 @@ func (r *Resolver) updateProject(ctx context.Context, projectSlug string, in Upd
 	if name, ok := checkString(f, "name", in.Name, strRule{required: replace, max: 63}); ok {
 		upd.Name = &name
 	}
-	r.checkRepository(f, in.Repository, replace, &pf)
+	r.checkRepository(f, in.Repository, replace, p.RepoType, &pf)
 	checkCommonProjectFields(f, in.Homepage, in.Language, in.ProgrammingLanguage, replace, &pf)
 	if pf.hasRepoURL {
 		upd.Repo = &pf.repoURL

@@ -92,8 +92,8 @@ func filterChoice(field string, v *string, t choices.Table) error {
 
 // repositoryURLError returns the message of the first repository URL rule
 // that rejects raw (behavior.md §4.1.4), or "" when it is accepted.
-func (r *Resolver) repositoryURLError(raw string) string {
-	return repourl.Policy{AllowLocal: r.Settings.AllowLocalRepos, AllowPrivate: r.Settings.AllowPrivateRepos}.Check(raw)
+func (r *Resolver) repositoryURLError(raw, vcs string) string {
+	return repourl.Policy{AllowLocal: r.Settings.AllowLocalRepos, AllowPrivate: r.Settings.AllowPrivateRepos}.CheckFor(raw, vcs)
 }
 
 var hostLabel = regexp.MustCompile(`^(?i:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)$`)

@@ -15,6 +15,15 @@ type Policy struct {
 
 var userAtHost = regexp.MustCompile(`^[\w.+-]+@[\w.-]+:.+$`)
 
+// CheckFor is Check for a repository of the given VCS type: Launchpad's
+// `lp:` URLs are Bazaar's, and git would read one as an SSH address.
+func (p Policy) CheckFor(raw, vcs string) string {
+	if strings.HasPrefix(raw, "lp:") && vcs != "bzr" {
+		return "Invalid scheme for URL"
+	}
+	return p.Check(raw)
+}
+
 // Check returns the message of the first repository URL rule that rejects
 // raw (behavior.md §4.1.4), or "" when it is accepted.
 func (p Policy) Check(raw string) string {

@@ -29,3 +29,15 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckForLaunchpad(t *testing.T) {
+	var p Policy
+	for vcs, want := range map[string]string{"bzr": "", "git": "Invalid scheme for URL", "hg": "Invalid scheme for URL"} {
+		if got := p.CheckFor("lp:foo", vcs); got != want {
+			t.Errorf("lp:foo for %s: %q, want %q", vcs, got, want)
+		}
+	}
+	if got := p.CheckFor("https://github.com/a/b", "git"); got != "" {
+		t.Errorf("https for git: %q", got)
+	}
+}

@@ -14,8 +14,8 @@ type RelationshipFilter struct {
 	ChildIDs     []int64
 	Alias        *string
 	ChildVisible *Visibility // only relationships whose child this caller can see
-	Limit     int
-	Offset    int
+	Limit        int
+	Offset       int
 }
 
 // FindRelationships returns matching relationships in creation order and the
