@@ -3,7 +3,9 @@ package rest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"strconv"
 )
 
 // marshal encodes v compactly without escaping <, > and & (behavior.md
@@ -41,4 +43,15 @@ func writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte) 
 func writeNoContent(w http.ResponseWriter) {
 	w.Header().Del("Content-Type")
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// pageNumber parses a `limit` or `offset` value as a base-10 integer; one
+// too large for an int is the largest int (so a huge offset is past the
+// end, as it should be, rather than silently 0).
+func pageNumber(s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) && n > 0 {
+		return n, true // Atoi returns math.MaxInt
+	}
+	return n, err == nil
 }

@@ -2,7 +2,6 @@ package rest
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -204,25 +203,14 @@ func v2Bool(q url.Values, name string) any {
 // unless a positive integer is given.
 func (s *Server) v2Window(q url.Values) (limit, offset int) {
 	limit = 10
-	if n, ok := v2Int(v2Last(q, "limit")); ok && n > 0 {
+	if n, ok := pageNumber(v2Last(q, "limit")); ok && n > 0 {
 		limit = n
 	}
 	limit = min(limit, s.cfg.MaxPageSize)
-	if n, ok := v2Int(v2Last(q, "offset")); ok && n > 0 {
+	if n, ok := pageNumber(v2Last(q, "offset")); ok && n > 0 {
 		offset = n
 	}
 	return limit, offset
-}
-
-// v2Int parses a base-10 integer; one too large for an int is the largest
-// int (a limit past the maximum is clamped, an offset past the end is an
-// empty page).
-func v2Int(s string) (int, bool) {
-	n, err := strconv.Atoi(s)
-	if errors.Is(err, strconv.ErrRange) && n > 0 {
-		return n, true // Atoi returns math.MaxInt
-	}
-	return n, err == nil
 }
 
 // v2PageLinks are a page's `next` and `previous` (behavior.md §3.4): the

@@ -148,10 +148,10 @@ type v3Page struct{ limit, offset int }
 
 func (s *Server) v3PageOf(q url.Values) v3Page {
 	p := v3Page{limit: 10}
-	if n, err := strconv.Atoi(v3Last(q, "limit")); err == nil && n > 0 {
+	if n, ok := pageNumber(v3Last(q, "limit")); ok && n > 0 {
 		p.limit = min(n, s.cfg.MaxPageSize)
 	}
-	if n, err := strconv.Atoi(v3Last(q, "offset")); err == nil && n > 0 {
+	if n, ok := pageNumber(v3Last(q, "offset")); ok && n > 0 {
 		p.offset = n
 	}
 	return p
@@ -175,7 +175,7 @@ func v3PageLinks(base string, q url.Values, p v3Page, count int) (next, previous
 		}
 		return base + "?" + v3Encode(vals)
 	}
-	if p.offset+p.limit < count {
+	if p.offset < count-p.limit { // offset+limit < count, without overflow
 		next = link(p.offset + p.limit)
 	}
 	if p.offset > 0 {

@@ -3,6 +3,7 @@ package rest
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"strconv"
 	"testing"
@@ -199,5 +200,26 @@ func TestV3PageLinks(t *testing.T) {
 	next, previous = v3PageLinks("/p/", url.Values{}, v3Page{limit: 10}, 10)
 	if next != nil || previous != nil {
 		t.Errorf("one page: next %v, previous %v", next, previous)
+	}
+	// offset+limit must not wrap around: past the end there is no next page.
+	next, _ = v3PageLinks("/p/", url.Values{}, v3Page{limit: 1, offset: math.MaxInt}, 3)
+	if next != nil {
+		t.Errorf("offset MaxInt: next %v, want null", next)
+	}
+}
+
+func TestV3PageOfHugeNumbers(t *testing.T) {
+	s := &Server{cfg: Config{MaxPageSize: 100}}
+	for query, want := range map[string]v3Page{
+		"offset=99999999999999999999999":  {limit: 10, offset: math.MaxInt},
+		"offset=9223372036854775807":      {limit: 10, offset: math.MaxInt},
+		"limit=99999999999999999999999":   {limit: 100},
+		"limit=-99999999999999999999999":  {limit: 10},
+		"offset=-99999999999999999999999": {limit: 10},
+	} {
+		q, _ := url.ParseQuery(query)
+		if got := s.v3PageOf(q); got != want {
+			t.Errorf("%s: %+v, want %+v", query, got, want)
+		}
 	}
 }
