@@ -14,6 +14,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -162,6 +163,13 @@ func (h *Handler) handle(req *request, provider, slug, id string) *answer {
 	p, a := h.findProject(req, slug)
 	if a != nil {
 		return a
+	}
+	if id != "" {
+		// A generic integration named by id authenticates first, as on its
+		// provider URL (§9.4: the disabled check comes after that).
+		if in, a := h.integration(ctx, p, "", id); a == nil && in.Type == store.APIWebhook {
+			return h.generic(req, slug, id)
+		}
 	}
 	if p.Skip {
 		return errDisabled
@@ -330,12 +338,41 @@ func (h *Handler) record(ctx context.Context, req *request, status int, body []b
 	}
 	hj, _ := json.Marshal(headers)
 	err := h.Store.RecordWebhookExchange(context.WithoutCancel(ctx), store.WebhookExchange{
-		IntegrationID: req.integration.ID, RequestHeaders: string(hj), RequestBody: string(req.raw),
+		IntegrationID: req.integration.ID, RequestHeaders: string(hj), RequestBody: recordedBody(req.r.Header.Get("Content-Type"), req.raw),
 		ResponseStatus: status, ResponseBody: string(body),
 	})
 	if err != nil && h.Logger != nil {
 		h.Logger.Warn("recording webhook exchange", "err", err)
 	}
+}
+
+// maxRecordedBody bounds what an exchange keeps of a request body: anyone
+// may post to a webhook URL, signed or not.
+const maxRecordedBody = 64 << 10
+
+// recordedBody is the request body as an exchange keeps it: a generic
+// webhook's `token` field (the integration's secret) hidden, and at most
+// maxRecordedBody bytes.
+func recordedBody(contentType string, raw []byte) string {
+	body := raw
+	if mt, _, _ := mime.ParseMediaType(contentType); mt == "application/x-www-form-urlencoded" {
+		if form, err := url.ParseQuery(string(raw)); err == nil && form.Has("token") {
+			form.Set("token", "***")
+			body = []byte(form.Encode())
+		}
+	} else {
+		var doc map[string]json.RawMessage
+		if json.Unmarshal(raw, &doc) == nil {
+			if _, ok := doc["token"]; ok {
+				doc["token"] = json.RawMessage(`"***"`)
+				body, _ = json.Marshal(doc)
+			}
+		}
+	}
+	if len(body) > maxRecordedBody {
+		return strings.ToValidUTF8(string(body[:maxRecordedBody]), "") + "\n… (truncated)"
+	}
+	return string(body)
 }
 
 func (h *Handler) wake() {

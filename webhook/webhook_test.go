@@ -317,6 +317,36 @@ func TestGeneric(t *testing.T) {
 	f.expect(code, body, 404, `{"detail":"Project not found"}`)
 	code, body, _ = f.do("POST", "/api/v2/webhook/demo/"+itoa(api.ID)+"/", nil, `{"token": "`+api.Secret+`"}`)
 	f.expect(code, body, 200, `{"build_triggered":true,"project":"demo","versions":["latest","master"]}`)
+
+	// The secret never reaches the recorded exchanges, and recorded bodies
+	// are bounded.
+	big := `{"token": "wrong", "pad": "` + strings.Repeat("x", 200<<10) + `"}`
+	generic(nil, big)
+	xs, err := f.s.FindWebhookExchanges(ctx, api.ID)
+	if err != nil || len(xs) == 0 {
+		t.Fatalf("exchanges: %v %v", xs, err)
+	}
+	for _, x := range xs {
+		if strings.Contains(x.RequestBody, api.Secret) || strings.Contains(x.RequestHeaders, f.key) {
+			t.Errorf("exchange %d keeps a secret: %.200s", x.ID, x.RequestBody)
+		}
+		if len(x.RequestBody) > maxRecordedBody+64 {
+			t.Errorf("exchange %d keeps %d bytes of body", x.ID, len(x.RequestBody))
+		}
+	}
+
+	// On a disabled project the generic webhook authenticates first, by
+	// either URL (§9.4), and then answers 406.
+	yes := true
+	if _, err := f.s.UpdateProject(ctx, f.project.ID, store.ProjectUpdate{Skip: &yes}); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/api/v2/webhook/generic/demo/", "/api/v2/webhook/demo/" + itoa(api.ID) + "/"} {
+		code, body, _ = f.do("POST", path, nil, `{}`)
+		f.expect(code, body, 403, `{"detail":"Authentication credentials were not provided."}`)
+		code, body, _ = f.do("POST", path, nil, `{"token": "`+api.Secret+`"}`)
+		f.expect(code, body, 406, `{"detail":"This project is currently disabled"}`)
+	}
 }
 
 func TestProcessingErrors(t *testing.T) {
