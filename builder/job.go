@@ -39,13 +39,18 @@ type job struct {
 	installed bool
 
 	exitCodes []int // of every recorded command, for the §7.8 exit code rule
+
+	// submoduleURLs are the URLs of the submodules being checked out, so
+	// that local ones are visible to git in the sandbox.
+	submoduleURLs []string
 }
 
 // cmdOpts says how a command runs.
 type cmdOpts struct {
 	dir         string // working directory; the checkout when empty
-	vcs         bool   // a VCS command: stdin closed, no prompts, own HOME
+	vcs         bool   // a VCS command: stdin closed, no prompts, own HOME; has network
 	inEnv       bool   // an install or build step: <env>/bin first on PATH
+	network     bool   // needs the network in the sandbox (installing); VCS commands always have it
 	description string
 	// exitCode, when set, decides the recorded exit code from the output
 	// (latexmk's "Output written on" rule).
@@ -108,14 +113,9 @@ func (j *job) environ(o cmdOpts) *environ {
 // command runs, its process group is killed, the command is recorded, and
 // the context's cause is returned.
 func (j *job) run(ctx context.Context, argv []string, o cmdOpts) (processResult, error) {
-	dir := o.dir
-	if dir == "" {
-		dir = j.ckout
-	}
-	path, err := j.pool.lookPath(argv[0])
-	var res processResult
-	if err == nil {
-		res, err = runProcess(ctx, path, argv, dir, j.environ(o).List())
+	res, err := j.process(ctx, argv, o)
+	if errors.Is(err, errSandbox) {
+		return res, err
 	}
 	if err != nil {
 		t := now()
@@ -134,6 +134,63 @@ func (j *job) run(ctx context.Context, argv []string, o cmdOpts) (processResult,
 		return res, context.Cause(ctx)
 	}
 	return res, nil
+}
+
+// process runs argv as a process of the job, in the sandbox when builds
+// are sandboxed, without recording it. An error is returned only when the
+// process could not be started; errSandbox when the sandbox is required
+// and can't run.
+func (j *job) process(ctx context.Context, argv []string, o cmdOpts) (processResult, error) {
+	dir := o.dir
+	if dir == "" {
+		dir = j.ckout
+	}
+	path, err := j.pool.lookPath(argv[0])
+	if err != nil {
+		return processResult{}, err
+	}
+	env := j.environ(o).List()
+	sbx := j.pool.sandbox()
+	if sbx == nil {
+		return runProcess(ctx, path, argv, dir, env)
+	}
+	if sbx.err != nil {
+		return processResult{}, sbx.err
+	}
+	spec := sandboxSpec{dir: dir, network: o.vcs || o.network}
+	for _, d := range []string{j.ckout, j.home, j.envDir, j.conda} {
+		if d != "" && isDir(d) {
+			spec.rw = append(spec.rw, d)
+		}
+	}
+	if o.vcs {
+		spec.ro = j.localRepos()
+	}
+	wpath, wargv := sbx.wrap(path, argv, spec)
+	return runProcess(ctx, wpath, wargv, dir, env)
+}
+
+// localRepos are the local repositories (file:// URLs, which the
+// operator allowed) that VCS commands read: the project's and its
+// submodules', relative submodule URLs taken from the project's.
+func (j *job) localRepos() []string {
+	if !j.pool.cfg.AllowLocalRepos {
+		return nil
+	}
+	base, ok := strings.CutPrefix(j.project.Repo, "file://")
+	if !ok {
+		return nil
+	}
+	paths := []string{base}
+	for _, u := range j.submoduleURLs {
+		switch {
+		case strings.HasPrefix(u, "file://"):
+			paths = append(paths, strings.TrimPrefix(u, "file://"))
+		case strings.HasPrefix(u, "./"), strings.HasPrefix(u, "../"):
+			paths = append(paths, filepath.Join(base, u))
+		}
+	}
+	return paths
 }
 
 // must runs argv and fails the build when it exits non-zero.

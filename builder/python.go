@@ -65,7 +65,8 @@ func (j *job) prepareEnv(ctx context.Context, cfg *BuildConfig) error {
 	if err := os.RemoveAll(j.envDir); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(j.envDir), 0o755); err != nil {
+	// An empty directory, so that the sandbox can bind it for venv to fill.
+	if err := os.MkdirAll(j.envDir, 0o755); err != nil {
 		return err
 	}
 	if _, err := j.must(ctx, argv, cmdOpts{}); err != nil {
@@ -87,7 +88,7 @@ func (j *job) prepareConda(ctx context.Context, cfg *BuildConfig) error {
 	}
 	j.conda = envsPath
 	j.installed = true
-	_, err := j.must(ctx, []string{"conda", "env", "create", "--quiet", "--name", j.version.Slug, "--file", *cfg.Conda}, cmdOpts{inEnv: true})
+	_, err := j.must(ctx, []string{"conda", "env", "create", "--quiet", "--name", j.version.Slug, "--file", *cfg.Conda}, cmdOpts{inEnv: true, network: true})
 	return err
 }
 
@@ -159,7 +160,9 @@ func (j *job) install(ctx context.Context, cfg *BuildConfig) error {
 				return err
 			}
 		}
-		if _, err := j.must(ctx, st.argv, cmdOpts{inEnv: true}); err != nil {
+		// pip needs the package index, so the installing step keeps the
+		// network (setup.py runs with it; docsd's data stays hidden).
+		if _, err := j.must(ctx, st.argv, cmdOpts{inEnv: true, network: true}); err != nil {
 			return err
 		}
 	}
@@ -184,11 +187,7 @@ func (j *job) findRequirements() string {
 // pipAvailable checks, without recording, that the environment has pip
 // and that the package index answers within 5 seconds.
 func (j *job) pipAvailable(ctx context.Context) bool {
-	path, err := j.pool.lookPath(j.python())
-	if err != nil {
-		return false
-	}
-	res, err := runProcess(ctx, path, []string{j.python(), "-m", "pip", "--version"}, j.ckout, j.environ(cmdOpts{inEnv: true}).List())
+	res, err := j.process(ctx, []string{j.python(), "-m", "pip", "--version"}, cmdOpts{inEnv: true})
 	if err != nil || res.ExitCode != 0 {
 		return false
 	}
