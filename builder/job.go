@@ -124,9 +124,6 @@ func (j *job) run(ctx context.Context, argv []string, o cmdOpts) (processResult,
 	if o.exitCode != nil && !res.Killed {
 		res.ExitCode = o.exitCode(res.Output, res.ExitCode)
 	}
-	if errors.Is(context.Cause(ctx), errLeaseLost) {
-		return res, errLeaseLost // the build is someone else's now: record nothing
-	}
 	if rerr := j.record(ctx, strings.Join(argv, " "), o.description, res); rerr != nil {
 		return res, rerr
 	}
@@ -206,12 +203,17 @@ func (j *job) must(ctx context.Context, argv []string, o cmdOpts) (processResult
 }
 
 // record stores a command of a build with its output masked. It writes
-// even when ctx has ended (a killed command is recorded too).
+// even when ctx has ended (a killed command is recorded too), except when
+// the build's lease was lost: the build is someone else's now, nothing is
+// recorded and errLeaseLost is returned.
 func (j *job) record(ctx context.Context, command, description string, res processResult) error {
+	if errors.Is(context.Cause(ctx), errLeaseLost) {
+		return errLeaseLost
+	}
 	if j.build == nil {
 		if res.ExitCode != 0 {
 			j.logger.Info("sync command failed", "command", j.mask.Mask(command), "exit_code", res.ExitCode,
-				"output", j.mask.Mask(tail(res.Output, 2000)))
+				"output", tail(j.mask.Mask(res.Output), 2000))
 		}
 		return nil
 	}
@@ -222,7 +224,7 @@ func (j *job) record(ctx context.Context, command, description string, res proce
 	code := res.ExitCode
 	_, err := j.pool.store.AddBuildCommand(wctx, store.BuildCommand{
 		BuildID: j.build.ID, Command: j.mask.Mask(command), Description: description,
-		Output: j.mask.Mask(res.Output), ExitCode: &code, StartTime: res.Start, EndTime: &end,
+		Output: recordedOutput(res.Output, res.Cut, j.mask), ExitCode: &code, StartTime: res.Start, EndTime: &end,
 	})
 	return err
 }

@@ -2,6 +2,7 @@ package builder
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -256,5 +257,29 @@ func TestStopKillsTheRunningBuild(t *testing.T) {
 	b := f.build(imp.Build.ID)
 	if b.State != store.Finished || b.Success || b.Error != fmt.Sprintf(MsgInternalFormat, b.ID) {
 		t.Errorf("build: state %s success %v error %q", b.State, b.Success, b.Error)
+	}
+}
+
+// TestRenewLeaseGivesUpWhenTheStoreIsUnreachable: a worker that could not
+// extend its lease for a whole lease stops the build, since the sweeper
+// may have finished it by then.
+func TestRenewLeaseGivesUpWhenTheStoreIsUnreachable(t *testing.T) {
+	const lease = 300 * time.Millisecond
+	f := newFixture(t, store.SQLite, Config{Lease: lease, RenewEvery: 50 * time.Millisecond})
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	start := time.Now()
+	stop := f.pool.renewLease(ctx, cancel, func(context.Context) error { return errors.New("connection refused") })
+	defer stop()
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the worker kept a lease it could not extend")
+	}
+	if took := time.Since(start); took < lease {
+		t.Errorf("stopped after %v, before the lease of %v ran out", took, lease)
+	}
+	if cause := context.Cause(ctx); !errors.Is(cause, errLeaseLost) {
+		t.Errorf("cause %v, want errLeaseLost", cause)
 	}
 }
