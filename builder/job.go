@@ -64,6 +64,9 @@ var errLeaseLost = errors.New("build lease lost")
 // errStopping ends a job because its worker is shutting down.
 var errStopping = errors.New("worker stopping")
 
+// errConfine ends a job whose checkout confineTree could not make safe.
+var errConfine = errors.New("builder: confining the checkout")
+
 // errTimeLimit ends a build that ran past its time limit.
 var errTimeLimit = errors.New("build time limit exceeded")
 
@@ -114,8 +117,8 @@ func (j *job) environ(o cmdOpts) *environ {
 // the context's cause is returned.
 func (j *job) run(ctx context.Context, argv []string, o cmdOpts) (processResult, error) {
 	res, err := j.process(ctx, argv, o)
-	if errors.Is(err, errSandbox) {
-		return res, err
+	if errors.Is(err, errSandbox) || errors.Is(err, errConfine) {
+		return res, err // docsd's problem, not the command's
 	}
 	if err != nil {
 		t := now()
@@ -134,9 +137,10 @@ func (j *job) run(ctx context.Context, argv []string, o cmdOpts) (processResult,
 }
 
 // process runs argv as a process of the job, in the sandbox when builds
-// are sandboxed, without recording it. An error is returned only when the
-// process could not be started; errSandbox when the sandbox is required
-// and can't run.
+// are sandboxed, without recording it, and then confines the checkout
+// (confineTree). An error is returned when the process could not be
+// started, errSandbox when the sandbox is required and can't run, and
+// errConfine when the checkout could not be confined.
 func (j *job) process(ctx context.Context, argv []string, o cmdOpts) (processResult, error) {
 	dir := o.dir
 	if dir == "" {
@@ -149,7 +153,7 @@ func (j *job) process(ctx context.Context, argv []string, o cmdOpts) (processRes
 	env := j.environ(o).List()
 	sbx := j.pool.sandbox()
 	if sbx == nil {
-		return runProcess(ctx, path, argv, dir, env)
+		return j.confined(runProcess(ctx, path, argv, dir, env))
 	}
 	if sbx.err != nil {
 		return processResult{}, sbx.err
@@ -164,7 +168,19 @@ func (j *job) process(ctx context.Context, argv []string, o cmdOpts) (processRes
 		spec.ro = j.localRepos()
 	}
 	wpath, wargv := sbx.wrap(path, argv, spec)
-	return runProcess(ctx, wpath, wargv, dir, env)
+	return j.confined(runProcess(ctx, wpath, wargv, dir, env))
+}
+
+// confined passes on a process's result after confineTree made the
+// checkout safe for docsd to read again.
+func (j *job) confined(res processResult, err error) (processResult, error) {
+	if err != nil {
+		return res, err
+	}
+	if err := confineTree(j.ckout); err != nil {
+		return res, fmt.Errorf("%w: %v", errConfine, err)
+	}
+	return res, nil
 }
 
 // localRepos are the local repositories (file:// URLs, which the

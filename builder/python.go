@@ -58,7 +58,7 @@ func (j *job) prepareEnv(ctx context.Context, cfg *BuildConfig) error {
 	j.envKind = strings.Join(argv, " ")
 	argv = append(argv, j.envDir)
 	marker := strings.Join(argv, " ") + "\nimage=" + cfg.Image + "\n"
-	if b, err := os.ReadFile(filepath.Join(j.envDir, envMarker)); err == nil && string(b) == marker && isFile(j.python()) {
+	if b, err := readRegularFile(filepath.Join(j.envDir, envMarker)); err == nil && string(b) == marker && isFile(j.python()) {
 		j.installed = exists(filepath.Join(j.envDir, installedMarker))
 		return nil
 	}
@@ -72,7 +72,7 @@ func (j *job) prepareEnv(ctx context.Context, cfg *BuildConfig) error {
 	if _, err := j.must(ctx, argv, cmdOpts{}); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(j.envDir, envMarker), []byte(marker), 0o644)
+	return writeNewFile(filepath.Join(j.envDir, envMarker), []byte(marker))
 }
 
 // prepareConda creates a conda environment named after the version in the
@@ -156,7 +156,7 @@ func (j *job) install(ctx context.Context, cfg *BuildConfig) error {
 		if !j.installed {
 			// The environment no longer holds only the system's packages.
 			j.installed = true
-			if err := os.WriteFile(filepath.Join(j.envDir, installedMarker), nil, 0o644); err != nil {
+			if err := writeNewFile(filepath.Join(j.envDir, installedMarker), nil); err != nil {
 				return err
 			}
 		}

@@ -269,3 +269,72 @@ func TestSandboxArgv(t *testing.T) {
 		t.Errorf("a command with network got --unshare-net: %q", argv)
 	}
 }
+
+// TestSymlinksOutOfTheCheckout: docsd reads and publishes files of the
+// checkout outside the sandbox; a link committed to the repository that
+// leads out of it is removed before docsd reads anything.
+func TestSymlinksOutOfTheCheckout(t *testing.T) {
+	f := newFixture(t, store.SQLite, Config{})
+	sentinel := secretFixture(t, f)
+	r := newRepo(t, "master")
+	r.write(markdownSite)
+	if err := os.Symlink(filepath.Join(f.data, "docsd.db"), filepath.Join(r.dir, ".readthedocs.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("index.md", filepath.Join(r.dir, "docs", "alias.md")); err != nil {
+		t.Fatal(err)
+	}
+	r.commit("links", nil)
+	imp := f.importProject("Links", r)
+	f.drain()
+	b := f.mustSucceed(imp.Build)
+	assertHidden(t, f, b, sentinel, "", nil)
+	ckout := filepath.Join(f.data, "checkouts", "links")
+	if _, err := os.Lstat(filepath.Join(ckout, ".readthedocs.yaml")); err == nil {
+		t.Errorf("the link out of the checkout is still there")
+	}
+	if target, err := os.Readlink(filepath.Join(ckout, "docs", "alias.md")); err != nil || target != "index.md" {
+		t.Errorf("the link inside the checkout: %q, %v", target, err)
+	}
+}
+
+// TestBuildCannotRedirectOutputs: conf.py replaces _build by a link to
+// another project's checkout when Sphinx is done; docsd publishes none of
+// it and deletes nothing there.
+func TestBuildCannotRedirectOutputs(t *testing.T) {
+	toolsOrSkip(t, "sphinx")
+	f := newFixture(t, store.SQLite, Config{})
+	sentinel := secretFixture(t, f)
+	other := filepath.Join(f.data, "checkouts", "other")
+	if err := os.MkdirAll(filepath.Join(other, "html"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "html", "index.html"), []byte(sentinel), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newRepo(t, "master")
+	r.commit("docs", map[string]string{
+		".readthedocs.yaml": "version: 2\nsphinx:\n  configuration: docs/conf.py\n",
+		"docs/conf.py": "import os, shutil\nproject = 'Redirect'\n" +
+			"def redirect(app, exc):\n" +
+			"    shutil.rmtree('_build')\n" +
+			"    os.symlink(" + pyQuote(other) + ", '_build')\n" +
+			"def setup(app):\n    app.connect('build-finished', redirect)\n",
+		"docs/index.rst": "Redirect\n========\n",
+	})
+	imp := f.importProject("Redirect", r)
+	f.drain()
+	b := f.build(imp.Build.ID)
+	assertHidden(t, f, b, sentinel, "", nil)
+	if dir, err := f.arts.HTMLDir("redirect", "latest"); err == nil {
+		filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if data, rerr := os.ReadFile(path); err == nil && rerr == nil && strings.Contains(string(data), sentinel) {
+				t.Errorf("published %s holds the other project's page", path)
+			}
+			return nil
+		})
+	}
+	if _, err := os.Stat(filepath.Join(other, "html", "index.html")); err != nil {
+		t.Errorf("the other project's page: %v", err)
+	}
+}
