@@ -152,6 +152,9 @@ func (j *job) process(ctx context.Context, argv []string, o cmdOpts) (processRes
 	}
 	env := j.environ(o).List()
 	sbx := j.pool.sandbox()
+	if err := j.handOver(sbx); err != nil {
+		return processResult{}, fmt.Errorf("%w: %v", errConfine, err)
+	}
 	if sbx == nil {
 		return j.confined(runProcess(ctx, path, argv, dir, env))
 	}
@@ -169,6 +172,30 @@ func (j *job) process(ctx context.Context, argv []string, o cmdOpts) (processRes
 	}
 	wpath, wargv := sbx.wrap(path, argv, spec)
 	return j.confined(runProcess(ctx, wpath, wargv, dir, env))
+}
+
+// handOver gives the job's directories to whom its commands run as, when
+// docsd runs as root: nobody in the sandbox, root itself otherwise (git
+// refuses a checkout of another user, as one a sandboxed build left). The
+// checkout is walked every time, since docsd writes into it between
+// commands; the other directories only when their top is someone else's.
+func (j *job) handOver(sbx *sandbox) error {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	uid, gid, ok := sbx.owner()
+	if !ok {
+		uid, gid = 0, 0
+	}
+	for _, d := range []string{j.ckout, j.home, j.envDir, j.conda} {
+		if d == "" {
+			continue
+		}
+		if err := handOver(d, uid, gid, d == j.ckout); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // confined passes on a process's result after confineTree made the

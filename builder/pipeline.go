@@ -134,6 +134,15 @@ func (j *job) prepareDirs() error {
 	if err := resetDir(j.home); err != nil {
 		return err
 	}
+	if j.pool.cfg.AllowLocalRepos {
+		// git refuses local repositories of another user (the sandbox runs
+		// git as nobody), and only reads safe.directory from the global
+		// configuration in the process that serves a file:// clone. The
+		// operator allowed local repositories.
+		if err := os.WriteFile(filepath.Join(j.home, ".gitconfig"), []byte("[safe]\n\tdirectory = *\n"), 0o644); err != nil {
+			return err
+		}
+	}
 	return os.MkdirAll(j.ckout, 0o755)
 }
 

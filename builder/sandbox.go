@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -47,7 +50,22 @@ type sandbox struct {
 	hideFiles []string // files replaced by /dev/null when they exist (a database outside the data directory)
 	private   []string // docsd's data directories: never bound into the sandbox, even read-only
 	err       error    // non-nil: the sandbox is required but can't run
+
+	// setpriv, when set, switches the command to buildUID:buildGID inside
+	// the sandbox: docsd runs as root, and root without capabilities still
+	// reads root's own files (/etc/shadow, keys, operator configuration).
+	// bwrap itself stays root to set up mounts from directories only root
+	// may enter.
+	setpriv string
+	env     string // env(1), which enters the working directory as that user
 }
+
+// buildUID and buildGID are whom build commands run as when docsd runs as
+// root: nobody and nogroup.
+const (
+	buildUID = 65534
+	buildGID = 65534
+)
 
 // sandboxSpec is what one sandboxed command may use.
 type sandboxSpec struct {
@@ -92,12 +110,26 @@ func newSandbox(mode string, hide []string, logger *slog.Logger) *sandbox {
 		return unavailable(err)
 	}
 	s := &sandbox{bwrap: path, hide: hiddenDirs(hide), private: resolveDirs(hide)}
+	if os.Geteuid() == 0 {
+		s.setpriv, err = exec.LookPath("setpriv")
+		if err == nil {
+			s.env, err = exec.LookPath("env")
+		}
+		if err != nil {
+			s.setpriv = ""
+			logger.Warn("WARNING: setpriv (util-linux) or env is missing: sandboxed build commands run as root without capabilities, and can read root's own files outside docsd's data directory", "err", err)
+		}
+	}
 	for _, f := range hide {
 		if f != "" && !isDir(f) {
 			if abs, err := filepath.Abs(f); err == nil {
 				s.hideFiles = append(s.hideFiles, abs)
 			}
 		}
+	}
+	if err := s.probe(); err != nil && s.setpriv != "" {
+		logger.Warn("WARNING: sandboxed build commands can't switch to nobody, they run as root without capabilities and can read root's own files outside docsd's data directory", "err", err)
+		s.setpriv = ""
 	}
 	if err := s.probe(); err != nil {
 		return unavailable(err)
@@ -115,6 +147,11 @@ func (s *sandbox) probe() error {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	if uid, gid, ok := s.owner(); ok {
+		if err := os.Chown(dir, uid, gid); err != nil {
+			return err
+		}
+	}
 	truePath, err := exec.LookPath("true")
 	if err != nil {
 		return err
@@ -204,6 +241,10 @@ func (s *sandbox) wrap(path string, argv []string, spec sandboxSpec) (string, []
 		"--cap-drop", "ALL",
 		"--hostname", "docsd-build",
 	}
+	if s.setpriv != "" {
+		// Only for setpriv, which gives them up with root.
+		a = append(a, "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID")
+	}
 	if !spec.network {
 		a = append(a, "--unshare-net")
 	}
@@ -225,17 +266,92 @@ func (s *sandbox) wrap(path string, argv []string, spec sandboxSpec) (string, []
 			}
 		}
 	}
+	made := map[string]bool{}
 	for _, p := range spec.ro {
 		if s.isPrivate(p) || !exists(p) {
 			continue // another project's checkout is no local repository
 		}
-		a = append(a, "--ro-bind", p, p)
+		a = append(s.parents(a, p, made), "--ro-bind", p, p)
 	}
 	for _, d := range spec.rw {
-		a = append(a, "--bind", d, d)
+		a = append(s.parents(a, d, made), "--bind", d, d)
 	}
-	a = append(a, "--chdir", spec.dir, "--", path)
+	if s.setpriv != "" {
+		// bwrap enters directories after giving up its capabilities, so
+		// root could not enter a directory of nobody's with mode 0700:
+		// env does, as nobody.
+		a = append(a, "--chdir", "/", "--", s.setpriv, "--reuid", strconv.Itoa(buildUID), "--regid", strconv.Itoa(buildGID),
+			"--clear-groups", "--inh-caps=-all", "--", s.env, "--chdir="+spec.dir, "--")
+	} else {
+		a = append(a, "--chdir", spec.dir, "--")
+	}
+	a = append(a, path)
 	return s.bwrap, append(a, argv[1:]...)
+}
+
+// parents appends to a the directories above path inside the empty file
+// systems of the sandbox, made with mode 0755 (bwrap would make them
+// 0700, closed to nobody), except those in made, which it extends.
+func (s *sandbox) parents(a []string, path string, made map[string]bool) []string {
+	var above []string
+	for d := filepath.Dir(path); d != "/" && d != "."; d = filepath.Dir(d) {
+		above = append(above, d)
+	}
+	for i := len(above) - 1; i >= 0; i-- {
+		d := above[i]
+		if made[d] || !s.underTmpfs(d) {
+			continue
+		}
+		made[d] = true
+		a = append(a, "--perms", "0755", "--dir", d)
+	}
+	return a
+}
+
+// underTmpfs reports whether dir is strictly inside one of the empty file
+// systems the sandbox mounts.
+func (s *sandbox) underTmpfs(dir string) bool {
+	for _, m := range append(append([]string(nil), s.hide...), publicTmp...) {
+		if dir != m && within(dir, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// owner returns whom the sandbox runs commands as, when that is not
+// docsd's own user: the directories bound read-write must be theirs.
+func (s *sandbox) owner() (uid, gid int, ok bool) {
+	if s == nil || s.setpriv == "" {
+		return 0, 0, false
+	}
+	return buildUID, buildGID, true
+}
+
+// handOver makes everything under dir owned by uid:gid, without following
+// links. With deep false, it does nothing when dir itself is theirs
+// already.
+func handOver(dir string, uid, gid int, deep bool) error {
+	st, err := os.Lstat(dir)
+	if err != nil || !st.IsDir() {
+		return nil
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && !deep && int(sys.Uid) == uid && int(sys.Gid) == gid {
+		return nil
+	}
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		if sys, ok := info.Sys().(*syscall.Stat_t); ok && (int(sys.Uid) != uid || int(sys.Gid) != gid) {
+			return os.Lchown(path, uid, gid)
+		}
+		return nil
+	})
 }
 
 // hidden reports whether path is in a directory the sandbox replaces.
