@@ -57,7 +57,6 @@ type sandbox struct {
 	// bwrap itself stays root to set up mounts from directories only root
 	// may enter.
 	setpriv string
-	env     string // env(1), which enters the working directory as that user
 }
 
 // buildUID and buildGID are whom build commands run as when docsd runs as
@@ -111,13 +110,8 @@ func newSandbox(mode string, hide []string, logger *slog.Logger) *sandbox {
 	}
 	s := &sandbox{bwrap: path, hide: hiddenDirs(hide), private: resolveDirs(hide)}
 	if os.Geteuid() == 0 {
-		s.setpriv, err = exec.LookPath("setpriv")
-		if err == nil {
-			s.env, err = exec.LookPath("env")
-		}
-		if err != nil {
-			s.setpriv = ""
-			logger.Warn("WARNING: setpriv (util-linux) or env is missing: sandboxed build commands run as root without capabilities, and can read root's own files outside docsd's data directory", "err", err)
+		if s.setpriv, err = exec.LookPath("setpriv"); err != nil {
+			logger.Warn("WARNING: setpriv (util-linux) is missing: sandboxed build commands run as root without capabilities, and can read root's own files outside docsd's data directory", "err", err)
 		}
 	}
 	for _, f := range hide {
@@ -279,9 +273,10 @@ func (s *sandbox) wrap(path string, argv []string, spec sandboxSpec) (string, []
 	if s.setpriv != "" {
 		// bwrap enters directories after giving up its capabilities, so
 		// root could not enter a directory of nobody's with mode 0700:
-		// env does, as nobody.
+		// the shell does, as nobody (exit code 125 when it can't, like
+		// env --chdir).
 		a = append(a, "--chdir", "/", "--", s.setpriv, "--reuid", strconv.Itoa(buildUID), "--regid", strconv.Itoa(buildGID),
-			"--clear-groups", "--inh-caps=-all", "--", s.env, "--chdir="+spec.dir, "--")
+			"--clear-groups", "--inh-caps=-all", "--", "/bin/sh", "-c", chdirScript, "docsd-chdir", spec.dir)
 	} else {
 		a = append(a, "--chdir", spec.dir, "--")
 	}
@@ -318,6 +313,9 @@ func (s *sandbox) underTmpfs(dir string) bool {
 	}
 	return false
 }
+
+// chdirScript enters its first argument and runs the rest as a command.
+const chdirScript = `cd -- "$1" || exit 125; shift; exec "$@"`
 
 // owner returns whom the sandbox runs commands as, when that is not
 // docsd's own user: the directories bound read-write must be theirs.

@@ -278,6 +278,23 @@ func TestSandboxArgv(t *testing.T) {
 	if _, argv = s.wrap("/usr/bin/git", []string{"git", "fetch"}, spec); slices.Contains(argv, "--unshare-net") {
 		t.Errorf("a command with network got --unshare-net: %q", argv)
 	}
+
+	// As root: setpriv switches to nobody, and the shell enters the
+	// directory as nobody.
+	s.setpriv = "/usr/bin/setpriv"
+	_, argv = s.wrap("/usr/bin/git", []string{"git", "fetch", "origin"}, spec)
+	line = strings.Join(argv, " ")
+	for _, want := range []string{
+		"--cap-drop ALL --hostname docsd-build --cap-add CAP_SETUID --cap-add CAP_SETGID",
+		"--chdir / -- /usr/bin/setpriv --reuid 65534 --regid 65534 --clear-groups --inh-caps=-all -- /bin/sh -c",
+	} {
+		if !strings.Contains(line, want) {
+			t.Errorf("argv lacks %q:\n%s", want, line)
+		}
+	}
+	if tail := argv[len(argv)-5:]; !slices.Equal(tail, []string{"docsd-chdir", ckout + "/docs", "/usr/bin/git", "fetch", "origin"}) {
+		t.Errorf("argv ends with %q", tail)
+	}
 }
 
 // TestSymlinksOutOfTheCheckout: docsd reads and publishes files of the
