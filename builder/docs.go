@@ -208,7 +208,7 @@ func (j *job) mkdocsInstalled(ctx context.Context) bool {
 	if cacheable && j.pool.toolKnown("mkdocs", j.envKind) {
 		return true
 	}
-	res, err := runProcess(ctx, j.python(), []string{j.python(), "-m", "mkdocs", "--version"}, j.ckout, j.environ(cmdOpts{inEnv: true}).List())
+	res, err := j.process(ctx, []string{j.python(), "-m", "mkdocs", "--version"}, cmdOpts{inEnv: true})
 	ok := err == nil && res.ExitCode == 0
 	if ok && cacheable {
 		j.pool.rememberTool("mkdocs", j.envKind)

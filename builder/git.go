@@ -130,11 +130,7 @@ func resetDir(dir string) error {
 // gitOutput runs an internal git command (not recorded: listing refs,
 // reading HEAD) and returns its output; a non-zero exit is an error.
 func (j *job) gitOutput(ctx context.Context, args ...string) (string, error) {
-	path, err := j.pool.lookPath("git")
-	if err != nil {
-		return "", err
-	}
-	res, err := runProcess(ctx, path, append([]string{"git"}, args...), j.ckout, j.environ(cmdOpts{vcs: true}).List())
+	res, err := j.process(ctx, append([]string{"git"}, args...), cmdOpts{vcs: true})
 	if err != nil {
 		return "", err
 	}
@@ -302,6 +298,9 @@ func (j *job) updateSubmodules(ctx context.Context, sc SubmoduleConfig) error {
 	}
 	if len(bad) > 0 {
 		return failf(MsgSubmoduleFormat, strings.Join(bad, ", "))
+	}
+	for _, p := range paths {
+		j.submoduleURLs = append(j.submoduleURLs, urls[p])
 	}
 	if _, err := j.must(ctx, []string{"git", "submodule", "sync"}, cmdOpts{vcs: true}); err != nil {
 		return err

@@ -41,6 +41,10 @@ func newRepo(t testing.TB, branch string) *repo {
 		t.Skip(msg)
 	}
 	r := &repo{t: t, dir: t.TempDir()}
+	// The sandbox runs git as nobody when the tests run as root.
+	if err := os.Chmod(r.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	r.git("init", "-q", "-b", branch)
 	return r
 }

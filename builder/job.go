@@ -39,13 +39,18 @@ type job struct {
 	installed bool
 
 	exitCodes []int // of every recorded command, for the §7.8 exit code rule
+
+	// submoduleURLs are the URLs of the submodules being checked out, so
+	// that local ones are visible to git in the sandbox.
+	submoduleURLs []string
 }
 
 // cmdOpts says how a command runs.
 type cmdOpts struct {
 	dir         string // working directory; the checkout when empty
-	vcs         bool   // a VCS command: stdin closed, no prompts, own HOME
+	vcs         bool   // a VCS command: stdin closed, no prompts, own HOME; has network
 	inEnv       bool   // an install or build step: <env>/bin first on PATH
+	network     bool   // needs the network in the sandbox (installing); VCS commands always have it
 	description string
 	// exitCode, when set, decides the recorded exit code from the output
 	// (latexmk's "Output written on" rule).
@@ -58,6 +63,9 @@ var errLeaseLost = errors.New("build lease lost")
 
 // errStopping ends a job because its worker is shutting down.
 var errStopping = errors.New("worker stopping")
+
+// errConfine ends a job whose checkout confineTree could not make safe.
+var errConfine = errors.New("builder: confining the checkout")
 
 // errTimeLimit ends a build that ran past its time limit.
 var errTimeLimit = errors.New("build time limit exceeded")
@@ -108,14 +116,9 @@ func (j *job) environ(o cmdOpts) *environ {
 // command runs, its process group is killed, the command is recorded, and
 // the context's cause is returned.
 func (j *job) run(ctx context.Context, argv []string, o cmdOpts) (processResult, error) {
-	dir := o.dir
-	if dir == "" {
-		dir = j.ckout
-	}
-	path, err := j.pool.lookPath(argv[0])
-	var res processResult
-	if err == nil {
-		res, err = runProcess(ctx, path, argv, dir, j.environ(o).List())
+	res, err := j.process(ctx, argv, o)
+	if errors.Is(err, errSandbox) || errors.Is(err, errConfine) {
+		return res, err // docsd's problem, not the command's
 	}
 	if err != nil {
 		t := now()
@@ -124,9 +127,6 @@ func (j *job) run(ctx context.Context, argv []string, o cmdOpts) (processResult,
 	if o.exitCode != nil && !res.Killed {
 		res.ExitCode = o.exitCode(res.Output, res.ExitCode)
 	}
-	if errors.Is(context.Cause(ctx), errLeaseLost) {
-		return res, errLeaseLost // the build is someone else's now: record nothing
-	}
 	if rerr := j.record(ctx, strings.Join(argv, " "), o.description, res); rerr != nil {
 		return res, rerr
 	}
@@ -134,6 +134,103 @@ func (j *job) run(ctx context.Context, argv []string, o cmdOpts) (processResult,
 		return res, context.Cause(ctx)
 	}
 	return res, nil
+}
+
+// process runs argv as a process of the job, in the sandbox when builds
+// are sandboxed, without recording it, and then confines the checkout
+// (confineTree). An error is returned when the process could not be
+// started, errSandbox when the sandbox is required and can't run, and
+// errConfine when the checkout could not be confined.
+func (j *job) process(ctx context.Context, argv []string, o cmdOpts) (processResult, error) {
+	dir := o.dir
+	if dir == "" {
+		dir = j.ckout
+	}
+	path, err := j.pool.lookPath(argv[0])
+	if err != nil {
+		return processResult{}, err
+	}
+	env := j.environ(o).List()
+	sbx := j.pool.sandbox()
+	if err := j.handOver(sbx); err != nil {
+		return processResult{}, fmt.Errorf("%w: %v", errConfine, err)
+	}
+	if sbx == nil {
+		return j.confined(runProcess(ctx, path, argv, dir, env))
+	}
+	if sbx.err != nil {
+		return processResult{}, sbx.err
+	}
+	spec := sandboxSpec{dir: dir, network: o.vcs || o.network}
+	for _, d := range []string{j.ckout, j.home, j.envDir, j.conda} {
+		if d != "" && isDir(d) {
+			spec.rw = append(spec.rw, d)
+		}
+	}
+	if o.vcs {
+		spec.ro = j.localRepos()
+	}
+	wpath, wargv := sbx.wrap(path, argv, spec)
+	return j.confined(runProcess(ctx, wpath, wargv, dir, env))
+}
+
+// handOver gives the job's directories to whom its commands run as, when
+// docsd runs as root: nobody in the sandbox, root itself otherwise (git
+// refuses a checkout of another user, as one a sandboxed build left). The
+// checkout is walked every time, since docsd writes into it between
+// commands; the other directories only when their top is someone else's.
+func (j *job) handOver(sbx *sandbox) error {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	uid, gid, ok := sbx.owner()
+	if !ok {
+		uid, gid = 0, 0
+	}
+	for _, d := range []string{j.ckout, j.home, j.envDir, j.conda} {
+		if d == "" {
+			continue
+		}
+		if err := handOver(d, uid, gid, d == j.ckout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// confined passes on a process's result after confineTree made the
+// checkout safe for docsd to read again.
+func (j *job) confined(res processResult, err error) (processResult, error) {
+	if err != nil {
+		return res, err
+	}
+	if err := confineTree(j.ckout); err != nil {
+		return res, fmt.Errorf("%w: %v", errConfine, err)
+	}
+	return res, nil
+}
+
+// localRepos are the local repositories (file:// URLs, which the
+// operator allowed) that VCS commands read: the project's and its
+// submodules', relative submodule URLs taken from the project's.
+func (j *job) localRepos() []string {
+	if !j.pool.cfg.AllowLocalRepos {
+		return nil
+	}
+	base, ok := strings.CutPrefix(j.project.Repo, "file://")
+	if !ok {
+		return nil
+	}
+	paths := []string{base}
+	for _, u := range j.submoduleURLs {
+		switch {
+		case strings.HasPrefix(u, "file://"):
+			paths = append(paths, strings.TrimPrefix(u, "file://"))
+		case strings.HasPrefix(u, "./"), strings.HasPrefix(u, "../"):
+			paths = append(paths, filepath.Join(base, u))
+		}
+	}
+	return paths
 }
 
 // must runs argv and fails the build when it exits non-zero.
@@ -149,12 +246,17 @@ func (j *job) must(ctx context.Context, argv []string, o cmdOpts) (processResult
 }
 
 // record stores a command of a build with its output masked. It writes
-// even when ctx has ended (a killed command is recorded too).
+// even when ctx has ended (a killed command is recorded too), except when
+// the build's lease was lost: the build is someone else's now, nothing is
+// recorded and errLeaseLost is returned.
 func (j *job) record(ctx context.Context, command, description string, res processResult) error {
+	if errors.Is(context.Cause(ctx), errLeaseLost) {
+		return errLeaseLost
+	}
 	if j.build == nil {
 		if res.ExitCode != 0 {
 			j.logger.Info("sync command failed", "command", j.mask.Mask(command), "exit_code", res.ExitCode,
-				"output", j.mask.Mask(tail(res.Output, 2000)))
+				"output", tail(j.mask.Mask(res.Output), 2000))
 		}
 		return nil
 	}
@@ -165,7 +267,7 @@ func (j *job) record(ctx context.Context, command, description string, res proce
 	code := res.ExitCode
 	_, err := j.pool.store.AddBuildCommand(wctx, store.BuildCommand{
 		BuildID: j.build.ID, Command: j.mask.Mask(command), Description: description,
-		Output: j.mask.Mask(res.Output), ExitCode: &code, StartTime: res.Start, EndTime: &end,
+		Output: recordedOutput(res.Output, res.Cut, j.mask), ExitCode: &code, StartTime: res.Start, EndTime: &end,
 	})
 	return err
 }

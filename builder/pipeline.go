@@ -48,7 +48,11 @@ func (p *Pool) runBuild(ctx context.Context, b *store.Build, owner string) {
 }
 
 // renewLease extends a lease every RenewEvery until the returned function
-// is called. When the lease is lost, it cancels the job with errLeaseLost.
+// is called. When the lease is lost, it cancels the job with errLeaseLost,
+// which kills the running command's process tree at once: when the store
+// says the lease is someone else's, and when no extension succeeded for a
+// whole Lease (the store is unreachable), since by then the sweeper may
+// have finished the build.
 func (p *Pool) renewLease(ctx context.Context, cancel context.CancelCauseFunc, extend func(context.Context) error) func() {
 	done := make(chan struct{})
 	stopped := make(chan struct{})
@@ -56,6 +60,7 @@ func (p *Pool) renewLease(ctx context.Context, cancel context.CancelCauseFunc, e
 		defer close(stopped)
 		t := time.NewTicker(p.cfg.RenewEvery)
 		defer t.Stop()
+		held := time.Now() // the lease is ours until held + Lease
 		for {
 			select {
 			case <-done:
@@ -63,12 +68,21 @@ func (p *Pool) renewLease(ctx context.Context, cancel context.CancelCauseFunc, e
 			case <-ctx.Done():
 				return
 			case <-t.C:
+				attempt := time.Now()
 				err := extend(ctx)
 				switch {
+				case err == nil:
+					held = attempt
 				case errs.Is(err, errs.Conflict):
 					cancel(errLeaseLost)
 					return
-				case err != nil && ctx.Err() == nil:
+				case ctx.Err() != nil:
+					return
+				case time.Since(held) >= p.cfg.Lease:
+					p.logger.Warn("lease expired: no extension succeeded for a whole lease; stopping", "err", err)
+					cancel(errLeaseLost)
+					return
+				default:
 					p.logger.Warn("extending lease", "err", err)
 				}
 			}
@@ -119,6 +133,15 @@ func (j *job) setDirs() {
 func (j *job) prepareDirs() error {
 	if err := resetDir(j.home); err != nil {
 		return err
+	}
+	if j.pool.cfg.AllowLocalRepos {
+		// git refuses local repositories of another user (the sandbox runs
+		// git as nobody), and only reads safe.directory from the global
+		// configuration in the process that serves a file:// clone. The
+		// operator allowed local repositories.
+		if err := os.WriteFile(filepath.Join(j.home, ".gitconfig"), []byte("[safe]\n\tdirectory = *\n"), 0o644); err != nil {
+			return err
+		}
 	}
 	return os.MkdirAll(j.ckout, 0o755)
 }

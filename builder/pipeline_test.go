@@ -380,42 +380,81 @@ func TestPipelineEnvironmentVariablesMasked(t *testing.T) {
 	}
 }
 
-// sleeperPy sleeps after starting a child that sleeps too and writing the
-// child's pid to pidFile, so that a test can check the whole process tree
-// was killed.
-func sleeperPy(pidFile string) string {
+// sleeper is a setup.py or conf.py that starts a child process, writes
+// a file into its HOME and sleeps. The child's command line holds a token
+// by which the test finds it among the machine's processes: in the
+// sandbox, its pid is not the host's.
+type sleeper struct {
+	token   string
+	started string // the file the script writes once its child runs
+}
+
+// newSleeper returns a sleeper for the project slug of f.
+func newSleeper(f *fixture, slug string) *sleeper {
+	return &sleeper{
+		token:   "docsd-test-child-" + randomHex(8),
+		started: filepath.Join(f.data, "homes", slug, "child.started"),
+	}
+}
+
+// script is the Python code of the sleeper; a daemon child leaves the
+// process group for a session of its own (setsid).
+func (s *sleeper) script(daemon bool) string {
+	session := "False"
+	if daemon {
+		session = "True"
+	}
 	return "import os, subprocess, sys, time\n" +
-		"child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n" +
-		"open(" + pyQuote(pidFile) + ", 'w').write(str(child.pid))\n" +
+		"child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)', " + pyQuote(s.token) + "], start_new_session=" + session + ")\n" +
+		"open(os.path.join(os.environ['HOME'], 'child.started'), 'w').write(str(child.pid))\n" +
 		"print('sleeping', flush=True)\n" +
 		"time.sleep(120)\n"
 }
 
-// waitGone fails the test unless the process has exited (a zombie that
-// nobody reaped counts as exited) within a few seconds.
-func waitGone(t *testing.T, pidFile string) {
+// pids returns the machine's live processes whose command line holds the
+// sleeper's token.
+func (s *sleeper) pids() []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil || !strings.Contains(string(cmdline), s.token) {
+			continue
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if f := strings.Fields(string(stat)); err == nil && len(f) > 2 && f[2] != "Z" {
+			out = append(out, pid) // a zombie nobody reaped counts as exited
+		}
+	}
+	return out
+}
+
+// waitGone fails the test unless the sleeper's child started and has
+// exited within a few seconds.
+func (s *sleeper) waitGone(t *testing.T) {
 	t.Helper()
-	data, err := os.ReadFile(pidFile)
-	if err != nil {
+	if _, err := os.Stat(s.started); err != nil {
 		t.Fatalf("the build never started its child: %v", err)
 	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	var left []int
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil || syscall.Kill(pid, 0) != nil {
-			return
-		}
-		if f := strings.Fields(string(stat)); len(f) > 2 && f[2] == "Z" {
+		if left = s.pids(); len(left) == 0 {
 			return
 		}
 	}
-	syscall.Kill(pid, syscall.SIGKILL)
-	t.Errorf("child process %d outlived its build", pid)
+	for _, pid := range left {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	t.Errorf("child processes %v outlived their build", left)
 }
 
 func TestPipelineTimeLimitKillsProcessTree(t *testing.T) {
 	f := newFixture(t, store.SQLite, Config{BuildTimeLimit: 3 * time.Second})
-	imp, pidFile := sleeperProject(t, f)
+	imp, child := sleeperProject(t, f, false)
 	next := newRepo(t, "master")
 	next.commit("docs", markdownSite)
 	nextBuild := f.importProject("Next", next).Build
@@ -433,7 +472,7 @@ func TestPipelineTimeLimitKillsProcessTree(t *testing.T) {
 	if !strings.HasSuffix(last.Command, "setup.py install --force") || last.ExitCode == nil || *last.ExitCode != -9 || !strings.Contains(last.Output, "sleeping") {
 		t.Errorf("killed command %q: exit %v output %q; want exit -9 with its partial output", last.Command, deref(last.ExitCode), last.Output)
 	}
-	waitGone(t, pidFile)
+	child.waitGone(t)
 	f.mustSucceed(nextBuild)
 }
 

@@ -44,6 +44,13 @@ type Config struct {
 	AllowLocalRepos         bool          // allows file:// submodules
 	BuildImagePrefix        string        // prefix of build.image in stored configs; readthedocs/build
 	PackageIndexURL         string        // checked before pip runs; https://pypi.org/simple/
+	// Sandbox says whether build commands run in a bubblewrap sandbox:
+	// SandboxAuto (the default), SandboxBwrap or SandboxOff.
+	Sandbox string
+	// SandboxHide are directories build commands must not see besides
+	// DataDir: docsd's whole data directory, the SQLite database's
+	// directory, artifact storage.
+	SandboxHide []string
 }
 
 func (c *Config) defaults() {
@@ -77,6 +84,9 @@ func (c *Config) defaults() {
 	if c.DataDir == "" {
 		c.DataDir = "."
 	}
+	if c.Sandbox == "" {
+		c.Sandbox = SandboxAuto
+	}
 	// Build commands run in the checkout, so every directory handed to them
 	// must be absolute.
 	if abs, err := filepath.Abs(c.DataDir); err == nil {
@@ -96,6 +106,9 @@ type Pool struct {
 	indexMu      sync.Mutex // guards indexOK and indexChecked
 	indexOK      bool
 	indexChecked time.Time
+
+	sandboxOnce sync.Once
+	sbx         *sandbox // set by sandboxOnce; nil: commands run unsandboxed
 
 	toolsMu sync.Mutex           // guards tools
 	tools   map[string]time.Time // "tool\x00env kind" → when it was found to run
@@ -135,6 +148,15 @@ func New(s *store.Store, arts artifacts.Storage, cfg Config, logger *slog.Logger
 	return p
 }
 
+// sandbox returns the build sandbox, set up (and bwrap probed) on first
+// use; nil when build commands run unsandboxed.
+func (p *Pool) sandbox() *sandbox {
+	p.sandboxOnce.Do(func() {
+		p.sbx = newSandbox(p.cfg.Sandbox, append([]string{p.cfg.DataDir}, p.cfg.SandboxHide...), p.logger)
+	})
+	return p.sbx
+}
+
 // Wake tells idle workers that work was queued, so they look at once
 // instead of at their next poll.
 func (p *Pool) Wake() {
@@ -150,6 +172,7 @@ func (p *Pool) Wake() {
 // Start runs n workers and the stale-build sweeper until Stop is called or
 // ctx ends.
 func (p *Pool) Start(ctx context.Context, n int) {
+	p.sandbox() // says at once whether builds are sandboxed
 	ctx, cancel := context.WithCancelCause(ctx)
 	p.mu.Lock()
 	p.stop = cancel

@@ -71,7 +71,8 @@ func (e *environ) List() []string {
 // masker replaces secret values (project environment variable values of 4
 // characters or more) by `***` (behavior.md §7.6).
 type masker struct {
-	r *strings.Replacer
+	r       *strings.Replacer
+	longest int // characters of the longest secret
 }
 
 // newMasker returns a masker for values; shorter values are left alone.
@@ -94,7 +95,11 @@ func newMasker(values []string) *masker {
 	for _, s := range secrets {
 		pairs = append(pairs, s, "***")
 	}
-	return &masker{r: strings.NewReplacer(pairs...)}
+	m := &masker{r: strings.NewReplacer(pairs...)}
+	for _, s := range secrets {
+		m.longest = max(m.longest, utf8.RuneCountInString(s))
+	}
+	return m
 }
 
 // Mask returns s with every secret replaced by `***`.
@@ -129,13 +134,22 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// cleanOutput decodes raw command output as UTF-8 with replacement,
-// removes NUL characters and truncates it to MaxOutput characters
-// (behavior.md §7.4). cut says that bytes were already dropped while
-// capturing.
-func cleanOutput(raw []byte, cut bool) string {
-	s := strings.ToValidUTF8(string(raw), "\uFFFD")
-	s = strings.ReplaceAll(s, "\x00", "")
+// decodeOutput decodes raw command output as UTF-8 with replacement and
+// removes NUL characters (behavior.md §7.4).
+func decodeOutput(raw []byte) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(string(raw), "\uFFFD"), "\x00", "")
+}
+
+// recordedOutput is decoded output as it is stored: masked first and only
+// then truncated to MaxOutput characters, so that the limit never cuts a
+// secret in two and leaves its first part unmasked (behavior.md §7.4,
+// §7.6). cut says that bytes were dropped while capturing; the characters
+// before that point that could begin a cut secret are dropped too.
+func recordedOutput(s string, cut bool, m *masker) string {
+	if cut && m != nil && m.longest > 1 {
+		s = dropLastRunes(s, m.longest-1)
+	}
+	s = m.Mask(s)
 	if utf8.RuneCountInString(s) > MaxOutput {
 		n, i := 0, 0
 		for i = range s {
@@ -153,9 +167,19 @@ func cleanOutput(raw []byte, cut bool) string {
 	return s
 }
 
+// dropLastRunes returns s without its last n characters.
+func dropLastRunes(s string, n int) string {
+	for ; n > 0 && s != ""; n-- {
+		_, size := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-size]
+	}
+	return s
+}
+
 // processResult is what running one process produced.
 type processResult struct {
-	Output   string // cleaned, not yet masked
+	Output   string // decoded, neither masked nor truncated (recordedOutput does both)
+	Cut      bool   // output beyond maxCapture bytes was dropped while capturing
 	ExitCode int
 	Start    time.Time
 	End      time.Time
@@ -197,7 +221,8 @@ func runProcess(ctx context.Context, path string, argv []string, dir string, env
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	res.Killed = ctx.Err() != nil
 	res.ExitCode = exitCode(cmd, err)
-	res.Output = cleanOutput(out.buf.Bytes(), out.dropped > 0)
+	res.Output = decodeOutput(out.buf.Bytes())
+	res.Cut = out.dropped > 0
 	return res, nil
 }
 

@@ -8,17 +8,34 @@ import (
 	"unicode/utf8"
 )
 
-func TestCleanOutput(t *testing.T) {
-	if got := cleanOutput([]byte("a\x00b\xffc"), false); got != "ab\uFFFDc" {
-		t.Errorf("cleanOutput = %q, want NULs removed and invalid UTF-8 replaced", got)
+func TestRecordedOutput(t *testing.T) {
+	if got := decodeOutput([]byte("a\x00b\xffc")); got != "ab\uFFFDc" {
+		t.Errorf("decodeOutput = %q, want NULs removed and invalid UTF-8 replaced", got)
 	}
 	long := strings.Repeat("é", MaxOutput+10)
-	got := cleanOutput([]byte(long), false)
+	got := recordedOutput(long, false, nil)
 	if !strings.HasSuffix(got, TruncationNotice) || utf8.RuneCountInString(strings.TrimSuffix(got, TruncationNotice)) != MaxOutput {
 		t.Errorf("long output: %d characters, want %d plus the notice", utf8.RuneCountInString(got), MaxOutput)
 	}
-	if got := cleanOutput([]byte("short"), true); got != "short"+TruncationNotice {
+	if got := recordedOutput("short", true, nil); got != "short"+TruncationNotice {
 		t.Errorf("output cut while capturing: %q", got)
+	}
+
+	// A secret across the limit is masked whole before the cut.
+	const secret = "s3cr3t-value"
+	m := newMasker([]string{secret})
+	out := strings.Repeat("x", MaxOutput-5) + secret + "tail"
+	got = recordedOutput(out, false, m)
+	if want := strings.Repeat("x", MaxOutput-5) + "***ta" + TruncationNotice; got != want {
+		t.Errorf("secret across the limit: got …%q, want …%q", tail(got, 60), tail(want, 60))
+	}
+	if got := recordedOutput("x"+secret, false, m); got != "x***" {
+		t.Errorf("short output: %q", got)
+	}
+	// Output cut while capturing may end inside a secret: its start is
+	// not recorded either.
+	if got := recordedOutput("all good so far: "+secret[:6], true, m); strings.Contains(got, secret[:6]) || !strings.HasPrefix(got, "all good") {
+		t.Errorf("secret cut while capturing: %q", got)
 	}
 }
 

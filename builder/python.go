@@ -58,20 +58,21 @@ func (j *job) prepareEnv(ctx context.Context, cfg *BuildConfig) error {
 	j.envKind = strings.Join(argv, " ")
 	argv = append(argv, j.envDir)
 	marker := strings.Join(argv, " ") + "\nimage=" + cfg.Image + "\n"
-	if b, err := os.ReadFile(filepath.Join(j.envDir, envMarker)); err == nil && string(b) == marker && isFile(j.python()) {
+	if b, err := readRegularFile(filepath.Join(j.envDir, envMarker)); err == nil && string(b) == marker && isFile(j.python()) {
 		j.installed = exists(filepath.Join(j.envDir, installedMarker))
 		return nil
 	}
 	if err := os.RemoveAll(j.envDir); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(j.envDir), 0o755); err != nil {
+	// An empty directory, so that the sandbox can bind it for venv to fill.
+	if err := os.MkdirAll(j.envDir, 0o755); err != nil {
 		return err
 	}
 	if _, err := j.must(ctx, argv, cmdOpts{}); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(j.envDir, envMarker), []byte(marker), 0o644)
+	return writeNewFile(filepath.Join(j.envDir, envMarker), []byte(marker))
 }
 
 // prepareConda creates a conda environment named after the version in the
@@ -87,7 +88,7 @@ func (j *job) prepareConda(ctx context.Context, cfg *BuildConfig) error {
 	}
 	j.conda = envsPath
 	j.installed = true
-	_, err := j.must(ctx, []string{"conda", "env", "create", "--quiet", "--name", j.version.Slug, "--file", *cfg.Conda}, cmdOpts{inEnv: true})
+	_, err := j.must(ctx, []string{"conda", "env", "create", "--quiet", "--name", j.version.Slug, "--file", *cfg.Conda}, cmdOpts{inEnv: true, network: true})
 	return err
 }
 
@@ -155,11 +156,13 @@ func (j *job) install(ctx context.Context, cfg *BuildConfig) error {
 		if !j.installed {
 			// The environment no longer holds only the system's packages.
 			j.installed = true
-			if err := os.WriteFile(filepath.Join(j.envDir, installedMarker), nil, 0o644); err != nil {
+			if err := writeNewFile(filepath.Join(j.envDir, installedMarker), nil); err != nil {
 				return err
 			}
 		}
-		if _, err := j.must(ctx, st.argv, cmdOpts{inEnv: true}); err != nil {
+		// pip needs the package index, so the installing step keeps the
+		// network (setup.py runs with it; docsd's data stays hidden).
+		if _, err := j.must(ctx, st.argv, cmdOpts{inEnv: true, network: true}); err != nil {
 			return err
 		}
 	}
@@ -184,11 +187,7 @@ func (j *job) findRequirements() string {
 // pipAvailable checks, without recording, that the environment has pip
 // and that the package index answers within 5 seconds.
 func (j *job) pipAvailable(ctx context.Context) bool {
-	path, err := j.pool.lookPath(j.python())
-	if err != nil {
-		return false
-	}
-	res, err := runProcess(ctx, path, []string{j.python(), "-m", "pip", "--version"}, j.ckout, j.environ(cmdOpts{inEnv: true}).List())
+	res, err := j.process(ctx, []string{j.python(), "-m", "pip", "--version"}, cmdOpts{inEnv: true})
 	if err != nil || res.ExitCode != 0 {
 		return false
 	}

@@ -2,11 +2,11 @@ package builder
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -184,17 +184,17 @@ func TestLeaseExpiry(t *testing.T) {
 }
 
 // sleeperProject imports a project whose install step sleeps with a child
-// process; it returns the import and the child's pid file.
-func sleeperProject(t *testing.T, f *fixture) (*store.ImportResult, string) {
+// process; it returns the import and the sleeper.
+func sleeperProject(t *testing.T, f *fixture, daemon bool) (*store.ImportResult, *sleeper) {
 	t.Helper()
-	pidFile := filepath.Join(t.TempDir(), "child.pid")
+	child := newSleeper(f, "sleeper")
 	r := newRepo(t, "master")
-	files := map[string]string{".readthedocs.yaml": setuptoolsConfig, "setup.py": sleeperPy(pidFile)}
+	files := map[string]string{".readthedocs.yaml": setuptoolsConfig, "setup.py": child.script(daemon)}
 	for name, content := range markdownSite {
 		files[name] = content
 	}
 	r.commit("docs", files)
-	return f.importProject("Sleeper", r), pidFile
+	return f.importProject("Sleeper", r), child
 }
 
 // waitFile waits until a file exists.
@@ -213,14 +213,14 @@ func waitFile(t *testing.T, path string) {
 // processes and writes nothing more.
 func TestLeaseLostStopsTheBuild(t *testing.T) {
 	f := newFixture(t, store.SQLite, Config{RenewEvery: 50 * time.Millisecond})
-	imp, pidFile := sleeperProject(t, f)
+	imp, child := sleeperProject(t, f, false)
 	ctx := context.Background()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		f.pool.RunNext(ctx, "worker")
 	}()
-	waitFile(t, pidFile)
+	waitFile(t, child.started)
 	const swept = "taken away"
 	if _, err := f.store.FinishBuild(ctx, imp.Build.ID, store.BuildResult{Error: swept}); err != nil {
 		t.Fatal(err)
@@ -231,7 +231,7 @@ func TestLeaseLostStopsTheBuild(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the worker kept running a build it no longer held")
 	}
-	waitGone(t, pidFile)
+	child.waitGone(t)
 	b := f.build(imp.Build.ID)
 	if b.Error != swept || b.Success {
 		t.Errorf("build: success %v error %q; the worker overwrote the sweeper's result", b.Success, b.Error)
@@ -245,17 +245,41 @@ func TestLeaseLostStopsTheBuild(t *testing.T) {
 // build's processes and finishes it as failed.
 func TestStopKillsTheRunningBuild(t *testing.T) {
 	f := newFixture(t, store.SQLite, Config{})
-	imp, pidFile := sleeperProject(t, f)
+	imp, child := sleeperProject(t, f, false)
 	f.pool.Start(context.Background(), 2)
-	waitFile(t, pidFile)
+	waitFile(t, child.started)
 	start := time.Now()
 	f.pool.Stop()
 	if took := time.Since(start); took > 20*time.Second {
 		t.Errorf("Stop took %v", took)
 	}
-	waitGone(t, pidFile)
+	child.waitGone(t)
 	b := f.build(imp.Build.ID)
 	if b.State != store.Finished || b.Success || b.Error != fmt.Sprintf(MsgInternalFormat, b.ID) {
 		t.Errorf("build: state %s success %v error %q", b.State, b.Success, b.Error)
+	}
+}
+
+// TestRenewLeaseGivesUpWhenTheStoreIsUnreachable: a worker that could not
+// extend its lease for a whole lease stops the build, since the sweeper
+// may have finished it by then.
+func TestRenewLeaseGivesUpWhenTheStoreIsUnreachable(t *testing.T) {
+	const lease = 300 * time.Millisecond
+	f := newFixture(t, store.SQLite, Config{Lease: lease, RenewEvery: 50 * time.Millisecond})
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	start := time.Now()
+	stop := f.pool.renewLease(ctx, cancel, func(context.Context) error { return errors.New("connection refused") })
+	defer stop()
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the worker kept a lease it could not extend")
+	}
+	if took := time.Since(start); took < lease {
+		t.Errorf("stopped after %v, before the lease of %v ran out", took, lease)
+	}
+	if cause := context.Cause(ctx); !errors.Is(cause, errLeaseLost) {
+		t.Errorf("cause %v, want errLeaseLost", cause)
 	}
 }

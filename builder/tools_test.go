@@ -126,17 +126,17 @@ func TestSphinxProject(t *testing.T) {
 
 func TestSphinxTimeLimitInConfPy(t *testing.T) {
 	toolsOrSkip(t, "sphinx")
-	pidFile := filepath.Join(t.TempDir(), "child.pid")
 	r := newRepo(t, "master")
-	r.commit("docs", map[string]string{"docs/conf.py": sleeperPy(pidFile), "docs/index.rst": "X\n=\n"})
 	f := newFixture(t, store.SQLite, Config{BuildTimeLimit: 4 * time.Second})
+	child := newSleeper(f, "sleepy")
+	r.commit("docs", map[string]string{"docs/conf.py": child.script(false), "docs/index.rst": "X\n=\n"})
 	imp := f.importProject("Sleepy", r)
 	f.drain()
 	b := f.build(imp.Build.ID)
 	if b.Success || b.Error != MsgTimeout {
 		t.Errorf("build: success %v error %q, want %q", b.Success, b.Error, MsgTimeout)
 	}
-	waitGone(t, pidFile)
+	child.waitGone(t)
 }
 
 func TestMkDocsProject(t *testing.T) {

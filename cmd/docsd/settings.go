@@ -6,9 +6,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
+	"docsd/builder"
 	"docsd/rest"
 )
 
@@ -34,6 +36,7 @@ type Settings struct {
 	AllowPrivateRepos       bool
 	AllowLocalRepos         bool
 	BuildImagePrefix        string
+	BuildSandbox            string
 	LogFormat               string
 }
 
@@ -113,6 +116,7 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	boolean(&s.AllowPrivateRepos, "allow-private-repos", false, "accept ssh:// and user@host:path repository URLs")
 	boolean(&s.AllowLocalRepos, "allow-local-repos", false, "accept file:// repository URLs (development and tests)")
 	str(&s.BuildImagePrefix, "build-image-prefix", "readthedocs/build", "prefix of build.image in stored build configurations")
+	str(&s.BuildSandbox, "build-sandbox", builder.SandboxAuto, "run build commands in a bubblewrap sandbox: auto (when bwrap works), bwrap (required) or off")
 	str(&s.LogFormat, "log-format", "text", "log format: text or json")
 }
 
@@ -145,6 +149,9 @@ func (s *Settings) resolve() error {
 	}
 	if s.MaxPageSize <= 0 {
 		return fmt.Errorf("--max-page-size must be positive")
+	}
+	if s.BuildSandbox != "" && !slices.Contains(builder.SandboxModes, s.BuildSandbox) {
+		return fmt.Errorf("--build-sandbox %q must be one of %s", s.BuildSandbox, strings.Join(builder.SandboxModes, ", "))
 	}
 	if s.BuildWorkers < 0 || s.BuildTimeLimit <= 0 || s.GitCloneDepth < 0 {
 		return fmt.Errorf("--build-workers and --git-clone-depth must not be negative, --build-time-limit must be positive")

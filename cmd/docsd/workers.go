@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"docsd/builder"
@@ -25,7 +26,23 @@ func (a *app) newPool() *builder.Pool {
 		AllowPrivateRepos:       s.AllowPrivateRepos,
 		AllowLocalRepos:         s.AllowLocalRepos,
 		BuildImagePrefix:        s.BuildImagePrefix,
+		Sandbox:                 s.BuildSandbox,
+		SandboxHide:             append([]string{s.DataDir}, sqliteFiles(s.DatabaseURL)...),
 	}, a.logger)
+}
+
+// sqliteFiles are the files of a SQLite database URL (as store.Open reads
+// it), which build commands must not see; none for PostgreSQL.
+func sqliteFiles(databaseURL string) []string {
+	if strings.HasPrefix(databaseURL, "postgres://") || strings.HasPrefix(databaseURL, "postgresql://") {
+		return nil
+	}
+	path := strings.TrimPrefix(strings.TrimPrefix(databaseURL, "sqlite://"), "file:")
+	path, _, _ = strings.Cut(path, "?")
+	if path == "" {
+		return nil
+	}
+	return []string{path, path + "-wal", path + "-shm", path + "-journal"}
 }
 
 // startWorkers finishes the builds whose workers died (always, even with
