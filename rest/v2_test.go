@@ -3,7 +3,6 @@ package rest_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -20,19 +19,8 @@ import (
 	"docsd/storetest"
 )
 
-// The golden files are rewritten with `go test ./rest/ -update`. The flag is
-// defined here only if no other test file of the package defines it (as a
-// package-level variable, which is initialised before any init runs).
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files under testdata/")
-	}
-}
-
-func v2UpdateGoldens() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+// v2UpdateGoldens reports whether -update was given.
+func v2UpdateGoldens() bool { return *rest.UpdateGoldens }
 
 const v2PublicURL = "https://docs.example.com"
 

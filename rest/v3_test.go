@@ -3,7 +3,6 @@ package rest
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,19 +18,8 @@ import (
 	"docsd/storetest"
 )
 
-// The -update flag rewrites golden files. It is registered here unless
-// another test file of the package registered it first.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files under testdata/")
-	}
-}
-
 // v3UpdateGoldens reports whether -update was given.
-func v3UpdateGoldens() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+func v3UpdateGoldens() bool { return *updateGoldens }
 
 const v3PublicURL = "https://docs.example.com"
 
