@@ -172,12 +172,18 @@ func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
 	})
 }
 
-func (c *command) serve(ctx context.Context, args []string) error {
-	fs, env := c.flags("serve", "serve [flags]")
+// parseAndOpen parses a subcommand's flags (it takes no positional
+// arguments) and opens the app.
+func (c *command) parseAndOpen(ctx context.Context, name string, args []string) (*app, error) {
+	fs, env := c.flags(name, name+" [flags]")
 	if _, err := c.parse(fs, env, args); err != nil {
-		return err
+		return nil, err
 	}
-	a, err := c.open(ctx)
+	return c.open(ctx)
+}
+
+func (c *command) serve(ctx context.Context, args []string) error {
+	a, err := c.parseAndOpen(ctx, "serve", args)
 	if err != nil {
 		return err
 	}
@@ -212,11 +218,7 @@ func (c *command) serve(ctx context.Context, args []string) error {
 }
 
 func (c *command) worker(ctx context.Context, args []string) error {
-	fs, env := c.flags("worker", "worker [flags]")
-	if _, err := c.parse(fs, env, args); err != nil {
-		return err
-	}
-	a, err := c.open(ctx)
+	a, err := c.parseAndOpen(ctx, "worker", args)
 	if err != nil {
 		return err
 	}
