@@ -9,7 +9,7 @@ import (
 )
 
 const buildColumns = `b.id, b.project_id, b.version_id, b.type, b.state, b.created, b.started, b.finished_at,
-	b.success, b.error, b.exit_code, b.commit_hash, b.length, b.config, b.builder, b.lease_owner, b.lease_expires`
+	b.success, b.error, b.error_id, b.exit_code, b.commit_hash, b.length, b.config, b.readthedocs_yaml_path, b.builder, b.lease_owner, b.lease_expires`
 
 // runningStates are the states of a build that a worker is working on.
 const runningStates = `('cloning', 'installing', 'building')`
@@ -269,10 +269,22 @@ func (s *Store) SetBuildConfig(ctx context.Context, id int64, configJSON string)
 	})
 }
 
+// SetBuildConfigPath records the custom configuration path the build used
+// (api-2026.md §A1.6, §A1.9); nil clears it.
+func (s *Store) SetBuildConfigPath(ctx context.Context, id int64, path *string) error {
+	return s.InTx(ctx, "store.SetBuildConfigPath", func(tx *Tx) error {
+		_, err := tx.exec(ctx, `UPDATE builds SET readthedocs_yaml_path = ? WHERE id = ?`, path, id)
+		return err
+	})
+}
+
 // BuildResult is how a build ended.
 type BuildResult struct {
-	Success  bool
-	Error    string
+	Success bool
+	Error   string
+	// ErrorID is the notification message id of a failure (api-2026.md
+	// §A4.2), empty on success.
+	ErrorID  string
 	ExitCode *int
 }
 
@@ -294,9 +306,9 @@ func (s *Store) FinishBuild(ctx context.Context, id int64, r BuildResult) (*Buil
 		if started == nil {
 			started = &tx.Now
 		}
-		if _, err := tx.exec(ctx, `UPDATE builds SET state = 'finished', success = ?, error = ?, exit_code = ?, finished_at = ?,
+		if _, err := tx.exec(ctx, `UPDATE builds SET state = 'finished', success = ?, error = ?, error_id = ?, exit_code = ?, finished_at = ?,
 			started = ?, length = ?, lease_owner = NULL, lease_expires = NULL WHERE id = ?`,
-			r.Success, r.Error, r.ExitCode, tx.Now, *started, lengthSince(started, tx.Now), id); err != nil {
+			r.Success, r.Error, r.ErrorID, r.ExitCode, tx.Now, *started, lengthSince(started, tx.Now), id); err != nil {
 			return err
 		}
 		return tx.get(ctx, &out, `SELECT `+buildColumns+` FROM builds b WHERE b.id = ?`, id)
@@ -312,6 +324,10 @@ func (s *Store) FinishBuild(ctx context.Context, id int64, r BuildResult) (*Buil
 func InactivityMessage(id int64) string {
 	return fmt.Sprintf("This build was terminated due to inactivity. If you continue to encounter this error, file a support request with and reference this build id (%d).", id)
 }
+
+// InactivityErrorID is the notification message id of a swept build
+// (api-2026.md §A4.2).
+const InactivityErrorID = "build:app:terminated-due-inactivity"
 
 // SweepStaleBuilds finishes as failed every running build whose lease has
 // expired, or that started more than 1.2 × its time limit ago
@@ -362,10 +378,10 @@ func (s *Store) SweepStaleBuilds(ctx context.Context, defaultLimit time.Duration
 		err := s.InTx(ctx, op, func(tx *Tx) error {
 			// Re-check inside the transaction: the worker may have renewed
 			// its lease since the candidates were read.
-			res, err := tx.exec(ctx, `UPDATE builds SET state = 'finished', success = ?, error = ?, exit_code = NULL, finished_at = ?,
+			res, err := tx.exec(ctx, `UPDATE builds SET state = 'finished', success = ?, error = ?, error_id = ?, exit_code = NULL, finished_at = ?,
 				length = ?, lease_owner = NULL, lease_expires = NULL WHERE id = ? AND state IN `+runningStates+`
 				AND (lease_expires IS NULL OR lease_expires < ?)`,
-				false, InactivityMessage(r.ID), tx.Now, lengthSince(r.Started, tx.Now), r.ID, tx.Now)
+				false, InactivityMessage(r.ID), InactivityErrorID, tx.Now, lengthSince(r.Started, tx.Now), r.ID, tx.Now)
 			if err != nil {
 				return err
 			}

@@ -63,6 +63,7 @@ type Project struct {
 	UseSystemPackages     bool      `db:"use_system_packages"`
 	ExternalBuildsEnabled bool      `db:"external_builds_enabled"`
 	BuildTimeLimit        *int      `db:"build_time_limit"`
+	ReadthedocsYamlPath   *string   `db:"readthedocs_yaml_path"`
 	TranslationOf         *int64    `db:"translation_of"`
 	Created               time.Time `db:"created"`
 	Modified              time.Time `db:"modified"`
@@ -154,20 +155,23 @@ const (
 
 // Build is one attempt to build one version.
 type Build struct {
-	ID           int64      `db:"id"`
-	ProjectID    int64      `db:"project_id"`
-	VersionID    int64      `db:"version_id"`
-	Type         string     `db:"type"`
-	State        string     `db:"state"`
-	Created      time.Time  `db:"created"`
-	Started      *time.Time `db:"started"`
-	FinishedAt   *time.Time `db:"finished_at"`
-	Success      bool       `db:"success"`
-	Error        string     `db:"error"`
-	ExitCode     *int       `db:"exit_code"`
-	Commit       *string    `db:"commit_hash"`
-	Length       *int       `db:"length"`
-	Config       string     `db:"config"`
+	ID         int64      `db:"id"`
+	ProjectID  int64      `db:"project_id"`
+	VersionID  int64      `db:"version_id"`
+	Type       string     `db:"type"`
+	State      string     `db:"state"`
+	Created    time.Time  `db:"created"`
+	Started    *time.Time `db:"started"`
+	FinishedAt *time.Time `db:"finished_at"`
+	Success    bool       `db:"success"`
+	Error      string     `db:"error"`
+	ErrorID    string     `db:"error_id"`
+	ExitCode   *int       `db:"exit_code"`
+	Commit     *string    `db:"commit_hash"`
+	Length     *int       `db:"length"`
+	Config     string     `db:"config"`
+	// ConfigPath is the custom configuration path the build used, if any.
+	ConfigPath   *string    `db:"readthedocs_yaml_path"`
 	Builder      string     `db:"builder"`
 	LeaseOwner   *string    `db:"lease_owner"`
 	LeaseExpires *time.Time `db:"lease_expires"`

@@ -14,7 +14,7 @@ const projectColumns = `p.id, p.name, p.slug, p.description, p.language, p.progr
 	p.privacy_level, p.version_privacy_level, p.tags, p.skip, p.enable_pdf_build,
 	p.enable_epub_build, p.requirements_file, p.conf_py_file, p.install_project,
 	p.python_interpreter, p.use_system_packages, p.external_builds_enabled,
-	p.build_time_limit, p.translation_of, p.created, p.modified`
+	p.build_time_limit, p.readthedocs_yaml_path, p.translation_of, p.created, p.modified`
 
 // Visibility says whose view a read takes (behavior.md §1.5, §5.1). The zero
 // value is the anonymous caller: public data only.
