@@ -25,7 +25,11 @@ const (
 	Conflict                    // the input clashes with existing state
 	Forbidden                   // authenticated, but not allowed
 	Unauthenticated             // credentials missing or bad
+	Unavailable                 // a dependency (the database) does not answer; retry later
 )
+
+// lastKind is the highest Kind, for loops over every kind.
+const lastKind = Unavailable
 
 // String returns the kind's stable code, as GraphQL's extensions.code shows it.
 func (k Kind) String() string {
@@ -40,6 +44,8 @@ func (k Kind) String() string {
 		return "FORBIDDEN"
 	case Unauthenticated:
 		return "UNAUTHENTICATED"
+	case Unavailable:
+		return "UNAVAILABLE"
 	default:
 		return "INTERNAL"
 	}
@@ -47,7 +53,7 @@ func (k Kind) String() string {
 
 // KindFromCode is the inverse of Kind.String; unknown codes are Internal.
 func KindFromCode(code string) Kind {
-	for k := Internal; k <= Unauthenticated; k++ {
+	for k := Internal; k <= lastKind; k++ {
 		if k.String() == code {
 			return k
 		}
@@ -207,6 +213,7 @@ const (
 	MsgTokenSpaces     = "Invalid token header. Token string should not contain spaces."
 	MsgTokenBadChars   = "Invalid token header. Token string should not contain invalid characters."
 	MsgServerError     = "A server error occurred."
+	MsgUnavailable     = "Service temporarily unavailable, try again later."
 	MsgRequired        = "This field is required."
 	MsgNotNull         = "This field may not be null."
 	MsgNotBlank        = "This field may not be blank."
@@ -218,6 +225,10 @@ const (
 	MsgTooLongFormat   = "Ensure this field has no more than %d characters."
 	MsgBadChoiceFormat = `"%s" is not a valid choice.`
 )
+
+// RetryAfterUnavailable is the `Retry-After` (seconds) of an Unavailable
+// answer: long enough for a database restart or failover to begin.
+const RetryAfterUnavailable = "5"
 
 // TooLong is the §2.2 length message for limit n.
 func TooLong(n int) string { return fmt.Sprintf(MsgTooLongFormat, n) }

@@ -7,7 +7,7 @@ import (
 )
 
 func TestKindsRoundTrip(t *testing.T) {
-	for k := Internal; k <= Unauthenticated; k++ {
+	for k := Internal; k <= lastKind; k++ {
 		if got := KindFromCode(k.String()); got != k {
 			t.Errorf("KindFromCode(%q) = %v, want %v", k.String(), got, k)
 		}

@@ -38,10 +38,14 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 		}
 		return gqlErr
 	}
-	if e.Kind == errs.Internal {
+	switch e.Kind {
+	case errs.Internal:
 		slog.ErrorContext(ctx, "graph: internal error", "err", err)
 		gqlErr.Message = errs.MsgServerError
-	} else {
+	case errs.Unavailable:
+		slog.WarnContext(ctx, "graph: unavailable", "err", err)
+		gqlErr.Message = errs.MsgUnavailable
+	default:
 		gqlErr.Message = e.Text()
 	}
 	ext := map[string]any{"code": e.Kind.String()}
@@ -175,9 +179,14 @@ func writeGraphQLError(w http.ResponseWriter, err error) {
 		msg = e.Text()
 	}
 	status := http.StatusInternalServerError
-	if kind == errs.Unauthenticated {
+	switch kind {
+	case errs.Unauthenticated:
 		status = http.StatusUnauthorized
 		w.Header().Set("WWW-Authenticate", "Token")
+	case errs.Unavailable:
+		status = http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", errs.RetryAfterUnavailable)
+		msg = errs.MsgUnavailable
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

@@ -19,6 +19,8 @@ func statusOf(k errs.Kind) int {
 		return http.StatusForbidden
 	case errs.Unauthenticated:
 		return http.StatusUnauthorized
+	case errs.Unavailable:
+		return http.StatusServiceUnavailable
 	default:
 		return http.StatusInternalServerError
 	}
@@ -40,6 +42,8 @@ func errorBody(err error) map[string]any {
 		return map[string]any{"detail": errs.MsgNotFound}
 	case errs.Forbidden:
 		return map[string]any{"detail": errs.MsgForbidden}
+	case errs.Unavailable:
+		return map[string]any{"detail": errs.MsgUnavailable}
 	}
 	var e *errs.Error
 	if errors.As(err, &e) && e.Text() != "" {
@@ -80,13 +84,17 @@ func splitDots(s string) []string {
 }
 
 // writeError answers with err's status and body; 401s carry
-// `WWW-Authenticate: Token`. Internal errors are logged.
+// `WWW-Authenticate: Token`, 503s `Retry-After`. Internal and Unavailable
+// errors are logged.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	kind := errs.KindOf(err)
-	if kind == errs.Internal {
+	switch kind {
+	case errs.Internal:
 		slog.ErrorContext(r.Context(), "api: internal error", "method", r.Method, "path", r.URL.Path, "err", err)
-	}
-	if kind == errs.Unauthenticated {
+	case errs.Unavailable:
+		slog.WarnContext(r.Context(), "api: unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+		w.Header().Set("Retry-After", errs.RetryAfterUnavailable)
+	case errs.Unauthenticated:
 		w.Header().Set("WWW-Authenticate", "Token")
 	}
 	writeJSON(w, r, statusOf(kind), errorBody(err))

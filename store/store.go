@@ -192,9 +192,18 @@ func (s *Store) Close() error {
 	return err
 }
 
-// Ping checks that the database answers.
+// Ping checks that the database answers: it runs a statement (a bare
+// connection check would pass on a PostgreSQL that refuses queries). A
+// database that does not answer is errs.Unavailable.
 func (s *Store) Ping(ctx context.Context) error {
-	return errs.Wrap(errs.Internal, "store.Ping", s.reader.PingContext(ctx))
+	var one int
+	if err := s.reader.GetContext(ctx, &one, "SELECT 1"); err != nil {
+		if e := classify("store.Ping", err); !errs.Is(e, errs.Internal) {
+			return e
+		}
+		return errs.Wrap(errs.Unavailable, "store.Ping", err)
+	}
+	return nil
 }
 
 // QueryCount returns how many statements the store has run so far. Tests use
@@ -365,6 +374,9 @@ func classify(op string, err error) error {
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return errs.Wrap(errs.Internal, op, err)
+	}
+	if unreachable(err) {
+		return errs.Wrap(errs.Unavailable, op, err)
 	}
 	var pqErr *pq.Error
 	if errors.As(err, &pqErr) {

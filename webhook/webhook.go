@@ -286,10 +286,16 @@ func (req *request) decode() error {
 	return json.Unmarshal(req.raw, &req.payload)
 }
 
-// internal answers a failure of docsd itself.
+// internal answers a failure of docsd itself: 503 with Retry-After when the
+// database does not answer, else 500.
 func (h *Handler) internal(err error) *answer {
 	if h.Logger != nil {
 		h.Logger.Error("webhook", "err", err)
+	}
+	if errs.Is(err, errs.Unavailable) {
+		a := fail(http.StatusServiceUnavailable, errs.MsgUnavailable)
+		a.header = http.Header{"Retry-After": {errs.RetryAfterUnavailable}}
+		return a
 	}
 	return fail(http.StatusInternalServerError, errs.MsgServerError)
 }

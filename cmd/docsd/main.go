@@ -67,6 +67,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		return printVersion(stdout)
+	}
 	cmd := &command{stdout: stdout, stderr: stderr}
 	err := cmd.dispatch(ctx, args)
 	var u usageError

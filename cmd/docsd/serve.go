@@ -18,6 +18,7 @@ import (
 	"docsd/graph"
 	"docsd/graph/graphiql"
 	"docsd/hosting"
+	"docsd/metrics"
 	"docsd/rest"
 	"docsd/store"
 )
@@ -31,6 +32,7 @@ type app struct {
 	resolver  *graph.Resolver
 	executor  *graph.Executor
 	pool      *builder.Pool
+	metrics   *metrics.Metrics
 	logger    *slog.Logger
 }
 
@@ -40,12 +42,22 @@ func (c *command) open(ctx context.Context) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	arts, err := artifacts.NewLocal(filepath.Join(c.settings.DataDir, "artifacts"))
+	a, err := c.wire(s)
 	if err != nil {
 		s.Close()
 		return nil, err
 	}
+	return a, nil
+}
+
+// wire builds the app over an open store (tests wire stores of their own).
+func (c *command) wire(s *store.Store) (*app, error) {
+	arts, err := artifacts.NewLocal(filepath.Join(c.settings.DataDir, "artifacts"))
+	if err != nil {
+		return nil, err
+	}
 	a := &app{settings: c.settings, store: s, artifacts: arts, logger: c.logger}
+	a.metrics = metrics.New(s, versionString(), c.logger)
 	a.pool = a.newPool()
 	a.resolver = &graph.Resolver{
 		Store: s,
@@ -92,13 +104,10 @@ func (a *app) handler() http.Handler {
 	docs := hosting.New(a.store, a.artifacts, hosting.Config{URLs: a.urls()}, a.logger)
 	mux.Handle("/docs/", docs)
 	mux.Handle("/api/v2/webhook/", a.webhooks())
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		if err := a.store.Ping(r.Context()); err != nil {
-			http.Error(w, "database unavailable", http.StatusServiceUnavailable)
-			return
-		}
-		w.Write([]byte("ok\n"))
-	})
+	mux.Handle("/metrics", a.metrics.Handler())
+	mux.Handle("/readyz", a.readyz())
+	// Liveness: the process answers. Whether it can serve is /readyz.
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok\n")) })
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintf(w, "docsd\n\nAPI v3:   %s/api/v3/\nAPI v2:   %s/api/v2/\nGraphQL:  %s/graphql\nGraphiQL: %s/graphiql/\n",
@@ -117,7 +126,7 @@ func (a *app) handler() http.Handler {
 			mux.ServeHTTP(w, r)
 		}
 	})
-	return logRequests(a.logger, docs.Hosts(root))
+	return logRequests(a.logger, a.observe, docs.Hosts(root))
 }
 
 // statusRecorder remembers the status a handler wrote, for the access log.
@@ -156,8 +165,9 @@ func (s *statusRecorder) ReadFrom(r io.Reader) (int64, error) {
 
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// logRequests writes one structured log line per request.
-func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
+// logRequests writes one structured log line per request and passes it to
+// observe (the metrics).
+func logRequests(logger *slog.Logger, observe func(*http.Request, int, int, time.Duration), next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
@@ -165,6 +175,7 @@ func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
 		if rec.status == 0 {
 			rec.status = http.StatusOK
 		}
+		observe(r, rec.status, rec.bytes, time.Since(start))
 		logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.Int("status", rec.status), slog.Int("bytes", rec.bytes),

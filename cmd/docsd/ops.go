@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"docsd/errs"
+	"docsd/metrics"
+)
+
+// version is docsd's release, set at link time
+// (`go build -ldflags "-X main.version=1.2.3"`); empty means "read it from
+// the build information".
+var version = ""
+
+// versionString returns the version, the VCS revision when known, and the Go
+// release: `docsd 1.2.3 (rev 1f7dd69, go1.26.8)`.
+func versionString() string {
+	v, rev, dirty := version, "", false
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if v == "" && info.Main.Version != "" {
+			v = info.Main.Version
+		}
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	var extra []string
+	if rev != "" {
+		rev = rev[:min(len(rev), 12)]
+		if dirty {
+			rev += "-dirty"
+		}
+		extra = append(extra, "rev "+rev)
+	}
+	extra = append(extra, runtime.Version())
+	return fmt.Sprintf("docsd %s (%s)", v, strings.Join(extra, ", "))
+}
+
+// printVersion answers `docsd --version`.
+func printVersion(w io.Writer) int {
+	fmt.Fprintln(w, versionString())
+	return 0
+}
+
+// readyTimeout bounds each readiness check.
+const readyTimeout = 3 * time.Second
+
+// readiness is one dependency /readyz checks.
+type readiness struct {
+	name  string
+	check func(ctx context.Context) error
+}
+
+// readyz answers `GET /readyz`: 200 with `{"status": "ok", …}` when every
+// dependency answers, else 503 with `Retry-After` and the failing checks.
+// `/healthz` stays the liveness check: the process is up.
+func (a *app) readyz() http.Handler {
+	checks := []readiness{
+		{"database", a.store.Ping},
+		{"storage", func(context.Context) error { return dirReady(a.artifacts.Root) }},
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+		defer cancel()
+		status, results := http.StatusOK, map[string]string{}
+		for _, c := range checks {
+			if err := c.check(ctx); err != nil {
+				a.logger.WarnContext(ctx, "readyz: not ready", "check", c.name, "err", err)
+				results[c.name] = "unavailable"
+				status = http.StatusServiceUnavailable
+				continue
+			}
+			results[c.name] = "ok"
+		}
+		body := map[string]any{"status": "ok", "checks": results}
+		if status != http.StatusOK {
+			body["status"] = "unavailable"
+			w.Header().Set("Retry-After", errs.RetryAfterUnavailable)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(status)
+		json.NewEncoder(w).Encode(body)
+	})
+}
+
+// dirReady reports whether dir exists and is a directory.
+func dirReady(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	return nil
+}
+
+// observe records an answered request in the metrics.
+func (a *app) observe(r *http.Request, status, bytes int, d time.Duration) {
+	a.metrics.Observe(a.routeOf(r), r.Method, status, bytes, d)
+}
+
+// routeOf labels a request for metrics: docs subdomain requests are
+// metrics.RouteDocs, anything else by its path (metrics.Route).
+func (a *app) routeOf(r *http.Request) string {
+	if a.settings.DocsDomain != "" && !strings.EqualFold(hostOnly(r.Host), a.publicHost()) {
+		return metrics.RouteDocs
+	}
+	return metrics.Route(r.URL.Path)
+}
+
+func (a *app) publicHost() string {
+	u, err := url.Parse(a.settings.PublicURL)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}
+
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return hostport
+}
