@@ -174,24 +174,46 @@ func (s *Store) FindEnvironmentVariables(ctx context.Context, projectID int64, l
 	}
 	err := s.read().sel(ctx, &vs, s.page(`SELECT `+envColumns+` FROM environment_variables WHERE project_id = ?
 		ORDER BY modified DESC, created DESC, id DESC`, limit, offset), projectID)
-	return vs, total, classify(op, err)
+	if err != nil {
+		return nil, 0, classify(op, err)
+	}
+	for _, v := range vs {
+		if err := s.openEnv(v); err != nil {
+			return nil, 0, err
+		}
+	}
+	return vs, total, nil
+}
+
+// openEnv decrypts a variable's value as read from the database.
+func (s *Store) openEnv(v *EnvironmentVariable) error {
+	plain, err := s.sealer.open(v.Value, aadEnvValue)
+	v.Value = plain
+	return err
 }
 
 // FindEnvironmentVariable returns the project's variable with that id.
 func (s *Store) FindEnvironmentVariable(ctx context.Context, projectID, id int64) (*EnvironmentVariable, error) {
 	var v EnvironmentVariable
 	err := s.read().get(ctx, &v, `SELECT `+envColumns+` FROM environment_variables WHERE project_id = ? AND id = ?`, projectID, id)
-	return &v, classify("store.FindEnvironmentVariable", err)
+	if err != nil {
+		return nil, classify("store.FindEnvironmentVariable", err)
+	}
+	return &v, s.openEnv(&v)
 }
 
 // CreateEnvironmentVariable stores a validated variable. A name already used
 // in the project is a Conflict.
 func (s *Store) CreateEnvironmentVariable(ctx context.Context, projectID int64, name, value string) (*EnvironmentVariable, error) {
 	v := &EnvironmentVariable{ProjectID: projectID, Name: name, Value: value}
-	err := s.InTx(ctx, "store.CreateEnvironmentVariable", func(tx *Tx) error {
+	sealed, err := s.sealer.seal(value, aadEnvValue)
+	if err != nil {
+		return nil, err
+	}
+	err = s.InTx(ctx, "store.CreateEnvironmentVariable", func(tx *Tx) error {
 		v.Created, v.Modified = tx.Now, tx.Now
 		id, err := tx.insert(ctx, `INSERT INTO environment_variables (project_id, name, value, created, modified) VALUES (?, ?, ?, ?, ?)`,
-			projectID, name, value, v.Created, v.Modified)
+			projectID, name, sealed, v.Created, v.Modified)
 		v.ID = id
 		return err
 	})
@@ -231,8 +253,12 @@ func (tx *Tx) CreateIntegration(ctx context.Context, projectID int64, typ, secre
 		}
 	}
 	in := &Integration{ProjectID: projectID, Type: typ, Secret: secret, Created: tx.Now}
+	sealed, err := tx.s.sealer.seal(secret, aadIntegrationSecret)
+	if err != nil {
+		return nil, err
+	}
 	id, err := tx.insert(ctx, `INSERT INTO integrations (project_id, integration_type, secret, created) VALUES (?, ?, ?, ?)`,
-		projectID, typ, secret, tx.Now)
+		projectID, typ, sealed, tx.Now)
 	in.ID = id
 	return in, err
 }
@@ -252,14 +278,32 @@ func (s *Store) CreateIntegration(ctx context.Context, projectID int64, typ stri
 func (s *Store) FindIntegrations(ctx context.Context, projectID int64) ([]*Integration, error) {
 	ins := []*Integration{}
 	err := s.read().sel(ctx, &ins, `SELECT `+integrationColumns+` FROM integrations WHERE project_id = ? ORDER BY id`, projectID)
-	return ins, classify("store.FindIntegrations", err)
+	if err != nil {
+		return nil, classify("store.FindIntegrations", err)
+	}
+	for _, in := range ins {
+		if err := s.openIntegration(in); err != nil {
+			return nil, err
+		}
+	}
+	return ins, nil
+}
+
+// openIntegration decrypts an integration's secret as read from the database.
+func (s *Store) openIntegration(in *Integration) error {
+	plain, err := s.sealer.open(in.Secret, aadIntegrationSecret)
+	in.Secret = plain
+	return err
 }
 
 // FindIntegration returns the project's integration with that id.
 func (s *Store) FindIntegration(ctx context.Context, projectID, id int64) (*Integration, error) {
 	var in Integration
 	err := s.read().get(ctx, &in, `SELECT `+integrationColumns+` FROM integrations WHERE project_id = ? AND id = ?`, projectID, id)
-	return &in, classify("store.FindIntegration", err)
+	if err != nil {
+		return nil, classify("store.FindIntegration", err)
+	}
+	return &in, s.openIntegration(&in)
 }
 
 // DeleteIntegration removes the project's integration with that id.

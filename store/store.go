@@ -16,8 +16,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -62,6 +60,7 @@ type Store struct {
 	writer  *sqlx.DB
 	queries atomic.Int64 // statements run, for tests that prove batching
 	stmts   stmtCache    // prepared reads of the reader pool
+	sealer  *Sealer      // encrypts secrets at rest; nil: plaintext (UseSealer)
 
 	// Now returns the current time; tests may replace it. Times are UTC and
 	// truncated to microseconds, the stored precision.
@@ -117,10 +116,8 @@ func open(databaseURL string) (*Store, error) {
 	if path == "" {
 		return nil, errs.E(errs.Invalid, op, "empty database path")
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, errs.Wrap(errs.Internal, op, err)
-		}
+	if err := createPrivate(path); err != nil {
+		return nil, errs.Wrap(errs.Internal, op, err)
 	}
 	// Pragmas are per connection, so they go in the DSN.
 	q := url.Values{}

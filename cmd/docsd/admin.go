@@ -38,7 +38,7 @@ func (c *command) admin(ctx context.Context, group, sub string, args []string) e
 			return usageError("usage: docsd " + synopsis)
 		}
 	}
-	a, err := c.open(ctx)
+	a, err := c.openExisting(ctx)
 	if err != nil {
 		return err
 	}

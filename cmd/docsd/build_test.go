@@ -47,6 +47,7 @@ func TestServeBuildsImportedProject(t *testing.T) {
 	git("tag", "1.0")
 
 	data := t.TempDir()
+	migrated(t, data)
 	var out, errOut bytes.Buffer
 	if code := run(context.Background(), []string{"user", "create", "alice", "--data-dir", data}, &out, &errOut); code != 0 {
 		t.Fatalf("user create: %d %s", code, errOut.String())

@@ -81,6 +81,7 @@ func startServe(t *testing.T, dataDir string, extra ...string) *e2eServer {
 // createUser runs `docsd user create` and returns the printed token.
 func createUser(t *testing.T, dataDir, username string) string {
 	t.Helper()
+	migrated(t, dataDir)
 	var out, errOut bytes.Buffer
 	if code := run(t.Context(), []string{"user", "create", username, "--data-dir", dataDir}, &out, &errOut); code != 0 {
 		t.Fatalf("docsd user create: exit %d: %s", code, errOut.String())

@@ -183,6 +183,8 @@ func (c *command) dispatch(ctx context.Context, args []string) error {
 		return c.migrate(ctx, rest)
 	case "user", "token", "project", "version", "redirect":
 		return c.admin(ctx, name, sub, rest)
+	case "secrets":
+		return c.secrets(ctx, sub, rest)
 	}
 	return usageError(fmt.Sprintf("unknown command %q (see docsd --help)", name))
 }

@@ -32,6 +32,7 @@ var tokenLine = regexp.MustCompile(`^[0-9a-f]{40}\n$`)
 func TestUserAndTokenCommands(t *testing.T) {
 	dir := t.TempDir()
 	data := "--data-dir=" + dir
+	migrated(t, dir)
 	code, out, errOut := docsd(t, "user", "create", "alice", "--email", "alice@example.com", data)
 	if code != 0 || !tokenLine.MatchString(out) {
 		t.Fatalf("user create: code %d, stdout %q, stderr %q; want 0 and a token alone on a line", code, out, errOut)
@@ -91,6 +92,7 @@ func TestUserAndTokenCommands(t *testing.T) {
 func TestProjectAdminCommands(t *testing.T) {
 	dir := t.TempDir()
 	data := "--data-dir=" + dir
+	migrated(t, dir)
 	docsd(t, "user", "create", "alice", data)
 	docsd(t, "user", "create", "bob", data)
 	s, err := store.Open(context.Background(), filepath.Join(dir, "docsd.db"))
@@ -217,6 +219,7 @@ func TestHelpAndSettings(t *testing.T) {
 func TestServe(t *testing.T) {
 	dir := t.TempDir()
 	data := "--data-dir=" + dir
+	migrated(t, dir)
 	_, out, _ := docsd(t, "user", "create", "alice", data)
 	token := strings.TrimSpace(out)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -138,3 +138,12 @@ func TestDatabaseOutageIs503(t *testing.T) {
 		t.Errorf("/healthz: %d, want 200 (liveness does not depend on the database)", resp.StatusCode)
 	}
 }
+
+// migrated runs `docsd migrate` on dataDir: admin commands need an existing
+// database.
+func migrated(t *testing.T, dataDir string) {
+	t.Helper()
+	if code, _, errOut := docsd(t, "migrate", "--data-dir", dataDir); code != 0 {
+		t.Fatalf("docsd migrate: exit %d: %s", code, errOut)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -37,7 +38,11 @@ type app struct {
 }
 
 // open connects to the database (applying migrations) and wires the graph.
+// The data directory is created owner-only when missing.
 func (c *command) open(ctx context.Context) (*app, error) {
+	if err := os.MkdirAll(c.settings.DataDir, 0o700); err != nil {
+		return nil, err
+	}
 	s, err := store.Open(ctx, c.settings.DatabaseURL)
 	if err != nil {
 		return nil, err
@@ -56,6 +61,11 @@ func (c *command) wire(s *store.Store) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	sealer, err := c.settings.sealer()
+	if err != nil {
+		return nil, err
+	}
+	s.UseSealer(sealer)
 	a := &app{settings: c.settings, store: s, artifacts: arts, logger: c.logger}
 	a.metrics = metrics.New(s, versionString(), c.logger)
 	a.pool = a.newPool()
@@ -126,7 +136,8 @@ func (a *app) handler() http.Handler {
 			mux.ServeHTTP(w, r)
 		}
 	})
-	return logRequests(a.logger, a.observe, docs.Hosts(root))
+	throttle := newAuthThrottle(a.settings.AuthFailureRate, a.settings.trustedProxies)
+	return a.logRequests(throttle.middleware(docs.Hosts(root)))
 }
 
 // statusRecorder remembers the status a handler wrote, for the access log.
@@ -165,9 +176,10 @@ func (s *statusRecorder) ReadFrom(r io.Reader) (int64, error) {
 
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// logRequests writes one structured log line per request and passes it to
-// observe (the metrics).
-func logRequests(logger *slog.Logger, observe func(*http.Request, int, int, time.Duration), next http.Handler) http.Handler {
+// logRequests writes one structured log line per request (remote: the
+// connection's peer; client: the client behind trusted proxies) and records
+// it in the metrics.
+func (a *app) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
@@ -175,11 +187,12 @@ func logRequests(logger *slog.Logger, observe func(*http.Request, int, int, time
 		if rec.status == 0 {
 			rec.status = http.StatusOK
 		}
-		observe(r, rec.status, rec.bytes, time.Since(start))
-		logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+		a.observe(r, rec.status, rec.bytes, time.Since(start))
+		a.logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.Int("status", rec.status), slog.Int("bytes", rec.bytes),
-			slog.Duration("duration", time.Since(start)), slog.String("remote", r.RemoteAddr))
+			slog.Duration("duration", time.Since(start)), slog.String("remote", r.RemoteAddr),
+			slog.String("client", clientAddr(r, a.settings.trustedProxies)))
 	})
 }
 
@@ -190,7 +203,11 @@ func (c *command) parseAndOpen(ctx context.Context, name string, args []string) 
 	if _, err := c.parse(fs, env, args); err != nil {
 		return nil, err
 	}
-	return c.open(ctx)
+	a, err := c.open(ctx)
+	if err == nil {
+		a.warnPlaintextSecrets()
+	}
+	return a, err
 }
 
 func (c *command) serve(ctx context.Context, args []string) error {

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,6 +39,15 @@ type Settings struct {
 	BuildImagePrefix        string
 	BuildSandbox            string
 	LogFormat               string
+
+	// Operations (i15ops).
+	SecretKey       string // key (or key file) sealing secrets at rest
+	OldSecretKey    string // a previous key, still accepted for reading
+	TrustedProxies  string // CIDRs whose X-Forwarded-For is believed
+	AuthFailureRate string // failed token authentications allowed per client address
+
+	secretKey, oldSecretKey string         // the keys themselves (read from files)
+	trustedProxies          []netip.Prefix // parsed TrustedProxies
 }
 
 func envName(flagName string) string {
@@ -118,6 +128,11 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.BuildImagePrefix, "build-image-prefix", "readthedocs/build", "prefix of build.image in stored build configurations")
 	str(&s.BuildSandbox, "build-sandbox", builder.SandboxAuto, "run build commands in a bubblewrap sandbox: auto (when bwrap works), bwrap (required) or off")
 	str(&s.LogFormat, "log-format", "text", "log format: text or json")
+	// Operations.
+	str(&s.SecretKey, "secret-key", "", "key, or path of a file holding it, that encrypts environment variable values and webhook secrets in the database (AES-256-GCM); empty: stored in plain text")
+	str(&s.OldSecretKey, "old-secret-key", "", "previous --secret-key (value or file), still used to read values it sealed: for `docsd secrets rotate`")
+	str(&s.TrustedProxies, "trusted-proxies", "", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client")
+	str(&s.AuthFailureRate, "auth-failure-rate", "20/minute", "failed token authentications allowed per client address, N/second|minute|hour|day; 0 disables")
 }
 
 // resolve fills derived defaults and checks the settings.
@@ -152,6 +167,9 @@ func (s *Settings) resolve() error {
 	}
 	if s.BuildSandbox != "" && !slices.Contains(builder.SandboxModes, s.BuildSandbox) {
 		return fmt.Errorf("--build-sandbox %q must be one of %s", s.BuildSandbox, strings.Join(builder.SandboxModes, ", "))
+	}
+	if err := s.resolveOps(); err != nil {
+		return err
 	}
 	if s.BuildWorkers < 0 || s.BuildTimeLimit <= 0 || s.GitCloneDepth < 0 {
 		return fmt.Errorf("--build-workers and --git-clone-depth must not be negative, --build-time-limit must be positive")
