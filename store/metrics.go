@@ -72,3 +72,10 @@ func (s *Store) BuildStats(ctx context.Context) (*BuildStats, error) {
 	}
 	return st, nil
 }
+
+// FindAllUsers returns every user, by username (for the admin CLI).
+func (s *Store) FindAllUsers(ctx context.Context) ([]*User, error) {
+	us := []*User{}
+	err := s.read().sel(ctx, &us, `SELECT `+userColumns+` FROM users ORDER BY `+s.codepoint("username"))
+	return us, classify("store.FindAllUsers", err)
+}

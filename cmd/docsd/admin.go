@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"slices"
 	"strconv"
@@ -23,70 +24,35 @@ func (c *command) admin(ctx context.Context, group, sub string, args []string) e
 		return usageError(fmt.Sprintf("unknown command %q (see docsd --help)", strings.TrimSpace(key)))
 	}
 	fs, env := c.flags(key, synopsis)
-	email := fs.String("email", "", "the user's e-mail address (user create)")
-	superuser := fs.Bool("superuser", false, "make the user a superuser (user create)")
-	unlink := fs.Bool("unlink", false, "remove the translation link (project translation)")
+	opt := c.adminOptions(fs, key)
 	pos, err := c.parse(fs, env, args[1:])
 	if err != nil {
 		return err
 	}
 	want := adminArity[key]
-	if (want >= 0 && len(pos) != want) || (want < 0 && len(pos) < -want) {
-		if key == "project translation" && *unlink && len(pos) == 1 {
-			// MAIN_SLUG is not needed to unlink.
-		} else {
-			return usageError("usage: docsd " + synopsis)
-		}
+	unlinking := key == "project translation" && *opt.unlink && len(pos) == 1 // MAIN_SLUG is not needed to unlink
+	if ((want >= 0 && len(pos) != want) || (want < 0 && len(pos) < -want)) && !unlinking {
+		return usageError("usage: docsd " + synopsis)
 	}
 	a, err := c.openExisting(ctx)
 	if err != nil {
 		return err
 	}
 	defer a.close()
+	if listCommands[key] {
+		return c.list(ctx, a, key, pos)
+	}
+	if group == "user" || group == "token" {
+		return c.adminUsers(ctx, a, key, pos, opt)
+	}
 	sys := graph.WithSystem(ctx)
 	switch key {
-	case "user create":
-		u, err := a.store.CreateUser(ctx, pos[0], *email, *superuser)
-		if err != nil {
-			return err
-		}
-		token, _, err := a.store.CreateToken(ctx, u.ID)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(c.stdout, token)
-	case "user activate", "user deactivate":
-		return a.store.SetUserActive(ctx, pos[0], sub == "activate")
-	case "token create":
-		u, err := a.store.FindUserByUsername(ctx, pos[0])
-		if err != nil {
-			return notFoundAs(err, fmt.Sprintf("user %q does not exist", pos[0]))
-		}
-		token, _, err := a.store.CreateToken(ctx, u.ID)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(c.stdout, token)
-	case "token list":
-		u, err := a.store.FindUserByUsername(ctx, pos[0])
-		if err != nil {
-			return notFoundAs(err, fmt.Sprintf("user %q does not exist", pos[0]))
-		}
-		tokens, err := a.store.FindTokens(ctx, u.ID)
-		if err != nil {
-			return err
-		}
-		for _, t := range tokens {
-			fmt.Fprintf(c.stdout, "%d\t%s\t%s…\n", t.ID, scalar.FormatTime(t.Created), t.Prefix)
-		}
-	case "token revoke":
-		return notFoundAs(a.store.RevokeToken(ctx, pos[0]), "no such token")
 	case "project privacy":
 		return a.mutate(sys, `mutation($s: String!, $l: String!) { setProjectPrivacy(slug: $s, privacyLevel: $l) { slug } }`,
 			map[string]any{"s": pos[0], "l": pos[1]})
 	case "project translation":
 		var main any
-		if !*unlink {
+		if !*opt.unlink {
 			main = pos[1]
 		}
 		return a.mutate(sys, `mutation($s: String!, $m: String) { setTranslationOf(slug: $s, main: $m) { slug } }`,
@@ -132,6 +98,72 @@ func (c *command) admin(ctx context.Context, group, sub string, args []string) e
 	return nil
 }
 
+// adminUsers runs the user and token commands.
+func (c *command) adminUsers(ctx context.Context, a *app, key string, pos []string, opt adminOpts) error {
+	switch key {
+	case "user create":
+		u, err := a.store.CreateUser(ctx, pos[0], *opt.email, *opt.superuser)
+		if err != nil {
+			return err
+		}
+		token, _, err := a.store.CreateToken(ctx, u.ID)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(c.stdout, token)
+	case "user activate", "user deactivate":
+		return a.store.SetUserActive(ctx, pos[0], key == "user activate")
+	case "token create":
+		u, err := a.store.FindUserByUsername(ctx, pos[0])
+		if err != nil {
+			return notFoundAs(err, fmt.Sprintf("user %q does not exist", pos[0]))
+		}
+		token, _, err := a.store.CreateToken(ctx, u.ID)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(c.stdout, token)
+	case "token list":
+		u, err := a.store.FindUserByUsername(ctx, pos[0])
+		if err != nil {
+			return notFoundAs(err, fmt.Sprintf("user %q does not exist", pos[0]))
+		}
+		tokens, err := a.store.FindTokens(ctx, u.ID)
+		if err != nil {
+			return err
+		}
+		for _, t := range tokens {
+			fmt.Fprintf(c.stdout, "%d\t%s\t%s…\n", t.ID, scalar.FormatTime(t.Created), t.Prefix)
+		}
+	case "token revoke":
+		return notFoundAs(a.store.RevokeToken(ctx, pos[0]), "no such token")
+	}
+	return nil
+}
+
+// adminOpts are the flags of the admin commands that have flags of their own.
+type adminOpts struct {
+	email             *string
+	superuser, unlink *bool
+}
+
+// adminOptions declares the flags of command key (each command only its
+// own) and which flags its help shows.
+func (c *command) adminOptions(fs *flag.FlagSet, key string) adminOpts {
+	var o adminOpts
+	c.shown = adminFlags
+	switch key {
+	case "user create":
+		o.email = fs.String("email", "", "the user's e-mail address")
+		o.superuser = fs.Bool("superuser", false, "make the user a superuser")
+		c.shown = append(slices.Clip(adminFlags), "email", "superuser")
+	case "project translation":
+		o.unlink = fs.Bool("unlink", false, "remove the translation link")
+		c.shown = append(slices.Clip(adminFlags), "unlink")
+	}
+	return o
+}
+
 // mutate runs a mutation and returns its first error.
 func (a *app) mutate(ctx context.Context, query string, vars map[string]any) error {
 	return a.executor.Do(ctx, query, vars, nil)
@@ -146,7 +178,11 @@ func notFoundAs(err error, msg string) error {
 }
 
 var adminSynopses = map[string]string{
-	"user create":         "user create USERNAME [--email E] [--superuser]",
+	"user create":         "user create USERNAME [--email ADDRESS] [--superuser]",
+	"user list":           "user list",
+	"project list":        "project list",
+	"build list":          "build list PROJECT_SLUG",
+	"build log":           "build log BUILD_ID",
 	"user activate":       "user activate USERNAME",
 	"user deactivate":     "user deactivate USERNAME",
 	"token create":        "token create USERNAME",
@@ -165,6 +201,7 @@ var adminSynopses = map[string]string{
 // negative number is a minimum.
 var adminArity = map[string]int{
 	"user create": 1, "user activate": 1, "user deactivate": 1,
+	"user list": 0, "project list": 0, "build list": 1, "build log": 1,
 	"token create": 1, "token list": 1, "token revoke": 1,
 	"project privacy": 2, "project translation": 2, "project maintainer": 3,
 	"project set": -2, "project delete": 1, "version privacy": 3, "redirect status": 3,

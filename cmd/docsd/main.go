@@ -25,29 +25,38 @@ import (
 
 const usage = `docsd — documentation hosting compatible with Read the Docs' APIs
 
-Usage: docsd COMMAND [flags] [arguments]
+Usage: docsd COMMAND [SUBCOMMAND] [arguments] [flags]
 
 Commands:
   serve                                   run the HTTP server (API, GraphQL, docs) and build workers
   worker                                  run build workers only, against the same database
-  migrate                                 apply database migrations and exit
-  user create USERNAME [--email E] [--superuser]
+  migrate                                 create or upgrade the database and exit
+  user create USERNAME [--email ADDRESS] [--superuser]
                                           create a user and print a new API token
+  user list                               list users
   user activate|deactivate USERNAME       set whether a user may use the API
   token create USERNAME                   print a new API token for a user
   token list USERNAME                     list a user's tokens (id, created, first 4 characters)
   token revoke TOKEN|ID                   revoke a token
+  project list                            list projects
   project privacy SLUG public|protected|private
-  project translation SLUG MAIN_SLUG [--unlink]
+  project translation SLUG MAIN_SLUG | SLUG --unlink
   project maintainer add|remove SLUG USERNAME
   project set SLUG FIELD=VALUE...         set admin-only fields (skip, enable_pdf_build, …)
   project delete SLUG
   version privacy PROJECT_SLUG VERSION_SLUG public|protected|private
   redirect status PROJECT_SLUG ID 301|302
+  build list PROJECT_SLUG                 list a project's builds, newest first
+  build log BUILD_ID                      print a build's commands and their output
+  secrets rotate --secret-key NEW [--old-secret-key OLD]
+                                          re-encrypt secrets stored in the database
 
-Every command accepts the settings flags; run 'docsd COMMAND --help' to list
-them. Each flag has an environment variable (--public-url: DOCSD_PUBLIC_URL);
-a flag wins over the variable.
+  --version                               print docsd's version
+
+Run 'docsd COMMAND --help' (or 'docsd help COMMAND') for a command's flags.
+Each flag has an environment variable (--public-url: DOCSD_PUBLIC_URL); a
+flag wins over the variable. Commands other than serve, worker and migrate
+need an existing database: they refuse a --data-dir that has none.
 `
 
 func main() {
@@ -60,6 +69,9 @@ func main() {
 // run executes one command line and returns the process exit status. It is
 // what tests call to run the real program.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 1 && args[0] == "help" {
+		args = append(args[1:], "--help") // docsd help COMMAND
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stdout, usage)
 		if len(args) == 0 {
@@ -114,18 +126,18 @@ type command struct {
 	stdout, stderr io.Writer
 	settings       Settings
 	logger         *slog.Logger
+	synopsis       string   // the command line's usage, for --help
+	shown          []string // the flags --help shows; nil: all
 }
 
 // flags returns a flag set for a subcommand with every setting declared.
 func (c *command) flags(name, synopsis string) (*flag.FlagSet, *envErrors) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
+	fs.SetOutput(io.Discard) // parse prints help (stdout) and errors (stderr) itself
+	fs.Usage = func() {}
 	env := &envErrors{}
 	c.settings.register(fs, env)
-	fs.Usage = func() {
-		fmt.Fprintf(c.stderr, "Usage: docsd %s\n\nFlags:\n", synopsis)
-		fs.PrintDefaults()
-	}
+	c.synopsis = synopsis
 	return fs, env
 }
 
@@ -136,9 +148,10 @@ func (c *command) parse(fs *flag.FlagSet, env *envErrors, args []string) ([]stri
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				c.printHelp(fs)
 				return nil, err
 			}
-			return nil, usageError(err.Error())
+			return nil, usageError(fmt.Sprintf("%s (see docsd %s --help)", err, fs.Name()))
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -181,10 +194,14 @@ func (c *command) dispatch(ctx context.Context, args []string) error {
 		return c.worker(ctx, rest)
 	case "migrate":
 		return c.migrate(ctx, rest)
-	case "user", "token", "project", "version", "redirect":
+	case "user", "token", "project", "version", "redirect", "build", "secrets":
+		if _, ok := allSynopses()[name+" "+sub]; !ok {
+			return c.group(name, firstArg(rest))
+		}
+		if name == "secrets" {
+			return c.secrets(ctx, sub, rest)
+		}
 		return c.admin(ctx, name, sub, rest)
-	case "secrets":
-		return c.secrets(ctx, sub, rest)
 	}
 	return usageError(fmt.Sprintf("unknown command %q (see docsd --help)", name))
 }

@@ -177,11 +177,11 @@ func TestHelpAndSettings(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "user create USERNAME") {
 		t.Errorf("--help: code %d, %q", code, out)
 	}
-	code, _, errOut := docsd(t, "serve", "--help")
+	code, helpOut, _ := docsd(t, "serve", "--help") // help goes to stdout
 	for _, flag := range []string{"-addr", "-data-dir", "-database-url", "-public-url", "-docs-domain", "-docs-scheme", "-throttle-user-rate",
 		"-absolute-api-links", "-max-page-size", "-build-workers", "-build-time-limit", "-git-clone-depth", "-install-core-requirements",
 		"-build-python", "-allow-private-repos", "-allow-local-repos", "-build-image-prefix", "DOCSD_ALLOW_LOCAL_REPOS"} {
-		if !strings.Contains(errOut, flag) {
+		if !strings.Contains(helpOut, flag) {
 			t.Errorf("serve --help does not describe %s", flag)
 		}
 	}

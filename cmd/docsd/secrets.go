@@ -83,15 +83,19 @@ func (a *app) warnPlaintextSecrets() {
 	}
 }
 
+// secretsSynopsis is the usage of `docsd secrets rotate`.
+const secretsSynopsis = "secrets rotate --secret-key NEW [--old-secret-key OLD]"
+
 // secrets runs `docsd secrets rotate`: every environment variable value and
 // webhook secret is resealed with --secret-key (decrypted when it is empty),
 // reading values sealed with --old-secret-key too.
 func (c *command) secrets(ctx context.Context, sub string, args []string) error {
-	const synopsis = "secrets rotate --secret-key NEW [--old-secret-key OLD] [flags]"
+	const synopsis = secretsSynopsis
 	if sub != "rotate" {
 		return usageError(fmt.Sprintf("unknown command %q (see docsd secrets --help)", strings.TrimSpace("secrets "+sub)))
 	}
 	fs, env := c.flags("secrets rotate", synopsis)
+	c.shown = adminFlags
 	pos, err := c.parse(fs, env, args[1:])
 	if err != nil {
 		return err
