@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"log/slog"
 	"net"
 	"net/url"
 	"regexp"
@@ -92,8 +93,14 @@ func filterChoice(field string, v *string, t choices.Table) error {
 
 // repositoryURLError returns the message of the first repository URL rule
 // that rejects raw (behavior.md §4.1.4), or "" when it is accepted.
+// A URL that a setting would accept is logged with the setting's name.
 func (r *Resolver) repositoryURLError(raw, vcs string) string {
-	return repourl.Policy{AllowLocal: r.Settings.AllowLocalRepos, AllowPrivate: r.Settings.AllowPrivateRepos}.CheckFor(raw, vcs)
+	policy := repourl.Policy{AllowLocal: r.Settings.AllowLocalRepos, AllowPrivate: r.Settings.AllowPrivateRepos}
+	msg := policy.CheckFor(raw, vcs)
+	if hint := policy.Hint(raw); msg != "" && hint != "" {
+		slog.Info("repository URL refused", "url", raw, "error", msg, "hint", hint)
+	}
+	return msg
 }
 
 var hostLabel = regexp.MustCompile(`^(?i:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)$`)

@@ -49,3 +49,22 @@ func (p Policy) Check(raw string) string {
 	}
 	return "Invalid scheme for URL"
 }
+
+// Hint names the operator setting that would accept raw, for logs and the
+// CLI ("" when no setting would): the API keeps the exact messages of
+// behavior.md §4.1.4, which cannot carry it.
+func (p Policy) Hint(raw string) string {
+	scheme := ""
+	if i := strings.Index(raw, "://"); i > 0 {
+		scheme = strings.ToLower(raw[:i])
+	}
+	switch {
+	case strings.Contains(raw, "&&") || strings.Contains(raw, "|"):
+		return ""
+	case scheme == "file" && !p.AllowLocal:
+		return "file:// URLs need --allow-local-repos (DOCSD_ALLOW_LOCAL_REPOS=true)"
+	case (scheme == "ssh" || scheme == "ssh+git" || (scheme == "" && userAtHost.MatchString(raw))) && !p.AllowPrivate:
+		return "SSH URLs need --allow-private-repos (DOCSD_ALLOW_PRIVATE_REPOS=true)"
+	}
+	return ""
+}

@@ -1,6 +1,9 @@
 package repourl
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestCheck(t *testing.T) {
 	const (
@@ -39,5 +42,25 @@ func TestCheckForLaunchpad(t *testing.T) {
 	}
 	if got := p.CheckFor("https://github.com/a/b", "git"); got != "" {
 		t.Errorf("https for git: %q", got)
+	}
+}
+
+func TestHint(t *testing.T) {
+	strict := Policy{}
+	for _, tc := range []struct {
+		p        Policy
+		raw, has string
+	}{
+		{strict, "file:///srv/repo", "--allow-local-repos"},
+		{strict, "ssh://git@github.com/a/b", "--allow-private-repos"},
+		{strict, "git@github.com:a/b.git", "--allow-private-repos"},
+		{strict, "https://github.com/a/b", ""},
+		{strict, "gopher://x", ""},
+		{Policy{AllowLocal: true}, "file:///srv/repo", ""},
+	} {
+		got := tc.p.Hint(tc.raw)
+		if (tc.has == "" && got != "") || (tc.has != "" && !strings.Contains(got, tc.has)) {
+			t.Errorf("Hint(%q) = %q, want it to name %q", tc.raw, got, tc.has)
+		}
 	}
 }

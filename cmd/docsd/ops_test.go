@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"docsd/errs"
+	"docsd/graph/graphiql"
 	"docsd/store"
 )
 
@@ -145,5 +146,32 @@ func migrated(t *testing.T, dataDir string) {
 	t.Helper()
 	if code, _, errOut := docsd(t, "migrate", "--data-dir", dataDir); code != 0 {
 		t.Fatalf("docsd migrate: exit %d: %s", code, errOut)
+	}
+}
+
+// TestGraphiQLStartsWithoutAToken: the page sets no Authorization header,
+// and its default query runs anonymously without errors.
+func TestGraphiQLStartsWithoutAToken(t *testing.T) {
+	s, err := store.Open(context.Background(), t.TempDir()+"/docsd.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, srv := testApp(t, s)
+	_, page := get(t, srv.URL+"/graphiql/", "")
+	if strings.Contains(page, "defaultHeaders") || !strings.Contains(page, "Authorization") {
+		t.Errorf("GraphiQL page sets a default header or does not say how to add a token")
+	}
+	body, _ := json.Marshal(map[string]string{"query": graphiql.DefaultQuery})
+	resp, err := http.Post(srv.URL+"/graphql", "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Errors []any `json:"errors"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 || len(out.Errors) > 0 {
+		t.Errorf("default query: %d %v %v", resp.StatusCode, out.Errors, err)
 	}
 }

@@ -6,6 +6,7 @@ package graphiql
 
 import (
 	"embed"
+	"encoding/json"
 	"io/fs"
 	"net/http"
 	"strings"
@@ -28,14 +29,14 @@ const page = `<!doctype html>
 <script src="{{base}}static/react-dom.production.min.js"></script>
 <script src="{{base}}static/graphiql.min.js"></script>
 <script>
-  // Paste an API token to act as its user; without one the endpoint answers
-  // as an anonymous reader (public data only).
+  // No header by default: a placeholder token would make the first query
+  // fail with UNAUTHENTICATED. The default query says how to add one.
   const fetcher = GraphiQL.createFetcher({ url: {{endpoint}} });
   const root = ReactDOM.createRoot(document.getElementById('graphiql'));
   root.render(React.createElement(GraphiQL, {
     fetcher,
     defaultEditorToolsVisibility: true,
-    defaultHeaders: '{"Authorization": "Token <your API token>"}',
+    defaultQuery: {{query}},
     shouldPersistHeaders: false,
   }));
 </script>
@@ -43,10 +44,29 @@ const page = `<!doctype html>
 </html>
 `
 
+// DefaultQuery opens the editor: how to act as a user, and a query that
+// works without a token.
+const DefaultQuery = `# docsd GraphQL
+#
+# Without a token you query as an anonymous reader: public data only.
+# To act as a user, open "Headers" below and add
+#
+#   {"Authorization": "Token YOUR_API_TOKEN"}
+#
+# (get a token with "docsd user create NAME" or "docsd token create NAME").
+# Ctrl-Enter runs the query; the Docs pane lists the schema.
+
+{
+  viewer { username }
+  projects(limit: 10) { totalCount nodes { slug name } }
+}
+`
+
 // Handler serves the page at base (which ends in "/") and its assets below
 // it; the page sends queries to endpoint.
 func Handler(base, endpoint string) http.Handler {
-	html := strings.NewReplacer("{{base}}", base, "{{endpoint}}", `"`+endpoint+`"`).Replace(page)
+	query, _ := json.Marshal(DefaultQuery)
+	html := strings.NewReplacer("{{base}}", base, "{{endpoint}}", `"`+endpoint+`"`, "{{query}}", string(query)).Replace(page)
 	sub, _ := fs.Sub(static, "static")
 	files := http.StripPrefix(base+"static/", http.FileServer(http.FS(sub)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
