@@ -152,37 +152,65 @@ func (s *e2eServer) importProject(t *testing.T, name, repo, lang string) string 
 }
 
 // waitBuilt waits until the first build of the project's `latest` has
-// finished and fails the test unless it succeeded.
+// finished and fails the test unless it succeeded. It waits for the
+// condition, not for a time: the deadline is only there to end a hung run,
+// so it is generous for a busy machine. A failure shows the build's
+// commands and their output.
 func (s *e2eServer) waitBuilt(t *testing.T, slug string) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Minute)
+	deadline := time.Now().Add(10 * time.Minute)
 	for {
 		var data struct {
 			Project struct {
 				Version struct {
 					Built     bool
 					LastBuild struct {
-						State   struct{ Code string }
-						Success *bool
-						Error   *string
+						State    struct{ Code string }
+						Success  *bool
+						Error    *string
+						Commands []struct {
+							Command  string
+							Output   string
+							ExitCode *int
+						}
 					}
 				}
 			}
 		}
-		s.graphql(t, `query($p: String!) { project(slug: $p) { version(slug: "latest") { built lastBuild { state { code } success error } } } }`,
+		s.graphql(t, `query($p: String!) { project(slug: $p) { version(slug: "latest") { built
+			lastBuild { state { code } success error commands { command output exitCode } } } } }`,
 			map[string]any{"p": slug}, &data)
 		b := data.Project.Version.LastBuild
+		// One query reads the version and its last build separately: under
+		// load the build may finish between the two reads, showing a
+		// finished, successful build of a version not yet built. That is a
+		// moment to wait through, not a failure.
+		if b.State.Code == "finished" && (b.Success == nil || *b.Success) && !data.Project.Version.Built {
+			b.State.Code = "finishing"
+		}
 		if b.State.Code == "finished" {
-			if b.Success == nil || !*b.Success || !data.Project.Version.Built {
-				t.Fatalf("build of %s/latest failed: %v\n%s", slug, deref(b.Error), s.stderr.String())
+			if b.Success == nil || !*b.Success {
+				var log strings.Builder
+				for _, c := range b.Commands {
+					fmt.Fprintf(&log, "$ %s (exit %v)\n%s\n", c.Command, derefInt(c.ExitCode), c.Output)
+				}
+				t.Fatalf("build of %s/latest failed (success %v, built %v): %v\ncommands:\n%s\nserver log:\n%s",
+					slug, b.Success != nil && *b.Success, data.Project.Version.Built, deref(b.Error), log.String(), s.stderr.String())
 			}
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("build of %s/latest still %s after 3 minutes", slug, b.State.Code)
+			t.Fatalf("build of %s/latest still %s after 10 minutes", slug, b.State.Code)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+func derefInt(n *int) any {
+	if n == nil {
+		return "<nil>"
+	}
+	return *n
 }
 
 func deref(s *string) string {
