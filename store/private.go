@@ -1,10 +1,13 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"docsd/errs"
 )
 
 // createPrivate makes a SQLite database file owner-only before SQLite opens
@@ -25,4 +28,25 @@ func createPrivate(path string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// Backup writes a consistent copy of a SQLite database to path while the
+// database stays in use (VACUUM INTO). path must not exist; the copy is
+// created owner-only. PostgreSQL databases are backed up with pg_dump:
+// Backup refuses them with an Invalid error saying so.
+func (s *Store) Backup(ctx context.Context, path string) error {
+	const op = "store.Backup"
+	if s.dialect != SQLite {
+		return errs.E(errs.Invalid, op, "docsd backup copies SQLite databases; back up PostgreSQL with pg_dump (see README, Backup and restore)")
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return errs.Wrap(errs.Invalid, op, err)
+	}
+	f.Close()
+	if _, err := s.reader.ExecContext(ctx, `VACUUM INTO ?`, path); err != nil {
+		os.Remove(path)
+		return classify(op, err)
+	}
+	return nil
 }

@@ -50,6 +50,7 @@ Commands:
   build log BUILD_ID                      print a build's commands and their output
   secrets rotate --secret-key NEW [--old-secret-key OLD]
                                           re-encrypt secrets stored in the database
+  backup FILE                             copy the SQLite database to FILE while docsd runs
 
   --version                               print docsd's version
 
@@ -194,6 +195,8 @@ func (c *command) dispatch(ctx context.Context, args []string) error {
 		return c.worker(ctx, rest)
 	case "migrate":
 		return c.migrate(ctx, rest)
+	case "backup":
+		return c.backup(ctx, rest)
 	case "user", "token", "project", "version", "redirect", "build", "secrets":
 		if _, ok := allSynopses()[name+" "+sub]; !ok {
 			return c.group(name, firstArg(rest))

@@ -162,3 +162,25 @@ func TestFailedAuthenticationIsThrottled(t *testing.T) {
 		t.Errorf("anonymous v2 from the throttled address: %d, want 200", resp.StatusCode)
 	}
 }
+
+func TestBackupCommand(t *testing.T) {
+	dir := t.TempDir()
+	migrated(t, dir)
+	docsd(t, "user", "create", "alice", "--data-dir", dir)
+	dest := filepath.Join(t.TempDir(), "copy.db")
+	code, out, errOut := docsd(t, "backup", dest, "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "database copied to "+dest) {
+		t.Fatalf("backup: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if fi, err := os.Stat(dest); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("backup file: %v, mode %v; want 0600", err, fi.Mode())
+	}
+	// The copy is a working database.
+	code, out, errOut = docsd(t, "user", "list", "--database-url", dest)
+	if code != 0 || !strings.Contains(out, "alice") {
+		t.Errorf("user list on the copy: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if code, _, errOut := docsd(t, "backup", dest, "--data-dir", dir); code != 1 || !strings.Contains(errOut, "exists") {
+		t.Errorf("backup over an existing file: code %d, stderr %q", code, errOut)
+	}
+}
