@@ -226,6 +226,7 @@ func (c *command) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	ln = jsonErrorListener{ln} // net/http's own 400/431 answers under /api/ in JSON
 	srv := &http.Server{Handler: a.handler(), ReadHeaderTimeout: 10 * time.Second}
 	a.logger.Info("docsd serving", "addr", ln.Addr().String(), "public_url", a.settings.PublicURL,
 		"database", store.Redact(a.settings.DatabaseURL), "build_workers", a.settings.BuildWorkers)
