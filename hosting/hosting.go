@@ -172,6 +172,6 @@ func (h *Handler) serveDocs(w http.ResponseWriter, r *http.Request, rootSlug, re
 	rq := &request{h: h, w: w, r: r, ctx: r.Context(), origin: origin}
 	if err := rq.serve(rootSlug, rest); err != nil {
 		h.logger.ErrorContext(r.Context(), "serving docs", "path", r.URL.Path, "err", err)
-		serverErrorPage(w, r)
+		failurePage(w, r, err)
 	}
 }
