@@ -16,7 +16,7 @@ import (
 // failed authentication (401 on a request that carried an Authorization
 // header) limit times within window gets 429 for every request with an
 // Authorization header until the oldest failure leaves the window. It
-// covers the APIs and /graphql; it lives in one process.
+// covers API v3 and /graphql; it lives in one process.
 type authThrottle struct {
 	limit   int
 	window  time.Duration
@@ -75,13 +75,14 @@ func (t *authThrottle) recent(addr string, now time.Time) []time.Time {
 	return fs
 }
 
-// guarded reports whether a request is one the throttle watches.
+// guarded reports whether a request is one the throttle watches: one that
+// carries credentials to an endpoint that checks them (v2 ignores them).
 func guarded(r *http.Request) bool {
 	if r.Header.Get("Authorization") == "" {
 		return false
 	}
 	p := r.URL.Path
-	return p == "/graphql" || (strings.HasPrefix(p, "/api/") && !strings.HasPrefix(p, "/api/v2/webhook/"))
+	return p == "/graphql" || p == "/api/v3" || strings.HasPrefix(p, "/api/v3/")
 }
 
 // middleware applies the throttle to next.
