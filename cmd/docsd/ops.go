@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"docsd/errs"
@@ -142,4 +144,13 @@ func hostOnly(hostport string) string {
 		return h
 	}
 	return hostport
+}
+
+// listenError explains a failed listen: a port in use is usually another
+// docsd (or the same one started twice).
+func listenError(addr string, err error) error {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("--addr %s is already in use (is another docsd running? stop it, or pass another --addr): %w", addr, err)
+	}
+	return fmt.Errorf("--addr %s: %w", addr, err)
 }

@@ -176,3 +176,15 @@ func TestGraphiQLStartsWithoutAToken(t *testing.T) {
 		t.Errorf("default query: %d %v %v", resp.StatusCode, out.Errors, err)
 	}
 }
+
+func TestServeOnAPortInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	code, _, errOut := docsd(t, "serve", "--data-dir", t.TempDir(), "--addr", ln.Addr().String(), "--build-workers", "0")
+	if code != 1 || !strings.Contains(errOut, "already in use (is another docsd running?") {
+		t.Errorf("serve on a busy port: code %d, stderr %q", code, errOut)
+	}
+}

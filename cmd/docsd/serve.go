@@ -224,7 +224,7 @@ func (c *command) serve(ctx context.Context, args []string) error {
 
 	ln, err := net.Listen("tcp", a.settings.Addr)
 	if err != nil {
-		return err
+		return listenError(a.settings.Addr, err)
 	}
 	ln = jsonErrorListener{ln} // net/http's own 400/431 answers under /api/ in JSON
 	srv := &http.Server{Handler: a.handler(), ReadHeaderTimeout: 10 * time.Second}
