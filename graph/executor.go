@@ -160,7 +160,9 @@ func (r *Resolver) Handler() http.Handler {
 	srv.SetRecoverFunc(recoverPanic)
 	srv.AroundOperations(withLoaders(r.Store))
 	srv.AroundFields(freshLoadersAfterMutations(r.Store))
+	srv.AroundResponses(markUnavailable)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w, req = withUnavailableStatus(w, req)
 		user, err := Authenticate(req.Context(), r.Store, req.Header.Get("Authorization"))
 		if err != nil {
 			writeGraphQLError(w, err)

@@ -124,6 +124,7 @@ func TestDatabaseOutageIs503(t *testing.T) {
 		{"/api/v3/projects/", token, `{"detail":"` + errs.MsgUnavailable + `"}`},
 		{"/api/v2/project/", "", `{"detail":"` + errs.MsgUnavailable + `"}`},
 		{"/graphql?query=%7Bviewer%7Busername%7D%7D", token, `"code":"UNAVAILABLE"`},
+		{"/graphql?query=%7Bprojects%7BtotalCount%7D%7D", "", `"code":"UNAVAILABLE"`},
 		{"/readyz", "", `"database":"unavailable"`},
 		{"/docs/demo/en/latest/", "", "503 Service Unavailable"},
 	} {
