@@ -128,7 +128,7 @@ func TestFailedAuthenticationIsThrottled(t *testing.T) {
 	}
 	defer s.Close()
 	_, good := storetest.MustUser(t, s, "alice")
-	_, srv := testApp(t, s, "--auth-failure-rate", "3/minute", "--trusted-proxies", "127.0.0.1")
+	_, srv := testApp(t, s, "--auth-failure-rate", "3/hour", "--trusted-proxies", "127.0.0.1")
 	bad := strings.Repeat("0", 40)
 	send := func(path, token, xff string) *http.Response {
 		t.Helper()
