@@ -76,10 +76,21 @@ func (s *Settings) sealer() (*store.Sealer, error) {
 }
 
 // warnPlaintextSecrets logs, at server or worker start, that secrets are not
-// encrypted at rest.
+// encrypted at rest, and that the SQLite database or the data directory is
+// open to other users (docsd creates them owner-only but keeps the modes of
+// existing ones).
 func (a *app) warnPlaintextSecrets() {
 	if a.settings.secretKey == "" {
 		a.logger.Warn("no --secret-key (DOCSD_SECRET_KEY): environment variable values and webhook secrets are stored in plain text; see README, Secrets at rest")
+	}
+	paths := []string{a.settings.DataDir}
+	if db, ok := sqlitePath(a.settings.DatabaseURL); ok {
+		paths = append(paths, db)
+	}
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			a.logger.Warn("readable by other users: chmod go-rwx it", "path", p, "mode", fmt.Sprintf("%#o", fi.Mode().Perm()))
+		}
 	}
 }
 
