@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"docsd/mdsite"
 	"docsd/store"
 )
 
@@ -178,7 +179,7 @@ func (j *job) buildMkDocs(ctx context.Context, cfg *BuildConfig) (*outputs, erro
 	}
 	html := filepath.Join(j.ckout, "_build", "html")
 	start := now()
-	log, err := buildMarkdown(ctx, markdownOptions{
+	log, err := mdsite.Build(ctx, mdsite.Options{
 		Root: j.ckout, Source: source, Out: html, SiteName: j.project.Name, Strict: strict, Language: j.project.Language,
 	})
 	code := 0
@@ -214,19 +215,6 @@ func (j *job) mkdocsInstalled(ctx context.Context) bool {
 		j.pool.rememberTool("mkdocs", j.envKind)
 	}
 	return ok
-}
-
-// hasMarkdownIn reports whether dir holds a Markdown file at any depth.
-func hasMarkdownIn(dir string) bool {
-	found := false
-	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && isMarkdownName(d.Name()) {
-			found = true
-			return filepath.SkipAll
-		}
-		return nil
-	})
-	return found
 }
 
 // globFiles returns the files in dir with the extension ext, sorted.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"docsd/errs"
+	"docsd/rtdconfig"
 	"docsd/store"
 )
 
@@ -24,7 +25,7 @@ func (p *Pool) runBuild(ctx context.Context, b *store.Build, owner string) {
 
 	err := j.load(ctx)
 	if err == nil && j.project.Skip {
-		err = &failure{msg: MsgSkip}
+		err = fail(MsgSkip)
 	}
 	if err == nil {
 		limit := p.cfg.BuildTimeLimit
@@ -179,7 +180,7 @@ func (j *job) pipeline(ctx context.Context, owner string) error {
 	if err := s.SetBuildCommit(ctx, j.build.ID, commit); err != nil {
 		return err
 	}
-	cfg, err := loadConfig(configInput{ckout: j.ckout, project: j.project, imagePrefix: j.pool.cfg.BuildImagePrefix})
+	cfg, err := j.loadConfig(ctx)
 	if err != nil {
 		return err
 	}
@@ -285,7 +286,7 @@ func (j *job) publish(ctx context.Context, out *outputs) error {
 	if err := arts.PublishHTML(ctx, project, version, out.html); err != nil {
 		return err
 	}
-	for _, format := range formatChoices {
+	for _, format := range rtdconfig.FormatChoices {
 		var err error
 		if file, ok := out.downloads[format]; ok {
 			err = arts.PublishDownload(ctx, project, version, format, file)
@@ -318,17 +319,20 @@ func (j *job) finish(ctx context.Context, err error) {
 		f, isFailure := asFailure(err)
 		switch {
 		case errors.Is(cause, errTimeLimit) || errors.Is(err, errTimeLimit):
-			res.Error = MsgTimeout
+			res.Error, res.ErrorID = MsgTimeout, IDTimeOut
 		case errors.Is(cause, errStopping) || errors.Is(cause, context.Canceled):
-			res.Error = fmt.Sprintf(MsgInternalFormat, j.build.ID)
+			res.Error, res.ErrorID = fmt.Sprintf(MsgInternalFormat, j.build.ID), IDInternal
 			j.logger.Warn("build stopped with its worker")
 		case isFailure:
-			res.Error = f.msg
+			res.Error, res.ErrorID = f.msg, f.ID()
 			if f.fromCommand {
 				res.ExitCode = ptr(maxCode(j.exitCodes))
 			}
+			if f.exitCode != 0 {
+				res.ExitCode = ptr(f.exitCode)
+			}
 		default:
-			res.Error = fmt.Sprintf(MsgInternalFormat, j.build.ID)
+			res.Error, res.ErrorID = fmt.Sprintf(MsgInternalFormat, j.build.ID), IDInternal
 			j.logger.Error("build failed inside docsd", "err", j.mask.Mask(fmt.Sprint(err)), "cause", fmt.Sprint(cause))
 		}
 		res.Error = j.mask.Mask(res.Error)

@@ -44,6 +44,8 @@ type Config struct {
 	AllowLocalRepos         bool          // allows file:// submodules
 	BuildImagePrefix        string        // prefix of build.image in stored configs; readthedocs/build
 	PackageIndexURL         string        // checked before pip runs; https://pypi.org/simple/
+	BuildTools              BuildTools    // build_tools: extra tool versions (config-2026.md §C0.1)
+	BuildToolsStrict        bool          // build_tools_strict: fail instead of substituting a tool version
 	// Sandbox says whether build commands run in a bubblewrap sandbox:
 	// SandboxAuto (the default), SandboxBwrap or SandboxOff.
 	Sandbox string

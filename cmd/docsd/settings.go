@@ -38,6 +38,10 @@ type Settings struct {
 	BuildImagePrefix        string
 	BuildSandbox            string
 	LogFormat               string
+	// build.tools of .readthedocs.yaml (config-2026.md §C0.1).
+	BuildTools       string
+	BuildToolsStrict bool
+	buildTools       builder.BuildTools
 }
 
 func envName(flagName string) string {
@@ -118,6 +122,9 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.BuildImagePrefix, "build-image-prefix", "readthedocs/build", "prefix of build.image in stored build configurations")
 	str(&s.BuildSandbox, "build-sandbox", builder.SandboxAuto, "run build commands in a bubblewrap sandbox: auto (when bwrap works), bwrap (required) or off")
 	str(&s.LogFormat, "log-format", "text", "log format: text or json")
+	// build.tools (config-2026.md §C0.1)
+	str(&s.BuildTools, "build-tools", "", "extra tool versions for build.tools: <tool>:<version>=<absolute path>, comma-separated (e.g. python:3.10=/opt/py310/bin/python3.10)")
+	boolean(&s.BuildToolsStrict, "build-tools-strict", false, "fail builds whose build.tools version this server lacks instead of substituting its own with a note")
 }
 
 // resolve fills derived defaults and checks the settings.
@@ -153,6 +160,11 @@ func (s *Settings) resolve() error {
 	if s.BuildSandbox != "" && !slices.Contains(builder.SandboxModes, s.BuildSandbox) {
 		return fmt.Errorf("--build-sandbox %q must be one of %s", s.BuildSandbox, strings.Join(builder.SandboxModes, ", "))
 	}
+	tools, err := builder.ParseBuildTools(s.BuildTools)
+	if err != nil {
+		return fmt.Errorf("--build-tools: %v", err)
+	}
+	s.buildTools = tools
 	if s.BuildWorkers < 0 || s.BuildTimeLimit <= 0 || s.GitCloneDepth < 0 {
 		return fmt.Errorf("--build-workers and --git-clone-depth must not be negative, --build-time-limit must be positive")
 	}

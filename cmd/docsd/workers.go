@@ -26,6 +26,8 @@ func (a *app) newPool() *builder.Pool {
 		AllowPrivateRepos:       s.AllowPrivateRepos,
 		AllowLocalRepos:         s.AllowLocalRepos,
 		BuildImagePrefix:        s.BuildImagePrefix,
+		BuildTools:              s.buildTools,
+		BuildToolsStrict:        s.BuildToolsStrict,
 		Sandbox:                 s.BuildSandbox,
 		SandboxHide:             append([]string{s.DataDir}, sqliteFiles(s.DatabaseURL)...),
 	}, a.logger)

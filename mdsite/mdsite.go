@@ -1,4 +1,4 @@
-package builder
+package mdsite
 
 import (
 	"bytes"
@@ -13,17 +13,17 @@ import (
 	"sort"
 	"strings"
 
+	"docsd/rtdconfig"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
-	"go.yaml.in/yaml/v3"
 )
 
-// markdownOptions says what the built-in builder renders.
-type markdownOptions struct {
+// Options says what the built-in builder renders.
+type Options struct {
 	Root     string // the checkout
 	Source   string // a mkdocs.yml (relative to Root), "docs", or "README.md"
 	Out      string // the HTML directory to write
@@ -56,11 +56,11 @@ type navItem struct {
 	Children []*navItem
 }
 
-// buildMarkdown is the built-in builder of behavior.md §7.4 step 11: it
+// Build is the built-in builder of behavior.md §7.4 step 11: it
 // renders a mkdocs.yml nav, a docs/ folder or a README.md with goldmark
 // into HTML pages with navigation and a table of contents. It returns its
 // log; an error means the build failed (the log says why).
-func buildMarkdown(ctx context.Context, o markdownOptions) (string, error) {
+func Build(ctx context.Context, o Options) (string, error) {
 	var log strings.Builder
 	logf := func(format string, args ...any) { fmt.Fprintf(&log, format+"\n", args...) }
 	warnings := 0
@@ -222,23 +222,20 @@ func readMkDocsConfig(file string) (*mkdocsConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	v, err := rtdconfig.ParseYAML(data)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %v", filepath.Base(file), err)
 	}
-	v, err := fromNode(&doc)
-	if err != nil {
-		return nil, err
-	}
 	c := &mkdocsConfig{}
-	if m, ok := v.(*omap); ok {
-		if s, ok := valueOf(m, "site_name").(string); ok {
+	if m, ok := v.(*rtdconfig.Map); ok {
+		get := func(k string) any { x, _ := m.Get(k); return x }
+		if s, ok := get("site_name").(string); ok {
 			c.SiteName = s
 		}
-		if s, ok := valueOf(m, "docs_dir").(string); ok {
+		if s, ok := get("docs_dir").(string); ok {
 			c.DocsDir = s
 		}
-		c.Nav = valueOf(m, "nav")
+		c.Nav = get("nav")
 	}
 	return c, nil
 }
@@ -255,9 +252,10 @@ func parseNav(v any) ([]*navItem, error) {
 		switch x := e.(type) {
 		case string:
 			out = append(out, pageItem("", x))
-		case *omap:
-			for _, title := range x.keys {
-				switch val := x.vals[title].(type) {
+		case *rtdconfig.Map:
+			for _, title := range x.Keys() {
+				val, _ := x.Get(title)
+				switch val := val.(type) {
 				case string:
 					out = append(out, pageItem(title, val))
 				case []any:
@@ -271,7 +269,7 @@ func parseNav(v any) ([]*navItem, error) {
 				}
 			}
 		default:
-			return nil, fmt.Errorf("unexpected entry %s", pyRepr(e))
+			return nil, fmt.Errorf("unexpected entry %s", rtdconfig.PyRepr(e))
 		}
 	}
 	return out, nil
@@ -313,7 +311,7 @@ func walkSiteFiles(dir string, fn func(rel string) error) error {
 func markdownFiles(dir string) ([]string, error) {
 	var out []string
 	err := walkSiteFiles(dir, func(rel string) error {
-		if isMarkdownName(rel) {
+		if rtdconfig.IsMarkdownName(rel) {
 			out = append(out, rel)
 		}
 		return nil
@@ -509,7 +507,7 @@ func rewriteLinks(doc ast.Node, p *mdPage, pages map[string]*mdPage) []string {
 			return ast.WalkContinue, nil
 		}
 		u, err := url.Parse(string(l.Destination))
-		if err != nil || u.Scheme != "" || u.Host != "" || u.Path == "" || !isMarkdownName(u.Path) {
+		if err != nil || u.Scheme != "" || u.Host != "" || u.Path == "" || !rtdconfig.IsMarkdownName(u.Path) {
 			return ast.WalkContinue, nil
 		}
 		target := path.Clean(path.Join(path.Dir(p.Src), u.Path))
@@ -545,7 +543,7 @@ func relURL(from, to string) string {
 // stylesheets) into the site.
 func copyAssets(docsDir, out string) error {
 	return walkSiteFiles(docsDir, func(rel string) error {
-		if isMarkdownName(rel) {
+		if rtdconfig.IsMarkdownName(rel) {
 			return nil
 		}
 		dst := filepath.Join(out, filepath.FromSlash(rel))

@@ -1,38 +1,24 @@
-package builder
+package rtdconfig
 
 import (
 	"bytes"
+	"docsd/artifacts/artifactstest"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"docsd/store"
 )
 
 // checkout writes files into a temp dir standing for a checkout.
-func checkout(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
+func checkout(t *testing.T, files map[string]string) string { return artifactstest.Dir(t, files) }
 
 func defaultProject() *store.Project {
 	return &store.Project{Name: "Demo", Slug: "demo", Language: "en", DocumentationType: "sphinx", PythonInterpreter: "python3", RepoType: "git"}
 }
 
-func load(t *testing.T, files map[string]string) (*BuildConfig, error) {
+func load(t *testing.T, files map[string]string) (*Config, error) {
 	t.Helper()
-	return loadConfig(configInput{ckout: checkout(t, files), project: defaultProject(), imagePrefix: "readthedocs/build"})
+	return Load(Input{Ckout: checkout(t, files), Project: defaultProject(), ImagePrefix: "readthedocs/build"})
 }
 
 // compact re-encodes JSON without spaces, for comparing with a readable
@@ -170,12 +156,12 @@ func TestConfigErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := load(t, tc.files)
-			f, ok := asFailure(err)
+			f, ok := AsError(err)
 			if !ok {
 				t.Fatalf("err = %v, want a build failure %q", err, tc.want)
 			}
-			if f.msg != tc.want {
-				t.Errorf("error\n got %s\nwant %s", f.msg, tc.want)
+			if f.Msg != tc.want {
+				t.Errorf("error\n got %s\nwant %s", f.Msg, tc.want)
 			}
 		})
 	}
@@ -197,7 +183,7 @@ func TestConfPyDiscovery(t *testing.T) {
 			if tc.name == "project setting" {
 				setting = "b/conf.py"
 			}
-			got, err := discoverConfPy(checkout(t, tc.files), setting)
+			got, err := DiscoverConfPy(checkout(t, tc.files), setting)
 			if err != nil || got != tc.want {
 				t.Errorf("discoverConfPy = %q, %v; want %q", got, err, tc.want)
 			}

@@ -1,4 +1,4 @@
-package builder
+package rtdconfig
 
 import (
 	"fmt"
@@ -9,22 +9,22 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// omap is a YAML mapping that remembers the order of its keys, so that
+// Map is a YAML mapping that remembers the order of its keys, so that
 // "the first unknown key, depth-first" (behavior.md §7.5) is well defined.
-type omap struct {
+type Map struct {
 	keys []string
 	vals map[string]any
 }
 
-func (m *omap) get(key string) (any, bool) {
+func (m *Map) Get(key string) (any, bool) {
 	v, ok := m.vals[key]
 	return v, ok
 }
 
-func (m *omap) has(key string) bool { _, ok := m.vals[key]; return ok }
+func (m *Map) has(key string) bool { _, ok := m.vals[key]; return ok }
 
 // pop removes key and returns its value.
-func (m *omap) pop(key string) (any, bool) {
+func (m *Map) pop(key string) (any, bool) {
 	v, ok := m.vals[key]
 	if !ok {
 		return nil, false
@@ -39,13 +39,13 @@ func (m *omap) pop(key string) (any, bool) {
 	return v, true
 }
 
-func (m *omap) len() int { return len(m.keys) }
+func (m *Map) len() int { return len(m.keys) }
 
 // yamlFloat is a YAML float; it is kept apart from integers so that values
 // render as Python would (3.0, not 3).
 type yamlFloat float64
 
-// fromNode converts a decoded YAML node into omap, []any, string, int64,
+// fromNode converts a decoded YAML node into Map, []any, string, int64,
 // yamlFloat, bool or nil.
 func fromNode(n *yaml.Node) (any, error) {
 	switch n.Kind {
@@ -57,7 +57,7 @@ func fromNode(n *yaml.Node) (any, error) {
 	case yaml.AliasNode:
 		return fromNode(n.Alias)
 	case yaml.MappingNode:
-		m := &omap{vals: map[string]any{}}
+		m := &Map{vals: map[string]any{}}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, err := fromNode(n.Content[i])
 			if err != nil {
@@ -166,7 +166,7 @@ func pyRepr(v any) string {
 			parts[i] = pyRepr(e)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
-	case *omap:
+	case *Map:
 		parts := make([]string, 0, len(x.keys))
 		for _, k := range x.keys {
 			parts = append(parts, pyRepr(k)+": "+pyRepr(x.vals[k]))
@@ -176,3 +176,19 @@ func pyRepr(v any) string {
 		return pyStr(v)
 	}
 }
+
+// Keys returns the mapping's keys in file order.
+func (m *Map) Keys() []string { return m.keys }
+
+// ParseYAML decodes a YAML document into *Map, []any, string, int64,
+// float64-like numbers, bool or nil, keeping mapping key order.
+func ParseYAML(data []byte) (any, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	return fromNode(&doc)
+}
+
+// PyRepr renders a value the way Python's repr() does.
+func PyRepr(v any) string { return pyRepr(v) }
