@@ -344,10 +344,40 @@ func (v *validator) path(key string, x any, kind pathKind) (string, error) {
 	return rel, nil
 }
 
+// laterPythons are the `python.version` values RTD's later `latest` images
+// accepted (up to 2023) and that its current images offer: accepted under
+// the default/`latest` image beyond the era list, which messages keep.
+var laterPythons = []string{"3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14"}
+
+// laterPython matches x (normalised) against laterPythons; a quoted
+// "3.10" matches 3.10, an unquoted 3.10 (the float 3.1) does not, as with
+// RTD. The result is stored as that JSON number literal.
+func laterPython(x any) (json.Number, bool) {
+	var s string
+	switch n := x.(type) {
+	case yamlFloat:
+		s = pyStr(n)
+	case string:
+		s = strings.TrimSpace(n)
+	}
+	for _, c := range laterPythons {
+		if c == s {
+			return json.Number(c), true
+		}
+	}
+	return "", false
+}
+
 // pythonVersion validates `python.version` against the image's list.
 func (v *validator) pythonVersion(key string, x any, image string) (any, error) {
+	written := x
 	x = normaliseNumber(x)
 	choices := pythonChoices(image)
+	if image == "latest" {
+		if later, ok := laterPython(written); ok {
+			return later, nil
+		}
+	}
 	for _, c := range choices {
 		match := false
 		switch n := x.(type) {
@@ -602,7 +632,7 @@ func (v *validator) installEntry(i int, item any) (Install, knownKeys, error) {
 		}
 		return Install{IsRequirements: true, Requirements: &p}, knownKeys{"requirements": nil}, nil
 	case m.has("path"):
-		p, err := v.path(key+".path", valueOf(m, "path"), dirPath)
+		p, err := v.installPath(key+".path", valueOf(m, "path"))
 		if err != nil {
 			return Install{}, nil, err
 		}
@@ -626,6 +656,21 @@ func (v *validator) installEntry(i int, item any) (Install, knownKeys, error) {
 		return in, knownKeys{"path": nil, "method": nil, "extra_requirements": nil}, nil
 	}
 	return Install{}, nil, invalidFile(key, v.file, `"path" or "requirements" key is required`)
+}
+
+// installPath validates an install path: an existing directory,
+// optionally written with pip extras (`.[docs]`), which RTD passes to pip
+// as written.
+func (v *validator) installPath(key string, x any) (string, error) {
+	s, ok := x.(string)
+	if i := strings.LastIndex(s, "["); ok && i > 0 && strings.HasSuffix(s, "]") {
+		base, err := v.path(key, s[:i], dirPath)
+		if err != nil {
+			return "", err
+		}
+		return base + s[i:], nil
+	}
+	return v.path(key, x, dirPath)
 }
 
 // submodulePaths validates `submodules.include`/`exclude`: "all" or a list

@@ -1,6 +1,7 @@
 package rtdconfig
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -150,6 +151,8 @@ func pyStr(v any) string {
 		return s
 	case float64:
 		return pyStr(yamlFloat(x))
+	case json.Number:
+		return string(x)
 	default:
 		return pyRepr(v)
 	}
