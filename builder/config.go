@@ -2,6 +2,8 @@ package builder
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 
 	"docsd/rtdconfig"
 )
@@ -16,16 +18,59 @@ type SubmoduleConfig = rtdconfig.SubmoduleConfig
 // root, in this order (behavior.md §7.5).
 var ConfigFileNames = rtdconfig.ConfigFileNames
 
-// loadConfig reads the checkout's configuration (rtdconfig.Load) and
-// records which file the build used as its readthedocs_yaml_path
-// (api-2026.md §A1.6, §A1.9) when the project names one.
-func (j *job) loadConfig(ctx context.Context) (*BuildConfig, error) {
-	cfg, err := rtdconfig.Load(rtdconfig.Input{Ckout: j.ckout, Project: j.project, ImagePrefix: j.pool.cfg.BuildImagePrefix,
-		ExtraToolVersions: j.pool.cfg.BuildTools.versions()})
-	if p := j.project.ReadthedocsYamlPath; p != nil && *p != "" {
-		if serr := j.pool.store.SetBuildConfigPath(ctx, j.build.ID, p); serr != nil {
-			return nil, serr
+// retiredOSNote is the line §C9.1 adds for `build.os: ubuntu-20.04`.
+const retiredOSNote = "build.os ubuntu-20.04 is retired on Read the Docs; docsd builds with this server's tools."
+
+// configure is step 6: read the configuration (rtdconfig.Load), record
+// `cat <file>` first for a 2026-rule file, resolve its tools and clear
+// its output directory, then store the config. The file a project's
+// readthedocs_yaml_path names is recorded as the build's (api-2026.md
+// §A1.6, §A1.9).
+func (j *job) configure(ctx context.Context) (*BuildConfig, error) {
+	in := rtdconfig.Input{Ckout: j.ckout, Project: j.project, ImagePrefix: j.pool.cfg.BuildImagePrefix,
+		ExtraToolVersions: j.pool.cfg.BuildTools.versions()}
+	if file, buildOS, ok := rtdconfig.Classify(in); ok {
+		if err := j.catConfig(ctx, file, buildOS == rtdconfig.RetiredOS); err != nil {
+			return nil, err
 		}
 	}
-	return cfg, err
+	if p := j.project.ReadthedocsYamlPath; p != nil && *p != "" {
+		if err := j.pool.store.SetBuildConfigPath(ctx, j.build.ID, p); err != nil {
+			return nil, err
+		}
+	}
+	cfg, err := rtdconfig.Load(in)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Current != nil {
+		j.current = &current2026{tools: j.resolveTools(ctx, cfg.Current)}
+		if err := os.RemoveAll(filepath.Join(j.ckout, "_readthedocs")); err != nil {
+			return nil, err
+		}
+	}
+	if err := j.pool.store.SetBuildConfig(ctx, j.build.ID, cfg.JSON()); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// catConfig records `cat <file>` (cwd the checkout), with §C9.1's note
+// for a retired build.os.
+func (j *job) catConfig(ctx context.Context, file string, retired bool) error {
+	argv := []string{"cat", file}
+	res, err := j.process(ctx, argv, cmdOpts{})
+	if err != nil {
+		return err
+	}
+	if retired {
+		res.Output += retiredOSNote + "\n"
+	}
+	if err := j.record(ctx, "cat "+file, "", res); err != nil {
+		return err
+	}
+	if res.ExitCode != 0 {
+		return commandFailed("cat "+file, res.ExitCode)
+	}
+	return nil
 }

@@ -177,36 +177,23 @@ func (j *job) pipeline(ctx context.Context, owner string) error {
 	if err != nil {
 		return err
 	}
+	j.commit = commit
 	if err := s.SetBuildCommit(ctx, j.build.ID, commit); err != nil {
 		return err
 	}
-	cfg, err := j.loadConfig(ctx)
+	cfg, err := j.configure(ctx)
 	if err != nil {
-		return err
-	}
-	if err := s.SetBuildConfig(ctx, j.build.ID, cfg.JSON()); err != nil {
 		return err
 	}
 	if err := j.updateSubmodules(ctx, cfg.Submodules); err != nil {
 		return err
 	}
-
-	// Installing.
-	if err := j.setState(ctx, store.Installing); err != nil {
-		return err
+	var out *outputs
+	if cfg.Current != nil {
+		out, err = j.pipeline2026(ctx, cfg)
+	} else {
+		out, err = j.install2019AndBuild(ctx, cfg)
 	}
-	if err := j.prepareEnv(ctx, cfg); err != nil {
-		return err
-	}
-	if err := j.install(ctx, cfg); err != nil {
-		return err
-	}
-
-	// Building.
-	if err := j.setState(ctx, store.Building); err != nil {
-		return err
-	}
-	out, err := j.buildDocs(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -221,10 +208,28 @@ func (j *job) pipeline(ctx context.Context, owner string) error {
 	if err := j.publish(ctx, out); err != nil {
 		return err
 	}
-	if internal {
+	if internal && cfg.Doctype != doctypeGeneric {
 		return s.RecordBuildFacts(ctx, j.project.ID, nil, &cfg.Doctype)
 	}
 	return nil
+}
+
+// install2019AndBuild is steps 8–12 of behavior.md §7.4 for 2019-rule
+// builds.
+func (j *job) install2019AndBuild(ctx context.Context, cfg *BuildConfig) (*outputs, error) {
+	if err := j.setState(ctx, store.Installing); err != nil {
+		return nil, err
+	}
+	if err := j.prepareEnv(ctx, cfg); err != nil {
+		return nil, err
+	}
+	if err := j.install(ctx, cfg); err != nil {
+		return nil, err
+	}
+	if err := j.setState(ctx, store.Building); err != nil {
+		return nil, err
+	}
+	return j.buildDocs(ctx, cfg)
 }
 
 // setState moves the build to its next state.

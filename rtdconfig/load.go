@@ -19,7 +19,7 @@ func Load(in Input) (*Config, error) {
 		}
 		return configV1(in, "", &Map{vals: map[string]any{}})
 	}
-	data, err := os.ReadFile(filepath.Join(in.Ckout, filepath.FromSlash(file)))
+	data, err := readFile(in.Ckout, file)
 	if err != nil {
 		return nil, err
 	}
@@ -92,4 +92,33 @@ func insideCheckout(ckout, rel string) bool {
 	}
 	r, err := filepath.Rel(root, full)
 	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
+}
+
+// Classify reports whether the checkout's configuration file falls under
+// the 2026 rules (config-2026.md §C1), with its path and its `build.os`
+// value as written, so that the builder can record `cat <file>` before
+// validation. Files that cannot be read or parsed report false.
+func Classify(in Input) (file string, os any, rules2026 bool) {
+	file, err := findFile(in)
+	if err != nil || file == "" {
+		return "", nil, false
+	}
+	data, err := readFile(in.Ckout, file)
+	if err != nil {
+		return "", nil, false
+	}
+	raw, err := parseConfigFile(file, data)
+	if err != nil || !uses2026Keys(raw) {
+		return "", nil, false
+	}
+	switch normaliseNumber(valueOf(raw, "version")) {
+	case nil, int64(2):
+		build, _ := valueOf(raw, "build").(*Map)
+		return file, valueOf(build, "os"), true
+	}
+	return "", nil, false
+}
+
+func readFile(ckout, rel string) ([]byte, error) {
+	return os.ReadFile(filepath.Join(ckout, filepath.FromSlash(rel)))
 }

@@ -80,7 +80,29 @@ func config2026(in Input, file string, raw *Map) (*Config, error) {
 		return nil, rule("config:base:invalid-key-name", "Make sure the key name "+key+" is correct.")
 	}
 	v.c.Doctype = v.doctype()
+	if err := v.discoverConfPy(); err != nil {
+		return nil, err
+	}
 	return v.c, nil
+}
+
+// discoverConfPy finds conf.py when the default Sphinx HTML builder will
+// run without a configured one (§C5 step 6): behavior.md §7.4's cases
+// 1–3; none found fails (no generated default project).
+func (v *v26) discoverConfPy() error {
+	_, htmlJob := v.c.Current.Jobs["build.html"]
+	if !IsSphinx(v.c.Doctype) || htmlJob || v.c.Sphinx.Configuration != nil {
+		return nil
+	}
+	conf, err := DiscoverConfPy(v.in.Ckout, v.in.Project.ConfPyFile)
+	if err != nil {
+		return err
+	}
+	if conf == "" {
+		return fail(IDConfPyNotFound, MsgConfPyNotFound)
+	}
+	v.c.Sphinx.Configuration = &conf
+	return nil
 }
 
 // v26 is the validation of one 2026-rule file.

@@ -1,0 +1,79 @@
+package builder
+
+import (
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"docsd/store"
+)
+
+// rtdVariables are the READTHEDOCS_* variables config-2026.md §C6 adds
+// for every build (2019 and 2026 rules). They are set after the project's
+// variables, so they win over them.
+func (j *job) rtdVariables(env *environ, inEnv bool) {
+	v := j.version
+	env.Set("READTHEDOCS_VERSION_NAME", v.VerboseName)
+	env.Set("READTHEDOCS_VERSION_TYPE", v.Type)
+	env.Set("READTHEDOCS_REPOSITORY_PATH", j.ckout)
+	env.Set("READTHEDOCS_OUTPUT", filepath.Join(j.ckout, "_readthedocs")+"/")
+	env.Set("READTHEDOCS_GIT_CLONE_URL", j.project.Repo)
+	env.Set("READTHEDOCS_GIT_IDENTIFIER", gitIdentifier(v))
+	if j.commit != "" {
+		env.Set("READTHEDOCS_GIT_COMMIT_HASH", j.commit)
+	}
+	if u, err := url.Parse(j.pool.cfg.PublicURL); err == nil && u.Host != "" {
+		env.Set("READTHEDOCS_PRODUCTION_DOMAIN", u.Host)
+	}
+	if !inEnv {
+		return
+	}
+	if f := j.pool.cfg.CanonicalURL; f != nil {
+		env.Set("READTHEDOCS_CANONICAL_URL", f(j.project, v))
+	}
+	env.Set("READTHEDOCS_VIRTUALENV_PATH", j.envDir)
+	env.Set("NO_COLOR", "1")
+}
+
+// gitIdentifier is READTHEDOCS_GIT_IDENTIFIER: the branch of machine
+// `latest`, the followed name of machine `stable` (its identifier), else
+// the version's name (a pull request's number).
+func gitIdentifier(v *store.Version) string {
+	if v.Machine && v.Identifier != "" {
+		return v.Identifier
+	}
+	return v.VerboseName
+}
+
+// current2026 is the state of a 2026-rule build that its commands'
+// environment depends on.
+type current2026 struct {
+	tools    []resolution // of build.tools, in file order
+	toolDirs []string     // directories of resolved tool executables, in build.tools order
+	uv       *uvEnv       // set with a `method: uv` install entry
+}
+
+// uvEnv is what a uv install entry adds to the environment.
+type uvEnv struct {
+	dir     string // uv's directory
+	project string // UV_PROJECT
+}
+
+// environ adds §C6's 2026-only variables of install and build steps.
+func (c *current2026) environ(j *job, env *environ) {
+	local := filepath.Join(j.home, ".local")
+	path := []string{filepath.Join(j.envDir, "bin")}
+	path = append(path, c.toolDirs...)
+	if c.uv != nil {
+		path = append(path, c.uv.dir)
+		env.Set("UV_PYTHON", filepath.Join(j.envDir, "bin", "python"))
+		env.Set("UV_PROJECT", c.uv.project)
+		env.Set("UV_PROJECT_ENVIRONMENT", j.envDir)
+	}
+	path = append(path, filepath.Join(local, "bin"), filepath.Join(local, "share", "gem", "bin"), systemPath)
+	env.Set("PATH", strings.Join(path, ":"))
+	env.Set("NPM_CONFIG_PREFIX", local)
+	env.Set("CARGO_INSTALL_ROOT", local)
+	env.Set("GOBIN", filepath.Join(local, "bin"))
+	env.Set("GEM_HOME", filepath.Join(local, "share", "gem"))
+}
