@@ -18,6 +18,13 @@ var sphinx2026Site = map[string]string{
 	"docs/requirements.txt": "sphinx\n",
 }
 
+// fakeConda stands for conda: it reports a version and "creates" an
+// environment whose python is the system's.
+const fakeConda = `#!/bin/sh
+if [ "$1" = "--version" ]; then echo "conda 24.1.2"; exit 0; fi
+mkdir -p "$CONDA_ENVS_PATH/$5/bin" && ln -s /usr/bin/python3 "$CONDA_ENVS_PATH/$5/bin/python"
+`
+
 // tutorialTemplate is readthedocs/tutorial-template's config, verbatim
 // (config-2026.md §C10 E1).
 const tutorialTemplate = `version: "2"
@@ -74,13 +81,28 @@ func TestPipeline2026(t *testing.T) {
 		{name: "Bad Config", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild:\n  os: ubuntu-24.04\n"})},
 		{name: "Missing Conf", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}}\nsphinx: {configuration: doc/conf.py}\n"})},
 		{name: "Python Two", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"2.7\"}}\n"})},
+		{name: "Conda", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: miniforge3-latest}}\nconda: {environment: environment.yml}\n",
+			"environment.yml": "name: docs\n", "tools/conda": fakeConda})},
+		{name: "No Conda", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: miniconda3-4.7}}\nconda: {environment: environment.yml}\n",
+			"environment.yml": "name: docs\n"})},
+		{name: "No Conda 2019", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nconda: {environment: environment.yml}\n",
+			"environment.yml": "name: docs\n"})},
 	}
 	for _, c := range cases {
 		r := newRepo(t, "main")
-		r.commit("initial", c.files)
+		r.write(c.files)
+		if c.files["tools/conda"] != "" {
+			if err := os.Chmod(filepath.Join(r.dir, "tools", "conda"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r.commit("initial", nil)
 		imp := f.importProject(c.name, r)
 		c.build, c.slug = imp.Build, imp.Project.Slug
 	}
+	// The fake conda lives in its checkout, which the sandbox shows.
+	f.pool.cfg.BuildTools = BuildTools{{Tool: "python", Version: "miniforge3-latest",
+		Path: filepath.Join(f.data, "checkouts", "conda", "tools", "conda")}}
 	f.drain()
 	byName := map[string]*build2026{}
 	for _, c := range cases {
@@ -95,6 +117,22 @@ func TestPipeline2026(t *testing.T) {
 		lines := commandLines(f.commands(b.ID))
 		if !slices.Contains(lines, "cat mkdocs.yml") || !strings.Contains(f.htmlFile(c.slug, "latest", "index.html"), "Hello MkDocs") {
 			t.Errorf("commands %q", lines)
+		}
+	})
+	t.Run("conda", func(t *testing.T) {
+		c := byName["Conda"]
+		b := f.mustSucceed(c.build)
+		if lines := commandLines(f.commands(b.ID)); !slices.Contains(lines, "conda env create --quiet --name latest --file environment.yml") {
+			t.Errorf("commands %q", lines)
+		}
+		if !strings.Contains(b.Config, `"version":"miniforge3-latest"`) || !strings.Contains(b.Config, `"full_version":"24.1.2"`) {
+			t.Errorf("stored config %s", b.Config)
+		}
+	})
+	t.Run("conda missing, 2019 rules", func(t *testing.T) {
+		b := f.build(byName["No Conda 2019"].build.ID)
+		if b.Success || !strings.Contains(b.Error, "conda, mamba or micromamba") {
+			t.Errorf("error %q", b.Error)
 		}
 	})
 	t.Run("exit code 183", func(t *testing.T) {
@@ -116,6 +154,7 @@ func TestPipeline2026(t *testing.T) {
 		{"Bad Config", "Problem in your project's configuration. At least one of the following configuration options is required: build.tools or build.commands.", "config:build:missing-build-tools-commands"},
 		{"Missing Conf", "The file doc/conf.py doesn't exist. Make sure it's a valid file path.", IDFileNotFound},
 		{"Python Two", `build.tools.python "2.7": this server has Python `, IDCommandFailed},
+		{"No Conda", `build.tools.python "miniconda3-4.7": conda is not installed on this server.`, IDCommandFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := f.build(byName[tc.name].build.ID)

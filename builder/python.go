@@ -45,7 +45,11 @@ func (p *Pool) interpreter(minor string) string {
 // environment unless it exists and was made the same way.
 func (j *job) prepareEnv(ctx context.Context, cfg *BuildConfig) error {
 	if cfg.Conda != nil {
-		return j.prepareConda(ctx, "conda", *cfg.Conda)
+		exe, err := j.condaExe()
+		if err != nil {
+			return err
+		}
+		return j.prepareConda(ctx, exe, *cfg.Conda)
 	}
 	interp := j.pool.interpreter(cfg.PythonMinor())
 	argv := []string{interp, "-m", "venv"}

@@ -47,7 +47,11 @@ func (j *job) resolveTools(ctx context.Context, cur *rtdconfig.Current) []resolu
 func (j *job) resolveTool(ctx context.Context, tool, want string) resolution {
 	name := toolNames[tool]
 	if configured := j.pool.cfg.BuildTools.lookup(tool, want); configured != "" {
-		if v := probeVersion(ctx, tool, configured, want); v != "" {
+		probe := tool
+		if tool == "python" && rtdconfig.IsConda(want) {
+			probe = "conda"
+		}
+		if v := probeVersion(ctx, probe, configured, want); v != "" {
 			return resolution{path: configured, version: v}
 		}
 	}
@@ -125,9 +129,9 @@ func (j *job) pythonCandidates(want string) []string {
 
 // resolveConda finds conda (or mamba for mambaforge) on the build PATH.
 func (j *job) resolveConda(ctx context.Context, want string) resolution {
-	names := []string{"conda"}
+	names := condaNames
 	if strings.HasPrefix(want, "mambaforge") {
-		names = []string{"mamba", "conda"}
+		names = []string{"mamba", "conda", "micromamba"}
 	}
 	for _, n := range names {
 		if p, err := j.pool.lookPath(n); err == nil {
@@ -135,6 +139,21 @@ func (j *job) resolveConda(ctx context.Context, want string) resolution {
 		}
 	}
 	return resolution{failure: failTool("python", want, "conda is not installed on this server.")}
+}
+
+// condaNames are the conda implementations looked for on the build PATH,
+// in order.
+var condaNames = []string{"conda", "mamba", "micromamba"}
+
+// condaExe finds conda, mamba or micromamba for a 2019-rule conda build;
+// without one the build fails naming what is missing.
+func (j *job) condaExe() (string, error) {
+	for _, n := range condaNames {
+		if p, err := j.pool.lookPath(n); err == nil {
+			return p, nil
+		}
+	}
+	return "", Failure(IDCommandFailed, "conda.environment needs conda, mamba or micromamba, and none is installed on this server.")
 }
 
 // failTool is failure F1/F2 of §C4.2.
