@@ -1,6 +1,8 @@
 package rtdconfig
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -188,6 +190,43 @@ func TestConfig2026Classification(t *testing.T) {
 			}
 			if !strings.Contains(c.JSON(), tc.json) {
 				t.Errorf("stored config %s lacks %s", c.JSON(), tc.json)
+			}
+		})
+	}
+}
+
+// TestReadthedocsYamlPath checks api-2026.md §A1.9: only the named file is
+// read; a missing one, or one leaving the checkout, fails.
+func TestReadthedocsYamlPath(t *testing.T) {
+	files := map[string]string{".readthedocs.yaml": "version: 2\nformats: [pdf]\n", "docs/conf.py": "",
+		"config/rtd.yml": "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}}\n"}
+	for _, tc := range []struct{ path, want, file string }{
+		{"config/rtd.yml", "", "config/rtd.yml"},
+		{"./config//rtd.yml", "", "config/rtd.yml"},
+		{"config/missing.yml", "Problem in your project's configuration. Configuration file not found in config/missing.yml.", ""},
+		{"../outside.yml", "Problem in your project's configuration. Configuration file not found in ../outside.yml.", ""},
+		{"link.yml", "Problem in your project's configuration. Configuration file not found in link.yml.", ""},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			dir := checkout(t, files)
+			outside := filepath.Join(t.TempDir(), "x.yml")
+			if err := os.WriteFile(outside, []byte("version: 2\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, filepath.Join(dir, "link.yml")); err != nil {
+				t.Fatal(err)
+			}
+			p := defaultProject()
+			p.ReadthedocsYamlPath = &tc.path
+			c, err := Load(Input{Ckout: dir, Project: p, ImagePrefix: "readthedocs/build"})
+			if tc.want != "" {
+				if e, ok := AsError(err); !ok || e.Msg != tc.want || e.ID != IDConfigPathNotFound {
+					t.Fatalf("err = %v, want %q (%s)", err, tc.want, IDConfigPathNotFound)
+				}
+				return
+			}
+			if err != nil || c.File != tc.file || c.Current == nil {
+				t.Fatalf("config %+v, %v; want the 2026-rule file %s", c, err, tc.file)
 			}
 		})
 	}
