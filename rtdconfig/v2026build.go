@@ -75,34 +75,28 @@ func (v *v26) buildOS(build *Map) error {
 // toolNames validates that `build.tools` (when truthy) is a mapping of
 // tool names.
 func (v *v26) toolNames(build *Map) (*Map, error) {
-	x := valueOf(build, "tools")
-	if truthy(x) {
-		m, err := vDict("build.tools", x)
-		if err != nil {
-			return nil, err
-		}
-		for _, k := range m.keys {
-			if _, err := vChoice("build.tools", k, ToolNames); err != nil {
-				return nil, err
-			}
-		}
-		return m, nil
+	if x := valueOf(build, "tools"); truthy(x) {
+		return namedMap("build.tools", x, ToolNames)
 	}
 	return &Map{vals: map[string]any{}}, nil
 }
 
 // jobNames validates that `build.jobs` is a mapping of job names.
 func (v *v26) jobNames(build *Map) (*Map, error) {
-	x, ok := build.Get("jobs")
-	if !ok || x == nil {
-		return &Map{vals: map[string]any{}}, nil
+	if x := valueOf(build, "jobs"); x != nil {
+		return namedMap("build.jobs", x, JobNames)
 	}
-	m, err := vDict("build.jobs", x)
+	return &Map{vals: map[string]any{}}, nil
+}
+
+// namedMap validates a mapping whose keys are among names.
+func namedMap(key string, x any, names []string) (*Map, error) {
+	m, err := vDict(key, x)
 	if err != nil {
 		return nil, err
 	}
 	for _, k := range m.keys {
-		if _, err := vChoice("build.jobs", k, JobNames); err != nil {
+		if _, err := vChoice(key, k, names); err != nil {
 			return nil, err
 		}
 	}
