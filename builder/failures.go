@@ -29,7 +29,7 @@ const (
 
 // Notification message ids (api-2026.md §A4.2, config-2026.md §C7).
 const (
-	IDProjectSkip         = "build:app:project-builds-disabled"
+	IDProjectSkip         = store.SkipErrorID
 	IDPublicCloneError    = "project:repository:public-clone-error"
 	IDPrivateCloneError   = "project:repository:private-clone-error"
 	IDCheckoutFailed      = "project:repository:checkout-failed"
