@@ -113,13 +113,14 @@ type v26 struct {
 	known knownKeys
 }
 
-// section returns a top-level mapping (absent: empty) and declares its
-// known keys.
+// section returns a top-level mapping and declares its known keys. An
+// absent section is empty; so is one written without a value (`mkdocs:`),
+// which a file may use to select a doctype with its defaults.
 func (v *v26) section(key string, known knownKeys) (*Map, bool, error) {
 	v.known[key] = known
 	x, ok := v.raw.Get(key)
-	if !ok {
-		return &Map{vals: map[string]any{}}, false, nil
+	if !ok || x == nil {
+		return &Map{vals: map[string]any{}}, ok, nil
 	}
 	m, err := vDict(key, x)
 	return m, true, err

@@ -178,6 +178,7 @@ func TestConfig2026Classification(t *testing.T) {
 		{"search", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}}\nsearch:\n  ranking:\n    /api/*: -1\n    changelog.html: -10\n  ignore: [404.html]\n", true, "sphinx", `"search":{"ignore":["404.html"],"ranking":{"api/*":-1,"changelog.html":-10}}`},
 		{"extras path", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3.12\"}}\npython:\n  install:\n    - method: pip\n      path: .[docs]\n", true, "sphinx", `{"extra_requirements":[],"method":"pip","path":".[docs]"}`},
 		{"generic by job", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3.12\"}, jobs: {install: []}}\n", true, "generic", `"install":[]`},
+		{"mkdocs without a value", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}}\nmkdocs:\n", true, "mkdocs", `"mkdocs":{"configuration":null,"fail_on_warning":false}`},
 		{"htmldir", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}}\nsphinx: {builder: htmldir}\n", true, "sphinx_htmldir", `"python":{"install":[],"use_system_site_packages":false,"version":3}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
