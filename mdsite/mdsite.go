@@ -1,3 +1,6 @@
+// Package mdsite is docsd's built-in Markdown site builder (behavior.md
+// §7.4 step 11): it renders a mkdocs.yml nav, a docs/ folder or a
+// README.md into HTML pages without MkDocs.
 package mdsite
 
 import (
@@ -61,123 +64,177 @@ type navItem struct {
 // into HTML pages with navigation and a table of contents. It returns its
 // log; an error means the build failed (the log says why).
 func Build(ctx context.Context, o Options) (string, error) {
-	var log strings.Builder
-	logf := func(format string, args ...any) { fmt.Fprintf(&log, format+"\n", args...) }
-	warnings := 0
-	warnf := func(format string, args ...any) {
-		warnings++
-		logf("WARNING: "+format, args...)
+	b := &site{o: o, siteName: o.SiteName, docsDir: o.Root}
+	err := b.build(ctx)
+	return b.log.String(), err
+}
+
+// site is one run of the built-in builder.
+type site struct {
+	o        Options
+	log      strings.Builder
+	warnings int
+	siteName string
+	docsDir  string
+	only     string // a single file to render (README.md)
+	nav      []*navItem
+	pages    map[string]*mdPage
+	order    []string
+}
+
+func (b *site) logf(format string, args ...any) { fmt.Fprintf(&b.log, format+"\n", args...) }
+
+func (b *site) warnf(format string, args ...any) {
+	b.warnings++
+	b.logf("WARNING: "+format, args...)
+}
+
+func (b *site) build(ctx context.Context) error {
+	if err := b.source(); err != nil {
+		return err
 	}
-	siteName := o.SiteName
-	docsDir := o.Root
-	var nav []*navItem
-	var only string // a single file to render (README.md)
+	b.logf("INFO: Building documentation from %s", b.o.Source)
+	if err := b.collect(); err != nil {
+		return err
+	}
+	if err := b.render(ctx); err != nil {
+		return err
+	}
+	if err := b.write(); err != nil {
+		return err
+	}
+	b.logf("INFO: %d pages written", len(b.order))
+	if b.o.Strict && b.warnings > 0 {
+		return fmt.Errorf("aborted with %d warnings in strict mode", b.warnings)
+	}
+	return nil
+}
+
+// source reads what to render: README.md, docs/, or a mkdocs.yml's
+// docs_dir and nav.
+func (b *site) source() error {
+	o := b.o
 	switch {
 	case o.Source == "README.md":
-		only = "README.md"
+		b.only = "README.md"
+		return nil
 	case o.Source == "docs":
-		docsDir = filepath.Join(o.Root, "docs")
-	default:
-		mk, err := readMkDocsConfig(filepath.Join(o.Root, o.Source))
-		if err != nil {
-			return log.String(), err
-		}
-		if mk.SiteName != "" {
-			siteName = mk.SiteName
-		}
-		dd := mk.DocsDir
-		if dd == "" {
-			dd = "docs"
-		}
-		docsDir = filepath.Join(filepath.Dir(filepath.Join(o.Root, o.Source)), dd)
-		if rel, err := filepath.Rel(o.Root, docsDir); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return log.String(), fmt.Errorf("%s: docs_dir %q is outside the repository", o.Source, dd)
-		}
-		if mk.Nav != nil {
-			if nav, err = parseNav(mk.Nav); err != nil {
-				return log.String(), fmt.Errorf("%s: nav: %v", o.Source, err)
-			}
+		b.docsDir = filepath.Join(o.Root, "docs")
+		return nil
+	}
+	mk, err := readMkDocsConfig(filepath.Join(o.Root, o.Source))
+	if err != nil {
+		return err
+	}
+	if mk.SiteName != "" {
+		b.siteName = mk.SiteName
+	}
+	dd := mk.DocsDir
+	if dd == "" {
+		dd = "docs"
+	}
+	b.docsDir = filepath.Join(filepath.Dir(filepath.Join(o.Root, o.Source)), dd)
+	if rel, err := filepath.Rel(o.Root, b.docsDir); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%s: docs_dir %q is outside the repository", o.Source, dd)
+	}
+	if mk.Nav != nil {
+		if b.nav, err = parseNav(mk.Nav); err != nil {
+			return fmt.Errorf("%s: nav: %v", o.Source, err)
 		}
 	}
-	logf("INFO: Building documentation from %s", o.Source)
+	return nil
+}
 
+// collect lists the pages and checks the nav against them.
+func (b *site) collect() error {
 	var sources []string
-	if only != "" {
-		if st, err := os.Lstat(filepath.Join(docsDir, only)); err != nil || !st.Mode().IsRegular() {
-			return log.String(), fmt.Errorf("%s is not a regular file", only)
+	if b.only != "" {
+		if st, err := os.Lstat(filepath.Join(b.docsDir, b.only)); err != nil || !st.Mode().IsRegular() {
+			return fmt.Errorf("%s is not a regular file", b.only)
 		}
-		sources = []string{only}
+		sources = []string{b.only}
 	} else {
 		var err error
-		if sources, err = markdownFiles(docsDir); err != nil {
-			return log.String(), err
+		if sources, err = markdownFiles(b.docsDir); err != nil {
+			return err
 		}
 	}
 	if len(sources) == 0 {
-		return log.String(), fmt.Errorf("no Markdown files found in %s", o.Source)
+		return fmt.Errorf("no Markdown files found in %s", b.o.Source)
 	}
-	pages := map[string]*mdPage{}
-	order := sortPages(sources)
-	for _, src := range order {
-		pages[src] = &mdPage{Src: src, Out: outputPath(src, sources)}
+	b.pages = map[string]*mdPage{}
+	b.order = sortPages(sources)
+	for _, src := range b.order {
+		b.pages[src] = &mdPage{Src: src, Out: outputPath(src, sources)}
 	}
-	if nav == nil {
-		nav = autoNav(order)
+	if b.nav == nil {
+		b.nav = autoNav(b.order)
 	}
-	for _, item := range flattenNav(nav) {
-		if item.Page != "" && pages[item.Page] == nil {
-			warnf("nav entry %q names %s, which is not in the docs directory", item.Title, item.Page)
+	for _, item := range flattenNav(b.nav) {
+		if item.Page != "" && b.pages[item.Page] == nil {
+			b.warnf("nav entry %q names %s, which is not in the docs directory", item.Title, item.Page)
 		}
 	}
+	return nil
+}
 
+// render turns every page's Markdown into HTML, titles and tables of
+// contents.
+func (b *site) render(ctx context.Context) error {
 	md := goldmark.New(
 		goldmark.WithExtensions(extension.GFM, extension.Footnote, extension.DefinitionList),
 		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
 		goldmark.WithRendererOptions(html.WithUnsafe()),
 	)
-	for _, src := range order {
+	for _, src := range b.order {
 		if err := ctx.Err(); err != nil {
-			return log.String(), err
+			return err
 		}
-		p := pages[src]
-		data, err := os.ReadFile(filepath.Join(docsDir, filepath.FromSlash(src)))
+		p := b.pages[src]
+		data, err := os.ReadFile(filepath.Join(b.docsDir, filepath.FromSlash(src)))
 		if err != nil {
-			return log.String(), err
+			return err
 		}
 		doc := md.Parser().Parse(text.NewReader(data))
 		p.Title, p.TOC = headings(doc, data)
-		for _, broken := range rewriteLinks(doc, p, pages) {
-			warnf("%s links to %s, which is not in the docs directory", src, broken)
+		for _, broken := range rewriteLinks(doc, p, b.pages) {
+			b.warnf("%s links to %s, which is not in the docs directory", src, broken)
 		}
 		var buf bytes.Buffer
 		if err := md.Renderer().Render(&buf, data, doc); err != nil {
-			return log.String(), fmt.Errorf("%s: %v", src, err)
+			return fmt.Errorf("%s: %v", src, err)
 		}
 		p.HTML = template.HTML(buf.String())
 		if p.Title == "" {
 			p.Title = titleFromPath(src)
 		}
 	}
-	for _, item := range flattenNav(nav) {
-		if item.Title == "" && item.Page != "" && pages[item.Page] != nil {
-			item.Title = pages[item.Page].Title
+	for _, item := range flattenNav(b.nav) {
+		if item.Title == "" && item.Page != "" && b.pages[item.Page] != nil {
+			item.Title = b.pages[item.Page].Title
 		}
 	}
+	return nil
+}
 
+// write replaces the output directory with the rendered pages and the
+// docs directory's other files.
+func (b *site) write() error {
+	o := b.o
 	if err := os.RemoveAll(o.Out); err != nil {
-		return log.String(), err
+		return err
 	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return log.String(), err
+		return err
 	}
-	if only == "" {
-		if err := copyAssets(docsDir, o.Out); err != nil {
-			return log.String(), err
+	if b.only == "" {
+		if err := copyAssets(b.docsDir, o.Out); err != nil {
+			return err
 		}
 	}
-	linear := linearPages(nav, pages, order)
-	for i, src := range order {
-		p := pages[src]
+	linear := linearPages(b.nav, b.pages, b.order)
+	for i, src := range b.order {
+		p := b.pages[src]
 		var prev, next *mdPage
 		if idx := indexOf(linear, p); idx >= 0 {
 			if idx > 0 {
@@ -189,25 +246,21 @@ func Build(ctx context.Context, o Options) (string, error) {
 		}
 		var buf bytes.Buffer
 		if err := pageTemplate.Execute(&buf, pageData{
-			SiteName: siteName, Lang: o.Language, Page: p, Nav: renderNav(nav, p, pages),
+			SiteName: b.siteName, Lang: o.Language, Page: p, Nav: renderNav(b.nav, p, b.pages),
 			Prev: link(p, prev), Next: link(p, next), Home: relURL(p.Out, "index.html"),
 		}); err != nil {
-			return log.String(), err
+			return err
 		}
 		dst := filepath.Join(o.Out, filepath.FromSlash(p.Out))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return log.String(), err
+			return err
 		}
 		if err := os.WriteFile(dst, buf.Bytes(), 0o644); err != nil {
-			return log.String(), err
+			return err
 		}
-		logf("INFO: [%d/%d] %s -> %s", i+1, len(order), src, p.Out)
+		b.logf("INFO: [%d/%d] %s -> %s", i+1, len(b.order), src, p.Out)
 	}
-	logf("INFO: %d pages written", len(order))
-	if o.Strict && warnings > 0 {
-		return log.String(), fmt.Errorf("aborted with %d warnings in strict mode", warnings)
-	}
-	return log.String(), nil
+	return nil
 }
 
 // mkdocsConfig is the part of mkdocs.yml the built-in builder reads.

@@ -1,3 +1,7 @@
+// Package rtdconfig reads and validates a checkout's `.readthedocs.yaml`:
+// the 2019 rules of behavior.md §7.5 for the files written for them and
+// the 2026 rules of config-2026.md for current files, with the exact
+// messages, message ids and stored shapes of both.
 package rtdconfig
 
 import (

@@ -762,42 +762,44 @@ func deepestFirstKey(v any, path string) string {
 }
 
 // configV1 resolves a legacy (or absent) configuration: defaults come from
-// the project, the doctype is detected when there is no file.
+// the project, the doctype is detected when there is no file. Sections
+// are read in the era's order: build.image first (python.version depends
+// on it), formats, python, conda, then the doctype.
 func configV1(in Input, file string, raw *Map) (*Config, error) {
-	v := &validator{ckout: in.Ckout, file: file}
-	p := in.Project
-	c := &Config{Version: "1", File: file, imagePrefix: in.ImagePrefix, Image: "latest",
-		Submodules: SubmoduleConfig{IncludeAll: true, Exclude: []string{}, Recursive: true}}
-	var err error
+	v := &v1{validator: &validator{ckout: in.Ckout, file: file}, in: in, raw: raw,
+		c: &Config{Version: "1", File: file, imagePrefix: in.ImagePrefix, Image: "latest",
+			Submodules: SubmoduleConfig{IncludeAll: true, Exclude: []string{}, Recursive: true}}}
+	for _, section := range []func() error{v.image, v.formats, v.python, v.conda, v.doctype} {
+		if err := section(); err != nil {
+			return nil, err
+		}
+	}
+	return v.c, nil
+}
 
-	// build.image first: python.version depends on it.
-	build, err := v.dict("build", valueOf(raw, "build"))
+// v1 is the resolution of one version 1 (or absent) file.
+type v1 struct {
+	*validator
+	in  Input
+	raw *Map
+	c   *Config
+}
+
+func (v *v1) image() error {
+	build, err := v.dict("build", valueOf(v.raw, "build"))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if x, ok := build.Get("image"); ok && x != nil {
-		if c.Image, err = v.choice("build.image", x, imageChoices); err != nil {
-			return nil, err
-		}
+		v.c.Image, err = v.choice("build.image", x, imageChoices)
 	}
+	return err
+}
 
-	// formats
-	if x, ok := raw.Get("formats"); ok && x != nil {
-		l, err := v.list("formats", x)
-		if err != nil {
-			return nil, err
-		}
-		c.Formats = []string{}
-		if !(len(l) == 1 && l[0] == "none") {
-			for _, e := range l {
-				s, err := v.choice("formats", e, formatChoices)
-				if err != nil {
-					return nil, err
-				}
-				c.Formats = append(c.Formats, s)
-			}
-		}
-	} else {
+func (v *v1) formats() error {
+	c, p := v.c, v.in.Project
+	x, ok := v.raw.Get("formats")
+	if !ok || x == nil {
 		c.Formats = []string{"htmlzip"}
 		if p.EnableEPUBBuild {
 			c.Formats = append(c.Formats, "epub")
@@ -805,12 +807,31 @@ func configV1(in Input, file string, raw *Map) (*Config, error) {
 		if p.EnablePDFBuild {
 			c.Formats = append(c.Formats, "pdf")
 		}
+		return nil
 	}
-
-	// python
-	python, err := v.dict("python", valueOf(raw, "python"))
+	l, err := v.list("formats", x)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	c.Formats = []string{}
+	if len(l) == 1 && l[0] == "none" {
+		return nil
+	}
+	for _, e := range l {
+		s, err := v.choice("formats", e, formatChoices)
+		if err != nil {
+			return err
+		}
+		c.Formats = append(c.Formats, s)
+	}
+	return nil
+}
+
+func (v *v1) python() error {
+	c, p := v.c, v.in.Project
+	python, err := v.dict("python", valueOf(v.raw, "python"))
+	if err != nil {
+		return err
 	}
 	c.PythonVersion = int64(3)
 	if p.PythonInterpreter == "python" || p.PythonInterpreter == "python2" {
@@ -818,83 +839,106 @@ func configV1(in Input, file string, raw *Map) (*Config, error) {
 	}
 	if x, ok := python.Get("version"); ok && x != nil {
 		if c.PythonVersion, err = v.pythonVersion("python.version", x, c.Image); err != nil {
-			return nil, err
+			return err
 		}
 	}
+	requirements, err := v.requirements()
+	if err != nil {
+		return err
+	}
+	c.Install = []Install{{IsRequirements: true, Requirements: requirements}}
+	if err := v.projectInstall(python); err != nil {
+		return err
+	}
+	c.SystemSite, err = v.boolean("python.use_system_site_packages", valueOf(python, "use_system_site_packages"), p.UseSystemPackages)
+	return err
+}
+
+// requirements is the project's requirements file, overridden by the
+// file's requirements_file.
+func (v *v1) requirements() (*string, error) {
 	var requirements *string
-	if p.RequirementsFile != nil && *p.RequirementsFile != "" {
+	if p := v.in.Project; p.RequirementsFile != nil && *p.RequirementsFile != "" {
 		r := CleanRel(*p.RequirementsFile)
 		requirements = &r
 	}
-	if x, ok := raw.Get("requirements_file"); ok && x != nil {
+	if x, ok := v.raw.Get("requirements_file"); ok && x != nil {
 		r, err := v.path("requirements_file", x, filePath)
 		if err != nil {
 			return nil, err
 		}
 		requirements = &r
 	}
-	c.Install = []Install{{IsRequirements: true, Requirements: requirements}}
+	return requirements, nil
+}
+
+// projectInstall is python.pip_install / setup_py_install.
+func (v *v1) projectInstall(python *Map) error {
 	pipInstall, err := v.boolean("python.pip_install", valueOf(python, "pip_install"), false)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	extras := []string{}
 	if x, ok := python.Get("extra_requirements"); ok && x != nil {
 		if extras, err = v.stringList("python.extra_requirements", x); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	setupPy, err := v.boolean("python.setup_py_install", valueOf(python, "setup_py_install"), p.InstallProject)
+	setupPy, err := v.boolean("python.setup_py_install", valueOf(python, "setup_py_install"), v.in.Project.InstallProject)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	switch {
 	case pipInstall:
-		c.Install = append(c.Install, Install{Path: ".", Method: "pip", ExtraRequirements: extras})
+		v.c.Install = append(v.c.Install, Install{Path: ".", Method: "pip", ExtraRequirements: extras})
 	case setupPy:
-		c.Install = append(c.Install, Install{Path: ".", Method: "setuptools", ExtraRequirements: []string{}})
+		v.c.Install = append(v.c.Install, Install{Path: ".", Method: "setuptools", ExtraRequirements: []string{}})
 	}
-	if c.SystemSite, err = v.boolean("python.use_system_site_packages", valueOf(python, "use_system_site_packages"), p.UseSystemPackages); err != nil {
-		return nil, err
-	}
+	return nil
+}
 
-	// conda
-	if x, ok := raw.Get("conda"); ok && x != nil {
-		m, err := v.dict("conda", x)
+func (v *v1) conda() error {
+	x, ok := v.raw.Get("conda")
+	if !ok || x == nil {
+		return nil
+	}
+	m, err := v.dict("conda", x)
+	if err != nil {
+		return err
+	}
+	if f, ok := m.Get("file"); ok && f != nil {
+		path, err := v.path("conda.file", f, filePath)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if f, ok := m.Get("file"); ok && f != nil {
-			path, err := v.path("conda.file", f, filePath)
-			if err != nil {
-				return nil, err
-			}
-			c.Conda = &path
-		}
+		v.c.Conda = &path
 	}
+	return nil
+}
 
-	// doctype: detected without a file; a legacy file keeps the project's.
+// doctype is detected without a file; a legacy file keeps the project's.
+func (v *v1) doctype() error {
+	c, p := v.c, v.in.Project
 	var confPy string
-	if file == "" {
-		c.Doctype, confPy, err = detectDoctype(in.Ckout, p.DocumentationType, p.ConfPyFile)
-		if err != nil {
-			return nil, err
-		}
+	var err error
+	if v.file == "" {
+		c.Doctype, confPy, err = detectDoctype(v.in.Ckout, p.DocumentationType, p.ConfPyFile)
 	} else {
 		c.Doctype = p.DocumentationType
 		if !IsSphinx(c.Doctype) && c.Doctype != DoctypeMkDocs {
 			c.Doctype = DoctypeSphinx
 		}
 		if IsSphinx(c.Doctype) {
-			if confPy, err = DiscoverConfPy(in.Ckout, p.ConfPyFile); err != nil {
-				return nil, err
-			}
+			confPy, err = DiscoverConfPy(v.in.Ckout, p.ConfPyFile)
 		}
+	}
+	if err != nil {
+		return err
 	}
 	c.Sphinx = &SphinxConfig{}
 	if confPy != "" {
 		c.Sphinx.Configuration = &confPy
 	}
 	c.MkDocs = &MkDocsConfig{}
-	return c, nil
+	return nil
 }
