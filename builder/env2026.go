@@ -1,6 +1,7 @@
 package builder
 
 import (
+	"context"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,7 @@ func (j *job) rtdVariables(env *environ, inEnv bool) {
 	env.Set("READTHEDOCS_REPOSITORY_PATH", j.ckout)
 	env.Set("READTHEDOCS_OUTPUT", filepath.Join(j.ckout, "_readthedocs")+"/")
 	env.Set("READTHEDOCS_GIT_CLONE_URL", j.project.Repo)
-	env.Set("READTHEDOCS_GIT_IDENTIFIER", gitIdentifier(v))
+	env.Set("READTHEDOCS_GIT_IDENTIFIER", j.gitIdentifierOf(v))
 	if j.commit != "" {
 		env.Set("READTHEDOCS_GIT_COMMIT_HASH", j.commit)
 	}
@@ -35,14 +36,37 @@ func (j *job) rtdVariables(env *environ, inEnv bool) {
 	env.Set("NO_COLOR", "1")
 }
 
-// gitIdentifier is READTHEDOCS_GIT_IDENTIFIER: the branch of machine
-// `latest`, the followed name of machine `stable` (its identifier), else
-// the version's name (a pull request's number).
-func gitIdentifier(v *store.Version) string {
-	if v.Machine && v.Identifier != "" {
-		return v.Identifier
+// gitIdentifierOf is READTHEDOCS_GIT_IDENTIFIER (§C6): the branch of
+// machine `latest` (as the build found it), the name of the version
+// machine `stable` follows, else the version's name (a pull request's
+// number).
+func (j *job) gitIdentifierOf(v *store.Version) string {
+	switch {
+	case !v.Machine:
+		return v.VerboseName
+	case v.Slug == store.Stable && j.stableFollows != "":
+		return j.stableFollows
 	}
-	return v.VerboseName
+	return v.Identifier
+}
+
+// findStableFollows is the name of the version machine `stable` follows,
+// "" for other versions.
+func (j *job) findStableFollows(ctx context.Context) (string, error) {
+	v := j.version
+	if !v.Machine || v.Slug != store.Stable {
+		return "", nil
+	}
+	vs, err := j.pool.store.FindAllVersions(ctx, store.VersionFilter{ProjectIDs: []int64{v.ProjectID}})
+	if err != nil {
+		return "", err
+	}
+	for _, o := range vs {
+		if !o.Machine && o.Type != store.External && o.Identifier == v.Identifier {
+			return o.VerboseName, nil
+		}
+	}
+	return "", nil
 }
 
 // current2026 is the state of a 2026-rule build that its commands'

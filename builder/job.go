@@ -45,8 +45,9 @@ type job struct {
 	submoduleURLs []string
 
 	// commit is the build's commit once step 5 has run
-	// (READTHEDOCS_GIT_COMMIT_HASH).
-	commit string
+	// (READTHEDOCS_GIT_COMMIT_HASH); stableFollows is the name of the
+	// version machine `stable` follows (READTHEDOCS_GIT_IDENTIFIER).
+	commit, stableFollows string
 	// current is set for a 2026-rule build (config-2026.md): its install
 	// and build steps get the §C6 PATH and tool variables.
 	current *current2026

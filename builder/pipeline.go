@@ -105,6 +105,9 @@ func (j *job) load(ctx context.Context) error {
 	if j.version, err = j.pool.store.FindVersionByID(ctx, j.build.VersionID); err != nil {
 		return err
 	}
+	if j.stableFollows, err = j.findStableFollows(ctx); err != nil {
+		return err
+	}
 	if j.version.Type != store.External {
 		if j.vars, _, err = j.pool.store.FindEnvironmentVariables(ctx, j.project.ID, 0, 0); err != nil {
 			return err

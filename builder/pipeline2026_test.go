@@ -97,6 +97,9 @@ func TestPipeline2026(t *testing.T) {
 			}
 		}
 		r.commit("initial", nil)
+		if c.name == "Post Checkout" {
+			r.git("tag", "1.0")
+		}
 		imp := f.importProject(c.name, r)
 		c.build, c.slug = imp.Build, imp.Project.Slug
 	}
@@ -110,6 +113,15 @@ func TestPipeline2026(t *testing.T) {
 	}
 	t.Run("tutorial template", func(t *testing.T) { checkTutorial(t, f, byName["Tutorial"]) })
 	t.Run("jobs", func(t *testing.T) { checkJobs(t, f, byName["Post Checkout"]) })
+	t.Run("stable identifier", func(t *testing.T) {
+		c := byName["Post Checkout"]
+		stable := f.trigger(f.version(c.build.ProjectID, "stable"))
+		f.drain()
+		f.mustSucceed(stable)
+		if got := f.htmlFile(c.slug, "stable", "ident.txt"); got != "stable:1.0\n" {
+			t.Errorf("post_build saw %q, want stable:1.0", got)
+		}
+	})
 	t.Run("commands", func(t *testing.T) { checkCommands(t, f, byName["Commands"]) })
 	t.Run("mkdocs", func(t *testing.T) {
 		c := byName["MkDocs"]

@@ -134,14 +134,7 @@ func (j *job) install(ctx context.Context, cfg *BuildConfig) error {
 		case in.Method == "setuptools":
 			steps = append(steps, installStep{argv: []string{py, in.Path + "/setup.py", "install", "--force"}})
 		default:
-			target := "."
-			if in.Path != "." {
-				target = "./" + in.Path
-			}
-			if len(in.ExtraRequirements) > 0 {
-				target += "[" + strings.Join(in.ExtraRequirements, ",") + "]"
-			}
-			steps = append(steps, pipInstall("--upgrade", "--upgrade-strategy", "eager", "--no-cache-dir", target))
+			steps = append(steps, pipInstall("--upgrade", "--upgrade-strategy", "eager", "--no-cache-dir", pipTarget(in)))
 		}
 	}
 	return j.runInstallSteps(ctx, steps)
