@@ -232,3 +232,22 @@ func TestReadthedocsYamlPath(t *testing.T) {
 		})
 	}
 }
+
+// TestYAML11Booleans checks §C0 item 4: plain yes/no/on/off are booleans,
+// quoted ones strings.
+func TestYAML11Booleans(t *testing.T) {
+	v, err := ParseYAML([]byte("a: yes\nb: Off\nc: 'yes'\nd: \"on\"\ne: y\non: 1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := v.(*Map)
+	for key, want := range map[string]any{"a": true, "b": false, "c": "yes", "d": "on", "e": "y", "True": int64(1)} {
+		if got, _ := m.Get(key); got != want {
+			t.Errorf("%s = %#v, want %#v", key, got, want)
+		}
+	}
+	c, err := load2026(t, "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}}\nsphinx:\n  fail_on_warning: yes\nsubmodules:\n  include: all\n  recursive: on\n", "docs/conf.py")
+	if err != nil || !c.Sphinx.FailOnWarning || !c.Submodules.Recursive {
+		t.Errorf("config %+v, %v; want fail_on_warning and recursive true", c, err)
+	}
+}

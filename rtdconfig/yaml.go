@@ -111,10 +111,21 @@ func fromNode(n *yaml.Node) (any, error) {
 			}
 			return yamlFloat(f), nil
 		default:
+			if b, ok := yaml11Bools[n.Value]; ok && n.Style == 0 {
+				return b, nil
+			}
 			return n.Value, nil
 		}
 	}
 	return nil, fmt.Errorf("unsupported YAML node kind %d", n.Kind)
+}
+
+// yaml11Bools are the plain scalars YAML 1.1 (PyYAML, which Read the Docs
+// parses with) reads as booleans and YAML 1.2 as strings
+// (config-2026.md §C0 item 4).
+var yaml11Bools = map[string]bool{
+	"yes": true, "Yes": true, "YES": true, "on": true, "On": true, "ON": true,
+	"no": false, "No": false, "NO": false, "off": false, "Off": false, "OFF": false,
 }
 
 // pyStr renders a value the way Python's str() does, which is how the
