@@ -62,3 +62,21 @@ func (b BuildTools) lookup(tool, version string) string {
 	}
 	return ""
 }
+
+// CheckVisible rejects entries whose executable build commands cannot
+// see: under /root, /run, or one of hidden (docsd's data directory and
+// HOME), which the sandbox replaces with empty directories.
+func (b BuildTools) CheckVisible(hidden ...string) error {
+	for _, e := range b {
+		for _, h := range append([]string{"/root", "/run"}, hidden...) {
+			if h == "" {
+				continue
+			}
+			h = filepath.Clean(h)
+			if e.Path == h || strings.HasPrefix(e.Path, h+string(filepath.Separator)) {
+				return fmt.Errorf("build_tools entry %s:%s=%s: build commands cannot see %s", e.Tool, e.Version, e.Path, h)
+			}
+		}
+	}
+	return nil
+}

@@ -16,6 +16,13 @@ func TestParseBuildTools(t *testing.T) {
 	if got := extra.versions(); len(got["python"]) != 1 || got["python"][0] != "3.15" {
 		t.Errorf("versions = %v, want only the version §C9.2 lacks", got)
 	}
+	if err := tools.CheckVisible("/srv/docsd"); err != nil {
+		t.Errorf("CheckVisible: %v", err)
+	}
+	hidden, _ := ParseBuildTools("python:3.10=/srv/docsd/py/bin/python3.10")
+	if err := hidden.CheckVisible("/srv/docsd"); err == nil {
+		t.Errorf("CheckVisible accepted a path under the data directory")
+	}
 	for _, bad := range []string{"python:3.10", "java:21=/usr/bin/java", "python:3.10=bin/python"} {
 		if _, err := ParseBuildTools(bad); err == nil {
 			t.Errorf("ParseBuildTools(%q) accepted", bad)

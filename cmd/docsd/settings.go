@@ -161,6 +161,10 @@ func (s *Settings) resolve() error {
 		return fmt.Errorf("--build-sandbox %q must be one of %s", s.BuildSandbox, strings.Join(builder.SandboxModes, ", "))
 	}
 	tools, err := builder.ParseBuildTools(s.BuildTools)
+	if err == nil {
+		home, _ := os.UserHomeDir()
+		err = tools.CheckVisible(s.DataDir, home)
+	}
 	if err != nil {
 		return fmt.Errorf("--build-tools: %v", err)
 	}
