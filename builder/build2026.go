@@ -79,7 +79,7 @@ func (j *job) sphinx2026(ctx context.Context, cfg *BuildConfig, builder, out str
 	args = append(args, "-b", builder, "-d", "_build/doctrees", "-D", "language="+j.project.Language, ".", out)
 	argv := append([]string{j.python(), "-m", "sphinx"}, args...)
 	if j.current.uv != nil {
-		argv = append([]string{filepath.Join(j.current.uv.dir, "uv"), "run", "--no-sync", "--no-dev", "sphinx-build"}, args...)
+		argv = append([]string{j.current.uv.path, "run", "--no-sync", "--no-dev", "sphinx-build"}, args...)
 	}
 	_, err := j.must(ctx, argv, cmdOpts{dir: filepath.Dir(filepath.Join(j.ckout, conf)), inEnv: true})
 	return err
@@ -115,7 +115,7 @@ func (j *job) mkdocs2026(ctx context.Context, cfg *BuildConfig) error {
 	}
 	argv := append([]string{j.python(), "-m", "mkdocs"}, args...)
 	if j.current.uv != nil {
-		argv = append([]string{filepath.Join(j.current.uv.dir, "uv"), "run", "--no-sync", "--no-dev", "mkdocs"}, args...)
+		argv = append([]string{j.current.uv.path, "run", "--no-sync", "--no-dev", "mkdocs"}, args...)
 	}
 	_, err := j.must(ctx, argv, cmdOpts{inEnv: true})
 	return err

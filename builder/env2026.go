@@ -79,7 +79,7 @@ type current2026 struct {
 
 // uvEnv is what a uv install entry adds to the environment.
 type uvEnv struct {
-	dir     string // uv's directory
+	path    string // the resolved uv
 	project string // UV_PROJECT
 }
 
@@ -89,7 +89,7 @@ func (c *current2026) environ(j *job, env *environ) {
 	path := []string{filepath.Join(j.envDir, "bin")}
 	path = append(path, c.toolDirs...)
 	if c.uv != nil {
-		path = append(path, c.uv.dir)
+		path = append(path, filepath.Dir(c.uv.path))
 		env.Set("UV_PYTHON", filepath.Join(j.envDir, "bin", "python"))
 		env.Set("UV_PROJECT", c.uv.project)
 		env.Set("UV_PROJECT_ENVIRONMENT", j.envDir)

@@ -127,7 +127,7 @@ func (j *job) createUVEnv(ctx context.Context, cfg *BuildConfig) error {
 	if u := uvEntry(cfg); u.Path != nil {
 		project = filepath.Join(j.ckout, *u.Path)
 	}
-	j.current.uv = &uvEnv{dir: filepath.Dir(uv), project: project}
+	j.current.uv = &uvEnv{path: uv, project: project}
 	if err := j.freshEnvDir(); err != nil {
 		return err
 	}

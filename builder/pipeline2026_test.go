@@ -25,6 +25,17 @@ if [ "$1" = "--version" ]; then echo "conda 24.1.2"; exit 0; fi
 mkdir -p "$CONDA_ENVS_PATH/$5/bin" && ln -s /usr/bin/python3 "$CONDA_ENVS_PATH/$5/bin/python"
 `
 
+// fakeUV stands for uv: venv makes a venv, sync does nothing, run runs
+// the command with the environment's Python.
+const fakeUV = `#!/bin/sh
+case "$1" in
+--version) echo "uv 0.4.0" ;;
+venv) exec "$3" -m venv --system-site-packages --without-pip "$4" ;;
+sync) echo "synced $UV_PROJECT" ;;
+run) shift 4; exec "$UV_PROJECT_ENVIRONMENT/bin/python" -m sphinx "$@" ;;
+esac
+`
+
 // tutorialTemplate is readthedocs/tutorial-template's config, verbatim
 // (config-2026.md §C10 E1).
 const tutorialTemplate = `version: "2"
@@ -83,6 +94,8 @@ func TestPipeline2026(t *testing.T) {
 		{name: "Python Two", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"2.7\"}}\n"})},
 		{name: "Conda", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: miniforge3-latest}}\nconda: {environment: environment.yml}\n",
 			"environment.yml": "name: docs\n", "tools/conda": fakeConda})},
+		{name: "UV", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}}\npython:\n  install:\n    - method: uv\n      command: sync\n      groups: [docs]\nsphinx: {configuration: docs/conf.py}\n",
+			"tools/uv": fakeUV})},
 		{name: "No Conda", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: miniconda3-4.7}}\nconda: {environment: environment.yml}\n",
 			"environment.yml": "name: docs\n"})},
 		{name: "No Conda 2019", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nconda: {environment: environment.yml}\n",
@@ -91,9 +104,11 @@ func TestPipeline2026(t *testing.T) {
 	for _, c := range cases {
 		r := newRepo(t, "main")
 		r.write(c.files)
-		if c.files["tools/conda"] != "" {
-			if err := os.Chmod(filepath.Join(r.dir, "tools", "conda"), 0o755); err != nil {
-				t.Fatal(err)
+		for _, tool := range []string{"conda", "uv"} {
+			if c.files["tools/"+tool] != "" {
+				if err := os.Chmod(filepath.Join(r.dir, "tools", tool), 0o755); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 		r.commit("initial", nil)
@@ -105,7 +120,8 @@ func TestPipeline2026(t *testing.T) {
 	}
 	// The fake conda lives in its checkout, which the sandbox shows.
 	f.pool.cfg.BuildTools = BuildTools{{Tool: "python", Version: "miniforge3-latest",
-		Path: filepath.Join(f.data, "checkouts", "conda", "tools", "conda")}}
+		Path: filepath.Join(f.data, "checkouts", "conda", "tools", "conda")},
+		{Tool: "uv", Version: "latest", Path: filepath.Join(f.data, "checkouts", "uv", "tools", "uv")}}
 	f.drain()
 	byName := map[string]*build2026{}
 	for _, c := range cases {
@@ -139,6 +155,19 @@ func TestPipeline2026(t *testing.T) {
 		}
 		if !strings.Contains(b.Config, `"version":"miniforge3-latest"`) || !strings.Contains(b.Config, `"full_version":"24.1.2"`) {
 			t.Errorf("stored config %s", b.Config)
+		}
+	})
+	t.Run("uv", func(t *testing.T) {
+		c := byName["UV"]
+		b := f.mustSucceed(c.build)
+		uv := filepath.Join(f.data, "checkouts", "uv", "tools", "uv")
+		env := filepath.Join(f.data, "envs", "uv", "latest")
+		lines := commandLines(f.commands(b.ID))
+		for _, want := range []string{uv + " venv --python /usr/bin/python3 " + env, uv + " sync --group docs",
+			uv + " run --no-sync --no-dev sphinx-build -T -E -b html -d _build/doctrees -D language=en . " + filepath.Join(f.data, "checkouts", "uv", "_readthedocs", "html")} {
+			if !slices.Contains(lines, want) {
+				t.Errorf("commands lack %q:\n%q", want, lines)
+			}
 		}
 	})
 	t.Run("conda missing, 2019 rules", func(t *testing.T) {
