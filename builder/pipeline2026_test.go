@@ -84,7 +84,7 @@ func TestPipeline2026(t *testing.T) {
 			"docs/requirements.txt": "sphinx==7.1.2\n", "docs/source/conf.py": "project = 'Lumache'\n",
 			"docs/source/index.rst": "Lumache\n=======\n\nTutorial.\n"}},
 		{name: "Post Checkout", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild:\n  os: ubuntu-24.04\n  tools:\n    python: \"3\"\n  apt_packages: [graphviz]\n  jobs:\n    pre_checkout: [\"echo never\"]\n    post_checkout:\n      - git fetch --unshallow || true\n    post_build:\n      - echo \"$READTHEDOCS_VERSION_NAME:$READTHEDOCS_GIT_IDENTIFIER\" > $READTHEDOCS_OUTPUT/html/ident.txt\n"})},
-		{name: "Commands", files: map[string]string{".readthedocs.yaml": "version: 2\nbuild:\n  os: ubuntu-24.04\n  tools:\n    python: \"3\"\n  commands:\n    - mkdir -p $READTHEDOCS_OUTPUT/html $READTHEDOCS_OUTPUT/pdf\n    - echo \"<p>$READTHEDOCS_VERSION_TYPE $READTHEDOCS_GIT_COMMIT_HASH $NO_COLOR</p>\" > $READTHEDOCS_OUTPUT/html/index.html\n    - echo pdf > $READTHEDOCS_OUTPUT/pdf/out.pdf\n    - test -x \"$READTHEDOCS_VIRTUALENV_PATH/bin/pip\"\n"}},
+		{name: "Commands", files: map[string]string{".readthedocs.yaml": "version: 2\nbuild:\n  os: ubuntu-20.04\n  tools:\n    python: \"3\"\n  commands:\n    - mkdir -p $READTHEDOCS_OUTPUT/html $READTHEDOCS_OUTPUT/pdf\n    - echo \"<p>$READTHEDOCS_VERSION_TYPE $READTHEDOCS_GIT_COMMIT_HASH $NO_COLOR</p>\" > $READTHEDOCS_OUTPUT/html/index.html\n    - echo pdf > $READTHEDOCS_OUTPUT/pdf/out.pdf\n    - test -x \"$READTHEDOCS_VIRTUALENV_PATH/bin/pip\"\n"}},
 		{name: "MkDocs", files: map[string]string{".readthedocs.yaml": "version: 2\nbuild:\n  os: ubuntu-22.04\n  tools:\n    python: \"3.12\"\nmkdocs:\n  configuration: mkdocs.yml\n",
 			"mkdocs.yml": "site_name: Real MkDocs\n", "docs/index.md": "# Hello MkDocs\n"}},
 		{name: "Skip 183", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild:\n  os: ubuntu-22.04\n  tools:\n    python: \"3\"\n  jobs:\n    post_checkout:\n      - |\n        if [ \"$READTHEDOCS_VERSION_TYPE\" = \"branch\" ]; then\n          exit 183;\n        fi\n    post_install: [\"echo must not run\"]\n"})},
@@ -273,6 +273,9 @@ func checkJobs(t *testing.T, f *fixture, c *build2026) {
 func checkCommands(t *testing.T, f *fixture, c *build2026) {
 	b := f.mustSucceed(c.build)
 	cmds := f.commands(b.ID)
+	if cat := cmds[5]; cat.Command != "cat .readthedocs.yaml" || !strings.HasSuffix(cat.Output, retiredOSNote+"\n") {
+		t.Errorf("first setup command %q lacks the retired build.os note:\n%s", cat.Command, cat.Output)
+	}
 	last := cmds[len(cmds)-1]
 	if last.Command != `test -x "$READTHEDOCS_VIRTUALENV_PATH/bin/pip"` || last.Description != "build.commands" {
 		t.Errorf("last command %q (%q)", last.Command, last.Description)
