@@ -111,7 +111,7 @@ func (j *job) uvPath() (string, error) {
 	if p := j.pool.cfg.BuildTools.lookup("uv", "latest"); p != "" && isFile(p) {
 		return p, nil
 	}
-	if p, err := j.pool.lookPath("uv"); err == nil {
+	if p, err := j.pool.lookPath("uv"); err == nil && j.visible(p) {
 		return p, nil
 	}
 	return "", Failure(IDCommandFailed, `python.install method "uv": uv is not installed on this server.`)

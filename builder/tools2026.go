@@ -66,7 +66,7 @@ func (j *job) resolveTool(ctx context.Context, tool, want string) resolution {
 		candidates = j.pythonCandidates(want)
 	} else {
 		for _, c := range toolCommands[tool] {
-			if p, err := j.pool.lookPath(c); err == nil {
+			if p, err := j.pool.lookPath(c); err == nil && j.visible(p) {
 				candidates = append(candidates, p)
 			}
 		}
@@ -111,6 +111,15 @@ func (j *job) found(ctx context.Context, tool, want, exe string, substitute bool
 		note: fmt.Sprintf("%s %s is not installed on this server; %s %s (%s) is used instead.", name, want, name, v, exe)}
 }
 
+// visible reports whether build commands can run an executable found on
+// docsd's PATH: not under a directory the sandbox hides (/root, /run,
+// docsd's data directory and HOME).
+func (j *job) visible(path string) bool {
+	home, _ := os.UserHomeDir()
+	hidden := append([]string{j.pool.cfg.DataDir, home}, j.pool.cfg.SandboxHide...)
+	return BuildTools{{Path: path}}.CheckVisible(hidden...) == nil
+}
+
 // pythonCandidates are §C4.2's Python X.Y candidates after build_tools.
 func (j *job) pythonCandidates(want string) []string {
 	base := j.pool.cfg.BuildPython
@@ -134,7 +143,7 @@ func (j *job) resolveConda(ctx context.Context, want string) resolution {
 		names = []string{"mamba", "conda", "micromamba"}
 	}
 	for _, n := range names {
-		if p, err := j.pool.lookPath(n); err == nil {
+		if p, err := j.pool.lookPath(n); err == nil && j.visible(p) {
 			return resolution{path: p, version: probeVersion(ctx, "conda", p, "")}
 		}
 	}
@@ -149,7 +158,7 @@ var condaNames = []string{"conda", "mamba", "micromamba"}
 // without one the build fails naming what is missing.
 func (j *job) condaExe() (string, error) {
 	for _, n := range condaNames {
-		if p, err := j.pool.lookPath(n); err == nil {
+		if p, err := j.pool.lookPath(n); err == nil && j.visible(p) {
 			return p, nil
 		}
 	}
