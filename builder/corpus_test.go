@@ -12,7 +12,11 @@ import (
 
 // TestCorpusBuilds runs a few files of rtdconfig's corpus through real
 // builds, with documentation trees shaped as those projects have them.
+// It is long (every format of a real Sphinx project): not in -short mode.
 func TestCorpusBuilds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long end-to-end builds: not in -short mode")
+	}
 	toolsOrSkip(t, "sphinx")
 	slugs := make([]string, 3)
 	corpus := func(name string) string {
