@@ -57,6 +57,8 @@ func TestConfig2026Messages(t *testing.T) {
 			"Config validation error in build.jobs. Expected one of (pre_checkout, post_checkout, pre_system_dependencies, post_system_dependencies, pre_create_environment, create_environment, post_create_environment, pre_install, install, post_install, pre_build, build, post_build), got type str (post_clone)." + dbl},
 		{"unknown build type", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}, jobs: {build: {man: [ls]}}}\n", "config:validation:invalid-choice",
 			"Config validation error in build.jobs.build. Expected one of (html, pdf, epub, htmlzip), got type str (man)." + dbl},
+		{"build types before formats", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}, jobs: {build: {pdf: [ls], man: [ls]}}}\n", "config:validation:invalid-choice",
+			"Config validation error in build.jobs.build. Expected one of (html, pdf, epub, htmlzip), got type str (man)." + dbl},
 		{"job not a list", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}, jobs: {post_install: ls}}\n", "config:validation:invalid-list",
 			"Config validation error in build.jobs.post_install. Expected a list, got type str (ls)."},
 		{"job item not a string", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}, jobs: {build: {html: [1]}}}\n", "config:validation:invalid-string",

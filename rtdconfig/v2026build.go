@@ -108,14 +108,11 @@ func namedMap(key string, x any, names []string) (*Map, error) {
 func (v *v26) jobs(jobs *Map) error {
 	cur := v.c.Current
 	if x, ok := jobs.Get("build"); ok {
-		m, err := vDict("build.jobs.build", x)
+		m, err := namedMap("build.jobs.build", x, BuildJobTypes)
 		if err != nil {
 			return err
 		}
 		for _, t := range m.keys {
-			if _, err := vChoice("build.jobs.build", t, BuildJobTypes); err != nil {
-				return err
-			}
 			if t != "html" && !v.c.HasFormat(t) {
 				return rule("config:build:jobs:build:missing-in-formats", "The "+t+" build type was defined in build.jobs.build, but it wasn't included in formats.")
 			}
