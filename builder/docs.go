@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"docsd/mdsite"
 	"docsd/store"
 )
 
@@ -111,7 +112,12 @@ func (j *job) buildPDF(ctx context.Context, dir, lang string) (string, error) {
 	if _, err := j.must(ctx, argv, cmdOpts{dir: dir, inEnv: true}); err != nil {
 		return "", err
 	}
-	latexDir := filepath.Join(dir, "_build", "latex")
+	return j.latexmk(ctx, filepath.Join(dir, "_build", "latex"))
+}
+
+// latexmk turns the LaTeX sources in latexDir into <slug>.pdf there; it
+// returns "" when latexmk wrote no PDF.
+func (j *job) latexmk(ctx context.Context, latexDir string) (string, error) {
 	if len(globFiles(latexDir, ".tex")) == 0 {
 		return "", fail(MsgNoTeX)
 	}
@@ -177,8 +183,17 @@ func (j *job) buildMkDocs(ctx context.Context, cfg *BuildConfig) (*outputs, erro
 		}
 	}
 	html := filepath.Join(j.ckout, "_build", "html")
+	if err := j.builtinMarkdown(ctx, source, html, strict); err != nil {
+		return nil, err
+	}
+	return &outputs{html: html, downloads: map[string]string{}}, nil
+}
+
+// builtinMarkdown runs the built-in Markdown builder (package mdsite)
+// into html and records it as a command.
+func (j *job) builtinMarkdown(ctx context.Context, source, html string, strict bool) error {
 	start := now()
-	log, err := buildMarkdown(ctx, markdownOptions{
+	log, err := mdsite.Build(ctx, mdsite.Options{
 		Root: j.ckout, Source: source, Out: html, SiteName: j.project.Name, Strict: strict, Language: j.project.Language,
 	})
 	code := 0
@@ -188,15 +203,15 @@ func (j *job) buildMkDocs(ctx context.Context, cfg *BuildConfig) (*outputs, erro
 	}
 	command := "docsd build-markdown " + source
 	if rerr := j.recordNote(ctx, command, "Built-in Markdown builder", log, code, start); rerr != nil {
-		return nil, rerr
+		return rerr
 	}
 	if ctx.Err() != nil {
-		return nil, context.Cause(ctx)
+		return context.Cause(ctx)
 	}
 	if code != 0 {
-		return nil, commandFailed(command, code)
+		return commandFailed(command, code)
 	}
-	return &outputs{html: html, downloads: map[string]string{}}, nil
+	return nil
 }
 
 // mkdocsInstalled checks, without recording, that the environment can run
@@ -214,19 +229,6 @@ func (j *job) mkdocsInstalled(ctx context.Context) bool {
 		j.pool.rememberTool("mkdocs", j.envKind)
 	}
 	return ok
-}
-
-// hasMarkdownIn reports whether dir holds a Markdown file at any depth.
-func hasMarkdownIn(dir string) bool {
-	found := false
-	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && isMarkdownName(d.Name()) {
-			found = true
-			return filepath.SkipAll
-		}
-		return nil
-	})
-	return found
 }
 
 // globFiles returns the files in dir with the extension ext, sorted.

@@ -3,8 +3,8 @@ package builder
 import (
 	"errors"
 	"fmt"
-	"strings"
 
+	"docsd/rtdconfig"
 	"docsd/store"
 )
 
@@ -17,74 +17,109 @@ const (
 	MsgClientMissingFmt = "The %s client is not installed on this server."
 	MsgSubmoduleFormat  = "One or more submodule URLs are not valid: %s, git/ssh URL schemas for submodules are not supported."
 	MsgDuplicateMachine = "You can not have two versions with the name latest or stable."
-	MsgConfigPrefix     = "Problem in your project's configuration. "
-	MsgConfPyNotFound   = "A configuration file was not found. Make sure you have a conf.py file in your repository."
-	MsgConfPyMultiple   = "We found more than one conf.py and are not sure which one to use. Please, specify the correct file under the Advanced settings tab in the project's Admin."
+	MsgConfigPrefix     = rtdconfig.MsgConfigPrefix
+	MsgConfPyNotFound   = rtdconfig.MsgConfPyNotFound
+	MsgConfPyMultiple   = rtdconfig.MsgConfPyMultiple
 	MsgNoTeX            = "No TeX files were found"
 	MsgCommandFormat    = `Command "%s" failed with exit code %d.`
 	MsgTimeout          = "Build exited due to time out"
 	MsgInternalFormat   = "There was a problem with docsd while building your documentation. Please try again later. However, if this problem persists, please report this to us with your build id (%d)."
-	MsgNoDocumentation  = "No documentation found: add a .readthedocs.yaml, a mkdocs.yml or a Sphinx conf.py."
+	MsgNoDocumentation  = rtdconfig.MsgNoDocumentation
 )
 
-// failure is a build failure with the message the user sees. Errors that
-// are not failures are docsd's own problems and end the build with the
+// Notification message ids (api-2026.md §A4.2, config-2026.md §C7).
+const (
+	IDProjectSkip         = store.SkipErrorID
+	IDPublicCloneError    = "project:repository:public-clone-error"
+	IDPrivateCloneError   = "project:repository:private-clone-error"
+	IDCheckoutFailed      = "project:repository:checkout-failed"
+	IDUnsupportedVCS      = "project:repository:unsupported-vcs"
+	IDRepositoryGeneric   = "project:repository:generic-error"
+	IDDuplicatedReserved  = "project:repository:duplicated-reserved-versions"
+	IDTeXNotFound         = "build:user:tex-file-not-found"
+	IDCommandFailed       = "build:user:generic"
+	IDTimeOut             = "build:user:time-out"
+	IDInternal            = "build:app:generic-with-build-id"
+	IDExitCode183         = "build:user:exit-code-183"
+	IDOutputNoHTML        = "build:user:output:no-html"
+	IDOutputNoIndex       = "build:user:output:html-no-index-file"
+	IDOutputNotADirectory = "build:user:output:is-no-a-directory"
+	IDOutputNoFiles       = "build:user:output:has-0-files"
+	IDOutputManyFiles     = "build:user:output:has-multiple-files"
+	IDFileNotFound        = rtdconfig.IDFileNotFound
+)
+
+// messageIDs gives the notification id of each fixed message (or format)
+// of §7.8, so that fail and failf always carry one.
+var messageIDs = map[string]string{
+	MsgSkip:             IDProjectSkip,
+	MsgRepoPublic:       IDPublicCloneError,
+	MsgRepoPrivate:      IDPrivateCloneError,
+	MsgCheckoutFormat:   IDCheckoutFailed,
+	MsgClientMissingFmt: IDUnsupportedVCS,
+	MsgSubmoduleFormat:  IDRepositoryGeneric,
+	MsgDuplicateMachine: IDDuplicatedReserved,
+	MsgConfPyNotFound:   rtdconfig.IDConfPyNotFound,
+	MsgConfPyMultiple:   rtdconfig.IDConfPyMultiple,
+	MsgNoTeX:            IDTeXNotFound,
+	MsgCommandFormat:    IDCommandFailed,
+	MsgTimeout:          IDTimeOut,
+	MsgInternalFormat:   IDInternal,
+}
+
+// failure is a build failure with the message the user sees and its
+// notification message id (api-2026.md §A4.2). Errors that are not
+// failures are docsd's own problems and end the build with the
 // internal-error message.
 type failure struct {
 	msg string
+	id  string
 	// fromCommand marks a failing command: the build's exit code is the
 	// highest of its commands' (§7.8); other failures have exit code 1.
 	fromCommand bool
+	// exitCode, when not 0, is the build's v2 exit code (183, §C7).
+	exitCode int
 }
 
 func (f *failure) Error() string { return f.msg }
 
-// fail returns a failure with message msg.
-func fail(msg string) error { return &failure{msg: msg} }
+// ID is the failure's notification message id; a failure made without
+// one is a generic user problem.
+func (f *failure) ID() string {
+	if f.id == "" {
+		return IDCommandFailed
+	}
+	return f.id
+}
 
-// failf returns a failure with a formatted message.
-func failf(format string, args ...any) error { return &failure{msg: fmt.Sprintf(format, args...)} }
+// Failure returns a build failure with message msg and notification id
+// id: the constructor for failures the builder's other parts report
+// (time-outs, limits, cancellation).
+func Failure(id, msg string) error { return &failure{msg: msg, id: id} }
+
+// fail returns a failure with a fixed message of §7.8 and its id.
+func fail(msg string) error { return &failure{msg: msg, id: messageIDs[msg]} }
+
+// failf returns a failure with a formatted message; the format names the
+// id.
+func failf(format string, args ...any) error {
+	return &failure{msg: fmt.Sprintf(format, args...), id: messageIDs[format]}
+}
 
 // commandFailed is the failure of a recorded command that exited non-zero.
 func commandFailed(command string, code int) error {
-	return &failure{msg: fmt.Sprintf(MsgCommandFormat, command, code), fromCommand: true}
+	return &failure{msg: fmt.Sprintf(MsgCommandFormat, command, code), id: IDCommandFailed, fromCommand: true}
 }
 
-// asFailure returns err's failure, if it is one.
+// asFailure returns err's failure, if it is one. A configuration error
+// of rtdconfig becomes a failure with its message and id.
 func asFailure(err error) (*failure, bool) {
 	var f *failure
-	ok := errors.As(err, &f)
-	return f, ok
+	if errors.As(err, &f) {
+		return f, true
+	}
+	if e, ok := rtdconfig.AsError(err); ok {
+		return &failure{msg: e.Msg, id: e.ID}, true
+	}
+	return nil, false
 }
-
-// configFailure is a §7.5 configuration problem.
-func configFailure(msg string) error { return fail(MsgConfigPrefix + msg) }
-
-// invalidKey is `Invalid "<key>": <reason>`.
-func invalidKey(key, reason string) error {
-	return configFailure(fmt.Sprintf(`Invalid "%s": %s`, key, reason))
-}
-
-// invalidFile is `Invalid "<key>": <file name>: <message>`, for rules about
-// the file as a whole.
-func invalidFile(key, file, message string) error {
-	return configFailure(fmt.Sprintf(`Invalid "%s": %s: %s`, key, file, message))
-}
-
-// The reasons of §7.5's validation messages.
-func reasonChoice(choices []string, v any) string {
-	return fmt.Sprintf("expected one of (%s), got %s", strings.Join(choices, ", "), pyStr(v))
-}
-
-func reasonBool(v any) string {
-	return fmt.Sprintf("expected one of (0, 1, true, false), got %s", pyStr(v))
-}
-
-func reasonDict(v any) string        { return fmt.Sprintf("%s is not a dictionary", pyStr(v)) }
-func reasonPath(v any) string        { return fmt.Sprintf("path %s does not exist", pyStr(v)) }
-func reasonNotFound(k string) string { return k + " not found" }
-
-const (
-	reasonString = "expected string"
-	reasonList   = "expected list"
-)

@@ -43,6 +43,14 @@ type job struct {
 	// submoduleURLs are the URLs of the submodules being checked out, so
 	// that local ones are visible to git in the sandbox.
 	submoduleURLs []string
+
+	// commit is the build's commit once step 5 has run
+	// (READTHEDOCS_GIT_COMMIT_HASH); stableFollows is the name of the
+	// version machine `stable` follows (READTHEDOCS_GIT_IDENTIFIER).
+	commit, stableFollows string
+	// current is set for a 2026-rule build (config-2026.md): its install
+	// and build steps get the §C6 PATH and tool variables.
+	current *current2026
 }
 
 // cmdOpts says how a command runs.
@@ -52,6 +60,9 @@ type cmdOpts struct {
 	inEnv       bool   // an install or build step: <env>/bin first on PATH
 	network     bool   // needs the network in the sandbox (installing); VCS commands always have it
 	description string
+	// record, when set, is the command recorded instead of argv (a job
+	// command recorded as written, config-2026.md §C5.1).
+	record string
 	// exitCode, when set, decides the recorded exit code from the output
 	// (latexmk's "Output written on" rule).
 	exitCode func(output string, code int) int
@@ -84,6 +95,9 @@ func (j *job) environ(o cmdOpts) *environ {
 			env.Set("CONDA_ENVS_PATH", j.conda)
 			env.Set("CONDA_DEFAULT_ENV", j.version.Slug)
 		}
+		if j.current != nil {
+			j.current.environ(j, env)
+		}
 	}
 	for _, v := range j.vars {
 		env.Set(v.Name, v.Value)
@@ -92,6 +106,7 @@ func (j *job) environ(o cmdOpts) *environ {
 	env.Set("READTHEDOCS_PROJECT", j.project.Slug)
 	if j.version != nil {
 		env.Set("READTHEDOCS_VERSION", j.version.Slug)
+		j.rtdVariables(env, o.inEnv)
 	}
 	env.Set("READTHEDOCS_LANGUAGE", j.project.Language)
 	if o.vcs {
@@ -127,7 +142,11 @@ func (j *job) run(ctx context.Context, argv []string, o cmdOpts) (processResult,
 	if o.exitCode != nil && !res.Killed {
 		res.ExitCode = o.exitCode(res.Output, res.ExitCode)
 	}
-	if rerr := j.record(ctx, strings.Join(argv, " "), o.description, res); rerr != nil {
+	command := strings.Join(argv, " ")
+	if o.record != "" {
+		command = o.record
+	}
+	if rerr := j.record(ctx, command, o.description, res); rerr != nil {
 		return res, rerr
 	}
 	if res.Killed || ctx.Err() != nil {

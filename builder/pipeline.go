@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"docsd/errs"
+	"docsd/rtdconfig"
 	"docsd/store"
 )
 
@@ -24,7 +25,7 @@ func (p *Pool) runBuild(ctx context.Context, b *store.Build, owner string) {
 
 	err := j.load(ctx)
 	if err == nil && j.project.Skip {
-		err = &failure{msg: MsgSkip}
+		err = fail(MsgSkip)
 	}
 	if err == nil {
 		limit := p.cfg.BuildTimeLimit
@@ -104,6 +105,9 @@ func (j *job) load(ctx context.Context) error {
 	if j.version, err = j.pool.store.FindVersionByID(ctx, j.build.VersionID); err != nil {
 		return err
 	}
+	if j.stableFollows, err = j.findStableFollows(ctx); err != nil {
+		return err
+	}
 	if j.version.Type != store.External {
 		if j.vars, _, err = j.pool.store.FindEnvironmentVariables(ctx, j.project.ID, 0, 0); err != nil {
 			return err
@@ -176,36 +180,23 @@ func (j *job) pipeline(ctx context.Context, owner string) error {
 	if err != nil {
 		return err
 	}
+	j.commit = commit
 	if err := s.SetBuildCommit(ctx, j.build.ID, commit); err != nil {
 		return err
 	}
-	cfg, err := loadConfig(configInput{ckout: j.ckout, project: j.project, imagePrefix: j.pool.cfg.BuildImagePrefix})
+	cfg, err := j.configure(ctx)
 	if err != nil {
-		return err
-	}
-	if err := s.SetBuildConfig(ctx, j.build.ID, cfg.JSON()); err != nil {
 		return err
 	}
 	if err := j.updateSubmodules(ctx, cfg.Submodules); err != nil {
 		return err
 	}
-
-	// Installing.
-	if err := j.setState(ctx, store.Installing); err != nil {
-		return err
+	var out *outputs
+	if cfg.Current != nil {
+		out, err = j.pipeline2026(ctx, cfg)
+	} else {
+		out, err = j.install2019AndBuild(ctx, cfg)
 	}
-	if err := j.prepareEnv(ctx, cfg); err != nil {
-		return err
-	}
-	if err := j.install(ctx, cfg); err != nil {
-		return err
-	}
-
-	// Building.
-	if err := j.setState(ctx, store.Building); err != nil {
-		return err
-	}
-	out, err := j.buildDocs(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -220,10 +211,28 @@ func (j *job) pipeline(ctx context.Context, owner string) error {
 	if err := j.publish(ctx, out); err != nil {
 		return err
 	}
-	if internal {
+	if internal && cfg.Doctype != doctypeGeneric {
 		return s.RecordBuildFacts(ctx, j.project.ID, nil, &cfg.Doctype)
 	}
 	return nil
+}
+
+// install2019AndBuild is steps 8–12 of behavior.md §7.4 for 2019-rule
+// builds.
+func (j *job) install2019AndBuild(ctx context.Context, cfg *BuildConfig) (*outputs, error) {
+	if err := j.setState(ctx, store.Installing); err != nil {
+		return nil, err
+	}
+	if err := j.prepareEnv(ctx, cfg); err != nil {
+		return nil, err
+	}
+	if err := j.install(ctx, cfg); err != nil {
+		return nil, err
+	}
+	if err := j.setState(ctx, store.Building); err != nil {
+		return nil, err
+	}
+	return j.buildDocs(ctx, cfg)
 }
 
 // setState moves the build to its next state.
@@ -285,7 +294,7 @@ func (j *job) publish(ctx context.Context, out *outputs) error {
 	if err := arts.PublishHTML(ctx, project, version, out.html); err != nil {
 		return err
 	}
-	for _, format := range formatChoices {
+	for _, format := range rtdconfig.FormatChoices {
 		var err error
 		if file, ok := out.downloads[format]; ok {
 			err = arts.PublishDownload(ctx, project, version, format, file)
@@ -318,17 +327,20 @@ func (j *job) finish(ctx context.Context, err error) {
 		f, isFailure := asFailure(err)
 		switch {
 		case errors.Is(cause, errTimeLimit) || errors.Is(err, errTimeLimit):
-			res.Error = MsgTimeout
+			res.Error, res.ErrorID = MsgTimeout, IDTimeOut
 		case errors.Is(cause, errStopping) || errors.Is(cause, context.Canceled):
-			res.Error = fmt.Sprintf(MsgInternalFormat, j.build.ID)
+			res.Error, res.ErrorID = fmt.Sprintf(MsgInternalFormat, j.build.ID), IDInternal
 			j.logger.Warn("build stopped with its worker")
 		case isFailure:
-			res.Error = f.msg
+			res.Error, res.ErrorID = f.msg, f.ID()
 			if f.fromCommand {
 				res.ExitCode = ptr(maxCode(j.exitCodes))
 			}
+			if f.exitCode != 0 {
+				res.ExitCode = ptr(f.exitCode)
+			}
 		default:
-			res.Error = fmt.Sprintf(MsgInternalFormat, j.build.ID)
+			res.Error, res.ErrorID = fmt.Sprintf(MsgInternalFormat, j.build.ID), IDInternal
 			j.logger.Error("build failed inside docsd", "err", j.mask.Mask(fmt.Sprint(err)), "cause", fmt.Sprint(cause))
 		}
 		res.Error = j.mask.Mask(res.Error)

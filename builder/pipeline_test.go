@@ -199,6 +199,15 @@ func setupPy(code int, lines ...string) string {
 // Markdown docs with the built-in builder.
 const setuptoolsConfig = "version: 2\nmkdocs: {}\npython:\n  install:\n    - path: .\n      method: setuptools\n"
 
+// failureIDs are the notification ids (api-2026.md §A4.2) of the
+// failures of TestPipelineFailures.
+var failureIDs = map[string]string{
+	"Bad Yaml": "config:generic", "Unknown Key": "config:generic", "Missing Conf": "project:sphinx:conf-py-not-found",
+	"Crashing Tool": "build:user:generic", "Two Latest": "project:repository:duplicated-reserved-versions",
+	"Nothing To Build": "build:user:generic", "No Repo": "project:repository:public-clone-error",
+	"Skipped": "build:app:project-builds-disabled", "Gone Ref": "project:repository:checkout-failed",
+}
+
 func TestPipelineFailures(t *testing.T) {
 	f := newFixture(t, store.SQLite, Config{GitCloneDepth: 50})
 	states := watchStates(f.pool)
@@ -284,6 +293,9 @@ func TestPipelineFailures(t *testing.T) {
 			}
 			if b.ExitCode == nil || *b.ExitCode != s.code {
 				t.Errorf("exit code %v, want %d", deref(b.ExitCode), s.code)
+			}
+			if want := failureIDs[s.name]; b.ErrorID != want {
+				t.Errorf("error id %q, want %q", b.ErrorID, want)
 			}
 		})
 	}

@@ -44,6 +44,12 @@ type Config struct {
 	AllowLocalRepos         bool          // allows file:// submodules
 	BuildImagePrefix        string        // prefix of build.image in stored configs; readthedocs/build
 	PackageIndexURL         string        // checked before pip runs; https://pypi.org/simple/
+	BuildTools              BuildTools    // build_tools: extra tool versions (config-2026.md §C0.1)
+	BuildToolsStrict        bool          // build_tools_strict: fail instead of substituting a tool version
+	PublicURL               string        // READTHEDOCS_PRODUCTION_DOMAIN is its host (config-2026.md §C6)
+	// CanonicalURL, when set, is a version's docs URL ending in "/"
+	// (READTHEDOCS_CANONICAL_URL).
+	CanonicalURL func(p *store.Project, v *store.Version) string
 	// Sandbox says whether build commands run in a bubblewrap sandbox:
 	// SandboxAuto (the default), SandboxBwrap or SandboxOff.
 	Sandbox string

@@ -45,7 +45,11 @@ func (p *Pool) interpreter(minor string) string {
 // environment unless it exists and was made the same way.
 func (j *job) prepareEnv(ctx context.Context, cfg *BuildConfig) error {
 	if cfg.Conda != nil {
-		return j.prepareConda(ctx, cfg)
+		exe, err := j.condaExe()
+		if err != nil {
+			return err
+		}
+		return j.prepareConda(ctx, exe, *cfg.Conda)
 	}
 	interp := j.pool.interpreter(cfg.PythonMinor())
 	argv := []string{interp, "-m", "venv"}
@@ -77,7 +81,7 @@ func (j *job) prepareEnv(ctx context.Context, cfg *BuildConfig) error {
 
 // prepareConda creates a conda environment named after the version in the
 // project's conda directory; it becomes the build's environment.
-func (j *job) prepareConda(ctx context.Context, cfg *BuildConfig) error {
+func (j *job) prepareConda(ctx context.Context, exe, envFile string) error {
 	envsPath := filepath.Join(j.pool.cfg.DataDir, "conda", j.project.Slug)
 	j.envDir = filepath.Join(envsPath, j.version.Slug)
 	if err := os.RemoveAll(j.envDir); err != nil {
@@ -88,7 +92,8 @@ func (j *job) prepareConda(ctx context.Context, cfg *BuildConfig) error {
 	}
 	j.conda = envsPath
 	j.installed = true
-	_, err := j.must(ctx, []string{"conda", "env", "create", "--quiet", "--name", j.version.Slug, "--file", *cfg.Conda}, cmdOpts{inEnv: true, network: true})
+	argv := []string{exe, "env", "create", "--quiet", "--name", j.version.Slug, "--file", envFile}
+	_, err := j.must(ctx, argv, cmdOpts{inEnv: true, network: true, record: strings.Join(append([]string{filepath.Base(exe)}, argv[1:]...), " ")})
 	return err
 }
 
@@ -129,16 +134,15 @@ func (j *job) install(ctx context.Context, cfg *BuildConfig) error {
 		case in.Method == "setuptools":
 			steps = append(steps, installStep{argv: []string{py, in.Path + "/setup.py", "install", "--force"}})
 		default:
-			target := "."
-			if in.Path != "." {
-				target = "./" + in.Path
-			}
-			if len(in.ExtraRequirements) > 0 {
-				target += "[" + strings.Join(in.ExtraRequirements, ",") + "]"
-			}
-			steps = append(steps, pipInstall("--upgrade", "--upgrade-strategy", "eager", "--no-cache-dir", target))
+			steps = append(steps, pipInstall("--upgrade", "--upgrade-strategy", "eager", "--no-cache-dir", pipTarget(in)))
 		}
 	}
+	return j.runInstallSteps(ctx, steps)
+}
+
+// runInstallSteps runs install commands; the pip ones are skipped, with
+// the `pip install (skipped)` note, when pip or the index is unavailable.
+func (j *job) runInstallSteps(ctx context.Context, steps []installStep) error {
 	pipChecked, pipOK := false, false
 	for _, st := range steps {
 		if st.pip && !pipChecked {

@@ -6,6 +6,10 @@ import "context"
 // disabled (`skip`) when a worker picks it up (behavior.md §7.4 Start, §7.8).
 const SkipMessage = "Builds for this project are temporarily disabled"
 
+// SkipErrorID is the notification message id of such a build (api-2026.md
+// §A4.2).
+const SkipErrorID = "build:app:project-builds-disabled"
+
 // finishIfSkipped finishes a triggered build straight away, `triggered` →
 // `finished` with SkipMessage and exit code 1, when its project has `skip`
 // set, and reports whether it did.
@@ -14,8 +18,8 @@ func (tx *Tx) finishIfSkipped(ctx context.Context, buildID, projectID int64) (bo
 	if err := tx.get(ctx, &skip, `SELECT skip FROM projects WHERE id = ?`, projectID); err != nil || !skip {
 		return false, err
 	}
-	res, err := tx.exec(ctx, `UPDATE builds SET state = 'finished', success = ?, error = ?, exit_code = 1, started = ?,
-		finished_at = ?, length = 0 WHERE id = ? AND state = 'triggered'`, false, SkipMessage, tx.Now, tx.Now, buildID)
+	res, err := tx.exec(ctx, `UPDATE builds SET state = 'finished', success = ?, error = ?, error_id = ?, exit_code = 1, started = ?,
+		finished_at = ?, length = 0 WHERE id = ? AND state = 'triggered'`, false, SkipMessage, SkipErrorID, tx.Now, tx.Now, buildID)
 	if err != nil {
 		return false, err
 	}

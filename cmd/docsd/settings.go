@@ -48,6 +48,10 @@ type Settings struct {
 
 	secretKey, oldSecretKey string         // the keys themselves (read from files)
 	trustedProxies          []netip.Prefix // parsed TrustedProxies
+	// build.tools of .readthedocs.yaml (config-2026.md §C0.1).
+	BuildTools       string
+	BuildToolsStrict bool
+	buildTools       builder.BuildTools
 }
 
 func envName(flagName string) string {
@@ -133,6 +137,9 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.OldSecretKey, "old-secret-key", "", "previous --secret-key (value or file), still used to read values it sealed: for `docsd secrets rotate`")
 	str(&s.TrustedProxies, "trusted-proxies", "", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client")
 	str(&s.AuthFailureRate, "auth-failure-rate", "20/minute", "failed token authentications allowed per client address, N/second|minute|hour|day; 0 disables")
+	// build.tools (config-2026.md §C0.1)
+	str(&s.BuildTools, "build-tools", "", "extra tool versions for build.tools: <tool>:<version>=<absolute path>, comma-separated (e.g. python:3.10=/opt/py310/bin/python3.10)")
+	boolean(&s.BuildToolsStrict, "build-tools-strict", false, "fail builds whose build.tools version this server lacks instead of substituting its own with a note")
 }
 
 // resolve fills derived defaults and checks the settings.
@@ -171,6 +178,15 @@ func (s *Settings) resolve() error {
 	if err := s.resolveOps(); err != nil {
 		return err
 	}
+	tools, err := builder.ParseBuildTools(s.BuildTools)
+	if err == nil {
+		home, _ := os.UserHomeDir()
+		err = tools.CheckVisible(s.DataDir, home)
+	}
+	if err != nil {
+		return fmt.Errorf("--build-tools: %v", err)
+	}
+	s.buildTools = tools
 	if s.BuildWorkers < 0 || s.BuildTimeLimit <= 0 || s.GitCloneDepth < 0 {
 		return fmt.Errorf("--build-workers and --git-clone-depth must not be negative, --build-time-limit must be positive")
 	}

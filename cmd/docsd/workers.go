@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"docsd/builder"
+	"docsd/docsurl"
 	"docsd/graph"
 	"docsd/store"
 	"docsd/webhook"
@@ -26,9 +27,19 @@ func (a *app) newPool() *builder.Pool {
 		AllowPrivateRepos:       s.AllowPrivateRepos,
 		AllowLocalRepos:         s.AllowLocalRepos,
 		BuildImagePrefix:        s.BuildImagePrefix,
+		BuildTools:              s.buildTools,
+		BuildToolsStrict:        s.BuildToolsStrict,
+		PublicURL:               s.PublicURL,
+		CanonicalURL:            a.canonicalURL,
 		Sandbox:                 s.BuildSandbox,
 		SandboxHide:             append([]string{s.DataDir}, sqliteFiles(s.DatabaseURL)...),
 	}, a.logger)
+}
+
+// canonicalURL is READTHEDOCS_CANONICAL_URL (config-2026.md §C6): the
+// version's docs URL, for the project's own namespace.
+func (a *app) canonicalURL(p *store.Project, v *store.Version) string {
+	return a.urls().Docs(docsurl.Target{Slug: p.Slug, Language: p.Language, SingleVersion: p.SingleVersion}, v.Slug, "")
 }
 
 // sqliteFiles are the files of a SQLite database URL (as store.Open reads

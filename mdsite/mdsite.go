@@ -1,4 +1,7 @@
-package builder
+// Package mdsite is docsd's built-in Markdown site builder (behavior.md
+// §7.4 step 11): it renders a mkdocs.yml nav, a docs/ folder or a
+// README.md into HTML pages without MkDocs.
+package mdsite
 
 import (
 	"bytes"
@@ -13,17 +16,17 @@ import (
 	"sort"
 	"strings"
 
+	"docsd/rtdconfig"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
-	"go.yaml.in/yaml/v3"
 )
 
-// markdownOptions says what the built-in builder renders.
-type markdownOptions struct {
+// Options says what the built-in builder renders.
+type Options struct {
 	Root     string // the checkout
 	Source   string // a mkdocs.yml (relative to Root), "docs", or "README.md"
 	Out      string // the HTML directory to write
@@ -56,128 +59,182 @@ type navItem struct {
 	Children []*navItem
 }
 
-// buildMarkdown is the built-in builder of behavior.md §7.4 step 11: it
+// Build is the built-in builder of behavior.md §7.4 step 11: it
 // renders a mkdocs.yml nav, a docs/ folder or a README.md with goldmark
 // into HTML pages with navigation and a table of contents. It returns its
 // log; an error means the build failed (the log says why).
-func buildMarkdown(ctx context.Context, o markdownOptions) (string, error) {
-	var log strings.Builder
-	logf := func(format string, args ...any) { fmt.Fprintf(&log, format+"\n", args...) }
-	warnings := 0
-	warnf := func(format string, args ...any) {
-		warnings++
-		logf("WARNING: "+format, args...)
+func Build(ctx context.Context, o Options) (string, error) {
+	b := &site{o: o, siteName: o.SiteName, docsDir: o.Root}
+	err := b.build(ctx)
+	return b.log.String(), err
+}
+
+// site is one run of the built-in builder.
+type site struct {
+	o        Options
+	log      strings.Builder
+	warnings int
+	siteName string
+	docsDir  string
+	only     string // a single file to render (README.md)
+	nav      []*navItem
+	pages    map[string]*mdPage
+	order    []string
+}
+
+func (b *site) logf(format string, args ...any) { fmt.Fprintf(&b.log, format+"\n", args...) }
+
+func (b *site) warnf(format string, args ...any) {
+	b.warnings++
+	b.logf("WARNING: "+format, args...)
+}
+
+func (b *site) build(ctx context.Context) error {
+	if err := b.source(); err != nil {
+		return err
 	}
-	siteName := o.SiteName
-	docsDir := o.Root
-	var nav []*navItem
-	var only string // a single file to render (README.md)
+	b.logf("INFO: Building documentation from %s", b.o.Source)
+	if err := b.collect(); err != nil {
+		return err
+	}
+	if err := b.render(ctx); err != nil {
+		return err
+	}
+	if err := b.write(); err != nil {
+		return err
+	}
+	b.logf("INFO: %d pages written", len(b.order))
+	if b.o.Strict && b.warnings > 0 {
+		return fmt.Errorf("aborted with %d warnings in strict mode", b.warnings)
+	}
+	return nil
+}
+
+// source reads what to render: README.md, docs/, or a mkdocs.yml's
+// docs_dir and nav.
+func (b *site) source() error {
+	o := b.o
 	switch {
 	case o.Source == "README.md":
-		only = "README.md"
+		b.only = "README.md"
+		return nil
 	case o.Source == "docs":
-		docsDir = filepath.Join(o.Root, "docs")
-	default:
-		mk, err := readMkDocsConfig(filepath.Join(o.Root, o.Source))
-		if err != nil {
-			return log.String(), err
-		}
-		if mk.SiteName != "" {
-			siteName = mk.SiteName
-		}
-		dd := mk.DocsDir
-		if dd == "" {
-			dd = "docs"
-		}
-		docsDir = filepath.Join(filepath.Dir(filepath.Join(o.Root, o.Source)), dd)
-		if rel, err := filepath.Rel(o.Root, docsDir); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return log.String(), fmt.Errorf("%s: docs_dir %q is outside the repository", o.Source, dd)
-		}
-		if mk.Nav != nil {
-			if nav, err = parseNav(mk.Nav); err != nil {
-				return log.String(), fmt.Errorf("%s: nav: %v", o.Source, err)
-			}
+		b.docsDir = filepath.Join(o.Root, "docs")
+		return nil
+	}
+	mk, err := readMkDocsConfig(filepath.Join(o.Root, o.Source))
+	if err != nil {
+		return err
+	}
+	if mk.SiteName != "" {
+		b.siteName = mk.SiteName
+	}
+	dd := mk.DocsDir
+	if dd == "" {
+		dd = "docs"
+	}
+	b.docsDir = filepath.Join(filepath.Dir(filepath.Join(o.Root, o.Source)), dd)
+	if rel, err := filepath.Rel(o.Root, b.docsDir); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%s: docs_dir %q is outside the repository", o.Source, dd)
+	}
+	if mk.Nav != nil {
+		if b.nav, err = parseNav(mk.Nav); err != nil {
+			return fmt.Errorf("%s: nav: %v", o.Source, err)
 		}
 	}
-	logf("INFO: Building documentation from %s", o.Source)
+	return nil
+}
 
+// collect lists the pages and checks the nav against them.
+func (b *site) collect() error {
 	var sources []string
-	if only != "" {
-		if st, err := os.Lstat(filepath.Join(docsDir, only)); err != nil || !st.Mode().IsRegular() {
-			return log.String(), fmt.Errorf("%s is not a regular file", only)
+	if b.only != "" {
+		if st, err := os.Lstat(filepath.Join(b.docsDir, b.only)); err != nil || !st.Mode().IsRegular() {
+			return fmt.Errorf("%s is not a regular file", b.only)
 		}
-		sources = []string{only}
+		sources = []string{b.only}
 	} else {
 		var err error
-		if sources, err = markdownFiles(docsDir); err != nil {
-			return log.String(), err
+		if sources, err = markdownFiles(b.docsDir); err != nil {
+			return err
 		}
 	}
 	if len(sources) == 0 {
-		return log.String(), fmt.Errorf("no Markdown files found in %s", o.Source)
+		return fmt.Errorf("no Markdown files found in %s", b.o.Source)
 	}
-	pages := map[string]*mdPage{}
-	order := sortPages(sources)
-	for _, src := range order {
-		pages[src] = &mdPage{Src: src, Out: outputPath(src, sources)}
+	b.pages = map[string]*mdPage{}
+	b.order = sortPages(sources)
+	for _, src := range b.order {
+		b.pages[src] = &mdPage{Src: src, Out: outputPath(src, sources)}
 	}
-	if nav == nil {
-		nav = autoNav(order)
+	if b.nav == nil {
+		b.nav = autoNav(b.order)
 	}
-	for _, item := range flattenNav(nav) {
-		if item.Page != "" && pages[item.Page] == nil {
-			warnf("nav entry %q names %s, which is not in the docs directory", item.Title, item.Page)
+	for _, item := range flattenNav(b.nav) {
+		if item.Page != "" && b.pages[item.Page] == nil {
+			b.warnf("nav entry %q names %s, which is not in the docs directory", item.Title, item.Page)
 		}
 	}
+	return nil
+}
 
+// render turns every page's Markdown into HTML, titles and tables of
+// contents.
+func (b *site) render(ctx context.Context) error {
 	md := goldmark.New(
 		goldmark.WithExtensions(extension.GFM, extension.Footnote, extension.DefinitionList),
 		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
 		goldmark.WithRendererOptions(html.WithUnsafe()),
 	)
-	for _, src := range order {
+	for _, src := range b.order {
 		if err := ctx.Err(); err != nil {
-			return log.String(), err
+			return err
 		}
-		p := pages[src]
-		data, err := os.ReadFile(filepath.Join(docsDir, filepath.FromSlash(src)))
+		p := b.pages[src]
+		data, err := os.ReadFile(filepath.Join(b.docsDir, filepath.FromSlash(src)))
 		if err != nil {
-			return log.String(), err
+			return err
 		}
 		doc := md.Parser().Parse(text.NewReader(data))
 		p.Title, p.TOC = headings(doc, data)
-		for _, broken := range rewriteLinks(doc, p, pages) {
-			warnf("%s links to %s, which is not in the docs directory", src, broken)
+		for _, broken := range rewriteLinks(doc, p, b.pages) {
+			b.warnf("%s links to %s, which is not in the docs directory", src, broken)
 		}
 		var buf bytes.Buffer
 		if err := md.Renderer().Render(&buf, data, doc); err != nil {
-			return log.String(), fmt.Errorf("%s: %v", src, err)
+			return fmt.Errorf("%s: %v", src, err)
 		}
 		p.HTML = template.HTML(buf.String())
 		if p.Title == "" {
 			p.Title = titleFromPath(src)
 		}
 	}
-	for _, item := range flattenNav(nav) {
-		if item.Title == "" && item.Page != "" && pages[item.Page] != nil {
-			item.Title = pages[item.Page].Title
+	for _, item := range flattenNav(b.nav) {
+		if item.Title == "" && item.Page != "" && b.pages[item.Page] != nil {
+			item.Title = b.pages[item.Page].Title
 		}
 	}
+	return nil
+}
 
+// write replaces the output directory with the rendered pages and the
+// docs directory's other files.
+func (b *site) write() error {
+	o := b.o
 	if err := os.RemoveAll(o.Out); err != nil {
-		return log.String(), err
+		return err
 	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return log.String(), err
+		return err
 	}
-	if only == "" {
-		if err := copyAssets(docsDir, o.Out); err != nil {
-			return log.String(), err
+	if b.only == "" {
+		if err := copyAssets(b.docsDir, o.Out); err != nil {
+			return err
 		}
 	}
-	linear := linearPages(nav, pages, order)
-	for i, src := range order {
-		p := pages[src]
+	linear := linearPages(b.nav, b.pages, b.order)
+	for i, src := range b.order {
+		p := b.pages[src]
 		var prev, next *mdPage
 		if idx := indexOf(linear, p); idx >= 0 {
 			if idx > 0 {
@@ -189,25 +246,21 @@ func buildMarkdown(ctx context.Context, o markdownOptions) (string, error) {
 		}
 		var buf bytes.Buffer
 		if err := pageTemplate.Execute(&buf, pageData{
-			SiteName: siteName, Lang: o.Language, Page: p, Nav: renderNav(nav, p, pages),
+			SiteName: b.siteName, Lang: o.Language, Page: p, Nav: renderNav(b.nav, p, b.pages),
 			Prev: link(p, prev), Next: link(p, next), Home: relURL(p.Out, "index.html"),
 		}); err != nil {
-			return log.String(), err
+			return err
 		}
 		dst := filepath.Join(o.Out, filepath.FromSlash(p.Out))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return log.String(), err
+			return err
 		}
 		if err := os.WriteFile(dst, buf.Bytes(), 0o644); err != nil {
-			return log.String(), err
+			return err
 		}
-		logf("INFO: [%d/%d] %s -> %s", i+1, len(order), src, p.Out)
+		b.logf("INFO: [%d/%d] %s -> %s", i+1, len(b.order), src, p.Out)
 	}
-	logf("INFO: %d pages written", len(order))
-	if o.Strict && warnings > 0 {
-		return log.String(), fmt.Errorf("aborted with %d warnings in strict mode", warnings)
-	}
-	return log.String(), nil
+	return nil
 }
 
 // mkdocsConfig is the part of mkdocs.yml the built-in builder reads.
@@ -222,23 +275,20 @@ func readMkDocsConfig(file string) (*mkdocsConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	v, err := rtdconfig.ParseYAML(data)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %v", filepath.Base(file), err)
 	}
-	v, err := fromNode(&doc)
-	if err != nil {
-		return nil, err
-	}
 	c := &mkdocsConfig{}
-	if m, ok := v.(*omap); ok {
-		if s, ok := valueOf(m, "site_name").(string); ok {
+	if m, ok := v.(*rtdconfig.Map); ok {
+		get := func(k string) any { x, _ := m.Get(k); return x }
+		if s, ok := get("site_name").(string); ok {
 			c.SiteName = s
 		}
-		if s, ok := valueOf(m, "docs_dir").(string); ok {
+		if s, ok := get("docs_dir").(string); ok {
 			c.DocsDir = s
 		}
-		c.Nav = valueOf(m, "nav")
+		c.Nav = get("nav")
 	}
 	return c, nil
 }
@@ -255,9 +305,10 @@ func parseNav(v any) ([]*navItem, error) {
 		switch x := e.(type) {
 		case string:
 			out = append(out, pageItem("", x))
-		case *omap:
-			for _, title := range x.keys {
-				switch val := x.vals[title].(type) {
+		case *rtdconfig.Map:
+			for _, title := range x.Keys() {
+				val, _ := x.Get(title)
+				switch val := val.(type) {
 				case string:
 					out = append(out, pageItem(title, val))
 				case []any:
@@ -271,7 +322,7 @@ func parseNav(v any) ([]*navItem, error) {
 				}
 			}
 		default:
-			return nil, fmt.Errorf("unexpected entry %s", pyRepr(e))
+			return nil, fmt.Errorf("unexpected entry %s", rtdconfig.PyRepr(e))
 		}
 	}
 	return out, nil
@@ -313,7 +364,7 @@ func walkSiteFiles(dir string, fn func(rel string) error) error {
 func markdownFiles(dir string) ([]string, error) {
 	var out []string
 	err := walkSiteFiles(dir, func(rel string) error {
-		if isMarkdownName(rel) {
+		if rtdconfig.IsMarkdownName(rel) {
 			out = append(out, rel)
 		}
 		return nil
@@ -509,7 +560,7 @@ func rewriteLinks(doc ast.Node, p *mdPage, pages map[string]*mdPage) []string {
 			return ast.WalkContinue, nil
 		}
 		u, err := url.Parse(string(l.Destination))
-		if err != nil || u.Scheme != "" || u.Host != "" || u.Path == "" || !isMarkdownName(u.Path) {
+		if err != nil || u.Scheme != "" || u.Host != "" || u.Path == "" || !rtdconfig.IsMarkdownName(u.Path) {
 			return ast.WalkContinue, nil
 		}
 		target := path.Clean(path.Join(path.Dir(p.Src), u.Path))
@@ -545,7 +596,7 @@ func relURL(from, to string) string {
 // stylesheets) into the site.
 func copyAssets(docsDir, out string) error {
 	return walkSiteFiles(docsDir, func(rel string) error {
-		if isMarkdownName(rel) {
+		if rtdconfig.IsMarkdownName(rel) {
 			return nil
 		}
 		dst := filepath.Join(out, filepath.FromSlash(rel))

@@ -1,38 +1,25 @@
-package builder
+package rtdconfig
 
 import (
 	"bytes"
+	"docsd/artifacts/artifactstest"
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"strings"
 	"testing"
 
 	"docsd/store"
 )
 
 // checkout writes files into a temp dir standing for a checkout.
-func checkout(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
+func checkout(t *testing.T, files map[string]string) string { return artifactstest.Dir(t, files) }
 
 func defaultProject() *store.Project {
 	return &store.Project{Name: "Demo", Slug: "demo", Language: "en", DocumentationType: "sphinx", PythonInterpreter: "python3", RepoType: "git"}
 }
 
-func load(t *testing.T, files map[string]string) (*BuildConfig, error) {
+func load(t *testing.T, files map[string]string) (*Config, error) {
 	t.Helper()
-	return loadConfig(configInput{ckout: checkout(t, files), project: defaultProject(), imagePrefix: "readthedocs/build"})
+	return Load(Input{Ckout: checkout(t, files), Project: defaultProject(), ImagePrefix: "readthedocs/build"})
 }
 
 // compact re-encodes JSON without spaces, for comparing with a readable
@@ -153,7 +140,9 @@ func TestConfigErrors(t *testing.T) {
 		{"unknown nested key", map[string]string{".readthedocs.yaml": "version: 2\nfoo:\n  bar: 1\n"}, p + `Invalid "foo.bar": .readthedocs.yaml: Invalid configuration option: foo.bar. Make sure the key name is correct.`},
 		{"bad format", map[string]string{".readthedocs.yaml": "version: 2\nformats: [pdf, docx]\n"}, p + `Invalid "formats": expected one of (htmlzip, pdf, epub), got docx`},
 		{"formats not a list", map[string]string{".readthedocs.yaml": "version: 2\nformats: pdf\n"}, p + `Invalid "formats": expected list`},
-		{"bad python version", map[string]string{".readthedocs.yaml": "version: 2\npython:\n  version: 3.9\n"}, p + `Invalid "python.version": expected one of (2, 2.7, 3, 3.5, 3.6, 3.7, pypy3.5), got 3.9`},
+		{"bad python version", map[string]string{".readthedocs.yaml": "version: 2\npython:\n  version: 3.4\n"}, p + `Invalid "python.version": expected one of (2, 2.7, 3, 3.5, 3.6, 3.7, pypy3.5), got 3.4`},
+		{"unquoted 3.10", map[string]string{".readthedocs.yaml": "version: 2\npython:\n  version: 3.10\n"}, p + `Invalid "python.version": expected one of (2, 2.7, 3, 3.5, 3.6, 3.7, pypy3.5), got 3.1`},
+		{"3.9 under image 4.0", map[string]string{".readthedocs.yaml": "version: 2\nbuild: {image: stable}\npython:\n  version: 3.9\n"}, p + `Invalid "python.version": expected one of (2, 2.7, 3, 3.5, 3.6, 3.7), got 3.9`},
 		{"python not a dict", map[string]string{".readthedocs.yaml": "version: 2\npython: 3\n"}, p + `Invalid "python": 3 is not a dictionary`},
 		{"bad image", map[string]string{".readthedocs.yaml": "version: 2\nbuild:\n  image: 9.0\n"}, p + `Invalid "build.image": expected one of (stable, latest, 1.0, 2.0, 3.0, 4.0, 5.0), got 9.0`},
 		{"bad bool", map[string]string{".readthedocs.yaml": "version: 2\nsphinx:\n  fail_on_warning: yes please\n"}, p + `Invalid "sphinx.fail_on_warning": expected one of (0, 1, true, false), got yes please`},
@@ -170,12 +159,12 @@ func TestConfigErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := load(t, tc.files)
-			f, ok := asFailure(err)
+			f, ok := AsError(err)
 			if !ok {
 				t.Fatalf("err = %v, want a build failure %q", err, tc.want)
 			}
-			if f.msg != tc.want {
-				t.Errorf("error\n got %s\nwant %s", f.msg, tc.want)
+			if f.Msg != tc.want {
+				t.Errorf("error\n got %s\nwant %s", f.Msg, tc.want)
 			}
 		})
 	}
@@ -197,9 +186,33 @@ func TestConfPyDiscovery(t *testing.T) {
 			if tc.name == "project setting" {
 				setting = "b/conf.py"
 			}
-			got, err := discoverConfPy(checkout(t, tc.files), setting)
+			got, err := DiscoverConfPy(checkout(t, tc.files), setting)
 			if err != nil || got != tc.want {
 				t.Errorf("discoverConfPy = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestConfig2019Accepts checks what Read the Docs built from 2019-form
+// files beyond the era tables: later Pythons under the default image and
+// install paths written with pip extras.
+func TestConfig2019Accepts(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml, want string
+	}{
+		{"python 3.8 default image", "version: 2\npython:\n  version: 3.8\n", `"version":3.8`},
+		{"python \"3.12\" latest image", "version: 2\nbuild: {image: latest}\npython:\n  version: \"3.12\"\n", `"version":3.12`},
+		{"python \"3.10\"", "version: 2\npython:\n  version: \"3.10\"\n", `"version":3.10`},
+		{"extras path", "version: 2\npython:\n  install:\n    - method: pip\n      path: .[docs]\n", `"path":".[docs]"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := load(t, map[string]string{".readthedocs.yaml": tc.yaml, "docs/conf.py": ""})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(c.JSON(), tc.want) {
+				t.Errorf("stored %s lacks %s", c.JSON(), tc.want)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
-package builder
+package rtdconfig
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -9,22 +10,22 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// omap is a YAML mapping that remembers the order of its keys, so that
+// Map is a YAML mapping that remembers the order of its keys, so that
 // "the first unknown key, depth-first" (behavior.md §7.5) is well defined.
-type omap struct {
+type Map struct {
 	keys []string
 	vals map[string]any
 }
 
-func (m *omap) get(key string) (any, bool) {
+func (m *Map) Get(key string) (any, bool) {
 	v, ok := m.vals[key]
 	return v, ok
 }
 
-func (m *omap) has(key string) bool { _, ok := m.vals[key]; return ok }
+func (m *Map) has(key string) bool { _, ok := m.vals[key]; return ok }
 
 // pop removes key and returns its value.
-func (m *omap) pop(key string) (any, bool) {
+func (m *Map) pop(key string) (any, bool) {
 	v, ok := m.vals[key]
 	if !ok {
 		return nil, false
@@ -39,13 +40,13 @@ func (m *omap) pop(key string) (any, bool) {
 	return v, true
 }
 
-func (m *omap) len() int { return len(m.keys) }
+func (m *Map) len() int { return len(m.keys) }
 
 // yamlFloat is a YAML float; it is kept apart from integers so that values
 // render as Python would (3.0, not 3).
 type yamlFloat float64
 
-// fromNode converts a decoded YAML node into omap, []any, string, int64,
+// fromNode converts a decoded YAML node into Map, []any, string, int64,
 // yamlFloat, bool or nil.
 func fromNode(n *yaml.Node) (any, error) {
 	switch n.Kind {
@@ -57,7 +58,7 @@ func fromNode(n *yaml.Node) (any, error) {
 	case yaml.AliasNode:
 		return fromNode(n.Alias)
 	case yaml.MappingNode:
-		m := &omap{vals: map[string]any{}}
+		m := &Map{vals: map[string]any{}}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, err := fromNode(n.Content[i])
 			if err != nil {
@@ -110,10 +111,21 @@ func fromNode(n *yaml.Node) (any, error) {
 			}
 			return yamlFloat(f), nil
 		default:
+			if b, ok := yaml11Bools[n.Value]; ok && n.Style == 0 {
+				return b, nil
+			}
 			return n.Value, nil
 		}
 	}
 	return nil, fmt.Errorf("unsupported YAML node kind %d", n.Kind)
+}
+
+// yaml11Bools are the plain scalars YAML 1.1 (PyYAML, which Read the Docs
+// parses with) reads as booleans and YAML 1.2 as strings
+// (config-2026.md §C0 item 4).
+var yaml11Bools = map[string]bool{
+	"yes": true, "Yes": true, "YES": true, "on": true, "On": true, "ON": true,
+	"no": false, "No": false, "NO": false, "off": false, "Off": false, "OFF": false,
 }
 
 // pyStr renders a value the way Python's str() does, which is how the
@@ -150,6 +162,8 @@ func pyStr(v any) string {
 		return s
 	case float64:
 		return pyStr(yamlFloat(x))
+	case json.Number:
+		return string(x)
 	default:
 		return pyRepr(v)
 	}
@@ -166,7 +180,7 @@ func pyRepr(v any) string {
 			parts[i] = pyRepr(e)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
-	case *omap:
+	case *Map:
 		parts := make([]string, 0, len(x.keys))
 		for _, k := range x.keys {
 			parts = append(parts, pyRepr(k)+": "+pyRepr(x.vals[k]))
@@ -176,3 +190,19 @@ func pyRepr(v any) string {
 		return pyStr(v)
 	}
 }
+
+// Keys returns the mapping's keys in file order.
+func (m *Map) Keys() []string { return m.keys }
+
+// ParseYAML decodes a YAML document into *Map, []any, string, int64,
+// float64-like numbers, bool or nil, keeping mapping key order.
+func ParseYAML(data []byte) (any, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	return fromNode(&doc)
+}
+
+// PyRepr renders a value the way Python's repr() does.
+func PyRepr(v any) string { return pyRepr(v) }

@@ -1,7 +1,8 @@
-package builder
+package mdsite
 
 import (
 	"context"
+	"docsd/artifacts/artifactstest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,9 +20,9 @@ func TestBuiltinMarkdownBuilder(t *testing.T) {
 			"src/_build/old.md": "# stale\n",
 		})
 		out := filepath.Join(root, "_build", "html")
-		log, err := buildMarkdown(context.Background(), markdownOptions{Root: root, Source: "mkdocs.yml", Out: out, SiteName: "Project", Language: "en"})
+		log, err := Build(context.Background(), Options{Root: root, Source: "mkdocs.yml", Out: out, SiteName: "Project", Language: "en"})
 		if err != nil {
-			t.Fatalf("buildMarkdown: %v\n%s", err, log)
+			t.Fatalf("Build: %v\n%s", err, log)
 		}
 		if !strings.Contains(log, "WARNING: nav entry \"Missing\" names nope.md") {
 			t.Errorf("log lacks the warning for a missing nav page:\n%s", log)
@@ -45,7 +46,7 @@ func TestBuiltinMarkdownBuilder(t *testing.T) {
 		}
 
 		// Strict mode fails on the warning.
-		if _, err := buildMarkdown(context.Background(), markdownOptions{Root: root, Source: "mkdocs.yml", Out: out, Strict: true}); err == nil {
+		if _, err := Build(context.Background(), Options{Root: root, Source: "mkdocs.yml", Out: out, Strict: true}); err == nil {
 			t.Error("strict mode passed a warning")
 		}
 	})
@@ -53,7 +54,7 @@ func TestBuiltinMarkdownBuilder(t *testing.T) {
 	t.Run("README only", func(t *testing.T) {
 		root := checkout(t, map[string]string{"README.md": "# Readme Title\n\nbody\n", "other.md": "# not rendered\n"})
 		out := filepath.Join(root, "_build", "html")
-		if log, err := buildMarkdown(context.Background(), markdownOptions{Root: root, Source: "README.md", Out: out, SiteName: "P"}); err != nil {
+		if log, err := Build(context.Background(), Options{Root: root, Source: "README.md", Out: out, SiteName: "P"}); err != nil {
 			t.Fatalf("%v\n%s", err, log)
 		}
 		if index := read(t, out, "index.html"); !strings.Contains(index, "<h1 id=\"readme-title\">Readme Title</h1>") {
@@ -66,7 +67,7 @@ func TestBuiltinMarkdownBuilder(t *testing.T) {
 
 	t.Run("docs_dir outside the repository", func(t *testing.T) {
 		root := checkout(t, map[string]string{"mkdocs.yml": "docs_dir: ../..\n"})
-		if _, err := buildMarkdown(context.Background(), markdownOptions{Root: root, Source: "mkdocs.yml", Out: filepath.Join(root, "out")}); err == nil {
+		if _, err := Build(context.Background(), Options{Root: root, Source: "mkdocs.yml", Out: filepath.Join(root, "out")}); err == nil {
 			t.Error("a docs_dir outside the checkout was read")
 		}
 	})
@@ -80,3 +81,6 @@ func read(t *testing.T, dir, name string) string {
 	}
 	return string(b)
 }
+
+// checkout writes files into a temp dir standing for a checkout.
+func checkout(t *testing.T, files map[string]string) string { return artifactstest.Dir(t, files) }

@@ -1,0 +1,226 @@
+package builder
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"docsd/rtdconfig"
+)
+
+// pipLauncher is the `pip` script written into environments made without
+// pip, so that `pip install …` in job commands installs into them.
+const pipLauncher = "#!/bin/sh\nexec \"$(dirname \"$0\")/python\" -m pip \"$@\"\n"
+
+// installing2026 is steps I1–I10 of config-2026.md §C5.
+func (j *job) installing2026(ctx context.Context, cfg *BuildConfig) error {
+	cur := cfg.Current
+	steps := []func() error{
+		func() error { return j.runJob(ctx, cur, "pre_system_dependencies") },
+		func() error { return j.aptNote(ctx, cur) },
+		func() error { return j.runJob(ctx, cur, "post_system_dependencies") },
+		func() error { return j.toolNotes(ctx, cur) },
+		func() error { return j.runJob(ctx, cur, "pre_create_environment") },
+		func() error { return j.createEnvironment(ctx, cfg) },
+		func() error { return j.runJob(ctx, cur, "post_create_environment") },
+		func() error { return j.runJob(ctx, cur, "pre_install") },
+		func() error { return j.install2026(ctx, cfg) },
+		func() error { return j.runJob(ctx, cur, "post_install") },
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// createEnvironment is step I6.
+func (j *job) createEnvironment(ctx context.Context, cfg *BuildConfig) error {
+	cur := cfg.Current
+	if _, given := cur.Job("create_environment"); given {
+		return j.runJob(ctx, cur, "create_environment")
+	}
+	python := cur.Tool("python")
+	switch {
+	case python != nil && rtdconfig.IsConda(python.Version) && cfg.Conda != nil:
+		return j.prepareConda(ctx, python.Path, *cfg.Conda)
+	case uvEntry(cfg) != nil:
+		return j.createUVEnv(ctx, cfg)
+	case (python != nil && !rtdconfig.IsConda(python.Version)) || cfg.Doctype != doctypeGeneric:
+		return j.createVenv(ctx, cfg)
+	}
+	return nil
+}
+
+// interpreter2026 is the resolved Python, build_python without a tool.
+func (j *job) interpreter2026(cfg *BuildConfig) string {
+	if t := cfg.Current.Tool("python"); t != nil && t.Path != "" && !rtdconfig.IsConda(t.Version) {
+		return t.Path
+	}
+	return j.pool.cfg.BuildPython
+}
+
+// createVenv makes a fresh environment with the resolved interpreter and
+// writes pip launchers when it has no pip.
+func (j *job) createVenv(ctx context.Context, cfg *BuildConfig) error {
+	argv := []string{j.interpreter2026(cfg), "-m", "venv"}
+	if !j.pool.cfg.InstallCoreRequirements {
+		argv = append(argv, "--system-site-packages", "--without-pip")
+	}
+	if err := j.freshEnvDir(); err != nil {
+		return err
+	}
+	if _, err := j.must(ctx, append(argv, j.envDir), cmdOpts{}); err != nil {
+		return err
+	}
+	j.envKind, j.installed = "", true // never reused (§C5 I6)
+	for _, name := range []string{"pip", "pip3"} {
+		p := filepath.Join(j.envDir, "bin", name)
+		if !exists(p) {
+			if err := os.WriteFile(p, []byte(pipLauncher), 0o755); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// freshEnvDir empties the environment directory (an empty directory, so
+// that the sandbox can bind it).
+func (j *job) freshEnvDir() error {
+	if err := os.RemoveAll(j.envDir); err != nil {
+		return err
+	}
+	return os.MkdirAll(j.envDir, 0o755)
+}
+
+// uvEntry is the `method: uv` install entry, nil when there is none.
+func uvEntry(cfg *BuildConfig) *rtdconfig.UVInstall {
+	for _, in := range cfg.Install {
+		if in.UV != nil {
+			return in.UV
+		}
+	}
+	return nil
+}
+
+// uvPath resolves uv (§C4.2): build_tools uv:latest, then the build PATH.
+func (j *job) uvPath() (string, error) {
+	if p := j.pool.cfg.BuildTools.lookup("uv", "latest"); p != "" && isFile(p) {
+		return p, nil
+	}
+	if p, err := j.pool.lookPath("uv"); err == nil && j.visible(p) {
+		return p, nil
+	}
+	return "", Failure(IDCommandFailed, `python.install method "uv": uv is not installed on this server.`)
+}
+
+// createUVEnv is `<uv> venv --python <python> <env>`.
+func (j *job) createUVEnv(ctx context.Context, cfg *BuildConfig) error {
+	uv, err := j.uvPath()
+	if err != nil {
+		return err
+	}
+	project := j.ckout
+	if u := uvEntry(cfg); u.Path != nil {
+		project = filepath.Join(j.ckout, *u.Path)
+	}
+	j.current.uv = &uvEnv{path: uv, project: project}
+	if err := j.freshEnvDir(); err != nil {
+		return err
+	}
+	j.installed = true
+	_, err = j.must(ctx, []string{uv, "venv", "--python", j.interpreter2026(cfg), j.envDir}, cmdOpts{inEnv: true, network: true})
+	return err
+}
+
+// install2026 is step I9: the install job when given, else the default
+// commands (none for generic builds, except uv).
+func (j *job) install2026(ctx context.Context, cfg *BuildConfig) error {
+	cur := cfg.Current
+	if _, given := cur.Job("install"); given {
+		return j.runJob(ctx, cur, "install")
+	}
+	if u := uvEntry(cfg); u != nil {
+		return j.uvInstall(ctx, u)
+	}
+	if cfg.Doctype == doctypeGeneric {
+		return nil
+	}
+	py := j.python()
+	pip := func(args ...string) installStep {
+		return installStep{argv: append([]string{py, "-m", "pip", "install"}, args...), pip: true}
+	}
+	var steps []installStep
+	if j.pool.cfg.InstallCoreRequirements {
+		core := "sphinx"
+		if cfg.Doctype == doctypeMkDocs {
+			core = "mkdocs"
+		}
+		steps = append(steps, pip("--upgrade", "--no-cache-dir", "pip", "setuptools"), pip("--upgrade", "--no-cache-dir", core))
+	}
+	for _, in := range cfg.Install {
+		switch {
+		case in.IsRequirements:
+			steps = append(steps, pip("--exists-action=w", "--no-cache-dir", "-r", *in.Requirements))
+		case in.Method == "setuptools":
+			steps = append(steps, installStep{argv: []string{py, in.Path + "/setup.py", "install", "--force"}})
+		default:
+			steps = append(steps, pip("--upgrade", "--upgrade-strategy", "only-if-needed", "--no-cache-dir", pipTarget(in)))
+		}
+	}
+	return j.runInstallSteps(ctx, steps)
+}
+
+// pipTarget is a path entry as pip gets it: `./<path>` (`.` stays `.`)
+// with its extras; extras written in the path (`.[docs]`) are merged.
+func pipTarget(in rtdconfig.Install) string {
+	target := in.Path
+	if target != "." && !strings.HasPrefix(target, ".[") {
+		target = "./" + target
+	}
+	if len(in.ExtraRequirements) == 0 {
+		return target
+	}
+	extras := strings.Join(in.ExtraRequirements, ",")
+	if strings.HasSuffix(target, "]") {
+		return strings.TrimSuffix(target, "]") + "," + extras + "]"
+	}
+	return target + "[" + extras + "]"
+}
+
+// uvInstall is the default install of a uv entry.
+func (j *job) uvInstall(ctx context.Context, u *rtdconfig.UVInstall) error {
+	uv, err := j.uvPath()
+	if err != nil {
+		return err
+	}
+	argv := []string{uv, "sync"}
+	if u.Command == "pip" {
+		argv = []string{uv, "pip", "install"}
+		if u.Requirements != nil {
+			argv = append(argv, "-r", *u.Requirements)
+		} else {
+			argv = append(argv, pipTarget(rtdconfig.Install{Path: *u.Path, ExtraRequirements: u.Extras}))
+		}
+	} else {
+		argv = append(argv, uvSelect(u.GroupsAll, u.Groups, "--all-groups", "--group")...)
+		argv = append(argv, uvSelect(u.ExtrasAll, u.Extras, "--all-extras", "--extra")...)
+	}
+	_, err = j.must(ctx, argv, cmdOpts{inEnv: true, network: true})
+	return err
+}
+
+// uvSelect is `--all-…` or one `--<flag> <name>` per name.
+func uvSelect(all bool, names []string, allFlag, flag string) []string {
+	if all {
+		return []string{allFlag}
+	}
+	var out []string
+	for _, n := range names {
+		out = append(out, flag, n)
+	}
+	return out
+}

@@ -1,0 +1,130 @@
+package builder
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"docsd/rtdconfig"
+	"docsd/store"
+)
+
+// Messages of config-2026.md §C4, §C5 and §C7.
+const (
+	MsgExitCode183     = "This build was skipped because one of the commands exited with code 183"
+	MsgFileNotFoundFmt = "The file %s doesn't exist. Make sure it's a valid file path."
+	preCheckoutNote    = "build.jobs.pre_checkout does not run: the repository is not cloned yet at that point."
+	aptSkippedCommand  = "apt-get install (skipped)"
+	aptSkippedFmt      = "This server does not install build.apt_packages; the build uses the packages the machine has. Requested: %s."
+)
+
+// pipeline2026 runs steps 7a to the output checks of config-2026.md §C5
+// for a 2026-rule build (step 7, submodules, has run) and returns what
+// to publish.
+func (j *job) pipeline2026(ctx context.Context, cfg *BuildConfig) (*outputs, error) {
+	cur := cfg.Current
+	if cmds, ok := cur.Job("pre_checkout"); ok && len(cmds) > 0 {
+		if err := j.recordNote(ctx, "build.jobs.pre_checkout (skipped)", "", preCheckoutNote, 0, now()); err != nil {
+			return nil, err
+		}
+	}
+	if err := j.runJob(ctx, cur, "post_checkout"); err != nil {
+		return nil, err
+	}
+	if err := j.setState(ctx, store.Installing); err != nil {
+		return nil, err
+	}
+	if len(cur.Commands) > 0 {
+		return j.commandMode(ctx, cfg)
+	}
+	if err := j.installing2026(ctx, cfg); err != nil {
+		return nil, err
+	}
+	if err := j.setState(ctx, store.Building); err != nil {
+		return nil, err
+	}
+	if err := j.building2026(ctx, cfg); err != nil {
+		return nil, err
+	}
+	return j.collectOutputs(false)
+}
+
+// commandMode is a build with build.commands: the apt note, the tools,
+// a venv for a CPython tool, then the commands and the output checks.
+func (j *job) commandMode(ctx context.Context, cfg *BuildConfig) (*outputs, error) {
+	if err := j.aptNote(ctx, cfg.Current); err != nil {
+		return nil, err
+	}
+	if err := j.toolNotes(ctx, cfg.Current); err != nil {
+		return nil, err
+	}
+	if t := cfg.Current.Tool("python"); t != nil && !rtdconfig.IsConda(t.Version) {
+		if err := j.createVenv(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
+	if err := j.setState(ctx, store.Building); err != nil {
+		return nil, err
+	}
+	if err := j.runCommands(ctx, cfg.Current.Commands, "build.commands"); err != nil {
+		return nil, err
+	}
+	return j.collectOutputs(true)
+}
+
+// runJob runs a job's commands (§C5.1); nothing for an absent or empty
+// job. post_checkout runs as a VCS command.
+func (j *job) runJob(ctx context.Context, cur *rtdconfig.Current, name string) error {
+	cmds, _ := cur.Job(name)
+	return j.runCommands(ctx, cmds, "build.jobs."+name)
+}
+
+// runCommands runs each string as `/bin/sh -c <string>`, recorded as
+// written with description desc. A non-zero exit code fails the build;
+// 183 ends it as skipped (§C7).
+func (j *job) runCommands(ctx context.Context, cmds []string, desc string) error {
+	vcs := desc == "build.jobs.post_checkout"
+	for _, c := range cmds {
+		res, err := j.run(ctx, []string{"/bin/sh", "-c", c}, cmdOpts{record: c, description: desc, vcs: vcs, inEnv: !vcs, network: true})
+		if err != nil {
+			return err
+		}
+		switch res.ExitCode {
+		case 0:
+		case 183:
+			return &failure{msg: MsgExitCode183, id: IDExitCode183, exitCode: 183}
+		default:
+			return commandFailed(c, res.ExitCode)
+		}
+	}
+	return nil
+}
+
+// aptNote is step I2 (§C4.3).
+func (j *job) aptNote(ctx context.Context, cur *rtdconfig.Current) error {
+	if len(cur.AptPackages) == 0 {
+		return nil
+	}
+	return j.recordNote(ctx, aptSkippedCommand, "", fmt.Sprintf(aptSkippedFmt, strings.Join(cur.AptPackages, ", ")), 0, now())
+}
+
+// toolNotes is step I4: each tool's substitution note or failure, in
+// file order; the executables' directories go on PATH (§C6).
+func (j *job) toolNotes(ctx context.Context, cur *rtdconfig.Current) error {
+	for i, r := range j.current.tools {
+		t := cur.Tools[i]
+		if r.failure != nil {
+			return r.failure
+		}
+		if r.note != "" {
+			if err := j.recordNote(ctx, "build.tools."+t.Name+" "+t.Version+" (substituted)", "", r.note, 0, now()); err != nil {
+				return err
+			}
+		}
+		if t.Name != "python" || rtdconfig.IsConda(t.Version) {
+			j.current.toolDirs = append(j.current.toolDirs, filepath.Dir(r.path))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,128 @@
+// Package rtdconfig reads and validates a checkout's `.readthedocs.yaml`:
+// the 2019 rules of behavior.md §7.5 for the files written for them and
+// the 2026 rules of config-2026.md for current files, with the exact
+// messages, message ids and stored shapes of both.
+package rtdconfig
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Load finds, parses, classifies and validates the checkout's
+// configuration: behavior.md §7.5 for the 2019 rules, config-2026.md for
+// the 2026 rules (§C1 decides), with the project's readthedocs_yaml_path
+// (api-2026.md §A1.9). Failures are *Error values carrying the exact
+// `error` text and notification id; other errors are docsd's own.
+func Load(in Input) (*Config, error) {
+	file, err := findFile(in)
+	if err != nil || file == "" {
+		if err != nil {
+			return nil, err
+		}
+		return configV1(in, "", &Map{vals: map[string]any{}})
+	}
+	data, err := readFile(in.Ckout, file)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := parseConfigFile(file, data)
+	if err != nil {
+		return nil, err
+	}
+	version, _ := raw.Get("version")
+	switch normaliseNumber(version) {
+	case nil:
+		if uses2026Keys(raw) {
+			return config2026(in, file, raw)
+		}
+		return configV1(in, file, raw)
+	case int64(1):
+		return configV1(in, file, raw)
+	case int64(2):
+		if uses2026Keys(raw) {
+			return config2026(in, file, raw)
+		}
+		return configV2(in, file, raw)
+	}
+	return nil, configFailure(`Invalid "version": Invalid version of the configuration file`)
+}
+
+// uses2026Keys is config-2026.md §C1's classification: `build` is a
+// mapping with at least one key only the 2026 schema knows.
+func uses2026Keys(raw *Map) bool {
+	build, ok := valueOf(raw, "build").(*Map)
+	if !ok {
+		return false
+	}
+	for _, k := range []string{"os", "tools", "commands", "jobs", "apt_packages"} {
+		if build.has(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// findFile returns the configuration file's path relative to the checkout
+// ("" when there is none). A project's readthedocs_yaml_path is the only
+// file looked at when set; it must exist and resolve inside the checkout.
+func findFile(in Input) (string, error) {
+	if p := in.Project.ReadthedocsYamlPath; p != nil && strings.TrimSpace(*p) != "" {
+		rel := CleanRel(strings.TrimSpace(*p))
+		if rel == "" || rel == "." || !insideCheckout(in.Ckout, rel) || !IsFile(filepath.Join(in.Ckout, filepath.FromSlash(rel))) {
+			return "", fail(IDConfigPathNotFound, MsgConfigPrefix+"Configuration file not found in "+strings.TrimSpace(*p)+".")
+		}
+		return rel, nil
+	}
+	for _, name := range ConfigFileNames {
+		if IsFile(filepath.Join(in.Ckout, name)) {
+			return name, nil
+		}
+	}
+	return "", nil
+}
+
+// insideCheckout reports whether rel, with symlinks resolved, stays inside
+// the checkout.
+func insideCheckout(ckout, rel string) bool {
+	root, err := filepath.EvalSymlinks(ckout)
+	if err != nil {
+		return false
+	}
+	full, err := filepath.EvalSymlinks(filepath.Join(ckout, filepath.FromSlash(rel)))
+	if err != nil {
+		return false
+	}
+	r, err := filepath.Rel(root, full)
+	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
+}
+
+// Classify reports whether the checkout's configuration file falls under
+// the 2026 rules (config-2026.md §C1), with its path and its `build.os`
+// value as written, so that the builder can record `cat <file>` before
+// validation. Files that cannot be read or parsed report false.
+func Classify(in Input) (file string, os any, rules2026 bool) {
+	file, err := findFile(in)
+	if err != nil || file == "" {
+		return "", nil, false
+	}
+	data, err := readFile(in.Ckout, file)
+	if err != nil {
+		return "", nil, false
+	}
+	raw, err := parseConfigFile(file, data)
+	if err != nil || !uses2026Keys(raw) {
+		return "", nil, false
+	}
+	switch normaliseNumber(valueOf(raw, "version")) {
+	case nil, int64(2):
+		build, _ := valueOf(raw, "build").(*Map)
+		return file, valueOf(build, "os"), true
+	}
+	return "", nil, false
+}
+
+func readFile(ckout, rel string) ([]byte, error) {
+	return os.ReadFile(filepath.Join(ckout, filepath.FromSlash(rel)))
+}
