@@ -17,7 +17,7 @@ import (
 // nothing is written.
 func (p *Pool) runBuild(ctx context.Context, b *store.Build, owner string) {
 	logger := p.logger.With("build", b.ID, "project_id", b.ProjectID)
-	j := &job{pool: p, build: b, logger: logger}
+	j := &job{pool: p, build: b, logger: logger, owner: owner}
 	p.observe(b.ID, b.State)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -41,7 +41,9 @@ func (p *Pool) runBuild(ctx context.Context, b *store.Build, owner string) {
 		stopRenewing := p.renewLease(ctx, cancel, func(ctx context.Context) error {
 			return p.store.ExtendBuildLease(ctx, b.ID, owner, p.cfg.Lease)
 		})
+		stopWatching := p.watchCancel(ctx, b.ID, cancel)
 		err = j.pipeline(ctx, owner)
+		stopWatching()
 		stopRenewing()
 	}
 	j.finish(ctx, err)
@@ -54,44 +56,27 @@ func (p *Pool) runBuild(ctx context.Context, b *store.Build, owner string) {
 // whole Lease (the store is unreachable), since by then the sweeper may
 // have finished the build.
 func (p *Pool) renewLease(ctx context.Context, cancel context.CancelCauseFunc, extend func(context.Context) error) func() {
-	done := make(chan struct{})
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		t := time.NewTicker(p.cfg.RenewEvery)
-		defer t.Stop()
-		held := time.Now() // the lease is ours until held + Lease
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				attempt := time.Now()
-				err := extend(ctx)
-				switch {
-				case err == nil:
-					held = attempt
-				case errs.Is(err, errs.Conflict):
-					cancel(errLeaseLost)
-					return
-				case ctx.Err() != nil:
-					return
-				case time.Since(held) >= p.cfg.Lease:
-					p.logger.Warn("lease expired: no extension succeeded for a whole lease; stopping", "err", err)
-					cancel(errLeaseLost)
-					return
-				default:
-					p.logger.Warn("extending lease", "err", err)
-				}
-			}
+	held := time.Now() // the lease is ours until held + Lease
+	return every(ctx, p.cfg.RenewEvery, func() bool {
+		attempt := time.Now()
+		err := extend(ctx)
+		switch {
+		case err == nil:
+			held = attempt
+		case errs.Is(err, errs.Conflict):
+			cancel(errLeaseLost)
+			return false
+		case ctx.Err() != nil:
+			return false
+		case time.Since(held) >= p.cfg.Lease:
+			p.logger.Warn("lease expired: no extension succeeded for a whole lease; stopping", "err", err)
+			cancel(errLeaseLost)
+			return false
+		default:
+			p.logger.Warn("extending lease", "err", err)
 		}
-	}()
-	return func() {
-		close(done)
-		<-stopped
-	}
+		return true
+	})
 }
 
 // load reads the build's project, version and variables and prepares the
@@ -210,7 +195,10 @@ func (j *job) pipeline(ctx context.Context, owner string) error {
 		return err
 	}
 
-	// Publishing, only while the build is still ours.
+	// Publishing, only while the build is still ours and not cancelled.
+	if err := j.cancelRequested(ctx); err != nil {
+		return err
+	}
 	if err := s.ExtendBuildLease(ctx, j.build.ID, owner, j.pool.cfg.Lease); err != nil {
 		if errs.Is(err, errs.Conflict) {
 			return errLeaseLost
@@ -316,26 +304,23 @@ func (j *job) finish(ctx context.Context, err error) {
 		res.Success = false
 		res.ExitCode = ptr(1)
 		f, isFailure := asFailure(err)
+		handled, requeued := j.runEnd(ctx, err, &res)
 		switch {
-		case errors.Is(cause, errTimeLimit) || errors.Is(err, errTimeLimit):
-			res.Error = MsgTimeout
-		case errors.Is(cause, errStopping) || errors.Is(cause, context.Canceled):
-			res.Error = fmt.Sprintf(MsgInternalFormat, j.build.ID)
-			j.logger.Warn("build stopped with its worker")
+		case requeued:
+			return
+		case handled:
 		case isFailure:
 			res.Error = f.msg
 			if f.fromCommand {
 				res.ExitCode = ptr(maxCode(j.exitCodes))
 			}
 		default:
-			res.Error = fmt.Sprintf(MsgInternalFormat, j.build.ID)
+			res.Error, res.ErrorID = fmt.Sprintf(MsgInternalFormat, j.build.ID), errorIDInternal
 			j.logger.Error("build failed inside docsd", "err", j.mask.Mask(fmt.Sprint(err)), "cause", fmt.Sprint(cause))
 		}
 		res.Error = j.mask.Mask(res.Error)
 	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	if _, ferr := j.pool.store.FinishBuild(wctx, j.build.ID, res); ferr != nil {
+	if ferr := j.finishRetrying(ctx, res); ferr != nil {
 		j.logger.Warn("finishing build", "err", ferr)
 		return
 	}

@@ -47,6 +47,12 @@ type Config struct {
 	// Sandbox says whether build commands run in a bubblewrap sandbox:
 	// SandboxAuto (the default), SandboxBwrap or SandboxOff.
 	Sandbox string
+	// Limits are the resources every build command may use.
+	Limits Limits
+	// AllowPrivateNetwork lets repository URLs resolve to loopback,
+	// private, link-local and unspecified addresses (clone time; import
+	// time is the graph's).
+	AllowPrivateNetwork bool
 	// SandboxHide are directories build commands must not see besides
 	// DataDir: docsd's whole data directory, the SQLite database's
 	// directory, artifact storage.
@@ -84,6 +90,7 @@ func (c *Config) defaults() {
 	if c.DataDir == "" {
 		c.DataDir = "."
 	}
+	c.Limits.defaults()
 	if c.Sandbox == "" {
 		c.Sandbox = SandboxAuto
 	}
@@ -106,6 +113,8 @@ type Pool struct {
 	indexMu      sync.Mutex // guards indexOK and indexChecked
 	indexOK      bool
 	indexChecked time.Time
+
+	prlimit string // prlimit's path; "" without limits
 
 	sandboxOnce sync.Once
 	sbx         *sandbox // set by sandboxOnce; nil: commands run unsandboxed
@@ -145,6 +154,7 @@ func New(s *store.Store, arts artifacts.Storage, cfg Config, logger *slog.Logger
 	p := &Pool{store: s, artifacts: arts, cfg: cfg, logger: logger.With("component", "builder"), host: host,
 		wake: make(chan struct{}, 64)}
 	p.execute, p.executeSync = p.runBuild, p.runSync
+	p.lookPrlimit()
 	return p
 }
 
@@ -193,9 +203,9 @@ func (p *Pool) Start(ctx context.Context, n int) {
 }
 
 // Stop stops the workers and waits for them. A build that is running is
-// killed (its whole process tree) and finished as failed with the
-// internal-error message, so that nothing stays running behind a stopped
-// worker; a sync task in progress is dropped.
+// killed (its whole process tree) and put back in the queue, so that
+// nothing stays running behind a stopped worker and the next worker runs
+// it again; a sync task in progress is dropped.
 func (p *Pool) Stop() {
 	p.mu.Lock()
 	stop := p.stop

@@ -241,25 +241,6 @@ func TestLeaseLostStopsTheBuild(t *testing.T) {
 	}
 }
 
-// TestStopKillsTheRunningBuild: stopping the pool kills the running
-// build's processes and finishes it as failed.
-func TestStopKillsTheRunningBuild(t *testing.T) {
-	f := newFixture(t, store.SQLite, Config{})
-	imp, child := sleeperProject(t, f, false)
-	f.pool.Start(context.Background(), 2)
-	waitFile(t, child.started)
-	start := time.Now()
-	f.pool.Stop()
-	if took := time.Since(start); took > 20*time.Second {
-		t.Errorf("Stop took %v", took)
-	}
-	child.waitGone(t)
-	b := f.build(imp.Build.ID)
-	if b.State != store.Finished || b.Success || b.Error != fmt.Sprintf(MsgInternalFormat, b.ID) {
-		t.Errorf("build: state %s success %v error %q", b.State, b.Success, b.Error)
-	}
-}
-
 // TestRenewLeaseGivesUpWhenTheStoreIsUnreachable: a worker that could not
 // extend its lease for a whole lease stops the build, since the sweeper
 // may have finished it by then.

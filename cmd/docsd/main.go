@@ -44,6 +44,7 @@ Commands:
   project delete SLUG
   version privacy PROJECT_SLUG VERSION_SLUG public|protected|private
   redirect status PROJECT_SLUG ID 301|302
+  build cancel ID                         cancel a queued or running build (any worker stops it within seconds)
 
 Every command accepts the settings flags; run 'docsd COMMAND --help' to list
 them. Each flag has an environment variable (--public-url: DOCSD_PUBLIC_URL);
@@ -178,7 +179,7 @@ func (c *command) dispatch(ctx context.Context, args []string) error {
 		return c.worker(ctx, rest)
 	case "migrate":
 		return c.migrate(ctx, rest)
-	case "user", "token", "project", "version", "redirect":
+	case "user", "token", "project", "version", "redirect", "build":
 		return c.admin(ctx, name, sub, rest)
 	}
 	return usageError(fmt.Sprintf("unknown command %q (see docsd --help)", name))
