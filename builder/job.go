@@ -122,12 +122,15 @@ func (j *job) run(ctx context.Context, argv []string, o cmdOpts) (processResult,
 	if sbx := j.pool.sandbox(); sbx != nil && sbx.err != nil {
 		return processResult{}, sbx.err // docsd's problem: nothing ran, nothing is recorded
 	}
+	if n := j.pool.net; n != nil && n.err != nil {
+		return processResult{}, n.err
+	}
 	live, err := j.startRecord(ctx, strings.Join(argv, " "), o.description)
 	if err != nil {
 		return processResult{}, err
 	}
 	res, limitErr, err := j.processLimited(ctx, argv, o, live.tick)
-	if errors.Is(err, errSandbox) || errors.Is(err, errConfine) {
+	if errors.Is(err, errSandbox) || errors.Is(err, errConfine) || errors.Is(err, errNetwork) {
 		return res, errors.Join(err, live.abandon(ctx))
 	}
 	if err != nil {
@@ -223,6 +226,18 @@ func (j *job) processLive(ctx context.Context, argv []string, o cmdOpts, tick fu
 	}
 	if o.vcs {
 		spec.ro = j.localRepos()
+	}
+	if spec.network && j.pool.net != nil {
+		ns, err := j.pool.net.open(ctx)
+		if err != nil {
+			return processResult{}, fmt.Errorf("%w: %v", errNetwork, err)
+		}
+		defer ns.close()
+		spec.resolv = j.pool.net.resolv
+		wpath, wargv := sbx.wrap(path, argv, spec)
+		wpath, wargv = ns.enter(wpath, wargv)
+		wpath, wargv = j.pool.limited(wpath, wargv)
+		return j.confined(runProcessLive(ctx, wpath, wargv, dir, env, tick))
 	}
 	wpath, wargv := sbx.wrap(path, argv, spec)
 	wpath, wargv = j.pool.limited(wpath, wargv)

@@ -36,7 +36,7 @@ func (p *Pool) runBuild(ctx context.Context, b *store.Build, owner string) {
 			started = *b.Started
 		}
 		var stopTimer context.CancelFunc
-		ctx, stopTimer = context.WithDeadlineCause(ctx, started.Add(limit), errTimeLimit)
+		ctx, stopTimer = p.timeLimit(ctx, started.Add(limit))
 		defer stopTimer()
 		stopRenewing := p.renewLease(ctx, cancel, func(ctx context.Context) error {
 			return p.store.ExtendBuildLease(ctx, b.ID, owner, p.cfg.Lease)

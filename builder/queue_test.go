@@ -188,13 +188,8 @@ func TestLeaseExpiry(t *testing.T) {
 func sleeperProject(t *testing.T, f *fixture, daemon bool) (*store.ImportResult, *sleeper) {
 	t.Helper()
 	child := newSleeper(f, "sleeper")
-	r := newRepo(t, "master")
-	files := map[string]string{".readthedocs.yaml": setuptoolsConfig, "setup.py": child.script(daemon)}
-	for name, content := range markdownSite {
-		files[name] = content
-	}
-	r.commit("docs", files)
-	return f.importProject("Sleeper", r), child
+	imp, _ := setupPyProject(t, f, "Sleeper", child.script(daemon))
+	return imp, child
 }
 
 // waitFile waits until a file exists.

@@ -24,6 +24,19 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Fatalf("timed out waiting for %s", what)
 }
 
+// setupPyProject imports a project whose setup.py (run with network by
+// the install step) is script, beside the Markdown site.
+func setupPyProject(t *testing.T, f *fixture, name, script string) (*store.ImportResult, *repo) {
+	t.Helper()
+	r := newRepo(t, "master")
+	files := map[string]string{".readthedocs.yaml": setuptoolsConfig, "setup.py": script}
+	for name, content := range markdownSite {
+		files[name] = content
+	}
+	r.commit("docs", files)
+	return f.importProject(name, r), r
+}
+
 // runInBackground runs the next queued work as worker owner and returns a
 // channel closed when it ends.
 func runInBackground(f *fixture, owner string) chan struct{} {
@@ -133,7 +146,6 @@ func TestStopRequeuesTheRunningBuild(t *testing.T) {
 // runs, masked, without an ending that could be the start of a secret.
 func TestLiveOutput(t *testing.T) {
 	f := newFixture(t, store.SQLite, Config{})
-	r := newRepo(t, "master")
 	release := filepath.Join(f.data, "homes", "live", "release")
 	script := "import os, sys, time\n" +
 		"print('step one of ' + os.environ['SECRET'], flush=True)\n" +
@@ -141,12 +153,7 @@ func TestLiveOutput(t *testing.T) {
 		"while not os.path.exists(os.path.join(os.environ['HOME'], 'release')):\n" +
 		"    time.sleep(0.05)\n" +
 		"print(os.environ['SECRET'][5:] + ' done', flush=True)\n"
-	files := map[string]string{".readthedocs.yaml": setuptoolsConfig, "setup.py": script}
-	for name, content := range markdownSite {
-		files[name] = content
-	}
-	r.commit("docs", files)
-	imp := f.importProject("Live", r)
+	imp, _ := setupPyProject(t, f, "Live", script)
 	if _, err := f.store.CreateEnvironmentVariable(context.Background(), imp.Project.ID, "SECRET", "hunter2-secret-value"); err != nil {
 		t.Fatal(err)
 	}
@@ -176,5 +183,44 @@ func TestLiveOutput(t *testing.T) {
 		if c.ID == live.ID && (c.Output != "step one of ***\n*** done\n" || c.EndTime == nil || c.ExitCode == nil) {
 			t.Errorf("final record %q end %v exit %v", c.Output, c.EndTime, deref(c.ExitCode))
 		}
+	}
+}
+
+// timeLimitWhenSleeping makes builds reach their time limit once the
+// sleeper's child runs and its "sleeping" shows in the live output,
+// instead of after a fixed time that a busy machine may spend on the steps
+// before it.
+func timeLimitWhenSleeping(f *fixture, child *sleeper) {
+	running := true
+	sleeping := func(ctx context.Context) bool {
+		if _, err := os.Stat(child.started); err != nil {
+			return false
+		}
+		builds, _, err := f.store.FindBuilds(ctx, store.BuildFilter{Running: &running})
+		if err != nil {
+			return false
+		}
+		for _, b := range builds {
+			cmds, _ := f.store.FindBuildCommands(ctx, []int64{b.ID})
+			for _, c := range cmds {
+				if strings.Contains(c.Output, "sleeping") {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	f.pool.timeLimit = func(ctx context.Context, _ time.Time) (context.Context, context.CancelFunc) {
+		ctx, cancel := context.WithCancelCause(ctx)
+		go func() {
+			for ctx.Err() == nil {
+				if sleeping(ctx) {
+					cancel(errTimeLimit)
+					return
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}()
+		return ctx, func() { cancel(context.Canceled) }
 	}
 }

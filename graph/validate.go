@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"net"
 	"net/url"
 	"regexp"
@@ -91,9 +92,15 @@ func filterChoice(field string, v *string, t choices.Table) error {
 }
 
 // repositoryURLError returns the message of the first repository URL rule
-// that rejects raw (behavior.md §4.1.4), or "" when it is accepted.
+// that rejects raw (behavior.md §4.1.4, then the private-network rule of
+// issue 9 after name resolution), or "" when it is accepted.
 func (r *Resolver) repositoryURLError(raw, vcs string) string {
-	return repourl.Policy{AllowLocal: r.Settings.AllowLocalRepos, AllowPrivate: r.Settings.AllowPrivateRepos}.CheckFor(raw, vcs)
+	p := repourl.Policy{AllowLocal: r.Settings.AllowLocalRepos, AllowPrivate: r.Settings.AllowPrivateRepos,
+		AllowPrivateNetwork: r.Settings.AllowPrivateNetwork}
+	if msg := p.CheckFor(raw, vcs); msg != "" {
+		return msg
+	}
+	return p.CheckNetwork(context.Background(), raw, r.Settings.HostResolver)
 }
 
 var hostLabel = regexp.MustCompile(`^(?i:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)$`)

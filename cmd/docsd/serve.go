@@ -54,6 +54,8 @@ func (c *command) open(ctx context.Context) (*app, error) {
 			AllowLocalRepos:   c.settings.AllowLocalRepos,
 			AllowPrivateRepos: c.settings.AllowPrivateRepos,
 			MaxPageSize:       c.settings.MaxPageSize,
+			// Issue 9: repository hosts on private networks.
+			AllowPrivateNetwork: c.settings.AllowPrivateNetwork,
 		},
 		Hooks: graph.Hooks{
 			BuildQueued: a.pool.Wake,

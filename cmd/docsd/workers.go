@@ -28,6 +28,9 @@ func (a *app) newPool() *builder.Pool {
 		BuildImagePrefix:        s.BuildImagePrefix,
 		Sandbox:                 s.BuildSandbox,
 		SandboxHide:             append([]string{s.DataDir}, sqliteFiles(s.DatabaseURL)...),
+		Limits:                  buildLimits(s),
+		Network:                 s.BuildNetwork,
+		AllowPrivateNetwork:     s.AllowPrivateNetwork,
 	}, a.logger)
 }
 

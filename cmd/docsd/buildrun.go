@@ -1,7 +1,10 @@
 package main
 
 import (
+	"time"
+
 	"context"
+	"docsd/builder"
 	"fmt"
 	"strconv"
 
@@ -33,4 +36,21 @@ func (c *command) cancelBuild(ctx context.Context, a *app, arg string) error {
 		fmt.Fprintf(c.stdout, "build %d: cancel requested; its worker stops it within seconds\n", id)
 	}
 	return nil
+}
+
+// buildLimits turns the limit settings (MiB, seconds, 0 for off) into the
+// builder's (bytes, durations, negative for off).
+func buildLimits(s Settings) builder.Limits {
+	orOff := func(n int, unit int64) int64 {
+		if n == 0 {
+			return -1
+		}
+		return int64(n) * unit
+	}
+	return builder.Limits{
+		Memory:    orOff(s.BuildMemoryLimit, 1<<20),
+		Processes: int(orOff(s.BuildProcessLimit, 1)),
+		CPUTime:   time.Duration(orOff(s.BuildCPULimit, int64(time.Second))),
+		Disk:      orOff(s.BuildDiskLimit, 1<<20),
+	}
 }
