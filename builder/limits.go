@@ -59,30 +59,40 @@ const (
 // name, its value and the operator setting that changes it.
 const MsgLimitFormat = "The build exceeded the %s limit of %s (operator setting %s)."
 
-// limitError is a build failure caused by a limit.
+// MsgDiskFull is the error of a build whose command failed because the
+// machine's disk was full.
+const MsgDiskFull = "The build ran out of disk space on the server (No space left on device)."
+
+// limitError is a build failure caused by a limit, or by a full disk.
 type limitError struct {
 	name    string // memory, process, CPU time, disk
 	value   string
 	setting string
 	errorID string
+	msg     string // replaces the MsgLimitFormat message when set
 }
 
-func (e *limitError) Error() string { return fmt.Sprintf(MsgLimitFormat, e.name, e.value, e.setting) }
+func (e *limitError) Error() string {
+	if e.msg != "" {
+		return e.msg
+	}
+	return fmt.Sprintf(MsgLimitFormat, e.name, e.value, e.setting)
+}
 
 func (l Limits) memoryError() *limitError {
-	return &limitError{"memory", humanBytes(l.Memory) + " per process", "--build-memory-limit", errorIDMemory}
+	return &limitError{"memory", humanBytes(l.Memory) + " per process", "--build-memory-limit", errorIDMemory, ""}
 }
 
 func (l Limits) processError() *limitError {
-	return &limitError{"process", strconv.Itoa(l.Processes) + " processes", "--build-process-limit", errorIDGeneric}
+	return &limitError{"process", strconv.Itoa(l.Processes) + " processes", "--build-process-limit", errorIDGeneric, ""}
 }
 
 func (l Limits) cpuError() *limitError {
-	return &limitError{"CPU time", l.CPUTime.String() + " per process", "--build-cpu-limit", errorIDGeneric}
+	return &limitError{"CPU time", l.CPUTime.String() + " per process", "--build-cpu-limit", errorIDGeneric, ""}
 }
 
 func (l Limits) diskError() *limitError {
-	return &limitError{"disk", humanBytes(l.Disk), "--build-disk-limit", errorIDGeneric}
+	return &limitError{"disk", humanBytes(l.Disk), "--build-disk-limit", errorIDGeneric, ""}
 }
 
 // humanBytes writes n in the largest binary unit that divides it, or in
@@ -168,6 +178,8 @@ func (l Limits) limitHit(res processResult) *limitError {
 	case l.Memory > 0 && (strings.Contains(out, "MemoryError") || strings.Contains(out, "Cannot allocate memory") ||
 		strings.Contains(out, "std::bad_alloc") || strings.Contains(out, "out of memory")):
 		return l.memoryError()
+	case strings.Contains(out, "No space left on device"):
+		return &limitError{name: "disk", errorID: errorIDGeneric, msg: MsgDiskFull}
 	case l.Processes > 0 && strings.Contains(out, "Resource temporarily unavailable") &&
 		(strings.Contains(out, "fork") || strings.Contains(out, "BlockingIOError") || strings.Contains(out, "thread")):
 		return l.processError()

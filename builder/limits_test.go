@@ -2,6 +2,7 @@ package builder
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -71,7 +72,37 @@ func TestLimitsPrlimitArgs(t *testing.T) {
 	if e := l.limitHit(processResult{ExitCode: -int(syscall.SIGXCPU)}); e == nil || e.name != "CPU time" {
 		t.Errorf("SIGXCPU: %v, want the CPU time limit", e)
 	}
+	if e := l.limitHit(processResult{ExitCode: 1, Output: "OSError: [Errno 28] No space left on device"}); e == nil || e.Error() != MsgDiskFull {
+		t.Errorf("a full disk: %v", e)
+	}
 	if e := l.limitHit(processResult{ExitCode: 1, Output: "all fine"}); e != nil {
 		t.Errorf("an ordinary failure was taken for %v", e)
+	}
+}
+
+// TestFullDiskFailsTheBuild: a command that fills the disk (a small tmpfs
+// mounted as the checkouts' directory) fails the build with a clear message;
+// the build ends finished.
+func TestFullDiskFailsTheBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a Python environment")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("builder: mounting a small file system needs root")
+	}
+	f := newFixture(t, store.SQLite, Config{Limits: Limits{Disk: 256 << 20}})
+	imp, _ := setupPyProject(t, f, "Full", "open('fill', 'wb').write(b'x' * (64 << 20))\nprint('written')\n")
+	ckout := filepath.Join(f.data, "checkouts")
+	if err := os.MkdirAll(ckout, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("tmpfs", ckout, "tmpfs", 0, "size=16m"); err != nil {
+		t.Skipf("builder: can't mount a tmpfs here: %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(ckout, syscall.MNT_DETACH) })
+	f.drain()
+	b := f.build(imp.Build.ID)
+	if b.State != store.Finished || b.Success || b.Error != MsgDiskFull {
+		t.Errorf("build: state %s success %v error %q; want %q", b.State, b.Success, b.Error, MsgDiskFull)
 	}
 }
