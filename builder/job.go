@@ -44,6 +44,11 @@ type job struct {
 	// submoduleURLs are the URLs of the submodules being checked out, so
 	// that local ones are visible to git in the sandbox.
 	submoduleURLs []string
+
+	// ns is the network namespace of the job's commands that need the
+	// network, opened by the first of them (netns) and closed with the job
+	// (closeNet).
+	ns *netns
 }
 
 // cmdOpts says how a command runs.
@@ -228,11 +233,10 @@ func (j *job) processLive(ctx context.Context, argv []string, o cmdOpts, tick fu
 		spec.ro = j.localRepos()
 	}
 	if spec.network && j.pool.net != nil {
-		ns, err := j.pool.net.open(ctx)
+		ns, err := j.netns(ctx)
 		if err != nil {
-			return processResult{}, fmt.Errorf("%w: %v", errNetwork, err)
+			return processResult{}, err
 		}
-		defer ns.close()
 		spec.resolv = j.pool.net.resolv
 		wpath, wargv := sbx.wrap(path, argv, spec)
 		wpath, wargv = ns.enter(wpath, wargv)

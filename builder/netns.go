@@ -245,3 +245,23 @@ func (j *job) checkRepoNetwork(ctx context.Context, url string) error {
 	}
 	return nil
 }
+
+// netns returns the job's network namespace, opening it on first use.
+func (j *job) netns(ctx context.Context) (*netns, error) {
+	if j.ns == nil {
+		ns, err := j.pool.net.open(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errNetwork, err)
+		}
+		j.ns = ns
+	}
+	return j.ns, nil
+}
+
+// closeNet closes the job's network namespace, if it opened one.
+func (j *job) closeNet() {
+	if j.ns != nil {
+		j.ns.close()
+		j.ns = nil
+	}
+}

@@ -18,6 +18,7 @@ import (
 func (p *Pool) runBuild(ctx context.Context, b *store.Build, owner string) {
 	logger := p.logger.With("build", b.ID, "project_id", b.ProjectID)
 	j := &job{pool: p, build: b, logger: logger, owner: owner}
+	defer j.closeNet()
 	p.observe(b.ID, b.State)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -361,6 +362,7 @@ func (p *Pool) runSync(ctx context.Context, t *store.SyncTask, owner string) {
 			return nil
 		}
 		j := &job{pool: p, project: project, mask: newMasker(nil), logger: logger.With("project", project.Slug)}
+		defer j.closeNet()
 		j.setDirs()
 		ctx, stopTimer := context.WithTimeoutCause(ctx, p.cfg.BuildTimeLimit, errTimeLimit)
 		defer stopTimer()

@@ -51,7 +51,7 @@ func sqliteFiles(databaseURL string) []string {
 // startWorkers finishes the builds whose workers died (always, even with
 // no workers here: behavior.md §7.3 "on service start"), then starts n
 // in-process build workers and the stale-build sweeper. The returned
-// function stops them: a running build is killed and finished as failed.
+// function stops them: a running build is killed and queued again.
 func (a *app) startWorkers(ctx context.Context, n int) (func(), error) {
 	if err := a.pool.Sweep(ctx); err != nil {
 		return nil, err
