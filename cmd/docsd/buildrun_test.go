@@ -104,3 +104,29 @@ func TestCancelAndShutdownAcrossProcesses(t *testing.T) {
 		t.Errorf("worker log mentions an internal error:\n%s", workerLog.String())
 	}
 }
+
+func TestBuildRunSettings(t *testing.T) {
+	t.Setenv("DOCSD_BUILD_MEMORY_LIMIT", "512")
+	t.Setenv("DOCSD_BUILD_DISK_LIMIT", "0")
+	c := &command{stdout: io.Discard, stderr: io.Discard}
+	fs, env := c.flags("serve", "serve")
+	if _, err := c.parse(fs, env, []string{"--build-process-limit", "64", "--allow-private-network"}); err != nil {
+		t.Fatal(err)
+	}
+	s := c.settings
+	if s.BuildMemoryLimit != 512 || s.BuildProcessLimit != 64 || s.BuildCPULimit != 600 || s.BuildDiskLimit != 0 ||
+		s.BuildNetwork != "auto" || !s.AllowPrivateNetwork {
+		t.Fatalf("settings = %+v", s)
+	}
+	l := buildLimits(s)
+	if l.Memory != 512<<20 || l.Processes != 64 || l.CPUTime != 600*time.Second || l.Disk != -1 {
+		t.Errorf("limits = %+v; want 512 MiB, 64, 600 s and the disk limit off", l)
+	}
+	for _, bad := range [][]string{{"--build-network", "slirp"}, {"--build-cpu-limit", "-1"}} {
+		c := &command{stdout: io.Discard, stderr: io.Discard}
+		fs, env := c.flags("serve", "serve")
+		if _, err := c.parse(fs, env, bad); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
