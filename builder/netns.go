@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -115,7 +116,30 @@ func setupNetIsolation(dir string) (*netIsolation, error) {
 		return nil, err
 	}
 	n.blocked = append(append([]string(nil), blockedV4...), hostAddrs()...)
+	n.removeStale()
 	return n, nil
+}
+
+// netnsPrefix begins the names of the namespaces docsd makes, followed by
+// the pid of the docsd process that made it.
+const netnsPrefix = "docsd-build-"
+
+// removeStale removes the namespaces left by docsd processes that are gone
+// (killed before they could remove them).
+func (n *netIsolation) removeStale() {
+	entries, _ := os.ReadDir("/run/netns")
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), netnsPrefix)
+		if !ok {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || syscall.Kill(pid, 0) != syscall.ESRCH {
+			continue
+		}
+		exec.Command(n.ip, "netns", "delete", e.Name()).Run()
+	}
 }
 
 // hostAddrs are this machine's own IPv4 addresses as /32 prefixes.
@@ -161,7 +185,7 @@ func (n *netIsolation) open(ctx context.Context) (*netns, error) {
 	if n.err != nil {
 		return nil, n.err
 	}
-	ns := &netns{n: n, name: "docsd-build-" + randomHex(6)}
+	ns := &netns{n: n, name: fmt.Sprintf("%s%d-%s", netnsPrefix, os.Getpid(), randomHex(4))}
 	if out, err := exec.CommandContext(ctx, n.ip, "netns", "add", ns.name).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("ip netns add: %v: %s", err, strings.TrimSpace(string(out)))
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -103,4 +105,33 @@ func pyList(items []string) string {
 		q[i] = pyQuote(s)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// TestNetnsRemovesStale: namespaces left by a docsd process that is gone
+// are removed when network isolation is set up; others stay.
+func TestNetnsRemovesStale(t *testing.T) {
+	n, err := setupNetIsolation(t.TempDir())
+	if err != nil {
+		t.Skipf("builder: no network isolation here: %v", err)
+	}
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := fmt.Sprintf("%s%d-test", netnsPrefix, dead.Process.Pid)
+	live := fmt.Sprintf("%s%d-test", netnsPrefix, os.Getpid())
+	for _, name := range []string{stale, live} {
+		if out, err := exec.Command(n.ip, "netns", "add", name).CombinedOutput(); err != nil {
+			t.Fatalf("ip netns add: %v %s", err, out)
+		}
+	}
+	defer exec.Command(n.ip, "netns", "delete", live).Run()
+	defer exec.Command(n.ip, "netns", "delete", stale).Run()
+	n.removeStale()
+	if _, err := os.Stat("/run/netns/" + stale); err == nil {
+		t.Errorf("the namespace of a gone process stayed")
+	}
+	if _, err := os.Stat("/run/netns/" + live); err != nil {
+		t.Errorf("the namespace of a live process was removed: %v", err)
+	}
 }
