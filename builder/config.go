@@ -66,7 +66,7 @@ func (j *job) catConfig(ctx context.Context, file string, retired bool) error {
 	if retired {
 		res.Output += retiredOSNote + "\n"
 	}
-	if err := j.record(ctx, "cat "+file, "", res); err != nil {
+	if err := j.record(ctx, nil, "cat "+file, "", res); err != nil {
 		return err
 	}
 	if res.ExitCode != 0 {

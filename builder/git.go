@@ -53,6 +53,9 @@ func (j *job) getCode(ctx context.Context) (string, error) {
 	if err := j.checkClient(); err != nil {
 		return "", err
 	}
+	if err := j.checkRepoNetwork(ctx, j.project.Repo); err != nil {
+		return "", err
+	}
 	if isDir(filepath.Join(j.ckout, ".git")) {
 		res, err := j.run(ctx, []string{"git", "remote", "set-url", "origin", j.project.Repo}, cmdOpts{vcs: true})
 		if err != nil {
@@ -294,6 +297,8 @@ func (j *job) updateSubmodules(ctx context.Context, sc SubmoduleConfig) error {
 		}
 		if policy.Check(u) != "" {
 			bad = append(bad, p)
+		} else if err := j.checkRepoNetwork(ctx, u); err != nil {
+			return err
 		}
 	}
 	if len(bad) > 0 {

@@ -19,6 +19,7 @@ import (
 // masking of their values.
 type job struct {
 	pool    *Pool
+	owner   string         // the worker holding the build's lease
 	build   *store.Build   // nil for a sync task
 	project *store.Project //
 	version *store.Version // nil for a sync task
@@ -51,6 +52,10 @@ type job struct {
 	// current is set for a 2026-rule build (config-2026.md): its install
 	// and build steps get the §C6 PATH and tool variables.
 	current *current2026
+	// ns is the network namespace of the job's commands that need the
+	// network, opened by the first of them (netns) and closed with the job
+	// (closeNet).
+	ns *netns
 }
 
 // cmdOpts says how a command runs.
@@ -126,14 +131,30 @@ func (j *job) environ(o cmdOpts) *environ {
 }
 
 // run runs argv and records it as a build command (for builds; sync tasks
-// record nothing). A command that cannot be started is recorded with exit
-// code 127 and the reason as output. When the job's context ends while the
-// command runs, its process group is killed, the command is recorded, and
-// the context's cause is returned.
+// record nothing). The command is recorded when it starts and its output
+// while it runs (liveRecord). A command that cannot be started is recorded
+// with exit code 127 and the reason as output. When the job's context ends
+// while the command runs, its process group is killed, the command is
+// recorded, and the context's cause is returned; a command stopped by a
+// limit, or that failed because of one, returns the limit's error.
 func (j *job) run(ctx context.Context, argv []string, o cmdOpts) (processResult, error) {
-	res, err := j.process(ctx, argv, o)
-	if errors.Is(err, errSandbox) || errors.Is(err, errConfine) {
-		return res, err // docsd's problem, not the command's
+	if sbx := j.pool.sandbox(); sbx != nil && sbx.err != nil {
+		return processResult{}, sbx.err // docsd's problem: nothing ran, nothing is recorded
+	}
+	if n := j.pool.net; n != nil && n.err != nil {
+		return processResult{}, n.err
+	}
+	command := strings.Join(argv, " ")
+	if o.record != "" {
+		command = o.record
+	}
+	live, err := j.startRecord(ctx, command, o.description)
+	if err != nil {
+		return processResult{}, err
+	}
+	res, limitErr, err := j.processLimited(ctx, argv, o, live.tick)
+	if errors.Is(err, errSandbox) || errors.Is(err, errConfine) || errors.Is(err, errNetwork) {
+		return res, errors.Join(err, live.abandon(ctx))
 	}
 	if err != nil {
 		t := now()
@@ -142,25 +163,64 @@ func (j *job) run(ctx context.Context, argv []string, o cmdOpts) (processResult,
 	if o.exitCode != nil && !res.Killed {
 		res.ExitCode = o.exitCode(res.Output, res.ExitCode)
 	}
-	command := strings.Join(argv, " ")
-	if o.record != "" {
-		command = o.record
-	}
-	if rerr := j.record(ctx, command, o.description, res); rerr != nil {
+	if rerr := j.record(ctx, live, command, o.description, res); rerr != nil {
 		return res, rerr
+	}
+	if res.Killed && ctx.Err() == nil && limitErr != nil {
+		return res, limitErr
 	}
 	if res.Killed || ctx.Err() != nil {
 		return res, context.Cause(ctx)
 	}
+	if limitErr != nil {
+		return res, limitErr
+	}
+	if lim := j.pool.cfg.Limits.limitHit(res); lim != nil && j.build != nil {
+		return res, lim
+	}
 	return res, nil
 }
 
-// process runs argv as a process of the job, in the sandbox when builds
+// process is processLive without live output.
+func (j *job) process(ctx context.Context, argv []string, o cmdOpts) (processResult, error) {
+	return j.processLive(ctx, argv, o, nil)
+}
+
+// processLimited runs argv as a process of the job, in the sandbox when builds
 // are sandboxed, without recording it, and then confines the checkout
 // (confineTree). An error is returned when the process could not be
 // started, errSandbox when the sandbox is required and can't run, and
-// errConfine when the checkout could not be confined.
-func (j *job) process(ctx context.Context, argv []string, o cmdOpts) (processResult, error) {
+// errConfine when the checkout could not be confined. tick, when set, sees
+// the output while the process runs. The process runs under the pool's
+// limits; limitErr is the disk limit's error when the checkout grew past
+// it (the process was killed for it, or it ended just past it).
+func (j *job) processLimited(ctx context.Context, argv []string, o cmdOpts, tick func(raw []byte, cut bool)) (res processResult, limitErr *limitError, err error) {
+	ctx, kill := context.WithCancelCause(ctx)
+	defer kill(nil)
+	watch := j.pool.cfg.Limits.diskWatcher(j.ckout, kill)
+	ticked := func(raw []byte, cut bool) {
+		if tick != nil {
+			tick(raw, cut)
+		}
+		if watch != nil {
+			watch()
+		}
+	}
+	res, err = j.processLive(ctx, argv, o, ticked)
+	if err == nil && j.pool.cfg.Limits.Disk > 0 && j.build != nil {
+		var lim *limitError
+		if errors.As(context.Cause(ctx), &lim) {
+			return res, lim, nil
+		}
+		if diskUsage(j.ckout, j.pool.cfg.Limits.Disk) > j.pool.cfg.Limits.Disk {
+			return res, j.pool.cfg.Limits.diskError(), nil
+		}
+	}
+	return res, nil, err
+}
+
+// processLive is processLimited without the disk limit.
+func (j *job) processLive(ctx context.Context, argv []string, o cmdOpts, tick func(raw []byte, cut bool)) (processResult, error) {
 	dir := o.dir
 	if dir == "" {
 		dir = j.ckout
@@ -175,7 +235,8 @@ func (j *job) process(ctx context.Context, argv []string, o cmdOpts) (processRes
 		return processResult{}, fmt.Errorf("%w: %v", errConfine, err)
 	}
 	if sbx == nil {
-		return j.confined(runProcess(ctx, path, argv, dir, env))
+		lpath, largv := j.pool.limited(path, argv)
+		return j.confined(runProcessLive(ctx, lpath, largv, dir, env, tick))
 	}
 	if sbx.err != nil {
 		return processResult{}, sbx.err
@@ -189,8 +250,20 @@ func (j *job) process(ctx context.Context, argv []string, o cmdOpts) (processRes
 	if o.vcs {
 		spec.ro = j.localRepos()
 	}
+	if spec.network && j.pool.net != nil {
+		ns, err := j.netns(ctx)
+		if err != nil {
+			return processResult{}, err
+		}
+		spec.resolv = j.pool.net.resolv
+		wpath, wargv := sbx.wrap(path, argv, spec)
+		wpath, wargv = ns.enter(wpath, wargv)
+		wpath, wargv = j.pool.limited(wpath, wargv)
+		return j.confined(runProcessLive(ctx, wpath, wargv, dir, env, tick))
+	}
 	wpath, wargv := sbx.wrap(path, argv, spec)
-	return j.confined(runProcess(ctx, wpath, wargv, dir, env))
+	wpath, wargv = j.pool.limited(wpath, wargv)
+	return j.confined(runProcessLive(ctx, wpath, wargv, dir, env, tick))
 }
 
 // handOver gives the job's directories to whom its commands run as, when
@@ -264,11 +337,12 @@ func (j *job) must(ctx context.Context, argv []string, o cmdOpts) (processResult
 	return res, nil
 }
 
-// record stores a command of a build with its output masked. It writes
-// even when ctx has ended (a killed command is recorded too), except when
-// the build's lease was lost: the build is someone else's now, nothing is
-// recorded and errLeaseLost is returned.
-func (j *job) record(ctx context.Context, command, description string, res processResult) error {
+// record stores a command of a build with its output masked: it closes
+// the command's live record, or adds the command when live is nil. It
+// writes even when ctx has ended (a killed command is recorded too),
+// except when the build's lease was lost: the build is someone else's now,
+// nothing is recorded and errLeaseLost is returned.
+func (j *job) record(ctx context.Context, live *liveRecord, command, description string, res processResult) error {
 	if errors.Is(context.Cause(ctx), errLeaseLost) {
 		return errLeaseLost
 	}
@@ -284,17 +358,21 @@ func (j *job) record(ctx context.Context, command, description string, res proce
 	defer cancel()
 	end := res.End
 	code := res.ExitCode
-	_, err := j.pool.store.AddBuildCommand(wctx, store.BuildCommand{
+	c := store.BuildCommand{
 		BuildID: j.build.ID, Command: j.mask.Mask(command), Description: description,
 		Output: recordedOutput(res.Output, res.Cut, j.mask), ExitCode: &code, StartTime: res.Start, EndTime: &end,
-	})
+	}
+	if live != nil {
+		return live.close(wctx, c)
+	}
+	_, err := j.pool.store.AddBuildCommand(wctx, c)
 	return err
 }
 
 // recordNote records a command docsd did not run as a process (skipped
 // steps, the built-in builder).
 func (j *job) recordNote(ctx context.Context, command, description, output string, code int, start time.Time) error {
-	return j.record(ctx, command, description, processResult{Output: output, ExitCode: code, Start: start, End: now()})
+	return j.record(ctx, nil, command, description, processResult{Output: output, ExitCode: code, Start: start, End: now()})
 }
 
 // tail returns the last n bytes of s.

@@ -18,7 +18,8 @@ import (
 // nothing is written.
 func (p *Pool) runBuild(ctx context.Context, b *store.Build, owner string) {
 	logger := p.logger.With("build", b.ID, "project_id", b.ProjectID)
-	j := &job{pool: p, build: b, logger: logger}
+	j := &job{pool: p, build: b, logger: logger, owner: owner}
+	defer j.closeNet()
 	p.observe(b.ID, b.State)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -37,12 +38,14 @@ func (p *Pool) runBuild(ctx context.Context, b *store.Build, owner string) {
 			started = *b.Started
 		}
 		var stopTimer context.CancelFunc
-		ctx, stopTimer = context.WithDeadlineCause(ctx, started.Add(limit), errTimeLimit)
+		ctx, stopTimer = p.timeLimit(ctx, started.Add(limit))
 		defer stopTimer()
 		stopRenewing := p.renewLease(ctx, cancel, func(ctx context.Context) error {
 			return p.store.ExtendBuildLease(ctx, b.ID, owner, p.cfg.Lease)
 		})
+		stopWatching := p.watchCancel(ctx, b.ID, cancel)
 		err = j.pipeline(ctx, owner)
+		stopWatching()
 		stopRenewing()
 	}
 	j.finish(ctx, err)
@@ -55,44 +58,27 @@ func (p *Pool) runBuild(ctx context.Context, b *store.Build, owner string) {
 // whole Lease (the store is unreachable), since by then the sweeper may
 // have finished the build.
 func (p *Pool) renewLease(ctx context.Context, cancel context.CancelCauseFunc, extend func(context.Context) error) func() {
-	done := make(chan struct{})
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		t := time.NewTicker(p.cfg.RenewEvery)
-		defer t.Stop()
-		held := time.Now() // the lease is ours until held + Lease
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				attempt := time.Now()
-				err := extend(ctx)
-				switch {
-				case err == nil:
-					held = attempt
-				case errs.Is(err, errs.Conflict):
-					cancel(errLeaseLost)
-					return
-				case ctx.Err() != nil:
-					return
-				case time.Since(held) >= p.cfg.Lease:
-					p.logger.Warn("lease expired: no extension succeeded for a whole lease; stopping", "err", err)
-					cancel(errLeaseLost)
-					return
-				default:
-					p.logger.Warn("extending lease", "err", err)
-				}
-			}
+	held := time.Now() // the lease is ours until held + Lease
+	return every(ctx, p.cfg.RenewEvery, func() bool {
+		attempt := time.Now()
+		err := extend(ctx)
+		switch {
+		case err == nil:
+			held = attempt
+		case errs.Is(err, errs.Conflict):
+			cancel(errLeaseLost)
+			return false
+		case ctx.Err() != nil:
+			return false
+		case time.Since(held) >= p.cfg.Lease:
+			p.logger.Warn("lease expired: no extension succeeded for a whole lease; stopping", "err", err)
+			cancel(errLeaseLost)
+			return false
+		default:
+			p.logger.Warn("extending lease", "err", err)
 		}
-	}()
-	return func() {
-		close(done)
-		<-stopped
-	}
+		return true
+	})
 }
 
 // load reads the build's project, version and variables and prepares the
@@ -201,7 +187,10 @@ func (j *job) pipeline(ctx context.Context, owner string) error {
 		return err
 	}
 
-	// Publishing, only while the build is still ours.
+	// Publishing, only while the build is still ours and not cancelled.
+	if err := j.cancelRequested(ctx); err != nil {
+		return err
+	}
 	if err := s.ExtendBuildLease(ctx, j.build.ID, owner, j.pool.cfg.Lease); err != nil {
 		if errs.Is(err, errs.Conflict) {
 			return errLeaseLost
@@ -325,12 +314,11 @@ func (j *job) finish(ctx context.Context, err error) {
 		res.Success = false
 		res.ExitCode = ptr(1)
 		f, isFailure := asFailure(err)
+		handled, requeued := j.runEnd(ctx, err, &res)
 		switch {
-		case errors.Is(cause, errTimeLimit) || errors.Is(err, errTimeLimit):
-			res.Error, res.ErrorID = MsgTimeout, IDTimeOut
-		case errors.Is(cause, errStopping) || errors.Is(cause, context.Canceled):
-			res.Error, res.ErrorID = fmt.Sprintf(MsgInternalFormat, j.build.ID), IDInternal
-			j.logger.Warn("build stopped with its worker")
+		case requeued:
+			return
+		case handled:
 		case isFailure:
 			res.Error, res.ErrorID = f.msg, f.ID()
 			if f.fromCommand {
@@ -345,9 +333,7 @@ func (j *job) finish(ctx context.Context, err error) {
 		}
 		res.Error = j.mask.Mask(res.Error)
 	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	if _, ferr := j.pool.store.FinishBuild(wctx, j.build.ID, res); ferr != nil {
+	if ferr := j.finishRetrying(ctx, res); ferr != nil {
 		j.logger.Warn("finishing build", "err", ferr)
 		return
 	}
@@ -388,6 +374,7 @@ func (p *Pool) runSync(ctx context.Context, t *store.SyncTask, owner string) {
 			return nil
 		}
 		j := &job{pool: p, project: project, mask: newMasker(nil), logger: logger.With("project", project.Slug)}
+		defer j.closeNet()
 		j.setDirs()
 		ctx, stopTimer := context.WithTimeoutCause(ctx, p.cfg.BuildTimeLimit, errTimeLimit)
 		defer stopTimer()

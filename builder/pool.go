@@ -53,6 +53,15 @@ type Config struct {
 	// Sandbox says whether build commands run in a bubblewrap sandbox:
 	// SandboxAuto (the default), SandboxBwrap or SandboxOff.
 	Sandbox string
+	// Network is how build commands that need the network get it:
+	// NetworkAuto (the default), NetworkPasta or NetworkHost.
+	Network string
+	// Limits are the resources every build command may use.
+	Limits Limits
+	// AllowPrivateNetwork lets repository URLs resolve to loopback,
+	// private, link-local and unspecified addresses (clone time; import
+	// time is the graph's).
+	AllowPrivateNetwork bool
 	// SandboxHide are directories build commands must not see besides
 	// DataDir: docsd's whole data directory, the SQLite database's
 	// directory, artifact storage.
@@ -90,6 +99,10 @@ func (c *Config) defaults() {
 	if c.DataDir == "" {
 		c.DataDir = "."
 	}
+	c.Limits.defaults()
+	if c.Network == "" {
+		c.Network = NetworkAuto
+	}
 	if c.Sandbox == "" {
 		c.Sandbox = SandboxAuto
 	}
@@ -113,8 +126,11 @@ type Pool struct {
 	indexOK      bool
 	indexChecked time.Time
 
+	prlimit string // prlimit's path; "" without limits
+
 	sandboxOnce sync.Once
-	sbx         *sandbox // set by sandboxOnce; nil: commands run unsandboxed
+	sbx         *sandbox      // set by sandboxOnce; nil: commands run unsandboxed
+	net         *netIsolation // set by sandboxOnce; nil: commands with network use the host's
 
 	toolsMu sync.Mutex           // guards tools
 	tools   map[string]time.Time // "tool\x00env kind" → when it was found to run
@@ -127,6 +143,9 @@ type Pool struct {
 	// tests replace them to exercise the queue without the pipeline.
 	execute     func(ctx context.Context, b *store.Build, owner string)
 	executeSync func(ctx context.Context, t *store.SyncTask, owner string)
+	// timeLimit ends a build's context with errTimeLimit at its deadline;
+	// tests replace it to reach the time limit when they choose.
+	timeLimit func(ctx context.Context, deadline time.Time) (context.Context, context.CancelFunc)
 	// onState, when set, sees every state a build enters (tests).
 	onState func(build int64, state string)
 }
@@ -151,6 +170,10 @@ func New(s *store.Store, arts artifacts.Storage, cfg Config, logger *slog.Logger
 	p := &Pool{store: s, artifacts: arts, cfg: cfg, logger: logger.With("component", "builder"), host: host,
 		wake: make(chan struct{}, 64)}
 	p.execute, p.executeSync = p.runBuild, p.runSync
+	p.timeLimit = func(ctx context.Context, deadline time.Time) (context.Context, context.CancelFunc) {
+		return context.WithDeadlineCause(ctx, deadline, errTimeLimit)
+	}
+	p.lookPrlimit()
 	return p
 }
 
@@ -159,6 +182,11 @@ func New(s *store.Store, arts artifacts.Storage, cfg Config, logger *slog.Logger
 func (p *Pool) sandbox() *sandbox {
 	p.sandboxOnce.Do(func() {
 		p.sbx = newSandbox(p.cfg.Sandbox, append([]string{p.cfg.DataDir}, p.cfg.SandboxHide...), p.logger)
+		if p.sbx != nil && p.sbx.err == nil {
+			p.net = newNetIsolation(p.cfg.Network, p.cfg.DataDir, p.logger)
+		} else if p.cfg.Network == NetworkPasta {
+			p.net = &netIsolation{err: fmt.Errorf("%w: it needs the build sandbox", errNetwork)}
+		}
 	})
 	return p.sbx
 }
@@ -199,9 +227,9 @@ func (p *Pool) Start(ctx context.Context, n int) {
 }
 
 // Stop stops the workers and waits for them. A build that is running is
-// killed (its whole process tree) and finished as failed with the
-// internal-error message, so that nothing stays running behind a stopped
-// worker; a sync task in progress is dropped.
+// killed (its whole process tree) and put back in the queue, so that
+// nothing stays running behind a stopped worker and the next worker runs
+// it again; a sync task in progress is dropped.
 func (p *Pool) Stop() {
 	p.mu.Lock()
 	stop := p.stop

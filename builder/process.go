@@ -72,7 +72,8 @@ func (e *environ) List() []string {
 // characters or more) by `***` (behavior.md §7.6).
 type masker struct {
 	r       *strings.Replacer
-	longest int // characters of the longest secret
+	longest int      // characters of the longest secret
+	secrets []string // longest first
 }
 
 // newMasker returns a masker for values; shorter values are left alone.
@@ -95,7 +96,7 @@ func newMasker(values []string) *masker {
 	for _, s := range secrets {
 		pairs = append(pairs, s, "***")
 	}
-	m := &masker{r: strings.NewReplacer(pairs...)}
+	m := &masker{r: strings.NewReplacer(pairs...), secrets: secrets}
 	for _, s := range secrets {
 		m.longest = max(m.longest, utf8.RuneCountInString(s))
 	}
@@ -146,8 +147,8 @@ func decodeOutput(raw []byte) string {
 // §7.6). cut says that bytes were dropped while capturing; the characters
 // before that point that could begin a cut secret are dropped too.
 func recordedOutput(s string, cut bool, m *masker) string {
-	if cut && m != nil && m.longest > 1 {
-		s = dropLastRunes(s, m.longest-1)
+	if cut {
+		s = m.trimPartial(s)
 	}
 	s = m.Mask(s)
 	if utf8.RuneCountInString(s) > MaxOutput {
@@ -167,13 +168,34 @@ func recordedOutput(s string, cut bool, m *masker) string {
 	return s
 }
 
-// dropLastRunes returns s without its last n characters.
-func dropLastRunes(s string, n int) string {
-	for ; n > 0 && s != ""; n-- {
-		_, size := utf8.DecodeLastRuneInString(s)
-		s = s[:len(s)-size]
+// trimPartial returns s without its longest ending that begins a secret
+// (a proper prefix of one): output that goes on, or was cut, may complete
+// the secret there, and its first part must not be shown unmasked.
+func (m *masker) trimPartial(s string) string {
+	if m == nil {
+		return s
 	}
-	return s
+	cut := 0
+	for _, sec := range m.secrets {
+		for k := min(len(sec)-1, len(s)); k > cut; k-- {
+			if strings.HasSuffix(s, sec[:k]) {
+				cut = k
+				break
+			}
+		}
+	}
+	return s[:len(s)-cut]
+}
+
+// liveOutput is the output of a command that is still running as it is
+// stored: recordedOutput without the truncation notice unless bytes were
+// dropped, and without an ending that may be the start of a secret.
+func liveOutput(raw []byte, cut bool, m *masker) string {
+	s := decodeOutput(raw)
+	if !cut {
+		s = m.trimPartial(s)
+	}
+	return recordedOutput(s, cut, m)
 }
 
 // processResult is what running one process produced.
@@ -196,6 +218,19 @@ const killGracePeriod = 5 * time.Second
 // the build. An error is returned only when the process could not be
 // started; a non-zero exit is a result.
 func runProcess(ctx context.Context, path string, argv []string, dir string, env []string) (processResult, error) {
+	return runProcessLive(ctx, path, argv, dir, env, nil)
+}
+
+// liveEvery is how often the output of a running command is handed to
+// its tick function (live output, behavior of issue 9: at least every
+// second).
+const liveEvery = time.Second
+
+// runProcessLive is runProcess that, while the process runs, calls tick
+// (when not nil) about every liveEvery with the output captured so far and
+// whether some was dropped. tick runs on its own goroutine, never after
+// runProcessLive returned.
+func runProcessLive(ctx context.Context, path string, argv []string, dir string, env []string, tick func(raw []byte, cut bool)) (processResult, error) {
 	out := &limitedBuffer{max: maxCapture}
 	cmd := exec.CommandContext(ctx, path, argv[1:]...)
 	cmd.Args = argv
@@ -214,7 +249,9 @@ func runProcess(ctx context.Context, path string, argv []string, dir string, env
 	if err := cmd.Start(); err != nil {
 		return res, err
 	}
+	stopTicks := ticks(out, tick)
 	err := cmd.Wait()
+	stopTicks()
 	res.End = now()
 	// Whatever happened, make sure no member of the group is left behind
 	// (a daemonised grandchild keeps running after its parent exited).
@@ -224,6 +261,26 @@ func runProcess(ctx context.Context, path string, argv []string, dir string, env
 	res.Output = decodeOutput(out.buf.Bytes())
 	res.Cut = out.dropped > 0
 	return res, nil
+}
+
+// ticks calls tick with out's snapshot every liveEvery until the returned
+// function is called, which waits for a call in progress to end.
+func ticks(out *limitedBuffer, tick func(raw []byte, cut bool)) func() {
+	if tick == nil {
+		return func() {}
+	}
+	return every(context.Background(), liveEvery, func() bool {
+		tick(out.snapshot())
+		return true
+	})
+}
+
+// snapshot returns a copy of the bytes kept so far and whether any were
+// dropped.
+func (b *limitedBuffer) snapshot() ([]byte, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.buf.Bytes()), b.dropped > 0
 }
 
 // exitCode is the process's exit status, or minus the signal number that

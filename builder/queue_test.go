@@ -188,13 +188,8 @@ func TestLeaseExpiry(t *testing.T) {
 func sleeperProject(t *testing.T, f *fixture, daemon bool) (*store.ImportResult, *sleeper) {
 	t.Helper()
 	child := newSleeper(f, "sleeper")
-	r := newRepo(t, "master")
-	files := map[string]string{".readthedocs.yaml": setuptoolsConfig, "setup.py": child.script(daemon)}
-	for name, content := range markdownSite {
-		files[name] = content
-	}
-	r.commit("docs", files)
-	return f.importProject("Sleeper", r), child
+	imp, _ := setupPyProject(t, f, "Sleeper", child.script(daemon))
+	return imp, child
 }
 
 // waitFile waits until a file exists.
@@ -238,25 +233,6 @@ func TestLeaseLostStopsTheBuild(t *testing.T) {
 	}
 	if m := len(f.commands(imp.Build.ID)); m != n {
 		t.Errorf("%d commands recorded after the lease was lost", m-n)
-	}
-}
-
-// TestStopKillsTheRunningBuild: stopping the pool kills the running
-// build's processes and finishes it as failed.
-func TestStopKillsTheRunningBuild(t *testing.T) {
-	f := newFixture(t, store.SQLite, Config{})
-	imp, child := sleeperProject(t, f, false)
-	f.pool.Start(context.Background(), 2)
-	waitFile(t, child.started)
-	start := time.Now()
-	f.pool.Stop()
-	if took := time.Since(start); took > 20*time.Second {
-		t.Errorf("Stop took %v", took)
-	}
-	child.waitGone(t)
-	b := f.build(imp.Build.ID)
-	if b.State != store.Finished || b.Success || b.Error != fmt.Sprintf(MsgInternalFormat, b.ID) {
-		t.Errorf("build: state %s success %v error %q", b.State, b.Success, b.Error)
 	}
 }
 

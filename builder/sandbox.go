@@ -71,7 +71,11 @@ type sandboxSpec struct {
 	dir     string   // working directory, inside one of rw
 	rw      []string // directories bound read-write (the job's checkout, environment, HOME)
 	ro      []string // paths bound read-only over the hidden directories (local repositories)
-	network bool     // keep the host's network (cloning and installing)
+	network bool     // keep the network (cloning and installing)
+	// resolv, when set, is the resolver configuration of the network
+	// namespace the command runs in (netIsolation): it replaces
+	// /etc/resolv.conf.
+	resolv string
 }
 
 // publicTmp are the directories every user may write to; they are
@@ -259,6 +263,9 @@ func (s *sandbox) wrap(path string, argv []string, spec sandboxSpec) (string, []
 				a = append(a, "--ro-bind", p, p)
 			}
 		}
+		if spec.resolv != "" {
+			a = append(a, "--ro-bind", spec.resolv, resolvConfPath())
+		}
 	}
 	made := map[string]bool{}
 	for _, p := range spec.ro {
@@ -282,6 +289,15 @@ func (s *sandbox) wrap(path string, argv []string, spec sandboxSpec) (string, []
 	}
 	a = append(a, path)
 	return s.bwrap, append(a, argv[1:]...)
+}
+
+// resolvConfPath is where /etc/resolv.conf leads, the file a network
+// namespace's resolver configuration replaces.
+func resolvConfPath() string {
+	if p, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil {
+		return p
+	}
+	return "/etc/resolv.conf"
 }
 
 // parents appends to a the directories above path inside the empty file

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"docsd/store"
 )
@@ -193,8 +192,9 @@ func TestSandboxHidesDocsdFromInstall(t *testing.T) {
 // group with setsid dies with its build at the time limit.
 func TestSandboxKillsDaemonAtTimeLimit(t *testing.T) {
 	bwrapOrSkip(t)
-	f := newFixture(t, store.SQLite, Config{BuildTimeLimit: 3 * time.Second})
+	f := newFixture(t, store.SQLite, Config{})
 	imp, child := sleeperProject(t, f, true)
+	timeLimitWhenSleeping(f, child)
 	f.drain()
 	b := f.build(imp.Build.ID)
 	if b.Success || b.Error != MsgTimeout {

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"docsd/store"
 )
@@ -127,8 +126,9 @@ func TestSphinxProject(t *testing.T) {
 func TestSphinxTimeLimitInConfPy(t *testing.T) {
 	toolsOrSkip(t, "sphinx")
 	r := newRepo(t, "master")
-	f := newFixture(t, store.SQLite, Config{BuildTimeLimit: 4 * time.Second})
+	f := newFixture(t, store.SQLite, Config{})
 	child := newSleeper(f, "sleepy")
+	timeLimitWhenSleeping(f, child)
 	r.commit("docs", map[string]string{"docs/conf.py": child.script(false), "docs/index.rst": "X\n=\n"})
 	imp := f.importProject("Sleepy", r)
 	f.drain()

@@ -13,6 +13,7 @@ import (
 	"docsd/docsurl"
 	"docsd/errs"
 	"docsd/graph"
+	"docsd/repourl"
 	"docsd/store"
 	"docsd/storetest"
 )
@@ -177,6 +178,9 @@ func TestImportProjectValidation(t *testing.T) {
 			{"url rules", `{name: "A", repository: {url: "https://x.org/a && rm", type: "git"}}`, errs.Fields{"repository.url": {"Invalid character in the URL"}}},
 			{"ssh", `{name: "A", repository: {url: "git@github.com:a/b.git", type: "git"}}`, errs.Fields{"repository.url": {"Manual cloning via SSH is not supported"}}},
 			{"scheme", `{name: "A", repository: {url: "gopher://x", type: "git"}}`, errs.Fields{"repository.url": {"Invalid scheme for URL"}}},
+			{"loopback", `{name: "A", repository: {url: "http://2130706433:5432/r.git", type: "git"}}`, errs.Fields{"repository.url": {repourl.MsgPrivateNetwork}}},
+			{"localhost", `{name: "A", repository: {url: "https://localhost/r.git", type: "git"}}`, errs.Fields{"repository.url": {repourl.MsgPrivateNetwork}}},
+			{"private", `{name: "A", repository: {url: "git://192.168.1.5/r.git", type: "git"}}`, errs.Fields{"repository.url": {repourl.MsgPrivateNetwork}}},
 			{"launchpad is bazaar's", `{name: "A", repository: {url: "lp:foo", type: "git"}}`, errs.Fields{"repository.url": {"Invalid scheme for URL"}}},
 			{"choices", `{name: "A", repository: {url: "https://x.org/a", type: "cvs"}, language: "xx", programmingLanguage: "cobol", homepage: "not a url"}`, errs.Fields{
 				"repository.type": {`"cvs" is not a valid choice.`}, "language": {`"xx" is not a valid choice.`},

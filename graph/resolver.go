@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"docsd/docsurl"
+	"docsd/repourl"
 	"docsd/store"
 )
 
@@ -14,6 +15,11 @@ type Settings struct {
 	AllowPrivateRepos bool // ssh:// and user@host:path repository URLs
 	MaxPageSize       int  // upper bound of list limits; default 100
 	ComplexityLimit   int  // public endpoint's query complexity limit; default 20000
+	// AllowPrivateNetwork accepts repository URLs whose host resolves to
+	// loopback, private, link-local or unspecified addresses.
+	AllowPrivateNetwork bool
+	// HostResolver resolves repository hosts; net.DefaultResolver when nil.
+	HostResolver repourl.Resolver
 }
 
 // Hooks lets other subsystems react to graph writes without the graph

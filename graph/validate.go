@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"log/slog"
 	"net"
 	"net/url"
@@ -92,12 +93,17 @@ func filterChoice(field string, v *string, t choices.Table) error {
 }
 
 // repositoryURLError returns the message of the first repository URL rule
-// that rejects raw (behavior.md §4.1.4), or "" when it is accepted.
-// A URL that a setting would accept is logged with the setting's name.
+// that rejects raw (behavior.md §4.1.4, then the private-network rule of
+// issue 9 after name resolution), or "" when it is accepted. A URL that a
+// setting would accept is logged with the setting's name.
 func (r *Resolver) repositoryURLError(raw, vcs string) string {
-	policy := repourl.Policy{AllowLocal: r.Settings.AllowLocalRepos, AllowPrivate: r.Settings.AllowPrivateRepos}
-	msg := policy.CheckFor(raw, vcs)
-	if hint := policy.Hint(raw); msg != "" && hint != "" {
+	p := repourl.Policy{AllowLocal: r.Settings.AllowLocalRepos, AllowPrivate: r.Settings.AllowPrivateRepos,
+		AllowPrivateNetwork: r.Settings.AllowPrivateNetwork}
+	msg := p.CheckFor(raw, vcs)
+	if msg == "" {
+		msg = p.CheckNetwork(context.Background(), raw, r.Settings.HostResolver)
+	}
+	if hint := p.Hint(raw); msg != "" && hint != "" {
 		slog.Info("repository URL refused", "url", raw, "error", msg, "hint", hint)
 	}
 	return msg

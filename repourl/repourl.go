@@ -11,6 +11,9 @@ import (
 type Policy struct {
 	AllowLocal   bool // file:// URLs
 	AllowPrivate bool // ssh://, ssh+git:// and user@host:path URLs
+	// AllowPrivateNetwork accepts hosts that are, or resolve to, loopback,
+	// private, link-local and unspecified addresses (CheckNetwork).
+	AllowPrivateNetwork bool
 }
 
 var userAtHost = regexp.MustCompile(`^[\w.+-]+@[\w.-]+:.+$`)

@@ -94,6 +94,8 @@ func (c *command) admin(ctx context.Context, group, sub string, args []string) e
 			return errs.FieldError("admin", "http_status", errs.BadChoice(pos[2]))
 		}
 		return notFoundAs(a.store.SetRedirectStatus(ctx, p.ID, id, status), fmt.Sprintf("project %q has no redirect %d", pos[0], id))
+	case "build cancel":
+		return c.cancelBuild(ctx, a, pos[0])
 	}
 	return nil
 }
@@ -195,6 +197,7 @@ var adminSynopses = map[string]string{
 	"project delete":      "project delete SLUG",
 	"version privacy":     "version privacy PROJECT_SLUG VERSION_SLUG public|protected|private",
 	"redirect status":     "redirect status PROJECT_SLUG ID 301|302",
+	"build cancel":        "build cancel ID",
 }
 
 // adminArity is the number of positional arguments after the subcommand; a
@@ -205,6 +208,7 @@ var adminArity = map[string]int{
 	"token create": 1, "token list": 1, "token revoke": 1,
 	"project privacy": 2, "project translation": 2, "project maintainer": 3,
 	"project set": -2, "project delete": 1, "version privacy": 3, "redirect status": 3,
+	"build cancel": 1,
 }
 
 // adminFieldTypes maps `project set` field names (behavior.md §0.4) to the

@@ -51,6 +51,7 @@ Commands:
   secrets rotate --secret-key NEW [--old-secret-key OLD]
                                           re-encrypt secrets stored in the database
   backup FILE                             copy the SQLite database to FILE while docsd runs
+  build cancel ID                         cancel a queued or running build (any worker stops it within seconds)
 
   --version                               print docsd's version
 

@@ -138,6 +138,15 @@ func TestProjectAdminCommands(t *testing.T) {
 		{[]string{"version", "privacy", "demo", "latest", "protected"}, 0, "", nil},
 		{[]string{"version", "privacy", "demo", "nope", "protected"}, 1, "Not found.", nil},
 		{[]string{"redirect", "status", "demo", "1", "301"}, 1, "has no redirect 1", nil},
+		{[]string{"build", "cancel", "1"}, 0, "", func() error {
+			if b, err := s.FindBuildByID(ctx, 1); err != nil || b.State != store.Finished || b.Error != store.CancelledMessage {
+				return fmt.Errorf("build 1 not cancelled: %+v %v", b, err)
+			}
+			return nil
+		}},
+		{[]string{"build", "cancel", "1"}, 1, "build 1 has already finished", nil},
+		{[]string{"build", "cancel", "999"}, 1, "build 999 does not exist", nil},
+		{[]string{"build", "cancel", "x"}, 2, "build ID must be a positive integer", nil},
 		{[]string{"project", "delete", "demo-es"}, 0, "", func() error {
 			if _, err := s.FindProjectBySlug(ctx, "demo-es"); err == nil {
 				return fmt.Errorf("demo-es still exists")

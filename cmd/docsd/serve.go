@@ -76,6 +76,8 @@ func (c *command) wire(s *store.Store) (*app, error) {
 			AllowLocalRepos:   c.settings.AllowLocalRepos,
 			AllowPrivateRepos: c.settings.AllowPrivateRepos,
 			MaxPageSize:       c.settings.MaxPageSize,
+			// Issue 9: repository hosts on private networks.
+			AllowPrivateNetwork: c.settings.AllowPrivateNetwork,
 		},
 		Hooks: graph.Hooks{
 			BuildQueued: a.pool.Wake,

@@ -52,6 +52,13 @@ type Settings struct {
 	BuildTools       string
 	BuildToolsStrict bool
 	buildTools       builder.BuildTools
+	// Build run-time limits and network rules (issue 9).
+	BuildMemoryLimit    int // MiB per process; 0: off
+	BuildProcessLimit   int // processes; 0: off
+	BuildCPULimit       int // seconds per process; 0: off
+	BuildDiskLimit      int // MiB of checkout and output; 0: off
+	BuildNetwork        string
+	AllowPrivateNetwork bool
 }
 
 func envName(flagName string) string {
@@ -140,6 +147,12 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	// build.tools (config-2026.md §C0.1)
 	str(&s.BuildTools, "build-tools", "", "extra tool versions for build.tools: <tool>:<version>=<absolute path>, comma-separated (e.g. python:3.10=/opt/py310/bin/python3.10)")
 	boolean(&s.BuildToolsStrict, "build-tools-strict", false, "fail builds whose build.tools version this server lacks instead of substituting its own with a note")
+	integer(&s.BuildMemoryLimit, "build-memory-limit", 2048, "MiB of memory (address space) each build process may use; 0: no limit")
+	integer(&s.BuildProcessLimit, "build-process-limit", 256, "processes a build's user may have; 0: no limit")
+	integer(&s.BuildCPULimit, "build-cpu-limit", 600, "seconds of CPU time each build process may use; 0: no limit")
+	integer(&s.BuildDiskLimit, "build-disk-limit", 1024, "MiB a build's checkout and output may hold (and the largest file it may write); 0: no limit")
+	str(&s.BuildNetwork, "build-network", builder.NetworkAuto, "network of build commands that need one: auto (own namespace through pasta when it works), pasta (required) or host")
+	boolean(&s.AllowPrivateNetwork, "allow-private-network", false, "accept repository URLs whose host resolves to loopback, private, link-local or unspecified addresses")
 }
 
 // resolve fills derived defaults and checks the settings.
@@ -187,6 +200,12 @@ func (s *Settings) resolve() error {
 		return fmt.Errorf("--build-tools: %v", err)
 	}
 	s.buildTools = tools
+	if s.BuildNetwork != "" && !slices.Contains(builder.NetworkModes, s.BuildNetwork) {
+		return fmt.Errorf("--build-network %q must be one of %s", s.BuildNetwork, strings.Join(builder.NetworkModes, ", "))
+	}
+	if s.BuildMemoryLimit < 0 || s.BuildProcessLimit < 0 || s.BuildCPULimit < 0 || s.BuildDiskLimit < 0 {
+		return fmt.Errorf("--build-memory-limit, --build-process-limit, --build-cpu-limit and --build-disk-limit must not be negative (0 turns a limit off)")
+	}
 	if s.BuildWorkers < 0 || s.BuildTimeLimit <= 0 || s.GitCloneDepth < 0 {
 		return fmt.Errorf("--build-workers and --git-clone-depth must not be negative, --build-time-limit must be positive")
 	}

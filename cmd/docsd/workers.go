@@ -33,6 +33,9 @@ func (a *app) newPool() *builder.Pool {
 		CanonicalURL:            a.canonicalURL,
 		Sandbox:                 s.BuildSandbox,
 		SandboxHide:             append([]string{s.DataDir}, sqliteFiles(s.DatabaseURL)...),
+		Limits:                  buildLimits(s),
+		Network:                 s.BuildNetwork,
+		AllowPrivateNetwork:     s.AllowPrivateNetwork,
 	}, a.logger)
 }
 
@@ -59,7 +62,7 @@ func sqliteFiles(databaseURL string) []string {
 // startWorkers finishes the builds whose workers died (always, even with
 // no workers here: behavior.md §7.3 "on service start"), then starts n
 // in-process build workers and the stale-build sweeper. The returned
-// function stops them: a running build is killed and finished as failed.
+// function stops them: a running build is killed and queued again.
 func (a *app) startWorkers(ctx context.Context, n int) (func(), error) {
 	if err := a.pool.Sweep(ctx); err != nil {
 		return nil, err

@@ -1,0 +1,7 @@
+-- +goose Up
+-- cancel_requested is when a maintainer asked to cancel a running build;
+-- the worker running it polls it and stops the build (api-2026.md §A6 #10).
+ALTER TABLE builds ADD COLUMN cancel_requested TIMESTAMPTZ;
+
+-- +goose Down
+ALTER TABLE builds DROP COLUMN cancel_requested;
