@@ -38,6 +38,9 @@ type Settings struct {
 	BuildImagePrefix        string
 	BuildSandbox            string
 	LogFormat               string
+	// Reader side (reader.md R.0.1).
+	AddonsInject    bool
+	AddonsClientURL string
 }
 
 func envName(flagName string) string {
@@ -118,6 +121,9 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.BuildImagePrefix, "build-image-prefix", "readthedocs/build", "prefix of build.image in stored build configurations")
 	str(&s.BuildSandbox, "build-sandbox", builder.SandboxAuto, "run build commands in a bubblewrap sandbox: auto (when bwrap works), bwrap (required) or off")
 	str(&s.LogFormat, "log-format", "text", "log format: text or json")
+	// Reader side (reader.md R.0.1).
+	boolean(&s.AddonsInject, "addons-inject", true, "inject the reader client (version menu, banners, search) into served HTML pages")
+	str(&s.AddonsClientURL, "addons-client-url", "", "absolute URL or path of a reader client to inject instead of docsd's built-in one")
 }
 
 // resolve fills derived defaults and checks the settings.
@@ -146,6 +152,9 @@ func (s *Settings) resolve() error {
 	}
 	if _, _, err := rest.ParseThrottleRate(s.ThrottleUserRate); err != nil {
 		return fmt.Errorf("--throttle-user-rate: %v", err)
+	}
+	if c := s.AddonsClientURL; c != "" && !strings.HasPrefix(c, "/") && !strings.HasPrefix(c, "http://") && !strings.HasPrefix(c, "https://") {
+		return fmt.Errorf("--addons-client-url %q must be an absolute URL or an absolute path", c)
 	}
 	if s.MaxPageSize <= 0 {
 		return fmt.Errorf("--max-page-size must be positive")
