@@ -1,7 +1,6 @@
 package hosting
 
 import (
-	"testing"
 	"time"
 
 	"docsd/store"
@@ -29,7 +28,7 @@ func newReaderWorld(f *fixture) *readerWorld {
 	if err := f.s.RecordBuildFacts(ctx, w.demo.ID, &main, nil); err != nil {
 		f.t.Fatal(err)
 	}
-	tag, branch, yes, no := store.Tag, store.Branch, true, false
+	tag, branch, yes := store.Tag, store.Branch, true
 	mk := func(slug, typ, identifier string, active, built bool, machine bool) *store.Version {
 		v, err := f.s.CreateVersion(ctx, &store.Version{ProjectID: w.demo.ID, Slug: slug, VerboseName: slug,
 			Identifier: identifier, Type: typ, Active: active, Built: built, Machine: machine, PrivacyLevel: store.Public})
@@ -49,7 +48,6 @@ func newReaderWorld(f *fixture) *readerWorld {
 	private := store.Private
 	w.versions["internal-notes"] = f.updateVersion(w.versions["internal-notes"], store.VersionUpdate{PrivacyLevel: &private})
 	w.versions["main"] = mk("main", branch, "origin/main", false, false, false)
-	_ = no
 
 	w.es = f.update(f.project("demo-es", "es"), store.ProjectUpdate{ProgrammingLanguage: &py, Name: &esName, Repo: &repo})
 	if err := f.s.RecordBuildFacts(ctx, w.es.ID, &main, nil); err != nil {
@@ -113,5 +111,3 @@ func (f *fixture) finishAllBuilds(clock *storetest.Clock, d time.Duration, succe
 		}
 	}
 }
-
-var _ = testing.Verbose
