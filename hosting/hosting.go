@@ -118,6 +118,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if slug, ok := h.subdomainProject(r.Host); ok {
+		if h.serveSession(w, r, slug) {
+			return
+		}
 		h.serveDocs(w, r, slug, r.URL.Path, h.urls.Root(slug))
 		return
 	}
