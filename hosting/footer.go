@@ -227,7 +227,10 @@ type footerParams struct{ page, theme, docroot, sourceSuffix string }
 
 // footerHTML is the `html` of R.7.4.
 func (rq *request) footerHTML(p *store.Project, v *store.Version, fp footerParams) (string, error) {
-	path := rq.footerPath(p, fp.page)
+	path, err := rq.footerPath(p, fp.page)
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	w := func(s ...string) {
 		for _, x := range s {
@@ -287,15 +290,23 @@ func (rq *request) footerHTML(p *store.Project, v *store.Version, fp footerParam
 }
 
 // footerPath is R.7.1's path of a page: "" for the index, else the page
-// with `/` (sphinx_htmldir) or `.html`.
-func (rq *request) footerPath(p *store.Project, page string) string {
+// with `/` (when the main project's doctype is sphinx_htmldir) or `.html`.
+func (rq *request) footerPath(p *store.Project, page string) (string, error) {
 	if page == "" || page == "index" {
-		return ""
+		return "", nil
 	}
-	if p.DocumentationType == "sphinx_htmldir" {
-		return page + "/"
+	main := p
+	if p.TranslationOf != nil {
+		m, err := rq.h.store.FindProjectByID(rq.ctx, *p.TranslationOf)
+		if err != nil {
+			return "", err
+		}
+		main = m
 	}
-	return page + ".html"
+	if main.DocumentationType == "sphinx_htmldir" {
+		return page + "/", nil
+	}
+	return page + ".html", nil
 }
 
 // footerLanguages writes the Languages list of R.7.4.
