@@ -210,10 +210,24 @@ func TestBrowserReader(t *testing.T) {
 	if want := []string{"en", "es"}; !slices.Equal(languages, want) {
 		t.Errorf("menu languages = %v, want %v", languages, want)
 	}
-	var banner string
-	chromedp.Run(ctx, chromedp.Evaluate(`(`+shadow(".banner")+` || {}).textContent || ""`, &banner))
-	if banner != "" {
-		t.Logf("banner: %s", banner)
+	var esHref, banner, bannerHref string
+	err = chromedp.Run(ctx,
+		chromedp.Evaluate(`Array.from(`+shadow(`section[aria-label="Languages"]`)+`.querySelectorAll("a")).find(a => a.textContent === "es").href`, &esHref),
+		chromedp.Evaluate(`(`+shadow(".banner p")+` || {}).textContent || ""`, &banner),
+		chromedp.Evaluate(`(`+shadow(".banner a")+` || {}).href || ""`, &bannerHref),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The translation has only latest: its link keeps the page there.
+	if want := srv.url + "/docs/demo/es/latest/guide.html"; esHref != want {
+		t.Errorf("es link = %s, want %s", esHref, want)
+	}
+	if want := "You may be reading an old version of this documentation. Read the latest stable version of this page."; banner != want {
+		t.Errorf("banner on v1.0 = %q, want %q", banner, want)
+	}
+	if want := srv.url + "/docs/demo/en/stable/guide.html"; bannerHref != want {
+		t.Errorf("banner link = %s, want %s", bannerHref, want)
 	}
 
 	// Switching versions keeps the page.
@@ -233,6 +247,16 @@ func TestBrowserReader(t *testing.T) {
 	}
 	if !strings.HasPrefix(heading, "Guide") {
 		t.Errorf("after switching, h1 = %q, want the guide page", heading)
+	}
+	// v2.0 is what stable follows: no banner there.
+	var bannerThere bool
+	if err := chromedp.Run(ctx,
+		chromedp.Poll(shadow(".badge")+` != null`, nil, chromedp.WithPollingTimeout(30*time.Second)),
+		chromedp.Evaluate(shadow(".banner")+` != null`, &bannerThere)); err != nil {
+		t.Fatal(err)
+	}
+	if bannerThere {
+		t.Errorf("v2.0 (stable's alias) shows a version banner")
 	}
 
 	// The search dialog: "/" opens it, typing searches /_/api/v3/search/.
