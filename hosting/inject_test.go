@@ -96,6 +96,10 @@ func TestInjection(t *testing.T) {
 		if !strings.Contains(etag, "-a") || !strings.HasSuffix(etag, `"`) {
 			t.Fatalf("ETag %q lacks the block's hash", etag)
 		}
+		head := f.do(http.MethodHead, url)
+		if head.Header.Get("ETag") != etag || head.Header.Get("Content-Length") != itoa(len(doc)) || body(t, head) != "" {
+			t.Errorf("HEAD: ETag %q, Content-Length %q", head.Header.Get("ETag"), head.Header.Get("Content-Length"))
+		}
 		if r := f.get(url, "If-None-Match", etag); r.StatusCode != 304 {
 			t.Errorf("If-None-Match: %d", r.StatusCode)
 		}
@@ -165,6 +169,9 @@ func TestClientScript(t *testing.T) {
 	}
 	if resp := f.do(http.MethodPost, "https://docs.example.com/_/static/docsd-addons.js"); resp.StatusCode != 405 {
 		t.Errorf("POST: %d", resp.StatusCode)
+	}
+	if resp := f.get("https://docs.example.com/_/static/docsd-addons.js/"); resp.StatusCode != 404 {
+		t.Errorf("with a slash: %d, want 404", resp.StatusCode)
 	}
 }
 

@@ -26,10 +26,10 @@ const (
 // docs host answers outside /docs/ (R.2): cmd routes these to the Handler.
 func IsReaderPath(path string) bool {
 	switch strings.TrimSuffix(path, "/") + "/" {
-	case addonsPath, footerPath, FooterAPIPath, clientPath + "/":
+	case addonsPath, footerPath, FooterAPIPath:
 		return true
 	}
-	return false
+	return path == clientPath
 }
 
 // serveReader answers the reader endpoints and reports whether path was
