@@ -299,7 +299,7 @@
       box.checked = !!f[2];
       checks.push({ box: box, value: f[1] });
       box.addEventListener("change", function () {
-        self.query(input.value, true);
+        self.query(input.value);
       });
       filters.appendChild(el("label", null, [box, document.createTextNode(" " + f[0])]));
     });
@@ -320,7 +320,7 @@
     input.addEventListener("input", function () {
       clearTimeout(self.search.timer);
       self.search.timer = setTimeout(function () {
-        self.query(input.value, false);
+        self.query(input.value);
       }, 250);
     });
     dialog.addEventListener("keydown", function (e) {
@@ -384,7 +384,7 @@
     }
   };
 
-  Reader.prototype.query = function (text, now) {
+  Reader.prototype.query = function (text) {
     var self = this;
     var s = this.search;
     text = text.trim();
@@ -416,7 +416,6 @@
           s.results.textContent = "";
         }
       });
-    void now;
   };
 
   Reader.prototype.showResults = function (text, results) {
