@@ -123,22 +123,23 @@ func (rq *request) injectedBody(name string, f io.Reader, size int64) (body []by
 	if p == nil || !strings.HasPrefix(contentType(name), "text/html") || size > maxGzipSize {
 		return nil, "", false
 	}
-	doc, err := io.ReadAll(io.LimitReader(f, size))
-	if err != nil {
+	block := rq.h.injectBlock(p)
+	// One buffer, room for the block included: the page is read once and
+	// the block is moved in.
+	buf := make([]byte, size, int(size)+len(block))
+	if _, err := io.ReadFull(f, buf); err != nil {
 		return nil, "", false
 	}
-	if bytes.HasPrefix(doc, []byte{0xFF, 0xFE}) || bytes.HasPrefix(doc, []byte{0xFE, 0xFF}) {
-		return doc, "", true
+	if bytes.HasPrefix(buf, []byte{0xFF, 0xFE}) || bytes.HasPrefix(buf, []byte{0xFE, 0xFF}) {
+		return buf, "", true
 	}
-	at := insertionPoint(doc)
+	at := insertionPoint(buf)
 	if at < 0 {
-		return doc, "", true
+		return buf, "", true
 	}
-	block := rq.h.injectBlock(p)
-	out := make([]byte, 0, len(doc)+len(block))
-	out = append(out, doc[:at]...)
-	out = append(out, block...)
-	out = append(out, doc[at:]...)
+	out := buf[:len(buf)+len(block)]
+	copy(out[at+len(block):], buf[at:size])
+	copy(out[at:], block)
 	sum := sha256.Sum256(block)
 	return out, "-a" + hex.EncodeToString(sum[:4]), true
 }
