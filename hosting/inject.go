@@ -128,6 +128,9 @@ func (rq *request) injectedBody(name string, f io.Reader, size int64) (body []by
 	// the block is moved in.
 	buf := make([]byte, size, int(size)+len(block))
 	if _, err := io.ReadFull(f, buf); err != nil {
+		if sk, ok := f.(io.Seeker); ok { // let the caller serve the file as it is
+			sk.Seek(0, io.SeekStart)
+		}
 		return nil, "", false
 	}
 	if bytes.HasPrefix(buf, []byte{0xFF, 0xFE}) || bytes.HasPrefix(buf, []byte{0xFE, 0xFF}) {

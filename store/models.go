@@ -34,41 +34,40 @@ const (
 
 // Project is a documentation project (behavior.md §0.4).
 type Project struct {
-	ID                    int64   `db:"id"`
-	Name                  string  `db:"name"`
-	Slug                  string  `db:"slug"`
-	Description           string  `db:"description"`
-	Language              string  `db:"language"`
-	ProgrammingLanguage   string  `db:"programming_language"`
-	Repo                  string  `db:"repo"`
-	RepoType              string  `db:"repo_type"`
-	Homepage              string  `db:"homepage"`
-	DefaultVersion        string  `db:"default_version"`
-	DefaultBranch         *string `db:"default_branch"`
-	DetectedDefaultBranch *string `db:"detected_default_branch"`
-	SingleVersion         bool    `db:"single_version"`
-	DocumentationType     string  `db:"documentation_type"`
-	AnalyticsCode         *string `db:"analytics_code"`
-	ShowVersionWarning    bool    `db:"show_version_warning"`
-	PrivacyLevel          string  `db:"privacy_level"`
-	VersionPrivacyLevel   string  `db:"version_privacy_level"`
-	TagsJSON              string  `db:"tags"`
-	Skip                  bool    `db:"skip"`
-	EnablePDFBuild        bool    `db:"enable_pdf_build"`
-	EnableEPUBBuild       bool    `db:"enable_epub_build"`
-	RequirementsFile      *string `db:"requirements_file"`
-	ConfPyFile            string  `db:"conf_py_file"`
-	InstallProject        bool    `db:"install_project"`
-	PythonInterpreter     string  `db:"python_interpreter"`
-	UseSystemPackages     bool    `db:"use_system_packages"`
-	ExternalBuildsEnabled bool    `db:"external_builds_enabled"`
-	BuildTimeLimit        *int    `db:"build_time_limit"`
-	ReadthedocsYamlPath   *string `db:"readthedocs_yaml_path"`
-	// AddonsEnabled: served HTML pages get the reader client (reader.md R.5.1).
-	AddonsEnabled bool      `db:"addons_enabled"`
-	TranslationOf *int64    `db:"translation_of"`
-	Created       time.Time `db:"created"`
-	Modified      time.Time `db:"modified"`
+	ID                    int64     `db:"id"`
+	Name                  string    `db:"name"`
+	Slug                  string    `db:"slug"`
+	Description           string    `db:"description"`
+	Language              string    `db:"language"`
+	ProgrammingLanguage   string    `db:"programming_language"`
+	Repo                  string    `db:"repo"`
+	RepoType              string    `db:"repo_type"`
+	Homepage              string    `db:"homepage"`
+	DefaultVersion        string    `db:"default_version"`
+	DefaultBranch         *string   `db:"default_branch"`
+	DetectedDefaultBranch *string   `db:"detected_default_branch"`
+	SingleVersion         bool      `db:"single_version"`
+	DocumentationType     string    `db:"documentation_type"`
+	AnalyticsCode         *string   `db:"analytics_code"`
+	ShowVersionWarning    bool      `db:"show_version_warning"`
+	PrivacyLevel          string    `db:"privacy_level"`
+	VersionPrivacyLevel   string    `db:"version_privacy_level"`
+	TagsJSON              string    `db:"tags"`
+	Skip                  bool      `db:"skip"`
+	EnablePDFBuild        bool      `db:"enable_pdf_build"`
+	EnableEPUBBuild       bool      `db:"enable_epub_build"`
+	RequirementsFile      *string   `db:"requirements_file"`
+	ConfPyFile            string    `db:"conf_py_file"`
+	InstallProject        bool      `db:"install_project"`
+	PythonInterpreter     string    `db:"python_interpreter"`
+	UseSystemPackages     bool      `db:"use_system_packages"`
+	ExternalBuildsEnabled bool      `db:"external_builds_enabled"`
+	BuildTimeLimit        *int      `db:"build_time_limit"`
+	ReadthedocsYamlPath   *string   `db:"readthedocs_yaml_path"`
+	AddonsEnabled         bool      `db:"addons_enabled"` // pages get the reader client (reader.md R.5.1)
+	TranslationOf         *int64    `db:"translation_of"`
+	Created               time.Time `db:"created"`
+	Modified              time.Time `db:"modified"`
 }
 
 // Tags returns the project's tags in stored order.
