@@ -195,6 +195,7 @@ type ComplexityRoot struct {
 	}
 
 	ProjectAdminFields struct {
+		AddonsEnabled         func(childComplexity int) int
 		BuildTimeLimit        func(childComplexity int) int
 		ConfPyFile            func(childComplexity int) int
 		EnableEpubBuild       func(childComplexity int) int
@@ -1267,6 +1268,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ProjectAccess.Visible(childComplexity), true
 
+	case "ProjectAdminFields.addonsEnabled":
+		if e.ComplexityRoot.ProjectAdminFields.AddonsEnabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectAdminFields.AddonsEnabled(childComplexity), true
 	case "ProjectAdminFields.buildTimeLimit":
 		if e.ComplexityRoot.ProjectAdminFields.BuildTimeLimit == nil {
 			break
@@ -2060,6 +2067,8 @@ type ProjectAdminFields {
   externalBuildsEnabled: Boolean!
   buildTimeLimit: Int
   versionPrivacyLevel: String!
+  "Whether served HTML pages get the reader client (reader.md R.5.1)."
+  addonsEnabled: Boolean!
 }
 
 input VersionFilterInput {
@@ -2275,6 +2284,8 @@ input ProjectAdminInput {
   description: String
   documentationType: String
   tags: [String!]
+  "Whether served HTML pages get the reader client (reader.md R.5.1)."
+  addonsEnabled: Boolean
 }
 
 input UpdateVersionInput {
@@ -2574,6 +2585,8 @@ func (ec *executionContext) childFields_ProjectAdminFields(ctx context.Context, 
 		return ec.fieldContext_ProjectAdminFields_buildTimeLimit(ctx, field)
 	case "versionPrivacyLevel":
 		return ec.fieldContext_ProjectAdminFields_versionPrivacyLevel(ctx, field)
+	case "addonsEnabled":
+		return ec.fieldContext_ProjectAdminFields_addonsEnabled(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ProjectAdminFields", field.Name)
 }
@@ -7491,6 +7504,29 @@ func (ec *executionContext) fieldContext_ProjectAdminFields_versionPrivacyLevel(
 	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _ProjectAdminFields_addonsEnabled(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectAdminFields_addonsEnabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AddonsEnabled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectAdminFields_addonsEnabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _ProjectList_totalCount(ctx context.Context, field graphql.CollectedField, obj *ProjectList) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10572,7 +10608,7 @@ func (ec *executionContext) unmarshalInputProjectAdminInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"skip", "enablePdfBuild", "enableEpubBuild", "requirementsFile", "confPyFile", "installProject", "pythonInterpreter", "useSystemPackages", "externalBuildsEnabled", "buildTimeLimit", "versionPrivacyLevel", "description", "documentationType", "tags"}
+	fieldsInOrder := [...]string{"skip", "enablePdfBuild", "enableEpubBuild", "requirementsFile", "confPyFile", "installProject", "pythonInterpreter", "useSystemPackages", "externalBuildsEnabled", "buildTimeLimit", "versionPrivacyLevel", "description", "documentationType", "tags", "addonsEnabled"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -10677,6 +10713,13 @@ func (ec *executionContext) unmarshalInputProjectAdminInput(ctx context.Context,
 				return it, err
 			}
 			it.Tags = data
+		case "addonsEnabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("addonsEnabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AddonsEnabled = data
 		}
 	}
 	return it, nil
@@ -13428,6 +13471,11 @@ func (ec *executionContext) _ProjectAdminFields(ctx context.Context, sel ast.Sel
 			}
 		case "versionPrivacyLevel":
 			out.Values[i] = ec._ProjectAdminFields_versionPrivacyLevel(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addonsEnabled":
+			out.Values[i] = ec._ProjectAdminFields_addonsEnabled(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

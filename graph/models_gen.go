@@ -85,6 +85,8 @@ type ProjectAdminFields struct {
 	ExternalBuildsEnabled bool    `json:"externalBuildsEnabled"`
 	BuildTimeLimit        *int64  `json:"buildTimeLimit,omitempty"`
 	VersionPrivacyLevel   string  `json:"versionPrivacyLevel"`
+	// Whether served HTML pages get the reader client (reader.md R.5.1).
+	AddonsEnabled bool `json:"addonsEnabled"`
 }
 
 type ProjectAdminInput struct {
@@ -103,6 +105,8 @@ type ProjectAdminInput struct {
 	Description         *string  `json:"description,omitempty"`
 	DocumentationType   *string  `json:"documentationType,omitempty"`
 	Tags                []string `json:"tags,omitempty"`
+	// Whether served HTML pages get the reader client (reader.md R.5.1).
+	AddonsEnabled *bool `json:"addonsEnabled,omitempty"`
 }
 
 type ProjectFilterInput struct {

@@ -319,6 +319,7 @@ func (r *Resolver) setProjectAdminFields(ctx context.Context, projectSlug string
 		PythonInterpreter: in.PythonInterpreter, UseSystemPackages: in.UseSystemPackages,
 		ExternalBuildsEnabled: in.ExternalBuildsEnabled, VersionPrivacyLevel: in.VersionPrivacyLevel,
 		Description: in.Description, DocumentationType: in.DocumentationType,
+		AddonsEnabled: in.AddonsEnabled,
 	}
 	if in.BuildTimeLimit != nil {
 		upd.BuildTimeLimit = ptr(int(*in.BuildTimeLimit))

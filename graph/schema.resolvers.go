@@ -507,7 +507,7 @@ func (r *projectResolver) AdminFields(ctx context.Context, obj *store.Project) (
 		RequirementsFile: obj.RequirementsFile, ConfPyFile: obj.ConfPyFile, InstallProject: obj.InstallProject,
 		PythonInterpreter: obj.PythonInterpreter, UseSystemPackages: obj.UseSystemPackages,
 		ExternalBuildsEnabled: obj.ExternalBuildsEnabled, BuildTimeLimit: convPtr(obj.BuildTimeLimit),
-		VersionPrivacyLevel: obj.VersionPrivacyLevel,
+		VersionPrivacyLevel: obj.VersionPrivacyLevel, AddonsEnabled: obj.AddonsEnabled,
 	}, nil
 }
 

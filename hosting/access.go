@@ -8,7 +8,8 @@ import (
 )
 
 // user returns the reader: the active user whose API key the request
-// carries as `Authorization: Token <key>` (behavior.md §1.2), else nil. On
+// carries as `Authorization: Token <key>` (behavior.md §1.2), else the
+// user of its docs session cookie (subdomain mode), else nil. On
 // the docs host a bad or unknown key is simply anonymous: private docs
 // answer the same 404 either way.
 func (rq *request) user() (*store.User, error) {
@@ -18,7 +19,9 @@ func (rq *request) user() (*store.User, error) {
 	rq.viewerDone = true
 	fields := strings.Fields(rq.r.Header.Get("Authorization"))
 	if len(fields) != 2 || !strings.EqualFold(fields[0], "token") {
-		return nil, nil
+		u, err := rq.sessionUser() // reader.md R.1.1
+		rq.viewer = u
+		return u, err
 	}
 	u, err := rq.h.store.FindUserByToken(rq.ctx, fields[1])
 	if errs.Is(err, errs.NotFound) {

@@ -107,15 +107,20 @@ func (rq *request) sendFile(tree artifacts.Tree, name string, f fs.File, info fs
 	}
 	modtime := info.ModTime()
 	etag := entityTag(tree.ID(), info.Size(), modtime)
+	var src io.Reader = f
+	size := info.Size()
+	if b, suffix, ok := rq.injectedBody(name, f, info.Size()); ok {
+		src, size, etag = bytes.NewReader(b), int64(len(b)), withTagSuffix(etag, suffix)
+	}
 	if !compressible(ctype) {
 		h.Set("ETag", etag)
-		serveContent(w, r, modtime, f, info.Size())
+		serveContent(w, r, modtime, src, size)
 		return
 	}
 	h.Add("Vary", "Accept-Encoding")
-	if r.Header.Get("Range") != "" || !acceptsGzip(r) || info.Size() < minGzipSize || info.Size() > maxGzipSize {
+	if r.Header.Get("Range") != "" || !acceptsGzip(r) || size < minGzipSize || size > maxGzipSize {
 		h.Set("ETag", etag)
-		serveContent(w, r, modtime, f, info.Size())
+		serveContent(w, r, modtime, src, size)
 		return
 	}
 	gzTag := strings.TrimSuffix(etag, `"`) + `-gzip"`
@@ -127,7 +132,7 @@ func (rq *request) sendFile(tree artifacts.Tree, name string, f fs.File, info fs
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	body, err := gzipAll(f)
+	body, err := gzipAll(src)
 	if err != nil {
 		rq.h.logger.ErrorContext(r.Context(), "compressing docs file", "path", r.URL.Path, "err", err)
 		h.Del("Content-Encoding")
@@ -139,7 +144,7 @@ func (rq *request) sendFile(tree artifacts.Tree, name string, f fs.File, info fs
 
 // serveContent is http.ServeContent for any opened file: those that can't
 // seek are read into memory first.
-func serveContent(w http.ResponseWriter, r *http.Request, modtime time.Time, f fs.File, size int64) {
+func serveContent(w http.ResponseWriter, r *http.Request, modtime time.Time, f io.Reader, size int64) {
 	if rs, ok := f.(io.ReadSeeker); ok {
 		http.ServeContent(w, r, "", modtime, rs)
 		return
@@ -215,17 +220,32 @@ func gzipAll(r io.Reader) ([]byte, error) {
 
 // sendNotFoundFile serves the tree's custom 404 page (404.html, else
 // 404/index.html) with status 404 (step 9.3), and reports whether there was
-// one.
-func (rq *request) sendNotFoundFile(tree artifacts.Tree) bool {
+// one. root is the docs URL of the tree's version: the page's relative and
+// root-relative links are resolved against it (a 404 page answers for any
+// path), and the reader client is injected as for any page (R.5).
+func (rq *request) sendNotFoundFile(tree artifacts.Tree, root string) bool {
 	for _, name := range []string{"404.html", "404/index.html"} {
 		f, info, ok := openFile(tree, name)
 		if !ok {
 			continue
 		}
 		defer f.Close()
+		var src io.Reader = io.LimitReader(f, info.Size())
+		size := info.Size()
+		if info.Size() <= maxGzipSize {
+			doc, err := io.ReadAll(src)
+			if err != nil {
+				return false
+			}
+			doc = rebaseLinks(doc, root)
+			if b, _, ok := rq.injectedBody(name, bytes.NewReader(doc), int64(len(doc))); ok {
+				doc = b
+			}
+			src, size = bytes.NewReader(doc), int64(len(doc))
+		}
 		h := rq.w.Header()
 		h.Set("Content-Type", contentType(name))
-		h.Set("Content-Length", strconv.FormatInt(info.Size(), 10))
+		h.Set("Content-Length", strconv.FormatInt(size, 10))
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Cache-Control", "no-cache")
 		if rq.private {
@@ -233,7 +253,7 @@ func (rq *request) sendNotFoundFile(tree artifacts.Tree) bool {
 		}
 		rq.w.WriteHeader(http.StatusNotFound)
 		if rq.r.Method != http.MethodHead {
-			io.Copy(rq.w, io.LimitReader(f, info.Size()))
+			io.Copy(rq.w, src)
 		}
 		return true
 	}

@@ -36,6 +36,12 @@ type Files interface {
 // Config is the operator configuration the docs host depends on.
 type Config struct {
 	URLs docsurl.Config
+	// AddonsInject puts the reader client into served HTML pages
+	// (reader.md R.5; the addons_inject setting, default true in cmd).
+	AddonsInject bool
+	// AddonsClientURL is the script injected instead of docsd's built-in
+	// client when set (addons_client_url).
+	AddonsClientURL string
 }
 
 // Handler serves docs requests. Build it with New.
@@ -45,6 +51,8 @@ type Handler struct {
 	urls       docsurl.Config
 	publicHost string // host of the public URL, without port
 	logger     *slog.Logger
+	inject     bool
+	clientURL  string
 }
 
 // New returns the docs host. Mount it on `/docs/` of the public host, and,
@@ -54,7 +62,7 @@ func New(s *store.Store, files Files, cfg Config, logger *slog.Logger) *Handler 
 	if logger == nil {
 		logger = slog.Default()
 	}
-	h := &Handler{store: s, files: files, urls: cfg.URLs, logger: logger}
+	h := &Handler{store: s, files: files, urls: cfg.URLs, logger: logger, inject: cfg.AddonsInject, clientURL: cfg.AddonsClientURL}
 	if u, err := url.Parse(cfg.URLs.PublicURL); err == nil {
 		h.publicHost = u.Hostname()
 	}
@@ -106,7 +114,13 @@ func (h *Handler) subdomainProject(host string) (string, bool) {
 // the project's namespace; on any other host the path must start with
 // /docs/<project>.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.serveReader(w, r) {
+		return
+	}
 	if slug, ok := h.subdomainProject(r.Host); ok {
+		if h.serveSession(w, r, slug) {
+			return
+		}
 		h.serveDocs(w, r, slug, r.URL.Path, h.urls.Root(slug))
 		return
 	}

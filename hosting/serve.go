@@ -25,6 +25,8 @@ type request struct {
 	viewerDone bool
 	viewer     *store.User
 	maintains  map[int64]bool
+	// page is the served page when it gets the reader client (R.5).
+	page *page
 	// private is set once something non-public was shown to a maintainer:
 	// the answer must not be stored by shared caches.
 	private bool
@@ -163,6 +165,7 @@ func (rq *request) serveFromVersion(x *store.Project, ver *store.Version, file s
 		}
 		if f, info, ok := openFile(tree, name); ok {
 			defer f.Close()
+			rq.setPage(x, ver, file, http.StatusOK)
 			rq.sendFile(tree, name, f, info)
 			return nil
 		}
@@ -201,7 +204,11 @@ func (rq *request) notFound(x *store.Project, ver *store.Version, tree artifacts
 			return nil
 		}
 	}
-	if tree != nil && rq.sendNotFoundFile(tree) {
+	if ver != nil && tree == nil { // reader.md R.8
+		return rq.sendUnbuiltPage(x, ver)
+	}
+	rq.setPage(x, ver, file, http.StatusNotFound)
+	if tree != nil && rq.sendNotFoundFile(tree, rq.versionRoot(x, ver)) {
 		return nil
 	}
 	defSlug, err := rq.defaultVersion(x)
@@ -225,7 +232,10 @@ func (rq *request) notFound(x *store.Project, ver *store.Version, tree artifacts
 				}
 				if defTree != nil {
 					defer defTree.Close()
-					if rq.sendNotFoundFile(defTree) {
+					if ver == nil {
+						rq.setPage(x, def, file, http.StatusNotFound)
+					}
+					if rq.sendNotFoundFile(defTree, rq.versionRoot(x, def)) {
 						return nil
 					}
 				}

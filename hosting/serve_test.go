@@ -144,7 +144,7 @@ func TestServeSteps(t *testing.T) {
 
 			{"7 missing version", root + "/demo/en/nope/", nil, 404, "", "demo 404"},
 			{"7 inactive version", root + "/demo/en/old/", nil, 404, "", "demo 404"},
-			{"7 never built", root + "/demo/en/unbuilt/", nil, 404, "", "demo 404"},
+			{"7 never built", root + "/demo/en/unbuilt/", nil, 404, "", ""}, // reader.md R.8 (unbuilt_test.go)
 			{"7 external version under a language", root + "/demo/en/7/", nil, 404, "", "demo 404"},
 			{"7 private version, anonymous", root + "/demo/en/hidden/", nil, 404, "", generic},
 			{"7 private version, another user", root + "/demo/en/hidden/", other, 404, "", generic},

@@ -64,6 +64,7 @@ type Project struct {
 	ExternalBuildsEnabled bool      `db:"external_builds_enabled"`
 	BuildTimeLimit        *int      `db:"build_time_limit"`
 	ReadthedocsYamlPath   *string   `db:"readthedocs_yaml_path"`
+	AddonsEnabled         bool      `db:"addons_enabled"` // pages get the reader client (reader.md R.5.1)
 	TranslationOf         *int64    `db:"translation_of"`
 	Created               time.Time `db:"created"`
 	Modified              time.Time `db:"modified"`

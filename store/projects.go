@@ -14,7 +14,7 @@ const projectColumns = `p.id, p.name, p.slug, p.description, p.language, p.progr
 	p.privacy_level, p.version_privacy_level, p.tags, p.skip, p.enable_pdf_build,
 	p.enable_epub_build, p.requirements_file, p.conf_py_file, p.install_project,
 	p.python_interpreter, p.use_system_packages, p.external_builds_enabled,
-	p.build_time_limit, p.readthedocs_yaml_path, p.translation_of, p.created, p.modified`
+	p.build_time_limit, p.readthedocs_yaml_path, p.addons_enabled, p.translation_of, p.created, p.modified`
 
 // Visibility says whose view a read takes (behavior.md §1.5, §5.1). The zero
 // value is the anonymous caller: public data only.
@@ -250,6 +250,7 @@ type ProjectUpdate struct {
 	VersionPrivacyLevel   *string
 	Tags                  *[]string
 	Skip                  *bool
+	AddonsEnabled         *bool
 	EnablePDFBuild        *bool
 	EnableEPUBBuild       *bool
 	RequirementsFile      *string
@@ -324,6 +325,7 @@ func (s *Store) UpdateProject(ctx context.Context, id int64, upd ProjectUpdate) 
 			st.set("tags", string(tags))
 		}
 		boolean("skip", upd.Skip)
+		boolean("addons_enabled", upd.AddonsEnabled)
 		boolean("enable_pdf_build", upd.EnablePDFBuild)
 		boolean("enable_epub_build", upd.EnableEPUBBuild)
 		if upd.RequirementsFile != nil {

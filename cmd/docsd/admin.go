@@ -228,6 +228,7 @@ var adminFieldTypes = map[string]struct{ name, kind string }{
 	"description":             {"description", "string"},
 	"documentation_type":      {"documentationType", "string"},
 	"tags":                    {"tags", "list"},
+	"addons_enabled":          {"addonsEnabled", "bool"},
 }
 
 // adminFields parses FIELD=VALUE arguments into a ProjectAdminInput.

@@ -133,6 +133,9 @@ func TestProjectAdminCommands(t *testing.T) {
 				return p.Skip && p.BuildTimeLimit != nil && *p.BuildTimeLimit == 30 && strings.Join(p.Tags(), ",") == "a,b"
 			})
 		}},
+		{[]string{"project", "set", "demo", "addons_enabled=false"}, 0, "", func() error {
+			return expect(s, "demo", func(p *store.Project) bool { return !p.AddonsEnabled })
+		}},
 		{[]string{"project", "set", "demo", "skip=maybe"}, 1, "Must be a valid boolean.", nil},
 		{[]string{"project", "set", "demo", "colour=red"}, 2, "want FIELD=VALUE", nil},
 		{[]string{"version", "privacy", "demo", "latest", "protected"}, 0, "", nil},

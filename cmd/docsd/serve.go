@@ -113,7 +113,11 @@ func (a *app) handler() http.Handler {
 		MaxPageSize:      a.settings.MaxPageSize,
 	})
 	mux.Handle("/api/", api)
-	docs := hosting.New(a.store, a.artifacts, hosting.Config{URLs: a.urls()}, a.logger)
+	docs := hosting.New(a.store, a.artifacts, hosting.Config{
+		URLs:            a.urls(),
+		AddonsInject:    a.settings.AddonsInject,
+		AddonsClientURL: a.settings.AddonsClientURL,
+	}, a.logger)
 	mux.Handle("/docs/", docs)
 	mux.Handle("/api/v2/webhook/", a.webhooks())
 	mux.Handle("/metrics", a.metrics.Handler())
@@ -130,6 +134,8 @@ func (a *app) handler() http.Handler {
 	// write; the docs host refuses such paths itself.
 	root := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch p := r.URL.Path; {
+		case hosting.IsReaderPath(p): // /_/addons/, footer_html, the client (reader.md R.2)
+			docs.ServeHTTP(w, r)
 		case strings.HasPrefix(p, "/api/") && !strings.HasPrefix(p, "/api/v2/webhook/"):
 			api.ServeHTTP(w, r)
 		case strings.HasPrefix(p, "/docs/"):

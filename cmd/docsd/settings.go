@@ -59,6 +59,9 @@ type Settings struct {
 	BuildDiskLimit      int // MiB of checkout and output; 0: off
 	BuildNetwork        string
 	AllowPrivateNetwork bool
+	// Reader side (reader.md R.0.1).
+	AddonsInject    bool
+	AddonsClientURL string
 }
 
 func envName(flagName string) string {
@@ -153,6 +156,9 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	integer(&s.BuildDiskLimit, "build-disk-limit", 1024, "MiB a build's checkout and output may hold (and the largest file it may write); 0: no limit")
 	str(&s.BuildNetwork, "build-network", builder.NetworkAuto, "network of build commands that need one: auto (own namespace through pasta when it works), pasta (required) or host")
 	boolean(&s.AllowPrivateNetwork, "allow-private-network", false, "accept repository URLs whose host resolves to loopback, private, link-local or unspecified addresses")
+	// Reader side (reader.md R.0.1).
+	boolean(&s.AddonsInject, "addons-inject", true, "inject the reader client (version menu, banners, search) into served HTML pages")
+	str(&s.AddonsClientURL, "addons-client-url", "", "absolute URL or path of a reader client to inject instead of docsd's built-in one")
 }
 
 // resolve fills derived defaults and checks the settings.
@@ -181,6 +187,9 @@ func (s *Settings) resolve() error {
 	}
 	if _, _, err := rest.ParseThrottleRate(s.ThrottleUserRate); err != nil {
 		return fmt.Errorf("--throttle-user-rate: %v", err)
+	}
+	if c := s.AddonsClientURL; c != "" && !strings.HasPrefix(c, "/") && !strings.HasPrefix(c, "http://") && !strings.HasPrefix(c, "https://") {
+		return fmt.Errorf("--addons-client-url %q must be an absolute URL or an absolute path", c)
 	}
 	if s.MaxPageSize <= 0 {
 		return fmt.Errorf("--max-page-size must be positive")

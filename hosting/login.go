@@ -1,0 +1,139 @@
+package hosting
+
+import (
+	"html/template"
+	"net/http"
+	"strings"
+
+	"docsd/errs"
+	"docsd/store"
+)
+
+// Browser access to non-public docs in subdomain mode (reader.md R.1.1):
+// `/_/login/` trades an API key for a host-only session cookie.
+const (
+	loginPath   = "/_/login/"
+	logoutPath  = "/_/logout/"
+	sessionName = "docsd_docs"
+)
+
+var loginPage = template.Must(template.New("login").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>Sign in to read these docs</title>
+<style>body{font-family:sans-serif;max-width:28em;margin:4em auto;padding:0 1em;color:#333}input{font:inherit;width:100%;margin:.3em 0 1em;padding:.4em}</style>
+</head>
+<body>
+<h1>Sign in to read these docs</h1>
+{{if .Error}}<p role="alert">{{.Error}}</p>{{end}}
+<form method="post" action="/_/login/">
+<label for="token">API token</label>
+<input type="password" id="token" name="token" autocomplete="current-password" required>
+<input type="hidden" name="next" value="{{.Next}}">
+<button type="submit">Sign in</button>
+</form>
+</body>
+</html>
+`))
+
+// serveSession answers `/_/login/` and `/_/logout/` on a docs subdomain of
+// project slug, and reports whether the path was one of them.
+func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, slug string) bool {
+	p := r.URL.Path
+	if p != loginPath && p != logoutPath && p+"/" != loginPath && p+"/" != logoutPath {
+		return false
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodPost {
+		w.Header().Set("Allow", "GET, HEAD, POST")
+		writeJSON(w, r, http.StatusMethodNotAllowed, nil, map[string]string{"detail": `Method "` + r.Method + `" not allowed.`})
+		return true
+	}
+	if !strings.HasSuffix(p, "/") {
+		w.Header().Set("Location", p+"/")
+		w.WriteHeader(http.StatusMovedPermanently)
+		return true
+	}
+	if p == logoutPath {
+		if c, err := r.Cookie(sessionName); err == nil {
+			if err := h.store.DeleteDocsSession(r.Context(), c.Value); err != nil {
+				h.logger.ErrorContext(r.Context(), "ending docs session", "err", err)
+			}
+		}
+		http.SetCookie(w, h.sessionCookie("", -1))
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return true
+	}
+	if r.Method != http.MethodPost {
+		h.writeLogin(w, r, http.StatusOK, r.URL.Query().Get("next"), "")
+		return true
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !strings.EqualFold(origin, h.docsScheme()+"://"+r.Host) {
+		writeJSON(w, r, http.StatusForbidden, nil, map[string]string{"detail": "Cross-origin sign-in refused."})
+		return true
+	}
+	next := r.PostFormValue("next")
+	value, err := h.store.CreateDocsSession(r.Context(), r.PostFormValue("token"), slug)
+	if errs.Is(err, errs.Unauthenticated) {
+		h.writeLogin(w, r, http.StatusOK, next, "Invalid token.")
+		return true
+	}
+	if err != nil {
+		h.logger.ErrorContext(r.Context(), "starting docs session", "err", err)
+		serverErrorPage(w, r)
+		return true
+	}
+	http.SetCookie(w, h.sessionCookie(value, int(store.DocsSessionLifetime.Seconds())))
+	http.Redirect(w, r, safeNext(next), http.StatusSeeOther)
+	return true
+}
+
+// safeNext is next when it is a path on this host, else "/".
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") {
+		return "/"
+	}
+	return next
+}
+
+func (h *Handler) writeLogin(w http.ResponseWriter, r *http.Request, status int, next, msg string) {
+	hd := w.Header()
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("X-Frame-Options", "DENY")
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		loginPage.Execute(w, struct{ Next, Error string }{safeNext(next), msg})
+	}
+}
+
+// sessionCookie is the docs session cookie (host-only, HttpOnly, Lax);
+// maxAge < 0 deletes it.
+func (h *Handler) sessionCookie(value string, maxAge int) *http.Cookie {
+	return &http.Cookie{Name: sessionName, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: h.docsScheme() == "https"}
+}
+
+// sessionUser is the active user of the request's docs session cookie on
+// a docs subdomain, nil when there is none.
+func (rq *request) sessionUser() (*store.User, error) {
+	slug, ok := rq.h.subdomainProject(rq.r.Host)
+	if !ok {
+		return nil, nil
+	}
+	c, err := rq.r.Cookie(sessionName)
+	if err != nil || c.Value == "" {
+		return nil, nil
+	}
+	u, err := rq.h.store.FindUserByDocsSession(rq.ctx, c.Value, slug)
+	if errs.Is(err, errs.NotFound) {
+		return nil, nil
+	}
+	if err != nil || !u.IsActive {
+		return nil, err
+	}
+	return u, nil
+}
