@@ -170,3 +170,9 @@ func (q Query) Positive() bool {
 	}
 	return false
 }
+
+// ParseText parses text that has no scope arguments (the v2 search
+// endpoints): every token is text.
+func ParseText(text string) Query {
+	return Query{Text: text, Terms: parseTerms(text)}
+}

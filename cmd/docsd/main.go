@@ -44,6 +44,7 @@ Commands:
   project delete SLUG
   version privacy PROJECT_SLUG VERSION_SLUG public|protected|private
   redirect status PROJECT_SLUG ID 301|302
+  search reindex [PROJECT[/VERSION]]      rebuild the search index from published docs
 
 Every command accepts the settings flags; run 'docsd COMMAND --help' to list
 them. Each flag has an environment variable (--public-url: DOCSD_PUBLIC_URL);
@@ -178,6 +179,8 @@ func (c *command) dispatch(ctx context.Context, args []string) error {
 		return c.worker(ctx, rest)
 	case "migrate":
 		return c.migrate(ctx, rest)
+	case "search":
+		return c.searchCommand(ctx, sub, rest)
 	case "user", "token", "project", "version", "redirect":
 		return c.admin(ctx, name, sub, rest)
 	}

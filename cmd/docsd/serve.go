@@ -19,6 +19,7 @@ import (
 	"docsd/graph/graphiql"
 	"docsd/hosting"
 	"docsd/rest"
+	"docsd/search"
 	"docsd/store"
 )
 
@@ -32,6 +33,8 @@ type app struct {
 	executor  *graph.Executor
 	pool      *builder.Pool
 	logger    *slog.Logger
+	search    *search.Service
+	indexer   *search.Indexer
 }
 
 // open connects to the database (applying migrations) and wires the graph.
@@ -46,6 +49,7 @@ func (c *command) open(ctx context.Context) (*app, error) {
 		return nil, err
 	}
 	a := &app{settings: c.settings, store: s, artifacts: arts, logger: c.logger}
+	a.searchParts()
 	a.pool = a.newPool()
 	a.resolver = &graph.Resolver{
 		Store: s,

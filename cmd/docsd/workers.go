@@ -28,6 +28,7 @@ func (a *app) newPool() *builder.Pool {
 		BuildImagePrefix:        s.BuildImagePrefix,
 		Sandbox:                 s.BuildSandbox,
 		SandboxHide:             append([]string{s.DataDir}, sqliteFiles(s.DatabaseURL)...),
+		Published:               a.indexer.Published,
 	}, a.logger)
 }
 
