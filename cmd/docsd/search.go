@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"docsd/errs"
+	"docsd/rest"
 	"docsd/search"
 	"docsd/store"
 )
@@ -118,4 +120,17 @@ func (a *app) lastSuccessfulConfig(ctx context.Context, versionID int64) (string
 			return "", nil
 		}
 	}
+}
+
+// searchFirst sends the search endpoints' /_/api/ forms, on any host (the
+// public one and docs subdomains, reader.md R.2), to the REST handler, and
+// everything else to next.
+func searchFirst(api, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/_/api/") && rest.IsSearchPath(r.URL.Path) {
+			api.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

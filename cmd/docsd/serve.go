@@ -91,6 +91,10 @@ func (a *app) handler() http.Handler {
 		AbsoluteAPILinks: a.settings.AbsoluteAPILinks,
 		ThrottleUserRate: a.settings.ThrottleUserRate,
 		MaxPageSize:      a.settings.MaxPageSize,
+
+		DocsDomain:         a.settings.DocsDomain,
+		DocsScheme:         a.settings.DocsScheme,
+		SearchThrottleRate: a.settings.SearchThrottleRate,
 	})
 	mux.Handle("/api/", api)
 	docs := hosting.New(a.store, a.artifacts, hosting.Config{URLs: a.urls()}, a.logger)
@@ -121,7 +125,7 @@ func (a *app) handler() http.Handler {
 			mux.ServeHTTP(w, r)
 		}
 	})
-	return logRequests(a.logger, docs.Hosts(root))
+	return logRequests(a.logger, searchFirst(api, docs.Hosts(root)))
 }
 
 // statusRecorder remembers the status a handler wrote, for the access log.

@@ -38,6 +38,9 @@ type Settings struct {
 	BuildImagePrefix        string
 	BuildSandbox            string
 	LogFormat               string
+
+	// Search (reader.md R.0.1, R.6).
+	SearchThrottleRate string
 }
 
 func envName(flagName string) string {
@@ -118,6 +121,9 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.BuildImagePrefix, "build-image-prefix", "readthedocs/build", "prefix of build.image in stored build configurations")
 	str(&s.BuildSandbox, "build-sandbox", builder.SandboxAuto, "run build commands in a bubblewrap sandbox: auto (when bwrap works), bwrap (required) or off")
 	str(&s.LogFormat, "log-format", "text", "log format: text or json")
+
+	// Search (reader.md R.0.1, R.6).
+	str(&s.SearchThrottleRate, "search-throttle-rate", "100/minute", "search endpoints' budget per user (else per remote address), N/second|minute|hour|day; 0 disables")
 }
 
 // resolve fills derived defaults and checks the settings.
@@ -146,6 +152,9 @@ func (s *Settings) resolve() error {
 	}
 	if _, _, err := rest.ParseThrottleRate(s.ThrottleUserRate); err != nil {
 		return fmt.Errorf("--throttle-user-rate: %v", err)
+	}
+	if _, _, err := rest.ParseThrottleRate(s.SearchThrottleRate); err != nil {
+		return fmt.Errorf("--search-throttle-rate: %v", err)
 	}
 	if s.MaxPageSize <= 0 {
 		return fmt.Errorf("--max-page-size must be positive")
