@@ -175,7 +175,7 @@ func TestSearchIndexLifecycle(t *testing.T) {
 		}
 		if d == store.SQLite {
 			// The FTS rows went with the sections.
-			ids, err := w.s.FindSearchCandidates(ctx, []int64{lib.ID}, []store.SearchTerm{{Words: []string{"install"}}})
+			ids, err := w.s.FindSearchCandidates(ctx, []int64{lib.ID}, []store.SearchTerm{{Words: []string{"install"}}}, nil)
 			if err != nil || len(ids) != 0 {
 				t.Errorf("candidates after delete: %v, %v", ids, err)
 			}

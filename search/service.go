@@ -82,17 +82,7 @@ func (s *Service) Search(ctx context.Context, q Query, scope []*Pair, offset, li
 		byVersion[p.Version.ID] = p
 		versionIDs = append(versionIDs, p.Version.ID)
 	}
-	var terms []store.SearchTerm
-	for _, t := range q.Terms {
-		if t.Mode != MustNot {
-			terms = append(terms, store.SearchTerm{Words: t.Words, Prefix: t.Prefix})
-		}
-	}
-	ids, err := s.Store.FindSearchCandidates(ctx, versionIDs, terms)
-	if err != nil {
-		return nil, err
-	}
-	pages, err := s.Store.FindSearchPages(ctx, ids)
+	pages, err := s.candidates(ctx, versionIDs, q)
 	if err != nil {
 		return nil, err
 	}
@@ -108,6 +98,49 @@ func (s *Service) Search(ctx context.Context, q Query, scope []*Pair, offset, li
 		res.Hits = append(res.Hits, s.hit(evals[i], byVersion[evals[i].page.VersionID]))
 	}
 	return res, nil
+}
+
+// candidates are the pages of the versions that contain a non-excluded
+// term, each with the sections that contain any term.
+func (s *Service) candidates(ctx context.Context, versionIDs []int64, q Query) ([]*store.SearchPage, error) {
+	// Single-word exclusions are exact in the engines, so they filter
+	// there; excluded phrases are judged here, on the sections that hold
+	// their words.
+	var positive, exclude, sections []store.SearchTerm
+	for _, t := range q.Terms {
+		st := store.SearchTerm{Words: t.Words, Prefix: t.Prefix}
+		switch {
+		case t.Mode != MustNot:
+			positive = append(positive, st)
+			sections = append(sections, st)
+		case len(t.Words) == 1:
+			exclude = append(exclude, st)
+		default:
+			sections = append(sections, st)
+		}
+	}
+	ids, err := s.Store.FindSearchCandidates(ctx, versionIDs, positive, exclude)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := s.Store.FindSearchPages(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	secs, err := s.Store.FindSearchSections(ctx, versionIDs, sections)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]*store.SearchPage, len(pages))
+	for _, p := range pages {
+		byID[p.ID] = p
+	}
+	for _, sec := range secs {
+		if p := byID[sec.PageID]; p != nil {
+			p.Sections = append(p.Sections, sec)
+		}
+	}
+	return pages, nil
 }
 
 func (s *Service) hit(e *pageEval, pair *Pair) Hit {

@@ -45,31 +45,60 @@ func foldRune(b *strings.Builder, r rune) {
 // runs of letters and digits, folded. A run that folds to nothing (a lone
 // combining mark) is no word.
 func splitWords(text string) []word {
-	var words []word
+	words := make([]word, 0, len(text)/6)
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf && !isASCIIWordByte(c) {
+			i++
+			continue
+		}
+		// Fast path: a run of lower-case ASCII letters and digits is its
+		// own folded form.
+		j := i
+		for j < len(text) && ('a' <= text[j] && text[j] <= 'z' || '0' <= text[j] && text[j] <= '9') {
+			j++
+		}
+		if j > i && (j == len(text) || text[j] < utf8.RuneSelf && !isASCIIWordByte(text[j])) {
+			words = append(words, word{folded: cut(text[i:j]), start: i, end: j})
+			i = j
+			continue
+		}
+		w, next := foldRun(text, i)
+		if w.folded != "" {
+			words = append(words, w)
+		}
+		i = max(next, i+1)
+	}
+	return words
+}
+
+func isASCIIWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// foldRun folds the run of word runes starting at byte i (which may start
+// with a non-word rune: then it returns an empty word and where it ends).
+func foldRun(text string, i int) (word, int) {
 	var b strings.Builder
 	start := -1
-	flush := func(end int) {
-		if start >= 0 && b.Len() > 0 {
-			words = append(words, word{folded: cut(b.String()), start: start, end: end})
-		}
-		start = -1
-		b.Reset()
-	}
-	for i, r := range text {
+	for j := i; j < len(text); {
+		r, size := utf8.DecodeRuneInString(text[j:])
 		if !isWordRune(r) {
-			flush(i)
-			continue
+			if start < 0 {
+				return word{}, j + size
+			}
+			return word{folded: cut(b.String()), start: start, end: j}, j
 		}
 		if start < 0 {
 			if unicode.Is(unicode.Mn, r) {
-				continue // a mark with no letter before it
+				return word{}, j + size // a mark with no letter before it
 			}
-			start = i
+			start = j
 		}
 		foldRune(&b, r)
+		j += size
 	}
-	flush(len(text))
-	return words
+	return word{folded: cut(b.String()), start: start, end: len(text)}, len(text)
 }
 
 // cut shortens a folded word to maxWordBytes bytes on a rune boundary.

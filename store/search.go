@@ -169,31 +169,45 @@ func quoteLexeme(w string) string {
 }
 
 // FindSearchCandidates returns, in id order, the pages of the given
-// versions whose title or a section contains at least one of terms. It is
-// the engine's half of matching (FTS5 on SQLite, tsvector and GIN on
-// PostgreSQL): the result holds every page that matches, and package
-// search decides on each (phrases, exclusions, required terms) itself.
-func (s *Store) FindSearchCandidates(ctx context.Context, versionIDs []int64, terms []SearchTerm) ([]int64, error) {
+// versions whose title or a section contains at least one of terms and
+// whose title and sections contain none of exclude. It is the engines'
+// half of matching (FTS5 on SQLite, tsvector and GIN on PostgreSQL): the
+// result holds every page that matches, and package search decides on each
+// (phrases, required terms) itself. Exclude must only hold terms an engine
+// matches exactly: single words or prefixes.
+func (s *Store) FindSearchCandidates(ctx context.Context, versionIDs []int64, terms, exclude []SearchTerm) ([]int64, error) {
 	const op = "store.FindSearchCandidates"
 	ids := []int64{}
 	if len(versionIDs) == 0 || len(terms) == 0 {
 		return ids, nil
 	}
-	var query string
-	var expr string
-	if s.dialect == Postgres {
-		expr = tsqueryText(terms)
-		query = `SELECT p.id FROM search_pages p WHERE p.version_id IN (?) AND (p.words @@ CAST(? AS tsquery)
-			OR p.id IN (SELECT sec.page_id FROM search_sections sec WHERE sec.words @@ CAST(? AS tsquery))) ORDER BY p.id`
-	} else {
-		expr = fts5Text(terms)
-		query = `SELECT p.id FROM search_pages p WHERE p.version_id IN (?) AND (
-			p.id IN (SELECT rowid FROM search_page_fts WHERE search_page_fts MATCH ?)
+	contains := func(expr string) (string, []any) {
+		if s.dialect == Postgres {
+			return `(p.words @@ CAST(? AS tsquery) OR p.id IN
+				(SELECT sec.page_id FROM search_sections sec WHERE sec.words @@ CAST(? AS tsquery)))`, []any{expr, expr}
+		}
+		return `(p.id IN (SELECT rowid FROM search_page_fts WHERE search_page_fts MATCH ?)
 			OR p.id IN (SELECT sec.page_id FROM search_sections sec WHERE sec.id IN
-				(SELECT rowid FROM search_section_fts WHERE search_section_fts MATCH ?))) ORDER BY p.id`
+				(SELECT rowid FROM search_section_fts WHERE search_section_fts MATCH ?)))`, []any{expr, expr}
 	}
-	err := s.read().selIn(ctx, &ids, query, versionIDs, expr, expr)
+	w := &where{}
+	w.add("p.version_id IN (?)", versionIDs)
+	c, a := contains(s.matchText(terms))
+	w.add(c, a...)
+	if len(exclude) > 0 {
+		c, a = contains(s.matchText(exclude))
+		w.add("NOT "+c, a...)
+	}
+	err := s.read().selIn(ctx, &ids, `SELECT p.id FROM search_pages p`+w.String()+` ORDER BY p.id`, w.args...)
 	return ids, classify(op, err)
+}
+
+// matchText is terms (any of them) in the dialect's query language.
+func (s *Store) matchText(terms []SearchTerm) string {
+	if s.dialect == Postgres {
+		return tsqueryText(terms)
+	}
+	return fts5Text(terms)
 }
 
 // fts5Text is terms as an FTS5 expression: each term a quoted string
@@ -230,8 +244,8 @@ func tsqueryText(terms []SearchTerm) string {
 // searchChunk bounds the ids of one IN list.
 const searchChunk = 500
 
-// FindSearchPages returns the pages with the given ids, each with its
-// sections in order, in the order of ids (unknown ids are left out).
+// FindSearchPages returns the pages with the given ids, in the order of
+// ids (unknown ids are left out), without their sections.
 func (s *Store) FindSearchPages(ctx context.Context, ids []int64) ([]*SearchPage, error) {
 	const op = "store.FindSearchPages"
 	byID := make(map[int64]*SearchPage, len(ids))
@@ -245,16 +259,6 @@ func (s *Store) FindSearchPages(ctx context.Context, ids []int64) ([]*SearchPage
 		for _, p := range pages {
 			byID[p.ID] = p
 		}
-		var secs []SearchSection
-		if err := s.read().selIn(ctx, &secs, `SELECT page_id, position, anchor, title, content
-			FROM search_sections WHERE page_id IN (?) ORDER BY page_id, position`, chunk); err != nil {
-			return nil, classify(op, err)
-		}
-		for _, sec := range secs {
-			if p := byID[sec.PageID]; p != nil {
-				p.Sections = append(p.Sections, sec)
-			}
-		}
 	}
 	out := make([]*SearchPage, 0, len(ids))
 	for _, id := range ids {
@@ -263,6 +267,32 @@ func (s *Store) FindSearchPages(ctx context.Context, ids []int64) ([]*SearchPage
 		}
 	}
 	return out, nil
+}
+
+// FindSearchSections returns the sections of the versions' pages that
+// contain at least one of terms, ordered by page id and position. A
+// section left out contains none of the terms, so a page can be judged on
+// its title and these sections alone.
+func (s *Store) FindSearchSections(ctx context.Context, versionIDs []int64, terms []SearchTerm) ([]SearchSection, error) {
+	const op = "store.FindSearchSections"
+	secs := []SearchSection{}
+	if len(versionIDs) == 0 || len(terms) == 0 {
+		return secs, nil
+	}
+	var query string
+	expr := s.matchText(terms)
+	if s.dialect == Postgres {
+		query = `SELECT sec.page_id, sec.position, sec.anchor, sec.title, sec.content
+			FROM search_sections sec JOIN search_pages p ON p.id = sec.page_id
+			WHERE p.version_id IN (?) AND sec.words @@ CAST(? AS tsquery) ORDER BY sec.page_id, sec.position`
+	} else {
+		query = `SELECT sec.page_id, sec.position, sec.anchor, sec.title, sec.content
+			FROM search_sections sec JOIN search_pages p ON p.id = sec.page_id
+			WHERE p.version_id IN (?) AND sec.id IN (SELECT rowid FROM search_section_fts WHERE search_section_fts MATCH ?)
+			ORDER BY sec.page_id, sec.position`
+	}
+	err := s.read().selIn(ctx, &secs, query, versionIDs, expr)
+	return secs, classify(op, err)
 }
 
 // CountSearchPages returns how many pages the version has in the index.
