@@ -11,6 +11,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"docsd/docsurl"
+	"docsd/graph"
 	"docsd/search"
 	"docsd/store"
 	"docsd/storetest"
@@ -179,5 +181,47 @@ func TestSearchAPIHTTP(t *testing.T) {
 	}
 	if r := e.get("/api/v3/search/?q=install", "mallory"); r.status != 200 {
 		t.Errorf("another user is throttled too: %d", r.status)
+	}
+}
+
+// TestSearchAPISubdomainMode is R.9.2's request in subdomain mode: results
+// are addressed on the parent's docs host, and the /_/ form's links use
+// the request's docs origin.
+func TestSearchAPISubdomainMode(t *testing.T) {
+	e := newSearchEnv(t, store.SQLite, func(c *Config) { c.DocsDomain = "docs.example.io"; c.DocsScheme = "https" })
+	e.api.exec = graph.NewExecutor(&graph.Resolver{Store: e.store, Settings: graph.Settings{
+		URLs:        docsurl.Config{PublicURL: v3PublicURL, DocsDomain: "docs.example.io", DocsScheme: "https"},
+		MaxPageSize: 100,
+	}})
+	req, err := http.NewRequest(http.MethodGet, e.srv.URL+"/_/api/v3/search/?page_size=1&q="+q("subprojects:demo/latest install"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = "demo.docs.example.io"
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Next    string `json:"next"`
+		Results []struct {
+			Path   string `json:"path"`
+			Domain string `json:"domain"`
+		} `json:"results"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != 200 || len(body.Results) != 1 {
+		t.Fatalf("%d %v %+v", resp.StatusCode, err, body)
+	}
+	if body.Results[0].Domain != "https://demo.docs.example.io" || body.Results[0].Path != "/en/latest/install.html" {
+		t.Errorf("result %+v", body.Results[0])
+	}
+	if want := "https://demo.docs.example.io/_/api/v3/search/?page=2&page_size=1&q=subprojects%3Ademo%2Flatest+install"; body.Next != want {
+		t.Errorf("next = %q, want %q", body.Next, want)
+	}
+	r := e.get("/api/v3/search/?page_size=1&page=2&q="+q("subprojects:demo/latest install"), "")
+	if !bytes.Contains(r.body, []byte(`"path":"/projects/library/en/latest/usage.html","domain":"https://demo.docs.example.io"`)) ||
+		!bytes.Contains(r.body, []byte(`"previous":"https://docs.example.com/api/v3/search/?page_size=1&q=`)) {
+		t.Errorf("page 2 on the public host: %s", r.body)
 	}
 }
