@@ -107,19 +107,15 @@ func (tx *Tx) insertSearchPage(ctx context.Context, projectID, versionID int64, 
 	if err != nil {
 		return err
 	}
-	for i, sec := range p.Sections {
+	for _, sec := range p.Sections {
 		if !storable(sec.Anchor) || !storable(sec.Title) || !storable(sec.Content) {
 			return errs.E(errs.Invalid, "store.ReplaceSearchIndex", "section text is not valid UTF-8")
 		}
-		if tx.s.dialect == Postgres {
-			words := append(append([]string{}, sec.TitleWords...), sec.ContentWords...)
-			_, err = tx.exec(ctx, `INSERT INTO search_sections (page_id, position, anchor, title, content, words)
-				VALUES (?, ?, ?, ?, ?, ?::tsvector)`, pageID, i, sec.Anchor, sec.Title, sec.Content, tsvectorLiteral(words))
-			if err != nil {
-				return err
-			}
-			continue
-		}
+	}
+	if tx.s.dialect == Postgres {
+		return tx.insertSectionsPostgres(ctx, pageID, p.Sections)
+	}
+	for i, sec := range p.Sections {
 		id, err := tx.insert(ctx, `INSERT INTO search_sections (page_id, position, anchor, title, content)
 			VALUES (?, ?, ?, ?, ?)`, pageID, i, sec.Anchor, sec.Title, sec.Content)
 		if err != nil {
@@ -127,6 +123,28 @@ func (tx *Tx) insertSearchPage(ctx context.Context, projectID, versionID int64, 
 		}
 		if _, err := tx.exec(ctx, `INSERT INTO search_section_fts (rowid, title, content) VALUES (?, ?, ?)`,
 			id, strings.Join(sec.TitleWords, " "), strings.Join(sec.ContentWords, " ")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sectionBatch is how many sections one PostgreSQL INSERT writes.
+const sectionBatch = 200
+
+// insertSectionsPostgres writes a page's sections in multi-row INSERTs.
+func (tx *Tx) insertSectionsPostgres(ctx context.Context, pageID int64, secs []IndexSection) error {
+	for start := 0; start < len(secs); start += sectionBatch {
+		batch := secs[start:min(start+sectionBatch, len(secs))]
+		rows := make([]string, len(batch))
+		args := make([]any, 0, 6*len(batch))
+		for i, sec := range batch {
+			words := append(append([]string{}, sec.TitleWords...), sec.ContentWords...)
+			rows[i] = "(?, ?, ?, ?, ?, CAST(? AS tsvector))"
+			args = append(args, pageID, start+i, sec.Anchor, sec.Title, sec.Content, tsvectorLiteral(words))
+		}
+		if _, err := tx.exec(ctx, `INSERT INTO search_sections (page_id, position, anchor, title, content, words) VALUES `+
+			strings.Join(rows, ", "), args...); err != nil {
 			return err
 		}
 	}
