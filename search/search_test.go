@@ -261,3 +261,30 @@ func quoteList(l []string) string {
 	}
 	return "[" + strings.Join(q, ", ") + "]"
 }
+
+// TestSearchHugePage indexes a page near the limits (a 1 MiB section of
+// distinct long words, 10,000+ headings) on both databases.
+func TestSearchHugePage(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("<main><h1>Huge</h1><p>")
+	for i := 0; b.Len() < 1<<20; i++ {
+		fmt.Fprintf(&b, "word%d%s ", i, strings.Repeat("x", i%600))
+	}
+	b.WriteString("</p>")
+	for i := 0; i < 10050; i++ {
+		fmt.Fprintf(&b, "<h2>h%d</h2>", i)
+	}
+	b.WriteString("</main>")
+	p, err := search.ParsePage(strings.NewReader(b.String()), "huge.html")
+	must(t, err)
+	if len(p.Sections) != 10000 {
+		t.Errorf("sections: %d, want 10000", len(p.Sections))
+	}
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		w := newWorld(t, d)
+		w.index(t, "demo/v1.0", map[string]string{"huge.html": b.String()})
+		if _, res := w.run(t.Context(), t, search.Reader{}, "project:demo/v1.0 word0", 0, 15); res.Count != 1 {
+			t.Errorf("count %d, want 1", res.Count)
+		}
+	})
+}

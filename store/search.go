@@ -151,9 +151,11 @@ func (tx *Tx) insertSectionsPostgres(ctx context.Context, pageID int64, secs []I
 	return nil
 }
 
-// maxLexemes bounds the distinct words of one PostgreSQL tsvector, which
-// must stay under 1 MiB; words past it are not indexed there (docsd).
-const maxLexemes = 40000
+// maxTsvectorBytes bounds the size of one PostgreSQL tsvector, which must
+// stay under 1 MiB (each lexeme costs its length plus an entry of a few
+// bytes); words past it are not indexed there (docsd). Only sections of
+// tens of thousands of distinct words reach it.
+const maxTsvectorBytes = 900 << 10
 
 // tsvectorLiteral is the tsvector input text holding words as lexemes,
 // without positions: PostgreSQL matching only has to find candidates, and
@@ -169,11 +171,12 @@ func tsvectorLiteral(words []string) string {
 		}
 	}
 	sort.Strings(uniq)
-	if len(uniq) > maxLexemes {
-		uniq = uniq[:maxLexemes]
-	}
 	var b strings.Builder
+	size := 0
 	for i, w := range uniq {
+		if size += len(w) + 8; size > maxTsvectorBytes {
+			break
+		}
 		if i > 0 {
 			b.WriteByte(' ')
 		}
