@@ -202,24 +202,35 @@ func (s *Store) FindSearchCandidates(ctx context.Context, versionIDs []int64, te
 	if len(versionIDs) == 0 || len(terms) == 0 {
 		return ids, nil
 	}
+	// On SQLite the FTS tables drive the joins (CROSS JOIN fixes the
+	// order), so a rare word reads a few rows, not every section.
+	sectionPages := `SELECT sec.page_id FROM (SELECT rowid AS id FROM search_section_fts WHERE search_section_fts MATCH ?) m
+		CROSS JOIN search_sections sec ON sec.id = m.id`
 	contains := func(expr string) (string, []any) {
 		if s.dialect == Postgres {
 			return `(p.words @@ CAST(? AS tsquery) OR p.id IN
 				(SELECT sec.page_id FROM search_sections sec WHERE sec.words @@ CAST(? AS tsquery)))`, []any{expr, expr}
 		}
-		return `(p.id IN (SELECT rowid FROM search_page_fts WHERE search_page_fts MATCH ?)
-			OR p.id IN (SELECT sec.page_id FROM search_sections sec WHERE sec.id IN
-				(SELECT rowid FROM search_section_fts WHERE search_section_fts MATCH ?)))`, []any{expr, expr}
+		return `(p.id IN (SELECT rowid FROM search_page_fts WHERE search_page_fts MATCH ?) OR p.id IN (` + sectionPages + `))`, []any{expr, expr}
 	}
+	from := ` FROM search_pages p`
+	var args []any
 	w := &where{}
+	if s.dialect == Postgres {
+		c, a := contains(s.matchText(terms))
+		w.add(c, a...)
+	} else {
+		expr := s.matchText(terms)
+		from = ` FROM (SELECT rowid AS page_id FROM search_page_fts WHERE search_page_fts MATCH ? UNION ` + sectionPages + `) c
+			CROSS JOIN search_pages p ON p.id = c.page_id`
+		args = []any{expr, expr}
+	}
 	w.add("p.version_id IN (?)", versionIDs)
-	c, a := contains(s.matchText(terms))
-	w.add(c, a...)
 	if len(exclude) > 0 {
-		c, a = contains(s.matchText(exclude))
+		c, a := contains(s.matchText(exclude))
 		w.add("NOT "+c, a...)
 	}
-	err := s.read().selIn(ctx, &ids, `SELECT p.id FROM search_pages p`+w.String()+` ORDER BY p.id`, w.args...)
+	err := s.read().selIn(ctx, &ids, `SELECT p.id`+from+w.String()+` ORDER BY p.id`, append(args, w.args...)...)
 	return ids, classify(op, err)
 }
 
@@ -307,10 +318,13 @@ func (s *Store) FindSearchSections(ctx context.Context, versionIDs []int64, term
 			FROM search_sections sec JOIN search_pages p ON p.id = sec.page_id
 			WHERE p.version_id IN (?) AND sec.words @@ CAST(? AS tsquery) ORDER BY sec.page_id, sec.position`
 	} else {
+		// The FTS table drives the joins (see FindSearchCandidates).
 		query = `SELECT sec.page_id, sec.position, sec.anchor, sec.title, sec.content
-			FROM search_sections sec JOIN search_pages p ON p.id = sec.page_id
-			WHERE p.version_id IN (?) AND sec.id IN (SELECT rowid FROM search_section_fts WHERE search_section_fts MATCH ?)
-			ORDER BY sec.page_id, sec.position`
+			FROM (SELECT rowid AS id FROM search_section_fts WHERE search_section_fts MATCH ?) m
+			CROSS JOIN search_sections sec ON sec.id = m.id CROSS JOIN search_pages p ON p.id = sec.page_id
+			WHERE p.version_id IN (?) ORDER BY sec.page_id, sec.position`
+		err := s.read().selIn(ctx, &secs, query, expr, versionIDs)
+		return secs, classify(op, err)
 	}
 	err := s.read().selIn(ctx, &secs, query, versionIDs, expr)
 	return secs, classify(op, err)
