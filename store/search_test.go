@@ -42,7 +42,9 @@ func TestSearchIndexStore(t *testing.T) {
 			must(t, err)
 			return len(got)
 		}
-		term := func(w string, prefix bool) []store.SearchTerm { return []store.SearchTerm{{Words: []string{w}, Prefix: prefix}} }
+		term := func(w string, prefix bool) []store.SearchTerm {
+			return []store.SearchTerm{{Words: []string{w}, Prefix: prefix}}
+		}
 		for _, c := range []struct {
 			name          string
 			terms, except []store.SearchTerm
