@@ -73,20 +73,66 @@ func termAt(words []word, i int, t Term) bool {
 	return true
 }
 
+// fieldCount is how the query's terms met one field: occurrences per
+// term (nil when none) and the field's length in words.
+type fieldCount struct {
+	tf       []int
+	n        int
+	positive bool // a non-excluded term occurs
+}
+
+// countField counts the terms in text in one pass, without keeping its
+// words: the last maxPhraseWords words are enough to find phrases.
+func countField(text string, terms []Term) fieldCount {
+	var c fieldCount
+	var recent [maxPhraseWords]string
+	eachWord(text, func(w word) {
+		recent[c.n%maxPhraseWords] = w.folded
+		c.n++
+		for ti, t := range terms {
+			if len(t.Words) <= c.n && endsWith(&recent, c.n, t) {
+				if c.tf == nil {
+					c.tf = make([]int, len(terms))
+				}
+				c.tf[ti]++
+				c.positive = c.positive || t.Mode != MustNot
+			}
+		}
+	})
+	return c
+}
+
+// endsWith reports whether the n words seen so far (the last ones in
+// recent) end with term t.
+func endsWith(recent *[maxPhraseWords]string, n int, t Term) bool {
+	k := len(t.Words)
+	for j, w := range t.Words {
+		got := recent[(n-k+j)%maxPhraseWords]
+		if j == k-1 && t.Prefix {
+			if !strings.HasPrefix(got, w) {
+				return false
+			}
+		} else if got != w {
+			return false
+		}
+	}
+	return true
+}
+
 // score is a field's BM25-like relevance for the non-excluded terms.
-func (m fieldMatch) score(terms []Term, length int, avg float64) float64 {
+func (c fieldCount) score(terms []Term, avg float64) float64 {
 	var s float64
-	for ti, tf := range m.tf {
+	for ti, tf := range c.tf {
 		if tf == 0 || terms[ti].Mode == MustNot {
 			continue
 		}
 		f := float64(tf)
-		s += f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*float64(length)/avg))
+		s += f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*float64(c.n)/avg))
 	}
 	return s
 }
 
-// field is a text with its words.
+// field is a text with its words, for highlighting.
 type field struct {
 	text  string
 	words []word
@@ -97,36 +143,35 @@ func newField(text string) field { return field{text, splitWords(text)} }
 // pageEval is one page judged against a query.
 type pageEval struct {
 	page     *store.SearchPage
-	title    field
-	titleM   fieldMatch
 	sections []sectionEval
 	score    float64
 	all      bool // every non-excluded term matched somewhere
 }
 
 type sectionEval struct {
-	sec              *store.SearchSection
-	title, content   field
-	titleM, contentM fieldMatch
-	score            float64
+	sec            *store.SearchSection
+	title, content fieldCount
+	score          float64
 }
 
 // evaluate reports whether page matches q (R.6.3) and how well.
 func evaluate(page *store.SearchPage, q Query) (*pageEval, bool) {
-	e := &pageEval{page: page, title: newField(page.Title)}
-	e.titleM = matchField(e.title.words, q.Terms)
-	seen := append([]int(nil), e.titleM.tf...)
-	e.score = weightPageTitle * e.titleM.score(q.Terms, len(e.title.words), avgTitleLen)
+	e := &pageEval{page: page}
+	seen := make([]int, len(q.Terms))
+	add := func(c fieldCount) {
+		for ti, tf := range c.tf {
+			seen[ti] += tf
+		}
+	}
+	title := countField(page.Title, q.Terms)
+	add(title)
+	e.score = weightPageTitle * title.score(q.Terms, avgTitleLen)
 	for i := range page.Sections {
 		sec := &page.Sections[i]
-		se := sectionEval{sec: sec, title: newField(sec.Title), content: newField(sec.Content)}
-		se.titleM = matchField(se.title.words, q.Terms)
-		se.contentM = matchField(se.content.words, q.Terms)
-		se.score = weightSectionTitle*se.titleM.score(q.Terms, len(se.title.words), avgTitleLen) +
-			weightContent*se.contentM.score(q.Terms, len(se.content.words), avgContentLn)
-		for ti := range seen {
-			seen[ti] += se.titleM.tf[ti] + se.contentM.tf[ti]
-		}
+		se := sectionEval{sec: sec, title: countField(sec.Title, q.Terms), content: countField(sec.Content, q.Terms)}
+		se.score = weightSectionTitle*se.title.score(q.Terms, avgTitleLen) + weightContent*se.content.score(q.Terms, avgContentLn)
+		add(se.title)
+		add(se.content)
 		e.score += se.score
 		e.sections = append(e.sections, se)
 	}
@@ -156,7 +201,7 @@ func evaluate(page *store.SearchPage, q Query) (*pageEval, bool) {
 func (e *pageEval) blocks(max int) []sectionEval {
 	var out []sectionEval
 	for _, se := range e.sections {
-		if len(se.titleM.spans)+len(se.contentM.spans) > 0 {
+		if se.title.positive || se.content.positive {
 			out = append(out, se)
 		}
 	}

@@ -95,7 +95,7 @@ func (s *Service) Search(ctx context.Context, q Query, scope []*Pair, offset, li
 	sortEvals(evals, func(p *store.SearchPage) string { return byVersion[p.VersionID].Project.Slug })
 	res.Count = len(evals)
 	for i := offset; i < len(evals) && i < offset+limit; i++ {
-		res.Hits = append(res.Hits, s.hit(evals[i], byVersion[evals[i].page.VersionID]))
+		res.Hits = append(res.Hits, s.hit(evals[i], byVersion[evals[i].page.VersionID], q))
 	}
 	return res, nil
 }
@@ -143,19 +143,21 @@ func (s *Service) candidates(ctx context.Context, versionIDs []int64, q Query) (
 	return pages, nil
 }
 
-func (s *Service) hit(e *pageEval, pair *Pair) Hit {
+func (s *Service) hit(e *pageEval, pair *Pair, q Query) Hit {
 	docs := s.URLs.Docs(pair.Target, pair.Version.Slug, "")
+	title := newField(e.page.Title)
 	h := Hit{
 		Pair: pair, Title: e.page.Title, StoredPath: e.page.Path, Doctype: e.page.Doctype,
 		URL: docs + pagePath(e.page.Path, e.page.Doctype), DocsURL: docs,
-		TitleHighlights: titleHighlight(e.title, e.titleM),
+		TitleHighlights: titleHighlight(title, matchField(title.words, q.Terms)),
 		Blocks:          []Block{},
 	}
 	for _, se := range e.blocks(maxBlocks) {
+		t, c := newField(se.sec.Title), newField(se.sec.Content)
 		h.Blocks = append(h.Blocks, Block{
 			ID: se.sec.Anchor, Title: se.sec.Title, Content: se.sec.Content,
-			TitleHighlights:   titleHighlight(se.title, se.titleM),
-			ContentHighlights: contentHighlight(se.content, se.contentM),
+			TitleHighlights:   titleHighlight(t, matchField(t.words, q.Terms)),
+			ContentHighlights: contentHighlight(c, matchField(c.words, q.Terms)),
 		})
 	}
 	return h

@@ -46,6 +46,12 @@ func foldRune(b *strings.Builder, r rune) {
 // combining mark) is no word.
 func splitWords(text string) []word {
 	words := make([]word, 0, len(text)/6)
+	eachWord(text, func(w word) { words = append(words, w) })
+	return words
+}
+
+// eachWord calls fn with each word of text in order (see splitWords).
+func eachWord(text string, fn func(word)) {
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c < utf8.RuneSelf && !isASCIIWordByte(c) {
@@ -59,17 +65,16 @@ func splitWords(text string) []word {
 			j++
 		}
 		if j > i && (j == len(text) || text[j] < utf8.RuneSelf && !isASCIIWordByte(text[j])) {
-			words = append(words, word{folded: cut(text[i:j]), start: i, end: j})
+			fn(word{folded: cut(text[i:j]), start: i, end: j})
 			i = j
 			continue
 		}
 		w, next := foldRun(text, i)
 		if w.folded != "" {
-			words = append(words, w)
+			fn(w)
 		}
 		i = max(next, i+1)
 	}
-	return words
 }
 
 func isASCIIWordByte(c byte) bool {
