@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"docsd/artifacts"
 	"docsd/search"
 	"docsd/store"
 	"docsd/storetest"
@@ -287,4 +288,46 @@ func TestSearchHugePage(t *testing.T) {
 			t.Errorf("count %d, want 1", res.Count)
 		}
 	})
+}
+
+// TestIndexerPublished: the publish hook indexes the published tree with
+// the build's search settings; when the tree can't be read, the version's
+// old entries are deleted and nothing fails.
+func TestIndexerPublished(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		w := newWorld(t, d)
+		ctx := t.Context()
+		arts, err := artifacts.NewLocal(t.TempDir())
+		must(t, err)
+		ix := &search.Indexer{Store: w.s, Trees: arts}
+		dir := t.TempDir()
+		for name, doc := range map[string]string{"index.html": `<main><h1>Home</h1><p>Welcome home.</p></main>`,
+			"search.html": `<main><h1>Search</h1><p>home</p></main>`, "skip/me.html": `<main><h1>Home skip</h1></main>`, "notes.txt": "home"} {
+			must(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+			must(t, os.WriteFile(filepath.Join(dir, name), []byte(doc), 0o644))
+		}
+		must(t, arts.PublishHTML(ctx, "demo", "latest", dir))
+		v := w.versions["demo/latest"]
+		ix.Published(ctx, w.demo, v, `{"doctype": "mkdocs", "search": {"ignore": ["skip/*", "search.html"], "ranking": {}}}`)
+		_, res := w.run(ctx, t, search.Reader{}, "project:demo home", 0, 15)
+		if res.Count != 1 || res.Hits[0].StoredPath != "index.html" || res.Hits[0].Doctype != "mkdocs" || !strings.HasSuffix(res.Hits[0].URL, "/latest/") {
+			t.Errorf("after publish: %s", describe(res))
+		}
+		// v1.0 has no published tree: its entries go.
+		w.index(t, "demo/v1.0", map[string]string{"a.html": `<main><h1>Home</h1></main>`})
+		ix.Published(ctx, w.demo, w.versions["demo/v1.0"], `{}`)
+		if n, err := w.s.CountSearchPages(ctx, w.versions["demo/v1.0"].ID); err != nil || n != 0 {
+			t.Errorf("entries after a failed indexing: %d, %v", n, err)
+		}
+	})
+}
+
+// TestSearchSuperuserGetsNothingExtra: R.1's visibility gives superusers
+// no private content they don't maintain.
+func TestSearchSuperuserGetsNothingExtra(t *testing.T) {
+	w := newWorld(t, store.SQLite)
+	root, _ := storetest.MustSuperuser(t, w.s, "root")
+	if _, res := w.run(t.Context(), t, search.Reader{UserID: root.ID}, "project:demo/internal-notes secret", 0, 15); res.Count != 0 {
+		t.Errorf("superuser count %d, want 0", res.Count)
+	}
 }
