@@ -12,10 +12,10 @@ import (
 	"docsd/store"
 )
 
-// searchParts wires the search service and the indexer the build pool
-// calls after publishing (reader.md R.6.1).
+// searchParts wires the indexer the build pool calls after publishing
+// (reader.md R.6.1). Queries need nothing here: the graph's search field
+// builds its service from the resolver's store and URLs.
 func (a *app) searchParts() {
-	a.search = &search.Service{Store: a.store, URLs: a.urls()}
 	a.indexer = &search.Indexer{Store: a.store, Trees: a.artifacts, Logger: a.logger}
 }
 

@@ -33,7 +33,6 @@ type app struct {
 	executor  *graph.Executor
 	pool      *builder.Pool
 	logger    *slog.Logger
-	search    *search.Service
 	indexer   *search.Indexer
 }
 
