@@ -200,6 +200,9 @@ func (j *job) pipeline(ctx context.Context, owner string) error {
 	if err := j.publish(ctx, out); err != nil {
 		return err
 	}
+	if internal && j.pool.cfg.Published != nil {
+		j.pool.cfg.Published(ctx, j.project, j.version, cfg.JSON())
+	}
 	if internal && cfg.Doctype != doctypeGeneric {
 		return s.RecordBuildFacts(ctx, j.project.ID, nil, &cfg.Doctype)
 	}

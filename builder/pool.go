@@ -66,6 +66,11 @@ type Config struct {
 	// DataDir: docsd's whole data directory, the SQLite database's
 	// directory, artifact storage.
 	SandboxHide []string
+	// Published, when set, is called once after each successful build of
+	// an internal version has published its HTML, before the build is
+	// finished; the search indexer hangs here (reader.md R.6.1). It must
+	// not fail the build: it handles its own errors.
+	Published func(ctx context.Context, p *store.Project, v *store.Version, configJSON string)
 }
 
 func (c *Config) defaults() {

@@ -25,5 +25,12 @@ func schemaConfig(r *Resolver) Config {
 	c.Project.Users = func(child int) int { return 1 + child*unpaged }
 	c.Project.Integrations = func(child int) int { return 1 + child*unpaged }
 	c.Build.Commands = func(child int) int { return 1 + child*unpaged }
+	c.Query.Search = func(child int, _ string, _ *SearchFamilyInput, _, limit *int64) int {
+		l := int64(15)
+		if limit != nil {
+			l = min(max(*limit, 0), maxSearchLimit)
+		}
+		return 1 + child*int(l)
+	}
 	return cfg
 }

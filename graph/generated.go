@@ -227,6 +227,7 @@ type ComplexityRoot struct {
 		Project       func(childComplexity int, slug *string, id *int64, filter *ProjectFilterInput) int
 		ProjectAccess func(childComplexity int, slug string) int
 		Projects      func(childComplexity int, filter *ProjectFilterInput, limit *int64, offset *int64) int
+		Search        func(childComplexity int, query string, family *SearchFamilyInput, offset *int64, limit *int64) int
 		Version       func(childComplexity int, id int64) int
 		Versions      func(childComplexity int, filter *VersionFilterInput, limit *int64, offset *int64) int
 		Viewer        func(childComplexity int) int
@@ -251,6 +252,40 @@ type ComplexityRoot struct {
 	Repository struct {
 		Type func(childComplexity int) int
 		URL  func(childComplexity int) int
+	}
+
+	SearchBlock struct {
+		Content           func(childComplexity int) int
+		ContentHighlights func(childComplexity int) int
+		ID                func(childComplexity int) int
+		Title             func(childComplexity int) int
+		TitleHighlights   func(childComplexity int) int
+	}
+
+	SearchHit struct {
+		Blocks          func(childComplexity int) int
+		DocsURL         func(childComplexity int) int
+		Doctype         func(childComplexity int) int
+		Domain          func(childComplexity int) int
+		Path            func(childComplexity int) int
+		Project         func(childComplexity int) int
+		ProjectAlias    func(childComplexity int) int
+		StoredPath      func(childComplexity int) int
+		Title           func(childComplexity int) int
+		TitleHighlights func(childComplexity int) int
+		Version         func(childComplexity int) int
+	}
+
+	SearchResults struct {
+		Nodes      func(childComplexity int) int
+		Query      func(childComplexity int) int
+		Scope      func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	SearchScopePair struct {
+		Project func(childComplexity int) int
+		Version func(childComplexity int) int
 	}
 
 	Subproject struct {
@@ -401,6 +436,7 @@ type QueryResolver interface {
 	Version(ctx context.Context, id int64) (*store.Version, error)
 	Builds(ctx context.Context, filter *BuildFilterInput, limit *int64, offset *int64) (*BuildList, error)
 	Build(ctx context.Context, id int64) (*store.Build, error)
+	Search(ctx context.Context, query string, family *SearchFamilyInput, offset *int64, limit *int64) (*SearchResults, error)
 }
 type RedirectResolver interface {
 	Project(ctx context.Context, obj *store.Redirect) (*store.Project, error)
@@ -1435,6 +1471,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Projects(childComplexity, args["filter"].(*ProjectFilterInput), args["limit"].(*int64), args["offset"].(*int64)), true
+	case "Query.search":
+		if e.ComplexityRoot.Query.Search == nil {
+			break
+		}
+
+		args, err := ec.field_Query_search_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Search(childComplexity, args["query"].(string), args["family"].(*SearchFamilyInput), args["offset"].(*int64), args["limit"].(*int64)), true
 	case "Query.version":
 		if e.ComplexityRoot.Query.Version == nil {
 			break
@@ -1538,6 +1585,142 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Repository.URL(childComplexity), true
+
+	case "SearchBlock.content":
+		if e.ComplexityRoot.SearchBlock.Content == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchBlock.Content(childComplexity), true
+	case "SearchBlock.contentHighlights":
+		if e.ComplexityRoot.SearchBlock.ContentHighlights == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchBlock.ContentHighlights(childComplexity), true
+	case "SearchBlock.id":
+		if e.ComplexityRoot.SearchBlock.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchBlock.ID(childComplexity), true
+	case "SearchBlock.title":
+		if e.ComplexityRoot.SearchBlock.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchBlock.Title(childComplexity), true
+	case "SearchBlock.titleHighlights":
+		if e.ComplexityRoot.SearchBlock.TitleHighlights == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchBlock.TitleHighlights(childComplexity), true
+
+	case "SearchHit.blocks":
+		if e.ComplexityRoot.SearchHit.Blocks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHit.Blocks(childComplexity), true
+	case "SearchHit.docsUrl":
+		if e.ComplexityRoot.SearchHit.DocsURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHit.DocsURL(childComplexity), true
+	case "SearchHit.doctype":
+		if e.ComplexityRoot.SearchHit.Doctype == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHit.Doctype(childComplexity), true
+	case "SearchHit.domain":
+		if e.ComplexityRoot.SearchHit.Domain == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHit.Domain(childComplexity), true
+	case "SearchHit.path":
+		if e.ComplexityRoot.SearchHit.Path == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHit.Path(childComplexity), true
+	case "SearchHit.project":
+		if e.ComplexityRoot.SearchHit.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHit.Project(childComplexity), true
+	case "SearchHit.projectAlias":
+		if e.ComplexityRoot.SearchHit.ProjectAlias == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHit.ProjectAlias(childComplexity), true
+	case "SearchHit.storedPath":
+		if e.ComplexityRoot.SearchHit.StoredPath == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHit.StoredPath(childComplexity), true
+	case "SearchHit.title":
+		if e.ComplexityRoot.SearchHit.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHit.Title(childComplexity), true
+	case "SearchHit.titleHighlights":
+		if e.ComplexityRoot.SearchHit.TitleHighlights == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHit.TitleHighlights(childComplexity), true
+	case "SearchHit.version":
+		if e.ComplexityRoot.SearchHit.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHit.Version(childComplexity), true
+
+	case "SearchResults.nodes":
+		if e.ComplexityRoot.SearchResults.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResults.Nodes(childComplexity), true
+	case "SearchResults.query":
+		if e.ComplexityRoot.SearchResults.Query == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResults.Query(childComplexity), true
+	case "SearchResults.scope":
+		if e.ComplexityRoot.SearchResults.Scope == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResults.Scope(childComplexity), true
+	case "SearchResults.totalCount":
+		if e.ComplexityRoot.SearchResults.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResults.TotalCount(childComplexity), true
+
+	case "SearchScopePair.project":
+		if e.ComplexityRoot.SearchScopePair.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchScopePair.Project(childComplexity), true
+	case "SearchScopePair.version":
+		if e.ComplexityRoot.SearchScopePair.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchScopePair.Version(childComplexity), true
 
 	case "Subproject.alias":
 		if e.ComplexityRoot.Subproject.Alias == nil {
@@ -1789,6 +1972,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputProjectFilterInput,
 		ec.unmarshalInputRedirectInput,
 		ec.unmarshalInputRepositoryInput,
+		ec.unmarshalInputSearchFamilyInput,
 		ec.unmarshalInputUpdateProjectInput,
 		ec.unmarshalInputUpdateVersionInput,
 		ec.unmarshalInputVersionFilterInput,
@@ -1902,6 +2086,74 @@ type Query {
   builds(filter: BuildFilterInput, limit: Int, offset: Int): BuildList!
   "A visible build by id."
   build(id: Int!): Build
+  """
+  Full-text search of built documentation (reader.md R.6). Without ` + "`" + `family` + "`" + `,
+  ` + "`" + `query` + "`" + ` names its scope with arguments (` + "`" + `project:P[/V]` + "`" + `, ` + "`" + `subprojects:P[/V]` + "`" + `,
+  ` + "`" + `user:@me` + "`" + `; none: nothing is searched). With ` + "`" + `family` + "`" + `, the scope is that
+  project's family (the v2 search endpoints) and all of ` + "`" + `query` + "`" + ` is text.
+  Visibility is the docs host's: private content only for its maintainers.
+  """
+  search(query: String!, family: SearchFamilyInput, offset: Int = 0, limit: Int = 15): SearchResults!
+}
+
+"The scope of a v2 search: a project at a version, then each of its subprojects."
+input SearchFamilyInput {
+  project: String!
+  version: String!
+  "Subprojects without that version are searched at their default version (true) or left out (false)."
+  fallback: Boolean!
+  "Answer NOT_FOUND unless the project has a visible version with that slug, whatever its state."
+  requireVersion: Boolean!
+}
+
+"One page of search results."
+type SearchResults {
+  "Matching pages in the whole scope."
+  totalCount: Int!
+  "The query text without scope arguments."
+  query: String!
+  "The (project, version) pairs searched, in order."
+  scope: [SearchScopePair!]!
+  "The asked window of matching pages, best first."
+  nodes: [SearchHit!]!
+}
+
+"A (project, version) pair of a search scope."
+type SearchScopePair {
+  project: String!
+  version: String!
+}
+
+"A matching page."
+type SearchHit {
+  project: String!
+  "The project's alias in its parent project, if it is a subproject."
+  projectAlias: String
+  version: String!
+  title: String!
+  "Scheme and host of the page's URL."
+  domain: String!
+  "Path of the page's URL."
+  path: String!
+  "The page's file in the published tree, e.g. ` + "`" + `guide/install.html` + "`" + `."
+  storedPath: String!
+  "The project's documentation type when the page was indexed."
+  doctype: String!
+  "docs_url(project, version): the version's docs root."
+  docsUrl: String!
+  "[] when the page title does not match, else the highlighted title."
+  titleHighlights: [String!]!
+  "Up to three matching sections, best first."
+  blocks: [SearchBlock!]!
+}
+
+"A matching section of a page."
+type SearchBlock {
+  id: String!
+  title: String!
+  content: String!
+  titleHighlights: [String!]!
+  contentHighlights: [String!]!
 }
 
 type Mutation {
@@ -2655,6 +2907,74 @@ func (ec *executionContext) childFields_Repository(ctx context.Context, field gr
 		return ec.fieldContext_Repository_type(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Repository", field.Name)
+}
+
+func (ec *executionContext) childFields_SearchBlock(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_SearchBlock_id(ctx, field)
+	case "title":
+		return ec.fieldContext_SearchBlock_title(ctx, field)
+	case "content":
+		return ec.fieldContext_SearchBlock_content(ctx, field)
+	case "titleHighlights":
+		return ec.fieldContext_SearchBlock_titleHighlights(ctx, field)
+	case "contentHighlights":
+		return ec.fieldContext_SearchBlock_contentHighlights(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SearchBlock", field.Name)
+}
+
+func (ec *executionContext) childFields_SearchHit(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "project":
+		return ec.fieldContext_SearchHit_project(ctx, field)
+	case "projectAlias":
+		return ec.fieldContext_SearchHit_projectAlias(ctx, field)
+	case "version":
+		return ec.fieldContext_SearchHit_version(ctx, field)
+	case "title":
+		return ec.fieldContext_SearchHit_title(ctx, field)
+	case "domain":
+		return ec.fieldContext_SearchHit_domain(ctx, field)
+	case "path":
+		return ec.fieldContext_SearchHit_path(ctx, field)
+	case "storedPath":
+		return ec.fieldContext_SearchHit_storedPath(ctx, field)
+	case "doctype":
+		return ec.fieldContext_SearchHit_doctype(ctx, field)
+	case "docsUrl":
+		return ec.fieldContext_SearchHit_docsUrl(ctx, field)
+	case "titleHighlights":
+		return ec.fieldContext_SearchHit_titleHighlights(ctx, field)
+	case "blocks":
+		return ec.fieldContext_SearchHit_blocks(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SearchHit", field.Name)
+}
+
+func (ec *executionContext) childFields_SearchResults(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_SearchResults_totalCount(ctx, field)
+	case "query":
+		return ec.fieldContext_SearchResults_query(ctx, field)
+	case "scope":
+		return ec.fieldContext_SearchResults_scope(ctx, field)
+	case "nodes":
+		return ec.fieldContext_SearchResults_nodes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SearchResults", field.Name)
+}
+
+func (ec *executionContext) childFields_SearchScopePair(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "project":
+		return ec.fieldContext_SearchScopePair_project(ctx, field)
+	case "version":
+		return ec.fieldContext_SearchScopePair_version(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SearchScopePair", field.Name)
 }
 
 func (ec *executionContext) childFields_Subproject(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3780,6 +4100,44 @@ func (ec *executionContext) field_Query_projects_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["offset"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_search_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "query",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["query"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "family",
+		func(ctx context.Context, v any) (*SearchFamilyInput, error) {
+			return ec.unmarshalOSearchFamilyInput2ᚖdocsdᚋgraphᚐSearchFamilyInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["family"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg3
 	return args, nil
 }
 
@@ -8014,6 +8372,50 @@ func (ec *executionContext) fieldContext_Query_build(ctx context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_search(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_search(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Search(ctx, fc.Args["query"].(string), fc.Args["family"].(*SearchFamilyInput), fc.Args["offset"].(*int64), fc.Args["limit"].(*int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *SearchResults) graphql.Marshaler {
+			return ec.marshalNSearchResults2ᚖdocsdᚋgraphᚐSearchResults(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_search(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SearchResults(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_search_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8382,6 +8784,539 @@ func (ec *executionContext) _Repository_type(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_Repository_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Repository", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchBlock_id(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchBlock_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchBlock_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchBlock_title(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchBlock_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchBlock_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchBlock_content(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchBlock_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchBlock_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchBlock_titleHighlights(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchBlock_titleHighlights(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TitleHighlights, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchBlock_titleHighlights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchBlock_contentHighlights(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchBlock_contentHighlights(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentHighlights, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchBlock_contentHighlights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchHit_project(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHit_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHit_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchHit", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchHit_projectAlias(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHit_projectAlias(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProjectAlias, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHit_projectAlias(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchHit", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchHit_version(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHit_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHit_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchHit", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchHit_title(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHit_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHit_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchHit", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchHit_domain(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHit_domain(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Domain, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHit_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchHit", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchHit_path(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHit_path(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Path, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHit_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchHit", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchHit_storedPath(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHit_storedPath(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoredPath, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHit_storedPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchHit", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchHit_doctype(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHit_doctype(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Doctype, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHit_doctype(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchHit", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchHit_docsUrl(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHit_docsUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DocsURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHit_docsUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchHit", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchHit_titleHighlights(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHit_titleHighlights(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TitleHighlights, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHit_titleHighlights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchHit", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchHit_blocks(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHit_blocks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Blocks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*SearchBlock) graphql.Marshaler {
+			return ec.marshalNSearchBlock2ᚕᚖdocsdᚋgraphᚐSearchBlockᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHit_blocks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SearchHit",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SearchBlock(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SearchResults_totalCount(ctx context.Context, field graphql.CollectedField, obj *SearchResults) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResults_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResults_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResults", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResults_query(ctx context.Context, field graphql.CollectedField, obj *SearchResults) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResults_query(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Query, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResults_query(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchResults", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchResults_scope(ctx context.Context, field graphql.CollectedField, obj *SearchResults) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResults_scope(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scope, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*SearchScopePair) graphql.Marshaler {
+			return ec.marshalNSearchScopePair2ᚕᚖdocsdᚋgraphᚐSearchScopePairᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResults_scope(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SearchResults",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SearchScopePair(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SearchResults_nodes(ctx context.Context, field graphql.CollectedField, obj *SearchResults) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResults_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*SearchHit) graphql.Marshaler {
+			return ec.marshalNSearchHit2ᚕᚖdocsdᚋgraphᚐSearchHitᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResults_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SearchResults",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SearchHit(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SearchScopePair_project(ctx context.Context, field graphql.CollectedField, obj *SearchScopePair) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchScopePair_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchScopePair_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchScopePair", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchScopePair_version(ctx context.Context, field graphql.CollectedField, obj *SearchScopePair) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchScopePair_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchScopePair_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchScopePair", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Subproject_id(ctx context.Context, field graphql.CollectedField, obj *store.Relationship) (ret graphql.Marshaler) {
@@ -10852,6 +11787,57 @@ func (ec *executionContext) unmarshalInputRepositoryInput(ctx context.Context, o
 				return it, err
 			}
 			it.Type = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputSearchFamilyInput(ctx context.Context, obj any) (SearchFamilyInput, error) {
+	var it SearchFamilyInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"project", "version", "fallback", "requireVersion"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "version":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("version"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Version = data
+		case "fallback":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fallback"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Fallback = data
+		case "requireVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requireVersion"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequireVersion = data
 		}
 	}
 	return it, nil
@@ -13792,6 +14778,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "search":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_search(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -13995,6 +15003,248 @@ func (ec *executionContext) _Repository(ctx context.Context, sel ast.SelectionSe
 			}
 		case "type":
 			out.Values[i] = ec._Repository_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var searchBlockImplementors = []string{"SearchBlock"}
+
+func (ec *executionContext) _SearchBlock(ctx context.Context, sel ast.SelectionSet, obj *SearchBlock) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, searchBlockImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SearchBlock")
+		case "id":
+			out.Values[i] = ec._SearchBlock_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._SearchBlock_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "content":
+			out.Values[i] = ec._SearchBlock_content(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "titleHighlights":
+			out.Values[i] = ec._SearchBlock_titleHighlights(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contentHighlights":
+			out.Values[i] = ec._SearchBlock_contentHighlights(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var searchHitImplementors = []string{"SearchHit"}
+
+func (ec *executionContext) _SearchHit(ctx context.Context, sel ast.SelectionSet, obj *SearchHit) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, searchHitImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SearchHit")
+		case "project":
+			out.Values[i] = ec._SearchHit_project(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "projectAlias":
+			out.Values[i] = ec._SearchHit_projectAlias(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._SearchHit_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._SearchHit_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "domain":
+			out.Values[i] = ec._SearchHit_domain(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "path":
+			out.Values[i] = ec._SearchHit_path(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "storedPath":
+			out.Values[i] = ec._SearchHit_storedPath(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "doctype":
+			out.Values[i] = ec._SearchHit_doctype(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "docsUrl":
+			out.Values[i] = ec._SearchHit_docsUrl(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "titleHighlights":
+			out.Values[i] = ec._SearchHit_titleHighlights(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "blocks":
+			out.Values[i] = ec._SearchHit_blocks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var searchResultsImplementors = []string{"SearchResults"}
+
+func (ec *executionContext) _SearchResults(ctx context.Context, sel ast.SelectionSet, obj *SearchResults) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, searchResultsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SearchResults")
+		case "totalCount":
+			out.Values[i] = ec._SearchResults_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "query":
+			out.Values[i] = ec._SearchResults_query(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "scope":
+			out.Values[i] = ec._SearchResults_scope(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._SearchResults_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var searchScopePairImplementors = []string{"SearchScopePair"}
+
+func (ec *executionContext) _SearchScopePair(ctx context.Context, sel ast.SelectionSet, obj *SearchScopePair) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, searchScopePairImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SearchScopePair")
+		case "project":
+			out.Values[i] = ec._SearchScopePair_project(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._SearchScopePair_version(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -15475,6 +16725,94 @@ func (ec *executionContext) marshalNRepository2ᚖdocsdᚋgraphᚐRepository(ctx
 	return ec._Repository(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNSearchBlock2ᚕᚖdocsdᚋgraphᚐSearchBlockᚄ(ctx context.Context, sel ast.SelectionSet, v []*SearchBlock) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSearchBlock2ᚖdocsdᚋgraphᚐSearchBlock(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSearchBlock2ᚖdocsdᚋgraphᚐSearchBlock(ctx context.Context, sel ast.SelectionSet, v *SearchBlock) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SearchBlock(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSearchHit2ᚕᚖdocsdᚋgraphᚐSearchHitᚄ(ctx context.Context, sel ast.SelectionSet, v []*SearchHit) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSearchHit2ᚖdocsdᚋgraphᚐSearchHit(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSearchHit2ᚖdocsdᚋgraphᚐSearchHit(ctx context.Context, sel ast.SelectionSet, v *SearchHit) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SearchHit(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSearchResults2ᚖdocsdᚋgraphᚐSearchResults(ctx context.Context, sel ast.SelectionSet, v *SearchResults) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SearchResults(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSearchScopePair2ᚕᚖdocsdᚋgraphᚐSearchScopePairᚄ(ctx context.Context, sel ast.SelectionSet, v []*SearchScopePair) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSearchScopePair2ᚖdocsdᚋgraphᚐSearchScopePair(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSearchScopePair2ᚖdocsdᚋgraphᚐSearchScopePair(ctx context.Context, sel ast.SelectionSet, v *SearchScopePair) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SearchScopePair(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -15923,6 +17261,14 @@ func (ec *executionContext) unmarshalORepositoryInput2ᚖdocsdᚋgraphᚐReposit
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputRepositoryInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOSearchFamilyInput2ᚖdocsdᚋgraphᚐSearchFamilyInput(ctx context.Context, v any) (*SearchFamilyInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputSearchFamilyInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 

@@ -156,6 +156,66 @@ type RepositoryInput struct {
 	Type graphql.Omittable[*string] `json:"type,omitempty"`
 }
 
+// A matching section of a page.
+type SearchBlock struct {
+	ID                string   `json:"id"`
+	Title             string   `json:"title"`
+	Content           string   `json:"content"`
+	TitleHighlights   []string `json:"titleHighlights"`
+	ContentHighlights []string `json:"contentHighlights"`
+}
+
+// The scope of a v2 search: a project at a version, then each of its subprojects.
+type SearchFamilyInput struct {
+	Project string `json:"project"`
+	Version string `json:"version"`
+	// Subprojects without that version are searched at their default version (true) or left out (false).
+	Fallback bool `json:"fallback"`
+	// Answer NOT_FOUND unless the project has a visible version with that slug, whatever its state.
+	RequireVersion bool `json:"requireVersion"`
+}
+
+// A matching page.
+type SearchHit struct {
+	Project string `json:"project"`
+	// The project's alias in its parent project, if it is a subproject.
+	ProjectAlias *string `json:"projectAlias,omitempty"`
+	Version      string  `json:"version"`
+	Title        string  `json:"title"`
+	// Scheme and host of the page's URL.
+	Domain string `json:"domain"`
+	// Path of the page's URL.
+	Path string `json:"path"`
+	// The page's file in the published tree, e.g. `guide/install.html`.
+	StoredPath string `json:"storedPath"`
+	// The project's documentation type when the page was indexed.
+	Doctype string `json:"doctype"`
+	// docs_url(project, version): the version's docs root.
+	DocsURL string `json:"docsUrl"`
+	// [] when the page title does not match, else the highlighted title.
+	TitleHighlights []string `json:"titleHighlights"`
+	// Up to three matching sections, best first.
+	Blocks []*SearchBlock `json:"blocks"`
+}
+
+// One page of search results.
+type SearchResults struct {
+	// Matching pages in the whole scope.
+	TotalCount int64 `json:"totalCount"`
+	// The query text without scope arguments.
+	Query string `json:"query"`
+	// The (project, version) pairs searched, in order.
+	Scope []*SearchScopePair `json:"scope"`
+	// The asked window of matching pages, best first.
+	Nodes []*SearchHit `json:"nodes"`
+}
+
+// A (project, version) pair of a search scope.
+type SearchScopePair struct {
+	Project string `json:"project"`
+	Version string `json:"version"`
+}
+
 type SubprojectList struct {
 	TotalCount int64                 `json:"totalCount"`
 	Nodes      []*store.Relationship `json:"nodes"`

@@ -649,6 +649,11 @@ func (r *queryResolver) Build(ctx context.Context, id int64) (*store.Build, erro
 	return r.visibleBuild(ctx, b, false)
 }
 
+// Search is the resolver for the search field.
+func (r *queryResolver) Search(ctx context.Context, query string, family *SearchFamilyInput, offset *int64, limit *int64) (*SearchResults, error) {
+	return r.search(ctx, query, family, offset, limit)
+}
+
 // Project is the resolver for the project field.
 func (r *redirectResolver) Project(ctx context.Context, obj *store.Redirect) (*store.Project, error) {
 	return r.loaders(ctx).projectByID.Load(ctx, obj.ProjectID)

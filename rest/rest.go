@@ -20,6 +20,11 @@ type Config struct {
 	AbsoluteAPILinks bool   // v3 _links and next/previous as absolute URLs
 	ThrottleUserRate string // v3 per-user budget, e.g. "60/minute"; "0" or "" disables
 	MaxPageSize      int    // upper bound of `limit`; default 100
+
+	// The search endpoints (reader.md R.6.4–R.6.7).
+	DocsDomain         string // subdomain mode when set: /_/api/ links use the request's docs host
+	DocsScheme         string // scheme of docs subdomains; default: PublicURL's
+	SearchThrottleRate string // per reader budget, e.g. "100/minute"; "0" or "" disables
 }
 
 // Server holds what the REST handlers need.
@@ -28,7 +33,8 @@ type Server struct {
 	cfg     Config
 	handler http.Handler
 
-	v3throttle *v3Throttle // nil when v3 throttling is off
+	v3throttle     *v3Throttle // nil when v3 throttling is off
+	searchThrottle *v3Throttle // nil when search throttling is off
 }
 
 // New returns the handler of everything under /api/ (except the incoming
@@ -38,11 +44,16 @@ func New(exec *graph.Executor, cfg Config) *Server {
 		cfg.MaxPageSize = 100
 	}
 	s := &Server{exec: exec, cfg: cfg}
+	s.searchThrottle = newSearchThrottle(cfg.SearchThrottleRate)
 	v3, v2 := s.v3Handler(), s.v2Handler()
 	// Dispatch by prefix, not with http.ServeMux: ServeMux would clean `//`
 	// and `..` out of paths with a redirect, even for writes (§3.7 forbids
 	// redirecting a write). Paths are matched as sent.
 	s.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if kind, docsHost, noSlash, ok := searchRoute(r.URL.Path); ok {
+			s.serveSearch(w, r, kind, docsHost, noSlash)
+			return
+		}
 		switch p := r.URL.Path; {
 		case p == "/api/v3" || strings.HasPrefix(p, "/api/v3/"):
 			v3.ServeHTTP(w, r) // `/api/v3` gets the trailing-slash rule

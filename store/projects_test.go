@@ -116,6 +116,7 @@ func TestImportProject(t *testing.T) {
 			"build_commands": 0, "sync_tasks": 0, "project_relationships": 0, "redirects": 0,
 			"environment_variables": 0, "integrations": 1, "webhook_exchanges": 0,
 			"docs_sessions": 0,
+			"search_pages":  0, "search_sections": 0,
 		}
 		if got := storetest.RowCounts(t, d, db); !maps.Equal(got, wantCounts) {
 			t.Errorf("row counts = %v, want %v", got, wantCounts)

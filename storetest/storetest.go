@@ -123,13 +123,16 @@ func SQL(tb testing.TB, d store.Dialect, url string) *sql.DB {
 }
 
 // RowCounts returns the number of rows of every table of the database
-// (except goose's own), by table name.
+// (except goose's own, and SQLite's virtual tables and their shadow tables,
+// which hold an index, not rows), by table name.
 func RowCounts(tb testing.TB, d store.Dialect, db *sql.DB) map[string]int {
 	tb.Helper()
 	ctx := context.Background()
 	list := `SELECT tablename FROM pg_tables WHERE schemaname = current_schema()`
 	if d == store.SQLite {
-		list = `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
+		list = `SELECT name FROM sqlite_master t WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+			AND NOT EXISTS (SELECT 1 FROM sqlite_master v WHERE v.type = 'table' AND v.sql LIKE 'CREATE VIRTUAL TABLE%'
+				AND (t.name = v.name OR t.name LIKE v.name || '\_%' ESCAPE '\'))`
 	}
 	rows, err := db.QueryContext(ctx, list)
 	if err != nil {

@@ -141,6 +141,7 @@ func TestServeBuildsImportedProject(t *testing.T) {
 			t.Errorf("%s/index.html: %v\n%s", v, err, index)
 		}
 	}
+	checkSearch(t, base, data)
 
 	// The import's integration is readable by the maintainer and works.
 	d := gql(`{ project(slug: "demo") { integrations { type secret webhookUrl } } }`)

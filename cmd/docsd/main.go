@@ -52,6 +52,7 @@ Commands:
                                           re-encrypt secrets stored in the database
   backup FILE                             copy the SQLite database to FILE while docsd runs
   build cancel ID                         cancel a queued or running build (any worker stops it within seconds)
+  search reindex [PROJECT[/VERSION]]      rebuild the search index from published docs
 
   --version                               print docsd's version
 
@@ -196,6 +197,8 @@ func (c *command) dispatch(ctx context.Context, args []string) error {
 		return c.worker(ctx, rest)
 	case "migrate":
 		return c.migrate(ctx, rest)
+	case "search":
+		return c.searchCommand(ctx, sub, rest)
 	case "backup":
 		return c.backup(ctx, rest)
 	case "user", "token", "project", "version", "redirect", "build", "secrets":

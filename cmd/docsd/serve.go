@@ -21,6 +21,7 @@ import (
 	"docsd/hosting"
 	"docsd/metrics"
 	"docsd/rest"
+	"docsd/search"
 	"docsd/store"
 )
 
@@ -35,6 +36,7 @@ type app struct {
 	pool      *builder.Pool
 	metrics   *metrics.Metrics
 	logger    *slog.Logger
+	indexer   *search.Indexer
 }
 
 // open connects to the database (applying migrations) and wires the graph.
@@ -68,6 +70,7 @@ func (c *command) wire(s *store.Store) (*app, error) {
 	s.UseSealer(sealer)
 	a := &app{settings: c.settings, store: s, artifacts: arts, logger: c.logger}
 	a.metrics = metrics.New(s, versionString(), c.logger)
+	a.searchParts()
 	a.pool = a.newPool()
 	a.resolver = &graph.Resolver{
 		Store: s,
@@ -111,6 +114,10 @@ func (a *app) handler() http.Handler {
 		AbsoluteAPILinks: a.settings.AbsoluteAPILinks,
 		ThrottleUserRate: a.settings.ThrottleUserRate,
 		MaxPageSize:      a.settings.MaxPageSize,
+
+		DocsDomain:         a.settings.DocsDomain,
+		DocsScheme:         a.settings.DocsScheme,
+		SearchThrottleRate: a.settings.SearchThrottleRate,
 	})
 	mux.Handle("/api/", api)
 	docs := hosting.New(a.store, a.artifacts, hosting.Config{
@@ -145,7 +152,7 @@ func (a *app) handler() http.Handler {
 		}
 	})
 	throttle := newAuthThrottle(a.settings.AuthFailureRate, a.settings.trustedProxies)
-	return a.logRequests(throttle.middleware(docs.Hosts(root)))
+	return a.logRequests(throttle.middleware(searchFirst(api, docs.Hosts(root))))
 }
 
 // statusRecorder remembers the status a handler wrote, for the access log.

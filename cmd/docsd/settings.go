@@ -62,6 +62,8 @@ type Settings struct {
 	// Reader side (reader.md R.0.1).
 	AddonsInject    bool
 	AddonsClientURL string
+	// Search (reader.md R.0.1, R.6).
+	SearchThrottleRate string
 }
 
 func envName(flagName string) string {
@@ -159,6 +161,9 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	// Reader side (reader.md R.0.1).
 	boolean(&s.AddonsInject, "addons-inject", true, "inject the reader client (version menu, banners, search) into served HTML pages")
 	str(&s.AddonsClientURL, "addons-client-url", "", "absolute URL or path of a reader client to inject instead of docsd's built-in one")
+
+	// Search (reader.md R.0.1, R.6).
+	str(&s.SearchThrottleRate, "search-throttle-rate", "100/minute", "search endpoints' budget per user (else per remote address), N/second|minute|hour|day; 0 disables")
 }
 
 // resolve fills derived defaults and checks the settings.
@@ -190,6 +195,9 @@ func (s *Settings) resolve() error {
 	}
 	if c := s.AddonsClientURL; c != "" && !strings.HasPrefix(c, "/") && !strings.HasPrefix(c, "http://") && !strings.HasPrefix(c, "https://") {
 		return fmt.Errorf("--addons-client-url %q must be an absolute URL or an absolute path", c)
+	}
+	if _, _, err := rest.ParseThrottleRate(s.SearchThrottleRate); err != nil {
+		return fmt.Errorf("--search-throttle-rate: %v", err)
 	}
 	if s.MaxPageSize <= 0 {
 		return fmt.Errorf("--max-page-size must be positive")

@@ -36,6 +36,7 @@ func (a *app) newPool() *builder.Pool {
 		Limits:                  buildLimits(s),
 		Network:                 s.BuildNetwork,
 		AllowPrivateNetwork:     s.AllowPrivateNetwork,
+		Published:               a.indexer.Published,
 	}, a.logger)
 }
 

@@ -1,0 +1,215 @@
+package rest
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"docsd/errs"
+	"docsd/graph"
+)
+
+// The search endpoints (reader.md R.6.5–R.6.7). Each is served on /api/
+// and, with the docs host's reader identity, on /_/api/ (R.2).
+type searchKind int
+
+const (
+	searchV3        searchKind = iota // /api/v3/search/ (RTD HEAD)
+	searchV2                          // /api/v2/search/ (RTD HEAD's v2 shape)
+	searchDocsearch                   // /api/v2/docsearch/ (the 2019 shape)
+)
+
+var searchPaths = map[string]searchKind{
+	"/api/v3/search/":    searchV3,
+	"/api/v2/search/":    searchV2,
+	"/api/v2/docsearch/": searchDocsearch,
+}
+
+// searchRoute returns the search endpoint of path: kind, whether it is the
+// docs-host form (/_/api/…), and whether the path lacks only its trailing
+// slash.
+func searchRoute(path string) (kind searchKind, docsHost, noSlash, ok bool) {
+	p, docsHost := strings.CutPrefix(path, "/_")
+	if !strings.HasPrefix(p, "/api/") {
+		return 0, false, false, false
+	}
+	if !strings.HasSuffix(p, "/") {
+		p += "/"
+		noSlash = true
+	}
+	kind, ok = searchPaths[p]
+	return kind, docsHost, noSlash, ok
+}
+
+// IsSearchPath reports whether path is one of the search endpoints, in its
+// /api/ or /_/api/ form, with or without the trailing slash. cmd routes the
+// /_/api/ paths of every host (public and docs subdomains) here.
+func IsSearchPath(path string) bool {
+	_, _, _, ok := searchRoute(path)
+	return ok
+}
+
+// corsAllowHeaders is the preflight's Access-Control-Allow-Headers (R.6.4).
+const corsAllowHeaders = "accept, authorization, content-type, user-agent, x-csrftoken, x-requested-with"
+
+// serveSearch answers a search endpoint: slash and method rules (R.2), CORS
+// (R.6.4, /api/ forms only), the reader's identity (R.1), the search
+// throttle, then the endpoint itself.
+func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request, kind searchKind, docsHost, noSlash bool) {
+	h := w.Header()
+	if !docsHost {
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+		if r.Method == http.MethodOptions && r.Header.Get("Origin") != "" && r.Header.Get("Access-Control-Request-Method") != "" {
+			h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
+			h.Set("Access-Control-Max-Age", "86400")
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.Set("Allow", "GET, HEAD")
+		writeJSON(w, r, http.StatusMethodNotAllowed, map[string]string{
+			"detail": fmt.Sprintf("Method %q not allowed.", strings.ToUpper(r.Method)),
+		})
+		return
+	}
+	if noSlash {
+		u := r.URL.EscapedPath() + "/"
+		if r.URL.RawQuery != "" {
+			u += "?" + r.URL.RawQuery
+		}
+		h.Set("Location", u)
+		w.WriteHeader(http.StatusMovedPermanently)
+		return
+	}
+	ctx, ok := s.searchReader(w, r, kind, docsHost)
+	if !ok {
+		return
+	}
+	if docsHost && graph.ViewerFrom(ctx).User != nil {
+		h.Set("Cache-Control", "private, no-cache")
+	}
+	if s.searchThrottle != nil {
+		if wait := s.searchThrottle.allow(searchThrottleKey(ctx, r)); wait > 0 {
+			h.Set("Retry-After", strconv.Itoa(wait))
+			writeJSON(w, r, http.StatusTooManyRequests, map[string]any{"detail": v3ThrottledMessage(wait)})
+			return
+		}
+	}
+	sr := &searchReq{s: s, w: w, r: r, ctx: ctx, query: r.URL.Query(), base: s.searchBase(r, docsHost)}
+	switch kind {
+	case searchV3:
+		sr.v3()
+	case searchV2:
+		sr.v2()
+	default:
+		sr.docsearch()
+	}
+}
+
+// searchReader returns the request's context with the reader as viewer
+// (R.1): on /api/v3/search/ bad credentials are a 401; on the /_/ forms
+// they are anonymous; the /api/v2/ forms ignore credentials.
+func (s *Server) searchReader(w http.ResponseWriter, r *http.Request, kind searchKind, docsHost bool) (context.Context, bool) {
+	if !docsHost && kind != searchV3 {
+		return graph.WithUser(r.Context(), nil), true
+	}
+	ctx, err := s.exec.Authenticate(r.Context(), r.Header.Get("Authorization"))
+	if err == nil {
+		return ctx, true
+	}
+	if docsHost && errs.KindOf(err) == errs.Unauthenticated {
+		return graph.WithUser(r.Context(), nil), true
+	}
+	writeError(w, r, err)
+	return nil, false
+}
+
+// searchThrottleKey identifies whom the search throttle counts: the user,
+// else the connection's remote address (negative keys, hashed).
+func searchThrottleKey(ctx context.Context, r *http.Request) int64 {
+	if id := graph.ViewerFrom(ctx).UserID(); id != 0 {
+		return id
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	f := fnv.New64a()
+	f.Write([]byte(host))
+	return -int64(f.Sum64()&math.MaxInt64) - 1
+}
+
+// searchBase is what next/previous links start with (R.6.5): the public
+// URL for /api/ forms; for /_/ forms the docs origin of the request, which
+// is a project's docs subdomain or the public URL.
+func (s *Server) searchBase(r *http.Request, docsHost bool) string {
+	origin := s.cfg.PublicURL
+	if docsHost && s.cfg.DocsDomain != "" {
+		host := strings.ToLower(r.Host)
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		domain := strings.ToLower(s.cfg.DocsDomain)
+		if d, _, err := net.SplitHostPort(domain); err == nil {
+			domain = d
+		}
+		if label, ok := strings.CutSuffix(host, "."+domain); ok && label != "" && !strings.Contains(label, ".") {
+			scheme := s.cfg.DocsScheme
+			if scheme == "" {
+				scheme, _, _ = strings.Cut(s.cfg.PublicURL, "://")
+			}
+			origin = scheme + "://" + r.Host
+		}
+	}
+	return origin + r.URL.EscapedPath()
+}
+
+// searchReq is one search request being answered.
+type searchReq struct {
+	s     *Server
+	w     http.ResponseWriter
+	r     *http.Request
+	ctx   context.Context
+	query url.Values
+	base  string // the endpoint's absolute URL, for next/previous
+}
+
+// link is the endpoint's URL with the request's parameters, page set to
+// page (removed for page 1), encoded sorted by name.
+func (sr *searchReq) link(page int) *string {
+	q := url.Values{}
+	for k, v := range sr.query {
+		q[k] = append([]string(nil), v...)
+	}
+	if page <= 1 {
+		q.Del("page")
+	} else {
+		q.Set("page", strconv.Itoa(page))
+	}
+	u := sr.base
+	if enc := q.Encode(); enc != "" {
+		u += "?" + enc
+	}
+	return &u
+}
+
+// newSearchThrottle is the search endpoints' throttle (R.6.4), nil when
+// rate turns it off; a malformed rate is logged and turns it off (cmd
+// validates the setting before).
+func newSearchThrottle(rate string) *v3Throttle {
+	th, err := v3NewThrottle(rate, time.Now)
+	if err != nil {
+		slog.Error("search: throttling is off", "err", err)
+	}
+	return th
+}

@@ -1,0 +1,103 @@
+package search
+
+import (
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// escaper is the HTML encoder of RTD's highlighter (R.6.3).
+var escaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#x27;", "/", "&#x2F;")
+
+// fragmentRunes is the length of a content highlight (R.6.3).
+const fragmentRunes = 100
+
+// mergeSpans sorts spans and joins overlapping ones.
+func mergeSpans(spans []span) []span {
+	if len(spans) == 0 {
+		return nil
+	}
+	s := append([]span(nil), spans...)
+	sort.Slice(s, func(i, j int) bool { return s[i].start < s[j].start || s[i].start == s[j].start && s[i].end > s[j].end })
+	out := s[:1]
+	for _, x := range s[1:] {
+		last := &out[len(out)-1]
+		if x.start < last.end {
+			last.end = max(last.end, x.end)
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// markup escapes text[from:to] and wraps the spans inside it in <span>.
+func markup(text string, spans []span, from, to int) string {
+	var b strings.Builder
+	pos := from
+	for _, s := range spans {
+		if s.end <= from || s.start >= to {
+			continue
+		}
+		start, end := max(s.start, from), min(s.end, to)
+		b.WriteString(escaper.Replace(text[pos:start]))
+		b.WriteString("<span>")
+		b.WriteString(escaper.Replace(text[start:end]))
+		b.WriteString("</span>")
+		pos = end
+	}
+	b.WriteString(escaper.Replace(text[pos:to]))
+	return b.String()
+}
+
+// titleHighlight is [] without a match, else the whole highlighted title.
+func titleHighlight(f field, m fieldMatch) []string {
+	if len(m.spans) == 0 {
+		return []string{}
+	}
+	return []string{markup(f.text, mergeSpans(m.spans), 0, len(f.text))}
+}
+
+// contentHighlight is [] without a match, else one fragment: the whole
+// content when it is short, else the 100-character window starting at a
+// word start that holds the most matches (earliest on ties), extended to
+// the end of a word it cuts.
+func contentHighlight(f field, m fieldMatch) []string {
+	if len(m.spans) == 0 {
+		return []string{}
+	}
+	spans := mergeSpans(m.spans)
+	if utf8.RuneCountInString(f.text) <= fragmentRunes {
+		return []string{markup(f.text, spans, 0, len(f.text))}
+	}
+	bestStart, bestEnd, best := 0, 0, -1
+	for _, w := range f.words {
+		end := advanceRunes(f.text, w.start, fragmentRunes)
+		lo := sort.Search(len(spans), func(i int) bool { return spans[i].start >= w.start })
+		hi := sort.Search(len(spans), func(i int) bool { return spans[i].start >= end })
+		n := hi - lo
+		if n > best {
+			bestStart, bestEnd, best = w.start, end, n
+		}
+	}
+	// Extend a cut word to its end.
+	for _, w := range f.words {
+		if w.start < bestEnd && w.end > bestEnd {
+			bestEnd = w.end
+		}
+	}
+	for bestEnd > bestStart && f.text[bestEnd-1] == ' ' {
+		bestEnd-- // a window ending between words ends at the word
+	}
+	return []string{markup(f.text, spans, bestStart, bestEnd)}
+}
+
+// advanceRunes returns the byte offset n runes after from (or the end).
+func advanceRunes(s string, from, n int) int {
+	i := from
+	for ; n > 0 && i < len(s); n-- {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return i
+}

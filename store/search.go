@@ -1,0 +1,338 @@
+package store
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"docsd/errs"
+)
+
+// IndexPage is one HTML page of a version as the search indexer hands it
+// to the store (reader.md R.6.2 step 5). The *Words fields are the folded
+// words package search computed from the texts; the store keeps them in
+// the engine's full-text structure and never splits text itself.
+type IndexPage struct {
+	Path       string
+	Doctype    string
+	Rank       int
+	Title      string
+	TitleWords []string
+	Sections   []IndexSection
+}
+
+// IndexSection is one section of an IndexPage, in R.6.2 order.
+type IndexSection struct {
+	Anchor, Title, Content   string
+	TitleWords, ContentWords []string
+}
+
+// SearchPage is an indexed page read back for scoring and display.
+type SearchPage struct {
+	ID        int64  `db:"id"`
+	ProjectID int64  `db:"project_id"`
+	VersionID int64  `db:"version_id"`
+	Path      string `db:"path"`
+	Doctype   string `db:"doctype"`
+	Rank      int    `db:"rank"`
+	Title     string `db:"title"`
+	Sections  []SearchSection
+}
+
+// SearchSection is one stored section of a SearchPage.
+type SearchSection struct {
+	PageID   int64  `db:"page_id"`
+	Position int    `db:"position"`
+	Anchor   string `db:"anchor"`
+	Title    string `db:"title"`
+	Content  string `db:"content"`
+}
+
+// SearchTerm is one condition for FindSearchCandidates: consecutive words,
+// the last one matched as a prefix when Prefix is set.
+type SearchTerm struct {
+	Words  []string
+	Prefix bool
+}
+
+// ReplaceSearchIndex replaces every index entry of the version with pages,
+// in one transaction: a search sees the old entries or the new ones.
+func (s *Store) ReplaceSearchIndex(ctx context.Context, projectID, versionID int64, pages []IndexPage) error {
+	return s.InTx(ctx, "store.ReplaceSearchIndex", func(tx *Tx) error {
+		if err := tx.deleteSearchIndex(ctx, versionID); err != nil {
+			return err
+		}
+		for i := range pages {
+			if err := tx.insertSearchPage(ctx, projectID, versionID, &pages[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// DeleteSearchIndex deletes every index entry of the version.
+func (s *Store) DeleteSearchIndex(ctx context.Context, versionID int64) error {
+	return s.InTx(ctx, "store.DeleteSearchIndex", func(tx *Tx) error {
+		return tx.deleteSearchIndex(ctx, versionID)
+	})
+}
+
+func (tx *Tx) deleteSearchIndex(ctx context.Context, versionID int64) error {
+	// Sections go first and explicitly so that SQLite's FTS triggers run
+	// row by row inside this transaction.
+	if _, err := tx.exec(ctx, `DELETE FROM search_sections WHERE page_id IN (SELECT id FROM search_pages WHERE version_id = ?)`, versionID); err != nil {
+		return err
+	}
+	_, err := tx.exec(ctx, `DELETE FROM search_pages WHERE version_id = ?`, versionID)
+	return err
+}
+
+func (tx *Tx) insertSearchPage(ctx context.Context, projectID, versionID int64, p *IndexPage) error {
+	if !storable(p.Path) || !storable(p.Title) {
+		return errs.E(errs.Invalid, "store.ReplaceSearchIndex", "page text is not valid UTF-8")
+	}
+	var pageID int64
+	var err error
+	if tx.s.dialect == Postgres {
+		pageID, err = tx.insert(ctx, `INSERT INTO search_pages (project_id, version_id, path, doctype, rank, title, words)
+			VALUES (?, ?, ?, ?, ?, ?, ?::tsvector)`, projectID, versionID, p.Path, p.Doctype, p.Rank, p.Title, tsvectorLiteral(p.TitleWords))
+	} else {
+		pageID, err = tx.insert(ctx, `INSERT INTO search_pages (project_id, version_id, path, doctype, rank, title)
+			VALUES (?, ?, ?, ?, ?, ?)`, projectID, versionID, p.Path, p.Doctype, p.Rank, p.Title)
+		if err == nil {
+			_, err = tx.exec(ctx, `INSERT INTO search_page_fts (rowid, words) VALUES (?, ?)`, pageID, strings.Join(p.TitleWords, " "))
+		}
+	}
+	if err != nil {
+		return err
+	}
+	for _, sec := range p.Sections {
+		if !storable(sec.Anchor) || !storable(sec.Title) || !storable(sec.Content) {
+			return errs.E(errs.Invalid, "store.ReplaceSearchIndex", "section text is not valid UTF-8")
+		}
+	}
+	if tx.s.dialect == Postgres {
+		return tx.insertSectionsPostgres(ctx, pageID, p.Sections)
+	}
+	for i, sec := range p.Sections {
+		id, err := tx.insert(ctx, `INSERT INTO search_sections (page_id, position, anchor, title, content)
+			VALUES (?, ?, ?, ?, ?)`, pageID, i, sec.Anchor, sec.Title, sec.Content)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.exec(ctx, `INSERT INTO search_section_fts (rowid, title, content) VALUES (?, ?, ?)`,
+			id, strings.Join(sec.TitleWords, " "), strings.Join(sec.ContentWords, " ")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sectionBatch is how many sections one PostgreSQL INSERT writes.
+const sectionBatch = 200
+
+// insertSectionsPostgres writes a page's sections in multi-row INSERTs.
+func (tx *Tx) insertSectionsPostgres(ctx context.Context, pageID int64, secs []IndexSection) error {
+	for start := 0; start < len(secs); start += sectionBatch {
+		batch := secs[start:min(start+sectionBatch, len(secs))]
+		rows := make([]string, len(batch))
+		args := make([]any, 0, 6*len(batch))
+		for i, sec := range batch {
+			words := append(append([]string{}, sec.TitleWords...), sec.ContentWords...)
+			rows[i] = "(?, ?, ?, ?, ?, CAST(? AS tsvector))"
+			args = append(args, pageID, start+i, sec.Anchor, sec.Title, sec.Content, tsvectorLiteral(words))
+		}
+		if _, err := tx.exec(ctx, `INSERT INTO search_sections (page_id, position, anchor, title, content, words) VALUES `+
+			strings.Join(rows, ", "), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxTsvectorBytes bounds the size of one PostgreSQL tsvector, which must
+// stay under 1 MiB (each lexeme costs its length plus an entry of a few
+// bytes); words past it are not indexed there (docsd). Only sections of
+// tens of thousands of distinct words reach it.
+const maxTsvectorBytes = 900 << 10
+
+// tsvectorLiteral is the tsvector input text holding words as lexemes,
+// without positions: PostgreSQL matching only has to find candidates, and
+// package search checks phrases itself. Words are letters and digits
+// only, but quotes and backslashes are escaped all the same.
+func tsvectorLiteral(words []string) string {
+	set := make(map[string]bool, len(words))
+	uniq := make([]string, 0, len(words))
+	for _, w := range words {
+		if w != "" && !set[w] {
+			set[w] = true
+			uniq = append(uniq, w)
+		}
+	}
+	sort.Strings(uniq)
+	var b strings.Builder
+	size := 0
+	for i, w := range uniq {
+		if size += len(w) + 8; size > maxTsvectorBytes {
+			break
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(quoteLexeme(w))
+	}
+	return b.String()
+}
+
+func quoteLexeme(w string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(w) + "'"
+}
+
+// FindSearchCandidates returns, in id order, the pages of the given
+// versions whose title or a section contains at least one of terms and
+// whose title and sections contain none of exclude. It is the engines'
+// half of matching (FTS5 on SQLite, tsvector and GIN on PostgreSQL): the
+// result holds every page that matches, and package search decides on each
+// (phrases, required terms) itself. Exclude must only hold terms an engine
+// matches exactly: single words or prefixes.
+func (s *Store) FindSearchCandidates(ctx context.Context, versionIDs []int64, terms, exclude []SearchTerm) ([]int64, error) {
+	const op = "store.FindSearchCandidates"
+	ids := []int64{}
+	if len(versionIDs) == 0 || len(terms) == 0 {
+		return ids, nil
+	}
+	// On SQLite the FTS tables drive the joins (CROSS JOIN fixes the
+	// order), so a rare word reads a few rows, not every section.
+	sectionPages := `SELECT sec.page_id FROM (SELECT rowid AS id FROM search_section_fts WHERE search_section_fts MATCH ?) m
+		CROSS JOIN search_sections sec ON sec.id = m.id`
+	contains := func(expr string) (string, []any) {
+		if s.dialect == Postgres {
+			return `(p.words @@ CAST(? AS tsquery) OR p.id IN
+				(SELECT sec.page_id FROM search_sections sec WHERE sec.words @@ CAST(? AS tsquery)))`, []any{expr, expr}
+		}
+		return `(p.id IN (SELECT rowid FROM search_page_fts WHERE search_page_fts MATCH ?) OR p.id IN (` + sectionPages + `))`, []any{expr, expr}
+	}
+	from := ` FROM search_pages p`
+	var args []any
+	w := &where{}
+	if s.dialect == Postgres {
+		c, a := contains(s.matchText(terms))
+		w.add(c, a...)
+	} else {
+		expr := s.matchText(terms)
+		from = ` FROM (SELECT rowid AS page_id FROM search_page_fts WHERE search_page_fts MATCH ? UNION ` + sectionPages + `) c
+			CROSS JOIN search_pages p ON p.id = c.page_id`
+		args = []any{expr, expr}
+	}
+	w.add("p.version_id IN (?)", versionIDs)
+	if len(exclude) > 0 {
+		c, a := contains(s.matchText(exclude))
+		w.add("NOT "+c, a...)
+	}
+	err := s.read().selIn(ctx, &ids, `SELECT p.id`+from+w.String()+` ORDER BY p.id`, append(args, w.args...)...)
+	return ids, classify(op, err)
+}
+
+// matchText is terms (any of them) in the dialect's query language.
+func (s *Store) matchText(terms []SearchTerm) string {
+	if s.dialect == Postgres {
+		return tsqueryText(terms)
+	}
+	return fts5Text(terms)
+}
+
+// fts5Text is terms as an FTS5 expression: each term a quoted string
+// (a phrase when it has several words, `*` marking a prefix), joined by OR.
+func fts5Text(terms []SearchTerm) string {
+	parts := make([]string, 0, len(terms))
+	for _, t := range terms {
+		p := `"` + strings.ReplaceAll(strings.Join(t.Words, " "), `"`, `""`) + `"`
+		if t.Prefix {
+			p += " *"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, " OR ")
+}
+
+// tsqueryText is terms as tsquery input: a phrase's words joined by & (the
+// index keeps no positions), `:*` marking a prefix, terms joined by |.
+func tsqueryText(terms []SearchTerm) string {
+	parts := make([]string, 0, len(terms))
+	for _, t := range terms {
+		ws := make([]string, len(t.Words))
+		for i, w := range t.Words {
+			ws[i] = quoteLexeme(w)
+			if t.Prefix && i == len(t.Words)-1 {
+				ws[i] += ":*"
+			}
+		}
+		parts = append(parts, "("+strings.Join(ws, " & ")+")")
+	}
+	return strings.Join(parts, " | ")
+}
+
+// searchChunk bounds the ids of one IN list.
+const searchChunk = 500
+
+// FindSearchPages returns the pages with the given ids, in the order of
+// ids (unknown ids are left out), without their sections.
+func (s *Store) FindSearchPages(ctx context.Context, ids []int64) ([]*SearchPage, error) {
+	const op = "store.FindSearchPages"
+	byID := make(map[int64]*SearchPage, len(ids))
+	for start := 0; start < len(ids); start += searchChunk {
+		chunk := ids[start:min(start+searchChunk, len(ids))]
+		var pages []*SearchPage
+		if err := s.read().selIn(ctx, &pages, `SELECT id, project_id, version_id, path, doctype, rank, title
+			FROM search_pages WHERE id IN (?)`, chunk); err != nil {
+			return nil, classify(op, err)
+		}
+		for _, p := range pages {
+			byID[p.ID] = p
+		}
+	}
+	out := make([]*SearchPage, 0, len(ids))
+	for _, id := range ids {
+		if p := byID[id]; p != nil {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// FindSearchSections returns the sections of the versions' pages that
+// contain at least one of terms, ordered by page id and position. A
+// section left out contains none of the terms, so a page can be judged on
+// its title and these sections alone.
+func (s *Store) FindSearchSections(ctx context.Context, versionIDs []int64, terms []SearchTerm) ([]SearchSection, error) {
+	const op = "store.FindSearchSections"
+	secs := []SearchSection{}
+	if len(versionIDs) == 0 || len(terms) == 0 {
+		return secs, nil
+	}
+	var query string
+	expr := s.matchText(terms)
+	if s.dialect == Postgres {
+		query = `SELECT sec.page_id, sec.position, sec.anchor, sec.title, sec.content
+			FROM search_sections sec JOIN search_pages p ON p.id = sec.page_id
+			WHERE p.version_id IN (?) AND sec.words @@ CAST(? AS tsquery) ORDER BY sec.page_id, sec.position`
+	} else {
+		// The FTS table drives the joins (see FindSearchCandidates).
+		query = `SELECT sec.page_id, sec.position, sec.anchor, sec.title, sec.content
+			FROM (SELECT rowid AS id FROM search_section_fts WHERE search_section_fts MATCH ?) m
+			CROSS JOIN search_sections sec ON sec.id = m.id CROSS JOIN search_pages p ON p.id = sec.page_id
+			WHERE p.version_id IN (?) ORDER BY sec.page_id, sec.position`
+		err := s.read().selIn(ctx, &secs, query, expr, versionIDs)
+		return secs, classify(op, err)
+	}
+	err := s.read().selIn(ctx, &secs, query, versionIDs, expr)
+	return secs, classify(op, err)
+}
+
+// CountSearchPages returns how many pages the version has in the index.
+func (s *Store) CountSearchPages(ctx context.Context, versionID int64) (int, error) {
+	var n int
+	err := s.read().get(ctx, &n, `SELECT COUNT(*) FROM search_pages WHERE version_id = ?`, versionID)
+	return n, classify("store.CountSearchPages", err)
+}

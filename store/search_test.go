@@ -1,0 +1,70 @@
+package store_test
+
+import (
+	"testing"
+
+	"docsd/errs"
+	"docsd/store"
+	"docsd/storetest"
+)
+
+// TestSearchIndexStore: replacing a version's entries is all or nothing,
+// candidates honour terms, prefixes and exclusions, and sections come back
+// in order, on both databases.
+func TestSearchIndexStore(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		s := storetest.Open(t, d)
+		ctx := t.Context()
+		u, _ := storetest.MustUser(t, s, "alice")
+		res := storetest.MustImport(t, s, u, "demo", "https://example.com/demo")
+		v := res.Latest
+		page := func(path, title string, secs ...string) store.IndexPage {
+			p := store.IndexPage{Path: path, Doctype: "sphinx", Title: title, TitleWords: []string{title}}
+			for i := 0; i+1 < len(secs); i += 2 {
+				p.Sections = append(p.Sections, store.IndexSection{Title: secs[i], Content: secs[i+1],
+					TitleWords: []string{secs[i]}, ContentWords: []string{secs[i+1]}})
+			}
+			return p
+		}
+		must(t, s.ReplaceSearchIndex(ctx, res.Project.ID, v.ID, []store.IndexPage{
+			page("a.html", "alpha", "install", "pip", "usage", "run"),
+			page("b.html", "beta", "installation", "apt"),
+		}))
+		// A replacement that fails half-way leaves the old entries.
+		err := s.ReplaceSearchIndex(ctx, res.Project.ID, v.ID, []store.IndexPage{page("c.html", "gamma"), page("d.html", "bad\xff")})
+		wantKind(t, err, errs.Invalid)
+		if n, err := s.CountSearchPages(ctx, v.ID); err != nil || n != 2 {
+			t.Fatalf("pages after a failed replace: %d, %v", n, err)
+		}
+		ids := func(terms, exclude []store.SearchTerm) int {
+			t.Helper()
+			got, err := s.FindSearchCandidates(ctx, []int64{v.ID}, terms, exclude)
+			must(t, err)
+			return len(got)
+		}
+		term := func(w string, prefix bool) []store.SearchTerm {
+			return []store.SearchTerm{{Words: []string{w}, Prefix: prefix}}
+		}
+		for _, c := range []struct {
+			name          string
+			terms, except []store.SearchTerm
+			want          int
+		}{
+			{"word", term("install", false), nil, 1},
+			{"prefix", term("install", true), nil, 2},
+			{"page title", term("beta", false), nil, 1},
+			{"excluded", term("install", true), term("apt", false), 1},
+			{"none", term("zzz", false), nil, 0},
+			{"quote in a word", term(`a"b'c`, false), nil, 0},
+		} {
+			if got := ids(c.terms, c.except); got != c.want {
+				t.Errorf("%s: %d candidates, want %d", c.name, got, c.want)
+			}
+		}
+		secs, err := s.FindSearchSections(ctx, []int64{v.ID}, append(term("pip", false), term("run", false)...))
+		must(t, err)
+		if len(secs) != 2 || secs[0].Position != 0 || secs[1].Position != 1 || secs[1].Title != "usage" {
+			t.Errorf("sections = %+v", secs)
+		}
+	})
+}
