@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -172,22 +171,6 @@ func startBrowserFixture(t *testing.T, flags ...string) *e2eServer {
 	return srv
 }
 
-// searchServed reports whether the server answers the reader search API
-// (reader.md R.6.5), which another task adds.
-func searchServed(t *testing.T, srv *e2eServer) bool {
-	t.Helper()
-	resp, err := http.Get(srv.url + "/_/api/v3/search/?q=project%3Ademo%2Fv2.0+zanzibar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Logf("!!! SEARCH ASSERTION SKIPPED: GET /_/api/v3/search/ answered %d on this branch; "+
-			"the search index and route (reader.md R.6.5) are another task's.", resp.StatusCode)
-	}
-	return resp.StatusCode == 200
-}
-
 // waitLocation waits until the tab has loaded want; the page may be
 // between two documents meanwhile, which some calls answer with an error.
 func waitLocation(ctx context.Context, want string) (string, error) {
@@ -284,7 +267,6 @@ func TestBrowserReader(t *testing.T) {
 	}
 
 	// The search dialog: "/" opens it, typing searches /_/api/v3/search/.
-	served := searchServed(t, srv)
 	err = chromedp.Run(ctx,
 		chromedp.Poll(shadow(".search-input")+` != null`, nil, chromedp.WithPollingTimeout(30*time.Second)),
 		chromedp.KeyEvent("/"),
@@ -294,10 +276,6 @@ func TestBrowserReader(t *testing.T) {
 	if err != nil {
 		screenshot(t, ctx, "failure-search.png")
 		t.Fatalf("opening the search dialog: %v", err)
-	}
-	if !served {
-		screenshot(t, ctx, "search-dialog.png")
-		return
 	}
 	var titles []string
 	err = chromedp.Run(ctx,
