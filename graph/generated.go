@@ -57,9 +57,12 @@ type ComplexityRoot struct {
 		DocsURL       func(childComplexity int) int
 		Duration      func(childComplexity int) int
 		Error         func(childComplexity int) int
+		ErrorID       func(childComplexity int) int
 		ExitCode      func(childComplexity int) int
 		Finished      func(childComplexity int) int
 		ID            func(childComplexity int) int
+		Notification  func(childComplexity int, id int64) int
+		Notifications func(childComplexity int, filter *NotificationFilterInput, limit *int64, offset *int64) int
 		Project       func(childComplexity int) int
 		Started       func(childComplexity int) int
 		State         func(childComplexity int) int
@@ -140,10 +143,34 @@ type ComplexityRoot struct {
 		SetProjectPrivacy         func(childComplexity int, slug string, privacyLevel string) int
 		SetTranslationOf          func(childComplexity int, slug string, main *string) int
 		SetVersionPrivacy         func(childComplexity int, project string, version string, privacyLevel string) int
+		SyncVersions              func(childComplexity int, project string) int
 		TriggerBuild              func(childComplexity int, project string, version string) int
 		UpdateProject             func(childComplexity int, slug string, input UpdateProjectInput, replace *bool, validateOnly *bool) int
 		UpdateRedirect            func(childComplexity int, project string, id int64, input RedirectInput, replace *bool, validateOnly *bool) int
 		UpdateVersion             func(childComplexity int, project string, version string, input UpdateVersionInput, replace *bool, validateOnly *bool) int
+	}
+
+	Notification struct {
+		AttachedToContentType func(childComplexity int) int
+		AttachedToID          func(childComplexity int) int
+		Dismissable           func(childComplexity int) int
+		ID                    func(childComplexity int) int
+		Message               func(childComplexity int) int
+		News                  func(childComplexity int) int
+		State                 func(childComplexity int) int
+	}
+
+	NotificationList struct {
+		Nodes      func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	NotificationMessage struct {
+		Body        func(childComplexity int) int
+		Header      func(childComplexity int) int
+		ID          func(childComplexity int) int
+		IconClasses func(childComplexity int) int
+		Type        func(childComplexity int) int
 	}
 
 	Project struct {
@@ -166,6 +193,8 @@ type ComplexityRoot struct {
 		Language             func(childComplexity int) int
 		Modified             func(childComplexity int) int
 		Name                 func(childComplexity int) int
+		Notification         func(childComplexity int, id int64) int
+		Notifications        func(childComplexity int, filter *NotificationFilterInput, limit *int64, offset *int64) int
 		PrivacyLevel         func(childComplexity int) int
 		ProgrammingLanguage  func(childComplexity int) int
 		Redirect             func(childComplexity int, id int64) int
@@ -264,6 +293,11 @@ type ComplexityRoot struct {
 		TotalCount func(childComplexity int) int
 	}
 
+	SyncVersionsPayload struct {
+		Project   func(childComplexity int) int
+		Triggered func(childComplexity int) int
+	}
+
 	TriggerBuildPayload struct {
 		Build     func(childComplexity int) int
 		Project   func(childComplexity int) int
@@ -329,6 +363,9 @@ type BuildResolver interface {
 	Commands(ctx context.Context, obj *store.Build) ([]*store.BuildCommand, error)
 	DocsURL(ctx context.Context, obj *store.Build) (string, error)
 	CommitURL(ctx context.Context, obj *store.Build) (*string, error)
+	ErrorID(ctx context.Context, obj *store.Build) (*string, error)
+	Notifications(ctx context.Context, obj *store.Build, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error)
+	Notification(ctx context.Context, obj *store.Build, id int64) (*Notification, error)
 }
 type BuildCommandResolver interface {
 	RunTime(ctx context.Context, obj *store.BuildCommand) (*int64, error)
@@ -351,6 +388,7 @@ type MutationResolver interface {
 	UpdateVersion(ctx context.Context, project string, version string, input UpdateVersionInput, replace *bool, validateOnly *bool) (*store.Version, error)
 	SetVersionPrivacy(ctx context.Context, project string, version string, privacyLevel string) (*store.Version, error)
 	TriggerBuild(ctx context.Context, project string, version string) (*TriggerBuildPayload, error)
+	SyncVersions(ctx context.Context, project string) (*SyncVersionsPayload, error)
 	CreateSubproject(ctx context.Context, project string, input CreateSubprojectInput, validateOnly *bool) (*store.Relationship, error)
 	DeleteSubproject(ctx context.Context, project string, alias string) (bool, error)
 	CreateRedirect(ctx context.Context, project string, input RedirectInput, validateOnly *bool) (*store.Redirect, error)
@@ -388,6 +426,8 @@ type ProjectResolver interface {
 	EnvironmentVariables(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*EnvironmentVariableList, error)
 	EnvironmentVariable(ctx context.Context, obj *store.Project, id int64) (*store.EnvironmentVariable, error)
 	Integrations(ctx context.Context, obj *store.Project) ([]*store.Integration, error)
+	Notifications(ctx context.Context, obj *store.Project, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error)
+	Notification(ctx context.Context, obj *store.Project, id int64) (*Notification, error)
 	ViewerIsMaintainer(ctx context.Context, obj *store.Project) (bool, error)
 	AdminFields(ctx context.Context, obj *store.Project) (*ProjectAdminFields, error)
 }
@@ -488,6 +528,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Build.Error(childComplexity), true
+	case "Build.errorId":
+		if e.ComplexityRoot.Build.ErrorID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.ErrorID(childComplexity), true
 	case "Build.exitCode":
 		if e.ComplexityRoot.Build.ExitCode == nil {
 			break
@@ -506,6 +552,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Build.ID(childComplexity), true
+	case "Build.notification":
+		if e.ComplexityRoot.Build.Notification == nil {
+			break
+		}
+
+		args, err := ec.field_Build_notification_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Build.Notification(childComplexity, args["id"].(int64)), true
+	case "Build.notifications":
+		if e.ComplexityRoot.Build.Notifications == nil {
+			break
+		}
+
+		args, err := ec.field_Build_notifications_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Build.Notifications(childComplexity, args["filter"].(*NotificationFilterInput), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Build.project":
 		if e.ComplexityRoot.Build.Project == nil {
 			break
@@ -913,6 +981,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetVersionPrivacy(childComplexity, args["project"].(string), args["version"].(string), args["privacyLevel"].(string)), true
+	case "Mutation.syncVersions":
+		if e.ComplexityRoot.Mutation.SyncVersions == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_syncVersions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SyncVersions(childComplexity, args["project"].(string)), true
 	case "Mutation.triggerBuild":
 		if e.ComplexityRoot.Mutation.TriggerBuild == nil {
 			break
@@ -957,6 +1036,93 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateVersion(childComplexity, args["project"].(string), args["version"].(string), args["input"].(UpdateVersionInput), args["replace"].(*bool), args["validateOnly"].(*bool)), true
+
+	case "Notification.attachedToContentType":
+		if e.ComplexityRoot.Notification.AttachedToContentType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.AttachedToContentType(childComplexity), true
+	case "Notification.attachedToId":
+		if e.ComplexityRoot.Notification.AttachedToID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.AttachedToID(childComplexity), true
+	case "Notification.dismissable":
+		if e.ComplexityRoot.Notification.Dismissable == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Dismissable(childComplexity), true
+	case "Notification.id":
+		if e.ComplexityRoot.Notification.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.ID(childComplexity), true
+	case "Notification.message":
+		if e.ComplexityRoot.Notification.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Message(childComplexity), true
+	case "Notification.news":
+		if e.ComplexityRoot.Notification.News == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.News(childComplexity), true
+	case "Notification.state":
+		if e.ComplexityRoot.Notification.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.State(childComplexity), true
+
+	case "NotificationList.nodes":
+		if e.ComplexityRoot.NotificationList.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationList.Nodes(childComplexity), true
+	case "NotificationList.totalCount":
+		if e.ComplexityRoot.NotificationList.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationList.TotalCount(childComplexity), true
+
+	case "NotificationMessage.body":
+		if e.ComplexityRoot.NotificationMessage.Body == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationMessage.Body(childComplexity), true
+	case "NotificationMessage.header":
+		if e.ComplexityRoot.NotificationMessage.Header == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationMessage.Header(childComplexity), true
+	case "NotificationMessage.id":
+		if e.ComplexityRoot.NotificationMessage.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationMessage.ID(childComplexity), true
+	case "NotificationMessage.iconClasses":
+		if e.ComplexityRoot.NotificationMessage.IconClasses == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationMessage.IconClasses(childComplexity), true
+	case "NotificationMessage.type":
+		if e.ComplexityRoot.NotificationMessage.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationMessage.Type(childComplexity), true
 
 	case "Project.activeVersions":
 		if e.ComplexityRoot.Project.ActiveVersions == nil {
@@ -1092,6 +1258,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.Name(childComplexity), true
+	case "Project.notification":
+		if e.ComplexityRoot.Project.Notification == nil {
+			break
+		}
+
+		args, err := ec.field_Project_notification_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Project.Notification(childComplexity, args["id"].(int64)), true
+	case "Project.notifications":
+		if e.ComplexityRoot.Project.Notifications == nil {
+			break
+		}
+
+		args, err := ec.field_Project_notifications_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Project.Notifications(childComplexity, args["filter"].(*NotificationFilterInput), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Project.privacyLevel":
 		if e.ComplexityRoot.Project.PrivacyLevel == nil {
 			break
@@ -1570,6 +1758,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SubprojectList.TotalCount(childComplexity), true
 
+	case "SyncVersionsPayload.project":
+		if e.ComplexityRoot.SyncVersionsPayload.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncVersionsPayload.Project(childComplexity), true
+	case "SyncVersionsPayload.triggered":
+		if e.ComplexityRoot.SyncVersionsPayload.Triggered == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncVersionsPayload.Triggered(childComplexity), true
+
 	case "TriggerBuildPayload.build":
 		if e.ComplexityRoot.TriggerBuildPayload.Build == nil {
 			break
@@ -1778,6 +1979,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateSubprojectInput,
 		ec.unmarshalInputEnvironmentVariableInput,
 		ec.unmarshalInputImportProjectInput,
+		ec.unmarshalInputNotificationFilterInput,
 		ec.unmarshalInputProjectAdminInput,
 		ec.unmarshalInputProjectFilterInput,
 		ec.unmarshalInputRedirectInput,
@@ -1921,6 +2123,8 @@ type Mutation {
 
   "Queue a build of a version (maintainers). When the project's builds are disabled, nothing is queued and ` + "`" + `triggered` + "`" + ` is false."
   triggerBuild(project: String!, version: String!): TriggerBuildPayload
+  "Queue a version sync of the project without a build (maintainers, api-2026.md §A4.1). ` + "`" + `triggered` + "`" + ` is false when the project has builds disabled or no ` + "`" + `latest` + "`" + ` version; a sync already queued is not queued twice."
+  syncVersions(project: String!): SyncVersionsPayload
 
   "Nest a project the caller maintains under ` + "`" + `project` + "`" + ` (maintainers of ` + "`" + `project` + "`" + `)."
   createSubproject(project: String!, input: CreateSubprojectInput!, validateOnly: Boolean = false): Subproject
@@ -2042,6 +2246,10 @@ type Project {
   environmentVariable(id: Int!): EnvironmentVariable
   "Maintainers only (FORBIDDEN otherwise)."
   integrations: [Integration!]!
+  "Project notifications (maintainers only, FORBIDDEN otherwise); docsd attaches none, so the list is empty (api-2026.md §A4.3)."
+  notifications(filter: NotificationFilterInput, limit: Int, offset: Int): NotificationList!
+  "A project notification by id: always null (api-2026.md §A4.3)."
+  notification(id: Int!): Notification
   "Whether the caller maintains this project."
   viewerIsMaintainer: Boolean!
   "Admin fields (behavior.md §0.4), shown to maintainers and superusers; null to others."
@@ -2159,6 +2367,50 @@ type Build {
   "Docs URL of the build's version."
   docsUrl: String!
   commitUrl: String
+  "The notification message id of the build's failure (api-2026.md §A4.2); null unless it finished unsuccessfully."
+  errorId: String
+  "The build's notifications (api-2026.md §A4.2): one when it finished unsuccessfully (its id is the build id), none otherwise."
+  notifications(filter: NotificationFilterInput, limit: Int, offset: Int): NotificationList!
+  "The build's notification with that id, or null."
+  notification(id: Int!): Notification
+}
+
+input NotificationFilterInput {
+  "Notifications in one of these states (` + "`" + `unread` + "`" + `, ` + "`" + `read` + "`" + `, ` + "`" + `dismissed` + "`" + `, ` + "`" + `cancelled` + "`" + `)."
+  stateIn: [String!]
+}
+
+type NotificationList {
+  totalCount: Int!
+  nodes: [Notification!]!
+}
+
+"A notification attached to a build or project (api-2026.md §A4.2). docsd keeps no read state: every notification is ` + "`" + `unread` + "`" + `."
+type Notification {
+  id: Int!
+  "` + "`" + `build` + "`" + ` or ` + "`" + `project` + "`" + `."
+  attachedToContentType: String!
+  attachedToId: Int!
+  dismissable: Boolean!
+  news: Boolean!
+  state: String!
+  message: NotificationMessage!
+}
+
+type NotificationMessage {
+  "Read the Docs' message id, e.g. ` + "`" + `build:user:generic` + "`" + `."
+  id: String!
+  header: String!
+  "The build's error, as v3 renders it."
+  body: String!
+  "` + "`" + `error` + "`" + `."
+  type: String!
+  iconClasses: String!
+}
+
+type SyncVersionsPayload {
+  project: Project!
+  triggered: Boolean!
 }
 
 type BuildCommand {
@@ -2342,6 +2594,12 @@ func (ec *executionContext) childFields_Build(ctx context.Context, field graphql
 		return ec.fieldContext_Build_docsUrl(ctx, field)
 	case "commitUrl":
 		return ec.fieldContext_Build_commitUrl(ctx, field)
+	case "errorId":
+		return ec.fieldContext_Build_errorId(ctx, field)
+	case "notifications":
+		return ec.fieldContext_Build_notifications(ctx, field)
+	case "notification":
+		return ec.fieldContext_Build_notification(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Build", field.Name)
 }
@@ -2454,6 +2712,52 @@ func (ec *executionContext) childFields_Integration(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type Integration", field.Name)
 }
 
+func (ec *executionContext) childFields_Notification(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Notification_id(ctx, field)
+	case "attachedToContentType":
+		return ec.fieldContext_Notification_attachedToContentType(ctx, field)
+	case "attachedToId":
+		return ec.fieldContext_Notification_attachedToId(ctx, field)
+	case "dismissable":
+		return ec.fieldContext_Notification_dismissable(ctx, field)
+	case "news":
+		return ec.fieldContext_Notification_news(ctx, field)
+	case "state":
+		return ec.fieldContext_Notification_state(ctx, field)
+	case "message":
+		return ec.fieldContext_Notification_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Notification", field.Name)
+}
+
+func (ec *executionContext) childFields_NotificationList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_NotificationList_totalCount(ctx, field)
+	case "nodes":
+		return ec.fieldContext_NotificationList_nodes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotificationList", field.Name)
+}
+
+func (ec *executionContext) childFields_NotificationMessage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_NotificationMessage_id(ctx, field)
+	case "header":
+		return ec.fieldContext_NotificationMessage_header(ctx, field)
+	case "body":
+		return ec.fieldContext_NotificationMessage_body(ctx, field)
+	case "type":
+		return ec.fieldContext_NotificationMessage_type(ctx, field)
+	case "iconClasses":
+		return ec.fieldContext_NotificationMessage_iconClasses(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotificationMessage", field.Name)
+}
+
 func (ec *executionContext) childFields_Project(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -2530,6 +2834,10 @@ func (ec *executionContext) childFields_Project(ctx context.Context, field graph
 		return ec.fieldContext_Project_environmentVariable(ctx, field)
 	case "integrations":
 		return ec.fieldContext_Project_integrations(ctx, field)
+	case "notifications":
+		return ec.fieldContext_Project_notifications(ctx, field)
+	case "notification":
+		return ec.fieldContext_Project_notification(ctx, field)
 	case "viewerIsMaintainer":
 		return ec.fieldContext_Project_viewerIsMaintainer(ctx, field)
 	case "adminFields":
@@ -2666,6 +2974,16 @@ func (ec *executionContext) childFields_SubprojectList(ctx context.Context, fiel
 		return ec.fieldContext_SubprojectList_nodes(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SubprojectList", field.Name)
+}
+
+func (ec *executionContext) childFields_SyncVersionsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "project":
+		return ec.fieldContext_SyncVersionsPayload_project(ctx, field)
+	case "triggered":
+		return ec.fieldContext_SyncVersionsPayload_triggered(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SyncVersionsPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_TriggerBuildPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2875,6 +3193,50 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // endregion ************************** internal!.gotpl ***************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_Build_notification_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNInt2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Build_notifications_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*NotificationFilterInput, error) {
+			return ec.unmarshalONotificationFilterInput2ᚖdocsdᚋgraphᚐNotificationFilterInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg2
+	return args, nil
+}
 
 func (ec *executionContext) field_Mutation_addMaintainer_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -3252,6 +3614,20 @@ func (ec *executionContext) field_Mutation_setVersionPrivacy_args(ctx context.Co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_syncVersions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "project",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["project"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_triggerBuild_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3489,6 +3865,50 @@ func (ec *executionContext) field_Project_environmentVariables_args(ctx context.
 		return nil, err
 	}
 	args["offset"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Project_notification_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNInt2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Project_notifications_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*NotificationFilterInput, error) {
+			return ec.unmarshalONotificationFilterInput2ᚖdocsdᚋgraphᚐNotificationFilterInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg2
 	return args, nil
 }
 
@@ -4352,6 +4772,117 @@ func (ec *executionContext) _Build_commitUrl(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_Build_commitUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Build_errorId(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_errorId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Build().ErrorID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Build_errorId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Build_notifications(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_notifications(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Build().Notifications(ctx, obj, fc.Args["filter"].(*NotificationFilterInput), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *NotificationList) graphql.Marshaler {
+			return ec.marshalNNotificationList2ᚖdocsdᚋgraphᚐNotificationList(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Build_notifications(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Build",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotificationList(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Build_notifications_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Build_notification(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_notification(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Build().Notification(ctx, obj, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Notification) graphql.Marshaler {
+			return ec.marshalONotification2ᚖdocsdᚋgraphᚐNotification(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Build_notification(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Build",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Notification(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Build_notification_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _BuildCommand_id(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -5555,6 +6086,50 @@ func (ec *executionContext) fieldContext_Mutation_triggerBuild(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_syncVersions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_syncVersions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SyncVersions(ctx, fc.Args["project"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *SyncVersionsPayload) graphql.Marshaler {
+			return ec.marshalOSyncVersionsPayload2ᚖdocsdᚋgraphᚐSyncVersionsPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_syncVersions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SyncVersionsPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_syncVersions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createSubproject(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5949,6 +6524,346 @@ func (ec *executionContext) fieldContext_Mutation_deleteIntegration(ctx context.
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Notification_id(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_attachedToContentType(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_attachedToContentType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttachedToContentType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_attachedToContentType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_attachedToId(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_attachedToId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttachedToID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_attachedToId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_dismissable(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_dismissable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Dismissable, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_dismissable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_news(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_news(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.News, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_news(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_state(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_message(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *NotificationMessage) graphql.Marshaler {
+			return ec.marshalNNotificationMessage2ᚖdocsdᚋgraphᚐNotificationMessage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Notification",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotificationMessage(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NotificationList_totalCount(ctx context.Context, field graphql.CollectedField, obj *NotificationList) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationList_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationList", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationList_nodes(ctx context.Context, field graphql.CollectedField, obj *NotificationList) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationList_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*Notification) graphql.Marshaler {
+			return ec.marshalNNotification2ᚕᚖdocsdᚋgraphᚐNotificationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationList_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NotificationList",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Notification(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NotificationMessage_id(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationMessage_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationMessage_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationMessage_header(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationMessage_header(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Header, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationMessage_header(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationMessage_body(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationMessage_body(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Body, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationMessage_body(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationMessage_type(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationMessage_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationMessage_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationMessage_iconClasses(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationMessage_iconClasses(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IconClasses, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationMessage_iconClasses(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Project_id(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
@@ -7110,6 +8025,94 @@ func (ec *executionContext) fieldContext_Project_integrations(_ context.Context,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Integration(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Project_notifications(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_notifications(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Project().Notifications(ctx, obj, fc.Args["filter"].(*NotificationFilterInput), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *NotificationList) graphql.Marshaler {
+			return ec.marshalNNotificationList2ᚖdocsdᚋgraphᚐNotificationList(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Project_notifications(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotificationList(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Project_notifications_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Project_notification(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_notification(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Project().Notification(ctx, obj, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Notification) graphql.Marshaler {
+			return ec.marshalONotification2ᚖdocsdᚋgraphᚐNotification(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Project_notification(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Notification(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Project_notification_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -8511,6 +9514,61 @@ func (ec *executionContext) fieldContext_SubprojectList_nodes(_ context.Context,
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _SyncVersionsPayload_project(ctx context.Context, field graphql.CollectedField, obj *SyncVersionsPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncVersionsPayload_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
+			return ec.marshalNProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SyncVersionsPayload_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SyncVersionsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SyncVersionsPayload_triggered(ctx context.Context, field graphql.CollectedField, obj *SyncVersionsPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncVersionsPayload_triggered(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Triggered, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SyncVersionsPayload_triggered(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SyncVersionsPayload", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _TriggerBuildPayload_build(ctx context.Context, field graphql.CollectedField, obj *TriggerBuildPayload) (ret graphql.Marshaler) {
@@ -10561,6 +11619,36 @@ func (ec *executionContext) unmarshalInputImportProjectInput(ctx context.Context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputNotificationFilterInput(ctx context.Context, obj any) (NotificationFilterInput, error) {
+	var it NotificationFilterInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"stateIn"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "stateIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stateIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StateIn = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputProjectAdminInput(ctx context.Context, obj any) (ProjectAdminInput, error) {
 	var it ProjectAdminInput
 	if obj == nil {
@@ -11515,6 +12603,120 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "errorId":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Build_errorId(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "notifications":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Build_notifications(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "notification":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Build_notification(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -12146,6 +13348,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "syncVersions":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_syncVersions(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "createSubproject":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createSubproject(ctx, field)
@@ -12206,6 +13415,175 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteIntegration(ctx, field)
 			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var notificationImplementors = []string{"Notification"}
+
+func (ec *executionContext) _Notification(ctx context.Context, sel ast.SelectionSet, obj *Notification) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Notification")
+		case "id":
+			out.Values[i] = ec._Notification_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attachedToContentType":
+			out.Values[i] = ec._Notification_attachedToContentType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attachedToId":
+			out.Values[i] = ec._Notification_attachedToId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dismissable":
+			out.Values[i] = ec._Notification_dismissable(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "news":
+			out.Values[i] = ec._Notification_news(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "state":
+			out.Values[i] = ec._Notification_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._Notification_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var notificationListImplementors = []string{"NotificationList"}
+
+func (ec *executionContext) _NotificationList(ctx context.Context, sel ast.SelectionSet, obj *NotificationList) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationListImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NotificationList")
+		case "totalCount":
+			out.Values[i] = ec._NotificationList_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._NotificationList_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var notificationMessageImplementors = []string{"NotificationMessage"}
+
+func (ec *executionContext) _NotificationMessage(ctx context.Context, sel ast.SelectionSet, obj *NotificationMessage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationMessageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NotificationMessage")
+		case "id":
+			out.Values[i] = ec._NotificationMessage_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "header":
+			out.Values[i] = ec._NotificationMessage_header(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "body":
+			out.Values[i] = ec._NotificationMessage_body(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._NotificationMessage_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "iconClasses":
+			out.Values[i] = ec._NotificationMessage_iconClasses(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -13219,6 +14597,82 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "notifications":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Project_notifications(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "notification":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Project_notification(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "viewerIsMaintainer":
 			field := field
 
@@ -14109,6 +15563,49 @@ func (ec *executionContext) _SubprojectList(ctx context.Context, sel ast.Selecti
 			}
 		case "nodes":
 			out.Values[i] = ec._SubprojectList_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var syncVersionsPayloadImplementors = []string{"SyncVersionsPayload"}
+
+func (ec *executionContext) _SyncVersionsPayload(ctx context.Context, sel ast.SelectionSet, obj *SyncVersionsPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, syncVersionsPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SyncVersionsPayload")
+		case "project":
+			out.Values[i] = ec._SyncVersionsPayload_project(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "triggered":
+			out.Values[i] = ec._SyncVersionsPayload_triggered(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -15315,6 +16812,52 @@ func (ec *executionContext) marshalNJSON2encodingᚋjsonᚐRawMessage(ctx contex
 	return res
 }
 
+func (ec *executionContext) marshalNNotification2ᚕᚖdocsdᚋgraphᚐNotificationᚄ(ctx context.Context, sel ast.SelectionSet, v []*Notification) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNNotification2ᚖdocsdᚋgraphᚐNotification(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNNotification2ᚖdocsdᚋgraphᚐNotification(ctx context.Context, sel ast.SelectionSet, v *Notification) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Notification(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNotificationList2ᚖdocsdᚋgraphᚐNotificationList(ctx context.Context, sel ast.SelectionSet, v *NotificationList) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NotificationList(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNotificationMessage2ᚖdocsdᚋgraphᚐNotificationMessage(ctx context.Context, sel ast.SelectionSet, v *NotificationMessage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NotificationMessage(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNProject2ᚕᚖdocsdᚋstoreᚐProjectᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Project) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -15841,6 +17384,21 @@ func (ec *executionContext) marshalOIntegration2ᚖdocsdᚋstoreᚐIntegration(c
 	return ec._Integration(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalONotification2ᚖdocsdᚋgraphᚐNotification(ctx context.Context, sel ast.SelectionSet, v *Notification) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Notification(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalONotificationFilterInput2ᚖdocsdᚋgraphᚐNotificationFilterInput(ctx context.Context, v any) (*NotificationFilterInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputNotificationFilterInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx context.Context, sel ast.SelectionSet, v *store.Project) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -15936,6 +17494,13 @@ func (ec *executionContext) marshalOSubproject2ᚖdocsdᚋstoreᚐRelationship(c
 		return graphql.Null
 	}
 	return ec._Subproject(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOSyncVersionsPayload2ᚖdocsdᚋgraphᚐSyncVersionsPayload(ctx context.Context, sel ast.SelectionSet, v *SyncVersionsPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SyncVersionsPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {

@@ -65,6 +65,39 @@ type ImportProjectInput struct {
 type Mutation struct {
 }
 
+// A notification attached to a build or project (api-2026.md §A4.2). docsd keeps no read state: every notification is `unread`.
+type Notification struct {
+	ID int64 `json:"id"`
+	// `build` or `project`.
+	AttachedToContentType string               `json:"attachedToContentType"`
+	AttachedToID          int64                `json:"attachedToId"`
+	Dismissable           bool                 `json:"dismissable"`
+	News                  bool                 `json:"news"`
+	State                 string               `json:"state"`
+	Message               *NotificationMessage `json:"message"`
+}
+
+type NotificationFilterInput struct {
+	// Notifications in one of these states (`unread`, `read`, `dismissed`, `cancelled`).
+	StateIn []string `json:"stateIn,omitempty"`
+}
+
+type NotificationList struct {
+	TotalCount int64           `json:"totalCount"`
+	Nodes      []*Notification `json:"nodes"`
+}
+
+type NotificationMessage struct {
+	// Read the Docs' message id, e.g. `build:user:generic`.
+	ID     string `json:"id"`
+	Header string `json:"header"`
+	// The build's error, as v3 renders it.
+	Body string `json:"body"`
+	// `error`.
+	Type        string `json:"type"`
+	IconClasses string `json:"iconClasses"`
+}
+
 type ProjectAccess struct {
 	Exists bool `json:"exists"`
 	// The caller may read the project's detail.
@@ -155,6 +188,11 @@ type RepositoryInput struct {
 type SubprojectList struct {
 	TotalCount int64                 `json:"totalCount"`
 	Nodes      []*store.Relationship `json:"nodes"`
+}
+
+type SyncVersionsPayload struct {
+	Project   *store.Project `json:"project"`
+	Triggered bool           `json:"triggered"`
 }
 
 type TriggerBuildPayload struct {
