@@ -99,6 +99,11 @@ type ComplexityRoot struct {
 		Name func(childComplexity int) int
 	}
 
+	CompleteUploadPayload struct {
+		Build   func(childComplexity int) int
+		Outcome func(childComplexity int) int
+	}
+
 	Downloads struct {
 		Epub    func(childComplexity int) int
 		Htmlzip func(childComplexity int) int
@@ -118,6 +123,14 @@ type ComplexityRoot struct {
 		TotalCount func(childComplexity int) int
 	}
 
+	InitiateUploadPayload struct {
+		Build      func(childComplexity int) int
+		Outcome    func(childComplexity int) int
+		RetryAfter func(childComplexity int) int
+		UploadURL  func(childComplexity int) int
+		Version    func(childComplexity int) int
+	}
+
 	Integration struct {
 		Created    func(childComplexity int) int
 		ID         func(childComplexity int) int
@@ -128,6 +141,7 @@ type ComplexityRoot struct {
 
 	Mutation struct {
 		AddMaintainer             func(childComplexity int, slug string, username string) int
+		CompleteUpload            func(childComplexity int, build int64, status string) int
 		CreateEnvironmentVariable func(childComplexity int, project string, input EnvironmentVariableInput, validateOnly *bool) int
 		CreateIntegration         func(childComplexity int, project string, typeArg string) int
 		CreateRedirect            func(childComplexity int, project string, input RedirectInput, validateOnly *bool) int
@@ -138,6 +152,7 @@ type ComplexityRoot struct {
 		DeleteRedirect            func(childComplexity int, project string, id int64) int
 		DeleteSubproject          func(childComplexity int, project string, alias string) int
 		ImportProject             func(childComplexity int, input ImportProjectInput, validateOnly *bool) int
+		InitiateUpload            func(childComplexity int, input InitiateUploadInput) int
 		RemoveMaintainer          func(childComplexity int, slug string, username string) int
 		SetProjectAdminFields     func(childComplexity int, slug string, input ProjectAdminInput) int
 		SetProjectPrivacy         func(childComplexity int, slug string, privacyLevel string) int
@@ -305,6 +320,11 @@ type ComplexityRoot struct {
 		Version   func(childComplexity int) int
 	}
 
+	UploadUrl struct {
+		Fields func(childComplexity int) int
+		URL    func(childComplexity int) int
+	}
+
 	User struct {
 		Email       func(childComplexity int) int
 		ID          func(childComplexity int) int
@@ -389,6 +409,8 @@ type MutationResolver interface {
 	SetVersionPrivacy(ctx context.Context, project string, version string, privacyLevel string) (*store.Version, error)
 	TriggerBuild(ctx context.Context, project string, version string) (*TriggerBuildPayload, error)
 	SyncVersions(ctx context.Context, project string) (*SyncVersionsPayload, error)
+	InitiateUpload(ctx context.Context, input InitiateUploadInput) (*InitiateUploadPayload, error)
+	CompleteUpload(ctx context.Context, build int64, status string) (*CompleteUploadPayload, error)
 	CreateSubproject(ctx context.Context, project string, input CreateSubprojectInput, validateOnly *bool) (*store.Relationship, error)
 	DeleteSubproject(ctx context.Context, project string, alias string) (bool, error)
 	CreateRedirect(ctx context.Context, project string, input RedirectInput, validateOnly *bool) (*store.Redirect, error)
@@ -711,6 +733,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Choice.Name(childComplexity), true
 
+	case "CompleteUploadPayload.build":
+		if e.ComplexityRoot.CompleteUploadPayload.Build == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CompleteUploadPayload.Build(childComplexity), true
+	case "CompleteUploadPayload.outcome":
+		if e.ComplexityRoot.CompleteUploadPayload.Outcome == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CompleteUploadPayload.Outcome(childComplexity), true
+
 	case "Downloads.epub":
 		if e.ComplexityRoot.Downloads.Epub == nil {
 			break
@@ -774,6 +809,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.EnvironmentVariableList.TotalCount(childComplexity), true
 
+	case "InitiateUploadPayload.build":
+		if e.ComplexityRoot.InitiateUploadPayload.Build == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InitiateUploadPayload.Build(childComplexity), true
+	case "InitiateUploadPayload.outcome":
+		if e.ComplexityRoot.InitiateUploadPayload.Outcome == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InitiateUploadPayload.Outcome(childComplexity), true
+	case "InitiateUploadPayload.retryAfter":
+		if e.ComplexityRoot.InitiateUploadPayload.RetryAfter == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InitiateUploadPayload.RetryAfter(childComplexity), true
+	case "InitiateUploadPayload.uploadUrl":
+		if e.ComplexityRoot.InitiateUploadPayload.UploadURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InitiateUploadPayload.UploadURL(childComplexity), true
+	case "InitiateUploadPayload.version":
+		if e.ComplexityRoot.InitiateUploadPayload.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InitiateUploadPayload.Version(childComplexity), true
+
 	case "Integration.created":
 		if e.ComplexityRoot.Integration.Created == nil {
 			break
@@ -816,6 +882,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddMaintainer(childComplexity, args["slug"].(string), args["username"].(string)), true
+	case "Mutation.completeUpload":
+		if e.ComplexityRoot.Mutation.CompleteUpload == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_completeUpload_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CompleteUpload(childComplexity, args["build"].(int64), args["status"].(string)), true
 	case "Mutation.createEnvironmentVariable":
 		if e.ComplexityRoot.Mutation.CreateEnvironmentVariable == nil {
 			break
@@ -926,6 +1003,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ImportProject(childComplexity, args["input"].(ImportProjectInput), args["validateOnly"].(*bool)), true
+	case "Mutation.initiateUpload":
+		if e.ComplexityRoot.Mutation.InitiateUpload == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_initiateUpload_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.InitiateUpload(childComplexity, args["input"].(InitiateUploadInput)), true
 	case "Mutation.removeMaintainer":
 		if e.ComplexityRoot.Mutation.RemoveMaintainer == nil {
 			break
@@ -1796,6 +1884,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TriggerBuildPayload.Version(childComplexity), true
 
+	case "UploadUrl.fields":
+		if e.ComplexityRoot.UploadUrl.Fields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UploadUrl.Fields(childComplexity), true
+	case "UploadUrl.url":
+		if e.ComplexityRoot.UploadUrl.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UploadUrl.URL(childComplexity), true
+
 	case "User.email":
 		if e.ComplexityRoot.User.Email == nil {
 			break
@@ -1979,6 +2080,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateSubprojectInput,
 		ec.unmarshalInputEnvironmentVariableInput,
 		ec.unmarshalInputImportProjectInput,
+		ec.unmarshalInputInitiateUploadInput,
 		ec.unmarshalInputNotificationFilterInput,
 		ec.unmarshalInputProjectAdminInput,
 		ec.unmarshalInputProjectFilterInput,
@@ -2125,6 +2227,10 @@ type Mutation {
   triggerBuild(project: String!, version: String!): TriggerBuildPayload
   "Queue a version sync of the project without a build (maintainers, api-2026.md §A4.1). ` + "`" + `triggered` + "`" + ` is false when the project has builds disabled or no ` + "`" + `latest` + "`" + ` version; a sync already queued is not queued twice."
   syncVersions(project: String!): SyncVersionsPayload
+  "Start an upload of prebuilt docs (api-2026.md §A4.5): gets or creates the version and creates a build awaiting its archive. Refusals are outcomes, not errors."
+  initiateUpload(input: InitiateUploadInput!): InitiateUploadPayload!
+  "Finish an upload: ` + "`" + `success` + "`" + ` queues the archive's processing, ` + "`" + `failed` + "`" + ` fails the build (api-2026.md §A4.5)."
+  completeUpload(build: Int!, status: String!): CompleteUploadPayload!
 
   "Nest a project the caller maintains under ` + "`" + `project` + "`" + ` (maintainers of ` + "`" + `project` + "`" + `)."
   createSubproject(project: String!, input: CreateSubprojectInput!, validateOnly: Boolean = false): Subproject
@@ -2408,6 +2514,41 @@ type NotificationMessage {
   iconClasses: String!
 }
 
+input InitiateUploadInput {
+  "Project slug."
+  project: String!
+  "Branch or tag name, or pull-request number."
+  versionName: String!
+  "` + "`" + `branch` + "`" + `, ` + "`" + `tag` + "`" + ` or ` + "`" + `external` + "`" + `."
+  versionType: String!
+  versionCommit: String!
+  "A privacy level; when absent an existing version keeps its own."
+  versionPrivacyLevel: String
+}
+
+type UploadUrl {
+  "Where the client POSTs the archive (multipart form)."
+  url: String!
+  "The form fields to send with the ` + "`" + `file` + "`" + ` part, as an object of strings."
+  fields: JSON!
+}
+
+type InitiateUploadPayload {
+  "` + "`" + `created` + "`" + `, or why nothing was created: ` + "`" + `project-not-found` + "`" + `, ` + "`" + `not-admin` + "`" + `, ` + "`" + `disabled` + "`" + `, ` + "`" + `inactive` + "`" + `, ` + "`" + `too-many-pending` + "`" + `."
+  outcome: String!
+  "With ` + "`" + `too-many-pending` + "`" + `: seconds until the oldest pending upload expires."
+  retryAfter: Int
+  build: Build
+  version: Version
+  uploadUrl: UploadUrl
+}
+
+type CompleteUploadPayload {
+  "` + "`" + `queued` + "`" + `, ` + "`" + `failed` + "`" + ` (the build failed as reported), or a refusal: ` + "`" + `build-not-found` + "`" + `, ` + "`" + `not-admin` + "`" + `, ` + "`" + `not-pending` + "`" + `, ` + "`" + `not-stored` + "`" + `."
+  outcome: String!
+  build: Build
+}
+
 type SyncVersionsPayload {
   project: Project!
   triggered: Boolean!
@@ -2658,6 +2799,16 @@ func (ec *executionContext) childFields_Choice(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type Choice", field.Name)
 }
 
+func (ec *executionContext) childFields_CompleteUploadPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "outcome":
+		return ec.fieldContext_CompleteUploadPayload_outcome(ctx, field)
+	case "build":
+		return ec.fieldContext_CompleteUploadPayload_build(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CompleteUploadPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_Downloads(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "pdf":
@@ -2694,6 +2845,22 @@ func (ec *executionContext) childFields_EnvironmentVariableList(ctx context.Cont
 		return ec.fieldContext_EnvironmentVariableList_nodes(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EnvironmentVariableList", field.Name)
+}
+
+func (ec *executionContext) childFields_InitiateUploadPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "outcome":
+		return ec.fieldContext_InitiateUploadPayload_outcome(ctx, field)
+	case "retryAfter":
+		return ec.fieldContext_InitiateUploadPayload_retryAfter(ctx, field)
+	case "build":
+		return ec.fieldContext_InitiateUploadPayload_build(ctx, field)
+	case "version":
+		return ec.fieldContext_InitiateUploadPayload_version(ctx, field)
+	case "uploadUrl":
+		return ec.fieldContext_InitiateUploadPayload_uploadUrl(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InitiateUploadPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Integration(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3000,6 +3167,16 @@ func (ec *executionContext) childFields_TriggerBuildPayload(ctx context.Context,
 	return nil, fmt.Errorf("no field named %q was found under type TriggerBuildPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_UploadUrl(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "url":
+		return ec.fieldContext_UploadUrl_url(ctx, field)
+	case "fields":
+		return ec.fieldContext_UploadUrl_fields(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UploadUrl", field.Name)
+}
+
 func (ec *executionContext) childFields_User(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3260,6 +3437,28 @@ func (ec *executionContext) field_Mutation_addMaintainer_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_completeUpload_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "build",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNInt2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["build"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createEnvironmentVariable_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3493,6 +3692,20 @@ func (ec *executionContext) field_Mutation_importProject_args(ctx context.Contex
 		return nil, err
 	}
 	args["validateOnly"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_initiateUpload_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (InitiateUploadInput, error) {
+			return ec.unmarshalNInitiateUploadInput2docsdᚋgraphᚐInitiateUploadInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -5239,6 +5452,61 @@ func (ec *executionContext) fieldContext_Choice_name(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Choice", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _CompleteUploadPayload_outcome(ctx context.Context, field graphql.CollectedField, obj *CompleteUploadPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CompleteUploadPayload_outcome(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outcome, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CompleteUploadPayload_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CompleteUploadPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CompleteUploadPayload_build(ctx context.Context, field graphql.CollectedField, obj *CompleteUploadPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CompleteUploadPayload_build(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Build, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {
+			return ec.marshalOBuild2ᚖdocsdᚋstoreᚐBuild(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CompleteUploadPayload_build(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CompleteUploadPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Build(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Downloads_pdf(ctx context.Context, field graphql.CollectedField, obj *Downloads) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5482,6 +5750,148 @@ func (ec *executionContext) fieldContext_EnvironmentVariableList_nodes(_ context
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_EnvironmentVariable(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InitiateUploadPayload_outcome(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InitiateUploadPayload_outcome(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outcome, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InitiateUploadPayload_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InitiateUploadPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _InitiateUploadPayload_retryAfter(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InitiateUploadPayload_retryAfter(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RetryAfter, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InitiateUploadPayload_retryAfter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InitiateUploadPayload", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _InitiateUploadPayload_build(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InitiateUploadPayload_build(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Build, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {
+			return ec.marshalOBuild2ᚖdocsdᚋstoreᚐBuild(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InitiateUploadPayload_build(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InitiateUploadPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Build(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InitiateUploadPayload_version(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InitiateUploadPayload_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
+			return ec.marshalOVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InitiateUploadPayload_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InitiateUploadPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Version(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InitiateUploadPayload_uploadUrl(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InitiateUploadPayload_uploadUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UploadURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *UploadURL) graphql.Marshaler {
+			return ec.marshalOUploadUrl2ᚖdocsdᚋgraphᚐUploadURL(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InitiateUploadPayload_uploadUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InitiateUploadPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UploadUrl(ctx, field)
 		},
 	}
 	return fc, nil
@@ -6124,6 +6534,94 @@ func (ec *executionContext) fieldContext_Mutation_syncVersions(ctx context.Conte
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_syncVersions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_initiateUpload(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_initiateUpload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().InitiateUpload(ctx, fc.Args["input"].(InitiateUploadInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *InitiateUploadPayload) graphql.Marshaler {
+			return ec.marshalNInitiateUploadPayload2ᚖdocsdᚋgraphᚐInitiateUploadPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_initiateUpload(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InitiateUploadPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_initiateUpload_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_completeUpload(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_completeUpload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CompleteUpload(ctx, fc.Args["build"].(int64), fc.Args["status"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CompleteUploadPayload) graphql.Marshaler {
+			return ec.marshalNCompleteUploadPayload2ᚖdocsdᚋgraphᚐCompleteUploadPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_completeUpload(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CompleteUploadPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_completeUpload_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -9690,6 +10188,52 @@ func (ec *executionContext) fieldContext_TriggerBuildPayload_triggered(_ context
 	return graphql.NewScalarFieldContext("TriggerBuildPayload", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _UploadUrl_url(ctx context.Context, field graphql.CollectedField, obj *UploadURL) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UploadUrl_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UploadUrl_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UploadUrl", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UploadUrl_fields(ctx context.Context, field graphql.CollectedField, obj *UploadURL) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UploadUrl_fields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Fields, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v json.RawMessage) graphql.Marshaler {
+			return ec.marshalNJSON2encodingᚋjsonᚐRawMessage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UploadUrl_fields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UploadUrl", field, false, false, errors.New("field of type JSON does not have child fields"))
+}
+
 func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11619,6 +12163,64 @@ func (ec *executionContext) unmarshalInputImportProjectInput(ctx context.Context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputInitiateUploadInput(ctx context.Context, obj any) (InitiateUploadInput, error) {
+	var it InitiateUploadInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"project", "versionName", "versionType", "versionCommit", "versionPrivacyLevel"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "versionName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("versionName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VersionName = data
+		case "versionType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("versionType"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VersionType = data
+		case "versionCommit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("versionCommit"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VersionCommit = data
+		case "versionPrivacyLevel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("versionPrivacyLevel"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VersionPrivacyLevel = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputNotificationFilterInput(ctx context.Context, obj any) (NotificationFilterInput, error) {
 	var it NotificationFilterInput
 	if obj == nil {
@@ -12978,6 +13580,49 @@ func (ec *executionContext) _Choice(ctx context.Context, sel ast.SelectionSet, o
 	return out
 }
 
+var completeUploadPayloadImplementors = []string{"CompleteUploadPayload"}
+
+func (ec *executionContext) _CompleteUploadPayload(ctx context.Context, sel ast.SelectionSet, obj *CompleteUploadPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, completeUploadPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CompleteUploadPayload")
+		case "outcome":
+			out.Values[i] = ec._CompleteUploadPayload_outcome(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "build":
+			out.Values[i] = ec._CompleteUploadPayload_build(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var downloadsImplementors = []string{"Downloads"}
 
 func (ec *executionContext) _Downloads(ctx context.Context, sel ast.SelectionSet, obj *Downloads) graphql.Marshaler {
@@ -13137,6 +13782,64 @@ func (ec *executionContext) _EnvironmentVariableList(ctx context.Context, sel as
 		case "nodes":
 			out.Values[i] = ec._EnvironmentVariableList_nodes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var initiateUploadPayloadImplementors = []string{"InitiateUploadPayload"}
+
+func (ec *executionContext) _InitiateUploadPayload(ctx context.Context, sel ast.SelectionSet, obj *InitiateUploadPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, initiateUploadPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InitiateUploadPayload")
+		case "outcome":
+			out.Values[i] = ec._InitiateUploadPayload_outcome(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "retryAfter":
+			out.Values[i] = ec._InitiateUploadPayload_retryAfter(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "build":
+			out.Values[i] = ec._InitiateUploadPayload_build(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._InitiateUploadPayload_version(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "uploadUrl":
+			out.Values[i] = ec._InitiateUploadPayload_uploadUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -13353,6 +14056,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 				return ec._Mutation_syncVersions(ctx, field)
 			})
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "initiateUpload":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_initiateUpload(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "completeUpload":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_completeUpload(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "createSubproject":
@@ -15683,6 +16400,49 @@ func (ec *executionContext) _TriggerBuildPayload(ctx context.Context, sel ast.Se
 	return out
 }
 
+var uploadUrlImplementors = []string{"UploadUrl"}
+
+func (ec *executionContext) _UploadUrl(ctx context.Context, sel ast.SelectionSet, obj *UploadURL) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, uploadUrlImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UploadUrl")
+		case "url":
+			out.Values[i] = ec._UploadUrl_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fields":
+			out.Values[i] = ec._UploadUrl_fields(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var userImplementors = []string{"User"}
 
 func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj *store.User) graphql.Marshaler {
@@ -16671,6 +17431,16 @@ func (ec *executionContext) marshalNChoice2ᚖdocsdᚋgraphᚐChoice(ctx context
 	return ec._Choice(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNCompleteUploadPayload2ᚖdocsdᚋgraphᚐCompleteUploadPayload(ctx context.Context, sel ast.SelectionSet, v *CompleteUploadPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CompleteUploadPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCreateSubprojectInput2docsdᚋgraphᚐCreateSubprojectInput(ctx context.Context, v any) (CreateSubprojectInput, error) {
 	res, err := ec.unmarshalInputCreateSubprojectInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -16730,6 +17500,21 @@ func (ec *executionContext) marshalNEnvironmentVariableList2ᚖdocsdᚋgraphᚐE
 func (ec *executionContext) unmarshalNImportProjectInput2docsdᚋgraphᚐImportProjectInput(ctx context.Context, v any) (ImportProjectInput, error) {
 	res, err := ec.unmarshalInputImportProjectInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNInitiateUploadInput2docsdᚋgraphᚐInitiateUploadInput(ctx context.Context, v any) (InitiateUploadInput, error) {
+	res, err := ec.unmarshalInputInitiateUploadInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInitiateUploadPayload2ᚖdocsdᚋgraphᚐInitiateUploadPayload(ctx context.Context, sel ast.SelectionSet, v *InitiateUploadPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._InitiateUploadPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
@@ -17526,6 +18311,13 @@ func (ec *executionContext) marshalOTriggerBuildPayload2ᚖdocsdᚋgraphᚐTrigg
 		return graphql.Null
 	}
 	return ec._TriggerBuildPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOUploadUrl2ᚖdocsdᚋgraphᚐUploadURL(ctx context.Context, sel ast.SelectionSet, v *UploadURL) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._UploadUrl(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOUser2ᚖdocsdᚋstoreᚐUser(ctx context.Context, sel ast.SelectionSet, v *store.User) graphql.Marshaler {

@@ -4,6 +4,7 @@ package graph
 
 import (
 	"docsd/store"
+	"encoding/json"
 
 	"github.com/99designs/gqlgen/graphql"
 )
@@ -30,6 +31,12 @@ type BuildState struct {
 type Choice struct {
 	Code string `json:"code"`
 	Name string `json:"name"`
+}
+
+type CompleteUploadPayload struct {
+	// `queued`, `failed` (the build failed as reported), or a refusal: `build-not-found`, `not-admin`, `not-pending`, `not-stored`.
+	Outcome string       `json:"outcome"`
+	Build   *store.Build `json:"build,omitempty"`
 }
 
 type CreateSubprojectInput struct {
@@ -60,6 +67,28 @@ type ImportProjectInput struct {
 	Homepage            graphql.Omittable[*string]          `json:"homepage,omitempty"`
 	Language            graphql.Omittable[*string]          `json:"language,omitempty"`
 	ProgrammingLanguage graphql.Omittable[*string]          `json:"programmingLanguage,omitempty"`
+}
+
+type InitiateUploadInput struct {
+	// Project slug.
+	Project string `json:"project"`
+	// Branch or tag name, or pull-request number.
+	VersionName string `json:"versionName"`
+	// `branch`, `tag` or `external`.
+	VersionType   string `json:"versionType"`
+	VersionCommit string `json:"versionCommit"`
+	// A privacy level; when absent an existing version keeps its own.
+	VersionPrivacyLevel *string `json:"versionPrivacyLevel,omitempty"`
+}
+
+type InitiateUploadPayload struct {
+	// `created`, or why nothing was created: `project-not-found`, `not-admin`, `disabled`, `inactive`, `too-many-pending`.
+	Outcome string `json:"outcome"`
+	// With `too-many-pending`: seconds until the oldest pending upload expires.
+	RetryAfter *int64         `json:"retryAfter,omitempty"`
+	Build      *store.Build   `json:"build,omitempty"`
+	Version    *store.Version `json:"version,omitempty"`
+	UploadURL  *UploadURL     `json:"uploadUrl,omitempty"`
 }
 
 type Mutation struct {
@@ -218,6 +247,13 @@ type UpdateProjectInput struct {
 
 type UpdateVersionInput struct {
 	Active graphql.Omittable[*bool] `json:"active,omitempty"`
+}
+
+type UploadURL struct {
+	// Where the client POSTs the archive (multipart form).
+	URL string `json:"url"`
+	// The form fields to send with the `file` part, as an object of strings.
+	Fields json.RawMessage `json:"fields"`
 }
 
 type VersionFilterInput struct {

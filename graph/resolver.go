@@ -14,6 +14,7 @@ type Settings struct {
 	AllowPrivateRepos bool // ssh:// and user@host:path repository URLs
 	MaxPageSize       int  // upper bound of list limits; default 100
 	ComplexityLimit   int  // public endpoint's query complexity limit; default 20000
+	Uploads           UploadSettings
 }
 
 // Hooks lets other subsystems react to graph writes without the graph

@@ -195,6 +195,16 @@ func (r *mutationResolver) SyncVersions(ctx context.Context, project string) (*S
 	return r.syncVersions(ctx, project)
 }
 
+// InitiateUpload is the resolver for the initiateUpload field.
+func (r *mutationResolver) InitiateUpload(ctx context.Context, input InitiateUploadInput) (*InitiateUploadPayload, error) {
+	return r.initiateUpload(ctx, input)
+}
+
+// CompleteUpload is the resolver for the completeUpload field.
+func (r *mutationResolver) CompleteUpload(ctx context.Context, build int64, status string) (*CompleteUploadPayload, error) {
+	return r.completeUpload(ctx, build, status)
+}
+
 // CreateSubproject is the resolver for the createSubproject field.
 func (r *mutationResolver) CreateSubproject(ctx context.Context, project string, input CreateSubprojectInput, validateOnly *bool) (*store.Relationship, error) {
 	return r.createSubproject(ctx, project, input, isTrue(validateOnly))

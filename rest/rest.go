@@ -20,6 +20,9 @@ type Config struct {
 	AbsoluteAPILinks bool   // v3 _links and next/previous as absolute URLs
 	ThrottleUserRate string // v3 per-user budget, e.g. "60/minute"; "0" or "" disables
 	MaxPageSize      int    // upper bound of `limit`; default 100
+	// UploadReceiver is the storage POST of local upload storage
+	// (`/api/v3/upload/artifacts/`, api-2026.md §A4.5); nil answers 404.
+	UploadReceiver http.Handler
 }
 
 // Server holds what the REST handlers need.

@@ -23,7 +23,7 @@ func TestV3BuildNotifications(t *testing.T) {
 		}
 		e.claim(w.build4.ID)
 		if _, err := e.store.FinishBuild(t.Context(), w.build4.ID, store.BuildResult{Success: false, ExitCode: v3Ptr(2),
-			Error: `Command "python -m sphinx -T -b html -d _build/doctrees -D language=en . _readthedocs/html" failed with exit code 2.`,
+			Error:   `Command "python -m sphinx -T -b html -d _build/doctrees -D language=en . _readthedocs/html" failed with exit code 2.`,
 			ErrorID: "build:user:generic"}); err != nil {
 			t.Fatal(err)
 		}

@@ -179,6 +179,7 @@ func (tx *Tx) FindVersions(ctx context.Context, f VersionFilter) ([]*Version, er
 type VersionUpdate struct {
 	Active       *bool
 	Built        *bool
+	Uploaded     *bool // published by the upload API (api-2026.md §A4.5)
 	Identifier   *string
 	Type         *string
 	Machine      *bool
@@ -207,7 +208,7 @@ func (tx *Tx) UpdateVersion(ctx context.Context, id int64, upd VersionUpdate) (*
 	for _, f := range []struct {
 		col string
 		v   *bool
-	}{{"active", upd.Active}, {"built", upd.Built}, {"machine", upd.Machine}, {"has_pdf", upd.HasPDF}, {"has_epub", upd.HasEPUB}, {"has_htmlzip", upd.HasHTMLZip}} {
+	}{{"active", upd.Active}, {"built", upd.Built}, {"uploaded", upd.Uploaded}, {"machine", upd.Machine}, {"has_pdf", upd.HasPDF}, {"has_epub", upd.HasEPUB}, {"has_htmlzip", upd.HasHTMLZip}} {
 		if f.v != nil {
 			st.set(f.col, *f.v)
 		}

@@ -32,6 +32,7 @@ type app struct {
 	executor  *graph.Executor
 	pool      *builder.Pool
 	logger    *slog.Logger
+	uploads   *uploads
 }
 
 // open connects to the database (applying migrations) and wires the graph.
@@ -46,6 +47,7 @@ func (c *command) open(ctx context.Context) (*app, error) {
 		return nil, err
 	}
 	a := &app{settings: c.settings, store: s, artifacts: arts, logger: c.logger}
+	a.uploads = a.newUploads()
 	a.pool = a.newPool()
 	a.resolver = &graph.Resolver{
 		Store: s,
@@ -54,6 +56,7 @@ func (c *command) open(ctx context.Context) (*app, error) {
 			AllowLocalRepos:   c.settings.AllowLocalRepos,
 			AllowPrivateRepos: c.settings.AllowPrivateRepos,
 			MaxPageSize:       c.settings.MaxPageSize,
+			Uploads:           a.uploads.graph,
 		},
 		Hooks: graph.Hooks{
 			BuildQueued: a.pool.Wake,
@@ -87,6 +90,7 @@ func (a *app) handler() http.Handler {
 		AbsoluteAPILinks: a.settings.AbsoluteAPILinks,
 		ThrottleUserRate: a.settings.ThrottleUserRate,
 		MaxPageSize:      a.settings.MaxPageSize,
+		UploadReceiver:   a.uploads.receiver(),
 	})
 	mux.Handle("/api/", api)
 	docs := hosting.New(a.store, a.artifacts, hosting.Config{URLs: a.urls()}, a.logger)

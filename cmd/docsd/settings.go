@@ -38,6 +38,14 @@ type Settings struct {
 	BuildImagePrefix        string
 	BuildSandbox            string
 	LogFormat               string
+	// The upload API (api-2026.md §A4.5).
+	UploadAPI              bool
+	UploadStorage          string
+	UploadMaxSize          int
+	UploadURLTTL           int
+	UploadMaxPending       int
+	UploadMaxExtractedSize int
+	UploadMaxEntries       int
 }
 
 func envName(flagName string) string {
@@ -118,6 +126,13 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.BuildImagePrefix, "build-image-prefix", "readthedocs/build", "prefix of build.image in stored build configurations")
 	str(&s.BuildSandbox, "build-sandbox", builder.SandboxAuto, "run build commands in a bubblewrap sandbox: auto (when bwrap works), bwrap (required) or off")
 	str(&s.LogFormat, "log-format", "text", "log format: text or json")
+	boolean(&s.UploadAPI, "upload-api", true, "enable the upload API (/api/v3/upload/…) for every project's maintainers")
+	str(&s.UploadStorage, "upload-storage", "local", "where clients POST upload archives: local (docsd itself)")
+	integer(&s.UploadMaxSize, "upload-max-size", 1<<30, "largest upload archive accepted, bytes")
+	integer(&s.UploadURLTTL, "upload-url-ttl", 1800, "seconds an upload URL is valid; older pending uploads are failed")
+	integer(&s.UploadMaxPending, "upload-max-pending", 50, "upload builds per project awaiting complete")
+	integer(&s.UploadMaxExtractedSize, "upload-max-extracted-size", 4<<30, "total uncompressed size of an upload archive's entries, bytes")
+	integer(&s.UploadMaxEntries, "upload-max-entries", 200000, "entries in an upload archive")
 }
 
 // resolve fills derived defaults and checks the settings.
@@ -156,5 +171,5 @@ func (s *Settings) resolve() error {
 	if s.BuildWorkers < 0 || s.BuildTimeLimit <= 0 || s.GitCloneDepth < 0 {
 		return fmt.Errorf("--build-workers and --git-clone-depth must not be negative, --build-time-limit must be positive")
 	}
-	return nil
+	return s.resolveUpload()
 }

@@ -28,6 +28,7 @@ func (a *app) newPool() *builder.Pool {
 		BuildImagePrefix:        s.BuildImagePrefix,
 		Sandbox:                 s.BuildSandbox,
 		SandboxHide:             append([]string{s.DataDir}, sqliteFiles(s.DatabaseURL)...),
+		Uploads:                 a.uploads.processor,
 	}, a.logger)
 }
 
@@ -57,6 +58,7 @@ func (a *app) startWorkers(ctx context.Context, n int) (func(), error) {
 		return func() {}, nil
 	}
 	a.pool.Start(ctx, n)
+	go a.uploads.processor.SweepLoop(ctx, time.Minute)
 	return a.pool.Stop, nil
 }
 

@@ -12,7 +12,9 @@ CREATE INDEX webhook_deliveries_received ON webhook_deliveries(received);
 
 -- uploads are the builds created by the upload API (api-2026.md §A4.5).
 -- status 'pending': awaiting complete (workers never claim the build);
--- 'queued': complete succeeded, the archive waits for processing.
+-- 'queued': complete succeeded, the archive waits for processing;
+-- 'done': processed, failed or expired (kept so that a later complete is
+-- told the build is already in process).
 -- token_hash is the SHA-256 (hex) of the upload token; the token itself is
 -- never stored.
 CREATE TABLE uploads (
@@ -21,7 +23,6 @@ CREATE TABLE uploads (
     token_hash  TEXT NOT NULL UNIQUE,
     storage_key TEXT NOT NULL,
     status      TEXT NOT NULL DEFAULT 'pending',
-    stored      BOOLEAN NOT NULL DEFAULT FALSE,
     created     TIMESTAMP NOT NULL,
     expires     TIMESTAMP NOT NULL
 );
