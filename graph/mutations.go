@@ -469,6 +469,9 @@ func (r *Resolver) triggerBuild(ctx context.Context, projectSlug, versionSlug st
 	if err != nil {
 		return nil, err
 	}
+	if v.Uploaded {
+		return nil, errs.E(errs.Invalid, "graph.triggerBuild", MsgUploadedVersionBuild)
+	}
 	if p.Skip {
 		return &TriggerBuildPayload{Project: p, Version: v, Triggered: false}, nil
 	}

@@ -47,6 +47,10 @@ type UploadSettings struct {
 // failed storage POST.
 const UploadFailedMessage = "Artifacts for this build could not be uploaded. Check your CI job for more information, or try again later."
 
+// MsgUploadedVersionBuild refuses a build of a version published by the
+// upload API: its docs come from uploads, not from the repository.
+const MsgUploadedVersionBuild = "Cannot trigger a build for an uploaded version."
+
 // HashUploadToken is how an upload token is stored: SHA-256, hex.
 func HashUploadToken(token string) string {
 	sum := sha256.Sum256([]byte(token))
