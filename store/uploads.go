@@ -39,20 +39,14 @@ func UploadKey(projectID, buildID int64) string {
 // PendingUploads returns how many of the project's uploads await
 // `complete` and are not expired, and when the oldest of them expires.
 func (s *Store) PendingUploads(ctx context.Context, projectID int64) (int, time.Time, error) {
-	var row struct {
-		N      int        `db:"n"`
-		Oldest *time.Time `db:"oldest"`
+	const op = "store.PendingUploads"
+	var expires []time.Time
+	err := s.read().sel(ctx, &expires, `SELECT expires FROM uploads WHERE project_id = ? AND status = ? AND expires > ? ORDER BY expires`,
+		projectID, UploadPending, s.Now())
+	if err != nil || len(expires) == 0 {
+		return 0, time.Time{}, classify(op, err)
 	}
-	err := s.read().get(ctx, &row, `SELECT COUNT(*) AS n, MIN(expires) AS oldest FROM uploads
-		WHERE project_id = ? AND status = ? AND expires > ?`, projectID, UploadPending, s.Now())
-	if err != nil {
-		return 0, time.Time{}, classify("store.PendingUploads", err)
-	}
-	var oldest time.Time
-	if row.Oldest != nil {
-		oldest = *row.Oldest
-	}
-	return row.N, oldest, nil
+	return len(expires), expires[0], nil
 }
 
 // CreateUploadBuild creates, in one transaction, the version that
