@@ -158,6 +158,7 @@ type ComplexityRoot struct {
 		SetProjectPrivacy         func(childComplexity int, slug string, privacyLevel string) int
 		SetTranslationOf          func(childComplexity int, slug string, main *string) int
 		SetVersionPrivacy         func(childComplexity int, project string, version string, privacyLevel string) int
+		SetVersionUploaded        func(childComplexity int, project string, version string, uploaded bool) int
 		SyncVersions              func(childComplexity int, project string) int
 		TriggerBuild              func(childComplexity int, project string, version string) int
 		UpdateProject             func(childComplexity int, slug string, input UpdateProjectInput, replace *bool, validateOnly *bool) int
@@ -407,6 +408,7 @@ type MutationResolver interface {
 	RemoveMaintainer(ctx context.Context, slug string, username string) (*store.Project, error)
 	UpdateVersion(ctx context.Context, project string, version string, input UpdateVersionInput, replace *bool, validateOnly *bool) (*store.Version, error)
 	SetVersionPrivacy(ctx context.Context, project string, version string, privacyLevel string) (*store.Version, error)
+	SetVersionUploaded(ctx context.Context, project string, version string, uploaded bool) (*store.Version, error)
 	TriggerBuild(ctx context.Context, project string, version string) (*TriggerBuildPayload, error)
 	SyncVersions(ctx context.Context, project string) (*SyncVersionsPayload, error)
 	InitiateUpload(ctx context.Context, input InitiateUploadInput) (*InitiateUploadPayload, error)
@@ -1069,6 +1071,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetVersionPrivacy(childComplexity, args["project"].(string), args["version"].(string), args["privacyLevel"].(string)), true
+	case "Mutation.setVersionUploaded":
+		if e.ComplexityRoot.Mutation.SetVersionUploaded == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setVersionUploaded_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetVersionUploaded(childComplexity, args["project"].(string), args["version"].(string), args["uploaded"].(bool)), true
 	case "Mutation.syncVersions":
 		if e.ComplexityRoot.Mutation.SyncVersions == nil {
 			break
@@ -2222,6 +2235,8 @@ type Mutation {
   updateVersion(project: String!, version: String!, input: UpdateVersionInput!, replace: Boolean = false, validateOnly: Boolean = false): Version
   "Set a version's privacy level (maintainers)."
   setVersionPrivacy(project: String!, version: String!, privacyLevel: String!): Version
+  "Mark a version as published by the upload API or not (maintainers); ` + "`" + `false` + "`" + ` returns it to repository builds (api-2026.md §A4.5)."
+  setVersionUploaded(project: String!, version: String!, uploaded: Boolean!): Version
 
   "Queue a build of a version (maintainers). When the project's builds are disabled, nothing is queued and ` + "`" + `triggered` + "`" + ` is false."
   triggerBuild(project: String!, version: String!): TriggerBuildPayload
@@ -3824,6 +3839,36 @@ func (ec *executionContext) field_Mutation_setVersionPrivacy_args(ctx context.Co
 		return nil, err
 	}
 	args["privacyLevel"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setVersionUploaded_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "project",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["project"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "version",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["version"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "uploaded",
+		func(ctx context.Context, v any) (bool, error) {
+			return ec.unmarshalNBoolean2bool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["uploaded"] = arg2
 	return args, nil
 }
 
@@ -6446,6 +6491,50 @@ func (ec *executionContext) fieldContext_Mutation_setVersionPrivacy(ctx context.
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_setVersionPrivacy_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setVersionUploaded(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setVersionUploaded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetVersionUploaded(ctx, fc.Args["project"].(string), fc.Args["version"].(string), fc.Args["uploaded"].(bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
+			return ec.marshalOVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setVersionUploaded(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Version(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setVersionUploaded_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -14040,6 +14129,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "setVersionPrivacy":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_setVersionPrivacy(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "setVersionUploaded":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setVersionUploaded(ctx, field)
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++

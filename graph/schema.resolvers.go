@@ -185,6 +185,11 @@ func (r *mutationResolver) SetVersionPrivacy(ctx context.Context, project string
 	return r.setVersionPrivacy(ctx, project, version, privacyLevel)
 }
 
+// SetVersionUploaded is the resolver for the setVersionUploaded field.
+func (r *mutationResolver) SetVersionUploaded(ctx context.Context, project string, version string, uploaded bool) (*store.Version, error) {
+	return r.setVersionUploaded(ctx, project, version, uploaded)
+}
+
 // TriggerBuild is the resolver for the triggerBuild field.
 func (r *mutationResolver) TriggerBuild(ctx context.Context, project string, version string) (*TriggerBuildPayload, error) {
 	return r.triggerBuild(ctx, project, version)

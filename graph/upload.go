@@ -238,3 +238,16 @@ func (r *Resolver) failUpload(ctx context.Context, u *store.Upload, target Uploa
 	}
 	return &CompleteUploadPayload{Outcome: "failed", Build: b}, nil
 }
+
+// setVersionUploaded sets a version's uploaded flag (maintainers).
+func (r *Resolver) setVersionUploaded(ctx context.Context, projectSlug, versionSlug string, uploaded bool) (*store.Version, error) {
+	p, err := r.maintainedProject(ctx, projectSlug)
+	if err != nil {
+		return nil, err
+	}
+	v, err := r.internalVersion(ctx, p, versionSlug)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.UpdateVersion(ctx, v.ID, store.VersionUpdate{Uploaded: &uploaded})
+}
