@@ -444,11 +444,7 @@ func (r *Resolver) updateVersion(ctx context.Context, projectSlug, versionSlug s
 }
 
 func (r *Resolver) setVersionPrivacy(ctx context.Context, projectSlug, versionSlug, level string) (*store.Version, error) {
-	p, err := r.maintainedProject(ctx, projectSlug)
-	if err != nil {
-		return nil, err
-	}
-	v, err := r.internalVersion(ctx, p, versionSlug)
+	v, err := r.maintainedVersion(ctx, projectSlug, versionSlug)
 	if err != nil {
 		return nil, err
 	}

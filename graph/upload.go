@@ -241,13 +241,19 @@ func (r *Resolver) failUpload(ctx context.Context, u *store.Upload, target Uploa
 
 // setVersionUploaded sets a version's uploaded flag (maintainers).
 func (r *Resolver) setVersionUploaded(ctx context.Context, projectSlug, versionSlug string, uploaded bool) (*store.Version, error) {
-	p, err := r.maintainedProject(ctx, projectSlug)
-	if err != nil {
-		return nil, err
-	}
-	v, err := r.internalVersion(ctx, p, versionSlug)
+	v, err := r.maintainedVersion(ctx, projectSlug, versionSlug)
 	if err != nil {
 		return nil, err
 	}
 	return r.Store.UpdateVersion(ctx, v.ID, store.VersionUpdate{Uploaded: &uploaded})
+}
+
+// maintainedVersion is the internal version of a project the caller
+// maintains.
+func (r *Resolver) maintainedVersion(ctx context.Context, projectSlug, versionSlug string) (*store.Version, error) {
+	p, err := r.maintainedProject(ctx, projectSlug)
+	if err != nil {
+		return nil, err
+	}
+	return r.internalVersion(ctx, p, versionSlug)
 }

@@ -24,23 +24,11 @@ var v2Formats = map[string]map[string]v2Handle{
 
 // v2BuildLog writes RTD's restapi/log.txt for the build.
 func (s *Server) v2BuildLog(w http.ResponseWriter, r *http.Request) {
-	id, ok := v2ID(r)
+	b, ok := v2Fetch[v2Build](s, w, r, v2BuildQuery)
 	if !ok {
-		writeNotFound(w, r)
 		return
 	}
-	var out struct {
-		Object *v2Build `json:"object"`
-	}
-	if err := s.exec.Do(v2Context(r), v2BuildQuery, map[string]any{"id": id}, &out); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	if out.Object == nil {
-		writeNotFound(w, r)
-		return
-	}
-	body := v2LogText(out.Object)
+	body := v2LogText(b)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)

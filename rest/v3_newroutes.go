@@ -2,6 +2,7 @@ package rest
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"docsd/choices"
@@ -76,7 +77,7 @@ func v3NotificationFilters(q map[string][]string) *v3Filters {
 				f.failed.Add("state__in", "Select a valid choice. "+m+" is not one of the available choices.")
 				break
 			}
-			if !given || contains(in, m) {
+			if !given || slices.Contains(in, m) {
 				members = append(members, m)
 			}
 		}
@@ -89,15 +90,6 @@ func v3NotificationFilters(q map[string][]string) *v3Filters {
 		f.input["stateIn"] = in
 	}
 	return f
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *Server) v3ProjectNotificationList(q *v3Req) {
@@ -115,12 +107,19 @@ func (s *Server) v3ProjectNotificationDetail(q *v3Req) {
 	q.nestedByIDVar(v3NotificationKind, "notification", "notification")
 }
 
-func (s *Server) v3BuildNotificationList(q *v3Req) {
+// buildNotificationArgs reads the notification filters and the build id
+// of a build-notification route (400 or 404 answered when bad).
+func (q *v3Req) buildNotificationArgs() (map[string]any, int64, bool) {
 	filter, ok := q.filters(v3NotificationFilters(q.query))
 	if !ok {
-		return
+		return nil, 0, false
 	}
 	id, ok := q.id("build")
+	return filter, id, ok
+}
+
+func (s *Server) v3BuildNotificationList(q *v3Req) {
+	filter, id, ok := q.buildNotificationArgs()
 	if !ok {
 		return
 	}
@@ -132,11 +131,7 @@ func (s *Server) v3BuildNotificationList(q *v3Req) {
 }
 
 func (s *Server) v3BuildNotificationDetail(q *v3Req) {
-	filter, ok := q.filters(v3NotificationFilters(q.query))
-	if !ok {
-		return
-	}
-	id, ok := q.id("build")
+	filter, id, ok := q.buildNotificationArgs()
 	if !ok {
 		return
 	}
@@ -150,7 +145,7 @@ func (s *Server) v3BuildNotificationDetail(q *v3Req) {
 		vars: map[string]any{"slug": q.project(), "id": id, "nid": nid}, path: []string{"project", "build", "obj"},
 		match: func(obj map[string]any) bool {
 			in, given := filter["stateIn"].([]string)
-			return !given || contains(in, v3Str(obj["_state"]))
+			return !given || slices.Contains(in, v3Str(obj["_state"]))
 		},
 	}, q.inProject)
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"docsd/artifacts"
 	"docsd/errs"
 	"docsd/graph"
 	"docsd/store"
@@ -85,20 +86,7 @@ func (l *Local) Fetch(_ context.Context, key, dst string) error {
 	if err != nil {
 		return err
 	}
-	in, err := os.Open(p)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return artifacts.CopyFile(p, dst)
 }
 
 // The storage POST's answers (api-2026.md §A4.5).

@@ -128,11 +128,11 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.LogFormat, "log-format", "text", "log format: text or json")
 	boolean(&s.UploadAPI, "upload-api", true, "enable the upload API (/api/v3/upload/…) for every project's maintainers")
 	str(&s.UploadStorage, "upload-storage", "local", "where clients POST upload archives: local (docsd itself)")
-	integer(&s.UploadMaxSize, "upload-max-size", 1<<30, "largest upload archive accepted, bytes")
-	integer(&s.UploadURLTTL, "upload-url-ttl", 1800, "seconds an upload URL is valid; older pending uploads are failed")
-	integer(&s.UploadMaxPending, "upload-max-pending", 50, "upload builds per project awaiting complete")
-	integer(&s.UploadMaxExtractedSize, "upload-max-extracted-size", 4<<30, "total uncompressed size of an upload archive's entries, bytes")
-	integer(&s.UploadMaxEntries, "upload-max-entries", 200000, "entries in an upload archive")
+	integer(&s.UploadMaxSize, "upload-max-size", defaultUploadMaxSize, "largest upload archive accepted, bytes")
+	integer(&s.UploadURLTTL, "upload-url-ttl", defaultUploadURLTTL, "seconds an upload URL is valid; older pending uploads are failed")
+	integer(&s.UploadMaxPending, "upload-max-pending", defaultUploadMaxPending, "upload builds per project awaiting complete")
+	integer(&s.UploadMaxExtractedSize, "upload-max-extracted-size", defaultUploadMaxExtractedSize, "total uncompressed size of an upload archive's entries, bytes")
+	integer(&s.UploadMaxEntries, "upload-max-entries", defaultUploadMaxEntries, "entries in an upload archive")
 }
 
 // resolve fills derived defaults and checks the settings.

@@ -19,13 +19,35 @@ type uploads struct {
 	processor *upload.Processor
 }
 
-// resolveUpload checks the upload settings.
+// The upload settings' defaults (api-2026.md §A4.5).
+const (
+	defaultUploadMaxSize          = 1 << 30
+	defaultUploadURLTTL           = 1800
+	defaultUploadMaxPending       = 50
+	defaultUploadMaxExtractedSize = 4 << 30
+	defaultUploadMaxEntries       = 200000
+)
+
+// resolveUpload checks the upload settings; zero values (settings made in
+// code rather than parsed) take the defaults.
 func (s *Settings) resolveUpload() error {
+	if s.UploadStorage == "" {
+		s.UploadStorage = "local"
+	}
 	if s.UploadStorage != "local" {
 		return fmt.Errorf("--upload-storage %q: only local is available (s3 needs S3 storage settings)", s.UploadStorage)
 	}
-	if s.UploadMaxSize <= 0 || s.UploadURLTTL <= 0 || s.UploadMaxPending <= 0 || s.UploadMaxExtractedSize <= 0 || s.UploadMaxEntries <= 0 {
-		return fmt.Errorf("--upload-max-size, --upload-url-ttl, --upload-max-pending, --upload-max-extracted-size and --upload-max-entries must be positive")
+	for _, f := range []struct {
+		p   *int
+		def int
+	}{{&s.UploadMaxSize, defaultUploadMaxSize}, {&s.UploadURLTTL, defaultUploadURLTTL}, {&s.UploadMaxPending, defaultUploadMaxPending},
+		{&s.UploadMaxExtractedSize, defaultUploadMaxExtractedSize}, {&s.UploadMaxEntries, defaultUploadMaxEntries}} {
+		switch {
+		case *f.p < 0:
+			return fmt.Errorf("--upload-max-size, --upload-url-ttl, --upload-max-pending, --upload-max-extracted-size and --upload-max-entries must be positive")
+		case *f.p == 0:
+			*f.p = f.def
+		}
 	}
 	return nil
 }
