@@ -2396,6 +2396,8 @@ input VersionFilterInput {
   slug: String
   active: Boolean
   built: Boolean
+  "Published by the upload API (api-2026.md §A4.5)."
+  uploaded: Boolean
   verboseName: String
   "Choice of public, protected, private; another value is INVALID on field ` + "`" + `privacy_level` + "`" + `."
   privacyLevel: String
@@ -12727,7 +12729,7 @@ func (ec *executionContext) unmarshalInputVersionFilterInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"projectSlug", "slug", "active", "built", "verboseName", "privacyLevel", "includeExternal"}
+	fieldsInOrder := [...]string{"projectSlug", "slug", "active", "built", "uploaded", "verboseName", "privacyLevel", "includeExternal"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -12762,6 +12764,13 @@ func (ec *executionContext) unmarshalInputVersionFilterInput(ctx context.Context
 				return it, err
 			}
 			it.Built = data
+		case "uploaded":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("uploaded"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Uploaded = data
 		case "verboseName":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("verboseName"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)

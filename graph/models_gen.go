@@ -261,6 +261,8 @@ type VersionFilterInput struct {
 	Slug        *string `json:"slug,omitempty"`
 	Active      *bool   `json:"active,omitempty"`
 	Built       *bool   `json:"built,omitempty"`
+	// Published by the upload API (api-2026.md §A4.5).
+	Uploaded    *bool   `json:"uploaded,omitempty"`
 	VerboseName *string `json:"verboseName,omitempty"`
 	// Choice of public, protected, private; another value is INVALID on field `privacy_level`.
 	PrivacyLevel *string `json:"privacyLevel,omitempty"`

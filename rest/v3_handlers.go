@@ -219,20 +219,12 @@ func (s *Server) v3VersionList(q *v3Req) {
 	if !ok {
 		return
 	}
-	if v3UploadedOnly(q.query) {
-		q.writeList(s.v3PageOf(q.query), 0, []any{})
-		return
-	}
 	q.nestedList(v3VersionKind, v3VersionExpands, "versions", "VersionFilterInput", filter)
 }
 
 func (s *Server) v3VersionDetail(q *v3Req) {
 	filter, ok := q.filters(v3VersionFilters(q.query))
 	if !ok {
-		return
-	}
-	if v3UploadedOnly(q.query) {
-		writeNotFound(q.w, q.r)
 		return
 	}
 	q.object(v3Selection(v3VersionKind, q.query, v3VersionExpands, false), v3Query{

@@ -16,6 +16,7 @@ type VersionFilter struct {
 	Slug         *string
 	Active       *bool
 	Built        *bool
+	Uploaded     *bool
 	VerboseName  *string
 	PrivacyLevel *string
 	Type         *string
@@ -53,6 +54,9 @@ func (f VersionFilter) where() *where {
 	}
 	if f.Built != nil {
 		w.add("v.built = ?", *f.Built)
+	}
+	if f.Uploaded != nil {
+		w.add("v.uploaded = ?", *f.Uploaded)
 	}
 	if f.VerboseName != nil {
 		w.addText("v.verbose_name", *f.VerboseName)

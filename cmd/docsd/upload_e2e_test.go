@@ -211,6 +211,19 @@ func TestUploadEndToEnd(t *testing.T) {
 		t.Fatalf("version after the upload: %+v", v.Project.Version)
 	}
 
+	// The v3 `uploaded` filter finds it, and only it.
+	req, _ := http.NewRequest(http.MethodGet, srv.url+"/api/v3/projects/demo/versions/?uploaded=true&fields=slug", nil)
+	req.Header.Set("Authorization", "Token "+token)
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		list, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(list), `"count":1,`) || !strings.Contains(string(list), `{"slug":"prebuilt"}`) {
+			t.Errorf("versions?uploaded=true: %s", list)
+		}
+	}
+
 	// A webhook push of the version's branch builds nothing for it, and a
 	// v3 trigger is refused.
 	code, body = c.call(t, "/api/v2/webhook/generic/demo/", map[string]any{"branches": []string{"prebuilt"}}, nil)
