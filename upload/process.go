@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"docsd/artifacts"
+	"docsd/builder"
 	"docsd/errs"
 	"docsd/store"
 )
@@ -34,6 +35,8 @@ type Processor struct {
 	WorkDir string
 	// Lease and RenewEvery are the workers' build lease settings.
 	Lease, RenewEvery time.Duration
+	// TimeLimit is build_time_limit; a project's own limit wins. 0: none.
+	TimeLimit time.Duration
 	Logger            *slog.Logger
 }
 
@@ -76,12 +79,20 @@ func (p *Processor) RunUpload(ctx context.Context, b *store.Build, owner string)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go p.renew(ctx, b.ID, owner)
+	if limit := p.timeLimit(ctx, b); limit > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeout(ctx, limit)
+		defer stop()
+	}
 	work := filepath.Join(p.WorkDir, fmt.Sprintf("upload-%d", b.ID))
 	defer os.RemoveAll(work)
 	res := store.BuildResult{Success: true, ExitCode: ptr(0)}
 	if err := p.process(ctx, b, u, work); err != nil {
 		var f *failure
-		if !errors.As(err, &f) {
+		switch {
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			f = &failure{msg: builder.MsgTimeout, id: "build:user:time-out"}
+		case !errors.As(err, &f):
 			f = internalFailure("", b.ID)
 			p.logger().Error("upload processing failed inside docsd", "build", b.ID, "err", err)
 		}
@@ -93,6 +104,14 @@ func (p *Processor) RunUpload(ctx context.Context, b *store.Build, owner string)
 		return true, err
 	}
 	return true, p.Archives.Remove(wctx, u.StorageKey)
+}
+
+// timeLimit is the build time limit of b's project.
+func (p *Processor) timeLimit(ctx context.Context, b *store.Build) time.Duration {
+	if proj, err := p.Store.FindProjectByID(ctx, b.ProjectID); err == nil && proj.BuildTimeLimit != nil && *proj.BuildTimeLimit > 0 {
+		return time.Duration(*proj.BuildTimeLimit) * time.Second
+	}
+	return p.TimeLimit
 }
 
 // process runs the four recorded steps.

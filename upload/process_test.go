@@ -269,3 +269,19 @@ func TestSweepExpiresPendingUploads(t *testing.T) {
 		}
 	})
 }
+
+// TestProcessTimeLimit: processing stops at build_time_limit with the
+// time-out failure, and publishes nothing.
+func TestProcessTimeLimit(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		f := newFixture(t, d)
+		f.p.TimeLimit = time.Nanosecond
+		b := f.process(makeZip(t, []entry{{name: "html/index.html", body: "new docs"}}))
+		if b.Success || b.ErrorID != "build:user:time-out" || b.Error != "Build exited due to time out" {
+			t.Errorf("build: %q %q", b.Error, b.ErrorID)
+		}
+		if got := f.served(); got != "old docs" {
+			t.Errorf("served %q", got)
+		}
+	})
+}

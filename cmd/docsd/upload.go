@@ -63,7 +63,8 @@ func (a *app) newUploads() *uploads {
 		processor: &upload.Processor{Store: a.store, Artifacts: a.artifacts, Archives: local,
 			Limits:  upload.Limits{MaxEntries: s.UploadMaxEntries, MaxExtractedSize: int64(s.UploadMaxExtractedSize)},
 			WorkDir: filepath.Join(s.DataDir, "builds", "uploads"), Lease: 60 * time.Second, RenewEvery: 20 * time.Second,
-			Logger: a.logger.With("component", "upload")},
+			TimeLimit: time.Duration(s.BuildTimeLimit) * time.Second,
+			Logger:    a.logger.With("component", "upload")},
 	}
 }
 
