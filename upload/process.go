@@ -37,7 +37,7 @@ type Processor struct {
 	Lease, RenewEvery time.Duration
 	// TimeLimit is build_time_limit; a project's own limit wins. 0: none.
 	TimeLimit time.Duration
-	Logger            *slog.Logger
+	Logger    *slog.Logger
 }
 
 // MaxAge is how long after its creation an upload build may stay
