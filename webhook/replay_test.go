@@ -74,3 +74,24 @@ func TestRecordWebhookDeliveryRetention(t *testing.T) {
 		}
 	})
 }
+
+// TestPushSkipsUploadedVersions: a version published by the upload API is
+// never built from a push (api-2026.md §A4.5).
+func TestPushSkipsUploadedVersions(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		f := newFixture(t, d)
+		v, err := f.s.FindVersionBySlug(context.Background(), f.project.ID, "master")
+		if err != nil {
+			t.Fatal(err)
+		}
+		uploaded := true
+		if _, err := f.s.UpdateVersion(context.Background(), v.ID, store.VersionUpdate{Uploaded: &uploaded}); err != nil {
+			t.Fatal(err)
+		}
+		code, b := f.githubEvent("push", `{"ref": "refs/heads/master"}`)
+		f.expect(code, b, 200, `{"build_triggered":true,"project":"demo","versions":["latest"]}`)
+		if got := f.builds(); strings.Join(got, ",") != "latest" {
+			t.Errorf("builds %v, want latest only", got)
+		}
+	})
+}
