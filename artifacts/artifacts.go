@@ -216,6 +216,9 @@ func copyTree(src, dst string) error {
 	})
 }
 
+// CopyFile copies the file src to dst (created or truncated, mode 0644).
+func CopyFile(src, dst string) error { return copyFile(src, dst) }
+
 func copyFile(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {

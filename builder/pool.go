@@ -71,6 +71,15 @@ type Config struct {
 	// finished; the search indexer hangs here (reader.md R.6.1). It must
 	// not fail the build: it handles its own errors.
 	Published func(ctx context.Context, p *store.Project, v *store.Version, configJSON string)
+	// Uploads, when set, is offered every claimed build first: it runs the
+	// builds the upload API created (api-2026.md §A4.5).
+	Uploads UploadRunner
+}
+
+// UploadRunner processes builds created by the upload API. RunUpload
+// reports whether b was one (and was run to its end).
+type UploadRunner interface {
+	RunUpload(ctx context.Context, b *store.Build, owner string) (bool, error)
 }
 
 func (c *Config) defaults() {
@@ -282,6 +291,11 @@ func (p *Pool) RunNext(ctx context.Context, owner string) (bool, error) {
 	b, err := p.store.ClaimBuild(ctx, owner, p.cfg.Lease)
 	switch {
 	case err == nil:
+		if p.cfg.Uploads != nil {
+			if done, err := p.cfg.Uploads.RunUpload(ctx, b, owner); done || err != nil {
+				return true, err
+			}
+		}
 		p.execute(ctx, b, owner)
 		return true, nil
 	case errs.Is(err, errs.NotFound):

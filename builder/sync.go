@@ -298,9 +298,10 @@ func (sy *syncer) updateStable(ctx context.Context, activateNewStable bool) erro
 	return nil
 }
 
-// trigger queues a build of v unless the project's builds are disabled.
+// trigger queues a build of v unless the project's builds are disabled or
+// v is published by the upload API (api-2026.md §A4.5).
 func (sy *syncer) trigger(ctx context.Context, v *store.Version) error {
-	if sy.project.Skip {
+	if sy.project.Skip || v.Uploaded {
 		return nil
 	}
 	b, err := sy.tx.CreateBuild(ctx, v, nil)

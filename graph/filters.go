@@ -39,6 +39,7 @@ func versionFilter(in *VersionFilterInput) (store.VersionFilter, error) {
 		return f, err
 	}
 	f.ProjectSlug, f.Slug, f.Active, f.Built, f.VerboseName, f.PrivacyLevel = in.ProjectSlug, in.Slug, in.Active, in.Built, in.VerboseName, in.PrivacyLevel
+	f.Uploaded = in.Uploaded
 	f.Internal = in.IncludeExternal == nil || !*in.IncludeExternal
 	return f, nil
 }
@@ -60,6 +61,7 @@ func buildFilter(in *BuildFilterInput) store.BuildFilter {
 func matchesVersionFilter(v *store.Version, f store.VersionFilter) bool {
 	return (f.Active == nil || *f.Active == v.Active) &&
 		(f.Built == nil || *f.Built == v.Built) &&
+		(f.Uploaded == nil || *f.Uploaded == v.Uploaded) &&
 		(f.VerboseName == nil || *f.VerboseName == v.VerboseName) &&
 		(f.PrivacyLevel == nil || *f.PrivacyLevel == v.PrivacyLevel) &&
 		(!f.Internal || v.Type != store.External)

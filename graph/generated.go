@@ -57,9 +57,12 @@ type ComplexityRoot struct {
 		DocsURL       func(childComplexity int) int
 		Duration      func(childComplexity int) int
 		Error         func(childComplexity int) int
+		ErrorID       func(childComplexity int) int
 		ExitCode      func(childComplexity int) int
 		Finished      func(childComplexity int) int
 		ID            func(childComplexity int) int
+		Notification  func(childComplexity int, id int64) int
+		Notifications func(childComplexity int, filter *NotificationFilterInput, limit *int64, offset *int64) int
 		Project       func(childComplexity int) int
 		Started       func(childComplexity int) int
 		State         func(childComplexity int) int
@@ -96,6 +99,11 @@ type ComplexityRoot struct {
 		Name func(childComplexity int) int
 	}
 
+	CompleteUploadPayload struct {
+		Build   func(childComplexity int) int
+		Outcome func(childComplexity int) int
+	}
+
 	Downloads struct {
 		Epub    func(childComplexity int) int
 		Htmlzip func(childComplexity int) int
@@ -115,6 +123,14 @@ type ComplexityRoot struct {
 		TotalCount func(childComplexity int) int
 	}
 
+	InitiateUploadPayload struct {
+		Build      func(childComplexity int) int
+		Outcome    func(childComplexity int) int
+		RetryAfter func(childComplexity int) int
+		UploadURL  func(childComplexity int) int
+		Version    func(childComplexity int) int
+	}
+
 	Integration struct {
 		Created    func(childComplexity int) int
 		ID         func(childComplexity int) int
@@ -125,6 +141,7 @@ type ComplexityRoot struct {
 
 	Mutation struct {
 		AddMaintainer             func(childComplexity int, slug string, username string) int
+		CompleteUpload            func(childComplexity int, build int64, status string) int
 		CreateEnvironmentVariable func(childComplexity int, project string, input EnvironmentVariableInput, validateOnly *bool) int
 		CreateIntegration         func(childComplexity int, project string, typeArg string) int
 		CreateRedirect            func(childComplexity int, project string, input RedirectInput, validateOnly *bool) int
@@ -135,15 +152,41 @@ type ComplexityRoot struct {
 		DeleteRedirect            func(childComplexity int, project string, id int64) int
 		DeleteSubproject          func(childComplexity int, project string, alias string) int
 		ImportProject             func(childComplexity int, input ImportProjectInput, validateOnly *bool) int
+		InitiateUpload            func(childComplexity int, input InitiateUploadInput) int
 		RemoveMaintainer          func(childComplexity int, slug string, username string) int
 		SetProjectAdminFields     func(childComplexity int, slug string, input ProjectAdminInput) int
 		SetProjectPrivacy         func(childComplexity int, slug string, privacyLevel string) int
 		SetTranslationOf          func(childComplexity int, slug string, main *string) int
 		SetVersionPrivacy         func(childComplexity int, project string, version string, privacyLevel string) int
+		SetVersionUploaded        func(childComplexity int, project string, version string, uploaded bool) int
+		SyncVersions              func(childComplexity int, project string) int
 		TriggerBuild              func(childComplexity int, project string, version string) int
 		UpdateProject             func(childComplexity int, slug string, input UpdateProjectInput, replace *bool, validateOnly *bool) int
 		UpdateRedirect            func(childComplexity int, project string, id int64, input RedirectInput, replace *bool, validateOnly *bool) int
 		UpdateVersion             func(childComplexity int, project string, version string, input UpdateVersionInput, replace *bool, validateOnly *bool) int
+	}
+
+	Notification struct {
+		AttachedToContentType func(childComplexity int) int
+		AttachedToID          func(childComplexity int) int
+		Dismissable           func(childComplexity int) int
+		ID                    func(childComplexity int) int
+		Message               func(childComplexity int) int
+		News                  func(childComplexity int) int
+		State                 func(childComplexity int) int
+	}
+
+	NotificationList struct {
+		Nodes      func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	NotificationMessage struct {
+		Body        func(childComplexity int) int
+		Header      func(childComplexity int) int
+		ID          func(childComplexity int) int
+		IconClasses func(childComplexity int) int
+		Type        func(childComplexity int) int
 	}
 
 	Project struct {
@@ -166,6 +209,8 @@ type ComplexityRoot struct {
 		Language             func(childComplexity int) int
 		Modified             func(childComplexity int) int
 		Name                 func(childComplexity int) int
+		Notification         func(childComplexity int, id int64) int
+		Notifications        func(childComplexity int, filter *NotificationFilterInput, limit *int64, offset *int64) int
 		PrivacyLevel         func(childComplexity int) int
 		ProgrammingLanguage  func(childComplexity int) int
 		Redirect             func(childComplexity int, id int64) int
@@ -300,11 +345,21 @@ type ComplexityRoot struct {
 		TotalCount func(childComplexity int) int
 	}
 
+	SyncVersionsPayload struct {
+		Project   func(childComplexity int) int
+		Triggered func(childComplexity int) int
+	}
+
 	TriggerBuildPayload struct {
 		Build     func(childComplexity int) int
 		Project   func(childComplexity int) int
 		Triggered func(childComplexity int) int
 		Version   func(childComplexity int) int
+	}
+
+	UploadUrl struct {
+		Fields func(childComplexity int) int
+		URL    func(childComplexity int) int
 	}
 
 	User struct {
@@ -365,6 +420,9 @@ type BuildResolver interface {
 	Commands(ctx context.Context, obj *store.Build) ([]*store.BuildCommand, error)
 	DocsURL(ctx context.Context, obj *store.Build) (string, error)
 	CommitURL(ctx context.Context, obj *store.Build) (*string, error)
+	ErrorID(ctx context.Context, obj *store.Build) (*string, error)
+	Notifications(ctx context.Context, obj *store.Build, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error)
+	Notification(ctx context.Context, obj *store.Build, id int64) (*Notification, error)
 }
 type BuildCommandResolver interface {
 	RunTime(ctx context.Context, obj *store.BuildCommand) (*int64, error)
@@ -386,7 +444,11 @@ type MutationResolver interface {
 	RemoveMaintainer(ctx context.Context, slug string, username string) (*store.Project, error)
 	UpdateVersion(ctx context.Context, project string, version string, input UpdateVersionInput, replace *bool, validateOnly *bool) (*store.Version, error)
 	SetVersionPrivacy(ctx context.Context, project string, version string, privacyLevel string) (*store.Version, error)
+	SetVersionUploaded(ctx context.Context, project string, version string, uploaded bool) (*store.Version, error)
 	TriggerBuild(ctx context.Context, project string, version string) (*TriggerBuildPayload, error)
+	SyncVersions(ctx context.Context, project string) (*SyncVersionsPayload, error)
+	InitiateUpload(ctx context.Context, input InitiateUploadInput) (*InitiateUploadPayload, error)
+	CompleteUpload(ctx context.Context, build int64, status string) (*CompleteUploadPayload, error)
 	CreateSubproject(ctx context.Context, project string, input CreateSubprojectInput, validateOnly *bool) (*store.Relationship, error)
 	DeleteSubproject(ctx context.Context, project string, alias string) (bool, error)
 	CreateRedirect(ctx context.Context, project string, input RedirectInput, validateOnly *bool) (*store.Redirect, error)
@@ -424,6 +486,8 @@ type ProjectResolver interface {
 	EnvironmentVariables(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*EnvironmentVariableList, error)
 	EnvironmentVariable(ctx context.Context, obj *store.Project, id int64) (*store.EnvironmentVariable, error)
 	Integrations(ctx context.Context, obj *store.Project) ([]*store.Integration, error)
+	Notifications(ctx context.Context, obj *store.Project, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error)
+	Notification(ctx context.Context, obj *store.Project, id int64) (*Notification, error)
 	ViewerIsMaintainer(ctx context.Context, obj *store.Project) (bool, error)
 	AdminFields(ctx context.Context, obj *store.Project) (*ProjectAdminFields, error)
 }
@@ -525,6 +589,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Build.Error(childComplexity), true
+	case "Build.errorId":
+		if e.ComplexityRoot.Build.ErrorID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.ErrorID(childComplexity), true
 	case "Build.exitCode":
 		if e.ComplexityRoot.Build.ExitCode == nil {
 			break
@@ -543,6 +613,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Build.ID(childComplexity), true
+	case "Build.notification":
+		if e.ComplexityRoot.Build.Notification == nil {
+			break
+		}
+
+		args, err := ec.field_Build_notification_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Build.Notification(childComplexity, args["id"].(int64)), true
+	case "Build.notifications":
+		if e.ComplexityRoot.Build.Notifications == nil {
+			break
+		}
+
+		args, err := ec.field_Build_notifications_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Build.Notifications(childComplexity, args["filter"].(*NotificationFilterInput), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Build.project":
 		if e.ComplexityRoot.Build.Project == nil {
 			break
@@ -680,6 +772,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Choice.Name(childComplexity), true
 
+	case "CompleteUploadPayload.build":
+		if e.ComplexityRoot.CompleteUploadPayload.Build == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CompleteUploadPayload.Build(childComplexity), true
+	case "CompleteUploadPayload.outcome":
+		if e.ComplexityRoot.CompleteUploadPayload.Outcome == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CompleteUploadPayload.Outcome(childComplexity), true
+
 	case "Downloads.epub":
 		if e.ComplexityRoot.Downloads.Epub == nil {
 			break
@@ -743,6 +848,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.EnvironmentVariableList.TotalCount(childComplexity), true
 
+	case "InitiateUploadPayload.build":
+		if e.ComplexityRoot.InitiateUploadPayload.Build == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InitiateUploadPayload.Build(childComplexity), true
+	case "InitiateUploadPayload.outcome":
+		if e.ComplexityRoot.InitiateUploadPayload.Outcome == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InitiateUploadPayload.Outcome(childComplexity), true
+	case "InitiateUploadPayload.retryAfter":
+		if e.ComplexityRoot.InitiateUploadPayload.RetryAfter == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InitiateUploadPayload.RetryAfter(childComplexity), true
+	case "InitiateUploadPayload.uploadUrl":
+		if e.ComplexityRoot.InitiateUploadPayload.UploadURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InitiateUploadPayload.UploadURL(childComplexity), true
+	case "InitiateUploadPayload.version":
+		if e.ComplexityRoot.InitiateUploadPayload.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InitiateUploadPayload.Version(childComplexity), true
+
 	case "Integration.created":
 		if e.ComplexityRoot.Integration.Created == nil {
 			break
@@ -785,6 +921,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddMaintainer(childComplexity, args["slug"].(string), args["username"].(string)), true
+	case "Mutation.completeUpload":
+		if e.ComplexityRoot.Mutation.CompleteUpload == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_completeUpload_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CompleteUpload(childComplexity, args["build"].(int64), args["status"].(string)), true
 	case "Mutation.createEnvironmentVariable":
 		if e.ComplexityRoot.Mutation.CreateEnvironmentVariable == nil {
 			break
@@ -895,6 +1042,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ImportProject(childComplexity, args["input"].(ImportProjectInput), args["validateOnly"].(*bool)), true
+	case "Mutation.initiateUpload":
+		if e.ComplexityRoot.Mutation.InitiateUpload == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_initiateUpload_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.InitiateUpload(childComplexity, args["input"].(InitiateUploadInput)), true
 	case "Mutation.removeMaintainer":
 		if e.ComplexityRoot.Mutation.RemoveMaintainer == nil {
 			break
@@ -950,6 +1108,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetVersionPrivacy(childComplexity, args["project"].(string), args["version"].(string), args["privacyLevel"].(string)), true
+	case "Mutation.setVersionUploaded":
+		if e.ComplexityRoot.Mutation.SetVersionUploaded == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setVersionUploaded_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetVersionUploaded(childComplexity, args["project"].(string), args["version"].(string), args["uploaded"].(bool)), true
+	case "Mutation.syncVersions":
+		if e.ComplexityRoot.Mutation.SyncVersions == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_syncVersions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SyncVersions(childComplexity, args["project"].(string)), true
 	case "Mutation.triggerBuild":
 		if e.ComplexityRoot.Mutation.TriggerBuild == nil {
 			break
@@ -994,6 +1174,93 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateVersion(childComplexity, args["project"].(string), args["version"].(string), args["input"].(UpdateVersionInput), args["replace"].(*bool), args["validateOnly"].(*bool)), true
+
+	case "Notification.attachedToContentType":
+		if e.ComplexityRoot.Notification.AttachedToContentType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.AttachedToContentType(childComplexity), true
+	case "Notification.attachedToId":
+		if e.ComplexityRoot.Notification.AttachedToID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.AttachedToID(childComplexity), true
+	case "Notification.dismissable":
+		if e.ComplexityRoot.Notification.Dismissable == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Dismissable(childComplexity), true
+	case "Notification.id":
+		if e.ComplexityRoot.Notification.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.ID(childComplexity), true
+	case "Notification.message":
+		if e.ComplexityRoot.Notification.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Message(childComplexity), true
+	case "Notification.news":
+		if e.ComplexityRoot.Notification.News == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.News(childComplexity), true
+	case "Notification.state":
+		if e.ComplexityRoot.Notification.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.State(childComplexity), true
+
+	case "NotificationList.nodes":
+		if e.ComplexityRoot.NotificationList.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationList.Nodes(childComplexity), true
+	case "NotificationList.totalCount":
+		if e.ComplexityRoot.NotificationList.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationList.TotalCount(childComplexity), true
+
+	case "NotificationMessage.body":
+		if e.ComplexityRoot.NotificationMessage.Body == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationMessage.Body(childComplexity), true
+	case "NotificationMessage.header":
+		if e.ComplexityRoot.NotificationMessage.Header == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationMessage.Header(childComplexity), true
+	case "NotificationMessage.id":
+		if e.ComplexityRoot.NotificationMessage.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationMessage.ID(childComplexity), true
+	case "NotificationMessage.iconClasses":
+		if e.ComplexityRoot.NotificationMessage.IconClasses == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationMessage.IconClasses(childComplexity), true
+	case "NotificationMessage.type":
+		if e.ComplexityRoot.NotificationMessage.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationMessage.Type(childComplexity), true
 
 	case "Project.activeVersions":
 		if e.ComplexityRoot.Project.ActiveVersions == nil {
@@ -1129,6 +1396,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.Name(childComplexity), true
+	case "Project.notification":
+		if e.ComplexityRoot.Project.Notification == nil {
+			break
+		}
+
+		args, err := ec.field_Project_notification_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Project.Notification(childComplexity, args["id"].(int64)), true
+	case "Project.notifications":
+		if e.ComplexityRoot.Project.Notifications == nil {
+			break
+		}
+
+		args, err := ec.field_Project_notifications_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Project.Notifications(childComplexity, args["filter"].(*NotificationFilterInput), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Project.privacyLevel":
 		if e.ComplexityRoot.Project.PrivacyLevel == nil {
 			break
@@ -1760,6 +2049,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SubprojectList.TotalCount(childComplexity), true
 
+	case "SyncVersionsPayload.project":
+		if e.ComplexityRoot.SyncVersionsPayload.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncVersionsPayload.Project(childComplexity), true
+	case "SyncVersionsPayload.triggered":
+		if e.ComplexityRoot.SyncVersionsPayload.Triggered == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncVersionsPayload.Triggered(childComplexity), true
+
 	case "TriggerBuildPayload.build":
 		if e.ComplexityRoot.TriggerBuildPayload.Build == nil {
 			break
@@ -1784,6 +2086,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TriggerBuildPayload.Version(childComplexity), true
+
+	case "UploadUrl.fields":
+		if e.ComplexityRoot.UploadUrl.Fields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UploadUrl.Fields(childComplexity), true
+	case "UploadUrl.url":
+		if e.ComplexityRoot.UploadUrl.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UploadUrl.URL(childComplexity), true
 
 	case "User.email":
 		if e.ComplexityRoot.User.Email == nil {
@@ -1968,6 +2283,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateSubprojectInput,
 		ec.unmarshalInputEnvironmentVariableInput,
 		ec.unmarshalInputImportProjectInput,
+		ec.unmarshalInputInitiateUploadInput,
+		ec.unmarshalInputNotificationFilterInput,
 		ec.unmarshalInputProjectAdminInput,
 		ec.unmarshalInputProjectFilterInput,
 		ec.unmarshalInputRedirectInput,
@@ -2177,9 +2494,17 @@ type Mutation {
   updateVersion(project: String!, version: String!, input: UpdateVersionInput!, replace: Boolean = false, validateOnly: Boolean = false): Version
   "Set a version's privacy level (maintainers)."
   setVersionPrivacy(project: String!, version: String!, privacyLevel: String!): Version
+  "Mark a version as published by the upload API or not (maintainers); ` + "`" + `false` + "`" + ` returns it to repository builds (api-2026.md §A4.5)."
+  setVersionUploaded(project: String!, version: String!, uploaded: Boolean!): Version
 
   "Queue a build of a version (maintainers). When the project's builds are disabled, nothing is queued and ` + "`" + `triggered` + "`" + ` is false."
   triggerBuild(project: String!, version: String!): TriggerBuildPayload
+  "Queue a version sync of the project without a build (maintainers, api-2026.md §A4.1). ` + "`" + `triggered` + "`" + ` is false when the project has builds disabled or no ` + "`" + `latest` + "`" + ` version; a sync already queued is not queued twice."
+  syncVersions(project: String!): SyncVersionsPayload
+  "Start an upload of prebuilt docs (api-2026.md §A4.5): gets or creates the version and creates a build awaiting its archive. Refusals are outcomes, not errors."
+  initiateUpload(input: InitiateUploadInput!): InitiateUploadPayload!
+  "Finish an upload: ` + "`" + `success` + "`" + ` queues the archive's processing, ` + "`" + `failed` + "`" + ` fails the build (api-2026.md §A4.5)."
+  completeUpload(build: Int!, status: String!): CompleteUploadPayload!
 
   "Nest a project the caller maintains under ` + "`" + `project` + "`" + ` (maintainers of ` + "`" + `project` + "`" + `)."
   createSubproject(project: String!, input: CreateSubprojectInput!, validateOnly: Boolean = false): Subproject
@@ -2301,6 +2626,10 @@ type Project {
   environmentVariable(id: Int!): EnvironmentVariable
   "Maintainers only (FORBIDDEN otherwise)."
   integrations: [Integration!]!
+  "Project notifications (maintainers only, FORBIDDEN otherwise); docsd attaches none, so the list is empty (api-2026.md §A4.3)."
+  notifications(filter: NotificationFilterInput, limit: Int, offset: Int): NotificationList!
+  "A project notification by id: always null (api-2026.md §A4.3)."
+  notification(id: Int!): Notification
   "Whether the caller maintains this project."
   viewerIsMaintainer: Boolean!
   "Admin fields (behavior.md §0.4), shown to maintainers and superusers; null to others."
@@ -2328,6 +2657,8 @@ input VersionFilterInput {
   slug: String
   active: Boolean
   built: Boolean
+  "Published by the upload API (api-2026.md §A4.5)."
+  uploaded: Boolean
   verboseName: String
   "Choice of public, protected, private; another value is INVALID on field ` + "`" + `privacy_level` + "`" + `."
   privacyLevel: String
@@ -2420,6 +2751,85 @@ type Build {
   "Docs URL of the build's version."
   docsUrl: String!
   commitUrl: String
+  "The notification message id of the build's failure (api-2026.md §A4.2); null unless it finished unsuccessfully."
+  errorId: String
+  "The build's notifications (api-2026.md §A4.2): one when it finished unsuccessfully (its id is the build id), none otherwise."
+  notifications(filter: NotificationFilterInput, limit: Int, offset: Int): NotificationList!
+  "The build's notification with that id, or null."
+  notification(id: Int!): Notification
+}
+
+input NotificationFilterInput {
+  "Notifications in one of these states (` + "`" + `unread` + "`" + `, ` + "`" + `read` + "`" + `, ` + "`" + `dismissed` + "`" + `, ` + "`" + `cancelled` + "`" + `)."
+  stateIn: [String!]
+}
+
+type NotificationList {
+  totalCount: Int!
+  nodes: [Notification!]!
+}
+
+"A notification attached to a build or project (api-2026.md §A4.2). docsd keeps no read state: every notification is ` + "`" + `unread` + "`" + `."
+type Notification {
+  id: Int!
+  "` + "`" + `build` + "`" + ` or ` + "`" + `project` + "`" + `."
+  attachedToContentType: String!
+  attachedToId: Int!
+  dismissable: Boolean!
+  news: Boolean!
+  state: String!
+  message: NotificationMessage!
+}
+
+type NotificationMessage {
+  "Read the Docs' message id, e.g. ` + "`" + `build:user:generic` + "`" + `."
+  id: String!
+  header: String!
+  "The build's error, as v3 renders it."
+  body: String!
+  "` + "`" + `error` + "`" + `."
+  type: String!
+  iconClasses: String!
+}
+
+input InitiateUploadInput {
+  "Project slug."
+  project: String!
+  "Branch or tag name, or pull-request number."
+  versionName: String!
+  "` + "`" + `branch` + "`" + `, ` + "`" + `tag` + "`" + ` or ` + "`" + `external` + "`" + `."
+  versionType: String!
+  versionCommit: String!
+  "A privacy level; when absent an existing version keeps its own."
+  versionPrivacyLevel: String
+}
+
+type UploadUrl {
+  "Where the client POSTs the archive (multipart form)."
+  url: String!
+  "The form fields to send with the ` + "`" + `file` + "`" + ` part, as an object of strings."
+  fields: JSON!
+}
+
+type InitiateUploadPayload {
+  "` + "`" + `created` + "`" + `, or why nothing was created: ` + "`" + `project-not-found` + "`" + `, ` + "`" + `not-admin` + "`" + `, ` + "`" + `disabled` + "`" + `, ` + "`" + `inactive` + "`" + `, ` + "`" + `too-many-pending` + "`" + `."
+  outcome: String!
+  "With ` + "`" + `too-many-pending` + "`" + `: seconds until the oldest pending upload expires."
+  retryAfter: Int
+  build: Build
+  version: Version
+  uploadUrl: UploadUrl
+}
+
+type CompleteUploadPayload {
+  "` + "`" + `queued` + "`" + `, ` + "`" + `failed` + "`" + ` (the build failed as reported), or a refusal: ` + "`" + `build-not-found` + "`" + `, ` + "`" + `not-admin` + "`" + `, ` + "`" + `not-pending` + "`" + `, ` + "`" + `not-stored` + "`" + `."
+  outcome: String!
+  build: Build
+}
+
+type SyncVersionsPayload {
+  project: Project!
+  triggered: Boolean!
 }
 
 type BuildCommand {
@@ -2605,6 +3015,12 @@ func (ec *executionContext) childFields_Build(ctx context.Context, field graphql
 		return ec.fieldContext_Build_docsUrl(ctx, field)
 	case "commitUrl":
 		return ec.fieldContext_Build_commitUrl(ctx, field)
+	case "errorId":
+		return ec.fieldContext_Build_errorId(ctx, field)
+	case "notifications":
+		return ec.fieldContext_Build_notifications(ctx, field)
+	case "notification":
+		return ec.fieldContext_Build_notification(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Build", field.Name)
 }
@@ -2663,6 +3079,16 @@ func (ec *executionContext) childFields_Choice(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type Choice", field.Name)
 }
 
+func (ec *executionContext) childFields_CompleteUploadPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "outcome":
+		return ec.fieldContext_CompleteUploadPayload_outcome(ctx, field)
+	case "build":
+		return ec.fieldContext_CompleteUploadPayload_build(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CompleteUploadPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_Downloads(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "pdf":
@@ -2701,6 +3127,22 @@ func (ec *executionContext) childFields_EnvironmentVariableList(ctx context.Cont
 	return nil, fmt.Errorf("no field named %q was found under type EnvironmentVariableList", field.Name)
 }
 
+func (ec *executionContext) childFields_InitiateUploadPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "outcome":
+		return ec.fieldContext_InitiateUploadPayload_outcome(ctx, field)
+	case "retryAfter":
+		return ec.fieldContext_InitiateUploadPayload_retryAfter(ctx, field)
+	case "build":
+		return ec.fieldContext_InitiateUploadPayload_build(ctx, field)
+	case "version":
+		return ec.fieldContext_InitiateUploadPayload_version(ctx, field)
+	case "uploadUrl":
+		return ec.fieldContext_InitiateUploadPayload_uploadUrl(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InitiateUploadPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_Integration(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -2715,6 +3157,52 @@ func (ec *executionContext) childFields_Integration(ctx context.Context, field g
 		return ec.fieldContext_Integration_created(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Integration", field.Name)
+}
+
+func (ec *executionContext) childFields_Notification(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Notification_id(ctx, field)
+	case "attachedToContentType":
+		return ec.fieldContext_Notification_attachedToContentType(ctx, field)
+	case "attachedToId":
+		return ec.fieldContext_Notification_attachedToId(ctx, field)
+	case "dismissable":
+		return ec.fieldContext_Notification_dismissable(ctx, field)
+	case "news":
+		return ec.fieldContext_Notification_news(ctx, field)
+	case "state":
+		return ec.fieldContext_Notification_state(ctx, field)
+	case "message":
+		return ec.fieldContext_Notification_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Notification", field.Name)
+}
+
+func (ec *executionContext) childFields_NotificationList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_NotificationList_totalCount(ctx, field)
+	case "nodes":
+		return ec.fieldContext_NotificationList_nodes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotificationList", field.Name)
+}
+
+func (ec *executionContext) childFields_NotificationMessage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_NotificationMessage_id(ctx, field)
+	case "header":
+		return ec.fieldContext_NotificationMessage_header(ctx, field)
+	case "body":
+		return ec.fieldContext_NotificationMessage_body(ctx, field)
+	case "type":
+		return ec.fieldContext_NotificationMessage_type(ctx, field)
+	case "iconClasses":
+		return ec.fieldContext_NotificationMessage_iconClasses(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotificationMessage", field.Name)
 }
 
 func (ec *executionContext) childFields_Project(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2793,6 +3281,10 @@ func (ec *executionContext) childFields_Project(ctx context.Context, field graph
 		return ec.fieldContext_Project_environmentVariable(ctx, field)
 	case "integrations":
 		return ec.fieldContext_Project_integrations(ctx, field)
+	case "notifications":
+		return ec.fieldContext_Project_notifications(ctx, field)
+	case "notification":
+		return ec.fieldContext_Project_notification(ctx, field)
 	case "viewerIsMaintainer":
 		return ec.fieldContext_Project_viewerIsMaintainer(ctx, field)
 	case "adminFields":
@@ -3001,6 +3493,16 @@ func (ec *executionContext) childFields_SubprojectList(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type SubprojectList", field.Name)
 }
 
+func (ec *executionContext) childFields_SyncVersionsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "project":
+		return ec.fieldContext_SyncVersionsPayload_project(ctx, field)
+	case "triggered":
+		return ec.fieldContext_SyncVersionsPayload_triggered(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SyncVersionsPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_TriggerBuildPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "build":
@@ -3013,6 +3515,16 @@ func (ec *executionContext) childFields_TriggerBuildPayload(ctx context.Context,
 		return ec.fieldContext_TriggerBuildPayload_triggered(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TriggerBuildPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_UploadUrl(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "url":
+		return ec.fieldContext_UploadUrl_url(ctx, field)
+	case "fields":
+		return ec.fieldContext_UploadUrl_fields(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UploadUrl", field.Name)
 }
 
 func (ec *executionContext) childFields_User(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3209,6 +3721,50 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Build_notification_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNInt2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Build_notifications_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*NotificationFilterInput, error) {
+			return ec.unmarshalONotificationFilterInput2ᚖdocsdᚋgraphᚐNotificationFilterInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_addMaintainer_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3228,6 +3784,28 @@ func (ec *executionContext) field_Mutation_addMaintainer_args(ctx context.Contex
 		return nil, err
 	}
 	args["username"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_completeUpload_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "build",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNInt2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["build"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg1
 	return args, nil
 }
 
@@ -3467,6 +4045,20 @@ func (ec *executionContext) field_Mutation_importProject_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_initiateUpload_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (InitiateUploadInput, error) {
+			return ec.unmarshalNInitiateUploadInput2docsdᚋgraphᚐInitiateUploadInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_removeMaintainer_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3582,6 +4174,50 @@ func (ec *executionContext) field_Mutation_setVersionPrivacy_args(ctx context.Co
 		return nil, err
 	}
 	args["privacyLevel"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setVersionUploaded_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "project",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["project"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "version",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["version"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "uploaded",
+		func(ctx context.Context, v any) (bool, error) {
+			return ec.unmarshalNBoolean2bool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["uploaded"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_syncVersions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "project",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["project"] = arg0
 	return args, nil
 }
 
@@ -3822,6 +4458,50 @@ func (ec *executionContext) field_Project_environmentVariables_args(ctx context.
 		return nil, err
 	}
 	args["offset"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Project_notification_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNInt2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Project_notifications_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*NotificationFilterInput, error) {
+			return ec.unmarshalONotificationFilterInput2ᚖdocsdᚋgraphᚐNotificationFilterInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg2
 	return args, nil
 }
 
@@ -4725,6 +5405,117 @@ func (ec *executionContext) fieldContext_Build_commitUrl(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Build_errorId(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_errorId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Build().ErrorID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Build_errorId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Build_notifications(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_notifications(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Build().Notifications(ctx, obj, fc.Args["filter"].(*NotificationFilterInput), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *NotificationList) graphql.Marshaler {
+			return ec.marshalNNotificationList2ᚖdocsdᚋgraphᚐNotificationList(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Build_notifications(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Build",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotificationList(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Build_notifications_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Build_notification(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_notification(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Build().Notification(ctx, obj, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Notification) graphql.Marshaler {
+			return ec.marshalONotification2ᚖdocsdᚋgraphᚐNotification(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Build_notification(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Build",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Notification(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Build_notification_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _BuildCommand_id(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5079,6 +5870,61 @@ func (ec *executionContext) fieldContext_Choice_name(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Choice", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _CompleteUploadPayload_outcome(ctx context.Context, field graphql.CollectedField, obj *CompleteUploadPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CompleteUploadPayload_outcome(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outcome, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CompleteUploadPayload_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CompleteUploadPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CompleteUploadPayload_build(ctx context.Context, field graphql.CollectedField, obj *CompleteUploadPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CompleteUploadPayload_build(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Build, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {
+			return ec.marshalOBuild2ᚖdocsdᚋstoreᚐBuild(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CompleteUploadPayload_build(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CompleteUploadPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Build(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Downloads_pdf(ctx context.Context, field graphql.CollectedField, obj *Downloads) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5322,6 +6168,148 @@ func (ec *executionContext) fieldContext_EnvironmentVariableList_nodes(_ context
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_EnvironmentVariable(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InitiateUploadPayload_outcome(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InitiateUploadPayload_outcome(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outcome, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InitiateUploadPayload_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InitiateUploadPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _InitiateUploadPayload_retryAfter(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InitiateUploadPayload_retryAfter(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RetryAfter, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InitiateUploadPayload_retryAfter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InitiateUploadPayload", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _InitiateUploadPayload_build(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InitiateUploadPayload_build(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Build, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {
+			return ec.marshalOBuild2ᚖdocsdᚋstoreᚐBuild(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InitiateUploadPayload_build(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InitiateUploadPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Build(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InitiateUploadPayload_version(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InitiateUploadPayload_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
+			return ec.marshalOVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InitiateUploadPayload_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InitiateUploadPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Version(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InitiateUploadPayload_uploadUrl(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InitiateUploadPayload_uploadUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UploadURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *UploadURL) graphql.Marshaler {
+			return ec.marshalOUploadUrl2ᚖdocsdᚋgraphᚐUploadURL(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InitiateUploadPayload_uploadUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InitiateUploadPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UploadUrl(ctx, field)
 		},
 	}
 	return fc, nil
@@ -5882,6 +6870,50 @@ func (ec *executionContext) fieldContext_Mutation_setVersionPrivacy(ctx context.
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_setVersionUploaded(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setVersionUploaded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetVersionUploaded(ctx, fc.Args["project"].(string), fc.Args["version"].(string), fc.Args["uploaded"].(bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
+			return ec.marshalOVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setVersionUploaded(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Version(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setVersionUploaded_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_triggerBuild(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5920,6 +6952,138 @@ func (ec *executionContext) fieldContext_Mutation_triggerBuild(ctx context.Conte
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_triggerBuild_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_syncVersions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_syncVersions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SyncVersions(ctx, fc.Args["project"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *SyncVersionsPayload) graphql.Marshaler {
+			return ec.marshalOSyncVersionsPayload2ᚖdocsdᚋgraphᚐSyncVersionsPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_syncVersions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SyncVersionsPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_syncVersions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_initiateUpload(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_initiateUpload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().InitiateUpload(ctx, fc.Args["input"].(InitiateUploadInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *InitiateUploadPayload) graphql.Marshaler {
+			return ec.marshalNInitiateUploadPayload2ᚖdocsdᚋgraphᚐInitiateUploadPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_initiateUpload(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InitiateUploadPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_initiateUpload_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_completeUpload(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_completeUpload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CompleteUpload(ctx, fc.Args["build"].(int64), fc.Args["status"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CompleteUploadPayload) graphql.Marshaler {
+			return ec.marshalNCompleteUploadPayload2ᚖdocsdᚋgraphᚐCompleteUploadPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_completeUpload(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CompleteUploadPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_completeUpload_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -6320,6 +7484,346 @@ func (ec *executionContext) fieldContext_Mutation_deleteIntegration(ctx context.
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Notification_id(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_attachedToContentType(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_attachedToContentType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttachedToContentType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_attachedToContentType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_attachedToId(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_attachedToId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AttachedToID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_attachedToId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_dismissable(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_dismissable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Dismissable, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_dismissable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_news(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_news(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.News, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_news(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_state(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Notification_message(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *NotificationMessage) graphql.Marshaler {
+			return ec.marshalNNotificationMessage2ᚖdocsdᚋgraphᚐNotificationMessage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Notification",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotificationMessage(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NotificationList_totalCount(ctx context.Context, field graphql.CollectedField, obj *NotificationList) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationList_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationList", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationList_nodes(ctx context.Context, field graphql.CollectedField, obj *NotificationList) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationList_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*Notification) graphql.Marshaler {
+			return ec.marshalNNotification2ᚕᚖdocsdᚋgraphᚐNotificationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationList_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NotificationList",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Notification(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NotificationMessage_id(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationMessage_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationMessage_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationMessage_header(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationMessage_header(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Header, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationMessage_header(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationMessage_body(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationMessage_body(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Body, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationMessage_body(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationMessage_type(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationMessage_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationMessage_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationMessage_iconClasses(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationMessage_iconClasses(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IconClasses, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationMessage_iconClasses(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Project_id(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
@@ -7481,6 +8985,94 @@ func (ec *executionContext) fieldContext_Project_integrations(_ context.Context,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Integration(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Project_notifications(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_notifications(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Project().Notifications(ctx, obj, fc.Args["filter"].(*NotificationFilterInput), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *NotificationList) graphql.Marshaler {
+			return ec.marshalNNotificationList2ᚖdocsdᚋgraphᚐNotificationList(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Project_notifications(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotificationList(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Project_notifications_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Project_notification(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_notification(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Project().Notification(ctx, obj, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Notification) graphql.Marshaler {
+			return ec.marshalONotification2ᚖdocsdᚋgraphᚐNotification(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Project_notification(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Notification(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Project_notification_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -9484,6 +11076,61 @@ func (ec *executionContext) fieldContext_SubprojectList_nodes(_ context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _SyncVersionsPayload_project(ctx context.Context, field graphql.CollectedField, obj *SyncVersionsPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncVersionsPayload_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
+			return ec.marshalNProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SyncVersionsPayload_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SyncVersionsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SyncVersionsPayload_triggered(ctx context.Context, field graphql.CollectedField, obj *SyncVersionsPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncVersionsPayload_triggered(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Triggered, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SyncVersionsPayload_triggered(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SyncVersionsPayload", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _TriggerBuildPayload_build(ctx context.Context, field graphql.CollectedField, obj *TriggerBuildPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9601,6 +11248,52 @@ func (ec *executionContext) _TriggerBuildPayload_triggered(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_TriggerBuildPayload_triggered(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TriggerBuildPayload", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _UploadUrl_url(ctx context.Context, field graphql.CollectedField, obj *UploadURL) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UploadUrl_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UploadUrl_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UploadUrl", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UploadUrl_fields(ctx context.Context, field graphql.CollectedField, obj *UploadURL) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UploadUrl_fields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Fields, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v json.RawMessage) graphql.Marshaler {
+			return ec.marshalNJSON2encodingᚋjsonᚐRawMessage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UploadUrl_fields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UploadUrl", field, false, false, errors.New("field of type JSON does not have child fields"))
 }
 
 func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
@@ -11532,6 +13225,94 @@ func (ec *executionContext) unmarshalInputImportProjectInput(ctx context.Context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputInitiateUploadInput(ctx context.Context, obj any) (InitiateUploadInput, error) {
+	var it InitiateUploadInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"project", "versionName", "versionType", "versionCommit", "versionPrivacyLevel"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "versionName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("versionName"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VersionName = data
+		case "versionType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("versionType"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VersionType = data
+		case "versionCommit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("versionCommit"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VersionCommit = data
+		case "versionPrivacyLevel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("versionPrivacyLevel"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VersionPrivacyLevel = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputNotificationFilterInput(ctx context.Context, obj any) (NotificationFilterInput, error) {
+	var it NotificationFilterInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"stateIn"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "stateIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stateIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StateIn = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputProjectAdminInput(ctx context.Context, obj any) (ProjectAdminInput, error) {
 	var it ProjectAdminInput
 	if obj == nil {
@@ -11977,7 +13758,7 @@ func (ec *executionContext) unmarshalInputVersionFilterInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"projectSlug", "slug", "active", "built", "verboseName", "privacyLevel", "includeExternal"}
+	fieldsInOrder := [...]string{"projectSlug", "slug", "active", "built", "uploaded", "verboseName", "privacyLevel", "includeExternal"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -12012,6 +13793,13 @@ func (ec *executionContext) unmarshalInputVersionFilterInput(ctx context.Context
 				return it, err
 			}
 			it.Built = data
+		case "uploaded":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("uploaded"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Uploaded = data
 		case "verboseName":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("verboseName"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -12544,6 +14332,120 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "errorId":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Build_errorId(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "notifications":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Build_notifications(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "notification":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Build_notification(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -12805,6 +14707,49 @@ func (ec *executionContext) _Choice(ctx context.Context, sel ast.SelectionSet, o
 	return out
 }
 
+var completeUploadPayloadImplementors = []string{"CompleteUploadPayload"}
+
+func (ec *executionContext) _CompleteUploadPayload(ctx context.Context, sel ast.SelectionSet, obj *CompleteUploadPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, completeUploadPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CompleteUploadPayload")
+		case "outcome":
+			out.Values[i] = ec._CompleteUploadPayload_outcome(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "build":
+			out.Values[i] = ec._CompleteUploadPayload_build(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var downloadsImplementors = []string{"Downloads"}
 
 func (ec *executionContext) _Downloads(ctx context.Context, sel ast.SelectionSet, obj *Downloads) graphql.Marshaler {
@@ -12964,6 +14909,64 @@ func (ec *executionContext) _EnvironmentVariableList(ctx context.Context, sel as
 		case "nodes":
 			out.Values[i] = ec._EnvironmentVariableList_nodes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var initiateUploadPayloadImplementors = []string{"InitiateUploadPayload"}
+
+func (ec *executionContext) _InitiateUploadPayload(ctx context.Context, sel ast.SelectionSet, obj *InitiateUploadPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, initiateUploadPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InitiateUploadPayload")
+		case "outcome":
+			out.Values[i] = ec._InitiateUploadPayload_outcome(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "retryAfter":
+			out.Values[i] = ec._InitiateUploadPayload_retryAfter(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "build":
+			out.Values[i] = ec._InitiateUploadPayload_build(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._InitiateUploadPayload_version(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "uploadUrl":
+			out.Values[i] = ec._InitiateUploadPayload_uploadUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -13168,11 +15171,39 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "setVersionUploaded":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setVersionUploaded(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "triggerBuild":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_triggerBuild(ctx, field)
 			})
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "syncVersions":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_syncVersions(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "initiateUpload":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_initiateUpload(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "completeUpload":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_completeUpload(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "createSubproject":
@@ -13235,6 +15266,175 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteIntegration(ctx, field)
 			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var notificationImplementors = []string{"Notification"}
+
+func (ec *executionContext) _Notification(ctx context.Context, sel ast.SelectionSet, obj *Notification) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Notification")
+		case "id":
+			out.Values[i] = ec._Notification_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attachedToContentType":
+			out.Values[i] = ec._Notification_attachedToContentType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attachedToId":
+			out.Values[i] = ec._Notification_attachedToId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dismissable":
+			out.Values[i] = ec._Notification_dismissable(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "news":
+			out.Values[i] = ec._Notification_news(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "state":
+			out.Values[i] = ec._Notification_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._Notification_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var notificationListImplementors = []string{"NotificationList"}
+
+func (ec *executionContext) _NotificationList(ctx context.Context, sel ast.SelectionSet, obj *NotificationList) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationListImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NotificationList")
+		case "totalCount":
+			out.Values[i] = ec._NotificationList_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._NotificationList_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var notificationMessageImplementors = []string{"NotificationMessage"}
+
+func (ec *executionContext) _NotificationMessage(ctx context.Context, sel ast.SelectionSet, obj *NotificationMessage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationMessageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NotificationMessage")
+		case "id":
+			out.Values[i] = ec._NotificationMessage_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "header":
+			out.Values[i] = ec._NotificationMessage_header(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "body":
+			out.Values[i] = ec._NotificationMessage_body(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._NotificationMessage_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "iconClasses":
+			out.Values[i] = ec._NotificationMessage_iconClasses(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -14221,6 +16421,82 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 				}()
 				res = ec._Project_integrations(ctx, field, obj)
 				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "notifications":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Project_notifications(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "notification":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Project_notification(ctx, field, obj)
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -15431,6 +17707,49 @@ func (ec *executionContext) _SubprojectList(ctx context.Context, sel ast.Selecti
 	return out
 }
 
+var syncVersionsPayloadImplementors = []string{"SyncVersionsPayload"}
+
+func (ec *executionContext) _SyncVersionsPayload(ctx context.Context, sel ast.SelectionSet, obj *SyncVersionsPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, syncVersionsPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SyncVersionsPayload")
+		case "project":
+			out.Values[i] = ec._SyncVersionsPayload_project(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "triggered":
+			out.Values[i] = ec._SyncVersionsPayload_triggered(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var triggerBuildPayloadImplementors = []string{"TriggerBuildPayload"}
 
 func (ec *executionContext) _TriggerBuildPayload(ctx context.Context, sel ast.SelectionSet, obj *TriggerBuildPayload) graphql.Marshaler {
@@ -15460,6 +17779,49 @@ func (ec *executionContext) _TriggerBuildPayload(ctx context.Context, sel ast.Se
 			}
 		case "triggered":
 			out.Values[i] = ec._TriggerBuildPayload_triggered(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var uploadUrlImplementors = []string{"UploadUrl"}
+
+func (ec *executionContext) _UploadUrl(ctx context.Context, sel ast.SelectionSet, obj *UploadURL) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, uploadUrlImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UploadUrl")
+		case "url":
+			out.Values[i] = ec._UploadUrl_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fields":
+			out.Values[i] = ec._UploadUrl_fields(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -16472,6 +18834,16 @@ func (ec *executionContext) marshalNChoice2ᚖdocsdᚋgraphᚐChoice(ctx context
 	return ec._Choice(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNCompleteUploadPayload2ᚖdocsdᚋgraphᚐCompleteUploadPayload(ctx context.Context, sel ast.SelectionSet, v *CompleteUploadPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CompleteUploadPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCreateSubprojectInput2docsdᚋgraphᚐCreateSubprojectInput(ctx context.Context, v any) (CreateSubprojectInput, error) {
 	res, err := ec.unmarshalInputCreateSubprojectInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -16531,6 +18903,21 @@ func (ec *executionContext) marshalNEnvironmentVariableList2ᚖdocsdᚋgraphᚐE
 func (ec *executionContext) unmarshalNImportProjectInput2docsdᚋgraphᚐImportProjectInput(ctx context.Context, v any) (ImportProjectInput, error) {
 	res, err := ec.unmarshalInputImportProjectInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNInitiateUploadInput2docsdᚋgraphᚐInitiateUploadInput(ctx context.Context, v any) (InitiateUploadInput, error) {
+	res, err := ec.unmarshalInputInitiateUploadInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInitiateUploadPayload2ᚖdocsdᚋgraphᚐInitiateUploadPayload(ctx context.Context, sel ast.SelectionSet, v *InitiateUploadPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._InitiateUploadPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
@@ -16611,6 +18998,52 @@ func (ec *executionContext) marshalNJSON2encodingᚋjsonᚐRawMessage(ctx contex
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNNotification2ᚕᚖdocsdᚋgraphᚐNotificationᚄ(ctx context.Context, sel ast.SelectionSet, v []*Notification) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNNotification2ᚖdocsdᚋgraphᚐNotification(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNNotification2ᚖdocsdᚋgraphᚐNotification(ctx context.Context, sel ast.SelectionSet, v *Notification) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Notification(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNotificationList2ᚖdocsdᚋgraphᚐNotificationList(ctx context.Context, sel ast.SelectionSet, v *NotificationList) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NotificationList(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNotificationMessage2ᚖdocsdᚋgraphᚐNotificationMessage(ctx context.Context, sel ast.SelectionSet, v *NotificationMessage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NotificationMessage(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNProject2ᚕᚖdocsdᚋstoreᚐProjectᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Project) graphql.Marshaler {
@@ -17227,6 +19660,21 @@ func (ec *executionContext) marshalOIntegration2ᚖdocsdᚋstoreᚐIntegration(c
 	return ec._Integration(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalONotification2ᚖdocsdᚋgraphᚐNotification(ctx context.Context, sel ast.SelectionSet, v *Notification) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Notification(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalONotificationFilterInput2ᚖdocsdᚋgraphᚐNotificationFilterInput(ctx context.Context, v any) (*NotificationFilterInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputNotificationFilterInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx context.Context, sel ast.SelectionSet, v *store.Project) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -17332,6 +19780,13 @@ func (ec *executionContext) marshalOSubproject2ᚖdocsdᚋstoreᚐRelationship(c
 	return ec._Subproject(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOSyncVersionsPayload2ᚖdocsdᚋgraphᚐSyncVersionsPayload(ctx context.Context, sel ast.SelectionSet, v *SyncVersionsPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SyncVersionsPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
 	if v == nil {
 		return nil, nil
@@ -17355,6 +19810,13 @@ func (ec *executionContext) marshalOTriggerBuildPayload2ᚖdocsdᚋgraphᚐTrigg
 		return graphql.Null
 	}
 	return ec._TriggerBuildPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOUploadUrl2ᚖdocsdᚋgraphᚐUploadURL(ctx context.Context, sel ast.SelectionSet, v *UploadURL) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._UploadUrl(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOUser2ᚖdocsdᚋstoreᚐUser(ctx context.Context, sel ast.SelectionSet, v *store.User) graphql.Marshaler {

@@ -4,6 +4,7 @@ package graph
 
 import (
 	"docsd/store"
+	"encoding/json"
 
 	"github.com/99designs/gqlgen/graphql"
 )
@@ -30,6 +31,12 @@ type BuildState struct {
 type Choice struct {
 	Code string `json:"code"`
 	Name string `json:"name"`
+}
+
+type CompleteUploadPayload struct {
+	// `queued`, `failed` (the build failed as reported), or a refusal: `build-not-found`, `not-admin`, `not-pending`, `not-stored`.
+	Outcome string       `json:"outcome"`
+	Build   *store.Build `json:"build,omitempty"`
 }
 
 type CreateSubprojectInput struct {
@@ -62,7 +69,62 @@ type ImportProjectInput struct {
 	ProgrammingLanguage graphql.Omittable[*string]          `json:"programmingLanguage,omitempty"`
 }
 
+type InitiateUploadInput struct {
+	// Project slug.
+	Project string `json:"project"`
+	// Branch or tag name, or pull-request number.
+	VersionName string `json:"versionName"`
+	// `branch`, `tag` or `external`.
+	VersionType   string `json:"versionType"`
+	VersionCommit string `json:"versionCommit"`
+	// A privacy level; when absent an existing version keeps its own.
+	VersionPrivacyLevel *string `json:"versionPrivacyLevel,omitempty"`
+}
+
+type InitiateUploadPayload struct {
+	// `created`, or why nothing was created: `project-not-found`, `not-admin`, `disabled`, `inactive`, `too-many-pending`.
+	Outcome string `json:"outcome"`
+	// With `too-many-pending`: seconds until the oldest pending upload expires.
+	RetryAfter *int64         `json:"retryAfter,omitempty"`
+	Build      *store.Build   `json:"build,omitempty"`
+	Version    *store.Version `json:"version,omitempty"`
+	UploadURL  *UploadURL     `json:"uploadUrl,omitempty"`
+}
+
 type Mutation struct {
+}
+
+// A notification attached to a build or project (api-2026.md §A4.2). docsd keeps no read state: every notification is `unread`.
+type Notification struct {
+	ID int64 `json:"id"`
+	// `build` or `project`.
+	AttachedToContentType string               `json:"attachedToContentType"`
+	AttachedToID          int64                `json:"attachedToId"`
+	Dismissable           bool                 `json:"dismissable"`
+	News                  bool                 `json:"news"`
+	State                 string               `json:"state"`
+	Message               *NotificationMessage `json:"message"`
+}
+
+type NotificationFilterInput struct {
+	// Notifications in one of these states (`unread`, `read`, `dismissed`, `cancelled`).
+	StateIn []string `json:"stateIn,omitempty"`
+}
+
+type NotificationList struct {
+	TotalCount int64           `json:"totalCount"`
+	Nodes      []*Notification `json:"nodes"`
+}
+
+type NotificationMessage struct {
+	// Read the Docs' message id, e.g. `build:user:generic`.
+	ID     string `json:"id"`
+	Header string `json:"header"`
+	// The build's error, as v3 renders it.
+	Body string `json:"body"`
+	// `error`.
+	Type        string `json:"type"`
+	IconClasses string `json:"iconClasses"`
 }
 
 type ProjectAccess struct {
@@ -221,6 +283,11 @@ type SubprojectList struct {
 	Nodes      []*store.Relationship `json:"nodes"`
 }
 
+type SyncVersionsPayload struct {
+	Project   *store.Project `json:"project"`
+	Triggered bool           `json:"triggered"`
+}
+
 type TriggerBuildPayload struct {
 	// Null when nothing was queued.
 	Build     *store.Build   `json:"build,omitempty"`
@@ -246,11 +313,20 @@ type UpdateVersionInput struct {
 	Active graphql.Omittable[*bool] `json:"active,omitempty"`
 }
 
+type UploadURL struct {
+	// Where the client POSTs the archive (multipart form).
+	URL string `json:"url"`
+	// The form fields to send with the `file` part, as an object of strings.
+	Fields json.RawMessage `json:"fields"`
+}
+
 type VersionFilterInput struct {
 	ProjectSlug *string `json:"projectSlug,omitempty"`
 	Slug        *string `json:"slug,omitempty"`
 	Active      *bool   `json:"active,omitempty"`
 	Built       *bool   `json:"built,omitempty"`
+	// Published by the upload API (api-2026.md §A4.5).
+	Uploaded    *bool   `json:"uploaded,omitempty"`
 	VerboseName *string `json:"verboseName,omitempty"`
 	// Choice of public, protected, private; another value is INVALID on field `privacy_level`.
 	PrivacyLevel *string `json:"privacyLevel,omitempty"`

@@ -445,11 +445,7 @@ func (r *Resolver) updateVersion(ctx context.Context, projectSlug, versionSlug s
 }
 
 func (r *Resolver) setVersionPrivacy(ctx context.Context, projectSlug, versionSlug, level string) (*store.Version, error) {
-	p, err := r.maintainedProject(ctx, projectSlug)
-	if err != nil {
-		return nil, err
-	}
-	v, err := r.internalVersion(ctx, p, versionSlug)
+	v, err := r.maintainedVersion(ctx, projectSlug, versionSlug)
 	if err != nil {
 		return nil, err
 	}
@@ -469,6 +465,9 @@ func (r *Resolver) triggerBuild(ctx context.Context, projectSlug, versionSlug st
 	v, err := r.internalVersion(ctx, p, versionSlug)
 	if err != nil {
 		return nil, err
+	}
+	if v.Uploaded {
+		return nil, errs.E(errs.Invalid, "graph.triggerBuild", MsgUploadedVersionBuild)
 	}
 	if p.Skip {
 		return &TriggerBuildPayload{Project: p, Version: v, Triggered: false}, nil

@@ -20,6 +20,7 @@ type Settings struct {
 	AllowPrivateNetwork bool
 	// HostResolver resolves repository hosts; net.DefaultResolver when nil.
 	HostResolver repourl.Resolver
+	Uploads      UploadSettings
 }
 
 // Hooks lets other subsystems react to graph writes without the graph

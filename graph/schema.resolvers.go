@@ -98,6 +98,21 @@ func (r *buildResolver) CommitURL(ctx context.Context, obj *store.Build) (*strin
 	return commitURL(p.Repo, *obj.Commit, v), nil
 }
 
+// ErrorID is the resolver for the errorId field.
+func (r *buildResolver) ErrorID(ctx context.Context, obj *store.Build) (*string, error) {
+	return r.buildErrorID(obj), nil
+}
+
+// Notifications is the resolver for the notifications field.
+func (r *buildResolver) Notifications(ctx context.Context, obj *store.Build, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error) {
+	return r.buildNotifications(obj, filter, limit, offset), nil
+}
+
+// Notification is the resolver for the notification field.
+func (r *buildResolver) Notification(ctx context.Context, obj *store.Build, id int64) (*Notification, error) {
+	return r.buildNotificationByID(obj, id), nil
+}
+
 // RunTime is the resolver for the runTime field.
 func (r *buildCommandResolver) RunTime(ctx context.Context, obj *store.BuildCommand) (*int64, error) {
 	if obj.EndTime == nil {
@@ -170,9 +185,29 @@ func (r *mutationResolver) SetVersionPrivacy(ctx context.Context, project string
 	return r.setVersionPrivacy(ctx, project, version, privacyLevel)
 }
 
+// SetVersionUploaded is the resolver for the setVersionUploaded field.
+func (r *mutationResolver) SetVersionUploaded(ctx context.Context, project string, version string, uploaded bool) (*store.Version, error) {
+	return r.setVersionUploaded(ctx, project, version, uploaded)
+}
+
 // TriggerBuild is the resolver for the triggerBuild field.
 func (r *mutationResolver) TriggerBuild(ctx context.Context, project string, version string) (*TriggerBuildPayload, error) {
 	return r.triggerBuild(ctx, project, version)
+}
+
+// SyncVersions is the resolver for the syncVersions field.
+func (r *mutationResolver) SyncVersions(ctx context.Context, project string) (*SyncVersionsPayload, error) {
+	return r.syncVersions(ctx, project)
+}
+
+// InitiateUpload is the resolver for the initiateUpload field.
+func (r *mutationResolver) InitiateUpload(ctx context.Context, input InitiateUploadInput) (*InitiateUploadPayload, error) {
+	return r.initiateUpload(ctx, input)
+}
+
+// CompleteUpload is the resolver for the completeUpload field.
+func (r *mutationResolver) CompleteUpload(ctx context.Context, build int64, status string) (*CompleteUploadPayload, error) {
+	return r.completeUpload(ctx, build, status)
 }
 
 // CreateSubproject is the resolver for the createSubproject field.
@@ -489,6 +524,16 @@ func (r *projectResolver) Integrations(ctx context.Context, obj *store.Project) 
 		return nil, err
 	}
 	return r.Store.FindIntegrations(ctx, obj.ID)
+}
+
+// Notifications is the resolver for the notifications field.
+func (r *projectResolver) Notifications(ctx context.Context, obj *store.Project, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error) {
+	return r.projectNotifications(ctx, obj, filter, limit, offset)
+}
+
+// Notification is the resolver for the notification field.
+func (r *projectResolver) Notification(ctx context.Context, obj *store.Project, id int64) (*Notification, error) {
+	return nil, nil
 }
 
 // ViewerIsMaintainer is the resolver for the viewerIsMaintainer field.

@@ -25,6 +25,9 @@ type Config struct {
 	DocsDomain         string // subdomain mode when set: /_/api/ links use the request's docs host
 	DocsScheme         string // scheme of docs subdomains; default: PublicURL's
 	SearchThrottleRate string // per reader budget, e.g. "100/minute"; "0" or "" disables
+	// UploadReceiver is the storage POST of local upload storage
+	// (`/api/v3/upload/artifacts/`, api-2026.md §A4.5); nil answers 404.
+	UploadReceiver http.Handler
 }
 
 // Server holds what the REST handlers need.

@@ -59,7 +59,7 @@ var v2Routes = []v2Route{
 // throttled.
 func (s *Server) v2Handler() http.Handler {
 	routes := mux.NewRouter().SkipClean(true)
-	for _, rt := range v2Routes {
+	for _, rt := range append(v2Routes, v2LogRoutes...) {
 		routes.Handle(rt.path, s.v2Serve(rt))
 	}
 	routes.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -74,13 +74,16 @@ func (s *Server) v2Handler() http.Handler {
 func (s *Server) v2Serve(rt v2Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", v2Allow)
+		get := rt.get
 		if f := v2Last(r.URL.Query(), "format"); f != "" && f != "json" {
-			writeNotFound(w, r)
-			return
+			if get = v2Formats[rt.path][f]; get == nil {
+				writeNotFound(w, r)
+				return
+			}
 		}
 		switch r.Method {
 		case http.MethodGet, http.MethodHead:
-			rt.get(s, w, r)
+			get(s, w, r)
 		case http.MethodOptions:
 			writeJSON(w, r, http.StatusOK, v2Options{
 				Description: rt.description,

@@ -105,24 +105,33 @@ type v2Handle func(s *Server, w http.ResponseWriter, r *http.Request)
 // shows.
 func v2Detail[T any](query string) v2Handle {
 	return func(s *Server, w http.ResponseWriter, r *http.Request) {
-		id, ok := v2ID(r)
-		if !ok {
-			writeNotFound(w, r)
-			return
+		if obj, ok := v2Fetch[T](s, w, r, query); ok {
+			writeJSON(w, r, http.StatusOK, obj)
 		}
-		var out struct {
-			Object *T `json:"object"`
-		}
-		if err := s.exec.Do(v2Context(r), query, map[string]any{"id": id}, &out); err != nil {
-			writeError(w, r, err)
-			return
-		}
-		if out.Object == nil {
-			writeNotFound(w, r)
-			return
-		}
-		writeJSON(w, r, http.StatusOK, out.Object)
 	}
+}
+
+// v2Fetch runs a detail operation for the path's id and returns its
+// object; it answers 404 itself (and reports false) when the id is not an
+// integer or names nothing the graph shows.
+func v2Fetch[T any](s *Server, w http.ResponseWriter, r *http.Request, query string) (*T, bool) {
+	id, ok := v2ID(r)
+	if !ok {
+		writeNotFound(w, r)
+		return nil, false
+	}
+	var out struct {
+		Object *T `json:"object"`
+	}
+	if err := s.exec.Do(v2Context(r), query, map[string]any{"id": id}, &out); err != nil {
+		writeError(w, r, err)
+		return nil, false
+	}
+	if out.Object == nil {
+		writeNotFound(w, r)
+		return nil, false
+	}
+	return out.Object, true
 }
 
 // v2Filters are the filter variables of a list operation; nil values are

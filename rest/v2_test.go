@@ -298,7 +298,14 @@ var v2Cases = []v2Case{
 	v2Get("build_detail_of_private_version", "/api/v2/build/5/"),
 	v2Get("build_detail_unknown", "/api/v2/build/999/"),
 	v2Get("build_detail_non_numeric", "/api/v2/build/abc/"),
-	v2Get("build_detail_txt", "/api/v2/build/1.txt"),
+	// The raw log's errors stay JSON (api-2026.md §A4.4); its 200 text
+	// bodies are checked by TestV2BuildLog.
+	v2Get("build_txt_of_private_project", "/api/v2/build/2.txt"),
+	v2Get("build_txt_of_private_version", "/api/v2/build/5.txt/"),
+	v2Get("build_txt_unknown", "/api/v2/build/999.txt"),
+	v2Get("build_txt_non_numeric", "/api/v2/build/abc.txt"),
+	v2Get("build_format_txt_unknown", "/api/v2/build/999/?format=txt"),
+	{golden: "build_txt_post", method: http.MethodPost, path: "/api/v2/build/1.txt"},
 
 	// format.
 	v2Get("format_json", "/api/v2/project/1/?format=json"),

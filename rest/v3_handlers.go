@@ -60,7 +60,11 @@ func (s *Server) v3Routes() []*v3Route {
 		{path: p + "environmentvariables/{id:[^/.]+}/", name: "Environment Variable Instance", desc: "A build environment variable; DELETE removes it.", rule: v3RuleB,
 			methods: h{"GET": s.v3EnvVarDetail, "DELETE": s.v3EnvVarDelete}},
 	}
+	routes = append(routes, s.v3NewRoutes()...)
 	for _, rt := range routes {
+		if rt.allow != "" {
+			continue
+		}
 		var allow []string
 		for _, m := range v3MethodOrder {
 			if rt.methods[m] != nil {
@@ -215,20 +219,12 @@ func (s *Server) v3VersionList(q *v3Req) {
 	if !ok {
 		return
 	}
-	if v3UploadedOnly(q.query) {
-		q.writeList(s.v3PageOf(q.query), 0, []any{})
-		return
-	}
 	q.nestedList(v3VersionKind, v3VersionExpands, "versions", "VersionFilterInput", filter)
 }
 
 func (s *Server) v3VersionDetail(q *v3Req) {
 	filter, ok := q.filters(v3VersionFilters(q.query))
 	if !ok {
-		return
-	}
-	if v3UploadedOnly(q.query) {
-		writeNotFound(q.w, q.r)
 		return
 	}
 	q.object(v3Selection(v3VersionKind, q.query, v3VersionExpands, false), v3Query{

@@ -266,13 +266,13 @@ func v3ProjectFilters(q url.Values) *v3Filters {
 	return f
 }
 
-// v3VersionFilters reads `active`, `built`, `verbose_name` and
-// `privacy_level`. `uploaded` is read by the caller: no version is ever
-// uploaded in docsd.
+// v3VersionFilters reads `active`, `built`, `uploaded`, `verbose_name` and
+// `privacy_level`.
 func v3VersionFilters(q url.Values) *v3Filters {
 	f := v3NewFilters(q)
 	f.boolean("active", "active")
 	f.boolean("built", "built")
+	f.boolean("uploaded", "uploaded")
 	f.text("verbose_name", "verboseName")
 	f.choice("privacy_level", "privacyLevel", choices.PrivacyLevels)
 	return f
@@ -284,11 +284,4 @@ func v3BuildFilters(q url.Values) *v3Filters {
 	f.text("commit", "commit")
 	f.boolean("running", "running")
 	return f
-}
-
-// v3UploadedOnly reports whether the request filters on uploaded=true,
-// which matches nothing in docsd.
-func v3UploadedOnly(q url.Values) bool {
-	v, ok := v3Bool(q, "uploaded")
-	return ok && v
 }

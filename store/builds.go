@@ -128,6 +128,7 @@ func (s *Store) ClaimBuild(ctx context.Context, owner string, lease time.Duratio
 	err := s.read().sel(ctx, &cands, `SELECT b.id, b.project_id FROM builds b WHERE b.state = 'triggered'
 		AND NOT EXISTS (SELECT 1 FROM builds r WHERE r.project_id = b.project_id AND r.state IN `+runningStates+`)
 		AND NOT EXISTS (SELECT 1 FROM sync_tasks t WHERE t.project_id = b.project_id AND t.started IS NOT NULL)
+		AND NOT EXISTS (SELECT 1 FROM uploads u WHERE u.build_id = b.id AND u.status = '`+UploadPending+`')
 		ORDER BY b.created, b.id LIMIT 20`)
 	if err != nil {
 		return nil, classify(op, err)
@@ -295,20 +296,7 @@ func (s *Store) FinishBuild(ctx context.Context, id int64, r BuildResult) (*Buil
 	const op = "store.FinishBuild"
 	var out Build
 	err := s.InTx(ctx, op, func(tx *Tx) error {
-		var b Build
-		if err := tx.get(ctx, &b, `SELECT `+buildColumns+` FROM builds b WHERE b.id = ?`, id); err != nil {
-			return err
-		}
-		if b.State == Finished {
-			return errs.E(errs.Conflict, op, "build already finished")
-		}
-		started := b.Started
-		if started == nil {
-			started = &tx.Now
-		}
-		if _, err := tx.exec(ctx, `UPDATE builds SET state = 'finished', success = ?, error = ?, error_id = ?, exit_code = ?, finished_at = ?,
-			started = ?, length = ?, lease_owner = NULL, lease_expires = NULL WHERE id = ?`,
-			r.Success, r.Error, r.ErrorID, r.ExitCode, tx.Now, *started, lengthSince(started, tx.Now), id); err != nil {
+		if err := tx.finishBuild(ctx, id, r); err != nil {
 			return err
 		}
 		return tx.get(ctx, &out, `SELECT `+buildColumns+` FROM builds b WHERE b.id = ?`, id)

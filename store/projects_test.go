@@ -117,6 +117,7 @@ func TestImportProject(t *testing.T) {
 			"environment_variables": 0, "integrations": 1, "webhook_exchanges": 0,
 			"docs_sessions": 0,
 			"search_pages":  0, "search_sections": 0,
+			"webhook_deliveries": 0, "uploads": 0,
 		}
 		if got := storetest.RowCounts(t, d, db); !maps.Equal(got, wantCounts) {
 			t.Errorf("row counts = %v, want %v", got, wantCounts)

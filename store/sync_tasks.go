@@ -95,3 +95,23 @@ func (s *Store) SweepStaleSyncTasks(ctx context.Context) (int64, error) {
 	})
 	return n, err
 }
+
+// QueueSyncTask queues a version sync of the project unless one is already
+// queued and not started (api-2026.md §A4.1). It reports whether a task was
+// added.
+func (s *Store) QueueSyncTask(ctx context.Context, projectID int64) (bool, error) {
+	added := false
+	err := s.InTx(ctx, "store.QueueSyncTask", func(tx *Tx) error {
+		var n int
+		if err := tx.get(ctx, &n, `SELECT COUNT(*) FROM sync_tasks WHERE project_id = ? AND started IS NULL`, projectID); err != nil {
+			return err
+		}
+		if n > 0 {
+			return nil
+		}
+		_, err := tx.insert(ctx, `INSERT INTO sync_tasks (project_id, created) VALUES (?, ?)`, projectID, tx.Now)
+		added = err == nil
+		return err
+	})
+	return added, err
+}

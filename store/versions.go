@@ -16,6 +16,7 @@ type VersionFilter struct {
 	Slug         *string
 	Active       *bool
 	Built        *bool
+	Uploaded     *bool
 	VerboseName  *string
 	PrivacyLevel *string
 	Type         *string
@@ -53,6 +54,9 @@ func (f VersionFilter) where() *where {
 	}
 	if f.Built != nil {
 		w.add("v.built = ?", *f.Built)
+	}
+	if f.Uploaded != nil {
+		w.add("v.uploaded = ?", *f.Uploaded)
 	}
 	if f.VerboseName != nil {
 		w.addText("v.verbose_name", *f.VerboseName)
@@ -179,6 +183,7 @@ func (tx *Tx) FindVersions(ctx context.Context, f VersionFilter) ([]*Version, er
 type VersionUpdate struct {
 	Active       *bool
 	Built        *bool
+	Uploaded     *bool // published by the upload API (api-2026.md §A4.5)
 	Identifier   *string
 	Type         *string
 	Machine      *bool
@@ -207,7 +212,7 @@ func (tx *Tx) UpdateVersion(ctx context.Context, id int64, upd VersionUpdate) (*
 	for _, f := range []struct {
 		col string
 		v   *bool
-	}{{"active", upd.Active}, {"built", upd.Built}, {"machine", upd.Machine}, {"has_pdf", upd.HasPDF}, {"has_epub", upd.HasEPUB}, {"has_htmlzip", upd.HasHTMLZip}} {
+	}{{"active", upd.Active}, {"built", upd.Built}, {"uploaded", upd.Uploaded}, {"machine", upd.Machine}, {"has_pdf", upd.HasPDF}, {"has_epub", upd.HasEPUB}, {"has_htmlzip", upd.HasHTMLZip}} {
 		if f.v != nil {
 			st.set(f.col, *f.v)
 		}

@@ -32,7 +32,8 @@ type closeBody struct {
 
 // pushAnswer queues a build of every active internal version that a
 // pushed ref name matches (identifier N, origin/N or remotes/origin/N, or
-// verbose_name N), each at most once.
+// verbose_name N), each at most once. Versions published by the upload API
+// are never built from the repository (api-2026.md §A4.5).
 func (h *Handler) pushAnswer(req *request, names []string) *answer {
 	ctx := req.r.Context()
 	p := req.project
@@ -45,7 +46,7 @@ func (h *Handler) pushAnswer(req *request, names []string) *answer {
 	for _, n := range names {
 		for _, v := range vs {
 			match := v.Identifier == n || v.Identifier == "origin/"+n || v.Identifier == "remotes/origin/"+n || v.VerboseName == n
-			if match && !seen[v.ID] {
+			if match && !v.Uploaded && !seen[v.ID] {
 				seen[v.ID] = true
 				chosen = append(chosen, v)
 			}

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"docsd/artifacts"
 	"docsd/errs"
@@ -38,7 +39,15 @@ type Handler struct {
 	// Wake tells the build workers that work was queued; may be nil.
 	Wake   func()
 	Logger *slog.Logger
+	// DeliveryRetention is how long processed GitHub delivery ids are
+	// remembered to refuse replays; 0 means DefaultDeliveryRetention.
+	DeliveryRetention time.Duration
 }
+
+// DefaultDeliveryRetention is how long a processed GitHub delivery id is
+// remembered: GitHub lets a delivery be redelivered for 3 days, and a
+// week covers that with margin.
+const DefaultDeliveryRetention = 7 * 24 * time.Hour
 
 // maxBody bounds a webhook request body (GitHub sends at most 25 MB).
 const maxBody = 25 << 20
@@ -193,6 +202,9 @@ func (h *Handler) handle(req *request, provider, slug, id string) *answer {
 	}
 	switch in.Type {
 	case store.GitHubWebhook:
+		if a := h.firstDelivery(req); a != nil {
+			return a
+		}
 		return h.github(req)
 	case store.GitLabWebhook:
 		return h.gitlab(req)

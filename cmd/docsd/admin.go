@@ -80,6 +80,13 @@ func (c *command) admin(ctx context.Context, group, sub string, args []string) e
 	case "version privacy":
 		return a.mutate(sys, `mutation($p: String!, $v: String!, $l: String!) { setVersionPrivacy(project: $p, version: $v, privacyLevel: $l) { slug } }`,
 			map[string]any{"p": pos[0], "v": pos[1], "l": pos[2]})
+	case "version set":
+		uploaded, err := strconv.ParseBool(strings.TrimPrefix(pos[2], "uploaded="))
+		if err != nil || !strings.HasPrefix(pos[2], "uploaded=") {
+			return usageError("usage: docsd " + synopsis)
+		}
+		return a.mutate(sys, `mutation($p: String!, $v: String!, $u: Boolean!) { setVersionUploaded(project: $p, version: $v, uploaded: $u) { slug } }`,
+			map[string]any{"p": pos[0], "v": pos[1], "u": uploaded})
 	case "redirect status":
 		p, err := a.store.FindProjectBySlug(ctx, pos[0])
 		if err != nil {
@@ -196,6 +203,7 @@ var adminSynopses = map[string]string{
 	"project set":         "project set SLUG FIELD=VALUE...",
 	"project delete":      "project delete SLUG",
 	"version privacy":     "version privacy PROJECT_SLUG VERSION_SLUG public|protected|private",
+	"version set":         "version set PROJECT_SLUG VERSION_SLUG uploaded=true|false",
 	"redirect status":     "redirect status PROJECT_SLUG ID 301|302",
 	"build cancel":        "build cancel ID",
 }
@@ -207,7 +215,7 @@ var adminArity = map[string]int{
 	"user list": 0, "project list": 0, "build list": 1, "build log": 1,
 	"token create": 1, "token list": 1, "token revoke": 1,
 	"project privacy": 2, "project translation": 2, "project maintainer": 3,
-	"project set": -2, "project delete": 1, "version privacy": 3, "redirect status": 3,
+	"project set": -2, "project delete": 1, "version privacy": 3, "version set": 3, "redirect status": 3,
 	"build cancel": 1,
 }
 

@@ -37,6 +37,7 @@ type app struct {
 	metrics   *metrics.Metrics
 	logger    *slog.Logger
 	indexer   *search.Indexer
+	uploads   *uploads
 }
 
 // open connects to the database (applying migrations) and wires the graph.
@@ -71,6 +72,7 @@ func (c *command) wire(s *store.Store) (*app, error) {
 	a := &app{settings: c.settings, store: s, artifacts: arts, logger: c.logger}
 	a.metrics = metrics.New(s, versionString(), c.logger)
 	a.searchParts()
+	a.uploads = a.newUploads()
 	a.pool = a.newPool()
 	a.resolver = &graph.Resolver{
 		Store: s,
@@ -81,6 +83,7 @@ func (c *command) wire(s *store.Store) (*app, error) {
 			MaxPageSize:       c.settings.MaxPageSize,
 			// Issue 9: repository hosts on private networks.
 			AllowPrivateNetwork: c.settings.AllowPrivateNetwork,
+			Uploads:             a.uploads.graph,
 		},
 		Hooks: graph.Hooks{
 			BuildQueued: a.pool.Wake,
@@ -118,6 +121,7 @@ func (a *app) handler() http.Handler {
 		DocsDomain:         a.settings.DocsDomain,
 		DocsScheme:         a.settings.DocsScheme,
 		SearchThrottleRate: a.settings.SearchThrottleRate,
+		UploadReceiver:     a.uploads.receiver(),
 	})
 	mux.Handle("/api/", api)
 	docs := hosting.New(a.store, a.artifacts, hosting.Config{

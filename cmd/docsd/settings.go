@@ -64,6 +64,14 @@ type Settings struct {
 	AddonsClientURL string
 	// Search (reader.md R.0.1, R.6).
 	SearchThrottleRate string
+	// The upload API (api-2026.md §A4.5).
+	UploadAPI              bool
+	UploadStorage          string
+	UploadMaxSize          int
+	UploadURLTTL           int
+	UploadMaxPending       int
+	UploadMaxExtractedSize int
+	UploadMaxEntries       int
 }
 
 func envName(flagName string) string {
@@ -164,6 +172,13 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 
 	// Search (reader.md R.0.1, R.6).
 	str(&s.SearchThrottleRate, "search-throttle-rate", "100/minute", "search endpoints' budget per user (else per remote address), N/second|minute|hour|day; 0 disables")
+	boolean(&s.UploadAPI, "upload-api", true, "enable the upload API (/api/v3/upload/…) for every project's maintainers")
+	str(&s.UploadStorage, "upload-storage", "local", "where clients POST upload archives: local (docsd itself)")
+	integer(&s.UploadMaxSize, "upload-max-size", defaultUploadMaxSize, "largest upload archive accepted, bytes")
+	integer(&s.UploadURLTTL, "upload-url-ttl", defaultUploadURLTTL, "seconds an upload URL is valid; older pending uploads are failed")
+	integer(&s.UploadMaxPending, "upload-max-pending", defaultUploadMaxPending, "upload builds per project awaiting complete")
+	integer(&s.UploadMaxExtractedSize, "upload-max-extracted-size", defaultUploadMaxExtractedSize, "total uncompressed size of an upload archive's entries, bytes")
+	integer(&s.UploadMaxEntries, "upload-max-entries", defaultUploadMaxEntries, "entries in an upload archive")
 }
 
 // resolve fills derived defaults and checks the settings.
@@ -226,5 +241,5 @@ func (s *Settings) resolve() error {
 	if s.BuildWorkers < 0 || s.BuildTimeLimit <= 0 || s.GitCloneDepth < 0 {
 		return fmt.Errorf("--build-workers and --git-clone-depth must not be negative, --build-time-limit must be positive")
 	}
-	return nil
+	return s.resolveUpload()
 }

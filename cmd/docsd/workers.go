@@ -37,6 +37,7 @@ func (a *app) newPool() *builder.Pool {
 		Network:                 s.BuildNetwork,
 		AllowPrivateNetwork:     s.AllowPrivateNetwork,
 		Published:               a.indexer.Published,
+		Uploads:                 a.uploads.processor,
 	}, a.logger)
 }
 
@@ -72,6 +73,7 @@ func (a *app) startWorkers(ctx context.Context, n int) (func(), error) {
 		return func() {}, nil
 	}
 	a.pool.Start(ctx, n)
+	go a.uploads.processor.SweepLoop(ctx, time.Minute)
 	return a.pool.Stop, nil
 }
 

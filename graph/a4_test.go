@@ -1,0 +1,87 @@
+package graph_test
+
+import (
+	"testing"
+
+	"docsd/errs"
+	"docsd/store"
+	"docsd/storetest"
+)
+
+// TestA4GraphFields: the graph side of api-2026.md §A4 — syncVersions,
+// Build.errorId and notifications, project notifications, the upload API
+// without a target (off), setVersionUploaded — with their permissions.
+func TestA4GraphFields(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d)
+		e.importProject("alice", "pub")
+		ctx := t.Context()
+		p, err := e.store.FindProjectBySlug(ctx, "pub")
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs, _, err := e.store.FindBuilds(ctx, store.BuildFilter{ProjectID: &p.ID})
+		if err != nil || len(bs) != 1 {
+			t.Fatal(bs, err)
+		}
+		if _, err := e.store.FinishBuild(ctx, bs[0].ID, store.BuildResult{Error: "Build terminated.", ErrorID: "build:user:time-out"}); err != nil {
+			t.Fatal(err)
+		}
+		build := map[string]any{"id": bs[0].ID}
+		data := e.must(e.as("bob"), `query($id: Int!) { build(id: $id) { errorId notifications(filter: {stateIn: ["unread"]}) { totalCount nodes {
+			id attachedToId message { id header body type iconClasses } state } } notification(id: $id) { id } } }`, build)
+		if dig(data, "build", "errorId") != "build:user:time-out" || dig(data, "build", "notifications", "totalCount") != float64(1) ||
+			dig(data, "build", "notifications", "nodes", 0, "message", "header") != "Build terminated due to time out." ||
+			dig(data, "build", "notifications", "nodes", 0, "message", "body") != "Build terminated." ||
+			dig(data, "build", "notification", "id") != float64(bs[0].ID) {
+			t.Errorf("build notifications: %v", data)
+		}
+		data = e.must(e.as("bob"), `query($id: Int!) { build(id: $id) { notifications(filter: {stateIn: ["read"]}) { totalCount } } }`, build)
+		if dig(data, "build", "notifications", "totalCount") != float64(0) {
+			t.Errorf("read notifications: %v", data)
+		}
+
+		data = e.must(e.as("alice"), `{ project(slug: "pub") { notifications { totalCount } notification(id: 1) { id } } }`, nil)
+		if dig(data, "project", "notifications", "totalCount") != float64(0) || dig(data, "project", "notification") != nil {
+			t.Errorf("project notifications: %v", data)
+		}
+		if _, err := e.do(e.as("bob"), `{ project(slug: "pub") { notifications { totalCount } } }`, nil); kind(err) != "FORBIDDEN" {
+			t.Errorf("bob reads project notifications: %v", err)
+		}
+
+		data = e.must(e.as("alice"), `mutation { syncVersions(project: "pub") { triggered } }`, nil)
+		if dig(data, "syncVersions", "triggered") != true {
+			t.Errorf("syncVersions: %v", data)
+		}
+		for who, want := range map[string]string{"bob": "FORBIDDEN", "": "UNAUTHENTICATED"} {
+			if _, err := e.do(e.as(who), `mutation { syncVersions(project: "pub") { triggered } }`, nil); kind(err) != want {
+				t.Errorf("syncVersions as %q: %v, want %s", who, err, want)
+			}
+		}
+
+		// Without an upload target the upload API is off.
+		data = e.must(e.as("alice"), `mutation { initiateUpload(input: {project: "pub", versionName: "main", versionType: "branch", versionCommit: "abc"}) { outcome build { id } } }`, nil)
+		if dig(data, "initiateUpload", "outcome") != "disabled" || dig(data, "initiateUpload", "build") != nil {
+			t.Errorf("initiateUpload: %v", data)
+		}
+		_, err = e.do(e.as("alice"), `mutation { initiateUpload(input: {project: "pub", versionName: "", versionType: "pr", versionCommit: "abc"}) { outcome } }`, nil)
+		if f := errs.FieldsOf(err); f["version.name"] == nil || f["version.type"] == nil {
+			t.Errorf("initiateUpload validation: %v", err)
+		}
+
+		data = e.must(e.as("alice"), `mutation { setVersionUploaded(project: "pub", version: "latest", uploaded: true) { uploaded } }`, nil)
+		if dig(data, "setVersionUploaded", "uploaded") != true {
+			t.Errorf("setVersionUploaded: %v", data)
+		}
+		if _, err := e.do(e.as("alice"), `mutation { triggerBuild(project: "pub", version: "latest") { triggered } }`, nil); kind(err) != "INVALID" {
+			t.Errorf("trigger of an uploaded version: %v", err)
+		}
+		data = e.must(e.as("alice"), `{ project(slug: "pub") { versions(filter: {uploaded: true}) { totalCount } } }`, nil)
+		if dig(data, "project", "versions", "totalCount") != float64(1) {
+			t.Errorf("uploaded filter: %v", data)
+		}
+		if _, err := e.do(e.as("bob"), `mutation { setVersionUploaded(project: "pub", version: "latest", uploaded: false) { uploaded } }`, nil); kind(err) != "FORBIDDEN" {
+			t.Errorf("bob sets uploaded: %v", err)
+		}
+	})
+}

@@ -1,0 +1,185 @@
+package rest
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"docsd/choices"
+)
+
+// The endpoints of api-2026.md §A4: sync-versions, build and project
+// notifications, and the upload API. Their Allow headers are those of
+// §A4.6 (no HEAD on the POST-only routes).
+
+// v3NewRoutes returns the §A4 routes with their Allow headers set.
+func (s *Server) v3NewRoutes() []*v3Route {
+	const p = "/api/v3/projects/{project:[^/.]+}/"
+	const b = p + "builds/{build:[^/.]+}/"
+	type h = map[string]func(q *v3Req)
+	const readAllow, postAllow = "GET, HEAD, OPTIONS", "POST, OPTIONS"
+	routes := []*v3Route{
+		{path: p + "sync-versions/", name: "Sync Versions", desc: "POST queues a sync of the project's versions.", rule: v3RuleA,
+			allow: postAllow, methods: h{"POST": s.v3SyncVersions}},
+		{path: p + "notifications/", name: "Project Notifications List", desc: "The project's notifications.", rule: v3RuleB,
+			allow: readAllow, methods: h{"GET": s.v3ProjectNotificationList}},
+		{path: p + "notifications/{notification:[^/.]+}/", name: "Project Notification Instance", desc: "A project notification.", rule: v3RuleB,
+			allow: readAllow, methods: h{"GET": s.v3ProjectNotificationDetail}},
+		// Readable by whoever can see the build (rule A2, as the build's
+		// detail), so both are detail routes.
+		{path: b + "notifications/", name: "Build Notifications List", desc: "The build's notifications.", rule: v3RuleA, detail: true,
+			allow: readAllow, methods: h{"GET": s.v3BuildNotificationList}},
+		{path: b + "notifications/{notification:[^/.]+}/", name: "Build Notification Instance", desc: "A build notification.", rule: v3RuleA, detail: true,
+			allow: readAllow, methods: h{"GET": s.v3BuildNotificationDetail}},
+	}
+	return append(routes, s.v3UploadRoutes()...)
+}
+
+const v3SyncVersionsOp = `mutation($slug: String!) { syncVersions(project: $slug) { triggered } }`
+
+// v3SyncVersions answers `POST …/sync-versions/` (§A4.1); the body is never
+// read.
+func (s *Server) v3SyncVersions(q *v3Req) {
+	data, err := q.run(v3SyncVersionsOp, map[string]any{"slug": q.project()})
+	if err != nil {
+		q.fail(err)
+		return
+	}
+	triggered := v3Obj(data, "syncVersions")["triggered"] == true
+	status := http.StatusAccepted
+	if !triggered {
+		status = http.StatusBadRequest
+	}
+	writeJSON(q.w, q.r, status, map[string]any{"triggered": triggered})
+}
+
+// v3NotificationStates are the `state` choices of §A3.
+var v3NotificationStates = choices.Table{{Code: "unread"}, {Code: "read"}, {Code: "dismissed"}, {Code: "cancelled"}}
+
+// v3NotificationFilters reads `state` and `state__in` (§A3) into a
+// NotificationFilterInput: the states both allow.
+func v3NotificationFilters(q map[string][]string) *v3Filters {
+	f := v3NewFilters(q)
+	var in []string
+	given := false
+	if v := v3Last(f.q, "state"); v != "" {
+		given = true
+		if v3NotificationStates.Has(v) {
+			in = []string{v}
+		} else {
+			f.failed.Add("state", "Select a valid choice. "+v+" is not one of the available choices.")
+		}
+	}
+	if v := v3Last(f.q, "state__in"); v != "" {
+		var members []string
+		for _, m := range strings.Split(v, ",") {
+			if !v3NotificationStates.Has(m) {
+				f.failed.Add("state__in", "Select a valid choice. "+m+" is not one of the available choices.")
+				break
+			}
+			if !given || slices.Contains(in, m) {
+				members = append(members, m)
+			}
+		}
+		in, given = members, true
+	}
+	if given {
+		if in == nil {
+			in = []string{}
+		}
+		f.input["stateIn"] = in
+	}
+	return f
+}
+
+func (s *Server) v3ProjectNotificationList(q *v3Req) {
+	filter, ok := q.filters(v3NotificationFilters(q.query))
+	if !ok {
+		return
+	}
+	q.nestedList(v3NotificationKind, nil, "notifications", "NotificationFilterInput", filter)
+}
+
+func (s *Server) v3ProjectNotificationDetail(q *v3Req) {
+	if _, ok := q.filters(v3NotificationFilters(q.query)); !ok {
+		return
+	}
+	q.nestedByIDVar(v3NotificationKind, "notification", "notification")
+}
+
+// buildNotificationArgs reads the notification filters and the build id
+// of a build-notification route (400 or 404 answered when bad).
+func (q *v3Req) buildNotificationArgs() (map[string]any, int64, bool) {
+	filter, ok := q.filters(v3NotificationFilters(q.query))
+	if !ok {
+		return nil, 0, false
+	}
+	id, ok := q.id("build")
+	return filter, id, ok
+}
+
+func (s *Server) v3BuildNotificationList(q *v3Req) {
+	filter, id, ok := q.buildNotificationArgs()
+	if !ok {
+		return
+	}
+	q.list(v3Selection(v3NotificationKind, q.query, nil, true), v3Query{
+		head: `query($slug: String!, $id: Int!, $filter: NotificationFilterInput, $limit: Int, $offset: Int) { project(slug: $slug) { build(id: $id) { list: notifications(filter: $filter, limit: $limit, offset: $offset) { totalCount nodes { `,
+		tail: ` } } } } }`,
+		vars: map[string]any{"slug": q.project(), "id": id, "filter": filter}, path: []string{"project", "build", "list"},
+	}, q.inProject)
+}
+
+func (s *Server) v3BuildNotificationDetail(q *v3Req) {
+	filter, id, ok := q.buildNotificationArgs()
+	if !ok {
+		return
+	}
+	nid, ok := q.id("notification")
+	if !ok {
+		return
+	}
+	q.object(v3Selection(v3NotificationKind, q.query, nil, false), v3Query{
+		head: `query($slug: String!, $id: Int!, $nid: Int!) { project(slug: $slug) { build(id: $id) { obj: notification(id: $nid) { `,
+		tail: ` _state: state } } } }`,
+		vars: map[string]any{"slug": q.project(), "id": id, "nid": nid}, path: []string{"project", "build", "obj"},
+		match: func(obj map[string]any) bool {
+			in, given := filter["stateIn"].([]string)
+			return !given || slices.Contains(in, v3Str(obj["_state"]))
+		},
+	}, q.inProject)
+}
+
+// nestedByIDVar answers the detail of {project}'s gqlField(id: {param}).
+func (q *v3Req) nestedByIDVar(kind *v3Kind, gqlField, param string) {
+	id, ok := q.id(param)
+	if !ok {
+		return
+	}
+	q.object(v3Selection(kind, q.query, nil, false), v3Query{
+		head: "query($slug: String!, $id: Int!) { project(slug: $slug) { obj: " + gqlField + "(id: $id) { ",
+		tail: " } } }",
+		vars: map[string]any{"slug": q.project(), "id": id}, path: []string{"project", "obj"},
+	}, q.inProject)
+}
+
+// v3NotificationKind is a notification (§A4.2).
+var v3NotificationKind = &v3Kind{
+	helpers: "_id: id _on: attachedToContentType _to: attachedToId",
+	links: func(c v3Ctx, obj map[string]any) map[string]any {
+		if v3Str(obj["_on"]) == "build" {
+			return map[string]any{"_self": c.path(c.project, "builds", v3Text(obj["_to"]), "notifications", v3Text(obj["_id"]))}
+		}
+		return map[string]any{"_self": c.path(c.project, "notifications", v3Text(obj["_id"]))}
+	},
+	fields: []*v3Field{
+		{key: "_links"},
+		{key: "attached_to_content_type", gql: "attached_to_content_type: attachedToContentType"},
+		{key: "attached_to_id", gql: "attached_to_id: attachedToId"},
+		{key: "dismissable", gql: "dismissable"},
+		{key: "id", gql: "id"},
+		{key: "message", gql: "message { body header icon_classes: iconClasses id type }"},
+		{key: "news", gql: "news"},
+		{key: "state", gql: "state"},
+	},
+}

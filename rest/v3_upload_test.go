@@ -1,0 +1,228 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"mime/multipart"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"docsd/docsurl"
+	"docsd/graph"
+	"docsd/store"
+	"docsd/storetest"
+	"docsd/upload"
+)
+
+// newUploadEnv is newV3Env with the upload API on local storage, whose
+// archives may be at most maxSize bytes; edit changes the upload settings.
+func newUploadEnv(t *testing.T, d store.Dialect, maxSize int64, edit func(*graph.UploadSettings)) (*v3Env, *upload.Local) {
+	t.Helper()
+	s := storetest.Open(t, d)
+	clock := storetest.SetClock(s, v3Start)
+	local := &upload.Local{Store: s, Dir: filepath.Join(t.TempDir(), "uploads"), URL: v3PublicURL + "/api/v3/upload/artifacts/", MaxSize: maxSize}
+	up := graph.UploadSettings{TTL: 30 * time.Minute, MaxPending: 2, Target: local}
+	if edit != nil {
+		edit(&up)
+	}
+	resolver := &graph.Resolver{Store: s, Settings: graph.Settings{URLs: docsurl.Config{PublicURL: v3PublicURL}, MaxPageSize: 100, Uploads: up}}
+	api := New(graph.NewExecutor(resolver), Config{PublicURL: v3PublicURL, ThrottleUserRate: "0", MaxPageSize: 100, UploadReceiver: local})
+	srv := httptest.NewServer(api)
+	t.Cleanup(srv.Close)
+	return &v3Env{t: t, store: s, clock: clock, api: api, srv: srv, tokens: map[string]string{}, users: map[string]*store.User{}}, local
+}
+
+// multipartBody is a storage POST form: fields in order, then the file
+// part when file is not nil.
+func multipartBody(fields [][2]string, file []byte) (string, string) {
+	var b bytes.Buffer
+	mw := multipart.NewWriter(&b)
+	for _, f := range fields {
+		mw.WriteField(f[0], f[1])
+	}
+	if file != nil {
+		w, _ := mw.CreateFormFile("file", "artifacts.zip")
+		w.Write(file)
+	}
+	mw.Close()
+	return b.String(), mw.FormDataContentType()
+}
+
+const initiateMain = `{"project": "project", "version": {"name": "main", "type": "branch", "commit": "9f2c0e1"}}`
+
+// TestV3UploadInitiate: validation, the refusals in their order, the 201
+// answer and the matrix row of §A4.6.
+func TestV3UploadInitiate(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e, _ := newUploadEnv(t, d, 1<<20, nil)
+		w := e.world()
+		const ini = "/api/v3/upload/initiate/"
+		for _, c := range []v3Case{
+			{v3Send("POST", ini, "alice", `{}`), 400, "upload_initiate_empty"},
+			{v3Send("POST", ini, "alice", `{"project": "project", "version": "main"}`), 400, "upload_initiate_version_not_dict"},
+			{v3Send("POST", ini, "alice", `{"project": "project", "version": {"name": " ", "type": "pr", "privacy_level": "secret"}}`), 400, "upload_initiate_bad_values"},
+			{v3Send("POST", ini, "alice", `{"project": ["x"], "version": {"name": "`+strings.Repeat("n", 256)+`", "type": "tag", "commit": null}}`), 400, "upload_initiate_bad_types"},
+			{v3Send("POST", ini, "alice", `{"project": "nope", "version": {"name": "main", "type": "branch", "commit": "x"}}`), 404, "upload_project_not_found"},
+			{v3Send("POST", ini, "bob", initiateMain), 403, "upload_not_admin"},
+			{v3Send("POST", ini, "alice", strings.Replace(initiateMain, `"project": "project"`, `"project": "secret"`, 1)), 403, "upload_not_admin"},
+			{v3Send("POST", ini, "", initiateMain), 401, "error_401_no_credentials"},
+			{v3Get(ini, "alice"), 405, "error_405_get"},
+			{v3Send("POST", ini, "alice", initiateMain), 201, "-created"},
+			// A form body with dotted names works too; the version is found
+			// again (same name and type).
+			{v3Call{method: "POST", path: ini, as: "alice", body: "project=project&version.name=main&version.type=branch&version.commit=abc&version.privacy_level=private",
+				ctype: "application/x-www-form-urlencoded"}, 201, ""},
+			{v3Send("POST", ini, "alice", initiateMain), 429, "upload_too_many_pending"},
+		} {
+			if c.golden == "" {
+				r := e.do(c.call)
+				var got struct {
+					Version struct{ ID json.Number }
+					Build   struct{ ID json.Number }
+				}
+				json.Unmarshal(r.body, &got)
+				if r.status != 201 || got.Version.ID.String() == "" {
+					t.Fatalf("form initiate: %d %s", r.status, r.body)
+				}
+				continue
+			}
+			if c.golden == "-created" {
+				checkCreated(t, e.do(c.call))
+				continue
+			}
+			r := e.check(t, c)
+			if r.status == 429 && r.header.Get("Retry-After") != "1800" {
+				t.Errorf("Retry-After %q, want 1800", r.header.Get("Retry-After"))
+			}
+			if r.status == 201 || r.status == 405 {
+				if got := r.header.Get("Allow"); got != "POST, OPTIONS" {
+					t.Errorf("Allow %q", got)
+				}
+			}
+		}
+		v, err := e.store.FindVersionBySlug(t.Context(), w.project.ID, "main")
+		if err != nil || v.PrivacyLevel != store.Private || v.Identifier != "main" || !v.Active || v.Uploaded {
+			t.Errorf("version main after two initiates: %+v %v", v, err)
+		}
+		// Pending builds are never claimed by workers.
+		for {
+			b, err := e.store.ClaimBuild(t.Context(), "w", time.Minute)
+			if err != nil {
+				break
+			}
+			if _, err := e.store.FindUploadByBuildID(t.Context(), b.ID); err == nil {
+				t.Fatalf("a worker claimed pending upload build %d", b.ID)
+			}
+			e.store.FinishBuild(t.Context(), b.ID, store.BuildResult{Success: true})
+		}
+
+		// skip → 403 Project is not active; upload_api off → 403.
+		if _, err := e.store.UpdateProject(t.Context(), w.subproject.ID, store.ProjectUpdate{Skip: v3Ptr(true)}); err != nil {
+			t.Fatal(err)
+		}
+		e.check(t, v3Case{v3Send("POST", ini, "alice", strings.Replace(initiateMain, `"project": "project"`, `"project": "subproject"`, 1)), 403, "upload_inactive"})
+	})
+}
+
+// checkCreated compares initiate's 201 with its golden, the random token
+// replaced by <token> after checking its form (43 base64url characters).
+func checkCreated(t *testing.T, r v3Resp) {
+	t.Helper()
+	if r.status != 201 || r.header.Get("Allow") != "POST, OPTIONS" {
+		t.Fatalf("initiate: %d Allow %q %s", r.status, r.header.Get("Allow"), r.body)
+	}
+	var got struct {
+		UploadURL struct{ Fields map[string]string } `json:"upload_url"`
+	}
+	json.Unmarshal(r.body, &got)
+	token := got.UploadURL.Fields["token"]
+	if len(token) != 43 || strings.Trim(token, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != "" {
+		t.Fatalf("token %q is not 32 bytes of base64url", token)
+	}
+	v3Golden(t, "upload_initiate_created", bytes.Replace(r.body, []byte(token), []byte("<token>"), 1))
+}
+
+// TestV3UploadDisabled: upload_api false refuses initiate.
+func TestV3UploadDisabled(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e, _ := newUploadEnv(t, d, 1<<20, func(u *graph.UploadSettings) { u.Disabled = true })
+		e.world()
+		e.check(t, v3Case{v3Send("POST", "/api/v3/upload/initiate/", "alice", initiateMain), 403, "upload_disabled"})
+	})
+}
+
+// TestV3UploadStorageAndComplete: the storage POST's checks in order, and
+// complete's answers.
+func TestV3UploadStorageAndComplete(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e, local := newUploadEnv(t, d, 16, nil)
+		e.world()
+		r := e.do(v3Send("POST", "/api/v3/upload/initiate/", "alice", initiateMain))
+		var up struct {
+			Build     struct{ ID int64 }
+			UploadURL struct{ Fields map[string]string } `json:"upload_url"`
+		}
+		if err := json.Unmarshal(r.body, &up); err != nil || r.status != 201 {
+			t.Fatalf("initiate: %d %s", r.status, r.body)
+		}
+		key, token := up.UploadURL.Fields["key"], up.UploadURL.Fields["token"]
+		const art = "/api/v3/upload/artifacts/"
+		post := func(fields [][2]string, file []byte) v3Call {
+			body, ctype := multipartBody(fields, file)
+			// The Authorization header is ignored.
+			return v3Call{method: "POST", path: art, as: "bob", body: body, ctype: ctype}
+		}
+		ok := [][2]string{{"Content-Type", "application/zip"}, {"key", key}, {"token", token}}
+		complete := func(status string) v3Call {
+			return v3Send("POST", "/api/v3/upload/complete/", "alice", fmt.Sprintf(`{"build": %d, "status": %q}`, up.Build.ID, status))
+		}
+		for _, c := range []v3Case{
+			{v3Send("POST", art, "", `{"key": "x"}`), 400, "upload_storage_not_multipart"},
+			{post([][2]string{{"key", key}, {"token", "nope"}}, []byte("zip")), 403, "upload_storage_bad_token"},
+			{post([][2]string{{"key", "1/999/artifacts.zip"}, {"token", token}}, []byte("zip")), 403, "upload_storage_bad_token"},
+			{post([][2]string{{"Content-Type", "text/plain"}, {"key", key}, {"token", token}}, []byte("zip")), 400, "upload_storage_content_type"},
+			{post(ok, nil), 400, "upload_storage_no_file"},
+			{post(ok, []byte{}), 400, "upload_storage_empty"},
+			{post(ok, bytes.Repeat([]byte("x"), 17)), 413, "upload_storage_too_large"},
+			{v3Get(art, ""), 405, "error_405_get"},
+			// complete before any archive: 400, the build stays awaiting.
+			{complete("success"), 400, "upload_complete_not_stored"},
+			{post(ok, []byte("not a zip")), 204, ""},
+			{v3Send("POST", "/api/v3/upload/complete/", "alice", `{"build": "x", "status": "done"}`), 400, "upload_complete_bad_values"},
+			{v3Send("POST", "/api/v3/upload/complete/", "alice", `{}`), 400, "upload_complete_empty"},
+			{v3Send("POST", "/api/v3/upload/complete/", "alice", `{"build": 999, "status": "success"}`), 404, "upload_build_not_found"},
+			{v3Send("POST", "/api/v3/upload/complete/", "alice", `{"build": 1, "status": "success"}`), 404, "upload_build_not_found"},
+			{v3Send("POST", "/api/v3/upload/complete/", "bob", fmt.Sprintf(`{"build": %d, "status": "success"}`, up.Build.ID)), 403, "upload_not_admin"},
+			{v3Send("POST", "/api/v3/upload/complete/", "", `{}`), 401, "error_401_no_credentials"},
+			{complete("failed"), 200, "upload_complete_failed"},
+			{complete("success"), 409, "upload_complete_not_pending"},
+			{post(ok, []byte("zip")), 403, "upload_storage_bad_token"},
+		} {
+			e.check(t, c)
+		}
+		if ok, _ := local.Exists(t.Context(), key); ok {
+			t.Error("the archive of a failed upload was kept")
+		}
+		n, err := e.store.FindUploadByBuildID(t.Context(), up.Build.ID)
+		if err != nil || n.Status != store.UploadDone {
+			t.Errorf("upload after complete failed: %+v %v", n, err)
+		}
+		r = e.get(fmt.Sprintf("/api/v3/projects/project/builds/%d/notifications/", up.Build.ID), "alice")
+		if !strings.Contains(string(r.body), `"id":"build:user:artifacts-zip-upload-failed"`) {
+			t.Errorf("notification of the failed upload: %s", r.body)
+		}
+
+		// A second upload completed with success is queued (202), still
+		// triggered, and claimable.
+		r = e.do(v3Send("POST", "/api/v3/upload/initiate/", "alice", initiateMain))
+		json.Unmarshal(r.body, &up)
+		ok = [][2]string{{"key", up.UploadURL.Fields["key"]}, {"token", up.UploadURL.Fields["token"]}}
+		e.check(t, v3Case{post(ok, []byte("PK")), 204, ""})
+		e.check(t, v3Case{complete("success"), 202, "upload_complete_queued"})
+		e.check(t, v3Case{complete("success"), 409, "upload_complete_not_pending"})
+	})
+}
