@@ -1,6 +1,7 @@
 package hosting
 
 import (
+	"context"
 	"html/template"
 	"net/http"
 	"strings"
@@ -120,15 +121,23 @@ func (h *Handler) sessionCookie(value string, maxAge int) *http.Cookie {
 // sessionUser is the active user of the request's docs session cookie on
 // a docs subdomain, nil when there is none.
 func (rq *request) sessionUser() (*store.User, error) {
-	slug, ok := rq.h.subdomainProject(rq.r.Host)
+	return rq.h.SessionUser(rq.ctx, rq.r)
+}
+
+// SessionUser is the active user of r's docs session cookie when r is on a
+// project's docs subdomain (reader.md R.1.1), nil when there is none: no
+// cookie, path mode, an ended session, a revoked token or an inactive user.
+// The REST search endpoints' /_/ forms identify their reader with it too.
+func (h *Handler) SessionUser(ctx context.Context, r *http.Request) (*store.User, error) {
+	slug, ok := h.subdomainProject(r.Host)
 	if !ok {
 		return nil, nil
 	}
-	c, err := rq.r.Cookie(sessionName)
+	c, err := r.Cookie(sessionName)
 	if err != nil || c.Value == "" {
 		return nil, nil
 	}
-	u, err := rq.h.store.FindUserByDocsSession(rq.ctx, c.Value, slug)
+	u, err := h.store.FindUserByDocsSession(ctx, c.Value, slug)
 	if errs.Is(err, errs.NotFound) {
 		return nil, nil
 	}

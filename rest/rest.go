@@ -8,6 +8,7 @@
 package rest
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -25,6 +26,11 @@ type Config struct {
 	DocsDomain         string // subdomain mode when set: /_/api/ links use the request's docs host
 	DocsScheme         string // scheme of docs subdomains; default: PublicURL's
 	SearchThrottleRate string // per reader budget, e.g. "100/minute"; "0" or "" disables
+	// DocsSessionReader returns r's context with the reader of its docs
+	// session cookie as viewer (reader.md R.1.1; anonymous when none): the
+	// /_/api/ search forms use it when the request carries no valid token.
+	// nil: docs sessions are not used.
+	DocsSessionReader func(r *http.Request) (context.Context, error)
 	// UploadReceiver is the storage POST of local upload storage
 	// (`/api/v3/upload/artifacts/`, api-2026.md §A4.5); nil answers 404.
 	UploadReceiver http.Handler

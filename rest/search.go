@@ -124,14 +124,23 @@ func (s *Server) searchReader(w http.ResponseWriter, r *http.Request, kind searc
 		return graph.WithUser(r.Context(), nil), true
 	}
 	ctx, err := s.exec.Authenticate(r.Context(), r.Header.Get("Authorization"))
-	if err == nil {
+	switch {
+	case err == nil && (!docsHost || graph.ViewerFrom(ctx).User != nil):
 		return ctx, true
+	case err != nil && !(docsHost && errs.KindOf(err) == errs.Unauthenticated):
+		writeError(w, r, err)
+		return nil, false
 	}
-	if docsHost && errs.KindOf(err) == errs.Unauthenticated {
+	// A /_/ form without a valid token: the docs session cookie, if any,
+	// names the reader (R.1.1); else the reader is anonymous.
+	if s.cfg.DocsSessionReader == nil {
 		return graph.WithUser(r.Context(), nil), true
 	}
-	writeError(w, r, err)
-	return nil, false
+	if ctx, err = s.cfg.DocsSessionReader(r); err != nil {
+		writeError(w, r, err)
+		return nil, false
+	}
+	return ctx, true
 }
 
 // searchThrottleKey identifies whom the search throttle counts: the user,

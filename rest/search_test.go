@@ -2,7 +2,10 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -11,8 +14,10 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"docsd/artifacts"
 	"docsd/docsurl"
 	"docsd/graph"
+	"docsd/hosting"
 	"docsd/search"
 	"docsd/store"
 	"docsd/storetest"
@@ -223,5 +228,77 @@ func TestSearchAPISubdomainMode(t *testing.T) {
 	if !bytes.Contains(r.body, []byte(`"path":"/projects/library/en/latest/usage.html","domain":"https://demo.docs.example.io"`)) ||
 		!bytes.Contains(r.body, []byte(`"previous":"https://docs.example.com/api/v3/search/?page_size=1&q=`)) {
 		t.Errorf("page 2 on the public host: %s", r.body)
+	}
+}
+
+// TestSearchDocsSessionCookie: on a docs subdomain, the /_/ search form
+// identifies its reader by the docs session cookie when no valid token is
+// sent (reader.md R.1, R.1.1); the /api/ form and other hosts ignore it.
+func TestSearchDocsSessionCookie(t *testing.T) {
+	e := newSearchEnv(t, store.SQLite, func(c *Config) { c.DocsDomain = "docs.example.io"; c.DocsScheme = "https" })
+	urls := docsurl.Config{PublicURL: v3PublicURL, DocsDomain: "docs.example.io", DocsScheme: "https"}
+	files, err := artifacts.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := hosting.New(e.store, files, hosting.Config{URLs: urls}, slog.New(slog.DiscardHandler))
+	e.api.cfg.DocsSessionReader = func(r *http.Request) (context.Context, error) {
+		u, err := docs.SessionUser(r.Context(), r)
+		return graph.WithUser(r.Context(), u), err
+	}
+	session, err := e.store.CreateDocsSession(t.Context(), e.tokens["alice"], "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := "?q=" + q("project:demo/internal-notes secret")
+	cases := []struct {
+		name, host, path, cookie, auth string
+		want                           int // results
+	}{
+		{"cookie on the project's host", "demo.docs.example.io", "/_/api/v3/search/" + secret, session, "", 1},
+		{"cookie and a bad token", "demo.docs.example.io", "/_/api/v3/search/" + secret, session, "Token nope", 1},
+		{"no cookie", "demo.docs.example.io", "/_/api/v3/search/" + secret, "", "", 0},
+		{"unknown cookie", "demo.docs.example.io", "/_/api/v3/search/" + secret, "forged", "", 0},
+		{"cookie on another project's host", "lib.docs.example.io", "/_/api/v3/search/" + secret, session, "", 0},
+		{"cookie on the public host", "docs.example.com", "/_/api/v3/search/" + secret, session, "", 0},
+		{"cookie on the /api/ form", "demo.docs.example.io", "/api/v3/search/" + secret, session, "", 0},
+		{"cookie on the /_/ v2 form", "demo.docs.example.io", "/_/api/v2/search/?q=secret&project=demo&version=internal-notes", session, "", 1},
+		{"no cookie on the /_/ v2 form", "demo.docs.example.io", "/_/api/v2/search/?q=secret&project=demo&version=internal-notes", "", "", -404},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodGet, e.srv.URL+c.path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Host = c.host
+			if c.cookie != "" {
+				req.AddCookie(&http.Cookie{Name: "docsd_docs", Value: c.cookie})
+			}
+			if c.auth != "" {
+				req.Header.Set("Authorization", c.auth)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var body struct {
+				Results []json.RawMessage `json:"results"`
+			}
+			raw, _ := io.ReadAll(resp.Body)
+			if c.want < 0 {
+				if resp.StatusCode != -c.want {
+					t.Fatalf("status %d, want %d: %s", resp.StatusCode, -c.want, raw)
+				}
+				return
+			}
+			if err := json.Unmarshal(raw, &body); err != nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("%d %v: %s", resp.StatusCode, err, raw)
+			}
+			if len(body.Results) != c.want {
+				t.Errorf("%d results, want %d: %s", len(body.Results), c.want, raw)
+			}
+		})
 	}
 }

@@ -112,6 +112,11 @@ func (a *app) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", a.resolver.Handler())
 	mux.Handle("/graphiql/", graphiql.Handler("/graphiql/", "/graphql"))
+	docs := hosting.New(a.store, a.artifacts, hosting.Config{
+		URLs:            a.urls(),
+		AddonsInject:    a.settings.AddonsInject,
+		AddonsClientURL: a.settings.AddonsClientURL,
+	}, a.logger)
 	api := rest.New(a.executor, rest.Config{
 		PublicURL:        a.settings.PublicURL,
 		AbsoluteAPILinks: a.settings.AbsoluteAPILinks,
@@ -122,13 +127,12 @@ func (a *app) handler() http.Handler {
 		DocsScheme:         a.settings.DocsScheme,
 		SearchThrottleRate: a.settings.SearchThrottleRate,
 		UploadReceiver:     a.uploads.receiver(),
+		DocsSessionReader: func(r *http.Request) (context.Context, error) {
+			u, err := docs.SessionUser(r.Context(), r)
+			return graph.WithUser(r.Context(), u), err
+		},
 	})
 	mux.Handle("/api/", api)
-	docs := hosting.New(a.store, a.artifacts, hosting.Config{
-		URLs:            a.urls(),
-		AddonsInject:    a.settings.AddonsInject,
-		AddonsClientURL: a.settings.AddonsClientURL,
-	}, a.logger)
 	mux.Handle("/docs/", docs)
 	mux.Handle("/api/v2/webhook/", a.webhooks())
 	mux.Handle("/metrics", a.metrics.Handler())
