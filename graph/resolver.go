@@ -14,13 +14,14 @@ type Settings struct {
 	AllowLocalRepos   bool // file:// repository URLs
 	AllowPrivateRepos bool // ssh:// and user@host:path repository URLs
 	MaxPageSize       int  // upper bound of list limits; default 100
-	ComplexityLimit   int  // public endpoint's query complexity limit; default 20000
 	// AllowPrivateNetwork accepts repository URLs whose host resolves to
 	// loopback, private, link-local or unspecified addresses.
 	AllowPrivateNetwork bool
 	// HostResolver resolves repository hosts; net.DefaultResolver when nil.
 	HostResolver repourl.Resolver
 	Uploads      UploadSettings
+	// Endpoint configures the public /graphql endpoint (Handler).
+	Endpoint Endpoint
 }
 
 // Hooks lets other subsystems react to graph writes without the graph

@@ -10,12 +10,12 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gorilla/mux"
 
 	"docsd/errs"
 	"docsd/graph"
+	"docsd/ratelimit"
 )
 
 // The v3 API (behavior.md §1, §3, §4). Every request goes through the
@@ -138,11 +138,6 @@ var v3Parses = []string{"application/json", "application/x-www-form-urlencoded",
 
 // v3Handler serves /api/v3/ (behavior.md §1, §3, §4).
 func (s *Server) v3Handler() http.Handler {
-	th, err := v3NewThrottle(s.cfg.ThrottleUserRate, time.Now)
-	if err != nil {
-		slog.Error("api v3: throttling is off", "err", err)
-	}
-	s.v3throttle = th
 	router := mux.NewRouter().SkipClean(true)
 	for _, rt := range s.v3Routes() {
 		router.Path(rt.path).Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -219,12 +214,9 @@ func (s *Server) v3Serve(w http.ResponseWriter, r *http.Request, rt *v3Route, va
 		if rt.needsMaintainer(r.Method) && !q.allowed() {
 			return
 		}
-		if s.v3throttle != nil {
-			if wait := s.v3throttle.allow(viewer.UserID()); wait > 0 {
-				w.Header().Set("Retry-After", strconv.Itoa(wait))
-				writeJSON(w, r, http.StatusTooManyRequests, map[string]any{"detail": v3ThrottledMessage(wait)})
-				return
-			}
+		if err := s.cfg.UserLimiter.Allow("rest.v3", ratelimit.UserKey(viewer.UserID())); err != nil {
+			writeError(w, r, err)
+			return
 		}
 	}
 	method := r.Method

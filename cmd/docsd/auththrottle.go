@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"docsd/rest"
+	"docsd/ratelimit"
 )
 
 // authThrottle slows down token guessing: a client address whose requests
@@ -28,10 +28,10 @@ type authThrottle struct {
 	sweeps   int
 }
 
-// newAuthThrottle returns the throttle for rate (see rest.ParseThrottleRate),
+// newAuthThrottle returns the throttle for rate (see ratelimit.ParseRate),
 // nil when rate turns it off.
 func newAuthThrottle(rate string, trusted []netip.Prefix) *authThrottle {
-	n, window, err := rest.ParseThrottleRate(rate)
+	n, window, err := ratelimit.ParseRate(rate)
 	if err != nil || n == 0 {
 		return nil
 	}
@@ -112,11 +112,8 @@ func (t *authThrottle) middleware(next http.Handler) http.Handler {
 // errors list on /graphql, `{"detail": …}` (behavior.md §3.11's message)
 // elsewhere.
 func writeAuthThrottled(w http.ResponseWriter, r *http.Request, d time.Duration) {
-	secs := max(int((d+time.Second-1)/time.Second), 1)
-	msg := fmt.Sprintf("Request was throttled. Expected available in %d seconds.", secs)
-	if secs == 1 {
-		msg = "Request was throttled. Expected available in 1 second."
-	}
+	secs := ratelimit.Seconds(d)
+	msg := ratelimit.Message(secs)
 	var body any = map[string]string{"detail": msg}
 	if r.URL.Path == "/graphql" {
 		body = map[string]any{"errors": []any{map[string]any{"message": msg, "extensions": map[string]string{"code": "THROTTLED"}}}, "data": nil}
@@ -141,6 +138,14 @@ func (c *codeRecorder) WriteHeader(code int) {
 }
 
 func (c *codeRecorder) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// Flush lets streaming answers (GraphQL over SSE) send each event at once.
+func (c *codeRecorder) Flush() {
+	if c.code == 0 {
+		c.code = http.StatusOK
+	}
+	http.NewResponseController(c.ResponseWriter).Flush()
+}
 
 // clientAddr is the address of the client that sent r: the connection's
 // peer, or, when that peer is a trusted proxy, the right-most address of
