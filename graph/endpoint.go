@@ -86,6 +86,7 @@ func (r *Resolver) Handler() http.Handler {
 	srv.AroundOperations(withLoaders(r.Store))
 	srv.AroundFields(freshLoadersAfterMutations(r.Store))
 	srv.AroundResponses(markUnavailable)
+	srv.AroundResponses(freshLoadersPerEvent(r.Store))
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if corsAnswered(w, req, ep.CORSOrigins) {
 			return

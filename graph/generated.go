@@ -40,6 +40,7 @@ type ResolverRoot interface {
 	Query() QueryResolver
 	Redirect() RedirectResolver
 	Subproject() SubprojectResolver
+	Subscription() SubscriptionResolver
 	User() UserResolver
 	Version() VersionResolver
 }
@@ -141,6 +142,7 @@ type ComplexityRoot struct {
 
 	Mutation struct {
 		AddMaintainer             func(childComplexity int, slug string, username string) int
+		CancelBuild               func(childComplexity int, id int64) int
 		CompleteUpload            func(childComplexity int, build int64, status string) int
 		CreateEnvironmentVariable func(childComplexity int, project string, input EnvironmentVariableInput, validateOnly *bool) int
 		CreateIntegration         func(childComplexity int, project string, typeArg string) int
@@ -154,6 +156,7 @@ type ComplexityRoot struct {
 		ImportProject             func(childComplexity int, input ImportProjectInput, validateOnly *bool) int
 		InitiateUpload            func(childComplexity int, input InitiateUploadInput) int
 		RemoveMaintainer          func(childComplexity int, slug string, username string) int
+		RetryBuild                func(childComplexity int, id int64) int
 		SetProjectAdminFields     func(childComplexity int, slug string, input ProjectAdminInput) int
 		SetProjectPrivacy         func(childComplexity int, slug string, privacyLevel string) int
 		SetTranslationOf          func(childComplexity int, slug string, main *string) int
@@ -345,6 +348,10 @@ type ComplexityRoot struct {
 		TotalCount func(childComplexity int) int
 	}
 
+	Subscription struct {
+		BuildUpdated func(childComplexity int, id int64) int
+	}
+
 	SyncVersionsPayload struct {
 		Project   func(childComplexity int) int
 		Triggered func(childComplexity int) int
@@ -446,6 +453,8 @@ type MutationResolver interface {
 	SetVersionPrivacy(ctx context.Context, project string, version string, privacyLevel string) (*store.Version, error)
 	SetVersionUploaded(ctx context.Context, project string, version string, uploaded bool) (*store.Version, error)
 	TriggerBuild(ctx context.Context, project string, version string) (*TriggerBuildPayload, error)
+	CancelBuild(ctx context.Context, id int64) (*store.Build, error)
+	RetryBuild(ctx context.Context, id int64) (*TriggerBuildPayload, error)
 	SyncVersions(ctx context.Context, project string) (*SyncVersionsPayload, error)
 	InitiateUpload(ctx context.Context, input InitiateUploadInput) (*InitiateUploadPayload, error)
 	CompleteUpload(ctx context.Context, build int64, status string) (*CompleteUploadPayload, error)
@@ -508,6 +517,9 @@ type RedirectResolver interface {
 type SubprojectResolver interface {
 	Parent(ctx context.Context, obj *store.Relationship) (*store.Project, error)
 	Child(ctx context.Context, obj *store.Relationship) (*store.Project, error)
+}
+type SubscriptionResolver interface {
+	BuildUpdated(ctx context.Context, id int64) (<-chan *store.Build, error)
 }
 type UserResolver interface {
 	Email(ctx context.Context, obj *store.User) (*string, error)
@@ -921,6 +933,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddMaintainer(childComplexity, args["slug"].(string), args["username"].(string)), true
+	case "Mutation.cancelBuild":
+		if e.ComplexityRoot.Mutation.CancelBuild == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_cancelBuild_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CancelBuild(childComplexity, args["id"].(int64)), true
 	case "Mutation.completeUpload":
 		if e.ComplexityRoot.Mutation.CompleteUpload == nil {
 			break
@@ -1064,6 +1087,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RemoveMaintainer(childComplexity, args["slug"].(string), args["username"].(string)), true
+	case "Mutation.retryBuild":
+		if e.ComplexityRoot.Mutation.RetryBuild == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_retryBuild_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RetryBuild(childComplexity, args["id"].(int64)), true
 	case "Mutation.setProjectAdminFields":
 		if e.ComplexityRoot.Mutation.SetProjectAdminFields == nil {
 			break
@@ -2049,6 +2083,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SubprojectList.TotalCount(childComplexity), true
 
+	case "Subscription.buildUpdated":
+		if e.ComplexityRoot.Subscription.BuildUpdated == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_buildUpdated_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.BuildUpdated(childComplexity, args["id"].(int64)), true
+
 	case "SyncVersionsPayload.project":
 		if e.ComplexityRoot.SyncVersionsPayload.Project == nil {
 			break
@@ -2342,6 +2388,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 				Data: buf.Bytes(),
 			}
 		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
 
 	default:
 		return graphql.OneShot(graphql.ErrorResponse(ctx, "unsupported GraphQL operation"))
@@ -2499,6 +2562,10 @@ type Mutation {
 
   "Queue a build of a version (maintainers). When the project's builds are disabled, nothing is queued and ` + "`" + `triggered` + "`" + ` is false."
   triggerBuild(project: String!, version: String!): TriggerBuildPayload
+  "Cancel a queued or running build (maintainers of its project; api-2026.md §A6 #10). A queued build, or one whose worker is gone, is finished at once as cancelled; a running one is finished by its worker within seconds, so the build returned may still be running (follow it with ` + "`" + `buildUpdated` + "`" + `). Cancelling a finished build is a CONFLICT."
+  cancelBuild(id: Int!): Build!
+  "Queue a new build of the version that build ` + "`" + `id` + "`" + ` built (maintainers of its project), with triggerBuild's rules."
+  retryBuild(id: Int!): TriggerBuildPayload!
   "Queue a version sync of the project without a build (maintainers, api-2026.md §A4.1). ` + "`" + `triggered` + "`" + ` is false when the project has builds disabled or no ` + "`" + `latest` + "`" + ` version; a sync already queued is not queued twice."
   syncVersions(project: String!): SyncVersionsPayload
   "Start an upload of prebuilt docs (api-2026.md §A4.5): gets or creates the version and creates a build awaiting its archive. Refusals are outcomes, not errors."
@@ -2522,6 +2589,12 @@ type Mutation {
   "Create an incoming-webhook integration with a fresh secret (maintainers)."
   createIntegration(project: String!, type: String!): Integration
   deleteIntegration(project: String!, id: Int!): Boolean!
+}
+
+"Live updates, over WebSocket (` + "`" + `graphql-transport-ws` + "`" + `) or Server-Sent Events (graphql-sse, distinct connections) at ` + "`" + `/graphql` + "`" + `."
+type Subscription {
+  "The build with its commands: at once, then whenever its state, result or recorded command output changes (output grows while a command runs); the stream completes after the build has finished. A build the caller cannot see is NOT_FOUND, as with ` + "`" + `build(id:)` + "`" + `."
+  buildUpdated(id: Int!): Build!
 }
 
 type User {
@@ -3787,6 +3860,20 @@ func (ec *executionContext) field_Mutation_addMaintainer_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_cancelBuild_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNInt2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_completeUpload_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4078,6 +4165,20 @@ func (ec *executionContext) field_Mutation_removeMaintainer_args(ctx context.Con
 		return nil, err
 	}
 	args["username"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_retryBuild_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNInt2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -4862,6 +4963,20 @@ func (ec *executionContext) field_Query_versions_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["offset"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_buildUpdated_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNInt2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -6952,6 +7067,94 @@ func (ec *executionContext) fieldContext_Mutation_triggerBuild(ctx context.Conte
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_triggerBuild_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_cancelBuild(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_cancelBuild(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CancelBuild(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {
+			return ec.marshalNBuild2ᚖdocsdᚋstoreᚐBuild(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_cancelBuild(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Build(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_cancelBuild_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_retryBuild(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_retryBuild(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RetryBuild(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *TriggerBuildPayload) graphql.Marshaler {
+			return ec.marshalNTriggerBuildPayload2ᚖdocsdᚋgraphᚐTriggerBuildPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_retryBuild(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TriggerBuildPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_retryBuild_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -11076,6 +11279,50 @@ func (ec *executionContext) fieldContext_SubprojectList_nodes(_ context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Subscription_buildUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_buildUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().BuildUpdated(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {
+			return ec.marshalNBuild2ᚖdocsdᚋstoreᚐBuild(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_buildUpdated(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Build(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_buildUpdated_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SyncVersionsPayload_project(ctx context.Context, field graphql.CollectedField, obj *SyncVersionsPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15185,6 +15432,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "cancelBuild":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_cancelBuild(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "retryBuild":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_retryBuild(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "syncVersions":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_syncVersions(ctx, field)
@@ -17707,6 +17968,26 @@ func (ec *executionContext) _SubprojectList(ctx context.Context, sel ast.Selecti
 	return out
 }
 
+var subscriptionImplementors = []string{"Subscription"}
+
+func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Subscription",
+	})
+	if len(fields) != 1 {
+		graphql.AddErrorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "buildUpdated":
+		return ec._Subscription_buildUpdated(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
+}
+
 var syncVersionsPayloadImplementors = []string{"SyncVersionsPayload"}
 
 func (ec *executionContext) _SyncVersionsPayload(ctx context.Context, sel ast.SelectionSet, obj *SyncVersionsPayload) graphql.Marshaler {
@@ -19341,6 +19622,16 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNTriggerBuildPayload2ᚖdocsdᚋgraphᚐTriggerBuildPayload(ctx context.Context, sel ast.SelectionSet, v *TriggerBuildPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TriggerBuildPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNUpdateProjectInput2docsdᚋgraphᚐUpdateProjectInput(ctx context.Context, v any) (UpdateProjectInput, error) {

@@ -283,6 +283,10 @@ type SubprojectList struct {
 	Nodes      []*store.Relationship `json:"nodes"`
 }
 
+// Live updates, over WebSocket (`graphql-transport-ws`) or Server-Sent Events (graphql-sse, distinct connections) at `/graphql`.
+type Subscription struct {
+}
+
 type SyncVersionsPayload struct {
 	Project   *store.Project `json:"project"`
 	Triggered bool           `json:"triggered"`

@@ -40,6 +40,9 @@ type Resolver struct {
 	Store    *store.Store
 	Settings Settings
 	Hooks    Hooks
+	// Changes tells build subscriptions when to look again; nil polls
+	// the store (PollBuildChanges).
+	Changes BuildChanges
 }
 
 func (r *Resolver) maxPage() int {

@@ -195,6 +195,16 @@ func (r *mutationResolver) TriggerBuild(ctx context.Context, project string, ver
 	return r.triggerBuild(ctx, project, version)
 }
 
+// CancelBuild is the resolver for the cancelBuild field.
+func (r *mutationResolver) CancelBuild(ctx context.Context, id int64) (*store.Build, error) {
+	return r.cancelBuild(ctx, id)
+}
+
+// RetryBuild is the resolver for the retryBuild field.
+func (r *mutationResolver) RetryBuild(ctx context.Context, id int64) (*TriggerBuildPayload, error) {
+	return r.retryBuild(ctx, id)
+}
+
 // SyncVersions is the resolver for the syncVersions field.
 func (r *mutationResolver) SyncVersions(ctx context.Context, project string) (*SyncVersionsPayload, error) {
 	return r.syncVersions(ctx, project)
@@ -714,6 +724,11 @@ func (r *subprojectResolver) Child(ctx context.Context, obj *store.Relationship)
 	return r.visibleProjectOrNil(ctx, obj.ChildID)
 }
 
+// BuildUpdated is the resolver for the buildUpdated field.
+func (r *subscriptionResolver) BuildUpdated(ctx context.Context, id int64) (<-chan *store.Build, error) {
+	return r.buildUpdated(ctx, id)
+}
+
 // Email is the resolver for the email field.
 func (r *userResolver) Email(ctx context.Context, obj *store.User) (*string, error) {
 	v := ViewerFrom(ctx)
@@ -818,6 +833,9 @@ func (r *Resolver) Redirect() RedirectResolver { return &redirectResolver{r} }
 // Subproject returns SubprojectResolver implementation.
 func (r *Resolver) Subproject() SubprojectResolver { return &subprojectResolver{r} }
 
+// Subscription returns SubscriptionResolver implementation.
+func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
+
 // User returns UserResolver implementation.
 func (r *Resolver) User() UserResolver { return &userResolver{r} }
 
@@ -834,6 +852,7 @@ type (
 	queryResolver               struct{ *Resolver }
 	redirectResolver            struct{ *Resolver }
 	subprojectResolver          struct{ *Resolver }
+	subscriptionResolver        struct{ *Resolver }
 	userResolver                struct{ *Resolver }
 	versionResolver             struct{ *Resolver }
 )
