@@ -96,7 +96,7 @@ func (r *Resolver) Handler() http.Handler {
 		}
 		user, err := Authenticate(req.Context(), r.Store, req.Header.Get("Authorization"))
 		if err != nil {
-			writeGraphQLError(w, err)
+			WriteHTTPError(w, err)
 			return
 		}
 		if user != nil {
@@ -105,11 +105,11 @@ func (r *Resolver) Handler() http.Handler {
 			err = ep.Anonymous.Allow("graph", ratelimit.AddrKey(clientAddr(req)))
 		}
 		if err != nil {
-			writeGraphQLError(w, err)
+			WriteHTTPError(w, err)
 			return
 		}
 		if err := limitBody(req, limits.MaxBytes); err != nil {
-			writeGraphQLError(w, err)
+			WriteHTTPError(w, err)
 			return
 		}
 		srv.ServeHTTP(w, req.WithContext(WithUser(req.Context(), user)))
@@ -208,10 +208,11 @@ func websocketOrigins(allowed []string) coderws.AcceptOptions {
 	return coderws.AcceptOptions{OriginPatterns: patterns}
 }
 
-// writeGraphQLError answers a request that could not start an operation:
-// err's HTTP status and headers (errs.HTTPStatus), and a GraphQL response
-// whose one error is err as presentError shows it.
-func writeGraphQLError(w http.ResponseWriter, err error) {
+// WriteHTTPError answers a /graphql request that could not start an
+// operation (bad credentials, a spent budget, an oversized body): err's
+// HTTP status and headers (errs.HTTPStatus), and a GraphQL response whose
+// one error is err as presentError shows it.
+func WriteHTTPError(w http.ResponseWriter, err error) {
 	gqlErr := presentError(context.Background(), err)
 	errs.SetHTTPHeaders(w.Header(), err)
 	w.Header().Set("Content-Type", "application/json")

@@ -2,13 +2,14 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"docsd/graph"
 	"docsd/ratelimit"
 )
 
@@ -113,15 +114,14 @@ func (t *authThrottle) middleware(next http.Handler) http.Handler {
 // elsewhere.
 func writeAuthThrottled(w http.ResponseWriter, r *http.Request, d time.Duration) {
 	secs := ratelimit.Seconds(d)
-	msg := ratelimit.Message(secs)
-	var body any = map[string]string{"detail": msg}
 	if r.URL.Path == "/graphql" {
-		body = map[string]any{"errors": []any{map[string]any{"message": msg, "extensions": map[string]string{"code": "THROTTLED"}}}, "data": nil}
+		graph.WriteHTTPError(w, ratelimit.Exceeded("auth", secs))
+		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(secs))
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	w.WriteHeader(http.StatusTooManyRequests)
-	json.NewEncoder(w).Encode(body)
+	json.NewEncoder(w).Encode(map[string]string{"detail": ratelimit.Message(secs)})
 }
 
 // codeRecorder remembers the status a handler wrote.
