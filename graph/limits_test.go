@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coder/websocket"
+
 	"docsd/graph"
 	"docsd/ratelimit"
 	"docsd/store"
@@ -240,6 +242,27 @@ func TestEndpointCORS(t *testing.T) {
 		}
 		if tc.wantStatus == 204 && !strings.Contains(resp.Header.Get("Access-Control-Allow-Headers"), "Authorization") {
 			t.Errorf("%s: Allow-Headers %q lacks Authorization", tc.name, resp.Header.Get("Access-Control-Allow-Headers"))
+		}
+	}
+	// WebSockets: pages of other origins may not open one unless listed.
+	for _, tc := range []struct {
+		name   string
+		srv    *httptest.Server
+		origin string
+		ok     bool
+	}{
+		{"default: none", closed, "https://dash.example.com", false},
+		{"listed origin", open, "https://dash.example.com", true},
+		{"other origin", open, "https://evil.example.com", false},
+	} {
+		h := http.Header{"Origin": {tc.origin}}
+		conn, _, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(tc.srv.URL, "http")+"/graphql",
+			&websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}, HTTPHeader: h})
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: WebSocket from %s: %v; want accepted %v", tc.name, tc.origin, err, tc.ok)
+		}
+		if conn != nil {
+			conn.CloseNow()
 		}
 	}
 	req, _ := http.NewRequest("POST", open.URL+"/graphql", strings.NewReader(`{"query":"{ viewer { username } }"}`))

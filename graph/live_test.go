@@ -287,6 +287,19 @@ func TestBuildUpdatedNotFound(t *testing.T) {
 			}
 		}
 	}
+	// The maintainer sees the private build, authenticated by the
+	// connection_init payload on a WebSocket.
+	aliceKey, _, _ := e.store.CreateToken(ctx, e.users["alice"].ID)
+	query := strings.Replace(strings.Replace(followBuild, "($id: Int!)", "", 1), "$id", fmt.Sprint(bs[0].ID), 1)
+	for name, s := range map[string]*subscriber{
+		"websocket": subscribeWS(t, srv, "Token "+aliceKey, query),
+		"sse":       subscribeSSE(t, srv, "Token "+aliceKey, query),
+	} {
+		ev := s.next()
+		if got, _ := dig(ev.payload, "data", "buildUpdated", "id").(float64); int64(got) != bs[0].ID || dig(ev.payload, "errors") != nil {
+			t.Errorf("%s as the maintainer: %v; want build %d", name, ev.payload, bs[0].ID)
+		}
+	}
 }
 
 // TestCancelAndRetryBuild checks the mutations' permissions and effects.
