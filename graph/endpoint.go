@@ -78,9 +78,11 @@ func (r *Resolver) Handler() http.Handler {
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
-	srv.Use(&limitsExtension{limits: limits})
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
+	// After APQ, which fills in the text of a persisted query: the limits
+	// measure what runs, with this request's variables.
+	srv.Use(&limitsExtension{limits: limits})
 	srv.SetErrorPresenter(presentError)
 	srv.SetRecoverFunc(recoverPanic)
 	srv.AroundOperations(withLoaders(r.Store))

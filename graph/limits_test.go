@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -275,5 +276,42 @@ func TestEndpointCORS(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "https://dash.example.com" {
 		t.Errorf("simple request from a listed origin: %d, Allow-Origin %q", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
+	}
+}
+
+// TestEndpointLimitsPersistedQueries checks that a persisted query (APQ)
+// is measured as it runs, with the variables of each request: its text
+// registered with small page sizes does not let it run with large ones.
+func TestEndpointLimitsPersistedQueries(t *testing.T) {
+	srv, _ := newEndpoint(t, graph.Endpoint{})
+	const query = `query($n: Int) { projects(limit: $n) { nodes { versions(limit: $n) { nodes { slug } } } } }`
+	hash := fmt.Sprintf("%x", sha256.Sum256([]byte(query)))
+	send := func(withText bool, n int) map[string]any {
+		t.Helper()
+		body := map[string]any{
+			"variables":  map[string]any{"n": n},
+			"extensions": map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": hash}},
+		}
+		if withText {
+			body["query"] = query
+		}
+		b, _ := json.Marshal(body)
+		resp, err := http.Post(srv.URL+"/graphql", "application/json", strings.NewReader(string(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		json.NewDecoder(resp.Body).Decode(&out)
+		return out
+	}
+	if out := send(true, 10); dig(out, "errors") != nil {
+		t.Fatalf("registering the query: %v", out)
+	}
+	if out := send(false, 10); dig(out, "errors") != nil || dig(out, "data", "projects") == nil {
+		t.Fatalf("the persisted query by hash: %v", out)
+	}
+	if out := send(false, 100); dig(out, "errors", 0, "extensions", "details", "limit") != "cost" {
+		t.Errorf("the persisted query with page sizes of 100: %v; want QUERY_TOO_COMPLEX over the cost limit", out)
 	}
 }
