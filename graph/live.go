@@ -68,7 +68,8 @@ func (r *Resolver) buildChanges() BuildChanges {
 
 // buildUpdated streams build id as the viewer may see it: at once, then
 // after every change of its row or its commands, until it has finished or
-// ctx ends. An invisible build is NotFound, as for the build query.
+// ctx ends. An invisible build is NotFound, as for the build query; a
+// build that becomes invisible ends the stream at its next change.
 func (r *Resolver) buildUpdated(ctx context.Context, id int64) (<-chan *store.Build, error) {
 	b, err := r.Store.FindBuildByID(ctx, id)
 	if err != nil {
@@ -94,6 +95,9 @@ func (r *Resolver) buildUpdated(ctx context.Context, id int64) (<-chan *store.Bu
 			case err != nil:
 				slog.WarnContext(ctx, "graph: following a build", "build", id, "err", err)
 			case mark != last:
+				if !r.stillVisible(ctx, b) {
+					return
+				}
 				select {
 				case out <- b:
 					last = mark
@@ -110,6 +114,19 @@ func (r *Resolver) buildUpdated(ctx context.Context, id int64) (<-chan *store.Bu
 		}
 	}()
 	return out, nil
+}
+
+// stillVisible reports whether the viewer may still see b (its project or
+// version may have been made private since the subscription started). It
+// reads with loaders of its own: the operation's are replaced between
+// events, concurrently with this goroutine.
+func (r *Resolver) stillVisible(ctx context.Context, b *store.Build) bool {
+	ctx = context.WithValue(ctx, loadersKey{}, newLoaders(r.Store))
+	_, err := r.visibleBuild(ctx, b, false)
+	if err != nil && !errs.Is(err, errs.NotFound) {
+		slog.WarnContext(ctx, "graph: following a build", "build", b.ID, "err", err)
+	}
+	return err == nil
 }
 
 // buildState reads build id and returns it with a mark of everything a

@@ -181,7 +181,29 @@ func subscribeSSE(t *testing.T, srv *httptest.Server, auth, query string) *subsc
 	return s
 }
 
-const followBuild = `subscription($id: Int!) { buildUpdated(id: $id) { id state { code } success commands { description output exitCode } } }`
+// followQuery is the subscription to build id that the tests send.
+func followQuery(id int64) string {
+	return fmt.Sprintf(`subscription { buildUpdated(id: %d) { id state { code } success commands { description output exitCode } } }`, id)
+}
+
+// liveEnv is the fixture served by a /graphql endpoint that polls every
+// 20 ms, with a queued build of pub's v1.0.
+func liveEnv(t *testing.T, d store.Dialect) (*env, *httptest.Server, *store.Build) {
+	t.Helper()
+	e := newEnv(t, d)
+	e.fixture()
+	ctx := context.Background()
+	r := &graph.Resolver{Store: e.store, Changes: graph.PollBuildChanges{Interval: 20 * time.Millisecond}}
+	srv := httptest.NewServer(r.Handler())
+	t.Cleanup(srv.Close)
+	pub, _ := e.store.FindProjectBySlug(ctx, "pub")
+	v, _ := e.store.FindVersionBySlug(ctx, pub.ID, "v1.0")
+	b, err := e.store.CreateBuild(ctx, v, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, srv, b
+}
 
 // TestBuildUpdated follows a build over WebSocket and SSE while a worker
 // (played by the test through the store) claims it, records a command's
@@ -192,23 +214,13 @@ func TestBuildUpdated(t *testing.T) {
 }
 
 func testBuildUpdated(t *testing.T, d store.Dialect) {
-	e := newEnv(t, d)
-	e.fixture()
+	e, srv, b := liveEnv(t, d)
 	ctx := context.Background()
-	r := &graph.Resolver{Store: e.store, Changes: graph.PollBuildChanges{Interval: 20 * time.Millisecond}}
-	srv := httptest.NewServer(r.Handler())
-	t.Cleanup(srv.Close)
 	key, _, err := e.store.CreateToken(ctx, e.users["alice"].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub, _ := e.store.FindProjectBySlug(ctx, "pub")
-	v, _ := e.store.FindVersionBySlug(ctx, pub.ID, "v1.0")
-	b, err := e.store.CreateBuild(ctx, v, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	query := strings.Replace(strings.Replace(followBuild, "($id: Int!)", "", 1), "$id", fmt.Sprint(b.ID), 1)
+	query := followQuery(b.ID)
 	subs := map[string]*subscriber{
 		"websocket as alice":   subscribeWS(t, srv, "Token "+key, query),
 		"sse as alice":         subscribeSSE(t, srv, "Token "+key, query),
@@ -276,7 +288,7 @@ func TestBuildUpdatedNotFound(t *testing.T) {
 	}
 	key, _, _ := e.store.CreateToken(ctx, e.users["bob"].ID)
 	for _, id := range []int64{bs[0].ID, 999999} {
-		query := strings.Replace(strings.Replace(followBuild, "($id: Int!)", "", 1), "$id", fmt.Sprint(id), 1)
+		query := followQuery(id)
 		for name, s := range map[string]*subscriber{
 			"websocket": subscribeWS(t, srv, "Token "+key, query),
 			"sse":       subscribeSSE(t, srv, "Token "+key, query),
@@ -290,7 +302,7 @@ func TestBuildUpdatedNotFound(t *testing.T) {
 	// The maintainer sees the private build, authenticated by the
 	// connection_init payload on a WebSocket.
 	aliceKey, _, _ := e.store.CreateToken(ctx, e.users["alice"].ID)
-	query := strings.Replace(strings.Replace(followBuild, "($id: Int!)", "", 1), "$id", fmt.Sprint(bs[0].ID), 1)
+	query := followQuery(bs[0].ID)
 	for name, s := range map[string]*subscriber{
 		"websocket": subscribeWS(t, srv, "Token "+aliceKey, query),
 		"sse":       subscribeSSE(t, srv, "Token "+aliceKey, query),
@@ -348,4 +360,27 @@ func TestCancelAndRetryBuild(t *testing.T) {
 			t.Errorf("retry: %v; want a new triggered build of v1.0", data)
 		}
 	})
+}
+
+// TestBuildUpdatedEndsWhenHidden checks that a stream ends, without
+// showing the change, when the build changes after its project became
+// private to the subscriber.
+func TestBuildUpdatedEndsWhenHidden(t *testing.T) {
+	e, srv, b := liveEnv(t, store.SQLite)
+	ctx := context.Background()
+	pub, _ := e.store.FindProjectBySlug(ctx, "pub")
+	s := subscribeSSE(t, srv, "", followQuery(b.ID))
+	if ev := s.next(); dig(ev.payload, "data", "buildUpdated", "state", "code") != "triggered" {
+		t.Fatalf("first event: %v", ev.payload)
+	}
+	private := store.Private
+	if _, err := e.store.UpdateProject(ctx, pub.ID, store.ProjectUpdate{PrivacyLevel: &private}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.ClaimBuild(ctx, "test", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if ev := s.next(); !ev.done {
+		t.Errorf("after the project became private: %v; want the end of the stream", ev.payload)
+	}
 }
