@@ -62,6 +62,7 @@ func (r *Resolver) Handler() http.Handler {
 	srv.AddTransport(transport.Websocket{
 		Implementation:        transport.CoderWebsocketImplementation{AcceptOptions: websocketOrigins(ep.CORSOrigins)},
 		KeepAlivePingInterval: 15 * time.Second,
+		InitTimeout:           30 * time.Second, // a socket that never says connection_init is closed
 		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 			header := p.Authorization()
 			if header == "" {
