@@ -540,6 +540,11 @@ func v3RedirectInput(body map[string]any) *v3Input {
 	in.str("type", "type")
 	in.str("from_url", "fromUrl")
 	in.str("to_url", "toUrl")
+	in.integer("http_status", "httpStatus", errs.BadChoice)
+	in.integer("position", "position", func(string) string { return errs.MsgNotInteger })
+	in.boolean("force", "force")
+	in.boolean("enabled", "enabled")
+	in.str("description", "description")
 	return in
 }
 
