@@ -99,6 +99,19 @@ func (s *Store) FindRedirects(ctx context.Context, projectID int64, limit, offse
 	return rs, total, classify(op, err)
 }
 
+// FindServedRedirects returns the project's enabled redirects in the order
+// the docs host tries them (api-2026.md §A2.5); forcedOnly keeps only those
+// with force set.
+func (s *Store) FindServedRedirects(ctx context.Context, projectID int64, forcedOnly bool) ([]*Redirect, error) {
+	rs := []*Redirect{}
+	q := `SELECT ` + redirectColumns + ` FROM redirects WHERE project_id = ? AND enabled`
+	if forcedOnly {
+		q += ` AND force`
+	}
+	err := s.read().sel(ctx, &rs, q+` ORDER BY position, id`, projectID)
+	return rs, classify("store.FindServedRedirects", err)
+}
+
 // FindRedirect returns the project's redirect with that id.
 func (s *Store) FindRedirect(ctx context.Context, projectID, id int64) (*Redirect, error) {
 	var r Redirect
