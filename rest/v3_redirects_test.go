@@ -1,6 +1,8 @@
 package rest
 
 import (
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,6 +55,68 @@ func TestV3Redirects2023(t *testing.T) {
 		for _, c := range v3RedirectCases {
 			e.clock.Advance(time.Minute)
 			e.check(t, c)
+		}
+	})
+}
+
+// TestSlashlessWrites checks api-2026.md §A5.3 on the real server: a write
+// without the trailing slash is answered 308 before authentication, and a
+// client that follows it (Go's, like python-requests) makes the write once,
+// on the slashed URL. Search routes answer alike.
+func TestSlashlessWrites(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newV3Env(t, d)
+		e.world()
+		for _, tc := range []struct {
+			call         v3Call
+			wantLocation string
+			wantDetail   string
+		}{
+			{v3Send("DELETE", v3PP+"redirects/1", "alice", ``), v3PP + "redirects/1/",
+				`{"detail":"The URL must end with a slash: send DELETE to /api/v3/projects/project/redirects/1/."}`},
+			{v3Send("PATCH", v3PP+"redirects/2?x=1", "", `{"enabled": false}`), v3PP + "redirects/2/?x=1",
+				`{"detail":"The URL must end with a slash: send PATCH to /api/v3/projects/project/redirects/2/."}`},
+			{v3Send("POST", "/api/v3/search?q=x", "", ``), "/api/v3/search/?q=x",
+				`{"detail":"The URL must end with a slash: send POST to /api/v3/search/."}`},
+			{v3Send("POST", "/_/api/v2/search", "", ``), "/_/api/v2/search/",
+				`{"detail":"The URL must end with a slash: send POST to /_/api/v2/search/."}`},
+		} {
+			r := e.do(tc.call)
+			if r.status != 308 || r.header.Get("Location") != tc.wantLocation || string(r.body) != tc.wantDetail {
+				t.Errorf("%s %s: got %d %q %s, want 308 %q %s", tc.call.method, tc.call.path, r.status, r.header.Get("Location"), r.body, tc.wantLocation, tc.wantDetail)
+			}
+			if got := r.header.Get("Content-Type"); got != "application/json" {
+				t.Errorf("%s %s: Content-Type %q, want application/json", tc.call.method, tc.call.path, got)
+			}
+		}
+
+		// Following the redirects, as a client does.
+		follow := func(method, path, body string) int {
+			t.Helper()
+			req, err := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Token "+e.tokens["alice"])
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		if got := follow("DELETE", v3PP+"redirects/1", ""); got != 204 {
+			t.Errorf("DELETE followed: got %d, want 204", got)
+		}
+		if r := e.get(v3PP+"redirects/1/", "alice"); r.status != 404 {
+			t.Errorf("deleted redirect: got %d, want 404", r.status)
+		}
+		if got := follow("PATCH", v3PP+"redirects/2?x=1", `{"enabled": false}`); got != 200 {
+			t.Errorf("PATCH followed: got %d, want 200", got)
+		}
+		if r := e.get(v3PP+"redirects/2/", "alice"); !strings.Contains(string(r.body), `"enabled":false`) {
+			t.Errorf("patched redirect: %s, want enabled false", r.body)
 		}
 	})
 }
