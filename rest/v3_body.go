@@ -261,10 +261,24 @@ func (in *v3Input) text(key, gqlName string, bools bool, badMsg string) {
 
 // integer reads an integer field as DRF's IntegerField does: a JSON
 // number or a string whose text, without a trailing `.0…`, is a base-10
-// integer. Anything else gets badMsg(text), text being the value as
-// Python's str() writes it (choice fields name it in their message). The
-// graph checks the range; values beyond int64 are passed as its bounds.
-func (in *v3Input) integer(key, gqlName string, badMsg func(text string) string) {
+// integer; anything else is "A valid integer is required.". The graph
+// checks the range; values beyond int64 are passed as its bounds.
+func (in *v3Input) integer(key, gqlName string) {
+	in.integerText(key, gqlName, true, func(string) string { return errs.MsgNotInteger })
+}
+
+// intChoice reads a choice field whose values are integers (DRF's
+// ChoiceField compares str(value)): a JSON number or a string that is
+// exactly a base-10 integer; anything else is `"<text>" is not a valid
+// choice.`. The graph checks the choices.
+func (in *v3Input) intChoice(key, gqlName string) {
+	in.integerText(key, gqlName, false, errs.BadChoice)
+}
+
+// integerText reads an integer from a value's text as Python's str()
+// writes it, with or without DRF's tolerance of a trailing `.0…`; badMsg
+// makes the message from that text.
+func (in *v3Input) integerText(key, gqlName string, decimalTail bool, badMsg func(text string) string) {
 	v, ok := in.take(key, gqlName)
 	if !ok {
 		return
@@ -281,7 +295,11 @@ func (in *v3Input) integer(key, gqlName string, badMsg func(text string) string)
 		b, _ := json.Marshal(t)
 		text = string(b)
 	}
-	n, ok := new(big.Int).SetString(v3IntegerTail.ReplaceAllString(strings.TrimSpace(text), ""), 10)
+	digits := text
+	if decimalTail {
+		digits = v3IntegerTail.ReplaceAllString(strings.TrimSpace(text), "")
+	}
+	n, ok := new(big.Int).SetString(digits, 10)
 	if !ok {
 		in.failed.Add(in.prefix+key, badMsg(text))
 		return
