@@ -69,16 +69,7 @@ func TestPipeline2026(t *testing.T) {
 	toolsOrSkip(t, "sphinx")
 	toolsOrSkip(t, "mkdocs")
 	f := newFixture(t, store.SQLite, Config{GitCloneDepth: 50, BuildPython: "/usr/bin/python3"})
-	withSphinx := func(extra map[string]string) map[string]string {
-		out := map[string]string{}
-		for k, v := range sphinx2026Site {
-			out[k] = v
-		}
-		for k, v := range extra {
-			out[k] = v
-		}
-		return out
-	}
+	withSphinx := func(extra map[string]string) map[string]string { return withFiles(sphinx2026Site, extra) }
 	cases := []*build2026{
 		{name: "Tutorial", files: map[string]string{".readthedocs.yaml": tutorialTemplate,
 			"docs/requirements.txt": "sphinx==7.1.2\n", "docs/source/conf.py": "project = 'Lumache'\n",
@@ -294,4 +285,54 @@ func deref2s(p *string) string {
 		return ""
 	}
 	return *p
+}
+
+// TestToolStepFailures runs real builds whose tools are missing on this
+// server: they fail at step I4 with §C4.2's F1 message (E16 for Go, uv
+// for a uv install entry), before step I5 and any environment. docsd's own
+// PATH is the build PATH here, so nothing outside it can satisfy them.
+func TestToolStepFailures(t *testing.T) {
+	t.Setenv("PATH", systemPath)
+	f := newFixture(t, store.SQLite, Config{GitCloneDepth: 50, BuildPython: "/usr/bin/python3"})
+	j := &job{pool: f.pool}
+	cases := []struct{ name, missing, yaml, want string }{
+		{"E16 Go", "go", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3.12\", golang: \"1.22\"}, jobs: {pre_create_environment: [echo must not run]}}\n",
+			`build.tools.golang "1.22": Go is not installed on this server.`},
+		{"No UV", "uv", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}, jobs: {pre_create_environment: [echo must not run]}}\npython:\n  install:\n    - method: uv\n      command: pip\n      path: .[docs]\n",
+			`python.install method "uv": uv is not installed on this server.`},
+	}
+	builds := make([]*store.Build, len(cases))
+	for i, c := range cases {
+		if _, ok := j.lookTool(c.missing); ok {
+			t.Skipf("this machine has %s on the build PATH", c.missing)
+		}
+		r := newRepo(t, "main")
+		r.commit("initial", withFiles(sphinx2026Site, map[string]string{".readthedocs.yaml": c.yaml}))
+		builds[i] = f.importProject(c.name, r).Build
+	}
+	f.drain()
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := f.build(builds[i].ID)
+			if b.State != store.Finished || b.Success || b.Error != c.want || b.ErrorID != IDCommandFailed || deref(b.ExitCode) != 1 {
+				t.Errorf("build: state %s success %v error %q id %q exit %v; want %q", b.State, b.Success, b.Error, b.ErrorID, deref(b.ExitCode), c.want)
+			}
+			for _, l := range commandLines(f.commands(b.ID)) {
+				if strings.Contains(l, "venv") || strings.Contains(l, "must not run") {
+					t.Errorf("a later step ran after the tool step failed: %q", l)
+				}
+			}
+		})
+	}
+}
+
+// withFiles returns the union of file trees, later ones winning.
+func withFiles(trees ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, tree := range trees {
+		for k, v := range tree {
+			out[k] = v
+		}
+	}
+	return out
 }
