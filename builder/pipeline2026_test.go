@@ -25,6 +25,14 @@ if [ "$1" = "--version" ]; then echo "conda 24.1.2"; exit 0; fi
 mkdir -p "$CONDA_ENVS_PATH/$5/bin" && ln -s /usr/bin/python3 "$CONDA_ENVS_PATH/$5/bin/python"
 `
 
+// fakeMicromamba stands for micromamba: `env create --yes --prefix <env>
+// --file <file>` makes the prefix, whose python is the system's.
+const fakeMicromamba = `#!/bin/sh
+if [ "$1" = "--version" ]; then echo "2.0.5"; exit 0; fi
+[ "$1 $2 $3 $4" = "env create --yes --prefix" ] || exit 9
+mkdir -p "$5/bin" && ln -s /usr/bin/python3 "$5/bin/python"
+`
+
 // fakeUV stands for uv: venv makes a venv, sync does nothing, run runs
 // the command with the environment's Python.
 const fakeUV = `#!/bin/sh
@@ -85,6 +93,8 @@ func TestPipeline2026(t *testing.T) {
 		{name: "Python Two", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"2.7\"}}\n"})},
 		{name: "Conda", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: miniforge3-latest}}\nconda: {environment: environment.yml}\n",
 			"environment.yml": "name: docs\n", "tools/conda": fakeConda})},
+		{name: "Micromamba", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild:\n  os: ubuntu-24.04\n  tools: {python: mambaforge-latest}\n  jobs:\n    post_install:\n      - test \"$(command -v python)\" = \"$CONDA_PREFIX/bin/python\"\nconda: {environment: environment.yml}\n",
+			"environment.yml": "name: docs\n", "tools/micromamba": fakeMicromamba})},
 		{name: "UV", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}}\npython:\n  install:\n    - method: uv\n      command: sync\n      groups: [docs]\nsphinx: {configuration: docs/conf.py}\n",
 			"tools/uv": fakeUV})},
 		{name: "No Conda", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: miniconda3-4.7}}\nconda: {environment: environment.yml}\n",
@@ -95,7 +105,7 @@ func TestPipeline2026(t *testing.T) {
 	for _, c := range cases {
 		r := newRepo(t, "main")
 		r.write(c.files)
-		for _, tool := range []string{"conda", "uv"} {
+		for _, tool := range []string{"conda", "micromamba", "uv"} {
 			if c.files["tools/"+tool] != "" {
 				if err := os.Chmod(filepath.Join(r.dir, "tools", tool), 0o755); err != nil {
 					t.Fatal(err)
@@ -112,6 +122,7 @@ func TestPipeline2026(t *testing.T) {
 	// The fake conda lives in its checkout, which the sandbox shows.
 	f.pool.cfg.BuildTools = BuildTools{{Tool: "python", Version: "miniforge3-latest",
 		Path: filepath.Join(f.data, "checkouts", "conda", "tools", "conda")},
+		{Tool: "python", Version: "mambaforge-latest", Path: filepath.Join(f.data, "checkouts", "micromamba", "tools", "micromamba")},
 		{Tool: "uv", Version: "latest", Path: filepath.Join(f.data, "checkouts", "uv", "tools", "uv")}}
 	f.drain()
 	byName := map[string]*build2026{}
@@ -146,6 +157,18 @@ func TestPipeline2026(t *testing.T) {
 		}
 		if !strings.Contains(b.Config, `"version":"miniforge3-latest"`) || !strings.Contains(b.Config, `"full_version":"24.1.2"`) {
 			t.Errorf("stored config %s", b.Config)
+		}
+	})
+	t.Run("micromamba", func(t *testing.T) {
+		c := byName["Micromamba"]
+		b := f.mustSucceed(c.build)
+		env := filepath.Join(f.data, "conda", c.slug, "latest")
+		lines := commandLines(f.commands(b.ID))
+		if want := "micromamba env create --yes --prefix " + env + " --file environment.yml"; !slices.Contains(lines, want) {
+			t.Errorf("commands lack %q:\n%q", want, lines)
+		}
+		if want := env + "/bin/python -m sphinx -T -E -b html -d _build/doctrees -D language=en . " + filepath.Join(f.data, "checkouts", c.slug, "_readthedocs", "html"); !slices.Contains(lines, want) {
+			t.Errorf("Sphinx did not run in the prefix: no %q in\n%q", want, lines)
 		}
 	})
 	t.Run("uv", func(t *testing.T) {
