@@ -12,7 +12,7 @@ import (
 )
 
 // TestFormats2026 runs real Sphinx builds of the epub and htmlzip formats
-// (and pdf, which needs latexmk) of 2026-rule files, and checks that
+// of 2026-rule files, and a pdf from its build.jobs.build.pdf override, and checks that
 // their conf.py is found exactly as the HTML step's: configured, or
 // discovered, also when build.jobs.build.html replaces the HTML step.
 func TestFormats2026(t *testing.T) {
@@ -34,6 +34,8 @@ func TestFormats2026(t *testing.T) {
 		{"Configured", with(site("doc/source"), head+"formats: [epub]\nsphinx:\n  configuration: doc/source/conf.py\n"), []string{"epub"}},
 		{"HTML Job", with(site("docs"), head+"  jobs:\n    build:\n      html:\n        - mkdir -p $READTHEDOCS_OUTPUT/html\n        - echo '<p>custom</p>' > $READTHEDOCS_OUTPUT/html/index.html\nformats: [epub, htmlzip]\nsphinx:\n  fail_on_warning: false\n"),
 			[]string{"epub", "htmlzip"}},
+		{"PDF Job", with(site("docs"), head+"  jobs:\n    build:\n      pdf:\n        - mkdir -p $READTHEDOCS_OUTPUT/pdf\n        - printf '%%PDF-1.4 made by a job' > $READTHEDOCS_OUTPUT/pdf/manual.pdf\nformats: [pdf, epub]\nsphinx:\n  configuration: docs/conf.py\n"),
+			[]string{"pdf", "epub"}},
 	}
 	f := newFixture(t, store.SQLite, Config{GitCloneDepth: 50, BuildPython: "/usr/bin/python3"})
 	builds := make([]*store.Build, len(cases))
@@ -51,11 +53,15 @@ func TestFormats2026(t *testing.T) {
 			cmds := f.commands(b.ID)
 			ckout := filepath.Join(f.data, "checkouts", slugs[i])
 			for _, format := range c.formats {
-				builder := map[string]string{"epub": "epub", "htmlzip": "singlehtml"}[format]
-				want := " -m sphinx -T -E -b " + builder + " -d _build/doctrees -D language=en . " + filepath.Join(ckout, "_readthedocs", format)
-				// Sphinx builds "." : it succeeds only in conf.py's directory.
-				if !slices.ContainsFunc(cmds, func(c *store.BuildCommand) bool { return strings.HasSuffix(c.Command, want) }) {
-					t.Fatalf("no %s step %q in %q", format, want, commandLines(cmds))
+				wantHead := "PK" // epub and htmlzip are zip files
+				if builder, ok := map[string]string{"epub": "epub", "htmlzip": "singlehtml"}[format]; ok {
+					want := " -m sphinx -T -E -b " + builder + " -d _build/doctrees -D language=en . " + filepath.Join(ckout, "_readthedocs", format)
+					// Sphinx builds "." : it succeeds only in conf.py's directory.
+					if !slices.ContainsFunc(cmds, func(c *store.BuildCommand) bool { return strings.HasSuffix(c.Command, want) }) {
+						t.Fatalf("no %s step %q in %q", format, want, commandLines(cmds))
+					}
+				} else {
+					wantHead = "%P" // the job's file, renamed
 				}
 				file, err := f.arts.OpenDownload(context.Background(), slugs[i], "latest", format)
 				if err != nil {
@@ -64,13 +70,13 @@ func TestFormats2026(t *testing.T) {
 				head := make([]byte, 2)
 				io.ReadFull(file, head)
 				file.Close()
-				if string(head) != "PK" { // both formats are zip files
-					t.Errorf("%s download starts %q, want a zip file", format, head)
+				if string(head) != wantHead {
+					t.Errorf("%s download starts %q, want %q", format, head, wantHead)
 				}
 			}
 			v := f.version(b.ProjectID, "latest")
-			if v.HasEPUB != slices.Contains(c.formats, "epub") || v.HasHTMLZip != slices.Contains(c.formats, "htmlzip") {
-				t.Errorf("flags epub %v htmlzip %v, want formats %v", v.HasEPUB, v.HasHTMLZip, c.formats)
+			if v.HasEPUB != slices.Contains(c.formats, "epub") || v.HasHTMLZip != slices.Contains(c.formats, "htmlzip") || v.HasPDF != slices.Contains(c.formats, "pdf") {
+				t.Errorf("flags epub %v htmlzip %v pdf %v, want formats %v", v.HasEPUB, v.HasHTMLZip, v.HasPDF, c.formats)
 			}
 			if c.name == "HTML Job" && !strings.Contains(f.htmlFile(slugs[i], "latest", "index.html"), "custom") {
 				t.Errorf("the build.jobs.build.html output was not published")
