@@ -355,7 +355,7 @@ func TestPipelineEnvironmentVariablesMasked(t *testing.T) {
 	imp := f.importProject("Masked", r)
 	ctx := context.Background()
 	for name, value := range map[string]string{"API_KEY": secret, "SHORT": "abc", "READTHEDOCS_PROJECT": "hijack"} {
-		if _, err := f.store.CreateEnvironmentVariable(ctx, imp.Project.ID, name, value); err != nil {
+		if _, err := f.store.CreateEnvironmentVariable(ctx, imp.Project.ID, name, value, false); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -501,7 +501,7 @@ func TestPipelineExternalVersion(t *testing.T) {
 	r.git("checkout", "-q", "master")
 	r.git("branch", "-D", "feature")
 	ctx := context.Background()
-	if _, err := f.store.CreateEnvironmentVariable(ctx, imp.Project.ID, "SECRET", "not-for-previews"); err != nil {
+	if _, err := f.store.CreateEnvironmentVariable(ctx, imp.Project.ID, "SECRET", "not-for-previews", false); err != nil {
 		t.Fatal(err)
 	}
 	v, err := f.store.CreateVersion(ctx, &store.Version{ProjectID: imp.Project.ID, Slug: "7", VerboseName: "7", Identifier: sha, Type: store.External, Active: true})
