@@ -16,12 +16,8 @@ import (
 func TestA1GraphVersions(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
-		e.importProject("alice", "pub")
 		ctx := t.Context()
-		p, err := e.store.FindProjectBySlug(ctx, "pub")
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := e.importedProject("alice", "pub")
 		mk := func(slug, typ string, active, machine bool) *store.Version {
 			v, err := e.store.CreateVersion(ctx, &store.Version{ProjectID: p.ID, Slug: slug, VerboseName: slug, Identifier: "abc", Type: typ, Active: active, Machine: machine})
 			if err != nil {

@@ -87,6 +87,16 @@ func (e *env) importProject(user, name string) string {
 }
 
 // dig walks a decoded JSON value by keys and list indexes.
+// importedProject imports a project as user and returns it from the store.
+func (e *env) importedProject(user, name string) *store.Project {
+	e.t.Helper()
+	p, err := e.store.FindProjectBySlug(context.Background(), e.importProject(user, name))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
 func dig(v any, path ...any) any {
 	for _, p := range path {
 		switch k := p.(type) {
