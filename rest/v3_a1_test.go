@@ -154,3 +154,24 @@ func TestV3EnvVarPublic(t *testing.T) {
 		e.check(t, v3Case{v3Send("PATCH", ev+"2/", "alice", `{"public": false}`), 405, "error_405_patch"})
 	})
 }
+
+// TestCancelledBuildRepresentation: a cancelled build is finished,
+// unsuccessful, with error "Build cancelled manually." in v3, a null exit
+// code in v2, and a build:user:cancelled notification (api-2026.md §A6 #10).
+func TestCancelledBuildRepresentation(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newV3Env(t, d)
+		w := e.world()
+		if _, err := e.store.CancelBuild(t.Context(), w.build4.ID); err != nil {
+			t.Fatal(err)
+		}
+		id := fmt.Sprint(w.build4.ID)
+		e.check(t, v3Case{v3Get(v3PP+"builds/"+id+"/", "alice"), 200, "a1_build_cancelled"})
+		e.check(t, v3Case{v3Get(v3PP+"builds/"+id+"/notifications/?fields=id,message", "alice"), 200, "a1_build_cancelled_notifications"})
+		r := e.do(v3Get("/api/v2/build/"+id+"/", ""))
+		if r.status != 200 || !strings.Contains(string(r.body), `"state":"finished","success":false,"error":"Build cancelled manually."`) ||
+			!strings.Contains(string(r.body), `"exit_code":null`) {
+			t.Errorf("v2 build: %d %s", r.status, r.body)
+		}
+	})
+}
