@@ -122,6 +122,29 @@ func TestA1GraphVersions(t *testing.T) {
 		if n := count(); n != 1 {
 			t.Errorf("builds after skipped and uploaded activations = %d, want 1", n)
 		}
+
+		// v2's documentation_type (§A1.6): the doctype of the last
+		// successful build's configuration, else the project's.
+		bs, _, err := e.store.FindBuilds(ctx, store.BuildFilter{VersionID: &v1.ID})
+		if err != nil || len(bs) != 1 {
+			t.Fatal(bs, err)
+		}
+		if err := e.store.SetBuildConfig(ctx, bs[0].ID, `{"doctype": "mkdocs"}`); err != nil {
+			t.Fatal(err)
+		}
+		doctypes := func() string {
+			data := e.must(e.as("alice"), `{ project(slug: "pub") { documentationType a: version(slug: "v1.0") { documentationType } b: version(slug: "v2.0") { documentationType } } }`, nil)
+			return dig(data, "project", "documentationType").(string) + " " + dig(data, "project", "a", "documentationType").(string) + " " + dig(data, "project", "b", "documentationType").(string)
+		}
+		if got := doctypes(); got != "sphinx sphinx sphinx" { // not finished yet
+			t.Errorf("doctypes before the build finished: %s", got)
+		}
+		if _, err := e.store.FinishBuild(ctx, bs[0].ID, store.BuildResult{Success: true}); err != nil {
+			t.Fatal(err)
+		}
+		if got := doctypes(); got != "sphinx mkdocs sphinx" {
+			t.Errorf("doctypes after the build: %s", got)
+		}
 	})
 }
 
