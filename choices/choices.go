@@ -246,6 +246,9 @@ var RepoTypes = Table{{"git", "Git"}, {"svn", "Subversion"}, {"hg", "Mercurial"}
 // PrivacyLevels is §10.4.
 var PrivacyLevels = Table{{"public", "Public"}, {"protected", "Protected"}, {"private", "Private"}}
 
+// VersionTypes is §10.6.
+var VersionTypes = Table{{"branch", "Branch"}, {"tag", "Tag"}, {"unknown", "Unknown"}, {"external", "External"}}
+
 // DocumentationTypes is §10.5.
 var DocumentationTypes = Table{
 	{"sphinx", "Sphinx Html"},

@@ -3,7 +3,10 @@
 // (§8.5). The graph and the docs host share it so they never disagree.
 package docsurl
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Config is the operator configuration the URLs depend on.
 type Config struct {
@@ -91,8 +94,8 @@ func (c Config) External(slug, number string) string {
 	return c.Root(slug) + "/_/external/" + number + "/"
 }
 
-// ProjectHome, ProjectBuilds, ProjectVersions and BuildPage are dashboard
-// links (§8.5).
+// ProjectHome, ProjectBuilds, ProjectVersions, VersionPage and BuildPage are
+// dashboard links (§8.5, api-2026.md §A1.2, §A1.3).
 func (c Config) ProjectHome(slug string) string { return c.PublicURL + "/projects/" + slug + "/" }
 
 // ProjectBuilds is the dashboard's builds page of a project.
@@ -100,3 +103,14 @@ func (c Config) ProjectBuilds(slug string) string { return c.ProjectHome(slug) +
 
 // ProjectVersions is the dashboard's versions page of a project.
 func (c Config) ProjectVersions(slug string) string { return c.ProjectHome(slug) + "versions/" }
+
+// VersionPage is the dashboard's page of a version (api-2026.md §A1.2
+// `urls.dashboard.edit`).
+func (c Config) VersionPage(slug, version string) string {
+	return c.ProjectVersions(slug) + version + "/"
+}
+
+// BuildPage is the dashboard's page of a build.
+func (c Config) BuildPage(slug string, id int64) string {
+	return c.ProjectBuilds(slug) + strconv.FormatInt(id, 10) + "/"
+}

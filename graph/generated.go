@@ -49,27 +49,31 @@ type DirectiveRoot struct {
 
 type ComplexityRoot struct {
 	Build struct {
-		Commands      func(childComplexity int) int
-		Commit        func(childComplexity int) int
-		CommitURL     func(childComplexity int) int
-		Config        func(childComplexity int) int
-		Created       func(childComplexity int) int
-		DocsURL       func(childComplexity int) int
-		Duration      func(childComplexity int) int
-		Error         func(childComplexity int) int
-		ErrorID       func(childComplexity int) int
-		ExitCode      func(childComplexity int) int
-		Finished      func(childComplexity int) int
-		ID            func(childComplexity int) int
-		Notification  func(childComplexity int, id int64) int
-		Notifications func(childComplexity int, filter *NotificationFilterInput, limit *int64, offset *int64) int
-		Project       func(childComplexity int) int
-		Started       func(childComplexity int) int
-		State         func(childComplexity int) int
-		StoredSuccess func(childComplexity int) int
-		Success       func(childComplexity int) int
-		Type          func(childComplexity int) int
-		Version       func(childComplexity int) int
+		Commands            func(childComplexity int) int
+		Commit              func(childComplexity int) int
+		CommitURL           func(childComplexity int) int
+		Config              func(childComplexity int) int
+		Created             func(childComplexity int) int
+		DocsURL             func(childComplexity int) int
+		Duration            func(childComplexity int) int
+		Error               func(childComplexity int) int
+		ErrorID             func(childComplexity int) int
+		ExitCode            func(childComplexity int) int
+		Finished            func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		Notification        func(childComplexity int, id int64) int
+		Notifications       func(childComplexity int, filter *NotificationFilterInput, limit *int64, offset *int64) int
+		Project             func(childComplexity int) int
+		ReadthedocsYamlPath func(childComplexity int) int
+		Started             func(childComplexity int) int
+		State               func(childComplexity int) int
+		StoredSuccess       func(childComplexity int) int
+		Success             func(childComplexity int) int
+		Type                func(childComplexity int) int
+		Urls                func(childComplexity int) int
+		Version             func(childComplexity int) int
+		VersionName         func(childComplexity int) int
+		VersionType         func(childComplexity int) int
 	}
 
 	BuildCommand struct {
@@ -94,6 +98,12 @@ type ComplexityRoot struct {
 		Name func(childComplexity int) int
 	}
 
+	BuildUrls struct {
+		Build   func(childComplexity int) int
+		Project func(childComplexity int) int
+		Version func(childComplexity int) int
+	}
+
 	Choice struct {
 		Code func(childComplexity int) int
 		Name func(childComplexity int) int
@@ -116,6 +126,7 @@ type ComplexityRoot struct {
 		Modified func(childComplexity int) int
 		Name     func(childComplexity int) int
 		Project  func(childComplexity int) int
+		Public   func(childComplexity int) int
 	}
 
 	EnvironmentVariableList struct {
@@ -374,25 +385,32 @@ type ComplexityRoot struct {
 	}
 
 	Version struct {
-		Active       func(childComplexity int) int
-		Builds       func(childComplexity int, filter *BuildFilterInput, limit *int64, offset *int64) int
-		Built        func(childComplexity int) int
-		Downloads    func(childComplexity int) int
-		HasEPUB      func(childComplexity int) int
-		HasHTMLZip   func(childComplexity int) int
-		HasPDF       func(childComplexity int) int
-		ID           func(childComplexity int) int
-		Identifier   func(childComplexity int) int
-		LastBuild    func(childComplexity int) int
-		Machine      func(childComplexity int) int
-		PrivacyLevel func(childComplexity int) int
-		Project      func(childComplexity int) int
-		Ref          func(childComplexity int) int
-		Slug         func(childComplexity int) int
-		Type         func(childComplexity int) int
-		Uploaded     func(childComplexity int) int
-		Urls         func(childComplexity int) int
-		VerboseName  func(childComplexity int) int
+		Active            func(childComplexity int) int
+		Aliases           func(childComplexity int) int
+		Builds            func(childComplexity int, filter *BuildFilterInput, limit *int64, offset *int64) int
+		Built             func(childComplexity int) int
+		DocumentationType func(childComplexity int) int
+		Downloads         func(childComplexity int) int
+		HasEPUB           func(childComplexity int) int
+		HasHTMLZip        func(childComplexity int) int
+		HasPDF            func(childComplexity int) int
+		Hidden            func(childComplexity int) int
+		ID                func(childComplexity int) int
+		Identifier        func(childComplexity int) int
+		LastBuild         func(childComplexity int) int
+		Machine           func(childComplexity int) int
+		PrivacyLevel      func(childComplexity int) int
+		Project           func(childComplexity int) int
+		Ref               func(childComplexity int) int
+		Slug              func(childComplexity int) int
+		Type              func(childComplexity int) int
+		Uploaded          func(childComplexity int) int
+		Urls              func(childComplexity int) int
+		VerboseName       func(childComplexity int) int
+	}
+
+	VersionDashboardUrls struct {
+		Edit func(childComplexity int) int
 	}
 
 	VersionList struct {
@@ -401,6 +419,7 @@ type ComplexityRoot struct {
 	}
 
 	VersionUrls struct {
+		Dashboard     func(childComplexity int) int
 		Documentation func(childComplexity int) int
 		Vcs           func(childComplexity int) int
 	}
@@ -423,6 +442,9 @@ type BuildResolver interface {
 	Config(ctx context.Context, obj *store.Build) (json.RawMessage, error)
 	Commands(ctx context.Context, obj *store.Build) ([]*store.BuildCommand, error)
 	DocsURL(ctx context.Context, obj *store.Build) (string, error)
+	Urls(ctx context.Context, obj *store.Build) (*BuildUrls, error)
+
+	ReadthedocsYamlPath(ctx context.Context, obj *store.Build) (*string, error)
 	CommitURL(ctx context.Context, obj *store.Build) (*string, error)
 	ErrorID(ctx context.Context, obj *store.Build) (*string, error)
 	Notifications(ctx context.Context, obj *store.Build, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error)
@@ -520,6 +542,10 @@ type VersionResolver interface {
 	Project(ctx context.Context, obj *store.Version) (*store.Project, error)
 
 	Ref(ctx context.Context, obj *store.Version) (*string, error)
+
+	Aliases(ctx context.Context, obj *store.Version) ([]*store.Version, error)
+
+	DocumentationType(ctx context.Context, obj *store.Version) (string, error)
 
 	Downloads(ctx context.Context, obj *store.Version) (*Downloads, error)
 	Urls(ctx context.Context, obj *store.Version) (*VersionUrls, error)
@@ -645,6 +671,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Build.Project(childComplexity), true
+	case "Build.readthedocsYamlPath":
+		if e.ComplexityRoot.Build.ReadthedocsYamlPath == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.ReadthedocsYamlPath(childComplexity), true
 	case "Build.started":
 		if e.ComplexityRoot.Build.Started == nil {
 			break
@@ -675,12 +707,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Build.Type(childComplexity), true
+	case "Build.urls":
+		if e.ComplexityRoot.Build.Urls == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.Urls(childComplexity), true
 	case "Build.version":
 		if e.ComplexityRoot.Build.Version == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Build.Version(childComplexity), true
+	case "Build.versionName":
+		if e.ComplexityRoot.Build.VersionName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.VersionName(childComplexity), true
+	case "Build.versionType":
+		if e.ComplexityRoot.Build.VersionType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.VersionType(childComplexity), true
 
 	case "BuildCommand.buildId":
 		if e.ComplexityRoot.BuildCommand.BuildID == nil {
@@ -763,6 +813,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BuildState.Name(childComplexity), true
 
+	case "BuildUrls.build":
+		if e.ComplexityRoot.BuildUrls.Build == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BuildUrls.Build(childComplexity), true
+	case "BuildUrls.project":
+		if e.ComplexityRoot.BuildUrls.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BuildUrls.Project(childComplexity), true
+	case "BuildUrls.version":
+		if e.ComplexityRoot.BuildUrls.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BuildUrls.Version(childComplexity), true
+
 	case "Choice.code":
 		if e.ComplexityRoot.Choice.Code == nil {
 			break
@@ -838,6 +907,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EnvironmentVariable.Project(childComplexity), true
+	case "EnvironmentVariable.public":
+		if e.ComplexityRoot.EnvironmentVariable.Public == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EnvironmentVariable.Public(childComplexity), true
 
 	case "EnvironmentVariableList.nodes":
 		if e.ComplexityRoot.EnvironmentVariableList.Nodes == nil {
@@ -2159,6 +2234,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Version.Active(childComplexity), true
+	case "Version.aliases":
+		if e.ComplexityRoot.Version.Aliases == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Version.Aliases(childComplexity), true
 	case "Version.builds":
 		if e.ComplexityRoot.Version.Builds == nil {
 			break
@@ -2176,6 +2257,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Version.Built(childComplexity), true
+	case "Version.documentationType":
+		if e.ComplexityRoot.Version.DocumentationType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Version.DocumentationType(childComplexity), true
 	case "Version.downloads":
 		if e.ComplexityRoot.Version.Downloads == nil {
 			break
@@ -2200,6 +2287,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Version.HasPDF(childComplexity), true
+	case "Version.hidden":
+		if e.ComplexityRoot.Version.Hidden == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Version.Hidden(childComplexity), true
 	case "Version.id":
 		if e.ComplexityRoot.Version.ID == nil {
 			break
@@ -2273,6 +2366,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Version.VerboseName(childComplexity), true
 
+	case "VersionDashboardUrls.edit":
+		if e.ComplexityRoot.VersionDashboardUrls.Edit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VersionDashboardUrls.Edit(childComplexity), true
+
 	case "VersionList.nodes":
 		if e.ComplexityRoot.VersionList.Nodes == nil {
 			break
@@ -2286,6 +2386,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.VersionList.TotalCount(childComplexity), true
 
+	case "VersionUrls.dashboard":
+		if e.ComplexityRoot.VersionUrls.Dashboard == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VersionUrls.Dashboard(childComplexity), true
 	case "VersionUrls.documentation":
 		if e.ComplexityRoot.VersionUrls.Documentation == nil {
 			break
@@ -2518,7 +2624,7 @@ type Mutation {
   addMaintainer(slug: String!, username: String!): Project
   removeMaintainer(slug: String!, username: String!): Project
 
-  "Update a version (maintainers). ` + "`" + `replace` + "`" + ` applies PUT's rules: ` + "`" + `active` + "`" + ` is required."
+  "Update a version (maintainers). Fields not given keep their value, with or without ` + "`" + `replace` + "`" + ` (api-2026.md §A6 #7). Turning ` + "`" + `active` + "`" + ` from false to true queues one build of the version, unless the project's builds are disabled or the version is uploaded (§A6 #6)."
   updateVersion(project: String!, version: String!, input: UpdateVersionInput!, replace: Boolean = false, validateOnly: Boolean = false): Version
   "Set a version's privacy level (maintainers)."
   setVersionPrivacy(project: String!, version: String!, privacyLevel: String!): Version
@@ -2570,6 +2676,10 @@ type ProjectAccess {
 
 input ProjectFilterInput {
   slug: String
+  "Projects whose slug contains this, in any case (api-2026.md §A3)."
+  slugContains: String
+  "Projects whose name contains this, in any case (Unicode simple case mapping, api-2026.md §A3)."
+  nameContains: String
   "Choice of behavior.md §10.1; another value is INVALID on field ` + "`" + `language` + "`" + `."
   language: String
   "Choice of behavior.md §10.2."
@@ -2683,7 +2793,13 @@ type ProjectAdminFields {
 input VersionFilterInput {
   projectSlug: String
   slug: String
+  "Versions whose slug contains this, in any case (api-2026.md §A3)."
+  slugContains: String
+  "Choice of branch, tag, unknown, external; another value is INVALID on field ` + "`" + `type` + "`" + `."
+  type: String
   active: Boolean
+  "Hidden from reader-facing version listings (api-2026.md §A1.2)."
+  hidden: Boolean
   built: Boolean
   "Published by the upload API (api-2026.md §A4.5)."
   uploaded: Boolean
@@ -2702,6 +2818,12 @@ type VersionList {
 type VersionUrls {
   documentation: String!
   vcs: String!
+  dashboard: VersionDashboardUrls!
+}
+
+type VersionDashboardUrls {
+  "The version's dashboard page: {public_url}/projects/{p}/versions/{v}/ (api-2026.md §A1.2)."
+  edit: String!
 }
 
 "Download URLs; a format that does not exist is null."
@@ -2724,7 +2846,13 @@ type Version {
   built: Boolean!
   uploaded: Boolean!
   machine: Boolean!
+  "Left out of reader-facing version listings (flyout, footer, search); still served and listed by the APIs (api-2026.md §A1.2)."
+  hidden: Boolean!
+  "For the machine ` + "`" + `stable` + "`" + `, the active version its rule picks; for the machine ` + "`" + `latest` + "`" + `, the active version of the default branch; else empty (api-2026.md §A1.2)."
+  aliases: [Version!]!
   privacyLevel: String!
+  "v2 ` + "`" + `documentation_type` + "`" + `: the doctype of the last successful build's configuration, else the project's (api-2026.md §A1.6)."
+  documentationType: String!
   hasPdf: Boolean!
   hasEpub: Boolean!
   hasHtmlzip: Boolean!
@@ -2778,6 +2906,14 @@ type Build {
   commands: [BuildCommand!]!
   "Docs URL of the build's version."
   docsUrl: String!
+  "Dashboard pages of the build, its project and its version (api-2026.md §A1.3)."
+  urls: BuildUrls!
+  "The version's verbose name when the build was created (v2, api-2026.md §A1.6)."
+  versionName: String!
+  "The version's type when the build was created."
+  versionType: String!
+  "The project's configuration file path the build used; null when the project set none."
+  readthedocsYamlPath: String
   commitUrl: String
   "The notification message id of the build's failure (api-2026.md §A4.2); null unless it finished unsuccessfully."
   errorId: String
@@ -2785,6 +2921,12 @@ type Build {
   notifications(filter: NotificationFilterInput, limit: Int, offset: Int): NotificationList!
   "The build's notification with that id, or null."
   notification(id: Int!): Notification
+}
+
+type BuildUrls {
+  build: String!
+  project: String!
+  version: String!
 }
 
 input NotificationFilterInput {
@@ -2929,6 +3071,8 @@ type EnvironmentVariable {
   id: Int!
   project: Project!
   name: String!
+  "Also given to pull-request (external) builds (api-2026.md §A1.5)."
+  public: Boolean!
   created: Time!
   modified: Time!
 }
@@ -2990,6 +3134,9 @@ input ProjectAdminInput {
 
 input UpdateVersionInput {
   active: Boolean @goField(omittable: true)
+  hidden: Boolean @goField(omittable: true)
+  "Choice of public, protected, private."
+  privacyLevel: String @goField(omittable: true)
 }
 
 input CreateSubprojectInput {
@@ -3015,7 +3162,10 @@ input RedirectInput {
 
 input EnvironmentVariableInput {
   name: String @goField(omittable: true)
+  "At most 48000 characters; all values of a project together at most 256000."
   value: String @goField(omittable: true)
+  "Also given to pull-request builds; default false."
+  public: Boolean @goField(omittable: true)
 }
 `, BuiltIn: false},
 }
@@ -3061,6 +3211,14 @@ func (ec *executionContext) childFields_Build(ctx context.Context, field graphql
 		return ec.fieldContext_Build_commands(ctx, field)
 	case "docsUrl":
 		return ec.fieldContext_Build_docsUrl(ctx, field)
+	case "urls":
+		return ec.fieldContext_Build_urls(ctx, field)
+	case "versionName":
+		return ec.fieldContext_Build_versionName(ctx, field)
+	case "versionType":
+		return ec.fieldContext_Build_versionType(ctx, field)
+	case "readthedocsYamlPath":
+		return ec.fieldContext_Build_readthedocsYamlPath(ctx, field)
 	case "commitUrl":
 		return ec.fieldContext_Build_commitUrl(ctx, field)
 	case "errorId":
@@ -3117,6 +3275,18 @@ func (ec *executionContext) childFields_BuildState(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type BuildState", field.Name)
 }
 
+func (ec *executionContext) childFields_BuildUrls(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "build":
+		return ec.fieldContext_BuildUrls_build(ctx, field)
+	case "project":
+		return ec.fieldContext_BuildUrls_project(ctx, field)
+	case "version":
+		return ec.fieldContext_BuildUrls_version(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BuildUrls", field.Name)
+}
+
 func (ec *executionContext) childFields_Choice(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "code":
@@ -3157,6 +3327,8 @@ func (ec *executionContext) childFields_EnvironmentVariable(ctx context.Context,
 		return ec.fieldContext_EnvironmentVariable_project(ctx, field)
 	case "name":
 		return ec.fieldContext_EnvironmentVariable_name(ctx, field)
+	case "public":
+		return ec.fieldContext_EnvironmentVariable_public(ctx, field)
 	case "created":
 		return ec.fieldContext_EnvironmentVariable_created(ctx, field)
 	case "modified":
@@ -3621,8 +3793,14 @@ func (ec *executionContext) childFields_Version(ctx context.Context, field graph
 		return ec.fieldContext_Version_uploaded(ctx, field)
 	case "machine":
 		return ec.fieldContext_Version_machine(ctx, field)
+	case "hidden":
+		return ec.fieldContext_Version_hidden(ctx, field)
+	case "aliases":
+		return ec.fieldContext_Version_aliases(ctx, field)
 	case "privacyLevel":
 		return ec.fieldContext_Version_privacyLevel(ctx, field)
+	case "documentationType":
+		return ec.fieldContext_Version_documentationType(ctx, field)
 	case "hasPdf":
 		return ec.fieldContext_Version_hasPdf(ctx, field)
 	case "hasEpub":
@@ -3641,6 +3819,14 @@ func (ec *executionContext) childFields_Version(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Version", field.Name)
 }
 
+func (ec *executionContext) childFields_VersionDashboardUrls(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edit":
+		return ec.fieldContext_VersionDashboardUrls_edit(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type VersionDashboardUrls", field.Name)
+}
+
 func (ec *executionContext) childFields_VersionList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "totalCount":
@@ -3657,6 +3843,8 @@ func (ec *executionContext) childFields_VersionUrls(ctx context.Context, field g
 		return ec.fieldContext_VersionUrls_documentation(ctx, field)
 	case "vcs":
 		return ec.fieldContext_VersionUrls_vcs(ctx, field)
+	case "dashboard":
+		return ec.fieldContext_VersionUrls_dashboard(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type VersionUrls", field.Name)
 }
@@ -5438,6 +5626,107 @@ func (ec *executionContext) fieldContext_Build_docsUrl(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Build_urls(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_urls(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Build().Urls(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *BuildUrls) graphql.Marshaler {
+			return ec.marshalNBuildUrls2ᚖdocsdᚋgraphᚐBuildUrls(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Build_urls(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Build",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BuildUrls(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Build_versionName(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_versionName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VersionName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Build_versionName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Build_versionType(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_versionType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VersionType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Build_versionType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Build_readthedocsYamlPath(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_readthedocsYamlPath(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Build().ReadthedocsYamlPath(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Build_readthedocsYamlPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Build_commitUrl(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5880,6 +6169,75 @@ func (ec *executionContext) fieldContext_BuildState_name(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("BuildState", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _BuildUrls_build(ctx context.Context, field graphql.CollectedField, obj *BuildUrls) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BuildUrls_build(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Build, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BuildUrls_build(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BuildUrls", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BuildUrls_project(ctx context.Context, field graphql.CollectedField, obj *BuildUrls) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BuildUrls_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BuildUrls_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BuildUrls", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BuildUrls_version(ctx context.Context, field graphql.CollectedField, obj *BuildUrls) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BuildUrls_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BuildUrls_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BuildUrls", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Choice_code(ctx context.Context, field graphql.CollectedField, obj *Choice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6126,6 +6484,29 @@ func (ec *executionContext) _EnvironmentVariable_name(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_EnvironmentVariable_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EnvironmentVariable_public(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EnvironmentVariable_public(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Public, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EnvironmentVariable_public(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _EnvironmentVariable_created(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
@@ -11798,6 +12179,61 @@ func (ec *executionContext) fieldContext_Version_machine(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _Version_hidden(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Version_hidden(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hidden, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Version_hidden(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Version_aliases(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Version_aliases(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Version().Aliases(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Version) graphql.Marshaler {
+			return ec.marshalNVersion2ᚕᚖdocsdᚋstoreᚐVersionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Version_aliases(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Version",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Version(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Version_privacyLevel(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11819,6 +12255,29 @@ func (ec *executionContext) _Version_privacyLevel(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_Version_privacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Version_documentationType(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Version_documentationType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Version().DocumentationType(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Version_documentationType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Version", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Version_hasPdf(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
@@ -12030,6 +12489,29 @@ func (ec *executionContext) fieldContext_Version_builds(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _VersionDashboardUrls_edit(ctx context.Context, field graphql.CollectedField, obj *VersionDashboardUrls) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VersionDashboardUrls_edit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VersionDashboardUrls_edit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("VersionDashboardUrls", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _VersionList_totalCount(ctx context.Context, field graphql.CollectedField, obj *VersionList) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12129,6 +12611,38 @@ func (ec *executionContext) _VersionUrls_vcs(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_VersionUrls_vcs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("VersionUrls", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _VersionUrls_dashboard(ctx context.Context, field graphql.CollectedField, obj *VersionUrls) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VersionUrls_dashboard(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Dashboard, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *VersionDashboardUrls) graphql.Marshaler {
+			return ec.marshalNVersionDashboardUrls2ᚖdocsdᚋgraphᚐVersionDashboardUrls(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VersionUrls_dashboard(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VersionUrls",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_VersionDashboardUrls(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -13289,7 +13803,7 @@ func (ec *executionContext) unmarshalInputEnvironmentVariableInput(ctx context.C
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "value"}
+	fieldsInOrder := [...]string{"name", "value", "public"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -13310,6 +13824,13 @@ func (ec *executionContext) unmarshalInputEnvironmentVariableInput(ctx context.C
 				return it, err
 			}
 			it.Value = graphql.OmittableOf(data)
+		case "public":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("public"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Public = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -13600,7 +14121,7 @@ func (ec *executionContext) unmarshalInputProjectFilterInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"slug", "language", "programmingLanguage", "maintainedByViewer"}
+	fieldsInOrder := [...]string{"slug", "slugContains", "nameContains", "language", "programmingLanguage", "maintainedByViewer"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -13614,6 +14135,20 @@ func (ec *executionContext) unmarshalInputProjectFilterInput(ctx context.Context
 				return it, err
 			}
 			it.Slug = data
+		case "slugContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slugContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SlugContains = data
+		case "nameContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameContains = data
 		case "language":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("language"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -13911,7 +14446,7 @@ func (ec *executionContext) unmarshalInputUpdateVersionInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"active"}
+	fieldsInOrder := [...]string{"active", "hidden", "privacyLevel"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -13925,6 +14460,20 @@ func (ec *executionContext) unmarshalInputUpdateVersionInput(ctx context.Context
 				return it, err
 			}
 			it.Active = graphql.OmittableOf(data)
+		case "hidden":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hidden"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Hidden = graphql.OmittableOf(data)
+		case "privacyLevel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("privacyLevel"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrivacyLevel = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -13941,7 +14490,7 @@ func (ec *executionContext) unmarshalInputVersionFilterInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"projectSlug", "slug", "active", "built", "uploaded", "verboseName", "privacyLevel", "includeExternal"}
+	fieldsInOrder := [...]string{"projectSlug", "slug", "slugContains", "type", "active", "hidden", "built", "uploaded", "verboseName", "privacyLevel", "includeExternal"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -13962,6 +14511,20 @@ func (ec *executionContext) unmarshalInputVersionFilterInput(ctx context.Context
 				return it, err
 			}
 			it.Slug = data
+		case "slugContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slugContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SlugContains = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
 		case "active":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("active"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -13969,6 +14532,13 @@ func (ec *executionContext) unmarshalInputVersionFilterInput(ctx context.Context
 				return it, err
 			}
 			it.Active = data
+		case "hidden":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hidden"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Hidden = data
 		case "built":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("built"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -14477,6 +15047,92 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "urls":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Build_urls(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "versionName":
+			out.Values[i] = ec._Build_versionName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "versionType":
+			out.Values[i] = ec._Build_versionType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "readthedocsYamlPath":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Build_readthedocsYamlPath(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "commitUrl":
 			field := field
 
@@ -14847,6 +15503,54 @@ func (ec *executionContext) _BuildState(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var buildUrlsImplementors = []string{"BuildUrls"}
+
+func (ec *executionContext) _BuildUrls(ctx context.Context, sel ast.SelectionSet, obj *BuildUrls) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, buildUrlsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BuildUrls")
+		case "build":
+			out.Values[i] = ec._BuildUrls_build(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "project":
+			out.Values[i] = ec._BuildUrls_project(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._BuildUrls_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var choiceImplementors = []string{"Choice"}
 
 func (ec *executionContext) _Choice(ctx context.Context, sel ast.SelectionSet, obj *Choice) graphql.Marshaler {
@@ -15038,6 +15742,11 @@ func (ec *executionContext) _EnvironmentVariable(ctx context.Context, sel ast.Se
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "name":
 			out.Values[i] = ec._EnvironmentVariable_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "public":
+			out.Values[i] = ec._EnvironmentVariable_public(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -18268,11 +18977,92 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "hidden":
+			out.Values[i] = ec._Version_hidden(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "aliases":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Version_aliases(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "privacyLevel":
 			out.Values[i] = ec._Version_privacyLevel(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "documentationType":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Version_documentationType(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "hasPdf":
 			out.Values[i] = ec._Version_hasPdf(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -18461,6 +19251,44 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var versionDashboardUrlsImplementors = []string{"VersionDashboardUrls"}
+
+func (ec *executionContext) _VersionDashboardUrls(ctx context.Context, sel ast.SelectionSet, obj *VersionDashboardUrls) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, versionDashboardUrlsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("VersionDashboardUrls")
+		case "edit":
+			out.Values[i] = ec._VersionDashboardUrls_edit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var versionListImplementors = []string{"VersionList"}
 
 func (ec *executionContext) _VersionList(ctx context.Context, sel ast.SelectionSet, obj *VersionList) graphql.Marshaler {
@@ -18523,6 +19351,11 @@ func (ec *executionContext) _VersionUrls(ctx context.Context, sel ast.SelectionS
 			}
 		case "vcs":
 			out.Values[i] = ec._VersionUrls_vcs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dashboard":
+			out.Values[i] = ec._VersionUrls_dashboard(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -19025,6 +19858,16 @@ func (ec *executionContext) marshalNBuildState2ᚖdocsdᚋgraphᚐBuildState(ctx
 		return graphql.Null
 	}
 	return ec._BuildState(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBuildUrls2ᚖdocsdᚋgraphᚐBuildUrls(ctx context.Context, sel ast.SelectionSet, v *BuildUrls) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BuildUrls(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNChoice2ᚖdocsdᚋgraphᚐChoice(ctx context.Context, sel ast.SelectionSet, v *Choice) graphql.Marshaler {
@@ -19606,6 +20449,16 @@ func (ec *executionContext) marshalNVersion2ᚖdocsdᚋstoreᚐVersion(ctx conte
 		return graphql.Null
 	}
 	return ec._Version(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNVersionDashboardUrls2ᚖdocsdᚋgraphᚐVersionDashboardUrls(ctx context.Context, sel ast.SelectionSet, v *VersionDashboardUrls) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._VersionDashboardUrls(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNVersionList2ᚖdocsdᚋgraphᚐVersionList(ctx context.Context, sel ast.SelectionSet, v *VersionList) graphql.Marshaler {

@@ -28,6 +28,12 @@ type BuildState struct {
 	Name string `json:"name"`
 }
 
+type BuildUrls struct {
+	Build   string `json:"build"`
+	Project string `json:"project"`
+	Version string `json:"version"`
+}
+
 type Choice struct {
 	Code string `json:"code"`
 	Name string `json:"name"`
@@ -52,8 +58,11 @@ type Downloads struct {
 }
 
 type EnvironmentVariableInput struct {
-	Name  graphql.Omittable[*string] `json:"name,omitempty"`
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
+	// At most 48000 characters; all values of a project together at most 256000.
 	Value graphql.Omittable[*string] `json:"value,omitempty"`
+	// Also given to pull-request builds; default false.
+	Public graphql.Omittable[*bool] `json:"public,omitempty"`
 }
 
 type EnvironmentVariableList struct {
@@ -173,6 +182,10 @@ type ProjectAdminInput struct {
 
 type ProjectFilterInput struct {
 	Slug *string `json:"slug,omitempty"`
+	// Projects whose slug contains this, in any case (api-2026.md §A3).
+	SlugContains *string `json:"slugContains,omitempty"`
+	// Projects whose name contains this, in any case (Unicode simple case mapping, api-2026.md §A3).
+	NameContains *string `json:"nameContains,omitempty"`
 	// Choice of behavior.md §10.1; another value is INVALID on field `language`.
 	Language *string `json:"language,omitempty"`
 	// Choice of behavior.md §10.2.
@@ -321,6 +334,9 @@ type UpdateProjectInput struct {
 
 type UpdateVersionInput struct {
 	Active graphql.Omittable[*bool] `json:"active,omitempty"`
+	Hidden graphql.Omittable[*bool] `json:"hidden,omitempty"`
+	// Choice of public, protected, private.
+	PrivacyLevel graphql.Omittable[*string] `json:"privacyLevel,omitempty"`
 }
 
 type UploadURL struct {
@@ -330,11 +346,22 @@ type UploadURL struct {
 	Fields json.RawMessage `json:"fields"`
 }
 
+type VersionDashboardUrls struct {
+	// The version's dashboard page: {public_url}/projects/{p}/versions/{v}/ (api-2026.md §A1.2).
+	Edit string `json:"edit"`
+}
+
 type VersionFilterInput struct {
 	ProjectSlug *string `json:"projectSlug,omitempty"`
 	Slug        *string `json:"slug,omitempty"`
-	Active      *bool   `json:"active,omitempty"`
-	Built       *bool   `json:"built,omitempty"`
+	// Versions whose slug contains this, in any case (api-2026.md §A3).
+	SlugContains *string `json:"slugContains,omitempty"`
+	// Choice of branch, tag, unknown, external; another value is INVALID on field `type`.
+	Type   *string `json:"type,omitempty"`
+	Active *bool   `json:"active,omitempty"`
+	// Hidden from reader-facing version listings (api-2026.md §A1.2).
+	Hidden *bool `json:"hidden,omitempty"`
+	Built  *bool `json:"built,omitempty"`
 	// Published by the upload API (api-2026.md §A4.5).
 	Uploaded    *bool   `json:"uploaded,omitempty"`
 	VerboseName *string `json:"verboseName,omitempty"`
@@ -350,6 +377,7 @@ type VersionList struct {
 }
 
 type VersionUrls struct {
-	Documentation string `json:"documentation"`
-	Vcs           string `json:"vcs"`
+	Documentation string                `json:"documentation"`
+	Vcs           string                `json:"vcs"`
+	Dashboard     *VersionDashboardUrls `json:"dashboard"`
 }

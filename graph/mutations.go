@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/99designs/gqlgen/graphql"
 
@@ -421,6 +422,11 @@ func (r *Resolver) internalVersion(ctx context.Context, p *store.Project, versio
 	return v, nil
 }
 
+// updateVersion applies a v3 version PATCH or PUT (api-2026.md §A1.2): every
+// field is optional in both (§A6 #7), so replace changes nothing here. A
+// write that turns `active` from false to true also queues one build of
+// the version (§A6 #6), unless the project's builds are disabled or the
+// version is uploaded.
 func (r *Resolver) updateVersion(ctx context.Context, projectSlug, versionSlug string, in UpdateVersionInput, replace, validateOnly bool) (*store.Version, error) {
 	const op = "graph.updateVersion"
 	p, err := r.maintainedProject(ctx, projectSlug)
@@ -432,17 +438,44 @@ func (r *Resolver) updateVersion(ctx context.Context, projectSlug, versionSlug s
 		return nil, err
 	}
 	f := errs.Fields{}
-	active, ok := checkBool(f, "active", in.Active, replace)
+	var upd store.VersionUpdate
+	if active, ok := checkBool(f, "active", in.Active, false); ok {
+		upd.Active = &active
+	}
+	if hidden, ok := checkBool(f, "hidden", in.Hidden, false); ok {
+		upd.Hidden = &hidden
+	}
+	if in.PrivacyLevel.IsSet() {
+		switch level := in.PrivacyLevel.Value(); {
+		case level == nil:
+			f.Add("privacy_level", errs.MsgNotNull)
+		case checkChoice(f, "privacy_level", *level, choices.PrivacyLevels):
+			upd.PrivacyLevel = level
+		}
+	}
 	if err := f.Err(op); err != nil {
 		return nil, err
 	}
 	if validateOnly {
 		return nil, nil
 	}
-	if !ok {
-		return v, nil
+	activates := upd.Active != nil && *upd.Active && !v.Active && !p.Skip && !v.Uploaded
+	var out *store.Version
+	err = r.Store.InTx(ctx, op, func(tx *store.Tx) error {
+		var err error
+		if out, err = tx.UpdateVersion(ctx, v.ID, upd); err != nil || !activates {
+			return err
+		}
+		_, err = tx.CreateBuild(ctx, out, nil)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return r.Store.UpdateVersion(ctx, v.ID, store.VersionUpdate{Active: &active})
+	if activates {
+		r.buildQueued()
+	}
+	return out, nil
 }
 
 func (r *Resolver) setVersionPrivacy(ctx context.Context, projectSlug, versionSlug, level string) (*store.Version, error) {
@@ -759,6 +792,25 @@ func (r *Resolver) checkRedirectRules(ctx context.Context, f errs.Fields, red *s
 
 var envName = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
 
+// Limits of environment variable values (api-2026.md §A1.5), in characters.
+const (
+	envValueMax = 48000  // one value
+	envTotalMax = 256000 // all values of a project
+)
+
+// MsgEnvTotalSize refuses a value that takes a project's values past envTotalMax.
+const MsgEnvTotalSize = "The total size of all environment variables in the project cannot exceed 256 KB."
+
+// envValuesFit reports whether value fits beside the project's existing
+// variables within envTotalMax.
+func envValuesFit(existing []*store.EnvironmentVariable, value string) bool {
+	total := utf8.RuneCountInString(value)
+	for _, e := range existing {
+		total += utf8.RuneCountInString(e.Value)
+	}
+	return total <= envTotalMax
+}
+
 // createEnvironmentVariable applies the create rules of §4.7.2.
 func (r *Resolver) createEnvironmentVariable(ctx context.Context, projectSlug string, in EnvironmentVariableInput, validateOnly bool) (*store.EnvironmentVariable, error) {
 	const op = "graph.createEnvironmentVariable"
@@ -768,12 +820,12 @@ func (r *Resolver) createEnvironmentVariable(ctx context.Context, projectSlug st
 	}
 	f := errs.Fields{}
 	taken := "There is already a variable with this name for this project"
+	existing, _, err := r.Store.FindEnvironmentVariables(ctx, p.ID, 0, 0)
+	if err != nil {
+		return nil, err
+	}
 	name, nameOK := checkString(f, "name", in.Name, strRule{required: true, max: 128})
 	if nameOK {
-		existing, _, err := r.Store.FindEnvironmentVariables(ctx, p.ID, 0, 0)
-		if err != nil {
-			return nil, err
-		}
 		used := false
 		for _, e := range existing {
 			used = used || e.Name == name
@@ -791,14 +843,18 @@ func (r *Resolver) createEnvironmentVariable(ctx context.Context, projectSlug st
 			f.Add("name", "Only letters, numbers and underscore are allowed")
 		}
 	}
-	value, _ := checkString(f, "value", in.Value, strRule{required: true, max: 2048})
+	value, valueOK := checkString(f, "value", in.Value, strRule{required: true, max: envValueMax})
+	if valueOK && !envValuesFit(existing, value) {
+		f.Add("value", MsgEnvTotalSize)
+	}
+	public, _ := checkBool(f, "public", in.Public, false)
 	if err := f.Err(op); err != nil {
 		return nil, err
 	}
 	if validateOnly {
 		return nil, nil
 	}
-	ev, err := r.Store.CreateEnvironmentVariable(ctx, p.ID, name, value)
+	ev, err := r.Store.CreateEnvironmentVariable(ctx, p.ID, name, value, public)
 	if errs.Is(err, errs.Conflict) {
 		return nil, &errs.Error{Kind: errs.Invalid, Op: op, Fields: errs.Fields{"name": {taken}}, Err: err}
 	}

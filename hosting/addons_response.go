@@ -210,11 +210,12 @@ func (rq *request) translationVersion(x *store.Project, v *store.Version) (strin
 }
 
 // versionsMenu is the versions menu of R.4: p's internal versions that are
-// active, built and visible, in the flyout order of R.3.4; a
-// single-version project lists only its effective default version.
+// active, built, visible and not hidden (R.3.3, api-2026.md §A1.2), in the
+// flyout order of R.3.4; a single-version project lists only its
+// effective default version.
 func (rq *request) versionsMenu(p *store.Project) ([]*store.Version, error) {
-	active, built := true, true
-	vs, err := rq.h.store.FindAllVersions(rq.ctx, store.VersionFilter{ProjectIDs: []int64{p.ID}, Internal: true, Active: &active, Built: &built})
+	active, built, hidden := true, true, false
+	vs, err := rq.h.store.FindAllVersions(rq.ctx, store.VersionFilter{ProjectIDs: []int64{p.ID}, Internal: true, Active: &active, Built: &built, Hidden: &hidden})
 	if err != nil {
 		return nil, err
 	}

@@ -297,7 +297,7 @@ var v3WriteCases = []v3Case{
 	{v3Send("PATCH", v3PP+"versions/v2.0/", "alice", `{}`), 204, ""},
 	{v3Send("PATCH", v3PP+"versions/v1.0/", "alice", `{"active": "maybe"}`), 400, "version_patch_not_boolean"},
 	{v3Send("PATCH", v3PP+"versions/v1.0/", "alice", `{"active": null}`), 400, "version_patch_null"},
-	{v3Send("PUT", v3PP+"versions/v1.0/", "alice", `{}`), 400, "version_put_required"},
+	{v3Send("PUT", v3PP+"versions/v1.0/", "alice", `{}`), 204, ""}, // a PUT needs nothing (api-2026.md §A6 #7)
 	{v3Send("PUT", v3PP+"versions/v1.0/", "alice", `{"active": 0}`), 204, ""},
 	{v3Get(v3PP+"versions/v1.0/?fields=active", "alice"), 200, "version_after_put"},
 	{v3Send("PATCH", v3PP+"versions/nope/", "alice", `{"active": `), 404, "error_404"},

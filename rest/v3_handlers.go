@@ -35,7 +35,7 @@ func (s *Server) v3Routes() []*v3Route {
 			methods: h{"GET": s.v3Superproject}},
 		{path: p + "versions/", name: "Versions List", desc: "The project's versions.", rule: v3RuleA,
 			methods: h{"GET": s.v3VersionList}},
-		{path: v, name: "Version Instance", desc: "A version; PUT and PATCH set its active flag.", rule: v3RuleA, detail: true,
+		{path: v, name: "Version Instance", desc: "A version; PUT and PATCH set its active, hidden and privacy_level fields.", rule: v3RuleA, detail: true,
 			methods: h{"GET": s.v3VersionDetail, "PUT": s.v3VersionUpdate(true), "PATCH": s.v3VersionUpdate(false)}},
 		{path: v + "builds/", name: "Version Builds List", desc: "The version's builds; POST triggers a build.", rule: v3RuleA,
 			methods: h{"GET": s.v3VersionBuildList, "POST": s.v3TriggerBuild}},
@@ -466,6 +466,8 @@ func (s *Server) v3VersionUpdate(replace bool) func(q *v3Req) {
 		}
 		in := v3NewInput(body)
 		in.boolean("active", "active")
+		in.boolean("hidden", "hidden")
+		in.str("privacy_level", "privacyLevel")
 		vars["input"], vars["replace"] = in.input, replace
 		const op = `mutation($slug: String!, $version: String!, $input: UpdateVersionInput!, $replace: Boolean, $validateOnly: Boolean) { updateVersion(project: $slug, version: $version, input: $input, replace: $replace, validateOnly: $validateOnly) { id } }`
 		if _, ok := q.mutate(op, vars, in.failed); ok {
@@ -601,6 +603,7 @@ func (s *Server) v3EnvVarCreate(q *v3Req) {
 	in := v3NewInput(body)
 	in.str("name", "name")
 	in.str("value", "value")
+	in.boolean("public", "public")
 	sel := v3EnvVarKind.full()
 	text := `mutation($slug: String!, $input: EnvironmentVariableInput!, $validateOnly: Boolean) { obj: createEnvironmentVariable(project: $slug, input: $input, validateOnly: $validateOnly) { ` +
 		(&v3Op{}).sel(sel) + ` } }`

@@ -159,6 +159,7 @@ var (
 	v3SubprojectKind  = &v3Kind{}
 	v3RedirectKind    = &v3Kind{}
 	v3EnvVarKind      = &v3Kind{}
+	v3AliasVersion    *v3Sel // a version inside another's aliases
 	v3EmbeddedBase    *v3Sel // an embedded project's keys without its relations
 	v3EmbeddedProject *v3Sel // an embedded project, relations included
 	v3ChildProject    *v3Sel // a subproject's child: no subproject_of key
@@ -239,6 +240,20 @@ func init() {
 		fields: []*v3Field{
 			{key: "_links"},
 			{key: "active", gql: "active"},
+			// Each alias is a full Version whose own aliases are [] (api-2026.md
+			// §A1.2); fields, omit and expand do not apply inside.
+			{key: "aliases", gqlFn: func(o *v3Op) string { return "aliases { " + o.sel(v3AliasVersion) + " }" },
+				value: func(c v3Ctx, v any, _ map[string]any) any {
+					items, _ := v.([]any)
+					out := make([]any, 0, len(items))
+					for _, it := range items {
+						alias, _ := it.(map[string]any)
+						obj := c.render(v3AliasVersion, alias)
+						obj["aliases"] = []any{}
+						out = append(out, obj)
+					}
+					return out
+				}},
 			{key: "built", gql: "built"},
 			{key: "downloads", gql: "downloads { epub htmlzip pdf }", value: func(_ v3Ctx, v any, _ map[string]any) any {
 				out := map[string]any{}
@@ -250,6 +265,7 @@ func init() {
 				}
 				return out
 			}},
+			{key: "hidden", gql: "hidden"},
 			{key: "id", gql: "id"},
 			{key: "identifier", gql: "identifier"},
 			{key: "last_build", gql: "last_build: lastBuild { id }",
@@ -267,10 +283,11 @@ func init() {
 					}
 					return c.render(sel, b)
 				}},
+			{key: "privacy_level", gql: "privacy_level: privacyLevel"},
 			{key: "ref", gql: "ref"},
 			{key: "slug", gql: "slug"},
 			{key: "type", gql: "type"},
-			{key: "urls", gql: "urls { documentation vcs }"},
+			{key: "urls", gql: "urls { dashboard { edit } documentation vcs }"},
 			{key: "verbose_name", gql: "verbose_name: verboseName"},
 		},
 	}
@@ -279,9 +296,10 @@ func init() {
 		helpers: "_id: id _version: version { slug }",
 		links: func(c v3Ctx, obj map[string]any) map[string]any {
 			return map[string]any{
-				"_self":   c.path(c.project, "builds", v3Text(obj["_id"])),
-				"project": c.path(c.project),
-				"version": c.path(c.project, "versions", v3Str(v3Obj(obj, "_version")["slug"])),
+				"_self":         c.path(c.project, "builds", v3Text(obj["_id"])),
+				"notifications": c.path(c.project, "builds", v3Text(obj["_id"]), "notifications"),
+				"project":       c.path(c.project),
+				"version":       c.path(c.project, "versions", v3Str(v3Obj(obj, "_version")["slug"])),
 			}
 		},
 		fields: []*v3Field{
@@ -297,6 +315,7 @@ func init() {
 			{key: "project", value: func(c v3Ctx, _ any, _ map[string]any) any { return c.project }},
 			{key: "state", gql: "state { code name }"},
 			{key: "success", gql: "success"},
+			{key: "urls", gql: "urls { build project version }"},
 			{key: "version", gql: "version { slug }", value: func(_ v3Ctx, v any, _ map[string]any) any {
 				m, _ := v.(map[string]any)
 				return m["slug"]
@@ -377,9 +396,11 @@ func init() {
 			{key: "name", gql: "name"},
 			{key: "pk", gql: "pk: id"},
 			{key: "project", value: projectSlug},
+			{key: "public", gql: "public"},
 		},
 	}
 
+	v3AliasVersion = v3VersionKind.full().without("aliases")
 	v3EmbeddedProject = v3ProjectKind.full()
 	v3EmbeddedBase = v3EmbeddedProject.without("subproject_of", "translation_of")
 	v3ChildProject = v3EmbeddedProject.without("subproject_of")

@@ -140,6 +140,9 @@ type Version struct {
 	HasEPUB      bool      `db:"has_epub"`
 	HasHTMLZip   bool      `db:"has_htmlzip"`
 	Created      time.Time `db:"created"`
+	// Hidden leaves the version out of reader-facing version listings
+	// (api-2026.md §A1.2); it stays served and in every API list.
+	Hidden bool `db:"hidden"`
 }
 
 // IsPublic reports whether the version's own privacy level is public.
@@ -172,7 +175,11 @@ type Build struct {
 	Length     *int       `db:"length"`
 	Config     string     `db:"config"`
 	// ConfigPath is the custom configuration path the build used, if any.
-	ConfigPath   *string    `db:"readthedocs_yaml_path"`
+	ConfigPath *string `db:"readthedocs_yaml_path"`
+	// VersionName and VersionType are the version's verbose_name and type
+	// when the build was created (v2, api-2026.md §A1.6).
+	VersionName  string     `db:"version_name"`
+	VersionType  string     `db:"version_type"`
 	Builder      string     `db:"builder"`
 	LeaseOwner   *string    `db:"lease_owner"`
 	LeaseExpires *time.Time `db:"lease_expires"`
@@ -236,6 +243,8 @@ type EnvironmentVariable struct {
 	Value     string    `db:"value"`
 	Created   time.Time `db:"created"`
 	Modified  time.Time `db:"modified"`
+	// Public variables are also given to pull-request builds (api-2026.md §A1.5).
+	Public bool `db:"public"`
 }
 
 // Integration types (behavior.md §10.11).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"unicode"
 
 	"docsd/errs"
 )
@@ -64,6 +65,26 @@ func (w *where) addText(col, value string) {
 	w.add(col+" = ?", value)
 }
 
+// addSlugContains adds RTD's icontains (api-2026.md §A3) on a slug column:
+// the value, lower-cased, is a substring of the column. Slugs are stored
+// lower-case (slugify, behavior.md §4.1.4), so lower-casing the value is enough; LIKE
+// with every wildcard escaped compares alike on both databases.
+func (w *where) addSlugContains(col, value string) {
+	if !storable(value) {
+		w.add("1=0")
+		return
+	}
+	w.add(col+` LIKE ? ESCAPE '\'`, "%"+likeEscaper.Replace(foldCase(value))+"%")
+}
+
+var likeEscaper = strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`)
+
+// Contains is RTD's icontains (api-2026.md §A3): whether value, lower-cased
+// with Unicode simple case mapping, is a substring of s lower-cased alike.
+func Contains(s, value string) bool { return strings.Contains(foldCase(s), foldCase(value)) }
+
+func foldCase(s string) string { return strings.Map(unicode.ToLower, s) }
+
 func (w *where) String() string {
 	if len(w.conds) == 0 {
 		return ""
@@ -75,6 +96,8 @@ func (w *where) String() string {
 type ProjectFilter struct {
 	IDs                 []int64
 	Slug                *string
+	SlugContains        *string // icontains (api-2026.md §A3)
+	NameContains        *string // icontains, Unicode (api-2026.md §A3)
 	Language            *string
 	ProgrammingLanguage *string
 	MaintainerID        *int64 // only projects this user maintains
@@ -94,6 +117,9 @@ func (f ProjectFilter) where() *where {
 	}
 	if f.Slug != nil {
 		w.addText("p.slug", *f.Slug)
+	}
+	if f.SlugContains != nil {
+		w.addSlugContains("p.slug", *f.SlugContains)
 	}
 	if f.Language != nil {
 		w.addText("p.language", *f.Language)
@@ -119,6 +145,11 @@ func (f ProjectFilter) where() *where {
 func (s *Store) FindProjects(ctx context.Context, f ProjectFilter) ([]*Project, int, error) {
 	const op = "store.FindProjects"
 	w := f.where()
+	if f.NameContains != nil {
+		if err := s.whereNameContains(ctx, w, *f.NameContains); err != nil {
+			return nil, 0, classify(op, err)
+		}
+	}
 	var total int
 	if err := s.read().getIn(ctx, &total, `SELECT COUNT(*) FROM projects p`+w.String(), w.args...); err != nil {
 		return nil, 0, classify(op, err)
@@ -130,6 +161,32 @@ func (s *Store) FindProjects(ctx context.Context, f ProjectFilter) ([]*Project, 
 	q := s.page(`SELECT `+projectColumns+` FROM projects p`+w.String()+` ORDER BY `+s.codepoint("p.slug"), f.Limit, f.Offset)
 	err := s.read().selIn(ctx, &projects, q, w.args...)
 	return projects, total, classify(op, err)
+}
+
+// whereNameContains narrows w to the projects whose name contains value in
+// any case. Names are free Unicode text, and neither database lower-cases
+// it the same way (SQLite only ASCII, PostgreSQL by its locale), so the
+// names w selects are compared here and w gets their ids.
+func (s *Store) whereNameContains(ctx context.Context, w *where, value string) error {
+	var rows []struct {
+		ID   int64  `db:"id"`
+		Name string `db:"name"`
+	}
+	if err := s.read().selIn(ctx, &rows, `SELECT p.id, p.name FROM projects p`+w.String(), w.args...); err != nil {
+		return err
+	}
+	ids := []int64{}
+	for _, r := range rows {
+		if Contains(r.Name, value) {
+			ids = append(ids, r.ID)
+		}
+	}
+	if len(ids) == 0 {
+		w.add("1=0")
+	} else {
+		w.add("p.id IN (?)", ids)
+	}
+	return nil
 }
 
 // FindProjectByID returns the project with that id, whoever can see it.

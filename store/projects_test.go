@@ -413,7 +413,7 @@ func TestDeleteProject(t *testing.T) {
 		must(t, err)
 		_, err = s.CreateRedirect(ctx, store.Redirect{ProjectID: id, Type: "page", FromURL: "/a", ToURL: "/b"})
 		must(t, err)
-		_, err = s.CreateEnvironmentVariable(ctx, id, "SECRET", "value")
+		_, err = s.CreateEnvironmentVariable(ctx, id, "SECRET", "value", false)
 		must(t, err)
 		must(t, s.RecordWebhookExchange(ctx, store.WebhookExchange{IntegrationID: doomed.Integration.ID, RequestHeaders: "{}", ResponseStatus: 200}))
 		must(t, s.SetTranslationOf(ctx, trans.Project.ID, &id))

@@ -240,7 +240,7 @@ func (s *Store) DeleteRedirect(ctx context.Context, projectID, id int64) error {
 	})
 }
 
-const envColumns = `id, project_id, name, value, created, modified`
+const envColumns = `id, project_id, name, value, created, modified, public`
 
 // FindEnvironmentVariables returns a project's variables ordered by modified,
 // created and id, all descending, and their total count. limit <= 0 returns
@@ -285,18 +285,19 @@ func (s *Store) FindEnvironmentVariable(ctx context.Context, projectID, id int64
 	return &v, s.openEnv(&v)
 }
 
-// CreateEnvironmentVariable stores a validated variable. A name already used
-// in the project is a Conflict.
-func (s *Store) CreateEnvironmentVariable(ctx context.Context, projectID int64, name, value string) (*EnvironmentVariable, error) {
-	v := &EnvironmentVariable{ProjectID: projectID, Name: name, Value: value}
+// CreateEnvironmentVariable stores a validated variable; public ones are
+// also given to pull-request builds. A name already used in the project is
+// a Conflict.
+func (s *Store) CreateEnvironmentVariable(ctx context.Context, projectID int64, name, value string, public bool) (*EnvironmentVariable, error) {
+	v := &EnvironmentVariable{ProjectID: projectID, Name: name, Value: value, Public: public}
 	sealed, err := s.sealer.seal(value, aadEnvValue)
 	if err != nil {
 		return nil, err
 	}
 	err = s.InTx(ctx, "store.CreateEnvironmentVariable", func(tx *Tx) error {
 		v.Created, v.Modified = tx.Now, tx.Now
-		id, err := tx.insert(ctx, `INSERT INTO environment_variables (project_id, name, value, created, modified) VALUES (?, ?, ?, ?, ?)`,
-			projectID, name, sealed, v.Created, v.Modified)
+		id, err := tx.insert(ctx, `INSERT INTO environment_variables (project_id, name, value, created, modified, public) VALUES (?, ?, ?, ?, ?, ?)`,
+			projectID, name, sealed, v.Created, v.Modified, public)
 		v.ID = id
 		return err
 	})

@@ -338,23 +338,23 @@ func TestEnvironmentVariables(t *testing.T) {
 		p := storetest.MustImport(t, s, alice, "Env", "https://example.com/env.git").Project
 		q := storetest.MustImport(t, s, alice, "Other", "https://example.com/other.git").Project
 
-		a, err := s.CreateEnvironmentVariable(ctx, p.ID, "A", "1")
+		a, err := s.CreateEnvironmentVariable(ctx, p.ID, "A", "1", false)
 		must(t, err)
-		b, err := s.CreateEnvironmentVariable(ctx, p.ID, "B", "2") // same time as A
+		b, err := s.CreateEnvironmentVariable(ctx, p.ID, "B", "2", false) // same time as A
 		must(t, err)
 		clock.Advance(time.Second)
-		c, err := s.CreateEnvironmentVariable(ctx, p.ID, "C", "secret value")
+		c, err := s.CreateEnvironmentVariable(ctx, p.ID, "C", "secret value", false)
 		must(t, err)
 		if c.Value != "secret value" || c.Name != "C" || !c.Created.Equal(clock.Now()) || !c.Modified.Equal(c.Created) {
 			t.Errorf("created variable = %+v", c)
 		}
 
-		_, err = s.CreateEnvironmentVariable(ctx, p.ID, "A", "other")
+		_, err = s.CreateEnvironmentVariable(ctx, p.ID, "A", "other", false)
 		wantKind(t, err, errs.Conflict)
-		theirs, err := s.CreateEnvironmentVariable(ctx, q.ID, "A", "theirs")
+		theirs, err := s.CreateEnvironmentVariable(ctx, q.ID, "A", "theirs", false)
 		must(t, err)
 		// Names are case-sensitive.
-		lower, err := s.CreateEnvironmentVariable(ctx, p.ID, "a", "lower")
+		lower, err := s.CreateEnvironmentVariable(ctx, p.ID, "a", "lower", false)
 		must(t, err)
 
 		vs, total, err := s.FindEnvironmentVariables(ctx, p.ID, 0, 0)
@@ -380,7 +380,7 @@ func TestEnvironmentVariables(t *testing.T) {
 		wantKind(t, s.DeleteEnvironmentVariable(ctx, p.ID, theirs.ID), errs.NotFound)
 		must(t, s.DeleteEnvironmentVariable(ctx, p.ID, a.ID))
 		// The name is free again.
-		_, err = s.CreateEnvironmentVariable(ctx, p.ID, "A", "again")
+		_, err = s.CreateEnvironmentVariable(ctx, p.ID, "A", "again", false)
 		must(t, err)
 	})
 }

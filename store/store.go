@@ -152,26 +152,9 @@ func (s *Store) Migrate(ctx context.Context) error { return s.MigrateTo(ctx, 0) 
 // to write rows in an older schema.
 func (s *Store) MigrateTo(ctx context.Context, version int64) error {
 	const op = "store.Migrate"
-	sub, err := fs.Sub(migrations, "migrations/"+string(s.dialect))
+	p, err := s.migrations(op)
 	if err != nil {
-		return errs.Wrap(errs.Internal, op, err)
-	}
-	dialect := goose.DialectSQLite3
-	if s.dialect == Postgres {
-		dialect = goose.DialectPostgres
-	}
-	var opts []goose.ProviderOption
-	if s.dialect == Postgres {
-		// Nodes starting together against one database take turns.
-		locker, err := lock.NewPostgresSessionLocker()
-		if err != nil {
-			return errs.Wrap(errs.Internal, op, err)
-		}
-		opts = append(opts, goose.WithSessionLocker(locker))
-	}
-	p, err := goose.NewProvider(dialect, s.writer.DB, sub, opts...)
-	if err != nil {
-		return errs.Wrap(errs.Internal, op, err)
+		return err
 	}
 	if version > 0 {
 		_, err = p.UpTo(ctx, version)
@@ -182,6 +165,32 @@ func (s *Store) MigrateTo(ctx context.Context, version int64) error {
 		return errs.Wrap(errs.Internal, op, err)
 	}
 	return nil
+}
+
+// migrations returns the goose provider of the store's dialect.
+func (s *Store) migrations(op string) (*goose.Provider, error) {
+	sub, err := fs.Sub(migrations, "migrations/"+string(s.dialect))
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, op, err)
+	}
+	dialect := goose.DialectSQLite3
+	if s.dialect == Postgres {
+		dialect = goose.DialectPostgres
+	}
+	var opts []goose.ProviderOption
+	if s.dialect == Postgres {
+		// Nodes starting together against one database take turns.
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			return nil, errs.Wrap(errs.Internal, op, err)
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	p, err := goose.NewProvider(dialect, s.writer.DB, sub, opts...)
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, op, err)
+	}
+	return p, nil
 }
 
 // Dialect reports which database the store talks to.

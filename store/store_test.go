@@ -130,7 +130,7 @@ func TestForeignKeyViolationIsNotFound(t *testing.T) {
 				return err
 			}},
 			{"CreateEnvironmentVariable missing project", func(ctx context.Context) error {
-				_, err := s.CreateEnvironmentVariable(ctx, missing, "NAME", "value")
+				_, err := s.CreateEnvironmentVariable(ctx, missing, "NAME", "value", false)
 				return err
 			}},
 			{"CreateIntegration missing project", func(ctx context.Context) error {
