@@ -246,6 +246,22 @@ var RepoTypes = Table{{"git", "Git"}, {"svn", "Subversion"}, {"hg", "Mercurial"}
 // PrivacyLevels is §10.4.
 var PrivacyLevels = Table{{"public", "Public"}, {"protected", "Protected"}, {"private", "Private"}}
 
+// Versioning schemes: the URL layouts of a project's docs (api-2026.md
+// §A1.1, §A1.8).
+const (
+	MultipleVersionsWithTranslations    = "multiple_versions_with_translations"
+	MultipleVersionsWithoutTranslations = "multiple_versions_without_translations"
+	SingleVersionWithoutTranslations    = "single_version_without_translations"
+)
+
+// VersioningSchemes is the choice table of a project's versioning_scheme,
+// with Read the Docs' display names.
+var VersioningSchemes = Table{
+	{MultipleVersionsWithTranslations, "Multiple versions with translations (/<language>/<version>/<filename>)"},
+	{MultipleVersionsWithoutTranslations, "Multiple versions without translations (/<version>/<filename>)"},
+	{SingleVersionWithoutTranslations, "Single version without translations (/<filename>)"},
+}
+
 // DocumentationTypes is §10.5.
 var DocumentationTypes = Table{
 	{"sphinx", "Sphinx Html"},
