@@ -1,9 +1,17 @@
 package rest
 
 import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"docsd/artifacts"
+	"docsd/artifacts/artifactstest"
+	"docsd/docsurl"
+	"docsd/hosting"
 	"docsd/store"
 	"docsd/storetest"
 )
@@ -119,6 +127,63 @@ func TestV3ProjectUpdate2026(t *testing.T) {
 			p.RepoType != "git" || p.Homepage != "http://project.com" {
 			t.Errorf("stored after the writes: external builds %v, analytics disabled %v, version warning %v, repo %q %q, homepage %q",
 				p.ExternalBuildsEnabled, p.AnalyticsDisabled, p.ShowVersionWarning, p.Repo, p.RepoType, p.Homepage)
+		}
+	})
+}
+
+// TestV3PrivacyTakesEffect: a project made private with PATCH is no longer
+// served to anonymous readers or other users by the docs host, v2 or v3,
+// and still is to its maintainers; made public again, it is served again
+// (api-2026.md §A1.1, behavior.md §1.5, §5.1, §8.3 step 1a).
+func TestV3PrivacyTakesEffect(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newV3Env(t, d)
+		w := e.world()
+		files, err := artifacts.NewLocal(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := files.PublishHTML(t.Context(), "project", "latest", artifactstest.Dir(t, map[string]string{"index.html": "project docs"})); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.store.UpdateVersion(t.Context(), w.latest.ID, store.VersionUpdate{Built: v3Ptr(true)}); err != nil {
+			t.Fatal(err)
+		}
+		docs := hosting.New(e.store, files, hosting.Config{URLs: docsurl.Config{PublicURL: v3PublicURL}}, slog.New(slog.DiscardHandler))
+		docsStatus := func(as string) int {
+			r := httptest.NewRequest(http.MethodGet, v3PublicURL+"/docs/project/en/latest/", nil)
+			if as != "" {
+				r.Header.Set("Authorization", "Token "+e.tokens[as])
+			}
+			rec := httptest.NewRecorder()
+			docs.ServeHTTP(rec, r)
+			return rec.Code
+		}
+		v2 := fmt.Sprintf("/api/v2/project/%d/", w.project.ID)
+		for _, st := range []struct {
+			privacy                   string
+			anonymous, other, partner int
+		}{
+			{"private", 404, 404, 200},
+			{"protected", 404, 404, 200},
+			{"public", 200, 200, 200},
+		} {
+			e.check(t, v3Case{v3Send("PATCH", v3PP, "alice", `{"privacy_level": "`+st.privacy+`"}`), 204, ""})
+			if got := docsStatus(""); got != st.anonymous {
+				t.Errorf("%s: docs to an anonymous reader: %d, want %d", st.privacy, got, st.anonymous)
+			}
+			if got := docsStatus("bob"); got != st.other {
+				t.Errorf("%s: docs to another user: %d, want %d", st.privacy, got, st.other)
+			}
+			if got := docsStatus("alice"); got != st.partner {
+				t.Errorf("%s: docs to the maintainer: %d, want %d", st.privacy, got, st.partner)
+			}
+			if got := e.get(v2, "").status; got != st.anonymous {
+				t.Errorf("%s: v2 project detail: %d, want %d", st.privacy, got, st.anonymous)
+			}
+			if got := e.get(v3PP, "bob").status; got != st.other {
+				t.Errorf("%s: v3 project detail to another user: %d, want %d", st.privacy, got, st.other)
+			}
 		}
 	})
 }
