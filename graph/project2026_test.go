@@ -94,3 +94,42 @@ func TestProjectFields2026(t *testing.T) {
 		}
 	})
 }
+
+// TestExternalBuildsPrivacyLevel: a pull-request version's build is visible
+// to others only while the project's external_builds_privacy_level is
+// public, whatever the version's own level (api-2026.md §A1.7); its
+// maintainers always see it.
+func TestExternalBuildsPrivacyLevel(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d)
+		e.importProject("alice", "pub")
+		ctx := t.Context()
+		p, err := e.store.FindProjectBySlug(ctx, "pub")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := e.store.CreateVersion(ctx, &store.Version{ProjectID: p.ID, Slug: "12", VerboseName: "12", Identifier: "abc",
+			Type: store.External, Active: true, PrivacyLevel: store.Private})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := e.store.CreateBuild(ctx, v, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		query := `query($id: Int!) { build(id: $id) { id } }`
+		vars := map[string]any{"id": b.ID}
+		for _, level := range []string{"public", "private", "protected"} {
+			e.must(e.as("alice"), `mutation($l: String!) { updateProject(slug: "pub", input: {externalBuildsPrivacyLevel: $l}) { id } }`, map[string]any{"l": level})
+			for _, who := range []string{"", "bob", "alice"} {
+				want := "ok"
+				if level != "public" && who != "alice" {
+					want = "NOT_FOUND"
+				}
+				if _, err := e.do(e.as(who), query, vars); kind(err) != want {
+					t.Errorf("external level %s, build read by %q: %v, want %s", level, who, err, want)
+				}
+			}
+		}
+	})
+}
