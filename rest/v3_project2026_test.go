@@ -74,6 +74,11 @@ func TestV3ProjectUpdate2026(t *testing.T) {
 			{v3Get("/api/v3/projects/other/?expand=permissions&fields=permissions", "alice"), 200, "a7_2_permissions_other"},
 			{v3Get(v3PP+"?expand=organization,permissions&fields=organization,permissions,slug", "alice"), 200, "a6_expand_organization"},
 			{v3Get("/api/v3/projects/?expand=permissions&fields=slug,permissions", "bob"), 200, "a6_projects_list_permissions"},
+			{v3Get("/api/v3/projects/?expand=*&fields=slug,organization,permissions", "alice"), 200, "a6_projects_list_expand_star"},
+			{v3Get("/api/v3/projects/subproject/superproject/?expand=permissions&fields=slug,permissions", "alice"), 200, "a6_superproject_permissions"},
+			{v3Get("/api/v3/projects/subproject/superproject/?expand=permissions&fields=slug,permissions", "bob"), 200, "a6_superproject_permissions_other"},
+			// Not an expansion inside active_versions.
+			{v3Get(v3PP+"?expand=active_versions.permissions&fields=slug,permissions", "alice"), 200, "a6_permissions_not_nested"},
 			// §A7.2.
 			{v3Send("PATCH", v3PP, "alice", `{"privacy_level": "protected", "versioning_scheme": "multiple_versions_without_translations", "external_builds_enabled": true}`), 204, ""},
 			{v3Get(a72, "alice"), 200, "a7_2_project_update"},
