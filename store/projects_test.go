@@ -614,3 +614,34 @@ func TestMaintainers(t *testing.T) {
 		wantInt64s(t, "maintainers of both", maintainers(p.ID, q.ID), []int64{carol.ID, carol.ID})
 	})
 }
+
+// TestMigrateProject2026: migration 00011 gives existing projects the
+// defaults of api-2026.md §A1.1 and keeps their URL layout: a single-version
+// project becomes single_version_without_translations.
+func TestMigrateProject2026(t *testing.T) {
+	t.Parallel()
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		ctx := t.Context()
+		url := storetest.DatabaseURL(t, d)
+		s, err := store.OpenWithoutMigrating(url)
+		must(t, err)
+		t.Cleanup(func() { s.Close() })
+		must(t, s.MigrateTo(ctx, 10)) // the last version before 00011
+		db := storetest.SQL(t, d, url)
+		for _, slug := range []string{"multi", "single"} {
+			_, err := db.ExecContext(ctx, rebind(d, `INSERT INTO projects (name, slug, repo, single_version, created, modified) VALUES (?, ?, ?, ?, ?, ?)`),
+				slug, slug, "https://example.com/"+slug+".git", slug == "single", t0, t0)
+			must(t, err)
+		}
+		must(t, s.Migrate(ctx))
+		for slug, want := range map[string]string{"multi": "multiple_versions_with_translations", "single": "single_version_without_translations"} {
+			p, err := s.FindProjectBySlug(ctx, slug)
+			must(t, err)
+			if p.VersioningScheme != want || p.SingleVersion != (slug == "single") || p.ExternalBuildsPrivacyLevel != store.Public ||
+				p.AnalyticsDisabled || p.ReadthedocsYamlPath != nil {
+				t.Errorf("%s after the migration: scheme %q, single_version %v, external level %q, analytics disabled %v, yaml path %v",
+					slug, p.VersioningScheme, p.SingleVersion, p.ExternalBuildsPrivacyLevel, p.AnalyticsDisabled, p.ReadthedocsYamlPath)
+			}
+		}
+	})
+}

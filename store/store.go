@@ -147,9 +147,21 @@ func open(databaseURL string) (*Store, error) {
 // Migrate applies every pending migration of the store's dialect.
 func (s *Store) Migrate(ctx context.Context) error {
 	const op = "store.Migrate"
-	sub, err := fs.Sub(migrations, "migrations/"+string(s.dialect))
+	p, err := s.migrator()
 	if err != nil {
 		return errs.Wrap(errs.Internal, op, err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return errs.Wrap(errs.Internal, op, err)
+	}
+	return nil
+}
+
+// migrator is the goose provider of the store's dialect's migrations.
+func (s *Store) migrator() (*goose.Provider, error) {
+	sub, err := fs.Sub(migrations, "migrations/"+string(s.dialect))
+	if err != nil {
+		return nil, err
 	}
 	dialect := goose.DialectSQLite3
 	if s.dialect == Postgres {
@@ -160,18 +172,11 @@ func (s *Store) Migrate(ctx context.Context) error {
 		// Nodes starting together against one database take turns.
 		locker, err := lock.NewPostgresSessionLocker()
 		if err != nil {
-			return errs.Wrap(errs.Internal, op, err)
+			return nil, err
 		}
 		opts = append(opts, goose.WithSessionLocker(locker))
 	}
-	p, err := goose.NewProvider(dialect, s.writer.DB, sub, opts...)
-	if err != nil {
-		return errs.Wrap(errs.Internal, op, err)
-	}
-	if _, err := p.Up(ctx); err != nil {
-		return errs.Wrap(errs.Internal, op, err)
-	}
-	return nil
+	return goose.NewProvider(dialect, s.writer.DB, sub, opts...)
 }
 
 // Dialect reports which database the store talks to.
