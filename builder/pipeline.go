@@ -24,7 +24,7 @@ func (p *Pool) runBuild(ctx context.Context, b *store.Build, owner string) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	err := j.load(ctx)
+	err := j.recovered(func() error { return j.load(ctx) })
 	if err == nil && j.project.Skip {
 		err = fail(MsgSkip)
 	}
@@ -44,7 +44,7 @@ func (p *Pool) runBuild(ctx context.Context, b *store.Build, owner string) {
 			return p.store.ExtendBuildLease(ctx, b.ID, owner, p.cfg.Lease)
 		})
 		stopWatching := p.watchCancel(ctx, b.ID, cancel)
-		err = j.pipeline(ctx, owner)
+		err = j.recovered(func() error { return j.pipeline(ctx, owner) })
 		stopWatching()
 		stopRenewing()
 	}

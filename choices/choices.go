@@ -279,13 +279,16 @@ var BuildStates = Table{
 	{"finished", "Finished"},
 }
 
-// RedirectTypes is §10.9.
+// RedirectTypes is §10.9 with the two types of RTD 2023 (api-2026.md
+// §A2.2).
 var RedirectTypes = Table{
 	{"prefix", "Prefix Redirect"},
 	{"page", "Page Redirect"},
 	{"exact", "Exact Redirect"},
 	{"sphinx_html", "Sphinx HTMLDir -> HTML"},
 	{"sphinx_htmldir", "Sphinx HTML -> HTMLDir"},
+	{"clean_url_to_html", "Clean URL to HTML (file/ to file.html)"},
+	{"html_to_clean_url", "HTML to clean URL (file.html to file/)"},
 }
 
 // IntegrationTypes is §10.11.

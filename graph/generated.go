@@ -283,14 +283,18 @@ type ComplexityRoot struct {
 	}
 
 	Redirect struct {
-		Created    func(childComplexity int) int
-		FromURL    func(childComplexity int) int
-		HTTPStatus func(childComplexity int) int
-		ID         func(childComplexity int) int
-		Modified   func(childComplexity int) int
-		Project    func(childComplexity int) int
-		ToURL      func(childComplexity int) int
-		Type       func(childComplexity int) int
+		Created     func(childComplexity int) int
+		Description func(childComplexity int) int
+		Enabled     func(childComplexity int) int
+		Force       func(childComplexity int) int
+		FromURL     func(childComplexity int) int
+		HTTPStatus  func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Modified    func(childComplexity int) int
+		Position    func(childComplexity int) int
+		Project     func(childComplexity int) int
+		ToURL       func(childComplexity int) int
+		Type        func(childComplexity int) int
 	}
 
 	RedirectList struct {
@@ -1834,6 +1838,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Redirect.Created(childComplexity), true
+	case "Redirect.description":
+		if e.ComplexityRoot.Redirect.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Redirect.Description(childComplexity), true
+	case "Redirect.enabled":
+		if e.ComplexityRoot.Redirect.Enabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Redirect.Enabled(childComplexity), true
+	case "Redirect.force":
+		if e.ComplexityRoot.Redirect.Force == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Redirect.Force(childComplexity), true
 	case "Redirect.fromUrl":
 		if e.ComplexityRoot.Redirect.FromURL == nil {
 			break
@@ -1858,6 +1880,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Redirect.Modified(childComplexity), true
+	case "Redirect.position":
+		if e.ComplexityRoot.Redirect.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Redirect.Position(childComplexity), true
 	case "Redirect.project":
 		if e.ComplexityRoot.Redirect.Project == nil {
 			break
@@ -2907,13 +2935,23 @@ type RedirectList {
   nodes: [Redirect!]!
 }
 
+"A redirect of a project's docs (behavior.md §8.6, api-2026.md §A2)."
 type Redirect {
   id: Int!
   project: Project!
+  "One of prefix, page, exact, sphinx_html, sphinx_htmldir, clean_url_to_html, html_to_clean_url."
   type: String!
   fromUrl: String!
   toUrl: String!
+  "The status the docs host answers with: 301 or 302."
   httpStatus: Int!
+  "The order in which the project's redirects are tried: 0…N−1, each once."
+  position: Int!
+  "Whether the redirect also applies when the requested page exists."
+  force: Boolean!
+  "Whether the docs host applies the redirect at all."
+  enabled: Boolean!
+  description: String!
   created: Time!
   modified: Time!
 }
@@ -3015,10 +3053,20 @@ input CreateSubprojectInput {
   alias: String @goField(omittable: true)
 }
 
+"Fields of a redirect write (api-2026.md §A2.1); absent fields keep their stored values on updates."
 input RedirectInput {
   type: String @goField(omittable: true)
   fromUrl: String @goField(omittable: true)
   toUrl: String @goField(omittable: true)
+  "301 or 302; 302 when a redirect is created without it."
+  httpStatus: Int @goField(omittable: true)
+  "Where to insert (create, default 0) or move (update) the redirect; past the end means last."
+  position: Int @goField(omittable: true)
+  force: Boolean @goField(omittable: true)
+  "true when a redirect is created without it."
+  enabled: Boolean @goField(omittable: true)
+  "null is stored as the empty string."
+  description: String @goField(omittable: true)
 }
 
 input EnvironmentVariableInput {
@@ -3437,6 +3485,14 @@ func (ec *executionContext) childFields_Redirect(ctx context.Context, field grap
 		return ec.fieldContext_Redirect_toUrl(ctx, field)
 	case "httpStatus":
 		return ec.fieldContext_Redirect_httpStatus(ctx, field)
+	case "position":
+		return ec.fieldContext_Redirect_position(ctx, field)
+	case "force":
+		return ec.fieldContext_Redirect_force(ctx, field)
+	case "enabled":
+		return ec.fieldContext_Redirect_enabled(ctx, field)
+	case "description":
+		return ec.fieldContext_Redirect_description(ctx, field)
 	case "created":
 		return ec.fieldContext_Redirect_created(ctx, field)
 	case "modified":
@@ -10387,6 +10443,98 @@ func (ec *executionContext) fieldContext_Redirect_httpStatus(_ context.Context, 
 	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _Redirect_position(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Redirect_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Redirect_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Redirect_force(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Redirect_force(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Force, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Redirect_force(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Redirect_enabled(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Redirect_enabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Enabled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Redirect_enabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Redirect_description(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Redirect_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Redirect_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Redirect_created(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13687,7 +13835,7 @@ func (ec *executionContext) unmarshalInputRedirectInput(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"type", "fromUrl", "toUrl"}
+	fieldsInOrder := [...]string{"type", "fromUrl", "toUrl", "httpStatus", "position", "force", "enabled", "description"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -13715,6 +13863,41 @@ func (ec *executionContext) unmarshalInputRedirectInput(ctx context.Context, obj
 				return it, err
 			}
 			it.ToURL = graphql.OmittableOf(data)
+		case "httpStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("httpStatus"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HTTPStatus = graphql.OmittableOf(data)
+		case "position":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("position"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Position = graphql.OmittableOf(data)
+		case "force":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("force"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Force = graphql.OmittableOf(data)
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = graphql.OmittableOf(data)
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -17436,6 +17619,26 @@ func (ec *executionContext) _Redirect(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "httpStatus":
 			out.Values[i] = ec._Redirect_httpStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "position":
+			out.Values[i] = ec._Redirect_position(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "force":
+			out.Values[i] = ec._Redirect_force(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "enabled":
+			out.Values[i] = ec._Redirect_enabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "description":
+			out.Values[i] = ec._Redirect_description(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

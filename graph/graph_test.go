@@ -246,7 +246,7 @@ func (e *env) fixture() {
 			e.store.FinishBuild(ctx, claimed.ID, store.BuildResult{Success: claimed.ID == b.ID, Error: map[bool]string{true: "", false: "boom"}[claimed.ID == b.ID]})
 		}
 		_ = yes
-		e.store.CreateRedirect(ctx, store.Redirect{ProjectID: p.ID, Type: "page", FromURL: "/a.html", ToURL: "/b.html"})
+		e.store.CreateRedirect(ctx, store.Redirect{ProjectID: p.ID, Type: "page", FromURL: "/a.html", ToURL: "/b.html", Enabled: true})
 		e.store.CreateEnvironmentVariable(ctx, p.ID, "SECRET", "s3cr3t-value")
 	}
 	p, _ := e.store.FindProjectBySlug(ctx, "priv")

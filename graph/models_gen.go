@@ -207,10 +207,20 @@ type ProjectUrls struct {
 type Query struct {
 }
 
+// Fields of a redirect write (api-2026.md §A2.1); absent fields keep their stored values on updates.
 type RedirectInput struct {
 	Type    graphql.Omittable[*string] `json:"type,omitempty"`
 	FromURL graphql.Omittable[*string] `json:"fromUrl,omitempty"`
 	ToURL   graphql.Omittable[*string] `json:"toUrl,omitempty"`
+	// 301 or 302; 302 when a redirect is created without it.
+	HTTPStatus graphql.Omittable[*int64] `json:"httpStatus,omitempty"`
+	// Where to insert (create, default 0) or move (update) the redirect; past the end means last.
+	Position graphql.Omittable[*int64] `json:"position,omitempty"`
+	Force    graphql.Omittable[*bool]  `json:"force,omitempty"`
+	// true when a redirect is created without it.
+	Enabled graphql.Omittable[*bool] `json:"enabled,omitempty"`
+	// null is stored as the empty string.
+	Description graphql.Omittable[*string] `json:"description,omitempty"`
 }
 
 type RedirectList struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -618,7 +619,8 @@ func (r *Resolver) deleteSubproject(ctx context.Context, parentSlug, alias strin
 	return true, nil
 }
 
-// redirectNeeds says which URLs a redirect type requires (§4.6.2).
+// redirectNeeds says which URLs a redirect type requires (behavior.md
+// §4.6.2, api-2026.md §A2.2).
 func redirectNeeds(typ string) (from, to bool) {
 	switch typ {
 	case "prefix":
@@ -629,25 +631,37 @@ func redirectNeeds(typ string) (from, to bool) {
 	return false, false
 }
 
-// saveRedirect creates (id nil) or updates a redirect. replace is true for
-// create and PUT (type required); a partial update is checked against the
-// merged result.
+// redirectOncePerProject reports whether a project may have only one
+// redirect of type typ (api-2026.md §A2.4 check 4).
+func redirectOncePerProject(typ string) bool {
+	return typ == "clean_url_to_html" || typ == "html_to_clean_url"
+}
+
+// redirectTypeTaken is the message for a second redirect of such a type.
+func redirectTypeTaken(typ string) string {
+	return fmt.Sprintf("Only one redirect of type `%s` is allowed per project.", typ)
+}
+
+// maxPosition is the largest redirect position accepted (a 32-bit field).
+const maxPosition = 2147483647
+
+// saveRedirect creates (id nil) or updates a redirect (api-2026.md §A2.1,
+// §A2.4). replace is true for create and PUT (type required). Fields not
+// sent keep their stored values (defaults on create), and the checks run on
+// the redirect as it would be stored.
 func (r *Resolver) saveRedirect(ctx context.Context, projectSlug string, id *int64, in RedirectInput, replace, validateOnly bool) (*store.Redirect, error) {
 	const op = "graph.saveRedirect"
 	p, err := r.maintainedProject(ctx, projectSlug)
 	if err != nil {
 		return nil, err
 	}
-	red := store.Redirect{ProjectID: p.ID}
+	red := store.Redirect{ProjectID: p.ID, HTTPStatus: 302, Enabled: true}
 	if id != nil {
 		old, err := r.Store.FindRedirect(ctx, p.ID, *id)
 		if err != nil {
 			return nil, err
 		}
 		red = *old
-		if replace {
-			red.FromURL, red.ToURL = "", ""
-		}
 	}
 	f := errs.Fields{}
 	if t, ok := checkString(f, "type", in.Type, strRule{required: replace}); ok {
@@ -663,20 +677,46 @@ func (r *Resolver) saveRedirect(ctx context.Context, projectSlug string, id *int
 	if toSet {
 		red.ToURL = to
 	}
-	if !f.Has("type") && red.Type != "" {
-		needFrom, needTo := redirectNeeds(red.Type)
-		requireURL := func(field string, need, sent bool, value string) {
-			if !need || value != "" || f.Has(field) {
-				return
-			}
-			if sent {
-				f.Add(field, errs.MsgNotBlank)
-			} else {
-				f.Add(field, errs.MsgRequired)
-			}
+	if in.HTTPStatus.IsSet() {
+		switch v := in.HTTPStatus.Value(); {
+		case v == nil:
+			f.Add("http_status", errs.MsgNotNull)
+		case *v != 301 && *v != 302:
+			f.Add("http_status", errs.BadChoice(strconv.FormatInt(*v, 10)))
+		default:
+			red.HTTPStatus = int(*v)
 		}
-		requireURL("from_url", needFrom, fromSet, red.FromURL)
-		requireURL("to_url", needTo, toSet, red.ToURL)
+	}
+	if b, ok := checkBool(f, "force", in.Force, false); ok {
+		red.Force = b
+	}
+	if b, ok := checkBool(f, "enabled", in.Enabled, false); ok {
+		red.Enabled = b
+	}
+	if in.Description.IsSet() {
+		if d, ok := checkString(f, "description", in.Description, strRule{allowNull: true, allowBlank: true, max: 255}); ok {
+			red.Description = d
+		} else if in.Description.Value() == nil {
+			red.Description = ""
+		}
+	}
+	var moveTo *int
+	if in.Position.IsSet() {
+		switch v := in.Position.Value(); {
+		case v == nil:
+			f.Add("position", errs.MsgNotNull)
+		case *v < 0:
+			f.Add("position", errs.AtLeast(0))
+		case *v > maxPosition:
+			f.Add("position", errs.AtMost(maxPosition))
+		default:
+			moveTo = ptr(int(*v))
+		}
+	}
+	if !f.Has("type") && red.Type != "" {
+		if err := r.checkRedirectRules(ctx, f, &red, fromSet, toSet); err != nil {
+			return nil, err
+		}
 	}
 	if err := f.Err(op); err != nil {
 		return nil, err
@@ -684,10 +724,59 @@ func (r *Resolver) saveRedirect(ctx context.Context, projectSlug string, id *int
 	if validateOnly {
 		return nil, nil
 	}
+	var saved *store.Redirect
 	if id == nil {
-		return r.Store.CreateRedirect(ctx, red)
+		if moveTo != nil {
+			red.Position = *moveTo
+		}
+		saved, err = r.Store.CreateRedirect(ctx, red)
+	} else {
+		saved, err = r.Store.UpdateRedirect(ctx, red, moveTo)
 	}
-	return r.Store.UpdateRedirect(ctx, red)
+	if errs.Is(err, errs.Conflict) { // lost a race with the check of §A2.4 #4
+		return nil, &errs.Error{Kind: errs.Invalid, Op: op, Fields: errs.Fields{"type": {redirectTypeTaken(red.Type)}}, Err: err}
+	}
+	return saved, err
+}
+
+// checkRedirectRules adds the per-type checks of api-2026.md §A2.4 (2–4)
+// on red, the redirect as it would be stored; fromSet and toSet say which
+// URLs the write sent. A field that already failed gets no second message.
+func (r *Resolver) checkRedirectRules(ctx context.Context, f errs.Fields, red *store.Redirect, fromSet, toSet bool) error {
+	needFrom, needTo := redirectNeeds(red.Type)
+	requireURL := func(field string, need, sent bool, value string) {
+		if !need || value != "" || f.Has(field) {
+			return
+		}
+		if sent {
+			f.Add(field, errs.MsgNotBlank)
+		} else {
+			f.Add(field, errs.MsgRequired)
+		}
+	}
+	requireURL("from_url", needFrom, fromSet, red.FromURL)
+	requireURL("to_url", needTo, toSet, red.ToURL)
+	if red.Type == "page" || red.Type == "exact" {
+		if i := strings.Index(red.FromURL, "*"); i >= 0 && i != len(red.FromURL)-1 && !f.Has("from_url") {
+			f.Add("from_url", "The * wildcard must be at the end of the path.")
+		}
+		if strings.Contains(red.ToURL, ":splat") && !strings.HasSuffix(red.FromURL, "*") && !f.Has("to_url") {
+			f.Add("to_url", "The * wildcard must be at the end of from_url to use the :splat placeholder in to_url.")
+		}
+	}
+	if redirectOncePerProject(red.Type) {
+		others, _, err := r.Store.FindRedirects(ctx, red.ProjectID, 0, 0)
+		if err != nil {
+			return err
+		}
+		for _, o := range others {
+			if o.Type == red.Type && o.ID != red.ID {
+				f.Add("type", redirectTypeTaken(red.Type))
+				break
+			}
+		}
+	}
+	return nil
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z0-9_]+$`)

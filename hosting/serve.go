@@ -180,6 +180,13 @@ func (rq *request) serveFromVersion(x *store.Project, ver *store.Version, file s
 		if ok, err := rq.canSeeVersion(x, ver); err != nil || !ok {
 			return rq.notFoundPageOr(err)
 		}
+		// The forced pass (api-2026.md §A2.5): only for a version the
+		// reader may see, before an existing file is served.
+		if redirects {
+			if done, err := rq.applyRedirects(x, in, true); err != nil || done {
+				return err
+			}
+		}
 	}
 	tree, err := rq.openTree(x, ver)
 	if err != nil {
@@ -218,7 +225,7 @@ func (rq *request) openTree(x *store.Project, ver *store.Version) (artifacts.Tre
 // redirects, the custom 404 pages, and the generic 404 page.
 func (rq *request) notFound(x *store.Project, ver *store.Version, tree artifacts.Tree, file string, in redirectInput, redirects bool) error {
 	if redirects {
-		if done, err := rq.applyRedirects(x, in); err != nil || done {
+		if done, err := rq.applyRedirects(x, in, false); err != nil || done {
 			return err
 		}
 	}

@@ -218,8 +218,8 @@ var v3ReadCases = []v3Case{
 	// Routes (§3.7).
 	{v3Get("/api/v3/projects", "alice"), 301, ""},
 	{v3Get("/api/v3/projects/project/versions/v1.0?fields=id", ""), 301, ""},
-	{v3Send("POST", "/api/v3/projects", "alice", `{}`), 400, "error_trailing_slash_post"},
-	{v3Send("PATCH", "/api/v3/projects/project/versions/v1.0", "alice", `{}`), 400, "error_trailing_slash_patch"},
+	{v3Send("POST", "/api/v3/projects", "alice", `{}`), 308, "error_trailing_slash_post"},
+	{v3Send("PATCH", "/api/v3/projects/project/versions/v1.0", "alice", `{}`), 308, "error_trailing_slash_patch"},
 	{v3Get("/api/v3/nope/", "alice"), 404, "error_404"},
 	{v3Get("/api/v3/projects.json", "alice"), 404, "error_404"},
 	{v3Get("/api/v3/projects/project/extra/", "alice"), 404, "error_404"},

@@ -548,6 +548,11 @@ func v3RedirectInput(body map[string]any) *v3Input {
 	in.str("type", "type")
 	in.str("from_url", "fromUrl")
 	in.str("to_url", "toUrl")
+	in.intChoice("http_status", "httpStatus")
+	in.integer("position", "position")
+	in.boolean("force", "force")
+	in.boolean("enabled", "enabled")
+	in.str("description", "description")
 	return in
 }
 

@@ -227,19 +227,23 @@ type Relationship struct {
 	Alias    string `db:"alias"`
 }
 
-// Redirect types (behavior.md §10.9).
-var RedirectTypes = []string{"prefix", "page", "exact", "sphinx_html", "sphinx_htmldir"}
-
-// Redirect is a per-project rule applied when a docs page is not found.
+// Redirect is a per-project rule applied when a docs page is not found,
+// or before an existing page is served when Force is set (api-2026.md §A2).
+// A project's redirects hold the positions 0…N−1, each once: the order in
+// which they are tried.
 type Redirect struct {
-	ID         int64     `db:"id"`
-	ProjectID  int64     `db:"project_id"`
-	Type       string    `db:"type"`
-	FromURL    string    `db:"from_url"`
-	ToURL      string    `db:"to_url"`
-	HTTPStatus int       `db:"http_status"`
-	Created    time.Time `db:"created"`
-	Modified   time.Time `db:"modified"`
+	ID          int64     `db:"id"`
+	ProjectID   int64     `db:"project_id"`
+	Type        string    `db:"type"`
+	FromURL     string    `db:"from_url"`
+	ToURL       string    `db:"to_url"`
+	HTTPStatus  int       `db:"http_status"`
+	Position    int       `db:"position"`
+	Force       bool      `db:"force"`
+	Enabled     bool      `db:"enabled"`
+	Description string    `db:"description"`
+	Created     time.Time `db:"created"`
+	Modified    time.Time `db:"modified"`
 }
 
 // EnvironmentVariable is a per-project name/value pair injected into builds.
