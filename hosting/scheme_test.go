@@ -32,6 +32,17 @@ func schemeWorld(f *fixture) {
 	}
 	f.publish(es, "latest", map[string]string{"index.html": "hola"})
 
+	// Redirects see /<version>/<file> as version + path (api-2026.md §A2.5).
+	for i, r := range []store.Redirect{
+		{Type: "page", FromURL: "/old.html", ToURL: "/api.html"},
+		{Type: "exact", FromURL: "/latest/moved/*", ToURL: "/latest/:splat"},
+	} {
+		r.ProjectID, r.Position, r.HTTPStatus, r.Enabled = flat.ID, i, 302, true
+		if _, err := f.s.CreateRedirect(f.t.Context(), r); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+
 	lib := f.project("lib", "en")
 	f.update(lib, store.ProjectUpdate{VersioningScheme: &flatScheme})
 	f.publish(lib, "latest", map[string]string{"index.html": "lib"})
@@ -75,6 +86,8 @@ func TestServeVersioningSchemes(t *testing.T) {
 					{"private version, anonymous", root + "/1.0/", nil, 404, "", notFoundHTML},
 					{"private version, maintainer", root + "/1.0/", owner, 200, "", "flat 1.0"},
 					{"page redirect", root + "/page/api.html", nil, 302, root + "/latest/api.html", ""},
+					{"page-type redirect", root + "/latest/old.html", nil, 302, root + "/latest/api.html", ""},
+					{"exact redirect", root + "/latest/moved/api.html", nil, 302, root + "/latest/api.html", ""},
 					{"subproject", root + "/projects/library/latest/", nil, 200, "", "lib"},
 					{"subproject root", root + "/projects/library/", nil, 302, root + "/projects/library/latest/", ""},
 					{"single version", solo + "/", nil, 200, "", "solo"},
