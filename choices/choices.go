@@ -249,6 +249,22 @@ var PrivacyLevels = Table{{"public", "Public"}, {"protected", "Protected"}, {"pr
 // VersionTypes is §10.6.
 var VersionTypes = Table{{"branch", "Branch"}, {"tag", "Tag"}, {"unknown", "Unknown"}, {"external", "External"}}
 
+// Versioning schemes: the URL layouts of a project's docs (api-2026.md
+// §A1.1, §A1.8).
+const (
+	MultipleVersionsWithTranslations    = "multiple_versions_with_translations"
+	MultipleVersionsWithoutTranslations = "multiple_versions_without_translations"
+	SingleVersionWithoutTranslations    = "single_version_without_translations"
+)
+
+// VersioningSchemes is the choice table of a project's versioning_scheme,
+// with Read the Docs' display names.
+var VersioningSchemes = Table{
+	{MultipleVersionsWithTranslations, "Multiple versions with translations (/<language>/<version>/<filename>)"},
+	{MultipleVersionsWithoutTranslations, "Multiple versions without translations (/<version>/<filename>)"},
+	{SingleVersionWithoutTranslations, "Single version without translations (/<filename>)"},
+}
+
 // DocumentationTypes is §10.5.
 var DocumentationTypes = Table{
 	{"sphinx", "Sphinx Html"},

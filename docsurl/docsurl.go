@@ -6,6 +6,8 @@ package docsurl
 import (
 	"strconv"
 	"strings"
+
+	"docsd/choices"
 )
 
 // Config is the operator configuration the URLs depend on.
@@ -19,12 +21,15 @@ type Config struct {
 // project (itself unless it is a translation), and the relationship that
 // nests the main project under a parent, if any.
 type Target struct {
-	Slug          string
-	Language      string
-	SingleVersion bool
-	MainSlug      string // "" means Slug
-	ParentSlug    string // the main project's parent, "" when none
-	Alias         string // the main project's alias inside ParentSlug
+	Slug     string
+	Language string
+	// Scheme is the versioning scheme of the main project (api-2026.md
+	// §A1.8: a translation's own scheme is not used); "" is the default,
+	// multiple_versions_with_translations.
+	Scheme     string
+	MainSlug   string // "" means Slug
+	ParentSlug string // the main project's parent, "" when none
+	Alias      string // the main project's alias inside ParentSlug
 }
 
 func (t Target) main() string {
@@ -72,11 +77,19 @@ func (c Config) Docs(t Target, version, filename string) string {
 	return c.DocsWithLanguage(t, t.Language, version, filename)
 }
 
+// SingleVersion reports whether the namespace has no version segment.
+func (t Target) SingleVersion() bool { return t.Scheme == choices.SingleVersionWithoutTranslations }
+
 // DocsWithLanguage is Docs with the language segment given explicitly (the
-// redirect rules of §8.6 keep the requested language).
+// redirect rules of §8.6 keep the requested language). The layout follows
+// the main project's versioning scheme (api-2026.md §A1.8): no language
+// segment without translations, no version segment for a single version.
 func (c Config) DocsWithLanguage(t Target, lang, version, filename string) string {
-	if t.SingleVersion {
+	switch t.Scheme {
+	case choices.SingleVersionWithoutTranslations:
 		return c.Base(t) + "/" + filename
+	case choices.MultipleVersionsWithoutTranslations:
+		return c.Base(t) + "/" + version + "/" + filename
 	}
 	return c.Base(t) + "/" + lang + "/" + version + "/" + filename
 }

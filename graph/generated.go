@@ -201,47 +201,50 @@ type ComplexityRoot struct {
 	}
 
 	Project struct {
-		ActiveVersions       func(childComplexity int) int
-		AdminFields          func(childComplexity int) int
-		AnalyticsCode        func(childComplexity int) int
-		Build                func(childComplexity int, id int64, filter *BuildFilterInput) int
-		Builds               func(childComplexity int, filter *BuildFilterInput, limit *int64, offset *int64) int
-		CanonicalURL         func(childComplexity int) int
-		Created              func(childComplexity int) int
-		DefaultBranch        func(childComplexity int) int
-		DefaultVersion       func(childComplexity int) int
-		Description          func(childComplexity int) int
-		DocumentationType    func(childComplexity int) int
-		EnvironmentVariable  func(childComplexity int, id int64) int
-		EnvironmentVariables func(childComplexity int, limit *int64, offset *int64) int
-		Homepage             func(childComplexity int) int
-		ID                   func(childComplexity int) int
-		Integrations         func(childComplexity int) int
-		Language             func(childComplexity int) int
-		Modified             func(childComplexity int) int
-		Name                 func(childComplexity int) int
-		Notification         func(childComplexity int, id int64) int
-		Notifications        func(childComplexity int, filter *NotificationFilterInput, limit *int64, offset *int64) int
-		PrivacyLevel         func(childComplexity int) int
-		ProgrammingLanguage  func(childComplexity int) int
-		Redirect             func(childComplexity int, id int64) int
-		Redirects            func(childComplexity int, limit *int64, offset *int64) int
-		Repository           func(childComplexity int) int
-		ShowVersionWarning   func(childComplexity int) int
-		SingleVersion        func(childComplexity int) int
-		Slug                 func(childComplexity int) int
-		StoredDefaultBranch  func(childComplexity int) int
-		Subproject           func(childComplexity int, alias string) int
-		SubprojectOf         func(childComplexity int) int
-		Subprojects          func(childComplexity int, limit *int64, offset *int64) int
-		Tags                 func(childComplexity int) int
-		TranslationOf        func(childComplexity int) int
-		Translations         func(childComplexity int, limit *int64, offset *int64) int
-		Urls                 func(childComplexity int) int
-		Users                func(childComplexity int) int
-		Version              func(childComplexity int, slug string, filter *VersionFilterInput) int
-		Versions             func(childComplexity int, filter *VersionFilterInput, limit *int64, offset *int64) int
-		ViewerIsMaintainer   func(childComplexity int) int
+		ActiveVersions             func(childComplexity int) int
+		AdminFields                func(childComplexity int) int
+		AnalyticsCode              func(childComplexity int) int
+		Build                      func(childComplexity int, id int64, filter *BuildFilterInput) int
+		Builds                     func(childComplexity int, filter *BuildFilterInput, limit *int64, offset *int64) int
+		CanonicalURL               func(childComplexity int) int
+		Created                    func(childComplexity int) int
+		DefaultBranch              func(childComplexity int) int
+		DefaultVersion             func(childComplexity int) int
+		Description                func(childComplexity int) int
+		DocumentationType          func(childComplexity int) int
+		EnvironmentVariable        func(childComplexity int, id int64) int
+		EnvironmentVariables       func(childComplexity int, limit *int64, offset *int64) int
+		ExternalBuildsPrivacyLevel func(childComplexity int) int
+		Homepage                   func(childComplexity int) int
+		ID                         func(childComplexity int) int
+		Integrations               func(childComplexity int) int
+		Language                   func(childComplexity int) int
+		Modified                   func(childComplexity int) int
+		Name                       func(childComplexity int) int
+		Notification               func(childComplexity int, id int64) int
+		Notifications              func(childComplexity int, filter *NotificationFilterInput, limit *int64, offset *int64) int
+		PrivacyLevel               func(childComplexity int) int
+		ProgrammingLanguage        func(childComplexity int) int
+		ReadthedocsYamlPath        func(childComplexity int) int
+		Redirect                   func(childComplexity int, id int64) int
+		Redirects                  func(childComplexity int, limit *int64, offset *int64) int
+		Repository                 func(childComplexity int) int
+		ShowVersionWarning         func(childComplexity int) int
+		SingleVersion              func(childComplexity int) int
+		Slug                       func(childComplexity int) int
+		StoredDefaultBranch        func(childComplexity int) int
+		Subproject                 func(childComplexity int, alias string) int
+		SubprojectOf               func(childComplexity int) int
+		Subprojects                func(childComplexity int, limit *int64, offset *int64) int
+		Tags                       func(childComplexity int) int
+		TranslationOf              func(childComplexity int) int
+		Translations               func(childComplexity int, limit *int64, offset *int64) int
+		Urls                       func(childComplexity int) int
+		Users                      func(childComplexity int) int
+		Version                    func(childComplexity int, slug string, filter *VersionFilterInput) int
+		VersioningScheme           func(childComplexity int) int
+		Versions                   func(childComplexity int, filter *VersionFilterInput, limit *int64, offset *int64) int
+		ViewerIsMaintainer         func(childComplexity int) int
 	}
 
 	ProjectAccess struct {
@@ -252,6 +255,7 @@ type ComplexityRoot struct {
 
 	ProjectAdminFields struct {
 		AddonsEnabled         func(childComplexity int) int
+		AnalyticsDisabled     func(childComplexity int) int
 		BuildTimeLimit        func(childComplexity int) int
 		ConfPyFile            func(childComplexity int) int
 		EnableEpubBuild       func(childComplexity int) int
@@ -1439,6 +1443,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.EnvironmentVariables(childComplexity, args["limit"].(*int64), args["offset"].(*int64)), true
+	case "Project.externalBuildsPrivacyLevel":
+		if e.ComplexityRoot.Project.ExternalBuildsPrivacyLevel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.ExternalBuildsPrivacyLevel(childComplexity), true
 	case "Project.homepage":
 		if e.ComplexityRoot.Project.Homepage == nil {
 			break
@@ -1509,6 +1519,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.ProgrammingLanguage(childComplexity), true
+	case "Project.readthedocsYamlPath":
+		if e.ComplexityRoot.Project.ReadthedocsYamlPath == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.ReadthedocsYamlPath(childComplexity), true
 	case "Project.redirect":
 		if e.ComplexityRoot.Project.Redirect == nil {
 			break
@@ -1635,6 +1651,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.Version(childComplexity, args["slug"].(string), args["filter"].(*VersionFilterInput)), true
+	case "Project.versioningScheme":
+		if e.ComplexityRoot.Project.VersioningScheme == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.VersioningScheme(childComplexity), true
 	case "Project.versions":
 		if e.ComplexityRoot.Project.Versions == nil {
 			break
@@ -1678,6 +1700,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ProjectAdminFields.AddonsEnabled(childComplexity), true
+	case "ProjectAdminFields.analyticsDisabled":
+		if e.ComplexityRoot.ProjectAdminFields.AnalyticsDisabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectAdminFields.AnalyticsDisabled(childComplexity), true
 	case "ProjectAdminFields.buildTimeLimit":
 		if e.ComplexityRoot.ProjectAdminFields.BuildTimeLimit == nil {
 			break
@@ -2610,7 +2638,7 @@ type SearchBlock {
 type Mutation {
   "Import a project: the caller becomes its maintainer; ` + "`" + `latest` + "`" + ` is created and built (behavior.md §4.1.4)."
   importProject(input: ImportProjectInput!, validateOnly: Boolean = false): Project
-  "Update a project (maintainers). ` + "`" + `replace` + "`" + ` applies PUT's rules: name, repository and homepage are required."
+  "Update a project (maintainers). ` + "`" + `replace` + "`" + ` applies PUT's relaxed rules (api-2026.md §A6 #7): name and repository.url are required; a field not sent keeps its value."
   updateProject(slug: String!, input: UpdateProjectInput!, replace: Boolean = false, validateOnly: Boolean = false): Project
   "Delete a project with everything that belongs to it (maintainers)."
   deleteProject(slug: String!): Boolean!
@@ -2728,7 +2756,14 @@ type Project {
   storedDefaultBranch: String
   documentationType: String!
   privacyLevel: String!
+  "Privacy of the project's pull-request versions, their builds and their docs (api-2026.md §A1.7)."
+  externalBuildsPrivacyLevel: String!
+  "URL layout of the docs (api-2026.md §A1.8): multiple_versions_with_translations, multiple_versions_without_translations or single_version_without_translations."
+  versioningScheme: String!
+  "Whether versioningScheme is single_version_without_translations (the era's view of it)."
   singleVersion: Boolean!
+  "Custom path of the build configuration file, relative to the repository root (api-2026.md §A1.9); null when unset."
+  readthedocsYamlPath: String
   showVersionWarning: Boolean!
   analyticsCode: String
   tags: [String!]!
@@ -2788,6 +2823,8 @@ type ProjectAdminFields {
   versionPrivacyLevel: String!
   "Whether served HTML pages get the reader client (reader.md R.5.1)."
   addonsEnabled: Boolean!
+  "Stored only: docsd injects no analytics (api-2026.md §A1.1)."
+  analyticsDisabled: Boolean!
 }
 
 input VersionFilterInput {
@@ -3097,6 +3134,14 @@ input ImportProjectInput {
   homepage: String @goField(omittable: true)
   language: String @goField(omittable: true)
   programmingLanguage: String @goField(omittable: true)
+  "Each tag trimmed, empty ones dropped, duplicates removed keeping the first (api-2026.md §A1.1)."
+  tags: [String!] @goField(omittable: true)
+  "public (default), protected or private."
+  privacyLevel: String @goField(omittable: true)
+  "public (default), protected or private."
+  externalBuildsPrivacyLevel: String @goField(omittable: true)
+  "A relative path ending in .readthedocs.yaml; null or blank: none."
+  readthedocsYamlPath: String @goField(omittable: true)
 }
 
 input UpdateProjectInput {
@@ -3109,7 +3154,18 @@ input UpdateProjectInput {
   defaultBranch: String @goField(omittable: true)
   analyticsCode: String @goField(omittable: true)
   showVersionWarning: Boolean @goField(omittable: true)
+  "true sets versioningScheme to single_version_without_translations; false leaves single_version_without_translations for multiple_versions_with_translations. Must agree with versioningScheme when both are sent."
   singleVersion: Boolean @goField(omittable: true)
+  "Replaces the whole list, with ImportProjectInput.tags' rules."
+  tags: [String!] @goField(omittable: true)
+  privacyLevel: String @goField(omittable: true)
+  externalBuildsPrivacyLevel: String @goField(omittable: true)
+  versioningScheme: String @goField(omittable: true)
+  "null or blank clears it."
+  readthedocsYamlPath: String @goField(omittable: true)
+  "Pull-request builds on or off (behavior.md §9.6)."
+  externalBuildsEnabled: Boolean @goField(omittable: true)
+  analyticsDisabled: Boolean @goField(omittable: true)
 }
 
 input ProjectAdminInput {
@@ -3453,8 +3509,14 @@ func (ec *executionContext) childFields_Project(ctx context.Context, field graph
 		return ec.fieldContext_Project_documentationType(ctx, field)
 	case "privacyLevel":
 		return ec.fieldContext_Project_privacyLevel(ctx, field)
+	case "externalBuildsPrivacyLevel":
+		return ec.fieldContext_Project_externalBuildsPrivacyLevel(ctx, field)
+	case "versioningScheme":
+		return ec.fieldContext_Project_versioningScheme(ctx, field)
 	case "singleVersion":
 		return ec.fieldContext_Project_singleVersion(ctx, field)
+	case "readthedocsYamlPath":
+		return ec.fieldContext_Project_readthedocsYamlPath(ctx, field)
 	case "showVersionWarning":
 		return ec.fieldContext_Project_showVersionWarning(ctx, field)
 	case "analyticsCode":
@@ -3551,6 +3613,8 @@ func (ec *executionContext) childFields_ProjectAdminFields(ctx context.Context, 
 		return ec.fieldContext_ProjectAdminFields_versionPrivacyLevel(ctx, field)
 	case "addonsEnabled":
 		return ec.fieldContext_ProjectAdminFields_addonsEnabled(ctx, field)
+	case "analyticsDisabled":
+		return ec.fieldContext_ProjectAdminFields_analyticsDisabled(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ProjectAdminFields", field.Name)
 }
@@ -8589,6 +8653,52 @@ func (ec *executionContext) fieldContext_Project_privacyLevel(_ context.Context,
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Project_externalBuildsPrivacyLevel(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_externalBuildsPrivacyLevel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExternalBuildsPrivacyLevel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Project_externalBuildsPrivacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Project_versioningScheme(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_versioningScheme(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VersioningScheme, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Project_versioningScheme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Project_singleVersion(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8610,6 +8720,29 @@ func (ec *executionContext) _Project_singleVersion(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_Project_singleVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Project_readthedocsYamlPath(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_readthedocsYamlPath(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReadthedocsYamlPath, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Project_readthedocsYamlPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Project_showVersionWarning(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
@@ -9911,6 +10044,29 @@ func (ec *executionContext) _ProjectAdminFields_addonsEnabled(ctx context.Contex
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_addonsEnabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ProjectAdminFields_analyticsDisabled(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectAdminFields_analyticsDisabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnalyticsDisabled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectAdminFields_analyticsDisabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
@@ -13847,7 +14003,7 @@ func (ec *executionContext) unmarshalInputImportProjectInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "repository", "homepage", "language", "programmingLanguage"}
+	fieldsInOrder := [...]string{"name", "repository", "homepage", "language", "programmingLanguage", "tags", "privacyLevel", "externalBuildsPrivacyLevel", "readthedocsYamlPath"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -13889,6 +14045,34 @@ func (ec *executionContext) unmarshalInputImportProjectInput(ctx context.Context
 				return it, err
 			}
 			it.ProgrammingLanguage = graphql.OmittableOf(data)
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = graphql.OmittableOf(data)
+		case "privacyLevel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("privacyLevel"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrivacyLevel = graphql.OmittableOf(data)
+		case "externalBuildsPrivacyLevel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalBuildsPrivacyLevel"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalBuildsPrivacyLevel = graphql.OmittableOf(data)
+		case "readthedocsYamlPath":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("readthedocsYamlPath"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReadthedocsYamlPath = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -14353,7 +14537,7 @@ func (ec *executionContext) unmarshalInputUpdateProjectInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "repository", "homepage", "language", "programmingLanguage", "defaultVersion", "defaultBranch", "analyticsCode", "showVersionWarning", "singleVersion"}
+	fieldsInOrder := [...]string{"name", "repository", "homepage", "language", "programmingLanguage", "defaultVersion", "defaultBranch", "analyticsCode", "showVersionWarning", "singleVersion", "tags", "privacyLevel", "externalBuildsPrivacyLevel", "versioningScheme", "readthedocsYamlPath", "externalBuildsEnabled", "analyticsDisabled"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -14430,6 +14614,55 @@ func (ec *executionContext) unmarshalInputUpdateProjectInput(ctx context.Context
 				return it, err
 			}
 			it.SingleVersion = graphql.OmittableOf(data)
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = graphql.OmittableOf(data)
+		case "privacyLevel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("privacyLevel"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrivacyLevel = graphql.OmittableOf(data)
+		case "externalBuildsPrivacyLevel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalBuildsPrivacyLevel"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalBuildsPrivacyLevel = graphql.OmittableOf(data)
+		case "versioningScheme":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("versioningScheme"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VersioningScheme = graphql.OmittableOf(data)
+		case "readthedocsYamlPath":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("readthedocsYamlPath"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReadthedocsYamlPath = graphql.OmittableOf(data)
+		case "externalBuildsEnabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalBuildsEnabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalBuildsEnabled = graphql.OmittableOf(data)
+		case "analyticsDisabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("analyticsDisabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnalyticsDisabled = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -16626,9 +16859,24 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "externalBuildsPrivacyLevel":
+			out.Values[i] = ec._Project_externalBuildsPrivacyLevel(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "versioningScheme":
+			out.Values[i] = ec._Project_versioningScheme(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "singleVersion":
 			out.Values[i] = ec._Project_singleVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "readthedocsYamlPath":
+			out.Values[i] = ec._Project_readthedocsYamlPath(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "showVersionWarning":
@@ -17630,6 +17878,11 @@ func (ec *executionContext) _ProjectAdminFields(ctx context.Context, sel ast.Sel
 			}
 		case "addonsEnabled":
 			out.Values[i] = ec._ProjectAdminFields_addonsEnabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "analyticsDisabled":
+			out.Values[i] = ec._ProjectAdminFields_analyticsDisabled(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

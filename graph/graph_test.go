@@ -451,8 +451,11 @@ func TestMutations(t *testing.T) {
 				t.Errorf("machine latest did not follow the default branch: %v", v)
 			}
 		}
+		// PUT needs only name and repository.url (api-2026.md §A6 #7).
 		fails(`mutation { updateProject(slug: "pub", input: {name: "X"}, replace: true) { name } }`, nil, errs.Invalid,
-			errs.Fields{"repository": {"This field is required."}, "homepage": {"This field is required."}})
+			errs.Fields{"repository": {"This field is required."}})
+		fails(`mutation { updateProject(slug: "pub", input: {repository: {}}, replace: true) { name } }`, nil, errs.Invalid,
+			errs.Fields{"name": {"This field is required."}, "repository.url": {"This field is required."}})
 		fails(`mutation { updateProject(slug: "pub", input: {repository: {url: "https://a.org/b"}, showVersionWarning: null}) { name } }`, nil, errs.Invalid,
 			errs.Fields{"show_version_warning": {"This field may not be null."}})
 		fails(`mutation { updateProject(slug: "nope", input: {}) { name } }`, nil, errs.NotFound, nil)

@@ -76,6 +76,14 @@ type ImportProjectInput struct {
 	Homepage            graphql.Omittable[*string]          `json:"homepage,omitempty"`
 	Language            graphql.Omittable[*string]          `json:"language,omitempty"`
 	ProgrammingLanguage graphql.Omittable[*string]          `json:"programmingLanguage,omitempty"`
+	// Each tag trimmed, empty ones dropped, duplicates removed keeping the first (api-2026.md §A1.1).
+	Tags graphql.Omittable[[]string] `json:"tags,omitempty"`
+	// public (default), protected or private.
+	PrivacyLevel graphql.Omittable[*string] `json:"privacyLevel,omitempty"`
+	// public (default), protected or private.
+	ExternalBuildsPrivacyLevel graphql.Omittable[*string] `json:"externalBuildsPrivacyLevel,omitempty"`
+	// A relative path ending in .readthedocs.yaml; null or blank: none.
+	ReadthedocsYamlPath graphql.Omittable[*string] `json:"readthedocsYamlPath,omitempty"`
 }
 
 type InitiateUploadInput struct {
@@ -158,6 +166,8 @@ type ProjectAdminFields struct {
 	VersionPrivacyLevel   string  `json:"versionPrivacyLevel"`
 	// Whether served HTML pages get the reader client (reader.md R.5.1).
 	AddonsEnabled bool `json:"addonsEnabled"`
+	// Stored only: docsd injects no analytics (api-2026.md §A1.1).
+	AnalyticsDisabled bool `json:"analyticsDisabled"`
 }
 
 type ProjectAdminInput struct {
@@ -329,7 +339,18 @@ type UpdateProjectInput struct {
 	DefaultBranch       graphql.Omittable[*string]          `json:"defaultBranch,omitempty"`
 	AnalyticsCode       graphql.Omittable[*string]          `json:"analyticsCode,omitempty"`
 	ShowVersionWarning  graphql.Omittable[*bool]            `json:"showVersionWarning,omitempty"`
-	SingleVersion       graphql.Omittable[*bool]            `json:"singleVersion,omitempty"`
+	// true sets versioningScheme to single_version_without_translations; false leaves single_version_without_translations for multiple_versions_with_translations. Must agree with versioningScheme when both are sent.
+	SingleVersion graphql.Omittable[*bool] `json:"singleVersion,omitempty"`
+	// Replaces the whole list, with ImportProjectInput.tags' rules.
+	Tags                       graphql.Omittable[[]string] `json:"tags,omitempty"`
+	PrivacyLevel               graphql.Omittable[*string]  `json:"privacyLevel,omitempty"`
+	ExternalBuildsPrivacyLevel graphql.Omittable[*string]  `json:"externalBuildsPrivacyLevel,omitempty"`
+	VersioningScheme           graphql.Omittable[*string]  `json:"versioningScheme,omitempty"`
+	// null or blank clears it.
+	ReadthedocsYamlPath graphql.Omittable[*string] `json:"readthedocsYamlPath,omitempty"`
+	// Pull-request builds on or off (behavior.md §9.6).
+	ExternalBuildsEnabled graphql.Omittable[*bool] `json:"externalBuildsEnabled,omitempty"`
+	AnalyticsDisabled     graphql.Omittable[*bool] `json:"analyticsDisabled,omitempty"`
 }
 
 type UpdateVersionInput struct {

@@ -52,10 +52,11 @@ type projectFields struct {
 }
 
 // checkRepository validates the nested repository input; required says
-// whether the object and both of its fields must be present. currentType is
+// whether the object and its url must be present, typeRequired whether its
+// type must (an import's; PUT needs only the url, api-2026.md §A6 #7). currentType is
 // the project's stored VCS type ("" on import): a URL is checked against
 // the type it will be used with.
-func (r *Resolver) checkRepository(f errs.Fields, in graphql.Omittable[*RepositoryInput], required bool, currentType string, pf *projectFields) {
+func (r *Resolver) checkRepository(f errs.Fields, in graphql.Omittable[*RepositoryInput], required, typeRequired bool, currentType string, pf *projectFields) {
 	if !in.IsSet() {
 		if required {
 			f.Add("repository", errs.MsgRequired)
@@ -67,7 +68,7 @@ func (r *Resolver) checkRepository(f errs.Fields, in graphql.Omittable[*Reposito
 		f.Add("repository", errs.MsgNotNull)
 		return
 	}
-	if t, ok := checkString(f, "repository.type", repo.Type, strRule{required: required}); ok {
+	if t, ok := checkString(f, "repository.type", repo.Type, strRule{required: typeRequired}); ok {
 		if checkChoice(f, "repository.type", t, choices.RepoTypes) {
 			pf.repoType, pf.hasRepoType = t, true
 		}
@@ -87,8 +88,8 @@ func (r *Resolver) checkRepository(f errs.Fields, in graphql.Omittable[*Reposito
 
 // checkCommonProjectFields validates homepage, language and
 // programming_language, shared by create and update.
-func checkCommonProjectFields(f errs.Fields, homepage, language, pl graphql.Omittable[*string], homepageRequired bool, pf *projectFields) {
-	if h, ok := checkString(f, "homepage", homepage, strRule{required: homepageRequired, allowBlank: true, max: 255}); ok {
+func checkCommonProjectFields(f errs.Fields, homepage, language, pl graphql.Omittable[*string], pf *projectFields) {
+	if h, ok := checkString(f, "homepage", homepage, strRule{allowBlank: true, max: 255}); ok {
 		if h != "" && !validURL(h) {
 			f.Add("homepage", errs.MsgInvalidURL)
 		} else {
@@ -125,8 +126,12 @@ func (r *Resolver) importProject(ctx context.Context, in ImportProjectInput, val
 			return nil, err
 		}
 	}
-	r.checkRepository(f, in.Repository, true, "", &pf)
-	checkCommonProjectFields(f, in.Homepage, in.Language, in.ProgrammingLanguage, false, &pf)
+	r.checkRepository(f, in.Repository, true, true, "", &pf)
+	checkCommonProjectFields(f, in.Homepage, in.Language, in.ProgrammingLanguage, &pf)
+	tags, _ := checkTags(f, in.Tags)
+	privacy, _ := checkChoiceField(f, "privacy_level", in.PrivacyLevel, choices.PrivacyLevels)
+	externalPrivacy, _ := checkChoiceField(f, "external_builds_privacy_level", in.ExternalBuildsPrivacyLevel, choices.PrivacyLevels)
+	yamlPath, _ := checkYamlPath(f, in.ReadthedocsYamlPath)
 	if err := f.Err(op); err != nil {
 		return nil, err
 	}
@@ -136,6 +141,7 @@ func (r *Resolver) importProject(ctx context.Context, in ImportProjectInput, val
 	imp := store.ProjectImport{
 		Name: name, Slug: projectSlug, Repo: pf.repoURL, RepoType: pf.repoType, Homepage: pf.homepage,
 		Language: "en", ProgrammingLanguage: "words", MaintainerID: v.User.ID, IntegrationType: integrationTypeFor(pf.repoURL),
+		Tags: tags, PrivacyLevel: privacy, ExternalBuildsPrivacyLevel: externalPrivacy, ReadthedocsYamlPath: yamlPath,
 	}
 	if pf.hasLanguage {
 		imp.Language = pf.language
@@ -198,8 +204,8 @@ func (r *Resolver) updateProject(ctx context.Context, projectSlug string, in Upd
 	if name, ok := checkString(f, "name", in.Name, strRule{required: replace, max: 63}); ok {
 		upd.Name = &name
 	}
-	r.checkRepository(f, in.Repository, replace, p.RepoType, &pf)
-	checkCommonProjectFields(f, in.Homepage, in.Language, in.ProgrammingLanguage, replace, &pf)
+	r.checkRepository(f, in.Repository, replace, false, p.RepoType, &pf)
+	checkCommonProjectFields(f, in.Homepage, in.Language, in.ProgrammingLanguage, &pf)
 	if pf.hasRepoURL {
 		upd.Repo = &pf.repoURL
 	}
@@ -247,8 +253,24 @@ func (r *Resolver) updateProject(ctx context.Context, projectSlug string, in Upd
 	if b, ok := checkBool(f, "show_version_warning", in.ShowVersionWarning, false); ok {
 		upd.ShowVersionWarning = &b
 	}
-	if b, ok := checkBool(f, "single_version", in.SingleVersion, false); ok {
-		upd.SingleVersion = &b
+	checkScheme(f, in.VersioningScheme, in.SingleVersion, &upd)
+	if tags, ok := checkTags(f, in.Tags); ok {
+		upd.Tags = &tags
+	}
+	if v, ok := checkChoiceField(f, "privacy_level", in.PrivacyLevel, choices.PrivacyLevels); ok {
+		upd.PrivacyLevel = &v
+	}
+	if v, ok := checkChoiceField(f, "external_builds_privacy_level", in.ExternalBuildsPrivacyLevel, choices.PrivacyLevels); ok {
+		upd.ExternalBuildsPrivacyLevel = &v
+	}
+	if v, ok := checkYamlPath(f, in.ReadthedocsYamlPath); ok {
+		upd.ReadthedocsYamlPath = &v
+	}
+	if b, ok := checkBool(f, "external_builds_enabled", in.ExternalBuildsEnabled, false); ok {
+		upd.ExternalBuildsEnabled = &b
+	}
+	if b, ok := checkBool(f, "analytics_disabled", in.AnalyticsDisabled, false); ok {
+		upd.AnalyticsDisabled = &b
 	}
 	if err := f.Err(op); err != nil {
 		return nil, err

@@ -564,6 +564,7 @@ func (r *projectResolver) AdminFields(ctx context.Context, obj *store.Project) (
 		PythonInterpreter: obj.PythonInterpreter, UseSystemPackages: obj.UseSystemPackages,
 		ExternalBuildsEnabled: obj.ExternalBuildsEnabled, BuildTimeLimit: convPtr(obj.BuildTimeLimit),
 		VersionPrivacyLevel: obj.VersionPrivacyLevel, AddonsEnabled: obj.AddonsEnabled,
+		AnalyticsDisabled: obj.AnalyticsDisabled,
 	}, nil
 }
 

@@ -94,15 +94,11 @@ func (rq *request) addonsProject(p *store.Project, t docsurl.Target, docVersion 
 	} else if t.ParentSlug != "" {
 		subprojectOf = obj{"slug": t.ParentSlug}
 	}
-	scheme := "multiple_versions_with_translations"
-	if p.SingleVersion {
-		scheme = "single_version_without_translations"
-	}
 	return obj{
 		"created":                       formatTime(p.Created),
 		"default_branch":                p.EffectiveDefaultBranch(),
 		"default_version":               p.DefaultVersion,
-		"external_builds_privacy_level": store.Public,
+		"external_builds_privacy_level": p.ExternalBuildsPrivacyLevel,
 		"homepage":                      homepage,
 		"id":                            p.ID,
 		"language":                      obj{"code": p.Language, "name": choices.Languages.Name(p.Language)},
@@ -123,7 +119,7 @@ func (rq *request) addonsProject(p *store.Project, t docsurl.Target, docVersion 
 			"home":          u.ProjectHome(p.Slug),
 			"versions":      u.ProjectVersions(p.Slug),
 		},
-		"versioning_scheme": scheme,
+		"versioning_scheme": p.VersioningScheme,
 	}, nil
 }
 

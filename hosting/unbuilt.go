@@ -80,7 +80,7 @@ func (rq *request) sendUnbuiltPage(x *store.Project, ver *store.Version) error {
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(body.Len()))
 	h.Set("Cache-Control", "no-cache")
-	if rq.private || !x.IsPublic() || !ver.IsPublic() {
+	if rq.private || !x.VersionIsPublic(ver) {
 		h.Set("Cache-Control", "private, no-cache")
 	}
 	h.Set("X-Robots-Tag", "noindex")

@@ -355,6 +355,45 @@ func (in *v3Input) boolean(key, gqlName string) {
 	in.failed.Add(in.prefix+key, errs.MsgNotBoolean)
 }
 
+// tags reads a tag list the way django-taggit's TagListSerializerField does
+// (api-2026.md §A1.1): an array of strings, or a string holding one as JSON
+// (form bodies). Trimming, blanks and duplicates are the graph's.
+func (in *v3Input) tags(key, gqlName string) {
+	v, ok := in.take(key, gqlName)
+	if !ok {
+		return
+	}
+	if s, isStr := v.(string); isStr {
+		dec := json.NewDecoder(strings.NewReader(s))
+		dec.UseNumber()
+		var parsed any
+		if err := dec.Decode(&parsed); err != nil || dec.More() {
+			in.failed.Add(in.prefix+key, "Invalid json list. A tag list submitted in string form must be valid json.")
+			return
+		}
+		if _, isList := parsed.([]any); !isList {
+			in.failed.Add(in.prefix+key, `Expected a list of items but got type "str".`)
+			return
+		}
+		v = parsed
+	}
+	items, isList := v.([]any)
+	if !isList {
+		in.failed.Add(in.prefix+key, fmt.Sprintf("Expected a list of items but got type %q.", v3TypeWord(v)))
+		return
+	}
+	tags := make([]string, 0, len(items))
+	for _, it := range items {
+		s, isStr := it.(string)
+		if !isStr {
+			in.failed.Add(in.prefix+key, "All list items must be of string type.")
+			return
+		}
+		tags = append(tags, s)
+	}
+	in.input[gqlName] = tags
+}
+
 // object reads a nested object field with fill; a non-object is reported
 // on the object's own non_field_errors.
 func (in *v3Input) object(key, gqlName string, fill func(sub *v3Input)) {

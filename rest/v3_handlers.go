@@ -10,7 +10,7 @@ import (
 
 // Expansions each route permits (behavior.md §3.5).
 var (
-	v3ProjectExpands = []string{"active_versions", "active_versions.last_build", "active_versions.last_build.config"}
+	v3ProjectExpands = []string{"active_versions", "active_versions.last_build", "active_versions.last_build.config", "organization", "permissions"}
 	v3VersionExpands = []string{"last_build", "last_build.config"}
 	v3BuildExpands   = []string{"config"}
 )
@@ -403,7 +403,8 @@ func (q *v3Req) writeObject(status int, data map[string]any, sel *v3Sel, ctxOf f
 	writeJSON(q.w, q.r, status, ctxOf(obj).render(sel, obj))
 }
 
-// v3ProjectInput reads the project fields of an import (or an update).
+// v3ProjectInput reads the project fields of an import (or an update):
+// every field Read the Docs HEAD accepts (api-2026.md §A1.1).
 func v3ProjectInput(in *v3Input, update bool) {
 	in.str("name", "name")
 	in.object("repository", "repository", func(repo *v3Input) {
@@ -413,12 +414,19 @@ func v3ProjectInput(in *v3Input, update bool) {
 	in.str("homepage", "homepage")
 	in.str("language", "language")
 	in.str("programming_language", "programmingLanguage")
+	in.tags("tags", "tags")
+	in.str("privacy_level", "privacyLevel")
+	in.str("external_builds_privacy_level", "externalBuildsPrivacyLevel")
+	in.str("readthedocs_yaml_path", "readthedocsYamlPath")
 	if update {
 		in.str("default_version", "defaultVersion")
 		in.str("default_branch", "defaultBranch")
 		in.str("analytics_code", "analyticsCode")
 		in.boolean("show_version_warning", "showVersionWarning")
 		in.boolean("single_version", "singleVersion")
+		in.str("versioning_scheme", "versioningScheme")
+		in.boolean("external_builds_enabled", "externalBuildsEnabled")
+		in.boolean("analytics_disabled", "analyticsDisabled")
 	}
 }
 

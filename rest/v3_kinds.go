@@ -35,7 +35,7 @@ type v3Field struct {
 	expandable   bool
 	onlyExpanded bool    // the key is absent unless expanded
 	expandKind   *v3Kind // the kind it expands to; nil for a scalar (config)
-	expandGQL    string  // selection head when expanded
+	expandGQL    string  // selection head when expanded; "" selects nothing
 	expanded     func(c v3Ctx, sel *v3Sel, v any, obj map[string]any) any
 }
 
@@ -100,7 +100,9 @@ func (o *v3Op) sel(s *v3Sel) string {
 	for _, f := range s.keep {
 		if child, ok := s.exp[f.key]; ok {
 			if child.kind == nil {
-				parts = append(parts, f.expandGQL)
+				if f.expandGQL != "" { // "": REST renders the expansion alone
+					parts = append(parts, f.expandGQL)
+				}
 			} else {
 				parts = append(parts, f.expandGQL+" { "+o.sel(child)+" }")
 			}
@@ -187,9 +189,11 @@ func init() {
 				"_self":                c.path(p),
 				"builds":               c.path(p, "builds"),
 				"environmentvariables": c.path(p, "environmentvariables"),
+				"notifications":        c.path(p, "notifications"),
 				"redirects":            c.path(p, "redirects"),
 				"subprojects":          c.path(p, "subprojects"),
 				"superproject":         c.path(p, "superproject"),
+				"sync_versions":        c.path(p, "sync-versions"),
 				"translations":         c.path(p, "translations"),
 				"versions":             c.path(p, "versions"),
 			}
@@ -211,19 +215,36 @@ func init() {
 			{key: "created", gql: "created"},
 			{key: "default_branch", gql: "default_branch: defaultBranch"},
 			{key: "default_version", gql: "default_version: defaultVersion"},
+			{key: "external_builds_privacy_level", gql: "external_builds_privacy_level: externalBuildsPrivacyLevel"},
 			{key: "homepage", gql: "homepage"},
 			{key: "id", gql: "id"},
 			{key: "language", gql: "language { code name }"},
 			{key: "modified", gql: "modified"},
 			{key: "name", gql: "name"},
+			// Expansions of api-2026.md §A6 #1 and #2: whether the caller
+			// maintains the project, and the organization docsd does not have.
+			{key: "organization", expandable: true, onlyExpanded: true,
+				expanded: func(v3Ctx, *v3Sel, any, map[string]any) any { return nil }},
+			{key: "permissions", expandable: true, onlyExpanded: true, expandGQL: "permissions: viewerIsMaintainer",
+				expanded: func(_ v3Ctx, _ *v3Sel, v any, _ map[string]any) any { return map[string]any{"admin": v} }},
+			{key: "privacy_level", gql: "privacy_level: privacyLevel"},
 			{key: "programming_language", gql: "programming_language: programmingLanguage { code name }"},
+			{key: "readthedocs_yaml_path", gql: "readthedocs_yaml_path: readthedocsYamlPath"},
 			{key: "repository", gql: "repository { type url }"},
+			{key: "single_version", gql: "single_version: singleVersion"},
 			{key: "slug", gql: "slug"},
 			relation("subproject_of", "subprojectOf"),
 			{key: "tags", gql: "tags"},
 			relation("translation_of", "translationOf"),
-			{key: "urls", gql: "urls { builds documentation home versions }"},
+			// urls.downloads is always null (api-2026.md §A1.1).
+			{key: "urls", gql: "urls { builds documentation home versions }", value: func(_ v3Ctx, v any, _ map[string]any) any {
+				if u, ok := v.(map[string]any); ok {
+					u["downloads"] = nil
+				}
+				return v
+			}},
 			{key: "users", gql: "users { username }"},
+			{key: "versioning_scheme", gql: "versioning_scheme: versioningScheme"},
 		},
 	}
 

@@ -28,7 +28,7 @@ var v3QueryCases = []v3QueryCase{
 	{path: v3PP + "?fields=id,active_versions&expand=active_versions", golden: "query_fields_id_active_versions"},
 	{path: v3PP + "?omit=_links,urls", golden: "query_omit_links_urls"},
 	{path: v3PP + "?expand=active_versions&fields=active_versions.slug", body: `{"active_versions":{"v1.0":{"slug":"v1.0"}}}`},
-	{path: v3PP + "?fields=urls.home", body: `{"urls":{"builds":"https://docs.example.com/projects/project/builds/","documentation":"https://docs.example.com/docs/project/en/latest/","home":"https://docs.example.com/projects/project/","versions":"https://docs.example.com/projects/project/versions/"}}`},
+	{path: v3PP + "?fields=urls.home", body: `{"urls":{"builds":"https://docs.example.com/projects/project/builds/","documentation":"https://docs.example.com/docs/project/en/latest/","downloads":null,"home":"https://docs.example.com/projects/project/","versions":"https://docs.example.com/projects/project/versions/"}}`},
 	{path: v3PP + "?fields=id&expand=active_versions", body: `{"id":1}`},
 	{path: v3PP + "?omit=active_versions&expand=active_versions", golden: "project_detail"},
 

@@ -197,7 +197,7 @@ func (b *scopeBuilder) maintained() error {
 // targetOf describes p for the URL resolver: its main project (when p is a
 // translation) and the relationship nesting that main project.
 func targetOf(ctx context.Context, s *store.Store, p *store.Project) (docsurl.Target, error) {
-	t := docsurl.Target{Slug: p.Slug, Language: p.Language, SingleVersion: p.SingleVersion}
+	t := docsurl.Target{Slug: p.Slug, Language: p.Language, Scheme: p.VersioningScheme}
 	mainID := p.ID
 	if p.TranslationOf != nil {
 		main, err := s.FindProjectByID(ctx, *p.TranslationOf)
@@ -205,7 +205,7 @@ func targetOf(ctx context.Context, s *store.Store, p *store.Project) (docsurl.Ta
 			return t, err
 		}
 		if err == nil {
-			t.MainSlug, mainID = main.Slug, main.ID
+			t.MainSlug, t.Scheme, mainID = main.Slug, main.VersioningScheme, main.ID
 		}
 	}
 	rels, _, err := s.FindRelationships(ctx, store.RelationshipFilter{ChildIDs: []int64{mainID}, Limit: 1})

@@ -34,40 +34,45 @@ const (
 
 // Project is a documentation project (behavior.md §0.4).
 type Project struct {
-	ID                    int64     `db:"id"`
-	Name                  string    `db:"name"`
-	Slug                  string    `db:"slug"`
-	Description           string    `db:"description"`
-	Language              string    `db:"language"`
-	ProgrammingLanguage   string    `db:"programming_language"`
-	Repo                  string    `db:"repo"`
-	RepoType              string    `db:"repo_type"`
-	Homepage              string    `db:"homepage"`
-	DefaultVersion        string    `db:"default_version"`
-	DefaultBranch         *string   `db:"default_branch"`
-	DetectedDefaultBranch *string   `db:"detected_default_branch"`
-	SingleVersion         bool      `db:"single_version"`
-	DocumentationType     string    `db:"documentation_type"`
-	AnalyticsCode         *string   `db:"analytics_code"`
-	ShowVersionWarning    bool      `db:"show_version_warning"`
-	PrivacyLevel          string    `db:"privacy_level"`
-	VersionPrivacyLevel   string    `db:"version_privacy_level"`
-	TagsJSON              string    `db:"tags"`
-	Skip                  bool      `db:"skip"`
-	EnablePDFBuild        bool      `db:"enable_pdf_build"`
-	EnableEPUBBuild       bool      `db:"enable_epub_build"`
-	RequirementsFile      *string   `db:"requirements_file"`
-	ConfPyFile            string    `db:"conf_py_file"`
-	InstallProject        bool      `db:"install_project"`
-	PythonInterpreter     string    `db:"python_interpreter"`
-	UseSystemPackages     bool      `db:"use_system_packages"`
-	ExternalBuildsEnabled bool      `db:"external_builds_enabled"`
-	BuildTimeLimit        *int      `db:"build_time_limit"`
-	ReadthedocsYamlPath   *string   `db:"readthedocs_yaml_path"`
-	AddonsEnabled         bool      `db:"addons_enabled"` // pages get the reader client (reader.md R.5.1)
-	TranslationOf         *int64    `db:"translation_of"`
-	Created               time.Time `db:"created"`
-	Modified              time.Time `db:"modified"`
+	ID                    int64   `db:"id"`
+	Name                  string  `db:"name"`
+	Slug                  string  `db:"slug"`
+	Description           string  `db:"description"`
+	Language              string  `db:"language"`
+	ProgrammingLanguage   string  `db:"programming_language"`
+	Repo                  string  `db:"repo"`
+	RepoType              string  `db:"repo_type"`
+	Homepage              string  `db:"homepage"`
+	DefaultVersion        string  `db:"default_version"`
+	DefaultBranch         *string `db:"default_branch"`
+	DetectedDefaultBranch *string `db:"detected_default_branch"`
+	VersioningScheme      string  `db:"versioning_scheme"`
+	SingleVersion         bool    `db:"single_version"` // derived: the scheme is single_version_without_translations
+	DocumentationType     string  `db:"documentation_type"`
+	AnalyticsCode         *string `db:"analytics_code"`
+	ShowVersionWarning    bool    `db:"show_version_warning"`
+	PrivacyLevel          string  `db:"privacy_level"`
+	VersionPrivacyLevel   string  `db:"version_privacy_level"`
+	TagsJSON              string  `db:"tags"`
+	Skip                  bool    `db:"skip"`
+	EnablePDFBuild        bool    `db:"enable_pdf_build"`
+	EnableEPUBBuild       bool    `db:"enable_epub_build"`
+	RequirementsFile      *string `db:"requirements_file"`
+	ConfPyFile            string  `db:"conf_py_file"`
+	InstallProject        bool    `db:"install_project"`
+	PythonInterpreter     string  `db:"python_interpreter"`
+	UseSystemPackages     bool    `db:"use_system_packages"`
+	ExternalBuildsEnabled bool    `db:"external_builds_enabled"`
+	// ExternalBuildsPrivacyLevel is the privacy of the project's pull-request
+	// versions (api-2026.md §A1.7); their own stored level is not used.
+	ExternalBuildsPrivacyLevel string    `db:"external_builds_privacy_level"`
+	AnalyticsDisabled          bool      `db:"analytics_disabled"` // stored only: docsd injects no analytics
+	BuildTimeLimit             *int      `db:"build_time_limit"`
+	ReadthedocsYamlPath        *string   `db:"readthedocs_yaml_path"`
+	AddonsEnabled              bool      `db:"addons_enabled"` // pages get the reader client (reader.md R.5.1)
+	TranslationOf              *int64    `db:"translation_of"`
+	Created                    time.Time `db:"created"`
+	Modified                   time.Time `db:"modified"`
 }
 
 // Tags returns the project's tags in stored order.
@@ -81,6 +86,20 @@ func (p *Project) Tags() []string {
 
 // IsPublic reports whether the project's privacy level is public.
 func (p *Project) IsPublic() bool { return p.PrivacyLevel == Public }
+
+// VersionIsPublic reports whether version v of p is visible to anyone: the
+// project is public and so is the version, whose level is the project's
+// external_builds_privacy_level when it is a pull-request version
+// (api-2026.md §A1.7).
+func (p *Project) VersionIsPublic(v *Version) bool {
+	if !p.IsPublic() {
+		return false
+	}
+	if v.Type == External {
+		return p.ExternalBuildsPrivacyLevel == Public
+	}
+	return v.IsPublic()
+}
 
 // VCSFallbackBranch is the default branch a VCS uses when nothing else is
 // known (behavior.md §10.3).
