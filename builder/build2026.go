@@ -63,7 +63,7 @@ func (j *job) defaultHTML(ctx context.Context, cfg *BuildConfig) error {
 // sphinx2026 runs `cat <conf.py>` (once, for HTML) and one Sphinx builder
 // into out, cwd the directory of conf.py.
 func (j *job) sphinx2026(ctx context.Context, cfg *BuildConfig, builder, out string) error {
-	conf := *cfg.Sphinx.Configuration
+	conf := cfg.Current.ConfPy
 	if !isFile(filepath.Join(j.ckout, conf)) {
 		return fileNotFound(conf)
 	}

@@ -18,7 +18,7 @@ func TestCorpusBuilds(t *testing.T) {
 		t.Skip("long end-to-end builds: not in -short mode")
 	}
 	toolsOrSkip(t, "sphinx")
-	slugs := make([]string, 3)
+	slugs := make([]string, 4)
 	corpus := func(name string) string {
 		b, err := os.ReadFile(filepath.Join("..", "rtdconfig", "testdata", "corpus", name))
 		if err != nil {
@@ -51,6 +51,18 @@ func TestCorpusBuilds(t *testing.T) {
 			func(t *testing.T, f *fixture, b *store.Build, lines []string) {
 				if !strings.Contains(f.htmlFile(slugs[1], "latest", "usage/index.html"), "It works.") {
 					t.Errorf("dirhtml output missing")
+				}
+			}},
+		{"diagram-extension-apt.yaml", map[string]string{"docs/conf.py": "project = 'Diagrams'\ncopyright = '2026, Diagrams'\nversion = '1.0'\n", "docs/index.rst": index, "docs/usage.rst": usage,
+			"setup.py": "raise SystemExit(1)\n"},
+			func(t *testing.T, f *fixture, b *store.Build, lines []string) {
+				for _, want := range []string{aptSkippedCommand, pipSkippedCommand, latexmkSkipped} {
+					if !slices.Contains(lines, want) {
+						t.Errorf("commands lack %q: %q", want, lines)
+					}
+				}
+				if v := f.version(b.ProjectID, "latest"); !v.HasEPUB || v.HasPDF || v.HasHTMLZip {
+					t.Errorf("downloads epub %v pdf %v htmlzip %v; want true false false (no latexmk)", v.HasEPUB, v.HasPDF, v.HasHTMLZip)
 				}
 			}},
 		{"notebook-tool-pr-skip.yaml", map[string]string{"docs/conf.py": "project = 'Notes'\n", "docs/index.rst": index, "docs/usage.rst": usage},

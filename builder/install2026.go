@@ -21,6 +21,7 @@ func (j *job) installing2026(ctx context.Context, cfg *BuildConfig) error {
 		func() error { return j.aptNote(ctx, cur) },
 		func() error { return j.runJob(ctx, cur, "post_system_dependencies") },
 		func() error { return j.toolNotes(ctx, cur) },
+		func() error { return j.checkUV(cfg) },
 		func() error { return j.runJob(ctx, cur, "pre_create_environment") },
 		func() error { return j.createEnvironment(ctx, cfg) },
 		func() error { return j.runJob(ctx, cur, "post_create_environment") },
@@ -111,28 +112,39 @@ func (j *job) uvPath() (string, error) {
 	if p := j.pool.cfg.BuildTools.lookup("uv", "latest"); p != "" && isFile(p) {
 		return p, nil
 	}
-	if p, err := j.pool.lookPath("uv"); err == nil && j.visible(p) {
+	if p, ok := j.lookTool("uv"); ok {
 		return p, nil
 	}
 	return "", Failure(IDCommandFailed, `python.install method "uv": uv is not installed on this server.`)
 }
 
-// createUVEnv is `<uv> venv --python <python> <env>`.
-func (j *job) createUVEnv(ctx context.Context, cfg *BuildConfig) error {
+// checkUV is the uv part of step I4 (§C4.2): a `method: uv` install
+// entry needs uv, found like a tool before any environment is made;
+// without it the build fails here with F1.
+func (j *job) checkUV(cfg *BuildConfig) error {
+	u := uvEntry(cfg)
+	if u == nil {
+		return nil
+	}
 	uv, err := j.uvPath()
 	if err != nil {
 		return err
 	}
 	project := j.ckout
-	if u := uvEntry(cfg); u.Path != nil {
+	if u.Path != nil {
 		project = filepath.Join(j.ckout, *u.Path)
 	}
 	j.current.uv = &uvEnv{path: uv, project: project}
+	return nil
+}
+
+// createUVEnv is `<uv> venv --python <python> <env>`, uv found at I4.
+func (j *job) createUVEnv(ctx context.Context, cfg *BuildConfig) error {
 	if err := j.freshEnvDir(); err != nil {
 		return err
 	}
 	j.installed = true
-	_, err = j.must(ctx, []string{uv, "venv", "--python", j.interpreter2026(cfg), j.envDir}, cmdOpts{inEnv: true, network: true})
+	_, err := j.must(ctx, []string{j.current.uv.path, "venv", "--python", j.interpreter2026(cfg), j.envDir}, cmdOpts{inEnv: true, network: true})
 	return err
 }
 
@@ -193,10 +205,7 @@ func pipTarget(in rtdconfig.Install) string {
 
 // uvInstall is the default install of a uv entry.
 func (j *job) uvInstall(ctx context.Context, u *rtdconfig.UVInstall) error {
-	uv, err := j.uvPath()
-	if err != nil {
-		return err
-	}
+	uv := j.current.uv.path
 	argv := []string{uv, "sync"}
 	if u.Command == "pip" {
 		argv = []string{uv, "pip", "install"}
@@ -209,7 +218,7 @@ func (j *job) uvInstall(ctx context.Context, u *rtdconfig.UVInstall) error {
 		argv = append(argv, uvSelect(u.GroupsAll, u.Groups, "--all-groups", "--group")...)
 		argv = append(argv, uvSelect(u.ExtrasAll, u.Extras, "--all-extras", "--extra")...)
 	}
-	_, err = j.must(ctx, argv, cmdOpts{inEnv: true, network: true})
+	_, err := j.must(ctx, argv, cmdOpts{inEnv: true, network: true})
 	return err
 }
 

@@ -97,8 +97,11 @@ func (j *job) environ(o cmdOpts) *environ {
 		env.Set("BIN_PATH", bin)
 		env.Set("PATH", bin+":"+systemPath)
 		if j.conda != "" {
+			// The commands run inside the environment, as after `conda
+			// activate`: its bin first on PATH, CONDA_PREFIX naming it.
 			env.Set("CONDA_ENVS_PATH", j.conda)
 			env.Set("CONDA_DEFAULT_ENV", j.version.Slug)
+			env.Set("CONDA_PREFIX", j.envDir)
 		}
 		if j.current != nil {
 			j.current.environ(j, env)

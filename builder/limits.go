@@ -180,11 +180,23 @@ func (l Limits) limitHit(res processResult) *limitError {
 		return l.memoryError()
 	case strings.Contains(out, "No space left on device"):
 		return &limitError{name: "disk", errorID: errorIDGeneric, msg: MsgDiskFull}
-	case l.Processes > 0 && strings.Contains(out, "Resource temporarily unavailable") &&
-		(strings.Contains(out, "fork") || strings.Contains(out, "BlockingIOError") || strings.Contains(out, "thread")):
+	case l.Processes > 0 && forkFailed(out):
 		return l.processError()
 	}
 	return nil
+}
+
+// forkFailed reports whether a command's output says a process or thread
+// could not be started (EAGAIN from RLIMIT_NPROC): dash's and busybox's
+// "Cannot fork" / "can't fork", bash's "fork: retry: Resource temporarily
+// unavailable", Python's BlockingIOError, a thread that could not start.
+func forkFailed(out string) bool {
+	lower := strings.ToLower(out)
+	if strings.Contains(lower, "cannot fork") || strings.Contains(lower, "can't fork") || strings.Contains(lower, "fork failed") {
+		return true
+	}
+	return strings.Contains(out, "Resource temporarily unavailable") &&
+		(strings.Contains(out, "fork") || strings.Contains(out, "BlockingIOError") || strings.Contains(out, "thread"))
 }
 
 // diskWatchEvery is how often a running command's checkout is measured.

@@ -35,6 +35,7 @@ func TestLimitsStopBuilds(t *testing.T) {
 		stopped      bool // the process itself was stopped (the disk total is measured, possibly after it ended)
 	}{
 		{"forks", "import os, sys, time\nfor i in range(400):\n    if os.fork() == 0:\n        time.sleep(60)\n        os._exit(0)\nprint('forked 400')\n", l.processError(), true},
+		{"shell forks", "import subprocess, sys\nr = subprocess.run(['/bin/sh', '-c', 'for i in $(seq 400); do sleep 60 & done; wait; echo forked 400'])\nsys.exit(r.returncode)\n", l.processError(), true},
 		{"allocates", "b = bytearray(2 << 30)\nprint('allocated', len(b))\n", l.memoryError(), true},
 		{"big file", "open('big', 'wb').write(b'x' * (40 << 20))\nprint('written')\n", l.diskError(), true},
 		{"many files", "for i in range(8):\n    open('part%d' % i, 'wb').write(b'x' * (6 << 20))\nprint('written')\n", l.diskError(), false},
@@ -77,6 +78,34 @@ func TestLimitsPrlimitArgs(t *testing.T) {
 	}
 	if e := l.limitHit(processResult{ExitCode: 1, Output: "all fine"}); e != nil {
 		t.Errorf("an ordinary failure was taken for %v", e)
+	}
+}
+
+// TestLimitsForkFailures: the ways commands report a fork refused by the
+// process limit all give the process limit's message.
+func TestLimitsForkFailures(t *testing.T) {
+	l := Limits{Processes: 256}
+	want := "The build exceeded the process limit of 256 processes (operator setting --build-process-limit)."
+	for _, out := range []string{
+		"/bin/sh: 0: Cannot fork\n",
+		"sh: 1: Cannot fork",
+		"sh: can't fork: Resource temporarily unavailable",
+		"bash: fork: retry: Resource temporarily unavailable\nbash: fork: Resource temporarily unavailable",
+		"BlockingIOError: [Errno 11] Resource temporarily unavailable",
+		"RuntimeError: can't start new thread: Resource temporarily unavailable",
+		"make: vfork failed",
+	} {
+		if e := l.limitHit(processResult{ExitCode: 2, Output: out}); e == nil || e.Error() != want {
+			t.Errorf("%q: %v, want %q", out, e, want)
+		}
+	}
+	for _, out := range []string{"Resource temporarily unavailable (connecting to pypi.org)", "git: fork of a repository"} {
+		if e := l.limitHit(processResult{ExitCode: 1, Output: out}); e != nil {
+			t.Errorf("%q taken for %v", out, e)
+		}
+	}
+	if e := (Limits{Processes: -1}).limitHit(processResult{ExitCode: 2, Output: "sh: 1: Cannot fork"}); e != nil {
+		t.Errorf("no process limit, yet %v", e)
 	}
 }
 

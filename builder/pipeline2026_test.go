@@ -25,6 +25,14 @@ if [ "$1" = "--version" ]; then echo "conda 24.1.2"; exit 0; fi
 mkdir -p "$CONDA_ENVS_PATH/$5/bin" && ln -s /usr/bin/python3 "$CONDA_ENVS_PATH/$5/bin/python"
 `
 
+// fakeMicromamba stands for micromamba: `env create --yes --prefix <env>
+// --file <file>` makes the prefix, whose python is the system's.
+const fakeMicromamba = `#!/bin/sh
+if [ "$1" = "--version" ]; then echo "2.0.5"; exit 0; fi
+[ "$1 $2 $3 $4" = "env create --yes --prefix" ] || exit 9
+mkdir -p "$5/bin" && ln -s /usr/bin/python3 "$5/bin/python"
+`
+
 // fakeUV stands for uv: venv makes a venv, sync does nothing, run runs
 // the command with the environment's Python.
 const fakeUV = `#!/bin/sh
@@ -69,16 +77,7 @@ func TestPipeline2026(t *testing.T) {
 	toolsOrSkip(t, "sphinx")
 	toolsOrSkip(t, "mkdocs")
 	f := newFixture(t, store.SQLite, Config{GitCloneDepth: 50, BuildPython: "/usr/bin/python3"})
-	withSphinx := func(extra map[string]string) map[string]string {
-		out := map[string]string{}
-		for k, v := range sphinx2026Site {
-			out[k] = v
-		}
-		for k, v := range extra {
-			out[k] = v
-		}
-		return out
-	}
+	withSphinx := func(extra map[string]string) map[string]string { return withFiles(sphinx2026Site, extra) }
 	cases := []*build2026{
 		{name: "Tutorial", files: map[string]string{".readthedocs.yaml": tutorialTemplate,
 			"docs/requirements.txt": "sphinx==7.1.2\n", "docs/source/conf.py": "project = 'Lumache'\n",
@@ -94,6 +93,8 @@ func TestPipeline2026(t *testing.T) {
 		{name: "Python Two", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"2.7\"}}\n"})},
 		{name: "Conda", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: miniforge3-latest}}\nconda: {environment: environment.yml}\n",
 			"environment.yml": "name: docs\n", "tools/conda": fakeConda})},
+		{name: "Micromamba", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild:\n  os: ubuntu-24.04\n  tools: {python: mambaforge-latest}\n  jobs:\n    post_install:\n      - test \"$(command -v python)\" = \"$CONDA_PREFIX/bin/python\"\nconda: {environment: environment.yml}\n",
+			"environment.yml": "name: docs\n", "tools/micromamba": fakeMicromamba})},
 		{name: "UV", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}}\npython:\n  install:\n    - method: uv\n      command: sync\n      groups: [docs]\nsphinx: {configuration: docs/conf.py}\n",
 			"tools/uv": fakeUV})},
 		{name: "No Conda", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: miniconda3-4.7}}\nconda: {environment: environment.yml}\n",
@@ -104,7 +105,7 @@ func TestPipeline2026(t *testing.T) {
 	for _, c := range cases {
 		r := newRepo(t, "main")
 		r.write(c.files)
-		for _, tool := range []string{"conda", "uv"} {
+		for _, tool := range []string{"conda", "micromamba", "uv"} {
 			if c.files["tools/"+tool] != "" {
 				if err := os.Chmod(filepath.Join(r.dir, "tools", tool), 0o755); err != nil {
 					t.Fatal(err)
@@ -121,6 +122,7 @@ func TestPipeline2026(t *testing.T) {
 	// The fake conda lives in its checkout, which the sandbox shows.
 	f.pool.cfg.BuildTools = BuildTools{{Tool: "python", Version: "miniforge3-latest",
 		Path: filepath.Join(f.data, "checkouts", "conda", "tools", "conda")},
+		{Tool: "python", Version: "mambaforge-latest", Path: filepath.Join(f.data, "checkouts", "micromamba", "tools", "micromamba")},
 		{Tool: "uv", Version: "latest", Path: filepath.Join(f.data, "checkouts", "uv", "tools", "uv")}}
 	f.drain()
 	byName := map[string]*build2026{}
@@ -155,6 +157,18 @@ func TestPipeline2026(t *testing.T) {
 		}
 		if !strings.Contains(b.Config, `"version":"miniforge3-latest"`) || !strings.Contains(b.Config, `"full_version":"24.1.2"`) {
 			t.Errorf("stored config %s", b.Config)
+		}
+	})
+	t.Run("micromamba", func(t *testing.T) {
+		c := byName["Micromamba"]
+		b := f.mustSucceed(c.build)
+		env := filepath.Join(f.data, "conda", c.slug, "latest")
+		lines := commandLines(f.commands(b.ID))
+		if want := "micromamba env create --yes --prefix " + env + " --file environment.yml"; !slices.Contains(lines, want) {
+			t.Errorf("commands lack %q:\n%q", want, lines)
+		}
+		if want := env + "/bin/python -m sphinx -T -E -b html -d _build/doctrees -D language=en . " + filepath.Join(f.data, "checkouts", c.slug, "_readthedocs", "html"); !slices.Contains(lines, want) {
+			t.Errorf("Sphinx did not run in the prefix: no %q in\n%q", want, lines)
 		}
 	})
 	t.Run("uv", func(t *testing.T) {
@@ -294,4 +308,54 @@ func deref2s(p *string) string {
 		return ""
 	}
 	return *p
+}
+
+// TestToolStepFailures runs real builds whose tools are missing on this
+// server: they fail at step I4 with §C4.2's F1 message (E16 for Go, uv
+// for a uv install entry), before step I5 and any environment. docsd's own
+// PATH is the build PATH here, so nothing outside it can satisfy them.
+func TestToolStepFailures(t *testing.T) {
+	t.Setenv("PATH", systemPath)
+	f := newFixture(t, store.SQLite, Config{GitCloneDepth: 50, BuildPython: "/usr/bin/python3"})
+	j := &job{pool: f.pool}
+	cases := []struct{ name, missing, yaml, want string }{
+		{"E16 Go", "go", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3.12\", golang: \"1.22\"}, jobs: {pre_create_environment: [echo must not run]}}\n",
+			`build.tools.golang "1.22": Go is not installed on this server.`},
+		{"No UV", "uv", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}, jobs: {pre_create_environment: [echo must not run]}}\npython:\n  install:\n    - method: uv\n      command: pip\n      path: .[docs]\n",
+			`python.install method "uv": uv is not installed on this server.`},
+	}
+	builds := make([]*store.Build, len(cases))
+	for i, c := range cases {
+		if _, ok := j.lookTool(c.missing); ok {
+			t.Skipf("this machine has %s on the build PATH", c.missing)
+		}
+		r := newRepo(t, "main")
+		r.commit("initial", withFiles(sphinx2026Site, map[string]string{".readthedocs.yaml": c.yaml}))
+		builds[i] = f.importProject(c.name, r).Build
+	}
+	f.drain()
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := f.build(builds[i].ID)
+			if b.State != store.Finished || b.Success || b.Error != c.want || b.ErrorID != IDCommandFailed || deref(b.ExitCode) != 1 {
+				t.Errorf("build: state %s success %v error %q id %q exit %v; want %q", b.State, b.Success, b.Error, b.ErrorID, deref(b.ExitCode), c.want)
+			}
+			for _, l := range commandLines(f.commands(b.ID)) {
+				if strings.Contains(l, "venv") || strings.Contains(l, "must not run") {
+					t.Errorf("a later step ran after the tool step failed: %q", l)
+				}
+			}
+		})
+	}
+}
+
+// withFiles returns the union of file trees, later ones winning.
+func withFiles(trees ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, tree := range trees {
+		for k, v := range tree {
+			out[k] = v
+		}
+	}
+	return out
 }

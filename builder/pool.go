@@ -283,7 +283,7 @@ func (p *Pool) RunNext(ctx context.Context, owner string) (bool, error) {
 	t, err := p.store.ClaimSyncTask(ctx, owner, p.cfg.Lease)
 	switch {
 	case err == nil:
-		p.executeSync(ctx, t, owner)
+		p.syncGuarded(ctx, t, owner)
 		return true, nil
 	case !errs.Is(err, errs.NotFound):
 		return false, err
@@ -296,7 +296,7 @@ func (p *Pool) RunNext(ctx context.Context, owner string) (bool, error) {
 				return true, err
 			}
 		}
-		p.execute(ctx, b, owner)
+		p.runGuarded(ctx, b, owner)
 		return true, nil
 	case errs.Is(err, errs.NotFound):
 		return false, nil

@@ -92,9 +92,21 @@ func (j *job) prepareConda(ctx context.Context, exe, envFile string) error {
 	}
 	j.conda = envsPath
 	j.installed = true
-	argv := []string{exe, "env", "create", "--quiet", "--name", j.version.Slug, "--file", envFile}
+	argv := condaCreateArgv(exe, j.envDir, j.version.Slug, envFile)
 	_, err := j.must(ctx, argv, cmdOpts{inEnv: true, network: true, record: strings.Join(append([]string{filepath.Base(exe)}, argv[1:]...), " ")})
 	return err
+}
+
+// condaCreateArgv is the command that creates the environment env (named
+// name, under CONDA_ENVS_PATH) from envFile: `conda env create --quiet
+// --name <name> --file <file>` (mamba alike, behavior.md §7.4 step 8);
+// micromamba, which has no environments directory of its own, creates the
+// prefix itself: `micromamba env create --yes --prefix <env> --file <file>`.
+func condaCreateArgv(exe, env, name, envFile string) []string {
+	if filepath.Base(exe) == "micromamba" {
+		return []string{exe, "env", "create", "--yes", "--prefix", env, "--file", envFile}
+	}
+	return []string{exe, "env", "create", "--quiet", "--name", name, "--file", envFile}
 }
 
 // installStep is one command of steps 9–10; pip commands are skipped

@@ -66,7 +66,7 @@ func (j *job) resolveTool(ctx context.Context, tool, want string) resolution {
 		candidates = j.pythonCandidates(want)
 	} else {
 		for _, c := range toolCommands[tool] {
-			if p, err := j.pool.lookPath(c); err == nil && j.visible(p) {
+			if p, ok := j.lookTool(c); ok {
 				candidates = append(candidates, p)
 			}
 		}
@@ -112,12 +112,36 @@ func (j *job) found(ctx context.Context, tool, want, exe string, substitute bool
 }
 
 // visible reports whether build commands can run an executable found on
-// docsd's PATH: not under a directory the sandbox hides (/root, /run,
-// docsd's data directory and HOME).
+// a PATH: neither it nor the file it links to is under a directory the
+// sandbox hides (/root, /run, /tmp, /var/tmp, /dev/shm, docsd's data
+// directory and HOME).
 func (j *job) visible(path string) bool {
 	home, _ := os.UserHomeDir()
-	hidden := append([]string{j.pool.cfg.DataDir, home}, j.pool.cfg.SandboxHide...)
-	return BuildTools{{Path: path}}.CheckVisible(hidden...) == nil
+	hidden := append(append([]string{j.pool.cfg.DataDir, home}, publicTmp...), j.pool.cfg.SandboxHide...)
+	paths := BuildTools{{Path: path}}
+	if real, err := filepath.EvalSymlinks(path); err == nil && real != path {
+		paths = append(paths, ToolEntry{Path: real})
+	}
+	return paths.CheckVisible(hidden...) == nil
+}
+
+// lookTool finds a tool's executable for build commands (config-2026.md
+// §C4.2, E16): the first one named name on docsd's own PATH, then on the
+// build PATH, that build commands can see. One that lives only under
+// /tmp, /root, /run, HOME or the data directory counts as missing, so
+// that leftovers there (a test machine's, a user's own install) never
+// satisfy build.tools: the sandbox hides them.
+func (j *job) lookTool(name string) (string, bool) {
+	for _, dir := range append(filepath.SplitList(os.Getenv("PATH")), filepath.SplitList(systemPath)...) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 && j.visible(p) {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // pythonCandidates are §C4.2's Python X.Y candidates after build_tools.
@@ -143,7 +167,7 @@ func (j *job) resolveConda(ctx context.Context, want string) resolution {
 		names = []string{"mamba", "conda", "micromamba"}
 	}
 	for _, n := range names {
-		if p, err := j.pool.lookPath(n); err == nil && j.visible(p) {
+		if p, ok := j.lookTool(n); ok {
 			return resolution{path: p, version: probeVersion(ctx, "conda", p, "")}
 		}
 	}
@@ -158,7 +182,7 @@ var condaNames = []string{"conda", "mamba", "micromamba"}
 // without one the build fails naming what is missing.
 func (j *job) condaExe() (string, error) {
 	for _, n := range condaNames {
-		if p, err := j.pool.lookPath(n); err == nil && j.visible(p) {
+		if p, ok := j.lookTool(n); ok {
 			return p, nil
 		}
 	}

@@ -2,7 +2,10 @@ package builder
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -65,5 +68,97 @@ func TestResolveTools(t *testing.T) {
 	j.pool.cfg.BuildToolsStrict = true
 	if r := j.resolveTool(ctx, "nodejs", "14"); r.failure == nil || !strings.HasSuffix(r.failure.Error(), "("+node+"), not Node.js 14.") {
 		t.Errorf("nodejs 14, strict: %+v", r)
+	}
+}
+
+// TestToolsOnDocsdPath checks config-2026.md §C4.2 and E16 with real
+// executables on docsd's own PATH: a tool there gives a substitution note
+// (or is used as is when it matches), and one that lives only under /tmp
+// (or links there) counts as missing, like one under /root, /run, HOME
+// or the data directory, which the sandbox hides. conda flavours find
+// conda, mamba or micromamba the same way, and so does a uv install entry.
+func TestToolsOnDocsdPath(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	visible, err := os.MkdirTemp(wd, ".tools-") // under the source tree: not hidden
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(visible) })
+	hidden := t.TempDir() // under /tmp
+	linked := filepath.Join(wd, filepath.Base(visible)+"-links")
+	if err := os.Mkdir(linked, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(linked) })
+	scripts := map[string]string{"ruby": "echo 'ruby 3.4.1 (2024-12-25 revision 48d4efcb85) +PRISM [x86_64-linux]'",
+		"micromamba": "echo 2.0.5", "uv": "echo 'uv 0.5.0'"}
+	for name, body := range scripts {
+		if _, err := os.Stat(filepath.Join("/usr/bin", name)); err == nil {
+			t.Skipf("this machine has %s on the build PATH", name)
+		}
+		for _, dir := range []string{visible, hidden} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Symlink(filepath.Join(hidden, name), filepath.Join(linked, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	j := &job{pool: &Pool{cfg: Config{BuildPython: "/usr/bin/python3", DataDir: t.TempDir()}}}
+	for _, tc := range []struct {
+		name, dir, tool, want string
+		note, failure         string
+	}{
+		{"substituted", visible, "ruby", "3.3", "Ruby 3.3 is not installed on this server; Ruby 3.4.1 (" + visible + "/ruby) is used instead.", ""},
+		{"matching", visible, "ruby", "3.4", "", ""},
+		{"under /tmp", hidden, "ruby", "3.3", "", `build.tools.ruby "3.3": Ruby is not installed on this server.`},
+		{"linked to /tmp", linked, "ruby", "latest", "", `build.tools.ruby "latest": Ruby is not installed on this server.`},
+		{"micromamba", visible, "python", "miniforge3-latest", "", ""},
+		{"micromamba under /tmp", hidden, "python", "mambaforge-latest", "", `build.tools.python "mambaforge-latest": conda is not installed on this server.`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("PATH", tc.dir+":"+os.Getenv("PATH"))
+			r := j.resolveTool(ctx, tc.tool, tc.want)
+			if got := fmt.Sprint(r.failure); (tc.failure == "" && r.failure != nil) || (tc.failure != "" && got != tc.failure) {
+				t.Fatalf("failure %v, want %q", r.failure, tc.failure)
+			}
+			if r.note != tc.note {
+				t.Errorf("note %q, want %q", r.note, tc.note)
+			}
+			if tc.failure == "" && filepath.Dir(r.path) != tc.dir {
+				t.Errorf("path %q, want one in %s", r.path, tc.dir)
+			}
+		})
+	}
+	t.Run("uv", func(t *testing.T) {
+		t.Setenv("PATH", visible+":"+os.Getenv("PATH"))
+		if p, err := j.uvPath(); err != nil || p != filepath.Join(visible, "uv") {
+			t.Errorf("uvPath = %q, %v", p, err)
+		}
+	})
+	t.Run("uv under /tmp", func(t *testing.T) {
+		t.Setenv("PATH", hidden+":"+os.Getenv("PATH"))
+		if _, err := j.uvPath(); fmt.Sprint(err) != `python.install method "uv": uv is not installed on this server.` {
+			t.Errorf("uvPath err = %v", err)
+		}
+	})
+}
+
+// TestCondaCreateArgv checks the command that creates a conda
+// environment with each implementation docsd runs.
+func TestCondaCreateArgv(t *testing.T) {
+	for _, tc := range []struct{ exe, want string }{
+		{"/opt/conda/bin/conda", "/opt/conda/bin/conda env create --quiet --name latest --file environment.yml"},
+		{"/usr/local/bin/mamba", "/usr/local/bin/mamba env create --quiet --name latest --file environment.yml"},
+		{"/usr/local/bin/micromamba", "/usr/local/bin/micromamba env create --yes --prefix /data/conda/p/latest --file environment.yml"},
+	} {
+		if got := strings.Join(condaCreateArgv(tc.exe, "/data/conda/p/latest", "latest", "environment.yml"), " "); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.exe, got, tc.want)
+		}
 	}
 }

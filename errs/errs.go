@@ -277,3 +277,15 @@ func BadChoice(value string) string { return fmt.Sprintf(MsgBadChoiceFormat, val
 func FilterChoice(value string) string {
 	return fmt.Sprintf("Select a valid choice. %s is not one of the available choices.", value)
 }
+
+// MsgNotInteger is Read the Docs' message for an integer field given
+// something else (api-2026.md §A2.1 position).
+const MsgNotInteger = "A valid integer is required."
+
+// AtLeast is the message of an integer field below its minimum n.
+func AtLeast(n int64) string {
+	return fmt.Sprintf("Ensure this value is greater than or equal to %d.", n)
+}
+
+// AtMost is the message of an integer field above its maximum n.
+func AtMost(n int64) string { return fmt.Sprintf("Ensure this value is less than or equal to %d.", n) }

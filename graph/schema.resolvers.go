@@ -82,16 +82,27 @@ func (r *buildResolver) DocsURL(ctx context.Context, obj *store.Build) (string, 
 	return r.versionDocsURL(ctx, v)
 }
 
+// Urls is the resolver for the urls field.
+func (r *buildResolver) Urls(ctx context.Context, obj *store.Build) (*BuildUrls, error) {
+	p, v, err := r.buildProjectVersion(ctx, obj)
+	if err != nil {
+		return nil, err
+	}
+	u := r.Settings.URLs
+	return &BuildUrls{Build: u.BuildPage(p.Slug, obj.ID), Project: u.ProjectHome(p.Slug), Version: u.VersionPage(p.Slug, v.Slug)}, nil
+}
+
+// ReadthedocsYamlPath is the resolver for the readthedocsYamlPath field.
+func (r *buildResolver) ReadthedocsYamlPath(ctx context.Context, obj *store.Build) (*string, error) {
+	return obj.ConfigPath, nil
+}
+
 // CommitURL is the resolver for the commitUrl field.
 func (r *buildResolver) CommitURL(ctx context.Context, obj *store.Build) (*string, error) {
 	if obj.Commit == nil {
 		return nil, nil
 	}
-	p, err := r.loaders(ctx).projectByID.Load(ctx, obj.ProjectID)
-	if err != nil {
-		return nil, err
-	}
-	v, err := r.loaders(ctx).versionByID.Load(ctx, obj.VersionID)
+	p, v, err := r.buildProjectVersion(ctx, obj)
 	if err != nil {
 		return nil, err
 	}
@@ -563,6 +574,7 @@ func (r *projectResolver) AdminFields(ctx context.Context, obj *store.Project) (
 		PythonInterpreter: obj.PythonInterpreter, UseSystemPackages: obj.UseSystemPackages,
 		ExternalBuildsEnabled: obj.ExternalBuildsEnabled, BuildTimeLimit: convPtr(obj.BuildTimeLimit),
 		VersionPrivacyLevel: obj.VersionPrivacyLevel, AddonsEnabled: obj.AddonsEnabled,
+		AnalyticsDisabled: obj.AnalyticsDisabled,
 	}, nil
 }
 
@@ -751,6 +763,16 @@ func (r *versionResolver) Ref(ctx context.Context, obj *store.Version) (*string,
 	return r.stableRef(ctx, obj.ProjectID)
 }
 
+// Aliases is the resolver for the aliases field.
+func (r *versionResolver) Aliases(ctx context.Context, obj *store.Version) ([]*store.Version, error) {
+	return r.versionAliases(ctx, obj)
+}
+
+// DocumentationType is the resolver for the documentationType field.
+func (r *versionResolver) DocumentationType(ctx context.Context, obj *store.Version) (string, error) {
+	return r.versionDocumentationType(ctx, obj)
+}
+
 // Downloads is the resolver for the downloads field.
 func (r *versionResolver) Downloads(ctx context.Context, obj *store.Version) (*Downloads, error) {
 	p, err := r.loaders(ctx).projectByID.Load(ctx, obj.ProjectID)
@@ -785,7 +807,12 @@ func (r *versionResolver) Urls(ctx context.Context, obj *store.Version) (*Versio
 	if err != nil {
 		return nil, err
 	}
-	return &VersionUrls{Documentation: docs, Vcs: vcs}, nil
+	p, err := r.loaders(ctx).projectByID.Load(ctx, obj.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	edit := r.Settings.URLs.VersionPage(p.Slug, obj.Slug)
+	return &VersionUrls{Documentation: docs, Vcs: vcs, Dashboard: &VersionDashboardUrls{Edit: edit}}, nil
 }
 
 // LastBuild is the resolver for the lastBuild field.

@@ -13,6 +13,7 @@ import (
 	"docsd/errs"
 	"docsd/graph"
 	"docsd/ratelimit"
+	"docsd/slashredirect"
 )
 
 // The search endpoints (reader.md R.6.5–R.6.7). Each is served on /api/
@@ -73,20 +74,15 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request, kind search
 			return
 		}
 	}
+	if noSlash {
+		slashredirect.Answer(w, r)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
 		writeJSON(w, r, http.StatusMethodNotAllowed, map[string]string{
 			"detail": fmt.Sprintf("Method %q not allowed.", strings.ToUpper(r.Method)),
 		})
-		return
-	}
-	if noSlash {
-		u := r.URL.EscapedPath() + "/"
-		if r.URL.RawQuery != "" {
-			u += "?" + r.URL.RawQuery
-		}
-		h.Set("Location", u)
-		w.WriteHeader(http.StatusMovedPermanently)
 		return
 	}
 	ctx, ok := s.searchReader(w, r, kind, docsHost)

@@ -16,6 +16,7 @@ import (
 	"docsd/errs"
 	"docsd/graph"
 	"docsd/ratelimit"
+	"docsd/slashredirect"
 )
 
 // The v3 API (behavior.md §1, §3, §4). Every request goes through the
@@ -163,29 +164,12 @@ func (s *Server) v3Handler() http.Handler {
 }
 
 // v3NoRoute answers a path no route matches: a path that lacks only its
-// trailing slash is redirected for reads and refused for writes
-// (behavior.md §3.7); anything else is 404.
+// trailing slash gets the answer of package slashredirect (api-2026.md
+// §A5); anything else is 404.
 func (s *Server) v3NoRoute(w http.ResponseWriter, r *http.Request, router *mux.Router) {
-	if !strings.HasSuffix(r.URL.Path, "/") {
-		slashed := r.Clone(r.Context())
-		slashed.URL.Path += "/"
-		slashed.URL.RawPath = ""
-		var m mux.RouteMatch
-		if router.Match(slashed, &m) && m.MatchErr == nil {
-			target := r.URL.EscapedPath() + "/"
-			if r.Method == http.MethodGet || r.Method == http.MethodHead {
-				if r.URL.RawQuery != "" {
-					target += "?" + r.URL.RawQuery
-				}
-				w.Header().Set("Location", target)
-				w.WriteHeader(http.StatusMovedPermanently)
-				return
-			}
-			writeJSON(w, r, http.StatusBadRequest, map[string]any{
-				"detail": "The URL must end with a slash: send " + r.Method + " to " + target + ".",
-			})
-			return
-		}
+	if slashredirect.MissesSlash(r, slashredirect.MuxMatches(router)) {
+		slashredirect.Answer(w, r)
+		return
 	}
 	writeNotFound(w, r)
 }

@@ -198,14 +198,25 @@ func TestConfPyDiscovery(t *testing.T) {
 // files beyond the era tables: later Pythons under the default image and
 // install paths written with pip extras.
 func TestConfig2019Accepts(t *testing.T) {
-	for _, tc := range []struct {
-		name, yaml, want string
-	}{
+	type accept struct{ name, yaml, want string }
+	var later []accept
+	// Every later Python, quoted, under the default image and `latest`
+	// (issue 9 wins over config-2026.md E17's era message), and the
+	// numbers YAML reads as themselves.
+	for _, v := range []string{"3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14"} {
+		later = append(later, accept{"python \"" + v + "\" default image", "version: 2\npython:\n  version: \"" + v + "\"\n", `"version":` + v},
+			accept{"python \"" + v + "\" latest image", "version: 2\nbuild:\n  image: latest\npython:\n  version: \"" + v + "\"\n", `"version":` + v})
+		if v != "3.10" {
+			later = append(later, accept{"python " + v + " unquoted", "version: 2\nbuild:\n  image: latest\npython:\n  version: " + v + "\n", `"version":` + v})
+		}
+	}
+	for _, tc := range append(later, []accept{
 		{"python 3.8 default image", "version: 2\npython:\n  version: 3.8\n", `"version":3.8`},
+		{"v1 python 3.9", "python:\n  version: 3.9\n", `"version":3.9`},
 		{"python \"3.12\" latest image", "version: 2\nbuild: {image: latest}\npython:\n  version: \"3.12\"\n", `"version":3.12`},
 		{"python \"3.10\"", "version: 2\npython:\n  version: \"3.10\"\n", `"version":3.10`},
 		{"extras path", "version: 2\npython:\n  install:\n    - method: pip\n      path: .[docs]\n", `"path":".[docs]"`},
-	} {
+	}...) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := load(t, map[string]string{".readthedocs.yaml": tc.yaml, "docs/conf.py": ""})
 			if err != nil {

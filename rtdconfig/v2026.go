@@ -15,6 +15,10 @@ type Current struct {
 	Jobs     map[string][]string
 	Commands []string
 	Search   Search
+	// ConfPy is the conf.py every default Sphinx step uses (HTML and the
+	// htmlzip, pdf and epub formats alike): sphinx.configuration, or the
+	// file discovery found; "" when no default Sphinx step runs.
+	ConfPy string
 }
 
 // Tool is one `build.tools` entry; FullVersion and Path are filled when
@@ -86,12 +90,22 @@ func config2026(in Input, file string, raw *Map) (*Config, error) {
 	return v.c, nil
 }
 
-// discoverConfPy finds conf.py when the default Sphinx HTML builder will
-// run without a configured one (§C5 step 6): behavior.md §7.4's cases
-// 1–3; none found fails (no generated default project).
+// discoverConfPy finds conf.py when a default Sphinx step (HTML, or a
+// format of `formats` without its build.jobs.build override) will run
+// without a configured one (§C5 step 6): behavior.md §7.4's cases 1–3;
+// none found fails (no generated default project), for the formats as
+// for HTML. The stored sphinx.configuration gets the discovered file only
+// when the default HTML builder runs (§C8).
 func (v *v26) discoverConfPy() error {
+	if !IsSphinx(v.c.Doctype) {
+		return nil
+	}
+	if c := v.c.Sphinx.Configuration; c != nil {
+		v.c.Current.ConfPy = *c
+		return nil
+	}
 	_, htmlJob := v.c.Current.Jobs["build.html"]
-	if !IsSphinx(v.c.Doctype) || htmlJob || v.c.Sphinx.Configuration != nil {
+	if htmlJob && !v.defaultSphinxFormat() {
 		return nil
 	}
 	conf, err := DiscoverConfPy(v.in.Ckout, v.in.Project.ConfPyFile)
@@ -101,8 +115,22 @@ func (v *v26) discoverConfPy() error {
 	if conf == "" {
 		return fail(IDConfPyNotFound, MsgConfPyNotFound)
 	}
-	v.c.Sphinx.Configuration = &conf
+	v.c.Current.ConfPy = conf
+	if !htmlJob {
+		v.c.Sphinx.Configuration = &conf
+	}
 	return nil
+}
+
+// defaultSphinxFormat reports whether a format of `formats` is built by
+// Sphinx's default step: it has no build.jobs.build override.
+func (v *v26) defaultSphinxFormat() bool {
+	for _, f := range v.c.Formats {
+		if _, given := v.c.Current.Jobs["build."+f]; !given {
+			return true
+		}
+	}
+	return false
 }
 
 // v26 is the validation of one 2026-rule file.

@@ -253,3 +253,51 @@ func TestYAML11Booleans(t *testing.T) {
 		t.Errorf("config %+v, %v; want fail_on_warning and recursive true", c, err)
 	}
 }
+
+// TestConfig2026ConfPyForFormats checks that the default htmlzip, pdf and
+// epub steps get their conf.py the way the HTML step does (§C5 step 6):
+// configured, else discovered, and that discovery fails alike when no
+// conf.py exists. The stored sphinx.configuration names a discovered file
+// only when the default HTML builder runs (§C8).
+func TestConfig2026ConfPyForFormats(t *testing.T) {
+	const head = "version: 2\nbuild:\n  os: ubuntu-24.04\n  tools: {python: \"3\"}\n"
+	const htmlJob = "  jobs:\n    build:\n      html: [\"mkdir -p $READTHEDOCS_OUTPUT/html\"]\n"
+	// A sphinx key keeps the Sphinx doctype with an html job (§C2).
+	const sphinx = "sphinx: {fail_on_warning: false}\n"
+	for _, tc := range []struct {
+		name, yaml string
+		files      []string
+		confPy     string // Current.ConfPy
+		stored     string // fragment of the stored config
+		err        string
+	}{
+		{"default html", head, []string{"docs/conf.py"}, "docs/conf.py", `"configuration":"docs/conf.py"`, ""},
+		{"configured", head + "formats: [epub]\nsphinx: {configuration: doc/src/conf.py}\n", []string{"docs/conf.py"}, "doc/src/conf.py", `"configuration":"doc/src/conf.py"`, ""},
+		{"html job, default epub", head + htmlJob + "formats: [epub]\n" + sphinx, []string{"docs/conf.py"}, "docs/conf.py", `"configuration":null`, ""},
+		{"html job, formats all", head + htmlJob + "formats: all\n" + sphinx, []string{"book/conf.py"}, "book/conf.py", `"configuration":null`, ""},
+		{"html and epub jobs", head + htmlJob + "      epub: [\"true\"]\nformats: [epub]\n" + sphinx, nil, "", `"configuration":null`, ""},
+		{"html job, no formats", head + htmlJob + sphinx, nil, "", `"configuration":null`, ""},
+		{"html job, generic", head + htmlJob + "formats: [epub]\n", nil, "", `"doctype":"generic"`, ""},
+		{"html job, default pdf, no conf.py", head + htmlJob + "formats: [pdf]\n" + sphinx, nil, "", "", MsgConfPyNotFound},
+		{"default html, no conf.py", head, nil, "", "", MsgConfPyNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := load2026(t, tc.yaml, tc.files...)
+			if tc.err != "" {
+				if e, ok := AsError(err); !ok || e.Msg != tc.err || e.ID != IDConfPyNotFound {
+					t.Fatalf("err = %v, want %q (%s)", err, tc.err, IDConfPyNotFound)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Current.ConfPy != tc.confPy {
+				t.Errorf("ConfPy = %q, want %q", c.Current.ConfPy, tc.confPy)
+			}
+			if !strings.Contains(c.JSON(), tc.stored) {
+				t.Errorf("stored config %s lacks %s", c.JSON(), tc.stored)
+			}
+		})
+	}
+}
