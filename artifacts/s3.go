@@ -580,3 +580,73 @@ func (d *s3Dir) ReadDir(n int) ([]fs.DirEntry, error) {
 	}
 	return entries, err
 }
+
+// ForgetAll cleans this node's whole cache of trees that are no longer
+// current (after signals may have been lost).
+func (s *S3) ForgetAll(ctx context.Context) {
+	entries, _ := os.ReadDir(s.cache)
+	for _, e := range entries {
+		s.Forget(ctx, e.Name(), "")
+	}
+}
+
+// archiveKey is the object of an upload archive's key.
+func (s *S3) archiveKey(key string) (string, error) {
+	if !fs.ValidPath(key) || key == "." {
+		return "", errs.E(errs.Invalid, "artifacts", "invalid archive key")
+	}
+	return s.Prefix + "uploads/" + key, nil
+}
+
+// PresignArchivePost returns an S3 presigned POST (URL and form fields)
+// that stores one application/zip archive of 1 to maxSize bytes at key,
+// valid for ttl (api-2026.md §A4.5, S3 storage).
+func (s *S3) PresignArchivePost(ctx context.Context, key string, maxSize int64, ttl time.Duration) (string, map[string]string, error) {
+	object, err := s.archiveKey(key)
+	if err != nil {
+		return "", nil, err
+	}
+	p := minio.NewPostPolicy()
+	for _, err := range []error{p.SetBucket(s.Bucket), p.SetKey(object), p.SetExpires(time.Now().UTC().Add(ttl)),
+		p.SetContentType("application/zip"), p.SetContentLengthRange(1, maxSize)} {
+		if err != nil {
+			return "", nil, errs.Wrap(errs.Internal, "artifacts.PresignArchivePost", err)
+		}
+	}
+	u, fields, err := s.Client.PresignedPostPolicy(ctx, p)
+	if err != nil {
+		return "", nil, errs.Wrap(errs.Internal, "artifacts.PresignArchivePost", err)
+	}
+	return u.String(), fields, nil
+}
+
+// ArchiveExists reports whether an archive is stored at key.
+func (s *S3) ArchiveExists(ctx context.Context, key string) (bool, error) {
+	object, err := s.archiveKey(key)
+	if err != nil {
+		return false, err
+	}
+	_, err = s.Client.StatObject(ctx, s.Bucket, object, minio.StatObjectOptions{})
+	if err = s3Error("artifacts.ArchiveExists", err); errs.Is(err, errs.NotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// RemoveArchive deletes the archive at key, if any.
+func (s *S3) RemoveArchive(ctx context.Context, key string) error {
+	object, err := s.archiveKey(key)
+	if err != nil {
+		return err
+	}
+	return errs.Wrap(errs.Internal, "artifacts.RemoveArchive", s.Client.RemoveObject(ctx, s.Bucket, object, minio.RemoveObjectOptions{}))
+}
+
+// FetchArchive copies the archive at key to the local file dst.
+func (s *S3) FetchArchive(ctx context.Context, key, dst string) error {
+	object, err := s.archiveKey(key)
+	if err != nil {
+		return err
+	}
+	return s3Error("artifacts.FetchArchive", s.Client.FGetObject(ctx, s.Bucket, object, dst, minio.GetObjectOptions{}))
+}

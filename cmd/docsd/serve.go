@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"docsd/graph/graphiql"
 	"docsd/hosting"
 	"docsd/metrics"
+	"docsd/notify"
 	"docsd/rest"
 	"docsd/search"
 	"docsd/store"
@@ -30,7 +30,8 @@ import (
 type app struct {
 	settings  Settings
 	store     *store.Store
-	artifacts *artifacts.Local
+	artifacts artifacts.Backend
+	notifier  notify.Notifier
 	resolver  *graph.Resolver
 	executor  *graph.Executor
 	pool      *builder.Pool
@@ -60,16 +61,21 @@ func (c *command) open(ctx context.Context) (*app, error) {
 
 // wire builds the app over an open store (tests wire stores of their own).
 func (c *command) wire(s *store.Store) (*app, error) {
-	arts, err := artifacts.NewLocal(filepath.Join(c.settings.DataDir, "artifacts"))
-	if err != nil {
-		return nil, err
-	}
 	sealer, err := c.settings.sealer()
 	if err != nil {
 		return nil, err
 	}
 	s.UseSealer(sealer)
-	a := &app{settings: c.settings, store: s, artifacts: arts, logger: c.logger}
+	a := &app{settings: c.settings, store: s, logger: c.logger}
+	if a.notifier, err = a.newNotifier(); err != nil {
+		return nil, err
+	}
+	arts, err := a.newArtifacts()
+	if err != nil {
+		a.notifier.Close()
+		return nil, err
+	}
+	a.artifacts = arts
 	a.metrics = metrics.New(s, versionString(), c.logger)
 	a.searchParts()
 	a.uploads = a.newUploads()
@@ -86,7 +92,7 @@ func (c *command) wire(s *store.Store) (*app, error) {
 			Uploads:             a.uploads.graph,
 		},
 		Hooks: graph.Hooks{
-			BuildQueued: a.pool.Wake,
+			BuildQueued: a.buildQueued,
 			ProjectDeleted: func(ctx context.Context, slug string) {
 				if err := arts.RemoveProject(ctx, slug); err != nil {
 					a.logger.ErrorContext(ctx, "removing hosted files", "project", slug, "err", err)
@@ -98,6 +104,10 @@ func (c *command) wire(s *store.Store) (*app, error) {
 		},
 	}
 	a.executor = graph.NewExecutor(a.resolver)
+	if err := a.subscribe(); err != nil {
+		a.notifier.Close()
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -105,7 +115,10 @@ func (a *app) urls() docsurl.Config {
 	return docsurl.Config{PublicURL: a.settings.PublicURL, DocsDomain: a.settings.DocsDomain, DocsScheme: a.settings.DocsScheme}
 }
 
-func (a *app) close() { a.store.Close() }
+func (a *app) close() {
+	a.notifier.Close()
+	a.store.Close()
+}
 
 // handler routes every HTTP request docsd answers.
 func (a *app) handler() http.Handler {
