@@ -167,11 +167,25 @@ func (p *Postgres) Notify(ctx context.Context, channel, payload string) error {
 	return err
 }
 
-// Subscribe implements Notifier.
+// listenWait bounds how long Subscribe waits for the database: a node
+// that starts while PostgreSQL is down still starts (and answers 503), and
+// listens once the connection is up.
+const listenWait = 5 * time.Second
+
+// Subscribe implements Notifier. It returns once the node listens on
+// channel, or after listenWait when the database does not answer; the
+// listening then starts when the connection comes up.
 func (p *Postgres) Subscribe(channel string, fn func(string)) error {
 	p.local.Subscribe(channel, fn)
-	if err := p.listener.Listen(channel); err != nil && err != pq.ErrChannelAlreadyOpen {
-		return err
+	done := make(chan error, 1)
+	go func() { done <- p.listener.Listen(channel) }()
+	select {
+	case err := <-done:
+		if err != nil && err != pq.ErrChannelAlreadyOpen {
+			return err
+		}
+	case <-time.After(listenWait):
+		p.logger.Warn("the database does not answer yet: listening once it does", "channel", channel)
 	}
 	return nil
 }

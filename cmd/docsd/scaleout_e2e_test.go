@@ -210,3 +210,25 @@ func startWorker(t *testing.T, dataDir string, flags ...string) *bytes.Buffer {
 	})
 	return &log
 }
+
+// TestReadyzChecksTheBucket: with artifacts on S3, /readyz is 200 only
+// while the bucket answers.
+func TestReadyzChecksTheBucket(t *testing.T) {
+	bucket := artifactstest.StartS3(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", bucket.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", bucket.SecretKey)
+	for _, tc := range []struct {
+		name, url, want string
+		status          int
+	}{
+		{"bucket", bucket.URL("docsd"), `"storage":"ok"`, 200},
+		{"missing bucket", "s3://no-such-bucket/docsd", `"storage":"unavailable"`, 503},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, srv := testApp(t, storetest.Open(t, store.SQLite), "--artifacts-url", tc.url, "--s3-endpoint", bucket.Endpoint)
+			if resp, body := get(t, srv.URL+"/readyz", ""); resp.StatusCode != tc.status || !strings.Contains(body, tc.want) {
+				t.Errorf("/readyz: %d %s, want %d with %s", resp.StatusCode, body, tc.status, tc.want)
+			}
+		})
+	}
+}
