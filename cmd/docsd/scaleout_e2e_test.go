@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"docsd/artifacts/artifactstest"
+	"docsd/notify"
 	"docsd/store"
 	"docsd/storetest"
 )
@@ -230,5 +231,41 @@ func TestReadyzChecksTheBucket(t *testing.T) {
 				t.Errorf("/readyz: %d %s, want %d with %s", resp.StatusCode, body, tc.status, tc.want)
 			}
 		})
+	}
+}
+
+// TestTriggerOnOneNodeSignalsTheOthers: on PostgreSQL, a build queued
+// through node A (an import) reaches the docsd_build_queued subscribers of
+// another node at once, which wake their workers on it, rather than at
+// their next poll.
+func TestTriggerOnOneNodeSignalsTheOthers(t *testing.T) {
+	url := storetest.DatabaseURL(t, store.Postgres)
+	if code, _, errOut := docsd(t, "migrate", "--database-url", url); code != 0 {
+		t.Fatalf("docsd migrate: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := docsd(t, "user", "create", "alice", "--database-url", url)
+	if code != 0 {
+		t.Fatalf("docsd user create: exit %d: %s", code, errOut)
+	}
+	open := func() *store.Store {
+		s, err := store.Open(t.Context(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	_, a := testApp(t, open(), "--database-url", url, "--allow-local-repos", "--build-workers", "0")
+	other, _ := testApp(t, open(), "--database-url", url)
+	woken := make(chan struct{}, 8)
+	if err := other.notifier.Subscribe(notify.BuildQueued, func(string) { woken <- struct{}{} }); err != nil {
+		t.Fatal(err)
+	}
+	srv := &e2eServer{url: a.URL, token: strings.TrimSpace(out)}
+	srv.importProject(t, "demo", gitRepo(t, repoFiles("Demo")), "en")
+	select {
+	case <-woken:
+	case <-time.After(30 * time.Second): // a deadline for a hung run, not a measure
+		t.Fatal("the other node got no docsd_build_queued signal")
 	}
 }
