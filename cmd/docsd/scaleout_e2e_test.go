@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -97,6 +98,14 @@ func TestScaleOutEndToEnd(t *testing.T) {
 		}
 		if status, loc, _ := sameOnBoth(t, "/docs/scale/en/latest/install"); status != 302 || loc != public+"/docs/scale/en/latest/install/" {
 			t.Errorf("directory redirect: %d %q", status, loc)
+		}
+	})
+
+	t.Run("SearchIndexedFromTheBucket", func(t *testing.T) {
+		// The worker indexed the published tree, read back from S3.
+		status, _, body := sameOnBoth(t, "/api/v3/search/?q="+url.QueryEscape("project:scale/latest guide"))
+		if status != 200 || !strings.Contains(body, `"title":"Scale: guide","path":"/docs/scale/en/latest/guide.html"`) {
+			t.Errorf("search: %d %s", status, body)
 		}
 	})
 
