@@ -10,6 +10,7 @@ import (
 	"database/sql"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lib/pq"
@@ -112,6 +113,7 @@ type Postgres struct {
 	logger   *slog.Logger
 	done     chan struct{}
 	once     sync.Once
+	down     atomic.Bool // a Subscribe found the database not answering
 }
 
 // NewPostgres connects to the database at dsn for notifications.
@@ -173,8 +175,9 @@ func (p *Postgres) Notify(ctx context.Context, channel, payload string) error {
 const listenWait = 5 * time.Second
 
 // Subscribe implements Notifier. It returns once the node listens on
-// channel, or after listenWait when the database does not answer; the
-// listening then starts when the connection comes up.
+// channel, or after listenWait when the database does not answer (at once
+// when an earlier Subscribe found it so); the listening then starts when
+// the connection comes up.
 func (p *Postgres) Subscribe(channel string, fn func(string)) error {
 	p.local.Subscribe(channel, fn)
 	done := make(chan error, 1)
@@ -184,10 +187,18 @@ func (p *Postgres) Subscribe(channel string, fn func(string)) error {
 		if err != nil && err != pq.ErrChannelAlreadyOpen {
 			return err
 		}
-	case <-time.After(listenWait):
+	case <-time.After(p.wait()):
+		p.down.Store(true)
 		p.logger.Warn("the database does not answer yet: listening once it does", "channel", channel)
 	}
 	return nil
+}
+
+func (p *Postgres) wait() time.Duration {
+	if p.down.Load() {
+		return 0
+	}
+	return listenWait
 }
 
 // Close implements Notifier.
