@@ -47,7 +47,12 @@ type env struct {
 
 func newEnv(tb testing.TB, d store.Dialect, sc benchdata.Scale) *env {
 	tb.Helper()
-	url := storetest.DatabaseURL(tb, d)
+	return newEnvAt(tb, storetest.DatabaseURL(tb, d), sc)
+}
+
+// newEnvAt is newEnv on the empty database at url.
+func newEnvAt(tb testing.TB, url string, sc benchdata.Scale) *env {
+	tb.Helper()
 	if err := benchdata.Generate(tb.Context(), url, sc); err != nil {
 		tb.Fatal(err)
 	}

@@ -73,20 +73,19 @@ var Start = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 // order, so that v3's sorting is measured.
 const Config = `{"version": 2, "formats": ["pdf", "epub"], "build": {"tools": {"python": "3.12"}, "os": "ubuntu-24.04"}, "sphinx": {"configuration": "docs/conf.py", "fail_on_warning": false}, "python": {"install": [{"requirements": "docs/requirements.txt"}]}}`
 
-// Open opens a database/sql handle on the database at databaseURL (as
-// store.Open takes it) with the connection settings docsd uses, so that
-// times are written and read in docsd's form.
-func Open(databaseURL string) (*sql.DB, store.Dialect, error) {
+// DSN returns the database/sql driver name and data source name of the
+// database at databaseURL (as store.Open takes it), with the connection
+// settings docsd uses, so that times are written and read in docsd's form.
+func DSN(databaseURL string) (driver, dsn string, d store.Dialect, err error) {
 	if strings.HasPrefix(databaseURL, "postgres://") || strings.HasPrefix(databaseURL, "postgresql://") {
 		u, err := url.Parse(databaseURL)
 		if err != nil {
-			return nil, "", err
+			return "", "", "", err
 		}
 		q := u.Query()
 		q.Set("timezone", "UTC")
 		u.RawQuery = q.Encode()
-		db, err := sql.Open("postgres", u.String())
-		return db, store.Postgres, err
+		return "postgres", u.String(), store.Postgres, nil
 	}
 	path := strings.TrimPrefix(strings.TrimPrefix(databaseURL, "sqlite://"), "file:")
 	if i := strings.IndexByte(path, '?'); i >= 0 {
@@ -98,8 +97,18 @@ func Open(databaseURL string) (*sql.DB, store.Dialect, error) {
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Set("_time_format", "sqlite")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
-	return db, store.SQLite, err
+	return "sqlite", "file:" + path + "?" + q.Encode(), store.SQLite, nil
+}
+
+// Open opens a database/sql handle on the database at databaseURL, as DSN
+// describes it.
+func Open(databaseURL string) (*sql.DB, store.Dialect, error) {
+	driver, dsn, d, err := DSN(databaseURL)
+	if err != nil {
+		return nil, "", err
+	}
+	db, err := sql.Open(driver, dsn)
+	return db, d, err
 }
 
 // Generate migrates the empty database at databaseURL and fills it at
@@ -155,6 +164,8 @@ type batch struct {
 	width int
 	rows  int
 	args  []any
+	// parents are flushed before this batch: its rows refer to theirs.
+	parents []*batch
 }
 
 func (g *gen) batch(table, cols string) *batch {
@@ -176,6 +187,11 @@ func (b *batch) add(args ...any) error {
 func (b *batch) flush() error {
 	if b.rows == 0 {
 		return nil
+	}
+	for _, p := range b.parents {
+		if err := p.flush(); err != nil {
+			return err
+		}
 	}
 	var q strings.Builder
 	q.WriteString(b.head)
@@ -248,6 +264,8 @@ func (g *gen) all() error {
 	projects := g.batch("projects", "id, name, slug, language, programming_language, repo, repo_type, homepage, default_version, default_branch, tags, created, modified")
 	maint := g.batch("project_users", "id, project_id, user_id")
 	versions := g.batch("versions", "id, project_id, slug, verbose_name, identifier, type, active, built, machine, privacy_level, has_pdf, has_epub, has_htmlzip, hidden, created")
+	maint.parents = []*batch{projects}
+	versions.parents = []*batch{projects}
 	perProject := max(sc.Versions/sc.Projects, 1)
 	var vid, mid int64
 	projectVersions := make([][]version, sc.Projects+1)
@@ -315,6 +333,7 @@ func (g *gen) all() error {
 	// Builds, newest last, and their commands.
 	builds := g.batch("builds", "id, project_id, version_id, type, state, created, started, finished_at, success, error, exit_code, commit_hash, length, config, version_name, version_type")
 	commands := g.batch("build_commands", "id, build_id, command, description, output, exit_code, start_time, end_time")
+	commands.parents = []*batch{builds}
 	perProjectBuilds := max(sc.Builds/sc.Projects, 1)
 	var bid, cid int64
 	for i := 1; i <= sc.Projects; i++ {
