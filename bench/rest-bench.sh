@@ -76,7 +76,8 @@ for db in $DATABASES; do
 	case $db in
 	sqlite) url="$work/bench.db" ;;
 	postgres)
-		psql "$POSTGRES_URL/postgres?sslmode=disable" -qc "DROP DATABASE IF EXISTS $pgdb" -c "CREATE DATABASE $pgdb" >/dev/null
+		psql "$POSTGRES_URL/postgres?sslmode=disable" -q -c "SET client_min_messages = warning" \
+			-c "DROP DATABASE IF EXISTS $pgdb" -c "CREATE DATABASE $pgdb" >/dev/null
 		url="$POSTGRES_URL/$pgdb?sslmode=disable"
 		;;
 	*) echo "rest-bench: unknown database $db" >&2; exit 1 ;;
