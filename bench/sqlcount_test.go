@@ -27,7 +27,9 @@ var overFloor = map[string]bool{
 }
 
 // TestSQLStatementsPerRequest counts the SQL statements docsd and the floor
-// run for each measured request, for lists of 10 and of 100. It asserts
+// run for each measured request, for lists of 10 and of 100 (the project
+// detail takes no limit: its two counts are of the same request, and its
+// list, active_versions, has the measured project's 5 versions). It asserts
 // what holds today: docsd's count does not depend on the list's length, and
 // the floor's neither. The goal of issue 14 (docsd within one statement of
 // the floor) is asserted for the requests not in overFloor and skipped,
