@@ -347,11 +347,11 @@ func (g *gen) all() error {
 			created := at(time.Duration(i)*time.Minute + time.Duration(j)*time.Second + 500*time.Millisecond)
 			var started, finished, exit, commit, length any
 			state, success, errText, config := "finished", true, "", "{}"
+			// No build is left in a running state: docsd's start would
+			// sweep it (no lease), changing the data under the benchmark.
 			switch j % 10 {
-			case 9:
+			case 8, 9:
 				state = "triggered"
-			case 8:
-				state, started, commit = "building", created.Add(2*time.Second), hash("commit", i, j)
 			default:
 				started, commit, config = created.Add(2*time.Second), hash("commit", i, j), Config
 				finished = created.Add(time.Duration(30+j%90) * time.Second)
