@@ -268,19 +268,19 @@ type envelope[T any] struct {
 
 // project is a projects row.
 type project struct {
-	id                                                    int64
-	name, slug, language, progLang, repo, repoType, home  string
-	defaultVersion, scheme, privacy, externalPrivacy, tag string
-	defaultBranch, detectedBranch, yamlPath               *string
-	translationOf                                         *int64
-	created, modified                                     time.Time
-	parents                                               int
+	id                                                         int64
+	name, slug, language, progLang, repo, repoType, home       string
+	defaultVersion, scheme, privacy, externalPrivacy, tagsJSON string
+	defaultBranch, detectedBranch, yamlPath                    *string
+	translationOf                                              *int64
+	created, modified                                          time.Time
+	parents                                                    int
 }
 
 func (p *project) dest() []any {
 	return []any{&p.id, &p.name, &p.slug, &p.language, &p.progLang, &p.repo, &p.repoType, &p.home,
 		&p.defaultVersion, &p.defaultBranch, &p.detectedBranch, &p.scheme, &p.privacy,
-		&p.externalPrivacy, &p.tag, &p.yamlPath, &p.translationOf, &p.created, &p.modified, &p.parents}
+		&p.externalPrivacy, &p.tagsJSON, &p.yamlPath, &p.translationOf, &p.created, &p.modified, &p.parents}
 }
 
 // check refuses a project outside the floor's shape.

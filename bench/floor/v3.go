@@ -201,7 +201,7 @@ func (s *Server) v3Project(p *project, users []v3User) (*v3Project, error) {
 		return nil, err
 	}
 	var tags []string
-	if err := json.Unmarshal([]byte(p.tag), &tags); err != nil {
+	if err := json.Unmarshal([]byte(p.tagsJSON), &tags); err != nil {
 		return nil, err
 	}
 	if tags == nil {
