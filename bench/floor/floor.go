@@ -344,6 +344,7 @@ func sortedJSON(raw string) (json.RawMessage, error) {
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
-// repoHosts and vcsURL follow docsd's rules for github.com repositories;
-// other hosts are outside the floor's shape.
+// repoHosts finds the host, owner and name of a repository URL, as docsd
+// does for v2's commit_url; only github.com and gitlab.com are in the
+// floor's shape.
 var repoHosts = regexp.MustCompile(`(github\.com|gitlab\.com|bitbucket\.org)[/:]([^/]+)/([^/]+?)(?:\.git)?/?$`)
