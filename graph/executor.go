@@ -142,7 +142,8 @@ func ResponseError(resp *graphql.Response) error {
 
 // Handler returns the public `/graphql` endpoint: POST and GET transports,
 // introspection, a complexity limit, the caller authenticated from the
-// `Authorization: Token` header (anonymous without one).
+// `Authorization: Token` header, or else from a dashboard session
+// (Settings.SessionUser), anonymous without either.
 func (r *Resolver) Handler() http.Handler {
 	srv := handler.New(NewExecutableSchema(schemaConfig(r)))
 	srv.AddTransport(transport.Options{})
@@ -164,6 +165,9 @@ func (r *Resolver) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		w, req = withUnavailableStatus(w, req)
 		user, err := Authenticate(req.Context(), r.Store, req.Header.Get("Authorization"))
+		if err == nil && user == nil && req.Header.Get("Authorization") == "" && r.Settings.SessionUser != nil {
+			user, err = r.Settings.SessionUser(req)
+		}
 		if err != nil {
 			writeGraphQLError(w, err)
 			return

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"net/http"
 
 	"docsd/docsurl"
 	"docsd/repourl"
@@ -21,6 +22,11 @@ type Settings struct {
 	// HostResolver resolves repository hosts; net.DefaultResolver when nil.
 	HostResolver repourl.Resolver
 	Uploads      UploadSettings
+	// SessionUser reads a dashboard session from a /graphql request that
+	// has no Authorization header: (nil, nil) for none (the caller is
+	// anonymous), the user, or an Unauthenticated error. Nil: sessions are
+	// not accepted.
+	SessionUser func(*http.Request) (*store.User, error)
 }
 
 // Hooks lets other subsystems react to graph writes without the graph
