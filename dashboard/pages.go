@@ -1,0 +1,409 @@
+package dashboard
+
+import (
+	"errors"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"docsd/accounts"
+	"docsd/choices"
+	"docsd/errs"
+	"docsd/store"
+)
+
+// The shapes the pages decode GraphQL data into (see queries.go).
+type (
+	buildState struct{ Code, Name string }
+	buildCmd   struct {
+		ID          int64
+		Description string
+		Command     string
+		Output      string
+		ExitCode    *int
+		RunTime     *int
+	}
+	build struct {
+		ID       int64
+		State    buildState
+		Success  *bool
+		Error    *string
+		Commit   *string
+		Created  string
+		Started  *string
+		Finished *string
+		Duration *int
+		Version  struct{ Slug, VerboseName string }
+		DocsURL  string `json:"docsUrl"`
+		Commands []buildCmd
+	}
+	version struct {
+		Slug, VerboseName, Type, Identifier string
+		Active, Built                       bool
+		PrivacyLevel                        string
+		URLs                                struct{ Documentation string } `json:"urls"`
+		LastBuild                           *build
+	}
+	project struct {
+		Slug, Name, Description, PrivacyLevel, DefaultVersion string
+		ViewerIsMaintainer                                    bool
+		Repository                                            struct{ URL, Type string }
+		URLs                                                  struct{ Home, Documentation, Builds, Versions string } `json:"urls"`
+		Versions                                              struct{ Nodes []version }
+		Builds                                                struct {
+			TotalCount int
+			Nodes      []*build
+		}
+		Build   *build
+		Version *version
+	}
+)
+
+// page is what every template gets.
+type page struct {
+	Title   string
+	User    *store.User
+	CSRF    string // the session's CSRF token (the sign-in form's before one)
+	CSRFKey string
+	Next    string
+	Errors  formErrors
+	Form    map[string]string
+	Project *project
+	Build   *build
+	Version *version
+	// Projects is the dashboard's list; Query the build page's live query.
+	Projects []project
+	Query    string
+}
+
+var funcs = template.FuncMap{
+	"status": func(b *build) string {
+		switch {
+		case b == nil:
+			return "Not built"
+		case b.State.Code != store.Finished:
+			return b.State.Name
+		case b.Success != nil && *b.Success:
+			return "Passed"
+		default:
+			return "Failed"
+		}
+	},
+	"statusClass": func(b *build) string {
+		switch {
+		case b == nil:
+			return "none"
+		case b.State.Code != store.Finished:
+			return "running"
+		case b.Success != nil && *b.Success:
+			return "passed"
+		default:
+			return "failed"
+		}
+	},
+	"when": func(s any) string {
+		var v string
+		switch t := s.(type) {
+		case string:
+			v = t
+		case *string:
+			if t == nil {
+				return ""
+			}
+			v = *t
+		}
+		tm, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return v
+		}
+		return tm.UTC().Format("2006-01-02 15:04:05 UTC")
+	},
+	"short": func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return (*s)[:min(len(*s), 8)]
+	},
+	"privacyLevels": func() choices.Table { return choices.PrivacyLevels },
+}
+
+// parsePages parses each page template with the layout.
+func parsePages() map[string]*template.Template {
+	names, err := fs.Glob(templateFiles, "templates/*.html")
+	if err != nil {
+		panic(err)
+	}
+	pages := map[string]*template.Template{}
+	for _, name := range names {
+		base := path.Base(name)
+		if base == "layout.html" {
+			continue
+		}
+		pages[strings.TrimSuffix(base, ".html")] = template.Must(template.New(base).Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", name))
+	}
+	return pages
+}
+
+// render writes a page with status code.
+func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, s *session, code int, name string, p *page) {
+	p.User, p.CSRFKey = s.user, accounts.CSRFField
+	if s.user != nil {
+		p.CSRF = s.csrf
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	if err := d.pages[name].ExecuteTemplate(w, "layout", p); err != nil {
+		d.cfg.Logger.ErrorContext(r.Context(), "dashboard: rendering", "page", name, "err", err)
+	}
+}
+
+// notFound is the one 404 page: for a missing object and for one the viewer
+// may not see alike. An anonymous visitor is sent to sign in first, since
+// the page may exist for someone signed in.
+func (d *Dashboard) notFound(w http.ResponseWriter, r *http.Request, s *session) {
+	if s.user == nil && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/accounts/") {
+		http.Redirect(w, r, "/accounts/login/?next="+urlQuery(r.URL.RequestURI()), http.StatusSeeOther)
+		return
+	}
+	d.render(w, r, s, http.StatusNotFound, "notfound", &page{Title: "Not found"})
+}
+
+func (d *Dashboard) forbiddenCSRF(w http.ResponseWriter, r *http.Request, s *session) {
+	d.render(w, r, s, http.StatusForbidden, "error", &page{Title: "Forbidden",
+		Errors: formErrors{"": "CSRF verification failed. Reload the page and try again."}})
+}
+
+// failed answers an error of a page's query: not found (and not visible)
+// as the 404 page, anything else as an error page.
+func (d *Dashboard) failed(w http.ResponseWriter, r *http.Request, s *session, err error) {
+	if errs.Is(err, errs.NotFound) || errs.Is(err, errs.Forbidden) {
+		d.notFound(w, r, s)
+		return
+	}
+	d.cfg.Logger.ErrorContext(r.Context(), "dashboard: query", "path", r.URL.Path, "err", err)
+	d.render(w, r, s, http.StatusInternalServerError, "error", &page{Title: "Error", Errors: formErrorsOf(err, nil)})
+}
+
+// loadProject runs a project query; a project the viewer cannot see is
+// answered as not found, and ok is false.
+func (d *Dashboard) loadProject(w http.ResponseWriter, r *http.Request, s *session, query string, vars map[string]any) (*project, bool) {
+	var out struct{ Project *project }
+	vars["slug"] = r.PathValue("slug")
+	if err := d.run(r, s, query, vars, &out); err != nil {
+		d.failed(w, r, s, err)
+		return nil, false
+	}
+	if out.Project == nil {
+		d.notFound(w, r, s)
+		return nil, false
+	}
+	return out.Project, true
+}
+
+func (d *Dashboard) handleLoginPage(w http.ResponseWriter, r *http.Request) {
+	s := d.readSession(r)
+	next := safeNext(r.URL.Query().Get("next"))
+	if s.user != nil {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	d.render(w, r, s, http.StatusOK, "login", &page{Title: "Sign in", Next: next, CSRF: d.loginCSRF(w, r)})
+}
+
+func (d *Dashboard) handleLogin(w http.ResponseWriter, r *http.Request) {
+	s := &session{}
+	next := safeNext(r.PostFormValue("next"))
+	username := r.PostFormValue("login")
+	p := &page{Title: "Sign in", Next: next, Form: map[string]string{"login": username}}
+	c, err := r.Cookie(loginCSRFCookie)
+	if err != nil || c.Value == "" || r.PostFormValue(accounts.CSRFField) != c.Value {
+		p.CSRF = d.loginCSRF(w, r)
+		p.Errors = formErrors{"": "CSRF verification failed. Reload the page and try again."}
+		d.render(w, r, s, http.StatusForbidden, "login", p)
+		return
+	}
+	p.CSRF = c.Value
+	value, err := d.cfg.Accounts.SignIn(r.Context(), username, r.PostFormValue("password"), d.cfg.ClientAddr(r))
+	if err != nil {
+		code := http.StatusBadRequest
+		var throttled *accounts.ThrottledError
+		if errors.As(err, &throttled) {
+			code = http.StatusTooManyRequests
+			w.Header().Set("Retry-After", strconv.Itoa(int(throttled.Wait/time.Second)+1))
+		}
+		p.Errors = formErrorsOf(err, nil)
+		d.render(w, r, s, code, "login", p)
+		return
+	}
+	d.setSessionCookie(w, value)
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+func (d *Dashboard) handleLogoutPage(w http.ResponseWriter, r *http.Request, s *session) {
+	d.render(w, r, s, http.StatusOK, "logout", &page{Title: "Sign out"})
+}
+
+// handleLogout ends the session. Without a live session it only clears the
+// cookie; with one, the CSRF token must match.
+func (d *Dashboard) handleLogout(w http.ResponseWriter, r *http.Request) {
+	s := d.readSession(r)
+	if s.user != nil {
+		if !accounts.ValidCSRF(s.value, r.PostFormValue(accounts.CSRFField)) {
+			d.forbiddenCSRF(w, r, s)
+			return
+		}
+		if err := d.cfg.Accounts.SignOut(r.Context(), s.value); err != nil {
+			d.failed(w, r, s, err)
+			return
+		}
+	}
+	d.setSessionCookie(w, "")
+	http.Redirect(w, r, "/accounts/login/", http.StatusSeeOther)
+}
+
+func (d *Dashboard) handleDashboard(w http.ResponseWriter, r *http.Request, s *session) {
+	d.renderDashboard(w, r, s, http.StatusOK, &page{})
+}
+
+func (d *Dashboard) renderDashboard(w http.ResponseWriter, r *http.Request, s *session, code int, p *page) {
+	var out struct {
+		Projects struct{ Nodes []project }
+	}
+	if err := d.run(r, s, dashboardQuery, nil, &out); err != nil {
+		d.failed(w, r, s, err)
+		return
+	}
+	p.Title, p.Projects = "Dashboard", out.Projects.Nodes
+	d.render(w, r, s, code, "dashboard", p)
+}
+
+func (d *Dashboard) handleImport(w http.ResponseWriter, r *http.Request, s *session) {
+	form := map[string]string{"name": r.PostFormValue("name"), "repository": r.PostFormValue("repository")}
+	var out struct{ ImportProject *struct{ Slug string } }
+	err := d.run(r, s, importMutation, map[string]any{"name": form["name"], "url": form["repository"]}, &out)
+	if err != nil || out.ImportProject == nil {
+		d.renderDashboard(w, r, s, http.StatusBadRequest, &page{Form: form, Errors: formErrorsOf(err, importFields)})
+		return
+	}
+	http.Redirect(w, r, "/projects/"+out.ImportProject.Slug+"/", http.StatusSeeOther)
+}
+
+// importFields maps importProject's input fields to the import form's.
+var importFields = map[string]string{"name": "name", "repository": "repository", "repository.url": "repository",
+	"repository.non_field_errors": "repository"}
+
+func (d *Dashboard) handleProject(w http.ResponseWriter, r *http.Request, s *session) {
+	p, ok := d.loadProject(w, r, s, projectQuery, map[string]any{})
+	if ok {
+		d.render(w, r, s, http.StatusOK, "project", &page{Title: p.Name, Project: p})
+	}
+}
+
+func (d *Dashboard) handleBuilds(w http.ResponseWriter, r *http.Request, s *session) {
+	d.renderBuilds(w, r, s, http.StatusOK, &page{})
+}
+
+func (d *Dashboard) renderBuilds(w http.ResponseWriter, r *http.Request, s *session, code int, pg *page) {
+	p, ok := d.loadProject(w, r, s, buildsQuery, map[string]any{})
+	if ok {
+		pg.Title, pg.Project = "Builds · "+p.Name, p
+		d.render(w, r, s, code, "builds", pg)
+	}
+}
+
+func (d *Dashboard) handleTrigger(w http.ResponseWriter, r *http.Request, s *session) {
+	slug, ver := r.PathValue("slug"), r.PostFormValue("version")
+	var out struct {
+		TriggerBuild *struct {
+			Triggered bool
+			Build     *struct{ ID int64 }
+		}
+	}
+	err := d.run(r, s, triggerMutation, map[string]any{"slug": slug, "version": ver}, &out)
+	if err == nil && (out.TriggerBuild == nil || out.TriggerBuild.Build == nil) {
+		err = errs.E(errs.Invalid, "dashboard.trigger", "The build was not triggered: the version is inactive or builds are turned off for the project.")
+	}
+	if err != nil {
+		d.renderBuilds(w, r, s, http.StatusBadRequest, &page{Form: map[string]string{"version": ver}, Errors: formErrorsOf(err, nil)})
+		return
+	}
+	http.Redirect(w, r, "/projects/"+slug+"/builds/"+strconv.FormatInt(out.TriggerBuild.Build.ID, 10)+"/", http.StatusSeeOther)
+}
+
+func (d *Dashboard) handleBuild(w http.ResponseWriter, r *http.Request, s *session) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 || id > 1<<31-1 {
+		d.notFound(w, r, s)
+		return
+	}
+	p, ok := d.loadProject(w, r, s, buildQuery, map[string]any{"id": id})
+	if !ok {
+		return
+	}
+	if p.Build == nil {
+		d.notFound(w, r, s)
+		return
+	}
+	d.render(w, r, s, http.StatusOK, "build", &page{Title: "Build #" + strconv.FormatInt(id, 10) + " · " + p.Name,
+		Project: p, Build: p.Build, Query: buildQuery})
+}
+
+func (d *Dashboard) handleVersions(w http.ResponseWriter, r *http.Request, s *session) {
+	p, ok := d.loadProject(w, r, s, versionsQuery, map[string]any{})
+	if ok {
+		d.render(w, r, s, http.StatusOK, "versions", &page{Title: "Versions · " + p.Name, Project: p})
+	}
+}
+
+// loadVersion loads the version edit page's data; only maintainers see it.
+func (d *Dashboard) loadVersion(w http.ResponseWriter, r *http.Request, s *session) (*project, bool) {
+	p, ok := d.loadProject(w, r, s, versionQuery, map[string]any{"version": r.PathValue("version")})
+	if ok && (p.Version == nil || !p.ViewerIsMaintainer) {
+		d.notFound(w, r, s)
+		return nil, false
+	}
+	return p, ok
+}
+
+func (d *Dashboard) handleVersion(w http.ResponseWriter, r *http.Request, s *session) {
+	if p, ok := d.loadVersion(w, r, s); ok {
+		d.render(w, r, s, http.StatusOK, "version", &page{Title: p.Version.VerboseName + " · " + p.Name, Project: p, Version: p.Version})
+	}
+}
+
+// versionFields maps updateVersion's and setVersionPrivacy's fields to the
+// version form's.
+var versionFields = map[string]string{"active": "active", "privacy_level": "privacy_level", "privacyLevel": "privacy_level"}
+
+// handleVersionUpdate applies the edit form: active, then privacy (each
+// only when changed), and shows the form again with the API's messages on
+// failure.
+func (d *Dashboard) handleVersionUpdate(w http.ResponseWriter, r *http.Request, s *session) {
+	p, ok := d.loadVersion(w, r, s)
+	if !ok {
+		return
+	}
+	v := p.Version
+	active := r.PostFormValue("active") == "on"
+	privacy := r.PostFormValue("privacy_level")
+	vars := map[string]any{"slug": p.Slug, "version": v.Slug}
+	var err error
+	if active != v.Active {
+		vars["active"] = active
+		err = d.run(r, s, updateVersionMutation, vars, nil)
+	}
+	if err == nil && privacy != v.PrivacyLevel {
+		vars["privacy"] = privacy
+		err = d.run(r, s, versionPrivacyMutation, vars, nil)
+	}
+	if err != nil {
+		v.Active, v.PrivacyLevel = active, privacy
+		d.render(w, r, s, http.StatusBadRequest, "version", &page{Title: v.VerboseName + " · " + p.Name, Project: p, Version: v, Errors: formErrorsOf(err, versionFields)})
+		return
+	}
+	http.Redirect(w, r, "/projects/"+p.Slug+"/versions/", http.StatusSeeOther)
+}

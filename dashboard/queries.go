@@ -1,0 +1,88 @@
+package dashboard
+
+// The dashboard's GraphQL operations, all in this file: the pages run them
+// through the same executor as /graphql, and the build page's script posts
+// buildQuery to /graphql itself. Nothing else in the package reads data.
+
+// buildFields is the selection of a build that its pages show.
+const buildFields = `id state { code name } success error commit created started finished duration
+	version { slug verboseName } docsUrl`
+
+// commandFields is the selection of a build command.
+const commandFields = `id description command output exitCode runTime`
+
+const viewerQuery = `query { viewer { username } }`
+
+const dashboardQuery = `query {
+	viewer { username }
+	projects(filter: { maintainedByViewer: true }, limit: 100) {
+		totalCount
+		nodes {
+			slug name privacyLevel repository { url } urls { home documentation }
+			builds(limit: 1) { nodes { ` + buildFields + ` } }
+		}
+	}
+}`
+
+const importMutation = `mutation($name: String!, $url: String!) {
+	importProject(input: { name: $name, repository: { url: $url } }) { slug }
+}`
+
+// projectFields is the head of every project page.
+const projectFields = `slug name description privacyLevel defaultVersion viewerIsMaintainer
+	repository { url type } urls { home documentation builds versions }`
+
+const projectQuery = `query($slug: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		versions(filter: { active: true }, limit: 100) {
+			nodes { slug verboseName built privacyLevel urls { documentation } lastBuild { ` + buildFields + ` } }
+		}
+		builds(limit: 10) { nodes { ` + buildFields + ` } }
+	}
+}`
+
+const buildsQuery = `query($slug: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		versions(filter: { active: true }, limit: 100) { nodes { slug verboseName } }
+		builds(limit: 50) { totalCount nodes { ` + buildFields + ` } }
+	}
+}`
+
+// buildQuery is also what the build page's script polls, so the live page
+// and the first render show the same fields.
+const buildQuery = `query($slug: String!, $id: Int!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		build(id: $id) { ` + buildFields + ` commands { ` + commandFields + ` } }
+	}
+}`
+
+const triggerMutation = `mutation($slug: String!, $version: String!) {
+	triggerBuild(project: $slug, version: $version) { triggered build { id } }
+}`
+
+const versionsQuery = `query($slug: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		versions(limit: 100) {
+			nodes { slug verboseName type active built privacyLevel urls { documentation } lastBuild { ` + buildFields + ` } }
+		}
+	}
+}`
+
+const versionQuery = `query($slug: String!, $version: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		version(slug: $version) { slug verboseName type identifier active built privacyLevel urls { documentation } }
+	}
+}`
+
+const updateVersionMutation = `mutation($slug: String!, $version: String!, $active: Boolean!) {
+	updateVersion(project: $slug, version: $version, input: { active: $active }) { slug }
+}`
+
+const versionPrivacyMutation = `mutation($slug: String!, $version: String!, $privacy: String!) {
+	setVersionPrivacy(project: $slug, version: $version, privacyLevel: $privacy) { slug }
+}`
