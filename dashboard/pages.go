@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"bytes"
 	"errors"
 	"html/template"
 	"io/fs"
@@ -129,6 +130,7 @@ var funcs = template.FuncMap{
 		return (*s)[:min(len(*s), 8)]
 	},
 	"privacyLevels": func() choices.Table { return choices.PrivacyLevels },
+	"repoTypes":     func() choices.Table { return choices.RepoTypes },
 }
 
 // parsePages parses each page template with the layout.
@@ -154,11 +156,15 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, s *session, c
 	if s.user != nil {
 		p.CSRF = s.csrf
 	}
+	var buf bytes.Buffer
+	if err := d.pages[name].ExecuteTemplate(&buf, "layout", p); err != nil {
+		d.cfg.Logger.ErrorContext(r.Context(), "dashboard: rendering", "page", name, "err", err)
+		http.Error(w, errs.MsgServerError, http.StatusInternalServerError)
+		return
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(code)
-	if err := d.pages[name].ExecuteTemplate(w, "layout", p); err != nil {
-		d.cfg.Logger.ErrorContext(r.Context(), "dashboard: rendering", "page", name, "err", err)
-	}
+	w.Write(buf.Bytes())
 }
 
 // notFound is the one 404 page: for a missing object and for one the viewer
@@ -282,9 +288,9 @@ func (d *Dashboard) renderDashboard(w http.ResponseWriter, r *http.Request, s *s
 }
 
 func (d *Dashboard) handleImport(w http.ResponseWriter, r *http.Request, s *session) {
-	form := map[string]string{"name": r.PostFormValue("name"), "repository": r.PostFormValue("repository")}
+	form := map[string]string{"name": r.PostFormValue("name"), "repository": r.PostFormValue("repository"), "repo_type": r.PostFormValue("repo_type")}
 	var out struct{ ImportProject *struct{ Slug string } }
-	err := d.run(r, s, importMutation, map[string]any{"name": form["name"], "url": form["repository"]}, &out)
+	err := d.run(r, s, importMutation, map[string]any{"name": form["name"], "url": form["repository"], "type": form["repo_type"]}, &out)
 	if err != nil || out.ImportProject == nil {
 		d.renderDashboard(w, r, s, http.StatusBadRequest, &page{Form: form, Errors: formErrorsOf(err, importFields)})
 		return
@@ -294,7 +300,7 @@ func (d *Dashboard) handleImport(w http.ResponseWriter, r *http.Request, s *sess
 
 // importFields maps importProject's input fields to the import form's.
 var importFields = map[string]string{"name": "name", "repository": "repository", "repository.url": "repository",
-	"repository.non_field_errors": "repository"}
+	"repository.non_field_errors": "repository", "repository.type": "repo_type"}
 
 func (d *Dashboard) handleProject(w http.ResponseWriter, r *http.Request, s *session) {
 	p, ok := d.loadProject(w, r, s, projectQuery, map[string]any{})

@@ -24,8 +24,8 @@ const dashboardQuery = `query {
 	}
 }`
 
-const importMutation = `mutation($name: String!, $url: String!) {
-	importProject(input: { name: $name, repository: { url: $url } }) { slug }
+const importMutation = `mutation($name: String!, $url: String!, $type: String!) {
+	importProject(input: { name: $name, repository: { url: $url, type: $type } }) { slug }
 }`
 
 // projectFields is the head of every project page.

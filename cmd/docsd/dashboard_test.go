@@ -7,6 +7,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -209,4 +210,193 @@ func TestDashboardSignInAndOut(t *testing.T) {
 			t.Errorf("/graphql with the old cookie and token: %d %s, want 401", code, body)
 		}
 	})
+}
+
+// TestDashboardSignInThrottle: after accounts.FailureLimit wrong passwords
+// for one username from one address, even the right password is refused
+// with 429; another username from the same address is not affected.
+func TestDashboardSignInThrottle(t *testing.T) {
+	_, base := dashboardApp(t, storetest.Open(t, store.SQLite))
+	c := newBrowserClient(t, base)
+	_, page := c.get("/accounts/login/")
+	token := csrfOf(t, page)
+	try := func(user, password string) (*http.Response, string) {
+		return c.post("/accounts/login/", url.Values{"csrfmiddlewaretoken": {token}, "login": {user}, "password": {password}})
+	}
+	for i := range accounts.FailureLimit {
+		if resp, _ := try("alice", "wrong"); resp.StatusCode != http.StatusBadRequest {
+			t.Fatalf("failure %d: %d, want 400", i+1, resp.StatusCode)
+		}
+	}
+	resp, body := try("alice", "alice-password")
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, "Too many failed sign-ins") {
+		t.Errorf("right password after %d failures: %d (Retry-After %q), want 429\n%s", accounts.FailureLimit, resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	if resp, _ := try("bob", "bob-password"); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("another username: %d, want 303", resp.StatusCode)
+	}
+}
+
+// TestDashboardSecureCookie: with an https public URL the session cookie is
+// Secure.
+func TestDashboardSecureCookie(t *testing.T) {
+	_, base := dashboardApp(t, storetest.Open(t, store.SQLite), "--public-url", "https://docs.example.com")
+	c := newBrowserClient(t, base)
+	_, page := c.get("/accounts/login/")
+	resp, _ := c.post("/accounts/login/", url.Values{"csrfmiddlewaretoken": {csrfOf(t, page)}, "login": {"alice"}, "password": {"alice-password"}})
+	if cookie := resp.Header.Get("Set-Cookie"); resp.StatusCode != http.StatusSeeOther || !strings.Contains(cookie, "; Secure") {
+		t.Errorf("sign in: %d, cookie %q, want a Secure session cookie", resp.StatusCode, cookie)
+	}
+}
+
+// TestDashboardPermissions: public projects' pages are readable without a
+// session; other pages send anonymous visitors to sign in and back; a
+// project or build the viewer cannot see is the same 404 as a missing one;
+// only maintainers edit versions or trigger builds; every POST needs the
+// session's CSRF token.
+func TestDashboardPermissions(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		s := storetest.Open(t, d)
+		_, base := dashboardApp(t, s)
+		anon, alice, bob := newBrowserClient(t, base), newBrowserClient(t, base), newBrowserClient(t, base)
+		aliceCSRF, bobCSRF := alice.signIn("alice", "alice-password"), bob.signIn("bob", "bob-password")
+		demo, err := s.FindProjectBySlug(t.Context(), "demo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		builds, _, err := s.FindBuilds(t.Context(), store.BuildFilter{ProjectID: &demo.ID})
+		if err != nil || len(builds) == 0 {
+			t.Fatalf("demo's builds: %v, %v", builds, err)
+		}
+		build := "/projects/demo/builds/" + itoa(builds[0].ID) + "/"
+		secret, err := s.FindProjectBySlug(t.Context(), "secret")
+		if err != nil {
+			t.Fatal(err)
+		}
+		secretBuilds, _, _ := s.FindBuilds(t.Context(), store.BuildFilter{ProjectID: &secret.ID})
+		secretBuild := "/projects/secret/builds/" + itoa(secretBuilds[0].ID) + "/"
+		toLogin := func(path string) string { return "303 /accounts/login/?next=" + url.QueryEscape(path) }
+		for _, tc := range []struct {
+			client *browserClient
+			who    string
+			path   string
+			want   string // "200 text", "404", or "303 location"
+		}{
+			{anon, "anonymous", "/projects/demo/", "200 Latest builds"},
+			{anon, "anonymous", "/projects/demo/builds/", "200 No builds yet|#"},
+			{anon, "anonymous", build, "200 Build #"},
+			{anon, "anonymous", "/projects/demo/versions/", "200 latest"},
+			{anon, "anonymous", "/projects/demo/versions/latest/", toLogin("/projects/demo/versions/latest/")},
+			{anon, "anonymous", "/projects/secret/", toLogin("/projects/secret/")},
+			{anon, "anonymous", "/projects/missing/", toLogin("/projects/missing/")},
+			{anon, "anonymous", "/dashboard/", toLogin("/dashboard/")},
+			{bob, "bob", "/projects/secret/", "404"},
+			{bob, "bob", "/projects/missing/", "404"},
+			{bob, "bob", secretBuild, "404"},
+			{bob, "bob", "/projects/demo/builds/999999/", "404"},
+			{bob, "bob", "/projects/demo/builds/nope/", "404"},
+			{bob, "bob", "/projects/demo/versions/latest/", "404"},
+			{bob, "bob", "/projects/demo/", "200 Demo"},
+			{alice, "alice", "/projects/secret/", "200 Secret"},
+			{alice, "alice", secretBuild, "200 Build #"},
+			{alice, "alice", "/projects/demo/versions/latest/", "200 Privacy level"},
+			{alice, "alice", "/projects/demo/builds/", "200 Build version"},
+			{alice, "alice", "/projects/demo/versions/", "200 Edit latest"},
+			{alice, "alice", "/dashboard/", "200 Import a project"},
+			{alice, "alice", "/accounts/logout/", "200 Are you sure"},
+			{alice, "alice", "/accounts/login/", "303 /dashboard/"},
+		} {
+			t.Run(tc.who+tc.path, func(t *testing.T) {
+				resp, body := tc.client.get(tc.path)
+				got := itoa(int64(resp.StatusCode))
+				if loc := resp.Header.Get("Location"); loc != "" {
+					got += " " + loc
+				}
+				code, text, _ := strings.Cut(tc.want, " ")
+				switch {
+				case code == "303" && got != tc.want:
+					t.Errorf("got %s, want %s", got, tc.want)
+				case code != "303" && got != code:
+					t.Errorf("got %s, want %s", got, code)
+				case code == "200" && !containsAny(body, strings.Split(text, "|")):
+					t.Errorf("page lacks %q:\n%s", text, body)
+				case code == "404" && !strings.Contains(body, "There is nothing here, or you may not see it."):
+					t.Errorf("not the one 404 page:\n%s", body)
+				}
+			})
+		}
+
+		// Writes: CSRF, maintainers only, the API's messages next to fields.
+		if resp, _ := alice.post("/projects/demo/versions/latest/", url.Values{"privacy_level": {"private"}}); resp.StatusCode != http.StatusForbidden {
+			t.Errorf("version edit without CSRF token: %d, want 403", resp.StatusCode)
+		}
+		if resp, _ := bob.post("/projects/demo/versions/latest/", url.Values{"csrfmiddlewaretoken": {bobCSRF}, "active": {"on"}, "privacy_level": {"private"}}); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("bob edits alice's version: %d, want 404", resp.StatusCode)
+		}
+		if resp, _ := bob.post("/projects/demo/builds/", url.Values{"csrfmiddlewaretoken": {bobCSRF}, "version": {"latest"}}); resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("bob triggers a build of alice's project: %d, want 400 with the API's message", resp.StatusCode)
+		}
+		resp, body := alice.post("/projects/demo/versions/latest/", url.Values{"csrfmiddlewaretoken": {aliceCSRF}, "active": {"on"}, "privacy_level": {"secret"}})
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `class="field-error">`) || !strings.Contains(body, "secret") {
+			t.Errorf("bad privacy level: %d, want 400 with a message next to the field\n%s", resp.StatusCode, body)
+		}
+		resp, _ = alice.post("/projects/demo/versions/latest/", url.Values{"csrfmiddlewaretoken": {aliceCSRF}, "active": {"on"}, "privacy_level": {"private"}})
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Errorf("alice makes latest private: %d, want 303", resp.StatusCode)
+		}
+		if _, body := anon.get("/projects/demo/"); strings.Contains(body, "<td>latest</td>") {
+			t.Errorf("a private version is listed to anonymous visitors:\n%s", body)
+		}
+		resp, _ = alice.post("/projects/demo/builds/", url.Values{"csrfmiddlewaretoken": {aliceCSRF}, "version": {"latest"}})
+		if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/projects/demo/builds/") || loc == build {
+			t.Errorf("alice triggers a build: %d to %q, want 303 to the new build's page", resp.StatusCode, loc)
+		}
+	})
+}
+
+// TestDashboardImport: the import form shows the API's validation messages
+// next to the field that caused them and keeps what was typed; a good
+// import leads to the project's page.
+func TestDashboardImport(t *testing.T) {
+	_, base := dashboardApp(t, storetest.Open(t, store.SQLite))
+	c := newBrowserClient(t, base)
+	csrf := c.signIn("alice", "alice-password")
+	for _, tc := range []struct {
+		name, project, repo string
+		field, message      string
+	}{
+		{"taken name", "Demo", "https://github.com/a/other", "id_name_error", "already"},
+		{"no repository", "Fresh", "", "id_repository_error", "This field"},
+		{"bad repository", "Fresh", "not a url", "id_repository_error", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := c.post("/dashboard/import/", url.Values{"csrfmiddlewaretoken": {csrf}, "name": {tc.project}, "repository": {tc.repo}})
+			re := regexp.MustCompile(`<p class="field-error" id="` + tc.field + `">([^<]*)</p>`)
+			m := re.FindStringSubmatch(body)
+			if resp.StatusCode != http.StatusBadRequest || m == nil || !strings.Contains(m[1], tc.message) {
+				t.Fatalf("got %d, want 400 with %q in #%s\n%s", resp.StatusCode, tc.message, tc.field, body)
+			}
+			if !strings.Contains(body, `value="`+tc.project+`"`) {
+				t.Errorf("the form lost the name typed")
+			}
+		})
+	}
+	resp, _ := c.post("/dashboard/import/", url.Values{"csrfmiddlewaretoken": {csrf}, "name": {"Fresh Docs"}, "repository": {"https://github.com/a/fresh"}, "repo_type": {"git"}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/projects/fresh-docs/" {
+		t.Errorf("import: %d to %q, want 303 to /projects/fresh-docs/", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if resp, _ := c.post("/dashboard/import/", url.Values{"name": {"Other"}, "repository": {"https://github.com/a/other"}}); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("import without CSRF token: %d, want 403", resp.StatusCode)
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
 }
