@@ -29,6 +29,7 @@
     var l = label(b);
     state.textContent = l[0];
     state.className = "state " + l[1];
+    document.getElementById("build-commit").textContent = (b.commit || "").slice(0, 8);
     document.getElementById("build-duration").textContent = b.duration != null ? b.duration + "s" : "";
     var err = document.getElementById("build-error");
     err.textContent = b.error || "";
