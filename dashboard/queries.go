@@ -11,7 +11,6 @@ const buildFields = `id state { code name } success error commit created started
 // commandFields is the selection of a build command.
 const commandFields = `id description command output exitCode runTime`
 
-
 const dashboardQuery = `query {
 	viewer { username }
 	projects(filter: { maintainedByViewer: true }, limit: 100) {
