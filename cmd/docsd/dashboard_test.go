@@ -302,6 +302,7 @@ func TestDashboardPermissions(t *testing.T) {
 			{alice, "alice", "/projects/demo/versions/latest/", "200 Privacy level"},
 			{alice, "alice", "/projects/demo/builds/", "200 Build version"},
 			{alice, "alice", "/projects/demo/versions/", "200 Edit latest"},
+			{alice, "alice", build, "200 Build latest again"},
 			{alice, "alice", "/dashboard/", "200 Import a project"},
 			{alice, "alice", "/accounts/logout/", "200 Are you sure"},
 			{alice, "alice", "/accounts/login/", "303 /dashboard/"},
@@ -324,6 +325,12 @@ func TestDashboardPermissions(t *testing.T) {
 					t.Errorf("not the one 404 page:\n%s", body)
 				}
 			})
+		}
+
+		for _, c := range []*browserClient{anon, bob} {
+			if _, body := c.get(build); strings.Contains(body, "again") || strings.Contains(body, "Build version") {
+				t.Errorf("a build button is shown to a non-maintainer:\n%s", body)
+			}
 		}
 
 		// Writes: CSRF, maintainers only, the API's messages next to fields.
