@@ -407,3 +407,32 @@ func containsAny(s string, subs []string) bool {
 	}
 	return false
 }
+
+// TestDashboardExpiredSession: a form sent after the session ended leads to
+// the sign-in page, and signing in leads back to the page of the form.
+func TestDashboardExpiredSession(t *testing.T) {
+	s := storetest.Open(t, store.SQLite)
+	_, base := dashboardApp(t, s)
+	c := newBrowserClient(t, base)
+	csrf := c.signIn("alice", "alice-password")
+	if err := accounts.New(s).SetPassword(t.Context(), "alice", "alice-password"); err != nil { // ends alice's sessions
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("POST", base+"/projects/demo/versions/latest/", strings.NewReader(url.Values{"csrfmiddlewaretoken": {csrf}, "active": {"on"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Referer", base+"/projects/demo/versions/latest/")
+	resp, _ := c.do(req)
+	want := "/accounts/login/?next=" + url.QueryEscape("/projects/demo/versions/latest/")
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != want {
+		t.Fatalf("POST with an ended session: %d to %q, want 303 to %q", resp.StatusCode, resp.Header.Get("Location"), want)
+	}
+	_, page := c.get(want)
+	if !strings.Contains(page, `name="next" value="/projects/demo/versions/latest/"`) {
+		t.Fatalf("sign-in page does not keep next:\n%s", page)
+	}
+	resp, _ = c.post("/accounts/login/", url.Values{"csrfmiddlewaretoken": {csrfOf(t, page)}, "login": {"alice"},
+		"password": {"alice-password"}, "next": {"/projects/demo/versions/latest/"}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/projects/demo/versions/latest/" {
+		t.Errorf("sign in again: %d to %q, want the version page", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
