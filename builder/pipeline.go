@@ -94,14 +94,18 @@ func (j *job) load(ctx context.Context) error {
 	if j.stableFollows, err = j.findStableFollows(ctx); err != nil {
 		return err
 	}
-	if j.version.Type != store.External {
-		if j.vars, _, err = j.pool.store.FindEnvironmentVariables(ctx, j.project.ID, 0, 0); err != nil {
-			return err
-		}
+	// Every value is masked in every build; a pull-request build is given
+	// only the public variables (api-2026.md §A1.5).
+	all, _, err := j.pool.store.FindEnvironmentVariables(ctx, j.project.ID, 0, 0)
+	if err != nil {
+		return err
 	}
-	values := make([]string, len(j.vars))
-	for i, v := range j.vars {
+	values := make([]string, len(all))
+	for i, v := range all {
 		values[i] = v.Value
+		if v.Public || j.version.Type != store.External {
+			j.vars = append(j.vars, v)
+		}
 	}
 	j.mask = newMasker(values)
 	j.logger = j.logger.With("project", j.project.Slug, "version", j.version.Slug)

@@ -355,7 +355,7 @@ func TestPipelineEnvironmentVariablesMasked(t *testing.T) {
 	imp := f.importProject("Masked", r)
 	ctx := context.Background()
 	for name, value := range map[string]string{"API_KEY": secret, "SHORT": "abc", "READTHEDOCS_PROJECT": "hijack"} {
-		if _, err := f.store.CreateEnvironmentVariable(ctx, imp.Project.ID, name, value); err != nil {
+		if _, err := f.store.CreateEnvironmentVariable(ctx, imp.Project.ID, name, value, false); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -495,13 +495,19 @@ func TestPipelineExternalVersion(t *testing.T) {
 	before := keys(f.versions(imp.Project.ID))
 
 	// Pull request 7 exists only as refs/pull/7/head on the remote.
+	// Its setup.py reports which project variables the build was given: a
+	// pull-request build gets the public ones only (api-2026.md §A1.5).
 	r.git("checkout", "-q", "-b", "feature")
-	sha := r.commit("feature", map[string]string{"docs/index.md": "# Preview of 7\n"})
+	sha := r.commit("feature", map[string]string{"docs/index.md": "# Preview of 7\n", ".readthedocs.yaml": setuptoolsConfig,
+		"setup.py": setupPy(0, `print("PUBLIC=" + os.environ.get("PUBLIC_VAR", "absent"))`, `print("SECRET=" + os.environ.get("SECRET", "absent"))`)})
 	r.git("update-ref", "refs/pull/7/head", sha)
 	r.git("checkout", "-q", "master")
 	r.git("branch", "-D", "feature")
 	ctx := context.Background()
-	if _, err := f.store.CreateEnvironmentVariable(ctx, imp.Project.ID, "SECRET", "not-for-previews"); err != nil {
+	if _, err := f.store.CreateEnvironmentVariable(ctx, imp.Project.ID, "SECRET", "not-for-previews", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.CreateEnvironmentVariable(ctx, imp.Project.ID, "PUBLIC_VAR", "shown-in-previews", true); err != nil {
 		t.Fatal(err)
 	}
 	v, err := f.store.CreateVersion(ctx, &store.Version{ProjectID: imp.Project.ID, Slug: "7", VerboseName: "7", Identifier: sha, Type: store.External, Active: true})
@@ -517,6 +523,18 @@ func TestPipelineExternalVersion(t *testing.T) {
 	got := commandLines(f.commands(b.ID))
 	if !slices.Contains(got, "git fetch origin --force pull/7/head:external-7 --depth 50") || !slices.Contains(got, "git checkout --force "+sha) {
 		t.Errorf("commands %q lack the pull request fetch and checkout", got)
+	}
+	var out string
+	for _, c := range f.commands(b.ID) {
+		if strings.HasSuffix(c.Command, "setup.py install --force") {
+			out = c.Output
+		}
+		if strings.Contains(c.Output, "shown-in-previews") {
+			t.Errorf("command %q records the public value unmasked", c.Command)
+		}
+	}
+	if !strings.Contains(out, "PUBLIC=***\n") || !strings.Contains(out, "SECRET=absent\n") {
+		t.Errorf("setup.py output %q; want the public variable (masked) and not the other", out)
 	}
 	if index := f.htmlFile("previews", "7", "index.html"); !strings.Contains(index, "Preview of 7") {
 		t.Errorf("preview HTML:\n%s", index)

@@ -154,7 +154,7 @@ func TestLiveOutput(t *testing.T) {
 		"    time.sleep(0.05)\n" +
 		"print(os.environ['SECRET'][5:] + ' done', flush=True)\n"
 	imp, _ := setupPyProject(t, f, "Live", script)
-	if _, err := f.store.CreateEnvironmentVariable(context.Background(), imp.Project.ID, "SECRET", "hunter2-secret-value"); err != nil {
+	if _, err := f.store.CreateEnvironmentVariable(context.Background(), imp.Project.ID, "SECRET", "hunter2-secret-value", false); err != nil {
 		t.Fatal(err)
 	}
 	done := runInBackground(f, "worker")

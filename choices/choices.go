@@ -246,6 +246,25 @@ var RepoTypes = Table{{"git", "Git"}, {"svn", "Subversion"}, {"hg", "Mercurial"}
 // PrivacyLevels is §10.4.
 var PrivacyLevels = Table{{"public", "Public"}, {"protected", "Protected"}, {"private", "Private"}}
 
+// VersionTypes is §10.6.
+var VersionTypes = Table{{"branch", "Branch"}, {"tag", "Tag"}, {"unknown", "Unknown"}, {"external", "External"}}
+
+// Versioning schemes: the URL layouts of a project's docs (api-2026.md
+// §A1.1, §A1.8).
+const (
+	MultipleVersionsWithTranslations    = "multiple_versions_with_translations"
+	MultipleVersionsWithoutTranslations = "multiple_versions_without_translations"
+	SingleVersionWithoutTranslations    = "single_version_without_translations"
+)
+
+// VersioningSchemes is the choice table of a project's versioning_scheme,
+// with Read the Docs' display names.
+var VersioningSchemes = Table{
+	{MultipleVersionsWithTranslations, "Multiple versions with translations (/<language>/<version>/<filename>)"},
+	{MultipleVersionsWithoutTranslations, "Multiple versions without translations (/<version>/<filename>)"},
+	{SingleVersionWithoutTranslations, "Single version without translations (/<filename>)"},
+}
+
 // DocumentationTypes is §10.5.
 var DocumentationTypes = Table{
 	{"sphinx", "Sphinx Html"},
@@ -263,13 +282,16 @@ var BuildStates = Table{
 	{"finished", "Finished"},
 }
 
-// RedirectTypes is §10.9.
+// RedirectTypes is §10.9 with the two types of RTD 2023 (api-2026.md
+// §A2.2).
 var RedirectTypes = Table{
 	{"prefix", "Prefix Redirect"},
 	{"page", "Page Redirect"},
 	{"exact", "Exact Redirect"},
 	{"sphinx_html", "Sphinx HTMLDir -> HTML"},
 	{"sphinx_htmldir", "Sphinx HTML -> HTMLDir"},
+	{"clean_url_to_html", "Clean URL to HTML (file/ to file.html)"},
+	{"html_to_clean_url", "HTML to clean URL (file.html to file/)"},
 }
 
 // IntegrationTypes is §10.11.

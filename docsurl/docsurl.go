@@ -3,7 +3,12 @@
 // (§8.5). The graph and the docs host share it so they never disagree.
 package docsurl
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+
+	"docsd/choices"
+)
 
 // Config is the operator configuration the URLs depend on.
 type Config struct {
@@ -16,12 +21,15 @@ type Config struct {
 // project (itself unless it is a translation), and the relationship that
 // nests the main project under a parent, if any.
 type Target struct {
-	Slug          string
-	Language      string
-	SingleVersion bool
-	MainSlug      string // "" means Slug
-	ParentSlug    string // the main project's parent, "" when none
-	Alias         string // the main project's alias inside ParentSlug
+	Slug     string
+	Language string
+	// Scheme is the versioning scheme of the main project (api-2026.md
+	// §A1.8: a translation's own scheme is not used); "" is the default,
+	// multiple_versions_with_translations.
+	Scheme     string
+	MainSlug   string // "" means Slug
+	ParentSlug string // the main project's parent, "" when none
+	Alias      string // the main project's alias inside ParentSlug
 }
 
 func (t Target) main() string {
@@ -69,11 +77,19 @@ func (c Config) Docs(t Target, version, filename string) string {
 	return c.DocsWithLanguage(t, t.Language, version, filename)
 }
 
+// SingleVersion reports whether the namespace has no version segment.
+func (t Target) SingleVersion() bool { return t.Scheme == choices.SingleVersionWithoutTranslations }
+
 // DocsWithLanguage is Docs with the language segment given explicitly (the
-// redirect rules of §8.6 keep the requested language).
+// redirect rules of §8.6 keep the requested language). The layout follows
+// the main project's versioning scheme (api-2026.md §A1.8): no language
+// segment without translations, no version segment for a single version.
 func (c Config) DocsWithLanguage(t Target, lang, version, filename string) string {
-	if t.SingleVersion {
+	switch t.Scheme {
+	case choices.SingleVersionWithoutTranslations:
 		return c.Base(t) + "/" + filename
+	case choices.MultipleVersionsWithoutTranslations:
+		return c.Base(t) + "/" + version + "/" + filename
 	}
 	return c.Base(t) + "/" + lang + "/" + version + "/" + filename
 }
@@ -91,8 +107,8 @@ func (c Config) External(slug, number string) string {
 	return c.Root(slug) + "/_/external/" + number + "/"
 }
 
-// ProjectHome, ProjectBuilds, ProjectVersions and BuildPage are dashboard
-// links (§8.5).
+// ProjectHome, ProjectBuilds, ProjectVersions, VersionPage and BuildPage are
+// dashboard links (§8.5, api-2026.md §A1.2, §A1.3).
 func (c Config) ProjectHome(slug string) string { return c.PublicURL + "/projects/" + slug + "/" }
 
 // ProjectBuilds is the dashboard's builds page of a project.
@@ -100,3 +116,14 @@ func (c Config) ProjectBuilds(slug string) string { return c.ProjectHome(slug) +
 
 // ProjectVersions is the dashboard's versions page of a project.
 func (c Config) ProjectVersions(slug string) string { return c.ProjectHome(slug) + "versions/" }
+
+// VersionPage is the dashboard's page of a version (api-2026.md §A1.2
+// `urls.dashboard.edit`).
+func (c Config) VersionPage(slug, version string) string {
+	return c.ProjectVersions(slug) + version + "/"
+}
+
+// BuildPage is the dashboard's page of a build.
+func (c Config) BuildPage(slug string, id int64) string {
+	return c.ProjectBuilds(slug) + strconv.FormatInt(id, 10) + "/"
+}

@@ -1,8 +1,13 @@
 package docsurl
 
-import "testing"
+import (
+	"testing"
 
-// TestDocs checks every example of behavior.md §8.2 in both modes.
+	"docsd/choices"
+)
+
+// TestDocs checks every example of behavior.md §8.2 and of the schemes of
+// api-2026.md §A1.8 in both modes.
 func TestDocs(t *testing.T) {
 	path := Config{PublicURL: "https://docs.example.com"}
 	sub := Config{PublicURL: "https://docs.example.com", DocsDomain: "docs.example.io"}
@@ -10,7 +15,12 @@ func TestDocs(t *testing.T) {
 	demoES := Target{Slug: "demo-es", Language: "es", MainSlug: "demo"}
 	lib := Target{Slug: "lib", Language: "en", ParentSlug: "demo", Alias: "library"}
 	libFR := Target{Slug: "lib-fr", Language: "fr", MainSlug: "lib", ParentSlug: "demo", Alias: "library"}
-	one := Target{Slug: "one", Language: "en", SingleVersion: true}
+	one := Target{Slug: "one", Language: "en", Scheme: choices.SingleVersionWithoutTranslations}
+	flat := Target{Slug: "flat", Language: "en", Scheme: choices.MultipleVersionsWithoutTranslations}
+	// A translation of flat: the main project's scheme is used.
+	flatES := Target{Slug: "flat-es", Language: "es", MainSlug: "flat", Scheme: choices.MultipleVersionsWithoutTranslations}
+	demoExplicit := Target{Slug: "demo", Language: "en", Scheme: choices.MultipleVersionsWithTranslations}
+	libFlat := Target{Slug: "lib", Language: "en", ParentSlug: "demo", Alias: "library", Scheme: choices.MultipleVersionsWithoutTranslations}
 	for _, tc := range []struct {
 		t                 Target
 		version, file     string
@@ -22,6 +32,12 @@ func TestDocs(t *testing.T) {
 		{lib, "1.0", "", "https://docs.example.com/docs/demo/projects/library/en/1.0/", "https://demo.docs.example.io/projects/library/en/1.0/"},
 		{libFR, "1.0", "", "https://docs.example.com/docs/demo/projects/library/fr/1.0/", "https://demo.docs.example.io/projects/library/fr/1.0/"},
 		{one, "latest", "", "https://docs.example.com/docs/one/", "https://one.docs.example.io/"},
+		{one, "latest", "a/b.html", "https://docs.example.com/docs/one/a/b.html", "https://one.docs.example.io/a/b.html"},
+		{flat, "latest", "", "https://docs.example.com/docs/flat/latest/", "https://flat.docs.example.io/latest/"},
+		{flat, "en", "api.html", "https://docs.example.com/docs/flat/en/api.html", "https://flat.docs.example.io/en/api.html"},
+		{flatES, "latest", "", "https://docs.example.com/docs/flat/latest/", "https://flat.docs.example.io/latest/"},
+		{demoExplicit, "latest", "", "https://docs.example.com/docs/demo/en/latest/", "https://demo.docs.example.io/en/latest/"},
+		{libFlat, "1.0", "", "https://docs.example.com/docs/demo/projects/library/1.0/", "https://demo.docs.example.io/projects/library/1.0/"},
 	} {
 		if got := path.Docs(tc.t, tc.version, tc.file); got != tc.wantPath {
 			t.Errorf("path mode %s %s: got %q, want %q", tc.t.Slug, tc.version, got, tc.wantPath)

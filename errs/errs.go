@@ -26,10 +26,12 @@ const (
 	Forbidden                   // authenticated, but not allowed
 	Unauthenticated             // credentials missing or bad
 	Unavailable                 // a dependency (the database) does not answer; retry later
+	Throttled                   // the caller's request budget is spent; Details["retryAfter"] says for how long
+	TooComplex                  // the operation is over a size, depth or cost limit; Details say which
 )
 
 // lastKind is the highest Kind, for loops over every kind.
-const lastKind = Unavailable
+const lastKind = TooComplex
 
 // String returns the kind's stable code, as GraphQL's extensions.code shows it.
 func (k Kind) String() string {
@@ -46,6 +48,10 @@ func (k Kind) String() string {
 		return "UNAUTHENTICATED"
 	case Unavailable:
 		return "UNAVAILABLE"
+	case Throttled:
+		return "THROTTLED"
+	case TooComplex:
+		return "QUERY_TOO_COMPLEX"
 	default:
 		return "INTERNAL"
 	}
@@ -107,7 +113,11 @@ type Error struct {
 	Op      string // the operation that failed, for logs: "store.CreateProject"
 	Message string
 	Fields  Fields // per-field messages, for Invalid
-	Err     error  // the cause, if any
+	// Details are machine-readable facts about the error that API callers
+	// see (GraphQL extensions.details): the limit a TooComplex operation
+	// broke, the seconds a Throttled caller must wait.
+	Details map[string]any
+	Err     error // the cause, if any
 }
 
 func (e *Error) Error() string {
@@ -202,6 +212,33 @@ func FieldsOf(err error) Fields {
 	return nil
 }
 
+// DetailsOf returns the details of the first *Error in err's chain that has
+// any.
+func DetailsOf(err error) map[string]any {
+	for err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			return nil
+		}
+		if len(e.Details) > 0 {
+			return e.Details
+		}
+		err = e.Err
+	}
+	return nil
+}
+
+// RetryAfterKey is the key of Details that holds the whole seconds a
+// Throttled caller must wait (the `Retry-After` header of HTTP answers).
+const RetryAfterKey = "retryAfter"
+
+// RetryAfter returns the seconds a Throttled error asks the caller to wait,
+// 0 when it names none.
+func RetryAfter(err error) int {
+	secs, _ := DetailsOf(err)[RetryAfterKey].(int)
+	return secs
+}
+
 // Standard messages of behavior.md §2.1, shared by every surface.
 const (
 	MsgNotFound        = "Not found."
@@ -240,3 +277,15 @@ func BadChoice(value string) string { return fmt.Sprintf(MsgBadChoiceFormat, val
 func FilterChoice(value string) string {
 	return fmt.Sprintf("Select a valid choice. %s is not one of the available choices.", value)
 }
+
+// MsgNotInteger is Read the Docs' message for an integer field given
+// something else (api-2026.md §A2.1 position).
+const MsgNotInteger = "A valid integer is required."
+
+// AtLeast is the message of an integer field below its minimum n.
+func AtLeast(n int64) string {
+	return fmt.Sprintf("Ensure this value is greater than or equal to %d.", n)
+}
+
+// AtMost is the message of an integer field above its maximum n.
+func AtMost(n int64) string { return fmt.Sprintf("Ensure this value is less than or equal to %d.", n) }

@@ -14,12 +14,8 @@ import (
 func TestA4GraphFields(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
-		e.importProject("alice", "pub")
 		ctx := t.Context()
-		p, err := e.store.FindProjectBySlug(ctx, "pub")
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := e.importedProject("alice", "pub")
 		bs, _, err := e.store.FindBuilds(ctx, store.BuildFilter{ProjectID: &p.ID})
 		if err != nil || len(bs) != 1 {
 			t.Fatal(bs, err)

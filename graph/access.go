@@ -54,10 +54,11 @@ func (r *Resolver) canSeeProject(ctx context.Context, p *store.Project) (bool, e
 	return r.isMaintainer(ctx, p)
 }
 
-// canSeeVersion: a public version of a public project, any version of a
+// canSeeVersion: a public version of a public project (a pull-request
+// version by the project's external level, §A1.7), any version of a
 // maintained project, everything for superusers (§1.5 with its fix, §5.1).
 func (r *Resolver) canSeeVersion(ctx context.Context, v *store.Version, p *store.Project) (bool, error) {
-	if (v.IsPublic() && p.IsPublic()) || ViewerFrom(ctx).SeesAll() {
+	if p.VersionIsPublic(v) || ViewerFrom(ctx).SeesAll() {
 		return true, nil
 	}
 	return r.isMaintainer(ctx, p)
@@ -138,7 +139,7 @@ func (r *Resolver) requireMaintainer(ctx context.Context, p *store.Project) erro
 // target describes p for the URL resolver: its main project and the
 // relationship nesting that main project, if any.
 func (r *Resolver) target(ctx context.Context, p *store.Project) (docsurl.Target, error) {
-	t := docsurl.Target{Slug: p.Slug, Language: p.Language, SingleVersion: p.SingleVersion}
+	t := docsurl.Target{Slug: p.Slug, Language: p.Language, Scheme: p.VersioningScheme}
 	mainID := p.ID
 	if p.TranslationOf != nil {
 		main, err := r.loaders(ctx).projectByID.Load(ctx, *p.TranslationOf)
@@ -146,7 +147,7 @@ func (r *Resolver) target(ctx context.Context, p *store.Project) (docsurl.Target
 			return t, err
 		}
 		if err == nil {
-			t.MainSlug, mainID = main.Slug, main.ID
+			t.MainSlug, t.Scheme, mainID = main.Slug, main.VersioningScheme, main.ID
 		}
 	}
 	rel, err := r.loaders(ctx).parentRelationOf.Load(ctx, mainID)

@@ -1,10 +1,28 @@
 package graph
 
+import "github.com/vektah/gqlparser/v2/ast"
+
+// withoutDefer returns a copy of s without the `@defer` directive that
+// gqlparser's prelude declares: gqlgen's incremental delivery is not
+// served by docsd's transports, so the schema neither advertises the
+// directive (introspection) nor accepts it (validation: unknown
+// directive).
+func withoutDefer(s *ast.Schema) *ast.Schema {
+	out := *s
+	out.Directives = make(map[string]*ast.DirectiveDefinition, len(s.Directives))
+	for name, d := range s.Directives {
+		if name != "defer" {
+			out.Directives[name] = d
+		}
+	}
+	return &out
+}
+
 // schemaConfig is the generated schema configuration for r, with the
 // complexity of list fields scaled by the number of rows they may return, so
 // that the public endpoint's complexity limit bounds the work of a query.
 func schemaConfig(r *Resolver) Config {
-	cfg := Config{Resolvers: r}
+	cfg := Config{Resolvers: r, Schema: withoutDefer(NewExecutableSchema(Config{}).Schema())}
 	c := &cfg.Complexity
 	rows := func(limit *int64) int {
 		l, _ := r.window(limit, nil)

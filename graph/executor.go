@@ -4,16 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
-	"net/http"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/executor"
-	"github.com/99designs/gqlgen/graphql/handler"
-	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
@@ -21,10 +16,10 @@ import (
 )
 
 // presentError is the one table that turns a classified error into a
-// GraphQL error: the kind becomes extensions.code, per-field messages become
-// extensions.fields, and the cause stays reachable with errors.As for
-// in-process callers. Unclassified errors are logged and shown as
-// "A server error occurred.".
+// GraphQL error: the kind becomes extensions.code, per-field messages
+// become extensions.fields, details extensions.details, and the cause
+// stays reachable with errors.As for in-process callers. Unclassified
+// errors are logged and shown as "A server error occurred.".
 func presentError(ctx context.Context, err error) *gqlerror.Error {
 	gqlErr := graphql.DefaultErrorPresenter(ctx, err)
 	var e *errs.Error
@@ -51,6 +46,9 @@ func presentError(ctx context.Context, err error) *gqlerror.Error {
 	ext := map[string]any{"code": e.Kind.String()}
 	if f := errs.FieldsOf(err); len(f) > 0 {
 		ext["fields"] = f
+	}
+	if d := errs.DetailsOf(err); len(d) > 0 {
+		ext["details"] = d
 	}
 	gqlErr.Extensions = ext
 	return gqlErr
@@ -138,67 +136,4 @@ func ResponseError(resp *graphql.Response) error {
 		return errs.Internalf("graph", "operation error: %s", first.Message)
 	}
 	return &errs.Error{Kind: errs.KindFromCode(code), Op: "graph", Message: first.Message}
-}
-
-// Handler returns the public `/graphql` endpoint: POST and GET transports,
-// introspection, a complexity limit, the caller authenticated from the
-// `Authorization: Token` header, or else from a dashboard session
-// (Settings.SessionUser), anonymous without either.
-func (r *Resolver) Handler() http.Handler {
-	srv := handler.New(NewExecutableSchema(schemaConfig(r)))
-	srv.AddTransport(transport.Options{})
-	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
-	srv.Use(extension.Introspection{})
-	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
-	limit := r.Settings.ComplexityLimit
-	if limit <= 0 {
-		limit = 20000
-	}
-	srv.Use(extension.FixedComplexityLimit(limit))
-	srv.SetErrorPresenter(presentError)
-	srv.SetRecoverFunc(recoverPanic)
-	srv.AroundOperations(withLoaders(r.Store))
-	srv.AroundFields(freshLoadersAfterMutations(r.Store))
-	srv.AroundResponses(markUnavailable)
-	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		w, req = withUnavailableStatus(w, req)
-		user, err := Authenticate(req.Context(), r.Store, req.Header.Get("Authorization"))
-		if err == nil && user == nil && req.Header.Get("Authorization") == "" && r.Settings.SessionUser != nil {
-			user, err = r.Settings.SessionUser(req)
-		}
-		if err != nil {
-			writeGraphQLError(w, err)
-			return
-		}
-		srv.ServeHTTP(w, req.WithContext(WithUser(req.Context(), user)))
-	})
-}
-
-// writeGraphQLError answers a request that could not start an operation.
-func writeGraphQLError(w http.ResponseWriter, err error) {
-	kind := errs.KindOf(err)
-	msg := errs.MsgServerError
-	var e *errs.Error
-	if errors.As(err, &e) && kind != errs.Internal {
-		msg = e.Text()
-	}
-	status := http.StatusInternalServerError
-	switch kind {
-	case errs.Unauthenticated:
-		status = http.StatusUnauthorized
-		w.Header().Set("WWW-Authenticate", "Token")
-	case errs.Unavailable:
-		status = http.StatusServiceUnavailable
-		w.Header().Set("Retry-After", errs.RetryAfterUnavailable)
-		msg = errs.MsgUnavailable
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	body, _ := json.Marshal(map[string]any{
-		"errors": []any{map[string]any{"message": msg, "extensions": map[string]any{"code": kind.String()}}},
-		"data":   nil,
-	})
-	fmt.Fprintf(w, "%s", body)
 }

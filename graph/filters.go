@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"strings"
+
 	"docsd/choices"
 	"docsd/store"
 )
@@ -21,6 +23,7 @@ func projectFilter(v Viewer, in *ProjectFilterInput) (store.ProjectFilter, error
 		}
 	}
 	f.Slug, f.Language, f.ProgrammingLanguage = in.Slug, in.Language, in.ProgrammingLanguage
+	f.SlugContains, f.NameContains = containsValue(in.SlugContains), containsValue(in.NameContains)
 	if in.MaintainedByViewer != nil && *in.MaintainedByViewer {
 		id := v.UserID()
 		f.MaintainerID, f.Visible = &id, nil
@@ -38,10 +41,23 @@ func versionFilter(in *VersionFilterInput) (store.VersionFilter, error) {
 	if err := filterChoice("privacy_level", in.PrivacyLevel, choices.PrivacyLevels); err != nil {
 		return f, err
 	}
+	if err := filterChoice("type", in.Type, choices.VersionTypes); err != nil {
+		return f, err
+	}
+	f.SlugContains, f.Type, f.Hidden = containsValue(in.SlugContains), in.Type, in.Hidden
 	f.ProjectSlug, f.Slug, f.Active, f.Built, f.VerboseName, f.PrivacyLevel = in.ProjectSlug, in.Slug, in.Active, in.Built, in.VerboseName, in.PrivacyLevel
 	f.Uploaded = in.Uploaded
 	f.Internal = in.IncludeExternal == nil || !*in.IncludeExternal
 	return f, nil
+}
+
+// containsValue is an icontains filter's value: one that is empty after
+// trimming does not filter (api-2026.md §A3).
+func containsValue(v *string) *string {
+	if v == nil || strings.TrimSpace(*v) == "" {
+		return nil
+	}
+	return v
 }
 
 // buildFilter turns a GraphQL build filter into a store filter; builds of
@@ -60,6 +76,9 @@ func buildFilter(in *BuildFilterInput) store.BuildFilter {
 // narrow detail lookups too, §3.6).
 func matchesVersionFilter(v *store.Version, f store.VersionFilter) bool {
 	return (f.Active == nil || *f.Active == v.Active) &&
+		(f.Hidden == nil || *f.Hidden == v.Hidden) &&
+		(f.Type == nil || *f.Type == v.Type) &&
+		(f.SlugContains == nil || store.Contains(v.Slug, *f.SlugContains)) &&
 		(f.Built == nil || *f.Built == v.Built) &&
 		(f.Uploaded == nil || *f.Uploaded == v.Uploaded) &&
 		(f.VerboseName == nil || *f.VerboseName == v.VerboseName) &&
@@ -81,6 +100,8 @@ func matchesBuildFilter(b *store.Build, f store.BuildFilter) bool {
 // matchesProjectFilter applies a project filter's own conditions to one project.
 func matchesProjectFilter(p *store.Project, f store.ProjectFilter) bool {
 	return (f.Slug == nil || *f.Slug == p.Slug) &&
+		(f.SlugContains == nil || store.Contains(p.Slug, *f.SlugContains)) &&
+		(f.NameContains == nil || store.Contains(p.Name, *f.NameContains)) &&
 		(f.Language == nil || *f.Language == p.Language) &&
 		(f.ProgrammingLanguage == nil || *f.ProgrammingLanguage == p.ProgrammingLanguage)
 }

@@ -40,6 +40,7 @@ type ResolverRoot interface {
 	Query() QueryResolver
 	Redirect() RedirectResolver
 	Subproject() SubprojectResolver
+	Subscription() SubscriptionResolver
 	User() UserResolver
 	Version() VersionResolver
 }
@@ -49,27 +50,31 @@ type DirectiveRoot struct {
 
 type ComplexityRoot struct {
 	Build struct {
-		Commands      func(childComplexity int) int
-		Commit        func(childComplexity int) int
-		CommitURL     func(childComplexity int) int
-		Config        func(childComplexity int) int
-		Created       func(childComplexity int) int
-		DocsURL       func(childComplexity int) int
-		Duration      func(childComplexity int) int
-		Error         func(childComplexity int) int
-		ErrorID       func(childComplexity int) int
-		ExitCode      func(childComplexity int) int
-		Finished      func(childComplexity int) int
-		ID            func(childComplexity int) int
-		Notification  func(childComplexity int, id int64) int
-		Notifications func(childComplexity int, filter *NotificationFilterInput, limit *int64, offset *int64) int
-		Project       func(childComplexity int) int
-		Started       func(childComplexity int) int
-		State         func(childComplexity int) int
-		StoredSuccess func(childComplexity int) int
-		Success       func(childComplexity int) int
-		Type          func(childComplexity int) int
-		Version       func(childComplexity int) int
+		Commands            func(childComplexity int) int
+		Commit              func(childComplexity int) int
+		CommitURL           func(childComplexity int) int
+		Config              func(childComplexity int) int
+		Created             func(childComplexity int) int
+		DocsURL             func(childComplexity int) int
+		Duration            func(childComplexity int) int
+		Error               func(childComplexity int) int
+		ErrorID             func(childComplexity int) int
+		ExitCode            func(childComplexity int) int
+		Finished            func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		Notification        func(childComplexity int, id int64) int
+		Notifications       func(childComplexity int, filter *NotificationFilterInput, limit *int64, offset *int64) int
+		Project             func(childComplexity int) int
+		ReadthedocsYamlPath func(childComplexity int) int
+		Started             func(childComplexity int) int
+		State               func(childComplexity int) int
+		StoredSuccess       func(childComplexity int) int
+		Success             func(childComplexity int) int
+		Type                func(childComplexity int) int
+		Urls                func(childComplexity int) int
+		Version             func(childComplexity int) int
+		VersionName         func(childComplexity int) int
+		VersionType         func(childComplexity int) int
 	}
 
 	BuildCommand struct {
@@ -94,6 +99,12 @@ type ComplexityRoot struct {
 		Name func(childComplexity int) int
 	}
 
+	BuildUrls struct {
+		Build   func(childComplexity int) int
+		Project func(childComplexity int) int
+		Version func(childComplexity int) int
+	}
+
 	Choice struct {
 		Code func(childComplexity int) int
 		Name func(childComplexity int) int
@@ -116,6 +127,7 @@ type ComplexityRoot struct {
 		Modified func(childComplexity int) int
 		Name     func(childComplexity int) int
 		Project  func(childComplexity int) int
+		Public   func(childComplexity int) int
 	}
 
 	EnvironmentVariableList struct {
@@ -141,6 +153,7 @@ type ComplexityRoot struct {
 
 	Mutation struct {
 		AddMaintainer             func(childComplexity int, slug string, username string) int
+		CancelBuild               func(childComplexity int, id int64) int
 		CompleteUpload            func(childComplexity int, build int64, status string) int
 		CreateEnvironmentVariable func(childComplexity int, project string, input EnvironmentVariableInput, validateOnly *bool) int
 		CreateIntegration         func(childComplexity int, project string, typeArg string) int
@@ -154,6 +167,7 @@ type ComplexityRoot struct {
 		ImportProject             func(childComplexity int, input ImportProjectInput, validateOnly *bool) int
 		InitiateUpload            func(childComplexity int, input InitiateUploadInput) int
 		RemoveMaintainer          func(childComplexity int, slug string, username string) int
+		RetryBuild                func(childComplexity int, id int64) int
 		SetProjectAdminFields     func(childComplexity int, slug string, input ProjectAdminInput) int
 		SetProjectPrivacy         func(childComplexity int, slug string, privacyLevel string) int
 		SetTranslationOf          func(childComplexity int, slug string, main *string) int
@@ -190,47 +204,50 @@ type ComplexityRoot struct {
 	}
 
 	Project struct {
-		ActiveVersions       func(childComplexity int) int
-		AdminFields          func(childComplexity int) int
-		AnalyticsCode        func(childComplexity int) int
-		Build                func(childComplexity int, id int64, filter *BuildFilterInput) int
-		Builds               func(childComplexity int, filter *BuildFilterInput, limit *int64, offset *int64) int
-		CanonicalURL         func(childComplexity int) int
-		Created              func(childComplexity int) int
-		DefaultBranch        func(childComplexity int) int
-		DefaultVersion       func(childComplexity int) int
-		Description          func(childComplexity int) int
-		DocumentationType    func(childComplexity int) int
-		EnvironmentVariable  func(childComplexity int, id int64) int
-		EnvironmentVariables func(childComplexity int, limit *int64, offset *int64) int
-		Homepage             func(childComplexity int) int
-		ID                   func(childComplexity int) int
-		Integrations         func(childComplexity int) int
-		Language             func(childComplexity int) int
-		Modified             func(childComplexity int) int
-		Name                 func(childComplexity int) int
-		Notification         func(childComplexity int, id int64) int
-		Notifications        func(childComplexity int, filter *NotificationFilterInput, limit *int64, offset *int64) int
-		PrivacyLevel         func(childComplexity int) int
-		ProgrammingLanguage  func(childComplexity int) int
-		Redirect             func(childComplexity int, id int64) int
-		Redirects            func(childComplexity int, limit *int64, offset *int64) int
-		Repository           func(childComplexity int) int
-		ShowVersionWarning   func(childComplexity int) int
-		SingleVersion        func(childComplexity int) int
-		Slug                 func(childComplexity int) int
-		StoredDefaultBranch  func(childComplexity int) int
-		Subproject           func(childComplexity int, alias string) int
-		SubprojectOf         func(childComplexity int) int
-		Subprojects          func(childComplexity int, limit *int64, offset *int64) int
-		Tags                 func(childComplexity int) int
-		TranslationOf        func(childComplexity int) int
-		Translations         func(childComplexity int, limit *int64, offset *int64) int
-		Urls                 func(childComplexity int) int
-		Users                func(childComplexity int) int
-		Version              func(childComplexity int, slug string, filter *VersionFilterInput) int
-		Versions             func(childComplexity int, filter *VersionFilterInput, limit *int64, offset *int64) int
-		ViewerIsMaintainer   func(childComplexity int) int
+		ActiveVersions             func(childComplexity int) int
+		AdminFields                func(childComplexity int) int
+		AnalyticsCode              func(childComplexity int) int
+		Build                      func(childComplexity int, id int64, filter *BuildFilterInput) int
+		Builds                     func(childComplexity int, filter *BuildFilterInput, limit *int64, offset *int64) int
+		CanonicalURL               func(childComplexity int) int
+		Created                    func(childComplexity int) int
+		DefaultBranch              func(childComplexity int) int
+		DefaultVersion             func(childComplexity int) int
+		Description                func(childComplexity int) int
+		DocumentationType          func(childComplexity int) int
+		EnvironmentVariable        func(childComplexity int, id int64) int
+		EnvironmentVariables       func(childComplexity int, limit *int64, offset *int64) int
+		ExternalBuildsPrivacyLevel func(childComplexity int) int
+		Homepage                   func(childComplexity int) int
+		ID                         func(childComplexity int) int
+		Integrations               func(childComplexity int) int
+		Language                   func(childComplexity int) int
+		Modified                   func(childComplexity int) int
+		Name                       func(childComplexity int) int
+		Notification               func(childComplexity int, id int64) int
+		Notifications              func(childComplexity int, filter *NotificationFilterInput, limit *int64, offset *int64) int
+		PrivacyLevel               func(childComplexity int) int
+		ProgrammingLanguage        func(childComplexity int) int
+		ReadthedocsYamlPath        func(childComplexity int) int
+		Redirect                   func(childComplexity int, id int64) int
+		Redirects                  func(childComplexity int, limit *int64, offset *int64) int
+		Repository                 func(childComplexity int) int
+		ShowVersionWarning         func(childComplexity int) int
+		SingleVersion              func(childComplexity int) int
+		Slug                       func(childComplexity int) int
+		StoredDefaultBranch        func(childComplexity int) int
+		Subproject                 func(childComplexity int, alias string) int
+		SubprojectOf               func(childComplexity int) int
+		Subprojects                func(childComplexity int, limit *int64, offset *int64) int
+		Tags                       func(childComplexity int) int
+		TranslationOf              func(childComplexity int) int
+		Translations               func(childComplexity int, limit *int64, offset *int64) int
+		Urls                       func(childComplexity int) int
+		Users                      func(childComplexity int) int
+		Version                    func(childComplexity int, slug string, filter *VersionFilterInput) int
+		VersioningScheme           func(childComplexity int) int
+		Versions                   func(childComplexity int, filter *VersionFilterInput, limit *int64, offset *int64) int
+		ViewerIsMaintainer         func(childComplexity int) int
 	}
 
 	ProjectAccess struct {
@@ -241,6 +258,7 @@ type ComplexityRoot struct {
 
 	ProjectAdminFields struct {
 		AddonsEnabled         func(childComplexity int) int
+		AnalyticsDisabled     func(childComplexity int) int
 		BuildTimeLimit        func(childComplexity int) int
 		ConfPyFile            func(childComplexity int) int
 		EnableEpubBuild       func(childComplexity int) int
@@ -279,14 +297,18 @@ type ComplexityRoot struct {
 	}
 
 	Redirect struct {
-		Created    func(childComplexity int) int
-		FromURL    func(childComplexity int) int
-		HTTPStatus func(childComplexity int) int
-		ID         func(childComplexity int) int
-		Modified   func(childComplexity int) int
-		Project    func(childComplexity int) int
-		ToURL      func(childComplexity int) int
-		Type       func(childComplexity int) int
+		Created     func(childComplexity int) int
+		Description func(childComplexity int) int
+		Enabled     func(childComplexity int) int
+		Force       func(childComplexity int) int
+		FromURL     func(childComplexity int) int
+		HTTPStatus  func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Modified    func(childComplexity int) int
+		Position    func(childComplexity int) int
+		Project     func(childComplexity int) int
+		ToURL       func(childComplexity int) int
+		Type        func(childComplexity int) int
 	}
 
 	RedirectList struct {
@@ -345,6 +367,10 @@ type ComplexityRoot struct {
 		TotalCount func(childComplexity int) int
 	}
 
+	Subscription struct {
+		BuildUpdated func(childComplexity int, id int64) int
+	}
+
 	SyncVersionsPayload struct {
 		Project   func(childComplexity int) int
 		Triggered func(childComplexity int) int
@@ -370,25 +396,32 @@ type ComplexityRoot struct {
 	}
 
 	Version struct {
-		Active       func(childComplexity int) int
-		Builds       func(childComplexity int, filter *BuildFilterInput, limit *int64, offset *int64) int
-		Built        func(childComplexity int) int
-		Downloads    func(childComplexity int) int
-		HasEPUB      func(childComplexity int) int
-		HasHTMLZip   func(childComplexity int) int
-		HasPDF       func(childComplexity int) int
-		ID           func(childComplexity int) int
-		Identifier   func(childComplexity int) int
-		LastBuild    func(childComplexity int) int
-		Machine      func(childComplexity int) int
-		PrivacyLevel func(childComplexity int) int
-		Project      func(childComplexity int) int
-		Ref          func(childComplexity int) int
-		Slug         func(childComplexity int) int
-		Type         func(childComplexity int) int
-		Uploaded     func(childComplexity int) int
-		Urls         func(childComplexity int) int
-		VerboseName  func(childComplexity int) int
+		Active            func(childComplexity int) int
+		Aliases           func(childComplexity int) int
+		Builds            func(childComplexity int, filter *BuildFilterInput, limit *int64, offset *int64) int
+		Built             func(childComplexity int) int
+		DocumentationType func(childComplexity int) int
+		Downloads         func(childComplexity int) int
+		HasEPUB           func(childComplexity int) int
+		HasHTMLZip        func(childComplexity int) int
+		HasPDF            func(childComplexity int) int
+		Hidden            func(childComplexity int) int
+		ID                func(childComplexity int) int
+		Identifier        func(childComplexity int) int
+		LastBuild         func(childComplexity int) int
+		Machine           func(childComplexity int) int
+		PrivacyLevel      func(childComplexity int) int
+		Project           func(childComplexity int) int
+		Ref               func(childComplexity int) int
+		Slug              func(childComplexity int) int
+		Type              func(childComplexity int) int
+		Uploaded          func(childComplexity int) int
+		Urls              func(childComplexity int) int
+		VerboseName       func(childComplexity int) int
+	}
+
+	VersionDashboardUrls struct {
+		Edit func(childComplexity int) int
 	}
 
 	VersionList struct {
@@ -397,6 +430,7 @@ type ComplexityRoot struct {
 	}
 
 	VersionUrls struct {
+		Dashboard     func(childComplexity int) int
 		Documentation func(childComplexity int) int
 		Vcs           func(childComplexity int) int
 	}
@@ -419,6 +453,9 @@ type BuildResolver interface {
 	Config(ctx context.Context, obj *store.Build) (json.RawMessage, error)
 	Commands(ctx context.Context, obj *store.Build) ([]*store.BuildCommand, error)
 	DocsURL(ctx context.Context, obj *store.Build) (string, error)
+	Urls(ctx context.Context, obj *store.Build) (*BuildUrls, error)
+
+	ReadthedocsYamlPath(ctx context.Context, obj *store.Build) (*string, error)
 	CommitURL(ctx context.Context, obj *store.Build) (*string, error)
 	ErrorID(ctx context.Context, obj *store.Build) (*string, error)
 	Notifications(ctx context.Context, obj *store.Build, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error)
@@ -446,6 +483,8 @@ type MutationResolver interface {
 	SetVersionPrivacy(ctx context.Context, project string, version string, privacyLevel string) (*store.Version, error)
 	SetVersionUploaded(ctx context.Context, project string, version string, uploaded bool) (*store.Version, error)
 	TriggerBuild(ctx context.Context, project string, version string) (*TriggerBuildPayload, error)
+	CancelBuild(ctx context.Context, id int64) (*store.Build, error)
+	RetryBuild(ctx context.Context, id int64) (*TriggerBuildPayload, error)
 	SyncVersions(ctx context.Context, project string) (*SyncVersionsPayload, error)
 	InitiateUpload(ctx context.Context, input InitiateUploadInput) (*InitiateUploadPayload, error)
 	CompleteUpload(ctx context.Context, build int64, status string) (*CompleteUploadPayload, error)
@@ -509,6 +548,9 @@ type SubprojectResolver interface {
 	Parent(ctx context.Context, obj *store.Relationship) (*store.Project, error)
 	Child(ctx context.Context, obj *store.Relationship) (*store.Project, error)
 }
+type SubscriptionResolver interface {
+	BuildUpdated(ctx context.Context, id int64) (<-chan *store.Build, error)
+}
 type UserResolver interface {
 	Email(ctx context.Context, obj *store.User) (*string, error)
 }
@@ -516,6 +558,10 @@ type VersionResolver interface {
 	Project(ctx context.Context, obj *store.Version) (*store.Project, error)
 
 	Ref(ctx context.Context, obj *store.Version) (*string, error)
+
+	Aliases(ctx context.Context, obj *store.Version) ([]*store.Version, error)
+
+	DocumentationType(ctx context.Context, obj *store.Version) (string, error)
 
 	Downloads(ctx context.Context, obj *store.Version) (*Downloads, error)
 	Urls(ctx context.Context, obj *store.Version) (*VersionUrls, error)
@@ -641,6 +687,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Build.Project(childComplexity), true
+	case "Build.readthedocsYamlPath":
+		if e.ComplexityRoot.Build.ReadthedocsYamlPath == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.ReadthedocsYamlPath(childComplexity), true
 	case "Build.started":
 		if e.ComplexityRoot.Build.Started == nil {
 			break
@@ -671,12 +723,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Build.Type(childComplexity), true
+	case "Build.urls":
+		if e.ComplexityRoot.Build.Urls == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.Urls(childComplexity), true
 	case "Build.version":
 		if e.ComplexityRoot.Build.Version == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Build.Version(childComplexity), true
+	case "Build.versionName":
+		if e.ComplexityRoot.Build.VersionName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.VersionName(childComplexity), true
+	case "Build.versionType":
+		if e.ComplexityRoot.Build.VersionType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.VersionType(childComplexity), true
 
 	case "BuildCommand.buildId":
 		if e.ComplexityRoot.BuildCommand.BuildID == nil {
@@ -759,6 +829,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BuildState.Name(childComplexity), true
 
+	case "BuildUrls.build":
+		if e.ComplexityRoot.BuildUrls.Build == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BuildUrls.Build(childComplexity), true
+	case "BuildUrls.project":
+		if e.ComplexityRoot.BuildUrls.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BuildUrls.Project(childComplexity), true
+	case "BuildUrls.version":
+		if e.ComplexityRoot.BuildUrls.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BuildUrls.Version(childComplexity), true
+
 	case "Choice.code":
 		if e.ComplexityRoot.Choice.Code == nil {
 			break
@@ -834,6 +923,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EnvironmentVariable.Project(childComplexity), true
+	case "EnvironmentVariable.public":
+		if e.ComplexityRoot.EnvironmentVariable.Public == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EnvironmentVariable.Public(childComplexity), true
 
 	case "EnvironmentVariableList.nodes":
 		if e.ComplexityRoot.EnvironmentVariableList.Nodes == nil {
@@ -921,6 +1016,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddMaintainer(childComplexity, args["slug"].(string), args["username"].(string)), true
+	case "Mutation.cancelBuild":
+		if e.ComplexityRoot.Mutation.CancelBuild == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_cancelBuild_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CancelBuild(childComplexity, args["id"].(int64)), true
 	case "Mutation.completeUpload":
 		if e.ComplexityRoot.Mutation.CompleteUpload == nil {
 			break
@@ -1064,6 +1170,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RemoveMaintainer(childComplexity, args["slug"].(string), args["username"].(string)), true
+	case "Mutation.retryBuild":
+		if e.ComplexityRoot.Mutation.RetryBuild == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_retryBuild_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RetryBuild(childComplexity, args["id"].(int64)), true
 	case "Mutation.setProjectAdminFields":
 		if e.ComplexityRoot.Mutation.SetProjectAdminFields == nil {
 			break
@@ -1360,6 +1477,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.EnvironmentVariables(childComplexity, args["limit"].(*int64), args["offset"].(*int64)), true
+	case "Project.externalBuildsPrivacyLevel":
+		if e.ComplexityRoot.Project.ExternalBuildsPrivacyLevel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.ExternalBuildsPrivacyLevel(childComplexity), true
 	case "Project.homepage":
 		if e.ComplexityRoot.Project.Homepage == nil {
 			break
@@ -1430,6 +1553,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.ProgrammingLanguage(childComplexity), true
+	case "Project.readthedocsYamlPath":
+		if e.ComplexityRoot.Project.ReadthedocsYamlPath == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.ReadthedocsYamlPath(childComplexity), true
 	case "Project.redirect":
 		if e.ComplexityRoot.Project.Redirect == nil {
 			break
@@ -1556,6 +1685,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.Version(childComplexity, args["slug"].(string), args["filter"].(*VersionFilterInput)), true
+	case "Project.versioningScheme":
+		if e.ComplexityRoot.Project.VersioningScheme == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.VersioningScheme(childComplexity), true
 	case "Project.versions":
 		if e.ComplexityRoot.Project.Versions == nil {
 			break
@@ -1599,6 +1734,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ProjectAdminFields.AddonsEnabled(childComplexity), true
+	case "ProjectAdminFields.analyticsDisabled":
+		if e.ComplexityRoot.ProjectAdminFields.AnalyticsDisabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectAdminFields.AnalyticsDisabled(childComplexity), true
 	case "ProjectAdminFields.buildTimeLimit":
 		if e.ComplexityRoot.ProjectAdminFields.BuildTimeLimit == nil {
 			break
@@ -1806,6 +1947,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Redirect.Created(childComplexity), true
+	case "Redirect.description":
+		if e.ComplexityRoot.Redirect.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Redirect.Description(childComplexity), true
+	case "Redirect.enabled":
+		if e.ComplexityRoot.Redirect.Enabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Redirect.Enabled(childComplexity), true
+	case "Redirect.force":
+		if e.ComplexityRoot.Redirect.Force == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Redirect.Force(childComplexity), true
 	case "Redirect.fromUrl":
 		if e.ComplexityRoot.Redirect.FromURL == nil {
 			break
@@ -1830,6 +1989,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Redirect.Modified(childComplexity), true
+	case "Redirect.position":
+		if e.ComplexityRoot.Redirect.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Redirect.Position(childComplexity), true
 	case "Redirect.project":
 		if e.ComplexityRoot.Redirect.Project == nil {
 			break
@@ -2049,6 +2214,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SubprojectList.TotalCount(childComplexity), true
 
+	case "Subscription.buildUpdated":
+		if e.ComplexityRoot.Subscription.BuildUpdated == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_buildUpdated_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.BuildUpdated(childComplexity, args["id"].(int64)), true
+
 	case "SyncVersionsPayload.project":
 		if e.ComplexityRoot.SyncVersionsPayload.Project == nil {
 			break
@@ -2131,6 +2308,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Version.Active(childComplexity), true
+	case "Version.aliases":
+		if e.ComplexityRoot.Version.Aliases == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Version.Aliases(childComplexity), true
 	case "Version.builds":
 		if e.ComplexityRoot.Version.Builds == nil {
 			break
@@ -2148,6 +2331,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Version.Built(childComplexity), true
+	case "Version.documentationType":
+		if e.ComplexityRoot.Version.DocumentationType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Version.DocumentationType(childComplexity), true
 	case "Version.downloads":
 		if e.ComplexityRoot.Version.Downloads == nil {
 			break
@@ -2172,6 +2361,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Version.HasPDF(childComplexity), true
+	case "Version.hidden":
+		if e.ComplexityRoot.Version.Hidden == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Version.Hidden(childComplexity), true
 	case "Version.id":
 		if e.ComplexityRoot.Version.ID == nil {
 			break
@@ -2245,6 +2440,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Version.VerboseName(childComplexity), true
 
+	case "VersionDashboardUrls.edit":
+		if e.ComplexityRoot.VersionDashboardUrls.Edit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VersionDashboardUrls.Edit(childComplexity), true
+
 	case "VersionList.nodes":
 		if e.ComplexityRoot.VersionList.Nodes == nil {
 			break
@@ -2258,6 +2460,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.VersionList.TotalCount(childComplexity), true
 
+	case "VersionUrls.dashboard":
+		if e.ComplexityRoot.VersionUrls.Dashboard == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VersionUrls.Dashboard(childComplexity), true
 	case "VersionUrls.documentation":
 		if e.ComplexityRoot.VersionUrls.Documentation == nil {
 			break
@@ -2336,6 +2544,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			ctx = graphql.WithUnmarshalerMap(ctx, inputUnmarshalMap)
 			data := ec._Mutation(ctx, opCtx.Operation.SelectionSet)
 			var buf bytes.Buffer
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
 			data.MarshalGQL(&buf)
 
 			return &graphql.Response{
@@ -2476,7 +2701,7 @@ type SearchBlock {
 type Mutation {
   "Import a project: the caller becomes its maintainer; ` + "`" + `latest` + "`" + ` is created and built (behavior.md §4.1.4)."
   importProject(input: ImportProjectInput!, validateOnly: Boolean = false): Project
-  "Update a project (maintainers). ` + "`" + `replace` + "`" + ` applies PUT's rules: name, repository and homepage are required."
+  "Update a project (maintainers). ` + "`" + `replace` + "`" + ` applies PUT's relaxed rules (api-2026.md §A6 #7): name and repository.url are required; a field not sent keeps its value."
   updateProject(slug: String!, input: UpdateProjectInput!, replace: Boolean = false, validateOnly: Boolean = false): Project
   "Delete a project with everything that belongs to it (maintainers)."
   deleteProject(slug: String!): Boolean!
@@ -2490,7 +2715,7 @@ type Mutation {
   addMaintainer(slug: String!, username: String!): Project
   removeMaintainer(slug: String!, username: String!): Project
 
-  "Update a version (maintainers). ` + "`" + `replace` + "`" + ` applies PUT's rules: ` + "`" + `active` + "`" + ` is required."
+  "Update a version (maintainers). Fields not given keep their value, with or without ` + "`" + `replace` + "`" + ` (api-2026.md §A6 #7). Turning ` + "`" + `active` + "`" + ` from false to true queues one build of the version, unless the project's builds are disabled or the version is uploaded (§A6 #6)."
   updateVersion(project: String!, version: String!, input: UpdateVersionInput!, replace: Boolean = false, validateOnly: Boolean = false): Version
   "Set a version's privacy level (maintainers)."
   setVersionPrivacy(project: String!, version: String!, privacyLevel: String!): Version
@@ -2499,6 +2724,10 @@ type Mutation {
 
   "Queue a build of a version (maintainers). When the project's builds are disabled, nothing is queued and ` + "`" + `triggered` + "`" + ` is false."
   triggerBuild(project: String!, version: String!): TriggerBuildPayload
+  "Cancel a queued or running build (maintainers of its project; api-2026.md §A6 #10). A queued build, or one whose worker is gone, is finished at once as cancelled; a running one is finished by its worker within seconds, so the build returned may still be running (follow it with ` + "`" + `buildUpdated` + "`" + `). Cancelling a finished build is a CONFLICT."
+  cancelBuild(id: Int!): Build!
+  "Queue a new build of the version that build ` + "`" + `id` + "`" + ` built (maintainers of its project), with triggerBuild's rules."
+  retryBuild(id: Int!): TriggerBuildPayload!
   "Queue a version sync of the project without a build (maintainers, api-2026.md §A4.1). ` + "`" + `triggered` + "`" + ` is false when the project has builds disabled or no ` + "`" + `latest` + "`" + ` version; a sync already queued is not queued twice."
   syncVersions(project: String!): SyncVersionsPayload
   "Start an upload of prebuilt docs (api-2026.md §A4.5): gets or creates the version and creates a build awaiting its archive. Refusals are outcomes, not errors."
@@ -2524,6 +2753,12 @@ type Mutation {
   deleteIntegration(project: String!, id: Int!): Boolean!
 }
 
+"Live updates, over WebSocket (` + "`" + `graphql-transport-ws` + "`" + `) or Server-Sent Events (graphql-sse, distinct connections) at ` + "`" + `/graphql` + "`" + `."
+type Subscription {
+  "The build with its commands: at once, then whenever its state, result or recorded command output changes (output grows while a command runs); the stream completes after the build has finished. A build the caller cannot see is NOT_FOUND, as with ` + "`" + `build(id:)` + "`" + `."
+  buildUpdated(id: Int!): Build!
+}
+
 type User {
   id: Int!
   username: String!
@@ -2542,6 +2777,10 @@ type ProjectAccess {
 
 input ProjectFilterInput {
   slug: String
+  "Projects whose slug contains this, in any case (api-2026.md §A3)."
+  slugContains: String
+  "Projects whose name contains this, in any case (Unicode simple case mapping, api-2026.md §A3)."
+  nameContains: String
   "Choice of behavior.md §10.1; another value is INVALID on field ` + "`" + `language` + "`" + `."
   language: String
   "Choice of behavior.md §10.2."
@@ -2590,7 +2829,14 @@ type Project {
   storedDefaultBranch: String
   documentationType: String!
   privacyLevel: String!
+  "Privacy of the project's pull-request versions, their builds and their docs (api-2026.md §A1.7)."
+  externalBuildsPrivacyLevel: String!
+  "URL layout of the docs (api-2026.md §A1.8): multiple_versions_with_translations, multiple_versions_without_translations or single_version_without_translations."
+  versioningScheme: String!
+  "Whether versioningScheme is single_version_without_translations (the era's view of it)."
   singleVersion: Boolean!
+  "Custom path of the build configuration file, relative to the repository root (api-2026.md §A1.9); null when unset."
+  readthedocsYamlPath: String
   showVersionWarning: Boolean!
   analyticsCode: String
   tags: [String!]!
@@ -2650,12 +2896,20 @@ type ProjectAdminFields {
   versionPrivacyLevel: String!
   "Whether served HTML pages get the reader client (reader.md R.5.1)."
   addonsEnabled: Boolean!
+  "Stored only: docsd injects no analytics (api-2026.md §A1.1)."
+  analyticsDisabled: Boolean!
 }
 
 input VersionFilterInput {
   projectSlug: String
   slug: String
+  "Versions whose slug contains this, in any case (api-2026.md §A3)."
+  slugContains: String
+  "Choice of branch, tag, unknown, external; another value is INVALID on field ` + "`" + `type` + "`" + `."
+  type: String
   active: Boolean
+  "Hidden from reader-facing version listings (api-2026.md §A1.2)."
+  hidden: Boolean
   built: Boolean
   "Published by the upload API (api-2026.md §A4.5)."
   uploaded: Boolean
@@ -2674,6 +2928,12 @@ type VersionList {
 type VersionUrls {
   documentation: String!
   vcs: String!
+  dashboard: VersionDashboardUrls!
+}
+
+type VersionDashboardUrls {
+  "The version's dashboard page: {public_url}/projects/{p}/versions/{v}/ (api-2026.md §A1.2)."
+  edit: String!
 }
 
 "Download URLs; a format that does not exist is null."
@@ -2696,7 +2956,13 @@ type Version {
   built: Boolean!
   uploaded: Boolean!
   machine: Boolean!
+  "Left out of reader-facing version listings (flyout, footer, search); still served and listed by the APIs (api-2026.md §A1.2)."
+  hidden: Boolean!
+  "For the machine ` + "`" + `stable` + "`" + `, the active version its rule picks; for the machine ` + "`" + `latest` + "`" + `, the active version of the default branch; else empty (api-2026.md §A1.2)."
+  aliases: [Version!]!
   privacyLevel: String!
+  "v2 ` + "`" + `documentation_type` + "`" + `: the doctype of the last successful build's configuration, else the project's (api-2026.md §A1.6)."
+  documentationType: String!
   hasPdf: Boolean!
   hasEpub: Boolean!
   hasHtmlzip: Boolean!
@@ -2750,6 +3016,14 @@ type Build {
   commands: [BuildCommand!]!
   "Docs URL of the build's version."
   docsUrl: String!
+  "Dashboard pages of the build, its project and its version (api-2026.md §A1.3)."
+  urls: BuildUrls!
+  "The version's verbose name when the build was created (v2, api-2026.md §A1.6)."
+  versionName: String!
+  "The version's type when the build was created."
+  versionType: String!
+  "The project's configuration file path the build used; null when the project set none."
+  readthedocsYamlPath: String
   commitUrl: String
   "The notification message id of the build's failure (api-2026.md §A4.2); null unless it finished unsuccessfully."
   errorId: String
@@ -2757,6 +3031,12 @@ type Build {
   notifications(filter: NotificationFilterInput, limit: Int, offset: Int): NotificationList!
   "The build's notification with that id, or null."
   notification(id: Int!): Notification
+}
+
+type BuildUrls {
+  build: String!
+  project: String!
+  version: String!
 }
 
 input NotificationFilterInput {
@@ -2870,13 +3150,23 @@ type RedirectList {
   nodes: [Redirect!]!
 }
 
+"A redirect of a project's docs (behavior.md §8.6, api-2026.md §A2)."
 type Redirect {
   id: Int!
   project: Project!
+  "One of prefix, page, exact, sphinx_html, sphinx_htmldir, clean_url_to_html, html_to_clean_url."
   type: String!
   fromUrl: String!
   toUrl: String!
+  "The status the docs host answers with: 301 or 302."
   httpStatus: Int!
+  "The order in which the project's redirects are tried: 0…N−1, each once."
+  position: Int!
+  "Whether the redirect also applies when the requested page exists."
+  force: Boolean!
+  "Whether the docs host applies the redirect at all."
+  enabled: Boolean!
+  description: String!
   created: Time!
   modified: Time!
 }
@@ -2891,6 +3181,8 @@ type EnvironmentVariable {
   id: Int!
   project: Project!
   name: String!
+  "Also given to pull-request (external) builds (api-2026.md §A1.5)."
+  public: Boolean!
   created: Time!
   modified: Time!
 }
@@ -2915,6 +3207,14 @@ input ImportProjectInput {
   homepage: String @goField(omittable: true)
   language: String @goField(omittable: true)
   programmingLanguage: String @goField(omittable: true)
+  "Each tag trimmed, empty ones dropped, duplicates removed keeping the first (api-2026.md §A1.1)."
+  tags: [String!] @goField(omittable: true)
+  "public (default), protected or private."
+  privacyLevel: String @goField(omittable: true)
+  "public (default), protected or private."
+  externalBuildsPrivacyLevel: String @goField(omittable: true)
+  "A relative path ending in .readthedocs.yaml; null or blank: none."
+  readthedocsYamlPath: String @goField(omittable: true)
 }
 
 input UpdateProjectInput {
@@ -2927,7 +3227,18 @@ input UpdateProjectInput {
   defaultBranch: String @goField(omittable: true)
   analyticsCode: String @goField(omittable: true)
   showVersionWarning: Boolean @goField(omittable: true)
+  "true sets versioningScheme to single_version_without_translations; false leaves single_version_without_translations for multiple_versions_with_translations. Must agree with versioningScheme when both are sent."
   singleVersion: Boolean @goField(omittable: true)
+  "Replaces the whole list, with ImportProjectInput.tags' rules."
+  tags: [String!] @goField(omittable: true)
+  privacyLevel: String @goField(omittable: true)
+  externalBuildsPrivacyLevel: String @goField(omittable: true)
+  versioningScheme: String @goField(omittable: true)
+  "null or blank clears it."
+  readthedocsYamlPath: String @goField(omittable: true)
+  "Pull-request builds on or off (behavior.md §9.6)."
+  externalBuildsEnabled: Boolean @goField(omittable: true)
+  analyticsDisabled: Boolean @goField(omittable: true)
 }
 
 input ProjectAdminInput {
@@ -2952,6 +3263,9 @@ input ProjectAdminInput {
 
 input UpdateVersionInput {
   active: Boolean @goField(omittable: true)
+  hidden: Boolean @goField(omittable: true)
+  "Choice of public, protected, private."
+  privacyLevel: String @goField(omittable: true)
 }
 
 input CreateSubprojectInput {
@@ -2959,15 +3273,28 @@ input CreateSubprojectInput {
   alias: String @goField(omittable: true)
 }
 
+"Fields of a redirect write (api-2026.md §A2.1); absent fields keep their stored values on updates."
 input RedirectInput {
   type: String @goField(omittable: true)
   fromUrl: String @goField(omittable: true)
   toUrl: String @goField(omittable: true)
+  "301 or 302; 302 when a redirect is created without it."
+  httpStatus: Int @goField(omittable: true)
+  "Where to insert (create, default 0) or move (update) the redirect; past the end means last."
+  position: Int @goField(omittable: true)
+  force: Boolean @goField(omittable: true)
+  "true when a redirect is created without it."
+  enabled: Boolean @goField(omittable: true)
+  "null is stored as the empty string."
+  description: String @goField(omittable: true)
 }
 
 input EnvironmentVariableInput {
   name: String @goField(omittable: true)
+  "At most 48000 characters; all values of a project together at most 256000."
   value: String @goField(omittable: true)
+  "Also given to pull-request builds; default false."
+  public: Boolean @goField(omittable: true)
 }
 `, BuiltIn: false},
 }
@@ -3013,6 +3340,14 @@ func (ec *executionContext) childFields_Build(ctx context.Context, field graphql
 		return ec.fieldContext_Build_commands(ctx, field)
 	case "docsUrl":
 		return ec.fieldContext_Build_docsUrl(ctx, field)
+	case "urls":
+		return ec.fieldContext_Build_urls(ctx, field)
+	case "versionName":
+		return ec.fieldContext_Build_versionName(ctx, field)
+	case "versionType":
+		return ec.fieldContext_Build_versionType(ctx, field)
+	case "readthedocsYamlPath":
+		return ec.fieldContext_Build_readthedocsYamlPath(ctx, field)
 	case "commitUrl":
 		return ec.fieldContext_Build_commitUrl(ctx, field)
 	case "errorId":
@@ -3069,6 +3404,18 @@ func (ec *executionContext) childFields_BuildState(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type BuildState", field.Name)
 }
 
+func (ec *executionContext) childFields_BuildUrls(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "build":
+		return ec.fieldContext_BuildUrls_build(ctx, field)
+	case "project":
+		return ec.fieldContext_BuildUrls_project(ctx, field)
+	case "version":
+		return ec.fieldContext_BuildUrls_version(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BuildUrls", field.Name)
+}
+
 func (ec *executionContext) childFields_Choice(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "code":
@@ -3109,6 +3456,8 @@ func (ec *executionContext) childFields_EnvironmentVariable(ctx context.Context,
 		return ec.fieldContext_EnvironmentVariable_project(ctx, field)
 	case "name":
 		return ec.fieldContext_EnvironmentVariable_name(ctx, field)
+	case "public":
+		return ec.fieldContext_EnvironmentVariable_public(ctx, field)
 	case "created":
 		return ec.fieldContext_EnvironmentVariable_created(ctx, field)
 	case "modified":
@@ -3233,8 +3582,14 @@ func (ec *executionContext) childFields_Project(ctx context.Context, field graph
 		return ec.fieldContext_Project_documentationType(ctx, field)
 	case "privacyLevel":
 		return ec.fieldContext_Project_privacyLevel(ctx, field)
+	case "externalBuildsPrivacyLevel":
+		return ec.fieldContext_Project_externalBuildsPrivacyLevel(ctx, field)
+	case "versioningScheme":
+		return ec.fieldContext_Project_versioningScheme(ctx, field)
 	case "singleVersion":
 		return ec.fieldContext_Project_singleVersion(ctx, field)
+	case "readthedocsYamlPath":
+		return ec.fieldContext_Project_readthedocsYamlPath(ctx, field)
 	case "showVersionWarning":
 		return ec.fieldContext_Project_showVersionWarning(ctx, field)
 	case "analyticsCode":
@@ -3331,6 +3686,8 @@ func (ec *executionContext) childFields_ProjectAdminFields(ctx context.Context, 
 		return ec.fieldContext_ProjectAdminFields_versionPrivacyLevel(ctx, field)
 	case "addonsEnabled":
 		return ec.fieldContext_ProjectAdminFields_addonsEnabled(ctx, field)
+	case "analyticsDisabled":
+		return ec.fieldContext_ProjectAdminFields_analyticsDisabled(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ProjectAdminFields", field.Name)
 }
@@ -3373,6 +3730,14 @@ func (ec *executionContext) childFields_Redirect(ctx context.Context, field grap
 		return ec.fieldContext_Redirect_toUrl(ctx, field)
 	case "httpStatus":
 		return ec.fieldContext_Redirect_httpStatus(ctx, field)
+	case "position":
+		return ec.fieldContext_Redirect_position(ctx, field)
+	case "force":
+		return ec.fieldContext_Redirect_force(ctx, field)
+	case "enabled":
+		return ec.fieldContext_Redirect_enabled(ctx, field)
+	case "description":
+		return ec.fieldContext_Redirect_description(ctx, field)
 	case "created":
 		return ec.fieldContext_Redirect_created(ctx, field)
 	case "modified":
@@ -3565,8 +3930,14 @@ func (ec *executionContext) childFields_Version(ctx context.Context, field graph
 		return ec.fieldContext_Version_uploaded(ctx, field)
 	case "machine":
 		return ec.fieldContext_Version_machine(ctx, field)
+	case "hidden":
+		return ec.fieldContext_Version_hidden(ctx, field)
+	case "aliases":
+		return ec.fieldContext_Version_aliases(ctx, field)
 	case "privacyLevel":
 		return ec.fieldContext_Version_privacyLevel(ctx, field)
+	case "documentationType":
+		return ec.fieldContext_Version_documentationType(ctx, field)
 	case "hasPdf":
 		return ec.fieldContext_Version_hasPdf(ctx, field)
 	case "hasEpub":
@@ -3585,6 +3956,14 @@ func (ec *executionContext) childFields_Version(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Version", field.Name)
 }
 
+func (ec *executionContext) childFields_VersionDashboardUrls(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edit":
+		return ec.fieldContext_VersionDashboardUrls_edit(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type VersionDashboardUrls", field.Name)
+}
+
 func (ec *executionContext) childFields_VersionList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "totalCount":
@@ -3601,6 +3980,8 @@ func (ec *executionContext) childFields_VersionUrls(ctx context.Context, field g
 		return ec.fieldContext_VersionUrls_documentation(ctx, field)
 	case "vcs":
 		return ec.fieldContext_VersionUrls_vcs(ctx, field)
+	case "dashboard":
+		return ec.fieldContext_VersionUrls_dashboard(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type VersionUrls", field.Name)
 }
@@ -3784,6 +4165,20 @@ func (ec *executionContext) field_Mutation_addMaintainer_args(ctx context.Contex
 		return nil, err
 	}
 	args["username"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_cancelBuild_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNInt2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -4078,6 +4473,20 @@ func (ec *executionContext) field_Mutation_removeMaintainer_args(ctx context.Con
 		return nil, err
 	}
 	args["username"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_retryBuild_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNInt2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -4865,6 +5274,20 @@ func (ec *executionContext) field_Query_versions_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Subscription_buildUpdated_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNInt2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Version_builds_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5382,6 +5805,107 @@ func (ec *executionContext) fieldContext_Build_docsUrl(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Build_urls(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_urls(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Build().Urls(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *BuildUrls) graphql.Marshaler {
+			return ec.marshalNBuildUrls2ᚖdocsdᚋgraphᚐBuildUrls(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Build_urls(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Build",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BuildUrls(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Build_versionName(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_versionName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VersionName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Build_versionName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Build_versionType(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_versionType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VersionType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Build_versionType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Build_readthedocsYamlPath(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_readthedocsYamlPath(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Build().ReadthedocsYamlPath(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Build_readthedocsYamlPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Build_commitUrl(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5824,6 +6348,75 @@ func (ec *executionContext) fieldContext_BuildState_name(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("BuildState", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _BuildUrls_build(ctx context.Context, field graphql.CollectedField, obj *BuildUrls) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BuildUrls_build(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Build, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BuildUrls_build(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BuildUrls", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BuildUrls_project(ctx context.Context, field graphql.CollectedField, obj *BuildUrls) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BuildUrls_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BuildUrls_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BuildUrls", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BuildUrls_version(ctx context.Context, field graphql.CollectedField, obj *BuildUrls) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BuildUrls_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BuildUrls_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BuildUrls", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Choice_code(ctx context.Context, field graphql.CollectedField, obj *Choice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6070,6 +6663,29 @@ func (ec *executionContext) _EnvironmentVariable_name(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_EnvironmentVariable_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EnvironmentVariable_public(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EnvironmentVariable_public(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Public, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EnvironmentVariable_public(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _EnvironmentVariable_created(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
@@ -6952,6 +7568,94 @@ func (ec *executionContext) fieldContext_Mutation_triggerBuild(ctx context.Conte
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_triggerBuild_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_cancelBuild(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_cancelBuild(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CancelBuild(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {
+			return ec.marshalNBuild2ᚖdocsdᚋstoreᚐBuild(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_cancelBuild(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Build(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_cancelBuild_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_retryBuild(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_retryBuild(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RetryBuild(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *TriggerBuildPayload) graphql.Marshaler {
+			return ec.marshalNTriggerBuildPayload2ᚖdocsdᚋgraphᚐTriggerBuildPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_retryBuild(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TriggerBuildPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_retryBuild_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -8152,6 +8856,52 @@ func (ec *executionContext) fieldContext_Project_privacyLevel(_ context.Context,
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Project_externalBuildsPrivacyLevel(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_externalBuildsPrivacyLevel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExternalBuildsPrivacyLevel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Project_externalBuildsPrivacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Project_versioningScheme(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_versioningScheme(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VersioningScheme, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Project_versioningScheme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Project_singleVersion(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8173,6 +8923,29 @@ func (ec *executionContext) _Project_singleVersion(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_Project_singleVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Project_readthedocsYamlPath(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_readthedocsYamlPath(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReadthedocsYamlPath, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Project_readthedocsYamlPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Project_showVersionWarning(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
@@ -9477,6 +10250,29 @@ func (ec *executionContext) fieldContext_ProjectAdminFields_addonsEnabled(_ cont
 	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _ProjectAdminFields_analyticsDisabled(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectAdminFields_analyticsDisabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AnalyticsDisabled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectAdminFields_analyticsDisabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _ProjectList_totalCount(ctx context.Context, field graphql.CollectedField, obj *ProjectList) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10229,6 +11025,98 @@ func (ec *executionContext) _Redirect_httpStatus(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_Redirect_httpStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Redirect_position(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Redirect_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Redirect_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Redirect_force(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Redirect_force(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Force, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Redirect_force(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Redirect_enabled(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Redirect_enabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Enabled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Redirect_enabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Redirect_description(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Redirect_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Redirect_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Redirect_created(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -11076,6 +11964,50 @@ func (ec *executionContext) fieldContext_SubprojectList_nodes(_ context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Subscription_buildUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_buildUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().BuildUpdated(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {
+			return ec.marshalNBuild2ᚖdocsdᚋstoreᚐBuild(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_buildUpdated(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Build(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_buildUpdated_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SyncVersionsPayload_project(ctx context.Context, field graphql.CollectedField, obj *SyncVersionsPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11650,6 +12582,61 @@ func (ec *executionContext) fieldContext_Version_machine(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _Version_hidden(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Version_hidden(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hidden, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Version_hidden(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Version_aliases(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Version_aliases(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Version().Aliases(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Version) graphql.Marshaler {
+			return ec.marshalNVersion2ᚕᚖdocsdᚋstoreᚐVersionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Version_aliases(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Version",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Version(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Version_privacyLevel(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11671,6 +12658,29 @@ func (ec *executionContext) _Version_privacyLevel(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_Version_privacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Version_documentationType(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Version_documentationType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Version().DocumentationType(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Version_documentationType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Version", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Version_hasPdf(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
@@ -11882,6 +12892,29 @@ func (ec *executionContext) fieldContext_Version_builds(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _VersionDashboardUrls_edit(ctx context.Context, field graphql.CollectedField, obj *VersionDashboardUrls) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VersionDashboardUrls_edit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VersionDashboardUrls_edit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("VersionDashboardUrls", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _VersionList_totalCount(ctx context.Context, field graphql.CollectedField, obj *VersionList) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11981,6 +13014,38 @@ func (ec *executionContext) _VersionUrls_vcs(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_VersionUrls_vcs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("VersionUrls", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _VersionUrls_dashboard(ctx context.Context, field graphql.CollectedField, obj *VersionUrls) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VersionUrls_dashboard(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Dashboard, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *VersionDashboardUrls) graphql.Marshaler {
+			return ec.marshalNVersionDashboardUrls2ᚖdocsdᚋgraphᚐVersionDashboardUrls(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VersionUrls_dashboard(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VersionUrls",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_VersionDashboardUrls(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -13141,7 +14206,7 @@ func (ec *executionContext) unmarshalInputEnvironmentVariableInput(ctx context.C
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "value"}
+	fieldsInOrder := [...]string{"name", "value", "public"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -13162,6 +14227,13 @@ func (ec *executionContext) unmarshalInputEnvironmentVariableInput(ctx context.C
 				return it, err
 			}
 			it.Value = graphql.OmittableOf(data)
+		case "public":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("public"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Public = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -13178,7 +14250,7 @@ func (ec *executionContext) unmarshalInputImportProjectInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "repository", "homepage", "language", "programmingLanguage"}
+	fieldsInOrder := [...]string{"name", "repository", "homepage", "language", "programmingLanguage", "tags", "privacyLevel", "externalBuildsPrivacyLevel", "readthedocsYamlPath"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -13220,6 +14292,34 @@ func (ec *executionContext) unmarshalInputImportProjectInput(ctx context.Context
 				return it, err
 			}
 			it.ProgrammingLanguage = graphql.OmittableOf(data)
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = graphql.OmittableOf(data)
+		case "privacyLevel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("privacyLevel"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrivacyLevel = graphql.OmittableOf(data)
+		case "externalBuildsPrivacyLevel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalBuildsPrivacyLevel"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalBuildsPrivacyLevel = graphql.OmittableOf(data)
+		case "readthedocsYamlPath":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("readthedocsYamlPath"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReadthedocsYamlPath = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -13452,7 +14552,7 @@ func (ec *executionContext) unmarshalInputProjectFilterInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"slug", "language", "programmingLanguage", "maintainedByViewer"}
+	fieldsInOrder := [...]string{"slug", "slugContains", "nameContains", "language", "programmingLanguage", "maintainedByViewer"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -13466,6 +14566,20 @@ func (ec *executionContext) unmarshalInputProjectFilterInput(ctx context.Context
 				return it, err
 			}
 			it.Slug = data
+		case "slugContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slugContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SlugContains = data
+		case "nameContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameContains = data
 		case "language":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("language"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -13503,7 +14617,7 @@ func (ec *executionContext) unmarshalInputRedirectInput(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"type", "fromUrl", "toUrl"}
+	fieldsInOrder := [...]string{"type", "fromUrl", "toUrl", "httpStatus", "position", "force", "enabled", "description"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -13531,6 +14645,41 @@ func (ec *executionContext) unmarshalInputRedirectInput(ctx context.Context, obj
 				return it, err
 			}
 			it.ToURL = graphql.OmittableOf(data)
+		case "httpStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("httpStatus"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HTTPStatus = graphql.OmittableOf(data)
+		case "position":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("position"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Position = graphql.OmittableOf(data)
+		case "force":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("force"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Force = graphql.OmittableOf(data)
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = graphql.OmittableOf(data)
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -13635,7 +14784,7 @@ func (ec *executionContext) unmarshalInputUpdateProjectInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "repository", "homepage", "language", "programmingLanguage", "defaultVersion", "defaultBranch", "analyticsCode", "showVersionWarning", "singleVersion"}
+	fieldsInOrder := [...]string{"name", "repository", "homepage", "language", "programmingLanguage", "defaultVersion", "defaultBranch", "analyticsCode", "showVersionWarning", "singleVersion", "tags", "privacyLevel", "externalBuildsPrivacyLevel", "versioningScheme", "readthedocsYamlPath", "externalBuildsEnabled", "analyticsDisabled"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -13712,6 +14861,55 @@ func (ec *executionContext) unmarshalInputUpdateProjectInput(ctx context.Context
 				return it, err
 			}
 			it.SingleVersion = graphql.OmittableOf(data)
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = graphql.OmittableOf(data)
+		case "privacyLevel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("privacyLevel"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrivacyLevel = graphql.OmittableOf(data)
+		case "externalBuildsPrivacyLevel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalBuildsPrivacyLevel"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalBuildsPrivacyLevel = graphql.OmittableOf(data)
+		case "versioningScheme":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("versioningScheme"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VersioningScheme = graphql.OmittableOf(data)
+		case "readthedocsYamlPath":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("readthedocsYamlPath"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReadthedocsYamlPath = graphql.OmittableOf(data)
+		case "externalBuildsEnabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalBuildsEnabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExternalBuildsEnabled = graphql.OmittableOf(data)
+		case "analyticsDisabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("analyticsDisabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnalyticsDisabled = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -13728,7 +14926,7 @@ func (ec *executionContext) unmarshalInputUpdateVersionInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"active"}
+	fieldsInOrder := [...]string{"active", "hidden", "privacyLevel"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -13742,6 +14940,20 @@ func (ec *executionContext) unmarshalInputUpdateVersionInput(ctx context.Context
 				return it, err
 			}
 			it.Active = graphql.OmittableOf(data)
+		case "hidden":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hidden"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Hidden = graphql.OmittableOf(data)
+		case "privacyLevel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("privacyLevel"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrivacyLevel = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -13758,7 +14970,7 @@ func (ec *executionContext) unmarshalInputVersionFilterInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"projectSlug", "slug", "active", "built", "uploaded", "verboseName", "privacyLevel", "includeExternal"}
+	fieldsInOrder := [...]string{"projectSlug", "slug", "slugContains", "type", "active", "hidden", "built", "uploaded", "verboseName", "privacyLevel", "includeExternal"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -13779,6 +14991,20 @@ func (ec *executionContext) unmarshalInputVersionFilterInput(ctx context.Context
 				return it, err
 			}
 			it.Slug = data
+		case "slugContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slugContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SlugContains = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
 		case "active":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("active"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -13786,6 +15012,13 @@ func (ec *executionContext) unmarshalInputVersionFilterInput(ctx context.Context
 				return it, err
 			}
 			it.Active = data
+		case "hidden":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hidden"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Hidden = data
 		case "built":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("built"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -14294,6 +15527,92 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "urls":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Build_urls(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "versionName":
+			out.Values[i] = ec._Build_versionName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "versionType":
+			out.Values[i] = ec._Build_versionType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "readthedocsYamlPath":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Build_readthedocsYamlPath(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "commitUrl":
 			field := field
 
@@ -14664,6 +15983,54 @@ func (ec *executionContext) _BuildState(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var buildUrlsImplementors = []string{"BuildUrls"}
+
+func (ec *executionContext) _BuildUrls(ctx context.Context, sel ast.SelectionSet, obj *BuildUrls) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, buildUrlsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BuildUrls")
+		case "build":
+			out.Values[i] = ec._BuildUrls_build(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "project":
+			out.Values[i] = ec._BuildUrls_project(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._BuildUrls_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var choiceImplementors = []string{"Choice"}
 
 func (ec *executionContext) _Choice(ctx context.Context, sel ast.SelectionSet, obj *Choice) graphql.Marshaler {
@@ -14855,6 +16222,11 @@ func (ec *executionContext) _EnvironmentVariable(ctx context.Context, sel ast.Se
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "name":
 			out.Values[i] = ec._EnvironmentVariable_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "public":
+			out.Values[i] = ec._EnvironmentVariable_public(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -15183,6 +16555,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 				return ec._Mutation_triggerBuild(ctx, field)
 			})
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cancelBuild":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_cancelBuild(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "retryBuild":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_retryBuild(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "syncVersions":
@@ -15734,9 +17120,24 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "externalBuildsPrivacyLevel":
+			out.Values[i] = ec._Project_externalBuildsPrivacyLevel(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "versioningScheme":
+			out.Values[i] = ec._Project_versioningScheme(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "singleVersion":
 			out.Values[i] = ec._Project_singleVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "readthedocsYamlPath":
+			out.Values[i] = ec._Project_readthedocsYamlPath(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "showVersionWarning":
@@ -16741,6 +18142,11 @@ func (ec *executionContext) _ProjectAdminFields(ctx context.Context, sel ast.Sel
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "analyticsDisabled":
+			out.Values[i] = ec._ProjectAdminFields_analyticsDisabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -17183,6 +18589,26 @@ func (ec *executionContext) _Redirect(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "httpStatus":
 			out.Values[i] = ec._Redirect_httpStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "position":
+			out.Values[i] = ec._Redirect_position(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "force":
+			out.Values[i] = ec._Redirect_force(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "enabled":
+			out.Values[i] = ec._Redirect_enabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "description":
+			out.Values[i] = ec._Redirect_description(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -17707,6 +19133,26 @@ func (ec *executionContext) _SubprojectList(ctx context.Context, sel ast.Selecti
 	return out
 }
 
+var subscriptionImplementors = []string{"Subscription"}
+
+func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Subscription",
+	})
+	if len(fields) != 1 {
+		graphql.AddErrorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "buildUpdated":
+		return ec._Subscription_buildUpdated(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
+}
+
 var syncVersionsPayloadImplementors = []string{"SyncVersionsPayload"}
 
 func (ec *executionContext) _SyncVersionsPayload(ctx context.Context, sel ast.SelectionSet, obj *SyncVersionsPayload) graphql.Marshaler {
@@ -18065,11 +19511,92 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "hidden":
+			out.Values[i] = ec._Version_hidden(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "aliases":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Version_aliases(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "privacyLevel":
 			out.Values[i] = ec._Version_privacyLevel(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "documentationType":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Version_documentationType(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "hasPdf":
 			out.Values[i] = ec._Version_hasPdf(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -18258,6 +19785,44 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var versionDashboardUrlsImplementors = []string{"VersionDashboardUrls"}
+
+func (ec *executionContext) _VersionDashboardUrls(ctx context.Context, sel ast.SelectionSet, obj *VersionDashboardUrls) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, versionDashboardUrlsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("VersionDashboardUrls")
+		case "edit":
+			out.Values[i] = ec._VersionDashboardUrls_edit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var versionListImplementors = []string{"VersionList"}
 
 func (ec *executionContext) _VersionList(ctx context.Context, sel ast.SelectionSet, obj *VersionList) graphql.Marshaler {
@@ -18320,6 +19885,11 @@ func (ec *executionContext) _VersionUrls(ctx context.Context, sel ast.SelectionS
 			}
 		case "vcs":
 			out.Values[i] = ec._VersionUrls_vcs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dashboard":
+			out.Values[i] = ec._VersionUrls_dashboard(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -18822,6 +20392,16 @@ func (ec *executionContext) marshalNBuildState2ᚖdocsdᚋgraphᚐBuildState(ctx
 		return graphql.Null
 	}
 	return ec._BuildState(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBuildUrls2ᚖdocsdᚋgraphᚐBuildUrls(ctx context.Context, sel ast.SelectionSet, v *BuildUrls) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BuildUrls(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNChoice2ᚖdocsdᚋgraphᚐChoice(ctx context.Context, sel ast.SelectionSet, v *Choice) graphql.Marshaler {
@@ -19343,6 +20923,16 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 	return res
 }
 
+func (ec *executionContext) marshalNTriggerBuildPayload2ᚖdocsdᚋgraphᚐTriggerBuildPayload(ctx context.Context, sel ast.SelectionSet, v *TriggerBuildPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TriggerBuildPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNUpdateProjectInput2docsdᚋgraphᚐUpdateProjectInput(ctx context.Context, v any) (UpdateProjectInput, error) {
 	res, err := ec.unmarshalInputUpdateProjectInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -19403,6 +20993,16 @@ func (ec *executionContext) marshalNVersion2ᚖdocsdᚋstoreᚐVersion(ctx conte
 		return graphql.Null
 	}
 	return ec._Version(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNVersionDashboardUrls2ᚖdocsdᚋgraphᚐVersionDashboardUrls(ctx context.Context, sel ast.SelectionSet, v *VersionDashboardUrls) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._VersionDashboardUrls(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNVersionList2ᚖdocsdᚋgraphᚐVersionList(ctx context.Context, sel ast.SelectionSet, v *VersionList) graphql.Marshaler {

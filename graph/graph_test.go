@@ -87,6 +87,16 @@ func (e *env) importProject(user, name string) string {
 }
 
 // dig walks a decoded JSON value by keys and list indexes.
+// importedProject imports a project as user and returns it from the store.
+func (e *env) importedProject(user, name string) *store.Project {
+	e.t.Helper()
+	p, err := e.store.FindProjectBySlug(context.Background(), e.importProject(user, name))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
 func dig(v any, path ...any) any {
 	for _, p := range path {
 		switch k := p.(type) {
@@ -246,8 +256,8 @@ func (e *env) fixture() {
 			e.store.FinishBuild(ctx, claimed.ID, store.BuildResult{Success: claimed.ID == b.ID, Error: map[bool]string{true: "", false: "boom"}[claimed.ID == b.ID]})
 		}
 		_ = yes
-		e.store.CreateRedirect(ctx, store.Redirect{ProjectID: p.ID, Type: "page", FromURL: "/a.html", ToURL: "/b.html"})
-		e.store.CreateEnvironmentVariable(ctx, p.ID, "SECRET", "s3cr3t-value")
+		e.store.CreateRedirect(ctx, store.Redirect{ProjectID: p.ID, Type: "page", FromURL: "/a.html", ToURL: "/b.html", Enabled: true})
+		e.store.CreateEnvironmentVariable(ctx, p.ID, "SECRET", "s3cr3t-value", false)
 	}
 	p, _ := e.store.FindProjectBySlug(ctx, "priv")
 	priv := store.Private
@@ -441,8 +451,11 @@ func TestMutations(t *testing.T) {
 				t.Errorf("machine latest did not follow the default branch: %v", v)
 			}
 		}
+		// PUT needs only name and repository.url (api-2026.md §A6 #7).
 		fails(`mutation { updateProject(slug: "pub", input: {name: "X"}, replace: true) { name } }`, nil, errs.Invalid,
-			errs.Fields{"repository": {"This field is required."}, "homepage": {"This field is required."}})
+			errs.Fields{"repository": {"This field is required."}})
+		fails(`mutation { updateProject(slug: "pub", input: {repository: {}}, replace: true) { name } }`, nil, errs.Invalid,
+			errs.Fields{"name": {"This field is required."}, "repository.url": {"This field is required."}})
 		fails(`mutation { updateProject(slug: "pub", input: {repository: {url: "https://a.org/b"}, showVersionWarning: null}) { name } }`, nil, errs.Invalid,
 			errs.Fields{"show_version_warning": {"This field may not be null."}})
 		fails(`mutation { updateProject(slug: "nope", input: {}) { name } }`, nil, errs.NotFound, nil)
@@ -469,7 +482,24 @@ func TestMutations(t *testing.T) {
 		if dig(data, "updateVersion", "active") != false {
 			t.Errorf("active = %v", dig(data, "updateVersion", "active"))
 		}
-		fails(`mutation { updateVersion(project: "pub", version: "v1.0", input: {}, replace: true) { active } }`, nil, errs.Invalid, errs.Fields{"active": {"This field is required."}})
+		// A PUT needs nothing (api-2026.md §A6 #7): fields not given keep their value.
+		data = ok(`mutation { updateVersion(project: "pub", version: "v1.0", input: {}, replace: true) { active hidden privacyLevel } }`, nil)
+		if got := dig(data, "updateVersion"); !reflect.DeepEqual(got, map[string]any{"active": false, "hidden": false, "privacyLevel": "public"}) {
+			t.Errorf("after an empty replace: %v", got)
+		}
+		data = ok(`mutation { updateVersion(project: "pub", version: "v1.0", input: {hidden: true, privacyLevel: "private"}) { active hidden privacyLevel } }`, nil)
+		if got := dig(data, "updateVersion"); !reflect.DeepEqual(got, map[string]any{"active": false, "hidden": true, "privacyLevel": "private"}) {
+			t.Errorf("after hidden, privacyLevel: %v", got)
+		}
+		data = ok(`{ project(slug: "pub") { versions(filter: {hidden: true}) { nodes { slug hidden privacyLevel } } } }`, nil)
+		if got := dig(data, "project", "versions", "nodes"); !reflect.DeepEqual(got, []any{map[string]any{"slug": "v1.0", "hidden": true, "privacyLevel": "private"}}) {
+			t.Errorf("hidden versions = %v", got)
+		}
+		fails(`mutation { updateVersion(project: "pub", version: "v1.0", input: {hidden: null, privacyLevel: "publicprivate"}) { active } }`, nil, errs.Invalid,
+			errs.Fields{"hidden": {"This field may not be null."}, "privacy_level": {`"publicprivate" is not a valid choice.`}})
+		fails(`mutation { updateVersion(project: "pub", version: "v1.0", input: {privacyLevel: null}) { active } }`, nil, errs.Invalid,
+			errs.Fields{"privacy_level": {"This field may not be null."}})
+		ok(`mutation { updateVersion(project: "pub", version: "v1.0", input: {hidden: false, privacyLevel: "public"}) { active } }`, nil)
 		fails(`mutation { updateVersion(project: "pub", version: "v1.0", input: {active: null}) { active } }`, nil, errs.Invalid, errs.Fields{"active": {"This field may not be null."}})
 		fails(`mutation { updateVersion(project: "pub", version: "nope", input: {active: true}) { active } }`, nil, errs.NotFound, nil)
 		ok(`mutation { setVersionPrivacy(project: "pub", version: "v1.0", privacyLevel: "protected") { privacyLevel } }`, nil)

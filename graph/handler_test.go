@@ -2,9 +2,9 @@ package graph_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,21 +16,7 @@ import (
 // post sends a GraphQL request to the public endpoint and decodes the answer.
 func post(t *testing.T, srv *httptest.Server, auth, query string) (int, map[string]any) {
 	t.Helper()
-	body, _ := json.Marshal(map[string]string{"query": query})
-	req, _ := http.NewRequest("POST", srv.URL+"/graphql", strings.NewReader(string(body)))
-	req.Header.Set("Content-Type", "application/json")
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out map[string]any
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		t.Fatal(err)
-	}
+	resp, out := postRaw(t, srv, auth, query)
 	return resp.StatusCode, out
 }
 
@@ -45,7 +31,7 @@ func TestPublicEndpoint(t *testing.T) {
 	carol, _ := s.CreateUser(ctx, "carol", "", false)
 	carolKey, _, _ := s.CreateToken(ctx, carol.ID)
 	s.SetUserActive(ctx, "carol", false)
-	r := &graph.Resolver{Store: s, Settings: graph.Settings{ComplexityLimit: 200}}
+	r := &graph.Resolver{Store: s, Settings: graph.Settings{Endpoint: graph.Endpoint{Limits: graph.Limits{MaxCost: 200}}}}
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", r.Handler())
 	srv := httptest.NewServer(mux)
@@ -85,7 +71,26 @@ func TestPublicEndpoint(t *testing.T) {
 	}
 	deep := `{ projects(limit: 100) { nodes { versions(limit: 100) { nodes { builds(limit: 100) { nodes { commands { output } } } } } } } }`
 	_, out = post(t, srv, "", deep)
-	if dig(out, "errors", 0, "extensions", "code") != "COMPLEXITY_LIMIT_EXCEEDED" {
+	if dig(out, "errors", 0, "extensions", "code") != "QUERY_TOO_COMPLEX" {
 		t.Errorf("complexity limit: %v", out)
+	}
+}
+
+// TestNoDefer checks that `@defer`, which no transport delivers, is
+// neither advertised nor accepted.
+func TestNoDefer(t *testing.T) {
+	srv, _ := newEndpoint(t, graph.Endpoint{})
+	_, out := post(t, srv, "", `{ __schema { directives { name } } }`)
+	dirs, _ := dig(out, "data", "__schema", "directives").([]any)
+	var names []string
+	for _, d := range dirs {
+		names = append(names, dig(d, "name").(string))
+	}
+	if len(names) == 0 || slices.Contains(names, "defer") || !slices.Contains(names, "include") {
+		t.Errorf("directives %v: want include and no defer", names)
+	}
+	_, out = post(t, srv, "", `{ ... @defer { viewer { username } } }`)
+	if msg, _ := dig(out, "errors", 0, "message").(string); !strings.Contains(msg, "defer") || dig(out, "data") != nil {
+		t.Errorf("a query with @defer: %v; want an unknown-directive error", out)
 	}
 }

@@ -20,6 +20,7 @@ type loaders struct {
 	userByID           *dataloadgen.Loader[int64, *store.User]
 	maintainersOf      *dataloadgen.Loader[int64, []int64]
 	lastBuildOf        *dataloadgen.Loader[int64, *store.Build]
+	lastSuccessOf      *dataloadgen.Loader[int64, *store.Build] // last successful build
 	activeVersionsOf   *dataloadgen.Loader[int64, []*store.Version]
 	internalVersionsOf *dataloadgen.Loader[int64, []*store.Version]
 	parentRelationOf   *dataloadgen.Loader[int64, *store.Relationship]
@@ -90,7 +91,8 @@ func newLoaders(s *store.Store) *loaders {
 			}
 			return out, err
 		}, empty[int64, []int64]),
-		lastBuildOf: batch(s.FindLastBuilds, empty[int64, *store.Build]),
+		lastBuildOf:   batch(s.FindLastBuilds, empty[int64, *store.Build]),
+		lastSuccessOf: batch(s.FindLastSuccessfulBuilds, empty[int64, *store.Build]),
 		activeVersionsOf: batch(func(ctx context.Context, ids []int64) (map[int64][]*store.Version, error) {
 			yes, public := true, store.Public
 			vs, err := s.FindAllVersions(ctx, store.VersionFilter{ProjectIDs: ids, Active: &yes, Built: &yes, PrivacyLevel: &public, Internal: true})

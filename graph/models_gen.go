@@ -28,6 +28,12 @@ type BuildState struct {
 	Name string `json:"name"`
 }
 
+type BuildUrls struct {
+	Build   string `json:"build"`
+	Project string `json:"project"`
+	Version string `json:"version"`
+}
+
 type Choice struct {
 	Code string `json:"code"`
 	Name string `json:"name"`
@@ -52,8 +58,11 @@ type Downloads struct {
 }
 
 type EnvironmentVariableInput struct {
-	Name  graphql.Omittable[*string] `json:"name,omitempty"`
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
+	// At most 48000 characters; all values of a project together at most 256000.
 	Value graphql.Omittable[*string] `json:"value,omitempty"`
+	// Also given to pull-request builds; default false.
+	Public graphql.Omittable[*bool] `json:"public,omitempty"`
 }
 
 type EnvironmentVariableList struct {
@@ -67,6 +76,14 @@ type ImportProjectInput struct {
 	Homepage            graphql.Omittable[*string]          `json:"homepage,omitempty"`
 	Language            graphql.Omittable[*string]          `json:"language,omitempty"`
 	ProgrammingLanguage graphql.Omittable[*string]          `json:"programmingLanguage,omitempty"`
+	// Each tag trimmed, empty ones dropped, duplicates removed keeping the first (api-2026.md §A1.1).
+	Tags graphql.Omittable[[]string] `json:"tags,omitempty"`
+	// public (default), protected or private.
+	PrivacyLevel graphql.Omittable[*string] `json:"privacyLevel,omitempty"`
+	// public (default), protected or private.
+	ExternalBuildsPrivacyLevel graphql.Omittable[*string] `json:"externalBuildsPrivacyLevel,omitempty"`
+	// A relative path ending in .readthedocs.yaml; null or blank: none.
+	ReadthedocsYamlPath graphql.Omittable[*string] `json:"readthedocsYamlPath,omitempty"`
 }
 
 type InitiateUploadInput struct {
@@ -149,6 +166,8 @@ type ProjectAdminFields struct {
 	VersionPrivacyLevel   string  `json:"versionPrivacyLevel"`
 	// Whether served HTML pages get the reader client (reader.md R.5.1).
 	AddonsEnabled bool `json:"addonsEnabled"`
+	// Stored only: docsd injects no analytics (api-2026.md §A1.1).
+	AnalyticsDisabled bool `json:"analyticsDisabled"`
 }
 
 type ProjectAdminInput struct {
@@ -173,6 +192,10 @@ type ProjectAdminInput struct {
 
 type ProjectFilterInput struct {
 	Slug *string `json:"slug,omitempty"`
+	// Projects whose slug contains this, in any case (api-2026.md §A3).
+	SlugContains *string `json:"slugContains,omitempty"`
+	// Projects whose name contains this, in any case (Unicode simple case mapping, api-2026.md §A3).
+	NameContains *string `json:"nameContains,omitempty"`
 	// Choice of behavior.md §10.1; another value is INVALID on field `language`.
 	Language *string `json:"language,omitempty"`
 	// Choice of behavior.md §10.2.
@@ -197,10 +220,20 @@ type ProjectUrls struct {
 type Query struct {
 }
 
+// Fields of a redirect write (api-2026.md §A2.1); absent fields keep their stored values on updates.
 type RedirectInput struct {
 	Type    graphql.Omittable[*string] `json:"type,omitempty"`
 	FromURL graphql.Omittable[*string] `json:"fromUrl,omitempty"`
 	ToURL   graphql.Omittable[*string] `json:"toUrl,omitempty"`
+	// 301 or 302; 302 when a redirect is created without it.
+	HTTPStatus graphql.Omittable[*int64] `json:"httpStatus,omitempty"`
+	// Where to insert (create, default 0) or move (update) the redirect; past the end means last.
+	Position graphql.Omittable[*int64] `json:"position,omitempty"`
+	Force    graphql.Omittable[*bool]  `json:"force,omitempty"`
+	// true when a redirect is created without it.
+	Enabled graphql.Omittable[*bool] `json:"enabled,omitempty"`
+	// null is stored as the empty string.
+	Description graphql.Omittable[*string] `json:"description,omitempty"`
 }
 
 type RedirectList struct {
@@ -283,6 +316,10 @@ type SubprojectList struct {
 	Nodes      []*store.Relationship `json:"nodes"`
 }
 
+// Live updates, over WebSocket (`graphql-transport-ws`) or Server-Sent Events (graphql-sse, distinct connections) at `/graphql`.
+type Subscription struct {
+}
+
 type SyncVersionsPayload struct {
 	Project   *store.Project `json:"project"`
 	Triggered bool           `json:"triggered"`
@@ -306,11 +343,25 @@ type UpdateProjectInput struct {
 	DefaultBranch       graphql.Omittable[*string]          `json:"defaultBranch,omitempty"`
 	AnalyticsCode       graphql.Omittable[*string]          `json:"analyticsCode,omitempty"`
 	ShowVersionWarning  graphql.Omittable[*bool]            `json:"showVersionWarning,omitempty"`
-	SingleVersion       graphql.Omittable[*bool]            `json:"singleVersion,omitempty"`
+	// true sets versioningScheme to single_version_without_translations; false leaves single_version_without_translations for multiple_versions_with_translations. Must agree with versioningScheme when both are sent.
+	SingleVersion graphql.Omittable[*bool] `json:"singleVersion,omitempty"`
+	// Replaces the whole list, with ImportProjectInput.tags' rules.
+	Tags                       graphql.Omittable[[]string] `json:"tags,omitempty"`
+	PrivacyLevel               graphql.Omittable[*string]  `json:"privacyLevel,omitempty"`
+	ExternalBuildsPrivacyLevel graphql.Omittable[*string]  `json:"externalBuildsPrivacyLevel,omitempty"`
+	VersioningScheme           graphql.Omittable[*string]  `json:"versioningScheme,omitempty"`
+	// null or blank clears it.
+	ReadthedocsYamlPath graphql.Omittable[*string] `json:"readthedocsYamlPath,omitempty"`
+	// Pull-request builds on or off (behavior.md §9.6).
+	ExternalBuildsEnabled graphql.Omittable[*bool] `json:"externalBuildsEnabled,omitempty"`
+	AnalyticsDisabled     graphql.Omittable[*bool] `json:"analyticsDisabled,omitempty"`
 }
 
 type UpdateVersionInput struct {
 	Active graphql.Omittable[*bool] `json:"active,omitempty"`
+	Hidden graphql.Omittable[*bool] `json:"hidden,omitempty"`
+	// Choice of public, protected, private.
+	PrivacyLevel graphql.Omittable[*string] `json:"privacyLevel,omitempty"`
 }
 
 type UploadURL struct {
@@ -320,11 +371,22 @@ type UploadURL struct {
 	Fields json.RawMessage `json:"fields"`
 }
 
+type VersionDashboardUrls struct {
+	// The version's dashboard page: {public_url}/projects/{p}/versions/{v}/ (api-2026.md §A1.2).
+	Edit string `json:"edit"`
+}
+
 type VersionFilterInput struct {
 	ProjectSlug *string `json:"projectSlug,omitempty"`
 	Slug        *string `json:"slug,omitempty"`
-	Active      *bool   `json:"active,omitempty"`
-	Built       *bool   `json:"built,omitempty"`
+	// Versions whose slug contains this, in any case (api-2026.md §A3).
+	SlugContains *string `json:"slugContains,omitempty"`
+	// Choice of branch, tag, unknown, external; another value is INVALID on field `type`.
+	Type   *string `json:"type,omitempty"`
+	Active *bool   `json:"active,omitempty"`
+	// Hidden from reader-facing version listings (api-2026.md §A1.2).
+	Hidden *bool `json:"hidden,omitempty"`
+	Built  *bool `json:"built,omitempty"`
 	// Published by the upload API (api-2026.md §A4.5).
 	Uploaded    *bool   `json:"uploaded,omitempty"`
 	VerboseName *string `json:"verboseName,omitempty"`
@@ -340,6 +402,7 @@ type VersionList struct {
 }
 
 type VersionUrls struct {
-	Documentation string `json:"documentation"`
-	Vcs           string `json:"vcs"`
+	Documentation string                `json:"documentation"`
+	Vcs           string                `json:"vcs"`
+	Dashboard     *VersionDashboardUrls `json:"dashboard"`
 }

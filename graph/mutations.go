@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/99designs/gqlgen/graphql"
 
@@ -50,10 +52,11 @@ type projectFields struct {
 }
 
 // checkRepository validates the nested repository input; required says
-// whether the object and both of its fields must be present. currentType is
+// whether the object and its url must be present, typeRequired whether its
+// type must (an import's; PUT needs only the url, api-2026.md §A6 #7). currentType is
 // the project's stored VCS type ("" on import): a URL is checked against
 // the type it will be used with.
-func (r *Resolver) checkRepository(f errs.Fields, in graphql.Omittable[*RepositoryInput], required bool, currentType string, pf *projectFields) {
+func (r *Resolver) checkRepository(f errs.Fields, in graphql.Omittable[*RepositoryInput], required, typeRequired bool, currentType string, pf *projectFields) {
 	if !in.IsSet() {
 		if required {
 			f.Add("repository", errs.MsgRequired)
@@ -65,7 +68,7 @@ func (r *Resolver) checkRepository(f errs.Fields, in graphql.Omittable[*Reposito
 		f.Add("repository", errs.MsgNotNull)
 		return
 	}
-	if t, ok := checkString(f, "repository.type", repo.Type, strRule{required: required}); ok {
+	if t, ok := checkString(f, "repository.type", repo.Type, strRule{required: typeRequired}); ok {
 		if checkChoice(f, "repository.type", t, choices.RepoTypes) {
 			pf.repoType, pf.hasRepoType = t, true
 		}
@@ -85,8 +88,8 @@ func (r *Resolver) checkRepository(f errs.Fields, in graphql.Omittable[*Reposito
 
 // checkCommonProjectFields validates homepage, language and
 // programming_language, shared by create and update.
-func checkCommonProjectFields(f errs.Fields, homepage, language, pl graphql.Omittable[*string], homepageRequired bool, pf *projectFields) {
-	if h, ok := checkString(f, "homepage", homepage, strRule{required: homepageRequired, allowBlank: true, max: 255}); ok {
+func checkCommonProjectFields(f errs.Fields, homepage, language, pl graphql.Omittable[*string], pf *projectFields) {
+	if h, ok := checkString(f, "homepage", homepage, strRule{allowBlank: true, max: 255}); ok {
 		if h != "" && !validURL(h) {
 			f.Add("homepage", errs.MsgInvalidURL)
 		} else {
@@ -123,8 +126,12 @@ func (r *Resolver) importProject(ctx context.Context, in ImportProjectInput, val
 			return nil, err
 		}
 	}
-	r.checkRepository(f, in.Repository, true, "", &pf)
-	checkCommonProjectFields(f, in.Homepage, in.Language, in.ProgrammingLanguage, false, &pf)
+	r.checkRepository(f, in.Repository, true, true, "", &pf)
+	checkCommonProjectFields(f, in.Homepage, in.Language, in.ProgrammingLanguage, &pf)
+	tags, _ := checkTags(f, in.Tags)
+	privacy, _ := checkChoiceField(f, "privacy_level", in.PrivacyLevel, choices.PrivacyLevels)
+	externalPrivacy, _ := checkChoiceField(f, "external_builds_privacy_level", in.ExternalBuildsPrivacyLevel, choices.PrivacyLevels)
+	yamlPath, _ := checkYamlPath(f, in.ReadthedocsYamlPath)
 	if err := f.Err(op); err != nil {
 		return nil, err
 	}
@@ -134,6 +141,7 @@ func (r *Resolver) importProject(ctx context.Context, in ImportProjectInput, val
 	imp := store.ProjectImport{
 		Name: name, Slug: projectSlug, Repo: pf.repoURL, RepoType: pf.repoType, Homepage: pf.homepage,
 		Language: "en", ProgrammingLanguage: "words", MaintainerID: v.User.ID, IntegrationType: integrationTypeFor(pf.repoURL),
+		Tags: tags, PrivacyLevel: privacy, ExternalBuildsPrivacyLevel: externalPrivacy, ReadthedocsYamlPath: yamlPath,
 	}
 	if pf.hasLanguage {
 		imp.Language = pf.language
@@ -196,8 +204,8 @@ func (r *Resolver) updateProject(ctx context.Context, projectSlug string, in Upd
 	if name, ok := checkString(f, "name", in.Name, strRule{required: replace, max: 63}); ok {
 		upd.Name = &name
 	}
-	r.checkRepository(f, in.Repository, replace, p.RepoType, &pf)
-	checkCommonProjectFields(f, in.Homepage, in.Language, in.ProgrammingLanguage, replace, &pf)
+	r.checkRepository(f, in.Repository, replace, false, p.RepoType, &pf)
+	checkCommonProjectFields(f, in.Homepage, in.Language, in.ProgrammingLanguage, &pf)
 	if pf.hasRepoURL {
 		upd.Repo = &pf.repoURL
 	}
@@ -245,8 +253,24 @@ func (r *Resolver) updateProject(ctx context.Context, projectSlug string, in Upd
 	if b, ok := checkBool(f, "show_version_warning", in.ShowVersionWarning, false); ok {
 		upd.ShowVersionWarning = &b
 	}
-	if b, ok := checkBool(f, "single_version", in.SingleVersion, false); ok {
-		upd.SingleVersion = &b
+	checkScheme(f, in.VersioningScheme, in.SingleVersion, &upd)
+	if tags, ok := checkTags(f, in.Tags); ok {
+		upd.Tags = &tags
+	}
+	if v, ok := checkChoiceField(f, "privacy_level", in.PrivacyLevel, choices.PrivacyLevels); ok {
+		upd.PrivacyLevel = &v
+	}
+	if v, ok := checkChoiceField(f, "external_builds_privacy_level", in.ExternalBuildsPrivacyLevel, choices.PrivacyLevels); ok {
+		upd.ExternalBuildsPrivacyLevel = &v
+	}
+	if v, ok := checkYamlPath(f, in.ReadthedocsYamlPath); ok {
+		upd.ReadthedocsYamlPath = &v
+	}
+	if b, ok := checkBool(f, "external_builds_enabled", in.ExternalBuildsEnabled, false); ok {
+		upd.ExternalBuildsEnabled = &b
+	}
+	if b, ok := checkBool(f, "analytics_disabled", in.AnalyticsDisabled, false); ok {
+		upd.AnalyticsDisabled = &b
 	}
 	if err := f.Err(op); err != nil {
 		return nil, err
@@ -420,6 +444,11 @@ func (r *Resolver) internalVersion(ctx context.Context, p *store.Project, versio
 	return v, nil
 }
 
+// updateVersion applies a v3 version PATCH or PUT (api-2026.md §A1.2): every
+// field is optional in both (§A6 #7), so replace changes nothing here. A
+// write that turns `active` from false to true also queues one build of
+// the version (§A6 #6), unless the project's builds are disabled or the
+// version is uploaded.
 func (r *Resolver) updateVersion(ctx context.Context, projectSlug, versionSlug string, in UpdateVersionInput, replace, validateOnly bool) (*store.Version, error) {
 	const op = "graph.updateVersion"
 	p, err := r.maintainedProject(ctx, projectSlug)
@@ -431,17 +460,44 @@ func (r *Resolver) updateVersion(ctx context.Context, projectSlug, versionSlug s
 		return nil, err
 	}
 	f := errs.Fields{}
-	active, ok := checkBool(f, "active", in.Active, replace)
+	var upd store.VersionUpdate
+	if active, ok := checkBool(f, "active", in.Active, false); ok {
+		upd.Active = &active
+	}
+	if hidden, ok := checkBool(f, "hidden", in.Hidden, false); ok {
+		upd.Hidden = &hidden
+	}
+	if in.PrivacyLevel.IsSet() {
+		switch level := in.PrivacyLevel.Value(); {
+		case level == nil:
+			f.Add("privacy_level", errs.MsgNotNull)
+		case checkChoice(f, "privacy_level", *level, choices.PrivacyLevels):
+			upd.PrivacyLevel = level
+		}
+	}
 	if err := f.Err(op); err != nil {
 		return nil, err
 	}
 	if validateOnly {
 		return nil, nil
 	}
-	if !ok {
-		return v, nil
+	activates := upd.Active != nil && *upd.Active && !v.Active && !p.Skip && !v.Uploaded
+	var out *store.Version
+	err = r.Store.InTx(ctx, op, func(tx *store.Tx) error {
+		var err error
+		if out, err = tx.UpdateVersion(ctx, v.ID, upd); err != nil || !activates {
+			return err
+		}
+		_, err = tx.CreateBuild(ctx, out, nil)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return r.Store.UpdateVersion(ctx, v.ID, store.VersionUpdate{Active: &active})
+	if activates {
+		r.buildQueued()
+	}
+	return out, nil
 }
 
 func (r *Resolver) setVersionPrivacy(ctx context.Context, projectSlug, versionSlug, level string) (*store.Version, error) {
@@ -596,7 +652,8 @@ func (r *Resolver) deleteSubproject(ctx context.Context, parentSlug, alias strin
 	return true, nil
 }
 
-// redirectNeeds says which URLs a redirect type requires (§4.6.2).
+// redirectNeeds says which URLs a redirect type requires (behavior.md
+// §4.6.2, api-2026.md §A2.2).
 func redirectNeeds(typ string) (from, to bool) {
 	switch typ {
 	case "prefix":
@@ -607,25 +664,37 @@ func redirectNeeds(typ string) (from, to bool) {
 	return false, false
 }
 
-// saveRedirect creates (id nil) or updates a redirect. replace is true for
-// create and PUT (type required); a partial update is checked against the
-// merged result.
+// redirectOncePerProject reports whether a project may have only one
+// redirect of type typ (api-2026.md §A2.4 check 4).
+func redirectOncePerProject(typ string) bool {
+	return typ == "clean_url_to_html" || typ == "html_to_clean_url"
+}
+
+// redirectTypeTaken is the message for a second redirect of such a type.
+func redirectTypeTaken(typ string) string {
+	return fmt.Sprintf("Only one redirect of type `%s` is allowed per project.", typ)
+}
+
+// maxPosition is the largest redirect position accepted (a 32-bit field).
+const maxPosition = 2147483647
+
+// saveRedirect creates (id nil) or updates a redirect (api-2026.md §A2.1,
+// §A2.4). replace is true for create and PUT (type required). Fields not
+// sent keep their stored values (defaults on create), and the checks run on
+// the redirect as it would be stored.
 func (r *Resolver) saveRedirect(ctx context.Context, projectSlug string, id *int64, in RedirectInput, replace, validateOnly bool) (*store.Redirect, error) {
 	const op = "graph.saveRedirect"
 	p, err := r.maintainedProject(ctx, projectSlug)
 	if err != nil {
 		return nil, err
 	}
-	red := store.Redirect{ProjectID: p.ID}
+	red := store.Redirect{ProjectID: p.ID, HTTPStatus: 302, Enabled: true}
 	if id != nil {
 		old, err := r.Store.FindRedirect(ctx, p.ID, *id)
 		if err != nil {
 			return nil, err
 		}
 		red = *old
-		if replace {
-			red.FromURL, red.ToURL = "", ""
-		}
 	}
 	f := errs.Fields{}
 	if t, ok := checkString(f, "type", in.Type, strRule{required: replace}); ok {
@@ -641,20 +710,46 @@ func (r *Resolver) saveRedirect(ctx context.Context, projectSlug string, id *int
 	if toSet {
 		red.ToURL = to
 	}
-	if !f.Has("type") && red.Type != "" {
-		needFrom, needTo := redirectNeeds(red.Type)
-		requireURL := func(field string, need, sent bool, value string) {
-			if !need || value != "" || f.Has(field) {
-				return
-			}
-			if sent {
-				f.Add(field, errs.MsgNotBlank)
-			} else {
-				f.Add(field, errs.MsgRequired)
-			}
+	if in.HTTPStatus.IsSet() {
+		switch v := in.HTTPStatus.Value(); {
+		case v == nil:
+			f.Add("http_status", errs.MsgNotNull)
+		case *v != 301 && *v != 302:
+			f.Add("http_status", errs.BadChoice(strconv.FormatInt(*v, 10)))
+		default:
+			red.HTTPStatus = int(*v)
 		}
-		requireURL("from_url", needFrom, fromSet, red.FromURL)
-		requireURL("to_url", needTo, toSet, red.ToURL)
+	}
+	if b, ok := checkBool(f, "force", in.Force, false); ok {
+		red.Force = b
+	}
+	if b, ok := checkBool(f, "enabled", in.Enabled, false); ok {
+		red.Enabled = b
+	}
+	if in.Description.IsSet() {
+		if d, ok := checkString(f, "description", in.Description, strRule{allowNull: true, allowBlank: true, max: 255}); ok {
+			red.Description = d
+		} else if in.Description.Value() == nil {
+			red.Description = ""
+		}
+	}
+	var moveTo *int
+	if in.Position.IsSet() {
+		switch v := in.Position.Value(); {
+		case v == nil:
+			f.Add("position", errs.MsgNotNull)
+		case *v < 0:
+			f.Add("position", errs.AtLeast(0))
+		case *v > maxPosition:
+			f.Add("position", errs.AtMost(maxPosition))
+		default:
+			moveTo = ptr(int(*v))
+		}
+	}
+	if !f.Has("type") && red.Type != "" {
+		if err := r.checkRedirectRules(ctx, f, &red, fromSet, toSet); err != nil {
+			return nil, err
+		}
 	}
 	if err := f.Err(op); err != nil {
 		return nil, err
@@ -662,13 +757,81 @@ func (r *Resolver) saveRedirect(ctx context.Context, projectSlug string, id *int
 	if validateOnly {
 		return nil, nil
 	}
+	var saved *store.Redirect
 	if id == nil {
-		return r.Store.CreateRedirect(ctx, red)
+		if moveTo != nil {
+			red.Position = *moveTo
+		}
+		saved, err = r.Store.CreateRedirect(ctx, red)
+	} else {
+		saved, err = r.Store.UpdateRedirect(ctx, red, moveTo)
 	}
-	return r.Store.UpdateRedirect(ctx, red)
+	if errs.Is(err, errs.Conflict) { // lost a race with the check of §A2.4 #4
+		return nil, &errs.Error{Kind: errs.Invalid, Op: op, Fields: errs.Fields{"type": {redirectTypeTaken(red.Type)}}, Err: err}
+	}
+	return saved, err
+}
+
+// checkRedirectRules adds the per-type checks of api-2026.md §A2.4 (2–4)
+// on red, the redirect as it would be stored; fromSet and toSet say which
+// URLs the write sent. A field that already failed gets no second message.
+func (r *Resolver) checkRedirectRules(ctx context.Context, f errs.Fields, red *store.Redirect, fromSet, toSet bool) error {
+	needFrom, needTo := redirectNeeds(red.Type)
+	requireURL := func(field string, need, sent bool, value string) {
+		if !need || value != "" || f.Has(field) {
+			return
+		}
+		if sent {
+			f.Add(field, errs.MsgNotBlank)
+		} else {
+			f.Add(field, errs.MsgRequired)
+		}
+	}
+	requireURL("from_url", needFrom, fromSet, red.FromURL)
+	requireURL("to_url", needTo, toSet, red.ToURL)
+	if red.Type == "page" || red.Type == "exact" {
+		if i := strings.Index(red.FromURL, "*"); i >= 0 && i != len(red.FromURL)-1 && !f.Has("from_url") {
+			f.Add("from_url", "The * wildcard must be at the end of the path.")
+		}
+		if strings.Contains(red.ToURL, ":splat") && !strings.HasSuffix(red.FromURL, "*") && !f.Has("to_url") {
+			f.Add("to_url", "The * wildcard must be at the end of from_url to use the :splat placeholder in to_url.")
+		}
+	}
+	if redirectOncePerProject(red.Type) {
+		others, _, err := r.Store.FindRedirects(ctx, red.ProjectID, 0, 0)
+		if err != nil {
+			return err
+		}
+		for _, o := range others {
+			if o.Type == red.Type && o.ID != red.ID {
+				f.Add("type", redirectTypeTaken(red.Type))
+				break
+			}
+		}
+	}
+	return nil
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+
+// Limits of environment variable values (api-2026.md §A1.5), in characters.
+const (
+	envValueMax = 48000  // one value
+	envTotalMax = 256000 // all values of a project
+)
+
+// MsgEnvTotalSize refuses a value that takes a project's values past envTotalMax.
+const MsgEnvTotalSize = "The total size of all environment variables in the project cannot exceed 256 KB."
+
+// envValuesFit reports whether value fits beside the project's existing
+// variables within envTotalMax.
+func envValuesFit(existing []*store.EnvironmentVariable, value string) bool {
+	total := utf8.RuneCountInString(value)
+	for _, e := range existing {
+		total += utf8.RuneCountInString(e.Value)
+	}
+	return total <= envTotalMax
+}
 
 // createEnvironmentVariable applies the create rules of §4.7.2.
 func (r *Resolver) createEnvironmentVariable(ctx context.Context, projectSlug string, in EnvironmentVariableInput, validateOnly bool) (*store.EnvironmentVariable, error) {
@@ -679,12 +842,12 @@ func (r *Resolver) createEnvironmentVariable(ctx context.Context, projectSlug st
 	}
 	f := errs.Fields{}
 	taken := "There is already a variable with this name for this project"
+	existing, _, err := r.Store.FindEnvironmentVariables(ctx, p.ID, 0, 0)
+	if err != nil {
+		return nil, err
+	}
 	name, nameOK := checkString(f, "name", in.Name, strRule{required: true, max: 128})
 	if nameOK {
-		existing, _, err := r.Store.FindEnvironmentVariables(ctx, p.ID, 0, 0)
-		if err != nil {
-			return nil, err
-		}
 		used := false
 		for _, e := range existing {
 			used = used || e.Name == name
@@ -702,14 +865,18 @@ func (r *Resolver) createEnvironmentVariable(ctx context.Context, projectSlug st
 			f.Add("name", "Only letters, numbers and underscore are allowed")
 		}
 	}
-	value, _ := checkString(f, "value", in.Value, strRule{required: true, max: 2048})
+	value, valueOK := checkString(f, "value", in.Value, strRule{required: true, max: envValueMax})
+	if valueOK && !envValuesFit(existing, value) {
+		f.Add("value", MsgEnvTotalSize)
+	}
+	public, _ := checkBool(f, "public", in.Public, false)
 	if err := f.Err(op); err != nil {
 		return nil, err
 	}
 	if validateOnly {
 		return nil, nil
 	}
-	ev, err := r.Store.CreateEnvironmentVariable(ctx, p.ID, name, value)
+	ev, err := r.Store.CreateEnvironmentVariable(ctx, p.ID, name, value, public)
 	if errs.Is(err, errs.Conflict) {
 		return nil, &errs.Error{Kind: errs.Invalid, Op: op, Fields: errs.Fields{"name": {taken}}, Err: err}
 	}

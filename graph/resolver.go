@@ -15,17 +15,19 @@ type Settings struct {
 	AllowLocalRepos   bool // file:// repository URLs
 	AllowPrivateRepos bool // ssh:// and user@host:path repository URLs
 	MaxPageSize       int  // upper bound of list limits; default 100
-	ComplexityLimit   int  // public endpoint's query complexity limit; default 20000
 	// AllowPrivateNetwork accepts repository URLs whose host resolves to
 	// loopback, private, link-local or unspecified addresses.
 	AllowPrivateNetwork bool
 	// HostResolver resolves repository hosts; net.DefaultResolver when nil.
 	HostResolver repourl.Resolver
 	Uploads      UploadSettings
+	// Endpoint configures the public /graphql endpoint (Handler).
+	Endpoint Endpoint
 	// SessionUser reads a dashboard session from a /graphql request that
 	// has no Authorization header: (nil, nil) for none (the caller is
 	// anonymous), the user, or an Unauthenticated error. Nil: sessions are
-	// not accepted.
+	// not accepted. It is read per request, so cmd may set it after
+	// Handler was made.
 	SessionUser func(*http.Request) (*store.User, error)
 }
 
@@ -45,6 +47,9 @@ type Resolver struct {
 	Store    *store.Store
 	Settings Settings
 	Hooks    Hooks
+	// Changes tells build subscriptions when to look again; nil polls
+	// the store (PollBuildChanges).
+	Changes BuildChanges
 }
 
 func (r *Resolver) maxPage() int {

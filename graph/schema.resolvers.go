@@ -82,16 +82,27 @@ func (r *buildResolver) DocsURL(ctx context.Context, obj *store.Build) (string, 
 	return r.versionDocsURL(ctx, v)
 }
 
+// Urls is the resolver for the urls field.
+func (r *buildResolver) Urls(ctx context.Context, obj *store.Build) (*BuildUrls, error) {
+	p, v, err := r.buildProjectVersion(ctx, obj)
+	if err != nil {
+		return nil, err
+	}
+	u := r.Settings.URLs
+	return &BuildUrls{Build: u.BuildPage(p.Slug, obj.ID), Project: u.ProjectHome(p.Slug), Version: u.VersionPage(p.Slug, v.Slug)}, nil
+}
+
+// ReadthedocsYamlPath is the resolver for the readthedocsYamlPath field.
+func (r *buildResolver) ReadthedocsYamlPath(ctx context.Context, obj *store.Build) (*string, error) {
+	return obj.ConfigPath, nil
+}
+
 // CommitURL is the resolver for the commitUrl field.
 func (r *buildResolver) CommitURL(ctx context.Context, obj *store.Build) (*string, error) {
 	if obj.Commit == nil {
 		return nil, nil
 	}
-	p, err := r.loaders(ctx).projectByID.Load(ctx, obj.ProjectID)
-	if err != nil {
-		return nil, err
-	}
-	v, err := r.loaders(ctx).versionByID.Load(ctx, obj.VersionID)
+	p, v, err := r.buildProjectVersion(ctx, obj)
 	if err != nil {
 		return nil, err
 	}
@@ -193,6 +204,16 @@ func (r *mutationResolver) SetVersionUploaded(ctx context.Context, project strin
 // TriggerBuild is the resolver for the triggerBuild field.
 func (r *mutationResolver) TriggerBuild(ctx context.Context, project string, version string) (*TriggerBuildPayload, error) {
 	return r.triggerBuild(ctx, project, version)
+}
+
+// CancelBuild is the resolver for the cancelBuild field.
+func (r *mutationResolver) CancelBuild(ctx context.Context, id int64) (*store.Build, error) {
+	return r.cancelBuild(ctx, id)
+}
+
+// RetryBuild is the resolver for the retryBuild field.
+func (r *mutationResolver) RetryBuild(ctx context.Context, id int64) (*TriggerBuildPayload, error) {
+	return r.retryBuild(ctx, id)
 }
 
 // SyncVersions is the resolver for the syncVersions field.
@@ -553,6 +574,7 @@ func (r *projectResolver) AdminFields(ctx context.Context, obj *store.Project) (
 		PythonInterpreter: obj.PythonInterpreter, UseSystemPackages: obj.UseSystemPackages,
 		ExternalBuildsEnabled: obj.ExternalBuildsEnabled, BuildTimeLimit: convPtr(obj.BuildTimeLimit),
 		VersionPrivacyLevel: obj.VersionPrivacyLevel, AddonsEnabled: obj.AddonsEnabled,
+		AnalyticsDisabled: obj.AnalyticsDisabled,
 	}, nil
 }
 
@@ -714,6 +736,11 @@ func (r *subprojectResolver) Child(ctx context.Context, obj *store.Relationship)
 	return r.visibleProjectOrNil(ctx, obj.ChildID)
 }
 
+// BuildUpdated is the resolver for the buildUpdated field.
+func (r *subscriptionResolver) BuildUpdated(ctx context.Context, id int64) (<-chan *store.Build, error) {
+	return r.buildUpdated(ctx, id)
+}
+
 // Email is the resolver for the email field.
 func (r *userResolver) Email(ctx context.Context, obj *store.User) (*string, error) {
 	v := ViewerFrom(ctx)
@@ -734,6 +761,16 @@ func (r *versionResolver) Ref(ctx context.Context, obj *store.Version) (*string,
 		return nil, nil
 	}
 	return r.stableRef(ctx, obj.ProjectID)
+}
+
+// Aliases is the resolver for the aliases field.
+func (r *versionResolver) Aliases(ctx context.Context, obj *store.Version) ([]*store.Version, error) {
+	return r.versionAliases(ctx, obj)
+}
+
+// DocumentationType is the resolver for the documentationType field.
+func (r *versionResolver) DocumentationType(ctx context.Context, obj *store.Version) (string, error) {
+	return r.versionDocumentationType(ctx, obj)
 }
 
 // Downloads is the resolver for the downloads field.
@@ -770,7 +807,12 @@ func (r *versionResolver) Urls(ctx context.Context, obj *store.Version) (*Versio
 	if err != nil {
 		return nil, err
 	}
-	return &VersionUrls{Documentation: docs, Vcs: vcs}, nil
+	p, err := r.loaders(ctx).projectByID.Load(ctx, obj.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	edit := r.Settings.URLs.VersionPage(p.Slug, obj.Slug)
+	return &VersionUrls{Documentation: docs, Vcs: vcs, Dashboard: &VersionDashboardUrls{Edit: edit}}, nil
 }
 
 // LastBuild is the resolver for the lastBuild field.
@@ -818,6 +860,9 @@ func (r *Resolver) Redirect() RedirectResolver { return &redirectResolver{r} }
 // Subproject returns SubprojectResolver implementation.
 func (r *Resolver) Subproject() SubprojectResolver { return &subprojectResolver{r} }
 
+// Subscription returns SubscriptionResolver implementation.
+func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
+
 // User returns UserResolver implementation.
 func (r *Resolver) User() UserResolver { return &userResolver{r} }
 
@@ -834,6 +879,7 @@ type (
 	queryResolver               struct{ *Resolver }
 	redirectResolver            struct{ *Resolver }
 	subprojectResolver          struct{ *Resolver }
+	subscriptionResolver        struct{ *Resolver }
 	userResolver                struct{ *Resolver }
 	versionResolver             struct{ *Resolver }
 )

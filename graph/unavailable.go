@@ -65,3 +65,11 @@ func (u *unavailableWriter) Write(b []byte) (int, error) {
 }
 
 func (u *unavailableWriter) Unwrap() http.ResponseWriter { return u.ResponseWriter }
+
+// Flush lets streaming transports (SSE) send each event at once.
+func (u *unavailableWriter) Flush() {
+	if !u.written {
+		u.WriteHeader(http.StatusOK)
+	}
+	http.NewResponseController(u.ResponseWriter).Flush()
+}

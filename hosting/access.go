@@ -77,9 +77,10 @@ func (rq *request) canSee(p *store.Project) (bool, error) {
 }
 
 // canSeeVersion reports whether the reader may see version v of project p:
-// both public, or the reader maintains p (§8.3 step 7, §1.5).
+// both public (a pull-request version by p's external level, api-2026.md
+// §A1.7), or the reader maintains p (§8.3 step 7, §1.5).
 func (rq *request) canSeeVersion(p *store.Project, v *store.Version) (bool, error) {
-	if p.IsPublic() && v.IsPublic() {
+	if p.VersionIsPublic(v) {
 		return true, nil
 	}
 	ok, err := rq.maintainer(p.ID)

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"docsd/choices"
 	"docsd/errs"
 	"docsd/pep440"
 	"docsd/store"
@@ -249,7 +250,12 @@ func (rq *request) resolveAddonsURL(raw string) (*addonsQuery, error) {
 		}
 		return rq.withVersion(aq, v, strings.TrimPrefix(rest, "/"))
 	}
-	lang, afterLang, _ := strings.Cut(strings.TrimPrefix(rest, "/"), "/")
+	// /<lang>/<version>/<file>, or /<version>/<file> without translations
+	// (api-2026.md §A1.8).
+	lang, afterLang := target.Language, strings.TrimPrefix(rest, "/")
+	if target.VersioningScheme != choices.MultipleVersionsWithoutTranslations {
+		lang, afterLang, _ = strings.Cut(afterLang, "/")
+	}
 	slug, file, hasFile := strings.Cut(afterLang, "/")
 	if !hasFile {
 		return aq, nil

@@ -94,15 +94,11 @@ func (rq *request) addonsProject(p *store.Project, t docsurl.Target, docVersion 
 	} else if t.ParentSlug != "" {
 		subprojectOf = obj{"slug": t.ParentSlug}
 	}
-	scheme := "multiple_versions_with_translations"
-	if p.SingleVersion {
-		scheme = "single_version_without_translations"
-	}
 	return obj{
 		"created":                       formatTime(p.Created),
 		"default_branch":                p.EffectiveDefaultBranch(),
 		"default_version":               p.DefaultVersion,
-		"external_builds_privacy_level": store.Public,
+		"external_builds_privacy_level": p.ExternalBuildsPrivacyLevel,
 		"homepage":                      homepage,
 		"id":                            p.ID,
 		"language":                      obj{"code": p.Language, "name": choices.Languages.Name(p.Language)},
@@ -123,7 +119,7 @@ func (rq *request) addonsProject(p *store.Project, t docsurl.Target, docVersion 
 			"home":          u.ProjectHome(p.Slug),
 			"versions":      u.ProjectVersions(p.Slug),
 		},
-		"versioning_scheme": scheme,
+		"versioning_scheme": p.VersioningScheme,
 	}, nil
 }
 
@@ -210,11 +206,12 @@ func (rq *request) translationVersion(x *store.Project, v *store.Version) (strin
 }
 
 // versionsMenu is the versions menu of R.4: p's internal versions that are
-// active, built and visible, in the flyout order of R.3.4; a
-// single-version project lists only its effective default version.
+// active, built, visible and not hidden (R.3.3, api-2026.md §A1.2), in the
+// flyout order of R.3.4; a single-version project lists only its
+// effective default version.
 func (rq *request) versionsMenu(p *store.Project) ([]*store.Version, error) {
-	active, built := true, true
-	vs, err := rq.h.store.FindAllVersions(rq.ctx, store.VersionFilter{ProjectIDs: []int64{p.ID}, Internal: true, Active: &active, Built: &built})
+	active, built, hidden := true, true, false
+	vs, err := rq.h.store.FindAllVersions(rq.ctx, store.VersionFilter{ProjectIDs: []int64{p.ID}, Internal: true, Active: &active, Built: &built, Hidden: &hidden})
 	if err != nil {
 		return nil, err
 	}

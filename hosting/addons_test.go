@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"docsd/choices"
 	"docsd/store"
 	"docsd/storetest"
 )
@@ -170,6 +171,10 @@ func TestAddonsURLResolution(t *testing.T) {
 	f.updateVersion(f.version(one, "latest"), store.VersionUpdate{Built: &yes})
 	external := store.External
 	f.updateVersion(storetest.MustVersion(t, f.s, w.demo.ID, "12"), store.VersionUpdate{Type: &external, Built: &yes})
+	flat := f.project("flat", "en")
+	flatScheme := choices.MultipleVersionsWithoutTranslations
+	f.update(flat, store.ProjectUpdate{VersioningScheme: &flatScheme})
+	f.updateVersion(f.version(flat, "latest"), store.VersionUpdate{Built: &yes})
 
 	cases := []struct{ url, project, version, filename string }{
 		{"https://docs.example.com/docs/demo/en/v1.0/", "demo", "v1.0", "/index.html"},
@@ -183,6 +188,10 @@ func TestAddonsURLResolution(t *testing.T) {
 		{"https://docs.example.com/docs/demo/", "demo", "", ""},
 		{"https://demo.docs.example.io/projects/library/en/1.0/", "lib", "1.0", "/index.html"},
 		{"https://docs.example.com/docs/demo/en/v%31.0/a%20b.html", "demo", "v1.0", "/a b.html"},
+		// Without translations (api-2026.md §A1.8): /<version>/<file>.
+		{"https://docs.example.com/docs/flat/latest/api.html", "flat", "latest", "/api.html"},
+		{"https://docs.example.com/docs/flat/en/latest/", "flat", "", ""},
+		{"https://docs.example.com/docs/flat/", "flat", "", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.url, func(t *testing.T) {

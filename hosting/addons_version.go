@@ -7,7 +7,6 @@ import (
 	"docsd/docsurl"
 	"docsd/pep440"
 	"docsd/store"
-	"strconv"
 )
 
 // addonsVersion is an Addons Version of v of p (R.3.3); with aliases set
@@ -54,7 +53,7 @@ func (rq *request) addonsVersion(p *store.Project, t docsurl.Target, v *store.Ve
 		"aliases":       al,
 		"built":         v.Built,
 		"downloads":     downloads,
-		"hidden":        false,
+		"hidden":        v.Hidden,
 		"id":            v.ID,
 		"identifier":    v.Identifier,
 		"privacy_level": v.PrivacyLevel,
@@ -62,7 +61,7 @@ func (rq *request) addonsVersion(p *store.Project, t docsurl.Target, v *store.Ve
 		"slug":          v.Slug,
 		"type":          typ,
 		"urls": obj{
-			"dashboard":     obj{"edit": u.ProjectVersions(p.Slug) + v.Slug + "/"},
+			"dashboard":     obj{"edit": u.VersionPage(p.Slug, v.Slug)},
 			"documentation": docs,
 			"vcs":           vcs,
 		},
@@ -132,25 +131,14 @@ func (rq *request) versionVCS(p *store.Project, v *store.Version, ref string) (s
 // addonsAliases is `aliases` of R.3.3: stable's chosen version, latest's
 // branch version, each only when active and visible.
 func (rq *request) addonsAliases(p *store.Project, t docsurl.Target, v *store.Version, ref string) ([]any, error) {
-	var alias *store.Version
-	var err error
-	switch {
-	case v.Machine && v.Slug == store.Stable && ref != "":
-		alias, err = rq.findVersion(p, ref)
-	case v.Machine && v.Slug == store.Latest:
-		name := v.Identifier
-		vs, e := rq.h.store.FindAllVersions(rq.ctx, store.VersionFilter{ProjectIDs: []int64{p.ID}, Internal: true, VerboseName: &name})
-		err = e
-		for _, x := range vs {
-			if x.ID != v.ID && x.Slug != store.Latest {
-				alias = x
-				break
-			}
-		}
+	if !v.Machine {
+		return []any{}, nil
 	}
+	vs, err := rq.h.store.FindAllVersions(rq.ctx, store.VersionFilter{ProjectIDs: []int64{p.ID}, Internal: true})
 	if err != nil {
 		return nil, err
 	}
+	alias := store.VersionAlias(v, ref, vs)
 	if alias, err = rq.readable(p, alias); err != nil || alias == nil {
 		return []any{}, err
 	}
@@ -179,7 +167,6 @@ func (rq *request) addonsBuild(p *store.Project, v *store.Version) (any, error) 
 	if b.Length != nil {
 		duration = *b.Length
 	}
-	build := u.ProjectBuilds(p.Slug) + strconv.FormatInt(b.ID, 10) + "/"
 	return obj{
 		"commit":   commit,
 		"created":  formatTime(b.Created),
@@ -191,9 +178,9 @@ func (rq *request) addonsBuild(p *store.Project, v *store.Version) (any, error) 
 		"state":    obj{"code": b.State, "name": choices.BuildStates.Name(b.State)},
 		"success":  true,
 		"urls": obj{
-			"build":   build,
+			"build":   u.BuildPage(p.Slug, b.ID),
 			"project": u.ProjectHome(p.Slug),
-			"version": u.ProjectVersions(p.Slug) + v.Slug + "/",
+			"version": u.VersionPage(p.Slug, v.Slug),
 		},
 		"version": v.Slug,
 	}, nil

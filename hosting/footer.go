@@ -349,14 +349,14 @@ func (rq *request) footerLanguages(b *strings.Builder, p *store.Project, path st
 }
 
 // footerVersions writes the Versions list of R.7.4: visible internal
-// active versions, built or not, in the flyout order, ties by verbose
-// name descending.
+// active versions, built or not, that are not hidden (api-2026.md §A1.2),
+// in the flyout order, ties by verbose name descending.
 func (rq *request) footerVersions(b *strings.Builder, p *store.Project, v *store.Version, path string) error {
 	if p.SingleVersion {
 		return nil
 	}
-	active := true
-	vs, err := rq.h.store.FindAllVersions(rq.ctx, store.VersionFilter{ProjectIDs: []int64{p.ID}, Internal: true, Active: &active})
+	active, hidden := true, false
+	vs, err := rq.h.store.FindAllVersions(rq.ctx, store.VersionFilter{ProjectIDs: []int64{p.ID}, Internal: true, Active: &active, Hidden: &hidden})
 	if err != nil {
 		return err
 	}

@@ -9,19 +9,20 @@ import (
 	"docsd/store"
 )
 
-// redirectInput is what a redirect is matched against (behavior.md §8.6),
-// relative to the served project's namespace.
+// redirectInput is what a redirect is matched against (behavior.md §8.6,
+// api-2026.md §A2.5), relative to the served project's namespace.
 type redirectInput struct {
 	lang, version string // "" when the request did not have the form /<lang>/<version>/<file>
 	path          string // "/<file>", or the whole remaining path
 	full          string // "/<lang>/<version>/<file>", or the whole remaining path
 }
 
-// applyRedirects tries x's redirects, most recently modified first, and
-// answers with the first target unless it is the requested path itself. It
-// reports whether it answered.
-func (rq *request) applyRedirects(x *store.Project, in redirectInput) (bool, error) {
-	rds, _, err := rq.h.store.FindRedirects(rq.ctx, x.ID, 0, 0)
+// applyRedirects tries x's enabled redirects in position order (only the
+// forced ones when forcedOnly: the pass before an existing file is served)
+// and answers with the first target unless it is the requested path
+// itself. It reports whether it answered.
+func (rq *request) applyRedirects(x *store.Project, in redirectInput, forcedOnly bool) (bool, error) {
+	rds, err := rq.h.store.FindServedRedirects(rq.ctx, x.ID, forcedOnly)
 	if err != nil || len(rds) == 0 {
 		return false, err
 	}
@@ -71,19 +72,28 @@ func redirectTarget(urls docsurl.Config, t docsurl.Target, rd *store.Redirect, i
 			return docs(escapePath(in.path[len(rd.FromURL):])), true
 		}
 	case "page":
-		if in.path == rd.FromURL {
-			if isAbsoluteURL(rd.ToURL) {
-				return rd.ToURL, true
-			}
-			return docs(strings.TrimPrefix(rd.ToURL, "/")), true
+		to, ok := matchURL(rd, in.path)
+		if !ok {
+			return "", false
 		}
+		if isAbsoluteURL(to) {
+			return to, true
+		}
+		return docs(strings.TrimPrefix(to, "/")), true
 	case "exact":
-		if in.full == rd.FromURL {
-			return rd.ToURL, true
+		if !strings.Contains(rd.FromURL, "*") {
+			if before, _, ok := strings.Cut(rd.FromURL, "$rest"); ok {
+				if strings.HasPrefix(in.full, before) {
+					return rd.ToURL + escapePath(in.full[len(before):]), true
+				}
+				return "", false
+			}
 		}
-		if before, _, ok := strings.Cut(rd.FromURL, "$rest"); ok && strings.HasPrefix(in.full, before) {
-			return rd.ToURL + escapePath(in.full[len(before):]), true
+		to, ok := matchURL(rd, in.full)
+		if ok && !isAbsoluteURL(to) && !strings.HasPrefix(to, "/") {
+			to = "/" + to
 		}
+		return to, ok
 	case "sphinx_html":
 		stem, ok := strings.CutSuffix(in.path, "/")
 		if !ok {
@@ -97,8 +107,59 @@ func redirectTarget(urls docsurl.Config, t docsurl.Target, rd *store.Redirect, i
 		if name := strings.TrimPrefix(stem, "/"); ok && name != "" && !strings.HasSuffix(name, "/") {
 			return docs(escapePath(name + "/")), true
 		}
+	case "clean_url_to_html":
+		if in.path == "/" || in.path == "/index.html" {
+			return "", false
+		}
+		stem, ok := strings.CutSuffix(in.path, "/index.html")
+		if !ok {
+			stem, ok = strings.CutSuffix(in.path, "/")
+		}
+		if ok {
+			return docs(escapePath(strings.TrimPrefix(stem, "/") + ".html")), true
+		}
+	case "html_to_clean_url":
+		if in.path == "/index.html" || strings.HasSuffix(in.path, "/index.html") {
+			return "", false
+		}
+		if stem, ok := strings.CutSuffix(in.path, ".html"); ok {
+			return docs(escapePath(strings.TrimPrefix(stem, "/") + "/")), true
+		}
 	}
 	return "", false
+}
+
+// matchURL matches a page or exact redirect's from_url against p (`path`
+// or `full`) as api-2026.md §A2.5 says, and returns its to_url with
+// `:splat` replaced: a from_url ending in `*` matches every p under its
+// prefix (unless the loop guard stops it); any other matches p with
+// trailing slashes ignored.
+func matchURL(rd *store.Redirect, p string) (string, bool) {
+	prefix, wildcard := strings.CutSuffix(rd.FromURL, "*")
+	if !wildcard {
+		return rd.ToURL, normURL(p) == normURL(rd.FromURL)
+	}
+	if !strings.HasPrefix(prefix, "/") {
+		prefix = "/" + prefix
+	}
+	if !strings.HasPrefix(p, prefix) {
+		return "", false
+	}
+	// Loop guard: a target under the same prefix that p already is under.
+	if before, _, ok := strings.Cut(rd.ToURL, ":splat"); ok && strings.HasPrefix(before, prefix) && strings.HasPrefix(p, before) {
+		return "", false
+	}
+	return strings.ReplaceAll(rd.ToURL, ":splat", escapePath(p[len(prefix):])), true
+}
+
+// normURL is norm(u) of §A2.5: a leading `/` added, trailing `/`s removed,
+// `/` when nothing is left.
+func normURL(u string) string {
+	u = strings.TrimRight(u, "/")
+	if !strings.HasPrefix(u, "/") {
+		u = "/" + u
+	}
+	return u
 }
 
 // isAbsoluteURL reports whether s starts with http:// or https://.

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"regexp"
 	"testing"
-	"time"
 
 	"docsd/store"
 	"docsd/storetest"
@@ -32,7 +31,7 @@ func redirectWorld(f *fixture) (demo, lib, one *store.Project) {
 
 func (f *fixture) redirect(p *store.Project, typ, from, to string) *store.Redirect {
 	f.t.Helper()
-	rd, err := f.s.CreateRedirect(f.t.Context(), store.Redirect{ProjectID: p.ID, Type: typ, FromURL: from, ToURL: to})
+	rd, err := f.s.CreateRedirect(f.t.Context(), store.Redirect{ProjectID: p.ID, Type: typ, FromURL: from, ToURL: to, Enabled: true})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -125,15 +124,19 @@ func TestRedirectRules(t *testing.T) {
 			}
 		}
 
-		t.Run("MostRecentlyModifiedFirst", func(t *testing.T) {
-			clock := storetest.SetClock(f.s, time.Now())
-			defer func() { f.s.Now = time.Now }()
+		t.Run("PositionOrder", func(t *testing.T) {
+			// api-2026.md §A2.3: a new redirect goes first, as in the era;
+			// an update without a position no longer moves it.
 			older := f.redirect(demo, "page", "/x.html", "/older.html")
-			clock.Advance(time.Second)
 			f.redirect(demo, "page", "/x.html", "/newer.html")
 			check(t, "https://docs.example.com/docs/demo/en/latest/x.html", 302, "https://docs.example.com/docs/demo/en/latest/newer.html")
-			clock.Advance(time.Second)
-			if _, err := f.s.UpdateRedirect(ctx, store.Redirect{ID: older.ID, ProjectID: demo.ID, Type: "page", FromURL: "/x.html", ToURL: "/older.html"}); err != nil {
+			older.Description = "updated"
+			if _, err := f.s.UpdateRedirect(ctx, *older, nil); err != nil {
+				t.Fatal(err)
+			}
+			check(t, "https://docs.example.com/docs/demo/en/latest/x.html", 302, "https://docs.example.com/docs/demo/en/latest/newer.html")
+			first := 0
+			if _, err := f.s.UpdateRedirect(ctx, *older, &first); err != nil {
 				t.Fatal(err)
 			}
 			check(t, "https://docs.example.com/docs/demo/en/latest/x.html", 302, "https://docs.example.com/docs/demo/en/latest/older.html")

@@ -83,7 +83,11 @@ func (rq *request) serve(rootSlug, rest string) error {
 		}
 	}
 
-	// Step 5: single-version projects have no <lang>/<version>/.
+	// Step 5: single-version projects have no <lang>/<version>/; projects
+	// without translations no <lang>/ (api-2026.md §A1.8).
+	if target.VersioningScheme == choices.MultipleVersionsWithoutTranslations {
+		return rq.serveWithoutTranslations(target, restT)
+	}
 	if target.SingleVersion {
 		if restT == "" {
 			// (docsd) /docs/<p> and /docs/<p>/projects/<alias> go to the
@@ -133,6 +137,30 @@ func (rq *request) serve(rootSlug, rest string) error {
 	return rq.serveVersion(served, version, file, in)
 }
 
+// serveWithoutTranslations is step 6 for a project whose scheme is
+// multiple_versions_without_translations (api-2026.md §A1.8): restT is
+// `/<version>/<file>`; a version slug that looks like a language code is
+// just a version.
+func (rq *request) serveWithoutTranslations(target *store.Project, restT string) error {
+	if restT == "" || restT == "/" {
+		return rq.redirectToDocs(target, "")
+	}
+	version, file, hasFile := strings.Cut(restT[1:], "/")
+	if !hasFile {
+		ver, err := rq.findVersion(target, version)
+		if err != nil {
+			return err
+		}
+		if ver == nil || ver.Type == store.External {
+			return rq.notFound(target, nil, nil, "", redirectInput{path: restT, full: restT}, true)
+		}
+		rq.redirectKeepingQuery(rq.requestedURL() + "/")
+		return nil
+	}
+	in := redirectInput{lang: target.Language, version: version, path: "/" + file, full: restT}
+	return rq.serveVersion(target, version, file, in)
+}
+
 // serveVersion runs steps 7–9 for a file of a version of project x.
 func (rq *request) serveVersion(x *store.Project, versionSlug, file string, in redirectInput) error {
 	ver, err := rq.findVersion(x, versionSlug)
@@ -151,6 +179,13 @@ func (rq *request) serveFromVersion(x *store.Project, ver *store.Version, file s
 	if ver != nil {
 		if ok, err := rq.canSeeVersion(x, ver); err != nil || !ok {
 			return rq.notFoundPageOr(err)
+		}
+		// The forced pass (api-2026.md §A2.5): only for a version the
+		// reader may see, before an existing file is served.
+		if redirects {
+			if done, err := rq.applyRedirects(x, in, true); err != nil || done {
+				return err
+			}
 		}
 	}
 	tree, err := rq.openTree(x, ver)
@@ -190,7 +225,7 @@ func (rq *request) openTree(x *store.Project, ver *store.Version) (artifacts.Tre
 // redirects, the custom 404 pages, and the generic 404 page.
 func (rq *request) notFound(x *store.Project, ver *store.Version, tree artifacts.Tree, file string, in redirectInput, redirects bool) error {
 	if redirects {
-		if done, err := rq.applyRedirects(x, in); err != nil || done {
+		if done, err := rq.applyRedirects(x, in, false); err != nil || done {
 			return err
 		}
 	}
@@ -340,7 +375,7 @@ func (rq *request) notFoundPage() error {
 // relationship that nests the main project, if any.
 func (rq *request) target(x *store.Project) (docsurl.Target, error) {
 	s := rq.h.store
-	t := docsurl.Target{Slug: x.Slug, Language: x.Language, SingleVersion: x.SingleVersion}
+	t := docsurl.Target{Slug: x.Slug, Language: x.Language, Scheme: x.VersioningScheme}
 	mainID := x.ID
 	if x.TranslationOf != nil {
 		main, err := s.FindProjectByID(rq.ctx, *x.TranslationOf)
@@ -348,7 +383,7 @@ func (rq *request) target(x *store.Project) (docsurl.Target, error) {
 			return t, err
 		}
 		if err == nil {
-			t.MainSlug, mainID = main.Slug, main.ID
+			t.MainSlug, t.Scheme, mainID = main.Slug, main.VersioningScheme, main.ID
 		}
 	}
 	rels, _, err := s.FindRelationships(rq.ctx, store.RelationshipFilter{ChildIDs: []int64{mainID}, Limit: 1})

@@ -57,7 +57,7 @@ func (rq *request) sendUnbuiltPage(x *store.Project, ver *store.Version) error {
 			data.Status = "This version is being built right now (" + choices.BuildStates.Name(b.State) + "). Reload this page in a minute."
 		case !b.Success:
 			data.Status = "The last build of this version failed, so there is nothing to show yet."
-			data.BuildURL = rq.h.urls.ProjectBuilds(x.Slug) + strconv.FormatInt(b.ID, 10) + "/"
+			data.BuildURL = rq.h.urls.BuildPage(x.Slug, b.ID)
 			data.BuildID = b.ID
 		}
 	}
@@ -80,7 +80,7 @@ func (rq *request) sendUnbuiltPage(x *store.Project, ver *store.Version) error {
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(body.Len()))
 	h.Set("Cache-Control", "no-cache")
-	if rq.private || !x.IsPublic() || !ver.IsPublic() {
+	if rq.private || !x.VersionIsPublic(ver) {
 		h.Set("Cache-Control", "private, no-cache")
 	}
 	h.Set("X-Robots-Tag", "noindex")

@@ -8,24 +8,6 @@ import (
 	"docsd/errs"
 )
 
-// statusOf is the one table that turns an error kind into an HTTP status.
-func statusOf(k errs.Kind) int {
-	switch k {
-	case errs.NotFound:
-		return http.StatusNotFound
-	case errs.Invalid, errs.Conflict:
-		return http.StatusBadRequest
-	case errs.Forbidden:
-		return http.StatusForbidden
-	case errs.Unauthenticated:
-		return http.StatusUnauthorized
-	case errs.Unavailable:
-		return http.StatusServiceUnavailable
-	default:
-		return http.StatusInternalServerError
-	}
-}
-
 // errorBody renders a classified error as the API's body (behavior.md §2):
 // per-field messages as `{"field": ["message"]}` with dotted names nested
 // (`repository.url` → `{"repository": {"url": [...]}}`), anything else as
@@ -84,8 +66,8 @@ func splitDots(s string) []string {
 }
 
 // writeError answers with err's status and body; 401s carry
-// `WWW-Authenticate: Token`, 503s `Retry-After`. Internal and Unavailable
-// errors are logged.
+// `WWW-Authenticate: Token`, 503s and 429s `Retry-After`. Internal and
+// Unavailable errors are logged.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	kind := errs.KindOf(err)
 	switch kind {
@@ -93,11 +75,9 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		slog.ErrorContext(r.Context(), "api: internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 	case errs.Unavailable:
 		slog.WarnContext(r.Context(), "api: unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
-		w.Header().Set("Retry-After", errs.RetryAfterUnavailable)
-	case errs.Unauthenticated:
-		w.Header().Set("WWW-Authenticate", "Token")
 	}
-	writeJSON(w, r, statusOf(kind), errorBody(err))
+	errs.SetHTTPHeaders(w.Header(), err)
+	writeJSON(w, r, errs.HTTPStatus(kind), errorBody(err))
 }
 
 // writeNotFound answers `{"detail": "Not found."}` with 404.

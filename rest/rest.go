@@ -13,14 +13,17 @@ import (
 	"strings"
 
 	"docsd/graph"
+	"docsd/ratelimit"
 )
 
 // Config is the operator configuration the REST APIs need.
 type Config struct {
 	PublicURL        string // base of absolute URLs, no trailing slash
 	AbsoluteAPILinks bool   // v3 _links and next/previous as absolute URLs
-	ThrottleUserRate string // v3 per-user budget, e.g. "60/minute"; "0" or "" disables
-	MaxPageSize      int    // upper bound of `limit`; default 100
+	// UserLimiter is the per-user request budget (behavior.md §3.11), shared
+	// with /graphql; nil: v3 is not throttled.
+	UserLimiter *ratelimit.Limiter
+	MaxPageSize int // upper bound of `limit`; default 100
 
 	// The search endpoints (reader.md R.6.4–R.6.7).
 	DocsDomain         string // subdomain mode when set: /_/api/ links use the request's docs host
@@ -42,8 +45,7 @@ type Server struct {
 	cfg     Config
 	handler http.Handler
 
-	v3throttle     *v3Throttle // nil when v3 throttling is off
-	searchThrottle *v3Throttle // nil when search throttling is off
+	searchThrottle *ratelimit.Limiter // nil when search throttling is off
 }
 
 // New returns the handler of everything under /api/ (except the incoming

@@ -3,18 +3,17 @@ package rest
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"log/slog"
-	"math"
 	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"docsd/errs"
 	"docsd/graph"
+	"docsd/ratelimit"
+	"docsd/slashredirect"
 )
 
 // The search endpoints (reader.md R.6.5–R.6.7). Each is served on /api/
@@ -75,20 +74,15 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request, kind search
 			return
 		}
 	}
+	if noSlash {
+		slashredirect.Answer(w, r)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
 		writeJSON(w, r, http.StatusMethodNotAllowed, map[string]string{
 			"detail": fmt.Sprintf("Method %q not allowed.", strings.ToUpper(r.Method)),
 		})
-		return
-	}
-	if noSlash {
-		u := r.URL.EscapedPath() + "/"
-		if r.URL.RawQuery != "" {
-			u += "?" + r.URL.RawQuery
-		}
-		h.Set("Location", u)
-		w.WriteHeader(http.StatusMovedPermanently)
 		return
 	}
 	ctx, ok := s.searchReader(w, r, kind, docsHost)
@@ -98,12 +92,9 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request, kind search
 	if docsHost && graph.ViewerFrom(ctx).User != nil {
 		h.Set("Cache-Control", "private, no-cache")
 	}
-	if s.searchThrottle != nil {
-		if wait := s.searchThrottle.allow(searchThrottleKey(ctx, r)); wait > 0 {
-			h.Set("Retry-After", strconv.Itoa(wait))
-			writeJSON(w, r, http.StatusTooManyRequests, map[string]any{"detail": v3ThrottledMessage(wait)})
-			return
-		}
+	if err := s.searchThrottle.Allow("rest.search", searchThrottleKey(ctx, r)); err != nil {
+		writeError(w, r, err)
+		return
 	}
 	sr := &searchReq{s: s, w: w, r: r, ctx: ctx, query: r.URL.Query(), base: s.searchBase(r, docsHost)}
 	switch kind {
@@ -144,18 +135,16 @@ func (s *Server) searchReader(w http.ResponseWriter, r *http.Request, kind searc
 }
 
 // searchThrottleKey identifies whom the search throttle counts: the user,
-// else the connection's remote address (negative keys, hashed).
-func searchThrottleKey(ctx context.Context, r *http.Request) int64 {
+// else the connection's remote address.
+func searchThrottleKey(ctx context.Context, r *http.Request) string {
 	if id := graph.ViewerFrom(ctx).UserID(); id != 0 {
-		return id
+		return ratelimit.UserKey(id)
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	f := fnv.New64a()
-	f.Write([]byte(host))
-	return -int64(f.Sum64()&math.MaxInt64) - 1
+	return ratelimit.AddrKey(host)
 }
 
 // searchBase is what next/previous links start with (R.6.5): the public
@@ -215,8 +204,8 @@ func (sr *searchReq) link(page int) *string {
 // newSearchThrottle is the search endpoints' throttle (R.6.4), nil when
 // rate turns it off; a malformed rate is logged and turns it off (cmd
 // validates the setting before).
-func newSearchThrottle(rate string) *v3Throttle {
-	th, err := v3NewThrottle(rate, time.Now)
+func newSearchThrottle(rate string) *ratelimit.Limiter {
+	th, err := ratelimit.New(rate)
 	if err != nil {
 		slog.Error("search: throttling is off", "err", err)
 	}

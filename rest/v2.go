@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/gorilla/mux"
+
+	"docsd/slashredirect"
 )
 
 // v2Allow is the Allow header of every v2 read route (behavior.md §3.8).
@@ -108,34 +110,12 @@ type v2Options struct {
 }
 
 // v2Unrouted answers a path that matches no route: a path that lacks only
-// its trailing slash is redirected (GET, HEAD) or refused with 400 (other
-// methods), anything else is a 404 (behavior.md §3.7, §5.1).
+// its trailing slash gets the answer of package slashredirect (api-2026.md
+// §A5), anything else is a 404 (behavior.md §5.1).
 func v2Unrouted(routes *mux.Router, w http.ResponseWriter, r *http.Request) {
-	if p := r.URL.Path; !strings.HasSuffix(p, "/") {
-		withSlash := r.Clone(r.Context())
-		withSlash.URL.Path, withSlash.URL.RawPath = p+"/", ""
-		var m mux.RouteMatch
-		if routes.Match(withSlash, &m) && m.MatchErr == nil {
-			v2MissingSlash(w, r)
-			return
-		}
-	}
-	writeNotFound(w, r)
-}
-
-// v2MissingSlash answers a request whose path lacks only the trailing slash.
-// Writes are never redirected: a client would silently turn them into GETs.
-func v2MissingSlash(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		writeJSON(w, r, http.StatusBadRequest, map[string]string{
-			"detail": fmt.Sprintf("The URL must end with a slash: send %s to %s/.", r.Method, r.URL.Path),
-		})
+	if slashredirect.MissesSlash(r, slashredirect.MuxMatches(routes)) {
+		slashredirect.Answer(w, r)
 		return
 	}
-	loc := r.URL.EscapedPath() + "/"
-	if r.URL.RawQuery != "" {
-		loc += "?" + r.URL.RawQuery
-	}
-	w.Header().Set("Location", loc)
-	w.WriteHeader(http.StatusMovedPermanently)
+	writeNotFound(w, r)
 }

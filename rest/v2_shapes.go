@@ -46,7 +46,8 @@ type v2Project struct {
 	Language            v2Only[string]  `json:"language"`
 	DocumentationType   string          `json:"documentation_type"`
 	CanonicalURL        string          `json:"canonical_url"`
-	Users               []v2Only[int64] `json:"users"` // maintainer ids
+	Users               []v2Only[int64] `json:"users"`         // maintainer ids
+	CustomPrefix        *string         `json:"custom_prefix"` // always null (api-2026.md §A1.6)
 }
 
 // v2VersionFragment selects a v2 Version (§5.3); it needs v2ProjectFragment.
@@ -65,6 +66,7 @@ fragment v2Version on Version {
   has_pdf: hasPdf
   has_epub: hasEpub
   has_htmlzip: hasHtmlzip
+  documentation_type: documentationType
 }` + v2ProjectFragment
 
 // v2Version is a v2 Version, keys in the order of §5.3.
@@ -82,6 +84,8 @@ type v2Version struct {
 	HasPDF       bool        `json:"has_pdf"`
 	HasEPUB      bool        `json:"has_epub"`
 	HasHTMLZip   bool        `json:"has_htmlzip"`
+	// Added keys (api-2026.md §A1.6).
+	DocumentationType string `json:"documentation_type"`
 }
 
 // v2Downloads has a key only for each format that exists; the graph gives
@@ -123,6 +127,9 @@ fragment v2Build on Build {
   commit_url: commitUrl
   config
   exit_code: exitCode
+  version_name: versionName
+  version_type: versionType
+  readthedocs_yaml_path: readthedocsYamlPath
 }`
 
 // v2Build is a v2 Build, keys in the order of §5.4.
@@ -149,6 +156,10 @@ type v2Build struct {
 	Output       string         `json:"output"`       // always ""
 	ExitCode     *int64         `json:"exit_code"`    // null until finished
 	ColdStorage  *bool          `json:"cold_storage"` // always null
+	// Added keys (api-2026.md §A1.6).
+	VersionName         string  `json:"version_name"`
+	VersionType         string  `json:"version_type"`
+	ReadthedocsYamlPath *string `json:"readthedocs_yaml_path"`
 }
 
 // v2Command is a v2 build command, keys in the order of §5.4.

@@ -10,12 +10,13 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gorilla/mux"
 
 	"docsd/errs"
 	"docsd/graph"
+	"docsd/ratelimit"
+	"docsd/slashredirect"
 )
 
 // The v3 API (behavior.md §1, §3, §4). Every request goes through the
@@ -138,11 +139,6 @@ var v3Parses = []string{"application/json", "application/x-www-form-urlencoded",
 
 // v3Handler serves /api/v3/ (behavior.md §1, §3, §4).
 func (s *Server) v3Handler() http.Handler {
-	th, err := v3NewThrottle(s.cfg.ThrottleUserRate, time.Now)
-	if err != nil {
-		slog.Error("api v3: throttling is off", "err", err)
-	}
-	s.v3throttle = th
 	router := mux.NewRouter().SkipClean(true)
 	for _, rt := range s.v3Routes() {
 		router.Path(rt.path).Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -168,29 +164,12 @@ func (s *Server) v3Handler() http.Handler {
 }
 
 // v3NoRoute answers a path no route matches: a path that lacks only its
-// trailing slash is redirected for reads and refused for writes
-// (behavior.md §3.7); anything else is 404.
+// trailing slash gets the answer of package slashredirect (api-2026.md
+// §A5); anything else is 404.
 func (s *Server) v3NoRoute(w http.ResponseWriter, r *http.Request, router *mux.Router) {
-	if !strings.HasSuffix(r.URL.Path, "/") {
-		slashed := r.Clone(r.Context())
-		slashed.URL.Path += "/"
-		slashed.URL.RawPath = ""
-		var m mux.RouteMatch
-		if router.Match(slashed, &m) && m.MatchErr == nil {
-			target := r.URL.EscapedPath() + "/"
-			if r.Method == http.MethodGet || r.Method == http.MethodHead {
-				if r.URL.RawQuery != "" {
-					target += "?" + r.URL.RawQuery
-				}
-				w.Header().Set("Location", target)
-				w.WriteHeader(http.StatusMovedPermanently)
-				return
-			}
-			writeJSON(w, r, http.StatusBadRequest, map[string]any{
-				"detail": "The URL must end with a slash: send " + r.Method + " to " + target + ".",
-			})
-			return
-		}
+	if slashredirect.MissesSlash(r, slashredirect.MuxMatches(router)) {
+		slashredirect.Answer(w, r)
+		return
 	}
 	writeNotFound(w, r)
 }
@@ -219,12 +198,9 @@ func (s *Server) v3Serve(w http.ResponseWriter, r *http.Request, rt *v3Route, va
 		if rt.needsMaintainer(r.Method) && !q.allowed() {
 			return
 		}
-		if s.v3throttle != nil {
-			if wait := s.v3throttle.allow(viewer.UserID()); wait > 0 {
-				w.Header().Set("Retry-After", strconv.Itoa(wait))
-				writeJSON(w, r, http.StatusTooManyRequests, map[string]any{"detail": v3ThrottledMessage(wait)})
-				return
-			}
+		if err := s.cfg.UserLimiter.Allow("rest.v3", ratelimit.UserKey(viewer.UserID())); err != nil {
+			writeError(w, r, err)
+			return
 		}
 	}
 	method := r.Method

@@ -12,6 +12,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -258,6 +259,64 @@ func (in *v3Input) text(key, gqlName string, bools bool, badMsg string) {
 	}
 }
 
+// integer reads an integer field as DRF's IntegerField does: a JSON
+// number or a string whose text, without a trailing `.0…`, is a base-10
+// integer; anything else is "A valid integer is required.". The graph
+// checks the range; values beyond int64 are passed as its bounds.
+func (in *v3Input) integer(key, gqlName string) {
+	in.integerText(key, gqlName, true, func(string) string { return errs.MsgNotInteger })
+}
+
+// intChoice reads a choice field whose values are integers (DRF's
+// ChoiceField compares str(value)): a JSON number or a string that is
+// exactly a base-10 integer; anything else is `"<text>" is not a valid
+// choice.`. The graph checks the choices.
+func (in *v3Input) intChoice(key, gqlName string) {
+	in.integerText(key, gqlName, false, errs.BadChoice)
+}
+
+// integerText reads an integer from a value's text as Python's str()
+// writes it, with or without DRF's tolerance of a trailing `.0…`; badMsg
+// makes the message from that text.
+func (in *v3Input) integerText(key, gqlName string, decimalTail bool, badMsg func(text string) string) {
+	v, ok := in.take(key, gqlName)
+	if !ok {
+		return
+	}
+	var text string
+	switch t := v.(type) {
+	case json.Number:
+		text = v3NumberText(t)
+	case string:
+		text = t
+	case bool:
+		text = map[bool]string{true: "True", false: "False"}[t]
+	default:
+		b, _ := json.Marshal(t)
+		text = string(b)
+	}
+	digits := text
+	if decimalTail {
+		digits = v3IntegerTail.ReplaceAllString(strings.TrimSpace(text), "")
+	}
+	n, ok := new(big.Int).SetString(digits, 10)
+	if !ok {
+		in.failed.Add(in.prefix+key, badMsg(text))
+		return
+	}
+	switch {
+	case n.IsInt64():
+		in.input[gqlName] = n.Int64()
+	case n.Sign() > 0:
+		in.input[gqlName] = int64(math.MaxInt64)
+	default:
+		in.input[gqlName] = int64(math.MinInt64)
+	}
+}
+
+// v3IntegerTail is the `.0…` an integer's text may end with (DRF).
+var v3IntegerTail = regexp.MustCompile(`\.0*$`)
+
 var (
 	v3TrueWords  = []string{"true", "True", "TRUE", "t", "T", "yes", "y", "Y", "YES", "on", "On", "ON", "1"}
 	v3FalseWords = []string{"false", "False", "FALSE", "f", "F", "no", "n", "N", "NO", "off", "Off", "OFF", "0"}
@@ -294,6 +353,45 @@ func (in *v3Input) boolean(key, gqlName string) {
 		}
 	}
 	in.failed.Add(in.prefix+key, errs.MsgNotBoolean)
+}
+
+// tags reads a tag list the way django-taggit's TagListSerializerField does
+// (api-2026.md §A1.1): an array of strings, or a string holding one as JSON
+// (form bodies). Trimming, blanks and duplicates are the graph's.
+func (in *v3Input) tags(key, gqlName string) {
+	v, ok := in.take(key, gqlName)
+	if !ok {
+		return
+	}
+	if s, isStr := v.(string); isStr {
+		dec := json.NewDecoder(strings.NewReader(s))
+		dec.UseNumber()
+		var parsed any
+		if err := dec.Decode(&parsed); err != nil || dec.More() {
+			in.failed.Add(in.prefix+key, "Invalid json list. A tag list submitted in string form must be valid json.")
+			return
+		}
+		if _, isList := parsed.([]any); !isList {
+			in.failed.Add(in.prefix+key, `Expected a list of items but got type "str".`)
+			return
+		}
+		v = parsed
+	}
+	items, isList := v.([]any)
+	if !isList {
+		in.failed.Add(in.prefix+key, fmt.Sprintf("Expected a list of items but got type %q.", v3TypeWord(v)))
+		return
+	}
+	tags := make([]string, 0, len(items))
+	for _, it := range items {
+		s, isStr := it.(string)
+		if !isStr {
+			in.failed.Add(in.prefix+key, "All list items must be of string type.")
+			return
+		}
+		tags = append(tags, s)
+	}
+	in.input[gqlName] = tags
 }
 
 // object reads a nested object field with fill; a non-object is reported

@@ -218,8 +218,8 @@ var v3ReadCases = []v3Case{
 	// Routes (§3.7).
 	{v3Get("/api/v3/projects", "alice"), 301, ""},
 	{v3Get("/api/v3/projects/project/versions/v1.0?fields=id", ""), 301, ""},
-	{v3Send("POST", "/api/v3/projects", "alice", `{}`), 400, "error_trailing_slash_post"},
-	{v3Send("PATCH", "/api/v3/projects/project/versions/v1.0", "alice", `{}`), 400, "error_trailing_slash_patch"},
+	{v3Send("POST", "/api/v3/projects", "alice", `{}`), 308, "error_trailing_slash_post"},
+	{v3Send("PATCH", "/api/v3/projects/project/versions/v1.0", "alice", `{}`), 308, "error_trailing_slash_patch"},
 	{v3Get("/api/v3/nope/", "alice"), 404, "error_404"},
 	{v3Get("/api/v3/projects.json", "alice"), 404, "error_404"},
 	{v3Get("/api/v3/projects/project/extra/", "alice"), 404, "error_404"},
@@ -268,7 +268,7 @@ var v3WriteCases = []v3Case{
 
 	// Import: success, and what it creates.
 	{v3Send("POST", "/api/v3/projects/?fields=id&expand=active_versions", "alice",
-		`{"name": "Test Project", "repository": {"url": "https://github.com/a/test", "type": "git"}, "homepage": "https://test.example.com", "language": "es", "programming_language": "py", "slug": "ignored", "tags": ["ignored"]}`),
+		`{"name": "Test Project", "repository": {"url": "https://github.com/a/test", "type": "git"}, "homepage": "https://test.example.com", "language": "es", "programming_language": "py", "slug": "ignored", "organization": "ignored", "teams": ["ignored"]}`),
 		201, "import_created"},
 	{v3Get("/api/v3/projects/test-project/versions/", "alice"), 200, "import_created_versions"},
 	{v3Get("/api/v3/projects/test-project/builds/", "alice"), 200, "import_created_builds"},
@@ -297,7 +297,7 @@ var v3WriteCases = []v3Case{
 	{v3Send("PATCH", v3PP+"versions/v2.0/", "alice", `{}`), 204, ""},
 	{v3Send("PATCH", v3PP+"versions/v1.0/", "alice", `{"active": "maybe"}`), 400, "version_patch_not_boolean"},
 	{v3Send("PATCH", v3PP+"versions/v1.0/", "alice", `{"active": null}`), 400, "version_patch_null"},
-	{v3Send("PUT", v3PP+"versions/v1.0/", "alice", `{}`), 400, "version_put_required"},
+	{v3Send("PUT", v3PP+"versions/v1.0/", "alice", `{}`), 204, ""}, // a PUT needs nothing (api-2026.md §A6 #7)
 	{v3Send("PUT", v3PP+"versions/v1.0/", "alice", `{"active": 0}`), 204, ""},
 	{v3Get(v3PP+"versions/v1.0/?fields=active", "alice"), 200, "version_after_put"},
 	{v3Send("PATCH", v3PP+"versions/nope/", "alice", `{"active": `), 404, "error_404"},

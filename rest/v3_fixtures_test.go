@@ -128,13 +128,13 @@ func (e *v3Env) world() *v3World {
 	must(err)
 	step()
 
-	_, err = s.CreateRedirect(ctx, store.Redirect{ProjectID: w.project.ID, Type: "page", FromURL: "/docs/", ToURL: "/documentation/"})
+	_, err = s.CreateRedirect(ctx, store.Redirect{ProjectID: w.project.ID, Type: "page", FromURL: "/docs/", ToURL: "/documentation/", Enabled: true})
 	must(err)
 	step()
-	_, err = s.CreateRedirect(ctx, store.Redirect{ProjectID: w.project.ID, Type: "prefix", FromURL: "/old/"})
+	_, err = s.CreateRedirect(ctx, store.Redirect{ProjectID: w.project.ID, Type: "prefix", FromURL: "/old/", Enabled: true})
 	must(err)
 	step()
-	_, err = s.CreateEnvironmentVariable(ctx, w.project.ID, "ENVVAR", "a secret value")
+	_, err = s.CreateEnvironmentVariable(ctx, w.project.ID, "ENVVAR", "a secret value", false)
 	must(err)
 	step()
 	return w

@@ -10,7 +10,7 @@ import (
 
 // Expansions each route permits (behavior.md §3.5).
 var (
-	v3ProjectExpands = []string{"active_versions", "active_versions.last_build", "active_versions.last_build.config"}
+	v3ProjectExpands = []string{"active_versions", "active_versions.last_build", "active_versions.last_build.config", "organization", "permissions"}
 	v3VersionExpands = []string{"last_build", "last_build.config"}
 	v3BuildExpands   = []string{"config"}
 )
@@ -35,7 +35,7 @@ func (s *Server) v3Routes() []*v3Route {
 			methods: h{"GET": s.v3Superproject}},
 		{path: p + "versions/", name: "Versions List", desc: "The project's versions.", rule: v3RuleA,
 			methods: h{"GET": s.v3VersionList}},
-		{path: v, name: "Version Instance", desc: "A version; PUT and PATCH set its active flag.", rule: v3RuleA, detail: true,
+		{path: v, name: "Version Instance", desc: "A version; PUT and PATCH set its active, hidden and privacy_level fields.", rule: v3RuleA, detail: true,
 			methods: h{"GET": s.v3VersionDetail, "PUT": s.v3VersionUpdate(true), "PATCH": s.v3VersionUpdate(false)}},
 		{path: v + "builds/", name: "Version Builds List", desc: "The version's builds; POST triggers a build.", rule: v3RuleA,
 			methods: h{"GET": s.v3VersionBuildList, "POST": s.v3TriggerBuild}},
@@ -403,7 +403,8 @@ func (q *v3Req) writeObject(status int, data map[string]any, sel *v3Sel, ctxOf f
 	writeJSON(q.w, q.r, status, ctxOf(obj).render(sel, obj))
 }
 
-// v3ProjectInput reads the project fields of an import (or an update).
+// v3ProjectInput reads the project fields of an import (or an update):
+// every field Read the Docs HEAD accepts (api-2026.md §A1.1).
 func v3ProjectInput(in *v3Input, update bool) {
 	in.str("name", "name")
 	in.object("repository", "repository", func(repo *v3Input) {
@@ -413,12 +414,19 @@ func v3ProjectInput(in *v3Input, update bool) {
 	in.str("homepage", "homepage")
 	in.str("language", "language")
 	in.str("programming_language", "programmingLanguage")
+	in.tags("tags", "tags")
+	in.str("privacy_level", "privacyLevel")
+	in.str("external_builds_privacy_level", "externalBuildsPrivacyLevel")
+	in.str("readthedocs_yaml_path", "readthedocsYamlPath")
 	if update {
 		in.str("default_version", "defaultVersion")
 		in.str("default_branch", "defaultBranch")
 		in.str("analytics_code", "analyticsCode")
 		in.boolean("show_version_warning", "showVersionWarning")
 		in.boolean("single_version", "singleVersion")
+		in.str("versioning_scheme", "versioningScheme")
+		in.boolean("external_builds_enabled", "externalBuildsEnabled")
+		in.boolean("analytics_disabled", "analyticsDisabled")
 	}
 }
 
@@ -466,6 +474,8 @@ func (s *Server) v3VersionUpdate(replace bool) func(q *v3Req) {
 		}
 		in := v3NewInput(body)
 		in.boolean("active", "active")
+		in.boolean("hidden", "hidden")
+		in.str("privacy_level", "privacyLevel")
 		vars["input"], vars["replace"] = in.input, replace
 		const op = `mutation($slug: String!, $version: String!, $input: UpdateVersionInput!, $replace: Boolean, $validateOnly: Boolean) { updateVersion(project: $slug, version: $version, input: $input, replace: $replace, validateOnly: $validateOnly) { id } }`
 		if _, ok := q.mutate(op, vars, in.failed); ok {
@@ -540,6 +550,11 @@ func v3RedirectInput(body map[string]any) *v3Input {
 	in.str("type", "type")
 	in.str("from_url", "fromUrl")
 	in.str("to_url", "toUrl")
+	in.intChoice("http_status", "httpStatus")
+	in.integer("position", "position")
+	in.boolean("force", "force")
+	in.boolean("enabled", "enabled")
+	in.str("description", "description")
 	return in
 }
 
@@ -596,6 +611,7 @@ func (s *Server) v3EnvVarCreate(q *v3Req) {
 	in := v3NewInput(body)
 	in.str("name", "name")
 	in.str("value", "value")
+	in.boolean("public", "public")
 	sel := v3EnvVarKind.full()
 	text := `mutation($slug: String!, $input: EnvironmentVariableInput!, $validateOnly: Boolean) { obj: createEnvironmentVariable(project: $slug, input: $input, validateOnly: $validateOnly) { ` +
 		(&v3Op{}).sel(sel) + ` } }`

@@ -35,7 +35,7 @@ type v3Field struct {
 	expandable   bool
 	onlyExpanded bool    // the key is absent unless expanded
 	expandKind   *v3Kind // the kind it expands to; nil for a scalar (config)
-	expandGQL    string  // selection head when expanded
+	expandGQL    string  // selection head when expanded; "" selects nothing
 	expanded     func(c v3Ctx, sel *v3Sel, v any, obj map[string]any) any
 }
 
@@ -100,7 +100,9 @@ func (o *v3Op) sel(s *v3Sel) string {
 	for _, f := range s.keep {
 		if child, ok := s.exp[f.key]; ok {
 			if child.kind == nil {
-				parts = append(parts, f.expandGQL)
+				if f.expandGQL != "" { // "": REST renders the expansion alone
+					parts = append(parts, f.expandGQL)
+				}
 			} else {
 				parts = append(parts, f.expandGQL+" { "+o.sel(child)+" }")
 			}
@@ -159,6 +161,7 @@ var (
 	v3SubprojectKind  = &v3Kind{}
 	v3RedirectKind    = &v3Kind{}
 	v3EnvVarKind      = &v3Kind{}
+	v3AliasVersion    *v3Sel // a version inside another's aliases
 	v3EmbeddedBase    *v3Sel // an embedded project's keys without its relations
 	v3EmbeddedProject *v3Sel // an embedded project, relations included
 	v3ChildProject    *v3Sel // a subproject's child: no subproject_of key
@@ -186,9 +189,11 @@ func init() {
 				"_self":                c.path(p),
 				"builds":               c.path(p, "builds"),
 				"environmentvariables": c.path(p, "environmentvariables"),
+				"notifications":        c.path(p, "notifications"),
 				"redirects":            c.path(p, "redirects"),
 				"subprojects":          c.path(p, "subprojects"),
 				"superproject":         c.path(p, "superproject"),
+				"sync_versions":        c.path(p, "sync-versions"),
 				"translations":         c.path(p, "translations"),
 				"versions":             c.path(p, "versions"),
 			}
@@ -210,19 +215,36 @@ func init() {
 			{key: "created", gql: "created"},
 			{key: "default_branch", gql: "default_branch: defaultBranch"},
 			{key: "default_version", gql: "default_version: defaultVersion"},
+			{key: "external_builds_privacy_level", gql: "external_builds_privacy_level: externalBuildsPrivacyLevel"},
 			{key: "homepage", gql: "homepage"},
 			{key: "id", gql: "id"},
 			{key: "language", gql: "language { code name }"},
 			{key: "modified", gql: "modified"},
 			{key: "name", gql: "name"},
+			// Expansions of api-2026.md §A6 #1 and #2: whether the caller
+			// maintains the project, and the organization docsd does not have.
+			{key: "organization", expandable: true, onlyExpanded: true,
+				expanded: func(v3Ctx, *v3Sel, any, map[string]any) any { return nil }},
+			{key: "permissions", expandable: true, onlyExpanded: true, expandGQL: "permissions: viewerIsMaintainer",
+				expanded: func(_ v3Ctx, _ *v3Sel, v any, _ map[string]any) any { return map[string]any{"admin": v} }},
+			{key: "privacy_level", gql: "privacy_level: privacyLevel"},
 			{key: "programming_language", gql: "programming_language: programmingLanguage { code name }"},
+			{key: "readthedocs_yaml_path", gql: "readthedocs_yaml_path: readthedocsYamlPath"},
 			{key: "repository", gql: "repository { type url }"},
+			{key: "single_version", gql: "single_version: singleVersion"},
 			{key: "slug", gql: "slug"},
 			relation("subproject_of", "subprojectOf"),
 			{key: "tags", gql: "tags"},
 			relation("translation_of", "translationOf"),
-			{key: "urls", gql: "urls { builds documentation home versions }"},
+			// urls.downloads is always null (api-2026.md §A1.1).
+			{key: "urls", gql: "urls { builds documentation home versions }", value: func(_ v3Ctx, v any, _ map[string]any) any {
+				if u, ok := v.(map[string]any); ok {
+					u["downloads"] = nil
+				}
+				return v
+			}},
 			{key: "users", gql: "users { username }"},
+			{key: "versioning_scheme", gql: "versioning_scheme: versioningScheme"},
 		},
 	}
 
@@ -239,6 +261,20 @@ func init() {
 		fields: []*v3Field{
 			{key: "_links"},
 			{key: "active", gql: "active"},
+			// Each alias is a full Version whose own aliases are [] (api-2026.md
+			// §A1.2); fields, omit and expand do not apply inside.
+			{key: "aliases", gqlFn: func(o *v3Op) string { return "aliases { " + o.sel(v3AliasVersion) + " }" },
+				value: func(c v3Ctx, v any, _ map[string]any) any {
+					items, _ := v.([]any)
+					out := make([]any, 0, len(items))
+					for _, it := range items {
+						alias, _ := it.(map[string]any)
+						obj := c.render(v3AliasVersion, alias)
+						obj["aliases"] = []any{}
+						out = append(out, obj)
+					}
+					return out
+				}},
 			{key: "built", gql: "built"},
 			{key: "downloads", gql: "downloads { epub htmlzip pdf }", value: func(_ v3Ctx, v any, _ map[string]any) any {
 				out := map[string]any{}
@@ -250,6 +286,7 @@ func init() {
 				}
 				return out
 			}},
+			{key: "hidden", gql: "hidden"},
 			{key: "id", gql: "id"},
 			{key: "identifier", gql: "identifier"},
 			{key: "last_build", gql: "last_build: lastBuild { id }",
@@ -267,10 +304,11 @@ func init() {
 					}
 					return c.render(sel, b)
 				}},
+			{key: "privacy_level", gql: "privacy_level: privacyLevel"},
 			{key: "ref", gql: "ref"},
 			{key: "slug", gql: "slug"},
 			{key: "type", gql: "type"},
-			{key: "urls", gql: "urls { documentation vcs }"},
+			{key: "urls", gql: "urls { dashboard { edit } documentation vcs }"},
 			{key: "verbose_name", gql: "verbose_name: verboseName"},
 		},
 	}
@@ -279,9 +317,10 @@ func init() {
 		helpers: "_id: id _version: version { slug }",
 		links: func(c v3Ctx, obj map[string]any) map[string]any {
 			return map[string]any{
-				"_self":   c.path(c.project, "builds", v3Text(obj["_id"])),
-				"project": c.path(c.project),
-				"version": c.path(c.project, "versions", v3Str(v3Obj(obj, "_version")["slug"])),
+				"_self":         c.path(c.project, "builds", v3Text(obj["_id"])),
+				"notifications": c.path(c.project, "builds", v3Text(obj["_id"]), "notifications"),
+				"project":       c.path(c.project),
+				"version":       c.path(c.project, "versions", v3Str(v3Obj(obj, "_version")["slug"])),
 			}
 		},
 		fields: []*v3Field{
@@ -297,6 +336,7 @@ func init() {
 			{key: "project", value: func(c v3Ctx, _ any, _ map[string]any) any { return c.project }},
 			{key: "state", gql: "state { code name }"},
 			{key: "success", gql: "success"},
+			{key: "urls", gql: "urls { build project version }"},
 			{key: "version", gql: "version { slug }", value: func(_ v3Ctx, v any, _ map[string]any) any {
 				m, _ := v.(map[string]any)
 				return m["slug"]
@@ -353,9 +393,14 @@ func init() {
 		fields: []*v3Field{
 			{key: "_links"},
 			{key: "created", gql: "created"},
+			{key: "description", gql: "description"},
+			{key: "enabled", gql: "enabled"},
+			{key: "force", gql: "force"},
 			{key: "from_url", gql: "from_url: fromUrl", value: redirectURL},
+			{key: "http_status", gql: "http_status: httpStatus"},
 			{key: "modified", gql: "modified"},
 			{key: "pk", gql: "pk: id"},
+			{key: "position", gql: "position"},
 			{key: "project", value: projectSlug},
 			{key: "to_url", gql: "to_url: toUrl", value: redirectURL},
 			{key: "type", gql: "type"},
@@ -372,9 +417,11 @@ func init() {
 			{key: "name", gql: "name"},
 			{key: "pk", gql: "pk: id"},
 			{key: "project", value: projectSlug},
+			{key: "public", gql: "public"},
 		},
 	}
 
+	v3AliasVersion = v3VersionKind.full().without("aliases")
 	v3EmbeddedProject = v3ProjectKind.full()
 	v3EmbeddedBase = v3EmbeddedProject.without("subproject_of", "translation_of")
 	v3ChildProject = v3EmbeddedProject.without("subproject_of")

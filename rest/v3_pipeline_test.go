@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"docsd/ratelimit"
 	"docsd/store"
 	"docsd/storetest"
 )
@@ -139,10 +140,14 @@ func TestV3Throttle(t *testing.T) {
 }
 
 func testV3Throttle(t *testing.T, d store.Dialect) {
-	e := newV3Env(t, d, func(c *Config) { c.ThrottleUserRate = "3/minute" })
-	e.world()
+	limiter, err := ratelimit.New("3/minute")
+	if err != nil {
+		t.Fatal(err)
+	}
 	clock := &v3FakeClock{now: v3Start}
-	e.api.v3throttle.now = clock.Now
+	limiter.SetClock(clock.Now)
+	e := newV3Env(t, d, func(c *Config) { c.UserLimiter = limiter })
+	e.world()
 
 	ok := func(c v3Call, status int) {
 		t.Helper()
@@ -180,38 +185,6 @@ func testV3Throttle(t *testing.T, d store.Dialect) {
 	ok(v3Get(v3PP, "alice"), 200)
 	throttled("alice", "throttled_10", "10")
 	e.check(t, v3Case{v3Get("/api/v3/", "alice"), 200, "root"})
-}
-
-// TestV3ThrottleRates checks the rate syntax of behavior.md §0.2.
-func TestV3ThrottleRates(t *testing.T) {
-	// Rates: 0 and "" turn throttling off; bad ones are refused.
-	for _, rate := range []string{"0", "", "0/minute"} {
-		if th, err := v3NewThrottle(rate, time.Now); th != nil || err != nil {
-			t.Errorf("rate %q: throttle %v, err %v; want off", rate, th, err)
-		}
-	}
-	for _, rate := range []string{"x", "5", "5/week", "-1/second"} {
-		if _, err := v3NewThrottle(rate, time.Now); err == nil {
-			t.Errorf("rate %q accepted", rate)
-		}
-	}
-	for rate, window := range map[string]time.Duration{"2/second": time.Second, "2/hour": time.Hour, "2/day": 24 * time.Hour, "2/min": time.Minute} {
-		if th, err := v3NewThrottle(rate, time.Now); err != nil || th.window != window || th.limit != 2 {
-			t.Errorf("rate %q: %+v, %v", rate, th, err)
-		}
-	}
-}
-
-// TestV3ThrottleMessage checks the singular and plural forms.
-func TestV3ThrottleMessage(t *testing.T) {
-	for secs, want := range map[int]string{
-		1:  "Request was throttled. Expected available in 1 second.",
-		17: "Request was throttled. Expected available in 17 seconds.",
-	} {
-		if got := v3ThrottledMessage(secs); got != want {
-			t.Errorf("%d: %q, want %q", secs, got, want)
-		}
-	}
 }
 
 // TestV3PanicIsJSON checks that a failure inside a handler answers the

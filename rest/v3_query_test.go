@@ -28,7 +28,7 @@ var v3QueryCases = []v3QueryCase{
 	{path: v3PP + "?fields=id,active_versions&expand=active_versions", golden: "query_fields_id_active_versions"},
 	{path: v3PP + "?omit=_links,urls", golden: "query_omit_links_urls"},
 	{path: v3PP + "?expand=active_versions&fields=active_versions.slug", body: `{"active_versions":{"v1.0":{"slug":"v1.0"}}}`},
-	{path: v3PP + "?fields=urls.home", body: `{"urls":{"builds":"https://docs.example.com/projects/project/builds/","documentation":"https://docs.example.com/docs/project/en/latest/","home":"https://docs.example.com/projects/project/","versions":"https://docs.example.com/projects/project/versions/"}}`},
+	{path: v3PP + "?fields=urls.home", body: `{"urls":{"builds":"https://docs.example.com/projects/project/builds/","documentation":"https://docs.example.com/docs/project/en/latest/","downloads":null,"home":"https://docs.example.com/projects/project/","versions":"https://docs.example.com/projects/project/versions/"}}`},
 	{path: v3PP + "?fields=id&expand=active_versions", body: `{"id":1}`},
 	{path: v3PP + "?omit=active_versions&expand=active_versions", golden: "project_detail"},
 
@@ -47,8 +47,8 @@ var v3QueryCases = []v3QueryCase{
 	// expanded fields.
 	{path: v3PP + "?expand=active_versions.last_build.config&fields=id,active_versions.last_build.config,active_versions.slug", golden: "query_deep_fields"},
 	{path: v3PP + "?expand=active_versions.last_build&fields=active_versions.last_build.id,active_versions.last_build.state", body: `{"active_versions":{"v1.0":{"last_build":{"id":2,"state":{"code":"finished","name":"Finished"}}}}}`},
-	{path: v3PP + "?expand=active_versions.last_build&fields=active_versions&omit=active_versions.last_build,active_versions._links,active_versions.urls,active_versions.downloads", body: `{"active_versions":{"v1.0":{"active":true,"built":true,"id":2,"identifier":"3f0c5e8a9b1d2c4e6f7a8b9c0d1e2f3a4b5c6d7e","ref":null,"slug":"v1.0","type":"tag","verbose_name":"v1.0"}}}`},
-	{path: v3PP + "?expand=active_versions.last_build&fields=active_versions.last_build&omit=active_versions.last_build.config", body: `{"active_versions":{"v1.0":{"last_build":{"_links":{"_self":"/api/v3/projects/project/builds/2/","project":"/api/v3/projects/project/","version":"/api/v3/projects/project/versions/v1.0/"},"commit":"3f0c5e8a9b1d2c4e6f7a8b9c0d1e2f3a4b5c6d7e","created":"2019-04-29T10:01:30Z","duration":60,"error":null,"finished":"2019-04-29T10:02:30Z","id":2,"project":"project","state":{"code":"finished","name":"Finished"},"success":true,"version":"v1.0"}}}}`},
+	{path: v3PP + "?expand=active_versions.last_build&fields=active_versions&omit=active_versions.last_build,active_versions._links,active_versions.urls,active_versions.downloads", body: `{"active_versions":{"v1.0":{"active":true,"aliases":[],"built":true,"hidden":false,"id":2,"identifier":"3f0c5e8a9b1d2c4e6f7a8b9c0d1e2f3a4b5c6d7e","privacy_level":"public","ref":null,"slug":"v1.0","type":"tag","verbose_name":"v1.0"}}}`},
+	{path: v3PP + "?expand=active_versions.last_build&fields=active_versions.last_build&omit=active_versions.last_build.config", body: `{"active_versions":{"v1.0":{"last_build":{"_links":{"_self":"/api/v3/projects/project/builds/2/","notifications":"/api/v3/projects/project/builds/2/notifications/","project":"/api/v3/projects/project/","version":"/api/v3/projects/project/versions/v1.0/"},"commit":"3f0c5e8a9b1d2c4e6f7a8b9c0d1e2f3a4b5c6d7e","created":"2019-04-29T10:01:30Z","duration":60,"error":null,"finished":"2019-04-29T10:02:30Z","id":2,"project":"project","state":{"code":"finished","name":"Finished"},"success":true,"urls":{"build":"https://docs.example.com/projects/project/builds/2/","project":"https://docs.example.com/projects/project/","version":"https://docs.example.com/projects/project/versions/v1.0/"},"version":"v1.0"}}}}`},
 	{path: v3PP + "?expand=active_versions.last_build.config&fields=active_versions.last_build.config.version", golden: "query_config_inner_ignored"},
 
 	// `*` and `~all`: the top level on detail routes, the whole permitted
@@ -78,7 +78,7 @@ var v3QueryCases = []v3QueryCase{
 	{path: v3PP + "subprojects/subproject/?fields=child.id", golden: "query_subproject_child_whole"},
 	{path: v3PP + "translations/?fields=slug,active_versions&expand=active_versions", body: `{"count":1,"next":null,"previous":null,"results":[{"slug":"translation"}]}`},
 	{path: v3PP + "redirects/?fields=pk,from_url,to_url", body: `{"count":2,"next":null,"previous":null,"results":[{"from_url":"/old/","pk":2,"to_url":null},{"from_url":"/docs/","pk":1,"to_url":"/documentation/"}]}`},
-	{path: v3PP + "environmentvariables/?omit=_links,created,modified", body: `{"count":1,"next":null,"previous":null,"results":[{"name":"ENVVAR","pk":1,"project":"project"}]}`},
+	{path: v3PP + "environmentvariables/?omit=_links,created,modified", body: `{"count":1,"next":null,"previous":null,"results":[{"name":"ENVVAR","pk":1,"project":"project","public":false}]}`},
 }
 
 func TestV3FieldsOmitExpand(t *testing.T) {

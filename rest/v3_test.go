@@ -47,7 +47,7 @@ func newV3Env(t *testing.T, d store.Dialect, cfg ...func(*Config)) *v3Env {
 		URLs:        docsurl.Config{PublicURL: v3PublicURL},
 		MaxPageSize: 100,
 	}}
-	c := Config{PublicURL: v3PublicURL, ThrottleUserRate: "0", MaxPageSize: 100}
+	c := Config{PublicURL: v3PublicURL, MaxPageSize: 100}
 	for _, f := range cfg {
 		f(&c)
 	}

@@ -30,7 +30,7 @@ func newUploadEnv(t *testing.T, d store.Dialect, maxSize int64, edit func(*graph
 		edit(&up)
 	}
 	resolver := &graph.Resolver{Store: s, Settings: graph.Settings{URLs: docsurl.Config{PublicURL: v3PublicURL}, MaxPageSize: 100, Uploads: up}}
-	api := New(graph.NewExecutor(resolver), Config{PublicURL: v3PublicURL, ThrottleUserRate: "0", MaxPageSize: 100, UploadReceiver: local})
+	api := New(graph.NewExecutor(resolver), Config{PublicURL: v3PublicURL, MaxPageSize: 100, UploadReceiver: local})
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
 	return &v3Env{t: t, store: s, clock: clock, api: api, srv: srv, tokens: map[string]string{}, users: map[string]*store.User{}}, local

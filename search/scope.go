@@ -38,7 +38,8 @@ func (b *scopeBuilder) add(p *Pair) {
 
 // Scope resolves a query's arguments into the (project, version) pairs the
 // reader may search (R.6.4): only internal, active, built versions the
-// reader can see; nothing when there is no argument.
+// reader can see and that are not hidden (R.3.3, api-2026.md §A1.2);
+// nothing when there is no argument.
 func (s *Service) Scope(ctx context.Context, reader Reader, args []Arg) ([]*Pair, error) {
 	b := &scopeBuilder{s: s, ctx: ctx, reader: reader, pos: map[int64]int{}}
 	lastUser := -1
@@ -121,9 +122,9 @@ func (b *scopeBuilder) pairOf(p *store.Project, version string) (*Pair, error) {
 	if version == "" {
 		version = p.DefaultVersion
 	}
-	yes := true
+	yes, no := true, false
 	vs, _, err := b.s.Store.FindVersions(b.ctx, store.VersionFilter{
-		ProjectIDs: []int64{p.ID}, Slug: &version, Active: &yes, Built: &yes, Internal: true,
+		ProjectIDs: []int64{p.ID}, Slug: &version, Active: &yes, Built: &yes, Hidden: &no, Internal: true,
 		Visible: b.reader.visibility(), Limit: 1,
 	})
 	if err != nil || len(vs) == 0 {
@@ -196,7 +197,7 @@ func (b *scopeBuilder) maintained() error {
 // targetOf describes p for the URL resolver: its main project (when p is a
 // translation) and the relationship nesting that main project.
 func targetOf(ctx context.Context, s *store.Store, p *store.Project) (docsurl.Target, error) {
-	t := docsurl.Target{Slug: p.Slug, Language: p.Language, SingleVersion: p.SingleVersion}
+	t := docsurl.Target{Slug: p.Slug, Language: p.Language, Scheme: p.VersioningScheme}
 	mainID := p.ID
 	if p.TranslationOf != nil {
 		main, err := s.FindProjectByID(ctx, *p.TranslationOf)
@@ -204,7 +205,7 @@ func targetOf(ctx context.Context, s *store.Store, p *store.Project) (docsurl.Ta
 			return t, err
 		}
 		if err == nil {
-			t.MainSlug, mainID = main.Slug, main.ID
+			t.MainSlug, t.Scheme, mainID = main.Slug, main.VersioningScheme, main.ID
 		}
 	}
 	rels, _, err := s.FindRelationships(ctx, store.RelationshipFilter{ChildIDs: []int64{mainID}, Limit: 1})

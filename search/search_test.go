@@ -331,3 +331,25 @@ func TestSearchSuperuserGetsNothingExtra(t *testing.T) {
 		t.Errorf("superuser count %d, want 0", res.Count)
 	}
 }
+
+// TestSearchLeavesOutHiddenVersions: a hidden version (api-2026.md §A1.2,
+// reader.md R.3.3) is not searched, even when named.
+func TestSearchLeavesOutHiddenVersions(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		w := newWorld(t, d)
+		ctx := t.Context()
+		for _, hidden := range []bool{false, true} {
+			_, err := w.s.UpdateVersion(ctx, w.versions["demo/latest"].ID, store.VersionUpdate{Hidden: &hidden})
+			must(t, err)
+			want := 1
+			if hidden {
+				want = 0
+			}
+			for _, q := range []string{"project:demo install", "project:demo/latest install"} {
+				if _, res := w.run(ctx, t, search.Reader{}, q, 0, 15); res.Count != want {
+					t.Errorf("hidden=%v: %q count %d, want %d", hidden, q, res.Count, want)
+				}
+			}
+		}
+	})
+}

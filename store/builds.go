@@ -9,7 +9,7 @@ import (
 )
 
 const buildColumns = `b.id, b.project_id, b.version_id, b.type, b.state, b.created, b.started, b.finished_at,
-	b.success, b.error, b.error_id, b.exit_code, b.commit_hash, b.length, b.config, b.readthedocs_yaml_path, b.builder, b.lease_owner, b.lease_expires`
+	b.success, b.error, b.error_id, b.exit_code, b.commit_hash, b.length, b.config, b.readthedocs_yaml_path, b.version_name, b.version_type, b.builder, b.lease_owner, b.lease_expires`
 
 // runningStates are the states of a build that a worker is working on.
 const runningStates = `('cloning', 'installing', 'building')`
@@ -108,9 +108,12 @@ func (s *Store) CreateBuild(ctx context.Context, v *Version, commit *string) (*B
 func (tx *Tx) CreateBuild(ctx context.Context, v *Version, commit *string) (*Build, error) {
 	b := &Build{ProjectID: v.ProjectID, VersionID: v.ID, Type: "html", State: Triggered, Created: tx.Now,
 		Success: true, Commit: commit, Config: "{}"}
-	id, err := tx.insert(ctx, `INSERT INTO builds (project_id, version_id, type, state, created, success, error, commit_hash, config)
-		VALUES (?, ?, ?, ?, ?, ?, '', ?, '{}')`, b.ProjectID, b.VersionID, b.Type, b.State, b.Created, b.Success, b.Commit)
-	b.ID = id
+	// The version's name and type are read in the statement: v may be older.
+	err := tx.get(ctx, b, `INSERT INTO builds (project_id, version_id, type, state, created, success, error, commit_hash, config,
+		version_name, version_type) VALUES (?, ?, ?, ?, ?, ?, '', ?, '{}',
+		COALESCE((SELECT verbose_name FROM versions WHERE id = ?), ''), COALESCE((SELECT type FROM versions WHERE id = ?), ''))
+		RETURNING id, version_name, version_type`,
+		b.ProjectID, b.VersionID, b.Type, b.State, b.Created, b.Success, b.Commit, b.VersionID, b.VersionID)
 	return b, err
 }
 

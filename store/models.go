@@ -34,40 +34,45 @@ const (
 
 // Project is a documentation project (behavior.md §0.4).
 type Project struct {
-	ID                    int64     `db:"id"`
-	Name                  string    `db:"name"`
-	Slug                  string    `db:"slug"`
-	Description           string    `db:"description"`
-	Language              string    `db:"language"`
-	ProgrammingLanguage   string    `db:"programming_language"`
-	Repo                  string    `db:"repo"`
-	RepoType              string    `db:"repo_type"`
-	Homepage              string    `db:"homepage"`
-	DefaultVersion        string    `db:"default_version"`
-	DefaultBranch         *string   `db:"default_branch"`
-	DetectedDefaultBranch *string   `db:"detected_default_branch"`
-	SingleVersion         bool      `db:"single_version"`
-	DocumentationType     string    `db:"documentation_type"`
-	AnalyticsCode         *string   `db:"analytics_code"`
-	ShowVersionWarning    bool      `db:"show_version_warning"`
-	PrivacyLevel          string    `db:"privacy_level"`
-	VersionPrivacyLevel   string    `db:"version_privacy_level"`
-	TagsJSON              string    `db:"tags"`
-	Skip                  bool      `db:"skip"`
-	EnablePDFBuild        bool      `db:"enable_pdf_build"`
-	EnableEPUBBuild       bool      `db:"enable_epub_build"`
-	RequirementsFile      *string   `db:"requirements_file"`
-	ConfPyFile            string    `db:"conf_py_file"`
-	InstallProject        bool      `db:"install_project"`
-	PythonInterpreter     string    `db:"python_interpreter"`
-	UseSystemPackages     bool      `db:"use_system_packages"`
-	ExternalBuildsEnabled bool      `db:"external_builds_enabled"`
-	BuildTimeLimit        *int      `db:"build_time_limit"`
-	ReadthedocsYamlPath   *string   `db:"readthedocs_yaml_path"`
-	AddonsEnabled         bool      `db:"addons_enabled"` // pages get the reader client (reader.md R.5.1)
-	TranslationOf         *int64    `db:"translation_of"`
-	Created               time.Time `db:"created"`
-	Modified              time.Time `db:"modified"`
+	ID                    int64   `db:"id"`
+	Name                  string  `db:"name"`
+	Slug                  string  `db:"slug"`
+	Description           string  `db:"description"`
+	Language              string  `db:"language"`
+	ProgrammingLanguage   string  `db:"programming_language"`
+	Repo                  string  `db:"repo"`
+	RepoType              string  `db:"repo_type"`
+	Homepage              string  `db:"homepage"`
+	DefaultVersion        string  `db:"default_version"`
+	DefaultBranch         *string `db:"default_branch"`
+	DetectedDefaultBranch *string `db:"detected_default_branch"`
+	VersioningScheme      string  `db:"versioning_scheme"`
+	SingleVersion         bool    `db:"single_version"` // derived: the scheme is single_version_without_translations
+	DocumentationType     string  `db:"documentation_type"`
+	AnalyticsCode         *string `db:"analytics_code"`
+	ShowVersionWarning    bool    `db:"show_version_warning"`
+	PrivacyLevel          string  `db:"privacy_level"`
+	VersionPrivacyLevel   string  `db:"version_privacy_level"`
+	TagsJSON              string  `db:"tags"`
+	Skip                  bool    `db:"skip"`
+	EnablePDFBuild        bool    `db:"enable_pdf_build"`
+	EnableEPUBBuild       bool    `db:"enable_epub_build"`
+	RequirementsFile      *string `db:"requirements_file"`
+	ConfPyFile            string  `db:"conf_py_file"`
+	InstallProject        bool    `db:"install_project"`
+	PythonInterpreter     string  `db:"python_interpreter"`
+	UseSystemPackages     bool    `db:"use_system_packages"`
+	ExternalBuildsEnabled bool    `db:"external_builds_enabled"`
+	// ExternalBuildsPrivacyLevel is the privacy of the project's pull-request
+	// versions (api-2026.md §A1.7); their own stored level is not used.
+	ExternalBuildsPrivacyLevel string    `db:"external_builds_privacy_level"`
+	AnalyticsDisabled          bool      `db:"analytics_disabled"` // stored only: docsd injects no analytics
+	BuildTimeLimit             *int      `db:"build_time_limit"`
+	ReadthedocsYamlPath        *string   `db:"readthedocs_yaml_path"`
+	AddonsEnabled              bool      `db:"addons_enabled"` // pages get the reader client (reader.md R.5.1)
+	TranslationOf              *int64    `db:"translation_of"`
+	Created                    time.Time `db:"created"`
+	Modified                   time.Time `db:"modified"`
 }
 
 // Tags returns the project's tags in stored order.
@@ -81,6 +86,20 @@ func (p *Project) Tags() []string {
 
 // IsPublic reports whether the project's privacy level is public.
 func (p *Project) IsPublic() bool { return p.PrivacyLevel == Public }
+
+// VersionIsPublic reports whether version v of p is visible to anyone: the
+// project is public and so is the version, whose level is the project's
+// external_builds_privacy_level when it is a pull-request version
+// (api-2026.md §A1.7).
+func (p *Project) VersionIsPublic(v *Version) bool {
+	if !p.IsPublic() {
+		return false
+	}
+	if v.Type == External {
+		return p.ExternalBuildsPrivacyLevel == Public
+	}
+	return v.IsPublic()
+}
 
 // VCSFallbackBranch is the default branch a VCS uses when nothing else is
 // known (behavior.md §10.3).
@@ -140,6 +159,9 @@ type Version struct {
 	HasEPUB      bool      `db:"has_epub"`
 	HasHTMLZip   bool      `db:"has_htmlzip"`
 	Created      time.Time `db:"created"`
+	// Hidden leaves the version out of reader-facing version listings
+	// (api-2026.md §A1.2); it stays served and in every API list.
+	Hidden bool `db:"hidden"`
 }
 
 // IsPublic reports whether the version's own privacy level is public.
@@ -172,7 +194,11 @@ type Build struct {
 	Length     *int       `db:"length"`
 	Config     string     `db:"config"`
 	// ConfigPath is the custom configuration path the build used, if any.
-	ConfigPath   *string    `db:"readthedocs_yaml_path"`
+	ConfigPath *string `db:"readthedocs_yaml_path"`
+	// VersionName and VersionType are the version's verbose_name and type
+	// when the build was created (v2, api-2026.md §A1.6).
+	VersionName  string     `db:"version_name"`
+	VersionType  string     `db:"version_type"`
 	Builder      string     `db:"builder"`
 	LeaseOwner   *string    `db:"lease_owner"`
 	LeaseExpires *time.Time `db:"lease_expires"`
@@ -208,19 +234,23 @@ type Relationship struct {
 	Alias    string `db:"alias"`
 }
 
-// Redirect types (behavior.md §10.9).
-var RedirectTypes = []string{"prefix", "page", "exact", "sphinx_html", "sphinx_htmldir"}
-
-// Redirect is a per-project rule applied when a docs page is not found.
+// Redirect is a per-project rule applied when a docs page is not found,
+// or before an existing page is served when Force is set (api-2026.md §A2).
+// A project's redirects hold the positions 0…N−1, each once: the order in
+// which they are tried.
 type Redirect struct {
-	ID         int64     `db:"id"`
-	ProjectID  int64     `db:"project_id"`
-	Type       string    `db:"type"`
-	FromURL    string    `db:"from_url"`
-	ToURL      string    `db:"to_url"`
-	HTTPStatus int       `db:"http_status"`
-	Created    time.Time `db:"created"`
-	Modified   time.Time `db:"modified"`
+	ID          int64     `db:"id"`
+	ProjectID   int64     `db:"project_id"`
+	Type        string    `db:"type"`
+	FromURL     string    `db:"from_url"`
+	ToURL       string    `db:"to_url"`
+	HTTPStatus  int       `db:"http_status"`
+	Position    int       `db:"position"`
+	Force       bool      `db:"force"`
+	Enabled     bool      `db:"enabled"`
+	Description string    `db:"description"`
+	Created     time.Time `db:"created"`
+	Modified    time.Time `db:"modified"`
 }
 
 // EnvironmentVariable is a per-project name/value pair injected into builds.
@@ -232,6 +262,8 @@ type EnvironmentVariable struct {
 	Value     string    `db:"value"`
 	Created   time.Time `db:"created"`
 	Modified  time.Time `db:"modified"`
+	// Public variables are also given to pull-request builds (api-2026.md §A1.5).
+	Public bool `db:"public"`
 }
 
 // Integration types (behavior.md §10.11).

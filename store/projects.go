@@ -4,16 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"unicode"
 
+	"docsd/choices"
 	"docsd/errs"
 )
 
 const projectColumns = `p.id, p.name, p.slug, p.description, p.language, p.programming_language, p.repo,
 	p.repo_type, p.homepage, p.default_version, p.default_branch, p.detected_default_branch,
-	p.single_version, p.documentation_type, p.analytics_code, p.show_version_warning,
+	p.versioning_scheme, (p.versioning_scheme = 'single_version_without_translations') AS single_version,
+	p.documentation_type, p.analytics_code, p.show_version_warning,
 	p.privacy_level, p.version_privacy_level, p.tags, p.skip, p.enable_pdf_build,
 	p.enable_epub_build, p.requirements_file, p.conf_py_file, p.install_project,
-	p.python_interpreter, p.use_system_packages, p.external_builds_enabled,
+	p.python_interpreter, p.use_system_packages, p.external_builds_enabled, p.external_builds_privacy_level, p.analytics_disabled,
 	p.build_time_limit, p.readthedocs_yaml_path, p.addons_enabled, p.translation_of, p.created, p.modified`
 
 // Visibility says whose view a read takes (behavior.md §1.5, §5.1). The zero
@@ -33,12 +36,14 @@ func (v Visibility) projectVisible(p string) (string, []any) {
 
 // versionVisible is the SQL condition "version v of project p is visible":
 // the version is public and its project visible, or the caller maintains the
-// project.
+// project. A pull-request version's level is its project's
+// external_builds_privacy_level (Project.VersionIsPublic).
 func (v Visibility) versionVisible(ver, p string) (string, []any) {
 	if v.All {
 		return "1=1", nil
 	}
-	return "((" + ver + ".privacy_level = 'public' AND " + p + ".privacy_level = 'public') OR " +
+	level := "(CASE WHEN " + ver + ".type = '" + External + "' THEN " + p + ".external_builds_privacy_level ELSE " + ver + ".privacy_level END)"
+	return "((" + level + " = 'public' AND " + p + ".privacy_level = 'public') OR " +
 		p + ".id IN (SELECT project_id FROM project_users WHERE user_id = ?))", []any{v.UserID}
 }
 
@@ -64,6 +69,26 @@ func (w *where) addText(col, value string) {
 	w.add(col+" = ?", value)
 }
 
+// addSlugContains adds RTD's icontains (api-2026.md §A3) on a slug column:
+// the value, lower-cased, is a substring of the column. Slugs are stored
+// lower-case (slugify, behavior.md §4.1.4), so lower-casing the value is enough; LIKE
+// with every wildcard escaped compares alike on both databases.
+func (w *where) addSlugContains(col, value string) {
+	if !storable(value) {
+		w.add("1=0")
+		return
+	}
+	w.add(col+` LIKE ? ESCAPE '\'`, "%"+likeEscaper.Replace(foldCase(value))+"%")
+}
+
+var likeEscaper = strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`)
+
+// Contains is RTD's icontains (api-2026.md §A3): whether value, lower-cased
+// with Unicode simple case mapping, is a substring of s lower-cased alike.
+func Contains(s, value string) bool { return strings.Contains(foldCase(s), foldCase(value)) }
+
+func foldCase(s string) string { return strings.Map(unicode.ToLower, s) }
+
 func (w *where) String() string {
 	if len(w.conds) == 0 {
 		return ""
@@ -75,6 +100,8 @@ func (w *where) String() string {
 type ProjectFilter struct {
 	IDs                 []int64
 	Slug                *string
+	SlugContains        *string // icontains (api-2026.md §A3)
+	NameContains        *string // icontains, Unicode (api-2026.md §A3)
 	Language            *string
 	ProgrammingLanguage *string
 	MaintainerID        *int64 // only projects this user maintains
@@ -94,6 +121,9 @@ func (f ProjectFilter) where() *where {
 	}
 	if f.Slug != nil {
 		w.addText("p.slug", *f.Slug)
+	}
+	if f.SlugContains != nil {
+		w.addSlugContains("p.slug", *f.SlugContains)
 	}
 	if f.Language != nil {
 		w.addText("p.language", *f.Language)
@@ -119,6 +149,11 @@ func (f ProjectFilter) where() *where {
 func (s *Store) FindProjects(ctx context.Context, f ProjectFilter) ([]*Project, int, error) {
 	const op = "store.FindProjects"
 	w := f.where()
+	if f.NameContains != nil {
+		if err := s.whereNameContains(ctx, w, *f.NameContains); err != nil {
+			return nil, 0, classify(op, err)
+		}
+	}
 	var total int
 	if err := s.read().getIn(ctx, &total, `SELECT COUNT(*) FROM projects p`+w.String(), w.args...); err != nil {
 		return nil, 0, classify(op, err)
@@ -130,6 +165,32 @@ func (s *Store) FindProjects(ctx context.Context, f ProjectFilter) ([]*Project, 
 	q := s.page(`SELECT `+projectColumns+` FROM projects p`+w.String()+` ORDER BY `+s.codepoint("p.slug"), f.Limit, f.Offset)
 	err := s.read().selIn(ctx, &projects, q, w.args...)
 	return projects, total, classify(op, err)
+}
+
+// whereNameContains narrows w to the projects whose name contains value in
+// any case. Names are free Unicode text, and neither database lower-cases
+// it the same way (SQLite only ASCII, PostgreSQL by its locale), so the
+// names w selects are compared here and w gets their ids.
+func (s *Store) whereNameContains(ctx context.Context, w *where, value string) error {
+	var rows []struct {
+		ID   int64  `db:"id"`
+		Name string `db:"name"`
+	}
+	if err := s.read().selIn(ctx, &rows, `SELECT p.id, p.name FROM projects p`+w.String(), w.args...); err != nil {
+		return err
+	}
+	ids := []int64{}
+	for _, r := range rows {
+		if Contains(r.Name, value) {
+			ids = append(ids, r.ID)
+		}
+	}
+	if len(ids) == 0 {
+		w.add("1=0")
+	} else {
+		w.add("p.id IN (?)", ids)
+	}
+	return nil
 }
 
 // FindProjectByID returns the project with that id, whoever can see it.
@@ -170,6 +231,12 @@ type ProjectImport struct {
 	MaintainerID        int64
 	IntegrationType     string
 	IntegrationSecret   string
+	// The api-2026.md §A1.1 fields of a create; zero values take the
+	// defaults (no tags, public, public, no custom configuration path).
+	Tags                       []string
+	PrivacyLevel               string
+	ExternalBuildsPrivacyLevel string
+	ReadthedocsYamlPath        string
 }
 
 // ImportResult is everything an import created.
@@ -188,9 +255,16 @@ func (s *Store) ImportProject(ctx context.Context, imp ProjectImport) (*ImportRe
 	const op = "store.ImportProject"
 	var res ImportResult
 	err := s.InTx(ctx, op, func(tx *Tx) error {
-		id, err := tx.insert(ctx, `INSERT INTO projects (name, slug, language, programming_language, repo, repo_type, homepage, created, modified)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			imp.Name, imp.Slug, imp.Language, imp.ProgrammingLanguage, imp.Repo, imp.RepoType, imp.Homepage, tx.Now, tx.Now)
+		tags, _ := json.Marshal(imp.Tags)
+		if imp.Tags == nil {
+			tags = []byte("[]")
+		}
+		id, err := tx.insert(ctx, `INSERT INTO projects (name, slug, language, programming_language, repo, repo_type, homepage,
+			tags, privacy_level, external_builds_privacy_level, readthedocs_yaml_path, created, modified)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			imp.Name, imp.Slug, imp.Language, imp.ProgrammingLanguage, imp.Repo, imp.RepoType, imp.Homepage,
+			string(tags), orDefault(imp.PrivacyLevel, Public), orDefault(imp.ExternalBuildsPrivacyLevel, Public),
+			nullIfEmpty(imp.ReadthedocsYamlPath), tx.Now, tx.Now)
 		if err != nil {
 			return err
 		}
@@ -230,8 +304,12 @@ func (tx *Tx) findProject(ctx context.Context, id int64) (*Project, error) {
 }
 
 // ProjectUpdate lists the fields to change; nil fields stay as they are. For
-// DefaultBranch, AnalyticsCode and RequirementsFile an empty string stores
-// NULL; for BuildTimeLimit zero does.
+// DefaultBranch, AnalyticsCode, RequirementsFile and ReadthedocsYamlPath an
+// empty string stores NULL; for BuildTimeLimit zero does. SingleVersion is
+// the era view of VersioningScheme (api-2026.md §A1.1): true sets
+// single_version_without_translations; false turns that scheme into
+// multiple_versions_with_translations and leaves any other alone. It
+// applies after VersioningScheme.
 type ProjectUpdate struct {
 	Name                  *string
 	Repo                  *string
@@ -260,6 +338,11 @@ type ProjectUpdate struct {
 	UseSystemPackages     *bool
 	ExternalBuildsEnabled *bool
 	BuildTimeLimit        *int
+
+	VersioningScheme           *string
+	ExternalBuildsPrivacyLevel *string
+	AnalyticsDisabled          *bool
+	ReadthedocsYamlPath        *string
 }
 
 type setter struct {
@@ -270,6 +353,13 @@ type setter struct {
 func (s *setter) set(col string, v any) {
 	s.cols = append(s.cols, col+" = ?")
 	s.args = append(s.args, v)
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
 }
 
 func nullIfEmpty(v string) any {
@@ -315,7 +405,25 @@ func (s *Store) UpdateProject(ctx context.Context, id int64, upd ProjectUpdate) 
 			st.set("analytics_code", nullIfEmpty(*upd.AnalyticsCode))
 		}
 		boolean("show_version_warning", upd.ShowVersionWarning)
-		boolean("single_version", upd.SingleVersion)
+		scheme := before.VersioningScheme
+		if upd.VersioningScheme != nil {
+			scheme = *upd.VersioningScheme
+		}
+		if upd.SingleVersion != nil {
+			if *upd.SingleVersion {
+				scheme = choices.SingleVersionWithoutTranslations
+			} else if scheme == choices.SingleVersionWithoutTranslations {
+				scheme = choices.MultipleVersionsWithTranslations
+			}
+		}
+		if scheme != before.VersioningScheme {
+			st.set("versioning_scheme", scheme)
+		}
+		str("external_builds_privacy_level", upd.ExternalBuildsPrivacyLevel)
+		boolean("analytics_disabled", upd.AnalyticsDisabled)
+		if upd.ReadthedocsYamlPath != nil {
+			st.set("readthedocs_yaml_path", nullIfEmpty(*upd.ReadthedocsYamlPath))
+		}
 		str("description", upd.Description)
 		str("documentation_type", upd.DocumentationType)
 		str("privacy_level", upd.PrivacyLevel)

@@ -47,6 +47,10 @@ func TestImportProject(t *testing.T) {
 			{"default_branch", p.DefaultBranch, (*string)(nil)},
 			{"detected_default_branch", p.DetectedDefaultBranch, (*string)(nil)},
 			{"single_version", p.SingleVersion, false},
+			{"versioning_scheme", p.VersioningScheme, "multiple_versions_with_translations"},
+			{"external_builds_privacy_level", p.ExternalBuildsPrivacyLevel, store.Public},
+			{"analytics_disabled", p.AnalyticsDisabled, false},
+			{"readthedocs_yaml_path", p.ReadthedocsYamlPath, (*string)(nil)},
 			{"documentation_type", p.DocumentationType, "sphinx"},
 			{"analytics_code", p.AnalyticsCode, (*string)(nil)},
 			{"show_version_warning", p.ShowVersionWarning, false},
@@ -343,6 +347,101 @@ func TestUpdateProject(t *testing.T) {
 	})
 }
 
+// TestProject2026Fields: the api-2026.md §A1.1 fields of a create are
+// stored, and versioning_scheme and its single_version view are one value.
+func TestProject2026Fields(t *testing.T) {
+	t.Parallel()
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		s := storetest.Open(t, d)
+		ctx := t.Context()
+		alice, _ := storetest.MustUser(t, s, "alice")
+		res, err := s.ImportProject(ctx, store.ProjectImport{
+			Name: "New", Slug: "new", Repo: "https://example.com/new.git", RepoType: "git",
+			Language: "en", ProgrammingLanguage: "words", MaintainerID: alice.ID, IntegrationType: store.GitHubWebhook,
+			Tags: []string{"b", "a"}, PrivacyLevel: store.Private, ExternalBuildsPrivacyLevel: store.Protected,
+			ReadthedocsYamlPath: "docs/.readthedocs.yaml",
+		})
+		must(t, err)
+		p := res.Project
+		if p.PrivacyLevel != store.Private || p.ExternalBuildsPrivacyLevel != store.Protected ||
+			p.ReadthedocsYamlPath == nil || *p.ReadthedocsYamlPath != "docs/.readthedocs.yaml" {
+			t.Errorf("imported project = %+v", p)
+		}
+		wantStrings(t, "tags", p.Tags(), []string{"b", "a"})
+
+		steps := []struct {
+			name       string
+			upd        store.ProjectUpdate
+			wantScheme string
+		}{
+			{"single_version true", store.ProjectUpdate{SingleVersion: ptr(true)}, "single_version_without_translations"},
+			{"single_version false from single", store.ProjectUpdate{SingleVersion: ptr(false)}, "multiple_versions_with_translations"},
+			{"scheme", store.ProjectUpdate{VersioningScheme: ptr("multiple_versions_without_translations")}, "multiple_versions_without_translations"},
+			{"single_version false keeps another scheme", store.ProjectUpdate{SingleVersion: ptr(false)}, "multiple_versions_without_translations"},
+			{"scheme single", store.ProjectUpdate{VersioningScheme: ptr("single_version_without_translations")}, "single_version_without_translations"},
+		}
+		for _, st := range steps {
+			p, err := s.UpdateProject(ctx, p.ID, st.upd)
+			must(t, err)
+			if p.VersioningScheme != st.wantScheme || p.SingleVersion != (st.wantScheme == "single_version_without_translations") {
+				t.Errorf("%s: scheme %q single_version %v, want %q", st.name, p.VersioningScheme, p.SingleVersion, st.wantScheme)
+			}
+		}
+		p, err = s.UpdateProject(ctx, p.ID, store.ProjectUpdate{ReadthedocsYamlPath: ptr(""), AnalyticsDisabled: ptr(true),
+			ExternalBuildsPrivacyLevel: ptr(store.Public)})
+		must(t, err)
+		if p.ReadthedocsYamlPath != nil || !p.AnalyticsDisabled || p.ExternalBuildsPrivacyLevel != store.Public {
+			t.Errorf("after update: %+v", p)
+		}
+	})
+}
+
+// TestExternalVersionVisibility: a pull-request version is visible to
+// others when its project is public and the project's
+// external_builds_privacy_level is public, whatever its own level
+// (api-2026.md §A1.7).
+func TestExternalVersionVisibility(t *testing.T) {
+	t.Parallel()
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		s := storetest.Open(t, d)
+		ctx := t.Context()
+		alice, _ := storetest.MustUser(t, s, "alice")
+		bob, _ := storetest.MustUser(t, s, "bob")
+		p := importProject(t, s, alice, "ext", store.Public)
+		ext, err := s.CreateVersion(ctx, &store.Version{ProjectID: p.Project.ID, Slug: "7", VerboseName: "7", Identifier: "abc",
+			Type: store.External, Active: true, PrivacyLevel: store.Private})
+		must(t, err)
+		external := store.External
+		visible := func(who *store.User) bool {
+			t.Helper()
+			vs, err := s.FindAllVersions(ctx, store.VersionFilter{ProjectIDs: []int64{p.Project.ID}, Type: &external,
+				Visible: &store.Visibility{UserID: who.ID}})
+			must(t, err)
+			return len(vs) == 1 && vs[0].ID == ext.ID
+		}
+		for _, st := range []struct {
+			project, external string
+			wantBob           bool
+		}{
+			{store.Public, store.Public, true},
+			{store.Public, store.Private, false},
+			{store.Private, store.Public, false},
+		} {
+			pr, err := s.UpdateProject(ctx, p.Project.ID, store.ProjectUpdate{PrivacyLevel: &st.project, ExternalBuildsPrivacyLevel: &st.external})
+			must(t, err)
+			if got := visible(bob); got != st.wantBob {
+				t.Errorf("project %s, external %s: bob sees it %v, want %v", st.project, st.external, got, st.wantBob)
+			}
+			if got := pr.VersionIsPublic(ext); got != st.wantBob {
+				t.Errorf("project %s, external %s: VersionIsPublic %v, want %v", st.project, st.external, got, st.wantBob)
+			}
+			if !visible(alice) {
+				t.Errorf("project %s, external %s: the maintainer does not see it", st.project, st.external)
+			}
+		}
+	})
+}
+
 func TestRecordBuildFacts(t *testing.T) {
 	t.Parallel()
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
@@ -413,7 +512,7 @@ func TestDeleteProject(t *testing.T) {
 		must(t, err)
 		_, err = s.CreateRedirect(ctx, store.Redirect{ProjectID: id, Type: "page", FromURL: "/a", ToURL: "/b"})
 		must(t, err)
-		_, err = s.CreateEnvironmentVariable(ctx, id, "SECRET", "value")
+		_, err = s.CreateEnvironmentVariable(ctx, id, "SECRET", "value", false)
 		must(t, err)
 		must(t, s.RecordWebhookExchange(ctx, store.WebhookExchange{IntegrationID: doomed.Integration.ID, RequestHeaders: "{}", ResponseStatus: 200}))
 		must(t, s.SetTranslationOf(ctx, trans.Project.ID, &id))
@@ -513,5 +612,36 @@ func TestMaintainers(t *testing.T) {
 			wantInt64s(t, st.name+": maintainers", maintainers(p.ID), st.want)
 		}
 		wantInt64s(t, "maintainers of both", maintainers(p.ID, q.ID), []int64{carol.ID, carol.ID})
+	})
+}
+
+// TestMigrateProject2026: migration 00011 gives existing projects the
+// defaults of api-2026.md §A1.1 and keeps their URL layout: a single-version
+// project becomes single_version_without_translations.
+func TestMigrateProject2026(t *testing.T) {
+	t.Parallel()
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		ctx := t.Context()
+		url := storetest.DatabaseURL(t, d)
+		s, err := store.OpenWithoutMigrating(url)
+		must(t, err)
+		t.Cleanup(func() { s.Close() })
+		must(t, s.MigrateTo(ctx, 10)) // the last version before 00011
+		db := storetest.SQL(t, d, url)
+		for _, slug := range []string{"multi", "single"} {
+			_, err := db.ExecContext(ctx, rebind(d, `INSERT INTO projects (name, slug, repo, single_version, created, modified) VALUES (?, ?, ?, ?, ?, ?)`),
+				slug, slug, "https://example.com/"+slug+".git", slug == "single", t0, t0)
+			must(t, err)
+		}
+		must(t, s.Migrate(ctx))
+		for slug, want := range map[string]string{"multi": "multiple_versions_with_translations", "single": "single_version_without_translations"} {
+			p, err := s.FindProjectBySlug(ctx, slug)
+			must(t, err)
+			if p.VersioningScheme != want || p.SingleVersion != (slug == "single") || p.ExternalBuildsPrivacyLevel != store.Public ||
+				p.AnalyticsDisabled || p.ReadthedocsYamlPath != nil {
+				t.Errorf("%s after the migration: scheme %q, single_version %v, external level %q, analytics disabled %v, yaml path %v",
+					slug, p.VersioningScheme, p.SingleVersion, p.ExternalBuildsPrivacyLevel, p.AnalyticsDisabled, p.ReadthedocsYamlPath)
+			}
+		}
 	})
 }

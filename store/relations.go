@@ -81,10 +81,10 @@ func (s *Store) DeleteRelationship(ctx context.Context, id int64) error {
 	})
 }
 
-const redirectColumns = `id, project_id, type, from_url, to_url, http_status, created, modified`
+const redirectColumns = `id, project_id, type, from_url, to_url, http_status, position, force, enabled, description, created, modified`
 
-// FindRedirects returns a project's redirects, most recently modified first
-// (ties by id descending), and their total count.
+// FindRedirects returns a project's redirects in the order they are tried
+// (position ascending, api-2026.md §A2.3) and their total count.
 func (s *Store) FindRedirects(ctx context.Context, projectID int64, limit, offset int) ([]*Redirect, int, error) {
 	const op = "store.FindRedirects"
 	var total int
@@ -95,8 +95,21 @@ func (s *Store) FindRedirects(ctx context.Context, projectID int64, limit, offse
 	if total == 0 || offset >= total {
 		return rs, total, nil
 	}
-	err := s.read().sel(ctx, &rs, s.page(`SELECT `+redirectColumns+` FROM redirects WHERE project_id = ? ORDER BY modified DESC, id DESC`, limit, offset), projectID)
+	err := s.read().sel(ctx, &rs, s.page(`SELECT `+redirectColumns+` FROM redirects WHERE project_id = ? ORDER BY position, id`, limit, offset), projectID)
 	return rs, total, classify(op, err)
+}
+
+// FindServedRedirects returns the project's enabled redirects in the order
+// the docs host tries them (api-2026.md §A2.5); forcedOnly keeps only those
+// with force set.
+func (s *Store) FindServedRedirects(ctx context.Context, projectID int64, forcedOnly bool) ([]*Redirect, error) {
+	rs := []*Redirect{}
+	q := `SELECT ` + redirectColumns + ` FROM redirects WHERE project_id = ? AND enabled`
+	if forcedOnly {
+		q += ` AND force`
+	}
+	err := s.read().sel(ctx, &rs, q+` ORDER BY position, id`, projectID)
+	return rs, classify("store.FindServedRedirects", err)
 }
 
 // FindRedirect returns the project's redirect with that id.
@@ -106,12 +119,42 @@ func (s *Store) FindRedirect(ctx context.Context, projectID, id int64) (*Redirec
 	return &r, classify("store.FindRedirect", err)
 }
 
-// CreateRedirect stores a validated redirect with status 302.
+// lockRedirects serialises the writes to a project's redirects, whose
+// positions depend on each other (SQLite's single writer already does).
+func (tx *Tx) lockRedirects(ctx context.Context, projectID int64) error {
+	if tx.s.dialect != Postgres {
+		return nil
+	}
+	_, err := tx.exec(ctx, `SELECT id FROM projects WHERE id = ? FOR UPDATE`, projectID)
+	return err
+}
+
+// CreateRedirect stores a validated redirect at position min(r.Position, N)
+// among the project's N redirects, moving those at or after it down by one
+// (api-2026.md §A2.3). HTTPStatus 0 stores 302; Enabled and Force are
+// stored as given (the zero value is a disabled redirect). A second redirect of a type
+// allowed once per project (clean_url_to_html, html_to_clean_url) is a
+// Conflict.
 func (s *Store) CreateRedirect(ctx context.Context, r Redirect) (*Redirect, error) {
 	err := s.InTx(ctx, "store.CreateRedirect", func(tx *Tx) error {
-		r.Created, r.Modified, r.HTTPStatus = tx.Now, tx.Now, 302
-		id, err := tx.insert(ctx, `INSERT INTO redirects (project_id, type, from_url, to_url, http_status, created, modified) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			r.ProjectID, r.Type, r.FromURL, r.ToURL, r.HTTPStatus, r.Created, r.Modified)
+		if err := tx.lockRedirects(ctx, r.ProjectID); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.get(ctx, &n, `SELECT COUNT(*) FROM redirects WHERE project_id = ?`, r.ProjectID); err != nil {
+			return err
+		}
+		r.Position = max(0, min(r.Position, n))
+		if _, err := tx.exec(ctx, `UPDATE redirects SET position = position + 1 WHERE project_id = ? AND position >= ?`, r.ProjectID, r.Position); err != nil {
+			return err
+		}
+		if r.HTTPStatus == 0 {
+			r.HTTPStatus = 302
+		}
+		r.Created, r.Modified = tx.Now, tx.Now
+		id, err := tx.insert(ctx, `INSERT INTO redirects (project_id, type, from_url, to_url, http_status, position, force, enabled, description, created, modified)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.ProjectID, r.Type, r.FromURL, r.ToURL, r.HTTPStatus, r.Position, r.Force, r.Enabled, r.Description, r.Created, r.Modified)
 		r.ID = id
 		return err
 	})
@@ -121,14 +164,43 @@ func (s *Store) CreateRedirect(ctx context.Context, r Redirect) (*Redirect, erro
 	return &r, nil
 }
 
-// UpdateRedirect stores the redirect's type and URLs and advances modified.
-func (s *Store) UpdateRedirect(ctx context.Context, r Redirect) (*Redirect, error) {
+// UpdateRedirect stores every field of r and advances its modified. With
+// moveTo set the redirect moves to position min(*moveTo, N−1) and the
+// redirects between its old and new positions shift by one towards the
+// gap (api-2026.md §A2.3); otherwise r.Position is ignored and the stored
+// position kept. Moved neighbours keep their modified.
+func (s *Store) UpdateRedirect(ctx context.Context, r Redirect, moveTo *int) (*Redirect, error) {
 	const op = "store.UpdateRedirect"
 	var out Redirect
 	err := s.InTx(ctx, op, func(tx *Tx) error {
-		res, err := tx.exec(ctx, `UPDATE redirects SET type = ?, from_url = ?, to_url = ?, modified = ? WHERE id = ? AND project_id = ?`,
-			r.Type, r.FromURL, r.ToURL, tx.Now, r.ID, r.ProjectID)
-		if err := mustAffect(op, res, err); err != nil {
+		if err := tx.lockRedirects(ctx, r.ProjectID); err != nil {
+			return err
+		}
+		var cur Redirect
+		if err := tx.get(ctx, &cur, `SELECT `+redirectColumns+` FROM redirects WHERE id = ? AND project_id = ?`, r.ID, r.ProjectID); err != nil {
+			return err
+		}
+		pos := cur.Position
+		if moveTo != nil {
+			var n int
+			if err := tx.get(ctx, &n, `SELECT COUNT(*) FROM redirects WHERE project_id = ?`, r.ProjectID); err != nil {
+				return err
+			}
+			pos = max(0, min(*moveTo, n-1))
+			var err error
+			switch {
+			case pos > cur.Position:
+				_, err = tx.exec(ctx, `UPDATE redirects SET position = position - 1 WHERE project_id = ? AND position > ? AND position <= ?`, r.ProjectID, cur.Position, pos)
+			case pos < cur.Position:
+				_, err = tx.exec(ctx, `UPDATE redirects SET position = position + 1 WHERE project_id = ? AND position >= ? AND position < ?`, r.ProjectID, pos, cur.Position)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		_, err := tx.exec(ctx, `UPDATE redirects SET type = ?, from_url = ?, to_url = ?, http_status = ?, position = ?, force = ?, enabled = ?, description = ?, modified = ?
+			WHERE id = ?`, r.Type, r.FromURL, r.ToURL, r.HTTPStatus, pos, r.Force, r.Enabled, r.Description, tx.Now, r.ID)
+		if err != nil {
 			return err
 		}
 		return tx.get(ctx, &out, `SELECT `+redirectColumns+` FROM redirects WHERE id = ?`, r.ID)
@@ -148,16 +220,27 @@ func (s *Store) SetRedirectStatus(ctx context.Context, projectID, id int64, stat
 	})
 }
 
-// DeleteRedirect removes the project's redirect with that id.
+// DeleteRedirect removes the project's redirect with that id; the
+// redirects after it move up by one (api-2026.md §A2.3).
 func (s *Store) DeleteRedirect(ctx context.Context, projectID, id int64) error {
 	const op = "store.DeleteRedirect"
 	return s.InTx(ctx, op, func(tx *Tx) error {
-		res, err := tx.exec(ctx, `DELETE FROM redirects WHERE id = ? AND project_id = ?`, id, projectID)
-		return mustAffect(op, res, err)
+		if err := tx.lockRedirects(ctx, projectID); err != nil {
+			return err
+		}
+		var pos int
+		if err := tx.get(ctx, &pos, `SELECT position FROM redirects WHERE id = ? AND project_id = ?`, id, projectID); err != nil {
+			return err
+		}
+		if _, err := tx.exec(ctx, `DELETE FROM redirects WHERE id = ?`, id); err != nil {
+			return err
+		}
+		_, err := tx.exec(ctx, `UPDATE redirects SET position = position - 1 WHERE project_id = ? AND position > ?`, projectID, pos)
+		return err
 	})
 }
 
-const envColumns = `id, project_id, name, value, created, modified`
+const envColumns = `id, project_id, name, value, created, modified, public`
 
 // FindEnvironmentVariables returns a project's variables ordered by modified,
 // created and id, all descending, and their total count. limit <= 0 returns
@@ -202,18 +285,19 @@ func (s *Store) FindEnvironmentVariable(ctx context.Context, projectID, id int64
 	return &v, s.openEnv(&v)
 }
 
-// CreateEnvironmentVariable stores a validated variable. A name already used
-// in the project is a Conflict.
-func (s *Store) CreateEnvironmentVariable(ctx context.Context, projectID int64, name, value string) (*EnvironmentVariable, error) {
-	v := &EnvironmentVariable{ProjectID: projectID, Name: name, Value: value}
+// CreateEnvironmentVariable stores a validated variable; public ones are
+// also given to pull-request builds. A name already used in the project is
+// a Conflict.
+func (s *Store) CreateEnvironmentVariable(ctx context.Context, projectID int64, name, value string, public bool) (*EnvironmentVariable, error) {
+	v := &EnvironmentVariable{ProjectID: projectID, Name: name, Value: value, Public: public}
 	sealed, err := s.sealer.seal(value, aadEnvValue)
 	if err != nil {
 		return nil, err
 	}
 	err = s.InTx(ctx, "store.CreateEnvironmentVariable", func(tx *Tx) error {
 		v.Created, v.Modified = tx.Now, tx.Now
-		id, err := tx.insert(ctx, `INSERT INTO environment_variables (project_id, name, value, created, modified) VALUES (?, ?, ?, ?, ?)`,
-			projectID, name, sealed, v.Created, v.Modified)
+		id, err := tx.insert(ctx, `INSERT INTO environment_variables (project_id, name, value, created, modified, public) VALUES (?, ?, ?, ?, ?, ?)`,
+			projectID, name, sealed, v.Created, v.Modified, public)
 		v.ID = id
 		return err
 	})

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"docsd/errs"
 	"docsd/store"
 	"docsd/storetest"
@@ -107,67 +109,222 @@ func TestRedirects(t *testing.T) {
 		p := storetest.MustImport(t, s, alice, "Redir", "https://example.com/redir.git").Project
 		q := storetest.MustImport(t, s, alice, "Other", "https://example.com/other.git").Project
 
-		var rs []*store.Redirect
-		for i, typ := range []string{"page", "exact", "prefix"} {
-			clock.Advance(time.Minute)
-			r, err := s.CreateRedirect(ctx, store.Redirect{ProjectID: p.ID, Type: typ, FromURL: fmt.Sprintf("/from%d", i), ToURL: "/to", HTTPStatus: 301})
-			must(t, err)
-			if r.HTTPStatus != 302 || !r.Created.Equal(clock.Now()) || !r.Modified.Equal(r.Created) {
-				t.Errorf("created redirect = %+v, want status 302 and created = modified = now", r)
-			}
-			rs = append(rs, r)
+		created, err := s.CreateRedirect(ctx, store.Redirect{ProjectID: p.ID, Type: "page", FromURL: "/a", ToURL: "/b", Enabled: true, Description: "d"})
+		must(t, err)
+		if created.HTTPStatus != 302 || !created.Created.Equal(clock.Now()) || !created.Modified.Equal(created.Created) {
+			t.Errorf("created redirect = %+v, want status 302 and created = modified = now", created)
 		}
-		same, err := s.CreateRedirect(ctx, store.Redirect{ProjectID: p.ID, Type: "page", FromURL: "/same-time", ToURL: "/x"})
+		kept, err := s.CreateRedirect(ctx, store.Redirect{ProjectID: p.ID, Type: "page", FromURL: "/c", ToURL: "/d", HTTPStatus: 301, Force: true})
 		must(t, err)
 		theirs, err := s.CreateRedirect(ctx, store.Redirect{ProjectID: q.ID, Type: "page", FromURL: "/a", ToURL: "/b"})
 		must(t, err)
 
-		list := func(limit, offset int) ([]int64, int) {
-			t.Helper()
-			got, total, err := s.FindRedirects(ctx, p.ID, limit, offset)
-			must(t, err)
-			return ids(got, func(r *store.Redirect) int64 { return r.ID }), total
-		}
-		// Most recently modified first; ties (same modified) by id descending.
-		got, total := list(0, 0)
-		wantInt64s(t, "redirects", got, []int64{same.ID, rs[2].ID, rs[1].ID, rs[0].ID})
-		if total != 4 {
-			t.Errorf("total = %d, want 4", total)
-		}
-
-		// Updating the oldest moves it to the front and keeps its status.
-		must(t, s.SetRedirectStatus(ctx, p.ID, rs[0].ID, 301))
-		t2 := clock.Advance(time.Minute)
-		up, err := s.UpdateRedirect(ctx, store.Redirect{ID: rs[0].ID, ProjectID: p.ID, Type: "exact", FromURL: "/new", ToURL: "/newer"})
+		// Every field is stored and read back.
+		clock.Advance(time.Minute)
+		up, err := s.UpdateRedirect(ctx, store.Redirect{ID: kept.ID, ProjectID: p.ID, Type: "exact", FromURL: "/new", ToURL: "/newer",
+			HTTPStatus: 302, Enabled: true, Description: "moved"}, nil)
 		must(t, err)
-		if up.Type != "exact" || up.FromURL != "/new" || up.ToURL != "/newer" || up.HTTPStatus != 301 || !up.Created.Equal(rs[0].Created) {
-			t.Errorf("updated redirect = %+v", up)
+		want := store.Redirect{ID: kept.ID, ProjectID: p.ID, Type: "exact", FromURL: "/new", ToURL: "/newer", HTTPStatus: 302,
+			Position: 0, Enabled: true, Description: "moved", Created: kept.Created, Modified: clock.Now()}
+		// same compares with the times' Equal (== also compares locations).
+		same := func(what string, got store.Redirect) {
+			t.Helper()
+			wantTime(t, what+" created", got.Created, want.Created)
+			wantTime(t, what+" modified", got.Modified, want.Modified)
+			got.Created, got.Modified = want.Created, want.Modified
+			if got != want {
+				t.Errorf("%s:\n got %+v\nwant %+v", what, got, want)
+			}
 		}
-		wantTime(t, "modified", up.Modified, t2)
-		got, _ = list(0, 0)
-		wantInt64s(t, "redirects after update", got, []int64{rs[0].ID, same.ID, rs[2].ID, rs[1].ID})
-		got, total = list(2, 1)
-		wantInt64s(t, "page", got, []int64{same.ID, rs[2].ID})
-		if total != 4 {
-			t.Errorf("page total = %d, want 4", total)
-		}
+		same("updated redirect", *up)
+		got, err := s.FindRedirect(ctx, p.ID, kept.ID)
+		must(t, err)
+		same("found redirect", *got)
 
 		// Another project's redirect is not found through this one.
 		_, err = s.FindRedirect(ctx, p.ID, theirs.ID)
 		wantKind(t, err, errs.NotFound)
-		_, err = s.UpdateRedirect(ctx, store.Redirect{ID: theirs.ID, ProjectID: p.ID, Type: "page"})
+		_, err = s.UpdateRedirect(ctx, store.Redirect{ID: theirs.ID, ProjectID: p.ID, Type: "page"}, nil)
 		wantKind(t, err, errs.NotFound)
 		wantKind(t, s.SetRedirectStatus(ctx, p.ID, theirs.ID, 301), errs.NotFound)
 		wantKind(t, s.DeleteRedirect(ctx, p.ID, theirs.ID), errs.NotFound)
 		r, err := s.FindRedirect(ctx, q.ID, theirs.ID)
 		must(t, err)
-		if r.FromURL != "/a" || r.HTTPStatus != 302 {
+		if r.FromURL != "/a" || r.HTTPStatus != 302 || r.Position != 0 {
 			t.Errorf("their redirect = %+v", r)
 		}
 
-		must(t, s.DeleteRedirect(ctx, p.ID, rs[1].ID))
-		got, _ = list(0, 0)
-		wantInt64s(t, "redirects after delete", got, []int64{rs[0].ID, same.ID, rs[2].ID})
+		// The 2023 types are allowed once per project; the era types are not
+		// limited.
+		for _, typ := range []string{"clean_url_to_html", "html_to_clean_url"} {
+			_, err := s.CreateRedirect(ctx, store.Redirect{ProjectID: p.ID, Type: typ})
+			must(t, err)
+			_, err = s.CreateRedirect(ctx, store.Redirect{ProjectID: p.ID, Type: typ})
+			wantKind(t, err, errs.Conflict)
+			_, err = s.CreateRedirect(ctx, store.Redirect{ProjectID: q.ID, Type: typ})
+			must(t, err)
+		}
+		for range 2 {
+			_, err := s.CreateRedirect(ctx, store.Redirect{ProjectID: p.ID, Type: "sphinx_html"})
+			must(t, err)
+		}
+	})
+}
+
+// TestRedirectPositions runs the position arithmetic of api-2026.md §A2.3:
+// its worked example, clamping, and that moved neighbours keep modified.
+func TestRedirectPositions(t *testing.T) {
+	t.Parallel()
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		s := storetest.Open(t, d)
+		ctx := t.Context()
+		clock := storetest.SetClock(s, t0)
+		alice, _ := storetest.MustUser(t, s, "alice")
+		p := storetest.MustImport(t, s, alice, "Redir", "https://example.com/redir.git").Project
+		q := storetest.MustImport(t, s, alice, "Other", "https://example.com/other.git").Project
+		theirs, err := s.CreateRedirect(ctx, store.Redirect{ProjectID: q.ID, Type: "page", FromURL: "/a", ToURL: "/b"})
+		must(t, err)
+
+		create := func(from string, pos int) *store.Redirect {
+			t.Helper()
+			clock.Advance(time.Minute)
+			r, err := s.CreateRedirect(ctx, store.Redirect{ProjectID: p.ID, Type: "exact", FromURL: from, ToURL: "/x/", Position: pos})
+			must(t, err)
+			return r
+		}
+		// order checks the list order and that positions are 0…N−1.
+		order := func(what string, want ...int64) {
+			t.Helper()
+			rs, total, err := s.FindRedirects(ctx, p.ID, 0, 0)
+			must(t, err)
+			wantInt64s(t, what, ids(rs, func(r *store.Redirect) int64 { return r.ID }), want)
+			for i, r := range rs {
+				if r.Position != i {
+					t.Errorf("%s: redirect %d at position %d, want %d", what, r.ID, r.Position, i)
+				}
+			}
+			if total != len(want) {
+				t.Errorf("%s: total %d, want %d", what, total, len(want))
+			}
+		}
+		move := func(r *store.Redirect, to int) *store.Redirect {
+			t.Helper()
+			clock.Advance(time.Minute)
+			up, err := s.UpdateRedirect(ctx, *r, &to)
+			must(t, err)
+			return up
+		}
+
+		r1 := create("/zero/", 0)
+		r2 := create("/one/", 0)
+		order("1. POST at the default 0", r2.ID, r1.ID)
+		r3 := create("/two/", 2)
+		order("2. POST at 2", r2.ID, r1.ID, r3.ID)
+		beforeMove, err := s.FindRedirect(ctx, p.ID, r3.ID)
+		must(t, err)
+		moved := move(r1, 2)
+		if moved.Position != 2 || !moved.Modified.Equal(clock.Now()) {
+			t.Errorf("moved redirect = %+v, want position 2, modified now", moved)
+		}
+		order("3. PUT position 2", r2.ID, r3.ID, r1.ID)
+		afterMove, err := s.FindRedirect(ctx, p.ID, r3.ID)
+		must(t, err)
+		if !afterMove.Modified.Equal(beforeMove.Modified) {
+			t.Errorf("renumbered neighbour: modified %v, want %v (unchanged)", afterMove.Modified, beforeMove.Modified)
+		}
+		must(t, s.DeleteRedirect(ctx, p.ID, r2.ID))
+		order("4. DELETE the first", r3.ID, r1.ID)
+		r5 := create("/five/", 99)
+		order("5. POST at 99 is clamped", r3.ID, r1.ID, r5.ID)
+
+		// Moves up and down, clamped at the end; an update without a move
+		// keeps the position whatever r.Position says.
+		move(r5, 0)
+		order("move up", r5.ID, r3.ID, r1.ID)
+		move(r5, 1000)
+		order("move past the end", r3.ID, r1.ID, r5.ID)
+		move(r1, 1)
+		order("move to where it is", r3.ID, r1.ID, r5.ID)
+		stale := *r3
+		stale.Position = 2
+		_, err = s.UpdateRedirect(ctx, stale, nil)
+		must(t, err)
+		order("update without a move", r3.ID, r1.ID, r5.ID)
+		must(t, s.DeleteRedirect(ctx, p.ID, r1.ID))
+		order("delete in the middle", r3.ID, r5.ID)
+
+		// Another project's list is untouched.
+		r, err := s.FindRedirect(ctx, q.ID, theirs.ID)
+		must(t, err)
+		if r.Position != 0 {
+			t.Errorf("their redirect at %d, want 0", r.Position)
+		}
+	})
+}
+
+// TestRedirectMigration writes redirects in the schema before migration
+// 00009 and checks what it gives them (api-2026.md §A2.1): positions in the
+// era order (modified descending, then id descending) per project, force
+// false, enabled true, an empty description, and the stored status kept.
+func TestRedirectMigration(t *testing.T) {
+	t.Parallel()
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		ctx := t.Context()
+		url := storetest.DatabaseURL(t, d)
+		s, err := store.OpenWithoutMigrating(url)
+		must(t, err)
+		defer s.Close()
+		must(t, s.MigrateTo(ctx, 8))
+		db := storetest.SQL(t, d, url)
+		exec := func(query string, args ...any) {
+			t.Helper()
+			if d == store.Postgres {
+				query = sqlx.Rebind(sqlx.DOLLAR, query)
+			}
+			if _, err := db.ExecContext(ctx, query, args...); err != nil {
+				t.Fatalf("%s: %v", query, err)
+			}
+		}
+		// Times as the store writes them on SQLite (and PostgreSQL reads).
+		at := func(minute int) string {
+			return t0.Add(time.Duration(minute) * time.Minute).Format("2006-01-02 15:04:05.999999999-07:00")
+		}
+		exec(`INSERT INTO projects (id, name, slug, repo, created, modified) VALUES (1, 'A', 'a', 'https://example.com/a', ?, ?)`, at(0), at(0))
+		exec(`INSERT INTO projects (id, name, slug, repo, created, modified) VALUES (2, 'B', 'b', 'https://example.com/b', ?, ?)`, at(0), at(0))
+		for _, r := range []struct {
+			id, project int64
+			modified    int
+			status      int
+		}{
+			{1, 1, 1, 302},
+			{2, 1, 3, 301},
+			{3, 1, 2, 302},
+			{4, 1, 2, 302}, // same modified as 3: higher id first
+			{5, 2, 9, 302},
+			{6, 1, 0, 301},
+		} {
+			exec(`INSERT INTO redirects (id, project_id, type, from_url, to_url, http_status, created, modified) VALUES (?, ?, 'page', '/from', '/to', ?, ?, ?)`,
+				r.id, r.project, r.status, at(0), at(r.modified))
+		}
+		must(t, s.Migrate(ctx))
+
+		for _, tc := range []struct {
+			project int64
+			want    []int64
+		}{{1, []int64{2, 4, 3, 1, 6}}, {2, []int64{5}}} {
+			rs, _, err := s.FindRedirects(ctx, tc.project, 0, 0)
+			must(t, err)
+			wantInt64s(t, fmt.Sprintf("project %d", tc.project), ids(rs, func(r *store.Redirect) int64 { return r.ID }), tc.want)
+			for i, r := range rs {
+				wantStatus := 302
+				if r.ID == 2 || r.ID == 6 {
+					wantStatus = 301
+				}
+				if r.Position != i || r.Force || !r.Enabled || r.Description != "" || r.HTTPStatus != wantStatus {
+					t.Errorf("redirect %d = %+v, want position %d, force false, enabled true, no description, status %d", r.ID, r, i, wantStatus)
+				}
+			}
+		}
 	})
 }
 
@@ -181,23 +338,23 @@ func TestEnvironmentVariables(t *testing.T) {
 		p := storetest.MustImport(t, s, alice, "Env", "https://example.com/env.git").Project
 		q := storetest.MustImport(t, s, alice, "Other", "https://example.com/other.git").Project
 
-		a, err := s.CreateEnvironmentVariable(ctx, p.ID, "A", "1")
+		a, err := s.CreateEnvironmentVariable(ctx, p.ID, "A", "1", false)
 		must(t, err)
-		b, err := s.CreateEnvironmentVariable(ctx, p.ID, "B", "2") // same time as A
+		b, err := s.CreateEnvironmentVariable(ctx, p.ID, "B", "2", false) // same time as A
 		must(t, err)
 		clock.Advance(time.Second)
-		c, err := s.CreateEnvironmentVariable(ctx, p.ID, "C", "secret value")
+		c, err := s.CreateEnvironmentVariable(ctx, p.ID, "C", "secret value", false)
 		must(t, err)
 		if c.Value != "secret value" || c.Name != "C" || !c.Created.Equal(clock.Now()) || !c.Modified.Equal(c.Created) {
 			t.Errorf("created variable = %+v", c)
 		}
 
-		_, err = s.CreateEnvironmentVariable(ctx, p.ID, "A", "other")
+		_, err = s.CreateEnvironmentVariable(ctx, p.ID, "A", "other", false)
 		wantKind(t, err, errs.Conflict)
-		theirs, err := s.CreateEnvironmentVariable(ctx, q.ID, "A", "theirs")
+		theirs, err := s.CreateEnvironmentVariable(ctx, q.ID, "A", "theirs", false)
 		must(t, err)
 		// Names are case-sensitive.
-		lower, err := s.CreateEnvironmentVariable(ctx, p.ID, "a", "lower")
+		lower, err := s.CreateEnvironmentVariable(ctx, p.ID, "a", "lower", false)
 		must(t, err)
 
 		vs, total, err := s.FindEnvironmentVariables(ctx, p.ID, 0, 0)
@@ -223,7 +380,7 @@ func TestEnvironmentVariables(t *testing.T) {
 		wantKind(t, s.DeleteEnvironmentVariable(ctx, p.ID, theirs.ID), errs.NotFound)
 		must(t, s.DeleteEnvironmentVariable(ctx, p.ID, a.ID))
 		// The name is free again.
-		_, err = s.CreateEnvironmentVariable(ctx, p.ID, "A", "again")
+		_, err = s.CreateEnvironmentVariable(ctx, p.ID, "A", "again", false)
 		must(t, err)
 	})
 }

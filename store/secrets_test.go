@@ -22,7 +22,7 @@ func TestSecretsAtRest(t *testing.T) {
 
 		// Written before any key: plaintext.
 		p := storetest.MustImport(t, s, u, "Demo", "https://github.com/a/b").Project
-		_, err := s.CreateEnvironmentVariable(ctx, p.ID, "OLD", "plain-old-value")
+		_, err := s.CreateEnvironmentVariable(ctx, p.ID, "OLD", "plain-old-value", false)
 		must(t, err)
 		stored := func(q string) string {
 			t.Helper()
@@ -39,7 +39,7 @@ func TestSecretsAtRest(t *testing.T) {
 		first, err := store.NewSealer("first key")
 		must(t, err)
 		s.UseSealer(first)
-		v, err := s.CreateEnvironmentVariable(ctx, p.ID, "NEW", "new-secret-value")
+		v, err := s.CreateEnvironmentVariable(ctx, p.ID, "NEW", "new-secret-value", false)
 		must(t, err)
 		if v.Value != "new-secret-value" {
 			t.Errorf("created value = %q", v.Value)

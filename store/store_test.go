@@ -130,7 +130,7 @@ func TestForeignKeyViolationIsNotFound(t *testing.T) {
 				return err
 			}},
 			{"CreateEnvironmentVariable missing project", func(ctx context.Context) error {
-				_, err := s.CreateEnvironmentVariable(ctx, missing, "NAME", "value")
+				_, err := s.CreateEnvironmentVariable(ctx, missing, "NAME", "value", false)
 				return err
 			}},
 			{"CreateIntegration missing project", func(ctx context.Context) error {
@@ -192,7 +192,7 @@ func TestMissingRowsAreNotFound(t *testing.T) {
 			{"DeleteRelationship", func() error { return s.DeleteRelationship(ctx, missing) }},
 			{"FindRedirect", func() error { _, err := s.FindRedirect(ctx, missing, missing); return err }},
 			{"UpdateRedirect", func() error {
-				_, err := s.UpdateRedirect(ctx, store.Redirect{ID: missing, ProjectID: missing, Type: "page"})
+				_, err := s.UpdateRedirect(ctx, store.Redirect{ID: missing, ProjectID: missing, Type: "page"}, nil)
 				return err
 			}},
 			{"SetRedirectStatus", func() error { return s.SetRedirectStatus(ctx, missing, missing, 301) }},

@@ -6,7 +6,7 @@ import (
 )
 
 const versionColumns = `v.id, v.project_id, v.slug, v.verbose_name, v.identifier, v.type, v.active, v.built,
-	v.uploaded, v.machine, v.privacy_level, v.has_pdf, v.has_epub, v.has_htmlzip, v.created`
+	v.uploaded, v.machine, v.privacy_level, v.has_pdf, v.has_epub, v.has_htmlzip, v.created, v.hidden`
 
 // VersionFilter selects versions. Nil fields do not filter.
 type VersionFilter struct {
@@ -14,7 +14,9 @@ type VersionFilter struct {
 	ProjectIDs   []int64
 	ProjectSlug  *string
 	Slug         *string
+	SlugContains *string // icontains (api-2026.md §A3)
 	Active       *bool
+	Hidden       *bool
 	Built        *bool
 	Uploaded     *bool
 	VerboseName  *string
@@ -49,8 +51,14 @@ func (f VersionFilter) where() *where {
 	if f.Slug != nil {
 		w.addText("v.slug", *f.Slug)
 	}
+	if f.SlugContains != nil {
+		w.addSlugContains("v.slug", *f.SlugContains)
+	}
 	if f.Active != nil {
 		w.add("v.active = ?", *f.Active)
+	}
+	if f.Hidden != nil {
+		w.add("v.hidden = ?", *f.Hidden)
 	}
 	if f.Built != nil {
 		w.add("v.built = ?", *f.Built)
@@ -182,6 +190,7 @@ func (tx *Tx) FindVersions(ctx context.Context, f VersionFilter) ([]*Version, er
 // VersionUpdate lists the fields to change; nil fields stay as they are.
 type VersionUpdate struct {
 	Active       *bool
+	Hidden       *bool
 	Built        *bool
 	Uploaded     *bool // published by the upload API (api-2026.md §A4.5)
 	Identifier   *string
@@ -212,7 +221,7 @@ func (tx *Tx) UpdateVersion(ctx context.Context, id int64, upd VersionUpdate) (*
 	for _, f := range []struct {
 		col string
 		v   *bool
-	}{{"active", upd.Active}, {"built", upd.Built}, {"uploaded", upd.Uploaded}, {"machine", upd.Machine}, {"has_pdf", upd.HasPDF}, {"has_epub", upd.HasEPUB}, {"has_htmlzip", upd.HasHTMLZip}} {
+	}{{"active", upd.Active}, {"hidden", upd.Hidden}, {"built", upd.Built}, {"uploaded", upd.Uploaded}, {"machine", upd.Machine}, {"has_pdf", upd.HasPDF}, {"has_epub", upd.HasEPUB}, {"has_htmlzip", upd.HasHTMLZip}} {
 		if f.v != nil {
 			st.set(f.col, *f.v)
 		}
@@ -257,19 +266,52 @@ func (tx *Tx) VersionHasBuilds(ctx context.Context, id int64) (bool, error) {
 // FindLastBuilds returns, per version id, the version's most recent build
 // (by created, then id), for the versions that have one.
 func (s *Store) FindLastBuilds(ctx context.Context, versionIDs []int64) (map[int64]*Build, error) {
+	return s.findLastBuilds(ctx, "store.FindLastBuilds", versionIDs, "")
+}
+
+// FindLastSuccessfulBuilds is FindLastBuilds among the versions' builds that
+// finished successfully.
+func (s *Store) FindLastSuccessfulBuilds(ctx context.Context, versionIDs []int64) (map[int64]*Build, error) {
+	return s.findLastBuilds(ctx, "store.FindLastSuccessfulBuilds", versionIDs, ` AND b2.state = 'finished' AND b2.success`)
+}
+
+func (s *Store) findLastBuilds(ctx context.Context, op string, versionIDs []int64, cond string) (map[int64]*Build, error) {
 	out := map[int64]*Build{}
 	if len(versionIDs) == 0 {
 		return out, nil
 	}
 	var builds []*Build
 	err := s.read().selIn(ctx, &builds, `SELECT `+buildColumns+` FROM builds b WHERE b.id IN (
-		SELECT (SELECT b2.id FROM builds b2 WHERE b2.version_id = v.id ORDER BY b2.created DESC, b2.id DESC LIMIT 1)
+		SELECT (SELECT b2.id FROM builds b2 WHERE b2.version_id = v.id`+cond+` ORDER BY b2.created DESC, b2.id DESC LIMIT 1)
 		FROM versions v WHERE v.id IN (?))`, versionIDs)
 	if err != nil {
-		return nil, classify("store.FindLastBuilds", err)
+		return nil, classify(op, err)
 	}
 	for _, b := range builds {
 		out[b.VersionID] = b
 	}
 	return out, nil
+}
+
+// VersionAlias is the version a machine version stands for (api-2026.md
+// §A1.2, reader.md R.3.3), nil when there is none or it is not active: for
+// `stable`, the version whose slug is stableRef (the slug the stable rule
+// picks); for `latest`, the version other than `latest` whose verbose_name
+// is latest's identifier (the default branch), the oldest when several.
+// versions are the project's internal versions, in any order.
+func VersionAlias(v *Version, stableRef string, versions []*Version) *Version {
+	var alias *Version
+	for _, x := range versions {
+		switch {
+		case !v.Machine || x.ID == v.ID:
+		case v.Slug == Stable && stableRef != "" && x.Slug == stableRef:
+			alias = x
+		case v.Slug == Latest && x.Slug != Latest && x.VerboseName == v.Identifier && (alias == nil || x.ID < alias.ID):
+			alias = x
+		}
+	}
+	if alias == nil || !alias.Active {
+		return nil
+	}
+	return alias
 }

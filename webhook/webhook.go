@@ -25,6 +25,7 @@ import (
 
 	"docsd/artifacts"
 	"docsd/errs"
+	"docsd/slashredirect"
 	"docsd/store"
 )
 
@@ -106,18 +107,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Frame-Options", "DENY")
 	provider, slug, id, ok := route(r.URL.Path)
 	if !ok {
-		if _, _, _, ok := route(r.URL.Path + "/"); ok {
+		if slashredirect.MissesSlash(r, func(s *http.Request) bool { _, _, _, ok := route(s.URL.Path); return ok }) {
 			w.Header().Set("Allow", "POST, OPTIONS")
-			if r.Method == http.MethodGet || r.Method == http.MethodHead {
-				loc := r.URL.Path + "/"
-				if r.URL.RawQuery != "" {
-					loc += "?" + r.URL.RawQuery
-				}
-				w.Header().Set("Location", loc)
-				w.WriteHeader(http.StatusMovedPermanently)
-				return
-			}
-			write(w, r, fail(http.StatusBadRequest, "The URL must end with a slash: send "+r.Method+" to "+r.URL.Path+"/."))
+			slashredirect.Answer(w, r)
 			return
 		}
 		write(w, r, errNotFound)

@@ -364,8 +364,25 @@ func TestProcessingErrors(t *testing.T) {
 	f.expect(code, body, 404, `{"detail":"Not found."}`)
 	code, body = post("/api/v2/webhook/demo/x1/", `{}`)
 	f.expect(code, body, 404, `{"detail":"Not found."}`)
+	// Without the trailing slash: 308 (api-2026.md §A5), which Go's client
+	// follows with the same method, headers and body.
+	req, err := http.NewRequest("POST", f.srv.URL+"/api/v2/webhook/github/demo", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	f.expect(resp.StatusCode, string(b), 308, `{"detail":"The URL must end with a slash: send POST to /api/v2/webhook/github/demo/."}`)
+	if got := resp.Header.Get("Location"); got != "/api/v2/webhook/github/demo/" {
+		t.Errorf("Location %q, want /api/v2/webhook/github/demo/", got)
+	}
+	wantCode, wantBody := post("/api/v2/webhook/github/demo/", `{}`)
 	code, body = post("/api/v2/webhook/github/demo", `{}`)
-	f.expect(code, body, 400, `{"detail":"The URL must end with a slash: send POST to /api/v2/webhook/github/demo/."}`)
+	f.expect(code, body, wantCode, wantBody)
 	code, body = post("/api/v2/webhook/nothing/", `{}`)
 	f.expect(code, body, 404, `{"detail":"Not found."}`)
 

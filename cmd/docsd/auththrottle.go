@@ -2,14 +2,15 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"docsd/rest"
+	"docsd/graph"
+	"docsd/ratelimit"
 )
 
 // authThrottle slows down token guessing: a client address whose requests
@@ -28,10 +29,10 @@ type authThrottle struct {
 	sweeps   int
 }
 
-// newAuthThrottle returns the throttle for rate (see rest.ParseThrottleRate),
+// newAuthThrottle returns the throttle for rate (see ratelimit.ParseRate),
 // nil when rate turns it off.
 func newAuthThrottle(rate string, trusted []netip.Prefix) *authThrottle {
-	n, window, err := rest.ParseThrottleRate(rate)
+	n, window, err := ratelimit.ParseRate(rate)
 	if err != nil || n == 0 {
 		return nil
 	}
@@ -112,19 +113,15 @@ func (t *authThrottle) middleware(next http.Handler) http.Handler {
 // errors list on /graphql, `{"detail": …}` (behavior.md §3.11's message)
 // elsewhere.
 func writeAuthThrottled(w http.ResponseWriter, r *http.Request, d time.Duration) {
-	secs := max(int((d+time.Second-1)/time.Second), 1)
-	msg := fmt.Sprintf("Request was throttled. Expected available in %d seconds.", secs)
-	if secs == 1 {
-		msg = "Request was throttled. Expected available in 1 second."
-	}
-	var body any = map[string]string{"detail": msg}
+	secs := ratelimit.Seconds(d)
 	if r.URL.Path == "/graphql" {
-		body = map[string]any{"errors": []any{map[string]any{"message": msg, "extensions": map[string]string{"code": "THROTTLED"}}}, "data": nil}
+		graph.WriteHTTPError(w, ratelimit.Exceeded("auth", secs))
+		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Retry-After", fmt.Sprint(secs))
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	w.WriteHeader(http.StatusTooManyRequests)
-	json.NewEncoder(w).Encode(body)
+	json.NewEncoder(w).Encode(map[string]string{"detail": ratelimit.Message(secs)})
 }
 
 // codeRecorder remembers the status a handler wrote.
@@ -141,6 +138,14 @@ func (c *codeRecorder) WriteHeader(code int) {
 }
 
 func (c *codeRecorder) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// Flush lets streaming answers (GraphQL over SSE) send each event at once.
+func (c *codeRecorder) Flush() {
+	if c.code == 0 {
+		c.code = http.StatusOK
+	}
+	http.NewResponseController(c.ResponseWriter).Flush()
+}
 
 // clientAddr is the address of the client that sent r: the connection's
 // peer, or, when that peer is a trusted proxy, the right-most address of

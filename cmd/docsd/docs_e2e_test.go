@@ -52,7 +52,10 @@ func startServe(t *testing.T, dataDir string, extra ...string) *e2eServer {
 	t.Helper()
 	addr := freeAddr(t)
 	s := &e2eServer{url: "http://" + addr, dataDir: dataDir, stderr: &bytes.Buffer{}}
-	s.flags = append([]string{"--data-dir", dataDir, "--addr", addr, "--allow-local-repos", "--log-format", "json"}, extra...)
+	// The tests drive the APIs faster than a person would: no request
+	// budgets unless extra sets them (TestServeThrottle).
+	s.flags = append([]string{"--data-dir", dataDir, "--addr", addr, "--allow-local-repos", "--log-format", "json",
+		"--throttle-user-rate", "0", "--graphql-anonymous-rate", "0"}, extra...)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, append([]string{"serve"}, s.flags...), io.Discard, s.stderr) }()

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"docsd/rest"
+	"docsd/ratelimit"
 	"docsd/store"
 )
 
@@ -23,7 +23,7 @@ func (s *Settings) resolveOps() error {
 	if s.trustedProxies, err = parseProxies(s.TrustedProxies); err != nil {
 		return err
 	}
-	if _, _, err := rest.ParseThrottleRate(s.AuthFailureRate); err != nil {
+	if _, _, err := ratelimit.ParseRate(s.AuthFailureRate); err != nil {
 		return fmt.Errorf("--auth-failure-rate: %v", err)
 	}
 	return nil

@@ -51,7 +51,7 @@ func TestSecretsRotateCommand(t *testing.T) {
 	}
 	u, _ := storetest.MustUser(t, s, "alice")
 	p := storetest.MustImport(t, s, u, "Demo", "https://github.com/a/b").Project
-	if _, err := s.CreateEnvironmentVariable(ctx, p.ID, "API_KEY", "s3cr3t-value"); err != nil {
+	if _, err := s.CreateEnvironmentVariable(ctx, p.ID, "API_KEY", "s3cr3t-value", false); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

@@ -20,6 +20,7 @@ import (
 	"docsd/graph/graphiql"
 	"docsd/hosting"
 	"docsd/metrics"
+	"docsd/ratelimit"
 	"docsd/rest"
 	"docsd/search"
 	"docsd/store"
@@ -38,6 +39,8 @@ type app struct {
 	logger    *slog.Logger
 	indexer   *search.Indexer
 	uploads   *uploads
+	// users is the per-user request budget API v3 and /graphql share.
+	users *ratelimit.Limiter
 }
 
 // open connects to the database (applying migrations) and wires the graph.
@@ -74,6 +77,13 @@ func (c *command) wire(s *store.Store) (*app, error) {
 	a.searchParts()
 	a.uploads = a.newUploads()
 	a.pool = a.newPool()
+	if a.users, err = ratelimit.New(c.settings.ThrottleUserRate); err != nil {
+		return nil, fmt.Errorf("--throttle-user-rate: %v", err)
+	}
+	anonymous, err := ratelimit.New(c.settings.GraphQLAnonymousRate)
+	if err != nil {
+		return nil, fmt.Errorf("--graphql-anonymous-rate: %v", err)
+	}
 	a.resolver = &graph.Resolver{
 		Store: s,
 		Settings: graph.Settings{
@@ -84,6 +94,13 @@ func (c *command) wire(s *store.Store) (*app, error) {
 			// Issue 9: repository hosts on private networks.
 			AllowPrivateNetwork: c.settings.AllowPrivateNetwork,
 			Uploads:             a.uploads.graph,
+			Endpoint: graph.Endpoint{
+				Users:       a.users,
+				Anonymous:   anonymous,
+				ClientAddr:  func(r *http.Request) string { return clientAddr(r, c.settings.trustedProxies) },
+				Limits:      c.settings.graphQLLimits(),
+				CORSOrigins: c.settings.corsOrigins,
+			},
 		},
 		Hooks: graph.Hooks{
 			BuildQueued: a.pool.Wake,
@@ -120,7 +137,7 @@ func (a *app) handler() http.Handler {
 	api := rest.New(a.executor, rest.Config{
 		PublicURL:        a.settings.PublicURL,
 		AbsoluteAPILinks: a.settings.AbsoluteAPILinks,
-		ThrottleUserRate: a.settings.ThrottleUserRate,
+		UserLimiter:      a.users,
 		MaxPageSize:      a.settings.MaxPageSize,
 
 		DocsDomain:         a.settings.DocsDomain,
@@ -199,6 +216,14 @@ func (s *statusRecorder) ReadFrom(r io.Reader) (int64, error) {
 }
 
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// Flush lets streaming answers (GraphQL over SSE) send each event at once.
+func (s *statusRecorder) Flush() {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	http.NewResponseController(s.ResponseWriter).Flush()
+}
 
 // logRequests writes one structured log line per request (remote: the
 // connection's peer; client: the client behind trusted proxies) and records
@@ -302,4 +327,16 @@ func (c *command) migrate(ctx context.Context, args []string) error {
 	defer s.Close()
 	fmt.Fprintf(c.stdout, "migrations applied to %s\n", store.Redact(c.settings.DatabaseURL))
 	return nil
+}
+
+// graphQLLimits are the /graphql operation limits; a setting of 0 turns
+// its limit off.
+func (s Settings) graphQLLimits() graph.Limits {
+	off := func(n int) int {
+		if n <= 0 {
+			return -1
+		}
+		return n
+	}
+	return graph.Limits{MaxBytes: off(s.GraphQLMaxBytes), MaxTokens: off(s.GraphQLMaxTokens), MaxDepth: off(s.GraphQLMaxDepth), MaxCost: off(s.GraphQLMaxCost)}
 }

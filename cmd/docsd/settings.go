@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,7 +13,8 @@ import (
 	"strings"
 
 	"docsd/builder"
-	"docsd/rest"
+	"docsd/graph"
+	"docsd/ratelimit"
 )
 
 // Settings are the operator settings of behavior.md §0.2 plus the server's
@@ -64,6 +66,14 @@ type Settings struct {
 	AddonsClientURL string
 	// Search (reader.md R.0.1, R.6).
 	SearchThrottleRate string
+	// The public GraphQL endpoint (issue 12).
+	GraphQLAnonymousRate string
+	GraphQLMaxBytes      int
+	GraphQLMaxTokens     int
+	GraphQLMaxDepth      int
+	GraphQLMaxCost       int
+	CORSOrigins          string
+	corsOrigins          []string // parsed CORSOrigins
 	// The upload API (api-2026.md §A4.5).
 	UploadAPI              bool
 	UploadStorage          string
@@ -139,7 +149,7 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.PublicURL, "public-url", "", "scheme://host[:port] of every absolute URL docsd writes (default http:// + the listen address)")
 	str(&s.DocsDomain, "docs-domain", "", "serve docs at <project>.<docs-domain> (subdomain mode); empty: under <public-url>/docs/")
 	str(&s.DocsScheme, "docs-scheme", "", "scheme of subdomain-mode docs URLs (default: the public URL's)")
-	str(&s.ThrottleUserRate, "throttle-user-rate", "60/minute", "v3 per-user request budget, N/second|minute|hour|day; 0 disables")
+	str(&s.ThrottleUserRate, "throttle-user-rate", "60/minute", "per-user request budget of API v3 and /graphql together, N/second|minute|hour|day; 0 disables")
 	boolean(&s.AbsoluteAPILinks, "absolute-api-links", false, "write v3 _links and next/previous as absolute URLs")
 	integer(&s.MaxPageSize, "max-page-size", 100, "largest `limit` of API lists")
 	integer(&s.BuildWorkers, "build-workers", 2, "builds that `serve` runs at once in process; 0: leave builds to `docsd worker`")
@@ -172,6 +182,13 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 
 	// Search (reader.md R.0.1, R.6).
 	str(&s.SearchThrottleRate, "search-throttle-rate", "100/minute", "search endpoints' budget per user (else per remote address), N/second|minute|hour|day; 0 disables")
+	// The public GraphQL endpoint (issue 12).
+	str(&s.GraphQLAnonymousRate, "graphql-anonymous-rate", "60/minute", "/graphql budget of anonymous callers per client address, N/second|minute|hour|day; 0 disables")
+	integer(&s.GraphQLMaxBytes, "graphql-max-bytes", graph.DefaultMaxBytes, "largest /graphql request body and operation document, bytes; 0: no limit")
+	integer(&s.GraphQLMaxTokens, "graphql-max-tokens", graph.DefaultMaxTokens, "most lexical tokens of a /graphql operation document, counted before parsing; 0: no limit")
+	integer(&s.GraphQLMaxDepth, "graphql-max-depth", graph.DefaultMaxDepth, "deepest field nesting of a /graphql operation, fragments expanded; 0: no limit")
+	integer(&s.GraphQLMaxCost, "graphql-max-cost", graph.DefaultMaxCost, "highest cost of a /graphql operation (list fields count their page size; fragments and aliases expanded); 0: no limit")
+	str(&s.CORSOrigins, "cors-origins", "", "comma-separated origins (scheme://host[:port]) whose pages may call /graphql from a browser, or *; empty: none")
 	boolean(&s.UploadAPI, "upload-api", true, "enable the upload API (/api/v3/upload/…) for every project's maintainers")
 	str(&s.UploadStorage, "upload-storage", "local", "where clients POST upload archives: local (docsd itself)")
 	integer(&s.UploadMaxSize, "upload-max-size", defaultUploadMaxSize, "largest upload archive accepted, bytes")
@@ -205,13 +222,21 @@ func (s *Settings) resolve() error {
 	if !strings.HasPrefix(s.PublicURL, "http://") && !strings.HasPrefix(s.PublicURL, "https://") {
 		return fmt.Errorf("--public-url %q must start with http:// or https://", s.PublicURL)
 	}
-	if _, _, err := rest.ParseThrottleRate(s.ThrottleUserRate); err != nil {
+	if _, _, err := ratelimit.ParseRate(s.ThrottleUserRate); err != nil {
 		return fmt.Errorf("--throttle-user-rate: %v", err)
 	}
+	if _, _, err := ratelimit.ParseRate(s.GraphQLAnonymousRate); err != nil {
+		return fmt.Errorf("--graphql-anonymous-rate: %v", err)
+	}
+	origins, err := parseOrigins(s.CORSOrigins)
+	if err != nil {
+		return err
+	}
+	s.corsOrigins = origins
 	if c := s.AddonsClientURL; c != "" && !strings.HasPrefix(c, "/") && !strings.HasPrefix(c, "http://") && !strings.HasPrefix(c, "https://") {
 		return fmt.Errorf("--addons-client-url %q must be an absolute URL or an absolute path", c)
 	}
-	if _, _, err := rest.ParseThrottleRate(s.SearchThrottleRate); err != nil {
+	if _, _, err := ratelimit.ParseRate(s.SearchThrottleRate); err != nil {
 		return fmt.Errorf("--search-throttle-rate: %v", err)
 	}
 	if s.MaxPageSize <= 0 {
@@ -242,4 +267,25 @@ func (s *Settings) resolve() error {
 		return fmt.Errorf("--build-workers and --git-clone-depth must not be negative, --build-time-limit must be positive")
 	}
 	return s.resolveUpload()
+}
+
+// parseOrigins reads --cors-origins: comma-separated origins
+// (scheme://host[:port], no path) or "*".
+func parseOrigins(list string) ([]string, error) {
+	var out []string
+	for _, o := range strings.Split(list, ",") {
+		o = strings.TrimSpace(o)
+		if o == "" {
+			continue
+		}
+		if o != "*" {
+			u, err := url.Parse(o)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+				return nil, fmt.Errorf("--cors-origins: %q is not an origin (scheme://host[:port])", o)
+			}
+			o = u.Scheme + "://" + u.Host
+		}
+		out = append(out, o)
+	}
+	return out, nil
 }

@@ -44,7 +44,7 @@ func (a *app) newPool() *builder.Pool {
 // canonicalURL is READTHEDOCS_CANONICAL_URL (config-2026.md §C6): the
 // version's docs URL, for the project's own namespace.
 func (a *app) canonicalURL(p *store.Project, v *store.Version) string {
-	return a.urls().Docs(docsurl.Target{Slug: p.Slug, Language: p.Language, SingleVersion: p.SingleVersion}, v.Slug, "")
+	return a.urls().Docs(docsurl.Target{Slug: p.Slug, Language: p.Language, Scheme: p.VersioningScheme}, v.Slug, "")
 }
 
 // sqliteFiles are the files of a SQLite database URL (as store.Open reads

@@ -1,0 +1,229 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	coderws "github.com/coder/websocket"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"docsd/errs"
+	"docsd/ratelimit"
+)
+
+// Endpoint configures the public `/graphql` endpoint beyond the schema.
+type Endpoint struct {
+	// Users is the per-user request budget, the same *Limiter API v3 uses
+	// so that both share it; nil: signed-in callers are not throttled.
+	Users *ratelimit.Limiter
+	// Anonymous is the budget of anonymous callers per client address;
+	// nil: they are not throttled.
+	Anonymous *ratelimit.Limiter
+	// ClientAddr names the client of a request (behind trusted proxies,
+	// the forwarded address); default: the connection's peer address.
+	ClientAddr func(*http.Request) string
+	// Limits bounds each operation.
+	Limits Limits
+	// CORSOrigins are the origins (scheme://host[:port]) whose pages may
+	// call the endpoint from a browser; "*" allows any. Empty: none.
+	CORSOrigins []string
+}
+
+// Handler returns the public `/graphql` endpoint: POST, GET, Server-Sent
+// Events (graphql-sse, distinct connections) and WebSocket
+// (graphql-transport-ws) transports, introspection, CORS for the
+// configured origins, the request budgets and the operation limits; the
+// caller is authenticated from the `Authorization: Token` header, or
+// else from a dashboard session (Settings.SessionUser; anonymous without
+// either), or, on a WebSocket, from the `Authorization` key of the
+// connection_init payload.
+func (r *Resolver) Handler() http.Handler {
+	ep := r.Settings.Endpoint
+	limits := ep.Limits.withDefaults()
+	clientAddr := ep.ClientAddr
+	if clientAddr == nil {
+		clientAddr = peerAddr
+	}
+	es := NewExecutableSchema(schemaConfig(r))
+	srv := handler.New(es)
+	srv.AddTransport(transport.Options{})
+	srv.AddTransport(transport.Websocket{
+		Implementation:        transport.CoderWebsocketImplementation{AcceptOptions: websocketOrigins(ep.CORSOrigins)},
+		KeepAlivePingInterval: 15 * time.Second,
+		InitTimeout:           30 * time.Second, // a socket that never says connection_init is closed
+		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+			header := p.Authorization()
+			if header == "" {
+				return ctx, nil, nil
+			}
+			u, err := Authenticate(ctx, r.Store, header)
+			if err != nil {
+				return ctx, nil, err
+			}
+			return WithUser(ctx, u), nil, nil
+		},
+	})
+	srv.AddTransport(transport.SSE{KeepAlivePingInterval: 15 * time.Second})
+	srv.AddTransport(transport.GET{})
+	srv.AddTransport(transport.POST{})
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.Use(extension.Introspection{})
+	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
+	// After APQ, which fills in the text of a persisted query: the limits
+	// measure what runs, with this request's variables.
+	srv.Use(&limitsExtension{limits: limits})
+	srv.SetErrorPresenter(presentError)
+	srv.SetRecoverFunc(recoverPanic)
+	srv.AroundOperations(withLoaders(r.Store))
+	srv.AroundFields(freshLoadersAfterMutations(r.Store))
+	srv.AroundResponses(markUnavailable)
+	srv.AroundResponses(freshLoadersPerEvent(r.Store))
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if corsAnswered(w, req, ep.CORSOrigins) {
+			return
+		}
+		if !streaming(req) {
+			w, req = withUnavailableStatus(w, req)
+		}
+		user, err := Authenticate(req.Context(), r.Store, req.Header.Get("Authorization"))
+		if err == nil && user == nil && req.Header.Get("Authorization") == "" && r.Settings.SessionUser != nil {
+			user, err = r.Settings.SessionUser(req)
+		}
+		if err != nil {
+			WriteHTTPError(w, err)
+			return
+		}
+		if user != nil {
+			err = ep.Users.Allow("graph", ratelimit.UserKey(user.ID))
+		} else {
+			err = ep.Anonymous.Allow("graph", ratelimit.AddrKey(clientAddr(req)))
+		}
+		if err != nil {
+			WriteHTTPError(w, err)
+			return
+		}
+		if err := limitBody(req, limits.MaxBytes); err != nil {
+			WriteHTTPError(w, err)
+			return
+		}
+		srv.ServeHTTP(w, req.WithContext(WithUser(req.Context(), user)))
+	})
+}
+
+// streaming reports whether req opens a stream (WebSocket or SSE), whose
+// writer must stay flushable and hijackable.
+func streaming(req *http.Request) bool {
+	return strings.EqualFold(req.Header.Get("Upgrade"), "websocket") ||
+		strings.Contains(req.Header.Get("Accept"), "text/event-stream")
+}
+
+// limitBody reads a POST body of at most maxBytes (a TooComplex error when
+// it is longer) and puts it back for the transport.
+func limitBody(req *http.Request, maxBytes int) error {
+	if req.Method != http.MethodPost || req.Body == nil || maxBytes <= 0 {
+		return nil
+	}
+	if req.ContentLength > int64(maxBytes) {
+		return tooComplex("request size in bytes", maxBytes, int(req.ContentLength))
+	}
+	body, err := io.ReadAll(io.LimitReader(req.Body, int64(maxBytes)+1))
+	req.Body.Close()
+	if err != nil {
+		return errs.Wrap(errs.Invalid, "graph.limitBody", err)
+	}
+	if len(body) > maxBytes {
+		return tooComplex("request size in bytes", maxBytes, len(body))
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	return nil
+}
+
+// peerAddr is the host of the connection's peer.
+func peerAddr(req *http.Request) string {
+	host, _, err := net.SplitHostPort(req.RemoteAddr)
+	if err != nil {
+		return req.RemoteAddr
+	}
+	return host
+}
+
+// corsAllowed returns the Access-Control-Allow-Origin value for origin, ""
+// when origin may not call the endpoint.
+func corsAllowed(origin string, allowed []string) string {
+	switch {
+	case origin == "":
+		return ""
+	case slices.Contains(allowed, "*"):
+		return "*"
+	case slices.Contains(allowed, origin):
+		return origin
+	}
+	return ""
+}
+
+// corsAnswered sets the CORS headers of an allowed origin and reports
+// whether req was a preflight, which it then answered (204 for allowed
+// origins, 403 for others).
+func corsAnswered(w http.ResponseWriter, req *http.Request, allowed []string) bool {
+	h := w.Header()
+	h.Add("Vary", "Origin")
+	allow := corsAllowed(req.Header.Get("Origin"), allowed)
+	if allow != "" {
+		h.Set("Access-Control-Allow-Origin", allow)
+		h.Set("Access-Control-Expose-Headers", "Retry-After")
+	}
+	if req.Method != http.MethodOptions || req.Header.Get("Access-Control-Request-Method") == "" {
+		return false
+	}
+	if allow == "" {
+		w.WriteHeader(http.StatusForbidden)
+		return true
+	}
+	h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept")
+	h.Set("Access-Control-Max-Age", "600")
+	w.WriteHeader(http.StatusNoContent)
+	return true
+}
+
+// websocketOrigins are the accept options that let pages of the CORS
+// origins open a WebSocket (same-origin pages always may).
+func websocketOrigins(allowed []string) coderws.AcceptOptions {
+	var patterns []string
+	for _, o := range allowed {
+		if o == "*" {
+			patterns = append(patterns, "*")
+			continue
+		}
+		if u, err := url.Parse(o); err == nil && u.Host != "" {
+			patterns = append(patterns, u.Host)
+		}
+	}
+	return coderws.AcceptOptions{OriginPatterns: patterns}
+}
+
+// WriteHTTPError answers a /graphql request that could not start an
+// operation (bad credentials, a spent budget, an oversized body): err's
+// HTTP status and headers (errs.HTTPStatus), and a GraphQL response whose
+// one error is err as presentError shows it.
+func WriteHTTPError(w http.ResponseWriter, err error) {
+	gqlErr := presentError(context.Background(), err)
+	errs.SetHTTPHeaders(w.Header(), err)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(errs.HTTPStatus(errs.KindOf(err)))
+	body, _ := json.Marshal(map[string]any{"errors": []any{gqlErr}, "data": nil})
+	fmt.Fprintf(w, "%s", body)
+}

@@ -1,0 +1,216 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"docsd/errs"
+	"docsd/store"
+)
+
+// BuildChanges tells live subscriptions when a build may have changed
+// (its row or its recorded commands). A signal may be spurious: the
+// subscription reads the build and sends it only when it differs from
+// what it sent last.
+type BuildChanges interface {
+	// Watch returns a channel that receives a value after build id may
+	// have changed, and is closed when ctx ends.
+	Watch(ctx context.Context, id int64) <-chan struct{}
+}
+
+// DefaultBuildPollInterval is how often PollBuildChanges signals.
+const DefaultBuildPollInterval = 500 * time.Millisecond
+
+// PollBuildChanges is the BuildChanges of a store without notifications:
+// it signals every Interval (DefaultBuildPollInterval when zero), which
+// sees builds run by workers on other machines too.
+type PollBuildChanges struct {
+	Interval time.Duration
+}
+
+// Watch signals every Interval until ctx ends.
+func (p PollBuildChanges) Watch(ctx context.Context, id int64) <-chan struct{} {
+	interval := p.Interval
+	if interval <= 0 {
+		interval = DefaultBuildPollInterval
+	}
+	ch := make(chan struct{}, 1)
+	go func() {
+		defer close(ch)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				select {
+				case ch <- struct{}{}:
+				default: // a signal is already pending
+				}
+			}
+		}
+	}()
+	return ch
+}
+
+func (r *Resolver) buildChanges() BuildChanges {
+	if r.Changes != nil {
+		return r.Changes
+	}
+	return PollBuildChanges{}
+}
+
+// buildUpdated streams build id as the viewer may see it: at once, then
+// after every change of its row or its commands, until it has finished or
+// ctx ends. An invisible build is NotFound, as for the build query; a
+// build that becomes invisible ends the stream at its next change.
+func (r *Resolver) buildUpdated(ctx context.Context, id int64) (<-chan *store.Build, error) {
+	b, err := r.Store.FindBuildByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.visibleBuild(ctx, b, false); err != nil {
+		return nil, err
+	}
+	out := make(chan *store.Build)
+	ctx, stop := context.WithCancel(ctx)
+	wake := r.buildChanges().Watch(ctx, id)
+	go func() {
+		defer close(out)
+		defer stop()
+		last := ""
+		for {
+			b, mark, err := r.buildState(ctx, id)
+			switch {
+			case ctx.Err() != nil:
+				return
+			case errs.Is(err, errs.NotFound): // deleted with its project
+				return
+			case err != nil:
+				slog.WarnContext(ctx, "graph: following a build", "build", id, "err", err)
+			case mark != last:
+				if !r.stillVisible(ctx, b) {
+					return
+				}
+				select {
+				case out <- b:
+					last = mark
+				case <-ctx.Done():
+					return
+				}
+			}
+			if err == nil && b.State == store.Finished {
+				return
+			}
+			if _, ok := <-wake; !ok {
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
+// stillVisible reports whether the viewer may still see b (its project or
+// version may have been made private since the subscription started). It
+// reads with loaders of its own: the operation's are replaced between
+// events, concurrently with this goroutine.
+func (r *Resolver) stillVisible(ctx context.Context, b *store.Build) bool {
+	ctx = context.WithValue(ctx, loadersKey{}, newLoaders(r.Store))
+	_, err := r.visibleBuild(ctx, b, false)
+	if err != nil && !errs.Is(err, errs.NotFound) {
+		slog.WarnContext(ctx, "graph: following a build", "build", b.ID, "err", err)
+	}
+	return err == nil
+}
+
+// buildState reads build id and returns it with a mark of everything a
+// subscriber may see of it and its commands: equal marks, nothing new.
+func (r *Resolver) buildState(ctx context.Context, id int64) (*store.Build, string, error) {
+	b, err := r.Store.FindBuildByID(ctx, id)
+	if err != nil {
+		return nil, "", err
+	}
+	cmds, err := r.Store.FindBuildCommands(ctx, []int64{id})
+	if err != nil {
+		return nil, "", err
+	}
+	seen := *b
+	seen.LeaseOwner, seen.LeaseExpires = nil, nil // extended while it runs, never shown
+	mark, err := json.Marshal(struct {
+		Build    store.Build
+		Commands []*store.BuildCommand
+	}{seen, cmds})
+	if err != nil {
+		return nil, "", errs.Wrap(errs.Internal, "graph.buildState", err)
+	}
+	return b, string(mark), nil
+}
+
+// freshLoadersPerEvent is the AroundResponses hook that gives each event
+// of a subscription new loaders, so that an event never shows what an
+// earlier one cached (a command's output as it was). Events are made one
+// after the other, so nothing reads the loaders while they are replaced.
+func freshLoadersPerEvent(s *store.Store) graphql.ResponseMiddleware {
+	return func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+		if oc := graphql.GetOperationContext(ctx); oc != nil && oc.Operation != nil && oc.Operation.Operation == ast.Subscription {
+			if l, ok := ctx.Value(loadersKey{}).(*loaders); ok {
+				*l = *newLoaders(s)
+			}
+		}
+		return next(ctx)
+	}
+}
+
+// cancelBuild cancels build id (store.CancelBuild) for a maintainer of
+// its project; an invisible build is NotFound.
+func (r *Resolver) cancelBuild(ctx context.Context, id int64) (*store.Build, error) {
+	b, _, err := r.maintainedBuild(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.CancelBuild(ctx, b.ID)
+}
+
+// retryBuild queues a new build of build id's version, as triggerBuild.
+func (r *Resolver) retryBuild(ctx context.Context, id int64) (*TriggerBuildPayload, error) {
+	b, p, err := r.maintainedBuild(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	v, err := r.loaders(ctx).versionByID.Load(ctx, b.VersionID)
+	if err != nil {
+		return nil, err
+	}
+	return r.triggerBuild(ctx, p.Slug, v.Slug)
+}
+
+// maintainedBuild returns build id and its project when the viewer
+// maintains the project: anonymous callers are Unauthenticated, invisible
+// builds NotFound, visible ones of other projects Forbidden.
+func (r *Resolver) maintainedBuild(ctx context.Context, id int64) (*store.Build, *store.Project, error) {
+	v := ViewerFrom(ctx)
+	if v.User == nil && !v.System {
+		return nil, nil, errAnonymous("graph.maintainedBuild")
+	}
+	b, err := r.Store.FindBuildByID(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := r.visibleBuild(ctx, b, false); err != nil {
+		return nil, nil, err
+	}
+	p, err := r.loaders(ctx).projectByID.Load(ctx, b.ProjectID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := r.requireMaintainer(ctx, p); err != nil {
+		return nil, nil, err
+	}
+	return b, p, nil
+}

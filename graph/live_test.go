@@ -1,0 +1,386 @@
+package graph_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/coder/websocket/wsjson"
+
+	"docsd/graph"
+	"docsd/store"
+	"docsd/storetest"
+)
+
+// liveDeadline bounds every wait for an event; events come within a poll
+// interval, so only a broken stream reaches it.
+const liveDeadline = 30 * time.Second
+
+// event is one message of a subscription: a payload, an error, or the end.
+type event struct {
+	payload map[string]any // {"data": …, "errors": …}
+	done    bool           // the stream completed
+}
+
+// subscriber is an open subscription: events arrive on its channel.
+type subscriber struct {
+	t      *testing.T
+	events chan event
+}
+
+// next returns the next event, failing the test after liveDeadline.
+func (s *subscriber) next() event {
+	s.t.Helper()
+	select {
+	case ev, ok := <-s.events:
+		if !ok {
+			return event{done: true}
+		}
+		return ev
+	case <-time.After(liveDeadline):
+		s.t.Fatal("no subscription event before the deadline")
+		return event{}
+	}
+}
+
+// until skips events until one satisfies ok and returns it.
+func (s *subscriber) until(what string, ok func(event) bool) event {
+	s.t.Helper()
+	for {
+		ev := s.next()
+		if ok(ev) {
+			return ev
+		}
+		if ev.done {
+			s.t.Fatalf("the stream ended before %s", what)
+		}
+	}
+}
+
+// deliver hands ev to the test and reports whether more may follow.
+func (s *subscriber) deliver(ctx context.Context, ev event) bool {
+	select {
+	case s.events <- ev:
+		return !ev.done
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// subscribeWS opens a graphql-transport-ws WebSocket to srv, authenticated
+// in connection_init when auth is set, and subscribes to query.
+func subscribeWS(t *testing.T, srv *httptest.Server, auth, query string) *subscriber {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/graphql", &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.CloseNow() })
+	init := map[string]any{"type": "connection_init"}
+	if auth != "" {
+		init["payload"] = map[string]any{"Authorization": auth}
+	}
+	if err := wsjson.Write(ctx, conn, init); err != nil {
+		t.Fatal(err)
+	}
+	var ack map[string]any
+	if err := wsjson.Read(ctx, conn, &ack); err != nil || ack["type"] != "connection_ack" {
+		t.Fatalf("connection_init: %v, %v", ack, err)
+	}
+	if err := wsjson.Write(ctx, conn, map[string]any{"id": "1", "type": "subscribe", "payload": map[string]any{"query": query}}); err != nil {
+		t.Fatal(err)
+	}
+	s := &subscriber{t: t, events: make(chan event)}
+	go func() {
+		defer close(s.events)
+		for {
+			var msg struct {
+				Type    string          `json:"type"`
+				Payload json.RawMessage `json:"payload"`
+			}
+			if err := wsjson.Read(ctx, conn, &msg); err != nil {
+				return
+			}
+			var ev event
+			switch msg.Type {
+			case "next":
+				json.Unmarshal(msg.Payload, &ev.payload)
+			case "error": // a list of GraphQL errors
+				var list []any
+				json.Unmarshal(msg.Payload, &list)
+				ev = event{payload: map[string]any{"errors": list}, done: true}
+			case "complete":
+				ev.done = true
+			default: // ping, pong
+				continue
+			}
+			if !s.deliver(ctx, ev) {
+				return
+			}
+		}
+	}()
+	return s
+}
+
+// subscribeSSE opens a graphql-sse stream (distinct connections mode) to
+// srv with the Authorization header auth.
+func subscribeSSE(t *testing.T, srv *httptest.Server, auth, query string) *subscriber {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	body, _ := json.Marshal(map[string]string{"query": query})
+	req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL+"/graphql", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		t.Fatalf("SSE answer: status %d, Content-Type %q", resp.StatusCode, ct)
+	}
+	s := &subscriber{t: t, events: make(chan event)}
+	go func() {
+		defer close(s.events)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		kind := ""
+		for sc.Scan() {
+			line := sc.Text()
+			var ev event
+			switch {
+			case strings.HasPrefix(line, "event:"):
+				kind = strings.TrimSpace(strings.TrimPrefix(line, "event:"))
+				if kind != "complete" {
+					continue
+				}
+				ev.done = true
+			case strings.HasPrefix(line, "data:") && kind == "next":
+				json.Unmarshal([]byte(strings.TrimSpace(strings.TrimPrefix(line, "data:"))), &ev.payload)
+			default:
+				continue
+			}
+			if !s.deliver(ctx, ev) {
+				return
+			}
+		}
+	}()
+	return s
+}
+
+// followQuery is the subscription to build id that the tests send.
+func followQuery(id int64) string {
+	return fmt.Sprintf(`subscription { buildUpdated(id: %d) { id state { code } success commands { description output exitCode } } }`, id)
+}
+
+// liveEnv is the fixture served by a /graphql endpoint that polls every
+// 20 ms, with a queued build of pub's v1.0.
+func liveEnv(t *testing.T, d store.Dialect) (*env, *httptest.Server, *store.Build) {
+	t.Helper()
+	e := newEnv(t, d)
+	e.fixture()
+	ctx := context.Background()
+	r := &graph.Resolver{Store: e.store, Changes: graph.PollBuildChanges{Interval: 20 * time.Millisecond}}
+	srv := httptest.NewServer(r.Handler())
+	t.Cleanup(srv.Close)
+	pub, _ := e.store.FindProjectBySlug(ctx, "pub")
+	v, _ := e.store.FindVersionBySlug(ctx, pub.ID, "v1.0")
+	b, err := e.store.CreateBuild(ctx, v, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, srv, b
+}
+
+// TestBuildUpdated follows a build over WebSocket and SSE while a worker
+// (played by the test through the store) claims it, records a command's
+// output as it grows and finishes it; each change arrives, and the
+// stream completes after the build has finished.
+func TestBuildUpdated(t *testing.T) {
+	storetest.Dialects(t, testBuildUpdated)
+}
+
+func testBuildUpdated(t *testing.T, d store.Dialect) {
+	e, srv, b := liveEnv(t, d)
+	ctx := context.Background()
+	key, _, err := e.store.CreateToken(ctx, e.users["alice"].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	query := followQuery(b.ID)
+	subs := map[string]*subscriber{
+		"websocket as alice":   subscribeWS(t, srv, "Token "+key, query),
+		"sse as alice":         subscribeSSE(t, srv, "Token "+key, query),
+		"websocket, anonymous": subscribeWS(t, srv, "", query),
+		"sse, anonymous":       subscribeSSE(t, srv, "", query),
+	}
+	state := func(ev event) any { return dig(ev.payload, "data", "buildUpdated", "state", "code") }
+	output := func(ev event) any { return dig(ev.payload, "data", "buildUpdated", "commands", 0, "output") }
+	for name, s := range subs {
+		ev := s.next()
+		if state(ev) != "triggered" || dig(ev.payload, "errors") != nil {
+			t.Fatalf("%s: first event %v; want the triggered build", name, ev.payload)
+		}
+	}
+
+	claimed, err := e.store.ClaimBuild(ctx, "test", time.Minute)
+	if err != nil || claimed.ID != b.ID {
+		t.Fatalf("claim: %v, %v; want build %d", claimed, err, b.ID)
+	}
+	for name, s := range subs {
+		s.until(name+" sees cloning", func(ev event) bool { return state(ev) == "cloning" })
+	}
+	c, err := e.store.AddBuildCommand(ctx, store.BuildCommand{BuildID: b.ID, Command: "sphinx-build", Description: "building", Output: "line 1\n", StartTime: time.Now().UTC()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range subs {
+		s.until(name+" sees the first line", func(ev event) bool { return output(ev) == "line 1\n" })
+	}
+	c.Output = "line 1\nline 2\n"
+	if err := e.store.UpdateBuildCommand(ctx, *c); err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range subs {
+		s.until(name+" sees the output grow", func(ev event) bool { return output(ev) == "line 1\nline 2\n" })
+	}
+	if _, err := e.store.FinishBuild(ctx, b.ID, store.BuildResult{Success: true}); err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range subs {
+		ev := s.until(name+" sees the build finish", func(ev event) bool { return state(ev) == "finished" })
+		if dig(ev.payload, "data", "buildUpdated", "success") != true {
+			t.Errorf("%s: last build %v", name, ev.payload)
+		}
+		if ev := s.next(); !ev.done {
+			t.Errorf("%s: after the build finished: %v; want the end of the stream", name, ev.payload)
+		}
+	}
+}
+
+// TestBuildUpdatedNotFound checks that a subscription to a build the
+// caller cannot see gets the NOT_FOUND of the build query, on both
+// transports.
+func TestBuildUpdatedNotFound(t *testing.T) {
+	e := newEnv(t, store.SQLite)
+	e.fixture()
+	ctx := context.Background()
+	r := &graph.Resolver{Store: e.store}
+	srv := httptest.NewServer(r.Handler())
+	t.Cleanup(srv.Close)
+	priv, _ := e.store.FindProjectBySlug(ctx, "priv")
+	bs, _, err := e.store.FindBuilds(ctx, store.BuildFilter{ProjectID: &priv.ID})
+	if err != nil || len(bs) == 0 {
+		t.Fatalf("builds of priv: %v, %v", bs, err)
+	}
+	key, _, _ := e.store.CreateToken(ctx, e.users["bob"].ID)
+	for _, id := range []int64{bs[0].ID, 999999} {
+		query := followQuery(id)
+		for name, s := range map[string]*subscriber{
+			"websocket": subscribeWS(t, srv, "Token "+key, query),
+			"sse":       subscribeSSE(t, srv, "Token "+key, query),
+		} {
+			ev := s.next()
+			if dig(ev.payload, "errors", 0, "extensions", "code") != "NOT_FOUND" {
+				t.Errorf("%s, build %d: %v; want NOT_FOUND", name, id, ev.payload)
+			}
+		}
+	}
+	// The maintainer sees the private build, authenticated by the
+	// connection_init payload on a WebSocket.
+	aliceKey, _, _ := e.store.CreateToken(ctx, e.users["alice"].ID)
+	query := followQuery(bs[0].ID)
+	for name, s := range map[string]*subscriber{
+		"websocket": subscribeWS(t, srv, "Token "+aliceKey, query),
+		"sse":       subscribeSSE(t, srv, "Token "+aliceKey, query),
+	} {
+		ev := s.next()
+		if got, _ := dig(ev.payload, "data", "buildUpdated", "id").(float64); int64(got) != bs[0].ID || dig(ev.payload, "errors") != nil {
+			t.Errorf("%s as the maintainer: %v; want build %d", name, ev.payload, bs[0].ID)
+		}
+	}
+}
+
+// TestCancelAndRetryBuild checks the mutations' permissions and effects.
+func TestCancelAndRetryBuild(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d)
+		e.fixture()
+		ctx := context.Background()
+		pub, _ := e.store.FindProjectBySlug(ctx, "pub")
+		priv, _ := e.store.FindProjectBySlug(ctx, "priv")
+		v, _ := e.store.FindVersionBySlug(ctx, pub.ID, "v1.0")
+		queued, err := e.store.CreateBuild(ctx, v, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		privBuilds, _, _ := e.store.FindBuilds(ctx, store.BuildFilter{ProjectID: &priv.ID})
+		const cancel = `mutation($id: Int!) { cancelBuild(id: $id) { id state { code } success error } }`
+		const retry = `mutation($id: Int!) { retryBuild(id: $id) { triggered build { id state { code } version { slug } } } }`
+		for _, tc := range []struct {
+			name, user, query string
+			id                int64
+			want              string
+		}{
+			{"anonymous cancel", "", cancel, queued.ID, "UNAUTHENTICATED"},
+			{"non-maintainer cancel", "bob", cancel, queued.ID, "FORBIDDEN"},
+			{"invisible build", "bob", cancel, privBuilds[0].ID, "NOT_FOUND"},
+			{"unknown build", "alice", cancel, 999999, "NOT_FOUND"},
+			{"non-maintainer retry", "bob", retry, queued.ID, "FORBIDDEN"},
+			{"anonymous retry", "", retry, queued.ID, "UNAUTHENTICATED"},
+		} {
+			if _, err := e.do(e.as(tc.user), tc.query, map[string]any{"id": tc.id}); kind(err) != tc.want {
+				t.Errorf("%s: %v; want %s", tc.name, err, tc.want)
+			}
+		}
+		data := e.must(e.as("alice"), cancel, map[string]any{"id": queued.ID})
+		if dig(data, "cancelBuild", "state", "code") != "finished" || dig(data, "cancelBuild", "success") != false || dig(data, "cancelBuild", "error") != store.CancelledMessage {
+			t.Errorf("cancel of a queued build: %v", data)
+		}
+		if _, err := e.do(e.as("alice"), cancel, map[string]any{"id": queued.ID}); kind(err) != "CONFLICT" {
+			t.Errorf("cancelling a finished build: %v; want CONFLICT", err)
+		}
+		data = e.must(e.as("alice"), retry, map[string]any{"id": queued.ID})
+		newID, _ := dig(data, "retryBuild", "build", "id").(float64)
+		if dig(data, "retryBuild", "triggered") != true || int64(newID) == queued.ID || newID == 0 ||
+			dig(data, "retryBuild", "build", "state", "code") != "triggered" || dig(data, "retryBuild", "build", "version", "slug") != "v1.0" {
+			t.Errorf("retry: %v; want a new triggered build of v1.0", data)
+		}
+	})
+}
+
+// TestBuildUpdatedEndsWhenHidden checks that a stream ends, without
+// showing the change, when the build changes after its project became
+// private to the subscriber.
+func TestBuildUpdatedEndsWhenHidden(t *testing.T) {
+	e, srv, b := liveEnv(t, store.SQLite)
+	ctx := context.Background()
+	pub, _ := e.store.FindProjectBySlug(ctx, "pub")
+	s := subscribeSSE(t, srv, "", followQuery(b.ID))
+	if ev := s.next(); dig(ev.payload, "data", "buildUpdated", "state", "code") != "triggered" {
+		t.Fatalf("first event: %v", ev.payload)
+	}
+	private := store.Private
+	if _, err := e.store.UpdateProject(ctx, pub.ID, store.ProjectUpdate{PrivacyLevel: &private}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.ClaimBuild(ctx, "test", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if ev := s.next(); !ev.done {
+		t.Errorf("after the project became private: %v; want the end of the stream", ev.payload)
+	}
+}

@@ -1,0 +1,135 @@
+package graph_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"docsd/errs"
+	"docsd/store"
+	"docsd/storetest"
+)
+
+// TestProjectFields2026: GraphQL parity for the project fields of
+// api-2026.md §A1.1 (§A6 #18): each is readable, writable with
+// updateProject (and the create fields with importProject), with REST's
+// validation messages.
+func TestProjectFields2026(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d)
+		e.importProject("alice", "pub")
+		const read = `{ project(slug: "pub") { privacyLevel externalBuildsPrivacyLevel versioningScheme singleVersion readthedocsYamlPath tags
+			urls { documentation } adminFields { externalBuildsEnabled analyticsDisabled } } }`
+		data := e.must(e.as("alice"), read, nil)
+		want := map[string]any{"privacyLevel": "public", "externalBuildsPrivacyLevel": "public",
+			"versioningScheme": "multiple_versions_with_translations", "singleVersion": false, "readthedocsYamlPath": nil,
+			"tags": []any{}, "urls": map[string]any{"documentation": "https://docs.example.com/docs/pub/en/latest/"},
+			"adminFields": map[string]any{"externalBuildsEnabled": false, "analyticsDisabled": false}}
+		if got := dig(data, "project"); !reflect.DeepEqual(got, want) {
+			t.Errorf("defaults: got %v, want %v", got, want)
+		}
+
+		e.must(e.as("alice"), `mutation { updateProject(slug: "pub", input: {tags: [" a ", "b", "a", ""], privacyLevel: "protected",
+			externalBuildsPrivacyLevel: "private", versioningScheme: "multiple_versions_without_translations",
+			readthedocsYamlPath: " docs/.readthedocs.yaml ", externalBuildsEnabled: true, analyticsDisabled: true}) { id } }`, nil)
+		data = e.must(e.as("alice"), read, nil)
+		want = map[string]any{"privacyLevel": "protected", "externalBuildsPrivacyLevel": "private",
+			"versioningScheme": "multiple_versions_without_translations", "singleVersion": false, "readthedocsYamlPath": "docs/.readthedocs.yaml",
+			"tags": []any{"a", "b"}, "urls": map[string]any{"documentation": "https://docs.example.com/docs/pub/latest/"},
+			"adminFields": map[string]any{"externalBuildsEnabled": true, "analyticsDisabled": true}}
+		if got := dig(data, "project"); !reflect.DeepEqual(got, want) {
+			t.Errorf("after update: got %v, want %v", got, want)
+		}
+		if _, err := e.do(e.as("bob"), read, nil); kind(err) != "NOT_FOUND" {
+			t.Errorf("a protected project read by another user: %v, want NOT_FOUND", err)
+		}
+
+		for _, c := range []struct {
+			input string
+			want  errs.Fields
+		}{
+			{`{privacyLevel: "prubic", externalBuildsPrivacyLevel: "privic"}`, errs.Fields{
+				"privacy_level": {`"prubic" is not a valid choice.`}, "external_builds_privacy_level": {`"privic" is not a valid choice.`}}},
+			{`{singleVersion: true, versioningScheme: "multiple_versions_with_translations"}`, errs.Fields{
+				"single_version": {`Contradicts versioning_scheme "multiple_versions_with_translations".`}}},
+			{`{versioningScheme: null, tags: null, externalBuildsEnabled: null}`, errs.Fields{
+				"versioning_scheme": {"This field may not be null."}, "tags": {"This field may not be null."},
+				"external_builds_enabled": {"This field may not be null."}}},
+			{`{tags: ["` + strings.Repeat("x", 101) + `"]}`, errs.Fields{"tags": {"Ensure this field has no more than 100 characters."}}},
+			{`{readthedocsYamlPath: "/docs/.readthedocs.yaml"}`, errs.Fields{"readthedocs_yaml_path": {
+				"Use a relative path. It should not begin with '/'. The path is relative to the root of your repository."}}},
+			{`{readthedocsYamlPath: "docs/x.yaml"}`, errs.Fields{"readthedocs_yaml_path": {"The only allowed filename is .readthedocs.yaml."}}},
+		} {
+			_, err := e.do(e.as("alice"), `mutation { updateProject(slug: "pub", input: `+c.input+`) { id } }`, nil)
+			if got := errs.FieldsOf(err); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("updateProject(%s): got %v, want %v", c.input, got, c.want)
+			}
+		}
+
+		// singleVersion is the era view of versioningScheme.
+		data = e.must(e.as("alice"), `mutation { updateProject(slug: "pub", input: {singleVersion: true, readthedocsYamlPath: null}) { versioningScheme singleVersion readthedocsYamlPath } }`, nil)
+		if dig(data, "updateProject", "versioningScheme") != "single_version_without_translations" || dig(data, "updateProject", "singleVersion") != true ||
+			dig(data, "updateProject", "readthedocsYamlPath") != nil {
+			t.Errorf("singleVersion: %v", data)
+		}
+		// setProjectPrivacy does what privacyLevel does.
+		data = e.must(e.as("alice"), `mutation { setProjectPrivacy(slug: "pub", privacyLevel: "public") { privacyLevel } }`, nil)
+		if dig(data, "setProjectPrivacy", "privacyLevel") != "public" {
+			t.Errorf("setProjectPrivacy: %v", data)
+		}
+
+		// importProject takes the create fields.
+		data = e.must(e.as("alice"), `mutation { importProject(input: {name: "New", repository: {url: "https://github.com/a/new", type: "git"},
+			tags: ["x"], privacyLevel: "private", externalBuildsPrivacyLevel: "protected", readthedocsYamlPath: ".readthedocs.yaml"}) {
+			tags privacyLevel externalBuildsPrivacyLevel readthedocsYamlPath } }`, nil)
+		want = map[string]any{"tags": []any{"x"}, "privacyLevel": "private", "externalBuildsPrivacyLevel": "protected", "readthedocsYamlPath": ".readthedocs.yaml"}
+		if got := dig(data, "importProject"); !reflect.DeepEqual(got, want) {
+			t.Errorf("importProject: got %v, want %v", got, want)
+		}
+		_, err := e.do(e.as("alice"), `mutation { importProject(input: {name: "Bad", repository: {url: "https://github.com/a/bad", type: "git"},
+			privacyLevel: "secret", readthedocsYamlPath: "a/../.readthedocs.yaml"}) { id } }`, nil)
+		if got, want := errs.FieldsOf(err), (errs.Fields{"privacy_level": {`"secret" is not a valid choice.`},
+			"readthedocs_yaml_path": {"Found invalid sequence in path: '..'"}}); !reflect.DeepEqual(got, want) {
+			t.Errorf("importProject validation: got %v, want %v", got, want)
+		}
+	})
+}
+
+// TestExternalBuildsPrivacyLevel: a pull-request version's build is visible
+// to others only while the project's external_builds_privacy_level is
+// public, whatever the version's own level (api-2026.md §A1.7); its
+// maintainers always see it.
+func TestExternalBuildsPrivacyLevel(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d)
+		e.importProject("alice", "pub")
+		ctx := t.Context()
+		p, err := e.store.FindProjectBySlug(ctx, "pub")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := e.store.CreateVersion(ctx, &store.Version{ProjectID: p.ID, Slug: "12", VerboseName: "12", Identifier: "abc",
+			Type: store.External, Active: true, PrivacyLevel: store.Private})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := e.store.CreateBuild(ctx, v, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		query := `query($id: Int!) { build(id: $id) { id } }`
+		vars := map[string]any{"id": b.ID}
+		for _, level := range []string{"public", "private", "protected"} {
+			e.must(e.as("alice"), `mutation($l: String!) { updateProject(slug: "pub", input: {externalBuildsPrivacyLevel: $l}) { id } }`, map[string]any{"l": level})
+			for _, who := range []string{"", "bob", "alice"} {
+				want := "ok"
+				if level != "public" && who != "alice" {
+					want = "NOT_FOUND"
+				}
+				if _, err := e.do(e.as(who), query, vars); kind(err) != want {
+					t.Errorf("external level %s, build read by %q: %v, want %s", level, who, err, want)
+				}
+			}
+		}
+	})
+}
