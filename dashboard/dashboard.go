@@ -77,6 +77,7 @@ func New(cfg Config) *Dashboard {
 	d.mux.HandleFunc("GET /projects/{slug}/builds/{$}", d.viewer(d.handleBuilds))
 	d.mux.HandleFunc("POST /projects/{slug}/builds/{$}", d.signedIn(d.handleTrigger))
 	d.mux.HandleFunc("GET /projects/{slug}/builds/{id}/{$}", d.viewer(d.handleBuild))
+	d.mux.HandleFunc("POST /projects/{slug}/builds/{id}/{action}/{$}", d.signedIn(d.handleBuildAction))
 	d.mux.HandleFunc("GET /projects/{slug}/versions/{$}", d.viewer(d.handleVersions))
 	d.mux.HandleFunc("GET /projects/{slug}/versions/{version}/{$}", d.signedIn(d.handleVersion))
 	d.mux.HandleFunc("POST /projects/{slug}/versions/{version}/{$}", d.signedIn(d.handleVersionUpdate))

@@ -44,7 +44,7 @@ type (
 	}
 	version struct {
 		Slug, VerboseName, Type, Identifier string
-		Active, Built                       bool
+		Active, Hidden, Built               bool
 		PrivacyLevel                        string
 		URLs                                struct{ Documentation string } `json:"urls"`
 		LastBuild                           *build
@@ -76,7 +76,7 @@ type page struct {
 	Project *project
 	Build   *build
 	Version *version
-	// Projects is the dashboard's list; Query the build page's live query.
+	// Projects is the dashboard's list; Query the build page's subscription.
 	Projects []project
 	Query    string
 }
@@ -355,7 +355,7 @@ func (d *Dashboard) handleBuild(w http.ResponseWriter, r *http.Request, s *sessi
 		return
 	}
 	d.render(w, r, s, http.StatusOK, "build", &page{Title: "Build #" + strconv.FormatInt(id, 10) + " · " + p.Name,
-		Project: p, Build: p.Build, Query: buildQuery})
+		Project: p, Build: p.Build, Query: buildSubscription})
 }
 
 func (d *Dashboard) handleVersions(w http.ResponseWriter, r *http.Request, s *session) {
@@ -381,35 +381,55 @@ func (d *Dashboard) handleVersion(w http.ResponseWriter, r *http.Request, s *ses
 	}
 }
 
-// versionFields maps updateVersion's and setVersionPrivacy's fields to the
-// version form's.
-var versionFields = map[string]string{"active": "active", "privacy_level": "privacy_level", "privacyLevel": "privacy_level"}
+// versionFields maps updateVersion's fields to the version form's.
+var versionFields = map[string]string{"active": "active", "hidden": "hidden", "privacy_level": "privacy_level", "privacyLevel": "privacy_level"}
 
-// handleVersionUpdate applies the edit form: active, then privacy (each
-// only when changed), and shows the form again with the API's messages on
-// failure.
+// handleVersionUpdate applies the edit form in one updateVersion and shows
+// the form again, as typed, with the API's messages on failure.
 func (d *Dashboard) handleVersionUpdate(w http.ResponseWriter, r *http.Request, s *session) {
 	p, ok := d.loadVersion(w, r, s)
 	if !ok {
 		return
 	}
 	v := p.Version
-	active := r.PostFormValue("active") == "on"
-	privacy := r.PostFormValue("privacy_level")
-	vars := map[string]any{"slug": p.Slug, "version": v.Slug}
-	var err error
-	if active != v.Active {
-		vars["active"] = active
-		err = d.run(r, s, updateVersionMutation, vars, nil)
-	}
-	if err == nil && privacy != v.PrivacyLevel {
-		vars["privacy"] = privacy
-		err = d.run(r, s, versionPrivacyMutation, vars, nil)
-	}
+	v.Active, v.Hidden, v.PrivacyLevel = r.PostFormValue("active") == "on", r.PostFormValue("hidden") == "on", r.PostFormValue("privacy_level")
+	err := d.run(r, s, updateVersionMutation, map[string]any{"slug": p.Slug, "version": v.Slug,
+		"active": v.Active, "hidden": v.Hidden, "privacy": v.PrivacyLevel}, nil)
 	if err != nil {
-		v.Active, v.PrivacyLevel = active, privacy
 		d.render(w, r, s, http.StatusBadRequest, "version", &page{Title: v.VerboseName + " · " + p.Name, Project: p, Version: v, Errors: formErrorsOf(err, versionFields)})
 		return
 	}
 	http.Redirect(w, r, "/projects/"+p.Slug+"/versions/", http.StatusSeeOther)
+}
+
+// handleBuildAction cancels a build or builds its version again
+// (cancelBuild, retryBuild) and shows the build page that results; a
+// refusal is shown on the builds page.
+func (d *Dashboard) handleBuildAction(w http.ResponseWriter, r *http.Request, s *session) {
+	slug := r.PathValue("slug")
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 || id > 1<<31-1 {
+		d.notFound(w, r, s)
+		return
+	}
+	target := id
+	if r.PathValue("action") == "cancel" {
+		err = d.run(r, s, cancelMutation, map[string]any{"id": id}, nil)
+	} else {
+		var out struct {
+			RetryBuild struct{ Build *struct{ ID int64 } }
+		}
+		err = d.run(r, s, retryMutation, map[string]any{"id": id}, &out)
+		if err == nil && out.RetryBuild.Build == nil {
+			err = errs.E(errs.Invalid, "dashboard.retry", "The build was not triggered: the version is inactive or builds are turned off for the project.")
+		}
+		if err == nil {
+			target = out.RetryBuild.Build.ID
+		}
+	}
+	if err != nil {
+		d.renderBuilds(w, r, s, http.StatusBadRequest, &page{Errors: formErrorsOf(err, nil)})
+		return
+	}
+	http.Redirect(w, r, "/projects/"+slug+"/builds/"+strconv.FormatInt(target, 10)+"/", http.StatusSeeOther)
 }

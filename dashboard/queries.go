@@ -48,13 +48,18 @@ const buildsQuery = `query($slug: String!) {
 	}
 }`
 
-// buildQuery is also what the build page's script polls, so the live page
-// and the first render show the same fields.
+// buildQuery renders a build page; buildSubscription is what the page's
+// script then follows over Server-Sent Events (one request, whatever the
+// build's length), with the same selection of the build.
 const buildQuery = `query($slug: String!, $id: Int!) {
 	project(slug: $slug) {
 		` + projectFields + `
 		build(id: $id) { ` + buildFields + ` commands { ` + commandFields + ` } }
 	}
+}`
+
+const buildSubscription = `subscription($id: Int!) {
+	buildUpdated(id: $id) { ` + buildFields + ` commands { ` + commandFields + ` } }
 }`
 
 const triggerMutation = `mutation($slug: String!, $version: String!) {
@@ -65,7 +70,7 @@ const versionsQuery = `query($slug: String!) {
 	project(slug: $slug) {
 		` + projectFields + `
 		versions(limit: 100) {
-			nodes { slug verboseName type active built privacyLevel urls { documentation } lastBuild { ` + buildFields + ` } }
+			nodes { slug verboseName type active hidden built privacyLevel urls { documentation } lastBuild { ` + buildFields + ` } }
 		}
 	}
 }`
@@ -73,14 +78,14 @@ const versionsQuery = `query($slug: String!) {
 const versionQuery = `query($slug: String!, $version: String!) {
 	project(slug: $slug) {
 		` + projectFields + `
-		version(slug: $version) { slug verboseName type identifier active built privacyLevel urls { documentation } }
+		version(slug: $version) { slug verboseName type identifier active hidden built privacyLevel urls { documentation } }
 	}
 }`
 
-const updateVersionMutation = `mutation($slug: String!, $version: String!, $active: Boolean!) {
-	updateVersion(project: $slug, version: $version, input: { active: $active }) { slug }
+const updateVersionMutation = `mutation($slug: String!, $version: String!, $active: Boolean!, $hidden: Boolean!, $privacy: String!) {
+	updateVersion(project: $slug, version: $version, input: { active: $active, hidden: $hidden, privacyLevel: $privacy }) { slug }
 }`
 
-const versionPrivacyMutation = `mutation($slug: String!, $version: String!, $privacy: String!) {
-	setVersionPrivacy(project: $slug, version: $version, privacyLevel: $privacy) { slug }
-}`
+const cancelMutation = `mutation($id: Int!) { cancelBuild(id: $id) { id } }`
+
+const retryMutation = `mutation($id: Int!) { retryBuild(id: $id) { build { id } } }`

@@ -14,7 +14,8 @@ import (
 // TestBrowserDashboard drives the dashboard in a real headless Chromium: sign
 // in, import a local git repository, watch the import's build on its build
 // page (log lines appear while it runs, the state turns to Passed without a
-// reload), see it on the dashboard, sign out.
+// reload, all through one buildUpdated subscription), see it on the
+// dashboard, sign out.
 //
 // The project's conf.py waits for a gate file the test creates once the
 // running build is on screen, so the page is certainly seen mid-build. The
@@ -125,6 +126,15 @@ func TestBrowserDashboard(t *testing.T) {
 	}
 	if !stayed {
 		t.Error("the build page reloaded: it should update in place")
+	}
+	// One subscription request followed the whole build (no polling); its
+	// log line is written when the stream has ended.
+	n := 0
+	for deadline := time.Now().Add(30 * time.Second); n == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		n = strings.Count(srv.stderr.String(), `"path":"/graphql"`)
+	}
+	if n < 1 || n > 2 {
+		t.Errorf("the build page sent %d requests to /graphql, want 1 (a stream opened again at most once)", n)
 	}
 	if !strings.Contains(strings.Join(commands, "\n"), "sphinx") {
 		t.Errorf("build page commands %q lack the sphinx run", commands)

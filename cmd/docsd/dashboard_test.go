@@ -358,6 +358,34 @@ func TestDashboardPermissions(t *testing.T) {
 		if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/projects/demo/builds/") || loc == build {
 			t.Errorf("alice triggers a build: %d to %q, want 303 to the new build's page", resp.StatusCode, loc)
 		}
+
+		// Cancel and retry (cancelBuild, retryBuild): maintainers only.
+		if resp, body := bob.post(build+"cancel/", url.Values{"csrfmiddlewaretoken": {bobCSRF}}); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `class="error"`) {
+			t.Errorf("bob cancels alice's build: %d, want 400 with the API's message\n%s", resp.StatusCode, body)
+		}
+		if _, body := alice.get(build); !strings.Contains(body, "Cancel build") {
+			t.Errorf("a queued build's page has no cancel button for its maintainer")
+		}
+		resp, _ = alice.post(build+"cancel/", url.Values{"csrfmiddlewaretoken": {aliceCSRF}})
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != build {
+			t.Errorf("alice cancels: %d to %q, want 303 to %s", resp.StatusCode, resp.Header.Get("Location"), build)
+		}
+		if _, body := alice.get(build); !strings.Contains(body, `class="state failed"`) || strings.Contains(body, "Cancel build") {
+			t.Errorf("the cancelled build's page:\n%s", body)
+		}
+		resp, _ = alice.post(build+"retry/", url.Values{"csrfmiddlewaretoken": {aliceCSRF}})
+		if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/projects/demo/builds/") || loc == build {
+			t.Errorf("alice retries: %d to %q, want 303 to a new build's page", resp.StatusCode, loc)
+		}
+
+		// Hidden (updateVersion's hidden).
+		resp, _ = alice.post("/projects/demo/versions/latest/", url.Values{"csrfmiddlewaretoken": {aliceCSRF}, "active": {"on"}, "hidden": {"on"}, "privacy_level": {"private"}})
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Errorf("alice hides latest: %d, want 303", resp.StatusCode)
+		}
+		if _, body := alice.get("/projects/demo/versions/"); !strings.Contains(body, "<td>Hidden</td>") {
+			t.Errorf("versions page does not show latest as hidden:\n%s", body)
+		}
 	})
 }
 

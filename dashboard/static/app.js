@@ -1,21 +1,22 @@
-// docsd dashboard: the build page follows a running build by polling the
-// public GraphQL endpoint once a second (the same query the page was
-// rendered from) until the build finishes. Signed-in viewers send the
+// docsd dashboard: the build page follows a running build with the public
+// GraphQL endpoint's buildUpdated subscription over Server-Sent Events
+// (graphql-sse, distinct connections: one POST whose answer streams
+// `event: next` until `event: complete`). Signed-in viewers send the
 // session's CSRF token, without which /graphql ignores the session cookie.
+// A stream that breaks before the build finished is opened again.
 "use strict";
 
 (function () {
   var box = document.getElementById("build");
-  if (!box || box.dataset.finished === "true") {
+  if (!box || box.dataset.finished === "true" || !window.fetch || !window.TextDecoder) {
     return;
   }
-  var query = box.dataset.query;
   var meta = document.querySelector('meta[name="csrf-token"]');
-  var headers = { "Content-Type": "application/json", "Accept": "application/json" };
+  var headers = { "Content-Type": "application/json", "Accept": "text/event-stream" };
   if (meta) {
     headers["X-CSRFToken"] = meta.content;
   }
-  var vars = { slug: box.dataset.project, id: parseInt(box.dataset.build, 10) };
+  var body = JSON.stringify({ query: box.dataset.query, variables: { id: parseInt(box.dataset.build, 10) } });
 
   function label(b) {
     if (b.state.code !== "finished") {
@@ -59,36 +60,78 @@
       items.push(li);
     });
     list.replaceChildren.apply(list, items);
+    if (b.state.code === "finished") {
+      box.dataset.finished = "true";
+      var cancel = document.getElementById("build-cancel");
+      if (cancel) {
+        cancel.remove();
+      }
+    }
   }
 
-  function poll() {
-    fetch("/graphql", { method: "POST", headers: headers, credentials: "same-origin",
-      body: JSON.stringify({ query: query, variables: vars }) })
+  // handle takes one SSE event block; it returns false to stop following.
+  function handle(block) {
+    var event = "", data = "";
+    block.split("\n").forEach(function (line) {
+      if (line.indexOf("event:") === 0) {
+        event = line.slice(6).trim();
+      } else if (line.indexOf("data:") === 0) {
+        data += line.slice(5).trim();
+      }
+    });
+    if (event !== "next" || !data) {
+      return true;
+    }
+    var msg = JSON.parse(data);
+    if (msg.errors && msg.errors.length) {
+      return false; // the build is gone or no longer visible: keep what is shown
+    }
+    show(msg.data.buildUpdated);
+    return true;
+  }
+
+  function follow() {
+    fetch("/graphql", { method: "POST", headers: headers, credentials: "same-origin", body: body })
       .then(function (resp) {
         if (resp.status === 401) {
           window.location = "/accounts/login/?next=" + encodeURIComponent(window.location.pathname);
-          return null;
+          return false;
         }
-        return resp.json();
+        if (!resp.ok || !resp.body) {
+          var wait = parseInt(resp.headers.get("Retry-After") || "1", 10);
+          setTimeout(follow, Math.max(wait, 1) * 1000);
+          return false;
+        }
+        var reader = resp.body.getReader();
+        var decoder = new TextDecoder();
+        var buffer = "";
+        function read() {
+          return reader.read().then(function (chunk) {
+            if (chunk.done) {
+              return true;
+            }
+            buffer += decoder.decode(chunk.value, { stream: true }).replace(/\r\n/g, "\n");
+            var end;
+            while ((end = buffer.indexOf("\n\n")) >= 0) {
+              var block = buffer.slice(0, end);
+              buffer = buffer.slice(end + 2);
+              if (!handle(block)) {
+                reader.cancel();
+                return false;
+              }
+            }
+            return read();
+          });
+        }
+        return read();
       })
-      .then(function (body) {
-        if (!body) {
-          return;
+      .then(function (again) {
+        if (again && box.dataset.finished !== "true") {
+          setTimeout(follow, 1000);
         }
-        var b = body.data && body.data.project && body.data.project.build;
-        if (!b) {
-          setTimeout(poll, 1000);
-          return;
-        }
-        show(b);
-        if (b.state.code === "finished") {
-          box.dataset.finished = "true";
-          return;
-        }
-        setTimeout(poll, 1000);
       })
-      .catch(function () { setTimeout(poll, 1000); });
+      .catch(function () { setTimeout(follow, 1000); });
   }
 
-  setTimeout(poll, 1000);
+  follow();
 })();
