@@ -22,8 +22,8 @@ import (
 	"docsd/store"
 )
 
-// Files is what the docs host reads from artifact storage. *artifacts.Local
-// implements it.
+// Files is what the docs host reads from artifact storage. Both artifacts
+// backends (Local, S3) implement it.
 type Files interface {
 	// OpenHTML opens the version's published HTML tree (NotFound when
 	// nothing was published).

@@ -122,6 +122,7 @@ func TestImportProject(t *testing.T) {
 			"docs_sessions": 0, "dashboard_sessions": 0,
 			"search_pages": 0, "search_sections": 0,
 			"webhook_deliveries": 0, "uploads": 0,
+			"artifact_trees": 0, "artifact_garbage": 0,
 		}
 		if got := storetest.RowCounts(t, d, db); !maps.Equal(got, wantCounts) {
 			t.Errorf("row counts = %v, want %v", got, wantCounts)

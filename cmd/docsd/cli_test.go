@@ -33,7 +33,7 @@ func TestHelp(t *testing.T) {
 		}
 	}
 	code, out, _ = docsd(t, "serve", "--help")
-	placeholder := regexp.MustCompile(`(?m)^  --[a-z-]+( [A-Z_]+)?$`)
+	placeholder := regexp.MustCompile(`(?m)^  --[a-z0-9-]+( [A-Z_]+)?$`)
 	for _, line := range strings.Split(out, "\n") {
 		if strings.HasPrefix(line, "  --") && !placeholder.MatchString(line) {
 			t.Errorf("serve --help flag line %q: want `--name` or `--name PLACEHOLDER`", line)

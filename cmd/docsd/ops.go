@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -78,7 +77,7 @@ type readiness struct {
 func (a *app) readyz() http.Handler {
 	checks := []readiness{
 		{"database", a.store.Ping},
-		{"storage", func(context.Context) error { return dirReady(a.artifacts.Root) }},
+		{"storage", a.artifacts.Check}, // the bucket, when artifacts are on S3
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
@@ -103,18 +102,6 @@ func (a *app) readyz() http.Handler {
 		w.WriteHeader(status)
 		json.NewEncoder(w).Encode(body)
 	})
-}
-
-// dirReady reports whether dir exists and is a directory.
-func dirReady(dir string) error {
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory", dir)
-	}
-	return nil
 }
 
 // observe records an answered request in the metrics.

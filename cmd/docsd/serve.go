@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"docsd/graph/graphiql"
 	"docsd/hosting"
 	"docsd/metrics"
+	"docsd/notify"
 	"docsd/ratelimit"
 	"docsd/rest"
 	"docsd/search"
@@ -31,7 +31,8 @@ import (
 type app struct {
 	settings  Settings
 	store     *store.Store
-	artifacts *artifacts.Local
+	artifacts artifacts.Backend
+	notifier  notify.Notifier
 	resolver  *graph.Resolver
 	executor  *graph.Executor
 	pool      *builder.Pool
@@ -63,16 +64,21 @@ func (c *command) open(ctx context.Context) (*app, error) {
 
 // wire builds the app over an open store (tests wire stores of their own).
 func (c *command) wire(s *store.Store) (*app, error) {
-	arts, err := artifacts.NewLocal(filepath.Join(c.settings.DataDir, "artifacts"))
-	if err != nil {
-		return nil, err
-	}
 	sealer, err := c.settings.sealer()
 	if err != nil {
 		return nil, err
 	}
 	s.UseSealer(sealer)
-	a := &app{settings: c.settings, store: s, artifacts: arts, logger: c.logger}
+	a := &app{settings: c.settings, store: s, logger: c.logger}
+	if a.notifier, err = a.newNotifier(); err != nil {
+		return nil, err
+	}
+	arts, err := a.newArtifacts()
+	if err != nil {
+		a.notifier.Close()
+		return nil, err
+	}
+	a.artifacts = arts
 	a.metrics = metrics.New(s, versionString(), c.logger)
 	a.searchParts()
 	a.uploads = a.newUploads()
@@ -103,7 +109,7 @@ func (c *command) wire(s *store.Store) (*app, error) {
 			},
 		},
 		Hooks: graph.Hooks{
-			BuildQueued: a.pool.Wake,
+			BuildQueued: a.buildQueued,
 			ProjectDeleted: func(ctx context.Context, slug string) {
 				if err := arts.RemoveProject(ctx, slug); err != nil {
 					a.logger.ErrorContext(ctx, "removing hosted files", "project", slug, "err", err)
@@ -115,6 +121,10 @@ func (c *command) wire(s *store.Store) (*app, error) {
 		},
 	}
 	a.executor = graph.NewExecutor(a.resolver)
+	if err := a.subscribe(); err != nil {
+		a.notifier.Close()
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -122,7 +132,10 @@ func (a *app) urls() docsurl.Config {
 	return docsurl.Config{PublicURL: a.settings.PublicURL, DocsDomain: a.settings.DocsDomain, DocsScheme: a.settings.DocsScheme}
 }
 
-func (a *app) close() { a.store.Close() }
+func (a *app) close() {
+	a.notifier.Close()
+	a.store.Close()
+}
 
 // handler routes every HTTP request docsd answers.
 func (a *app) handler() http.Handler {

@@ -82,6 +82,12 @@ type Settings struct {
 	UploadMaxPending       int
 	UploadMaxExtractedSize int
 	UploadMaxEntries       int
+	// Scale-out (issue 15): artifacts in S3-compatible object storage.
+	ArtifactsURL string
+	S3Endpoint   string
+	S3Region     string
+	s3AccessKey  string // AWS_ACCESS_KEY_ID
+	s3SecretKey  string // AWS_SECRET_ACCESS_KEY
 }
 
 func envName(flagName string) string {
@@ -190,12 +196,16 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	integer(&s.GraphQLMaxCost, "graphql-max-cost", graph.DefaultMaxCost, "highest cost of a /graphql operation (list fields count their page size; fragments and aliases expanded); 0: no limit")
 	str(&s.CORSOrigins, "cors-origins", "", "comma-separated origins (scheme://host[:port]) whose pages may call /graphql from a browser, or *; empty: none")
 	boolean(&s.UploadAPI, "upload-api", true, "enable the upload API (/api/v3/upload/…) for every project's maintainers")
-	str(&s.UploadStorage, "upload-storage", "local", "where clients POST upload archives: local (docsd itself)")
+	str(&s.UploadStorage, "upload-storage", "", "where clients POST upload archives: local (docsd itself) or s3 (a presigned POST to the artifacts bucket; the default when --artifacts-url is s3://)")
 	integer(&s.UploadMaxSize, "upload-max-size", defaultUploadMaxSize, "largest upload archive accepted, bytes")
 	integer(&s.UploadURLTTL, "upload-url-ttl", defaultUploadURLTTL, "seconds an upload URL is valid; older pending uploads are failed")
 	integer(&s.UploadMaxPending, "upload-max-pending", defaultUploadMaxPending, "upload builds per project awaiting complete")
 	integer(&s.UploadMaxExtractedSize, "upload-max-extracted-size", defaultUploadMaxExtractedSize, "total uncompressed size of an upload archive's entries, bytes")
 	integer(&s.UploadMaxEntries, "upload-max-entries", defaultUploadMaxEntries, "entries in an upload archive")
+	// Scale-out: artifacts in S3-compatible object storage.
+	str(&s.ArtifactsURL, "artifacts-url", "", "s3://BUCKET/PREFIX to keep built docs, downloads and upload archives in S3-compatible object storage (credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY); empty: <data-dir>/artifacts")
+	str(&s.S3Endpoint, "s3-endpoint", "", "URL of an S3-compatible server other than AWS (http://host:port); buckets are then addressed by path")
+	str(&s.S3Region, "s3-region", "us-east-1", "region of the artifacts bucket")
 }
 
 // resolve fills derived defaults and checks the settings.
@@ -265,6 +275,9 @@ func (s *Settings) resolve() error {
 	}
 	if s.BuildWorkers < 0 || s.BuildTimeLimit <= 0 || s.GitCloneDepth < 0 {
 		return fmt.Errorf("--build-workers and --git-clone-depth must not be negative, --build-time-limit must be positive")
+	}
+	if err := s.resolveArtifacts(); err != nil {
+		return err
 	}
 	return s.resolveUpload()
 }

@@ -6,12 +6,13 @@ import (
 	"path/filepath"
 	"time"
 
+	"docsd/artifacts"
 	"docsd/graph"
 	"docsd/upload"
 )
 
 // uploads is the upload API wired together (api-2026.md §A4.5): the local
-// storage clients POST archives to, the graph's settings and the
+// storage clients POST archives to (nil when they go to S3), the graph's settings and the
 // processor the build workers hand upload builds to.
 type uploads struct {
 	local     *upload.Local
@@ -31,11 +32,15 @@ const (
 // resolveUpload checks the upload settings; zero values (settings made in
 // code rather than parsed) take the defaults.
 func (s *Settings) resolveUpload() error {
-	if s.UploadStorage == "" {
+	switch {
+	case s.UploadStorage == "" && s.ArtifactsURL != "":
+		s.UploadStorage = "s3"
+	case s.UploadStorage == "":
 		s.UploadStorage = "local"
-	}
-	if s.UploadStorage != "local" {
-		return fmt.Errorf("--upload-storage %q: only local is available (s3 needs S3 storage settings)", s.UploadStorage)
+	case s.UploadStorage == "s3" && s.ArtifactsURL == "":
+		return fmt.Errorf("--upload-storage s3 needs --artifacts-url s3://BUCKET/PREFIX")
+	case s.UploadStorage != "local" && s.UploadStorage != "s3":
+		return fmt.Errorf("--upload-storage %q must be local or s3", s.UploadStorage)
 	}
 	for _, f := range []struct {
 		p   *int
@@ -56,11 +61,18 @@ func (a *app) newUploads() *uploads {
 	s := a.settings
 	local := &upload.Local{Store: a.store, Dir: filepath.Join(s.DataDir, "uploads"),
 		URL: s.PublicURL + "/api/v3/upload/artifacts/", MaxSize: int64(s.UploadMaxSize)}
+	var target interface {
+		graph.UploadTarget
+		upload.Archives
+	} = local
+	if bucket, ok := a.artifacts.(*artifacts.S3); ok && s.UploadStorage == "s3" {
+		target, local = &upload.S3{Bucket: bucket, MaxSize: int64(s.UploadMaxSize)}, nil
+	}
 	ttl := time.Duration(s.UploadURLTTL) * time.Second
 	return &uploads{
 		local: local,
-		graph: graph.UploadSettings{Disabled: !s.UploadAPI, TTL: ttl, MaxPending: s.UploadMaxPending, Target: local},
-		processor: &upload.Processor{Store: a.store, Artifacts: a.artifacts, Archives: local,
+		graph: graph.UploadSettings{Disabled: !s.UploadAPI, TTL: ttl, MaxPending: s.UploadMaxPending, Target: target},
+		processor: &upload.Processor{Store: a.store, Artifacts: a.artifacts, Archives: target,
 			Limits:  upload.Limits{MaxEntries: s.UploadMaxEntries, MaxExtractedSize: int64(s.UploadMaxExtractedSize)},
 			WorkDir: filepath.Join(s.DataDir, "builds", "uploads"), Lease: 60 * time.Second, RenewEvery: 20 * time.Second,
 			TimeLimit: time.Duration(s.BuildTimeLimit) * time.Second,
@@ -68,5 +80,11 @@ func (a *app) newUploads() *uploads {
 	}
 }
 
-// receiver is the storage POST handler of local storage.
-func (u *uploads) receiver() http.Handler { return u.local }
+// receiver is the storage POST handler of local storage; nil when
+// archives go to S3 (the route then answers as when no storage is set).
+func (u *uploads) receiver() http.Handler {
+	if u.local == nil {
+		return nil
+	}
+	return u.local
+}

@@ -69,6 +69,7 @@ func (a *app) startWorkers(ctx context.Context, n int) (func(), error) {
 	if err := a.pool.Sweep(ctx); err != nil {
 		return nil, err
 	}
+	go a.collectLoop(ctx, time.Minute)
 	if n <= 0 {
 		return func() {}, nil
 	}
@@ -86,7 +87,7 @@ func (a *app) webhooks() http.Handler {
 		Authenticate: func(ctx context.Context, header string) (*store.User, error) {
 			return graph.Authenticate(ctx, a.store, header)
 		},
-		Wake:   a.pool.Wake,
+		Wake:   a.buildQueued,
 		Logger: a.logger,
 	}
 }
