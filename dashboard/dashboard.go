@@ -79,6 +79,8 @@ func New(cfg Config) *Dashboard {
 	d.mux.HandleFunc("GET /projects/{slug}/builds/{id}/{$}", d.viewer(d.handleBuild))
 	d.mux.HandleFunc("POST /projects/{slug}/builds/{id}/{action}/{$}", d.signedIn(d.handleBuildAction))
 	d.mux.HandleFunc("GET /projects/{slug}/versions/{$}", d.viewer(d.handleVersions))
+	d.mux.HandleFunc("GET /projects/{slug}/edit/{$}", d.signedIn(d.handleSettings))
+	d.mux.HandleFunc("POST /projects/{slug}/edit/{$}", d.signedIn(d.handleSettingsUpdate))
 	d.mux.HandleFunc("GET /projects/{slug}/versions/{version}/{$}", d.signedIn(d.handleVersion))
 	d.mux.HandleFunc("POST /projects/{slug}/versions/{version}/{$}", d.signedIn(d.handleVersionUpdate))
 	d.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { d.notFound(w, r, &session{}) })

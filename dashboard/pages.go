@@ -61,6 +61,12 @@ type (
 		}
 		Build   *build
 		Version *version
+		// The settings page's fields.
+		Homepage            *string
+		StoredDefaultBranch *string
+		ShowVersionWarning  bool
+		Language            struct{ Code string }
+		ProgrammingLanguage struct{ Code string }
 	}
 )
 
@@ -79,6 +85,12 @@ type page struct {
 	// Projects is the dashboard's list; Query the build page's subscription.
 	Projects []project
 	Query    string
+}
+
+// formField is one labelled field of a form, with its value and message.
+type formField struct {
+	Name, Label, Value, Error string
+	Choices                   choices.Table
 }
 
 var funcs = template.FuncMap{
@@ -131,6 +143,14 @@ var funcs = template.FuncMap{
 	},
 	"privacyLevels": func() choices.Table { return choices.PrivacyLevels },
 	"repoTypes":     func() choices.Table { return choices.RepoTypes },
+	"languages":     func() choices.Table { return choices.Languages },
+	"field": func(name, label string, form map[string]string, errors formErrors) formField {
+		return formField{Name: name, Label: label, Value: form[name], Error: errors[name]}
+	},
+	"choicefield": func(name, label string, choices choices.Table, form map[string]string, errors formErrors) formField {
+		return formField{Name: name, Label: label, Value: form[name], Error: errors[name], Choices: choices}
+	},
+	"progLanguages": func() choices.Table { return choices.ProgrammingLanguages },
 }
 
 // parsePages parses each page template with the layout.
@@ -432,4 +452,87 @@ func (d *Dashboard) handleBuildAction(w http.ResponseWriter, r *http.Request, s 
 		return
 	}
 	http.Redirect(w, r, "/projects/"+slug+"/builds/"+strconv.FormatInt(target, 10)+"/", http.StatusSeeOther)
+}
+
+// settingsFields maps updateProject's fields to the settings form's.
+var settingsFields = map[string]string{"name": "name", "repository": "repository", "repository.url": "repository",
+	"repository.type": "repo_type", "homepage": "homepage", "language": "language", "programming_language": "programming_language",
+	"default_version": "default_version", "default_branch": "default_branch", "privacy_level": "privacy_level",
+	"show_version_warning": "show_version_warning"}
+
+// settingsForm is the settings form's values of a project.
+func settingsForm(p *project) map[string]string {
+	deref := func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return *s
+	}
+	warn := ""
+	if p.ShowVersionWarning {
+		warn = "on"
+	}
+	return map[string]string{"name": p.Name, "repository": p.Repository.URL, "repo_type": p.Repository.Type,
+		"homepage": deref(p.Homepage), "language": p.Language.Code, "programming_language": p.ProgrammingLanguage.Code,
+		"default_version": p.DefaultVersion, "default_branch": deref(p.StoredDefaultBranch), "privacy_level": p.PrivacyLevel,
+		"show_version_warning": warn}
+}
+
+// loadSettings loads the settings page's data; only maintainers see it.
+func (d *Dashboard) loadSettings(w http.ResponseWriter, r *http.Request, s *session) (*project, bool) {
+	p, ok := d.loadProject(w, r, s, settingsQuery, map[string]any{})
+	if ok && !p.ViewerIsMaintainer {
+		d.notFound(w, r, s)
+		return nil, false
+	}
+	return p, ok
+}
+
+func (d *Dashboard) handleSettings(w http.ResponseWriter, r *http.Request, s *session) {
+	if p, ok := d.loadSettings(w, r, s); ok {
+		d.render(w, r, s, http.StatusOK, "settings", &page{Title: "Settings · " + p.Name, Project: p, Form: settingsForm(p)})
+	}
+}
+
+// handleSettingsUpdate sends the fields the form changed in one
+// updateProject (a blank default branch clears it), and shows the form
+// again, as typed, with the API's messages on failure.
+func (d *Dashboard) handleSettingsUpdate(w http.ResponseWriter, r *http.Request, s *session) {
+	p, ok := d.loadSettings(w, r, s)
+	if !ok {
+		return
+	}
+	was, form := settingsForm(p), map[string]string{}
+	for k := range was {
+		form[k] = strings.TrimSpace(r.PostFormValue(k))
+	}
+	input := map[string]any{}
+	set := func(field, api string, value any) {
+		if form[field] != was[field] {
+			input[api] = value
+		}
+	}
+	for _, f := range [][2]string{{"name", "name"}, {"homepage", "homepage"}, {"language", "language"},
+		{"programming_language", "programmingLanguage"}, {"default_version", "defaultVersion"}, {"privacy_level", "privacyLevel"}} {
+		set(f[0], f[1], form[f[0]])
+	}
+	if form["default_branch"] == "" {
+		set("default_branch", "defaultBranch", nil)
+	} else {
+		set("default_branch", "defaultBranch", form["default_branch"])
+	}
+	set("show_version_warning", "showVersionWarning", form["show_version_warning"] == "on")
+	if form["repository"] != was["repository"] || form["repo_type"] != was["repo_type"] {
+		input["repository"] = map[string]any{"url": form["repository"], "type": form["repo_type"]}
+	}
+	var err error
+	if len(input) > 0 {
+		err = d.run(r, s, updateProjectMutation, map[string]any{"slug": p.Slug, "input": input}, nil)
+	}
+	if err != nil {
+		d.render(w, r, s, http.StatusBadRequest, "settings", &page{Title: "Settings · " + p.Name, Project: p, Form: form,
+			Errors: formErrorsOf(err, settingsFields)})
+		return
+	}
+	http.Redirect(w, r, "/projects/"+p.Slug+"/", http.StatusSeeOther)
 }

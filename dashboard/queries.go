@@ -89,3 +89,16 @@ const updateVersionMutation = `mutation($slug: String!, $version: String!, $acti
 const cancelMutation = `mutation($id: Int!) { cancelBuild(id: $id) { id } }`
 
 const retryMutation = `mutation($id: Int!) { retryBuild(id: $id) { build { id } } }`
+
+const settingsQuery = `query($slug: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		homepage storedDefaultBranch showVersionWarning language { code } programmingLanguage { code }
+		versions(filter: { active: true }, limit: 100) { nodes { slug verboseName } }
+	}
+}`
+
+// updateProjectMutation sends only the fields the settings form changed.
+const updateProjectMutation = `mutation($slug: String!, $input: UpdateProjectInput!) {
+	updateProject(slug: $slug, input: $input) { slug }
+}`

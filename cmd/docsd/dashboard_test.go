@@ -303,6 +303,9 @@ func TestDashboardPermissions(t *testing.T) {
 			{alice, "alice", "/projects/demo/builds/", "200 Build version"},
 			{alice, "alice", "/projects/demo/versions/", "200 Edit latest"},
 			{alice, "alice", build, "200 Build latest again"},
+			{alice, "alice", "/projects/demo/edit/", "200 Default branch"},
+			{bob, "bob", "/projects/demo/edit/", "404"},
+			{anon, "anonymous", "/projects/demo/edit/", toLogin("/projects/demo/edit/")},
 			{alice, "alice", "/dashboard/", "200 Import a project"},
 			{alice, "alice", "/accounts/logout/", "200 Are you sure"},
 			{alice, "alice", "/accounts/login/", "303 /dashboard/"},
@@ -462,5 +465,43 @@ func TestDashboardExpiredSession(t *testing.T) {
 		"password": {"alice-password"}, "next": {"/projects/demo/versions/latest/"}})
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/projects/demo/versions/latest/" {
 		t.Errorf("sign in again: %d to %q, want the version page", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+// TestDashboardSettings: the settings form sends what changed through
+// updateProject, shows the API's messages next to their fields and keeps
+// what was typed; only maintainers may send it.
+func TestDashboardSettings(t *testing.T) {
+	s := storetest.Open(t, store.SQLite)
+	_, base := dashboardApp(t, s)
+	alice, bob := newBrowserClient(t, base), newBrowserClient(t, base)
+	csrf, bobCSRF := alice.signIn("alice", "alice-password"), bob.signIn("bob", "bob-password")
+	form := func(csrf string, changes map[string]string) url.Values {
+		v := url.Values{"csrfmiddlewaretoken": {csrf}, "name": {"Demo"}, "repository": {"https://github.com/a/demo"}, "repo_type": {"git"},
+			"homepage": {""}, "language": {"en"}, "programming_language": {"words"}, "default_version": {"latest"},
+			"default_branch": {""}, "privacy_level": {"public"}}
+		for k, val := range changes {
+			v.Set(k, val)
+		}
+		return v
+	}
+	resp, body := alice.post("/projects/demo/edit/", form(csrf, map[string]string{"homepage": "not a url", "default_branch": "main"}))
+	m := regexp.MustCompile(`<p class="field-error" id="id_homepage_error">([^<]+)</p>`).FindStringSubmatch(body)
+	if resp.StatusCode != http.StatusBadRequest || m == nil || !strings.Contains(body, `value="not a url"`) || !strings.Contains(body, `value="main"`) {
+		t.Fatalf("bad homepage: %d, want 400 with a message next to the field and the typed values kept\n%s", resp.StatusCode, body)
+	}
+	resp, _ = alice.post("/projects/demo/edit/", form(csrf, map[string]string{"name": "Demo Docs", "default_branch": "main", "show_version_warning": "on"}))
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/projects/demo/" {
+		t.Fatalf("save: %d to %q, want 303 to the project", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	p, err := s.FindProjectBySlug(t.Context(), "demo")
+	if err != nil || p.Name != "Demo Docs" || p.DefaultBranch == nil || *p.DefaultBranch != "main" || !p.ShowVersionWarning || p.Homepage != "" {
+		t.Errorf("project after save = %+v, %v", p, err)
+	}
+	if resp, _ := bob.post("/projects/demo/edit/", form(bobCSRF, map[string]string{"name": "Bob's"})); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("bob saves alice's settings: %d, want 404", resp.StatusCode)
+	}
+	if resp, _ := alice.post("/projects/demo/edit/", form("", nil)); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("save without CSRF token: %d, want 403", resp.StatusCode)
 	}
 }
