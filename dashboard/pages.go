@@ -49,6 +49,12 @@ type (
 		URLs                                struct{ Documentation string } `json:"urls"`
 		LastBuild                           *build
 	}
+	redirect struct {
+		ID                                int64
+		Type, FromURL, ToURL, Description string
+		HTTPStatus                        int
+		Force, Enabled                    bool
+	}
 	project struct {
 		Slug, Name, Description, PrivacyLevel, DefaultVersion string
 		ViewerIsMaintainer                                    bool
@@ -59,8 +65,9 @@ type (
 			TotalCount int
 			Nodes      []*build
 		}
-		Build   *build
-		Version *version
+		Build     *build
+		Version   *version
+		Redirects struct{ Nodes []redirect }
 		// The settings page's fields.
 		Homepage            *string
 		StoredDefaultBranch *string
@@ -144,6 +151,10 @@ var funcs = template.FuncMap{
 	"privacyLevels": func() choices.Table { return choices.PrivacyLevels },
 	"repoTypes":     func() choices.Table { return choices.RepoTypes },
 	"languages":     func() choices.Table { return choices.Languages },
+	"redirectTypes": func() choices.Table { return choices.RedirectTypes },
+	"httpStatuses": func() choices.Table {
+		return choices.Table{{Code: "302", Name: "302 Found"}, {Code: "301", Name: "301 Moved Permanently"}}
+	},
 	"field": func(name, label string, form map[string]string, errors formErrors) formField {
 		return formField{Name: name, Label: label, Value: form[name], Error: errors[name]}
 	},
@@ -212,6 +223,12 @@ func (d *Dashboard) failed(w http.ResponseWriter, r *http.Request, s *session, e
 	}
 	d.cfg.Logger.ErrorContext(r.Context(), "dashboard: query", "path", r.URL.Path, "err", err)
 	d.render(w, r, s, http.StatusInternalServerError, "error", &page{Title: "Error", Errors: formErrorsOf(err, nil)})
+}
+
+// pathID is the {id} of the path: a positive GraphQL Int, else ok is false.
+func pathID(r *http.Request) (int64, bool) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	return id, err == nil && id > 0 && id <= 1<<31-1
 }
 
 // loadProject runs a project query; a project the viewer cannot see is
@@ -361,13 +378,13 @@ func (d *Dashboard) handleTrigger(w http.ResponseWriter, r *http.Request, s *ses
 }
 
 func (d *Dashboard) handleBuild(w http.ResponseWriter, r *http.Request, s *session) {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil || id <= 0 || id > 1<<31-1 {
+	id, ok := pathID(r)
+	if !ok {
 		d.notFound(w, r, s)
 		return
 	}
-	p, ok := d.loadProject(w, r, s, buildQuery, map[string]any{"id": id})
-	if !ok {
+	p, found := d.loadProject(w, r, s, buildQuery, map[string]any{"id": id})
+	if !found {
 		return
 	}
 	if p.Build == nil {
@@ -387,8 +404,8 @@ func (d *Dashboard) handleVersions(w http.ResponseWriter, r *http.Request, s *se
 
 // loadVersion loads the version edit page's data; only maintainers see it.
 func (d *Dashboard) loadVersion(w http.ResponseWriter, r *http.Request, s *session) (*project, bool) {
-	p, ok := d.loadProject(w, r, s, versionQuery, map[string]any{"version": r.PathValue("version")})
-	if ok && (p.Version == nil || !p.ViewerIsMaintainer) {
+	p, ok := d.loadMaintained(w, r, s, versionQuery, map[string]any{"version": r.PathValue("version")})
+	if ok && p.Version == nil {
 		d.notFound(w, r, s)
 		return nil, false
 	}
@@ -427,13 +444,15 @@ func (d *Dashboard) handleVersionUpdate(w http.ResponseWriter, r *http.Request, 
 // refusal is shown on the builds page.
 func (d *Dashboard) handleBuildAction(w http.ResponseWriter, r *http.Request, s *session) {
 	slug := r.PathValue("slug")
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil || id <= 0 || id > 1<<31-1 {
+	id, ok := pathID(r)
+	action := r.PathValue("action")
+	if !ok || (action != "cancel" && action != "retry") {
 		d.notFound(w, r, s)
 		return
 	}
+	var err error
 	target := id
-	if r.PathValue("action") == "cancel" {
+	if action == "cancel" {
 		err = d.run(r, s, cancelMutation, map[string]any{"id": id}, nil)
 	} else {
 		var out struct {
@@ -478,14 +497,20 @@ func settingsForm(p *project) map[string]string {
 		"show_version_warning": warn}
 }
 
-// loadSettings loads the settings page's data; only maintainers see it.
-func (d *Dashboard) loadSettings(w http.ResponseWriter, r *http.Request, s *session) (*project, bool) {
-	p, ok := d.loadProject(w, r, s, settingsQuery, map[string]any{})
+// loadMaintained runs a project query for a page only maintainers see:
+// anyone else gets the 404 page.
+func (d *Dashboard) loadMaintained(w http.ResponseWriter, r *http.Request, s *session, query string, vars map[string]any) (*project, bool) {
+	p, ok := d.loadProject(w, r, s, query, vars)
 	if ok && !p.ViewerIsMaintainer {
 		d.notFound(w, r, s)
 		return nil, false
 	}
 	return p, ok
+}
+
+// loadSettings loads the settings page's data.
+func (d *Dashboard) loadSettings(w http.ResponseWriter, r *http.Request, s *session) (*project, bool) {
+	return d.loadMaintained(w, r, s, settingsQuery, map[string]any{})
 }
 
 func (d *Dashboard) handleSettings(w http.ResponseWriter, r *http.Request, s *session) {
@@ -535,4 +560,56 @@ func (d *Dashboard) handleSettingsUpdate(w http.ResponseWriter, r *http.Request,
 		return
 	}
 	http.Redirect(w, r, "/projects/"+p.Slug+"/", http.StatusSeeOther)
+}
+
+// redirectFields maps createRedirect's fields to the redirect form's.
+var redirectFields = map[string]string{"type": "type", "from_url": "from_url", "to_url": "to_url", "http_status": "http_status",
+	"description": "description"}
+
+// loadRedirects loads the redirects page's data.
+func (d *Dashboard) loadRedirects(w http.ResponseWriter, r *http.Request, s *session) (*project, bool) {
+	return d.loadMaintained(w, r, s, redirectsQuery, map[string]any{})
+}
+
+func (d *Dashboard) handleRedirects(w http.ResponseWriter, r *http.Request, s *session) {
+	if p, ok := d.loadRedirects(w, r, s); ok {
+		d.render(w, r, s, http.StatusOK, "redirects", &page{Title: "Redirects · " + p.Name, Project: p,
+			Form: map[string]string{"type": "page", "http_status": "302"}})
+	}
+}
+
+// handleRedirectCreate adds a redirect (createRedirect, first in order) and
+// shows the form again, as typed, with the API's messages on failure.
+func (d *Dashboard) handleRedirectCreate(w http.ResponseWriter, r *http.Request, s *session) {
+	p, ok := d.loadRedirects(w, r, s)
+	if !ok {
+		return
+	}
+	form := map[string]string{}
+	for _, k := range []string{"type", "from_url", "to_url", "http_status", "description"} {
+		form[k] = strings.TrimSpace(r.PostFormValue(k))
+	}
+	status, _ := strconv.Atoi(form["http_status"])
+	input := map[string]any{"type": form["type"], "fromUrl": form["from_url"], "toUrl": form["to_url"],
+		"httpStatus": status, "description": form["description"]}
+	if err := d.run(r, s, createRedirectMutation, map[string]any{"slug": p.Slug, "input": input}, nil); err != nil {
+		d.render(w, r, s, http.StatusBadRequest, "redirects", &page{Title: "Redirects · " + p.Name, Project: p, Form: form,
+			Errors: formErrorsOf(err, redirectFields)})
+		return
+	}
+	http.Redirect(w, r, "/projects/"+p.Slug+"/redirects/", http.StatusSeeOther)
+}
+
+func (d *Dashboard) handleRedirectDelete(w http.ResponseWriter, r *http.Request, s *session) {
+	slug := r.PathValue("slug")
+	id, ok := pathID(r)
+	if !ok {
+		d.notFound(w, r, s)
+		return
+	}
+	if err := d.run(r, s, deleteRedirectMutation, map[string]any{"slug": slug, "id": id}, nil); err != nil {
+		d.failed(w, r, s, err)
+		return
+	}
+	http.Redirect(w, r, "/projects/"+slug+"/redirects/", http.StatusSeeOther)
 }

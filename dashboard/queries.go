@@ -102,3 +102,16 @@ const settingsQuery = `query($slug: String!) {
 const updateProjectMutation = `mutation($slug: String!, $input: UpdateProjectInput!) {
 	updateProject(slug: $slug, input: $input) { slug }
 }`
+
+const redirectsQuery = `query($slug: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		redirects(limit: 100) { nodes { id type fromUrl toUrl httpStatus force enabled description } }
+	}
+}`
+
+const createRedirectMutation = `mutation($slug: String!, $input: RedirectInput!) {
+	createRedirect(project: $slug, input: $input) { id }
+}`
+
+const deleteRedirectMutation = `mutation($slug: String!, $id: Int!) { deleteRedirect(project: $slug, id: $id) }`

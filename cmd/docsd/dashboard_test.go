@@ -376,6 +376,9 @@ func TestDashboardPermissions(t *testing.T) {
 		if _, body := alice.get(build); !strings.Contains(body, `class="state failed"`) || strings.Contains(body, "Cancel build") {
 			t.Errorf("the cancelled build's page:\n%s", body)
 		}
+		if resp, _ := alice.post(build+"explode/", url.Values{"csrfmiddlewaretoken": {aliceCSRF}}); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("unknown build action: %d, want 404", resp.StatusCode)
+		}
 		resp, _ = alice.post(build+"retry/", url.Values{"csrfmiddlewaretoken": {aliceCSRF}})
 		if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/projects/demo/builds/") || loc == build {
 			t.Errorf("alice retries: %d to %q, want 303 to a new build's page", resp.StatusCode, loc)
@@ -503,5 +506,40 @@ func TestDashboardSettings(t *testing.T) {
 	}
 	if resp, _ := alice.post("/projects/demo/edit/", form("", nil)); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("save without CSRF token: %d, want 403", resp.StatusCode)
+	}
+}
+
+// TestDashboardRedirects: maintainers list, add (the API's messages next to
+// their fields) and delete redirects; others get the 404 page.
+func TestDashboardRedirects(t *testing.T) {
+	s := storetest.Open(t, store.SQLite)
+	_, base := dashboardApp(t, s)
+	alice, bob := newBrowserClient(t, base), newBrowserClient(t, base)
+	csrf := alice.signIn("alice", "alice-password")
+	bob.signIn("bob", "bob-password")
+	if resp, _ := bob.get("/projects/demo/redirects/"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("bob's redirects page of alice's project: %d, want 404", resp.StatusCode)
+	}
+	add := func(from, to string) (*http.Response, string) {
+		return alice.post("/projects/demo/redirects/", url.Values{"csrfmiddlewaretoken": {csrf}, "type": {"page"},
+			"from_url": {from}, "to_url": {to}, "http_status": {"301"}})
+	}
+	resp, body := add("", "/new.html")
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `id="id_from_url_error"`) || !strings.Contains(body, `value="/new.html"`) {
+		t.Fatalf("blank from URL: %d, want 400 with a message next to the field and the typed values kept\n%s", resp.StatusCode, body)
+	}
+	if resp, body := add("/old.html", "/new.html"); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add: %d\n%s", resp.StatusCode, body)
+	}
+	_, page := alice.get("/projects/demo/redirects/")
+	m := regexp.MustCompile(`action="(/projects/demo/redirects/\d+/delete/)"`).FindStringSubmatch(page)
+	if m == nil || !strings.Contains(page, `<td class="url">/old.html</td>`) || !strings.Contains(page, "<td>301</td>") {
+		t.Fatalf("redirects page lacks the new redirect:\n%s", page)
+	}
+	if resp, _ := alice.post(m[1], url.Values{"csrfmiddlewaretoken": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("delete: %d, want 303", resp.StatusCode)
+	}
+	if _, page := alice.get("/projects/demo/redirects/"); !strings.Contains(page, "No redirects yet.") {
+		t.Errorf("the redirect is still listed after delete:\n%s", page)
 	}
 }
