@@ -162,6 +162,7 @@ func TestA1GraphProjectFilters(t *testing.T) {
 			{`{slugContains: "PIP"}`, "pip pip-tools sphinx-pipeline"},
 			{`{slugContains: "pip", nameContains: "TOOLS"}`, "pip-tools"},
 			{`{slugContains: "  "}`, "arger-docs other pip pip-tools sphinx-pipeline"},
+			{`{slugContains: " pip-t ", nameContains: "\tTOOLS\n"}`, "pip-tools"}, // trimmed (django-filter's CharFilter)
 			{`{slugContains: "%"}`, ""},
 			{`{slugContains: "_"}`, ""},
 		} {

@@ -51,13 +51,18 @@ func versionFilter(in *VersionFilterInput) (store.VersionFilter, error) {
 	return f, nil
 }
 
-// containsValue is an icontains filter's value: one that is empty after
-// trimming does not filter (api-2026.md §A3).
+// containsValue is an icontains filter's value, trimmed as django-filter's
+// CharFilter trims it on Read the Docs; one that is empty after trimming does
+// not filter (api-2026.md §A3).
 func containsValue(v *string) *string {
-	if v == nil || strings.TrimSpace(*v) == "" {
+	if v == nil {
 		return nil
 	}
-	return v
+	t := strings.TrimSpace(*v)
+	if t == "" {
+		return nil
+	}
+	return &t
 }
 
 // buildFilter turns a GraphQL build filter into a store filter; builds of

@@ -50,6 +50,7 @@ func TestV3VersionWrites2026(t *testing.T) {
 			{v3Get(v3PP+"versions/?slug=1.0&fields=slug", "alice"), 200, "a1_versions_slug"},
 			{v3Get(v3PP+"versions/?slug=1.0&slug=V2&fields=slug", "alice"), 200, "a1_versions_slug_last"},
 			{v3Get(v3PP+"versions/?slug=%20&fields=slug", "alice"), 200, "a1_versions_all"},
+			{v3Get(v3PP+"versions/?slug=%201.0%20&fields=slug", "alice"), 200, "a1_versions_slug"}, // trimmed, as django-filter's CharFilter
 			{v3Get(v3PP+"versions/?type=branch&fields=slug", "alice"), 200, "a1_versions_type_branch"},
 			{v3Get(v3PP+"versions/?type=external&fields=slug", "alice"), 200, "a1_versions_none"},
 			{v3Get(v3PP+"versions/?type=pr", "alice"), 400, "a1_versions_type_pr"},
@@ -57,6 +58,7 @@ func TestV3VersionWrites2026(t *testing.T) {
 			{v3Get(v3PP+"versions/v1.0/?slug=release", "alice"), 404, "error_404"},
 			{v3Get(v3PP+"versions/v1.0/?type=tag&slug=V1&fields=slug", "alice"), 200, "a1_version_v1_slug"},
 			{v3Get("/api/v3/projects/?name=PROJ&fields=slug", "alice"), 200, "a1_projects_name"},
+			{v3Get("/api/v3/projects/?name=%09PROJ%20&fields=slug", "alice"), 200, "a1_projects_name"},
 			{v3Get("/api/v3/projects/?slug=TRANS&fields=slug", "alice"), 200, "a1_projects_slug"},
 			{v3Get("/api/v3/projects/project/?name=sub", "alice"), 404, "error_404"},
 		} {

@@ -250,14 +250,6 @@ func (f *v3Filters) choice(name, gqlName string, t choices.Table) {
 	f.input[gqlName] = v
 }
 
-// contains reads an icontains filter (api-2026.md §A3); a value empty
-// after trimming does not filter.
-func (f *v3Filters) contains(name, gqlName string) {
-	if v := v3Last(f.q, name); strings.TrimSpace(v) != "" {
-		f.input[gqlName] = v
-	}
-}
-
 func (f *v3Filters) boolean(name, gqlName string) {
 	if v, ok := v3Bool(f.q, name); ok {
 		f.input[gqlName] = v
@@ -270,8 +262,8 @@ func (f *v3Filters) err() error { return f.failed.Err("rest.v3.filter") }
 // `programming_language`.
 func v3ProjectFilters(q url.Values) *v3Filters {
 	f := v3NewFilters(q)
-	f.contains("name", "nameContains")
-	f.contains("slug", "slugContains")
+	f.text("name", "nameContains") // icontains; the graph trims it (api-2026.md §A3)
+	f.text("slug", "slugContains") // icontains; the graph trims it
 	f.choice("language", "language", choices.Languages)
 	f.choice("programming_language", "programmingLanguage", choices.ProgrammingLanguages)
 	return f
@@ -281,7 +273,7 @@ func v3ProjectFilters(q url.Values) *v3Filters {
 // `verbose_name` and `privacy_level`.
 func v3VersionFilters(q url.Values) *v3Filters {
 	f := v3NewFilters(q)
-	f.contains("slug", "slugContains")
+	f.text("slug", "slugContains") // icontains; the graph trims it
 	f.choice("type", "type", choices.VersionTypes)
 	f.boolean("active", "active")
 	f.boolean("built", "built")
