@@ -80,9 +80,9 @@ func New(cfg Config) *Dashboard {
 	d.mux.HandleFunc("POST /projects/{slug}/builds/{id}/{action}/{$}", d.signedIn(d.handleBuildAction))
 	d.mux.HandleFunc("GET /projects/{slug}/versions/{$}", d.viewer(d.handleVersions))
 	d.mux.HandleFunc("GET /projects/{slug}/edit/{$}", d.signedIn(d.handleSettings))
-	d.mux.HandleFunc("GET /projects/{slug}/redirects/{$}", d.signedIn(d.handleRedirects))
-	d.mux.HandleFunc("POST /projects/{slug}/redirects/{$}", d.signedIn(d.handleRedirectCreate))
-	d.mux.HandleFunc("POST /projects/{slug}/redirects/{id}/delete/{$}", d.signedIn(d.handleRedirectDelete))
+	for _, c := range collections {
+		c.mount(d)
+	}
 	d.mux.HandleFunc("POST /projects/{slug}/edit/{$}", d.signedIn(d.handleSettingsUpdate))
 	d.mux.HandleFunc("GET /projects/{slug}/versions/{version}/{$}", d.signedIn(d.handleVersion))
 	d.mux.HandleFunc("POST /projects/{slug}/versions/{version}/{$}", d.signedIn(d.handleVersionUpdate))

@@ -65,9 +65,18 @@ type (
 			TotalCount int
 			Nodes      []*build
 		}
-		Build     *build
-		Version   *version
-		Redirects struct{ Nodes []redirect }
+		Build                *build
+		Version              *version
+		Redirects            struct{ Nodes []redirect }
+		EnvironmentVariables struct {
+			Nodes []struct {
+				ID      int64
+				Name    string
+				Public  bool
+				Created string
+			}
+		}
+		Users []struct{ Username string }
 		// The settings page's fields.
 		Homepage            *string
 		StoredDefaultBranch *string
@@ -151,6 +160,9 @@ var funcs = template.FuncMap{
 	"privacyLevels": func() choices.Table { return choices.PrivacyLevels },
 	"repoTypes":     func() choices.Table { return choices.RepoTypes },
 	"languages":     func() choices.Table { return choices.Languages },
+	"deleteButton": func(slug, path string, key any, label, csrfKey, csrf string) map[string]any {
+		return map[string]any{"Slug": slug, "Path": path, "Key": key, "Label": label, "CSRFKey": csrfKey, "CSRF": csrf}
+	},
 	"redirectTypes": func() choices.Table { return choices.RedirectTypes },
 	"httpStatuses": func() choices.Table {
 		return choices.Table{{Code: "302", Name: "302 Found"}, {Code: "301", Name: "301 Moved Permanently"}}
@@ -560,56 +572,4 @@ func (d *Dashboard) handleSettingsUpdate(w http.ResponseWriter, r *http.Request,
 		return
 	}
 	http.Redirect(w, r, "/projects/"+p.Slug+"/", http.StatusSeeOther)
-}
-
-// redirectFields maps createRedirect's fields to the redirect form's.
-var redirectFields = map[string]string{"type": "type", "from_url": "from_url", "to_url": "to_url", "http_status": "http_status",
-	"description": "description"}
-
-// loadRedirects loads the redirects page's data.
-func (d *Dashboard) loadRedirects(w http.ResponseWriter, r *http.Request, s *session) (*project, bool) {
-	return d.loadMaintained(w, r, s, redirectsQuery, map[string]any{})
-}
-
-func (d *Dashboard) handleRedirects(w http.ResponseWriter, r *http.Request, s *session) {
-	if p, ok := d.loadRedirects(w, r, s); ok {
-		d.render(w, r, s, http.StatusOK, "redirects", &page{Title: "Redirects · " + p.Name, Project: p,
-			Form: map[string]string{"type": "page", "http_status": "302"}})
-	}
-}
-
-// handleRedirectCreate adds a redirect (createRedirect, first in order) and
-// shows the form again, as typed, with the API's messages on failure.
-func (d *Dashboard) handleRedirectCreate(w http.ResponseWriter, r *http.Request, s *session) {
-	p, ok := d.loadRedirects(w, r, s)
-	if !ok {
-		return
-	}
-	form := map[string]string{}
-	for _, k := range []string{"type", "from_url", "to_url", "http_status", "description"} {
-		form[k] = strings.TrimSpace(r.PostFormValue(k))
-	}
-	status, _ := strconv.Atoi(form["http_status"])
-	input := map[string]any{"type": form["type"], "fromUrl": form["from_url"], "toUrl": form["to_url"],
-		"httpStatus": status, "description": form["description"]}
-	if err := d.run(r, s, createRedirectMutation, map[string]any{"slug": p.Slug, "input": input}, nil); err != nil {
-		d.render(w, r, s, http.StatusBadRequest, "redirects", &page{Title: "Redirects · " + p.Name, Project: p, Form: form,
-			Errors: formErrorsOf(err, redirectFields)})
-		return
-	}
-	http.Redirect(w, r, "/projects/"+p.Slug+"/redirects/", http.StatusSeeOther)
-}
-
-func (d *Dashboard) handleRedirectDelete(w http.ResponseWriter, r *http.Request, s *session) {
-	slug := r.PathValue("slug")
-	id, ok := pathID(r)
-	if !ok {
-		d.notFound(w, r, s)
-		return
-	}
-	if err := d.run(r, s, deleteRedirectMutation, map[string]any{"slug": slug, "id": id}, nil); err != nil {
-		d.failed(w, r, s, err)
-		return
-	}
-	http.Redirect(w, r, "/projects/"+slug+"/redirects/", http.StatusSeeOther)
 }

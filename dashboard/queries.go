@@ -114,4 +114,29 @@ const createRedirectMutation = `mutation($slug: String!, $input: RedirectInput!)
 	createRedirect(project: $slug, input: $input) { id }
 }`
 
-const deleteRedirectMutation = `mutation($slug: String!, $id: Int!) { deleteRedirect(project: $slug, id: $id) }`
+const deleteRedirectMutation = `mutation($slug: String!, $key: Int!) { deleteRedirect(project: $slug, id: $key) }`
+
+// Environment variables: values are write-only (the graph has no value field).
+const variablesQuery = `query($slug: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		environmentVariables(limit: 100) { nodes { id name public created } }
+	}
+}`
+
+const createVariableMutation = `mutation($slug: String!, $input: EnvironmentVariableInput!) {
+	createEnvironmentVariable(project: $slug, input: $input) { id }
+}`
+
+const deleteVariableMutation = `mutation($slug: String!, $key: Int!) { deleteEnvironmentVariable(project: $slug, id: $key) }`
+
+const maintainersQuery = `query($slug: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		users { username }
+	}
+}`
+
+const addMaintainerMutation = `mutation($slug: String!, $username: String!) { addMaintainer(slug: $slug, username: $username) { slug } }`
+
+const removeMaintainerMutation = `mutation($slug: String!, $key: String!) { removeMaintainer(slug: $slug, username: $key) { slug } }`

@@ -543,3 +543,55 @@ func TestDashboardRedirects(t *testing.T) {
 		t.Errorf("the redirect is still listed after delete:\n%s", page)
 	}
 }
+
+// TestDashboardVariablesAndMaintainers: environment variables are added
+// with write-only values (never shown again, not even in a form with an
+// error) and deleted; maintainers are added (bob then may edit) and
+// removed; the API's messages appear next to their fields.
+func TestDashboardVariablesAndMaintainers(t *testing.T) {
+	s := storetest.Open(t, store.SQLite)
+	_, base := dashboardApp(t, s)
+	alice, bob := newBrowserClient(t, base), newBrowserClient(t, base)
+	csrf := alice.signIn("alice", "alice-password")
+	bob.signIn("bob", "bob-password")
+
+	const secret = "hunter2-secret"
+	resp, body := alice.post("/projects/demo/environmentvariables/", url.Values{"csrfmiddlewaretoken": {csrf}, "name": {"__BAD"}, "value": {secret}})
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `id="id_name_error"`) || strings.Contains(body, secret) {
+		t.Errorf("bad name: %d, want 400 with a message next to the name and the value not sent back\n%s", resp.StatusCode, body)
+	}
+	if resp, body := alice.post("/projects/demo/environmentvariables/", url.Values{"csrfmiddlewaretoken": {csrf}, "name": {"API_KEY"}, "value": {secret}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add variable: %d\n%s", resp.StatusCode, body)
+	}
+	_, page := alice.get("/projects/demo/environmentvariables/")
+	m := regexp.MustCompile(`action="(/projects/demo/environmentvariables/\d+/delete/)"`).FindStringSubmatch(page)
+	if m == nil || !strings.Contains(page, "<code>API_KEY</code>") || strings.Contains(page, secret) {
+		t.Fatalf("variables page: want API_KEY listed without its value\n%s", page)
+	}
+	if resp, _ := alice.post(m[1], url.Values{"csrfmiddlewaretoken": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("delete variable: %d, want 303", resp.StatusCode)
+	}
+	if _, page := alice.get("/projects/demo/environmentvariables/"); strings.Contains(page, "API_KEY") {
+		t.Errorf("variable still listed after delete")
+	}
+
+	if resp, _ := bob.get("/projects/demo/users/"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("bob's maintainers page before being added: %d, want 404", resp.StatusCode)
+	}
+	resp, body = alice.post("/projects/demo/users/", url.Values{"csrfmiddlewaretoken": {csrf}, "username": {"nobody"}})
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `value="nobody"`) || !containsAny(body, []string{`class="error"`, `class="field-error"`}) {
+		t.Errorf("unknown user: %d, want 400 with the API's message and the name kept\n%s", resp.StatusCode, body)
+	}
+	if resp, _ := alice.post("/projects/demo/users/", url.Values{"csrfmiddlewaretoken": {csrf}, "username": {"bob"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add bob: %d, want 303", resp.StatusCode)
+	}
+	if resp, body := bob.get("/projects/demo/users/"); resp.StatusCode != http.StatusOK || !strings.Contains(body, "<td>bob</td>") {
+		t.Errorf("bob as maintainer: %d\n%s", resp.StatusCode, body)
+	}
+	if resp, _ := alice.post("/projects/demo/users/bob/delete/", url.Values{"csrfmiddlewaretoken": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("remove bob: %d, want 303", resp.StatusCode)
+	}
+	if resp, _ := bob.get("/projects/demo/users/"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("bob after removal: %d, want 404", resp.StatusCode)
+	}
+}
