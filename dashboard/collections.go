@@ -8,7 +8,7 @@ import (
 
 // collection is a maintainers' page that lists things of a project, adds
 // one with a form and deletes one: redirects, environment variables,
-// maintainers. Every such page reads top-down the same way: load (404 for
+// integrations (webhooks), maintainers. Every such page reads top-down the same way: load (404 for
 // non-maintainers), then one mutation, then back to the list or the form
 // again, as typed, with the API's messages next to their fields.
 type collection struct {
@@ -48,6 +48,13 @@ var collections = []*collection{
 		vars: func(f map[string]string) map[string]any {
 			return map[string]any{"input": map[string]any{"name": f["name"], "value": f["value"], "public": f["public"] == "on"}}
 		},
+	},
+	{
+		path: "integrations", title: "Integrations", query: integrationsQuery, create: createIntegrationMutation,
+		remove: deleteIntegrationMutation, keyIsID: true,
+		form:   map[string]string{"type": "github_webhook"},
+		fields: map[string]string{"type": "type"},
+		vars:   func(f map[string]string) map[string]any { return map[string]any{"type": f["type"]} },
 	},
 	{
 		path: "users", title: "Maintainers", query: maintainersQuery, create: addMaintainerMutation, remove: removeMaintainerMutation,

@@ -76,7 +76,11 @@ type (
 				Created string
 			}
 		}
-		Users []struct{ Username string }
+		Users        []struct{ Username string }
+		Integrations []struct {
+			ID                                int64
+			Type, Secret, WebhookURL, Created string
+		}
 		// The settings page's fields.
 		Homepage            *string
 		StoredDefaultBranch *string
@@ -163,7 +167,8 @@ var funcs = template.FuncMap{
 	"deleteButton": func(slug, path string, key any, label, csrfKey, csrf string) map[string]any {
 		return map[string]any{"Slug": slug, "Path": path, "Key": key, "Label": label, "CSRFKey": csrfKey, "CSRF": csrf}
 	},
-	"redirectTypes": func() choices.Table { return choices.RedirectTypes },
+	"redirectTypes":    func() choices.Table { return choices.RedirectTypes },
+	"integrationTypes": func() choices.Table { return choices.IntegrationTypes },
 	"httpStatuses": func() choices.Table {
 		return choices.Table{{Code: "302", Name: "302 Found"}, {Code: "301", Name: "301 Moved Permanently"}}
 	},

@@ -140,3 +140,15 @@ const maintainersQuery = `query($slug: String!) {
 const addMaintainerMutation = `mutation($slug: String!, $username: String!) { addMaintainer(slug: $slug, username: $username) { slug } }`
 
 const removeMaintainerMutation = `mutation($slug: String!, $key: String!) { removeMaintainer(slug: $slug, username: $key) { slug } }`
+
+// Integrations: the incoming webhooks, with their URL and secret.
+const integrationsQuery = `query($slug: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		integrations { id type secret webhookUrl created }
+	}
+}`
+
+const createIntegrationMutation = `mutation($slug: String!, $type: String!) { createIntegration(project: $slug, type: $type) { id } }`
+
+const deleteIntegrationMutation = `mutation($slug: String!, $key: Int!) { deleteIntegration(project: $slug, id: $key) }`

@@ -595,3 +595,36 @@ func TestDashboardVariablesAndMaintainers(t *testing.T) {
 		t.Errorf("bob after removal: %d, want 404", resp.StatusCode)
 	}
 }
+
+// TestDashboardIntegrations: the import's webhook is listed with its URL
+// and secret; another is added and deleted.
+func TestDashboardIntegrations(t *testing.T) {
+	s := storetest.Open(t, store.SQLite)
+	_, base := dashboardApp(t, s)
+	alice := newBrowserClient(t, base)
+	csrf := alice.signIn("alice", "alice-password")
+	demo, err := s.FindProjectBySlug(t.Context(), "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins, err := s.FindIntegrations(t.Context(), demo.ID)
+	if err != nil || len(ins) != 1 {
+		t.Fatalf("integrations = %v, %v", ins, err)
+	}
+	_, page := alice.get("/projects/demo/integrations/")
+	if !strings.Contains(page, "<code>"+ins[0].Secret+"</code>") || !strings.Contains(page, "/api/v2/webhook/demo/"+itoa(ins[0].ID)+"/") {
+		t.Fatalf("integrations page lacks the webhook's URL or secret:\n%s", page)
+	}
+	if resp, body := alice.post("/projects/demo/integrations/", url.Values{"csrfmiddlewaretoken": {csrf}, "type": {"nope"}}); resp.StatusCode != http.StatusBadRequest || !containsAny(body, []string{`id="id_type_error"`, `class="error"`}) {
+		t.Errorf("bad type: %d, want 400 with the API's message\n%s", resp.StatusCode, body)
+	}
+	if resp, _ := alice.post("/projects/demo/integrations/", url.Values{"csrfmiddlewaretoken": {csrf}, "type": {"api_webhook"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add: %d, want 303", resp.StatusCode)
+	}
+	if resp, _ := alice.post("/projects/demo/integrations/"+itoa(ins[0].ID)+"/delete/", url.Values{"csrfmiddlewaretoken": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("delete: %d, want 303", resp.StatusCode)
+	}
+	if _, page := alice.get("/projects/demo/integrations/"); strings.Contains(page, ins[0].Secret) || !strings.Contains(page, "<td>api_webhook</td>") {
+		t.Errorf("after add and delete:\n%s", page)
+	}
+}
