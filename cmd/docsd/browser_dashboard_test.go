@@ -155,6 +155,21 @@ func TestBrowserDashboard(t *testing.T) {
 		t.Errorf("dashboard row %q, want Dash Demo with Passed", row)
 	}
 
+	// The settings form, filled from the graph.
+	var name string
+	err = chromedp.Run(ctx,
+		chromedp.Navigate(srv.url+"/projects/dash-demo/edit/"),
+		chromedp.WaitVisible("#id_name", chromedp.ByQuery),
+		chromedp.Value("#id_name", &name, chromedp.ByQuery),
+	)
+	if err != nil {
+		fail("settings", err)
+	}
+	screenshot(t, ctx, "dashboard-settings.png")
+	if name != "Dash Demo" {
+		t.Errorf("settings form name = %q, want Dash Demo", name)
+	}
+
 	// Signing out leads to the sign-in page, and the dashboard wants a
 	// session again.
 	err = chromedp.Run(ctx,
