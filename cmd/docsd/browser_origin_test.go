@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os/exec"
 	"strings"
@@ -48,11 +49,10 @@ const attackScript = `(async () => {
   document.getElementById("attack").textContent = JSON.stringify(out);
 })();`
 
-// TestBrowserDocsCannotUseDashboard opens, in a real Chromium signed in to
-// the dashboard, a project's docs page whose script attacks the dashboard
-// (attackScript). The docs are on their own origin (the default layout):
-// every attempt must come back blocked, and nothing may change.
-func TestBrowserDocsCannotUseDashboard(t *testing.T) {
+// newSphinxBrowser starts the browser of a long end-to-end test that builds
+// Sphinx projects from git; it skips with -short or without git and Sphinx.
+func newSphinxBrowser(t *testing.T) context.Context {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("long end-to-end browser test; skipped with -short")
 	}
@@ -61,7 +61,15 @@ func TestBrowserDocsCannotUseDashboard(t *testing.T) {
 			t.Skipf("%s is not installed", tool)
 		}
 	}
-	ctx := newBrowser(t)
+	return newBrowser(t)
+}
+
+// TestBrowserDocsCannotUseDashboard opens, in a real Chromium signed in to
+// the dashboard, a project's docs page whose script attacks the dashboard
+// (attackScript). The docs are on their own origin (the default layout):
+// every attempt must come back blocked, and nothing may change.
+func TestBrowserDocsCannotUseDashboard(t *testing.T) {
+	ctx := newSphinxBrowser(t)
 	dataDir := t.TempDir()
 	migrated(t, dataDir)
 	code, out, errOut := docsdWithInput(t, "alice-password\n", "user", "create", "alice", "--password-stdin", "--data-dir", dataDir)
