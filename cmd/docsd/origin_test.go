@@ -20,6 +20,12 @@ import (
 // still choose.
 
 func TestDocsOriginSettings(t *testing.T) {
+	_, help, _ := docsd(t, "serve", "--help")
+	for _, want := range []string{"-docs-addr", "DOCSD_DOCS_ADDR", "-docs-url", "DOCSD_DOCS_URL"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("serve --help does not describe %s", want)
+		}
+	}
 	for _, tc := range []struct {
 		name                 string
 		in                   Settings
