@@ -55,6 +55,10 @@ func TestDocsOriginSettings(t *testing.T) {
 			if err != nil || s.DocsAddr != tc.wantAddr || s.DocsURL != tc.wantURL {
 				t.Errorf("docs addr, URL = %q, %q (%v); want %q, %q", s.DocsAddr, s.DocsURL, err, tc.wantAddr, tc.wantURL)
 			}
+			// A guess from a public URL the operator gave is warned about.
+			if want := tc.in.PublicURL != "" && tc.in.DocsURL == ""; s.docsURLGuessed != want {
+				t.Errorf("docs URL guessed = %v, want %v", s.docsURLGuessed, want)
+			}
 		})
 	}
 }

@@ -30,6 +30,7 @@ type Settings struct {
 	DocsScheme              string
 	DocsAddr                string // the docs listener (issue 13: docs on an origin of their own)
 	DocsURL                 string // its public origin; "" in subdomain mode
+	docsURLGuessed          bool   // DocsURL is the default made from a --public-url the operator gave
 	ThrottleUserRate        string
 	AbsoluteAPILinks        bool
 	MaxPageSize             int
@@ -223,6 +224,7 @@ func (s *Settings) resolve() error {
 	if s.DatabaseURL == "" {
 		s.DatabaseURL = filepath.Join(s.DataDir, "docsd.db")
 	}
+	publicGiven := s.PublicURL != ""
 	if s.PublicURL == "" {
 		host, port, err := net.SplitHostPort(s.Addr)
 		if err != nil {
@@ -237,7 +239,7 @@ func (s *Settings) resolve() error {
 	if !strings.HasPrefix(s.PublicURL, "http://") && !strings.HasPrefix(s.PublicURL, "https://") {
 		return fmt.Errorf("--public-url %q must start with http:// or https://", s.PublicURL)
 	}
-	if err := s.resolveDocsOrigin(); err != nil {
+	if err := s.resolveDocsOrigin(publicGiven); err != nil {
 		return err
 	}
 	if _, _, err := ratelimit.ParseRate(s.ThrottleUserRate); err != nil {
@@ -316,7 +318,7 @@ func parseOrigins(list string) ([]string, error) {
 // --docs-addr is --addr's host with the next port, --docs-url the public
 // URL's scheme and host with --docs-addr's port. Subdomain mode serves docs
 // on <project>.<docs-domain> and takes neither.
-func (s *Settings) resolveDocsOrigin() error {
+func (s *Settings) resolveDocsOrigin(publicGiven bool) error {
 	if s.DocsDomain != "" {
 		if s.DocsURL != "" {
 			return fmt.Errorf("--docs-url and --docs-domain exclude each other: with --docs-domain docs are served on <project>.<docs-domain>")
@@ -345,6 +347,7 @@ func (s *Settings) resolveDocsOrigin() error {
 			return fmt.Errorf("--public-url %q: %v", s.PublicURL, err)
 		}
 		s.DocsURL = pu.Scheme + "://" + net.JoinHostPort(pu.Hostname(), port)
+		s.docsURLGuessed = publicGiven
 	}
 	s.DocsURL = strings.TrimRight(s.DocsURL, "/")
 	if u, err := url.Parse(s.DocsURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil {
