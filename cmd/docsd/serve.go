@@ -369,7 +369,7 @@ func (c *command) serve(ctx context.Context, args []string) error {
 		servers = append(servers, &http.Server{Handler: docs, ReadHeaderTimeout: 10 * time.Second})
 		a.logger.Info("docsd serving docs", "addr", dl.Addr().String(), "docs_url", a.settings.DocsURL)
 		if a.settings.docsURLGuessed {
-			a.logger.Warn("--docs-url is not set: docs URLs are the public URL's host with --docs-addr's port; " +
+			a.logger.Warn("--docs-url is not set: docs URLs are the public URL's host with --docs-addr's port; "+
 				"behind a reverse proxy, set --docs-url to the hostname that serves the docs", "docs_url", a.settings.DocsURL)
 		}
 	} else if a.urls().SharedOrigin() {
