@@ -133,6 +133,12 @@ func TestDocsOriginDefaults(t *testing.T) {
 		}
 	})
 
+	t.Run("MainOrigin", func(t *testing.T) {
+		if status, _, body := fetch(t, srv.url+"/", ""); status != 200 || !strings.Contains(body, "Docs:     "+srv.docs+"/docs/<project>/") {
+			t.Errorf("GET / on the main origin: %d %q, want it to name the docs origin", status, body)
+		}
+	})
+
 	t.Run("OldURLsRedirect", func(t *testing.T) {
 		for _, method := range []string{http.MethodGet, http.MethodHead} {
 			req, _ := http.NewRequest(method, srv.url+"/docs/demo/en/latest/guide.html?highlight=x%20y#top", nil)

@@ -194,6 +194,9 @@ func (a *app) handlers() (public, docsOrigin http.Handler) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintf(w, "docsd\n\nAPI v3:   %s/api/v3/\nAPI v2:   %s/api/v2/\nGraphQL:  %s/graphql\nGraphiQL: %s/graphiql/\n",
 			a.settings.PublicURL, a.settings.PublicURL, a.settings.PublicURL, a.settings.PublicURL)
+		if u := a.urls(); !u.SubdomainMode() {
+			fmt.Fprintf(w, "Docs:     %s/docs/<project>/\n", u.DocsOrigin())
+		}
 	})
 	// API and docs paths go to their handlers as sent: ServeMux would answer
 	// `//` or `..` in a path with a redirect, which must never happen to a
