@@ -15,7 +15,9 @@ import (
 	"docsd/storetest"
 )
 
-const publicURL = "https://docs.example.com"
+// urls are docsd's default layout: the dashboard and API on one origin,
+// the built docs on another.
+var urls = docsurl.Config{PublicURL: "https://docsd.example.com", DocsURL: "https://docs.example.com"}
 
 // testScale is small enough for a unit test and still fills every measured
 // list: bench maintains 100 projects, the measured project has 150 builds.
@@ -61,14 +63,14 @@ func newEnvAt(tb testing.TB, url string, sc benchdata.Scale) *env {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { s.Close() })
-	resolver := &graph.Resolver{Store: s, Settings: graph.Settings{URLs: docsurl.Config{PublicURL: publicURL}, MaxPageSize: 100}}
-	api := rest.New(graph.NewExecutor(resolver), rest.Config{PublicURL: publicURL, MaxPageSize: 100})
+	resolver := &graph.Resolver{Store: s, Settings: graph.Settings{URLs: urls, MaxPageSize: 100}}
+	api := rest.New(graph.NewExecutor(resolver), rest.Config{PublicURL: urls.PublicURL, MaxPageSize: 100})
 	db, dialect, err := benchdata.Open(url)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
-	return &env{store: s, docsd: api, floor: floor.New(db, dialect, publicURL)}
+	return &env{store: s, docsd: api, floor: floor.New(db, dialect, urls)}
 }
 
 // get runs req against h in-process and returns the status and body.

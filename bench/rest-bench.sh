@@ -27,7 +27,8 @@ THREADS=${THREADS:-2}
 CONNECTIONS=${CONNECTIONS:-16}
 POSTGRES_URL=${POSTGRES_URL:-postgres://postgres@127.0.0.1:5432}
 DOCSD_PORT=${DOCSD_PORT:-18300}
-FLOOR_PORT=${FLOOR_PORT:-18301}
+DOCS_PORT=${DOCS_PORT:-18301} # docsd's docs listener
+FLOOR_PORT=${FLOOR_PORT:-18302}
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 for tool in go wrk curl; do
@@ -72,6 +73,7 @@ rate() { awk '/^Requests\/sec:/ { print $2 }' "$1"; }
 
 declare -a summary
 public="http://127.0.0.1:$DOCSD_PORT"
+docs="http://127.0.0.1:$DOCS_PORT"
 for db in $DATABASES; do
 	case $db in
 	sqlite) url="$work/bench.db" ;;
@@ -88,9 +90,9 @@ for db in $DATABASES; do
 	source "$work/data.env"
 
 	"$work/docsd" serve --database-url "$url" --data-dir "$work/data-$db" --addr "127.0.0.1:$DOCSD_PORT" \
-		--public-url "$public" --build-workers 0 --throttle-user-rate 0 --log-format json 2>"$work/docsd-$db.log" &
+		--docs-addr "127.0.0.1:$DOCS_PORT" --public-url "$public" --docs-url "$docs" --build-workers 0 --throttle-user-rate 0 --log-format json 2>"$work/docsd-$db.log" &
 	pids+=($!)
-	"$work/floor" -database-url "$url" -addr "127.0.0.1:$FLOOR_PORT" -public-url "$public" 2>"$work/floor-$db.log" &
+	"$work/floor" -database-url "$url" -addr "127.0.0.1:$FLOOR_PORT" -public-url "$public" -docs-url "$docs" 2>"$work/floor-$db.log" &
 	pids+=($!)
 	wait_for "$public/api/v3/"
 	wait_for "http://127.0.0.1:$FLOOR_PORT/"

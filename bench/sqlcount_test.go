@@ -39,7 +39,7 @@ func TestSQLStatementsPerRequest(t *testing.T) {
 		url := storetest.DatabaseURL(t, d)
 		e := newEnvAt(t, url, testScale)
 		floorDB, floorCount := countingDB(t, url)
-		fl := floor.New(floorDB, d, publicURL)
+		fl := floor.New(floorDB, d, urls)
 		count := func(t *testing.T, req request) (docsd, floor int64) {
 			t.Helper()
 			for _, h := range []http.Handler{e.docsd, fl} { // warm caches first

@@ -46,10 +46,10 @@ type Server struct {
 	maxPage int
 }
 
-// New returns the floor over db, a database of dialect d, rendering URLs
-// under publicURL (no trailing slash), with docsd's page size bound of 100.
-func New(db *sql.DB, d store.Dialect, publicURL string) *Server {
-	return &Server{db: db, urls: docsurl.Config{PublicURL: publicURL}, q: queriesFor(d), maxPage: 100}
+// New returns the floor over db, a database of dialect d, writing URLs as
+// docsd configured with urls does, with docsd's page size bound of 100.
+func New(db *sql.DB, d store.Dialect, urls docsurl.Config) *Server {
+	return &Server{db: db, urls: urls, q: queriesFor(d), maxPage: 100}
 }
 
 // errUnsupported marks data the floor does not render.

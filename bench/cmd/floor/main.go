@@ -1,7 +1,7 @@
 // Command floor serves the REST floor of issue 14 (package floor) over a
 // database that package benchdata filled.
 //
-//	floor -database-url /tmp/bench.db -addr 127.0.0.1:8100 -public-url http://127.0.0.1:8000
+//	floor -database-url /tmp/bench.db -addr 127.0.0.1:8100 -public-url http://127.0.0.1:8000 -docs-url http://127.0.0.1:8001
 package main
 
 import (
@@ -12,12 +12,14 @@ import (
 
 	"docsd/bench/benchdata"
 	"docsd/bench/floor"
+	"docsd/docsurl"
 )
 
 func main() {
 	url := flag.String("database-url", "", "the database: a SQLite file path or a postgres:// URL")
 	addr := flag.String("addr", "127.0.0.1:8100", "listen address")
-	publicURL := flag.String("public-url", "http://127.0.0.1:8000", "docsd's public URL, which absolute links start with")
+	publicURL := flag.String("public-url", "http://127.0.0.1:8000", "docsd's --public-url, which absolute links start with")
+	docsURL := flag.String("docs-url", "", "docsd's --docs-url, the origin of docs URLs; empty: the public URL")
 	flag.Parse()
 	if *url == "" {
 		flag.Usage()
@@ -32,7 +34,7 @@ func main() {
 	db.SetMaxOpenConns(20)
 	db.SetMaxIdleConns(20)
 	fmt.Fprintln(os.Stderr, "floor: listening on", *addr)
-	if err := http.ListenAndServe(*addr, floor.New(db, d, *publicURL)); err != nil {
+	if err := http.ListenAndServe(*addr, floor.New(db, d, docsurl.Config{PublicURL: *publicURL, DocsURL: *docsURL})); err != nil {
 		fmt.Fprintln(os.Stderr, "floor:", err)
 		os.Exit(1)
 	}
