@@ -6,7 +6,8 @@
 # (bench/cmd/floor) on that same database, checks that both answer each
 # measured request with the same bytes, then runs wrk against docsd and the
 # floor alternately, ROUNDS times each per request, and prints both rates
-# (the mean of the rounds) and their ratio docsd / floor.
+# (the mean of the rounds) and their ratio docsd / floor, and each server's
+# peak resident memory.
 #
 #   bench/rest-bench.sh                         # small scale, both databases
 #   SCALE=large DATABASES=postgres bench/rest-bench.sh
@@ -136,6 +137,13 @@ for db in $DATABASES; do
 		floor_rps=$(awk -v s="${sum[floor]}" -v n="$ROUNDS" 'BEGIN { printf "%.0f", s / n }')
 		ratio=$(awk -v a="$docsd_rps" -v b="$floor_rps" 'BEGIN { printf "%.2f", a / b }')
 		summary+=("$(printf '%-9s %-22s docsd %7s req/s   floor %7s req/s   ratio %s' "$db" "$name" "$docsd_rps" "$floor_rps" "$ratio")")
+	done
+	# Peak memory under the load (the issue asks for ≤ 150 MB), Linux only.
+	for k in 0 1; do
+		server=docsd
+		[ "$k" = 1 ] && server=floor
+		hwm=$(awk '/^VmHWM:/ { printf "%.0f", $2 / 1024 }' "/proc/${pids[$k]}/status" 2>/dev/null || true)
+		[ -n "$hwm" ] && summary+=("$(printf '%-9s %-22s peak RSS %s MB' "$db" "$server" "$hwm")")
 	done
 	stop_servers
 done
