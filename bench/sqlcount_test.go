@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"math"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -26,6 +27,10 @@ var overFloor = map[string]bool{
 	"V2BuildList":         true,
 }
 
+// countRuns is how many times each request is counted; the least count is
+// kept.
+const countRuns = 5
+
 // TestSQLStatementsPerRequest counts the SQL statements docsd and the floor
 // run for each measured request, for lists of 10 and of 100 (the project
 // detail takes no limit: its two counts are of the same request, and its
@@ -47,12 +52,20 @@ func TestSQLStatementsPerRequest(t *testing.T) {
 					t.Fatalf("%s answered %d: %s", req.path, status, body)
 				}
 			}
-			before := e.store.QueryCount()
-			get(t, e.docsd, req)
-			docsd = e.store.QueryCount() - before
-			before = floorCount.Load()
-			get(t, fl, req)
-			return docsd, floorCount.Load() - before
+			// docsd's dataloaders gather a batch for 1 ms: on a busy machine a
+			// batch can be cut in two, adding a statement. The least of
+			// several runs is the count of the request's batching, not of
+			// the machine's load.
+			docsd, floor = math.MaxInt64, math.MaxInt64
+			for range countRuns {
+				before := e.store.QueryCount()
+				get(t, e.docsd, req)
+				docsd = min(docsd, e.store.QueryCount()-before)
+				before = floorCount.Load()
+				get(t, fl, req)
+				floor = min(floor, floorCount.Load()-before)
+			}
+			return docsd, floor
 		}
 		short, long := requests("10"), requests("100")
 		for i := range long {
