@@ -151,7 +151,9 @@ func serveContent(w http.ResponseWriter, r *http.Request, modtime time.Time, f i
 	}
 	b, err := io.ReadAll(io.LimitReader(f, size))
 	if err != nil {
-		serverErrorPage(w, r)
+		if !readerGone(r) {
+			serverErrorPage(w, r)
+		}
 		return
 	}
 	http.ServeContent(w, r, "", modtime, bytes.NewReader(b))

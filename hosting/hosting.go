@@ -184,8 +184,14 @@ func (h *Handler) serveDocs(w http.ResponseWriter, r *http.Request, rootSlug, re
 		return
 	}
 	rq := &request{h: h, w: w, r: r, ctx: r.Context(), origin: origin}
-	if err := rq.serve(rootSlug, rest); err != nil {
+	if err := rq.serve(rootSlug, rest); err != nil && !readerGone(r) {
 		h.logger.ErrorContext(r.Context(), "serving docs", "path", r.URL.Path, "err", err)
 		failurePage(w, r, err)
 	}
 }
+
+// readerGone reports whether the reader closed the connection (or the
+// server is shutting down): what failed then is not a server error, and
+// nobody is left to read an answer, so none is written and nothing is
+// logged (issue 14: wrk's closed connections were logged as 500s).
+func readerGone(r *http.Request) bool { return r.Context().Err() != nil }

@@ -237,6 +237,10 @@ func (s *statusRecorder) Flush() {
 	http.NewResponseController(s.ResponseWriter).Flush()
 }
 
+// statusReaderGone is logged for a request whose reader closed the
+// connection before anything was answered (nginx's 499).
+const statusReaderGone = 499
+
 // logRequests writes one structured log line per request (remote: the
 // connection's peer; client: the client behind trusted proxies) and records
 // it in the metrics.
@@ -245,7 +249,10 @@ func (a *app) logRequests(next http.Handler) http.Handler {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
-		if rec.status == 0 {
+		switch {
+		case rec.status == 0 && r.Context().Err() != nil:
+			rec.status = statusReaderGone
+		case rec.status == 0:
 			rec.status = http.StatusOK
 		}
 		a.observe(r, rec.status, rec.bytes, time.Since(start))
