@@ -42,6 +42,8 @@ type app struct {
 	uploads   *uploads
 	// users is the per-user request budget API v3 and /graphql share.
 	users *ratelimit.Limiter
+	// stopWatching ends the watch for other processes' commits.
+	stopWatching context.CancelFunc
 }
 
 // open connects to the database (applying migrations) and wires the graph.
@@ -121,10 +123,12 @@ func (c *command) wire(s *store.Store) (*app, error) {
 		},
 	}
 	a.executor = graph.NewExecutor(a.resolver)
+	s.OnCommit(a.servedChanged)
 	if err := a.subscribe(); err != nil {
 		a.notifier.Close()
 		return nil, err
 	}
+	a.watchOtherProcesses()
 	return a, nil
 }
 
@@ -133,6 +137,7 @@ func (a *app) urls() docsurl.Config {
 }
 
 func (a *app) close() {
+	a.stopWatching()
 	a.notifier.Close()
 	a.store.Close()
 }
@@ -142,11 +147,19 @@ func (a *app) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", a.resolver.Handler())
 	mux.Handle("/graphiql/", graphiql.Handler("/graphiql/", "/graphql"))
-	docs := hosting.New(a.store, a.artifacts, hosting.Config{
+	docsConfig := hosting.Config{
 		URLs:            a.urls(),
 		AddonsInject:    a.settings.AddonsInject,
 		AddonsClientURL: a.settings.AddonsClientURL,
-	}, a.logger)
+	}
+	docs := hosting.New(a.store, a.artifacts, docsConfig, a.logger)
+	if err := a.notifier.Subscribe(notify.ServedChanged, func(string) { docs.Forget() }); err != nil {
+		// Without the other nodes' signals a cache could serve what they
+		// made private.
+		a.logger.Warn("not listening for the other nodes' changes: docs are served without a cache", "err", err)
+		docsConfig.NoCache = true
+		docs = hosting.New(a.store, a.artifacts, docsConfig, a.logger)
+	}
 	api := rest.New(a.executor, rest.Config{
 		PublicURL:        a.settings.PublicURL,
 		AbsoluteAPILinks: a.settings.AbsoluteAPILinks,
