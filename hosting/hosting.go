@@ -57,6 +57,7 @@ type Handler struct {
 	publicHost string // host of the public URL, without port
 	logger     *slog.Logger
 	cache      *cache
+	variants   variants
 	inject     bool
 	clientURL  string
 }

@@ -124,3 +124,59 @@ func TestRepresentations(t *testing.T) {
 		}
 	}
 }
+
+// TestVariantsAreMadeOnce: a compressed answer (and a page with the client
+// injected) is made once per file of a published tree and then served
+// from memory: changing the file's bytes under the tree (which a publish
+// never does) does not change the answer, while a new publish does.
+func TestVariantsAreMadeOnce(t *testing.T) {
+	f := newFixture(t, store.SQLite)
+	h := New(f.s, f.arts, Config{URLs: pathURLs, AddonsInject: true}, nil)
+	demo := f.project("demo", "en")
+	page := func(word string) string {
+		return "<html><head></head><body>" + strings.Repeat("<p>"+word+"</p>\n", 200) + "</body></html>"
+	}
+	f.publish(demo, "latest", map[string]string{"index.html": page("first"), "app.js": strings.Repeat("var first;\n", 100)})
+	for _, tc := range []struct{ name, file, encoding string }{
+		{"GzipPage", "index.html", "gzip"},
+		{"InjectedPage", "index.html", ""},
+		{"GzipScript", "app.js", "gzip"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			get := func() (string, string) {
+				r := httptest.NewRequest("GET", latest+tc.file, nil)
+				if tc.encoding != "" {
+					r.Header.Set("Accept-Encoding", tc.encoding)
+				}
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, r)
+				if w.Code != http.StatusOK || w.Header().Get("Content-Encoding") != tc.encoding {
+					t.Fatalf("got %d with Content-Encoding %q", w.Code, w.Header().Get("Content-Encoding"))
+				}
+				return w.Body.String(), w.Header().Get("ETag")
+			}
+			first, firstTag := get()
+			dir, err := f.arts.HTMLDir("demo", "latest")
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, tc.file)
+			info, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			old, _ := os.ReadFile(path)
+			if err := os.WriteFile(path, []byte(strings.ReplaceAll(string(old), "first", "other")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			os.Chtimes(path, info.ModTime(), info.ModTime())
+			if again, tag := get(); again != first || tag != firstTag {
+				t.Errorf("second answer differs from the first: the variant was made again")
+			}
+			f.publish(demo, "latest", map[string]string{"index.html": page(tc.name), "app.js": strings.Repeat("var "+tc.name+";\n", 100)})
+			if after, tag := get(); after == first || tag == firstTag {
+				t.Errorf("after a new publish: the answer of the replaced tree")
+			}
+		})
+	}
+}
