@@ -268,12 +268,20 @@ func (a *app) logRequests(next http.Handler) http.Handler {
 		case rec.status == 0:
 			rec.status = http.StatusOK
 		}
-		a.observe(r, rec.status, rec.bytes, time.Since(start))
-		a.logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
-			slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		d := time.Since(start)
+		a.observe(r, rec.status, rec.bytes, d)
+		// The handler directly, with no caller's PC: Logger.LogAttrs would
+		// walk the stack for one on every request (issue 14's profile).
+		h := a.logger.Handler()
+		if !h.Enabled(r.Context(), slog.LevelInfo) {
+			return
+		}
+		line := slog.NewRecord(start.Add(d), slog.LevelInfo, "request", 0)
+		line.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.Int("status", rec.status), slog.Int("bytes", rec.bytes),
-			slog.Duration("duration", time.Since(start)), slog.String("remote", r.RemoteAddr),
+			slog.Duration("duration", d), slog.String("remote", r.RemoteAddr),
 			slog.String("client", clientAddr(r, a.settings.trustedProxies)))
+		h.Handle(r.Context(), line)
 	})
 }
 
