@@ -15,7 +15,8 @@
 #
 # DATABASES: "sqlite postgres" (default; postgres needs PGURL's server,
 # default postgres://postgres@127.0.0.1:5432, where a throwaway database is
-# made). INJECT=true serves pages with the reader client injected (as
+# made). DOCSD_BIN: a docsd binary to measure instead of this checkout's
+# (the data is still prepared by this checkout). INJECT=true serves pages with the reader client injected (as
 # shipped); the default false serves the same bytes as nginx, which the
 # script checks.
 #
@@ -56,7 +57,12 @@ cleanup() {
 trap cleanup EXIT
 
 echo "building docsd…"
-(cd "$repo" && go build -o "$work/docsd" ./cmd/docsd && go build -o "$work/setup" ./hosting/bench/setup)
+(cd "$repo" && go build -o "$work/setup" ./hosting/bench/setup)
+if [ -n "${DOCSD_BIN:-}" ]; then # another build of docsd, to compare versions
+	cp "$DOCSD_BIN" "$work/docsd"
+else
+	(cd "$repo" && go build -o "$work/docsd" ./cmd/docsd)
+fi
 
 base=/docs/bench/en/latest
 # name | path | extra wrk header | expected status
