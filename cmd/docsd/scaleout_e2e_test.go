@@ -70,14 +70,24 @@ func TestScaleOutEndToEnd(t *testing.T) {
 
 	// sameOnBoth fetches path from both nodes and returns the answer, which
 	// must be the same.
+	// sameOnBoth waits until A and B give the same answer: a change made
+	// through A reaches B's docs cache by docsd_served_changed, within
+	// milliseconds; the deadline only stops a hung run.
 	sameOnBoth := func(t *testing.T, path string) (int, string, string) {
 		t.Helper()
-		codeA, locA, bodyA := fetch(t, a.url+path, "")
-		codeB, locB, bodyB := fetch(t, b.url+path, "")
-		if codeA != codeB || locA != locB || bodyA != bodyB {
-			t.Errorf("GET %s: A %d %q %.80q, B %d %q %.80q; want the same answer", path, codeA, locA, bodyA, codeB, locB, bodyB)
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			codeA, locA, bodyA := fetch(t, a.url+path, "")
+			codeB, locB, bodyB := fetch(t, b.url+path, "")
+			if codeA == codeB && locA == locB && bodyA == bodyB {
+				return codeA, locA, bodyA
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("GET %s: A %d %q %.80q, B %d %q %.80q; want the same answer", path, codeA, locA, bodyA, codeB, locB, bodyB)
+				return codeA, locA, bodyA
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		return codeA, locA, bodyA
 	}
 
 	t.Run("Docs", func(t *testing.T) {
