@@ -29,7 +29,7 @@ func accessLogApp(t testing.TB, buf io.Writer) *app {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { a.stopWatching(); a.notifier.Close() })
+	t.Cleanup(func() { a.notifier.Close() })
 	return a
 }
 

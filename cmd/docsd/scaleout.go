@@ -102,9 +102,16 @@ const otherProcessesEvery = time.Second
 // process. PostgreSQL nodes hear of each other's commits by
 // servedChanged.
 func (a *app) watchOtherProcesses() {
+	if a.stopWatching != nil || a.store.Dialect() != store.SQLite {
+		return
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	a.stopWatching = cancel
-	go a.store.WatchCommits(ctx, otherProcessesEvery, func() { a.signal(ctx, notify.ServedChanged, "") })
+	done := make(chan struct{})
+	a.stopWatching = func() { cancel(); <-done }
+	go func() {
+		defer close(done)
+		a.store.WatchCommits(ctx, otherProcessesEvery, func() { a.signal(ctx, notify.ServedChanged, "") })
+	}()
 }
 
 // buildQueued wakes this node's workers and tells every other node's.

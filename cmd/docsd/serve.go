@@ -42,8 +42,9 @@ type app struct {
 	uploads   *uploads
 	// users is the per-user request budget API v3 and /graphql share.
 	users *ratelimit.Limiter
-	// stopWatching ends the watch for other processes' commits.
-	stopWatching context.CancelFunc
+	// stopWatching ends the watch for other processes' commits and waits
+	// for it; nil when there is none.
+	stopWatching func()
 }
 
 // open connects to the database (applying migrations) and wires the graph.
@@ -128,7 +129,6 @@ func (c *command) wire(s *store.Store) (*app, error) {
 		a.notifier.Close()
 		return nil, err
 	}
-	a.watchOtherProcesses()
 	return a, nil
 }
 
@@ -137,7 +137,9 @@ func (a *app) urls() docsurl.Config {
 }
 
 func (a *app) close() {
-	a.stopWatching()
+	if a.stopWatching != nil {
+		a.stopWatching()
+	}
 	a.notifier.Close()
 	a.store.Close()
 }
@@ -160,6 +162,7 @@ func (a *app) handler() http.Handler {
 		docsConfig.NoCache = true
 		docs = hosting.New(a.store, a.artifacts, docsConfig, a.logger)
 	}
+	a.watchOtherProcesses()
 	api := rest.New(a.executor, rest.Config{
 		PublicURL:        a.settings.PublicURL,
 		AbsoluteAPILinks: a.settings.AbsoluteAPILinks,
