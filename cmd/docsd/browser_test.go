@@ -38,8 +38,20 @@ func newBrowser(t *testing.T) context.Context {
 	if path == "" {
 		t.Skip("chromium is not installed (apt-get install -y chromium): skipping the browser test")
 	}
+	// Not t.TempDir: Chromium's helper processes may still write to the
+	// profile for a moment after the browser is gone, which fails
+	// TempDir's cleanup; this one is removed when they are done.
+	profile, err := os.MkdirTemp("", "docsd-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for deadline := time.Now().Add(30 * time.Second); os.RemoveAll(profile) != nil && time.Now().Before(deadline); {
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1200, 800),
+		chromedp.ExecPath(path), chromedp.UserDataDir(profile), chromedp.WindowSize(1200, 800),
 		chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
@@ -195,7 +207,7 @@ func TestBrowserReader(t *testing.T) {
 	ctx := newBrowser(t)
 	srv := startBrowserFixture(t)
 
-	page := srv.url + "/docs/demo/en/v1.0/guide.html"
+	page := srv.docs + "/docs/demo/en/v1.0/guide.html"
 	var versions, languages []string
 	err := chromedp.Run(ctx,
 		chromedp.Navigate(page),
@@ -227,13 +239,13 @@ func TestBrowserReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The translation has only latest: its link keeps the page there.
-	if want := srv.url + "/docs/demo/es/latest/guide.html"; esHref != want {
+	if want := srv.docs + "/docs/demo/es/latest/guide.html"; esHref != want {
 		t.Errorf("es link = %s, want %s", esHref, want)
 	}
 	if want := "You may be reading an old version of this documentation. Read the latest stable version of this page."; banner != want {
 		t.Errorf("banner on v1.0 = %q, want %q", banner, want)
 	}
-	if want := srv.url + "/docs/demo/en/stable/guide.html"; bannerHref != want {
+	if want := srv.docs + "/docs/demo/en/stable/guide.html"; bannerHref != want {
 		t.Errorf("banner link = %s, want %s", bannerHref, want)
 	}
 
@@ -243,7 +255,7 @@ func TestBrowserReader(t *testing.T) {
 		chromedp.Evaluate(`setTimeout(() => Array.from(`+shadow(`section[aria-label="Versions"]`)+`.querySelectorAll("a")).find(a => a.textContent === "v2.0").click(), 0)`, nil),
 	)
 	if err == nil {
-		location, err = waitLocation(ctx, srv.url+"/docs/demo/en/v2.0/guide.html")
+		location, err = waitLocation(ctx, srv.docs+"/docs/demo/en/v2.0/guide.html")
 	}
 	if err == nil {
 		err = chromedp.Run(ctx, chromedp.Text("h1", &heading, chromedp.ByQuery))

@@ -11,11 +11,13 @@ import (
 	"docsd/storetest"
 )
 
-// docsNode is one docsd node of a test: its store, app and HTTP server.
+// docsNode is one docsd node of a test: its store, app, and the URLs of
+// its public and docs listeners.
 type docsNode struct {
-	s   *store.Store
-	a   *app
-	url string
+	s    *store.Store
+	a    *app
+	url  string
+	docs string
 }
 
 // openNode starts a node on the database at dbURL, with artifacts under
@@ -28,7 +30,7 @@ func openNode(t *testing.T, dbURL, dataDir string) *docsNode {
 	}
 	t.Cleanup(func() { s.Close() })
 	a, srv := testApp(t, s, "--database-url", dbURL, "--data-dir", dataDir, "--build-workers", "0")
-	return &docsNode{s: s, a: a, url: srv.URL}
+	return &docsNode{s: s, a: a, url: srv.URL, docs: testDocs(t, a).URL}
 }
 
 // publishDemo imports project demo for a new user and publishes its
@@ -86,15 +88,15 @@ func TestPrivacyAppliesAtOnce(t *testing.T) {
 				n := openNode(t, storetest.DatabaseURL(t, d), t.TempDir())
 				key := publishDemo(t, n)
 				for range 2 { // the second answer comes from the cache
-					if resp, _ := get(t, n.url+demoPage, ""); resp.StatusCode != http.StatusOK {
+					if resp, _ := get(t, n.docs+demoPage, ""); resp.StatusCode != http.StatusOK {
 						t.Fatalf("before: status %d, want 200", resp.StatusCode)
 					}
 				}
 				patch(t, n.url+tc.path, key, tc.body)
-				if resp, _ := get(t, n.url+demoPage, ""); resp.StatusCode != http.StatusNotFound {
+				if resp, _ := get(t, n.docs+demoPage, ""); resp.StatusCode != http.StatusNotFound {
 					t.Errorf("anonymous, right after the PATCH: status %d, want 404", resp.StatusCode)
 				}
-				if resp, _ := get(t, n.url+demoPage, key); resp.StatusCode != http.StatusOK {
+				if resp, _ := get(t, n.docs+demoPage, key); resp.StatusCode != http.StatusOK {
 					t.Errorf("maintainer, after the PATCH: status %d, want 200", resp.StatusCode)
 				}
 			})
@@ -114,12 +116,12 @@ func TestPrivacyReachesOtherNodes(t *testing.T) {
 			reader, writer := openNode(t, dbURL, dataDir), openNode(t, dbURL, dataDir)
 			key := publishDemo(t, writer)
 			for range 2 {
-				if resp, _ := get(t, reader.url+demoPage, ""); resp.StatusCode != http.StatusOK {
+				if resp, _ := get(t, reader.docs+demoPage, ""); resp.StatusCode != http.StatusOK {
 					t.Fatalf("before: status %d, want 200", resp.StatusCode)
 				}
 			}
 			patch(t, writer.url+tc.path, key, tc.body)
-			waitForNotFound(t, reader.url+demoPage, "the other node, after the PATCH")
+			waitForNotFound(t, reader.docs+demoPage, "the other node, after the PATCH")
 		})
 	}
 }
@@ -133,14 +135,14 @@ func TestPrivacyFromTheCommandLine(t *testing.T) {
 	n := openNode(t, dbURL, t.TempDir())
 	publishDemo(t, n)
 	for range 2 {
-		if resp, _ := get(t, n.url+demoPage, ""); resp.StatusCode != http.StatusOK {
+		if resp, _ := get(t, n.docs+demoPage, ""); resp.StatusCode != http.StatusOK {
 			t.Fatalf("before: status %d, want 200", resp.StatusCode)
 		}
 	}
 	if code, _, errOut := docsd(t, "project", "privacy", "demo", "private", "--database-url", dbURL); code != 0 {
 		t.Fatalf("docsd project privacy: exit %d: %s", code, errOut)
 	}
-	waitForNotFound(t, n.url+demoPage, "the server, after the command")
+	waitForNotFound(t, n.docs+demoPage, "the server, after the command")
 }
 
 // waitForNotFound polls url anonymously until it answers 404; the deadline

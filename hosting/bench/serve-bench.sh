@@ -104,7 +104,8 @@ run_db() {
 	source "$dir/setup.env"
 	chmod -R a+rX "$work" # nginx workers may run as another user
 
-	"$work/docsd" serve --data-dir "$dir/data" --database-url "$url" --addr "127.0.0.1:$DOCSD_PORT" \
+	"$work/docsd" serve --data-dir "$dir/data" --database-url "$url" \
+		--addr "127.0.0.1:$API_PORT" --docs-addr "127.0.0.1:$DOCSD_PORT" \
 		--build-workers 0 --addons-inject="$INJECT" --log-format json 2>"$dir/docsd.log" &
 	local docsd_pid=$!
 	pids+=("$docsd_pid")

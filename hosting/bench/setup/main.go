@@ -5,7 +5,8 @@
 // page, a 2 KB page, a 290 KB script (with the .gz beside it that nginx's
 // gzip_static serves) — and one page redirect, /old.html → /index.html.
 // It prints shell assignments for the script: the published tree's folder
-// (for nginx) and two free loopback ports.
+// (for nginx) and three free loopback ports: docsd's docs listener,
+// nginx's, and docsd's public listener.
 package main
 
 import (
@@ -100,11 +101,11 @@ func setup(ctx context.Context, dataDir, dbURL string) error {
 	if err != nil {
 		return err
 	}
-	ports, err := freePorts(2)
+	ports, err := freePorts(3)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("TREE=%s\nDOCSD_PORT=%d\nNGINX_PORT=%d\n", tree, ports[0], ports[1])
+	fmt.Printf("TREE=%s\nDOCSD_PORT=%d\nNGINX_PORT=%d\nAPI_PORT=%d\n", tree, ports[0], ports[1], ports[2])
 	return nil
 }
 
