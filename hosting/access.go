@@ -1,6 +1,7 @@
 package hosting
 
 import (
+	"slices"
 	"strings"
 
 	"docsd/errs"
@@ -46,16 +47,11 @@ func (rq *request) maintainer(projectID int64) (bool, error) {
 	if err != nil || u == nil {
 		return false, err
 	}
-	ms, err := rq.h.store.FindMaintainerships(rq.ctx, []int64{projectID})
+	ids, err := rq.h.cache.maintainers(rq.ctx, projectID)
 	if err != nil {
 		return false, err
 	}
-	found := false
-	for _, m := range ms {
-		if m.UserID == u.ID {
-			found = true
-		}
-	}
+	found := slices.Contains(ids, u.ID)
 	if rq.maintains == nil {
 		rq.maintains = map[int64]bool{}
 	}

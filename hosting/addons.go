@@ -150,7 +150,7 @@ func (rq *request) resolveAddonsSlugs(projectSlug, versionSlug string) (*addonsQ
 
 // visibleProject is the project with that slug when the reader may see it.
 func (rq *request) visibleProject(slug string) (*store.Project, error) {
-	p, err := rq.h.store.FindProjectBySlug(rq.ctx, slug)
+	p, err := rq.h.cache.projectBySlug(rq.ctx, slug)
 	if errs.Is(err, errs.NotFound) {
 		return nil, nil
 	}

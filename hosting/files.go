@@ -93,9 +93,12 @@ const (
 	maxGzipSize = 8 << 20
 )
 
-// sendFile answers 200 with a file of tree (or 304, 206, 416 as the
+// sendFile answers 200 with a file of tree (or 304, 206, 412, 416 as the
 // request's conditional and Range headers ask), compressed with gzip when
-// the reader accepts it and the request has no Range.
+// the reader accepts it and the request has no Range. A file served as it
+// is goes out with sendfile(2) from a local tree; a page with the client
+// injected and a compressed body are made once per file of a tree and
+// then served from memory (variants), never made again per request.
 func (rq *request) sendFile(tree artifacts.Tree, name string, f fs.File, info fs.FileInfo) {
 	w, r := rq.w, rq.r
 	h := w.Header()
@@ -105,41 +108,74 @@ func (rq *request) sendFile(tree artifacts.Tree, name string, f fs.File, info fs
 	if rq.private {
 		h.Set("Cache-Control", "private")
 	}
-	modtime := info.ModTime()
-	etag := entityTag(tree.ID(), info.Size(), modtime)
-	var src io.Reader = f
-	size := info.Size()
-	if b, suffix, ok := rq.injectedBody(name, f, info.Size()); ok {
-		src, size, etag = bytes.NewReader(b), int64(len(b)), withTagSuffix(etag, suffix)
+	modtime, size := info.ModTime(), info.Size()
+	etag := entityTag(tree.ID(), size, modtime)
+	gz := compressible(ctype)
+	if gz {
+		h.Add("Vary", "Accept-Encoding")
+		gz = r.Header.Get("Range") == "" && acceptsGzip(r)
 	}
-	if !compressible(ctype) {
+	block := rq.injection(name, size)
+	if block == nil && (!gz || size < minGzipSize || size > maxGzipSize) {
 		h.Set("ETag", etag)
-		serveContent(w, r, modtime, src, size)
+		serveContent(w, r, modtime, f, size)
 		return
 	}
-	h.Add("Vary", "Accept-Encoding")
-	if r.Header.Get("Range") != "" || !acceptsGzip(r) || size < minGzipSize || size > maxGzipSize {
-		h.Set("ETag", etag)
-		serveContent(w, r, modtime, src, size)
+	key := variantKey(name, etag, block, gz)
+	v, ok := rq.h.variants.get(key)
+	if !ok {
+		var err error
+		if v, err = makeVariant(f, size, etag, block, gz); err != nil {
+			if !readerGone(r) {
+				rq.h.logger.ErrorContext(r.Context(), "reading docs file", "path", r.URL.Path, "err", err)
+				serverErrorPage(w, r)
+			}
+			return
+		}
+		rq.h.variants.put(key, v)
+	}
+	h.Set("ETag", v.etag)
+	if !v.gzip {
+		http.ServeContent(w, r, "", modtime, bytes.NewReader(v.body))
 		return
 	}
-	gzTag := strings.TrimSuffix(etag, `"`) + `-gzip"`
-	h.Set("ETag", gzTag)
 	h.Set("Content-Encoding", "gzip")
-	if notModified(r, gzTag, modtime) {
+	if notModified(r, v.etag, modtime) {
 		h.Del("Content-Type")
 		h.Del("Content-Encoding")
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	body, err := gzipAll(src)
-	if err != nil {
-		rq.h.logger.ErrorContext(r.Context(), "compressing docs file", "path", r.URL.Path, "err", err)
-		h.Del("Content-Encoding")
-		serverErrorPage(w, r)
+	if r.Header.Get("If-Match") != "" || r.Header.Get("If-Unmodified-Since") != "" {
+		// The preconditions only http.ServeContent checks (412).
+		http.ServeContent(contentLength{w, strconv.Itoa(len(v.body))}, r, "", modtime, bytes.NewReader(v.body))
 		return
 	}
-	http.ServeContent(w, r, "", modtime, bytes.NewReader(body))
+	// What http.ServeContent answers here (no Range: gzip never has one),
+	// in one write from memory and with Content-Length.
+	if !modtime.IsZero() && !modtime.Equal(time.Unix(0, 0)) {
+		h.Set("Last-Modified", modtime.UTC().Format(http.TimeFormat))
+	}
+	h.Set("Accept-Ranges", "bytes")
+	h.Set("Content-Length", strconv.Itoa(len(v.body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(v.body)
+	}
+}
+
+// contentLength adds Content-Length to the 200 that http.ServeContent
+// writes, which leaves it out of answers that have a Content-Encoding.
+type contentLength struct {
+	http.ResponseWriter
+	n string
+}
+
+func (w contentLength) WriteHeader(code int) {
+	if code == http.StatusOK {
+		w.Header().Set("Content-Length", w.n)
+	}
+	w.ResponseWriter.WriteHeader(code)
 }
 
 // serveContent is http.ServeContent for any opened file: those that can't
@@ -151,7 +187,9 @@ func serveContent(w http.ResponseWriter, r *http.Request, modtime time.Time, f i
 	}
 	b, err := io.ReadAll(io.LimitReader(f, size))
 	if err != nil {
-		serverErrorPage(w, r)
+		if !readerGone(r) {
+			serverErrorPage(w, r)
+		}
 		return
 	}
 	http.ServeContent(w, r, "", modtime, bytes.NewReader(b))
@@ -238,8 +276,8 @@ func (rq *request) sendNotFoundFile(tree artifacts.Tree, root string) bool {
 				return false
 			}
 			doc = rebaseLinks(doc, root)
-			if b, _, ok := rq.injectedBody(name, bytes.NewReader(doc), int64(len(doc))); ok {
-				doc = b
+			if block := rq.injection(name, int64(len(doc))); block != nil {
+				doc, _ = inject(doc, block)
 			}
 			src, size = bytes.NewReader(doc), int64(len(doc))
 		}

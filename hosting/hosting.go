@@ -5,8 +5,10 @@
 //
 // Files come from artifact storage, one published tree per version, opened
 // once per request so that a concurrent publish never mixes two trees in one
-// answer. Projects, versions and redirects come from the store on every
-// request: nothing is cached in memory, so any number of nodes serve alike.
+// answer. Projects, versions, relationships, redirects and maintainers are
+// looked up in the store once and then kept in a per-node cache, emptied
+// whenever they change (see Serves and Forget): on the node that made the
+// change before its request answers, on the others when they are told.
 package hosting
 
 import (
@@ -42,6 +44,9 @@ type Config struct {
 	// AddonsClientURL is the script injected instead of docsd's built-in
 	// client when set (addons_client_url).
 	AddonsClientURL string
+	// NoCache looks everything up in the store on every request, for a
+	// node that can't hear of the other nodes' changes.
+	NoCache bool
 }
 
 // Handler serves docs requests. Build it with New.
@@ -51,6 +56,8 @@ type Handler struct {
 	urls       docsurl.Config
 	publicHost string // host of the public URL, without port
 	logger     *slog.Logger
+	cache      *cache
+	variants   variants
 	inject     bool
 	clientURL  string
 }
@@ -63,7 +70,16 @@ func New(s *store.Store, files Files, cfg Config, logger *slog.Logger) *Handler 
 	if logger == nil {
 		logger = slog.Default()
 	}
-	h := &Handler{store: s, files: files, urls: cfg.URLs, logger: logger, inject: cfg.AddonsInject, clientURL: cfg.AddonsClientURL}
+	h := &Handler{store: s, files: files, urls: cfg.URLs, logger: logger, cache: &cache{s: s, off: cfg.NoCache}, inject: cfg.AddonsInject, clientURL: cfg.AddonsClientURL}
+	// This node's writes empty the cache before the writing request
+	// answers; cmd forwards the other nodes' writes to Forget.
+	if s != nil {
+		s.OnCommit(func(_ context.Context, tables []string) {
+			if Serves(tables) {
+				h.cache.Forget()
+			}
+		})
+	}
 	if u, err := url.Parse(cfg.URLs.PublicURL); err == nil {
 		h.publicHost = u.Hostname()
 	}
@@ -185,8 +201,14 @@ func (h *Handler) serveDocs(w http.ResponseWriter, r *http.Request, rootSlug, re
 		return
 	}
 	rq := &request{h: h, w: w, r: r, ctx: r.Context(), origin: origin}
-	if err := rq.serve(rootSlug, rest); err != nil {
+	if err := rq.serve(rootSlug, rest); err != nil && !readerGone(r) {
 		h.logger.ErrorContext(r.Context(), "serving docs", "path", r.URL.Path, "err", err)
 		failurePage(w, r, err)
 	}
 }
+
+// readerGone reports whether the reader closed the connection (or the
+// server is shutting down): what failed then is not a server error, and
+// nobody is left to read an answer, so none is written and nothing is
+// logged (issue 14: wrk's closed connections were logged as 500s).
+func readerGone(r *http.Request) bool { return r.Context().Err() != nil }

@@ -6,9 +6,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"html"
-	"io"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -113,38 +113,33 @@ func findTag(doc []byte, tag string, slash bool) int {
 	return -1
 }
 
-// injectedBody reads an HTML file of a published tree and returns what to
-// serve: the file with the block of R.5.2 inserted and the tag suffix
-// `-a<8 hex>` for the ETag; the file unchanged and "" when R.5.1 says so.
-// ok is false only when the file was not read (not HTML, too big, nothing
-// to inject): the caller serves f itself.
-func (rq *request) injectedBody(name string, f io.Reader, size int64) (body []byte, tagSuffix string, ok bool) {
-	p := rq.page
-	if p == nil || !strings.HasPrefix(contentType(name), "text/html") || size > maxGzipSize {
-		return nil, "", false
+// injection is the block of R.5.2 for the served file name of size bytes;
+// nil when R.5.1 rules 1–4 say the file is served unchanged.
+func (rq *request) injection(name string, size int64) []byte {
+	if rq.page == nil || !strings.HasPrefix(contentType(name), "text/html") || size > maxGzipSize {
+		return nil
 	}
-	block := rq.h.injectBlock(p)
-	// One buffer, room for the block included: the page is read once and
-	// the block is moved in.
-	buf := make([]byte, size, int(size)+len(block))
-	if _, err := io.ReadFull(f, buf); err != nil {
-		if sk, ok := f.(io.Seeker); ok { // let the caller serve the file as it is
-			sk.Seek(0, io.SeekStart)
-		}
-		return nil, "", false
+	return rq.h.injectBlock(rq.page)
+}
+
+// inject returns the page doc with block inserted (R.5.1 rules 5 and 6)
+// and the tag suffix `-a<8 hex>` for its ETag; doc unchanged and "" when
+// there is no insertion point. doc's spare capacity is used when it has
+// room for the block.
+func inject(doc, block []byte) ([]byte, string) {
+	if bytes.HasPrefix(doc, []byte{0xFF, 0xFE}) || bytes.HasPrefix(doc, []byte{0xFE, 0xFF}) {
+		return doc, ""
 	}
-	if bytes.HasPrefix(buf, []byte{0xFF, 0xFE}) || bytes.HasPrefix(buf, []byte{0xFE, 0xFF}) {
-		return buf, "", true
-	}
-	at := insertionPoint(buf)
+	at := insertionPoint(doc)
 	if at < 0 {
-		return buf, "", true
+		return doc, ""
 	}
-	out := buf[:len(buf)+len(block)]
-	copy(out[at+len(block):], buf[at:size])
+	size := len(doc)
+	out := slices.Grow(doc, len(block))[:size+len(block)]
+	copy(out[at+len(block):], out[at:size])
 	copy(out[at:], block)
 	sum := sha256.Sum256(block)
-	return out, "-a" + hex.EncodeToString(sum[:4]), true
+	return out, "-a" + hex.EncodeToString(sum[:4])
 }
 
 // withTagSuffix adds suffix to an entity tag before its closing quote.

@@ -69,7 +69,7 @@ func (h *Handler) serveReader(w http.ResponseWriter, r *http.Request) bool {
 	default:
 		err = rq.serveFooter()
 	}
-	if err != nil {
+	if err != nil && !readerGone(r) {
 		h.logger.ErrorContext(r.Context(), "serving reader endpoint", "path", p, "err", err)
 		writeJSON(w, r, http.StatusInternalServerError, nil, map[string]string{"detail": "A server error occurred."})
 	}

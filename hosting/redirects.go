@@ -22,7 +22,7 @@ type redirectInput struct {
 // and answers with the first target unless it is the requested path
 // itself. It reports whether it answered.
 func (rq *request) applyRedirects(x *store.Project, in redirectInput, forcedOnly bool) (bool, error) {
-	rds, err := rq.h.store.FindServedRedirects(rq.ctx, x.ID, forcedOnly)
+	rds, err := rq.h.cache.servedRedirects(rq.ctx, x.ID, forcedOnly)
 	if err != nil || len(rds) == 0 {
 		return false, err
 	}

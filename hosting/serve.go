@@ -36,7 +36,7 @@ type request struct {
 // is the path inside it ("" or starting with "/"). A returned error is a
 // server failure; every other outcome has been written.
 func (rq *request) serve(rootSlug, rest string) error {
-	root, err := rq.h.store.FindProjectBySlug(rq.ctx, rootSlug)
+	root, err := rq.h.cache.projectBySlug(rq.ctx, rootSlug)
 	if errs.Is(err, errs.NotFound) { // step 1
 		return rq.notFoundPage()
 	}
@@ -291,8 +291,7 @@ func (rq *request) serveExternal(x *store.Project, after string) error {
 		rq.redirectKeepingQuery(rq.requestedURL() + "/")
 		return nil
 	}
-	external := store.External
-	vs, err := rq.h.store.FindAllVersions(rq.ctx, store.VersionFilter{ProjectIDs: []int64{x.ID}, Type: &external, VerboseName: &number})
+	vs, err := rq.h.cache.externalVersions(rq.ctx, x.ID, number)
 	if err != nil {
 		return err
 	}
@@ -374,11 +373,11 @@ func (rq *request) notFoundPage() error {
 // target describes x for the URL resolver (§8.2): its main project and the
 // relationship that nests the main project, if any.
 func (rq *request) target(x *store.Project) (docsurl.Target, error) {
-	s := rq.h.store
+	c := rq.h.cache
 	t := docsurl.Target{Slug: x.Slug, Language: x.Language, Scheme: x.VersioningScheme}
 	mainID := x.ID
 	if x.TranslationOf != nil {
-		main, err := s.FindProjectByID(rq.ctx, *x.TranslationOf)
+		main, err := c.projectByID(rq.ctx, *x.TranslationOf)
 		if err != nil && !errs.Is(err, errs.NotFound) {
 			return t, err
 		}
@@ -386,16 +385,16 @@ func (rq *request) target(x *store.Project) (docsurl.Target, error) {
 			t.MainSlug, t.Scheme, mainID = main.Slug, main.VersioningScheme, main.ID
 		}
 	}
-	rels, _, err := s.FindRelationships(rq.ctx, store.RelationshipFilter{ChildIDs: []int64{mainID}, Limit: 1})
+	rel, err := c.parent(rq.ctx, mainID)
 	if err != nil {
 		return t, err
 	}
-	if len(rels) > 0 {
-		parent, err := s.FindProjectByID(rq.ctx, rels[0].ParentID)
+	if rel != nil {
+		parent, err := c.projectByID(rq.ctx, rel.ParentID)
 		if err != nil {
 			return t, err
 		}
-		t.ParentSlug, t.Alias = parent.Slug, rels[0].Alias
+		t.ParentSlug, t.Alias = parent.Slug, rel.Alias
 	}
 	return t, nil
 }
@@ -418,7 +417,7 @@ func (rq *request) defaultVersion(x *store.Project) (string, error) {
 
 // findVersion returns x's version with that slug, nil when there is none.
 func (rq *request) findVersion(x *store.Project, slug string) (*store.Version, error) {
-	v, err := rq.h.store.FindVersionBySlug(rq.ctx, x.ID, slug)
+	v, err := rq.h.cache.versionBySlug(rq.ctx, x.ID, slug)
 	if errs.Is(err, errs.NotFound) {
 		return nil, nil
 	}
@@ -429,8 +428,8 @@ func (rq *request) findVersion(x *store.Project, slug string) (*store.Version, e
 // its relationship whose child has that slug (§8.3 step 4), with the
 // relationship. It is nil when there is none or the reader may not see it.
 func (rq *request) child(root *store.Project, alias string) (*store.Project, *store.Relationship, error) {
-	s := rq.h.store
-	rels, _, err := s.FindRelationships(rq.ctx, store.RelationshipFilter{ParentIDs: []int64{root.ID}})
+	c := rq.h.cache
+	rels, err := c.children(rq.ctx, root.ID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -443,7 +442,7 @@ func (rq *request) child(root *store.Project, alias string) (*store.Project, *st
 	}
 	if rel == nil {
 		for _, r := range rels {
-			p, err := s.FindProjectByID(rq.ctx, r.ChildID)
+			p, err := c.projectByID(rq.ctx, r.ChildID)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -456,7 +455,7 @@ func (rq *request) child(root *store.Project, alias string) (*store.Project, *st
 	if rel == nil {
 		return nil, nil, nil
 	}
-	p, err := s.FindProjectByID(rq.ctx, rel.ChildID)
+	p, err := c.projectByID(rq.ctx, rel.ChildID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -476,7 +475,7 @@ func (rq *request) languageProject(target *store.Project, lang string) (*store.P
 	if lang == "" || !choices.Languages.Has(lang) {
 		return nil, nil
 	}
-	ps, _, err := rq.h.store.FindProjects(rq.ctx, store.ProjectFilter{TranslationOf: &target.ID, Language: &lang})
+	ps, err := rq.h.cache.translations(rq.ctx, target.ID, lang)
 	if err != nil {
 		return nil, err
 	}

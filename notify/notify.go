@@ -23,6 +23,10 @@ const (
 	// DocsChanged: a version's published docs were replaced or removed;
 	// the payload is "PROJECT/VERSION", or "PROJECT/" for every version.
 	DocsChanged = "docsd_docs_changed"
+	// ServedChanged: rows the docs host caches (projects, versions,
+	// redirects, maintainers, …) were written; the payload is empty.
+	// Nodes empty their docs caches.
+	ServedChanged = "docsd_served_changed"
 )
 
 // Notifier sends and receives signals. Subscribers are called from a

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,6 +62,9 @@ type Store struct {
 	queries atomic.Int64 // statements run, for tests that prove batching
 	stmts   stmtCache    // prepared reads of the reader pool
 	sealer  *Sealer      // encrypts secrets at rest; nil: plaintext (UseSealer)
+
+	hooksMu sync.Mutex // guards hooks
+	hooks   []func(ctx context.Context, tables []string)
 
 	// Now returns the current time; tests may replace it. Times are UTC and
 	// truncated to microseconds, the stored precision.
@@ -239,10 +243,49 @@ type queryer interface {
 type conn struct {
 	s *Store
 	q queryer
+	// wrote collects the tables a transaction's statements write; nil
+	// outside a transaction.
+	wrote *[]string
+}
+
+// noteWrite records the table a statement of a transaction writes.
+func (c conn) noteWrite(query string) {
+	if c.wrote == nil {
+		return
+	}
+	if t := writtenTable(query); t != "" && !slices.Contains(*c.wrote, t) {
+		*c.wrote = append(*c.wrote, t)
+	}
+}
+
+// writtenTable is the table an INSERT, UPDATE or DELETE statement writes,
+// "" for any other statement.
+func writtenTable(query string) string {
+	words := strings.Fields(query[:min(len(query), 120)])
+	if len(words) < 2 {
+		return ""
+	}
+	var i int
+	switch strings.ToUpper(words[0]) {
+	case "UPDATE":
+		i = 1
+	case "INSERT", "DELETE": // INSERT [OR …] INTO t, DELETE FROM t
+		for i = 1; i < len(words)-1 && !strings.EqualFold(words[i], "INTO") && !strings.EqualFold(words[i], "FROM"); i++ {
+		}
+		i++
+	default:
+		return ""
+	}
+	if i >= len(words) {
+		return ""
+	}
+	t, _, _ := strings.Cut(words[i], "(")
+	return strings.ToLower(t)
 }
 
 func (c conn) get(ctx context.Context, dest any, query string, args ...any) error {
 	c.s.queries.Add(1)
+	c.noteWrite(query) // INSERT … RETURNING
 	query = c.q.Rebind(query)
 	if stmt := c.prepared(ctx, query); stmt != nil {
 		return stmt.GetContext(ctx, dest, args...)
@@ -270,6 +313,7 @@ func (c conn) prepared(ctx context.Context, query string) *sqlx.Stmt {
 
 func (c conn) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	c.s.queries.Add(1)
+	c.noteWrite(query)
 	return c.q.ExecContext(ctx, c.q.Rebind(query), args...)
 }
 
@@ -351,7 +395,7 @@ func (c *stmtCache) close() {
 }
 
 // read is a conn on the reader pool.
-func (s *Store) read() conn { return conn{s, s.reader} }
+func (s *Store) read() conn { return conn{s: s, q: s.reader} }
 
 // Tx is a write transaction. Methods of Store that take a *Tx let several
 // writes commit or fail together.
@@ -367,11 +411,34 @@ func (s *Store) InTx(ctx context.Context, op string, fn func(tx *Tx) error) erro
 		return classify(op, err)
 	}
 	defer sqltx.Rollback()
-	tx := &Tx{conn: conn{s, sqltx}, Now: s.Now()}
+	var wrote []string
+	tx := &Tx{conn: conn{s: s, q: sqltx, wrote: &wrote}, Now: s.Now()}
 	if err := fn(tx); err != nil {
 		return classify(op, err)
 	}
-	return classify(op, sqltx.Commit())
+	if err := sqltx.Commit(); err != nil {
+		return classify(op, err)
+	}
+	if len(wrote) > 0 {
+		s.hooksMu.Lock()
+		hooks := s.hooks
+		s.hooksMu.Unlock()
+		for _, fn := range hooks {
+			fn(ctx, wrote)
+		}
+	}
+	return nil
+}
+
+// OnCommit registers fn to be called after every committed transaction
+// that wrote rows, with the tables it wrote (lower case, each once). It
+// runs in the committing goroutine before the writing method returns, so a
+// cache it cleans is clean before the writer's caller goes on; it must be
+// quick.
+func (s *Store) OnCommit(fn func(ctx context.Context, tables []string)) {
+	s.hooksMu.Lock()
+	defer s.hooksMu.Unlock()
+	s.hooks = append(slices.Clip(s.hooks), fn)
 }
 
 // classify turns driver errors into errs kinds by their codes (never by
@@ -462,4 +529,49 @@ func storable(s string) bool {
 // errNotStorable is the NotFound of a lookup by a value no row can hold.
 func errNotStorable(op string) error {
 	return &errs.Error{Kind: errs.NotFound, Op: op, Message: errs.MsgNotFound}
+}
+
+// WatchCommits calls fn, about every interval until ctx ends, when
+// transactions were committed to a SQLite database by any connection other
+// than the watcher's own: another process (the docsd command line on the
+// same file) or this store's writer. It is how one process hears of
+// another's writes, which reach no hook of its own (OnCommit); PostgreSQL
+// nodes tell each other with LISTEN/NOTIFY instead, and there it returns at
+// once. It also calls fn whenever it starts watching anew (at first, and
+// after a failed connection), since commits may have been missed meanwhile.
+func (s *Store) WatchCommits(ctx context.Context, interval time.Duration, fn func()) {
+	if s.dialect != SQLite {
+		return
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	var c *sql.Conn
+	defer func() {
+		if c != nil {
+			c.Close()
+		}
+	}()
+	last := int64(-1)
+	for {
+		if c == nil {
+			c, _ = s.reader.Conn(ctx)
+		}
+		// data_version changes when another connection commits (SQLite's
+		// PRAGMA data_version); its value means nothing across connections.
+		var v int64
+		if c != nil {
+			if err := c.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
+				c.Close()
+				c, last = nil, -1
+			} else if v != last {
+				fn()
+				last = v
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

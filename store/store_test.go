@@ -2,7 +2,9 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -253,4 +255,69 @@ func TestEmptyIDListsFindNothing(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestOnCommit: the hook hears of every committed write with the tables it
+// wrote, before the writing method returns, and of nothing else.
+func TestOnCommit(t *testing.T) {
+	t.Parallel()
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		s := storetest.Open(t, d)
+		var got [][]string
+		s.OnCommit(func(_ context.Context, tables []string) { got = append(got, tables) })
+		u, _ := storetest.MustUser(t, s, "hook")
+		p := storetest.MustImport(t, s, u, "hooked", "https://github.com/example/hooked").Project
+		got = nil
+
+		private := store.Private
+		if _, err := s.UpdateProject(t.Context(), p.ID, store.ProjectUpdate{PrivacyLevel: &private}); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || !slices.Contains(got[0], "projects") {
+			t.Errorf("after UpdateProject: hook got %v, want one call naming projects", got)
+		}
+		got = nil
+		if _, err := s.FindProjectBySlug(t.Context(), "hooked"); err != nil {
+			t.Fatal(err)
+		}
+		err := s.InTx(t.Context(), "test", func(tx *store.Tx) error { return errs.E(errs.Invalid, "test", "rolled back") })
+		wantKind(t, err, errs.Invalid)
+		if len(got) != 0 {
+			t.Errorf("after a read and a rolled back transaction: hook got %v, want nothing", got)
+		}
+		storetest.MustVersion(t, s, p.ID, "v1")
+		if len(got) != 1 || !slices.Contains(got[0], "versions") {
+			t.Errorf("after CreateVersion: hook got %v, want one call naming versions", got)
+		}
+	})
+}
+
+// TestWatchCommits: on SQLite, a commit by another store on the same file
+// (another process) is heard by the watcher; the deadline only stops a
+// hung run.
+func TestWatchCommits(t *testing.T) {
+	t.Parallel()
+	url := storetest.DatabaseURL(t, store.SQLite)
+	open := func() *store.Store {
+		s, err := store.Open(t.Context(), url)
+		must(t, err)
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	watched, other := open(), open()
+	heard := make(chan struct{}, 100)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go watched.WatchCommits(ctx, 10*time.Millisecond, func() { heard <- struct{}{} })
+	deadline := time.After(time.Minute)
+	for {
+		storetest.MustUser(t, other, fmt.Sprintf("u%d", time.Now().UnixNano()))
+		select {
+		case <-heard:
+			return
+		case <-deadline:
+			t.Fatal("the watcher did not hear of the other store's commits")
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }

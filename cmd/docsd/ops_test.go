@@ -29,7 +29,12 @@ func testApp(t *testing.T, s *store.Store, args ...string) (*app, *httptest.Serv
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { a.notifier.Close() })
+	t.Cleanup(func() {
+		if a.stopWatching != nil {
+			a.stopWatching()
+		}
+		a.notifier.Close()
+	})
 	srv := httptest.NewServer(a.handler())
 	t.Cleanup(srv.Close)
 	return a, srv

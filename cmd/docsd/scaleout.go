@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"docsd/artifacts"
+	"docsd/hosting"
 	"docsd/notify"
 	"docsd/store"
 )
@@ -76,6 +77,41 @@ func (a *app) subscribe() error {
 		}
 		s3.Forget(ctx, project, version)
 	})
+}
+
+// servedChanged tells every other node, after a commit, that rows their
+// docs hosts cache changed (this node's own docs host has already
+// forgotten them, hosting.New). It outlives the writing request: the
+// signal must go even when the writer's reader has left.
+func (a *app) servedChanged(ctx context.Context, tables []string) {
+	if !hosting.Serves(tables) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	a.signal(ctx, notify.ServedChanged, "")
+}
+
+// otherProcessesEvery is how often a SQLite node looks for commits of
+// other processes on its database file.
+const otherProcessesEvery = time.Second
+
+// watchOtherProcesses makes commits of other processes on a SQLite file
+// (`docsd project privacy …` while `docsd serve` runs) empty the docs
+// cache within about otherProcessesEvery: they reach no hook of this
+// process. PostgreSQL nodes hear of each other's commits by
+// servedChanged.
+func (a *app) watchOtherProcesses() {
+	if a.stopWatching != nil || a.store.Dialect() != store.SQLite {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	a.stopWatching = func() { cancel(); <-done }
+	go func() {
+		defer close(done)
+		a.store.WatchCommits(ctx, otherProcessesEvery, func() { a.signal(ctx, notify.ServedChanged, "") })
+	}()
 }
 
 // buildQueued wakes this node's workers and tells every other node's.

@@ -42,6 +42,9 @@ type app struct {
 	uploads   *uploads
 	// users is the per-user request budget API v3 and /graphql share.
 	users *ratelimit.Limiter
+	// stopWatching ends the watch for other processes' commits and waits
+	// for it; nil when there is none.
+	stopWatching func()
 }
 
 // open connects to the database (applying migrations) and wires the graph.
@@ -121,6 +124,7 @@ func (c *command) wire(s *store.Store) (*app, error) {
 		},
 	}
 	a.executor = graph.NewExecutor(a.resolver)
+	s.OnCommit(a.servedChanged)
 	if err := a.subscribe(); err != nil {
 		a.notifier.Close()
 		return nil, err
@@ -140,6 +144,9 @@ func (a *app) docsApart() bool {
 }
 
 func (a *app) close() {
+	if a.stopWatching != nil {
+		a.stopWatching()
+	}
 	a.notifier.Close()
 	a.store.Close()
 }
@@ -156,11 +163,20 @@ func (a *app) handlers() (public, docsOrigin http.Handler) {
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", a.resolver.Handler())
 	mux.Handle("/graphiql/", graphiql.Handler("/graphiql/", "/graphql"))
-	docs := hosting.New(a.store, a.artifacts, hosting.Config{
+	docsConfig := hosting.Config{
 		URLs:            a.urls(),
 		AddonsInject:    a.settings.AddonsInject,
 		AddonsClientURL: a.settings.AddonsClientURL,
-	}, a.logger)
+	}
+	docs := hosting.New(a.store, a.artifacts, docsConfig, a.logger)
+	if err := a.notifier.Subscribe(notify.ServedChanged, func(string) { docs.Forget() }); err != nil {
+		// Without the other nodes' signals a cache could serve what they
+		// made private.
+		a.logger.Warn("not listening for the other nodes' changes: docs are served without a cache", "err", err)
+		docsConfig.NoCache = true
+		docs = hosting.New(a.store, a.artifacts, docsConfig, a.logger)
+	}
+	a.watchOtherProcesses()
 	api := rest.New(a.executor, rest.Config{
 		PublicURL:        a.settings.PublicURL,
 		AbsoluteAPILinks: a.settings.AbsoluteAPILinks,
@@ -309,6 +325,10 @@ func (s *statusRecorder) Flush() {
 	http.NewResponseController(s.ResponseWriter).Flush()
 }
 
+// statusReaderGone is logged for a request whose reader closed the
+// connection before anything was answered (nginx's 499).
+const statusReaderGone = 499
+
 // logRequests writes one structured log line per request (remote: the
 // connection's peer; client: the client behind trusted proxies) and records
 // it in the metrics.
@@ -317,15 +337,26 @@ func (a *app) logRequests(next http.Handler) http.Handler {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
-		if rec.status == 0 {
+		switch {
+		case rec.status == 0 && r.Context().Err() != nil:
+			rec.status = statusReaderGone
+		case rec.status == 0:
 			rec.status = http.StatusOK
 		}
-		a.observe(r, rec.status, rec.bytes, time.Since(start))
-		a.logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
-			slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		d := time.Since(start)
+		a.observe(r, rec.status, rec.bytes, d)
+		// The handler directly, with no caller's PC: Logger.LogAttrs would
+		// walk the stack for one on every request (issue 14's profile).
+		h := a.logger.Handler()
+		if !h.Enabled(r.Context(), slog.LevelInfo) {
+			return
+		}
+		line := slog.NewRecord(start.Add(d), slog.LevelInfo, "request", 0)
+		line.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.Int("status", rec.status), slog.Int("bytes", rec.bytes),
-			slog.Duration("duration", time.Since(start)), slog.String("remote", r.RemoteAddr),
+			slog.Duration("duration", d), slog.String("remote", r.RemoteAddr),
 			slog.String("client", clientAddr(r, a.settings.trustedProxies)))
+		h.Handle(r.Context(), line)
 	})
 }
 

@@ -1,23 +1,36 @@
 #!/usr/bin/env bash
-# serve-bench.sh — how fast does docsd serve a built page, next to nginx?
+# serve-bench.sh — how fast does docsd serve built docs, next to nginx?
 #
-# Builds docsd, prepares a data directory with one public project whose
-# `latest` version has one published page (about 20 KB of HTML), starts
-# `docsd serve` and nginx on loopback ports, both serving that same file at
-# /docs/bench/en/latest/index.html, and runs wrk against each in turn with
-# the same threads, connections and duration. Prints both rates and their
-# ratio. Everything runs on 127.0.0.1 and is stopped on exit.
+# Builds docsd, prepares a published version (setup/: a 20 KB Sphinx-like
+# page, a 2 KB page, a 290 KB script with its .gz for nginx's gzip_static,
+# and a page redirect), starts `docsd serve` and nginx on loopback ports,
+# both answering the same URLs from the same files, and runs wrk against
+# each in turn — docsd, nginx, docsd, nginx, … (ROUNDS times each) — for
+# every request below, on SQLite and on PostgreSQL. Prints each rate and
+# the ratio docsd / nginx (the mean of the rounds). Everything runs on
+# 127.0.0.1 and is stopped on exit.
 #
-#   hosting/bench/serve-bench.sh            # 10 s per server, 2 threads, 64 connections
-#   DURATION=30s CONNECTIONS=128 hosting/bench/serve-bench.sh
+#   hosting/bench/serve-bench.sh                  # 5 s per run, 2 rounds, -t2 -c64
+#   DURATION=10s ROUNDS=3 DATABASES=sqlite hosting/bench/serve-bench.sh
 #
-# Needs: go, wrk, nginx (Debian: wrk, nginx-light), curl.
+# DATABASES: "sqlite postgres" (default; postgres needs PGURL's server,
+# default postgres://postgres@127.0.0.1:5432, where a throwaway database is
+# made). DOCSD_BIN: a docsd binary to measure instead of this checkout's
+# (the data is still prepared by this checkout). INJECT=true serves pages with the reader client injected (as
+# shipped); the default false serves the same bytes as nginx, which the
+# script checks.
+#
+# Needs: go, wrk, nginx (Debian: wrk, nginx-light), curl; psql for postgres.
 set -euo pipefail
 
-DURATION=${DURATION:-10s}
+DURATION=${DURATION:-5s}
 THREADS=${THREADS:-2}
 CONNECTIONS=${CONNECTIONS:-64}
-WARMUP=${WARMUP:-2s}
+WARMUP=${WARMUP:-1s}
+ROUNDS=${ROUNDS:-2}
+DATABASES=${DATABASES:-sqlite postgres}
+PGURL=${PGURL:-postgres://postgres@127.0.0.1:5432}
+INJECT=${INJECT:-false}
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 for tool in go wrk curl; do
@@ -28,6 +41,7 @@ NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
 
 work=$(mktemp -d -t docsd-bench.XXXXXX)
 pids=()
+pgdb=""
 cleanup() {
 	for pid in "${pids[@]}"; do
 		kill "$pid" 2>/dev/null || true
@@ -35,90 +49,155 @@ cleanup() {
 	for pid in "${pids[@]}"; do
 		wait "$pid" 2>/dev/null || true
 	done
+	if [ -n "$pgdb" ]; then
+		psql -q "$PGURL/postgres" -c "DROP DATABASE IF EXISTS $pgdb" >/dev/null 2>&1 || true
+	fi
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
 echo "building docsd…"
-(cd "$repo" && go build -o "$work/docsd" ./cmd/docsd && go build -o "$work/setup" ./hosting/bench/setup)
-"$work/setup" -data-dir "$work/data" >"$work/setup.env"
-# shellcheck disable=SC1091
-source "$work/setup.env"
-chmod -R a+rX "$work" # nginx workers may run as another user
+(cd "$repo" && go build -o "$work/setup" ./hosting/bench/setup)
+if [ -n "${DOCSD_BIN:-}" ]; then # another build of docsd, to compare versions
+	cp "$DOCSD_BIN" "$work/docsd"
+else
+	(cd "$repo" && go build -o "$work/docsd" ./cmd/docsd)
+fi
 
-"$work/docsd" serve --data-dir "$work/data" --addr "127.0.0.1:$DOCSD_PORT" --build-workers 0 \
-	--log-format json 2>"$work/docsd.log" &
-pids+=($!)
-
-mkdir -p "$work/nginx"
-user_line=""
-[ "$(id -u)" = 0 ] && user_line="user root;"
-cat >"$work/nginx/nginx.conf" <<EOF
-$user_line
-daemon off;
-worker_processes auto;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 1024; }
-http {
-	include /etc/nginx/mime.types;
-	default_type application/octet-stream;
-	access_log $work/nginx/access.log;
-	sendfile on;
-	tcp_nopush on;
-	client_body_temp_path $work/nginx/body;
-	proxy_temp_path $work/nginx/proxy;
-	fastcgi_temp_path $work/nginx/fastcgi;
-	uwsgi_temp_path $work/nginx/uwsgi;
-	scgi_temp_path $work/nginx/scgi;
-	server {
-		listen 127.0.0.1:$NGINX_PORT;
-		location /docs/bench/en/latest/ {
-			alias $TREE/;
-		}
-	}
-}
-EOF
-"$NGINX" -p "$work/nginx" -c "$work/nginx/nginx.conf" &
-pids+=($!)
+base=/docs/bench/en/latest
+# name | path | extra wrk header | expected status
+cases=(
+	"page-20KB|$base/index.html||200"
+	"page-2KB|$base/small.html||200"
+	"js-290KB|$base/_static/app.js||200"
+	"js-290KB-gzip|$base/_static/app.js|Accept-Encoding: gzip|200"
+	"missing-404|$base/missing.html||404"
+	"redirect-302|$base/old.html||302"
+)
 
 wait_for() {
 	for _ in $(seq 100); do
-		curl -sf -o /dev/null "$1" && return 0
+		curl -s -o /dev/null "$1" && return 0
 		sleep 0.1
 	done
 	echo "serve-bench: $1 does not answer" >&2
 	exit 1
 }
-docsd_url="http://127.0.0.1:$DOCSD_PORT$PAGE"
-nginx_url="http://127.0.0.1:$NGINX_PORT$PAGE"
-wait_for "$docsd_url"
-wait_for "$nginx_url"
-curl -sf "$docsd_url" >"$work/docsd.page"
-curl -sf "$nginx_url" >"$work/nginx.page"
-cmp -s "$work/docsd.page" "$work/nginx.page" || { echo "serve-bench: the two servers answer different bytes" >&2; exit 1; }
-size=$(wc -c <"$work/docsd.page")
 
 rate() { awk '/^Requests\/sec:/ { print $2 }' "$1"; }
-bench() { # name url
-	wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "$2" >/dev/null
-	wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$2" >"$work/$1.wrk"
-	echo "== $1: $2"
-	cat "$work/$1.wrk"
-}
-bench docsd "$docsd_url"
-bench nginx "$nginx_url"
-for name in docsd nginx; do
-	if grep -q "Non-2xx" "$work/$name.wrk"; then
-		echo "serve-bench: $name answered errors under load" >&2
-		exit 1
-	fi
-done
 
-docsd_rps=$(rate "$work/docsd.wrk")
-nginx_rps=$(rate "$work/nginx.wrk")
+# run_db DB: one database's whole comparison.
+run_db() {
+	local db=$1 dir="$work/$1" url
+	mkdir -p "$dir"
+	case $db in
+	sqlite) url="$dir/data/docsd.db" ;;
+	postgres)
+		pgdb="docsd_bench_$$"
+		PGOPTIONS=--client-min-messages=warning psql -q "$PGURL/postgres" -c "DROP DATABASE IF EXISTS $pgdb" -c "CREATE DATABASE $pgdb" >/dev/null
+		url="$PGURL/$pgdb?sslmode=disable"
+		;;
+	*) echo "serve-bench: unknown database $db" >&2; exit 1 ;;
+	esac
+	"$work/setup" -data-dir "$dir/data" -database-url "$url" >"$dir/setup.env"
+	# shellcheck disable=SC1091
+	source "$dir/setup.env"
+	chmod -R a+rX "$work" # nginx workers may run as another user
+
+	"$work/docsd" serve --data-dir "$dir/data" --database-url "$url" \
+		--addr "127.0.0.1:$API_PORT" --docs-addr "127.0.0.1:$DOCSD_PORT" \
+		--build-workers 0 --addons-inject="$INJECT" --log-format json 2>"$dir/docsd.log" &
+	local docsd_pid=$!
+	pids+=("$docsd_pid")
+
+	mkdir -p "$dir/nginx"
+	local user_line=""
+	[ "$(id -u)" = 0 ] && user_line="user root;"
+	cat >"$dir/nginx/nginx.conf" <<EOF
+$user_line
+daemon off;
+worker_processes auto;
+pid $dir/nginx/nginx.pid;
+error_log $dir/nginx/error.log;
+events { worker_connections 1024; }
+http {
+	include /etc/nginx/mime.types;
+	default_type application/octet-stream;
+	access_log $dir/nginx/access.log;
+	sendfile on;
+	tcp_nopush on;
+	gzip_static on;
+	client_body_temp_path $dir/nginx/body;
+	proxy_temp_path $dir/nginx/proxy;
+	fastcgi_temp_path $dir/nginx/fastcgi;
+	uwsgi_temp_path $dir/nginx/uwsgi;
+	scgi_temp_path $dir/nginx/scgi;
+	server {
+		listen 127.0.0.1:$NGINX_PORT;
+		location = $base/old.html {
+			return 302 http://127.0.0.1:$NGINX_PORT$base/index.html;
+		}
+		location $base/ {
+			alias $TREE/;
+		}
+	}
+}
+EOF
+	"$NGINX" -p "$dir/nginx" -c "$dir/nginx/nginx.conf" &
+	local nginx_pid=$!
+	pids+=("$nginx_pid")
+
+	local docsd_url="http://127.0.0.1:$DOCSD_PORT" nginx_url="http://127.0.0.1:$NGINX_PORT"
+	wait_for "$docsd_url$base/index.html"
+	wait_for "$nginx_url$base/index.html"
+	if [ "$INJECT" = false ]; then
+		for c in "${cases[@]:0:4}"; do
+			IFS='|' read -r name path header status <<<"$c"
+			curl -sf "$docsd_url$path" >"$dir/docsd.body"
+			curl -sf "$nginx_url$path" >"$dir/nginx.body"
+			cmp -s "$dir/docsd.body" "$dir/nginx.body" || { echo "serve-bench: $name: the two servers answer different bytes" >&2; exit 1; }
+		done
+	fi
+
+	for c in "${cases[@]}"; do
+		IFS='|' read -r name path header status <<<"$c"
+		local hdr=()
+		[ -n "$header" ] && hdr=(-H "$header")
+		for server in docsd nginx; do
+			local u="${server}_url"
+			local got
+			got=$(curl -s -o /dev/null -w '%{http_code}' "${hdr[@]}" "${!u}$path")
+			[ "$got" = "$status" ] || { echo "serve-bench: $server answers $got for $name, want $status" >&2; exit 1; }
+		done
+		local sum_d=0 sum_n=0
+		for round in $(seq "$ROUNDS"); do
+			for server in docsd nginx; do
+				local u="${server}_url" out="$dir/$name.$server.$round.wrk"
+				wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "${hdr[@]}" "${!u}$path" >/dev/null
+				wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "${hdr[@]}" "${!u}$path" >"$out"
+				if [ "$status" = 200 ] && grep -q "Non-2xx" "$out"; then
+					echo "serve-bench: $server answered errors under load ($name)" >&2
+					cat "$out" >&2
+					exit 1
+				fi
+			done
+			sum_d=$(awk -v a="$sum_d" -v b="$(rate "$dir/$name.docsd.$round.wrk")" 'BEGIN { print a + b }')
+			sum_n=$(awk -v a="$sum_n" -v b="$(rate "$dir/$name.nginx.$round.wrk")" 'BEGIN { print a + b }')
+		done
+		local p99
+		p99=$(awk '/^ +99%/ { print $2 }' "$dir/$name.docsd.$ROUNDS.wrk")
+		awk -v db="$db" -v n="$name" -v d="$sum_d" -v x="$sum_n" -v r="$ROUNDS" -v p="$p99" \
+			'BEGIN { printf "%-9s %-15s %10.0f %10.0f %7.2f %9s\n", db, n, d / r, x / r, d / x, p }' | tee -a "$work/results"
+	done
+
+	grep -c '"level":"ERROR"' "$dir/docsd.log" | awk -v db="$db" '{ if ($1 > 0) printf "serve-bench: docsd logged %d errors on %s\n", $1, db }' >&2 || true
+	kill "$docsd_pid" "$nginx_pid" 2>/dev/null || true
+	wait "$docsd_pid" "$nginx_pid" 2>/dev/null || true
+}
+
 echo
-echo "page: $size bytes; wrk -t$THREADS -c$CONNECTIONS -d$DURATION on $(nproc) CPUs, same machine"
-printf "docsd  %12.0f requests/s\n" "$docsd_rps"
-printf "nginx  %12.0f requests/s\n" "$nginx_rps"
-awk -v d="$docsd_rps" -v n="$nginx_rps" 'BEGIN { printf "ratio  %12.2f (docsd / nginx)\n", d / n }'
+echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION, $ROUNDS alternating rounds, $(nproc) CPUs, same machine; addons_inject=$INJECT"
+printf "%-9s %-15s %10s %10s %7s %9s\n" database request "docsd/s" "nginx/s" ratio "docsd p99"
+for db in $DATABASES; do
+	run_db "$db"
+done

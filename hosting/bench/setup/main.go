@@ -1,11 +1,17 @@
-// Command setup prepares the data directory of serve-bench.sh: a SQLite
-// database with one public project, `bench`, whose `latest` version is
-// built and published with one page, as a successful build would leave it.
-// It prints shell assignments for the script: the page's URL path, the
-// published tree's folder (for nginx) and two free loopback ports.
+// Command setup prepares the data directory of serve-bench.sh: a database
+// (SQLite in the data directory, or the PostgreSQL database -database-url
+// names) with one public project, `bench`, whose `latest` version is built
+// and published as a successful Sphinx build would leave it — a 20 KB
+// page, a 2 KB page, a 290 KB script (with the .gz beside it that nginx's
+// gzip_static serves) — and one page redirect, /old.html → /index.html.
+// It prints shell assignments for the script: the published tree's folder
+// (for nginx) and three free loopback ports: docsd's docs listener,
+// nginx's, and docsd's public listener.
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"flag"
 	"fmt"
@@ -20,22 +26,26 @@ import (
 
 func main() {
 	dataDir := flag.String("data-dir", "", "docsd data directory to create")
+	dbURL := flag.String("database-url", "", "database (default: SQLite in the data directory)")
 	flag.Parse()
 	if *dataDir == "" {
-		fmt.Fprintln(os.Stderr, "usage: setup -data-dir DIR")
+		fmt.Fprintln(os.Stderr, "usage: setup -data-dir DIR [-database-url URL]")
 		os.Exit(2)
 	}
-	if err := setup(context.Background(), *dataDir); err != nil {
+	if *dbURL == "" {
+		*dbURL = filepath.Join(*dataDir, "docsd.db")
+	}
+	if err := setup(context.Background(), *dataDir, *dbURL); err != nil {
 		fmt.Fprintln(os.Stderr, "setup:", err)
 		os.Exit(1)
 	}
 }
 
-func setup(ctx context.Context, dataDir string) error {
+func setup(ctx context.Context, dataDir, dbURL string) error {
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return err
 	}
-	s, err := store.Open(ctx, filepath.Join(dataDir, "docsd.db"))
+	s, err := store.Open(ctx, dbURL)
 	if err != nil {
 		return err
 	}
@@ -51,13 +61,30 @@ func setup(ctx context.Context, dataDir string) error {
 	if err != nil {
 		return err
 	}
+	if _, err := s.CreateRedirect(ctx, store.Redirect{ProjectID: imp.Project.ID, Type: "page",
+		FromURL: "/old.html", ToURL: "/index.html", HTTPStatus: 302, Enabled: true}); err != nil {
+		return err
+	}
 	src, err := os.MkdirTemp("", "docsd-bench-page-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(src)
-	if err := os.WriteFile(filepath.Join(src, "index.html"), []byte(page()), 0o644); err != nil {
-		return err
+	js := script()
+	files := map[string][]byte{
+		"index.html":        []byte(page(20000)),
+		"small.html":        []byte(page(2000)),
+		"_static/app.js":    js,
+		"_static/app.js.gz": gzipped(js),
+	}
+	for name, b := range files {
+		path := filepath.Join(src, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return err
+		}
 	}
 	arts, err := artifacts.NewLocal(filepath.Join(dataDir, "artifacts"))
 	if err != nil {
@@ -74,22 +101,41 @@ func setup(ctx context.Context, dataDir string) error {
 	if err != nil {
 		return err
 	}
-	ports, err := freePorts(2)
+	ports, err := freePorts(3)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("PAGE=/docs/bench/en/latest/index.html\nTREE=%s\nDOCSD_PORT=%d\nNGINX_PORT=%d\n", tree, ports[0], ports[1])
+	fmt.Printf("TREE=%s\nDOCSD_PORT=%d\nNGINX_PORT=%d\nAPI_PORT=%d\n", tree, ports[0], ports[1], ports[2])
 	return nil
 }
 
-// page is a documentation page of a typical size (about 20 KB), like one
-// Sphinx writes.
-func page() string {
+// script is a minified-looking JavaScript file of about 290 KB, like the
+// search index or theme bundle of a Sphinx site.
+func script() []byte {
+	var b bytes.Buffer
+	for i := 0; b.Len() < 290000; i++ {
+		fmt.Fprintf(&b, "var Search%d={index:%d,terms:[\"docsd\",\"serve\",\"page%d\"],score:function(a,b){return a.length*%d-b.length}};\n", i, i, i, i%97)
+	}
+	return b.Bytes()
+}
+
+// gzipped is b compressed as `gzip -9` would, for nginx's gzip_static.
+func gzipped(b []byte) []byte {
+	var out bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&out, gzip.BestCompression)
+	zw.Write(b)
+	zw.Close()
+	return out.Bytes()
+}
+
+// page is a documentation page of about size bytes, like one Sphinx
+// writes.
+func page(size int) string {
 	var b strings.Builder
 	b.WriteString(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>bench — docsd</title>` +
 		`<link rel="stylesheet" href="_static/pygments.css"><link rel="stylesheet" href="_static/theme.css">` +
 		`<script src="_static/searchtools.js"></script></head><body><div class="document"><div class="body">`)
-	for i := 1; b.Len() < 20000; i++ {
+	for i := 1; b.Len() < size; i++ {
 		fmt.Fprintf(&b, `<section id="s%d"><h2>Section %d<a class="headerlink" href="#s%d">¶</a></h2>`+
 			`<p>docsd imports a project's repository, builds its documentation and serves the HTML. `+
 			`This paragraph stands for the prose of a real page, section %d.</p>`+

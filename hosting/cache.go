@@ -1,0 +1,192 @@
+package hosting
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"docsd/errs"
+	"docsd/store"
+)
+
+// cache keeps, on this node, what docs requests look up in the store:
+// projects, versions, relationships, translations, redirects and
+// maintainers, found or not found. It answers the hot path without a
+// database read; it is emptied whole by Forget, which cmd calls after
+// every committed write to a table the docs host reads (on the node that
+// wrote it, before the writing request answers) and when another node
+// signals one (issue 14). Values are shared between requests and never
+// modified.
+type cache struct {
+	s   *store.Store
+	off bool // keep nothing
+
+	mu      sync.RWMutex // guards gen and entries
+	gen     uint64       // counts Forget calls: a read that began before one is not kept
+	entries map[cacheKey]cacheEntry
+}
+
+// maxCacheEntries bounds the cache's memory (about 1 KB per entry); when
+// it is full it starts over.
+const maxCacheEntries = 20000
+
+type cacheKey struct {
+	kind uint8
+	id   int64
+	s    string
+	b    bool
+}
+
+// The kinds of cached look-ups.
+const (
+	kindProjectBySlug uint8 = iota
+	kindProjectByID
+	kindVersionBySlug
+	kindExternalVersions
+	kindRedirects
+	kindChildren
+	kindParents
+	kindTranslations
+	kindMaintainers
+)
+
+type cacheEntry struct {
+	v   any
+	err error // nil or a NotFound error
+}
+
+// Forget empties the cache. Reads that are under way when it is called are
+// not kept.
+func (c *cache) Forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	c.entries = nil
+}
+
+// cached returns the answer for key, fetching and keeping it when it is
+// not cached. Failures other than NotFound are not kept.
+func cached[T any](c *cache, key cacheKey, fetch func() (T, error)) (T, error) {
+	if c.off {
+		return fetch()
+	}
+	c.mu.RLock()
+	e, ok := c.entries[key]
+	gen := c.gen
+	c.mu.RUnlock()
+	if ok {
+		v, _ := e.v.(T)
+		return v, e.err
+	}
+	v, err := fetch()
+	if err != nil && !errs.Is(err, errs.NotFound) {
+		return v, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen == gen {
+		if c.entries == nil || len(c.entries) >= maxCacheEntries {
+			c.entries = make(map[cacheKey]cacheEntry)
+		}
+		c.entries[key] = cacheEntry{v: v, err: err}
+	}
+	return v, err
+}
+
+func (c *cache) projectBySlug(ctx context.Context, slug string) (*store.Project, error) {
+	return cached(c, cacheKey{kind: kindProjectBySlug, s: slug}, func() (*store.Project, error) {
+		return c.s.FindProjectBySlug(ctx, slug)
+	})
+}
+
+func (c *cache) projectByID(ctx context.Context, id int64) (*store.Project, error) {
+	return cached(c, cacheKey{kind: kindProjectByID, id: id}, func() (*store.Project, error) {
+		return c.s.FindProjectByID(ctx, id)
+	})
+}
+
+func (c *cache) versionBySlug(ctx context.Context, projectID int64, slug string) (*store.Version, error) {
+	return cached(c, cacheKey{kind: kindVersionBySlug, id: projectID, s: slug}, func() (*store.Version, error) {
+		return c.s.FindVersionBySlug(ctx, projectID, slug)
+	})
+}
+
+// externalVersions are the project's pull-request versions numbered
+// number (§9.6).
+func (c *cache) externalVersions(ctx context.Context, projectID int64, number string) ([]*store.Version, error) {
+	return cached(c, cacheKey{kind: kindExternalVersions, id: projectID, s: number}, func() ([]*store.Version, error) {
+		external := store.External
+		return c.s.FindAllVersions(ctx, store.VersionFilter{ProjectIDs: []int64{projectID}, Type: &external, VerboseName: &number})
+	})
+}
+
+func (c *cache) servedRedirects(ctx context.Context, projectID int64, forcedOnly bool) ([]*store.Redirect, error) {
+	return cached(c, cacheKey{kind: kindRedirects, id: projectID, b: forcedOnly}, func() ([]*store.Redirect, error) {
+		return c.s.FindServedRedirects(ctx, projectID, forcedOnly)
+	})
+}
+
+// children are the relationships whose parent is the project.
+func (c *cache) children(ctx context.Context, parentID int64) ([]*store.Relationship, error) {
+	return cached(c, cacheKey{kind: kindChildren, id: parentID}, func() ([]*store.Relationship, error) {
+		rels, _, err := c.s.FindRelationships(ctx, store.RelationshipFilter{ParentIDs: []int64{parentID}})
+		return rels, err
+	})
+}
+
+// parent is the relationship that nests the project, nil when none does.
+func (c *cache) parent(ctx context.Context, childID int64) (*store.Relationship, error) {
+	return cached(c, cacheKey{kind: kindParents, id: childID}, func() (*store.Relationship, error) {
+		rels, _, err := c.s.FindRelationships(ctx, store.RelationshipFilter{ChildIDs: []int64{childID}, Limit: 1})
+		if err != nil || len(rels) == 0 {
+			return nil, err
+		}
+		return rels[0], nil
+	})
+}
+
+// translations are the project's translations in lang.
+func (c *cache) translations(ctx context.Context, mainID int64, lang string) ([]*store.Project, error) {
+	return cached(c, cacheKey{kind: kindTranslations, id: mainID, s: lang}, func() ([]*store.Project, error) {
+		ps, _, err := c.s.FindProjects(ctx, store.ProjectFilter{TranslationOf: &mainID, Language: &lang})
+		return ps, err
+	})
+}
+
+// maintainers are the IDs of the users who maintain the project.
+func (c *cache) maintainers(ctx context.Context, projectID int64) ([]int64, error) {
+	return cached(c, cacheKey{kind: kindMaintainers, id: projectID}, func() ([]int64, error) {
+		ms, err := c.s.FindMaintainerships(ctx, []int64{projectID})
+		if err != nil {
+			return nil, err
+		}
+		ids := make([]int64, 0, len(ms))
+		for _, m := range ms {
+			ids = append(ids, m.UserID)
+		}
+		return ids, nil
+	})
+}
+
+// unservedTables are the tables whose rows the docs host's cache does not
+// hold: a write to them alone leaves the cache as it is. Any other table,
+// including one added later, empties it.
+var unservedTables = []string{
+	"builds", "build_commands", "sync_tasks", "uploads", "docs_sessions",
+	"search_pages", "search_sections", "webhook_deliveries", "webhook_exchanges",
+	"environment_variables", "integrations", "artifact_garbage",
+}
+
+// Serves reports whether a write to tables may change what the docs host
+// caches: when it does, every node must Forget.
+func Serves(tables []string) bool {
+	for _, t := range tables {
+		if !slices.Contains(unservedTables, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// Forget empties the docs host's cache of store look-ups (see Serves).
+func (h *Handler) Forget() { h.cache.Forget() }
