@@ -23,6 +23,7 @@ func withoutDefer(s *ast.Schema) *ast.Schema {
 // that the public endpoint's complexity limit bounds the work of a query.
 func schemaConfig(r *Resolver) Config {
 	cfg := Config{Resolvers: r, Schema: withoutDefer(NewExecutableSchema(Config{}).Schema())}
+	cfg.Directives.MaintainersOnly = r.maintainersOnly
 	c := &cfg.Complexity
 	rows := func(limit *int64) int {
 		l, _ := r.window(limit, nil)

@@ -46,6 +46,7 @@ type ResolverRoot interface {
 }
 
 type DirectiveRoot struct {
+	MaintainersOnly func(ctx context.Context, obj any, next graphql.Resolver) (res any, err error)
 }
 
 type ComplexityRoot struct {
@@ -75,6 +76,8 @@ type ComplexityRoot struct {
 		Version             func(childComplexity int) int
 		VersionName         func(childComplexity int) int
 		VersionType         func(childComplexity int) int
+		ViewerCanCancel     func(childComplexity int) int
+		ViewerCanRetry      func(childComplexity int) int
 	}
 
 	BuildCommand struct {
@@ -247,6 +250,8 @@ type ComplexityRoot struct {
 		Version                    func(childComplexity int, slug string, filter *VersionFilterInput) int
 		VersioningScheme           func(childComplexity int) int
 		Versions                   func(childComplexity int, filter *VersionFilterInput, limit *int64, offset *int64) int
+		ViewerCanAdminister        func(childComplexity int) int
+		ViewerCanChangeAdminFields func(childComplexity int) int
 		ViewerIsMaintainer         func(childComplexity int) int
 	}
 
@@ -460,6 +465,8 @@ type BuildResolver interface {
 	ErrorID(ctx context.Context, obj *store.Build) (*string, error)
 	Notifications(ctx context.Context, obj *store.Build, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error)
 	Notification(ctx context.Context, obj *store.Build, id int64) (*Notification, error)
+	ViewerCanCancel(ctx context.Context, obj *store.Build) (bool, error)
+	ViewerCanRetry(ctx context.Context, obj *store.Build) (bool, error)
 }
 type BuildCommandResolver interface {
 	RunTime(ctx context.Context, obj *store.BuildCommand) (*int64, error)
@@ -528,6 +535,8 @@ type ProjectResolver interface {
 	Notifications(ctx context.Context, obj *store.Project, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error)
 	Notification(ctx context.Context, obj *store.Project, id int64) (*Notification, error)
 	ViewerIsMaintainer(ctx context.Context, obj *store.Project) (bool, error)
+	ViewerCanAdminister(ctx context.Context, obj *store.Project) (bool, error)
+	ViewerCanChangeAdminFields(ctx context.Context, obj *store.Project) (bool, error)
 	AdminFields(ctx context.Context, obj *store.Project) (*ProjectAdminFields, error)
 }
 type QueryResolver interface {
@@ -747,6 +756,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Build.VersionType(childComplexity), true
+	case "Build.viewerCanCancel":
+		if e.ComplexityRoot.Build.ViewerCanCancel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.ViewerCanCancel(childComplexity), true
+	case "Build.viewerCanRetry":
+		if e.ComplexityRoot.Build.ViewerCanRetry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.ViewerCanRetry(childComplexity), true
 
 	case "BuildCommand.buildId":
 		if e.ComplexityRoot.BuildCommand.BuildID == nil {
@@ -1702,6 +1723,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.Versions(childComplexity, args["filter"].(*VersionFilterInput), args["limit"].(*int64), args["offset"].(*int64)), true
+	case "Project.viewerCanAdminister":
+		if e.ComplexityRoot.Project.ViewerCanAdminister == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.ViewerCanAdminister(childComplexity), true
+	case "Project.viewerCanChangeAdminFields":
+		if e.ComplexityRoot.Project.ViewerCanChangeAdminFields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.ViewerCanChangeAdminFields(childComplexity), true
 	case "Project.viewerIsMaintainer":
 		if e.ComplexityRoot.Project.ViewerIsMaintainer == nil {
 			break
@@ -2605,6 +2638,14 @@ var sources = []*ast.Source{
 
 directive @goField(forceResolver: Boolean, name: String, omittable: Boolean) on INPUT_FIELD_DEFINITION | FIELD_DEFINITION
 
+"""
+A project field only the project's maintainers may read. Anyone else who can
+see the project gets null for the field, an error entry with
+extensions.code FORBIDDEN (UNAUTHENTICATED when anonymous), and the rest of
+the project.
+"""
+directive @maintainersOnly on FIELD_DEFINITION
+
 "UTC timestamp: ` + "`" + `2019-04-29T10:00:00Z` + "`" + `, with ` + "`" + `.ffffff` + "`" + ` only when the microseconds are non-zero."
 scalar Time
 
@@ -2618,7 +2659,7 @@ type Query {
   projects(filter: ProjectFilterInput, limit: Int, offset: Int): ProjectList!
   "A visible project by slug or id; ` + "`" + `filter` + "`" + ` narrows the lookup as on lists."
   project(slug: String, id: Int, filter: ProjectFilterInput): Project
-  "Whether a project exists and how the authenticated caller relates to it, whoever can see it (REST's permission step)."
+  "Whether a project exists and how the caller relates to it, whoever can see it (REST's permission step). Anonymous callers get an answer too (never a maintainer)."
   projectAccess(slug: String!): ProjectAccess!
   "Visible versions of every project, ordered by verbose name descending (v2's /version/)."
   versions(filter: VersionFilterInput, limit: Int, offset: Int): VersionList!
@@ -2864,20 +2905,26 @@ type Project {
   subproject(alias: String!): Subproject
   "Projects whose translation_of is this one, ordered by slug."
   translations(limit: Int, offset: Int): ProjectList!
-  "Maintainers only (FORBIDDEN otherwise)."
-  redirects(limit: Int, offset: Int): RedirectList!
-  redirect(id: Int!): Redirect
-  "Maintainers only (FORBIDDEN otherwise)."
-  environmentVariables(limit: Int, offset: Int): EnvironmentVariableList!
-  environmentVariable(id: Int!): EnvironmentVariable
-  "Maintainers only (FORBIDDEN otherwise)."
-  integrations: [Integration!]!
-  "Project notifications (maintainers only, FORBIDDEN otherwise); docsd attaches none, so the list is empty (api-2026.md §A4.3)."
-  notifications(filter: NotificationFilterInput, limit: Int, offset: Int): NotificationList!
+  "The project's redirects in the order they are tried (maintainers only)."
+  redirects(limit: Int, offset: Int): RedirectList @maintainersOnly
+  "A redirect of the project by id (maintainers only)."
+  redirect(id: Int!): Redirect @maintainersOnly
+  "The project's build environment variables (maintainers only)."
+  environmentVariables(limit: Int, offset: Int): EnvironmentVariableList @maintainersOnly
+  "A build environment variable of the project by id (maintainers only)."
+  environmentVariable(id: Int!): EnvironmentVariable @maintainersOnly
+  "The project's incoming-webhook integrations (maintainers only)."
+  integrations: [Integration!] @maintainersOnly
+  "Project notifications (maintainers only); docsd attaches none, so the list is empty (api-2026.md §A4.3)."
+  notifications(filter: NotificationFilterInput, limit: Int, offset: Int): NotificationList @maintainersOnly
   "A project notification by id: always null (api-2026.md §A4.3)."
   notification(id: Int!): Notification
   "Whether the caller maintains this project."
   viewerIsMaintainer: Boolean!
+  "Whether the caller may change this project: its settings, versions, builds, redirects, environment variables, integrations, subprojects, translations and maintainers, and delete it (its maintainers). A UI shows those actions when true."
+  viewerCanAdminister: Boolean!
+  "Whether the caller may change the project's admin fields (` + "`" + `setProjectAdminFields` + "`" + `: superusers)."
+  viewerCanChangeAdminFields: Boolean!
   "Admin fields (behavior.md §0.4), shown to maintainers and superusers; null to others."
   adminFields: ProjectAdminFields
 }
@@ -3031,6 +3078,10 @@ type Build {
   notifications(filter: NotificationFilterInput, limit: Int, offset: Int): NotificationList!
   "The build's notification with that id, or null."
   notification(id: Int!): Notification
+  "Whether the caller may cancel this build now (` + "`" + `cancelBuild` + "`" + `: a maintainer of its project, and the build has not finished)."
+  viewerCanCancel: Boolean!
+  "Whether the caller may queue the build's version again (` + "`" + `retryBuild` + "`" + `: a maintainer of its project)."
+  viewerCanRetry: Boolean!
 }
 
 type BuildUrls {
@@ -3356,6 +3407,10 @@ func (ec *executionContext) childFields_Build(ctx context.Context, field graphql
 		return ec.fieldContext_Build_notifications(ctx, field)
 	case "notification":
 		return ec.fieldContext_Build_notification(ctx, field)
+	case "viewerCanCancel":
+		return ec.fieldContext_Build_viewerCanCancel(ctx, field)
+	case "viewerCanRetry":
+		return ec.fieldContext_Build_viewerCanRetry(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Build", field.Name)
 }
@@ -3642,6 +3697,10 @@ func (ec *executionContext) childFields_Project(ctx context.Context, field graph
 		return ec.fieldContext_Project_notification(ctx, field)
 	case "viewerIsMaintainer":
 		return ec.fieldContext_Project_viewerIsMaintainer(ctx, field)
+	case "viewerCanAdminister":
+		return ec.fieldContext_Project_viewerCanAdminister(ctx, field)
+	case "viewerCanChangeAdminFields":
+		return ec.fieldContext_Project_viewerCanChangeAdminFields(ctx, field)
 	case "adminFields":
 		return ec.fieldContext_Project_adminFields(ctx, field)
 	}
@@ -6038,6 +6097,52 @@ func (ec *executionContext) fieldContext_Build_notification(ctx context.Context,
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Build_viewerCanCancel(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_viewerCanCancel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Build().ViewerCanCancel(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Build_viewerCanCancel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Build_viewerCanRetry(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_viewerCanRetry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Build().ViewerCanRetry(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Build_viewerCanRetry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _BuildCommand_id(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -9566,12 +9671,25 @@ func (ec *executionContext) _Project_redirects(ctx context.Context, field graphq
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Project().Redirects(ctx, obj, fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal *RedirectList
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *RedirectList) graphql.Marshaler {
-			return ec.marshalNRedirectList2ᚖdocsdᚋgraphᚐRedirectList(ctx, selections, v)
+			return ec.marshalORedirectList2ᚖdocsdᚋgraphᚐRedirectList(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Project_redirects(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9610,7 +9728,20 @@ func (ec *executionContext) _Project_redirect(ctx context.Context, field graphql
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Project().Redirect(ctx, obj, fc.Args["id"].(int64))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal *store.Redirect
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Redirect) graphql.Marshaler {
 			return ec.marshalORedirect2ᚖdocsdᚋstoreᚐRedirect(ctx, selections, v)
 		},
@@ -9654,12 +9785,25 @@ func (ec *executionContext) _Project_environmentVariables(ctx context.Context, f
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Project().EnvironmentVariables(ctx, obj, fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal *EnvironmentVariableList
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *EnvironmentVariableList) graphql.Marshaler {
-			return ec.marshalNEnvironmentVariableList2ᚖdocsdᚋgraphᚐEnvironmentVariableList(ctx, selections, v)
+			return ec.marshalOEnvironmentVariableList2ᚖdocsdᚋgraphᚐEnvironmentVariableList(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Project_environmentVariables(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9698,7 +9842,20 @@ func (ec *executionContext) _Project_environmentVariable(ctx context.Context, fi
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Project().EnvironmentVariable(ctx, obj, fc.Args["id"].(int64))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal *store.EnvironmentVariable
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *store.EnvironmentVariable) graphql.Marshaler {
 			return ec.marshalOEnvironmentVariable2ᚖdocsdᚋstoreᚐEnvironmentVariable(ctx, selections, v)
 		},
@@ -9741,12 +9898,25 @@ func (ec *executionContext) _Project_integrations(ctx context.Context, field gra
 		func(ctx context.Context) (any, error) {
 			return ec.Resolvers.Project().Integrations(ctx, obj)
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal []*store.Integration
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v []*store.Integration) graphql.Marshaler {
-			return ec.marshalNIntegration2ᚕᚖdocsdᚋstoreᚐIntegrationᚄ(ctx, selections, v)
+			return ec.marshalOIntegration2ᚕᚖdocsdᚋstoreᚐIntegrationᚄ(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Project_integrations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9774,12 +9944,25 @@ func (ec *executionContext) _Project_notifications(ctx context.Context, field gr
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Project().Notifications(ctx, obj, fc.Args["filter"].(*NotificationFilterInput), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal *NotificationList
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *NotificationList) graphql.Marshaler {
-			return ec.marshalNNotificationList2ᚖdocsdᚋgraphᚐNotificationList(ctx, selections, v)
+			return ec.marshalONotificationList2ᚖdocsdᚋgraphᚐNotificationList(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Project_notifications(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9870,6 +10053,52 @@ func (ec *executionContext) _Project_viewerIsMaintainer(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_Project_viewerIsMaintainer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Project", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Project_viewerCanAdminister(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_viewerCanAdminister(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Project().ViewerCanAdminister(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Project_viewerCanAdminister(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Project", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Project_viewerCanChangeAdminFields(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_viewerCanChangeAdminFields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Project().ViewerCanChangeAdminFields(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Project_viewerCanChangeAdminFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Project", field, true, true, errors.New("field of type Boolean does not have child fields"))
 }
 
@@ -15765,6 +15994,82 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "viewerCanCancel":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Build_viewerCanCancel(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "viewerCanRetry":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Build_viewerCanRetry(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -17669,7 +17974,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Project_redirects(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -17745,7 +18050,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Project_environmentVariables(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -17821,7 +18126,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Project_integrations(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -17859,7 +18164,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Project_notifications(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -17935,6 +18240,82 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Project_viewerIsMaintainer(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "viewerCanAdminister":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Project_viewerCanAdminister(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "viewerCanChangeAdminFields":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Project_viewerCanChangeAdminFields(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -20470,16 +20851,6 @@ func (ec *executionContext) unmarshalNEnvironmentVariableInput2docsdᚋgraphᚐE
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNEnvironmentVariableList2ᚖdocsdᚋgraphᚐEnvironmentVariableList(ctx context.Context, sel ast.SelectionSet, v *EnvironmentVariableList) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._EnvironmentVariableList(ctx, sel, v)
-}
-
 func (ec *executionContext) unmarshalNImportProjectInput2docsdᚋgraphᚐImportProjectInput(ctx context.Context, v any) (ImportProjectInput, error) {
 	res, err := ec.unmarshalInputImportProjectInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -20530,22 +20901,6 @@ func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.Selec
 		}
 	}
 	return res
-}
-
-func (ec *executionContext) marshalNIntegration2ᚕᚖdocsdᚋstoreᚐIntegrationᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Integration) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNIntegration2ᚖdocsdᚋstoreᚐIntegration(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
 }
 
 func (ec *executionContext) marshalNIntegration2ᚖdocsdᚋstoreᚐIntegration(ctx context.Context, sel ast.SelectionSet, v *store.Integration) graphql.Marshaler {
@@ -20716,16 +21071,6 @@ func (ec *executionContext) marshalNRedirect2ᚖdocsdᚋstoreᚐRedirect(ctx con
 func (ec *executionContext) unmarshalNRedirectInput2docsdᚋgraphᚐRedirectInput(ctx context.Context, v any) (RedirectInput, error) {
 	res, err := ec.unmarshalInputRedirectInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNRedirectList2ᚖdocsdᚋgraphᚐRedirectList(ctx context.Context, sel ast.SelectionSet, v *RedirectList) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._RedirectList(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNRepository2ᚖdocsdᚋgraphᚐRepository(ctx context.Context, sel ast.SelectionSet, v *Repository) graphql.Marshaler {
@@ -21217,6 +21562,13 @@ func (ec *executionContext) marshalOEnvironmentVariable2ᚖdocsdᚋstoreᚐEnvir
 	return ec._EnvironmentVariable(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOEnvironmentVariableList2ᚖdocsdᚋgraphᚐEnvironmentVariableList(ctx context.Context, sel ast.SelectionSet, v *EnvironmentVariableList) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._EnvironmentVariableList(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
 	if v == nil {
 		return nil, nil
@@ -21253,6 +21605,25 @@ func (ec *executionContext) marshalOInt2ᚖint64(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalOIntegration2ᚕᚖdocsdᚋstoreᚐIntegrationᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Integration) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNIntegration2ᚖdocsdᚋstoreᚐIntegration(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalOIntegration2ᚖdocsdᚋstoreᚐIntegration(ctx context.Context, sel ast.SelectionSet, v *store.Integration) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -21273,6 +21644,13 @@ func (ec *executionContext) unmarshalONotificationFilterInput2ᚖdocsdᚋgraph�
 	}
 	res, err := ec.unmarshalInputNotificationFilterInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalONotificationList2ᚖdocsdᚋgraphᚐNotificationList(ctx context.Context, sel ast.SelectionSet, v *NotificationList) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._NotificationList(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx context.Context, sel ast.SelectionSet, v *store.Project) graphql.Marshaler {
@@ -21302,6 +21680,13 @@ func (ec *executionContext) marshalORedirect2ᚖdocsdᚋstoreᚐRedirect(ctx con
 		return graphql.Null
 	}
 	return ec._Redirect(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalORedirectList2ᚖdocsdᚋgraphᚐRedirectList(ctx context.Context, sel ast.SelectionSet, v *RedirectList) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._RedirectList(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalORepositoryInput2ᚖdocsdᚋgraphᚐRepositoryInput(ctx context.Context, v any) (*RepositoryInput, error) {

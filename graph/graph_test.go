@@ -305,8 +305,8 @@ func TestPermissionMatrix(t *testing.T) {
 				"priv": {"": "UNAUTHENTICATED", "alice": "ok", "bob": "FORBIDDEN", "root": "FORBIDDEN"},
 			}},
 			{"project access", `query($p: String!) { projectAccess(slug: $p) { exists } }`, map[string]cell{
-				"pub":  {"": "UNAUTHENTICATED", "alice": "ok", "bob": "ok", "root": "ok"},
-				"priv": {"": "UNAUTHENTICATED", "alice": "ok", "bob": "ok", "root": "ok"},
+				"pub":  {"": "ok", "alice": "ok", "bob": "ok", "root": "ok"},
+				"priv": {"": "ok", "alice": "ok", "bob": "ok", "root": "ok"},
 			}},
 		} {
 			for project, callers := range tc.want {

@@ -124,6 +124,19 @@ func (r *buildResolver) Notification(ctx context.Context, obj *store.Build, id i
 	return r.buildNotificationByID(obj, id), nil
 }
 
+// ViewerCanCancel is the resolver for the viewerCanCancel field.
+func (r *buildResolver) ViewerCanCancel(ctx context.Context, obj *store.Build) (bool, error) {
+	if obj.State == store.Finished {
+		return false, nil
+	}
+	return r.viewerMaintainsProjectID(ctx, obj.ProjectID)
+}
+
+// ViewerCanRetry is the resolver for the viewerCanRetry field.
+func (r *buildResolver) ViewerCanRetry(ctx context.Context, obj *store.Build) (bool, error) {
+	return r.viewerMaintainsProjectID(ctx, obj.ProjectID)
+}
+
 // RunTime is the resolver for the runTime field.
 func (r *buildCommandResolver) RunTime(ctx context.Context, obj *store.BuildCommand) (*int64, error) {
 	if obj.EndTime == nil {
@@ -499,9 +512,6 @@ func (r *projectResolver) Translations(ctx context.Context, obj *store.Project, 
 
 // Redirects is the resolver for the redirects field.
 func (r *projectResolver) Redirects(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*RedirectList, error) {
-	if err := r.requireMaintainer(ctx, obj); err != nil {
-		return nil, err
-	}
 	l, o := r.window(limit, offset)
 	rs, total, err := r.Store.FindRedirects(ctx, obj.ID, l, o)
 	if err != nil {
@@ -512,17 +522,11 @@ func (r *projectResolver) Redirects(ctx context.Context, obj *store.Project, lim
 
 // Redirect is the resolver for the redirect field.
 func (r *projectResolver) Redirect(ctx context.Context, obj *store.Project, id int64) (*store.Redirect, error) {
-	if err := r.requireMaintainer(ctx, obj); err != nil {
-		return nil, err
-	}
 	return r.Store.FindRedirect(ctx, obj.ID, id)
 }
 
 // EnvironmentVariables is the resolver for the environmentVariables field.
 func (r *projectResolver) EnvironmentVariables(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*EnvironmentVariableList, error) {
-	if err := r.requireMaintainer(ctx, obj); err != nil {
-		return nil, err
-	}
 	l, o := r.window(limit, offset)
 	vs, total, err := r.Store.FindEnvironmentVariables(ctx, obj.ID, l, o)
 	if err != nil {
@@ -533,17 +537,11 @@ func (r *projectResolver) EnvironmentVariables(ctx context.Context, obj *store.P
 
 // EnvironmentVariable is the resolver for the environmentVariable field.
 func (r *projectResolver) EnvironmentVariable(ctx context.Context, obj *store.Project, id int64) (*store.EnvironmentVariable, error) {
-	if err := r.requireMaintainer(ctx, obj); err != nil {
-		return nil, err
-	}
 	return r.Store.FindEnvironmentVariable(ctx, obj.ID, id)
 }
 
 // Integrations is the resolver for the integrations field.
 func (r *projectResolver) Integrations(ctx context.Context, obj *store.Project) ([]*store.Integration, error) {
-	if err := r.requireMaintainer(ctx, obj); err != nil {
-		return nil, err
-	}
 	return r.Store.FindIntegrations(ctx, obj.ID)
 }
 
@@ -560,6 +558,17 @@ func (r *projectResolver) Notification(ctx context.Context, obj *store.Project, 
 // ViewerIsMaintainer is the resolver for the viewerIsMaintainer field.
 func (r *projectResolver) ViewerIsMaintainer(ctx context.Context, obj *store.Project) (bool, error) {
 	return r.isMaintainer(ctx, obj)
+}
+
+// ViewerCanAdminister is the resolver for the viewerCanAdminister field.
+func (r *projectResolver) ViewerCanAdminister(ctx context.Context, obj *store.Project) (bool, error) {
+	return r.isMaintainer(ctx, obj)
+}
+
+// ViewerCanChangeAdminFields is the resolver for the viewerCanChangeAdminFields field.
+func (r *projectResolver) ViewerCanChangeAdminFields(ctx context.Context, obj *store.Project) (bool, error) {
+	v := ViewerFrom(ctx)
+	return v.System || (v.User != nil && v.User.IsSuperuser), nil
 }
 
 // AdminFields is the resolver for the adminFields field.
@@ -636,10 +645,6 @@ func (r *queryResolver) Project(ctx context.Context, slug *string, id *int64, fi
 
 // ProjectAccess is the resolver for the projectAccess field.
 func (r *queryResolver) ProjectAccess(ctx context.Context, slug string) (*ProjectAccess, error) {
-	v := ViewerFrom(ctx)
-	if v.User == nil && !v.System {
-		return nil, errAnonymous("graph.Query.projectAccess")
-	}
 	p, err := r.Store.FindProjectBySlug(ctx, slug)
 	if notFoundIs(err) {
 		return &ProjectAccess{}, nil
