@@ -5,6 +5,7 @@ package graph
 import (
 	"bytes"
 	"context"
+	"docsd/graph/gid"
 	"docsd/graph/scalar"
 	"docsd/store"
 	"encoding/json"
@@ -292,6 +293,8 @@ type ComplexityRoot struct {
 	Query struct {
 		Build         func(childComplexity int, id int64) int
 		Builds        func(childComplexity int, filter *BuildFilterInput, limit *int64, offset *int64) int
+		Node          func(childComplexity int, id string) int
+		Nodes         func(childComplexity int, ids []string) int
 		Project       func(childComplexity int, slug *string, id *int64, filter *ProjectFilterInput) int
 		ProjectAccess func(childComplexity int, slug string) int
 		Projects      func(childComplexity int, filter *ProjectFilterInput, limit *int64, offset *int64) int
@@ -446,6 +449,8 @@ type ComplexityRoot struct {
 // region    ************************** generated!.gotpl **************************
 
 type BuildResolver interface {
+	ID(ctx context.Context, obj *store.Build) (string, error)
+
 	Project(ctx context.Context, obj *store.Build) (*store.Project, error)
 	Version(ctx context.Context, obj *store.Build) (*store.Version, error)
 	State(ctx context.Context, obj *store.Build) (*BuildState, error)
@@ -472,6 +477,8 @@ type BuildCommandResolver interface {
 	RunTime(ctx context.Context, obj *store.BuildCommand) (*int64, error)
 }
 type EnvironmentVariableResolver interface {
+	ID(ctx context.Context, obj *store.EnvironmentVariable) (string, error)
+
 	Project(ctx context.Context, obj *store.EnvironmentVariable) (*store.Project, error)
 }
 type IntegrationResolver interface {
@@ -506,6 +513,8 @@ type MutationResolver interface {
 	DeleteIntegration(ctx context.Context, project string, id int64) (bool, error)
 }
 type ProjectResolver interface {
+	ID(ctx context.Context, obj *store.Project) (string, error)
+
 	Language(ctx context.Context, obj *store.Project) (*Choice, error)
 	ProgrammingLanguage(ctx context.Context, obj *store.Project) (*Choice, error)
 	Repository(ctx context.Context, obj *store.Project) (*Repository, error)
@@ -540,6 +549,8 @@ type ProjectResolver interface {
 	AdminFields(ctx context.Context, obj *store.Project) (*ProjectAdminFields, error)
 }
 type QueryResolver interface {
+	Node(ctx context.Context, id string) (gid.Node, error)
+	Nodes(ctx context.Context, ids []string) ([]gid.Node, error)
 	Viewer(ctx context.Context) (*store.User, error)
 	Projects(ctx context.Context, filter *ProjectFilterInput, limit *int64, offset *int64) (*ProjectList, error)
 	Project(ctx context.Context, slug *string, id *int64, filter *ProjectFilterInput) (*store.Project, error)
@@ -551,9 +562,13 @@ type QueryResolver interface {
 	Search(ctx context.Context, query string, family *SearchFamilyInput, offset *int64, limit *int64) (*SearchResults, error)
 }
 type RedirectResolver interface {
+	ID(ctx context.Context, obj *store.Redirect) (string, error)
+
 	Project(ctx context.Context, obj *store.Redirect) (*store.Project, error)
 }
 type SubprojectResolver interface {
+	ID(ctx context.Context, obj *store.Relationship) (string, error)
+
 	Parent(ctx context.Context, obj *store.Relationship) (*store.Project, error)
 	Child(ctx context.Context, obj *store.Relationship) (*store.Project, error)
 }
@@ -561,9 +576,13 @@ type SubscriptionResolver interface {
 	BuildUpdated(ctx context.Context, id int64) (<-chan *store.Build, error)
 }
 type UserResolver interface {
+	ID(ctx context.Context, obj *store.User) (string, error)
+
 	Email(ctx context.Context, obj *store.User) (*string, error)
 }
 type VersionResolver interface {
+	ID(ctx context.Context, obj *store.Version) (string, error)
+
 	Project(ctx context.Context, obj *store.Version) (*store.Project, error)
 
 	Ref(ctx context.Context, obj *store.Version) (*string, error)
@@ -662,7 +681,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Build.Finished(childComplexity), true
-	case "Build.id":
+	case "Build.id", "Build.databaseId":
 		if e.ComplexityRoot.Build.ID == nil {
 			break
 		}
@@ -920,7 +939,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EnvironmentVariable.Created(childComplexity), true
-	case "EnvironmentVariable.id":
+	case "EnvironmentVariable.id", "EnvironmentVariable.databaseId":
 		if e.ComplexityRoot.EnvironmentVariable.ID == nil {
 			break
 		}
@@ -1510,7 +1529,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.Homepage(childComplexity), true
-	case "Project.id":
+	case "Project.id", "Project.databaseId":
 		if e.ComplexityRoot.Project.ID == nil {
 			break
 		}
@@ -1901,6 +1920,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Builds(childComplexity, args["filter"].(*BuildFilterInput), args["limit"].(*int64), args["offset"].(*int64)), true
 
+	case "Query.node":
+		if e.ComplexityRoot.Query.Node == nil {
+			break
+		}
+
+		args, err := ec.field_Query_node_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Node(childComplexity, args["id"].(string)), true
+	case "Query.nodes":
+		if e.ComplexityRoot.Query.Nodes == nil {
+			break
+		}
+
+		args, err := ec.field_Query_nodes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]string)), true
 	case "Query.project":
 		if e.ComplexityRoot.Query.Project == nil {
 			break
@@ -2010,7 +2051,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Redirect.HTTPStatus(childComplexity), true
-	case "Redirect.id":
+	case "Redirect.id", "Redirect.databaseId":
 		if e.ComplexityRoot.Redirect.ID == nil {
 			break
 		}
@@ -2221,7 +2262,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subproject.Child(childComplexity), true
-	case "Subproject.id":
+	case "Subproject.id", "Subproject.databaseId":
 		if e.ComplexityRoot.Subproject.ID == nil {
 			break
 		}
@@ -2316,7 +2357,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.Email(childComplexity), true
-	case "User.id":
+	case "User.id", "User.databaseId":
 		if e.ComplexityRoot.User.ID == nil {
 			break
 		}
@@ -2400,7 +2441,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Version.Hidden(childComplexity), true
-	case "Version.id":
+	case "Version.id", "Version.databaseId":
 		if e.ComplexityRoot.Version.ID == nil {
 			break
 		}
@@ -2652,7 +2693,21 @@ scalar Time
 "Any JSON value, written exactly as stored (key order and number forms kept)."
 scalar JSON
 
+"""
+An object with a global id (Relay's object identification): ` + "`" + `node(id:)` + "`" + `
+fetches it again, and normalized client caches key on it. Ids are opaque
+strings; do not build or parse them.
+"""
+interface Node {
+  "The object's global id."
+  id: ID!
+}
+
 type Query {
+  "The object with this global id, with the visibility of its own typed query: an object the caller may not see, or an id that names nothing, is null with extensions.code NOT_FOUND."
+  node(id: ID!): Node
+  "The objects with these global ids, in the same order; each missing or invisible one is null with a NOT_FOUND error entry."
+  nodes(ids: [ID!]!): [Node]!
   "The authenticated caller, or null when anonymous."
   viewer: User
   "Visible projects ordered by slug. With ` + "`" + `filter.maintainedByViewer` + "`" + `, only the caller's own projects (any privacy)."
@@ -2800,8 +2855,11 @@ type Subscription {
   buildUpdated(id: Int!): Build!
 }
 
-type User {
-  id: Int!
+type User implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database, as the REST APIs show it."
+  databaseId: Int!
   username: String!
   "Only shown to the user themself and superusers; null otherwise."
   email: String
@@ -2853,8 +2911,11 @@ type ProjectUrls {
   versions: String!
 }
 
-type Project {
-  id: Int!
+type Project implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database, as the REST APIs show it."
+  databaseId: Int!
   name: String!
   slug: String!
   description: String!
@@ -2990,8 +3051,11 @@ type Downloads {
   epub: String
 }
 
-type Version {
-  id: Int!
+type Version implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database, as the REST APIs show it."
+  databaseId: Int!
   project: Project!
   slug: String!
   verboseName: String!
@@ -3039,8 +3103,11 @@ type BuildState {
   name: String!
 }
 
-type Build {
-  id: Int!
+type Build implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database, as the REST APIs show it."
+  databaseId: Int!
   project: Project!
   version: Version!
   state: BuildState!
@@ -3188,8 +3255,12 @@ type SubprojectList {
   nodes: [Subproject!]!
 }
 
-type Subproject {
-  id: Int!
+"A project nested under another with an alias (a subproject relationship)."
+type Subproject implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database, as the REST APIs show it."
+  databaseId: Int!
   alias: String!
   parent: Project!
   "Null when the caller can't see the child."
@@ -3202,8 +3273,11 @@ type RedirectList {
 }
 
 "A redirect of a project's docs (behavior.md §8.6, api-2026.md §A2)."
-type Redirect {
-  id: Int!
+type Redirect implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database, as the REST APIs show it."
+  databaseId: Int!
   project: Project!
   "One of prefix, page, exact, sphinx_html, sphinx_htmldir, clean_url_to_html, html_to_clean_url."
   type: String!
@@ -3228,8 +3302,11 @@ type EnvironmentVariableList {
 }
 
 "A build environment variable. Its value is write-only."
-type EnvironmentVariable {
-  id: Int!
+type EnvironmentVariable implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database, as the REST APIs show it."
+  databaseId: Int!
   project: Project!
   name: String!
   "Also given to pull-request (external) builds (api-2026.md §A1.5)."
@@ -3359,6 +3436,8 @@ func (ec *executionContext) childFields_Build(ctx context.Context, field graphql
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Build_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_Build_databaseId(ctx, field)
 	case "project":
 		return ec.fieldContext_Build_project(ctx, field)
 	case "version":
@@ -3507,6 +3586,8 @@ func (ec *executionContext) childFields_EnvironmentVariable(ctx context.Context,
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_EnvironmentVariable_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_EnvironmentVariable_databaseId(ctx, field)
 	case "project":
 		return ec.fieldContext_EnvironmentVariable_project(ctx, field)
 	case "name":
@@ -3613,6 +3694,8 @@ func (ec *executionContext) childFields_Project(ctx context.Context, field graph
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Project_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_Project_databaseId(ctx, field)
 	case "name":
 		return ec.fieldContext_Project_name(ctx, field)
 	case "slug":
@@ -3779,6 +3862,8 @@ func (ec *executionContext) childFields_Redirect(ctx context.Context, field grap
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Redirect_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_Redirect_databaseId(ctx, field)
 	case "project":
 		return ec.fieldContext_Redirect_project(ctx, field)
 	case "type":
@@ -3897,6 +3982,8 @@ func (ec *executionContext) childFields_Subproject(ctx context.Context, field gr
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Subproject_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_Subproject_databaseId(ctx, field)
 	case "alias":
 		return ec.fieldContext_Subproject_alias(ctx, field)
 	case "parent":
@@ -3955,6 +4042,8 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_User_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_User_databaseId(ctx, field)
 	case "username":
 		return ec.fieldContext_User_username(ctx, field)
 	case "email":
@@ -3969,6 +4058,8 @@ func (ec *executionContext) childFields_Version(ctx context.Context, field graph
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Version_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_Version_databaseId(ctx, field)
 	case "project":
 		return ec.fieldContext_Version_project(ctx, field)
 	case "slug":
@@ -5177,6 +5268,34 @@ func (ec *executionContext) field_Query_builds_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ids",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ids"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_projectAccess_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5446,6 +5565,29 @@ func (ec *executionContext) _Build_id(ctx context.Context, field graphql.Collect
 			return ec.fieldContext_Build_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Build().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Build_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Build_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
 			return obj.ID, nil
 		},
 		nil,
@@ -5456,7 +5598,7 @@ func (ec *executionContext) _Build_id(ctx context.Context, field graphql.Collect
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Build_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Build_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
@@ -6701,6 +6843,29 @@ func (ec *executionContext) _EnvironmentVariable_id(ctx context.Context, field g
 			return ec.fieldContext_EnvironmentVariable_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.EnvironmentVariable().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EnvironmentVariable_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EnvironmentVariable", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _EnvironmentVariable_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EnvironmentVariable_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
 			return obj.ID, nil
 		},
 		nil,
@@ -6711,7 +6876,7 @@ func (ec *executionContext) _EnvironmentVariable_id(ctx context.Context, field g
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_EnvironmentVariable_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_EnvironmentVariable_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
@@ -8644,6 +8809,29 @@ func (ec *executionContext) _Project_id(ctx context.Context, field graphql.Colle
 			return ec.fieldContext_Project_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Project().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Project_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Project", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Project_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
 			return obj.ID, nil
 		},
 		nil,
@@ -8654,7 +8842,7 @@ func (ec *executionContext) _Project_id(ctx context.Context, field graphql.Colle
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Project_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Project_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
@@ -10649,6 +10837,94 @@ func (ec *executionContext) fieldContext_ProjectUrls_versions(_ context.Context,
 	return graphql.NewScalarFieldContext("ProjectUrls", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Node(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v gid.Node) graphql.Marshaler {
+			return ec.marshalONode2docsdᚋgraphᚋgidᚐNode(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_node(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_node_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_nodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Nodes(ctx, fc.Args["ids"].([]string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []gid.Node) graphql.Marshaler {
+			return ec.marshalNNode2ᚕdocsdᚋgraphᚋgidᚐNode(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_nodes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_nodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_viewer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11118,6 +11394,29 @@ func (ec *executionContext) _Redirect_id(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Redirect_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Redirect().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Redirect_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Redirect", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Redirect_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Redirect_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
 			return obj.ID, nil
 		},
 		nil,
@@ -11128,7 +11427,7 @@ func (ec *executionContext) _Redirect_id(ctx context.Context, field graphql.Coll
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Redirect_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Redirect_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
@@ -12037,6 +12336,29 @@ func (ec *executionContext) _Subproject_id(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Subproject_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subproject().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subproject_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Subproject", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Subproject_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Relationship) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subproject_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
 			return obj.ID, nil
 		},
 		nil,
@@ -12047,7 +12369,7 @@ func (ec *executionContext) _Subproject_id(ctx context.Context, field graphql.Co
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Subproject_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Subproject_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Subproject", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
@@ -12466,6 +12788,29 @@ func (ec *executionContext) _User_id(ctx context.Context, field graphql.Collecte
 			return ec.fieldContext_User_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.User().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _User_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
 			return obj.ID, nil
 		},
 		nil,
@@ -12476,7 +12821,7 @@ func (ec *executionContext) _User_id(ctx context.Context, field graphql.Collecte
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_User_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_User_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
@@ -12558,6 +12903,29 @@ func (ec *executionContext) _Version_id(ctx context.Context, field graphql.Colle
 			return ec.fieldContext_Version_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Version().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Version_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Version", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Version_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Version_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
 			return obj.ID, nil
 		},
 		nil,
@@ -12568,7 +12936,7 @@ func (ec *executionContext) _Version_id(ctx context.Context, field graphql.Colle
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Version_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Version_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
@@ -15292,11 +15660,73 @@ func (ec *executionContext) unmarshalInputVersionFilterInput(ctx context.Context
 
 // region    ************************** interface.gotpl ***************************
 
+func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj gid.Node) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case store.Version:
+		return ec._Version(ctx, sel, &obj)
+	case *store.Version:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Version(ctx, sel, obj)
+	case store.User:
+		return ec._User(ctx, sel, &obj)
+	case *store.User:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._User(ctx, sel, obj)
+	case store.Relationship:
+		return ec._Subproject(ctx, sel, &obj)
+	case *store.Relationship:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Subproject(ctx, sel, obj)
+	case store.Redirect:
+		return ec._Redirect(ctx, sel, &obj)
+	case *store.Redirect:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Redirect(ctx, sel, obj)
+	case store.Project:
+		return ec._Project(ctx, sel, &obj)
+	case *store.Project:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Project(ctx, sel, obj)
+	case store.EnvironmentVariable:
+		return ec._EnvironmentVariable(ctx, sel, &obj)
+	case *store.EnvironmentVariable:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._EnvironmentVariable(ctx, sel, obj)
+	case store.Build:
+		return ec._Build(ctx, sel, &obj)
+	case *store.Build:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Build(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of Node must implement graphql.Marshaler", obj))
+		}
+	}
+}
+
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
 
-var buildImplementors = []string{"Build"}
+var buildImplementors = []string{"Build", "Node"}
 
 func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, obj *store.Build) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, buildImplementors)
@@ -15309,7 +15739,45 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Build")
 		case "id":
-			out.Values[i] = ec._Build_id(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Build_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "databaseId":
+			out.Values[i] = ec._Build_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -16470,7 +16938,7 @@ func (ec *executionContext) _Downloads(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
-var environmentVariableImplementors = []string{"EnvironmentVariable"}
+var environmentVariableImplementors = []string{"EnvironmentVariable", "Node"}
 
 func (ec *executionContext) _EnvironmentVariable(ctx context.Context, sel ast.SelectionSet, obj *store.EnvironmentVariable) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, environmentVariableImplementors)
@@ -16483,7 +16951,45 @@ func (ec *executionContext) _EnvironmentVariable(ctx context.Context, sel ast.Se
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("EnvironmentVariable")
 		case "id":
-			out.Values[i] = ec._EnvironmentVariable_id(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._EnvironmentVariable_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "databaseId":
+			out.Values[i] = ec._EnvironmentVariable_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -17150,7 +17656,7 @@ func (ec *executionContext) _NotificationMessage(ctx context.Context, sel ast.Se
 	return out
 }
 
-var projectImplementors = []string{"Project"}
+var projectImplementors = []string{"Project", "Node"}
 
 func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, obj *store.Project) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, projectImplementors)
@@ -17163,7 +17669,45 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Project")
 		case "id":
-			out.Values[i] = ec._Project_id(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Project_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "databaseId":
+			out.Values[i] = ec._Project_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -18665,6 +19209,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Query")
+		case "node":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_node(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "nodes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_nodes(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "viewer":
 			field := field
 
@@ -18898,7 +19486,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	return out
 }
 
-var redirectImplementors = []string{"Redirect"}
+var redirectImplementors = []string{"Redirect", "Node"}
 
 func (ec *executionContext) _Redirect(ctx context.Context, sel ast.SelectionSet, obj *store.Redirect) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, redirectImplementors)
@@ -18911,7 +19499,45 @@ func (ec *executionContext) _Redirect(ctx context.Context, sel ast.SelectionSet,
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Redirect")
 		case "id":
-			out.Values[i] = ec._Redirect_id(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Redirect_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "databaseId":
+			out.Values[i] = ec._Redirect_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -19352,7 +19978,7 @@ func (ec *executionContext) _SearchScopePair(ctx context.Context, sel ast.Select
 	return out
 }
 
-var subprojectImplementors = []string{"Subproject"}
+var subprojectImplementors = []string{"Subproject", "Node"}
 
 func (ec *executionContext) _Subproject(ctx context.Context, sel ast.SelectionSet, obj *store.Relationship) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, subprojectImplementors)
@@ -19365,7 +19991,45 @@ func (ec *executionContext) _Subproject(ctx context.Context, sel ast.SelectionSe
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Subproject")
 		case "id":
-			out.Values[i] = ec._Subproject_id(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Subproject_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "databaseId":
+			out.Values[i] = ec._Subproject_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -19673,7 +20337,7 @@ func (ec *executionContext) _UploadUrl(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
-var userImplementors = []string{"User"}
+var userImplementors = []string{"User", "Node"}
 
 func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj *store.User) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, userImplementors)
@@ -19686,7 +20350,45 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("User")
 		case "id":
-			out.Values[i] = ec._User_id(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._User_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "databaseId":
+			out.Values[i] = ec._User_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -19759,7 +20461,7 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
-var versionImplementors = []string{"Version"}
+var versionImplementors = []string{"Version", "Node"}
 
 func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, obj *store.Version) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, versionImplementors)
@@ -19772,7 +20474,45 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Version")
 		case "id":
-			out.Values[i] = ec._Version_id(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Version_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "databaseId":
+			out.Values[i] = ec._Version_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -20851,6 +21591,51 @@ func (ec *executionContext) unmarshalNEnvironmentVariableInput2docsdᚋgraphᚐE
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalID(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalID(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNID2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNID2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNImportProjectInput2docsdᚋgraphᚐImportProjectInput(ctx context.Context, v any) (ImportProjectInput, error) {
 	res, err := ec.unmarshalInputImportProjectInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -20933,6 +21718,16 @@ func (ec *executionContext) marshalNJSON2encodingᚋjsonᚐRawMessage(ctx contex
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNNode2ᚕdocsdᚋgraphᚋgidᚐNode(ctx context.Context, sel ast.SelectionSet, v []gid.Node) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalONode2docsdᚋgraphᚋgidᚐNode(ctx, sel, v[i])
+	})
+
+	return ret
 }
 
 func (ec *executionContext) marshalNNotification2ᚕᚖdocsdᚋgraphᚐNotificationᚄ(ctx context.Context, sel ast.SelectionSet, v []*Notification) graphql.Marshaler {
@@ -21629,6 +22424,13 @@ func (ec *executionContext) marshalOIntegration2ᚖdocsdᚋstoreᚐIntegration(c
 		return graphql.Null
 	}
 	return ec._Integration(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalONode2docsdᚋgraphᚋgidᚐNode(ctx context.Context, sel ast.SelectionSet, v gid.Node) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Node(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalONotification2ᚖdocsdᚋgraphᚐNotification(ctx context.Context, sel ast.SelectionSet, v *Notification) graphql.Marshaler {

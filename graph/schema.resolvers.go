@@ -8,10 +8,16 @@ package graph
 import (
 	"context"
 	"docsd/choices"
+	"docsd/graph/gid"
 	"docsd/store"
 	"encoding/json"
 	"time"
 )
+
+// ID is the resolver for the id field.
+func (r *buildResolver) ID(ctx context.Context, obj *store.Build) (string, error) {
+	return gid.Encode(nodeBuild, obj.ID), nil
+}
 
 // Project is the resolver for the project field.
 func (r *buildResolver) Project(ctx context.Context, obj *store.Build) (*store.Project, error) {
@@ -143,6 +149,11 @@ func (r *buildCommandResolver) RunTime(ctx context.Context, obj *store.BuildComm
 		return nil, nil
 	}
 	return ptr(int64(obj.EndTime.Sub(obj.StartTime) / time.Second)), nil
+}
+
+// ID is the resolver for the id field.
+func (r *environmentVariableResolver) ID(ctx context.Context, obj *store.EnvironmentVariable) (string, error) {
+	return gid.Encode(nodeEnvironmentVariable, obj.ProjectID, obj.ID), nil
 }
 
 // Project is the resolver for the project field.
@@ -315,6 +326,11 @@ func (r *mutationResolver) DeleteIntegration(ctx context.Context, project string
 		return false, err
 	}
 	return true, nil
+}
+
+// ID is the resolver for the id field.
+func (r *projectResolver) ID(ctx context.Context, obj *store.Project) (string, error) {
+	return gid.Encode(nodeProject, obj.ID), nil
 }
 
 // Language is the resolver for the language field.
@@ -587,6 +603,16 @@ func (r *projectResolver) AdminFields(ctx context.Context, obj *store.Project) (
 	}, nil
 }
 
+// Node is the resolver for the node field.
+func (r *queryResolver) Node(ctx context.Context, id string) (gid.Node, error) {
+	return r.node(ctx, id)
+}
+
+// Nodes is the resolver for the nodes field.
+func (r *queryResolver) Nodes(ctx context.Context, ids []string) ([]gid.Node, error) {
+	return r.nodes(ctx, ids)
+}
+
 // Viewer is the resolver for the viewer field.
 func (r *queryResolver) Viewer(ctx context.Context) (*store.User, error) {
 	return ViewerFrom(ctx).User, nil
@@ -726,9 +752,19 @@ func (r *queryResolver) Search(ctx context.Context, query string, family *Search
 	return r.search(ctx, query, family, offset, limit)
 }
 
+// ID is the resolver for the id field.
+func (r *redirectResolver) ID(ctx context.Context, obj *store.Redirect) (string, error) {
+	return gid.Encode(nodeRedirect, obj.ProjectID, obj.ID), nil
+}
+
 // Project is the resolver for the project field.
 func (r *redirectResolver) Project(ctx context.Context, obj *store.Redirect) (*store.Project, error) {
 	return r.loaders(ctx).projectByID.Load(ctx, obj.ProjectID)
+}
+
+// ID is the resolver for the id field.
+func (r *subprojectResolver) ID(ctx context.Context, obj *store.Relationship) (string, error) {
+	return gid.Encode(nodeSubproject, obj.ParentID, obj.ID), nil
 }
 
 // Parent is the resolver for the parent field.
@@ -746,6 +782,11 @@ func (r *subscriptionResolver) BuildUpdated(ctx context.Context, id int64) (<-ch
 	return r.buildUpdated(ctx, id)
 }
 
+// ID is the resolver for the id field.
+func (r *userResolver) ID(ctx context.Context, obj *store.User) (string, error) {
+	return gid.Encode(nodeUser, obj.ID), nil
+}
+
 // Email is the resolver for the email field.
 func (r *userResolver) Email(ctx context.Context, obj *store.User) (*string, error) {
 	v := ViewerFrom(ctx)
@@ -753,6 +794,11 @@ func (r *userResolver) Email(ctx context.Context, obj *store.User) (*string, err
 		return ptr(obj.Email), nil
 	}
 	return nil, nil
+}
+
+// ID is the resolver for the id field.
+func (r *versionResolver) ID(ctx context.Context, obj *store.Version) (string, error) {
+	return gid.Encode(nodeVersion, obj.ID), nil
 }
 
 // Project is the resolver for the project field.
