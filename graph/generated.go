@@ -93,9 +93,16 @@ type ComplexityRoot struct {
 		StartTime   func(childComplexity int) int
 	}
 
-	BuildList struct {
+	BuildConnection struct {
+		Edges      func(childComplexity int) int
 		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
+	}
+
+	BuildEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	BuildState struct {
@@ -207,12 +214,19 @@ type ComplexityRoot struct {
 		Type        func(childComplexity int) int
 	}
 
+	PageInfo struct {
+		EndCursor       func(childComplexity int) int
+		HasNextPage     func(childComplexity int) int
+		HasPreviousPage func(childComplexity int) int
+		StartCursor     func(childComplexity int) int
+	}
+
 	Project struct {
 		ActiveVersions             func(childComplexity int) int
 		AdminFields                func(childComplexity int) int
 		AnalyticsCode              func(childComplexity int) int
 		Build                      func(childComplexity int, id int64, filter *BuildFilterInput) int
-		Builds                     func(childComplexity int, filter *BuildFilterInput, limit *int64, offset *int64) int
+		Builds                     func(childComplexity int, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		CanonicalURL               func(childComplexity int) int
 		Created                    func(childComplexity int) int
 		DefaultBranch              func(childComplexity int) int
@@ -242,15 +256,15 @@ type ComplexityRoot struct {
 		StoredDefaultBranch        func(childComplexity int) int
 		Subproject                 func(childComplexity int, alias string) int
 		SubprojectOf               func(childComplexity int) int
-		Subprojects                func(childComplexity int, limit *int64, offset *int64) int
+		Subprojects                func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Tags                       func(childComplexity int) int
 		TranslationOf              func(childComplexity int) int
-		Translations               func(childComplexity int, limit *int64, offset *int64) int
+		Translations               func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Urls                       func(childComplexity int) int
 		Users                      func(childComplexity int) int
 		Version                    func(childComplexity int, slug string, filter *VersionFilterInput) int
 		VersioningScheme           func(childComplexity int) int
-		Versions                   func(childComplexity int, filter *VersionFilterInput, limit *int64, offset *int64) int
+		Versions                   func(childComplexity int, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		ViewerCanAdminister        func(childComplexity int) int
 		ViewerCanChangeAdminFields func(childComplexity int) int
 		ViewerIsMaintainer         func(childComplexity int) int
@@ -278,9 +292,16 @@ type ComplexityRoot struct {
 		VersionPrivacyLevel   func(childComplexity int) int
 	}
 
-	ProjectList struct {
+	ProjectConnection struct {
+		Edges      func(childComplexity int) int
 		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
+	}
+
+	ProjectEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	ProjectUrls struct {
@@ -292,15 +313,15 @@ type ComplexityRoot struct {
 
 	Query struct {
 		Build         func(childComplexity int, id int64) int
-		Builds        func(childComplexity int, filter *BuildFilterInput, limit *int64, offset *int64) int
+		Builds        func(childComplexity int, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Node          func(childComplexity int, id string) int
 		Nodes         func(childComplexity int, ids []string) int
 		Project       func(childComplexity int, slug *string, id *int64, filter *ProjectFilterInput) int
 		ProjectAccess func(childComplexity int, slug string) int
-		Projects      func(childComplexity int, filter *ProjectFilterInput, limit *int64, offset *int64) int
+		Projects      func(childComplexity int, filter *ProjectFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Search        func(childComplexity int, query string, family *SearchFamilyInput, offset *int64, limit *int64) int
 		Version       func(childComplexity int, id int64) int
-		Versions      func(childComplexity int, filter *VersionFilterInput, limit *int64, offset *int64) int
+		Versions      func(childComplexity int, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Viewer        func(childComplexity int) int
 	}
 
@@ -370,9 +391,16 @@ type ComplexityRoot struct {
 		Parent func(childComplexity int) int
 	}
 
-	SubprojectList struct {
+	SubprojectConnection struct {
+		Edges      func(childComplexity int) int
 		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
+	}
+
+	SubprojectEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	Subscription struct {
@@ -406,7 +434,7 @@ type ComplexityRoot struct {
 	Version struct {
 		Active            func(childComplexity int) int
 		Aliases           func(childComplexity int) int
-		Builds            func(childComplexity int, filter *BuildFilterInput, limit *int64, offset *int64) int
+		Builds            func(childComplexity int, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Built             func(childComplexity int) int
 		DocumentationType func(childComplexity int) int
 		Downloads         func(childComplexity int) int
@@ -428,13 +456,20 @@ type ComplexityRoot struct {
 		VerboseName       func(childComplexity int) int
 	}
 
+	VersionConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
 	VersionDashboardUrls struct {
 		Edit func(childComplexity int) int
 	}
 
-	VersionList struct {
-		Nodes      func(childComplexity int) int
-		TotalCount func(childComplexity int) int
+	VersionEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	VersionUrls struct {
@@ -529,13 +564,13 @@ type ProjectResolver interface {
 	Urls(ctx context.Context, obj *store.Project) (*ProjectUrls, error)
 	CanonicalURL(ctx context.Context, obj *store.Project) (string, error)
 	ActiveVersions(ctx context.Context, obj *store.Project) ([]*store.Version, error)
-	Versions(ctx context.Context, obj *store.Project, filter *VersionFilterInput, limit *int64, offset *int64) (*VersionList, error)
+	Versions(ctx context.Context, obj *store.Project, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*VersionConnection, error)
 	Version(ctx context.Context, obj *store.Project, slug string, filter *VersionFilterInput) (*store.Version, error)
-	Builds(ctx context.Context, obj *store.Project, filter *BuildFilterInput, limit *int64, offset *int64) (*BuildList, error)
+	Builds(ctx context.Context, obj *store.Project, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error)
 	Build(ctx context.Context, obj *store.Project, id int64, filter *BuildFilterInput) (*store.Build, error)
-	Subprojects(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*SubprojectList, error)
+	Subprojects(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*SubprojectConnection, error)
 	Subproject(ctx context.Context, obj *store.Project, alias string) (*store.Relationship, error)
-	Translations(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*ProjectList, error)
+	Translations(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error)
 	Redirects(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*RedirectList, error)
 	Redirect(ctx context.Context, obj *store.Project, id int64) (*store.Redirect, error)
 	EnvironmentVariables(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*EnvironmentVariableList, error)
@@ -552,12 +587,12 @@ type QueryResolver interface {
 	Node(ctx context.Context, id string) (gid.Node, error)
 	Nodes(ctx context.Context, ids []string) ([]gid.Node, error)
 	Viewer(ctx context.Context) (*store.User, error)
-	Projects(ctx context.Context, filter *ProjectFilterInput, limit *int64, offset *int64) (*ProjectList, error)
+	Projects(ctx context.Context, filter *ProjectFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error)
 	Project(ctx context.Context, slug *string, id *int64, filter *ProjectFilterInput) (*store.Project, error)
 	ProjectAccess(ctx context.Context, slug string) (*ProjectAccess, error)
-	Versions(ctx context.Context, filter *VersionFilterInput, limit *int64, offset *int64) (*VersionList, error)
+	Versions(ctx context.Context, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*VersionConnection, error)
 	Version(ctx context.Context, id int64) (*store.Version, error)
-	Builds(ctx context.Context, filter *BuildFilterInput, limit *int64, offset *int64) (*BuildList, error)
+	Builds(ctx context.Context, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error)
 	Build(ctx context.Context, id int64) (*store.Build, error)
 	Search(ctx context.Context, query string, family *SearchFamilyInput, offset *int64, limit *int64) (*SearchResults, error)
 }
@@ -594,7 +629,7 @@ type VersionResolver interface {
 	Downloads(ctx context.Context, obj *store.Version) (*Downloads, error)
 	Urls(ctx context.Context, obj *store.Version) (*VersionUrls, error)
 	LastBuild(ctx context.Context, obj *store.Version) (*store.Build, error)
-	Builds(ctx context.Context, obj *store.Version, filter *BuildFilterInput, limit *int64, offset *int64) (*BuildList, error)
+	Builds(ctx context.Context, obj *store.Version, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -843,18 +878,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BuildCommand.StartTime(childComplexity), true
 
-	case "BuildList.nodes":
-		if e.ComplexityRoot.BuildList.Nodes == nil {
+	case "BuildConnection.edges":
+		if e.ComplexityRoot.BuildConnection.Edges == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BuildList.Nodes(childComplexity), true
-	case "BuildList.totalCount":
-		if e.ComplexityRoot.BuildList.TotalCount == nil {
+		return e.ComplexityRoot.BuildConnection.Edges(childComplexity), true
+	case "BuildConnection.nodes":
+		if e.ComplexityRoot.BuildConnection.Nodes == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BuildList.TotalCount(childComplexity), true
+		return e.ComplexityRoot.BuildConnection.Nodes(childComplexity), true
+	case "BuildConnection.pageInfo":
+		if e.ComplexityRoot.BuildConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BuildConnection.PageInfo(childComplexity), true
+	case "BuildConnection.totalCount":
+		if e.ComplexityRoot.BuildConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BuildConnection.TotalCount(childComplexity), true
+
+	case "BuildEdge.cursor":
+		if e.ComplexityRoot.BuildEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BuildEdge.Cursor(childComplexity), true
+	case "BuildEdge.node":
+		if e.ComplexityRoot.BuildEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BuildEdge.Node(childComplexity), true
 
 	case "BuildState.code":
 		if e.ComplexityRoot.BuildState.Code == nil {
@@ -1419,6 +1479,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.NotificationMessage.Type(childComplexity), true
 
+	case "PageInfo.endCursor":
+		if e.ComplexityRoot.PageInfo.EndCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.EndCursor(childComplexity), true
+	case "PageInfo.hasNextPage":
+		if e.ComplexityRoot.PageInfo.HasNextPage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.HasNextPage(childComplexity), true
+	case "PageInfo.hasPreviousPage":
+		if e.ComplexityRoot.PageInfo.HasPreviousPage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.HasPreviousPage(childComplexity), true
+	case "PageInfo.startCursor":
+		if e.ComplexityRoot.PageInfo.StartCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
+
 	case "Project.activeVersions":
 		if e.ComplexityRoot.Project.ActiveVersions == nil {
 			break
@@ -1458,7 +1543,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Project.Builds(childComplexity, args["filter"].(*BuildFilterInput), args["limit"].(*int64), args["offset"].(*int64)), true
+		return e.ComplexityRoot.Project.Builds(childComplexity, args["filter"].(*BuildFilterInput), args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Project.canonicalUrl":
 		if e.ComplexityRoot.Project.CanonicalURL == nil {
 			break
@@ -1678,7 +1763,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Project.Subprojects(childComplexity, args["limit"].(*int64), args["offset"].(*int64)), true
+		return e.ComplexityRoot.Project.Subprojects(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Project.tags":
 		if e.ComplexityRoot.Project.Tags == nil {
 			break
@@ -1701,7 +1786,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Project.Translations(childComplexity, args["limit"].(*int64), args["offset"].(*int64)), true
+		return e.ComplexityRoot.Project.Translations(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Project.urls":
 		if e.ComplexityRoot.Project.Urls == nil {
 			break
@@ -1741,7 +1826,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Project.Versions(childComplexity, args["filter"].(*VersionFilterInput), args["limit"].(*int64), args["offset"].(*int64)), true
+		return e.ComplexityRoot.Project.Versions(childComplexity, args["filter"].(*VersionFilterInput), args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Project.viewerCanAdminister":
 		if e.ComplexityRoot.Project.ViewerCanAdminister == nil {
 			break
@@ -1859,18 +1944,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ProjectAdminFields.VersionPrivacyLevel(childComplexity), true
 
-	case "ProjectList.nodes":
-		if e.ComplexityRoot.ProjectList.Nodes == nil {
+	case "ProjectConnection.edges":
+		if e.ComplexityRoot.ProjectConnection.Edges == nil {
 			break
 		}
 
-		return e.ComplexityRoot.ProjectList.Nodes(childComplexity), true
-	case "ProjectList.totalCount":
-		if e.ComplexityRoot.ProjectList.TotalCount == nil {
+		return e.ComplexityRoot.ProjectConnection.Edges(childComplexity), true
+	case "ProjectConnection.nodes":
+		if e.ComplexityRoot.ProjectConnection.Nodes == nil {
 			break
 		}
 
-		return e.ComplexityRoot.ProjectList.TotalCount(childComplexity), true
+		return e.ComplexityRoot.ProjectConnection.Nodes(childComplexity), true
+	case "ProjectConnection.pageInfo":
+		if e.ComplexityRoot.ProjectConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectConnection.PageInfo(childComplexity), true
+	case "ProjectConnection.totalCount":
+		if e.ComplexityRoot.ProjectConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectConnection.TotalCount(childComplexity), true
+
+	case "ProjectEdge.cursor":
+		if e.ComplexityRoot.ProjectEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectEdge.Cursor(childComplexity), true
+	case "ProjectEdge.node":
+		if e.ComplexityRoot.ProjectEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectEdge.Node(childComplexity), true
 
 	case "ProjectUrls.builds":
 		if e.ComplexityRoot.ProjectUrls.Builds == nil {
@@ -1918,7 +2028,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Builds(childComplexity, args["filter"].(*BuildFilterInput), args["limit"].(*int64), args["offset"].(*int64)), true
+		return e.ComplexityRoot.Query.Builds(childComplexity, args["filter"].(*BuildFilterInput), args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
@@ -1974,7 +2084,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Projects(childComplexity, args["filter"].(*ProjectFilterInput), args["limit"].(*int64), args["offset"].(*int64)), true
+		return e.ComplexityRoot.Query.Projects(childComplexity, args["filter"].(*ProjectFilterInput), args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Query.search":
 		if e.ComplexityRoot.Query.Search == nil {
 			break
@@ -2007,7 +2117,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Versions(childComplexity, args["filter"].(*VersionFilterInput), args["limit"].(*int64), args["offset"].(*int64)), true
+		return e.ComplexityRoot.Query.Versions(childComplexity, args["filter"].(*VersionFilterInput), args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Query.viewer":
 		if e.ComplexityRoot.Query.Viewer == nil {
 			break
@@ -2275,18 +2385,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Subproject.Parent(childComplexity), true
 
-	case "SubprojectList.nodes":
-		if e.ComplexityRoot.SubprojectList.Nodes == nil {
+	case "SubprojectConnection.edges":
+		if e.ComplexityRoot.SubprojectConnection.Edges == nil {
 			break
 		}
 
-		return e.ComplexityRoot.SubprojectList.Nodes(childComplexity), true
-	case "SubprojectList.totalCount":
-		if e.ComplexityRoot.SubprojectList.TotalCount == nil {
+		return e.ComplexityRoot.SubprojectConnection.Edges(childComplexity), true
+	case "SubprojectConnection.nodes":
+		if e.ComplexityRoot.SubprojectConnection.Nodes == nil {
 			break
 		}
 
-		return e.ComplexityRoot.SubprojectList.TotalCount(childComplexity), true
+		return e.ComplexityRoot.SubprojectConnection.Nodes(childComplexity), true
+	case "SubprojectConnection.pageInfo":
+		if e.ComplexityRoot.SubprojectConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubprojectConnection.PageInfo(childComplexity), true
+	case "SubprojectConnection.totalCount":
+		if e.ComplexityRoot.SubprojectConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubprojectConnection.TotalCount(childComplexity), true
+
+	case "SubprojectEdge.cursor":
+		if e.ComplexityRoot.SubprojectEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubprojectEdge.Cursor(childComplexity), true
+	case "SubprojectEdge.node":
+		if e.ComplexityRoot.SubprojectEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubprojectEdge.Node(childComplexity), true
 
 	case "Subscription.buildUpdated":
 		if e.ComplexityRoot.Subscription.BuildUpdated == nil {
@@ -2398,7 +2533,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Version.Builds(childComplexity, args["filter"].(*BuildFilterInput), args["limit"].(*int64), args["offset"].(*int64)), true
+		return e.ComplexityRoot.Version.Builds(childComplexity, args["filter"].(*BuildFilterInput), args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Version.built":
 		if e.ComplexityRoot.Version.Built == nil {
 			break
@@ -2514,6 +2649,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Version.VerboseName(childComplexity), true
 
+	case "VersionConnection.edges":
+		if e.ComplexityRoot.VersionConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VersionConnection.Edges(childComplexity), true
+	case "VersionConnection.nodes":
+		if e.ComplexityRoot.VersionConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VersionConnection.Nodes(childComplexity), true
+	case "VersionConnection.pageInfo":
+		if e.ComplexityRoot.VersionConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VersionConnection.PageInfo(childComplexity), true
+	case "VersionConnection.totalCount":
+		if e.ComplexityRoot.VersionConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VersionConnection.TotalCount(childComplexity), true
+
 	case "VersionDashboardUrls.edit":
 		if e.ComplexityRoot.VersionDashboardUrls.Edit == nil {
 			break
@@ -2521,18 +2681,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.VersionDashboardUrls.Edit(childComplexity), true
 
-	case "VersionList.nodes":
-		if e.ComplexityRoot.VersionList.Nodes == nil {
+	case "VersionEdge.cursor":
+		if e.ComplexityRoot.VersionEdge.Cursor == nil {
 			break
 		}
 
-		return e.ComplexityRoot.VersionList.Nodes(childComplexity), true
-	case "VersionList.totalCount":
-		if e.ComplexityRoot.VersionList.TotalCount == nil {
+		return e.ComplexityRoot.VersionEdge.Cursor(childComplexity), true
+	case "VersionEdge.node":
+		if e.ComplexityRoot.VersionEdge.Node == nil {
 			break
 		}
 
-		return e.ComplexityRoot.VersionList.TotalCount(childComplexity), true
+		return e.ComplexityRoot.VersionEdge.Node(childComplexity), true
 
 	case "VersionUrls.dashboard":
 		if e.ComplexityRoot.VersionUrls.Dashboard == nil {
@@ -2711,17 +2871,17 @@ type Query {
   "The authenticated caller, or null when anonymous."
   viewer: User
   "Visible projects ordered by slug. With ` + "`" + `filter.maintainedByViewer` + "`" + `, only the caller's own projects (any privacy)."
-  projects(filter: ProjectFilterInput, limit: Int, offset: Int): ProjectList!
+  projects(filter: ProjectFilterInput, first: Int, after: String, last: Int, before: String, limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): ProjectConnection!
   "A visible project by slug or id; ` + "`" + `filter` + "`" + ` narrows the lookup as on lists."
   project(slug: String, id: Int, filter: ProjectFilterInput): Project
   "Whether a project exists and how the caller relates to it, whoever can see it (REST's permission step). Anonymous callers get an answer too (never a maintainer)."
   projectAccess(slug: String!): ProjectAccess!
   "Visible versions of every project, ordered by verbose name descending (v2's /version/)."
-  versions(filter: VersionFilterInput, limit: Int, offset: Int): VersionList!
+  versions(filter: VersionFilterInput, first: Int, after: String, last: Int, before: String, limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): VersionConnection!
   "A visible version by id."
   version(id: Int!): Version
   "Visible builds of every project, most recent first (v2's /build/)."
-  builds(filter: BuildFilterInput, limit: Int, offset: Int): BuildList!
+  builds(filter: BuildFilterInput, first: Int, after: String, last: Int, before: String, limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection!
   "A visible build by id."
   build(id: Int!): Build
   """
@@ -2732,6 +2892,24 @@ type Query {
   Visibility is the docs host's: private content only for its maintainers.
   """
   search(query: String!, family: SearchFamilyInput, offset: Int = 0, limit: Int = 15): SearchResults!
+}
+
+"""
+Where a page of a connection lies in its list. Cursors are opaque and
+anchored on rows: paging on from ` + "`" + `endCursor` + "`" + ` while rows are inserted or
+deleted elsewhere neither repeats nor skips a row. A cursor that is not one,
+or whose row was deleted, is INVALID with ` + "`" + `extensions.fields` + "`" + ` naming
+` + "`" + `after` + "`" + ` or ` + "`" + `before` + "`" + `.
+"""
+type PageInfo {
+  "Whether rows follow the page: ask again with ` + "`" + `after: endCursor` + "`" + `."
+  hasNextPage: Boolean!
+  "Whether rows precede the page: ask again with ` + "`" + `before: startCursor` + "`" + `."
+  hasPreviousPage: Boolean!
+  "The cursor of the page's first row; null when the page is empty."
+  startCursor: String
+  "The cursor of the page's last row; null when the page is empty."
+  endCursor: String
 }
 
 "The scope of a v2 search: a project at a version, then each of its subprojects."
@@ -2888,9 +3066,24 @@ input ProjectFilterInput {
   maintainedByViewer: Boolean
 }
 
-type ProjectList {
+"A page of Projects (a Relay cursor connection)."
+type ProjectConnection {
+  "All Projects of the list, whatever the page."
   totalCount: Int!
+  "The page's Projects with their cursors."
+  edges: [ProjectEdge!]!
+  "The page's Projects (the edges' nodes)."
   nodes: [Project!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
+}
+
+"A Project of a page, with the cursor that pages from it."
+type ProjectEdge {
+  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the Projects that follow (precede) this one."
+  cursor: String!
+  "The Project."
+  node: Project!
 }
 
 type Choice {
@@ -2956,16 +3149,16 @@ type Project implements Node {
   "Internal versions that are active, built and public, ordered by verbose name descending."
   activeVersions: [Version!]!
   "Internal versions: all of them for maintainers, the visible ones for others."
-  versions(filter: VersionFilterInput, limit: Int, offset: Int): VersionList!
+  versions(filter: VersionFilterInput, first: Int, after: String, last: Int, before: String, limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): VersionConnection!
   version(slug: String!, filter: VersionFilterInput): Version
   "Builds of internal versions: all for maintainers, the visible ones for others."
-  builds(filter: BuildFilterInput, limit: Int, offset: Int): BuildList!
+  builds(filter: BuildFilterInput, first: Int, after: String, last: Int, before: String, limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection!
   build(id: Int!, filter: BuildFilterInput): Build
   "Relationships whose parent is this project, in creation order."
-  subprojects(limit: Int, offset: Int): SubprojectList!
+  subprojects(first: Int, after: String, last: Int, before: String, limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): SubprojectConnection!
   subproject(alias: String!): Subproject
   "Projects whose translation_of is this one, ordered by slug."
-  translations(limit: Int, offset: Int): ProjectList!
+  translations(first: Int, after: String, last: Int, before: String, limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): ProjectConnection!
   "The project's redirects in the order they are tried (maintainers only)."
   redirects(limit: Int, offset: Int): RedirectList @maintainersOnly
   "A redirect of the project by id (maintainers only)."
@@ -3028,9 +3221,24 @@ input VersionFilterInput {
   includeExternal: Boolean
 }
 
-type VersionList {
+"A page of Versions (a Relay cursor connection)."
+type VersionConnection {
+  "All Versions of the list, whatever the page."
   totalCount: Int!
+  "The page's Versions with their cursors."
+  edges: [VersionEdge!]!
+  "The page's Versions (the edges' nodes)."
   nodes: [Version!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
+}
+
+"A Version of a page, with the cursor that pages from it."
+type VersionEdge {
+  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the Versions that follow (precede) this one."
+  cursor: String!
+  "The Version."
+  node: Version!
 }
 
 type VersionUrls {
@@ -3081,7 +3289,7 @@ type Version implements Node {
   urls: VersionUrls!
   "The most recent build (any state), or null."
   lastBuild: Build
-  builds(filter: BuildFilterInput, limit: Int, offset: Int): BuildList!
+  builds(filter: BuildFilterInput, first: Int, after: String, last: Int, before: String, limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection!
 }
 
 input BuildFilterInput {
@@ -3093,9 +3301,24 @@ input BuildFilterInput {
   includeExternal: Boolean
 }
 
-type BuildList {
+"A page of Builds (a Relay cursor connection)."
+type BuildConnection {
+  "All Builds of the list, whatever the page."
   totalCount: Int!
+  "The page's Builds with their cursors."
+  edges: [BuildEdge!]!
+  "The page's Builds (the edges' nodes)."
   nodes: [Build!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
+}
+
+"A Build of a page, with the cursor that pages from it."
+type BuildEdge {
+  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the Builds that follow (precede) this one."
+  cursor: String!
+  "The Build."
+  node: Build!
 }
 
 type BuildState {
@@ -3250,9 +3473,24 @@ type TriggerBuildPayload {
   triggered: Boolean!
 }
 
-type SubprojectList {
+"A page of Subprojects (a Relay cursor connection)."
+type SubprojectConnection {
+  "All Subprojects of the list, whatever the page."
   totalCount: Int!
+  "The page's Subprojects with their cursors."
+  edges: [SubprojectEdge!]!
+  "The page's Subprojects (the edges' nodes)."
   nodes: [Subproject!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
+}
+
+"A Subproject of a page, with the cursor that pages from it."
+type SubprojectEdge {
+  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the Subprojects that follow (precede) this one."
+  cursor: String!
+  "The Subproject."
+  node: Subproject!
 }
 
 "A project nested under another with an alias (a subproject relationship)."
@@ -3518,14 +3756,28 @@ func (ec *executionContext) childFields_BuildCommand(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type BuildCommand", field.Name)
 }
 
-func (ec *executionContext) childFields_BuildList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+func (ec *executionContext) childFields_BuildConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "totalCount":
-		return ec.fieldContext_BuildList_totalCount(ctx, field)
+		return ec.fieldContext_BuildConnection_totalCount(ctx, field)
+	case "edges":
+		return ec.fieldContext_BuildConnection_edges(ctx, field)
 	case "nodes":
-		return ec.fieldContext_BuildList_nodes(ctx, field)
+		return ec.fieldContext_BuildConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_BuildConnection_pageInfo(ctx, field)
 	}
-	return nil, fmt.Errorf("no field named %q was found under type BuildList", field.Name)
+	return nil, fmt.Errorf("no field named %q was found under type BuildConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_BuildEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_BuildEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_BuildEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BuildEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_BuildState(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3690,6 +3942,20 @@ func (ec *executionContext) childFields_NotificationMessage(ctx context.Context,
 	return nil, fmt.Errorf("no field named %q was found under type NotificationMessage", field.Name)
 }
 
+func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "hasNextPage":
+		return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
+	case "hasPreviousPage":
+		return ec.fieldContext_PageInfo_hasPreviousPage(ctx, field)
+	case "startCursor":
+		return ec.fieldContext_PageInfo_startCursor(ctx, field)
+	case "endCursor":
+		return ec.fieldContext_PageInfo_endCursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+}
+
 func (ec *executionContext) childFields_Project(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3834,14 +4100,28 @@ func (ec *executionContext) childFields_ProjectAdminFields(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type ProjectAdminFields", field.Name)
 }
 
-func (ec *executionContext) childFields_ProjectList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+func (ec *executionContext) childFields_ProjectConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "totalCount":
-		return ec.fieldContext_ProjectList_totalCount(ctx, field)
+		return ec.fieldContext_ProjectConnection_totalCount(ctx, field)
+	case "edges":
+		return ec.fieldContext_ProjectConnection_edges(ctx, field)
 	case "nodes":
-		return ec.fieldContext_ProjectList_nodes(ctx, field)
+		return ec.fieldContext_ProjectConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ProjectConnection_pageInfo(ctx, field)
 	}
-	return nil, fmt.Errorf("no field named %q was found under type ProjectList", field.Name)
+	return nil, fmt.Errorf("no field named %q was found under type ProjectConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ProjectEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_ProjectEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_ProjectEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProjectEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_ProjectUrls(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3994,14 +4274,28 @@ func (ec *executionContext) childFields_Subproject(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type Subproject", field.Name)
 }
 
-func (ec *executionContext) childFields_SubprojectList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+func (ec *executionContext) childFields_SubprojectConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "totalCount":
-		return ec.fieldContext_SubprojectList_totalCount(ctx, field)
+		return ec.fieldContext_SubprojectConnection_totalCount(ctx, field)
+	case "edges":
+		return ec.fieldContext_SubprojectConnection_edges(ctx, field)
 	case "nodes":
-		return ec.fieldContext_SubprojectList_nodes(ctx, field)
+		return ec.fieldContext_SubprojectConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_SubprojectConnection_pageInfo(ctx, field)
 	}
-	return nil, fmt.Errorf("no field named %q was found under type SubprojectList", field.Name)
+	return nil, fmt.Errorf("no field named %q was found under type SubprojectConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_SubprojectEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_SubprojectEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_SubprojectEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SubprojectEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_SyncVersionsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4106,6 +4400,20 @@ func (ec *executionContext) childFields_Version(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Version", field.Name)
 }
 
+func (ec *executionContext) childFields_VersionConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_VersionConnection_totalCount(ctx, field)
+	case "edges":
+		return ec.fieldContext_VersionConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_VersionConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_VersionConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type VersionConnection", field.Name)
+}
+
 func (ec *executionContext) childFields_VersionDashboardUrls(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "edit":
@@ -4114,14 +4422,14 @@ func (ec *executionContext) childFields_VersionDashboardUrls(ctx context.Context
 	return nil, fmt.Errorf("no field named %q was found under type VersionDashboardUrls", field.Name)
 }
 
-func (ec *executionContext) childFields_VersionList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+func (ec *executionContext) childFields_VersionEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
-	case "totalCount":
-		return ec.fieldContext_VersionList_totalCount(ctx, field)
-	case "nodes":
-		return ec.fieldContext_VersionList_nodes(ctx, field)
+	case "cursor":
+		return ec.fieldContext_VersionEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_VersionEdge_node(ctx, field)
 	}
-	return nil, fmt.Errorf("no field named %q was found under type VersionList", field.Name)
+	return nil, fmt.Errorf("no field named %q was found under type VersionEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_VersionUrls(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4965,22 +5273,54 @@ func (ec *executionContext) field_Project_builds_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["filter"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["limit"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["offset"] = arg2
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg6
 	return args, nil
 }
 
@@ -5117,44 +5457,108 @@ func (ec *executionContext) field_Project_subproject_args(ctx context.Context, r
 func (ec *executionContext) field_Project_subprojects_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["limit"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["offset"] = arg1
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg5
 	return args, nil
 }
 
 func (ec *executionContext) field_Project_translations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["limit"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["offset"] = arg1
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg5
 	return args, nil
 }
 
@@ -5191,22 +5595,54 @@ func (ec *executionContext) field_Project_versions_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["filter"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["limit"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["offset"] = arg2
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg6
 	return args, nil
 }
 
@@ -5249,22 +5685,54 @@ func (ec *executionContext) field_Query_builds_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["filter"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["limit"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["offset"] = arg2
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg6
 	return args, nil
 }
 
@@ -5351,22 +5819,54 @@ func (ec *executionContext) field_Query_projects_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["filter"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["limit"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["offset"] = arg2
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg6
 	return args, nil
 }
 
@@ -5433,22 +5933,54 @@ func (ec *executionContext) field_Query_versions_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["filter"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["limit"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["offset"] = arg2
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg6
 	return args, nil
 }
 
@@ -5477,22 +6009,54 @@ func (ec *executionContext) field_Version_builds_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["filter"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["limit"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["offset"] = arg2
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg6
 	return args, nil
 }
 
@@ -6494,13 +7058,13 @@ func (ec *executionContext) fieldContext_BuildCommand_endTime(_ context.Context,
 	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _BuildList_totalCount(ctx context.Context, field graphql.CollectedField, obj *BuildList) (ret graphql.Marshaler) {
+func (ec *executionContext) _BuildConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *BuildConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BuildList_totalCount(ctx, field)
+			return ec.fieldContext_BuildConnection_totalCount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.TotalCount, nil
@@ -6513,17 +7077,49 @@ func (ec *executionContext) _BuildList_totalCount(ctx context.Context, field gra
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_BuildList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildList", field, false, false, errors.New("field of type Int does not have child fields"))
+func (ec *executionContext) fieldContext_BuildConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BuildConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _BuildList_nodes(ctx context.Context, field graphql.CollectedField, obj *BuildList) (ret graphql.Marshaler) {
+func (ec *executionContext) _BuildConnection_edges(ctx context.Context, field graphql.CollectedField, obj *BuildConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BuildList_nodes(ctx, field)
+			return ec.fieldContext_BuildConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*BuildEdge) graphql.Marshaler {
+			return ec.marshalNBuildEdge2ᚕᚖdocsdᚋgraphᚐBuildEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BuildConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BuildConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BuildEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BuildConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *BuildConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BuildConnection_nodes(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.Nodes, nil
@@ -6536,9 +7132,96 @@ func (ec *executionContext) _BuildList_nodes(ctx context.Context, field graphql.
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_BuildList_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_BuildConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
-		Object:     "BuildList",
+		Object:     "BuildConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Build(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BuildConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *BuildConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BuildConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BuildConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BuildConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BuildEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *BuildEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BuildEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BuildEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BuildEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BuildEdge_node(ctx context.Context, field graphql.CollectedField, obj *BuildEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BuildEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {
+			return ec.marshalNBuild2ᚖdocsdᚋstoreᚐBuild(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BuildEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BuildEdge",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -8800,6 +9483,98 @@ func (ec *executionContext) fieldContext_NotificationMessage_iconClasses(_ conte
 	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasNextPage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_hasPreviousPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasPreviousPage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_startCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_startCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_endCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Project_id(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9549,11 +10324,11 @@ func (ec *executionContext) _Project_versions(ctx context.Context, field graphql
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Project().Versions(ctx, obj, fc.Args["filter"].(*VersionFilterInput), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+			return ec.Resolvers.Project().Versions(ctx, obj, fc.Args["filter"].(*VersionFilterInput), fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *VersionList) graphql.Marshaler {
-			return ec.marshalNVersionList2ᚖdocsdᚋgraphᚐVersionList(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *VersionConnection) graphql.Marshaler {
+			return ec.marshalNVersionConnection2ᚖdocsdᚋgraphᚐVersionConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9566,7 +10341,7 @@ func (ec *executionContext) fieldContext_Project_versions(ctx context.Context, f
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_VersionList(ctx, field)
+			return ec.childFields_VersionConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -9637,11 +10412,11 @@ func (ec *executionContext) _Project_builds(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Project().Builds(ctx, obj, fc.Args["filter"].(*BuildFilterInput), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+			return ec.Resolvers.Project().Builds(ctx, obj, fc.Args["filter"].(*BuildFilterInput), fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *BuildList) graphql.Marshaler {
-			return ec.marshalNBuildList2ᚖdocsdᚋgraphᚐBuildList(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *BuildConnection) graphql.Marshaler {
+			return ec.marshalNBuildConnection2ᚖdocsdᚋgraphᚐBuildConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9654,7 +10429,7 @@ func (ec *executionContext) fieldContext_Project_builds(ctx context.Context, fie
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_BuildList(ctx, field)
+			return ec.childFields_BuildConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -9725,11 +10500,11 @@ func (ec *executionContext) _Project_subprojects(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Project().Subprojects(ctx, obj, fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+			return ec.Resolvers.Project().Subprojects(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *SubprojectList) graphql.Marshaler {
-			return ec.marshalNSubprojectList2ᚖdocsdᚋgraphᚐSubprojectList(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *SubprojectConnection) graphql.Marshaler {
+			return ec.marshalNSubprojectConnection2ᚖdocsdᚋgraphᚐSubprojectConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9742,7 +10517,7 @@ func (ec *executionContext) fieldContext_Project_subprojects(ctx context.Context
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_SubprojectList(ctx, field)
+			return ec.childFields_SubprojectConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -9813,11 +10588,11 @@ func (ec *executionContext) _Project_translations(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Project().Translations(ctx, obj, fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+			return ec.Resolvers.Project().Translations(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ProjectList) graphql.Marshaler {
-			return ec.marshalNProjectList2ᚖdocsdᚋgraphᚐProjectList(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectConnection) graphql.Marshaler {
+			return ec.marshalNProjectConnection2ᚖdocsdᚋgraphᚐProjectConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9830,7 +10605,7 @@ func (ec *executionContext) fieldContext_Project_translations(ctx context.Contex
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_ProjectList(ctx, field)
+			return ec.childFields_ProjectConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -10690,13 +11465,13 @@ func (ec *executionContext) fieldContext_ProjectAdminFields_analyticsDisabled(_ 
 	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _ProjectList_totalCount(ctx context.Context, field graphql.CollectedField, obj *ProjectList) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProjectConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ProjectConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ProjectList_totalCount(ctx, field)
+			return ec.fieldContext_ProjectConnection_totalCount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.TotalCount, nil
@@ -10709,17 +11484,49 @@ func (ec *executionContext) _ProjectList_totalCount(ctx context.Context, field g
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_ProjectList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectList", field, false, false, errors.New("field of type Int does not have child fields"))
+func (ec *executionContext) fieldContext_ProjectConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProjectConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _ProjectList_nodes(ctx context.Context, field graphql.CollectedField, obj *ProjectList) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProjectConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ProjectConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ProjectList_nodes(ctx, field)
+			return ec.fieldContext_ProjectConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ProjectEdge) graphql.Marshaler {
+			return ec.marshalNProjectEdge2ᚕᚖdocsdᚋgraphᚐProjectEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProjectConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProjectEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProjectConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *ProjectConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectConnection_nodes(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.Nodes, nil
@@ -10732,9 +11539,96 @@ func (ec *executionContext) _ProjectList_nodes(ctx context.Context, field graphq
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_ProjectList_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_ProjectConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
-		Object:     "ProjectList",
+		Object:     "ProjectConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProjectConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ProjectConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProjectConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProjectEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ProjectEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProjectEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProjectEdge_node(ctx context.Context, field graphql.CollectedField, obj *ProjectEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
+			return ec.marshalNProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProjectEdge",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -10967,11 +11861,11 @@ func (ec *executionContext) _Query_projects(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Projects(ctx, fc.Args["filter"].(*ProjectFilterInput), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+			return ec.Resolvers.Query().Projects(ctx, fc.Args["filter"].(*ProjectFilterInput), fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ProjectList) graphql.Marshaler {
-			return ec.marshalNProjectList2ᚖdocsdᚋgraphᚐProjectList(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectConnection) graphql.Marshaler {
+			return ec.marshalNProjectConnection2ᚖdocsdᚋgraphᚐProjectConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10984,7 +11878,7 @@ func (ec *executionContext) fieldContext_Query_projects(ctx context.Context, fie
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_ProjectList(ctx, field)
+			return ec.childFields_ProjectConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -11099,11 +11993,11 @@ func (ec *executionContext) _Query_versions(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Versions(ctx, fc.Args["filter"].(*VersionFilterInput), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+			return ec.Resolvers.Query().Versions(ctx, fc.Args["filter"].(*VersionFilterInput), fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *VersionList) graphql.Marshaler {
-			return ec.marshalNVersionList2ᚖdocsdᚋgraphᚐVersionList(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *VersionConnection) graphql.Marshaler {
+			return ec.marshalNVersionConnection2ᚖdocsdᚋgraphᚐVersionConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11116,7 +12010,7 @@ func (ec *executionContext) fieldContext_Query_versions(ctx context.Context, fie
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_VersionList(ctx, field)
+			return ec.childFields_VersionConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -11187,11 +12081,11 @@ func (ec *executionContext) _Query_builds(ctx context.Context, field graphql.Col
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Builds(ctx, fc.Args["filter"].(*BuildFilterInput), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+			return ec.Resolvers.Query().Builds(ctx, fc.Args["filter"].(*BuildFilterInput), fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *BuildList) graphql.Marshaler {
-			return ec.marshalNBuildList2ᚖdocsdᚋgraphᚐBuildList(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *BuildConnection) graphql.Marshaler {
+			return ec.marshalNBuildConnection2ᚖdocsdᚋgraphᚐBuildConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11204,7 +12098,7 @@ func (ec *executionContext) fieldContext_Query_builds(ctx context.Context, field
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_BuildList(ctx, field)
+			return ec.childFields_BuildConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -12460,13 +13354,13 @@ func (ec *executionContext) fieldContext_Subproject_child(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _SubprojectList_totalCount(ctx context.Context, field graphql.CollectedField, obj *SubprojectList) (ret graphql.Marshaler) {
+func (ec *executionContext) _SubprojectConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *SubprojectConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubprojectList_totalCount(ctx, field)
+			return ec.fieldContext_SubprojectConnection_totalCount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.TotalCount, nil
@@ -12479,17 +13373,49 @@ func (ec *executionContext) _SubprojectList_totalCount(ctx context.Context, fiel
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_SubprojectList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SubprojectList", field, false, false, errors.New("field of type Int does not have child fields"))
+func (ec *executionContext) fieldContext_SubprojectConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SubprojectConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _SubprojectList_nodes(ctx context.Context, field graphql.CollectedField, obj *SubprojectList) (ret graphql.Marshaler) {
+func (ec *executionContext) _SubprojectConnection_edges(ctx context.Context, field graphql.CollectedField, obj *SubprojectConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubprojectList_nodes(ctx, field)
+			return ec.fieldContext_SubprojectConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*SubprojectEdge) graphql.Marshaler {
+			return ec.marshalNSubprojectEdge2ᚕᚖdocsdᚋgraphᚐSubprojectEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SubprojectConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SubprojectConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SubprojectEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SubprojectConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *SubprojectConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubprojectConnection_nodes(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.Nodes, nil
@@ -12502,9 +13428,96 @@ func (ec *executionContext) _SubprojectList_nodes(ctx context.Context, field gra
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_SubprojectList_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_SubprojectConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
-		Object:     "SubprojectList",
+		Object:     "SubprojectConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Subproject(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SubprojectConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *SubprojectConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubprojectConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SubprojectConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SubprojectConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SubprojectEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *SubprojectEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubprojectEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SubprojectEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SubprojectEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SubprojectEdge_node(ctx context.Context, field graphql.CollectedField, obj *SubprojectEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubprojectEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Relationship) graphql.Marshaler {
+			return ec.marshalNSubproject2ᚖdocsdᚋstoreᚐRelationship(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SubprojectEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SubprojectEdge",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -13455,11 +14468,11 @@ func (ec *executionContext) _Version_builds(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Version().Builds(ctx, obj, fc.Args["filter"].(*BuildFilterInput), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+			return ec.Resolvers.Version().Builds(ctx, obj, fc.Args["filter"].(*BuildFilterInput), fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *BuildList) graphql.Marshaler {
-			return ec.marshalNBuildList2ᚖdocsdᚋgraphᚐBuildList(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *BuildConnection) graphql.Marshaler {
+			return ec.marshalNBuildConnection2ᚖdocsdᚋgraphᚐBuildConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -13472,7 +14485,7 @@ func (ec *executionContext) fieldContext_Version_builds(ctx context.Context, fie
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_BuildList(ctx, field)
+			return ec.childFields_BuildConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -13485,6 +14498,125 @@ func (ec *executionContext) fieldContext_Version_builds(ctx context.Context, fie
 	if fc.Args, err = ec.field_Version_builds_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VersionConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *VersionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VersionConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VersionConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("VersionConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _VersionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *VersionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VersionConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*VersionEdge) graphql.Marshaler {
+			return ec.marshalNVersionEdge2ᚕᚖdocsdᚋgraphᚐVersionEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VersionConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VersionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_VersionEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VersionConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *VersionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VersionConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Version) graphql.Marshaler {
+			return ec.marshalNVersion2ᚕᚖdocsdᚋstoreᚐVersionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VersionConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VersionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Version(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VersionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *VersionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VersionConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VersionConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VersionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -13512,51 +14644,51 @@ func (ec *executionContext) fieldContext_VersionDashboardUrls_edit(_ context.Con
 	return graphql.NewScalarFieldContext("VersionDashboardUrls", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _VersionList_totalCount(ctx context.Context, field graphql.CollectedField, obj *VersionList) (ret graphql.Marshaler) {
+func (ec *executionContext) _VersionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *VersionEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_VersionList_totalCount(ctx, field)
+			return ec.fieldContext_VersionEdge_cursor(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.TotalCount, nil
+			return obj.Cursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_VersionList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("VersionList", field, false, false, errors.New("field of type Int does not have child fields"))
+func (ec *executionContext) fieldContext_VersionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("VersionEdge", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _VersionList_nodes(ctx context.Context, field graphql.CollectedField, obj *VersionList) (ret graphql.Marshaler) {
+func (ec *executionContext) _VersionEdge_node(ctx context.Context, field graphql.CollectedField, obj *VersionEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_VersionList_nodes(ctx, field)
+			return ec.fieldContext_VersionEdge_node(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Nodes, nil
+			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.Version) graphql.Marshaler {
-			return ec.marshalNVersion2ᚕᚖdocsdᚋstoreᚐVersionᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
+			return ec.marshalNVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_VersionList_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_VersionEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
-		Object:     "VersionList",
+		Object:     "VersionEdge",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -16670,10 +17802,10 @@ func (ec *executionContext) _BuildCommand(ctx context.Context, sel ast.Selection
 	return out
 }
 
-var buildListImplementors = []string{"BuildList"}
+var buildConnectionImplementors = []string{"BuildConnection"}
 
-func (ec *executionContext) _BuildList(ctx context.Context, sel ast.SelectionSet, obj *BuildList) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, buildListImplementors)
+func (ec *executionContext) _BuildConnection(ctx context.Context, sel ast.SelectionSet, obj *BuildConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, buildConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -16681,14 +17813,67 @@ func (ec *executionContext) _BuildList(ctx context.Context, sel ast.SelectionSet
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("BuildList")
+			out.Values[i] = graphql.MarshalString("BuildConnection")
 		case "totalCount":
-			out.Values[i] = ec._BuildList_totalCount(ctx, field, obj)
+			out.Values[i] = ec._BuildConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._BuildConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "nodes":
-			out.Values[i] = ec._BuildList_nodes(ctx, field, obj)
+			out.Values[i] = ec._BuildConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._BuildConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var buildEdgeImplementors = []string{"BuildEdge"}
+
+func (ec *executionContext) _BuildEdge(ctx context.Context, sel ast.SelectionSet, obj *BuildEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, buildEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BuildEdge")
+		case "cursor":
+			out.Values[i] = ec._BuildEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._BuildEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -17633,6 +18818,59 @@ func (ec *executionContext) _NotificationMessage(ctx context.Context, sel ast.Se
 		case "iconClasses":
 			out.Values[i] = ec._NotificationMessage_iconClasses(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var pageInfoImplementors = []string{"PageInfo"}
+
+func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *PageInfo) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PageInfo")
+		case "hasNextPage":
+			out.Values[i] = ec._PageInfo_hasNextPage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasPreviousPage":
+			out.Values[i] = ec._PageInfo_hasPreviousPage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startCursor":
+			out.Values[i] = ec._PageInfo_startCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "endCursor":
+			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -19093,10 +20331,10 @@ func (ec *executionContext) _ProjectAdminFields(ctx context.Context, sel ast.Sel
 	return out
 }
 
-var projectListImplementors = []string{"ProjectList"}
+var projectConnectionImplementors = []string{"ProjectConnection"}
 
-func (ec *executionContext) _ProjectList(ctx context.Context, sel ast.SelectionSet, obj *ProjectList) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, projectListImplementors)
+func (ec *executionContext) _ProjectConnection(ctx context.Context, sel ast.SelectionSet, obj *ProjectConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, projectConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -19104,14 +20342,67 @@ func (ec *executionContext) _ProjectList(ctx context.Context, sel ast.SelectionS
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ProjectList")
+			out.Values[i] = graphql.MarshalString("ProjectConnection")
 		case "totalCount":
-			out.Values[i] = ec._ProjectList_totalCount(ctx, field, obj)
+			out.Values[i] = ec._ProjectConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._ProjectConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "nodes":
-			out.Values[i] = ec._ProjectList_nodes(ctx, field, obj)
+			out.Values[i] = ec._ProjectConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ProjectConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var projectEdgeImplementors = []string{"ProjectEdge"}
+
+func (ec *executionContext) _ProjectEdge(ctx context.Context, sel ast.SelectionSet, obj *ProjectEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, projectEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProjectEdge")
+		case "cursor":
+			out.Values[i] = ec._ProjectEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._ProjectEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -20135,10 +21426,10 @@ func (ec *executionContext) _Subproject(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
-var subprojectListImplementors = []string{"SubprojectList"}
+var subprojectConnectionImplementors = []string{"SubprojectConnection"}
 
-func (ec *executionContext) _SubprojectList(ctx context.Context, sel ast.SelectionSet, obj *SubprojectList) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, subprojectListImplementors)
+func (ec *executionContext) _SubprojectConnection(ctx context.Context, sel ast.SelectionSet, obj *SubprojectConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subprojectConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -20146,14 +21437,67 @@ func (ec *executionContext) _SubprojectList(ctx context.Context, sel ast.Selecti
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("SubprojectList")
+			out.Values[i] = graphql.MarshalString("SubprojectConnection")
 		case "totalCount":
-			out.Values[i] = ec._SubprojectList_totalCount(ctx, field, obj)
+			out.Values[i] = ec._SubprojectConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._SubprojectConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "nodes":
-			out.Values[i] = ec._SubprojectList_nodes(ctx, field, obj)
+			out.Values[i] = ec._SubprojectConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._SubprojectConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var subprojectEdgeImplementors = []string{"SubprojectEdge"}
+
+func (ec *executionContext) _SubprojectEdge(ctx context.Context, sel ast.SelectionSet, obj *SubprojectEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subprojectEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SubprojectEdge")
+		case "cursor":
+			out.Values[i] = ec._SubprojectEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._SubprojectEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -20906,6 +22250,59 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var versionConnectionImplementors = []string{"VersionConnection"}
+
+func (ec *executionContext) _VersionConnection(ctx context.Context, sel ast.SelectionSet, obj *VersionConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, versionConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("VersionConnection")
+		case "totalCount":
+			out.Values[i] = ec._VersionConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._VersionConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._VersionConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._VersionConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var versionDashboardUrlsImplementors = []string{"VersionDashboardUrls"}
 
 func (ec *executionContext) _VersionDashboardUrls(ctx context.Context, sel ast.SelectionSet, obj *VersionDashboardUrls) graphql.Marshaler {
@@ -20944,10 +22341,10 @@ func (ec *executionContext) _VersionDashboardUrls(ctx context.Context, sel ast.S
 	return out
 }
 
-var versionListImplementors = []string{"VersionList"}
+var versionEdgeImplementors = []string{"VersionEdge"}
 
-func (ec *executionContext) _VersionList(ctx context.Context, sel ast.SelectionSet, obj *VersionList) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, versionListImplementors)
+func (ec *executionContext) _VersionEdge(ctx context.Context, sel ast.SelectionSet, obj *VersionEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, versionEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -20955,14 +22352,14 @@ func (ec *executionContext) _VersionList(ctx context.Context, sel ast.SelectionS
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("VersionList")
-		case "totalCount":
-			out.Values[i] = ec._VersionList_totalCount(ctx, field, obj)
+			out.Values[i] = graphql.MarshalString("VersionEdge")
+		case "cursor":
+			out.Values[i] = ec._VersionEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "nodes":
-			out.Values[i] = ec._VersionList_nodes(ctx, field, obj)
+		case "node":
+			out.Values[i] = ec._VersionEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -21495,14 +22892,40 @@ func (ec *executionContext) marshalNBuildCommand2ᚖdocsdᚋstoreᚐBuildCommand
 	return ec._BuildCommand(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNBuildList2ᚖdocsdᚋgraphᚐBuildList(ctx context.Context, sel ast.SelectionSet, v *BuildList) graphql.Marshaler {
+func (ec *executionContext) marshalNBuildConnection2ᚖdocsdᚋgraphᚐBuildConnection(ctx context.Context, sel ast.SelectionSet, v *BuildConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
 		}
 		return graphql.Null
 	}
-	return ec._BuildList(ctx, sel, v)
+	return ec._BuildConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBuildEdge2ᚕᚖdocsdᚋgraphᚐBuildEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*BuildEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBuildEdge2ᚖdocsdᚋgraphᚐBuildEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBuildEdge2ᚖdocsdᚋgraphᚐBuildEdge(ctx context.Context, sel ast.SelectionSet, v *BuildEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BuildEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNBuildState2ᚖdocsdᚋgraphᚐBuildState(ctx context.Context, sel ast.SelectionSet, v *BuildState) graphql.Marshaler {
@@ -21776,6 +23199,16 @@ func (ec *executionContext) marshalNNotificationMessage2ᚖdocsdᚋgraphᚐNotif
 	return ec._NotificationMessage(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PageInfo(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNProject2ᚕᚖdocsdᚋstoreᚐProjectᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Project) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -21817,14 +23250,40 @@ func (ec *executionContext) unmarshalNProjectAdminInput2docsdᚋgraphᚐProjectA
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNProjectList2ᚖdocsdᚋgraphᚐProjectList(ctx context.Context, sel ast.SelectionSet, v *ProjectList) graphql.Marshaler {
+func (ec *executionContext) marshalNProjectConnection2ᚖdocsdᚋgraphᚐProjectConnection(ctx context.Context, sel ast.SelectionSet, v *ProjectConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
 		}
 		return graphql.Null
 	}
-	return ec._ProjectList(ctx, sel, v)
+	return ec._ProjectConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNProjectEdge2ᚕᚖdocsdᚋgraphᚐProjectEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*ProjectEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNProjectEdge2ᚖdocsdᚋgraphᚐProjectEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNProjectEdge2ᚖdocsdᚋgraphᚐProjectEdge(ctx context.Context, sel ast.SelectionSet, v *ProjectEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ProjectEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNProjectUrls2ᚖdocsdᚋgraphᚐProjectUrls(ctx context.Context, sel ast.SelectionSet, v *ProjectUrls) graphql.Marshaler {
@@ -22037,14 +23496,40 @@ func (ec *executionContext) marshalNSubproject2ᚖdocsdᚋstoreᚐRelationship(c
 	return ec._Subproject(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNSubprojectList2ᚖdocsdᚋgraphᚐSubprojectList(ctx context.Context, sel ast.SelectionSet, v *SubprojectList) graphql.Marshaler {
+func (ec *executionContext) marshalNSubprojectConnection2ᚖdocsdᚋgraphᚐSubprojectConnection(ctx context.Context, sel ast.SelectionSet, v *SubprojectConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
 		}
 		return graphql.Null
 	}
-	return ec._SubprojectList(ctx, sel, v)
+	return ec._SubprojectConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSubprojectEdge2ᚕᚖdocsdᚋgraphᚐSubprojectEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*SubprojectEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSubprojectEdge2ᚖdocsdᚋgraphᚐSubprojectEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSubprojectEdge2ᚖdocsdᚋgraphᚐSubprojectEdge(ctx context.Context, sel ast.SelectionSet, v *SubprojectEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SubprojectEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
@@ -22135,6 +23620,16 @@ func (ec *executionContext) marshalNVersion2ᚖdocsdᚋstoreᚐVersion(ctx conte
 	return ec._Version(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNVersionConnection2ᚖdocsdᚋgraphᚐVersionConnection(ctx context.Context, sel ast.SelectionSet, v *VersionConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._VersionConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNVersionDashboardUrls2ᚖdocsdᚋgraphᚐVersionDashboardUrls(ctx context.Context, sel ast.SelectionSet, v *VersionDashboardUrls) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -22145,14 +23640,30 @@ func (ec *executionContext) marshalNVersionDashboardUrls2ᚖdocsdᚋgraphᚐVers
 	return ec._VersionDashboardUrls(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNVersionList2ᚖdocsdᚋgraphᚐVersionList(ctx context.Context, sel ast.SelectionSet, v *VersionList) graphql.Marshaler {
+func (ec *executionContext) marshalNVersionEdge2ᚕᚖdocsdᚋgraphᚐVersionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*VersionEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNVersionEdge2ᚖdocsdᚋgraphᚐVersionEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNVersionEdge2ᚖdocsdᚋgraphᚐVersionEdge(ctx context.Context, sel ast.SelectionSet, v *VersionEdge) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
 		}
 		return graphql.Null
 	}
-	return ec._VersionList(ctx, sel, v)
+	return ec._VersionEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNVersionUrls2ᚖdocsdᚋgraphᚐVersionUrls(ctx context.Context, sel ast.SelectionSet, v *VersionUrls) graphql.Marshaler {

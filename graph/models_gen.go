@@ -9,6 +9,26 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 )
 
+// A page of Builds (a Relay cursor connection).
+type BuildConnection struct {
+	// All Builds of the list, whatever the page.
+	TotalCount int64 `json:"totalCount"`
+	// The page's Builds with their cursors.
+	Edges []*BuildEdge `json:"edges"`
+	// The page's Builds (the edges' nodes).
+	Nodes []*store.Build `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// A Build of a page, with the cursor that pages from it.
+type BuildEdge struct {
+	// Pass it as `after` (or `before`) to get the Builds that follow (precede) this one.
+	Cursor string `json:"cursor"`
+	// The Build.
+	Node *store.Build `json:"node"`
+}
+
 type BuildFilterInput struct {
 	ProjectSlug *string `json:"projectSlug,omitempty"`
 	Commit      *string `json:"commit,omitempty"`
@@ -16,11 +36,6 @@ type BuildFilterInput struct {
 	Running *bool `json:"running,omitempty"`
 	// Include builds of pull-request versions; v3 never does.
 	IncludeExternal *bool `json:"includeExternal,omitempty"`
-}
-
-type BuildList struct {
-	TotalCount int64          `json:"totalCount"`
-	Nodes      []*store.Build `json:"nodes"`
 }
 
 type BuildState struct {
@@ -144,6 +159,22 @@ type NotificationMessage struct {
 	IconClasses string `json:"iconClasses"`
 }
 
+// Where a page of a connection lies in its list. Cursors are opaque and
+// anchored on rows: paging on from `endCursor` while rows are inserted or
+// deleted elsewhere neither repeats nor skips a row. A cursor that is not one,
+// or whose row was deleted, is INVALID with `extensions.fields` naming
+// `after` or `before`.
+type PageInfo struct {
+	// Whether rows follow the page: ask again with `after: endCursor`.
+	HasNextPage bool `json:"hasNextPage"`
+	// Whether rows precede the page: ask again with `before: startCursor`.
+	HasPreviousPage bool `json:"hasPreviousPage"`
+	// The cursor of the page's first row; null when the page is empty.
+	StartCursor *string `json:"startCursor,omitempty"`
+	// The cursor of the page's last row; null when the page is empty.
+	EndCursor *string `json:"endCursor,omitempty"`
+}
+
 type ProjectAccess struct {
 	Exists bool `json:"exists"`
 	// The caller may read the project's detail.
@@ -190,6 +221,26 @@ type ProjectAdminInput struct {
 	AddonsEnabled *bool `json:"addonsEnabled,omitempty"`
 }
 
+// A page of Projects (a Relay cursor connection).
+type ProjectConnection struct {
+	// All Projects of the list, whatever the page.
+	TotalCount int64 `json:"totalCount"`
+	// The page's Projects with their cursors.
+	Edges []*ProjectEdge `json:"edges"`
+	// The page's Projects (the edges' nodes).
+	Nodes []*store.Project `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// A Project of a page, with the cursor that pages from it.
+type ProjectEdge struct {
+	// Pass it as `after` (or `before`) to get the Projects that follow (precede) this one.
+	Cursor string `json:"cursor"`
+	// The Project.
+	Node *store.Project `json:"node"`
+}
+
 type ProjectFilterInput struct {
 	Slug *string `json:"slug,omitempty"`
 	// Projects whose slug contains this, in any case (api-2026.md §A3).
@@ -202,11 +253,6 @@ type ProjectFilterInput struct {
 	ProgrammingLanguage *string `json:"programmingLanguage,omitempty"`
 	// Only projects the caller maintains.
 	MaintainedByViewer *bool `json:"maintainedByViewer,omitempty"`
-}
-
-type ProjectList struct {
-	TotalCount int64            `json:"totalCount"`
-	Nodes      []*store.Project `json:"nodes"`
 }
 
 type ProjectUrls struct {
@@ -311,9 +357,24 @@ type SearchScopePair struct {
 	Version string `json:"version"`
 }
 
-type SubprojectList struct {
-	TotalCount int64                 `json:"totalCount"`
-	Nodes      []*store.Relationship `json:"nodes"`
+// A page of Subprojects (a Relay cursor connection).
+type SubprojectConnection struct {
+	// All Subprojects of the list, whatever the page.
+	TotalCount int64 `json:"totalCount"`
+	// The page's Subprojects with their cursors.
+	Edges []*SubprojectEdge `json:"edges"`
+	// The page's Subprojects (the edges' nodes).
+	Nodes []*store.Relationship `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// A Subproject of a page, with the cursor that pages from it.
+type SubprojectEdge struct {
+	// Pass it as `after` (or `before`) to get the Subprojects that follow (precede) this one.
+	Cursor string `json:"cursor"`
+	// The Subproject.
+	Node *store.Relationship `json:"node"`
 }
 
 // Live updates, over WebSocket (`graphql-transport-ws`) or Server-Sent Events (graphql-sse, distinct connections) at `/graphql`.
@@ -371,9 +432,29 @@ type UploadURL struct {
 	Fields json.RawMessage `json:"fields"`
 }
 
+// A page of Versions (a Relay cursor connection).
+type VersionConnection struct {
+	// All Versions of the list, whatever the page.
+	TotalCount int64 `json:"totalCount"`
+	// The page's Versions with their cursors.
+	Edges []*VersionEdge `json:"edges"`
+	// The page's Versions (the edges' nodes).
+	Nodes []*store.Version `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
 type VersionDashboardUrls struct {
 	// The version's dashboard page: {public_url}/projects/{p}/versions/{v}/ (api-2026.md §A1.2).
 	Edit string `json:"edit"`
+}
+
+// A Version of a page, with the cursor that pages from it.
+type VersionEdge struct {
+	// Pass it as `after` (or `before`) to get the Versions that follow (precede) this one.
+	Cursor string `json:"cursor"`
+	// The Version.
+	Node *store.Version `json:"node"`
 }
 
 type VersionFilterInput struct {
@@ -394,11 +475,6 @@ type VersionFilterInput struct {
 	PrivacyLevel *string `json:"privacyLevel,omitempty"`
 	// Include pull-request (external) versions; v3 never does.
 	IncludeExternal *bool `json:"includeExternal,omitempty"`
-}
-
-type VersionList struct {
-	TotalCount int64            `json:"totalCount"`
-	Nodes      []*store.Version `json:"nodes"`
 }
 
 type VersionUrls struct {

@@ -421,7 +421,7 @@ func (r *projectResolver) ActiveVersions(ctx context.Context, obj *store.Project
 }
 
 // Versions is the resolver for the versions field.
-func (r *projectResolver) Versions(ctx context.Context, obj *store.Project, filter *VersionFilterInput, limit *int64, offset *int64) (*VersionList, error) {
+func (r *projectResolver) Versions(ctx context.Context, obj *store.Project, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*VersionConnection, error) {
 	f, err := versionFilter(filter)
 	if err != nil {
 		return nil, err
@@ -430,13 +430,17 @@ func (r *projectResolver) Versions(ctx context.Context, obj *store.Project, filt
 	if err := r.narrowToViewer(ctx, obj, &f.Visible); err != nil {
 		return nil, err
 	}
-	f.Limit, f.Offset = r.window(limit, offset)
+	pg, err := r.page(nodeVersion, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
+	if err != nil {
+		return nil, err
+	}
+	f.Limit, f.Offset, f.Keyset = pg.Limit, pg.Offset, pg.Keyset
 	vs, total, err := r.Store.FindVersions(ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	r.prefetchVersions(ctx, vs, childSelection(ctx))
-	return &VersionList{TotalCount: int64(total), Nodes: vs}, nil
+	return versionConnection(pg, vs, total), nil
 }
 
 // Version is the resolver for the version field.
@@ -460,10 +464,10 @@ func (r *projectResolver) Version(ctx context.Context, obj *store.Project, slug 
 }
 
 // Builds is the resolver for the builds field.
-func (r *projectResolver) Builds(ctx context.Context, obj *store.Project, filter *BuildFilterInput, limit *int64, offset *int64) (*BuildList, error) {
+func (r *projectResolver) Builds(ctx context.Context, obj *store.Project, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error) {
 	f := buildFilter(filter)
 	f.ProjectID = &obj.ID
-	return r.findBuilds(ctx, obj, f, limit, offset)
+	return r.findBuilds(ctx, obj, f, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
 }
 
 // Build is the resolver for the build field.
@@ -479,17 +483,21 @@ func (r *projectResolver) Build(ctx context.Context, obj *store.Project, id int6
 }
 
 // Subprojects is the resolver for the subprojects field.
-func (r *projectResolver) Subprojects(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*SubprojectList, error) {
+func (r *projectResolver) Subprojects(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*SubprojectConnection, error) {
 	f := store.RelationshipFilter{ParentIDs: []int64{obj.ID}}
 	if err := r.narrowToViewer(ctx, obj, &f.ChildVisible); err != nil {
 		return nil, err
 	}
-	f.Limit, f.Offset = r.window(limit, offset)
+	pg, err := r.page(nodeSubproject, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
+	if err != nil {
+		return nil, err
+	}
+	f.Limit, f.Offset, f.Keyset = pg.Limit, pg.Offset, pg.Keyset
 	rels, total, err := r.Store.FindRelationships(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	return &SubprojectList{TotalCount: int64(total), Nodes: rels}, nil
+	return subprojectConnection(pg, rels, total), nil
 }
 
 // Subproject is the resolver for the subproject field.
@@ -512,18 +520,22 @@ func (r *projectResolver) Subproject(ctx context.Context, obj *store.Project, al
 }
 
 // Translations is the resolver for the translations field.
-func (r *projectResolver) Translations(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*ProjectList, error) {
+func (r *projectResolver) Translations(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error) {
 	f := store.ProjectFilter{TranslationOf: &obj.ID}
 	if err := r.narrowToViewer(ctx, obj, &f.Visible); err != nil {
 		return nil, err
 	}
-	f.Limit, f.Offset = r.window(limit, offset)
+	pg, err := r.page(nodeProject, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
+	if err != nil {
+		return nil, err
+	}
+	f.Limit, f.Offset, f.Keyset = pg.Limit, pg.Offset, pg.Keyset
 	ps, total, err := r.Store.FindProjects(ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	r.prefetchProjects(ctx, ps, childSelection(ctx))
-	return &ProjectList{TotalCount: int64(total), Nodes: ps}, nil
+	return projectConnection(pg, ps, total), nil
 }
 
 // Redirects is the resolver for the redirects field.
@@ -619,18 +631,22 @@ func (r *queryResolver) Viewer(ctx context.Context) (*store.User, error) {
 }
 
 // Projects is the resolver for the projects field.
-func (r *queryResolver) Projects(ctx context.Context, filter *ProjectFilterInput, limit *int64, offset *int64) (*ProjectList, error) {
+func (r *queryResolver) Projects(ctx context.Context, filter *ProjectFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error) {
 	f, err := projectFilter(ViewerFrom(ctx), filter)
 	if err != nil {
 		return nil, err
 	}
-	f.Limit, f.Offset = r.window(limit, offset)
+	pg, err := r.page(nodeProject, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
+	if err != nil {
+		return nil, err
+	}
+	f.Limit, f.Offset, f.Keyset = pg.Limit, pg.Offset, pg.Keyset
 	ps, total, err := r.Store.FindProjects(ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	r.prefetchProjects(ctx, ps, childSelection(ctx))
-	return &ProjectList{TotalCount: int64(total), Nodes: ps}, nil
+	return projectConnection(pg, ps, total), nil
 }
 
 // Project is the resolver for the project field.
@@ -690,19 +706,23 @@ func (r *queryResolver) ProjectAccess(ctx context.Context, slug string) (*Projec
 }
 
 // Versions is the resolver for the versions field.
-func (r *queryResolver) Versions(ctx context.Context, filter *VersionFilterInput, limit *int64, offset *int64) (*VersionList, error) {
+func (r *queryResolver) Versions(ctx context.Context, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*VersionConnection, error) {
 	f, err := versionFilter(filter)
 	if err != nil {
 		return nil, err
 	}
 	f.Visible = ViewerFrom(ctx).visibility()
-	f.Limit, f.Offset = r.window(limit, offset)
+	pg, err := r.page(nodeVersion, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
+	if err != nil {
+		return nil, err
+	}
+	f.Limit, f.Offset, f.Keyset = pg.Limit, pg.Offset, pg.Keyset
 	vs, total, err := r.Store.FindVersions(ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	r.prefetchVersions(ctx, vs, childSelection(ctx))
-	return &VersionList{TotalCount: int64(total), Nodes: vs}, nil
+	return versionConnection(pg, vs, total), nil
 }
 
 // Version is the resolver for the version field.
@@ -726,16 +746,20 @@ func (r *queryResolver) Version(ctx context.Context, id int64) (*store.Version, 
 }
 
 // Builds is the resolver for the builds field.
-func (r *queryResolver) Builds(ctx context.Context, filter *BuildFilterInput, limit *int64, offset *int64) (*BuildList, error) {
+func (r *queryResolver) Builds(ctx context.Context, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error) {
 	f := buildFilter(filter)
 	f.Visible = ViewerFrom(ctx).visibility()
-	f.Limit, f.Offset = r.window(limit, offset)
+	pg, err := r.page(nodeBuild, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
+	if err != nil {
+		return nil, err
+	}
+	f.Limit, f.Offset, f.Keyset = pg.Limit, pg.Offset, pg.Keyset
 	bs, total, err := r.Store.FindBuilds(ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	r.prefetchBuilds(ctx, bs, childSelection(ctx))
-	return &BuildList{TotalCount: int64(total), Nodes: bs}, nil
+	return buildConnection(pg, bs, total), nil
 }
 
 // Build is the resolver for the build field.
@@ -872,14 +896,14 @@ func (r *versionResolver) LastBuild(ctx context.Context, obj *store.Version) (*s
 }
 
 // Builds is the resolver for the builds field.
-func (r *versionResolver) Builds(ctx context.Context, obj *store.Version, filter *BuildFilterInput, limit *int64, offset *int64) (*BuildList, error) {
+func (r *versionResolver) Builds(ctx context.Context, obj *store.Version, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error) {
 	p, err := r.loaders(ctx).projectByID.Load(ctx, obj.ProjectID)
 	if err != nil {
 		return nil, err
 	}
 	f := buildFilter(filter)
 	f.VersionID = &obj.ID
-	return r.findBuilds(ctx, p, f, limit, offset)
+	return r.findBuilds(ctx, p, f, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
 }
 
 // Build returns BuildResolver implementation.

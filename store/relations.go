@@ -16,7 +16,12 @@ type RelationshipFilter struct {
 	ChildVisible *Visibility // only relationships whose child this caller can see
 	Limit        int
 	Offset       int
+	// Keyset, when set, pages by cursor instead of Offset.
+	Keyset *Keyset
 }
+
+// relationshipOrder is the order of relationship lists: creation order.
+var relationshipOrder = []orderKey{{col: "id"}}
 
 // FindRelationships returns matching relationships in creation order and the
 // total count of matches.
@@ -45,14 +50,19 @@ func (s *Store) FindRelationships(ctx context.Context, f RelationshipFilter) ([]
 		w.add("child_id IN (SELECT p.id FROM projects p WHERE "+c+")", a...)
 	}
 	var total int
-	if err := s.read().getIn(ctx, &total, `SELECT COUNT(*) FROM project_relationships`+w.String(), w.args...); err != nil {
+	if err := s.read().getIn(ctx, &total, `SELECT COUNT(*) FROM project_relationships r`+w.String(), w.args...); err != nil {
 		return nil, 0, classify(op, err)
 	}
 	rels := []*Relationship{}
 	if total == 0 || f.Offset >= total {
 		return rels, total, nil
 	}
-	err := s.read().selIn(ctx, &rels, s.page(`SELECT id, parent_id, child_id, alias FROM project_relationships`+w.String()+` ORDER BY id`, f.Limit, f.Offset), w.args...)
+	if err := s.addKeyset(ctx, w, "project_relationships", "r", relationshipOrder, f.Keyset); err != nil {
+		return nil, 0, err
+	}
+	err := s.read().selIn(ctx, &rels, s.page(`SELECT r.id, r.parent_id, r.child_id, r.alias FROM project_relationships r`+w.String()+
+		` ORDER BY `+s.orderBy("r", relationshipOrder, backward(f.Keyset)), f.Limit, f.Offset), w.args...)
+	inOrder(f.Keyset, rels)
 	return rels, total, classify(op, err)
 }
 
