@@ -58,8 +58,12 @@ func schemaConfig(r *Resolver) Config {
 	c.Project.Translations = func(child int, first *int64, _ *string, last *int64, _ *string, limit, _ *int64) int {
 		return 1 + child*pageRows(first, last, limit)
 	}
-	c.Project.Redirects = func(child int, limit, _ *int64) int { return 1 + child*rows(limit) }
-	c.Project.EnvironmentVariables = func(child int, limit, _ *int64) int { return 1 + child*rows(limit) }
+	c.Project.Redirects = func(child int, first *int64, _ *string, last *int64, _ *string, limit, _ *int64) int {
+		return 1 + child*pageRows(first, last, limit)
+	}
+	c.Project.EnvironmentVariables = func(child int, first *int64, _ *string, last *int64, _ *string, limit, _ *int64) int {
+		return 1 + child*pageRows(first, last, limit)
+	}
 	c.Version.Builds = func(child int, _ *BuildFilterInput, first *int64, _ *string, last *int64, _ *string, limit, _ *int64) int {
 		return 1 + child*pageRows(first, last, limit)
 	}

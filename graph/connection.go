@@ -27,6 +27,11 @@ type pager struct {
 	Keyset *store.Keyset
 }
 
+// store is p as a store.Page.
+func (p pager) store() store.Page {
+	return store.Page{Limit: p.Limit, Offset: p.Offset, Keyset: p.Keyset}
+}
+
 // page reads a for the list of node type typ.
 func (r *Resolver) page(typ string, a pageArgs) (pager, error) {
 	const op = "graph.page"
@@ -112,8 +117,7 @@ func connect[T, E any](typ string, p pager, rows []T, total int, id func(T) int6
 	return rows, edges, info
 }
 
-// projectConnection, versionConnection, buildConnection and
-// subprojectConnection are connect for each node type.
+// projectConnection, versionConnection, … are connect for each node type.
 
 func projectConnection(p pager, rows []*store.Project, total int) *ProjectConnection {
 	c := &ProjectConnection{TotalCount: int64(total)}
@@ -141,6 +145,22 @@ func subprojectConnection(p pager, rows []*store.Relationship, total int) *Subpr
 	c.Nodes, c.Edges, c.PageInfo = connect(nodeSubproject, p, rows, total, func(x *store.Relationship) int64 { return x.ID },
 		func(cursor string, x *store.Relationship) *SubprojectEdge {
 			return &SubprojectEdge{Cursor: cursor, Node: x}
+		})
+	return c
+}
+
+func redirectConnection(p pager, rows []*store.Redirect, total int) *RedirectConnection {
+	c := &RedirectConnection{TotalCount: int64(total)}
+	c.Nodes, c.Edges, c.PageInfo = connect(nodeRedirect, p, rows, total, func(x *store.Redirect) int64 { return x.ID },
+		func(cursor string, x *store.Redirect) *RedirectEdge { return &RedirectEdge{Cursor: cursor, Node: x} })
+	return c
+}
+
+func environmentVariableConnection(p pager, rows []*store.EnvironmentVariable, total int) *EnvironmentVariableConnection {
+	c := &EnvironmentVariableConnection{TotalCount: int64(total)}
+	c.Nodes, c.Edges, c.PageInfo = connect(nodeEnvironmentVariable, p, rows, total, func(x *store.EnvironmentVariable) int64 { return x.ID },
+		func(cursor string, x *store.EnvironmentVariable) *EnvironmentVariableEdge {
+			return &EnvironmentVariableEdge{Cursor: cursor, Node: x}
 		})
 	return c
 }

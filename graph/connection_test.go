@@ -123,6 +123,31 @@ func TestCursorPagingAcrossInserts(t *testing.T) {
 	})
 }
 
+// TestRedirectPagingAcrossReorder pages a project's redirects (in the
+// order they are tried) while a new one is inserted at the front, which
+// shifts every position: the next page neither repeats nor skips.
+func TestRedirectPagingAcrossReorder(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d)
+		alice := e.as("alice")
+		e.importProject("alice", "pub")
+		create := `mutation($from: String!, $pos: Int) { createRedirect(project: "pub", input: {type: "page", fromUrl: $from, toUrl: "/x.html", position: $pos}) { fromUrl } }`
+		for i := range 5 {
+			e.must(alice, create, map[string]any{"from": fmt.Sprintf("/r%d.html", i), "pos": i})
+		}
+		const list = `query($after: String) { project(slug: "pub") { redirects(first: 2, after: $after) {
+			totalCount edges { cursor node { fromUrl } } nodes { fromUrl } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`
+		p1 := readPage(t, e.must(alice, list, nil), "fromUrl", "project", "redirects")
+		e.must(alice, create, map[string]any{"from": "/front.html", "pos": 0})
+		p2 := readPage(t, e.must(alice, list, map[string]any{"after": p1.endCursor}), "fromUrl", "project", "redirects")
+		p3 := readPage(t, e.must(alice, list, map[string]any{"after": p2.endCursor}), "fromUrl", "project", "redirects")
+		got := append(append(p1.ids, p2.ids...), p3.ids...)
+		if want := []string{"/r0.html", "/r1.html", "/r2.html", "/r3.html", "/r4.html"}; !reflect.DeepEqual(got, want) || p3.hasNextPage {
+			t.Errorf("redirects paged across an insert at the front = %v (last page %+v), want %v", got, p3, want)
+		}
+	})
+}
+
 // TestBadCursors checks that a cursor that is not one, or not of the
 // list, or whose row is gone, and mixed paging arguments are INVALID on
 // the argument, never a server error.

@@ -141,9 +141,16 @@ type ComplexityRoot struct {
 		Public   func(childComplexity int) int
 	}
 
-	EnvironmentVariableList struct {
+	EnvironmentVariableConnection struct {
+		Edges      func(childComplexity int) int
 		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
+	}
+
+	EnvironmentVariableEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	InitiateUploadPayload struct {
@@ -234,7 +241,7 @@ type ComplexityRoot struct {
 		Description                func(childComplexity int) int
 		DocumentationType          func(childComplexity int) int
 		EnvironmentVariable        func(childComplexity int, id int64) int
-		EnvironmentVariables       func(childComplexity int, limit *int64, offset *int64) int
+		EnvironmentVariables       func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		ExternalBuildsPrivacyLevel func(childComplexity int) int
 		Homepage                   func(childComplexity int) int
 		ID                         func(childComplexity int) int
@@ -248,7 +255,7 @@ type ComplexityRoot struct {
 		ProgrammingLanguage        func(childComplexity int) int
 		ReadthedocsYamlPath        func(childComplexity int) int
 		Redirect                   func(childComplexity int, id int64) int
-		Redirects                  func(childComplexity int, limit *int64, offset *int64) int
+		Redirects                  func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Repository                 func(childComplexity int) int
 		ShowVersionWarning         func(childComplexity int) int
 		SingleVersion              func(childComplexity int) int
@@ -340,9 +347,16 @@ type ComplexityRoot struct {
 		Type        func(childComplexity int) int
 	}
 
-	RedirectList struct {
+	RedirectConnection struct {
+		Edges      func(childComplexity int) int
 		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
+	}
+
+	RedirectEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	Repository struct {
@@ -571,9 +585,9 @@ type ProjectResolver interface {
 	Subprojects(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*SubprojectConnection, error)
 	Subproject(ctx context.Context, obj *store.Project, alias string) (*store.Relationship, error)
 	Translations(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error)
-	Redirects(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*RedirectList, error)
+	Redirects(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*RedirectConnection, error)
 	Redirect(ctx context.Context, obj *store.Project, id int64) (*store.Redirect, error)
-	EnvironmentVariables(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*EnvironmentVariableList, error)
+	EnvironmentVariables(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*EnvironmentVariableConnection, error)
 	EnvironmentVariable(ctx context.Context, obj *store.Project, id int64) (*store.EnvironmentVariable, error)
 	Integrations(ctx context.Context, obj *store.Project) ([]*store.Integration, error)
 	Notifications(ctx context.Context, obj *store.Project, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error)
@@ -1030,18 +1044,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.EnvironmentVariable.Public(childComplexity), true
 
-	case "EnvironmentVariableList.nodes":
-		if e.ComplexityRoot.EnvironmentVariableList.Nodes == nil {
+	case "EnvironmentVariableConnection.edges":
+		if e.ComplexityRoot.EnvironmentVariableConnection.Edges == nil {
 			break
 		}
 
-		return e.ComplexityRoot.EnvironmentVariableList.Nodes(childComplexity), true
-	case "EnvironmentVariableList.totalCount":
-		if e.ComplexityRoot.EnvironmentVariableList.TotalCount == nil {
+		return e.ComplexityRoot.EnvironmentVariableConnection.Edges(childComplexity), true
+	case "EnvironmentVariableConnection.nodes":
+		if e.ComplexityRoot.EnvironmentVariableConnection.Nodes == nil {
 			break
 		}
 
-		return e.ComplexityRoot.EnvironmentVariableList.TotalCount(childComplexity), true
+		return e.ComplexityRoot.EnvironmentVariableConnection.Nodes(childComplexity), true
+	case "EnvironmentVariableConnection.pageInfo":
+		if e.ComplexityRoot.EnvironmentVariableConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EnvironmentVariableConnection.PageInfo(childComplexity), true
+	case "EnvironmentVariableConnection.totalCount":
+		if e.ComplexityRoot.EnvironmentVariableConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EnvironmentVariableConnection.TotalCount(childComplexity), true
+
+	case "EnvironmentVariableEdge.cursor":
+		if e.ComplexityRoot.EnvironmentVariableEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EnvironmentVariableEdge.Cursor(childComplexity), true
+	case "EnvironmentVariableEdge.node":
+		if e.ComplexityRoot.EnvironmentVariableEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EnvironmentVariableEdge.Node(childComplexity), true
 
 	case "InitiateUploadPayload.build":
 		if e.ComplexityRoot.InitiateUploadPayload.Build == nil {
@@ -1601,7 +1640,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Project.EnvironmentVariables(childComplexity, args["limit"].(*int64), args["offset"].(*int64)), true
+		return e.ComplexityRoot.Project.EnvironmentVariables(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Project.externalBuildsPrivacyLevel":
 		if e.ComplexityRoot.Project.ExternalBuildsPrivacyLevel == nil {
 			break
@@ -1705,7 +1744,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Project.Redirects(childComplexity, args["limit"].(*int64), args["offset"].(*int64)), true
+		return e.ComplexityRoot.Project.Redirects(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Project.repository":
 		if e.ComplexityRoot.Project.Repository == nil {
 			break
@@ -2198,18 +2237,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Redirect.Type(childComplexity), true
 
-	case "RedirectList.nodes":
-		if e.ComplexityRoot.RedirectList.Nodes == nil {
+	case "RedirectConnection.edges":
+		if e.ComplexityRoot.RedirectConnection.Edges == nil {
 			break
 		}
 
-		return e.ComplexityRoot.RedirectList.Nodes(childComplexity), true
-	case "RedirectList.totalCount":
-		if e.ComplexityRoot.RedirectList.TotalCount == nil {
+		return e.ComplexityRoot.RedirectConnection.Edges(childComplexity), true
+	case "RedirectConnection.nodes":
+		if e.ComplexityRoot.RedirectConnection.Nodes == nil {
 			break
 		}
 
-		return e.ComplexityRoot.RedirectList.TotalCount(childComplexity), true
+		return e.ComplexityRoot.RedirectConnection.Nodes(childComplexity), true
+	case "RedirectConnection.pageInfo":
+		if e.ComplexityRoot.RedirectConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RedirectConnection.PageInfo(childComplexity), true
+	case "RedirectConnection.totalCount":
+		if e.ComplexityRoot.RedirectConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RedirectConnection.TotalCount(childComplexity), true
+
+	case "RedirectEdge.cursor":
+		if e.ComplexityRoot.RedirectEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RedirectEdge.Cursor(childComplexity), true
+	case "RedirectEdge.node":
+		if e.ComplexityRoot.RedirectEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RedirectEdge.Node(childComplexity), true
 
 	case "Repository.type":
 		if e.ComplexityRoot.Repository.Type == nil {
@@ -3066,21 +3130,21 @@ input ProjectFilterInput {
   maintainedByViewer: Boolean
 }
 
-"A page of Projects (a Relay cursor connection)."
+"A page of projects (a Relay cursor connection)."
 type ProjectConnection {
-  "All Projects of the list, whatever the page."
+  "All projects of the list, whatever the page."
   totalCount: Int!
-  "The page's Projects with their cursors."
+  "The page's projects with their cursors."
   edges: [ProjectEdge!]!
-  "The page's Projects (the edges' nodes)."
+  "The page's projects (the edges' nodes)."
   nodes: [Project!]!
   "Where the page lies in the list."
   pageInfo: PageInfo!
 }
 
-"A Project of a page, with the cursor that pages from it."
+"One of a page's projects, with the cursor that pages from it."
 type ProjectEdge {
-  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the Projects that follow (precede) this one."
+  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the projects that follow (precede) this one."
   cursor: String!
   "The Project."
   node: Project!
@@ -3160,11 +3224,11 @@ type Project implements Node {
   "Projects whose translation_of is this one, ordered by slug."
   translations(first: Int, after: String, last: Int, before: String, limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): ProjectConnection!
   "The project's redirects in the order they are tried (maintainers only)."
-  redirects(limit: Int, offset: Int): RedirectList @maintainersOnly
+  redirects(first: Int, after: String, last: Int, before: String, limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): RedirectConnection @maintainersOnly
   "A redirect of the project by id (maintainers only)."
   redirect(id: Int!): Redirect @maintainersOnly
   "The project's build environment variables (maintainers only)."
-  environmentVariables(limit: Int, offset: Int): EnvironmentVariableList @maintainersOnly
+  environmentVariables(first: Int, after: String, last: Int, before: String, limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): EnvironmentVariableConnection @maintainersOnly
   "A build environment variable of the project by id (maintainers only)."
   environmentVariable(id: Int!): EnvironmentVariable @maintainersOnly
   "The project's incoming-webhook integrations (maintainers only)."
@@ -3221,21 +3285,21 @@ input VersionFilterInput {
   includeExternal: Boolean
 }
 
-"A page of Versions (a Relay cursor connection)."
+"A page of versions (a Relay cursor connection)."
 type VersionConnection {
-  "All Versions of the list, whatever the page."
+  "All versions of the list, whatever the page."
   totalCount: Int!
-  "The page's Versions with their cursors."
+  "The page's versions with their cursors."
   edges: [VersionEdge!]!
-  "The page's Versions (the edges' nodes)."
+  "The page's versions (the edges' nodes)."
   nodes: [Version!]!
   "Where the page lies in the list."
   pageInfo: PageInfo!
 }
 
-"A Version of a page, with the cursor that pages from it."
+"One of a page's versions, with the cursor that pages from it."
 type VersionEdge {
-  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the Versions that follow (precede) this one."
+  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the versions that follow (precede) this one."
   cursor: String!
   "The Version."
   node: Version!
@@ -3301,21 +3365,21 @@ input BuildFilterInput {
   includeExternal: Boolean
 }
 
-"A page of Builds (a Relay cursor connection)."
+"A page of builds (a Relay cursor connection)."
 type BuildConnection {
-  "All Builds of the list, whatever the page."
+  "All builds of the list, whatever the page."
   totalCount: Int!
-  "The page's Builds with their cursors."
+  "The page's builds with their cursors."
   edges: [BuildEdge!]!
-  "The page's Builds (the edges' nodes)."
+  "The page's builds (the edges' nodes)."
   nodes: [Build!]!
   "Where the page lies in the list."
   pageInfo: PageInfo!
 }
 
-"A Build of a page, with the cursor that pages from it."
+"One of a page's builds, with the cursor that pages from it."
 type BuildEdge {
-  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the Builds that follow (precede) this one."
+  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the builds that follow (precede) this one."
   cursor: String!
   "The Build."
   node: Build!
@@ -3473,21 +3537,21 @@ type TriggerBuildPayload {
   triggered: Boolean!
 }
 
-"A page of Subprojects (a Relay cursor connection)."
+"A page of subprojects (a Relay cursor connection)."
 type SubprojectConnection {
-  "All Subprojects of the list, whatever the page."
+  "All subprojects of the list, whatever the page."
   totalCount: Int!
-  "The page's Subprojects with their cursors."
+  "The page's subprojects with their cursors."
   edges: [SubprojectEdge!]!
-  "The page's Subprojects (the edges' nodes)."
+  "The page's subprojects (the edges' nodes)."
   nodes: [Subproject!]!
   "Where the page lies in the list."
   pageInfo: PageInfo!
 }
 
-"A Subproject of a page, with the cursor that pages from it."
+"One of a page's subprojects, with the cursor that pages from it."
 type SubprojectEdge {
-  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the Subprojects that follow (precede) this one."
+  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the subprojects that follow (precede) this one."
   cursor: String!
   "The Subproject."
   node: Subproject!
@@ -3505,9 +3569,24 @@ type Subproject implements Node {
   child: Project
 }
 
-type RedirectList {
+"A page of redirects (a Relay cursor connection)."
+type RedirectConnection {
+  "All redirects of the list, whatever the page."
   totalCount: Int!
+  "The page's redirects with their cursors."
+  edges: [RedirectEdge!]!
+  "The page's redirects (the edges' nodes)."
   nodes: [Redirect!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
+}
+
+"One of a page's redirects, with the cursor that pages from it."
+type RedirectEdge {
+  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the redirects that follow (precede) this one."
+  cursor: String!
+  "The Redirect."
+  node: Redirect!
 }
 
 "A redirect of a project's docs (behavior.md §8.6, api-2026.md §A2)."
@@ -3534,9 +3613,24 @@ type Redirect implements Node {
   modified: Time!
 }
 
-type EnvironmentVariableList {
+"A page of environment variables (a Relay cursor connection)."
+type EnvironmentVariableConnection {
+  "All environment variables of the list, whatever the page."
   totalCount: Int!
+  "The page's environment variables with their cursors."
+  edges: [EnvironmentVariableEdge!]!
+  "The page's environment variables (the edges' nodes)."
   nodes: [EnvironmentVariable!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
+}
+
+"One of a page's environment variables, with the cursor that pages from it."
+type EnvironmentVariableEdge {
+  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the environment variables that follow (precede) this one."
+  cursor: String!
+  "The EnvironmentVariable."
+  node: EnvironmentVariable!
 }
 
 "A build environment variable. Its value is write-only."
@@ -3854,14 +3948,28 @@ func (ec *executionContext) childFields_EnvironmentVariable(ctx context.Context,
 	return nil, fmt.Errorf("no field named %q was found under type EnvironmentVariable", field.Name)
 }
 
-func (ec *executionContext) childFields_EnvironmentVariableList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+func (ec *executionContext) childFields_EnvironmentVariableConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "totalCount":
-		return ec.fieldContext_EnvironmentVariableList_totalCount(ctx, field)
+		return ec.fieldContext_EnvironmentVariableConnection_totalCount(ctx, field)
+	case "edges":
+		return ec.fieldContext_EnvironmentVariableConnection_edges(ctx, field)
 	case "nodes":
-		return ec.fieldContext_EnvironmentVariableList_nodes(ctx, field)
+		return ec.fieldContext_EnvironmentVariableConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_EnvironmentVariableConnection_pageInfo(ctx, field)
 	}
-	return nil, fmt.Errorf("no field named %q was found under type EnvironmentVariableList", field.Name)
+	return nil, fmt.Errorf("no field named %q was found under type EnvironmentVariableConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_EnvironmentVariableEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_EnvironmentVariableEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_EnvironmentVariableEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EnvironmentVariableEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_InitiateUploadPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4170,14 +4278,28 @@ func (ec *executionContext) childFields_Redirect(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type Redirect", field.Name)
 }
 
-func (ec *executionContext) childFields_RedirectList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+func (ec *executionContext) childFields_RedirectConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "totalCount":
-		return ec.fieldContext_RedirectList_totalCount(ctx, field)
+		return ec.fieldContext_RedirectConnection_totalCount(ctx, field)
+	case "edges":
+		return ec.fieldContext_RedirectConnection_edges(ctx, field)
 	case "nodes":
-		return ec.fieldContext_RedirectList_nodes(ctx, field)
+		return ec.fieldContext_RedirectConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_RedirectConnection_pageInfo(ctx, field)
 	}
-	return nil, fmt.Errorf("no field named %q was found under type RedirectList", field.Name)
+	return nil, fmt.Errorf("no field named %q was found under type RedirectConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_RedirectEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_RedirectEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_RedirectEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RedirectEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_Repository(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5341,22 +5463,54 @@ func (ec *executionContext) field_Project_environmentVariable_args(ctx context.C
 func (ec *executionContext) field_Project_environmentVariables_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["limit"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["offset"] = arg1
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg5
 	return args, nil
 }
 
@@ -5421,22 +5575,54 @@ func (ec *executionContext) field_Project_redirect_args(ctx context.Context, raw
 func (ec *executionContext) field_Project_redirects_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["limit"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["offset"] = arg1
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg5
 	return args, nil
 }
 
@@ -7687,13 +7873,13 @@ func (ec *executionContext) fieldContext_EnvironmentVariable_modified(_ context.
 	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _EnvironmentVariableList_totalCount(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableList) (ret graphql.Marshaler) {
+func (ec *executionContext) _EnvironmentVariableConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_EnvironmentVariableList_totalCount(ctx, field)
+			return ec.fieldContext_EnvironmentVariableConnection_totalCount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.TotalCount, nil
@@ -7706,17 +7892,49 @@ func (ec *executionContext) _EnvironmentVariableList_totalCount(ctx context.Cont
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_EnvironmentVariableList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariableList", field, false, false, errors.New("field of type Int does not have child fields"))
+func (ec *executionContext) fieldContext_EnvironmentVariableConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EnvironmentVariableConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _EnvironmentVariableList_nodes(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableList) (ret graphql.Marshaler) {
+func (ec *executionContext) _EnvironmentVariableConnection_edges(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_EnvironmentVariableList_nodes(ctx, field)
+			return ec.fieldContext_EnvironmentVariableConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*EnvironmentVariableEdge) graphql.Marshaler {
+			return ec.marshalNEnvironmentVariableEdge2ᚕᚖdocsdᚋgraphᚐEnvironmentVariableEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EnvironmentVariableConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EnvironmentVariableConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EnvironmentVariableEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EnvironmentVariableConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EnvironmentVariableConnection_nodes(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.Nodes, nil
@@ -7729,9 +7947,96 @@ func (ec *executionContext) _EnvironmentVariableList_nodes(ctx context.Context, 
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_EnvironmentVariableList_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_EnvironmentVariableConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
-		Object:     "EnvironmentVariableList",
+		Object:     "EnvironmentVariableConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EnvironmentVariable(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EnvironmentVariableConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EnvironmentVariableConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EnvironmentVariableConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EnvironmentVariableConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EnvironmentVariableEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EnvironmentVariableEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EnvironmentVariableEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EnvironmentVariableEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EnvironmentVariableEdge_node(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EnvironmentVariableEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.EnvironmentVariable) graphql.Marshaler {
+			return ec.marshalNEnvironmentVariable2ᚖdocsdᚋstoreᚐEnvironmentVariable(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EnvironmentVariableEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EnvironmentVariableEdge",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -10632,14 +10937,14 @@ func (ec *executionContext) _Project_redirects(ctx context.Context, field graphq
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Project().Redirects(ctx, obj, fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+			return ec.Resolvers.Project().Redirects(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
 		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
 			directive0 := next
 
 			directive1 := func(ctx context.Context) (any, error) {
 				if ec.Directives.MaintainersOnly == nil {
-					var zeroVal *RedirectList
+					var zeroVal *RedirectConnection
 					return zeroVal, errors.New("directive maintainersOnly is not implemented")
 				}
 				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
@@ -10648,8 +10953,8 @@ func (ec *executionContext) _Project_redirects(ctx context.Context, field graphq
 			next = directive1
 			return next
 		},
-		func(ctx context.Context, selections ast.SelectionSet, v *RedirectList) graphql.Marshaler {
-			return ec.marshalORedirectList2ᚖdocsdᚋgraphᚐRedirectList(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *RedirectConnection) graphql.Marshaler {
+			return ec.marshalORedirectConnection2ᚖdocsdᚋgraphᚐRedirectConnection(ctx, selections, v)
 		},
 		true,
 		false,
@@ -10662,7 +10967,7 @@ func (ec *executionContext) fieldContext_Project_redirects(ctx context.Context, 
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_RedirectList(ctx, field)
+			return ec.childFields_RedirectConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -10746,14 +11051,14 @@ func (ec *executionContext) _Project_environmentVariables(ctx context.Context, f
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Project().EnvironmentVariables(ctx, obj, fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+			return ec.Resolvers.Project().EnvironmentVariables(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
 		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
 			directive0 := next
 
 			directive1 := func(ctx context.Context) (any, error) {
 				if ec.Directives.MaintainersOnly == nil {
-					var zeroVal *EnvironmentVariableList
+					var zeroVal *EnvironmentVariableConnection
 					return zeroVal, errors.New("directive maintainersOnly is not implemented")
 				}
 				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
@@ -10762,8 +11067,8 @@ func (ec *executionContext) _Project_environmentVariables(ctx context.Context, f
 			next = directive1
 			return next
 		},
-		func(ctx context.Context, selections ast.SelectionSet, v *EnvironmentVariableList) graphql.Marshaler {
-			return ec.marshalOEnvironmentVariableList2ᚖdocsdᚋgraphᚐEnvironmentVariableList(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *EnvironmentVariableConnection) graphql.Marshaler {
+			return ec.marshalOEnvironmentVariableConnection2ᚖdocsdᚋgraphᚐEnvironmentVariableConnection(ctx, selections, v)
 		},
 		true,
 		false,
@@ -10776,7 +11081,7 @@ func (ec *executionContext) fieldContext_Project_environmentVariables(ctx contex
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_EnvironmentVariableList(ctx, field)
+			return ec.childFields_EnvironmentVariableConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -12587,13 +12892,13 @@ func (ec *executionContext) fieldContext_Redirect_modified(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _RedirectList_totalCount(ctx context.Context, field graphql.CollectedField, obj *RedirectList) (ret graphql.Marshaler) {
+func (ec *executionContext) _RedirectConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *RedirectConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_RedirectList_totalCount(ctx, field)
+			return ec.fieldContext_RedirectConnection_totalCount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.TotalCount, nil
@@ -12606,17 +12911,49 @@ func (ec *executionContext) _RedirectList_totalCount(ctx context.Context, field 
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_RedirectList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RedirectList", field, false, false, errors.New("field of type Int does not have child fields"))
+func (ec *executionContext) fieldContext_RedirectConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RedirectConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _RedirectList_nodes(ctx context.Context, field graphql.CollectedField, obj *RedirectList) (ret graphql.Marshaler) {
+func (ec *executionContext) _RedirectConnection_edges(ctx context.Context, field graphql.CollectedField, obj *RedirectConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_RedirectList_nodes(ctx, field)
+			return ec.fieldContext_RedirectConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*RedirectEdge) graphql.Marshaler {
+			return ec.marshalNRedirectEdge2ᚕᚖdocsdᚋgraphᚐRedirectEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RedirectConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RedirectConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RedirectEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RedirectConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *RedirectConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RedirectConnection_nodes(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.Nodes, nil
@@ -12629,9 +12966,96 @@ func (ec *executionContext) _RedirectList_nodes(ctx context.Context, field graph
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_RedirectList_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_RedirectConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
-		Object:     "RedirectList",
+		Object:     "RedirectConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Redirect(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RedirectConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *RedirectConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RedirectConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RedirectConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RedirectConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RedirectEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *RedirectEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RedirectEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RedirectEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RedirectEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RedirectEdge_node(ctx context.Context, field graphql.CollectedField, obj *RedirectEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RedirectEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Redirect) graphql.Marshaler {
+			return ec.marshalNRedirect2ᚖdocsdᚋstoreᚐRedirect(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RedirectEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RedirectEdge",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -18257,10 +18681,10 @@ func (ec *executionContext) _EnvironmentVariable(ctx context.Context, sel ast.Se
 	return out
 }
 
-var environmentVariableListImplementors = []string{"EnvironmentVariableList"}
+var environmentVariableConnectionImplementors = []string{"EnvironmentVariableConnection"}
 
-func (ec *executionContext) _EnvironmentVariableList(ctx context.Context, sel ast.SelectionSet, obj *EnvironmentVariableList) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, environmentVariableListImplementors)
+func (ec *executionContext) _EnvironmentVariableConnection(ctx context.Context, sel ast.SelectionSet, obj *EnvironmentVariableConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, environmentVariableConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -18268,14 +18692,67 @@ func (ec *executionContext) _EnvironmentVariableList(ctx context.Context, sel as
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("EnvironmentVariableList")
+			out.Values[i] = graphql.MarshalString("EnvironmentVariableConnection")
 		case "totalCount":
-			out.Values[i] = ec._EnvironmentVariableList_totalCount(ctx, field, obj)
+			out.Values[i] = ec._EnvironmentVariableConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._EnvironmentVariableConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "nodes":
-			out.Values[i] = ec._EnvironmentVariableList_nodes(ctx, field, obj)
+			out.Values[i] = ec._EnvironmentVariableConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._EnvironmentVariableConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var environmentVariableEdgeImplementors = []string{"EnvironmentVariableEdge"}
+
+func (ec *executionContext) _EnvironmentVariableEdge(ctx context.Context, sel ast.SelectionSet, obj *EnvironmentVariableEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, environmentVariableEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EnvironmentVariableEdge")
+		case "cursor":
+			out.Values[i] = ec._EnvironmentVariableEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._EnvironmentVariableEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -20941,10 +21418,10 @@ func (ec *executionContext) _Redirect(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var redirectListImplementors = []string{"RedirectList"}
+var redirectConnectionImplementors = []string{"RedirectConnection"}
 
-func (ec *executionContext) _RedirectList(ctx context.Context, sel ast.SelectionSet, obj *RedirectList) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, redirectListImplementors)
+func (ec *executionContext) _RedirectConnection(ctx context.Context, sel ast.SelectionSet, obj *RedirectConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, redirectConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -20952,14 +21429,67 @@ func (ec *executionContext) _RedirectList(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("RedirectList")
+			out.Values[i] = graphql.MarshalString("RedirectConnection")
 		case "totalCount":
-			out.Values[i] = ec._RedirectList_totalCount(ctx, field, obj)
+			out.Values[i] = ec._RedirectConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._RedirectConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "nodes":
-			out.Values[i] = ec._RedirectList_nodes(ctx, field, obj)
+			out.Values[i] = ec._RedirectConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._RedirectConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var redirectEdgeImplementors = []string{"RedirectEdge"}
+
+func (ec *executionContext) _RedirectEdge(ctx context.Context, sel ast.SelectionSet, obj *RedirectEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, redirectEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RedirectEdge")
+		case "cursor":
+			out.Values[i] = ec._RedirectEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._RedirectEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -23009,6 +23539,32 @@ func (ec *executionContext) marshalNEnvironmentVariable2ᚖdocsdᚋstoreᚐEnvir
 	return ec._EnvironmentVariable(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNEnvironmentVariableEdge2ᚕᚖdocsdᚋgraphᚐEnvironmentVariableEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*EnvironmentVariableEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEnvironmentVariableEdge2ᚖdocsdᚋgraphᚐEnvironmentVariableEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNEnvironmentVariableEdge2ᚖdocsdᚋgraphᚐEnvironmentVariableEdge(ctx context.Context, sel ast.SelectionSet, v *EnvironmentVariableEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._EnvironmentVariableEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNEnvironmentVariableInput2docsdᚋgraphᚐEnvironmentVariableInput(ctx context.Context, v any) (EnvironmentVariableInput, error) {
 	res, err := ec.unmarshalInputEnvironmentVariableInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -23320,6 +23876,32 @@ func (ec *executionContext) marshalNRedirect2ᚖdocsdᚋstoreᚐRedirect(ctx con
 		return graphql.Null
 	}
 	return ec._Redirect(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRedirectEdge2ᚕᚖdocsdᚋgraphᚐRedirectEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*RedirectEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRedirectEdge2ᚖdocsdᚋgraphᚐRedirectEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRedirectEdge2ᚖdocsdᚋgraphᚐRedirectEdge(ctx context.Context, sel ast.SelectionSet, v *RedirectEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RedirectEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNRedirectInput2docsdᚋgraphᚐRedirectInput(ctx context.Context, v any) (RedirectInput, error) {
@@ -23868,11 +24450,11 @@ func (ec *executionContext) marshalOEnvironmentVariable2ᚖdocsdᚋstoreᚐEnvir
 	return ec._EnvironmentVariable(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalOEnvironmentVariableList2ᚖdocsdᚋgraphᚐEnvironmentVariableList(ctx context.Context, sel ast.SelectionSet, v *EnvironmentVariableList) graphql.Marshaler {
+func (ec *executionContext) marshalOEnvironmentVariableConnection2ᚖdocsdᚋgraphᚐEnvironmentVariableConnection(ctx context.Context, sel ast.SelectionSet, v *EnvironmentVariableConnection) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
-	return ec._EnvironmentVariableList(ctx, sel, v)
+	return ec._EnvironmentVariableConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
@@ -23995,11 +24577,11 @@ func (ec *executionContext) marshalORedirect2ᚖdocsdᚋstoreᚐRedirect(ctx con
 	return ec._Redirect(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalORedirectList2ᚖdocsdᚋgraphᚐRedirectList(ctx context.Context, sel ast.SelectionSet, v *RedirectList) graphql.Marshaler {
+func (ec *executionContext) marshalORedirectConnection2ᚖdocsdᚋgraphᚐRedirectConnection(ctx context.Context, sel ast.SelectionSet, v *RedirectConnection) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
-	return ec._RedirectList(ctx, sel, v)
+	return ec._RedirectConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalORepositoryInput2ᚖdocsdᚋgraphᚐRepositoryInput(ctx context.Context, v any) (*RepositoryInput, error) {

@@ -9,21 +9,21 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 )
 
-// A page of Builds (a Relay cursor connection).
+// A page of builds (a Relay cursor connection).
 type BuildConnection struct {
-	// All Builds of the list, whatever the page.
+	// All builds of the list, whatever the page.
 	TotalCount int64 `json:"totalCount"`
-	// The page's Builds with their cursors.
+	// The page's builds with their cursors.
 	Edges []*BuildEdge `json:"edges"`
-	// The page's Builds (the edges' nodes).
+	// The page's builds (the edges' nodes).
 	Nodes []*store.Build `json:"nodes"`
 	// Where the page lies in the list.
 	PageInfo *PageInfo `json:"pageInfo"`
 }
 
-// A Build of a page, with the cursor that pages from it.
+// One of a page's builds, with the cursor that pages from it.
 type BuildEdge struct {
-	// Pass it as `after` (or `before`) to get the Builds that follow (precede) this one.
+	// Pass it as `after` (or `before`) to get the builds that follow (precede) this one.
 	Cursor string `json:"cursor"`
 	// The Build.
 	Node *store.Build `json:"node"`
@@ -72,17 +72,32 @@ type Downloads struct {
 	Epub    *string `json:"epub,omitempty"`
 }
 
+// A page of environment variables (a Relay cursor connection).
+type EnvironmentVariableConnection struct {
+	// All environment variables of the list, whatever the page.
+	TotalCount int64 `json:"totalCount"`
+	// The page's environment variables with their cursors.
+	Edges []*EnvironmentVariableEdge `json:"edges"`
+	// The page's environment variables (the edges' nodes).
+	Nodes []*store.EnvironmentVariable `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// One of a page's environment variables, with the cursor that pages from it.
+type EnvironmentVariableEdge struct {
+	// Pass it as `after` (or `before`) to get the environment variables that follow (precede) this one.
+	Cursor string `json:"cursor"`
+	// The EnvironmentVariable.
+	Node *store.EnvironmentVariable `json:"node"`
+}
+
 type EnvironmentVariableInput struct {
 	Name graphql.Omittable[*string] `json:"name,omitempty"`
 	// At most 48000 characters; all values of a project together at most 256000.
 	Value graphql.Omittable[*string] `json:"value,omitempty"`
 	// Also given to pull-request builds; default false.
 	Public graphql.Omittable[*bool] `json:"public,omitempty"`
-}
-
-type EnvironmentVariableList struct {
-	TotalCount int64                        `json:"totalCount"`
-	Nodes      []*store.EnvironmentVariable `json:"nodes"`
 }
 
 type ImportProjectInput struct {
@@ -221,21 +236,21 @@ type ProjectAdminInput struct {
 	AddonsEnabled *bool `json:"addonsEnabled,omitempty"`
 }
 
-// A page of Projects (a Relay cursor connection).
+// A page of projects (a Relay cursor connection).
 type ProjectConnection struct {
-	// All Projects of the list, whatever the page.
+	// All projects of the list, whatever the page.
 	TotalCount int64 `json:"totalCount"`
-	// The page's Projects with their cursors.
+	// The page's projects with their cursors.
 	Edges []*ProjectEdge `json:"edges"`
-	// The page's Projects (the edges' nodes).
+	// The page's projects (the edges' nodes).
 	Nodes []*store.Project `json:"nodes"`
 	// Where the page lies in the list.
 	PageInfo *PageInfo `json:"pageInfo"`
 }
 
-// A Project of a page, with the cursor that pages from it.
+// One of a page's projects, with the cursor that pages from it.
 type ProjectEdge struct {
-	// Pass it as `after` (or `before`) to get the Projects that follow (precede) this one.
+	// Pass it as `after` (or `before`) to get the projects that follow (precede) this one.
 	Cursor string `json:"cursor"`
 	// The Project.
 	Node *store.Project `json:"node"`
@@ -266,6 +281,26 @@ type ProjectUrls struct {
 type Query struct {
 }
 
+// A page of redirects (a Relay cursor connection).
+type RedirectConnection struct {
+	// All redirects of the list, whatever the page.
+	TotalCount int64 `json:"totalCount"`
+	// The page's redirects with their cursors.
+	Edges []*RedirectEdge `json:"edges"`
+	// The page's redirects (the edges' nodes).
+	Nodes []*store.Redirect `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// One of a page's redirects, with the cursor that pages from it.
+type RedirectEdge struct {
+	// Pass it as `after` (or `before`) to get the redirects that follow (precede) this one.
+	Cursor string `json:"cursor"`
+	// The Redirect.
+	Node *store.Redirect `json:"node"`
+}
+
 // Fields of a redirect write (api-2026.md §A2.1); absent fields keep their stored values on updates.
 type RedirectInput struct {
 	Type    graphql.Omittable[*string] `json:"type,omitempty"`
@@ -280,11 +315,6 @@ type RedirectInput struct {
 	Enabled graphql.Omittable[*bool] `json:"enabled,omitempty"`
 	// null is stored as the empty string.
 	Description graphql.Omittable[*string] `json:"description,omitempty"`
-}
-
-type RedirectList struct {
-	TotalCount int64             `json:"totalCount"`
-	Nodes      []*store.Redirect `json:"nodes"`
 }
 
 type Repository struct {
@@ -357,21 +387,21 @@ type SearchScopePair struct {
 	Version string `json:"version"`
 }
 
-// A page of Subprojects (a Relay cursor connection).
+// A page of subprojects (a Relay cursor connection).
 type SubprojectConnection struct {
-	// All Subprojects of the list, whatever the page.
+	// All subprojects of the list, whatever the page.
 	TotalCount int64 `json:"totalCount"`
-	// The page's Subprojects with their cursors.
+	// The page's subprojects with their cursors.
 	Edges []*SubprojectEdge `json:"edges"`
-	// The page's Subprojects (the edges' nodes).
+	// The page's subprojects (the edges' nodes).
 	Nodes []*store.Relationship `json:"nodes"`
 	// Where the page lies in the list.
 	PageInfo *PageInfo `json:"pageInfo"`
 }
 
-// A Subproject of a page, with the cursor that pages from it.
+// One of a page's subprojects, with the cursor that pages from it.
 type SubprojectEdge struct {
-	// Pass it as `after` (or `before`) to get the Subprojects that follow (precede) this one.
+	// Pass it as `after` (or `before`) to get the subprojects that follow (precede) this one.
 	Cursor string `json:"cursor"`
 	// The Subproject.
 	Node *store.Relationship `json:"node"`
@@ -432,13 +462,13 @@ type UploadURL struct {
 	Fields json.RawMessage `json:"fields"`
 }
 
-// A page of Versions (a Relay cursor connection).
+// A page of versions (a Relay cursor connection).
 type VersionConnection struct {
-	// All Versions of the list, whatever the page.
+	// All versions of the list, whatever the page.
 	TotalCount int64 `json:"totalCount"`
-	// The page's Versions with their cursors.
+	// The page's versions with their cursors.
 	Edges []*VersionEdge `json:"edges"`
-	// The page's Versions (the edges' nodes).
+	// The page's versions (the edges' nodes).
 	Nodes []*store.Version `json:"nodes"`
 	// Where the page lies in the list.
 	PageInfo *PageInfo `json:"pageInfo"`
@@ -449,9 +479,9 @@ type VersionDashboardUrls struct {
 	Edit string `json:"edit"`
 }
 
-// A Version of a page, with the cursor that pages from it.
+// One of a page's versions, with the cursor that pages from it.
 type VersionEdge struct {
-	// Pass it as `after` (or `before`) to get the Versions that follow (precede) this one.
+	// Pass it as `after` (or `before`) to get the versions that follow (precede) this one.
 	Cursor string `json:"cursor"`
 	// The Version.
 	Node *store.Version `json:"node"`

@@ -41,8 +41,8 @@ func TestMaintainersOnlyPartialData(t *testing.T) {
 		} {
 			t.Run(fmt.Sprintf("%s/%q", tc.project, tc.caller), func(t *testing.T) {
 				p, _ := e.store.FindProjectBySlug(ctx, tc.project)
-				rs, _, _ := e.store.FindRedirects(ctx, p.ID, 1, 0)
-				vs, _, _ := e.store.FindEnvironmentVariables(ctx, p.ID, 1, 0)
+				rs, _, _ := e.store.FindRedirects(ctx, p.ID, store.Page{Limit: 1})
+				vs, _, _ := e.store.FindEnvironmentVariables(ctx, p.ID, store.Page{Limit: 1})
 				resp := e.exec.Run(e.as(tc.caller), query, map[string]any{"p": tc.project, "r": rs[0].ID, "v": vs[0].ID})
 				var data map[string]any
 				if err := json.Unmarshal(resp.Data, &data); err != nil {

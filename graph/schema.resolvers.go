@@ -539,13 +539,16 @@ func (r *projectResolver) Translations(ctx context.Context, obj *store.Project, 
 }
 
 // Redirects is the resolver for the redirects field.
-func (r *projectResolver) Redirects(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*RedirectList, error) {
-	l, o := r.window(limit, offset)
-	rs, total, err := r.Store.FindRedirects(ctx, obj.ID, l, o)
+func (r *projectResolver) Redirects(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*RedirectConnection, error) {
+	pg, err := r.page(nodeRedirect, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
 	if err != nil {
 		return nil, err
 	}
-	return &RedirectList{TotalCount: int64(total), Nodes: rs}, nil
+	rs, total, err := r.Store.FindRedirects(ctx, obj.ID, pg.store())
+	if err != nil {
+		return nil, err
+	}
+	return redirectConnection(pg, rs, total), nil
 }
 
 // Redirect is the resolver for the redirect field.
@@ -554,13 +557,16 @@ func (r *projectResolver) Redirect(ctx context.Context, obj *store.Project, id i
 }
 
 // EnvironmentVariables is the resolver for the environmentVariables field.
-func (r *projectResolver) EnvironmentVariables(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*EnvironmentVariableList, error) {
-	l, o := r.window(limit, offset)
-	vs, total, err := r.Store.FindEnvironmentVariables(ctx, obj.ID, l, o)
+func (r *projectResolver) EnvironmentVariables(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*EnvironmentVariableConnection, error) {
+	pg, err := r.page(nodeEnvironmentVariable, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
 	if err != nil {
 		return nil, err
 	}
-	return &EnvironmentVariableList{TotalCount: int64(total), Nodes: vs}, nil
+	vs, total, err := r.Store.FindEnvironmentVariables(ctx, obj.ID, pg.store())
+	if err != nil {
+		return nil, err
+	}
+	return environmentVariableConnection(pg, vs, total), nil
 }
 
 // EnvironmentVariable is the resolver for the environmentVariable field.

@@ -20,6 +20,13 @@ type Keyset struct {
 	Backward      bool
 }
 
+// Page is the window of a list without a filter struct: Limit rows (<= 0:
+// all) from Offset, or by Keyset.
+type Page struct {
+	Limit, Offset int
+	Keyset        *Keyset
+}
+
 // orderKey is one term of a list's ORDER BY: a column of the list's table
 // and its direction. The last key of every order is the id.
 type orderKey struct {
