@@ -2976,6 +2976,99 @@ type PageInfo {
   endCursor: String
 }
 
+# Closed choices. Values are the codes the REST APIs show (lower case), so a
+# dashboard and a REST client compare the same strings. Inputs still take
+# these codes as String, so that an unknown one is an INVALID field error
+# (extensions.fields) like every other bad value, not a document error.
+
+"Who may read a project, a version or pull-request builds (behavior.md §1.5)."
+enum PrivacyLevel {
+  "Anyone, signed in or not."
+  public
+  "Like private for APIs and docs; kept as its own level as Read the Docs does."
+  protected
+  "The project's maintainers and superusers only."
+  private
+}
+
+"What a version is built from."
+enum VersionType {
+  "A branch of the repository."
+  branch
+  "A tag of the repository."
+  tag
+  "A pull request (external version)."
+  external
+  "Not known (e.g. created by hand)."
+  unknown
+}
+
+"A build's step (behavior.md §10.7)."
+enum BuildStateCode {
+  "Queued, not yet taken by a worker."
+  triggered
+  "Cloning the repository."
+  cloning
+  "Installing the build's dependencies."
+  installing
+  "Running the documentation build."
+  building
+  "Done, successfully or not (see ` + "`" + `success` + "`" + `)."
+  finished
+}
+
+"How a redirect matches and rewrites a path (api-2026.md §A2.2)."
+enum RedirectType {
+  "Paths starting with fromUrl."
+  prefix
+  "A page of any version."
+  page
+  "Exactly fromUrl (` + "`" + `$rest` + "`" + ` allowed at its end)."
+  exact
+  "Sphinx HTMLDir URLs to HTML ones."
+  sphinx_html
+  "Sphinx HTML URLs to HTMLDir ones."
+  sphinx_htmldir
+  "` + "`" + `file/` + "`" + ` to ` + "`" + `file.html` + "`" + `."
+  clean_url_to_html
+  "` + "`" + `file.html` + "`" + ` to ` + "`" + `file/` + "`" + `."
+  html_to_clean_url
+}
+
+"A repository's version control system (behavior.md §10.3)."
+enum RepositoryType {
+  "Git."
+  git
+  "Subversion."
+  svn
+  "Mercurial."
+  hg
+  "Bazaar."
+  bzr
+}
+
+"The kind of an incoming-webhook integration (behavior.md §10.11)."
+enum IntegrationType {
+  "GitHub's push and pull-request webhooks."
+  github_webhook
+  "GitLab's push and merge-request webhooks."
+  gitlab_webhook
+  "Bitbucket's push webhooks."
+  bitbucket_webhook
+  "The generic API webhook."
+  api_webhook
+}
+
+"URL layout of a project's docs (api-2026.md §A1.8)."
+enum VersioningScheme {
+  "` + "`" + `/<language>/<version>/<filename>` + "`" + `."
+  multiple_versions_with_translations
+  "` + "`" + `/<version>/<filename>` + "`" + `."
+  multiple_versions_without_translations
+  "` + "`" + `/<filename>` + "`" + `."
+  single_version_without_translations
+}
+
 "The scope of a v2 search: a project at a version, then each of its subprojects."
 input SearchFamilyInput {
   project: String!
@@ -3157,7 +3250,7 @@ type Choice {
 
 type Repository {
   url: String!
-  type: String!
+  type: RepositoryType!
 }
 
 type ProjectUrls {
@@ -3187,11 +3280,11 @@ type Project implements Node {
   "The stored default branch as is: null when unset (v2)."
   storedDefaultBranch: String
   documentationType: String!
-  privacyLevel: String!
+  privacyLevel: PrivacyLevel!
   "Privacy of the project's pull-request versions, their builds and their docs (api-2026.md §A1.7)."
-  externalBuildsPrivacyLevel: String!
-  "URL layout of the docs (api-2026.md §A1.8): multiple_versions_with_translations, multiple_versions_without_translations or single_version_without_translations."
-  versioningScheme: String!
+  externalBuildsPrivacyLevel: PrivacyLevel!
+  "URL layout of the docs (api-2026.md §A1.8)."
+  versioningScheme: VersioningScheme!
   "Whether versioningScheme is single_version_without_translations (the era's view of it)."
   singleVersion: Boolean!
   "Custom path of the build configuration file, relative to the repository root (api-2026.md §A1.9); null when unset."
@@ -3258,7 +3351,7 @@ type ProjectAdminFields {
   useSystemPackages: Boolean!
   externalBuildsEnabled: Boolean!
   buildTimeLimit: Int
-  versionPrivacyLevel: String!
+  versionPrivacyLevel: PrivacyLevel!
   "Whether served HTML pages get the reader client (reader.md R.5.1)."
   addonsEnabled: Boolean!
   "Stored only: docsd injects no analytics (api-2026.md §A1.1)."
@@ -3334,7 +3427,7 @@ type Version implements Node {
   identifier: String!
   "On ` + "`" + `stable` + "`" + ` only: the slug of the version the stable rule picks now."
   ref: String
-  type: String!
+  type: VersionType!
   active: Boolean!
   built: Boolean!
   uploaded: Boolean!
@@ -3343,7 +3436,7 @@ type Version implements Node {
   hidden: Boolean!
   "For the machine ` + "`" + `stable` + "`" + `, the active version its rule picks; for the machine ` + "`" + `latest` + "`" + `, the active version of the default branch; else empty (api-2026.md §A1.2)."
   aliases: [Version!]!
-  privacyLevel: String!
+  privacyLevel: PrivacyLevel!
   "v2 ` + "`" + `documentation_type` + "`" + `: the doctype of the last successful build's configuration, else the project's (api-2026.md §A1.6)."
   documentationType: String!
   hasPdf: Boolean!
@@ -3386,7 +3479,7 @@ type BuildEdge {
 }
 
 type BuildState {
-  code: String!
+  code: BuildStateCode!
   name: String!
 }
 
@@ -3422,7 +3515,7 @@ type Build implements Node {
   "The version's verbose name when the build was created (v2, api-2026.md §A1.6)."
   versionName: String!
   "The version's type when the build was created."
-  versionType: String!
+  versionType: VersionType!
   "The project's configuration file path the build used; null when the project set none."
   readthedocsYamlPath: String
   commitUrl: String
@@ -3596,8 +3689,8 @@ type Redirect implements Node {
   "The object's integer id in the database, as the REST APIs show it."
   databaseId: Int!
   project: Project!
-  "One of prefix, page, exact, sphinx_html, sphinx_htmldir, clean_url_to_html, html_to_clean_url."
-  type: String!
+  "How the redirect matches."
+  type: RedirectType!
   fromUrl: String!
   toUrl: String!
   "The status the docs host answers with: 301 or 302."
@@ -3649,7 +3742,7 @@ type EnvironmentVariable implements Node {
 
 type Integration {
   id: Int!
-  type: String!
+  type: IntegrationType!
   secret: String!
   "The webhook URL of behavior.md §9.1 naming this integration: /api/v2/webhook/<project>/<id>/."
   webhookUrl: String!
@@ -6824,14 +6917,14 @@ func (ec *executionContext) _Build_versionType(ctx context.Context, field graphq
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNVersionType2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Build_versionType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type VersionType does not have child fields"))
 }
 
 func (ec *executionContext) _Build_readthedocsYamlPath(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
@@ -7431,14 +7524,14 @@ func (ec *executionContext) _BuildState_code(ctx context.Context, field graphql.
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNBuildStateCode2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_BuildState_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildState", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BuildState", field, false, false, errors.New("field of type BuildStateCode does not have child fields"))
 }
 
 func (ec *executionContext) _BuildState_name(ctx context.Context, field graphql.CollectedField, obj *BuildState) (ret graphql.Marshaler) {
@@ -8225,14 +8318,14 @@ func (ec *executionContext) _Integration_type(ctx context.Context, field graphql
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNIntegrationType2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Integration_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Integration", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Integration", field, false, false, errors.New("field of type IntegrationType does not have child fields"))
 }
 
 func (ec *executionContext) _Integration_secret(ctx context.Context, field graphql.CollectedField, obj *store.Integration) (ret graphql.Marshaler) {
@@ -10219,14 +10312,14 @@ func (ec *executionContext) _Project_privacyLevel(ctx context.Context, field gra
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNPrivacyLevel2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Project_privacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type PrivacyLevel does not have child fields"))
 }
 
 func (ec *executionContext) _Project_externalBuildsPrivacyLevel(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
@@ -10242,14 +10335,14 @@ func (ec *executionContext) _Project_externalBuildsPrivacyLevel(ctx context.Cont
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNPrivacyLevel2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Project_externalBuildsPrivacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type PrivacyLevel does not have child fields"))
 }
 
 func (ec *executionContext) _Project_versioningScheme(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
@@ -10265,14 +10358,14 @@ func (ec *executionContext) _Project_versioningScheme(ctx context.Context, field
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNVersioningScheme2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Project_versioningScheme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type VersioningScheme does not have child fields"))
 }
 
 func (ec *executionContext) _Project_singleVersion(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
@@ -11714,14 +11807,14 @@ func (ec *executionContext) _ProjectAdminFields_versionPrivacyLevel(ctx context.
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNPrivacyLevel2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_versionPrivacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type PrivacyLevel does not have child fields"))
 }
 
 func (ec *executionContext) _ProjectAdminFields_addonsEnabled(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -12675,14 +12768,14 @@ func (ec *executionContext) _Redirect_type(ctx context.Context, field graphql.Co
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNRedirectType2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type RedirectType does not have child fields"))
 }
 
 func (ec *executionContext) _Redirect_fromUrl(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -13102,14 +13195,14 @@ func (ec *executionContext) _Repository_type(ctx context.Context, field graphql.
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNRepositoryType2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Repository_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Repository", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Repository", field, false, false, errors.New("field of type RepositoryType does not have child fields"))
 }
 
 func (ec *executionContext) _SearchBlock_id(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
@@ -14514,14 +14607,14 @@ func (ec *executionContext) _Version_type(ctx context.Context, field graphql.Col
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNVersionType2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Version_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type VersionType does not have child fields"))
 }
 
 func (ec *executionContext) _Version_active(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
@@ -14684,14 +14777,14 @@ func (ec *executionContext) _Version_privacyLevel(ctx context.Context, field gra
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNPrivacyLevel2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Version_privacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type PrivacyLevel does not have child fields"))
 }
 
 func (ec *executionContext) _Version_documentationType(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
@@ -23468,6 +23561,22 @@ func (ec *executionContext) marshalNBuildState2ᚖdocsdᚋgraphᚐBuildState(ctx
 	return ec._BuildState(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNBuildStateCode2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBuildStateCode2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNBuildUrls2ᚖdocsdᚋgraphᚐBuildUrls(ctx context.Context, sel ast.SelectionSet, v *BuildUrls) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -23677,6 +23786,22 @@ func (ec *executionContext) marshalNIntegration2ᚖdocsdᚋstoreᚐIntegration(c
 	return ec._Integration(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNIntegrationType2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNIntegrationType2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNJSON2encodingᚋjsonᚐRawMessage(ctx context.Context, v any) (json.RawMessage, error) {
 	res, err := scalar.UnmarshalRawJSON(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -23763,6 +23888,22 @@ func (ec *executionContext) marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx con
 		return graphql.Null
 	}
 	return ec._PageInfo(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNPrivacyLevel2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPrivacyLevel2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNProject2ᚕᚖdocsdᚋstoreᚐProjectᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Project) graphql.Marshaler {
@@ -23909,6 +24050,22 @@ func (ec *executionContext) unmarshalNRedirectInput2docsdᚋgraphᚐRedirectInpu
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNRedirectType2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRedirectType2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNRepository2ᚖdocsdᚋgraphᚐRepository(ctx context.Context, sel ast.SelectionSet, v *Repository) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -23917,6 +24074,22 @@ func (ec *executionContext) marshalNRepository2ᚖdocsdᚋgraphᚐRepository(ctx
 		return graphql.Null
 	}
 	return ec._Repository(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRepositoryType2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRepositoryType2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNSearchBlock2ᚕᚖdocsdᚋgraphᚐSearchBlockᚄ(ctx context.Context, sel ast.SelectionSet, v []*SearchBlock) graphql.Marshaler {
@@ -24248,6 +24421,22 @@ func (ec *executionContext) marshalNVersionEdge2ᚖdocsdᚋgraphᚐVersionEdge(c
 	return ec._VersionEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNVersionType2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNVersionType2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNVersionUrls2ᚖdocsdᚋgraphᚐVersionUrls(ctx context.Context, sel ast.SelectionSet, v *VersionUrls) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -24256,6 +24445,22 @@ func (ec *executionContext) marshalNVersionUrls2ᚖdocsdᚋgraphᚐVersionUrls(c
 		return graphql.Null
 	}
 	return ec._VersionUrls(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNVersioningScheme2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNVersioningScheme2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
