@@ -46,9 +46,10 @@ type Endpoint struct {
 // Events (graphql-sse, distinct connections) and WebSocket
 // (graphql-transport-ws) transports, introspection, CORS for the
 // configured origins, the request budgets and the operation limits; the
-// caller is authenticated from the `Authorization: Token` header
-// (anonymous without one) or, on a WebSocket, from the `Authorization`
-// key of the connection_init payload.
+// caller is authenticated from the `Authorization: Token` header, or
+// else from a dashboard session (Settings.SessionUser; anonymous without
+// either), or, on a WebSocket, from the `Authorization` key of the
+// connection_init payload.
 func (r *Resolver) Handler() http.Handler {
 	ep := r.Settings.Endpoint
 	limits := ep.Limits.withDefaults()
@@ -98,6 +99,9 @@ func (r *Resolver) Handler() http.Handler {
 			w, req = withUnavailableStatus(w, req)
 		}
 		user, err := Authenticate(req.Context(), r.Store, req.Header.Get("Authorization"))
+		if err == nil && user == nil && req.Header.Get("Authorization") == "" && r.Settings.SessionUser != nil {
+			user, err = r.Settings.SessionUser(req)
+		}
 		if err != nil {
 			WriteHTTPError(w, err)
 			return

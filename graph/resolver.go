@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"net/http"
 
 	"docsd/docsurl"
 	"docsd/repourl"
@@ -22,6 +23,12 @@ type Settings struct {
 	Uploads      UploadSettings
 	// Endpoint configures the public /graphql endpoint (Handler).
 	Endpoint Endpoint
+	// SessionUser reads a dashboard session from a /graphql request that
+	// has no Authorization header: (nil, nil) for none (the caller is
+	// anonymous), the user, or an Unauthenticated error. Nil: sessions are
+	// not accepted. It is read per request, so cmd may set it after
+	// Handler was made.
+	SessionUser func(*http.Request) (*store.User, error)
 }
 
 // Hooks lets other subsystems react to graph writes without the graph

@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"time"
 
 	"docsd/errs"
@@ -19,12 +17,11 @@ const DocsSessionLifetime = 14 * 24 * time.Hour
 // Unauthenticated.
 func (s *Store) CreateDocsSession(ctx context.Context, key, host string) (string, error) {
 	const op = "store.CreateDocsSession"
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
-		return "", errs.Wrap(errs.Internal, op, err)
+	value, err := randomSecret(op, 32)
+	if err != nil {
+		return "", err
 	}
-	value := hex.EncodeToString(raw)
-	err := s.InTx(ctx, op, func(tx *Tx) error {
+	err = s.InTx(ctx, op, func(tx *Tx) error {
 		var tok struct {
 			ID     int64 `db:"id"`
 			Active bool  `db:"is_active"`

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 
+	"docsd/accounts"
 	"docsd/errs"
 	"docsd/graph"
 	"docsd/graph/scalar"
@@ -111,15 +116,33 @@ func (c *command) admin(ctx context.Context, group, sub string, args []string) e
 func (c *command) adminUsers(ctx context.Context, a *app, key string, pos []string, opt adminOpts) error {
 	switch key {
 	case "user create":
+		var password string
+		if *opt.passwordStdin {
+			var err error
+			if password, err = c.readPassword(); err != nil {
+				return err
+			}
+		}
 		u, err := a.store.CreateUser(ctx, pos[0], *opt.email, *opt.superuser)
 		if err != nil {
 			return err
+		}
+		if *opt.passwordStdin {
+			if err := accounts.New(a.store).SetPassword(ctx, u.Username, password); err != nil {
+				return err
+			}
 		}
 		token, _, err := a.store.CreateToken(ctx, u.ID)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintln(c.stdout, token)
+	case "user password":
+		password, err := c.readPassword()
+		if err != nil {
+			return err
+		}
+		return notFoundAs(accounts.New(a.store).SetPassword(ctx, pos[0], password), fmt.Sprintf("user %q does not exist", pos[0]))
 	case "user activate", "user deactivate":
 		return a.store.SetUserActive(ctx, pos[0], key == "user activate")
 	case "token create":
@@ -152,8 +175,8 @@ func (c *command) adminUsers(ctx context.Context, a *app, key string, pos []stri
 
 // adminOpts are the flags of the admin commands that have flags of their own.
 type adminOpts struct {
-	email             *string
-	superuser, unlink *bool
+	email                            *string
+	superuser, unlink, passwordStdin *bool
 }
 
 // adminOptions declares the flags of command key (each command only its
@@ -165,12 +188,32 @@ func (c *command) adminOptions(fs *flag.FlagSet, key string) adminOpts {
 	case "user create":
 		o.email = fs.String("email", "", "the user's e-mail address")
 		o.superuser = fs.Bool("superuser", false, "make the user a superuser")
-		c.shown = append(slices.Clip(adminFlags), "email", "superuser")
+		o.passwordStdin = fs.Bool("password-stdin", false, "read the user's dashboard password from the first line of stdin")
+		c.shown = append(slices.Clip(adminFlags), "email", "superuser", "password-stdin")
 	case "project translation":
 		o.unlink = fs.Bool("unlink", false, "remove the translation link")
 		c.shown = append(slices.Clip(adminFlags), "unlink")
 	}
 	return o
+}
+
+// readPassword reads a password from the first line of stdin (without its
+// line ending); it is never echoed or logged. A password shorter than the
+// minimum is refused by accounts.SetPassword.
+func (c *command) readPassword() (string, error) {
+	in := c.stdin
+	if in == nil {
+		in = os.Stdin
+	}
+	line, err := bufio.NewReader(in).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	line = strings.TrimRight(line, "\r\n")
+	if line == "" {
+		return "", usageError("no password on stdin (e.g. printf '%s\\n' \"$PASSWORD\" | docsd user password NAME)")
+	}
+	return line, nil
 }
 
 // mutate runs a mutation and returns its first error.
@@ -187,7 +230,8 @@ func notFoundAs(err error, msg string) error {
 }
 
 var adminSynopses = map[string]string{
-	"user create":         "user create USERNAME [--email ADDRESS] [--superuser]",
+	"user create":         "user create USERNAME [--email ADDRESS] [--superuser] [--password-stdin]",
+	"user password":       "user password USERNAME  (reads the password from stdin)",
 	"user list":           "user list",
 	"project list":        "project list",
 	"build list":          "build list PROJECT_SLUG",
@@ -211,7 +255,7 @@ var adminSynopses = map[string]string{
 // adminArity is the number of positional arguments after the subcommand; a
 // negative number is a minimum.
 var adminArity = map[string]int{
-	"user create": 1, "user activate": 1, "user deactivate": 1,
+	"user create": 1, "user password": 1, "user activate": 1, "user deactivate": 1,
 	"user list": 0, "project list": 0, "build list": 1, "build log": 1,
 	"token create": 1, "token list": 1, "token revoke": 1,
 	"project privacy": 2, "project translation": 2, "project maintainer": 3,

@@ -38,8 +38,20 @@ func newBrowser(t *testing.T) context.Context {
 	if path == "" {
 		t.Skip("chromium is not installed (apt-get install -y chromium): skipping the browser test")
 	}
+	// Not t.TempDir: Chromium's helper processes may still write to the
+	// profile for a moment after the browser is gone, which fails
+	// TempDir's cleanup; this one is removed when they are done.
+	profile, err := os.MkdirTemp("", "docsd-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for deadline := time.Now().Add(30 * time.Second); os.RemoveAll(profile) != nil && time.Now().Before(deadline); {
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1200, 800),
+		chromedp.ExecPath(path), chromedp.UserDataDir(profile), chromedp.WindowSize(1200, 800),
 		chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),

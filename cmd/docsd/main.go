@@ -31,8 +31,9 @@ Commands:
   serve                                   run the HTTP server (API, GraphQL, docs) and build workers
   worker                                  run build workers only, against the same database
   migrate                                 create or upgrade the database and exit
-  user create USERNAME [--email ADDRESS] [--superuser]
+  user create USERNAME [--email ADDRESS] [--superuser] [--password-stdin]
                                           create a user and print a new API token
+  user password USERNAME                  set a user's dashboard password (read from stdin)
   user list                               list users
   user activate|deactivate USERNAME       set whether a user may use the API
   token create USERNAME                   print a new API token for a user
@@ -72,6 +73,11 @@ func main() {
 // run executes one command line and returns the process exit status. It is
 // what tests call to run the real program.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runWithInput(ctx, args, os.Stdin, stdout, stderr)
+}
+
+// runWithInput is run with stdin given (the commands that read a password).
+func runWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 1 && args[0] == "help" {
 		args = append(args[1:], "--help") // docsd help COMMAND
 	}
@@ -85,7 +91,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if args[0] == "--version" || args[0] == "-version" {
 		return printVersion(stdout)
 	}
-	cmd := &command{stdout: stdout, stderr: stderr}
+	cmd := &command{stdin: stdin, stdout: stdout, stderr: stderr}
 	err := cmd.dispatch(ctx, args)
 	var u usageError
 	switch {
@@ -126,6 +132,7 @@ func message(err error) string {
 
 // command runs one subcommand with its settings.
 type command struct {
+	stdin          io.Reader // the password of `user password` and `user create --password-stdin`
 	stdout, stderr io.Writer
 	settings       Settings
 	logger         *slog.Logger

@@ -167,6 +167,7 @@ func (a *app) handler() http.Handler {
 	mux.Handle("/api/v2/webhook/", a.webhooks())
 	mux.Handle("/metrics", a.metrics.Handler())
 	mux.Handle("/readyz", a.readyz())
+	a.mountDashboard(mux)
 	// Liveness: the process answers. Whether it can serve is /readyz.
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok\n")) })
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {

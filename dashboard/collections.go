@@ -1,0 +1,128 @@
+package dashboard
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// collection is a maintainers' page that lists things of a project, adds
+// one with a form and deletes one: redirects, environment variables,
+// integrations (webhooks), maintainers. Every such page reads top-down the same way: load (404 for
+// non-maintainers), then one mutation, then back to the list or the form
+// again, as typed, with the API's messages next to their fields.
+type collection struct {
+	path   string // the page is /projects/<slug>/<path>/ and its template <path>.html
+	title  string
+	query  string // a project query that selects the list
+	create string // the mutation that adds one; variables from vars
+	remove string // the mutation that deletes one: $slug and $key
+	// keyIsID says the delete path's {key} is an Int id (else a string).
+	keyIsID bool
+	// form are the form's fields and their initial values.
+	form map[string]string
+	// fields maps the mutation's field names to the form's.
+	fields map[string]string
+	// vars makes the create mutation's variables (besides $slug).
+	vars func(form map[string]string) map[string]any
+}
+
+// collections are the collection pages.
+var collections = []*collection{
+	{
+		path: "redirects", title: "Redirects", query: redirectsQuery, create: createRedirectMutation, remove: deleteRedirectMutation, keyIsID: true,
+		form: map[string]string{"type": "page", "from_url": "", "to_url": "", "http_status": "302", "description": ""},
+		fields: map[string]string{"type": "type", "from_url": "from_url", "to_url": "to_url", "http_status": "http_status",
+			"description": "description"},
+		vars: func(f map[string]string) map[string]any {
+			status, _ := strconv.Atoi(f["http_status"])
+			return map[string]any{"input": map[string]any{"type": f["type"], "fromUrl": f["from_url"], "toUrl": f["to_url"],
+				"httpStatus": status, "description": f["description"]}}
+		},
+	},
+	{
+		path: "environmentvariables", title: "Environment variables", query: variablesQuery, create: createVariableMutation,
+		remove: deleteVariableMutation, keyIsID: true,
+		form:   map[string]string{"name": "", "value": "", "public": ""},
+		fields: map[string]string{"name": "name", "value": "value", "public": "public"},
+		vars: func(f map[string]string) map[string]any {
+			return map[string]any{"input": map[string]any{"name": f["name"], "value": f["value"], "public": f["public"] == "on"}}
+		},
+	},
+	{
+		path: "integrations", title: "Integrations", query: integrationsQuery, create: createIntegrationMutation,
+		remove: deleteIntegrationMutation, keyIsID: true,
+		form:   map[string]string{"type": "github_webhook"},
+		fields: map[string]string{"type": "type"},
+		vars:   func(f map[string]string) map[string]any { return map[string]any{"type": f["type"]} },
+	},
+	{
+		path: "users", title: "Maintainers", query: maintainersQuery, create: addMaintainerMutation, remove: removeMaintainerMutation,
+		form:   map[string]string{"username": ""},
+		fields: map[string]string{"username": "username"},
+		vars:   func(f map[string]string) map[string]any { return map[string]any{"username": f["username"]} },
+	},
+}
+
+// mount routes the collection's list, add and delete.
+func (c *collection) mount(d *Dashboard) {
+	base := "/projects/{slug}/" + c.path + "/"
+	d.mux.HandleFunc("GET "+base+"{$}", d.signedIn(c.handleList(d)))
+	d.mux.HandleFunc("POST "+base+"{$}", d.signedIn(c.handleCreate(d)))
+	d.mux.HandleFunc("POST "+base+"{key}/delete/{$}", d.signedIn(c.handleDelete(d)))
+}
+
+func (c *collection) render(d *Dashboard, w http.ResponseWriter, r *http.Request, s *session, code int, p *project, form map[string]string, e formErrors) {
+	d.render(w, r, s, code, c.path, &page{Title: c.title + " · " + p.Name, Project: p, Form: form, Errors: e})
+}
+
+func (c *collection) handleList(d *Dashboard) func(http.ResponseWriter, *http.Request, *session) {
+	return func(w http.ResponseWriter, r *http.Request, s *session) {
+		if p, ok := d.loadMaintained(w, r, s, c.query, map[string]any{}); ok {
+			c.render(d, w, r, s, http.StatusOK, p, c.form, nil)
+		}
+	}
+}
+
+func (c *collection) handleCreate(d *Dashboard) func(http.ResponseWriter, *http.Request, *session) {
+	return func(w http.ResponseWriter, r *http.Request, s *session) {
+		p, ok := d.loadMaintained(w, r, s, c.query, map[string]any{})
+		if !ok {
+			return
+		}
+		form := map[string]string{}
+		for k := range c.form {
+			form[k] = strings.TrimSpace(r.PostFormValue(k))
+		}
+		vars := c.vars(form)
+		vars["slug"] = p.Slug
+		if err := d.run(r, s, c.create, vars, nil); err != nil {
+			if _, secret := form["value"]; secret {
+				form["value"] = "" // a secret is never sent back to the browser
+			}
+			c.render(d, w, r, s, http.StatusBadRequest, p, form, formErrorsOf(err, c.fields))
+			return
+		}
+		http.Redirect(w, r, "/projects/"+p.Slug+"/"+c.path+"/", http.StatusSeeOther)
+	}
+}
+
+func (c *collection) handleDelete(d *Dashboard) func(http.ResponseWriter, *http.Request, *session) {
+	return func(w http.ResponseWriter, r *http.Request, s *session) {
+		slug := r.PathValue("slug")
+		var key any = r.PathValue("key")
+		if c.keyIsID {
+			id, err := strconv.ParseInt(r.PathValue("key"), 10, 64)
+			if err != nil || id <= 0 || id > 1<<31-1 {
+				d.notFound(w, r, s)
+				return
+			}
+			key = id
+		}
+		if err := d.run(r, s, c.remove, map[string]any{"slug": slug, "key": key}, nil); err != nil {
+			d.failed(w, r, s, err)
+			return
+		}
+		http.Redirect(w, r, "/projects/"+slug+"/"+c.path+"/", http.StatusSeeOther)
+	}
+}

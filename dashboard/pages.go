@@ -1,0 +1,580 @@
+package dashboard
+
+import (
+	"bytes"
+	"errors"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"docsd/accounts"
+	"docsd/choices"
+	"docsd/errs"
+	"docsd/store"
+)
+
+// The shapes the pages decode GraphQL data into (see queries.go).
+type (
+	buildState struct{ Code, Name string }
+	buildCmd   struct {
+		ID          int64
+		Description string
+		Command     string
+		Output      string
+		ExitCode    *int
+		RunTime     *int
+	}
+	build struct {
+		ID       int64
+		State    buildState
+		Success  *bool
+		Error    *string
+		Commit   *string
+		Created  string
+		Started  *string
+		Finished *string
+		Duration *int
+		Version  struct{ Slug, VerboseName string }
+		DocsURL  string `json:"docsUrl"`
+		Commands []buildCmd
+	}
+	version struct {
+		Slug, VerboseName, Type, Identifier string
+		Active, Hidden, Built               bool
+		PrivacyLevel                        string
+		URLs                                struct{ Documentation string } `json:"urls"`
+		LastBuild                           *build
+	}
+	redirect struct {
+		ID                                int64
+		Type, FromURL, ToURL, Description string
+		HTTPStatus                        int
+		Force, Enabled                    bool
+	}
+	project struct {
+		Slug, Name, Description, PrivacyLevel, DefaultVersion string
+		ViewerIsMaintainer                                    bool
+		Repository                                            struct{ URL, Type string }
+		URLs                                                  struct{ Home, Documentation, Builds, Versions string } `json:"urls"`
+		Versions                                              struct{ Nodes []version }
+		Builds                                                struct {
+			TotalCount int
+			Nodes      []*build
+		}
+		Build                *build
+		Version              *version
+		Redirects            struct{ Nodes []redirect }
+		EnvironmentVariables struct {
+			Nodes []struct {
+				ID      int64
+				Name    string
+				Public  bool
+				Created string
+			}
+		}
+		Users        []struct{ Username string }
+		Integrations []struct {
+			ID                                int64
+			Type, Secret, WebhookURL, Created string
+		}
+		// The settings page's fields.
+		Homepage            *string
+		StoredDefaultBranch *string
+		ShowVersionWarning  bool
+		Language            struct{ Code string }
+		ProgrammingLanguage struct{ Code string }
+	}
+)
+
+// page is what every template gets.
+type page struct {
+	Title   string
+	User    *store.User
+	CSRF    string // the session's CSRF token (the sign-in form's before one)
+	CSRFKey string
+	Next    string
+	Errors  formErrors
+	Form    map[string]string
+	Project *project
+	Build   *build
+	Version *version
+	// Projects is the dashboard's list; Query the build page's subscription.
+	Projects []project
+	Query    string
+}
+
+// formField is one labelled field of a form, with its value and message.
+type formField struct {
+	Name, Label, Value, Error string
+	Choices                   choices.Table
+}
+
+var funcs = template.FuncMap{
+	"status": func(b *build) string {
+		switch {
+		case b == nil:
+			return "Not built"
+		case b.State.Code != store.Finished:
+			return b.State.Name
+		case b.Success != nil && *b.Success:
+			return "Passed"
+		default:
+			return "Failed"
+		}
+	},
+	"statusClass": func(b *build) string {
+		switch {
+		case b == nil:
+			return "none"
+		case b.State.Code != store.Finished:
+			return "running"
+		case b.Success != nil && *b.Success:
+			return "passed"
+		default:
+			return "failed"
+		}
+	},
+	"when": func(s any) string {
+		var v string
+		switch t := s.(type) {
+		case string:
+			v = t
+		case *string:
+			if t == nil {
+				return ""
+			}
+			v = *t
+		}
+		tm, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return v
+		}
+		return tm.UTC().Format("2006-01-02 15:04:05 UTC")
+	},
+	"short": func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return (*s)[:min(len(*s), 8)]
+	},
+	"privacyLevels": func() choices.Table { return choices.PrivacyLevels },
+	"repoTypes":     func() choices.Table { return choices.RepoTypes },
+	"languages":     func() choices.Table { return choices.Languages },
+	"deleteButton": func(slug, path string, key any, label, csrfKey, csrf string) map[string]any {
+		return map[string]any{"Slug": slug, "Path": path, "Key": key, "Label": label, "CSRFKey": csrfKey, "CSRF": csrf}
+	},
+	"redirectTypes":    func() choices.Table { return choices.RedirectTypes },
+	"integrationTypes": func() choices.Table { return choices.IntegrationTypes },
+	"httpStatuses": func() choices.Table {
+		return choices.Table{{Code: "302", Name: "302 Found"}, {Code: "301", Name: "301 Moved Permanently"}}
+	},
+	"field": func(name, label string, form map[string]string, errors formErrors) formField {
+		return formField{Name: name, Label: label, Value: form[name], Error: errors[name]}
+	},
+	"choicefield": func(name, label string, choices choices.Table, form map[string]string, errors formErrors) formField {
+		return formField{Name: name, Label: label, Value: form[name], Error: errors[name], Choices: choices}
+	},
+	"progLanguages": func() choices.Table { return choices.ProgrammingLanguages },
+}
+
+// parsePages parses each page template with the layout.
+func parsePages() map[string]*template.Template {
+	names, err := fs.Glob(templateFiles, "templates/*.html")
+	if err != nil {
+		panic(err)
+	}
+	pages := map[string]*template.Template{}
+	for _, name := range names {
+		base := path.Base(name)
+		if base == "layout.html" {
+			continue
+		}
+		pages[strings.TrimSuffix(base, ".html")] = template.Must(template.New(base).Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", name))
+	}
+	return pages
+}
+
+// render writes a page with status code.
+func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, s *session, code int, name string, p *page) {
+	p.User, p.CSRFKey = s.user, accounts.CSRFField
+	if s.user != nil {
+		p.CSRF = s.csrf
+	}
+	var buf bytes.Buffer
+	if err := d.pages[name].ExecuteTemplate(&buf, "layout", p); err != nil {
+		d.cfg.Logger.ErrorContext(r.Context(), "dashboard: rendering", "page", name, "err", err)
+		http.Error(w, errs.MsgServerError, http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	w.Write(buf.Bytes())
+}
+
+// notFound is the one 404 page: for a missing object and for one the viewer
+// may not see alike. An anonymous visitor is sent to sign in first, since
+// the page may exist for someone signed in.
+func (d *Dashboard) notFound(w http.ResponseWriter, r *http.Request, s *session) {
+	if s.user == nil && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/accounts/") {
+		http.Redirect(w, r, "/accounts/login/?next="+urlQuery(r.URL.RequestURI()), http.StatusSeeOther)
+		return
+	}
+	d.render(w, r, s, http.StatusNotFound, "notfound", &page{Title: "Not found"})
+}
+
+func (d *Dashboard) forbiddenCSRF(w http.ResponseWriter, r *http.Request, s *session) {
+	d.render(w, r, s, http.StatusForbidden, "error", &page{Title: "Forbidden",
+		Errors: formErrors{"": "CSRF verification failed. Reload the page and try again."}})
+}
+
+// failed answers an error of a page's query: not found (and not visible)
+// as the 404 page, anything else as an error page.
+func (d *Dashboard) failed(w http.ResponseWriter, r *http.Request, s *session, err error) {
+	if errs.Is(err, errs.NotFound) || errs.Is(err, errs.Forbidden) {
+		d.notFound(w, r, s)
+		return
+	}
+	d.cfg.Logger.ErrorContext(r.Context(), "dashboard: query", "path", r.URL.Path, "err", err)
+	d.render(w, r, s, http.StatusInternalServerError, "error", &page{Title: "Error", Errors: formErrorsOf(err, nil)})
+}
+
+// pathID is the {id} of the path: a positive GraphQL Int, else ok is false.
+func pathID(r *http.Request) (int64, bool) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	return id, err == nil && id > 0 && id <= 1<<31-1
+}
+
+// loadProject runs a project query; a project the viewer cannot see is
+// answered as not found, and ok is false.
+func (d *Dashboard) loadProject(w http.ResponseWriter, r *http.Request, s *session, query string, vars map[string]any) (*project, bool) {
+	var out struct{ Project *project }
+	vars["slug"] = r.PathValue("slug")
+	if err := d.run(r, s, query, vars, &out); err != nil {
+		d.failed(w, r, s, err)
+		return nil, false
+	}
+	if out.Project == nil {
+		d.notFound(w, r, s)
+		return nil, false
+	}
+	return out.Project, true
+}
+
+func (d *Dashboard) handleLoginPage(w http.ResponseWriter, r *http.Request) {
+	s := d.readSession(r)
+	next := safeNext(r.URL.Query().Get("next"))
+	if s.user != nil {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	d.render(w, r, s, http.StatusOK, "login", &page{Title: "Sign in", Next: next, CSRF: d.loginCSRF(w, r)})
+}
+
+func (d *Dashboard) handleLogin(w http.ResponseWriter, r *http.Request) {
+	s := &session{}
+	next := safeNext(r.PostFormValue("next"))
+	username := r.PostFormValue("login")
+	p := &page{Title: "Sign in", Next: next, Form: map[string]string{"login": username}}
+	c, err := r.Cookie(loginCSRFCookie)
+	if err != nil || c.Value == "" || r.PostFormValue(accounts.CSRFField) != c.Value {
+		p.CSRF = d.loginCSRF(w, r)
+		p.Errors = formErrors{"": "CSRF verification failed. Reload the page and try again."}
+		d.render(w, r, s, http.StatusForbidden, "login", p)
+		return
+	}
+	p.CSRF = c.Value
+	value, err := d.cfg.Accounts.SignIn(r.Context(), username, r.PostFormValue("password"), d.cfg.ClientAddr(r))
+	if err != nil {
+		code := http.StatusBadRequest
+		var throttled *accounts.ThrottledError
+		if errors.As(err, &throttled) {
+			code = http.StatusTooManyRequests
+			w.Header().Set("Retry-After", strconv.Itoa(int(throttled.Wait/time.Second)+1))
+		}
+		p.Errors = formErrorsOf(err, nil)
+		d.render(w, r, s, code, "login", p)
+		return
+	}
+	d.setSessionCookie(w, value)
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+func (d *Dashboard) handleLogoutPage(w http.ResponseWriter, r *http.Request, s *session) {
+	d.render(w, r, s, http.StatusOK, "logout", &page{Title: "Sign out"})
+}
+
+// handleLogout ends the session. Without a live session it only clears the
+// cookie; with one, the CSRF token must match.
+func (d *Dashboard) handleLogout(w http.ResponseWriter, r *http.Request) {
+	s := d.readSession(r)
+	if s.user != nil {
+		if !accounts.ValidCSRF(s.value, r.PostFormValue(accounts.CSRFField)) {
+			d.forbiddenCSRF(w, r, s)
+			return
+		}
+		if err := d.cfg.Accounts.SignOut(r.Context(), s.value); err != nil {
+			d.failed(w, r, s, err)
+			return
+		}
+	}
+	d.setSessionCookie(w, "")
+	http.Redirect(w, r, "/accounts/login/", http.StatusSeeOther)
+}
+
+func (d *Dashboard) handleDashboard(w http.ResponseWriter, r *http.Request, s *session) {
+	d.renderDashboard(w, r, s, http.StatusOK, &page{})
+}
+
+func (d *Dashboard) renderDashboard(w http.ResponseWriter, r *http.Request, s *session, code int, p *page) {
+	var out struct {
+		Projects struct{ Nodes []project }
+	}
+	if err := d.run(r, s, dashboardQuery, nil, &out); err != nil {
+		d.failed(w, r, s, err)
+		return
+	}
+	p.Title, p.Projects = "Dashboard", out.Projects.Nodes
+	d.render(w, r, s, code, "dashboard", p)
+}
+
+func (d *Dashboard) handleImport(w http.ResponseWriter, r *http.Request, s *session) {
+	form := map[string]string{"name": r.PostFormValue("name"), "repository": r.PostFormValue("repository"), "repo_type": r.PostFormValue("repo_type")}
+	var out struct{ ImportProject *struct{ Slug string } }
+	err := d.run(r, s, importMutation, map[string]any{"name": form["name"], "url": form["repository"], "type": form["repo_type"]}, &out)
+	if err != nil || out.ImportProject == nil {
+		d.renderDashboard(w, r, s, http.StatusBadRequest, &page{Form: form, Errors: formErrorsOf(err, importFields)})
+		return
+	}
+	http.Redirect(w, r, "/projects/"+out.ImportProject.Slug+"/", http.StatusSeeOther)
+}
+
+// importFields maps importProject's input fields to the import form's.
+var importFields = map[string]string{"name": "name", "repository": "repository", "repository.url": "repository",
+	"repository.non_field_errors": "repository", "repository.type": "repo_type"}
+
+func (d *Dashboard) handleProject(w http.ResponseWriter, r *http.Request, s *session) {
+	p, ok := d.loadProject(w, r, s, projectQuery, map[string]any{})
+	if ok {
+		d.render(w, r, s, http.StatusOK, "project", &page{Title: p.Name, Project: p})
+	}
+}
+
+func (d *Dashboard) handleBuilds(w http.ResponseWriter, r *http.Request, s *session) {
+	d.renderBuilds(w, r, s, http.StatusOK, &page{})
+}
+
+func (d *Dashboard) renderBuilds(w http.ResponseWriter, r *http.Request, s *session, code int, pg *page) {
+	p, ok := d.loadProject(w, r, s, buildsQuery, map[string]any{})
+	if ok {
+		pg.Title, pg.Project = "Builds · "+p.Name, p
+		d.render(w, r, s, code, "builds", pg)
+	}
+}
+
+func (d *Dashboard) handleTrigger(w http.ResponseWriter, r *http.Request, s *session) {
+	slug, ver := r.PathValue("slug"), r.PostFormValue("version")
+	var out struct {
+		TriggerBuild *struct {
+			Triggered bool
+			Build     *struct{ ID int64 }
+		}
+	}
+	err := d.run(r, s, triggerMutation, map[string]any{"slug": slug, "version": ver}, &out)
+	if err == nil && (out.TriggerBuild == nil || out.TriggerBuild.Build == nil) {
+		err = errs.E(errs.Invalid, "dashboard.trigger", "The build was not triggered: the version is inactive or builds are turned off for the project.")
+	}
+	if err != nil {
+		d.renderBuilds(w, r, s, http.StatusBadRequest, &page{Form: map[string]string{"version": ver}, Errors: formErrorsOf(err, nil)})
+		return
+	}
+	http.Redirect(w, r, "/projects/"+slug+"/builds/"+strconv.FormatInt(out.TriggerBuild.Build.ID, 10)+"/", http.StatusSeeOther)
+}
+
+func (d *Dashboard) handleBuild(w http.ResponseWriter, r *http.Request, s *session) {
+	id, ok := pathID(r)
+	if !ok {
+		d.notFound(w, r, s)
+		return
+	}
+	p, found := d.loadProject(w, r, s, buildQuery, map[string]any{"id": id})
+	if !found {
+		return
+	}
+	if p.Build == nil {
+		d.notFound(w, r, s)
+		return
+	}
+	d.render(w, r, s, http.StatusOK, "build", &page{Title: "Build #" + strconv.FormatInt(id, 10) + " · " + p.Name,
+		Project: p, Build: p.Build, Query: buildSubscription})
+}
+
+func (d *Dashboard) handleVersions(w http.ResponseWriter, r *http.Request, s *session) {
+	p, ok := d.loadProject(w, r, s, versionsQuery, map[string]any{})
+	if ok {
+		d.render(w, r, s, http.StatusOK, "versions", &page{Title: "Versions · " + p.Name, Project: p})
+	}
+}
+
+// loadVersion loads the version edit page's data; only maintainers see it.
+func (d *Dashboard) loadVersion(w http.ResponseWriter, r *http.Request, s *session) (*project, bool) {
+	p, ok := d.loadMaintained(w, r, s, versionQuery, map[string]any{"version": r.PathValue("version")})
+	if ok && p.Version == nil {
+		d.notFound(w, r, s)
+		return nil, false
+	}
+	return p, ok
+}
+
+func (d *Dashboard) handleVersion(w http.ResponseWriter, r *http.Request, s *session) {
+	if p, ok := d.loadVersion(w, r, s); ok {
+		d.render(w, r, s, http.StatusOK, "version", &page{Title: p.Version.VerboseName + " · " + p.Name, Project: p, Version: p.Version})
+	}
+}
+
+// versionFields maps updateVersion's fields to the version form's.
+var versionFields = map[string]string{"active": "active", "hidden": "hidden", "privacy_level": "privacy_level", "privacyLevel": "privacy_level"}
+
+// handleVersionUpdate applies the edit form in one updateVersion and shows
+// the form again, as typed, with the API's messages on failure.
+func (d *Dashboard) handleVersionUpdate(w http.ResponseWriter, r *http.Request, s *session) {
+	p, ok := d.loadVersion(w, r, s)
+	if !ok {
+		return
+	}
+	v := p.Version
+	v.Active, v.Hidden, v.PrivacyLevel = r.PostFormValue("active") == "on", r.PostFormValue("hidden") == "on", r.PostFormValue("privacy_level")
+	err := d.run(r, s, updateVersionMutation, map[string]any{"slug": p.Slug, "version": v.Slug,
+		"active": v.Active, "hidden": v.Hidden, "privacy": v.PrivacyLevel}, nil)
+	if err != nil {
+		d.render(w, r, s, http.StatusBadRequest, "version", &page{Title: v.VerboseName + " · " + p.Name, Project: p, Version: v, Errors: formErrorsOf(err, versionFields)})
+		return
+	}
+	http.Redirect(w, r, "/projects/"+p.Slug+"/versions/", http.StatusSeeOther)
+}
+
+// handleBuildAction cancels a build or builds its version again
+// (cancelBuild, retryBuild) and shows the build page that results; a
+// refusal is shown on the builds page.
+func (d *Dashboard) handleBuildAction(w http.ResponseWriter, r *http.Request, s *session) {
+	slug := r.PathValue("slug")
+	id, ok := pathID(r)
+	action := r.PathValue("action")
+	if !ok || (action != "cancel" && action != "retry") {
+		d.notFound(w, r, s)
+		return
+	}
+	var err error
+	target := id
+	if action == "cancel" {
+		err = d.run(r, s, cancelMutation, map[string]any{"id": id}, nil)
+	} else {
+		var out struct {
+			RetryBuild struct{ Build *struct{ ID int64 } }
+		}
+		err = d.run(r, s, retryMutation, map[string]any{"id": id}, &out)
+		if err == nil && out.RetryBuild.Build == nil {
+			err = errs.E(errs.Invalid, "dashboard.retry", "The build was not triggered: the version is inactive or builds are turned off for the project.")
+		}
+		if err == nil {
+			target = out.RetryBuild.Build.ID
+		}
+	}
+	if err != nil {
+		d.renderBuilds(w, r, s, http.StatusBadRequest, &page{Errors: formErrorsOf(err, nil)})
+		return
+	}
+	http.Redirect(w, r, "/projects/"+slug+"/builds/"+strconv.FormatInt(target, 10)+"/", http.StatusSeeOther)
+}
+
+// settingsFields maps updateProject's fields to the settings form's.
+var settingsFields = map[string]string{"name": "name", "repository": "repository", "repository.url": "repository",
+	"repository.type": "repo_type", "homepage": "homepage", "language": "language", "programming_language": "programming_language",
+	"default_version": "default_version", "default_branch": "default_branch", "privacy_level": "privacy_level",
+	"show_version_warning": "show_version_warning"}
+
+// settingsForm is the settings form's values of a project.
+func settingsForm(p *project) map[string]string {
+	deref := func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return *s
+	}
+	warn := ""
+	if p.ShowVersionWarning {
+		warn = "on"
+	}
+	return map[string]string{"name": p.Name, "repository": p.Repository.URL, "repo_type": p.Repository.Type,
+		"homepage": deref(p.Homepage), "language": p.Language.Code, "programming_language": p.ProgrammingLanguage.Code,
+		"default_version": p.DefaultVersion, "default_branch": deref(p.StoredDefaultBranch), "privacy_level": p.PrivacyLevel,
+		"show_version_warning": warn}
+}
+
+// loadMaintained runs a project query for a page only maintainers see:
+// anyone else gets the 404 page.
+func (d *Dashboard) loadMaintained(w http.ResponseWriter, r *http.Request, s *session, query string, vars map[string]any) (*project, bool) {
+	p, ok := d.loadProject(w, r, s, query, vars)
+	if ok && !p.ViewerIsMaintainer {
+		d.notFound(w, r, s)
+		return nil, false
+	}
+	return p, ok
+}
+
+// loadSettings loads the settings page's data.
+func (d *Dashboard) loadSettings(w http.ResponseWriter, r *http.Request, s *session) (*project, bool) {
+	return d.loadMaintained(w, r, s, settingsQuery, map[string]any{})
+}
+
+func (d *Dashboard) handleSettings(w http.ResponseWriter, r *http.Request, s *session) {
+	if p, ok := d.loadSettings(w, r, s); ok {
+		d.render(w, r, s, http.StatusOK, "settings", &page{Title: "Settings · " + p.Name, Project: p, Form: settingsForm(p)})
+	}
+}
+
+// handleSettingsUpdate sends the fields the form changed in one
+// updateProject (a blank default branch clears it), and shows the form
+// again, as typed, with the API's messages on failure.
+func (d *Dashboard) handleSettingsUpdate(w http.ResponseWriter, r *http.Request, s *session) {
+	p, ok := d.loadSettings(w, r, s)
+	if !ok {
+		return
+	}
+	was, form := settingsForm(p), map[string]string{}
+	for k := range was {
+		form[k] = strings.TrimSpace(r.PostFormValue(k))
+	}
+	input := map[string]any{}
+	set := func(field, api string, value any) {
+		if form[field] != was[field] {
+			input[api] = value
+		}
+	}
+	for _, f := range [][2]string{{"name", "name"}, {"homepage", "homepage"}, {"language", "language"},
+		{"programming_language", "programmingLanguage"}, {"default_version", "defaultVersion"}, {"privacy_level", "privacyLevel"}} {
+		set(f[0], f[1], form[f[0]])
+	}
+	if form["default_branch"] == "" {
+		set("default_branch", "defaultBranch", nil)
+	} else {
+		set("default_branch", "defaultBranch", form["default_branch"])
+	}
+	set("show_version_warning", "showVersionWarning", form["show_version_warning"] == "on")
+	if form["repository"] != was["repository"] || form["repo_type"] != was["repo_type"] {
+		input["repository"] = map[string]any{"url": form["repository"], "type": form["repo_type"]}
+	}
+	var err error
+	if len(input) > 0 {
+		err = d.run(r, s, updateProjectMutation, map[string]any{"slug": p.Slug, "input": input}, nil)
+	}
+	if err != nil {
+		d.render(w, r, s, http.StatusBadRequest, "settings", &page{Title: "Settings · " + p.Name, Project: p, Form: form,
+			Errors: formErrorsOf(err, settingsFields)})
+		return
+	}
+	http.Redirect(w, r, "/projects/"+p.Slug+"/", http.StatusSeeOther)
+}

@@ -1,0 +1,154 @@
+package dashboard
+
+// The dashboard's GraphQL operations, all in this file: the pages run them
+// through the same executor as /graphql, and the build page's script posts
+// buildQuery to /graphql itself. Nothing else in the package reads data.
+
+// buildFields is the selection of a build that its pages show.
+const buildFields = `id state { code name } success error commit created started finished duration
+	version { slug verboseName } docsUrl`
+
+// commandFields is the selection of a build command.
+const commandFields = `id description command output exitCode runTime`
+
+const dashboardQuery = `query {
+	viewer { username }
+	projects(filter: { maintainedByViewer: true }, limit: 100) {
+		totalCount
+		nodes {
+			slug name privacyLevel repository { url } urls { home documentation }
+			builds(limit: 1) { nodes { ` + buildFields + ` } }
+		}
+	}
+}`
+
+const importMutation = `mutation($name: String!, $url: String!, $type: String!) {
+	importProject(input: { name: $name, repository: { url: $url, type: $type } }) { slug }
+}`
+
+// projectFields is the head of every project page.
+const projectFields = `slug name description privacyLevel defaultVersion viewerIsMaintainer
+	repository { url type } urls { home documentation builds versions }`
+
+const projectQuery = `query($slug: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		versions(filter: { active: true }, limit: 100) {
+			nodes { slug verboseName built privacyLevel urls { documentation } lastBuild { ` + buildFields + ` } }
+		}
+		builds(limit: 10) { nodes { ` + buildFields + ` } }
+	}
+}`
+
+const buildsQuery = `query($slug: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		versions(filter: { active: true }, limit: 100) { nodes { slug verboseName } }
+		builds(limit: 50) { totalCount nodes { ` + buildFields + ` } }
+	}
+}`
+
+// buildQuery renders a build page; buildSubscription is what the page's
+// script then follows over Server-Sent Events (one request, whatever the
+// build's length), with the same selection of the build.
+const buildQuery = `query($slug: String!, $id: Int!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		build(id: $id) { ` + buildFields + ` commands { ` + commandFields + ` } }
+	}
+}`
+
+const buildSubscription = `subscription($id: Int!) {
+	buildUpdated(id: $id) { ` + buildFields + ` commands { ` + commandFields + ` } }
+}`
+
+const triggerMutation = `mutation($slug: String!, $version: String!) {
+	triggerBuild(project: $slug, version: $version) { triggered build { id } }
+}`
+
+const versionsQuery = `query($slug: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		versions(limit: 100) {
+			nodes { slug verboseName type active hidden built privacyLevel urls { documentation } lastBuild { ` + buildFields + ` } }
+		}
+	}
+}`
+
+const versionQuery = `query($slug: String!, $version: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		version(slug: $version) { slug verboseName type identifier active hidden built privacyLevel urls { documentation } }
+	}
+}`
+
+const updateVersionMutation = `mutation($slug: String!, $version: String!, $active: Boolean!, $hidden: Boolean!, $privacy: String!) {
+	updateVersion(project: $slug, version: $version, input: { active: $active, hidden: $hidden, privacyLevel: $privacy }) { slug }
+}`
+
+const cancelMutation = `mutation($id: Int!) { cancelBuild(id: $id) { id } }`
+
+const retryMutation = `mutation($id: Int!) { retryBuild(id: $id) { build { id } } }`
+
+const settingsQuery = `query($slug: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		homepage storedDefaultBranch showVersionWarning language { code } programmingLanguage { code }
+		versions(filter: { active: true }, limit: 100) { nodes { slug verboseName } }
+	}
+}`
+
+// updateProjectMutation sends only the fields the settings form changed.
+const updateProjectMutation = `mutation($slug: String!, $input: UpdateProjectInput!) {
+	updateProject(slug: $slug, input: $input) { slug }
+}`
+
+const redirectsQuery = `query($slug: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		redirects(limit: 100) { nodes { id type fromUrl toUrl httpStatus force enabled description } }
+	}
+}`
+
+const createRedirectMutation = `mutation($slug: String!, $input: RedirectInput!) {
+	createRedirect(project: $slug, input: $input) { id }
+}`
+
+const deleteRedirectMutation = `mutation($slug: String!, $key: Int!) { deleteRedirect(project: $slug, id: $key) }`
+
+// Environment variables: values are write-only (the graph has no value field).
+const variablesQuery = `query($slug: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		environmentVariables(limit: 100) { nodes { id name public created } }
+	}
+}`
+
+const createVariableMutation = `mutation($slug: String!, $input: EnvironmentVariableInput!) {
+	createEnvironmentVariable(project: $slug, input: $input) { id }
+}`
+
+const deleteVariableMutation = `mutation($slug: String!, $key: Int!) { deleteEnvironmentVariable(project: $slug, id: $key) }`
+
+const maintainersQuery = `query($slug: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		users { username }
+	}
+}`
+
+const addMaintainerMutation = `mutation($slug: String!, $username: String!) { addMaintainer(slug: $slug, username: $username) { slug } }`
+
+const removeMaintainerMutation = `mutation($slug: String!, $key: String!) { removeMaintainer(slug: $slug, username: $key) { slug } }`
+
+// Integrations: the incoming webhooks, with their URL and secret.
+const integrationsQuery = `query($slug: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		integrations { id type secret webhookUrl created }
+	}
+}`
+
+const createIntegrationMutation = `mutation($slug: String!, $type: String!) { createIntegration(project: $slug, type: $type) { id } }`
+
+const deleteIntegrationMutation = `mutation($slug: String!, $key: Int!) { deleteIntegration(project: $slug, id: $key) }`

@@ -1,0 +1,137 @@
+// docsd dashboard: the build page follows a running build with the public
+// GraphQL endpoint's buildUpdated subscription over Server-Sent Events
+// (graphql-sse, distinct connections: one POST whose answer streams
+// `event: next` until `event: complete`). Signed-in viewers send the
+// session's CSRF token, without which /graphql ignores the session cookie.
+// A stream that breaks before the build finished is opened again.
+"use strict";
+
+(function () {
+  var box = document.getElementById("build");
+  if (!box || box.dataset.finished === "true" || !window.fetch || !window.TextDecoder) {
+    return;
+  }
+  var meta = document.querySelector('meta[name="csrf-token"]');
+  var headers = { "Content-Type": "application/json", "Accept": "text/event-stream" };
+  if (meta) {
+    headers["X-CSRFToken"] = meta.content;
+  }
+  var body = JSON.stringify({ query: box.dataset.query, variables: { id: parseInt(box.dataset.build, 10) } });
+
+  function label(b) {
+    if (b.state.code !== "finished") {
+      return [b.state.name, "running"];
+    }
+    return b.success ? ["Passed", "passed"] : ["Failed", "failed"];
+  }
+
+  function show(b) {
+    var state = document.getElementById("build-state");
+    var l = label(b);
+    state.textContent = l[0];
+    state.className = "state " + l[1];
+    document.getElementById("build-commit").textContent = (b.commit || "").slice(0, 8);
+    document.getElementById("build-duration").textContent = b.duration != null ? b.duration + "s" : "";
+    var err = document.getElementById("build-error");
+    err.textContent = b.error || "";
+    err.hidden = !b.error;
+    document.getElementById("build-docs").hidden = !(b.state.code === "finished" && b.success);
+    var list = document.getElementById("build-commands");
+    var items = [];
+    b.commands.forEach(function (c) {
+      var li = document.createElement("li");
+      var head = document.createElement("div");
+      head.className = "cmd";
+      var code = document.createElement("code");
+      code.textContent = c.command;
+      head.appendChild(code);
+      if (c.exitCode != null) {
+        var exit = document.createElement("span");
+        exit.className = "exit";
+        exit.textContent = " exit " + c.exitCode;
+        head.appendChild(exit);
+      }
+      li.appendChild(head);
+      if (c.output) {
+        var pre = document.createElement("pre");
+        pre.textContent = c.output;
+        li.appendChild(pre);
+      }
+      items.push(li);
+    });
+    list.replaceChildren.apply(list, items);
+    if (b.state.code === "finished") {
+      box.dataset.finished = "true";
+      var cancel = document.getElementById("build-cancel");
+      if (cancel) {
+        cancel.remove();
+      }
+    }
+  }
+
+  // handle takes one SSE event block; it returns false to stop following.
+  function handle(block) {
+    var event = "", data = "";
+    block.split("\n").forEach(function (line) {
+      if (line.indexOf("event:") === 0) {
+        event = line.slice(6).trim();
+      } else if (line.indexOf("data:") === 0) {
+        data += line.slice(5).trim();
+      }
+    });
+    if (event !== "next" || !data) {
+      return true;
+    }
+    var msg = JSON.parse(data);
+    if (msg.errors && msg.errors.length) {
+      return false; // the build is gone or no longer visible: keep what is shown
+    }
+    show(msg.data.buildUpdated);
+    return true;
+  }
+
+  function follow() {
+    fetch("/graphql", { method: "POST", headers: headers, credentials: "same-origin", body: body })
+      .then(function (resp) {
+        if (resp.status === 401) {
+          window.location = "/accounts/login/?next=" + encodeURIComponent(window.location.pathname);
+          return false;
+        }
+        if (!resp.ok || !resp.body) {
+          var wait = parseInt(resp.headers.get("Retry-After") || "1", 10);
+          setTimeout(follow, Math.max(wait, 1) * 1000);
+          return false;
+        }
+        var reader = resp.body.getReader();
+        var decoder = new TextDecoder();
+        var buffer = "";
+        function read() {
+          return reader.read().then(function (chunk) {
+            if (chunk.done) {
+              return true;
+            }
+            buffer += decoder.decode(chunk.value, { stream: true }).replace(/\r\n/g, "\n");
+            var end;
+            while ((end = buffer.indexOf("\n\n")) >= 0) {
+              var block = buffer.slice(0, end);
+              buffer = buffer.slice(end + 2);
+              if (!handle(block)) {
+                reader.cancel();
+                return false;
+              }
+            }
+            return read();
+          });
+        }
+        return read();
+      })
+      .then(function (again) {
+        if (again && box.dataset.finished !== "true") {
+          setTimeout(follow, 1000);
+        }
+      })
+      .catch(function () { setTimeout(follow, 1000); });
+  }
+
+  follow();
+})();
