@@ -2927,6 +2927,7 @@ interface Node {
   id: ID!
 }
 
+"The entry points for reading: the caller, projects, versions, builds, any object by global id, and search."
 type Query {
   "The object with this global id, with the visibility of its own typed query: an object the caller may not see, or an id that names nothing, is null with extensions.code NOT_FOUND."
   node(id: ID!): Node
@@ -3023,7 +3024,7 @@ enum RedirectType {
   prefix
   "A page of any version."
   page
-  "Exactly fromUrl (` + "`" + `$rest` + "`" + ` allowed at its end)."
+  "Exactly fromUrl (a trailing ` + "`" + `*` + "`" + ` matches the rest of any path)."
   exact
   "Sphinx HTMLDir URLs to HTML ones."
   sphinx_html
@@ -3129,6 +3130,7 @@ type SearchBlock {
   contentHighlights: [String!]!
 }
 
+"The entry points for writing. Writes need a signed-in caller; most need a maintainer of the project concerned."
 type Mutation {
   "Import a project: the caller becomes its maintainer; ` + "`" + `latest` + "`" + ` is created and built (behavior.md §4.1.4)."
   importProject(input: ImportProjectInput!, validateOnly: Boolean = false): Project
@@ -3190,6 +3192,7 @@ type Subscription {
   buildUpdated(id: Int!): Build!
 }
 
+"A docsd account: a maintainer of projects."
 type User implements Node {
   "The object's global id (see ` + "`" + `Node` + "`" + `)."
   id: ID!
@@ -3201,6 +3204,7 @@ type User implements Node {
   isSuperuser: Boolean!
 }
 
+"How the caller relates to a project, asked whoever can see it (REST's permission step)."
 type ProjectAccess {
   exists: Boolean!
   "The caller may read the project's detail."
@@ -3209,6 +3213,7 @@ type ProjectAccess {
   maintainer: Boolean!
 }
 
+"Narrows a project list or lookup; every field given must match."
 input ProjectFilterInput {
   slug: String
   "Projects whose slug contains this, in any case (api-2026.md §A3)."
@@ -3243,16 +3248,19 @@ type ProjectEdge {
   node: Project!
 }
 
+"A code of a closed list of choices with its display name (e.g. a language: ` + "`" + `en` + "`" + `, ` + "`" + `English` + "`" + `)."
 type Choice {
   code: String!
   name: String!
 }
 
+"A project's source repository."
 type Repository {
   url: String!
   type: RepositoryType!
 }
 
+"A project's URLs: its docs and its dashboard pages."
 type ProjectUrls {
   "Docs URL of the effective default version (behavior.md §8.2)."
   documentation: String!
@@ -3261,6 +3269,7 @@ type ProjectUrls {
   versions: String!
 }
 
+"A documentation project: a repository whose versions docsd builds and serves."
 type Project implements Node {
   "The object's global id (see ` + "`" + `Node` + "`" + `)."
   id: ID!
@@ -3340,6 +3349,7 @@ type Project implements Node {
   adminFields: ProjectAdminFields
 }
 
+"A project's admin settings (behavior.md §0.4), read by maintainers and superusers."
 type ProjectAdminFields {
   skip: Boolean!
   enablePdfBuild: Boolean!
@@ -3358,6 +3368,7 @@ type ProjectAdminFields {
   analyticsDisabled: Boolean!
 }
 
+"Narrows a version list or lookup; every field given must match."
 input VersionFilterInput {
   projectSlug: String
   slug: String
@@ -3398,12 +3409,14 @@ type VersionEdge {
   node: Version!
 }
 
+"A version's URLs."
 type VersionUrls {
   documentation: String!
   vcs: String!
   dashboard: VersionDashboardUrls!
 }
 
+"A version's dashboard pages."
 type VersionDashboardUrls {
   "The version's dashboard page: {public_url}/projects/{p}/versions/{v}/ (api-2026.md §A1.2)."
   edit: String!
@@ -3416,6 +3429,7 @@ type Downloads {
   epub: String
 }
 
+"A version of a project's docs: a branch, a tag or a pull request, built and served on its own."
 type Version implements Node {
   "The object's global id (see ` + "`" + `Node` + "`" + `)."
   id: ID!
@@ -3449,6 +3463,7 @@ type Version implements Node {
   builds(filter: BuildFilterInput, first: Int, after: String, last: Int, before: String, limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection!
 }
 
+"Narrows a build list or lookup; every field given must match."
 input BuildFilterInput {
   projectSlug: String
   commit: String
@@ -3478,11 +3493,13 @@ type BuildEdge {
   node: Build!
 }
 
+"A build's step, as a code and its display name."
 type BuildState {
   code: BuildStateCode!
   name: String!
 }
 
+"One build of a version: its state, result and the commands it ran."
 type Build implements Node {
   "The object's global id (see ` + "`" + `Node` + "`" + `)."
   id: ID!
@@ -3531,17 +3548,20 @@ type Build implements Node {
   viewerCanRetry: Boolean!
 }
 
+"A build's dashboard pages and those of its project and version."
 type BuildUrls {
   build: String!
   project: String!
   version: String!
 }
 
+"Narrows a notification list."
 input NotificationFilterInput {
   "Notifications in one of these states (` + "`" + `unread` + "`" + `, ` + "`" + `read` + "`" + `, ` + "`" + `dismissed` + "`" + `, ` + "`" + `cancelled` + "`" + `)."
   stateIn: [String!]
 }
 
+"A page of notifications (offset paging; the lists are short)."
 type NotificationList {
   totalCount: Int!
   nodes: [Notification!]!
@@ -3559,6 +3579,7 @@ type Notification {
   message: NotificationMessage!
 }
 
+"A notification's text, rendered."
 type NotificationMessage {
   "Read the Docs' message id, e.g. ` + "`" + `build:user:generic` + "`" + `."
   id: String!
@@ -3570,6 +3591,7 @@ type NotificationMessage {
   iconClasses: String!
 }
 
+"What an upload of prebuilt docs is for (api-2026.md §A4.5)."
 input InitiateUploadInput {
   "Project slug."
   project: String!
@@ -3582,6 +3604,7 @@ input InitiateUploadInput {
   versionPrivacyLevel: String
 }
 
+"Where and how to POST an upload archive."
 type UploadUrl {
   "Where the client POSTs the archive (multipart form)."
   url: String!
@@ -3589,6 +3612,7 @@ type UploadUrl {
   fields: JSON!
 }
 
+"The outcome of ` + "`" + `initiateUpload` + "`" + `."
 type InitiateUploadPayload {
   "` + "`" + `created` + "`" + `, or why nothing was created: ` + "`" + `project-not-found` + "`" + `, ` + "`" + `not-admin` + "`" + `, ` + "`" + `disabled` + "`" + `, ` + "`" + `inactive` + "`" + `, ` + "`" + `too-many-pending` + "`" + `."
   outcome: String!
@@ -3599,17 +3623,20 @@ type InitiateUploadPayload {
   uploadUrl: UploadUrl
 }
 
+"The outcome of ` + "`" + `completeUpload` + "`" + `."
 type CompleteUploadPayload {
   "` + "`" + `queued` + "`" + `, ` + "`" + `failed` + "`" + ` (the build failed as reported), or a refusal: ` + "`" + `build-not-found` + "`" + `, ` + "`" + `not-admin` + "`" + `, ` + "`" + `not-pending` + "`" + `, ` + "`" + `not-stored` + "`" + `."
   outcome: String!
   build: Build
 }
 
+"The outcome of ` + "`" + `syncVersions` + "`" + `."
 type SyncVersionsPayload {
   project: Project!
   triggered: Boolean!
 }
 
+"A command a build ran (or is running), with its output so far."
 type BuildCommand {
   id: Int!
   buildId: Int!
@@ -3622,6 +3649,7 @@ type BuildCommand {
   endTime: Time
 }
 
+"The outcome of ` + "`" + `triggerBuild` + "`" + ` or ` + "`" + `retryBuild` + "`" + `."
 type TriggerBuildPayload {
   "Null when nothing was queued."
   build: Build
@@ -3740,6 +3768,7 @@ type EnvironmentVariable implements Node {
   modified: Time!
 }
 
+"An incoming webhook of a project: where a repository host sends pushes and pull requests."
 type Integration {
   id: Int!
   type: IntegrationType!
@@ -3749,11 +3778,13 @@ type Integration {
   created: Time!
 }
 
+"A project's repository, as written."
 input RepositoryInput {
   url: String @goField(omittable: true)
   type: String @goField(omittable: true)
 }
 
+"The fields of a project import; ` + "`" + `name` + "`" + ` and ` + "`" + `repository` + "`" + ` are required."
 input ImportProjectInput {
   name: String @goField(omittable: true)
   repository: RepositoryInput @goField(omittable: true)
@@ -3770,6 +3801,7 @@ input ImportProjectInput {
   readthedocsYamlPath: String @goField(omittable: true)
 }
 
+"The project fields to change; a field not sent keeps its value."
 input UpdateProjectInput {
   name: String @goField(omittable: true)
   repository: RepositoryInput @goField(omittable: true)
@@ -3794,6 +3826,7 @@ input UpdateProjectInput {
   analyticsDisabled: Boolean @goField(omittable: true)
 }
 
+"The admin settings to change (superusers); a field not sent keeps its value."
 input ProjectAdminInput {
   skip: Boolean
   enablePdfBuild: Boolean
@@ -3814,6 +3847,7 @@ input ProjectAdminInput {
   addonsEnabled: Boolean
 }
 
+"The version fields to change; a field not sent keeps its value."
 input UpdateVersionInput {
   active: Boolean @goField(omittable: true)
   hidden: Boolean @goField(omittable: true)
@@ -3821,6 +3855,7 @@ input UpdateVersionInput {
   privacyLevel: String @goField(omittable: true)
 }
 
+"The project to nest and the alias it is served under."
 input CreateSubprojectInput {
   child: String @goField(omittable: true)
   alias: String @goField(omittable: true)
@@ -3842,6 +3877,7 @@ input RedirectInput {
   description: String @goField(omittable: true)
 }
 
+"A build environment variable to create."
 input EnvironmentVariableInput {
   name: String @goField(omittable: true)
   "At most 48000 characters; all values of a project together at most 256000."

@@ -29,6 +29,7 @@ type BuildEdge struct {
 	Node *store.Build `json:"node"`
 }
 
+// Narrows a build list or lookup; every field given must match.
 type BuildFilterInput struct {
 	ProjectSlug *string `json:"projectSlug,omitempty"`
 	Commit      *string `json:"commit,omitempty"`
@@ -38,28 +39,33 @@ type BuildFilterInput struct {
 	IncludeExternal *bool `json:"includeExternal,omitempty"`
 }
 
+// A build's step, as a code and its display name.
 type BuildState struct {
 	Code string `json:"code"`
 	Name string `json:"name"`
 }
 
+// A build's dashboard pages and those of its project and version.
 type BuildUrls struct {
 	Build   string `json:"build"`
 	Project string `json:"project"`
 	Version string `json:"version"`
 }
 
+// A code of a closed list of choices with its display name (e.g. a language: `en`, `English`).
 type Choice struct {
 	Code string `json:"code"`
 	Name string `json:"name"`
 }
 
+// The outcome of `completeUpload`.
 type CompleteUploadPayload struct {
 	// `queued`, `failed` (the build failed as reported), or a refusal: `build-not-found`, `not-admin`, `not-pending`, `not-stored`.
 	Outcome string       `json:"outcome"`
 	Build   *store.Build `json:"build,omitempty"`
 }
 
+// The project to nest and the alias it is served under.
 type CreateSubprojectInput struct {
 	Child graphql.Omittable[*string] `json:"child,omitempty"`
 	Alias graphql.Omittable[*string] `json:"alias,omitempty"`
@@ -92,6 +98,7 @@ type EnvironmentVariableEdge struct {
 	Node *store.EnvironmentVariable `json:"node"`
 }
 
+// A build environment variable to create.
 type EnvironmentVariableInput struct {
 	Name graphql.Omittable[*string] `json:"name,omitempty"`
 	// At most 48000 characters; all values of a project together at most 256000.
@@ -100,6 +107,7 @@ type EnvironmentVariableInput struct {
 	Public graphql.Omittable[*bool] `json:"public,omitempty"`
 }
 
+// The fields of a project import; `name` and `repository` are required.
 type ImportProjectInput struct {
 	Name                graphql.Omittable[*string]          `json:"name,omitempty"`
 	Repository          graphql.Omittable[*RepositoryInput] `json:"repository,omitempty"`
@@ -116,6 +124,7 @@ type ImportProjectInput struct {
 	ReadthedocsYamlPath graphql.Omittable[*string] `json:"readthedocsYamlPath,omitempty"`
 }
 
+// What an upload of prebuilt docs is for (api-2026.md §A4.5).
 type InitiateUploadInput struct {
 	// Project slug.
 	Project string `json:"project"`
@@ -128,6 +137,7 @@ type InitiateUploadInput struct {
 	VersionPrivacyLevel *string `json:"versionPrivacyLevel,omitempty"`
 }
 
+// The outcome of `initiateUpload`.
 type InitiateUploadPayload struct {
 	// `created`, or why nothing was created: `project-not-found`, `not-admin`, `disabled`, `inactive`, `too-many-pending`.
 	Outcome string `json:"outcome"`
@@ -138,6 +148,7 @@ type InitiateUploadPayload struct {
 	UploadURL  *UploadURL     `json:"uploadUrl,omitempty"`
 }
 
+// The entry points for writing. Writes need a signed-in caller; most need a maintainer of the project concerned.
 type Mutation struct {
 }
 
@@ -153,16 +164,19 @@ type Notification struct {
 	Message               *NotificationMessage `json:"message"`
 }
 
+// Narrows a notification list.
 type NotificationFilterInput struct {
 	// Notifications in one of these states (`unread`, `read`, `dismissed`, `cancelled`).
 	StateIn []string `json:"stateIn,omitempty"`
 }
 
+// A page of notifications (offset paging; the lists are short).
 type NotificationList struct {
 	TotalCount int64           `json:"totalCount"`
 	Nodes      []*Notification `json:"nodes"`
 }
 
+// A notification's text, rendered.
 type NotificationMessage struct {
 	// Read the Docs' message id, e.g. `build:user:generic`.
 	ID     string `json:"id"`
@@ -190,6 +204,7 @@ type PageInfo struct {
 	EndCursor *string `json:"endCursor,omitempty"`
 }
 
+// How the caller relates to a project, asked whoever can see it (REST's permission step).
 type ProjectAccess struct {
 	Exists bool `json:"exists"`
 	// The caller may read the project's detail.
@@ -198,6 +213,7 @@ type ProjectAccess struct {
 	Maintainer bool `json:"maintainer"`
 }
 
+// A project's admin settings (behavior.md §0.4), read by maintainers and superusers.
 type ProjectAdminFields struct {
 	Skip                  bool    `json:"skip"`
 	EnablePDFBuild        bool    `json:"enablePdfBuild"`
@@ -216,6 +232,7 @@ type ProjectAdminFields struct {
 	AnalyticsDisabled bool `json:"analyticsDisabled"`
 }
 
+// The admin settings to change (superusers); a field not sent keeps its value.
 type ProjectAdminInput struct {
 	Skip                  *bool   `json:"skip,omitempty"`
 	EnablePDFBuild        *bool   `json:"enablePdfBuild,omitempty"`
@@ -256,6 +273,7 @@ type ProjectEdge struct {
 	Node *store.Project `json:"node"`
 }
 
+// Narrows a project list or lookup; every field given must match.
 type ProjectFilterInput struct {
 	Slug *string `json:"slug,omitempty"`
 	// Projects whose slug contains this, in any case (api-2026.md §A3).
@@ -270,6 +288,7 @@ type ProjectFilterInput struct {
 	MaintainedByViewer *bool `json:"maintainedByViewer,omitempty"`
 }
 
+// A project's URLs: its docs and its dashboard pages.
 type ProjectUrls struct {
 	// Docs URL of the effective default version (behavior.md §8.2).
 	Documentation string `json:"documentation"`
@@ -278,6 +297,7 @@ type ProjectUrls struct {
 	Versions      string `json:"versions"`
 }
 
+// The entry points for reading: the caller, projects, versions, builds, any object by global id, and search.
 type Query struct {
 }
 
@@ -317,11 +337,13 @@ type RedirectInput struct {
 	Description graphql.Omittable[*string] `json:"description,omitempty"`
 }
 
+// A project's source repository.
 type Repository struct {
 	URL  string `json:"url"`
 	Type string `json:"type"`
 }
 
+// A project's repository, as written.
 type RepositoryInput struct {
 	URL  graphql.Omittable[*string] `json:"url,omitempty"`
 	Type graphql.Omittable[*string] `json:"type,omitempty"`
@@ -411,11 +433,13 @@ type SubprojectEdge struct {
 type Subscription struct {
 }
 
+// The outcome of `syncVersions`.
 type SyncVersionsPayload struct {
 	Project   *store.Project `json:"project"`
 	Triggered bool           `json:"triggered"`
 }
 
+// The outcome of `triggerBuild` or `retryBuild`.
 type TriggerBuildPayload struct {
 	// Null when nothing was queued.
 	Build     *store.Build   `json:"build,omitempty"`
@@ -424,6 +448,7 @@ type TriggerBuildPayload struct {
 	Triggered bool           `json:"triggered"`
 }
 
+// The project fields to change; a field not sent keeps its value.
 type UpdateProjectInput struct {
 	Name                graphql.Omittable[*string]          `json:"name,omitempty"`
 	Repository          graphql.Omittable[*RepositoryInput] `json:"repository,omitempty"`
@@ -448,6 +473,7 @@ type UpdateProjectInput struct {
 	AnalyticsDisabled     graphql.Omittable[*bool] `json:"analyticsDisabled,omitempty"`
 }
 
+// The version fields to change; a field not sent keeps its value.
 type UpdateVersionInput struct {
 	Active graphql.Omittable[*bool] `json:"active,omitempty"`
 	Hidden graphql.Omittable[*bool] `json:"hidden,omitempty"`
@@ -455,6 +481,7 @@ type UpdateVersionInput struct {
 	PrivacyLevel graphql.Omittable[*string] `json:"privacyLevel,omitempty"`
 }
 
+// Where and how to POST an upload archive.
 type UploadURL struct {
 	// Where the client POSTs the archive (multipart form).
 	URL string `json:"url"`
@@ -474,6 +501,7 @@ type VersionConnection struct {
 	PageInfo *PageInfo `json:"pageInfo"`
 }
 
+// A version's dashboard pages.
 type VersionDashboardUrls struct {
 	// The version's dashboard page: {public_url}/projects/{p}/versions/{v}/ (api-2026.md §A1.2).
 	Edit string `json:"edit"`
@@ -487,6 +515,7 @@ type VersionEdge struct {
 	Node *store.Version `json:"node"`
 }
 
+// Narrows a version list or lookup; every field given must match.
 type VersionFilterInput struct {
 	ProjectSlug *string `json:"projectSlug,omitempty"`
 	Slug        *string `json:"slug,omitempty"`
@@ -507,6 +536,7 @@ type VersionFilterInput struct {
 	IncludeExternal *bool `json:"includeExternal,omitempty"`
 }
 
+// A version's URLs.
 type VersionUrls struct {
 	Documentation string                `json:"documentation"`
 	Vcs           string                `json:"vcs"`
