@@ -67,6 +67,7 @@ func schemaConfig(r *Resolver) Config {
 	c.Version.Builds = func(child int, _ *BuildFilterInput, first *int64, _ *string, last *int64, _ *string, limit, _ *int64) int {
 		return 1 + child*pageRows(first, last, limit)
 	}
+	c.Query.Nodes = func(child int, ids []string) int { return 1 + child*len(ids) }
 	c.Project.ActiveVersions = func(child int) int { return 1 + child*unpaged }
 	c.Project.Users = func(child int) int { return 1 + child*unpaged }
 	c.Project.Integrations = func(child int) int { return 1 + child*unpaged }

@@ -2931,7 +2931,7 @@ interface Node {
 type Query {
   "The object with this global id, with the visibility of its own typed query: an object the caller may not see, or an id that names nothing, is null with extensions.code NOT_FOUND."
   node(id: ID!): Node
-  "The objects with these global ids, in the same order; each missing or invisible one is null with a NOT_FOUND error entry."
+  "The objects with these global ids (at most ` + "`" + `--max-page-size` + "`" + ` of them), in the same order; each missing or invisible one is null with a NOT_FOUND error entry."
   nodes(ids: [ID!]!): [Node]!
   "The authenticated caller, or null when anonymous."
   viewer: User

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/99designs/gqlgen/graphql"
 
@@ -101,6 +102,9 @@ func orNil[T any](v *T, err error) (gid.Node, error) {
 // nodes resolves each id as node() does; a failure is an error entry at
 // the list index and a null there, not a failure of the whole list.
 func (r *Resolver) nodes(ctx context.Context, ids []string) ([]gid.Node, error) {
+	if len(ids) > r.maxPage() {
+		return nil, errs.FieldError("graph.nodes", "ids", fmt.Sprintf("Ensure this field has no more than %d elements.", r.maxPage()))
+	}
 	out := make([]gid.Node, len(ids))
 	for i, id := range ids {
 		n, err := r.node(ctx, id)

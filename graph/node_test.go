@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"docsd/errs"
 	"docsd/graph"
 	"docsd/store"
 	"docsd/storetest"
@@ -103,6 +104,14 @@ func TestNodes(t *testing.T) {
 		}
 		if want := []string{"nodes[1]", "nodes[2]", "nodes[3]", "nodes[5]"}; !reflect.DeepEqual(paths, want) {
 			t.Errorf("error paths %v, want %v", paths, want)
+		}
+		// More ids than a page holds are INVALID on `ids`.
+		many := make([]string, 101)
+		for i := range many {
+			many[i] = pubID
+		}
+		if _, err := e.do(e.as("bob"), query, map[string]any{"ids": many}); kind(err) != "INVALID" || errs.FieldsOf(err)["ids"] == nil {
+			t.Errorf("nodes of 101 ids: %s %v, want INVALID on ids", kind(err), err)
 		}
 		// node() of a malformed id is NOT_FOUND, never a server error.
 		for _, id := range []string{"", "x", "UHJvamVjdDox:", "VXNlcjow", "Rm9vOjE"} {
