@@ -3146,6 +3146,7 @@ type Mutation {
   setTranslationOf(slug: String!, main: String): Project
   "Add or remove a maintainer (maintainers). The last maintainer can't be removed."
   addMaintainer(slug: String!, username: String!): Project
+  "Remove a maintainer (maintainers). The last maintainer can't be removed."
   removeMaintainer(slug: String!, username: String!): Project
 
   "Update a version (maintainers). Fields not given keep their value, with or without ` + "`" + `replace` + "`" + ` (api-2026.md §A6 #7). Turning ` + "`" + `active` + "`" + ` from false to true queues one build of the version, unless the project's builds are disabled or the version is uploaded (§A6 #6)."
@@ -3170,19 +3171,24 @@ type Mutation {
 
   "Nest a project the caller maintains under ` + "`" + `project` + "`" + ` (maintainers of ` + "`" + `project` + "`" + `)."
   createSubproject(project: String!, input: CreateSubprojectInput!, validateOnly: Boolean = false): Subproject
+  "Un-nest the subproject with this alias (maintainers of ` + "`" + `project` + "`" + `); the child project stays."
   deleteSubproject(project: String!, alias: String!): Boolean!
 
+  "Create a redirect of a project (maintainers); ` + "`" + `position` + "`" + ` places it among the others."
   createRedirect(project: String!, input: RedirectInput!, validateOnly: Boolean = false): Redirect
   "Update a redirect; ` + "`" + `replace` + "`" + ` applies PUT's rules (` + "`" + `type` + "`" + ` required), otherwise a partial update."
   updateRedirect(project: String!, id: Int!, input: RedirectInput!, replace: Boolean = false, validateOnly: Boolean = false): Redirect
+  "Delete a redirect (maintainers); the others close the gap in positions."
   deleteRedirect(project: String!, id: Int!): Boolean!
 
   "Create a build environment variable; its value can never be read back."
   createEnvironmentVariable(project: String!, input: EnvironmentVariableInput!, validateOnly: Boolean = false): EnvironmentVariable
+  "Delete a build environment variable (maintainers)."
   deleteEnvironmentVariable(project: String!, id: Int!): Boolean!
 
   "Create an incoming-webhook integration with a fresh secret (maintainers)."
   createIntegration(project: String!, type: String!): Integration
+  "Delete an incoming-webhook integration (maintainers); its webhook URL stops working."
   deleteIntegration(project: String!, id: Int!): Boolean!
 }
 
@@ -3198,14 +3204,17 @@ type User implements Node {
   id: ID!
   "The object's integer id in the database, as the REST APIs show it."
   databaseId: Int!
+  "The user's unique name."
   username: String!
   "Only shown to the user themself and superusers; null otherwise."
   email: String
+  "Whether the user is a superuser (sees everything, may change admin fields)."
   isSuperuser: Boolean!
 }
 
 "How the caller relates to a project, asked whoever can see it (REST's permission step)."
 type ProjectAccess {
+  "Whether a project with that slug exists."
   exists: Boolean!
   "The caller may read the project's detail."
   visible: Boolean!
@@ -3250,13 +3259,17 @@ type ProjectEdge {
 
 "A code of a closed list of choices with its display name (e.g. a language: ` + "`" + `en` + "`" + `, ` + "`" + `English` + "`" + `)."
 type Choice {
+  "The code stored and sent in inputs (` + "`" + `en` + "`" + `)."
   code: String!
+  "The display name (` + "`" + `English` + "`" + `)."
   name: String!
 }
 
 "A project's source repository."
 type Repository {
+  "The repository's clone URL."
   url: String!
+  "The version control system."
   type: RepositoryType!
 }
 
@@ -3264,8 +3277,11 @@ type Repository {
 type ProjectUrls {
   "Docs URL of the effective default version (behavior.md §8.2)."
   documentation: String!
+  "The project's dashboard page."
   home: String!
+  "The project's builds page."
   builds: String!
+  "The project's versions page."
   versions: String!
 }
 
@@ -3275,20 +3291,29 @@ type Project implements Node {
   id: ID!
   "The object's integer id in the database, as the REST APIs show it."
   databaseId: Int!
+  "The project's display name."
   name: String!
+  "The project's unique, URL-safe name."
   slug: String!
+  "A short description of the project (may be empty)."
   description: String!
+  "The language of the docs."
   language: Choice!
+  "The programming language the project is about."
   programmingLanguage: Choice!
+  "Where the project's sources are."
   repository: Repository!
   "Null when empty."
   homepage: String
+  "The slug of the version the project's docs root serves, as set (see ` + "`" + `urls.documentation` + "`" + ` for the effective one)."
   defaultVersion: String!
   "The stored default branch, else the detected one, else the VCS fallback."
   defaultBranch: String!
   "The stored default branch as is: null when unset (v2)."
   storedDefaultBranch: String
+  "The documentation tool the project is built with (` + "`" + `sphinx` + "`" + `, ` + "`" + `mkdocs` + "`" + `, …)."
   documentationType: String!
+  "Who may see the project."
   privacyLevel: PrivacyLevel!
   "Privacy of the project's pull-request versions, their builds and their docs (api-2026.md §A1.7)."
   externalBuildsPrivacyLevel: PrivacyLevel!
@@ -3298,10 +3323,15 @@ type Project implements Node {
   singleVersion: Boolean!
   "Custom path of the build configuration file, relative to the repository root (api-2026.md §A1.9); null when unset."
   readthedocsYamlPath: String
+  "Whether old and development versions show a warning banner."
   showVersionWarning: Boolean!
+  "The Google Analytics code set on the project (stored only); null when unset."
   analyticsCode: String
+  "The project's tags."
   tags: [String!]!
+  "When the project was imported."
   created: Time!
+  "When the project was last changed."
   modified: Time!
   "Maintainers in the order they were added."
   users: [User!]!
@@ -3309,6 +3339,7 @@ type Project implements Node {
   subprojectOf: Project
   "The main project when this one is a translation and the caller can see it."
   translationOf: Project
+  "The project's docs URL and dashboard pages."
   urls: ProjectUrls!
   "Docs URL of the effective default version (v2 canonical_url)."
   canonicalUrl: String!
@@ -3316,12 +3347,15 @@ type Project implements Node {
   activeVersions: [Version!]!
   "Internal versions: all of them for maintainers, the visible ones for others."
   versions(filter: VersionFilterInput, first: Int, after: String, last: Int, before: String, limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): VersionConnection!
+  "A version of the project by slug, if the caller can see it."
   version(slug: String!, filter: VersionFilterInput): Version
   "Builds of internal versions: all for maintainers, the visible ones for others."
   builds(filter: BuildFilterInput, first: Int, after: String, last: Int, before: String, limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection!
+  "A build of the project by database id, if the caller can see it."
   build(id: Int!, filter: BuildFilterInput): Build
   "Relationships whose parent is this project, in creation order."
   subprojects(first: Int, after: String, last: Int, before: String, limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): SubprojectConnection!
+  "The subproject with this alias, if the caller can see the child."
   subproject(alias: String!): Subproject
   "Projects whose translation_of is this one, ordered by slug."
   translations(first: Int, after: String, last: Int, before: String, limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): ProjectConnection!
@@ -3411,8 +3445,11 @@ type VersionEdge {
 
 "A version's URLs."
 type VersionUrls {
+  "The version's docs root."
   documentation: String!
+  "The version's sources on the repository host."
   vcs: String!
+  "The version's dashboard pages."
   dashboard: VersionDashboardUrls!
 }
 
@@ -3424,8 +3461,11 @@ type VersionDashboardUrls {
 
 "Download URLs; a format that does not exist is null."
 type Downloads {
+  "The PDF download, if built."
   pdf: String
+  "The zipped HTML download, if built."
   htmlzip: String
+  "The EPUB download, if built."
   epub: String
 }
 
@@ -3435,31 +3475,47 @@ type Version implements Node {
   id: ID!
   "The object's integer id in the database, as the REST APIs show it."
   databaseId: Int!
+  "The version's project."
   project: Project!
+  "The version's URL-safe name, unique in its project."
   slug: String!
+  "The branch or tag name (or pull-request number) as in the repository."
   verboseName: String!
+  "The commit, branch or tag name the version builds."
   identifier: String!
   "On ` + "`" + `stable` + "`" + ` only: the slug of the version the stable rule picks now."
   ref: String
+  "What the version is built from."
   type: VersionType!
+  "Whether the version is built and served."
   active: Boolean!
+  "Whether the version has been built successfully at least once."
   built: Boolean!
+  "Whether the version's docs are published by the upload API rather than built."
   uploaded: Boolean!
+  "Whether docsd made and manages the version (` + "`" + `latest` + "`" + `, ` + "`" + `stable` + "`" + `)."
   machine: Boolean!
   "Left out of reader-facing version listings (flyout, footer, search); still served and listed by the APIs (api-2026.md §A1.2)."
   hidden: Boolean!
   "For the machine ` + "`" + `stable` + "`" + `, the active version its rule picks; for the machine ` + "`" + `latest` + "`" + `, the active version of the default branch; else empty (api-2026.md §A1.2)."
   aliases: [Version!]!
+  "Who may see the version and its builds."
   privacyLevel: PrivacyLevel!
   "v2 ` + "`" + `documentation_type` + "`" + `: the doctype of the last successful build's configuration, else the project's (api-2026.md §A1.6)."
   documentationType: String!
+  "Whether a PDF was built."
   hasPdf: Boolean!
+  "Whether an EPUB was built."
   hasEpub: Boolean!
+  "Whether a zipped HTML was built."
   hasHtmlzip: Boolean!
+  "The version's offline formats."
   downloads: Downloads!
+  "The version's docs, repository and dashboard URLs."
   urls: VersionUrls!
   "The most recent build (any state), or null."
   lastBuild: Build
+  "The version's builds, most recent first."
   builds(filter: BuildFilterInput, first: Int, after: String, last: Int, before: String, limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection!
 }
 
@@ -3495,7 +3551,9 @@ type BuildEdge {
 
 "A build's step, as a code and its display name."
 type BuildState {
+  "The step, as a code."
   code: BuildStateCode!
+  "The step's display name (` + "`" + `Finished` + "`" + `)."
   name: String!
 }
 
@@ -3505,8 +3563,11 @@ type Build implements Node {
   id: ID!
   "The object's integer id in the database, as the REST APIs show it."
   databaseId: Int!
+  "The project built."
   project: Project!
+  "The version built."
   version: Version!
+  "The build's step."
   state: BuildState!
   "Null until finished (v3)."
   success: Boolean
@@ -3514,16 +3575,23 @@ type Build implements Node {
   storedSuccess: Boolean!
   "The failure message; null when there is none."
   error: String
+  "The exit code of the build's failing command; null when none failed."
   exitCode: Int
+  "The commit built; null until the build has checked it out."
   commit: String
+  "The kind of build (` + "`" + `html` + "`" + `)."
   type: String!
+  "When the build was queued."
   created: Time!
+  "When a worker started the build; null while queued."
   started: Time
+  "When the build finished; null until then."
   finished: Time
   "Whole seconds; null while triggered."
   duration: Int
   "The stored build configuration ({} until validated)."
   config: JSON!
+  "The commands the build ran, in order, with their output (a running command's output grows)."
   commands: [BuildCommand!]!
   "Docs URL of the build's version."
   docsUrl: String!
@@ -3535,6 +3603,7 @@ type Build implements Node {
   versionType: VersionType!
   "The project's configuration file path the build used; null when the project set none."
   readthedocsYamlPath: String
+  "The commit on the repository host (GitHub, GitLab, Bitbucket); null for other hosts or before checkout."
   commitUrl: String
   "The notification message id of the build's failure (api-2026.md §A4.2); null unless it finished unsuccessfully."
   errorId: String
@@ -3550,8 +3619,11 @@ type Build implements Node {
 
 "A build's dashboard pages and those of its project and version."
 type BuildUrls {
+  "The build's dashboard page."
   build: String!
+  "The project's dashboard page."
   project: String!
+  "The version's dashboard page."
   version: String!
 }
 
@@ -3563,7 +3635,9 @@ input NotificationFilterInput {
 
 "A page of notifications (offset paging; the lists are short)."
 type NotificationList {
+  "All matching notifications."
   totalCount: Int!
+  "The page's notifications."
   nodes: [Notification!]!
 }
 
@@ -3632,20 +3706,31 @@ type CompleteUploadPayload {
 
 "The outcome of ` + "`" + `syncVersions` + "`" + `."
 type SyncVersionsPayload {
+  "The project."
   project: Project!
+  "Whether a sync was queued (or was already queued)."
   triggered: Boolean!
 }
 
 "A command a build ran (or is running), with its output so far."
 type BuildCommand {
+  "The command's database id."
   id: Int!
+  "The database id of the command's build."
   buildId: Int!
+  "What the command does, for people (may be empty)."
   description: String!
+  "The command line run."
   command: String!
+  "Everything the command wrote so far (standard output and error)."
   output: String!
+  "The command's exit code; null while it runs."
   exitCode: Int
+  "Whole seconds the command ran; null while it runs."
   runTime: Int
+  "When the command started."
   startTime: Time!
+  "When the command ended; null while it runs."
   endTime: Time
 }
 
@@ -3653,8 +3738,11 @@ type BuildCommand {
 type TriggerBuildPayload {
   "Null when nothing was queued."
   build: Build
+  "The project of the version."
   project: Project!
+  "The version to build."
   version: Version!
+  "Whether a build was queued."
   triggered: Boolean!
 }
 
@@ -3684,7 +3772,9 @@ type Subproject implements Node {
   id: ID!
   "The object's integer id in the database, as the REST APIs show it."
   databaseId: Int!
+  "The path segment the child is served under: ` + "`" + `/projects/<alias>/` + "`" + ` in the parent's docs."
   alias: String!
+  "The project the child is nested under."
   parent: Project!
   "Null when the caller can't see the child."
   child: Project
@@ -3716,10 +3806,13 @@ type Redirect implements Node {
   id: ID!
   "The object's integer id in the database, as the REST APIs show it."
   databaseId: Int!
+  "The project whose docs the redirect applies to."
   project: Project!
   "How the redirect matches."
   type: RedirectType!
+  "The path the redirect matches (its meaning depends on ` + "`" + `type` + "`" + `)."
   fromUrl: String!
+  "Where the redirect sends the reader."
   toUrl: String!
   "The status the docs host answers with: 301 or 302."
   httpStatus: Int!
@@ -3729,8 +3822,11 @@ type Redirect implements Node {
   force: Boolean!
   "Whether the docs host applies the redirect at all."
   enabled: Boolean!
+  "A note for maintainers (may be empty)."
   description: String!
+  "When the redirect was created."
   created: Time!
+  "When the redirect was last changed."
   modified: Time!
 }
 
@@ -3760,21 +3856,29 @@ type EnvironmentVariable implements Node {
   id: ID!
   "The object's integer id in the database, as the REST APIs show it."
   databaseId: Int!
+  "The project whose builds get the variable."
   project: Project!
+  "The variable's name, as builds see it."
   name: String!
   "Also given to pull-request (external) builds (api-2026.md §A1.5)."
   public: Boolean!
+  "When the variable was created."
   created: Time!
+  "When the variable was last changed."
   modified: Time!
 }
 
 "An incoming webhook of a project: where a repository host sends pushes and pull requests."
 type Integration {
+  "The integration's database id (it is in the webhook URL)."
   id: Int!
+  "Which host's webhooks the integration accepts."
   type: IntegrationType!
+  "The secret the repository host signs its deliveries with."
   secret: String!
   "The webhook URL of behavior.md §9.1 naming this integration: /api/v2/webhook/<project>/<id>/."
   webhookUrl: String!
+  "When the integration was created."
   created: Time!
 }
 

@@ -41,20 +41,27 @@ type BuildFilterInput struct {
 
 // A build's step, as a code and its display name.
 type BuildState struct {
+	// The step, as a code.
 	Code string `json:"code"`
+	// The step's display name (`Finished`).
 	Name string `json:"name"`
 }
 
 // A build's dashboard pages and those of its project and version.
 type BuildUrls struct {
-	Build   string `json:"build"`
+	// The build's dashboard page.
+	Build string `json:"build"`
+	// The project's dashboard page.
 	Project string `json:"project"`
+	// The version's dashboard page.
 	Version string `json:"version"`
 }
 
 // A code of a closed list of choices with its display name (e.g. a language: `en`, `English`).
 type Choice struct {
+	// The code stored and sent in inputs (`en`).
 	Code string `json:"code"`
+	// The display name (`English`).
 	Name string `json:"name"`
 }
 
@@ -73,9 +80,12 @@ type CreateSubprojectInput struct {
 
 // Download URLs; a format that does not exist is null.
 type Downloads struct {
-	PDF     *string `json:"pdf,omitempty"`
+	// The PDF download, if built.
+	PDF *string `json:"pdf,omitempty"`
+	// The zipped HTML download, if built.
 	Htmlzip *string `json:"htmlzip,omitempty"`
-	Epub    *string `json:"epub,omitempty"`
+	// The EPUB download, if built.
+	Epub *string `json:"epub,omitempty"`
 }
 
 // A page of environment variables (a Relay cursor connection).
@@ -172,8 +182,10 @@ type NotificationFilterInput struct {
 
 // A page of notifications (offset paging; the lists are short).
 type NotificationList struct {
-	TotalCount int64           `json:"totalCount"`
-	Nodes      []*Notification `json:"nodes"`
+	// All matching notifications.
+	TotalCount int64 `json:"totalCount"`
+	// The page's notifications.
+	Nodes []*Notification `json:"nodes"`
 }
 
 // A notification's text, rendered.
@@ -206,6 +218,7 @@ type PageInfo struct {
 
 // How the caller relates to a project, asked whoever can see it (REST's permission step).
 type ProjectAccess struct {
+	// Whether a project with that slug exists.
 	Exists bool `json:"exists"`
 	// The caller may read the project's detail.
 	Visible bool `json:"visible"`
@@ -292,9 +305,12 @@ type ProjectFilterInput struct {
 type ProjectUrls struct {
 	// Docs URL of the effective default version (behavior.md §8.2).
 	Documentation string `json:"documentation"`
-	Home          string `json:"home"`
-	Builds        string `json:"builds"`
-	Versions      string `json:"versions"`
+	// The project's dashboard page.
+	Home string `json:"home"`
+	// The project's builds page.
+	Builds string `json:"builds"`
+	// The project's versions page.
+	Versions string `json:"versions"`
 }
 
 // The entry points for reading: the caller, projects, versions, builds, any object by global id, and search.
@@ -339,7 +355,9 @@ type RedirectInput struct {
 
 // A project's source repository.
 type Repository struct {
-	URL  string `json:"url"`
+	// The repository's clone URL.
+	URL string `json:"url"`
+	// The version control system.
 	Type string `json:"type"`
 }
 
@@ -435,17 +453,22 @@ type Subscription struct {
 
 // The outcome of `syncVersions`.
 type SyncVersionsPayload struct {
-	Project   *store.Project `json:"project"`
-	Triggered bool           `json:"triggered"`
+	// The project.
+	Project *store.Project `json:"project"`
+	// Whether a sync was queued (or was already queued).
+	Triggered bool `json:"triggered"`
 }
 
 // The outcome of `triggerBuild` or `retryBuild`.
 type TriggerBuildPayload struct {
 	// Null when nothing was queued.
-	Build     *store.Build   `json:"build,omitempty"`
-	Project   *store.Project `json:"project"`
-	Version   *store.Version `json:"version"`
-	Triggered bool           `json:"triggered"`
+	Build *store.Build `json:"build,omitempty"`
+	// The project of the version.
+	Project *store.Project `json:"project"`
+	// The version to build.
+	Version *store.Version `json:"version"`
+	// Whether a build was queued.
+	Triggered bool `json:"triggered"`
 }
 
 // The project fields to change; a field not sent keeps its value.
@@ -538,7 +561,10 @@ type VersionFilterInput struct {
 
 // A version's URLs.
 type VersionUrls struct {
-	Documentation string                `json:"documentation"`
-	Vcs           string                `json:"vcs"`
-	Dashboard     *VersionDashboardUrls `json:"dashboard"`
+	// The version's docs root.
+	Documentation string `json:"documentation"`
+	// The version's sources on the repository host.
+	Vcs string `json:"vcs"`
+	// The version's dashboard pages.
+	Dashboard *VersionDashboardUrls `json:"dashboard"`
 }
