@@ -2930,25 +2930,25 @@ interface Node {
 "The entry points for reading: the caller, projects, versions, builds, any object by global id, and search."
 type Query {
   "The object with this global id, with the visibility of its own typed query: an object the caller may not see, or an id that names nothing, is null with extensions.code NOT_FOUND."
-  node(id: ID!): Node
+  node("A global id (any Node's ` + "`" + `id` + "`" + `)." id: ID!): Node
   "The objects with these global ids (at most ` + "`" + `--max-page-size` + "`" + ` of them), in the same order; each missing or invisible one is null with a NOT_FOUND error entry."
-  nodes(ids: [ID!]!): [Node]!
+  nodes("Global ids." ids: [ID!]!): [Node]!
   "The authenticated caller, or null when anonymous."
   viewer: User
   "Visible projects ordered by slug. With ` + "`" + `filter.maintainedByViewer` + "`" + `, only the caller's own projects (any privacy)."
   projects("Only projects matching this." filter: ProjectFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): ProjectConnection!
   "A visible project by slug or id; ` + "`" + `filter` + "`" + ` narrows the lookup as on lists."
-  project(slug: String, id: Int, filter: ProjectFilterInput): Project
+  project("The project's slug." slug: String, "The project's database id (instead of ` + "`" + `slug` + "`" + `)." id: Int, "Narrows the lookup as on lists: a project that does not match is NOT_FOUND." filter: ProjectFilterInput): Project
   "Whether a project exists and how the caller relates to it, whoever can see it (REST's permission step). Anonymous callers get an answer too (never a maintainer)."
-  projectAccess(slug: String!): ProjectAccess!
+  projectAccess("The project's slug." slug: String!): ProjectAccess!
   "Visible versions of every project, ordered by verbose name descending (v2's /version/)."
   versions("Only versions matching this." filter: VersionFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): VersionConnection!
   "A visible version by id."
-  version(id: Int!): Version
+  version("The version's database id." id: Int!): Version
   "Visible builds of every project, most recent first (v2's /build/)."
   builds("Only builds matching this." filter: BuildFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection!
   "A visible build by id."
-  build(id: Int!): Build
+  build("The build's database id." id: Int!): Build
   """
   Full-text search of built documentation (reader.md R.6). Without ` + "`" + `family` + "`" + `,
   ` + "`" + `query` + "`" + ` names its scope with arguments (` + "`" + `project:P[/V]` + "`" + `, ` + "`" + `subprojects:P[/V]` + "`" + `,
@@ -2956,7 +2956,7 @@ type Query {
   project's family (the v2 search endpoints) and all of ` + "`" + `query` + "`" + ` is text.
   Visibility is the docs host's: private content only for its maintainers.
   """
-  search(query: String!, family: SearchFamilyInput, offset: Int = 0, limit: Int = 15): SearchResults!
+  search("The search text, with scope arguments unless ` + "`" + `family` + "`" + ` is given." query: String!, "Search a project's family (the v2 search endpoints) instead of the scope named in ` + "`" + `query` + "`" + `." family: SearchFamilyInput, "Results to skip." offset: Int = 0, "Results per page (default 15, at most 100)." limit: Int = 15): SearchResults!
 }
 
 """
@@ -3133,69 +3133,69 @@ type SearchBlock {
 "The entry points for writing. Writes need a signed-in caller; most need a maintainer of the project concerned."
 type Mutation {
   "Import a project: the caller becomes its maintainer; ` + "`" + `latest` + "`" + ` is created and built (behavior.md §4.1.4)."
-  importProject(input: ImportProjectInput!, validateOnly: Boolean = false): Project
+  importProject("The fields to write." input: ImportProjectInput!, "Only check the input: report what is wrong (INVALID) and write nothing; a valid input answers null." validateOnly: Boolean = false): Project
   "Update a project (maintainers). ` + "`" + `replace` + "`" + ` applies PUT's relaxed rules (api-2026.md §A6 #7): name and repository.url are required; a field not sent keeps its value."
-  updateProject(slug: String!, input: UpdateProjectInput!, replace: Boolean = false, validateOnly: Boolean = false): Project
+  updateProject("The project's slug." slug: String!, "The fields to write." input: UpdateProjectInput!, "Apply PUT's rules (see the mutation's description)." replace: Boolean = false, "Only check the input: report what is wrong (INVALID) and write nothing; a valid input answers null." validateOnly: Boolean = false): Project
   "Delete a project with everything that belongs to it (maintainers)."
-  deleteProject(slug: String!): Boolean!
+  deleteProject("The project's slug." slug: String!): Boolean!
   "Set a project's privacy level (maintainers)."
-  setProjectPrivacy(slug: String!, privacyLevel: String!): Project
+  setProjectPrivacy("The project's slug." slug: String!, "A privacy level code: ` + "`" + `public` + "`" + `, ` + "`" + `protected` + "`" + ` or ` + "`" + `private` + "`" + `." privacyLevel: String!): Project
   "Set admin-only project fields (superusers)."
-  setProjectAdminFields(slug: String!, input: ProjectAdminInput!): Project
+  setProjectAdminFields("The project's slug." slug: String!, "The fields to write." input: ProjectAdminInput!): Project
   "Link a project as a translation of another (maintainer of both), or unlink it with main = null."
-  setTranslationOf(slug: String!, main: String): Project
+  setTranslationOf("The translation's slug." slug: String!, "The main project's slug; null unlinks the translation." main: String): Project
   "Add or remove a maintainer (maintainers). The last maintainer can't be removed."
-  addMaintainer(slug: String!, username: String!): Project
+  addMaintainer("The project's slug." slug: String!, "The user's username." username: String!): Project
   "Remove a maintainer (maintainers). The last maintainer can't be removed."
-  removeMaintainer(slug: String!, username: String!): Project
+  removeMaintainer("The project's slug." slug: String!, "The user's username." username: String!): Project
 
   "Update a version (maintainers). Fields not given keep their value, with or without ` + "`" + `replace` + "`" + ` (api-2026.md §A6 #7). Turning ` + "`" + `active` + "`" + ` from false to true queues one build of the version, unless the project's builds are disabled or the version is uploaded (§A6 #6)."
-  updateVersion(project: String!, version: String!, input: UpdateVersionInput!, replace: Boolean = false, validateOnly: Boolean = false): Version
+  updateVersion("The project's slug." project: String!, "The version's slug." version: String!, "The fields to write." input: UpdateVersionInput!, "Apply PUT's rules (see the mutation's description)." replace: Boolean = false, "Only check the input: report what is wrong (INVALID) and write nothing; a valid input answers null." validateOnly: Boolean = false): Version
   "Set a version's privacy level (maintainers)."
-  setVersionPrivacy(project: String!, version: String!, privacyLevel: String!): Version
+  setVersionPrivacy("The project's slug." project: String!, "The version's slug." version: String!, "A privacy level code: ` + "`" + `public` + "`" + `, ` + "`" + `protected` + "`" + ` or ` + "`" + `private` + "`" + `." privacyLevel: String!): Version
   "Mark a version as published by the upload API or not (maintainers); ` + "`" + `false` + "`" + ` returns it to repository builds (api-2026.md §A4.5)."
-  setVersionUploaded(project: String!, version: String!, uploaded: Boolean!): Version
+  setVersionUploaded("The project's slug." project: String!, "The version's slug." version: String!, "Whether the version is published by the upload API." uploaded: Boolean!): Version
 
   "Queue a build of a version (maintainers). When the project's builds are disabled, nothing is queued and ` + "`" + `triggered` + "`" + ` is false."
-  triggerBuild(project: String!, version: String!): TriggerBuildPayload
+  triggerBuild("The project's slug." project: String!, "The version's slug." version: String!): TriggerBuildPayload
   "Cancel a queued or running build (maintainers of its project; api-2026.md §A6 #10). A queued build, or one whose worker is gone, is finished at once as cancelled; a running one is finished by its worker within seconds, so the build returned may still be running (follow it with ` + "`" + `buildUpdated` + "`" + `). Cancelling a finished build is a CONFLICT."
-  cancelBuild(id: Int!): Build!
+  cancelBuild("The build's database id." id: Int!): Build!
   "Queue a new build of the version that build ` + "`" + `id` + "`" + ` built (maintainers of its project), with triggerBuild's rules."
-  retryBuild(id: Int!): TriggerBuildPayload!
+  retryBuild("The database id of the build to build again." id: Int!): TriggerBuildPayload!
   "Queue a version sync of the project without a build (maintainers, api-2026.md §A4.1). ` + "`" + `triggered` + "`" + ` is false when the project has builds disabled or no ` + "`" + `latest` + "`" + ` version; a sync already queued is not queued twice."
-  syncVersions(project: String!): SyncVersionsPayload
+  syncVersions("The project's slug." project: String!): SyncVersionsPayload
   "Start an upload of prebuilt docs (api-2026.md §A4.5): gets or creates the version and creates a build awaiting its archive. Refusals are outcomes, not errors."
-  initiateUpload(input: InitiateUploadInput!): InitiateUploadPayload!
+  initiateUpload("The fields to write." input: InitiateUploadInput!): InitiateUploadPayload!
   "Finish an upload: ` + "`" + `success` + "`" + ` queues the archive's processing, ` + "`" + `failed` + "`" + ` fails the build (api-2026.md §A4.5)."
-  completeUpload(build: Int!, status: String!): CompleteUploadPayload!
+  completeUpload("The database id of the upload's build." build: Int!, "` + "`" + `success` + "`" + ` or ` + "`" + `failed` + "`" + `." status: String!): CompleteUploadPayload!
 
   "Nest a project the caller maintains under ` + "`" + `project` + "`" + ` (maintainers of ` + "`" + `project` + "`" + `)."
-  createSubproject(project: String!, input: CreateSubprojectInput!, validateOnly: Boolean = false): Subproject
+  createSubproject("The parent project's slug." project: String!, "The fields to write." input: CreateSubprojectInput!, "Only check the input: report what is wrong (INVALID) and write nothing; a valid input answers null." validateOnly: Boolean = false): Subproject
   "Un-nest the subproject with this alias (maintainers of ` + "`" + `project` + "`" + `); the child project stays."
-  deleteSubproject(project: String!, alias: String!): Boolean!
+  deleteSubproject("The parent project's slug." project: String!, "The subproject's alias." alias: String!): Boolean!
 
   "Create a redirect of a project (maintainers); ` + "`" + `position` + "`" + ` places it among the others."
-  createRedirect(project: String!, input: RedirectInput!, validateOnly: Boolean = false): Redirect
+  createRedirect("The project's slug." project: String!, "The fields to write." input: RedirectInput!, "Only check the input: report what is wrong (INVALID) and write nothing; a valid input answers null." validateOnly: Boolean = false): Redirect
   "Update a redirect; ` + "`" + `replace` + "`" + ` applies PUT's rules (` + "`" + `type` + "`" + ` required), otherwise a partial update."
-  updateRedirect(project: String!, id: Int!, input: RedirectInput!, replace: Boolean = false, validateOnly: Boolean = false): Redirect
+  updateRedirect("The project's slug." project: String!, "The redirect's database id." id: Int!, "The fields to write." input: RedirectInput!, "Apply PUT's rules (see the mutation's description)." replace: Boolean = false, "Only check the input: report what is wrong (INVALID) and write nothing; a valid input answers null." validateOnly: Boolean = false): Redirect
   "Delete a redirect (maintainers); the others close the gap in positions."
-  deleteRedirect(project: String!, id: Int!): Boolean!
+  deleteRedirect("The project's slug." project: String!, "The redirect's database id." id: Int!): Boolean!
 
   "Create a build environment variable; its value can never be read back."
-  createEnvironmentVariable(project: String!, input: EnvironmentVariableInput!, validateOnly: Boolean = false): EnvironmentVariable
+  createEnvironmentVariable("The project's slug." project: String!, "The fields to write." input: EnvironmentVariableInput!, "Only check the input: report what is wrong (INVALID) and write nothing; a valid input answers null." validateOnly: Boolean = false): EnvironmentVariable
   "Delete a build environment variable (maintainers)."
-  deleteEnvironmentVariable(project: String!, id: Int!): Boolean!
+  deleteEnvironmentVariable("The project's slug." project: String!, "The variable's database id." id: Int!): Boolean!
 
   "Create an incoming-webhook integration with a fresh secret (maintainers)."
-  createIntegration(project: String!, type: String!): Integration
+  createIntegration("The project's slug." project: String!, "An integration type code (` + "`" + `github_webhook` + "`" + `, ` + "`" + `gitlab_webhook` + "`" + `, ` + "`" + `bitbucket_webhook` + "`" + `, ` + "`" + `api_webhook` + "`" + `)." type: String!): Integration
   "Delete an incoming-webhook integration (maintainers); its webhook URL stops working."
-  deleteIntegration(project: String!, id: Int!): Boolean!
+  deleteIntegration("The project's slug." project: String!, "The integration's database id." id: Int!): Boolean!
 }
 
 "Live updates, over WebSocket (` + "`" + `graphql-transport-ws` + "`" + `) or Server-Sent Events (graphql-sse, distinct connections) at ` + "`" + `/graphql` + "`" + `."
 type Subscription {
   "The build with its commands: at once, then whenever its state, result or recorded command output changes (output grows while a command runs); the stream completes after the build has finished. A build the caller cannot see is NOT_FOUND, as with ` + "`" + `build(id:)` + "`" + `."
-  buildUpdated(id: Int!): Build!
+  buildUpdated("The build's database id." id: Int!): Build!
 }
 
 "A docsd account: a maintainer of projects."
@@ -3348,31 +3348,31 @@ type Project implements Node {
   "Internal versions: all of them for maintainers, the visible ones for others."
   versions("Only versions matching this." filter: VersionFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): VersionConnection!
   "A version of the project by slug, if the caller can see it."
-  version(slug: String!, filter: VersionFilterInput): Version
+  version("The version's slug." slug: String!, "Narrows the lookup as on lists: a version that does not match is NOT_FOUND." filter: VersionFilterInput): Version
   "Builds of internal versions: all for maintainers, the visible ones for others."
   builds("Only builds matching this." filter: BuildFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection!
   "A build of the project by database id, if the caller can see it."
-  build(id: Int!, filter: BuildFilterInput): Build
+  build("The build's database id." id: Int!, "Narrows the lookup as on lists: a build that does not match is NOT_FOUND." filter: BuildFilterInput): Build
   "Relationships whose parent is this project, in creation order."
   subprojects("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): SubprojectConnection!
   "The subproject with this alias, if the caller can see the child."
-  subproject(alias: String!): Subproject
+  subproject("The subproject's alias." alias: String!): Subproject
   "Projects whose translation_of is this one, ordered by slug."
   translations("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): ProjectConnection!
   "The project's redirects in the order they are tried (maintainers only)."
   redirects("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): RedirectConnection @maintainersOnly
   "A redirect of the project by id (maintainers only)."
-  redirect(id: Int!): Redirect @maintainersOnly
+  redirect("The redirect's database id." id: Int!): Redirect @maintainersOnly
   "The project's build environment variables (maintainers only)."
   environmentVariables("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): EnvironmentVariableConnection @maintainersOnly
   "A build environment variable of the project by id (maintainers only)."
-  environmentVariable(id: Int!): EnvironmentVariable @maintainersOnly
+  environmentVariable("The variable's database id." id: Int!): EnvironmentVariable @maintainersOnly
   "The project's incoming-webhook integrations (maintainers only)."
   integrations: [Integration!] @maintainersOnly
   "Project notifications (maintainers only); docsd attaches none, so the list is empty (api-2026.md §A4.3)."
-  notifications(filter: NotificationFilterInput, limit: Int, offset: Int): NotificationList @maintainersOnly
+  notifications("Only notifications matching this." filter: NotificationFilterInput, "Page size (default 10)." limit: Int, "Rows to skip." offset: Int): NotificationList @maintainersOnly
   "A project notification by id: always null (api-2026.md §A4.3)."
-  notification(id: Int!): Notification
+  notification("The notification's id." id: Int!): Notification
   "Whether the caller maintains this project."
   viewerIsMaintainer: Boolean!
   "Whether the caller may change this project: its settings, versions, builds, redirects, environment variables, integrations, subprojects, translations and maintainers, and delete it (its maintainers). A UI shows those actions when true."
@@ -3608,9 +3608,9 @@ type Build implements Node {
   "The notification message id of the build's failure (api-2026.md §A4.2); null unless it finished unsuccessfully."
   errorId: String
   "The build's notifications (api-2026.md §A4.2): one when it finished unsuccessfully (its id is the build id), none otherwise."
-  notifications(filter: NotificationFilterInput, limit: Int, offset: Int): NotificationList!
+  notifications("Only notifications matching this." filter: NotificationFilterInput, "Page size (default 10)." limit: Int, "Rows to skip." offset: Int): NotificationList!
   "The build's notification with that id, or null."
-  notification(id: Int!): Notification
+  notification("The notification's id (the build's id)." id: Int!): Notification
   "Whether the caller may cancel this build now (` + "`" + `cancelBuild` + "`" + `: a maintainer of its project, and the build has not finished)."
   viewerCanCancel: Boolean!
   "Whether the caller may queue the build's version again (` + "`" + `retryBuild` + "`" + `: a maintainer of its project)."
