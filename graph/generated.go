@@ -3072,7 +3072,9 @@ enum VersioningScheme {
 
 "The scope of a v2 search: a project at a version, then each of its subprojects."
 input SearchFamilyInput {
+  "The project's slug."
   project: String!
+  "The version's slug."
   version: String!
   "Subprojects without that version are searched at their default version (true) or left out (false)."
   fallback: Boolean!
@@ -3094,16 +3096,21 @@ type SearchResults {
 
 "A (project, version) pair of a search scope."
 type SearchScopePair {
+  "A project slug."
   project: String!
+  "A version slug."
   version: String!
 }
 
 "A matching page."
 type SearchHit {
+  "The page's project slug."
   project: String!
   "The project's alias in its parent project, if it is a subproject."
   projectAlias: String
+  "The page's version slug."
   version: String!
+  "The page's title."
   title: String!
   "Scheme and host of the page's URL."
   domain: String!
@@ -3123,10 +3130,15 @@ type SearchHit {
 
 "A matching section of a page."
 type SearchBlock {
+  "The section's anchor in the page."
   id: String!
+  "The section's title."
   title: String!
+  "The section's text."
   content: String!
+  "[] when the title does not match, else the highlighted title."
   titleHighlights: [String!]!
+  "Matching passages of the text, highlighted."
   contentHighlights: [String!]!
 }
 
@@ -3224,6 +3236,7 @@ type ProjectAccess {
 
 "Narrows a project list or lookup; every field given must match."
 input ProjectFilterInput {
+  "Only the project with this slug."
   slug: String
   "Projects whose slug contains this, in any case (api-2026.md §A3)."
   slugContains: String
@@ -3385,16 +3398,27 @@ type Project implements Node {
 
 "A project's admin settings (behavior.md §0.4), read by maintainers and superusers."
 type ProjectAdminFields {
+  "Whether the project's builds are disabled."
   skip: Boolean!
+  "Whether builds make a PDF."
   enablePdfBuild: Boolean!
+  "Whether builds make an EPUB."
   enableEpubBuild: Boolean!
+  "A requirements file builds install; null when unset."
   requirementsFile: String
+  "The path of Sphinx's conf.py, when not found by itself."
   confPyFile: String!
+  "Whether builds install the project itself (pip install .)."
   installProject: Boolean!
+  "The Python builds use."
   pythonInterpreter: String!
+  "Whether builds see the system's Python packages."
   useSystemPackages: Boolean!
+  "Whether pull requests are built (behavior.md §9.6)."
   externalBuildsEnabled: Boolean!
+  "Seconds before the project's builds are killed; null: the operator's default."
   buildTimeLimit: Int
+  "The privacy level new versions get."
   versionPrivacyLevel: PrivacyLevel!
   "Whether served HTML pages get the reader client (reader.md R.5.1)."
   addonsEnabled: Boolean!
@@ -3404,18 +3428,23 @@ type ProjectAdminFields {
 
 "Narrows a version list or lookup; every field given must match."
 input VersionFilterInput {
+  "Only versions of this project."
   projectSlug: String
+  "Only the version with this slug."
   slug: String
   "Versions whose slug contains this, in any case (api-2026.md §A3)."
   slugContains: String
   "Choice of branch, tag, unknown, external; another value is INVALID on field ` + "`" + `type` + "`" + `."
   type: String
+  "Only active (true) or inactive (false) versions."
   active: Boolean
   "Hidden from reader-facing version listings (api-2026.md §A1.2)."
   hidden: Boolean
+  "Only built (true) or never built (false) versions."
   built: Boolean
   "Published by the upload API (api-2026.md §A4.5)."
   uploaded: Boolean
+  "Only versions with this verbose name."
   verboseName: String
   "Choice of public, protected, private; another value is INVALID on field ` + "`" + `privacy_level` + "`" + `."
   privacyLevel: String
@@ -3521,7 +3550,9 @@ type Version implements Node {
 
 "Narrows a build list or lookup; every field given must match."
 input BuildFilterInput {
+  "Only builds of this project."
   projectSlug: String
+  "Only builds of this commit."
   commit: String
   "true: not finished; false: finished."
   running: Boolean
@@ -3643,13 +3674,19 @@ type NotificationList {
 
 "A notification attached to a build or project (api-2026.md §A4.2). docsd keeps no read state: every notification is ` + "`" + `unread` + "`" + `."
 type Notification {
+  "The notification's id."
   id: Int!
   "` + "`" + `build` + "`" + ` or ` + "`" + `project` + "`" + `."
   attachedToContentType: String!
+  "The database id of the build or project."
   attachedToId: Int!
+  "Whether a reader may dismiss it."
   dismissable: Boolean!
+  "Whether it is news rather than about this build or project."
   news: Boolean!
+  "` + "`" + `unread` + "`" + ` (docsd keeps no read state)."
   state: String!
+  "The notification's text."
   message: NotificationMessage!
 }
 
@@ -3657,11 +3694,13 @@ type Notification {
 type NotificationMessage {
   "Read the Docs' message id, e.g. ` + "`" + `build:user:generic` + "`" + `."
   id: String!
+  "The message's title."
   header: String!
   "The build's error, as v3 renders it."
   body: String!
   "` + "`" + `error` + "`" + `."
   type: String!
+  "CSS classes of the message's icon."
   iconClasses: String!
 }
 
@@ -3673,6 +3712,7 @@ input InitiateUploadInput {
   versionName: String!
   "` + "`" + `branch` + "`" + `, ` + "`" + `tag` + "`" + ` or ` + "`" + `external` + "`" + `."
   versionType: String!
+  "The commit the uploaded docs were built from."
   versionCommit: String!
   "A privacy level; when absent an existing version keeps its own."
   versionPrivacyLevel: String
@@ -3692,8 +3732,11 @@ type InitiateUploadPayload {
   outcome: String!
   "With ` + "`" + `too-many-pending` + "`" + `: seconds until the oldest pending upload expires."
   retryAfter: Int
+  "The build awaiting the archive, when created."
   build: Build
+  "The version the upload publishes, when created."
   version: Version
+  "Where to POST the archive, when created."
   uploadUrl: UploadUrl
 }
 
@@ -3701,6 +3744,7 @@ type InitiateUploadPayload {
 type CompleteUploadPayload {
   "` + "`" + `queued` + "`" + `, ` + "`" + `failed` + "`" + ` (the build failed as reported), or a refusal: ` + "`" + `build-not-found` + "`" + `, ` + "`" + `not-admin` + "`" + `, ` + "`" + `not-pending` + "`" + `, ` + "`" + `not-stored` + "`" + `."
   outcome: String!
+  "The upload's build; null with a refusal."
   build: Build
 }
 
@@ -3884,16 +3928,23 @@ type Integration {
 
 "A project's repository, as written."
 input RepositoryInput {
+  "The clone URL."
   url: String @goField(omittable: true)
+  "A repository type code: ` + "`" + `git` + "`" + `, ` + "`" + `svn` + "`" + `, ` + "`" + `hg` + "`" + ` or ` + "`" + `bzr` + "`" + `."
   type: String @goField(omittable: true)
 }
 
 "The fields of a project import; ` + "`" + `name` + "`" + ` and ` + "`" + `repository` + "`" + ` are required."
 input ImportProjectInput {
+  "The display name; the slug is made from it."
   name: String @goField(omittable: true)
+  "The repository to build from (` + "`" + `url` + "`" + ` and ` + "`" + `type` + "`" + ` required)."
   repository: RepositoryInput @goField(omittable: true)
+  "The project's homepage URL."
   homepage: String @goField(omittable: true)
+  "A language code (behavior.md §10.1); default ` + "`" + `en` + "`" + `."
   language: String @goField(omittable: true)
+  "A programming language code (behavior.md §10.2)."
   programmingLanguage: String @goField(omittable: true)
   "Each tag trimmed, empty ones dropped, duplicates removed keeping the first (api-2026.md §A1.1)."
   tags: [String!] @goField(omittable: true)
@@ -3907,45 +3958,71 @@ input ImportProjectInput {
 
 "The project fields to change; a field not sent keeps its value."
 input UpdateProjectInput {
+  "The display name (the slug does not change)."
   name: String @goField(omittable: true)
+  "The repository to build from."
   repository: RepositoryInput @goField(omittable: true)
+  "The project's homepage URL."
   homepage: String @goField(omittable: true)
+  "A language code (behavior.md §10.1)."
   language: String @goField(omittable: true)
+  "A programming language code (behavior.md §10.2)."
   programmingLanguage: String @goField(omittable: true)
+  "The slug of the version the docs root serves."
   defaultVersion: String @goField(omittable: true)
+  "The branch ` + "`" + `latest` + "`" + ` builds; null or blank: the repository's default."
   defaultBranch: String @goField(omittable: true)
+  "A Google Analytics code (stored only)."
   analyticsCode: String @goField(omittable: true)
+  "Whether old and development versions show a warning banner."
   showVersionWarning: Boolean @goField(omittable: true)
   "true sets versioningScheme to single_version_without_translations; false leaves single_version_without_translations for multiple_versions_with_translations. Must agree with versioningScheme when both are sent."
   singleVersion: Boolean @goField(omittable: true)
   "Replaces the whole list, with ImportProjectInput.tags' rules."
   tags: [String!] @goField(omittable: true)
+  "Who may see the project: a privacy level code."
   privacyLevel: String @goField(omittable: true)
+  "Who may see pull-request versions: a privacy level code."
   externalBuildsPrivacyLevel: String @goField(omittable: true)
+  "A versioning scheme code (see ` + "`" + `VersioningScheme` + "`" + `)."
   versioningScheme: String @goField(omittable: true)
   "null or blank clears it."
   readthedocsYamlPath: String @goField(omittable: true)
   "Pull-request builds on or off (behavior.md §9.6)."
   externalBuildsEnabled: Boolean @goField(omittable: true)
+  "Stored only: docsd injects no analytics."
   analyticsDisabled: Boolean @goField(omittable: true)
 }
 
 "The admin settings to change (superusers); a field not sent keeps its value."
 input ProjectAdminInput {
+  "Whether the project's builds are disabled."
   skip: Boolean
+  "Whether builds make a PDF."
   enablePdfBuild: Boolean
+  "Whether builds make an EPUB."
   enableEpubBuild: Boolean
+  "A requirements file builds install."
   requirementsFile: String
+  "The path of Sphinx's conf.py."
   confPyFile: String
+  "Whether builds install the project itself."
   installProject: Boolean
+  "The Python builds use."
   pythonInterpreter: String
+  "Whether builds see the system's Python packages."
   useSystemPackages: Boolean
+  "Whether pull requests are built."
   externalBuildsEnabled: Boolean
   "Seconds; 0 restores the operator default."
   buildTimeLimit: Int
+  "The privacy level new versions get."
   versionPrivacyLevel: String
+  "The project's description."
   description: String
+  "A documentation type code (behavior.md §10.5)."
   documentationType: String
+  "Replaces the project's tags."
   tags: [String!]
   "Whether served HTML pages get the reader client (reader.md R.5.1)."
   addonsEnabled: Boolean
@@ -3953,7 +4030,9 @@ input ProjectAdminInput {
 
 "The version fields to change; a field not sent keeps its value."
 input UpdateVersionInput {
+  "Whether the version is built and served."
   active: Boolean @goField(omittable: true)
+  "Whether reader-facing listings leave the version out."
   hidden: Boolean @goField(omittable: true)
   "Choice of public, protected, private."
   privacyLevel: String @goField(omittable: true)
@@ -3961,19 +4040,25 @@ input UpdateVersionInput {
 
 "The project to nest and the alias it is served under."
 input CreateSubprojectInput {
+  "The slug of the project to nest (you must maintain it)."
   child: String @goField(omittable: true)
+  "The path segment to serve the child under (default: its slug)."
   alias: String @goField(omittable: true)
 }
 
 "Fields of a redirect write (api-2026.md §A2.1); absent fields keep their stored values on updates."
 input RedirectInput {
+  "A redirect type code (required when creating and with ` + "`" + `replace` + "`" + `)."
   type: String @goField(omittable: true)
+  "The path to match; which types need it: api-2026.md §A2.1."
   fromUrl: String @goField(omittable: true)
+  "Where to send the reader; which types need it: api-2026.md §A2.1."
   toUrl: String @goField(omittable: true)
   "301 or 302; 302 when a redirect is created without it."
   httpStatus: Int @goField(omittable: true)
   "Where to insert (create, default 0) or move (update) the redirect; past the end means last."
   position: Int @goField(omittable: true)
+  "Whether the redirect also applies when the requested page exists."
   force: Boolean @goField(omittable: true)
   "true when a redirect is created without it."
   enabled: Boolean @goField(omittable: true)
@@ -3983,6 +4068,7 @@ input RedirectInput {
 
 "A build environment variable to create."
 input EnvironmentVariableInput {
+  "The variable's name: letters, digits and underscores, not starting with ` + "`" + `__` + "`" + ` or ` + "`" + `READTHEDOCS` + "`" + `."
   name: String @goField(omittable: true)
   "At most 48000 characters; all values of a project together at most 256000."
   value: String @goField(omittable: true)

@@ -31,8 +31,10 @@ type BuildEdge struct {
 
 // Narrows a build list or lookup; every field given must match.
 type BuildFilterInput struct {
+	// Only builds of this project.
 	ProjectSlug *string `json:"projectSlug,omitempty"`
-	Commit      *string `json:"commit,omitempty"`
+	// Only builds of this commit.
+	Commit *string `json:"commit,omitempty"`
 	// true: not finished; false: finished.
 	Running *bool `json:"running,omitempty"`
 	// Include builds of pull-request versions; v3 never does.
@@ -68,13 +70,16 @@ type Choice struct {
 // The outcome of `completeUpload`.
 type CompleteUploadPayload struct {
 	// `queued`, `failed` (the build failed as reported), or a refusal: `build-not-found`, `not-admin`, `not-pending`, `not-stored`.
-	Outcome string       `json:"outcome"`
-	Build   *store.Build `json:"build,omitempty"`
+	Outcome string `json:"outcome"`
+	// The upload's build; null with a refusal.
+	Build *store.Build `json:"build,omitempty"`
 }
 
 // The project to nest and the alias it is served under.
 type CreateSubprojectInput struct {
+	// The slug of the project to nest (you must maintain it).
 	Child graphql.Omittable[*string] `json:"child,omitempty"`
+	// The path segment to serve the child under (default: its slug).
 	Alias graphql.Omittable[*string] `json:"alias,omitempty"`
 }
 
@@ -110,6 +115,7 @@ type EnvironmentVariableEdge struct {
 
 // A build environment variable to create.
 type EnvironmentVariableInput struct {
+	// The variable's name: letters, digits and underscores, not starting with `__` or `READTHEDOCS`.
 	Name graphql.Omittable[*string] `json:"name,omitempty"`
 	// At most 48000 characters; all values of a project together at most 256000.
 	Value graphql.Omittable[*string] `json:"value,omitempty"`
@@ -119,11 +125,16 @@ type EnvironmentVariableInput struct {
 
 // The fields of a project import; `name` and `repository` are required.
 type ImportProjectInput struct {
-	Name                graphql.Omittable[*string]          `json:"name,omitempty"`
-	Repository          graphql.Omittable[*RepositoryInput] `json:"repository,omitempty"`
-	Homepage            graphql.Omittable[*string]          `json:"homepage,omitempty"`
-	Language            graphql.Omittable[*string]          `json:"language,omitempty"`
-	ProgrammingLanguage graphql.Omittable[*string]          `json:"programmingLanguage,omitempty"`
+	// The display name; the slug is made from it.
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
+	// The repository to build from (`url` and `type` required).
+	Repository graphql.Omittable[*RepositoryInput] `json:"repository,omitempty"`
+	// The project's homepage URL.
+	Homepage graphql.Omittable[*string] `json:"homepage,omitempty"`
+	// A language code (behavior.md §10.1); default `en`.
+	Language graphql.Omittable[*string] `json:"language,omitempty"`
+	// A programming language code (behavior.md §10.2).
+	ProgrammingLanguage graphql.Omittable[*string] `json:"programmingLanguage,omitempty"`
 	// Each tag trimmed, empty ones dropped, duplicates removed keeping the first (api-2026.md §A1.1).
 	Tags graphql.Omittable[[]string] `json:"tags,omitempty"`
 	// public (default), protected or private.
@@ -141,7 +152,8 @@ type InitiateUploadInput struct {
 	// Branch or tag name, or pull-request number.
 	VersionName string `json:"versionName"`
 	// `branch`, `tag` or `external`.
-	VersionType   string `json:"versionType"`
+	VersionType string `json:"versionType"`
+	// The commit the uploaded docs were built from.
 	VersionCommit string `json:"versionCommit"`
 	// A privacy level; when absent an existing version keeps its own.
 	VersionPrivacyLevel *string `json:"versionPrivacyLevel,omitempty"`
@@ -152,10 +164,13 @@ type InitiateUploadPayload struct {
 	// `created`, or why nothing was created: `project-not-found`, `not-admin`, `disabled`, `inactive`, `too-many-pending`.
 	Outcome string `json:"outcome"`
 	// With `too-many-pending`: seconds until the oldest pending upload expires.
-	RetryAfter *int64         `json:"retryAfter,omitempty"`
-	Build      *store.Build   `json:"build,omitempty"`
-	Version    *store.Version `json:"version,omitempty"`
-	UploadURL  *UploadURL     `json:"uploadUrl,omitempty"`
+	RetryAfter *int64 `json:"retryAfter,omitempty"`
+	// The build awaiting the archive, when created.
+	Build *store.Build `json:"build,omitempty"`
+	// The version the upload publishes, when created.
+	Version *store.Version `json:"version,omitempty"`
+	// Where to POST the archive, when created.
+	UploadURL *UploadURL `json:"uploadUrl,omitempty"`
 }
 
 // The entry points for writing. Writes need a signed-in caller; most need a maintainer of the project concerned.
@@ -164,14 +179,20 @@ type Mutation struct {
 
 // A notification attached to a build or project (api-2026.md §A4.2). docsd keeps no read state: every notification is `unread`.
 type Notification struct {
+	// The notification's id.
 	ID int64 `json:"id"`
 	// `build` or `project`.
-	AttachedToContentType string               `json:"attachedToContentType"`
-	AttachedToID          int64                `json:"attachedToId"`
-	Dismissable           bool                 `json:"dismissable"`
-	News                  bool                 `json:"news"`
-	State                 string               `json:"state"`
-	Message               *NotificationMessage `json:"message"`
+	AttachedToContentType string `json:"attachedToContentType"`
+	// The database id of the build or project.
+	AttachedToID int64 `json:"attachedToId"`
+	// Whether a reader may dismiss it.
+	Dismissable bool `json:"dismissable"`
+	// Whether it is news rather than about this build or project.
+	News bool `json:"news"`
+	// `unread` (docsd keeps no read state).
+	State string `json:"state"`
+	// The notification's text.
+	Message *NotificationMessage `json:"message"`
 }
 
 // Narrows a notification list.
@@ -191,12 +212,14 @@ type NotificationList struct {
 // A notification's text, rendered.
 type NotificationMessage struct {
 	// Read the Docs' message id, e.g. `build:user:generic`.
-	ID     string `json:"id"`
+	ID string `json:"id"`
+	// The message's title.
 	Header string `json:"header"`
 	// The build's error, as v3 renders it.
 	Body string `json:"body"`
 	// `error`.
-	Type        string `json:"type"`
+	Type string `json:"type"`
+	// CSS classes of the message's icon.
 	IconClasses string `json:"iconClasses"`
 }
 
@@ -228,17 +251,28 @@ type ProjectAccess struct {
 
 // A project's admin settings (behavior.md §0.4), read by maintainers and superusers.
 type ProjectAdminFields struct {
-	Skip                  bool    `json:"skip"`
-	EnablePDFBuild        bool    `json:"enablePdfBuild"`
-	EnableEpubBuild       bool    `json:"enableEpubBuild"`
-	RequirementsFile      *string `json:"requirementsFile,omitempty"`
-	ConfPyFile            string  `json:"confPyFile"`
-	InstallProject        bool    `json:"installProject"`
-	PythonInterpreter     string  `json:"pythonInterpreter"`
-	UseSystemPackages     bool    `json:"useSystemPackages"`
-	ExternalBuildsEnabled bool    `json:"externalBuildsEnabled"`
-	BuildTimeLimit        *int64  `json:"buildTimeLimit,omitempty"`
-	VersionPrivacyLevel   string  `json:"versionPrivacyLevel"`
+	// Whether the project's builds are disabled.
+	Skip bool `json:"skip"`
+	// Whether builds make a PDF.
+	EnablePDFBuild bool `json:"enablePdfBuild"`
+	// Whether builds make an EPUB.
+	EnableEpubBuild bool `json:"enableEpubBuild"`
+	// A requirements file builds install; null when unset.
+	RequirementsFile *string `json:"requirementsFile,omitempty"`
+	// The path of Sphinx's conf.py, when not found by itself.
+	ConfPyFile string `json:"confPyFile"`
+	// Whether builds install the project itself (pip install .).
+	InstallProject bool `json:"installProject"`
+	// The Python builds use.
+	PythonInterpreter string `json:"pythonInterpreter"`
+	// Whether builds see the system's Python packages.
+	UseSystemPackages bool `json:"useSystemPackages"`
+	// Whether pull requests are built (behavior.md §9.6).
+	ExternalBuildsEnabled bool `json:"externalBuildsEnabled"`
+	// Seconds before the project's builds are killed; null: the operator's default.
+	BuildTimeLimit *int64 `json:"buildTimeLimit,omitempty"`
+	// The privacy level new versions get.
+	VersionPrivacyLevel string `json:"versionPrivacyLevel"`
 	// Whether served HTML pages get the reader client (reader.md R.5.1).
 	AddonsEnabled bool `json:"addonsEnabled"`
 	// Stored only: docsd injects no analytics (api-2026.md §A1.1).
@@ -247,21 +281,34 @@ type ProjectAdminFields struct {
 
 // The admin settings to change (superusers); a field not sent keeps its value.
 type ProjectAdminInput struct {
-	Skip                  *bool   `json:"skip,omitempty"`
-	EnablePDFBuild        *bool   `json:"enablePdfBuild,omitempty"`
-	EnableEpubBuild       *bool   `json:"enableEpubBuild,omitempty"`
-	RequirementsFile      *string `json:"requirementsFile,omitempty"`
-	ConfPyFile            *string `json:"confPyFile,omitempty"`
-	InstallProject        *bool   `json:"installProject,omitempty"`
-	PythonInterpreter     *string `json:"pythonInterpreter,omitempty"`
-	UseSystemPackages     *bool   `json:"useSystemPackages,omitempty"`
-	ExternalBuildsEnabled *bool   `json:"externalBuildsEnabled,omitempty"`
+	// Whether the project's builds are disabled.
+	Skip *bool `json:"skip,omitempty"`
+	// Whether builds make a PDF.
+	EnablePDFBuild *bool `json:"enablePdfBuild,omitempty"`
+	// Whether builds make an EPUB.
+	EnableEpubBuild *bool `json:"enableEpubBuild,omitempty"`
+	// A requirements file builds install.
+	RequirementsFile *string `json:"requirementsFile,omitempty"`
+	// The path of Sphinx's conf.py.
+	ConfPyFile *string `json:"confPyFile,omitempty"`
+	// Whether builds install the project itself.
+	InstallProject *bool `json:"installProject,omitempty"`
+	// The Python builds use.
+	PythonInterpreter *string `json:"pythonInterpreter,omitempty"`
+	// Whether builds see the system's Python packages.
+	UseSystemPackages *bool `json:"useSystemPackages,omitempty"`
+	// Whether pull requests are built.
+	ExternalBuildsEnabled *bool `json:"externalBuildsEnabled,omitempty"`
 	// Seconds; 0 restores the operator default.
-	BuildTimeLimit      *int64   `json:"buildTimeLimit,omitempty"`
-	VersionPrivacyLevel *string  `json:"versionPrivacyLevel,omitempty"`
-	Description         *string  `json:"description,omitempty"`
-	DocumentationType   *string  `json:"documentationType,omitempty"`
-	Tags                []string `json:"tags,omitempty"`
+	BuildTimeLimit *int64 `json:"buildTimeLimit,omitempty"`
+	// The privacy level new versions get.
+	VersionPrivacyLevel *string `json:"versionPrivacyLevel,omitempty"`
+	// The project's description.
+	Description *string `json:"description,omitempty"`
+	// A documentation type code (behavior.md §10.5).
+	DocumentationType *string `json:"documentationType,omitempty"`
+	// Replaces the project's tags.
+	Tags []string `json:"tags,omitempty"`
 	// Whether served HTML pages get the reader client (reader.md R.5.1).
 	AddonsEnabled *bool `json:"addonsEnabled,omitempty"`
 }
@@ -288,6 +335,7 @@ type ProjectEdge struct {
 
 // Narrows a project list or lookup; every field given must match.
 type ProjectFilterInput struct {
+	// Only the project with this slug.
 	Slug *string `json:"slug,omitempty"`
 	// Projects whose slug contains this, in any case (api-2026.md §A3).
 	SlugContains *string `json:"slugContains,omitempty"`
@@ -339,14 +387,18 @@ type RedirectEdge struct {
 
 // Fields of a redirect write (api-2026.md §A2.1); absent fields keep their stored values on updates.
 type RedirectInput struct {
-	Type    graphql.Omittable[*string] `json:"type,omitempty"`
+	// A redirect type code (required when creating and with `replace`).
+	Type graphql.Omittable[*string] `json:"type,omitempty"`
+	// The path to match; which types need it: api-2026.md §A2.1.
 	FromURL graphql.Omittable[*string] `json:"fromUrl,omitempty"`
-	ToURL   graphql.Omittable[*string] `json:"toUrl,omitempty"`
+	// Where to send the reader; which types need it: api-2026.md §A2.1.
+	ToURL graphql.Omittable[*string] `json:"toUrl,omitempty"`
 	// 301 or 302; 302 when a redirect is created without it.
 	HTTPStatus graphql.Omittable[*int64] `json:"httpStatus,omitempty"`
 	// Where to insert (create, default 0) or move (update) the redirect; past the end means last.
 	Position graphql.Omittable[*int64] `json:"position,omitempty"`
-	Force    graphql.Omittable[*bool]  `json:"force,omitempty"`
+	// Whether the redirect also applies when the requested page exists.
+	Force graphql.Omittable[*bool] `json:"force,omitempty"`
 	// true when a redirect is created without it.
 	Enabled graphql.Omittable[*bool] `json:"enabled,omitempty"`
 	// null is stored as the empty string.
@@ -363,22 +415,31 @@ type Repository struct {
 
 // A project's repository, as written.
 type RepositoryInput struct {
-	URL  graphql.Omittable[*string] `json:"url,omitempty"`
+	// The clone URL.
+	URL graphql.Omittable[*string] `json:"url,omitempty"`
+	// A repository type code: `git`, `svn`, `hg` or `bzr`.
 	Type graphql.Omittable[*string] `json:"type,omitempty"`
 }
 
 // A matching section of a page.
 type SearchBlock struct {
-	ID                string   `json:"id"`
-	Title             string   `json:"title"`
-	Content           string   `json:"content"`
-	TitleHighlights   []string `json:"titleHighlights"`
+	// The section's anchor in the page.
+	ID string `json:"id"`
+	// The section's title.
+	Title string `json:"title"`
+	// The section's text.
+	Content string `json:"content"`
+	// [] when the title does not match, else the highlighted title.
+	TitleHighlights []string `json:"titleHighlights"`
+	// Matching passages of the text, highlighted.
 	ContentHighlights []string `json:"contentHighlights"`
 }
 
 // The scope of a v2 search: a project at a version, then each of its subprojects.
 type SearchFamilyInput struct {
+	// The project's slug.
 	Project string `json:"project"`
+	// The version's slug.
 	Version string `json:"version"`
 	// Subprojects without that version are searched at their default version (true) or left out (false).
 	Fallback bool `json:"fallback"`
@@ -388,11 +449,14 @@ type SearchFamilyInput struct {
 
 // A matching page.
 type SearchHit struct {
+	// The page's project slug.
 	Project string `json:"project"`
 	// The project's alias in its parent project, if it is a subproject.
 	ProjectAlias *string `json:"projectAlias,omitempty"`
-	Version      string  `json:"version"`
-	Title        string  `json:"title"`
+	// The page's version slug.
+	Version string `json:"version"`
+	// The page's title.
+	Title string `json:"title"`
 	// Scheme and host of the page's URL.
 	Domain string `json:"domain"`
 	// Path of the page's URL.
@@ -423,7 +487,9 @@ type SearchResults struct {
 
 // A (project, version) pair of a search scope.
 type SearchScopePair struct {
+	// A project slug.
 	Project string `json:"project"`
+	// A version slug.
 	Version string `json:"version"`
 }
 
@@ -473,32 +539,47 @@ type TriggerBuildPayload struct {
 
 // The project fields to change; a field not sent keeps its value.
 type UpdateProjectInput struct {
-	Name                graphql.Omittable[*string]          `json:"name,omitempty"`
-	Repository          graphql.Omittable[*RepositoryInput] `json:"repository,omitempty"`
-	Homepage            graphql.Omittable[*string]          `json:"homepage,omitempty"`
-	Language            graphql.Omittable[*string]          `json:"language,omitempty"`
-	ProgrammingLanguage graphql.Omittable[*string]          `json:"programmingLanguage,omitempty"`
-	DefaultVersion      graphql.Omittable[*string]          `json:"defaultVersion,omitempty"`
-	DefaultBranch       graphql.Omittable[*string]          `json:"defaultBranch,omitempty"`
-	AnalyticsCode       graphql.Omittable[*string]          `json:"analyticsCode,omitempty"`
-	ShowVersionWarning  graphql.Omittable[*bool]            `json:"showVersionWarning,omitempty"`
+	// The display name (the slug does not change).
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
+	// The repository to build from.
+	Repository graphql.Omittable[*RepositoryInput] `json:"repository,omitempty"`
+	// The project's homepage URL.
+	Homepage graphql.Omittable[*string] `json:"homepage,omitempty"`
+	// A language code (behavior.md §10.1).
+	Language graphql.Omittable[*string] `json:"language,omitempty"`
+	// A programming language code (behavior.md §10.2).
+	ProgrammingLanguage graphql.Omittable[*string] `json:"programmingLanguage,omitempty"`
+	// The slug of the version the docs root serves.
+	DefaultVersion graphql.Omittable[*string] `json:"defaultVersion,omitempty"`
+	// The branch `latest` builds; null or blank: the repository's default.
+	DefaultBranch graphql.Omittable[*string] `json:"defaultBranch,omitempty"`
+	// A Google Analytics code (stored only).
+	AnalyticsCode graphql.Omittable[*string] `json:"analyticsCode,omitempty"`
+	// Whether old and development versions show a warning banner.
+	ShowVersionWarning graphql.Omittable[*bool] `json:"showVersionWarning,omitempty"`
 	// true sets versioningScheme to single_version_without_translations; false leaves single_version_without_translations for multiple_versions_with_translations. Must agree with versioningScheme when both are sent.
 	SingleVersion graphql.Omittable[*bool] `json:"singleVersion,omitempty"`
 	// Replaces the whole list, with ImportProjectInput.tags' rules.
-	Tags                       graphql.Omittable[[]string] `json:"tags,omitempty"`
-	PrivacyLevel               graphql.Omittable[*string]  `json:"privacyLevel,omitempty"`
-	ExternalBuildsPrivacyLevel graphql.Omittable[*string]  `json:"externalBuildsPrivacyLevel,omitempty"`
-	VersioningScheme           graphql.Omittable[*string]  `json:"versioningScheme,omitempty"`
+	Tags graphql.Omittable[[]string] `json:"tags,omitempty"`
+	// Who may see the project: a privacy level code.
+	PrivacyLevel graphql.Omittable[*string] `json:"privacyLevel,omitempty"`
+	// Who may see pull-request versions: a privacy level code.
+	ExternalBuildsPrivacyLevel graphql.Omittable[*string] `json:"externalBuildsPrivacyLevel,omitempty"`
+	// A versioning scheme code (see `VersioningScheme`).
+	VersioningScheme graphql.Omittable[*string] `json:"versioningScheme,omitempty"`
 	// null or blank clears it.
 	ReadthedocsYamlPath graphql.Omittable[*string] `json:"readthedocsYamlPath,omitempty"`
 	// Pull-request builds on or off (behavior.md §9.6).
 	ExternalBuildsEnabled graphql.Omittable[*bool] `json:"externalBuildsEnabled,omitempty"`
-	AnalyticsDisabled     graphql.Omittable[*bool] `json:"analyticsDisabled,omitempty"`
+	// Stored only: docsd injects no analytics.
+	AnalyticsDisabled graphql.Omittable[*bool] `json:"analyticsDisabled,omitempty"`
 }
 
 // The version fields to change; a field not sent keeps its value.
 type UpdateVersionInput struct {
+	// Whether the version is built and served.
 	Active graphql.Omittable[*bool] `json:"active,omitempty"`
+	// Whether reader-facing listings leave the version out.
 	Hidden graphql.Omittable[*bool] `json:"hidden,omitempty"`
 	// Choice of public, protected, private.
 	PrivacyLevel graphql.Omittable[*string] `json:"privacyLevel,omitempty"`
@@ -540,18 +621,23 @@ type VersionEdge struct {
 
 // Narrows a version list or lookup; every field given must match.
 type VersionFilterInput struct {
+	// Only versions of this project.
 	ProjectSlug *string `json:"projectSlug,omitempty"`
-	Slug        *string `json:"slug,omitempty"`
+	// Only the version with this slug.
+	Slug *string `json:"slug,omitempty"`
 	// Versions whose slug contains this, in any case (api-2026.md §A3).
 	SlugContains *string `json:"slugContains,omitempty"`
 	// Choice of branch, tag, unknown, external; another value is INVALID on field `type`.
-	Type   *string `json:"type,omitempty"`
-	Active *bool   `json:"active,omitempty"`
+	Type *string `json:"type,omitempty"`
+	// Only active (true) or inactive (false) versions.
+	Active *bool `json:"active,omitempty"`
 	// Hidden from reader-facing version listings (api-2026.md §A1.2).
 	Hidden *bool `json:"hidden,omitempty"`
-	Built  *bool `json:"built,omitempty"`
+	// Only built (true) or never built (false) versions.
+	Built *bool `json:"built,omitempty"`
 	// Published by the upload API (api-2026.md §A4.5).
-	Uploaded    *bool   `json:"uploaded,omitempty"`
+	Uploaded *bool `json:"uploaded,omitempty"`
+	// Only versions with this verbose name.
 	VerboseName *string `json:"verboseName,omitempty"`
 	// Choice of public, protected, private; another value is INVALID on field `privacy_level`.
 	PrivacyLevel *string `json:"privacyLevel,omitempty"`
