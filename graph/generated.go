@@ -3120,7 +3120,7 @@ type SearchHit {
   storedPath: String!
   "The project's documentation type when the page was indexed."
   doctype: String!
-  "docs_url(project, version): the version's docs root."
+  "The version's docs root, docs_url(project, version)."
   docsUrl: String!
   "[] when the page title does not match, else the highlighted title."
   titleHighlights: [String!]!
@@ -3530,7 +3530,7 @@ type Version implements Node {
   aliases: [Version!]!
   "Who may see the version and its builds."
   privacyLevel: PrivacyLevel!
-  "v2 ` + "`" + `documentation_type` + "`" + `: the doctype of the last successful build's configuration, else the project's (api-2026.md §A1.6)."
+  "The v2 ` + "`" + `documentation_type` + "`" + `: the doctype of the last successful build's configuration, else the project's (api-2026.md §A1.6)."
   documentationType: String!
   "Whether a PDF was built."
   hasPdf: Boolean!

@@ -465,7 +465,7 @@ type SearchHit struct {
 	StoredPath string `json:"storedPath"`
 	// The project's documentation type when the page was indexed.
 	Doctype string `json:"doctype"`
-	// docs_url(project, version): the version's docs root.
+	// The version's docs root, docs_url(project, version).
 	DocsURL string `json:"docsUrl"`
 	// [] when the page title does not match, else the highlighted title.
 	TitleHighlights []string `json:"titleHighlights"`
