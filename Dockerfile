@@ -35,7 +35,8 @@ ENV DOCSD_DATA_DIR=/var/lib/docsd \
     DOCSD_BUILD_PYTHON=/usr/bin/python3 \
     DOCSD_LOG_FORMAT=json
 VOLUME ["/var/lib/docsd"]
-EXPOSE 8000
+# 8000: API, GraphQL, dashboard; 8001: the built docs (--docs-addr, an origin of their own)
+EXPOSE 8000 8001
 # Liveness; orchestrators should use GET /readyz for readiness.
 HEALTHCHECK --interval=30s --timeout=5s \
   CMD ["python3", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4)"]

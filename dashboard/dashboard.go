@@ -47,6 +47,11 @@ type Config struct {
 	// sign-in throttle.
 	ClientAddr func(*http.Request) string
 	Logger     *slog.Logger
+	// SignInRefused, when not "", says why nobody may sign in: the sign-in
+	// page shows it instead of the form, a sign-in POST is refused with it,
+	// and no session cookie is honoured. cmd sets it when hosted docs share
+	// the dashboard's origin.
+	SignInRefused string
 }
 
 // Dashboard is the dashboard's HTTP handler.
@@ -116,7 +121,7 @@ func (s *session) ctx(ctx context.Context) context.Context { return graph.WithUs
 // readSession returns the request's live session, or an anonymous one.
 func (d *Dashboard) readSession(r *http.Request) *session {
 	value := accounts.SessionValue(r)
-	if value == "" {
+	if value == "" || d.cfg.SignInRefused != "" {
 		return &session{}
 	}
 	u, err := d.cfg.Accounts.SessionUser(r.Context(), value)

@@ -264,7 +264,20 @@ func (d *Dashboard) loadProject(w http.ResponseWriter, r *http.Request, s *sessi
 	return out.Project, true
 }
 
+// refuseSignIn answers the sign-in page and form when sign-in is turned
+// off, and reports whether it did.
+func (d *Dashboard) refuseSignIn(w http.ResponseWriter, r *http.Request) bool {
+	if d.cfg.SignInRefused == "" {
+		return false
+	}
+	d.render(w, r, &session{}, http.StatusForbidden, "signinoff", &page{Title: "Sign in", Errors: formErrors{"": d.cfg.SignInRefused}})
+	return true
+}
+
 func (d *Dashboard) handleLoginPage(w http.ResponseWriter, r *http.Request) {
+	if d.refuseSignIn(w, r) {
+		return
+	}
 	s := d.readSession(r)
 	next := safeNext(r.URL.Query().Get("next"))
 	if s.user != nil {
@@ -275,6 +288,9 @@ func (d *Dashboard) handleLoginPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Dashboard) handleLogin(w http.ResponseWriter, r *http.Request) {
+	if d.refuseSignIn(w, r) {
+		return
+	}
 	s := &session{}
 	next := safeNext(r.PostFormValue("next"))
 	username := r.PostFormValue("login")

@@ -4,6 +4,7 @@
 package docsurl
 
 import (
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -15,6 +16,47 @@ type Config struct {
 	PublicURL  string // scheme + host (+ port), no trailing slash
 	DocsDomain string // subdomain mode when set
 	DocsScheme string // scheme of subdomain-mode URLs; default: PublicURL's
+	// DocsURL is the origin (scheme + host (+ port), no trailing slash)
+	// that serves /docs/ in path mode; "" means PublicURL, the single-origin
+	// layout of behavior.md §8. Ignored in subdomain mode.
+	DocsURL string
+}
+
+// DocsOrigin is the origin of path-mode docs URLs: DocsURL, else PublicURL.
+func (c Config) DocsOrigin() string {
+	if c.DocsURL != "" {
+		return c.DocsURL
+	}
+	return c.PublicURL
+}
+
+// SharedOrigin reports whether hosted docs share the public URL's origin
+// (path mode with no docs origin of their own): their pages could then act
+// with a dashboard session, so the dashboard must not offer one.
+func (c Config) SharedOrigin() bool {
+	return !c.SubdomainMode() && SameOrigin(c.DocsOrigin(), c.PublicURL)
+}
+
+// SameOrigin reports whether two scheme://host[:port] URLs name one origin
+// (scheme and host compared without case, a default port made explicit).
+func SameOrigin(a, b string) bool {
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	if errA != nil || errB != nil {
+		return a == b
+	}
+	return strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Hostname(), ub.Hostname()) && port(ua) == port(ub)
+}
+
+// port is u's port, the scheme's default when none is written.
+func port(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
 }
 
 // Target describes a project for the resolver: the project itself, its main
@@ -52,13 +94,13 @@ func (c Config) scheme() string {
 // SubdomainMode reports whether docs are served on per-project subdomains.
 func (c Config) SubdomainMode() bool { return c.DocsDomain != "" }
 
-// Root is the docs root of a project slug: `{public_url}/docs/<slug>` in path
-// mode, `{docs_scheme}://<slug>.{docs_domain}` in subdomain mode.
+// Root is the docs root of a project slug: `{docs_url}/docs/<slug>` in path
+// mode (DocsOrigin), `{docs_scheme}://<slug>.{docs_domain}` in subdomain mode.
 func (c Config) Root(slug string) string {
 	if c.SubdomainMode() {
 		return c.scheme() + "://" + slug + "." + c.DocsDomain
 	}
-	return c.PublicURL + "/docs/" + slug
+	return c.DocsOrigin() + "/docs/" + slug
 }
 
 // Base is the namespace of a project: the root of its main project, or of

@@ -56,3 +56,36 @@ func TestDocs(t *testing.T) {
 		t.Errorf("subdomain download: got %q, want %q", got, want)
 	}
 }
+
+// TestDocsOrigin checks that path-mode docs, downloads and previews move to
+// DocsURL while dashboard links stay on the public URL, and which layouts
+// share the dashboard's origin.
+func TestDocsOrigin(t *testing.T) {
+	two := Config{PublicURL: "http://localhost:8000", DocsURL: "http://localhost:8001"}
+	demo := Target{Slug: "demo", Language: "en"}
+	for _, tc := range []struct{ name, got, want string }{
+		{"docs", two.Docs(demo, "latest", ""), "http://localhost:8001/docs/demo/en/latest/"},
+		{"download", two.Download(demo, "latest", "pdf"), "http://localhost:8001/docs/demo/_/downloads/en/latest/pdf/"},
+		{"external", two.External("demo", "7"), "http://localhost:8001/docs/demo/_/external/7/"},
+		{"home", two.ProjectHome("demo"), "http://localhost:8000/projects/demo/"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, tc.got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		c    Config
+		want bool
+	}{
+		{Config{PublicURL: "http://localhost:8000"}, true},
+		{two, false},
+		{Config{PublicURL: "https://example.com", DocsURL: "HTTPS://Example.com:443"}, true},
+		{Config{PublicURL: "http://example.com", DocsURL: "https://example.com"}, false},
+		{Config{PublicURL: "https://example.com", DocsURL: "https://docs.example.org"}, false},
+		{Config{PublicURL: "https://example.com", DocsDomain: "docs.example.io"}, false},
+	} {
+		if got := tc.c.SharedOrigin(); got != tc.want {
+			t.Errorf("SharedOrigin(%+v) = %v, want %v", tc.c, got, tc.want)
+		}
+	}
+}

@@ -585,6 +585,11 @@ func TestMutations(t *testing.T) {
 		if len(dig(data, "addMaintainer", "users").([]any)) != 2 {
 			t.Errorf("users = %v", data)
 		}
+		// Adding a maintainer twice is a Conflict saying so, not the database's words.
+		if _, err := e.do(alice, `mutation { addMaintainer(slug: "pub", username: "bob") { slug } }`, nil); !errs.Is(err, errs.Conflict) ||
+			!strings.Contains(err.Error(), "The user is already a maintainer of this project.") || strings.Contains(strings.ToLower(err.Error()), "constraint") {
+			t.Errorf("adding a maintainer twice: %v, want Conflict %q", err, "The user is already a maintainer of this project.")
+		}
 		ok(`mutation { removeMaintainer(slug: "pub", username: "bob") { slug } }`, nil)
 		fails(`mutation { removeMaintainer(slug: "pub", username: "alice") { slug } }`, nil, errs.Conflict, nil)
 		data = ok(`mutation { setProjectPrivacy(slug: "pub", privacyLevel: "private") { privacyLevel } }`, nil)

@@ -302,7 +302,7 @@ func (h *Handler) namespaceOf(u *url.URL) (slug, rest string, ok bool) {
 		slug, ok = h.subdomainProject(u.Host)
 		return slug, u.Path, ok
 	}
-	pu, err := url.Parse(h.urls.PublicURL)
+	pu, err := url.Parse(h.urls.DocsOrigin())
 	if err != nil || !strings.EqualFold(u.Scheme, pu.Scheme) || !strings.EqualFold(u.Host, pu.Host) {
 		return "", "", false
 	}

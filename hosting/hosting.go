@@ -55,7 +55,8 @@ type Handler struct {
 	clientURL  string
 }
 
-// New returns the docs host. Mount it on `/docs/` of the public host, and,
+// New returns the docs host. Mount it on `/docs/` of the docs origin
+// (cfg.URLs.DocsOrigin: the public host in the single-origin layout), and,
 // in subdomain mode, put Hosts in front of the other handlers so that
 // requests to <project>.<docs_domain> reach it.
 func New(s *store.Store, files Files, cfg Config, logger *slog.Logger) *Handler {
@@ -157,7 +158,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		redirect(w, r, withQuery(h.urls.Root(slug)+escRest, r.URL.RawQuery), http.StatusMovedPermanently)
 		return
 	}
-	h.serveDocs(w, r, slug, rest, h.urls.PublicURL)
+	h.serveDocs(w, r, slug, rest, h.urls.DocsOrigin())
 }
 
 // slugShaped reports whether s could be a project slug (behavior.md §6.5:

@@ -28,6 +28,7 @@ type Config struct {
 	// The search endpoints (reader.md R.6.4–R.6.7).
 	DocsDomain         string // subdomain mode when set: /_/api/ links use the request's docs host
 	DocsScheme         string // scheme of docs subdomains; default: PublicURL's
+	DocsURL            string // path mode: origin of the docs pages, whose /_/api/ links start with it; "": PublicURL
 	SearchThrottleRate string // per reader budget, e.g. "100/minute"; "0" or "" disables
 	// DocsSessionReader returns r's context with the reader of its docs
 	// session cookie as viewer (reader.md R.1.1; anonymous when none): the

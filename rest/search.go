@@ -149,9 +149,12 @@ func searchThrottleKey(ctx context.Context, r *http.Request) string {
 
 // searchBase is what next/previous links start with (R.6.5): the public
 // URL for /api/ forms; for /_/ forms the docs origin of the request, which
-// is a project's docs subdomain or the public URL.
+// is a project's docs subdomain or, in path mode, the docs URL.
 func (s *Server) searchBase(r *http.Request, docsHost bool) string {
 	origin := s.cfg.PublicURL
+	if docsHost && s.cfg.DocsURL != "" {
+		origin = s.cfg.DocsURL
+	}
 	if docsHost && s.cfg.DocsDomain != "" {
 		host := strings.ToLower(r.Host)
 		if h, _, err := net.SplitHostPort(host); err == nil {

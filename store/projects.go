@@ -560,8 +560,12 @@ func (s *Store) FindMaintainerships(ctx context.Context, projectIDs []int64) ([]
 // AddMaintainer makes the user a maintainer of the project. Adding an
 // existing maintainer is a Conflict.
 func (s *Store) AddMaintainer(ctx context.Context, projectID, userID int64) error {
-	return s.InTx(ctx, "store.AddMaintainer", func(tx *Tx) error {
+	const op = "store.AddMaintainer"
+	return s.InTx(ctx, op, func(tx *Tx) error {
 		_, err := tx.exec(ctx, `INSERT INTO project_users (project_id, user_id) VALUES (?, ?)`, projectID, userID)
+		if err = classify(op, err); errs.Is(err, errs.Conflict) {
+			return errs.E(errs.Conflict, op, "The user is already a maintainer of this project.")
+		}
 		return err
 	})
 }

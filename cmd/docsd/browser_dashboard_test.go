@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,15 +21,7 @@ import (
 // server runs with --build-sandbox off because the sandbox hides /tmp,
 // where the gate is.
 func TestBrowserDashboard(t *testing.T) {
-	if testing.Short() {
-		t.Skip("long end-to-end browser test; skipped with -short")
-	}
-	for _, tool := range []string{"git", "sphinx-build"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed", tool)
-		}
-	}
-	ctx := newBrowser(t)
+	ctx := newSphinxBrowser(t)
 	gate := filepath.Join(t.TempDir(), "gate")
 	files := browserSphinxFiles("Dash Demo", "Built while a browser watched.")
 	files["docs/conf.py"] = "import os, time\n" +

@@ -54,7 +54,7 @@ func TestBrowserOfficialClient(t *testing.T) {
 	flyout := `document.querySelector("readthedocs-flyout")?.shadowRoot?.textContent || ""`
 	var text string
 	err := chromedp.Run(ctx,
-		chromedp.Navigate(srv.url+"/docs/demo/en/v1.0/guide.html"),
+		chromedp.Navigate(srv.docs+"/docs/demo/en/v1.0/guide.html"),
 		chromedp.Poll(`(`+flyout+`).includes("v2.0")`, nil, chromedp.WithPollingTimeout(30*time.Second)),
 		chromedp.Evaluate(flyout, &text),
 	)

@@ -207,7 +207,7 @@ func TestBrowserReader(t *testing.T) {
 	ctx := newBrowser(t)
 	srv := startBrowserFixture(t)
 
-	page := srv.url + "/docs/demo/en/v1.0/guide.html"
+	page := srv.docs + "/docs/demo/en/v1.0/guide.html"
 	var versions, languages []string
 	err := chromedp.Run(ctx,
 		chromedp.Navigate(page),
@@ -239,13 +239,13 @@ func TestBrowserReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The translation has only latest: its link keeps the page there.
-	if want := srv.url + "/docs/demo/es/latest/guide.html"; esHref != want {
+	if want := srv.docs + "/docs/demo/es/latest/guide.html"; esHref != want {
 		t.Errorf("es link = %s, want %s", esHref, want)
 	}
 	if want := "You may be reading an old version of this documentation. Read the latest stable version of this page."; banner != want {
 		t.Errorf("banner on v1.0 = %q, want %q", banner, want)
 	}
-	if want := srv.url + "/docs/demo/en/stable/guide.html"; bannerHref != want {
+	if want := srv.docs + "/docs/demo/en/stable/guide.html"; bannerHref != want {
 		t.Errorf("banner link = %s, want %s", bannerHref, want)
 	}
 
@@ -255,7 +255,7 @@ func TestBrowserReader(t *testing.T) {
 		chromedp.Evaluate(`setTimeout(() => Array.from(`+shadow(`section[aria-label="Versions"]`)+`.querySelectorAll("a")).find(a => a.textContent === "v2.0").click(), 0)`, nil),
 	)
 	if err == nil {
-		location, err = waitLocation(ctx, srv.url+"/docs/demo/en/v2.0/guide.html")
+		location, err = waitLocation(ctx, srv.docs+"/docs/demo/en/v2.0/guide.html")
 	}
 	if err == nil {
 		err = chromedp.Run(ctx, chromedp.Text("h1", &heading, chromedp.ByQuery))

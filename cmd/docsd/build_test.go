@@ -64,7 +64,7 @@ func TestServeBuildsImportedProject(t *testing.T) {
 	exited := make(chan int, 1)
 	var serveLog bytes.Buffer
 	go func() {
-		exited <- run(ctx, []string{"serve", "--data-dir", data, "--addr", addr, "--allow-local-repos", "--build-workers", "2"}, io.Discard, &syncWriter{w: &serveLog})
+		exited <- run(ctx, []string{"serve", "--data-dir", data, "--addr", addr, "--docs-addr", freeAddr(t), "--allow-local-repos", "--build-workers", "2"}, io.Discard, &syncWriter{w: &serveLog})
 	}()
 	defer func() {
 		cancel()
@@ -204,7 +204,7 @@ func TestRelativeDataDir(t *testing.T) {
 	srv.token = token
 	srv.importProject(t, "Relative", repo, "en")
 	srv.waitBuilt(t, "relative")
-	if status, _, body := fetch(t, srv.url+"/docs/relative/en/latest/", ""); status != 200 || !strings.Contains(body, "Relative: index</h1>") {
+	if status, _, body := fetch(t, srv.docs+"/docs/relative/en/latest/", ""); status != 200 || !strings.Contains(body, "Relative: index</h1>") {
 		t.Errorf("docs: %d %.80q", status, body)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // only their flags, and secrets from the environment never show.
 func TestHelp(t *testing.T) {
 	t.Setenv("DOCSD_SECRET_KEY", "do-not-print-this-key")
-	for _, group := range []string{"user", "token", "project", "version", "redirect", "build", "secrets"} {
+	for _, group := range []string{"user", "token", "project", "version", "redirect", "build", "secrets", "search"} {
 		code, out, errOut := docsd(t, group, "--help")
 		if code != 0 || errOut != "" || !strings.Contains(out, "Usage: docsd "+group+" SUBCOMMAND") || !strings.Contains(out, "  docsd "+group+" ") {
 			t.Errorf("docsd %s --help: code %d, stdout %q, stderr %q", group, code, out, errOut)
@@ -31,6 +31,13 @@ func TestHelp(t *testing.T) {
 		if strings.Contains(out, hidden) {
 			t.Errorf("user create --help shows %s", hidden)
 		}
+	}
+	code, out, errOut = docsd(t, "search", "reindex", "--help")
+	if code != 0 || errOut != "" || !strings.Contains(out, "Usage: docsd search reindex [PROJECT[/VERSION]]") || !strings.Contains(out, "--artifacts-url URL") || strings.Contains(out, "--addr") {
+		t.Errorf("docsd search reindex --help: code %d, stdout %q, stderr %q; want its usage and only the flags it uses", code, out, errOut)
+	}
+	if code, _, errOut := docsd(t, "search", "frobnicate"); code != 2 || !strings.Contains(errOut, `unknown command "search frobnicate"`) {
+		t.Errorf("unknown search subcommand: code %d, stderr %q", code, errOut)
 	}
 	code, out, _ = docsd(t, "serve", "--help")
 	placeholder := regexp.MustCompile(`(?m)^  --[a-z0-9-]+( [A-Z_]+)?$`)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +31,7 @@ import (
 // e2eServer is a running `docsd serve`.
 type e2eServer struct {
 	url     string   // http://127.0.0.1:port
+	docs    string   // the docs listener, http://127.0.0.1:port (--docs-addr)
 	dataDir string   // --data-dir
 	flags   []string // the settings flags every command gets
 	token   string   // API key of the user who imports the projects
@@ -47,11 +49,26 @@ func freeAddr(t *testing.T) string {
 }
 
 // startServe runs `docsd serve` with extra flags on dataDir until the test
-// ends, and waits until it answers.
+// ends, and waits until it answers. Docs get a free port of their own
+// (--docs-addr; the port after --addr's may be taken) unless extra names one.
 func startServe(t *testing.T, dataDir string, extra ...string) *e2eServer {
 	t.Helper()
-	addr := freeAddr(t)
-	s := &e2eServer{url: "http://" + addr, dataDir: dataDir, stderr: &bytes.Buffer{}}
+	addr, docs := freeAddr(t), ""
+	if i := slices.Index(extra, "--docs-addr"); i >= 0 && i+1 < len(extra) {
+		docs = extra[i+1]
+	} else {
+		docs = freeAddr(t)
+		extra = append([]string{"--docs-addr", docs}, extra...)
+	}
+	return serveAt(t, dataDir, addr, docs, extra...)
+}
+
+// serveAt runs `docsd serve --addr addr` with extra flags on dataDir until
+// the test ends, and waits until it answers; docs is the address its docs
+// listener has (by extra or by default).
+func serveAt(t *testing.T, dataDir, addr, docs string, extra ...string) *e2eServer {
+	t.Helper()
+	s := &e2eServer{url: "http://" + addr, docs: "http://" + docs, dataDir: dataDir, stderr: &bytes.Buffer{}}
 	// The tests drive the APIs faster than a person would: no request
 	// budgets unless extra sets them (TestServeThrottle).
 	s.flags = append([]string{"--data-dir", dataDir, "--addr", addr, "--allow-local-repos", "--log-format", "json",
@@ -303,9 +320,9 @@ func TestDocsEndToEnd(t *testing.T) {
 		lib: project(slug: "lib") { urls { documentation } }
 	}`, nil, &data)
 	for _, tc := range []struct{ name, url, wantURL, wantBody string }{
-		{"project", data.Demo.Urls.Documentation, srv.url + "/docs/demo/en/latest/", "Demo: index</h1>"},
-		{"translation", data.Es.Urls.Documentation, srv.url + "/docs/demo/es/latest/", "Demo en español: index</h1>"},
-		{"subproject", data.Lib.Urls.Documentation, srv.url + "/docs/demo/projects/library/en/latest/", "Library: index</h1>"},
+		{"project", data.Demo.Urls.Documentation, srv.docs + "/docs/demo/en/latest/", "Demo: index</h1>"},
+		{"translation", data.Es.Urls.Documentation, srv.docs + "/docs/demo/es/latest/", "Demo en español: index</h1>"},
+		{"subproject", data.Lib.Urls.Documentation, srv.docs + "/docs/demo/projects/library/en/latest/", "Library: index</h1>"},
 		{"dirhtml page", data.Demo.Urls.Documentation + "install/", "", "Demo: install</h1>"},
 		{"html page", data.Lib.Urls.Documentation + "guide.html", "", "Library: guide</h1>"},
 	} {
@@ -319,13 +336,13 @@ func TestDocsEndToEnd(t *testing.T) {
 			}
 		})
 	}
-	if docs["demo"] != srv.url+"/docs/demo/en/latest/" {
+	if docs["demo"] != srv.docs+"/docs/demo/en/latest/" {
 		t.Errorf("importProject urls.documentation: got %q", docs["demo"])
 	}
 
 	t.Run("ProjectRootRedirects", func(t *testing.T) {
-		status, loc, _ := fetch(t, srv.url+"/docs/demo/", "")
-		if status != 302 || loc != srv.url+"/docs/demo/en/latest/" {
+		status, loc, _ := fetch(t, srv.docs+"/docs/demo/", "")
+		if status != 302 || loc != srv.docs+"/docs/demo/en/latest/" {
 			t.Errorf("got %d %q, want 302 to the default version", status, loc)
 		}
 	})
@@ -352,8 +369,8 @@ func TestDocsEndToEnd(t *testing.T) {
 			got                      *string
 			want, magic, contentType string
 		}{
-			{d.Htmlzip, srv.url + "/docs/manual/_/downloads/en/latest/htmlzip/", "PK", "application/zip"},
-			{d.Epub, srv.url + "/docs/manual/_/downloads/en/latest/epub/", "PK", "application/epub+zip"},
+			{d.Htmlzip, srv.docs + "/docs/manual/_/downloads/en/latest/htmlzip/", "PK", "application/zip"},
+			{d.Epub, srv.docs + "/docs/manual/_/downloads/en/latest/epub/", "PK", "application/epub+zip"},
 		} {
 			if tc.got == nil || *tc.got != tc.want {
 				t.Errorf("download URL: got %v, want %q", deref(tc.got), tc.want)
@@ -375,7 +392,7 @@ func TestDocsEndToEnd(t *testing.T) {
 	})
 
 	t.Run("Redirects", func(t *testing.T) {
-		root := srv.url + "/docs/demo/en/latest/"
+		root := srv.docs + "/docs/demo/en/latest/"
 		for _, tc := range []struct {
 			typ, from, to string
 			request, want string

@@ -244,7 +244,7 @@ func TestServe(t *testing.T) {
 	var stderr bytes.Buffer
 	done := make(chan int)
 	go func() {
-		done <- run(ctx, []string{"serve", "--addr", addr, data, "--build-workers", "0"}, io.Discard, &stderr)
+		done <- run(ctx, []string{"serve", "--addr", addr, "--docs-addr", freeAddr(t), data, "--build-workers", "0"}, io.Discard, &stderr)
 	}()
 	base := "http://" + addr
 	var resp *http.Response

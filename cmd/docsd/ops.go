@@ -135,9 +135,9 @@ func hostOnly(hostport string) string {
 
 // listenError explains a failed listen: a port in use is usually another
 // docsd (or the same one started twice).
-func listenError(addr string, err error) error {
+func listenError(flag, addr string, err error) error {
 	if errors.Is(err, syscall.EADDRINUSE) {
-		return fmt.Errorf("--addr %s is already in use (is another docsd running? stop it, or pass another --addr): %w", addr, err)
+		return fmt.Errorf("%s %s is already in use (is another docsd running? stop it, or pass another %s): %w", flag, addr, flag, err)
 	}
-	return fmt.Errorf("--addr %s: %w", addr, err)
+	return fmt.Errorf("%s %s: %w", flag, addr, err)
 }

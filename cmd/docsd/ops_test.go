@@ -35,6 +35,19 @@ func testApp(t *testing.T, s *store.Store, args ...string) (*app, *httptest.Serv
 	return a, srv
 }
 
+// testDocs serves a's docs listener (docs have an origin of their own by
+// default) until the test ends.
+func testDocs(t *testing.T, a *app) *httptest.Server {
+	t.Helper()
+	_, docs := a.handlers()
+	if docs == nil {
+		t.Fatal("no docs listener: docs share the public origin")
+	}
+	srv := httptest.NewServer(docs)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 func get(t *testing.T, url, token string) (*http.Response, string) {
 	t.Helper()
 	req, _ := http.NewRequest("GET", url, nil)
@@ -66,7 +79,8 @@ func TestMetricsAndReadiness(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	_, srv := testApp(t, s)
+	a, srv := testApp(t, s)
+	docs := testDocs(t, a)
 
 	resp, body := get(t, srv.URL+"/readyz", "")
 	if resp.StatusCode != 200 || !strings.Contains(body, `"database":"ok"`) || !strings.Contains(body, `"status":"ok"`) {
@@ -74,7 +88,7 @@ func TestMetricsAndReadiness(t *testing.T) {
 	}
 	get(t, srv.URL+"/api/v2/project/", "")
 	get(t, srv.URL+"/api/v3/projects/some-slug/versions/", "")
-	get(t, srv.URL+"/docs/nope/en/latest/", "")
+	get(t, docs.URL+"/docs/nope/en/latest/", "")
 
 	resp, body = get(t, srv.URL+"/metrics", "")
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
@@ -119,7 +133,8 @@ func TestDatabaseOutageIs503(t *testing.T) {
 	if err := s.Ping(context.Background()); !errs.Is(err, errs.Unavailable) {
 		t.Fatalf("Ping of an unreachable database: %v, want Unavailable", err)
 	}
-	_, srv := testApp(t, s)
+	a, srv := testApp(t, s)
+	docs := testDocs(t, a)
 	token := strings.Repeat("a", 40)
 	for _, tc := range []struct{ path, token, body string }{
 		{"/api/v3/projects/", token, `{"detail":"` + errs.MsgUnavailable + `"}`},
@@ -129,7 +144,11 @@ func TestDatabaseOutageIs503(t *testing.T) {
 		{"/readyz", "", `"database":"unavailable"`},
 		{"/docs/demo/en/latest/", "", "503 Service Unavailable"},
 	} {
-		resp, body := get(t, srv.URL+tc.path, tc.token)
+		base := srv.URL
+		if strings.HasPrefix(tc.path, "/docs/") {
+			base = docs.URL
+		}
+		resp, body := get(t, base+tc.path, tc.token)
 		if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, tc.body) {
 			t.Errorf("GET %s: %d Retry-After=%q %s; want 503, Retry-After and %s",
 				tc.path, resp.StatusCode, resp.Header.Get("Retry-After"), body, tc.body)

@@ -34,9 +34,11 @@ func TestScaleOutEndToEnd(t *testing.T) {
 	pg := storetest.DatabaseURL(t, store.Postgres)
 	t.Setenv("AWS_ACCESS_KEY_ID", bucket.AccessKey)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", bucket.SecretKey)
-	const public = "http://docs.example.test" // the load balancer's URL
+	// The load balancer's two hostnames: the API and dashboard, and the docs
+	// (each node's --docs-addr listener).
+	const public, docsOrigin = "http://docs.example.test", "http://read.example.test"
 	shared := []string{"--database-url", pg, "--artifacts-url", bucket.URL("docsd"), "--s3-endpoint", bucket.Endpoint,
-		"--public-url", public, "--throttle-user-rate", "0"}
+		"--public-url", public, "--docs-url", docsOrigin, "--throttle-user-rate", "0"}
 
 	if code, _, errOut := docsd(t, append([]string{"migrate"}, shared...)...); code != 0 {
 		t.Fatalf("docsd migrate: exit %d: %s", code, errOut)
@@ -55,7 +57,7 @@ func TestScaleOutEndToEnd(t *testing.T) {
 
 	repo := gitRepo(t, repoFiles("Scale"))
 	docsURL := a.importProject(t, "scale", repo, "en")
-	if want := public + "/docs/scale/en/latest/"; docsURL != want {
+	if want := docsOrigin + "/docs/scale/en/latest/"; docsURL != want {
 		t.Fatalf("urls.documentation = %q, want %q", docsURL, want)
 	}
 	a.waitBuilt(t, "scale")
@@ -68,12 +70,16 @@ func TestScaleOutEndToEnd(t *testing.T) {
 		}
 	}
 
-	// sameOnBoth fetches path from both nodes and returns the answer, which
-	// must be the same.
+	// sameOnBoth fetches path from both nodes (docs from their docs
+	// listeners) and returns the answer, which must be the same.
 	sameOnBoth := func(t *testing.T, path string) (int, string, string) {
 		t.Helper()
-		codeA, locA, bodyA := fetch(t, a.url+path, "")
-		codeB, locB, bodyB := fetch(t, b.url+path, "")
+		baseA, baseB := a.url, b.url
+		if strings.HasPrefix(path, "/docs/") {
+			baseA, baseB = a.docs, b.docs
+		}
+		codeA, locA, bodyA := fetch(t, baseA+path, "")
+		codeB, locB, bodyB := fetch(t, baseB+path, "")
 		if codeA != codeB || locA != locB || bodyA != bodyB {
 			t.Errorf("GET %s: A %d %q %.80q, B %d %q %.80q; want the same answer", path, codeA, locA, bodyA, codeB, locB, bodyB)
 		}
@@ -96,7 +102,7 @@ func TestScaleOutEndToEnd(t *testing.T) {
 				t.Errorf("GET %s: %d %.80q, want %d with %q", tc.path, status, body, tc.status, tc.want)
 			}
 		}
-		if status, loc, _ := sameOnBoth(t, "/docs/scale/en/latest/install"); status != 302 || loc != public+"/docs/scale/en/latest/install/" {
+		if status, loc, _ := sameOnBoth(t, "/docs/scale/en/latest/install"); status != 302 || loc != docsOrigin+"/docs/scale/en/latest/install/" {
 			t.Errorf("directory redirect: %d %q", status, loc)
 		}
 	})
@@ -112,7 +118,7 @@ func TestScaleOutEndToEnd(t *testing.T) {
 	t.Run("Redirects", func(t *testing.T) {
 		a.graphql(t, `mutation { createRedirect(project: "scale", input: {type: "page", fromUrl: "/example.html", toUrl: "/examples/intro.html"}) { id } }`, nil, nil)
 		status, loc, _ := sameOnBoth(t, "/docs/scale/en/latest/example.html")
-		if want := public + "/docs/scale/en/latest/examples/intro.html"; status != 302 || loc != want {
+		if want := docsOrigin + "/docs/scale/en/latest/examples/intro.html"; status != 302 || loc != want {
 			t.Errorf("page redirect: %d %q, want 302 %q", status, loc, want)
 		}
 	})
@@ -185,14 +191,14 @@ func TestScaleOutEndToEnd(t *testing.T) {
 	})
 
 	t.Run("PrivacyThroughAAppliesOnB", func(t *testing.T) {
-		if status, _, _ := fetch(t, b.url+"/docs/scale/en/latest/", ""); status != 200 {
+		if status, _, _ := fetch(t, b.docs+"/docs/scale/en/latest/", ""); status != 200 {
 			t.Fatalf("public docs on B: %d", status)
 		}
 		a.graphql(t, `mutation { setProjectPrivacy(slug: "scale", privacyLevel: "private") { slug } }`, nil, nil)
 		// No node keeps visibility in memory: B's very next answer follows
 		// the change (well within the 2 s the issue allows), with no wait
 		// that could pass or fail with the machine's load.
-		if status, _, _ := fetch(t, b.url+"/docs/scale/en/latest/", ""); status == 200 {
+		if status, _, _ := fetch(t, b.docs+"/docs/scale/en/latest/", ""); status == 200 {
 			t.Error("B still serves the now private docs anonymously")
 		}
 		sameOnBoth(t, "/docs/scale/en/latest/")

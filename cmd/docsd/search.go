@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"docsd/errs"
@@ -20,18 +21,23 @@ func (a *app) searchParts() {
 }
 
 // searchCommand runs `docsd search reindex [PROJECT[/VERSION]]`.
+// searchSynopsis is `docsd search reindex`'s usage line.
+const searchSynopsis = "search reindex [PROJECT[/VERSION]]"
+
 func (c *command) searchCommand(ctx context.Context, sub string, args []string) error {
-	const synopsis = "search reindex [PROJECT[/VERSION]]"
 	if sub != "reindex" {
-		return usageError(fmt.Sprintf("unknown command %q (see docsd --help)", strings.TrimSpace("search "+sub)))
+		return c.group("search", firstArg(args))
 	}
-	fs, env := c.flags("search reindex", synopsis)
+	// reindex reads the published docs: the admin settings and where the
+	// artifacts are.
+	c.shown = append(slices.Clip(adminFlags), "artifacts-url", "s3-endpoint", "s3-region")
+	fs, env := c.flags("search reindex", searchSynopsis)
 	pos, err := c.parse(fs, env, args[1:])
 	if err != nil {
 		return err
 	}
 	if len(pos) > 1 {
-		return usageError("usage: docsd " + synopsis)
+		return usageError("usage: docsd " + searchSynopsis)
 	}
 	a, err := c.open(ctx)
 	if err != nil {

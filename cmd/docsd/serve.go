@@ -129,7 +129,14 @@ func (c *command) wire(s *store.Store) (*app, error) {
 }
 
 func (a *app) urls() docsurl.Config {
-	return docsurl.Config{PublicURL: a.settings.PublicURL, DocsDomain: a.settings.DocsDomain, DocsScheme: a.settings.DocsScheme}
+	return docsurl.Config{PublicURL: a.settings.PublicURL, DocsDomain: a.settings.DocsDomain, DocsScheme: a.settings.DocsScheme, DocsURL: a.settings.DocsURL}
+}
+
+// docsApart reports whether docs have a listener and an origin of their
+// own (the default): neither subdomain mode nor the single-origin layout.
+func (a *app) docsApart() bool {
+	u := a.urls()
+	return !u.SubdomainMode() && !u.SharedOrigin()
 }
 
 func (a *app) close() {
@@ -137,8 +144,15 @@ func (a *app) close() {
 	a.store.Close()
 }
 
-// handler routes every HTTP request docsd answers.
+// handler routes every HTTP request the public origin answers.
 func (a *app) handler() http.Handler {
+	h, _ := a.handlers()
+	return h
+}
+
+// handlers returns the handler of the public origin and, when docs have an
+// origin of their own (docsApart), the docs listener's; nil otherwise.
+func (a *app) handlers() (public, docsOrigin http.Handler) {
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", a.resolver.Handler())
 	mux.Handle("/graphiql/", graphiql.Handler("/graphiql/", "/graphql"))
@@ -155,6 +169,7 @@ func (a *app) handler() http.Handler {
 
 		DocsDomain:         a.settings.DocsDomain,
 		DocsScheme:         a.settings.DocsScheme,
+		DocsURL:            a.settings.DocsURL,
 		SearchThrottleRate: a.settings.SearchThrottleRate,
 		UploadReceiver:     a.uploads.receiver(),
 		DocsSessionReader: func(r *http.Request) (context.Context, error) {
@@ -162,18 +177,26 @@ func (a *app) handler() http.Handler {
 			return graph.WithUser(r.Context(), u), err
 		},
 	})
+	apart := a.docsApart()
+	var docsHere http.Handler = docs
+	if apart {
+		docsHere = a.docsMoved(docs)
+	}
 	mux.Handle("/api/", api)
-	mux.Handle("/docs/", docs)
+	mux.Handle("/docs/", docsHere)
 	mux.Handle("/api/v2/webhook/", a.webhooks())
 	mux.Handle("/metrics", a.metrics.Handler())
 	mux.Handle("/readyz", a.readyz())
 	a.mountDashboard(mux)
 	// Liveness: the process answers. Whether it can serve is /readyz.
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok\n")) })
+	mux.HandleFunc("/healthz", healthz)
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintf(w, "docsd\n\nAPI v3:   %s/api/v3/\nAPI v2:   %s/api/v2/\nGraphQL:  %s/graphql\nGraphiQL: %s/graphiql/\n",
 			a.settings.PublicURL, a.settings.PublicURL, a.settings.PublicURL, a.settings.PublicURL)
+		if u := a.urls(); !u.SubdomainMode() {
+			fmt.Fprintf(w, "Docs:     %s/docs/<project>/\n", u.DocsOrigin())
+		}
 	})
 	// API and docs paths go to their handlers as sent: ServeMux would answer
 	// `//` or `..` in a path with a redirect, which must never happen to a
@@ -185,13 +208,61 @@ func (a *app) handler() http.Handler {
 		case strings.HasPrefix(p, "/api/") && !strings.HasPrefix(p, "/api/v2/webhook/"):
 			api.ServeHTTP(w, r)
 		case strings.HasPrefix(p, "/docs/"):
-			docs.ServeHTTP(w, r)
+			docsHere.ServeHTTP(w, r)
 		default:
 			mux.ServeHTTP(w, r)
 		}
 	})
 	throttle := newAuthThrottle(a.settings.AuthFailureRate, a.settings.trustedProxies)
-	return a.logRequests(throttle.middleware(searchFirst(api, docs.Hosts(root))))
+	serve := func(h http.Handler) http.Handler { return a.logRequests(throttle.middleware(searchFirst(api, h))) }
+	public = serve(docs.Hosts(root))
+	if apart {
+		docsOrigin = serve(a.docsOriginRoot(docs))
+	}
+	return public, docsOrigin
+}
+
+// healthz answers liveness probes: the process answers. Whether it can
+// serve is /readyz.
+func healthz(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok\n")) }
+
+// docsOriginRoot routes the docs listener: the docs host (/docs/…, the
+// reader endpoints of reader.md R.2, a 404 page for anything else) and the
+// probes. Nothing here reads the dashboard's session cookie, which browsers
+// send to every port of a host: the docs origin has no /graphql, no /api/
+// and no dashboard.
+func (a *app) docsOriginRoot(docs http.Handler) http.Handler {
+	readyz := a.readyz()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/healthz":
+			healthz(w, r)
+		case "/readyz":
+			readyz.ServeHTTP(w, r)
+		default:
+			docs.ServeHTTP(w, r)
+		}
+	})
+}
+
+// docsMoved answers /docs/… on the public origin when docs have their own:
+// GET and HEAD are sent to the same path and query on the docs origin with
+// 302 Found, not 301, because where docs live is an operator setting
+// (--docs-url, or --addr's next port) that may change again, and browsers
+// keep a 301 forever; other methods get the docs host's 405.
+func (a *app) docsMoved(docs http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			docs.ServeHTTP(w, r)
+			return
+		}
+		loc := a.settings.DocsURL + r.URL.EscapedPath()
+		if r.URL.RawQuery != "" {
+			loc += "?" + r.URL.RawQuery
+		}
+		w.Header().Set("Location", loc)
+		w.WriteHeader(http.StatusFound)
+	})
 }
 
 // statusRecorder remembers the status a handler wrote, for the access log.
@@ -284,28 +355,57 @@ func (c *command) serve(ctx context.Context, args []string) error {
 	}
 	defer stopWorkers()
 
+	public, docs := a.handlers()
+	servers := []*http.Server{{Handler: public, ReadHeaderTimeout: 10 * time.Second}}
 	ln, err := net.Listen("tcp", a.settings.Addr)
 	if err != nil {
-		return listenError(a.settings.Addr, err)
+		return listenError("--addr", a.settings.Addr, err)
 	}
-	ln = jsonErrorListener{ln} // net/http's own 400/431 answers under /api/ in JSON
-	srv := &http.Server{Handler: a.handler(), ReadHeaderTimeout: 10 * time.Second}
+	listeners := []net.Listener{jsonErrorListener{ln}} // net/http's own 400/431 answers under /api/ in JSON
+	if docs != nil {
+		dl, err := net.Listen("tcp", a.settings.DocsAddr)
+		if err != nil {
+			ln.Close()
+			return listenError("--docs-addr", a.settings.DocsAddr, err)
+		}
+		listeners = append(listeners, dl)
+		servers = append(servers, &http.Server{Handler: docs, ReadHeaderTimeout: 10 * time.Second})
+		a.logger.Info("docsd serving docs", "addr", dl.Addr().String(), "docs_url", a.settings.DocsURL)
+		if a.settings.docsURLGuessed {
+			a.logger.Warn("--docs-url is not set: docs URLs are the public URL's host with --docs-addr's port; "+
+				"behind a reverse proxy, set --docs-url to the hostname that serves the docs", "docs_url", a.settings.DocsURL)
+		}
+	} else if a.urls().SharedOrigin() {
+		a.logger.Warn("docs share the public origin (--docs-url is --public-url): dashboard sign-in is turned off")
+	}
 	a.logger.Info("docsd serving", "addr", ln.Addr().String(), "public_url", a.settings.PublicURL,
 		"database", store.Redact(a.settings.DatabaseURL), "build_workers", a.settings.BuildWorkers)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	errc := make(chan error, len(servers))
+	for i, srv := range servers {
+		go func() { errc <- srv.Serve(listeners[i]) }()
+	}
 	select {
 	case err := <-errc:
+		for _, srv := range servers {
+			srv.Close()
+		}
 		return err
 	case <-ctx.Done():
 	}
 	a.logger.Info("docsd shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
+	shutdown := make(chan error, len(servers))
+	for _, srv := range servers {
+		go func() { shutdown <- srv.Shutdown(shutdownCtx) }()
 	}
-	return nil
+	var first error
+	for range servers {
+		if err := <-shutdown; err != nil && !errors.Is(err, http.ErrServerClosed) && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 func (c *command) worker(ctx context.Context, args []string) error {

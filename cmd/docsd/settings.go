@@ -28,6 +28,9 @@ type Settings struct {
 	PublicURL               string
 	DocsDomain              string
 	DocsScheme              string
+	DocsAddr                string // the docs listener (issue 13: docs on an origin of their own)
+	DocsURL                 string // its public origin; "" in subdomain mode
+	docsURLGuessed          bool   // DocsURL is the default made from a --public-url the operator gave
 	ThrottleUserRate        string
 	AbsoluteAPILinks        bool
 	MaxPageSize             int
@@ -155,6 +158,9 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.PublicURL, "public-url", "", "scheme://host[:port] of every absolute URL docsd writes (default http:// + the listen address)")
 	str(&s.DocsDomain, "docs-domain", "", "serve docs at <project>.<docs-domain> (subdomain mode); empty: under <public-url>/docs/")
 	str(&s.DocsScheme, "docs-scheme", "", "scheme of subdomain-mode docs URLs (default: the public URL's)")
+	str(&s.DocsAddr, "docs-addr", "", "address a second listener serves the built docs on, apart from the dashboard (default: --addr's host, the next port)")
+	str(&s.DocsURL, "docs-url", "", "scheme://host[:port] readers reach --docs-addr at (default: the public URL's scheme and host, --docs-addr's port); "+
+		"set to --public-url to serve docs on the main origin under /docs/, which turns dashboard sign-in off")
 	str(&s.ThrottleUserRate, "throttle-user-rate", "60/minute", "per-user request budget of API v3 and /graphql together, N/second|minute|hour|day; 0 disables")
 	boolean(&s.AbsoluteAPILinks, "absolute-api-links", false, "write v3 _links and next/previous as absolute URLs")
 	integer(&s.MaxPageSize, "max-page-size", 100, "largest `limit` of API lists")
@@ -218,6 +224,7 @@ func (s *Settings) resolve() error {
 	if s.DatabaseURL == "" {
 		s.DatabaseURL = filepath.Join(s.DataDir, "docsd.db")
 	}
+	publicGiven := s.PublicURL != ""
 	if s.PublicURL == "" {
 		host, port, err := net.SplitHostPort(s.Addr)
 		if err != nil {
@@ -231,6 +238,9 @@ func (s *Settings) resolve() error {
 	s.PublicURL = strings.TrimRight(s.PublicURL, "/")
 	if !strings.HasPrefix(s.PublicURL, "http://") && !strings.HasPrefix(s.PublicURL, "https://") {
 		return fmt.Errorf("--public-url %q must start with http:// or https://", s.PublicURL)
+	}
+	if err := s.resolveDocsOrigin(publicGiven); err != nil {
+		return err
 	}
 	if _, _, err := ratelimit.ParseRate(s.ThrottleUserRate); err != nil {
 		return fmt.Errorf("--throttle-user-rate: %v", err)
@@ -301,4 +311,47 @@ func parseOrigins(list string) ([]string, error) {
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// resolveDocsOrigin fills the docs listener's defaults (DESIGN.md
+// "Hosting": user-built docs never share an origin with the dashboard):
+// --docs-addr is --addr's host with the next port, --docs-url the public
+// URL's scheme and host with --docs-addr's port. Subdomain mode serves docs
+// on <project>.<docs-domain> and takes neither.
+func (s *Settings) resolveDocsOrigin(publicGiven bool) error {
+	if s.DocsDomain != "" {
+		if s.DocsURL != "" {
+			return fmt.Errorf("--docs-url and --docs-domain exclude each other: with --docs-domain docs are served on <project>.<docs-domain>")
+		}
+		s.DocsAddr = ""
+		return nil
+	}
+	if s.DocsAddr == "" {
+		host, port, err := net.SplitHostPort(s.Addr)
+		n, perr := strconv.Atoi(port)
+		if err != nil || perr != nil || n >= 65535 {
+			return fmt.Errorf("--docs-addr: no next port after --addr %q; set --docs-addr", s.Addr)
+		}
+		if n != 0 {
+			n++
+		}
+		s.DocsAddr = net.JoinHostPort(host, strconv.Itoa(n))
+	}
+	if s.DocsURL == "" {
+		_, port, err := net.SplitHostPort(s.DocsAddr)
+		if err != nil {
+			return fmt.Errorf("--docs-addr %q: %v", s.DocsAddr, err)
+		}
+		pu, err := url.Parse(s.PublicURL)
+		if err != nil {
+			return fmt.Errorf("--public-url %q: %v", s.PublicURL, err)
+		}
+		s.DocsURL = pu.Scheme + "://" + net.JoinHostPort(pu.Hostname(), port)
+		s.docsURLGuessed = publicGiven
+	}
+	s.DocsURL = strings.TrimRight(s.DocsURL, "/")
+	if u, err := url.Parse(s.DocsURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil {
+		return fmt.Errorf("--docs-url %q must be an origin: http(s)://host[:port], no path", s.DocsURL)
+	}
+	return nil
 }
