@@ -96,7 +96,7 @@ func (j *job) load(ctx context.Context) error {
 	}
 	// Every value is masked in every build; a pull-request build is given
 	// only the public variables (api-2026.md §A1.5).
-	all, _, err := j.pool.store.FindEnvironmentVariables(ctx, j.project.ID, 0, 0)
+	all, _, err := j.pool.store.FindEnvironmentVariables(ctx, j.project.ID, store.Page{})
 	if err != nil {
 		return err
 	}

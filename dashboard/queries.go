@@ -5,7 +5,7 @@ package dashboard
 // buildQuery to /graphql itself. Nothing else in the package reads data.
 
 // buildFields is the selection of a build that its pages show.
-const buildFields = `id state { code name } success error commit created started finished duration
+const buildFields = `id: databaseId state { code name } success error commit created started finished duration
 	version { slug verboseName } docsUrl`
 
 // commandFields is the selection of a build command.
@@ -13,11 +13,11 @@ const commandFields = `id description command output exitCode runTime`
 
 const dashboardQuery = `query {
 	viewer { username }
-	projects(filter: { maintainedByViewer: true }, limit: 100) {
+	projects(filter: { maintainedByViewer: true }, first: 100) {
 		totalCount
 		nodes {
 			slug name privacyLevel repository { url } urls { home documentation }
-			builds(limit: 1) { nodes { ` + buildFields + ` } }
+			builds(first: 1) { nodes { ` + buildFields + ` } }
 		}
 	}
 }`
@@ -33,18 +33,18 @@ const projectFields = `slug name description privacyLevel defaultVersion viewerI
 const projectQuery = `query($slug: String!) {
 	project(slug: $slug) {
 		` + projectFields + `
-		versions(filter: { active: true }, limit: 100) {
+		versions(filter: { active: true }, first: 100) {
 			nodes { slug verboseName built privacyLevel urls { documentation } lastBuild { ` + buildFields + ` } }
 		}
-		builds(limit: 10) { nodes { ` + buildFields + ` } }
+		builds(first: 10) { nodes { ` + buildFields + ` } }
 	}
 }`
 
 const buildsQuery = `query($slug: String!) {
 	project(slug: $slug) {
 		` + projectFields + `
-		versions(filter: { active: true }, limit: 100) { nodes { slug verboseName } }
-		builds(limit: 50) { totalCount nodes { ` + buildFields + ` } }
+		versions(filter: { active: true }, first: 100) { nodes { slug verboseName } }
+		builds(first: 50) { totalCount nodes { ` + buildFields + ` } }
 	}
 }`
 
@@ -63,13 +63,13 @@ const buildSubscription = `subscription($id: Int!) {
 }`
 
 const triggerMutation = `mutation($slug: String!, $version: String!) {
-	triggerBuild(project: $slug, version: $version) { triggered build { id } }
+	triggerBuild(project: $slug, version: $version) { triggered build { id: databaseId } }
 }`
 
 const versionsQuery = `query($slug: String!) {
 	project(slug: $slug) {
 		` + projectFields + `
-		versions(limit: 100) {
+		versions(first: 100) {
 			nodes { slug verboseName type active hidden built privacyLevel urls { documentation } lastBuild { ` + buildFields + ` } }
 		}
 	}
@@ -86,15 +86,15 @@ const updateVersionMutation = `mutation($slug: String!, $version: String!, $acti
 	updateVersion(project: $slug, version: $version, input: { active: $active, hidden: $hidden, privacyLevel: $privacy }) { slug }
 }`
 
-const cancelMutation = `mutation($id: Int!) { cancelBuild(id: $id) { id } }`
+const cancelMutation = `mutation($id: Int!) { cancelBuild(id: $id) { id: databaseId } }`
 
-const retryMutation = `mutation($id: Int!) { retryBuild(id: $id) { build { id } } }`
+const retryMutation = `mutation($id: Int!) { retryBuild(id: $id) { build { id: databaseId } } }`
 
 const settingsQuery = `query($slug: String!) {
 	project(slug: $slug) {
 		` + projectFields + `
 		homepage storedDefaultBranch showVersionWarning language { code } programmingLanguage { code }
-		versions(filter: { active: true }, limit: 100) { nodes { slug verboseName } }
+		versions(filter: { active: true }, first: 100) { nodes { slug verboseName } }
 	}
 }`
 
@@ -106,12 +106,12 @@ const updateProjectMutation = `mutation($slug: String!, $input: UpdateProjectInp
 const redirectsQuery = `query($slug: String!) {
 	project(slug: $slug) {
 		` + projectFields + `
-		redirects(limit: 100) { nodes { id type fromUrl toUrl httpStatus force enabled description } }
+		redirects(first: 100) { nodes { id: databaseId type fromUrl toUrl httpStatus force enabled description } }
 	}
 }`
 
 const createRedirectMutation = `mutation($slug: String!, $input: RedirectInput!) {
-	createRedirect(project: $slug, input: $input) { id }
+	createRedirect(project: $slug, input: $input) { id: databaseId }
 }`
 
 const deleteRedirectMutation = `mutation($slug: String!, $key: Int!) { deleteRedirect(project: $slug, id: $key) }`
@@ -120,12 +120,12 @@ const deleteRedirectMutation = `mutation($slug: String!, $key: Int!) { deleteRed
 const variablesQuery = `query($slug: String!) {
 	project(slug: $slug) {
 		` + projectFields + `
-		environmentVariables(limit: 100) { nodes { id name public created } }
+		environmentVariables(first: 100) { nodes { id: databaseId name public created } }
 	}
 }`
 
 const createVariableMutation = `mutation($slug: String!, $input: EnvironmentVariableInput!) {
-	createEnvironmentVariable(project: $slug, input: $input) { id }
+	createEnvironmentVariable(project: $slug, input: $input) { id: databaseId }
 }`
 
 const deleteVariableMutation = `mutation($slug: String!, $key: Int!) { deleteEnvironmentVariable(project: $slug, id: $key) }`

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/99designs/gqlgen/graphql"
+
 	"docsd/docsurl"
 	"docsd/errs"
 	"docsd/pep440"
@@ -134,6 +136,29 @@ func (r *Resolver) requireMaintainer(ctx context.Context, p *store.Project) erro
 		return errForbidden("graph")
 	}
 	return nil
+}
+
+// viewerMaintainsProjectID is isMaintainer for the project with that id.
+func (r *Resolver) viewerMaintainsProjectID(ctx context.Context, id int64) (bool, error) {
+	p, err := r.loaders(ctx).projectByID.Load(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	return r.isMaintainer(ctx, p)
+}
+
+// maintainersOnly implements the schema's @maintainersOnly directive, the
+// one place where a project field is kept from non-maintainers: the field
+// resolves to null with the error, and the rest of the project is answered.
+func (r *Resolver) maintainersOnly(ctx context.Context, obj any, next graphql.Resolver) (any, error) {
+	p, ok := obj.(*store.Project)
+	if !ok {
+		return nil, errs.Internalf("graph.maintainersOnly", "@maintainersOnly on %T", obj)
+	}
+	if err := r.requireMaintainer(ctx, p); err != nil {
+		return nil, err
+	}
+	return next(ctx)
 }
 
 // target describes p for the URL resolver: its main project and the

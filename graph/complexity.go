@@ -1,6 +1,10 @@
 package graph
 
-import "github.com/vektah/gqlparser/v2/ast"
+import (
+	"cmp"
+
+	"github.com/vektah/gqlparser/v2/ast"
+)
 
 // withoutDefer returns a copy of s without the `@defer` directive that
 // gqlparser's prelude declares: gqlgen's incremental delivery is not
@@ -23,22 +27,47 @@ func withoutDefer(s *ast.Schema) *ast.Schema {
 // that the public endpoint's complexity limit bounds the work of a query.
 func schemaConfig(r *Resolver) Config {
 	cfg := Config{Resolvers: r, Schema: withoutDefer(NewExecutableSchema(Config{}).Schema())}
+	cfg.Directives.MaintainersOnly = r.maintainersOnly
 	c := &cfg.Complexity
 	rows := func(limit *int64) int {
 		l, _ := r.window(limit, nil)
 		return l
 	}
+	// pageRows is rows for a connection: its page size is first, last or
+	// the deprecated limit.
+	pageRows := func(first, last, limit *int64) int { return rows(cmp.Or(first, last, limit)) }
 	const unpaged = 10 // rough size of lists without limit (users, commands…)
-	c.Query.Projects = func(child int, _ *ProjectFilterInput, limit, _ *int64) int { return 1 + child*rows(limit) }
-	c.Query.Versions = func(child int, _ *VersionFilterInput, limit, _ *int64) int { return 1 + child*rows(limit) }
-	c.Query.Builds = func(child int, _ *BuildFilterInput, limit, _ *int64) int { return 1 + child*rows(limit) }
-	c.Project.Versions = func(child int, _ *VersionFilterInput, limit, _ *int64) int { return 1 + child*rows(limit) }
-	c.Project.Builds = func(child int, _ *BuildFilterInput, limit, _ *int64) int { return 1 + child*rows(limit) }
-	c.Project.Subprojects = func(child int, limit, _ *int64) int { return 1 + child*rows(limit) }
-	c.Project.Translations = func(child int, limit, _ *int64) int { return 1 + child*rows(limit) }
-	c.Project.Redirects = func(child int, limit, _ *int64) int { return 1 + child*rows(limit) }
-	c.Project.EnvironmentVariables = func(child int, limit, _ *int64) int { return 1 + child*rows(limit) }
-	c.Version.Builds = func(child int, _ *BuildFilterInput, limit, _ *int64) int { return 1 + child*rows(limit) }
+	c.Query.Projects = func(child int, _ *ProjectFilterInput, first *int64, _ *string, last *int64, _ *string, limit, _ *int64) int {
+		return 1 + child*pageRows(first, last, limit)
+	}
+	c.Query.Versions = func(child int, _ *VersionFilterInput, first *int64, _ *string, last *int64, _ *string, limit, _ *int64) int {
+		return 1 + child*pageRows(first, last, limit)
+	}
+	c.Query.Builds = func(child int, _ *BuildFilterInput, first *int64, _ *string, last *int64, _ *string, limit, _ *int64) int {
+		return 1 + child*pageRows(first, last, limit)
+	}
+	c.Project.Versions = func(child int, _ *VersionFilterInput, first *int64, _ *string, last *int64, _ *string, limit, _ *int64) int {
+		return 1 + child*pageRows(first, last, limit)
+	}
+	c.Project.Builds = func(child int, _ *BuildFilterInput, first *int64, _ *string, last *int64, _ *string, limit, _ *int64) int {
+		return 1 + child*pageRows(first, last, limit)
+	}
+	c.Project.Subprojects = func(child int, first *int64, _ *string, last *int64, _ *string, limit, _ *int64) int {
+		return 1 + child*pageRows(first, last, limit)
+	}
+	c.Project.Translations = func(child int, first *int64, _ *string, last *int64, _ *string, limit, _ *int64) int {
+		return 1 + child*pageRows(first, last, limit)
+	}
+	c.Project.Redirects = func(child int, first *int64, _ *string, last *int64, _ *string, limit, _ *int64) int {
+		return 1 + child*pageRows(first, last, limit)
+	}
+	c.Project.EnvironmentVariables = func(child int, first *int64, _ *string, last *int64, _ *string, limit, _ *int64) int {
+		return 1 + child*pageRows(first, last, limit)
+	}
+	c.Version.Builds = func(child int, _ *BuildFilterInput, first *int64, _ *string, last *int64, _ *string, limit, _ *int64) int {
+		return 1 + child*pageRows(first, last, limit)
+	}
+	c.Query.Nodes = func(child int, ids []string) int { return 1 + child*len(ids) }
 	c.Project.ActiveVersions = func(child int) int { return 1 + child*unpaged }
 	c.Project.Users = func(child int) int { return 1 + child*unpaged }
 	c.Project.Integrations = func(child int) int { return 1 + child*unpaged }

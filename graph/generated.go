@@ -5,6 +5,7 @@ package graph
 import (
 	"bytes"
 	"context"
+	"docsd/graph/gid"
 	"docsd/graph/scalar"
 	"docsd/store"
 	"encoding/json"
@@ -46,6 +47,7 @@ type ResolverRoot interface {
 }
 
 type DirectiveRoot struct {
+	MaintainersOnly func(ctx context.Context, obj any, next graphql.Resolver) (res any, err error)
 }
 
 type ComplexityRoot struct {
@@ -75,6 +77,8 @@ type ComplexityRoot struct {
 		Version             func(childComplexity int) int
 		VersionName         func(childComplexity int) int
 		VersionType         func(childComplexity int) int
+		ViewerCanCancel     func(childComplexity int) int
+		ViewerCanRetry      func(childComplexity int) int
 	}
 
 	BuildCommand struct {
@@ -89,9 +93,16 @@ type ComplexityRoot struct {
 		StartTime   func(childComplexity int) int
 	}
 
-	BuildList struct {
+	BuildConnection struct {
+		Edges      func(childComplexity int) int
 		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
+	}
+
+	BuildEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	BuildState struct {
@@ -130,9 +141,16 @@ type ComplexityRoot struct {
 		Public   func(childComplexity int) int
 	}
 
-	EnvironmentVariableList struct {
+	EnvironmentVariableConnection struct {
+		Edges      func(childComplexity int) int
 		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
+	}
+
+	EnvironmentVariableEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	InitiateUploadPayload struct {
@@ -203,12 +221,19 @@ type ComplexityRoot struct {
 		Type        func(childComplexity int) int
 	}
 
+	PageInfo struct {
+		EndCursor       func(childComplexity int) int
+		HasNextPage     func(childComplexity int) int
+		HasPreviousPage func(childComplexity int) int
+		StartCursor     func(childComplexity int) int
+	}
+
 	Project struct {
 		ActiveVersions             func(childComplexity int) int
 		AdminFields                func(childComplexity int) int
 		AnalyticsCode              func(childComplexity int) int
 		Build                      func(childComplexity int, id int64, filter *BuildFilterInput) int
-		Builds                     func(childComplexity int, filter *BuildFilterInput, limit *int64, offset *int64) int
+		Builds                     func(childComplexity int, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		CanonicalURL               func(childComplexity int) int
 		Created                    func(childComplexity int) int
 		DefaultBranch              func(childComplexity int) int
@@ -216,7 +241,7 @@ type ComplexityRoot struct {
 		Description                func(childComplexity int) int
 		DocumentationType          func(childComplexity int) int
 		EnvironmentVariable        func(childComplexity int, id int64) int
-		EnvironmentVariables       func(childComplexity int, limit *int64, offset *int64) int
+		EnvironmentVariables       func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		ExternalBuildsPrivacyLevel func(childComplexity int) int
 		Homepage                   func(childComplexity int) int
 		ID                         func(childComplexity int) int
@@ -230,7 +255,7 @@ type ComplexityRoot struct {
 		ProgrammingLanguage        func(childComplexity int) int
 		ReadthedocsYamlPath        func(childComplexity int) int
 		Redirect                   func(childComplexity int, id int64) int
-		Redirects                  func(childComplexity int, limit *int64, offset *int64) int
+		Redirects                  func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Repository                 func(childComplexity int) int
 		ShowVersionWarning         func(childComplexity int) int
 		SingleVersion              func(childComplexity int) int
@@ -238,15 +263,17 @@ type ComplexityRoot struct {
 		StoredDefaultBranch        func(childComplexity int) int
 		Subproject                 func(childComplexity int, alias string) int
 		SubprojectOf               func(childComplexity int) int
-		Subprojects                func(childComplexity int, limit *int64, offset *int64) int
+		Subprojects                func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Tags                       func(childComplexity int) int
 		TranslationOf              func(childComplexity int) int
-		Translations               func(childComplexity int, limit *int64, offset *int64) int
+		Translations               func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Urls                       func(childComplexity int) int
 		Users                      func(childComplexity int) int
 		Version                    func(childComplexity int, slug string, filter *VersionFilterInput) int
 		VersioningScheme           func(childComplexity int) int
-		Versions                   func(childComplexity int, filter *VersionFilterInput, limit *int64, offset *int64) int
+		Versions                   func(childComplexity int, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
+		ViewerCanAdminister        func(childComplexity int) int
+		ViewerCanChangeAdminFields func(childComplexity int) int
 		ViewerIsMaintainer         func(childComplexity int) int
 	}
 
@@ -272,9 +299,16 @@ type ComplexityRoot struct {
 		VersionPrivacyLevel   func(childComplexity int) int
 	}
 
-	ProjectList struct {
+	ProjectConnection struct {
+		Edges      func(childComplexity int) int
 		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
+	}
+
+	ProjectEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	ProjectUrls struct {
@@ -286,13 +320,15 @@ type ComplexityRoot struct {
 
 	Query struct {
 		Build         func(childComplexity int, id int64) int
-		Builds        func(childComplexity int, filter *BuildFilterInput, limit *int64, offset *int64) int
+		Builds        func(childComplexity int, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
+		Node          func(childComplexity int, id string) int
+		Nodes         func(childComplexity int, ids []string) int
 		Project       func(childComplexity int, slug *string, id *int64, filter *ProjectFilterInput) int
 		ProjectAccess func(childComplexity int, slug string) int
-		Projects      func(childComplexity int, filter *ProjectFilterInput, limit *int64, offset *int64) int
+		Projects      func(childComplexity int, filter *ProjectFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Search        func(childComplexity int, query string, family *SearchFamilyInput, offset *int64, limit *int64) int
 		Version       func(childComplexity int, id int64) int
-		Versions      func(childComplexity int, filter *VersionFilterInput, limit *int64, offset *int64) int
+		Versions      func(childComplexity int, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Viewer        func(childComplexity int) int
 	}
 
@@ -311,9 +347,16 @@ type ComplexityRoot struct {
 		Type        func(childComplexity int) int
 	}
 
-	RedirectList struct {
+	RedirectConnection struct {
+		Edges      func(childComplexity int) int
 		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
+	}
+
+	RedirectEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	Repository struct {
@@ -362,9 +405,16 @@ type ComplexityRoot struct {
 		Parent func(childComplexity int) int
 	}
 
-	SubprojectList struct {
+	SubprojectConnection struct {
+		Edges      func(childComplexity int) int
 		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
+	}
+
+	SubprojectEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	Subscription struct {
@@ -398,7 +448,7 @@ type ComplexityRoot struct {
 	Version struct {
 		Active            func(childComplexity int) int
 		Aliases           func(childComplexity int) int
-		Builds            func(childComplexity int, filter *BuildFilterInput, limit *int64, offset *int64) int
+		Builds            func(childComplexity int, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Built             func(childComplexity int) int
 		DocumentationType func(childComplexity int) int
 		Downloads         func(childComplexity int) int
@@ -420,13 +470,20 @@ type ComplexityRoot struct {
 		VerboseName       func(childComplexity int) int
 	}
 
+	VersionConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
 	VersionDashboardUrls struct {
 		Edit func(childComplexity int) int
 	}
 
-	VersionList struct {
-		Nodes      func(childComplexity int) int
-		TotalCount func(childComplexity int) int
+	VersionEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	VersionUrls struct {
@@ -441,6 +498,8 @@ type ComplexityRoot struct {
 // region    ************************** generated!.gotpl **************************
 
 type BuildResolver interface {
+	ID(ctx context.Context, obj *store.Build) (string, error)
+
 	Project(ctx context.Context, obj *store.Build) (*store.Project, error)
 	Version(ctx context.Context, obj *store.Build) (*store.Version, error)
 	State(ctx context.Context, obj *store.Build) (*BuildState, error)
@@ -460,11 +519,15 @@ type BuildResolver interface {
 	ErrorID(ctx context.Context, obj *store.Build) (*string, error)
 	Notifications(ctx context.Context, obj *store.Build, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error)
 	Notification(ctx context.Context, obj *store.Build, id int64) (*Notification, error)
+	ViewerCanCancel(ctx context.Context, obj *store.Build) (bool, error)
+	ViewerCanRetry(ctx context.Context, obj *store.Build) (bool, error)
 }
 type BuildCommandResolver interface {
 	RunTime(ctx context.Context, obj *store.BuildCommand) (*int64, error)
 }
 type EnvironmentVariableResolver interface {
+	ID(ctx context.Context, obj *store.EnvironmentVariable) (string, error)
+
 	Project(ctx context.Context, obj *store.EnvironmentVariable) (*store.Project, error)
 }
 type IntegrationResolver interface {
@@ -499,6 +562,8 @@ type MutationResolver interface {
 	DeleteIntegration(ctx context.Context, project string, id int64) (bool, error)
 }
 type ProjectResolver interface {
+	ID(ctx context.Context, obj *store.Project) (string, error)
+
 	Language(ctx context.Context, obj *store.Project) (*Choice, error)
 	ProgrammingLanguage(ctx context.Context, obj *store.Project) (*Choice, error)
 	Repository(ctx context.Context, obj *store.Project) (*Repository, error)
@@ -513,38 +578,46 @@ type ProjectResolver interface {
 	Urls(ctx context.Context, obj *store.Project) (*ProjectUrls, error)
 	CanonicalURL(ctx context.Context, obj *store.Project) (string, error)
 	ActiveVersions(ctx context.Context, obj *store.Project) ([]*store.Version, error)
-	Versions(ctx context.Context, obj *store.Project, filter *VersionFilterInput, limit *int64, offset *int64) (*VersionList, error)
+	Versions(ctx context.Context, obj *store.Project, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*VersionConnection, error)
 	Version(ctx context.Context, obj *store.Project, slug string, filter *VersionFilterInput) (*store.Version, error)
-	Builds(ctx context.Context, obj *store.Project, filter *BuildFilterInput, limit *int64, offset *int64) (*BuildList, error)
+	Builds(ctx context.Context, obj *store.Project, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error)
 	Build(ctx context.Context, obj *store.Project, id int64, filter *BuildFilterInput) (*store.Build, error)
-	Subprojects(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*SubprojectList, error)
+	Subprojects(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*SubprojectConnection, error)
 	Subproject(ctx context.Context, obj *store.Project, alias string) (*store.Relationship, error)
-	Translations(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*ProjectList, error)
-	Redirects(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*RedirectList, error)
+	Translations(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error)
+	Redirects(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*RedirectConnection, error)
 	Redirect(ctx context.Context, obj *store.Project, id int64) (*store.Redirect, error)
-	EnvironmentVariables(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*EnvironmentVariableList, error)
+	EnvironmentVariables(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*EnvironmentVariableConnection, error)
 	EnvironmentVariable(ctx context.Context, obj *store.Project, id int64) (*store.EnvironmentVariable, error)
 	Integrations(ctx context.Context, obj *store.Project) ([]*store.Integration, error)
 	Notifications(ctx context.Context, obj *store.Project, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error)
 	Notification(ctx context.Context, obj *store.Project, id int64) (*Notification, error)
 	ViewerIsMaintainer(ctx context.Context, obj *store.Project) (bool, error)
+	ViewerCanAdminister(ctx context.Context, obj *store.Project) (bool, error)
+	ViewerCanChangeAdminFields(ctx context.Context, obj *store.Project) (bool, error)
 	AdminFields(ctx context.Context, obj *store.Project) (*ProjectAdminFields, error)
 }
 type QueryResolver interface {
+	Node(ctx context.Context, id string) (gid.Node, error)
+	Nodes(ctx context.Context, ids []string) ([]gid.Node, error)
 	Viewer(ctx context.Context) (*store.User, error)
-	Projects(ctx context.Context, filter *ProjectFilterInput, limit *int64, offset *int64) (*ProjectList, error)
+	Projects(ctx context.Context, filter *ProjectFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error)
 	Project(ctx context.Context, slug *string, id *int64, filter *ProjectFilterInput) (*store.Project, error)
 	ProjectAccess(ctx context.Context, slug string) (*ProjectAccess, error)
-	Versions(ctx context.Context, filter *VersionFilterInput, limit *int64, offset *int64) (*VersionList, error)
+	Versions(ctx context.Context, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*VersionConnection, error)
 	Version(ctx context.Context, id int64) (*store.Version, error)
-	Builds(ctx context.Context, filter *BuildFilterInput, limit *int64, offset *int64) (*BuildList, error)
+	Builds(ctx context.Context, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error)
 	Build(ctx context.Context, id int64) (*store.Build, error)
 	Search(ctx context.Context, query string, family *SearchFamilyInput, offset *int64, limit *int64) (*SearchResults, error)
 }
 type RedirectResolver interface {
+	ID(ctx context.Context, obj *store.Redirect) (string, error)
+
 	Project(ctx context.Context, obj *store.Redirect) (*store.Project, error)
 }
 type SubprojectResolver interface {
+	ID(ctx context.Context, obj *store.Relationship) (string, error)
+
 	Parent(ctx context.Context, obj *store.Relationship) (*store.Project, error)
 	Child(ctx context.Context, obj *store.Relationship) (*store.Project, error)
 }
@@ -552,9 +625,13 @@ type SubscriptionResolver interface {
 	BuildUpdated(ctx context.Context, id int64) (<-chan *store.Build, error)
 }
 type UserResolver interface {
+	ID(ctx context.Context, obj *store.User) (string, error)
+
 	Email(ctx context.Context, obj *store.User) (*string, error)
 }
 type VersionResolver interface {
+	ID(ctx context.Context, obj *store.Version) (string, error)
+
 	Project(ctx context.Context, obj *store.Version) (*store.Project, error)
 
 	Ref(ctx context.Context, obj *store.Version) (*string, error)
@@ -566,7 +643,7 @@ type VersionResolver interface {
 	Downloads(ctx context.Context, obj *store.Version) (*Downloads, error)
 	Urls(ctx context.Context, obj *store.Version) (*VersionUrls, error)
 	LastBuild(ctx context.Context, obj *store.Version) (*store.Build, error)
-	Builds(ctx context.Context, obj *store.Version, filter *BuildFilterInput, limit *int64, offset *int64) (*BuildList, error)
+	Builds(ctx context.Context, obj *store.Version, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -653,7 +730,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Build.Finished(childComplexity), true
-	case "Build.id":
+	case "Build.id", "Build.databaseId":
 		if e.ComplexityRoot.Build.ID == nil {
 			break
 		}
@@ -747,6 +824,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Build.VersionType(childComplexity), true
+	case "Build.viewerCanCancel":
+		if e.ComplexityRoot.Build.ViewerCanCancel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.ViewerCanCancel(childComplexity), true
+	case "Build.viewerCanRetry":
+		if e.ComplexityRoot.Build.ViewerCanRetry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.ViewerCanRetry(childComplexity), true
 
 	case "BuildCommand.buildId":
 		if e.ComplexityRoot.BuildCommand.BuildID == nil {
@@ -803,18 +892,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BuildCommand.StartTime(childComplexity), true
 
-	case "BuildList.nodes":
-		if e.ComplexityRoot.BuildList.Nodes == nil {
+	case "BuildConnection.edges":
+		if e.ComplexityRoot.BuildConnection.Edges == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BuildList.Nodes(childComplexity), true
-	case "BuildList.totalCount":
-		if e.ComplexityRoot.BuildList.TotalCount == nil {
+		return e.ComplexityRoot.BuildConnection.Edges(childComplexity), true
+	case "BuildConnection.nodes":
+		if e.ComplexityRoot.BuildConnection.Nodes == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BuildList.TotalCount(childComplexity), true
+		return e.ComplexityRoot.BuildConnection.Nodes(childComplexity), true
+	case "BuildConnection.pageInfo":
+		if e.ComplexityRoot.BuildConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BuildConnection.PageInfo(childComplexity), true
+	case "BuildConnection.totalCount":
+		if e.ComplexityRoot.BuildConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BuildConnection.TotalCount(childComplexity), true
+
+	case "BuildEdge.cursor":
+		if e.ComplexityRoot.BuildEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BuildEdge.Cursor(childComplexity), true
+	case "BuildEdge.node":
+		if e.ComplexityRoot.BuildEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BuildEdge.Node(childComplexity), true
 
 	case "BuildState.code":
 		if e.ComplexityRoot.BuildState.Code == nil {
@@ -899,7 +1013,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EnvironmentVariable.Created(childComplexity), true
-	case "EnvironmentVariable.id":
+	case "EnvironmentVariable.id", "EnvironmentVariable.databaseId":
 		if e.ComplexityRoot.EnvironmentVariable.ID == nil {
 			break
 		}
@@ -930,18 +1044,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.EnvironmentVariable.Public(childComplexity), true
 
-	case "EnvironmentVariableList.nodes":
-		if e.ComplexityRoot.EnvironmentVariableList.Nodes == nil {
+	case "EnvironmentVariableConnection.edges":
+		if e.ComplexityRoot.EnvironmentVariableConnection.Edges == nil {
 			break
 		}
 
-		return e.ComplexityRoot.EnvironmentVariableList.Nodes(childComplexity), true
-	case "EnvironmentVariableList.totalCount":
-		if e.ComplexityRoot.EnvironmentVariableList.TotalCount == nil {
+		return e.ComplexityRoot.EnvironmentVariableConnection.Edges(childComplexity), true
+	case "EnvironmentVariableConnection.nodes":
+		if e.ComplexityRoot.EnvironmentVariableConnection.Nodes == nil {
 			break
 		}
 
-		return e.ComplexityRoot.EnvironmentVariableList.TotalCount(childComplexity), true
+		return e.ComplexityRoot.EnvironmentVariableConnection.Nodes(childComplexity), true
+	case "EnvironmentVariableConnection.pageInfo":
+		if e.ComplexityRoot.EnvironmentVariableConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EnvironmentVariableConnection.PageInfo(childComplexity), true
+	case "EnvironmentVariableConnection.totalCount":
+		if e.ComplexityRoot.EnvironmentVariableConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EnvironmentVariableConnection.TotalCount(childComplexity), true
+
+	case "EnvironmentVariableEdge.cursor":
+		if e.ComplexityRoot.EnvironmentVariableEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EnvironmentVariableEdge.Cursor(childComplexity), true
+	case "EnvironmentVariableEdge.node":
+		if e.ComplexityRoot.EnvironmentVariableEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EnvironmentVariableEdge.Node(childComplexity), true
 
 	case "InitiateUploadPayload.build":
 		if e.ComplexityRoot.InitiateUploadPayload.Build == nil {
@@ -1379,6 +1518,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.NotificationMessage.Type(childComplexity), true
 
+	case "PageInfo.endCursor":
+		if e.ComplexityRoot.PageInfo.EndCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.EndCursor(childComplexity), true
+	case "PageInfo.hasNextPage":
+		if e.ComplexityRoot.PageInfo.HasNextPage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.HasNextPage(childComplexity), true
+	case "PageInfo.hasPreviousPage":
+		if e.ComplexityRoot.PageInfo.HasPreviousPage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.HasPreviousPage(childComplexity), true
+	case "PageInfo.startCursor":
+		if e.ComplexityRoot.PageInfo.StartCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
+
 	case "Project.activeVersions":
 		if e.ComplexityRoot.Project.ActiveVersions == nil {
 			break
@@ -1418,7 +1582,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Project.Builds(childComplexity, args["filter"].(*BuildFilterInput), args["limit"].(*int64), args["offset"].(*int64)), true
+		return e.ComplexityRoot.Project.Builds(childComplexity, args["filter"].(*BuildFilterInput), args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Project.canonicalUrl":
 		if e.ComplexityRoot.Project.CanonicalURL == nil {
 			break
@@ -1476,7 +1640,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Project.EnvironmentVariables(childComplexity, args["limit"].(*int64), args["offset"].(*int64)), true
+		return e.ComplexityRoot.Project.EnvironmentVariables(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Project.externalBuildsPrivacyLevel":
 		if e.ComplexityRoot.Project.ExternalBuildsPrivacyLevel == nil {
 			break
@@ -1489,7 +1653,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.Homepage(childComplexity), true
-	case "Project.id":
+	case "Project.id", "Project.databaseId":
 		if e.ComplexityRoot.Project.ID == nil {
 			break
 		}
@@ -1580,7 +1744,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Project.Redirects(childComplexity, args["limit"].(*int64), args["offset"].(*int64)), true
+		return e.ComplexityRoot.Project.Redirects(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Project.repository":
 		if e.ComplexityRoot.Project.Repository == nil {
 			break
@@ -1638,7 +1802,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Project.Subprojects(childComplexity, args["limit"].(*int64), args["offset"].(*int64)), true
+		return e.ComplexityRoot.Project.Subprojects(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Project.tags":
 		if e.ComplexityRoot.Project.Tags == nil {
 			break
@@ -1661,7 +1825,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Project.Translations(childComplexity, args["limit"].(*int64), args["offset"].(*int64)), true
+		return e.ComplexityRoot.Project.Translations(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Project.urls":
 		if e.ComplexityRoot.Project.Urls == nil {
 			break
@@ -1701,7 +1865,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Project.Versions(childComplexity, args["filter"].(*VersionFilterInput), args["limit"].(*int64), args["offset"].(*int64)), true
+		return e.ComplexityRoot.Project.Versions(childComplexity, args["filter"].(*VersionFilterInput), args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
+	case "Project.viewerCanAdminister":
+		if e.ComplexityRoot.Project.ViewerCanAdminister == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.ViewerCanAdminister(childComplexity), true
+	case "Project.viewerCanChangeAdminFields":
+		if e.ComplexityRoot.Project.ViewerCanChangeAdminFields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.ViewerCanChangeAdminFields(childComplexity), true
 	case "Project.viewerIsMaintainer":
 		if e.ComplexityRoot.Project.ViewerIsMaintainer == nil {
 			break
@@ -1807,18 +1983,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ProjectAdminFields.VersionPrivacyLevel(childComplexity), true
 
-	case "ProjectList.nodes":
-		if e.ComplexityRoot.ProjectList.Nodes == nil {
+	case "ProjectConnection.edges":
+		if e.ComplexityRoot.ProjectConnection.Edges == nil {
 			break
 		}
 
-		return e.ComplexityRoot.ProjectList.Nodes(childComplexity), true
-	case "ProjectList.totalCount":
-		if e.ComplexityRoot.ProjectList.TotalCount == nil {
+		return e.ComplexityRoot.ProjectConnection.Edges(childComplexity), true
+	case "ProjectConnection.nodes":
+		if e.ComplexityRoot.ProjectConnection.Nodes == nil {
 			break
 		}
 
-		return e.ComplexityRoot.ProjectList.TotalCount(childComplexity), true
+		return e.ComplexityRoot.ProjectConnection.Nodes(childComplexity), true
+	case "ProjectConnection.pageInfo":
+		if e.ComplexityRoot.ProjectConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectConnection.PageInfo(childComplexity), true
+	case "ProjectConnection.totalCount":
+		if e.ComplexityRoot.ProjectConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectConnection.TotalCount(childComplexity), true
+
+	case "ProjectEdge.cursor":
+		if e.ComplexityRoot.ProjectEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectEdge.Cursor(childComplexity), true
+	case "ProjectEdge.node":
+		if e.ComplexityRoot.ProjectEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectEdge.Node(childComplexity), true
 
 	case "ProjectUrls.builds":
 		if e.ComplexityRoot.ProjectUrls.Builds == nil {
@@ -1866,8 +2067,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Builds(childComplexity, args["filter"].(*BuildFilterInput), args["limit"].(*int64), args["offset"].(*int64)), true
+		return e.ComplexityRoot.Query.Builds(childComplexity, args["filter"].(*BuildFilterInput), args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 
+	case "Query.node":
+		if e.ComplexityRoot.Query.Node == nil {
+			break
+		}
+
+		args, err := ec.field_Query_node_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Node(childComplexity, args["id"].(string)), true
+	case "Query.nodes":
+		if e.ComplexityRoot.Query.Nodes == nil {
+			break
+		}
+
+		args, err := ec.field_Query_nodes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]string)), true
 	case "Query.project":
 		if e.ComplexityRoot.Query.Project == nil {
 			break
@@ -1900,7 +2123,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Projects(childComplexity, args["filter"].(*ProjectFilterInput), args["limit"].(*int64), args["offset"].(*int64)), true
+		return e.ComplexityRoot.Query.Projects(childComplexity, args["filter"].(*ProjectFilterInput), args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Query.search":
 		if e.ComplexityRoot.Query.Search == nil {
 			break
@@ -1933,7 +2156,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Versions(childComplexity, args["filter"].(*VersionFilterInput), args["limit"].(*int64), args["offset"].(*int64)), true
+		return e.ComplexityRoot.Query.Versions(childComplexity, args["filter"].(*VersionFilterInput), args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Query.viewer":
 		if e.ComplexityRoot.Query.Viewer == nil {
 			break
@@ -1977,7 +2200,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Redirect.HTTPStatus(childComplexity), true
-	case "Redirect.id":
+	case "Redirect.id", "Redirect.databaseId":
 		if e.ComplexityRoot.Redirect.ID == nil {
 			break
 		}
@@ -2014,18 +2237,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Redirect.Type(childComplexity), true
 
-	case "RedirectList.nodes":
-		if e.ComplexityRoot.RedirectList.Nodes == nil {
+	case "RedirectConnection.edges":
+		if e.ComplexityRoot.RedirectConnection.Edges == nil {
 			break
 		}
 
-		return e.ComplexityRoot.RedirectList.Nodes(childComplexity), true
-	case "RedirectList.totalCount":
-		if e.ComplexityRoot.RedirectList.TotalCount == nil {
+		return e.ComplexityRoot.RedirectConnection.Edges(childComplexity), true
+	case "RedirectConnection.nodes":
+		if e.ComplexityRoot.RedirectConnection.Nodes == nil {
 			break
 		}
 
-		return e.ComplexityRoot.RedirectList.TotalCount(childComplexity), true
+		return e.ComplexityRoot.RedirectConnection.Nodes(childComplexity), true
+	case "RedirectConnection.pageInfo":
+		if e.ComplexityRoot.RedirectConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RedirectConnection.PageInfo(childComplexity), true
+	case "RedirectConnection.totalCount":
+		if e.ComplexityRoot.RedirectConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RedirectConnection.TotalCount(childComplexity), true
+
+	case "RedirectEdge.cursor":
+		if e.ComplexityRoot.RedirectEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RedirectEdge.Cursor(childComplexity), true
+	case "RedirectEdge.node":
+		if e.ComplexityRoot.RedirectEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RedirectEdge.Node(childComplexity), true
 
 	case "Repository.type":
 		if e.ComplexityRoot.Repository.Type == nil {
@@ -2188,7 +2436,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subproject.Child(childComplexity), true
-	case "Subproject.id":
+	case "Subproject.id", "Subproject.databaseId":
 		if e.ComplexityRoot.Subproject.ID == nil {
 			break
 		}
@@ -2201,18 +2449,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Subproject.Parent(childComplexity), true
 
-	case "SubprojectList.nodes":
-		if e.ComplexityRoot.SubprojectList.Nodes == nil {
+	case "SubprojectConnection.edges":
+		if e.ComplexityRoot.SubprojectConnection.Edges == nil {
 			break
 		}
 
-		return e.ComplexityRoot.SubprojectList.Nodes(childComplexity), true
-	case "SubprojectList.totalCount":
-		if e.ComplexityRoot.SubprojectList.TotalCount == nil {
+		return e.ComplexityRoot.SubprojectConnection.Edges(childComplexity), true
+	case "SubprojectConnection.nodes":
+		if e.ComplexityRoot.SubprojectConnection.Nodes == nil {
 			break
 		}
 
-		return e.ComplexityRoot.SubprojectList.TotalCount(childComplexity), true
+		return e.ComplexityRoot.SubprojectConnection.Nodes(childComplexity), true
+	case "SubprojectConnection.pageInfo":
+		if e.ComplexityRoot.SubprojectConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubprojectConnection.PageInfo(childComplexity), true
+	case "SubprojectConnection.totalCount":
+		if e.ComplexityRoot.SubprojectConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubprojectConnection.TotalCount(childComplexity), true
+
+	case "SubprojectEdge.cursor":
+		if e.ComplexityRoot.SubprojectEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubprojectEdge.Cursor(childComplexity), true
+	case "SubprojectEdge.node":
+		if e.ComplexityRoot.SubprojectEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubprojectEdge.Node(childComplexity), true
 
 	case "Subscription.buildUpdated":
 		if e.ComplexityRoot.Subscription.BuildUpdated == nil {
@@ -2283,7 +2556,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.Email(childComplexity), true
-	case "User.id":
+	case "User.id", "User.databaseId":
 		if e.ComplexityRoot.User.ID == nil {
 			break
 		}
@@ -2324,7 +2597,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Version.Builds(childComplexity, args["filter"].(*BuildFilterInput), args["limit"].(*int64), args["offset"].(*int64)), true
+		return e.ComplexityRoot.Version.Builds(childComplexity, args["filter"].(*BuildFilterInput), args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Version.built":
 		if e.ComplexityRoot.Version.Built == nil {
 			break
@@ -2367,7 +2640,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Version.Hidden(childComplexity), true
-	case "Version.id":
+	case "Version.id", "Version.databaseId":
 		if e.ComplexityRoot.Version.ID == nil {
 			break
 		}
@@ -2440,6 +2713,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Version.VerboseName(childComplexity), true
 
+	case "VersionConnection.edges":
+		if e.ComplexityRoot.VersionConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VersionConnection.Edges(childComplexity), true
+	case "VersionConnection.nodes":
+		if e.ComplexityRoot.VersionConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VersionConnection.Nodes(childComplexity), true
+	case "VersionConnection.pageInfo":
+		if e.ComplexityRoot.VersionConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VersionConnection.PageInfo(childComplexity), true
+	case "VersionConnection.totalCount":
+		if e.ComplexityRoot.VersionConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VersionConnection.TotalCount(childComplexity), true
+
 	case "VersionDashboardUrls.edit":
 		if e.ComplexityRoot.VersionDashboardUrls.Edit == nil {
 			break
@@ -2447,18 +2745,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.VersionDashboardUrls.Edit(childComplexity), true
 
-	case "VersionList.nodes":
-		if e.ComplexityRoot.VersionList.Nodes == nil {
+	case "VersionEdge.cursor":
+		if e.ComplexityRoot.VersionEdge.Cursor == nil {
 			break
 		}
 
-		return e.ComplexityRoot.VersionList.Nodes(childComplexity), true
-	case "VersionList.totalCount":
-		if e.ComplexityRoot.VersionList.TotalCount == nil {
+		return e.ComplexityRoot.VersionEdge.Cursor(childComplexity), true
+	case "VersionEdge.node":
+		if e.ComplexityRoot.VersionEdge.Node == nil {
 			break
 		}
 
-		return e.ComplexityRoot.VersionList.TotalCount(childComplexity), true
+		return e.ComplexityRoot.VersionEdge.Node(childComplexity), true
 
 	case "VersionUrls.dashboard":
 		if e.ComplexityRoot.VersionUrls.Dashboard == nil {
@@ -2605,29 +2903,52 @@ var sources = []*ast.Source{
 
 directive @goField(forceResolver: Boolean, name: String, omittable: Boolean) on INPUT_FIELD_DEFINITION | FIELD_DEFINITION
 
+"""
+A project field only the project's maintainers may read. Anyone else who can
+see the project gets null for the field, an error entry with
+extensions.code FORBIDDEN (UNAUTHENTICATED when anonymous), and the rest of
+the project.
+"""
+directive @maintainersOnly on FIELD_DEFINITION
+
 "UTC timestamp: ` + "`" + `2019-04-29T10:00:00Z` + "`" + `, with ` + "`" + `.ffffff` + "`" + ` only when the microseconds are non-zero."
 scalar Time
 
 "Any JSON value, written exactly as stored (key order and number forms kept)."
 scalar JSON
 
+"""
+An object with a global id (Relay's object identification): ` + "`" + `node(id:)` + "`" + `
+fetches it again, and normalized client caches key on it. Ids are opaque
+strings; do not build or parse them.
+"""
+interface Node {
+  "The object's global id."
+  id: ID!
+}
+
+"The entry points for reading: the caller, projects, versions, builds, any object by global id, and search."
 type Query {
+  "The object with this global id, with the visibility of its own typed query: an object the caller may not see, or an id that names nothing, is null with extensions.code NOT_FOUND."
+  node("A global id (any Node's ` + "`" + `id` + "`" + `)." id: ID!): Node
+  "The objects with these global ids (at most ` + "`" + `--max-page-size` + "`" + ` of them), in the same order; each missing or invisible one is null with a NOT_FOUND error entry."
+  nodes("Global ids." ids: [ID!]!): [Node]!
   "The authenticated caller, or null when anonymous."
   viewer: User
   "Visible projects ordered by slug. With ` + "`" + `filter.maintainedByViewer` + "`" + `, only the caller's own projects (any privacy)."
-  projects(filter: ProjectFilterInput, limit: Int, offset: Int): ProjectList!
+  projects("Only projects matching this." filter: ProjectFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): ProjectConnection!
   "A visible project by slug or id; ` + "`" + `filter` + "`" + ` narrows the lookup as on lists."
-  project(slug: String, id: Int, filter: ProjectFilterInput): Project
-  "Whether a project exists and how the authenticated caller relates to it, whoever can see it (REST's permission step)."
-  projectAccess(slug: String!): ProjectAccess!
+  project("The project's slug." slug: String, "The project's database id (instead of ` + "`" + `slug` + "`" + `)." id: Int, "Narrows the lookup as on lists: a project that does not match is NOT_FOUND." filter: ProjectFilterInput): Project
+  "Whether a project exists and how the caller relates to it, whoever can see it (REST's permission step). Anonymous callers get an answer too (never a maintainer)."
+  projectAccess("The project's slug." slug: String!): ProjectAccess!
   "Visible versions of every project, ordered by verbose name descending (v2's /version/)."
-  versions(filter: VersionFilterInput, limit: Int, offset: Int): VersionList!
+  versions("Only versions matching this." filter: VersionFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): VersionConnection!
   "A visible version by id."
-  version(id: Int!): Version
+  version("The version's database id." id: Int!): Version
   "Visible builds of every project, most recent first (v2's /build/)."
-  builds(filter: BuildFilterInput, limit: Int, offset: Int): BuildList!
+  builds("Only builds matching this." filter: BuildFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection!
   "A visible build by id."
-  build(id: Int!): Build
+  build("The build's database id." id: Int!): Build
   """
   Full-text search of built documentation (reader.md R.6). Without ` + "`" + `family` + "`" + `,
   ` + "`" + `query` + "`" + ` names its scope with arguments (` + "`" + `project:P[/V]` + "`" + `, ` + "`" + `subprojects:P[/V]` + "`" + `,
@@ -2635,12 +2956,125 @@ type Query {
   project's family (the v2 search endpoints) and all of ` + "`" + `query` + "`" + ` is text.
   Visibility is the docs host's: private content only for its maintainers.
   """
-  search(query: String!, family: SearchFamilyInput, offset: Int = 0, limit: Int = 15): SearchResults!
+  search("The search text, with scope arguments unless ` + "`" + `family` + "`" + ` is given." query: String!, "Search a project's family (the v2 search endpoints) instead of the scope named in ` + "`" + `query` + "`" + `." family: SearchFamilyInput, "Results to skip." offset: Int = 0, "Results per page (default 15, at most 100)." limit: Int = 15): SearchResults!
+}
+
+"""
+Where a page of a connection lies in its list. Cursors are opaque and
+anchored on rows: paging on from ` + "`" + `endCursor` + "`" + ` while rows are inserted or
+deleted elsewhere neither repeats nor skips a row. A cursor that is not one,
+or whose row was deleted, is INVALID with ` + "`" + `extensions.fields` + "`" + ` naming
+` + "`" + `after` + "`" + ` or ` + "`" + `before` + "`" + `.
+"""
+type PageInfo {
+  "Whether rows follow the page: ask again with ` + "`" + `after: endCursor` + "`" + `."
+  hasNextPage: Boolean!
+  "Whether rows precede the page: ask again with ` + "`" + `before: startCursor` + "`" + `."
+  hasPreviousPage: Boolean!
+  "The cursor of the page's first row; null when the page is empty."
+  startCursor: String
+  "The cursor of the page's last row; null when the page is empty."
+  endCursor: String
+}
+
+# Closed choices. Values are the codes the REST APIs show (lower case), so a
+# dashboard and a REST client compare the same strings. Inputs still take
+# these codes as String, so that an unknown one is an INVALID field error
+# (extensions.fields) like every other bad value, not a document error.
+
+"Who may read a project, a version or pull-request builds (behavior.md §1.5)."
+enum PrivacyLevel {
+  "Anyone, signed in or not."
+  public
+  "Like private for APIs and docs; kept as its own level as Read the Docs does."
+  protected
+  "The project's maintainers and superusers only."
+  private
+}
+
+"What a version is built from."
+enum VersionType {
+  "A branch of the repository."
+  branch
+  "A tag of the repository."
+  tag
+  "A pull request (external version)."
+  external
+  "Not known (e.g. created by hand)."
+  unknown
+}
+
+"A build's step (behavior.md §10.7)."
+enum BuildStateCode {
+  "Queued, not yet taken by a worker."
+  triggered
+  "Cloning the repository."
+  cloning
+  "Installing the build's dependencies."
+  installing
+  "Running the documentation build."
+  building
+  "Done, successfully or not (see ` + "`" + `success` + "`" + `)."
+  finished
+}
+
+"How a redirect matches and rewrites a path (api-2026.md §A2.2)."
+enum RedirectType {
+  "Paths starting with fromUrl."
+  prefix
+  "A page of any version."
+  page
+  "Exactly fromUrl (a trailing ` + "`" + `*` + "`" + ` matches the rest of any path)."
+  exact
+  "Sphinx HTMLDir URLs to HTML ones."
+  sphinx_html
+  "Sphinx HTML URLs to HTMLDir ones."
+  sphinx_htmldir
+  "` + "`" + `file/` + "`" + ` to ` + "`" + `file.html` + "`" + `."
+  clean_url_to_html
+  "` + "`" + `file.html` + "`" + ` to ` + "`" + `file/` + "`" + `."
+  html_to_clean_url
+}
+
+"A repository's version control system (behavior.md §10.3)."
+enum RepositoryType {
+  "Git."
+  git
+  "Subversion."
+  svn
+  "Mercurial."
+  hg
+  "Bazaar."
+  bzr
+}
+
+"The kind of an incoming-webhook integration (behavior.md §10.11)."
+enum IntegrationType {
+  "GitHub's push and pull-request webhooks."
+  github_webhook
+  "GitLab's push and merge-request webhooks."
+  gitlab_webhook
+  "Bitbucket's push webhooks."
+  bitbucket_webhook
+  "The generic API webhook."
+  api_webhook
+}
+
+"URL layout of a project's docs (api-2026.md §A1.8)."
+enum VersioningScheme {
+  "` + "`" + `/<language>/<version>/<filename>` + "`" + `."
+  multiple_versions_with_translations
+  "` + "`" + `/<version>/<filename>` + "`" + `."
+  multiple_versions_without_translations
+  "` + "`" + `/<filename>` + "`" + `."
+  single_version_without_translations
 }
 
 "The scope of a v2 search: a project at a version, then each of its subprojects."
 input SearchFamilyInput {
+  "The project's slug."
   project: String!
+  "The version's slug."
   version: String!
   "Subprojects without that version are searched at their default version (true) or left out (false)."
   fallback: Boolean!
@@ -2662,16 +3096,21 @@ type SearchResults {
 
 "A (project, version) pair of a search scope."
 type SearchScopePair {
+  "A project slug."
   project: String!
+  "A version slug."
   version: String!
 }
 
 "A matching page."
 type SearchHit {
+  "The page's project slug."
   project: String!
   "The project's alias in its parent project, if it is a subproject."
   projectAlias: String
+  "The page's version slug."
   version: String!
+  "The page's title."
   title: String!
   "Scheme and host of the page's URL."
   domain: String!
@@ -2681,7 +3120,7 @@ type SearchHit {
   storedPath: String!
   "The project's documentation type when the page was indexed."
   doctype: String!
-  "docs_url(project, version): the version's docs root."
+  "The version's docs root, docs_url(project, version)."
   docsUrl: String!
   "[] when the page title does not match, else the highlighted title."
   titleHighlights: [String!]!
@@ -2691,83 +3130,103 @@ type SearchHit {
 
 "A matching section of a page."
 type SearchBlock {
+  "The section's anchor in the page."
   id: String!
+  "The section's title."
   title: String!
+  "The section's text."
   content: String!
+  "[] when the title does not match, else the highlighted title."
   titleHighlights: [String!]!
+  "Matching passages of the text, highlighted."
   contentHighlights: [String!]!
 }
 
+"The entry points for writing. Writes need a signed-in caller; most need a maintainer of the project concerned."
 type Mutation {
   "Import a project: the caller becomes its maintainer; ` + "`" + `latest` + "`" + ` is created and built (behavior.md §4.1.4)."
-  importProject(input: ImportProjectInput!, validateOnly: Boolean = false): Project
+  importProject("The fields to write." input: ImportProjectInput!, "Only check the input: report what is wrong (INVALID) and write nothing; a valid input answers null." validateOnly: Boolean = false): Project
   "Update a project (maintainers). ` + "`" + `replace` + "`" + ` applies PUT's relaxed rules (api-2026.md §A6 #7): name and repository.url are required; a field not sent keeps its value."
-  updateProject(slug: String!, input: UpdateProjectInput!, replace: Boolean = false, validateOnly: Boolean = false): Project
+  updateProject("The project's slug." slug: String!, "The fields to write." input: UpdateProjectInput!, "Apply PUT's rules (see the mutation's description)." replace: Boolean = false, "Only check the input: report what is wrong (INVALID) and write nothing; a valid input answers null." validateOnly: Boolean = false): Project
   "Delete a project with everything that belongs to it (maintainers)."
-  deleteProject(slug: String!): Boolean!
+  deleteProject("The project's slug." slug: String!): Boolean!
   "Set a project's privacy level (maintainers)."
-  setProjectPrivacy(slug: String!, privacyLevel: String!): Project
+  setProjectPrivacy("The project's slug." slug: String!, "A privacy level code: ` + "`" + `public` + "`" + `, ` + "`" + `protected` + "`" + ` or ` + "`" + `private` + "`" + `." privacyLevel: String!): Project
   "Set admin-only project fields (superusers)."
-  setProjectAdminFields(slug: String!, input: ProjectAdminInput!): Project
+  setProjectAdminFields("The project's slug." slug: String!, "The fields to write." input: ProjectAdminInput!): Project
   "Link a project as a translation of another (maintainer of both), or unlink it with main = null."
-  setTranslationOf(slug: String!, main: String): Project
+  setTranslationOf("The translation's slug." slug: String!, "The main project's slug; null unlinks the translation." main: String): Project
   "Add or remove a maintainer (maintainers). The last maintainer can't be removed."
-  addMaintainer(slug: String!, username: String!): Project
-  removeMaintainer(slug: String!, username: String!): Project
+  addMaintainer("The project's slug." slug: String!, "The user's username." username: String!): Project
+  "Remove a maintainer (maintainers). The last maintainer can't be removed."
+  removeMaintainer("The project's slug." slug: String!, "The user's username." username: String!): Project
 
   "Update a version (maintainers). Fields not given keep their value, with or without ` + "`" + `replace` + "`" + ` (api-2026.md §A6 #7). Turning ` + "`" + `active` + "`" + ` from false to true queues one build of the version, unless the project's builds are disabled or the version is uploaded (§A6 #6)."
-  updateVersion(project: String!, version: String!, input: UpdateVersionInput!, replace: Boolean = false, validateOnly: Boolean = false): Version
+  updateVersion("The project's slug." project: String!, "The version's slug." version: String!, "The fields to write." input: UpdateVersionInput!, "Apply PUT's rules (see the mutation's description)." replace: Boolean = false, "Only check the input: report what is wrong (INVALID) and write nothing; a valid input answers null." validateOnly: Boolean = false): Version
   "Set a version's privacy level (maintainers)."
-  setVersionPrivacy(project: String!, version: String!, privacyLevel: String!): Version
+  setVersionPrivacy("The project's slug." project: String!, "The version's slug." version: String!, "A privacy level code: ` + "`" + `public` + "`" + `, ` + "`" + `protected` + "`" + ` or ` + "`" + `private` + "`" + `." privacyLevel: String!): Version
   "Mark a version as published by the upload API or not (maintainers); ` + "`" + `false` + "`" + ` returns it to repository builds (api-2026.md §A4.5)."
-  setVersionUploaded(project: String!, version: String!, uploaded: Boolean!): Version
+  setVersionUploaded("The project's slug." project: String!, "The version's slug." version: String!, "Whether the version is published by the upload API." uploaded: Boolean!): Version
 
   "Queue a build of a version (maintainers). When the project's builds are disabled, nothing is queued and ` + "`" + `triggered` + "`" + ` is false."
-  triggerBuild(project: String!, version: String!): TriggerBuildPayload
+  triggerBuild("The project's slug." project: String!, "The version's slug." version: String!): TriggerBuildPayload
   "Cancel a queued or running build (maintainers of its project; api-2026.md §A6 #10). A queued build, or one whose worker is gone, is finished at once as cancelled; a running one is finished by its worker within seconds, so the build returned may still be running (follow it with ` + "`" + `buildUpdated` + "`" + `). Cancelling a finished build is a CONFLICT."
-  cancelBuild(id: Int!): Build!
+  cancelBuild("The build's database id." id: Int!): Build!
   "Queue a new build of the version that build ` + "`" + `id` + "`" + ` built (maintainers of its project), with triggerBuild's rules."
-  retryBuild(id: Int!): TriggerBuildPayload!
+  retryBuild("The database id of the build to build again." id: Int!): TriggerBuildPayload!
   "Queue a version sync of the project without a build (maintainers, api-2026.md §A4.1). ` + "`" + `triggered` + "`" + ` is false when the project has builds disabled or no ` + "`" + `latest` + "`" + ` version; a sync already queued is not queued twice."
-  syncVersions(project: String!): SyncVersionsPayload
+  syncVersions("The project's slug." project: String!): SyncVersionsPayload
   "Start an upload of prebuilt docs (api-2026.md §A4.5): gets or creates the version and creates a build awaiting its archive. Refusals are outcomes, not errors."
-  initiateUpload(input: InitiateUploadInput!): InitiateUploadPayload!
+  initiateUpload("The fields to write." input: InitiateUploadInput!): InitiateUploadPayload!
   "Finish an upload: ` + "`" + `success` + "`" + ` queues the archive's processing, ` + "`" + `failed` + "`" + ` fails the build (api-2026.md §A4.5)."
-  completeUpload(build: Int!, status: String!): CompleteUploadPayload!
+  completeUpload("The database id of the upload's build." build: Int!, "` + "`" + `success` + "`" + ` or ` + "`" + `failed` + "`" + `." status: String!): CompleteUploadPayload!
 
   "Nest a project the caller maintains under ` + "`" + `project` + "`" + ` (maintainers of ` + "`" + `project` + "`" + `)."
-  createSubproject(project: String!, input: CreateSubprojectInput!, validateOnly: Boolean = false): Subproject
-  deleteSubproject(project: String!, alias: String!): Boolean!
+  createSubproject("The parent project's slug." project: String!, "The fields to write." input: CreateSubprojectInput!, "Only check the input: report what is wrong (INVALID) and write nothing; a valid input answers null." validateOnly: Boolean = false): Subproject
+  "Un-nest the subproject with this alias (maintainers of ` + "`" + `project` + "`" + `); the child project stays."
+  deleteSubproject("The parent project's slug." project: String!, "The subproject's alias." alias: String!): Boolean!
 
-  createRedirect(project: String!, input: RedirectInput!, validateOnly: Boolean = false): Redirect
+  "Create a redirect of a project (maintainers); ` + "`" + `position` + "`" + ` places it among the others."
+  createRedirect("The project's slug." project: String!, "The fields to write." input: RedirectInput!, "Only check the input: report what is wrong (INVALID) and write nothing; a valid input answers null." validateOnly: Boolean = false): Redirect
   "Update a redirect; ` + "`" + `replace` + "`" + ` applies PUT's rules (` + "`" + `type` + "`" + ` required), otherwise a partial update."
-  updateRedirect(project: String!, id: Int!, input: RedirectInput!, replace: Boolean = false, validateOnly: Boolean = false): Redirect
-  deleteRedirect(project: String!, id: Int!): Boolean!
+  updateRedirect("The project's slug." project: String!, "The redirect's database id." id: Int!, "The fields to write." input: RedirectInput!, "Apply PUT's rules (see the mutation's description)." replace: Boolean = false, "Only check the input: report what is wrong (INVALID) and write nothing; a valid input answers null." validateOnly: Boolean = false): Redirect
+  "Delete a redirect (maintainers); the others close the gap in positions."
+  deleteRedirect("The project's slug." project: String!, "The redirect's database id." id: Int!): Boolean!
 
   "Create a build environment variable; its value can never be read back."
-  createEnvironmentVariable(project: String!, input: EnvironmentVariableInput!, validateOnly: Boolean = false): EnvironmentVariable
-  deleteEnvironmentVariable(project: String!, id: Int!): Boolean!
+  createEnvironmentVariable("The project's slug." project: String!, "The fields to write." input: EnvironmentVariableInput!, "Only check the input: report what is wrong (INVALID) and write nothing; a valid input answers null." validateOnly: Boolean = false): EnvironmentVariable
+  "Delete a build environment variable (maintainers)."
+  deleteEnvironmentVariable("The project's slug." project: String!, "The variable's database id." id: Int!): Boolean!
 
   "Create an incoming-webhook integration with a fresh secret (maintainers)."
-  createIntegration(project: String!, type: String!): Integration
-  deleteIntegration(project: String!, id: Int!): Boolean!
+  createIntegration("The project's slug." project: String!, "An integration type code (` + "`" + `github_webhook` + "`" + `, ` + "`" + `gitlab_webhook` + "`" + `, ` + "`" + `bitbucket_webhook` + "`" + `, ` + "`" + `api_webhook` + "`" + `)." type: String!): Integration
+  "Delete an incoming-webhook integration (maintainers); its webhook URL stops working."
+  deleteIntegration("The project's slug." project: String!, "The integration's database id." id: Int!): Boolean!
 }
 
 "Live updates, over WebSocket (` + "`" + `graphql-transport-ws` + "`" + `) or Server-Sent Events (graphql-sse, distinct connections) at ` + "`" + `/graphql` + "`" + `."
 type Subscription {
   "The build with its commands: at once, then whenever its state, result or recorded command output changes (output grows while a command runs); the stream completes after the build has finished. A build the caller cannot see is NOT_FOUND, as with ` + "`" + `build(id:)` + "`" + `."
-  buildUpdated(id: Int!): Build!
+  buildUpdated("The build's database id." id: Int!): Build!
 }
 
-type User {
-  id: Int!
+"A docsd account: a maintainer of projects."
+type User implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database, as the REST APIs show it."
+  databaseId: Int!
+  "The user's unique name."
   username: String!
   "Only shown to the user themself and superusers; null otherwise."
   email: String
+  "Whether the user is a superuser (sees everything, may change admin fields)."
   isSuperuser: Boolean!
 }
 
+"How the caller relates to a project, asked whoever can see it (REST's permission step)."
 type ProjectAccess {
+  "Whether a project with that slug exists."
   exists: Boolean!
   "The caller may read the project's detail."
   visible: Boolean!
@@ -2775,7 +3234,9 @@ type ProjectAccess {
   maintainer: Boolean!
 }
 
+"Narrows a project list or lookup; every field given must match."
 input ProjectFilterInput {
+  "Only the project with this slug."
   slug: String
   "Projects whose slug contains this, in any case (api-2026.md §A3)."
   slugContains: String
@@ -2789,58 +3250,101 @@ input ProjectFilterInput {
   maintainedByViewer: Boolean
 }
 
-type ProjectList {
+"A page of projects (a Relay cursor connection)."
+type ProjectConnection {
+  "All projects of the list, whatever the page."
   totalCount: Int!
+  "The page's projects with their cursors."
+  edges: [ProjectEdge!]!
+  "The page's projects (the edges' nodes)."
   nodes: [Project!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
 }
 
+"One of a page's projects, with the cursor that pages from it."
+type ProjectEdge {
+  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the projects that follow (precede) this one."
+  cursor: String!
+  "The Project."
+  node: Project!
+}
+
+"A code of a closed list of choices with its display name (e.g. a language: ` + "`" + `en` + "`" + `, ` + "`" + `English` + "`" + `)."
 type Choice {
+  "The code stored and sent in inputs (` + "`" + `en` + "`" + `)."
   code: String!
+  "The display name (` + "`" + `English` + "`" + `)."
   name: String!
 }
 
+"A project's source repository."
 type Repository {
+  "The repository's clone URL."
   url: String!
-  type: String!
+  "The version control system."
+  type: RepositoryType!
 }
 
+"A project's URLs: its docs and its dashboard pages."
 type ProjectUrls {
   "Docs URL of the effective default version (behavior.md §8.2)."
   documentation: String!
+  "The project's dashboard page."
   home: String!
+  "The project's builds page."
   builds: String!
+  "The project's versions page."
   versions: String!
 }
 
-type Project {
-  id: Int!
+"A documentation project: a repository whose versions docsd builds and serves."
+type Project implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database, as the REST APIs show it."
+  databaseId: Int!
+  "The project's display name."
   name: String!
+  "The project's unique, URL-safe name."
   slug: String!
+  "A short description of the project (may be empty)."
   description: String!
+  "The language of the docs."
   language: Choice!
+  "The programming language the project is about."
   programmingLanguage: Choice!
+  "Where the project's sources are."
   repository: Repository!
   "Null when empty."
   homepage: String
+  "The slug of the version the project's docs root serves, as set (see ` + "`" + `urls.documentation` + "`" + ` for the effective one)."
   defaultVersion: String!
   "The stored default branch, else the detected one, else the VCS fallback."
   defaultBranch: String!
   "The stored default branch as is: null when unset (v2)."
   storedDefaultBranch: String
+  "The documentation tool the project is built with (` + "`" + `sphinx` + "`" + `, ` + "`" + `mkdocs` + "`" + `, …)."
   documentationType: String!
-  privacyLevel: String!
+  "Who may see the project."
+  privacyLevel: PrivacyLevel!
   "Privacy of the project's pull-request versions, their builds and their docs (api-2026.md §A1.7)."
-  externalBuildsPrivacyLevel: String!
-  "URL layout of the docs (api-2026.md §A1.8): multiple_versions_with_translations, multiple_versions_without_translations or single_version_without_translations."
-  versioningScheme: String!
+  externalBuildsPrivacyLevel: PrivacyLevel!
+  "URL layout of the docs (api-2026.md §A1.8)."
+  versioningScheme: VersioningScheme!
   "Whether versioningScheme is single_version_without_translations (the era's view of it)."
   singleVersion: Boolean!
   "Custom path of the build configuration file, relative to the repository root (api-2026.md §A1.9); null when unset."
   readthedocsYamlPath: String
+  "Whether old and development versions show a warning banner."
   showVersionWarning: Boolean!
+  "The Google Analytics code set on the project (stored only); null when unset."
   analyticsCode: String
+  "The project's tags."
   tags: [String!]!
+  "When the project was imported."
   created: Time!
+  "When the project was last changed."
   modified: Time!
   "Maintainers in the order they were added."
   users: [User!]!
@@ -2848,71 +3352,99 @@ type Project {
   subprojectOf: Project
   "The main project when this one is a translation and the caller can see it."
   translationOf: Project
+  "The project's docs URL and dashboard pages."
   urls: ProjectUrls!
   "Docs URL of the effective default version (v2 canonical_url)."
   canonicalUrl: String!
   "Internal versions that are active, built and public, ordered by verbose name descending."
   activeVersions: [Version!]!
   "Internal versions: all of them for maintainers, the visible ones for others."
-  versions(filter: VersionFilterInput, limit: Int, offset: Int): VersionList!
-  version(slug: String!, filter: VersionFilterInput): Version
+  versions("Only versions matching this." filter: VersionFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): VersionConnection!
+  "A version of the project by slug, if the caller can see it."
+  version("The version's slug." slug: String!, "Narrows the lookup as on lists: a version that does not match is NOT_FOUND." filter: VersionFilterInput): Version
   "Builds of internal versions: all for maintainers, the visible ones for others."
-  builds(filter: BuildFilterInput, limit: Int, offset: Int): BuildList!
-  build(id: Int!, filter: BuildFilterInput): Build
+  builds("Only builds matching this." filter: BuildFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection!
+  "A build of the project by database id, if the caller can see it."
+  build("The build's database id." id: Int!, "Narrows the lookup as on lists: a build that does not match is NOT_FOUND." filter: BuildFilterInput): Build
   "Relationships whose parent is this project, in creation order."
-  subprojects(limit: Int, offset: Int): SubprojectList!
-  subproject(alias: String!): Subproject
+  subprojects("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): SubprojectConnection!
+  "The subproject with this alias, if the caller can see the child."
+  subproject("The subproject's alias." alias: String!): Subproject
   "Projects whose translation_of is this one, ordered by slug."
-  translations(limit: Int, offset: Int): ProjectList!
-  "Maintainers only (FORBIDDEN otherwise)."
-  redirects(limit: Int, offset: Int): RedirectList!
-  redirect(id: Int!): Redirect
-  "Maintainers only (FORBIDDEN otherwise)."
-  environmentVariables(limit: Int, offset: Int): EnvironmentVariableList!
-  environmentVariable(id: Int!): EnvironmentVariable
-  "Maintainers only (FORBIDDEN otherwise)."
-  integrations: [Integration!]!
-  "Project notifications (maintainers only, FORBIDDEN otherwise); docsd attaches none, so the list is empty (api-2026.md §A4.3)."
-  notifications(filter: NotificationFilterInput, limit: Int, offset: Int): NotificationList!
+  translations("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): ProjectConnection!
+  "The project's redirects in the order they are tried (maintainers only)."
+  redirects("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): RedirectConnection @maintainersOnly
+  "A redirect of the project by id (maintainers only)."
+  redirect("The redirect's database id." id: Int!): Redirect @maintainersOnly
+  "The project's build environment variables (maintainers only)."
+  environmentVariables("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): EnvironmentVariableConnection @maintainersOnly
+  "A build environment variable of the project by id (maintainers only)."
+  environmentVariable("The variable's database id." id: Int!): EnvironmentVariable @maintainersOnly
+  "The project's incoming-webhook integrations (maintainers only)."
+  integrations: [Integration!] @maintainersOnly
+  "Project notifications (maintainers only); docsd attaches none, so the list is empty (api-2026.md §A4.3)."
+  notifications("Only notifications matching this." filter: NotificationFilterInput, "Page size (default 10)." limit: Int, "Rows to skip." offset: Int): NotificationList @maintainersOnly
   "A project notification by id: always null (api-2026.md §A4.3)."
-  notification(id: Int!): Notification
+  notification("The notification's id." id: Int!): Notification
   "Whether the caller maintains this project."
   viewerIsMaintainer: Boolean!
+  "Whether the caller may change this project: its settings, versions, builds, redirects, environment variables, integrations, subprojects, translations and maintainers, and delete it (its maintainers). A UI shows those actions when true."
+  viewerCanAdminister: Boolean!
+  "Whether the caller may change the project's admin fields (` + "`" + `setProjectAdminFields` + "`" + `: superusers)."
+  viewerCanChangeAdminFields: Boolean!
   "Admin fields (behavior.md §0.4), shown to maintainers and superusers; null to others."
   adminFields: ProjectAdminFields
 }
 
+"A project's admin settings (behavior.md §0.4), read by maintainers and superusers."
 type ProjectAdminFields {
+  "Whether the project's builds are disabled."
   skip: Boolean!
+  "Whether builds make a PDF."
   enablePdfBuild: Boolean!
+  "Whether builds make an EPUB."
   enableEpubBuild: Boolean!
+  "A requirements file builds install; null when unset."
   requirementsFile: String
+  "The path of Sphinx's conf.py, when not found by itself."
   confPyFile: String!
+  "Whether builds install the project itself (pip install .)."
   installProject: Boolean!
+  "The Python builds use."
   pythonInterpreter: String!
+  "Whether builds see the system's Python packages."
   useSystemPackages: Boolean!
+  "Whether pull requests are built (behavior.md §9.6)."
   externalBuildsEnabled: Boolean!
+  "Seconds before the project's builds are killed; null: the operator's default."
   buildTimeLimit: Int
-  versionPrivacyLevel: String!
+  "The privacy level new versions get."
+  versionPrivacyLevel: PrivacyLevel!
   "Whether served HTML pages get the reader client (reader.md R.5.1)."
   addonsEnabled: Boolean!
   "Stored only: docsd injects no analytics (api-2026.md §A1.1)."
   analyticsDisabled: Boolean!
 }
 
+"Narrows a version list or lookup; every field given must match."
 input VersionFilterInput {
+  "Only versions of this project."
   projectSlug: String
+  "Only the version with this slug."
   slug: String
   "Versions whose slug contains this, in any case (api-2026.md §A3)."
   slugContains: String
   "Choice of branch, tag, unknown, external; another value is INVALID on field ` + "`" + `type` + "`" + `."
   type: String
+  "Only active (true) or inactive (false) versions."
   active: Boolean
   "Hidden from reader-facing version listings (api-2026.md §A1.2)."
   hidden: Boolean
+  "Only built (true) or never built (false) versions."
   built: Boolean
   "Published by the upload API (api-2026.md §A4.5)."
   uploaded: Boolean
+  "Only versions with this verbose name."
   verboseName: String
   "Choice of public, protected, private; another value is INVALID on field ` + "`" + `privacy_level` + "`" + `."
   privacyLevel: String
@@ -2920,17 +3452,37 @@ input VersionFilterInput {
   includeExternal: Boolean
 }
 
-type VersionList {
+"A page of versions (a Relay cursor connection)."
+type VersionConnection {
+  "All versions of the list, whatever the page."
   totalCount: Int!
+  "The page's versions with their cursors."
+  edges: [VersionEdge!]!
+  "The page's versions (the edges' nodes)."
   nodes: [Version!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
 }
 
+"One of a page's versions, with the cursor that pages from it."
+type VersionEdge {
+  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the versions that follow (precede) this one."
+  cursor: String!
+  "The Version."
+  node: Version!
+}
+
+"A version's URLs."
 type VersionUrls {
+  "The version's docs root."
   documentation: String!
+  "The version's sources on the repository host."
   vcs: String!
+  "The version's dashboard pages."
   dashboard: VersionDashboardUrls!
 }
 
+"A version's dashboard pages."
 type VersionDashboardUrls {
   "The version's dashboard page: {public_url}/projects/{p}/versions/{v}/ (api-2026.md §A1.2)."
   edit: String!
@@ -2938,43 +3490,69 @@ type VersionDashboardUrls {
 
 "Download URLs; a format that does not exist is null."
 type Downloads {
+  "The PDF download, if built."
   pdf: String
+  "The zipped HTML download, if built."
   htmlzip: String
+  "The EPUB download, if built."
   epub: String
 }
 
-type Version {
-  id: Int!
+"A version of a project's docs: a branch, a tag or a pull request, built and served on its own."
+type Version implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database, as the REST APIs show it."
+  databaseId: Int!
+  "The version's project."
   project: Project!
+  "The version's URL-safe name, unique in its project."
   slug: String!
+  "The branch or tag name (or pull-request number) as in the repository."
   verboseName: String!
+  "The commit, branch or tag name the version builds."
   identifier: String!
   "On ` + "`" + `stable` + "`" + ` only: the slug of the version the stable rule picks now."
   ref: String
-  type: String!
+  "What the version is built from."
+  type: VersionType!
+  "Whether the version is built and served."
   active: Boolean!
+  "Whether the version has been built successfully at least once."
   built: Boolean!
+  "Whether the version's docs are published by the upload API rather than built."
   uploaded: Boolean!
+  "Whether docsd made and manages the version (` + "`" + `latest` + "`" + `, ` + "`" + `stable` + "`" + `)."
   machine: Boolean!
   "Left out of reader-facing version listings (flyout, footer, search); still served and listed by the APIs (api-2026.md §A1.2)."
   hidden: Boolean!
   "For the machine ` + "`" + `stable` + "`" + `, the active version its rule picks; for the machine ` + "`" + `latest` + "`" + `, the active version of the default branch; else empty (api-2026.md §A1.2)."
   aliases: [Version!]!
-  privacyLevel: String!
-  "v2 ` + "`" + `documentation_type` + "`" + `: the doctype of the last successful build's configuration, else the project's (api-2026.md §A1.6)."
+  "Who may see the version and its builds."
+  privacyLevel: PrivacyLevel!
+  "The v2 ` + "`" + `documentation_type` + "`" + `: the doctype of the last successful build's configuration, else the project's (api-2026.md §A1.6)."
   documentationType: String!
+  "Whether a PDF was built."
   hasPdf: Boolean!
+  "Whether an EPUB was built."
   hasEpub: Boolean!
+  "Whether a zipped HTML was built."
   hasHtmlzip: Boolean!
+  "The version's offline formats."
   downloads: Downloads!
+  "The version's docs, repository and dashboard URLs."
   urls: VersionUrls!
   "The most recent build (any state), or null."
   lastBuild: Build
-  builds(filter: BuildFilterInput, limit: Int, offset: Int): BuildList!
+  "The version's builds, most recent first."
+  builds("Only builds matching this." filter: BuildFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection!
 }
 
+"Narrows a build list or lookup; every field given must match."
 input BuildFilterInput {
+  "Only builds of this project."
   projectSlug: String
+  "Only builds of this commit."
   commit: String
   "true: not finished; false: finished."
   running: Boolean
@@ -2982,20 +3560,45 @@ input BuildFilterInput {
   includeExternal: Boolean
 }
 
-type BuildList {
+"A page of builds (a Relay cursor connection)."
+type BuildConnection {
+  "All builds of the list, whatever the page."
   totalCount: Int!
+  "The page's builds with their cursors."
+  edges: [BuildEdge!]!
+  "The page's builds (the edges' nodes)."
   nodes: [Build!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
 }
 
+"One of a page's builds, with the cursor that pages from it."
+type BuildEdge {
+  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the builds that follow (precede) this one."
+  cursor: String!
+  "The Build."
+  node: Build!
+}
+
+"A build's step, as a code and its display name."
 type BuildState {
-  code: String!
+  "The step, as a code."
+  code: BuildStateCode!
+  "The step's display name (` + "`" + `Finished` + "`" + `)."
   name: String!
 }
 
-type Build {
-  id: Int!
+"One build of a version: its state, result and the commands it ran."
+type Build implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database, as the REST APIs show it."
+  databaseId: Int!
+  "The project built."
   project: Project!
+  "The version built."
   version: Version!
+  "The build's step."
   state: BuildState!
   "Null until finished (v3)."
   success: Boolean
@@ -3003,16 +3606,23 @@ type Build {
   storedSuccess: Boolean!
   "The failure message; null when there is none."
   error: String
+  "The exit code of the build's failing command; null when none failed."
   exitCode: Int
+  "The commit built; null until the build has checked it out."
   commit: String
+  "The kind of build (` + "`" + `html` + "`" + `)."
   type: String!
+  "When the build was queued."
   created: Time!
+  "When a worker started the build; null while queued."
   started: Time
+  "When the build finished; null until then."
   finished: Time
   "Whole seconds; null while triggered."
   duration: Int
   "The stored build configuration ({} until validated)."
   config: JSON!
+  "The commands the build ran, in order, with their output (a running command's output grows)."
   commands: [BuildCommand!]!
   "Docs URL of the build's version."
   docsUrl: String!
@@ -3021,57 +3631,80 @@ type Build {
   "The version's verbose name when the build was created (v2, api-2026.md §A1.6)."
   versionName: String!
   "The version's type when the build was created."
-  versionType: String!
+  versionType: VersionType!
   "The project's configuration file path the build used; null when the project set none."
   readthedocsYamlPath: String
+  "The commit on the repository host (GitHub, GitLab, Bitbucket); null for other hosts or before checkout."
   commitUrl: String
   "The notification message id of the build's failure (api-2026.md §A4.2); null unless it finished unsuccessfully."
   errorId: String
   "The build's notifications (api-2026.md §A4.2): one when it finished unsuccessfully (its id is the build id), none otherwise."
-  notifications(filter: NotificationFilterInput, limit: Int, offset: Int): NotificationList!
+  notifications("Only notifications matching this." filter: NotificationFilterInput, "Page size (default 10)." limit: Int, "Rows to skip." offset: Int): NotificationList!
   "The build's notification with that id, or null."
-  notification(id: Int!): Notification
+  notification("The notification's id (the build's id)." id: Int!): Notification
+  "Whether the caller may cancel this build now (` + "`" + `cancelBuild` + "`" + `: a maintainer of its project, and the build has not finished)."
+  viewerCanCancel: Boolean!
+  "Whether the caller may queue the build's version again (` + "`" + `retryBuild` + "`" + `: a maintainer of its project)."
+  viewerCanRetry: Boolean!
 }
 
+"A build's dashboard pages and those of its project and version."
 type BuildUrls {
+  "The build's dashboard page."
   build: String!
+  "The project's dashboard page."
   project: String!
+  "The version's dashboard page."
   version: String!
 }
 
+"Narrows a notification list."
 input NotificationFilterInput {
   "Notifications in one of these states (` + "`" + `unread` + "`" + `, ` + "`" + `read` + "`" + `, ` + "`" + `dismissed` + "`" + `, ` + "`" + `cancelled` + "`" + `)."
   stateIn: [String!]
 }
 
+"A page of notifications (offset paging; the lists are short)."
 type NotificationList {
+  "All matching notifications."
   totalCount: Int!
+  "The page's notifications."
   nodes: [Notification!]!
 }
 
 "A notification attached to a build or project (api-2026.md §A4.2). docsd keeps no read state: every notification is ` + "`" + `unread` + "`" + `."
 type Notification {
+  "The notification's id."
   id: Int!
   "` + "`" + `build` + "`" + ` or ` + "`" + `project` + "`" + `."
   attachedToContentType: String!
+  "The database id of the build or project."
   attachedToId: Int!
+  "Whether a reader may dismiss it."
   dismissable: Boolean!
+  "Whether it is news rather than about this build or project."
   news: Boolean!
+  "` + "`" + `unread` + "`" + ` (docsd keeps no read state)."
   state: String!
+  "The notification's text."
   message: NotificationMessage!
 }
 
+"A notification's text, rendered."
 type NotificationMessage {
   "Read the Docs' message id, e.g. ` + "`" + `build:user:generic` + "`" + `."
   id: String!
+  "The message's title."
   header: String!
   "The build's error, as v3 renders it."
   body: String!
   "` + "`" + `error` + "`" + `."
   type: String!
+  "CSS classes of the message's icon."
   iconClasses: String!
 }
 
+"What an upload of prebuilt docs is for (api-2026.md §A4.5)."
 input InitiateUploadInput {
   "Project slug."
   project: String!
@@ -3079,11 +3712,13 @@ input InitiateUploadInput {
   versionName: String!
   "` + "`" + `branch` + "`" + `, ` + "`" + `tag` + "`" + ` or ` + "`" + `external` + "`" + `."
   versionType: String!
+  "The commit the uploaded docs were built from."
   versionCommit: String!
   "A privacy level; when absent an existing version keeps its own."
   versionPrivacyLevel: String
 }
 
+"Where and how to POST an upload archive."
 type UploadUrl {
   "Where the client POSTs the archive (multipart form)."
   url: String!
@@ -3091,72 +3726,137 @@ type UploadUrl {
   fields: JSON!
 }
 
+"The outcome of ` + "`" + `initiateUpload` + "`" + `."
 type InitiateUploadPayload {
   "` + "`" + `created` + "`" + `, or why nothing was created: ` + "`" + `project-not-found` + "`" + `, ` + "`" + `not-admin` + "`" + `, ` + "`" + `disabled` + "`" + `, ` + "`" + `inactive` + "`" + `, ` + "`" + `too-many-pending` + "`" + `."
   outcome: String!
   "With ` + "`" + `too-many-pending` + "`" + `: seconds until the oldest pending upload expires."
   retryAfter: Int
+  "The build awaiting the archive, when created."
   build: Build
+  "The version the upload publishes, when created."
   version: Version
+  "Where to POST the archive, when created."
   uploadUrl: UploadUrl
 }
 
+"The outcome of ` + "`" + `completeUpload` + "`" + `."
 type CompleteUploadPayload {
   "` + "`" + `queued` + "`" + `, ` + "`" + `failed` + "`" + ` (the build failed as reported), or a refusal: ` + "`" + `build-not-found` + "`" + `, ` + "`" + `not-admin` + "`" + `, ` + "`" + `not-pending` + "`" + `, ` + "`" + `not-stored` + "`" + `."
   outcome: String!
+  "The upload's build; null with a refusal."
   build: Build
 }
 
+"The outcome of ` + "`" + `syncVersions` + "`" + `."
 type SyncVersionsPayload {
+  "The project."
   project: Project!
+  "Whether a sync was queued (or was already queued)."
   triggered: Boolean!
 }
 
+"A command a build ran (or is running), with its output so far."
 type BuildCommand {
+  "The command's database id."
   id: Int!
+  "The database id of the command's build."
   buildId: Int!
+  "What the command does, for people (may be empty)."
   description: String!
+  "The command line run."
   command: String!
+  "Everything the command wrote so far (standard output and error)."
   output: String!
+  "The command's exit code; null while it runs."
   exitCode: Int
+  "Whole seconds the command ran; null while it runs."
   runTime: Int
+  "When the command started."
   startTime: Time!
+  "When the command ended; null while it runs."
   endTime: Time
 }
 
+"The outcome of ` + "`" + `triggerBuild` + "`" + ` or ` + "`" + `retryBuild` + "`" + `."
 type TriggerBuildPayload {
   "Null when nothing was queued."
   build: Build
+  "The project of the version."
   project: Project!
+  "The version to build."
   version: Version!
+  "Whether a build was queued."
   triggered: Boolean!
 }
 
-type SubprojectList {
+"A page of subprojects (a Relay cursor connection)."
+type SubprojectConnection {
+  "All subprojects of the list, whatever the page."
   totalCount: Int!
+  "The page's subprojects with their cursors."
+  edges: [SubprojectEdge!]!
+  "The page's subprojects (the edges' nodes)."
   nodes: [Subproject!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
 }
 
-type Subproject {
-  id: Int!
+"One of a page's subprojects, with the cursor that pages from it."
+type SubprojectEdge {
+  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the subprojects that follow (precede) this one."
+  cursor: String!
+  "The Subproject."
+  node: Subproject!
+}
+
+"A project nested under another with an alias (a subproject relationship)."
+type Subproject implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database, as the REST APIs show it."
+  databaseId: Int!
+  "The path segment the child is served under: ` + "`" + `/projects/<alias>/` + "`" + ` in the parent's docs."
   alias: String!
+  "The project the child is nested under."
   parent: Project!
   "Null when the caller can't see the child."
   child: Project
 }
 
-type RedirectList {
+"A page of redirects (a Relay cursor connection)."
+type RedirectConnection {
+  "All redirects of the list, whatever the page."
   totalCount: Int!
+  "The page's redirects with their cursors."
+  edges: [RedirectEdge!]!
+  "The page's redirects (the edges' nodes)."
   nodes: [Redirect!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
+}
+
+"One of a page's redirects, with the cursor that pages from it."
+type RedirectEdge {
+  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the redirects that follow (precede) this one."
+  cursor: String!
+  "The Redirect."
+  node: Redirect!
 }
 
 "A redirect of a project's docs (behavior.md §8.6, api-2026.md §A2)."
-type Redirect {
-  id: Int!
+type Redirect implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database, as the REST APIs show it."
+  databaseId: Int!
+  "The project whose docs the redirect applies to."
   project: Project!
-  "One of prefix, page, exact, sphinx_html, sphinx_htmldir, clean_url_to_html, html_to_clean_url."
-  type: String!
+  "How the redirect matches."
+  type: RedirectType!
+  "The path the redirect matches (its meaning depends on ` + "`" + `type` + "`" + `)."
   fromUrl: String!
+  "Where the redirect sends the reader."
   toUrl: String!
   "The status the docs host answers with: 301 or 302."
   httpStatus: Int!
@@ -3166,46 +3866,85 @@ type Redirect {
   force: Boolean!
   "Whether the docs host applies the redirect at all."
   enabled: Boolean!
+  "A note for maintainers (may be empty)."
   description: String!
+  "When the redirect was created."
   created: Time!
+  "When the redirect was last changed."
   modified: Time!
 }
 
-type EnvironmentVariableList {
+"A page of environment variables (a Relay cursor connection)."
+type EnvironmentVariableConnection {
+  "All environment variables of the list, whatever the page."
   totalCount: Int!
+  "The page's environment variables with their cursors."
+  edges: [EnvironmentVariableEdge!]!
+  "The page's environment variables (the edges' nodes)."
   nodes: [EnvironmentVariable!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
+}
+
+"One of a page's environment variables, with the cursor that pages from it."
+type EnvironmentVariableEdge {
+  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the environment variables that follow (precede) this one."
+  cursor: String!
+  "The EnvironmentVariable."
+  node: EnvironmentVariable!
 }
 
 "A build environment variable. Its value is write-only."
-type EnvironmentVariable {
-  id: Int!
+type EnvironmentVariable implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database, as the REST APIs show it."
+  databaseId: Int!
+  "The project whose builds get the variable."
   project: Project!
+  "The variable's name, as builds see it."
   name: String!
   "Also given to pull-request (external) builds (api-2026.md §A1.5)."
   public: Boolean!
+  "When the variable was created."
   created: Time!
+  "When the variable was last changed."
   modified: Time!
 }
 
+"An incoming webhook of a project: where a repository host sends pushes and pull requests."
 type Integration {
+  "The integration's database id (it is in the webhook URL)."
   id: Int!
-  type: String!
+  "Which host's webhooks the integration accepts."
+  type: IntegrationType!
+  "The secret the repository host signs its deliveries with."
   secret: String!
   "The webhook URL of behavior.md §9.1 naming this integration: /api/v2/webhook/<project>/<id>/."
   webhookUrl: String!
+  "When the integration was created."
   created: Time!
 }
 
+"A project's repository, as written."
 input RepositoryInput {
+  "The clone URL."
   url: String @goField(omittable: true)
+  "A repository type code: ` + "`" + `git` + "`" + `, ` + "`" + `svn` + "`" + `, ` + "`" + `hg` + "`" + ` or ` + "`" + `bzr` + "`" + `."
   type: String @goField(omittable: true)
 }
 
+"The fields of a project import; ` + "`" + `name` + "`" + ` and ` + "`" + `repository` + "`" + ` are required."
 input ImportProjectInput {
+  "The display name; the slug is made from it."
   name: String @goField(omittable: true)
+  "The repository to build from (` + "`" + `url` + "`" + ` and ` + "`" + `type` + "`" + ` required)."
   repository: RepositoryInput @goField(omittable: true)
+  "The project's homepage URL."
   homepage: String @goField(omittable: true)
+  "A language code (behavior.md §10.1); default ` + "`" + `en` + "`" + `."
   language: String @goField(omittable: true)
+  "A programming language code (behavior.md §10.2)."
   programmingLanguage: String @goField(omittable: true)
   "Each tag trimmed, empty ones dropped, duplicates removed keeping the first (api-2026.md §A1.1)."
   tags: [String!] @goField(omittable: true)
@@ -3217,71 +3956,109 @@ input ImportProjectInput {
   readthedocsYamlPath: String @goField(omittable: true)
 }
 
+"The project fields to change; a field not sent keeps its value."
 input UpdateProjectInput {
+  "The display name (the slug does not change)."
   name: String @goField(omittable: true)
+  "The repository to build from."
   repository: RepositoryInput @goField(omittable: true)
+  "The project's homepage URL."
   homepage: String @goField(omittable: true)
+  "A language code (behavior.md §10.1)."
   language: String @goField(omittable: true)
+  "A programming language code (behavior.md §10.2)."
   programmingLanguage: String @goField(omittable: true)
+  "The slug of the version the docs root serves."
   defaultVersion: String @goField(omittable: true)
+  "The branch ` + "`" + `latest` + "`" + ` builds; null or blank: the repository's default."
   defaultBranch: String @goField(omittable: true)
+  "A Google Analytics code (stored only)."
   analyticsCode: String @goField(omittable: true)
+  "Whether old and development versions show a warning banner."
   showVersionWarning: Boolean @goField(omittable: true)
   "true sets versioningScheme to single_version_without_translations; false leaves single_version_without_translations for multiple_versions_with_translations. Must agree with versioningScheme when both are sent."
   singleVersion: Boolean @goField(omittable: true)
   "Replaces the whole list, with ImportProjectInput.tags' rules."
   tags: [String!] @goField(omittable: true)
+  "Who may see the project: a privacy level code."
   privacyLevel: String @goField(omittable: true)
+  "Who may see pull-request versions: a privacy level code."
   externalBuildsPrivacyLevel: String @goField(omittable: true)
+  "A versioning scheme code (see ` + "`" + `VersioningScheme` + "`" + `)."
   versioningScheme: String @goField(omittable: true)
   "null or blank clears it."
   readthedocsYamlPath: String @goField(omittable: true)
   "Pull-request builds on or off (behavior.md §9.6)."
   externalBuildsEnabled: Boolean @goField(omittable: true)
+  "Stored only: docsd injects no analytics."
   analyticsDisabled: Boolean @goField(omittable: true)
 }
 
+"The admin settings to change (superusers); a field not sent keeps its value."
 input ProjectAdminInput {
+  "Whether the project's builds are disabled."
   skip: Boolean
+  "Whether builds make a PDF."
   enablePdfBuild: Boolean
+  "Whether builds make an EPUB."
   enableEpubBuild: Boolean
+  "A requirements file builds install."
   requirementsFile: String
+  "The path of Sphinx's conf.py."
   confPyFile: String
+  "Whether builds install the project itself."
   installProject: Boolean
+  "The Python builds use."
   pythonInterpreter: String
+  "Whether builds see the system's Python packages."
   useSystemPackages: Boolean
+  "Whether pull requests are built."
   externalBuildsEnabled: Boolean
   "Seconds; 0 restores the operator default."
   buildTimeLimit: Int
+  "The privacy level new versions get."
   versionPrivacyLevel: String
+  "The project's description."
   description: String
+  "A documentation type code (behavior.md §10.5)."
   documentationType: String
+  "Replaces the project's tags."
   tags: [String!]
   "Whether served HTML pages get the reader client (reader.md R.5.1)."
   addonsEnabled: Boolean
 }
 
+"The version fields to change; a field not sent keeps its value."
 input UpdateVersionInput {
+  "Whether the version is built and served."
   active: Boolean @goField(omittable: true)
+  "Whether reader-facing listings leave the version out."
   hidden: Boolean @goField(omittable: true)
   "Choice of public, protected, private."
   privacyLevel: String @goField(omittable: true)
 }
 
+"The project to nest and the alias it is served under."
 input CreateSubprojectInput {
+  "The slug of the project to nest (you must maintain it)."
   child: String @goField(omittable: true)
+  "The path segment to serve the child under (default: its slug)."
   alias: String @goField(omittable: true)
 }
 
 "Fields of a redirect write (api-2026.md §A2.1); absent fields keep their stored values on updates."
 input RedirectInput {
+  "A redirect type code (required when creating and with ` + "`" + `replace` + "`" + `)."
   type: String @goField(omittable: true)
+  "The path to match; which types need it: api-2026.md §A2.1."
   fromUrl: String @goField(omittable: true)
+  "Where to send the reader; which types need it: api-2026.md §A2.1."
   toUrl: String @goField(omittable: true)
   "301 or 302; 302 when a redirect is created without it."
   httpStatus: Int @goField(omittable: true)
   "Where to insert (create, default 0) or move (update) the redirect; past the end means last."
   position: Int @goField(omittable: true)
+  "Whether the redirect also applies when the requested page exists."
   force: Boolean @goField(omittable: true)
   "true when a redirect is created without it."
   enabled: Boolean @goField(omittable: true)
@@ -3289,7 +4066,9 @@ input RedirectInput {
   description: String @goField(omittable: true)
 }
 
+"A build environment variable to create."
 input EnvironmentVariableInput {
+  "The variable's name: letters, digits and underscores, not starting with ` + "`" + `__` + "`" + ` or ` + "`" + `READTHEDOCS` + "`" + `."
   name: String @goField(omittable: true)
   "At most 48000 characters; all values of a project together at most 256000."
   value: String @goField(omittable: true)
@@ -3308,6 +4087,8 @@ func (ec *executionContext) childFields_Build(ctx context.Context, field graphql
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Build_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_Build_databaseId(ctx, field)
 	case "project":
 		return ec.fieldContext_Build_project(ctx, field)
 	case "version":
@@ -3356,6 +4137,10 @@ func (ec *executionContext) childFields_Build(ctx context.Context, field graphql
 		return ec.fieldContext_Build_notifications(ctx, field)
 	case "notification":
 		return ec.fieldContext_Build_notification(ctx, field)
+	case "viewerCanCancel":
+		return ec.fieldContext_Build_viewerCanCancel(ctx, field)
+	case "viewerCanRetry":
+		return ec.fieldContext_Build_viewerCanRetry(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Build", field.Name)
 }
@@ -3384,14 +4169,28 @@ func (ec *executionContext) childFields_BuildCommand(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type BuildCommand", field.Name)
 }
 
-func (ec *executionContext) childFields_BuildList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+func (ec *executionContext) childFields_BuildConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "totalCount":
-		return ec.fieldContext_BuildList_totalCount(ctx, field)
+		return ec.fieldContext_BuildConnection_totalCount(ctx, field)
+	case "edges":
+		return ec.fieldContext_BuildConnection_edges(ctx, field)
 	case "nodes":
-		return ec.fieldContext_BuildList_nodes(ctx, field)
+		return ec.fieldContext_BuildConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_BuildConnection_pageInfo(ctx, field)
 	}
-	return nil, fmt.Errorf("no field named %q was found under type BuildList", field.Name)
+	return nil, fmt.Errorf("no field named %q was found under type BuildConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_BuildEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_BuildEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_BuildEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BuildEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_BuildState(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3452,6 +4251,8 @@ func (ec *executionContext) childFields_EnvironmentVariable(ctx context.Context,
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_EnvironmentVariable_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_EnvironmentVariable_databaseId(ctx, field)
 	case "project":
 		return ec.fieldContext_EnvironmentVariable_project(ctx, field)
 	case "name":
@@ -3466,14 +4267,28 @@ func (ec *executionContext) childFields_EnvironmentVariable(ctx context.Context,
 	return nil, fmt.Errorf("no field named %q was found under type EnvironmentVariable", field.Name)
 }
 
-func (ec *executionContext) childFields_EnvironmentVariableList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+func (ec *executionContext) childFields_EnvironmentVariableConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "totalCount":
-		return ec.fieldContext_EnvironmentVariableList_totalCount(ctx, field)
+		return ec.fieldContext_EnvironmentVariableConnection_totalCount(ctx, field)
+	case "edges":
+		return ec.fieldContext_EnvironmentVariableConnection_edges(ctx, field)
 	case "nodes":
-		return ec.fieldContext_EnvironmentVariableList_nodes(ctx, field)
+		return ec.fieldContext_EnvironmentVariableConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_EnvironmentVariableConnection_pageInfo(ctx, field)
 	}
-	return nil, fmt.Errorf("no field named %q was found under type EnvironmentVariableList", field.Name)
+	return nil, fmt.Errorf("no field named %q was found under type EnvironmentVariableConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_EnvironmentVariableEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_EnvironmentVariableEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_EnvironmentVariableEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EnvironmentVariableEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_InitiateUploadPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3554,10 +4369,26 @@ func (ec *executionContext) childFields_NotificationMessage(ctx context.Context,
 	return nil, fmt.Errorf("no field named %q was found under type NotificationMessage", field.Name)
 }
 
+func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "hasNextPage":
+		return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
+	case "hasPreviousPage":
+		return ec.fieldContext_PageInfo_hasPreviousPage(ctx, field)
+	case "startCursor":
+		return ec.fieldContext_PageInfo_startCursor(ctx, field)
+	case "endCursor":
+		return ec.fieldContext_PageInfo_endCursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+}
+
 func (ec *executionContext) childFields_Project(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Project_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_Project_databaseId(ctx, field)
 	case "name":
 		return ec.fieldContext_Project_name(ctx, field)
 	case "slug":
@@ -3642,6 +4473,10 @@ func (ec *executionContext) childFields_Project(ctx context.Context, field graph
 		return ec.fieldContext_Project_notification(ctx, field)
 	case "viewerIsMaintainer":
 		return ec.fieldContext_Project_viewerIsMaintainer(ctx, field)
+	case "viewerCanAdminister":
+		return ec.fieldContext_Project_viewerCanAdminister(ctx, field)
+	case "viewerCanChangeAdminFields":
+		return ec.fieldContext_Project_viewerCanChangeAdminFields(ctx, field)
 	case "adminFields":
 		return ec.fieldContext_Project_adminFields(ctx, field)
 	}
@@ -3692,14 +4527,28 @@ func (ec *executionContext) childFields_ProjectAdminFields(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type ProjectAdminFields", field.Name)
 }
 
-func (ec *executionContext) childFields_ProjectList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+func (ec *executionContext) childFields_ProjectConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "totalCount":
-		return ec.fieldContext_ProjectList_totalCount(ctx, field)
+		return ec.fieldContext_ProjectConnection_totalCount(ctx, field)
+	case "edges":
+		return ec.fieldContext_ProjectConnection_edges(ctx, field)
 	case "nodes":
-		return ec.fieldContext_ProjectList_nodes(ctx, field)
+		return ec.fieldContext_ProjectConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ProjectConnection_pageInfo(ctx, field)
 	}
-	return nil, fmt.Errorf("no field named %q was found under type ProjectList", field.Name)
+	return nil, fmt.Errorf("no field named %q was found under type ProjectConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ProjectEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_ProjectEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_ProjectEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProjectEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_ProjectUrls(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3720,6 +4569,8 @@ func (ec *executionContext) childFields_Redirect(ctx context.Context, field grap
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Redirect_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_Redirect_databaseId(ctx, field)
 	case "project":
 		return ec.fieldContext_Redirect_project(ctx, field)
 	case "type":
@@ -3746,14 +4597,28 @@ func (ec *executionContext) childFields_Redirect(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type Redirect", field.Name)
 }
 
-func (ec *executionContext) childFields_RedirectList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+func (ec *executionContext) childFields_RedirectConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "totalCount":
-		return ec.fieldContext_RedirectList_totalCount(ctx, field)
+		return ec.fieldContext_RedirectConnection_totalCount(ctx, field)
+	case "edges":
+		return ec.fieldContext_RedirectConnection_edges(ctx, field)
 	case "nodes":
-		return ec.fieldContext_RedirectList_nodes(ctx, field)
+		return ec.fieldContext_RedirectConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_RedirectConnection_pageInfo(ctx, field)
 	}
-	return nil, fmt.Errorf("no field named %q was found under type RedirectList", field.Name)
+	return nil, fmt.Errorf("no field named %q was found under type RedirectConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_RedirectEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_RedirectEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_RedirectEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RedirectEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_Repository(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3838,6 +4703,8 @@ func (ec *executionContext) childFields_Subproject(ctx context.Context, field gr
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Subproject_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_Subproject_databaseId(ctx, field)
 	case "alias":
 		return ec.fieldContext_Subproject_alias(ctx, field)
 	case "parent":
@@ -3848,14 +4715,28 @@ func (ec *executionContext) childFields_Subproject(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type Subproject", field.Name)
 }
 
-func (ec *executionContext) childFields_SubprojectList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+func (ec *executionContext) childFields_SubprojectConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "totalCount":
-		return ec.fieldContext_SubprojectList_totalCount(ctx, field)
+		return ec.fieldContext_SubprojectConnection_totalCount(ctx, field)
+	case "edges":
+		return ec.fieldContext_SubprojectConnection_edges(ctx, field)
 	case "nodes":
-		return ec.fieldContext_SubprojectList_nodes(ctx, field)
+		return ec.fieldContext_SubprojectConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_SubprojectConnection_pageInfo(ctx, field)
 	}
-	return nil, fmt.Errorf("no field named %q was found under type SubprojectList", field.Name)
+	return nil, fmt.Errorf("no field named %q was found under type SubprojectConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_SubprojectEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_SubprojectEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_SubprojectEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SubprojectEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_SyncVersionsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3896,6 +4777,8 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_User_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_User_databaseId(ctx, field)
 	case "username":
 		return ec.fieldContext_User_username(ctx, field)
 	case "email":
@@ -3910,6 +4793,8 @@ func (ec *executionContext) childFields_Version(ctx context.Context, field graph
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Version_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_Version_databaseId(ctx, field)
 	case "project":
 		return ec.fieldContext_Version_project(ctx, field)
 	case "slug":
@@ -3956,6 +4841,20 @@ func (ec *executionContext) childFields_Version(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Version", field.Name)
 }
 
+func (ec *executionContext) childFields_VersionConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_VersionConnection_totalCount(ctx, field)
+	case "edges":
+		return ec.fieldContext_VersionConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_VersionConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_VersionConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type VersionConnection", field.Name)
+}
+
 func (ec *executionContext) childFields_VersionDashboardUrls(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "edit":
@@ -3964,14 +4863,14 @@ func (ec *executionContext) childFields_VersionDashboardUrls(ctx context.Context
 	return nil, fmt.Errorf("no field named %q was found under type VersionDashboardUrls", field.Name)
 }
 
-func (ec *executionContext) childFields_VersionList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+func (ec *executionContext) childFields_VersionEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
-	case "totalCount":
-		return ec.fieldContext_VersionList_totalCount(ctx, field)
-	case "nodes":
-		return ec.fieldContext_VersionList_nodes(ctx, field)
+	case "cursor":
+		return ec.fieldContext_VersionEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_VersionEdge_node(ctx, field)
 	}
-	return nil, fmt.Errorf("no field named %q was found under type VersionList", field.Name)
+	return nil, fmt.Errorf("no field named %q was found under type VersionEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_VersionUrls(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4815,22 +5714,54 @@ func (ec *executionContext) field_Project_builds_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["filter"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["limit"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["offset"] = arg2
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg6
 	return args, nil
 }
 
@@ -4851,22 +5782,54 @@ func (ec *executionContext) field_Project_environmentVariable_args(ctx context.C
 func (ec *executionContext) field_Project_environmentVariables_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["limit"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["offset"] = arg1
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg5
 	return args, nil
 }
 
@@ -4931,22 +5894,54 @@ func (ec *executionContext) field_Project_redirect_args(ctx context.Context, raw
 func (ec *executionContext) field_Project_redirects_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["limit"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["offset"] = arg1
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg5
 	return args, nil
 }
 
@@ -4967,44 +5962,108 @@ func (ec *executionContext) field_Project_subproject_args(ctx context.Context, r
 func (ec *executionContext) field_Project_subprojects_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["limit"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["offset"] = arg1
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg5
 	return args, nil
 }
 
 func (ec *executionContext) field_Project_translations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["limit"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["offset"] = arg1
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg5
 	return args, nil
 }
 
@@ -5041,22 +6100,54 @@ func (ec *executionContext) field_Project_versions_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["filter"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["limit"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["offset"] = arg2
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg6
 	return args, nil
 }
 
@@ -5099,22 +6190,82 @@ func (ec *executionContext) field_Query_builds_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["filter"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["limit"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["offset"] = arg2
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ids",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ids"] = arg0
 	return args, nil
 }
 
@@ -5173,22 +6324,54 @@ func (ec *executionContext) field_Query_projects_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["filter"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["limit"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["offset"] = arg2
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg6
 	return args, nil
 }
 
@@ -5255,22 +6438,54 @@ func (ec *executionContext) field_Query_versions_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["filter"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["limit"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["offset"] = arg2
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg6
 	return args, nil
 }
 
@@ -5299,22 +6514,54 @@ func (ec *executionContext) field_Version_builds_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["filter"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["limit"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOInt2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["offset"] = arg2
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg6
 	return args, nil
 }
 
@@ -5387,6 +6634,29 @@ func (ec *executionContext) _Build_id(ctx context.Context, field graphql.Collect
 			return ec.fieldContext_Build_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Build().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Build_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Build_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
 			return obj.ID, nil
 		},
 		nil,
@@ -5397,7 +6667,7 @@ func (ec *executionContext) _Build_id(ctx context.Context, field graphql.Collect
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Build_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Build_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
@@ -5873,14 +7143,14 @@ func (ec *executionContext) _Build_versionType(ctx context.Context, field graphq
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNVersionType2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Build_versionType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type VersionType does not have child fields"))
 }
 
 func (ec *executionContext) _Build_readthedocsYamlPath(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
@@ -6038,6 +7308,52 @@ func (ec *executionContext) fieldContext_Build_notification(ctx context.Context,
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Build_viewerCanCancel(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_viewerCanCancel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Build().ViewerCanCancel(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Build_viewerCanCancel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Build_viewerCanRetry(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_viewerCanRetry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Build().ViewerCanRetry(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Build_viewerCanRetry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _BuildCommand_id(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -6247,13 +7563,13 @@ func (ec *executionContext) fieldContext_BuildCommand_endTime(_ context.Context,
 	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _BuildList_totalCount(ctx context.Context, field graphql.CollectedField, obj *BuildList) (ret graphql.Marshaler) {
+func (ec *executionContext) _BuildConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *BuildConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BuildList_totalCount(ctx, field)
+			return ec.fieldContext_BuildConnection_totalCount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.TotalCount, nil
@@ -6266,17 +7582,49 @@ func (ec *executionContext) _BuildList_totalCount(ctx context.Context, field gra
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_BuildList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildList", field, false, false, errors.New("field of type Int does not have child fields"))
+func (ec *executionContext) fieldContext_BuildConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BuildConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _BuildList_nodes(ctx context.Context, field graphql.CollectedField, obj *BuildList) (ret graphql.Marshaler) {
+func (ec *executionContext) _BuildConnection_edges(ctx context.Context, field graphql.CollectedField, obj *BuildConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BuildList_nodes(ctx, field)
+			return ec.fieldContext_BuildConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*BuildEdge) graphql.Marshaler {
+			return ec.marshalNBuildEdge2ᚕᚖdocsdᚋgraphᚐBuildEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BuildConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BuildConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BuildEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BuildConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *BuildConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BuildConnection_nodes(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.Nodes, nil
@@ -6289,9 +7637,96 @@ func (ec *executionContext) _BuildList_nodes(ctx context.Context, field graphql.
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_BuildList_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_BuildConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
-		Object:     "BuildList",
+		Object:     "BuildConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Build(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BuildConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *BuildConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BuildConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BuildConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BuildConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BuildEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *BuildEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BuildEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BuildEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BuildEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BuildEdge_node(ctx context.Context, field graphql.CollectedField, obj *BuildEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BuildEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {
+			return ec.marshalNBuild2ᚖdocsdᚋstoreᚐBuild(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BuildEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BuildEdge",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -6315,14 +7750,14 @@ func (ec *executionContext) _BuildState_code(ctx context.Context, field graphql.
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNBuildStateCode2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_BuildState_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildState", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BuildState", field, false, false, errors.New("field of type BuildStateCode does not have child fields"))
 }
 
 func (ec *executionContext) _BuildState_name(ctx context.Context, field graphql.CollectedField, obj *BuildState) (ret graphql.Marshaler) {
@@ -6596,6 +8031,29 @@ func (ec *executionContext) _EnvironmentVariable_id(ctx context.Context, field g
 			return ec.fieldContext_EnvironmentVariable_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.EnvironmentVariable().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EnvironmentVariable_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EnvironmentVariable", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _EnvironmentVariable_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EnvironmentVariable_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
 			return obj.ID, nil
 		},
 		nil,
@@ -6606,7 +8064,7 @@ func (ec *executionContext) _EnvironmentVariable_id(ctx context.Context, field g
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_EnvironmentVariable_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_EnvironmentVariable_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
@@ -6734,13 +8192,13 @@ func (ec *executionContext) fieldContext_EnvironmentVariable_modified(_ context.
 	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _EnvironmentVariableList_totalCount(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableList) (ret graphql.Marshaler) {
+func (ec *executionContext) _EnvironmentVariableConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_EnvironmentVariableList_totalCount(ctx, field)
+			return ec.fieldContext_EnvironmentVariableConnection_totalCount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.TotalCount, nil
@@ -6753,17 +8211,49 @@ func (ec *executionContext) _EnvironmentVariableList_totalCount(ctx context.Cont
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_EnvironmentVariableList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariableList", field, false, false, errors.New("field of type Int does not have child fields"))
+func (ec *executionContext) fieldContext_EnvironmentVariableConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EnvironmentVariableConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _EnvironmentVariableList_nodes(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableList) (ret graphql.Marshaler) {
+func (ec *executionContext) _EnvironmentVariableConnection_edges(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_EnvironmentVariableList_nodes(ctx, field)
+			return ec.fieldContext_EnvironmentVariableConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*EnvironmentVariableEdge) graphql.Marshaler {
+			return ec.marshalNEnvironmentVariableEdge2ᚕᚖdocsdᚋgraphᚐEnvironmentVariableEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EnvironmentVariableConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EnvironmentVariableConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EnvironmentVariableEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EnvironmentVariableConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EnvironmentVariableConnection_nodes(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.Nodes, nil
@@ -6776,9 +8266,96 @@ func (ec *executionContext) _EnvironmentVariableList_nodes(ctx context.Context, 
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_EnvironmentVariableList_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_EnvironmentVariableConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
-		Object:     "EnvironmentVariableList",
+		Object:     "EnvironmentVariableConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EnvironmentVariable(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EnvironmentVariableConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EnvironmentVariableConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EnvironmentVariableConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EnvironmentVariableConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EnvironmentVariableEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EnvironmentVariableEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EnvironmentVariableEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EnvironmentVariableEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _EnvironmentVariableEdge_node(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EnvironmentVariableEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.EnvironmentVariable) graphql.Marshaler {
+			return ec.marshalNEnvironmentVariable2ᚖdocsdᚋstoreᚐEnvironmentVariable(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EnvironmentVariableEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EnvironmentVariableEdge",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -6967,14 +8544,14 @@ func (ec *executionContext) _Integration_type(ctx context.Context, field graphql
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNIntegrationType2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Integration_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Integration", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Integration", field, false, false, errors.New("field of type IntegrationType does not have child fields"))
 }
 
 func (ec *executionContext) _Integration_secret(ctx context.Context, field graphql.CollectedField, obj *store.Integration) (ret graphql.Marshaler) {
@@ -8530,6 +10107,98 @@ func (ec *executionContext) fieldContext_NotificationMessage_iconClasses(_ conte
 	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasNextPage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_hasPreviousPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasPreviousPage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_startCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_startCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_endCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Project_id(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8537,6 +10206,29 @@ func (ec *executionContext) _Project_id(ctx context.Context, field graphql.Colle
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.fieldContext_Project_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Project().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Project_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Project", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Project_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_databaseId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.ID, nil
@@ -8549,7 +10241,7 @@ func (ec *executionContext) _Project_id(ctx context.Context, field graphql.Colle
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Project_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Project_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
@@ -8846,14 +10538,14 @@ func (ec *executionContext) _Project_privacyLevel(ctx context.Context, field gra
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNPrivacyLevel2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Project_privacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type PrivacyLevel does not have child fields"))
 }
 
 func (ec *executionContext) _Project_externalBuildsPrivacyLevel(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
@@ -8869,14 +10561,14 @@ func (ec *executionContext) _Project_externalBuildsPrivacyLevel(ctx context.Cont
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNPrivacyLevel2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Project_externalBuildsPrivacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type PrivacyLevel does not have child fields"))
 }
 
 func (ec *executionContext) _Project_versioningScheme(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
@@ -8892,14 +10584,14 @@ func (ec *executionContext) _Project_versioningScheme(ctx context.Context, field
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNVersioningScheme2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Project_versioningScheme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type VersioningScheme does not have child fields"))
 }
 
 func (ec *executionContext) _Project_singleVersion(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
@@ -9256,11 +10948,11 @@ func (ec *executionContext) _Project_versions(ctx context.Context, field graphql
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Project().Versions(ctx, obj, fc.Args["filter"].(*VersionFilterInput), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+			return ec.Resolvers.Project().Versions(ctx, obj, fc.Args["filter"].(*VersionFilterInput), fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *VersionList) graphql.Marshaler {
-			return ec.marshalNVersionList2ᚖdocsdᚋgraphᚐVersionList(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *VersionConnection) graphql.Marshaler {
+			return ec.marshalNVersionConnection2ᚖdocsdᚋgraphᚐVersionConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9273,7 +10965,7 @@ func (ec *executionContext) fieldContext_Project_versions(ctx context.Context, f
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_VersionList(ctx, field)
+			return ec.childFields_VersionConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -9344,11 +11036,11 @@ func (ec *executionContext) _Project_builds(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Project().Builds(ctx, obj, fc.Args["filter"].(*BuildFilterInput), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+			return ec.Resolvers.Project().Builds(ctx, obj, fc.Args["filter"].(*BuildFilterInput), fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *BuildList) graphql.Marshaler {
-			return ec.marshalNBuildList2ᚖdocsdᚋgraphᚐBuildList(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *BuildConnection) graphql.Marshaler {
+			return ec.marshalNBuildConnection2ᚖdocsdᚋgraphᚐBuildConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9361,7 +11053,7 @@ func (ec *executionContext) fieldContext_Project_builds(ctx context.Context, fie
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_BuildList(ctx, field)
+			return ec.childFields_BuildConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -9432,11 +11124,11 @@ func (ec *executionContext) _Project_subprojects(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Project().Subprojects(ctx, obj, fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+			return ec.Resolvers.Project().Subprojects(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *SubprojectList) graphql.Marshaler {
-			return ec.marshalNSubprojectList2ᚖdocsdᚋgraphᚐSubprojectList(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *SubprojectConnection) graphql.Marshaler {
+			return ec.marshalNSubprojectConnection2ᚖdocsdᚋgraphᚐSubprojectConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9449,7 +11141,7 @@ func (ec *executionContext) fieldContext_Project_subprojects(ctx context.Context
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_SubprojectList(ctx, field)
+			return ec.childFields_SubprojectConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -9520,11 +11212,11 @@ func (ec *executionContext) _Project_translations(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Project().Translations(ctx, obj, fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+			return ec.Resolvers.Project().Translations(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ProjectList) graphql.Marshaler {
-			return ec.marshalNProjectList2ᚖdocsdᚋgraphᚐProjectList(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectConnection) graphql.Marshaler {
+			return ec.marshalNProjectConnection2ᚖdocsdᚋgraphᚐProjectConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9537,7 +11229,7 @@ func (ec *executionContext) fieldContext_Project_translations(ctx context.Contex
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_ProjectList(ctx, field)
+			return ec.childFields_ProjectConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -9564,14 +11256,27 @@ func (ec *executionContext) _Project_redirects(ctx context.Context, field graphq
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Project().Redirects(ctx, obj, fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+			return ec.Resolvers.Project().Redirects(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *RedirectList) graphql.Marshaler {
-			return ec.marshalNRedirectList2ᚖdocsdᚋgraphᚐRedirectList(ctx, selections, v)
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal *RedirectConnection
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *RedirectConnection) graphql.Marshaler {
+			return ec.marshalORedirectConnection2ᚖdocsdᚋgraphᚐRedirectConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Project_redirects(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9581,7 +11286,7 @@ func (ec *executionContext) fieldContext_Project_redirects(ctx context.Context, 
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_RedirectList(ctx, field)
+			return ec.childFields_RedirectConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -9610,7 +11315,20 @@ func (ec *executionContext) _Project_redirect(ctx context.Context, field graphql
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Project().Redirect(ctx, obj, fc.Args["id"].(int64))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal *store.Redirect
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Redirect) graphql.Marshaler {
 			return ec.marshalORedirect2ᚖdocsdᚋstoreᚐRedirect(ctx, selections, v)
 		},
@@ -9652,14 +11370,27 @@ func (ec *executionContext) _Project_environmentVariables(ctx context.Context, f
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Project().EnvironmentVariables(ctx, obj, fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+			return ec.Resolvers.Project().EnvironmentVariables(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *EnvironmentVariableList) graphql.Marshaler {
-			return ec.marshalNEnvironmentVariableList2ᚖdocsdᚋgraphᚐEnvironmentVariableList(ctx, selections, v)
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal *EnvironmentVariableConnection
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *EnvironmentVariableConnection) graphql.Marshaler {
+			return ec.marshalOEnvironmentVariableConnection2ᚖdocsdᚋgraphᚐEnvironmentVariableConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Project_environmentVariables(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9669,7 +11400,7 @@ func (ec *executionContext) fieldContext_Project_environmentVariables(ctx contex
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_EnvironmentVariableList(ctx, field)
+			return ec.childFields_EnvironmentVariableConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -9698,7 +11429,20 @@ func (ec *executionContext) _Project_environmentVariable(ctx context.Context, fi
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Project().EnvironmentVariable(ctx, obj, fc.Args["id"].(int64))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal *store.EnvironmentVariable
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *store.EnvironmentVariable) graphql.Marshaler {
 			return ec.marshalOEnvironmentVariable2ᚖdocsdᚋstoreᚐEnvironmentVariable(ctx, selections, v)
 		},
@@ -9741,12 +11485,25 @@ func (ec *executionContext) _Project_integrations(ctx context.Context, field gra
 		func(ctx context.Context) (any, error) {
 			return ec.Resolvers.Project().Integrations(ctx, obj)
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal []*store.Integration
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v []*store.Integration) graphql.Marshaler {
-			return ec.marshalNIntegration2ᚕᚖdocsdᚋstoreᚐIntegrationᚄ(ctx, selections, v)
+			return ec.marshalOIntegration2ᚕᚖdocsdᚋstoreᚐIntegrationᚄ(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Project_integrations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9774,12 +11531,25 @@ func (ec *executionContext) _Project_notifications(ctx context.Context, field gr
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Project().Notifications(ctx, obj, fc.Args["filter"].(*NotificationFilterInput), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal *NotificationList
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *NotificationList) graphql.Marshaler {
-			return ec.marshalNNotificationList2ᚖdocsdᚋgraphᚐNotificationList(ctx, selections, v)
+			return ec.marshalONotificationList2ᚖdocsdᚋgraphᚐNotificationList(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Project_notifications(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9870,6 +11640,52 @@ func (ec *executionContext) _Project_viewerIsMaintainer(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_Project_viewerIsMaintainer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Project", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Project_viewerCanAdminister(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_viewerCanAdminister(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Project().ViewerCanAdminister(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Project_viewerCanAdminister(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Project", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Project_viewerCanChangeAdminFields(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_viewerCanChangeAdminFields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Project().ViewerCanChangeAdminFields(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Project_viewerCanChangeAdminFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Project", field, true, true, errors.New("field of type Boolean does not have child fields"))
 }
 
@@ -10217,14 +12033,14 @@ func (ec *executionContext) _ProjectAdminFields_versionPrivacyLevel(ctx context.
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNPrivacyLevel2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_versionPrivacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type PrivacyLevel does not have child fields"))
 }
 
 func (ec *executionContext) _ProjectAdminFields_addonsEnabled(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -10273,13 +12089,13 @@ func (ec *executionContext) fieldContext_ProjectAdminFields_analyticsDisabled(_ 
 	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _ProjectList_totalCount(ctx context.Context, field graphql.CollectedField, obj *ProjectList) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProjectConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ProjectConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ProjectList_totalCount(ctx, field)
+			return ec.fieldContext_ProjectConnection_totalCount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.TotalCount, nil
@@ -10292,17 +12108,49 @@ func (ec *executionContext) _ProjectList_totalCount(ctx context.Context, field g
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_ProjectList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectList", field, false, false, errors.New("field of type Int does not have child fields"))
+func (ec *executionContext) fieldContext_ProjectConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProjectConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _ProjectList_nodes(ctx context.Context, field graphql.CollectedField, obj *ProjectList) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProjectConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ProjectConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ProjectList_nodes(ctx, field)
+			return ec.fieldContext_ProjectConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ProjectEdge) graphql.Marshaler {
+			return ec.marshalNProjectEdge2ᚕᚖdocsdᚋgraphᚐProjectEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProjectConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProjectEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProjectConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *ProjectConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectConnection_nodes(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.Nodes, nil
@@ -10315,9 +12163,96 @@ func (ec *executionContext) _ProjectList_nodes(ctx context.Context, field graphq
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_ProjectList_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_ProjectConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
-		Object:     "ProjectList",
+		Object:     "ProjectConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProjectConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ProjectConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProjectConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProjectEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ProjectEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProjectEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ProjectEdge_node(ctx context.Context, field graphql.CollectedField, obj *ProjectEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
+			return ec.marshalNProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProjectEdge",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -10420,6 +12355,94 @@ func (ec *executionContext) fieldContext_ProjectUrls_versions(_ context.Context,
 	return graphql.NewScalarFieldContext("ProjectUrls", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Node(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v gid.Node) graphql.Marshaler {
+			return ec.marshalONode2docsdᚋgraphᚋgidᚐNode(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_node(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_node_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_nodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Nodes(ctx, fc.Args["ids"].([]string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []gid.Node) graphql.Marshaler {
+			return ec.marshalNNode2ᚕdocsdᚋgraphᚋgidᚐNode(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_nodes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_nodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_viewer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10462,11 +12485,11 @@ func (ec *executionContext) _Query_projects(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Projects(ctx, fc.Args["filter"].(*ProjectFilterInput), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+			return ec.Resolvers.Query().Projects(ctx, fc.Args["filter"].(*ProjectFilterInput), fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ProjectList) graphql.Marshaler {
-			return ec.marshalNProjectList2ᚖdocsdᚋgraphᚐProjectList(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectConnection) graphql.Marshaler {
+			return ec.marshalNProjectConnection2ᚖdocsdᚋgraphᚐProjectConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10479,7 +12502,7 @@ func (ec *executionContext) fieldContext_Query_projects(ctx context.Context, fie
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_ProjectList(ctx, field)
+			return ec.childFields_ProjectConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -10594,11 +12617,11 @@ func (ec *executionContext) _Query_versions(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Versions(ctx, fc.Args["filter"].(*VersionFilterInput), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+			return ec.Resolvers.Query().Versions(ctx, fc.Args["filter"].(*VersionFilterInput), fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *VersionList) graphql.Marshaler {
-			return ec.marshalNVersionList2ᚖdocsdᚋgraphᚐVersionList(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *VersionConnection) graphql.Marshaler {
+			return ec.marshalNVersionConnection2ᚖdocsdᚋgraphᚐVersionConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10611,7 +12634,7 @@ func (ec *executionContext) fieldContext_Query_versions(ctx context.Context, fie
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_VersionList(ctx, field)
+			return ec.childFields_VersionConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -10682,11 +12705,11 @@ func (ec *executionContext) _Query_builds(ctx context.Context, field graphql.Col
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Builds(ctx, fc.Args["filter"].(*BuildFilterInput), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+			return ec.Resolvers.Query().Builds(ctx, fc.Args["filter"].(*BuildFilterInput), fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *BuildList) graphql.Marshaler {
-			return ec.marshalNBuildList2ᚖdocsdᚋgraphᚐBuildList(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *BuildConnection) graphql.Marshaler {
+			return ec.marshalNBuildConnection2ᚖdocsdᚋgraphᚐBuildConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10699,7 +12722,7 @@ func (ec *executionContext) fieldContext_Query_builds(ctx context.Context, field
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_BuildList(ctx, field)
+			return ec.childFields_BuildConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -10889,6 +12912,29 @@ func (ec *executionContext) _Redirect_id(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Redirect_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Redirect().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Redirect_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Redirect", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Redirect_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Redirect_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
 			return obj.ID, nil
 		},
 		nil,
@@ -10899,7 +12945,7 @@ func (ec *executionContext) _Redirect_id(ctx context.Context, field graphql.Coll
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Redirect_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Redirect_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
@@ -10948,14 +12994,14 @@ func (ec *executionContext) _Redirect_type(ctx context.Context, field graphql.Co
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNRedirectType2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type RedirectType does not have child fields"))
 }
 
 func (ec *executionContext) _Redirect_fromUrl(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -11165,13 +13211,13 @@ func (ec *executionContext) fieldContext_Redirect_modified(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _RedirectList_totalCount(ctx context.Context, field graphql.CollectedField, obj *RedirectList) (ret graphql.Marshaler) {
+func (ec *executionContext) _RedirectConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *RedirectConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_RedirectList_totalCount(ctx, field)
+			return ec.fieldContext_RedirectConnection_totalCount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.TotalCount, nil
@@ -11184,17 +13230,49 @@ func (ec *executionContext) _RedirectList_totalCount(ctx context.Context, field 
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_RedirectList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RedirectList", field, false, false, errors.New("field of type Int does not have child fields"))
+func (ec *executionContext) fieldContext_RedirectConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RedirectConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _RedirectList_nodes(ctx context.Context, field graphql.CollectedField, obj *RedirectList) (ret graphql.Marshaler) {
+func (ec *executionContext) _RedirectConnection_edges(ctx context.Context, field graphql.CollectedField, obj *RedirectConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_RedirectList_nodes(ctx, field)
+			return ec.fieldContext_RedirectConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*RedirectEdge) graphql.Marshaler {
+			return ec.marshalNRedirectEdge2ᚕᚖdocsdᚋgraphᚐRedirectEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RedirectConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RedirectConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RedirectEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RedirectConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *RedirectConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RedirectConnection_nodes(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.Nodes, nil
@@ -11207,9 +13285,96 @@ func (ec *executionContext) _RedirectList_nodes(ctx context.Context, field graph
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_RedirectList_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_RedirectConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
-		Object:     "RedirectList",
+		Object:     "RedirectConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Redirect(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RedirectConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *RedirectConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RedirectConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RedirectConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RedirectConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RedirectEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *RedirectEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RedirectEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RedirectEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RedirectEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RedirectEdge_node(ctx context.Context, field graphql.CollectedField, obj *RedirectEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RedirectEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Redirect) graphql.Marshaler {
+			return ec.marshalNRedirect2ᚖdocsdᚋstoreᚐRedirect(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RedirectEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RedirectEdge",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -11256,14 +13421,14 @@ func (ec *executionContext) _Repository_type(ctx context.Context, field graphql.
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNRepositoryType2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Repository_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Repository", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Repository", field, false, false, errors.New("field of type RepositoryType does not have child fields"))
 }
 
 func (ec *executionContext) _SearchBlock_id(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
@@ -11808,6 +13973,29 @@ func (ec *executionContext) _Subproject_id(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Subproject_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subproject().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subproject_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Subproject", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Subproject_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Relationship) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subproject_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
 			return obj.ID, nil
 		},
 		nil,
@@ -11818,7 +14006,7 @@ func (ec *executionContext) _Subproject_id(ctx context.Context, field graphql.Co
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Subproject_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Subproject_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Subproject", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
@@ -11909,13 +14097,13 @@ func (ec *executionContext) fieldContext_Subproject_child(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _SubprojectList_totalCount(ctx context.Context, field graphql.CollectedField, obj *SubprojectList) (ret graphql.Marshaler) {
+func (ec *executionContext) _SubprojectConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *SubprojectConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubprojectList_totalCount(ctx, field)
+			return ec.fieldContext_SubprojectConnection_totalCount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.TotalCount, nil
@@ -11928,17 +14116,49 @@ func (ec *executionContext) _SubprojectList_totalCount(ctx context.Context, fiel
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_SubprojectList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SubprojectList", field, false, false, errors.New("field of type Int does not have child fields"))
+func (ec *executionContext) fieldContext_SubprojectConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SubprojectConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _SubprojectList_nodes(ctx context.Context, field graphql.CollectedField, obj *SubprojectList) (ret graphql.Marshaler) {
+func (ec *executionContext) _SubprojectConnection_edges(ctx context.Context, field graphql.CollectedField, obj *SubprojectConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubprojectList_nodes(ctx, field)
+			return ec.fieldContext_SubprojectConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*SubprojectEdge) graphql.Marshaler {
+			return ec.marshalNSubprojectEdge2ᚕᚖdocsdᚋgraphᚐSubprojectEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SubprojectConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SubprojectConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SubprojectEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SubprojectConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *SubprojectConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubprojectConnection_nodes(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.Nodes, nil
@@ -11951,9 +14171,96 @@ func (ec *executionContext) _SubprojectList_nodes(ctx context.Context, field gra
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_SubprojectList_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_SubprojectConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
-		Object:     "SubprojectList",
+		Object:     "SubprojectConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Subproject(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SubprojectConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *SubprojectConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubprojectConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SubprojectConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SubprojectConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SubprojectEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *SubprojectEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubprojectEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SubprojectEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SubprojectEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SubprojectEdge_node(ctx context.Context, field graphql.CollectedField, obj *SubprojectEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubprojectEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Relationship) graphql.Marshaler {
+			return ec.marshalNSubproject2ᚖdocsdᚋstoreᚐRelationship(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SubprojectEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SubprojectEdge",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -12237,6 +14544,29 @@ func (ec *executionContext) _User_id(ctx context.Context, field graphql.Collecte
 			return ec.fieldContext_User_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.User().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _User_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
 			return obj.ID, nil
 		},
 		nil,
@@ -12247,7 +14577,7 @@ func (ec *executionContext) _User_id(ctx context.Context, field graphql.Collecte
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_User_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_User_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
@@ -12329,6 +14659,29 @@ func (ec *executionContext) _Version_id(ctx context.Context, field graphql.Colle
 			return ec.fieldContext_Version_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Version().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Version_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Version", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Version_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Version_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
 			return obj.ID, nil
 		},
 		nil,
@@ -12339,7 +14692,7 @@ func (ec *executionContext) _Version_id(ctx context.Context, field graphql.Colle
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Version_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Version_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
@@ -12480,14 +14833,14 @@ func (ec *executionContext) _Version_type(ctx context.Context, field graphql.Col
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNVersionType2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Version_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type VersionType does not have child fields"))
 }
 
 func (ec *executionContext) _Version_active(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
@@ -12650,14 +15003,14 @@ func (ec *executionContext) _Version_privacyLevel(ctx context.Context, field gra
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNPrivacyLevel2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Version_privacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type PrivacyLevel does not have child fields"))
 }
 
 func (ec *executionContext) _Version_documentationType(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
@@ -12858,11 +15211,11 @@ func (ec *executionContext) _Version_builds(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Version().Builds(ctx, obj, fc.Args["filter"].(*BuildFilterInput), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+			return ec.Resolvers.Version().Builds(ctx, obj, fc.Args["filter"].(*BuildFilterInput), fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *BuildList) graphql.Marshaler {
-			return ec.marshalNBuildList2ᚖdocsdᚋgraphᚐBuildList(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *BuildConnection) graphql.Marshaler {
+			return ec.marshalNBuildConnection2ᚖdocsdᚋgraphᚐBuildConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -12875,7 +15228,7 @@ func (ec *executionContext) fieldContext_Version_builds(ctx context.Context, fie
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_BuildList(ctx, field)
+			return ec.childFields_BuildConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -12888,6 +15241,125 @@ func (ec *executionContext) fieldContext_Version_builds(ctx context.Context, fie
 	if fc.Args, err = ec.field_Version_builds_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VersionConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *VersionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VersionConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VersionConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("VersionConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _VersionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *VersionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VersionConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*VersionEdge) graphql.Marshaler {
+			return ec.marshalNVersionEdge2ᚕᚖdocsdᚋgraphᚐVersionEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VersionConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VersionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_VersionEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VersionConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *VersionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VersionConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Version) graphql.Marshaler {
+			return ec.marshalNVersion2ᚕᚖdocsdᚋstoreᚐVersionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VersionConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VersionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Version(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VersionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *VersionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VersionConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VersionConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VersionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -12915,51 +15387,51 @@ func (ec *executionContext) fieldContext_VersionDashboardUrls_edit(_ context.Con
 	return graphql.NewScalarFieldContext("VersionDashboardUrls", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _VersionList_totalCount(ctx context.Context, field graphql.CollectedField, obj *VersionList) (ret graphql.Marshaler) {
+func (ec *executionContext) _VersionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *VersionEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_VersionList_totalCount(ctx, field)
+			return ec.fieldContext_VersionEdge_cursor(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.TotalCount, nil
+			return obj.Cursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_VersionList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("VersionList", field, false, false, errors.New("field of type Int does not have child fields"))
+func (ec *executionContext) fieldContext_VersionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("VersionEdge", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _VersionList_nodes(ctx context.Context, field graphql.CollectedField, obj *VersionList) (ret graphql.Marshaler) {
+func (ec *executionContext) _VersionEdge_node(ctx context.Context, field graphql.CollectedField, obj *VersionEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_VersionList_nodes(ctx, field)
+			return ec.fieldContext_VersionEdge_node(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Nodes, nil
+			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.Version) graphql.Marshaler {
-			return ec.marshalNVersion2ᚕᚖdocsdᚋstoreᚐVersionᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
+			return ec.marshalNVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_VersionList_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_VersionEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
-		Object:     "VersionList",
+		Object:     "VersionEdge",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -15063,11 +17535,73 @@ func (ec *executionContext) unmarshalInputVersionFilterInput(ctx context.Context
 
 // region    ************************** interface.gotpl ***************************
 
+func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj gid.Node) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case store.Version:
+		return ec._Version(ctx, sel, &obj)
+	case *store.Version:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Version(ctx, sel, obj)
+	case store.User:
+		return ec._User(ctx, sel, &obj)
+	case *store.User:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._User(ctx, sel, obj)
+	case store.Relationship:
+		return ec._Subproject(ctx, sel, &obj)
+	case *store.Relationship:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Subproject(ctx, sel, obj)
+	case store.Redirect:
+		return ec._Redirect(ctx, sel, &obj)
+	case *store.Redirect:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Redirect(ctx, sel, obj)
+	case store.Project:
+		return ec._Project(ctx, sel, &obj)
+	case *store.Project:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Project(ctx, sel, obj)
+	case store.EnvironmentVariable:
+		return ec._EnvironmentVariable(ctx, sel, &obj)
+	case *store.EnvironmentVariable:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._EnvironmentVariable(ctx, sel, obj)
+	case store.Build:
+		return ec._Build(ctx, sel, &obj)
+	case *store.Build:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Build(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of Node must implement graphql.Marshaler", obj))
+		}
+	}
+}
+
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
 
-var buildImplementors = []string{"Build"}
+var buildImplementors = []string{"Build", "Node"}
 
 func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, obj *store.Build) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, buildImplementors)
@@ -15080,7 +17614,45 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Build")
 		case "id":
-			out.Values[i] = ec._Build_id(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Build_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "databaseId":
+			out.Values[i] = ec._Build_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -15765,6 +18337,82 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "viewerCanCancel":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Build_viewerCanCancel(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "viewerCanRetry":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Build_viewerCanRetry(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -15897,10 +18545,10 @@ func (ec *executionContext) _BuildCommand(ctx context.Context, sel ast.Selection
 	return out
 }
 
-var buildListImplementors = []string{"BuildList"}
+var buildConnectionImplementors = []string{"BuildConnection"}
 
-func (ec *executionContext) _BuildList(ctx context.Context, sel ast.SelectionSet, obj *BuildList) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, buildListImplementors)
+func (ec *executionContext) _BuildConnection(ctx context.Context, sel ast.SelectionSet, obj *BuildConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, buildConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -15908,14 +18556,67 @@ func (ec *executionContext) _BuildList(ctx context.Context, sel ast.SelectionSet
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("BuildList")
+			out.Values[i] = graphql.MarshalString("BuildConnection")
 		case "totalCount":
-			out.Values[i] = ec._BuildList_totalCount(ctx, field, obj)
+			out.Values[i] = ec._BuildConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._BuildConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "nodes":
-			out.Values[i] = ec._BuildList_nodes(ctx, field, obj)
+			out.Values[i] = ec._BuildConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._BuildConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var buildEdgeImplementors = []string{"BuildEdge"}
+
+func (ec *executionContext) _BuildEdge(ctx context.Context, sel ast.SelectionSet, obj *BuildEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, buildEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BuildEdge")
+		case "cursor":
+			out.Values[i] = ec._BuildEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._BuildEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -16165,7 +18866,7 @@ func (ec *executionContext) _Downloads(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
-var environmentVariableImplementors = []string{"EnvironmentVariable"}
+var environmentVariableImplementors = []string{"EnvironmentVariable", "Node"}
 
 func (ec *executionContext) _EnvironmentVariable(ctx context.Context, sel ast.SelectionSet, obj *store.EnvironmentVariable) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, environmentVariableImplementors)
@@ -16178,7 +18879,45 @@ func (ec *executionContext) _EnvironmentVariable(ctx context.Context, sel ast.Se
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("EnvironmentVariable")
 		case "id":
-			out.Values[i] = ec._EnvironmentVariable_id(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._EnvironmentVariable_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "databaseId":
+			out.Values[i] = ec._EnvironmentVariable_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -16261,10 +19000,10 @@ func (ec *executionContext) _EnvironmentVariable(ctx context.Context, sel ast.Se
 	return out
 }
 
-var environmentVariableListImplementors = []string{"EnvironmentVariableList"}
+var environmentVariableConnectionImplementors = []string{"EnvironmentVariableConnection"}
 
-func (ec *executionContext) _EnvironmentVariableList(ctx context.Context, sel ast.SelectionSet, obj *EnvironmentVariableList) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, environmentVariableListImplementors)
+func (ec *executionContext) _EnvironmentVariableConnection(ctx context.Context, sel ast.SelectionSet, obj *EnvironmentVariableConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, environmentVariableConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -16272,14 +19011,67 @@ func (ec *executionContext) _EnvironmentVariableList(ctx context.Context, sel as
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("EnvironmentVariableList")
+			out.Values[i] = graphql.MarshalString("EnvironmentVariableConnection")
 		case "totalCount":
-			out.Values[i] = ec._EnvironmentVariableList_totalCount(ctx, field, obj)
+			out.Values[i] = ec._EnvironmentVariableConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._EnvironmentVariableConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "nodes":
-			out.Values[i] = ec._EnvironmentVariableList_nodes(ctx, field, obj)
+			out.Values[i] = ec._EnvironmentVariableConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._EnvironmentVariableConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var environmentVariableEdgeImplementors = []string{"EnvironmentVariableEdge"}
+
+func (ec *executionContext) _EnvironmentVariableEdge(ctx context.Context, sel ast.SelectionSet, obj *EnvironmentVariableEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, environmentVariableEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EnvironmentVariableEdge")
+		case "cursor":
+			out.Values[i] = ec._EnvironmentVariableEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._EnvironmentVariableEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -16845,7 +19637,60 @@ func (ec *executionContext) _NotificationMessage(ctx context.Context, sel ast.Se
 	return out
 }
 
-var projectImplementors = []string{"Project"}
+var pageInfoImplementors = []string{"PageInfo"}
+
+func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *PageInfo) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PageInfo")
+		case "hasNextPage":
+			out.Values[i] = ec._PageInfo_hasNextPage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasPreviousPage":
+			out.Values[i] = ec._PageInfo_hasPreviousPage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startCursor":
+			out.Values[i] = ec._PageInfo_startCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "endCursor":
+			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var projectImplementors = []string{"Project", "Node"}
 
 func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, obj *store.Project) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, projectImplementors)
@@ -16858,7 +19703,45 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Project")
 		case "id":
-			out.Values[i] = ec._Project_id(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Project_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "databaseId":
+			out.Values[i] = ec._Project_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -17669,7 +20552,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Project_redirects(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -17745,7 +20628,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Project_environmentVariables(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -17821,7 +20704,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Project_integrations(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -17859,7 +20742,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Project_notifications(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -17935,6 +20818,82 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Project_viewerIsMaintainer(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "viewerCanAdminister":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Project_viewerCanAdminister(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "viewerCanChangeAdminFields":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Project_viewerCanChangeAdminFields(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -18168,10 +21127,10 @@ func (ec *executionContext) _ProjectAdminFields(ctx context.Context, sel ast.Sel
 	return out
 }
 
-var projectListImplementors = []string{"ProjectList"}
+var projectConnectionImplementors = []string{"ProjectConnection"}
 
-func (ec *executionContext) _ProjectList(ctx context.Context, sel ast.SelectionSet, obj *ProjectList) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, projectListImplementors)
+func (ec *executionContext) _ProjectConnection(ctx context.Context, sel ast.SelectionSet, obj *ProjectConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, projectConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -18179,14 +21138,67 @@ func (ec *executionContext) _ProjectList(ctx context.Context, sel ast.SelectionS
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ProjectList")
+			out.Values[i] = graphql.MarshalString("ProjectConnection")
 		case "totalCount":
-			out.Values[i] = ec._ProjectList_totalCount(ctx, field, obj)
+			out.Values[i] = ec._ProjectConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._ProjectConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "nodes":
-			out.Values[i] = ec._ProjectList_nodes(ctx, field, obj)
+			out.Values[i] = ec._ProjectConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ProjectConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var projectEdgeImplementors = []string{"ProjectEdge"}
+
+func (ec *executionContext) _ProjectEdge(ctx context.Context, sel ast.SelectionSet, obj *ProjectEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, projectEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProjectEdge")
+		case "cursor":
+			out.Values[i] = ec._ProjectEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._ProjectEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -18284,6 +21296,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Query")
+		case "node":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_node(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "nodes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_nodes(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "viewer":
 			field := field
 
@@ -18517,7 +21573,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	return out
 }
 
-var redirectImplementors = []string{"Redirect"}
+var redirectImplementors = []string{"Redirect", "Node"}
 
 func (ec *executionContext) _Redirect(ctx context.Context, sel ast.SelectionSet, obj *store.Redirect) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, redirectImplementors)
@@ -18530,7 +21586,45 @@ func (ec *executionContext) _Redirect(ctx context.Context, sel ast.SelectionSet,
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Redirect")
 		case "id":
-			out.Values[i] = ec._Redirect_id(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Redirect_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "databaseId":
+			out.Values[i] = ec._Redirect_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -18643,10 +21737,10 @@ func (ec *executionContext) _Redirect(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var redirectListImplementors = []string{"RedirectList"}
+var redirectConnectionImplementors = []string{"RedirectConnection"}
 
-func (ec *executionContext) _RedirectList(ctx context.Context, sel ast.SelectionSet, obj *RedirectList) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, redirectListImplementors)
+func (ec *executionContext) _RedirectConnection(ctx context.Context, sel ast.SelectionSet, obj *RedirectConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, redirectConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -18654,14 +21748,67 @@ func (ec *executionContext) _RedirectList(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("RedirectList")
+			out.Values[i] = graphql.MarshalString("RedirectConnection")
 		case "totalCount":
-			out.Values[i] = ec._RedirectList_totalCount(ctx, field, obj)
+			out.Values[i] = ec._RedirectConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._RedirectConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "nodes":
-			out.Values[i] = ec._RedirectList_nodes(ctx, field, obj)
+			out.Values[i] = ec._RedirectConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._RedirectConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var redirectEdgeImplementors = []string{"RedirectEdge"}
+
+func (ec *executionContext) _RedirectEdge(ctx context.Context, sel ast.SelectionSet, obj *RedirectEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, redirectEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RedirectEdge")
+		case "cursor":
+			out.Values[i] = ec._RedirectEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._RedirectEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -18971,7 +22118,7 @@ func (ec *executionContext) _SearchScopePair(ctx context.Context, sel ast.Select
 	return out
 }
 
-var subprojectImplementors = []string{"Subproject"}
+var subprojectImplementors = []string{"Subproject", "Node"}
 
 func (ec *executionContext) _Subproject(ctx context.Context, sel ast.SelectionSet, obj *store.Relationship) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, subprojectImplementors)
@@ -18984,7 +22131,45 @@ func (ec *executionContext) _Subproject(ctx context.Context, sel ast.SelectionSe
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Subproject")
 		case "id":
-			out.Values[i] = ec._Subproject_id(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Subproject_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "databaseId":
+			out.Values[i] = ec._Subproject_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -19090,10 +22275,10 @@ func (ec *executionContext) _Subproject(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
-var subprojectListImplementors = []string{"SubprojectList"}
+var subprojectConnectionImplementors = []string{"SubprojectConnection"}
 
-func (ec *executionContext) _SubprojectList(ctx context.Context, sel ast.SelectionSet, obj *SubprojectList) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, subprojectListImplementors)
+func (ec *executionContext) _SubprojectConnection(ctx context.Context, sel ast.SelectionSet, obj *SubprojectConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subprojectConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -19101,14 +22286,67 @@ func (ec *executionContext) _SubprojectList(ctx context.Context, sel ast.Selecti
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("SubprojectList")
+			out.Values[i] = graphql.MarshalString("SubprojectConnection")
 		case "totalCount":
-			out.Values[i] = ec._SubprojectList_totalCount(ctx, field, obj)
+			out.Values[i] = ec._SubprojectConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._SubprojectConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "nodes":
-			out.Values[i] = ec._SubprojectList_nodes(ctx, field, obj)
+			out.Values[i] = ec._SubprojectConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._SubprojectConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var subprojectEdgeImplementors = []string{"SubprojectEdge"}
+
+func (ec *executionContext) _SubprojectEdge(ctx context.Context, sel ast.SelectionSet, obj *SubprojectEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subprojectEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SubprojectEdge")
+		case "cursor":
+			out.Values[i] = ec._SubprojectEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._SubprojectEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -19292,7 +22530,7 @@ func (ec *executionContext) _UploadUrl(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
-var userImplementors = []string{"User"}
+var userImplementors = []string{"User", "Node"}
 
 func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj *store.User) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, userImplementors)
@@ -19305,7 +22543,45 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("User")
 		case "id":
-			out.Values[i] = ec._User_id(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._User_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "databaseId":
+			out.Values[i] = ec._User_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -19378,7 +22654,7 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
-var versionImplementors = []string{"Version"}
+var versionImplementors = []string{"Version", "Node"}
 
 func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, obj *store.Version) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, versionImplementors)
@@ -19391,7 +22667,45 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Version")
 		case "id":
-			out.Values[i] = ec._Version_id(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Version_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "databaseId":
+			out.Values[i] = ec._Version_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -19785,6 +23099,59 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var versionConnectionImplementors = []string{"VersionConnection"}
+
+func (ec *executionContext) _VersionConnection(ctx context.Context, sel ast.SelectionSet, obj *VersionConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, versionConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("VersionConnection")
+		case "totalCount":
+			out.Values[i] = ec._VersionConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._VersionConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._VersionConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._VersionConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var versionDashboardUrlsImplementors = []string{"VersionDashboardUrls"}
 
 func (ec *executionContext) _VersionDashboardUrls(ctx context.Context, sel ast.SelectionSet, obj *VersionDashboardUrls) graphql.Marshaler {
@@ -19823,10 +23190,10 @@ func (ec *executionContext) _VersionDashboardUrls(ctx context.Context, sel ast.S
 	return out
 }
 
-var versionListImplementors = []string{"VersionList"}
+var versionEdgeImplementors = []string{"VersionEdge"}
 
-func (ec *executionContext) _VersionList(ctx context.Context, sel ast.SelectionSet, obj *VersionList) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, versionListImplementors)
+func (ec *executionContext) _VersionEdge(ctx context.Context, sel ast.SelectionSet, obj *VersionEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, versionEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -19834,14 +23201,14 @@ func (ec *executionContext) _VersionList(ctx context.Context, sel ast.SelectionS
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("VersionList")
-		case "totalCount":
-			out.Values[i] = ec._VersionList_totalCount(ctx, field, obj)
+			out.Values[i] = graphql.MarshalString("VersionEdge")
+		case "cursor":
+			out.Values[i] = ec._VersionEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "nodes":
-			out.Values[i] = ec._VersionList_nodes(ctx, field, obj)
+		case "node":
+			out.Values[i] = ec._VersionEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -20374,14 +23741,40 @@ func (ec *executionContext) marshalNBuildCommand2ᚖdocsdᚋstoreᚐBuildCommand
 	return ec._BuildCommand(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNBuildList2ᚖdocsdᚋgraphᚐBuildList(ctx context.Context, sel ast.SelectionSet, v *BuildList) graphql.Marshaler {
+func (ec *executionContext) marshalNBuildConnection2ᚖdocsdᚋgraphᚐBuildConnection(ctx context.Context, sel ast.SelectionSet, v *BuildConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
 		}
 		return graphql.Null
 	}
-	return ec._BuildList(ctx, sel, v)
+	return ec._BuildConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBuildEdge2ᚕᚖdocsdᚋgraphᚐBuildEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*BuildEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBuildEdge2ᚖdocsdᚋgraphᚐBuildEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBuildEdge2ᚖdocsdᚋgraphᚐBuildEdge(ctx context.Context, sel ast.SelectionSet, v *BuildEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BuildEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNBuildState2ᚖdocsdᚋgraphᚐBuildState(ctx context.Context, sel ast.SelectionSet, v *BuildState) graphql.Marshaler {
@@ -20392,6 +23785,22 @@ func (ec *executionContext) marshalNBuildState2ᚖdocsdᚋgraphᚐBuildState(ctx
 		return graphql.Null
 	}
 	return ec._BuildState(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNBuildStateCode2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBuildStateCode2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNBuildUrls2ᚖdocsdᚋgraphᚐBuildUrls(ctx context.Context, sel ast.SelectionSet, v *BuildUrls) graphql.Marshaler {
@@ -20465,19 +23874,80 @@ func (ec *executionContext) marshalNEnvironmentVariable2ᚖdocsdᚋstoreᚐEnvir
 	return ec._EnvironmentVariable(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNEnvironmentVariableInput2docsdᚋgraphᚐEnvironmentVariableInput(ctx context.Context, v any) (EnvironmentVariableInput, error) {
-	res, err := ec.unmarshalInputEnvironmentVariableInput(ctx, v)
-	return res, graphql.ErrorOnPath(ctx, err)
+func (ec *executionContext) marshalNEnvironmentVariableEdge2ᚕᚖdocsdᚋgraphᚐEnvironmentVariableEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*EnvironmentVariableEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEnvironmentVariableEdge2ᚖdocsdᚋgraphᚐEnvironmentVariableEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
-func (ec *executionContext) marshalNEnvironmentVariableList2ᚖdocsdᚋgraphᚐEnvironmentVariableList(ctx context.Context, sel ast.SelectionSet, v *EnvironmentVariableList) graphql.Marshaler {
+func (ec *executionContext) marshalNEnvironmentVariableEdge2ᚖdocsdᚋgraphᚐEnvironmentVariableEdge(ctx context.Context, sel ast.SelectionSet, v *EnvironmentVariableEdge) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
 		}
 		return graphql.Null
 	}
-	return ec._EnvironmentVariableList(ctx, sel, v)
+	return ec._EnvironmentVariableEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNEnvironmentVariableInput2docsdᚋgraphᚐEnvironmentVariableInput(ctx context.Context, v any) (EnvironmentVariableInput, error) {
+	res, err := ec.unmarshalInputEnvironmentVariableInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalID(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalID(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNID2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNID2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNImportProjectInput2docsdᚋgraphᚐImportProjectInput(ctx context.Context, v any) (ImportProjectInput, error) {
@@ -20532,22 +24002,6 @@ func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.Selec
 	return res
 }
 
-func (ec *executionContext) marshalNIntegration2ᚕᚖdocsdᚋstoreᚐIntegrationᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Integration) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNIntegration2ᚖdocsdᚋstoreᚐIntegration(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
 func (ec *executionContext) marshalNIntegration2ᚖdocsdᚋstoreᚐIntegration(ctx context.Context, sel ast.SelectionSet, v *store.Integration) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -20556,6 +24010,22 @@ func (ec *executionContext) marshalNIntegration2ᚖdocsdᚋstoreᚐIntegration(c
 		return graphql.Null
 	}
 	return ec._Integration(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNIntegrationType2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNIntegrationType2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
 }
 
 func (ec *executionContext) unmarshalNJSON2encodingᚋjsonᚐRawMessage(ctx context.Context, v any) (json.RawMessage, error) {
@@ -20578,6 +24048,16 @@ func (ec *executionContext) marshalNJSON2encodingᚋjsonᚐRawMessage(ctx contex
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNNode2ᚕdocsdᚋgraphᚋgidᚐNode(ctx context.Context, sel ast.SelectionSet, v []gid.Node) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalONode2docsdᚋgraphᚋgidᚐNode(ctx, sel, v[i])
+	})
+
+	return ret
 }
 
 func (ec *executionContext) marshalNNotification2ᚕᚖdocsdᚋgraphᚐNotificationᚄ(ctx context.Context, sel ast.SelectionSet, v []*Notification) graphql.Marshaler {
@@ -20626,6 +24106,32 @@ func (ec *executionContext) marshalNNotificationMessage2ᚖdocsdᚋgraphᚐNotif
 	return ec._NotificationMessage(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PageInfo(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNPrivacyLevel2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPrivacyLevel2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNProject2ᚕᚖdocsdᚋstoreᚐProjectᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Project) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -20667,14 +24173,40 @@ func (ec *executionContext) unmarshalNProjectAdminInput2docsdᚋgraphᚐProjectA
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNProjectList2ᚖdocsdᚋgraphᚐProjectList(ctx context.Context, sel ast.SelectionSet, v *ProjectList) graphql.Marshaler {
+func (ec *executionContext) marshalNProjectConnection2ᚖdocsdᚋgraphᚐProjectConnection(ctx context.Context, sel ast.SelectionSet, v *ProjectConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
 		}
 		return graphql.Null
 	}
-	return ec._ProjectList(ctx, sel, v)
+	return ec._ProjectConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNProjectEdge2ᚕᚖdocsdᚋgraphᚐProjectEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*ProjectEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNProjectEdge2ᚖdocsdᚋgraphᚐProjectEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNProjectEdge2ᚖdocsdᚋgraphᚐProjectEdge(ctx context.Context, sel ast.SelectionSet, v *ProjectEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ProjectEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNProjectUrls2ᚖdocsdᚋgraphᚐProjectUrls(ctx context.Context, sel ast.SelectionSet, v *ProjectUrls) graphql.Marshaler {
@@ -20713,19 +24245,51 @@ func (ec *executionContext) marshalNRedirect2ᚖdocsdᚋstoreᚐRedirect(ctx con
 	return ec._Redirect(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNRedirectInput2docsdᚋgraphᚐRedirectInput(ctx context.Context, v any) (RedirectInput, error) {
-	res, err := ec.unmarshalInputRedirectInput(ctx, v)
-	return res, graphql.ErrorOnPath(ctx, err)
+func (ec *executionContext) marshalNRedirectEdge2ᚕᚖdocsdᚋgraphᚐRedirectEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*RedirectEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRedirectEdge2ᚖdocsdᚋgraphᚐRedirectEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
-func (ec *executionContext) marshalNRedirectList2ᚖdocsdᚋgraphᚐRedirectList(ctx context.Context, sel ast.SelectionSet, v *RedirectList) graphql.Marshaler {
+func (ec *executionContext) marshalNRedirectEdge2ᚖdocsdᚋgraphᚐRedirectEdge(ctx context.Context, sel ast.SelectionSet, v *RedirectEdge) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
 		}
 		return graphql.Null
 	}
-	return ec._RedirectList(ctx, sel, v)
+	return ec._RedirectEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRedirectInput2docsdᚋgraphᚐRedirectInput(ctx context.Context, v any) (RedirectInput, error) {
+	res, err := ec.unmarshalInputRedirectInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNRedirectType2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRedirectType2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNRepository2ᚖdocsdᚋgraphᚐRepository(ctx context.Context, sel ast.SelectionSet, v *Repository) graphql.Marshaler {
@@ -20736,6 +24300,22 @@ func (ec *executionContext) marshalNRepository2ᚖdocsdᚋgraphᚐRepository(ctx
 		return graphql.Null
 	}
 	return ec._Repository(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRepositoryType2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRepositoryType2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNSearchBlock2ᚕᚖdocsdᚋgraphᚐSearchBlockᚄ(ctx context.Context, sel ast.SelectionSet, v []*SearchBlock) graphql.Marshaler {
@@ -20897,14 +24477,40 @@ func (ec *executionContext) marshalNSubproject2ᚖdocsdᚋstoreᚐRelationship(c
 	return ec._Subproject(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNSubprojectList2ᚖdocsdᚋgraphᚐSubprojectList(ctx context.Context, sel ast.SelectionSet, v *SubprojectList) graphql.Marshaler {
+func (ec *executionContext) marshalNSubprojectConnection2ᚖdocsdᚋgraphᚐSubprojectConnection(ctx context.Context, sel ast.SelectionSet, v *SubprojectConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
 		}
 		return graphql.Null
 	}
-	return ec._SubprojectList(ctx, sel, v)
+	return ec._SubprojectConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSubprojectEdge2ᚕᚖdocsdᚋgraphᚐSubprojectEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*SubprojectEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSubprojectEdge2ᚖdocsdᚋgraphᚐSubprojectEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSubprojectEdge2ᚖdocsdᚋgraphᚐSubprojectEdge(ctx context.Context, sel ast.SelectionSet, v *SubprojectEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SubprojectEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
@@ -20995,6 +24601,16 @@ func (ec *executionContext) marshalNVersion2ᚖdocsdᚋstoreᚐVersion(ctx conte
 	return ec._Version(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNVersionConnection2ᚖdocsdᚋgraphᚐVersionConnection(ctx context.Context, sel ast.SelectionSet, v *VersionConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._VersionConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNVersionDashboardUrls2ᚖdocsdᚋgraphᚐVersionDashboardUrls(ctx context.Context, sel ast.SelectionSet, v *VersionDashboardUrls) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -21005,14 +24621,46 @@ func (ec *executionContext) marshalNVersionDashboardUrls2ᚖdocsdᚋgraphᚐVers
 	return ec._VersionDashboardUrls(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNVersionList2ᚖdocsdᚋgraphᚐVersionList(ctx context.Context, sel ast.SelectionSet, v *VersionList) graphql.Marshaler {
+func (ec *executionContext) marshalNVersionEdge2ᚕᚖdocsdᚋgraphᚐVersionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*VersionEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNVersionEdge2ᚖdocsdᚋgraphᚐVersionEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNVersionEdge2ᚖdocsdᚋgraphᚐVersionEdge(ctx context.Context, sel ast.SelectionSet, v *VersionEdge) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
 		}
 		return graphql.Null
 	}
-	return ec._VersionList(ctx, sel, v)
+	return ec._VersionEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNVersionType2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNVersionType2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNVersionUrls2ᚖdocsdᚋgraphᚐVersionUrls(ctx context.Context, sel ast.SelectionSet, v *VersionUrls) graphql.Marshaler {
@@ -21023,6 +24671,22 @@ func (ec *executionContext) marshalNVersionUrls2ᚖdocsdᚋgraphᚐVersionUrls(c
 		return graphql.Null
 	}
 	return ec._VersionUrls(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNVersioningScheme2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNVersioningScheme2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -21217,6 +24881,13 @@ func (ec *executionContext) marshalOEnvironmentVariable2ᚖdocsdᚋstoreᚐEnvir
 	return ec._EnvironmentVariable(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOEnvironmentVariableConnection2ᚖdocsdᚋgraphᚐEnvironmentVariableConnection(ctx context.Context, sel ast.SelectionSet, v *EnvironmentVariableConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._EnvironmentVariableConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
 	if v == nil {
 		return nil, nil
@@ -21253,11 +24924,37 @@ func (ec *executionContext) marshalOInt2ᚖint64(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalOIntegration2ᚕᚖdocsdᚋstoreᚐIntegrationᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Integration) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNIntegration2ᚖdocsdᚋstoreᚐIntegration(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalOIntegration2ᚖdocsdᚋstoreᚐIntegration(ctx context.Context, sel ast.SelectionSet, v *store.Integration) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Integration(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalONode2docsdᚋgraphᚋgidᚐNode(ctx context.Context, sel ast.SelectionSet, v gid.Node) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Node(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalONotification2ᚖdocsdᚋgraphᚐNotification(ctx context.Context, sel ast.SelectionSet, v *Notification) graphql.Marshaler {
@@ -21273,6 +24970,13 @@ func (ec *executionContext) unmarshalONotificationFilterInput2ᚖdocsdᚋgraph�
 	}
 	res, err := ec.unmarshalInputNotificationFilterInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalONotificationList2ᚖdocsdᚋgraphᚐNotificationList(ctx context.Context, sel ast.SelectionSet, v *NotificationList) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._NotificationList(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx context.Context, sel ast.SelectionSet, v *store.Project) graphql.Marshaler {
@@ -21302,6 +25006,13 @@ func (ec *executionContext) marshalORedirect2ᚖdocsdᚋstoreᚐRedirect(ctx con
 		return graphql.Null
 	}
 	return ec._Redirect(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalORedirectConnection2ᚖdocsdᚋgraphᚐRedirectConnection(ctx context.Context, sel ast.SelectionSet, v *RedirectConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._RedirectConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalORepositoryInput2ᚖdocsdᚋgraphᚐRepositoryInput(ctx context.Context, v any) (*RepositoryInput, error) {

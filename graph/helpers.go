@@ -43,17 +43,21 @@ func (r *Resolver) narrowToViewer(ctx context.Context, p *store.Project, vis **s
 }
 
 // findBuilds lists builds of p matching f, as the viewer may see them.
-func (r *Resolver) findBuilds(ctx context.Context, p *store.Project, f store.BuildFilter, limit, offset *int64) (*BuildList, error) {
+func (r *Resolver) findBuilds(ctx context.Context, p *store.Project, f store.BuildFilter, a pageArgs) (*BuildConnection, error) {
 	if err := r.narrowToViewer(ctx, p, &f.Visible); err != nil {
 		return nil, err
 	}
-	f.Limit, f.Offset = r.window(limit, offset)
+	pg, err := r.page(nodeBuild, a)
+	if err != nil {
+		return nil, err
+	}
+	f.Limit, f.Offset, f.Keyset = pg.Limit, pg.Offset, pg.Keyset
 	bs, total, err := r.Store.FindBuilds(ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	r.prefetchBuilds(ctx, bs, childSelection(ctx))
-	return &BuildList{TotalCount: int64(total), Nodes: bs}, nil
+	return buildConnection(pg, bs, total), nil
 }
 
 // visibleBuild returns b when the viewer can see its version (and, with

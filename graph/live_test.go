@@ -183,7 +183,7 @@ func subscribeSSE(t *testing.T, srv *httptest.Server, auth, query string) *subsc
 
 // followQuery is the subscription to build id that the tests send.
 func followQuery(id int64) string {
-	return fmt.Sprintf(`subscription { buildUpdated(id: %d) { id state { code } success commands { description output exitCode } } }`, id)
+	return fmt.Sprintf(`subscription { buildUpdated(id: %d) { id: databaseId state { code } success commands { description output exitCode } } }`, id)
 }
 
 // liveEnv is the fixture served by a /graphql endpoint that polls every
@@ -329,7 +329,7 @@ func TestCancelAndRetryBuild(t *testing.T) {
 		}
 		privBuilds, _, _ := e.store.FindBuilds(ctx, store.BuildFilter{ProjectID: &priv.ID})
 		const cancel = `mutation($id: Int!) { cancelBuild(id: $id) { id state { code } success error } }`
-		const retry = `mutation($id: Int!) { retryBuild(id: $id) { triggered build { id state { code } version { slug } } } }`
+		const retry = `mutation($id: Int!) { retryBuild(id: $id) { triggered build { id: databaseId state { code } version { slug } } } }`
 		for _, tc := range []struct {
 			name, user, query string
 			id                int64

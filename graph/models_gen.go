@@ -9,55 +9,113 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 )
 
+// A page of builds (a Relay cursor connection).
+type BuildConnection struct {
+	// All builds of the list, whatever the page.
+	TotalCount int64 `json:"totalCount"`
+	// The page's builds with their cursors.
+	Edges []*BuildEdge `json:"edges"`
+	// The page's builds (the edges' nodes).
+	Nodes []*store.Build `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// One of a page's builds, with the cursor that pages from it.
+type BuildEdge struct {
+	// Pass it as `after` (or `before`) to get the builds that follow (precede) this one.
+	Cursor string `json:"cursor"`
+	// The Build.
+	Node *store.Build `json:"node"`
+}
+
+// Narrows a build list or lookup; every field given must match.
 type BuildFilterInput struct {
+	// Only builds of this project.
 	ProjectSlug *string `json:"projectSlug,omitempty"`
-	Commit      *string `json:"commit,omitempty"`
+	// Only builds of this commit.
+	Commit *string `json:"commit,omitempty"`
 	// true: not finished; false: finished.
 	Running *bool `json:"running,omitempty"`
 	// Include builds of pull-request versions; v3 never does.
 	IncludeExternal *bool `json:"includeExternal,omitempty"`
 }
 
-type BuildList struct {
-	TotalCount int64          `json:"totalCount"`
-	Nodes      []*store.Build `json:"nodes"`
-}
-
+// A build's step, as a code and its display name.
 type BuildState struct {
+	// The step, as a code.
 	Code string `json:"code"`
+	// The step's display name (`Finished`).
 	Name string `json:"name"`
 }
 
+// A build's dashboard pages and those of its project and version.
 type BuildUrls struct {
-	Build   string `json:"build"`
+	// The build's dashboard page.
+	Build string `json:"build"`
+	// The project's dashboard page.
 	Project string `json:"project"`
+	// The version's dashboard page.
 	Version string `json:"version"`
 }
 
+// A code of a closed list of choices with its display name (e.g. a language: `en`, `English`).
 type Choice struct {
+	// The code stored and sent in inputs (`en`).
 	Code string `json:"code"`
+	// The display name (`English`).
 	Name string `json:"name"`
 }
 
+// The outcome of `completeUpload`.
 type CompleteUploadPayload struct {
 	// `queued`, `failed` (the build failed as reported), or a refusal: `build-not-found`, `not-admin`, `not-pending`, `not-stored`.
-	Outcome string       `json:"outcome"`
-	Build   *store.Build `json:"build,omitempty"`
+	Outcome string `json:"outcome"`
+	// The upload's build; null with a refusal.
+	Build *store.Build `json:"build,omitempty"`
 }
 
+// The project to nest and the alias it is served under.
 type CreateSubprojectInput struct {
+	// The slug of the project to nest (you must maintain it).
 	Child graphql.Omittable[*string] `json:"child,omitempty"`
+	// The path segment to serve the child under (default: its slug).
 	Alias graphql.Omittable[*string] `json:"alias,omitempty"`
 }
 
 // Download URLs; a format that does not exist is null.
 type Downloads struct {
-	PDF     *string `json:"pdf,omitempty"`
+	// The PDF download, if built.
+	PDF *string `json:"pdf,omitempty"`
+	// The zipped HTML download, if built.
 	Htmlzip *string `json:"htmlzip,omitempty"`
-	Epub    *string `json:"epub,omitempty"`
+	// The EPUB download, if built.
+	Epub *string `json:"epub,omitempty"`
 }
 
+// A page of environment variables (a Relay cursor connection).
+type EnvironmentVariableConnection struct {
+	// All environment variables of the list, whatever the page.
+	TotalCount int64 `json:"totalCount"`
+	// The page's environment variables with their cursors.
+	Edges []*EnvironmentVariableEdge `json:"edges"`
+	// The page's environment variables (the edges' nodes).
+	Nodes []*store.EnvironmentVariable `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// One of a page's environment variables, with the cursor that pages from it.
+type EnvironmentVariableEdge struct {
+	// Pass it as `after` (or `before`) to get the environment variables that follow (precede) this one.
+	Cursor string `json:"cursor"`
+	// The EnvironmentVariable.
+	Node *store.EnvironmentVariable `json:"node"`
+}
+
+// A build environment variable to create.
 type EnvironmentVariableInput struct {
+	// The variable's name: letters, digits and underscores, not starting with `__` or `READTHEDOCS`.
 	Name graphql.Omittable[*string] `json:"name,omitempty"`
 	// At most 48000 characters; all values of a project together at most 256000.
 	Value graphql.Omittable[*string] `json:"value,omitempty"`
@@ -65,17 +123,18 @@ type EnvironmentVariableInput struct {
 	Public graphql.Omittable[*bool] `json:"public,omitempty"`
 }
 
-type EnvironmentVariableList struct {
-	TotalCount int64                        `json:"totalCount"`
-	Nodes      []*store.EnvironmentVariable `json:"nodes"`
-}
-
+// The fields of a project import; `name` and `repository` are required.
 type ImportProjectInput struct {
-	Name                graphql.Omittable[*string]          `json:"name,omitempty"`
-	Repository          graphql.Omittable[*RepositoryInput] `json:"repository,omitempty"`
-	Homepage            graphql.Omittable[*string]          `json:"homepage,omitempty"`
-	Language            graphql.Omittable[*string]          `json:"language,omitempty"`
-	ProgrammingLanguage graphql.Omittable[*string]          `json:"programmingLanguage,omitempty"`
+	// The display name; the slug is made from it.
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
+	// The repository to build from (`url` and `type` required).
+	Repository graphql.Omittable[*RepositoryInput] `json:"repository,omitempty"`
+	// The project's homepage URL.
+	Homepage graphql.Omittable[*string] `json:"homepage,omitempty"`
+	// A language code (behavior.md §10.1); default `en`.
+	Language graphql.Omittable[*string] `json:"language,omitempty"`
+	// A programming language code (behavior.md §10.2).
+	ProgrammingLanguage graphql.Omittable[*string] `json:"programmingLanguage,omitempty"`
 	// Each tag trimmed, empty ones dropped, duplicates removed keeping the first (api-2026.md §A1.1).
 	Tags graphql.Omittable[[]string] `json:"tags,omitempty"`
 	// public (default), protected or private.
@@ -86,65 +145,103 @@ type ImportProjectInput struct {
 	ReadthedocsYamlPath graphql.Omittable[*string] `json:"readthedocsYamlPath,omitempty"`
 }
 
+// What an upload of prebuilt docs is for (api-2026.md §A4.5).
 type InitiateUploadInput struct {
 	// Project slug.
 	Project string `json:"project"`
 	// Branch or tag name, or pull-request number.
 	VersionName string `json:"versionName"`
 	// `branch`, `tag` or `external`.
-	VersionType   string `json:"versionType"`
+	VersionType string `json:"versionType"`
+	// The commit the uploaded docs were built from.
 	VersionCommit string `json:"versionCommit"`
 	// A privacy level; when absent an existing version keeps its own.
 	VersionPrivacyLevel *string `json:"versionPrivacyLevel,omitempty"`
 }
 
+// The outcome of `initiateUpload`.
 type InitiateUploadPayload struct {
 	// `created`, or why nothing was created: `project-not-found`, `not-admin`, `disabled`, `inactive`, `too-many-pending`.
 	Outcome string `json:"outcome"`
 	// With `too-many-pending`: seconds until the oldest pending upload expires.
-	RetryAfter *int64         `json:"retryAfter,omitempty"`
-	Build      *store.Build   `json:"build,omitempty"`
-	Version    *store.Version `json:"version,omitempty"`
-	UploadURL  *UploadURL     `json:"uploadUrl,omitempty"`
+	RetryAfter *int64 `json:"retryAfter,omitempty"`
+	// The build awaiting the archive, when created.
+	Build *store.Build `json:"build,omitempty"`
+	// The version the upload publishes, when created.
+	Version *store.Version `json:"version,omitempty"`
+	// Where to POST the archive, when created.
+	UploadURL *UploadURL `json:"uploadUrl,omitempty"`
 }
 
+// The entry points for writing. Writes need a signed-in caller; most need a maintainer of the project concerned.
 type Mutation struct {
 }
 
 // A notification attached to a build or project (api-2026.md §A4.2). docsd keeps no read state: every notification is `unread`.
 type Notification struct {
+	// The notification's id.
 	ID int64 `json:"id"`
 	// `build` or `project`.
-	AttachedToContentType string               `json:"attachedToContentType"`
-	AttachedToID          int64                `json:"attachedToId"`
-	Dismissable           bool                 `json:"dismissable"`
-	News                  bool                 `json:"news"`
-	State                 string               `json:"state"`
-	Message               *NotificationMessage `json:"message"`
+	AttachedToContentType string `json:"attachedToContentType"`
+	// The database id of the build or project.
+	AttachedToID int64 `json:"attachedToId"`
+	// Whether a reader may dismiss it.
+	Dismissable bool `json:"dismissable"`
+	// Whether it is news rather than about this build or project.
+	News bool `json:"news"`
+	// `unread` (docsd keeps no read state).
+	State string `json:"state"`
+	// The notification's text.
+	Message *NotificationMessage `json:"message"`
 }
 
+// Narrows a notification list.
 type NotificationFilterInput struct {
 	// Notifications in one of these states (`unread`, `read`, `dismissed`, `cancelled`).
 	StateIn []string `json:"stateIn,omitempty"`
 }
 
+// A page of notifications (offset paging; the lists are short).
 type NotificationList struct {
-	TotalCount int64           `json:"totalCount"`
-	Nodes      []*Notification `json:"nodes"`
+	// All matching notifications.
+	TotalCount int64 `json:"totalCount"`
+	// The page's notifications.
+	Nodes []*Notification `json:"nodes"`
 }
 
+// A notification's text, rendered.
 type NotificationMessage struct {
 	// Read the Docs' message id, e.g. `build:user:generic`.
-	ID     string `json:"id"`
+	ID string `json:"id"`
+	// The message's title.
 	Header string `json:"header"`
 	// The build's error, as v3 renders it.
 	Body string `json:"body"`
 	// `error`.
-	Type        string `json:"type"`
+	Type string `json:"type"`
+	// CSS classes of the message's icon.
 	IconClasses string `json:"iconClasses"`
 }
 
+// Where a page of a connection lies in its list. Cursors are opaque and
+// anchored on rows: paging on from `endCursor` while rows are inserted or
+// deleted elsewhere neither repeats nor skips a row. A cursor that is not one,
+// or whose row was deleted, is INVALID with `extensions.fields` naming
+// `after` or `before`.
+type PageInfo struct {
+	// Whether rows follow the page: ask again with `after: endCursor`.
+	HasNextPage bool `json:"hasNextPage"`
+	// Whether rows precede the page: ask again with `before: startCursor`.
+	HasPreviousPage bool `json:"hasPreviousPage"`
+	// The cursor of the page's first row; null when the page is empty.
+	StartCursor *string `json:"startCursor,omitempty"`
+	// The cursor of the page's last row; null when the page is empty.
+	EndCursor *string `json:"endCursor,omitempty"`
+}
+
+// How the caller relates to a project, asked whoever can see it (REST's permission step).
 type ProjectAccess struct {
+	// Whether a project with that slug exists.
 	Exists bool `json:"exists"`
 	// The caller may read the project's detail.
 	Visible bool `json:"visible"`
@@ -152,45 +249,93 @@ type ProjectAccess struct {
 	Maintainer bool `json:"maintainer"`
 }
 
+// A project's admin settings (behavior.md §0.4), read by maintainers and superusers.
 type ProjectAdminFields struct {
-	Skip                  bool    `json:"skip"`
-	EnablePDFBuild        bool    `json:"enablePdfBuild"`
-	EnableEpubBuild       bool    `json:"enableEpubBuild"`
-	RequirementsFile      *string `json:"requirementsFile,omitempty"`
-	ConfPyFile            string  `json:"confPyFile"`
-	InstallProject        bool    `json:"installProject"`
-	PythonInterpreter     string  `json:"pythonInterpreter"`
-	UseSystemPackages     bool    `json:"useSystemPackages"`
-	ExternalBuildsEnabled bool    `json:"externalBuildsEnabled"`
-	BuildTimeLimit        *int64  `json:"buildTimeLimit,omitempty"`
-	VersionPrivacyLevel   string  `json:"versionPrivacyLevel"`
+	// Whether the project's builds are disabled.
+	Skip bool `json:"skip"`
+	// Whether builds make a PDF.
+	EnablePDFBuild bool `json:"enablePdfBuild"`
+	// Whether builds make an EPUB.
+	EnableEpubBuild bool `json:"enableEpubBuild"`
+	// A requirements file builds install; null when unset.
+	RequirementsFile *string `json:"requirementsFile,omitempty"`
+	// The path of Sphinx's conf.py, when not found by itself.
+	ConfPyFile string `json:"confPyFile"`
+	// Whether builds install the project itself (pip install .).
+	InstallProject bool `json:"installProject"`
+	// The Python builds use.
+	PythonInterpreter string `json:"pythonInterpreter"`
+	// Whether builds see the system's Python packages.
+	UseSystemPackages bool `json:"useSystemPackages"`
+	// Whether pull requests are built (behavior.md §9.6).
+	ExternalBuildsEnabled bool `json:"externalBuildsEnabled"`
+	// Seconds before the project's builds are killed; null: the operator's default.
+	BuildTimeLimit *int64 `json:"buildTimeLimit,omitempty"`
+	// The privacy level new versions get.
+	VersionPrivacyLevel string `json:"versionPrivacyLevel"`
 	// Whether served HTML pages get the reader client (reader.md R.5.1).
 	AddonsEnabled bool `json:"addonsEnabled"`
 	// Stored only: docsd injects no analytics (api-2026.md §A1.1).
 	AnalyticsDisabled bool `json:"analyticsDisabled"`
 }
 
+// The admin settings to change (superusers); a field not sent keeps its value.
 type ProjectAdminInput struct {
-	Skip                  *bool   `json:"skip,omitempty"`
-	EnablePDFBuild        *bool   `json:"enablePdfBuild,omitempty"`
-	EnableEpubBuild       *bool   `json:"enableEpubBuild,omitempty"`
-	RequirementsFile      *string `json:"requirementsFile,omitempty"`
-	ConfPyFile            *string `json:"confPyFile,omitempty"`
-	InstallProject        *bool   `json:"installProject,omitempty"`
-	PythonInterpreter     *string `json:"pythonInterpreter,omitempty"`
-	UseSystemPackages     *bool   `json:"useSystemPackages,omitempty"`
-	ExternalBuildsEnabled *bool   `json:"externalBuildsEnabled,omitempty"`
+	// Whether the project's builds are disabled.
+	Skip *bool `json:"skip,omitempty"`
+	// Whether builds make a PDF.
+	EnablePDFBuild *bool `json:"enablePdfBuild,omitempty"`
+	// Whether builds make an EPUB.
+	EnableEpubBuild *bool `json:"enableEpubBuild,omitempty"`
+	// A requirements file builds install.
+	RequirementsFile *string `json:"requirementsFile,omitempty"`
+	// The path of Sphinx's conf.py.
+	ConfPyFile *string `json:"confPyFile,omitempty"`
+	// Whether builds install the project itself.
+	InstallProject *bool `json:"installProject,omitempty"`
+	// The Python builds use.
+	PythonInterpreter *string `json:"pythonInterpreter,omitempty"`
+	// Whether builds see the system's Python packages.
+	UseSystemPackages *bool `json:"useSystemPackages,omitempty"`
+	// Whether pull requests are built.
+	ExternalBuildsEnabled *bool `json:"externalBuildsEnabled,omitempty"`
 	// Seconds; 0 restores the operator default.
-	BuildTimeLimit      *int64   `json:"buildTimeLimit,omitempty"`
-	VersionPrivacyLevel *string  `json:"versionPrivacyLevel,omitempty"`
-	Description         *string  `json:"description,omitempty"`
-	DocumentationType   *string  `json:"documentationType,omitempty"`
-	Tags                []string `json:"tags,omitempty"`
+	BuildTimeLimit *int64 `json:"buildTimeLimit,omitempty"`
+	// The privacy level new versions get.
+	VersionPrivacyLevel *string `json:"versionPrivacyLevel,omitempty"`
+	// The project's description.
+	Description *string `json:"description,omitempty"`
+	// A documentation type code (behavior.md §10.5).
+	DocumentationType *string `json:"documentationType,omitempty"`
+	// Replaces the project's tags.
+	Tags []string `json:"tags,omitempty"`
 	// Whether served HTML pages get the reader client (reader.md R.5.1).
 	AddonsEnabled *bool `json:"addonsEnabled,omitempty"`
 }
 
+// A page of projects (a Relay cursor connection).
+type ProjectConnection struct {
+	// All projects of the list, whatever the page.
+	TotalCount int64 `json:"totalCount"`
+	// The page's projects with their cursors.
+	Edges []*ProjectEdge `json:"edges"`
+	// The page's projects (the edges' nodes).
+	Nodes []*store.Project `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// One of a page's projects, with the cursor that pages from it.
+type ProjectEdge struct {
+	// Pass it as `after` (or `before`) to get the projects that follow (precede) this one.
+	Cursor string `json:"cursor"`
+	// The Project.
+	Node *store.Project `json:"node"`
+}
+
+// Narrows a project list or lookup; every field given must match.
 type ProjectFilterInput struct {
+	// Only the project with this slug.
 	Slug *string `json:"slug,omitempty"`
 	// Projects whose slug contains this, in any case (api-2026.md §A3).
 	SlugContains *string `json:"slugContains,omitempty"`
@@ -204,65 +349,97 @@ type ProjectFilterInput struct {
 	MaintainedByViewer *bool `json:"maintainedByViewer,omitempty"`
 }
 
-type ProjectList struct {
-	TotalCount int64            `json:"totalCount"`
-	Nodes      []*store.Project `json:"nodes"`
-}
-
+// A project's URLs: its docs and its dashboard pages.
 type ProjectUrls struct {
 	// Docs URL of the effective default version (behavior.md §8.2).
 	Documentation string `json:"documentation"`
-	Home          string `json:"home"`
-	Builds        string `json:"builds"`
-	Versions      string `json:"versions"`
+	// The project's dashboard page.
+	Home string `json:"home"`
+	// The project's builds page.
+	Builds string `json:"builds"`
+	// The project's versions page.
+	Versions string `json:"versions"`
 }
 
+// The entry points for reading: the caller, projects, versions, builds, any object by global id, and search.
 type Query struct {
+}
+
+// A page of redirects (a Relay cursor connection).
+type RedirectConnection struct {
+	// All redirects of the list, whatever the page.
+	TotalCount int64 `json:"totalCount"`
+	// The page's redirects with their cursors.
+	Edges []*RedirectEdge `json:"edges"`
+	// The page's redirects (the edges' nodes).
+	Nodes []*store.Redirect `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// One of a page's redirects, with the cursor that pages from it.
+type RedirectEdge struct {
+	// Pass it as `after` (or `before`) to get the redirects that follow (precede) this one.
+	Cursor string `json:"cursor"`
+	// The Redirect.
+	Node *store.Redirect `json:"node"`
 }
 
 // Fields of a redirect write (api-2026.md §A2.1); absent fields keep their stored values on updates.
 type RedirectInput struct {
-	Type    graphql.Omittable[*string] `json:"type,omitempty"`
+	// A redirect type code (required when creating and with `replace`).
+	Type graphql.Omittable[*string] `json:"type,omitempty"`
+	// The path to match; which types need it: api-2026.md §A2.1.
 	FromURL graphql.Omittable[*string] `json:"fromUrl,omitempty"`
-	ToURL   graphql.Omittable[*string] `json:"toUrl,omitempty"`
+	// Where to send the reader; which types need it: api-2026.md §A2.1.
+	ToURL graphql.Omittable[*string] `json:"toUrl,omitempty"`
 	// 301 or 302; 302 when a redirect is created without it.
 	HTTPStatus graphql.Omittable[*int64] `json:"httpStatus,omitempty"`
 	// Where to insert (create, default 0) or move (update) the redirect; past the end means last.
 	Position graphql.Omittable[*int64] `json:"position,omitempty"`
-	Force    graphql.Omittable[*bool]  `json:"force,omitempty"`
+	// Whether the redirect also applies when the requested page exists.
+	Force graphql.Omittable[*bool] `json:"force,omitempty"`
 	// true when a redirect is created without it.
 	Enabled graphql.Omittable[*bool] `json:"enabled,omitempty"`
 	// null is stored as the empty string.
 	Description graphql.Omittable[*string] `json:"description,omitempty"`
 }
 
-type RedirectList struct {
-	TotalCount int64             `json:"totalCount"`
-	Nodes      []*store.Redirect `json:"nodes"`
-}
-
+// A project's source repository.
 type Repository struct {
-	URL  string `json:"url"`
+	// The repository's clone URL.
+	URL string `json:"url"`
+	// The version control system.
 	Type string `json:"type"`
 }
 
+// A project's repository, as written.
 type RepositoryInput struct {
-	URL  graphql.Omittable[*string] `json:"url,omitempty"`
+	// The clone URL.
+	URL graphql.Omittable[*string] `json:"url,omitempty"`
+	// A repository type code: `git`, `svn`, `hg` or `bzr`.
 	Type graphql.Omittable[*string] `json:"type,omitempty"`
 }
 
 // A matching section of a page.
 type SearchBlock struct {
-	ID                string   `json:"id"`
-	Title             string   `json:"title"`
-	Content           string   `json:"content"`
-	TitleHighlights   []string `json:"titleHighlights"`
+	// The section's anchor in the page.
+	ID string `json:"id"`
+	// The section's title.
+	Title string `json:"title"`
+	// The section's text.
+	Content string `json:"content"`
+	// [] when the title does not match, else the highlighted title.
+	TitleHighlights []string `json:"titleHighlights"`
+	// Matching passages of the text, highlighted.
 	ContentHighlights []string `json:"contentHighlights"`
 }
 
 // The scope of a v2 search: a project at a version, then each of its subprojects.
 type SearchFamilyInput struct {
+	// The project's slug.
 	Project string `json:"project"`
+	// The version's slug.
 	Version string `json:"version"`
 	// Subprojects without that version are searched at their default version (true) or left out (false).
 	Fallback bool `json:"fallback"`
@@ -272,11 +449,14 @@ type SearchFamilyInput struct {
 
 // A matching page.
 type SearchHit struct {
+	// The page's project slug.
 	Project string `json:"project"`
 	// The project's alias in its parent project, if it is a subproject.
 	ProjectAlias *string `json:"projectAlias,omitempty"`
-	Version      string  `json:"version"`
-	Title        string  `json:"title"`
+	// The page's version slug.
+	Version string `json:"version"`
+	// The page's title.
+	Title string `json:"title"`
 	// Scheme and host of the page's URL.
 	Domain string `json:"domain"`
 	// Path of the page's URL.
@@ -285,7 +465,7 @@ type SearchHit struct {
 	StoredPath string `json:"storedPath"`
 	// The project's documentation type when the page was indexed.
 	Doctype string `json:"doctype"`
-	// docs_url(project, version): the version's docs root.
+	// The version's docs root, docs_url(project, version).
 	DocsURL string `json:"docsUrl"`
 	// [] when the page title does not match, else the highlighted title.
 	TitleHighlights []string `json:"titleHighlights"`
@@ -307,63 +487,105 @@ type SearchResults struct {
 
 // A (project, version) pair of a search scope.
 type SearchScopePair struct {
+	// A project slug.
 	Project string `json:"project"`
+	// A version slug.
 	Version string `json:"version"`
 }
 
-type SubprojectList struct {
-	TotalCount int64                 `json:"totalCount"`
-	Nodes      []*store.Relationship `json:"nodes"`
+// A page of subprojects (a Relay cursor connection).
+type SubprojectConnection struct {
+	// All subprojects of the list, whatever the page.
+	TotalCount int64 `json:"totalCount"`
+	// The page's subprojects with their cursors.
+	Edges []*SubprojectEdge `json:"edges"`
+	// The page's subprojects (the edges' nodes).
+	Nodes []*store.Relationship `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// One of a page's subprojects, with the cursor that pages from it.
+type SubprojectEdge struct {
+	// Pass it as `after` (or `before`) to get the subprojects that follow (precede) this one.
+	Cursor string `json:"cursor"`
+	// The Subproject.
+	Node *store.Relationship `json:"node"`
 }
 
 // Live updates, over WebSocket (`graphql-transport-ws`) or Server-Sent Events (graphql-sse, distinct connections) at `/graphql`.
 type Subscription struct {
 }
 
+// The outcome of `syncVersions`.
 type SyncVersionsPayload struct {
-	Project   *store.Project `json:"project"`
-	Triggered bool           `json:"triggered"`
+	// The project.
+	Project *store.Project `json:"project"`
+	// Whether a sync was queued (or was already queued).
+	Triggered bool `json:"triggered"`
 }
 
+// The outcome of `triggerBuild` or `retryBuild`.
 type TriggerBuildPayload struct {
 	// Null when nothing was queued.
-	Build     *store.Build   `json:"build,omitempty"`
-	Project   *store.Project `json:"project"`
-	Version   *store.Version `json:"version"`
-	Triggered bool           `json:"triggered"`
+	Build *store.Build `json:"build,omitempty"`
+	// The project of the version.
+	Project *store.Project `json:"project"`
+	// The version to build.
+	Version *store.Version `json:"version"`
+	// Whether a build was queued.
+	Triggered bool `json:"triggered"`
 }
 
+// The project fields to change; a field not sent keeps its value.
 type UpdateProjectInput struct {
-	Name                graphql.Omittable[*string]          `json:"name,omitempty"`
-	Repository          graphql.Omittable[*RepositoryInput] `json:"repository,omitempty"`
-	Homepage            graphql.Omittable[*string]          `json:"homepage,omitempty"`
-	Language            graphql.Omittable[*string]          `json:"language,omitempty"`
-	ProgrammingLanguage graphql.Omittable[*string]          `json:"programmingLanguage,omitempty"`
-	DefaultVersion      graphql.Omittable[*string]          `json:"defaultVersion,omitempty"`
-	DefaultBranch       graphql.Omittable[*string]          `json:"defaultBranch,omitempty"`
-	AnalyticsCode       graphql.Omittable[*string]          `json:"analyticsCode,omitempty"`
-	ShowVersionWarning  graphql.Omittable[*bool]            `json:"showVersionWarning,omitempty"`
+	// The display name (the slug does not change).
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
+	// The repository to build from.
+	Repository graphql.Omittable[*RepositoryInput] `json:"repository,omitempty"`
+	// The project's homepage URL.
+	Homepage graphql.Omittable[*string] `json:"homepage,omitempty"`
+	// A language code (behavior.md §10.1).
+	Language graphql.Omittable[*string] `json:"language,omitempty"`
+	// A programming language code (behavior.md §10.2).
+	ProgrammingLanguage graphql.Omittable[*string] `json:"programmingLanguage,omitempty"`
+	// The slug of the version the docs root serves.
+	DefaultVersion graphql.Omittable[*string] `json:"defaultVersion,omitempty"`
+	// The branch `latest` builds; null or blank: the repository's default.
+	DefaultBranch graphql.Omittable[*string] `json:"defaultBranch,omitempty"`
+	// A Google Analytics code (stored only).
+	AnalyticsCode graphql.Omittable[*string] `json:"analyticsCode,omitempty"`
+	// Whether old and development versions show a warning banner.
+	ShowVersionWarning graphql.Omittable[*bool] `json:"showVersionWarning,omitempty"`
 	// true sets versioningScheme to single_version_without_translations; false leaves single_version_without_translations for multiple_versions_with_translations. Must agree with versioningScheme when both are sent.
 	SingleVersion graphql.Omittable[*bool] `json:"singleVersion,omitempty"`
 	// Replaces the whole list, with ImportProjectInput.tags' rules.
-	Tags                       graphql.Omittable[[]string] `json:"tags,omitempty"`
-	PrivacyLevel               graphql.Omittable[*string]  `json:"privacyLevel,omitempty"`
-	ExternalBuildsPrivacyLevel graphql.Omittable[*string]  `json:"externalBuildsPrivacyLevel,omitempty"`
-	VersioningScheme           graphql.Omittable[*string]  `json:"versioningScheme,omitempty"`
+	Tags graphql.Omittable[[]string] `json:"tags,omitempty"`
+	// Who may see the project: a privacy level code.
+	PrivacyLevel graphql.Omittable[*string] `json:"privacyLevel,omitempty"`
+	// Who may see pull-request versions: a privacy level code.
+	ExternalBuildsPrivacyLevel graphql.Omittable[*string] `json:"externalBuildsPrivacyLevel,omitempty"`
+	// A versioning scheme code (see `VersioningScheme`).
+	VersioningScheme graphql.Omittable[*string] `json:"versioningScheme,omitempty"`
 	// null or blank clears it.
 	ReadthedocsYamlPath graphql.Omittable[*string] `json:"readthedocsYamlPath,omitempty"`
 	// Pull-request builds on or off (behavior.md §9.6).
 	ExternalBuildsEnabled graphql.Omittable[*bool] `json:"externalBuildsEnabled,omitempty"`
-	AnalyticsDisabled     graphql.Omittable[*bool] `json:"analyticsDisabled,omitempty"`
+	// Stored only: docsd injects no analytics.
+	AnalyticsDisabled graphql.Omittable[*bool] `json:"analyticsDisabled,omitempty"`
 }
 
+// The version fields to change; a field not sent keeps its value.
 type UpdateVersionInput struct {
+	// Whether the version is built and served.
 	Active graphql.Omittable[*bool] `json:"active,omitempty"`
+	// Whether reader-facing listings leave the version out.
 	Hidden graphql.Omittable[*bool] `json:"hidden,omitempty"`
 	// Choice of public, protected, private.
 	PrivacyLevel graphql.Omittable[*string] `json:"privacyLevel,omitempty"`
 }
 
+// Where and how to POST an upload archive.
 type UploadURL struct {
 	// Where the client POSTs the archive (multipart form).
 	URL string `json:"url"`
@@ -371,24 +593,51 @@ type UploadURL struct {
 	Fields json.RawMessage `json:"fields"`
 }
 
+// A page of versions (a Relay cursor connection).
+type VersionConnection struct {
+	// All versions of the list, whatever the page.
+	TotalCount int64 `json:"totalCount"`
+	// The page's versions with their cursors.
+	Edges []*VersionEdge `json:"edges"`
+	// The page's versions (the edges' nodes).
+	Nodes []*store.Version `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// A version's dashboard pages.
 type VersionDashboardUrls struct {
 	// The version's dashboard page: {public_url}/projects/{p}/versions/{v}/ (api-2026.md §A1.2).
 	Edit string `json:"edit"`
 }
 
+// One of a page's versions, with the cursor that pages from it.
+type VersionEdge struct {
+	// Pass it as `after` (or `before`) to get the versions that follow (precede) this one.
+	Cursor string `json:"cursor"`
+	// The Version.
+	Node *store.Version `json:"node"`
+}
+
+// Narrows a version list or lookup; every field given must match.
 type VersionFilterInput struct {
+	// Only versions of this project.
 	ProjectSlug *string `json:"projectSlug,omitempty"`
-	Slug        *string `json:"slug,omitempty"`
+	// Only the version with this slug.
+	Slug *string `json:"slug,omitempty"`
 	// Versions whose slug contains this, in any case (api-2026.md §A3).
 	SlugContains *string `json:"slugContains,omitempty"`
 	// Choice of branch, tag, unknown, external; another value is INVALID on field `type`.
-	Type   *string `json:"type,omitempty"`
-	Active *bool   `json:"active,omitempty"`
+	Type *string `json:"type,omitempty"`
+	// Only active (true) or inactive (false) versions.
+	Active *bool `json:"active,omitempty"`
 	// Hidden from reader-facing version listings (api-2026.md §A1.2).
 	Hidden *bool `json:"hidden,omitempty"`
-	Built  *bool `json:"built,omitempty"`
+	// Only built (true) or never built (false) versions.
+	Built *bool `json:"built,omitempty"`
 	// Published by the upload API (api-2026.md §A4.5).
-	Uploaded    *bool   `json:"uploaded,omitempty"`
+	Uploaded *bool `json:"uploaded,omitempty"`
+	// Only versions with this verbose name.
 	VerboseName *string `json:"verboseName,omitempty"`
 	// Choice of public, protected, private; another value is INVALID on field `privacy_level`.
 	PrivacyLevel *string `json:"privacyLevel,omitempty"`
@@ -396,13 +645,12 @@ type VersionFilterInput struct {
 	IncludeExternal *bool `json:"includeExternal,omitempty"`
 }
 
-type VersionList struct {
-	TotalCount int64            `json:"totalCount"`
-	Nodes      []*store.Version `json:"nodes"`
-}
-
+// A version's URLs.
 type VersionUrls struct {
-	Documentation string                `json:"documentation"`
-	Vcs           string                `json:"vcs"`
-	Dashboard     *VersionDashboardUrls `json:"dashboard"`
+	// The version's docs root.
+	Documentation string `json:"documentation"`
+	// The version's sources on the repository host.
+	Vcs string `json:"vcs"`
+	// The version's dashboard pages.
+	Dashboard *VersionDashboardUrls `json:"dashboard"`
 }

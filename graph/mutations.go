@@ -798,7 +798,7 @@ func (r *Resolver) checkRedirectRules(ctx context.Context, f errs.Fields, red *s
 		}
 	}
 	if redirectOncePerProject(red.Type) {
-		others, _, err := r.Store.FindRedirects(ctx, red.ProjectID, 0, 0)
+		others, _, err := r.Store.FindRedirects(ctx, red.ProjectID, store.Page{})
 		if err != nil {
 			return err
 		}
@@ -842,7 +842,7 @@ func (r *Resolver) createEnvironmentVariable(ctx context.Context, projectSlug st
 	}
 	f := errs.Fields{}
 	taken := "There is already a variable with this name for this project"
-	existing, _, err := r.Store.FindEnvironmentVariables(ctx, p.ID, 0, 0)
+	existing, _, err := r.Store.FindEnvironmentVariables(ctx, p.ID, store.Page{})
 	if err != nil {
 		return nil, err
 	}

@@ -29,14 +29,25 @@ func (s selection) has(names ...string) bool {
 	return false
 }
 
-// childSelection returns what the current field selects under `nodes`.
+// childSelection returns what the current field selects under `nodes`
+// (or, for a connection, under `edges { node }`).
 func childSelection(ctx context.Context) selection {
 	fc := graphql.GetFieldContext(ctx)
 	oc := graphql.GetOperationContext(ctx)
 	if fc == nil || oc == nil {
 		return nil
 	}
-	return collect(oc, fc.Field.Selections)["nodes"]
+	all := collect(oc, fc.Field.Selections)
+	out := all["nodes"]
+	if node, ok := all["edges"]["node"]; ok { // a connection's edges { node }
+		if out == nil {
+			return node
+		}
+		for k, v := range node {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 func collect(oc *graphql.OperationContext, sel ast.SelectionSet) selection {

@@ -18,7 +18,7 @@ func TestRedirectFields2023(t *testing.T) {
 		e := newEnv(t, d)
 		e.importProject("alice", "pub")
 		alice := e.as("alice")
-		const fields = `id type fromUrl toUrl httpStatus position force enabled description`
+		const fields = `id: databaseId type fromUrl toUrl httpStatus position force enabled description`
 		create := `mutation($input: RedirectInput!) { createRedirect(project: "pub", input: $input) { ` + fields + ` } }`
 		update := `mutation($id: Int!, $input: RedirectInput!, $replace: Boolean) { updateRedirect(project: "pub", id: $id, input: $input, replace: $replace) { ` + fields + ` } }`
 
@@ -39,7 +39,7 @@ func TestRedirectFields2023(t *testing.T) {
 		if dig(moved, "position") != float64(0) || dig(moved, "description") != "" || dig(moved, "force") != true {
 			t.Errorf("move to 0: %v", moved)
 		}
-		data := e.must(alice, `{ project(slug: "pub") { redirects { nodes { id position } } } }`, nil)
+		data := e.must(alice, `{ project(slug: "pub") { redirects { nodes { id: databaseId position } } } }`, nil)
 		if got := dig(data, "project", "redirects", "nodes"); !reflect.DeepEqual(got, []any{
 			map[string]any{"id": float64(2), "position": float64(0)}, map[string]any{"id": float64(1), "position": float64(1)}}) {
 			t.Errorf("list order: %v", got)

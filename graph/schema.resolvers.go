@@ -8,10 +8,16 @@ package graph
 import (
 	"context"
 	"docsd/choices"
+	"docsd/graph/gid"
 	"docsd/store"
 	"encoding/json"
 	"time"
 )
+
+// ID is the resolver for the id field.
+func (r *buildResolver) ID(ctx context.Context, obj *store.Build) (string, error) {
+	return gid.Encode(nodeBuild, obj.ID), nil
+}
 
 // Project is the resolver for the project field.
 func (r *buildResolver) Project(ctx context.Context, obj *store.Build) (*store.Project, error) {
@@ -124,12 +130,30 @@ func (r *buildResolver) Notification(ctx context.Context, obj *store.Build, id i
 	return r.buildNotificationByID(obj, id), nil
 }
 
+// ViewerCanCancel is the resolver for the viewerCanCancel field.
+func (r *buildResolver) ViewerCanCancel(ctx context.Context, obj *store.Build) (bool, error) {
+	if obj.State == store.Finished {
+		return false, nil
+	}
+	return r.viewerMaintainsProjectID(ctx, obj.ProjectID)
+}
+
+// ViewerCanRetry is the resolver for the viewerCanRetry field.
+func (r *buildResolver) ViewerCanRetry(ctx context.Context, obj *store.Build) (bool, error) {
+	return r.viewerMaintainsProjectID(ctx, obj.ProjectID)
+}
+
 // RunTime is the resolver for the runTime field.
 func (r *buildCommandResolver) RunTime(ctx context.Context, obj *store.BuildCommand) (*int64, error) {
 	if obj.EndTime == nil {
 		return nil, nil
 	}
 	return ptr(int64(obj.EndTime.Sub(obj.StartTime) / time.Second)), nil
+}
+
+// ID is the resolver for the id field.
+func (r *environmentVariableResolver) ID(ctx context.Context, obj *store.EnvironmentVariable) (string, error) {
+	return gid.Encode(nodeEnvironmentVariable, obj.ProjectID, obj.ID), nil
 }
 
 // Project is the resolver for the project field.
@@ -304,6 +328,11 @@ func (r *mutationResolver) DeleteIntegration(ctx context.Context, project string
 	return true, nil
 }
 
+// ID is the resolver for the id field.
+func (r *projectResolver) ID(ctx context.Context, obj *store.Project) (string, error) {
+	return gid.Encode(nodeProject, obj.ID), nil
+}
+
 // Language is the resolver for the language field.
 func (r *projectResolver) Language(ctx context.Context, obj *store.Project) (*Choice, error) {
 	return &Choice{Code: obj.Language, Name: choices.Languages.Name(obj.Language)}, nil
@@ -392,7 +421,7 @@ func (r *projectResolver) ActiveVersions(ctx context.Context, obj *store.Project
 }
 
 // Versions is the resolver for the versions field.
-func (r *projectResolver) Versions(ctx context.Context, obj *store.Project, filter *VersionFilterInput, limit *int64, offset *int64) (*VersionList, error) {
+func (r *projectResolver) Versions(ctx context.Context, obj *store.Project, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*VersionConnection, error) {
 	f, err := versionFilter(filter)
 	if err != nil {
 		return nil, err
@@ -401,13 +430,17 @@ func (r *projectResolver) Versions(ctx context.Context, obj *store.Project, filt
 	if err := r.narrowToViewer(ctx, obj, &f.Visible); err != nil {
 		return nil, err
 	}
-	f.Limit, f.Offset = r.window(limit, offset)
+	pg, err := r.page(nodeVersion, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
+	if err != nil {
+		return nil, err
+	}
+	f.Limit, f.Offset, f.Keyset = pg.Limit, pg.Offset, pg.Keyset
 	vs, total, err := r.Store.FindVersions(ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	r.prefetchVersions(ctx, vs, childSelection(ctx))
-	return &VersionList{TotalCount: int64(total), Nodes: vs}, nil
+	return versionConnection(pg, vs, total), nil
 }
 
 // Version is the resolver for the version field.
@@ -431,10 +464,10 @@ func (r *projectResolver) Version(ctx context.Context, obj *store.Project, slug 
 }
 
 // Builds is the resolver for the builds field.
-func (r *projectResolver) Builds(ctx context.Context, obj *store.Project, filter *BuildFilterInput, limit *int64, offset *int64) (*BuildList, error) {
+func (r *projectResolver) Builds(ctx context.Context, obj *store.Project, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error) {
 	f := buildFilter(filter)
 	f.ProjectID = &obj.ID
-	return r.findBuilds(ctx, obj, f, limit, offset)
+	return r.findBuilds(ctx, obj, f, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
 }
 
 // Build is the resolver for the build field.
@@ -450,17 +483,21 @@ func (r *projectResolver) Build(ctx context.Context, obj *store.Project, id int6
 }
 
 // Subprojects is the resolver for the subprojects field.
-func (r *projectResolver) Subprojects(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*SubprojectList, error) {
+func (r *projectResolver) Subprojects(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*SubprojectConnection, error) {
 	f := store.RelationshipFilter{ParentIDs: []int64{obj.ID}}
 	if err := r.narrowToViewer(ctx, obj, &f.ChildVisible); err != nil {
 		return nil, err
 	}
-	f.Limit, f.Offset = r.window(limit, offset)
+	pg, err := r.page(nodeSubproject, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
+	if err != nil {
+		return nil, err
+	}
+	f.Limit, f.Offset, f.Keyset = pg.Limit, pg.Offset, pg.Keyset
 	rels, total, err := r.Store.FindRelationships(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	return &SubprojectList{TotalCount: int64(total), Nodes: rels}, nil
+	return subprojectConnection(pg, rels, total), nil
 }
 
 // Subproject is the resolver for the subproject field.
@@ -483,67 +520,62 @@ func (r *projectResolver) Subproject(ctx context.Context, obj *store.Project, al
 }
 
 // Translations is the resolver for the translations field.
-func (r *projectResolver) Translations(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*ProjectList, error) {
+func (r *projectResolver) Translations(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error) {
 	f := store.ProjectFilter{TranslationOf: &obj.ID}
 	if err := r.narrowToViewer(ctx, obj, &f.Visible); err != nil {
 		return nil, err
 	}
-	f.Limit, f.Offset = r.window(limit, offset)
+	pg, err := r.page(nodeProject, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
+	if err != nil {
+		return nil, err
+	}
+	f.Limit, f.Offset, f.Keyset = pg.Limit, pg.Offset, pg.Keyset
 	ps, total, err := r.Store.FindProjects(ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	r.prefetchProjects(ctx, ps, childSelection(ctx))
-	return &ProjectList{TotalCount: int64(total), Nodes: ps}, nil
+	return projectConnection(pg, ps, total), nil
 }
 
 // Redirects is the resolver for the redirects field.
-func (r *projectResolver) Redirects(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*RedirectList, error) {
-	if err := r.requireMaintainer(ctx, obj); err != nil {
-		return nil, err
-	}
-	l, o := r.window(limit, offset)
-	rs, total, err := r.Store.FindRedirects(ctx, obj.ID, l, o)
+func (r *projectResolver) Redirects(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*RedirectConnection, error) {
+	pg, err := r.page(nodeRedirect, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
 	if err != nil {
 		return nil, err
 	}
-	return &RedirectList{TotalCount: int64(total), Nodes: rs}, nil
+	rs, total, err := r.Store.FindRedirects(ctx, obj.ID, pg.store())
+	if err != nil {
+		return nil, err
+	}
+	return redirectConnection(pg, rs, total), nil
 }
 
 // Redirect is the resolver for the redirect field.
 func (r *projectResolver) Redirect(ctx context.Context, obj *store.Project, id int64) (*store.Redirect, error) {
-	if err := r.requireMaintainer(ctx, obj); err != nil {
-		return nil, err
-	}
 	return r.Store.FindRedirect(ctx, obj.ID, id)
 }
 
 // EnvironmentVariables is the resolver for the environmentVariables field.
-func (r *projectResolver) EnvironmentVariables(ctx context.Context, obj *store.Project, limit *int64, offset *int64) (*EnvironmentVariableList, error) {
-	if err := r.requireMaintainer(ctx, obj); err != nil {
-		return nil, err
-	}
-	l, o := r.window(limit, offset)
-	vs, total, err := r.Store.FindEnvironmentVariables(ctx, obj.ID, l, o)
+func (r *projectResolver) EnvironmentVariables(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*EnvironmentVariableConnection, error) {
+	pg, err := r.page(nodeEnvironmentVariable, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
 	if err != nil {
 		return nil, err
 	}
-	return &EnvironmentVariableList{TotalCount: int64(total), Nodes: vs}, nil
+	vs, total, err := r.Store.FindEnvironmentVariables(ctx, obj.ID, pg.store())
+	if err != nil {
+		return nil, err
+	}
+	return environmentVariableConnection(pg, vs, total), nil
 }
 
 // EnvironmentVariable is the resolver for the environmentVariable field.
 func (r *projectResolver) EnvironmentVariable(ctx context.Context, obj *store.Project, id int64) (*store.EnvironmentVariable, error) {
-	if err := r.requireMaintainer(ctx, obj); err != nil {
-		return nil, err
-	}
 	return r.Store.FindEnvironmentVariable(ctx, obj.ID, id)
 }
 
 // Integrations is the resolver for the integrations field.
 func (r *projectResolver) Integrations(ctx context.Context, obj *store.Project) ([]*store.Integration, error) {
-	if err := r.requireMaintainer(ctx, obj); err != nil {
-		return nil, err
-	}
 	return r.Store.FindIntegrations(ctx, obj.ID)
 }
 
@@ -562,6 +594,17 @@ func (r *projectResolver) ViewerIsMaintainer(ctx context.Context, obj *store.Pro
 	return r.isMaintainer(ctx, obj)
 }
 
+// ViewerCanAdminister is the resolver for the viewerCanAdminister field.
+func (r *projectResolver) ViewerCanAdminister(ctx context.Context, obj *store.Project) (bool, error) {
+	return r.isMaintainer(ctx, obj)
+}
+
+// ViewerCanChangeAdminFields is the resolver for the viewerCanChangeAdminFields field.
+func (r *projectResolver) ViewerCanChangeAdminFields(ctx context.Context, obj *store.Project) (bool, error) {
+	v := ViewerFrom(ctx)
+	return v.System || (v.User != nil && v.User.IsSuperuser), nil
+}
+
 // AdminFields is the resolver for the adminFields field.
 func (r *projectResolver) AdminFields(ctx context.Context, obj *store.Project) (*ProjectAdminFields, error) {
 	ok, err := r.isMaintainer(ctx, obj)
@@ -578,24 +621,38 @@ func (r *projectResolver) AdminFields(ctx context.Context, obj *store.Project) (
 	}, nil
 }
 
+// Node is the resolver for the node field.
+func (r *queryResolver) Node(ctx context.Context, id string) (gid.Node, error) {
+	return r.node(ctx, id)
+}
+
+// Nodes is the resolver for the nodes field.
+func (r *queryResolver) Nodes(ctx context.Context, ids []string) ([]gid.Node, error) {
+	return r.nodes(ctx, ids)
+}
+
 // Viewer is the resolver for the viewer field.
 func (r *queryResolver) Viewer(ctx context.Context) (*store.User, error) {
 	return ViewerFrom(ctx).User, nil
 }
 
 // Projects is the resolver for the projects field.
-func (r *queryResolver) Projects(ctx context.Context, filter *ProjectFilterInput, limit *int64, offset *int64) (*ProjectList, error) {
+func (r *queryResolver) Projects(ctx context.Context, filter *ProjectFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error) {
 	f, err := projectFilter(ViewerFrom(ctx), filter)
 	if err != nil {
 		return nil, err
 	}
-	f.Limit, f.Offset = r.window(limit, offset)
+	pg, err := r.page(nodeProject, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
+	if err != nil {
+		return nil, err
+	}
+	f.Limit, f.Offset, f.Keyset = pg.Limit, pg.Offset, pg.Keyset
 	ps, total, err := r.Store.FindProjects(ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	r.prefetchProjects(ctx, ps, childSelection(ctx))
-	return &ProjectList{TotalCount: int64(total), Nodes: ps}, nil
+	return projectConnection(pg, ps, total), nil
 }
 
 // Project is the resolver for the project field.
@@ -636,10 +693,6 @@ func (r *queryResolver) Project(ctx context.Context, slug *string, id *int64, fi
 
 // ProjectAccess is the resolver for the projectAccess field.
 func (r *queryResolver) ProjectAccess(ctx context.Context, slug string) (*ProjectAccess, error) {
-	v := ViewerFrom(ctx)
-	if v.User == nil && !v.System {
-		return nil, errAnonymous("graph.Query.projectAccess")
-	}
 	p, err := r.Store.FindProjectBySlug(ctx, slug)
 	if notFoundIs(err) {
 		return &ProjectAccess{}, nil
@@ -659,19 +712,23 @@ func (r *queryResolver) ProjectAccess(ctx context.Context, slug string) (*Projec
 }
 
 // Versions is the resolver for the versions field.
-func (r *queryResolver) Versions(ctx context.Context, filter *VersionFilterInput, limit *int64, offset *int64) (*VersionList, error) {
+func (r *queryResolver) Versions(ctx context.Context, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*VersionConnection, error) {
 	f, err := versionFilter(filter)
 	if err != nil {
 		return nil, err
 	}
 	f.Visible = ViewerFrom(ctx).visibility()
-	f.Limit, f.Offset = r.window(limit, offset)
+	pg, err := r.page(nodeVersion, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
+	if err != nil {
+		return nil, err
+	}
+	f.Limit, f.Offset, f.Keyset = pg.Limit, pg.Offset, pg.Keyset
 	vs, total, err := r.Store.FindVersions(ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	r.prefetchVersions(ctx, vs, childSelection(ctx))
-	return &VersionList{TotalCount: int64(total), Nodes: vs}, nil
+	return versionConnection(pg, vs, total), nil
 }
 
 // Version is the resolver for the version field.
@@ -695,16 +752,20 @@ func (r *queryResolver) Version(ctx context.Context, id int64) (*store.Version, 
 }
 
 // Builds is the resolver for the builds field.
-func (r *queryResolver) Builds(ctx context.Context, filter *BuildFilterInput, limit *int64, offset *int64) (*BuildList, error) {
+func (r *queryResolver) Builds(ctx context.Context, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error) {
 	f := buildFilter(filter)
 	f.Visible = ViewerFrom(ctx).visibility()
-	f.Limit, f.Offset = r.window(limit, offset)
+	pg, err := r.page(nodeBuild, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
+	if err != nil {
+		return nil, err
+	}
+	f.Limit, f.Offset, f.Keyset = pg.Limit, pg.Offset, pg.Keyset
 	bs, total, err := r.Store.FindBuilds(ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	r.prefetchBuilds(ctx, bs, childSelection(ctx))
-	return &BuildList{TotalCount: int64(total), Nodes: bs}, nil
+	return buildConnection(pg, bs, total), nil
 }
 
 // Build is the resolver for the build field.
@@ -721,9 +782,19 @@ func (r *queryResolver) Search(ctx context.Context, query string, family *Search
 	return r.search(ctx, query, family, offset, limit)
 }
 
+// ID is the resolver for the id field.
+func (r *redirectResolver) ID(ctx context.Context, obj *store.Redirect) (string, error) {
+	return gid.Encode(nodeRedirect, obj.ProjectID, obj.ID), nil
+}
+
 // Project is the resolver for the project field.
 func (r *redirectResolver) Project(ctx context.Context, obj *store.Redirect) (*store.Project, error) {
 	return r.loaders(ctx).projectByID.Load(ctx, obj.ProjectID)
+}
+
+// ID is the resolver for the id field.
+func (r *subprojectResolver) ID(ctx context.Context, obj *store.Relationship) (string, error) {
+	return gid.Encode(nodeSubproject, obj.ParentID, obj.ID), nil
 }
 
 // Parent is the resolver for the parent field.
@@ -741,6 +812,11 @@ func (r *subscriptionResolver) BuildUpdated(ctx context.Context, id int64) (<-ch
 	return r.buildUpdated(ctx, id)
 }
 
+// ID is the resolver for the id field.
+func (r *userResolver) ID(ctx context.Context, obj *store.User) (string, error) {
+	return gid.Encode(nodeUser, obj.ID), nil
+}
+
 // Email is the resolver for the email field.
 func (r *userResolver) Email(ctx context.Context, obj *store.User) (*string, error) {
 	v := ViewerFrom(ctx)
@@ -748,6 +824,11 @@ func (r *userResolver) Email(ctx context.Context, obj *store.User) (*string, err
 		return ptr(obj.Email), nil
 	}
 	return nil, nil
+}
+
+// ID is the resolver for the id field.
+func (r *versionResolver) ID(ctx context.Context, obj *store.Version) (string, error) {
+	return gid.Encode(nodeVersion, obj.ID), nil
 }
 
 // Project is the resolver for the project field.
@@ -821,14 +902,14 @@ func (r *versionResolver) LastBuild(ctx context.Context, obj *store.Version) (*s
 }
 
 // Builds is the resolver for the builds field.
-func (r *versionResolver) Builds(ctx context.Context, obj *store.Version, filter *BuildFilterInput, limit *int64, offset *int64) (*BuildList, error) {
+func (r *versionResolver) Builds(ctx context.Context, obj *store.Version, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error) {
 	p, err := r.loaders(ctx).projectByID.Load(ctx, obj.ProjectID)
 	if err != nil {
 		return nil, err
 	}
 	f := buildFilter(filter)
 	f.VersionID = &obj.ID
-	return r.findBuilds(ctx, p, f, limit, offset)
+	return r.findBuilds(ctx, p, f, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
 }
 
 // Build returns BuildResolver implementation.

@@ -17,7 +17,7 @@ import (
 // v2ProjectFragment selects a v2 Project (§5.2).
 const v2ProjectFragment = `
 fragment v2Project on Project {
-  id
+  id: databaseId
   name
   slug
   programming_language: programmingLanguage { code }
@@ -29,7 +29,7 @@ fragment v2Project on Project {
   language { code }
   documentation_type: documentationType
   canonical_url: canonicalUrl
-  users { id }
+  users { id: databaseId }
 }`
 
 // v2Project is a v2 Project, keys in the order of §5.2.
@@ -53,7 +53,7 @@ type v2Project struct {
 // v2VersionFragment selects a v2 Version (§5.3); it needs v2ProjectFragment.
 const v2VersionFragment = `
 fragment v2Version on Version {
-  id
+  id: databaseId
   slug
   verbose_name: verboseName
   built
@@ -99,7 +99,7 @@ type v2Downloads struct {
 // v2BuildFragment selects a v2 Build with its commands (§5.4).
 const v2BuildFragment = `
 fragment v2Build on Build {
-  id
+  id: databaseId
   date: created
   length: duration
   type
@@ -108,9 +108,9 @@ fragment v2Build on Build {
   error
   commit
   docs_url: docsUrl
-  project { id }
+  project { id: databaseId }
   project_slug: project { slug }
-  version { id }
+  version { id: databaseId }
   version_slug: version { slug }
   commands {
     id
@@ -190,7 +190,7 @@ func (t *v2Time) UnmarshalJSON(b []byte) error {
 
 // v2Only is a GraphQL object of which one field was selected, written as
 // that field's value: `state { code }` is written as `"finished"`, each of
-// `users { id }` as an integer.
+// `users { id: databaseId }` as an integer.
 type v2Only[T any] struct{ value T }
 
 func (o *v2Only[T]) UnmarshalJSON(b []byte) error {

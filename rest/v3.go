@@ -221,10 +221,10 @@ func (s *Server) v3Serve(w http.ResponseWriter, r *http.Request, rt *v3Route, va
 	handle(q)
 }
 
-const v3AccessOp = `query($slug: String!) { projectAccess(slug: $slug) { exists maintainer } }`
+const v3AccessOp = `query($slug: String!) { viewer { username } projectAccess(slug: $slug) { exists maintainer } }`
 
 // allowed asks the graph whether the route's project exists and the caller
-// maintains it, and answers 404 or 403 when not (rules A3 and B).
+// maintains it, and answers 401, 404 or 403 when not (rules A3 and B).
 func (q *v3Req) allowed() bool {
 	data, err := q.run(v3AccessOp, map[string]any{"slug": q.project()})
 	if err != nil {
@@ -233,6 +233,9 @@ func (q *v3Req) allowed() bool {
 	}
 	access := v3Obj(data, "projectAccess")
 	switch {
+	case data["viewer"] == nil:
+		q.fail(errs.E(errs.Unauthenticated, "rest.v3", errs.MsgNoCredentials))
+		return false
 	case access["exists"] != true:
 		writeNotFound(q.w, q.r)
 		return false

@@ -217,7 +217,7 @@ func init() {
 			{key: "default_version", gql: "default_version: defaultVersion"},
 			{key: "external_builds_privacy_level", gql: "external_builds_privacy_level: externalBuildsPrivacyLevel"},
 			{key: "homepage", gql: "homepage"},
-			{key: "id", gql: "id"},
+			{key: "id", gql: "id: databaseId"},
 			{key: "language", gql: "language { code name }"},
 			{key: "modified", gql: "modified"},
 			{key: "name", gql: "name"},
@@ -287,9 +287,9 @@ func init() {
 				return out
 			}},
 			{key: "hidden", gql: "hidden"},
-			{key: "id", gql: "id"},
+			{key: "id", gql: "id: databaseId"},
 			{key: "identifier", gql: "identifier"},
-			{key: "last_build", gql: "last_build: lastBuild { id }",
+			{key: "last_build", gql: "last_build: lastBuild { id: databaseId }",
 				value: func(_ v3Ctx, v any, _ map[string]any) any {
 					if b, ok := v.(map[string]any); ok {
 						return b["id"]
@@ -314,7 +314,7 @@ func init() {
 	}
 
 	*v3BuildKind = v3Kind{
-		helpers: "_id: id _version: version { slug }",
+		helpers: "_id: databaseId _version: version { slug }",
 		links: func(c v3Ctx, obj map[string]any) map[string]any {
 			return map[string]any{
 				"_self":         c.path(c.project, "builds", v3Text(obj["_id"])),
@@ -332,7 +332,7 @@ func init() {
 			{key: "duration", gql: "duration"},
 			{key: "error", gql: "error"},
 			{key: "finished", gql: "finished"},
-			{key: "id", gql: "id"},
+			{key: "id", gql: "id: databaseId"},
 			{key: "project", value: func(c v3Ctx, _ any, _ map[string]any) any { return c.project }},
 			{key: "state", gql: "state { code name }"},
 			{key: "success", gql: "success"},
@@ -388,7 +388,7 @@ func init() {
 	projectSlug := func(c v3Ctx, _ any, _ map[string]any) any { return c.project }
 
 	*v3RedirectKind = v3Kind{
-		helpers: "_id: id",
+		helpers: "_id: databaseId",
 		links:   objectLinks("redirects"),
 		fields: []*v3Field{
 			{key: "_links"},
@@ -399,7 +399,7 @@ func init() {
 			{key: "from_url", gql: "from_url: fromUrl", value: redirectURL},
 			{key: "http_status", gql: "http_status: httpStatus"},
 			{key: "modified", gql: "modified"},
-			{key: "pk", gql: "pk: id"},
+			{key: "pk", gql: "pk: databaseId"},
 			{key: "position", gql: "position"},
 			{key: "project", value: projectSlug},
 			{key: "to_url", gql: "to_url: toUrl", value: redirectURL},
@@ -408,14 +408,14 @@ func init() {
 	}
 
 	*v3EnvVarKind = v3Kind{
-		helpers: "_id: id",
+		helpers: "_id: databaseId",
 		links:   objectLinks("environmentvariables"),
 		fields: []*v3Field{
 			{key: "_links"},
 			{key: "created", gql: "created"},
 			{key: "modified", gql: "modified"},
 			{key: "name", gql: "name"},
-			{key: "pk", gql: "pk: id"},
+			{key: "pk", gql: "pk: databaseId"},
 			{key: "project", value: projectSlug},
 			{key: "public", gql: "public"},
 		},

@@ -26,7 +26,12 @@ type BuildFilter struct {
 	Visible     *Visibility
 	Limit       int
 	Offset      int
+	// Keyset, when set, pages by cursor instead of Offset.
+	Keyset *Keyset
 }
+
+// buildOrder is the order of build lists: most recent first.
+var buildOrder = []orderKey{{col: "created", desc: true}, {col: "id", desc: true}}
 
 func (f BuildFilter) where() *where {
 	w := &where{}
@@ -80,8 +85,12 @@ func (s *Store) FindBuilds(ctx context.Context, f BuildFilter) ([]*Build, int, e
 	if total == 0 || f.Offset >= total {
 		return builds, total, nil
 	}
-	q := s.page(`SELECT `+buildColumns+from+w.String()+` ORDER BY b.created DESC, b.id DESC`, f.Limit, f.Offset)
+	if err := s.addKeyset(ctx, w, "builds", "b", buildOrder, f.Keyset); err != nil {
+		return nil, 0, err
+	}
+	q := s.page(`SELECT `+buildColumns+from+w.String()+` ORDER BY `+s.orderBy("b", buildOrder, backward(f.Keyset)), f.Limit, f.Offset)
 	err := s.read().selIn(ctx, &builds, q, w.args...)
+	inOrder(f.Keyset, builds)
 	return builds, total, classify(op, err)
 }
 

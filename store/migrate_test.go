@@ -35,7 +35,7 @@ func TestMigration00012KeepsData(t *testing.T) {
 		must(t, err)
 		b, err := s.FindBuildByID(ctx, 1)
 		must(t, err)
-		vars, _, err := s.FindEnvironmentVariables(ctx, 1, 0, 0)
+		vars, _, err := s.FindEnvironmentVariables(ctx, 1, store.Page{})
 		must(t, err)
 		if v.Hidden || b.VersionName != "v1.0" || b.VersionType != "tag" || len(vars) != 1 || vars[0].Public {
 			t.Errorf("after 00012: hidden %v, build version %q %q, variables %+v", v.Hidden, b.VersionName, b.VersionType, vars)

@@ -108,7 +108,12 @@ type ProjectFilter struct {
 	TranslationOf       *int64
 	Visible             *Visibility
 	Limit, Offset       int
+	// Keyset, when set, pages by cursor instead of Offset.
+	Keyset *Keyset
 }
+
+// projectOrder is the order of project lists: by slug (code point).
+var projectOrder = []orderKey{{col: "slug", text: true}, {col: "id"}}
 
 func (f ProjectFilter) where() *where {
 	w := &where{}
@@ -162,8 +167,12 @@ func (s *Store) FindProjects(ctx context.Context, f ProjectFilter) ([]*Project, 
 	if total == 0 || f.Offset >= total {
 		return projects, total, nil
 	}
-	q := s.page(`SELECT `+projectColumns+` FROM projects p`+w.String()+` ORDER BY `+s.codepoint("p.slug"), f.Limit, f.Offset)
+	if err := s.addKeyset(ctx, w, "projects", "p", projectOrder, f.Keyset); err != nil {
+		return nil, 0, err
+	}
+	q := s.page(`SELECT `+projectColumns+` FROM projects p`+w.String()+` ORDER BY `+s.orderBy("p", projectOrder, backward(f.Keyset)), f.Limit, f.Offset)
 	err := s.read().selIn(ctx, &projects, q, w.args...)
+	inOrder(f.Keyset, projects)
 	return projects, total, classify(op, err)
 }
 

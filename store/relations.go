@@ -16,7 +16,12 @@ type RelationshipFilter struct {
 	ChildVisible *Visibility // only relationships whose child this caller can see
 	Limit        int
 	Offset       int
+	// Keyset, when set, pages by cursor instead of Offset.
+	Keyset *Keyset
 }
+
+// relationshipOrder is the order of relationship lists: creation order.
+var relationshipOrder = []orderKey{{col: "id"}}
 
 // FindRelationships returns matching relationships in creation order and the
 // total count of matches.
@@ -45,14 +50,19 @@ func (s *Store) FindRelationships(ctx context.Context, f RelationshipFilter) ([]
 		w.add("child_id IN (SELECT p.id FROM projects p WHERE "+c+")", a...)
 	}
 	var total int
-	if err := s.read().getIn(ctx, &total, `SELECT COUNT(*) FROM project_relationships`+w.String(), w.args...); err != nil {
+	if err := s.read().getIn(ctx, &total, `SELECT COUNT(*) FROM project_relationships r`+w.String(), w.args...); err != nil {
 		return nil, 0, classify(op, err)
 	}
 	rels := []*Relationship{}
 	if total == 0 || f.Offset >= total {
 		return rels, total, nil
 	}
-	err := s.read().selIn(ctx, &rels, s.page(`SELECT id, parent_id, child_id, alias FROM project_relationships`+w.String()+` ORDER BY id`, f.Limit, f.Offset), w.args...)
+	if err := s.addKeyset(ctx, w, "project_relationships", "r", relationshipOrder, f.Keyset); err != nil {
+		return nil, 0, err
+	}
+	err := s.read().selIn(ctx, &rels, s.page(`SELECT r.id, r.parent_id, r.child_id, r.alias FROM project_relationships r`+w.String()+
+		` ORDER BY `+s.orderBy("r", relationshipOrder, backward(f.Keyset)), f.Limit, f.Offset), w.args...)
+	inOrder(f.Keyset, rels)
 	return rels, total, classify(op, err)
 }
 
@@ -83,19 +93,30 @@ func (s *Store) DeleteRelationship(ctx context.Context, id int64) error {
 
 const redirectColumns = `id, project_id, type, from_url, to_url, http_status, position, force, enabled, description, created, modified`
 
+// redirectOrder is the order in which a project's redirects are tried.
+var redirectOrder = []orderKey{{col: "position"}, {col: "id"}}
+
 // FindRedirects returns a project's redirects in the order they are tried
-// (position ascending, api-2026.md §A2.3) and their total count.
-func (s *Store) FindRedirects(ctx context.Context, projectID int64, limit, offset int) ([]*Redirect, int, error) {
+// (position ascending, api-2026.md §A2.3), the window pg of them, and their
+// total count.
+func (s *Store) FindRedirects(ctx context.Context, projectID int64, pg Page) ([]*Redirect, int, error) {
 	const op = "store.FindRedirects"
 	var total int
 	if err := s.read().get(ctx, &total, `SELECT COUNT(*) FROM redirects WHERE project_id = ?`, projectID); err != nil {
 		return nil, 0, classify(op, err)
 	}
 	rs := []*Redirect{}
-	if total == 0 || offset >= total {
+	if total == 0 || pg.Offset >= total {
 		return rs, total, nil
 	}
-	err := s.read().sel(ctx, &rs, s.page(`SELECT `+redirectColumns+` FROM redirects WHERE project_id = ? ORDER BY position, id`, limit, offset), projectID)
+	w := &where{}
+	w.add("r.project_id = ?", projectID)
+	if err := s.addKeyset(ctx, w, "redirects", "r", redirectOrder, pg.Keyset); err != nil {
+		return nil, 0, err
+	}
+	err := s.read().sel(ctx, &rs, s.page(`SELECT `+redirectColumns+` FROM redirects r`+w.String()+
+		` ORDER BY `+s.orderBy("r", redirectOrder, backward(pg.Keyset)), pg.Limit, pg.Offset), w.args...)
+	inOrder(pg.Keyset, rs)
 	return rs, total, classify(op, err)
 }
 
@@ -242,24 +263,33 @@ func (s *Store) DeleteRedirect(ctx context.Context, projectID, id int64) error {
 
 const envColumns = `id, project_id, name, value, created, modified, public`
 
+// envOrder is the order of a project's variables.
+var envOrder = []orderKey{{col: "modified", desc: true}, {col: "created", desc: true}, {col: "id", desc: true}}
+
 // FindEnvironmentVariables returns a project's variables ordered by modified,
-// created and id, all descending, and their total count. limit <= 0 returns
-// all of them (builds need every value).
-func (s *Store) FindEnvironmentVariables(ctx context.Context, projectID int64, limit, offset int) ([]*EnvironmentVariable, int, error) {
+// created and id, all descending, the window pg of them, and their total
+// count. The zero Page returns all of them (builds need every value).
+func (s *Store) FindEnvironmentVariables(ctx context.Context, projectID int64, pg Page) ([]*EnvironmentVariable, int, error) {
 	const op = "store.FindEnvironmentVariables"
 	var total int
 	if err := s.read().get(ctx, &total, `SELECT COUNT(*) FROM environment_variables WHERE project_id = ?`, projectID); err != nil {
 		return nil, 0, classify(op, err)
 	}
 	vs := []*EnvironmentVariable{}
-	if total == 0 || offset >= total {
+	if total == 0 || pg.Offset >= total {
 		return vs, total, nil
 	}
-	err := s.read().sel(ctx, &vs, s.page(`SELECT `+envColumns+` FROM environment_variables WHERE project_id = ?
-		ORDER BY modified DESC, created DESC, id DESC`, limit, offset), projectID)
+	w := &where{}
+	w.add("e.project_id = ?", projectID)
+	if err := s.addKeyset(ctx, w, "environment_variables", "e", envOrder, pg.Keyset); err != nil {
+		return nil, 0, err
+	}
+	err := s.read().sel(ctx, &vs, s.page(`SELECT `+envColumns+` FROM environment_variables e`+w.String()+
+		` ORDER BY `+s.orderBy("e", envOrder, backward(pg.Keyset)), pg.Limit, pg.Offset), w.args...)
 	if err != nil {
 		return nil, 0, classify(op, err)
 	}
+	inOrder(pg.Keyset, vs)
 	for _, v := range vs {
 		if err := s.openEnv(v); err != nil {
 			return nil, 0, err

@@ -195,7 +195,7 @@ func TestRedirectPositions(t *testing.T) {
 		// order checks the list order and that positions are 0…N−1.
 		order := func(what string, want ...int64) {
 			t.Helper()
-			rs, total, err := s.FindRedirects(ctx, p.ID, 0, 0)
+			rs, total, err := s.FindRedirects(ctx, p.ID, store.Page{})
 			must(t, err)
 			wantInt64s(t, what, ids(rs, func(r *store.Redirect) int64 { return r.ID }), want)
 			for i, r := range rs {
@@ -312,7 +312,7 @@ func TestRedirectMigration(t *testing.T) {
 			project int64
 			want    []int64
 		}{{1, []int64{2, 4, 3, 1, 6}}, {2, []int64{5}}} {
-			rs, _, err := s.FindRedirects(ctx, tc.project, 0, 0)
+			rs, _, err := s.FindRedirects(ctx, tc.project, store.Page{})
 			must(t, err)
 			wantInt64s(t, fmt.Sprintf("project %d", tc.project), ids(rs, func(r *store.Redirect) int64 { return r.ID }), tc.want)
 			for i, r := range rs {
@@ -357,13 +357,13 @@ func TestEnvironmentVariables(t *testing.T) {
 		lower, err := s.CreateEnvironmentVariable(ctx, p.ID, "a", "lower", false)
 		must(t, err)
 
-		vs, total, err := s.FindEnvironmentVariables(ctx, p.ID, 0, 0)
+		vs, total, err := s.FindEnvironmentVariables(ctx, p.ID, store.Page{})
 		must(t, err)
 		wantInt64s(t, "variables", ids(vs, func(v *store.EnvironmentVariable) int64 { return v.ID }), []int64{lower.ID, c.ID, b.ID, a.ID})
 		if total != 4 {
 			t.Errorf("total = %d, want 4", total)
 		}
-		vs, total, err = s.FindEnvironmentVariables(ctx, p.ID, 2, 1)
+		vs, total, err = s.FindEnvironmentVariables(ctx, p.ID, store.Page{Limit: 2, Offset: 1})
 		must(t, err)
 		wantInt64s(t, "page", ids(vs, func(v *store.EnvironmentVariable) int64 { return v.ID }), []int64{c.ID, b.ID})
 		if total != 4 {

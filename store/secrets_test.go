@@ -48,7 +48,7 @@ func TestSecretsAtRest(t *testing.T) {
 		if !store.IsSealed(raw) || strings.Contains(raw, "new-secret-value") {
 			t.Fatalf("stored with a key: %q, want a sealed value", raw)
 		}
-		vars, _, err := s.FindEnvironmentVariables(ctx, p.ID, 0, 0)
+		vars, _, err := s.FindEnvironmentVariables(ctx, p.ID, store.Page{})
 		must(t, err)
 		got := map[string]string{}
 		for _, v := range vars {
@@ -71,7 +71,7 @@ func TestSecretsAtRest(t *testing.T) {
 		// A wrong key is a clear error, not garbage.
 		wrong, _ := store.NewSealer("another key")
 		s.UseSealer(wrong)
-		_, _, err = s.FindEnvironmentVariables(ctx, p.ID, 0, 0)
+		_, _, err = s.FindEnvironmentVariables(ctx, p.ID, store.Page{})
 		wantKind(t, err, errs.Internal)
 		if !strings.Contains(err.Error(), "not configured") {
 			t.Errorf("wrong key error: %v", err)
@@ -87,7 +87,7 @@ func TestSecretsAtRest(t *testing.T) {
 		}
 		only, _ := store.NewSealer("second key")
 		s.UseSealer(only)
-		vars, _, err = s.FindEnvironmentVariables(ctx, p.ID, 0, 0)
+		vars, _, err = s.FindEnvironmentVariables(ctx, p.ID, store.Page{})
 		must(t, err)
 		for _, v := range vars {
 			if v.Value != map[string]string{"NEW": "new-secret-value", "OLD": "plain-old-value"}[v.Name] {

@@ -27,7 +27,13 @@ type VersionFilter struct {
 	Visible      *Visibility
 	Limit        int
 	Offset       int
+	// Keyset, when set, pages by cursor instead of Offset.
+	Keyset *Keyset
 }
+
+// versionOrder is the order of version lists: verbose name descending (code
+// point), ties by id.
+var versionOrder = []orderKey{{col: "verbose_name", text: true, desc: true}, {col: "id"}}
 
 func (f VersionFilter) where() *where {
 	w := &where{}
@@ -102,8 +108,12 @@ func (s *Store) FindVersions(ctx context.Context, f VersionFilter) ([]*Version, 
 	if total == 0 || f.Offset >= total {
 		return versions, total, nil
 	}
-	q := s.page(`SELECT `+versionColumns+from+w.String()+` ORDER BY `+s.codepoint("v.verbose_name")+` DESC, v.id`, f.Limit, f.Offset)
+	if err := s.addKeyset(ctx, w, "versions", "v", versionOrder, f.Keyset); err != nil {
+		return nil, 0, err
+	}
+	q := s.page(`SELECT `+versionColumns+from+w.String()+` ORDER BY `+s.orderBy("v", versionOrder, backward(f.Keyset)), f.Limit, f.Offset)
 	err := s.read().selIn(ctx, &versions, q, w.args...)
+	inOrder(f.Keyset, versions)
 	return versions, total, classify(op, err)
 }
 

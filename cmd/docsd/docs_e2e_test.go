@@ -405,7 +405,7 @@ func TestDocsEndToEnd(t *testing.T) {
 		} {
 			t.Run(tc.typ, func(t *testing.T) {
 				var created struct{ CreateRedirect struct{ ID int } }
-				srv.graphql(t, `mutation($in: RedirectInput!) { createRedirect(project: "demo", input: $in) { id } }`,
+				srv.graphql(t, `mutation($in: RedirectInput!) { createRedirect(project: "demo", input: $in) { id: databaseId } }`,
 					map[string]any{"in": map[string]any{"type": tc.typ, "fromUrl": tc.from, "toUrl": tc.to}}, &created)
 				defer srv.graphql(t, fmt.Sprintf(`mutation { deleteRedirect(project: "demo", id: %d) }`, created.CreateRedirect.ID), nil, nil)
 				status, loc, _ := fetch(t, tc.request, "")

@@ -86,7 +86,7 @@ func TestSecretsRotateCommand(t *testing.T) {
 	defer s.Close()
 	sl, _ := store.NewSealer("the second key, long enough")
 	s.UseSealer(sl)
-	vars, _, err := s.FindEnvironmentVariables(ctx, p.ID, 0, 0)
+	vars, _, err := s.FindEnvironmentVariables(ctx, p.ID, store.Page{})
 	if err != nil || len(vars) != 1 || vars[0].Value != "s3cr3t-value" {
 		t.Errorf("after rotation: %v %v", vars, err)
 	}

@@ -1,0 +1,112 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"docsd/errs"
+)
+
+// Keyset is a cursor window over a list, in the list's own order: with
+// After, only the rows that come after the row with that id; with Before,
+// only those that come before it. Backward reads the list from its end, so
+// that the filter's Limit keeps the rows nearest Before (or the last rows);
+// they are still returned in the list's order. A window is anchored on rows,
+// not on positions: rows inserted or deleted elsewhere in the list neither
+// repeat nor skip rows of the next window.
+type Keyset struct {
+	After, Before int64
+	Backward      bool
+}
+
+// Page is the window of a list without a filter struct: Limit rows (<= 0:
+// all) from Offset, or by Keyset.
+type Page struct {
+	Limit, Offset int
+	Keyset        *Keyset
+}
+
+// orderKey is one term of a list's ORDER BY: a column of the list's table
+// and its direction. The last key of every order is the id.
+type orderKey struct {
+	col  string
+	text bool // compared by code point
+	desc bool
+}
+
+// orderBy is the ORDER BY clause (without the keyword) of keys on the table
+// aliased alias; backward reverses every direction.
+func (s *Store) orderBy(alias string, keys []orderKey, backward bool) string {
+	terms := make([]string, len(keys))
+	for i, k := range keys {
+		terms[i] = s.keyExpr(alias, k)
+		if k.desc != backward {
+			terms[i] += " DESC"
+		}
+	}
+	return strings.Join(terms, ", ")
+}
+
+// backward reports whether a window is read from the end of its list.
+func backward(k *Keyset) bool { return k != nil && k.Backward }
+
+// inOrder puts rows read backward back into their list's order.
+func inOrder[T any](k *Keyset, rows []T) {
+	if backward(k) {
+		slices.Reverse(rows)
+	}
+}
+
+func (s *Store) keyExpr(alias string, k orderKey) string {
+	if k.text {
+		return s.codepoint(alias + "." + k.col)
+	}
+	return alias + "." + k.col
+}
+
+// addKeyset narrows w to the window k of the list of table (aliased alias)
+// ordered by keys. A cursor row that does not exist (never did, or was
+// deleted) is Invalid on field `after` or `before`.
+func (s *Store) addKeyset(ctx context.Context, w *where, table, alias string, keys []orderKey, k *Keyset) error {
+	const op = "store.keyset"
+	if k == nil {
+		return nil
+	}
+	for _, c := range []struct {
+		id    int64
+		field string
+		after bool
+	}{{k.After, "after", true}, {k.Before, "before", false}} {
+		if c.id == 0 {
+			continue
+		}
+		var n int
+		if err := s.read().get(ctx, &n, `SELECT COUNT(*) FROM `+table+` WHERE id = ?`, c.id); err != nil {
+			return classify(op, err)
+		}
+		if n == 0 {
+			return errs.FieldError(op, c.field, "The row this cursor points at no longer exists; page again from the start.")
+		}
+		// (k0, k1, …) after or before the cursor row's, each key in its
+		// own direction: k0 ≷ c0 OR (k0 = c0 AND k1 ≷ c1) OR …
+		var ors []string
+		var args []any
+		for i, key := range keys {
+			var ands []string
+			for _, prev := range keys[:i] {
+				ands = append(ands, s.keyExpr(alias, prev)+" = (SELECT c."+prev.col+" FROM "+table+" c WHERE c.id = ?)")
+				args = append(args, c.id)
+			}
+			cmp := ">"
+			if key.desc == c.after {
+				cmp = "<"
+			}
+			ands = append(ands, s.keyExpr(alias, key)+" "+cmp+" (SELECT c."+key.col+" FROM "+table+" c WHERE c.id = ?)")
+			args = append(args, c.id)
+			ors = append(ors, "("+strings.Join(ands, " AND ")+")")
+		}
+		w.add("("+strings.Join(ors, " OR ")+")", args...)
+	}
+	return nil
+}
