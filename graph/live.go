@@ -158,7 +158,12 @@ func (r *Resolver) buildState(ctx context.Context, id int64) (*store.Build, stri
 // after the other, so nothing reads the loaders while they are replaced.
 func freshLoadersPerEvent(s *store.Store) graphql.ResponseMiddleware {
 	return func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-		if oc := graphql.GetOperationContext(ctx); oc != nil && oc.Operation != nil && oc.Operation.Operation == ast.Subscription {
+		if !graphql.HasOperationContext(ctx) {
+			// A request that failed before parsing (a malformed body) has no
+			// operation: nothing to refresh.
+			return next(ctx)
+		}
+		if oc := graphql.GetOperationContext(ctx); oc.Operation != nil && oc.Operation.Operation == ast.Subscription {
 			if l, ok := ctx.Value(loadersKey{}).(*loaders); ok {
 				*l = *newLoaders(s)
 			}
