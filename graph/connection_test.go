@@ -179,5 +179,24 @@ func TestBadCursors(t *testing.T) {
 				t.Errorf("%s: %s %v, want INVALID on %s", tc.name, kind(err), errs.FieldsOf(err), tc.field)
 			}
 		}
+
+		// A cursor of a row outside the list as its caller sees it (another
+		// project's redirect, a project or version the caller may not see)
+		// says nothing of that row: the same INVALID as a deleted row's.
+		privCursor := dig(e.must(alice, `{ projects(first: 1, filter: {slug: "priv"}) { pageInfo { endCursor } } }`, nil), "projects", "pageInfo", "endCursor").(string)
+		privRedirect := dig(e.must(alice, `{ project(slug: "priv") { redirects(first: 1) { pageInfo { endCursor } } } }`, nil), "project", "redirects", "pageInfo", "endCursor").(string)
+		secretVersion := dig(e.must(alice, `{ project(slug: "pub") { versions(first: 1, filter: {slug: "secret"}) { pageInfo { endCursor } } } }`, nil), "project", "versions", "pageInfo", "endCursor").(string)
+		for _, tc := range []struct {
+			name, caller, query string
+		}{
+			{"a project the caller may not see", "bob", fmt.Sprintf(`{ projects(first: 2, after: %q) { totalCount } }`, privCursor)},
+			{"a version the caller may not see", "bob", fmt.Sprintf(`{ project(slug: "pub") { versions(first: 2, after: %q) { totalCount } } }`, secretVersion)},
+			{"another project's redirect", "alice", fmt.Sprintf(`{ project(slug: "pub") { redirects(first: 2, after: %q) { totalCount } } }`, privRedirect)},
+		} {
+			_, err := e.do(e.as(tc.caller), tc.query, nil)
+			if errs.KindOf(err) != errs.Invalid || errs.FieldsOf(err)["after"] == nil {
+				t.Errorf("%s: %s %v, want INVALID on after", tc.name, kind(err), errs.FieldsOf(err))
+			}
+		}
 	})
 }

@@ -85,7 +85,7 @@ func (s *Store) FindBuilds(ctx context.Context, f BuildFilter) ([]*Build, int, e
 	if total == 0 || f.Offset >= total {
 		return builds, total, nil
 	}
-	if err := s.addKeyset(ctx, w, "builds", "b", buildOrder, f.Keyset); err != nil {
+	if err := s.addKeyset(ctx, w, from, "builds", "b", buildOrder, f.Keyset); err != nil {
 		return nil, 0, err
 	}
 	q := s.page(`SELECT `+buildColumns+from+w.String()+` ORDER BY `+s.orderBy("b", buildOrder, backward(f.Keyset)), f.Limit, f.Offset)

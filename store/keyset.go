@@ -66,9 +66,13 @@ func (s *Store) keyExpr(alias string, k orderKey) string {
 }
 
 // addKeyset narrows w to the window k of the list of table (aliased alias)
-// ordered by keys. A cursor row that does not exist (never did, or was
-// deleted) is Invalid on field `after` or `before`.
-func (s *Store) addKeyset(ctx context.Context, w *where, table, alias string, keys []orderKey, k *Keyset) error {
+// ordered by keys; from is the list's FROM clause and w its conditions. A
+// cursor row that is not in that list as its caller sees it (never was,
+// was deleted, belongs to another list, or is hidden from the caller) is
+// Invalid on field `after` or `before`, with one message for all of these
+// so that a cursor cannot tell whether a row the caller may not see exists
+// or where it sorts.
+func (s *Store) addKeyset(ctx context.Context, w *where, from, table, alias string, keys []orderKey, k *Keyset) error {
 	const op = "store.keyset"
 	if k == nil {
 		return nil
@@ -81,12 +85,13 @@ func (s *Store) addKeyset(ctx context.Context, w *where, table, alias string, ke
 		if c.id == 0 {
 			continue
 		}
+		member := &where{conds: append(slices.Clone(w.conds), alias+".id = ?"), args: append(slices.Clone(w.args), c.id)}
 		var n int
-		if err := s.read().get(ctx, &n, `SELECT COUNT(*) FROM `+table+` WHERE id = ?`, c.id); err != nil {
+		if err := s.read().getIn(ctx, &n, `SELECT COUNT(*)`+from+member.String(), member.args...); err != nil {
 			return classify(op, err)
 		}
 		if n == 0 {
-			return errs.FieldError(op, c.field, "The row this cursor points at no longer exists; page again from the start.")
+			return errs.FieldError(op, c.field, "This cursor does not point at a row of this list (the row may have been deleted); page again from the start.")
 		}
 		// (k0, k1, …) after or before the cursor row's, each key in its
 		// own direction: k0 ≷ c0 OR (k0 = c0 AND k1 ≷ c1) OR …

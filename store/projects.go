@@ -167,7 +167,7 @@ func (s *Store) FindProjects(ctx context.Context, f ProjectFilter) ([]*Project, 
 	if total == 0 || f.Offset >= total {
 		return projects, total, nil
 	}
-	if err := s.addKeyset(ctx, w, "projects", "p", projectOrder, f.Keyset); err != nil {
+	if err := s.addKeyset(ctx, w, ` FROM projects p`, "projects", "p", projectOrder, f.Keyset); err != nil {
 		return nil, 0, err
 	}
 	q := s.page(`SELECT `+projectColumns+` FROM projects p`+w.String()+` ORDER BY `+s.orderBy("p", projectOrder, backward(f.Keyset)), f.Limit, f.Offset)

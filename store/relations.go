@@ -57,7 +57,7 @@ func (s *Store) FindRelationships(ctx context.Context, f RelationshipFilter) ([]
 	if total == 0 || f.Offset >= total {
 		return rels, total, nil
 	}
-	if err := s.addKeyset(ctx, w, "project_relationships", "r", relationshipOrder, f.Keyset); err != nil {
+	if err := s.addKeyset(ctx, w, ` FROM project_relationships r`, "project_relationships", "r", relationshipOrder, f.Keyset); err != nil {
 		return nil, 0, err
 	}
 	err := s.read().selIn(ctx, &rels, s.page(`SELECT r.id, r.parent_id, r.child_id, r.alias FROM project_relationships r`+w.String()+
@@ -111,7 +111,7 @@ func (s *Store) FindRedirects(ctx context.Context, projectID int64, pg Page) ([]
 	}
 	w := &where{}
 	w.add("r.project_id = ?", projectID)
-	if err := s.addKeyset(ctx, w, "redirects", "r", redirectOrder, pg.Keyset); err != nil {
+	if err := s.addKeyset(ctx, w, ` FROM redirects r`, "redirects", "r", redirectOrder, pg.Keyset); err != nil {
 		return nil, 0, err
 	}
 	err := s.read().sel(ctx, &rs, s.page(`SELECT `+redirectColumns+` FROM redirects r`+w.String()+
@@ -281,7 +281,7 @@ func (s *Store) FindEnvironmentVariables(ctx context.Context, projectID int64, p
 	}
 	w := &where{}
 	w.add("e.project_id = ?", projectID)
-	if err := s.addKeyset(ctx, w, "environment_variables", "e", envOrder, pg.Keyset); err != nil {
+	if err := s.addKeyset(ctx, w, ` FROM environment_variables e`, "environment_variables", "e", envOrder, pg.Keyset); err != nil {
 		return nil, 0, err
 	}
 	err := s.read().sel(ctx, &vs, s.page(`SELECT `+envColumns+` FROM environment_variables e`+w.String()+

@@ -108,7 +108,7 @@ func (s *Store) FindVersions(ctx context.Context, f VersionFilter) ([]*Version, 
 	if total == 0 || f.Offset >= total {
 		return versions, total, nil
 	}
-	if err := s.addKeyset(ctx, w, "versions", "v", versionOrder, f.Keyset); err != nil {
+	if err := s.addKeyset(ctx, w, from, "versions", "v", versionOrder, f.Keyset); err != nil {
 		return nil, 0, err
 	}
 	q := s.page(`SELECT `+versionColumns+from+w.String()+` ORDER BY `+s.orderBy("v", versionOrder, backward(f.Keyset)), f.Limit, f.Offset)
