@@ -91,7 +91,9 @@ func New(cfg Config) *Dashboard {
 	d.mux.HandleFunc("POST /projects/{slug}/edit/{$}", d.signedIn(d.handleSettingsUpdate))
 	d.mux.HandleFunc("GET /projects/{slug}/versions/{version}/{$}", d.signedIn(d.handleVersion))
 	d.mux.HandleFunc("POST /projects/{slug}/versions/{version}/{$}", d.signedIn(d.handleVersionUpdate))
-	d.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { d.notFound(w, r, &session{}) })
+	// With the visitor's session: a signed-in visitor gets the 404 page, not
+	// a trip to the sign-in page that would send them straight back.
+	d.mux.HandleFunc("/", d.viewer(d.notFound))
 	return d
 }
 

@@ -309,6 +309,11 @@ func TestDashboardPermissions(t *testing.T) {
 			{alice, "alice", "/dashboard/", "200 Import a project"},
 			{alice, "alice", "/accounts/logout/", "200 Are you sure"},
 			{alice, "alice", "/accounts/login/", "303 /dashboard/"},
+			// Paths with no page: the 404 page for a signed-in visitor (the
+			// sign-in page would send them straight back: a loop).
+			{alice, "alice", "/projects/", "404"},
+			{alice, "alice", "/dashboard/nothing/", "404"},
+			{anon, "anonymous", "/projects/", toLogin("/projects/")},
 		} {
 			t.Run(tc.who+tc.path, func(t *testing.T) {
 				resp, body := tc.client.get(tc.path)
