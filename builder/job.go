@@ -262,11 +262,33 @@ func (j *job) processLive(ctx context.Context, argv []string, o cmdOpts, tick fu
 		wpath, wargv := sbx.wrap(path, argv, spec)
 		wpath, wargv = ns.enter(wpath, wargv)
 		wpath, wargv = j.pool.limited(wpath, wargv)
-		return j.confined(runProcessLive(ctx, wpath, wargv, dir, env, tick))
+		return j.confined(runSandboxed(ctx, wpath, wargv, dir, env, tick))
 	}
 	wpath, wargv := sbx.wrap(path, argv, spec)
 	wpath, wargv = j.pool.limited(wpath, wargv)
-	return j.confined(runProcessLive(ctx, wpath, wargv, dir, env, tick))
+	return j.confined(runSandboxed(ctx, wpath, wargv, dir, env, tick))
+}
+
+// runSandboxed is runProcessLive for a command wrapped in bwrap. bwrap binds
+// the whole root, then remounts each mount under it read-only; a network
+// namespace of another build (a mount under /run/netns) removed between the
+// two makes bwrap fail before the command starts. Nothing ran then, so the
+// command is started again, a few times.
+func runSandboxed(ctx context.Context, path string, argv []string, dir string, env []string, tick func(raw []byte, cut bool)) (processResult, error) {
+	for attempt := 1; ; attempt++ {
+		res, err := runProcessLive(ctx, path, argv, dir, env, tick)
+		if err != nil || attempt == 5 || ctx.Err() != nil || !lostMountRace(res) {
+			return res, err
+		}
+	}
+}
+
+// lostMountRace reports whether res is bwrap's own failure to remount a
+// mount that vanished under /run/netns while it set the sandbox up.
+func lostMountRace(res processResult) bool {
+	return res.ExitCode == 1 && strings.HasPrefix(res.Output, "bwrap: ") &&
+		strings.Contains(res.Output, "/run/netns/") && strings.Contains(res.Output, "No such file or directory") &&
+		!strings.Contains(strings.TrimSpace(res.Output), "\n")
 }
 
 // handOver gives the job's directories to whom its commands run as, when
