@@ -1,10 +1,12 @@
 package graph
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"sort"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/executor"
@@ -120,10 +122,14 @@ func (e *Executor) Do(ctx context.Context, query string, variables map[string]an
 
 // ResponseError returns the first error of a response as a classified error
 // (nil when there is none). The resolver's own *errs.Error is returned when
-// it is reachable; otherwise one is rebuilt from extensions.code.
+// it is reachable; otherwise one is rebuilt from extensions.code. Without a
+// top-level error, a mutation payload's `errors` (UserErrors) come back as
+// the Invalid or Conflict error they were made from, with snake_case field
+// keys: in-process callers (REST, the dashboard, the admin commands) read
+// validation failures the same way whichever list carried them.
 func ResponseError(resp *graphql.Response) error {
 	if len(resp.Errors) == 0 {
-		return nil
+		return payloadError(resp.Data)
 	}
 	first := resp.Errors[0]
 	var e *errs.Error
@@ -136,4 +142,32 @@ func ResponseError(resp *graphql.Response) error {
 		return errs.Internalf("graph", "operation error: %s", first.Message)
 	}
 	return &errs.Error{Kind: errs.KindFromCode(code), Op: "graph", Message: first.Message}
+}
+
+// payloadError returns the UserErrors of the first top-level field (in name
+// order) of data
+// whose object lists any, as one classified error; nil when none does.
+func payloadError(data json.RawMessage) error {
+	// Only a non-empty payload `errors` list is worth a second decode.
+	if !bytes.Contains(data, []byte(`"errors":[{`)) {
+		return nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return nil
+	}
+	names := make([]string, 0, len(fields))
+	for name := range fields {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		var payload struct {
+			Errors []errs.UserError `json:"errors"`
+		}
+		if json.Unmarshal(fields[name], &payload) == nil && len(payload.Errors) > 0 {
+			return errs.FromUserErrors("graph", payload.Errors)
+		}
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ package graph
 import (
 	"bytes"
 	"context"
+	"docsd/errs"
 	"docsd/graph/gid"
 	"docsd/graph/scalar"
 	"docsd/store"
@@ -443,6 +444,12 @@ type ComplexityRoot struct {
 		ID          func(childComplexity int) int
 		IsSuperuser func(childComplexity int) int
 		Username    func(childComplexity int) int
+	}
+
+	UserError struct {
+		Code    func(childComplexity int) int
+		Message func(childComplexity int) int
+		Path    func(childComplexity int) int
 	}
 
 	Version struct {
@@ -2575,6 +2582,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.User.Username(childComplexity), true
 
+	case "UserError.code":
+		if e.ComplexityRoot.UserError.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserError.Code(childComplexity), true
+	case "UserError.message":
+		if e.ComplexityRoot.UserError.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserError.Message(childComplexity), true
+	case "UserError.path":
+		if e.ComplexityRoot.UserError.Path == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserError.Path(childComplexity), true
+
 	case "Version.active":
 		if e.ComplexityRoot.Version.Active == nil {
 			break
@@ -3202,6 +3228,16 @@ type Mutation {
   createIntegration("The project's slug." project: String!, "An integration type code (` + "`" + `github_webhook` + "`" + `, ` + "`" + `gitlab_webhook` + "`" + `, ` + "`" + `bitbucket_webhook` + "`" + `, ` + "`" + `api_webhook` + "`" + `)." type: String!): Integration
   "Delete an incoming-webhook integration (maintainers); its webhook URL stops working."
   deleteIntegration("The project's slug." project: String!, "The integration's database id." id: Int!): Boolean!
+}
+
+"What is wrong with a mutation's input: mutation payloads list these in ` + "`" + `errors` + "`" + ` (validation and conflicts), while a missing object, a refused permission or a spent budget stay top-level errors."
+type UserError {
+  "The input field the message is about, camelCase from the argument down (` + "`" + `[\"input\", \"toUrl\"]` + "`" + `); ` + "`" + `[\"input\"]` + "`" + ` when it concerns the whole input."
+  path: [String!]!
+  "The message, as REST shows it for the same field."
+  message: String!
+  "The kind's code: ` + "`" + `INVALID` + "`" + ` or ` + "`" + `CONFLICT` + "`" + `."
+  code: String!
 }
 
 "Live updates, over WebSocket (` + "`" + `graphql-transport-ws` + "`" + `) or Server-Sent Events (graphql-sse, distinct connections) at ` + "`" + `/graphql` + "`" + `."
@@ -14650,6 +14686,75 @@ func (ec *executionContext) fieldContext_User_isSuperuser(_ context.Context, fie
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _UserError_path(ctx context.Context, field graphql.CollectedField, obj *errs.UserError) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserError_path(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Path, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserError_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserError", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UserError_message(ctx context.Context, field graphql.CollectedField, obj *errs.UserError) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserError_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserError_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserError", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UserError_code(ctx context.Context, field graphql.CollectedField, obj *errs.UserError) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserError_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserError_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserError", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Version_id(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22632,6 +22737,54 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 			out.Values[i] = ec._User_isSuperuser(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var userErrorImplementors = []string{"UserError"}
+
+func (ec *executionContext) _UserError(ctx context.Context, sel ast.SelectionSet, obj *errs.UserError) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, userErrorImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UserError")
+		case "path":
+			out.Values[i] = ec._UserError_path(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._UserError_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "code":
+			out.Values[i] = ec._UserError_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
+
 	"docsd/docsurl"
 	"docsd/errs"
 	"docsd/graph"
@@ -773,4 +775,38 @@ func TestSubprojectsListVisibleChildren(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestPayloadErrorsReachCallers: a mutation payload's UserErrors come back
+// from ResponseError as the Invalid or Conflict error they were made from,
+// with snake_case field keys, so REST and the dashboard read them as before.
+func TestPayloadErrorsReachCallers(t *testing.T) {
+	tests := []struct {
+		name   string
+		data   string
+		kind   errs.Kind
+		fields errs.Fields
+	}{
+		{"no errors", `{"createRedirect":{"redirect":{"id":"x"},"errors":[]}}`, errs.Internal, nil},
+		{"null payload", `{"createRedirect":null}`, errs.Internal, nil},
+		{"query data", `{"project":{"slug":"p"}}`, errs.Internal, nil},
+		{"invalid", `{"createRedirect":{"redirect":null,"errors":[{"path":["input","toUrl"],"message":"Bad.","code":"INVALID"},{"path":["input"],"message":"Whole.","code":"INVALID"}]}}`,
+			errs.Invalid, errs.Fields{"to_url": {"Bad."}, errs.NonField: {"Whole."}}},
+		{"conflict, nested", `{"x":{"errors":[{"message":"Taken.","code":"CONFLICT","path":["input","repository","url"]}]}}`,
+			errs.Conflict, errs.Fields{"repository.url": {"Taken."}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := graph.ResponseError(&graphql.Response{Data: json.RawMessage(tt.data)})
+			if tt.fields == nil {
+				if err != nil {
+					t.Fatalf("ResponseError = %v, want nil", err)
+				}
+				return
+			}
+			if errs.KindOf(err) != tt.kind || !reflect.DeepEqual(errs.FieldsOf(err), tt.fields) {
+				t.Errorf("ResponseError = %v (fields %v), want %v %v", err, errs.FieldsOf(err), tt.kind, tt.fields)
+			}
+		})
+	}
 }
