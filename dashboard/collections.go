@@ -100,7 +100,7 @@ func (c *collection) handleCreate(d *Dashboard) func(http.ResponseWriter, *http.
 			if _, secret := form["value"]; secret {
 				form["value"] = "" // a secret is never sent back to the browser
 			}
-			c.render(d, w, r, s, http.StatusBadRequest, p, form, formErrorsOf(err, c.fields))
+			c.render(d, w, r, s, formStatus(err), p, form, formErrorsOf(err, c.fields))
 			return
 		}
 		http.Redirect(w, r, "/projects/"+p.Slug+"/"+c.path+"/", http.StatusSeeOther)

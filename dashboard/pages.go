@@ -362,7 +362,7 @@ func (d *Dashboard) handleImport(w http.ResponseWriter, r *http.Request, s *sess
 	var out struct{ ImportProject *struct{ Slug string } }
 	err := d.run(r, s, importMutation, map[string]any{"name": form["name"], "url": form["repository"], "type": form["repo_type"]}, &out)
 	if err != nil || out.ImportProject == nil {
-		d.renderDashboard(w, r, s, http.StatusBadRequest, &page{Form: form, Errors: formErrorsOf(err, importFields)})
+		d.renderDashboard(w, r, s, formStatus(err), &page{Form: form, Errors: formErrorsOf(err, importFields)})
 		return
 	}
 	http.Redirect(w, r, "/projects/"+out.ImportProject.Slug+"/", http.StatusSeeOther)
@@ -404,7 +404,7 @@ func (d *Dashboard) handleTrigger(w http.ResponseWriter, r *http.Request, s *ses
 		err = errs.E(errs.Invalid, "dashboard.trigger", "The build was not triggered: the version is inactive or builds are turned off for the project.")
 	}
 	if err != nil {
-		d.renderBuilds(w, r, s, http.StatusBadRequest, &page{Form: map[string]string{"version": ver}, Errors: formErrorsOf(err, nil)})
+		d.renderBuilds(w, r, s, formStatus(err), &page{Form: map[string]string{"version": ver}, Errors: formErrorsOf(err, nil)})
 		return
 	}
 	http.Redirect(w, r, "/projects/"+slug+"/builds/"+strconv.FormatInt(out.TriggerBuild.Build.ID, 10)+"/", http.StatusSeeOther)
@@ -466,7 +466,7 @@ func (d *Dashboard) handleVersionUpdate(w http.ResponseWriter, r *http.Request, 
 	err := d.run(r, s, updateVersionMutation, map[string]any{"slug": p.Slug, "version": v.Slug,
 		"active": v.Active, "hidden": v.Hidden, "privacy": v.PrivacyLevel}, nil)
 	if err != nil {
-		d.render(w, r, s, http.StatusBadRequest, "version", &page{Title: v.VerboseName + " · " + p.Name, Project: p, Version: v, Errors: formErrorsOf(err, versionFields)})
+		d.render(w, r, s, formStatus(err), "version", &page{Title: v.VerboseName + " · " + p.Name, Project: p, Version: v, Errors: formErrorsOf(err, versionFields)})
 		return
 	}
 	http.Redirect(w, r, "/projects/"+p.Slug+"/versions/", http.StatusSeeOther)
@@ -500,7 +500,7 @@ func (d *Dashboard) handleBuildAction(w http.ResponseWriter, r *http.Request, s 
 		}
 	}
 	if err != nil {
-		d.renderBuilds(w, r, s, http.StatusBadRequest, &page{Errors: formErrorsOf(err, nil)})
+		d.renderBuilds(w, r, s, formStatus(err), &page{Errors: formErrorsOf(err, nil)})
 		return
 	}
 	http.Redirect(w, r, "/projects/"+slug+"/builds/"+strconv.FormatInt(target, 10)+"/", http.StatusSeeOther)
@@ -588,9 +588,13 @@ func (d *Dashboard) handleSettingsUpdate(w http.ResponseWriter, r *http.Request,
 		err = d.run(r, s, updateProjectMutation, map[string]any{"slug": p.Slug, "input": input}, nil)
 	}
 	if err != nil {
-		d.render(w, r, s, http.StatusBadRequest, "settings", &page{Title: "Settings · " + p.Name, Project: p, Form: form,
+		d.render(w, r, s, formStatus(err), "settings", &page{Title: "Settings · " + p.Name, Project: p, Form: form,
 			Errors: formErrorsOf(err, settingsFields)})
 		return
 	}
 	http.Redirect(w, r, "/projects/"+p.Slug+"/", http.StatusSeeOther)
 }
+
+// formStatus is the HTTP status of a form's failed write: the kind's one
+// status (errs.HTTPStatus), so that a visitor who may not do it gets 403.
+func formStatus(err error) int { return errs.HTTPStatus(errs.KindOf(err)) }
