@@ -90,20 +90,44 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 // OpenWithoutMigrating connects like Open but leaves the schema alone.
 func OpenWithoutMigrating(databaseURL string) (*Store, error) { return open(databaseURL) }
 
-func open(databaseURL string) (*Store, error) {
-	const op = "store.Open"
-	s := &Store{Now: func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }}
+// DSN returns the database/sql driver name and data source name of the
+// database at databaseURL, with the connection settings docsd uses:
+// PostgreSQL sessions in UTC (lib/pq then returns times in UTC whatever the
+// server's TimeZone), SQLite's pragmas (per connection, so in the DSN) and
+// time format. path is the SQLite file ("" for PostgreSQL).
+func DSN(databaseURL string) (driver, dsn, path string, d Dialect, err error) {
 	if strings.HasPrefix(databaseURL, "postgres://") || strings.HasPrefix(databaseURL, "postgresql://") {
-		// Sessions run in UTC so that lib/pq returns times in UTC whatever
-		// the server's or database's TimeZone setting.
 		u, err := url.Parse(databaseURL)
 		if err != nil {
-			return nil, errs.Wrap(errs.Invalid, op, err)
+			return "", "", "", "", err
 		}
 		q := u.Query()
 		q.Set("timezone", "UTC")
 		u.RawQuery = q.Encode()
-		db, err := sqlx.Open("postgres", u.String())
+		return "postgres", u.String(), "", Postgres, nil
+	}
+	path = strings.TrimPrefix(strings.TrimPrefix(databaseURL, "sqlite://"), "file:")
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	q := url.Values{}
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_time_format", "sqlite")
+	return "sqlite", "file:" + path + "?" + q.Encode(), path, SQLite, nil
+}
+
+func open(databaseURL string) (*Store, error) {
+	const op = "store.Open"
+	s := &Store{Now: func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }}
+	driver, dsn, path, dialect, err := DSN(databaseURL)
+	if err != nil {
+		return nil, errs.Wrap(errs.Invalid, op, err)
+	}
+	if dialect == Postgres {
+		db, err := sqlx.Open(driver, dsn)
 		if err != nil {
 			return nil, errs.Wrap(errs.Internal, op, err)
 		}
@@ -113,29 +137,18 @@ func open(databaseURL string) (*Store, error) {
 		s.dialect, s.reader, s.writer = Postgres, db, db
 		return s, nil
 	}
-	path := strings.TrimPrefix(strings.TrimPrefix(databaseURL, "sqlite://"), "file:")
-	if i := strings.IndexByte(path, '?'); i >= 0 {
-		path = path[:i]
-	}
 	if path == "" {
 		return nil, errs.E(errs.Invalid, op, "empty database path")
 	}
 	if err := createPrivate(path); err != nil {
 		return nil, errs.Wrap(errs.Internal, op, err)
 	}
-	// Pragmas are per connection, so they go in the DSN.
-	q := url.Values{}
-	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Set("_time_format", "sqlite")
-	writer, err := sqlx.Open("sqlite", "file:"+path+"?"+q.Encode()+"&_txlock=immediate")
+	writer, err := sqlx.Open(driver, dsn+"&_txlock=immediate")
 	if err != nil {
 		return nil, errs.Wrap(errs.Internal, op, err)
 	}
 	writer.SetMaxOpenConns(1)
-	reader, err := sqlx.Open("sqlite", "file:"+path+"?"+q.Encode())
+	reader, err := sqlx.Open(driver, dsn)
 	if err != nil {
 		writer.Close()
 		return nil, errs.Wrap(errs.Internal, op, err)

@@ -18,7 +18,6 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -77,27 +76,8 @@ const Config = `{"version": 2, "formats": ["pdf", "epub"], "build": {"tools": {"
 // database at databaseURL (as store.Open takes it), with the connection
 // settings docsd uses, so that times are written and read in docsd's form.
 func DSN(databaseURL string) (driver, dsn string, d store.Dialect, err error) {
-	if strings.HasPrefix(databaseURL, "postgres://") || strings.HasPrefix(databaseURL, "postgresql://") {
-		u, err := url.Parse(databaseURL)
-		if err != nil {
-			return "", "", "", err
-		}
-		q := u.Query()
-		q.Set("timezone", "UTC")
-		u.RawQuery = q.Encode()
-		return "postgres", u.String(), store.Postgres, nil
-	}
-	path := strings.TrimPrefix(strings.TrimPrefix(databaseURL, "sqlite://"), "file:")
-	if i := strings.IndexByte(path, '?'); i >= 0 {
-		path = path[:i]
-	}
-	q := url.Values{}
-	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Set("_time_format", "sqlite")
-	return "sqlite", "file:" + path + "?" + q.Encode(), store.SQLite, nil
+	driver, dsn, _, d, err = store.DSN(databaseURL)
+	return driver, dsn, d, err
 }
 
 // Open opens a database/sql handle on the database at databaseURL, as DSN
