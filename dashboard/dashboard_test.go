@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"docsd/errs"
+	"docsd/store"
 )
 
 // The pages themselves are tested against a real server in cmd/docsd
@@ -43,6 +44,26 @@ func TestFormErrorsOf(t *testing.T) {
 		{"unclassified", errors.New("boom"), formErrors{"": errs.MsgServerError}},
 	} {
 		if got := formErrorsOf(tc.err, fields); !maps.Equal(got, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestBuildStatus(t *testing.T) {
+	yes, no := true, false
+	cancelled, other := store.CancelledErrorID, "build:unknown"
+	for _, tc := range []struct {
+		name string
+		b    *build
+		want statusLabel
+	}{
+		{"none", nil, statusLabel{"Not built", "none"}},
+		{"running", &build{State: buildState{Code: store.Building, Name: "Building"}}, statusLabel{"Building", "running"}},
+		{"passed", &build{State: buildState{Code: store.Finished}, Success: &yes}, statusLabel{"Passed", "passed"}},
+		{"failed", &build{State: buildState{Code: store.Finished}, Success: &no, ErrorID: &other}, statusLabel{"Failed", "failed"}},
+		{"cancelled", &build{State: buildState{Code: store.Finished}, Success: &no, ErrorID: &cancelled}, statusLabel{"Cancelled", "cancelled"}},
+	} {
+		if got := buildStatus(tc.b); got != tc.want {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 		}
 	}

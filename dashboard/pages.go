@@ -38,6 +38,7 @@ type (
 		Started  *string
 		Finished *string
 		Duration *int
+		ErrorID  *string `json:"errorId"`
 		Version  struct{ Slug, VerboseName string }
 		DocsURL  string `json:"docsUrl"`
 		Commands []buildCmd
@@ -90,6 +91,28 @@ type (
 	}
 )
 
+// statusLabel is how a build's state is shown: its text and CSS class.
+type statusLabel struct{ name, class string }
+
+// buildStatus is the one place a build's shown state is decided (app.js's
+// label() mirrors it for the live page): a build a maintainer cancelled is
+// finished and unsuccessful, but shows "Cancelled", not "Failed" — its
+// errorId is store.CancelledErrorID.
+func buildStatus(b *build) statusLabel {
+	switch {
+	case b == nil:
+		return statusLabel{"Not built", "none"}
+	case b.State.Code != store.Finished:
+		return statusLabel{b.State.Name, "running"}
+	case b.Success != nil && *b.Success:
+		return statusLabel{"Passed", "passed"}
+	case b.ErrorID != nil && *b.ErrorID == store.CancelledErrorID:
+		return statusLabel{"Cancelled", "cancelled"}
+	default:
+		return statusLabel{"Failed", "failed"}
+	}
+}
+
 // page is what every template gets.
 type page struct {
 	Title   string
@@ -114,30 +137,8 @@ type formField struct {
 }
 
 var funcs = template.FuncMap{
-	"status": func(b *build) string {
-		switch {
-		case b == nil:
-			return "Not built"
-		case b.State.Code != store.Finished:
-			return b.State.Name
-		case b.Success != nil && *b.Success:
-			return "Passed"
-		default:
-			return "Failed"
-		}
-	},
-	"statusClass": func(b *build) string {
-		switch {
-		case b == nil:
-			return "none"
-		case b.State.Code != store.Finished:
-			return "running"
-		case b.Success != nil && *b.Success:
-			return "passed"
-		default:
-			return "failed"
-		}
-	},
+	"status":      func(b *build) string { return buildStatus(b).name },
+	"statusClass": func(b *build) string { return buildStatus(b).class },
 	"when": func(s any) string {
 		var v string
 		switch t := s.(type) {

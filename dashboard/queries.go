@@ -5,7 +5,7 @@ package dashboard
 // buildQuery to /graphql itself. Nothing else in the package reads data.
 
 // buildFields is the selection of a build that its pages show.
-const buildFields = `id: databaseId state { code name } success error commit created started finished duration
+const buildFields = `id: databaseId state { code name } success error errorId commit created started finished duration
 	version { slug verboseName } docsUrl`
 
 // commandFields is the selection of a build command.

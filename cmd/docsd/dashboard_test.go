@@ -379,8 +379,13 @@ func TestDashboardPermissions(t *testing.T) {
 		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != build {
 			t.Errorf("alice cancels: %d to %q, want 303 to %s", resp.StatusCode, resp.Header.Get("Location"), build)
 		}
-		if _, body := alice.get(build); !strings.Contains(body, `class="state failed"`) || strings.Contains(body, "Cancel build") {
-			t.Errorf("the cancelled build's page:\n%s", body)
+		if _, body := alice.get(build); !strings.Contains(body, `class="state cancelled" role="status" aria-live="polite">Cancelled<`) || strings.Contains(body, "Cancel build") {
+			t.Errorf("the cancelled build's page, want state Cancelled and no cancel button:\n%s", body)
+		}
+		for _, page := range []string{"/projects/demo/builds/", "/projects/demo/"} {
+			if _, body := alice.get(page); !strings.Contains(body, `<span class="state cancelled">Cancelled</span>`) || strings.Contains(body, ">Failed<") {
+				t.Errorf("%s shows the cancelled build as other than Cancelled:\n%s", page, body)
+			}
 		}
 		if resp, _ := alice.post(build+"explode/", url.Values{"csrfmiddlewaretoken": {aliceCSRF}}); resp.StatusCode != http.StatusNotFound {
 			t.Errorf("unknown build action: %d, want 404", resp.StatusCode)

@@ -18,11 +18,16 @@
   }
   var body = JSON.stringify({ query: box.dataset.query, variables: { id: parseInt(box.dataset.build, 10) } });
 
+  // label mirrors pages.go's buildStatus: a cancelled build is finished,
+  // unsuccessful, with the errorId of a manual cancel.
   function label(b) {
     if (b.state.code !== "finished") {
       return [b.state.name, "running"];
     }
-    return b.success ? ["Passed", "passed"] : ["Failed", "failed"];
+    if (b.success) {
+      return ["Passed", "passed"];
+    }
+    return b.errorId === "build:user:cancelled" ? ["Cancelled", "cancelled"] : ["Failed", "failed"];
   }
 
   function show(b) {
