@@ -33,6 +33,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	ApiToken() ApiTokenResolver
 	Build() BuildResolver
 	BuildCommand() BuildCommandResolver
 	EnvironmentVariable() EnvironmentVariableResolver
@@ -52,6 +53,12 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	ApiToken struct {
+		Created func(childComplexity int) int
+		ID      func(childComplexity int) int
+		Prefix  func(childComplexity int) int
+	}
+
 	Build struct {
 		Commands            func(childComplexity int) int
 		Commit              func(childComplexity int) int
@@ -127,6 +134,12 @@ type ComplexityRoot struct {
 		Outcome func(childComplexity int) int
 	}
 
+	CreateApiTokenPayload struct {
+		APIToken func(childComplexity int) int
+		Errors   func(childComplexity int) int
+		Key      func(childComplexity int) int
+	}
+
 	Downloads struct {
 		Epub    func(childComplexity int) int
 		Htmlzip func(childComplexity int) int
@@ -174,6 +187,7 @@ type ComplexityRoot struct {
 		AddMaintainer             func(childComplexity int, slug string, username string) int
 		CancelBuild               func(childComplexity int, id int64) int
 		CompleteUpload            func(childComplexity int, build int64, status string) int
+		CreateAPIToken            func(childComplexity int, input CreateAPITokenInput) int
 		CreateEnvironmentVariable func(childComplexity int, project string, input EnvironmentVariableInput, validateOnly *bool) int
 		CreateIntegration         func(childComplexity int, project string, typeArg string) int
 		CreateRedirect            func(childComplexity int, project string, input RedirectInput, validateOnly *bool) int
@@ -187,6 +201,7 @@ type ComplexityRoot struct {
 		InitiateUpload            func(childComplexity int, input InitiateUploadInput) int
 		RemoveMaintainer          func(childComplexity int, slug string, username string) int
 		RetryBuild                func(childComplexity int, id int64) int
+		RevokeAPIToken            func(childComplexity int, input RevokeAPITokenInput) int
 		SetProjectAdminFields     func(childComplexity int, slug string, input ProjectAdminInput) int
 		SetProjectPrivacy         func(childComplexity int, slug string, privacyLevel string) int
 		SetTranslationOf          func(childComplexity int, slug string, main *string) int
@@ -258,6 +273,7 @@ type ComplexityRoot struct {
 		Redirect                   func(childComplexity int, id int64) int
 		Redirects                  func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Repository                 func(childComplexity int) int
+		ResolveRedirect            func(childComplexity int, path string) int
 		ShowVersionWarning         func(childComplexity int) int
 		SingleVersion              func(childComplexity int) int
 		Slug                       func(childComplexity int) int
@@ -360,9 +376,21 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	RedirectResolution struct {
+		HTTPStatus          func(childComplexity int) int
+		Location            func(childComplexity int) int
+		OnlyWhenPageMissing func(childComplexity int) int
+		Redirect            func(childComplexity int) int
+	}
+
 	Repository struct {
 		Type func(childComplexity int) int
 		URL  func(childComplexity int) int
+	}
+
+	RevokeApiTokenPayload struct {
+		DeletedID func(childComplexity int) int
+		Errors    func(childComplexity int) int
 	}
 
 	SearchBlock struct {
@@ -440,6 +468,7 @@ type ComplexityRoot struct {
 	}
 
 	User struct {
+		APITokens   func(childComplexity int) int
 		Email       func(childComplexity int) int
 		ID          func(childComplexity int) int
 		IsSuperuser func(childComplexity int) int
@@ -504,6 +533,9 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type ApiTokenResolver interface {
+	ID(ctx context.Context, obj *store.Token) (string, error)
+}
 type BuildResolver interface {
 	ID(ctx context.Context, obj *store.Build) (string, error)
 
@@ -567,6 +599,8 @@ type MutationResolver interface {
 	DeleteEnvironmentVariable(ctx context.Context, project string, id int64) (bool, error)
 	CreateIntegration(ctx context.Context, project string, typeArg string) (*store.Integration, error)
 	DeleteIntegration(ctx context.Context, project string, id int64) (bool, error)
+	CreateAPIToken(ctx context.Context, input CreateAPITokenInput) (*CreateAPITokenPayload, error)
+	RevokeAPIToken(ctx context.Context, input RevokeAPITokenInput) (*RevokeAPITokenPayload, error)
 }
 type ProjectResolver interface {
 	ID(ctx context.Context, obj *store.Project) (string, error)
@@ -603,6 +637,7 @@ type ProjectResolver interface {
 	ViewerCanAdminister(ctx context.Context, obj *store.Project) (bool, error)
 	ViewerCanChangeAdminFields(ctx context.Context, obj *store.Project) (bool, error)
 	AdminFields(ctx context.Context, obj *store.Project) (*ProjectAdminFields, error)
+	ResolveRedirect(ctx context.Context, obj *store.Project, path string) (*RedirectResolution, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (gid.Node, error)
@@ -635,6 +670,8 @@ type UserResolver interface {
 	ID(ctx context.Context, obj *store.User) (string, error)
 
 	Email(ctx context.Context, obj *store.User) (*string, error)
+
+	APITokens(ctx context.Context, obj *store.User) ([]*store.Token, error)
 }
 type VersionResolver interface {
 	ID(ctx context.Context, obj *store.Version) (string, error)
@@ -670,6 +707,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "ApiToken.created":
+		if e.ComplexityRoot.ApiToken.Created == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiToken.Created(childComplexity), true
+	case "ApiToken.id", "ApiToken.databaseId":
+		if e.ComplexityRoot.ApiToken.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiToken.ID(childComplexity), true
+	case "ApiToken.prefix":
+		if e.ComplexityRoot.ApiToken.Prefix == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiToken.Prefix(childComplexity), true
 
 	case "Build.commands":
 		if e.ComplexityRoot.Build.Commands == nil {
@@ -995,6 +1051,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CompleteUploadPayload.Outcome(childComplexity), true
 
+	case "CreateApiTokenPayload.apiToken":
+		if e.ComplexityRoot.CreateApiTokenPayload.APIToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateApiTokenPayload.APIToken(childComplexity), true
+	case "CreateApiTokenPayload.errors":
+		if e.ComplexityRoot.CreateApiTokenPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateApiTokenPayload.Errors(childComplexity), true
+	case "CreateApiTokenPayload.key":
+		if e.ComplexityRoot.CreateApiTokenPayload.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateApiTokenPayload.Key(childComplexity), true
+
 	case "Downloads.epub":
 		if e.ComplexityRoot.Downloads.Epub == nil {
 			break
@@ -1184,6 +1259,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CompleteUpload(childComplexity, args["build"].(int64), args["status"].(string)), true
+	case "Mutation.createApiToken":
+		if e.ComplexityRoot.Mutation.CreateAPIToken == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createApiToken_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateAPIToken(childComplexity, args["input"].(CreateAPITokenInput)), true
 	case "Mutation.createEnvironmentVariable":
 		if e.ComplexityRoot.Mutation.CreateEnvironmentVariable == nil {
 			break
@@ -1327,6 +1413,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RetryBuild(childComplexity, args["id"].(int64)), true
+	case "Mutation.revokeApiToken":
+		if e.ComplexityRoot.Mutation.RevokeAPIToken == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeApiToken_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RevokeAPIToken(childComplexity, args["input"].(RevokeAPITokenInput)), true
 	case "Mutation.setProjectAdminFields":
 		if e.ComplexityRoot.Mutation.SetProjectAdminFields == nil {
 			break
@@ -1758,6 +1855,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.Repository(childComplexity), true
+	case "Project.resolveRedirect":
+		if e.ComplexityRoot.Project.ResolveRedirect == nil {
+			break
+		}
+
+		args, err := ec.field_Project_resolveRedirect_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Project.ResolveRedirect(childComplexity, args["path"].(string)), true
 	case "Project.showVersionWarning":
 		if e.ComplexityRoot.Project.ShowVersionWarning == nil {
 			break
@@ -2282,6 +2390,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RedirectEdge.Node(childComplexity), true
 
+	case "RedirectResolution.httpStatus":
+		if e.ComplexityRoot.RedirectResolution.HTTPStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RedirectResolution.HTTPStatus(childComplexity), true
+	case "RedirectResolution.location":
+		if e.ComplexityRoot.RedirectResolution.Location == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RedirectResolution.Location(childComplexity), true
+	case "RedirectResolution.onlyWhenPageMissing":
+		if e.ComplexityRoot.RedirectResolution.OnlyWhenPageMissing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RedirectResolution.OnlyWhenPageMissing(childComplexity), true
+	case "RedirectResolution.redirect":
+		if e.ComplexityRoot.RedirectResolution.Redirect == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RedirectResolution.Redirect(childComplexity), true
+
 	case "Repository.type":
 		if e.ComplexityRoot.Repository.Type == nil {
 			break
@@ -2294,6 +2427,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Repository.URL(childComplexity), true
+
+	case "RevokeApiTokenPayload.deletedId":
+		if e.ComplexityRoot.RevokeApiTokenPayload.DeletedID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RevokeApiTokenPayload.DeletedID(childComplexity), true
+	case "RevokeApiTokenPayload.errors":
+		if e.ComplexityRoot.RevokeApiTokenPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RevokeApiTokenPayload.Errors(childComplexity), true
 
 	case "SearchBlock.content":
 		if e.ComplexityRoot.SearchBlock.Content == nil {
@@ -2557,6 +2703,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.UploadUrl.URL(childComplexity), true
 
+	case "User.apiTokens":
+		if e.ComplexityRoot.User.APITokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.APITokens(childComplexity), true
 	case "User.email":
 		if e.ComplexityRoot.User.Email == nil {
 			break
@@ -2812,6 +2964,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputBuildFilterInput,
+		ec.unmarshalInputCreateApiTokenInput,
 		ec.unmarshalInputCreateSubprojectInput,
 		ec.unmarshalInputEnvironmentVariableInput,
 		ec.unmarshalInputImportProjectInput,
@@ -2821,6 +2974,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputProjectFilterInput,
 		ec.unmarshalInputRedirectInput,
 		ec.unmarshalInputRepositoryInput,
+		ec.unmarshalInputRevokeApiTokenInput,
 		ec.unmarshalInputSearchFamilyInput,
 		ec.unmarshalInputUpdateProjectInput,
 		ec.unmarshalInputUpdateVersionInput,
@@ -3228,6 +3382,11 @@ type Mutation {
   createIntegration("The project's slug." project: String!, "An integration type code (` + "`" + `github_webhook` + "`" + `, ` + "`" + `gitlab_webhook` + "`" + `, ` + "`" + `bitbucket_webhook` + "`" + `, ` + "`" + `api_webhook` + "`" + `)." type: String!): Integration
   "Delete an incoming-webhook integration (maintainers); its webhook URL stops working."
   deleteIntegration("The project's slug." project: String!, "The integration's database id." id: Int!): Boolean!
+
+  "Create an API key for the caller (signed-in users). The payload's ` + "`" + `key` + "`" + ` is the only time the key is ever shown."
+  createApiToken("The fields to write." input: CreateApiTokenInput!): CreateApiTokenPayload!
+  "Revoke one of the caller's API keys: it stops working at once, and so do the docs sessions made from it. Another user's key is NOT_FOUND."
+  revokeApiToken("Which key to revoke." input: RevokeApiTokenInput!): RevokeApiTokenPayload!
 }
 
 "What is wrong with a mutation's input: mutation payloads list these in ` + "`" + `errors` + "`" + ` (validation and conflicts), while a missing object, a refused permission or a spent budget stay top-level errors."
@@ -3258,6 +3417,8 @@ type User implements Node {
   email: String
   "Whether the user is a superuser (sees everything, may change admin fields)."
   isSuperuser: Boolean!
+  "The user's API keys, oldest first, without the keys themselves: shown to the user themself only; anyone else gets null and FORBIDDEN (UNAUTHENTICATED when anonymous)."
+  apiTokens: [ApiToken!]
 }
 
 "How the caller relates to a project, asked whoever can see it (REST's permission step)."
@@ -3430,6 +3591,8 @@ type Project implements Node {
   viewerCanChangeAdminFields: Boolean!
   "Admin fields (behavior.md §0.4), shown to maintainers and superusers; null to others."
   adminFields: ProjectAdminFields
+  "Where the docs host's redirects send a request for ` + "`" + `path` + "`" + ` (a dry run, maintainers only): the same matching the docs host runs, on the project's enabled redirects in position order. Null when no redirect applies."
+  resolveRedirect("A path inside the project's docs namespace (` + "`" + `/en/latest/old.html` + "`" + `), or a full docs URL of the project; its query is ignored." path: String!): RedirectResolution @maintainersOnly
 }
 
 "A project's admin settings (behavior.md §0.4), read by maintainers and superusers."
@@ -4111,6 +4274,60 @@ input EnvironmentVariableInput {
   "Also given to pull-request builds; default false."
   public: Boolean @goField(omittable: true)
 }
+
+"An API key of a user, for the v3 REST API and /graphql (` + "`" + `Authorization: Token <key>` + "`" + `). Only its first characters are kept readable; the key itself is shown once, when created."
+type ApiToken implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database, as ` + "`" + `docsd token list` + "`" + ` shows it."
+  databaseId: Int!
+  "The key's first four characters, to tell keys apart."
+  prefix: String!
+  "When the key was created."
+  created: Time!
+}
+
+"What to create an API key with."
+input CreateApiTokenInput {
+  "Only check the input: report what is wrong in ` + "`" + `errors` + "`" + ` and create nothing."
+  validateOnly: Boolean = false
+}
+
+"The result of createApiToken."
+type CreateApiTokenPayload {
+  "The new key's record; null when ` + "`" + `errors` + "`" + ` is not empty or with validateOnly."
+  apiToken: ApiToken
+  "The key itself (40 hex characters), shown this once and never again; null when no key was created."
+  key: String
+  "What is wrong with the input (a user has at most 100 keys)."
+  errors: [UserError!]!
+}
+
+"Which API key to revoke."
+input RevokeApiTokenInput {
+  "The key's global id (` + "`" + `ApiToken.id` + "`" + `)."
+  id: ID!
+}
+
+"The result of revokeApiToken."
+type RevokeApiTokenPayload {
+  "The global id of the revoked key; null when ` + "`" + `errors` + "`" + ` is not empty."
+  deletedId: ID
+  "What is wrong with the input."
+  errors: [UserError!]!
+}
+
+"Where a project's redirects send one docs request (Project.resolveRedirect)."
+type RedirectResolution {
+  "The redirect that applies: the first forced one that matches, else the first that matches."
+  redirect: Redirect!
+  "The absolute URL the reader is sent to."
+  location: String!
+  "The HTTP status of the answer: 301 or 302."
+  httpStatus: Int!
+  "Whether the redirect applies only when the requested page does not exist (it is not forced); a forced one applies whenever the requested version is served."
+  onlyWhenPageMissing: Boolean!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -4118,6 +4335,20 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_ApiToken(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ApiToken_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_ApiToken_databaseId(ctx, field)
+	case "prefix":
+		return ec.fieldContext_ApiToken_prefix(ctx, field)
+	case "created":
+		return ec.fieldContext_ApiToken_created(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ApiToken", field.Name)
+}
 
 func (ec *executionContext) childFields_Build(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -4269,6 +4500,18 @@ func (ec *executionContext) childFields_CompleteUploadPayload(ctx context.Contex
 		return ec.fieldContext_CompleteUploadPayload_build(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CompleteUploadPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_CreateApiTokenPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "apiToken":
+		return ec.fieldContext_CreateApiTokenPayload_apiToken(ctx, field)
+	case "key":
+		return ec.fieldContext_CreateApiTokenPayload_key(ctx, field)
+	case "errors":
+		return ec.fieldContext_CreateApiTokenPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreateApiTokenPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Downloads(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4515,6 +4758,8 @@ func (ec *executionContext) childFields_Project(ctx context.Context, field graph
 		return ec.fieldContext_Project_viewerCanChangeAdminFields(ctx, field)
 	case "adminFields":
 		return ec.fieldContext_Project_adminFields(ctx, field)
+	case "resolveRedirect":
+		return ec.fieldContext_Project_resolveRedirect(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Project", field.Name)
 }
@@ -4657,6 +4902,20 @@ func (ec *executionContext) childFields_RedirectEdge(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type RedirectEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_RedirectResolution(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "redirect":
+		return ec.fieldContext_RedirectResolution_redirect(ctx, field)
+	case "location":
+		return ec.fieldContext_RedirectResolution_location(ctx, field)
+	case "httpStatus":
+		return ec.fieldContext_RedirectResolution_httpStatus(ctx, field)
+	case "onlyWhenPageMissing":
+		return ec.fieldContext_RedirectResolution_onlyWhenPageMissing(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RedirectResolution", field.Name)
+}
+
 func (ec *executionContext) childFields_Repository(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "url":
@@ -4665,6 +4924,16 @@ func (ec *executionContext) childFields_Repository(ctx context.Context, field gr
 		return ec.fieldContext_Repository_type(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Repository", field.Name)
+}
+
+func (ec *executionContext) childFields_RevokeApiTokenPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedId":
+		return ec.fieldContext_RevokeApiTokenPayload_deletedId(ctx, field)
+	case "errors":
+		return ec.fieldContext_RevokeApiTokenPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RevokeApiTokenPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_SearchBlock(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4821,8 +5090,22 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_email(ctx, field)
 	case "isSuperuser":
 		return ec.fieldContext_User_isSuperuser(ctx, field)
+	case "apiTokens":
+		return ec.fieldContext_User_apiTokens(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type User", field.Name)
+}
+
+func (ec *executionContext) childFields_UserError(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "path":
+		return ec.fieldContext_UserError_path(ctx, field)
+	case "message":
+		return ec.fieldContext_UserError_message(ctx, field)
+	case "code":
+		return ec.fieldContext_UserError_code(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UserError", field.Name)
 }
 
 func (ec *executionContext) childFields_Version(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5139,6 +5422,20 @@ func (ec *executionContext) field_Mutation_completeUpload_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createApiToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (CreateAPITokenInput, error) {
+			return ec.unmarshalNCreateApiTokenInput2docsdᚋgraphᚐCreateAPITokenInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createEnvironmentVariable_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5422,6 +5719,20 @@ func (ec *executionContext) field_Mutation_retryBuild_args(ctx context.Context, 
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_revokeApiToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (RevokeAPITokenInput, error) {
+			return ec.unmarshalNRevokeApiTokenInput2docsdᚋgraphᚐRevokeAPITokenInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -5978,6 +6289,20 @@ func (ec *executionContext) field_Project_redirects_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["offset"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Project_resolveRedirect_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "path",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["path"] = arg0
 	return args, nil
 }
 
@@ -6660,6 +6985,98 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _ApiToken_id(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiToken_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ApiToken().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiToken_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiToken", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _ApiToken_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiToken_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiToken_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ApiToken_prefix(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiToken_prefix(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Prefix, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiToken_prefix(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ApiToken_created(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiToken_created(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiToken_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type Time does not have child fields"))
+}
 
 func (ec *executionContext) _Build_id(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -7984,6 +8401,93 @@ func (ec *executionContext) fieldContext_CompleteUploadPayload_build(_ context.C
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Build(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateApiTokenPayload_apiToken(ctx context.Context, field graphql.CollectedField, obj *CreateAPITokenPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateApiTokenPayload_apiToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.APIToken, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Token) graphql.Marshaler {
+			return ec.marshalOApiToken2ᚖdocsdᚋstoreᚐToken(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CreateApiTokenPayload_apiToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateApiTokenPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApiToken(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateApiTokenPayload_key(ctx context.Context, field graphql.CollectedField, obj *CreateAPITokenPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateApiTokenPayload_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CreateApiTokenPayload_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CreateApiTokenPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CreateApiTokenPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateAPITokenPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateApiTokenPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateApiTokenPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateApiTokenPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
 		},
 	}
 	return fc, nil
@@ -9797,6 +10301,94 @@ func (ec *executionContext) fieldContext_Mutation_deleteIntegration(ctx context.
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteIntegration_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createApiToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createApiToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateAPIToken(ctx, fc.Args["input"].(CreateAPITokenInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CreateAPITokenPayload) graphql.Marshaler {
+			return ec.marshalNCreateApiTokenPayload2ᚖdocsdᚋgraphᚐCreateAPITokenPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createApiToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreateApiTokenPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createApiToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_revokeApiToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_revokeApiToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RevokeAPIToken(ctx, fc.Args["input"].(RevokeAPITokenInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *RevokeAPITokenPayload) graphql.Marshaler {
+			return ec.marshalNRevokeApiTokenPayload2ᚖdocsdᚋgraphᚐRevokeAPITokenPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_revokeApiToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RevokeApiTokenPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_revokeApiToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -11757,6 +12349,63 @@ func (ec *executionContext) fieldContext_Project_adminFields(_ context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Project_resolveRedirect(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_resolveRedirect(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Project().ResolveRedirect(ctx, obj, fc.Args["path"].(string))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal *RedirectResolution
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *RedirectResolution) graphql.Marshaler {
+			return ec.marshalORedirectResolution2ᚖdocsdᚋgraphᚐRedirectResolution(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Project_resolveRedirect(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RedirectResolution(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Project_resolveRedirect_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ProjectAccess_exists(ctx context.Context, field graphql.CollectedField, obj *ProjectAccess) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13421,6 +14070,107 @@ func (ec *executionContext) fieldContext_RedirectEdge_node(_ context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _RedirectResolution_redirect(ctx context.Context, field graphql.CollectedField, obj *RedirectResolution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RedirectResolution_redirect(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Redirect, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Redirect) graphql.Marshaler {
+			return ec.marshalNRedirect2ᚖdocsdᚋstoreᚐRedirect(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RedirectResolution_redirect(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RedirectResolution",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Redirect(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RedirectResolution_location(ctx context.Context, field graphql.CollectedField, obj *RedirectResolution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RedirectResolution_location(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Location, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RedirectResolution_location(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RedirectResolution", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _RedirectResolution_httpStatus(ctx context.Context, field graphql.CollectedField, obj *RedirectResolution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RedirectResolution_httpStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HTTPStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RedirectResolution_httpStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RedirectResolution", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RedirectResolution_onlyWhenPageMissing(ctx context.Context, field graphql.CollectedField, obj *RedirectResolution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RedirectResolution_onlyWhenPageMissing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OnlyWhenPageMissing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RedirectResolution_onlyWhenPageMissing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RedirectResolution", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _Repository_url(ctx context.Context, field graphql.CollectedField, obj *Repository) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13465,6 +14215,61 @@ func (ec *executionContext) _Repository_type(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_Repository_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Repository", field, false, false, errors.New("field of type RepositoryType does not have child fields"))
+}
+
+func (ec *executionContext) _RevokeApiTokenPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *RevokeAPITokenPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RevokeApiTokenPayload_deletedId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RevokeApiTokenPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RevokeApiTokenPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _RevokeApiTokenPayload_errors(ctx context.Context, field graphql.CollectedField, obj *RevokeAPITokenPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RevokeApiTokenPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RevokeApiTokenPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RevokeApiTokenPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _SearchBlock_id(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
@@ -14684,6 +15489,38 @@ func (ec *executionContext) _User_isSuperuser(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_User_isSuperuser(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _User_apiTokens(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_apiTokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.User().APITokens(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Token) graphql.Marshaler {
+			return ec.marshalOApiToken2ᚕᚖdocsdᚋstoreᚐTokenᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_User_apiTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "User",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApiToken(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _UserError_path(ctx context.Context, field graphql.CollectedField, obj *errs.UserError) (ret graphql.Marshaler) {
@@ -16735,6 +17572,40 @@ func (ec *executionContext) unmarshalInputBuildFilterInput(ctx context.Context, 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCreateApiTokenInput(ctx context.Context, obj any) (CreateAPITokenInput, error) {
+	var it CreateAPITokenInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["validateOnly"]; !present {
+		asMap["validateOnly"] = false
+	}
+
+	fieldsInOrder := [...]string{"validateOnly"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "validateOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validateOnly"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ValidateOnly = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCreateSubprojectInput(ctx context.Context, obj any) (CreateSubprojectInput, error) {
 	var it CreateSubprojectInput
 	if obj == nil {
@@ -17299,6 +18170,36 @@ func (ec *executionContext) unmarshalInputRepositoryInput(ctx context.Context, o
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputRevokeApiTokenInput(ctx context.Context, obj any) (RevokeAPITokenInput, error) {
+	var it RevokeAPITokenInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputSearchFamilyInput(ctx context.Context, obj any) (SearchFamilyInput, error) {
 	var it SearchFamilyInput
 	if obj == nil {
@@ -17693,6 +18594,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Build(ctx, sel, obj)
+	case store.Token:
+		return ec._ApiToken(ctx, sel, &obj)
+	case *store.Token:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._ApiToken(ctx, sel, obj)
 	default:
 		if typedObj, ok := obj.(graphql.Marshaler); ok {
 			return typedObj
@@ -17705,6 +18613,92 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
+
+var apiTokenImplementors = []string{"ApiToken", "Node"}
+
+func (ec *executionContext) _ApiToken(ctx context.Context, sel ast.SelectionSet, obj *store.Token) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, apiTokenImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ApiToken")
+		case "id":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ApiToken_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "databaseId":
+			out.Values[i] = ec._ApiToken_databaseId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "prefix":
+			out.Values[i] = ec._ApiToken_prefix(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "created":
+			out.Values[i] = ec._ApiToken_created(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
 
 var buildImplementors = []string{"Build", "Node"}
 
@@ -18923,6 +19917,54 @@ func (ec *executionContext) _CompleteUploadPayload(ctx context.Context, sel ast.
 	return out
 }
 
+var createApiTokenPayloadImplementors = []string{"CreateApiTokenPayload"}
+
+func (ec *executionContext) _CreateApiTokenPayload(ctx context.Context, sel ast.SelectionSet, obj *CreateAPITokenPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createApiTokenPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreateApiTokenPayload")
+		case "apiToken":
+			out.Values[i] = ec._CreateApiTokenPayload_apiToken(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "key":
+			out.Values[i] = ec._CreateApiTokenPayload_key(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._CreateApiTokenPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var downloadsImplementors = []string{"Downloads"}
 
 func (ec *executionContext) _Downloads(ctx context.Context, sel ast.SelectionSet, obj *Downloads) graphql.Marshaler {
@@ -19548,6 +20590,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteIntegration":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteIntegration(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createApiToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createApiToken(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revokeApiToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_revokeApiToken(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -21065,6 +22121,44 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "resolveRedirect":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Project_resolveRedirect(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -21938,6 +23032,59 @@ func (ec *executionContext) _RedirectEdge(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var redirectResolutionImplementors = []string{"RedirectResolution"}
+
+func (ec *executionContext) _RedirectResolution(ctx context.Context, sel ast.SelectionSet, obj *RedirectResolution) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, redirectResolutionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RedirectResolution")
+		case "redirect":
+			out.Values[i] = ec._RedirectResolution_redirect(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "location":
+			out.Values[i] = ec._RedirectResolution_location(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "httpStatus":
+			out.Values[i] = ec._RedirectResolution_httpStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "onlyWhenPageMissing":
+			out.Values[i] = ec._RedirectResolution_onlyWhenPageMissing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var repositoryImplementors = []string{"Repository"}
 
 func (ec *executionContext) _Repository(ctx context.Context, sel ast.SelectionSet, obj *Repository) graphql.Marshaler {
@@ -21957,6 +23104,49 @@ func (ec *executionContext) _Repository(ctx context.Context, sel ast.SelectionSe
 			}
 		case "type":
 			out.Values[i] = ec._Repository_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var revokeApiTokenPayloadImplementors = []string{"RevokeApiTokenPayload"}
+
+func (ec *executionContext) _RevokeApiTokenPayload(ctx context.Context, sel ast.SelectionSet, obj *RevokeAPITokenPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, revokeApiTokenPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RevokeApiTokenPayload")
+		case "deletedId":
+			out.Values[i] = ec._RevokeApiTokenPayload_deletedId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._RevokeApiTokenPayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -22738,6 +23928,44 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "apiTokens":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._User_apiTokens(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -23826,6 +25054,16 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNApiToken2ᚖdocsdᚋstoreᚐToken(ctx context.Context, sel ast.SelectionSet, v *store.Token) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ApiToken(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -23984,6 +25222,21 @@ func (ec *executionContext) marshalNCompleteUploadPayload2ᚖdocsdᚋgraphᚐCom
 		return graphql.Null
 	}
 	return ec._CompleteUploadPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCreateApiTokenInput2docsdᚋgraphᚐCreateAPITokenInput(ctx context.Context, v any) (CreateAPITokenInput, error) {
+	res, err := ec.unmarshalInputCreateApiTokenInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreateApiTokenPayload2ᚖdocsdᚋgraphᚐCreateAPITokenPayload(ctx context.Context, sel ast.SelectionSet, v *CreateAPITokenPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CreateApiTokenPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNCreateSubprojectInput2docsdᚋgraphᚐCreateSubprojectInput(ctx context.Context, v any) (CreateSubprojectInput, error) {
@@ -24471,6 +25724,21 @@ func (ec *executionContext) marshalNRepositoryType2string(ctx context.Context, s
 	return res
 }
 
+func (ec *executionContext) unmarshalNRevokeApiTokenInput2docsdᚋgraphᚐRevokeAPITokenInput(ctx context.Context, v any) (RevokeAPITokenInput, error) {
+	res, err := ec.unmarshalInputRevokeApiTokenInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRevokeApiTokenPayload2ᚖdocsdᚋgraphᚐRevokeAPITokenPayload(ctx context.Context, sel ast.SelectionSet, v *RevokeAPITokenPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RevokeApiTokenPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNSearchBlock2ᚕᚖdocsdᚋgraphᚐSearchBlockᚄ(ctx context.Context, sel ast.SelectionSet, v []*SearchBlock) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -24728,6 +25996,32 @@ func (ec *executionContext) marshalNUser2ᚖdocsdᚋstoreᚐUser(ctx context.Con
 	return ec._User(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx context.Context, sel ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUserError2ᚖdocsdᚋerrsᚐUserError(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNUserError2ᚖdocsdᚋerrsᚐUserError(ctx context.Context, sel ast.SelectionSet, v *errs.UserError) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._UserError(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNVersion2ᚕᚖdocsdᚋstoreᚐVersionᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Version) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -24982,6 +26276,32 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) marshalOApiToken2ᚕᚖdocsdᚋstoreᚐTokenᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Token) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNApiToken2ᚖdocsdᚋstoreᚐToken(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalOApiToken2ᚖdocsdᚋstoreᚐToken(ctx context.Context, sel ast.SelectionSet, v *store.Token) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ApiToken(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -25039,6 +26359,24 @@ func (ec *executionContext) marshalOEnvironmentVariableConnection2ᚖdocsdᚋgra
 		return graphql.Null
 	}
 	return ec._EnvironmentVariableConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOID2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalID(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOID2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalID(*v)
+	return res
 }
 
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
@@ -25166,6 +26504,13 @@ func (ec *executionContext) marshalORedirectConnection2ᚖdocsdᚋgraphᚐRedire
 		return graphql.Null
 	}
 	return ec._RedirectConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalORedirectResolution2ᚖdocsdᚋgraphᚐRedirectResolution(ctx context.Context, sel ast.SelectionSet, v *RedirectResolution) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._RedirectResolution(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalORepositoryInput2ᚖdocsdᚋgraphᚐRepositoryInput(ctx context.Context, v any) (*RepositoryInput, error) {

@@ -3,6 +3,7 @@
 package graph
 
 import (
+	"docsd/errs"
 	"docsd/store"
 	"encoding/json"
 
@@ -73,6 +74,22 @@ type CompleteUploadPayload struct {
 	Outcome string `json:"outcome"`
 	// The upload's build; null with a refusal.
 	Build *store.Build `json:"build,omitempty"`
+}
+
+// What to create an API key with.
+type CreateAPITokenInput struct {
+	// Only check the input: report what is wrong in `errors` and create nothing.
+	ValidateOnly *bool `json:"validateOnly,omitempty"`
+}
+
+// The result of createApiToken.
+type CreateAPITokenPayload struct {
+	// The new key's record; null when `errors` is not empty or with validateOnly.
+	APIToken *store.Token `json:"apiToken,omitempty"`
+	// The key itself (40 hex characters), shown this once and never again; null when no key was created.
+	Key *string `json:"key,omitempty"`
+	// What is wrong with the input (a user has at most 100 keys).
+	Errors []*errs.UserError `json:"errors"`
 }
 
 // The project to nest and the alias it is served under.
@@ -405,6 +422,18 @@ type RedirectInput struct {
 	Description graphql.Omittable[*string] `json:"description,omitempty"`
 }
 
+// Where a project's redirects send one docs request (Project.resolveRedirect).
+type RedirectResolution struct {
+	// The redirect that applies: the first forced one that matches, else the first that matches.
+	Redirect *store.Redirect `json:"redirect"`
+	// The absolute URL the reader is sent to.
+	Location string `json:"location"`
+	// The HTTP status of the answer: 301 or 302.
+	HTTPStatus int64 `json:"httpStatus"`
+	// Whether the redirect applies only when the requested page does not exist (it is not forced); a forced one applies whenever the requested version is served.
+	OnlyWhenPageMissing bool `json:"onlyWhenPageMissing"`
+}
+
 // A project's source repository.
 type Repository struct {
 	// The repository's clone URL.
@@ -419,6 +448,20 @@ type RepositoryInput struct {
 	URL graphql.Omittable[*string] `json:"url,omitempty"`
 	// A repository type code: `git`, `svn`, `hg` or `bzr`.
 	Type graphql.Omittable[*string] `json:"type,omitempty"`
+}
+
+// Which API key to revoke.
+type RevokeAPITokenInput struct {
+	// The key's global id (`ApiToken.id`).
+	ID string `json:"id"`
+}
+
+// The result of revokeApiToken.
+type RevokeAPITokenPayload struct {
+	// The global id of the revoked key; null when `errors` is not empty.
+	DeletedID *string `json:"deletedId,omitempty"`
+	// What is wrong with the input.
+	Errors []*errs.UserError `json:"errors"`
 }
 
 // A matching section of a page.

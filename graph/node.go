@@ -60,6 +60,11 @@ func (r *Resolver) node(ctx context.Context, id string) (gid.Node, error) {
 				return orNil(p.EnvironmentVariable(ctx, parent, keys[1]))
 			})
 		})
+	case typ == nodeAPIToken && len(keys) == 1:
+		// A key is the caller's own business: anyone else's is NotFound.
+		if u := ViewerFrom(ctx).User; u != nil {
+			return r.viewerToken(ctx, u, id)
+		}
 	case typ == nodeSubproject && len(keys) == 2:
 		return r.projectNode(ctx, keys[0], func(ctx context.Context, parent *store.Project) (any, error) {
 			rels, _, err := r.Store.FindRelationships(ctx, store.RelationshipFilter{ParentIDs: []int64{parent.ID}})

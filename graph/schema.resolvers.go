@@ -15,6 +15,11 @@ import (
 )
 
 // ID is the resolver for the id field.
+func (r *apiTokenResolver) ID(ctx context.Context, obj *store.Token) (string, error) {
+	return gid.Encode(nodeAPIToken, obj.ID), nil
+}
+
+// ID is the resolver for the id field.
 func (r *buildResolver) ID(ctx context.Context, obj *store.Build) (string, error) {
 	return gid.Encode(nodeBuild, obj.ID), nil
 }
@@ -328,6 +333,16 @@ func (r *mutationResolver) DeleteIntegration(ctx context.Context, project string
 	return true, nil
 }
 
+// CreateAPIToken is the resolver for the createApiToken field.
+func (r *mutationResolver) CreateAPIToken(ctx context.Context, input CreateAPITokenInput) (*CreateAPITokenPayload, error) {
+	return r.createAPIToken(ctx, input)
+}
+
+// RevokeAPIToken is the resolver for the revokeApiToken field.
+func (r *mutationResolver) RevokeAPIToken(ctx context.Context, input RevokeAPITokenInput) (*RevokeAPITokenPayload, error) {
+	return r.revokeAPIToken(ctx, input)
+}
+
 // ID is the resolver for the id field.
 func (r *projectResolver) ID(ctx context.Context, obj *store.Project) (string, error) {
 	return gid.Encode(nodeProject, obj.ID), nil
@@ -621,6 +636,11 @@ func (r *projectResolver) AdminFields(ctx context.Context, obj *store.Project) (
 	}, nil
 }
 
+// ResolveRedirect is the resolver for the resolveRedirect field.
+func (r *projectResolver) ResolveRedirect(ctx context.Context, obj *store.Project, path string) (*RedirectResolution, error) {
+	return r.resolveRedirect(ctx, obj, path)
+}
+
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id string) (gid.Node, error) {
 	return r.node(ctx, id)
@@ -826,6 +846,11 @@ func (r *userResolver) Email(ctx context.Context, obj *store.User) (*string, err
 	return nil, nil
 }
 
+// APITokens is the resolver for the apiTokens field.
+func (r *userResolver) APITokens(ctx context.Context, obj *store.User) ([]*store.Token, error) {
+	return r.apiTokens(ctx, obj)
+}
+
 // ID is the resolver for the id field.
 func (r *versionResolver) ID(ctx context.Context, obj *store.Version) (string, error) {
 	return gid.Encode(nodeVersion, obj.ID), nil
@@ -912,6 +937,9 @@ func (r *versionResolver) Builds(ctx context.Context, obj *store.Version, filter
 	return r.findBuilds(ctx, p, f, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
 }
 
+// ApiToken returns ApiTokenResolver implementation.
+func (r *Resolver) ApiToken() ApiTokenResolver { return &apiTokenResolver{r} }
+
 // Build returns BuildResolver implementation.
 func (r *Resolver) Build() BuildResolver { return &buildResolver{r} }
 
@@ -951,6 +979,7 @@ func (r *Resolver) User() UserResolver { return &userResolver{r} }
 func (r *Resolver) Version() VersionResolver { return &versionResolver{r} }
 
 type (
+	apiTokenResolver            struct{ *Resolver }
 	buildResolver               struct{ *Resolver }
 	buildCommandResolver        struct{ *Resolver }
 	environmentVariableResolver struct{ *Resolver }

@@ -10,6 +10,7 @@ import (
 	"docsd/choices"
 	"docsd/docsurl"
 	"docsd/errs"
+	"docsd/redirects"
 	"docsd/store"
 )
 
@@ -98,14 +99,14 @@ func (rq *request) serve(rootSlug, rest string) error {
 		if err != nil {
 			return err
 		}
-		return rq.serveVersion(target, version, restT[1:], redirectInput{path: restT, full: restT})
+		return rq.serveVersion(target, version, restT[1:], redirects.Split(target.VersioningScheme, target.Language, restT))
 	}
 
 	// Step 6: /<lang>/<version>/<file> and the redirects around it.
 	if restT == "" || restT == "/" {
 		return rq.redirectToDocs(target, "")
 	}
-	unknown := redirectInput{path: restT, full: restT}
+	in := redirects.Split(target.VersioningScheme, target.Language, restT)
 	lang, afterLang, hasSlash := strings.Cut(restT[1:], "/")
 	version, file, hasFile := strings.Cut(afterLang, "/")
 	if !hasFile { // /<lang>, /<lang>/ or /<lang>/<version>
@@ -115,7 +116,7 @@ func (rq *request) serve(rootSlug, rest string) error {
 		}
 		switch {
 		case p == nil:
-			return rq.notFound(target, nil, nil, "", unknown, true)
+			return rq.notFound(target, nil, nil, "", in, true)
 		case hasSlash && afterLang == "":
 			return rq.redirectToDocs(p, "")
 		default: // (docsd) the same URL with its slash
@@ -124,9 +125,8 @@ func (rq *request) serve(rootSlug, rest string) error {
 		}
 	}
 	if !choices.Languages.Has(lang) {
-		return rq.notFound(target, nil, nil, "", unknown, true)
+		return rq.notFound(target, nil, nil, "", in, true)
 	}
-	in := redirectInput{lang: lang, version: version, path: "/" + file, full: restT}
 	served, err := rq.languageProject(target, lang)
 	if err != nil {
 		return err
@@ -152,17 +152,17 @@ func (rq *request) serveWithoutTranslations(target *store.Project, restT string)
 			return err
 		}
 		if ver == nil || ver.Type == store.External {
-			return rq.notFound(target, nil, nil, "", redirectInput{path: restT, full: restT}, true)
+			return rq.notFound(target, nil, nil, "", redirects.Split(target.VersioningScheme, target.Language, restT), true)
 		}
 		rq.redirectKeepingQuery(rq.requestedURL() + "/")
 		return nil
 	}
-	in := redirectInput{lang: target.Language, version: version, path: "/" + file, full: restT}
+	in := redirects.Split(target.VersioningScheme, target.Language, restT)
 	return rq.serveVersion(target, version, file, in)
 }
 
 // serveVersion runs steps 7–9 for a file of a version of project x.
-func (rq *request) serveVersion(x *store.Project, versionSlug, file string, in redirectInput) error {
+func (rq *request) serveVersion(x *store.Project, versionSlug, file string, in redirects.Input) error {
 	ver, err := rq.findVersion(x, versionSlug)
 	if err != nil {
 		return err
@@ -175,7 +175,7 @@ func (rq *request) serveVersion(x *store.Project, versionSlug, file string, in r
 
 // serveFromVersion runs steps 7 (privacy), 8 and 9 for a file of version
 // ver (nil when there is no such version) of x.
-func (rq *request) serveFromVersion(x *store.Project, ver *store.Version, file string, in redirectInput, redirects bool) error {
+func (rq *request) serveFromVersion(x *store.Project, ver *store.Version, file string, in redirects.Input, redirects bool) error {
 	if ver != nil {
 		if ok, err := rq.canSeeVersion(x, ver); err != nil || !ok {
 			return rq.notFoundPageOr(err)
@@ -223,7 +223,7 @@ func (rq *request) openTree(x *store.Project, ver *store.Version) (artifacts.Tre
 
 // notFound is step 9: redirects (unless turned off), the directory
 // redirects, the custom 404 pages, and the generic 404 page.
-func (rq *request) notFound(x *store.Project, ver *store.Version, tree artifacts.Tree, file string, in redirectInput, redirects bool) error {
+func (rq *request) notFound(x *store.Project, ver *store.Version, tree artifacts.Tree, file string, in redirects.Input, redirects bool) error {
 	if redirects {
 		if done, err := rq.applyRedirects(x, in, false); err != nil || done {
 			return err
@@ -302,7 +302,7 @@ func (rq *request) serveExternal(x *store.Project, after string) error {
 			break
 		}
 	}
-	return rq.serveFromVersion(x, ver, file, redirectInput{}, false)
+	return rq.serveFromVersion(x, ver, file, redirects.Input{}, false)
 }
 
 // redirectToDocs answers 302 with docs_url(x, its default version, file),

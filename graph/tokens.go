@@ -1,0 +1,106 @@
+package graph
+
+import (
+	"context"
+	"strconv"
+
+	"docsd/errs"
+	"docsd/graph/gid"
+	"docsd/store"
+)
+
+// API keys (v3 tokens) of the signed-in caller: list, create, revoke. They
+// are the store's tokens, the same ones `docsd token` manages; only a
+// key's hash and first characters are kept, so the key is shown once.
+
+const nodeAPIToken = "ApiToken"
+
+// maxAPITokens is how many keys one user may hold: enough for every
+// script and machine, and a bound on rows a signed-in user can make.
+const maxAPITokens = 100
+
+// apiTokens answers User.apiTokens: the user themself only (not even a
+// superuser reads another's list).
+func (r *Resolver) apiTokens(ctx context.Context, obj *store.User) ([]*store.Token, error) {
+	const op = "graph.User.apiTokens"
+	v := ViewerFrom(ctx)
+	if v.User == nil {
+		return nil, errAnonymous(op)
+	}
+	if v.User.ID != obj.ID {
+		return nil, errForbidden(op)
+	}
+	return r.Store.FindTokens(ctx, obj.ID)
+}
+
+// createAPIToken answers createApiToken.
+func (r *Resolver) createAPIToken(ctx context.Context, input CreateAPITokenInput) (*CreateAPITokenPayload, error) {
+	const op = "graph.createApiToken"
+	u := ViewerFrom(ctx).User
+	if u == nil {
+		return nil, errAnonymous(op)
+	}
+	have, err := r.Store.FindTokens(ctx, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	if len(have) >= maxAPITokens {
+		msg := "You have " + strconv.Itoa(len(have)) + " API keys, the most a user may hold: revoke one first."
+		return &CreateAPITokenPayload{Errors: userErrors(errs.FieldError(op, errs.NonField, msg))}, nil
+	}
+	if isTrue(input.ValidateOnly) {
+		return &CreateAPITokenPayload{Errors: []*errs.UserError{}}, nil
+	}
+	key, t, err := r.Store.CreateToken(ctx, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &CreateAPITokenPayload{APIToken: t, Key: &key, Errors: []*errs.UserError{}}, nil
+}
+
+// revokeAPIToken answers revokeApiToken. An id that
+// names no key of the caller's (another user's, a revoked one, not an
+// ApiToken id at all) is NotFound, so ids reveal nothing.
+func (r *Resolver) revokeAPIToken(ctx context.Context, input RevokeAPITokenInput) (*RevokeAPITokenPayload, error) {
+	const op = "graph.revokeApiToken"
+	u := ViewerFrom(ctx).User
+	if u == nil {
+		return nil, errAnonymous(op)
+	}
+	t, err := r.viewerToken(ctx, u, input.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Store.RevokeToken(ctx, strconv.FormatInt(t.ID, 10)); err != nil {
+		return nil, err
+	}
+	return &RevokeAPITokenPayload{DeletedID: &input.ID, Errors: []*errs.UserError{}}, nil
+}
+
+// viewerToken returns u's token with global id id; NotFound otherwise.
+func (r *Resolver) viewerToken(ctx context.Context, u *store.User, id string) (*store.Token, error) {
+	typ, keys, ok := gid.Decode(id)
+	if !ok || typ != nodeAPIToken || len(keys) != 1 {
+		return nil, errNotFound("graph.viewerToken")
+	}
+	ts, err := r.Store.FindTokens(ctx, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range ts {
+		if t.ID == keys[0] {
+			return t, nil
+		}
+	}
+	return nil, errNotFound("graph.viewerToken")
+}
+
+// userErrors is a payload's errors list for err (never nil: the schema's
+// list is non-null).
+func userErrors(err error) []*errs.UserError {
+	out := []*errs.UserError{}
+	for _, ue := range errs.UserErrors(err) {
+		out = append(out, &ue)
+	}
+	return out
+}

@@ -1,0 +1,105 @@
+package graph_test
+
+import (
+	"context"
+	"regexp"
+	"testing"
+
+	"docsd/errs"
+	"docsd/graph"
+	"docsd/store"
+	"docsd/storetest"
+)
+
+// TestAPITokens: a signed-in user creates, lists and revokes their own API
+// keys; the key is shown once; nobody else lists, fetches or revokes them.
+func TestAPITokens(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d)
+		const create = `mutation($v: Boolean) { createApiToken(input: {validateOnly: $v}) { key apiToken { id databaseId prefix created } errors { path message code } } }`
+		data := e.must(e.as("alice"), create, nil)
+		key, _ := dig(data, "createApiToken", "key").(string)
+		id, _ := dig(data, "createApiToken", "apiToken", "id").(string)
+		if !regexp.MustCompile(`^[0-9a-f]{40}$`).MatchString(key) || id == "" {
+			t.Fatalf("createApiToken: %v", data)
+		}
+		if got := dig(data, "createApiToken", "apiToken", "prefix"); got != key[:4] {
+			t.Errorf("prefix %v, want %q", got, key[:4])
+		}
+		if errsList, _ := dig(data, "createApiToken", "errors").([]any); errsList == nil || len(errsList) != 0 {
+			t.Errorf("errors %v, want []", dig(data, "createApiToken", "errors"))
+		}
+		if u, err := graph.Authenticate(context.Background(), e.store, "Token "+key); err != nil || u.Username != "alice" {
+			t.Errorf("the new key authenticates %v, %v; want alice", u, err)
+		}
+
+		// validateOnly: a payload, no key, nothing created.
+		data = e.must(e.as("alice"), create, map[string]any{"v": true})
+		if dig(data, "createApiToken", "key") != nil || dig(data, "createApiToken", "apiToken") != nil {
+			t.Errorf("validateOnly created something: %v", data)
+		}
+
+		const list = `{ viewer { apiTokens { id prefix } } }`
+		for _, tc := range []struct {
+			user string
+			want int
+		}{{"alice", 1}, {"bob", 0}} {
+			toks, _ := dig(e.must(e.as(tc.user), list, nil), "viewer", "apiTokens").([]any)
+			if len(toks) != tc.want {
+				t.Errorf("%s lists %d keys, want %d", tc.user, len(toks), tc.want)
+			}
+		}
+
+		aliceID := dig(e.must(e.as("alice"), `{ viewer { id } }`, nil), "viewer", "id").(string)
+		for _, tc := range []struct {
+			name, user, query string
+			want              errs.Kind
+		}{
+			{"another user's list", "bob", `query($id: ID!) { node(id: $id) { ... on User { apiTokens { id } } } }`, errs.Forbidden},
+			{"a superuser reads another's list", "root", `query($id: ID!) { node(id: $id) { ... on User { apiTokens { id } } } }`, errs.Forbidden},
+			{"anonymous list", "", `query($id: ID!) { node(id: $id) { ... on User { apiTokens { id } } } }`, errs.Unauthenticated},
+			{"another user's key by node", "bob", `query($id: ID!) { node(id: $id) { id } }`, errs.NotFound},
+			{"another user revokes", "bob", `mutation($id: ID!) { revokeApiToken(input: {id: $id}) { deletedId } }`, errs.NotFound},
+			{"anonymous create", "", `mutation { createApiToken(input: {}) { key } }`, errs.Unauthenticated},
+			{"not a key's id", "alice", `mutation { revokeApiToken(input: {id: "bm9wZQ"}) { deletedId } }`, errs.NotFound},
+		} {
+			vars := map[string]any{"id": id}
+			if tc.name == "another user's list" || tc.name == "anonymous list" || tc.name == "a superuser reads another's list" {
+				vars["id"] = aliceID
+			}
+			if _, err := e.do(e.as(tc.user), tc.query, vars); !errs.Is(err, tc.want) {
+				t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
+			}
+		}
+		if got := dig(e.must(e.as("alice"), `query($id: ID!) { node(id: $id) { ... on ApiToken { prefix } } }`, map[string]any{"id": id}), "node", "prefix"); got != key[:4] {
+			t.Errorf("node(id) of alice's key as alice: %v", got)
+		}
+
+		data = e.must(e.as("alice"), `mutation($id: ID!) { revokeApiToken(input: {id: $id}) { deletedId errors { path } } }`, map[string]any{"id": id})
+		if got := dig(data, "revokeApiToken", "deletedId"); got != id {
+			t.Errorf("deletedId %v, want %s", got, id)
+		}
+		if _, err := e.do(e.as("alice"), `query($id: ID!) { node(id: $id) { id } }`, map[string]any{"id": id}); !errs.Is(err, errs.NotFound) {
+			t.Errorf("node(id) of a revoked key: %v, want NOT_FOUND", err)
+		}
+		if _, err := graph.Authenticate(context.Background(), e.store, "Token "+key); !errs.Is(err, errs.Unauthenticated) {
+			t.Errorf("a revoked key authenticates: %v", err)
+		}
+
+		// At most 100 keys: the 101st is a payload error on the whole input.
+		for range 100 {
+			if _, _, err := e.store.CreateToken(context.Background(), e.users["bob"].ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// In-process callers read payload errors as the classified error.
+		data, err := e.do(e.as("bob"), create, nil)
+		if !errs.Is(err, errs.Invalid) {
+			t.Errorf("the 101st key: %v, want INVALID", err)
+		}
+		ue, _ := dig(data, "createApiToken", "errors", 0).(map[string]any)
+		if dig(data, "createApiToken", "key") != nil || ue == nil || ue["code"] != "INVALID" || len(ue["path"].([]any)) != 1 || ue["path"].([]any)[0] != "input" {
+			t.Errorf("the 101st key: %v, want an INVALID error on [\"input\"]", data)
+		}
+	})
+}
