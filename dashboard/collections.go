@@ -25,6 +25,9 @@ type collection struct {
 	fields map[string]string
 	// vars makes the create mutation's variables (besides $slug).
 	vars func(form map[string]string) map[string]any
+	// more, when set, adds to the list page what its query string asks
+	// for (the redirects page's dry run).
+	more func(d *Dashboard, r *http.Request, s *session, p *project, pg *page)
 }
 
 // collections are the collection pages.
@@ -34,6 +37,7 @@ var collections = []*collection{
 		form: map[string]string{"type": "page", "from_url": "", "to_url": "", "http_status": "302", "description": ""},
 		fields: map[string]string{"type": "type", "from_url": "from_url", "to_url": "to_url", "http_status": "http_status",
 			"description": "description"},
+		more: redirectDryRun,
 		vars: func(f map[string]string) map[string]any {
 			status, _ := strconv.Atoi(f["http_status"])
 			return map[string]any{"input": map[string]any{"type": f["type"], "fromUrl": f["from_url"], "toUrl": f["to_url"],
@@ -62,6 +66,24 @@ var collections = []*collection{
 		fields: map[string]string{"username": "username"},
 		vars:   func(f map[string]string) map[string]any { return map[string]any{"username": f["username"]} },
 	},
+	{
+		path: "subprojects", title: "Subprojects", query: subprojectsQuery, create: createSubprojectMutation, remove: deleteSubprojectMutation,
+		form:   map[string]string{"child": "", "alias": ""},
+		fields: map[string]string{"child": "child", "alias": "alias"},
+		vars: func(f map[string]string) map[string]any {
+			input := map[string]any{"child": f["child"]}
+			if f["alias"] != "" {
+				input["alias"] = f["alias"]
+			}
+			return map[string]any{"input": input}
+		},
+	},
+	{
+		path: "translations", title: "Translations", query: translationsQuery, create: addTranslationMutation, remove: removeTranslationMutation,
+		form:   map[string]string{"translation": ""},
+		fields: map[string]string{"slug": "translation", "main": "translation"},
+		vars:   func(f map[string]string) map[string]any { return map[string]any{"translation": f["translation"]} },
+	},
 }
 
 // mount routes the collection's list, add and delete.
@@ -78,9 +100,15 @@ func (c *collection) render(d *Dashboard, w http.ResponseWriter, r *http.Request
 
 func (c *collection) handleList(d *Dashboard) func(http.ResponseWriter, *http.Request, *session) {
 	return func(w http.ResponseWriter, r *http.Request, s *session) {
-		if p, ok := d.loadMaintained(w, r, s, c.query, map[string]any{}); ok {
-			c.render(d, w, r, s, http.StatusOK, p, c.form, nil)
+		p, ok := d.loadMaintained(w, r, s, c.query, map[string]any{})
+		if !ok {
+			return
 		}
+		pg := &page{Title: c.title + " · " + p.Name, Project: p, Form: c.form}
+		if c.more != nil {
+			c.more(d, r, s, p, pg)
+		}
+		d.render(w, r, s, http.StatusOK, c.path, pg)
 	}
 }
 
@@ -124,5 +152,23 @@ func (c *collection) handleDelete(d *Dashboard) func(http.ResponseWriter, *http.
 			return
 		}
 		http.Redirect(w, r, "/projects/"+slug+"/"+c.path+"/", http.StatusSeeOther)
+	}
+}
+
+// redirectDryRun answers the redirects page's "where does this URL go?"
+// box (?path=…) with Project.resolveRedirect: the docs host's matching.
+func redirectDryRun(d *Dashboard, r *http.Request, s *session, p *project, pg *page) {
+	path, asked := r.URL.Query()["path"]
+	if !asked {
+		return
+	}
+	pg.DryRun.Asked, pg.DryRun.Path = true, strings.TrimSpace(path[0])
+	var out struct{ Project *project }
+	if err := d.run(r, s, resolveRedirectQuery, map[string]any{"slug": p.Slug, "path": pg.DryRun.Path}, &out); err != nil {
+		pg.Errors = formErrorsOf(err, map[string]string{"path": "path"})
+		return
+	}
+	if out.Project != nil {
+		pg.DryRun.Found = out.Project.ResolveRedirect
 	}
 }

@@ -82,6 +82,23 @@ type (
 			ID                                int64
 			Type, Secret, WebhookURL, Created string
 		}
+		Subprojects struct {
+			Nodes []struct {
+				Alias string
+				Child *struct {
+					Slug, Name string
+					URLs       struct{ Home, Documentation string } `json:"urls"`
+				}
+			}
+		}
+		Translations struct {
+			Nodes []struct {
+				Slug, Name string
+				Language   struct{ Code, Name string }
+				URLs       struct{ Home string } `json:"urls"`
+			}
+		}
+		ResolveRedirect *redirectResolution
 		// The settings page's fields.
 		Homepage            *string
 		StoredDefaultBranch *string
@@ -113,6 +130,17 @@ func buildStatus(b *build) statusLabel {
 	}
 }
 
+// redirectResolution is the redirects page's dry-run answer.
+type redirectResolution struct {
+	Location            string
+	HTTPStatus          int
+	OnlyWhenPageMissing bool
+	Redirect            redirect
+}
+
+// apiToken is one of the viewer's API keys, without the key.
+type apiToken struct{ ID, Prefix, Created string }
+
 // page is what every template gets.
 type page struct {
 	Title   string
@@ -128,6 +156,17 @@ type page struct {
 	// Projects is the dashboard's list; Query the build page's subscription.
 	Projects []project
 	Query    string
+	// DryRun is the redirects page's dry run: the path asked about (Asked
+	// false when none was) and the answer (nil: no redirect applies).
+	DryRun struct {
+		Asked bool
+		Path  string
+		Found *redirectResolution
+	}
+	// Tokens is the tokens page's list; NewKey the key just created, shown
+	// this once.
+	Tokens []apiToken
+	NewKey string
 }
 
 // formField is one labelled field of a form, with its value and message.

@@ -152,3 +152,48 @@ const integrationsQuery = `query($slug: String!) {
 const createIntegrationMutation = `mutation($slug: String!, $type: String!) { createIntegration(project: $slug, type: $type) { id } }`
 
 const deleteIntegrationMutation = `mutation($slug: String!, $key: Int!) { deleteIntegration(project: $slug, id: $key) }`
+
+// Subprojects: the children nested under the project, by alias.
+const subprojectsQuery = `query($slug: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		subprojects(first: 100) { nodes { alias child { slug name urls { home documentation } } } }
+	}
+}`
+
+const createSubprojectMutation = `mutation($slug: String!, $input: CreateSubprojectInput!) {
+	createSubproject(project: $slug, input: $input) { alias }
+}`
+
+const deleteSubprojectMutation = `mutation($slug: String!, $key: String!) { deleteSubproject(project: $slug, alias: $key) }`
+
+// Translations: projects linked to this one as its translations
+// (setTranslationOf; unlinking sets main to null).
+const translationsQuery = `query($slug: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		translations(first: 100) { nodes { slug name language { code name } urls { home } } }
+	}
+}`
+
+const addTranslationMutation = `mutation($slug: String!, $translation: String!) {
+	setTranslationOf(slug: $translation, main: $slug) { slug }
+}`
+
+const removeTranslationMutation = `mutation($key: String!) { setTranslationOf(slug: $key, main: null) { slug } }`
+
+// resolveRedirectQuery is the redirects page's dry run: the docs host's own
+// matching, asked through the graph.
+const resolveRedirectQuery = `query($slug: String!, $path: String!) {
+	project(slug: $slug) {
+		resolveRedirect(path: $path) { location httpStatus onlyWhenPageMissing redirect { type fromUrl toUrl force } }
+	}
+}`
+
+// API keys of the signed-in user (the key itself only in createApiToken's
+// answer).
+const tokensQuery = `query { viewer { apiTokens { id prefix created } } }`
+
+const createTokenMutation = `mutation { createApiToken(input: {}) { key apiToken { id prefix created } errors { path message code } } }`
+
+const revokeTokenMutation = `mutation($id: ID!) { revokeApiToken(input: { id: $id }) { deletedId errors { path message code } } }`

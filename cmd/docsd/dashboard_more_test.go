@@ -1,0 +1,139 @@
+package main
+
+import (
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"docsd/store"
+	"docsd/storetest"
+)
+
+// TestDashboardTokens: a user creates an API token (shown once, working on
+// v3), sees it listed by its prefix, and revokes it; another user cannot
+// revoke it. (The fixture gave alice a token already.)
+func TestDashboardTokens(t *testing.T) {
+	s := storetest.Open(t, store.SQLite)
+	_, base := dashboardApp(t, s)
+	alice, bob := newBrowserClient(t, base), newBrowserClient(t, base)
+	csrf := alice.signIn("alice", "alice-password")
+	bobCSRF := bob.signIn("bob", "bob-password")
+	revokeForm := regexp.MustCompile(`action="(/accounts/tokens/[A-Za-z0-9_-]+/delete/)"`)
+	if resp, body := alice.get("/accounts/tokens/"); resp.StatusCode != http.StatusOK || len(revokeForm.FindAllString(body, -1)) != 1 {
+		t.Fatalf("tokens page: %d, want the fixture's one token\n%s", resp.StatusCode, body)
+	}
+	if resp, _ := newBrowserClient(t, base).get("/accounts/tokens/"); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("anonymous tokens page: %d, want 303 to sign in", resp.StatusCode)
+	}
+	resp, body := alice.post("/accounts/tokens/", url.Values{"csrfmiddlewaretoken": {csrf}})
+	m := regexp.MustCompile(`id="id_new_key" value="([0-9a-f]{40})"`).FindStringSubmatch(body)
+	if resp.StatusCode != http.StatusOK || m == nil {
+		t.Fatalf("create: %d, want 200 with the new key\n%s", resp.StatusCode, body)
+	}
+	key := m[1]
+	if r, _ := get(t, base+"/api/v3/projects/", key); r.StatusCode != http.StatusOK {
+		t.Errorf("the new key on v3: %d, want 200", r.StatusCode)
+	}
+	_, page := alice.get("/accounts/tokens/")
+	forms := revokeForm.FindAllStringSubmatch(page, -1)
+	if len(forms) != 2 || strings.Contains(page, key) || !strings.Contains(page, "<code>"+key[:4]+"…</code>") {
+		t.Fatalf("tokens page: want the new key listed second, by its prefix only\n%s", page)
+	}
+	revoke := forms[1]
+	if resp, _ := bob.post(revoke[1], url.Values{"csrfmiddlewaretoken": {bobCSRF}}); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("bob revokes alice's token: %d, want 404", resp.StatusCode)
+	}
+	if resp, _ := alice.post(revoke[1], url.Values{"csrfmiddlewaretoken": {"wrong"}}); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("revoke without the CSRF token: %d, want 403", resp.StatusCode)
+	}
+	if resp, _ := alice.post(revoke[1], url.Values{"csrfmiddlewaretoken": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("revoke: %d, want 303", resp.StatusCode)
+	}
+	if r, _ := get(t, base+"/api/v3/projects/", key); r.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the revoked key on v3: %d, want 401", r.StatusCode)
+	}
+	if _, page := alice.get("/accounts/tokens/"); len(revokeForm.FindAllString(page, -1)) != 1 || strings.Contains(page, revoke[1]) {
+		t.Errorf("the token is still listed after revoking:\n%s", page)
+	}
+}
+
+// TestDashboardSubprojectsAndTranslations: a maintainer nests a project
+// of theirs as a subproject and links one as a translation; the API's
+// messages appear next to the field, with what was typed; both are
+// removed again.
+func TestDashboardSubprojectsAndTranslations(t *testing.T) {
+	s := storetest.Open(t, store.SQLite)
+	_, base := dashboardApp(t, s)
+	alice := newBrowserClient(t, base)
+	csrf := alice.signIn("alice", "alice-password")
+	u, err := s.FindUserByUsername(t.Context(), "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.MustImport(t, s, u, "Child", "https://github.com/a/child")
+	fr := storetest.MustImport(t, s, u, "Demo FR", "https://github.com/a/demo-fr").Project
+	lang := "fr"
+	if _, err := s.UpdateProject(t.Context(), fr.ID, store.ProjectUpdate{Language: &lang}); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct {
+		page, field, bad, good, listed string
+	}{
+		{"subprojects", "child", "no-such-project", "child", `<a href="/projects/child/">Child</a>`},
+		{"translations", "translation", "demo", "demo-fr", `<a href="/projects/demo-fr/">Demo FR</a>`},
+	} {
+		path := "/projects/demo/" + tc.page + "/"
+		resp, body := alice.post(path, url.Values{"csrfmiddlewaretoken": {csrf}, tc.field: {tc.bad}})
+		if resp.StatusCode/100 != 4 || !strings.Contains(body, `value="`+tc.bad+`"`) || !containsAny(body, []string{`id="id_` + tc.field + `_error"`, `class="error"`}) {
+			t.Errorf("%s: bad %s: %d, want 4xx with the API's message and the value kept\n%s", tc.page, tc.field, resp.StatusCode, body)
+		}
+		if resp, body := alice.post(path, url.Values{"csrfmiddlewaretoken": {csrf}, tc.field: {tc.good}}); resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("%s: add: %d\n%s", tc.page, resp.StatusCode, body)
+		}
+		_, page := alice.get(path)
+		del := regexp.MustCompile(`action="(` + regexp.QuoteMeta(path) + `[^"/]+/delete/)"`).FindStringSubmatch(page)
+		if del == nil || !strings.Contains(page, tc.listed) {
+			t.Fatalf("%s page lacks the new entry:\n%s", tc.page, page)
+		}
+		if resp, _ := alice.post(del[1], url.Values{"csrfmiddlewaretoken": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+			t.Errorf("%s: remove: %d, want 303", tc.page, resp.StatusCode)
+		}
+		if _, page := alice.get(path); strings.Contains(page, tc.listed) {
+			t.Errorf("%s: still listed after removal:\n%s", tc.page, page)
+		}
+	}
+}
+
+// TestDashboardRedirectDryRun: the redirects page's "where does this URL
+// go?" box answers with Project.resolveRedirect.
+func TestDashboardRedirectDryRun(t *testing.T) {
+	s := storetest.Open(t, store.SQLite)
+	_, base := dashboardApp(t, s)
+	alice := newBrowserClient(t, base)
+	csrf := alice.signIn("alice", "alice-password")
+	if resp, body := alice.post("/projects/demo/redirects/", url.Values{"csrfmiddlewaretoken": {csrf}, "type": {"page"},
+		"from_url": {"/old.html"}, "to_url": {"/new.html"}, "http_status": {"301"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add: %d\n%s", resp.StatusCode, body)
+	}
+	for _, tc := range []struct {
+		path string
+		want []string
+	}{
+		{"/en/latest/old.html", []string{"<strong>301</strong>", "/docs/demo/en/latest/new.html", "from <code>/old.html</code>", "only when the page does not exist"}},
+		{"/en/latest/other.html", []string{"No redirect applies to <code>/en/latest/other.html</code>"}},
+		{"https://elsewhere.example/x", []string{`id="id_path_error"`, `value="https://elsewhere.example/x"`}},
+	} {
+		resp, body := alice.get("/projects/demo/redirects/?path=" + url.QueryEscape(tc.path))
+		body = html.UnescapeString(body)
+		for _, w := range tc.want {
+			if resp.StatusCode != http.StatusOK || !strings.Contains(body, w) {
+				t.Errorf("dry run of %s: %d, want %q in\n%s", tc.path, resp.StatusCode, w, body)
+				break
+			}
+		}
+	}
+}
