@@ -100,11 +100,16 @@ type (
 		}
 		ResolveRedirect *redirectResolution
 		// The settings page's fields.
-		Homepage            *string
-		StoredDefaultBranch *string
-		ShowVersionWarning  bool
-		Language            struct{ Code string }
-		ProgrammingLanguage struct{ Code string }
+		Homepage                   *string
+		StoredDefaultBranch        *string
+		ShowVersionWarning         bool
+		VersioningScheme           string
+		Tags                       []string
+		ReadthedocsYamlPath        *string
+		ExternalBuildsPrivacyLevel string
+		AdminFields                *struct{ ExternalBuildsEnabled bool }
+		Language                   struct{ Code string }
+		ProgrammingLanguage        struct{ Code string }
 	}
 )
 
@@ -218,7 +223,8 @@ var funcs = template.FuncMap{
 	"choicefield": func(name, label string, choices choices.Table, form map[string]string, errors formErrors) formField {
 		return formField{Name: name, Label: label, Value: form[name], Error: errors[name], Choices: choices}
 	},
-	"progLanguages": func() choices.Table { return choices.ProgrammingLanguages },
+	"progLanguages":     func() choices.Table { return choices.ProgrammingLanguages },
+	"versioningSchemes": func() choices.Table { return choices.VersioningSchemes },
 }
 
 // parsePages parses each page template with the layout.
@@ -550,7 +556,9 @@ func (d *Dashboard) handleBuildAction(w http.ResponseWriter, r *http.Request, s 
 var settingsFields = map[string]string{"name": "name", "repository": "repository", "repository.url": "repository",
 	"repository.type": "repo_type", "homepage": "homepage", "language": "language", "programming_language": "programming_language",
 	"default_version": "default_version", "default_branch": "default_branch", "privacy_level": "privacy_level",
-	"show_version_warning": "show_version_warning"}
+	"show_version_warning": "show_version_warning", "versioning_scheme": "versioning_scheme", "single_version": "versioning_scheme",
+	"tags": "tags", "readthedocs_yaml_path": "readthedocs_yaml_path", "external_builds_enabled": "external_builds_enabled",
+	"external_builds_privacy_level": "external_builds_privacy_level"}
 
 // settingsForm is the settings form's values of a project.
 func settingsForm(p *project) map[string]string {
@@ -560,14 +568,19 @@ func settingsForm(p *project) map[string]string {
 		}
 		return *s
 	}
-	warn := ""
-	if p.ShowVersionWarning {
-		warn = "on"
+	check := func(b bool) string {
+		if b {
+			return "on"
+		}
+		return ""
 	}
 	return map[string]string{"name": p.Name, "repository": p.Repository.URL, "repo_type": p.Repository.Type,
 		"homepage": deref(p.Homepage), "language": p.Language.Code, "programming_language": p.ProgrammingLanguage.Code,
 		"default_version": p.DefaultVersion, "default_branch": deref(p.StoredDefaultBranch), "privacy_level": p.PrivacyLevel,
-		"show_version_warning": warn}
+		"show_version_warning": check(p.ShowVersionWarning), "versioning_scheme": p.VersioningScheme,
+		"tags": strings.Join(p.Tags, ", "), "readthedocs_yaml_path": deref(p.ReadthedocsYamlPath),
+		"external_builds_enabled":       check(p.AdminFields != nil && p.AdminFields.ExternalBuildsEnabled),
+		"external_builds_privacy_level": p.ExternalBuildsPrivacyLevel}
 }
 
 // loadMaintained runs a project query for a page only maintainers see:
@@ -611,7 +624,9 @@ func (d *Dashboard) handleSettingsUpdate(w http.ResponseWriter, r *http.Request,
 		}
 	}
 	for _, f := range [][2]string{{"name", "name"}, {"homepage", "homepage"}, {"language", "language"},
-		{"programming_language", "programmingLanguage"}, {"default_version", "defaultVersion"}, {"privacy_level", "privacyLevel"}} {
+		{"programming_language", "programmingLanguage"}, {"default_version", "defaultVersion"}, {"privacy_level", "privacyLevel"},
+		{"versioning_scheme", "versioningScheme"}, {"readthedocs_yaml_path", "readthedocsYamlPath"},
+		{"external_builds_privacy_level", "externalBuildsPrivacyLevel"}} {
 		set(f[0], f[1], form[f[0]])
 	}
 	if form["default_branch"] == "" {
@@ -620,6 +635,8 @@ func (d *Dashboard) handleSettingsUpdate(w http.ResponseWriter, r *http.Request,
 		set("default_branch", "defaultBranch", form["default_branch"])
 	}
 	set("show_version_warning", "showVersionWarning", form["show_version_warning"] == "on")
+	set("external_builds_enabled", "externalBuildsEnabled", form["external_builds_enabled"] == "on")
+	set("tags", "tags", splitTags(form["tags"]))
 	if form["repository"] != was["repository"] || form["repo_type"] != was["repo_type"] {
 		input["repository"] = map[string]any{"url": form["repository"], "type": form["repo_type"]}
 	}
@@ -633,6 +650,18 @@ func (d *Dashboard) handleSettingsUpdate(w http.ResponseWriter, r *http.Request,
 		return
 	}
 	http.Redirect(w, r, "/projects/"+p.Slug+"/", http.StatusSeeOther)
+}
+
+// splitTags reads the settings form's comma-separated tags (the API trims
+// them and drops empty ones and duplicates).
+func splitTags(s string) []string {
+	tags := []string{}
+	for _, t := range strings.Split(s, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			tags = append(tags, t)
+		}
+	}
+	return tags
 }
 
 // formStatus is the HTTP status of a form's failed write: the kind's one

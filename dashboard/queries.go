@@ -94,6 +94,7 @@ const settingsQuery = `query($slug: String!) {
 	project(slug: $slug) {
 		` + projectFields + `
 		homepage storedDefaultBranch showVersionWarning language { code } programmingLanguage { code }
+		versioningScheme tags readthedocsYamlPath externalBuildsPrivacyLevel adminFields { externalBuildsEnabled }
 		versions(filter: { active: true }, first: 100) { nodes { slug verboseName } }
 	}
 }`

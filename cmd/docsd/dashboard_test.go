@@ -493,7 +493,8 @@ func TestDashboardSettings(t *testing.T) {
 	form := func(csrf string, changes map[string]string) url.Values {
 		v := url.Values{"csrfmiddlewaretoken": {csrf}, "name": {"Demo"}, "repository": {"https://github.com/a/demo"}, "repo_type": {"git"},
 			"homepage": {""}, "language": {"en"}, "programming_language": {"words"}, "default_version": {"latest"},
-			"default_branch": {""}, "privacy_level": {"public"}}
+			"default_branch": {""}, "privacy_level": {"public"}, "versioning_scheme": {"multiple_versions_with_translations"},
+			"tags": {""}, "readthedocs_yaml_path": {""}, "external_builds_privacy_level": {"public"}}
 		for k, val := range changes {
 			v.Set(k, val)
 		}
@@ -504,13 +505,22 @@ func TestDashboardSettings(t *testing.T) {
 	if resp.StatusCode != http.StatusBadRequest || m == nil || !strings.Contains(body, `value="not a url"`) || !strings.Contains(body, `value="main"`) {
 		t.Fatalf("bad homepage: %d, want 400 with a message next to the field and the typed values kept\n%s", resp.StatusCode, body)
 	}
-	resp, _ = alice.post("/projects/demo/edit/", form(csrf, map[string]string{"name": "Demo Docs", "default_branch": "main", "show_version_warning": "on"}))
+	resp, body = alice.post("/projects/demo/edit/", form(csrf, map[string]string{"versioning_scheme": "no-such-scheme", "tags": "x, y"}))
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `id="id_versioning_scheme_error"`) || !strings.Contains(body, `value="x, y"`) {
+		t.Fatalf("bad versioning scheme: %d, want 400 with a message next to the field and the typed tags kept\n%s", resp.StatusCode, body)
+	}
+	resp, _ = alice.post("/projects/demo/edit/", form(csrf, map[string]string{"name": "Demo Docs", "default_branch": "main", "show_version_warning": "on",
+		"versioning_scheme": "single_version_without_translations", "tags": "guide, , api,guide"}))
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/projects/demo/" {
 		t.Fatalf("save: %d to %q, want 303 to the project", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	p, err := s.FindProjectBySlug(t.Context(), "demo")
-	if err != nil || p.Name != "Demo Docs" || p.DefaultBranch == nil || *p.DefaultBranch != "main" || !p.ShowVersionWarning || p.Homepage != "" {
+	if err != nil || p.Name != "Demo Docs" || p.DefaultBranch == nil || *p.DefaultBranch != "main" || !p.ShowVersionWarning || p.Homepage != "" ||
+		p.VersioningScheme != "single_version_without_translations" {
 		t.Errorf("project after save = %+v, %v", p, err)
+	}
+	if _, page := alice.get("/projects/demo/edit/"); !strings.Contains(page, `value="guide, api"`) {
+		t.Errorf("settings page after saving tags: want tags \"guide, api\"\n%s", page)
 	}
 	if resp, _ := bob.post("/projects/demo/edit/", form(bobCSRF, map[string]string{"name": "Bob's"})); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("bob saves alice's settings: %d, want 404", resp.StatusCode)
