@@ -90,6 +90,7 @@ func New(cfg Config) *Dashboard {
 		c.mount(d)
 	}
 	d.mux.HandleFunc("POST /projects/{slug}/edit/{$}", d.signedIn(d.handleSettingsUpdate))
+	d.mux.HandleFunc("POST /projects/{slug}/edit/admin/{$}", d.signedIn(d.handleAdminUpdate))
 	d.mux.HandleFunc("GET /projects/{slug}/versions/{version}/{$}", d.signedIn(d.handleVersion))
 	d.mux.HandleFunc("POST /projects/{slug}/versions/{version}/{$}", d.signedIn(d.handleVersionUpdate))
 	// With the visitor's session: a signed-in visitor gets the 404 page, not

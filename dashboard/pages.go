@@ -107,7 +107,11 @@ type (
 		Tags                       []string
 		ReadthedocsYamlPath        *string
 		ExternalBuildsPrivacyLevel string
-		AdminFields                *struct{ ExternalBuildsEnabled bool }
+		AdminFields                *struct {
+			ExternalBuildsEnabled, Skip, EnablePdfBuild, EnableEpubBuild, AddonsEnabled bool
+			BuildTimeLimit                                                              *int
+		}
+		ViewerCanChangeAdminFields bool
 		Language                   struct{ Code string }
 		ProgrammingLanguage        struct{ Code string }
 	}
@@ -172,6 +176,8 @@ type page struct {
 	// this once.
 	Tokens []apiToken
 	NewKey string
+	// Admin is the settings page's admin form (superusers).
+	Admin map[string]string
 }
 
 // formField is one labelled field of a form, with its value and message.
@@ -225,6 +231,11 @@ var funcs = template.FuncMap{
 	},
 	"progLanguages":     func() choices.Table { return choices.ProgrammingLanguages },
 	"versioningSchemes": func() choices.Table { return choices.VersioningSchemes },
+	// adminChecks are the admin form's checkboxes, by field (ranged in key order).
+	"adminChecks": func() map[string]string {
+		return map[string]string{"addons_enabled": "Add the reader client to served pages", "enable_epub_build": "Build an EPUB",
+			"enable_pdf_build": "Build a PDF", "skip": "Builds disabled"}
+	},
 }
 
 // parsePages parses each page template with the layout.
@@ -601,7 +612,7 @@ func (d *Dashboard) loadSettings(w http.ResponseWriter, r *http.Request, s *sess
 
 func (d *Dashboard) handleSettings(w http.ResponseWriter, r *http.Request, s *session) {
 	if p, ok := d.loadSettings(w, r, s); ok {
-		d.render(w, r, s, http.StatusOK, "settings", &page{Title: "Settings · " + p.Name, Project: p, Form: settingsForm(p)})
+		d.render(w, r, s, http.StatusOK, "settings", &page{Title: "Settings · " + p.Name, Project: p, Form: settingsForm(p), Admin: adminForm(p)})
 	}
 }
 
@@ -645,11 +656,64 @@ func (d *Dashboard) handleSettingsUpdate(w http.ResponseWriter, r *http.Request,
 		err = d.run(r, s, updateProjectMutation, map[string]any{"slug": p.Slug, "input": input}, nil)
 	}
 	if err != nil {
-		d.render(w, r, s, formStatus(err), "settings", &page{Title: "Settings · " + p.Name, Project: p, Form: form,
+		d.render(w, r, s, formStatus(err), "settings", &page{Title: "Settings · " + p.Name, Project: p, Form: form, Admin: adminForm(p),
 			Errors: formErrorsOf(err, settingsFields)})
 		return
 	}
 	http.Redirect(w, r, "/projects/"+p.Slug+"/", http.StatusSeeOther)
+}
+
+// adminForm is the admin settings form's values of a project (superusers
+// only: setProjectAdminFields).
+func adminForm(p *project) map[string]string {
+	f := map[string]string{}
+	if a := p.AdminFields; a != nil {
+		for k, v := range map[string]bool{"skip": a.Skip, "enable_pdf_build": a.EnablePdfBuild, "enable_epub_build": a.EnableEpubBuild, "addons_enabled": a.AddonsEnabled} {
+			if v {
+				f[k] = "on"
+			}
+		}
+		if a.BuildTimeLimit != nil {
+			f["build_time_limit"] = strconv.Itoa(*a.BuildTimeLimit)
+		}
+	}
+	return f
+}
+
+// adminFields maps setProjectAdminFields' fields to the admin form's.
+var adminFields = map[string]string{"skip": "skip", "enable_pdf_build": "enable_pdf_build", "enable_epub_build": "enable_epub_build",
+	"addons_enabled": "addons_enabled", "build_time_limit": "build_time_limit"}
+
+// handleAdminUpdate applies the admin form (superusers) in one
+// setProjectAdminFields: every field is sent; a blank time limit restores
+// the operator's default (0). A time limit that is not a number is the
+// form's own message, next to the field.
+func (d *Dashboard) handleAdminUpdate(w http.ResponseWriter, r *http.Request, s *session) {
+	p, ok := d.loadSettings(w, r, s)
+	if !ok {
+		return
+	}
+	admin := map[string]string{}
+	for k := range adminFields {
+		admin[k] = strings.TrimSpace(r.PostFormValue(k))
+	}
+	limit, err := 0, error(nil)
+	if admin["build_time_limit"] != "" {
+		if limit, err = strconv.Atoi(admin["build_time_limit"]); err != nil {
+			err = errs.FieldError("dashboard.admin", "build_time_limit", errs.MsgNotInteger)
+		}
+	}
+	if err == nil {
+		input := map[string]any{"skip": admin["skip"] == "on", "enablePdfBuild": admin["enable_pdf_build"] == "on",
+			"enableEpubBuild": admin["enable_epub_build"] == "on", "addonsEnabled": admin["addons_enabled"] == "on", "buildTimeLimit": limit}
+		err = d.run(r, s, adminMutation, map[string]any{"slug": p.Slug, "input": input}, nil)
+	}
+	if err != nil {
+		d.render(w, r, s, formStatus(err), "settings", &page{Title: "Settings · " + p.Name, Project: p, Form: settingsForm(p),
+			Admin: admin, Errors: formErrorsOf(err, adminFields)})
+		return
+	}
+	http.Redirect(w, r, "/projects/"+p.Slug+"/edit/", http.StatusSeeOther)
 }
 
 // splitTags reads the settings form's comma-separated tags (the API trims

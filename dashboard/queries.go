@@ -94,7 +94,8 @@ const settingsQuery = `query($slug: String!) {
 	project(slug: $slug) {
 		` + projectFields + `
 		homepage storedDefaultBranch showVersionWarning language { code } programmingLanguage { code }
-		versioningScheme tags readthedocsYamlPath externalBuildsPrivacyLevel adminFields { externalBuildsEnabled }
+		versioningScheme tags readthedocsYamlPath externalBuildsPrivacyLevel viewerCanChangeAdminFields
+		adminFields { externalBuildsEnabled skip enablePdfBuild enableEpubBuild addonsEnabled buildTimeLimit }
 		versions(filter: { active: true }, first: 100) { nodes { slug verboseName } }
 	}
 }`
@@ -198,3 +199,6 @@ const tokensQuery = `query { viewer { apiTokens { id prefix created } } }`
 const createTokenMutation = `mutation { createApiToken(input: {}) { key apiToken { id prefix created } errors { path message code } } }`
 
 const revokeTokenMutation = `mutation($id: ID!) { revokeApiToken(input: { id: $id }) { deletedId errors { path message code } } }`
+
+// adminMutation writes the admin settings (superusers).
+const adminMutation = `mutation($slug: String!, $input: ProjectAdminInput!) { setProjectAdminFields(slug: $slug, input: $input) { slug } }`

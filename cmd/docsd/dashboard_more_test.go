@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"docsd/accounts"
 	"docsd/store"
 	"docsd/storetest"
 )
@@ -135,5 +136,47 @@ func TestDashboardRedirectDryRun(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestDashboardAdminSettings: a superuser who maintains a project gets the
+// admin settings form (setProjectAdminFields) on its settings page (the
+// page is the maintainers'); a maintainer who is not a superuser neither
+// sees nor may send it.
+func TestDashboardAdminSettings(t *testing.T) {
+	s := storetest.Open(t, store.SQLite)
+	_, base := dashboardApp(t, s)
+	storetest.MustSuperuser(t, s, "root")
+	if err := accounts.New(s).SetPassword(t.Context(), "root", "root-password"); err != nil {
+		t.Fatal(err)
+	}
+	alice, root := newBrowserClient(t, base), newBrowserClient(t, base)
+	aliceCSRF, rootCSRF := alice.signIn("alice", "alice-password"), root.signIn("root", "root-password")
+	if _, page := alice.get("/projects/demo/edit/"); strings.Contains(page, "Admin settings") {
+		t.Errorf("a maintainer who is not a superuser sees the admin form")
+	}
+	if resp, _ := alice.post("/projects/demo/edit/admin/", url.Values{"csrfmiddlewaretoken": {aliceCSRF}, "skip": {"on"}}); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("alice sends the admin form: %d, want 403", resp.StatusCode)
+	}
+	if resp, _ := alice.post("/projects/demo/users/", url.Values{"csrfmiddlewaretoken": {aliceCSRF}, "username": {"root"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add root as a maintainer: %d", resp.StatusCode)
+	}
+	if _, page := root.get("/projects/demo/edit/"); !strings.Contains(page, "Admin settings") || !strings.Contains(page, `id="id_build_time_limit"`) {
+		t.Fatalf("a superuser's settings page lacks the admin form:\n%s", page)
+	}
+	resp, body := root.post("/projects/demo/edit/admin/", url.Values{"csrfmiddlewaretoken": {rootCSRF}, "build_time_limit": {"soon"}})
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `id="id_build_time_limit_error"`) || !strings.Contains(body, `value="soon"`) {
+		t.Errorf("a time limit that is not a number: %d, want 400 with a message next to the field\n%s", resp.StatusCode, body)
+	}
+	resp, body = root.post("/projects/demo/edit/admin/", url.Values{"csrfmiddlewaretoken": {rootCSRF}, "build_time_limit": {"-5"}})
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `id="id_build_time_limit_error"`) {
+		t.Errorf("a negative time limit: %d, want 400 with the API's message next to the field\n%s", resp.StatusCode, body)
+	}
+	if resp, _ := root.post("/projects/demo/edit/admin/", url.Values{"csrfmiddlewaretoken": {rootCSRF}, "skip": {"on"}, "build_time_limit": {"600"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save admin settings: %d, want 303", resp.StatusCode)
+	}
+	p, err := s.FindProjectBySlug(t.Context(), "demo")
+	if err != nil || !p.Skip || p.BuildTimeLimit == nil || *p.BuildTimeLimit != 600 {
+		t.Errorf("project after the admin form: skip %v, limit %v, %v", p.Skip, p.BuildTimeLimit, err)
 	}
 }
