@@ -148,7 +148,7 @@ type redirectResolution struct {
 }
 
 // apiToken is one of the viewer's API keys, without the key.
-type apiToken struct{ ID, Prefix, Created string }
+type apiToken struct{ ID, Prefix, Name, Created string }
 
 // page is what every template gets.
 type page struct {

@@ -194,9 +194,11 @@ const resolveRedirectQuery = `query($slug: String!, $path: String!) {
 
 // API keys of the signed-in user (the key itself only in createApiToken's
 // answer).
-const tokensQuery = `query { viewer { apiTokens { id prefix created } } }`
+const tokensQuery = `query { viewer { apiTokens { id prefix name created } } }`
 
-const createTokenMutation = `mutation { createApiToken(input: {}) { key apiToken { id prefix created } errors { path message code } } }`
+const createTokenMutation = `mutation($name: String!) {
+	createApiToken(input: { name: $name }) { key apiToken { id prefix name created } errors { path message code } }
+}`
 
 const revokeTokenMutation = `mutation($id: ID!) { revokeApiToken(input: { id: $id }) { deletedId errors { path message code } } }`
 

@@ -1,6 +1,9 @@
 package dashboard
 
-import "net/http"
+import (
+	"net/http"
+	"strings"
+)
 
 // The API tokens page (/accounts/tokens/): the signed-in user's v3/GraphQL
 // keys, through viewer { apiTokens }, createApiToken and revokeApiToken.
@@ -34,8 +37,9 @@ func (d *Dashboard) handleTokenCreate(w http.ResponseWriter, r *http.Request, s 
 	var out struct {
 		CreateAPIToken struct{ Key *string } `json:"createApiToken"`
 	}
-	if err := d.run(r, s, createTokenMutation, nil, &out); err != nil || out.CreateAPIToken.Key == nil {
-		d.renderTokens(w, r, s, formStatus(err), &page{Errors: formErrorsOf(err, nil)})
+	form := map[string]string{"name": strings.TrimSpace(r.PostFormValue("name"))}
+	if err := d.run(r, s, createTokenMutation, map[string]any{"name": form["name"]}, &out); err != nil || out.CreateAPIToken.Key == nil {
+		d.renderTokens(w, r, s, formStatus(err), &page{Form: form, Errors: formErrorsOf(err, map[string]string{"name": "name"})})
 		return
 	}
 	d.renderTokens(w, r, s, http.StatusOK, &page{NewKey: *out.CreateAPIToken.Key})

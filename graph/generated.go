@@ -56,6 +56,7 @@ type ComplexityRoot struct {
 	ApiToken struct {
 		Created func(childComplexity int) int
 		ID      func(childComplexity int) int
+		Name    func(childComplexity int) int
 		Prefix  func(childComplexity int) int
 	}
 
@@ -720,6 +721,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ApiToken.ID(childComplexity), true
+	case "ApiToken.name":
+		if e.ComplexityRoot.ApiToken.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApiToken.Name(childComplexity), true
 	case "ApiToken.prefix":
 		if e.ComplexityRoot.ApiToken.Prefix == nil {
 			break
@@ -4283,12 +4290,16 @@ type ApiToken implements Node {
   databaseId: Int!
   "The key's first four characters, to tell keys apart."
   prefix: String!
+  "What the key is for, as written when it was created; empty for keys made by ` + "`" + `docsd token create` + "`" + `."
+  name: String!
   "When the key was created."
   created: Time!
 }
 
 "What to create an API key with."
 input CreateApiTokenInput {
+  "What the key is for (` + "`" + `CI deploys` + "`" + `): required, at most 100 characters."
+  name: String @goField(omittable: true)
   "Only check the input: report what is wrong in ` + "`" + `errors` + "`" + ` and create nothing."
   validateOnly: Boolean = false
 }
@@ -4299,7 +4310,7 @@ type CreateApiTokenPayload {
   apiToken: ApiToken
   "The key itself (40 hex characters), shown this once and never again; null when no key was created."
   key: String
-  "What is wrong with the input (a user has at most 100 keys)."
+  "What is wrong with the input (` + "`" + `name` + "`" + `; a user has at most 100 keys)."
   errors: [UserError!]!
 }
 
@@ -4344,6 +4355,8 @@ func (ec *executionContext) childFields_ApiToken(ctx context.Context, field grap
 		return ec.fieldContext_ApiToken_databaseId(ctx, field)
 	case "prefix":
 		return ec.fieldContext_ApiToken_prefix(ctx, field)
+	case "name":
+		return ec.fieldContext_ApiToken_name(ctx, field)
 	case "created":
 		return ec.fieldContext_ApiToken_created(ctx, field)
 	}
@@ -7052,6 +7065,29 @@ func (ec *executionContext) _ApiToken_prefix(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_ApiToken_prefix(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ApiToken_name(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApiToken_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApiToken_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
@@ -17587,13 +17623,20 @@ func (ec *executionContext) unmarshalInputCreateApiTokenInput(ctx context.Contex
 		asMap["validateOnly"] = false
 	}
 
-	fieldsInOrder := [...]string{"validateOnly"}
+	fieldsInOrder := [...]string{"name", "validateOnly"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = graphql.OmittableOf(data)
 		case "validateOnly":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validateOnly"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -18671,6 +18714,11 @@ func (ec *executionContext) _ApiToken(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "prefix":
 			out.Values[i] = ec._ApiToken_prefix(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._ApiToken_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

@@ -78,6 +78,8 @@ type CompleteUploadPayload struct {
 
 // What to create an API key with.
 type CreateAPITokenInput struct {
+	// What the key is for (`CI deploys`): required, at most 100 characters.
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
 	// Only check the input: report what is wrong in `errors` and create nothing.
 	ValidateOnly *bool `json:"validateOnly,omitempty"`
 }
@@ -88,7 +90,7 @@ type CreateAPITokenPayload struct {
 	APIToken *store.Token `json:"apiToken,omitempty"`
 	// The key itself (40 hex characters), shown this once and never again; null when no key was created.
 	Key *string `json:"key,omitempty"`
-	// What is wrong with the input (a user has at most 100 keys).
+	// What is wrong with the input (`name`; a user has at most 100 keys).
 	Errors []*errs.UserError `json:"errors"`
 }
 

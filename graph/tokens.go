@@ -19,6 +19,9 @@ const nodeAPIToken = "ApiToken"
 // script and machine, and a bound on rows a signed-in user can make.
 const maxAPITokens = 100
 
+// maxAPITokenName is the longest name a key may have, in characters.
+const maxAPITokenName = 100
+
 // apiTokens answers User.apiTokens: the user themself only (not even a
 // superuser reads another's list).
 func (r *Resolver) apiTokens(ctx context.Context, obj *store.User) ([]*store.Token, error) {
@@ -44,14 +47,18 @@ func (r *Resolver) createAPIToken(ctx context.Context, input CreateAPITokenInput
 	if err != nil {
 		return nil, err
 	}
+	f := errs.Fields{}
+	name, _ := checkString(f, "name", input.Name, strRule{required: true, max: maxAPITokenName})
 	if len(have) >= maxAPITokens {
-		msg := "You have " + strconv.Itoa(len(have)) + " API keys, the most a user may hold: revoke one first."
-		return &CreateAPITokenPayload{Errors: userErrors(errs.FieldError(op, errs.NonField, msg))}, nil
+		f.Add(errs.NonField, "You have "+strconv.Itoa(len(have))+" API keys, the most a user may hold: revoke one first.")
+	}
+	if len(f) > 0 {
+		return &CreateAPITokenPayload{Errors: userErrors(f.Err(op))}, nil
 	}
 	if isTrue(input.ValidateOnly) {
 		return &CreateAPITokenPayload{Errors: []*errs.UserError{}}, nil
 	}
-	key, t, err := r.Store.CreateToken(ctx, u.ID)
+	key, t, err := r.Store.CreateNamedToken(ctx, u.ID, name)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"regexp"
+	"strings"
 	"testing"
 
 	"docsd/errs"
@@ -16,8 +17,8 @@ import (
 func TestAPITokens(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
-		const create = `mutation($v: Boolean) { createApiToken(input: {validateOnly: $v}) { key apiToken { id databaseId prefix created } errors { path message code } } }`
-		data := e.must(e.as("alice"), create, nil)
+		const create = `mutation($n: String, $v: Boolean) { createApiToken(input: {name: $n, validateOnly: $v}) { key apiToken { id databaseId prefix name created } errors { path message code } } }`
+		data := e.must(e.as("alice"), create, map[string]any{"n": "  CI deploys  "})
 		key, _ := dig(data, "createApiToken", "key").(string)
 		id, _ := dig(data, "createApiToken", "apiToken", "id").(string)
 		if !regexp.MustCompile(`^[0-9a-f]{40}$`).MatchString(key) || id == "" {
@@ -25,6 +26,9 @@ func TestAPITokens(t *testing.T) {
 		}
 		if got := dig(data, "createApiToken", "apiToken", "prefix"); got != key[:4] {
 			t.Errorf("prefix %v, want %q", got, key[:4])
+		}
+		if got := dig(data, "createApiToken", "apiToken", "name"); got != "CI deploys" {
+			t.Errorf("name %v, want the trimmed \"CI deploys\"", got)
 		}
 		if errsList, _ := dig(data, "createApiToken", "errors").([]any); errsList == nil || len(errsList) != 0 {
 			t.Errorf("errors %v, want []", dig(data, "createApiToken", "errors"))
@@ -34,9 +38,34 @@ func TestAPITokens(t *testing.T) {
 		}
 
 		// validateOnly: a payload, no key, nothing created.
-		data = e.must(e.as("alice"), create, map[string]any{"v": true})
+		data = e.must(e.as("alice"), create, map[string]any{"n": "x", "v": true})
 		if dig(data, "createApiToken", "key") != nil || dig(data, "createApiToken", "apiToken") != nil {
 			t.Errorf("validateOnly created something: %v", data)
+		}
+		// A bad name: a payload error on ["input", "name"], nothing created
+		// (with validateOnly too).
+		for _, tc := range []struct {
+			name string
+			vars map[string]any
+			want string
+		}{
+			{"missing", map[string]any{}, errs.MsgRequired},
+			{"blank", map[string]any{"n": "   "}, errs.MsgNotBlank},
+			{"too long", map[string]any{"n": strings.Repeat("n", 101)}, errs.TooLong(100)},
+			{"blank, validateOnly", map[string]any{"n": "", "v": true}, errs.MsgNotBlank},
+		} {
+			var out struct {
+				CreateAPIToken struct {
+					Key    *string
+					Errors []errs.UserError
+				} `json:"createApiToken"`
+			}
+			err := e.exec.Do(e.as("alice"), create, tc.vars, &out)
+			got := out.CreateAPIToken
+			if !errs.Is(err, errs.Invalid) || got.Key != nil || len(got.Errors) != 1 ||
+				strings.Join(got.Errors[0].Path, ".") != "input.name" || got.Errors[0].Message != tc.want || got.Errors[0].Code != "INVALID" {
+				t.Errorf("name %s: %v, %+v; want one INVALID error on input.name: %q", tc.name, err, got, tc.want)
+			}
 		}
 
 		const list = `{ viewer { apiTokens { id prefix } } }`
@@ -60,7 +89,7 @@ func TestAPITokens(t *testing.T) {
 			{"anonymous list", "", `query($id: ID!) { node(id: $id) { ... on User { apiTokens { id } } } }`, errs.Unauthenticated},
 			{"another user's key by node", "bob", `query($id: ID!) { node(id: $id) { id } }`, errs.NotFound},
 			{"another user revokes", "bob", `mutation($id: ID!) { revokeApiToken(input: {id: $id}) { deletedId } }`, errs.NotFound},
-			{"anonymous create", "", `mutation { createApiToken(input: {}) { key } }`, errs.Unauthenticated},
+			{"anonymous create", "", `mutation { createApiToken(input: {name: "x"}) { key } }`, errs.Unauthenticated},
 			{"not a key's id", "alice", `mutation { revokeApiToken(input: {id: "bm9wZQ"}) { deletedId } }`, errs.NotFound},
 		} {
 			vars := map[string]any{"id": id}
@@ -93,7 +122,7 @@ func TestAPITokens(t *testing.T) {
 			}
 		}
 		// In-process callers read payload errors as the classified error.
-		data, err := e.do(e.as("bob"), create, nil)
+		data, err := e.do(e.as("bob"), create, map[string]any{"n": "one more"})
 		if !errs.Is(err, errs.Invalid) {
 			t.Errorf("the 101st key: %v, want INVALID", err)
 		}

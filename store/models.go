@@ -22,6 +22,7 @@ type Token struct {
 	UserID  int64     `db:"user_id"`
 	Hash    string    `db:"hash"`
 	Prefix  string    `db:"prefix"`
+	Name    string    `db:"name"` // what the key is for; "" when unnamed
 	Created time.Time `db:"created"`
 }
 

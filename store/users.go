@@ -75,17 +75,23 @@ func HashToken(key string) string {
 // CreateToken makes a new API key for the user and returns it. Only its hash
 // is stored: the key cannot be shown again.
 func (s *Store) CreateToken(ctx context.Context, userID int64) (string, *Token, error) {
+	return s.CreateNamedToken(ctx, userID, "")
+}
+
+// CreateNamedToken is CreateToken with a name saying what the key is for
+// (the caller validates it).
+func (s *Store) CreateNamedToken(ctx context.Context, userID int64, name string) (string, *Token, error) {
 	const op = "store.CreateToken"
 	raw := make([]byte, TokenLength/2)
 	if _, err := rand.Read(raw); err != nil {
 		return "", nil, errs.Wrap(errs.Internal, op, err)
 	}
 	key := hex.EncodeToString(raw)
-	t := &Token{UserID: userID, Hash: HashToken(key), Prefix: key[:4]}
+	t := &Token{UserID: userID, Hash: HashToken(key), Prefix: key[:4], Name: name}
 	err := s.InTx(ctx, op, func(tx *Tx) error {
 		t.Created = tx.Now
-		id, err := tx.insert(ctx, `INSERT INTO tokens (user_id, hash, prefix, created) VALUES (?, ?, ?, ?)`,
-			t.UserID, t.Hash, t.Prefix, t.Created)
+		id, err := tx.insert(ctx, `INSERT INTO tokens (user_id, hash, prefix, name, created) VALUES (?, ?, ?, ?, ?)`,
+			t.UserID, t.Hash, t.Prefix, t.Name, t.Created)
 		t.ID = id
 		return err
 	})
@@ -107,7 +113,7 @@ func (s *Store) FindUserByToken(ctx context.Context, key string) (*User, error) 
 // FindTokens lists a user's tokens, oldest first.
 func (s *Store) FindTokens(ctx context.Context, userID int64) ([]*Token, error) {
 	var ts []*Token
-	err := s.read().sel(ctx, &ts, `SELECT id, user_id, hash, prefix, created FROM tokens WHERE user_id = ? ORDER BY id`, userID)
+	err := s.read().sel(ctx, &ts, `SELECT id, user_id, hash, prefix, name, created FROM tokens WHERE user_id = ? ORDER BY id`, userID)
 	return ts, classify("store.FindTokens", err)
 }
 

@@ -156,7 +156,7 @@ func TestTokens(t *testing.T) {
 			t.Errorf("FindUserByToken: inactive user reported active")
 		}
 
-		key2, tok2, err := s.CreateToken(ctx, alice.ID)
+		key2, tok2, err := s.CreateNamedToken(ctx, alice.ID, "CI deploy")
 		must(t, err)
 		bobKey, bobTok, err := s.CreateToken(ctx, bob.ID)
 		must(t, err)
@@ -165,6 +165,9 @@ func TestTokens(t *testing.T) {
 		// MustUser made one token before these.
 		if len(ts) != 3 || ts[1].ID != tok.ID || ts[2].ID != tok2.ID {
 			t.Errorf("FindTokens(alice) = %v, want 3 ending with %d, %d", ids(ts, func(t *store.Token) int64 { return t.ID }), tok.ID, tok2.ID)
+		}
+		if len(ts) == 3 && (ts[1].Name != "" || ts[2].Name != "CI deploy") {
+			t.Errorf("FindTokens(alice) names = %q, %q; want \"\", \"CI deploy\"", ts[1].Name, ts[2].Name)
 		}
 
 		tests := []struct {

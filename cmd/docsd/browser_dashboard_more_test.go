@@ -131,7 +131,8 @@ func TestBrowserDashboardPages(t *testing.T) {
 
 	// Create an API token (shown once), then revoke it.
 	run("tokens", chromedp.Navigate(base+"/accounts/tokens/"),
-		chromedp.WaitVisible(`form[action="/accounts/tokens/"] button`, chromedp.ByQuery),
+		chromedp.WaitVisible("#id_name", chromedp.ByQuery),
+		chromedp.SendKeys("#id_name", "CI deploys", chromedp.ByQuery),
 		chromedp.Click(`form[action="/accounts/tokens/"] button`, chromedp.ByQuery),
 		chromedp.WaitVisible("#id_new_key", chromedp.ByQuery))
 	var key string
@@ -140,7 +141,7 @@ func TestBrowserDashboardPages(t *testing.T) {
 		t.Fatalf("new key %q", key)
 	}
 	screenshot(t, ctx, "dashboard-tokens.png")
-	revoke := `button[aria-label="Revoke token ` + key[:4] + `…"]`
+	revoke := `button[aria-label="Revoke token CI deploys (` + key[:4] + `…)"]`
 	// The answer is /accounts/tokens/ again, without that token's row.
 	run("revoke", chromedp.Click(revoke, chromedp.ByQuery), chromedp.WaitNotPresent("#id_new_key", chromedp.ByQuery))
 	at("revoke", "/accounts/tokens/")

@@ -29,7 +29,11 @@ func TestDashboardTokens(t *testing.T) {
 	if resp, _ := newBrowserClient(t, base).get("/accounts/tokens/"); resp.StatusCode != http.StatusSeeOther {
 		t.Errorf("anonymous tokens page: %d, want 303 to sign in", resp.StatusCode)
 	}
-	resp, body := alice.post("/accounts/tokens/", url.Values{"csrfmiddlewaretoken": {csrf}})
+	resp, body := alice.post("/accounts/tokens/", url.Values{"csrfmiddlewaretoken": {csrf}, "name": {"  "}})
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `id="id_name_error"`) || strings.Contains(body, `id="id_new_key"`) {
+		t.Errorf("create without a name: %d, want 400 with a message next to the name and no key\n%s", resp.StatusCode, body)
+	}
+	resp, body = alice.post("/accounts/tokens/", url.Values{"csrfmiddlewaretoken": {csrf}, "name": {"CI deploys"}})
 	m := regexp.MustCompile(`id="id_new_key" value="([0-9a-f]{40})"`).FindStringSubmatch(body)
 	if resp.StatusCode != http.StatusOK || m == nil {
 		t.Fatalf("create: %d, want 200 with the new key\n%s", resp.StatusCode, body)
@@ -40,7 +44,7 @@ func TestDashboardTokens(t *testing.T) {
 	}
 	_, page := alice.get("/accounts/tokens/")
 	forms := revokeForm.FindAllStringSubmatch(page, -1)
-	if len(forms) != 2 || strings.Contains(page, key) || !strings.Contains(page, "<code>"+key[:4]+"…</code>") {
+	if len(forms) != 2 || strings.Contains(page, key) || !strings.Contains(page, "<code>"+key[:4]+"…</code>") || !strings.Contains(page, "<td>CI deploys</td>") {
 		t.Fatalf("tokens page: want the new key listed second, by its prefix only\n%s", page)
 	}
 	revoke := forms[1]
