@@ -164,7 +164,7 @@ func TestBrowserDashboardPages(t *testing.T) {
 	screenshot(t, ctx, "dashboard-subprojects.png")
 
 	keyboardRedirects(t, ctx, base, fail)
-	narrowPages(t, ctx, base, fail)
+	narrowPages(t, ctx, base, strings.TrimPrefix(buildPage, base), fail)
 }
 
 // keyboardRedirects tabs through the redirects page from its top: the skip
@@ -216,6 +216,13 @@ func keyboardRedirects(t *testing.T, ctx context.Context, base string, fail func
 			t.Errorf("tab stop %d (%s#%s %q) shows no focus outline", i+1, f.Tag, f.ID, f.Name)
 		}
 	}
+	var current string
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.querySelector('nav.tabs a[aria-current="page"]')?.textContent || ""`, &current)); err != nil {
+		fail("current tab", err)
+	}
+	if current != "Redirects" {
+		t.Errorf("the tab marked aria-current is %q, want Redirects", current)
+	}
 	if len(order) == 0 || order[0].Name != "Skip to content" {
 		t.Errorf("first tab stop %+v, want the skip link", order)
 	}
@@ -255,7 +262,7 @@ func keyboardRedirects(t *testing.T, ctx context.Context, base string, fail func
 // narrowPages opens the main pages 360 px wide: none may be wider than the
 // screen (tables scroll inside their own box); a few are kept as
 // screenshots.
-func narrowPages(t *testing.T, ctx context.Context, base string, fail func(string, error)) {
+func narrowPages(t *testing.T, ctx context.Context, base, buildPage string, fail func(string, error)) {
 	t.Helper()
 	if err := chromedp.Run(ctx, chromedp.EmulateViewport(360, 740)); err != nil {
 		fail("viewport", err)
@@ -264,6 +271,7 @@ func narrowPages(t *testing.T, ctx context.Context, base string, fail func(strin
 		{"/dashboard/", "mobile-dashboard.png"},
 		{"/projects/demo/", "mobile-project.png"},
 		{"/projects/demo/builds/", ""},
+		{buildPage, "mobile-build.png"},
 		{"/projects/demo/versions/", "mobile-versions.png"},
 		{"/projects/demo/edit/", "mobile-settings.png"},
 		{"/projects/demo/redirects/?path=/en/latest/old.html", "mobile-redirects.png"},

@@ -1,10 +1,20 @@
-// docsd dashboard: the build page follows a running build with the public
+// docsd dashboard. The build page follows a running build with the public
 // GraphQL endpoint's buildUpdated subscription over Server-Sent Events
 // (graphql-sse, distinct connections: one POST whose answer streams
 // `event: next` until `event: complete`). Signed-in viewers send the
 // session's CSRF token, without which /graphql ignores the session cookie.
 // A stream that breaks before the build finished is opened again.
 "use strict";
+
+// The project tab of the page shown is marked as the current page, for
+// screen readers (aria-current) and by its style.
+(function () {
+  document.querySelectorAll("nav.tabs a").forEach(function (a) {
+    if (a.origin === window.location.origin && a.pathname === window.location.pathname) {
+      a.setAttribute("aria-current", "page");
+    }
+  });
+})();
 
 (function () {
   var box = document.getElementById("build");
