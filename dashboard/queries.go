@@ -3,6 +3,10 @@ package dashboard
 // The dashboard's GraphQL operations, all in this file: the pages run them
 // through the same executor as /graphql, and the build page's script posts
 // buildQuery to /graphql itself. Nothing else in the package reads data.
+// Each mutation selects its payload's errors (graph.PayloadErrors), which
+// the executor returns as the classified error the forms show by field.
+
+import "docsd/graph"
 
 // buildFields is the selection of a build that its pages show.
 const buildFields = `id: databaseId state { code name } success error commit created started finished duration
@@ -23,7 +27,7 @@ const dashboardQuery = `query {
 }`
 
 const importMutation = `mutation($name: String!, $url: String!, $type: String!) {
-	importProject(input: { name: $name, repository: { url: $url, type: $type } }) { slug }
+	importProject(input: { name: $name, repository: { url: $url, type: $type } }) { project { slug } ` + graph.PayloadErrors + ` }
 }`
 
 // projectFields is the head of every project page.
@@ -63,7 +67,7 @@ const buildSubscription = `subscription($id: Int!) {
 }`
 
 const triggerMutation = `mutation($slug: String!, $version: String!) {
-	triggerBuild(project: $slug, version: $version) { triggered build { id: databaseId } }
+	triggerBuild(input: { project: $slug, version: $version }) { triggered build { id: databaseId } ` + graph.PayloadErrors + ` }
 }`
 
 const versionsQuery = `query($slug: String!) {
@@ -83,12 +87,12 @@ const versionQuery = `query($slug: String!, $version: String!) {
 }`
 
 const updateVersionMutation = `mutation($slug: String!, $version: String!, $active: Boolean!, $hidden: Boolean!, $privacy: String!) {
-	updateVersion(project: $slug, version: $version, input: { active: $active, hidden: $hidden, privacyLevel: $privacy }) { slug }
+	updateVersion(input: { project: $slug, version: $version, active: $active, hidden: $hidden, privacyLevel: $privacy }) { version { slug } ` + graph.PayloadErrors + ` }
 }`
 
-const cancelMutation = `mutation($id: Int!) { cancelBuild(id: $id) { id: databaseId } }`
+const cancelMutation = `mutation($id: ID!) { cancelBuild(input: { id: $id }) { build { id: databaseId } ` + graph.PayloadErrors + ` } }`
 
-const retryMutation = `mutation($id: Int!) { retryBuild(id: $id) { build { id: databaseId } } }`
+const retryMutation = `mutation($id: ID!) { retryBuild(input: { id: $id }) { build { id: databaseId } ` + graph.PayloadErrors + ` } }`
 
 const settingsQuery = `query($slug: String!) {
 	project(slug: $slug) {
@@ -98,9 +102,10 @@ const settingsQuery = `query($slug: String!) {
 	}
 }`
 
-// updateProjectMutation sends only the fields the settings form changed.
-const updateProjectMutation = `mutation($slug: String!, $input: UpdateProjectInput!) {
-	updateProject(slug: $slug, input: $input) { slug }
+// updateProjectMutation sends only the fields the settings form changed
+// (and the slug).
+const updateProjectMutation = `mutation($input: UpdateProjectInput!) {
+	updateProject(input: $input) { project { slug } ` + graph.PayloadErrors + ` }
 }`
 
 const redirectsQuery = `query($slug: String!) {
@@ -110,11 +115,11 @@ const redirectsQuery = `query($slug: String!) {
 	}
 }`
 
-const createRedirectMutation = `mutation($slug: String!, $input: RedirectInput!) {
-	createRedirect(project: $slug, input: $input) { id: databaseId }
+const createRedirectMutation = `mutation($input: CreateRedirectInput!) {
+	createRedirect(input: $input) { redirect { id: databaseId } ` + graph.PayloadErrors + ` }
 }`
 
-const deleteRedirectMutation = `mutation($slug: String!, $key: Int!) { deleteRedirect(project: $slug, id: $key) }`
+const deleteRedirectMutation = `mutation($input: DeleteRedirectInput!) { deleteRedirect(input: $input) { deletedId ` + graph.PayloadErrors + ` } }`
 
 // Environment variables: values are write-only (the graph has no value field).
 const variablesQuery = `query($slug: String!) {
@@ -124,11 +129,11 @@ const variablesQuery = `query($slug: String!) {
 	}
 }`
 
-const createVariableMutation = `mutation($slug: String!, $input: EnvironmentVariableInput!) {
-	createEnvironmentVariable(project: $slug, input: $input) { id: databaseId }
+const createVariableMutation = `mutation($input: CreateEnvironmentVariableInput!) {
+	createEnvironmentVariable(input: $input) { environmentVariable { id: databaseId } ` + graph.PayloadErrors + ` }
 }`
 
-const deleteVariableMutation = `mutation($slug: String!, $key: Int!) { deleteEnvironmentVariable(project: $slug, id: $key) }`
+const deleteVariableMutation = `mutation($input: DeleteEnvironmentVariableInput!) { deleteEnvironmentVariable(input: $input) { deletedId ` + graph.PayloadErrors + ` } }`
 
 const maintainersQuery = `query($slug: String!) {
 	project(slug: $slug) {
@@ -137,9 +142,9 @@ const maintainersQuery = `query($slug: String!) {
 	}
 }`
 
-const addMaintainerMutation = `mutation($slug: String!, $username: String!) { addMaintainer(slug: $slug, username: $username) { slug } }`
+const addMaintainerMutation = `mutation($input: AddMaintainerInput!) { addMaintainer(input: $input) { project { slug } ` + graph.PayloadErrors + ` } }`
 
-const removeMaintainerMutation = `mutation($slug: String!, $key: String!) { removeMaintainer(slug: $slug, username: $key) { slug } }`
+const removeMaintainerMutation = `mutation($input: RemoveMaintainerInput!) { removeMaintainer(input: $input) { project { slug } ` + graph.PayloadErrors + ` } }`
 
 // Integrations: the incoming webhooks, with their URL and secret.
 const integrationsQuery = `query($slug: String!) {
@@ -149,6 +154,6 @@ const integrationsQuery = `query($slug: String!) {
 	}
 }`
 
-const createIntegrationMutation = `mutation($slug: String!, $type: String!) { createIntegration(project: $slug, type: $type) { id } }`
+const createIntegrationMutation = `mutation($input: CreateIntegrationInput!) { createIntegration(input: $input) { integration { id } ` + graph.PayloadErrors + ` } }`
 
-const deleteIntegrationMutation = `mutation($slug: String!, $key: Int!) { deleteIntegration(project: $slug, id: $key) }`
+const deleteIntegrationMutation = `mutation($input: DeleteIntegrationInput!) { deleteIntegration(input: $input) { deletedId ` + graph.PayloadErrors + ` } }`

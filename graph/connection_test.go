@@ -131,7 +131,7 @@ func TestRedirectPagingAcrossReorder(t *testing.T) {
 		e := newEnv(t, d)
 		alice := e.as("alice")
 		e.importProject("alice", "pub")
-		create := `mutation($from: String!, $pos: Int) { createRedirect(project: "pub", input: {type: "page", fromUrl: $from, toUrl: "/x.html", position: $pos}) { fromUrl } }`
+		create := `mutation($from: String!, $pos: Int) { createRedirect(input: {project: "pub", type: "page", fromUrl: $from, toUrl: "/x.html", position: $pos}) { redirect { fromUrl } errors { path message code } } }`
 		for i := range 5 {
 			e.must(alice, create, map[string]any{"from": fmt.Sprintf("/r%d.html", i), "pos": i})
 		}
@@ -161,7 +161,7 @@ func TestBadCursors(t *testing.T) {
 		buildCursor := dig(data, "builds", "pageInfo", "endCursor").(string)
 		gone := e.importProject("alice", "gone")
 		goneCursor := dig(e.must(alice, `{ projects(first: 1, filter: {slug: "gone"}) { pageInfo { endCursor } } }`, nil), "projects", "pageInfo", "endCursor").(string)
-		e.must(alice, `mutation($s: String!) { deleteProject(slug: $s) }`, map[string]any{"s": gone})
+		e.must(alice, `mutation($s: String!) { deleteProject(input: {slug: $s}) { deletedId errors { path message code } } }`, map[string]any{"s": gone})
 		for _, tc := range []struct {
 			name, query string
 			field       string

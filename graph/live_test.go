@@ -328,8 +328,8 @@ func TestCancelAndRetryBuild(t *testing.T) {
 			t.Fatal(err)
 		}
 		privBuilds, _, _ := e.store.FindBuilds(ctx, store.BuildFilter{ProjectID: &priv.ID})
-		const cancel = `mutation($id: Int!) { cancelBuild(id: $id) { id state { code } success error } }`
-		const retry = `mutation($id: Int!) { retryBuild(id: $id) { triggered build { id: databaseId state { code } version { slug } } } }`
+		const cancel = `mutation($id: ID!) { cancelBuild(input: {id: $id}) { build { id state { code } success error } errors { path message code } } }`
+		const retry = `mutation($id: ID!) { retryBuild(input: {id: $id}) { triggered build { id: databaseId state { code } version { slug } } errors { path message code } } }`
 		for _, tc := range []struct {
 			name, user, query string
 			id                int64
@@ -347,7 +347,7 @@ func TestCancelAndRetryBuild(t *testing.T) {
 			}
 		}
 		data := e.must(e.as("alice"), cancel, map[string]any{"id": queued.ID})
-		if dig(data, "cancelBuild", "state", "code") != "finished" || dig(data, "cancelBuild", "success") != false || dig(data, "cancelBuild", "error") != store.CancelledMessage {
+		if dig(data, "cancelBuild", "build", "state", "code") != "finished" || dig(data, "cancelBuild", "build", "success") != false || dig(data, "cancelBuild", "build", "error") != store.CancelledMessage {
 			t.Errorf("cancel of a queued build: %v", data)
 		}
 		if _, err := e.do(e.as("alice"), cancel, map[string]any{"id": queued.ID}); kind(err) != "CONFLICT" {
