@@ -198,5 +198,20 @@ func TestBadCursors(t *testing.T) {
 				t.Errorf("%s: %s %v, want INVALID on after", tc.name, kind(err), errs.FieldsOf(err))
 			}
 		}
+
+		// A bad cursor on a nested connection nulls that connection only:
+		// the project (and its other fields) stay.
+		for _, field := range []string{"versions", "builds", "subprojects", "translations", "redirects"} {
+			data, top := e.raw(alice, fmt.Sprintf(`{ project(slug: "pub") { slug %s(first: 1, after: "nope") { totalCount } } }`, field))
+			want := map[string]any{"slug": "pub", field: nil}
+			if !reflect.DeepEqual(data["project"], want) || len(top) != 1 || dig(top[0], "extensions", "code") != "INVALID" ||
+				!reflect.DeepEqual(top[0]["path"], []any{"project", field}) {
+				t.Errorf("%s with a bad cursor: %v %v, want %v and one INVALID at project.%s", field, data, top, want, field)
+			}
+		}
+		data, top := e.raw(alice, `{ project(slug: "pub") { version(slug: "v1.0") { slug builds(first: 1, after: "nope") { totalCount } } } }`)
+		if dig(data, "project", "version", "slug") != "v1.0" || len(top) != 1 || dig(top[0], "extensions", "code") != "INVALID" {
+			t.Errorf("version builds with a bad cursor: %v %v", data, top)
+		}
 	})
 }

@@ -4118,20 +4118,20 @@ type Project implements Node {
   canonicalUrl: String!
   "Internal versions that are active, built and public, ordered by verbose name descending."
   activeVersions: [Version!]!
-  "Internal versions: all of them for maintainers, the visible ones for others."
-  versions("Only versions matching this." filter: VersionFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): VersionConnection!
+  "Internal versions: all of them for maintainers, the visible ones for others. Null, with an INVALID error, when an argument is wrong (a cursor of another list): the parent stays."
+  versions("Only versions matching this." filter: VersionFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): VersionConnection
   "A version of the project by slug, if the caller can see it."
   version("The version's slug." slug: String!, "Narrows the lookup as on lists: a version that does not match is NOT_FOUND." filter: VersionFilterInput): Version
-  "Builds of internal versions: all for maintainers, the visible ones for others."
-  builds("Only builds matching this." filter: BuildFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection!
+  "Builds of internal versions: all for maintainers, the visible ones for others. Null, with an INVALID error, when an argument is wrong (a cursor of another list): the parent stays."
+  builds("Only builds matching this." filter: BuildFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection
   "A build of the project by database id, if the caller can see it."
   build("The build's database id." id: Int!, "Narrows the lookup as on lists: a build that does not match is NOT_FOUND." filter: BuildFilterInput): Build
-  "Relationships whose parent is this project, in creation order."
-  subprojects("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): SubprojectConnection!
+  "Relationships whose parent is this project, in creation order. Null, with an INVALID error, when an argument is wrong (a cursor of another list): the parent stays."
+  subprojects("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): SubprojectConnection
   "The subproject with this alias, if the caller can see the child."
   subproject("The subproject's alias." alias: String!): Subproject
-  "Projects whose translation_of is this one, ordered by slug."
-  translations("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): ProjectConnection!
+  "Projects whose translation_of is this one, ordered by slug. Null, with an INVALID error, when an argument is wrong (a cursor of another list): the parent stays."
+  translations("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): ProjectConnection
   "The project's redirects in the order they are tried (maintainers only)."
   redirects("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): RedirectConnection @maintainersOnly
   "A redirect of the project by id (maintainers only)."
@@ -4304,8 +4304,8 @@ type Version implements Node {
   urls: VersionUrls!
   "The most recent build (any state), or null."
   lastBuild: Build
-  "The version's builds, most recent first."
-  builds("Only builds matching this." filter: BuildFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection!
+  "The version's builds, most recent first. Null, with an INVALID error, when an argument is wrong (a cursor of another list): the parent stays."
+  builds("Only builds matching this." filter: BuildFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection
 }
 
 "Narrows a build list or lookup; every field given must match."
@@ -12523,10 +12523,10 @@ func (ec *executionContext) _Project_versions(ctx context.Context, field graphql
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *VersionConnection) graphql.Marshaler {
-			return ec.marshalNVersionConnection2ᚖdocsdᚋgraphᚐVersionConnection(ctx, selections, v)
+			return ec.marshalOVersionConnection2ᚖdocsdᚋgraphᚐVersionConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Project_versions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12611,10 +12611,10 @@ func (ec *executionContext) _Project_builds(ctx context.Context, field graphql.C
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *BuildConnection) graphql.Marshaler {
-			return ec.marshalNBuildConnection2ᚖdocsdᚋgraphᚐBuildConnection(ctx, selections, v)
+			return ec.marshalOBuildConnection2ᚖdocsdᚋgraphᚐBuildConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Project_builds(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12699,10 +12699,10 @@ func (ec *executionContext) _Project_subprojects(ctx context.Context, field grap
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *SubprojectConnection) graphql.Marshaler {
-			return ec.marshalNSubprojectConnection2ᚖdocsdᚋgraphᚐSubprojectConnection(ctx, selections, v)
+			return ec.marshalOSubprojectConnection2ᚖdocsdᚋgraphᚐSubprojectConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Project_subprojects(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12787,10 +12787,10 @@ func (ec *executionContext) _Project_translations(ctx context.Context, field gra
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ProjectConnection) graphql.Marshaler {
-			return ec.marshalNProjectConnection2ᚖdocsdᚋgraphᚐProjectConnection(ctx, selections, v)
+			return ec.marshalOProjectConnection2ᚖdocsdᚋgraphᚐProjectConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Project_translations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17495,10 +17495,10 @@ func (ec *executionContext) _Version_builds(ctx context.Context, field graphql.C
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *BuildConnection) graphql.Marshaler {
-			return ec.marshalNBuildConnection2ᚖdocsdᚋgraphᚐBuildConnection(ctx, selections, v)
+			return ec.marshalOBuildConnection2ᚖdocsdᚋgraphᚐBuildConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Version_builds(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23956,7 +23956,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Project_versions(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -24032,7 +24032,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Project_builds(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -24108,7 +24108,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Project_subprojects(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -24184,7 +24184,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Project_translations(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -27165,7 +27165,7 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Version_builds(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -28847,16 +28847,6 @@ func (ec *executionContext) marshalNSubproject2ᚖdocsdᚋstoreᚐRelationship(c
 	return ec._Subproject(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNSubprojectConnection2ᚖdocsdᚋgraphᚐSubprojectConnection(ctx context.Context, sel ast.SelectionSet, v *SubprojectConnection) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._SubprojectConnection(ctx, sel, v)
-}
-
 func (ec *executionContext) marshalNSubprojectEdge2ᚕᚖdocsdᚋgraphᚐSubprojectEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*SubprojectEdge) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -29317,6 +29307,13 @@ func (ec *executionContext) marshalOBuild2ᚖdocsdᚋstoreᚐBuild(ctx context.C
 	return ec._Build(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOBuildConnection2ᚖdocsdᚋgraphᚐBuildConnection(ctx context.Context, sel ast.SelectionSet, v *BuildConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._BuildConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOBuildFilterInput2ᚖdocsdᚋgraphᚐBuildFilterInput(ctx context.Context, v any) (*BuildFilterInput, error) {
 	if v == nil {
 		return nil, nil
@@ -29462,6 +29459,13 @@ func (ec *executionContext) marshalOProjectAdminFields2ᚖdocsdᚋgraphᚐProjec
 	return ec._ProjectAdminFields(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOProjectConnection2ᚖdocsdᚋgraphᚐProjectConnection(ctx context.Context, sel ast.SelectionSet, v *ProjectConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ProjectConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOProjectFilterInput2ᚖdocsdᚋgraphᚐProjectFilterInput(ctx context.Context, v any) (*ProjectFilterInput, error) {
 	if v == nil {
 		return nil, nil
@@ -29560,6 +29564,13 @@ func (ec *executionContext) marshalOSubproject2ᚖdocsdᚋstoreᚐRelationship(c
 	return ec._Subproject(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOSubprojectConnection2ᚖdocsdᚋgraphᚐSubprojectConnection(ctx context.Context, sel ast.SelectionSet, v *SubprojectConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SubprojectConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
 	if v == nil {
 		return nil, nil
@@ -29597,6 +29608,13 @@ func (ec *executionContext) marshalOVersion2ᚖdocsdᚋstoreᚐVersion(ctx conte
 		return graphql.Null
 	}
 	return ec._Version(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOVersionConnection2ᚖdocsdᚋgraphᚐVersionConnection(ctx context.Context, sel ast.SelectionSet, v *VersionConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._VersionConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOVersionFilterInput2ᚖdocsdᚋgraphᚐVersionFilterInput(ctx context.Context, v any) (*VersionFilterInput, error) {
