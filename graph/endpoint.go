@@ -65,6 +65,7 @@ func (r *Resolver) Handler() http.Handler {
 		KeepAlivePingInterval: 15 * time.Second,
 		InitTimeout:           30 * time.Second, // a socket that never says connection_init is closed
 		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+			ctx = withSubscriptionSlots(ctx, limits.MaxSubscriptions)
 			header := p.Authorization()
 			if header == "" {
 				return ctx, nil, nil

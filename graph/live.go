@@ -69,13 +69,19 @@ func (r *Resolver) buildChanges() BuildChanges {
 // buildUpdated streams build id as the viewer may see it: at once, then
 // after every change of its row or its commands, until it has finished or
 // ctx ends. An invisible build is NotFound, as for the build query; a
-// build that becomes invisible ends the stream at its next change.
+// build that becomes invisible ends the stream at its next change. The
+// stream holds one of its connection's subscription slots while it runs.
 func (r *Resolver) buildUpdated(ctx context.Context, id int64) (<-chan *store.Build, error) {
-	b, err := r.Store.FindBuildByID(ctx, id)
+	release, err := takeSubscriptionSlot(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := r.visibleBuild(ctx, b, false); err != nil {
+	b, err := r.Store.FindBuildByID(ctx, id)
+	if err == nil {
+		_, err = r.visibleBuild(ctx, b, false)
+	}
+	if err != nil {
+		release()
 		return nil, err
 	}
 	out := make(chan *store.Build)
@@ -84,6 +90,7 @@ func (r *Resolver) buildUpdated(ctx context.Context, id int64) (<-chan *store.Bu
 	go func() {
 		defer close(out)
 		defer stop()
+		defer release()
 		last := ""
 		for {
 			b, mark, err := r.buildState(ctx, id)

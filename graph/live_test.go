@@ -384,3 +384,88 @@ func TestBuildUpdatedEndsWhenHidden(t *testing.T) {
 		t.Errorf("after the project became private: %v; want the end of the stream", ev.payload)
 	}
 }
+
+// TestSubscriptionsPerConnection: one WebSocket connection runs at most
+// Limits.MaxSubscriptions subscriptions at once; one more is an error
+// event with QUERY_TOO_COMPLEX, and completing one frees its slot.
+func TestSubscriptionsPerConnection(t *testing.T) {
+	e := newEnv(t, store.SQLite)
+	e.fixture()
+	ctx, cancel := context.WithTimeout(context.Background(), liveDeadline)
+	defer cancel()
+	pub, _ := e.store.FindProjectBySlug(ctx, "pub")
+	v, _ := e.store.FindVersionBySlug(ctx, pub.ID, "v1.0")
+	b, err := e.store.CreateBuild(ctx, v, nil) // queued: its streams stay open
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &graph.Resolver{Store: e.store, Changes: graph.PollBuildChanges{Interval: 20 * time.Millisecond},
+		Settings: graph.Settings{Endpoint: graph.Endpoint{Limits: graph.Limits{MaxSubscriptions: 2}}}}
+	srv := httptest.NewServer(r.Handler())
+	defer srv.Close()
+	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/graphql", &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	send := func(msg map[string]any) {
+		t.Helper()
+		if err := wsjson.Write(ctx, conn, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// first returns the first message about subscription id, skipping the rest.
+	first := func(id string) (typ string, payload json.RawMessage) {
+		t.Helper()
+		for {
+			var msg struct {
+				ID      string          `json:"id"`
+				Type    string          `json:"type"`
+				Payload json.RawMessage `json:"payload"`
+			}
+			if err := wsjson.Read(ctx, conn, &msg); err != nil {
+				t.Fatalf("reading the answer to %s: %v", id, err)
+			}
+			if msg.ID == id {
+				return msg.Type, msg.Payload
+			}
+		}
+	}
+	subscribe := func(id string) {
+		send(map[string]any{"id": id, "type": "subscribe", "payload": map[string]any{"query": followQuery(b.ID)}})
+	}
+	send(map[string]any{"type": "connection_init"})
+	if typ, _ := first(""); typ != "connection_ack" {
+		t.Fatalf("connection_init answered %s", typ)
+	}
+	for _, id := range []string{"1", "2"} {
+		subscribe(id)
+		if typ, p := first(id); typ != "next" {
+			t.Fatalf("subscription %s: %s %s, want next", id, typ, p)
+		}
+	}
+	subscribe("3")
+	typ, p := first("3") // a resolver's error: `next` with errors and no data, as for NOT_FOUND
+	var answer map[string]any
+	json.Unmarshal(p, &answer)
+	if typ != "next" || answer["data"] != nil || dig(answer, "errors", 0, "extensions", "code") != "QUERY_TOO_COMPLEX" ||
+		dig(answer, "errors", 0, "extensions", "details", "maximum") != float64(2) {
+		t.Fatalf("a third subscription: %s %s, want one QUERY_TOO_COMPLEX error with maximum 2", typ, p)
+	}
+	// Completing one frees its slot (released when its stream ends, so
+	// the next subscribe may come a moment before: try until it fits).
+	send(map[string]any{"id": "1", "type": "complete"})
+	for i := 4; ; i++ {
+		id := fmt.Sprint(i)
+		subscribe(id)
+		typ, p := first(id)
+		var answer map[string]any
+		json.Unmarshal(p, &answer)
+		if typ == "next" && dig(answer, "data", "buildUpdated", "id") == float64(b.ID) {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("no slot came free after a complete")
+		}
+	}
+}

@@ -482,5 +482,6 @@ func (s Settings) graphQLLimits() graph.Limits {
 		}
 		return n
 	}
-	return graph.Limits{MaxBytes: off(s.GraphQLMaxBytes), MaxTokens: off(s.GraphQLMaxTokens), MaxDepth: off(s.GraphQLMaxDepth), MaxCost: off(s.GraphQLMaxCost)}
+	return graph.Limits{MaxBytes: off(s.GraphQLMaxBytes), MaxTokens: off(s.GraphQLMaxTokens), MaxDepth: off(s.GraphQLMaxDepth), MaxCost: off(s.GraphQLMaxCost),
+		MaxSubscriptions: off(s.GraphQLMaxSubs)}
 }
