@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -190,10 +191,16 @@ func followQuery(id int64) string {
 // 20 ms, with a queued build of pub's v1.0.
 func liveEnv(t *testing.T, d store.Dialect) (*env, *httptest.Server, *store.Build) {
 	t.Helper()
+	return liveEnvWith(t, d, func(*store.Store) graph.BuildChanges { return graph.PollBuildChanges{Interval: 20 * time.Millisecond} })
+}
+
+// liveEnvWith is liveEnv with the BuildChanges changes makes for its store.
+func liveEnvWith(t *testing.T, d store.Dialect, changes func(*store.Store) graph.BuildChanges) (*env, *httptest.Server, *store.Build) {
+	t.Helper()
 	e := newEnv(t, d)
 	e.fixture()
 	ctx := context.Background()
-	r := &graph.Resolver{Store: e.store, Changes: graph.PollBuildChanges{Interval: 20 * time.Millisecond}}
+	r := &graph.Resolver{Store: e.store, Changes: changes(e.store)}
 	srv := httptest.NewServer(r.Handler())
 	t.Cleanup(srv.Close)
 	pub, _ := e.store.FindProjectBySlug(ctx, "pub")
@@ -210,11 +217,32 @@ func liveEnv(t *testing.T, d store.Dialect) (*env, *httptest.Server, *store.Buil
 // output as it grows and finishes it; each change arrives, and the
 // stream completes after the build has finished.
 func TestBuildUpdated(t *testing.T) {
-	storetest.Dialects(t, testBuildUpdated)
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e, srv, b := liveEnv(t, d)
+		testBuildUpdated(t, e, srv, b)
+	})
 }
 
-func testBuildUpdated(t *testing.T, d store.Dialect) {
-	e, srv, b := liveEnv(t, d)
+// TestBuildUpdatedSignalled is TestBuildUpdated woken by signals only (as
+// docsd serve wires it: the store's commits of builds and commands signal,
+// on PostgreSQL through LISTEN/NOTIFY): the fallback poll is an hour, so
+// every event the test waits for came from a signal.
+func TestBuildUpdatedSignalled(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e, srv, b := liveEnvWith(t, d, func(s *store.Store) graph.BuildChanges {
+			changes := &graph.SignalledBuildChanges{Fallback: time.Hour}
+			s.OnCommit(func(_ context.Context, tables []string) {
+				if slices.Contains(tables, "builds") || slices.Contains(tables, "build_commands") {
+					changes.Signal()
+				}
+			})
+			return changes
+		})
+		testBuildUpdated(t, e, srv, b)
+	})
+}
+
+func testBuildUpdated(t *testing.T, e *env, srv *httptest.Server, b *store.Build) {
 	ctx := context.Background()
 	key, _, err := e.store.CreateToken(ctx, e.users["alice"].ID)
 	if err != nil {
