@@ -73,6 +73,9 @@ func schemaConfig(r *Resolver) Config {
 	c.Query.Nodes = func(child int, ids []string) int { return 1 + child*len(ids) }
 	c.Project.ActiveVersions = func(child int) int { return 1 + child*unpaged }
 	c.Project.Users = func(child int) int { return 1 + child*unpaged }
+	c.Project.Maintainers = func(child int, first *int64, _ *string, last *int64, _ *string) int {
+		return 1 + child*pageRows(first, last, nil)
+	}
 	c.Project.Integrations = func(child int) int { return 1 + child*unpaged }
 	c.Build.Commands = func(child int) int { return 1 + child*unpaged }
 	c.Query.Search = func(child int, _ string, _ *SearchFamilyInput, _, limit *int64) int {

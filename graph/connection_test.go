@@ -215,3 +215,64 @@ func TestBadCursors(t *testing.T) {
 		}
 	})
 }
+
+// TestMaintainerPaging pages a project's maintainers (read whole, paged
+// in memory) as the store pages its lists: in the order they were added,
+// a maintainer added while paging comes once, at the end; last/before
+// page backwards; the cursor of a removed maintainer is INVALID on after
+// and nulls the connection only.
+func TestMaintainerPaging(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d)
+		ctx := context.Background()
+		e.importProject("alice", "pub")
+		alice := e.as("alice")
+		add := func(name string) {
+			t.Helper()
+			if _, ok := e.users[name]; !ok {
+				u, err := e.store.CreateUser(ctx, name, name+"@example.com", false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e.users[name] = u
+			}
+			e.must(alice, `mutation($u: String!) { addMaintainer(input: {slug: "pub", username: $u}) { errors { path } } }`, map[string]any{"u": name})
+		}
+		for _, name := range []string{"dave", "bob", "carol"} {
+			add(name)
+		}
+		page := func(args string) (names []any, info map[string]any, total any) {
+			t.Helper()
+			data := e.must(alice, `{ project(slug: "pub") { maintainers(`+args+`) { totalCount nodes { username } edges { cursor }
+				pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`, nil)
+			for _, n := range dig(data, "project", "maintainers", "nodes").([]any) {
+				names = append(names, dig(n, "username"))
+			}
+			return names, dig(data, "project", "maintainers", "pageInfo").(map[string]any), dig(data, "project", "maintainers", "totalCount")
+		}
+		names, info, total := page("first: 2")
+		if !reflect.DeepEqual(names, []any{"alice", "dave"}) || info["hasNextPage"] != true || info["hasPreviousPage"] != false || total != float64(4) {
+			t.Fatalf("first page: %v %v %v", names, info, total)
+		}
+		add("erin") // between two page reads
+		names, info, _ = page(fmt.Sprintf("first: 2, after: %q", info["endCursor"]))
+		if !reflect.DeepEqual(names, []any{"bob", "carol"}) || info["hasNextPage"] != true || info["hasPreviousPage"] != true {
+			t.Fatalf("second page: %v %v", names, info)
+		}
+		bobCursor := info["startCursor"]
+		names, info, _ = page(fmt.Sprintf("first: 2, after: %q", info["endCursor"]))
+		if !reflect.DeepEqual(names, []any{"erin"}) || info["hasNextPage"] != false {
+			t.Fatalf("third page: %v %v", names, info)
+		}
+		names, info, _ = page(fmt.Sprintf("last: 2, before: %q", info["startCursor"]))
+		if !reflect.DeepEqual(names, []any{"bob", "carol"}) || info["hasPreviousPage"] != true || info["hasNextPage"] != true {
+			t.Fatalf("backwards from erin: %v %v", names, info)
+		}
+		e.must(alice, `mutation { removeMaintainer(input: {slug: "pub", username: "bob"}) { errors { path } } }`, nil)
+		data, top := e.raw(alice, fmt.Sprintf(`{ project(slug: "pub") { slug maintainers(first: 2, after: %q) { totalCount } } }`, bobCursor))
+		if !reflect.DeepEqual(data["project"], map[string]any{"slug": "pub", "maintainers": nil}) || len(top) != 1 ||
+			dig(top[0], "extensions", "code") != "INVALID" || dig(top[0], "extensions", "fields", "after") == nil {
+			t.Errorf("a removed maintainer's cursor: %v %v, want INVALID on after and the project", data, top)
+		}
+	})
+}

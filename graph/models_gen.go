@@ -908,6 +908,26 @@ type UploadURL struct {
 	Fields json.RawMessage `json:"fields"`
 }
 
+// A page of users (a Relay cursor connection).
+type UserConnection struct {
+	// All users of the list, whatever the page.
+	TotalCount int64 `json:"totalCount"`
+	// The page's users with their cursors.
+	Edges []*UserEdge `json:"edges"`
+	// The page's users (the edges' nodes).
+	Nodes []*store.User `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// One of a page's users, with the cursor that pages from it.
+type UserEdge struct {
+	// Pass it as `after` (or `before`) to get the users that follow (precede) this one.
+	Cursor string `json:"cursor"`
+	// The User.
+	Node *store.User `json:"node"`
+}
+
 // A page of versions (a Relay cursor connection).
 type VersionConnection struct {
 	// All versions of the list, whatever the page.

@@ -486,6 +486,23 @@ func (r *projectResolver) Users(ctx context.Context, obj *store.Project) ([]*sto
 	return users, err
 }
 
+// Maintainers is the resolver for the maintainers field.
+func (r *projectResolver) Maintainers(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string) (*UserConnection, error) {
+	users, err := r.Users(ctx, obj)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := r.page(nodeUser, pageArgs{first: first, after: after, last: last, before: before})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := pageSlice(pg, users, func(u *store.User) int64 { return u.ID })
+	if err != nil {
+		return nil, err
+	}
+	return userConnection(pg, rows, len(users)), nil
+}
+
 // SubprojectOf is the resolver for the subprojectOf field.
 func (r *projectResolver) SubprojectOf(ctx context.Context, obj *store.Project) (*store.Project, error) {
 	rel, err := r.loaders(ctx).parentRelationOf.Load(ctx, obj.ID)
