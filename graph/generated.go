@@ -4553,7 +4553,7 @@ type UploadUrl {
 
 "The outcome of ` + "`" + `initiateUpload` + "`" + `."
 type InitiateUploadPayload {
-  "` + "`" + `created` + "`" + `, or why nothing was created: ` + "`" + `project-not-found` + "`" + `, ` + "`" + `not-admin` + "`" + `, ` + "`" + `disabled` + "`" + `, ` + "`" + `inactive` + "`" + `, ` + "`" + `too-many-pending` + "`" + `."
+  "` + "`" + `created` + "`" + `, or why nothing was created: ` + "`" + `project-not-found` + "`" + `, ` + "`" + `not-admin` + "`" + `, ` + "`" + `disabled` + "`" + `, ` + "`" + `inactive` + "`" + `, ` + "`" + `too-many-pending` + "`" + `, or ` + "`" + `invalid` + "`" + ` (the input is wrong: see ` + "`" + `errors` + "`" + `)."
   outcome: String!
   "With ` + "`" + `too-many-pending` + "`" + `: seconds until the oldest pending upload expires."
   retryAfter: Int
@@ -4569,7 +4569,7 @@ type InitiateUploadPayload {
 
 "The outcome of ` + "`" + `completeUpload` + "`" + `."
 type CompleteUploadPayload {
-  "` + "`" + `queued` + "`" + `, ` + "`" + `failed` + "`" + ` (the build failed as reported), or a refusal: ` + "`" + `build-not-found` + "`" + `, ` + "`" + `not-admin` + "`" + `, ` + "`" + `not-pending` + "`" + `, ` + "`" + `not-stored` + "`" + `."
+  "` + "`" + `queued` + "`" + `, ` + "`" + `failed` + "`" + ` (the build failed as reported), or a refusal: ` + "`" + `build-not-found` + "`" + `, ` + "`" + `not-admin` + "`" + `, ` + "`" + `not-pending` + "`" + `, ` + "`" + `not-stored` + "`" + `, or ` + "`" + `invalid` + "`" + ` (the input is wrong: see ` + "`" + `errors` + "`" + `)."
   outcome: String!
   "The upload's build; null with a refusal."
   build: Build

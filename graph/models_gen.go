@@ -108,7 +108,7 @@ type CompleteUploadInput struct {
 
 // The outcome of `completeUpload`.
 type CompleteUploadPayload struct {
-	// `queued`, `failed` (the build failed as reported), or a refusal: `build-not-found`, `not-admin`, `not-pending`, `not-stored`.
+	// `queued`, `failed` (the build failed as reported), or a refusal: `build-not-found`, `not-admin`, `not-pending`, `not-stored`, or `invalid` (the input is wrong: see `errors`).
 	Outcome string `json:"outcome"`
 	// The upload's build; null with a refusal.
 	Build *store.Build `json:"build,omitempty"`
@@ -338,7 +338,7 @@ type InitiateUploadInput struct {
 
 // The outcome of `initiateUpload`.
 type InitiateUploadPayload struct {
-	// `created`, or why nothing was created: `project-not-found`, `not-admin`, `disabled`, `inactive`, `too-many-pending`.
+	// `created`, or why nothing was created: `project-not-found`, `not-admin`, `disabled`, `inactive`, `too-many-pending`, or `invalid` (the input is wrong: see `errors`).
 	Outcome string `json:"outcome"`
 	// With `too-many-pending`: seconds until the oldest pending upload expires.
 	RetryAfter *int64 `json:"retryAfter,omitempty"`
