@@ -15,16 +15,24 @@ type collection struct {
 	path   string // the page is /projects/<slug>/<path>/ and its template <path>.html
 	title  string
 	query  string // a project query that selects the list
-	create string // the mutation that adds one; variables from vars
-	remove string // the mutation that deletes one: $slug and $key
+	create string // the mutation that adds one; its $input from vars
+	remove string // the mutation that deletes one: $input names the project and the key
+	// projectField is the inputs' field that names the project by slug.
+	projectField string
+	// keyField is the delete input's field that the path's {key} goes to.
+	keyField string
 	// keyIsID says the delete path's {key} is an Int id (else a string).
 	keyIsID bool
 	// form are the form's fields and their initial values.
 	form map[string]string
 	// fields maps the mutation's field names to the form's.
 	fields map[string]string
-	// vars makes the create mutation's variables (besides $slug).
+	// vars makes the create mutation's input (besides the project).
 	vars func(form map[string]string) map[string]any
+	// removeInput, when set, makes the delete mutation's input instead of
+	// {projectField: slug, keyField: key} (translations unlink with
+	// {slug: key, main: null}).
+	removeInput func(slug string, key any) map[string]any
 	// more, when set, adds to the list page what its query string asks
 	// for (the redirects page's dry run).
 	more func(d *Dashboard, r *http.Request, s *session, p *project, pg *page)
@@ -33,41 +41,44 @@ type collection struct {
 // collections are the collection pages.
 var collections = []*collection{
 	{
-		path: "redirects", title: "Redirects", query: redirectsQuery, create: createRedirectMutation, remove: deleteRedirectMutation, keyIsID: true,
+		path: "redirects", title: "Redirects", query: redirectsQuery, create: createRedirectMutation, remove: deleteRedirectMutation,
+		projectField: "project", keyField: "id", keyIsID: true,
 		form: map[string]string{"type": "page", "from_url": "", "to_url": "", "http_status": "302", "description": ""},
 		fields: map[string]string{"type": "type", "from_url": "from_url", "to_url": "to_url", "http_status": "http_status",
 			"description": "description"},
 		more: redirectDryRun,
 		vars: func(f map[string]string) map[string]any {
 			status, _ := strconv.Atoi(f["http_status"])
-			return map[string]any{"input": map[string]any{"type": f["type"], "fromUrl": f["from_url"], "toUrl": f["to_url"],
-				"httpStatus": status, "description": f["description"]}}
+			return map[string]any{"type": f["type"], "fromUrl": f["from_url"], "toUrl": f["to_url"],
+				"httpStatus": status, "description": f["description"]}
 		},
 	},
 	{
 		path: "environmentvariables", title: "Environment variables", query: variablesQuery, create: createVariableMutation,
-		remove: deleteVariableMutation, keyIsID: true,
+		remove: deleteVariableMutation, projectField: "project", keyField: "id", keyIsID: true,
 		form:   map[string]string{"name": "", "value": "", "public": ""},
 		fields: map[string]string{"name": "name", "value": "value", "public": "public"},
 		vars: func(f map[string]string) map[string]any {
-			return map[string]any{"input": map[string]any{"name": f["name"], "value": f["value"], "public": f["public"] == "on"}}
+			return map[string]any{"name": f["name"], "value": f["value"], "public": f["public"] == "on"}
 		},
 	},
 	{
 		path: "integrations", title: "Integrations", query: integrationsQuery, create: createIntegrationMutation,
-		remove: deleteIntegrationMutation, keyIsID: true,
+		remove: deleteIntegrationMutation, projectField: "project", keyField: "id", keyIsID: true,
 		form:   map[string]string{"type": "github_webhook"},
 		fields: map[string]string{"type": "type"},
 		vars:   func(f map[string]string) map[string]any { return map[string]any{"type": f["type"]} },
 	},
 	{
 		path: "users", title: "Maintainers", query: maintainersQuery, create: addMaintainerMutation, remove: removeMaintainerMutation,
+		projectField: "slug", keyField: "username",
 		form:   map[string]string{"username": ""},
 		fields: map[string]string{"username": "username"},
 		vars:   func(f map[string]string) map[string]any { return map[string]any{"username": f["username"]} },
 	},
 	{
 		path: "subprojects", title: "Subprojects", query: subprojectsQuery, create: createSubprojectMutation, remove: deleteSubprojectMutation,
+		projectField: "project", keyField: "alias",
 		form:   map[string]string{"child": "", "alias": ""},
 		fields: map[string]string{"child": "child", "alias": "alias"},
 		vars: func(f map[string]string) map[string]any {
@@ -75,14 +86,16 @@ var collections = []*collection{
 			if f["alias"] != "" {
 				input["alias"] = f["alias"]
 			}
-			return map[string]any{"input": input}
+			return input
 		},
 	},
 	{
 		path: "translations", title: "Translations", query: translationsQuery, create: addTranslationMutation, remove: removeTranslationMutation,
-		form:   map[string]string{"translation": ""},
-		fields: map[string]string{"slug": "translation", "main": "translation"},
-		vars:   func(f map[string]string) map[string]any { return map[string]any{"translation": f["translation"]} },
+		projectField: "main",
+		form:         map[string]string{"translation": ""},
+		fields:       map[string]string{"slug": "translation", "main": "translation"},
+		vars:         func(f map[string]string) map[string]any { return map[string]any{"slug": f["translation"]} },
+		removeInput:  func(_ string, key any) map[string]any { return map[string]any{"slug": key, "main": nil} },
 	},
 }
 
@@ -122,9 +135,9 @@ func (c *collection) handleCreate(d *Dashboard) func(http.ResponseWriter, *http.
 		for k := range c.form {
 			form[k] = strings.TrimSpace(r.PostFormValue(k))
 		}
-		vars := c.vars(form)
-		vars["slug"] = p.Slug
-		if err := d.run(r, s, c.create, vars, nil); err != nil {
+		input := c.vars(form)
+		input[c.projectField] = p.Slug
+		if err := d.run(r, s, c.create, map[string]any{"input": input}, nil); err != nil {
 			if _, secret := form["value"]; secret {
 				form["value"] = "" // a secret is never sent back to the browser
 			}
@@ -147,7 +160,11 @@ func (c *collection) handleDelete(d *Dashboard) func(http.ResponseWriter, *http.
 			}
 			key = id
 		}
-		if err := d.run(r, s, c.remove, map[string]any{"slug": slug, "key": key}, nil); err != nil {
+		input := map[string]any{c.projectField: slug, c.keyField: key}
+		if c.removeInput != nil {
+			input = c.removeInput(slug, key)
+		}
+		if err := d.run(r, s, c.remove, map[string]any{"input": input}, nil); err != nil {
 			d.failed(w, r, s, err)
 			return
 		}

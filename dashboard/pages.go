@@ -416,13 +416,15 @@ func (d *Dashboard) renderDashboard(w http.ResponseWriter, r *http.Request, s *s
 
 func (d *Dashboard) handleImport(w http.ResponseWriter, r *http.Request, s *session) {
 	form := map[string]string{"name": r.PostFormValue("name"), "repository": r.PostFormValue("repository"), "repo_type": r.PostFormValue("repo_type")}
-	var out struct{ ImportProject *struct{ Slug string } }
+	var out struct {
+		ImportProject struct{ Project *struct{ Slug string } }
+	}
 	err := d.run(r, s, importMutation, map[string]any{"name": form["name"], "url": form["repository"], "type": form["repo_type"]}, &out)
-	if err != nil || out.ImportProject == nil {
+	if err != nil || out.ImportProject.Project == nil {
 		d.renderDashboard(w, r, s, formStatus(err), &page{Form: form, Errors: formErrorsOf(err, importFields)})
 		return
 	}
-	http.Redirect(w, r, "/projects/"+out.ImportProject.Slug+"/", http.StatusSeeOther)
+	http.Redirect(w, r, "/projects/"+out.ImportProject.Project.Slug+"/", http.StatusSeeOther)
 }
 
 // importFields maps importProject's input fields to the import form's.
@@ -653,7 +655,8 @@ func (d *Dashboard) handleSettingsUpdate(w http.ResponseWriter, r *http.Request,
 	}
 	var err error
 	if len(input) > 0 {
-		err = d.run(r, s, updateProjectMutation, map[string]any{"slug": p.Slug, "input": input}, nil)
+		input["slug"] = p.Slug
+		err = d.run(r, s, updateProjectMutation, map[string]any{"input": input}, nil)
 	}
 	if err != nil {
 		d.render(w, r, s, formStatus(err), "settings", &page{Title: "Settings · " + p.Name, Project: p, Form: form, Admin: adminForm(p),
@@ -706,7 +709,8 @@ func (d *Dashboard) handleAdminUpdate(w http.ResponseWriter, r *http.Request, s 
 	if err == nil {
 		input := map[string]any{"skip": admin["skip"] == "on", "enablePdfBuild": admin["enable_pdf_build"] == "on",
 			"enableEpubBuild": admin["enable_epub_build"] == "on", "addonsEnabled": admin["addons_enabled"] == "on", "buildTimeLimit": limit}
-		err = d.run(r, s, adminMutation, map[string]any{"slug": p.Slug, "input": input}, nil)
+		input["slug"] = p.Slug
+		err = d.run(r, s, adminMutation, map[string]any{"input": input}, nil)
 	}
 	if err != nil {
 		d.render(w, r, s, formStatus(err), "settings", &page{Title: "Settings · " + p.Name, Project: p, Form: settingsForm(p),

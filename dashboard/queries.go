@@ -3,6 +3,10 @@ package dashboard
 // The dashboard's GraphQL operations, all in this file: the pages run them
 // through the same executor as /graphql, and the build page's script posts
 // buildQuery to /graphql itself. Nothing else in the package reads data.
+// Each mutation selects its payload's errors (graph.PayloadErrors), which
+// the executor returns as the classified error the forms show by field.
+
+import "docsd/graph"
 
 // buildFields is the selection of a build that its pages show.
 const buildFields = `id: databaseId state { code name } success error errorId commit created started finished duration
@@ -23,7 +27,7 @@ const dashboardQuery = `query {
 }`
 
 const importMutation = `mutation($name: String!, $url: String!, $type: String!) {
-	importProject(input: { name: $name, repository: { url: $url, type: $type } }) { slug }
+	importProject(input: { name: $name, repository: { url: $url, type: $type } }) { project { slug } ` + graph.PayloadErrors + ` }
 }`
 
 // projectFields is the head of every project page.
@@ -63,7 +67,7 @@ const buildSubscription = `subscription($id: Int!) {
 }`
 
 const triggerMutation = `mutation($slug: String!, $version: String!) {
-	triggerBuild(project: $slug, version: $version) { triggered build { id: databaseId } }
+	triggerBuild(input: { project: $slug, version: $version }) { triggered build { id: databaseId } ` + graph.PayloadErrors + ` }
 }`
 
 const versionsQuery = `query($slug: String!) {
@@ -83,12 +87,12 @@ const versionQuery = `query($slug: String!, $version: String!) {
 }`
 
 const updateVersionMutation = `mutation($slug: String!, $version: String!, $active: Boolean!, $hidden: Boolean!, $privacy: String!) {
-	updateVersion(project: $slug, version: $version, input: { active: $active, hidden: $hidden, privacyLevel: $privacy }) { slug }
+	updateVersion(input: { project: $slug, version: $version, active: $active, hidden: $hidden, privacyLevel: $privacy }) { version { slug } ` + graph.PayloadErrors + ` }
 }`
 
-const cancelMutation = `mutation($id: Int!) { cancelBuild(id: $id) { id: databaseId } }`
+const cancelMutation = `mutation($id: ID!) { cancelBuild(input: { id: $id }) { build { id: databaseId } ` + graph.PayloadErrors + ` } }`
 
-const retryMutation = `mutation($id: Int!) { retryBuild(id: $id) { build { id: databaseId } } }`
+const retryMutation = `mutation($id: ID!) { retryBuild(input: { id: $id }) { build { id: databaseId } ` + graph.PayloadErrors + ` } }`
 
 const settingsQuery = `query($slug: String!) {
 	project(slug: $slug) {
@@ -100,9 +104,10 @@ const settingsQuery = `query($slug: String!) {
 	}
 }`
 
-// updateProjectMutation sends only the fields the settings form changed.
-const updateProjectMutation = `mutation($slug: String!, $input: UpdateProjectInput!) {
-	updateProject(slug: $slug, input: $input) { slug }
+// updateProjectMutation sends only the fields the settings form changed
+// (and the slug).
+const updateProjectMutation = `mutation($input: UpdateProjectInput!) {
+	updateProject(input: $input) { project { slug } ` + graph.PayloadErrors + ` }
 }`
 
 const redirectsQuery = `query($slug: String!) {
@@ -112,11 +117,11 @@ const redirectsQuery = `query($slug: String!) {
 	}
 }`
 
-const createRedirectMutation = `mutation($slug: String!, $input: RedirectInput!) {
-	createRedirect(project: $slug, input: $input) { id: databaseId }
+const createRedirectMutation = `mutation($input: CreateRedirectInput!) {
+	createRedirect(input: $input) { redirect { id: databaseId } ` + graph.PayloadErrors + ` }
 }`
 
-const deleteRedirectMutation = `mutation($slug: String!, $key: Int!) { deleteRedirect(project: $slug, id: $key) }`
+const deleteRedirectMutation = `mutation($input: DeleteRedirectInput!) { deleteRedirect(input: $input) { deletedId ` + graph.PayloadErrors + ` } }`
 
 // Environment variables: values are write-only (the graph has no value field).
 const variablesQuery = `query($slug: String!) {
@@ -126,11 +131,11 @@ const variablesQuery = `query($slug: String!) {
 	}
 }`
 
-const createVariableMutation = `mutation($slug: String!, $input: EnvironmentVariableInput!) {
-	createEnvironmentVariable(project: $slug, input: $input) { id: databaseId }
+const createVariableMutation = `mutation($input: CreateEnvironmentVariableInput!) {
+	createEnvironmentVariable(input: $input) { environmentVariable { id: databaseId } ` + graph.PayloadErrors + ` }
 }`
 
-const deleteVariableMutation = `mutation($slug: String!, $key: Int!) { deleteEnvironmentVariable(project: $slug, id: $key) }`
+const deleteVariableMutation = `mutation($input: DeleteEnvironmentVariableInput!) { deleteEnvironmentVariable(input: $input) { deletedId ` + graph.PayloadErrors + ` } }`
 
 const maintainersQuery = `query($slug: String!) {
 	project(slug: $slug) {
@@ -139,9 +144,9 @@ const maintainersQuery = `query($slug: String!) {
 	}
 }`
 
-const addMaintainerMutation = `mutation($slug: String!, $username: String!) { addMaintainer(slug: $slug, username: $username) { slug } }`
+const addMaintainerMutation = `mutation($input: AddMaintainerInput!) { addMaintainer(input: $input) { project { slug } ` + graph.PayloadErrors + ` } }`
 
-const removeMaintainerMutation = `mutation($slug: String!, $key: String!) { removeMaintainer(slug: $slug, username: $key) { slug } }`
+const removeMaintainerMutation = `mutation($input: RemoveMaintainerInput!) { removeMaintainer(input: $input) { project { slug } ` + graph.PayloadErrors + ` } }`
 
 // Integrations: the incoming webhooks, with their URL and secret.
 const integrationsQuery = `query($slug: String!) {
@@ -151,9 +156,9 @@ const integrationsQuery = `query($slug: String!) {
 	}
 }`
 
-const createIntegrationMutation = `mutation($slug: String!, $type: String!) { createIntegration(project: $slug, type: $type) { id } }`
+const createIntegrationMutation = `mutation($input: CreateIntegrationInput!) { createIntegration(input: $input) { integration { id } ` + graph.PayloadErrors + ` } }`
 
-const deleteIntegrationMutation = `mutation($slug: String!, $key: Int!) { deleteIntegration(project: $slug, id: $key) }`
+const deleteIntegrationMutation = `mutation($input: DeleteIntegrationInput!) { deleteIntegration(input: $input) { deletedId ` + graph.PayloadErrors + ` } }`
 
 // Subprojects: the children nested under the project, by alias.
 const subprojectsQuery = `query($slug: String!) {
@@ -163,11 +168,11 @@ const subprojectsQuery = `query($slug: String!) {
 	}
 }`
 
-const createSubprojectMutation = `mutation($slug: String!, $input: CreateSubprojectInput!) {
-	createSubproject(project: $slug, input: $input) { alias }
+const createSubprojectMutation = `mutation($input: CreateSubprojectInput!) {
+	createSubproject(input: $input) { subproject { alias } ` + graph.PayloadErrors + ` }
 }`
 
-const deleteSubprojectMutation = `mutation($slug: String!, $key: String!) { deleteSubproject(project: $slug, alias: $key) }`
+const deleteSubprojectMutation = `mutation($input: DeleteSubprojectInput!) { deleteSubproject(input: $input) { deletedId ` + graph.PayloadErrors + ` } }`
 
 // Translations: projects linked to this one as its translations
 // (setTranslationOf; unlinking sets main to null).
@@ -178,11 +183,13 @@ const translationsQuery = `query($slug: String!) {
 	}
 }`
 
-const addTranslationMutation = `mutation($slug: String!, $translation: String!) {
-	setTranslationOf(slug: $translation, main: $slug) { slug }
+// Both take SetTranslationOfInput: {slug: the translation, main: this
+// project} links, {slug: the translation, main: null} unlinks.
+const addTranslationMutation = `mutation($input: SetTranslationOfInput!) {
+	setTranslationOf(input: $input) { project { slug } ` + graph.PayloadErrors + ` }
 }`
 
-const removeTranslationMutation = `mutation($key: String!) { setTranslationOf(slug: $key, main: null) { slug } }`
+const removeTranslationMutation = addTranslationMutation
 
 // resolveRedirectQuery is the redirects page's dry run: the docs host's own
 // matching, asked through the graph.
@@ -197,10 +204,12 @@ const resolveRedirectQuery = `query($slug: String!, $path: String!) {
 const tokensQuery = `query { viewer { apiTokens { id prefix name created } } }`
 
 const createTokenMutation = `mutation($name: String!) {
-	createApiToken(input: { name: $name }) { key apiToken { id prefix name created } errors { path message code } }
+	createApiToken(input: { name: $name }) { key apiToken { id prefix name created } ` + graph.PayloadErrors + ` }
 }`
 
-const revokeTokenMutation = `mutation($id: ID!) { revokeApiToken(input: { id: $id }) { deletedId errors { path message code } } }`
+const revokeTokenMutation = `mutation($id: ID!) { revokeApiToken(input: { id: $id }) { deletedId ` + graph.PayloadErrors + ` } }`
 
 // adminMutation writes the admin settings (superusers).
-const adminMutation = `mutation($slug: String!, $input: ProjectAdminInput!) { setProjectAdminFields(slug: $slug, input: $input) { slug } }`
+const adminMutation = `mutation($input: SetProjectAdminFieldsInput!) {
+	setProjectAdminFields(input: $input) { project { slug } ` + graph.PayloadErrors + ` }
+}`

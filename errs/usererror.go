@@ -1,6 +1,7 @@
 package errs
 
 import (
+	"errors"
 	"sort"
 	"strings"
 )
@@ -53,13 +54,23 @@ func FieldKey(path []string) string {
 	return strings.Join(parts, ".")
 }
 
-// UserErrors returns the field messages an Invalid or Conflict error carries
-// as UserErrors, in the order of their keys, and nil for any other error
-// (those stay top-level errors: not found, forbidden, throttled, …).
+// UserErrors returns the messages an Invalid or Conflict error carries as
+// UserErrors: its field messages in the order of their keys, or, when it has
+// none, its message with an empty path (it concerns the state of things, not
+// an input field: a build already finished). Any other error, and one with
+// no text, gives nil: those stay top-level errors (not found, forbidden,
+// throttled, …).
 func UserErrors(err error) []UserError {
 	k := KindOf(err)
+	if err == nil || (k != Invalid && k != Conflict) {
+		return nil
+	}
 	f := FieldsOf(err)
-	if err == nil || (k != Invalid && k != Conflict) || len(f) == 0 {
+	if len(f) == 0 {
+		var e *Error
+		if errors.As(err, &e) && e.Text() != "" {
+			return []UserError{{Path: []string{}, Message: e.Text(), Code: k.String()}}
+		}
 		return nil
 	}
 	keys := make([]string, 0, len(f))
@@ -78,17 +89,22 @@ func UserErrors(err error) []UserError {
 
 // FromUserErrors is UserErrors' inverse, for callers that read a payload's
 // errors (REST): an error of the first UserError's kind carrying their
-// messages under snake_case keys; nil when there are none.
+// messages under snake_case keys, or the first one's message alone when its
+// path is empty; nil when there are none.
 func FromUserErrors(op string, list []UserError) error {
 	if len(list) == 0 {
 		return nil
+	}
+	kind := KindFromCode(list[0].Code)
+	if len(list[0].Path) == 0 {
+		return &Error{Kind: kind, Op: op, Message: list[0].Message}
 	}
 	f := Fields{}
 	for _, ue := range list {
 		key := FieldKey(ue.Path)
 		f[key] = append(f[key], ue.Message)
 	}
-	return &Error{Kind: KindFromCode(list[0].Code), Op: op, Fields: f}
+	return &Error{Kind: kind, Op: op, Fields: f}
 }
 
 // camel turns snake_case into camelCase: "to_url" → "toUrl".

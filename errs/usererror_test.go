@@ -50,7 +50,13 @@ func TestUserErrors(t *testing.T) {
 		}},
 		{"not found stays top-level", E(NotFound, "t", MsgNotFound), nil},
 		{"forbidden with fields stays top-level", &Error{Kind: Forbidden, Fields: Fields{"x": {"y"}}}, nil},
-		{"invalid without fields stays top-level", E(Invalid, "t", "bad"), nil},
+		{"invalid without fields: an empty path", E(Invalid, "t", "bad"), []UserError{
+			{Path: []string{}, Message: "bad", Code: "INVALID"},
+		}},
+		{"conflict without fields: an empty path", fmtWrap(E(Conflict, "t", "Already finished.")), []UserError{
+			{Path: []string{}, Message: "Already finished.", Code: "CONFLICT"},
+		}},
+		{"invalid without text stays top-level", &Error{Kind: Invalid}, nil},
 		{"nil", nil, nil},
 	}
 	for _, tt := range tests {
@@ -66,7 +72,9 @@ func TestUserErrors(t *testing.T) {
 				}
 				return
 			}
-			if KindOf(back) != KindOf(tt.err) || !reflect.DeepEqual(FieldsOf(back), FieldsOf(tt.err)) {
+			var want *Error
+			errors.As(tt.err, &want)
+			if KindOf(back) != KindOf(tt.err) || !reflect.DeepEqual(FieldsOf(back), FieldsOf(tt.err)) || back.(*Error).Text() != want.Text() {
 				t.Errorf("round trip: %v, want %v", back, tt.err)
 			}
 		})

@@ -90,7 +90,7 @@ func TestA1GraphVersions(t *testing.T) {
 			return n
 		}
 		activate := func(active bool) {
-			e.must(e.as("alice"), `mutation($a: Boolean) { updateVersion(project: "pub", version: "v1.0", input: {active: $a}) { active } }`, map[string]any{"a": active})
+			e.must(e.as("alice"), `mutation($a: Boolean) { updateVersion(input: {project: "pub", version: "v1.0", active: $a}) { version { active } errors { path message code } } }`, map[string]any{"a": active})
 		}
 		activate(true)
 		activate(true)
@@ -187,13 +187,13 @@ func TestA1GraphEnvironmentVariables(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
 		e.importProject("alice", "pub")
-		create := `mutation($n: String, $v: String, $p: Boolean) { createEnvironmentVariable(project: "pub", input: {name: $n, value: $v, public: $p}) { name public } }`
+		create := `mutation($n: String, $v: String, $p: Boolean) { createEnvironmentVariable(input: {project: "pub", name: $n, value: $v, public: $p}) { environmentVariable { name public } errors { path message code } } }`
 		data := e.must(e.as("alice"), create, map[string]any{"n": "PUB", "v": "a public value", "p": true})
-		if got := dig(data, "createEnvironmentVariable"); !reflect.DeepEqual(got, map[string]any{"name": "PUB", "public": true}) {
+		if got := dig(data, "createEnvironmentVariable", "environmentVariable"); !reflect.DeepEqual(got, map[string]any{"name": "PUB", "public": true}) {
 			t.Errorf("created: %v", got)
 		}
-		data = e.must(e.as("alice"), `mutation { createEnvironmentVariable(project: "pub", input: {name: "PRIV", value: "x"}) { public } }`, nil)
-		if dig(data, "createEnvironmentVariable", "public") != false {
+		data = e.must(e.as("alice"), `mutation { createEnvironmentVariable(input: {project: "pub", name: "PRIV", value: "x"}) { environmentVariable { public } errors { path message code } } }`, nil)
+		if dig(data, "createEnvironmentVariable", "environmentVariable", "public") != false {
 			t.Errorf("default public: %v", data)
 		}
 		_, err := e.do(e.as("alice"), create, map[string]any{"n": "NUL", "v": "x", "p": nil})

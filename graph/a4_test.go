@@ -45,38 +45,39 @@ func TestA4GraphFields(t *testing.T) {
 			t.Errorf("bob reads project notifications: %v", err)
 		}
 
-		data = e.must(e.as("alice"), `mutation { syncVersions(project: "pub") { triggered } }`, nil)
+		data = e.must(e.as("alice"), `mutation { syncVersions(input: {project: "pub"}) { triggered errors { path message code } } }`, nil)
 		if dig(data, "syncVersions", "triggered") != true {
 			t.Errorf("syncVersions: %v", data)
 		}
 		for who, want := range map[string]string{"bob": "FORBIDDEN", "": "UNAUTHENTICATED"} {
-			if _, err := e.do(e.as(who), `mutation { syncVersions(project: "pub") { triggered } }`, nil); kind(err) != want {
+			if _, err := e.do(e.as(who), `mutation { syncVersions(input: {project: "pub"}) { triggered errors { path message code } } }`, nil); kind(err) != want {
 				t.Errorf("syncVersions as %q: %v, want %s", who, err, want)
 			}
 		}
 
 		// Without an upload target the upload API is off.
-		data = e.must(e.as("alice"), `mutation { initiateUpload(input: {project: "pub", versionName: "main", versionType: "branch", versionCommit: "abc"}) { outcome build { id } } }`, nil)
+		data = e.must(e.as("alice"), `mutation { initiateUpload(input: {project: "pub", versionName: "main", versionType: "branch", versionCommit: "abc"}) { outcome build { id } errors { path message code } } }`, nil)
 		if dig(data, "initiateUpload", "outcome") != "disabled" || dig(data, "initiateUpload", "build") != nil {
 			t.Errorf("initiateUpload: %v", data)
 		}
-		_, err = e.do(e.as("alice"), `mutation { initiateUpload(input: {project: "pub", versionName: "", versionType: "pr", versionCommit: "abc"}) { outcome } }`, nil)
-		if f := errs.FieldsOf(err); f["version.name"] == nil || f["version.type"] == nil {
+		_, err = e.do(e.as("alice"), `mutation { initiateUpload(input: {project: "pub", versionName: "", versionType: "pr", versionCommit: "abc"}) { outcome errors { path message code } } }`, nil)
+		// The payload's paths name the input's fields (versionName), not REST's body keys (version.name).
+		if f := errs.FieldsOf(err); f["version_name"] == nil || f["version_type"] == nil {
 			t.Errorf("initiateUpload validation: %v", err)
 		}
 
-		data = e.must(e.as("alice"), `mutation { setVersionUploaded(project: "pub", version: "latest", uploaded: true) { uploaded } }`, nil)
-		if dig(data, "setVersionUploaded", "uploaded") != true {
+		data = e.must(e.as("alice"), `mutation { setVersionUploaded(input: {project: "pub", version: "latest", uploaded: true}) { version { uploaded } errors { path message code } } }`, nil)
+		if dig(data, "setVersionUploaded", "version", "uploaded") != true {
 			t.Errorf("setVersionUploaded: %v", data)
 		}
-		if _, err := e.do(e.as("alice"), `mutation { triggerBuild(project: "pub", version: "latest") { triggered } }`, nil); kind(err) != "INVALID" {
+		if _, err := e.do(e.as("alice"), `mutation { triggerBuild(input: {project: "pub", version: "latest"}) { triggered errors { path message code } } }`, nil); kind(err) != "INVALID" {
 			t.Errorf("trigger of an uploaded version: %v", err)
 		}
 		data = e.must(e.as("alice"), `{ project(slug: "pub") { versions(filter: {uploaded: true}) { totalCount } } }`, nil)
 		if dig(data, "project", "versions", "totalCount") != float64(1) {
 			t.Errorf("uploaded filter: %v", data)
 		}
-		if _, err := e.do(e.as("bob"), `mutation { setVersionUploaded(project: "pub", version: "latest", uploaded: false) { uploaded } }`, nil); kind(err) != "FORBIDDEN" {
+		if _, err := e.do(e.as("bob"), `mutation { setVersionUploaded(input: {project: "pub", version: "latest", uploaded: false}) { version { uploaded } errors { path message code } } }`, nil); kind(err) != "FORBIDDEN" {
 			t.Errorf("bob sets uploaded: %v", err)
 		}
 	})

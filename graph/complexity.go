@@ -6,16 +6,19 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
-// withoutDefer returns a copy of s without the `@defer` directive that
-// gqlparser's prelude declares: gqlgen's incremental delivery is not
-// served by docsd's transports, so the schema neither advertises the
-// directive (introspection) nor accepts it (validation: unknown
-// directive).
-func withoutDefer(s *ast.Schema) *ast.Schema {
+// hiddenDirectives are the directives the served schema leaves out, so that
+// introspection lists only directives a client can use: `@defer`, which
+// gqlparser's prelude declares but docsd's transports do not serve (so it is
+// not accepted either: validation answers unknown directive), and
+// `@goField`, which only steers gqlgen's code generation.
+var hiddenDirectives = map[string]bool{"defer": true, "goField": true}
+
+// servedSchema returns a copy of s without the hidden directives.
+func servedSchema(s *ast.Schema) *ast.Schema {
 	out := *s
 	out.Directives = make(map[string]*ast.DirectiveDefinition, len(s.Directives))
 	for name, d := range s.Directives {
-		if name != "defer" {
+		if !hiddenDirectives[name] {
 			out.Directives[name] = d
 		}
 	}
@@ -26,7 +29,7 @@ func withoutDefer(s *ast.Schema) *ast.Schema {
 // complexity of list fields scaled by the number of rows they may return, so
 // that the public endpoint's complexity limit bounds the work of a query.
 func schemaConfig(r *Resolver) Config {
-	cfg := Config{Resolvers: r, Schema: withoutDefer(NewExecutableSchema(Config{}).Schema())}
+	cfg := Config{Resolvers: r, Schema: servedSchema(NewExecutableSchema(Config{}).Schema())}
 	cfg.Directives.MaintainersOnly = r.maintainersOnly
 	c := &cfg.Complexity
 	rows := func(limit *int64) int {
@@ -70,6 +73,9 @@ func schemaConfig(r *Resolver) Config {
 	c.Query.Nodes = func(child int, ids []string) int { return 1 + child*len(ids) }
 	c.Project.ActiveVersions = func(child int) int { return 1 + child*unpaged }
 	c.Project.Users = func(child int) int { return 1 + child*unpaged }
+	c.Project.Maintainers = func(child int, first *int64, _ *string, last *int64, _ *string) int {
+		return 1 + child*pageRows(first, last, nil)
+	}
 	c.Project.Integrations = func(child int) int { return 1 + child*unpaged }
 	c.Build.Commands = func(child int) int { return 1 + child*unpaged }
 	c.Query.Search = func(child int, _ string, _ *SearchFamilyInput, _, limit *int64) int {

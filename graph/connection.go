@@ -164,3 +164,56 @@ func environmentVariableConnection(p pager, rows []*store.EnvironmentVariable, t
 		})
 	return c
 }
+
+func userConnection(p pager, rows []*store.User, total int) *UserConnection {
+	c := &UserConnection{TotalCount: int64(total)}
+	c.Nodes, c.Edges, c.PageInfo = connect(nodeUser, p, rows, total, func(x *store.User) int64 { return x.ID },
+		func(cursor string, x *store.User) *UserEdge { return &UserEdge{Cursor: cursor, Node: x} })
+	return c
+}
+
+// msgCursorGone is the store's message for a cursor whose row is not in
+// the list (store/keyset.go), for lists paged in memory.
+const msgCursorGone = "This cursor does not point at a row of this list (the row may have been deleted); page again from the start."
+
+// pageSlice is the store's keyset window (or offset page) of p over rows,
+// a whole list in its order, for short lists read whole (a project's
+// maintainers): after and before name rows by id, and one that is not in
+// the list is INVALID on its argument, as the store answers.
+func pageSlice[T any](p pager, rows []T, id func(T) int64) ([]T, error) {
+	if p.Keyset == nil {
+		lo := min(p.Offset, len(rows))
+		return rows[lo:min(lo+p.Limit, len(rows))], nil
+	}
+	index := func(field string, want int64) (int, error) {
+		for i, row := range rows {
+			if id(row) == want {
+				return i, nil
+			}
+		}
+		return 0, errs.FieldError("graph.pageSlice", field, msgCursorGone)
+	}
+	lo, hi := 0, len(rows)
+	if p.Keyset.After != 0 {
+		i, err := index("after", p.Keyset.After)
+		if err != nil {
+			return nil, err
+		}
+		lo = i + 1
+	}
+	if p.Keyset.Before != 0 {
+		i, err := index("before", p.Keyset.Before)
+		if err != nil {
+			return nil, err
+		}
+		hi = i
+	}
+	if lo > hi {
+		return rows[:0], nil
+	}
+	window := rows[lo:hi]
+	if p.Keyset.Backward {
+		return window[max(len(window)-p.Limit, 0):], nil
+	}
+	return window[:min(p.Limit, len(window))], nil
+}

@@ -131,7 +131,7 @@ func TestRedirectPagingAcrossReorder(t *testing.T) {
 		e := newEnv(t, d)
 		alice := e.as("alice")
 		e.importProject("alice", "pub")
-		create := `mutation($from: String!, $pos: Int) { createRedirect(project: "pub", input: {type: "page", fromUrl: $from, toUrl: "/x.html", position: $pos}) { fromUrl } }`
+		create := `mutation($from: String!, $pos: Int) { createRedirect(input: {project: "pub", type: "page", fromUrl: $from, toUrl: "/x.html", position: $pos}) { redirect { fromUrl } errors { path message code } } }`
 		for i := range 5 {
 			e.must(alice, create, map[string]any{"from": fmt.Sprintf("/r%d.html", i), "pos": i})
 		}
@@ -161,7 +161,7 @@ func TestBadCursors(t *testing.T) {
 		buildCursor := dig(data, "builds", "pageInfo", "endCursor").(string)
 		gone := e.importProject("alice", "gone")
 		goneCursor := dig(e.must(alice, `{ projects(first: 1, filter: {slug: "gone"}) { pageInfo { endCursor } } }`, nil), "projects", "pageInfo", "endCursor").(string)
-		e.must(alice, `mutation($s: String!) { deleteProject(slug: $s) }`, map[string]any{"s": gone})
+		e.must(alice, `mutation($s: String!) { deleteProject(input: {slug: $s}) { deletedId errors { path message code } } }`, map[string]any{"s": gone})
 		for _, tc := range []struct {
 			name, query string
 			field       string
@@ -197,6 +197,82 @@ func TestBadCursors(t *testing.T) {
 			if errs.KindOf(err) != errs.Invalid || errs.FieldsOf(err)["after"] == nil {
 				t.Errorf("%s: %s %v, want INVALID on after", tc.name, kind(err), errs.FieldsOf(err))
 			}
+		}
+
+		// A bad cursor on a nested connection nulls that connection only:
+		// the project (and its other fields) stay.
+		for _, field := range []string{"versions", "builds", "subprojects", "translations", "redirects"} {
+			data, top := e.raw(alice, fmt.Sprintf(`{ project(slug: "pub") { slug %s(first: 1, after: "nope") { totalCount } } }`, field))
+			want := map[string]any{"slug": "pub", field: nil}
+			if !reflect.DeepEqual(data["project"], want) || len(top) != 1 || dig(top[0], "extensions", "code") != "INVALID" ||
+				!reflect.DeepEqual(top[0]["path"], []any{"project", field}) {
+				t.Errorf("%s with a bad cursor: %v %v, want %v and one INVALID at project.%s", field, data, top, want, field)
+			}
+		}
+		data, top := e.raw(alice, `{ project(slug: "pub") { version(slug: "v1.0") { slug builds(first: 1, after: "nope") { totalCount } } } }`)
+		if dig(data, "project", "version", "slug") != "v1.0" || len(top) != 1 || dig(top[0], "extensions", "code") != "INVALID" {
+			t.Errorf("version builds with a bad cursor: %v %v", data, top)
+		}
+	})
+}
+
+// TestMaintainerPaging pages a project's maintainers (read whole, paged
+// in memory) as the store pages its lists: in the order they were added,
+// a maintainer added while paging comes once, at the end; last/before
+// page backwards; the cursor of a removed maintainer is INVALID on after
+// and nulls the connection only.
+func TestMaintainerPaging(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d)
+		ctx := context.Background()
+		e.importProject("alice", "pub")
+		alice := e.as("alice")
+		add := func(name string) {
+			t.Helper()
+			if _, ok := e.users[name]; !ok {
+				u, err := e.store.CreateUser(ctx, name, name+"@example.com", false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e.users[name] = u
+			}
+			e.must(alice, `mutation($u: String!) { addMaintainer(input: {slug: "pub", username: $u}) { errors { path } } }`, map[string]any{"u": name})
+		}
+		for _, name := range []string{"dave", "bob", "carol"} {
+			add(name)
+		}
+		page := func(args string) (names []any, info map[string]any, total any) {
+			t.Helper()
+			data := e.must(alice, `{ project(slug: "pub") { maintainers(`+args+`) { totalCount nodes { username } edges { cursor }
+				pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`, nil)
+			for _, n := range dig(data, "project", "maintainers", "nodes").([]any) {
+				names = append(names, dig(n, "username"))
+			}
+			return names, dig(data, "project", "maintainers", "pageInfo").(map[string]any), dig(data, "project", "maintainers", "totalCount")
+		}
+		names, info, total := page("first: 2")
+		if !reflect.DeepEqual(names, []any{"alice", "dave"}) || info["hasNextPage"] != true || info["hasPreviousPage"] != false || total != float64(4) {
+			t.Fatalf("first page: %v %v %v", names, info, total)
+		}
+		add("erin") // between two page reads
+		names, info, _ = page(fmt.Sprintf("first: 2, after: %q", info["endCursor"]))
+		if !reflect.DeepEqual(names, []any{"bob", "carol"}) || info["hasNextPage"] != true || info["hasPreviousPage"] != true {
+			t.Fatalf("second page: %v %v", names, info)
+		}
+		bobCursor := info["startCursor"]
+		names, info, _ = page(fmt.Sprintf("first: 2, after: %q", info["endCursor"]))
+		if !reflect.DeepEqual(names, []any{"erin"}) || info["hasNextPage"] != false {
+			t.Fatalf("third page: %v %v", names, info)
+		}
+		names, info, _ = page(fmt.Sprintf("last: 2, before: %q", info["startCursor"]))
+		if !reflect.DeepEqual(names, []any{"bob", "carol"}) || info["hasPreviousPage"] != true || info["hasNextPage"] != true {
+			t.Fatalf("backwards from erin: %v %v", names, info)
+		}
+		e.must(alice, `mutation { removeMaintainer(input: {slug: "pub", username: "bob"}) { errors { path } } }`, nil)
+		data, top := e.raw(alice, fmt.Sprintf(`{ project(slug: "pub") { slug maintainers(first: 2, after: %q) { totalCount } } }`, bobCursor))
+		if !reflect.DeepEqual(data["project"], map[string]any{"slug": "pub", "maintainers": nil}) || len(top) != 1 ||
+			dig(top[0], "extensions", "code") != "INVALID" || dig(top[0], "extensions", "fields", "after") == nil {
+			t.Errorf("a removed maintainer's cursor: %v %v, want INVALID on after and the project", data, top)
 		}
 	})
 }

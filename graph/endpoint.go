@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
@@ -59,12 +60,12 @@ func (r *Resolver) Handler() http.Handler {
 	}
 	es := NewExecutableSchema(schemaConfig(r))
 	srv := handler.New(es)
-	srv.AddTransport(transport.Options{})
-	srv.AddTransport(transport.Websocket{
+	transports := []graphql.Transport{transport.Options{}, transport.Websocket{
 		Implementation:        transport.CoderWebsocketImplementation{AcceptOptions: websocketOrigins(ep.CORSOrigins)},
 		KeepAlivePingInterval: 15 * time.Second,
 		InitTimeout:           30 * time.Second, // a socket that never says connection_init is closed
 		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+			ctx = withSubscriptionSlots(ctx, limits.MaxSubscriptions)
 			header := p.Authorization()
 			if header == "" {
 				return ctx, nil, nil
@@ -75,10 +76,10 @@ func (r *Resolver) Handler() http.Handler {
 			}
 			return WithUser(ctx, u), nil, nil
 		},
-	})
-	srv.AddTransport(transport.SSE{KeepAlivePingInterval: 15 * time.Second})
-	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
+	}, transport.SSE{KeepAlivePingInterval: 15 * time.Second}, transport.GET{}, transport.POST{}}
+	for _, t := range transports {
+		srv.AddTransport(t)
+	}
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
@@ -93,6 +94,11 @@ func (r *Resolver) Handler() http.Handler {
 	srv.AroundResponses(freshLoadersPerEvent(r.Store))
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if corsAnswered(w, req, ep.CORSOrigins) {
+			return
+		}
+		if !slices.ContainsFunc(transports, func(t graphql.Transport) bool { return t.Supports(req) }) {
+			// gqlgen's own answer has no extensions.code.
+			WriteHTTPError(w, errs.E(errs.Invalid, "graph.Handler", MsgTransportNotSupported))
 			return
 		}
 		if !streaming(req) {
@@ -122,6 +128,11 @@ func (r *Resolver) Handler() http.Handler {
 		srv.ServeHTTP(w, req.WithContext(WithUser(req.Context(), user)))
 	})
 }
+
+// MsgTransportNotSupported answers a request that none of the endpoint's
+// transports takes (a method other than GET, POST and OPTIONS, a body that
+// is not JSON, …): INVALID, HTTP 400.
+const MsgTransportNotSupported = "transport not supported: send POST with Content-Type application/json, GET with ?query=, Accept: text/event-stream, or a graphql-transport-ws WebSocket."
 
 // streaming reports whether req opens a stream (WebSocket or SSE), whose
 // writer must stay flushable and hijackable.

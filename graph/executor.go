@@ -120,6 +120,10 @@ func (e *Executor) Do(ctx context.Context, query string, variables map[string]an
 	return ResponseError(resp)
 }
 
+// PayloadErrors is the selection of a mutation payload's `errors` that
+// ResponseError reads: in-process callers add it to each mutation they run.
+const PayloadErrors = "errors { path message code }"
+
 // ResponseError returns the first error of a response as a classified error
 // (nil when there is none). The resolver's own *errs.Error is returned when
 // it is reachable; otherwise one is rebuilt from extensions.code. Without a

@@ -53,6 +53,11 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AddMaintainerPayload struct {
+		Errors  func(childComplexity int) int
+		Project func(childComplexity int) int
+	}
+
 	ApiToken struct {
 		Created func(childComplexity int) int
 		ID      func(childComplexity int) int
@@ -125,6 +130,11 @@ type ComplexityRoot struct {
 		Version func(childComplexity int) int
 	}
 
+	CancelBuildPayload struct {
+		Build  func(childComplexity int) int
+		Errors func(childComplexity int) int
+	}
+
 	Choice struct {
 		Code func(childComplexity int) int
 		Name func(childComplexity int) int
@@ -132,6 +142,7 @@ type ComplexityRoot struct {
 
 	CompleteUploadPayload struct {
 		Build   func(childComplexity int) int
+		Errors  func(childComplexity int) int
 		Outcome func(childComplexity int) int
 	}
 
@@ -139,6 +150,51 @@ type ComplexityRoot struct {
 		APIToken func(childComplexity int) int
 		Errors   func(childComplexity int) int
 		Key      func(childComplexity int) int
+	}
+
+	CreateEnvironmentVariablePayload struct {
+		EnvironmentVariable func(childComplexity int) int
+		Errors              func(childComplexity int) int
+	}
+
+	CreateIntegrationPayload struct {
+		Errors      func(childComplexity int) int
+		Integration func(childComplexity int) int
+	}
+
+	CreateRedirectPayload struct {
+		Errors   func(childComplexity int) int
+		Redirect func(childComplexity int) int
+	}
+
+	CreateSubprojectPayload struct {
+		Errors     func(childComplexity int) int
+		Subproject func(childComplexity int) int
+	}
+
+	DeleteEnvironmentVariablePayload struct {
+		DeletedID func(childComplexity int) int
+		Errors    func(childComplexity int) int
+	}
+
+	DeleteIntegrationPayload struct {
+		DeletedID func(childComplexity int) int
+		Errors    func(childComplexity int) int
+	}
+
+	DeleteProjectPayload struct {
+		DeletedID func(childComplexity int) int
+		Errors    func(childComplexity int) int
+	}
+
+	DeleteRedirectPayload struct {
+		DeletedID func(childComplexity int) int
+		Errors    func(childComplexity int) int
+	}
+
+	DeleteSubprojectPayload struct {
+		DeletedID func(childComplexity int) int
+		Errors    func(childComplexity int) int
 	}
 
 	Downloads struct {
@@ -168,8 +224,14 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	ImportProjectPayload struct {
+		Errors  func(childComplexity int) int
+		Project func(childComplexity int) int
+	}
+
 	InitiateUploadPayload struct {
 		Build      func(childComplexity int) int
+		Errors     func(childComplexity int) int
 		Outcome    func(childComplexity int) int
 		RetryAfter func(childComplexity int) int
 		UploadURL  func(childComplexity int) int
@@ -185,34 +247,34 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AddMaintainer             func(childComplexity int, slug string, username string) int
-		CancelBuild               func(childComplexity int, id int64) int
-		CompleteUpload            func(childComplexity int, build int64, status string) int
+		AddMaintainer             func(childComplexity int, input AddMaintainerInput) int
+		CancelBuild               func(childComplexity int, input CancelBuildInput) int
+		CompleteUpload            func(childComplexity int, input CompleteUploadInput) int
 		CreateAPIToken            func(childComplexity int, input CreateAPITokenInput) int
-		CreateEnvironmentVariable func(childComplexity int, project string, input EnvironmentVariableInput, validateOnly *bool) int
-		CreateIntegration         func(childComplexity int, project string, typeArg string) int
-		CreateRedirect            func(childComplexity int, project string, input RedirectInput, validateOnly *bool) int
-		CreateSubproject          func(childComplexity int, project string, input CreateSubprojectInput, validateOnly *bool) int
-		DeleteEnvironmentVariable func(childComplexity int, project string, id int64) int
-		DeleteIntegration         func(childComplexity int, project string, id int64) int
-		DeleteProject             func(childComplexity int, slug string) int
-		DeleteRedirect            func(childComplexity int, project string, id int64) int
-		DeleteSubproject          func(childComplexity int, project string, alias string) int
-		ImportProject             func(childComplexity int, input ImportProjectInput, validateOnly *bool) int
+		CreateEnvironmentVariable func(childComplexity int, input CreateEnvironmentVariableInput) int
+		CreateIntegration         func(childComplexity int, input CreateIntegrationInput) int
+		CreateRedirect            func(childComplexity int, input RedirectInput) int
+		CreateSubproject          func(childComplexity int, input CreateSubprojectInput) int
+		DeleteEnvironmentVariable func(childComplexity int, input DeleteEnvironmentVariableInput) int
+		DeleteIntegration         func(childComplexity int, input DeleteIntegrationInput) int
+		DeleteProject             func(childComplexity int, input DeleteProjectInput) int
+		DeleteRedirect            func(childComplexity int, input DeleteRedirectInput) int
+		DeleteSubproject          func(childComplexity int, input DeleteSubprojectInput) int
+		ImportProject             func(childComplexity int, input ImportProjectInput) int
 		InitiateUpload            func(childComplexity int, input InitiateUploadInput) int
-		RemoveMaintainer          func(childComplexity int, slug string, username string) int
-		RetryBuild                func(childComplexity int, id int64) int
+		RemoveMaintainer          func(childComplexity int, input RemoveMaintainerInput) int
+		RetryBuild                func(childComplexity int, input RetryBuildInput) int
 		RevokeAPIToken            func(childComplexity int, input RevokeAPITokenInput) int
-		SetProjectAdminFields     func(childComplexity int, slug string, input ProjectAdminInput) int
-		SetProjectPrivacy         func(childComplexity int, slug string, privacyLevel string) int
-		SetTranslationOf          func(childComplexity int, slug string, main *string) int
-		SetVersionPrivacy         func(childComplexity int, project string, version string, privacyLevel string) int
-		SetVersionUploaded        func(childComplexity int, project string, version string, uploaded bool) int
-		SyncVersions              func(childComplexity int, project string) int
-		TriggerBuild              func(childComplexity int, project string, version string) int
-		UpdateProject             func(childComplexity int, slug string, input UpdateProjectInput, replace *bool, validateOnly *bool) int
-		UpdateRedirect            func(childComplexity int, project string, id int64, input RedirectInput, replace *bool, validateOnly *bool) int
-		UpdateVersion             func(childComplexity int, project string, version string, input UpdateVersionInput, replace *bool, validateOnly *bool) int
+		SetProjectAdminFields     func(childComplexity int, input SetProjectAdminFieldsInput) int
+		SetProjectPrivacy         func(childComplexity int, input SetProjectPrivacyInput) int
+		SetTranslationOf          func(childComplexity int, input SetTranslationOfInput) int
+		SetVersionPrivacy         func(childComplexity int, input SetVersionPrivacyInput) int
+		SetVersionUploaded        func(childComplexity int, input SetVersionUploadedInput) int
+		SyncVersions              func(childComplexity int, input SyncVersionsInput) int
+		TriggerBuild              func(childComplexity int, input TriggerBuildInput) int
+		UpdateProject             func(childComplexity int, input UpdateProjectInput) int
+		UpdateRedirect            func(childComplexity int, input RedirectInput) int
+		UpdateVersion             func(childComplexity int, input UpdateVersionInput) int
 	}
 
 	Notification struct {
@@ -264,6 +326,7 @@ type ComplexityRoot struct {
 		ID                         func(childComplexity int) int
 		Integrations               func(childComplexity int) int
 		Language                   func(childComplexity int) int
+		Maintainers                func(childComplexity int, first *int64, after *string, last *int64, before *string) int
 		Modified                   func(childComplexity int) int
 		Name                       func(childComplexity int) int
 		Notification               func(childComplexity int, id int64) int
@@ -384,6 +447,11 @@ type ComplexityRoot struct {
 		Redirect            func(childComplexity int) int
 	}
 
+	RemoveMaintainerPayload struct {
+		Errors  func(childComplexity int) int
+		Project func(childComplexity int) int
+	}
+
 	Repository struct {
 		Type func(childComplexity int) int
 		URL  func(childComplexity int) int
@@ -428,6 +496,31 @@ type ComplexityRoot struct {
 		Version func(childComplexity int) int
 	}
 
+	SetProjectAdminFieldsPayload struct {
+		Errors  func(childComplexity int) int
+		Project func(childComplexity int) int
+	}
+
+	SetProjectPrivacyPayload struct {
+		Errors  func(childComplexity int) int
+		Project func(childComplexity int) int
+	}
+
+	SetTranslationOfPayload struct {
+		Errors  func(childComplexity int) int
+		Project func(childComplexity int) int
+	}
+
+	SetVersionPrivacyPayload struct {
+		Errors  func(childComplexity int) int
+		Version func(childComplexity int) int
+	}
+
+	SetVersionUploadedPayload struct {
+		Errors  func(childComplexity int) int
+		Version func(childComplexity int) int
+	}
+
 	Subproject struct {
 		Alias  func(childComplexity int) int
 		Child  func(childComplexity int) int
@@ -452,15 +545,32 @@ type ComplexityRoot struct {
 	}
 
 	SyncVersionsPayload struct {
+		Errors    func(childComplexity int) int
 		Project   func(childComplexity int) int
 		Triggered func(childComplexity int) int
 	}
 
 	TriggerBuildPayload struct {
 		Build     func(childComplexity int) int
+		Errors    func(childComplexity int) int
 		Project   func(childComplexity int) int
 		Triggered func(childComplexity int) int
 		Version   func(childComplexity int) int
+	}
+
+	UpdateProjectPayload struct {
+		Errors  func(childComplexity int) int
+		Project func(childComplexity int) int
+	}
+
+	UpdateRedirectPayload struct {
+		Errors   func(childComplexity int) int
+		Redirect func(childComplexity int) int
+	}
+
+	UpdateVersionPayload struct {
+		Errors  func(childComplexity int) int
+		Version func(childComplexity int) int
 	}
 
 	UploadUrl struct {
@@ -474,6 +584,18 @@ type ComplexityRoot struct {
 		ID          func(childComplexity int) int
 		IsSuperuser func(childComplexity int) int
 		Username    func(childComplexity int) int
+	}
+
+	UserConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	UserEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	UserError struct {
@@ -574,32 +696,32 @@ type IntegrationResolver interface {
 	WebhookURL(ctx context.Context, obj *store.Integration) (string, error)
 }
 type MutationResolver interface {
-	ImportProject(ctx context.Context, input ImportProjectInput, validateOnly *bool) (*store.Project, error)
-	UpdateProject(ctx context.Context, slug string, input UpdateProjectInput, replace *bool, validateOnly *bool) (*store.Project, error)
-	DeleteProject(ctx context.Context, slug string) (bool, error)
-	SetProjectPrivacy(ctx context.Context, slug string, privacyLevel string) (*store.Project, error)
-	SetProjectAdminFields(ctx context.Context, slug string, input ProjectAdminInput) (*store.Project, error)
-	SetTranslationOf(ctx context.Context, slug string, main *string) (*store.Project, error)
-	AddMaintainer(ctx context.Context, slug string, username string) (*store.Project, error)
-	RemoveMaintainer(ctx context.Context, slug string, username string) (*store.Project, error)
-	UpdateVersion(ctx context.Context, project string, version string, input UpdateVersionInput, replace *bool, validateOnly *bool) (*store.Version, error)
-	SetVersionPrivacy(ctx context.Context, project string, version string, privacyLevel string) (*store.Version, error)
-	SetVersionUploaded(ctx context.Context, project string, version string, uploaded bool) (*store.Version, error)
-	TriggerBuild(ctx context.Context, project string, version string) (*TriggerBuildPayload, error)
-	CancelBuild(ctx context.Context, id int64) (*store.Build, error)
-	RetryBuild(ctx context.Context, id int64) (*TriggerBuildPayload, error)
-	SyncVersions(ctx context.Context, project string) (*SyncVersionsPayload, error)
+	ImportProject(ctx context.Context, input ImportProjectInput) (*ImportProjectPayload, error)
+	UpdateProject(ctx context.Context, input UpdateProjectInput) (*UpdateProjectPayload, error)
+	DeleteProject(ctx context.Context, input DeleteProjectInput) (*DeleteProjectPayload, error)
+	SetProjectPrivacy(ctx context.Context, input SetProjectPrivacyInput) (*SetProjectPrivacyPayload, error)
+	SetProjectAdminFields(ctx context.Context, input SetProjectAdminFieldsInput) (*SetProjectAdminFieldsPayload, error)
+	SetTranslationOf(ctx context.Context, input SetTranslationOfInput) (*SetTranslationOfPayload, error)
+	AddMaintainer(ctx context.Context, input AddMaintainerInput) (*AddMaintainerPayload, error)
+	RemoveMaintainer(ctx context.Context, input RemoveMaintainerInput) (*RemoveMaintainerPayload, error)
+	UpdateVersion(ctx context.Context, input UpdateVersionInput) (*UpdateVersionPayload, error)
+	SetVersionPrivacy(ctx context.Context, input SetVersionPrivacyInput) (*SetVersionPrivacyPayload, error)
+	SetVersionUploaded(ctx context.Context, input SetVersionUploadedInput) (*SetVersionUploadedPayload, error)
+	TriggerBuild(ctx context.Context, input TriggerBuildInput) (*TriggerBuildPayload, error)
+	CancelBuild(ctx context.Context, input CancelBuildInput) (*CancelBuildPayload, error)
+	RetryBuild(ctx context.Context, input RetryBuildInput) (*TriggerBuildPayload, error)
+	SyncVersions(ctx context.Context, input SyncVersionsInput) (*SyncVersionsPayload, error)
 	InitiateUpload(ctx context.Context, input InitiateUploadInput) (*InitiateUploadPayload, error)
-	CompleteUpload(ctx context.Context, build int64, status string) (*CompleteUploadPayload, error)
-	CreateSubproject(ctx context.Context, project string, input CreateSubprojectInput, validateOnly *bool) (*store.Relationship, error)
-	DeleteSubproject(ctx context.Context, project string, alias string) (bool, error)
-	CreateRedirect(ctx context.Context, project string, input RedirectInput, validateOnly *bool) (*store.Redirect, error)
-	UpdateRedirect(ctx context.Context, project string, id int64, input RedirectInput, replace *bool, validateOnly *bool) (*store.Redirect, error)
-	DeleteRedirect(ctx context.Context, project string, id int64) (bool, error)
-	CreateEnvironmentVariable(ctx context.Context, project string, input EnvironmentVariableInput, validateOnly *bool) (*store.EnvironmentVariable, error)
-	DeleteEnvironmentVariable(ctx context.Context, project string, id int64) (bool, error)
-	CreateIntegration(ctx context.Context, project string, typeArg string) (*store.Integration, error)
-	DeleteIntegration(ctx context.Context, project string, id int64) (bool, error)
+	CompleteUpload(ctx context.Context, input CompleteUploadInput) (*CompleteUploadPayload, error)
+	CreateSubproject(ctx context.Context, input CreateSubprojectInput) (*CreateSubprojectPayload, error)
+	DeleteSubproject(ctx context.Context, input DeleteSubprojectInput) (*DeleteSubprojectPayload, error)
+	CreateRedirect(ctx context.Context, input RedirectInput) (*CreateRedirectPayload, error)
+	UpdateRedirect(ctx context.Context, input RedirectInput) (*UpdateRedirectPayload, error)
+	DeleteRedirect(ctx context.Context, input DeleteRedirectInput) (*DeleteRedirectPayload, error)
+	CreateEnvironmentVariable(ctx context.Context, input CreateEnvironmentVariableInput) (*CreateEnvironmentVariablePayload, error)
+	DeleteEnvironmentVariable(ctx context.Context, input DeleteEnvironmentVariableInput) (*DeleteEnvironmentVariablePayload, error)
+	CreateIntegration(ctx context.Context, input CreateIntegrationInput) (*CreateIntegrationPayload, error)
+	DeleteIntegration(ctx context.Context, input DeleteIntegrationInput) (*DeleteIntegrationPayload, error)
 	CreateAPIToken(ctx context.Context, input CreateAPITokenInput) (*CreateAPITokenPayload, error)
 	RevokeAPIToken(ctx context.Context, input RevokeAPITokenInput) (*RevokeAPITokenPayload, error)
 }
@@ -615,6 +737,7 @@ type ProjectResolver interface {
 	StoredDefaultBranch(ctx context.Context, obj *store.Project) (*string, error)
 
 	Users(ctx context.Context, obj *store.Project) ([]*store.User, error)
+	Maintainers(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string) (*UserConnection, error)
 	SubprojectOf(ctx context.Context, obj *store.Project) (*store.Project, error)
 	TranslationOf(ctx context.Context, obj *store.Project) (*store.Project, error)
 	Urls(ctx context.Context, obj *store.Project) (*ProjectUrls, error)
@@ -708,6 +831,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "AddMaintainerPayload.errors":
+		if e.ComplexityRoot.AddMaintainerPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AddMaintainerPayload.Errors(childComplexity), true
+	case "AddMaintainerPayload.project":
+		if e.ComplexityRoot.AddMaintainerPayload.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AddMaintainerPayload.Project(childComplexity), true
 
 	case "ApiToken.created":
 		if e.ComplexityRoot.ApiToken.Created == nil {
@@ -1032,6 +1168,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BuildUrls.Version(childComplexity), true
 
+	case "CancelBuildPayload.build":
+		if e.ComplexityRoot.CancelBuildPayload.Build == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CancelBuildPayload.Build(childComplexity), true
+	case "CancelBuildPayload.errors":
+		if e.ComplexityRoot.CancelBuildPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CancelBuildPayload.Errors(childComplexity), true
+
 	case "Choice.code":
 		if e.ComplexityRoot.Choice.Code == nil {
 			break
@@ -1051,6 +1200,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CompleteUploadPayload.Build(childComplexity), true
+	case "CompleteUploadPayload.errors":
+		if e.ComplexityRoot.CompleteUploadPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CompleteUploadPayload.Errors(childComplexity), true
 	case "CompleteUploadPayload.outcome":
 		if e.ComplexityRoot.CompleteUploadPayload.Outcome == nil {
 			break
@@ -1076,6 +1231,123 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CreateApiTokenPayload.Key(childComplexity), true
+
+	case "CreateEnvironmentVariablePayload.environmentVariable":
+		if e.ComplexityRoot.CreateEnvironmentVariablePayload.EnvironmentVariable == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateEnvironmentVariablePayload.EnvironmentVariable(childComplexity), true
+	case "CreateEnvironmentVariablePayload.errors":
+		if e.ComplexityRoot.CreateEnvironmentVariablePayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateEnvironmentVariablePayload.Errors(childComplexity), true
+
+	case "CreateIntegrationPayload.errors":
+		if e.ComplexityRoot.CreateIntegrationPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateIntegrationPayload.Errors(childComplexity), true
+	case "CreateIntegrationPayload.integration":
+		if e.ComplexityRoot.CreateIntegrationPayload.Integration == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateIntegrationPayload.Integration(childComplexity), true
+
+	case "CreateRedirectPayload.errors":
+		if e.ComplexityRoot.CreateRedirectPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateRedirectPayload.Errors(childComplexity), true
+	case "CreateRedirectPayload.redirect":
+		if e.ComplexityRoot.CreateRedirectPayload.Redirect == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateRedirectPayload.Redirect(childComplexity), true
+
+	case "CreateSubprojectPayload.errors":
+		if e.ComplexityRoot.CreateSubprojectPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateSubprojectPayload.Errors(childComplexity), true
+	case "CreateSubprojectPayload.subproject":
+		if e.ComplexityRoot.CreateSubprojectPayload.Subproject == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateSubprojectPayload.Subproject(childComplexity), true
+
+	case "DeleteEnvironmentVariablePayload.deletedId":
+		if e.ComplexityRoot.DeleteEnvironmentVariablePayload.DeletedID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteEnvironmentVariablePayload.DeletedID(childComplexity), true
+	case "DeleteEnvironmentVariablePayload.errors":
+		if e.ComplexityRoot.DeleteEnvironmentVariablePayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteEnvironmentVariablePayload.Errors(childComplexity), true
+
+	case "DeleteIntegrationPayload.deletedId":
+		if e.ComplexityRoot.DeleteIntegrationPayload.DeletedID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteIntegrationPayload.DeletedID(childComplexity), true
+	case "DeleteIntegrationPayload.errors":
+		if e.ComplexityRoot.DeleteIntegrationPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteIntegrationPayload.Errors(childComplexity), true
+
+	case "DeleteProjectPayload.deletedId":
+		if e.ComplexityRoot.DeleteProjectPayload.DeletedID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteProjectPayload.DeletedID(childComplexity), true
+	case "DeleteProjectPayload.errors":
+		if e.ComplexityRoot.DeleteProjectPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteProjectPayload.Errors(childComplexity), true
+
+	case "DeleteRedirectPayload.deletedId":
+		if e.ComplexityRoot.DeleteRedirectPayload.DeletedID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteRedirectPayload.DeletedID(childComplexity), true
+	case "DeleteRedirectPayload.errors":
+		if e.ComplexityRoot.DeleteRedirectPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteRedirectPayload.Errors(childComplexity), true
+
+	case "DeleteSubprojectPayload.deletedId":
+		if e.ComplexityRoot.DeleteSubprojectPayload.DeletedID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteSubprojectPayload.DeletedID(childComplexity), true
+	case "DeleteSubprojectPayload.errors":
+		if e.ComplexityRoot.DeleteSubprojectPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteSubprojectPayload.Errors(childComplexity), true
 
 	case "Downloads.epub":
 		if e.ComplexityRoot.Downloads.Epub == nil {
@@ -1171,12 +1443,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.EnvironmentVariableEdge.Node(childComplexity), true
 
+	case "ImportProjectPayload.errors":
+		if e.ComplexityRoot.ImportProjectPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportProjectPayload.Errors(childComplexity), true
+	case "ImportProjectPayload.project":
+		if e.ComplexityRoot.ImportProjectPayload.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportProjectPayload.Project(childComplexity), true
+
 	case "InitiateUploadPayload.build":
 		if e.ComplexityRoot.InitiateUploadPayload.Build == nil {
 			break
 		}
 
 		return e.ComplexityRoot.InitiateUploadPayload.Build(childComplexity), true
+	case "InitiateUploadPayload.errors":
+		if e.ComplexityRoot.InitiateUploadPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InitiateUploadPayload.Errors(childComplexity), true
 	case "InitiateUploadPayload.outcome":
 		if e.ComplexityRoot.InitiateUploadPayload.Outcome == nil {
 			break
@@ -1243,7 +1534,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.AddMaintainer(childComplexity, args["slug"].(string), args["username"].(string)), true
+		return e.ComplexityRoot.Mutation.AddMaintainer(childComplexity, args["input"].(AddMaintainerInput)), true
 	case "Mutation.cancelBuild":
 		if e.ComplexityRoot.Mutation.CancelBuild == nil {
 			break
@@ -1254,7 +1545,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CancelBuild(childComplexity, args["id"].(int64)), true
+		return e.ComplexityRoot.Mutation.CancelBuild(childComplexity, args["input"].(CancelBuildInput)), true
 	case "Mutation.completeUpload":
 		if e.ComplexityRoot.Mutation.CompleteUpload == nil {
 			break
@@ -1265,7 +1556,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CompleteUpload(childComplexity, args["build"].(int64), args["status"].(string)), true
+		return e.ComplexityRoot.Mutation.CompleteUpload(childComplexity, args["input"].(CompleteUploadInput)), true
 	case "Mutation.createApiToken":
 		if e.ComplexityRoot.Mutation.CreateAPIToken == nil {
 			break
@@ -1287,7 +1578,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateEnvironmentVariable(childComplexity, args["project"].(string), args["input"].(EnvironmentVariableInput), args["validateOnly"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateEnvironmentVariable(childComplexity, args["input"].(CreateEnvironmentVariableInput)), true
 	case "Mutation.createIntegration":
 		if e.ComplexityRoot.Mutation.CreateIntegration == nil {
 			break
@@ -1298,7 +1589,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateIntegration(childComplexity, args["project"].(string), args["type"].(string)), true
+		return e.ComplexityRoot.Mutation.CreateIntegration(childComplexity, args["input"].(CreateIntegrationInput)), true
 	case "Mutation.createRedirect":
 		if e.ComplexityRoot.Mutation.CreateRedirect == nil {
 			break
@@ -1309,7 +1600,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateRedirect(childComplexity, args["project"].(string), args["input"].(RedirectInput), args["validateOnly"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateRedirect(childComplexity, args["input"].(RedirectInput)), true
 	case "Mutation.createSubproject":
 		if e.ComplexityRoot.Mutation.CreateSubproject == nil {
 			break
@@ -1320,7 +1611,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateSubproject(childComplexity, args["project"].(string), args["input"].(CreateSubprojectInput), args["validateOnly"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateSubproject(childComplexity, args["input"].(CreateSubprojectInput)), true
 	case "Mutation.deleteEnvironmentVariable":
 		if e.ComplexityRoot.Mutation.DeleteEnvironmentVariable == nil {
 			break
@@ -1331,7 +1622,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.DeleteEnvironmentVariable(childComplexity, args["project"].(string), args["id"].(int64)), true
+		return e.ComplexityRoot.Mutation.DeleteEnvironmentVariable(childComplexity, args["input"].(DeleteEnvironmentVariableInput)), true
 	case "Mutation.deleteIntegration":
 		if e.ComplexityRoot.Mutation.DeleteIntegration == nil {
 			break
@@ -1342,7 +1633,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.DeleteIntegration(childComplexity, args["project"].(string), args["id"].(int64)), true
+		return e.ComplexityRoot.Mutation.DeleteIntegration(childComplexity, args["input"].(DeleteIntegrationInput)), true
 	case "Mutation.deleteProject":
 		if e.ComplexityRoot.Mutation.DeleteProject == nil {
 			break
@@ -1353,7 +1644,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.DeleteProject(childComplexity, args["slug"].(string)), true
+		return e.ComplexityRoot.Mutation.DeleteProject(childComplexity, args["input"].(DeleteProjectInput)), true
 	case "Mutation.deleteRedirect":
 		if e.ComplexityRoot.Mutation.DeleteRedirect == nil {
 			break
@@ -1364,7 +1655,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.DeleteRedirect(childComplexity, args["project"].(string), args["id"].(int64)), true
+		return e.ComplexityRoot.Mutation.DeleteRedirect(childComplexity, args["input"].(DeleteRedirectInput)), true
 	case "Mutation.deleteSubproject":
 		if e.ComplexityRoot.Mutation.DeleteSubproject == nil {
 			break
@@ -1375,7 +1666,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.DeleteSubproject(childComplexity, args["project"].(string), args["alias"].(string)), true
+		return e.ComplexityRoot.Mutation.DeleteSubproject(childComplexity, args["input"].(DeleteSubprojectInput)), true
 	case "Mutation.importProject":
 		if e.ComplexityRoot.Mutation.ImportProject == nil {
 			break
@@ -1386,7 +1677,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.ImportProject(childComplexity, args["input"].(ImportProjectInput), args["validateOnly"].(*bool)), true
+		return e.ComplexityRoot.Mutation.ImportProject(childComplexity, args["input"].(ImportProjectInput)), true
 	case "Mutation.initiateUpload":
 		if e.ComplexityRoot.Mutation.InitiateUpload == nil {
 			break
@@ -1408,7 +1699,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.RemoveMaintainer(childComplexity, args["slug"].(string), args["username"].(string)), true
+		return e.ComplexityRoot.Mutation.RemoveMaintainer(childComplexity, args["input"].(RemoveMaintainerInput)), true
 	case "Mutation.retryBuild":
 		if e.ComplexityRoot.Mutation.RetryBuild == nil {
 			break
@@ -1419,7 +1710,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.RetryBuild(childComplexity, args["id"].(int64)), true
+		return e.ComplexityRoot.Mutation.RetryBuild(childComplexity, args["input"].(RetryBuildInput)), true
 	case "Mutation.revokeApiToken":
 		if e.ComplexityRoot.Mutation.RevokeAPIToken == nil {
 			break
@@ -1441,7 +1732,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.SetProjectAdminFields(childComplexity, args["slug"].(string), args["input"].(ProjectAdminInput)), true
+		return e.ComplexityRoot.Mutation.SetProjectAdminFields(childComplexity, args["input"].(SetProjectAdminFieldsInput)), true
 	case "Mutation.setProjectPrivacy":
 		if e.ComplexityRoot.Mutation.SetProjectPrivacy == nil {
 			break
@@ -1452,7 +1743,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.SetProjectPrivacy(childComplexity, args["slug"].(string), args["privacyLevel"].(string)), true
+		return e.ComplexityRoot.Mutation.SetProjectPrivacy(childComplexity, args["input"].(SetProjectPrivacyInput)), true
 	case "Mutation.setTranslationOf":
 		if e.ComplexityRoot.Mutation.SetTranslationOf == nil {
 			break
@@ -1463,7 +1754,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.SetTranslationOf(childComplexity, args["slug"].(string), args["main"].(*string)), true
+		return e.ComplexityRoot.Mutation.SetTranslationOf(childComplexity, args["input"].(SetTranslationOfInput)), true
 	case "Mutation.setVersionPrivacy":
 		if e.ComplexityRoot.Mutation.SetVersionPrivacy == nil {
 			break
@@ -1474,7 +1765,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.SetVersionPrivacy(childComplexity, args["project"].(string), args["version"].(string), args["privacyLevel"].(string)), true
+		return e.ComplexityRoot.Mutation.SetVersionPrivacy(childComplexity, args["input"].(SetVersionPrivacyInput)), true
 	case "Mutation.setVersionUploaded":
 		if e.ComplexityRoot.Mutation.SetVersionUploaded == nil {
 			break
@@ -1485,7 +1776,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.SetVersionUploaded(childComplexity, args["project"].(string), args["version"].(string), args["uploaded"].(bool)), true
+		return e.ComplexityRoot.Mutation.SetVersionUploaded(childComplexity, args["input"].(SetVersionUploadedInput)), true
 	case "Mutation.syncVersions":
 		if e.ComplexityRoot.Mutation.SyncVersions == nil {
 			break
@@ -1496,7 +1787,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.SyncVersions(childComplexity, args["project"].(string)), true
+		return e.ComplexityRoot.Mutation.SyncVersions(childComplexity, args["input"].(SyncVersionsInput)), true
 	case "Mutation.triggerBuild":
 		if e.ComplexityRoot.Mutation.TriggerBuild == nil {
 			break
@@ -1507,7 +1798,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.TriggerBuild(childComplexity, args["project"].(string), args["version"].(string)), true
+		return e.ComplexityRoot.Mutation.TriggerBuild(childComplexity, args["input"].(TriggerBuildInput)), true
 	case "Mutation.updateProject":
 		if e.ComplexityRoot.Mutation.UpdateProject == nil {
 			break
@@ -1518,7 +1809,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateProject(childComplexity, args["slug"].(string), args["input"].(UpdateProjectInput), args["replace"].(*bool), args["validateOnly"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateProject(childComplexity, args["input"].(UpdateProjectInput)), true
 	case "Mutation.updateRedirect":
 		if e.ComplexityRoot.Mutation.UpdateRedirect == nil {
 			break
@@ -1529,7 +1820,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateRedirect(childComplexity, args["project"].(string), args["id"].(int64), args["input"].(RedirectInput), args["replace"].(*bool), args["validateOnly"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateRedirect(childComplexity, args["input"].(RedirectInput)), true
 	case "Mutation.updateVersion":
 		if e.ComplexityRoot.Mutation.UpdateVersion == nil {
 			break
@@ -1540,7 +1831,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateVersion(childComplexity, args["project"].(string), args["version"].(string), args["input"].(UpdateVersionInput), args["replace"].(*bool), args["validateOnly"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateVersion(childComplexity, args["input"].(UpdateVersionInput)), true
 
 	case "Notification.attachedToContentType":
 		if e.ComplexityRoot.Notification.AttachedToContentType == nil {
@@ -1782,6 +2073,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.Language(childComplexity), true
+	case "Project.maintainers":
+		if e.ComplexityRoot.Project.Maintainers == nil {
+			break
+		}
+
+		args, err := ec.field_Project_maintainers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Project.Maintainers(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string)), true
 	case "Project.modified":
 		if e.ComplexityRoot.Project.Modified == nil {
 			break
@@ -2422,6 +2724,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RedirectResolution.Redirect(childComplexity), true
 
+	case "RemoveMaintainerPayload.errors":
+		if e.ComplexityRoot.RemoveMaintainerPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RemoveMaintainerPayload.Errors(childComplexity), true
+	case "RemoveMaintainerPayload.project":
+		if e.ComplexityRoot.RemoveMaintainerPayload.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RemoveMaintainerPayload.Project(childComplexity), true
+
 	case "Repository.type":
 		if e.ComplexityRoot.Repository.Type == nil {
 			break
@@ -2584,6 +2899,71 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SearchScopePair.Version(childComplexity), true
 
+	case "SetProjectAdminFieldsPayload.errors":
+		if e.ComplexityRoot.SetProjectAdminFieldsPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetProjectAdminFieldsPayload.Errors(childComplexity), true
+	case "SetProjectAdminFieldsPayload.project":
+		if e.ComplexityRoot.SetProjectAdminFieldsPayload.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetProjectAdminFieldsPayload.Project(childComplexity), true
+
+	case "SetProjectPrivacyPayload.errors":
+		if e.ComplexityRoot.SetProjectPrivacyPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetProjectPrivacyPayload.Errors(childComplexity), true
+	case "SetProjectPrivacyPayload.project":
+		if e.ComplexityRoot.SetProjectPrivacyPayload.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetProjectPrivacyPayload.Project(childComplexity), true
+
+	case "SetTranslationOfPayload.errors":
+		if e.ComplexityRoot.SetTranslationOfPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetTranslationOfPayload.Errors(childComplexity), true
+	case "SetTranslationOfPayload.project":
+		if e.ComplexityRoot.SetTranslationOfPayload.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetTranslationOfPayload.Project(childComplexity), true
+
+	case "SetVersionPrivacyPayload.errors":
+		if e.ComplexityRoot.SetVersionPrivacyPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetVersionPrivacyPayload.Errors(childComplexity), true
+	case "SetVersionPrivacyPayload.version":
+		if e.ComplexityRoot.SetVersionPrivacyPayload.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetVersionPrivacyPayload.Version(childComplexity), true
+
+	case "SetVersionUploadedPayload.errors":
+		if e.ComplexityRoot.SetVersionUploadedPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetVersionUploadedPayload.Errors(childComplexity), true
+	case "SetVersionUploadedPayload.version":
+		if e.ComplexityRoot.SetVersionUploadedPayload.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetVersionUploadedPayload.Version(childComplexity), true
+
 	case "Subproject.alias":
 		if e.ComplexityRoot.Subproject.Alias == nil {
 			break
@@ -2659,6 +3039,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Subscription.BuildUpdated(childComplexity, args["id"].(int64)), true
 
+	case "SyncVersionsPayload.errors":
+		if e.ComplexityRoot.SyncVersionsPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncVersionsPayload.Errors(childComplexity), true
 	case "SyncVersionsPayload.project":
 		if e.ComplexityRoot.SyncVersionsPayload.Project == nil {
 			break
@@ -2678,6 +3064,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TriggerBuildPayload.Build(childComplexity), true
+	case "TriggerBuildPayload.errors":
+		if e.ComplexityRoot.TriggerBuildPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TriggerBuildPayload.Errors(childComplexity), true
 	case "TriggerBuildPayload.project":
 		if e.ComplexityRoot.TriggerBuildPayload.Project == nil {
 			break
@@ -2696,6 +3088,45 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TriggerBuildPayload.Version(childComplexity), true
+
+	case "UpdateProjectPayload.errors":
+		if e.ComplexityRoot.UpdateProjectPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateProjectPayload.Errors(childComplexity), true
+	case "UpdateProjectPayload.project":
+		if e.ComplexityRoot.UpdateProjectPayload.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateProjectPayload.Project(childComplexity), true
+
+	case "UpdateRedirectPayload.errors":
+		if e.ComplexityRoot.UpdateRedirectPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateRedirectPayload.Errors(childComplexity), true
+	case "UpdateRedirectPayload.redirect":
+		if e.ComplexityRoot.UpdateRedirectPayload.Redirect == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateRedirectPayload.Redirect(childComplexity), true
+
+	case "UpdateVersionPayload.errors":
+		if e.ComplexityRoot.UpdateVersionPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateVersionPayload.Errors(childComplexity), true
+	case "UpdateVersionPayload.version":
+		if e.ComplexityRoot.UpdateVersionPayload.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateVersionPayload.Version(childComplexity), true
 
 	case "UploadUrl.fields":
 		if e.ComplexityRoot.UploadUrl.Fields == nil {
@@ -2740,6 +3171,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.Username(childComplexity), true
+
+	case "UserConnection.edges":
+		if e.ComplexityRoot.UserConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserConnection.Edges(childComplexity), true
+	case "UserConnection.nodes":
+		if e.ComplexityRoot.UserConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserConnection.Nodes(childComplexity), true
+	case "UserConnection.pageInfo":
+		if e.ComplexityRoot.UserConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserConnection.PageInfo(childComplexity), true
+	case "UserConnection.totalCount":
+		if e.ComplexityRoot.UserConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserConnection.TotalCount(childComplexity), true
+
+	case "UserEdge.cursor":
+		if e.ComplexityRoot.UserEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserEdge.Cursor(childComplexity), true
+	case "UserEdge.node":
+		if e.ComplexityRoot.UserEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserEdge.Node(childComplexity), true
 
 	case "UserError.code":
 		if e.ComplexityRoot.UserError.Code == nil {
@@ -2970,20 +3439,38 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputAddMaintainerInput,
 		ec.unmarshalInputBuildFilterInput,
+		ec.unmarshalInputCancelBuildInput,
+		ec.unmarshalInputCompleteUploadInput,
 		ec.unmarshalInputCreateApiTokenInput,
+		ec.unmarshalInputCreateEnvironmentVariableInput,
+		ec.unmarshalInputCreateIntegrationInput,
+		ec.unmarshalInputCreateRedirectInput,
 		ec.unmarshalInputCreateSubprojectInput,
-		ec.unmarshalInputEnvironmentVariableInput,
+		ec.unmarshalInputDeleteEnvironmentVariableInput,
+		ec.unmarshalInputDeleteIntegrationInput,
+		ec.unmarshalInputDeleteProjectInput,
+		ec.unmarshalInputDeleteRedirectInput,
+		ec.unmarshalInputDeleteSubprojectInput,
 		ec.unmarshalInputImportProjectInput,
 		ec.unmarshalInputInitiateUploadInput,
 		ec.unmarshalInputNotificationFilterInput,
-		ec.unmarshalInputProjectAdminInput,
 		ec.unmarshalInputProjectFilterInput,
-		ec.unmarshalInputRedirectInput,
+		ec.unmarshalInputRemoveMaintainerInput,
 		ec.unmarshalInputRepositoryInput,
+		ec.unmarshalInputRetryBuildInput,
 		ec.unmarshalInputRevokeApiTokenInput,
 		ec.unmarshalInputSearchFamilyInput,
+		ec.unmarshalInputSetProjectAdminFieldsInput,
+		ec.unmarshalInputSetProjectPrivacyInput,
+		ec.unmarshalInputSetTranslationOfInput,
+		ec.unmarshalInputSetVersionPrivacyInput,
+		ec.unmarshalInputSetVersionUploadedInput,
+		ec.unmarshalInputSyncVersionsInput,
+		ec.unmarshalInputTriggerBuildInput,
 		ec.unmarshalInputUpdateProjectInput,
+		ec.unmarshalInputUpdateRedirectInput,
 		ec.unmarshalInputUpdateVersionInput,
 		ec.unmarshalInputVersionFilterInput,
 	)
@@ -3332,63 +3819,63 @@ type SearchBlock {
 "The entry points for writing. Writes need a signed-in caller; most need a maintainer of the project concerned."
 type Mutation {
   "Import a project: the caller becomes its maintainer; ` + "`" + `latest` + "`" + ` is created and built (behavior.md §4.1.4)."
-  importProject("The fields to write." input: ImportProjectInput!, "Only check the input: report what is wrong (INVALID) and write nothing; a valid input answers null." validateOnly: Boolean = false): Project
+  importProject("The project to import." input: ImportProjectInput!): ImportProjectPayload!
   "Update a project (maintainers). ` + "`" + `replace` + "`" + ` applies PUT's relaxed rules (api-2026.md §A6 #7): name and repository.url are required; a field not sent keeps its value."
-  updateProject("The project's slug." slug: String!, "The fields to write." input: UpdateProjectInput!, "Apply PUT's rules (see the mutation's description)." replace: Boolean = false, "Only check the input: report what is wrong (INVALID) and write nothing; a valid input answers null." validateOnly: Boolean = false): Project
+  updateProject("The project and the fields to write." input: UpdateProjectInput!): UpdateProjectPayload!
   "Delete a project with everything that belongs to it (maintainers)."
-  deleteProject("The project's slug." slug: String!): Boolean!
+  deleteProject("The project to delete." input: DeleteProjectInput!): DeleteProjectPayload!
   "Set a project's privacy level (maintainers)."
-  setProjectPrivacy("The project's slug." slug: String!, "A privacy level code: ` + "`" + `public` + "`" + `, ` + "`" + `protected` + "`" + ` or ` + "`" + `private` + "`" + `." privacyLevel: String!): Project
+  setProjectPrivacy("The project and its new privacy level." input: SetProjectPrivacyInput!): SetProjectPrivacyPayload!
   "Set admin-only project fields (superusers)."
-  setProjectAdminFields("The project's slug." slug: String!, "The fields to write." input: ProjectAdminInput!): Project
+  setProjectAdminFields("The project and the fields to write." input: SetProjectAdminFieldsInput!): SetProjectAdminFieldsPayload!
   "Link a project as a translation of another (maintainer of both), or unlink it with main = null."
-  setTranslationOf("The translation's slug." slug: String!, "The main project's slug; null unlinks the translation." main: String): Project
-  "Add or remove a maintainer (maintainers). The last maintainer can't be removed."
-  addMaintainer("The project's slug." slug: String!, "The user's username." username: String!): Project
+  setTranslationOf("The translation and its main project." input: SetTranslationOfInput!): SetTranslationOfPayload!
+  "Add a maintainer (maintainers)."
+  addMaintainer("The project and the user." input: AddMaintainerInput!): AddMaintainerPayload!
   "Remove a maintainer (maintainers). The last maintainer can't be removed."
-  removeMaintainer("The project's slug." slug: String!, "The user's username." username: String!): Project
+  removeMaintainer("The project and the user." input: RemoveMaintainerInput!): RemoveMaintainerPayload!
 
   "Update a version (maintainers). Fields not given keep their value, with or without ` + "`" + `replace` + "`" + ` (api-2026.md §A6 #7). Turning ` + "`" + `active` + "`" + ` from false to true queues one build of the version, unless the project's builds are disabled or the version is uploaded (§A6 #6)."
-  updateVersion("The project's slug." project: String!, "The version's slug." version: String!, "The fields to write." input: UpdateVersionInput!, "Apply PUT's rules (see the mutation's description)." replace: Boolean = false, "Only check the input: report what is wrong (INVALID) and write nothing; a valid input answers null." validateOnly: Boolean = false): Version
+  updateVersion("The version and the fields to write." input: UpdateVersionInput!): UpdateVersionPayload!
   "Set a version's privacy level (maintainers)."
-  setVersionPrivacy("The project's slug." project: String!, "The version's slug." version: String!, "A privacy level code: ` + "`" + `public` + "`" + `, ` + "`" + `protected` + "`" + ` or ` + "`" + `private` + "`" + `." privacyLevel: String!): Version
+  setVersionPrivacy("The version and its new privacy level." input: SetVersionPrivacyInput!): SetVersionPrivacyPayload!
   "Mark a version as published by the upload API or not (maintainers); ` + "`" + `false` + "`" + ` returns it to repository builds (api-2026.md §A4.5)."
-  setVersionUploaded("The project's slug." project: String!, "The version's slug." version: String!, "Whether the version is published by the upload API." uploaded: Boolean!): Version
+  setVersionUploaded("The version and whether it is uploaded." input: SetVersionUploadedInput!): SetVersionUploadedPayload!
 
   "Queue a build of a version (maintainers). When the project's builds are disabled, nothing is queued and ` + "`" + `triggered` + "`" + ` is false."
-  triggerBuild("The project's slug." project: String!, "The version's slug." version: String!): TriggerBuildPayload
-  "Cancel a queued or running build (maintainers of its project; api-2026.md §A6 #10). A queued build, or one whose worker is gone, is finished at once as cancelled; a running one is finished by its worker within seconds, so the build returned may still be running (follow it with ` + "`" + `buildUpdated` + "`" + `). Cancelling a finished build is a CONFLICT."
-  cancelBuild("The build's database id." id: Int!): Build!
-  "Queue a new build of the version that build ` + "`" + `id` + "`" + ` built (maintainers of its project), with triggerBuild's rules."
-  retryBuild("The database id of the build to build again." id: Int!): TriggerBuildPayload!
+  triggerBuild("The version to build." input: TriggerBuildInput!): TriggerBuildPayload!
+  "Cancel a queued or running build (maintainers of its project; api-2026.md §A6 #10). A queued build, or one whose worker is gone, is finished at once as cancelled; a running one is finished by its worker within seconds, so the build returned may still be running (follow it with ` + "`" + `buildUpdated` + "`" + `). Cancelling a finished build is a CONFLICT in the payload's ` + "`" + `errors` + "`" + `."
+  cancelBuild("The build to cancel." input: CancelBuildInput!): CancelBuildPayload!
+  "Queue a new build of the version that build ` + "`" + `id` + "`" + ` built (maintainers of its project), with triggerBuild's rules and payload."
+  retryBuild("The build to build again." input: RetryBuildInput!): TriggerBuildPayload!
   "Queue a version sync of the project without a build (maintainers, api-2026.md §A4.1). ` + "`" + `triggered` + "`" + ` is false when the project has builds disabled or no ` + "`" + `latest` + "`" + ` version; a sync already queued is not queued twice."
-  syncVersions("The project's slug." project: String!): SyncVersionsPayload
+  syncVersions("The project to sync." input: SyncVersionsInput!): SyncVersionsPayload!
   "Start an upload of prebuilt docs (api-2026.md §A4.5): gets or creates the version and creates a build awaiting its archive. Refusals are outcomes, not errors."
-  initiateUpload("The fields to write." input: InitiateUploadInput!): InitiateUploadPayload!
+  initiateUpload("What the upload is for." input: InitiateUploadInput!): InitiateUploadPayload!
   "Finish an upload: ` + "`" + `success` + "`" + ` queues the archive's processing, ` + "`" + `failed` + "`" + ` fails the build (api-2026.md §A4.5)."
-  completeUpload("The database id of the upload's build." build: Int!, "` + "`" + `success` + "`" + ` or ` + "`" + `failed` + "`" + `." status: String!): CompleteUploadPayload!
+  completeUpload("The upload's build and how it went." input: CompleteUploadInput!): CompleteUploadPayload!
 
   "Nest a project the caller maintains under ` + "`" + `project` + "`" + ` (maintainers of ` + "`" + `project` + "`" + `)."
-  createSubproject("The parent project's slug." project: String!, "The fields to write." input: CreateSubprojectInput!, "Only check the input: report what is wrong (INVALID) and write nothing; a valid input answers null." validateOnly: Boolean = false): Subproject
+  createSubproject("The parent, the child and its alias." input: CreateSubprojectInput!): CreateSubprojectPayload!
   "Un-nest the subproject with this alias (maintainers of ` + "`" + `project` + "`" + `); the child project stays."
-  deleteSubproject("The parent project's slug." project: String!, "The subproject's alias." alias: String!): Boolean!
+  deleteSubproject("The parent and the subproject's alias." input: DeleteSubprojectInput!): DeleteSubprojectPayload!
 
   "Create a redirect of a project (maintainers); ` + "`" + `position` + "`" + ` places it among the others."
-  createRedirect("The project's slug." project: String!, "The fields to write." input: RedirectInput!, "Only check the input: report what is wrong (INVALID) and write nothing; a valid input answers null." validateOnly: Boolean = false): Redirect
+  createRedirect("The project and the redirect's fields." input: CreateRedirectInput!): CreateRedirectPayload!
   "Update a redirect; ` + "`" + `replace` + "`" + ` applies PUT's rules (` + "`" + `type` + "`" + ` required), otherwise a partial update."
-  updateRedirect("The project's slug." project: String!, "The redirect's database id." id: Int!, "The fields to write." input: RedirectInput!, "Apply PUT's rules (see the mutation's description)." replace: Boolean = false, "Only check the input: report what is wrong (INVALID) and write nothing; a valid input answers null." validateOnly: Boolean = false): Redirect
+  updateRedirect("The redirect and the fields to write." input: UpdateRedirectInput!): UpdateRedirectPayload!
   "Delete a redirect (maintainers); the others close the gap in positions."
-  deleteRedirect("The project's slug." project: String!, "The redirect's database id." id: Int!): Boolean!
+  deleteRedirect("The redirect to delete." input: DeleteRedirectInput!): DeleteRedirectPayload!
 
   "Create a build environment variable; its value can never be read back."
-  createEnvironmentVariable("The project's slug." project: String!, "The fields to write." input: EnvironmentVariableInput!, "Only check the input: report what is wrong (INVALID) and write nothing; a valid input answers null." validateOnly: Boolean = false): EnvironmentVariable
+  createEnvironmentVariable("The project and the variable." input: CreateEnvironmentVariableInput!): CreateEnvironmentVariablePayload!
   "Delete a build environment variable (maintainers)."
-  deleteEnvironmentVariable("The project's slug." project: String!, "The variable's database id." id: Int!): Boolean!
+  deleteEnvironmentVariable("The variable to delete." input: DeleteEnvironmentVariableInput!): DeleteEnvironmentVariablePayload!
 
   "Create an incoming-webhook integration with a fresh secret (maintainers)."
-  createIntegration("The project's slug." project: String!, "An integration type code (` + "`" + `github_webhook` + "`" + `, ` + "`" + `gitlab_webhook` + "`" + `, ` + "`" + `bitbucket_webhook` + "`" + `, ` + "`" + `api_webhook` + "`" + `)." type: String!): Integration
+  createIntegration("The project and the integration's type." input: CreateIntegrationInput!): CreateIntegrationPayload!
   "Delete an incoming-webhook integration (maintainers); its webhook URL stops working."
-  deleteIntegration("The project's slug." project: String!, "The integration's database id." id: Int!): Boolean!
+  deleteIntegration("The integration to delete." input: DeleteIntegrationInput!): DeleteIntegrationPayload!
 
   "Create an API key for the caller (signed-in users). The payload's ` + "`" + `key` + "`" + ` is the only time the key is ever shown."
   createApiToken("The fields to write." input: CreateApiTokenInput!): CreateApiTokenPayload!
@@ -3398,12 +3885,312 @@ type Mutation {
 
 "What is wrong with a mutation's input: mutation payloads list these in ` + "`" + `errors` + "`" + ` (validation and conflicts), while a missing object, a refused permission or a spent budget stay top-level errors."
 type UserError {
-  "The input field the message is about, camelCase from the argument down (` + "`" + `[\"input\", \"toUrl\"]` + "`" + `); ` + "`" + `[\"input\"]` + "`" + ` when it concerns the whole input."
+  "The input field the message is about, camelCase from the argument down (` + "`" + `[\"input\", \"toUrl\"]` + "`" + `); ` + "`" + `[\"input\"]` + "`" + ` when it concerns the whole input; empty when it concerns no input field but the state of things (a build already finished, the last maintainer)."
   path: [String!]!
   "The message, as REST shows it for the same field."
   message: String!
   "The kind's code: ` + "`" + `INVALID` + "`" + ` or ` + "`" + `CONFLICT` + "`" + `."
   code: String!
+}
+
+"The outcome of ` + "`" + `importProject` + "`" + `."
+type ImportProjectPayload {
+  "The imported project; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  project: Project
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"The outcome of ` + "`" + `updateProject` + "`" + `."
+type UpdateProjectPayload {
+  "The project as updated; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  project: Project
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"The project to delete."
+input DeleteProjectInput {
+  "The project's slug."
+  slug: String!
+}
+
+"The outcome of ` + "`" + `deleteProject` + "`" + `."
+type DeleteProjectPayload {
+  "The global id of the deleted project (` + "`" + `node(id:)` + "`" + ` answers null for it from now on); null with errors."
+  deletedId: ID
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"A project and its new privacy level."
+input SetProjectPrivacyInput {
+  "The project's slug."
+  slug: String!
+  "A privacy level code: ` + "`" + `public` + "`" + `, ` + "`" + `protected` + "`" + ` or ` + "`" + `private` + "`" + `."
+  privacyLevel: String!
+}
+
+"The outcome of ` + "`" + `setProjectPrivacy` + "`" + `."
+type SetProjectPrivacyPayload {
+  "The project as updated; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  project: Project
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"The outcome of ` + "`" + `setProjectAdminFields` + "`" + `."
+type SetProjectAdminFieldsPayload {
+  "The project as updated; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  project: Project
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"A translation and its main project."
+input SetTranslationOfInput {
+  "The translation's slug."
+  slug: String!
+  "The main project's slug; null unlinks the translation."
+  main: String
+}
+
+"The outcome of ` + "`" + `setTranslationOf` + "`" + `."
+type SetTranslationOfPayload {
+  "The translation as updated; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  project: Project
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"A project and the user to make its maintainer."
+input AddMaintainerInput {
+  "The project's slug."
+  slug: String!
+  "The user's username."
+  username: String!
+}
+
+"The outcome of ` + "`" + `addMaintainer` + "`" + `."
+type AddMaintainerPayload {
+  "The project with its maintainers; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  project: Project
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"A project and the maintainer to remove."
+input RemoveMaintainerInput {
+  "The project's slug."
+  slug: String!
+  "The user's username."
+  username: String!
+}
+
+"The outcome of ` + "`" + `removeMaintainer` + "`" + `."
+type RemoveMaintainerPayload {
+  "The project with its maintainers; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  project: Project
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"The outcome of ` + "`" + `updateVersion` + "`" + `."
+type UpdateVersionPayload {
+  "The version as updated; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  version: Version
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"A version and its new privacy level."
+input SetVersionPrivacyInput {
+  "The project's slug."
+  project: String!
+  "The version's slug."
+  version: String!
+  "A privacy level code: ` + "`" + `public` + "`" + `, ` + "`" + `protected` + "`" + ` or ` + "`" + `private` + "`" + `."
+  privacyLevel: String!
+}
+
+"The outcome of ` + "`" + `setVersionPrivacy` + "`" + `."
+type SetVersionPrivacyPayload {
+  "The version as updated; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  version: Version
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"A version and whether the upload API publishes it."
+input SetVersionUploadedInput {
+  "The project's slug."
+  project: String!
+  "The version's slug."
+  version: String!
+  "Whether the version is published by the upload API."
+  uploaded: Boolean!
+}
+
+"The outcome of ` + "`" + `setVersionUploaded` + "`" + `."
+type SetVersionUploadedPayload {
+  "The version as updated; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  version: Version
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"The version to build."
+input TriggerBuildInput {
+  "The project's slug."
+  project: String!
+  "The version's slug."
+  version: String!
+}
+
+"The build to cancel."
+input CancelBuildInput {
+  "The build: its global id (` + "`" + `Build.id` + "`" + `) or its database id."
+  id: ID!
+}
+
+"The outcome of ` + "`" + `cancelBuild` + "`" + `."
+type CancelBuildPayload {
+  "The build as cancelled (it may still be running: see the mutation); null with errors or ` + "`" + `validateOnly` + "`" + `."
+  build: Build
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"The build whose version to build again."
+input RetryBuildInput {
+  "The build: its global id (` + "`" + `Build.id` + "`" + `) or its database id."
+  id: ID!
+}
+
+"The project whose versions to sync."
+input SyncVersionsInput {
+  "The project's slug."
+  project: String!
+}
+
+"The upload's build and how the upload went."
+input CompleteUploadInput {
+  "The upload's build: its global id (` + "`" + `Build.id` + "`" + `) or its database id."
+  build: ID!
+  "` + "`" + `success` + "`" + ` or ` + "`" + `failed` + "`" + `."
+  status: String!
+}
+
+"The outcome of ` + "`" + `createSubproject` + "`" + `."
+type CreateSubprojectPayload {
+  "The new subproject relationship; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  subproject: Subproject
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"The subproject to un-nest."
+input DeleteSubprojectInput {
+  "The parent project's slug."
+  project: String!
+  "The subproject's alias."
+  alias: String!
+}
+
+"The outcome of ` + "`" + `deleteSubproject` + "`" + `."
+type DeleteSubprojectPayload {
+  "The global id of the deleted subproject relationship (` + "`" + `node(id:)` + "`" + ` answers null for it from now on); null with errors."
+  deletedId: ID
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"The outcome of ` + "`" + `createRedirect` + "`" + `."
+type CreateRedirectPayload {
+  "The new redirect; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  redirect: Redirect
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"The outcome of ` + "`" + `updateRedirect` + "`" + `."
+type UpdateRedirectPayload {
+  "The redirect as updated; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  redirect: Redirect
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"The redirect to delete."
+input DeleteRedirectInput {
+  "The project's slug."
+  project: String!
+  "The redirect: its global id (` + "`" + `Redirect.id` + "`" + `) or its database id; one of another project is NOT_FOUND."
+  id: ID!
+}
+
+"The outcome of ` + "`" + `deleteRedirect` + "`" + `."
+type DeleteRedirectPayload {
+  "The global id of the deleted redirect (` + "`" + `node(id:)` + "`" + ` answers null for it from now on); null with errors."
+  deletedId: ID
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"The outcome of ` + "`" + `createEnvironmentVariable` + "`" + `."
+type CreateEnvironmentVariablePayload {
+  "The new variable; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  environmentVariable: EnvironmentVariable
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"The variable to delete."
+input DeleteEnvironmentVariableInput {
+  "The project's slug."
+  project: String!
+  "The variable: its global id (` + "`" + `EnvironmentVariable.id` + "`" + `) or its database id; one of another project is NOT_FOUND."
+  id: ID!
+}
+
+"The outcome of ` + "`" + `deleteEnvironmentVariable` + "`" + `."
+type DeleteEnvironmentVariablePayload {
+  "The global id of the deleted variable (` + "`" + `node(id:)` + "`" + ` answers null for it from now on); null with errors."
+  deletedId: ID
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"A project and the integration to create for it."
+input CreateIntegrationInput {
+  "The project's slug."
+  project: String!
+  "An integration type code (` + "`" + `github_webhook` + "`" + `, ` + "`" + `gitlab_webhook` + "`" + `, ` + "`" + `bitbucket_webhook` + "`" + `, ` + "`" + `api_webhook` + "`" + `)."
+  type: String!
+}
+
+"The outcome of ` + "`" + `createIntegration` + "`" + `."
+type CreateIntegrationPayload {
+  "The new integration; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  integration: Integration
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"The integration to delete."
+input DeleteIntegrationInput {
+  "The project's slug."
+  project: String!
+  "The integration's database id (` + "`" + `Integration.id` + "`" + `); one of another project is NOT_FOUND."
+  id: ID!
+}
+
+"The outcome of ` + "`" + `deleteIntegration` + "`" + `."
+type DeleteIntegrationPayload {
+  "The database id of the deleted integration (integrations are not ` + "`" + `Node` + "`" + `s); null with errors."
+  deletedId: ID
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
 }
 
 "Live updates, over WebSocket (` + "`" + `graphql-transport-ws` + "`" + `) or Server-Sent Events (graphql-sse, distinct connections) at ` + "`" + `/graphql` + "`" + `."
@@ -3552,6 +4339,8 @@ type Project implements Node {
   modified: Time!
   "Maintainers in the order they were added."
   users: [User!]!
+  "Maintainers in the order they were added, a page at a time (` + "`" + `users` + "`" + ` is the whole list). Null, with an INVALID error, when an argument is wrong (a cursor of another list): the parent stays."
+  maintainers("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String): UserConnection
   "The parent project when this one is a subproject and the caller can see it."
   subprojectOf: Project
   "The main project when this one is a translation and the caller can see it."
@@ -3562,20 +4351,20 @@ type Project implements Node {
   canonicalUrl: String!
   "Internal versions that are active, built and public, ordered by verbose name descending."
   activeVersions: [Version!]!
-  "Internal versions: all of them for maintainers, the visible ones for others."
-  versions("Only versions matching this." filter: VersionFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): VersionConnection!
+  "Internal versions: all of them for maintainers, the visible ones for others. Null, with an INVALID error, when an argument is wrong (a cursor of another list): the parent stays."
+  versions("Only versions matching this." filter: VersionFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): VersionConnection
   "A version of the project by slug, if the caller can see it."
   version("The version's slug." slug: String!, "Narrows the lookup as on lists: a version that does not match is NOT_FOUND." filter: VersionFilterInput): Version
-  "Builds of internal versions: all for maintainers, the visible ones for others."
-  builds("Only builds matching this." filter: BuildFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection!
+  "Builds of internal versions: all for maintainers, the visible ones for others. Null, with an INVALID error, when an argument is wrong (a cursor of another list): the parent stays."
+  builds("Only builds matching this." filter: BuildFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection
   "A build of the project by database id, if the caller can see it."
   build("The build's database id." id: Int!, "Narrows the lookup as on lists: a build that does not match is NOT_FOUND." filter: BuildFilterInput): Build
-  "Relationships whose parent is this project, in creation order."
-  subprojects("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): SubprojectConnection!
+  "Relationships whose parent is this project, in creation order. Null, with an INVALID error, when an argument is wrong (a cursor of another list): the parent stays."
+  subprojects("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): SubprojectConnection
   "The subproject with this alias, if the caller can see the child."
   subproject("The subproject's alias." alias: String!): Subproject
-  "Projects whose translation_of is this one, ordered by slug."
-  translations("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): ProjectConnection!
+  "Projects whose translation_of is this one, ordered by slug. Null, with an INVALID error, when an argument is wrong (a cursor of another list): the parent stays."
+  translations("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): ProjectConnection
   "The project's redirects in the order they are tried (maintainers only)."
   redirects("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): RedirectConnection @maintainersOnly
   "A redirect of the project by id (maintainers only)."
@@ -3750,8 +4539,8 @@ type Version implements Node {
   urls: VersionUrls!
   "The most recent build (any state), or null."
   lastBuild: Build
-  "The version's builds, most recent first."
-  builds("Only builds matching this." filter: BuildFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection!
+  "The version's builds, most recent first. Null, with an INVALID error, when an argument is wrong (a cursor of another list): the parent stays."
+  builds("Only builds matching this." filter: BuildFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection
 }
 
 "Narrows a build list or lookup; every field given must match."
@@ -3934,7 +4723,7 @@ type UploadUrl {
 
 "The outcome of ` + "`" + `initiateUpload` + "`" + `."
 type InitiateUploadPayload {
-  "` + "`" + `created` + "`" + `, or why nothing was created: ` + "`" + `project-not-found` + "`" + `, ` + "`" + `not-admin` + "`" + `, ` + "`" + `disabled` + "`" + `, ` + "`" + `inactive` + "`" + `, ` + "`" + `too-many-pending` + "`" + `."
+  "` + "`" + `created` + "`" + `, or why nothing was created: ` + "`" + `project-not-found` + "`" + `, ` + "`" + `not-admin` + "`" + `, ` + "`" + `disabled` + "`" + `, ` + "`" + `inactive` + "`" + `, ` + "`" + `too-many-pending` + "`" + `, or ` + "`" + `invalid` + "`" + ` (the input is wrong: see ` + "`" + `errors` + "`" + `)."
   outcome: String!
   "With ` + "`" + `too-many-pending` + "`" + `: seconds until the oldest pending upload expires."
   retryAfter: Int
@@ -3944,22 +4733,28 @@ type InitiateUploadPayload {
   version: Version
   "Where to POST the archive, when created."
   uploadUrl: UploadUrl
+  "What is wrong with the input; empty otherwise (refusals are outcomes)."
+  errors: [UserError!]!
 }
 
 "The outcome of ` + "`" + `completeUpload` + "`" + `."
 type CompleteUploadPayload {
-  "` + "`" + `queued` + "`" + `, ` + "`" + `failed` + "`" + ` (the build failed as reported), or a refusal: ` + "`" + `build-not-found` + "`" + `, ` + "`" + `not-admin` + "`" + `, ` + "`" + `not-pending` + "`" + `, ` + "`" + `not-stored` + "`" + `."
+  "` + "`" + `queued` + "`" + `, ` + "`" + `failed` + "`" + ` (the build failed as reported), or a refusal: ` + "`" + `build-not-found` + "`" + `, ` + "`" + `not-admin` + "`" + `, ` + "`" + `not-pending` + "`" + `, ` + "`" + `not-stored` + "`" + `, or ` + "`" + `invalid` + "`" + ` (the input is wrong: see ` + "`" + `errors` + "`" + `)."
   outcome: String!
   "The upload's build; null with a refusal."
   build: Build
+  "What is wrong with the input; empty otherwise (refusals are outcomes)."
+  errors: [UserError!]!
 }
 
 "The outcome of ` + "`" + `syncVersions` + "`" + `."
 type SyncVersionsPayload {
-  "The project."
-  project: Project!
+  "The project; null with errors."
+  project: Project
   "Whether a sync was queued (or was already queued)."
   triggered: Boolean!
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
 }
 
 "A command a build ran (or is running), with its output so far."
@@ -3988,12 +4783,14 @@ type BuildCommand {
 type TriggerBuildPayload {
   "Null when nothing was queued."
   build: Build
-  "The project of the version."
-  project: Project!
-  "The version to build."
-  version: Version!
+  "The project of the version; null with errors."
+  project: Project
+  "The version to build; null with errors."
+  version: Version
   "Whether a build was queued."
   triggered: Boolean!
+  "What is wrong with the input (validation and conflicts, e.g. an uploaded version); empty otherwise."
+  errors: [UserError!]!
 }
 
 "A page of subprojects (a Relay cursor connection)."
@@ -4048,6 +4845,26 @@ type RedirectEdge {
   cursor: String!
   "The Redirect."
   node: Redirect!
+}
+
+"A page of users (a Relay cursor connection)."
+type UserConnection {
+  "All users of the list, whatever the page."
+  totalCount: Int!
+  "The page's users with their cursors."
+  edges: [UserEdge!]!
+  "The page's users (the edges' nodes)."
+  nodes: [User!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
+}
+
+"One of a page's users, with the cursor that pages from it."
+type UserEdge {
+  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the users that follow (precede) this one."
+  cursor: String!
+  "The User."
+  node: User!
 }
 
 "A redirect of a project's docs (behavior.md §8.6, api-2026.md §A2)."
@@ -4160,10 +4977,14 @@ input ImportProjectInput {
   externalBuildsPrivacyLevel: String @goField(omittable: true)
   "A relative path ending in .readthedocs.yaml; null or blank: none."
   readthedocsYamlPath: String @goField(omittable: true)
+  "Only check the input: ` + "`" + `errors` + "`" + ` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null."
+  validateOnly: Boolean = false
 }
 
-"The project fields to change; a field not sent keeps its value."
+"The project to update and the fields to change; a field not sent keeps its value."
 input UpdateProjectInput {
+  "The slug of the project to update (the slug itself does not change)."
+  slug: String!
   "The display name (the slug does not change)."
   name: String @goField(omittable: true)
   "The repository to build from."
@@ -4198,10 +5019,16 @@ input UpdateProjectInput {
   externalBuildsEnabled: Boolean @goField(omittable: true)
   "Stored only: docsd injects no analytics."
   analyticsDisabled: Boolean @goField(omittable: true)
+  "Apply PUT's rules (see the mutation's description)."
+  replace: Boolean = false
+  "Only check the input: ` + "`" + `errors` + "`" + ` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null."
+  validateOnly: Boolean = false
 }
 
-"The admin settings to change (superusers); a field not sent keeps its value."
-input ProjectAdminInput {
+"The project and the admin settings to change (superusers); a field not sent keeps its value."
+input SetProjectAdminFieldsInput {
+  "The project's slug."
+  slug: String!
   "Whether the project's builds are disabled."
   skip: Boolean
   "Whether builds make a PDF."
@@ -4234,26 +5061,40 @@ input ProjectAdminInput {
   addonsEnabled: Boolean
 }
 
-"The version fields to change; a field not sent keeps its value."
+"The version to update and the fields to change; a field not sent keeps its value."
 input UpdateVersionInput {
+  "The project's slug."
+  project: String!
+  "The version's slug."
+  version: String!
   "Whether the version is built and served."
   active: Boolean @goField(omittable: true)
   "Whether reader-facing listings leave the version out."
   hidden: Boolean @goField(omittable: true)
   "Choice of public, protected, private."
   privacyLevel: String @goField(omittable: true)
+  "Apply PUT's rules (see the mutation's description)."
+  replace: Boolean = false
+  "Only check the input: ` + "`" + `errors` + "`" + ` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null."
+  validateOnly: Boolean = false
 }
 
-"The project to nest and the alias it is served under."
+"The parent project, the project to nest and the alias it is served under."
 input CreateSubprojectInput {
+  "The parent project's slug."
+  project: String!
   "The slug of the project to nest (you must maintain it)."
   child: String @goField(omittable: true)
   "The path segment to serve the child under (default: its slug)."
   alias: String @goField(omittable: true)
+  "Only check the input: ` + "`" + `errors` + "`" + ` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null."
+  validateOnly: Boolean = false
 }
 
-"Fields of a redirect write (api-2026.md §A2.1); absent fields keep their stored values on updates."
-input RedirectInput {
+"The project and the fields of a new redirect (api-2026.md §A2.1)."
+input CreateRedirectInput {
+  "The project's slug."
+  project: String!
   "A redirect type code (required when creating and with ` + "`" + `replace` + "`" + `)."
   type: String @goField(omittable: true)
   "The path to match; which types need it: api-2026.md §A2.1."
@@ -4270,16 +5111,50 @@ input RedirectInput {
   enabled: Boolean @goField(omittable: true)
   "null is stored as the empty string."
   description: String @goField(omittable: true)
+  "Only check the input: ` + "`" + `errors` + "`" + ` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null."
+  validateOnly: Boolean = false
 }
 
-"A build environment variable to create."
-input EnvironmentVariableInput {
+"The redirect to update and the fields to write (api-2026.md §A2.1); absent fields keep their stored values."
+input UpdateRedirectInput {
+  "The project's slug."
+  project: String!
+  "The redirect: its global id (` + "`" + `Redirect.id` + "`" + `) or its database id; one of another project is NOT_FOUND."
+  id: ID!
+  "A redirect type code (required when creating and with ` + "`" + `replace` + "`" + `)."
+  type: String @goField(omittable: true)
+  "The path to match; which types need it: api-2026.md §A2.1."
+  fromUrl: String @goField(omittable: true)
+  "Where to send the reader; which types need it: api-2026.md §A2.1."
+  toUrl: String @goField(omittable: true)
+  "301 or 302; 302 when a redirect is created without it."
+  httpStatus: Int @goField(omittable: true)
+  "Where to insert (create, default 0) or move (update) the redirect; past the end means last."
+  position: Int @goField(omittable: true)
+  "Whether the redirect also applies when the requested page exists."
+  force: Boolean @goField(omittable: true)
+  "true when a redirect is created without it."
+  enabled: Boolean @goField(omittable: true)
+  "null is stored as the empty string."
+  description: String @goField(omittable: true)
+  "Apply PUT's rules (see the mutation's description)."
+  replace: Boolean = false
+  "Only check the input: ` + "`" + `errors` + "`" + ` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null."
+  validateOnly: Boolean = false
+}
+
+"A build environment variable to create, and its project."
+input CreateEnvironmentVariableInput {
+  "The project's slug."
+  project: String!
   "The variable's name: letters, digits and underscores, not starting with ` + "`" + `__` + "`" + ` or ` + "`" + `READTHEDOCS` + "`" + `."
   name: String @goField(omittable: true)
   "At most 48000 characters; all values of a project together at most 256000."
   value: String @goField(omittable: true)
   "Also given to pull-request builds; default false."
   public: Boolean @goField(omittable: true)
+  "Only check the input: ` + "`" + `errors` + "`" + ` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null."
+  validateOnly: Boolean = false
 }
 
 "An API key of a user, for the v3 REST API and /graphql (` + "`" + `Authorization: Token <key>` + "`" + `). Only its first characters are kept readable; the key itself is shown once, when created."
@@ -4346,6 +5221,16 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_AddMaintainerPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "project":
+		return ec.fieldContext_AddMaintainerPayload_project(ctx, field)
+	case "errors":
+		return ec.fieldContext_AddMaintainerPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AddMaintainerPayload", field.Name)
+}
 
 func (ec *executionContext) childFields_ApiToken(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -4495,6 +5380,16 @@ func (ec *executionContext) childFields_BuildUrls(ctx context.Context, field gra
 	return nil, fmt.Errorf("no field named %q was found under type BuildUrls", field.Name)
 }
 
+func (ec *executionContext) childFields_CancelBuildPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "build":
+		return ec.fieldContext_CancelBuildPayload_build(ctx, field)
+	case "errors":
+		return ec.fieldContext_CancelBuildPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CancelBuildPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_Choice(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "code":
@@ -4511,6 +5406,8 @@ func (ec *executionContext) childFields_CompleteUploadPayload(ctx context.Contex
 		return ec.fieldContext_CompleteUploadPayload_outcome(ctx, field)
 	case "build":
 		return ec.fieldContext_CompleteUploadPayload_build(ctx, field)
+	case "errors":
+		return ec.fieldContext_CompleteUploadPayload_errors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CompleteUploadPayload", field.Name)
 }
@@ -4525,6 +5422,96 @@ func (ec *executionContext) childFields_CreateApiTokenPayload(ctx context.Contex
 		return ec.fieldContext_CreateApiTokenPayload_errors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CreateApiTokenPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_CreateEnvironmentVariablePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "environmentVariable":
+		return ec.fieldContext_CreateEnvironmentVariablePayload_environmentVariable(ctx, field)
+	case "errors":
+		return ec.fieldContext_CreateEnvironmentVariablePayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreateEnvironmentVariablePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_CreateIntegrationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "integration":
+		return ec.fieldContext_CreateIntegrationPayload_integration(ctx, field)
+	case "errors":
+		return ec.fieldContext_CreateIntegrationPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreateIntegrationPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_CreateRedirectPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "redirect":
+		return ec.fieldContext_CreateRedirectPayload_redirect(ctx, field)
+	case "errors":
+		return ec.fieldContext_CreateRedirectPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreateRedirectPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_CreateSubprojectPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "subproject":
+		return ec.fieldContext_CreateSubprojectPayload_subproject(ctx, field)
+	case "errors":
+		return ec.fieldContext_CreateSubprojectPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreateSubprojectPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteEnvironmentVariablePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedId":
+		return ec.fieldContext_DeleteEnvironmentVariablePayload_deletedId(ctx, field)
+	case "errors":
+		return ec.fieldContext_DeleteEnvironmentVariablePayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteEnvironmentVariablePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteIntegrationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedId":
+		return ec.fieldContext_DeleteIntegrationPayload_deletedId(ctx, field)
+	case "errors":
+		return ec.fieldContext_DeleteIntegrationPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteIntegrationPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteProjectPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedId":
+		return ec.fieldContext_DeleteProjectPayload_deletedId(ctx, field)
+	case "errors":
+		return ec.fieldContext_DeleteProjectPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteProjectPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteRedirectPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedId":
+		return ec.fieldContext_DeleteRedirectPayload_deletedId(ctx, field)
+	case "errors":
+		return ec.fieldContext_DeleteRedirectPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteRedirectPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteSubprojectPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedId":
+		return ec.fieldContext_DeleteSubprojectPayload_deletedId(ctx, field)
+	case "errors":
+		return ec.fieldContext_DeleteSubprojectPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteSubprojectPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Downloads(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4583,6 +5570,16 @@ func (ec *executionContext) childFields_EnvironmentVariableEdge(ctx context.Cont
 	return nil, fmt.Errorf("no field named %q was found under type EnvironmentVariableEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_ImportProjectPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "project":
+		return ec.fieldContext_ImportProjectPayload_project(ctx, field)
+	case "errors":
+		return ec.fieldContext_ImportProjectPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImportProjectPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_InitiateUploadPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "outcome":
@@ -4595,6 +5592,8 @@ func (ec *executionContext) childFields_InitiateUploadPayload(ctx context.Contex
 		return ec.fieldContext_InitiateUploadPayload_version(ctx, field)
 	case "uploadUrl":
 		return ec.fieldContext_InitiateUploadPayload_uploadUrl(ctx, field)
+	case "errors":
+		return ec.fieldContext_InitiateUploadPayload_errors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type InitiateUploadPayload", field.Name)
 }
@@ -4725,6 +5724,8 @@ func (ec *executionContext) childFields_Project(ctx context.Context, field graph
 		return ec.fieldContext_Project_modified(ctx, field)
 	case "users":
 		return ec.fieldContext_Project_users(ctx, field)
+	case "maintainers":
+		return ec.fieldContext_Project_maintainers(ctx, field)
 	case "subprojectOf":
 		return ec.fieldContext_Project_subprojectOf(ctx, field)
 	case "translationOf":
@@ -4929,6 +5930,16 @@ func (ec *executionContext) childFields_RedirectResolution(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type RedirectResolution", field.Name)
 }
 
+func (ec *executionContext) childFields_RemoveMaintainerPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "project":
+		return ec.fieldContext_RemoveMaintainerPayload_project(ctx, field)
+	case "errors":
+		return ec.fieldContext_RemoveMaintainerPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RemoveMaintainerPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_Repository(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "url":
@@ -5017,6 +6028,56 @@ func (ec *executionContext) childFields_SearchScopePair(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type SearchScopePair", field.Name)
 }
 
+func (ec *executionContext) childFields_SetProjectAdminFieldsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "project":
+		return ec.fieldContext_SetProjectAdminFieldsPayload_project(ctx, field)
+	case "errors":
+		return ec.fieldContext_SetProjectAdminFieldsPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SetProjectAdminFieldsPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_SetProjectPrivacyPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "project":
+		return ec.fieldContext_SetProjectPrivacyPayload_project(ctx, field)
+	case "errors":
+		return ec.fieldContext_SetProjectPrivacyPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SetProjectPrivacyPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_SetTranslationOfPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "project":
+		return ec.fieldContext_SetTranslationOfPayload_project(ctx, field)
+	case "errors":
+		return ec.fieldContext_SetTranslationOfPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SetTranslationOfPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_SetVersionPrivacyPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "version":
+		return ec.fieldContext_SetVersionPrivacyPayload_version(ctx, field)
+	case "errors":
+		return ec.fieldContext_SetVersionPrivacyPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SetVersionPrivacyPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_SetVersionUploadedPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "version":
+		return ec.fieldContext_SetVersionUploadedPayload_version(ctx, field)
+	case "errors":
+		return ec.fieldContext_SetVersionUploadedPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SetVersionUploadedPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_Subproject(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -5063,6 +6124,8 @@ func (ec *executionContext) childFields_SyncVersionsPayload(ctx context.Context,
 		return ec.fieldContext_SyncVersionsPayload_project(ctx, field)
 	case "triggered":
 		return ec.fieldContext_SyncVersionsPayload_triggered(ctx, field)
+	case "errors":
+		return ec.fieldContext_SyncVersionsPayload_errors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SyncVersionsPayload", field.Name)
 }
@@ -5077,8 +6140,40 @@ func (ec *executionContext) childFields_TriggerBuildPayload(ctx context.Context,
 		return ec.fieldContext_TriggerBuildPayload_version(ctx, field)
 	case "triggered":
 		return ec.fieldContext_TriggerBuildPayload_triggered(ctx, field)
+	case "errors":
+		return ec.fieldContext_TriggerBuildPayload_errors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TriggerBuildPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_UpdateProjectPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "project":
+		return ec.fieldContext_UpdateProjectPayload_project(ctx, field)
+	case "errors":
+		return ec.fieldContext_UpdateProjectPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UpdateProjectPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_UpdateRedirectPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "redirect":
+		return ec.fieldContext_UpdateRedirectPayload_redirect(ctx, field)
+	case "errors":
+		return ec.fieldContext_UpdateRedirectPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UpdateRedirectPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_UpdateVersionPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "version":
+		return ec.fieldContext_UpdateVersionPayload_version(ctx, field)
+	case "errors":
+		return ec.fieldContext_UpdateVersionPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UpdateVersionPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_UploadUrl(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5107,6 +6202,30 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_apiTokens(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type User", field.Name)
+}
+
+func (ec *executionContext) childFields_UserConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_UserConnection_totalCount(ctx, field)
+	case "edges":
+		return ec.fieldContext_UserConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_UserConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_UserConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UserConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_UserEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_UserEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_UserEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UserEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_UserError(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5380,58 +6499,42 @@ func (ec *executionContext) field_Build_notifications_args(ctx context.Context, 
 func (ec *executionContext) field_Mutation_addMaintainer_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "slug",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (AddMaintainerInput, error) {
+			return ec.unmarshalNAddMaintainerInput2docsdᚋgraphᚐAddMaintainerInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["slug"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "username",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["username"] = arg1
+	args["input"] = arg0
 	return args, nil
 }
 
 func (ec *executionContext) field_Mutation_cancelBuild_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
-		func(ctx context.Context, v any) (int64, error) {
-			return ec.unmarshalNInt2int64(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (CancelBuildInput, error) {
+			return ec.unmarshalNCancelBuildInput2docsdᚋgraphᚐCancelBuildInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["id"] = arg0
+	args["input"] = arg0
 	return args, nil
 }
 
 func (ec *executionContext) field_Mutation_completeUpload_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "build",
-		func(ctx context.Context, v any) (int64, error) {
-			return ec.unmarshalNInt2int64(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (CompleteUploadInput, error) {
+			return ec.unmarshalNCompleteUploadInput2docsdᚋgraphᚐCompleteUploadInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["build"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "status",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["status"] = arg1
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -5452,214 +6555,126 @@ func (ec *executionContext) field_Mutation_createApiToken_args(ctx context.Conte
 func (ec *executionContext) field_Mutation_createEnvironmentVariable_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "project",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (CreateEnvironmentVariableInput, error) {
+			return ec.unmarshalNCreateEnvironmentVariableInput2docsdᚋgraphᚐCreateEnvironmentVariableInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["project"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (EnvironmentVariableInput, error) {
-			return ec.unmarshalNEnvironmentVariableInput2docsdᚋgraphᚐEnvironmentVariableInput(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["input"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "validateOnly",
-		func(ctx context.Context, v any) (*bool, error) {
-			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["validateOnly"] = arg2
+	args["input"] = arg0
 	return args, nil
 }
 
 func (ec *executionContext) field_Mutation_createIntegration_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "project",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (CreateIntegrationInput, error) {
+			return ec.unmarshalNCreateIntegrationInput2docsdᚋgraphᚐCreateIntegrationInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["project"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "type",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["type"] = arg1
+	args["input"] = arg0
 	return args, nil
 }
 
 func (ec *executionContext) field_Mutation_createRedirect_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "project",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["project"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (RedirectInput, error) {
-			return ec.unmarshalNRedirectInput2docsdᚋgraphᚐRedirectInput(ctx, v)
+			return ec.unmarshalNCreateRedirectInput2docsdᚋgraphᚐRedirectInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["input"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "validateOnly",
-		func(ctx context.Context, v any) (*bool, error) {
-			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["validateOnly"] = arg2
+	args["input"] = arg0
 	return args, nil
 }
 
 func (ec *executionContext) field_Mutation_createSubproject_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "project",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["project"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (CreateSubprojectInput, error) {
 			return ec.unmarshalNCreateSubprojectInput2docsdᚋgraphᚐCreateSubprojectInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["input"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "validateOnly",
-		func(ctx context.Context, v any) (*bool, error) {
-			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["validateOnly"] = arg2
+	args["input"] = arg0
 	return args, nil
 }
 
 func (ec *executionContext) field_Mutation_deleteEnvironmentVariable_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "project",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (DeleteEnvironmentVariableInput, error) {
+			return ec.unmarshalNDeleteEnvironmentVariableInput2docsdᚋgraphᚐDeleteEnvironmentVariableInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["project"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
-		func(ctx context.Context, v any) (int64, error) {
-			return ec.unmarshalNInt2int64(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["id"] = arg1
+	args["input"] = arg0
 	return args, nil
 }
 
 func (ec *executionContext) field_Mutation_deleteIntegration_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "project",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (DeleteIntegrationInput, error) {
+			return ec.unmarshalNDeleteIntegrationInput2docsdᚋgraphᚐDeleteIntegrationInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["project"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
-		func(ctx context.Context, v any) (int64, error) {
-			return ec.unmarshalNInt2int64(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["id"] = arg1
+	args["input"] = arg0
 	return args, nil
 }
 
 func (ec *executionContext) field_Mutation_deleteProject_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "slug",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (DeleteProjectInput, error) {
+			return ec.unmarshalNDeleteProjectInput2docsdᚋgraphᚐDeleteProjectInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["slug"] = arg0
+	args["input"] = arg0
 	return args, nil
 }
 
 func (ec *executionContext) field_Mutation_deleteRedirect_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "project",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (DeleteRedirectInput, error) {
+			return ec.unmarshalNDeleteRedirectInput2docsdᚋgraphᚐDeleteRedirectInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["project"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
-		func(ctx context.Context, v any) (int64, error) {
-			return ec.unmarshalNInt2int64(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["id"] = arg1
+	args["input"] = arg0
 	return args, nil
 }
 
 func (ec *executionContext) field_Mutation_deleteSubproject_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "project",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (DeleteSubprojectInput, error) {
+			return ec.unmarshalNDeleteSubprojectInput2docsdᚋgraphᚐDeleteSubprojectInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["project"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "alias",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["alias"] = arg1
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -5674,14 +6689,6 @@ func (ec *executionContext) field_Mutation_importProject_args(ctx context.Contex
 		return nil, err
 	}
 	args["input"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "validateOnly",
-		func(ctx context.Context, v any) (*bool, error) {
-			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["validateOnly"] = arg1
 	return args, nil
 }
 
@@ -5702,36 +6709,28 @@ func (ec *executionContext) field_Mutation_initiateUpload_args(ctx context.Conte
 func (ec *executionContext) field_Mutation_removeMaintainer_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "slug",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (RemoveMaintainerInput, error) {
+			return ec.unmarshalNRemoveMaintainerInput2docsdᚋgraphᚐRemoveMaintainerInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["slug"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "username",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["username"] = arg1
+	args["input"] = arg0
 	return args, nil
 }
 
 func (ec *executionContext) field_Mutation_retryBuild_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
-		func(ctx context.Context, v any) (int64, error) {
-			return ec.unmarshalNInt2int64(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (RetryBuildInput, error) {
+			return ec.unmarshalNRetryBuildInput2docsdᚋgraphᚐRetryBuildInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["id"] = arg0
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -5752,292 +6751,140 @@ func (ec *executionContext) field_Mutation_revokeApiToken_args(ctx context.Conte
 func (ec *executionContext) field_Mutation_setProjectAdminFields_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "slug",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (SetProjectAdminFieldsInput, error) {
+			return ec.unmarshalNSetProjectAdminFieldsInput2docsdᚋgraphᚐSetProjectAdminFieldsInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["slug"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (ProjectAdminInput, error) {
-			return ec.unmarshalNProjectAdminInput2docsdᚋgraphᚐProjectAdminInput(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["input"] = arg1
+	args["input"] = arg0
 	return args, nil
 }
 
 func (ec *executionContext) field_Mutation_setProjectPrivacy_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "slug",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (SetProjectPrivacyInput, error) {
+			return ec.unmarshalNSetProjectPrivacyInput2docsdᚋgraphᚐSetProjectPrivacyInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["slug"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "privacyLevel",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["privacyLevel"] = arg1
+	args["input"] = arg0
 	return args, nil
 }
 
 func (ec *executionContext) field_Mutation_setTranslationOf_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "slug",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (SetTranslationOfInput, error) {
+			return ec.unmarshalNSetTranslationOfInput2docsdᚋgraphᚐSetTranslationOfInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["slug"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "main",
-		func(ctx context.Context, v any) (*string, error) {
-			return ec.unmarshalOString2ᚖstring(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["main"] = arg1
+	args["input"] = arg0
 	return args, nil
 }
 
 func (ec *executionContext) field_Mutation_setVersionPrivacy_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "project",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (SetVersionPrivacyInput, error) {
+			return ec.unmarshalNSetVersionPrivacyInput2docsdᚋgraphᚐSetVersionPrivacyInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["project"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "version",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["version"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "privacyLevel",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["privacyLevel"] = arg2
+	args["input"] = arg0
 	return args, nil
 }
 
 func (ec *executionContext) field_Mutation_setVersionUploaded_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "project",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (SetVersionUploadedInput, error) {
+			return ec.unmarshalNSetVersionUploadedInput2docsdᚋgraphᚐSetVersionUploadedInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["project"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "version",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["version"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "uploaded",
-		func(ctx context.Context, v any) (bool, error) {
-			return ec.unmarshalNBoolean2bool(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["uploaded"] = arg2
+	args["input"] = arg0
 	return args, nil
 }
 
 func (ec *executionContext) field_Mutation_syncVersions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "project",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (SyncVersionsInput, error) {
+			return ec.unmarshalNSyncVersionsInput2docsdᚋgraphᚐSyncVersionsInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["project"] = arg0
+	args["input"] = arg0
 	return args, nil
 }
 
 func (ec *executionContext) field_Mutation_triggerBuild_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "project",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (TriggerBuildInput, error) {
+			return ec.unmarshalNTriggerBuildInput2docsdᚋgraphᚐTriggerBuildInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["project"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "version",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["version"] = arg1
+	args["input"] = arg0
 	return args, nil
 }
 
 func (ec *executionContext) field_Mutation_updateProject_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "slug",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["slug"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (UpdateProjectInput, error) {
 			return ec.unmarshalNUpdateProjectInput2docsdᚋgraphᚐUpdateProjectInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["input"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "replace",
-		func(ctx context.Context, v any) (*bool, error) {
-			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["replace"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "validateOnly",
-		func(ctx context.Context, v any) (*bool, error) {
-			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["validateOnly"] = arg3
+	args["input"] = arg0
 	return args, nil
 }
 
 func (ec *executionContext) field_Mutation_updateRedirect_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "project",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["project"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
-		func(ctx context.Context, v any) (int64, error) {
-			return ec.unmarshalNInt2int64(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["id"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (RedirectInput, error) {
-			return ec.unmarshalNRedirectInput2docsdᚋgraphᚐRedirectInput(ctx, v)
+			return ec.unmarshalNUpdateRedirectInput2docsdᚋgraphᚐRedirectInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["input"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "replace",
-		func(ctx context.Context, v any) (*bool, error) {
-			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["replace"] = arg3
-	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "validateOnly",
-		func(ctx context.Context, v any) (*bool, error) {
-			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["validateOnly"] = arg4
+	args["input"] = arg0
 	return args, nil
 }
 
 func (ec *executionContext) field_Mutation_updateVersion_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "project",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["project"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "version",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["version"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (UpdateVersionInput, error) {
 			return ec.unmarshalNUpdateVersionInput2docsdᚋgraphᚐUpdateVersionInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["input"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "replace",
-		func(ctx context.Context, v any) (*bool, error) {
-			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["replace"] = arg3
-	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "validateOnly",
-		func(ctx context.Context, v any) (*bool, error) {
-			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["validateOnly"] = arg4
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -6190,6 +7037,44 @@ func (ec *executionContext) field_Project_environmentVariables_args(ctx context.
 		return nil, err
 	}
 	args["offset"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Project_maintainers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
 	return args, nil
 }
 
@@ -6998,6 +7883,70 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _AddMaintainerPayload_project(ctx context.Context, field graphql.CollectedField, obj *AddMaintainerPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AddMaintainerPayload_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AddMaintainerPayload_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AddMaintainerPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AddMaintainerPayload_errors(ctx context.Context, field graphql.CollectedField, obj *AddMaintainerPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AddMaintainerPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AddMaintainerPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AddMaintainerPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
 
 func (ec *executionContext) _ApiToken_id(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -8341,6 +9290,70 @@ func (ec *executionContext) fieldContext_BuildUrls_version(_ context.Context, fi
 	return graphql.NewScalarFieldContext("BuildUrls", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _CancelBuildPayload_build(ctx context.Context, field graphql.CollectedField, obj *CancelBuildPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CancelBuildPayload_build(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Build, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {
+			return ec.marshalOBuild2ᚖdocsdᚋstoreᚐBuild(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CancelBuildPayload_build(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CancelBuildPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Build(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CancelBuildPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CancelBuildPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CancelBuildPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CancelBuildPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CancelBuildPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Choice_code(ctx context.Context, field graphql.CollectedField, obj *Choice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8442,6 +9455,38 @@ func (ec *executionContext) fieldContext_CompleteUploadPayload_build(_ context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _CompleteUploadPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CompleteUploadPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CompleteUploadPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CompleteUploadPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CompleteUploadPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CreateApiTokenPayload_apiToken(ctx context.Context, field graphql.CollectedField, obj *CreateAPITokenPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8519,6 +9564,537 @@ func (ec *executionContext) _CreateApiTokenPayload_errors(ctx context.Context, f
 func (ec *executionContext) fieldContext_CreateApiTokenPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "CreateApiTokenPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateEnvironmentVariablePayload_environmentVariable(ctx context.Context, field graphql.CollectedField, obj *CreateEnvironmentVariablePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateEnvironmentVariablePayload_environmentVariable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EnvironmentVariable, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.EnvironmentVariable) graphql.Marshaler {
+			return ec.marshalOEnvironmentVariable2ᚖdocsdᚋstoreᚐEnvironmentVariable(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CreateEnvironmentVariablePayload_environmentVariable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateEnvironmentVariablePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EnvironmentVariable(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateEnvironmentVariablePayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateEnvironmentVariablePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateEnvironmentVariablePayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateEnvironmentVariablePayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateEnvironmentVariablePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateIntegrationPayload_integration(ctx context.Context, field graphql.CollectedField, obj *CreateIntegrationPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateIntegrationPayload_integration(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Integration, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Integration) graphql.Marshaler {
+			return ec.marshalOIntegration2ᚖdocsdᚋstoreᚐIntegration(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CreateIntegrationPayload_integration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateIntegrationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Integration(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateIntegrationPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateIntegrationPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateIntegrationPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateIntegrationPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateIntegrationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateRedirectPayload_redirect(ctx context.Context, field graphql.CollectedField, obj *CreateRedirectPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateRedirectPayload_redirect(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Redirect, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Redirect) graphql.Marshaler {
+			return ec.marshalORedirect2ᚖdocsdᚋstoreᚐRedirect(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CreateRedirectPayload_redirect(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateRedirectPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Redirect(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateRedirectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateRedirectPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateRedirectPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateRedirectPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateRedirectPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateSubprojectPayload_subproject(ctx context.Context, field graphql.CollectedField, obj *CreateSubprojectPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateSubprojectPayload_subproject(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Subproject, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Relationship) graphql.Marshaler {
+			return ec.marshalOSubproject2ᚖdocsdᚋstoreᚐRelationship(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CreateSubprojectPayload_subproject(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateSubprojectPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Subproject(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateSubprojectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateSubprojectPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateSubprojectPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateSubprojectPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateSubprojectPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeleteEnvironmentVariablePayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteEnvironmentVariablePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteEnvironmentVariablePayload_deletedId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteEnvironmentVariablePayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeleteEnvironmentVariablePayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _DeleteEnvironmentVariablePayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteEnvironmentVariablePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteEnvironmentVariablePayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteEnvironmentVariablePayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteEnvironmentVariablePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeleteIntegrationPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteIntegrationPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteIntegrationPayload_deletedId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteIntegrationPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeleteIntegrationPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _DeleteIntegrationPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteIntegrationPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteIntegrationPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteIntegrationPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteIntegrationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeleteProjectPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteProjectPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteProjectPayload_deletedId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteProjectPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeleteProjectPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _DeleteProjectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteProjectPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteProjectPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteProjectPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteProjectPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeleteRedirectPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteRedirectPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteRedirectPayload_deletedId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteRedirectPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeleteRedirectPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _DeleteRedirectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteRedirectPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteRedirectPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteRedirectPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteRedirectPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeleteSubprojectPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteSubprojectPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteSubprojectPayload_deletedId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteSubprojectPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeleteSubprojectPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _DeleteSubprojectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteSubprojectPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteSubprojectPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteSubprojectPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteSubprojectPayload",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -8942,6 +10518,70 @@ func (ec *executionContext) fieldContext_EnvironmentVariableEdge_node(_ context.
 	return fc, nil
 }
 
+func (ec *executionContext) _ImportProjectPayload_project(ctx context.Context, field graphql.CollectedField, obj *ImportProjectPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportProjectPayload_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImportProjectPayload_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportProjectPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImportProjectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *ImportProjectPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportProjectPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportProjectPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportProjectPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _InitiateUploadPayload_outcome(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9084,6 +10724,38 @@ func (ec *executionContext) fieldContext_InitiateUploadPayload_uploadUrl(_ conte
 	return fc, nil
 }
 
+func (ec *executionContext) _InitiateUploadPayload_errors(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InitiateUploadPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InitiateUploadPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InitiateUploadPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Integration_id(ctx context.Context, field graphql.CollectedField, obj *store.Integration) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9209,14 +10881,14 @@ func (ec *executionContext) _Mutation_importProject(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ImportProject(ctx, fc.Args["input"].(ImportProjectInput), fc.Args["validateOnly"].(*bool))
+			return ec.Resolvers.Mutation().ImportProject(ctx, fc.Args["input"].(ImportProjectInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ImportProjectPayload) graphql.Marshaler {
+			return ec.marshalNImportProjectPayload2ᚖdocsdᚋgraphᚐImportProjectPayload(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_importProject(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9226,7 +10898,7 @@ func (ec *executionContext) fieldContext_Mutation_importProject(ctx context.Cont
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Project(ctx, field)
+			return ec.childFields_ImportProjectPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -9253,14 +10925,14 @@ func (ec *executionContext) _Mutation_updateProject(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateProject(ctx, fc.Args["slug"].(string), fc.Args["input"].(UpdateProjectInput), fc.Args["replace"].(*bool), fc.Args["validateOnly"].(*bool))
+			return ec.Resolvers.Mutation().UpdateProject(ctx, fc.Args["input"].(UpdateProjectInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *UpdateProjectPayload) graphql.Marshaler {
+			return ec.marshalNUpdateProjectPayload2ᚖdocsdᚋgraphᚐUpdateProjectPayload(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_updateProject(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9270,7 +10942,7 @@ func (ec *executionContext) fieldContext_Mutation_updateProject(ctx context.Cont
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Project(ctx, field)
+			return ec.childFields_UpdateProjectPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -9297,11 +10969,11 @@ func (ec *executionContext) _Mutation_deleteProject(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().DeleteProject(ctx, fc.Args["slug"].(string))
+			return ec.Resolvers.Mutation().DeleteProject(ctx, fc.Args["input"].(DeleteProjectInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *DeleteProjectPayload) graphql.Marshaler {
+			return ec.marshalNDeleteProjectPayload2ᚖdocsdᚋgraphᚐDeleteProjectPayload(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9314,7 +10986,7 @@ func (ec *executionContext) fieldContext_Mutation_deleteProject(ctx context.Cont
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Boolean does not have child fields")
+			return ec.childFields_DeleteProjectPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -9341,14 +11013,14 @@ func (ec *executionContext) _Mutation_setProjectPrivacy(ctx context.Context, fie
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().SetProjectPrivacy(ctx, fc.Args["slug"].(string), fc.Args["privacyLevel"].(string))
+			return ec.Resolvers.Mutation().SetProjectPrivacy(ctx, fc.Args["input"].(SetProjectPrivacyInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *SetProjectPrivacyPayload) graphql.Marshaler {
+			return ec.marshalNSetProjectPrivacyPayload2ᚖdocsdᚋgraphᚐSetProjectPrivacyPayload(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_setProjectPrivacy(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9358,7 +11030,7 @@ func (ec *executionContext) fieldContext_Mutation_setProjectPrivacy(ctx context.
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Project(ctx, field)
+			return ec.childFields_SetProjectPrivacyPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -9385,14 +11057,14 @@ func (ec *executionContext) _Mutation_setProjectAdminFields(ctx context.Context,
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().SetProjectAdminFields(ctx, fc.Args["slug"].(string), fc.Args["input"].(ProjectAdminInput))
+			return ec.Resolvers.Mutation().SetProjectAdminFields(ctx, fc.Args["input"].(SetProjectAdminFieldsInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *SetProjectAdminFieldsPayload) graphql.Marshaler {
+			return ec.marshalNSetProjectAdminFieldsPayload2ᚖdocsdᚋgraphᚐSetProjectAdminFieldsPayload(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_setProjectAdminFields(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9402,7 +11074,7 @@ func (ec *executionContext) fieldContext_Mutation_setProjectAdminFields(ctx cont
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Project(ctx, field)
+			return ec.childFields_SetProjectAdminFieldsPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -9429,14 +11101,14 @@ func (ec *executionContext) _Mutation_setTranslationOf(ctx context.Context, fiel
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().SetTranslationOf(ctx, fc.Args["slug"].(string), fc.Args["main"].(*string))
+			return ec.Resolvers.Mutation().SetTranslationOf(ctx, fc.Args["input"].(SetTranslationOfInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *SetTranslationOfPayload) graphql.Marshaler {
+			return ec.marshalNSetTranslationOfPayload2ᚖdocsdᚋgraphᚐSetTranslationOfPayload(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_setTranslationOf(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9446,7 +11118,7 @@ func (ec *executionContext) fieldContext_Mutation_setTranslationOf(ctx context.C
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Project(ctx, field)
+			return ec.childFields_SetTranslationOfPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -9473,14 +11145,14 @@ func (ec *executionContext) _Mutation_addMaintainer(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().AddMaintainer(ctx, fc.Args["slug"].(string), fc.Args["username"].(string))
+			return ec.Resolvers.Mutation().AddMaintainer(ctx, fc.Args["input"].(AddMaintainerInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *AddMaintainerPayload) graphql.Marshaler {
+			return ec.marshalNAddMaintainerPayload2ᚖdocsdᚋgraphᚐAddMaintainerPayload(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_addMaintainer(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9490,7 +11162,7 @@ func (ec *executionContext) fieldContext_Mutation_addMaintainer(ctx context.Cont
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Project(ctx, field)
+			return ec.childFields_AddMaintainerPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -9517,14 +11189,14 @@ func (ec *executionContext) _Mutation_removeMaintainer(ctx context.Context, fiel
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RemoveMaintainer(ctx, fc.Args["slug"].(string), fc.Args["username"].(string))
+			return ec.Resolvers.Mutation().RemoveMaintainer(ctx, fc.Args["input"].(RemoveMaintainerInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *RemoveMaintainerPayload) graphql.Marshaler {
+			return ec.marshalNRemoveMaintainerPayload2ᚖdocsdᚋgraphᚐRemoveMaintainerPayload(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_removeMaintainer(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9534,7 +11206,7 @@ func (ec *executionContext) fieldContext_Mutation_removeMaintainer(ctx context.C
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Project(ctx, field)
+			return ec.childFields_RemoveMaintainerPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -9561,14 +11233,14 @@ func (ec *executionContext) _Mutation_updateVersion(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateVersion(ctx, fc.Args["project"].(string), fc.Args["version"].(string), fc.Args["input"].(UpdateVersionInput), fc.Args["replace"].(*bool), fc.Args["validateOnly"].(*bool))
+			return ec.Resolvers.Mutation().UpdateVersion(ctx, fc.Args["input"].(UpdateVersionInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
-			return ec.marshalOVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *UpdateVersionPayload) graphql.Marshaler {
+			return ec.marshalNUpdateVersionPayload2ᚖdocsdᚋgraphᚐUpdateVersionPayload(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_updateVersion(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9578,7 +11250,7 @@ func (ec *executionContext) fieldContext_Mutation_updateVersion(ctx context.Cont
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Version(ctx, field)
+			return ec.childFields_UpdateVersionPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -9605,14 +11277,14 @@ func (ec *executionContext) _Mutation_setVersionPrivacy(ctx context.Context, fie
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().SetVersionPrivacy(ctx, fc.Args["project"].(string), fc.Args["version"].(string), fc.Args["privacyLevel"].(string))
+			return ec.Resolvers.Mutation().SetVersionPrivacy(ctx, fc.Args["input"].(SetVersionPrivacyInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
-			return ec.marshalOVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *SetVersionPrivacyPayload) graphql.Marshaler {
+			return ec.marshalNSetVersionPrivacyPayload2ᚖdocsdᚋgraphᚐSetVersionPrivacyPayload(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_setVersionPrivacy(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9622,7 +11294,7 @@ func (ec *executionContext) fieldContext_Mutation_setVersionPrivacy(ctx context.
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Version(ctx, field)
+			return ec.childFields_SetVersionPrivacyPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -9649,14 +11321,14 @@ func (ec *executionContext) _Mutation_setVersionUploaded(ctx context.Context, fi
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().SetVersionUploaded(ctx, fc.Args["project"].(string), fc.Args["version"].(string), fc.Args["uploaded"].(bool))
+			return ec.Resolvers.Mutation().SetVersionUploaded(ctx, fc.Args["input"].(SetVersionUploadedInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
-			return ec.marshalOVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *SetVersionUploadedPayload) graphql.Marshaler {
+			return ec.marshalNSetVersionUploadedPayload2ᚖdocsdᚋgraphᚐSetVersionUploadedPayload(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_setVersionUploaded(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9666,7 +11338,7 @@ func (ec *executionContext) fieldContext_Mutation_setVersionUploaded(ctx context
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Version(ctx, field)
+			return ec.childFields_SetVersionUploadedPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -9693,14 +11365,14 @@ func (ec *executionContext) _Mutation_triggerBuild(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().TriggerBuild(ctx, fc.Args["project"].(string), fc.Args["version"].(string))
+			return ec.Resolvers.Mutation().TriggerBuild(ctx, fc.Args["input"].(TriggerBuildInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *TriggerBuildPayload) graphql.Marshaler {
-			return ec.marshalOTriggerBuildPayload2ᚖdocsdᚋgraphᚐTriggerBuildPayload(ctx, selections, v)
+			return ec.marshalNTriggerBuildPayload2ᚖdocsdᚋgraphᚐTriggerBuildPayload(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_triggerBuild(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9737,11 +11409,11 @@ func (ec *executionContext) _Mutation_cancelBuild(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CancelBuild(ctx, fc.Args["id"].(int64))
+			return ec.Resolvers.Mutation().CancelBuild(ctx, fc.Args["input"].(CancelBuildInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {
-			return ec.marshalNBuild2ᚖdocsdᚋstoreᚐBuild(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *CancelBuildPayload) graphql.Marshaler {
+			return ec.marshalNCancelBuildPayload2ᚖdocsdᚋgraphᚐCancelBuildPayload(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9754,7 +11426,7 @@ func (ec *executionContext) fieldContext_Mutation_cancelBuild(ctx context.Contex
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Build(ctx, field)
+			return ec.childFields_CancelBuildPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -9781,7 +11453,7 @@ func (ec *executionContext) _Mutation_retryBuild(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RetryBuild(ctx, fc.Args["id"].(int64))
+			return ec.Resolvers.Mutation().RetryBuild(ctx, fc.Args["input"].(RetryBuildInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *TriggerBuildPayload) graphql.Marshaler {
@@ -9825,14 +11497,14 @@ func (ec *executionContext) _Mutation_syncVersions(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().SyncVersions(ctx, fc.Args["project"].(string))
+			return ec.Resolvers.Mutation().SyncVersions(ctx, fc.Args["input"].(SyncVersionsInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *SyncVersionsPayload) graphql.Marshaler {
-			return ec.marshalOSyncVersionsPayload2ᚖdocsdᚋgraphᚐSyncVersionsPayload(ctx, selections, v)
+			return ec.marshalNSyncVersionsPayload2ᚖdocsdᚋgraphᚐSyncVersionsPayload(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_syncVersions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9913,7 +11585,7 @@ func (ec *executionContext) _Mutation_completeUpload(ctx context.Context, field 
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CompleteUpload(ctx, fc.Args["build"].(int64), fc.Args["status"].(string))
+			return ec.Resolvers.Mutation().CompleteUpload(ctx, fc.Args["input"].(CompleteUploadInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *CompleteUploadPayload) graphql.Marshaler {
@@ -9957,14 +11629,14 @@ func (ec *executionContext) _Mutation_createSubproject(ctx context.Context, fiel
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateSubproject(ctx, fc.Args["project"].(string), fc.Args["input"].(CreateSubprojectInput), fc.Args["validateOnly"].(*bool))
+			return ec.Resolvers.Mutation().CreateSubproject(ctx, fc.Args["input"].(CreateSubprojectInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Relationship) graphql.Marshaler {
-			return ec.marshalOSubproject2ᚖdocsdᚋstoreᚐRelationship(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *CreateSubprojectPayload) graphql.Marshaler {
+			return ec.marshalNCreateSubprojectPayload2ᚖdocsdᚋgraphᚐCreateSubprojectPayload(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_createSubproject(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -9974,7 +11646,7 @@ func (ec *executionContext) fieldContext_Mutation_createSubproject(ctx context.C
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Subproject(ctx, field)
+			return ec.childFields_CreateSubprojectPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -10001,11 +11673,11 @@ func (ec *executionContext) _Mutation_deleteSubproject(ctx context.Context, fiel
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().DeleteSubproject(ctx, fc.Args["project"].(string), fc.Args["alias"].(string))
+			return ec.Resolvers.Mutation().DeleteSubproject(ctx, fc.Args["input"].(DeleteSubprojectInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *DeleteSubprojectPayload) graphql.Marshaler {
+			return ec.marshalNDeleteSubprojectPayload2ᚖdocsdᚋgraphᚐDeleteSubprojectPayload(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10018,7 +11690,7 @@ func (ec *executionContext) fieldContext_Mutation_deleteSubproject(ctx context.C
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Boolean does not have child fields")
+			return ec.childFields_DeleteSubprojectPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -10045,14 +11717,14 @@ func (ec *executionContext) _Mutation_createRedirect(ctx context.Context, field 
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateRedirect(ctx, fc.Args["project"].(string), fc.Args["input"].(RedirectInput), fc.Args["validateOnly"].(*bool))
+			return ec.Resolvers.Mutation().CreateRedirect(ctx, fc.Args["input"].(RedirectInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Redirect) graphql.Marshaler {
-			return ec.marshalORedirect2ᚖdocsdᚋstoreᚐRedirect(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *CreateRedirectPayload) graphql.Marshaler {
+			return ec.marshalNCreateRedirectPayload2ᚖdocsdᚋgraphᚐCreateRedirectPayload(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_createRedirect(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10062,7 +11734,7 @@ func (ec *executionContext) fieldContext_Mutation_createRedirect(ctx context.Con
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Redirect(ctx, field)
+			return ec.childFields_CreateRedirectPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -10089,14 +11761,14 @@ func (ec *executionContext) _Mutation_updateRedirect(ctx context.Context, field 
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateRedirect(ctx, fc.Args["project"].(string), fc.Args["id"].(int64), fc.Args["input"].(RedirectInput), fc.Args["replace"].(*bool), fc.Args["validateOnly"].(*bool))
+			return ec.Resolvers.Mutation().UpdateRedirect(ctx, fc.Args["input"].(RedirectInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Redirect) graphql.Marshaler {
-			return ec.marshalORedirect2ᚖdocsdᚋstoreᚐRedirect(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *UpdateRedirectPayload) graphql.Marshaler {
+			return ec.marshalNUpdateRedirectPayload2ᚖdocsdᚋgraphᚐUpdateRedirectPayload(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_updateRedirect(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10106,7 +11778,7 @@ func (ec *executionContext) fieldContext_Mutation_updateRedirect(ctx context.Con
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Redirect(ctx, field)
+			return ec.childFields_UpdateRedirectPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -10133,11 +11805,11 @@ func (ec *executionContext) _Mutation_deleteRedirect(ctx context.Context, field 
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().DeleteRedirect(ctx, fc.Args["project"].(string), fc.Args["id"].(int64))
+			return ec.Resolvers.Mutation().DeleteRedirect(ctx, fc.Args["input"].(DeleteRedirectInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *DeleteRedirectPayload) graphql.Marshaler {
+			return ec.marshalNDeleteRedirectPayload2ᚖdocsdᚋgraphᚐDeleteRedirectPayload(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10150,7 +11822,7 @@ func (ec *executionContext) fieldContext_Mutation_deleteRedirect(ctx context.Con
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Boolean does not have child fields")
+			return ec.childFields_DeleteRedirectPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -10177,14 +11849,14 @@ func (ec *executionContext) _Mutation_createEnvironmentVariable(ctx context.Cont
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateEnvironmentVariable(ctx, fc.Args["project"].(string), fc.Args["input"].(EnvironmentVariableInput), fc.Args["validateOnly"].(*bool))
+			return ec.Resolvers.Mutation().CreateEnvironmentVariable(ctx, fc.Args["input"].(CreateEnvironmentVariableInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.EnvironmentVariable) graphql.Marshaler {
-			return ec.marshalOEnvironmentVariable2ᚖdocsdᚋstoreᚐEnvironmentVariable(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *CreateEnvironmentVariablePayload) graphql.Marshaler {
+			return ec.marshalNCreateEnvironmentVariablePayload2ᚖdocsdᚋgraphᚐCreateEnvironmentVariablePayload(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_createEnvironmentVariable(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10194,7 +11866,7 @@ func (ec *executionContext) fieldContext_Mutation_createEnvironmentVariable(ctx 
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_EnvironmentVariable(ctx, field)
+			return ec.childFields_CreateEnvironmentVariablePayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -10221,11 +11893,11 @@ func (ec *executionContext) _Mutation_deleteEnvironmentVariable(ctx context.Cont
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().DeleteEnvironmentVariable(ctx, fc.Args["project"].(string), fc.Args["id"].(int64))
+			return ec.Resolvers.Mutation().DeleteEnvironmentVariable(ctx, fc.Args["input"].(DeleteEnvironmentVariableInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *DeleteEnvironmentVariablePayload) graphql.Marshaler {
+			return ec.marshalNDeleteEnvironmentVariablePayload2ᚖdocsdᚋgraphᚐDeleteEnvironmentVariablePayload(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10238,7 +11910,7 @@ func (ec *executionContext) fieldContext_Mutation_deleteEnvironmentVariable(ctx 
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Boolean does not have child fields")
+			return ec.childFields_DeleteEnvironmentVariablePayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -10265,14 +11937,14 @@ func (ec *executionContext) _Mutation_createIntegration(ctx context.Context, fie
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateIntegration(ctx, fc.Args["project"].(string), fc.Args["type"].(string))
+			return ec.Resolvers.Mutation().CreateIntegration(ctx, fc.Args["input"].(CreateIntegrationInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Integration) graphql.Marshaler {
-			return ec.marshalOIntegration2ᚖdocsdᚋstoreᚐIntegration(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *CreateIntegrationPayload) graphql.Marshaler {
+			return ec.marshalNCreateIntegrationPayload2ᚖdocsdᚋgraphᚐCreateIntegrationPayload(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_createIntegration(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -10282,7 +11954,7 @@ func (ec *executionContext) fieldContext_Mutation_createIntegration(ctx context.
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Integration(ctx, field)
+			return ec.childFields_CreateIntegrationPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -10309,11 +11981,11 @@ func (ec *executionContext) _Mutation_deleteIntegration(ctx context.Context, fie
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().DeleteIntegration(ctx, fc.Args["project"].(string), fc.Args["id"].(int64))
+			return ec.Resolvers.Mutation().DeleteIntegration(ctx, fc.Args["input"].(DeleteIntegrationInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *DeleteIntegrationPayload) graphql.Marshaler {
+			return ec.marshalNDeleteIntegrationPayload2ᚖdocsdᚋgraphᚐDeleteIntegrationPayload(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10326,7 +11998,7 @@ func (ec *executionContext) fieldContext_Mutation_deleteIntegration(ctx context.
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type Boolean does not have child fields")
+			return ec.childFields_DeleteIntegrationPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -11451,6 +13123,50 @@ func (ec *executionContext) fieldContext_Project_users(_ context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Project_maintainers(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_maintainers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Project().Maintainers(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *UserConnection) graphql.Marshaler {
+			return ec.marshalOUserConnection2ᚖdocsdᚋgraphᚐUserConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Project_maintainers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Project_maintainers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Project_subprojectOf(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11616,10 +13332,10 @@ func (ec *executionContext) _Project_versions(ctx context.Context, field graphql
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *VersionConnection) graphql.Marshaler {
-			return ec.marshalNVersionConnection2ᚖdocsdᚋgraphᚐVersionConnection(ctx, selections, v)
+			return ec.marshalOVersionConnection2ᚖdocsdᚋgraphᚐVersionConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Project_versions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11704,10 +13420,10 @@ func (ec *executionContext) _Project_builds(ctx context.Context, field graphql.C
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *BuildConnection) graphql.Marshaler {
-			return ec.marshalNBuildConnection2ᚖdocsdᚋgraphᚐBuildConnection(ctx, selections, v)
+			return ec.marshalOBuildConnection2ᚖdocsdᚋgraphᚐBuildConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Project_builds(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11792,10 +13508,10 @@ func (ec *executionContext) _Project_subprojects(ctx context.Context, field grap
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *SubprojectConnection) graphql.Marshaler {
-			return ec.marshalNSubprojectConnection2ᚖdocsdᚋgraphᚐSubprojectConnection(ctx, selections, v)
+			return ec.marshalOSubprojectConnection2ᚖdocsdᚋgraphᚐSubprojectConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Project_subprojects(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11880,10 +13596,10 @@ func (ec *executionContext) _Project_translations(ctx context.Context, field gra
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ProjectConnection) graphql.Marshaler {
-			return ec.marshalNProjectConnection2ᚖdocsdᚋgraphᚐProjectConnection(ctx, selections, v)
+			return ec.marshalOProjectConnection2ᚖdocsdᚋgraphᚐProjectConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Project_translations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14207,6 +15923,70 @@ func (ec *executionContext) fieldContext_RedirectResolution_onlyWhenPageMissing(
 	return graphql.NewScalarFieldContext("RedirectResolution", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _RemoveMaintainerPayload_project(ctx context.Context, field graphql.CollectedField, obj *RemoveMaintainerPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RemoveMaintainerPayload_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RemoveMaintainerPayload_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RemoveMaintainerPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RemoveMaintainerPayload_errors(ctx context.Context, field graphql.CollectedField, obj *RemoveMaintainerPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RemoveMaintainerPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RemoveMaintainerPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RemoveMaintainerPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Repository_url(ctx context.Context, field graphql.CollectedField, obj *Repository) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14841,6 +16621,326 @@ func (ec *executionContext) fieldContext_SearchScopePair_version(_ context.Conte
 	return graphql.NewScalarFieldContext("SearchScopePair", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _SetProjectAdminFieldsPayload_project(ctx context.Context, field graphql.CollectedField, obj *SetProjectAdminFieldsPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetProjectAdminFieldsPayload_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SetProjectAdminFieldsPayload_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetProjectAdminFieldsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetProjectAdminFieldsPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SetProjectAdminFieldsPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetProjectAdminFieldsPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SetProjectAdminFieldsPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetProjectAdminFieldsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetProjectPrivacyPayload_project(ctx context.Context, field graphql.CollectedField, obj *SetProjectPrivacyPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetProjectPrivacyPayload_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SetProjectPrivacyPayload_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetProjectPrivacyPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetProjectPrivacyPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SetProjectPrivacyPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetProjectPrivacyPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SetProjectPrivacyPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetProjectPrivacyPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetTranslationOfPayload_project(ctx context.Context, field graphql.CollectedField, obj *SetTranslationOfPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetTranslationOfPayload_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SetTranslationOfPayload_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetTranslationOfPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetTranslationOfPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SetTranslationOfPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetTranslationOfPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SetTranslationOfPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetTranslationOfPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetVersionPrivacyPayload_version(ctx context.Context, field graphql.CollectedField, obj *SetVersionPrivacyPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetVersionPrivacyPayload_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
+			return ec.marshalOVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SetVersionPrivacyPayload_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetVersionPrivacyPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Version(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetVersionPrivacyPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SetVersionPrivacyPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetVersionPrivacyPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SetVersionPrivacyPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetVersionPrivacyPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetVersionUploadedPayload_version(ctx context.Context, field graphql.CollectedField, obj *SetVersionUploadedPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetVersionUploadedPayload_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
+			return ec.marshalOVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SetVersionUploadedPayload_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetVersionUploadedPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Version(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetVersionUploadedPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SetVersionUploadedPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetVersionUploadedPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SetVersionUploadedPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetVersionUploadedPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Subproject_id(ctx context.Context, field graphql.CollectedField, obj *store.Relationship) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15205,10 +17305,10 @@ func (ec *executionContext) _SyncVersionsPayload_project(ctx context.Context, fi
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalNProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_SyncVersionsPayload_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15245,6 +17345,38 @@ func (ec *executionContext) _SyncVersionsPayload_triggered(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_SyncVersionsPayload_triggered(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SyncVersionsPayload", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _SyncVersionsPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SyncVersionsPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncVersionsPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SyncVersionsPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SyncVersionsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _TriggerBuildPayload_build(ctx context.Context, field graphql.CollectedField, obj *TriggerBuildPayload) (ret graphql.Marshaler) {
@@ -15292,10 +17424,10 @@ func (ec *executionContext) _TriggerBuildPayload_project(ctx context.Context, fi
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalNProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_TriggerBuildPayload_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15324,10 +17456,10 @@ func (ec *executionContext) _TriggerBuildPayload_version(ctx context.Context, fi
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
-			return ec.marshalNVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
+			return ec.marshalOVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_TriggerBuildPayload_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15364,6 +17496,230 @@ func (ec *executionContext) _TriggerBuildPayload_triggered(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_TriggerBuildPayload_triggered(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TriggerBuildPayload", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TriggerBuildPayload_errors(ctx context.Context, field graphql.CollectedField, obj *TriggerBuildPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TriggerBuildPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TriggerBuildPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TriggerBuildPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UpdateProjectPayload_project(ctx context.Context, field graphql.CollectedField, obj *UpdateProjectPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateProjectPayload_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateProjectPayload_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UpdateProjectPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UpdateProjectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *UpdateProjectPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateProjectPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateProjectPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UpdateProjectPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UpdateRedirectPayload_redirect(ctx context.Context, field graphql.CollectedField, obj *UpdateRedirectPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateRedirectPayload_redirect(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Redirect, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Redirect) graphql.Marshaler {
+			return ec.marshalORedirect2ᚖdocsdᚋstoreᚐRedirect(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateRedirectPayload_redirect(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UpdateRedirectPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Redirect(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UpdateRedirectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *UpdateRedirectPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateRedirectPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateRedirectPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UpdateRedirectPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UpdateVersionPayload_version(ctx context.Context, field graphql.CollectedField, obj *UpdateVersionPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateVersionPayload_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
+			return ec.marshalOVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateVersionPayload_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UpdateVersionPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Version(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UpdateVersionPayload_errors(ctx context.Context, field graphql.CollectedField, obj *UpdateVersionPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateVersionPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateVersionPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UpdateVersionPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _UploadUrl_url(ctx context.Context, field graphql.CollectedField, obj *UploadURL) (ret graphql.Marshaler) {
@@ -15554,6 +17910,180 @@ func (ec *executionContext) fieldContext_User_apiTokens(_ context.Context, field
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ApiToken(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UserConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *UserConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _UserConnection_edges(ctx context.Context, field graphql.CollectedField, obj *UserConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*UserEdge) graphql.Marshaler {
+			return ec.marshalNUserEdge2ᚕᚖdocsdᚋgraphᚐUserEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UserConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UserConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *UserConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.User) graphql.Marshaler {
+			return ec.marshalNUser2ᚕᚖdocsdᚋstoreᚐUserᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UserConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UserConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *UserConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UserConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UserEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *UserEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _UserEdge_node(ctx context.Context, field graphql.CollectedField, obj *UserEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.User) graphql.Marshaler {
+			return ec.marshalNUser2ᚖdocsdᚋstoreᚐUser(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UserEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
 		},
 	}
 	return fc, nil
@@ -16193,10 +18723,10 @@ func (ec *executionContext) _Version_builds(ctx context.Context, field graphql.C
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *BuildConnection) graphql.Marshaler {
-			return ec.marshalNBuildConnection2ᚖdocsdᚋgraphᚐBuildConnection(ctx, selections, v)
+			return ec.marshalOBuildConnection2ᚖdocsdᚋgraphᚐBuildConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Version_builds(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -17557,6 +20087,43 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAddMaintainerInput(ctx context.Context, obj any) (AddMaintainerInput, error) {
+	var it AddMaintainerInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"slug", "username"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		case "username":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("username"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Username = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputBuildFilterInput(ctx context.Context, obj any) (BuildFilterInput, error) {
 	var it BuildFilterInput
 	if obj == nil {
@@ -17608,6 +20175,73 @@ func (ec *executionContext) unmarshalInputBuildFilterInput(ctx context.Context, 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCancelBuildInput(ctx context.Context, obj any) (CancelBuildInput, error) {
+	var it CancelBuildInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCompleteUploadInput(ctx context.Context, obj any) (CompleteUploadInput, error) {
+	var it CompleteUploadInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"build", "status"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "build":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("build"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Build = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCreateApiTokenInput(ctx context.Context, obj any) (CreateAPITokenInput, error) {
 	var it CreateAPITokenInput
 	if obj == nil {
@@ -17649,8 +20283,8 @@ func (ec *executionContext) unmarshalInputCreateApiTokenInput(ctx context.Contex
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputCreateSubprojectInput(ctx context.Context, obj any) (CreateSubprojectInput, error) {
-	var it CreateSubprojectInput
+func (ec *executionContext) unmarshalInputCreateEnvironmentVariableInput(ctx context.Context, obj any) (CreateEnvironmentVariableInput, error) {
+	var it CreateEnvironmentVariableInput
 	if obj == nil {
 		return it, nil
 	}
@@ -17660,50 +20294,24 @@ func (ec *executionContext) unmarshalInputCreateSubprojectInput(ctx context.Cont
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"child", "alias"}
+	if _, present := asMap["validateOnly"]; !present {
+		asMap["validateOnly"] = false
+	}
+
+	fieldsInOrder := [...]string{"project", "name", "value", "public", "validateOnly"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
-		case "child":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("child"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Child = graphql.OmittableOf(data)
-		case "alias":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("alias"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Alias = graphql.OmittableOf(data)
-		}
-	}
-	return it, nil
-}
-
-func (ec *executionContext) unmarshalInputEnvironmentVariableInput(ctx context.Context, obj any) (EnvironmentVariableInput, error) {
-	var it EnvironmentVariableInput
-	if obj == nil {
-		return it, nil
-	}
-
-	asMap := map[string]any{}
-	for k, v := range obj.(map[string]any) {
-		asMap[k] = v
-	}
-
-	fieldsInOrder := [...]string{"name", "value", "public"}
-	for _, k := range fieldsInOrder {
-		v, ok := asMap[k]
-		if !ok {
-			continue
-		}
-		switch k {
+			it.Project = data
 		case "name":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -17725,6 +20333,380 @@ func (ec *executionContext) unmarshalInputEnvironmentVariableInput(ctx context.C
 				return it, err
 			}
 			it.Public = graphql.OmittableOf(data)
+		case "validateOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validateOnly"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ValidateOnly = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCreateIntegrationInput(ctx context.Context, obj any) (CreateIntegrationInput, error) {
+	var it CreateIntegrationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"project", "type"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCreateRedirectInput(ctx context.Context, obj any) (RedirectInput, error) {
+	var it RedirectInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["validateOnly"]; !present {
+		asMap["validateOnly"] = false
+	}
+
+	fieldsInOrder := [...]string{"project", "type", "fromUrl", "toUrl", "httpStatus", "position", "force", "enabled", "description", "validateOnly"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = graphql.OmittableOf(data)
+		case "fromUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fromUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FromURL = graphql.OmittableOf(data)
+		case "toUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ToURL = graphql.OmittableOf(data)
+		case "httpStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("httpStatus"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HTTPStatus = graphql.OmittableOf(data)
+		case "position":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("position"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Position = graphql.OmittableOf(data)
+		case "force":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("force"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Force = graphql.OmittableOf(data)
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = graphql.OmittableOf(data)
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = graphql.OmittableOf(data)
+		case "validateOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validateOnly"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ValidateOnly = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputCreateSubprojectInput(ctx context.Context, obj any) (CreateSubprojectInput, error) {
+	var it CreateSubprojectInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["validateOnly"]; !present {
+		asMap["validateOnly"] = false
+	}
+
+	fieldsInOrder := [...]string{"project", "child", "alias", "validateOnly"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "child":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("child"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Child = graphql.OmittableOf(data)
+		case "alias":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("alias"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Alias = graphql.OmittableOf(data)
+		case "validateOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validateOnly"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ValidateOnly = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDeleteEnvironmentVariableInput(ctx context.Context, obj any) (DeleteEnvironmentVariableInput, error) {
+	var it DeleteEnvironmentVariableInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"project", "id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDeleteIntegrationInput(ctx context.Context, obj any) (DeleteIntegrationInput, error) {
+	var it DeleteIntegrationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"project", "id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDeleteProjectInput(ctx context.Context, obj any) (DeleteProjectInput, error) {
+	var it DeleteProjectInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"slug"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDeleteRedirectInput(ctx context.Context, obj any) (DeleteRedirectInput, error) {
+	var it DeleteRedirectInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"project", "id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputDeleteSubprojectInput(ctx context.Context, obj any) (DeleteSubprojectInput, error) {
+	var it DeleteSubprojectInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"project", "alias"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "alias":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("alias"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Alias = data
 		}
 	}
 	return it, nil
@@ -17741,7 +20723,11 @@ func (ec *executionContext) unmarshalInputImportProjectInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "repository", "homepage", "language", "programmingLanguage", "tags", "privacyLevel", "externalBuildsPrivacyLevel", "readthedocsYamlPath"}
+	if _, present := asMap["validateOnly"]; !present {
+		asMap["validateOnly"] = false
+	}
+
+	fieldsInOrder := [...]string{"name", "repository", "homepage", "language", "programmingLanguage", "tags", "privacyLevel", "externalBuildsPrivacyLevel", "readthedocsYamlPath", "validateOnly"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -17811,6 +20797,13 @@ func (ec *executionContext) unmarshalInputImportProjectInput(ctx context.Context
 				return it, err
 			}
 			it.ReadthedocsYamlPath = graphql.OmittableOf(data)
+		case "validateOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validateOnly"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ValidateOnly = data
 		}
 	}
 	return it, nil
@@ -17904,8 +20897,8 @@ func (ec *executionContext) unmarshalInputNotificationFilterInput(ctx context.Co
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputProjectAdminInput(ctx context.Context, obj any) (ProjectAdminInput, error) {
-	var it ProjectAdminInput
+func (ec *executionContext) unmarshalInputProjectFilterInput(ctx context.Context, obj any) (ProjectFilterInput, error) {
+	var it ProjectFilterInput
 	if obj == nil {
 		return it, nil
 	}
@@ -17915,13 +20908,270 @@ func (ec *executionContext) unmarshalInputProjectAdminInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"skip", "enablePdfBuild", "enableEpubBuild", "requirementsFile", "confPyFile", "installProject", "pythonInterpreter", "useSystemPackages", "externalBuildsEnabled", "buildTimeLimit", "versionPrivacyLevel", "description", "documentationType", "tags", "addonsEnabled"}
+	fieldsInOrder := [...]string{"slug", "slugContains", "nameContains", "language", "programmingLanguage", "maintainedByViewer"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		case "slugContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slugContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SlugContains = data
+		case "nameContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NameContains = data
+		case "language":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("language"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Language = data
+		case "programmingLanguage":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("programmingLanguage"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProgrammingLanguage = data
+		case "maintainedByViewer":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maintainedByViewer"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaintainedByViewer = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputRemoveMaintainerInput(ctx context.Context, obj any) (RemoveMaintainerInput, error) {
+	var it RemoveMaintainerInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"slug", "username"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		case "username":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("username"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Username = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputRepositoryInput(ctx context.Context, obj any) (RepositoryInput, error) {
+	var it RepositoryInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"url", "type"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = graphql.OmittableOf(data)
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputRetryBuildInput(ctx context.Context, obj any) (RetryBuildInput, error) {
+	var it RetryBuildInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputRevokeApiTokenInput(ctx context.Context, obj any) (RevokeAPITokenInput, error) {
+	var it RevokeAPITokenInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputSearchFamilyInput(ctx context.Context, obj any) (SearchFamilyInput, error) {
+	var it SearchFamilyInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"project", "version", "fallback", "requireVersion"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "version":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("version"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Version = data
+		case "fallback":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fallback"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Fallback = data
+		case "requireVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requireVersion"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequireVersion = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputSetProjectAdminFieldsInput(ctx context.Context, obj any) (SetProjectAdminFieldsInput, error) {
+	var it SetProjectAdminFieldsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"slug", "skip", "enablePdfBuild", "enableEpubBuild", "requirementsFile", "confPyFile", "installProject", "pythonInterpreter", "useSystemPackages", "externalBuildsEnabled", "buildTimeLimit", "versionPrivacyLevel", "description", "documentationType", "tags", "addonsEnabled"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
 		case "skip":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("skip"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -18032,8 +21282,8 @@ func (ec *executionContext) unmarshalInputProjectAdminInput(ctx context.Context,
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputProjectFilterInput(ctx context.Context, obj any) (ProjectFilterInput, error) {
-	var it ProjectFilterInput
+func (ec *executionContext) unmarshalInputSetProjectPrivacyInput(ctx context.Context, obj any) (SetProjectPrivacyInput, error) {
+	var it SetProjectPrivacyInput
 	if obj == nil {
 		return it, nil
 	}
@@ -18043,7 +21293,7 @@ func (ec *executionContext) unmarshalInputProjectFilterInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"slug", "slugContains", "nameContains", "language", "programmingLanguage", "maintainedByViewer"}
+	fieldsInOrder := [...]string{"slug", "privacyLevel"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -18052,53 +21302,25 @@ func (ec *executionContext) unmarshalInputProjectFilterInput(ctx context.Context
 		switch k {
 		case "slug":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			data, err := ec.unmarshalNString2string(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.Slug = data
-		case "slugContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slugContains"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+		case "privacyLevel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("privacyLevel"))
+			data, err := ec.unmarshalNString2string(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.SlugContains = data
-		case "nameContains":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nameContains"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.NameContains = data
-		case "language":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("language"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Language = data
-		case "programmingLanguage":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("programmingLanguage"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.ProgrammingLanguage = data
-		case "maintainedByViewer":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maintainedByViewer"))
-			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.MaintainedByViewer = data
+			it.PrivacyLevel = data
 		}
 	}
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputRedirectInput(ctx context.Context, obj any) (RedirectInput, error) {
-	var it RedirectInput
+func (ec *executionContext) unmarshalInputSetTranslationOfInput(ctx context.Context, obj any) (SetTranslationOfInput, error) {
+	var it SetTranslationOfInput
 	if obj == nil {
 		return it, nil
 	}
@@ -18108,76 +21330,34 @@ func (ec *executionContext) unmarshalInputRedirectInput(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"type", "fromUrl", "toUrl", "httpStatus", "position", "force", "enabled", "description"}
+	fieldsInOrder := [...]string{"slug", "main"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
-		case "type":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		case "main":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("main"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Type = graphql.OmittableOf(data)
-		case "fromUrl":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fromUrl"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.FromURL = graphql.OmittableOf(data)
-		case "toUrl":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toUrl"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.ToURL = graphql.OmittableOf(data)
-		case "httpStatus":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("httpStatus"))
-			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.HTTPStatus = graphql.OmittableOf(data)
-		case "position":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("position"))
-			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Position = graphql.OmittableOf(data)
-		case "force":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("force"))
-			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Force = graphql.OmittableOf(data)
-		case "enabled":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
-			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Enabled = graphql.OmittableOf(data)
-		case "description":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Description = graphql.OmittableOf(data)
+			it.Main = data
 		}
 	}
 	return it, nil
 }
 
-func (ec *executionContext) unmarshalInputRepositoryInput(ctx context.Context, obj any) (RepositoryInput, error) {
-	var it RepositoryInput
+func (ec *executionContext) unmarshalInputSetVersionPrivacyInput(ctx context.Context, obj any) (SetVersionPrivacyInput, error) {
+	var it SetVersionPrivacyInput
 	if obj == nil {
 		return it, nil
 	}
@@ -18187,74 +21367,7 @@ func (ec *executionContext) unmarshalInputRepositoryInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"url", "type"}
-	for _, k := range fieldsInOrder {
-		v, ok := asMap[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case "url":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.URL = graphql.OmittableOf(data)
-		case "type":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Type = graphql.OmittableOf(data)
-		}
-	}
-	return it, nil
-}
-
-func (ec *executionContext) unmarshalInputRevokeApiTokenInput(ctx context.Context, obj any) (RevokeAPITokenInput, error) {
-	var it RevokeAPITokenInput
-	if obj == nil {
-		return it, nil
-	}
-
-	asMap := map[string]any{}
-	for k, v := range obj.(map[string]any) {
-		asMap[k] = v
-	}
-
-	fieldsInOrder := [...]string{"id"}
-	for _, k := range fieldsInOrder {
-		v, ok := asMap[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case "id":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
-			data, err := ec.unmarshalNID2string(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.ID = data
-		}
-	}
-	return it, nil
-}
-
-func (ec *executionContext) unmarshalInputSearchFamilyInput(ctx context.Context, obj any) (SearchFamilyInput, error) {
-	var it SearchFamilyInput
-	if obj == nil {
-		return it, nil
-	}
-
-	asMap := map[string]any{}
-	for k, v := range obj.(map[string]any) {
-		asMap[k] = v
-	}
-
-	fieldsInOrder := [...]string{"project", "version", "fallback", "requireVersion"}
+	fieldsInOrder := [...]string{"project", "version", "privacyLevel"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -18275,20 +21388,124 @@ func (ec *executionContext) unmarshalInputSearchFamilyInput(ctx context.Context,
 				return it, err
 			}
 			it.Version = data
-		case "fallback":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fallback"))
+		case "privacyLevel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("privacyLevel"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrivacyLevel = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputSetVersionUploadedInput(ctx context.Context, obj any) (SetVersionUploadedInput, error) {
+	var it SetVersionUploadedInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"project", "version", "uploaded"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "version":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("version"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Version = data
+		case "uploaded":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("uploaded"))
 			data, err := ec.unmarshalNBoolean2bool(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Fallback = data
-		case "requireVersion":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requireVersion"))
-			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			it.Uploaded = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputSyncVersionsInput(ctx context.Context, obj any) (SyncVersionsInput, error) {
+	var it SyncVersionsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"project"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.RequireVersion = data
+			it.Project = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputTriggerBuildInput(ctx context.Context, obj any) (TriggerBuildInput, error) {
+	var it TriggerBuildInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"project", "version"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "version":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("version"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Version = data
 		}
 	}
 	return it, nil
@@ -18305,13 +21522,27 @@ func (ec *executionContext) unmarshalInputUpdateProjectInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "repository", "homepage", "language", "programmingLanguage", "defaultVersion", "defaultBranch", "analyticsCode", "showVersionWarning", "singleVersion", "tags", "privacyLevel", "externalBuildsPrivacyLevel", "versioningScheme", "readthedocsYamlPath", "externalBuildsEnabled", "analyticsDisabled"}
+	if _, present := asMap["replace"]; !present {
+		asMap["replace"] = false
+	}
+	if _, present := asMap["validateOnly"]; !present {
+		asMap["validateOnly"] = false
+	}
+
+	fieldsInOrder := [...]string{"slug", "name", "repository", "homepage", "language", "programmingLanguage", "defaultVersion", "defaultBranch", "analyticsCode", "showVersionWarning", "singleVersion", "tags", "privacyLevel", "externalBuildsPrivacyLevel", "versioningScheme", "readthedocsYamlPath", "externalBuildsEnabled", "analyticsDisabled", "replace", "validateOnly"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
 		case "name":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -18431,6 +21662,134 @@ func (ec *executionContext) unmarshalInputUpdateProjectInput(ctx context.Context
 				return it, err
 			}
 			it.AnalyticsDisabled = graphql.OmittableOf(data)
+		case "replace":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replace"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Replace = data
+		case "validateOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validateOnly"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ValidateOnly = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputUpdateRedirectInput(ctx context.Context, obj any) (RedirectInput, error) {
+	var it RedirectInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["replace"]; !present {
+		asMap["replace"] = false
+	}
+	if _, present := asMap["validateOnly"]; !present {
+		asMap["validateOnly"] = false
+	}
+
+	fieldsInOrder := [...]string{"project", "id", "type", "fromUrl", "toUrl", "httpStatus", "position", "force", "enabled", "description", "replace", "validateOnly"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = graphql.OmittableOf(data)
+		case "fromUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fromUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FromURL = graphql.OmittableOf(data)
+		case "toUrl":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toUrl"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ToURL = graphql.OmittableOf(data)
+		case "httpStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("httpStatus"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HTTPStatus = graphql.OmittableOf(data)
+		case "position":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("position"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Position = graphql.OmittableOf(data)
+		case "force":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("force"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Force = graphql.OmittableOf(data)
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = graphql.OmittableOf(data)
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = graphql.OmittableOf(data)
+		case "replace":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replace"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Replace = data
+		case "validateOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validateOnly"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ValidateOnly = data
 		}
 	}
 	return it, nil
@@ -18447,13 +21806,34 @@ func (ec *executionContext) unmarshalInputUpdateVersionInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"active", "hidden", "privacyLevel"}
+	if _, present := asMap["replace"]; !present {
+		asMap["replace"] = false
+	}
+	if _, present := asMap["validateOnly"]; !present {
+		asMap["validateOnly"] = false
+	}
+
+	fieldsInOrder := [...]string{"project", "version", "active", "hidden", "privacyLevel", "replace", "validateOnly"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "version":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("version"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Version = data
 		case "active":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("active"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -18475,6 +21855,20 @@ func (ec *executionContext) unmarshalInputUpdateVersionInput(ctx context.Context
 				return it, err
 			}
 			it.PrivacyLevel = graphql.OmittableOf(data)
+		case "replace":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replace"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Replace = data
+		case "validateOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validateOnly"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ValidateOnly = data
 		}
 	}
 	return it, nil
@@ -18656,6 +22050,49 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
+
+var addMaintainerPayloadImplementors = []string{"AddMaintainerPayload"}
+
+func (ec *executionContext) _AddMaintainerPayload(ctx context.Context, sel ast.SelectionSet, obj *AddMaintainerPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, addMaintainerPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AddMaintainerPayload")
+		case "project":
+			out.Values[i] = ec._AddMaintainerPayload_project(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._AddMaintainerPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
 
 var apiTokenImplementors = []string{"ApiToken", "Node"}
 
@@ -19879,6 +23316,49 @@ func (ec *executionContext) _BuildUrls(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
+var cancelBuildPayloadImplementors = []string{"CancelBuildPayload"}
+
+func (ec *executionContext) _CancelBuildPayload(ctx context.Context, sel ast.SelectionSet, obj *CancelBuildPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, cancelBuildPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CancelBuildPayload")
+		case "build":
+			out.Values[i] = ec._CancelBuildPayload_build(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._CancelBuildPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var choiceImplementors = []string{"Choice"}
 
 func (ec *executionContext) _Choice(ctx context.Context, sel ast.SelectionSet, obj *Choice) graphql.Marshaler {
@@ -19944,6 +23424,11 @@ func (ec *executionContext) _CompleteUploadPayload(ctx context.Context, sel ast.
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "errors":
+			out.Values[i] = ec._CompleteUploadPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -19989,6 +23474,393 @@ func (ec *executionContext) _CreateApiTokenPayload(ctx context.Context, sel ast.
 			}
 		case "errors":
 			out.Values[i] = ec._CreateApiTokenPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var createEnvironmentVariablePayloadImplementors = []string{"CreateEnvironmentVariablePayload"}
+
+func (ec *executionContext) _CreateEnvironmentVariablePayload(ctx context.Context, sel ast.SelectionSet, obj *CreateEnvironmentVariablePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createEnvironmentVariablePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreateEnvironmentVariablePayload")
+		case "environmentVariable":
+			out.Values[i] = ec._CreateEnvironmentVariablePayload_environmentVariable(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._CreateEnvironmentVariablePayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var createIntegrationPayloadImplementors = []string{"CreateIntegrationPayload"}
+
+func (ec *executionContext) _CreateIntegrationPayload(ctx context.Context, sel ast.SelectionSet, obj *CreateIntegrationPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createIntegrationPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreateIntegrationPayload")
+		case "integration":
+			out.Values[i] = ec._CreateIntegrationPayload_integration(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._CreateIntegrationPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var createRedirectPayloadImplementors = []string{"CreateRedirectPayload"}
+
+func (ec *executionContext) _CreateRedirectPayload(ctx context.Context, sel ast.SelectionSet, obj *CreateRedirectPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createRedirectPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreateRedirectPayload")
+		case "redirect":
+			out.Values[i] = ec._CreateRedirectPayload_redirect(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._CreateRedirectPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var createSubprojectPayloadImplementors = []string{"CreateSubprojectPayload"}
+
+func (ec *executionContext) _CreateSubprojectPayload(ctx context.Context, sel ast.SelectionSet, obj *CreateSubprojectPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createSubprojectPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreateSubprojectPayload")
+		case "subproject":
+			out.Values[i] = ec._CreateSubprojectPayload_subproject(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._CreateSubprojectPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var deleteEnvironmentVariablePayloadImplementors = []string{"DeleteEnvironmentVariablePayload"}
+
+func (ec *executionContext) _DeleteEnvironmentVariablePayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteEnvironmentVariablePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deleteEnvironmentVariablePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteEnvironmentVariablePayload")
+		case "deletedId":
+			out.Values[i] = ec._DeleteEnvironmentVariablePayload_deletedId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._DeleteEnvironmentVariablePayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var deleteIntegrationPayloadImplementors = []string{"DeleteIntegrationPayload"}
+
+func (ec *executionContext) _DeleteIntegrationPayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteIntegrationPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deleteIntegrationPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteIntegrationPayload")
+		case "deletedId":
+			out.Values[i] = ec._DeleteIntegrationPayload_deletedId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._DeleteIntegrationPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var deleteProjectPayloadImplementors = []string{"DeleteProjectPayload"}
+
+func (ec *executionContext) _DeleteProjectPayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteProjectPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deleteProjectPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteProjectPayload")
+		case "deletedId":
+			out.Values[i] = ec._DeleteProjectPayload_deletedId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._DeleteProjectPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var deleteRedirectPayloadImplementors = []string{"DeleteRedirectPayload"}
+
+func (ec *executionContext) _DeleteRedirectPayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteRedirectPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deleteRedirectPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteRedirectPayload")
+		case "deletedId":
+			out.Values[i] = ec._DeleteRedirectPayload_deletedId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._DeleteRedirectPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var deleteSubprojectPayloadImplementors = []string{"DeleteSubprojectPayload"}
+
+func (ec *executionContext) _DeleteSubprojectPayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteSubprojectPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deleteSubprojectPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteSubprojectPayload")
+		case "deletedId":
+			out.Values[i] = ec._DeleteSubprojectPayload_deletedId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._DeleteSubprojectPayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -20291,6 +24163,49 @@ func (ec *executionContext) _EnvironmentVariableEdge(ctx context.Context, sel as
 	return out
 }
 
+var importProjectPayloadImplementors = []string{"ImportProjectPayload"}
+
+func (ec *executionContext) _ImportProjectPayload(ctx context.Context, sel ast.SelectionSet, obj *ImportProjectPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, importProjectPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ImportProjectPayload")
+		case "project":
+			out.Values[i] = ec._ImportProjectPayload_project(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._ImportProjectPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var initiateUploadPayloadImplementors = []string{"InitiateUploadPayload"}
 
 func (ec *executionContext) _InitiateUploadPayload(ctx context.Context, sel ast.SelectionSet, obj *InitiateUploadPayload) graphql.Marshaler {
@@ -20326,6 +24241,11 @@ func (ec *executionContext) _InitiateUploadPayload(ctx context.Context, sel ast.
 		case "uploadUrl":
 			out.Values[i] = ec._InitiateUploadPayload_uploadUrl(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._InitiateUploadPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -20464,14 +24384,14 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_importProject(ctx, field)
 			})
-			if out.Values[i] == graphql.RequiredNull {
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "updateProject":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateProject(ctx, field)
 			})
-			if out.Values[i] == graphql.RequiredNull {
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "deleteProject":
@@ -20485,63 +24405,63 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_setProjectPrivacy(ctx, field)
 			})
-			if out.Values[i] == graphql.RequiredNull {
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "setProjectAdminFields":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_setProjectAdminFields(ctx, field)
 			})
-			if out.Values[i] == graphql.RequiredNull {
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "setTranslationOf":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_setTranslationOf(ctx, field)
 			})
-			if out.Values[i] == graphql.RequiredNull {
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "addMaintainer":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_addMaintainer(ctx, field)
 			})
-			if out.Values[i] == graphql.RequiredNull {
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "removeMaintainer":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_removeMaintainer(ctx, field)
 			})
-			if out.Values[i] == graphql.RequiredNull {
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "updateVersion":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateVersion(ctx, field)
 			})
-			if out.Values[i] == graphql.RequiredNull {
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "setVersionPrivacy":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_setVersionPrivacy(ctx, field)
 			})
-			if out.Values[i] == graphql.RequiredNull {
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "setVersionUploaded":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_setVersionUploaded(ctx, field)
 			})
-			if out.Values[i] == graphql.RequiredNull {
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "triggerBuild":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_triggerBuild(ctx, field)
 			})
-			if out.Values[i] == graphql.RequiredNull {
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "cancelBuild":
@@ -20562,7 +24482,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_syncVersions(ctx, field)
 			})
-			if out.Values[i] == graphql.RequiredNull {
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "initiateUpload":
@@ -20583,7 +24503,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createSubproject(ctx, field)
 			})
-			if out.Values[i] == graphql.RequiredNull {
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "deleteSubproject":
@@ -20597,14 +24517,14 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createRedirect(ctx, field)
 			})
-			if out.Values[i] == graphql.RequiredNull {
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "updateRedirect":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateRedirect(ctx, field)
 			})
-			if out.Values[i] == graphql.RequiredNull {
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "deleteRedirect":
@@ -20618,7 +24538,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createEnvironmentVariable(ctx, field)
 			})
-			if out.Values[i] == graphql.RequiredNull {
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "deleteEnvironmentVariable":
@@ -20632,7 +24552,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createIntegration(ctx, field)
 			})
-			if out.Values[i] == graphql.RequiredNull {
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "deleteIntegration":
@@ -21295,6 +25215,44 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "maintainers":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Project_maintainers(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "subprojectOf":
 			field := field
 
@@ -21495,7 +25453,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Project_versions(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -21571,7 +25529,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Project_builds(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -21647,7 +25605,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Project_subprojects(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -21723,7 +25681,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Project_translations(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -23133,6 +27091,49 @@ func (ec *executionContext) _RedirectResolution(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var removeMaintainerPayloadImplementors = []string{"RemoveMaintainerPayload"}
+
+func (ec *executionContext) _RemoveMaintainerPayload(ctx context.Context, sel ast.SelectionSet, obj *RemoveMaintainerPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, removeMaintainerPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RemoveMaintainerPayload")
+		case "project":
+			out.Values[i] = ec._RemoveMaintainerPayload_project(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._RemoveMaintainerPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var repositoryImplementors = []string{"Repository"}
 
 func (ec *executionContext) _Repository(ctx context.Context, sel ast.SelectionSet, obj *Repository) graphql.Marshaler {
@@ -23461,6 +27462,221 @@ func (ec *executionContext) _SearchScopePair(ctx context.Context, sel ast.Select
 	return out
 }
 
+var setProjectAdminFieldsPayloadImplementors = []string{"SetProjectAdminFieldsPayload"}
+
+func (ec *executionContext) _SetProjectAdminFieldsPayload(ctx context.Context, sel ast.SelectionSet, obj *SetProjectAdminFieldsPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, setProjectAdminFieldsPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SetProjectAdminFieldsPayload")
+		case "project":
+			out.Values[i] = ec._SetProjectAdminFieldsPayload_project(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._SetProjectAdminFieldsPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var setProjectPrivacyPayloadImplementors = []string{"SetProjectPrivacyPayload"}
+
+func (ec *executionContext) _SetProjectPrivacyPayload(ctx context.Context, sel ast.SelectionSet, obj *SetProjectPrivacyPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, setProjectPrivacyPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SetProjectPrivacyPayload")
+		case "project":
+			out.Values[i] = ec._SetProjectPrivacyPayload_project(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._SetProjectPrivacyPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var setTranslationOfPayloadImplementors = []string{"SetTranslationOfPayload"}
+
+func (ec *executionContext) _SetTranslationOfPayload(ctx context.Context, sel ast.SelectionSet, obj *SetTranslationOfPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, setTranslationOfPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SetTranslationOfPayload")
+		case "project":
+			out.Values[i] = ec._SetTranslationOfPayload_project(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._SetTranslationOfPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var setVersionPrivacyPayloadImplementors = []string{"SetVersionPrivacyPayload"}
+
+func (ec *executionContext) _SetVersionPrivacyPayload(ctx context.Context, sel ast.SelectionSet, obj *SetVersionPrivacyPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, setVersionPrivacyPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SetVersionPrivacyPayload")
+		case "version":
+			out.Values[i] = ec._SetVersionPrivacyPayload_version(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._SetVersionPrivacyPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var setVersionUploadedPayloadImplementors = []string{"SetVersionUploadedPayload"}
+
+func (ec *executionContext) _SetVersionUploadedPayload(ctx context.Context, sel ast.SelectionSet, obj *SetVersionUploadedPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, setVersionUploadedPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SetVersionUploadedPayload")
+		case "version":
+			out.Values[i] = ec._SetVersionUploadedPayload_version(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._SetVersionUploadedPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var subprojectImplementors = []string{"Subproject", "Node"}
 
 func (ec *executionContext) _Subproject(ctx context.Context, sel ast.SelectionSet, obj *store.Relationship) graphql.Marshaler {
@@ -23748,11 +27964,16 @@ func (ec *executionContext) _SyncVersionsPayload(ctx context.Context, sel ast.Se
 			out.Values[i] = graphql.MarshalString("SyncVersionsPayload")
 		case "project":
 			out.Values[i] = ec._SyncVersionsPayload_project(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "triggered":
 			out.Values[i] = ec._SyncVersionsPayload_triggered(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._SyncVersionsPayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -23796,16 +28017,150 @@ func (ec *executionContext) _TriggerBuildPayload(ctx context.Context, sel ast.Se
 			}
 		case "project":
 			out.Values[i] = ec._TriggerBuildPayload_project(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "version":
 			out.Values[i] = ec._TriggerBuildPayload_version(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "triggered":
 			out.Values[i] = ec._TriggerBuildPayload_triggered(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._TriggerBuildPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var updateProjectPayloadImplementors = []string{"UpdateProjectPayload"}
+
+func (ec *executionContext) _UpdateProjectPayload(ctx context.Context, sel ast.SelectionSet, obj *UpdateProjectPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, updateProjectPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UpdateProjectPayload")
+		case "project":
+			out.Values[i] = ec._UpdateProjectPayload_project(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._UpdateProjectPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var updateRedirectPayloadImplementors = []string{"UpdateRedirectPayload"}
+
+func (ec *executionContext) _UpdateRedirectPayload(ctx context.Context, sel ast.SelectionSet, obj *UpdateRedirectPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, updateRedirectPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UpdateRedirectPayload")
+		case "redirect":
+			out.Values[i] = ec._UpdateRedirectPayload_redirect(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._UpdateRedirectPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var updateVersionPayloadImplementors = []string{"UpdateVersionPayload"}
+
+func (ec *executionContext) _UpdateVersionPayload(ctx context.Context, sel ast.SelectionSet, obj *UpdateVersionPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, updateVersionPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UpdateVersionPayload")
+		case "version":
+			out.Values[i] = ec._UpdateVersionPayload_version(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._UpdateVersionPayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -24014,6 +28369,102 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var userConnectionImplementors = []string{"UserConnection"}
+
+func (ec *executionContext) _UserConnection(ctx context.Context, sel ast.SelectionSet, obj *UserConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, userConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UserConnection")
+		case "totalCount":
+			out.Values[i] = ec._UserConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._UserConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._UserConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._UserConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var userEdgeImplementors = []string{"UserEdge"}
+
+func (ec *executionContext) _UserEdge(ctx context.Context, sel ast.SelectionSet, obj *UserEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, userEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UserEdge")
+		case "cursor":
+			out.Values[i] = ec._UserEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._UserEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -24479,7 +28930,7 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Version_builds(ctx, field, obj)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -25102,6 +29553,21 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) unmarshalNAddMaintainerInput2docsdᚋgraphᚐAddMaintainerInput(ctx context.Context, v any) (AddMaintainerInput, error) {
+	res, err := ec.unmarshalInputAddMaintainerInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAddMaintainerPayload2ᚖdocsdᚋgraphᚐAddMaintainerPayload(ctx context.Context, sel ast.SelectionSet, v *AddMaintainerPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AddMaintainerPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNApiToken2ᚖdocsdᚋstoreᚐToken(ctx context.Context, sel ast.SelectionSet, v *store.Token) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -25252,6 +29718,21 @@ func (ec *executionContext) marshalNBuildUrls2ᚖdocsdᚋgraphᚐBuildUrls(ctx c
 	return ec._BuildUrls(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNCancelBuildInput2docsdᚋgraphᚐCancelBuildInput(ctx context.Context, v any) (CancelBuildInput, error) {
+	res, err := ec.unmarshalInputCancelBuildInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCancelBuildPayload2ᚖdocsdᚋgraphᚐCancelBuildPayload(ctx context.Context, sel ast.SelectionSet, v *CancelBuildPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CancelBuildPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNChoice2ᚖdocsdᚋgraphᚐChoice(ctx context.Context, sel ast.SelectionSet, v *Choice) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -25260,6 +29741,11 @@ func (ec *executionContext) marshalNChoice2ᚖdocsdᚋgraphᚐChoice(ctx context
 		return graphql.Null
 	}
 	return ec._Choice(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCompleteUploadInput2docsdᚋgraphᚐCompleteUploadInput(ctx context.Context, v any) (CompleteUploadInput, error) {
+	res, err := ec.unmarshalInputCompleteUploadInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNCompleteUploadPayload2ᚖdocsdᚋgraphᚐCompleteUploadPayload(ctx context.Context, sel ast.SelectionSet, v *CompleteUploadPayload) graphql.Marshaler {
@@ -25287,9 +29773,139 @@ func (ec *executionContext) marshalNCreateApiTokenPayload2ᚖdocsdᚋgraphᚐCre
 	return ec._CreateApiTokenPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNCreateEnvironmentVariableInput2docsdᚋgraphᚐCreateEnvironmentVariableInput(ctx context.Context, v any) (CreateEnvironmentVariableInput, error) {
+	res, err := ec.unmarshalInputCreateEnvironmentVariableInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreateEnvironmentVariablePayload2ᚖdocsdᚋgraphᚐCreateEnvironmentVariablePayload(ctx context.Context, sel ast.SelectionSet, v *CreateEnvironmentVariablePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CreateEnvironmentVariablePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCreateIntegrationInput2docsdᚋgraphᚐCreateIntegrationInput(ctx context.Context, v any) (CreateIntegrationInput, error) {
+	res, err := ec.unmarshalInputCreateIntegrationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreateIntegrationPayload2ᚖdocsdᚋgraphᚐCreateIntegrationPayload(ctx context.Context, sel ast.SelectionSet, v *CreateIntegrationPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CreateIntegrationPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCreateRedirectInput2docsdᚋgraphᚐRedirectInput(ctx context.Context, v any) (RedirectInput, error) {
+	res, err := ec.unmarshalInputCreateRedirectInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreateRedirectPayload2ᚖdocsdᚋgraphᚐCreateRedirectPayload(ctx context.Context, sel ast.SelectionSet, v *CreateRedirectPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CreateRedirectPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCreateSubprojectInput2docsdᚋgraphᚐCreateSubprojectInput(ctx context.Context, v any) (CreateSubprojectInput, error) {
 	res, err := ec.unmarshalInputCreateSubprojectInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreateSubprojectPayload2ᚖdocsdᚋgraphᚐCreateSubprojectPayload(ctx context.Context, sel ast.SelectionSet, v *CreateSubprojectPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CreateSubprojectPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDeleteEnvironmentVariableInput2docsdᚋgraphᚐDeleteEnvironmentVariableInput(ctx context.Context, v any) (DeleteEnvironmentVariableInput, error) {
+	res, err := ec.unmarshalInputDeleteEnvironmentVariableInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeleteEnvironmentVariablePayload2ᚖdocsdᚋgraphᚐDeleteEnvironmentVariablePayload(ctx context.Context, sel ast.SelectionSet, v *DeleteEnvironmentVariablePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DeleteEnvironmentVariablePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDeleteIntegrationInput2docsdᚋgraphᚐDeleteIntegrationInput(ctx context.Context, v any) (DeleteIntegrationInput, error) {
+	res, err := ec.unmarshalInputDeleteIntegrationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeleteIntegrationPayload2ᚖdocsdᚋgraphᚐDeleteIntegrationPayload(ctx context.Context, sel ast.SelectionSet, v *DeleteIntegrationPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DeleteIntegrationPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDeleteProjectInput2docsdᚋgraphᚐDeleteProjectInput(ctx context.Context, v any) (DeleteProjectInput, error) {
+	res, err := ec.unmarshalInputDeleteProjectInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeleteProjectPayload2ᚖdocsdᚋgraphᚐDeleteProjectPayload(ctx context.Context, sel ast.SelectionSet, v *DeleteProjectPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DeleteProjectPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDeleteRedirectInput2docsdᚋgraphᚐDeleteRedirectInput(ctx context.Context, v any) (DeleteRedirectInput, error) {
+	res, err := ec.unmarshalInputDeleteRedirectInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeleteRedirectPayload2ᚖdocsdᚋgraphᚐDeleteRedirectPayload(ctx context.Context, sel ast.SelectionSet, v *DeleteRedirectPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DeleteRedirectPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDeleteSubprojectInput2docsdᚋgraphᚐDeleteSubprojectInput(ctx context.Context, v any) (DeleteSubprojectInput, error) {
+	res, err := ec.unmarshalInputDeleteSubprojectInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeleteSubprojectPayload2ᚖdocsdᚋgraphᚐDeleteSubprojectPayload(ctx context.Context, sel ast.SelectionSet, v *DeleteSubprojectPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DeleteSubprojectPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNDownloads2ᚖdocsdᚋgraphᚐDownloads(ctx context.Context, sel ast.SelectionSet, v *Downloads) graphql.Marshaler {
@@ -25354,11 +29970,6 @@ func (ec *executionContext) marshalNEnvironmentVariableEdge2ᚖdocsdᚋgraphᚐE
 	return ec._EnvironmentVariableEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNEnvironmentVariableInput2docsdᚋgraphᚐEnvironmentVariableInput(ctx context.Context, v any) (EnvironmentVariableInput, error) {
-	res, err := ec.unmarshalInputEnvironmentVariableInput(ctx, v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalID(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -25407,6 +30018,16 @@ func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast
 func (ec *executionContext) unmarshalNImportProjectInput2docsdᚋgraphᚐImportProjectInput(ctx context.Context, v any) (ImportProjectInput, error) {
 	res, err := ec.unmarshalInputImportProjectInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNImportProjectPayload2ᚖdocsdᚋgraphᚐImportProjectPayload(ctx context.Context, sel ast.SelectionSet, v *ImportProjectPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ImportProjectPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNInitiateUploadInput2docsdᚋgraphᚐInitiateUploadInput(ctx context.Context, v any) (InitiateUploadInput, error) {
@@ -25622,11 +30243,6 @@ func (ec *executionContext) marshalNProjectAccess2ᚖdocsdᚋgraphᚐProjectAcce
 	return ec._ProjectAccess(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNProjectAdminInput2docsdᚋgraphᚐProjectAdminInput(ctx context.Context, v any) (ProjectAdminInput, error) {
-	res, err := ec.unmarshalInputProjectAdminInput(ctx, v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
 func (ec *executionContext) marshalNProjectConnection2ᚖdocsdᚋgraphᚐProjectConnection(ctx context.Context, sel ast.SelectionSet, v *ProjectConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -25725,11 +30341,6 @@ func (ec *executionContext) marshalNRedirectEdge2ᚖdocsdᚋgraphᚐRedirectEdge
 	return ec._RedirectEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNRedirectInput2docsdᚋgraphᚐRedirectInput(ctx context.Context, v any) (RedirectInput, error) {
-	res, err := ec.unmarshalInputRedirectInput(ctx, v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
 func (ec *executionContext) unmarshalNRedirectType2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -25744,6 +30355,21 @@ func (ec *executionContext) marshalNRedirectType2string(ctx context.Context, sel
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNRemoveMaintainerInput2docsdᚋgraphᚐRemoveMaintainerInput(ctx context.Context, v any) (RemoveMaintainerInput, error) {
+	res, err := ec.unmarshalInputRemoveMaintainerInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRemoveMaintainerPayload2ᚖdocsdᚋgraphᚐRemoveMaintainerPayload(ctx context.Context, sel ast.SelectionSet, v *RemoveMaintainerPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RemoveMaintainerPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNRepository2ᚖdocsdᚋgraphᚐRepository(ctx context.Context, sel ast.SelectionSet, v *Repository) graphql.Marshaler {
@@ -25770,6 +30396,11 @@ func (ec *executionContext) marshalNRepositoryType2string(ctx context.Context, s
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNRetryBuildInput2docsdᚋgraphᚐRetryBuildInput(ctx context.Context, v any) (RetryBuildInput, error) {
+	res, err := ec.unmarshalInputRetryBuildInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNRevokeApiTokenInput2docsdᚋgraphᚐRevokeAPITokenInput(ctx context.Context, v any) (RevokeAPITokenInput, error) {
@@ -25875,6 +30506,81 @@ func (ec *executionContext) marshalNSearchScopePair2ᚖdocsdᚋgraphᚐSearchSco
 	return ec._SearchScopePair(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNSetProjectAdminFieldsInput2docsdᚋgraphᚐSetProjectAdminFieldsInput(ctx context.Context, v any) (SetProjectAdminFieldsInput, error) {
+	res, err := ec.unmarshalInputSetProjectAdminFieldsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSetProjectAdminFieldsPayload2ᚖdocsdᚋgraphᚐSetProjectAdminFieldsPayload(ctx context.Context, sel ast.SelectionSet, v *SetProjectAdminFieldsPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SetProjectAdminFieldsPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSetProjectPrivacyInput2docsdᚋgraphᚐSetProjectPrivacyInput(ctx context.Context, v any) (SetProjectPrivacyInput, error) {
+	res, err := ec.unmarshalInputSetProjectPrivacyInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSetProjectPrivacyPayload2ᚖdocsdᚋgraphᚐSetProjectPrivacyPayload(ctx context.Context, sel ast.SelectionSet, v *SetProjectPrivacyPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SetProjectPrivacyPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSetTranslationOfInput2docsdᚋgraphᚐSetTranslationOfInput(ctx context.Context, v any) (SetTranslationOfInput, error) {
+	res, err := ec.unmarshalInputSetTranslationOfInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSetTranslationOfPayload2ᚖdocsdᚋgraphᚐSetTranslationOfPayload(ctx context.Context, sel ast.SelectionSet, v *SetTranslationOfPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SetTranslationOfPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSetVersionPrivacyInput2docsdᚋgraphᚐSetVersionPrivacyInput(ctx context.Context, v any) (SetVersionPrivacyInput, error) {
+	res, err := ec.unmarshalInputSetVersionPrivacyInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSetVersionPrivacyPayload2ᚖdocsdᚋgraphᚐSetVersionPrivacyPayload(ctx context.Context, sel ast.SelectionSet, v *SetVersionPrivacyPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SetVersionPrivacyPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSetVersionUploadedInput2docsdᚋgraphᚐSetVersionUploadedInput(ctx context.Context, v any) (SetVersionUploadedInput, error) {
+	res, err := ec.unmarshalInputSetVersionUploadedInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSetVersionUploadedPayload2ᚖdocsdᚋgraphᚐSetVersionUploadedPayload(ctx context.Context, sel ast.SelectionSet, v *SetVersionUploadedPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SetVersionUploadedPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -25946,16 +30652,6 @@ func (ec *executionContext) marshalNSubproject2ᚖdocsdᚋstoreᚐRelationship(c
 	return ec._Subproject(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNSubprojectConnection2ᚖdocsdᚋgraphᚐSubprojectConnection(ctx context.Context, sel ast.SelectionSet, v *SubprojectConnection) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._SubprojectConnection(ctx, sel, v)
-}
-
 func (ec *executionContext) marshalNSubprojectEdge2ᚕᚖdocsdᚋgraphᚐSubprojectEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*SubprojectEdge) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -25982,6 +30678,21 @@ func (ec *executionContext) marshalNSubprojectEdge2ᚖdocsdᚋgraphᚐSubproject
 	return ec._SubprojectEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNSyncVersionsInput2docsdᚋgraphᚐSyncVersionsInput(ctx context.Context, v any) (SyncVersionsInput, error) {
+	res, err := ec.unmarshalInputSyncVersionsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSyncVersionsPayload2ᚖdocsdᚋgraphᚐSyncVersionsPayload(ctx context.Context, sel ast.SelectionSet, v *SyncVersionsPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SyncVersionsPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
 	res, err := scalar.UnmarshalTime(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -25996,6 +30707,11 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNTriggerBuildInput2docsdᚋgraphᚐTriggerBuildInput(ctx context.Context, v any) (TriggerBuildInput, error) {
+	res, err := ec.unmarshalInputTriggerBuildInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNTriggerBuildPayload2ᚖdocsdᚋgraphᚐTriggerBuildPayload(ctx context.Context, sel ast.SelectionSet, v *TriggerBuildPayload) graphql.Marshaler {
@@ -26013,9 +30729,44 @@ func (ec *executionContext) unmarshalNUpdateProjectInput2docsdᚋgraphᚐUpdateP
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNUpdateProjectPayload2ᚖdocsdᚋgraphᚐUpdateProjectPayload(ctx context.Context, sel ast.SelectionSet, v *UpdateProjectPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._UpdateProjectPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNUpdateRedirectInput2docsdᚋgraphᚐRedirectInput(ctx context.Context, v any) (RedirectInput, error) {
+	res, err := ec.unmarshalInputUpdateRedirectInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUpdateRedirectPayload2ᚖdocsdᚋgraphᚐUpdateRedirectPayload(ctx context.Context, sel ast.SelectionSet, v *UpdateRedirectPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._UpdateRedirectPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNUpdateVersionInput2docsdᚋgraphᚐUpdateVersionInput(ctx context.Context, v any) (UpdateVersionInput, error) {
 	res, err := ec.unmarshalInputUpdateVersionInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUpdateVersionPayload2ᚖdocsdᚋgraphᚐUpdateVersionPayload(ctx context.Context, sel ast.SelectionSet, v *UpdateVersionPayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._UpdateVersionPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNUser2ᚕᚖdocsdᚋstoreᚐUserᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.User) graphql.Marshaler {
@@ -26042,6 +30793,32 @@ func (ec *executionContext) marshalNUser2ᚖdocsdᚋstoreᚐUser(ctx context.Con
 		return graphql.Null
 	}
 	return ec._User(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNUserEdge2ᚕᚖdocsdᚋgraphᚐUserEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*UserEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUserEdge2ᚖdocsdᚋgraphᚐUserEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNUserEdge2ᚖdocsdᚋgraphᚐUserEdge(ctx context.Context, sel ast.SelectionSet, v *UserEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._UserEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx context.Context, sel ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
@@ -26387,6 +31164,13 @@ func (ec *executionContext) marshalOBuild2ᚖdocsdᚋstoreᚐBuild(ctx context.C
 	return ec._Build(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOBuildConnection2ᚖdocsdᚋgraphᚐBuildConnection(ctx context.Context, sel ast.SelectionSet, v *BuildConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._BuildConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOBuildFilterInput2ᚖdocsdᚋgraphᚐBuildFilterInput(ctx context.Context, v any) (*BuildFilterInput, error) {
 	if v == nil {
 		return nil, nil
@@ -26532,6 +31316,13 @@ func (ec *executionContext) marshalOProjectAdminFields2ᚖdocsdᚋgraphᚐProjec
 	return ec._ProjectAdminFields(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOProjectConnection2ᚖdocsdᚋgraphᚐProjectConnection(ctx context.Context, sel ast.SelectionSet, v *ProjectConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ProjectConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOProjectFilterInput2ᚖdocsdᚋgraphᚐProjectFilterInput(ctx context.Context, v any) (*ProjectFilterInput, error) {
 	if v == nil {
 		return nil, nil
@@ -26637,11 +31428,11 @@ func (ec *executionContext) marshalOSubproject2ᚖdocsdᚋstoreᚐRelationship(c
 	return ec._Subproject(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalOSyncVersionsPayload2ᚖdocsdᚋgraphᚐSyncVersionsPayload(ctx context.Context, sel ast.SelectionSet, v *SyncVersionsPayload) graphql.Marshaler {
+func (ec *executionContext) marshalOSubprojectConnection2ᚖdocsdᚋgraphᚐSubprojectConnection(ctx context.Context, sel ast.SelectionSet, v *SubprojectConnection) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
-	return ec._SyncVersionsPayload(ctx, sel, v)
+	return ec._SubprojectConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
@@ -26662,13 +31453,6 @@ func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel
 	return res
 }
 
-func (ec *executionContext) marshalOTriggerBuildPayload2ᚖdocsdᚋgraphᚐTriggerBuildPayload(ctx context.Context, sel ast.SelectionSet, v *TriggerBuildPayload) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	return ec._TriggerBuildPayload(ctx, sel, v)
-}
-
 func (ec *executionContext) marshalOUploadUrl2ᚖdocsdᚋgraphᚐUploadURL(ctx context.Context, sel ast.SelectionSet, v *UploadURL) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -26683,11 +31467,25 @@ func (ec *executionContext) marshalOUser2ᚖdocsdᚋstoreᚐUser(ctx context.Con
 	return ec._User(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOUserConnection2ᚖdocsdᚋgraphᚐUserConnection(ctx context.Context, sel ast.SelectionSet, v *UserConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._UserConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOVersion2ᚖdocsdᚋstoreᚐVersion(ctx context.Context, sel ast.SelectionSet, v *store.Version) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Version(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOVersionConnection2ᚖdocsdᚋgraphᚐVersionConnection(ctx context.Context, sel ast.SelectionSet, v *VersionConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._VersionConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOVersionFilterInput2ᚖdocsdᚋgraphᚐVersionFilterInput(ctx context.Context, v any) (*VersionFilterInput, error) {

@@ -83,9 +83,9 @@ func (e *env) must(ctx context.Context, query string, vars map[string]any) map[s
 // importProject imports a project as user and returns its slug.
 func (e *env) importProject(user, name string) string {
 	e.t.Helper()
-	data := e.must(e.as(user), `mutation($n: String!) { importProject(input: {name: $n, repository: {url: "https://github.com/rtfd/x", type: "git"}}) { slug } }`,
+	data := e.must(e.as(user), `mutation($n: String!) { importProject(input: {name: $n, repository: {url: "https://github.com/rtfd/x", type: "git"}}) { project { slug } errors { path message code } } }`,
 		map[string]any{"n": name})
-	return dig(data, "importProject", "slug").(string)
+	return dig(data, "importProject", "project", "slug").(string)
 }
 
 // dig walks a decoded JSON value by keys and list indexes.
@@ -126,13 +126,13 @@ func kind(err error) string {
 func TestImportProject(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
-		data := e.must(e.as("alice"), `mutation { importProject(input: {name: "Test Project", repository: {url: "https://github.com/rtfd/project", type: "git"}, homepage: "http://project.com"}) {
+		data := e.must(e.as("alice"), `mutation { importProject(input: {name: "Test Project", repository: {url: "https://github.com/rtfd/project", type: "git"}, homepage: "http://project.com"}) { project {
 			slug name language { code name } programmingLanguage { code name } repository { url type } homepage
 			defaultVersion defaultBranch storedDefaultBranch tags users { username } subprojectOf { slug } translationOf { slug }
 			urls { documentation home builds versions } canonicalUrl privacyLevel documentationType
 			versions { totalCount nodes { slug verboseName identifier type active built machine lastBuild { state { code name } success error duration commit } } }
-			integrations { type webhookUrl secret } activeVersions { slug } } }`, nil)
-		p := data["importProject"].(map[string]any)
+			integrations { type webhookUrl secret } activeVersions { slug } } errors { path message code } } }`, nil)
+		p := dig(data, "importProject", "project").(map[string]any)
 		want := map[string]any{
 			"slug": "test-project", "name": "Test Project",
 			"language":            map[string]any{"code": "en", "name": "English"},
@@ -200,7 +200,7 @@ func TestImportProjectValidation(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				before, _, _ := e.store.FindProjects(context.Background(), store.ProjectFilter{})
-				_, err := e.do(e.as("alice"), `mutation { importProject(input: `+tc.input+`) { slug } }`, nil)
+				_, err := e.do(e.as("alice"), `mutation { importProject(input: `+tc.input+`) { project { slug } errors { path message code } } }`, nil)
 				if errs.KindOf(err) != errs.Invalid {
 					t.Fatalf("error kind = %s (%v), want INVALID", kind(err), err)
 				}
@@ -213,15 +213,16 @@ func TestImportProjectValidation(t *testing.T) {
 				}
 			})
 		}
-		if _, err := e.do(e.as(""), `mutation { importProject(input: {name: "Y", repository: {url: "https://a.org/b", type: "git"}}) { slug } }`, nil); kind(err) != "UNAUTHENTICATED" {
+		if _, err := e.do(e.as(""), `mutation { importProject(input: {name: "Y", repository: {url: "https://a.org/b", type: "git"}}) { project { slug } errors { path message code } } }`, nil); kind(err) != "UNAUTHENTICATED" {
 			t.Errorf("anonymous import: %s, want UNAUTHENTICATED", kind(err))
 		}
-		data, err := e.do(e.as("alice"), `mutation { importProject(input: {name: "Only checked"}, validateOnly: true) { slug } }`, nil)
-		if kind(err) != "INVALID" || data["importProject"] != nil {
+		data, err := e.do(e.as("alice"), `mutation { importProject(input: {validateOnly: true, name: "Only checked"}) { project { slug } errors { path message code } } }`, nil)
+		// validateOnly answers a payload: no object, the errors (none when valid).
+		if kind(err) != "INVALID" || dig(data, "importProject", "project") != nil || len(dig(data, "importProject", "errors").([]any)) != 1 {
 			t.Errorf("validateOnly with bad input: %v %v", data, err)
 		}
-		data, err = e.do(e.as("alice"), `mutation { importProject(input: {name: "Only checked", repository: {url: "https://a.org/b", type: "git"}}, validateOnly: true) { slug } }`, nil)
-		if err != nil || data["importProject"] != nil {
+		data, err = e.do(e.as("alice"), `mutation { importProject(input: {validateOnly: true, name: "Only checked", repository: {url: "https://a.org/b", type: "git"}}) { project { slug } errors { path message code } } }`, nil)
+		if err != nil || !reflect.DeepEqual(data["importProject"], map[string]any{"project": nil, "errors": []any{}}) {
 			t.Errorf("validateOnly with good input: %v %v", data, err)
 		}
 		if _, err := e.store.FindProjectBySlug(context.Background(), "only-checked"); !errs.Is(err, errs.NotFound) {
@@ -298,11 +299,11 @@ func TestPermissionMatrix(t *testing.T) {
 				"pub":  {"": "UNAUTHENTICATED", "alice": "ok", "bob": "FORBIDDEN", "root": "FORBIDDEN"},
 				"priv": {"": "NOT_FOUND", "alice": "ok", "bob": "NOT_FOUND", "root": "FORBIDDEN"},
 			}},
-			{"update project", `mutation($p: String!) { updateProject(slug: $p, input: {defaultVersion: "v1.0"}) { slug } }`, map[string]cell{
+			{"update project", `mutation($p: String!) { updateProject(input: {slug: $p, defaultVersion: "v1.0"}) { project { slug } errors { path message code } } }`, map[string]cell{
 				"pub":  {"": "UNAUTHENTICATED", "alice": "ok", "bob": "FORBIDDEN", "root": "FORBIDDEN"},
 				"priv": {"": "UNAUTHENTICATED", "alice": "ok", "bob": "FORBIDDEN", "root": "FORBIDDEN"},
 			}},
-			{"trigger build", `mutation($p: String!) { triggerBuild(project: $p, version: "v1.0") { triggered } }`, map[string]cell{
+			{"trigger build", `mutation($p: String!) { triggerBuild(input: {project: $p, version: "v1.0"}) { triggered errors { path message code } } }`, map[string]cell{
 				"pub":  {"": "UNAUTHENTICATED", "alice": "ok", "bob": "FORBIDDEN", "root": "FORBIDDEN"},
 				"priv": {"": "UNAUTHENTICATED", "alice": "ok", "bob": "FORBIDDEN", "root": "FORBIDDEN"},
 			}},
@@ -444,128 +445,128 @@ func TestMutations(t *testing.T) {
 		}
 
 		// updateProject: PATCH and PUT rules.
-		data := ok(`mutation { updateProject(slug: "pub", input: {name: "Pub", defaultBranch: "main", singleVersion: false, analyticsCode: null}) { name defaultBranch versions { nodes { slug identifier } } } }`, nil)
-		if dig(data, "updateProject", "defaultBranch") != "main" {
-			t.Errorf("defaultBranch = %v", dig(data, "updateProject", "defaultBranch"))
+		data := ok(`mutation { updateProject(input: {slug: "pub", name: "Pub", defaultBranch: "main", singleVersion: false, analyticsCode: null}) { project { name defaultBranch versions { nodes { slug identifier } } } errors { path message code } } }`, nil)
+		if dig(data, "updateProject", "project", "defaultBranch") != "main" {
+			t.Errorf("defaultBranch = %v", dig(data, "updateProject", "project", "defaultBranch"))
 		}
-		for _, v := range dig(data, "updateProject", "versions", "nodes").([]any) {
+		for _, v := range dig(data, "updateProject", "project", "versions", "nodes").([]any) {
 			if dig(v, "slug") == "latest" && dig(v, "identifier") != "main" {
 				t.Errorf("machine latest did not follow the default branch: %v", v)
 			}
 		}
 		// PUT needs only name and repository.url (api-2026.md §A6 #7).
-		fails(`mutation { updateProject(slug: "pub", input: {name: "X"}, replace: true) { name } }`, nil, errs.Invalid,
+		fails(`mutation { updateProject(input: {slug: "pub", replace: true, name: "X"}) { project { name } errors { path message code } } }`, nil, errs.Invalid,
 			errs.Fields{"repository": {"This field is required."}})
-		fails(`mutation { updateProject(slug: "pub", input: {repository: {}}, replace: true) { name } }`, nil, errs.Invalid,
+		fails(`mutation { updateProject(input: {slug: "pub", replace: true, repository: {}}) { project { name } errors { path message code } } }`, nil, errs.Invalid,
 			errs.Fields{"name": {"This field is required."}, "repository.url": {"This field is required."}})
-		fails(`mutation { updateProject(slug: "pub", input: {repository: {url: "https://a.org/b"}, showVersionWarning: null}) { name } }`, nil, errs.Invalid,
+		fails(`mutation { updateProject(input: {slug: "pub", repository: {url: "https://a.org/b"}, showVersionWarning: null}) { project { name } errors { path message code } } }`, nil, errs.Invalid,
 			errs.Fields{"show_version_warning": {"This field may not be null."}})
-		fails(`mutation { updateProject(slug: "nope", input: {}) { name } }`, nil, errs.NotFound, nil)
+		fails(`mutation { updateProject(input: {slug: "nope"}) { project { name } errors { path message code } } }`, nil, errs.NotFound, nil)
 
 		// Translations, with the language rules.
 		e.importProject("alice", "pub-es")
-		fails(`mutation { setTranslationOf(slug: "pub-es", main: "pub") { slug } }`, nil, errs.Invalid,
+		fails(`mutation { setTranslationOf(input: {slug: "pub-es", main: "pub"}) { project { slug } errors { path message code } } }`, nil, errs.Invalid,
 			errs.Fields{"language": {`A translation with language "en" already exists for this project.`}})
-		ok(`mutation { updateProject(slug: "pub-es", input: {language: "es"}) { slug } }`, nil)
-		data = ok(`mutation { setTranslationOf(slug: "pub-es", main: "pub") { translationOf { slug } urls { documentation } } }`, nil)
-		if dig(data, "setTranslationOf", "urls", "documentation") != "https://docs.example.com/docs/pub/es/latest/" {
-			t.Errorf("translation docs URL = %v", dig(data, "setTranslationOf", "urls", "documentation"))
+		ok(`mutation { updateProject(input: {slug: "pub-es", language: "es"}) { project { slug } errors { path message code } } }`, nil)
+		data = ok(`mutation { setTranslationOf(input: {slug: "pub-es", main: "pub"}) { project { translationOf { slug } urls { documentation } } errors { path message code } } }`, nil)
+		if dig(data, "setTranslationOf", "project", "urls", "documentation") != "https://docs.example.com/docs/pub/es/latest/" {
+			t.Errorf("translation docs URL = %v", dig(data, "setTranslationOf", "project", "urls", "documentation"))
 		}
 		data = ok(`{ project(slug: "pub") { translations { totalCount nodes { slug } } } }`, nil)
 		if dig(data, "project", "translations", "totalCount") != float64(1) {
 			t.Errorf("translations = %v", dig(data, "project", "translations"))
 		}
-		fails(`mutation { updateProject(slug: "pub-es", input: {language: "en"}) { slug } }`, nil, errs.Invalid,
+		fails(`mutation { updateProject(input: {slug: "pub-es", language: "en"}) { project { slug } errors { path message code } } }`, nil, errs.Invalid,
 			errs.Fields{"language": {`A translation with language "en" already exists for this project.`}})
-		ok(`mutation { setTranslationOf(slug: "pub-es", main: null) { slug } }`, nil)
+		ok(`mutation { setTranslationOf(input: {slug: "pub-es", main: null}) { project { slug } errors { path message code } } }`, nil)
 
 		// Versions.
-		data = ok(`mutation { updateVersion(project: "pub", version: "v1.0", input: {active: false}) { active } }`, nil)
-		if dig(data, "updateVersion", "active") != false {
-			t.Errorf("active = %v", dig(data, "updateVersion", "active"))
+		data = ok(`mutation { updateVersion(input: {project: "pub", version: "v1.0", active: false}) { version { active } errors { path message code } } }`, nil)
+		if dig(data, "updateVersion", "version", "active") != false {
+			t.Errorf("active = %v", dig(data, "updateVersion", "version", "active"))
 		}
 		// A PUT needs nothing (api-2026.md §A6 #7): fields not given keep their value.
-		data = ok(`mutation { updateVersion(project: "pub", version: "v1.0", input: {}, replace: true) { active hidden privacyLevel } }`, nil)
-		if got := dig(data, "updateVersion"); !reflect.DeepEqual(got, map[string]any{"active": false, "hidden": false, "privacyLevel": "public"}) {
+		data = ok(`mutation { updateVersion(input: {project: "pub", version: "v1.0", replace: true}) { version { active hidden privacyLevel } errors { path message code } } }`, nil)
+		if got := dig(data, "updateVersion", "version"); !reflect.DeepEqual(got, map[string]any{"active": false, "hidden": false, "privacyLevel": "public"}) {
 			t.Errorf("after an empty replace: %v", got)
 		}
-		data = ok(`mutation { updateVersion(project: "pub", version: "v1.0", input: {hidden: true, privacyLevel: "private"}) { active hidden privacyLevel } }`, nil)
-		if got := dig(data, "updateVersion"); !reflect.DeepEqual(got, map[string]any{"active": false, "hidden": true, "privacyLevel": "private"}) {
+		data = ok(`mutation { updateVersion(input: {project: "pub", version: "v1.0", hidden: true, privacyLevel: "private"}) { version { active hidden privacyLevel } errors { path message code } } }`, nil)
+		if got := dig(data, "updateVersion", "version"); !reflect.DeepEqual(got, map[string]any{"active": false, "hidden": true, "privacyLevel": "private"}) {
 			t.Errorf("after hidden, privacyLevel: %v", got)
 		}
 		data = ok(`{ project(slug: "pub") { versions(filter: {hidden: true}) { nodes { slug hidden privacyLevel } } } }`, nil)
 		if got := dig(data, "project", "versions", "nodes"); !reflect.DeepEqual(got, []any{map[string]any{"slug": "v1.0", "hidden": true, "privacyLevel": "private"}}) {
 			t.Errorf("hidden versions = %v", got)
 		}
-		fails(`mutation { updateVersion(project: "pub", version: "v1.0", input: {hidden: null, privacyLevel: "publicprivate"}) { active } }`, nil, errs.Invalid,
+		fails(`mutation { updateVersion(input: {project: "pub", version: "v1.0", hidden: null, privacyLevel: "publicprivate"}) { version { active } errors { path message code } } }`, nil, errs.Invalid,
 			errs.Fields{"hidden": {"This field may not be null."}, "privacy_level": {`"publicprivate" is not a valid choice.`}})
-		fails(`mutation { updateVersion(project: "pub", version: "v1.0", input: {privacyLevel: null}) { active } }`, nil, errs.Invalid,
+		fails(`mutation { updateVersion(input: {project: "pub", version: "v1.0", privacyLevel: null}) { version { active } errors { path message code } } }`, nil, errs.Invalid,
 			errs.Fields{"privacy_level": {"This field may not be null."}})
-		ok(`mutation { updateVersion(project: "pub", version: "v1.0", input: {hidden: false, privacyLevel: "public"}) { active } }`, nil)
-		fails(`mutation { updateVersion(project: "pub", version: "v1.0", input: {active: null}) { active } }`, nil, errs.Invalid, errs.Fields{"active": {"This field may not be null."}})
-		fails(`mutation { updateVersion(project: "pub", version: "nope", input: {active: true}) { active } }`, nil, errs.NotFound, nil)
-		ok(`mutation { setVersionPrivacy(project: "pub", version: "v1.0", privacyLevel: "protected") { privacyLevel } }`, nil)
-		fails(`mutation { setVersionPrivacy(project: "pub", version: "v1.0", privacyLevel: "hidden") { privacyLevel } }`, nil, errs.Invalid, nil)
+		ok(`mutation { updateVersion(input: {project: "pub", version: "v1.0", hidden: false, privacyLevel: "public"}) { version { active } errors { path message code } } }`, nil)
+		fails(`mutation { updateVersion(input: {project: "pub", version: "v1.0", active: null}) { version { active } errors { path message code } } }`, nil, errs.Invalid, errs.Fields{"active": {"This field may not be null."}})
+		fails(`mutation { updateVersion(input: {project: "pub", version: "nope", active: true}) { version { active } errors { path message code } } }`, nil, errs.NotFound, nil)
+		ok(`mutation { setVersionPrivacy(input: {project: "pub", version: "v1.0", privacyLevel: "protected"}) { version { privacyLevel } errors { path message code } } }`, nil)
+		fails(`mutation { setVersionPrivacy(input: {project: "pub", version: "v1.0", privacyLevel: "hidden"}) { version { privacyLevel } errors { path message code } } }`, nil, errs.Invalid, nil)
 
 		// Builds: trigger, and the disabled-project case.
-		data = ok(`mutation { triggerBuild(project: "pub", version: "v1.0") { triggered build { state { code } } version { lastBuild { id } } } }`, nil)
+		data = ok(`mutation { triggerBuild(input: {project: "pub", version: "v1.0"}) { triggered build { state { code } } version { lastBuild { id } } errors { path message code } } }`, nil)
 		if dig(data, "triggerBuild", "triggered") != true || dig(data, "triggerBuild", "build", "state", "code") != "triggered" {
 			t.Errorf("trigger = %v", data)
 		}
-		e.must(graph.WithSystem(context.Background()), `mutation { setProjectAdminFields(slug: "pub", input: {skip: true}) { slug } }`, nil)
-		data = ok(`mutation { triggerBuild(project: "pub", version: "v1.0") { triggered build { id } } }`, nil)
+		e.must(graph.WithSystem(context.Background()), `mutation { setProjectAdminFields(input: {slug: "pub", skip: true}) { project { slug } errors { path message code } } }`, nil)
+		data = ok(`mutation { triggerBuild(input: {project: "pub", version: "v1.0"}) { triggered build { id } errors { path message code } } }`, nil)
 		if dig(data, "triggerBuild", "triggered") != false || dig(data, "triggerBuild", "build") != nil {
 			t.Errorf("trigger on a disabled project = %v", data)
 		}
-		fails(`mutation { setProjectAdminFields(slug: "pub", input: {skip: false}) { slug } }`, nil, errs.Forbidden, nil)
+		fails(`mutation { setProjectAdminFields(input: {slug: "pub", skip: false}) { project { slug } errors { path message code } } }`, nil, errs.Forbidden, nil)
 
 		// Subprojects, with the §4.4.2 rules.
 		e.importProject("alice", "child")
 		e.importProject("bob", "bobs")
-		fails(`mutation { createSubproject(project: "pub", input: {}) { alias } }`, nil, errs.Invalid, errs.Fields{"child": {"This field is required."}})
-		fails(`mutation { createSubproject(project: "pub", input: {child: ""}) { alias } }`, nil, errs.Invalid, errs.Fields{"child": {"This field may not be null."}})
-		fails(`mutation { createSubproject(project: "pub", input: {child: "bobs"}) { alias } }`, nil, errs.Invalid, errs.Fields{"child": {"Object with slug=bobs does not exist."}})
-		fails(`mutation { createSubproject(project: "pub", input: {child: "pub"}) { alias } }`, nil, errs.Invalid, errs.Fields{"child": {"Project can not be subproject of itself"}})
-		fails(`mutation { createSubproject(project: "pub", input: {child: "child", alias: "bad alias"}) { alias } }`, nil, errs.Invalid,
+		fails(`mutation { createSubproject(input: {project: "pub"}) { subproject { alias } errors { path message code } } }`, nil, errs.Invalid, errs.Fields{"child": {"This field is required."}})
+		fails(`mutation { createSubproject(input: {project: "pub", child: ""}) { subproject { alias } errors { path message code } } }`, nil, errs.Invalid, errs.Fields{"child": {"This field may not be null."}})
+		fails(`mutation { createSubproject(input: {project: "pub", child: "bobs"}) { subproject { alias } errors { path message code } } }`, nil, errs.Invalid, errs.Fields{"child": {"Object with slug=bobs does not exist."}})
+		fails(`mutation { createSubproject(input: {project: "pub", child: "pub"}) { subproject { alias } errors { path message code } } }`, nil, errs.Invalid, errs.Fields{"child": {"Project can not be subproject of itself"}})
+		fails(`mutation { createSubproject(input: {project: "pub", child: "child", alias: "bad alias"}) { subproject { alias } errors { path message code } } }`, nil, errs.Invalid,
 			errs.Fields{"alias": {`Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.`}})
-		data = ok(`mutation { createSubproject(project: "pub", input: {child: "child", alias: "lib"}) { alias parent { slug } child { slug subprojectOf { slug } urls { documentation } } } }`, nil)
-		if dig(data, "createSubproject", "child", "urls", "documentation") != "https://docs.example.com/docs/pub/projects/lib/en/latest/" {
+		data = ok(`mutation { createSubproject(input: {project: "pub", child: "child", alias: "lib"}) { subproject { alias parent { slug } child { slug subprojectOf { slug } urls { documentation } } } errors { path message code } } }`, nil)
+		if dig(data, "createSubproject", "subproject", "child", "urls", "documentation") != "https://docs.example.com/docs/pub/projects/lib/en/latest/" {
 			t.Errorf("subproject = %v", data)
 		}
-		fails(`mutation { createSubproject(project: "pub", input: {child: "child"}) { alias } }`, nil, errs.Invalid,
+		fails(`mutation { createSubproject(input: {project: "pub", child: "child"}) { subproject { alias } errors { path message code } } }`, nil, errs.Invalid,
 			errs.Fields{"child": {"Child is already a subproject of another project"}})
-		fails(`mutation { createSubproject(project: "pub-es", input: {child: "pub"}) { alias } }`, nil, errs.Invalid,
+		fails(`mutation { createSubproject(input: {project: "pub-es", child: "pub"}) { subproject { alias } errors { path message code } } }`, nil, errs.Invalid,
 			errs.Fields{"child": {"Child is already a superproject"}})
-		fails(`mutation { createSubproject(project: "child", input: {child: "pub-es"}) { alias } }`, nil, errs.Invalid,
+		fails(`mutation { createSubproject(input: {project: "child", child: "pub-es"}) { subproject { alias } errors { path message code } } }`, nil, errs.Invalid,
 			errs.Fields{errs.NonField: {"Subproject nesting is not supported"}})
-		fails(`mutation { createSubproject(project: "pub", input: {child: "pub-es", alias: "lib"}) { alias } }`, nil, errs.Invalid,
+		fails(`mutation { createSubproject(input: {project: "pub", child: "pub-es", alias: "lib"}) { subproject { alias } errors { path message code } } }`, nil, errs.Invalid,
 			errs.Fields{"alias": {"A subproject with this alias already exists"}})
 		data = ok(`{ project(slug: "pub") { subprojects { totalCount } subproject(alias: "lib") { child { slug } } } }`, nil)
 		if dig(data, "project", "subprojects", "totalCount") != float64(1) {
 			t.Errorf("subprojects = %v", data)
 		}
-		ok(`mutation { deleteSubproject(project: "pub", alias: "lib") }`, nil)
-		fails(`mutation { deleteSubproject(project: "pub", alias: "lib") }`, nil, errs.NotFound, nil)
+		ok(`mutation { deleteSubproject(input: {project: "pub", alias: "lib"}) { deletedId errors { path message code } } }`, nil)
+		fails(`mutation { deleteSubproject(input: {project: "pub", alias: "lib"}) { deletedId errors { path message code } } }`, nil, errs.NotFound, nil)
 
 		// Redirects, with the per-type requirements.
-		fails(`mutation { createRedirect(project: "pub", input: {type: "page"}) { id } }`, nil, errs.Invalid,
+		fails(`mutation { createRedirect(input: {project: "pub", type: "page"}) { redirect { id } errors { path message code } } }`, nil, errs.Invalid,
 			errs.Fields{"from_url": {"This field is required."}, "to_url": {"This field is required."}})
-		fails(`mutation { createRedirect(project: "pub", input: {type: "page", fromUrl: "", toUrl: "/b"}) { id } }`, nil, errs.Invalid,
+		fails(`mutation { createRedirect(input: {project: "pub", type: "page", fromUrl: "", toUrl: "/b"}) { redirect { id } errors { path message code } } }`, nil, errs.Invalid,
 			errs.Fields{"from_url": {"This field may not be blank."}})
-		fails(`mutation { createRedirect(project: "pub", input: {type: "moved"}) { id } }`, nil, errs.Invalid, errs.Fields{"type": {`"moved" is not a valid choice.`}})
-		data = ok(`mutation { createRedirect(project: "pub", input: {type: "prefix", fromUrl: "/dev/"}) { id: databaseId type fromUrl toUrl httpStatus } }`, nil)
-		id := int64(dig(data, "createRedirect", "id").(float64))
-		if dig(data, "createRedirect", "toUrl") != "" || dig(data, "createRedirect", "httpStatus") != float64(302) {
+		fails(`mutation { createRedirect(input: {project: "pub", type: "moved"}) { redirect { id } errors { path message code } } }`, nil, errs.Invalid, errs.Fields{"type": {`"moved" is not a valid choice.`}})
+		data = ok(`mutation { createRedirect(input: {project: "pub", type: "prefix", fromUrl: "/dev/"}) { redirect { id: databaseId type fromUrl toUrl httpStatus } errors { path message code } } }`, nil)
+		id := int64(dig(data, "createRedirect", "redirect", "id").(float64))
+		if dig(data, "createRedirect", "redirect", "toUrl") != "" || dig(data, "createRedirect", "redirect", "httpStatus") != float64(302) {
 			t.Errorf("redirect = %v", data)
 		}
-		data = ok(`mutation($id: Int!) { updateRedirect(project: "pub", id: $id, input: {type: "exact", toUrl: "/x/"}) { type fromUrl toUrl } }`, map[string]any{"id": id})
-		if dig(data, "updateRedirect", "fromUrl") != "/dev/" || dig(data, "updateRedirect", "toUrl") != "/x/" {
+		data = ok(`mutation($id: ID!) { updateRedirect(input: {project: "pub", id: $id, type: "exact", toUrl: "/x/"}) { redirect { type fromUrl toUrl } errors { path message code } } }`, map[string]any{"id": id})
+		if dig(data, "updateRedirect", "redirect", "fromUrl") != "/dev/" || dig(data, "updateRedirect", "redirect", "toUrl") != "/x/" {
 			t.Errorf("patched redirect = %v", data)
 		}
-		fails(`mutation($id: Int!) { updateRedirect(project: "pub", id: $id, input: {toUrl: "/y/"}, replace: true) { type } }`, map[string]any{"id": id}, errs.Invalid,
+		fails(`mutation($id: ID!) { updateRedirect(input: {project: "pub", id: $id, replace: true, toUrl: "/y/"}) { redirect { type } errors { path message code } } }`, map[string]any{"id": id}, errs.Invalid,
 			errs.Fields{"type": {"This field is required."}})
-		ok(`mutation($id: Int!) { deleteRedirect(project: "pub", id: $id) }`, map[string]any{"id": id})
-		fails(`mutation($id: Int!) { deleteRedirect(project: "priv", id: $id) }`, map[string]any{"id": id}, errs.NotFound, nil)
+		ok(`mutation($id: ID!) { deleteRedirect(input: {project: "pub", id: $id}) { deletedId errors { path message code } } }`, map[string]any{"id": id})
+		fails(`mutation($id: ID!) { deleteRedirect(input: {project: "priv", id: $id}) { deletedId errors { path message code } } }`, map[string]any{"id": id}, errs.NotFound, nil)
 
 		// Environment variables: the value is write-only.
 		for name, msg := range map[string]string{
@@ -573,36 +574,36 @@ func TestMutations(t *testing.T) {
 			"SECRET": "There is already a variable with this name for this project", "A B": "Variable name can't contain spaces",
 			"A-B": "Only letters, numbers and underscore are allowed",
 		} {
-			fails(`mutation($n: String!) { createEnvironmentVariable(project: "pub", input: {name: $n, value: "v"}) { id } }`, map[string]any{"n": name}, errs.Invalid, errs.Fields{"name": {msg}})
+			fails(`mutation($n: String!) { createEnvironmentVariable(input: {project: "pub", name: $n, value: "v"}) { environmentVariable { id } errors { path message code } } }`, map[string]any{"n": name}, errs.Invalid, errs.Fields{"name": {msg}})
 		}
-		data = ok(`mutation { createEnvironmentVariable(project: "pub", input: {name: "TOKEN", value: "abcd"}) { id: databaseId name project { slug } } }`, nil)
-		evID := int64(dig(data, "createEnvironmentVariable", "id").(float64))
-		ok(`mutation($id: Int!) { deleteEnvironmentVariable(project: "pub", id: $id) }`, map[string]any{"id": evID})
+		data = ok(`mutation { createEnvironmentVariable(input: {project: "pub", name: "TOKEN", value: "abcd"}) { environmentVariable { id: databaseId name project { slug } } errors { path message code } } }`, nil)
+		evID := int64(dig(data, "createEnvironmentVariable", "environmentVariable", "id").(float64))
+		ok(`mutation($id: ID!) { deleteEnvironmentVariable(input: {project: "pub", id: $id}) { deletedId errors { path message code } } }`, map[string]any{"id": evID})
 		if _, err := e.do(alice, `{ project(slug: "pub") { environmentVariables { nodes { value } } } }`, nil); err == nil || !strings.Contains(err.Error(), "value") {
 			t.Errorf("querying a variable's value must be impossible, got %v", err)
 		}
 
 		// Maintainers, privacy, integrations, delete.
-		data = ok(`mutation { addMaintainer(slug: "pub", username: "bob") { users { username } } }`, nil)
-		if len(dig(data, "addMaintainer", "users").([]any)) != 2 {
+		data = ok(`mutation { addMaintainer(input: {slug: "pub", username: "bob"}) { project { users { username } } errors { path message code } } }`, nil)
+		if len(dig(data, "addMaintainer", "project", "users").([]any)) != 2 {
 			t.Errorf("users = %v", data)
 		}
 		// Adding a maintainer twice is a Conflict saying so, not the database's words.
-		if _, err := e.do(alice, `mutation { addMaintainer(slug: "pub", username: "bob") { slug } }`, nil); !errs.Is(err, errs.Conflict) ||
+		if _, err := e.do(alice, `mutation { addMaintainer(input: {slug: "pub", username: "bob"}) { project { slug } errors { path message code } } }`, nil); !errs.Is(err, errs.Conflict) ||
 			!strings.Contains(err.Error(), "The user is already a maintainer of this project.") || strings.Contains(strings.ToLower(err.Error()), "constraint") {
 			t.Errorf("adding a maintainer twice: %v, want Conflict %q", err, "The user is already a maintainer of this project.")
 		}
-		ok(`mutation { removeMaintainer(slug: "pub", username: "bob") { slug } }`, nil)
-		fails(`mutation { removeMaintainer(slug: "pub", username: "alice") { slug } }`, nil, errs.Conflict, nil)
-		data = ok(`mutation { setProjectPrivacy(slug: "pub", privacyLevel: "private") { privacyLevel } }`, nil)
-		if dig(data, "setProjectPrivacy", "privacyLevel") != "private" {
+		ok(`mutation { removeMaintainer(input: {slug: "pub", username: "bob"}) { project { slug } errors { path message code } } }`, nil)
+		fails(`mutation { removeMaintainer(input: {slug: "pub", username: "alice"}) { project { slug } errors { path message code } } }`, nil, errs.Conflict, nil)
+		data = ok(`mutation { setProjectPrivacy(input: {slug: "pub", privacyLevel: "private"}) { project { privacyLevel } errors { path message code } } }`, nil)
+		if dig(data, "setProjectPrivacy", "project", "privacyLevel") != "private" {
 			t.Errorf("privacy = %v", data)
 		}
-		data = ok(`mutation { createIntegration(project: "pub", type: "api_webhook") { id type secret } }`, nil)
-		inID := int64(dig(data, "createIntegration", "id").(float64))
-		ok(`mutation($id: Int!) { deleteIntegration(project: "pub", id: $id) }`, map[string]any{"id": inID})
-		fails(`mutation { createIntegration(project: "pub", type: "svn_hook") { id } }`, nil, errs.Invalid, nil)
-		ok(`mutation { deleteProject(slug: "child") }`, nil)
+		data = ok(`mutation { createIntegration(input: {project: "pub", type: "api_webhook"}) { integration { id type secret } errors { path message code } } }`, nil)
+		inID := int64(dig(data, "createIntegration", "integration", "id").(float64))
+		ok(`mutation($id: ID!) { deleteIntegration(input: {project: "pub", id: $id}) { deletedId errors { path message code } } }`, map[string]any{"id": inID})
+		fails(`mutation { createIntegration(input: {project: "pub", type: "svn_hook"}) { integration { id } errors { path message code } } }`, nil, errs.Invalid, nil)
+		ok(`mutation { deleteProject(input: {slug: "child"}) { deletedId errors { path message code } } }`, nil)
 		fails(`{ project(slug: "child") { slug } }`, nil, errs.NotFound, nil)
 	})
 }
@@ -674,7 +675,7 @@ func TestErrorsReachCallers(t *testing.T) {
 func TestUnstorableText(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
-		_, err := e.do(e.as("alice"), `mutation($n: String!) { importProject(input: {name: $n, repository: {url: "https://a.org/b", type: "git"}}) { slug } }`,
+		_, err := e.do(e.as("alice"), `mutation($n: String!) { importProject(input: {name: $n, repository: {url: "https://a.org/b", type: "git"}}) { project { slug } errors { path message code } } }`,
 			map[string]any{"n": "a\x00b"})
 		if got := errs.FieldsOf(err); !reflect.DeepEqual(got, errs.Fields{"name": {"Null characters are not allowed."}}) {
 			t.Errorf("NUL in a name: %v", err)
@@ -746,7 +747,7 @@ func TestDefaultBranchIsABranchName(t *testing.T) {
 		"--pathspec-from-file=/etc/hostname": false, "-x": false, "a b": false, "a..b": false, "a~1": false,
 		"a:b": false, "x.lock": false, "a/.hidden": false, "a//b": false, "@{u}": false, "dir/": false,
 	} {
-		_, err := e.do(e.as("alice"), `mutation($b: String) { updateProject(slug: "demo", input: {defaultBranch: $b}) { defaultBranch } }`, map[string]any{"b": name})
+		_, err := e.do(e.as("alice"), `mutation($b: String) { updateProject(input: {slug: "demo", defaultBranch: $b}) { project { defaultBranch } errors { path message code } } }`, map[string]any{"b": name})
 		if ok && err != nil {
 			t.Errorf("%q refused: %v", name, err)
 		}
@@ -765,9 +766,9 @@ func TestSubprojectsListVisibleChildren(t *testing.T) {
 			e.importProject("alice", name)
 		}
 		for _, child := range []string{"open", "hidden"} {
-			e.must(e.as("alice"), `mutation($c: String!) { createSubproject(project: "demo", input: {child: $c}) { alias } }`, map[string]any{"c": child})
+			e.must(e.as("alice"), `mutation($c: String!) { createSubproject(input: {project: "demo", child: $c}) { subproject { alias } errors { path message code } } }`, map[string]any{"c": child})
 		}
-		e.must(e.as("alice"), `mutation { setProjectPrivacy(slug: "hidden", privacyLevel: "private") { slug } }`, nil)
+		e.must(e.as("alice"), `mutation { setProjectPrivacy(input: {slug: "hidden", privacyLevel: "private"}) { project { slug } errors { path message code } } }`, nil)
 		for caller, want := range map[string]float64{"": 1, "bob": 1, "alice": 2, "root": 2} {
 			data := e.must(e.as(caller), `{ project(slug: "demo") { subprojects { totalCount nodes { alias } } } }`, nil)
 			if got := dig(data, "project", "subprojects", "totalCount"); got != want {

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -20,6 +21,9 @@ const (
 	DefaultMaxTokens = 3000      // lexical tokens of a document, comments excluded
 	DefaultMaxDepth  = 20        // nesting of fields, fragments expanded
 	DefaultMaxCost   = 20000     // schemaConfig's complexity, fragments and aliases expanded
+	// DefaultMaxSubscriptions is how many subscriptions one WebSocket
+	// connection may run at once.
+	DefaultMaxSubscriptions = 20
 )
 
 // Limits bounds the work one operation on the public endpoint may ask
@@ -30,6 +34,9 @@ type Limits struct {
 	MaxTokens int
 	MaxDepth  int
 	MaxCost   int
+	// MaxSubscriptions bounds the subscriptions running at once on one
+	// WebSocket connection (an SSE connection carries one).
+	MaxSubscriptions int
 }
 
 func orDefault(v, def int) int {
@@ -46,7 +53,57 @@ func (l Limits) withDefaults() Limits {
 		MaxTokens: orDefault(l.MaxTokens, DefaultMaxTokens),
 		MaxDepth:  orDefault(l.MaxDepth, DefaultMaxDepth),
 		MaxCost:   orDefault(l.MaxCost, DefaultMaxCost),
+
+		MaxSubscriptions: orDefault(l.MaxSubscriptions, DefaultMaxSubscriptions),
 	}
+}
+
+// subscriptionSlots counts the subscriptions running on one WebSocket
+// connection; the connection's context carries it to every operation.
+type subscriptionSlots struct {
+	mu      sync.Mutex // guards running
+	running int
+	max     int
+}
+
+type subscriptionSlotsKey struct{}
+
+// withSubscriptionSlots returns the context of a new connection that may
+// run max subscriptions at once (no bound when max <= 0).
+func withSubscriptionSlots(ctx context.Context, max int) context.Context {
+	if max <= 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, subscriptionSlotsKey{}, &subscriptionSlots{max: max})
+}
+
+// takeSubscriptionSlot takes one of the connection's subscription slots
+// (none to take outside a WebSocket connection) and returns the function
+// that gives it back, which may be called more than once. A connection
+// whose slots are taken gets a TooComplex error naming the limit.
+func takeSubscriptionSlot(ctx context.Context) (release func(), err error) {
+	s, ok := ctx.Value(subscriptionSlotsKey{}).(*subscriptionSlots)
+	if !ok {
+		return func() {}, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running >= s.max {
+		return nil, &errs.Error{
+			Kind: errs.TooComplex, Op: "graph.subscriptions",
+			Message: fmt.Sprintf("Too many subscriptions on this connection: at most %d run at once; complete one first, or open another connection.", s.max),
+			Details: map[string]any{"limit": "subscriptions per connection", "maximum": s.max, "actual": s.running + 1},
+		}
+	}
+	s.running++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			s.running--
+			s.mu.Unlock()
+		})
+	}, nil
 }
 
 // tooComplex is the TooComplex error of an operation over limit: which

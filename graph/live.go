@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -59,6 +60,77 @@ func (p PollBuildChanges) Watch(ctx context.Context, id int64) <-chan struct{} {
 	return ch
 }
 
+// DefaultBuildFallbackInterval is how often SignalledBuildChanges wakes
+// its watchers without a signal.
+const DefaultBuildFallbackInterval = 5 * time.Second
+
+// SignalledBuildChanges is the BuildChanges of a node that hears of build
+// writes: whoever learns that builds or their commands were written (a
+// store commit hook, a LISTEN/NOTIFY subscription) calls Signal, and every
+// watcher wakes (a signal names no build: each subscription reads its own
+// and sends only what changed). Watchers also wake every Fallback, for
+// signals lost in a reconnection and for writes no hook hears (another
+// process on a SQLite file).
+type SignalledBuildChanges struct {
+	Fallback time.Duration // DefaultBuildFallbackInterval when zero
+
+	mu       sync.Mutex // guards watchers
+	watchers map[chan struct{}]bool
+}
+
+// Signal wakes every watcher; it never blocks (a watcher with a wake-up
+// pending needs no second one).
+func (s *SignalledBuildChanges) Signal() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for w := range s.watchers {
+		select {
+		case w <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Watch implements BuildChanges: the channel receives after each Signal
+// and each Fallback, and is closed when ctx ends.
+func (s *SignalledBuildChanges) Watch(ctx context.Context, id int64) <-chan struct{} {
+	fallback := s.Fallback
+	if fallback <= 0 {
+		fallback = DefaultBuildFallbackInterval
+	}
+	w := make(chan struct{}, 1) // never closed: Signal may send at any time
+	s.mu.Lock()
+	if s.watchers == nil {
+		s.watchers = map[chan struct{}]bool{}
+	}
+	s.watchers[w] = true
+	s.mu.Unlock()
+	out := make(chan struct{}, 1)
+	go func() {
+		defer close(out)
+		defer func() {
+			s.mu.Lock()
+			delete(s.watchers, w)
+			s.mu.Unlock()
+		}()
+		t := time.NewTicker(fallback)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-w:
+			case <-t.C:
+			}
+			select {
+			case out <- struct{}{}:
+			default: // a wake-up is already pending
+			}
+		}
+	}()
+	return out
+}
+
 func (r *Resolver) buildChanges() BuildChanges {
 	if r.Changes != nil {
 		return r.Changes
@@ -69,13 +141,19 @@ func (r *Resolver) buildChanges() BuildChanges {
 // buildUpdated streams build id as the viewer may see it: at once, then
 // after every change of its row or its commands, until it has finished or
 // ctx ends. An invisible build is NotFound, as for the build query; a
-// build that becomes invisible ends the stream at its next change.
+// build that becomes invisible ends the stream at its next change. The
+// stream holds one of its connection's subscription slots while it runs.
 func (r *Resolver) buildUpdated(ctx context.Context, id int64) (<-chan *store.Build, error) {
-	b, err := r.Store.FindBuildByID(ctx, id)
+	release, err := takeSubscriptionSlot(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := r.visibleBuild(ctx, b, false); err != nil {
+	b, err := r.Store.FindBuildByID(ctx, id)
+	if err == nil {
+		_, err = r.visibleBuild(ctx, b, false)
+	}
+	if err != nil {
+		release()
 		return nil, err
 	}
 	out := make(chan *store.Build)
@@ -84,6 +162,7 @@ func (r *Resolver) buildUpdated(ctx context.Context, id int64) (<-chan *store.Bu
 	go func() {
 		defer close(out)
 		defer stop()
+		defer release()
 		last := ""
 		for {
 			b, mark, err := r.buildState(ctx, id)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -190,10 +191,16 @@ func followQuery(id int64) string {
 // 20 ms, with a queued build of pub's v1.0.
 func liveEnv(t *testing.T, d store.Dialect) (*env, *httptest.Server, *store.Build) {
 	t.Helper()
+	return liveEnvWith(t, d, func(*store.Store) graph.BuildChanges { return graph.PollBuildChanges{Interval: 20 * time.Millisecond} })
+}
+
+// liveEnvWith is liveEnv with the BuildChanges changes makes for its store.
+func liveEnvWith(t *testing.T, d store.Dialect, changes func(*store.Store) graph.BuildChanges) (*env, *httptest.Server, *store.Build) {
+	t.Helper()
 	e := newEnv(t, d)
 	e.fixture()
 	ctx := context.Background()
-	r := &graph.Resolver{Store: e.store, Changes: graph.PollBuildChanges{Interval: 20 * time.Millisecond}}
+	r := &graph.Resolver{Store: e.store, Changes: changes(e.store)}
 	srv := httptest.NewServer(r.Handler())
 	t.Cleanup(srv.Close)
 	pub, _ := e.store.FindProjectBySlug(ctx, "pub")
@@ -210,11 +217,32 @@ func liveEnv(t *testing.T, d store.Dialect) (*env, *httptest.Server, *store.Buil
 // output as it grows and finishes it; each change arrives, and the
 // stream completes after the build has finished.
 func TestBuildUpdated(t *testing.T) {
-	storetest.Dialects(t, testBuildUpdated)
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e, srv, b := liveEnv(t, d)
+		testBuildUpdated(t, e, srv, b)
+	})
 }
 
-func testBuildUpdated(t *testing.T, d store.Dialect) {
-	e, srv, b := liveEnv(t, d)
+// TestBuildUpdatedSignalled is TestBuildUpdated woken by signals only (as
+// docsd serve wires it: the store's commits of builds and commands signal,
+// on PostgreSQL through LISTEN/NOTIFY): the fallback poll is an hour, so
+// every event the test waits for came from a signal.
+func TestBuildUpdatedSignalled(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e, srv, b := liveEnvWith(t, d, func(s *store.Store) graph.BuildChanges {
+			changes := &graph.SignalledBuildChanges{Fallback: time.Hour}
+			s.OnCommit(func(_ context.Context, tables []string) {
+				if slices.Contains(tables, "builds") || slices.Contains(tables, "build_commands") {
+					changes.Signal()
+				}
+			})
+			return changes
+		})
+		testBuildUpdated(t, e, srv, b)
+	})
+}
+
+func testBuildUpdated(t *testing.T, e *env, srv *httptest.Server, b *store.Build) {
 	ctx := context.Background()
 	key, _, err := e.store.CreateToken(ctx, e.users["alice"].ID)
 	if err != nil {
@@ -328,8 +356,8 @@ func TestCancelAndRetryBuild(t *testing.T) {
 			t.Fatal(err)
 		}
 		privBuilds, _, _ := e.store.FindBuilds(ctx, store.BuildFilter{ProjectID: &priv.ID})
-		const cancel = `mutation($id: Int!) { cancelBuild(id: $id) { id state { code } success error } }`
-		const retry = `mutation($id: Int!) { retryBuild(id: $id) { triggered build { id: databaseId state { code } version { slug } } } }`
+		const cancel = `mutation($id: ID!) { cancelBuild(input: {id: $id}) { build { id state { code } success error } errors { path message code } } }`
+		const retry = `mutation($id: ID!) { retryBuild(input: {id: $id}) { triggered build { id: databaseId state { code } version { slug } } errors { path message code } } }`
 		for _, tc := range []struct {
 			name, user, query string
 			id                int64
@@ -347,7 +375,7 @@ func TestCancelAndRetryBuild(t *testing.T) {
 			}
 		}
 		data := e.must(e.as("alice"), cancel, map[string]any{"id": queued.ID})
-		if dig(data, "cancelBuild", "state", "code") != "finished" || dig(data, "cancelBuild", "success") != false || dig(data, "cancelBuild", "error") != store.CancelledMessage {
+		if dig(data, "cancelBuild", "build", "state", "code") != "finished" || dig(data, "cancelBuild", "build", "success") != false || dig(data, "cancelBuild", "build", "error") != store.CancelledMessage {
 			t.Errorf("cancel of a queued build: %v", data)
 		}
 		if _, err := e.do(e.as("alice"), cancel, map[string]any{"id": queued.ID}); kind(err) != "CONFLICT" {
@@ -382,5 +410,90 @@ func TestBuildUpdatedEndsWhenHidden(t *testing.T) {
 	}
 	if ev := s.next(); !ev.done {
 		t.Errorf("after the project became private: %v; want the end of the stream", ev.payload)
+	}
+}
+
+// TestSubscriptionsPerConnection: one WebSocket connection runs at most
+// Limits.MaxSubscriptions subscriptions at once; one more is an error
+// event with QUERY_TOO_COMPLEX, and completing one frees its slot.
+func TestSubscriptionsPerConnection(t *testing.T) {
+	e := newEnv(t, store.SQLite)
+	e.fixture()
+	ctx, cancel := context.WithTimeout(context.Background(), liveDeadline)
+	defer cancel()
+	pub, _ := e.store.FindProjectBySlug(ctx, "pub")
+	v, _ := e.store.FindVersionBySlug(ctx, pub.ID, "v1.0")
+	b, err := e.store.CreateBuild(ctx, v, nil) // queued: its streams stay open
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &graph.Resolver{Store: e.store, Changes: graph.PollBuildChanges{Interval: 20 * time.Millisecond},
+		Settings: graph.Settings{Endpoint: graph.Endpoint{Limits: graph.Limits{MaxSubscriptions: 2}}}}
+	srv := httptest.NewServer(r.Handler())
+	defer srv.Close()
+	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/graphql", &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	send := func(msg map[string]any) {
+		t.Helper()
+		if err := wsjson.Write(ctx, conn, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// first returns the first message about subscription id, skipping the rest.
+	first := func(id string) (typ string, payload json.RawMessage) {
+		t.Helper()
+		for {
+			var msg struct {
+				ID      string          `json:"id"`
+				Type    string          `json:"type"`
+				Payload json.RawMessage `json:"payload"`
+			}
+			if err := wsjson.Read(ctx, conn, &msg); err != nil {
+				t.Fatalf("reading the answer to %s: %v", id, err)
+			}
+			if msg.ID == id {
+				return msg.Type, msg.Payload
+			}
+		}
+	}
+	subscribe := func(id string) {
+		send(map[string]any{"id": id, "type": "subscribe", "payload": map[string]any{"query": followQuery(b.ID)}})
+	}
+	send(map[string]any{"type": "connection_init"})
+	if typ, _ := first(""); typ != "connection_ack" {
+		t.Fatalf("connection_init answered %s", typ)
+	}
+	for _, id := range []string{"1", "2"} {
+		subscribe(id)
+		if typ, p := first(id); typ != "next" {
+			t.Fatalf("subscription %s: %s %s, want next", id, typ, p)
+		}
+	}
+	subscribe("3")
+	typ, p := first("3") // a resolver's error: `next` with errors and no data, as for NOT_FOUND
+	var answer map[string]any
+	json.Unmarshal(p, &answer)
+	if typ != "next" || answer["data"] != nil || dig(answer, "errors", 0, "extensions", "code") != "QUERY_TOO_COMPLEX" ||
+		dig(answer, "errors", 0, "extensions", "details", "maximum") != float64(2) {
+		t.Fatalf("a third subscription: %s %s, want one QUERY_TOO_COMPLEX error with maximum 2", typ, p)
+	}
+	// Completing one frees its slot (released when its stream ends, so
+	// the next subscribe may come a moment before: try until it fits).
+	send(map[string]any{"id": "1", "type": "complete"})
+	for i := 4; ; i++ {
+		id := fmt.Sprint(i)
+		subscribe(id)
+		typ, p := first(id)
+		var answer map[string]any
+		json.Unmarshal(p, &answer)
+		if typ == "next" && dig(answer, "data", "buildUpdated", "id") == float64(b.ID) {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("no slot came free after a complete")
+		}
 	}
 }

@@ -12,21 +12,28 @@ import (
 	"docsd/storetest"
 )
 
-// TestMalformedBodies checks that request bodies gqlgen cannot decode are a
-// client error with a code, never a panic answered as INTERNAL.
+// TestMalformedBodies checks that request bodies gqlgen cannot decode, and
+// requests no transport takes, are a client error with a code, never a
+// panic answered as INTERNAL nor an error without extensions.code.
 func TestMalformedBodies(t *testing.T) {
 	s := storetest.Open(t, store.SQLite)
 	r := &graph.Resolver{Store: s}
 	srv := httptest.NewServer(r.Handler())
 	defer srv.Close()
-	for _, tc := range []struct{ name, body, accept string }{
-		{"bad JSON", `{bad json`, ""},
-		{"batch", `[{"query": "{ viewer { username } }"}]`, ""},
-		{"bad JSON as SSE", `{bad`, "text/event-stream"},
+	for _, tc := range []struct{ name, method, contentType, body, accept string }{
+		{"bad JSON", "POST", "application/json", `{bad json`, ""},
+		{"batch", "POST", "application/json", `[{"query": "{ viewer { username } }"}]`, ""},
+		{"bad JSON as SSE", "POST", "application/json", `{bad`, "text/event-stream"},
+		// No transport takes these: gqlgen's answer has no code, docsd's INVALID.
+		{"plain text", "POST", "text/plain", `{"query": "{ viewer { username } }"}`, ""},
+		{"PUT", "PUT", "application/json", `{"query": "{ viewer { username } }"}`, ""},
+		{"DELETE", "DELETE", "", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(tc.body))
-			req.Header.Set("Content-Type", "application/json")
+			req, _ := http.NewRequest(tc.method, srv.URL, strings.NewReader(tc.body))
+			if tc.contentType != "" {
+				req.Header.Set("Content-Type", tc.contentType)
+			}
 			if tc.accept != "" {
 				req.Header.Set("Accept", tc.accept)
 			}

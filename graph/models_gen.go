@@ -10,6 +10,22 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 )
 
+// A project and the user to make its maintainer.
+type AddMaintainerInput struct {
+	// The project's slug.
+	Slug string `json:"slug"`
+	// The user's username.
+	Username string `json:"username"`
+}
+
+// The outcome of `addMaintainer`.
+type AddMaintainerPayload struct {
+	// The project with its maintainers; null with errors or `validateOnly`.
+	Project *store.Project `json:"project,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
 // A page of builds (a Relay cursor connection).
 type BuildConnection struct {
 	// All builds of the list, whatever the page.
@@ -60,6 +76,20 @@ type BuildUrls struct {
 	Version string `json:"version"`
 }
 
+// The build to cancel.
+type CancelBuildInput struct {
+	// The build: its global id (`Build.id`) or its database id.
+	ID string `json:"id"`
+}
+
+// The outcome of `cancelBuild`.
+type CancelBuildPayload struct {
+	// The build as cancelled (it may still be running: see the mutation); null with errors or `validateOnly`.
+	Build *store.Build `json:"build,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
 // A code of a closed list of choices with its display name (e.g. a language: `en`, `English`).
 type Choice struct {
 	// The code stored and sent in inputs (`en`).
@@ -68,12 +98,22 @@ type Choice struct {
 	Name string `json:"name"`
 }
 
+// The upload's build and how the upload went.
+type CompleteUploadInput struct {
+	// The upload's build: its global id (`Build.id`) or its database id.
+	Build string `json:"build"`
+	// `success` or `failed`.
+	Status string `json:"status"`
+}
+
 // The outcome of `completeUpload`.
 type CompleteUploadPayload struct {
-	// `queued`, `failed` (the build failed as reported), or a refusal: `build-not-found`, `not-admin`, `not-pending`, `not-stored`.
+	// `queued`, `failed` (the build failed as reported), or a refusal: `build-not-found`, `not-admin`, `not-pending`, `not-stored`, or `invalid` (the input is wrong: see `errors`).
 	Outcome string `json:"outcome"`
 	// The upload's build; null with a refusal.
 	Build *store.Build `json:"build,omitempty"`
+	// What is wrong with the input; empty otherwise (refusals are outcomes).
+	Errors []*errs.UserError `json:"errors"`
 }
 
 // What to create an API key with.
@@ -94,12 +134,148 @@ type CreateAPITokenPayload struct {
 	Errors []*errs.UserError `json:"errors"`
 }
 
-// The project to nest and the alias it is served under.
+// A build environment variable to create, and its project.
+type CreateEnvironmentVariableInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The variable's name: letters, digits and underscores, not starting with `__` or `READTHEDOCS`.
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
+	// At most 48000 characters; all values of a project together at most 256000.
+	Value graphql.Omittable[*string] `json:"value,omitempty"`
+	// Also given to pull-request builds; default false.
+	Public graphql.Omittable[*bool] `json:"public,omitempty"`
+	// Only check the input: `errors` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null.
+	ValidateOnly *bool `json:"validateOnly,omitempty"`
+}
+
+// The outcome of `createEnvironmentVariable`.
+type CreateEnvironmentVariablePayload struct {
+	// The new variable; null with errors or `validateOnly`.
+	EnvironmentVariable *store.EnvironmentVariable `json:"environmentVariable,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// A project and the integration to create for it.
+type CreateIntegrationInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// An integration type code (`github_webhook`, `gitlab_webhook`, `bitbucket_webhook`, `api_webhook`).
+	Type string `json:"type"`
+}
+
+// The outcome of `createIntegration`.
+type CreateIntegrationPayload struct {
+	// The new integration; null with errors or `validateOnly`.
+	Integration *store.Integration `json:"integration,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// The outcome of `createRedirect`.
+type CreateRedirectPayload struct {
+	// The new redirect; null with errors or `validateOnly`.
+	Redirect *store.Redirect `json:"redirect,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// The parent project, the project to nest and the alias it is served under.
 type CreateSubprojectInput struct {
+	// The parent project's slug.
+	Project string `json:"project"`
 	// The slug of the project to nest (you must maintain it).
 	Child graphql.Omittable[*string] `json:"child,omitempty"`
 	// The path segment to serve the child under (default: its slug).
 	Alias graphql.Omittable[*string] `json:"alias,omitempty"`
+	// Only check the input: `errors` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null.
+	ValidateOnly *bool `json:"validateOnly,omitempty"`
+}
+
+// The outcome of `createSubproject`.
+type CreateSubprojectPayload struct {
+	// The new subproject relationship; null with errors or `validateOnly`.
+	Subproject *store.Relationship `json:"subproject,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// The variable to delete.
+type DeleteEnvironmentVariableInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The variable: its global id (`EnvironmentVariable.id`) or its database id; one of another project is NOT_FOUND.
+	ID string `json:"id"`
+}
+
+// The outcome of `deleteEnvironmentVariable`.
+type DeleteEnvironmentVariablePayload struct {
+	// The global id of the deleted variable (`node(id:)` answers null for it from now on); null with errors.
+	DeletedID *string `json:"deletedId,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// The integration to delete.
+type DeleteIntegrationInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The integration's database id (`Integration.id`); one of another project is NOT_FOUND.
+	ID string `json:"id"`
+}
+
+// The outcome of `deleteIntegration`.
+type DeleteIntegrationPayload struct {
+	// The database id of the deleted integration (integrations are not `Node`s); null with errors.
+	DeletedID *string `json:"deletedId,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// The project to delete.
+type DeleteProjectInput struct {
+	// The project's slug.
+	Slug string `json:"slug"`
+}
+
+// The outcome of `deleteProject`.
+type DeleteProjectPayload struct {
+	// The global id of the deleted project (`node(id:)` answers null for it from now on); null with errors.
+	DeletedID *string `json:"deletedId,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// The redirect to delete.
+type DeleteRedirectInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The redirect: its global id (`Redirect.id`) or its database id; one of another project is NOT_FOUND.
+	ID string `json:"id"`
+}
+
+// The outcome of `deleteRedirect`.
+type DeleteRedirectPayload struct {
+	// The global id of the deleted redirect (`node(id:)` answers null for it from now on); null with errors.
+	DeletedID *string `json:"deletedId,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// The subproject to un-nest.
+type DeleteSubprojectInput struct {
+	// The parent project's slug.
+	Project string `json:"project"`
+	// The subproject's alias.
+	Alias string `json:"alias"`
+}
+
+// The outcome of `deleteSubproject`.
+type DeleteSubprojectPayload struct {
+	// The global id of the deleted subproject relationship (`node(id:)` answers null for it from now on); null with errors.
+	DeletedID *string `json:"deletedId,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
 }
 
 // Download URLs; a format that does not exist is null.
@@ -132,16 +308,6 @@ type EnvironmentVariableEdge struct {
 	Node *store.EnvironmentVariable `json:"node"`
 }
 
-// A build environment variable to create.
-type EnvironmentVariableInput struct {
-	// The variable's name: letters, digits and underscores, not starting with `__` or `READTHEDOCS`.
-	Name graphql.Omittable[*string] `json:"name,omitempty"`
-	// At most 48000 characters; all values of a project together at most 256000.
-	Value graphql.Omittable[*string] `json:"value,omitempty"`
-	// Also given to pull-request builds; default false.
-	Public graphql.Omittable[*bool] `json:"public,omitempty"`
-}
-
 // The fields of a project import; `name` and `repository` are required.
 type ImportProjectInput struct {
 	// The display name; the slug is made from it.
@@ -162,6 +328,16 @@ type ImportProjectInput struct {
 	ExternalBuildsPrivacyLevel graphql.Omittable[*string] `json:"externalBuildsPrivacyLevel,omitempty"`
 	// A relative path ending in .readthedocs.yaml; null or blank: none.
 	ReadthedocsYamlPath graphql.Omittable[*string] `json:"readthedocsYamlPath,omitempty"`
+	// Only check the input: `errors` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null.
+	ValidateOnly *bool `json:"validateOnly,omitempty"`
+}
+
+// The outcome of `importProject`.
+type ImportProjectPayload struct {
+	// The imported project; null with errors or `validateOnly`.
+	Project *store.Project `json:"project,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
 }
 
 // What an upload of prebuilt docs is for (api-2026.md §A4.5).
@@ -180,7 +356,7 @@ type InitiateUploadInput struct {
 
 // The outcome of `initiateUpload`.
 type InitiateUploadPayload struct {
-	// `created`, or why nothing was created: `project-not-found`, `not-admin`, `disabled`, `inactive`, `too-many-pending`.
+	// `created`, or why nothing was created: `project-not-found`, `not-admin`, `disabled`, `inactive`, `too-many-pending`, or `invalid` (the input is wrong: see `errors`).
 	Outcome string `json:"outcome"`
 	// With `too-many-pending`: seconds until the oldest pending upload expires.
 	RetryAfter *int64 `json:"retryAfter,omitempty"`
@@ -190,6 +366,8 @@ type InitiateUploadPayload struct {
 	Version *store.Version `json:"version,omitempty"`
 	// Where to POST the archive, when created.
 	UploadURL *UploadURL `json:"uploadUrl,omitempty"`
+	// What is wrong with the input; empty otherwise (refusals are outcomes).
+	Errors []*errs.UserError `json:"errors"`
 }
 
 // The entry points for writing. Writes need a signed-in caller; most need a maintainer of the project concerned.
@@ -298,40 +476,6 @@ type ProjectAdminFields struct {
 	AnalyticsDisabled bool `json:"analyticsDisabled"`
 }
 
-// The admin settings to change (superusers); a field not sent keeps its value.
-type ProjectAdminInput struct {
-	// Whether the project's builds are disabled.
-	Skip *bool `json:"skip,omitempty"`
-	// Whether builds make a PDF.
-	EnablePDFBuild *bool `json:"enablePdfBuild,omitempty"`
-	// Whether builds make an EPUB.
-	EnableEpubBuild *bool `json:"enableEpubBuild,omitempty"`
-	// A requirements file builds install.
-	RequirementsFile *string `json:"requirementsFile,omitempty"`
-	// The path of Sphinx's conf.py.
-	ConfPyFile *string `json:"confPyFile,omitempty"`
-	// Whether builds install the project itself.
-	InstallProject *bool `json:"installProject,omitempty"`
-	// The Python builds use.
-	PythonInterpreter *string `json:"pythonInterpreter,omitempty"`
-	// Whether builds see the system's Python packages.
-	UseSystemPackages *bool `json:"useSystemPackages,omitempty"`
-	// Whether pull requests are built.
-	ExternalBuildsEnabled *bool `json:"externalBuildsEnabled,omitempty"`
-	// Seconds; 0 restores the operator default.
-	BuildTimeLimit *int64 `json:"buildTimeLimit,omitempty"`
-	// The privacy level new versions get.
-	VersionPrivacyLevel *string `json:"versionPrivacyLevel,omitempty"`
-	// The project's description.
-	Description *string `json:"description,omitempty"`
-	// A documentation type code (behavior.md §10.5).
-	DocumentationType *string `json:"documentationType,omitempty"`
-	// Replaces the project's tags.
-	Tags []string `json:"tags,omitempty"`
-	// Whether served HTML pages get the reader client (reader.md R.5.1).
-	AddonsEnabled *bool `json:"addonsEnabled,omitempty"`
-}
-
 // A page of projects (a Relay cursor connection).
 type ProjectConnection struct {
 	// All projects of the list, whatever the page.
@@ -404,26 +548,6 @@ type RedirectEdge struct {
 	Node *store.Redirect `json:"node"`
 }
 
-// Fields of a redirect write (api-2026.md §A2.1); absent fields keep their stored values on updates.
-type RedirectInput struct {
-	// A redirect type code (required when creating and with `replace`).
-	Type graphql.Omittable[*string] `json:"type,omitempty"`
-	// The path to match; which types need it: api-2026.md §A2.1.
-	FromURL graphql.Omittable[*string] `json:"fromUrl,omitempty"`
-	// Where to send the reader; which types need it: api-2026.md §A2.1.
-	ToURL graphql.Omittable[*string] `json:"toUrl,omitempty"`
-	// 301 or 302; 302 when a redirect is created without it.
-	HTTPStatus graphql.Omittable[*int64] `json:"httpStatus,omitempty"`
-	// Where to insert (create, default 0) or move (update) the redirect; past the end means last.
-	Position graphql.Omittable[*int64] `json:"position,omitempty"`
-	// Whether the redirect also applies when the requested page exists.
-	Force graphql.Omittable[*bool] `json:"force,omitempty"`
-	// true when a redirect is created without it.
-	Enabled graphql.Omittable[*bool] `json:"enabled,omitempty"`
-	// null is stored as the empty string.
-	Description graphql.Omittable[*string] `json:"description,omitempty"`
-}
-
 // Where a project's redirects send one docs request (Project.resolveRedirect).
 type RedirectResolution struct {
 	// The redirect that applies: the first forced one that matches, else the first that matches.
@@ -434,6 +558,22 @@ type RedirectResolution struct {
 	HTTPStatus int64 `json:"httpStatus"`
 	// Whether the redirect applies only when the requested page does not exist (it is not forced); a forced one applies whenever the requested version is served.
 	OnlyWhenPageMissing bool `json:"onlyWhenPageMissing"`
+}
+
+// A project and the maintainer to remove.
+type RemoveMaintainerInput struct {
+	// The project's slug.
+	Slug string `json:"slug"`
+	// The user's username.
+	Username string `json:"username"`
+}
+
+// The outcome of `removeMaintainer`.
+type RemoveMaintainerPayload struct {
+	// The project with its maintainers; null with errors or `validateOnly`.
+	Project *store.Project `json:"project,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
 }
 
 // A project's source repository.
@@ -450,6 +590,12 @@ type RepositoryInput struct {
 	URL graphql.Omittable[*string] `json:"url,omitempty"`
 	// A repository type code: `git`, `svn`, `hg` or `bzr`.
 	Type graphql.Omittable[*string] `json:"type,omitempty"`
+}
+
+// The build whose version to build again.
+type RetryBuildInput struct {
+	// The build: its global id (`Build.id`) or its database id.
+	ID string `json:"id"`
 }
 
 // Which API key to revoke.
@@ -538,6 +684,118 @@ type SearchScopePair struct {
 	Version string `json:"version"`
 }
 
+// The project and the admin settings to change (superusers); a field not sent keeps its value.
+type SetProjectAdminFieldsInput struct {
+	// The project's slug.
+	Slug string `json:"slug"`
+	// Whether the project's builds are disabled.
+	Skip *bool `json:"skip,omitempty"`
+	// Whether builds make a PDF.
+	EnablePDFBuild *bool `json:"enablePdfBuild,omitempty"`
+	// Whether builds make an EPUB.
+	EnableEpubBuild *bool `json:"enableEpubBuild,omitempty"`
+	// A requirements file builds install.
+	RequirementsFile *string `json:"requirementsFile,omitempty"`
+	// The path of Sphinx's conf.py.
+	ConfPyFile *string `json:"confPyFile,omitempty"`
+	// Whether builds install the project itself.
+	InstallProject *bool `json:"installProject,omitempty"`
+	// The Python builds use.
+	PythonInterpreter *string `json:"pythonInterpreter,omitempty"`
+	// Whether builds see the system's Python packages.
+	UseSystemPackages *bool `json:"useSystemPackages,omitempty"`
+	// Whether pull requests are built.
+	ExternalBuildsEnabled *bool `json:"externalBuildsEnabled,omitempty"`
+	// Seconds; 0 restores the operator default.
+	BuildTimeLimit *int64 `json:"buildTimeLimit,omitempty"`
+	// The privacy level new versions get.
+	VersionPrivacyLevel *string `json:"versionPrivacyLevel,omitempty"`
+	// The project's description.
+	Description *string `json:"description,omitempty"`
+	// A documentation type code (behavior.md §10.5).
+	DocumentationType *string `json:"documentationType,omitempty"`
+	// Replaces the project's tags.
+	Tags []string `json:"tags,omitempty"`
+	// Whether served HTML pages get the reader client (reader.md R.5.1).
+	AddonsEnabled *bool `json:"addonsEnabled,omitempty"`
+}
+
+// The outcome of `setProjectAdminFields`.
+type SetProjectAdminFieldsPayload struct {
+	// The project as updated; null with errors or `validateOnly`.
+	Project *store.Project `json:"project,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// A project and its new privacy level.
+type SetProjectPrivacyInput struct {
+	// The project's slug.
+	Slug string `json:"slug"`
+	// A privacy level code: `public`, `protected` or `private`.
+	PrivacyLevel string `json:"privacyLevel"`
+}
+
+// The outcome of `setProjectPrivacy`.
+type SetProjectPrivacyPayload struct {
+	// The project as updated; null with errors or `validateOnly`.
+	Project *store.Project `json:"project,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// A translation and its main project.
+type SetTranslationOfInput struct {
+	// The translation's slug.
+	Slug string `json:"slug"`
+	// The main project's slug; null unlinks the translation.
+	Main *string `json:"main,omitempty"`
+}
+
+// The outcome of `setTranslationOf`.
+type SetTranslationOfPayload struct {
+	// The translation as updated; null with errors or `validateOnly`.
+	Project *store.Project `json:"project,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// A version and its new privacy level.
+type SetVersionPrivacyInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The version's slug.
+	Version string `json:"version"`
+	// A privacy level code: `public`, `protected` or `private`.
+	PrivacyLevel string `json:"privacyLevel"`
+}
+
+// The outcome of `setVersionPrivacy`.
+type SetVersionPrivacyPayload struct {
+	// The version as updated; null with errors or `validateOnly`.
+	Version *store.Version `json:"version,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// A version and whether the upload API publishes it.
+type SetVersionUploadedInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The version's slug.
+	Version string `json:"version"`
+	// Whether the version is published by the upload API.
+	Uploaded bool `json:"uploaded"`
+}
+
+// The outcome of `setVersionUploaded`.
+type SetVersionUploadedPayload struct {
+	// The version as updated; null with errors or `validateOnly`.
+	Version *store.Version `json:"version,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
 // A page of subprojects (a Relay cursor connection).
 type SubprojectConnection struct {
 	// All subprojects of the list, whatever the page.
@@ -562,28 +820,48 @@ type SubprojectEdge struct {
 type Subscription struct {
 }
 
+// The project whose versions to sync.
+type SyncVersionsInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+}
+
 // The outcome of `syncVersions`.
 type SyncVersionsPayload struct {
-	// The project.
-	Project *store.Project `json:"project"`
+	// The project; null with errors.
+	Project *store.Project `json:"project,omitempty"`
 	// Whether a sync was queued (or was already queued).
 	Triggered bool `json:"triggered"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// The version to build.
+type TriggerBuildInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The version's slug.
+	Version string `json:"version"`
 }
 
 // The outcome of `triggerBuild` or `retryBuild`.
 type TriggerBuildPayload struct {
 	// Null when nothing was queued.
 	Build *store.Build `json:"build,omitempty"`
-	// The project of the version.
-	Project *store.Project `json:"project"`
-	// The version to build.
-	Version *store.Version `json:"version"`
+	// The project of the version; null with errors.
+	Project *store.Project `json:"project,omitempty"`
+	// The version to build; null with errors.
+	Version *store.Version `json:"version,omitempty"`
 	// Whether a build was queued.
 	Triggered bool `json:"triggered"`
+	// What is wrong with the input (validation and conflicts, e.g. an uploaded version); empty otherwise.
+	Errors []*errs.UserError `json:"errors"`
 }
 
-// The project fields to change; a field not sent keeps its value.
+// The project to update and the fields to change; a field not sent keeps its value.
 type UpdateProjectInput struct {
+	// The slug of the project to update (the slug itself does not change).
+	Slug string `json:"slug"`
 	// The display name (the slug does not change).
 	Name graphql.Omittable[*string] `json:"name,omitempty"`
 	// The repository to build from.
@@ -618,16 +896,52 @@ type UpdateProjectInput struct {
 	ExternalBuildsEnabled graphql.Omittable[*bool] `json:"externalBuildsEnabled,omitempty"`
 	// Stored only: docsd injects no analytics.
 	AnalyticsDisabled graphql.Omittable[*bool] `json:"analyticsDisabled,omitempty"`
+	// Apply PUT's rules (see the mutation's description).
+	Replace *bool `json:"replace,omitempty"`
+	// Only check the input: `errors` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null.
+	ValidateOnly *bool `json:"validateOnly,omitempty"`
 }
 
-// The version fields to change; a field not sent keeps its value.
+// The outcome of `updateProject`.
+type UpdateProjectPayload struct {
+	// The project as updated; null with errors or `validateOnly`.
+	Project *store.Project `json:"project,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// The outcome of `updateRedirect`.
+type UpdateRedirectPayload struct {
+	// The redirect as updated; null with errors or `validateOnly`.
+	Redirect *store.Redirect `json:"redirect,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// The version to update and the fields to change; a field not sent keeps its value.
 type UpdateVersionInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The version's slug.
+	Version string `json:"version"`
 	// Whether the version is built and served.
 	Active graphql.Omittable[*bool] `json:"active,omitempty"`
 	// Whether reader-facing listings leave the version out.
 	Hidden graphql.Omittable[*bool] `json:"hidden,omitempty"`
 	// Choice of public, protected, private.
 	PrivacyLevel graphql.Omittable[*string] `json:"privacyLevel,omitempty"`
+	// Apply PUT's rules (see the mutation's description).
+	Replace *bool `json:"replace,omitempty"`
+	// Only check the input: `errors` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null.
+	ValidateOnly *bool `json:"validateOnly,omitempty"`
+}
+
+// The outcome of `updateVersion`.
+type UpdateVersionPayload struct {
+	// The version as updated; null with errors or `validateOnly`.
+	Version *store.Version `json:"version,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
 }
 
 // Where and how to POST an upload archive.
@@ -636,6 +950,26 @@ type UploadURL struct {
 	URL string `json:"url"`
 	// The form fields to send with the `file` part, as an object of strings.
 	Fields json.RawMessage `json:"fields"`
+}
+
+// A page of users (a Relay cursor connection).
+type UserConnection struct {
+	// All users of the list, whatever the page.
+	TotalCount int64 `json:"totalCount"`
+	// The page's users with their cursors.
+	Edges []*UserEdge `json:"edges"`
+	// The page's users (the edges' nodes).
+	Nodes []*store.User `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// One of a page's users, with the cursor that pages from it.
+type UserEdge struct {
+	// Pass it as `after` (or `before`) to get the users that follow (precede) this one.
+	Cursor string `json:"cursor"`
+	// The User.
+	Node *store.User `json:"node"`
 }
 
 // A page of versions (a Relay cursor connection).

@@ -13,6 +13,7 @@ import (
 
 	"docsd/choices"
 	"docsd/errs"
+	"docsd/graph/gid"
 	"docsd/slug"
 	"docsd/store"
 )
@@ -20,7 +21,7 @@ import (
 // Every mutation validates its whole input first, reporting every failing
 // field at once (the first failing check per field), and writes nothing
 // unless all of it is valid. With validateOnly it stops there and returns
-// null.
+// a nil object (the payload then has no object and no errors).
 
 func (r *Resolver) buildQueued() {
 	if r.Hooks.BuildQueued != nil {
@@ -106,7 +107,7 @@ func checkCommonProjectFields(f errs.Fields, homepage, language, pl graphql.Omit
 	}
 }
 
-func (r *Resolver) importProject(ctx context.Context, in ImportProjectInput, validateOnly bool) (*store.Project, error) {
+func (r *Resolver) importProject(ctx context.Context, in ImportProjectInput) (*store.Project, error) {
 	const op = "graph.importProject"
 	v := ViewerFrom(ctx)
 	if v.User == nil {
@@ -135,7 +136,7 @@ func (r *Resolver) importProject(ctx context.Context, in ImportProjectInput, val
 	if err := f.Err(op); err != nil {
 		return nil, err
 	}
-	if validateOnly {
+	if isTrue(in.ValidateOnly) {
 		return nil, nil
 	}
 	imp := store.ProjectImport{
@@ -192,9 +193,10 @@ func (r *Resolver) translationLanguageClash(ctx context.Context, p *store.Projec
 	return false, nil
 }
 
-func (r *Resolver) updateProject(ctx context.Context, projectSlug string, in UpdateProjectInput, replace, validateOnly bool) (*store.Project, error) {
+func (r *Resolver) updateProject(ctx context.Context, in UpdateProjectInput) (*store.Project, error) {
 	const op = "graph.updateProject"
-	p, err := r.maintainedProject(ctx, projectSlug)
+	replace := isTrue(in.Replace)
+	p, err := r.maintainedProject(ctx, in.Slug)
 	if err != nil {
 		return nil, err
 	}
@@ -275,24 +277,25 @@ func (r *Resolver) updateProject(ctx context.Context, projectSlug string, in Upd
 	if err := f.Err(op); err != nil {
 		return nil, err
 	}
-	if validateOnly {
+	if isTrue(in.ValidateOnly) {
 		return nil, nil
 	}
 	return r.Store.UpdateProject(ctx, p.ID, upd)
 }
 
-func (r *Resolver) deleteProject(ctx context.Context, projectSlug string) (bool, error) {
+// deleteProject deletes a project and returns its global id.
+func (r *Resolver) deleteProject(ctx context.Context, projectSlug string) (string, error) {
 	p, err := r.maintainedProject(ctx, projectSlug)
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	if err := r.Store.DeleteProject(ctx, p.ID); err != nil {
-		return false, err
+		return "", err
 	}
 	if r.Hooks.ProjectDeleted != nil {
 		r.Hooks.ProjectDeleted(ctx, p.Slug)
 	}
-	return true, nil
+	return gid.Encode(nodeProject, p.ID), nil
 }
 
 func (r *Resolver) setProjectPrivacy(ctx context.Context, projectSlug, level string) (*store.Project, error) {
@@ -308,7 +311,7 @@ func (r *Resolver) setProjectPrivacy(ctx context.Context, projectSlug, level str
 
 // setProjectAdminFields sets the fields of §0.4 that no API writes; only
 // superusers (and the admin CLI) may.
-func (r *Resolver) setProjectAdminFields(ctx context.Context, projectSlug string, in ProjectAdminInput) (*store.Project, error) {
+func (r *Resolver) setProjectAdminFields(ctx context.Context, in SetProjectAdminFieldsInput) (*store.Project, error) {
 	const op = "graph.setProjectAdminFields"
 	v := ViewerFrom(ctx)
 	if v.User == nil && !v.System {
@@ -317,7 +320,7 @@ func (r *Resolver) setProjectAdminFields(ctx context.Context, projectSlug string
 	if !v.SeesAll() {
 		return nil, errForbidden(op)
 	}
-	p, err := r.Store.FindProjectBySlug(ctx, projectSlug)
+	p, err := r.Store.FindProjectBySlug(ctx, in.Slug)
 	if err != nil {
 		return nil, err
 	}
@@ -449,13 +452,13 @@ func (r *Resolver) internalVersion(ctx context.Context, p *store.Project, versio
 // write that turns `active` from false to true also queues one build of
 // the version (§A6 #6), unless the project's builds are disabled or the
 // version is uploaded.
-func (r *Resolver) updateVersion(ctx context.Context, projectSlug, versionSlug string, in UpdateVersionInput, replace, validateOnly bool) (*store.Version, error) {
+func (r *Resolver) updateVersion(ctx context.Context, in UpdateVersionInput) (*store.Version, error) {
 	const op = "graph.updateVersion"
-	p, err := r.maintainedProject(ctx, projectSlug)
+	p, err := r.maintainedProject(ctx, in.Project)
 	if err != nil {
 		return nil, err
 	}
-	v, err := r.internalVersion(ctx, p, versionSlug)
+	v, err := r.internalVersion(ctx, p, in.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -478,7 +481,7 @@ func (r *Resolver) updateVersion(ctx context.Context, projectSlug, versionSlug s
 	if err := f.Err(op); err != nil {
 		return nil, err
 	}
-	if validateOnly {
+	if isTrue(in.ValidateOnly) {
 		return nil, nil
 	}
 	activates := upd.Active != nil && *upd.Active && !v.Active && !p.Skip && !v.Uploaded
@@ -539,9 +542,9 @@ func (r *Resolver) triggerBuild(ctx context.Context, projectSlug, versionSlug st
 var aliasPattern = regexp.MustCompile(`^[-a-zA-Z0-9_]+$`)
 
 // createSubproject applies the create rules of §4.4.2 in their order.
-func (r *Resolver) createSubproject(ctx context.Context, parentSlug string, in CreateSubprojectInput, validateOnly bool) (*store.Relationship, error) {
+func (r *Resolver) createSubproject(ctx context.Context, in CreateSubprojectInput) (*store.Relationship, error) {
 	const op = "graph.createSubproject"
-	parent, err := r.maintainedProject(ctx, parentSlug)
+	parent, err := r.maintainedProject(ctx, in.Project)
 	if err != nil {
 		return nil, err
 	}
@@ -624,7 +627,7 @@ func (r *Resolver) createSubproject(ctx context.Context, parentSlug string, in C
 	if err := f.Err(op); err != nil {
 		return nil, err
 	}
-	if validateOnly {
+	if isTrue(in.ValidateOnly) {
 		return nil, nil
 	}
 	rel, err := r.Store.CreateRelationship(ctx, parent.ID, child.ID, alias)
@@ -634,22 +637,24 @@ func (r *Resolver) createSubproject(ctx context.Context, parentSlug string, in C
 	return rel, err
 }
 
-func (r *Resolver) deleteSubproject(ctx context.Context, parentSlug, alias string) (bool, error) {
+// deleteSubproject un-nests a subproject and returns the relationship's
+// global id.
+func (r *Resolver) deleteSubproject(ctx context.Context, parentSlug, alias string) (string, error) {
 	parent, err := r.maintainedProject(ctx, parentSlug)
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	rels, _, err := r.Store.FindRelationships(ctx, store.RelationshipFilter{ParentIDs: []int64{parent.ID}, Alias: &alias})
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	if len(rels) == 0 {
-		return false, errNotFound("graph.deleteSubproject")
+		return "", errNotFound("graph.deleteSubproject")
 	}
 	if err := r.Store.DeleteRelationship(ctx, rels[0].ID); err != nil {
-		return false, err
+		return "", err
 	}
-	return true, nil
+	return gid.Encode(nodeSubproject, parent.ID, rels[0].ID), nil
 }
 
 // redirectNeeds says which URLs a redirect type requires (behavior.md
@@ -678,19 +683,24 @@ func redirectTypeTaken(typ string) string {
 // maxPosition is the largest redirect position accepted (a 32-bit field).
 const maxPosition = 2147483647
 
-// saveRedirect creates (id nil) or updates a redirect (api-2026.md §A2.1,
-// §A2.4). replace is true for create and PUT (type required). Fields not
+// saveRedirect creates (create) or updates redirect in.ID (api-2026.md
+// §A2.1, §A2.4). Create and PUT (in.Replace) require the type. Fields not
 // sent keep their stored values (defaults on create), and the checks run on
 // the redirect as it would be stored.
-func (r *Resolver) saveRedirect(ctx context.Context, projectSlug string, id *int64, in RedirectInput, replace, validateOnly bool) (*store.Redirect, error) {
+func (r *Resolver) saveRedirect(ctx context.Context, in RedirectInput, create bool) (*store.Redirect, error) {
 	const op = "graph.saveRedirect"
-	p, err := r.maintainedProject(ctx, projectSlug)
+	replace := create || isTrue(in.Replace)
+	p, err := r.maintainedProject(ctx, in.Project)
 	if err != nil {
 		return nil, err
 	}
 	red := store.Redirect{ProjectID: p.ID, HTTPStatus: 302, Enabled: true}
-	if id != nil {
-		old, err := r.Store.FindRedirect(ctx, p.ID, *id)
+	if !create {
+		id, err := projectObjectID(nodeRedirect, in.ID, p.ID)
+		if err != nil {
+			return nil, err
+		}
+		old, err := r.Store.FindRedirect(ctx, p.ID, id)
 		if err != nil {
 			return nil, err
 		}
@@ -754,11 +764,11 @@ func (r *Resolver) saveRedirect(ctx context.Context, projectSlug string, id *int
 	if err := f.Err(op); err != nil {
 		return nil, err
 	}
-	if validateOnly {
+	if isTrue(in.ValidateOnly) {
 		return nil, nil
 	}
 	var saved *store.Redirect
-	if id == nil {
+	if create {
 		if moveTo != nil {
 			red.Position = *moveTo
 		}
@@ -834,9 +844,9 @@ func envValuesFit(existing []*store.EnvironmentVariable, value string) bool {
 }
 
 // createEnvironmentVariable applies the create rules of §4.7.2.
-func (r *Resolver) createEnvironmentVariable(ctx context.Context, projectSlug string, in EnvironmentVariableInput, validateOnly bool) (*store.EnvironmentVariable, error) {
+func (r *Resolver) createEnvironmentVariable(ctx context.Context, in CreateEnvironmentVariableInput) (*store.EnvironmentVariable, error) {
 	const op = "graph.createEnvironmentVariable"
-	p, err := r.maintainedProject(ctx, projectSlug)
+	p, err := r.maintainedProject(ctx, in.Project)
 	if err != nil {
 		return nil, err
 	}
@@ -873,7 +883,7 @@ func (r *Resolver) createEnvironmentVariable(ctx context.Context, projectSlug st
 	if err := f.Err(op); err != nil {
 		return nil, err
 	}
-	if validateOnly {
+	if isTrue(in.ValidateOnly) {
 		return nil, nil
 	}
 	ev, err := r.Store.CreateEnvironmentVariable(ctx, p.ID, name, value, public)
@@ -881,4 +891,34 @@ func (r *Resolver) createEnvironmentVariable(ctx context.Context, projectSlug st
 		return nil, &errs.Error{Kind: errs.Invalid, Op: op, Fields: errs.Fields{"name": {taken}}, Err: err}
 	}
 	return ev, err
+}
+
+// RedirectInput is the Go side of CreateRedirectInput and UpdateRedirectInput
+// (gqlgen.yml binds both to it, so saveRedirect reads one struct): ID is
+// empty and Replace nil when creating.
+type RedirectInput struct {
+	Project      string
+	ID           string
+	Type         graphql.Omittable[*string]
+	FromURL      graphql.Omittable[*string]
+	ToURL        graphql.Omittable[*string]
+	HTTPStatus   graphql.Omittable[*int64]
+	Position     graphql.Omittable[*int64]
+	Force        graphql.Omittable[*bool]
+	Enabled      graphql.Omittable[*bool]
+	Description  graphql.Omittable[*string]
+	Replace      *bool
+	ValidateOnly *bool
+}
+
+// createIntegration creates an incoming-webhook integration of type typ.
+func (r *Resolver) createIntegration(ctx context.Context, projectSlug, typ string) (*store.Integration, error) {
+	p, err := r.maintainedProject(ctx, projectSlug)
+	if err != nil {
+		return nil, err
+	}
+	if !choices.IntegrationTypes.Has(typ) {
+		return nil, fieldInvalid("type", typ)
+	}
+	return r.Store.CreateIntegration(ctx, p.ID, typ)
 }

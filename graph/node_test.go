@@ -20,7 +20,7 @@ func TestNodeVisibility(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
 		e.fixture()
-		e.must(e.as("alice"), `mutation { createSubproject(project: "pub", input: {child: "priv", alias: "p"}) { alias } }`, nil)
+		e.must(e.as("alice"), `mutation { createSubproject(input: {project: "pub", child: "priv", alias: "p"}) { subproject { alias } errors { path message code } } }`, nil)
 		system := graph.WithSystem(context.Background())
 		type object struct {
 			name, typed string

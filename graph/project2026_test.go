@@ -29,9 +29,9 @@ func TestProjectFields2026(t *testing.T) {
 			t.Errorf("defaults: got %v, want %v", got, want)
 		}
 
-		e.must(e.as("alice"), `mutation { updateProject(slug: "pub", input: {tags: [" a ", "b", "a", ""], privacyLevel: "protected",
+		e.must(e.as("alice"), `mutation { updateProject(input: {slug: "pub", tags: [" a ", "b", "a", ""], privacyLevel: "protected",
 			externalBuildsPrivacyLevel: "private", versioningScheme: "multiple_versions_without_translations",
-			readthedocsYamlPath: " docs/.readthedocs.yaml ", externalBuildsEnabled: true, analyticsDisabled: true}) { id } }`, nil)
+			readthedocsYamlPath: " docs/.readthedocs.yaml ", externalBuildsEnabled: true, analyticsDisabled: true}) { project { id } errors { path message code } } }`, nil)
 		data = e.must(e.as("alice"), read, nil)
 		want = map[string]any{"privacyLevel": "protected", "externalBuildsPrivacyLevel": "private",
 			"versioningScheme": "multiple_versions_without_translations", "singleVersion": false, "readthedocsYamlPath": "docs/.readthedocs.yaml",
@@ -60,34 +60,34 @@ func TestProjectFields2026(t *testing.T) {
 				"Use a relative path. It should not begin with '/'. The path is relative to the root of your repository."}}},
 			{`{readthedocsYamlPath: "docs/x.yaml"}`, errs.Fields{"readthedocs_yaml_path": {"The only allowed filename is .readthedocs.yaml."}}},
 		} {
-			_, err := e.do(e.as("alice"), `mutation { updateProject(slug: "pub", input: `+c.input+`) { id } }`, nil)
+			_, err := e.do(e.as("alice"), `mutation { updateProject(input: {slug: "pub", `+strings.TrimPrefix(c.input, "{")+`) { project { id } errors { path message code } } }`, nil)
 			if got := errs.FieldsOf(err); !reflect.DeepEqual(got, c.want) {
 				t.Errorf("updateProject(%s): got %v, want %v", c.input, got, c.want)
 			}
 		}
 
 		// singleVersion is the era view of versioningScheme.
-		data = e.must(e.as("alice"), `mutation { updateProject(slug: "pub", input: {singleVersion: true, readthedocsYamlPath: null}) { versioningScheme singleVersion readthedocsYamlPath } }`, nil)
-		if dig(data, "updateProject", "versioningScheme") != "single_version_without_translations" || dig(data, "updateProject", "singleVersion") != true ||
-			dig(data, "updateProject", "readthedocsYamlPath") != nil {
+		data = e.must(e.as("alice"), `mutation { updateProject(input: {slug: "pub", singleVersion: true, readthedocsYamlPath: null}) { project { versioningScheme singleVersion readthedocsYamlPath } errors { path message code } } }`, nil)
+		if dig(data, "updateProject", "project", "versioningScheme") != "single_version_without_translations" || dig(data, "updateProject", "project", "singleVersion") != true ||
+			dig(data, "updateProject", "project", "readthedocsYamlPath") != nil {
 			t.Errorf("singleVersion: %v", data)
 		}
 		// setProjectPrivacy does what privacyLevel does.
-		data = e.must(e.as("alice"), `mutation { setProjectPrivacy(slug: "pub", privacyLevel: "public") { privacyLevel } }`, nil)
-		if dig(data, "setProjectPrivacy", "privacyLevel") != "public" {
+		data = e.must(e.as("alice"), `mutation { setProjectPrivacy(input: {slug: "pub", privacyLevel: "public"}) { project { privacyLevel } errors { path message code } } }`, nil)
+		if dig(data, "setProjectPrivacy", "project", "privacyLevel") != "public" {
 			t.Errorf("setProjectPrivacy: %v", data)
 		}
 
 		// importProject takes the create fields.
 		data = e.must(e.as("alice"), `mutation { importProject(input: {name: "New", repository: {url: "https://github.com/a/new", type: "git"},
-			tags: ["x"], privacyLevel: "private", externalBuildsPrivacyLevel: "protected", readthedocsYamlPath: ".readthedocs.yaml"}) {
-			tags privacyLevel externalBuildsPrivacyLevel readthedocsYamlPath } }`, nil)
+			tags: ["x"], privacyLevel: "private", externalBuildsPrivacyLevel: "protected", readthedocsYamlPath: ".readthedocs.yaml"}) { project {
+			tags privacyLevel externalBuildsPrivacyLevel readthedocsYamlPath } errors { path message code } } }`, nil)
 		want = map[string]any{"tags": []any{"x"}, "privacyLevel": "private", "externalBuildsPrivacyLevel": "protected", "readthedocsYamlPath": ".readthedocs.yaml"}
-		if got := dig(data, "importProject"); !reflect.DeepEqual(got, want) {
+		if got := dig(data, "importProject", "project"); !reflect.DeepEqual(got, want) {
 			t.Errorf("importProject: got %v, want %v", got, want)
 		}
 		_, err := e.do(e.as("alice"), `mutation { importProject(input: {name: "Bad", repository: {url: "https://github.com/a/bad", type: "git"},
-			privacyLevel: "secret", readthedocsYamlPath: "a/../.readthedocs.yaml"}) { id } }`, nil)
+			privacyLevel: "secret", readthedocsYamlPath: "a/../.readthedocs.yaml"}) { project { id } errors { path message code } } }`, nil)
 		if got, want := errs.FieldsOf(err), (errs.Fields{"privacy_level": {`"secret" is not a valid choice.`},
 			"readthedocs_yaml_path": {"Found invalid sequence in path: '..'"}}); !reflect.DeepEqual(got, want) {
 			t.Errorf("importProject validation: got %v, want %v", got, want)
@@ -120,7 +120,7 @@ func TestExternalBuildsPrivacyLevel(t *testing.T) {
 		query := `query($id: Int!) { build(id: $id) { id } }`
 		vars := map[string]any{"id": b.ID}
 		for _, level := range []string{"public", "private", "protected"} {
-			e.must(e.as("alice"), `mutation($l: String!) { updateProject(slug: "pub", input: {externalBuildsPrivacyLevel: $l}) { id } }`, map[string]any{"l": level})
+			e.must(e.as("alice"), `mutation($l: String!) { updateProject(input: {slug: "pub", externalBuildsPrivacyLevel: $l}) { project { id } errors { path message code } } }`, map[string]any{"l": level})
 			for _, who := range []string{"", "bob", "alice"} {
 				want := "ok"
 				if level != "public" && who != "alice" {

@@ -19,23 +19,34 @@ func TestRedirectFields2023(t *testing.T) {
 		e.importProject("alice", "pub")
 		alice := e.as("alice")
 		const fields = `id: databaseId type fromUrl toUrl httpStatus position force enabled description`
-		create := `mutation($input: RedirectInput!) { createRedirect(project: "pub", input: $input) { ` + fields + ` } }`
-		update := `mutation($id: Int!, $input: RedirectInput!, $replace: Boolean) { updateRedirect(project: "pub", id: $id, input: $input, replace: $replace) { ` + fields + ` } }`
+		create := `mutation($input: CreateRedirectInput!) { createRedirect(input: $input) { redirect { ` + fields + ` } errors { path message code } } }`
+		update := `mutation($input: UpdateRedirectInput!) { updateRedirect(input: $input) { redirect { ` + fields + ` } errors { path message code } } }`
+		// inPub puts the project and the other arguments into vars' input.
+		inPub := func(vars map[string]any) map[string]any {
+			in := vars["input"].(map[string]any)
+			in["project"] = "pub"
+			for k, v := range vars {
+				if k != "input" {
+					in[k] = v
+				}
+			}
+			return map[string]any{"input": in}
+		}
 
-		first := e.must(alice, create, map[string]any{"input": map[string]any{"type": "page", "fromUrl": "/a.html", "toUrl": "/b.html"}})["createRedirect"]
+		first := dig(e.must(alice, create, inPub(map[string]any{"input": map[string]any{"type": "page", "fromUrl": "/a.html", "toUrl": "/b.html"}})), "createRedirect", "redirect")
 		want := map[string]any{"id": float64(1), "type": "page", "fromUrl": "/a.html", "toUrl": "/b.html", "httpStatus": float64(302),
 			"position": float64(0), "force": false, "enabled": true, "description": ""}
 		if !reflect.DeepEqual(first, want) {
 			t.Errorf("defaults: got %v, want %v", first, want)
 		}
-		second := e.must(alice, create, map[string]any{"input": map[string]any{"type": "page", "fromUrl": "/old/*", "toUrl": "/new/:splat",
-			"httpStatus": 301, "position": 5, "force": true, "enabled": false, "description": " moved "}})["createRedirect"]
+		second := dig(e.must(alice, create, inPub(map[string]any{"input": map[string]any{"type": "page", "fromUrl": "/old/*", "toUrl": "/new/:splat",
+			"httpStatus": 301, "position": 5, "force": true, "enabled": false, "description": " moved "}})), "createRedirect", "redirect")
 		want = map[string]any{"id": float64(2), "type": "page", "fromUrl": "/old/*", "toUrl": "/new/:splat", "httpStatus": float64(301),
 			"position": float64(1), "force": true, "enabled": false, "description": "moved"}
 		if !reflect.DeepEqual(second, want) {
 			t.Errorf("every field, position clamped: got %v, want %v", second, want)
 		}
-		moved := e.must(alice, update, map[string]any{"id": 2, "input": map[string]any{"position": 0, "description": nil}})["updateRedirect"]
+		moved := dig(e.must(alice, update, inPub(map[string]any{"id": 2, "input": map[string]any{"position": 0, "description": nil}})), "updateRedirect", "redirect")
 		if dig(moved, "position") != float64(0) || dig(moved, "description") != "" || dig(moved, "force") != true {
 			t.Errorf("move to 0: %v", moved)
 		}
@@ -52,15 +63,15 @@ func TestRedirectFields2023(t *testing.T) {
 			vars  map[string]any
 			want  errs.Fields
 		}{
-			{"wildcards", create, map[string]any{"input": map[string]any{"type": "exact", "fromUrl": "/one/*.html", "toUrl": "/two/:splat"}},
+			{"wildcards", create, inPub(map[string]any{"input": map[string]any{"type": "exact", "fromUrl": "/one/*.html", "toUrl": "/two/:splat"}}),
 				errs.Fields{"from_url": {"The * wildcard must be at the end of the path."},
 					"to_url": {"The * wildcard must be at the end of from_url to use the :splat placeholder in to_url."}}},
-			{"ranges and nulls", create, map[string]any{"input": map[string]any{"type": "prefix", "fromUrl": "/p/", "httpStatus": 307, "position": -1, "force": nil, "enabled": nil}},
+			{"ranges and nulls", create, inPub(map[string]any{"input": map[string]any{"type": "prefix", "fromUrl": "/p/", "httpStatus": 307, "position": -1, "force": nil, "enabled": nil}}),
 				errs.Fields{"http_status": {`"307" is not a valid choice.`}, "position": {"Ensure this value is greater than or equal to 0."},
 					"force": {errs.MsgNotNull}, "enabled": {errs.MsgNotNull}}},
-			{"too far", update, map[string]any{"id": 1, "input": map[string]any{"position": 2147483648, "httpStatus": nil}},
+			{"too far", update, inPub(map[string]any{"id": 1, "input": map[string]any{"position": 2147483648, "httpStatus": nil}}),
 				errs.Fields{"position": {"Ensure this value is less than or equal to 2147483647."}, "http_status": {errs.MsgNotNull}}},
-			{"replace checks the stored URLs", update, map[string]any{"id": 1, "replace": true, "input": map[string]any{"type": "exact", "toUrl": "/x/:splat"}},
+			{"replace checks the stored URLs", update, inPub(map[string]any{"id": 1, "replace": true, "input": map[string]any{"type": "exact", "toUrl": "/x/:splat"}}),
 				errs.Fields{"to_url": {"The * wildcard must be at the end of from_url to use the :splat placeholder in to_url."}}},
 		} {
 			_, err := e.do(alice, tc.query, tc.vars)
@@ -68,12 +79,12 @@ func TestRedirectFields2023(t *testing.T) {
 				t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 			}
 		}
-		e.must(alice, create, map[string]any{"input": map[string]any{"type": "html_to_clean_url"}})
-		_, err := e.do(alice, create, map[string]any{"input": map[string]any{"type": "html_to_clean_url"}})
+		e.must(alice, create, inPub(map[string]any{"input": map[string]any{"type": "html_to_clean_url"}}))
+		_, err := e.do(alice, create, inPub(map[string]any{"input": map[string]any{"type": "html_to_clean_url"}}))
 		if got := errs.FieldsOf(err); !reflect.DeepEqual(got, errs.Fields{"type": {"Only one redirect of type `html_to_clean_url` is allowed per project."}}) {
 			t.Errorf("second html_to_clean_url: %v", err)
 		}
-		if _, err := e.do(e.as("bob"), create, map[string]any{"input": map[string]any{"type": "sphinx_html"}}); kind(err) != "FORBIDDEN" {
+		if _, err := e.do(e.as("bob"), create, inPub(map[string]any{"input": map[string]any{"type": "sphinx_html"}})); kind(err) != "FORBIDDEN" {
 			t.Errorf("bob creates a redirect: %v", err)
 		}
 	})

@@ -176,161 +176,268 @@ func (r *integrationResolver) WebhookURL(ctx context.Context, obj *store.Integra
 }
 
 // ImportProject is the resolver for the importProject field.
-func (r *mutationResolver) ImportProject(ctx context.Context, input ImportProjectInput, validateOnly *bool) (*store.Project, error) {
-	return r.importProject(ctx, input, isTrue(validateOnly))
+func (r *mutationResolver) ImportProject(ctx context.Context, input ImportProjectInput) (*ImportProjectPayload, error) {
+	p, err := r.importProject(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &ImportProjectPayload{Project: p, Errors: ue}, nil
 }
 
 // UpdateProject is the resolver for the updateProject field.
-func (r *mutationResolver) UpdateProject(ctx context.Context, slug string, input UpdateProjectInput, replace *bool, validateOnly *bool) (*store.Project, error) {
-	return r.updateProject(ctx, slug, input, isTrue(replace), isTrue(validateOnly))
+func (r *mutationResolver) UpdateProject(ctx context.Context, input UpdateProjectInput) (*UpdateProjectPayload, error) {
+	p, err := r.updateProject(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &UpdateProjectPayload{Project: p, Errors: ue}, nil
 }
 
 // DeleteProject is the resolver for the deleteProject field.
-func (r *mutationResolver) DeleteProject(ctx context.Context, slug string) (bool, error) {
-	return r.deleteProject(ctx, slug)
+func (r *mutationResolver) DeleteProject(ctx context.Context, input DeleteProjectInput) (*DeleteProjectPayload, error) {
+	id, ue, err := deletedPayload(r.deleteProject(ctx, input.Slug))
+	if err != nil {
+		return nil, err
+	}
+	return &DeleteProjectPayload{DeletedID: id, Errors: ue}, nil
 }
 
 // SetProjectPrivacy is the resolver for the setProjectPrivacy field.
-func (r *mutationResolver) SetProjectPrivacy(ctx context.Context, slug string, privacyLevel string) (*store.Project, error) {
-	return r.setProjectPrivacy(ctx, slug, privacyLevel)
+func (r *mutationResolver) SetProjectPrivacy(ctx context.Context, input SetProjectPrivacyInput) (*SetProjectPrivacyPayload, error) {
+	p, err := r.setProjectPrivacy(ctx, input.Slug, input.PrivacyLevel)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &SetProjectPrivacyPayload{Project: p, Errors: ue}, nil
 }
 
 // SetProjectAdminFields is the resolver for the setProjectAdminFields field.
-func (r *mutationResolver) SetProjectAdminFields(ctx context.Context, slug string, input ProjectAdminInput) (*store.Project, error) {
-	return r.setProjectAdminFields(ctx, slug, input)
+func (r *mutationResolver) SetProjectAdminFields(ctx context.Context, input SetProjectAdminFieldsInput) (*SetProjectAdminFieldsPayload, error) {
+	p, err := r.setProjectAdminFields(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &SetProjectAdminFieldsPayload{Project: p, Errors: ue}, nil
 }
 
 // SetTranslationOf is the resolver for the setTranslationOf field.
-func (r *mutationResolver) SetTranslationOf(ctx context.Context, slug string, main *string) (*store.Project, error) {
-	return r.setTranslationOf(ctx, slug, main)
+func (r *mutationResolver) SetTranslationOf(ctx context.Context, input SetTranslationOfInput) (*SetTranslationOfPayload, error) {
+	p, err := r.setTranslationOf(ctx, input.Slug, input.Main)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &SetTranslationOfPayload{Project: p, Errors: ue}, nil
 }
 
 // AddMaintainer is the resolver for the addMaintainer field.
-func (r *mutationResolver) AddMaintainer(ctx context.Context, slug string, username string) (*store.Project, error) {
-	return r.changeMaintainer(ctx, slug, username, true)
+func (r *mutationResolver) AddMaintainer(ctx context.Context, input AddMaintainerInput) (*AddMaintainerPayload, error) {
+	p, err := r.changeMaintainer(ctx, input.Slug, input.Username, true)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &AddMaintainerPayload{Project: p, Errors: ue}, nil
 }
 
 // RemoveMaintainer is the resolver for the removeMaintainer field.
-func (r *mutationResolver) RemoveMaintainer(ctx context.Context, slug string, username string) (*store.Project, error) {
-	return r.changeMaintainer(ctx, slug, username, false)
+func (r *mutationResolver) RemoveMaintainer(ctx context.Context, input RemoveMaintainerInput) (*RemoveMaintainerPayload, error) {
+	p, err := r.changeMaintainer(ctx, input.Slug, input.Username, false)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &RemoveMaintainerPayload{Project: p, Errors: ue}, nil
 }
 
 // UpdateVersion is the resolver for the updateVersion field.
-func (r *mutationResolver) UpdateVersion(ctx context.Context, project string, version string, input UpdateVersionInput, replace *bool, validateOnly *bool) (*store.Version, error) {
-	return r.updateVersion(ctx, project, version, input, isTrue(replace), isTrue(validateOnly))
+func (r *mutationResolver) UpdateVersion(ctx context.Context, input UpdateVersionInput) (*UpdateVersionPayload, error) {
+	v, err := r.updateVersion(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &UpdateVersionPayload{Version: v, Errors: ue}, nil
 }
 
 // SetVersionPrivacy is the resolver for the setVersionPrivacy field.
-func (r *mutationResolver) SetVersionPrivacy(ctx context.Context, project string, version string, privacyLevel string) (*store.Version, error) {
-	return r.setVersionPrivacy(ctx, project, version, privacyLevel)
+func (r *mutationResolver) SetVersionPrivacy(ctx context.Context, input SetVersionPrivacyInput) (*SetVersionPrivacyPayload, error) {
+	v, err := r.setVersionPrivacy(ctx, input.Project, input.Version, input.PrivacyLevel)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &SetVersionPrivacyPayload{Version: v, Errors: ue}, nil
 }
 
 // SetVersionUploaded is the resolver for the setVersionUploaded field.
-func (r *mutationResolver) SetVersionUploaded(ctx context.Context, project string, version string, uploaded bool) (*store.Version, error) {
-	return r.setVersionUploaded(ctx, project, version, uploaded)
+func (r *mutationResolver) SetVersionUploaded(ctx context.Context, input SetVersionUploadedInput) (*SetVersionUploadedPayload, error) {
+	v, err := r.setVersionUploaded(ctx, input.Project, input.Version, input.Uploaded)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &SetVersionUploadedPayload{Version: v, Errors: ue}, nil
 }
 
 // TriggerBuild is the resolver for the triggerBuild field.
-func (r *mutationResolver) TriggerBuild(ctx context.Context, project string, version string) (*TriggerBuildPayload, error) {
-	return r.triggerBuild(ctx, project, version)
+func (r *mutationResolver) TriggerBuild(ctx context.Context, input TriggerBuildInput) (*TriggerBuildPayload, error) {
+	return triggerPayload(r.triggerBuild(ctx, input.Project, input.Version))
 }
 
 // CancelBuild is the resolver for the cancelBuild field.
-func (r *mutationResolver) CancelBuild(ctx context.Context, id int64) (*store.Build, error) {
-	return r.cancelBuild(ctx, id)
+func (r *mutationResolver) CancelBuild(ctx context.Context, input CancelBuildInput) (*CancelBuildPayload, error) {
+	id, err := buildID(input.ID)
+	if err != nil {
+		return nil, err
+	}
+	b, err := r.cancelBuild(ctx, id)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &CancelBuildPayload{Build: b, Errors: ue}, nil
 }
 
 // RetryBuild is the resolver for the retryBuild field.
-func (r *mutationResolver) RetryBuild(ctx context.Context, id int64) (*TriggerBuildPayload, error) {
-	return r.retryBuild(ctx, id)
+func (r *mutationResolver) RetryBuild(ctx context.Context, input RetryBuildInput) (*TriggerBuildPayload, error) {
+	id, err := buildID(input.ID)
+	if err != nil {
+		return nil, err
+	}
+	return triggerPayload(r.retryBuild(ctx, id))
 }
 
 // SyncVersions is the resolver for the syncVersions field.
-func (r *mutationResolver) SyncVersions(ctx context.Context, project string) (*SyncVersionsPayload, error) {
-	return r.syncVersions(ctx, project)
+func (r *mutationResolver) SyncVersions(ctx context.Context, input SyncVersionsInput) (*SyncVersionsPayload, error) {
+	out, err := r.syncVersions(ctx, input.Project)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = &SyncVersionsPayload{}
+	}
+	out.Errors = ue
+	return out, nil
 }
 
 // InitiateUpload is the resolver for the initiateUpload field.
 func (r *mutationResolver) InitiateUpload(ctx context.Context, input InitiateUploadInput) (*InitiateUploadPayload, error) {
-	return r.initiateUpload(ctx, input)
-}
-
-// CompleteUpload is the resolver for the completeUpload field.
-func (r *mutationResolver) CompleteUpload(ctx context.Context, build int64, status string) (*CompleteUploadPayload, error) {
-	return r.completeUpload(ctx, build, status)
-}
-
-// CreateSubproject is the resolver for the createSubproject field.
-func (r *mutationResolver) CreateSubproject(ctx context.Context, project string, input CreateSubprojectInput, validateOnly *bool) (*store.Relationship, error) {
-	return r.createSubproject(ctx, project, input, isTrue(validateOnly))
-}
-
-// DeleteSubproject is the resolver for the deleteSubproject field.
-func (r *mutationResolver) DeleteSubproject(ctx context.Context, project string, alias string) (bool, error) {
-	return r.deleteSubproject(ctx, project, alias)
-}
-
-// CreateRedirect is the resolver for the createRedirect field.
-func (r *mutationResolver) CreateRedirect(ctx context.Context, project string, input RedirectInput, validateOnly *bool) (*store.Redirect, error) {
-	return r.saveRedirect(ctx, project, nil, input, true, isTrue(validateOnly))
-}
-
-// UpdateRedirect is the resolver for the updateRedirect field.
-func (r *mutationResolver) UpdateRedirect(ctx context.Context, project string, id int64, input RedirectInput, replace *bool, validateOnly *bool) (*store.Redirect, error) {
-	return r.saveRedirect(ctx, project, &id, input, isTrue(replace), isTrue(validateOnly))
-}
-
-// DeleteRedirect is the resolver for the deleteRedirect field.
-func (r *mutationResolver) DeleteRedirect(ctx context.Context, project string, id int64) (bool, error) {
-	p, err := r.maintainedProject(ctx, project)
-	if err != nil {
-		return false, err
-	}
-	if err := r.Store.DeleteRedirect(ctx, p.ID, id); err != nil {
-		return false, err
-	}
-	return true, nil
-}
-
-// CreateEnvironmentVariable is the resolver for the createEnvironmentVariable field.
-func (r *mutationResolver) CreateEnvironmentVariable(ctx context.Context, project string, input EnvironmentVariableInput, validateOnly *bool) (*store.EnvironmentVariable, error) {
-	return r.createEnvironmentVariable(ctx, project, input, isTrue(validateOnly))
-}
-
-// DeleteEnvironmentVariable is the resolver for the deleteEnvironmentVariable field.
-func (r *mutationResolver) DeleteEnvironmentVariable(ctx context.Context, project string, id int64) (bool, error) {
-	p, err := r.maintainedProject(ctx, project)
-	if err != nil {
-		return false, err
-	}
-	if err := r.Store.DeleteEnvironmentVariable(ctx, p.ID, id); err != nil {
-		return false, err
-	}
-	return true, nil
-}
-
-// CreateIntegration is the resolver for the createIntegration field.
-func (r *mutationResolver) CreateIntegration(ctx context.Context, project string, typeArg string) (*store.Integration, error) {
-	p, err := r.maintainedProject(ctx, project)
+	out, err := r.initiateUpload(ctx, input)
+	ue, err := userErrors(uploadInputErr(err))
 	if err != nil {
 		return nil, err
 	}
-	if !choices.IntegrationTypes.Has(typeArg) {
-		return nil, fieldInvalid("type", typeArg)
+	if out == nil {
+		out = &InitiateUploadPayload{Outcome: "invalid"}
 	}
-	return r.Store.CreateIntegration(ctx, p.ID, typeArg)
+	out.Errors = ue
+	return out, nil
+}
+
+// CompleteUpload is the resolver for the completeUpload field.
+func (r *mutationResolver) CompleteUpload(ctx context.Context, input CompleteUploadInput) (*CompleteUploadPayload, error) {
+	out, err := r.completeUpload(ctx, input.Build, input.Status)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = &CompleteUploadPayload{Outcome: "invalid"}
+	}
+	out.Errors = ue
+	return out, nil
+}
+
+// CreateSubproject is the resolver for the createSubproject field.
+func (r *mutationResolver) CreateSubproject(ctx context.Context, input CreateSubprojectInput) (*CreateSubprojectPayload, error) {
+	rel, err := r.createSubproject(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &CreateSubprojectPayload{Subproject: rel, Errors: ue}, nil
+}
+
+// DeleteSubproject is the resolver for the deleteSubproject field.
+func (r *mutationResolver) DeleteSubproject(ctx context.Context, input DeleteSubprojectInput) (*DeleteSubprojectPayload, error) {
+	id, ue, err := deletedPayload(r.deleteSubproject(ctx, input.Project, input.Alias))
+	if err != nil {
+		return nil, err
+	}
+	return &DeleteSubprojectPayload{DeletedID: id, Errors: ue}, nil
+}
+
+// CreateRedirect is the resolver for the createRedirect field.
+func (r *mutationResolver) CreateRedirect(ctx context.Context, input RedirectInput) (*CreateRedirectPayload, error) {
+	red, err := r.saveRedirect(ctx, input, true)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &CreateRedirectPayload{Redirect: red, Errors: ue}, nil
+}
+
+// UpdateRedirect is the resolver for the updateRedirect field.
+func (r *mutationResolver) UpdateRedirect(ctx context.Context, input RedirectInput) (*UpdateRedirectPayload, error) {
+	red, err := r.saveRedirect(ctx, input, false)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &UpdateRedirectPayload{Redirect: red, Errors: ue}, nil
+}
+
+// DeleteRedirect is the resolver for the deleteRedirect field.
+func (r *mutationResolver) DeleteRedirect(ctx context.Context, input DeleteRedirectInput) (*DeleteRedirectPayload, error) {
+	id, ue, err := deletedPayload(r.deleteProjectObject(ctx, input.Project, nodeRedirect, input.ID, r.Store.DeleteRedirect))
+	if err != nil {
+		return nil, err
+	}
+	return &DeleteRedirectPayload{DeletedID: id, Errors: ue}, nil
+}
+
+// CreateEnvironmentVariable is the resolver for the createEnvironmentVariable field.
+func (r *mutationResolver) CreateEnvironmentVariable(ctx context.Context, input CreateEnvironmentVariableInput) (*CreateEnvironmentVariablePayload, error) {
+	ev, err := r.createEnvironmentVariable(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &CreateEnvironmentVariablePayload{EnvironmentVariable: ev, Errors: ue}, nil
+}
+
+// DeleteEnvironmentVariable is the resolver for the deleteEnvironmentVariable field.
+func (r *mutationResolver) DeleteEnvironmentVariable(ctx context.Context, input DeleteEnvironmentVariableInput) (*DeleteEnvironmentVariablePayload, error) {
+	id, ue, err := deletedPayload(r.deleteProjectObject(ctx, input.Project, nodeEnvironmentVariable, input.ID, r.Store.DeleteEnvironmentVariable))
+	if err != nil {
+		return nil, err
+	}
+	return &DeleteEnvironmentVariablePayload{DeletedID: id, Errors: ue}, nil
+}
+
+// CreateIntegration is the resolver for the createIntegration field.
+func (r *mutationResolver) CreateIntegration(ctx context.Context, input CreateIntegrationInput) (*CreateIntegrationPayload, error) {
+	in, err := r.createIntegration(ctx, input.Project, input.Type)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &CreateIntegrationPayload{Integration: in, Errors: ue}, nil
 }
 
 // DeleteIntegration is the resolver for the deleteIntegration field.
-func (r *mutationResolver) DeleteIntegration(ctx context.Context, project string, id int64) (bool, error) {
-	p, err := r.maintainedProject(ctx, project)
+func (r *mutationResolver) DeleteIntegration(ctx context.Context, input DeleteIntegrationInput) (*DeleteIntegrationPayload, error) {
+	id, ue, err := deletedPayload(r.deleteProjectObject(ctx, input.Project, "", input.ID, r.Store.DeleteIntegration))
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	if err := r.Store.DeleteIntegration(ctx, p.ID, id); err != nil {
-		return false, err
-	}
-	return true, nil
+	return &DeleteIntegrationPayload{DeletedID: id, Errors: ue}, nil
 }
 
 // CreateAPIToken is the resolver for the createApiToken field.
@@ -392,6 +499,23 @@ func (r *projectResolver) Users(ctx context.Context, obj *store.Project) ([]*sto
 		users = []*store.User{}
 	}
 	return users, err
+}
+
+// Maintainers is the resolver for the maintainers field.
+func (r *projectResolver) Maintainers(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string) (*UserConnection, error) {
+	users, err := r.Users(ctx, obj)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := r.page(nodeUser, pageArgs{first: first, after: after, last: last, before: before})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := pageSlice(pg, users, func(u *store.User) int64 { return u.ID })
+	if err != nil {
+		return nil, err
+	}
+	return userConnection(pg, rows, len(users)), nil
 }
 
 // SubprojectOf is the resolver for the subprojectOf field.

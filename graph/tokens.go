@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"docsd/errs"
-	"docsd/graph/gid"
 	"docsd/store"
 )
 
@@ -53,7 +52,8 @@ func (r *Resolver) createAPIToken(ctx context.Context, input CreateAPITokenInput
 		f.Add(errs.NonField, "You have "+strconv.Itoa(len(have))+" API keys, the most a user may hold: revoke one first.")
 	}
 	if len(f) > 0 {
-		return &CreateAPITokenPayload{Errors: userErrors(f.Err(op))}, nil
+		ue, err := userErrors(f.Err(op))
+		return &CreateAPITokenPayload{Errors: ue}, err
 	}
 	if isTrue(input.ValidateOnly) {
 		return &CreateAPITokenPayload{Errors: []*errs.UserError{}}, nil
@@ -84,30 +84,21 @@ func (r *Resolver) revokeAPIToken(ctx context.Context, input RevokeAPITokenInput
 	return &RevokeAPITokenPayload{DeletedID: &input.ID, Errors: []*errs.UserError{}}, nil
 }
 
-// viewerToken returns u's token with global id id; NotFound otherwise.
+// viewerToken returns u's token with id id (its global id, or its
+// database id as inputID reads ids); NotFound otherwise.
 func (r *Resolver) viewerToken(ctx context.Context, u *store.User, id string) (*store.Token, error) {
-	typ, keys, ok := gid.Decode(id)
-	if !ok || typ != nodeAPIToken || len(keys) != 1 {
-		return nil, errNotFound("graph.viewerToken")
+	_, tokenID, err := inputID(nodeAPIToken, id)
+	if err != nil {
+		return nil, err
 	}
 	ts, err := r.Store.FindTokens(ctx, u.ID)
 	if err != nil {
 		return nil, err
 	}
 	for _, t := range ts {
-		if t.ID == keys[0] {
+		if t.ID == tokenID {
 			return t, nil
 		}
 	}
 	return nil, errNotFound("graph.viewerToken")
-}
-
-// userErrors is a payload's errors list for err (never nil: the schema's
-// list is non-null).
-func userErrors(err error) []*errs.UserError {
-	out := []*errs.UserError{}
-	for _, ue := range errs.UserErrors(err) {
-		out = append(out, &ue)
-	}
-	return out
 }

@@ -181,7 +181,7 @@ func uploadVersion(ctx context.Context, tx *store.Tx, p *store.Project, in Initi
 }
 
 // completeUpload runs complete's checks in the contract's order.
-func (r *Resolver) completeUpload(ctx context.Context, buildID int64, status string) (*CompleteUploadPayload, error) {
+func (r *Resolver) completeUpload(ctx context.Context, build, status string) (*CompleteUploadPayload, error) {
 	const op = "graph.completeUpload"
 	if ViewerFrom(ctx).User == nil {
 		return nil, errAnonymous(op)
@@ -189,7 +189,12 @@ func (r *Resolver) completeUpload(ctx context.Context, buildID int64, status str
 	if status != "success" && status != "failed" {
 		return nil, errs.Fields{"status": {fmt.Sprintf(errs.MsgBadChoiceFormat, status)}}.Err(op)
 	}
-	u, err := r.Store.FindUploadByBuildID(ctx, buildID)
+	id, err := buildID(build)
+	if notFoundIs(err) {
+		// Refusals are outcomes here: an id that names no build is one.
+		return &CompleteUploadPayload{Outcome: "build-not-found"}, nil
+	}
+	u, err := r.Store.FindUploadByBuildID(ctx, id)
 	if notFoundIs(err) {
 		return &CompleteUploadPayload{Outcome: "build-not-found"}, nil
 	} else if err != nil {

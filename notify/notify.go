@@ -27,6 +27,10 @@ const (
 	// redirects, maintainers, …) were written; the payload is empty.
 	// Nodes empty their docs caches.
 	ServedChanged = "docsd_served_changed"
+	// BuildChanged: builds or their recorded commands were written (a
+	// worker's progress, a cancel); the payload is empty. Nodes wake their
+	// live build subscriptions.
+	BuildChanged = "docsd_build_changed"
 )
 
 // Notifier sends and receives signals. Subscribers are called from a

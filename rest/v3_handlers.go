@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"docsd/errs"
+	"docsd/graph"
 )
 
 // Expansions each route permits (behavior.md §3.5).
@@ -372,16 +373,17 @@ func (q *v3Req) body(lookup *v3Query) (map[string]any, bool) {
 // When REST found type errors in the body itself (failed), the operation
 // runs with validateOnly and the answer is 400 with REST's and the graph's
 // messages merged; a lookup failure of the graph (404) wins over both.
-func (q *v3Req) mutate(op string, vars map[string]any, failed errs.Fields) (map[string]any, bool) {
+func (q *v3Req) mutate(op string, input map[string]any, failed errs.Fields) (map[string]any, bool) {
+	vars := map[string]any{"input": input}
 	if len(failed) == 0 {
 		data, err := q.run(op, vars)
 		if err != nil {
 			q.fail(err)
 			return nil, false
 		}
-		return data, true
+		return v3Obj(data, "obj"), true
 	}
-	vars["validateOnly"] = true
+	input["validateOnly"] = true
 	_, err := q.run(op, vars)
 	graphFields := errs.FieldsOf(err)
 	if err != nil && len(graphFields) == 0 {
@@ -439,9 +441,9 @@ func (s *Server) v3ProjectImport(q *v3Req) {
 	v3ProjectInput(in, false)
 	sel := v3ProjectKind.full()
 	op := &v3Op{}
-	text := `mutation($input: ImportProjectInput!, $validateOnly: Boolean) { obj: importProject(input: $input, validateOnly: $validateOnly) { ` +
-		op.sel(sel) + ` } }` + op.fragments()
-	data, ok := q.mutate(text, map[string]any{"input": in.input}, in.failed)
+	text := `mutation($input: ImportProjectInput!) { obj: importProject(input: $input) { obj: project { ` +
+		op.sel(sel) + ` } ` + graph.PayloadErrors + ` } }` + op.fragments()
+	data, ok := q.mutate(text, in.input, in.failed)
 	if ok {
 		q.writeObject(http.StatusCreated, data, sel, q.own)
 	}
@@ -455,8 +457,9 @@ func (s *Server) v3ProjectUpdate(replace bool) func(q *v3Req) {
 		}
 		in := v3NewInput(body)
 		v3ProjectInput(in, true)
-		const op = `mutation($slug: String!, $input: UpdateProjectInput!, $replace: Boolean, $validateOnly: Boolean) { updateProject(slug: $slug, input: $input, replace: $replace, validateOnly: $validateOnly) { id } }`
-		if _, ok := q.mutate(op, map[string]any{"slug": q.project(), "input": in.input, "replace": replace}, in.failed); ok {
+		const op = `mutation($input: UpdateProjectInput!) { obj: updateProject(input: $input) { project { id } ` + graph.PayloadErrors + ` } }`
+		in.input["slug"], in.input["replace"] = q.project(), replace
+		if _, ok := q.mutate(op, in.input, in.failed); ok {
 			writeNoContent(q.w)
 		}
 	}
@@ -476,9 +479,9 @@ func (s *Server) v3VersionUpdate(replace bool) func(q *v3Req) {
 		in.boolean("active", "active")
 		in.boolean("hidden", "hidden")
 		in.str("privacy_level", "privacyLevel")
-		vars["input"], vars["replace"] = in.input, replace
-		const op = `mutation($slug: String!, $version: String!, $input: UpdateVersionInput!, $replace: Boolean, $validateOnly: Boolean) { updateVersion(project: $slug, version: $version, input: $input, replace: $replace, validateOnly: $validateOnly) { id } }`
-		if _, ok := q.mutate(op, vars, in.failed); ok {
+		in.input["project"], in.input["version"], in.input["replace"] = vars["slug"], vars["version"], replace
+		const op = `mutation($input: UpdateVersionInput!) { obj: updateVersion(input: $input) { version { id } ` + graph.PayloadErrors + ` } }`
+		if _, ok := q.mutate(op, in.input, in.failed); ok {
 			writeNoContent(q.w)
 		}
 	}
@@ -490,9 +493,9 @@ func (s *Server) v3VersionUpdate(replace bool) func(q *v3Req) {
 func (s *Server) v3TriggerBuild(q *v3Req) {
 	op := &v3Op{}
 	build, project, version := v3BuildKind.full(), v3ProjectKind.full(), v3VersionKind.full()
-	text := `mutation($slug: String!, $version: String!) { triggerBuild(project: $slug, version: $version) { build { ` +
-		op.sel(build) + ` } project { ` + op.sel(project) + ` } version { ` + op.sel(version) + ` } triggered } }` + op.fragments()
-	data, err := q.run(text, map[string]any{"slug": q.project(), "version": q.vars["version"]})
+	text := `mutation($input: TriggerBuildInput!) { triggerBuild(input: $input) { build { ` +
+		op.sel(build) + ` } project { ` + op.sel(project) + ` } version { ` + op.sel(version) + ` } triggered ` + graph.PayloadErrors + ` } }` + op.fragments()
+	data, err := q.run(text, map[string]any{"input": map[string]any{"project": q.project(), "version": q.vars["version"]}})
 	if err != nil {
 		q.fail(err)
 		return
@@ -522,17 +525,18 @@ func (s *Server) v3SubprojectCreate(q *v3Req) {
 	in.str("alias", "alias")
 	sel := v3SubprojectKind.full()
 	op := &v3Op{}
-	text := `mutation($slug: String!, $input: CreateSubprojectInput!, $validateOnly: Boolean) { obj: createSubproject(project: $slug, input: $input, validateOnly: $validateOnly) { ` +
-		op.sel(sel) + ` } }` + op.fragments()
-	data, ok := q.mutate(text, map[string]any{"slug": q.project(), "input": in.input}, in.failed)
+	in.input["project"] = q.project()
+	text := `mutation($input: CreateSubprojectInput!) { obj: createSubproject(input: $input) { obj: subproject { ` +
+		op.sel(sel) + ` } ` + graph.PayloadErrors + ` } }` + op.fragments()
+	data, ok := q.mutate(text, in.input, in.failed)
 	if ok {
 		q.writeObject(http.StatusCreated, data, sel, q.inProject)
 	}
 }
 
-// remove runs a delete mutation and answers 204.
-func (q *v3Req) remove(op string, vars map[string]any) {
-	if _, err := q.run(op, vars); err != nil {
+// remove runs a delete mutation with input and answers 204.
+func (q *v3Req) remove(op string, input map[string]any) {
+	if _, err := q.run(op, map[string]any{"input": input}); err != nil {
 		q.fail(err)
 		return
 	}
@@ -540,8 +544,8 @@ func (q *v3Req) remove(op string, vars map[string]any) {
 }
 
 func (s *Server) v3SubprojectDelete(q *v3Req) {
-	q.remove(`mutation($slug: String!, $alias: String!) { deleteSubproject(project: $slug, alias: $alias) }`,
-		map[string]any{"slug": q.project(), "alias": q.vars["alias"]})
+	q.remove(`mutation($input: DeleteSubprojectInput!) { deleteSubproject(input: $input) { deletedId `+graph.PayloadErrors+` } }`,
+		map[string]any{"project": q.project(), "alias": q.vars["alias"]})
 }
 
 // v3RedirectInput reads a redirect's fields.
@@ -565,9 +569,10 @@ func (s *Server) v3RedirectCreate(q *v3Req) {
 	}
 	in := v3RedirectInput(body)
 	sel := v3RedirectKind.full()
-	text := `mutation($slug: String!, $input: RedirectInput!, $validateOnly: Boolean) { obj: createRedirect(project: $slug, input: $input, validateOnly: $validateOnly) { ` +
-		(&v3Op{}).sel(sel) + ` } }`
-	if data, ok := q.mutate(text, map[string]any{"slug": q.project(), "input": in.input}, in.failed); ok {
+	in.input["project"] = q.project()
+	text := `mutation($input: CreateRedirectInput!) { obj: createRedirect(input: $input) { obj: redirect { ` +
+		(&v3Op{}).sel(sel) + ` } ` + graph.PayloadErrors + ` } }`
+	if data, ok := q.mutate(text, in.input, in.failed); ok {
 		q.writeObject(http.StatusCreated, data, sel, q.inProject)
 	}
 }
@@ -587,11 +592,11 @@ func (s *Server) v3RedirectUpdate(replace bool) func(q *v3Req) {
 			return
 		}
 		in := v3RedirectInput(body)
-		vars["input"], vars["replace"] = in.input, replace
+		in.input["project"], in.input["id"], in.input["replace"] = q.project(), id, replace
 		sel := v3RedirectKind.full()
-		text := `mutation($slug: String!, $id: Int!, $input: RedirectInput!, $replace: Boolean, $validateOnly: Boolean) { obj: updateRedirect(project: $slug, id: $id, input: $input, replace: $replace, validateOnly: $validateOnly) { ` +
-			(&v3Op{}).sel(sel) + ` } }`
-		if data, ok := q.mutate(text, vars, in.failed); ok {
+		text := `mutation($input: UpdateRedirectInput!) { obj: updateRedirect(input: $input) { obj: redirect { ` +
+			(&v3Op{}).sel(sel) + ` } ` + graph.PayloadErrors + ` } }`
+		if data, ok := q.mutate(text, in.input, in.failed); ok {
 			q.writeObject(http.StatusOK, data, sel, q.inProject)
 		}
 	}
@@ -599,7 +604,7 @@ func (s *Server) v3RedirectUpdate(replace bool) func(q *v3Req) {
 
 func (s *Server) v3RedirectDelete(q *v3Req) {
 	if id, ok := q.id("id"); ok {
-		q.remove(`mutation($slug: String!, $id: Int!) { deleteRedirect(project: $slug, id: $id) }`, map[string]any{"slug": q.project(), "id": id})
+		q.remove(`mutation($input: DeleteRedirectInput!) { deleteRedirect(input: $input) { deletedId `+graph.PayloadErrors+` } }`, map[string]any{"project": q.project(), "id": id})
 	}
 }
 
@@ -613,15 +618,16 @@ func (s *Server) v3EnvVarCreate(q *v3Req) {
 	in.str("value", "value")
 	in.boolean("public", "public")
 	sel := v3EnvVarKind.full()
-	text := `mutation($slug: String!, $input: EnvironmentVariableInput!, $validateOnly: Boolean) { obj: createEnvironmentVariable(project: $slug, input: $input, validateOnly: $validateOnly) { ` +
-		(&v3Op{}).sel(sel) + ` } }`
-	if data, ok := q.mutate(text, map[string]any{"slug": q.project(), "input": in.input}, in.failed); ok {
+	in.input["project"] = q.project()
+	text := `mutation($input: CreateEnvironmentVariableInput!) { obj: createEnvironmentVariable(input: $input) { obj: environmentVariable { ` +
+		(&v3Op{}).sel(sel) + ` } ` + graph.PayloadErrors + ` } }`
+	if data, ok := q.mutate(text, in.input, in.failed); ok {
 		q.writeObject(http.StatusCreated, data, sel, q.inProject)
 	}
 }
 
 func (s *Server) v3EnvVarDelete(q *v3Req) {
 	if id, ok := q.id("id"); ok {
-		q.remove(`mutation($slug: String!, $id: Int!) { deleteEnvironmentVariable(project: $slug, id: $id) }`, map[string]any{"slug": q.project(), "id": id})
+		q.remove(`mutation($input: DeleteEnvironmentVariableInput!) { deleteEnvironmentVariable(input: $input) { deletedId `+graph.PayloadErrors+` } }`, map[string]any{"project": q.project(), "id": id})
 	}
 }

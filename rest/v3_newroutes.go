@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"docsd/choices"
+	"docsd/graph"
 )
 
 // The endpoints of api-2026.md §A4: sync-versions, build and project
@@ -35,12 +36,12 @@ func (s *Server) v3NewRoutes() []*v3Route {
 	return append(routes, s.v3UploadRoutes()...)
 }
 
-const v3SyncVersionsOp = `mutation($slug: String!) { syncVersions(project: $slug) { triggered } }`
+const v3SyncVersionsOp = `mutation($input: SyncVersionsInput!) { syncVersions(input: $input) { triggered ` + graph.PayloadErrors + ` } }`
 
 // v3SyncVersions answers `POST …/sync-versions/` (§A4.1); the body is never
 // read.
 func (s *Server) v3SyncVersions(q *v3Req) {
-	data, err := q.run(v3SyncVersionsOp, map[string]any{"slug": q.project()})
+	data, err := q.run(v3SyncVersionsOp, map[string]any{"input": map[string]any{"project": q.project()}})
 	if err != nil {
 		q.fail(err)
 		return

@@ -101,7 +101,7 @@ func v3UploadFields(vars map[string]any, own errs.Fields) errs.Fields {
 }
 
 const v3InitiateOp = `mutation($input: InitiateUploadInput!) { initiateUpload(input: $input) { outcome retryAfter ` +
-	`build { %BUILD% } version { %VERSION% } uploadUrl { url fields } } }`
+	`build { %BUILD% } version { %VERSION% } uploadUrl { url fields } ` + graph.PayloadErrors + ` } }`
 
 // v3UploadInitiate answers `POST /api/v3/upload/initiate/`.
 func (s *Server) v3UploadInitiate(q *v3Req) {
@@ -140,8 +140,8 @@ func (s *Server) v3UploadInitiate(q *v3Req) {
 	})
 }
 
-const v3CompleteOp = `mutation($build: Int!, $status: String!) { completeUpload(build: $build, status: $status) { outcome ` +
-	`build { _project: project { slug } %BUILD% } } }`
+const v3CompleteOp = `mutation($input: CompleteUploadInput!) { completeUpload(input: $input) { outcome ` +
+	`build { _project: project { slug } %BUILD% } ` + graph.PayloadErrors + ` } }`
 
 // v3UploadComplete answers `POST /api/v3/upload/complete/`.
 func (s *Server) v3UploadComplete(q *v3Req) {
@@ -179,7 +179,7 @@ func (s *Server) v3UploadComplete(q *v3Req) {
 	bsel := v3UploadSel(v3BuildKind)
 	op := &v3Op{}
 	text := strings.Replace(v3CompleteOp, "%BUILD%", op.sel(bsel), 1) + op.fragments()
-	data, err := q.run(text, map[string]any{"build": build, "status": status})
+	data, err := q.run(text, map[string]any{"input": map[string]any{"build": build, "status": status}})
 	if err != nil {
 		q.fail(err)
 		return

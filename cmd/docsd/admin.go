@@ -53,15 +53,13 @@ func (c *command) admin(ctx context.Context, group, sub string, args []string) e
 	sys := graph.WithSystem(ctx)
 	switch key {
 	case "project privacy":
-		return a.mutate(sys, `mutation($s: String!, $l: String!) { setProjectPrivacy(slug: $s, privacyLevel: $l) { slug } }`,
-			map[string]any{"s": pos[0], "l": pos[1]})
+		return a.mutate(sys, "setProjectPrivacy", map[string]any{"slug": pos[0], "privacyLevel": pos[1]})
 	case "project translation":
 		var main any
 		if !*opt.unlink {
 			main = pos[1]
 		}
-		return a.mutate(sys, `mutation($s: String!, $m: String) { setTranslationOf(slug: $s, main: $m) { slug } }`,
-			map[string]any{"s": pos[0], "m": main})
+		return a.mutate(sys, "setTranslationOf", map[string]any{"slug": pos[0], "main": main})
 	case "project maintainer":
 		op := "addMaintainer"
 		switch pos[0] {
@@ -71,27 +69,24 @@ func (c *command) admin(ctx context.Context, group, sub string, args []string) e
 		default:
 			return usageError("usage: docsd " + synopsis)
 		}
-		return a.mutate(sys, `mutation($s: String!, $u: String!) { `+op+`(slug: $s, username: $u) { slug } }`,
-			map[string]any{"s": pos[1], "u": pos[2]})
+		return a.mutate(sys, op, map[string]any{"slug": pos[1], "username": pos[2]})
 	case "project set":
 		input, err := adminFields(pos[1:])
 		if err != nil {
 			return err
 		}
-		return a.mutate(sys, `mutation($s: String!, $i: ProjectAdminInput!) { setProjectAdminFields(slug: $s, input: $i) { slug } }`,
-			map[string]any{"s": pos[0], "i": input})
+		input["slug"] = pos[0]
+		return a.mutate(sys, "setProjectAdminFields", input)
 	case "project delete":
-		return a.mutate(sys, `mutation($s: String!) { deleteProject(slug: $s) }`, map[string]any{"s": pos[0]})
+		return a.mutate(sys, "deleteProject", map[string]any{"slug": pos[0]})
 	case "version privacy":
-		return a.mutate(sys, `mutation($p: String!, $v: String!, $l: String!) { setVersionPrivacy(project: $p, version: $v, privacyLevel: $l) { slug } }`,
-			map[string]any{"p": pos[0], "v": pos[1], "l": pos[2]})
+		return a.mutate(sys, "setVersionPrivacy", map[string]any{"project": pos[0], "version": pos[1], "privacyLevel": pos[2]})
 	case "version set":
 		uploaded, err := strconv.ParseBool(strings.TrimPrefix(pos[2], "uploaded="))
 		if err != nil || !strings.HasPrefix(pos[2], "uploaded=") {
 			return usageError("usage: docsd " + synopsis)
 		}
-		return a.mutate(sys, `mutation($p: String!, $v: String!, $u: Boolean!) { setVersionUploaded(project: $p, version: $v, uploaded: $u) { slug } }`,
-			map[string]any{"p": pos[0], "v": pos[1], "u": uploaded})
+		return a.mutate(sys, "setVersionUploaded", map[string]any{"project": pos[0], "version": pos[1], "uploaded": uploaded})
 	case "redirect status":
 		p, err := a.store.FindProjectBySlug(ctx, pos[0])
 		if err != nil {
@@ -216,9 +211,13 @@ func (c *command) readPassword() (string, error) {
 	return line, nil
 }
 
-// mutate runs a mutation and returns its first error.
-func (a *app) mutate(ctx context.Context, query string, vars map[string]any) error {
-	return a.executor.Do(ctx, query, vars, nil)
+// mutate runs mutation field with input (of type <Field>Input, as every
+// mutation takes) and returns its first error, top-level or from its
+// payload's errors.
+func (a *app) mutate(ctx context.Context, field string, input map[string]any) error {
+	query := "mutation($input: " + strings.ToUpper(field[:1]) + field[1:] + "Input!) { " + field +
+		"(input: $input) { " + graph.PayloadErrors + " } }"
+	return a.executor.Do(ctx, query, map[string]any{"input": input}, nil)
 }
 
 // notFoundAs replaces the text of a NotFound error with msg.

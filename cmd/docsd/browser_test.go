@@ -93,7 +93,7 @@ func gitTags(t *testing.T, repo string, tags ...string) {
 // waitVersionBuilt activates a version and waits until it is built.
 func (s *e2eServer) waitVersionBuilt(t *testing.T, project, version string) {
 	t.Helper()
-	s.graphql(t, `mutation($p: String!, $v: String!) { updateVersion(project: $p, version: $v, input: {active: true}) { slug } }`,
+	s.graphql(t, `mutation($p: String!, $v: String!) { updateVersion(input: {project: $p, version: $v, active: true}) { version { slug } } }`,
 		map[string]any{"p": project, "v": version}, nil)
 	deadline := time.Now().Add(3 * time.Minute)
 	triggered := false
@@ -116,7 +116,7 @@ func (s *e2eServer) waitVersionBuilt(t *testing.T, project, version string) {
 			return
 		}
 		if v.LastBuild == nil && !triggered {
-			s.graphql(t, `mutation($p: String!, $v: String!) { triggerBuild(project: $p, version: $v) { build { id } } }`,
+			s.graphql(t, `mutation($p: String!, $v: String!) { triggerBuild(input: {project: $p, version: $v}) { build { id } } }`,
 				map[string]any{"p": project, "v": version}, nil)
 			triggered = true
 		}
@@ -177,7 +177,7 @@ func startBrowserFixture(t *testing.T, flags ...string) *e2eServer {
 	srv.importProject(t, "demo-es", esRepo, "es")
 	srv.waitBuilt(t, "demo")
 	srv.waitBuilt(t, "demo-es")
-	srv.graphql(t, `mutation { setTranslationOf(slug: "demo-es", main: "demo") { slug } }`, nil, nil)
+	srv.graphql(t, `mutation { setTranslationOf(input: {slug: "demo-es", main: "demo"}) { project { slug } } }`, nil, nil)
 	srv.waitVersionBuilt(t, "demo", "v1.0")
 	srv.waitVersionBuilt(t, "demo", "v2.0")
 	return srv

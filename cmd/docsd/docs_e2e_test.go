@@ -162,13 +162,15 @@ func (s *e2eServer) importProject(t *testing.T, name, repo, lang string) string 
 	t.Helper()
 	var data struct {
 		ImportProject struct {
-			Slug string
-			Urls struct{ Documentation string }
+			Project struct {
+				Slug string
+				Urls struct{ Documentation string }
+			}
 		}
 	}
-	s.graphql(t, `mutation($in: ImportProjectInput!) { importProject(input: $in) { slug urls { documentation } } }`,
+	s.graphql(t, `mutation($in: ImportProjectInput!) { importProject(input: $in) { project { slug urls { documentation } } } }`,
 		map[string]any{"in": map[string]any{"name": name, "language": lang, "repository": map[string]any{"url": repo, "type": "git"}}}, &data)
-	return data.ImportProject.Urls.Documentation
+	return data.ImportProject.Project.Urls.Documentation
 }
 
 // waitBuilt waits until the first build of the project's `latest` has
@@ -305,8 +307,8 @@ func TestDocsEndToEnd(t *testing.T) {
 	for name := range repos {
 		srv.waitBuilt(t, name)
 	}
-	srv.graphql(t, `mutation { setTranslationOf(slug: "demo-es", main: "demo") { slug } }`, nil, nil)
-	srv.graphql(t, `mutation { createSubproject(project: "demo", input: {child: "lib", alias: "library"}) { alias } }`, nil, nil)
+	srv.graphql(t, `mutation { setTranslationOf(input: {slug: "demo-es", main: "demo"}) { project { slug } } }`, nil, nil)
+	srv.graphql(t, `mutation { createSubproject(input: {project: "demo", child: "lib", alias: "library"}) { subproject { alias } } }`, nil, nil)
 
 	// urls.documentation as the API returns it now, for each project.
 	var data struct {
@@ -404,10 +406,13 @@ func TestDocsEndToEnd(t *testing.T) {
 			{"sphinx_htmldir", "", "", root + "install.html", root + "install/"},
 		} {
 			t.Run(tc.typ, func(t *testing.T) {
-				var created struct{ CreateRedirect struct{ ID int } }
-				srv.graphql(t, `mutation($in: RedirectInput!) { createRedirect(project: "demo", input: $in) { id: databaseId } }`,
-					map[string]any{"in": map[string]any{"type": tc.typ, "fromUrl": tc.from, "toUrl": tc.to}}, &created)
-				defer srv.graphql(t, fmt.Sprintf(`mutation { deleteRedirect(project: "demo", id: %d) }`, created.CreateRedirect.ID), nil, nil)
+				var created struct {
+					CreateRedirect struct{ Redirect struct{ ID string } }
+				}
+				srv.graphql(t, `mutation($in: CreateRedirectInput!) { createRedirect(input: $in) { redirect { id } } }`,
+					map[string]any{"in": map[string]any{"project": "demo", "type": tc.typ, "fromUrl": tc.from, "toUrl": tc.to}}, &created)
+				defer srv.graphql(t, `mutation($id: ID!) { deleteRedirect(input: {project: "demo", id: $id}) { deletedId } }`,
+					map[string]any{"id": created.CreateRedirect.Redirect.ID}, nil)
 				status, loc, _ := fetch(t, tc.request, "")
 				if status != 302 || loc != tc.want {
 					t.Fatalf("GET %s: got %d %q, want 302 %q", tc.request, status, loc, tc.want)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,9 +59,13 @@ func (a *app) newNotifier() (notify.Notifier, error) {
 }
 
 // subscribe makes this node act on signals: a queued build wakes its
-// workers; changed docs clean its cache of S3 trees.
+// workers; written builds wake its live build subscriptions; changed docs
+// clean its cache of S3 trees.
 func (a *app) subscribe() error {
 	if err := a.notifier.Subscribe(notify.BuildQueued, func(string) { a.pool.Wake() }); err != nil {
+		return err
+	}
+	if err := a.notifier.Subscribe(notify.BuildChanged, func(string) { a.liveBuilds.Signal() }); err != nil {
 		return err
 	}
 	s3, ok := a.artifacts.(*artifacts.S3)
@@ -90,6 +95,18 @@ func (a *app) servedChanged(ctx context.Context, tables []string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	a.signal(ctx, notify.ServedChanged, "")
+}
+
+// buildsChanged tells every node, this one included, after a commit that
+// wrote builds or their commands (a worker's progress, wherever it runs),
+// so that their live build subscriptions look at once.
+func (a *app) buildsChanged(ctx context.Context, tables []string) {
+	if !slices.Contains(tables, "builds") && !slices.Contains(tables, "build_commands") {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	a.signal(ctx, notify.BuildChanged, "")
 }
 
 // otherProcessesEvery is how often a SQLite node looks for commits of

@@ -45,6 +45,9 @@ type app struct {
 	// stopWatching ends the watch for other processes' commits and waits
 	// for it; nil when there is none.
 	stopWatching func()
+	// liveBuilds wakes the build subscriptions of /graphql when any node
+	// writes builds (BuildChanged signals).
+	liveBuilds *graph.SignalledBuildChanges
 }
 
 // open connects to the database (applying migrations) and wires the graph.
@@ -93,8 +96,10 @@ func (c *command) wire(s *store.Store) (*app, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--graphql-anonymous-rate: %v", err)
 	}
+	a.liveBuilds = &graph.SignalledBuildChanges{}
 	a.resolver = &graph.Resolver{
-		Store: s,
+		Store:   s,
+		Changes: a.liveBuilds,
 		Settings: graph.Settings{
 			URLs:              a.urls(),
 			AllowLocalRepos:   c.settings.AllowLocalRepos,
@@ -125,6 +130,7 @@ func (c *command) wire(s *store.Store) (*app, error) {
 	}
 	a.executor = graph.NewExecutor(a.resolver)
 	s.OnCommit(a.servedChanged)
+	s.OnCommit(a.buildsChanged)
 	if err := a.subscribe(); err != nil {
 		a.notifier.Close()
 		return nil, err
@@ -482,5 +488,6 @@ func (s Settings) graphQLLimits() graph.Limits {
 		}
 		return n
 	}
-	return graph.Limits{MaxBytes: off(s.GraphQLMaxBytes), MaxTokens: off(s.GraphQLMaxTokens), MaxDepth: off(s.GraphQLMaxDepth), MaxCost: off(s.GraphQLMaxCost)}
+	return graph.Limits{MaxBytes: off(s.GraphQLMaxBytes), MaxTokens: off(s.GraphQLMaxTokens), MaxDepth: off(s.GraphQLMaxDepth), MaxCost: off(s.GraphQLMaxCost),
+		MaxSubscriptions: off(s.GraphQLMaxSubs)}
 }

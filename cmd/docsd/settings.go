@@ -75,6 +75,7 @@ type Settings struct {
 	GraphQLMaxTokens     int
 	GraphQLMaxDepth      int
 	GraphQLMaxCost       int
+	GraphQLMaxSubs       int
 	CORSOrigins          string
 	corsOrigins          []string // parsed CORSOrigins
 	// The upload API (api-2026.md §A4.5).
@@ -200,6 +201,7 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	integer(&s.GraphQLMaxTokens, "graphql-max-tokens", graph.DefaultMaxTokens, "most lexical tokens of a /graphql operation document, counted before parsing; 0: no limit")
 	integer(&s.GraphQLMaxDepth, "graphql-max-depth", graph.DefaultMaxDepth, "deepest field nesting of a /graphql operation, fragments expanded; 0: no limit")
 	integer(&s.GraphQLMaxCost, "graphql-max-cost", graph.DefaultMaxCost, "highest cost of a /graphql operation (list fields count their page size; fragments and aliases expanded); 0: no limit")
+	integer(&s.GraphQLMaxSubs, "graphql-max-subscriptions", graph.DefaultMaxSubscriptions, "most subscriptions one /graphql WebSocket connection may run at once; 0: no limit")
 	str(&s.CORSOrigins, "cors-origins", "", "comma-separated origins (scheme://host[:port]) whose pages may call /graphql from a browser, or *; empty: none")
 	boolean(&s.UploadAPI, "upload-api", true, "enable the upload API (/api/v3/upload/…) for every project's maintainers")
 	str(&s.UploadStorage, "upload-storage", "", "where clients POST upload archives: local (docsd itself) or s3 (a presigned POST to the artifacts bucket; the default when --artifacts-url is s3://)")
