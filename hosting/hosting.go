@@ -47,6 +47,12 @@ type Config struct {
 	// NoCache looks everything up in the store on every request, for a
 	// node that can't hear of the other nodes' changes.
 	NoCache bool
+	// FileCacheBytes bounds the memory of the published files kept in
+	// memory (files up to 64 KB, what is known of larger ones and of
+	// missing ones, compressed bodies): DefaultFileCacheBytes when zero,
+	// nothing kept when negative. Published trees never change, so what
+	// is kept is never stale, whatever NoCache says.
+	FileCacheBytes int64
 }
 
 // Handler serves docs requests. Build it with New.
@@ -57,6 +63,7 @@ type Handler struct {
 	publicHost string // host of the public URL, without port
 	logger     *slog.Logger
 	cache      *cache
+	published  fileCache
 	variants   variants
 	inject     bool
 	clientURL  string
@@ -71,6 +78,10 @@ func New(s *store.Store, files Files, cfg Config, logger *slog.Logger) *Handler 
 		logger = slog.Default()
 	}
 	h := &Handler{store: s, files: files, urls: cfg.URLs, logger: logger, cache: &cache{s: s, off: cfg.NoCache}, inject: cfg.AddonsInject, clientURL: cfg.AddonsClientURL}
+	h.published.max = cfg.FileCacheBytes
+	if h.published.max == 0 {
+		h.published.max = DefaultFileCacheBytes
+	}
 	// This node's writes empty the cache before the writing request
 	// answers; cmd forwards the other nodes' writes to Forget.
 	if s != nil {

@@ -198,10 +198,13 @@ func (rq *request) serveFromVersion(x *store.Project, ver *store.Version, file s
 		if name == "" || strings.HasSuffix(name, "/") {
 			name += "index.html"
 		}
-		if f, info, ok := openFile(tree, name); ok {
-			defer f.Close()
+		pf, err := rq.h.published.lookup(tree, name)
+		if err != nil {
+			return err
+		}
+		if pf.regular {
 			rq.setPage(x, ver, file, http.StatusOK)
-			rq.sendFile(tree, name, f, info)
+			rq.sendFile(tree, name, pf)
 			return nil
 		}
 	}
@@ -214,7 +217,7 @@ func (rq *request) openTree(x *store.Project, ver *store.Version) (artifacts.Tre
 	if ver == nil || !ver.Built {
 		return nil, nil
 	}
-	tree, err := rq.h.files.OpenHTML(rq.ctx, x.Slug, ver.Slug)
+	tree, err := rq.h.cache.openHTML(rq.ctx, rq.h.files, x.Slug, ver.Slug)
 	if errs.Is(err, errs.NotFound) {
 		return nil, nil
 	}
@@ -230,11 +233,11 @@ func (rq *request) notFound(x *store.Project, ver *store.Version, tree artifacts
 		}
 	}
 	if tree != nil && file != "" && !strings.HasSuffix(file, "/") {
-		if isFile(tree, file+"/index.html") {
+		if rq.h.published.isFile(tree, file+"/index.html") {
 			rq.redirectKeepingQuery(rq.requestedURL() + "/")
 			return nil
 		}
-		if isFile(tree, file+"/README.html") {
+		if rq.h.published.isFile(tree, file+"/README.html") {
 			rq.redirectKeepingQuery(rq.requestedURL() + "/README.html")
 			return nil
 		}
