@@ -248,8 +248,11 @@ func notModified(r *http.Request, etag string, modtime time.Time) bool {
 	return err == nil && !modtime.Truncate(time.Second).After(ims)
 }
 
+// gzipWriters compress at the best level: a body is compressed once per
+// file of a published tree (or injected page), so its size counts, not
+// the time, as with the .gz files nginx's gzip_static serves.
 var gzipWriters = sync.Pool{New: func() any {
-	w, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
+	w, _ := gzip.NewWriterLevel(io.Discard, gzip.BestCompression)
 	return w
 }}
 

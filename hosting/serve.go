@@ -2,9 +2,12 @@ package hosting
 
 import (
 	"context"
+	"html"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"docsd/artifacts"
 	"docsd/choices"
@@ -334,9 +337,36 @@ func (rq *request) redirectKeepingQuery(loc string) {
 	redirect(rq.w, rq.r, withQuery(loc, rq.r.URL.RawQuery), http.StatusFound)
 }
 
-// redirect writes a redirect to an absolute URL.
+// redirect writes a redirect to an absolute URL: what http.Redirect
+// writes, without its parse of the URL when loc is an absolute ASCII URL,
+// which it would leave as it is.
 func redirect(w http.ResponseWriter, r *http.Request, loc string, code int) {
-	http.Redirect(w, r, loc, code)
+	if !isAbsoluteURL(loc) || !isASCII(loc) {
+		http.Redirect(w, r, loc, code)
+		return
+	}
+	h := w.Header()
+	_, hadType := h["Content-Type"]
+	h["Location"] = []string{loc}
+	if !hadType && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		h["Content-Type"] = hHTML
+	}
+	w.WriteHeader(code)
+	if !hadType && r.Method == http.MethodGet {
+		io.WriteString(w, `<a href="`+html.EscapeString(loc)+`">`+http.StatusText(code)+"</a>.\n\n")
+	}
+}
+
+// hHTML is the Content-Type of HTML answers, shared by every answer.
+var hHTML = []string{"text/html; charset=utf-8"}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // withQuery appends a raw query to a URL, with `&` when it already has one,
