@@ -1,7 +1,10 @@
 package hosting
 
 import (
+	"compress/gzip"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"docsd/store"
@@ -92,4 +95,87 @@ func TestServes(t *testing.T) {
 			t.Errorf("Serves(%v) = %v, want %v", tc.tables, got, tc.want)
 		}
 	}
+}
+
+// TestCacheSeesRepublishAndDeletion: the host keeps each version's tree
+// open and its files (found or not) in memory, yet a new publish of the
+// version is served by the very next request — a small page kept in
+// memory, a large file sent from disk, a compressed body, a file that was
+// missing, a custom 404 page — and so is the project's deletion (issue 14).
+func TestCacheSeesRepublishAndDeletion(t *testing.T) {
+	large := func(word string) string { return strings.Repeat(word+" is a large file.\n", 8000) } // over maxCachedFile
+	tree := func(word string) map[string]string {
+		files := map[string]string{
+			"index.html":  "<p>" + word + "</p>",
+			"big.txt":     large(word),
+			"app.js":      strings.Repeat("var "+word+";\n", 200),
+			"404.html":    "<p>" + word + " is not here</p>",
+			"appears.txt": word,
+		}
+		if word == "first" {
+			delete(files, "appears.txt")
+		}
+		return files
+	}
+	cases := []struct {
+		name, file, encoding string
+		status               int // after the republish
+		want                 string
+	}{
+		{"SmallPage", "index.html", "", 200, "<p>second</p>"},
+		{"LargeFile", "big.txt", "", 200, large("second")},
+		{"Compressed", "app.js", "gzip", 200, strings.Repeat("var second;\n", 200)},
+		{"WasMissing", "appears.txt", "", 200, "second"},
+		{"Custom404", "nothing.html", "", 404, "<p>second is not here</p>"},
+	}
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		f := newFixture(t, d)
+		demo := f.project("demo", "en")
+		f.publish(demo, "latest", tree("first"))
+		get := func(file, encoding string) (int, string) {
+			t.Helper()
+			header := []string{}
+			if encoding != "" {
+				header = []string{"Accept-Encoding", encoding}
+			}
+			resp := f.get(latest+file, header...)
+			b := body(t, resp)
+			if resp.Header.Get("Content-Encoding") == "gzip" {
+				zr, err := gzip.NewReader(strings.NewReader(b))
+				if err != nil {
+					t.Fatal(err)
+				}
+				unzipped, err := io.ReadAll(zr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b = string(unzipped)
+			}
+			return resp.StatusCode, b
+		}
+		for _, tc := range cases {
+			for range 2 { // the second answer comes from the caches
+				get(tc.file, tc.encoding)
+			}
+		}
+		f.publish(demo, "latest", tree("second"))
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				status, got := get(tc.file, tc.encoding)
+				if status != tc.status || !strings.Contains(got, tc.want) {
+					t.Errorf("right after the publish: got %d %.60q, want %d %.60q", status, got, tc.status, tc.want)
+				}
+			})
+		}
+		t.Run("ProjectDeleted", func(t *testing.T) {
+			if err := f.s.DeleteProject(t.Context(), demo.ID); err != nil {
+				t.Fatal(err)
+			}
+			for _, tc := range cases {
+				if status, got := get(tc.file, tc.encoding); status != http.StatusNotFound || strings.Contains(got, "second") {
+					t.Errorf("%s right after the deletion: got %d %.60q, want the generic 404", tc.file, status, got)
+				}
+			}
+		})
+	})
 }
