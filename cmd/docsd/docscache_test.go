@@ -161,3 +161,50 @@ func waitForNotFound(t *testing.T, url, who string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestRepublishAndDeletionReachOtherNodes: two nodes on one PostgreSQL
+// database and one artifacts folder; the reader node keeps demo's tree
+// open and its page in memory, yet a new publish through the other node
+// is served by the reader soon after, and so is the project's deletion
+// (LISTEN/NOTIFY empties its caches). The polls' deadlines only stop a
+// hung run.
+func TestRepublishAndDeletionReachOtherNodes(t *testing.T) {
+	dbURL := storetest.DatabaseURL(t, store.Postgres)
+	dataDir := t.TempDir()
+	reader, writer := openNode(t, dbURL, dataDir), openNode(t, dbURL, dataDir)
+	publishDemo(t, writer)
+	for range 2 {
+		if _, body := get(t, reader.docs+demoPage, ""); body != "<p>demo</p>" {
+			t.Fatalf("before: got %q", body)
+		}
+	}
+	p, err := writer.s.FindProjectBySlug(t.Context(), "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := writer.s.FindVersionBySlug(t.Context(), p.ID, store.Latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := artifactstest.Dir(t, map[string]string{"index.html": "<p>republished</p>"})
+	if err := writer.a.artifacts.PublishHTML(t.Context(), "demo", store.Latest, dir); err != nil {
+		t.Fatal(err)
+	}
+	built := true
+	if _, err := writer.s.UpdateVersion(t.Context(), v.ID, store.VersionUpdate{Built: &built}); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		_, body := get(t, reader.docs+demoPage, "")
+		if body == "<p>republished</p>" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the other node, after the publish, still answers %q", body)
+		}
+	}
+	if err := writer.s.DeleteProject(t.Context(), p.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitForNotFound(t, reader.docs+demoPage, "the other node, after the deletion")
+}
