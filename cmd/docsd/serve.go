@@ -351,12 +351,9 @@ func (a *app) logRequests(next http.Handler) http.Handler {
 		if !h.Enabled(r.Context(), slog.LevelInfo) {
 			return
 		}
-		line := slog.NewRecord(start.Add(d), slog.LevelInfo, "request", 0)
-		line.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.Int("status", rec.status), slog.Int("bytes", rec.bytes),
-			slog.Duration("duration", d), slog.String("remote", r.RemoteAddr),
-			slog.String("client", clientAddr(r, a.settings.trustedProxies)))
-		h.Handle(r.Context(), line)
+		logRequest(r.Context(), h, &accessLine{time: start.Add(d), method: r.Method, path: r.URL.Path,
+			status: rec.status, bytes: rec.bytes, duration: d, remote: r.RemoteAddr,
+			client: clientAddr(r, a.settings.trustedProxies)})
 	})
 }
 
