@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"docsd/artifacts"
+	"docsd/store"
 )
 
 // publishedFile is what the host knows of one name of one published tree:
@@ -33,13 +34,18 @@ type publishedFile struct {
 	gzMu    sync.Mutex // guards gzipped
 	gzipped *variant   // its gzip representation, once made
 
-	// notFound is the file rebased as a custom 404 page (root, body),
-	// kept for the last root asked for: a tree is served under one root.
+	// notFound is the file rebased as a custom 404 page, kept for the
+	// last version asked for: a tree is served under one root.
 	notFound atomic.Pointer[rebasedPage]
 }
 
-// rebasedPage is a custom 404 page whose links were resolved against root.
+// rebasedPage is a custom 404 page whose links were resolved against root,
+// the docs URL of version ver of x. x and ver are the cache's values,
+// shared by every request until the cache forgets them: while they are
+// the ones asked for, root needs no computing.
 type rebasedPage struct {
+	x       *store.Project
+	ver     *store.Version
 	root    string
 	body    []byte // capacity equals length: inject copies
 	hLength []string
@@ -205,24 +211,33 @@ func (pf *publishedFile) gzipVariant(c *fileCache, tree artifacts.Tree, name str
 	return pf.gzipped, nil
 }
 
-// notFoundPage returns the file as a custom 404 page whose links are
-// resolved against root, made once per root.
-func (pf *publishedFile) notFoundPage(c *fileCache, tree artifacts.Tree, name, root string) (*rebasedPage, error) {
-	if p := pf.notFound.Load(); p != nil && p.root == root {
-		return p, nil
+// notFoundPage returns the file as a custom 404 page of version ver of x,
+// whose links are resolved against the version's docs URL (root), made
+// once per root.
+func (pf *publishedFile) notFoundPage(c *fileCache, tree artifacts.Tree, name string, x *store.Project, ver *store.Version, root func() string) (*rebasedPage, error) {
+	last := pf.notFound.Load()
+	if last != nil && last.x == x && last.ver == ver {
+		return last, nil
+	}
+	r := root()
+	if last != nil && last.root == r {
+		p := *last
+		p.x, p.ver = x, ver
+		pf.notFound.Store(&p)
+		return &p, nil
 	}
 	b, err := pf.bytes(tree, name)
 	if err != nil {
 		return nil, err
 	}
-	doc := rebaseLinks(b, root)
+	doc := rebaseLinks(b, r)
 	if len(doc) > 0 && &doc[0] == &b[0] {
 		doc = append([]byte(nil), doc...) // never share the file's own bytes
 	}
 	doc = doc[:len(doc):len(doc)]
-	p := &rebasedPage{root: root, body: doc, hLength: []string{strconv.Itoa(len(doc))}}
+	p := &rebasedPage{x: x, ver: ver, root: r, body: doc, hLength: []string{strconv.Itoa(len(doc))}}
 	if pf.notFound.Swap(p) == nil {
-		c.grow(int64(len(doc) + len(root)))
+		c.grow(int64(len(doc) + len(r)))
 	}
 	return p, nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"docsd/artifacts"
+	"docsd/store"
 )
 
 // openFile opens name in tree when it is a regular file.
@@ -216,7 +217,9 @@ func entityTag(treeID string, size int64, modtime time.Time) string {
 // acceptsGzip reports whether the request's Accept-Encoding allows gzip
 // (listed, with no q or a q above 0).
 func acceptsGzip(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+	for rest, more := r.Header.Get("Accept-Encoding"), true; more; {
+		var part string
+		part, rest, more = strings.Cut(rest, ",")
 		coding, params, _ := strings.Cut(part, ";")
 		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") {
 			continue
@@ -273,11 +276,11 @@ func gzipAll(r io.Reader) ([]byte, error) {
 
 // sendNotFoundFile serves the tree's custom 404 page (404.html, else
 // 404/index.html) with status 404 (step 9.3), and reports whether there was
-// one. root is the docs URL of the tree's version: the page's relative and
-// root-relative links are resolved against it (a 404 page answers for any
-// path), once per file of a tree, and the reader client is injected as for
-// any page (R.5).
-func (rq *request) sendNotFoundFile(tree artifacts.Tree, root string) bool {
+// one. The tree is version ver's of x: the page's relative and
+// root-relative links are resolved against the version's docs URL (a 404
+// page answers for any path), once per file of a tree, and the reader
+// client is injected as for any page (R.5).
+func (rq *request) sendNotFoundFile(tree artifacts.Tree, x *store.Project, ver *store.Version) bool {
 	for _, name := range notFoundNames {
 		pf, err := rq.h.published.lookup(tree, name)
 		if err != nil {
@@ -298,7 +301,7 @@ func (rq *request) sendNotFoundFile(tree artifacts.Tree, root string) bool {
 			}
 			return true
 		}
-		p, err := pf.notFoundPage(&rq.h.published, tree, name, root)
+		p, err := pf.notFoundPage(&rq.h.published, tree, name, x, ver, func() string { return rq.versionRoot(x, ver) })
 		if err != nil {
 			return false
 		}

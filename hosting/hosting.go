@@ -157,16 +157,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		notFoundPage(w, r)
 		return
 	}
-	slug, rest, hasRest := strings.Cut(after, "/")
+	slug, _, _ := strings.Cut(after, "/")
 	if !slugShaped(slug) {
 		// No project has such a slug, and it must never reach a Location
 		// (`/docs/evil.example%3F/` would name another host).
 		notFoundPage(w, r)
 		return
 	}
-	if hasRest {
-		rest = "/" + rest
-	}
+	rest := after[len(slug):] // "" or from the slash on
 	if h.urls.SubdomainMode() {
 		// §8.1: the public host answers for docs only with a pointer to
 		// the project's subdomain.

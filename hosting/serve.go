@@ -129,7 +129,7 @@ func (rq *request) serve(rootSlug, rest string) error {
 	if !choices.Languages.Has(lang) {
 		return rq.notFound(target, nil, nil, "", unknown, true)
 	}
-	in := redirectInput{lang: lang, version: version, path: "/" + file, full: restT}
+	in := redirectInput{lang: lang, version: version, path: slashFile(restT, file), full: restT}
 	served, err := rq.languageProject(target, lang)
 	if err != nil {
 		return err
@@ -160,9 +160,13 @@ func (rq *request) serveWithoutTranslations(target *store.Project, restT string)
 		rq.redirectKeepingQuery(rq.requestedURL() + "/")
 		return nil
 	}
-	in := redirectInput{lang: target.Language, version: version, path: "/" + file, full: restT}
+	in := redirectInput{lang: target.Language, version: version, path: slashFile(restT, file), full: restT}
 	return rq.serveVersion(target, version, file, in)
 }
+
+// slashFile is "/" + file, where file is what follows a slash at the end
+// of p: a part of p rather than a new string.
+func slashFile(p, file string) string { return p[len(p)-len(file)-1:] }
 
 // serveVersion runs steps 7–9 for a file of a version of project x.
 func (rq *request) serveVersion(x *store.Project, versionSlug, file string, in redirectInput) error {
@@ -249,7 +253,7 @@ func (rq *request) notFound(x *store.Project, ver *store.Version, tree artifacts
 		return rq.sendUnbuiltPage(x, ver)
 	}
 	rq.setPage(x, ver, file, http.StatusNotFound)
-	if tree != nil && rq.sendNotFoundFile(tree, rq.versionRoot(x, ver)) {
+	if tree != nil && rq.sendNotFoundFile(tree, x, ver) {
 		return nil
 	}
 	defSlug, err := rq.defaultVersion(x)
@@ -276,7 +280,7 @@ func (rq *request) notFound(x *store.Project, ver *store.Version, tree artifacts
 					if ver == nil {
 						rq.setPage(x, def, file, http.StatusNotFound)
 					}
-					if rq.sendNotFoundFile(defTree, rq.versionRoot(x, def)) {
+					if rq.sendNotFoundFile(defTree, x, def) {
 						return nil
 					}
 				}
@@ -353,7 +357,9 @@ func redirect(w http.ResponseWriter, r *http.Request, loc string, code int) {
 	}
 	w.WriteHeader(code)
 	if !hadType && r.Method == http.MethodGet {
-		io.WriteString(w, `<a href="`+html.EscapeString(loc)+`">`+http.StatusText(code)+"</a>.\n\n")
+		for _, s := range [...]string{`<a href="`, html.EscapeString(loc), `">`, http.StatusText(code), "</a>.\n\n"} {
+			io.WriteString(w, s)
+		}
 	}
 }
 
