@@ -3,12 +3,15 @@
 // <project>.<docs_domain>), the downloads of §8.4, the pull-request previews
 // of §9.6, and the redirects of §8.6 on the not-found path.
 //
-// Files come from artifact storage, one published tree per version, opened
+// Files come from artifact storage, one published tree per version, taken
 // once per request so that a concurrent publish never mixes two trees in one
 // answer. Projects, versions, relationships, redirects and maintainers are
 // looked up in the store once and then kept in a per-node cache, emptied
 // whenever they change (see Serves and Forget): on the node that made the
-// change before its request answers, on the others when they are told.
+// change before its request answers, on the others when they are told. The
+// same cache keeps each version's current tree open. What is known of a
+// tree's files (found or not, and the bytes of small ones) is kept by tree
+// ID (fileCache): a published tree never changes.
 package hosting
 
 import (
