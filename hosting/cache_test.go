@@ -4,6 +4,9 @@ import (
 	"compress/gzip"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -178,4 +181,44 @@ func TestCacheSeesRepublishAndDeletion(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestFileCacheBytes: by default a small published file is read once per
+// tree (changing it under the tree, which a publish never does, changes
+// nothing served); with FileCacheBytes < 0 nothing is kept and every
+// request reads it.
+func TestFileCacheBytes(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		bytes int64
+		want  string // after the change under the tree
+	}{
+		{"Default", 0, "<p>first</p>"},
+		{"Off", -1, "<p>other</p>"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, store.SQLite)
+			h := New(f.s, f.arts, Config{URLs: pathURLs, FileCacheBytes: tc.bytes}, nil)
+			demo := f.project("demo", "en")
+			f.publish(demo, "latest", map[string]string{"index.html": "<p>first</p>"})
+			get := func() string {
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, latest+"index.html", nil))
+				return w.Body.String()
+			}
+			if got := get(); got != "<p>first</p>" {
+				t.Fatalf("before: got %q", got)
+			}
+			dir, err := f.arts.HTMLDir("demo", "latest")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte("<p>other</p>"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := get(); got != tc.want {
+				t.Errorf("after the change under the tree: got %q, want %q", got, tc.want)
+			}
+		})
+	}
 }

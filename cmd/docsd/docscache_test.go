@@ -21,15 +21,15 @@ type docsNode struct {
 }
 
 // openNode starts a node on the database at dbURL, with artifacts under
-// dataDir.
-func openNode(t *testing.T, dbURL, dataDir string) *docsNode {
+// dataDir and the extra flags given.
+func openNode(t *testing.T, dbURL, dataDir string, extra ...string) *docsNode {
 	t.Helper()
 	s, err := store.Open(t.Context(), dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	a, srv := testApp(t, s, "--database-url", dbURL, "--data-dir", dataDir, "--build-workers", "0")
+	a, srv := testApp(t, s, append([]string{"--database-url", dbURL, "--data-dir", dataDir, "--build-workers", "0"}, extra...)...)
 	return &docsNode{s: s, a: a, url: srv.URL, docs: testDocs(t, a).URL}
 }
 
@@ -207,4 +207,19 @@ func TestRepublishAndDeletionReachOtherNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitForNotFound(t, reader.docs+demoPage, "the other node, after the deletion")
+}
+
+// TestDocsFileCacheSetting: --docs-file-cache 0 keeps no published file in
+// memory and docs are still served; a negative size is refused.
+func TestDocsFileCacheSetting(t *testing.T) {
+	if code, _, errOut := docsd(t, "serve", "--docs-file-cache", "-1"); code != 2 || !strings.Contains(errOut, "--docs-file-cache must not be negative") {
+		t.Errorf("--docs-file-cache -1: exit %d, stderr %q", code, errOut)
+	}
+	n := openNode(t, storetest.DatabaseURL(t, store.SQLite), t.TempDir(), "--docs-file-cache", "0")
+	publishDemo(t, n)
+	for range 2 {
+		if resp, body := get(t, n.docs+demoPage, ""); resp.StatusCode != http.StatusOK || body != "<p>demo</p>" {
+			t.Fatalf("got %d %q, want the page", resp.StatusCode, body)
+		}
+	}
 }

@@ -167,6 +167,10 @@ func (a *app) handlers() (public, docsOrigin http.Handler) {
 		URLs:            a.urls(),
 		AddonsInject:    a.settings.AddonsInject,
 		AddonsClientURL: a.settings.AddonsClientURL,
+		FileCacheBytes:  int64(a.settings.DocsFileCache) << 20,
+	}
+	if docsConfig.FileCacheBytes == 0 {
+		docsConfig.FileCacheBytes = -1 // none (zero is the default to hosting)
 	}
 	docs := hosting.New(a.store, a.artifacts, docsConfig, a.logger)
 	if err := a.notifier.Subscribe(notify.ServedChanged, func(string) { docs.Forget() }); err != nil {
