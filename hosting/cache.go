@@ -4,7 +4,9 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 
+	"docsd/artifacts"
 	"docsd/errs"
 	"docsd/store"
 )
@@ -17,13 +19,44 @@ import (
 // wrote it, before the writing request answers) and when another node
 // signals one (issue 14). Values are shared between requests and never
 // modified.
+//
+// It also keeps each version's current published tree open (trees), so
+// that a request neither resolves the version's symlink nor opens its
+// folder (nor, on S3, reads the tree's pointer): a publish ends with a
+// write to the version's row (builder and upload mark it built), whose
+// commit empties the cache like any other, and the replaced tree stays
+// readable for the artifacts' grace period meanwhile.
 type cache struct {
 	s   *store.Store
 	off bool // keep nothing
 
-	mu      sync.RWMutex // guards gen and entries
+	mu      sync.RWMutex // guards gen, entries and trees
 	gen     uint64       // counts Forget calls: a read that began before one is not kept
 	entries map[cacheKey]cacheEntry
+	trees   map[treeKey]*sharedTree
+}
+
+// maxCachedTrees bounds the trees kept open (one file descriptor each on
+// local storage); when the cache holds that many it starts over.
+const maxCachedTrees = 1024
+
+type treeKey struct{ project, version string }
+
+// sharedTree is a published tree opened once and read by many requests.
+// refs counts its holders — the cache while it keeps it, and each request
+// that took it and has not closed it — and the tree is closed when the last
+// one lets go, so a request never reads a tree closed under it.
+type sharedTree struct {
+	artifacts.Tree
+	refs atomic.Int64
+}
+
+// Close lets go of one holder's reference.
+func (t *sharedTree) Close() error {
+	if t.refs.Add(-1) == 0 {
+		return t.Tree.Close()
+	}
+	return nil
 }
 
 // maxCacheEntries bounds the cache's memory (about 1 KB per entry); when
@@ -62,6 +95,83 @@ func (c *cache) Forget() {
 	defer c.mu.Unlock()
 	c.gen++
 	c.entries = nil
+	c.dropTrees()
+}
+
+// openDetached opens the version's tree with a context that is cancelled
+// when ctx is while the tree is being opened, and never after: the tree,
+// which may keep the context for its later reads (S3), is read by later
+// requests too.
+func openDetached(ctx context.Context, files Files, project, version string) (artifacts.Tree, error) {
+	opening, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	return files.OpenHTML(opening, project, version)
+}
+
+// dropTrees lets go of the cache's references to the trees it keeps. The
+// caller holds mu for writing.
+func (c *cache) dropTrees() {
+	for _, t := range c.trees {
+		t.Close()
+	}
+	c.trees = nil
+}
+
+// openHTML opens the current published tree of a version (NotFound when
+// there is none) through files, or takes the one the cache keeps open. The
+// caller closes it.
+func (c *cache) openHTML(ctx context.Context, files Files, project, version string) (artifacts.Tree, error) {
+	if c.off {
+		return files.OpenHTML(ctx, project, version)
+	}
+	key := treeKey{project, version}
+	c.mu.RLock()
+	t, ok := c.trees[key]
+	if ok {
+		t.refs.Add(1) // under the lock: Forget can't let go of it first
+	}
+	gen := c.gen
+	c.mu.RUnlock()
+	if ok {
+		return t, nil
+	}
+	tree, err := openDetached(ctx, files, project, version)
+	if err != nil {
+		return nil, err
+	}
+	t = &sharedTree{Tree: tree}
+	t.refs.Store(1) // the caller's
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen != gen {
+		return t, nil
+	}
+	if other, taken := c.trees[key]; taken {
+		// Another request resolved the version meanwhile. Different trees
+		// mean a publish happened in between, and which is newer is
+		// unknown: keep neither, so that no reader is handed the older
+		// one after having seen the newer; the next request resolves the
+		// version anew.
+		if other.ID() != t.ID() {
+			delete(c.trees, key)
+			other.Close()
+		}
+		return t, nil
+	}
+	if len(c.trees) >= maxCachedTrees {
+		// Starting over is a Forget for trees: a resolution under way
+		// may be older than one just dropped, so it is not kept either.
+		c.gen++
+		c.dropTrees()
+		return t, nil
+	}
+	if c.trees == nil {
+		c.trees = make(map[treeKey]*sharedTree)
+	}
+	t.refs.Add(1) // the cache's
+	c.trees[key] = t
+	return t, nil
 }
 
 // cached returns the answer for key, fetching and keeping it when it is

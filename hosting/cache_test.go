@@ -1,7 +1,13 @@
 package hosting
 
 import (
+	"compress/gzip"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"docsd/store"
@@ -91,5 +97,128 @@ func TestServes(t *testing.T) {
 		if got := Serves(tc.tables); got != tc.want {
 			t.Errorf("Serves(%v) = %v, want %v", tc.tables, got, tc.want)
 		}
+	}
+}
+
+// TestCacheSeesRepublishAndDeletion: the host keeps each version's tree
+// open and its files (found or not) in memory, yet a new publish of the
+// version is served by the very next request — a small page kept in
+// memory, a large file sent from disk, a compressed body, a file that was
+// missing, a custom 404 page — and so is the project's deletion (issue 14).
+func TestCacheSeesRepublishAndDeletion(t *testing.T) {
+	large := func(word string) string { return strings.Repeat(word+" is a large file.\n", 8000) } // over maxCachedFile
+	tree := func(word string) map[string]string {
+		files := map[string]string{
+			"index.html":  "<p>" + word + "</p>",
+			"big.txt":     large(word),
+			"app.js":      strings.Repeat("var "+word+";\n", 200),
+			"404.html":    "<p>" + word + " is not here</p>",
+			"appears.txt": word,
+		}
+		if word == "first" {
+			delete(files, "appears.txt")
+		}
+		return files
+	}
+	cases := []struct {
+		name, file, encoding string
+		status               int // after the republish
+		want                 string
+	}{
+		{"SmallPage", "index.html", "", 200, "<p>second</p>"},
+		{"LargeFile", "big.txt", "", 200, large("second")},
+		{"Compressed", "app.js", "gzip", 200, strings.Repeat("var second;\n", 200)},
+		{"WasMissing", "appears.txt", "", 200, "second"},
+		{"Custom404", "nothing.html", "", 404, "<p>second is not here</p>"},
+	}
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		f := newFixture(t, d)
+		demo := f.project("demo", "en")
+		f.publish(demo, "latest", tree("first"))
+		get := func(file, encoding string) (int, string) {
+			t.Helper()
+			header := []string{}
+			if encoding != "" {
+				header = []string{"Accept-Encoding", encoding}
+			}
+			resp := f.get(latest+file, header...)
+			b := body(t, resp)
+			if resp.Header.Get("Content-Encoding") == "gzip" {
+				zr, err := gzip.NewReader(strings.NewReader(b))
+				if err != nil {
+					t.Fatal(err)
+				}
+				unzipped, err := io.ReadAll(zr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b = string(unzipped)
+			}
+			return resp.StatusCode, b
+		}
+		for _, tc := range cases {
+			for range 2 { // the second answer comes from the caches
+				get(tc.file, tc.encoding)
+			}
+		}
+		f.publish(demo, "latest", tree("second"))
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				status, got := get(tc.file, tc.encoding)
+				if status != tc.status || !strings.Contains(got, tc.want) {
+					t.Errorf("right after the publish: got %d %.60q, want %d %.60q", status, got, tc.status, tc.want)
+				}
+			})
+		}
+		t.Run("ProjectDeleted", func(t *testing.T) {
+			if err := f.s.DeleteProject(t.Context(), demo.ID); err != nil {
+				t.Fatal(err)
+			}
+			for _, tc := range cases {
+				if status, got := get(tc.file, tc.encoding); status != http.StatusNotFound || strings.Contains(got, "second") {
+					t.Errorf("%s right after the deletion: got %d %.60q, want the generic 404", tc.file, status, got)
+				}
+			}
+		})
+	})
+}
+
+// TestFileCacheBytes: by default a small published file is read once per
+// tree (changing it under the tree, which a publish never does, changes
+// nothing served); with FileCacheBytes < 0 nothing is kept and every
+// request reads it.
+func TestFileCacheBytes(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		bytes int64
+		want  string // after the change under the tree
+	}{
+		{"Default", 0, "<p>first</p>"},
+		{"Off", -1, "<p>other</p>"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, store.SQLite)
+			h := New(f.s, f.arts, Config{URLs: pathURLs, FileCacheBytes: tc.bytes}, nil)
+			demo := f.project("demo", "en")
+			f.publish(demo, "latest", map[string]string{"index.html": "<p>first</p>"})
+			get := func() string {
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, latest+"index.html", nil))
+				return w.Body.String()
+			}
+			if got := get(); got != "<p>first</p>" {
+				t.Fatalf("before: got %q", got)
+			}
+			dir, err := f.arts.HTMLDir("demo", "latest")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte("<p>other</p>"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := get(); got != tc.want {
+				t.Errorf("after the change under the tree: got %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

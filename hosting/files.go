@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"docsd/artifacts"
+	"docsd/store"
 )
 
 // openFile opens name in tree when it is a regular file.
@@ -31,15 +32,6 @@ func openFile(tree artifacts.Tree, name string) (fs.File, fs.FileInfo, bool) {
 		return nil, nil, false
 	}
 	return f, info, true
-}
-
-// isFile reports whether name is a regular file of tree.
-func isFile(tree artifacts.Tree, name string) bool {
-	f, _, ok := openFile(tree, name)
-	if ok {
-		f.Close()
-	}
-	return ok
 }
 
 // validName reports whether name may be looked up in a tree: a relative
@@ -93,75 +85,96 @@ const (
 	maxGzipSize = 8 << 20
 )
 
-// sendFile answers 200 with a file of tree (or 304, 206, 412, 416 as the
-// request's conditional and Range headers ask), compressed with gzip when
-// the reader accepts it and the request has no Range. A file served as it
-// is goes out with sendfile(2) from a local tree; a page with the client
-// injected and a compressed body are made once per file of a tree and
-// then served from memory (variants), never made again per request.
-func (rq *request) sendFile(tree artifacts.Tree, name string, f fs.File, info fs.FileInfo) {
+// sendFile answers 200 with the file pf, name in tree (or 304, 206, 412,
+// 416 as the request's conditional and Range headers ask), compressed with
+// gzip when the reader accepts it and the request has no Range. A file
+// served as it is comes from memory when small, else from its file with
+// sendfile(2) (sendFileAsIs); a page with the client injected and a
+// compressed body are made once per file of a tree and then served from
+// memory (variants, publishedFile.gzipVariant), never made again per
+// request.
+func (rq *request) sendFile(tree artifacts.Tree, name string, pf *publishedFile) {
 	w, r := rq.w, rq.r
 	h := w.Header()
-	ctype := contentType(name)
-	h.Set("Content-Type", ctype)
-	h.Set("X-Content-Type-Options", "nosniff")
+	h["Content-Type"] = pf.hType
+	h["X-Content-Type-Options"] = hNosniff
 	if rq.private {
-		h.Set("Cache-Control", "private")
+		h["Cache-Control"] = hPrivate
 	}
-	modtime, size := info.ModTime(), info.Size()
-	etag := entityTag(tree.ID(), size, modtime)
-	gz := compressible(ctype)
+	gz := pf.gz
 	if gz {
-		h.Add("Vary", "Accept-Encoding")
-		gz = r.Header.Get("Range") == "" && acceptsGzip(r)
+		if len(h["Vary"]) == 0 {
+			h["Vary"] = hVary
+		} else {
+			h.Add("Vary", "Accept-Encoding")
+		}
+		gz = len(r.Header["Range"]) == 0 && acceptsGzip(r)
 	}
+	size := pf.size
 	block := rq.injection(name, size)
 	if block == nil && (!gz || size < minGzipSize || size > maxGzipSize) {
-		h.Set("ETag", etag)
-		serveContent(w, r, modtime, f, size)
+		rq.sendFileAsIs(tree, name, pf)
 		return
 	}
-	key := variantKey(name, etag, block, gz)
-	v, ok := rq.h.variants.get(key)
-	if !ok {
-		var err error
-		if v, err = makeVariant(f, size, etag, block, gz); err != nil {
-			if !readerGone(r) {
-				rq.h.logger.ErrorContext(r.Context(), "reading docs file", "path", r.URL.Path, "err", err)
-				serverErrorPage(w, r)
-			}
-			return
+	var (
+		v   *variant
+		err error
+	)
+	if block == nil {
+		v, err = pf.gzipVariant(&rq.h.published, tree, name)
+	} else {
+		v, err = rq.injectedVariant(tree, name, pf, block, gz)
+	}
+	if err != nil {
+		if !readerGone(r) {
+			rq.h.logger.ErrorContext(r.Context(), "reading docs file", "path", r.URL.Path, "err", err)
+			serverErrorPage(w, r)
 		}
-		rq.h.variants.put(key, v)
-	}
-	h.Set("ETag", v.etag)
-	if !v.gzip {
-		http.ServeContent(w, r, "", modtime, bytes.NewReader(v.body))
 		return
 	}
-	h.Set("Content-Encoding", "gzip")
-	if notModified(r, v.etag, modtime) {
+	h["Etag"] = v.hETag
+	if !v.gzip {
+		sendBytes(w, r, v.body, v.hLength, pf.modtime, pf.hModified)
+		return
+	}
+	h["Content-Encoding"] = hGzip
+	if notModified(r, v.etag, pf.modtime) {
 		h.Del("Content-Type")
 		h.Del("Content-Encoding")
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	if r.Header.Get("If-Match") != "" || r.Header.Get("If-Unmodified-Since") != "" {
+	if len(r.Header["If-Match"]) > 0 || len(r.Header["If-Unmodified-Since"]) > 0 {
 		// The preconditions only http.ServeContent checks (412).
-		http.ServeContent(contentLength{w, strconv.Itoa(len(v.body))}, r, "", modtime, bytes.NewReader(v.body))
+		http.ServeContent(contentLength{w, strconv.Itoa(len(v.body))}, r, "", pf.modtime, bytes.NewReader(v.body))
 		return
 	}
 	// What http.ServeContent answers here (no Range: gzip never has one),
 	// in one write from memory and with Content-Length.
-	if !modtime.IsZero() && !modtime.Equal(time.Unix(0, 0)) {
-		h.Set("Last-Modified", modtime.UTC().Format(http.TimeFormat))
-	}
-	h.Set("Accept-Ranges", "bytes")
-	h.Set("Content-Length", strconv.Itoa(len(v.body)))
-	w.WriteHeader(http.StatusOK)
+	writeWholeHeader(w, v.hLength, pf.hModified)
 	if r.Method != http.MethodHead {
 		w.Write(v.body)
 	}
+}
+
+// injectedVariant is the page pf (name in tree) with block injected,
+// compressed when gz: made once per page and block, then kept in the
+// handler's variants.
+func (rq *request) injectedVariant(tree artifacts.Tree, name string, pf *publishedFile, block []byte, gz bool) (*variant, error) {
+	key := variantKey(name, pf.etag, block, gz)
+	if v, ok := rq.h.variants.get(key); ok {
+		return v, nil
+	}
+	b, err := pf.bytes(tree, name)
+	if err != nil {
+		return nil, err
+	}
+	v, err := makeVariant(bytes.NewReader(b), pf.size, pf.etag, block, gz)
+	if err != nil {
+		return nil, err
+	}
+	rq.h.variants.put(key, v)
+	return v, nil
 }
 
 // contentLength adds Content-Length to the 200 that http.ServeContent
@@ -204,7 +217,9 @@ func entityTag(treeID string, size int64, modtime time.Time) string {
 // acceptsGzip reports whether the request's Accept-Encoding allows gzip
 // (listed, with no q or a q above 0).
 func acceptsGzip(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+	for rest, more := r.Header.Get("Accept-Encoding"), true; more; {
+		var part string
+		part, rest, more = strings.Cut(rest, ",")
 		coding, params, _ := strings.Cut(part, ";")
 		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") {
 			continue
@@ -236,8 +251,11 @@ func notModified(r *http.Request, etag string, modtime time.Time) bool {
 	return err == nil && !modtime.Truncate(time.Second).After(ims)
 }
 
+// gzipWriters compress at the best level: a body is compressed once per
+// file of a published tree (or injected page), so its size counts, not
+// the time, as with the .gz files nginx's gzip_static serves.
 var gzipWriters = sync.Pool{New: func() any {
-	w, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
+	w, _ := gzip.NewWriterLevel(io.Discard, gzip.BestCompression)
 	return w
 }}
 
@@ -258,42 +276,62 @@ func gzipAll(r io.Reader) ([]byte, error) {
 
 // sendNotFoundFile serves the tree's custom 404 page (404.html, else
 // 404/index.html) with status 404 (step 9.3), and reports whether there was
-// one. root is the docs URL of the tree's version: the page's relative and
-// root-relative links are resolved against it (a 404 page answers for any
-// path), and the reader client is injected as for any page (R.5).
-func (rq *request) sendNotFoundFile(tree artifacts.Tree, root string) bool {
-	for _, name := range []string{"404.html", "404/index.html"} {
-		f, info, ok := openFile(tree, name)
-		if !ok {
+// one. The tree is version ver's of x: the page's relative and
+// root-relative links are resolved against the version's docs URL (a 404
+// page answers for any path), once per file of a tree, and the reader
+// client is injected as for any page (R.5).
+func (rq *request) sendNotFoundFile(tree artifacts.Tree, x *store.Project, ver *store.Version) bool {
+	for _, name := range notFoundNames {
+		pf, err := rq.h.published.lookup(tree, name)
+		if err != nil {
+			return false
+		}
+		if !pf.regular {
 			continue
 		}
-		defer f.Close()
-		var src io.Reader = io.LimitReader(f, info.Size())
-		size := info.Size()
-		if info.Size() <= maxGzipSize {
-			doc, err := io.ReadAll(src)
+		if pf.size > maxGzipSize {
+			f, err := tree.Open(name)
 			if err != nil {
 				return false
 			}
-			doc = rebaseLinks(doc, root)
-			if block := rq.injection(name, int64(len(doc))); block != nil {
-				doc, _ = inject(doc, block)
+			defer f.Close()
+			rq.writeNotFoundHeader(pf.hType, pf.hLength)
+			if rq.r.Method != http.MethodHead {
+				io.CopyN(rq.w, f, pf.size)
 			}
-			src, size = bytes.NewReader(doc), int64(len(doc))
+			return true
 		}
-		h := rq.w.Header()
-		h.Set("Content-Type", contentType(name))
-		h.Set("Content-Length", strconv.FormatInt(size, 10))
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Cache-Control", "no-cache")
-		if rq.private {
-			h.Set("Cache-Control", "private, no-cache")
+		p, err := pf.notFoundPage(&rq.h.published, tree, name, x, ver, func() string { return rq.versionRoot(x, ver) })
+		if err != nil {
+			return false
 		}
-		rq.w.WriteHeader(http.StatusNotFound)
+		doc, hLength := p.body, p.hLength
+		if block := rq.injection(name, int64(len(doc))); block != nil {
+			doc, _ = inject(doc, block) // a copy: p.body has no spare capacity
+			hLength = []string{strconv.Itoa(len(doc))}
+		}
+		rq.writeNotFoundHeader(pf.hType, hLength)
 		if rq.r.Method != http.MethodHead {
-			io.Copy(rq.w, src)
+			rq.w.Write(doc)
 		}
 		return true
 	}
 	return false
+}
+
+// notFoundNames are the custom 404 pages of a tree, in the order they are
+// looked for.
+var notFoundNames = []string{"404.html", "404/index.html"}
+
+// writeNotFoundHeader writes the header of a custom 404 page.
+func (rq *request) writeNotFoundHeader(hType, hLength []string) {
+	h := rq.w.Header()
+	h["Content-Type"] = hType
+	h["Content-Length"] = hLength
+	h["X-Content-Type-Options"] = hNosniff
+	h["Cache-Control"] = hNoCache
+	if rq.private {
+		h["Cache-Control"] = hPrivateNoCache
+	}
+	rq.w.WriteHeader(http.StatusNotFound)
 }

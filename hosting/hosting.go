@@ -3,12 +3,15 @@
 // <project>.<docs_domain>), the downloads of §8.4, the pull-request previews
 // of §9.6, and the redirects of §8.6 on the not-found path.
 //
-// Files come from artifact storage, one published tree per version, opened
+// Files come from artifact storage, one published tree per version, taken
 // once per request so that a concurrent publish never mixes two trees in one
 // answer. Projects, versions, relationships, redirects and maintainers are
 // looked up in the store once and then kept in a per-node cache, emptied
 // whenever they change (see Serves and Forget): on the node that made the
-// change before its request answers, on the others when they are told.
+// change before its request answers, on the others when they are told. The
+// same cache keeps each version's current tree open. What is known of a
+// tree's files (found or not, and the bytes of small ones) is kept by tree
+// ID (fileCache): a published tree never changes.
 package hosting
 
 import (
@@ -47,6 +50,12 @@ type Config struct {
 	// NoCache looks everything up in the store on every request, for a
 	// node that can't hear of the other nodes' changes.
 	NoCache bool
+	// FileCacheBytes bounds the memory of the published files kept in
+	// memory (files up to 64 KB, what is known of larger ones and of
+	// missing ones, compressed bodies): DefaultFileCacheBytes when zero,
+	// nothing kept when negative. Published trees never change, so what
+	// is kept is never stale, whatever NoCache says.
+	FileCacheBytes int64
 }
 
 // Handler serves docs requests. Build it with New.
@@ -57,6 +66,7 @@ type Handler struct {
 	publicHost string // host of the public URL, without port
 	logger     *slog.Logger
 	cache      *cache
+	published  fileCache
 	variants   variants
 	inject     bool
 	clientURL  string
@@ -71,6 +81,10 @@ func New(s *store.Store, files Files, cfg Config, logger *slog.Logger) *Handler 
 		logger = slog.Default()
 	}
 	h := &Handler{store: s, files: files, urls: cfg.URLs, logger: logger, cache: &cache{s: s, off: cfg.NoCache}, inject: cfg.AddonsInject, clientURL: cfg.AddonsClientURL}
+	h.published.max = cfg.FileCacheBytes
+	if h.published.max == 0 {
+		h.published.max = DefaultFileCacheBytes
+	}
 	// This node's writes empty the cache before the writing request
 	// answers; cmd forwards the other nodes' writes to Forget.
 	if s != nil {
@@ -146,16 +160,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		notFoundPage(w, r)
 		return
 	}
-	slug, rest, hasRest := strings.Cut(after, "/")
+	slug, _, _ := strings.Cut(after, "/")
 	if !slugShaped(slug) {
 		// No project has such a slug, and it must never reach a Location
 		// (`/docs/evil.example%3F/` would name another host).
 		notFoundPage(w, r)
 		return
 	}
-	if hasRest {
-		rest = "/" + rest
-	}
+	rest := after[len(slug):] // "" or from the slash on
 	if h.urls.SubdomainMode() {
 		// §8.1: the public host answers for docs only with a pointer to
 		// the project's subdomain.

@@ -35,27 +35,44 @@ const serverErrorHTML = `<!DOCTYPE html>
 </html>
 `
 
+// fixedPage is one of docsd's own pages, with its header values made
+// once.
+type fixedPage struct {
+	status  int
+	body    []byte
+	hLength []string
+}
+
+func newFixedPage(status int, body string) *fixedPage {
+	return &fixedPage{status: status, body: []byte(body), hLength: []string{strconv.Itoa(len(body))}}
+}
+
+var (
+	notFoundFixed    = newFixedPage(http.StatusNotFound, notFoundHTML)
+	serverErrorFixed = newFixedPage(http.StatusInternalServerError, serverErrorHTML)
+)
+
 // notFoundPage writes the generic 404 page.
 func notFoundPage(w http.ResponseWriter, r *http.Request) {
-	writePage(w, r, http.StatusNotFound, notFoundHTML)
+	writePage(w, r, notFoundFixed)
 }
 
 // serverErrorPage writes the generic 500 page.
 func serverErrorPage(w http.ResponseWriter, r *http.Request) {
-	writePage(w, r, http.StatusInternalServerError, serverErrorHTML)
+	writePage(w, r, serverErrorFixed)
 }
 
-func writePage(w http.ResponseWriter, r *http.Request, status int, body string) {
+func writePage(w http.ResponseWriter, r *http.Request, p *fixedPage) {
 	h := w.Header()
-	for _, k := range []string{"Content-Encoding", "ETag", "Last-Modified", "Content-Disposition"} {
-		h.Del(k)
+	for _, k := range [...]string{"Content-Encoding", "Etag", "Last-Modified", "Content-Disposition"} {
+		delete(h, k)
 	}
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
+	h["Content-Type"] = hHTML
+	h["Content-Length"] = p.hLength
+	h["Cache-Control"] = hNoCache
+	h["X-Content-Type-Options"] = hNosniff
+	w.WriteHeader(p.status)
 	if r.Method != http.MethodHead {
-		w.Write([]byte(body))
+		w.Write(p.body)
 	}
 }

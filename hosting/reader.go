@@ -25,8 +25,8 @@ const (
 // IsReaderPath reports whether path is one of the reader endpoints the
 // docs host answers outside /docs/ (R.2): cmd routes these to the Handler.
 func IsReaderPath(path string) bool {
-	switch strings.TrimSuffix(path, "/") + "/" {
-	case addonsPath, footerPath, FooterAPIPath:
+	switch strings.TrimSuffix(path, "/") { // each of them with or without its slash
+	case addonsPath[:len(addonsPath)-1], footerPath[:len(footerPath)-1], FooterAPIPath[:len(FooterAPIPath)-1]:
 		return true
 	}
 	return path == clientPath

@@ -2,9 +2,12 @@ package hosting
 
 import (
 	"context"
+	"html"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"docsd/artifacts"
 	"docsd/choices"
@@ -198,10 +201,13 @@ func (rq *request) serveFromVersion(x *store.Project, ver *store.Version, file s
 		if name == "" || strings.HasSuffix(name, "/") {
 			name += "index.html"
 		}
-		if f, info, ok := openFile(tree, name); ok {
-			defer f.Close()
+		pf, err := rq.h.published.lookup(tree, name)
+		if err != nil {
+			return err
+		}
+		if pf.regular {
 			rq.setPage(x, ver, file, http.StatusOK)
-			rq.sendFile(tree, name, f, info)
+			rq.sendFile(tree, name, pf)
 			return nil
 		}
 	}
@@ -214,7 +220,7 @@ func (rq *request) openTree(x *store.Project, ver *store.Version) (artifacts.Tre
 	if ver == nil || !ver.Built {
 		return nil, nil
 	}
-	tree, err := rq.h.files.OpenHTML(rq.ctx, x.Slug, ver.Slug)
+	tree, err := rq.h.cache.openHTML(rq.ctx, rq.h.files, x.Slug, ver.Slug)
 	if errs.Is(err, errs.NotFound) {
 		return nil, nil
 	}
@@ -230,11 +236,11 @@ func (rq *request) notFound(x *store.Project, ver *store.Version, tree artifacts
 		}
 	}
 	if tree != nil && file != "" && !strings.HasSuffix(file, "/") {
-		if isFile(tree, file+"/index.html") {
+		if rq.h.published.isFile(tree, file+"/index.html") {
 			rq.redirectKeepingQuery(rq.requestedURL() + "/")
 			return nil
 		}
-		if isFile(tree, file+"/README.html") {
+		if rq.h.published.isFile(tree, file+"/README.html") {
 			rq.redirectKeepingQuery(rq.requestedURL() + "/README.html")
 			return nil
 		}
@@ -243,7 +249,7 @@ func (rq *request) notFound(x *store.Project, ver *store.Version, tree artifacts
 		return rq.sendUnbuiltPage(x, ver)
 	}
 	rq.setPage(x, ver, file, http.StatusNotFound)
-	if tree != nil && rq.sendNotFoundFile(tree, rq.versionRoot(x, ver)) {
+	if tree != nil && rq.sendNotFoundFile(tree, x, ver) {
 		return nil
 	}
 	defSlug, err := rq.defaultVersion(x)
@@ -270,7 +276,7 @@ func (rq *request) notFound(x *store.Project, ver *store.Version, tree artifacts
 					if ver == nil {
 						rq.setPage(x, def, file, http.StatusNotFound)
 					}
-					if rq.sendNotFoundFile(defTree, rq.versionRoot(x, def)) {
+					if rq.sendNotFoundFile(defTree, x, def) {
 						return nil
 					}
 				}
@@ -331,9 +337,38 @@ func (rq *request) redirectKeepingQuery(loc string) {
 	redirect(rq.w, rq.r, withQuery(loc, rq.r.URL.RawQuery), http.StatusFound)
 }
 
-// redirect writes a redirect to an absolute URL.
+// redirect writes a redirect to an absolute URL: what http.Redirect
+// writes, without its parse of the URL when loc is an absolute ASCII URL,
+// which it would leave as it is.
 func redirect(w http.ResponseWriter, r *http.Request, loc string, code int) {
-	http.Redirect(w, r, loc, code)
+	if !redirects.IsAbsoluteURL(loc) || !isASCII(loc) {
+		http.Redirect(w, r, loc, code)
+		return
+	}
+	h := w.Header()
+	_, hadType := h["Content-Type"]
+	h["Location"] = []string{loc}
+	if !hadType && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		h["Content-Type"] = hHTML
+	}
+	w.WriteHeader(code)
+	if !hadType && r.Method == http.MethodGet {
+		for _, s := range [...]string{`<a href="`, html.EscapeString(loc), `">`, http.StatusText(code), "</a>.\n\n"} {
+			io.WriteString(w, s)
+		}
+	}
+}
+
+// hHTML is the Content-Type of HTML answers, shared by every answer.
+var hHTML = []string{"text/html; charset=utf-8"}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // withQuery appends a raw query to a URL, with `&` when it already has one,

@@ -19,12 +19,14 @@ const unavailableHTML = `<!DOCTYPE html>
 </html>
 `
 
+var unavailableFixed = newFixedPage(http.StatusServiceUnavailable, unavailableHTML)
+
 // failurePage answers a request that failed on docsd's side: 503 with
 // Retry-After when the database does not answer, else the 500 page.
 func failurePage(w http.ResponseWriter, r *http.Request, err error) {
 	if errs.Is(err, errs.Unavailable) {
 		w.Header().Set("Retry-After", errs.RetryAfterUnavailable)
-		writePage(w, r, http.StatusServiceUnavailable, unavailableHTML)
+		writePage(w, r, unavailableFixed)
 		return
 	}
 	serverErrorPage(w, r)

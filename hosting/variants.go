@@ -3,6 +3,7 @@ package hosting
 import (
 	"bytes"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -13,6 +14,12 @@ type variant struct {
 	body []byte
 	etag string
 	gzip bool
+
+	hETag, hLength []string // header values of its answers
+}
+
+func newVariant(body []byte, etag string, gzip bool) *variant {
+	return &variant{body: body, etag: etag, gzip: gzip, hETag: []string{etag}, hLength: []string{strconv.Itoa(len(body))}}
 }
 
 // variants keeps the representations the host makes of published files, so
@@ -87,11 +94,11 @@ func makeVariant(f io.Reader, size int64, etag string, block []byte, gz bool) (*
 		}
 	}
 	if !gz || len(body) < minGzipSize || len(body) > maxGzipSize {
-		return &variant{body: body, etag: etag}, nil
+		return newVariant(body, etag, false), nil
 	}
 	z, err := gzipAll(bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
-	return &variant{body: z, etag: withTagSuffix(etag, "-gzip"), gzip: true}, nil
+	return newVariant(z, withTagSuffix(etag, "-gzip"), true), nil
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -31,6 +32,20 @@ type Metrics struct {
 	requests  *prometheus.CounterVec
 	latency   *prometheus.HistogramVec
 	docsBytes prometheus.Counter
+	// series keeps each label set's counter and histogram (seriesKey →
+	// *series), so that a request costs no label hashing (issue 14); the
+	// label sets are few (Route, normalMethod, status codes).
+	series sync.Map
+}
+
+type seriesKey struct {
+	route, method string
+	code          int
+}
+
+type series struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
 }
 
 // New returns metrics whose build figures come from builds, with the Go
@@ -73,8 +88,16 @@ func (m *Metrics) Handler() http.Handler {
 // fixed set of names (see Route): labels are never raw paths.
 func (m *Metrics) Observe(route, method string, code, bytes int, d time.Duration) {
 	method = normalMethod(method)
-	m.requests.WithLabelValues(route, method, strconv.Itoa(code)).Inc()
-	m.latency.WithLabelValues(route, method).Observe(d.Seconds())
+	key := seriesKey{route, method, code}
+	s, ok := m.series.Load(key)
+	if !ok {
+		s, _ = m.series.LoadOrStore(key, &series{
+			requests: m.requests.WithLabelValues(route, method, strconv.Itoa(code)),
+			latency:  m.latency.WithLabelValues(route, method),
+		})
+	}
+	s.(*series).requests.Inc()
+	s.(*series).latency.Observe(d.Seconds())
 	if route == RouteDocs {
 		m.docsBytes.Add(float64(bytes))
 	}

@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"docsd/store"
 	"docsd/storetest"
@@ -24,7 +26,7 @@ func accessLogApp(t testing.TB, buf io.Writer) *app {
 	if _, err := c.parse(fs, env, []string{"--data-dir", t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
-	c.logger = slog.New(slog.NewJSONHandler(buf, nil))
+	c.logger = newLogger(buf, "json")
 	a, err := c.wire(storetest.Open(t, store.SQLite))
 	if err != nil {
 		t.Fatal(err)
@@ -75,4 +77,41 @@ func BenchmarkAccessLog(b *testing.B) {
 			h.ServeHTTP(w, r)
 		}
 	})
+}
+
+// TestAccessLineAsSlog: the JSON log's access line is byte for byte what
+// slog's JSON handler writes for the same record, whether it is written
+// directly (plain strings) or handed to slog (strings to escape).
+func TestAccessLineAsSlog(t *testing.T) {
+	at := time.Date(2026, 11, 26, 17, 4, 5, 123456789, time.UTC)
+	for _, tc := range []struct {
+		name   string
+		direct bool // written without slog
+		line   accessLine
+	}{
+		{"Plain", true, accessLine{time: at, method: "GET", path: "/docs/demo/en/latest/index.html", status: 200, bytes: 20160,
+			duration: 1234567 * time.Nanosecond, remote: "127.0.0.1:4242", client: "127.0.0.1"}},
+		{"WholeSecond", true, accessLine{time: at.Truncate(time.Second).In(time.FixedZone("X", 3600)), method: "HEAD", path: "/",
+			status: 499, remote: "[::1]:1", client: "::1"}},
+		{"HTMLCharacters", true, accessLine{time: at, method: "GET", path: "/docs/a<b>&c'd", status: 404, remote: "r", client: "c"}},
+		{"Quote", false, accessLine{time: at, method: "GET", path: `/docs/"x"\y`, status: 404, remote: "r", client: "c"}},
+		{"Control", false, accessLine{time: at, method: "GET", path: "/docs/\x01\t\n", status: 404, remote: "r", client: "c"}},
+		{"NotASCII", false, accessLine{time: at, method: "GET", path: "/docs/caf\u00e9/\u2028/\xff", status: 404, remote: "r", client: "c"}},
+		{"LongPath", true, accessLine{time: at, method: "POST", path: "/api/v3/" + strings.Repeat("x", 2000), status: 201, remote: "r", client: "c"}},
+		{"Year10000", false, accessLine{time: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), method: "GET", path: "/", remote: "r", client: "c"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := newJSONLog(io.Discard).writeLine(&tc.line); got != tc.direct {
+				t.Errorf("written directly: %v, want %v", got, tc.direct)
+			}
+			var got, want bytes.Buffer
+			logRequest(t.Context(), newJSONLog(&got), &tc.line)
+			r := slog.NewRecord(tc.line.time, slog.LevelInfo, "request", 0)
+			r.AddAttrs(tc.line.attrs()...)
+			slog.NewJSONHandler(&want, nil).Handle(t.Context(), r)
+			if got.String() != want.String() {
+				t.Errorf("got  %s\nwant %s", got.String(), want.String())
+			}
+		})
+	}
 }

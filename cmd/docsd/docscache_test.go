@@ -21,15 +21,15 @@ type docsNode struct {
 }
 
 // openNode starts a node on the database at dbURL, with artifacts under
-// dataDir.
-func openNode(t *testing.T, dbURL, dataDir string) *docsNode {
+// dataDir and the extra flags given.
+func openNode(t *testing.T, dbURL, dataDir string, extra ...string) *docsNode {
 	t.Helper()
 	s, err := store.Open(t.Context(), dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	a, srv := testApp(t, s, "--database-url", dbURL, "--data-dir", dataDir, "--build-workers", "0")
+	a, srv := testApp(t, s, append([]string{"--database-url", dbURL, "--data-dir", dataDir, "--build-workers", "0"}, extra...)...)
 	return &docsNode{s: s, a: a, url: srv.URL, docs: testDocs(t, a).URL}
 }
 
@@ -159,5 +159,67 @@ func waitForNotFound(t *testing.T, url, who string) {
 			t.Fatalf("%s still answers %d", who, resp.StatusCode)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestRepublishAndDeletionReachOtherNodes: two nodes on one PostgreSQL
+// database and one artifacts folder; the reader node keeps demo's tree
+// open and its page in memory, yet a new publish through the other node
+// is served by the reader soon after, and so is the project's deletion
+// (LISTEN/NOTIFY empties its caches). The polls' deadlines only stop a
+// hung run.
+func TestRepublishAndDeletionReachOtherNodes(t *testing.T) {
+	dbURL := storetest.DatabaseURL(t, store.Postgres)
+	dataDir := t.TempDir()
+	reader, writer := openNode(t, dbURL, dataDir), openNode(t, dbURL, dataDir)
+	publishDemo(t, writer)
+	for range 2 {
+		if _, body := get(t, reader.docs+demoPage, ""); body != "<p>demo</p>" {
+			t.Fatalf("before: got %q", body)
+		}
+	}
+	p, err := writer.s.FindProjectBySlug(t.Context(), "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := writer.s.FindVersionBySlug(t.Context(), p.ID, store.Latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := artifactstest.Dir(t, map[string]string{"index.html": "<p>republished</p>"})
+	if err := writer.a.artifacts.PublishHTML(t.Context(), "demo", store.Latest, dir); err != nil {
+		t.Fatal(err)
+	}
+	built := true
+	if _, err := writer.s.UpdateVersion(t.Context(), v.ID, store.VersionUpdate{Built: &built}); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		_, body := get(t, reader.docs+demoPage, "")
+		if body == "<p>republished</p>" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the other node, after the publish, still answers %q", body)
+		}
+	}
+	if err := writer.s.DeleteProject(t.Context(), p.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitForNotFound(t, reader.docs+demoPage, "the other node, after the deletion")
+}
+
+// TestDocsFileCacheSetting: --docs-file-cache 0 keeps no published file in
+// memory and docs are still served; a negative size is refused.
+func TestDocsFileCacheSetting(t *testing.T) {
+	if code, _, errOut := docsd(t, "serve", "--docs-file-cache", "-1"); code != 2 || !strings.Contains(errOut, "--docs-file-cache must not be negative") {
+		t.Errorf("--docs-file-cache -1: exit %d, stderr %q", code, errOut)
+	}
+	n := openNode(t, storetest.DatabaseURL(t, store.SQLite), t.TempDir(), "--docs-file-cache", "0")
+	publishDemo(t, n)
+	for range 2 {
+		if resp, body := get(t, n.docs+demoPage, ""); resp.StatusCode != http.StatusOK || body != "<p>demo</p>" {
+			t.Fatalf("got %d %q, want the page", resp.StatusCode, body)
+		}
 	}
 }

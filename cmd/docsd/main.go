@@ -186,7 +186,7 @@ func (c *command) parse(fs *flag.FlagSet, env *envErrors, args []string) ([]stri
 
 func newLogger(w io.Writer, format string) *slog.Logger {
 	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, nil))
+		return slog.New(newJSONLog(w))
 	}
 	return slog.New(slog.NewTextHandler(w, nil))
 }

@@ -173,6 +173,10 @@ func (a *app) handlers() (public, docsOrigin http.Handler) {
 		URLs:            a.urls(),
 		AddonsInject:    a.settings.AddonsInject,
 		AddonsClientURL: a.settings.AddonsClientURL,
+		FileCacheBytes:  int64(a.settings.DocsFileCache) << 20,
+	}
+	if docsConfig.FileCacheBytes == 0 {
+		docsConfig.FileCacheBytes = -1 // none (zero is the default to hosting)
 	}
 	docs := hosting.New(a.store, a.artifacts, docsConfig, a.logger)
 	if err := a.notifier.Subscribe(notify.ServedChanged, func(string) { docs.Forget() }); err != nil {
@@ -357,12 +361,9 @@ func (a *app) logRequests(next http.Handler) http.Handler {
 		if !h.Enabled(r.Context(), slog.LevelInfo) {
 			return
 		}
-		line := slog.NewRecord(start.Add(d), slog.LevelInfo, "request", 0)
-		line.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.Int("status", rec.status), slog.Int("bytes", rec.bytes),
-			slog.Duration("duration", d), slog.String("remote", r.RemoteAddr),
-			slog.String("client", clientAddr(r, a.settings.trustedProxies)))
-		h.Handle(r.Context(), line)
+		logRequest(r.Context(), h, &accessLine{time: start.Add(d), method: r.Method, path: r.URL.Path,
+			status: rec.status, bytes: rec.bytes, duration: d, remote: r.RemoteAddr,
+			client: clientAddr(r, a.settings.trustedProxies)})
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"docsd/builder"
 	"docsd/graph"
+	"docsd/hosting"
 	"docsd/ratelimit"
 )
 
@@ -67,6 +68,9 @@ type Settings struct {
 	// Reader side (reader.md R.0.1).
 	AddonsInject    bool
 	AddonsClientURL string
+	// DocsFileCache is the MiB of published files the docs host keeps in
+	// memory (issue 14); 0: none.
+	DocsFileCache int
 	// Search (reader.md R.0.1, R.6).
 	SearchThrottleRate string
 	// The public GraphQL endpoint (issue 12).
@@ -192,6 +196,7 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	// Reader side (reader.md R.0.1).
 	boolean(&s.AddonsInject, "addons-inject", true, "inject the reader client (version menu, banners, search) into served HTML pages")
 	str(&s.AddonsClientURL, "addons-client-url", "", "absolute URL or path of a reader client to inject instead of docsd's built-in one")
+	integer(&s.DocsFileCache, "docs-file-cache", hosting.DefaultFileCacheBytes>>20, "MiB of published files the docs host keeps in memory (files up to 64 KB, compressed bodies, what is known of larger and missing ones); 0: none")
 
 	// Search (reader.md R.0.1, R.6).
 	str(&s.SearchThrottleRate, "search-throttle-rate", "100/minute", "search endpoints' budget per user (else per remote address), N/second|minute|hour|day; 0 disables")
@@ -263,6 +268,9 @@ func (s *Settings) resolve() error {
 	}
 	if s.MaxPageSize <= 0 {
 		return fmt.Errorf("--max-page-size must be positive")
+	}
+	if s.DocsFileCache < 0 {
+		return fmt.Errorf("--docs-file-cache must not be negative")
 	}
 	if s.BuildSandbox != "" && !slices.Contains(builder.SandboxModes, s.BuildSandbox) {
 		return fmt.Errorf("--build-sandbox %q must be one of %s", s.BuildSandbox, strings.Join(builder.SandboxModes, ", "))

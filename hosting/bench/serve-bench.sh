@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # serve-bench.sh — how fast does docsd serve built docs, next to nginx?
 #
-# Builds docsd, prepares a published version (setup/: a 20 KB Sphinx-like
+# Builds docsd, prepares published versions (setup/: a 20 KB Sphinx-like
 # page, a 2 KB page, a 290 KB script with its .gz for nginx's gzip_static,
-# and a page redirect), starts `docsd serve` and nginx on loopback ports,
-# both answering the same URLs from the same files, and runs wrk against
-# each in turn — docsd, nginx, docsd, nginx, … (ROUNDS times each) — for
-# every request below, on SQLite and on PostgreSQL. Prints each rate and
-# the ratio docsd / nginx (the mean of the rounds). Everything runs on
-# 127.0.0.1 and is stopped on exit.
+# a custom 404 page, a page redirect, and a second version without a 404
+# page), starts `docsd serve` and nginx on loopback ports, both answering
+# the same URLs from the same files, and runs wrk against each in turn —
+# docsd, nginx, docsd, nginx, … (ROUNDS times each) — for every request
+# below, on SQLite and on PostgreSQL. Prints each rate and the ratio
+# docsd / nginx (the mean of the rounds). With BEFORE_BIN, another docsd
+# build (say, main's) runs beside them on the same data and takes its turn
+# in every round too, so that "before" and "after" are measured in the
+# same run. Everything runs on 127.0.0.1 and is stopped on exit.
 #
 #   hosting/bench/serve-bench.sh                  # 5 s per run, 2 rounds, -t2 -c64
 #   DURATION=10s ROUNDS=3 DATABASES=sqlite hosting/bench/serve-bench.sh
@@ -16,9 +19,16 @@
 # DATABASES: "sqlite postgres" (default; postgres needs PGURL's server,
 # default postgres://postgres@127.0.0.1:5432, where a throwaway database is
 # made). DOCSD_BIN: a docsd binary to measure instead of this checkout's
-# (the data is still prepared by this checkout). INJECT=true serves pages with the reader client injected (as
+# (the data is still prepared by this checkout). BEFORE_BIN: a second docsd
+# binary measured in the same rounds (it must take the same flags and
+# schema). INJECT=true serves pages with the reader client injected (as
 # shipped); the default false serves the same bytes as nginx, which the
 # script checks.
+#
+# Both servers keep connections alive for as long as wrk does (nginx's
+# keepalive_requests raised from its default 1000) and write one access
+# log line per request, unbuffered, to a file (nginx's in a JSON format
+# like docsd's).
 #
 # Needs: go, wrk, nginx (Debian: wrk, nginx-light), curl; psql for postgres.
 set -euo pipefail
@@ -63,6 +73,11 @@ if [ -n "${DOCSD_BIN:-}" ]; then # another build of docsd, to compare versions
 else
 	(cd "$repo" && go build -o "$work/docsd" ./cmd/docsd)
 fi
+servers=(docsd nginx)
+if [ -n "${BEFORE_BIN:-}" ]; then
+	cp "$BEFORE_BIN" "$work/before"
+	servers=(docsd before nginx)
+fi
 
 base=/docs/bench/en/latest
 # name | path | extra wrk header | expected status
@@ -72,6 +87,7 @@ cases=(
 	"js-290KB|$base/_static/app.js||200"
 	"js-290KB-gzip|$base/_static/app.js|Accept-Encoding: gzip|200"
 	"missing-404|$base/missing.html||404"
+	"missing-404-plain|/docs/bench/en/plain/missing.html||404"
 	"redirect-302|$base/old.html||302"
 )
 
@@ -107,8 +123,15 @@ run_db() {
 	"$work/docsd" serve --data-dir "$dir/data" --database-url "$url" \
 		--addr "127.0.0.1:$API_PORT" --docs-addr "127.0.0.1:$DOCSD_PORT" \
 		--build-workers 0 --addons-inject="$INJECT" --log-format json 2>"$dir/docsd.log" &
-	local docsd_pid=$!
+	local docsd_pid=$! before_pid=""
 	pids+=("$docsd_pid")
+	if [ -n "${BEFORE_BIN:-}" ]; then
+		"$work/before" serve --data-dir "$dir/data" --database-url "$url" \
+			--addr "127.0.0.1:$BEFORE_API_PORT" --docs-addr "127.0.0.1:$BEFORE_PORT" \
+			--build-workers 0 --addons-inject="$INJECT" --log-format json 2>"$dir/before.log" &
+		before_pid=$!
+		pids+=("$before_pid")
+	fi
 
 	mkdir -p "$dir/nginx"
 	local user_line=""
@@ -123,7 +146,11 @@ events { worker_connections 1024; }
 http {
 	include /etc/nginx/mime.types;
 	default_type application/octet-stream;
-	access_log $dir/nginx/access.log;
+	log_format docsd escape=json '{"time":"\$time_iso8601","level":"INFO","msg":"request","method":"\$request_method",'
+		'"path":"\$uri","status":\$status,"bytes":\$body_bytes_sent,"duration":\$request_time,'
+		'"remote":"\$remote_addr:\$remote_port","client":"\$remote_addr"}';
+	access_log $dir/nginx/access.log docsd;
+	keepalive_requests 1000000;
 	sendfile on;
 	tcp_nopush on;
 	gzip_static on;
@@ -139,6 +166,10 @@ http {
 		}
 		location $base/ {
 			alias $TREE/;
+			error_page 404 $base/404.html;
+		}
+		location /docs/bench/en/plain/ {
+			alias $PLAIN_TREE/;
 		}
 	}
 }
@@ -147,15 +178,22 @@ EOF
 	local nginx_pid=$!
 	pids+=("$nginx_pid")
 
-	local docsd_url="http://127.0.0.1:$DOCSD_PORT" nginx_url="http://127.0.0.1:$NGINX_PORT"
-	wait_for "$docsd_url$base/index.html"
-	wait_for "$nginx_url$base/index.html"
+	local docsd_url="http://127.0.0.1:$DOCSD_PORT" nginx_url="http://127.0.0.1:$NGINX_PORT" before_url="http://127.0.0.1:$BEFORE_PORT"
+	local server
+	for server in "${servers[@]}"; do
+		local u="${server}_url"
+		wait_for "${!u}$base/index.html"
+	done
 	if [ "$INJECT" = false ]; then
 		for c in "${cases[@]:0:4}"; do
 			IFS='|' read -r name path header status <<<"$c"
-			curl -sf "$docsd_url$path" >"$dir/docsd.body"
-			curl -sf "$nginx_url$path" >"$dir/nginx.body"
-			cmp -s "$dir/docsd.body" "$dir/nginx.body" || { echo "serve-bench: $name: the two servers answer different bytes" >&2; exit 1; }
+			for server in "${servers[@]}"; do
+				local u="${server}_url"
+				curl -sf "${!u}$path" >"$dir/$server.body"
+			done
+			for server in "${servers[@]}"; do
+				cmp -s "$dir/$server.body" "$dir/nginx.body" || { echo "serve-bench: $name: $server and nginx answer different bytes" >&2; exit 1; }
+			done
 		done
 	fi
 
@@ -163,15 +201,15 @@ EOF
 		IFS='|' read -r name path header status <<<"$c"
 		local hdr=()
 		[ -n "$header" ] && hdr=(-H "$header")
-		for server in docsd nginx; do
+		for server in "${servers[@]}"; do
 			local u="${server}_url"
 			local got
 			got=$(curl -s -o /dev/null -w '%{http_code}' "${hdr[@]}" "${!u}$path")
 			[ "$got" = "$status" ] || { echo "serve-bench: $server answers $got for $name, want $status" >&2; exit 1; }
 		done
-		local sum_d=0 sum_n=0
+		local sum_d=0 sum_n=0 sum_b=0
 		for round in $(seq "$ROUNDS"); do
-			for server in docsd nginx; do
+			for server in "${servers[@]}"; do
 				local u="${server}_url" out="$dir/$name.$server.$round.wrk"
 				wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "${hdr[@]}" "${!u}$path" >/dev/null
 				wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "${hdr[@]}" "${!u}$path" >"$out"
@@ -183,21 +221,35 @@ EOF
 			done
 			sum_d=$(awk -v a="$sum_d" -v b="$(rate "$dir/$name.docsd.$round.wrk")" 'BEGIN { print a + b }')
 			sum_n=$(awk -v a="$sum_n" -v b="$(rate "$dir/$name.nginx.$round.wrk")" 'BEGIN { print a + b }')
+			if [ -n "${BEFORE_BIN:-}" ]; then
+				sum_b=$(awk -v a="$sum_b" -v b="$(rate "$dir/$name.before.$round.wrk")" 'BEGIN { print a + b }')
+			fi
 		done
-		local p99
+		local p99 p99b=""
 		p99=$(awk '/^ +99%/ { print $2 }' "$dir/$name.docsd.$ROUNDS.wrk")
-		awk -v db="$db" -v n="$name" -v d="$sum_d" -v x="$sum_n" -v r="$ROUNDS" -v p="$p99" \
-			'BEGIN { printf "%-9s %-15s %10.0f %10.0f %7.2f %9s\n", db, n, d / r, x / r, d / x, p }' | tee -a "$work/results"
+		[ -n "${BEFORE_BIN:-}" ] && p99b=$(awk '/^ +99%/ { print $2 }' "$dir/$name.before.$ROUNDS.wrk")
+		awk -v db="$db" -v n="$name" -v d="$sum_d" -v x="$sum_n" -v b="$sum_b" -v r="$ROUNDS" -v p="$p99" -v pb="$p99b" \
+			'BEGIN { printf "%-9s %-17s %10.0f %10.0f %7.2f %9s", db, n, d / r, x / r, d / x, p
+				if (pb != "") printf " %10.0f %7.2f %9s", b / r, b / x, pb
+				printf "\n" }' | tee -a "$work/results"
 	done
 
-	grep -c '"level":"ERROR"' "$dir/docsd.log" | awk -v db="$db" '{ if ($1 > 0) printf "serve-bench: docsd logged %d errors on %s\n", $1, db }' >&2 || true
-	kill "$docsd_pid" "$nginx_pid" 2>/dev/null || true
-	wait "$docsd_pid" "$nginx_pid" 2>/dev/null || true
+	local log
+	for log in docsd before; do
+		[ -f "$dir/$log.log" ] || continue
+		grep -c '"level":"ERROR"' "$dir/$log.log" | awk -v db="$db" -v s="$log" '{ if ($1 > 0) printf "serve-bench: %s logged %d errors on %s\n", s, $1, db }' >&2 || true
+	done
+	kill "$docsd_pid" $before_pid "$nginx_pid" 2>/dev/null || true
+	wait "$docsd_pid" $before_pid "$nginx_pid" 2>/dev/null || true
 }
 
 echo
 echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION, $ROUNDS alternating rounds, $(nproc) CPUs, same machine; addons_inject=$INJECT"
-printf "%-9s %-15s %10s %10s %7s %9s\n" database request "docsd/s" "nginx/s" ratio "docsd p99"
+if [ -n "${BEFORE_BIN:-}" ]; then
+	printf "%-9s %-17s %10s %10s %7s %9s %10s %7s %9s\n" database request "docsd/s" "nginx/s" ratio "docsd p99" "before/s" ratio "p99"
+else
+	printf "%-9s %-17s %10s %10s %7s %9s\n" database request "docsd/s" "nginx/s" ratio "docsd p99"
+fi
 for db in $DATABASES; do
 	run_db "$db"
 done

@@ -3,10 +3,13 @@
 // names) with one public project, `bench`, whose `latest` version is built
 // and published as a successful Sphinx build would leave it — a 20 KB
 // page, a 2 KB page, a 290 KB script (with the .gz beside it that nginx's
-// gzip_static serves) — and one page redirect, /old.html → /index.html.
-// It prints shell assignments for the script: the published tree's folder
-// (for nginx) and three free loopback ports: docsd's docs listener,
-// nginx's, and docsd's public listener.
+// gzip_static serves), a custom 404 page (404.html) — and one page
+// redirect, /old.html → /index.html; and a second version, `plain`,
+// published with the same files but no 404 page. It prints shell
+// assignments for the script: the published trees' folders (for nginx) and
+// five free loopback ports: docsd's docs listener, nginx's, docsd's public
+// listener, and the docs and public listeners of a second docsd (the
+// "before" build the script may compare).
 package main
 
 import (
@@ -77,8 +80,48 @@ func setup(ctx context.Context, dataDir, dbURL string) error {
 		"_static/app.js":    js,
 		"_static/app.js.gz": gzipped(js),
 	}
+	if err := writeFiles(src, files); err != nil {
+		return err
+	}
+	arts, err := artifacts.NewLocal(filepath.Join(dataDir, "artifacts"))
+	if err != nil {
+		return err
+	}
+	plain, err := s.CreateVersion(ctx, &store.Version{ProjectID: imp.Project.ID, Slug: "plain", VerboseName: "plain",
+		Identifier: "plain", Type: store.Branch, Active: true, PrivacyLevel: store.Public})
+	if err != nil {
+		return err
+	}
+	if err := publish(ctx, s, arts, plain, src); err != nil {
+		return err
+	}
+	if err := writeFiles(src, map[string][]byte{"404.html": []byte(page(3000))}); err != nil {
+		return err
+	}
+	if err := publish(ctx, s, arts, imp.Latest, src); err != nil {
+		return err
+	}
+	tree, err := arts.HTMLDir("bench", store.Latest)
+	if err != nil {
+		return err
+	}
+	plainTree, err := arts.HTMLDir("bench", plain.Slug)
+	if err != nil {
+		return err
+	}
+	ports, err := freePorts(5)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("TREE=%s\nPLAIN_TREE=%s\nDOCSD_PORT=%d\nNGINX_PORT=%d\nAPI_PORT=%d\nBEFORE_PORT=%d\nBEFORE_API_PORT=%d\n",
+		tree, plainTree, ports[0], ports[1], ports[2], ports[3], ports[4])
+	return nil
+}
+
+// writeFiles writes files (name → content) under dir.
+func writeFiles(dir string, files map[string][]byte) error {
 	for name, b := range files {
-		path := filepath.Join(src, name)
+		path := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
@@ -86,27 +129,18 @@ func setup(ctx context.Context, dataDir, dbURL string) error {
 			return err
 		}
 	}
-	arts, err := artifacts.NewLocal(filepath.Join(dataDir, "artifacts"))
-	if err != nil {
-		return err
-	}
-	if err := arts.PublishHTML(ctx, "bench", store.Latest, src); err != nil {
+	return nil
+}
+
+// publish publishes dir as v's tree and marks v built, as a successful
+// build does.
+func publish(ctx context.Context, s *store.Store, arts *artifacts.Local, v *store.Version, dir string) error {
+	if err := arts.PublishHTML(ctx, "bench", v.Slug, dir); err != nil {
 		return err
 	}
 	built := true
-	if _, err := s.UpdateVersion(ctx, imp.Latest.ID, store.VersionUpdate{Built: &built}); err != nil {
-		return err
-	}
-	tree, err := arts.HTMLDir("bench", store.Latest)
-	if err != nil {
-		return err
-	}
-	ports, err := freePorts(3)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("TREE=%s\nDOCSD_PORT=%d\nNGINX_PORT=%d\nAPI_PORT=%d\n", tree, ports[0], ports[1], ports[2])
-	return nil
+	_, err := s.UpdateVersion(ctx, v.ID, store.VersionUpdate{Built: &built})
+	return err
 }
 
 // script is a minified-looking JavaScript file of about 290 KB, like the
