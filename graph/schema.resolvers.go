@@ -381,11 +381,10 @@ func (r *projectResolver) Users(ctx context.Context, obj *store.Project) ([]*sto
 
 // SubprojectOf is the resolver for the subprojectOf field.
 func (r *projectResolver) SubprojectOf(ctx context.Context, obj *store.Project) (*store.Project, error) {
-	rel, err := r.loaders(ctx).parentRelationOf.Load(ctx, obj.ID)
-	if err != nil || rel == nil {
-		return nil, err
+	if obj.ParentID == nil {
+		return nil, nil
 	}
-	return r.visibleProjectOrNil(ctx, rel.ParentID)
+	return r.visibleProjectOrNil(ctx, *obj.ParentID)
 }
 
 // TranslationOf is the resolver for the translationOf field.
@@ -413,11 +412,13 @@ func (r *projectResolver) CanonicalURL(ctx context.Context, obj *store.Project) 
 
 // ActiveVersions is the resolver for the activeVersions field.
 func (r *projectResolver) ActiveVersions(ctx context.Context, obj *store.Project) ([]*store.Version, error) {
-	vs, err := r.loaders(ctx).activeVersionsOf.Load(ctx, obj.ID)
-	if vs == nil {
-		vs = []*store.Version{}
+	sel := fieldSelection(ctx)
+	vs, err := r.activeVersions(ctx, obj.ID, sel)
+	if err != nil {
+		return nil, err
 	}
-	return vs, err
+	r.prefetchVersions(ctx, vs, sel)
+	return vs, nil
 }
 
 // Versions is the resolver for the versions field.
@@ -693,7 +694,7 @@ func (r *queryResolver) Project(ctx context.Context, slug *string, id *int64, fi
 
 // ProjectAccess is the resolver for the projectAccess field.
 func (r *queryResolver) ProjectAccess(ctx context.Context, slug string) (*ProjectAccess, error) {
-	p, err := r.Store.FindProjectBySlug(ctx, slug)
+	p, err := r.loaders(ctx).projectBySlug.Load(ctx, slug)
 	if notFoundIs(err) {
 		return &ProjectAccess{}, nil
 	}
@@ -760,12 +761,12 @@ func (r *queryResolver) Builds(ctx context.Context, filter *BuildFilterInput, fi
 		return nil, err
 	}
 	f.Limit, f.Offset, f.Keyset = pg.Limit, pg.Offset, pg.Keyset
-	bs, total, err := r.Store.FindBuilds(ctx, f)
+	page, err := r.Store.FindBuildPage(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	r.prefetchBuilds(ctx, bs, childSelection(ctx))
-	return buildConnection(pg, bs, total), nil
+	r.prefetchBuildPage(ctx, page, childSelection(ctx))
+	return buildConnection(pg, page.Builds, page.Total), nil
 }
 
 // Build is the resolver for the build field.

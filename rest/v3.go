@@ -182,9 +182,11 @@ func (s *Server) v3Serve(w http.ResponseWriter, r *http.Request, rt *v3Route, va
 		writeNotFound(w, r)
 		return
 	}
-	q := &v3Req{s: s, w: w, r: r, ctx: r.Context(), route: rt, vars: vars, query: query}
+	// The request's operations (the access check, then the route's) share
+	// what they read.
+	q := &v3Req{s: s, w: w, r: r, ctx: graph.ShareReads(r.Context()), route: rt, vars: vars, query: query}
 	if rt.rule != v3Open {
-		ctx, err := s.exec.Authenticate(r.Context(), r.Header.Get("Authorization"))
+		ctx, err := s.exec.Authenticate(q.ctx, r.Header.Get("Authorization"))
 		if err != nil {
 			writeError(w, r, err)
 			return

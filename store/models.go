@@ -73,6 +73,13 @@ type Project struct {
 	TranslationOf              *int64    `db:"translation_of"`
 	Created                    time.Time `db:"created"`
 	Modified                   time.Time `db:"modified"`
+	// ParentID and ParentAlias are the project's subproject relationship
+	// (its parent and its alias there), nil when it is not a subproject:
+	// read with the row, so that docs URLs need no other statement. They
+	// are what the relationship was when the row was read; a cache of
+	// project rows that outlives a request must not rely on them.
+	ParentID    *int64  `db:"parent_id"`
+	ParentAlias *string `db:"parent_alias"`
 }
 
 // Tags returns the project's tags in stored order.
