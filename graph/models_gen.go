@@ -41,14 +41,6 @@ type BuildFilterInput struct {
 	IncludeExternal *bool `json:"includeExternal,omitempty"`
 }
 
-// A build's step, as a code and its display name.
-type BuildState struct {
-	// The step, as a code.
-	Code string `json:"code"`
-	// The step's display name (`Finished`).
-	Name string `json:"name"`
-}
-
 // A build's dashboard pages and those of its project and version.
 type BuildUrls struct {
 	// The build's dashboard page.
@@ -57,14 +49,6 @@ type BuildUrls struct {
 	Project string `json:"project"`
 	// The version's dashboard page.
 	Version string `json:"version"`
-}
-
-// A code of a closed list of choices with its display name (e.g. a language: `en`, `English`).
-type Choice struct {
-	// The code stored and sent in inputs (`en`).
-	Code string `json:"code"`
-	// The display name (`English`).
-	Name string `json:"name"`
 }
 
 // The outcome of `completeUpload`.
@@ -403,14 +387,6 @@ type RedirectInput struct {
 	Enabled graphql.Omittable[*bool] `json:"enabled,omitempty"`
 	// null is stored as the empty string.
 	Description graphql.Omittable[*string] `json:"description,omitempty"`
-}
-
-// A project's source repository.
-type Repository struct {
-	// The repository's clone URL.
-	URL string `json:"url"`
-	// The version control system.
-	Type string `json:"type"`
 }
 
 // A project's repository, as written.

@@ -10,7 +10,6 @@ import (
 	"docsd/choices"
 	"docsd/graph/gid"
 	"docsd/store"
-	"encoding/json"
 	"time"
 )
 
@@ -29,45 +28,9 @@ func (r *buildResolver) Version(ctx context.Context, obj *store.Build) (*store.V
 	return r.loaders(ctx).versionByID.Load(ctx, obj.VersionID)
 }
 
-// State is the resolver for the state field.
-func (r *buildResolver) State(ctx context.Context, obj *store.Build) (*BuildState, error) {
-	return &BuildState{Code: obj.State, Name: choices.BuildStates.Name(obj.State)}, nil
-}
-
-// Success is the resolver for the success field.
-func (r *buildResolver) Success(ctx context.Context, obj *store.Build) (*bool, error) {
-	if obj.State != store.Finished {
-		return nil, nil
-	}
-	return ptr(obj.Success), nil
-}
-
 // StoredSuccess is the resolver for the storedSuccess field.
 func (r *buildResolver) StoredSuccess(ctx context.Context, obj *store.Build) (bool, error) {
 	return obj.Success, nil
-}
-
-// Error is the resolver for the error field.
-func (r *buildResolver) Error(ctx context.Context, obj *store.Build) (*string, error) {
-	if obj.Error == "" {
-		return nil, nil
-	}
-	return ptr(obj.Error), nil
-}
-
-// Finished is the resolver for the finished field.
-func (r *buildResolver) Finished(ctx context.Context, obj *store.Build) (*time.Time, error) {
-	return obj.FinishedAt, nil
-}
-
-// Duration is the resolver for the duration field.
-func (r *buildResolver) Duration(ctx context.Context, obj *store.Build) (*int64, error) {
-	return convPtr(obj.Length), nil
-}
-
-// Config is the resolver for the config field.
-func (r *buildResolver) Config(ctx context.Context, obj *store.Build) (json.RawMessage, error) {
-	return json.RawMessage(obj.Config), nil
 }
 
 // Commands is the resolver for the commands field.
@@ -331,34 +294,6 @@ func (r *mutationResolver) DeleteIntegration(ctx context.Context, project string
 // ID is the resolver for the id field.
 func (r *projectResolver) ID(ctx context.Context, obj *store.Project) (string, error) {
 	return gid.Encode(nodeProject, obj.ID), nil
-}
-
-// Language is the resolver for the language field.
-func (r *projectResolver) Language(ctx context.Context, obj *store.Project) (*Choice, error) {
-	return &Choice{Code: obj.Language, Name: choices.Languages.Name(obj.Language)}, nil
-}
-
-// ProgrammingLanguage is the resolver for the programmingLanguage field.
-func (r *projectResolver) ProgrammingLanguage(ctx context.Context, obj *store.Project) (*Choice, error) {
-	return &Choice{Code: obj.ProgrammingLanguage, Name: choices.ProgrammingLanguages.Name(obj.ProgrammingLanguage)}, nil
-}
-
-// Repository is the resolver for the repository field.
-func (r *projectResolver) Repository(ctx context.Context, obj *store.Project) (*Repository, error) {
-	return &Repository{URL: obj.Repo, Type: obj.RepoType}, nil
-}
-
-// Homepage is the resolver for the homepage field.
-func (r *projectResolver) Homepage(ctx context.Context, obj *store.Project) (*string, error) {
-	if obj.Homepage == "" {
-		return nil, nil
-	}
-	return ptr(obj.Homepage), nil
-}
-
-// DefaultBranch is the resolver for the defaultBranch field.
-func (r *projectResolver) DefaultBranch(ctx context.Context, obj *store.Project) (string, error) {
-	return obj.EffectiveDefaultBranch(), nil
 }
 
 // StoredDefaultBranch is the resolver for the storedDefaultBranch field.

@@ -111,7 +111,7 @@ fragment v2Build on Build {
   project { id: databaseId }
   project_slug: project { slug }
   version { id: databaseId }
-  version_slug: version { slug }
+  version_slug: versionSlug
   commands {
     id
     build: buildId
@@ -146,7 +146,7 @@ type v2Build struct {
 	Project      v2Only[int64]  `json:"project"`
 	ProjectSlug  v2Only[string] `json:"project_slug"`
 	Version      v2Only[int64]  `json:"version"`
-	VersionSlug  v2Only[string] `json:"version_slug"`
+	VersionSlug  string         `json:"version_slug"`
 	Commands     []v2Command    `json:"commands"`
 	StateDisplay v2Only[string] `json:"state_display"`
 	CommitURL    *string        `json:"commit_url"`

@@ -268,7 +268,7 @@ func (q *v3Req) buildDetail(version string) {
 		tail: ` } } }`,
 		vars: map[string]any{"slug": q.project(), "id": id, "filter": filter}, path: []string{"project", "obj"},
 		match: func(obj map[string]any) bool {
-			return version == "" || v3Str(v3Obj(obj, "_version")["slug"]) == version
+			return version == "" || v3Str(obj["_version"]) == version
 		},
 	}, q.inProject)
 }

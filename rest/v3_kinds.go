@@ -314,13 +314,13 @@ func init() {
 	}
 
 	*v3BuildKind = v3Kind{
-		helpers: "_id: databaseId _version: version { slug }",
+		helpers: "_id: databaseId _version: versionSlug",
 		links: func(c v3Ctx, obj map[string]any) map[string]any {
 			return map[string]any{
 				"_self":         c.path(c.project, "builds", v3Text(obj["_id"])),
 				"notifications": c.path(c.project, "builds", v3Text(obj["_id"]), "notifications"),
 				"project":       c.path(c.project),
-				"version":       c.path(c.project, "versions", v3Str(v3Obj(obj, "_version")["slug"])),
+				"version":       c.path(c.project, "versions", v3Str(obj["_version"])),
 			}
 		},
 		fields: []*v3Field{
@@ -337,10 +337,7 @@ func init() {
 			{key: "state", gql: "state { code name }"},
 			{key: "success", gql: "success"},
 			{key: "urls", gql: "urls { build project version }"},
-			{key: "version", gql: "version { slug }", value: func(_ v3Ctx, v any, _ map[string]any) any {
-				m, _ := v.(map[string]any)
-				return m["slug"]
-			}},
+			{key: "version", gql: "version: versionSlug"},
 		},
 	}
 

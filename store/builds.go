@@ -9,7 +9,8 @@ import (
 )
 
 const buildColumns = `b.id, b.project_id, b.version_id, b.type, b.state, b.created, b.started, b.finished_at,
-	b.success, b.error, b.error_id, b.exit_code, b.commit_hash, b.length, b.config, b.readthedocs_yaml_path, b.version_name, b.version_type, b.builder, b.lease_owner, b.lease_expires`
+	b.success, b.error, b.error_id, b.exit_code, b.commit_hash, b.length, b.config, b.readthedocs_yaml_path, b.version_name, b.version_type, b.builder, b.lease_owner, b.lease_expires,
+	(SELECT vs.slug FROM versions vs WHERE vs.id = b.version_id) AS version_slug`
 
 // runningStates are the states of a build that a worker is working on.
 const runningStates = `('cloning', 'installing', 'building')`
@@ -130,7 +131,7 @@ func (s *Store) CreateBuild(ctx context.Context, v *Version, commit *string) (*B
 
 // CreateBuild is CreateBuild inside tx.
 func (tx *Tx) CreateBuild(ctx context.Context, v *Version, commit *string) (*Build, error) {
-	b := &Build{ProjectID: v.ProjectID, VersionID: v.ID, Type: "html", State: Triggered, Created: tx.Now,
+	b := &Build{ProjectID: v.ProjectID, VersionID: v.ID, VersionSlug: v.Slug, Type: "html", State: Triggered, Created: tx.Now,
 		Success: true, Commit: commit, Config: "{}"}
 	// The version's name and type are read in the statement: v may be older.
 	err := tx.get(ctx, b, `INSERT INTO builds (project_id, version_id, type, state, created, success, error, commit_hash, config,

@@ -204,8 +204,10 @@ type Build struct {
 	ConfigPath *string `db:"readthedocs_yaml_path"`
 	// VersionName and VersionType are the version's verbose_name and type
 	// when the build was created (v2, api-2026.md §A1.6).
-	VersionName  string     `db:"version_name"`
-	VersionType  string     `db:"version_type"`
+	VersionName string `db:"version_name"`
+	VersionType string `db:"version_type"`
+	// VersionSlug is the slug of the build's version now, read with the row.
+	VersionSlug  string     `db:"version_slug"`
 	Builder      string     `db:"builder"`
 	LeaseOwner   *string    `db:"lease_owner"`
 	LeaseExpires *time.Time `db:"lease_expires"`
