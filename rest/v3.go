@@ -1,9 +1,7 @@
 package rest
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -114,10 +112,8 @@ func (q *v3Req) run(op string, vars map[string]any) (map[string]any, error) {
 	if err := graph.ResponseError(resp); err != nil {
 		return nil, err
 	}
-	data := map[string]any{}
-	dec := json.NewDecoder(bytes.NewReader(resp.Data))
-	dec.UseNumber()
-	if err := dec.Decode(&data); err != nil {
+	data, err := decodeObject(resp.Data)
+	if err != nil {
 		return nil, errs.Wrap(errs.Internal, "rest.v3", err)
 	}
 	return data, nil
