@@ -41,6 +41,11 @@ func appendJSON(buf []byte, v any) ([]byte, error) {
 		return strconv.AppendBool(buf, v), nil
 	case string:
 		return appendString(buf, v)
+	case *string:
+		if v == nil {
+			return append(buf, "null"...), nil
+		}
+		return appendString(buf, *v)
 	case json.Number:
 		if v == "" || !plainNumber(v) {
 			return encodeStd(buf, v)

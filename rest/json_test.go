@@ -59,6 +59,7 @@ func TestJSONMatchesEncodingJSON(t *testing.T) {
 	// Values render builds that no decoding makes.
 	for _, v := range []any{
 		map[string]any{"count": 3, "next": nil, "id": int64(7), "msgs": []string{"a <b>"}},
+		map[string]any{"next": func() *string { s := "/api/v3/projects/?limit=5&offset=5"; return &s }(), "previous": (*string)(nil)},
 		map[string]any{"detail": "Method \"PUT\" not allowed."},
 	} {
 		got, err := marshal(v)

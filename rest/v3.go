@@ -7,14 +7,12 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/gorilla/mux"
 
 	"docsd/errs"
 	"docsd/graph"
 	"docsd/ratelimit"
-	"docsd/slashredirect"
 )
 
 // The v3 API (behavior.md §1, §3, §4). Every request goes through the
@@ -130,9 +128,6 @@ func (q *v3Req) id(name string) (int64, bool) {
 	return n, true
 }
 
-// v3Parses are the request media types every v3 route accepts.
-var v3Parses = []string{"application/json", "application/x-www-form-urlencoded", "multipart/form-data"}
-
 // v3Handler serves /api/v3/ (behavior.md §1, §3, §4).
 func (s *Server) v3Handler() http.Handler {
 	router := mux.NewRouter().SkipClean(true)
@@ -142,7 +137,7 @@ func (s *Server) v3Handler() http.Handler {
 		}))
 	}
 	router.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.v3NoRoute(w, r, router)
+		unrouted(router, w, r)
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Vary", "Accept")
@@ -159,22 +154,11 @@ func (s *Server) v3Handler() http.Handler {
 	})
 }
 
-// v3NoRoute answers a path no route matches: a path that lacks only its
-// trailing slash gets the answer of package slashredirect (api-2026.md
-// §A5); anything else is 404.
-func (s *Server) v3NoRoute(w http.ResponseWriter, r *http.Request, router *mux.Router) {
-	if slashredirect.MissesSlash(r, slashredirect.MuxMatches(router)) {
-		slashredirect.Answer(w, r)
-		return
-	}
-	writeNotFound(w, r)
-}
-
 // v3Serve runs the pipeline of behavior.md §1.3 on a matched route.
 func (s *Server) v3Serve(w http.ResponseWriter, r *http.Request, rt *v3Route, vars map[string]string) {
 	w.Header().Set("Allow", rt.allow)
 	query := r.URL.Query()
-	if f := v3Last(query, "format"); f != "" && f != "json" {
+	if f := lastValue(query, "format"); f != "" && f != "json" {
 		writeNotFound(w, r)
 		return
 	}
@@ -206,14 +190,12 @@ func (s *Server) v3Serve(w http.ResponseWriter, r *http.Request, rt *v3Route, va
 		method = http.MethodGet
 	}
 	if method == http.MethodOptions {
-		writeJSON(w, r, http.StatusOK, map[string]any{
-			"name": rt.name, "description": rt.desc, "parses": v3Parses, "renders": []string{"application/json"},
-		})
+		writeOptions(w, r, rt.name, rt.desc)
 		return
 	}
 	handle, ok := rt.methods[method]
 	if !ok {
-		writeJSON(w, r, http.StatusMethodNotAllowed, map[string]any{"detail": `Method "` + strings.ToUpper(r.Method) + `" not allowed.`})
+		methodNotAllowed(w, r)
 		return
 	}
 	handle(q)

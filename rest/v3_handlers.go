@@ -130,8 +130,8 @@ func (q *v3Req) object(sel *v3Sel, oq v3Query, ctxOf func(obj map[string]any) v3
 
 // list answers a list read with the envelope of behavior.md §3.4.
 func (q *v3Req) list(sel *v3Sel, oq v3Query, ctxOf func(obj map[string]any) v3Ctx) {
-	page := q.s.v3PageOf(q.query)
-	oq.vars["limit"], oq.vars["offset"] = page.limit, page.offset
+	pg := q.s.pageOf(q.query)
+	oq.vars["limit"], oq.vars["offset"] = pg.limit, pg.offset
 	data, err := q.run(oq.text(sel), oq.vars)
 	if err != nil {
 		q.fail(err)
@@ -149,15 +149,15 @@ func (q *v3Req) list(sel *v3Sel, oq v3Query, ctxOf func(obj map[string]any) v3Ct
 		results = append(results, ctxOf(obj).render(sel, obj))
 	}
 	count, _ := l["totalCount"].(json.Number).Int64()
-	q.writeList(page, int(count), results)
+	q.writeList(pg, int(count), results)
 }
 
-func (q *v3Req) writeList(page v3Page, count int, results []any) {
+func (q *v3Req) writeList(pg page, count int, results []any) {
 	base := q.r.URL.EscapedPath()
 	if q.s.cfg.AbsoluteAPILinks {
 		base = q.s.cfg.PublicURL + base
 	}
-	next, previous := v3PageLinks(base, q.query, page, count)
+	next, previous := pageLinks(base, q.query, pg, count)
 	writeJSON(q.w, q.r, http.StatusOK, map[string]any{"count": count, "next": next, "previous": previous, "results": results})
 }
 
