@@ -34,7 +34,6 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	Build() BuildResolver
-	BuildCommand() BuildCommandResolver
 	EnvironmentVariable() EnvironmentVariableResolver
 	Integration() IntegrationResolver
 	Mutation() MutationResolver
@@ -91,7 +90,7 @@ type ComplexityRoot struct {
 		ExitCode    func(childComplexity int) int
 		ID          func(childComplexity int) int
 		Output      func(childComplexity int) int
-		RunTime     func(childComplexity int) int
+		RunSeconds  func(childComplexity int) int
 		StartTime   func(childComplexity int) int
 	}
 
@@ -525,9 +524,6 @@ type BuildResolver interface {
 	ViewerCanCancel(ctx context.Context, obj *store.Build) (bool, error)
 	ViewerCanRetry(ctx context.Context, obj *store.Build) (bool, error)
 }
-type BuildCommandResolver interface {
-	RunTime(ctx context.Context, obj *store.BuildCommand) (*int64, error)
-}
 type EnvironmentVariableResolver interface {
 	ID(ctx context.Context, obj *store.EnvironmentVariable) (string, error)
 
@@ -883,11 +879,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BuildCommand.Output(childComplexity), true
 	case "BuildCommand.runTime":
-		if e.ComplexityRoot.BuildCommand.RunTime == nil {
+		if e.ComplexityRoot.BuildCommand.RunSeconds == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BuildCommand.RunTime(childComplexity), true
+		return e.ComplexityRoot.BuildCommand.RunSeconds(childComplexity), true
 	case "BuildCommand.startTime":
 		if e.ComplexityRoot.BuildCommand.StartTime == nil {
 			break
@@ -7562,7 +7558,7 @@ func (ec *executionContext) _BuildCommand_runTime(ctx context.Context, field gra
 			return ec.fieldContext_BuildCommand_runTime(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.BuildCommand().RunTime(ctx, obj)
+			return obj.RunSeconds(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
@@ -7573,7 +7569,7 @@ func (ec *executionContext) _BuildCommand_runTime(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_runTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, true, true, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("BuildCommand", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _BuildCommand_startTime(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -18384,80 +18380,47 @@ func (ec *executionContext) _BuildCommand(ctx context.Context, sel ast.Selection
 		case "id":
 			out.Values[i] = ec._BuildCommand_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "buildId":
 			out.Values[i] = ec._BuildCommand_buildId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "description":
 			out.Values[i] = ec._BuildCommand_description(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "command":
 			out.Values[i] = ec._BuildCommand_command(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "output":
 			out.Values[i] = ec._BuildCommand_output(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "exitCode":
 			out.Values[i] = ec._BuildCommand_exitCode(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "runTime":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._BuildCommand_runTime(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._BuildCommand_runTime(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "startTime":
 			out.Values[i] = ec._BuildCommand_startTime(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "endTime":
 			out.Values[i] = ec._BuildCommand_endTime(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))

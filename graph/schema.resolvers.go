@@ -10,7 +10,6 @@ import (
 	"docsd/choices"
 	"docsd/graph/gid"
 	"docsd/store"
-	"time"
 )
 
 // ID is the resolver for the id field.
@@ -104,14 +103,6 @@ func (r *buildResolver) ViewerCanCancel(ctx context.Context, obj *store.Build) (
 // ViewerCanRetry is the resolver for the viewerCanRetry field.
 func (r *buildResolver) ViewerCanRetry(ctx context.Context, obj *store.Build) (bool, error) {
 	return r.viewerMaintainsProjectID(ctx, obj.ProjectID)
-}
-
-// RunTime is the resolver for the runTime field.
-func (r *buildCommandResolver) RunTime(ctx context.Context, obj *store.BuildCommand) (*int64, error) {
-	if obj.EndTime == nil {
-		return nil, nil
-	}
-	return ptr(int64(obj.EndTime.Sub(obj.StartTime) / time.Second)), nil
 }
 
 // ID is the resolver for the id field.
@@ -851,9 +842,6 @@ func (r *versionResolver) Builds(ctx context.Context, obj *store.Version, filter
 // Build returns BuildResolver implementation.
 func (r *Resolver) Build() BuildResolver { return &buildResolver{r} }
 
-// BuildCommand returns BuildCommandResolver implementation.
-func (r *Resolver) BuildCommand() BuildCommandResolver { return &buildCommandResolver{r} }
-
 // EnvironmentVariable returns EnvironmentVariableResolver implementation.
 func (r *Resolver) EnvironmentVariable() EnvironmentVariableResolver {
 	return &environmentVariableResolver{r}
@@ -888,7 +876,6 @@ func (r *Resolver) Version() VersionResolver { return &versionResolver{r} }
 
 type (
 	buildResolver               struct{ *Resolver }
-	buildCommandResolver        struct{ *Resolver }
 	environmentVariableResolver struct{ *Resolver }
 	integrationResolver         struct{ *Resolver }
 	mutationResolver            struct{ *Resolver }

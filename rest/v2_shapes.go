@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -108,8 +109,7 @@ fragment v2Build on Build {
   error
   commit
   docs_url: docsUrl
-  project { id: databaseId }
-  project_slug: project { slug }
+  project { id: databaseId slug }
   version { id: databaseId }
   version_slug: versionSlug
   commands {
@@ -143,8 +143,8 @@ type v2Build struct {
 	Error        string         `json:"error"`   // the graph's null decodes to ""
 	Commit       *string        `json:"commit"`
 	DocsURL      string         `json:"docs_url"`
-	Project      v2Only[int64]  `json:"project"`
-	ProjectSlug  v2Only[string] `json:"project_slug"`
+	Project      v2ProjectRef   `json:"project"`
+	ProjectSlug  string         `json:"project_slug"` // from the project read for Project
 	Version      v2Only[int64]  `json:"version"`
 	VersionSlug  string         `json:"version_slug"`
 	Commands     []v2Command    `json:"commands"`
@@ -161,6 +161,25 @@ type v2Build struct {
 	VersionType         string  `json:"version_type"`
 	ReadthedocsYamlPath *string `json:"readthedocs_yaml_path"`
 }
+
+// UnmarshalJSON decodes a build and fills ProjectSlug from its project,
+// which the operation reads once for both keys.
+func (b *v2Build) UnmarshalJSON(data []byte) error {
+	type plain v2Build
+	if err := json.Unmarshal(data, (*plain)(b)); err != nil {
+		return err
+	}
+	b.ProjectSlug = b.Project.Slug
+	return nil
+}
+
+// v2ProjectRef is a build's project as read ({id, slug}), written as its id.
+type v2ProjectRef struct {
+	ID   int64  `json:"id"`
+	Slug string `json:"slug"`
+}
+
+func (p v2ProjectRef) MarshalJSON() ([]byte, error) { return strconv.AppendInt(nil, p.ID, 10), nil }
 
 // v2Command is a v2 build command, keys in the order of §5.4.
 type v2Command struct {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"time"
 
 	"docsd/choices"
 )
@@ -67,6 +68,15 @@ func (b *Build) ErrorOrNil() *string { return orNil(b.Error) }
 
 // ConfigJSON is the build's stored configuration, as stored.
 func (b *Build) ConfigJSON() json.RawMessage { return json.RawMessage(b.Config) }
+
+// RunSeconds is the whole seconds the command ran, nil while it runs.
+func (c *BuildCommand) RunSeconds() *int64 {
+	if c.EndTime == nil {
+		return nil
+	}
+	n := int64(c.EndTime.Sub(c.StartTime) / time.Second)
+	return &n
+}
 
 func orNil(s string) *string {
 	if s == "" {
