@@ -165,7 +165,7 @@ func (q *v3Req) writeList(pg page, count int, results []any) {
 func (q *v3Req) inProject(map[string]any) v3Ctx { return q.ctxFor(q.project()) }
 
 // own renders projects with their own slug.
-func (q *v3Req) own(obj map[string]any) v3Ctx { return q.ctxFor(v3Str(obj["_slug"])) }
+func (q *v3Req) own(obj map[string]any) v3Ctx { return q.ctxFor(v3Str(obj["slug"])) }
 
 // filters validates the request's filters (400, behavior.md §3.6).
 func (q *v3Req) filters(f *v3Filters) (map[string]any, bool) {
@@ -268,7 +268,7 @@ func (q *v3Req) buildDetail(version string) {
 		tail: ` } } }`,
 		vars: map[string]any{"slug": q.project(), "id": id, "filter": filter}, path: []string{"project", "obj"},
 		match: func(obj map[string]any) bool {
-			return version == "" || v3Str(obj["_version"]) == version
+			return version == "" || v3Str(obj["version"]) == version
 		},
 	}, q.inProject)
 }
