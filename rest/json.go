@@ -147,6 +147,7 @@ func decodeObject(data []byte) (map[string]any, error) {
 type jsonDecoder struct {
 	data []byte
 	i    int
+	keys map[string]string // object keys met so far, each allocated once
 }
 
 var errSyntax = errors.New("rest: JSON syntax error")
@@ -177,7 +178,7 @@ func (d *jsonDecoder) value() (any, error) {
 		}
 		for {
 			d.space()
-			k, err := d.str()
+			k, err := d.key()
 			if err != nil {
 				return nil, err
 			}
@@ -256,6 +257,32 @@ func (d *jsonDecoder) next(closing byte) (more bool, err error) {
 		return false, nil
 	}
 	return false, errSyntax
+}
+
+// key reads an object key at i. A response repeats its keys for every
+// listed object: each distinct key without escapes is allocated once.
+func (d *jsonDecoder) key() (string, error) {
+	start := d.i
+	if start >= len(d.data) || d.data[start] != '"' {
+		return d.str()
+	}
+	end := bytes.IndexByte(d.data[start+1:], '"')
+	if end < 0 || bytes.IndexByte(d.data[start+1:start+1+end], '\\') >= 0 {
+		return d.str()
+	}
+	raw := d.data[start+1 : start+1+end]  // the whole key: no escape before its quote
+	if k, ok := d.keys[string(raw)]; ok { // no allocation for the lookup
+		d.i = start + end + 2
+		return k, nil
+	}
+	k, err := d.str()
+	if err == nil {
+		if d.keys == nil {
+			d.keys = map[string]string{}
+		}
+		d.keys[string(raw)] = k
+	}
+	return k, err
 }
 
 // str reads a string at i.

@@ -22,6 +22,8 @@ func TestJSONMatchesEncodingJSON(t *testing.T) {
 		`{"uni":"café — 日本 🎉","sep":"\u2028\u2029","bad":"\ud800","raw":"` + "\xff\xfe" + `"}`,
 		`{"key with \"quotes\"":1,"ключ":2,"_links":{"_self":"/api/v3/projects/p/"}}`,
 		" { \"spaced\" : [ 1 , 2 ] , \"x\" : { } } ",
+		// Keys repeat across listed objects (decodeObject keeps them once).
+		`{"l":[{"k\u00e9":1,"ké":2,"a\"b":3,"a\\":4,"` + "\xff" + `":5},{"ké":6,"k\u00e9":7,"a\"b":8,"a\\":9,"\ufffd":10,"` + "\xff" + `":11}]}`,
 	}
 	for _, in := range cases {
 		t.Run(in, func(t *testing.T) {

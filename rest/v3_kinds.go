@@ -56,7 +56,20 @@ type v3Ctx struct {
 }
 
 func (c v3Ctx) path(parts ...string) string {
-	return c.links + "/api/v3/projects/" + strings.Join(parts, "/") + "/"
+	const prefix = "/api/v3/projects/"
+	n := len(c.links) + len(prefix)
+	for _, p := range parts {
+		n += len(p) + 1
+	}
+	var b strings.Builder // one allocation: _links are written for every listed object
+	b.Grow(n)
+	b.WriteString(c.links)
+	b.WriteString(prefix)
+	for _, p := range parts {
+		b.WriteString(p)
+		b.WriteByte('/')
+	}
+	return b.String()
 }
 
 func (c v3Ctx) withProject(slug string) v3Ctx {
