@@ -124,6 +124,20 @@ func plainNumber(n json.Number) bool {
 // map[string]any with UseNumber (numbers as json.Number), without
 // reflection; null decodes as a nil map.
 func decodeObject(data []byte) (map[string]any, error) {
+	v, err := decodeJSON(data)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, errors.New("rest: not a JSON object")
+	}
+	return obj, nil
+}
+
+// decodeJSON decodes one JSON value as encoding/json does into any with
+// UseNumber, without reflection.
+func decodeJSON(data []byte) (any, error) {
 	d := jsonDecoder{data: data}
 	d.space()
 	v, err := d.value()
@@ -131,14 +145,10 @@ func decodeObject(data []byte) (map[string]any, error) {
 		return nil, err
 	}
 	d.space()
-	if v == nil && d.i == len(d.data) { // null: no data
-		return nil, nil
+	if d.i != len(d.data) {
+		return nil, errSyntax
 	}
-	obj, ok := v.(map[string]any)
-	if !ok || d.i != len(d.data) {
-		return nil, errors.New("rest: not one JSON object")
-	}
-	return obj, nil
+	return v, nil
 }
 
 // jsonDecoder reads one JSON value from data at i. Strings with escapes

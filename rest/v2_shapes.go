@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -199,9 +198,14 @@ type v2Command struct {
 type v2Time string
 
 func (t *v2Time) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
+	v, err := decodeJSON(b)
+	if err == nil && v == nil { // null, as encoding/json: no time
+		*t = ""
+		return nil
+	}
+	s, ok := v.(string)
+	if err != nil || !ok {
+		return fmt.Errorf("rest: v2 wants a time string, got %s", b)
 	}
 	*t = v2Time(strings.TrimSuffix(s, "Z"))
 	return nil
@@ -213,14 +217,30 @@ func (t *v2Time) UnmarshalJSON(b []byte) error {
 type v2Only[T any] struct{ value T }
 
 func (o *v2Only[T]) UnmarshalJSON(b []byte) error {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(b, &fields); err != nil {
+	obj, err := decodeObject(b)
+	if err != nil {
 		return err
 	}
-	if len(fields) != 1 {
+	if len(obj) != 1 {
 		return fmt.Errorf("rest: v2 wants an object with one field, got %s", b)
 	}
-	for _, raw := range fields {
+	for _, v := range obj {
+		switch dst := any(&o.value).(type) {
+		case *string:
+			if s, ok := v.(string); ok {
+				*dst = s
+				return nil
+			}
+		case *int64:
+			if n, ok := v.(json.Number); ok {
+				*dst, err = n.Int64()
+				return err
+			}
+		}
+		raw, err := marshal(v) // any other type, through encoding/json
+		if err != nil {
+			return err
+		}
 		return json.Unmarshal(raw, &o.value)
 	}
 	return nil
@@ -233,10 +253,8 @@ func (o v2Only[T]) MarshalJSON() ([]byte, error) { return marshal(o.value) }
 type v2Config json.RawMessage
 
 func (c *v2Config) UnmarshalJSON(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := decodeJSON(b) // numbers as json.Number: their stored form
+	if err != nil {
 		return err
 	}
 	sorted, err := marshal(v) // maps are written with sorted keys
