@@ -12,6 +12,7 @@
 #   bench/rest-bench.sh                         # small scale, both databases
 #   SCALE=large DATABASES=postgres bench/rest-bench.sh
 #   DURATION=20s ROUNDS=3 CONNECTIONS=16 bench/rest-bench.sh
+#   DOCSD_BIN=/tmp/docsd-before bench/rest-bench.sh   # measure another build of docsd
 #
 # PostgreSQL: a server at $POSTGRES_URL (default
 # postgres://postgres@127.0.0.1:5432) where the user may CREATE DATABASE;
@@ -58,8 +59,12 @@ cleanup() {
 trap cleanup EXIT
 
 echo "building docsd, benchdata and the floor…"
-(cd "$repo" && go build -o "$work/docsd" ./cmd/docsd && go build -o "$work/benchdata" ./bench/cmd/benchdata &&
-	go build -o "$work/floor" ./bench/cmd/floor)
+(cd "$repo" && go build -o "$work/benchdata" ./bench/cmd/benchdata && go build -o "$work/floor" ./bench/cmd/floor)
+if [[ -n "${DOCSD_BIN:-}" ]]; then
+	cp "$DOCSD_BIN" "$work/docsd" # another build of docsd, e.g. a "before" to compare
+else
+	(cd "$repo" && go build -o "$work/docsd" ./cmd/docsd)
+fi
 
 wait_for() {
 	for _ in $(seq 300); do

@@ -15,18 +15,6 @@ import (
 	"docsd/storetest"
 )
 
-// overFloor are the requests that today run more than one statement more
-// than the floor (issue 14: "SQL statements per request: 6–10 where the
-// floor needs 2–3"). Their floor+1 assertion is skipped, with the numbers;
-// a request that gets within floor+1 is logged so that it can leave the
-// list and be held to it.
-var overFloor = map[string]bool{
-	"ProjectDetailExpand": true,
-	"V3ProjectList":       true,
-	"V3BuildList":         true,
-	"V2BuildList":         true,
-}
-
 // countRuns is how many times each request is counted; the least count is
 // kept.
 const countRuns = 5
@@ -35,10 +23,8 @@ const countRuns = 5
 // run for each measured request, for lists of 10 and of 100 (the project
 // detail takes no limit: its two counts are of the same request, and its
 // list, active_versions, has the measured project's 5 versions). It asserts
-// what holds today: docsd's count does not depend on the list's length, and
-// the floor's neither. The goal of issue 14 (docsd within one statement of
-// the floor) is asserted for the requests not in overFloor and skipped,
-// naming the issue, for the others.
+// issue 14's rule: docsd's count does not depend on the list's length (nor
+// the floor's), and docsd runs at most one statement more than the floor.
 func TestSQLStatementsPerRequest(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		url := storetest.DatabaseURL(t, d)
@@ -80,13 +66,7 @@ func TestSQLStatementsPerRequest(t *testing.T) {
 				if floor100 != floor10 {
 					t.Errorf("the floor runs %d statements for a list of 100, %d for 10", floor100, floor10)
 				}
-				within := docsd100 <= floor100+1
-				switch {
-				case overFloor[name] && within:
-					t.Logf("now within the floor+1 (%d ≤ %d+1): take %s out of overFloor", docsd100, floor100, name)
-				case overFloor[name]:
-					t.Skipf("issue 14: docsd runs %d statements where the floor runs %d; the floor+1 assertion waits for the issue's SQL work", docsd100, floor100)
-				case !within:
+				if docsd100 > floor100+1 {
 					t.Errorf("docsd runs %d statements, more than the floor's %d + 1", docsd100, floor100)
 				}
 			})

@@ -86,7 +86,7 @@ func (r *Resolver) visibleProjectOrNil(ctx context.Context, id int64) (*store.Pr
 // findVisibleProject looks a project up by slug; an invisible one is NotFound.
 func (r *Resolver) findVisibleProject(ctx context.Context, slug string) (*store.Project, error) {
 	const op = "graph.project"
-	p, err := r.Store.FindProjectBySlug(ctx, slug)
+	p, err := r.loaders(ctx).projectBySlug.Load(ctx, slug)
 	if err != nil {
 		return nil, err
 	}
@@ -162,29 +162,29 @@ func (r *Resolver) maintainersOnly(ctx context.Context, obj any, next graphql.Re
 }
 
 // target describes p for the URL resolver: its main project and the
-// relationship nesting that main project, if any.
+// relationship nesting that main project, if any (read with the project's
+// row, store.Project.ParentID).
 func (r *Resolver) target(ctx context.Context, p *store.Project) (docsurl.Target, error) {
 	t := docsurl.Target{Slug: p.Slug, Language: p.Language, Scheme: p.VersioningScheme}
-	mainID := p.ID
+	main := p
 	if p.TranslationOf != nil {
-		main, err := r.loaders(ctx).projectByID.Load(ctx, *p.TranslationOf)
+		m, err := r.loaders(ctx).projectByID.Load(ctx, *p.TranslationOf)
 		if err != nil && !notFoundIs(err) {
 			return t, err
 		}
 		if err == nil {
-			t.MainSlug, t.Scheme, mainID = main.Slug, main.VersioningScheme, main.ID
+			t.MainSlug, t.Scheme, main = m.Slug, m.VersioningScheme, m
 		}
 	}
-	rel, err := r.loaders(ctx).parentRelationOf.Load(ctx, mainID)
-	if err != nil {
-		return t, err
-	}
-	if rel != nil {
-		parent, err := r.loaders(ctx).projectByID.Load(ctx, rel.ParentID)
+	if main.ParentID != nil {
+		parent, err := r.loaders(ctx).projectByID.Load(ctx, *main.ParentID)
 		if err != nil {
 			return t, err
 		}
-		t.ParentSlug, t.Alias = parent.Slug, rel.Alias
+		t.ParentSlug = parent.Slug
+		if main.ParentAlias != nil {
+			t.Alias = *main.ParentAlias
+		}
 	}
 	return t, nil
 }

@@ -65,20 +65,30 @@ func recoverPanic(ctx context.Context, p any) error {
 // the same schema and configuration as the public endpoint. Parsed and
 // validated operations are cached, so REST should build deterministic
 // operation text for a given request shape.
+//
+// Queries and mutations run on two executors that differ in one hook:
+// mutations refresh the operation's loaders after each mutation field
+// (freshLoadersAfterMutations), a field middleware that gqlgen would
+// otherwise call around every field of every query.
 type Executor struct {
-	exec     *executor.Executor
-	resolver *Resolver
+	queries   *executor.Executor
+	mutations *executor.Executor
+	resolver  *Resolver
 }
 
 // NewExecutor returns an in-process executor over r.
 func NewExecutor(r *Resolver) *Executor {
-	exec := executor.New(NewExecutableSchema(schemaConfig(r)))
-	exec.SetQueryCache(lru.New[*ast.QueryDocument](1000))
-	exec.SetErrorPresenter(presentError)
-	exec.SetRecoverFunc(recoverPanic)
-	exec.AroundOperations(withLoaders(r.Store))
-	exec.AroundFields(freshLoadersAfterMutations(r.Store))
-	return &Executor{exec: exec, resolver: r}
+	newExec := func() *executor.Executor {
+		exec := executor.New(NewExecutableSchema(schemaConfig(r)))
+		exec.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+		exec.SetErrorPresenter(presentError)
+		exec.SetRecoverFunc(recoverPanic)
+		exec.AroundOperations(withLoaders(r.Store))
+		return exec
+	}
+	e := &Executor{queries: newExec(), mutations: newExec(), resolver: r}
+	e.mutations.AroundFields(freshLoadersAfterMutations(r.Store))
+	return e
 }
 
 // Authenticate reads an `Authorization` header value (behavior.md §1.1) and
@@ -98,11 +108,16 @@ func (e *Executor) Authenticate(ctx context.Context, header string) (context.Con
 func (e *Executor) Run(ctx context.Context, query string, variables map[string]any) *graphql.Response {
 	ctx = graphql.StartOperationTrace(ctx)
 	params := &graphql.RawParams{Query: query, Variables: variables}
-	opCtx, gqlErrs := e.exec.CreateOperationContext(ctx, params)
-	if gqlErrs != nil {
-		return e.exec.DispatchError(graphql.WithOperationContext(ctx, opCtx), gqlErrs)
+	exec := e.queries
+	opCtx, gqlErrs := exec.CreateOperationContext(ctx, params)
+	if gqlErrs == nil && opCtx.Operation != nil && opCtx.Operation.Operation != ast.Query {
+		exec = e.mutations
+		opCtx, gqlErrs = exec.CreateOperationContext(ctx, params)
 	}
-	handle, ctx := e.exec.DispatchOperation(ctx, opCtx)
+	if gqlErrs != nil {
+		return exec.DispatchError(graphql.WithOperationContext(ctx, opCtx), gqlErrs)
+	}
+	handle, ctx := exec.DispatchOperation(ctx, opCtx)
 	return handle(ctx)
 }
 

@@ -35,7 +35,6 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	ApiToken() ApiTokenResolver
 	Build() BuildResolver
-	BuildCommand() BuildCommandResolver
 	EnvironmentVariable() EnvironmentVariableResolver
 	Integration() IntegrationResolver
 	Mutation() MutationResolver
@@ -69,27 +68,28 @@ type ComplexityRoot struct {
 		Commands            func(childComplexity int) int
 		Commit              func(childComplexity int) int
 		CommitURL           func(childComplexity int) int
-		Config              func(childComplexity int) int
+		ConfigJSON          func(childComplexity int) int
 		Created             func(childComplexity int) int
 		DocsURL             func(childComplexity int) int
-		Duration            func(childComplexity int) int
-		Error               func(childComplexity int) int
 		ErrorID             func(childComplexity int) int
+		ErrorOrNil          func(childComplexity int) int
 		ExitCode            func(childComplexity int) int
-		Finished            func(childComplexity int) int
+		FinishedAt          func(childComplexity int) int
+		FinishedSuccess     func(childComplexity int) int
 		ID                  func(childComplexity int) int
+		Length              func(childComplexity int) int
 		Notification        func(childComplexity int, id int64) int
 		Notifications       func(childComplexity int, filter *NotificationFilterInput, limit *int64, offset *int64) int
 		Project             func(childComplexity int) int
 		ReadthedocsYamlPath func(childComplexity int) int
 		Started             func(childComplexity int) int
-		State               func(childComplexity int) int
+		StateInfo           func(childComplexity int) int
 		StoredSuccess       func(childComplexity int) int
-		Success             func(childComplexity int) int
 		Type                func(childComplexity int) int
 		Urls                func(childComplexity int) int
 		Version             func(childComplexity int) int
 		VersionName         func(childComplexity int) int
+		VersionSlug         func(childComplexity int) int
 		VersionType         func(childComplexity int) int
 		ViewerCanCancel     func(childComplexity int) int
 		ViewerCanRetry      func(childComplexity int) int
@@ -103,7 +103,7 @@ type ComplexityRoot struct {
 		ExitCode    func(childComplexity int) int
 		ID          func(childComplexity int) int
 		Output      func(childComplexity int) int
-		RunTime     func(childComplexity int) int
+		RunSeconds  func(childComplexity int) int
 		StartTime   func(childComplexity int) int
 	}
 
@@ -315,24 +315,24 @@ type ComplexityRoot struct {
 		Builds                     func(childComplexity int, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		CanonicalURL               func(childComplexity int) int
 		Created                    func(childComplexity int) int
-		DefaultBranch              func(childComplexity int) int
 		DefaultVersion             func(childComplexity int) int
 		Description                func(childComplexity int) int
 		DocumentationType          func(childComplexity int) int
+		EffectiveDefaultBranch     func(childComplexity int) int
 		EnvironmentVariable        func(childComplexity int, id int64) int
 		EnvironmentVariables       func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		ExternalBuildsPrivacyLevel func(childComplexity int) int
-		Homepage                   func(childComplexity int) int
+		HomepageOrNil              func(childComplexity int) int
 		ID                         func(childComplexity int) int
 		Integrations               func(childComplexity int) int
-		Language                   func(childComplexity int) int
+		LanguageChoice             func(childComplexity int) int
 		Maintainers                func(childComplexity int, first *int64, after *string, last *int64, before *string) int
 		Modified                   func(childComplexity int) int
 		Name                       func(childComplexity int) int
 		Notification               func(childComplexity int, id int64) int
 		Notifications              func(childComplexity int, filter *NotificationFilterInput, limit *int64, offset *int64) int
 		PrivacyLevel               func(childComplexity int) int
-		ProgrammingLanguage        func(childComplexity int) int
+		ProgrammingLanguageChoice  func(childComplexity int) int
 		ReadthedocsYamlPath        func(childComplexity int) int
 		Redirect                   func(childComplexity int, id int64) int
 		Redirects                  func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
@@ -664,14 +664,9 @@ type BuildResolver interface {
 
 	Project(ctx context.Context, obj *store.Build) (*store.Project, error)
 	Version(ctx context.Context, obj *store.Build) (*store.Version, error)
-	State(ctx context.Context, obj *store.Build) (*BuildState, error)
-	Success(ctx context.Context, obj *store.Build) (*bool, error)
-	StoredSuccess(ctx context.Context, obj *store.Build) (bool, error)
-	Error(ctx context.Context, obj *store.Build) (*string, error)
 
-	Finished(ctx context.Context, obj *store.Build) (*time.Time, error)
-	Duration(ctx context.Context, obj *store.Build) (*int64, error)
-	Config(ctx context.Context, obj *store.Build) (json.RawMessage, error)
+	StoredSuccess(ctx context.Context, obj *store.Build) (bool, error)
+
 	Commands(ctx context.Context, obj *store.Build) ([]*store.BuildCommand, error)
 	DocsURL(ctx context.Context, obj *store.Build) (string, error)
 	Urls(ctx context.Context, obj *store.Build) (*BuildUrls, error)
@@ -683,9 +678,6 @@ type BuildResolver interface {
 	Notification(ctx context.Context, obj *store.Build, id int64) (*Notification, error)
 	ViewerCanCancel(ctx context.Context, obj *store.Build) (bool, error)
 	ViewerCanRetry(ctx context.Context, obj *store.Build) (bool, error)
-}
-type BuildCommandResolver interface {
-	RunTime(ctx context.Context, obj *store.BuildCommand) (*int64, error)
 }
 type EnvironmentVariableResolver interface {
 	ID(ctx context.Context, obj *store.EnvironmentVariable) (string, error)
@@ -728,12 +720,6 @@ type MutationResolver interface {
 type ProjectResolver interface {
 	ID(ctx context.Context, obj *store.Project) (string, error)
 
-	Language(ctx context.Context, obj *store.Project) (*Choice, error)
-	ProgrammingLanguage(ctx context.Context, obj *store.Project) (*Choice, error)
-	Repository(ctx context.Context, obj *store.Project) (*Repository, error)
-	Homepage(ctx context.Context, obj *store.Project) (*string, error)
-
-	DefaultBranch(ctx context.Context, obj *store.Project) (string, error)
 	StoredDefaultBranch(ctx context.Context, obj *store.Project) (*string, error)
 
 	Users(ctx context.Context, obj *store.Project) ([]*store.User, error)
@@ -889,11 +875,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Build.CommitURL(childComplexity), true
 	case "Build.config":
-		if e.ComplexityRoot.Build.Config == nil {
+		if e.ComplexityRoot.Build.ConfigJSON == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Build.Config(childComplexity), true
+		return e.ComplexityRoot.Build.ConfigJSON(childComplexity), true
 	case "Build.created":
 		if e.ComplexityRoot.Build.Created == nil {
 			break
@@ -906,24 +892,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Build.DocsURL(childComplexity), true
-	case "Build.duration":
-		if e.ComplexityRoot.Build.Duration == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Build.Duration(childComplexity), true
-	case "Build.error":
-		if e.ComplexityRoot.Build.Error == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Build.Error(childComplexity), true
 	case "Build.errorId":
 		if e.ComplexityRoot.Build.ErrorID == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Build.ErrorID(childComplexity), true
+	case "Build.error":
+		if e.ComplexityRoot.Build.ErrorOrNil == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.ErrorOrNil(childComplexity), true
 	case "Build.exitCode":
 		if e.ComplexityRoot.Build.ExitCode == nil {
 			break
@@ -931,17 +911,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Build.ExitCode(childComplexity), true
 	case "Build.finished":
-		if e.ComplexityRoot.Build.Finished == nil {
+		if e.ComplexityRoot.Build.FinishedAt == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Build.Finished(childComplexity), true
+		return e.ComplexityRoot.Build.FinishedAt(childComplexity), true
+	case "Build.success":
+		if e.ComplexityRoot.Build.FinishedSuccess == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.FinishedSuccess(childComplexity), true
 	case "Build.id", "Build.databaseId":
 		if e.ComplexityRoot.Build.ID == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Build.ID(childComplexity), true
+	case "Build.duration":
+		if e.ComplexityRoot.Build.Length == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.Length(childComplexity), true
 	case "Build.notification":
 		if e.ComplexityRoot.Build.Notification == nil {
 			break
@@ -983,23 +975,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Build.Started(childComplexity), true
 	case "Build.state":
-		if e.ComplexityRoot.Build.State == nil {
+		if e.ComplexityRoot.Build.StateInfo == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Build.State(childComplexity), true
+		return e.ComplexityRoot.Build.StateInfo(childComplexity), true
 	case "Build.storedSuccess":
 		if e.ComplexityRoot.Build.StoredSuccess == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Build.StoredSuccess(childComplexity), true
-	case "Build.success":
-		if e.ComplexityRoot.Build.Success == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Build.Success(childComplexity), true
 	case "Build.type":
 		if e.ComplexityRoot.Build.Type == nil {
 			break
@@ -1024,6 +1010,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Build.VersionName(childComplexity), true
+	case "Build.versionSlug":
+		if e.ComplexityRoot.Build.VersionSlug == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.VersionSlug(childComplexity), true
 	case "Build.versionType":
 		if e.ComplexityRoot.Build.VersionType == nil {
 			break
@@ -1086,11 +1078,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BuildCommand.Output(childComplexity), true
 	case "BuildCommand.runTime":
-		if e.ComplexityRoot.BuildCommand.RunTime == nil {
+		if e.ComplexityRoot.BuildCommand.RunSeconds == nil {
 			break
 		}
 
-		return e.ComplexityRoot.BuildCommand.RunTime(childComplexity), true
+		return e.ComplexityRoot.BuildCommand.RunSeconds(childComplexity), true
 	case "BuildCommand.startTime":
 		if e.ComplexityRoot.BuildCommand.StartTime == nil {
 			break
@@ -1997,12 +1989,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.Created(childComplexity), true
-	case "Project.defaultBranch":
-		if e.ComplexityRoot.Project.DefaultBranch == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Project.DefaultBranch(childComplexity), true
 	case "Project.defaultVersion":
 		if e.ComplexityRoot.Project.DefaultVersion == nil {
 			break
@@ -2021,6 +2007,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.DocumentationType(childComplexity), true
+	case "Project.defaultBranch":
+		if e.ComplexityRoot.Project.EffectiveDefaultBranch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.EffectiveDefaultBranch(childComplexity), true
 	case "Project.environmentVariable":
 		if e.ComplexityRoot.Project.EnvironmentVariable == nil {
 			break
@@ -2050,11 +2042,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Project.ExternalBuildsPrivacyLevel(childComplexity), true
 	case "Project.homepage":
-		if e.ComplexityRoot.Project.Homepage == nil {
+		if e.ComplexityRoot.Project.HomepageOrNil == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Project.Homepage(childComplexity), true
+		return e.ComplexityRoot.Project.HomepageOrNil(childComplexity), true
 	case "Project.id", "Project.databaseId":
 		if e.ComplexityRoot.Project.ID == nil {
 			break
@@ -2068,11 +2060,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Project.Integrations(childComplexity), true
 	case "Project.language":
-		if e.ComplexityRoot.Project.Language == nil {
+		if e.ComplexityRoot.Project.LanguageChoice == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Project.Language(childComplexity), true
+		return e.ComplexityRoot.Project.LanguageChoice(childComplexity), true
 	case "Project.maintainers":
 		if e.ComplexityRoot.Project.Maintainers == nil {
 			break
@@ -2125,11 +2117,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Project.PrivacyLevel(childComplexity), true
 	case "Project.programmingLanguage":
-		if e.ComplexityRoot.Project.ProgrammingLanguage == nil {
+		if e.ComplexityRoot.Project.ProgrammingLanguageChoice == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Project.ProgrammingLanguage(childComplexity), true
+		return e.ComplexityRoot.Project.ProgrammingLanguageChoice(childComplexity), true
 	case "Project.readthedocsYamlPath":
 		if e.ComplexityRoot.Project.ReadthedocsYamlPath == nil {
 			break
@@ -4593,6 +4585,8 @@ type Build implements Node {
   project: Project!
   "The version built."
   version: Version!
+  "The slug of the version built (` + "`" + `version { slug }` + "`" + `), read with the build: cheaper for long lists."
+  versionSlug: String!
   "The build's step."
   state: BuildState!
   "Null until finished (v3)."
@@ -5258,6 +5252,8 @@ func (ec *executionContext) childFields_Build(ctx context.Context, field graphql
 		return ec.fieldContext_Build_project(ctx, field)
 	case "version":
 		return ec.fieldContext_Build_version(ctx, field)
+	case "versionSlug":
+		return ec.fieldContext_Build_versionSlug(ctx, field)
 	case "state":
 		return ec.fieldContext_Build_state(ctx, field)
 	case "success":
@@ -8173,6 +8169,29 @@ func (ec *executionContext) fieldContext_Build_version(_ context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Build_versionSlug(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_versionSlug(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VersionSlug, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Build_versionSlug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Build_state(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8182,11 +8201,11 @@ func (ec *executionContext) _Build_state(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Build_state(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Build().State(ctx, obj)
+			return obj.StateInfo(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *BuildState) graphql.Marshaler {
-			return ec.marshalNBuildState2ᚖdocsdᚋgraphᚐBuildState(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *store.BuildState) graphql.Marshaler {
+			return ec.marshalNBuildState2ᚖdocsdᚋstoreᚐBuildState(ctx, selections, v)
 		},
 		true,
 		true,
@@ -8197,7 +8216,7 @@ func (ec *executionContext) fieldContext_Build_state(_ context.Context, field gr
 		Object:     "Build",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_BuildState(ctx, field)
 		},
@@ -8214,7 +8233,7 @@ func (ec *executionContext) _Build_success(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Build_success(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Build().Success(ctx, obj)
+			return obj.FinishedSuccess(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
@@ -8225,7 +8244,7 @@ func (ec *executionContext) _Build_success(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Build_success(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, true, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Build_storedSuccess(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
@@ -8260,7 +8279,7 @@ func (ec *executionContext) _Build_error(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Build_error(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Build().Error(ctx, obj)
+			return obj.ErrorOrNil(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -8271,7 +8290,7 @@ func (ec *executionContext) _Build_error(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Build_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Build_exitCode(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
@@ -8398,7 +8417,7 @@ func (ec *executionContext) _Build_finished(ctx context.Context, field graphql.C
 			return ec.fieldContext_Build_finished(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Build().Finished(ctx, obj)
+			return obj.FinishedAt, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
@@ -8409,7 +8428,7 @@ func (ec *executionContext) _Build_finished(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Build_finished(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _Build_duration(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
@@ -8421,18 +8440,18 @@ func (ec *executionContext) _Build_duration(ctx context.Context, field graphql.C
 			return ec.fieldContext_Build_duration(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Build().Duration(ctx, obj)
+			return obj.Length, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint64(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Build_duration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Build_config(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
@@ -8444,7 +8463,7 @@ func (ec *executionContext) _Build_config(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Build_config(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Build().Config(ctx, obj)
+			return obj.ConfigJSON(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v json.RawMessage) graphql.Marshaler {
@@ -8455,7 +8474,7 @@ func (ec *executionContext) _Build_config(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Build_config(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type JSON does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, true, false, errors.New("field of type JSON does not have child fields"))
 }
 
 func (ec *executionContext) _Build_commands(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
@@ -8941,7 +8960,7 @@ func (ec *executionContext) _BuildCommand_runTime(ctx context.Context, field gra
 			return ec.fieldContext_BuildCommand_runTime(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.BuildCommand().RunTime(ctx, obj)
+			return obj.RunSeconds(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
@@ -8952,7 +8971,7 @@ func (ec *executionContext) _BuildCommand_runTime(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_runTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, true, true, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("BuildCommand", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _BuildCommand_startTime(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -9175,7 +9194,7 @@ func (ec *executionContext) fieldContext_BuildEdge_node(_ context.Context, field
 	return fc, nil
 }
 
-func (ec *executionContext) _BuildState_code(ctx context.Context, field graphql.CollectedField, obj *BuildState) (ret graphql.Marshaler) {
+func (ec *executionContext) _BuildState_code(ctx context.Context, field graphql.CollectedField, obj *store.BuildState) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9198,7 +9217,7 @@ func (ec *executionContext) fieldContext_BuildState_code(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("BuildState", field, false, false, errors.New("field of type BuildStateCode does not have child fields"))
 }
 
-func (ec *executionContext) _BuildState_name(ctx context.Context, field graphql.CollectedField, obj *BuildState) (ret graphql.Marshaler) {
+func (ec *executionContext) _BuildState_name(ctx context.Context, field graphql.CollectedField, obj *store.BuildState) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9354,7 +9373,7 @@ func (ec *executionContext) fieldContext_CancelBuildPayload_errors(_ context.Con
 	return fc, nil
 }
 
-func (ec *executionContext) _Choice_code(ctx context.Context, field graphql.CollectedField, obj *Choice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Choice_code(ctx context.Context, field graphql.CollectedField, obj *store.Choice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9377,7 +9396,7 @@ func (ec *executionContext) fieldContext_Choice_code(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Choice", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Choice_name(ctx context.Context, field graphql.CollectedField, obj *Choice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Choice_name(ctx context.Context, field graphql.CollectedField, obj *store.Choice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12659,11 +12678,11 @@ func (ec *executionContext) _Project_language(ctx context.Context, field graphql
 			return ec.fieldContext_Project_language(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Project().Language(ctx, obj)
+			return obj.LanguageChoice(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *Choice) graphql.Marshaler {
-			return ec.marshalNChoice2ᚖdocsdᚋgraphᚐChoice(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Choice) graphql.Marshaler {
+			return ec.marshalNChoice2ᚖdocsdᚋstoreᚐChoice(ctx, selections, v)
 		},
 		true,
 		true,
@@ -12674,7 +12693,7 @@ func (ec *executionContext) fieldContext_Project_language(_ context.Context, fie
 		Object:     "Project",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Choice(ctx, field)
 		},
@@ -12691,11 +12710,11 @@ func (ec *executionContext) _Project_programmingLanguage(ctx context.Context, fi
 			return ec.fieldContext_Project_programmingLanguage(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Project().ProgrammingLanguage(ctx, obj)
+			return obj.ProgrammingLanguageChoice(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *Choice) graphql.Marshaler {
-			return ec.marshalNChoice2ᚖdocsdᚋgraphᚐChoice(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Choice) graphql.Marshaler {
+			return ec.marshalNChoice2ᚖdocsdᚋstoreᚐChoice(ctx, selections, v)
 		},
 		true,
 		true,
@@ -12706,7 +12725,7 @@ func (ec *executionContext) fieldContext_Project_programmingLanguage(_ context.C
 		Object:     "Project",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Choice(ctx, field)
 		},
@@ -12723,11 +12742,11 @@ func (ec *executionContext) _Project_repository(ctx context.Context, field graph
 			return ec.fieldContext_Project_repository(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Project().Repository(ctx, obj)
+			return obj.Repository(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *Repository) graphql.Marshaler {
-			return ec.marshalNRepository2ᚖdocsdᚋgraphᚐRepository(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Repository) graphql.Marshaler {
+			return ec.marshalNRepository2ᚖdocsdᚋstoreᚐRepository(ctx, selections, v)
 		},
 		true,
 		true,
@@ -12738,7 +12757,7 @@ func (ec *executionContext) fieldContext_Project_repository(_ context.Context, f
 		Object:     "Project",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Repository(ctx, field)
 		},
@@ -12755,7 +12774,7 @@ func (ec *executionContext) _Project_homepage(ctx context.Context, field graphql
 			return ec.fieldContext_Project_homepage(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Project().Homepage(ctx, obj)
+			return obj.HomepageOrNil(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -12766,7 +12785,7 @@ func (ec *executionContext) _Project_homepage(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Project_homepage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Project_defaultVersion(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
@@ -12801,7 +12820,7 @@ func (ec *executionContext) _Project_defaultBranch(ctx context.Context, field gr
 			return ec.fieldContext_Project_defaultBranch(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Project().DefaultBranch(ctx, obj)
+			return obj.EffectiveDefaultBranch(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -12812,7 +12831,7 @@ func (ec *executionContext) _Project_defaultBranch(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Project_defaultBranch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Project_storedDefaultBranch(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
@@ -15987,7 +16006,7 @@ func (ec *executionContext) fieldContext_RemoveMaintainerPayload_errors(_ contex
 	return fc, nil
 }
 
-func (ec *executionContext) _Repository_url(ctx context.Context, field graphql.CollectedField, obj *Repository) (ret graphql.Marshaler) {
+func (ec *executionContext) _Repository_url(ctx context.Context, field graphql.CollectedField, obj *store.Repository) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16010,7 +16029,7 @@ func (ec *executionContext) fieldContext_Repository_url(_ context.Context, field
 	return graphql.NewScalarFieldContext("Repository", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Repository_type(ctx context.Context, field graphql.CollectedField, obj *Repository) (ret graphql.Marshaler) {
+func (ec *executionContext) _Repository_type(ctx context.Context, field graphql.CollectedField, obj *store.Repository) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22316,82 +22335,21 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "versionSlug":
+			out.Values[i] = ec._Build_versionSlug(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "state":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Build_state(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Build_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "success":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Build_success(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Build_success(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "storedSuccess":
 			field := field
 
@@ -22431,43 +22389,10 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "error":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Build_error(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Build_error(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "exitCode":
 			out.Values[i] = ec._Build_exitCode(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -22494,119 +22419,20 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "finished":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Build_finished(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Build_finished(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "duration":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Build_duration(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Build_duration(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "config":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Build_config(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Build_config(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "commands":
 			field := field
 
@@ -23033,80 +22859,47 @@ func (ec *executionContext) _BuildCommand(ctx context.Context, sel ast.Selection
 		case "id":
 			out.Values[i] = ec._BuildCommand_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "buildId":
 			out.Values[i] = ec._BuildCommand_buildId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "description":
 			out.Values[i] = ec._BuildCommand_description(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "command":
 			out.Values[i] = ec._BuildCommand_command(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "output":
 			out.Values[i] = ec._BuildCommand_output(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "exitCode":
 			out.Values[i] = ec._BuildCommand_exitCode(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "runTime":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._BuildCommand_runTime(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._BuildCommand_runTime(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "startTime":
 			out.Values[i] = ec._BuildCommand_startTime(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "endTime":
 			out.Values[i] = ec._BuildCommand_endTime(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -23227,7 +23020,7 @@ func (ec *executionContext) _BuildEdge(ctx context.Context, sel ast.SelectionSet
 
 var buildStateImplementors = []string{"BuildState"}
 
-func (ec *executionContext) _BuildState(ctx context.Context, sel ast.SelectionSet, obj *BuildState) graphql.Marshaler {
+func (ec *executionContext) _BuildState(ctx context.Context, sel ast.SelectionSet, obj *store.BuildState) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, buildStateImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -23361,7 +23154,7 @@ func (ec *executionContext) _CancelBuildPayload(ctx context.Context, sel ast.Sel
 
 var choiceImplementors = []string{"Choice"}
 
-func (ec *executionContext) _Choice(ctx context.Context, sel ast.SelectionSet, obj *Choice) graphql.Marshaler {
+func (ec *executionContext) _Choice(ctx context.Context, sel ast.SelectionSet, obj *store.Choice) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, choiceImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -24890,200 +24683,35 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "language":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_language(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Project_language(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "programmingLanguage":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_programmingLanguage(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Project_programmingLanguage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "repository":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_repository(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Project_repository(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "homepage":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_homepage(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Project_homepage(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "defaultVersion":
 			out.Values[i] = ec._Project_defaultVersion(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "defaultBranch":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_defaultBranch(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Project_defaultBranch(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "storedDefaultBranch":
 			field := field
 
@@ -27136,7 +26764,7 @@ func (ec *executionContext) _RemoveMaintainerPayload(ctx context.Context, sel as
 
 var repositoryImplementors = []string{"Repository"}
 
-func (ec *executionContext) _Repository(ctx context.Context, sel ast.SelectionSet, obj *Repository) graphql.Marshaler {
+func (ec *executionContext) _Repository(ctx context.Context, sel ast.SelectionSet, obj *store.Repository) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, repositoryImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -29682,7 +29310,7 @@ func (ec *executionContext) marshalNBuildEdge2ᚖdocsdᚋgraphᚐBuildEdge(ctx c
 	return ec._BuildEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNBuildState2ᚖdocsdᚋgraphᚐBuildState(ctx context.Context, sel ast.SelectionSet, v *BuildState) graphql.Marshaler {
+func (ec *executionContext) marshalNBuildState2ᚖdocsdᚋstoreᚐBuildState(ctx context.Context, sel ast.SelectionSet, v *store.BuildState) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -29733,7 +29361,7 @@ func (ec *executionContext) marshalNCancelBuildPayload2ᚖdocsdᚋgraphᚐCancel
 	return ec._CancelBuildPayload(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNChoice2ᚖdocsdᚋgraphᚐChoice(ctx context.Context, sel ast.SelectionSet, v *Choice) graphql.Marshaler {
+func (ec *executionContext) marshalNChoice2ᚖdocsdᚋstoreᚐChoice(ctx context.Context, sel ast.SelectionSet, v *store.Choice) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -30372,7 +30000,7 @@ func (ec *executionContext) marshalNRemoveMaintainerPayload2ᚖdocsdᚋgraphᚐR
 	return ec._RemoveMaintainerPayload(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNRepository2ᚖdocsdᚋgraphᚐRepository(ctx context.Context, sel ast.SelectionSet, v *Repository) graphql.Marshaler {
+func (ec *executionContext) marshalNRepository2ᚖdocsdᚋstoreᚐRepository(ctx context.Context, sel ast.SelectionSet, v *store.Repository) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")

@@ -52,12 +52,12 @@ func (r *Resolver) findBuilds(ctx context.Context, p *store.Project, f store.Bui
 		return nil, err
 	}
 	f.Limit, f.Offset, f.Keyset = pg.Limit, pg.Offset, pg.Keyset
-	bs, total, err := r.Store.FindBuilds(ctx, f)
+	page, err := r.Store.FindBuildPage(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	r.prefetchBuilds(ctx, bs, childSelection(ctx))
-	return buildConnection(pg, bs, total), nil
+	r.prefetchBuildPage(ctx, page, childSelection(ctx))
+	return buildConnection(pg, page.Builds, page.Total), nil
 }
 
 // visibleBuild returns b when the viewer can see its version (and, with

@@ -2,9 +2,11 @@ package graph
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vikstrous/dataloadgen"
 
 	"docsd/errs"
@@ -13,8 +15,11 @@ import (
 
 // loaders batch the reads of one operation so that a list of N objects with
 // their relations costs a constant number of queries. A fresh set is made
-// per operation (see withLoaders): nothing is cached across requests.
+// per operation, or per request for the queries of a request that shares
+// its reads (see withLoaders and ShareReads): nothing is cached across
+// requests.
 type loaders struct {
+	projectBySlug      *memo[string, *store.Project]
 	projectByID        *dataloadgen.Loader[int64, *store.Project]
 	versionByID        *dataloadgen.Loader[int64, *store.Version]
 	userByID           *dataloadgen.Loader[int64, *store.User]
@@ -23,7 +28,6 @@ type loaders struct {
 	lastSuccessOf      *dataloadgen.Loader[int64, *store.Build] // last successful build
 	activeVersionsOf   *dataloadgen.Loader[int64, []*store.Version]
 	internalVersionsOf *dataloadgen.Loader[int64, []*store.Version]
-	parentRelationOf   *dataloadgen.Loader[int64, *store.Relationship]
 	commandsOf         *dataloadgen.Loader[int64, []*store.BuildCommand]
 }
 
@@ -70,51 +74,88 @@ func byID[V any](items []V, id func(V) int64) map[int64]V {
 }
 
 func newLoaders(s *store.Store) *loaders {
-	return &loaders{
-		projectByID: batch(func(ctx context.Context, ids []int64) (map[int64]*store.Project, error) {
-			ps, err := s.FindProjectsByIDs(ctx, ids)
-			return byID(ps, func(p *store.Project) int64 { return p.ID }), err
-		}, notFound[int64, *store.Project]),
-		versionByID: batch(func(ctx context.Context, ids []int64) (map[int64]*store.Version, error) {
-			vs, err := s.FindVersionsByIDs(ctx, ids)
-			return byID(vs, func(v *store.Version) int64 { return v.ID }), err
-		}, notFound[int64, *store.Version]),
-		userByID: batch(func(ctx context.Context, ids []int64) (map[int64]*store.User, error) {
-			us, err := s.FindUsersByIDs(ctx, ids)
-			return byID(us, func(u *store.User) int64 { return u.ID }), err
-		}, notFound[int64, *store.User]),
-		maintainersOf: batch(func(ctx context.Context, ids []int64) (map[int64][]int64, error) {
-			ms, err := s.FindMaintainerships(ctx, ids)
-			out := map[int64][]int64{}
-			for _, m := range ms {
-				out[m.ProjectID] = append(out[m.ProjectID], m.UserID)
-			}
-			return out, err
-		}, empty[int64, []int64]),
-		lastBuildOf:   batch(s.FindLastBuilds, empty[int64, *store.Build]),
-		lastSuccessOf: batch(s.FindLastSuccessfulBuilds, empty[int64, *store.Build]),
-		activeVersionsOf: batch(func(ctx context.Context, ids []int64) (map[int64][]*store.Version, error) {
-			yes, public := true, store.Public
-			vs, err := s.FindAllVersions(ctx, store.VersionFilter{ProjectIDs: ids, Active: &yes, Built: &yes, PrivacyLevel: &public, Internal: true})
-			return groupVersions(vs), err
-		}, empty[int64, []*store.Version]),
-		internalVersionsOf: batch(func(ctx context.Context, ids []int64) (map[int64][]*store.Version, error) {
-			vs, err := s.FindAllVersions(ctx, store.VersionFilter{ProjectIDs: ids, Internal: true})
-			return groupVersions(vs), err
-		}, empty[int64, []*store.Version]),
-		parentRelationOf: batch(func(ctx context.Context, ids []int64) (map[int64]*store.Relationship, error) {
-			rels, _, err := s.FindRelationships(ctx, store.RelationshipFilter{ChildIDs: ids})
-			return byID(rels, func(r *store.Relationship) int64 { return r.ChildID }), err
-		}, empty[int64, *store.Relationship]),
-		commandsOf: batch(func(ctx context.Context, ids []int64) (map[int64][]*store.BuildCommand, error) {
-			cs, err := s.FindBuildCommands(ctx, ids)
-			out := map[int64][]*store.BuildCommand{}
-			for _, c := range cs {
-				out[c.BuildID] = append(out[c.BuildID], c)
-			}
-			return out, err
-		}, empty[int64, []*store.BuildCommand]),
+	l := &loaders{}
+	l.projectBySlug = &memo[string, *store.Project]{fetch: func(ctx context.Context, slug string) (*store.Project, error) {
+		p, err := s.FindProjectBySlug(ctx, slug)
+		if err == nil {
+			l.projectByID.Prime(p.ID, p)
+		}
+		return p, err
+	}}
+	l.projectByID = batch(func(ctx context.Context, ids []int64) (map[int64]*store.Project, error) {
+		ps, err := s.FindProjectsByIDs(ctx, ids)
+		return byID(ps, func(p *store.Project) int64 { return p.ID }), err
+	}, notFound[int64, *store.Project])
+	l.versionByID = batch(func(ctx context.Context, ids []int64) (map[int64]*store.Version, error) {
+		vs, err := s.FindVersionsByIDs(ctx, ids)
+		return byID(vs, func(v *store.Version) int64 { return v.ID }), err
+	}, notFound[int64, *store.Version])
+	l.userByID = batch(func(ctx context.Context, ids []int64) (map[int64]*store.User, error) {
+		us, err := s.FindUsersByIDs(ctx, ids)
+		return byID(us, func(u *store.User) int64 { return u.ID }), err
+	}, notFound[int64, *store.User])
+	// The maintainers come with their users, who are primed.
+	l.maintainersOf = batch(func(ctx context.Context, ids []int64) (map[int64][]int64, error) {
+		ms, err := s.FindMaintainers(ctx, ids)
+		out := map[int64][]int64{}
+		for _, m := range ms {
+			out[m.ProjectID] = append(out[m.ProjectID], m.ID)
+			l.userByID.Prime(m.ID, &m.User)
+		}
+		return out, err
+	}, empty[int64, []int64])
+	l.lastBuildOf = batch(s.FindLastBuilds, empty[int64, *store.Build])
+	l.lastSuccessOf = batch(s.FindLastSuccessfulBuilds, empty[int64, *store.Build])
+	l.activeVersionsOf = batch(func(ctx context.Context, ids []int64) (map[int64][]*store.Version, error) {
+		yes, public := true, store.Public
+		vs, err := s.FindAllVersions(ctx, store.VersionFilter{ProjectIDs: ids, Active: &yes, Built: &yes, PrivacyLevel: &public, Internal: true})
+		return groupVersions(vs), err
+	}, empty[int64, []*store.Version])
+	l.internalVersionsOf = batch(func(ctx context.Context, ids []int64) (map[int64][]*store.Version, error) {
+		vs, err := s.FindAllVersions(ctx, store.VersionFilter{ProjectIDs: ids, Internal: true})
+		return groupVersions(vs), err
+	}, empty[int64, []*store.Version])
+	l.commandsOf = batch(func(ctx context.Context, ids []int64) (map[int64][]*store.BuildCommand, error) {
+		cs, err := s.FindBuildCommands(ctx, ids)
+		out := map[int64][]*store.BuildCommand{}
+		for _, c := range cs {
+			out[c.BuildID] = append(out[c.BuildID], c)
+		}
+		return out, err
+	}, empty[int64, []*store.BuildCommand])
+	return l
+}
+
+// memo keeps the result of one lookup per key for the loaders' lifetime,
+// without batching, for lookups that come one at a time (a project by
+// slug). Two concurrent first lookups of a key may both fetch it.
+type memo[K comparable, V any] struct {
+	fetch func(ctx context.Context, k K) (V, error)
+	mu    sync.Mutex // guards done
+	done  map[K]memoResult[V]
+}
+
+type memoResult[V any] struct {
+	v   V
+	err error
+}
+
+// Load returns the result of fetch(ctx, k), fetching it on the first call.
+func (m *memo[K, V]) Load(ctx context.Context, k K) (V, error) {
+	m.mu.Lock()
+	r, ok := m.done[k]
+	m.mu.Unlock()
+	if ok {
+		return r.v, r.err
 	}
+	v, err := m.fetch(ctx, k)
+	m.mu.Lock()
+	if m.done == nil {
+		m.done = map[K]memoResult[V]{}
+	}
+	m.done[k] = memoResult[V]{v, err}
+	m.mu.Unlock()
+	return v, err
 }
 
 func groupVersions(vs []*store.Version) map[int64][]*store.Version {
@@ -127,11 +168,51 @@ func groupVersions(vs []*store.Version) map[int64][]*store.Version {
 
 type loadersKey struct{}
 
-// withLoaders is the AroundOperations hook that gives each operation its own
-// loaders.
+// sharedReadsKey marks a context whose operations share their loaders.
+type sharedReadsKey struct{}
+
+// sharedReads holds the loaders that the queries of one request share.
+type sharedReads struct {
+	mu sync.Mutex // guards l
+	l  *loaders
+}
+
+// ShareReads returns ctx in which the query operations run by an Executor
+// share one set of loaders, so that a request running several of them (REST's
+// access check, then its read) reads each row once. Use it for one request:
+// what a query read stays cached until the context ends. A mutation gets
+// loaders of its own and makes the queries after it read afresh.
+func ShareReads(ctx context.Context) context.Context {
+	return context.WithValue(ctx, sharedReadsKey{}, &sharedReads{})
+}
+
+// forOperation returns the loaders an operation of kind op uses.
+func (sh *sharedReads) forOperation(s *store.Store, op ast.Operation) *loaders {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if op != ast.Query {
+		sh.l = nil
+		return newLoaders(s)
+	}
+	if sh.l == nil {
+		sh.l = newLoaders(s)
+	}
+	return sh.l
+}
+
+// withLoaders is the AroundOperations hook that gives each operation its
+// loaders: its own, or its request's (ShareReads).
 func withLoaders(s *store.Store) graphql.OperationMiddleware {
 	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-		return next(context.WithValue(ctx, loadersKey{}, newLoaders(s)))
+		var l *loaders
+		sh, _ := ctx.Value(sharedReadsKey{}).(*sharedReads)
+		oc := graphql.GetOperationContext(ctx)
+		if sh != nil && oc != nil && oc.Operation != nil {
+			l = sh.forOperation(s, oc.Operation.Operation)
+		} else {
+			l = newLoaders(s)
+		}
+		return next(context.WithValue(ctx, loadersKey{}, l))
 	}
 }
 

@@ -58,14 +58,6 @@ type BuildFilterInput struct {
 	IncludeExternal *bool `json:"includeExternal,omitempty"`
 }
 
-// A build's step, as a code and its display name.
-type BuildState struct {
-	// The step, as a code.
-	Code string `json:"code"`
-	// The step's display name (`Finished`).
-	Name string `json:"name"`
-}
-
 // A build's dashboard pages and those of its project and version.
 type BuildUrls struct {
 	// The build's dashboard page.
@@ -88,14 +80,6 @@ type CancelBuildPayload struct {
 	Build *store.Build `json:"build,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
-}
-
-// A code of a closed list of choices with its display name (e.g. a language: `en`, `English`).
-type Choice struct {
-	// The code stored and sent in inputs (`en`).
-	Code string `json:"code"`
-	// The display name (`English`).
-	Name string `json:"name"`
 }
 
 // The upload's build and how the upload went.
@@ -574,14 +558,6 @@ type RemoveMaintainerPayload struct {
 	Project *store.Project `json:"project,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
-}
-
-// A project's source repository.
-type Repository struct {
-	// The repository's clone URL.
-	URL string `json:"url"`
-	// The version control system.
-	Type string `json:"type"`
 }
 
 // A project's repository, as written.

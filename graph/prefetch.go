@@ -65,6 +65,17 @@ func collect(oc *graphql.OperationContext, sel ast.SelectionSet) selection {
 	return out
 }
 
+// fieldSelection returns what the current field selects (for a field whose
+// type is an object or a list of objects).
+func fieldSelection(ctx context.Context) selection {
+	fc := graphql.GetFieldContext(ctx)
+	oc := graphql.GetOperationContext(ctx)
+	if fc == nil || oc == nil {
+		return nil
+	}
+	return collect(oc, fc.Field.Selections)
+}
+
 // needsTarget reports whether a project selection builds docs URLs, which
 // need the project's main project and parent relationship.
 func needsTarget(s selection) bool { return s.has("urls", "canonicalUrl") }
@@ -103,33 +114,39 @@ func (r *Resolver) prefetchProjects(ctx context.Context, ps []*store.Project, se
 		l.internalVersionsOf.LoadAll(ctx, custom)
 	}
 	if av, ok := sel["activeVersions"]; ok {
-		lists, _ := l.activeVersionsOf.LoadAll(ctx, ids)
 		var vs []*store.Version
-		for _, list := range lists {
-			vs = append(vs, list...)
+		if activeFromInternal(av) {
+			lists, _ := l.internalVersionsOf.LoadAll(ctx, ids)
+			for _, list := range lists {
+				vs = append(vs, activeOnly(list)...)
+			}
+		} else {
+			lists, _ := l.activeVersionsOf.LoadAll(ctx, ids)
+			for _, list := range lists {
+				vs = append(vs, list...)
+			}
 		}
 		r.prefetchVersions(ctx, vs, av)
 	}
 }
 
-// prefetchTargets loads the main projects and parent relationships the URL
+// prefetchTargets loads the main projects and parent projects the URL
 // resolver needs for ps.
 func (r *Resolver) prefetchTargets(ctx context.Context, ps []*store.Project) {
 	l := r.loaders(ctx)
-	var mainIDs, relIDs []int64
+	var mainIDs, parentIDs []int64
 	for _, p := range ps {
-		relIDs = append(relIDs, p.ID)
 		if p.TranslationOf != nil {
 			mainIDs = append(mainIDs, *p.TranslationOf)
-			relIDs = append(relIDs, *p.TranslationOf)
+		}
+		if p.ParentID != nil {
+			parentIDs = append(parentIDs, *p.ParentID)
 		}
 	}
-	l.projectByID.LoadAll(ctx, mainIDs)
-	rels, _ := l.parentRelationOf.LoadAll(ctx, relIDs)
-	var parentIDs []int64
-	for _, rel := range rels {
-		if rel != nil {
-			parentIDs = append(parentIDs, rel.ParentID)
+	mains, _ := l.projectByID.LoadAll(ctx, mainIDs)
+	for _, m := range mains {
+		if m != nil && m.ParentID != nil {
+			parentIDs = append(parentIDs, *m.ParentID)
 		}
 	}
 	l.projectByID.LoadAll(ctx, parentIDs)
@@ -160,6 +177,49 @@ func (r *Resolver) prefetchVersions(ctx context.Context, vs []*store.Version, se
 		builds, _ := l.lastBuildOf.LoadAll(ctx, ids)
 		r.prefetchBuilds(ctx, nonNil(builds), lb)
 	}
+}
+
+// activeFromInternal reports whether a selection of a project's active
+// versions needs the project's internal versions anyway (ref, urls): the
+// active ones are then picked from those, one statement fewer.
+func activeFromInternal(sel selection) bool { return sel.has("ref", "urls") }
+
+// activeOnly returns the versions of vs (internal, in list order) that are
+// active versions: active, built and public (behavior.md §4.1.1's
+// active_versions, the activeVersionsOf loader's filter).
+func activeOnly(vs []*store.Version) []*store.Version {
+	out := []*store.Version{}
+	for _, v := range vs {
+		if v.Active && v.Built && v.PrivacyLevel == store.Public {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// activeVersions returns the project's active versions for a selection sel
+// of them.
+func (r *Resolver) activeVersions(ctx context.Context, projectID int64, sel selection) ([]*store.Version, error) {
+	l := r.loaders(ctx)
+	if activeFromInternal(sel) {
+		vs, err := l.internalVersionsOf.Load(ctx, projectID)
+		return activeOnly(vs), err
+	}
+	vs, err := l.activeVersionsOf.Load(ctx, projectID)
+	if vs == nil {
+		vs = []*store.Version{}
+	}
+	return vs, err
+}
+
+// prefetchBuildPage primes the versions read with a page of builds and
+// loads what sel asks of its builds.
+func (r *Resolver) prefetchBuildPage(ctx context.Context, page store.BuildPage, sel selection) {
+	l := r.loaders(ctx)
+	for _, v := range page.Versions {
+		l.versionByID.Prime(v.ID, v)
+	}
+	r.prefetchBuilds(ctx, page.Builds, sel)
 }
 
 // prefetchBuilds loads what sel asks of the builds bs.

@@ -7,11 +7,8 @@ package graph
 
 import (
 	"context"
-	"docsd/choices"
 	"docsd/graph/gid"
 	"docsd/store"
-	"encoding/json"
-	"time"
 )
 
 // ID is the resolver for the id field.
@@ -34,45 +31,9 @@ func (r *buildResolver) Version(ctx context.Context, obj *store.Build) (*store.V
 	return r.loaders(ctx).versionByID.Load(ctx, obj.VersionID)
 }
 
-// State is the resolver for the state field.
-func (r *buildResolver) State(ctx context.Context, obj *store.Build) (*BuildState, error) {
-	return &BuildState{Code: obj.State, Name: choices.BuildStates.Name(obj.State)}, nil
-}
-
-// Success is the resolver for the success field.
-func (r *buildResolver) Success(ctx context.Context, obj *store.Build) (*bool, error) {
-	if obj.State != store.Finished {
-		return nil, nil
-	}
-	return ptr(obj.Success), nil
-}
-
 // StoredSuccess is the resolver for the storedSuccess field.
 func (r *buildResolver) StoredSuccess(ctx context.Context, obj *store.Build) (bool, error) {
 	return obj.Success, nil
-}
-
-// Error is the resolver for the error field.
-func (r *buildResolver) Error(ctx context.Context, obj *store.Build) (*string, error) {
-	if obj.Error == "" {
-		return nil, nil
-	}
-	return ptr(obj.Error), nil
-}
-
-// Finished is the resolver for the finished field.
-func (r *buildResolver) Finished(ctx context.Context, obj *store.Build) (*time.Time, error) {
-	return obj.FinishedAt, nil
-}
-
-// Duration is the resolver for the duration field.
-func (r *buildResolver) Duration(ctx context.Context, obj *store.Build) (*int64, error) {
-	return convPtr(obj.Length), nil
-}
-
-// Config is the resolver for the config field.
-func (r *buildResolver) Config(ctx context.Context, obj *store.Build) (json.RawMessage, error) {
-	return json.RawMessage(obj.Config), nil
 }
 
 // Commands is the resolver for the commands field.
@@ -146,14 +107,6 @@ func (r *buildResolver) ViewerCanCancel(ctx context.Context, obj *store.Build) (
 // ViewerCanRetry is the resolver for the viewerCanRetry field.
 func (r *buildResolver) ViewerCanRetry(ctx context.Context, obj *store.Build) (bool, error) {
 	return r.viewerMaintainsProjectID(ctx, obj.ProjectID)
-}
-
-// RunTime is the resolver for the runTime field.
-func (r *buildCommandResolver) RunTime(ctx context.Context, obj *store.BuildCommand) (*int64, error) {
-	if obj.EndTime == nil {
-		return nil, nil
-	}
-	return ptr(int64(obj.EndTime.Sub(obj.StartTime) / time.Second)), nil
 }
 
 // ID is the resolver for the id field.
@@ -455,34 +408,6 @@ func (r *projectResolver) ID(ctx context.Context, obj *store.Project) (string, e
 	return gid.Encode(nodeProject, obj.ID), nil
 }
 
-// Language is the resolver for the language field.
-func (r *projectResolver) Language(ctx context.Context, obj *store.Project) (*Choice, error) {
-	return &Choice{Code: obj.Language, Name: choices.Languages.Name(obj.Language)}, nil
-}
-
-// ProgrammingLanguage is the resolver for the programmingLanguage field.
-func (r *projectResolver) ProgrammingLanguage(ctx context.Context, obj *store.Project) (*Choice, error) {
-	return &Choice{Code: obj.ProgrammingLanguage, Name: choices.ProgrammingLanguages.Name(obj.ProgrammingLanguage)}, nil
-}
-
-// Repository is the resolver for the repository field.
-func (r *projectResolver) Repository(ctx context.Context, obj *store.Project) (*Repository, error) {
-	return &Repository{URL: obj.Repo, Type: obj.RepoType}, nil
-}
-
-// Homepage is the resolver for the homepage field.
-func (r *projectResolver) Homepage(ctx context.Context, obj *store.Project) (*string, error) {
-	if obj.Homepage == "" {
-		return nil, nil
-	}
-	return ptr(obj.Homepage), nil
-}
-
-// DefaultBranch is the resolver for the defaultBranch field.
-func (r *projectResolver) DefaultBranch(ctx context.Context, obj *store.Project) (string, error) {
-	return obj.EffectiveDefaultBranch(), nil
-}
-
 // StoredDefaultBranch is the resolver for the storedDefaultBranch field.
 func (r *projectResolver) StoredDefaultBranch(ctx context.Context, obj *store.Project) (*string, error) {
 	return obj.DefaultBranch, nil
@@ -520,11 +445,10 @@ func (r *projectResolver) Maintainers(ctx context.Context, obj *store.Project, f
 
 // SubprojectOf is the resolver for the subprojectOf field.
 func (r *projectResolver) SubprojectOf(ctx context.Context, obj *store.Project) (*store.Project, error) {
-	rel, err := r.loaders(ctx).parentRelationOf.Load(ctx, obj.ID)
-	if err != nil || rel == nil {
-		return nil, err
+	if obj.ParentID == nil {
+		return nil, nil
 	}
-	return r.visibleProjectOrNil(ctx, rel.ParentID)
+	return r.visibleProjectOrNil(ctx, *obj.ParentID)
 }
 
 // TranslationOf is the resolver for the translationOf field.
@@ -552,11 +476,13 @@ func (r *projectResolver) CanonicalURL(ctx context.Context, obj *store.Project) 
 
 // ActiveVersions is the resolver for the activeVersions field.
 func (r *projectResolver) ActiveVersions(ctx context.Context, obj *store.Project) ([]*store.Version, error) {
-	vs, err := r.loaders(ctx).activeVersionsOf.Load(ctx, obj.ID)
-	if vs == nil {
-		vs = []*store.Version{}
+	sel := fieldSelection(ctx)
+	vs, err := r.activeVersions(ctx, obj.ID, sel)
+	if err != nil {
+		return nil, err
 	}
-	return vs, err
+	r.prefetchVersions(ctx, vs, sel)
+	return vs, nil
 }
 
 // Versions is the resolver for the versions field.
@@ -837,7 +763,7 @@ func (r *queryResolver) Project(ctx context.Context, slug *string, id *int64, fi
 
 // ProjectAccess is the resolver for the projectAccess field.
 func (r *queryResolver) ProjectAccess(ctx context.Context, slug string) (*ProjectAccess, error) {
-	p, err := r.Store.FindProjectBySlug(ctx, slug)
+	p, err := r.loaders(ctx).projectBySlug.Load(ctx, slug)
 	if notFoundIs(err) {
 		return &ProjectAccess{}, nil
 	}
@@ -904,12 +830,12 @@ func (r *queryResolver) Builds(ctx context.Context, filter *BuildFilterInput, fi
 		return nil, err
 	}
 	f.Limit, f.Offset, f.Keyset = pg.Limit, pg.Offset, pg.Keyset
-	bs, total, err := r.Store.FindBuilds(ctx, f)
+	page, err := r.Store.FindBuildPage(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	r.prefetchBuilds(ctx, bs, childSelection(ctx))
-	return buildConnection(pg, bs, total), nil
+	r.prefetchBuildPage(ctx, page, childSelection(ctx))
+	return buildConnection(pg, page.Builds, page.Total), nil
 }
 
 // Build is the resolver for the build field.
@@ -1067,9 +993,6 @@ func (r *Resolver) ApiToken() ApiTokenResolver { return &apiTokenResolver{r} }
 // Build returns BuildResolver implementation.
 func (r *Resolver) Build() BuildResolver { return &buildResolver{r} }
 
-// BuildCommand returns BuildCommandResolver implementation.
-func (r *Resolver) BuildCommand() BuildCommandResolver { return &buildCommandResolver{r} }
-
 // EnvironmentVariable returns EnvironmentVariableResolver implementation.
 func (r *Resolver) EnvironmentVariable() EnvironmentVariableResolver {
 	return &environmentVariableResolver{r}
@@ -1105,7 +1028,6 @@ func (r *Resolver) Version() VersionResolver { return &versionResolver{r} }
 type (
 	apiTokenResolver            struct{ *Resolver }
 	buildResolver               struct{ *Resolver }
-	buildCommandResolver        struct{ *Resolver }
 	environmentVariableResolver struct{ *Resolver }
 	integrationResolver         struct{ *Resolver }
 	mutationResolver            struct{ *Resolver }

@@ -5,19 +5,323 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
 // marshal encodes v compactly without escaping <, > and & (behavior.md
 // §3.1). Maps are written with sorted keys, as Read the Docs' v3 renders.
+// The values REST renders from GraphQL data (maps, slices, strings,
+// json.Number, bool, nil, ints) are written by appendJSON without
+// reflection; anything else goes through encoding/json, whose bytes
+// appendJSON reproduces exactly.
 func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	return appendJSON(make([]byte, 0, 512), v)
+}
+
+// encodeStd encodes v with encoding/json, as marshal promises.
+func encodeStd(buf []byte, v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
+		return buf, err
+	}
+	return append(buf, bytes.TrimRight(b.Bytes(), "\n")...), nil
+}
+
+// appendJSON appends the encoding of v to buf.
+func appendJSON(buf []byte, v any) ([]byte, error) {
+	var err error
+	switch v := v.(type) {
+	case nil:
+		return append(buf, "null"...), nil
+	case bool:
+		return strconv.AppendBool(buf, v), nil
+	case string:
+		return appendString(buf, v)
+	case *string:
+		if v == nil {
+			return append(buf, "null"...), nil
+		}
+		return appendString(buf, *v)
+	case json.Number:
+		if v == "" || !plainNumber(v) {
+			return encodeStd(buf, v)
+		}
+		return append(buf, v...), nil
+	case int:
+		return strconv.AppendInt(buf, int64(v), 10), nil
+	case int64:
+		return strconv.AppendInt(buf, v, 10), nil
+	case []any:
+		if v == nil {
+			return append(buf, "null"...), nil
+		}
+		buf = append(buf, '[')
+		for i, e := range v {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			if buf, err = appendJSON(buf, e); err != nil {
+				return buf, err
+			}
+		}
+		return append(buf, ']'), nil
+	case map[string]any:
+		if v == nil {
+			return append(buf, "null"...), nil
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		buf = append(buf, '{')
+		for i, k := range keys {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			if buf, err = appendString(buf, k); err != nil {
+				return buf, err
+			}
+			buf = append(buf, ':')
+			if buf, err = appendJSON(buf, v[k]); err != nil {
+				return buf, err
+			}
+		}
+		return append(buf, '}'), nil
+	}
+	return encodeStd(buf, v)
+}
+
+// appendString appends s quoted. Strings of printable ASCII without quotes
+// or backslashes are copied; the others are left to encoding/json.
+func appendString(buf []byte, s string) ([]byte, error) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+			return encodeStd(buf, s)
+		}
+	}
+	buf = append(buf, '"')
+	buf = append(buf, s...)
+	return append(buf, '"'), nil
+}
+
+// plainNumber reports whether n is an integer literal, which encoding/json
+// writes as it is.
+func plainNumber(n json.Number) bool {
+	for i := 0; i < len(n); i++ {
+		if c := n[i]; (c < '0' || c > '9') && !(i == 0 && c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeObject decodes a JSON object as encoding/json does into
+// map[string]any with UseNumber (numbers as json.Number), without
+// reflection; null decodes as a nil map.
+func decodeObject(data []byte) (map[string]any, error) {
+	v, err := decodeJSON(data)
+	if err != nil || v == nil {
 		return nil, err
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, errors.New("rest: not a JSON object")
+	}
+	return obj, nil
+}
+
+// decodeJSON decodes one JSON value as encoding/json does into any with
+// UseNumber, without reflection.
+func decodeJSON(data []byte) (any, error) {
+	d := jsonDecoder{data: data}
+	d.space()
+	v, err := d.value()
+	if err != nil {
+		return nil, err
+	}
+	d.space()
+	if d.i != len(d.data) {
+		return nil, errSyntax
+	}
+	return v, nil
+}
+
+// jsonDecoder reads one JSON value from data at i. Strings with escapes
+// or non-ASCII bytes are unquoted by encoding/json, so that invalid UTF-8
+// decodes exactly as there.
+type jsonDecoder struct {
+	data []byte
+	i    int
+	keys map[string]string // object keys met so far, each allocated once
+}
+
+var errSyntax = errors.New("rest: JSON syntax error")
+
+func (d *jsonDecoder) space() {
+	for d.i < len(d.data) {
+		switch d.data[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+func (d *jsonDecoder) value() (any, error) {
+	if d.i >= len(d.data) {
+		return nil, errSyntax
+	}
+	switch c := d.data[d.i]; {
+	case c == '{':
+		d.i++
+		obj := map[string]any{}
+		d.space()
+		if d.i < len(d.data) && d.data[d.i] == '}' {
+			d.i++
+			return obj, nil
+		}
+		for {
+			d.space()
+			k, err := d.key()
+			if err != nil {
+				return nil, err
+			}
+			d.space()
+			if d.i >= len(d.data) || d.data[d.i] != ':' {
+				return nil, errSyntax
+			}
+			d.i++
+			d.space()
+			v, err := d.value()
+			if err != nil {
+				return nil, err
+			}
+			obj[k] = v
+			if more, err := d.next('}'); !more {
+				return obj, err
+			}
+		}
+	case c == '[':
+		d.i++
+		arr := []any{}
+		d.space()
+		if d.i < len(d.data) && d.data[d.i] == ']' {
+			d.i++
+			return arr, nil
+		}
+		for {
+			d.space()
+			v, err := d.value()
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+			if more, err := d.next(']'); !more {
+				return arr, err
+			}
+		}
+	case c == '"':
+		return d.str()
+	case c == 't' || c == 'f' || c == 'n':
+		for _, lit := range []struct {
+			text string
+			v    any
+		}{{"true", true}, {"false", false}, {"null", nil}} {
+			if bytes.HasPrefix(d.data[d.i:], []byte(lit.text)) {
+				d.i += len(lit.text)
+				return lit.v, nil
+			}
+		}
+		return nil, errSyntax
+	default:
+		start := d.i
+		for d.i < len(d.data) && bytes.IndexByte([]byte("+-.0123456789eE"), d.data[d.i]) >= 0 {
+			d.i++
+		}
+		n := json.Number(d.data[start:d.i])
+		if _, err := n.Float64(); err != nil || start == d.i {
+			return nil, errSyntax
+		}
+		return n, nil
+	}
+}
+
+// next reads what follows a member of an object or array: a comma (more
+// follow) or its closing byte.
+func (d *jsonDecoder) next(closing byte) (more bool, err error) {
+	d.space()
+	if d.i >= len(d.data) {
+		return false, errSyntax
+	}
+	d.i++
+	switch d.data[d.i-1] {
+	case ',':
+		return true, nil
+	case closing:
+		return false, nil
+	}
+	return false, errSyntax
+}
+
+// key reads an object key at i. A response repeats its keys for every
+// listed object: each distinct key without escapes is allocated once.
+func (d *jsonDecoder) key() (string, error) {
+	start := d.i
+	if start >= len(d.data) || d.data[start] != '"' {
+		return d.str()
+	}
+	end := bytes.IndexByte(d.data[start+1:], '"')
+	if end < 0 || bytes.IndexByte(d.data[start+1:start+1+end], '\\') >= 0 {
+		return d.str()
+	}
+	raw := d.data[start+1 : start+1+end]  // the whole key: no escape before its quote
+	if k, ok := d.keys[string(raw)]; ok { // no allocation for the lookup
+		d.i = start + end + 2
+		return k, nil
+	}
+	k, err := d.str()
+	if err == nil {
+		if d.keys == nil {
+			d.keys = map[string]string{}
+		}
+		d.keys[string(raw)] = k
+	}
+	return k, err
+}
+
+// str reads a string at i.
+func (d *jsonDecoder) str() (string, error) {
+	if d.i >= len(d.data) || d.data[d.i] != '"' {
+		return "", errSyntax
+	}
+	start := d.i
+	plain := true
+	for d.i++; d.i < len(d.data); d.i++ {
+		switch c := d.data[d.i]; {
+		case c == '"':
+			d.i++
+			if plain {
+				return string(d.data[start+1 : d.i-1]), nil
+			}
+			var s string
+			err := json.Unmarshal(d.data[start:d.i], &s)
+			return s, err
+		case c == '\\':
+			plain = false
+			d.i++ // the escaped byte cannot end the string
+		case c < 0x20:
+			return "", errSyntax
+		case c >= utf8.RuneSelf:
+			plain = false
+		}
+	}
+	return "", errSyntax
 }
 
 // writeJSON writes v as the JSON body with status; HEAD gets the headers

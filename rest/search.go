@@ -2,7 +2,6 @@ package rest
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -80,9 +79,7 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request, kind search
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
-		writeJSON(w, r, http.StatusMethodNotAllowed, map[string]string{
-			"detail": fmt.Sprintf("Method %q not allowed.", strings.ToUpper(r.Method)),
-		})
+		methodNotAllowed(w, r)
 		return
 	}
 	ctx, ok := s.searchReader(w, r, kind, docsHost)

@@ -1,14 +1,10 @@
 package rest
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/gorilla/mux"
-
-	"docsd/slashredirect"
 )
 
 // v2Allow is the Allow header of every v2 read route (behavior.md §3.8).
@@ -65,7 +61,7 @@ func (s *Server) v2Handler() http.Handler {
 		routes.Handle(rt.path, s.v2Serve(rt))
 	}
 	routes.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v2Unrouted(routes, w, r)
+		unrouted(routes, w, r)
 	})
 	return routes
 }
@@ -77,7 +73,7 @@ func (s *Server) v2Serve(rt v2Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", v2Allow)
 		get := rt.get
-		if f := v2Last(r.URL.Query(), "format"); f != "" && f != "json" {
+		if f := lastValue(r.URL.Query(), "format"); f != "" && f != "json" {
 			if get = v2Formats[rt.path][f]; get == nil {
 				writeNotFound(w, r)
 				return
@@ -87,35 +83,9 @@ func (s *Server) v2Serve(rt v2Route) http.Handler {
 		case http.MethodGet, http.MethodHead:
 			get(s, w, r)
 		case http.MethodOptions:
-			writeJSON(w, r, http.StatusOK, v2Options{
-				Description: rt.description,
-				Name:        rt.name,
-				Parses:      []string{"application/json", "application/x-www-form-urlencoded", "multipart/form-data"},
-				Renders:     []string{"application/json"},
-			})
+			writeOptions(w, r, rt.name, rt.description)
 		default:
-			writeJSON(w, r, http.StatusMethodNotAllowed, map[string]string{
-				"detail": fmt.Sprintf("Method %q not allowed.", strings.ToUpper(r.Method)),
-			})
+			methodNotAllowed(w, r)
 		}
 	})
-}
-
-// v2Options is the OPTIONS body (behavior.md §3.8), keys in this order.
-type v2Options struct {
-	Description string   `json:"description"`
-	Name        string   `json:"name"`
-	Parses      []string `json:"parses"`
-	Renders     []string `json:"renders"`
-}
-
-// v2Unrouted answers a path that matches no route: a path that lacks only
-// its trailing slash gets the answer of package slashredirect (api-2026.md
-// §A5), anything else is a 404 (behavior.md §5.1).
-func v2Unrouted(routes *mux.Router, w http.ResponseWriter, r *http.Request) {
-	if slashredirect.MissesSlash(r, slashredirect.MuxMatches(routes)) {
-		slashredirect.Answer(w, r)
-		return
-	}
-	writeNotFound(w, r)
 }

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/gorilla/mux"
 
@@ -144,8 +143,8 @@ type v2Filters map[string]any
 func v2List[T any](query string, filters func(url.Values) v2Filters) v2Handle {
 	return func(s *Server, w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
-		limit, offset := s.v2Window(q)
-		vars := map[string]any{"limit": limit, "offset": offset}
+		p := s.pageOf(q)
+		vars := map[string]any{"limit": p.limit, "offset": p.offset}
 		for name, v := range filters(q) {
 			if v != nil {
 				vars[name] = v
@@ -158,9 +157,9 @@ func v2List[T any](query string, filters func(url.Values) v2Filters) v2Handle {
 			writeError(w, r, err)
 			return
 		}
-		page := out.List
-		page.Next, page.Previous = s.v2PageLinks(r, page.Count, limit, offset)
-		writeJSON(w, r, http.StatusOK, page)
+		list := out.List
+		list.Next, list.Previous = pageLinks(s.cfg.PublicURL+r.URL.EscapedPath(), q, p, list.Count)
+		writeJSON(w, r, http.StatusOK, list)
 	}
 }
 
@@ -176,72 +175,20 @@ func v2ID(r *http.Request) (int64, bool) {
 	return id, err == nil
 }
 
-// v2Last is the last value of a query parameter ("" when absent), the one
-// Read the Docs' filters and pagination read.
-func v2Last(q url.Values, name string) string {
-	vs := q[name]
-	if len(vs) == 0 {
-		return ""
-	}
-	return vs[len(vs)-1]
-}
-
 // v2Text is an exact-match filter's value; absent or empty means no
 // filtering, as in Read the Docs' filters.
 func v2Text(q url.Values, name string) any {
-	if v := v2Last(q, name); v != "" {
+	if v := lastValue(q, name); v != "" {
 		return v
 	}
 	return nil
 }
 
-// v2Bool is a boolean filter's value (behavior.md §3.6): `true`/`false`/
-// `1`/`0`, case-insensitive; anything else means no filtering.
+// v2Bool is a boolean filter's variable: true, false, or nil (no
+// filtering) by boolParam.
 func v2Bool(q url.Values, name string) any {
-	switch strings.ToLower(v2Last(q, name)) {
-	case "true", "1":
-		return true
-	case "false", "0":
-		return false
+	if v, ok := boolParam(q, name); ok {
+		return v
 	}
 	return nil
-}
-
-// v2Window is the page a list request asks for (behavior.md §3.4): limit
-// 10 unless a positive integer is given, clamped to MaxPageSize; offset 0
-// unless a positive integer is given.
-func (s *Server) v2Window(q url.Values) (limit, offset int) {
-	limit = 10
-	if n, ok := pageNumber(v2Last(q, "limit")); ok && n > 0 {
-		limit = n
-	}
-	limit = min(limit, s.cfg.MaxPageSize)
-	if n, ok := pageNumber(v2Last(q, "offset")); ok && n > 0 {
-		offset = n
-	}
-	return limit, offset
-}
-
-// v2PageLinks are a page's `next` and `previous` (behavior.md §3.4): the
-// request's query with `limit` set to the effective limit and `offset` set
-// or removed, sorted by name, after the public URL and the request path.
-func (s *Server) v2PageLinks(r *http.Request, count, limit, offset int) (next, previous *string) {
-	link := func(offset int) *string {
-		q := r.URL.Query()
-		q.Set("limit", strconv.Itoa(limit))
-		if offset > 0 {
-			q.Set("offset", strconv.Itoa(offset))
-		} else {
-			q.Del("offset")
-		}
-		u := s.cfg.PublicURL + r.URL.EscapedPath() + "?" + q.Encode()
-		return &u
-	}
-	if offset < count-limit { // offset+limit < count, without overflow
-		next = link(offset + limit)
-	}
-	if offset > 0 {
-		previous = link(max(offset-limit, 0))
-	}
-	return next, previous
 }

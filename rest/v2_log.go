@@ -46,8 +46,8 @@ func v2LogText(b *v2Build) string {
 	}
 	t.WriteString("Read the Docs build information\n")
 	t.WriteString("Build id: " + strconv.FormatInt(b.ID, 10) + "\n")
-	t.WriteString("Project: " + b.ProjectSlug.value + "\n")
-	t.WriteString("Version: " + b.VersionSlug.value + "\n")
+	t.WriteString("Project: " + b.ProjectSlug + "\n")
+	t.WriteString("Version: " + b.VersionSlug + "\n")
 	t.WriteString("Commit: " + pyStr(b.Commit) + "\n")
 	t.WriteString("Date: " + string(b.Date) + "\n")
 	t.WriteString("State: " + b.State.value + "\n")

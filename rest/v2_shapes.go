@@ -1,9 +1,9 @@
 package rest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -108,10 +108,9 @@ fragment v2Build on Build {
   error
   commit
   docs_url: docsUrl
-  project { id: databaseId }
-  project_slug: project { slug }
+  project { id: databaseId slug }
   version { id: databaseId }
-  version_slug: version { slug }
+  version_slug: versionSlug
   commands {
     id
     build: buildId
@@ -143,10 +142,10 @@ type v2Build struct {
 	Error        string         `json:"error"`   // the graph's null decodes to ""
 	Commit       *string        `json:"commit"`
 	DocsURL      string         `json:"docs_url"`
-	Project      v2Only[int64]  `json:"project"`
-	ProjectSlug  v2Only[string] `json:"project_slug"`
+	Project      v2ProjectRef   `json:"project"`
+	ProjectSlug  string         `json:"project_slug"` // from the project read for Project
 	Version      v2Only[int64]  `json:"version"`
-	VersionSlug  v2Only[string] `json:"version_slug"`
+	VersionSlug  string         `json:"version_slug"`
 	Commands     []v2Command    `json:"commands"`
 	StateDisplay v2Only[string] `json:"state_display"`
 	CommitURL    *string        `json:"commit_url"`
@@ -161,6 +160,25 @@ type v2Build struct {
 	VersionType         string  `json:"version_type"`
 	ReadthedocsYamlPath *string `json:"readthedocs_yaml_path"`
 }
+
+// UnmarshalJSON decodes a build and fills ProjectSlug from its project,
+// which the operation reads once for both keys.
+func (b *v2Build) UnmarshalJSON(data []byte) error {
+	type plain v2Build
+	if err := json.Unmarshal(data, (*plain)(b)); err != nil {
+		return err
+	}
+	b.ProjectSlug = b.Project.Slug
+	return nil
+}
+
+// v2ProjectRef is a build's project as read ({id, slug}), written as its id.
+type v2ProjectRef struct {
+	ID   int64  `json:"id"`
+	Slug string `json:"slug"`
+}
+
+func (p v2ProjectRef) MarshalJSON() ([]byte, error) { return strconv.AppendInt(nil, p.ID, 10), nil }
 
 // v2Command is a v2 build command, keys in the order of §5.4.
 type v2Command struct {
@@ -180,9 +198,14 @@ type v2Command struct {
 type v2Time string
 
 func (t *v2Time) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
+	v, err := decodeJSON(b)
+	if err == nil && v == nil { // null, as encoding/json: no time
+		*t = ""
+		return nil
+	}
+	s, ok := v.(string)
+	if err != nil || !ok {
+		return fmt.Errorf("rest: v2 wants a time string, got %s", b)
 	}
 	*t = v2Time(strings.TrimSuffix(s, "Z"))
 	return nil
@@ -194,14 +217,30 @@ func (t *v2Time) UnmarshalJSON(b []byte) error {
 type v2Only[T any] struct{ value T }
 
 func (o *v2Only[T]) UnmarshalJSON(b []byte) error {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(b, &fields); err != nil {
+	obj, err := decodeObject(b)
+	if err != nil {
 		return err
 	}
-	if len(fields) != 1 {
+	if len(obj) != 1 {
 		return fmt.Errorf("rest: v2 wants an object with one field, got %s", b)
 	}
-	for _, raw := range fields {
+	for _, v := range obj {
+		switch dst := any(&o.value).(type) {
+		case *string:
+			if s, ok := v.(string); ok {
+				*dst = s
+				return nil
+			}
+		case *int64:
+			if n, ok := v.(json.Number); ok {
+				*dst, err = n.Int64()
+				return err
+			}
+		}
+		raw, err := marshal(v) // any other type, through encoding/json
+		if err != nil {
+			return err
+		}
 		return json.Unmarshal(raw, &o.value)
 	}
 	return nil
@@ -214,10 +253,8 @@ func (o v2Only[T]) MarshalJSON() ([]byte, error) { return marshal(o.value) }
 type v2Config json.RawMessage
 
 func (c *v2Config) UnmarshalJSON(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := decodeJSON(b) // numbers as json.Number: their stored form
+	if err != nil {
 		return err
 	}
 	sorted, err := marshal(v) // maps are written with sorted keys

@@ -1,22 +1,18 @@
 package rest
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/gorilla/mux"
 
 	"docsd/errs"
 	"docsd/graph"
 	"docsd/ratelimit"
-	"docsd/slashredirect"
 )
 
 // The v3 API (behavior.md §1, §3, §4). Every request goes through the
@@ -114,10 +110,8 @@ func (q *v3Req) run(op string, vars map[string]any) (map[string]any, error) {
 	if err := graph.ResponseError(resp); err != nil {
 		return nil, err
 	}
-	data := map[string]any{}
-	dec := json.NewDecoder(bytes.NewReader(resp.Data))
-	dec.UseNumber()
-	if err := dec.Decode(&data); err != nil {
+	data, err := decodeObject(resp.Data)
+	if err != nil {
 		return nil, errs.Wrap(errs.Internal, "rest.v3", err)
 	}
 	return data, nil
@@ -134,9 +128,6 @@ func (q *v3Req) id(name string) (int64, bool) {
 	return n, true
 }
 
-// v3Parses are the request media types every v3 route accepts.
-var v3Parses = []string{"application/json", "application/x-www-form-urlencoded", "multipart/form-data"}
-
 // v3Handler serves /api/v3/ (behavior.md §1, §3, §4).
 func (s *Server) v3Handler() http.Handler {
 	router := mux.NewRouter().SkipClean(true)
@@ -146,7 +137,7 @@ func (s *Server) v3Handler() http.Handler {
 		}))
 	}
 	router.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.v3NoRoute(w, r, router)
+		unrouted(router, w, r)
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Vary", "Accept")
@@ -163,28 +154,19 @@ func (s *Server) v3Handler() http.Handler {
 	})
 }
 
-// v3NoRoute answers a path no route matches: a path that lacks only its
-// trailing slash gets the answer of package slashredirect (api-2026.md
-// §A5); anything else is 404.
-func (s *Server) v3NoRoute(w http.ResponseWriter, r *http.Request, router *mux.Router) {
-	if slashredirect.MissesSlash(r, slashredirect.MuxMatches(router)) {
-		slashredirect.Answer(w, r)
-		return
-	}
-	writeNotFound(w, r)
-}
-
 // v3Serve runs the pipeline of behavior.md §1.3 on a matched route.
 func (s *Server) v3Serve(w http.ResponseWriter, r *http.Request, rt *v3Route, vars map[string]string) {
 	w.Header().Set("Allow", rt.allow)
 	query := r.URL.Query()
-	if f := v3Last(query, "format"); f != "" && f != "json" {
+	if f := lastValue(query, "format"); f != "" && f != "json" {
 		writeNotFound(w, r)
 		return
 	}
-	q := &v3Req{s: s, w: w, r: r, ctx: r.Context(), route: rt, vars: vars, query: query}
+	// The request's operations (the access check, then the route's) share
+	// what they read.
+	q := &v3Req{s: s, w: w, r: r, ctx: graph.ShareReads(r.Context()), route: rt, vars: vars, query: query}
 	if rt.rule != v3Open {
-		ctx, err := s.exec.Authenticate(r.Context(), r.Header.Get("Authorization"))
+		ctx, err := s.exec.Authenticate(q.ctx, r.Header.Get("Authorization"))
 		if err != nil {
 			writeError(w, r, err)
 			return
@@ -208,14 +190,12 @@ func (s *Server) v3Serve(w http.ResponseWriter, r *http.Request, rt *v3Route, va
 		method = http.MethodGet
 	}
 	if method == http.MethodOptions {
-		writeJSON(w, r, http.StatusOK, map[string]any{
-			"name": rt.name, "description": rt.desc, "parses": v3Parses, "renders": []string{"application/json"},
-		})
+		writeOptions(w, r, rt.name, rt.desc)
 		return
 	}
 	handle, ok := rt.methods[method]
 	if !ok {
-		writeJSON(w, r, http.StatusMethodNotAllowed, map[string]any{"detail": `Method "` + strings.ToUpper(r.Method) + `" not allowed.`})
+		methodNotAllowed(w, r)
 		return
 	}
 	handle(q)

@@ -131,8 +131,8 @@ func (q *v3Req) object(sel *v3Sel, oq v3Query, ctxOf func(obj map[string]any) v3
 
 // list answers a list read with the envelope of behavior.md §3.4.
 func (q *v3Req) list(sel *v3Sel, oq v3Query, ctxOf func(obj map[string]any) v3Ctx) {
-	page := q.s.v3PageOf(q.query)
-	oq.vars["limit"], oq.vars["offset"] = page.limit, page.offset
+	pg := q.s.pageOf(q.query)
+	oq.vars["limit"], oq.vars["offset"] = pg.limit, pg.offset
 	data, err := q.run(oq.text(sel), oq.vars)
 	if err != nil {
 		q.fail(err)
@@ -150,15 +150,15 @@ func (q *v3Req) list(sel *v3Sel, oq v3Query, ctxOf func(obj map[string]any) v3Ct
 		results = append(results, ctxOf(obj).render(sel, obj))
 	}
 	count, _ := l["totalCount"].(json.Number).Int64()
-	q.writeList(page, int(count), results)
+	q.writeList(pg, int(count), results)
 }
 
-func (q *v3Req) writeList(page v3Page, count int, results []any) {
+func (q *v3Req) writeList(pg page, count int, results []any) {
 	base := q.r.URL.EscapedPath()
 	if q.s.cfg.AbsoluteAPILinks {
 		base = q.s.cfg.PublicURL + base
 	}
-	next, previous := v3PageLinks(base, q.query, page, count)
+	next, previous := pageLinks(base, q.query, pg, count)
 	writeJSON(q.w, q.r, http.StatusOK, map[string]any{"count": count, "next": next, "previous": previous, "results": results})
 }
 
@@ -166,7 +166,7 @@ func (q *v3Req) writeList(page v3Page, count int, results []any) {
 func (q *v3Req) inProject(map[string]any) v3Ctx { return q.ctxFor(q.project()) }
 
 // own renders projects with their own slug.
-func (q *v3Req) own(obj map[string]any) v3Ctx { return q.ctxFor(v3Str(obj["_slug"])) }
+func (q *v3Req) own(obj map[string]any) v3Ctx { return q.ctxFor(v3Str(obj["slug"])) }
 
 // filters validates the request's filters (400, behavior.md §3.6).
 func (q *v3Req) filters(f *v3Filters) (map[string]any, bool) {
@@ -269,7 +269,7 @@ func (q *v3Req) buildDetail(version string) {
 		tail: ` } } }`,
 		vars: map[string]any{"slug": q.project(), "id": id, "filter": filter}, path: []string{"project", "obj"},
 		match: func(obj map[string]any) bool {
-			return version == "" || v3Str(v3Obj(obj, "_version")["slug"]) == version
+			return version == "" || v3Str(obj["version"]) == version
 		},
 	}, q.inProject)
 }

@@ -13,8 +13,10 @@ import (
 type v3Kind struct {
 	fields []*v3Field
 	// helpers are always selected: the ids and slugs _links and the
-	// active_versions map are made of. Their aliases start with `_` and
-	// never reach the output.
+	// active_versions map are made of. Each is aliased as the REST key that
+	// shows the same field, so that when that key is kept the operation
+	// asks the field once (GraphQL merges identical selections); when the
+	// key is not kept, render leaves the helper out.
 	helpers string
 	links   func(c v3Ctx, obj map[string]any) map[string]any
 }
@@ -54,7 +56,20 @@ type v3Ctx struct {
 }
 
 func (c v3Ctx) path(parts ...string) string {
-	return c.links + "/api/v3/projects/" + strings.Join(parts, "/") + "/"
+	const prefix = "/api/v3/projects/"
+	n := len(c.links) + len(prefix)
+	for _, p := range parts {
+		n += len(p) + 1
+	}
+	var b strings.Builder // one allocation: _links are written for every listed object
+	b.Grow(n)
+	b.WriteString(c.links)
+	b.WriteString(prefix)
+	for _, p := range parts {
+		b.WriteString(p)
+		b.WriteByte('/')
+	}
+	return b.String()
 }
 
 func (c v3Ctx) withProject(slug string) v3Ctx {
@@ -173,7 +188,7 @@ func init() {
 		if !ok {
 			return nil
 		}
-		return c.withProject(v3Str(obj["_slug"])).render(v3EmbeddedProject, obj)
+		return c.withProject(v3Str(obj["slug"])).render(v3EmbeddedProject, obj)
 	}
 	relation := func(key, gqlName string) *v3Field {
 		return &v3Field{key: key, gqlFn: func(o *v3Op) string {
@@ -182,9 +197,9 @@ func init() {
 	}
 
 	*v3ProjectKind = v3Kind{
-		helpers: "_slug: slug",
+		helpers: "slug",
 		links: func(c v3Ctx, obj map[string]any) map[string]any {
-			p := v3Str(obj["_slug"])
+			p := v3Str(obj["slug"])
 			return map[string]any{
 				"_self":                c.path(p),
 				"builds":               c.path(p, "builds"),
@@ -204,11 +219,11 @@ func init() {
 				expandGQL: "active_versions: activeVersions",
 				expanded: func(c v3Ctx, sel *v3Sel, v any, obj map[string]any) any {
 					items, _ := v.([]any)
-					c = c.withProject(v3Str(obj["_slug"]))
+					c = c.withProject(v3Str(obj["slug"]))
 					out := make(map[string]any, len(items))
 					for _, it := range items {
 						version, _ := it.(map[string]any)
-						out[v3Str(version["_slug"])] = c.render(sel, version)
+						out[v3Str(version["slug"])] = c.render(sel, version)
 					}
 					return out
 				}},
@@ -249,9 +264,9 @@ func init() {
 	}
 
 	*v3VersionKind = v3Kind{
-		helpers: "_slug: slug",
+		helpers: "slug",
 		links: func(c v3Ctx, obj map[string]any) map[string]any {
-			v := v3Str(obj["_slug"])
+			v := v3Str(obj["slug"])
 			return map[string]any{
 				"_self":   c.path(c.project, "versions", v),
 				"builds":  c.path(c.project, "versions", v, "builds"),
@@ -314,13 +329,13 @@ func init() {
 	}
 
 	*v3BuildKind = v3Kind{
-		helpers: "_id: databaseId _version: version { slug }",
+		helpers: "id: databaseId version: versionSlug",
 		links: func(c v3Ctx, obj map[string]any) map[string]any {
 			return map[string]any{
-				"_self":         c.path(c.project, "builds", v3Text(obj["_id"])),
-				"notifications": c.path(c.project, "builds", v3Text(obj["_id"]), "notifications"),
+				"_self":         c.path(c.project, "builds", v3Text(obj["id"])),
+				"notifications": c.path(c.project, "builds", v3Text(obj["id"]), "notifications"),
 				"project":       c.path(c.project),
-				"version":       c.path(c.project, "versions", v3Str(v3Obj(obj, "_version")["slug"])),
+				"version":       c.path(c.project, "versions", v3Str(obj["version"])),
 			}
 		},
 		fields: []*v3Field{
@@ -337,18 +352,15 @@ func init() {
 			{key: "state", gql: "state { code name }"},
 			{key: "success", gql: "success"},
 			{key: "urls", gql: "urls { build project version }"},
-			{key: "version", gql: "version { slug }", value: func(_ v3Ctx, v any, _ map[string]any) any {
-				m, _ := v.(map[string]any)
-				return m["slug"]
-			}},
+			{key: "version", gql: "version: versionSlug"},
 		},
 	}
 
 	*v3SubprojectKind = v3Kind{
-		helpers: "_alias: alias",
+		helpers: "alias",
 		links: func(c v3Ctx, obj map[string]any) map[string]any {
 			return map[string]any{
-				"_self":  c.path(c.project, "subprojects", v3Str(obj["_alias"])),
+				"_self":  c.path(c.project, "subprojects", v3Str(obj["alias"])),
 				"parent": c.path(c.project),
 			}
 		},
@@ -364,7 +376,7 @@ func init() {
 					if !ok {
 						return nil
 					}
-					return c.withProject(v3Str(obj["_slug"])).render(v3ChildProject, obj)
+					return c.withProject(v3Str(obj["slug"])).render(v3ChildProject, obj)
 				}},
 		},
 	}
@@ -380,7 +392,7 @@ func init() {
 	objectLinks := func(collection string) func(c v3Ctx, obj map[string]any) map[string]any {
 		return func(c v3Ctx, obj map[string]any) map[string]any {
 			return map[string]any{
-				"_self":   c.path(c.project, collection, v3Text(obj["_id"])),
+				"_self":   c.path(c.project, collection, v3Text(obj["pk"])),
 				"project": c.path(c.project),
 			}
 		}
@@ -388,7 +400,7 @@ func init() {
 	projectSlug := func(c v3Ctx, _ any, _ map[string]any) any { return c.project }
 
 	*v3RedirectKind = v3Kind{
-		helpers: "_id: databaseId",
+		helpers: "pk: databaseId",
 		links:   objectLinks("redirects"),
 		fields: []*v3Field{
 			{key: "_links"},
@@ -408,7 +420,7 @@ func init() {
 	}
 
 	*v3EnvVarKind = v3Kind{
-		helpers: "_id: databaseId",
+		helpers: "pk: databaseId",
 		links:   objectLinks("environmentvariables"),
 		fields: []*v3Field{
 			{key: "_links"},

@@ -63,7 +63,7 @@ func v3NotificationFilters(q map[string][]string) *v3Filters {
 	f := v3NewFilters(q)
 	var in []string
 	given := false
-	if v := v3Last(f.q, "state"); v != "" {
+	if v := lastValue(f.q, "state"); v != "" {
 		given = true
 		if v3NotificationStates.Has(v) {
 			in = []string{v}
@@ -71,7 +71,7 @@ func v3NotificationFilters(q map[string][]string) *v3Filters {
 			f.failed.Add("state", "Select a valid choice. "+v+" is not one of the available choices.")
 		}
 	}
-	if v := v3Last(f.q, "state__in"); v != "" {
+	if v := lastValue(f.q, "state__in"); v != "" {
 		var members []string
 		for _, m := range strings.Split(v, ",") {
 			if !v3NotificationStates.Has(m) {

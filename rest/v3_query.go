@@ -3,8 +3,6 @@ package rest
 import (
 	"net/url"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 
 	"docsd/choices"
@@ -103,15 +101,6 @@ func v3Entries(q url.Values, name string) (entries []string, ok bool) {
 	return strings.Split(vs[len(vs)-1], ","), true
 }
 
-// v3Last returns the last value of a query parameter ("" when absent).
-func v3Last(q url.Values, name string) string {
-	vs := q[name]
-	if len(vs) == 0 {
-		return ""
-	}
-	return vs[len(vs)-1]
-}
-
 // v3Selection computes the selection of a top-level object of kind k from
 // the request's query. permitted lists the expansions the route allows; on
 // a list route an `expand` entry must equal one of them (`*` and `~all`
@@ -142,83 +131,6 @@ func v3Selection(k *v3Kind, q url.Values, permitted []string, list bool) *v3Sel 
 	return k.choose(p)
 }
 
-// v3Page is the effective `limit` and `offset` of a list request
-// (behavior.md §3.4).
-type v3Page struct{ limit, offset int }
-
-func (s *Server) v3PageOf(q url.Values) v3Page {
-	p := v3Page{limit: 10}
-	if n, ok := pageNumber(v3Last(q, "limit")); ok && n > 0 {
-		p.limit = min(n, s.cfg.MaxPageSize)
-	}
-	if n, ok := pageNumber(v3Last(q, "offset")); ok && n > 0 {
-		p.offset = n
-	}
-	return p
-}
-
-// v3PageLinks returns the `next` and `previous` of a page: the request's
-// query with `limit` set to the effective limit and `offset` moved,
-// re-encoded sorted by name, after base (the request path, with the public
-// URL before it in absolute-link mode). A nil result is JSON null.
-func v3PageLinks(base string, q url.Values, p v3Page, count int) (next, previous any) {
-	link := func(offset int) string {
-		vals := url.Values{}
-		for k, v := range q {
-			vals[k] = v
-		}
-		vals["limit"] = []string{strconv.Itoa(p.limit)}
-		if offset > 0 {
-			vals["offset"] = []string{strconv.Itoa(offset)}
-		} else {
-			delete(vals, "offset")
-		}
-		return base + "?" + v3Encode(vals)
-	}
-	if p.offset < count-p.limit { // offset+limit < count, without overflow
-		next = link(p.offset + p.limit)
-	}
-	if p.offset > 0 {
-		previous = link(p.offset - p.limit)
-	}
-	return next, previous
-}
-
-// v3Encode encodes a query form-style sorted by name, keeping the order of a
-// name's values (url.Values.Encode does the same; spelled out here because
-// the order is part of the contract).
-func v3Encode(vals url.Values) string {
-	keys := make([]string, 0, len(vals))
-	for k := range vals {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		for _, v := range vals[k] {
-			if b.Len() > 0 {
-				b.WriteByte('&')
-			}
-			b.WriteString(url.QueryEscape(k))
-			b.WriteByte('=')
-			b.WriteString(url.QueryEscape(v))
-		}
-	}
-	return b.String()
-}
-
-// v3Bool reads a boolean filter: true/false/1/0, any case; anything else
-// (or absence) means no filtering (behavior.md §3.6).
-func v3Bool(q url.Values, name string) (value bool, ok bool) {
-	switch strings.ToLower(v3Last(q, name)) {
-	case "true", "1":
-		return true, true
-	case "false", "0":
-		return false, true
-	}
-	return false, false
-}
-
 // v3Filters turns a request's filter parameters into a GraphQL filter
 // input. Choice filters with a value outside their table fail with the
 // §3.6 message, every failing filter reported; empty values don't filter.
@@ -233,13 +145,13 @@ func v3NewFilters(q url.Values) *v3Filters {
 }
 
 func (f *v3Filters) text(name, gqlName string) {
-	if v := v3Last(f.q, name); v != "" {
+	if v := lastValue(f.q, name); v != "" {
 		f.input[gqlName] = v
 	}
 }
 
 func (f *v3Filters) choice(name, gqlName string, t choices.Table) {
-	v := v3Last(f.q, name)
+	v := lastValue(f.q, name)
 	if v == "" {
 		return
 	}
@@ -251,7 +163,7 @@ func (f *v3Filters) choice(name, gqlName string, t choices.Table) {
 }
 
 func (f *v3Filters) boolean(name, gqlName string) {
-	if v, ok := v3Bool(f.q, name); ok {
+	if v, ok := boolParam(f.q, name); ok {
 		f.input[gqlName] = v
 	}
 }

@@ -189,28 +189,38 @@ func TestV3Pagination(t *testing.T) {
 	})
 }
 
-// TestV3PageLinks checks the link builder alone: parameters sorted by
-// name, a name's values in their order, form encoding.
-func TestV3PageLinks(t *testing.T) {
-	q, _ := url.ParseQuery("x=1&limit=7&a=%20b&a=c&offset=9")
-	next, previous := v3PageLinks("/p/", q, v3Page{limit: 5, offset: 5}, 100)
-	if next != "/p/?a=+b&a=c&limit=5&offset=10&x=1" || previous != "/p/?a=+b&a=c&limit=5&x=1" {
-		t.Errorf("next %v, previous %v", next, previous)
+// TestPageLinks checks the link builder alone: parameters sorted by name,
+// a name's values in their order, form encoding.
+func TestPageLinks(t *testing.T) {
+	str := func(s *string) string {
+		if s == nil {
+			return "<nil>"
+		}
+		return *s
 	}
-	next, previous = v3PageLinks("/p/", url.Values{}, v3Page{limit: 10}, 10)
+	q, _ := url.ParseQuery("x=1&limit=7&a=%20b&a=c&offset=9")
+	next, previous := pageLinks("/p/", q, page{limit: 5, offset: 5}, 100)
+	if str(next) != "/p/?a=+b&a=c&limit=5&offset=10&x=1" || str(previous) != "/p/?a=+b&a=c&limit=5&x=1" {
+		t.Errorf("next %v, previous %v", str(next), str(previous))
+	}
+	next, previous = pageLinks("/p/", q, page{limit: 5, offset: 3}, 100)
+	if str(previous) != "/p/?a=+b&a=c&limit=5&x=1" {
+		t.Errorf("offset under the limit: previous %v, want the first page", str(previous))
+	}
+	next, previous = pageLinks("/p/", url.Values{}, page{limit: 10}, 10)
 	if next != nil || previous != nil {
-		t.Errorf("one page: next %v, previous %v", next, previous)
+		t.Errorf("one page: next %v, previous %v", str(next), str(previous))
 	}
 	// offset+limit must not wrap around: past the end there is no next page.
-	next, _ = v3PageLinks("/p/", url.Values{}, v3Page{limit: 1, offset: math.MaxInt}, 3)
+	next, _ = pageLinks("/p/", url.Values{}, page{limit: 1, offset: math.MaxInt}, 3)
 	if next != nil {
-		t.Errorf("offset MaxInt: next %v, want null", next)
+		t.Errorf("offset MaxInt: next %v, want null", str(next))
 	}
 }
 
-func TestV3PageOfHugeNumbers(t *testing.T) {
+func TestPageOfHugeNumbers(t *testing.T) {
 	s := &Server{cfg: Config{MaxPageSize: 100}}
-	for query, want := range map[string]v3Page{
+	for query, want := range map[string]page{
 		"offset=99999999999999999999999":  {limit: 10, offset: math.MaxInt},
 		"offset=9223372036854775807":      {limit: 10, offset: math.MaxInt},
 		"limit=99999999999999999999999":   {limit: 100},
@@ -218,7 +228,7 @@ func TestV3PageOfHugeNumbers(t *testing.T) {
 		"offset=-99999999999999999999999": {limit: 10},
 	} {
 		q, _ := url.ParseQuery(query)
-		if got := s.v3PageOf(q); got != want {
+		if got := s.pageOf(q); got != want {
 			t.Errorf("%s: %+v, want %+v", query, got, want)
 		}
 	}

@@ -9,7 +9,8 @@ import (
 )
 
 const buildColumns = `b.id, b.project_id, b.version_id, b.type, b.state, b.created, b.started, b.finished_at,
-	b.success, b.error, b.error_id, b.exit_code, b.commit_hash, b.length, b.config, b.readthedocs_yaml_path, b.version_name, b.version_type, b.builder, b.lease_owner, b.lease_expires`
+	b.success, b.error, b.error_id, b.exit_code, b.commit_hash, b.length, b.config, b.readthedocs_yaml_path, b.version_name, b.version_type, b.builder, b.lease_owner, b.lease_expires,
+	(SELECT vs.slug FROM versions vs WHERE vs.id = b.version_id) AS version_slug`
 
 // runningStates are the states of a build that a worker is working on.
 const runningStates = `('cloning', 'installing', 'building')`
@@ -74,24 +75,39 @@ func (f BuildFilter) where() *where {
 // FindBuilds returns matching builds, most recent first (created, then id,
 // descending), and the total count of matches.
 func (s *Store) FindBuilds(ctx context.Context, f BuildFilter) ([]*Build, int, error) {
-	const op = "store.FindBuilds"
-	w := f.where()
-	from := ` FROM builds b JOIN versions v ON v.id = b.version_id JOIN projects p ON p.id = b.project_id`
-	var total int
-	if err := s.read().getIn(ctx, &total, `SELECT COUNT(*)`+from+w.String(), w.args...); err != nil {
-		return nil, 0, classify(op, err)
+	page, err := s.FindBuildPage(ctx, f)
+	return page.Builds, page.Total, err
+}
+
+// BuildPage is a page of builds with the versions they belong to, read in
+// the same statement.
+type BuildPage struct {
+	Builds   []*Build
+	Versions []*Version // the version of each build, in the order of Builds
+	Total    int        // the number of matches regardless of Limit/Offset
+}
+
+// buildRow is a row of a build list: the build and its version.
+type buildRow struct {
+	Build
+	Version Version `db:"v"`
+	counted
+}
+
+// versionColumnsNested are versionColumns for buildRow.Version.
+var versionColumnsNested = nestedColumns(versionColumns)
+
+// FindBuildPage is FindBuilds with each build's version.
+func (s *Store) FindBuildPage(ctx context.Context, f BuildFilter) (BuildPage, error) {
+	var rows []*buildRow
+	total, err := findPage(ctx, s, &rows, listRead{cols: buildColumns + ", " + versionColumnsNested,
+		from:  ` FROM builds b JOIN versions v ON v.id = b.version_id JOIN projects p ON p.id = b.project_id`,
+		table: "builds", alias: "b", order: buildOrder, w: f.where(), limit: f.Limit, offset: f.Offset, keyset: f.Keyset})
+	page := BuildPage{Builds: make([]*Build, len(rows)), Versions: make([]*Version, len(rows)), Total: total}
+	for i, r := range rows {
+		page.Builds[i], page.Versions[i] = &r.Build, &r.Version
 	}
-	builds := []*Build{}
-	if total == 0 || f.Offset >= total {
-		return builds, total, nil
-	}
-	if err := s.addKeyset(ctx, w, from, "builds", "b", buildOrder, f.Keyset); err != nil {
-		return nil, 0, err
-	}
-	q := s.page(`SELECT `+buildColumns+from+w.String()+` ORDER BY `+s.orderBy("b", buildOrder, backward(f.Keyset)), f.Limit, f.Offset)
-	err := s.read().selIn(ctx, &builds, q, w.args...)
-	inOrder(f.Keyset, builds)
-	return builds, total, classify(op, err)
+	return page, classify("store.FindBuilds", err)
 }
 
 // FindBuildByID returns the build with that id, whoever can see it.
@@ -115,7 +131,7 @@ func (s *Store) CreateBuild(ctx context.Context, v *Version, commit *string) (*B
 
 // CreateBuild is CreateBuild inside tx.
 func (tx *Tx) CreateBuild(ctx context.Context, v *Version, commit *string) (*Build, error) {
-	b := &Build{ProjectID: v.ProjectID, VersionID: v.ID, Type: "html", State: Triggered, Created: tx.Now,
+	b := &Build{ProjectID: v.ProjectID, VersionID: v.ID, VersionSlug: v.Slug, Type: "html", State: Triggered, Created: tx.Now,
 		Success: true, Commit: commit, Config: "{}"}
 	// The version's name and type are read in the statement: v may be older.
 	err := tx.get(ctx, b, `INSERT INTO builds (project_id, version_id, type, state, created, success, error, commit_hash, config,

@@ -115,3 +115,61 @@ func (s *Store) addKeyset(ctx context.Context, w *where, from, table, alias stri
 	}
 	return nil
 }
+
+// listRead is one page of a list: SELECT cols FROM from WHERE w ORDER BY
+// order, the table of the order's keys aliased alias, Limit rows from Offset
+// or by Keyset.
+type listRead struct {
+	cols, from, table, alias string
+	order                    []orderKey
+	w                        *where
+	limit, offset            int
+	keyset                   *Keyset
+}
+
+// counted is embedded in the row types of findPage: each row carries the
+// total of its list.
+type counted struct {
+	Total int `db:"page_total"`
+}
+
+func (c counted) pageTotal() int { return c.Total }
+
+// findPage reads the page l into rows, whose type embeds counted, and
+// returns the list's total regardless of the page. An offset page reads its
+// rows and the total in one statement (COUNT(*) OVER ()); only a page past
+// the end, which has no row to carry the total, runs a second one, the
+// COUNT. A keyset page counts first, as its window's conditions would
+// narrow the count. Rows read backward are returned in the list's order.
+func findPage[R interface{ pageTotal() int }](ctx context.Context, s *Store, rows *[]R, l listRead) (int, error) {
+	count := func() (int, error) {
+		var n int
+		err := s.read().getIn(ctx, &n, `SELECT COUNT(*)`+l.from+l.w.String(), l.w.args...)
+		return n, err
+	}
+	n := -1
+	if l.keyset != nil {
+		var err error
+		if n, err = count(); err != nil || n == 0 {
+			return n, err
+		}
+		if err := s.addKeyset(ctx, l.w, l.from, l.table, l.alias, l.order, l.keyset); err != nil {
+			return 0, err
+		}
+	}
+	q := s.page(`SELECT `+l.cols+`, COUNT(*) OVER () AS page_total`+l.from+l.w.String()+
+		` ORDER BY `+s.orderBy(l.alias, l.order, backward(l.keyset)), l.limit, l.offset)
+	if err := s.read().selIn(ctx, rows, q, l.w.args...); err != nil {
+		return 0, err
+	}
+	inOrder(l.keyset, *rows)
+	switch {
+	case n >= 0:
+		return n, nil
+	case len(*rows) > 0:
+		return (*rows)[0].pageTotal(), nil
+	case l.offset > 0:
+		return count()
+	}
+	return 0, nil
+}

@@ -74,6 +74,13 @@ type Project struct {
 	TranslationOf              *int64    `db:"translation_of"`
 	Created                    time.Time `db:"created"`
 	Modified                   time.Time `db:"modified"`
+	// ParentID and ParentAlias are the project's subproject relationship
+	// (its parent and its alias there), nil when it is not a subproject:
+	// read with the row, so that docs URLs need no other statement. They
+	// are what the relationship was when the row was read; a cache of
+	// project rows that outlives a request must not rely on them.
+	ParentID    *int64  `db:"parent_id"`
+	ParentAlias *string `db:"parent_alias"`
 }
 
 // Tags returns the project's tags in stored order.
@@ -198,8 +205,10 @@ type Build struct {
 	ConfigPath *string `db:"readthedocs_yaml_path"`
 	// VersionName and VersionType are the version's verbose_name and type
 	// when the build was created (v2, api-2026.md §A1.6).
-	VersionName  string     `db:"version_name"`
-	VersionType  string     `db:"version_type"`
+	VersionName string `db:"version_name"`
+	VersionType string `db:"version_type"`
+	// VersionSlug is the slug of the build's version now, read with the row.
+	VersionSlug  string     `db:"version_slug"`
 	Builder      string     `db:"builder"`
 	LeaseOwner   *string    `db:"lease_owner"`
 	LeaseExpires *time.Time `db:"lease_expires"`

@@ -17,7 +17,9 @@ const projectColumns = `p.id, p.name, p.slug, p.description, p.language, p.progr
 	p.privacy_level, p.version_privacy_level, p.tags, p.skip, p.enable_pdf_build,
 	p.enable_epub_build, p.requirements_file, p.conf_py_file, p.install_project,
 	p.python_interpreter, p.use_system_packages, p.external_builds_enabled, p.external_builds_privacy_level, p.analytics_disabled,
-	p.build_time_limit, p.readthedocs_yaml_path, p.addons_enabled, p.translation_of, p.created, p.modified`
+	p.build_time_limit, p.readthedocs_yaml_path, p.addons_enabled, p.translation_of, p.created, p.modified,
+	(SELECT r.parent_id FROM project_relationships r WHERE r.child_id = p.id) AS parent_id,
+	(SELECT r.alias FROM project_relationships r WHERE r.child_id = p.id) AS parent_alias`
 
 // Visibility says whose view a read takes (behavior.md §1.5, §5.1). The zero
 // value is the anonymous caller: public data only.
@@ -149,6 +151,12 @@ func (f ProjectFilter) where() *where {
 	return w
 }
 
+// projectRow is a row of a project list.
+type projectRow struct {
+	Project
+	counted
+}
+
 // FindProjects returns the matching projects ordered by slug (code point) and
 // the total number that match regardless of Limit/Offset.
 func (s *Store) FindProjects(ctx context.Context, f ProjectFilter) ([]*Project, int, error) {
@@ -159,20 +167,13 @@ func (s *Store) FindProjects(ctx context.Context, f ProjectFilter) ([]*Project, 
 			return nil, 0, classify(op, err)
 		}
 	}
-	var total int
-	if err := s.read().getIn(ctx, &total, `SELECT COUNT(*) FROM projects p`+w.String(), w.args...); err != nil {
-		return nil, 0, classify(op, err)
+	var rows []*projectRow
+	total, err := findPage(ctx, s, &rows, listRead{cols: projectColumns, from: ` FROM projects p`, table: "projects", alias: "p",
+		order: projectOrder, w: w, limit: f.Limit, offset: f.Offset, keyset: f.Keyset})
+	projects := make([]*Project, len(rows))
+	for i, r := range rows {
+		projects[i] = &r.Project
 	}
-	projects := []*Project{}
-	if total == 0 || f.Offset >= total {
-		return projects, total, nil
-	}
-	if err := s.addKeyset(ctx, w, ` FROM projects p`, "projects", "p", projectOrder, f.Keyset); err != nil {
-		return nil, 0, err
-	}
-	q := s.page(`SELECT `+projectColumns+` FROM projects p`+w.String()+` ORDER BY `+s.orderBy("p", projectOrder, backward(f.Keyset)), f.Limit, f.Offset)
-	err := s.read().selIn(ctx, &projects, q, w.args...)
-	inOrder(f.Keyset, projects)
 	return projects, total, classify(op, err)
 }
 
@@ -555,6 +556,25 @@ func (s *Store) FindMaintainerships(ctx context.Context, projectIDs []int64) ([]
 	var ms []Maintainership
 	err := s.read().selIn(ctx, &ms, `SELECT project_id, user_id FROM project_users WHERE project_id IN (?) ORDER BY id`, projectIDs)
 	return ms, classify("store.FindMaintainerships", err)
+}
+
+// Maintainer is a maintainer of a project, with the user's row.
+type Maintainer struct {
+	ProjectID int64 `db:"project_id"`
+	User
+}
+
+// FindMaintainers returns the maintainers of the given projects with their
+// users, in the order they were added: FindMaintainerships and
+// FindUsersByIDs in one statement.
+func (s *Store) FindMaintainers(ctx context.Context, projectIDs []int64) ([]*Maintainer, error) {
+	if len(projectIDs) == 0 {
+		return nil, nil
+	}
+	var ms []*Maintainer
+	err := s.read().selIn(ctx, &ms, `SELECT m.project_id, u.id, u.username, u.email, u.is_active, u.is_superuser, u.created
+		FROM project_users m JOIN users u ON u.id = m.user_id WHERE m.project_id IN (?) ORDER BY m.id`, projectIDs)
+	return ms, classify("store.FindMaintainers", err)
 }
 
 // AddMaintainer makes the user a maintainer of the project. Adding an

@@ -94,26 +94,35 @@ func (f VersionFilter) where() *where {
 	return w
 }
 
+// versionRow is a row of a version list.
+type versionRow struct {
+	Version
+	counted
+}
+
+// nestedColumns names each column `t.c` of cols (plain columns only) "t.c",
+// for row types that hold a table's struct in a field tagged `db:"t"`.
+func nestedColumns(cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, c := range parts {
+		c = strings.TrimSpace(c)
+		parts[i] = c + ` AS "` + c + `"`
+	}
+	return strings.Join(parts, ", ")
+}
+
 // FindVersions returns matching versions ordered by verbose_name descending
 // (code point), ties by id, and the total count of matches.
 func (s *Store) FindVersions(ctx context.Context, f VersionFilter) ([]*Version, int, error) {
 	const op = "store.FindVersions"
 	w := f.where()
-	from := ` FROM versions v JOIN projects p ON p.id = v.project_id`
-	var total int
-	if err := s.read().getIn(ctx, &total, `SELECT COUNT(*)`+from+w.String(), w.args...); err != nil {
-		return nil, 0, classify(op, err)
+	var rows []*versionRow
+	total, err := findPage(ctx, s, &rows, listRead{cols: versionColumns, from: ` FROM versions v JOIN projects p ON p.id = v.project_id`,
+		table: "versions", alias: "v", order: versionOrder, w: w, limit: f.Limit, offset: f.Offset, keyset: f.Keyset})
+	versions := make([]*Version, len(rows))
+	for i, r := range rows {
+		versions[i] = &r.Version
 	}
-	versions := []*Version{}
-	if total == 0 || f.Offset >= total {
-		return versions, total, nil
-	}
-	if err := s.addKeyset(ctx, w, from, "versions", "v", versionOrder, f.Keyset); err != nil {
-		return nil, 0, err
-	}
-	q := s.page(`SELECT `+versionColumns+from+w.String()+` ORDER BY `+s.orderBy("v", versionOrder, backward(f.Keyset)), f.Limit, f.Offset)
-	err := s.read().selIn(ctx, &versions, q, w.args...)
-	inOrder(f.Keyset, versions)
 	return versions, total, classify(op, err)
 }
 
