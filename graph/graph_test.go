@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -22,10 +24,14 @@ import (
 
 // env is a real store and executor with a few users.
 type env struct {
-	t     *testing.T
-	store *store.Store
-	exec  *graph.Executor
-	users map[string]*store.User
+	t        *testing.T
+	store    *store.Store
+	resolver *graph.Resolver
+	exec     *graph.Executor
+	users    map[string]*store.User
+
+	srv    *httptest.Server  // the public /graphql endpoint, started by server()
+	tokens map[string]string // API keys by username, made by server()
 }
 
 func newEnv(t *testing.T, d store.Dialect) *env {
@@ -37,7 +43,7 @@ func newEnv(t *testing.T, d store.Dialect) *env {
 		URLs:            docsurl.Config{PublicURL: "https://docs.example.com"},
 		AllowLocalRepos: true,
 	}}
-	e := &env{t: t, store: s, exec: graph.NewExecutor(r), users: map[string]*store.User{}}
+	e := &env{t: t, store: s, resolver: r, exec: graph.NewExecutor(r), users: map[string]*store.User{}}
 	for _, name := range []string{"alice", "bob"} {
 		u, err := s.CreateUser(context.Background(), name, name+"@example.com", false)
 		if err != nil {
@@ -51,6 +57,28 @@ func newEnv(t *testing.T, d store.Dialect) *env {
 	}
 	e.users["root"] = root
 	return e
+}
+
+// server starts (once) a real HTTP server with the public /graphql endpoint
+// and gives every user of the env an API key for it.
+func (e *env) server() *httptest.Server {
+	e.t.Helper()
+	if e.srv != nil {
+		return e.srv
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/graphql", e.resolver.Handler())
+	e.srv = httptest.NewServer(mux)
+	e.t.Cleanup(e.srv.Close)
+	e.tokens = map[string]string{}
+	for name, u := range e.users {
+		key, _, err := e.store.CreateToken(context.Background(), u.ID)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		e.tokens[name] = key
+	}
+	return e.srv
 }
 
 // as returns a context for the named user ("" is anonymous).

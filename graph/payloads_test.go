@@ -47,20 +47,25 @@ func (e *env) payloadFixture() (ids map[string]string) {
 	}
 }
 
-// raw runs an operation and returns its decoded data and its top-level
-// errors as they go over the wire.
+// raw sends an operation to the public /graphql endpoint over HTTP, with
+// the API key of ctx's viewer (none when anonymous), and returns its data
+// and its top-level errors as they came over the wire.
 func (e *env) raw(ctx context.Context, query string) (map[string]any, []map[string]any) {
 	e.t.Helper()
-	resp := e.exec.Run(ctx, query, nil)
-	var data map[string]any
-	if len(resp.Data) > 0 {
-		if err := json.Unmarshal(resp.Data, &data); err != nil {
-			e.t.Fatal(err)
+	srv := e.server()
+	auth := ""
+	if u := graph.ViewerFrom(ctx).User; u != nil {
+		auth = "Token " + e.tokens[u.Username]
+	}
+	_, out := postRaw(e.t, srv, auth, query)
+	data, _ := out["data"].(map[string]any)
+	var top []map[string]any
+	list, _ := out["errors"].([]any)
+	for _, item := range list {
+		if m, ok := item.(map[string]any); ok {
+			top = append(top, m)
 		}
 	}
-	var top []map[string]any
-	body, _ := json.Marshal(resp.Errors)
-	json.Unmarshal(body, &top)
 	return data, top
 }
 
