@@ -62,7 +62,7 @@ const buildQuery = `query($slug: String!, $id: Int!) {
 	}
 }`
 
-const buildSubscription = `subscription($id: Int!) {
+const buildSubscription = `subscription($id: ID!) {
 	buildUpdated(id: $id) { ` + buildFields + ` commands { ` + commandFields + ` } }
 }`
 
