@@ -120,7 +120,7 @@ type session struct {
 }
 
 // ctx is the context to run GraphQL operations in as the session's user.
-func (s *session) ctx(ctx context.Context) context.Context { return graph.WithUser(ctx, s.user) }
+func (s *session) ctx(ctx context.Context) context.Context { return graph.WithSession(ctx, s.user) }
 
 // readSession returns the request's live session, or an anonymous one.
 func (d *Dashboard) readSession(r *http.Request) *session {

@@ -3877,9 +3877,9 @@ type Mutation {
   "Delete an incoming-webhook integration (maintainers); its webhook URL stops working."
   deleteIntegration("The integration to delete." input: DeleteIntegrationInput!): DeleteIntegrationPayload!
 
-  "Create an API key for the caller (signed-in users). The payload's ` + "`" + `key` + "`" + ` is the only time the key is ever shown."
+  "Create an API key for the caller, signed in to the dashboard (a session): a caller authenticated with an API key is FORBIDDEN, so that a leaked key cannot make more. The payload's ` + "`" + `key` + "`" + ` is the only time the key is ever shown."
   createApiToken("The fields to write." input: CreateApiTokenInput!): CreateApiTokenPayload!
-  "Revoke one of the caller's API keys: it stops working at once, and so do the docs sessions made from it. Another user's key is NOT_FOUND."
+  "Revoke one of the caller's API keys: it stops working at once, and so do the docs sessions made from it. Another user's key is NOT_FOUND. A caller authenticated with an API key may revoke that key only (another of its owner's keys is FORBIDDEN); a dashboard session may revoke any of the user's keys."
   revokeApiToken("Which key to revoke." input: RevokeApiTokenInput!): RevokeApiTokenPayload!
 }
 
