@@ -86,6 +86,7 @@ func New(cfg Config) *Dashboard {
 	d.mux.HandleFunc("GET /projects/{slug}/versions/{$}", d.viewer(d.handleVersions))
 	d.mux.HandleFunc("GET /projects/{slug}/edit/{$}", d.signedIn(d.handleSettings))
 	d.mountTokens()
+	d.mountRedirects()
 	for _, c := range collections {
 		c.mount(d)
 	}
