@@ -86,6 +86,7 @@ func New(cfg Config) *Dashboard {
 	d.mux.HandleFunc("GET /projects/{slug}/versions/{$}", d.viewer(d.handleVersions))
 	d.mux.HandleFunc("GET /projects/{slug}/edit/{$}", d.signedIn(d.handleSettings))
 	d.mountTokens()
+	d.mountRedirects()
 	for _, c := range collections {
 		c.mount(d)
 	}
@@ -120,7 +121,7 @@ type session struct {
 }
 
 // ctx is the context to run GraphQL operations in as the session's user.
-func (s *session) ctx(ctx context.Context) context.Context { return graph.WithUser(ctx, s.user) }
+func (s *session) ctx(ctx context.Context) context.Context { return graph.WithSession(ctx, s.user) }
 
 // readSession returns the request's live session, or an anonymous one.
 func (d *Dashboard) readSession(r *http.Request) *session {

@@ -53,7 +53,7 @@ type (
 	redirect struct {
 		ID                                int64
 		Type, FromURL, ToURL, Description string
-		HTTPStatus                        int
+		HTTPStatus, Position              int
 		Force, Enabled                    bool
 	}
 	project struct {
@@ -69,6 +69,7 @@ type (
 		Build                *build
 		Version              *version
 		Redirects            struct{ Nodes []redirect }
+		Redirect             *redirect
 		EnvironmentVariables struct {
 			Nodes []struct {
 				ID      int64
@@ -218,6 +219,8 @@ var funcs = template.FuncMap{
 	"deleteButton": func(slug, path string, key any, label, csrfKey, csrf string) map[string]any {
 		return map[string]any{"Slug": slug, "Path": path, "Key": key, "Label": label, "CSRFKey": csrfKey, "CSRF": csrf}
 	},
+	// inc is i+1: a list's row i is its last when inc i is its length.
+	"inc":              func(i int) int { return i + 1 },
 	"redirectTypes":    func() choices.Table { return choices.RedirectTypes },
 	"integrationTypes": func() choices.Table { return choices.IntegrationTypes },
 	"httpStatuses": func() choices.Table {

@@ -62,7 +62,7 @@ const buildQuery = `query($slug: String!, $id: Int!) {
 	}
 }`
 
-const buildSubscription = `subscription($id: Int!) {
+const buildSubscription = `subscription($id: ID!) {
 	buildUpdated(id: $id) { ` + buildFields + ` commands { ` + commandFields + ` } }
 }`
 
@@ -113,8 +113,26 @@ const updateProjectMutation = `mutation($input: UpdateProjectInput!) {
 const redirectsQuery = `query($slug: String!) {
 	project(slug: $slug) {
 		` + projectFields + `
-		redirects(first: 100) { nodes { id: databaseId type fromUrl toUrl httpStatus force enabled description } }
+		redirects(first: 100) { nodes { ` + redirectFields + ` } }
 	}
+}`
+
+// redirectFields is the selection of a redirect, for the list and the
+// edit page.
+const redirectFields = `id: databaseId type fromUrl toUrl httpStatus position force enabled description`
+
+// redirectQuery loads the redirect edit page: one redirect of a project.
+const redirectQuery = `query($slug: String!, $id: Int!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		redirect(id: $id) { ` + redirectFields + ` }
+	}
+}`
+
+// updateRedirectMutation saves the edit page's form, and moves a redirect
+// (position).
+const updateRedirectMutation = `mutation($input: UpdateRedirectInput!) {
+	updateRedirect(input: $input) { redirect { id: databaseId } ` + graph.PayloadErrors + ` }
 }`
 
 const createRedirectMutation = `mutation($input: CreateRedirectInput!) {

@@ -23,6 +23,7 @@ import (
 
 	"docsd/errs"
 	"docsd/ratelimit"
+	"docsd/store"
 )
 
 // Endpoint configures the public `/graphql` endpoint beyond the schema.
@@ -70,11 +71,11 @@ func (r *Resolver) Handler() http.Handler {
 			if header == "" {
 				return ctx, nil, nil
 			}
-			u, err := Authenticate(ctx, r.Store, header)
+			v, err := authenticate(ctx, r.Store, header)
 			if err != nil {
 				return ctx, nil, err
 			}
-			return WithUser(ctx, u), nil, nil
+			return withViewer(ctx, v), nil, nil
 		},
 	}, transport.SSE{KeepAlivePingInterval: 15 * time.Second}, transport.GET{}, transport.POST{}}
 	for _, t := range transports {
@@ -104,15 +105,21 @@ func (r *Resolver) Handler() http.Handler {
 		if !streaming(req) {
 			w, req = withUnavailableStatus(w, req)
 		}
-		user, err := Authenticate(req.Context(), r.Store, req.Header.Get("Authorization"))
-		if err == nil && user == nil && req.Header.Get("Authorization") == "" && r.Settings.SessionUser != nil {
-			user, err = r.Settings.SessionUser(req)
+		// The viewer says how it authenticated: managing API keys needs a
+		// session (tokens.go).
+		viewer, err := authenticate(req.Context(), r.Store, req.Header.Get("Authorization"))
+		if err == nil && viewer.User == nil && req.Header.Get("Authorization") == "" && r.Settings.SessionUser != nil {
+			var u *store.User
+			u, err = r.Settings.SessionUser(req)
+			if u != nil {
+				viewer = Viewer{User: u, Auth: AuthSession}
+			}
 		}
 		if err != nil {
 			WriteHTTPError(w, err)
 			return
 		}
-		if user != nil {
+		if user := viewer.User; user != nil {
 			err = ep.Users.Allow("graph", ratelimit.UserKey(user.ID))
 		} else {
 			err = ep.Anonymous.Allow("graph", ratelimit.AddrKey(clientAddr(req)))
@@ -125,7 +132,7 @@ func (r *Resolver) Handler() http.Handler {
 			WriteHTTPError(w, err)
 			return
 		}
-		srv.ServeHTTP(w, req.WithContext(WithUser(req.Context(), user)))
+		srv.ServeHTTP(w, req.WithContext(withViewer(req.Context(), viewer)))
 	})
 }
 

@@ -541,7 +541,7 @@ type ComplexityRoot struct {
 	}
 
 	Subscription struct {
-		BuildUpdated func(childComplexity int, id int64) int
+		BuildUpdated func(childComplexity int, id string) int
 	}
 
 	SyncVersionsPayload struct {
@@ -774,7 +774,7 @@ type SubprojectResolver interface {
 	Child(ctx context.Context, obj *store.Relationship) (*store.Project, error)
 }
 type SubscriptionResolver interface {
-	BuildUpdated(ctx context.Context, id int64) (<-chan *store.Build, error)
+	BuildUpdated(ctx context.Context, id string) (<-chan *store.Build, error)
 }
 type UserResolver interface {
 	ID(ctx context.Context, obj *store.User) (string, error)
@@ -3029,7 +3029,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Subscription.BuildUpdated(childComplexity, args["id"].(int64)), true
+		return e.ComplexityRoot.Subscription.BuildUpdated(childComplexity, args["id"].(string)), true
 
 	case "SyncVersionsPayload.errors":
 		if e.ComplexityRoot.SyncVersionsPayload.Errors == nil {
@@ -3869,9 +3869,9 @@ type Mutation {
   "Delete an incoming-webhook integration (maintainers); its webhook URL stops working."
   deleteIntegration("The integration to delete." input: DeleteIntegrationInput!): DeleteIntegrationPayload!
 
-  "Create an API key for the caller (signed-in users). The payload's ` + "`" + `key` + "`" + ` is the only time the key is ever shown."
+  "Create an API key for the caller, signed in to the dashboard (a session): a caller authenticated with an API key is FORBIDDEN, so that a leaked key cannot make more. The payload's ` + "`" + `key` + "`" + ` is the only time the key is ever shown."
   createApiToken("The fields to write." input: CreateApiTokenInput!): CreateApiTokenPayload!
-  "Revoke one of the caller's API keys: it stops working at once, and so do the docs sessions made from it. Another user's key is NOT_FOUND."
+  "Revoke one of the caller's API keys: it stops working at once, and so do the docs sessions made from it. Another user's key is NOT_FOUND. A caller authenticated with an API key may revoke that key only (another of its owner's keys is FORBIDDEN); a dashboard session may revoke any of the user's keys."
   revokeApiToken("Which key to revoke." input: RevokeApiTokenInput!): RevokeApiTokenPayload!
 }
 
@@ -4188,7 +4188,7 @@ type DeleteIntegrationPayload {
 "Live updates, over WebSocket (` + "`" + `graphql-transport-ws` + "`" + `) or Server-Sent Events (graphql-sse, distinct connections) at ` + "`" + `/graphql` + "`" + `."
 type Subscription {
   "The build with its commands: at once, then whenever its state, result or recorded command output changes (output grows while a command runs); the stream completes after the build has finished. A build the caller cannot see is NOT_FOUND, as with ` + "`" + `build(id:)` + "`" + `."
-  buildUpdated("The build's database id." id: Int!): Build!
+  buildUpdated("The build: its global id (` + "`" + `Build.id` + "`" + `) or its database id." id: ID!): Build!
 }
 
 "A docsd account: a maintainer of projects."
@@ -7748,8 +7748,8 @@ func (ec *executionContext) field_Subscription_buildUpdated_args(ctx context.Con
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
-		func(ctx context.Context, v any) (int64, error) {
-			return ec.unmarshalNInt2int64(ctx, v)
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -17277,7 +17277,7 @@ func (ec *executionContext) _Subscription_buildUpdated(ctx context.Context, fiel
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Subscription().BuildUpdated(ctx, fc.Args["id"].(int64))
+			return ec.Resolvers.Subscription().BuildUpdated(ctx, fc.Args["id"].(string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {

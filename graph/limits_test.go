@@ -42,6 +42,12 @@ func postRaw(t testing.TB, srv *httptest.Server, auth, query string) (*http.Resp
 	if auth != "" {
 		req.Header.Set("Authorization", auth)
 	}
+	return send(t, req)
+}
+
+// send does req and returns the response with its decoded JSON body.
+func send(t testing.TB, req *http.Request) (*http.Response, map[string]any) {
+	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -138,12 +138,18 @@ func (r *Resolver) buildChanges() BuildChanges {
 	return PollBuildChanges{}
 }
 
-// buildUpdated streams build id as the viewer may see it: at once, then
-// after every change of its row or its commands, until it has finished or
-// ctx ends. An invisible build is NotFound, as for the build query; a
-// build that becomes invisible ends the stream at its next change. The
-// stream holds one of its connection's subscription slots while it runs.
-func (r *Resolver) buildUpdated(ctx context.Context, id int64) (<-chan *store.Build, error) {
+// buildUpdated streams the build ref names (its global id or its database
+// id, read as the mutations read theirs: buildID) as the viewer may see
+// it: at once, then after every change of its row or its commands, until
+// it has finished or ctx ends. An invisible build, or an id that names no
+// build, is NotFound, as for the build query; a build that becomes
+// invisible ends the stream at its next change. The stream holds one of
+// its connection's subscription slots while it runs.
+func (r *Resolver) buildUpdated(ctx context.Context, ref string) (<-chan *store.Build, error) {
+	id, err := buildID(ref)
+	if err != nil {
+		return nil, err
+	}
 	release, err := takeSubscriptionSlot(ctx)
 	if err != nil {
 		return nil, err

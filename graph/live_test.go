@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/coder/websocket/wsjson"
 
 	"docsd/graph"
+	"docsd/graph/gid"
 	"docsd/store"
 	"docsd/storetest"
 )
@@ -182,9 +184,16 @@ func subscribeSSE(t *testing.T, srv *httptest.Server, auth, query string) *subsc
 	return s
 }
 
-// followQuery is the subscription to build id that the tests send.
+// followQuery is the subscription to build id (its database id) that the
+// tests send.
 func followQuery(id int64) string {
-	return fmt.Sprintf(`subscription { buildUpdated(id: %d) { id: databaseId state { code } success commands { description output exitCode } } }`, id)
+	return followQueryRef(strconv.FormatInt(id, 10))
+}
+
+// followQueryRef is the subscription to the build ref names: a global id
+// or a database id, as an ID string.
+func followQueryRef(ref string) string {
+	return fmt.Sprintf(`subscription { buildUpdated(id: %q) { id: databaseId state { code } success commands { description output exitCode } } }`, ref)
 }
 
 // liveEnv is the fixture served by a /graphql endpoint that polls every
@@ -315,29 +324,35 @@ func TestBuildUpdatedNotFound(t *testing.T) {
 		t.Fatalf("builds of priv: %v, %v", bs, err)
 	}
 	key, _, _ := e.store.CreateToken(ctx, e.users["bob"].ID)
-	for _, id := range []int64{bs[0].ID, 999999} {
-		query := followQuery(id)
+	// The build's id, as a global id or a database id, like a mutation's
+	// input; an id of another type or of nothing is not found either.
+	global := gid.Encode("Build", bs[0].ID)
+	database := strconv.FormatInt(bs[0].ID, 10)
+	for _, ref := range []string{global, database, "999999", gid.Encode("Project", priv.ID), "not-an-id", "0"} {
+		query := followQueryRef(ref)
 		for name, s := range map[string]*subscriber{
 			"websocket": subscribeWS(t, srv, "Token "+key, query),
 			"sse":       subscribeSSE(t, srv, "Token "+key, query),
 		} {
 			ev := s.next()
 			if dig(ev.payload, "errors", 0, "extensions", "code") != "NOT_FOUND" {
-				t.Errorf("%s, build %d: %v; want NOT_FOUND", name, id, ev.payload)
+				t.Errorf("%s, build %q: %v; want NOT_FOUND", name, ref, ev.payload)
 			}
 		}
 	}
-	// The maintainer sees the private build, authenticated by the
-	// connection_init payload on a WebSocket.
+	// The maintainer sees the private build by either id, authenticated
+	// by the connection_init payload on a WebSocket.
 	aliceKey, _, _ := e.store.CreateToken(ctx, e.users["alice"].ID)
-	query := followQuery(bs[0].ID)
-	for name, s := range map[string]*subscriber{
-		"websocket": subscribeWS(t, srv, "Token "+aliceKey, query),
-		"sse":       subscribeSSE(t, srv, "Token "+aliceKey, query),
-	} {
-		ev := s.next()
-		if got, _ := dig(ev.payload, "data", "buildUpdated", "id").(float64); int64(got) != bs[0].ID || dig(ev.payload, "errors") != nil {
-			t.Errorf("%s as the maintainer: %v; want build %d", name, ev.payload, bs[0].ID)
+	for _, ref := range []string{global, database} {
+		query := followQueryRef(ref)
+		for name, s := range map[string]*subscriber{
+			"websocket": subscribeWS(t, srv, "Token "+aliceKey, query),
+			"sse":       subscribeSSE(t, srv, "Token "+aliceKey, query),
+		} {
+			ev := s.next()
+			if got, _ := dig(ev.payload, "data", "buildUpdated", "id").(float64); int64(got) != bs[0].ID || dig(ev.payload, "errors") != nil {
+				t.Errorf("%s as the maintainer, id %q: %v; want build %d", name, ref, ev.payload, bs[0].ID)
+			}
 		}
 	}
 }

@@ -878,7 +878,7 @@ func (r *subprojectResolver) Child(ctx context.Context, obj *store.Relationship)
 }
 
 // BuildUpdated is the resolver for the buildUpdated field.
-func (r *subscriptionResolver) BuildUpdated(ctx context.Context, id int64) (<-chan *store.Build, error) {
+func (r *subscriptionResolver) BuildUpdated(ctx context.Context, id string) (<-chan *store.Build, error) {
 	return r.buildUpdated(ctx, id)
 }
 

@@ -21,6 +21,22 @@ const maxAPITokens = 100
 // maxAPITokenName is the longest name a key may have, in characters.
 const maxAPITokenName = 100
 
+// MsgTokenMintsToken refuses createApiToken, and revokeApiToken of another
+// key, to a caller who authenticated with an API key.
+const MsgTokenMintsToken = "API keys are managed from a signed-in dashboard session (/accounts/tokens/) or with `docsd token`, not with an API key: a leaked key must not be able to make more keys or revoke its owner's others. An API key may only revoke itself."
+
+// mayManageKeys checks that the viewer (signed in, see errAnonymous)
+// manages API keys from a dashboard session: a key alone proves only that
+// someone holds it, so it may not mint keys that outlive its own
+// revocation. A context that does not say how it authenticated
+// (WithUser) is refused too, so a new entry point fails closed.
+func mayManageKeys(op string, v Viewer) error {
+	if v.Auth != AuthSession {
+		return errs.E(errs.Forbidden, op, MsgTokenMintsToken)
+	}
+	return nil
+}
+
 // apiTokens answers User.apiTokens: the user themself only (not even a
 // superuser reads another's list).
 func (r *Resolver) apiTokens(ctx context.Context, obj *store.User) ([]*store.Token, error) {
@@ -38,9 +54,13 @@ func (r *Resolver) apiTokens(ctx context.Context, obj *store.User) ([]*store.Tok
 // createAPIToken answers createApiToken.
 func (r *Resolver) createAPIToken(ctx context.Context, input CreateAPITokenInput) (*CreateAPITokenPayload, error) {
 	const op = "graph.createApiToken"
-	u := ViewerFrom(ctx).User
+	v := ViewerFrom(ctx)
+	u := v.User
 	if u == nil {
 		return nil, errAnonymous(op)
+	}
+	if err := mayManageKeys(op, v); err != nil {
+		return nil, err
 	}
 	have, err := r.Store.FindTokens(ctx, u.ID)
 	if err != nil {
@@ -67,16 +87,26 @@ func (r *Resolver) createAPIToken(ctx context.Context, input CreateAPITokenInput
 
 // revokeAPIToken answers revokeApiToken. An id that
 // names no key of the caller's (another user's, a revoked one, not an
-// ApiToken id at all) is NotFound, so ids reveal nothing.
+// ApiToken id at all) is NotFound, so ids reveal nothing. A caller
+// authenticated with an API key may revoke that key only: retiring the
+// key in hand can only help its owner (a script that retires itself, a
+// finder of a leaked key who disables it), while revoking the owner's
+// other keys would let a leaked key lock its owner's automation out.
 func (r *Resolver) revokeAPIToken(ctx context.Context, input RevokeAPITokenInput) (*RevokeAPITokenPayload, error) {
 	const op = "graph.revokeApiToken"
-	u := ViewerFrom(ctx).User
+	v := ViewerFrom(ctx)
+	u := v.User
 	if u == nil {
 		return nil, errAnonymous(op)
 	}
 	t, err := r.viewerToken(ctx, u, input.ID)
 	if err != nil {
 		return nil, err
+	}
+	if v.Auth != AuthToken || t.Hash != v.TokenHash {
+		if err := mayManageKeys(op, v); err != nil {
+			return nil, err
+		}
 	}
 	if err := r.Store.RevokeToken(ctx, strconv.FormatInt(t.ID, 10)); err != nil {
 		return nil, err

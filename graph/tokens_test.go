@@ -1,13 +1,20 @@
 package graph_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"docsd/errs"
 	"docsd/graph"
+	"docsd/graph/gid"
 	"docsd/store"
 	"docsd/storetest"
 )
@@ -17,8 +24,10 @@ import (
 func TestAPITokens(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
+		// Keys are managed from a dashboard session (TestAPITokensNeedSession).
+		session := func(name string) context.Context { return graph.WithSession(context.Background(), e.users[name]) }
 		const create = `mutation($n: String, $v: Boolean) { createApiToken(input: {name: $n, validateOnly: $v}) { key apiToken { id databaseId prefix name created } errors { path message code } } }`
-		data := e.must(e.as("alice"), create, map[string]any{"n": "  CI deploys  "})
+		data := e.must(session("alice"), create, map[string]any{"n": "  CI deploys  "})
 		key, _ := dig(data, "createApiToken", "key").(string)
 		id, _ := dig(data, "createApiToken", "apiToken", "id").(string)
 		if !regexp.MustCompile(`^[0-9a-f]{40}$`).MatchString(key) || id == "" {
@@ -38,7 +47,7 @@ func TestAPITokens(t *testing.T) {
 		}
 
 		// validateOnly: a payload, no key, nothing created.
-		data = e.must(e.as("alice"), create, map[string]any{"n": "x", "v": true})
+		data = e.must(session("alice"), create, map[string]any{"n": "x", "v": true})
 		if dig(data, "createApiToken", "key") != nil || dig(data, "createApiToken", "apiToken") != nil {
 			t.Errorf("validateOnly created something: %v", data)
 		}
@@ -60,7 +69,7 @@ func TestAPITokens(t *testing.T) {
 					Errors []errs.UserError
 				} `json:"createApiToken"`
 			}
-			err := e.exec.Do(e.as("alice"), create, tc.vars, &out)
+			err := e.exec.Do(session("alice"), create, tc.vars, &out)
 			got := out.CreateAPIToken
 			if !errs.Is(err, errs.Invalid) || got.Key != nil || len(got.Errors) != 1 ||
 				strings.Join(got.Errors[0].Path, ".") != "input.name" || got.Errors[0].Message != tc.want || got.Errors[0].Code != "INVALID" {
@@ -104,7 +113,7 @@ func TestAPITokens(t *testing.T) {
 			t.Errorf("node(id) of alice's key as alice: %v", got)
 		}
 
-		data = e.must(e.as("alice"), `mutation($id: ID!) { revokeApiToken(input: {id: $id}) { deletedId errors { path } } }`, map[string]any{"id": id})
+		data = e.must(session("alice"), `mutation($id: ID!) { revokeApiToken(input: {id: $id}) { deletedId errors { path } } }`, map[string]any{"id": id})
 		if got := dig(data, "revokeApiToken", "deletedId"); got != id {
 			t.Errorf("deletedId %v, want %s", got, id)
 		}
@@ -122,7 +131,7 @@ func TestAPITokens(t *testing.T) {
 			}
 		}
 		// In-process callers read payload errors as the classified error.
-		data, err := e.do(e.as("bob"), create, map[string]any{"n": "one more"})
+		data, err := e.do(session("bob"), create, map[string]any{"n": "one more"})
 		if !errs.Is(err, errs.Invalid) {
 			t.Errorf("the 101st key: %v, want INVALID", err)
 		}
@@ -131,4 +140,115 @@ func TestAPITokens(t *testing.T) {
 			t.Errorf("the 101st key: %v, want an INVALID error on [\"input\"]", data)
 		}
 	})
+}
+
+// TestAPITokensNeedSession: over the public endpoint, a caller holding an
+// API key cannot create keys, nor revoke any key but its own; a dashboard
+// session can do both; an anonymous caller neither. The session is read by
+// Settings.SessionUser as cmd wires it, here from a test cookie naming the
+// user (the real reader, with its CSRF check, is tested in accounts and
+// the browser tests).
+func TestAPITokensNeedSession(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		s := storetest.Open(t, d)
+		ctx := context.Background()
+		alice, err := s.CreateUser(ctx, "alice", "", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &graph.Resolver{Store: s, Settings: graph.Settings{SessionUser: func(req *http.Request) (*store.User, error) {
+			if c, err := req.Cookie("test-session"); err == nil && c.Value == alice.Username {
+				return alice, nil
+			}
+			return nil, nil
+		}}}
+		srv := httptest.NewServer(r.Handler())
+		t.Cleanup(srv.Close)
+		call := func(how, query string, vars map[string]any) map[string]any {
+			t.Helper()
+			body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+			req, _ := http.NewRequest("POST", srv.URL, bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			switch {
+			case how == "session":
+				req.AddCookie(&http.Cookie{Name: "test-session", Value: "alice"})
+			case strings.HasPrefix(how, "Token "):
+				req.Header.Set("Authorization", how)
+			}
+			_, out := send(t, req)
+			return out
+		}
+		const create = `mutation { createApiToken(input: {name: "more"}) { key apiToken { id } errors { message } } }`
+		const revoke = `mutation($id: ID!) { revokeApiToken(input: {id: $id}) { deletedId errors { message } } }`
+		newKey := func() (string, string) {
+			t.Helper()
+			key, tok, err := s.CreateNamedToken(ctx, alice.ID, "script")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return key, strconv.FormatInt(tok.ID, 10)
+		}
+		held, heldID := newKey()
+		_, otherID := newKey()
+
+		type result struct{ code, message string }
+		outcome := func(out map[string]any, field string) result {
+			if code, _ := dig(out, "errors", 0, "extensions", "code").(string); code != "" {
+				msg, _ := dig(out, "errors", 0, "message").(string)
+				return result{code, msg}
+			}
+			if dig(out, "data", field, "errors", 0) != nil {
+				return result{"PAYLOAD_ERROR", ""}
+			}
+			return result{"OK", ""}
+		}
+		forbidden := result{"FORBIDDEN", graph.MsgTokenMintsToken}
+		for _, tc := range []struct {
+			name, how, query, field string
+			id                      func() string
+			want                    result
+		}{
+			{"anonymous creates", "", create, "createApiToken", nil, result{"UNAUTHENTICATED", errs.MsgNoCredentials}},
+			{"a key creates", "Token " + held, create, "createApiToken", nil, forbidden},
+			{"a session creates", "session", create, "createApiToken", nil, result{"OK", ""}},
+			{"anonymous revokes", "", revoke, "revokeApiToken", func() string { return otherID }, result{"UNAUTHENTICATED", errs.MsgNoCredentials}},
+			{"a key revokes another key", "Token " + held, revoke, "revokeApiToken", func() string { return otherID }, forbidden},
+			{"a key revokes another key by global id", "Token " + held, revoke, "revokeApiToken", func() string { return gid.Encode("ApiToken", mustInt(t, otherID)) }, forbidden},
+			{"a session revokes a key", "session", revoke, "revokeApiToken", func() string { return otherID }, result{"OK", ""}},
+			{"a key revokes itself", "Token " + held, revoke, "revokeApiToken", func() string { return heldID }, result{"OK", ""}},
+		} {
+			vars := map[string]any{}
+			if tc.id != nil {
+				vars["id"] = tc.id()
+			}
+			if got := outcome(call(tc.how, tc.query, vars), tc.field); got != tc.want {
+				t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+			}
+		}
+		// What was refused left the keys alone; what was allowed happened.
+		toks, err := s.FindTokens(ctx, alice.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tok := range toks {
+			names = append(names, tok.Name)
+		}
+		if !slices.Equal(names, []string{"more"}) {
+			t.Errorf("alice's keys at the end: %v, want only the session's \"more\"", names)
+		}
+		if _, err := graph.Authenticate(ctx, s, "Token "+held); !errs.Is(err, errs.Unauthenticated) {
+			t.Errorf("the key that revoked itself still authenticates: %v", err)
+		}
+	})
+}
+
+// mustInt is strconv.ParseInt for ids the test made.
+func mustInt(t *testing.T, s string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -13,19 +13,53 @@ import (
 type Viewer struct {
 	User   *store.User // nil for an anonymous caller
 	System bool        // the admin CLI: every permission check passes
+	// Auth is how User proved who they are; a few operations (managing
+	// API keys) depend on it.
+	Auth AuthMethod
+	// TokenHash is the stored hash (store.HashToken) of the API key the
+	// caller sent, when Auth is AuthToken.
+	TokenHash string
 }
+
+// AuthMethod is how a viewer authenticated.
+type AuthMethod int
+
+const (
+	// AuthUnknown: anonymous, the system, or a context made by WithUser
+	// that does not say; trusted with nothing that needs a sign-in.
+	AuthUnknown AuthMethod = iota
+	// AuthToken: an API key (`Authorization: Token`), in a header or a
+	// WebSocket's connection_init payload.
+	AuthToken
+	// AuthSession: a dashboard session (a password sign-in).
+	AuthSession
+)
 
 type viewerKey struct{}
 
-// WithUser returns a context in which operations run as u (nil: anonymous).
+// WithUser returns a context in which operations run as u (nil: anonymous),
+// with no authentication method (AuthUnknown).
 func WithUser(ctx context.Context, u *store.User) context.Context {
-	return context.WithValue(ctx, viewerKey{}, Viewer{User: u})
+	return withViewer(ctx, Viewer{User: u})
+}
+
+// WithSession returns a context in which operations run as u, signed in
+// to the dashboard with a password (AuthSession).
+func WithSession(ctx context.Context, u *store.User) context.Context {
+	if u == nil {
+		return WithUser(ctx, nil)
+	}
+	return withViewer(ctx, Viewer{User: u, Auth: AuthSession})
 }
 
 // WithSystem returns a context in which operations run with every
 // permission, as the admin CLI does. No HTTP request ever gets it.
 func WithSystem(ctx context.Context) context.Context {
-	return context.WithValue(ctx, viewerKey{}, Viewer{System: true})
+	return withViewer(ctx, Viewer{System: true})
+}
+
+func withViewer(ctx context.Context, v Viewer) context.Context {
+	return context.WithValue(ctx, viewerKey{}, v)
 }
 
 // ViewerFrom returns the context's viewer (anonymous when none was set).
@@ -56,32 +90,39 @@ func (v Viewer) visibility() *store.Visibility {
 // error carrying the exact §1.1 message otherwise. A wrong token never
 // reveals whether a user exists.
 func Authenticate(ctx context.Context, s *store.Store, header string) (*store.User, error) {
+	v, err := authenticate(ctx, s, header)
+	return v.User, err
+}
+
+// authenticate is Authenticate's viewer: the zero Viewer for an anonymous
+// caller, else the key's user with AuthToken and the key's hash.
+func authenticate(ctx context.Context, s *store.Store, header string) (Viewer, error) {
 	const op = "graph.Authenticate"
 	fields := strings.Fields(header)
 	if len(fields) == 0 || !strings.EqualFold(fields[0], "token") {
-		return nil, nil
+		return Viewer{}, nil
 	}
 	switch {
 	case len(fields) == 1:
-		return nil, errs.E(errs.Unauthenticated, op, errs.MsgTokenNoCreds)
+		return Viewer{}, errs.E(errs.Unauthenticated, op, errs.MsgTokenNoCreds)
 	case len(fields) > 2:
-		return nil, errs.E(errs.Unauthenticated, op, errs.MsgTokenSpaces)
+		return Viewer{}, errs.E(errs.Unauthenticated, op, errs.MsgTokenSpaces)
 	}
 	key := fields[1]
 	if !latin1(key) {
-		return nil, errs.E(errs.Unauthenticated, op, errs.MsgTokenBadChars)
+		return Viewer{}, errs.E(errs.Unauthenticated, op, errs.MsgTokenBadChars)
 	}
 	u, err := s.FindUserByToken(ctx, key)
 	if errs.Is(err, errs.NotFound) {
-		return nil, errs.E(errs.Unauthenticated, op, errs.MsgInvalidToken)
+		return Viewer{}, errs.E(errs.Unauthenticated, op, errs.MsgInvalidToken)
 	}
 	if err != nil {
-		return nil, err
+		return Viewer{}, err
 	}
 	if !u.IsActive {
-		return nil, errs.E(errs.Unauthenticated, op, errs.MsgInactiveUser)
+		return Viewer{}, errs.E(errs.Unauthenticated, op, errs.MsgInactiveUser)
 	}
-	return u, nil
+	return Viewer{User: u, Auth: AuthToken, TokenHash: store.HashToken(key)}, nil
 }
 
 // latin1 reports whether s is valid UTF-8 made only of runes below U+0100.

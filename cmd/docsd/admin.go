@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"docsd/accounts"
 	"docsd/errs"
@@ -160,7 +161,7 @@ func (c *command) adminUsers(ctx context.Context, a *app, key string, pos []stri
 			return err
 		}
 		for _, t := range tokens {
-			fmt.Fprintf(c.stdout, "%d\t%s\t%s…\n", t.ID, scalar.FormatTime(t.Created), t.Prefix)
+			fmt.Fprintf(c.stdout, "%d\t%s\t%s…\t%s\n", t.ID, scalar.FormatTime(t.Created), t.Prefix, tokenName(t.Name))
 		}
 	case "token revoke":
 		return notFoundAs(a.store.RevokeToken(ctx, pos[0]), "no such token")
@@ -327,4 +328,19 @@ func adminFields(args []string) (map[string]any, error) {
 		return nil, err
 	}
 	return input, nil
+}
+
+// tokenName is how `docsd token list` shows a key's name: "(unnamed)" for
+// the keys `docsd token create` and `docsd user create` make, and control
+// characters as "?" so that a name keeps to its line and column.
+func tokenName(name string) string {
+	if name == "" {
+		return "(unnamed)"
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '?'
+		}
+		return r
+	}, name)
 }

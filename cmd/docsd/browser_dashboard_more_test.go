@@ -16,7 +16,8 @@ import (
 // TestBrowserDashboardPages drives the dashboard's maintainer pages in a
 // real headless Chromium against a real server (no workers: builds stay
 // queued until cancelled): cancel a build, activate a version, create a
-// redirect and try it in the dry-run box, create and revoke an API token,
+// redirect and try it in the dry-run box, edit one (a refused edit keeps
+// what was typed) and move it, create and revoke an API token,
 // add a subproject. Then, by keyboard only, it tabs through the redirects
 // page (every control labelled, focus visible) and uses the dry-run box;
 // and at 360 px wide no page scrolls sideways. Screenshots go to
@@ -128,6 +129,46 @@ func TestBrowserDashboardPages(t *testing.T) {
 		t.Errorf("dry-run answer %q, want 302 to …/docs/demo/en/latest/new.html", got)
 	}
 	screenshot(t, ctx, "dashboard-redirects.png")
+
+	// Add a second redirect (it goes first), edit it: a blank "To URL" is
+	// refused next to that field with the rest as typed, then saved with
+	// every field changed; move it below the first.
+	run("second redirect", chromedp.SetValue("#id_from_url", "/guide.html", chromedp.ByQuery),
+		chromedp.SetValue("#id_to_url", "/handbook.html", chromedp.ByQuery),
+		chromedp.Submit("#id_to_url", chromedp.ByQuery),
+		chromedp.WaitVisible(`a[aria-label="Edit /guide.html"]`, chromedp.ByQuery),
+		chromedp.Click(`a[aria-label="Edit /guide.html"]`, chromedp.ByQuery),
+		chromedp.WaitVisible("#id_force", chromedp.ByQuery),
+		chromedp.SetValue("#id_from_url", "/guide/", chromedp.ByQuery),
+		chromedp.Clear("#id_to_url", chromedp.ByQuery),
+		chromedp.SetValue("#id_http_status", "301", chromedp.ByQuery),
+		chromedp.Click("#id_force", chromedp.ByQuery),
+		chromedp.SetValue("#id_description", "old guide", chromedp.ByQuery),
+		chromedp.Submit("#id_to_url", chromedp.ByQuery),
+		chromedp.WaitVisible("#id_to_url_error", chromedp.ByQuery))
+	var typed struct {
+		From, Status, Description string
+		Force                     bool
+	}
+	run("typed values", chromedp.Evaluate(`({from: document.querySelector("#id_from_url").value, status: document.querySelector("#id_http_status").value,
+		description: document.querySelector("#id_description").value, force: document.querySelector("#id_force").checked})`, &typed))
+	if typed.From != "/guide/" || typed.Status != "301" || typed.Description != "old guide" || !typed.Force || text("#id_to_url_error") == "" {
+		t.Errorf("the refused edit form: %+v, to URL error %q; want what was typed and a message", typed, text("#id_to_url_error"))
+	}
+	screenshot(t, ctx, "dashboard-redirect-edit.png")
+	run("edit redirect", chromedp.SendKeys("#id_to_url", "/manual/", chromedp.ByQuery),
+		chromedp.Submit("#id_to_url", chromedp.ByQuery),
+		chromedp.WaitVisible(`//td[normalize-space()="/manual/"]`, chromedp.BySearch))
+	at("edit redirect", "/projects/demo/redirects/")
+	if got := text("tbody tr:first-child"); !strings.Contains(got, "/guide/") || !strings.Contains(got, "301") {
+		t.Errorf("first redirect after editing: %q, want /guide/ → /manual/ 301", got)
+	}
+	run("move down", chromedp.Click(`button[aria-label="Move /guide/ down"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`//tbody/tr[1]/td[normalize-space()="/old.html"]`, chromedp.BySearch))
+	if got := text("tbody tr:last-child"); !strings.Contains(got, "/guide/") {
+		t.Errorf("last redirect after moving down: %q, want /guide/", got)
+	}
+	screenshot(t, ctx, "dashboard-redirects-list.png")
 
 	// Create an API token (shown once), then revoke it.
 	run("tokens", chromedp.Navigate(base+"/accounts/tokens/"),

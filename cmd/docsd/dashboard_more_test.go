@@ -184,3 +184,107 @@ func TestDashboardAdminSettings(t *testing.T) {
 		t.Errorf("project after the admin form: skip %v, limit %v, %v", p.Skip, p.BuildTimeLimit, err)
 	}
 }
+
+// TestDashboardRedirectEdit: a maintainer edits every field of a redirect
+// (one updateRedirect), gets the API's message next to the field at fault
+// with what was typed kept, and moves redirects up and down the order in
+// which the docs host tries them; another user gets the 404 page.
+func TestDashboardRedirectEdit(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		s := storetest.Open(t, d)
+		_, base := dashboardApp(t, s)
+		alice := newBrowserClient(t, base)
+		csrf := alice.signIn("alice", "alice-password")
+		// A new redirect goes first (position 0): the list is /c.html, /a.html.
+		for _, from := range []string{"/a.html", "/c.html"} {
+			if resp, body := alice.post("/projects/demo/redirects/", url.Values{"csrfmiddlewaretoken": {csrf}, "type": {"page"},
+				"from_url": {from}, "to_url": {"/new.html"}, "http_status": {"302"}}); resp.StatusCode != http.StatusSeeOther {
+				t.Fatalf("add %s: %d\n%s", from, resp.StatusCode, body)
+			}
+		}
+		rows := regexp.MustCompile(`<tr id="redirect-(\d+)">\s*<td>[^<]*</td>\s*<td class="url">([^<]*)</td>`)
+		order := func() (ids, froms []string) {
+			t.Helper()
+			resp, body := alice.get("/projects/demo/redirects/")
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("list: %d", resp.StatusCode)
+			}
+			for _, m := range rows.FindAllStringSubmatch(body, -1) {
+				ids, froms = append(ids, m[1]), append(froms, m[2])
+			}
+			return ids, froms
+		}
+		ids, froms := order()
+		if strings.Join(froms, " ") != "/c.html /a.html" {
+			t.Fatalf("order after adding: %v, want /c.html /a.html", froms)
+		}
+		a := "/projects/demo/redirects/" + ids[1] + "/"
+
+		// Every field, saved and shown again by the edit page.
+		if resp, body := alice.post(a, url.Values{"csrfmiddlewaretoken": {csrf}, "type": {"exact"}, "from_url": {"/en/latest/x.html"},
+			"to_url": {"https://example.com/y"}, "http_status": {"301"}, "force": {"on"}, "description": {"moved away"}}); resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("edit: %d\n%s", resp.StatusCode, body)
+		}
+		resp, body := alice.get(a)
+		body = html.UnescapeString(body)
+		for _, w := range []string{`<option value="exact" selected>`, `value="/en/latest/x.html"`, `value="https://example.com/y"`,
+			`<option value="301" selected>`, `name="force" checked`, `value="moved away"`} {
+			if resp.StatusCode != http.StatusOK || !strings.Contains(body, w) {
+				t.Errorf("edit page after saving: %d, want %q in\n%s", resp.StatusCode, w, body)
+			}
+		}
+		if strings.Contains(body, `name="enabled" checked`) {
+			t.Errorf("edit page after disabling: enabled still checked")
+		}
+
+		// A bad field: its message next to it, the form as typed, nothing saved.
+		resp, body = alice.post(a, url.Values{"csrfmiddlewaretoken": {csrf}, "type": {"page"}, "from_url": {"/typed.html"},
+			"to_url": {""}, "http_status": {"302"}, "enabled": {"on"}, "description": {"typed"}})
+		if resp.StatusCode != http.StatusBadRequest || !regexp.MustCompile(`id="id_to_url" name="to_url" value="" aria-invalid="true" aria-describedby="id_to_url_error">\s*<p class="field-error" id="id_to_url_error">`).MatchString(body) ||
+			!strings.Contains(body, `value="/typed.html"`) || !strings.Contains(body, `name="enabled" checked`) || !strings.Contains(body, `<option value="page" selected>`) {
+			t.Errorf("edit with a blank to URL: %d, want 400 with the error at to_url and the typed values\n%s", resp.StatusCode, body)
+		}
+		if _, froms := order(); froms[1] != "/en/latest/x.html" {
+			t.Errorf("a refused edit changed the redirect: %v", froms)
+		}
+
+		// Moves: up, down, and past either end changes nothing.
+		for _, tc := range []struct{ id, to, want string }{
+			{ids[1], "up", "/en/latest/x.html /c.html"},
+			{ids[1], "up", "/en/latest/x.html /c.html"},
+			{ids[1], "down", "/c.html /en/latest/x.html"},
+			{ids[1], "down", "/c.html /en/latest/x.html"},
+		} {
+			if resp, body := alice.post("/projects/demo/redirects/"+tc.id+"/move/", url.Values{"csrfmiddlewaretoken": {csrf}, "to": {tc.to}}); resp.StatusCode != http.StatusSeeOther {
+				t.Fatalf("move %s: %d\n%s", tc.to, resp.StatusCode, body)
+			}
+			if _, froms := order(); strings.Join(froms, " ") != tc.want {
+				t.Errorf("after moving %s: %v, want %s", tc.to, froms, tc.want)
+			}
+		}
+		if resp, _ := alice.post(a+"move/", url.Values{"csrfmiddlewaretoken": {csrf}, "to": {"sideways"}}); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("move sideways: %d, want 404", resp.StatusCode)
+		}
+
+		// Not a maintainer, or no such redirect: the 404 page.
+		bob := newBrowserClient(t, base)
+		bobCSRF := bob.signIn("bob", "bob-password")
+		for name, r := range map[string]*http.Response{
+			"bob's edit page": func() *http.Response { r, _ := bob.get(a); return r }(),
+			"bob's edit": func() *http.Response {
+				r, _ := bob.post(a, url.Values{"csrfmiddlewaretoken": {bobCSRF}, "type": {"page"}})
+				return r
+			}(),
+			"bob's move": func() *http.Response {
+				r, _ := bob.post(a+"move/", url.Values{"csrfmiddlewaretoken": {bobCSRF}, "to": {"up"}})
+				return r
+			}(),
+			"an unknown id":  func() *http.Response { r, _ := alice.get("/projects/demo/redirects/999999/"); return r }(),
+			"a malformed id": func() *http.Response { r, _ := alice.get("/projects/demo/redirects/x1/"); return r }(),
+		} {
+			if r.StatusCode != http.StatusNotFound {
+				t.Errorf("%s: %d, want 404", name, r.StatusCode)
+			}
+		}
+	})
+}

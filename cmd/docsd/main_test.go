@@ -64,6 +64,18 @@ func TestUserAndTokenCommands(t *testing.T) {
 	if _, err := s.FindUserByToken(context.Background(), first); err != nil {
 		t.Errorf("first token does not authenticate: %v", err)
 	}
+	// A key made in the dashboard shows its name; the CLI's are unnamed.
+	alice, _ := s.FindUserByUsername(context.Background(), "alice")
+	named, _, err := s.CreateNamedToken(context.Background(), alice.ID, "CI deploys\tnightly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ = docsd(t, "token", "list", "alice", data)
+	lines = strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasSuffix(lines[0], "\t"+first[:4]+"…\t(unnamed)") ||
+		!strings.HasSuffix(lines[2], "\t"+named[:4]+"…\tCI deploys?nightly") || strings.Count(lines[2], "\t") != 3 {
+		t.Errorf("token list with a named key: %q; want names \"(unnamed)\" and \"CI deploys?nightly\" last", out)
+	}
 	if code, _, errOut := docsd(t, "token", "revoke", first, data); code != 0 {
 		t.Errorf("revoke by key: code %d, %s", code, errOut)
 	}

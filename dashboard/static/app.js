@@ -26,7 +26,7 @@
   if (meta) {
     headers["X-CSRFToken"] = meta.content;
   }
-  var body = JSON.stringify({ query: box.dataset.query, variables: { id: parseInt(box.dataset.build, 10) } });
+  var body = JSON.stringify({ query: box.dataset.query, variables: { id: box.dataset.build } });
 
   // label mirrors pages.go's buildStatus: a cancelled build is finished,
   // unsuccessful, with the errorId of a manual cancel.
