@@ -387,6 +387,7 @@ func (c *command) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer a.close()
+	defer startHeapFloor(uint64(a.settings.GCHeapFloor) << 20)()
 	stopWorkers, err := a.startWorkers(ctx, a.settings.BuildWorkers)
 	if err != nil {
 		return err
