@@ -289,7 +289,7 @@ func sendBytes(w http.ResponseWriter, r *http.Request, body []byte, hLength []st
 	}
 	writeWholeHeader(w, hLength, hModified)
 	if r.Method != http.MethodHead {
-		w.Write(body)
+		writeBody(w, r, body)
 	}
 }
 

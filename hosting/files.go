@@ -153,7 +153,7 @@ func (rq *request) sendFile(tree artifacts.Tree, name string, pf *publishedFile)
 	// in one write from memory and with Content-Length.
 	writeWholeHeader(w, v.hLength, pf.hModified)
 	if r.Method != http.MethodHead {
-		w.Write(v.body)
+		writeBody(w, r, v.body)
 	}
 }
 

@@ -197,6 +197,34 @@ func normURL(u string) string {
 	return u
 }
 
+// plainURL splits an absolute http(s) URL made only of printable ASCII,
+// with no escapes (`%`) and no user information (`@`), into its host and
+// its path (up to a query or fragment): what url.Parse would make of it,
+// without its allocations (the docs host checks every redirect it answers
+// with sameLocation). ok is false for any other URL, which url.Parse reads.
+func plainURL(s string) (host, path string, ok bool) {
+	rest, ok := strings.CutPrefix(s, "http://")
+	if !ok {
+		if rest, ok = strings.CutPrefix(s, "https://"); !ok {
+			return "", "", false
+		}
+	}
+	end := len(rest)
+	for i := 0; i < len(rest); i++ {
+		switch c := rest[i]; {
+		case c <= ' ' || c >= 0x7f || c == '%' || c == '@' || c == '\\':
+			return "", "", false
+		case (c == '?' || c == '#') && end == len(rest):
+			end = i
+		}
+	}
+	host, path = rest[:end], ""
+	if i := strings.IndexByte(host, '/'); i >= 0 {
+		host, path = host[:i], host[i:]
+	}
+	return host, path, true
+}
+
 // IsAbsoluteURL reports whether s starts with http:// or https://.
 func IsAbsoluteURL(s string) bool {
 	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
@@ -208,6 +236,11 @@ func EscapePath(p string) string { return (&url.URL{Path: p}).EscapedPath() }
 // sameLocation reports whether loc, ignoring its query, is the requested
 // path on the docs host the reader asked (origin): the loop guard of §8.6.
 func sameLocation(loc, origin, requestPath string) bool {
+	if host, path, ok := plainURL(loc); ok {
+		if oHost, _, ok := plainURL(origin); ok {
+			return strings.EqualFold(host, oHost) && path == requestPath
+		}
+	}
 	u, err := url.Parse(loc)
 	if err != nil {
 		return false

@@ -387,6 +387,7 @@ func (c *command) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer a.close()
+	defer startHeapFloor(uint64(a.settings.GCHeapFloor) << 20)()
 	stopWorkers, err := a.startWorkers(ctx, a.settings.BuildWorkers)
 	if err != nil {
 		return err
@@ -406,8 +407,9 @@ func (c *command) serve(ctx context.Context, args []string) error {
 			ln.Close()
 			return listenError("--docs-addr", a.settings.DocsAddr, err)
 		}
-		listeners = append(listeners, dl)
-		servers = append(servers, &http.Server{Handler: docs, ReadHeaderTimeout: 10 * time.Second})
+		// Bodies from memory leave with their header in one writev(2).
+		listeners = append(listeners, hosting.CoalescingListener(dl))
+		servers = append(servers, &http.Server{Handler: docs, ReadHeaderTimeout: 10 * time.Second, ConnContext: hosting.ConnContext})
 		a.logger.Info("docsd serving docs", "addr", dl.Addr().String(), "docs_url", a.settings.DocsURL)
 		if a.settings.docsURLGuessed {
 			a.logger.Warn("--docs-url is not set: docs URLs are the public URL's host with --docs-addr's port; "+

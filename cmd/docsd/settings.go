@@ -71,6 +71,9 @@ type Settings struct {
 	// DocsFileCache is the MiB of published files the docs host keeps in
 	// memory (issue 14); 0: none.
 	DocsFileCache int
+	// GCHeapFloor is the MiB the heap may grow to before `serve` collects
+	// garbage (gcfloor.go); 0: GOGC's pace alone.
+	GCHeapFloor int
 	// Search (reader.md R.0.1, R.6).
 	SearchThrottleRate string
 	// The public GraphQL endpoint (issue 12).
@@ -197,6 +200,7 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	boolean(&s.AddonsInject, "addons-inject", true, "inject the reader client (version menu, banners, search) into served HTML pages")
 	str(&s.AddonsClientURL, "addons-client-url", "", "absolute URL or path of a reader client to inject instead of docsd's built-in one")
 	integer(&s.DocsFileCache, "docs-file-cache", hosting.DefaultFileCacheBytes>>20, "MiB of published files the docs host keeps in memory (files up to 64 KB, compressed bodies, what is known of larger and missing ones); 0: none")
+	integer(&s.GCHeapFloor, "gc-heap-floor", defaultGCHeapFloor>>20, "MiB the heap may grow to before `serve` collects garbage, however small the live heap (a larger live heap is collected at GOGC's pace); 0, or GOGC set: GOGC's pace alone")
 
 	// Search (reader.md R.0.1, R.6).
 	str(&s.SearchThrottleRate, "search-throttle-rate", "100/minute", "search endpoints' budget per user (else per remote address), N/second|minute|hour|day; 0 disables")
@@ -271,6 +275,9 @@ func (s *Settings) resolve() error {
 	}
 	if s.DocsFileCache < 0 {
 		return fmt.Errorf("--docs-file-cache must not be negative")
+	}
+	if s.GCHeapFloor < 0 {
+		return fmt.Errorf("--gc-heap-floor must not be negative")
 	}
 	if s.BuildSandbox != "" && !slices.Contains(builder.SandboxModes, s.BuildSandbox) {
 		return fmt.Errorf("--build-sandbox %q must be one of %s", s.BuildSandbox, strings.Join(builder.SandboxModes, ", "))

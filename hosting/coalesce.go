@@ -1,0 +1,134 @@
+package hosting
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+)
+
+// CoalescingListener wraps the docs listener's connections so that a body
+// sent from memory leaves in one system call with its header. net/http
+// buffers a response's first 4 KB (the header and the body's start) and,
+// for a larger body, writes that buffer and then the rest: two write(2)s
+// and two wake-ups of the reader for a 20 KB page, where nginx's corked
+// writev(2) and sendfile(2) send one segment. A request served by such a
+// connection (through ConnContext) holds the connection's writes while it
+// writes a body (writeBody): the first write is kept, and the next goes
+// out with it in one writev(2). Everything else passes through, sendfile(2)
+// included.
+func CoalescingListener(l net.Listener) net.Listener {
+	return &coalescingListener{Listener: l, bufs: sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}}
+}
+
+type coalescingListener struct {
+	net.Listener
+	// bufs holds the copies of kept writes (net/http's 4 KB buffer),
+	// shared by the listener's connections so that an idle one keeps none.
+	bufs sync.Pool
+}
+
+func (l *coalescingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &coalescingConn{Conn: c, bufPool: &l.bufs}, nil
+}
+
+// ConnContext is http.Server.ConnContext for a server on a
+// CoalescingListener: it lets the connection's requests find it.
+func ConnContext(ctx context.Context, c net.Conn) context.Context {
+	if cc, ok := c.(*coalescingConn); ok {
+		return context.WithValue(ctx, coalescingKey{}, cc)
+	}
+	return ctx
+}
+
+type coalescingKey struct{}
+
+// coalescingConn is one connection of a CoalescingListener. Its fields
+// are used only by the goroutine net/http serves the connection with,
+// which is the one that writes to it and runs the handler.
+type coalescingConn struct {
+	net.Conn
+	held    bool
+	pending *[]byte // a copy of the one write kept while held, from bufPool
+	bufs    net.Buffers
+	err     error // a failed write of kept bytes, returned by the next write
+	bufPool *sync.Pool
+}
+
+func (c *coalescingConn) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	if !c.held {
+		return c.Conn.Write(p)
+	}
+	if c.pending == nil {
+		c.pending = c.bufPool.Get().(*[]byte)
+		*c.pending = append((*c.pending)[:0], p...)
+		return len(p), nil
+	}
+	c.bufs = append(c.bufs[:0], *c.pending, p)
+	kept := int64(len(*c.pending))
+	n, err := c.bufs.WriteTo(c.Conn)
+	c.putPending()
+	if n -= kept; n < 0 {
+		n = 0
+	}
+	return int(n), err
+}
+
+// ReadFrom keeps net/http's sendfile(2): the connection's own ReadFrom.
+func (c *coalescingConn) ReadFrom(r io.Reader) (int64, error) {
+	if err := c.flush(); err != nil {
+		return 0, err
+	}
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{c.Conn}, r)
+}
+
+// CloseWrite is the TCP connection's, which net/http uses to close a
+// connection gracefully.
+func (c *coalescingConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+// flush writes the kept bytes, if any.
+func (c *coalescingConn) flush() error {
+	if c.pending == nil || c.err != nil {
+		return c.err
+	}
+	_, c.err = c.Conn.Write(*c.pending)
+	c.putPending()
+	return c.err
+}
+
+func (c *coalescingConn) putPending() {
+	c.bufPool.Put(c.pending)
+	c.pending = nil
+}
+
+// writeBody writes body, the whole answer's body after its header, in as
+// few system calls as the connection allows (CoalescingListener).
+func writeBody(w http.ResponseWriter, r *http.Request, body []byte) {
+	c, _ := r.Context().Value(coalescingKey{}).(*coalescingConn)
+	if c == nil || len(body) < 2<<10 { // smaller bodies fit net/http's buffer with the header
+		w.Write(body)
+		return
+	}
+	c.held = true
+	defer func() {
+		c.held = false
+		c.flush()
+	}()
+	w.Write(body)
+}
