@@ -64,7 +64,7 @@ func (r *Resolver) Handler() http.Handler {
 	es := NewExecutableSchema(schemaConfig(r))
 	srv := handler.New(es)
 	transports := []graphql.Transport{transport.Options{}, transport.Websocket{
-		Implementation:        transport.CoderWebsocketImplementation{AcceptOptions: websocketOrigins(ep.CORSOrigins)},
+		Implementation:        protocolCloses{transport.CoderWebsocketImplementation{AcceptOptions: websocketOrigins(ep.CORSOrigins)}},
 		KeepAlivePingInterval: 15 * time.Second,
 		InitTimeout:           30 * time.Second, // a socket that never says connection_init is closed
 		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
@@ -75,7 +75,7 @@ func (r *Resolver) Handler() http.Handler {
 			}
 			u, err := Authenticate(ctx, r.Store, header)
 			if err != nil {
-				return ctx, nil, err
+				return initRefused(ctx, err), nil, err
 			}
 			return WithUser(ctx, u), nil, nil
 		},
