@@ -309,10 +309,15 @@ func (j *job) publish(ctx context.Context, out *outputs) error {
 }
 
 // finish writes the build's result (behavior.md §7.8). A build whose lease
-// was lost is left to whoever took it.
+// was lost is left to whoever took it; a build deleted while it ran (with
+// its project or version) has nothing to write to.
 func (j *job) finish(ctx context.Context, err error) {
 	cause := context.Cause(ctx)
-	if errors.Is(err, errLeaseLost) || errors.Is(cause, errLeaseLost) {
+	leaseLost := errors.Is(err, errLeaseLost) || errors.Is(cause, errLeaseLost)
+	if (leaseLost || errs.Is(err, errs.NotFound)) && j.deletedWhileRunning(ctx) {
+		return
+	}
+	if leaseLost {
 		j.logger.Warn("build lease lost; another worker or the sweeper finished it")
 		return
 	}
@@ -350,6 +355,24 @@ func (j *job) finish(ctx context.Context, err error) {
 	} else {
 		j.logger.Info("build finished", "success", false, "error", res.Error)
 	}
+}
+
+// deletedWhileRunning reports whether the build's row is gone, which
+// happens when its project (or version) is deleted while it runs: an
+// expected race, logged at info, not a failure inside docsd. Its writes
+// then fail with NotFound (or its lease cannot be extended).
+func (j *job) deletedWhileRunning(ctx context.Context) bool {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if _, err := j.pool.store.FindBuildByID(rctx, j.build.ID); !errs.Is(err, errs.NotFound) {
+		return false
+	}
+	if _, err := j.pool.store.FindProjectByID(rctx, j.build.ProjectID); errs.Is(err, errs.NotFound) {
+		j.logger.Info("project deleted during build; nothing to record")
+	} else {
+		j.logger.Info("version deleted during build; nothing to record")
+	}
+	return true
 }
 
 // maxCode is the highest exit code of the recorded commands (1 when none

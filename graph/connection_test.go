@@ -209,6 +209,20 @@ func TestBadCursors(t *testing.T) {
 				t.Errorf("%s with a bad cursor: %v %v, want %v and one INVALID at project.%s", field, data, top, want, field)
 			}
 		}
+		// So does a bad cursor or page size on a top-level connection: the
+		// other fields of the query are answered.
+		for _, tc := range []struct{ field, args string }{
+			{"projects", `first: 1, after: "nope"`},
+			{"versions", `before: "nope"`},
+			{"builds", `first: -1`},
+		} {
+			data, top := e.raw(alice, fmt.Sprintf(`{ viewer { username } %s(%s) { totalCount } }`, tc.field, tc.args))
+			want := map[string]any{"viewer": map[string]any{"username": "alice"}, tc.field: nil}
+			if !reflect.DeepEqual(data, want) || len(top) != 1 || dig(top[0], "extensions", "code") != "INVALID" ||
+				!reflect.DeepEqual(top[0]["path"], []any{tc.field}) {
+				t.Errorf("top-level %s(%s): %v %v, want %v and one INVALID at %s", tc.field, tc.args, data, top, want, tc.field)
+			}
+		}
 		data, top := e.raw(alice, `{ project(slug: "pub") { version(slug: "v1.0") { slug builds(first: 1, after: "nope") { totalCount } } } }`)
 		if dig(data, "project", "version", "slug") != "v1.0" || len(top) != 1 || dig(top[0], "extensions", "code") != "INVALID" {
 			t.Errorf("version builds with a bad cursor: %v %v", data, top)

@@ -14,12 +14,15 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	coderws "github.com/coder/websocket"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+	"github.com/vektah/gqlparser/v2/parser"
 
 	"docsd/errs"
 	"docsd/ratelimit"
@@ -62,7 +65,7 @@ func (r *Resolver) Handler() http.Handler {
 	es := NewExecutableSchema(schemaConfig(r))
 	srv := handler.New(es)
 	transports := []graphql.Transport{transport.Options{}, transport.Websocket{
-		Implementation:        transport.CoderWebsocketImplementation{AcceptOptions: websocketOrigins(ep.CORSOrigins)},
+		Implementation:        protocolCloses{transport.CoderWebsocketImplementation{AcceptOptions: websocketOrigins(ep.CORSOrigins)}},
 		KeepAlivePingInterval: 15 * time.Second,
 		InitTimeout:           30 * time.Second, // a socket that never says connection_init is closed
 		InitFunc: func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
@@ -73,11 +76,11 @@ func (r *Resolver) Handler() http.Handler {
 			}
 			v, err := authenticate(ctx, r.Store, header)
 			if err != nil {
-				return ctx, nil, err
+				return initRefused(ctx, err), nil, err
 			}
 			return withViewer(ctx, v), nil, nil
 		},
-	}, transport.SSE{KeepAlivePingInterval: 15 * time.Second}, transport.GET{}, transport.POST{}}
+	}, transport.SSE{KeepAlivePingInterval: 15 * time.Second}, getTransport{}, transport.POST{}}
 	for _, t := range transports {
 		srv.AddTransport(t)
 	}
@@ -140,6 +143,53 @@ func (r *Resolver) Handler() http.Handler {
 // transports takes (a method other than GET, POST and OPTIONS, a body that
 // is not JSON, …): INVALID, HTTP 400.
 const MsgTransportNotSupported = "transport not supported: send POST with Content-Type application/json, GET with ?query=, Accept: text/event-stream, or a graphql-transport-ws WebSocket."
+
+// getTransport is gqlgen's GET transport with docsd's answers where
+// gqlgen's have no extensions.code: `variables` or `extensions` that are
+// not a JSON object are INVALID (HTTP 400) on that parameter, and an
+// operation other than a query is GRAPHQL_VALIDATION_FAILED with HTTP 405
+// and `Allow: POST`, as the GraphQL-over-HTTP spec requires of a mutation
+// asked with GET (gqlgen answers 406 without a code).
+type getTransport struct{ transport.GET }
+
+// Do answers the request's errors above itself and hands the rest to
+// gqlgen. The operation is parsed here only to learn its type; a document
+// that does not parse goes on to gqlgen, whose answer has a code.
+func (t getTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	const op = "graph.getTransport"
+	params, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		WriteHTTPError(w, errs.E(errs.Invalid, op, "The query string could not be decoded."))
+		return
+	}
+	bad := errs.Fields{}
+	for _, name := range []string{"variables", "extensions"} {
+		var object map[string]any
+		if v := params.Get(name); v != "" && json.Unmarshal([]byte(v), &object) != nil {
+			bad.Add(name, "Not a JSON object.")
+		}
+	}
+	if len(bad) > 0 {
+		WriteHTTPError(w, bad.Err(op))
+		return
+	}
+	if doc, err := parser.ParseQuery(&ast.Source{Input: params.Get("query")}); err == nil {
+		if o := doc.Operations.ForName(params.Get("operationName")); o != nil && o.Operation != ast.Query {
+			gqlErr := gqlerror.Errorf("%s", MsgGETQueriesOnly)
+			errcode.Set(gqlErr, errcode.ValidationFailed)
+			w.Header().Set("Allow", http.MethodPost)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			body, _ := json.Marshal(map[string]any{"errors": gqlerror.List{gqlErr}, "data": nil})
+			fmt.Fprintf(w, "%s", body)
+			return
+		}
+	}
+	t.GET.Do(w, r, exec)
+}
+
+// MsgGETQueriesOnly answers a mutation or subscription asked with GET.
+const MsgGETQueriesOnly = "GET requests only allow query operations: send a mutation with POST."
 
 // streaming reports whether req opens a stream (WebSocket or SSE), whose
 // writer must stay flushable and hijackable.

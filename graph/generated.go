@@ -3602,17 +3602,17 @@ type Query {
   "The authenticated caller, or null when anonymous."
   viewer: User
   "Visible projects ordered by slug. With ` + "`" + `filter.maintainedByViewer` + "`" + `, only the caller's own projects (any privacy)."
-  projects("Only projects matching this." filter: ProjectFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): ProjectConnection!
+  projects("Only projects matching this." filter: ProjectFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): ProjectConnection
   "A visible project by slug or id; ` + "`" + `filter` + "`" + ` narrows the lookup as on lists."
   project("The project's slug." slug: String, "The project's database id (instead of ` + "`" + `slug` + "`" + `)." id: Int, "Narrows the lookup as on lists: a project that does not match is NOT_FOUND." filter: ProjectFilterInput): Project
   "Whether a project exists and how the caller relates to it, whoever can see it (REST's permission step). Anonymous callers get an answer too (never a maintainer)."
   projectAccess("The project's slug." slug: String!): ProjectAccess!
   "Visible versions of every project, ordered by verbose name descending (v2's /version/)."
-  versions("Only versions matching this." filter: VersionFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): VersionConnection!
+  versions("Only versions matching this." filter: VersionFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): VersionConnection
   "A visible version by id."
   version("The version's database id." id: Int!): Version
   "Visible builds of every project, most recent first (v2's /build/)."
-  builds("Only builds matching this." filter: BuildFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection!
+  builds("Only builds matching this." filter: BuildFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection
   "A visible build by id."
   build("The build's database id." id: Int!): Build
   """
@@ -14945,10 +14945,10 @@ func (ec *executionContext) _Query_projects(ctx context.Context, field graphql.C
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ProjectConnection) graphql.Marshaler {
-			return ec.marshalNProjectConnection2ᚖdocsdᚋgraphᚐProjectConnection(ctx, selections, v)
+			return ec.marshalOProjectConnection2ᚖdocsdᚋgraphᚐProjectConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_projects(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15077,10 +15077,10 @@ func (ec *executionContext) _Query_versions(ctx context.Context, field graphql.C
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *VersionConnection) graphql.Marshaler {
-			return ec.marshalNVersionConnection2ᚖdocsdᚋgraphᚐVersionConnection(ctx, selections, v)
+			return ec.marshalOVersionConnection2ᚖdocsdᚋgraphᚐVersionConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_versions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15165,10 +15165,10 @@ func (ec *executionContext) _Query_builds(ctx context.Context, field graphql.Col
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *BuildConnection) graphql.Marshaler {
-			return ec.marshalNBuildConnection2ᚖdocsdᚋgraphᚐBuildConnection(ctx, selections, v)
+			return ec.marshalOBuildConnection2ᚖdocsdᚋgraphᚐBuildConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_builds(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26205,7 +26205,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_projects(ctx, field)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -26271,7 +26271,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_versions(ctx, field)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -26315,7 +26315,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_builds(ctx, field)
-				if res == graphql.Null {
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -29274,16 +29274,6 @@ func (ec *executionContext) marshalNBuildCommand2ᚖdocsdᚋstoreᚐBuildCommand
 	return ec._BuildCommand(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNBuildConnection2ᚖdocsdᚋgraphᚐBuildConnection(ctx context.Context, sel ast.SelectionSet, v *BuildConnection) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._BuildConnection(ctx, sel, v)
-}
-
 func (ec *executionContext) marshalNBuildEdge2ᚕᚖdocsdᚋgraphᚐBuildEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*BuildEdge) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -29869,16 +29859,6 @@ func (ec *executionContext) marshalNProjectAccess2ᚖdocsdᚋgraphᚐProjectAcce
 		return graphql.Null
 	}
 	return ec._ProjectAccess(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalNProjectConnection2ᚖdocsdᚋgraphᚐProjectConnection(ctx context.Context, sel ast.SelectionSet, v *ProjectConnection) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._ProjectConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNProjectEdge2ᚕᚖdocsdᚋgraphᚐProjectEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*ProjectEdge) graphql.Marshaler {
@@ -30499,16 +30479,6 @@ func (ec *executionContext) marshalNVersion2ᚖdocsdᚋstoreᚐVersion(ctx conte
 		return graphql.Null
 	}
 	return ec._Version(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalNVersionConnection2ᚖdocsdᚋgraphᚐVersionConnection(ctx context.Context, sel ast.SelectionSet, v *VersionConnection) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._VersionConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNVersionDashboardUrls2ᚖdocsdᚋgraphᚐVersionDashboardUrls(ctx context.Context, sel ast.SelectionSet, v *VersionDashboardUrls) graphql.Marshaler {

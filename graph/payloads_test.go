@@ -94,6 +94,9 @@ func TestMutationPayloads(t *testing.T) {
 		}{
 			{"importProject", `{name: "X", repository: {url: "https://a.org/b", type: "git"}, privacyLevel: "nope"}`, "project", "",
 				[]errs.UserError{ue("INVALID", badChoice("nope"), in("privacyLevel")...)}, false},
+			// A taken slug is bad input on the field, as REST's 400 on "name".
+			{"importProject", `{name: "pub", repository: {url: "https://a.org/b", type: "git"}}`, "project", "",
+				[]errs.UserError{ue("INVALID", `Project with slug "pub" already exists.`, in("name")...)}, false},
 			{"updateProject", `{slug: "pub", externalBuildsPrivacyLevel: "nope"}`, "project", "",
 				[]errs.UserError{ue("INVALID", badChoice("nope"), in("externalBuildsPrivacyLevel")...)}, true},
 			{"setProjectPrivacy", `{slug: "pub", privacyLevel: "nope"}`, "project", "",

@@ -18,6 +18,11 @@ func TestCheck(t *testing.T) {
 		{"https://github.com/a/b", false, false, ""},
 		{"git://host/x", false, false, ""},
 		{"lp:project", false, false, ""},
+		// behavior.md §4.1.4 rule 2: ftp and ftps are accepted as RTD does.
+		{"ftp://x/repo", false, false, ""},
+		{"FTPS://x/repo", false, false, ""},
+		{"gopher://x/repo", false, false, scheme},
+		{"svn://x/repo", true, true, scheme},
 		{"https://x/a && rm", false, false, "Invalid character in the URL"},
 		{"https://x/a|b", false, false, "Invalid character in the URL"},
 		{"file:///srv/repo", false, false, scheme},
