@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 	"time"
 
@@ -150,10 +151,7 @@ func (d *Dashboard) signedIn(h func(http.ResponseWriter, *http.Request, *session
 		if s.user == nil {
 			next := r.URL.RequestURI()
 			if r.Method != http.MethodGet {
-				next = r.Referer()
-				if u, err := url.Parse(next); err == nil {
-					next = u.RequestURI()
-				}
+				next = d.formPage(r)
 			}
 			http.Redirect(w, r, "/accounts/login/?next="+url.QueryEscape(safeNext(next)), http.StatusSeeOther)
 			return
@@ -164,6 +162,24 @@ func (d *Dashboard) signedIn(h func(http.ResponseWriter, *http.Request, *session
 		}
 		h(w, r, s)
 	}
+}
+
+// formPage is the page the form of POST r lives on, where a sign-in
+// should lead back to: the POST's own path when a page answers GET there
+// (most forms post to their page), else the nearest such path above it
+// (…/builds/7/cancel/ → …/builds/7/, …/environmentvariables/7/delete/ →
+// …/environmentvariables/). Not the Referer, which a browser may leave
+// out (Referrer-Policy, privacy settings) and which names the page the
+// form was on only when the user came straight from it.
+func (d *Dashboard) formPage(r *http.Request) string {
+	for p := r.URL.Path; strings.HasPrefix(p, "/") && p != "/"; p = path.Dir(strings.TrimSuffix(p, "/")) + "/" {
+		get := r.Clone(r.Context())
+		get.Method, get.URL.Path, get.URL.RawPath = http.MethodGet, p, ""
+		if _, pattern := d.mux.Handler(get); pattern != "" && pattern != "/" {
+			return p
+		}
+	}
+	return "/dashboard/"
 }
 
 // safeNext keeps a ?next= target on this site: a path, never another

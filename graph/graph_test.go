@@ -494,7 +494,14 @@ func TestMutations(t *testing.T) {
 		// Translations, with the language rules.
 		e.importProject("alice", "pub-es")
 		fails(`mutation { setTranslationOf(input: {slug: "pub-es", main: "pub"}) { project { slug } errors { path message code } } }`, nil, errs.Invalid,
-			errs.Fields{"language": {`A translation with language "en" already exists for this project.`}})
+			errs.Fields{"slug": {`A translation with language "en" already exists for this project.`}})
+		// The translation to link is a field of the input, as a subproject's
+		// child: blank, missing or someone else's is a message on it.
+		fails(`mutation { setTranslationOf(input: {slug: "nope", main: "pub"}) { project { slug } errors { path message code } } }`, nil, errs.Invalid,
+			errs.Fields{"slug": {"Object with slug=nope does not exist."}})
+		fails(`mutation { setTranslationOf(input: {slug: " ", main: "pub"}) { project { slug } errors { path message code } } }`, nil, errs.Invalid,
+			errs.Fields{"slug": {errs.MsgNotBlank}})
+		fails(`mutation { setTranslationOf(input: {slug: "pub-es", main: "nope"}) { project { slug } errors { path message code } } }`, nil, errs.NotFound, nil)
 		ok(`mutation { updateProject(input: {slug: "pub-es", language: "es"}) { project { slug } errors { path message code } } }`, nil)
 		data = ok(`mutation { setTranslationOf(input: {slug: "pub-es", main: "pub"}) { project { translationOf { slug } urls { documentation } } errors { path message code } } }`, nil)
 		if dig(data, "setTranslationOf", "project", "urls", "documentation") != "https://docs.example.com/docs/pub/es/latest/" {

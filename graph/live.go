@@ -1,14 +1,18 @@
 package graph
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"docsd/errs"
 	"docsd/store"
@@ -143,8 +147,10 @@ func (r *Resolver) buildChanges() BuildChanges {
 // it: at once, then after every change of its row or its commands, until
 // it has finished or ctx ends. An invisible build, or an id that names no
 // build, is NotFound, as for the build query; a build that becomes
-// invisible ends the stream at its next change. The stream holds one of
-// its connection's subscription slots while it runs.
+// invisible (its project or version made private, or deleted) ends the
+// stream with that same NotFound, at the next wake-up of its watch
+// (liveStream.end). The stream holds one of its connection's subscription
+// slots while it runs.
 func (r *Resolver) buildUpdated(ctx context.Context, ref string) (<-chan *store.Build, error) {
 	id, err := buildID(ref)
 	if err != nil {
@@ -162,6 +168,13 @@ func (r *Resolver) buildUpdated(ctx context.Context, ref string) (<-chan *store.
 		release()
 		return nil, err
 	}
+	st := &liveStream{}
+	if fc := graphql.GetFieldContext(ctx); fc != nil {
+		st.path = fc.Path()
+	}
+	if graphql.HasOperationContext(ctx) {
+		graphql.GetOperationContext(ctx).Stats.SetExtension(liveStreamExtension, st)
+	}
 	out := make(chan *store.Build)
 	ctx, stop := context.WithCancel(ctx)
 	wake := r.buildChanges().Watch(ctx, id)
@@ -172,17 +185,18 @@ func (r *Resolver) buildUpdated(ctx context.Context, ref string) (<-chan *store.
 		last := ""
 		for {
 			b, mark, err := r.buildState(ctx, id)
+			if err == nil {
+				err = r.stillVisible(ctx, b)
+			}
 			switch {
 			case ctx.Err() != nil:
 				return
-			case errs.Is(err, errs.NotFound): // deleted with its project
+			case errs.Is(err, errs.NotFound): // made private, or deleted with its project
+				st.fail(err)
 				return
 			case err != nil:
 				slog.WarnContext(ctx, "graph: following a build", "build", id, "err", err)
 			case mark != last:
-				if !r.stillVisible(ctx, b) {
-					return
-				}
 				select {
 				case out <- b:
 					last = mark
@@ -201,21 +215,68 @@ func (r *Resolver) buildUpdated(ctx context.Context, ref string) (<-chan *store.
 	return out, nil
 }
 
-// stillVisible reports whether the viewer may still see b (its project or
-// version may have been made private since the subscription started). It
-// reads with loaders of its own: the operation's are replaced between
-// events, concurrently with this goroutine.
-func (r *Resolver) stillVisible(ctx context.Context, b *store.Build) bool {
+// liveStreamExtension names the *liveStream of a buildUpdated operation
+// among its OperationContext's Stats extensions: the resolver puts it
+// there, freshLoadersPerEvent reads it for every event.
+const liveStreamExtension = "docsd.liveStream"
+
+// liveStream is what a buildUpdated subscription's goroutine and the
+// endpoint's per-event hook (freshLoadersPerEvent) share.
+type liveStream struct {
+	path ast.Path // the subscription field's, for the error that ends it
+
+	mu  sync.Mutex // guards end
+	end error      // why the goroutine closed the stream early, if it did
+
+	last []byte // the data of the last event sent; only the hook uses it
+}
+
+// fail records why the stream ends early; the goroutine then closes it.
+func (st *liveStream) fail(err error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.end = err
+}
+
+// endEvent is the last event of a stream whose channel was closed: nil
+// (complete) when it ended normally; when it ended on an error, that
+// error as a new subscription would get it (presented, on the
+// subscription field's path): in a graphql-transport-ws `error` message
+// on a WebSocket (so nil here, the transport sends it instead of
+// `complete`), else in a `next` without data, the complete following on
+// the next call.
+func (st *liveStream) endEvent(ctx context.Context, oc *graphql.OperationContext) *graphql.Response {
+	st.mu.Lock()
+	err := st.end
+	st.end = nil
+	st.mu.Unlock()
+	if err == nil {
+		return nil
+	}
+	gqlErr := presentError(ctx, err)
+	gqlErr.Path = st.path
+	if strings.EqualFold(oc.Headers.Get("Upgrade"), "websocket") {
+		transport.AddSubscriptionError(ctx, gqlErr)
+		return nil
+	}
+	return &graphql.Response{Errors: gqlerror.List{gqlErr}}
+}
+
+// stillVisible returns the error a new subscription to b would get now
+// (NotFound when its project or version was made private since the
+// subscription started), nil when the viewer may still see it. It reads
+// with loaders of its own: the operation's are replaced between events,
+// concurrently with this goroutine.
+func (r *Resolver) stillVisible(ctx context.Context, b *store.Build) error {
 	ctx = context.WithValue(ctx, loadersKey{}, newLoaders(r.Store))
 	_, err := r.visibleBuild(ctx, b, false)
-	if err != nil && !errs.Is(err, errs.NotFound) {
-		slog.WarnContext(ctx, "graph: following a build", "build", b.ID, "err", err)
-	}
-	return err == nil
+	return err
 }
 
 // buildState reads build id and returns it with a mark of everything a
 // subscriber may see of it and its commands: equal marks, nothing new.
+// A query may select less than that (no output): freshLoadersPerEvent
+// drops the events whose result did not change.
 func (r *Resolver) buildState(ctx context.Context, id int64) (*store.Build, string, error) {
 	b, err := r.Store.FindBuildByID(ctx, id)
 	if err != nil {
@@ -237,10 +298,14 @@ func (r *Resolver) buildState(ctx context.Context, id int64) (*store.Build, stri
 	return b, string(mark), nil
 }
 
-// freshLoadersPerEvent is the AroundResponses hook that gives each event
-// of a subscription new loaders, so that an event never shows what an
-// earlier one cached (a command's output as it was). Events are made one
-// after the other, so nothing reads the loaders while they are replaced.
+// freshLoadersPerEvent is the AroundResponses hook of subscription
+// events. It gives each event new loaders, so that an event never shows
+// what an earlier one cached (a command's output as it was); events are
+// made one after the other, so nothing reads the loaders while they are
+// replaced. For a buildUpdated stream it also sends an event only when
+// its result differs from the last one sent (the stream wakes for changes
+// the query may not select), and ends a stream its goroutine closed on an
+// error with that error (liveStream.endEvent).
 func freshLoadersPerEvent(s *store.Store) graphql.ResponseMiddleware {
 	return func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 		if !graphql.HasOperationContext(ctx) {
@@ -248,12 +313,29 @@ func freshLoadersPerEvent(s *store.Store) graphql.ResponseMiddleware {
 			// operation: nothing to refresh.
 			return next(ctx)
 		}
-		if oc := graphql.GetOperationContext(ctx); oc.Operation != nil && oc.Operation.Operation == ast.Subscription {
+		oc := graphql.GetOperationContext(ctx)
+		if oc.Operation == nil || oc.Operation.Operation != ast.Subscription {
+			return next(ctx)
+		}
+		for {
 			if l, ok := ctx.Value(loadersKey{}).(*loaders); ok {
 				*l = *newLoaders(s)
 			}
+			resp := next(ctx)
+			st, ok := oc.Stats.GetExtension(liveStreamExtension).(*liveStream)
+			switch {
+			case !ok:
+				return resp
+			case resp == nil:
+				return st.endEvent(ctx, oc)
+			case len(resp.Errors) > 0 || !bytes.Equal(resp.Data, st.last):
+				// A skipped event added no errors to ctx (it had none), so
+				// the one sent carries its own only. Data is the generated
+				// executor's buffer, reused by the next event: copied.
+				st.last = bytes.Clone(resp.Data)
+				return resp
+			}
 		}
-		return next(ctx)
 	}
 }
 

@@ -405,26 +405,106 @@ func TestCancelAndRetryBuild(t *testing.T) {
 	})
 }
 
-// TestBuildUpdatedEndsWhenHidden checks that a stream ends, without
-// showing the change, when the build changes after its project became
-// private to the subscriber.
+// TestBuildUpdatedEndsWhenHidden follows a running build of a public
+// project anonymously and makes the project private: without any change
+// of the build, the stream ends with the NOT_FOUND a new subscription
+// gets, in a graphql-transport-ws `error` message on a WebSocket, in a
+// `next` without data before `complete` over SSE.
 func TestBuildUpdatedEndsWhenHidden(t *testing.T) {
+	for _, tc := range []struct {
+		transport string
+		subscribe func(*testing.T, *httptest.Server, string, string) *subscriber
+		errorMsg  bool // the error comes as the message that ends the stream
+	}{
+		{"websocket", subscribeWS, true},
+		{"sse", subscribeSSE, false},
+	} {
+		t.Run(tc.transport, func(t *testing.T) {
+			e, srv, b := liveEnv(t, store.SQLite)
+			ctx := context.Background()
+			pub, _ := e.store.FindProjectBySlug(ctx, "pub")
+			if _, err := e.store.ClaimBuild(ctx, "test", time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			s := tc.subscribe(t, srv, "", followQuery(b.ID))
+			if ev := s.next(); dig(ev.payload, "data", "buildUpdated", "state", "code") != "cloning" {
+				t.Fatalf("first event: %v", ev.payload)
+			}
+			private := store.Private
+			if _, err := e.store.UpdateProject(ctx, pub.ID, store.ProjectUpdate{PrivacyLevel: &private}); err != nil {
+				t.Fatal(err)
+			}
+			ev := s.next()
+			if dig(ev.payload, "errors", 0, "extensions", "code") != "NOT_FOUND" || dig(ev.payload, "data") != nil ||
+				fmt.Sprint(dig(ev.payload, "errors", 0, "path")) != "[buildUpdated]" {
+				t.Fatalf("after the project became private: %v; want one NOT_FOUND on [buildUpdated], no data", ev.payload)
+			}
+			if ev.done != tc.errorMsg {
+				t.Errorf("the error ended the stream: %v; want %v", ev.done, tc.errorMsg)
+			}
+			if !ev.done {
+				if ev := s.next(); !ev.done {
+					t.Errorf("after the error: %v; want the end of the stream", ev.payload)
+				}
+			}
+		})
+	}
+}
+
+// TestBuildUpdatedSendsChangesOnly follows a running build with a query
+// that does not select the commands' output while the output grows: each
+// event differs from the one before (a witness that selects the output
+// shows the stream woke for each line).
+func TestBuildUpdatedSendsChangesOnly(t *testing.T) {
 	e, srv, b := liveEnv(t, store.SQLite)
 	ctx := context.Background()
-	pub, _ := e.store.FindProjectBySlug(ctx, "pub")
-	s := subscribeSSE(t, srv, "", followQuery(b.ID))
-	if ev := s.next(); dig(ev.payload, "data", "buildUpdated", "state", "code") != "triggered" {
-		t.Fatalf("first event: %v", ev.payload)
+	states := subscribeSSE(t, srv, "", fmt.Sprintf(`subscription { buildUpdated(id: "%d") { state { code } } }`, b.ID))
+	witness := subscribeSSE(t, srv, "", followQuery(b.ID))
+	var got []string
+	record := func() {
+		ev := states.next()
+		if ev.done {
+			return
+		}
+		p, _ := json.Marshal(ev.payload)
+		got = append(got, string(p))
 	}
-	private := store.Private
-	if _, err := e.store.UpdateProject(ctx, pub.ID, store.ProjectUpdate{PrivacyLevel: &private}); err != nil {
-		t.Fatal(err)
-	}
+	record() // triggered
 	if _, err := e.store.ClaimBuild(ctx, "test", time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if ev := s.next(); !ev.done {
-		t.Errorf("after the project became private: %v; want the end of the stream", ev.payload)
+	record() // cloning
+	c, err := e.store.AddBuildCommand(ctx, store.BuildCommand{BuildID: b.ID, Command: "sphinx-build", Description: "building", StartTime: time.Now().UTC()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		c.Output += fmt.Sprintf("line %d\n", i)
+		if err := e.store.UpdateBuildCommand(ctx, *c); err != nil {
+			t.Fatal(err)
+		}
+		witness.until("the witness sees the line", func(ev event) bool {
+			return dig(ev.payload, "data", "buildUpdated", "commands", 0, "output") == c.Output
+		})
+	}
+	if _, err := e.store.FinishBuild(ctx, b.ID, store.BuildResult{Success: true}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		ev := states.next()
+		if ev.done {
+			break
+		}
+		p, _ := json.Marshal(ev.payload)
+		got = append(got, string(p))
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i] == got[i-1] {
+			t.Errorf("event %d repeats the one before: %s (all: %q)", i, got[i], got)
+		}
+	}
+	if len(got) != 3 || !strings.Contains(got[2], "finished") {
+		t.Errorf("events %q; want triggered, cloning, finished", got)
 	}
 }
 

@@ -359,19 +359,28 @@ func (r *Resolver) setProjectAdminFields(ctx context.Context, in SetProjectAdmin
 
 // setTranslationOf links projectSlug as a translation of mainSlug (or
 // unlinks it when mainSlug is nil), for a maintainer of both (§4.5).
+// Linking adds a translation to main, as createSubproject adds a child to
+// its project: main not found is NotFound, while a translation that is
+// blank, missing or not the viewer's is a message on the input's `slug`,
+// as createSubproject's `child`; so is a clashing language, which is the
+// translation's (the input has no language field).
 func (r *Resolver) setTranslationOf(ctx context.Context, projectSlug string, mainSlug *string) (*store.Project, error) {
 	const op = "graph.setTranslationOf"
-	p, err := r.maintainedProject(ctx, projectSlug)
-	if err != nil {
-		return nil, err
-	}
 	if mainSlug == nil {
+		p, err := r.maintainedProject(ctx, projectSlug)
+		if err != nil {
+			return nil, err
+		}
 		if err := r.Store.SetTranslationOf(ctx, p.ID, nil); err != nil {
 			return nil, err
 		}
 		return r.Store.FindProjectByID(ctx, p.ID)
 	}
 	main, err := r.maintainedProject(ctx, *mainSlug)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.translationToLink(ctx, projectSlug)
 	if err != nil {
 		return nil, err
 	}
@@ -382,7 +391,7 @@ func (r *Resolver) setTranslationOf(ctx context.Context, projectSlug string, mai
 	case main.TranslationOf != nil:
 		f.Add(errs.NonField, fmt.Sprintf("Project %q is itself a translation.", main.Slug))
 	case main.Language == p.Language:
-		f.Add("language", fmt.Sprintf("A translation with language %q already exists for this project.", p.Language))
+		f.Add("slug", fmt.Sprintf("A translation with language %q already exists for this project.", p.Language))
 	}
 	if len(f) == 0 {
 		translations, _, err := r.Store.FindProjects(ctx, store.ProjectFilter{TranslationOf: &p.ID})
@@ -398,7 +407,7 @@ func (r *Resolver) setTranslationOf(ctx context.Context, projectSlug string, mai
 		}
 		for _, s := range siblings {
 			if s.ID != p.ID && s.Language == p.Language {
-				f.Add("language", fmt.Sprintf("A translation with language %q already exists for this project.", p.Language))
+				f.Add("slug", fmt.Sprintf("A translation with language %q already exists for this project.", p.Language))
 			}
 		}
 	}
@@ -409,6 +418,45 @@ func (r *Resolver) setTranslationOf(ctx context.Context, projectSlug string, mai
 		return nil, err
 	}
 	return r.Store.FindProjectByID(ctx, p.ID)
+}
+
+// translationToLink returns the project slug names for setTranslationOf
+// to link, or the Invalid error on `slug` when it is blank or names no
+// project the viewer maintains (one message for both: it does not tell
+// others' projects from missing ones).
+func (r *Resolver) translationToLink(ctx context.Context, slug string) (*store.Project, error) {
+	const op = "graph.setTranslationOf"
+	slug = strings.TrimSpace(slug)
+	if slug == "" {
+		return nil, errs.FieldError(op, "slug", errs.MsgNotBlank)
+	}
+	p, err := r.projectMaintainedOrNil(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, errs.FieldError(op, "slug", fmt.Sprintf("Object with slug=%s does not exist.", slug))
+	}
+	return p, nil
+}
+
+// projectMaintainedOrNil returns project slug when the viewer maintains
+// it, nil (and no error) when it is missing or not theirs: for an input
+// field that names another project, whose message does not tell the two
+// apart.
+func (r *Resolver) projectMaintainedOrNil(ctx context.Context, slug string) (*store.Project, error) {
+	p, err := r.Store.FindProjectBySlug(ctx, slug)
+	if notFoundIs(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	maintains, err := r.isMaintainer(ctx, p)
+	if err != nil || !maintains {
+		return nil, err
+	}
+	return p, nil
 }
 
 func (r *Resolver) changeMaintainer(ctx context.Context, projectSlug, username string, add bool) (*store.Project, error) {
@@ -557,17 +605,11 @@ func (r *Resolver) createSubproject(ctx context.Context, in CreateSubprojectInpu
 		f.Add("child", errs.MsgNotNull)
 	default:
 		childSlug := strings.TrimSpace(*in.Child.Value())
-		c, err := r.Store.FindProjectBySlug(ctx, childSlug)
-		if err != nil && !notFoundIs(err) {
+		c, err := r.projectMaintainedOrNil(ctx, childSlug)
+		if err != nil {
 			return nil, err
 		}
-		maintains := false
-		if err == nil {
-			if maintains, err = r.isMaintainer(ctx, c); err != nil {
-				return nil, err
-			}
-		}
-		if !maintains {
+		if c == nil {
 			f.Add("child", fmt.Sprintf("Object with slug=%s does not exist.", childSlug))
 			break
 		}

@@ -86,15 +86,23 @@ func TestDashboardSubprojectsAndTranslations(t *testing.T) {
 	}
 
 	for _, tc := range []struct {
-		page, field, bad, good, listed string
+		page, field string
+		bad         map[string]string // typed → the message shown next to the field
+		good        string
+		listed      string
 	}{
-		{"subprojects", "child", "no-such-project", "child", `<a href="/projects/child/">Child</a>`},
-		{"translations", "translation", "demo", "demo-fr", `<a href="/projects/demo-fr/">Demo FR</a>`},
+		{"subprojects", "child", map[string]string{"no-such-project": "Object with slug=no-such-project does not exist.",
+			"": "This field may not be null."}, "child", `<a href="/projects/child/">Child</a>`},
+		{"translations", "translation", map[string]string{"nope": "Object with slug=nope does not exist.", "": "This field may not be blank.",
+			"child": "A translation with language &#34;en&#34; already exists for this project."}, "demo-fr", `<a href="/projects/demo-fr/">Demo FR</a>`},
 	} {
 		path := "/projects/demo/" + tc.page + "/"
-		resp, body := alice.post(path, url.Values{"csrfmiddlewaretoken": {csrf}, tc.field: {tc.bad}})
-		if resp.StatusCode/100 != 4 || !strings.Contains(body, `value="`+tc.bad+`"`) || !containsAny(body, []string{`id="id_` + tc.field + `_error"`, `class="error"`}) {
-			t.Errorf("%s: bad %s: %d, want 4xx with the API's message and the value kept\n%s", tc.page, tc.field, resp.StatusCode, body)
+		for typed, msg := range tc.bad {
+			resp, body := alice.post(path, url.Values{"csrfmiddlewaretoken": {csrf}, tc.field: {typed}})
+			if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `value="`+typed+`"`) ||
+				!strings.Contains(body, `<p class="field-error" id="id_`+tc.field+`_error">`+msg+`</p>`) {
+				t.Errorf("%s: %s %q: %d, want 400 with %q next to the field and the value kept\n%s", tc.page, tc.field, typed, resp.StatusCode, msg, body)
+			}
 		}
 		if resp, body := alice.post(path, url.Values{"csrfmiddlewaretoken": {csrf}, tc.field: {tc.good}}); resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("%s: add: %d\n%s", tc.page, resp.StatusCode, body)

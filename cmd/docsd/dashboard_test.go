@@ -471,6 +471,27 @@ func TestDashboardExpiredSession(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != want {
 		t.Fatalf("POST with an ended session: %d to %q, want 303 to %q", resp.StatusCode, resp.Header.Get("Location"), want)
 	}
+	// The page a form lives on, whatever the Referer says (none, or another
+	// page): the POST's own path, or the nearest page above it for a form
+	// that posts to an action of its own.
+	for _, tc := range []struct{ post, referer, next string }{
+		{"/projects/demo/redirects/", "", "/projects/demo/redirects/"},
+		{"/projects/demo/environmentvariables/", base + "/dashboard/", "/projects/demo/environmentvariables/"},
+		{"/projects/demo/environmentvariables/7/delete/", "", "/projects/demo/environmentvariables/"},
+		{"/projects/demo/builds/7/cancel/", "", "/projects/demo/builds/7/"},
+		{"/dashboard/import/", "", "/dashboard/"},
+	} {
+		req, _ := http.NewRequest("POST", base+tc.post, strings.NewReader(url.Values{"csrfmiddlewaretoken": {csrf}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if tc.referer != "" {
+			req.Header.Set("Referer", tc.referer)
+		}
+		resp, _ := c.do(req)
+		want := "/accounts/login/?next=" + url.QueryEscape(tc.next)
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != want {
+			t.Errorf("POST %s (Referer %q) with an ended session: %d to %q, want 303 to %q", tc.post, tc.referer, resp.StatusCode, resp.Header.Get("Location"), want)
+		}
+	}
 	_, page := c.get(want)
 	if !strings.Contains(page, `name="next" value="/projects/demo/versions/latest/"`) {
 		t.Fatalf("sign-in page does not keep next:\n%s", page)
