@@ -71,6 +71,33 @@ func TestResolveTools(t *testing.T) {
 	}
 }
 
+// visibleTempDir makes a directory that build commands could see (not under
+// /tmp, HOME or another directory the sandbox hides) and returns it with
+// its parent: under the source tree, or under /var/cache when the checkout
+// itself lives in a hidden directory (a clone under /tmp or /root). It
+// skips the test, saying why, when neither can be made.
+func visibleTempDir(t *testing.T, j *job) (dir, parent string) {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, parent := range []string{wd, "/var/cache"} {
+		dir, err := os.MkdirTemp(parent, ".docsd-tools-")
+		if err != nil {
+			continue
+		}
+		if !j.visible(filepath.Join(dir, "tool")) {
+			os.RemoveAll(dir)
+			continue
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		return dir, parent
+	}
+	t.Skipf("SKIPPED: no directory build commands could see is writable here (tried %s and /var/cache)", wd)
+	return "", ""
+}
+
 // TestToolsOnDocsdPath checks config-2026.md §C4.2 and E16 with real
 // executables on docsd's own PATH: a tool there gives a substitution note
 // (or is used as is when it matches), and one that lives only under /tmp
@@ -78,17 +105,10 @@ func TestResolveTools(t *testing.T) {
 // or the data directory, which the sandbox hides. conda flavours find
 // conda, mamba or micromamba the same way, and so does a uv install entry.
 func TestToolsOnDocsdPath(t *testing.T) {
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	visible, err := os.MkdirTemp(wd, ".tools-") // under the source tree: not hidden
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(visible) })
+	j := &job{pool: &Pool{cfg: Config{BuildPython: "/usr/bin/python3", DataDir: t.TempDir()}}}
+	visible, base := visibleTempDir(t, j)
 	hidden := t.TempDir() // under /tmp
-	linked := filepath.Join(wd, filepath.Base(visible)+"-links")
+	linked := filepath.Join(base, filepath.Base(visible)+"-links")
 	if err := os.Mkdir(linked, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +129,6 @@ func TestToolsOnDocsdPath(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	j := &job{pool: &Pool{cfg: Config{BuildPython: "/usr/bin/python3", DataDir: t.TempDir()}}}
 	for _, tc := range []struct {
 		name, dir, tool, want string
 		note, failure         string
