@@ -47,6 +47,12 @@ func (r *Resolver) findBuilds(ctx context.Context, p *store.Project, f store.Bui
 	if err := r.narrowToViewer(ctx, p, &f.Visible); err != nil {
 		return nil, err
 	}
+	return r.pageBuilds(ctx, f, a)
+}
+
+// pageBuilds reads one page of the builds matching f (visibility already
+// set) with its total, and prefetches what the selection asks of them.
+func (r *Resolver) pageBuilds(ctx context.Context, f store.BuildFilter, a pageArgs) (*BuildConnection, error) {
 	pg, err := r.page(nodeBuild, a)
 	if err != nil {
 		return nil, err

@@ -825,17 +825,7 @@ func (r *queryResolver) Version(ctx context.Context, id int64) (*store.Version, 
 func (r *queryResolver) Builds(ctx context.Context, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error) {
 	f := buildFilter(filter)
 	f.Visible = ViewerFrom(ctx).visibility()
-	pg, err := r.page(nodeBuild, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
-	if err != nil {
-		return nil, err
-	}
-	f.Limit, f.Offset, f.Keyset = pg.Limit, pg.Offset, pg.Keyset
-	page, err := r.Store.FindBuildPage(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	r.prefetchBuildPage(ctx, page, childSelection(ctx))
-	return buildConnection(pg, page.Builds, page.Total), nil
+	return r.pageBuilds(ctx, f, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
 }
 
 // Build is the resolver for the build field.
