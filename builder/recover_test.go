@@ -55,6 +55,9 @@ func TestPanicFailsOnlyItsBuild(t *testing.T) {
 			}
 			b := f.build(bad.ID)
 			if want := fmt.Sprintf(MsgInternalFormat, bad.ID); b.Success || b.Error != want || b.ErrorID != IDInternal || deref(b.ExitCode) != 1 {
+				for _, c := range f.commands(b.ID) {
+					t.Logf("$ %s (exit %v)\n%s", c.Command, deref(c.ExitCode), c.Output)
+				}
 				t.Errorf("panicking build: success %v error %q id %q exit %v; want %q, %s, 1", b.Success, b.Error, b.ErrorID, deref(b.ExitCode), want, IDInternal)
 			}
 			f.mustSucceed(good)
