@@ -284,10 +284,13 @@ func runSandboxed(ctx context.Context, path string, argv []string, dir string, e
 }
 
 // lostMountRace reports whether res is bwrap's own failure to remount a
-// mount that vanished under /run/netns while it set the sandbox up.
+// mount under /run/netns that another build removed while this one set its
+// sandbox up: gone already (ENOENT), or caught while being unmounted
+// (EINVAL; seen in two concurrent full test runs).
 func lostMountRace(res processResult) bool {
 	return res.ExitCode == 1 && strings.HasPrefix(res.Output, "bwrap: ") &&
-		strings.Contains(res.Output, "/run/netns/") && strings.Contains(res.Output, "No such file or directory") &&
+		strings.Contains(res.Output, "/run/netns/") &&
+		(strings.Contains(res.Output, "No such file or directory") || strings.Contains(res.Output, "Invalid argument")) &&
 		!strings.Contains(strings.TrimSpace(res.Output), "\n")
 }
 

@@ -1,6 +1,9 @@
 package builder
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestLostMountRace checks which failures runSandboxed starts again: only
 // bwrap's own remount failure of a vanished /run/netns mount, before the
@@ -13,6 +16,8 @@ func TestLostMountRace(t *testing.T) {
 		want bool
 	}{
 		{"the race", processResult{ExitCode: 1, Output: race}, true},
+		{"the race, caught unmounting", processResult{ExitCode: 1, Output: strings.Replace(race, "No such file or directory", "Invalid argument", 1)}, true},
+		{"another remount failure", processResult{ExitCode: 1, Output: strings.Replace(race, "No such file or directory", "Permission denied", 1)}, false},
 		{"another exit code", processResult{ExitCode: 2, Output: race}, false},
 		{"the command's own output after it", processResult{ExitCode: 1, Output: race + "fatal: repository not found\n"}, false},
 		{"another bwrap failure", processResult{ExitCode: 1, Output: "bwrap: No permissions to creating new namespace\n"}, false},
