@@ -46,6 +46,8 @@ Commands:
   project set SLUG FIELD=VALUE...         set admin-only fields (skip, enable_pdf_build, …)
   project delete SLUG
   version privacy PROJECT_SLUG VERSION_SLUG public|protected|private
+  version set PROJECT_SLUG VERSION_SLUG uploaded=true|false
+                                          mark a version as published by uploads (false: built from the repository again)
   redirect status PROJECT_SLUG ID 301|302
   build list PROJECT_SLUG                 list a project's builds, newest first
   build log BUILD_ID                      print a build's commands and their output

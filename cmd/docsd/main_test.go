@@ -354,3 +354,23 @@ func TestAPIPathsAreNotCleaned(t *testing.T) {
 		}
 	}
 }
+
+// TestUsageListsEveryAdminCommand keeps `docsd --help` complete: every admin
+// command is on a line of the usage ("user activate|deactivate" lists two).
+func TestUsageListsEveryAdminCommand(t *testing.T) {
+	listed := map[string]bool{}
+	for _, line := range strings.Split(usage, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || !strings.HasPrefix(line, "  ") {
+			continue
+		}
+		for _, sub := range strings.Split(f[1], "|") {
+			listed[f[0]+" "+sub] = true
+		}
+	}
+	for key := range adminSynopses {
+		if !listed[key] {
+			t.Errorf("docsd --help does not list %q", key)
+		}
+	}
+}
