@@ -48,15 +48,14 @@ func (s *Store) FindUserPasswordHash(ctx context.Context, username string) (*Use
 	if !storable(username) {
 		return nil, "", errNotStorable(op)
 	}
-	var row struct {
-		User
-		Hash string `db:"password_hash"`
-	}
-	err := s.read().get(ctx, &row, `SELECT `+userColumns+`, password_hash FROM users WHERE username = ?`, username)
+	var u User
+	var hash string
+	err := s.read().scanOne(ctx, append(userRows.dests(nil, &u), &hash),
+		`SELECT `+userRows.cols+`, u.password_hash FROM users u WHERE u.username = ?`, username)
 	if err != nil {
 		return nil, "", classify(op, err)
 	}
-	return &row.User, row.Hash, nil
+	return &u, hash, nil
 }
 
 // CreateDashboardSession opens a dashboard session for a user and returns
