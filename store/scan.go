@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 )
@@ -26,25 +28,70 @@ type col[T any] struct {
 
 // rowType is the SELECT list of a row type T and how a row is scanned.
 type rowType[T any] struct {
-	cols  string // the SELECT list, the columns in order
-	exprs []string
+	cols  string   // the SELECT list, the columns in order
+	exprs []string // each column as declared
 	addrs []func(*T) any
+	times []timeKind // how each column is scanned when it is a time
 }
+
+// timeKind tells the time columns of a rowType: they are scanned through
+// timeDest and optTimeDest.
+type timeKind uint8
+
+const (
+	notTime   timeKind = iota
+	isTime             // a time.Time field
+	isOptTime          // a *time.Time field, nil for NULL
+)
 
 func newRowType[T any](cols ...col[T]) *rowType[T] {
 	rt := &rowType[T]{}
-	for _, c := range cols {
+	var zero T
+	list := make([]string, len(cols))
+	for i, c := range cols {
 		rt.exprs = append(rt.exprs, c.expr)
 		rt.addrs = append(rt.addrs, c.addr)
+		kind := notTime
+		switch c.addr(&zero).(type) {
+		case *time.Time:
+			kind = isTime
+		case **time.Time:
+			kind = isOptTime
+		}
+		rt.times = append(rt.times, kind)
+		list[i] = c.expr
+		if kind != notTime {
+			list[i] = textTime(c.expr)
+		}
 	}
-	rt.cols = strings.Join(rt.exprs, ", ")
+	rt.cols = strings.Join(list, ", ")
 	return rt
+}
+
+// textTime is a time column t.c as `COALESCE(t.c, NULL) AS c`: the same
+// timestamptz on PostgreSQL, but on SQLite an expression, which has no
+// declared type, so that the driver hands the stored text to timeDest
+// instead of parsing it itself. modernc's parser tries Go's time.String
+// layout before the one the store writes, and that failed parse cost more
+// allocations than the rest of the row.
+func textTime(expr string) string {
+	if strings.Contains(expr, " AS ") {
+		return expr
+	}
+	return "COALESCE(" + expr + ", NULL) AS " + expr[strings.LastIndexByte(expr, '.')+1:]
 }
 
 // dests appends the addresses of t's fields, in column order, to buf.
 func (rt *rowType[T]) dests(buf []any, t *T) []any {
-	for _, addr := range rt.addrs {
-		buf = append(buf, addr(t))
+	for i, addr := range rt.addrs {
+		switch a := addr(t); rt.times[i] {
+		case isTime:
+			buf = append(buf, timeDest{a.(*time.Time)})
+		case isOptTime:
+			buf = append(buf, optTimeDest{a.(**time.Time)})
+		default:
+			buf = append(buf, a)
+		}
 	}
 	return buf
 }
@@ -115,4 +162,83 @@ func (c conn) scanOne(ctx context.Context, dests []any, query string, args ...an
 // getRow reads the first row of query into t; no row is sql.ErrNoRows.
 func getRow[T any](ctx context.Context, c conn, rt *rowType[T], t *T, query string, args ...any) error {
 	return c.scanOne(ctx, rt.dests(nil, t), query, args...)
+}
+
+// timeDest scans a time column into a time.Time: the driver's time.Time
+// (PostgreSQL), or SQLite's stored text, parsed as modernc's driver parses
+// it. It is a struct of one pointer, so that it goes into an interface
+// without an allocation.
+type timeDest struct{ t *time.Time }
+
+func (d timeDest) Scan(src any) error {
+	switch v := src.(type) {
+	case time.Time:
+		*d.t = v
+		return nil
+	case string:
+		t, err := parseSQLiteTime(v)
+		if err != nil {
+			return err
+		}
+		*d.t = t
+		return nil
+	}
+	return fmt.Errorf("store: cannot scan %T into a time", src)
+}
+
+// optTimeDest is timeDest for a *time.Time field: NULL is nil.
+type optTimeDest struct{ t **time.Time }
+
+func (d optTimeDest) Scan(src any) error {
+	if src == nil {
+		*d.t = nil
+		return nil
+	}
+	t := new(time.Time)
+	if err := (timeDest{t}).Scan(src); err != nil {
+		return err
+	}
+	*d.t = t
+	return nil
+}
+
+// sqliteTimeLayout is how times are stored on SQLite (the DSN's
+// _time_format=sqlite), the first of sqliteTimeLayouts.
+const sqliteTimeLayout = "2006-01-02 15:04:05.999999999-07:00"
+
+// sqliteTimeLayouts are the layouts modernc's driver tries, in its order,
+// after Go's time.String layout; its DSN sets no _loc, so the times are
+// as parsed.
+var sqliteTimeLayouts = []string{
+	sqliteTimeLayout,
+	"2006-01-02T15:04:05.999999999-07:00",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02 15:04",
+	"2006-01-02T15:04",
+	"2006-01-02",
+}
+
+// parseSQLiteTime parses a stored time as modernc's driver does for a
+// DATETIME column (conn.parseTime): the stored layout first, as no string
+// that it parses is parsed by an earlier one of the driver's, then the
+// driver's sequence, which tries its layouts without a trailing "Z".
+func parseSQLiteTime(s string) (time.Time, error) {
+	if t, err := time.Parse(sqliteTimeLayout, s); err == nil {
+		return t, nil
+	}
+	ts := s
+	if i := strings.Index(ts, "m="); i > 0 {
+		ts = ts[:i]
+	}
+	if t, err := time.Parse("2006-01-02 15:04:05.999999999 -0700 MST", strings.TrimSpace(ts)); err == nil {
+		return t, nil
+	}
+	ts = strings.TrimSuffix(s, "Z")
+	for _, layout := range sqliteTimeLayouts {
+		if t, err := time.Parse(layout, ts); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("store: %q is not a time", s)
 }
