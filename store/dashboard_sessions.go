@@ -82,7 +82,7 @@ func (s *Store) CreateDashboardSession(ctx context.Context, userID int64) (strin
 // NotFound. Whether the user is active is the caller's decision.
 func (s *Store) FindUserByDashboardSession(ctx context.Context, value string) (*User, error) {
 	var u User
-	err := s.read().get(ctx, &u, `SELECT u.id, u.username, u.email, u.is_active, u.is_superuser, u.created
+	err := getRow(ctx, s.read(), userRows, &u, `SELECT `+userRows.cols+`
 		FROM dashboard_sessions d JOIN users u ON u.id = d.user_id
 		WHERE d.hash = ? AND d.expires > ?`, HashToken(value), s.Now().UTC())
 	return &u, classify("store.FindUserByDashboardSession", err)
