@@ -28,7 +28,7 @@ func (s *Store) CancelBuild(ctx context.Context, id int64) (*Build, error) {
 	var out Build
 	err := s.InTx(ctx, op, func(tx *Tx) error {
 		var b Build
-		if err := tx.get(ctx, &b, `SELECT `+buildColumns+` FROM builds b WHERE b.id = ?`, id); err != nil {
+		if err := tx.findBuild(ctx, &b, id); err != nil {
 			return err
 		}
 		switch {
@@ -49,7 +49,7 @@ func (s *Store) CancelBuild(ctx context.Context, id int64) (*Build, error) {
 				return err
 			}
 		}
-		return tx.get(ctx, &out, `SELECT `+buildColumns+` FROM builds b WHERE b.id = ?`, id)
+		return tx.findBuild(ctx, &out, id)
 	})
 	if err != nil {
 		return nil, err

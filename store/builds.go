@@ -8,9 +8,36 @@ import (
 	"docsd/errs"
 )
 
-const buildColumns = `b.id, b.project_id, b.version_id, b.type, b.state, b.created, b.started, b.finished_at,
-	b.success, b.error, b.error_id, b.exit_code, b.commit_hash, b.length, b.config, b.readthedocs_yaml_path, b.version_name, b.version_type, b.builder, b.lease_owner, b.lease_expires,
-	(SELECT vs.slug FROM versions vs WHERE vs.id = b.version_id) AS version_slug`
+// buildRows are the columns of a Build, on the table aliased b.
+var buildRows = newRowType(
+	col[Build]{"b.id", func(b *Build) any { return &b.ID }},
+	col[Build]{"b.project_id", func(b *Build) any { return &b.ProjectID }},
+	col[Build]{"b.version_id", func(b *Build) any { return &b.VersionID }},
+	col[Build]{"b.type", func(b *Build) any { return &b.Type }},
+	col[Build]{"b.state", func(b *Build) any { return &b.State }},
+	col[Build]{"b.created", func(b *Build) any { return &b.Created }},
+	col[Build]{"b.started", func(b *Build) any { return &b.Started }},
+	col[Build]{"b.finished_at", func(b *Build) any { return &b.FinishedAt }},
+	col[Build]{"b.success", func(b *Build) any { return &b.Success }},
+	col[Build]{"b.error", func(b *Build) any { return &b.Error }},
+	col[Build]{"b.error_id", func(b *Build) any { return &b.ErrorID }},
+	col[Build]{"b.exit_code", func(b *Build) any { return &b.ExitCode }},
+	col[Build]{"b.commit_hash", func(b *Build) any { return &b.Commit }},
+	col[Build]{"b.length", func(b *Build) any { return &b.Length }},
+	col[Build]{"b.config", func(b *Build) any { return &b.Config }},
+	col[Build]{"b.readthedocs_yaml_path", func(b *Build) any { return &b.ConfigPath }},
+	col[Build]{"b.version_name", func(b *Build) any { return &b.VersionName }},
+	col[Build]{"b.version_type", func(b *Build) any { return &b.VersionType }},
+	col[Build]{"b.builder", func(b *Build) any { return &b.Builder }},
+	col[Build]{"b.lease_owner", func(b *Build) any { return &b.LeaseOwner }},
+	col[Build]{"b.lease_expires", func(b *Build) any { return &b.LeaseExpires }},
+	col[Build]{"(SELECT vs.slug FROM versions vs WHERE vs.id = b.version_id) AS version_slug", func(b *Build) any { return &b.VersionSlug }},
+)
+
+// findBuild reads the build with that id into b.
+func (c conn) findBuild(ctx context.Context, b *Build, id int64) error {
+	return getRow(ctx, c, buildRows, b, `SELECT `+buildRows.cols+` FROM builds b WHERE b.id = ?`, id)
+}
 
 // runningStates are the states of a build that a worker is working on.
 const runningStates = `('cloning', 'installing', 'building')`
@@ -90,17 +117,19 @@ type BuildPage struct {
 // buildRow is a row of a build list: the build and its version.
 type buildRow struct {
 	Build
-	Version Version `db:"v"`
-	counted
+	Version Version
 }
 
-// versionColumnsNested are versionColumns for buildRow.Version.
-var versionColumnsNested = nestedColumns(versionColumns)
+// nextBuildRow is a scanAll row maker for buildRows and versionRows.
+func nextBuildRow(buf []any) (*buildRow, []any) {
+	r := new(buildRow)
+	return r, versionRows.dests(buildRows.dests(buf, &r.Build), &r.Version)
+}
 
 // FindBuildPage is FindBuilds with each build's version.
 func (s *Store) FindBuildPage(ctx context.Context, f BuildFilter) (BuildPage, error) {
 	var rows []*buildRow
-	total, err := findPage(ctx, s, &rows, listRead{cols: buildColumns + ", " + versionColumnsNested,
+	total, err := findPage(ctx, s, &rows, nextBuildRow, listRead{cols: buildRows.cols + ", " + versionRows.cols,
 		from:  ` FROM builds b JOIN versions v ON v.id = b.version_id JOIN projects p ON p.id = b.project_id`,
 		table: "builds", alias: "b", order: buildOrder, w: f.where(), limit: f.Limit, offset: f.Offset, keyset: f.Keyset})
 	page := BuildPage{Builds: make([]*Build, len(rows)), Versions: make([]*Version, len(rows)), Total: total}
@@ -113,7 +142,7 @@ func (s *Store) FindBuildPage(ctx context.Context, f BuildFilter) (BuildPage, er
 // FindBuildByID returns the build with that id, whoever can see it.
 func (s *Store) FindBuildByID(ctx context.Context, id int64) (*Build, error) {
 	var b Build
-	err := s.read().get(ctx, &b, `SELECT `+buildColumns+` FROM builds b WHERE b.id = ?`, id)
+	err := s.read().findBuild(ctx, &b, id)
 	return &b, classify("store.FindBuildByID", err)
 }
 
@@ -177,7 +206,7 @@ func (s *Store) ClaimBuild(ctx context.Context, owner string, lease time.Duratio
 		if n, _ := res.RowsAffected(); n == 0 {
 			return false, nil
 		}
-		return true, tx.get(ctx, &b, `SELECT `+buildColumns+` FROM builds b WHERE b.id = ?`, id)
+		return true, tx.findBuild(ctx, &b, id)
 	})
 	if err != nil {
 		return nil, err
@@ -271,7 +300,7 @@ func (s *Store) SetBuildState(ctx context.Context, id int64, state string) error
 	const op = "store.SetBuildState"
 	return s.InTx(ctx, op, func(tx *Tx) error {
 		var b Build
-		if err := tx.get(ctx, &b, `SELECT `+buildColumns+` FROM builds b WHERE b.id = ?`, id); err != nil {
+		if err := tx.findBuild(ctx, &b, id); err != nil {
 			return err
 		}
 		if b.State == Finished {
@@ -327,7 +356,7 @@ func (s *Store) FinishBuild(ctx context.Context, id int64, r BuildResult) (*Buil
 		if err := tx.finishBuild(ctx, id, r); err != nil {
 			return err
 		}
-		return tx.get(ctx, &out, `SELECT `+buildColumns+` FROM builds b WHERE b.id = ?`, id)
+		return tx.findBuild(ctx, &out, id)
 	})
 	if err != nil {
 		return nil, err
@@ -413,7 +442,17 @@ func (s *Store) SweepStaleBuilds(ctx context.Context, defaultLimit time.Duration
 	return swept, nil
 }
 
-const buildCommandColumns = `id, build_id, command, description, output, exit_code, start_time, end_time`
+// buildCommandRows are the columns of a BuildCommand.
+var buildCommandRows = newRowType(
+	col[BuildCommand]{"id", func(c *BuildCommand) any { return &c.ID }},
+	col[BuildCommand]{"build_id", func(c *BuildCommand) any { return &c.BuildID }},
+	col[BuildCommand]{"command", func(c *BuildCommand) any { return &c.Command }},
+	col[BuildCommand]{"description", func(c *BuildCommand) any { return &c.Description }},
+	col[BuildCommand]{"output", func(c *BuildCommand) any { return &c.Output }},
+	col[BuildCommand]{"exit_code", func(c *BuildCommand) any { return &c.ExitCode }},
+	col[BuildCommand]{"start_time", func(c *BuildCommand) any { return &c.StartTime }},
+	col[BuildCommand]{"end_time", func(c *BuildCommand) any { return &c.EndTime }},
+)
 
 // AddBuildCommand records a command a build ran and returns it with its id.
 func (s *Store) AddBuildCommand(ctx context.Context, c BuildCommand) (*BuildCommand, error) {
@@ -451,6 +490,6 @@ func (s *Store) FindBuildCommands(ctx context.Context, buildIDs []int64) ([]*Bui
 		return nil, nil
 	}
 	var cs []*BuildCommand
-	err := s.read().selIn(ctx, &cs, `SELECT `+buildCommandColumns+` FROM build_commands WHERE build_id IN (?) ORDER BY start_time, id`, buildIDs)
+	err := scanAll(ctx, s.read(), &cs, buildCommandRows.next, `SELECT `+buildCommandRows.cols+` FROM build_commands WHERE build_id IN (?) ORDER BY start_time, id`, buildIDs)
 	return cs, classify("store.FindBuildCommands", err)
 }

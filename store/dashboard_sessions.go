@@ -48,15 +48,14 @@ func (s *Store) FindUserPasswordHash(ctx context.Context, username string) (*Use
 	if !storable(username) {
 		return nil, "", errNotStorable(op)
 	}
-	var row struct {
-		User
-		Hash string `db:"password_hash"`
-	}
-	err := s.read().get(ctx, &row, `SELECT `+userColumns+`, password_hash FROM users WHERE username = ?`, username)
+	var u User
+	var hash string
+	err := s.read().scanOne(ctx, append(userRows.dests(nil, &u), &hash),
+		`SELECT `+userRows.cols+`, u.password_hash FROM users u WHERE u.username = ?`, username)
 	if err != nil {
 		return nil, "", classify(op, err)
 	}
-	return &row.User, row.Hash, nil
+	return &u, hash, nil
 }
 
 // CreateDashboardSession opens a dashboard session for a user and returns
@@ -83,7 +82,7 @@ func (s *Store) CreateDashboardSession(ctx context.Context, userID int64) (strin
 // NotFound. Whether the user is active is the caller's decision.
 func (s *Store) FindUserByDashboardSession(ctx context.Context, value string) (*User, error) {
 	var u User
-	err := s.read().get(ctx, &u, `SELECT u.id, u.username, u.email, u.is_active, u.is_superuser, u.created
+	err := getRow(ctx, s.read(), userRows, &u, `SELECT `+userRows.cols+`
 		FROM dashboard_sessions d JOIN users u ON u.id = d.user_id
 		WHERE d.hash = ? AND d.expires > ?`, HashToken(value), s.Now().UTC())
 	return &u, classify("store.FindUserByDashboardSession", err)

@@ -48,7 +48,7 @@ func (s *Store) CreateDocsSession(ctx context.Context, key, host string) (string
 // is active is the caller's decision.
 func (s *Store) FindUserByDocsSession(ctx context.Context, value, host string) (*User, error) {
 	var u User
-	err := s.read().get(ctx, &u, `SELECT u.id, u.username, u.email, u.is_active, u.is_superuser, u.created
+	err := getRow(ctx, s.read(), userRows, &u, `SELECT `+userRows.cols+`
 		FROM docs_sessions d JOIN tokens t ON t.id = d.token_id JOIN users u ON u.id = t.user_id
 		WHERE d.hash = ? AND d.host = ? AND d.expires > ?`, HashToken(value), host, s.Now().UTC())
 	return &u, classify("store.FindUserByDocsSession", err)

@@ -127,21 +127,14 @@ type listRead struct {
 	keyset                   *Keyset
 }
 
-// counted is embedded in the row types of findPage: each row carries the
-// total of its list.
-type counted struct {
-	Total int `db:"page_total"`
-}
-
-func (c counted) pageTotal() int { return c.Total }
-
-// findPage reads the page l into rows, whose type embeds counted, and
-// returns the list's total regardless of the page. An offset page reads its
+// findPage reads the page l into rows and returns the list's total
+// regardless of the page; next makes each row and its destinations (see
+// scanAll), to which findPage adds the total's. An offset page reads its
 // rows and the total in one statement (COUNT(*) OVER ()); only a page past
 // the end, which has no row to carry the total, runs a second one, the
 // COUNT. A keyset page counts first, as its window's conditions would
 // narrow the count. Rows read backward are returned in the list's order.
-func findPage[R interface{ pageTotal() int }](ctx context.Context, s *Store, rows *[]R, l listRead) (int, error) {
+func findPage[T any](ctx context.Context, s *Store, rows *[]T, next func(buf []any) (T, []any), l listRead) (int, error) {
 	count := func() (int, error) {
 		var n int
 		err := s.read().getIn(ctx, &n, `SELECT COUNT(*)`+l.from+l.w.String(), l.w.args...)
@@ -159,7 +152,12 @@ func findPage[R interface{ pageTotal() int }](ctx context.Context, s *Store, row
 	}
 	q := s.page(`SELECT `+l.cols+`, COUNT(*) OVER () AS page_total`+l.from+l.w.String()+
 		` ORDER BY `+s.orderBy(l.alias, l.order, backward(l.keyset)), l.limit, l.offset)
-	if err := s.read().selIn(ctx, rows, q, l.w.args...); err != nil {
+	var total int
+	withTotal := func(buf []any) (T, []any) {
+		row, buf := next(buf)
+		return row, append(buf, &total)
+	}
+	if err := scanAll(ctx, s.read(), rows, withTotal, q, l.w.args...); err != nil {
 		return 0, err
 	}
 	inOrder(l.keyset, *rows)
@@ -167,7 +165,7 @@ func findPage[R interface{ pageTotal() int }](ctx context.Context, s *Store, row
 	case n >= 0:
 		return n, nil
 	case len(*rows) > 0:
-		return (*rows)[0].pageTotal(), nil
+		return total, nil
 	case l.offset > 0:
 		return count()
 	}

@@ -76,6 +76,6 @@ func (s *Store) BuildStats(ctx context.Context) (*BuildStats, error) {
 // FindAllUsers returns every user, by username (for the admin CLI).
 func (s *Store) FindAllUsers(ctx context.Context) ([]*User, error) {
 	us := []*User{}
-	err := s.read().sel(ctx, &us, `SELECT `+userColumns+` FROM users ORDER BY `+s.codepoint("username"))
+	err := scanAll(ctx, s.read(), &us, userRows.next, `SELECT `+userRows.cols+` FROM users u ORDER BY `+s.codepoint("u.username"))
 	return us, classify("store.FindAllUsers", err)
 }

@@ -10,16 +10,48 @@ import (
 	"docsd/errs"
 )
 
-const projectColumns = `p.id, p.name, p.slug, p.description, p.language, p.programming_language, p.repo,
-	p.repo_type, p.homepage, p.default_version, p.default_branch, p.detected_default_branch,
-	p.versioning_scheme, (p.versioning_scheme = 'single_version_without_translations') AS single_version,
-	p.documentation_type, p.analytics_code, p.show_version_warning,
-	p.privacy_level, p.version_privacy_level, p.tags, p.skip, p.enable_pdf_build,
-	p.enable_epub_build, p.requirements_file, p.conf_py_file, p.install_project,
-	p.python_interpreter, p.use_system_packages, p.external_builds_enabled, p.external_builds_privacy_level, p.analytics_disabled,
-	p.build_time_limit, p.readthedocs_yaml_path, p.addons_enabled, p.translation_of, p.created, p.modified,
-	(SELECT r.parent_id FROM project_relationships r WHERE r.child_id = p.id) AS parent_id,
-	(SELECT r.alias FROM project_relationships r WHERE r.child_id = p.id) AS parent_alias`
+// projectRows are the columns of a Project, on the table aliased p.
+var projectRows = newRowType(
+	col[Project]{"p.id", func(p *Project) any { return &p.ID }},
+	col[Project]{"p.name", func(p *Project) any { return &p.Name }},
+	col[Project]{"p.slug", func(p *Project) any { return &p.Slug }},
+	col[Project]{"p.description", func(p *Project) any { return &p.Description }},
+	col[Project]{"p.language", func(p *Project) any { return &p.Language }},
+	col[Project]{"p.programming_language", func(p *Project) any { return &p.ProgrammingLanguage }},
+	col[Project]{"p.repo", func(p *Project) any { return &p.Repo }},
+	col[Project]{"p.repo_type", func(p *Project) any { return &p.RepoType }},
+	col[Project]{"p.homepage", func(p *Project) any { return &p.Homepage }},
+	col[Project]{"p.default_version", func(p *Project) any { return &p.DefaultVersion }},
+	col[Project]{"p.default_branch", func(p *Project) any { return &p.DefaultBranch }},
+	col[Project]{"p.detected_default_branch", func(p *Project) any { return &p.DetectedDefaultBranch }},
+	col[Project]{"p.versioning_scheme", func(p *Project) any { return &p.VersioningScheme }},
+	col[Project]{"(p.versioning_scheme = 'single_version_without_translations') AS single_version", func(p *Project) any { return &p.SingleVersion }},
+	col[Project]{"p.documentation_type", func(p *Project) any { return &p.DocumentationType }},
+	col[Project]{"p.analytics_code", func(p *Project) any { return &p.AnalyticsCode }},
+	col[Project]{"p.show_version_warning", func(p *Project) any { return &p.ShowVersionWarning }},
+	col[Project]{"p.privacy_level", func(p *Project) any { return &p.PrivacyLevel }},
+	col[Project]{"p.version_privacy_level", func(p *Project) any { return &p.VersionPrivacyLevel }},
+	col[Project]{"p.tags", func(p *Project) any { return &p.TagsJSON }},
+	col[Project]{"p.skip", func(p *Project) any { return &p.Skip }},
+	col[Project]{"p.enable_pdf_build", func(p *Project) any { return &p.EnablePDFBuild }},
+	col[Project]{"p.enable_epub_build", func(p *Project) any { return &p.EnableEPUBBuild }},
+	col[Project]{"p.requirements_file", func(p *Project) any { return &p.RequirementsFile }},
+	col[Project]{"p.conf_py_file", func(p *Project) any { return &p.ConfPyFile }},
+	col[Project]{"p.install_project", func(p *Project) any { return &p.InstallProject }},
+	col[Project]{"p.python_interpreter", func(p *Project) any { return &p.PythonInterpreter }},
+	col[Project]{"p.use_system_packages", func(p *Project) any { return &p.UseSystemPackages }},
+	col[Project]{"p.external_builds_enabled", func(p *Project) any { return &p.ExternalBuildsEnabled }},
+	col[Project]{"p.external_builds_privacy_level", func(p *Project) any { return &p.ExternalBuildsPrivacyLevel }},
+	col[Project]{"p.analytics_disabled", func(p *Project) any { return &p.AnalyticsDisabled }},
+	col[Project]{"p.build_time_limit", func(p *Project) any { return &p.BuildTimeLimit }},
+	col[Project]{"p.readthedocs_yaml_path", func(p *Project) any { return &p.ReadthedocsYamlPath }},
+	col[Project]{"p.addons_enabled", func(p *Project) any { return &p.AddonsEnabled }},
+	col[Project]{"p.translation_of", func(p *Project) any { return &p.TranslationOf }},
+	col[Project]{"p.created", func(p *Project) any { return &p.Created }},
+	col[Project]{"p.modified", func(p *Project) any { return &p.Modified }},
+	col[Project]{"(SELECT r.parent_id FROM project_relationships r WHERE r.child_id = p.id) AS parent_id", func(p *Project) any { return &p.ParentID }},
+	col[Project]{"(SELECT r.alias FROM project_relationships r WHERE r.child_id = p.id) AS parent_alias", func(p *Project) any { return &p.ParentAlias }},
+)
 
 // Visibility says whose view a read takes (behavior.md §1.5, §5.1). The zero
 // value is the anonymous caller: public data only.
@@ -151,12 +183,6 @@ func (f ProjectFilter) where() *where {
 	return w
 }
 
-// projectRow is a row of a project list.
-type projectRow struct {
-	Project
-	counted
-}
-
 // FindProjects returns the matching projects ordered by slug (code point) and
 // the total number that match regardless of Limit/Offset.
 func (s *Store) FindProjects(ctx context.Context, f ProjectFilter) ([]*Project, int, error) {
@@ -167,13 +193,9 @@ func (s *Store) FindProjects(ctx context.Context, f ProjectFilter) ([]*Project, 
 			return nil, 0, classify(op, err)
 		}
 	}
-	var rows []*projectRow
-	total, err := findPage(ctx, s, &rows, listRead{cols: projectColumns, from: ` FROM projects p`, table: "projects", alias: "p",
+	projects := []*Project{}
+	total, err := findPage(ctx, s, &projects, projectRows.next, listRead{cols: projectRows.cols, from: ` FROM projects p`, table: "projects", alias: "p",
 		order: projectOrder, w: w, limit: f.Limit, offset: f.Offset, keyset: f.Keyset})
-	projects := make([]*Project, len(rows))
-	for i, r := range rows {
-		projects[i] = &r.Project
-	}
 	return projects, total, classify(op, err)
 }
 
@@ -206,7 +228,7 @@ func (s *Store) whereNameContains(ctx context.Context, w *where, value string) e
 // FindProjectByID returns the project with that id, whoever can see it.
 func (s *Store) FindProjectByID(ctx context.Context, id int64) (*Project, error) {
 	var p Project
-	err := s.read().get(ctx, &p, `SELECT `+projectColumns+` FROM projects p WHERE p.id = ?`, id)
+	err := getRow(ctx, s.read(), projectRows, &p, `SELECT `+projectRows.cols+` FROM projects p WHERE p.id = ?`, id)
 	return &p, classify("store.FindProjectByID", err)
 }
 
@@ -216,7 +238,7 @@ func (s *Store) FindProjectBySlug(ctx context.Context, slug string) (*Project, e
 		return nil, errNotStorable("store.FindProjectBySlug")
 	}
 	var p Project
-	err := s.read().get(ctx, &p, `SELECT `+projectColumns+` FROM projects p WHERE p.slug = ?`, slug)
+	err := getRow(ctx, s.read(), projectRows, &p, `SELECT `+projectRows.cols+` FROM projects p WHERE p.slug = ?`, slug)
 	return &p, classify("store.FindProjectBySlug", err)
 }
 
@@ -226,7 +248,7 @@ func (s *Store) FindProjectsByIDs(ctx context.Context, ids []int64) ([]*Project,
 		return nil, nil
 	}
 	var ps []*Project
-	err := s.read().selIn(ctx, &ps, `SELECT `+projectColumns+` FROM projects p WHERE p.id IN (?)`, ids)
+	err := scanAll(ctx, s.read(), &ps, projectRows.next, `SELECT `+projectRows.cols+` FROM projects p WHERE p.id IN (?)`, ids)
 	return ps, classify("store.FindProjectsByIDs", err)
 }
 
@@ -309,7 +331,7 @@ func (s *Store) ImportProject(ctx context.Context, imp ProjectImport) (*ImportRe
 
 func (tx *Tx) findProject(ctx context.Context, id int64) (*Project, error) {
 	var p Project
-	err := tx.get(ctx, &p, `SELECT `+projectColumns+` FROM projects p WHERE p.id = ?`, id)
+	err := getRow(ctx, tx.conn, projectRows, &p, `SELECT `+projectRows.cols+` FROM projects p WHERE p.id = ?`, id)
 	return &p, err
 }
 
@@ -564,6 +586,12 @@ type Maintainer struct {
 	User
 }
 
+// nextMaintainer is a scanAll row maker for m.project_id and userRows.
+func nextMaintainer(buf []any) (*Maintainer, []any) {
+	m := new(Maintainer)
+	return m, userRows.dests(append(buf, &m.ProjectID), &m.User)
+}
+
 // FindMaintainers returns the maintainers of the given projects with their
 // users, in the order they were added: FindMaintainerships and
 // FindUsersByIDs in one statement.
@@ -572,7 +600,7 @@ func (s *Store) FindMaintainers(ctx context.Context, projectIDs []int64) ([]*Mai
 		return nil, nil
 	}
 	var ms []*Maintainer
-	err := s.read().selIn(ctx, &ms, `SELECT m.project_id, u.id, u.username, u.email, u.is_active, u.is_superuser, u.created
+	err := scanAll(ctx, s.read(), &ms, nextMaintainer, `SELECT m.project_id, `+userRows.cols+`
 		FROM project_users m JOIN users u ON u.id = m.user_id WHERE m.project_id IN (?) ORDER BY m.id`, projectIDs)
 	return ms, classify("store.FindMaintainers", err)
 }

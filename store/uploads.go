@@ -139,7 +139,7 @@ func (s *Store) FinishUpload(ctx context.Context, buildID int64, r BuildResult, 
 		if err := tx.finishBuild(ctx, buildID, r); err != nil {
 			return err
 		}
-		return tx.get(ctx, &out, `SELECT `+buildColumns+` FROM builds b WHERE b.id = ?`, buildID)
+		return tx.findBuild(ctx, &out, buildID)
 	})
 	if err != nil {
 		return nil, err
@@ -171,7 +171,7 @@ func (s *Store) ExpiredUploads(ctx context.Context, maxAge time.Duration) ([]*Up
 // update, for callers that change other rows with it).
 func (tx *Tx) finishBuild(ctx context.Context, id int64, r BuildResult) error {
 	var b Build
-	if err := tx.get(ctx, &b, `SELECT `+buildColumns+` FROM builds b WHERE b.id = ?`, id); err != nil {
+	if err := tx.findBuild(ctx, &b, id); err != nil {
 		return err
 	}
 	if b.State == Finished {

@@ -11,7 +11,15 @@ import (
 	"docsd/errs"
 )
 
-const userColumns = `id, username, email, is_active, is_superuser, created`
+// userRows are the columns of a User, on the table aliased u.
+var userRows = newRowType(
+	col[User]{"u.id", func(u *User) any { return &u.ID }},
+	col[User]{"u.username", func(u *User) any { return &u.Username }},
+	col[User]{"u.email", func(u *User) any { return &u.Email }},
+	col[User]{"u.is_active", func(u *User) any { return &u.IsActive }},
+	col[User]{"u.is_superuser", func(u *User) any { return &u.IsSuperuser }},
+	col[User]{"u.created", func(u *User) any { return &u.Created }},
+)
 
 // CreateUser stores a new active user. A taken username is a Conflict.
 func (s *Store) CreateUser(ctx context.Context, username, email string, superuser bool) (*User, error) {
@@ -40,7 +48,7 @@ func (s *Store) FindUserByUsername(ctx context.Context, username string) (*User,
 		return nil, errNotStorable("store.FindUserByUsername")
 	}
 	var u User
-	err := s.read().get(ctx, &u, `SELECT `+userColumns+` FROM users WHERE username = ?`, username)
+	err := getRow(ctx, s.read(), userRows, &u, `SELECT `+userRows.cols+` FROM users u WHERE u.username = ?`, username)
 	return &u, classify("store.FindUserByUsername", err)
 }
 
@@ -50,7 +58,7 @@ func (s *Store) FindUsersByIDs(ctx context.Context, ids []int64) ([]*User, error
 		return nil, nil
 	}
 	var users []*User
-	err := s.read().selIn(ctx, &users, `SELECT `+userColumns+` FROM users WHERE id IN (?)`, ids)
+	err := scanAll(ctx, s.read(), &users, userRows.next, `SELECT `+userRows.cols+` FROM users u WHERE u.id IN (?)`, ids)
 	return users, classify("store.FindUsersByIDs", err)
 }
 
@@ -105,7 +113,7 @@ func (s *Store) CreateNamedToken(ctx context.Context, userID int64, name string)
 // NotFound; whether the user is active is the caller's decision.
 func (s *Store) FindUserByToken(ctx context.Context, key string) (*User, error) {
 	var u User
-	err := s.read().get(ctx, &u, `SELECT u.id, u.username, u.email, u.is_active, u.is_superuser, u.created
+	err := getRow(ctx, s.read(), userRows, &u, `SELECT `+userRows.cols+`
 		FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?`, HashToken(key))
 	return &u, classify("store.FindUserByToken", err)
 }

@@ -5,8 +5,25 @@ import (
 	"strings"
 )
 
-const versionColumns = `v.id, v.project_id, v.slug, v.verbose_name, v.identifier, v.type, v.active, v.built,
-	v.uploaded, v.machine, v.privacy_level, v.has_pdf, v.has_epub, v.has_htmlzip, v.created, v.hidden`
+// versionRows are the columns of a Version, on the table aliased v.
+var versionRows = newRowType(
+	col[Version]{"v.id", func(v *Version) any { return &v.ID }},
+	col[Version]{"v.project_id", func(v *Version) any { return &v.ProjectID }},
+	col[Version]{"v.slug", func(v *Version) any { return &v.Slug }},
+	col[Version]{"v.verbose_name", func(v *Version) any { return &v.VerboseName }},
+	col[Version]{"v.identifier", func(v *Version) any { return &v.Identifier }},
+	col[Version]{"v.type", func(v *Version) any { return &v.Type }},
+	col[Version]{"v.active", func(v *Version) any { return &v.Active }},
+	col[Version]{"v.built", func(v *Version) any { return &v.Built }},
+	col[Version]{"v.uploaded", func(v *Version) any { return &v.Uploaded }},
+	col[Version]{"v.machine", func(v *Version) any { return &v.Machine }},
+	col[Version]{"v.privacy_level", func(v *Version) any { return &v.PrivacyLevel }},
+	col[Version]{"v.has_pdf", func(v *Version) any { return &v.HasPDF }},
+	col[Version]{"v.has_epub", func(v *Version) any { return &v.HasEPUB }},
+	col[Version]{"v.has_htmlzip", func(v *Version) any { return &v.HasHTMLZip }},
+	col[Version]{"v.created", func(v *Version) any { return &v.Created }},
+	col[Version]{"v.hidden", func(v *Version) any { return &v.Hidden }},
+)
 
 // VersionFilter selects versions. Nil fields do not filter.
 type VersionFilter struct {
@@ -94,52 +111,37 @@ func (f VersionFilter) where() *where {
 	return w
 }
 
-// versionRow is a row of a version list.
-type versionRow struct {
-	Version
-	counted
-}
-
-// nestedColumns names each column `t.c` of cols (plain columns only) "t.c",
-// for row types that hold a table's struct in a field tagged `db:"t"`.
-func nestedColumns(cols string) string {
-	parts := strings.Split(cols, ",")
-	for i, c := range parts {
-		c = strings.TrimSpace(c)
-		parts[i] = c + ` AS "` + c + `"`
-	}
-	return strings.Join(parts, ", ")
-}
-
 // FindVersions returns matching versions ordered by verbose_name descending
 // (code point), ties by id, and the total count of matches.
 func (s *Store) FindVersions(ctx context.Context, f VersionFilter) ([]*Version, int, error) {
 	const op = "store.FindVersions"
 	w := f.where()
-	var rows []*versionRow
-	total, err := findPage(ctx, s, &rows, listRead{cols: versionColumns, from: ` FROM versions v JOIN projects p ON p.id = v.project_id`,
+	versions := []*Version{}
+	total, err := findPage(ctx, s, &versions, versionRows.next, listRead{cols: versionRows.cols, from: ` FROM versions v JOIN projects p ON p.id = v.project_id`,
 		table: "versions", alias: "v", order: versionOrder, w: w, limit: f.Limit, offset: f.Offset, keyset: f.Keyset})
-	versions := make([]*Version, len(rows))
-	for i, r := range rows {
-		versions[i] = &r.Version
-	}
 	return versions, total, classify(op, err)
 }
 
 // FindAllVersions is FindVersions without the count, for callers that want
 // every match (sync, loaders).
 func (s *Store) FindAllVersions(ctx context.Context, f VersionFilter) ([]*Version, error) {
+	versions, err := findAllVersions(ctx, s.read(), f)
+	return versions, classify("store.FindAllVersions", err)
+}
+
+// findAllVersions is FindAllVersions on c.
+func findAllVersions(ctx context.Context, c conn, f VersionFilter) ([]*Version, error) {
 	w := f.where()
 	versions := []*Version{}
-	err := s.read().selIn(ctx, &versions, `SELECT `+versionColumns+` FROM versions v JOIN projects p ON p.id = v.project_id`+
-		w.String()+` ORDER BY `+s.codepoint("v.verbose_name")+` DESC, v.id`, w.args...)
-	return versions, classify("store.FindAllVersions", err)
+	err := scanAll(ctx, c, &versions, versionRows.next, `SELECT `+versionRows.cols+` FROM versions v JOIN projects p ON p.id = v.project_id`+
+		w.String()+` ORDER BY `+c.s.codepoint("v.verbose_name")+` DESC, v.id`, w.args...)
+	return versions, err
 }
 
 // FindVersionByID returns the version with that id, whoever can see it.
 func (s *Store) FindVersionByID(ctx context.Context, id int64) (*Version, error) {
 	var v Version
-	err := s.read().get(ctx, &v, `SELECT `+versionColumns+` FROM versions v WHERE v.id = ?`, id)
+	err := getRow(ctx, s.read(), versionRows, &v, `SELECT `+versionRows.cols+` FROM versions v WHERE v.id = ?`, id)
 	return &v, classify("store.FindVersionByID", err)
 }
 
@@ -149,7 +151,7 @@ func (s *Store) FindVersionBySlug(ctx context.Context, projectID int64, slug str
 		return nil, errNotStorable("store.FindVersionBySlug")
 	}
 	var v Version
-	err := s.read().get(ctx, &v, `SELECT `+versionColumns+` FROM versions v WHERE v.project_id = ? AND v.slug = ?`, projectID, slug)
+	err := getRow(ctx, s.read(), versionRows, &v, `SELECT `+versionRows.cols+` FROM versions v WHERE v.project_id = ? AND v.slug = ?`, projectID, slug)
 	return &v, classify("store.FindVersionBySlug", err)
 }
 
@@ -159,7 +161,7 @@ func (s *Store) FindVersionsByIDs(ctx context.Context, ids []int64) ([]*Version,
 		return nil, nil
 	}
 	var vs []*Version
-	err := s.read().selIn(ctx, &vs, `SELECT `+versionColumns+` FROM versions v WHERE v.id IN (?)`, ids)
+	err := scanAll(ctx, s.read(), &vs, versionRows.next, `SELECT `+versionRows.cols+` FROM versions v WHERE v.id IN (?)`, ids)
 	return vs, classify("store.FindVersionsByIDs", err)
 }
 
@@ -199,11 +201,7 @@ func (tx *Tx) createVersion(ctx context.Context, v *Version) (*Version, error) {
 
 // FindVersions is FindAllVersions inside tx (no visibility applied unless asked).
 func (tx *Tx) FindVersions(ctx context.Context, f VersionFilter) ([]*Version, error) {
-	w := f.where()
-	versions := []*Version{}
-	err := tx.selIn(ctx, &versions, `SELECT `+versionColumns+` FROM versions v JOIN projects p ON p.id = v.project_id`+
-		w.String()+` ORDER BY `+tx.s.codepoint("v.verbose_name")+` DESC, v.id`, w.args...)
-	return versions, err
+	return findAllVersions(ctx, tx.conn, f)
 }
 
 // VersionUpdate lists the fields to change; nil fields stay as they are.
@@ -260,7 +258,7 @@ func (tx *Tx) UpdateVersion(ctx context.Context, id int64, upd VersionUpdate) (*
 		}
 	}
 	var v Version
-	err := tx.get(ctx, &v, `SELECT `+versionColumns+` FROM versions v WHERE v.id = ?`, id)
+	err := getRow(ctx, tx.conn, versionRows, &v, `SELECT `+versionRows.cols+` FROM versions v WHERE v.id = ?`, id)
 	return &v, err
 }
 
@@ -300,7 +298,7 @@ func (s *Store) findLastBuilds(ctx context.Context, op string, versionIDs []int6
 		return out, nil
 	}
 	var builds []*Build
-	err := s.read().selIn(ctx, &builds, `SELECT `+buildColumns+` FROM builds b WHERE b.id IN (
+	err := scanAll(ctx, s.read(), &builds, buildRows.next, `SELECT `+buildRows.cols+` FROM builds b WHERE b.id IN (
 		SELECT (SELECT b2.id FROM builds b2 WHERE b2.version_id = v.id`+cond+` ORDER BY b2.created DESC, b2.id DESC LIMIT 1)
 		FROM versions v WHERE v.id IN (?))`, versionIDs)
 	if err != nil {
