@@ -37,6 +37,11 @@ func appendJSON(buf []byte, v any) ([]byte, error) {
 	switch v := v.(type) {
 	case nil:
 		return append(buf, "null"...), nil
+	case rawJSON:
+		if v == nil {
+			return buf, errRawJSON
+		}
+		return append(buf, v...), nil
 	case bool:
 		return strconv.AppendBool(buf, v), nil
 	case string:
@@ -332,6 +337,15 @@ func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 		status, body = http.StatusInternalServerError, []byte(`{"detail":"A server error occurred."}`)
 	}
 	writeBody(w, r, status, body)
+}
+
+// writeRendered writes what w wrote as the JSON body with status, as
+// writeJSON does.
+func writeRendered(rw http.ResponseWriter, r *http.Request, status int, w *jwriter) {
+	if w.err != nil {
+		status, w.b = http.StatusInternalServerError, append(w.b[:0], `{"detail":"A server error occurred."}`...)
+	}
+	writeBody(rw, r, status, w.b)
 }
 
 // writeBody writes an already encoded JSON body.

@@ -1,0 +1,584 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// jdoc is a JSON document (the executor's answer) read into a flat tree of
+// spans over its bytes. REST reads the answer through it and writes its own
+// answer from the same bytes in one pass (jwriter): no map, slice or string
+// per value, and values that REST shows as fetched are copied as they are
+// whenever encoding/json would write the same bytes.
+type jdoc struct {
+	data  []byte
+	nodes []jnode
+}
+
+// jnode is one value of a jdoc, in document order: an object's or array's
+// members follow it, up to the node numbered after.
+type jnode struct {
+	kstart, kend int32 // the member's key, quotes included (0, 0 outside objects)
+	start, end   int32 // the value's bytes
+	after        int32 // the index of the first node after this one's members
+	kind         byte  // '{', '[', '"', '0' (number), 't', 'f', 'n' (null)
+	plain        bool  // a string without escapes, of printable ASCII: encoding/json writes it as it is
+	keyPlain     bool  // the same, of the key
+}
+
+// none is the node index of a value that is not there.
+const none = -1
+
+var docPool = sync.Pool{New: func() any { return &jdoc{nodes: make([]jnode, 0, 256)} }}
+
+// parseDoc reads data into a pooled jdoc (release it when done). It accepts
+// what decodeJSON accepts and fails where it fails.
+func parseDoc(data []byte) (*jdoc, error) {
+	d := docPool.Get().(*jdoc)
+	d.data, d.nodes = data, d.nodes[:0]
+	p := jparser{d: d}
+	p.space()
+	err := p.value(0, 0, false)
+	if p.space(); err == nil && p.i != len(data) {
+		err = errSyntax
+	}
+	if err != nil {
+		d.release()
+		return nil, err
+	}
+	return d, nil
+}
+
+// release hands d back to the pool; d is not used after.
+func (d *jdoc) release() {
+	if d == nil || cap(d.nodes) > 1<<16 {
+		return
+	}
+	d.data = nil
+	docPool.Put(d)
+}
+
+type jparser struct {
+	d *jdoc
+	i int
+}
+
+func (p *jparser) space() {
+	for p.i < len(p.d.data) {
+		switch p.d.data[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// value reads one value at i, whose key (if any) spans [ks, ke).
+func (p *jparser) value(ks, ke int, keyPlain bool) error {
+	data := p.d.data
+	if p.i >= len(data) {
+		return errSyntax
+	}
+	idx := len(p.d.nodes)
+	p.d.nodes = append(p.d.nodes, jnode{kstart: int32(ks), kend: int32(ke), keyPlain: keyPlain, start: int32(p.i)})
+	var kind byte
+	plain := false
+	switch c := data[p.i]; {
+	case c == '{' || c == '[':
+		kind = c
+		closing := byte(']')
+		if c == '{' {
+			closing = '}'
+		}
+		p.i++
+		p.space()
+		if p.i < len(data) && data[p.i] == closing {
+			p.i++
+			break
+		}
+		for {
+			p.space()
+			ks, ke, kp := 0, 0, false
+			if kind == '{' {
+				ks = p.i
+				var err error
+				if kp, err = p.str(); err != nil {
+					return err
+				}
+				ke = p.i
+				p.space()
+				if p.i >= len(data) || data[p.i] != ':' {
+					return errSyntax
+				}
+				p.i++
+				p.space()
+			}
+			if err := p.value(ks, ke, kp); err != nil {
+				return err
+			}
+			if more, err := p.next(closing); !more {
+				if err != nil {
+					return err
+				}
+				break
+			}
+		}
+	case c == '"':
+		kind = '"'
+		var err error
+		if plain, err = p.str(); err != nil {
+			return err
+		}
+	case c == 't' || c == 'f' || c == 'n':
+		kind = c
+		lit := "null"
+		switch c {
+		case 't':
+			lit = "true"
+		case 'f':
+			lit = "false"
+		}
+		if len(data)-p.i < len(lit) || string(data[p.i:p.i+len(lit)]) != lit {
+			return errSyntax
+		}
+		p.i += len(lit)
+	default:
+		kind = '0'
+		start := p.i
+		for p.i < len(data) && bytes.IndexByte([]byte("+-.0123456789eE"), data[p.i]) >= 0 {
+			p.i++
+		}
+		// decodeJSON takes what strconv.ParseFloat takes; short integers
+		// always parse.
+		if n := data[start:p.i]; !shortInteger(n) {
+			if _, err := strconv.ParseFloat(string(n), 64); err != nil || len(n) == 0 {
+				return errSyntax
+			}
+		}
+	}
+	n := &p.d.nodes[idx]
+	n.kind, n.plain, n.end, n.after = kind, plain, int32(p.i), int32(len(p.d.nodes))
+	return nil
+}
+
+// shortInteger reports whether n is an integer literal of at most 15
+// digits: one that strconv.ParseFloat takes and marshal writes as it is.
+func shortInteger(n []byte) bool {
+	if len(n) > 0 && n[0] == '-' {
+		n = n[1:]
+	}
+	if len(n) == 0 || len(n) > 15 {
+		return false
+	}
+	for _, c := range n {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// next reads what follows a member: a comma (more follow) or closing.
+func (p *jparser) next(closing byte) (more bool, err error) {
+	p.space()
+	if p.i >= len(p.d.data) {
+		return false, errSyntax
+	}
+	p.i++
+	switch p.d.data[p.i-1] {
+	case ',':
+		return true, nil
+	case closing:
+		return false, nil
+	}
+	return false, errSyntax
+}
+
+// str reads a string at i and reports whether it is plain. Escapes are
+// checked here, so that unquoting a string later cannot fail.
+func (p *jparser) str() (plain bool, err error) {
+	data := p.d.data
+	if p.i >= len(data) || data[p.i] != '"' {
+		return false, errSyntax
+	}
+	plain = true
+	for p.i++; p.i < len(data); p.i++ {
+		switch c := data[p.i]; {
+		case c == '"':
+			p.i++
+			return plain, nil
+		case c == '\\':
+			plain = false
+			p.i++
+			if p.i >= len(data) {
+				return false, errSyntax
+			}
+			switch data[p.i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if p.i+4 >= len(data) {
+					return false, errSyntax
+				}
+				for _, h := range data[p.i+1 : p.i+5] {
+					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+						return false, errSyntax
+					}
+				}
+				p.i += 4
+			default:
+				return false, errSyntax
+			}
+		case c < 0x20:
+			return false, errSyntax
+		case c >= utf8.RuneSelf:
+			plain = false
+		}
+	}
+	return false, errSyntax
+}
+
+// kind is the kind of node n (0 when n is none).
+func (d *jdoc) kind(n int) byte {
+	if n < 0 {
+		return 0
+	}
+	return d.nodes[n].kind
+}
+
+// isObject reports whether n is an object.
+func (d *jdoc) isObject(n int) bool { return d.kind(n) == '{' }
+
+// isTrue reports whether n is true.
+func (d *jdoc) isTrue(n int) bool { return d.kind(n) == 't' }
+
+// members calls fn with each member of object or array n.
+func (d *jdoc) members(n int, fn func(c int)) {
+	if k := d.kind(n); k != '{' && k != '[' {
+		return
+	}
+	for c, end := n+1, int(d.nodes[n].after); c < end; c = int(d.nodes[c].after) {
+		fn(c)
+	}
+}
+
+// keyIs reports whether member c's key is k.
+func (d *jdoc) keyIs(c int, k string) bool {
+	nd := &d.nodes[c]
+	if nd.keyPlain {
+		return string(d.data[nd.kstart+1:nd.kend-1]) == k
+	}
+	return d.key(c) == k
+}
+
+// key returns member c's key, unquoted.
+func (d *jdoc) key(c int) string {
+	nd := &d.nodes[c]
+	if nd.keyPlain {
+		return string(d.data[nd.kstart+1 : nd.kend-1])
+	}
+	return unquote(d.data[nd.kstart:nd.kend])
+}
+
+// field returns the member k of object n (none when n is not an object or
+// has no such member). The executor writes each key of an object once.
+func (d *jdoc) field(n int, k string) int {
+	if !d.isObject(n) {
+		return none
+	}
+	for c, end := n+1, int(d.nodes[n].after); c < end; c = int(d.nodes[c].after) {
+		if d.keyIs(c, k) {
+			return c
+		}
+	}
+	return none
+}
+
+// at follows path from n through objects; none when a step is missing or
+// is not an object.
+func (d *jdoc) at(n int, path []string) int {
+	if !d.isObject(n) {
+		return none
+	}
+	for _, k := range path {
+		if n = d.field(n, k); !d.isObject(n) {
+			return none
+		}
+	}
+	return n
+}
+
+// str returns string n unquoted ("" when n is not a string).
+func (d *jdoc) str(n int) string {
+	if d.kind(n) != '"' {
+		return ""
+	}
+	nd := &d.nodes[n]
+	if nd.plain {
+		return string(d.data[nd.start+1 : nd.end-1])
+	}
+	return unquote(d.data[nd.start:nd.end])
+}
+
+// text returns string n unquoted, or number n as written, as bytes that
+// the caller must not keep or change (nil for anything else).
+func (d *jdoc) text(n int) []byte {
+	switch d.kind(n) {
+	case '"':
+		nd := &d.nodes[n]
+		if nd.plain {
+			return d.data[nd.start+1 : nd.end-1]
+		}
+		return []byte(d.str(n))
+	case '0':
+		return d.data[d.nodes[n].start:d.nodes[n].end]
+	}
+	return nil
+}
+
+// strText is text for a string n only (nil for anything else).
+func (d *jdoc) strText(n int) []byte {
+	if d.kind(n) != '"' {
+		return nil
+	}
+	return d.text(n)
+}
+
+// unquote unquotes a JSON string whose escapes were checked by jparser.str,
+// as encoding/json does (invalid UTF-8 becomes U+FFFD).
+func unquote(quoted []byte) string {
+	var s string
+	json.Unmarshal(quoted, &s)
+	return s
+}
+
+// jwriter writes REST's JSON from a jdoc. Its first error sticks.
+type jwriter struct {
+	d   *jdoc
+	b   []byte
+	err error
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// newWriter returns a writer over d with a pooled buffer (see done).
+func newWriter(d *jdoc) *jwriter {
+	return &jwriter{d: d, b: (*bufPool.Get().(*[]byte))[:0]}
+}
+
+// done hands the buffer back to the pool; w.b is not used after.
+func (w *jwriter) done() {
+	if cap(w.b) <= 1<<20 {
+		b := w.b[:0]
+		bufPool.Put(&b)
+	}
+	w.b = nil
+}
+
+func (w *jwriter) raw(s string) { w.b = append(w.b, s...) }
+
+func (w *jwriter) byte(c byte) { w.b = append(w.b, c) }
+
+// key writes `"k":` for one of REST's own keys.
+func (w *jwriter) key(k string) {
+	w.str(k)
+	w.b = append(w.b, ':')
+}
+
+// comma writes the comma before every member but the first.
+func (w *jwriter) comma(first *bool) {
+	if !*first {
+		w.b = append(w.b, ',')
+	}
+	*first = false
+}
+
+// str writes s as marshal does.
+func (w *jwriter) str(s string) {
+	if w.err != nil {
+		return
+	}
+	w.b, w.err = appendString(w.b, s)
+}
+
+// strBytes writes s as marshal writes string(s).
+func (w *jwriter) strBytes(s []byte) {
+	for _, c := range s {
+		if c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+			w.str(string(s))
+			return
+		}
+	}
+	w.b = append(w.b, '"')
+	w.b = append(w.b, s...)
+	w.b = append(w.b, '"')
+}
+
+// path writes the string links + "/api/v3/projects/" + each part and "/",
+// as marshal writes it.
+func (w *jwriter) path(links string, parts ...[]byte) {
+	start := len(w.b)
+	w.b = append(w.b, '"')
+	w.b = append(w.b, links...)
+	w.b = append(w.b, "/api/v3/projects/"...)
+	for _, p := range parts {
+		w.b = append(w.b, p...)
+		w.b = append(w.b, '/')
+	}
+	for _, c := range w.b[start+1:] {
+		if c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+			s := string(w.b[start+1:])
+			w.b = w.b[:start]
+			w.str(s)
+			return
+		}
+	}
+	w.b = append(w.b, '"')
+}
+
+// value writes node n as marshal writes decodeJSON's value of it (null
+// for none): strings and numbers as they are when encoding/json would
+// write the same bytes, objects with their keys sorted.
+func (w *jwriter) value(n int) {
+	if w.err != nil {
+		return
+	}
+	d := w.d
+	switch d.kind(n) {
+	case 0, 'n':
+		w.raw("null")
+	case 't':
+		w.raw("true")
+	case 'f':
+		w.raw("false")
+	case '"':
+		if nd := &d.nodes[n]; nd.plain {
+			w.b = append(w.b, d.data[nd.start:nd.end]...)
+		} else {
+			w.str(d.str(n))
+		}
+	case '0':
+		if num := d.data[d.nodes[n].start:d.nodes[n].end]; shortInteger(num) {
+			w.b = append(w.b, num...)
+		} else {
+			w.b, w.err = appendJSON(w.b, json.Number(num))
+		}
+	case '[':
+		w.byte('[')
+		first := true
+		d.members(n, func(c int) {
+			w.comma(&first)
+			w.value(c)
+		})
+		w.byte(']')
+	case '{':
+		w.object(n, false, "", "")
+	}
+}
+
+// jmember is a member of an object being written in key order.
+type jmember struct {
+	key  string
+	node int // none: the extra member
+}
+
+// object writes object n as marshal writes its decoded map: keys sorted, a
+// repeated key with its last value, members whose value is null left out
+// when skipNull. extraKey, when not "", is one more member (extraVal, raw
+// JSON) that replaces any member of that name.
+func (w *jwriter) object(n int, skipNull bool, extraKey, extraVal string) {
+	d := w.d
+	// Fast path: plain keys in strictly increasing order, none named extraKey.
+	sorted := true
+	var prev []byte
+	d.members(n, func(c int) {
+		nd := &d.nodes[c]
+		k := d.data[nd.kstart+1 : nd.kend-1]
+		if !nd.keyPlain || (prev != nil && bytes.Compare(prev, k) >= 0) || (extraKey != "" && string(k) == extraKey) {
+			sorted = false
+		}
+		prev = k
+	})
+	w.byte('{')
+	first := true
+	writeExtra := func() {
+		w.comma(&first)
+		w.key(extraKey)
+		w.raw(extraVal)
+	}
+	if sorted {
+		pending := extraKey != ""
+		d.members(n, func(c int) {
+			nd := &d.nodes[c]
+			if pending && string(d.data[nd.kstart+1:nd.kend-1]) > extraKey {
+				writeExtra()
+				pending = false
+			}
+			if skipNull && nd.kind == 'n' {
+				return
+			}
+			w.comma(&first)
+			w.b = append(w.b, d.data[nd.kstart:nd.kend]...)
+			w.byte(':')
+			w.value(c)
+		})
+		if pending {
+			writeExtra()
+		}
+		w.byte('}')
+		return
+	}
+	var ms []jmember
+	d.members(n, func(c int) {
+		if k := d.key(c); extraKey == "" || k != extraKey {
+			ms = append(ms, jmember{k, c})
+		}
+	})
+	if extraKey != "" {
+		ms = append(ms, jmember{extraKey, none})
+	}
+	slices.SortStableFunc(ms, func(a, b jmember) int { return strings.Compare(a.key, b.key) })
+	for i, m := range ms {
+		if i+1 < len(ms) && ms[i+1].key == m.key {
+			continue // a later member of the same name wins
+		}
+		if m.node == none {
+			writeExtra()
+			continue
+		}
+		if skipNull && d.kind(m.node) == 'n' {
+			continue
+		}
+		w.comma(&first)
+		w.key(m.key)
+		w.value(m.node)
+	}
+	w.byte('}')
+}
+
+// rawJSON is JSON that REST has already written; marshal copies it. A nil
+// rawJSON is one whose writing failed: marshal fails on it.
+type rawJSON []byte
+
+var errRawJSON = errors.New("rest: JSON not written")
+
+// valueJSON returns node n written as jwriter.value writes it.
+func (d *jdoc) valueJSON(n int) rawJSON {
+	w := &jwriter{d: d}
+	w.value(n)
+	return w.result()
+}
+
+// result returns what w wrote, nil after an error.
+func (w *jwriter) result() rawJSON {
+	if w.err != nil {
+		return nil
+	}
+	return rawJSON(w.b)
+}
