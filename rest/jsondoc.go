@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -32,13 +31,15 @@ type jnode struct {
 	keyPlain     bool  // the same, of the key
 }
 
+var errSyntax = errors.New("rest: JSON syntax error")
+
 // none is the node index of a value that is not there.
 const none = -1
 
 var docPool = sync.Pool{New: func() any { return &jdoc{nodes: make([]jnode, 0, 256)} }}
 
-// parseDoc reads data into a pooled jdoc (release it when done). It accepts
-// what decodeJSON accepts and fails where it fails.
+// parseDoc reads data into a pooled jdoc (release it when done). It fails
+// on what is not JSON.
 func parseDoc(data []byte) (*jdoc, error) {
 	d := docPool.Get().(*jdoc)
 	d.data, d.nodes = data, d.nodes[:0]
@@ -151,16 +152,8 @@ func (p *jparser) value(ks, ke int, keyPlain bool) error {
 		p.i += len(lit)
 	default:
 		kind = '0'
-		start := p.i
-		for p.i < len(data) && bytes.IndexByte([]byte("+-.0123456789eE"), data[p.i]) >= 0 {
-			p.i++
-		}
-		// decodeJSON takes what strconv.ParseFloat takes; short integers
-		// always parse.
-		if n := data[start:p.i]; !shortInteger(n) {
-			if _, err := strconv.ParseFloat(string(n), 64); err != nil || len(n) == 0 {
-				return errSyntax
-			}
+		if !p.number() {
+			return errSyntax
 		}
 	}
 	n := &p.d.nodes[idx]
@@ -168,8 +161,43 @@ func (p *jparser) value(ks, ke int, keyPlain bool) error {
 	return nil
 }
 
+// number reads a number at i as JSON writes it: -?int frac? exp?.
+func (p *jparser) number() bool {
+	data := p.d.data
+	digits := func() int {
+		start := p.i
+		for p.i < len(data) && '0' <= data[p.i] && data[p.i] <= '9' {
+			p.i++
+		}
+		return p.i - start
+	}
+	if p.i < len(data) && data[p.i] == '-' {
+		p.i++
+	}
+	start := p.i
+	if n := digits(); n == 0 || (n > 1 && data[start] == '0') {
+		return false
+	}
+	if p.i < len(data) && data[p.i] == '.' {
+		p.i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if p.i < len(data) && (data[p.i] == 'e' || data[p.i] == 'E') {
+		p.i++
+		if p.i < len(data) && (data[p.i] == '+' || data[p.i] == '-') {
+			p.i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // shortInteger reports whether n is an integer literal of at most 15
-// digits: one that strconv.ParseFloat takes and marshal writes as it is.
+// digits: one that marshal writes as it is.
 func shortInteger(n []byte) bool {
 	if len(n) > 0 && n[0] == '-' {
 		n = n[1:]
@@ -407,6 +435,15 @@ func (w *jwriter) str(s string) {
 	w.b, w.err = appendString(w.b, s)
 }
 
+// nullString writes s as marshal writes a *string.
+func (w *jwriter) nullString(s *string) {
+	if s == nil {
+		w.raw("null")
+		return
+	}
+	w.str(*s)
+}
+
 // strBytes writes s as marshal writes string(s).
 func (w *jwriter) strBytes(s []byte) {
 	for _, c := range s {
@@ -442,8 +479,8 @@ func (w *jwriter) path(links string, parts ...[]byte) {
 	w.b = append(w.b, '"')
 }
 
-// value writes node n as marshal writes decodeJSON's value of it (null
-// for none): strings and numbers as they are when encoding/json would
+// value writes node n as marshal writes encoding/json's decoding of it
+// (UseNumber; null for none): strings and numbers as they are when encoding/json would
 // write the same bytes, objects with their keys sorted.
 func (w *jwriter) value(n int) {
 	if w.err != nil {
