@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
-	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -43,6 +42,9 @@ var docPool = sync.Pool{New: func() any { return &jdoc{nodes: make([]jnode, 0, 2
 func parseDoc(data []byte) (*jdoc, error) {
 	d := docPool.Get().(*jdoc)
 	d.data, d.nodes = data, d.nodes[:0]
+	if want := len(data)/16 + 16; cap(d.nodes) < want { // about one value in 22-26 bytes
+		d.nodes = make([]jnode, 0, want)
+	}
 	p := jparser{d: d}
 	p.space()
 	err := p.value(0, 0, false)
@@ -58,7 +60,7 @@ func parseDoc(data []byte) (*jdoc, error) {
 
 // release hands d back to the pool; d is not used after.
 func (d *jdoc) release() {
-	if d == nil || cap(d.nodes) > 1<<16 {
+	if d == nil || cap(d.nodes) > 1<<18 {
 		return
 	}
 	d.data = nil
@@ -286,15 +288,20 @@ func (d *jdoc) isObject(n int) bool { return d.kind(n) == '{' }
 // isTrue reports whether n is true.
 func (d *jdoc) isTrue(n int) bool { return d.kind(n) == 't' }
 
-// members calls fn with each member of object or array n.
-func (d *jdoc) members(n int, fn func(c int)) {
+// members returns the first member of object or array n and the index
+// past its last (the same index when it has none, or is not one); the
+// member after c is d.next(c):
+//
+//	for c, end := d.members(n); c < end; c = d.next(c) {
+func (d *jdoc) members(n int) (first, end int) {
 	if k := d.kind(n); k != '{' && k != '[' {
-		return
+		return 0, 0
 	}
-	for c, end := n+1, int(d.nodes[n].after); c < end; c = int(d.nodes[c].after) {
-		fn(c)
-	}
+	return n + 1, int(d.nodes[n].after)
 }
+
+// next returns the member after member c.
+func (d *jdoc) next(c int) int { return int(d.nodes[c].after) }
 
 // keyIs reports whether member c's key is k.
 func (d *jdoc) keyIs(c int, k string) bool {
@@ -320,7 +327,7 @@ func (d *jdoc) field(n int, k string) int {
 	if !d.isObject(n) {
 		return none
 	}
-	for c, end := n+1, int(d.nodes[n].after); c < end; c = int(d.nodes[c].after) {
+	for c, end := d.members(n); c < end; c = d.next(c) {
 		if d.keyIs(c, k) {
 			return c
 		}
@@ -395,14 +402,19 @@ type jwriter struct {
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
-// newWriter returns a writer over d with a pooled buffer (see done).
+// newWriter returns a writer over d with a pooled buffer (see done), large
+// enough for REST's answer from d: its bytes and about as many again.
 func newWriter(d *jdoc) *jwriter {
-	return &jwriter{d: d, b: (*bufPool.Get().(*[]byte))[:0]}
+	b := (*bufPool.Get().(*[]byte))[:0]
+	if d != nil && cap(b) < 2*len(d.data)+512 {
+		b = make([]byte, 0, 2*len(d.data)+512)
+	}
+	return &jwriter{d: d, b: b}
 }
 
 // done hands the buffer back to the pool; w.b is not used after.
 func (w *jwriter) done() {
-	if cap(w.b) <= 1<<20 {
+	if cap(w.b) <= 4<<20 {
 		b := w.b[:0]
 		bufPool.Put(&b)
 	}
@@ -508,11 +520,12 @@ func (w *jwriter) value(n int) {
 		}
 	case '[':
 		w.byte('[')
-		first := true
-		d.members(n, func(c int) {
-			w.comma(&first)
+		for c, end := d.members(n); c < end; c = d.next(c) {
+			if c > n+1 {
+				w.byte(',')
+			}
 			w.value(c)
-		})
+		}
 		w.byte(']')
 	case '{':
 		w.object(n, false, "", "")
@@ -521,8 +534,32 @@ func (w *jwriter) value(n int) {
 
 // jmember is a member of an object being written in key order.
 type jmember struct {
-	key  string
-	node int // none: the extra member
+	key  []byte // unquoted
+	node int    // none: the extra member
+}
+
+// memberKey returns member c's key unquoted, as bytes the caller must not
+// keep or change.
+func (d *jdoc) memberKey(c int) []byte {
+	if nd := &d.nodes[c]; nd.keyPlain {
+		return d.data[nd.kstart+1 : nd.kend-1]
+	}
+	return []byte(d.key(c))
+}
+
+// sortMembers sorts ms by key as marshal sorts a map's keys, and leaves
+// out each member whose key a later one repeats (the decoded map keeps the
+// last).
+func sortMembers(ms []jmember) []jmember {
+	slices.SortStableFunc(ms, func(a, b jmember) int { return bytes.Compare(a.key, b.key) })
+	out := ms[:0]
+	for i, m := range ms {
+		if i+1 < len(ms) && bytes.Equal(ms[i+1].key, m.key) {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // object writes object n as marshal writes its decoded map: keys sorted, a
@@ -531,72 +568,80 @@ type jmember struct {
 // JSON) that replaces any member of that name.
 func (w *jwriter) object(n int, skipNull bool, extraKey, extraVal string) {
 	d := w.d
-	// Fast path: plain keys in strictly increasing order, none named extraKey.
+	first, end := d.members(n)
+	// Fast path: plain keys in strictly increasing order, none named
+	// extraKey, as encoding/json writes a map.
 	sorted := true
 	var prev []byte
-	d.members(n, func(c int) {
+	for c := first; c < end && sorted; c = d.next(c) {
 		nd := &d.nodes[c]
 		k := d.data[nd.kstart+1 : nd.kend-1]
-		if !nd.keyPlain || (prev != nil && bytes.Compare(prev, k) >= 0) || (extraKey != "" && string(k) == extraKey) {
-			sorted = false
-		}
+		sorted = nd.keyPlain && (c == first || bytes.Compare(prev, k) < 0) && (extraKey == "" || string(k) != extraKey)
 		prev = k
-	})
-	w.byte('{')
-	first := true
-	writeExtra := func() {
-		w.comma(&first)
-		w.key(extraKey)
-		w.raw(extraVal)
 	}
+	w.byte('{')
 	if sorted {
-		pending := extraKey != ""
-		d.members(n, func(c int) {
+		pending, comma := extraKey != "", false
+		for c := first; c < end; c = d.next(c) {
 			nd := &d.nodes[c]
 			if pending && string(d.data[nd.kstart+1:nd.kend-1]) > extraKey {
-				writeExtra()
+				w.extra(&comma, extraKey, extraVal)
 				pending = false
 			}
 			if skipNull && nd.kind == 'n' {
-				return
+				continue
 			}
-			w.comma(&first)
+			if comma {
+				w.byte(',')
+			}
+			comma = true
 			w.b = append(w.b, d.data[nd.kstart:nd.kend]...)
 			w.byte(':')
 			w.value(c)
-		})
+		}
 		if pending {
-			writeExtra()
+			w.extra(&comma, extraKey, extraVal)
 		}
 		w.byte('}')
 		return
 	}
-	var ms []jmember
-	d.members(n, func(c int) {
-		if k := d.key(c); extraKey == "" || k != extraKey {
+	ms := make([]jmember, 0, end-first+1)
+	for c := first; c < end; c = d.next(c) {
+		if k := d.memberKey(c); extraKey == "" || string(k) != extraKey {
 			ms = append(ms, jmember{k, c})
 		}
-	})
-	if extraKey != "" {
-		ms = append(ms, jmember{extraKey, none})
 	}
-	slices.SortStableFunc(ms, func(a, b jmember) int { return strings.Compare(a.key, b.key) })
-	for i, m := range ms {
-		if i+1 < len(ms) && ms[i+1].key == m.key {
-			continue // a later member of the same name wins
-		}
+	if extraKey != "" {
+		ms = append(ms, jmember{[]byte(extraKey), none})
+	}
+	comma := false
+	for _, m := range sortMembers(ms) {
 		if m.node == none {
-			writeExtra()
+			w.extra(&comma, extraKey, extraVal)
 			continue
 		}
 		if skipNull && d.kind(m.node) == 'n' {
 			continue
 		}
-		w.comma(&first)
-		w.key(m.key)
+		if comma {
+			w.byte(',')
+		}
+		comma = true
+		w.strBytes(m.key)
+		w.byte(':')
 		w.value(m.node)
 	}
 	w.byte('}')
+}
+
+// extra writes the member key: raw of object.
+func (w *jwriter) extra(comma *bool, key, raw string) {
+	if *comma {
+		w.byte(',')
+	}
+	*comma = true
+	w.key(key)
+	w.raw(raw)
 }
 
 // rawJSON is JSON that REST has already written; marshal copies it. A nil

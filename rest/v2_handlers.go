@@ -87,11 +87,11 @@ func (s *Server) v2ActiveVersions(rw http.ResponseWriter, r *http.Request) {
 			w.fail()
 		}
 		n := 0
-		d.members(results, func(c int) {
+		for c, end := d.members(results); c < end; c = d.next(c) {
 			w.comma(&first)
 			v2VersionShape.write(w, c)
 			n++
-		})
+		}
 		d.release()
 		offset += n
 		if w.err != nil || n == 0 || offset >= count {

@@ -65,7 +65,7 @@ func v2LogText(d *jdoc, b int) string {
 	t.WriteString("Date: " + strings.TrimSuffix(str(b, "date"), "Z") + "\n")
 	t.WriteString("State: " + state + "\n")
 	t.WriteString("Success: " + success + "\n\n")
-	d.members(d.field(b, "commands"), func(c int) {
+	for c, end := d.members(d.field(b, "commands")); c < end; c = d.next(c) {
 		end := d.field(c, "end_time")
 		endText := pyStr(d, end)
 		if d.kind(end) == '"' {
@@ -74,7 +74,7 @@ func v2LogText(d *jdoc, b int) string {
 		t.WriteString("\n[rtd-command-info] start-time: " + strings.TrimSuffix(str(c, "start_time"), "Z") + ", end-time: " + endText +
 			", duration: " + pyInt(d, d.field(c, "run_time")) + ", exit-code: " + pyInt(d, d.field(c, "exit_code")) + "\n")
 		t.WriteString(str(c, "command") + "\n" + str(c, "output") + "\n")
-	})
+	}
 	t.WriteString("\n")
 	return t.String()
 }

@@ -271,10 +271,10 @@ func v2Array(elem v2Value) v2Value {
 		}
 		w.byte('[')
 		first := true
-		w.d.members(n, func(c int) {
+		for c, end := w.d.members(n); c < end; c = w.d.next(c) {
 			w.comma(&first)
 			elem(w, c)
-		})
+		}
 		w.byte(']')
 	}
 }

@@ -154,10 +154,10 @@ func (q *v3Req) list(sel *v3Sel, oq v3Query, ctxOf func(d *jdoc, obj int) v3Ctx)
 	w.raw(`,"results":[`)
 	first := true
 	if items := d.field(l, "nodes"); d.kind(items) == '[' {
-		d.members(items, func(obj int) {
+		for obj, end := d.members(items); obj < end; obj = d.next(obj) {
 			w.comma(&first)
 			ctxOf(d, obj).write(w, sel, obj)
-		})
+		}
 	}
 	w.raw("]}")
 	writeRendered(q.w, q.r, http.StatusOK, w)

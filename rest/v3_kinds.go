@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -231,17 +230,16 @@ func init() {
 					c = c.withProject(d.str(d.field(obj, "slug")))
 					var items []jmember
 					if d.kind(v) == '[' {
-						d.members(v, func(it int) { items = append(items, jmember{d.str(d.field(it, "slug")), it}) })
+						for it, end := d.members(v); it < end; it = d.next(it) {
+							items = append(items, jmember{d.strText(d.field(it, "slug")), it})
+						}
 					}
-					slices.SortStableFunc(items, func(a, b jmember) int { return strings.Compare(a.key, b.key) })
 					w.byte('{')
 					first := true
-					for i, it := range items {
-						if i+1 < len(items) && items[i+1].key == it.key {
-							continue
-						}
+					for _, it := range sortMembers(items) {
 						w.comma(&first)
-						w.key(it.key)
+						w.strBytes(it.key)
+						w.byte(':')
 						c.write(w, sel, it.node)
 					}
 					w.byte('}')
@@ -303,10 +301,10 @@ func init() {
 					w.byte('[')
 					first := true
 					if w.d.kind(v) == '[' {
-						w.d.members(v, func(alias int) {
+						for alias, end := w.d.members(v); alias < end; alias = w.d.next(alias) {
 							w.comma(&first)
 							c.write(w, v3AliasVersion, alias)
-						})
+						}
 					}
 					w.byte(']')
 				}},
