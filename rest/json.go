@@ -37,6 +37,11 @@ func appendJSON(buf []byte, v any) ([]byte, error) {
 	switch v := v.(type) {
 	case nil:
 		return append(buf, "null"...), nil
+	case rawJSON:
+		if v == nil {
+			return buf, errRawJSON
+		}
+		return append(buf, v...), nil
 	case bool:
 		return strconv.AppendBool(buf, v), nil
 	case string:
@@ -120,210 +125,6 @@ func plainNumber(n json.Number) bool {
 	return true
 }
 
-// decodeObject decodes a JSON object as encoding/json does into
-// map[string]any with UseNumber (numbers as json.Number), without
-// reflection; null decodes as a nil map.
-func decodeObject(data []byte) (map[string]any, error) {
-	v, err := decodeJSON(data)
-	if err != nil || v == nil {
-		return nil, err
-	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return nil, errors.New("rest: not a JSON object")
-	}
-	return obj, nil
-}
-
-// decodeJSON decodes one JSON value as encoding/json does into any with
-// UseNumber, without reflection.
-func decodeJSON(data []byte) (any, error) {
-	d := jsonDecoder{data: data}
-	d.space()
-	v, err := d.value()
-	if err != nil {
-		return nil, err
-	}
-	d.space()
-	if d.i != len(d.data) {
-		return nil, errSyntax
-	}
-	return v, nil
-}
-
-// jsonDecoder reads one JSON value from data at i. Strings with escapes
-// or non-ASCII bytes are unquoted by encoding/json, so that invalid UTF-8
-// decodes exactly as there.
-type jsonDecoder struct {
-	data []byte
-	i    int
-	keys map[string]string // object keys met so far, each allocated once
-}
-
-var errSyntax = errors.New("rest: JSON syntax error")
-
-func (d *jsonDecoder) space() {
-	for d.i < len(d.data) {
-		switch d.data[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
-
-func (d *jsonDecoder) value() (any, error) {
-	if d.i >= len(d.data) {
-		return nil, errSyntax
-	}
-	switch c := d.data[d.i]; {
-	case c == '{':
-		d.i++
-		obj := map[string]any{}
-		d.space()
-		if d.i < len(d.data) && d.data[d.i] == '}' {
-			d.i++
-			return obj, nil
-		}
-		for {
-			d.space()
-			k, err := d.key()
-			if err != nil {
-				return nil, err
-			}
-			d.space()
-			if d.i >= len(d.data) || d.data[d.i] != ':' {
-				return nil, errSyntax
-			}
-			d.i++
-			d.space()
-			v, err := d.value()
-			if err != nil {
-				return nil, err
-			}
-			obj[k] = v
-			if more, err := d.next('}'); !more {
-				return obj, err
-			}
-		}
-	case c == '[':
-		d.i++
-		arr := []any{}
-		d.space()
-		if d.i < len(d.data) && d.data[d.i] == ']' {
-			d.i++
-			return arr, nil
-		}
-		for {
-			d.space()
-			v, err := d.value()
-			if err != nil {
-				return nil, err
-			}
-			arr = append(arr, v)
-			if more, err := d.next(']'); !more {
-				return arr, err
-			}
-		}
-	case c == '"':
-		return d.str()
-	case c == 't' || c == 'f' || c == 'n':
-		for _, lit := range []struct {
-			text string
-			v    any
-		}{{"true", true}, {"false", false}, {"null", nil}} {
-			if bytes.HasPrefix(d.data[d.i:], []byte(lit.text)) {
-				d.i += len(lit.text)
-				return lit.v, nil
-			}
-		}
-		return nil, errSyntax
-	default:
-		start := d.i
-		for d.i < len(d.data) && bytes.IndexByte([]byte("+-.0123456789eE"), d.data[d.i]) >= 0 {
-			d.i++
-		}
-		n := json.Number(d.data[start:d.i])
-		if _, err := n.Float64(); err != nil || start == d.i {
-			return nil, errSyntax
-		}
-		return n, nil
-	}
-}
-
-// next reads what follows a member of an object or array: a comma (more
-// follow) or its closing byte.
-func (d *jsonDecoder) next(closing byte) (more bool, err error) {
-	d.space()
-	if d.i >= len(d.data) {
-		return false, errSyntax
-	}
-	d.i++
-	switch d.data[d.i-1] {
-	case ',':
-		return true, nil
-	case closing:
-		return false, nil
-	}
-	return false, errSyntax
-}
-
-// key reads an object key at i. A response repeats its keys for every
-// listed object: each distinct key without escapes is allocated once.
-func (d *jsonDecoder) key() (string, error) {
-	start := d.i
-	if start >= len(d.data) || d.data[start] != '"' {
-		return d.str()
-	}
-	end := bytes.IndexByte(d.data[start+1:], '"')
-	if end < 0 || bytes.IndexByte(d.data[start+1:start+1+end], '\\') >= 0 {
-		return d.str()
-	}
-	raw := d.data[start+1 : start+1+end]  // the whole key: no escape before its quote
-	if k, ok := d.keys[string(raw)]; ok { // no allocation for the lookup
-		d.i = start + end + 2
-		return k, nil
-	}
-	k, err := d.str()
-	if err == nil {
-		if d.keys == nil {
-			d.keys = map[string]string{}
-		}
-		d.keys[string(raw)] = k
-	}
-	return k, err
-}
-
-// str reads a string at i.
-func (d *jsonDecoder) str() (string, error) {
-	if d.i >= len(d.data) || d.data[d.i] != '"' {
-		return "", errSyntax
-	}
-	start := d.i
-	plain := true
-	for d.i++; d.i < len(d.data); d.i++ {
-		switch c := d.data[d.i]; {
-		case c == '"':
-			d.i++
-			if plain {
-				return string(d.data[start+1 : d.i-1]), nil
-			}
-			var s string
-			err := json.Unmarshal(d.data[start:d.i], &s)
-			return s, err
-		case c == '\\':
-			plain = false
-			d.i++ // the escaped byte cannot end the string
-		case c < 0x20:
-			return "", errSyntax
-		case c >= utf8.RuneSelf:
-			plain = false
-		}
-	}
-	return "", errSyntax
-}
-
 // writeJSON writes v as the JSON body with status; HEAD gets the headers
 // only. A body that cannot be encoded is a 500 with the JSON error body.
 func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
@@ -332,6 +133,15 @@ func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 		status, body = http.StatusInternalServerError, []byte(`{"detail":"A server error occurred."}`)
 	}
 	writeBody(w, r, status, body)
+}
+
+// writeRendered writes what w wrote as the JSON body with status, as
+// writeJSON does.
+func writeRendered(rw http.ResponseWriter, r *http.Request, status int, w *jwriter) {
+	if w.err != nil {
+		status, w.b = http.StatusInternalServerError, append(w.b[:0], `{"detail":"A server error occurred."}`...)
+	}
+	writeBody(rw, r, status, w.b)
 }
 
 // writeBody writes an already encoded JSON body.

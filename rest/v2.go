@@ -23,31 +23,31 @@ type v2Route struct {
 var v2Routes = []v2Route{
 	{"/api/v2/project/", "Project List",
 		"Public projects, ordered by slug. Filter: slug.",
-		v2List[v2Project](v2ProjectListQuery, func(q url.Values) v2Filters {
+		v2List(v2ProjectShape, v2ProjectListQuery, func(q url.Values) v2Filters {
 			return v2Filters{"slug": v2Text(q, "slug")}
 		})},
 	{"/api/v2/project/{id:[^/.]+}/", "Project Instance",
 		"One public project.",
-		v2Detail[v2Project](v2ProjectQuery)},
+		v2Detail(v2ProjectShape, v2ProjectQuery)},
 	{"/api/v2/project/{id:[^/.]+}/active_versions/", "Active Versions",
 		"The public, active versions of a public project, by verbose name descending.",
 		(*Server).v2ActiveVersions},
 	{"/api/v2/version/", "Version List",
 		"Public versions of public projects, by verbose name descending. Filters: project__slug, active.",
-		v2List[v2Version](v2VersionListQuery, func(q url.Values) v2Filters {
+		v2List(v2VersionShape, v2VersionListQuery, func(q url.Values) v2Filters {
 			return v2Filters{"projectSlug": v2Text(q, "project__slug"), "active": v2Bool(q, "active")}
 		})},
 	{"/api/v2/version/{id:[^/.]+}/", "Version Instance",
 		"One public version of a public project.",
-		v2Detail[v2Version](v2VersionQuery)},
+		v2Detail(v2VersionShape, v2VersionQuery)},
 	{"/api/v2/build/", "Build List",
 		"Builds of public versions of public projects, most recent first. Filters: project__slug, commit.",
-		v2List[v2Build](v2BuildListQuery, func(q url.Values) v2Filters {
+		v2List(v2BuildShape, v2BuildListQuery, func(q url.Values) v2Filters {
 			return v2Filters{"projectSlug": v2Text(q, "project__slug"), "commit": v2Text(q, "commit")}
 		})},
 	{"/api/v2/build/{id:[^/.]+}/", "Build Instance",
 		"One build of a public version of a public project.",
-		v2Detail[v2Build](v2BuildQuery)},
+		v2Detail(v2BuildShape, v2BuildQuery)},
 }
 
 // v2Handler serves /api/v2/ (behavior.md §5), except the webhooks, which cmd

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"docsd/errs"
 	"docsd/graph"
 )
 
@@ -62,38 +63,43 @@ const (
 // public, active, internal version of a public project, unpaginated
 // (behavior.md §5.1). The graph pages its lists, so the pages are gathered
 // here.
-func (s *Server) v2ActiveVersions(w http.ResponseWriter, r *http.Request) {
+func (s *Server) v2ActiveVersions(rw http.ResponseWriter, r *http.Request) {
 	id, ok := v2ID(r)
 	if !ok {
-		writeNotFound(w, r)
+		writeNotFound(rw, r)
 		return
 	}
-	versions := []v2Version{}
+	w := newWriter(nil)
+	defer w.done()
+	w.raw(`{"versions":[`)
+	first := true
 	for offset := 0; ; {
-		var out struct {
-			Object *struct {
-				Versions v2Envelope[v2Version] `json:"versions"`
-			} `json:"object"`
-		}
 		vars := map[string]any{"id": id, "limit": s.cfg.MaxPageSize, "offset": offset}
-		if err := s.exec.Do(v2Context(r), v2ActiveVersionsQuery, vars, &out); err != nil {
-			writeError(w, r, err)
+		d, obj, ok := s.v2Object(rw, r, v2ActiveVersionsQuery, vars)
+		if !ok {
 			return
 		}
-		if out.Object == nil {
-			writeNotFound(w, r)
-			return
+		w.d = d
+		page := d.field(obj, "versions")
+		count, countOK := v2Count(d, d.field(page, "count"))
+		results := d.field(page, "results")
+		if !countOK || (!w.null(page) && !d.isObject(page)) || (!w.null(results) && d.kind(results) != '[') {
+			w.fail()
 		}
-		page := out.Object.Versions
-		versions = append(versions, page.Results...)
-		offset += len(page.Results)
-		if len(page.Results) == 0 || offset >= page.Count {
+		n := 0
+		for c, end := d.members(results); c < end; c = d.next(c) {
+			w.comma(&first)
+			v2VersionShape.write(w, c)
+			n++
+		}
+		d.release()
+		offset += n
+		if w.err != nil || n == 0 || offset >= count {
 			break
 		}
 	}
-	writeJSON(w, r, http.StatusOK, struct {
-		Versions []v2Version `json:"versions"`
-	}{versions})
+	w.raw("]}")
+	writeRendered(rw, r, http.StatusOK, w)
 }
 
 // v2Handle is the work of one v2 route once method and format are checked.
@@ -102,35 +108,84 @@ type v2Handle func(s *Server, w http.ResponseWriter, r *http.Request)
 // v2Detail returns the handler of a detail route: the object with the
 // path's id, or 404 when the id is not an integer or names nothing the graph
 // shows.
-func v2Detail[T any](query string) v2Handle {
-	return func(s *Server, w http.ResponseWriter, r *http.Request) {
-		if obj, ok := v2Fetch[T](s, w, r, query); ok {
-			writeJSON(w, r, http.StatusOK, obj)
+func v2Detail(shape v2Shape, query string) v2Handle {
+	return func(s *Server, rw http.ResponseWriter, r *http.Request) {
+		d, obj, ok := s.v2Fetch(rw, r, query)
+		if !ok {
+			return
 		}
+		defer d.release()
+		w := newWriter(d)
+		defer w.done()
+		shape.write(w, obj)
+		writeRendered(rw, r, http.StatusOK, w)
 	}
 }
 
-// v2Fetch runs a detail operation for the path's id and returns its
-// object; it answers 404 itself (and reports false) when the id is not an
-// integer or names nothing the graph shows.
-func v2Fetch[T any](s *Server, w http.ResponseWriter, r *http.Request, query string) (*T, bool) {
+// v2Fetch runs a detail operation for the path's id and returns its data
+// (release it) and `object` in it; it answers 404 itself (and reports
+// false) when the id is not an integer or names nothing the graph shows.
+func (s *Server) v2Fetch(w http.ResponseWriter, r *http.Request, query string) (*jdoc, int, bool) {
 	id, ok := v2ID(r)
 	if !ok {
 		writeNotFound(w, r)
-		return nil, false
+		return nil, none, false
 	}
-	var out struct {
-		Object *T `json:"object"`
+	return s.v2Object(w, r, query, map[string]any{"id": id})
+}
+
+// v2Object runs an operation as the anonymous caller and returns its data
+// (release it) and `object` in it; it answers itself (and reports false)
+// when the graph fails or finds nothing.
+func (s *Server) v2Object(w http.ResponseWriter, r *http.Request, query string, vars map[string]any) (*jdoc, int, bool) {
+	d, ok := s.v2Run(w, r, query, vars)
+	if !ok {
+		return nil, none, false
 	}
-	if err := s.exec.Do(v2Context(r), query, map[string]any{"id": id}, &out); err != nil {
+	obj := d.field(0, "object")
+	switch d.kind(obj) {
+	case '{':
+		return d, obj, true
+	case 0, 'n':
+		writeNotFound(w, r)
+	default:
+		writeError(w, r, errs.Wrap(errs.Internal, "rest.v2", errV2Type))
+	}
+	d.release()
+	return nil, none, false
+}
+
+// v2Run runs an operation as the anonymous caller and returns its data
+// (release it); it answers the graph's error itself (and reports false).
+func (s *Server) v2Run(w http.ResponseWriter, r *http.Request, query string, vars map[string]any) (*jdoc, bool) {
+	resp := s.exec.Run(v2Context(r), query, vars)
+	if err := graph.ResponseError(resp); err != nil {
 		writeError(w, r, err)
 		return nil, false
 	}
-	if out.Object == nil {
-		writeNotFound(w, r)
+	data := []byte(resp.Data)
+	if len(data) == 0 {
+		data = []byte("null") // no data: nothing found
+	}
+	d, err := parseDoc(data)
+	if err != nil {
+		writeError(w, r, errs.Wrap(errs.Internal, "rest.v2", err))
 		return nil, false
 	}
-	return out.Object, true
+	return d, true
+}
+
+// v2Count reads a list's count as an int (null is 0); ok is false when it
+// is not an integer.
+func v2Count(d *jdoc, n int) (count int, ok bool) {
+	switch d.kind(n) {
+	case 0, 'n':
+		return 0, true
+	case '0':
+		i, err := strconv.ParseInt(string(d.text(n)), 10, 64)
+		return int(i), err == nil
+	}
+	return 0, false
 }
 
 // v2Filters are the filter variables of a list operation; nil values are
@@ -140,8 +195,8 @@ type v2Filters map[string]any
 // v2List returns the handler of a list route: one page of the operation's
 // list, in the envelope of behavior.md §3.4, filtered by the variables that
 // filters reads from the query.
-func v2List[T any](query string, filters func(url.Values) v2Filters) v2Handle {
-	return func(s *Server, w http.ResponseWriter, r *http.Request) {
+func v2List(shape v2Shape, query string, filters func(url.Values) v2Filters) v2Handle {
+	return func(s *Server, rw http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		p := s.pageOf(q)
 		vars := map[string]any{"limit": p.limit, "offset": p.offset}
@@ -150,16 +205,29 @@ func v2List[T any](query string, filters func(url.Values) v2Filters) v2Handle {
 				vars[name] = v
 			}
 		}
-		var out struct {
-			List v2Envelope[T] `json:"list"`
-		}
-		if err := s.exec.Do(v2Context(r), query, vars, &out); err != nil {
-			writeError(w, r, err)
+		d, ok := s.v2Run(rw, r, query, vars)
+		if !ok {
 			return
 		}
-		list := out.List
-		list.Next, list.Previous = pageLinks(s.cfg.PublicURL+r.URL.EscapedPath(), q, p, list.Count)
-		writeJSON(w, r, http.StatusOK, list)
+		defer d.release()
+		w := newWriter(d)
+		defer w.done()
+		l := d.field(0, "list")
+		count, countOK := v2Count(d, d.field(l, "count"))
+		if !countOK || (!w.null(l) && !d.isObject(l)) {
+			w.fail()
+		}
+		next, previous := pageLinks(s.cfg.PublicURL+r.URL.EscapedPath(), q, p, count)
+		w.raw(`{"count":`)
+		w.b = strconv.AppendInt(w.b, int64(count), 10)
+		w.raw(`,"next":`)
+		w.nullString(next)
+		w.raw(`,"previous":`)
+		w.nullString(previous)
+		w.raw(`,"results":`)
+		v2Array(shape.write)(w, d.field(l, "results"))
+		w.byte('}')
+		writeRendered(rw, r, http.StatusOK, w)
 	}
 }
 

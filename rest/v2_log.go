@@ -2,6 +2,8 @@ package rest
 
 import (
 	"net/http"
+
+	"docsd/errs"
 	"strconv"
 	"strings"
 )
@@ -24,11 +26,20 @@ var v2Formats = map[string]map[string]v2Handle{
 
 // v2BuildLog writes RTD's restapi/log.txt for the build.
 func (s *Server) v2BuildLog(w http.ResponseWriter, r *http.Request) {
-	b, ok := v2Fetch[v2Build](s, w, r, v2BuildQuery)
+	d, b, ok := s.v2Fetch(w, r, v2BuildQuery)
 	if !ok {
 		return
 	}
-	body := v2LogText(b)
+	defer d.release()
+	// The build must have v2's types, as for its JSON.
+	check := newWriter(d)
+	v2BuildShape.write(check, b)
+	check.done()
+	if check.err != nil {
+		writeError(w, r, errs.Wrap(errs.Internal, "rest.v2", check.err))
+		return
+	}
+	body := v2LogText(d, b)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
@@ -37,33 +48,41 @@ func (s *Server) v2BuildLog(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// v2LogText renders a build as RTD's log template, values written raw.
-func v2LogText(b *v2Build) string {
+// v2LogText renders build b as RTD's log template, values written raw.
+func v2LogText(d *jdoc, b int) string {
 	var t strings.Builder
+	str := func(obj int, key string) string { return d.str(d.field(obj, key)) }
+	state := str(d.field(b, "state"), "code")
 	success := "Unknown"
-	if b.State.value == "finished" {
-		success = pyBool(b.Success)
+	if state == "finished" {
+		success = pyBool(d.isTrue(d.field(b, "success")))
 	}
 	t.WriteString("Read the Docs build information\n")
-	t.WriteString("Build id: " + strconv.FormatInt(b.ID, 10) + "\n")
-	t.WriteString("Project: " + b.ProjectSlug + "\n")
-	t.WriteString("Version: " + b.VersionSlug + "\n")
-	t.WriteString("Commit: " + pyStr(b.Commit) + "\n")
-	t.WriteString("Date: " + string(b.Date) + "\n")
-	t.WriteString("State: " + b.State.value + "\n")
+	t.WriteString("Build id: " + strconv.FormatInt(v2Int64(d, d.field(b, "id")), 10) + "\n")
+	t.WriteString("Project: " + str(d.field(b, "project"), "slug") + "\n")
+	t.WriteString("Version: " + str(b, "version_slug") + "\n")
+	t.WriteString("Commit: " + pyStr(d, d.field(b, "commit")) + "\n")
+	t.WriteString("Date: " + strings.TrimSuffix(str(b, "date"), "Z") + "\n")
+	t.WriteString("State: " + state + "\n")
 	t.WriteString("Success: " + success + "\n\n")
-	for _, c := range b.Commands {
-		var end *string
-		if c.EndTime != nil {
-			e := string(*c.EndTime)
-			end = &e
+	for c, end := d.members(d.field(b, "commands")); c < end; c = d.next(c) {
+		end := d.field(c, "end_time")
+		endText := pyStr(d, end)
+		if d.kind(end) == '"' {
+			endText = strings.TrimSuffix(endText, "Z")
 		}
-		t.WriteString("\n[rtd-command-info] start-time: " + string(c.StartTime) + ", end-time: " + pyStr(end) +
-			", duration: " + pyInt(c.RunTime) + ", exit-code: " + pyInt(c.ExitCode) + "\n")
-		t.WriteString(c.Command + "\n" + c.Output + "\n")
+		t.WriteString("\n[rtd-command-info] start-time: " + strings.TrimSuffix(str(c, "start_time"), "Z") + ", end-time: " + endText +
+			", duration: " + pyInt(d, d.field(c, "run_time")) + ", exit-code: " + pyInt(d, d.field(c, "exit_code")) + "\n")
+		t.WriteString(str(c, "command") + "\n" + str(c, "output") + "\n")
 	}
 	t.WriteString("\n")
 	return t.String()
+}
+
+// v2Int64 returns integer n (0 when null).
+func v2Int64(d *jdoc, n int) int64 {
+	i, _ := strconv.ParseInt(string(d.text(n)), 10, 64)
+	return i
 }
 
 func pyBool(b bool) string {
@@ -73,16 +92,18 @@ func pyBool(b bool) string {
 	return "False"
 }
 
-func pyStr(s *string) string {
-	if s == nil {
+// pyStr writes string n as Python's str() would (None when null).
+func pyStr(d *jdoc, n int) string {
+	if k := d.kind(n); k == 0 || k == 'n' {
 		return "None"
 	}
-	return *s
+	return d.str(n)
 }
 
-func pyInt(n *int64) string {
-	if n == nil {
+// pyInt writes integer n as Python's str() would (None when null).
+func pyInt(d *jdoc, n int) string {
+	if k := d.kind(n); k == 0 || k == 'n' {
 		return "None"
 	}
-	return strconv.FormatInt(*n, 10)
+	return strconv.FormatInt(v2Int64(d, n), 10)
 }

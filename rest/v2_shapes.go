@@ -1,18 +1,19 @@
 package rest
 
 import (
-	"encoding/json"
-	"fmt"
+	"bytes"
+	"errors"
 	"strconv"
-	"strings"
 )
 
 // The v2 representations (behavior.md §5.2–§5.4). Each is asked of the graph
-// with a fragment whose aliases are the v2 key names, and decoded into a
-// struct whose fields are declared in wire order: v2 keys are not sorted
-// (§3.1), and encoding/json writes struct fields in declaration order. The
-// few v2 keys that the graph does not have (`setup`, `output`, …) are
-// constants filled in by the zero values of the struct.
+// with a fragment whose aliases are the v2 key names, and written from the
+// executor's data by a v2Shape: its keys in wire order (v2 keys are not
+// sorted, §3.1), each value as the typed field of a Go struct decoded by
+// encoding/json and encoded again would be written — null or a missing
+// member as that type's zero value, a value of another JSON type an error
+// (500). The few v2 keys that the graph does not have (`setup`, `output`,
+// …) are constants.
 
 // v2ProjectFragment selects a v2 Project (§5.2).
 const v2ProjectFragment = `
@@ -32,24 +33,6 @@ fragment v2Project on Project {
   users { id: databaseId }
 }`
 
-// v2Project is a v2 Project, keys in the order of §5.2.
-type v2Project struct {
-	ID                  int64           `json:"id"`
-	Name                string          `json:"name"`
-	Slug                string          `json:"slug"`
-	ProgrammingLanguage v2Only[string]  `json:"programming_language"`
-	DefaultVersion      string          `json:"default_version"`
-	DefaultBranch       *string         `json:"default_branch"` // raw stored value, null when unset
-	RepoType            v2Only[string]  `json:"repo_type"`
-	Repo                v2Only[string]  `json:"repo"`
-	Description         string          `json:"description"`
-	Language            v2Only[string]  `json:"language"`
-	DocumentationType   string          `json:"documentation_type"`
-	CanonicalURL        string          `json:"canonical_url"`
-	Users               []v2Only[int64] `json:"users"`         // maintainer ids
-	CustomPrefix        *string         `json:"custom_prefix"` // always null (api-2026.md §A1.6)
-}
-
 // v2VersionFragment selects a v2 Version (§5.3); it needs v2ProjectFragment.
 const v2VersionFragment = `
 fragment v2Version on Version {
@@ -68,33 +51,6 @@ fragment v2Version on Version {
   has_htmlzip: hasHtmlzip
   documentation_type: documentationType
 }` + v2ProjectFragment
-
-// v2Version is a v2 Version, keys in the order of §5.3.
-type v2Version struct {
-	ID           int64       `json:"id"`
-	Slug         string      `json:"slug"`
-	VerboseName  string      `json:"verbose_name"`
-	Built        bool        `json:"built"`
-	Active       bool        `json:"active"`
-	Type         string      `json:"type"`
-	Identifier   string      `json:"identifier"`
-	PrivacyLevel string      `json:"privacy_level"`
-	Downloads    v2Downloads `json:"downloads"`
-	Project      v2Project   `json:"project"`
-	HasPDF       bool        `json:"has_pdf"`
-	HasEPUB      bool        `json:"has_epub"`
-	HasHTMLZip   bool        `json:"has_htmlzip"`
-	// Added keys (api-2026.md §A1.6).
-	DocumentationType string `json:"documentation_type"`
-}
-
-// v2Downloads has a key only for each format that exists; the graph gives
-// null for the others, which decodes to "" and is omitted.
-type v2Downloads struct {
-	PDF     string `json:"pdf,omitempty"`
-	HTMLZip string `json:"htmlzip,omitempty"`
-	EPUB    string `json:"epub,omitempty"`
-}
 
 // v2BuildFragment selects a v2 Build with its commands (§5.4).
 const v2BuildFragment = `
@@ -131,149 +87,324 @@ fragment v2Build on Build {
   readthedocs_yaml_path: readthedocsYamlPath
 }`
 
-// v2Build is a v2 Build, keys in the order of §5.4.
-type v2Build struct {
-	ID           int64          `json:"id"`
-	Date         v2Time         `json:"date"`
-	Length       *int64         `json:"length"`
-	Type         string         `json:"type"`
-	State        v2Only[string] `json:"state"`
-	Success      bool           `json:"success"` // the stored flag
-	Error        string         `json:"error"`   // the graph's null decodes to ""
-	Commit       *string        `json:"commit"`
-	DocsURL      string         `json:"docs_url"`
-	Project      v2ProjectRef   `json:"project"`
-	ProjectSlug  string         `json:"project_slug"` // from the project read for Project
-	Version      v2Only[int64]  `json:"version"`
-	VersionSlug  string         `json:"version_slug"`
-	Commands     []v2Command    `json:"commands"`
-	StateDisplay v2Only[string] `json:"state_display"`
-	CommitURL    *string        `json:"commit_url"`
-	Config       v2Config       `json:"config"`
-	Setup        string         `json:"setup"`        // always ""
-	SetupError   string         `json:"setup_error"`  // always ""
-	Output       string         `json:"output"`       // always ""
-	ExitCode     *int64         `json:"exit_code"`    // null until finished
-	ColdStorage  *bool          `json:"cold_storage"` // always null
+// v2Shape is a v2 object: its keys in wire order.
+type v2Shape []v2Key
+
+// v2Key is one key of a v2 object.
+type v2Key struct {
+	name string
+	// read finds the key's value in the fetched object; nil reads the
+	// member of the same name.
+	read  func(d *jdoc, obj int) int
+	write v2Value
+}
+
+// v2Value writes fetched node n (none when it is missing) as a v2 value.
+type v2Value func(w *jwriter, n int)
+
+var errV2Type = errors.New("rest: v2 data of an unexpected type")
+
+// fail records that the data does not have the type v2 wants.
+func (w *jwriter) fail() {
+	if w.err == nil {
+		w.err = errV2Type
+	}
+}
+
+// null reports whether n is missing or null (the zero value is written).
+func (w *jwriter) null(n int) bool { k := w.d.kind(n); return k == 0 || k == 'n' }
+
+// write writes object n; missing or null, it is written with every key's
+// zero value, as a struct that decoding left alone.
+func (s v2Shape) write(w *jwriter, n int) {
+	if !w.null(n) && !w.d.isObject(n) {
+		w.fail()
+		return
+	}
+	w.byte('{')
+	for i, k := range s {
+		if i > 0 {
+			w.byte(',')
+		}
+		w.key(k.name)
+		v := none
+		if k.read != nil {
+			v = k.read(w.d, n)
+		} else {
+			v = w.d.field(n, k.name)
+		}
+		k.write(w, v)
+	}
+	w.byte('}')
+}
+
+// v2Const writes raw whatever was fetched.
+func v2Const(raw string) v2Value { return func(w *jwriter, _ int) { w.raw(raw) } }
+
+// v2Int writes an int64; null is 0.
+func v2Int(w *jwriter, n int) {
+	if w.null(n) {
+		w.byte('0')
+		return
+	}
+	w.integer(n)
+}
+
+// integer writes number n as an int64 (an error when it is not one).
+func (w *jwriter) integer(n int) {
+	raw := w.d.text(n)
+	if w.d.kind(n) != '0' {
+		w.fail()
+		return
+	}
+	if shortInteger(raw) && !bytes.HasPrefix(raw, []byte("-0")) && (len(raw) == 1 || raw[0] != '0') {
+		w.b = append(w.b, raw...) // as strconv writes it
+		return
+	}
+	i, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		w.fail()
+		return
+	}
+	w.b = strconv.AppendInt(w.b, i, 10)
+}
+
+// v2NullInt writes a *int64.
+func v2NullInt(w *jwriter, n int) {
+	if w.null(n) {
+		w.raw("null")
+		return
+	}
+	w.integer(n)
+}
+
+// v2String writes a string; null is "".
+func v2String(w *jwriter, n int) {
+	if w.null(n) {
+		w.raw(`""`)
+		return
+	}
+	w.string(n)
+}
+
+// string writes string n (an error when it is not one).
+func (w *jwriter) string(n int) {
+	if w.d.kind(n) != '"' {
+		w.fail()
+		return
+	}
+	w.value(n)
+}
+
+// v2NullString writes a *string.
+func v2NullString(w *jwriter, n int) {
+	if w.null(n) {
+		w.raw("null")
+		return
+	}
+	w.string(n)
+}
+
+// v2Boolean writes a bool; null is false.
+func v2Boolean(w *jwriter, n int) {
+	switch w.d.kind(n) {
+	case 0, 'n', 'f':
+		w.raw("false")
+	case 't':
+		w.raw("true")
+	default:
+		w.fail()
+	}
+}
+
+// v2Time writes a datetime as v2 does: the graph's UTC form without the
+// `Z` (behavior.md §3.2), e.g. `2019-04-29T10:00:00.512000`; null is "".
+func v2Time(w *jwriter, n int) {
+	if w.null(n) {
+		w.raw(`""`)
+		return
+	}
+	if w.d.kind(n) != '"' {
+		w.fail()
+		return
+	}
+	w.strBytes(bytes.TrimSuffix(w.d.text(n), []byte("Z")))
+}
+
+// v2NullTime writes a datetime that may be null.
+func v2NullTime(w *jwriter, n int) {
+	if w.null(n) {
+		w.raw("null")
+		return
+	}
+	v2Time(w, n)
+}
+
+// v2Only writes a GraphQL object of which one field was selected as that
+// field's value: `state { code }` as `"finished"`, each of
+// `users { id: databaseId }` as an integer. A null object is an error;
+// a missing one, and a null field, are the zero value.
+func v2Only(value v2Value) v2Value {
+	return func(w *jwriter, n int) {
+		if n == none {
+			value(w, none)
+			return
+		}
+		if !w.d.isObject(n) || int(w.d.nodes[n].after) == n+1 || int(w.d.nodes[n+1].after) != int(w.d.nodes[n].after) {
+			w.fail() // not an object of exactly one member
+			return
+		}
+		value(w, n+1)
+	}
+}
+
+// v2Array writes a list; null is null.
+func v2Array(elem v2Value) v2Value {
+	return func(w *jwriter, n int) {
+		if w.null(n) {
+			w.raw("null")
+			return
+		}
+		if w.d.kind(n) != '[' {
+			w.fail()
+			return
+		}
+		w.byte('[')
+		first := true
+		for c, end := w.d.members(n); c < end; c = w.d.next(c) {
+			w.comma(&first)
+			elem(w, c)
+		}
+		w.byte(']')
+	}
+}
+
+// v2Downloads has a key only for each format that exists; the graph gives
+// null for the others.
+func v2Downloads(w *jwriter, n int) {
+	if !w.null(n) && !w.d.isObject(n) {
+		w.fail()
+		return
+	}
+	w.byte('{')
+	first := true
+	for _, format := range []string{"pdf", "htmlzip", "epub"} {
+		v := w.d.field(n, format)
+		if w.null(v) {
+			continue
+		}
+		if w.d.kind(v) != '"' {
+			w.fail()
+			return
+		}
+		if w.d.nodes[v].end-w.d.nodes[v].start == 2 {
+			continue // "": omitted
+		}
+		w.comma(&first)
+		w.key(format)
+		w.value(v)
+	}
+	w.byte('}')
+}
+
+// v2Config writes a stored build configuration with its keys sorted at
+// every level and its numbers in their stored form (behavior.md §3.1);
+// {} when the graph gave none.
+func v2Config(w *jwriter, n int) {
+	if n == none {
+		w.raw("{}")
+		return
+	}
+	w.value(n)
+}
+
+// v2ProjectShape is a v2 Project, keys in the order of §5.2.
+var v2ProjectShape = v2Shape{
+	{name: "id", write: v2Int},
+	{name: "name", write: v2String},
+	{name: "slug", write: v2String},
+	{name: "programming_language", write: v2Only(v2String)},
+	{name: "default_version", write: v2String},
+	{name: "default_branch", write: v2NullString}, // raw stored value, null when unset
+	{name: "repo_type", write: v2Only(v2String)},
+	{name: "repo", write: v2Only(v2String)},
+	{name: "description", write: v2String},
+	{name: "language", write: v2Only(v2String)},
+	{name: "documentation_type", write: v2String},
+	{name: "canonical_url", write: v2String},
+	{name: "users", write: v2Array(v2Only(v2Int))},  // maintainer ids
+	{name: "custom_prefix", write: v2Const("null")}, // always null (api-2026.md §A1.6)
+}
+
+// v2VersionShape is a v2 Version, keys in the order of §5.3.
+var v2VersionShape = v2Shape{
+	{name: "id", write: v2Int},
+	{name: "slug", write: v2String},
+	{name: "verbose_name", write: v2String},
+	{name: "built", write: v2Boolean},
+	{name: "active", write: v2Boolean},
+	{name: "type", write: v2String},
+	{name: "identifier", write: v2String},
+	{name: "privacy_level", write: v2String},
+	{name: "downloads", write: v2Downloads},
+	{name: "project", write: v2ProjectShape.write},
+	{name: "has_pdf", write: v2Boolean},
+	{name: "has_epub", write: v2Boolean},
+	{name: "has_htmlzip", write: v2Boolean},
 	// Added keys (api-2026.md §A1.6).
-	VersionName         string  `json:"version_name"`
-	VersionType         string  `json:"version_type"`
-	ReadthedocsYamlPath *string `json:"readthedocs_yaml_path"`
+	{name: "documentation_type", write: v2String},
 }
 
-// UnmarshalJSON decodes a build and fills ProjectSlug from its project,
-// which the operation reads once for both keys.
-func (b *v2Build) UnmarshalJSON(data []byte) error {
-	type plain v2Build
-	if err := json.Unmarshal(data, (*plain)(b)); err != nil {
-		return err
-	}
-	b.ProjectSlug = b.Project.Slug
-	return nil
+// v2CommandShape is a v2 build command, keys in the order of §5.4.
+var v2CommandShape = v2Shape{
+	{name: "id", write: v2Int},
+	{name: "build", write: v2Int},
+	{name: "description", write: v2String},
+	{name: "command", write: v2String},
+	{name: "exit_code", write: v2NullInt},
+	{name: "run_time", write: v2NullInt},
+	{name: "output", write: v2String},
+	{name: "start_time", write: v2Time},
+	{name: "end_time", write: v2NullTime},
 }
 
-// v2ProjectRef is a build's project as read ({id, slug}), written as its id.
-type v2ProjectRef struct {
-	ID   int64  `json:"id"`
-	Slug string `json:"slug"`
+// v2BuildShape is a v2 Build, keys in the order of §5.4.
+var v2BuildShape = v2Shape{
+	{name: "id", write: v2Int},
+	{name: "date", write: v2Time},
+	{name: "length", write: v2NullInt},
+	{name: "type", write: v2String},
+	{name: "state", write: v2Only(v2String)},
+	{name: "success", write: v2Boolean}, // the stored flag
+	{name: "error", write: v2String},
+	{name: "commit", write: v2NullString},
+	{name: "docs_url", write: v2String},
+	// The project is read once ({id, slug}) for both keys.
+	{name: "project", write: v2BuildProject},
+	{name: "project_slug", read: func(d *jdoc, b int) int { return d.field(d.field(b, "project"), "slug") }, write: v2String},
+	{name: "version", write: v2Only(v2Int)},
+	{name: "version_slug", write: v2String},
+	{name: "commands", write: v2Array(v2CommandShape.write)},
+	{name: "state_display", write: v2Only(v2String)},
+	{name: "commit_url", write: v2NullString},
+	{name: "config", write: v2Config},
+	{name: "setup", write: v2Const(`""`)},       // always ""
+	{name: "setup_error", write: v2Const(`""`)}, // always ""
+	{name: "output", write: v2Const(`""`)},      // always ""
+	{name: "exit_code", write: v2NullInt},       // null until finished
+	{name: "cold_storage", write: v2Const("null")},
+	// Added keys (api-2026.md §A1.6).
+	{name: "version_name", write: v2String},
+	{name: "version_type", write: v2String},
+	{name: "readthedocs_yaml_path", write: v2NullString},
 }
 
-func (p v2ProjectRef) MarshalJSON() ([]byte, error) { return strconv.AppendInt(nil, p.ID, 10), nil }
-
-// v2Command is a v2 build command, keys in the order of §5.4.
-type v2Command struct {
-	ID          int64   `json:"id"`
-	Build       int64   `json:"build"`
-	Description string  `json:"description"`
-	Command     string  `json:"command"`
-	ExitCode    *int64  `json:"exit_code"`
-	RunTime     *int64  `json:"run_time"`
-	Output      string  `json:"output"`
-	StartTime   v2Time  `json:"start_time"`
-	EndTime     *v2Time `json:"end_time"`
-}
-
-// v2Time is a datetime as v2 writes it: the graph's UTC form without the
-// `Z` (behavior.md §3.2), e.g. `2019-04-29T10:00:00.512000`.
-type v2Time string
-
-func (t *v2Time) UnmarshalJSON(b []byte) error {
-	v, err := decodeJSON(b)
-	if err == nil && v == nil { // null, as encoding/json: no time
-		*t = ""
-		return nil
+// v2BuildProject writes a build's project, read as {id, slug}, as its id
+// (the slug's type is checked where project_slug is written).
+func v2BuildProject(w *jwriter, n int) {
+	if !w.null(n) && !w.d.isObject(n) {
+		w.fail()
+		return
 	}
-	s, ok := v.(string)
-	if err != nil || !ok {
-		return fmt.Errorf("rest: v2 wants a time string, got %s", b)
-	}
-	*t = v2Time(strings.TrimSuffix(s, "Z"))
-	return nil
-}
-
-// v2Only is a GraphQL object of which one field was selected, written as
-// that field's value: `state { code }` is written as `"finished"`, each of
-// `users { id: databaseId }` as an integer.
-type v2Only[T any] struct{ value T }
-
-func (o *v2Only[T]) UnmarshalJSON(b []byte) error {
-	obj, err := decodeObject(b)
-	if err != nil {
-		return err
-	}
-	if len(obj) != 1 {
-		return fmt.Errorf("rest: v2 wants an object with one field, got %s", b)
-	}
-	for _, v := range obj {
-		switch dst := any(&o.value).(type) {
-		case *string:
-			if s, ok := v.(string); ok {
-				*dst = s
-				return nil
-			}
-		case *int64:
-			if n, ok := v.(json.Number); ok {
-				*dst, err = n.Int64()
-				return err
-			}
-		}
-		raw, err := marshal(v) // any other type, through encoding/json
-		if err != nil {
-			return err
-		}
-		return json.Unmarshal(raw, &o.value)
-	}
-	return nil
-}
-
-func (o v2Only[T]) MarshalJSON() ([]byte, error) { return marshal(o.value) }
-
-// v2Config is a stored build configuration, written with its keys sorted at
-// every level and its numbers in their stored form (behavior.md §3.1).
-type v2Config json.RawMessage
-
-func (c *v2Config) UnmarshalJSON(b []byte) error {
-	v, err := decodeJSON(b) // numbers as json.Number: their stored form
-	if err != nil {
-		return err
-	}
-	sorted, err := marshal(v) // maps are written with sorted keys
-	*c = sorted
-	return err
-}
-
-func (c v2Config) MarshalJSON() ([]byte, error) {
-	if len(c) == 0 {
-		return []byte("{}"), nil
-	}
-	return c, nil
-}
-
-// v2Envelope is a v2 list (behavior.md §3.4). The graph fills count and
-// results (aliases of totalCount and nodes); the handler adds the links.
-type v2Envelope[T any] struct {
-	Count    int     `json:"count"`
-	Next     *string `json:"next"`
-	Previous *string `json:"previous"`
-	Results  []T     `json:"results"`
+	v2Int(w, w.d.field(n, "id"))
 }

@@ -74,6 +74,7 @@ type v3Req struct {
 	route *v3Route
 	vars  map[string]string
 	query url.Values
+	docs  []*jdoc // the answers run read, released when the request ends
 }
 
 // project is the {project} path parameter.
@@ -102,19 +103,19 @@ func (q *v3Req) fail(err error) {
 	writeError(q.w, q.r, err)
 }
 
-// run executes an operation as the caller and decodes its data (numbers
-// kept as json.Number). The error is the response's first error,
-// classified.
-func (q *v3Req) run(op string, vars map[string]any) (map[string]any, error) {
+// run executes an operation as the caller and returns its data, read in
+// place (valid until the request ends).
+func (q *v3Req) run(op string, vars map[string]any) (*jdoc, error) {
 	resp := q.s.exec.Run(q.ctx, op, vars)
 	if err := graph.ResponseError(resp); err != nil {
 		return nil, err
 	}
-	data, err := decodeObject(resp.Data)
+	d, err := parseDoc(resp.Data)
 	if err != nil {
 		return nil, errs.Wrap(errs.Internal, "rest.v3", err)
 	}
-	return data, nil
+	q.docs = append(q.docs, d)
+	return d, nil
 }
 
 // id parses a numeric path parameter; a value that is not a base-10
@@ -165,6 +166,11 @@ func (s *Server) v3Serve(w http.ResponseWriter, r *http.Request, rt *v3Route, va
 	// The request's operations (the access check, then the route's) share
 	// what they read.
 	q := &v3Req{s: s, w: w, r: r, ctx: graph.ShareReads(r.Context()), route: rt, vars: vars, query: query}
+	defer func() {
+		for _, d := range q.docs {
+			d.release()
+		}
+	}()
 	if rt.rule != v3Open {
 		ctx, err := s.exec.Authenticate(q.ctx, r.Header.Get("Authorization"))
 		if err != nil {
@@ -211,15 +217,15 @@ func (q *v3Req) allowed() bool {
 		q.fail(err)
 		return false
 	}
-	access := v3Obj(data, "projectAccess")
-	switch {
-	case data["viewer"] == nil:
+	access := data.at(0, []string{"projectAccess"})
+	switch viewer := data.field(0, "viewer"); {
+	case viewer == none || data.kind(viewer) == 'n':
 		q.fail(errs.E(errs.Unauthenticated, "rest.v3", errs.MsgNoCredentials))
 		return false
-	case access["exists"] != true:
+	case !data.isTrue(data.field(access, "exists")):
 		writeNotFound(q.w, q.r)
 		return false
-	case access["maintainer"] != true:
+	case !data.isTrue(data.field(access, "maintainer")):
 		writeJSON(q.w, q.r, http.StatusForbidden, map[string]any{"detail": errs.MsgForbidden})
 		return false
 	}

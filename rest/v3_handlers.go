@@ -1,8 +1,8 @@
 package rest
 
 import (
-	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"docsd/errs"
@@ -92,7 +92,7 @@ type v3Query struct {
 	vars       map[string]any
 	path       []string
 	// match, when set, must accept the object found, else it is not found.
-	match func(obj map[string]any) bool
+	match func(d *jdoc, obj int) bool
 }
 
 // text returns the operation's text for a selection.
@@ -102,71 +102,72 @@ func (oq v3Query) text(sel *v3Sel) string {
 	return oq.head + body + oq.tail + op.fragments()
 }
 
-// v3At follows path through data; nil when a step is missing or null.
-func v3At(data map[string]any, path []string) map[string]any {
-	for _, k := range path {
-		data = v3Obj(data, k)
-		if data == nil {
-			return nil
-		}
-	}
-	return data
-}
-
 // object answers a detail read: 200 with the rendered object, 404 when the
 // graph finds nothing. ctxOf gives the rendering context of the object.
-func (q *v3Req) object(sel *v3Sel, oq v3Query, ctxOf func(obj map[string]any) v3Ctx) {
-	data, err := q.run(oq.text(sel), oq.vars)
+func (q *v3Req) object(sel *v3Sel, oq v3Query, ctxOf func(d *jdoc, obj int) v3Ctx) {
+	d, err := q.run(oq.text(sel), oq.vars)
 	if err != nil {
 		q.fail(err)
 		return
 	}
-	obj := v3At(data, oq.path)
-	if obj == nil || (oq.match != nil && !oq.match(obj)) {
+	obj := d.at(0, oq.path)
+	if obj == none || (oq.match != nil && !oq.match(d, obj)) {
 		writeNotFound(q.w, q.r)
 		return
 	}
-	writeJSON(q.w, q.r, http.StatusOK, ctxOf(obj).render(sel, obj))
+	w := newWriter(d)
+	defer w.done()
+	ctxOf(d, obj).write(w, sel, obj)
+	writeRendered(q.w, q.r, http.StatusOK, w)
 }
 
 // list answers a list read with the envelope of behavior.md §3.4.
-func (q *v3Req) list(sel *v3Sel, oq v3Query, ctxOf func(obj map[string]any) v3Ctx) {
+func (q *v3Req) list(sel *v3Sel, oq v3Query, ctxOf func(d *jdoc, obj int) v3Ctx) {
 	pg := q.s.pageOf(q.query)
 	oq.vars["limit"], oq.vars["offset"] = pg.limit, pg.offset
-	data, err := q.run(oq.text(sel), oq.vars)
+	d, err := q.run(oq.text(sel), oq.vars)
 	if err != nil {
 		q.fail(err)
 		return
 	}
-	l := v3At(data, oq.path)
-	if l == nil {
+	l := d.at(0, oq.path)
+	if l == none {
 		writeNotFound(q.w, q.r)
 		return
 	}
-	items, _ := l["nodes"].([]any)
-	results := make([]any, 0, len(items))
-	for _, it := range items {
-		obj, _ := it.(map[string]any)
-		results = append(results, ctxOf(obj).render(sel, obj))
-	}
-	count, _ := l["totalCount"].(json.Number).Int64()
-	q.writeList(pg, int(count), results)
-}
-
-func (q *v3Req) writeList(pg page, count int, results []any) {
+	count, _ := strconv.Atoi(string(d.text(d.field(l, "totalCount"))))
 	base := q.r.URL.EscapedPath()
 	if q.s.cfg.AbsoluteAPILinks {
 		base = q.s.cfg.PublicURL + base
 	}
 	next, previous := pageLinks(base, q.query, pg, count)
-	writeJSON(q.w, q.r, http.StatusOK, map[string]any{"count": count, "next": next, "previous": previous, "results": results})
+	w := newWriter(d)
+	defer w.done()
+	w.raw(`{"count":`)
+	w.b = strconv.AppendInt(w.b, int64(count), 10)
+	w.raw(`,"next":`)
+	w.b, w.err = appendJSON(w.b, next)
+	w.raw(`,"previous":`)
+	if w.err == nil {
+		w.b, w.err = appendJSON(w.b, previous)
+	}
+	w.raw(`,"results":[`)
+	first := true
+	if items := d.field(l, "nodes"); d.kind(items) == '[' {
+		for obj, end := d.members(items); obj < end; obj = d.next(obj) {
+			w.comma(&first)
+			ctxOf(d, obj).write(w, sel, obj)
+		}
+	}
+	w.raw("]}")
+	writeRendered(q.w, q.r, http.StatusOK, w)
 }
 
 // inProject renders objects as belonging to the route's project.
-func (q *v3Req) inProject(map[string]any) v3Ctx { return q.ctxFor(q.project()) }
+func (q *v3Req) inProject(*jdoc, int) v3Ctx { return q.ctxFor(q.project()) }
 
 // own renders projects with their own slug.
-func (q *v3Req) own(obj map[string]any) v3Ctx { return q.ctxFor(v3Str(obj["slug"])) }
+func (q *v3Req) own(d *jdoc, obj int) v3Ctx { return q.ctxFor(d.str(d.field(obj, "slug"))) }
 
 // filters validates the request's filters (400, behavior.md §3.6).
 func (q *v3Req) filters(f *v3Filters) (map[string]any, bool) {
@@ -268,8 +269,8 @@ func (q *v3Req) buildDetail(version string) {
 		head: `query($slug: String!, $id: Int!, $filter: BuildFilterInput) { project(slug: $slug) { obj: build(id: $id, filter: $filter) { `,
 		tail: ` } } }`,
 		vars: map[string]any{"slug": q.project(), "id": id, "filter": filter}, path: []string{"project", "obj"},
-		match: func(obj map[string]any) bool {
-			return version == "" || v3Str(obj["version"]) == version
+		match: func(d *jdoc, obj int) bool {
+			return version == "" || d.str(d.field(obj, "version")) == version
 		},
 	}, q.inProject)
 }
@@ -360,7 +361,7 @@ func (q *v3Req) body(lookup *v3Query) (map[string]any, bool) {
 			q.fail(lerr)
 			return nil, false
 		}
-		if v3At(data, lookup.path) == nil {
+		if data.at(0, lookup.path) == none {
 			writeNotFound(q.w, q.r)
 			return nil, false
 		}
@@ -373,7 +374,7 @@ func (q *v3Req) body(lookup *v3Query) (map[string]any, bool) {
 // When REST found type errors in the body itself (failed), the operation
 // runs with validateOnly and the answer is 400 with REST's and the graph's
 // messages merged; a lookup failure of the graph (404) wins over both.
-func (q *v3Req) mutate(op string, input map[string]any, failed errs.Fields) (map[string]any, bool) {
+func (q *v3Req) mutate(op string, input map[string]any, failed errs.Fields) (*jdoc, bool) {
 	vars := map[string]any{"input": input}
 	if len(failed) == 0 {
 		data, err := q.run(op, vars)
@@ -381,7 +382,7 @@ func (q *v3Req) mutate(op string, input map[string]any, failed errs.Fields) (map
 			q.fail(err)
 			return nil, false
 		}
-		return v3Obj(data, "obj"), true
+		return data, true
 	}
 	input["validateOnly"] = true
 	_, err := q.run(op, vars)
@@ -396,13 +397,16 @@ func (q *v3Req) mutate(op string, input map[string]any, failed errs.Fields) (map
 
 // writeObject renders a write's result in full (fields, omit and expand do
 // not apply to writes) and answers status.
-func (q *v3Req) writeObject(status int, data map[string]any, sel *v3Sel, ctxOf func(obj map[string]any) v3Ctx) {
-	obj := v3Obj(data, "obj")
-	if obj == nil {
+func (q *v3Req) writeObject(status int, data *jdoc, sel *v3Sel, ctxOf func(d *jdoc, obj int) v3Ctx) {
+	obj := data.at(0, []string{"obj", "obj"})
+	if obj == none {
 		writeNotFound(q.w, q.r)
 		return
 	}
-	writeJSON(q.w, q.r, status, ctxOf(obj).render(sel, obj))
+	w := newWriter(data)
+	defer w.done()
+	ctxOf(data, obj).write(w, sel, obj)
+	writeRendered(q.w, q.r, status, w)
 }
 
 // v3ProjectInput reads the project fields of an import (or an update):
@@ -500,16 +504,17 @@ func (s *Server) v3TriggerBuild(q *v3Req) {
 		q.fail(err)
 		return
 	}
-	payload := v3Obj(data, "triggerBuild")
+	payload := data.at(0, []string{"triggerBuild"})
 	c := q.ctxFor(q.project())
-	out := map[string]any{"build": nil, "triggered": payload["triggered"],
-		"project": c.render(project, v3Obj(payload, "project")),
-		"version": c.render(version, v3Obj(payload, "version"))}
-	if b := v3Obj(payload, "build"); b != nil {
-		out["build"] = c.render(build, b)
+	triggered := data.field(payload, "triggered")
+	out := map[string]any{"build": nil, "triggered": data.valueJSON(triggered),
+		"project": c.rendered(project, data, data.field(payload, "project")),
+		"version": c.rendered(version, data, data.field(payload, "version"))}
+	if b := data.field(payload, "build"); data.isObject(b) {
+		out["build"] = c.rendered(build, data, b)
 	}
 	status := http.StatusAccepted
-	if payload["triggered"] != true {
+	if !data.isTrue(triggered) {
 		status = http.StatusBadRequest
 	}
 	writeJSON(q.w, q.r, status, out)

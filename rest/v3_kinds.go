@@ -18,7 +18,8 @@ type v3Kind struct {
 	// asks the field once (GraphQL merges identical selections); when the
 	// key is not kept, render leaves the helper out.
 	helpers string
-	links   func(c v3Ctx, obj map[string]any) map[string]any
+	// links writes the object's _links.
+	links func(c v3Ctx, w *jwriter, obj int)
 }
 
 // A v3Field is one REST key of a kind.
@@ -30,15 +31,16 @@ type v3Field struct {
 	// gqlFn, when set, builds the selection instead of gql (embedded
 	// projects, whose selection names fragments).
 	gqlFn func(o *v3Op) string
-	// value reshapes the fetched value (obj[key]); nil keeps it as fetched.
-	value func(c v3Ctx, v any, obj map[string]any) any
+	// value writes the fetched value v (obj's member key) reshaped; nil
+	// writes it as fetched.
+	value func(c v3Ctx, w *jwriter, v, obj int)
 
 	// Expandable fields (behavior.md §3.5).
 	expandable   bool
 	onlyExpanded bool    // the key is absent unless expanded
 	expandKind   *v3Kind // the kind it expands to; nil for a scalar (config)
 	expandGQL    string  // selection head when expanded; "" selects nothing
-	expanded     func(c v3Ctx, sel *v3Sel, v any, obj map[string]any) any
+	expanded     func(c v3Ctx, w *jwriter, sel *v3Sel, v, obj int)
 }
 
 // v3EmbedDepth is how many levels of embedded projects (subproject_of,
@@ -53,23 +55,6 @@ type v3Ctx struct {
 	links   string // prefix of _links: "" or the public URL (absolute_api_links)
 	project string // slug of the project the rendered objects belong to
 	get     bool   // the response answers a GET/HEAD (redirect URLs "" → null)
-}
-
-func (c v3Ctx) path(parts ...string) string {
-	const prefix = "/api/v3/projects/"
-	n := len(c.links) + len(prefix)
-	for _, p := range parts {
-		n += len(p) + 1
-	}
-	var b strings.Builder // one allocation: _links are written for every listed object
-	b.Grow(n)
-	b.WriteString(c.links)
-	b.WriteString(prefix)
-	for _, p := range parts {
-		b.WriteString(p)
-		b.WriteByte('/')
-	}
-	return b.String()
 }
 
 func (c v3Ctx) withProject(slug string) v3Ctx {
@@ -139,34 +124,63 @@ func (o *v3Op) sel(s *v3Sel) string {
 	return strings.Join(parts, " ")
 }
 
-// render reshapes one fetched object into its REST representation.
-func (c v3Ctx) render(s *v3Sel, obj map[string]any) map[string]any {
-	out := make(map[string]any, len(s.keep))
-	for _, f := range s.keep {
+// write writes one fetched object (node obj of w's document; none or not
+// an object reads as an object without members) in its REST
+// representation: the kept keys in their (sorted) order, each reshaped
+// where GraphQL can't express it.
+func (c v3Ctx) write(w *jwriter, s *v3Sel, obj int) {
+	d := w.d
+	w.byte('{')
+	// The fetched members come in the selection's order, which is the
+	// order of s.keep: each is looked for first where the last one ended.
+	hint, end := obj+1, obj+1
+	if d.isObject(obj) {
+		end = int(d.nodes[obj].after)
+	}
+	for i, f := range s.keep {
+		if i > 0 {
+			w.byte(',')
+		}
+		w.key(f.key)
+		v := none
+		if hint < end && d.keyIs(hint, f.key) {
+			v, hint = hint, int(d.nodes[hint].after)
+		} else if v = d.field(obj, f.key); v != none {
+			hint = int(d.nodes[v].after)
+		}
 		switch child, ok := s.exp[f.key]; {
 		case f.key == "_links":
-			out[f.key] = s.kind.links(c, obj)
+			s.kind.links(c, w, obj)
 		case ok:
-			out[f.key] = f.expanded(c, child, obj[f.key], obj)
+			f.expanded(c, w, child, v, obj)
 		case f.value != nil:
-			out[f.key] = f.value(c, obj[f.key], obj)
+			f.value(c, w, v, obj)
 		default:
-			out[f.key] = obj[f.key]
+			w.value(v)
 		}
 	}
-	return out
+	w.byte('}')
 }
 
-// v3Str returns v as a string ("" when it is not one).
-func v3Str(v any) string {
-	s, _ := v.(string)
-	return s
+// rendered returns object obj of d written by write, for a larger answer
+// built by marshal.
+func (c v3Ctx) rendered(s *v3Sel, d *jdoc, obj int) rawJSON {
+	w := &jwriter{d: d}
+	c.write(w, s, obj)
+	return w.result()
 }
 
-// v3Obj returns obj[key] as an object (nil when it is not one).
-func v3Obj(obj map[string]any, key string) map[string]any {
-	m, _ := obj[key].(map[string]any)
-	return m
+// writeLinks writes an object of links: names[i] to the path of parts[i].
+func (c v3Ctx) writeLinks(w *jwriter, names []string, parts ...[][]byte) {
+	w.byte('{')
+	for i, name := range names {
+		if i > 0 {
+			w.byte(',')
+		}
+		w.key(name)
+		w.path(c.links, parts[i]...)
+	}
+	w.byte('}')
 }
 
 var (
@@ -183,12 +197,12 @@ var (
 )
 
 func init() {
-	embedded := func(c v3Ctx, v any, _ map[string]any) any {
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return nil
+	embedded := func(c v3Ctx, w *jwriter, v, _ int) {
+		if !w.d.isObject(v) {
+			w.raw("null")
+			return
 		}
-		return c.withProject(v3Str(obj["slug"])).render(v3EmbeddedProject, obj)
+		c.withProject(w.d.str(w.d.field(v, "slug"))).write(w, v3EmbeddedProject, v)
 	}
 	relation := func(key, gqlName string) *v3Field {
 		return &v3Field{key: key, gqlFn: func(o *v3Op) string {
@@ -198,34 +212,37 @@ func init() {
 
 	*v3ProjectKind = v3Kind{
 		helpers: "slug",
-		links: func(c v3Ctx, obj map[string]any) map[string]any {
-			p := v3Str(obj["slug"])
-			return map[string]any{
-				"_self":                c.path(p),
-				"builds":               c.path(p, "builds"),
-				"environmentvariables": c.path(p, "environmentvariables"),
-				"notifications":        c.path(p, "notifications"),
-				"redirects":            c.path(p, "redirects"),
-				"subprojects":          c.path(p, "subprojects"),
-				"superproject":         c.path(p, "superproject"),
-				"sync_versions":        c.path(p, "sync-versions"),
-				"translations":         c.path(p, "translations"),
-				"versions":             c.path(p, "versions"),
-			}
+		links: func(c v3Ctx, w *jwriter, obj int) {
+			p := w.d.strText(w.d.field(obj, "slug"))
+			c.writeLinks(w, v3ProjectLinks, [][]byte{p}, [][]byte{p, v3Builds}, [][]byte{p, []byte("environmentvariables")},
+				[][]byte{p, []byte("notifications")}, [][]byte{p, []byte("redirects")}, [][]byte{p, []byte("subprojects")},
+				[][]byte{p, []byte("superproject")}, [][]byte{p, []byte("sync-versions")}, [][]byte{p, []byte("translations")},
+				[][]byte{p, v3Versions})
 		},
 		fields: []*v3Field{
 			{key: "_links"},
 			{key: "active_versions", expandable: true, onlyExpanded: true, expandKind: v3VersionKind,
 				expandGQL: "active_versions: activeVersions",
-				expanded: func(c v3Ctx, sel *v3Sel, v any, obj map[string]any) any {
-					items, _ := v.([]any)
-					c = c.withProject(v3Str(obj["slug"]))
-					out := make(map[string]any, len(items))
-					for _, it := range items {
-						version, _ := it.(map[string]any)
-						out[v3Str(version["slug"])] = c.render(sel, version)
+				expanded: func(c v3Ctx, w *jwriter, sel *v3Sel, v, obj int) {
+					// An object keyed by slug, in slug order; a repeated slug
+					// keeps its last version.
+					d := w.d
+					c = c.withProject(d.str(d.field(obj, "slug")))
+					var items []jmember
+					if d.kind(v) == '[' {
+						for it, end := d.members(v); it < end; it = d.next(it) {
+							items = append(items, jmember{d.strText(d.field(it, "slug")), it})
+						}
 					}
-					return out
+					w.byte('{')
+					first := true
+					for _, it := range sortMembers(items) {
+						w.comma(&first)
+						w.strBytes(it.key)
+						w.byte(':')
+						c.write(w, sel, it.node)
+					}
+					w.byte('}')
 				}},
 			{key: "created", gql: "created"},
 			{key: "default_branch", gql: "default_branch: defaultBranch"},
@@ -239,9 +256,13 @@ func init() {
 			// Expansions of api-2026.md §A6 #1 and #2: whether the caller
 			// maintains the project, and the organization docsd does not have.
 			{key: "organization", expandable: true, onlyExpanded: true,
-				expanded: func(v3Ctx, *v3Sel, any, map[string]any) any { return nil }},
+				expanded: func(_ v3Ctx, w *jwriter, _ *v3Sel, _, _ int) { w.raw("null") }},
 			{key: "permissions", expandable: true, onlyExpanded: true, expandGQL: "permissions: viewerIsMaintainer",
-				expanded: func(_ v3Ctx, _ *v3Sel, v any, _ map[string]any) any { return map[string]any{"admin": v} }},
+				expanded: func(_ v3Ctx, w *jwriter, _ *v3Sel, v, _ int) {
+					w.raw(`{"admin":`)
+					w.value(v)
+					w.byte('}')
+				}},
 			{key: "privacy_level", gql: "privacy_level: privacyLevel"},
 			{key: "programming_language", gql: "programming_language: programmingLanguage { code name }"},
 			{key: "readthedocs_yaml_path", gql: "readthedocs_yaml_path: readthedocsYamlPath"},
@@ -252,11 +273,12 @@ func init() {
 			{key: "tags", gql: "tags"},
 			relation("translation_of", "translationOf"),
 			// urls.downloads is always null (api-2026.md §A1.1).
-			{key: "urls", gql: "urls { builds documentation home versions }", value: func(_ v3Ctx, v any, _ map[string]any) any {
-				if u, ok := v.(map[string]any); ok {
-					u["downloads"] = nil
+			{key: "urls", gql: "urls { builds documentation home versions }", value: func(_ v3Ctx, w *jwriter, v, _ int) {
+				if w.d.isObject(v) {
+					w.object(v, false, "downloads", "null")
+					return
 				}
-				return v
+				w.value(v)
 			}},
 			{key: "users", gql: "users { username }"},
 			{key: "versioning_scheme", gql: "versioning_scheme: versioningScheme"},
@@ -265,13 +287,9 @@ func init() {
 
 	*v3VersionKind = v3Kind{
 		helpers: "slug",
-		links: func(c v3Ctx, obj map[string]any) map[string]any {
-			v := v3Str(obj["slug"])
-			return map[string]any{
-				"_self":   c.path(c.project, "versions", v),
-				"builds":  c.path(c.project, "versions", v, "builds"),
-				"project": c.path(c.project),
-			}
+		links: func(c v3Ctx, w *jwriter, obj int) {
+			p, v := []byte(c.project), w.d.strText(w.d.field(obj, "slug"))
+			c.writeLinks(w, v3VersionLinks, [][]byte{p, v3Versions, v}, [][]byte{p, v3Versions, v, v3Builds}, [][]byte{p})
 		},
 		fields: []*v3Field{
 			{key: "_links"},
@@ -279,45 +297,37 @@ func init() {
 			// Each alias is a full Version whose own aliases are [] (api-2026.md
 			// §A1.2); fields, omit and expand do not apply inside.
 			{key: "aliases", gqlFn: func(o *v3Op) string { return "aliases { " + o.sel(v3AliasVersion) + " }" },
-				value: func(c v3Ctx, v any, _ map[string]any) any {
-					items, _ := v.([]any)
-					out := make([]any, 0, len(items))
-					for _, it := range items {
-						alias, _ := it.(map[string]any)
-						obj := c.render(v3AliasVersion, alias)
-						obj["aliases"] = []any{}
-						out = append(out, obj)
+				value: func(c v3Ctx, w *jwriter, v, _ int) {
+					w.byte('[')
+					first := true
+					if w.d.kind(v) == '[' {
+						for alias, end := w.d.members(v); alias < end; alias = w.d.next(alias) {
+							w.comma(&first)
+							c.write(w, v3AliasVersion, alias)
+						}
 					}
-					return out
+					w.byte(']')
 				}},
 			{key: "built", gql: "built"},
-			{key: "downloads", gql: "downloads { epub htmlzip pdf }", value: func(_ v3Ctx, v any, _ map[string]any) any {
-				out := map[string]any{}
-				d, _ := v.(map[string]any)
-				for k, url := range d {
-					if url != nil {
-						out[k] = url
-					}
+			{key: "downloads", gql: "downloads { epub htmlzip pdf }", value: func(_ v3Ctx, w *jwriter, v, _ int) {
+				if !w.d.isObject(v) {
+					w.raw("{}")
+					return
 				}
-				return out
+				w.object(v, true, "", "") // formats that exist only
 			}},
 			{key: "hidden", gql: "hidden"},
 			{key: "id", gql: "id: databaseId"},
 			{key: "identifier", gql: "identifier"},
 			{key: "last_build", gql: "last_build: lastBuild { id: databaseId }",
-				value: func(_ v3Ctx, v any, _ map[string]any) any {
-					if b, ok := v.(map[string]any); ok {
-						return b["id"]
-					}
-					return nil
-				},
+				value:      func(_ v3Ctx, w *jwriter, v, _ int) { w.value(w.d.field(v, "id")) },
 				expandable: true, expandKind: v3BuildKind, expandGQL: "last_build: lastBuild",
-				expanded: func(c v3Ctx, sel *v3Sel, v any, _ map[string]any) any {
-					b, ok := v.(map[string]any)
-					if !ok {
-						return nil
+				expanded: func(c v3Ctx, w *jwriter, sel *v3Sel, v, _ int) {
+					if !w.d.isObject(v) {
+						w.raw("null")
+						return
 					}
-					return c.render(sel, b)
+					c.write(w, sel, v)
 				}},
 			{key: "privacy_level", gql: "privacy_level: privacyLevel"},
 			{key: "ref", gql: "ref"},
@@ -330,25 +340,22 @@ func init() {
 
 	*v3BuildKind = v3Kind{
 		helpers: "id: databaseId version: versionSlug",
-		links: func(c v3Ctx, obj map[string]any) map[string]any {
-			return map[string]any{
-				"_self":         c.path(c.project, "builds", v3Text(obj["id"])),
-				"notifications": c.path(c.project, "builds", v3Text(obj["id"]), "notifications"),
-				"project":       c.path(c.project),
-				"version":       c.path(c.project, "versions", v3Str(obj["version"])),
-			}
+		links: func(c v3Ctx, w *jwriter, obj int) {
+			p, id := []byte(c.project), w.d.text(w.d.field(obj, "id"))
+			c.writeLinks(w, v3BuildLinks, [][]byte{p, v3Builds, id}, [][]byte{p, v3Builds, id, []byte("notifications")},
+				[][]byte{p}, [][]byte{p, v3Versions, w.d.strText(w.d.field(obj, "version"))})
 		},
 		fields: []*v3Field{
 			{key: "_links"},
 			{key: "commit", gql: "commit"},
 			{key: "config", expandable: true, onlyExpanded: true, expandGQL: "config",
-				expanded: func(_ v3Ctx, _ *v3Sel, v any, _ map[string]any) any { return v }},
+				expanded: func(_ v3Ctx, w *jwriter, _ *v3Sel, v, _ int) { w.value(v) }},
 			{key: "created", gql: "created"},
 			{key: "duration", gql: "duration"},
 			{key: "error", gql: "error"},
 			{key: "finished", gql: "finished"},
 			{key: "id", gql: "id: databaseId"},
-			{key: "project", value: func(c v3Ctx, _ any, _ map[string]any) any { return c.project }},
+			{key: "project", value: func(c v3Ctx, w *jwriter, _, _ int) { w.str(c.project) }},
 			{key: "state", gql: "state { code name }"},
 			{key: "success", gql: "success"},
 			{key: "urls", gql: "urls { build project version }"},
@@ -358,11 +365,9 @@ func init() {
 
 	*v3SubprojectKind = v3Kind{
 		helpers: "alias",
-		links: func(c v3Ctx, obj map[string]any) map[string]any {
-			return map[string]any{
-				"_self":  c.path(c.project, "subprojects", v3Str(obj["alias"])),
-				"parent": c.path(c.project),
-			}
+		links: func(c v3Ctx, w *jwriter, obj int) {
+			p := []byte(c.project)
+			c.writeLinks(w, []string{"_self", "parent"}, [][]byte{p, []byte("subprojects"), w.d.strText(w.d.field(obj, "alias"))}, [][]byte{p})
 		},
 		fields: []*v3Field{
 			{key: "_links"},
@@ -371,33 +376,32 @@ func init() {
 				gqlFn: func(o *v3Op) string {
 					return "child { " + o.embed(0) + " translation_of: translationOf { " + o.embed(v3EmbedDepth-1) + " } }"
 				},
-				value: func(c v3Ctx, v any, _ map[string]any) any {
-					obj, ok := v.(map[string]any)
-					if !ok {
-						return nil
+				value: func(c v3Ctx, w *jwriter, v, _ int) {
+					if !w.d.isObject(v) {
+						w.raw("null")
+						return
 					}
-					return c.withProject(v3Str(obj["slug"])).render(v3ChildProject, obj)
+					c.withProject(w.d.str(w.d.field(v, "slug"))).write(w, v3ChildProject, v)
 				}},
 		},
 	}
 
 	// Redirect URLs are stored as "" when not given; GET shows them as null
 	// (behavior.md §4.6.1).
-	redirectURL := func(c v3Ctx, v any, _ map[string]any) any {
-		if c.get && v == "" {
-			return nil
+	redirectURL := func(c v3Ctx, w *jwriter, v, _ int) {
+		if c.get && w.d.kind(v) == '"' && w.d.str(v) == "" {
+			w.raw("null")
+			return
 		}
-		return v
+		w.value(v)
 	}
-	objectLinks := func(collection string) func(c v3Ctx, obj map[string]any) map[string]any {
-		return func(c v3Ctx, obj map[string]any) map[string]any {
-			return map[string]any{
-				"_self":   c.path(c.project, collection, v3Text(obj["pk"])),
-				"project": c.path(c.project),
-			}
+	objectLinks := func(collection string) func(c v3Ctx, w *jwriter, obj int) {
+		return func(c v3Ctx, w *jwriter, obj int) {
+			p := []byte(c.project)
+			c.writeLinks(w, []string{"_self", "project"}, [][]byte{p, []byte(collection), w.d.text(w.d.field(obj, "pk"))}, [][]byte{p})
 		}
 	}
-	projectSlug := func(c v3Ctx, _ any, _ map[string]any) any { return c.project }
+	projectSlug := func(c v3Ctx, w *jwriter, _, _ int) { w.str(c.project) }
 
 	*v3RedirectKind = v3Kind{
 		helpers: "pk: databaseId",
@@ -433,19 +437,20 @@ func init() {
 		},
 	}
 
-	v3AliasVersion = v3VersionKind.full().without("aliases")
+	// An alias shows aliases as [] whatever it has: nothing is fetched.
+	v3AliasVersion = v3VersionKind.full().replacing(&v3Field{key: "aliases",
+		value: func(_ v3Ctx, w *jwriter, _, _ int) { w.raw("[]") }})
 	v3EmbeddedProject = v3ProjectKind.full()
 	v3EmbeddedBase = v3EmbeddedProject.without("subproject_of", "translation_of")
 	v3ChildProject = v3EmbeddedProject.without("subproject_of")
 }
 
-// v3Text writes a JSON number (or string) as text, for paths.
-func v3Text(v any) string {
-	switch n := v.(type) {
-	case string:
-		return n
-	case interface{ String() string }:
-		return n.String()
-	}
-	return ""
-}
+// The names of _links, in key order, and path parts they share.
+var (
+	v3ProjectLinks = []string{"_self", "builds", "environmentvariables", "notifications", "redirects",
+		"subprojects", "superproject", "sync_versions", "translations", "versions"}
+	v3VersionLinks = []string{"_self", "builds", "project"}
+	v3BuildLinks   = []string{"_self", "notifications", "project", "version"}
+	v3Builds       = []byte("builds")
+	v3Versions     = []byte("versions")
+)

@@ -46,7 +46,7 @@ func (s *Server) v3SyncVersions(q *v3Req) {
 		q.fail(err)
 		return
 	}
-	triggered := v3Obj(data, "syncVersions")["triggered"] == true
+	triggered := data.isTrue(data.field(data.field(0, "syncVersions"), "triggered"))
 	status := http.StatusAccepted
 	if !triggered {
 		status = http.StatusBadRequest
@@ -144,9 +144,9 @@ func (s *Server) v3BuildNotificationDetail(q *v3Req) {
 		head: `query($slug: String!, $id: Int!, $nid: Int!) { project(slug: $slug) { build(id: $id) { obj: notification(id: $nid) { `,
 		tail: ` _state: state } } } }`,
 		vars: map[string]any{"slug": q.project(), "id": id, "nid": nid}, path: []string{"project", "build", "obj"},
-		match: func(obj map[string]any) bool {
+		match: func(d *jdoc, obj int) bool {
 			in, given := filter["stateIn"].([]string)
-			return !given || slices.Contains(in, v3Str(obj["_state"]))
+			return !given || slices.Contains(in, d.str(d.field(obj, "_state")))
 		},
 	}, q.inProject)
 }
@@ -167,11 +167,14 @@ func (q *v3Req) nestedByIDVar(kind *v3Kind, gqlField, param string) {
 // v3NotificationKind is a notification (§A4.2).
 var v3NotificationKind = &v3Kind{
 	helpers: "_id: id _on: attachedToContentType _to: attachedToId",
-	links: func(c v3Ctx, obj map[string]any) map[string]any {
-		if v3Str(obj["_on"]) == "build" {
-			return map[string]any{"_self": c.path(c.project, "builds", v3Text(obj["_to"]), "notifications", v3Text(obj["_id"]))}
+	links: func(c v3Ctx, w *jwriter, obj int) {
+		d, p := w.d, []byte(c.project)
+		id := d.text(d.field(obj, "_id"))
+		if d.str(d.field(obj, "_on")) == "build" {
+			c.writeLinks(w, []string{"_self"}, [][]byte{p, v3Builds, d.text(d.field(obj, "_to")), []byte("notifications"), id})
+			return
 		}
-		return map[string]any{"_self": c.path(c.project, "notifications", v3Text(obj["_id"]))}
+		c.writeLinks(w, []string{"_self"}, [][]byte{p, []byte("notifications"), id})
 	},
 	fields: []*v3Field{
 		{key: "_links"},

@@ -35,6 +35,18 @@ func (s *v3Sel) without(keys ...string) *v3Sel {
 	return out
 }
 
+// replacing returns s with its key of f's name rendered by f instead.
+func (s *v3Sel) replacing(f *v3Field) *v3Sel {
+	out := &v3Sel{kind: s.kind, exp: s.exp}
+	for _, k := range s.keep {
+		if k.key == f.key {
+			k = f
+		}
+		out.keep = append(out.keep, k)
+	}
+	return out
+}
+
 // v3Params are the `fields`, `omit` and `expand` entries that apply at one
 // level of a representation.
 type v3Params struct {

@@ -122,21 +122,23 @@ func (s *Server) v3UploadInitiate(q *v3Req) {
 		q.fail(err)
 		return
 	}
-	res := v3Obj(data, "initiateUpload")
-	outcome := v3Str(res["outcome"])
+	res := data.at(0, []string{"initiateUpload"})
+	outcome := data.str(data.field(res, "outcome"))
 	if refusal, ok := v3UploadRefusals[outcome]; ok {
-		if n, ok := res["retryAfter"].(json.Number); ok {
-			q.w.Header().Set("Retry-After", n.String())
+		if n := data.field(res, "retryAfter"); data.kind(n) == '0' {
+			q.w.Header().Set("Retry-After", string(data.text(n)))
 		}
 		q.fail(refusal)
 		return
 	}
-	c := q.ctxFor(v3Str(vars["project"]))
-	upload := v3Obj(res, "uploadUrl")
+	project, _ := vars["project"].(string)
+	c := q.ctxFor(project)
+	upload := data.at(res, []string{"uploadUrl"})
 	writeJSON(q.w, q.r, http.StatusCreated, map[string]any{
-		"build":      c.render(bsel, v3Obj(res, "build")),
-		"upload_url": map[string]any{"fields": upload["fields"], "url": upload["url"]},
-		"version":    c.render(vsel, v3Obj(res, "version")),
+		"build": c.rendered(bsel, data, data.field(res, "build")),
+		"upload_url": map[string]any{"fields": data.valueJSON(data.field(upload, "fields")),
+			"url": data.valueJSON(data.field(upload, "url"))},
+		"version": c.rendered(vsel, data, data.field(res, "version")),
 	})
 }
 
@@ -184,18 +186,19 @@ func (s *Server) v3UploadComplete(q *v3Req) {
 		q.fail(err)
 		return
 	}
-	res := v3Obj(data, "completeUpload")
-	outcome := v3Str(res["outcome"])
+	res := data.at(0, []string{"completeUpload"})
+	outcome := data.str(data.field(res, "outcome"))
 	if refusal, ok := v3UploadRefusals[outcome]; ok {
 		q.fail(refusal)
 		return
 	}
-	b := v3Obj(res, "build")
+	b := data.field(res, "build")
 	code := http.StatusAccepted
 	if outcome == "failed" {
 		code = http.StatusOK
 	}
-	writeJSON(q.w, q.r, code, map[string]any{"build": q.ctxFor(v3Str(v3Obj(b, "_project")["slug"])).render(bsel, b)})
+	project := data.str(data.field(data.field(b, "_project"), "slug"))
+	writeJSON(q.w, q.r, code, map[string]any{"build": q.ctxFor(project).rendered(bsel, data, b)})
 }
 
 // v3Integer reads a body value as DRF's IntegerField does: an integral
