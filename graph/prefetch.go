@@ -9,13 +9,17 @@ import (
 	"docsd/store"
 )
 
-// The loaders batch the loads that arrive within their wait. Under load the
-// per-row resolvers of a long list may reach their loaders more than one wait
-// apart, which would split one batch into several. List resolvers therefore
-// look ahead: they walk the selection under `nodes` and load every relation
-// it asks for, for all rows at once, before the row resolvers run. The row
-// resolvers then find everything in the loaders' caches, and a list costs a
-// constant number of queries however long it is.
+// The loaders batch the loads that arrive within their wait (loaderWait).
+// That costs every level of a selection at least one wait, and under load
+// the per-row resolvers of a long list may reach their loaders more than one
+// wait apart, which would split one batch into several. List resolvers, and
+// the resolvers of single objects, therefore look ahead: they walk their
+// selection and read every relation it asks for, for all rows at once,
+// directly from the store (batched.prefetch), before the row resolvers run.
+// The row resolvers then find everything read, a list costs a constant
+// number of queries however long it is, and no REST request waits for a
+// loader's timer (TestRESTWaitsForNoLoader). Shapes nobody looks ahead for
+// still batch.
 
 // selection is a tree of requested field names (aliases resolved away).
 type selection map[string]selection
@@ -80,7 +84,27 @@ func fieldSelection(ctx context.Context) selection {
 // need the project's main project and parent relationship.
 func needsTarget(s selection) bool { return s.has("urls", "canonicalUrl") }
 
-// prefetchProjects loads what sel asks of the projects ps.
+// Project fields that read the project's maintainers whoever asks, and
+// those that read them (isMaintainer) when the viewer is a signed-in user:
+// the lists narrowed to what the viewer may see and the @maintainersOnly
+// fields.
+var (
+	maintainerFields     = []string{"users", "maintainers", "viewerIsMaintainer", "viewerCanAdminister", "adminFields"}
+	viewerCheckedFields  = []string{"versions", "version", "builds", "build", "subprojects", "translations", "redirects", "redirect", "environmentVariables", "environmentVariable", "integrations", "notifications", "resolveRedirect"}
+	buildRelationFields  = []string{"project", "version", "docsUrl", "commitUrl", "urls", "viewerCanCancel", "viewerCanRetry"}
+	versionProjectFields = []string{"project", "urls", "downloads", "aliases", "documentationType"}
+)
+
+// readsMaintainers reports whether isMaintainer reads the maintainers for
+// the viewer of ctx: it does for a signed-in user, not for the anonymous
+// or the system viewer.
+func readsMaintainers(ctx context.Context) bool {
+	v := ViewerFrom(ctx)
+	return v.User != nil && !v.System
+}
+
+// prefetchProjects reads what sel asks of the projects ps, for a list or a
+// single project.
 func (r *Resolver) prefetchProjects(ctx context.Context, ps []*store.Project, sel selection) {
 	if len(ps) == 0 || sel == nil {
 		return
@@ -91,17 +115,11 @@ func (r *Resolver) prefetchProjects(ctx context.Context, ps []*store.Project, se
 		ids[i] = p.ID
 		l.projectByID.Prime(p.ID, p)
 	}
-	if sel.has("users", "viewerIsMaintainer", "adminFields", "subprojectOf", "translationOf") {
-		ms, _ := l.maintainersOf.LoadAll(ctx, ids)
-		var userIDs []int64
-		for _, m := range ms {
-			userIDs = append(userIDs, m...)
-		}
-		if sel.has("users") {
-			l.userByID.LoadAll(ctx, userIDs)
-		}
+	if sel.has(maintainerFields...) || (readsMaintainers(ctx) && sel.has(viewerCheckedFields...)) {
+		// The maintainers come with their users (primed).
+		l.maintainersOf.prefetch(ctx, ids)
 	}
-	if needsTarget(sel) || sel.has("subprojectOf") || sel["activeVersions"].has("urls", "downloads") {
+	if needsTarget(sel) || sel.has("subprojectOf", "translationOf") || sel["activeVersions"].has("urls", "downloads") {
 		r.prefetchTargets(ctx, ps)
 	}
 	if needsTarget(sel) {
@@ -111,18 +129,34 @@ func (r *Resolver) prefetchProjects(ctx context.Context, ps []*store.Project, se
 				custom = append(custom, p.ID)
 			}
 		}
-		l.internalVersionsOf.LoadAll(ctx, custom)
+		l.internalVersionsOf.prefetch(ctx, custom)
+	}
+	if sub, ok := sel["subprojectOf"]; ok {
+		var parentIDs []int64
+		for _, p := range ps {
+			if p.ParentID != nil {
+				parentIDs = append(parentIDs, *p.ParentID)
+			}
+		}
+		r.prefetchEmbedded(ctx, parentIDs, sub)
+	}
+	if sub, ok := sel["translationOf"]; ok {
+		var mainIDs []int64
+		for _, p := range ps {
+			if p.TranslationOf != nil {
+				mainIDs = append(mainIDs, *p.TranslationOf)
+			}
+		}
+		r.prefetchEmbedded(ctx, mainIDs, sub)
 	}
 	if av, ok := sel["activeVersions"]; ok {
 		var vs []*store.Version
 		if activeFromInternal(av) {
-			lists, _ := l.internalVersionsOf.LoadAll(ctx, ids)
-			for _, list := range lists {
+			for _, list := range l.internalVersionsOf.prefetch(ctx, ids) {
 				vs = append(vs, activeOnly(list)...)
 			}
 		} else {
-			lists, _ := l.activeVersionsOf.LoadAll(ctx, ids)
-			for _, list := range lists {
+			for _, list := range l.activeVersionsOf.prefetch(ctx, ids) {
 				vs = append(vs, list...)
 			}
 		}
@@ -130,7 +164,35 @@ func (r *Resolver) prefetchProjects(ctx context.Context, ps []*store.Project, se
 	}
 }
 
-// prefetchTargets loads the main projects and parent projects the URL
+// prefetchEmbedded reads the projects ids that are shown where the viewer
+// can see them (visibleProjectOrNil: subprojectOf, translationOf, a
+// subproject's child), what their visibility check reads, and what sel asks
+// of the visible ones.
+func (r *Resolver) prefetchEmbedded(ctx context.Context, ids []int64, sel selection) {
+	if len(ids) == 0 {
+		return
+	}
+	l := r.loaders(ctx)
+	ps := nonNil(l.projectByID.prefetch(ctx, ids))
+	if readsMaintainers(ctx) && !ViewerFrom(ctx).SeesAll() {
+		var private []int64
+		for _, p := range ps {
+			if !p.IsPublic() {
+				private = append(private, p.ID)
+			}
+		}
+		l.maintainersOf.prefetch(ctx, private)
+	}
+	visible := make([]*store.Project, 0, len(ps))
+	for _, p := range ps {
+		if ok, err := r.canSeeProject(ctx, p); err == nil && ok {
+			visible = append(visible, p)
+		}
+	}
+	r.prefetchProjects(ctx, visible, sel)
+}
+
+// prefetchTargets reads the main projects and parent projects the URL
 // resolver needs for ps.
 func (r *Resolver) prefetchTargets(ctx context.Context, ps []*store.Project) {
 	l := r.loaders(ctx)
@@ -143,39 +205,55 @@ func (r *Resolver) prefetchTargets(ctx context.Context, ps []*store.Project) {
 			parentIDs = append(parentIDs, *p.ParentID)
 		}
 	}
-	mains, _ := l.projectByID.LoadAll(ctx, mainIDs)
-	for _, m := range mains {
+	for _, m := range l.projectByID.prefetch(ctx, mainIDs) {
 		if m != nil && m.ParentID != nil {
 			parentIDs = append(parentIDs, *m.ParentID)
 		}
 	}
-	l.projectByID.LoadAll(ctx, parentIDs)
+	l.projectByID.prefetch(ctx, parentIDs)
 }
 
-// prefetchVersions loads what sel asks of the versions vs.
+// prefetchVersions reads what sel asks of the versions vs, for a list or a
+// single version.
 func (r *Resolver) prefetchVersions(ctx context.Context, vs []*store.Version, sel selection) {
 	if len(vs) == 0 || sel == nil {
 		return
 	}
 	l := r.loaders(ctx)
-	var ids, projectIDs []int64
+	ids := make([]int64, 0, len(vs))
+	projectIDs := make([]int64, 0, len(vs))
 	for _, v := range vs {
 		ids = append(ids, v.ID)
 		projectIDs = append(projectIDs, v.ProjectID)
 		l.versionByID.Prime(v.ID, v)
 	}
-	if sel.has("project", "urls", "downloads", "ref") {
-		ps, _ := l.projectByID.LoadAll(ctx, projectIDs)
+	if sel.has(versionProjectFields...) {
+		ps := nonNil(l.projectByID.prefetch(ctx, projectIDs))
 		if sel.has("urls", "downloads") {
-			r.prefetchTargets(ctx, nonNil(ps))
+			r.prefetchTargets(ctx, ps)
 		}
+		if sel.has("aliases") && readsMaintainers(ctx) {
+			l.maintainersOf.prefetch(ctx, projectIDs) // an alias's visibility
+		}
+		r.prefetchProjects(ctx, ps, sel["project"])
 	}
-	if sel.has("ref", "urls") {
-		l.internalVersionsOf.LoadAll(ctx, projectIDs)
+	if sel.has("ref", "urls", "aliases") {
+		l.internalVersionsOf.prefetch(ctx, projectIDs)
+	}
+	if sel.has("documentationType") {
+		l.lastSuccessOf.prefetch(ctx, ids)
 	}
 	if lb, ok := sel["lastBuild"]; ok {
-		builds, _ := l.lastBuildOf.LoadAll(ctx, ids)
-		r.prefetchBuilds(ctx, nonNil(builds), lb)
+		r.prefetchBuilds(ctx, nonNil(l.lastBuildOf.prefetch(ctx, ids)), lb)
+	}
+	if as, ok := sel["aliases"]; ok {
+		var aliases []*store.Version
+		for _, v := range vs {
+			if a, err := r.versionAliases(ctx, v); err == nil {
+				aliases = append(aliases, a...)
+			}
+		}
+		r.prefetchVersions(ctx, aliases, as)
 	}
 }
 
@@ -213,7 +291,7 @@ func (r *Resolver) activeVersions(ctx context.Context, projectID int64, sel sele
 }
 
 // prefetchBuildPage primes the versions read with a page of builds and
-// loads what sel asks of its builds.
+// reads what sel asks of its builds.
 func (r *Resolver) prefetchBuildPage(ctx context.Context, page store.BuildPage, sel selection) {
 	l := r.loaders(ctx)
 	for _, v := range page.Versions {
@@ -222,27 +300,57 @@ func (r *Resolver) prefetchBuildPage(ctx context.Context, page store.BuildPage, 
 	r.prefetchBuilds(ctx, page.Builds, sel)
 }
 
-// prefetchBuilds loads what sel asks of the builds bs.
+// prefetchBuilds reads what sel asks of the builds bs, for a list or a
+// single build.
 func (r *Resolver) prefetchBuilds(ctx context.Context, bs []*store.Build, sel selection) {
 	if len(bs) == 0 || sel == nil {
 		return
 	}
 	l := r.loaders(ctx)
-	var ids, versionIDs, projectIDs []int64
+	ids := make([]int64, 0, len(bs))
+	versionIDs := make([]int64, 0, len(bs))
+	projectIDs := make([]int64, 0, len(bs))
 	for _, b := range bs {
 		ids = append(ids, b.ID)
 		versionIDs = append(versionIDs, b.VersionID)
 		projectIDs = append(projectIDs, b.ProjectID)
 	}
 	if sel.has("commands") {
-		l.commandsOf.LoadAll(ctx, ids)
+		l.commandsOf.prefetch(ctx, ids)
 	}
-	if sel.has("project", "version", "docsUrl", "commitUrl") {
-		l.versionByID.LoadAll(ctx, versionIDs)
-		ps, _ := l.projectByID.LoadAll(ctx, projectIDs)
+	if sel.has(buildRelationFields...) {
+		vs := nonNil(l.versionByID.prefetch(ctx, versionIDs))
+		ps := nonNil(l.projectByID.prefetch(ctx, projectIDs))
 		if sel.has("docsUrl") {
-			r.prefetchTargets(ctx, nonNil(ps))
+			r.prefetchTargets(ctx, ps)
 		}
+		if sel.has("viewerCanCancel", "viewerCanRetry") && readsMaintainers(ctx) {
+			l.maintainersOf.prefetch(ctx, projectIDs)
+		}
+		r.prefetchProjects(ctx, ps, sel["project"])
+		r.prefetchVersions(ctx, vs, sel["version"])
+	}
+}
+
+// prefetchRelationships reads the children of the subproject relationships
+// rels and what sel asks of them.
+func (r *Resolver) prefetchRelationships(ctx context.Context, rels []*store.Relationship, sel selection) {
+	if len(rels) == 0 || sel == nil {
+		return
+	}
+	if sel.has("parent") {
+		parentIDs := make([]int64, 0, len(rels))
+		for _, rel := range rels {
+			parentIDs = append(parentIDs, rel.ParentID)
+		}
+		r.loaders(ctx).projectByID.prefetch(ctx, parentIDs)
+	}
+	if child, ok := sel["child"]; ok {
+		childIDs := make([]int64, 0, len(rels))
+		for _, rel := range rels {
+			childIDs = append(childIDs, rel.ChildID)
+		}
+		r.prefetchEmbedded(ctx, childIDs, child)
 	}
 }
 
