@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"slices"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -21,68 +22,91 @@ import (
 // loader's timer (TestRESTWaitsForNoLoader). Shapes nobody looks ahead for
 // still batch.
 
-// selection is a tree of requested field names (aliases resolved away).
-type selection map[string]selection
+// selection is what a field selects: the fields it asks for (aliases
+// resolved away, fields asked under several aliases merged), read from the
+// operation level by level as the lookahead asks, so that the levels it
+// never looks at cost nothing. A nil selection selects nothing. A selection
+// is used by the goroutine that made it.
+type selection struct {
+	oc     *graphql.OperationContext
+	sets   []ast.SelectionSet
+	fields []graphql.CollectedField // of every set, collected on first use
+	done   bool
+}
 
-func (s selection) has(names ...string) bool {
-	for _, n := range names {
-		if _, ok := s[n]; ok {
+func (s *selection) collected() []graphql.CollectedField {
+	if !s.done {
+		for _, set := range s.sets {
+			s.fields = append(s.fields, graphql.CollectFields(s.oc, set, nil)...)
+		}
+		s.done = true
+	}
+	return s.fields
+}
+
+// has reports whether s selects any of the fields names.
+func (s *selection) has(names ...string) bool {
+	if s == nil {
+		return false
+	}
+	for _, f := range s.collected() {
+		if slices.Contains(names, f.Name) {
 			return true
 		}
 	}
 	return false
 }
 
-// childSelection returns what the current field selects under `nodes`
-// (or, for a connection, under `edges { node }`).
-func childSelection(ctx context.Context) selection {
-	fc := graphql.GetFieldContext(ctx)
-	oc := graphql.GetOperationContext(ctx)
-	if fc == nil || oc == nil {
+// child returns what s selects under the field name, nil when s does not
+// select it.
+func (s *selection) child(name string) *selection {
+	if s == nil {
 		return nil
 	}
-	all := collect(oc, fc.Field.Selections)
-	out := all["nodes"]
-	if node, ok := all["edges"]["node"]; ok { // a connection's edges { node }
-		if out == nil {
-			return node
-		}
-		for k, v := range node {
-			out[k] = v
+	var out *selection
+	for _, f := range s.collected() {
+		if f.Name == name {
+			if out == nil {
+				out = &selection{oc: s.oc}
+			}
+			out.sets = append(out.sets, f.Selections)
 		}
 	}
 	return out
 }
 
-func collect(oc *graphql.OperationContext, sel ast.SelectionSet) selection {
-	out := selection{}
-	for _, f := range graphql.CollectFields(oc, sel, nil) {
-		sub := collect(oc, f.Selections)
-		if prev, ok := out[f.Name]; ok {
-			for k, v := range sub {
-				prev[k] = v
-			}
-			continue
-		}
-		out[f.Name] = sub
+// merge returns what a or b selects.
+func merge(a, b *selection) *selection {
+	if a == nil {
+		return b
 	}
-	return out
+	if b == nil {
+		return a
+	}
+	return &selection{oc: a.oc, sets: append(slices.Clip(a.sets), b.sets...)}
+}
+
+// childSelection returns what the current field selects under `nodes`
+// (or, for a connection, under `edges { node }`).
+func childSelection(ctx context.Context) *selection {
+	all := fieldSelection(ctx)
+	return merge(all.child("nodes"), all.child("edges").child("node"))
 }
 
 // fieldSelection returns what the current field selects (for a field whose
 // type is an object or a list of objects).
-func fieldSelection(ctx context.Context) selection {
+func fieldSelection(ctx context.Context) *selection {
 	fc := graphql.GetFieldContext(ctx)
 	oc := graphql.GetOperationContext(ctx)
 	if fc == nil || oc == nil {
 		return nil
 	}
-	return collect(oc, fc.Field.Selections)
+	return &selection{oc: oc, sets: []ast.SelectionSet{fc.Field.Selections}}
 }
 
 // needsTarget reports whether a project selection builds docs URLs, which
 // need the project's main project and parent relationship.
-func needsTarget(s selection) bool { return s.has("urls", "canonicalUrl") }
+func needsTarget(s *selection) bool { return s.has("urls", "canonicalUrl") }
 
 // Project fields that read the project's maintainers whoever asks, and
 // those that read them (isMaintainer) when the viewer is a signed-in user:
@@ -105,7 +129,7 @@ func readsMaintainers(ctx context.Context) bool {
 
 // prefetchProjects reads what sel asks of the projects ps, for a list or a
 // single project.
-func (r *Resolver) prefetchProjects(ctx context.Context, ps []*store.Project, sel selection) {
+func (r *Resolver) prefetchProjects(ctx context.Context, ps []*store.Project, sel *selection) {
 	if len(ps) == 0 || sel == nil {
 		return
 	}
@@ -119,7 +143,7 @@ func (r *Resolver) prefetchProjects(ctx context.Context, ps []*store.Project, se
 		// The maintainers come with their users (primed).
 		l.maintainersOf.prefetch(ctx, ids)
 	}
-	if needsTarget(sel) || sel.has("subprojectOf", "translationOf") || sel["activeVersions"].has("urls", "downloads") {
+	if needsTarget(sel) || sel.has("subprojectOf", "translationOf") || sel.child("activeVersions").has("urls", "downloads") {
 		r.prefetchTargets(ctx, ps)
 	}
 	if needsTarget(sel) {
@@ -131,25 +155,13 @@ func (r *Resolver) prefetchProjects(ctx context.Context, ps []*store.Project, se
 		}
 		l.internalVersionsOf.prefetch(ctx, custom)
 	}
-	if sub, ok := sel["subprojectOf"]; ok {
-		var parentIDs []int64
-		for _, p := range ps {
-			if p.ParentID != nil {
-				parentIDs = append(parentIDs, *p.ParentID)
-			}
-		}
-		r.prefetchEmbedded(ctx, parentIDs, sub)
+	if sub := sel.child("subprojectOf"); sub != nil {
+		r.prefetchEmbedded(ctx, related(ps, parentOf), sub)
 	}
-	if sub, ok := sel["translationOf"]; ok {
-		var mainIDs []int64
-		for _, p := range ps {
-			if p.TranslationOf != nil {
-				mainIDs = append(mainIDs, *p.TranslationOf)
-			}
-		}
-		r.prefetchEmbedded(ctx, mainIDs, sub)
+	if sub := sel.child("translationOf"); sub != nil {
+		r.prefetchEmbedded(ctx, related(ps, translationOf), sub)
 	}
-	if av, ok := sel["activeVersions"]; ok {
+	if av := sel.child("activeVersions"); av != nil {
 		var vs []*store.Version
 		if activeFromInternal(av) {
 			for _, list := range l.internalVersionsOf.prefetch(ctx, ids) {
@@ -164,11 +176,25 @@ func (r *Resolver) prefetchProjects(ctx context.Context, ps []*store.Project, se
 	}
 }
 
+func parentOf(p *store.Project) *int64      { return p.ParentID }
+func translationOf(p *store.Project) *int64 { return p.TranslationOf }
+
+// related returns the ids that id gives for ps, where it gives one.
+func related(ps []*store.Project, id func(*store.Project) *int64) []int64 {
+	var out []int64
+	for _, p := range ps {
+		if n := id(p); n != nil {
+			out = append(out, *n)
+		}
+	}
+	return out
+}
+
 // prefetchEmbedded reads the projects ids that are shown where the viewer
 // can see them (visibleProjectOrNil: subprojectOf, translationOf, a
 // subproject's child), what their visibility check reads, and what sel asks
 // of the visible ones.
-func (r *Resolver) prefetchEmbedded(ctx context.Context, ids []int64, sel selection) {
+func (r *Resolver) prefetchEmbedded(ctx context.Context, ids []int64, sel *selection) {
 	if len(ids) == 0 {
 		return
 	}
@@ -196,26 +222,13 @@ func (r *Resolver) prefetchEmbedded(ctx context.Context, ids []int64, sel select
 // resolver needs for ps.
 func (r *Resolver) prefetchTargets(ctx context.Context, ps []*store.Project) {
 	l := r.loaders(ctx)
-	var mainIDs, parentIDs []int64
-	for _, p := range ps {
-		if p.TranslationOf != nil {
-			mainIDs = append(mainIDs, *p.TranslationOf)
-		}
-		if p.ParentID != nil {
-			parentIDs = append(parentIDs, *p.ParentID)
-		}
-	}
-	for _, m := range l.projectByID.prefetch(ctx, mainIDs) {
-		if m != nil && m.ParentID != nil {
-			parentIDs = append(parentIDs, *m.ParentID)
-		}
-	}
-	l.projectByID.prefetch(ctx, parentIDs)
+	mains := nonNil(l.projectByID.prefetch(ctx, related(ps, translationOf)))
+	l.projectByID.prefetch(ctx, append(related(ps, parentOf), related(mains, parentOf)...))
 }
 
 // prefetchVersions reads what sel asks of the versions vs, for a list or a
 // single version.
-func (r *Resolver) prefetchVersions(ctx context.Context, vs []*store.Version, sel selection) {
+func (r *Resolver) prefetchVersions(ctx context.Context, vs []*store.Version, sel *selection) {
 	if len(vs) == 0 || sel == nil {
 		return
 	}
@@ -235,7 +248,7 @@ func (r *Resolver) prefetchVersions(ctx context.Context, vs []*store.Version, se
 		if sel.has("aliases") && readsMaintainers(ctx) {
 			l.maintainersOf.prefetch(ctx, projectIDs) // an alias's visibility
 		}
-		r.prefetchProjects(ctx, ps, sel["project"])
+		r.prefetchProjects(ctx, ps, sel.child("project"))
 	}
 	if sel.has("ref", "urls", "aliases") {
 		l.internalVersionsOf.prefetch(ctx, projectIDs)
@@ -243,10 +256,10 @@ func (r *Resolver) prefetchVersions(ctx context.Context, vs []*store.Version, se
 	if sel.has("documentationType") {
 		l.lastSuccessOf.prefetch(ctx, ids)
 	}
-	if lb, ok := sel["lastBuild"]; ok {
+	if lb := sel.child("lastBuild"); lb != nil {
 		r.prefetchBuilds(ctx, nonNil(l.lastBuildOf.prefetch(ctx, ids)), lb)
 	}
-	if as, ok := sel["aliases"]; ok {
+	if as := sel.child("aliases"); as != nil {
 		var aliases []*store.Version
 		for _, v := range vs {
 			if a, err := r.versionAliases(ctx, v); err == nil {
@@ -260,7 +273,7 @@ func (r *Resolver) prefetchVersions(ctx context.Context, vs []*store.Version, se
 // activeFromInternal reports whether a selection of a project's active
 // versions needs the project's internal versions anyway (ref, urls): the
 // active ones are then picked from those, one statement fewer.
-func activeFromInternal(sel selection) bool { return sel.has("ref", "urls") }
+func activeFromInternal(sel *selection) bool { return sel.has("ref", "urls") }
 
 // activeOnly returns the versions of vs (internal, in list order) that are
 // active versions: active, built and public (behavior.md §4.1.1's
@@ -277,7 +290,7 @@ func activeOnly(vs []*store.Version) []*store.Version {
 
 // activeVersions returns the project's active versions for a selection sel
 // of them.
-func (r *Resolver) activeVersions(ctx context.Context, projectID int64, sel selection) ([]*store.Version, error) {
+func (r *Resolver) activeVersions(ctx context.Context, projectID int64, sel *selection) ([]*store.Version, error) {
 	l := r.loaders(ctx)
 	if activeFromInternal(sel) {
 		vs, err := l.internalVersionsOf.Load(ctx, projectID)
@@ -292,7 +305,7 @@ func (r *Resolver) activeVersions(ctx context.Context, projectID int64, sel sele
 
 // prefetchBuildPage primes the versions read with a page of builds and
 // reads what sel asks of its builds.
-func (r *Resolver) prefetchBuildPage(ctx context.Context, page store.BuildPage, sel selection) {
+func (r *Resolver) prefetchBuildPage(ctx context.Context, page store.BuildPage, sel *selection) {
 	l := r.loaders(ctx)
 	for _, v := range page.Versions {
 		l.versionByID.Prime(v.ID, v)
@@ -302,7 +315,7 @@ func (r *Resolver) prefetchBuildPage(ctx context.Context, page store.BuildPage, 
 
 // prefetchBuilds reads what sel asks of the builds bs, for a list or a
 // single build.
-func (r *Resolver) prefetchBuilds(ctx context.Context, bs []*store.Build, sel selection) {
+func (r *Resolver) prefetchBuilds(ctx context.Context, bs []*store.Build, sel *selection) {
 	if len(bs) == 0 || sel == nil {
 		return
 	}
@@ -327,14 +340,14 @@ func (r *Resolver) prefetchBuilds(ctx context.Context, bs []*store.Build, sel se
 		if sel.has("viewerCanCancel", "viewerCanRetry") && readsMaintainers(ctx) {
 			l.maintainersOf.prefetch(ctx, projectIDs)
 		}
-		r.prefetchProjects(ctx, ps, sel["project"])
-		r.prefetchVersions(ctx, vs, sel["version"])
+		r.prefetchProjects(ctx, ps, sel.child("project"))
+		r.prefetchVersions(ctx, vs, sel.child("version"))
 	}
 }
 
 // prefetchRelationships reads the children of the subproject relationships
 // rels and what sel asks of them.
-func (r *Resolver) prefetchRelationships(ctx context.Context, rels []*store.Relationship, sel selection) {
+func (r *Resolver) prefetchRelationships(ctx context.Context, rels []*store.Relationship, sel *selection) {
 	if len(rels) == 0 || sel == nil {
 		return
 	}
@@ -345,7 +358,7 @@ func (r *Resolver) prefetchRelationships(ctx context.Context, rels []*store.Rela
 		}
 		r.loaders(ctx).projectByID.prefetch(ctx, parentIDs)
 	}
-	if child, ok := sel["child"]; ok {
+	if child := sel.child("child"); child != nil {
 		childIDs := make([]int64, 0, len(rels))
 		for _, rel := range rels {
 			childIDs = append(childIDs, rel.ChildID)
