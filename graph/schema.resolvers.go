@@ -31,11 +31,6 @@ func (r *buildResolver) Version(ctx context.Context, obj *store.Build) (*store.V
 	return r.loaders(ctx).versionByID.Load(ctx, obj.VersionID)
 }
 
-// StoredSuccess is the resolver for the storedSuccess field.
-func (r *buildResolver) StoredSuccess(ctx context.Context, obj *store.Build) (bool, error) {
-	return obj.Success, nil
-}
-
 // Commands is the resolver for the commands field.
 func (r *buildResolver) Commands(ctx context.Context, obj *store.Build) ([]*store.BuildCommand, error) {
 	cs, err := r.loaders(ctx).commandsOf.Load(ctx, obj.ID)
@@ -62,11 +57,6 @@ func (r *buildResolver) Urls(ctx context.Context, obj *store.Build) (*BuildUrls,
 	}
 	u := r.Settings.URLs
 	return &BuildUrls{Build: u.BuildPage(p.Slug, obj.ID), Project: u.ProjectHome(p.Slug), Version: u.VersionPage(p.Slug, v.Slug)}, nil
-}
-
-// ReadthedocsYamlPath is the resolver for the readthedocsYamlPath field.
-func (r *buildResolver) ReadthedocsYamlPath(ctx context.Context, obj *store.Build) (*string, error) {
-	return obj.ConfigPath, nil
 }
 
 // CommitURL is the resolver for the commitUrl field.
@@ -406,11 +396,6 @@ func (r *mutationResolver) RevokeAPIToken(ctx context.Context, input RevokeAPITo
 // ID is the resolver for the id field.
 func (r *projectResolver) ID(ctx context.Context, obj *store.Project) (string, error) {
 	return gid.Encode(nodeProject, obj.ID), nil
-}
-
-// StoredDefaultBranch is the resolver for the storedDefaultBranch field.
-func (r *projectResolver) StoredDefaultBranch(ctx context.Context, obj *store.Project) (*string, error) {
-	return obj.DefaultBranch, nil
 }
 
 // Users is the resolver for the users field.
