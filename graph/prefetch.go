@@ -108,10 +108,13 @@ func fieldSelection(ctx context.Context) *selection {
 // need the project's main project and parent relationship.
 func needsTarget(s *selection) bool { return s.has("urls", "canonicalUrl") }
 
-// Project fields that read the project's maintainers whoever asks, and
-// those that read them (isMaintainer) when the viewer is a signed-in user:
-// the lists narrowed to what the viewer may see and the @maintainersOnly
-// fields.
+// The fields whose resolvers read what the lookahead reads for them:
+// project fields that read the project's maintainers whoever asks
+// (maintainerFields) and those that read them (isMaintainer) when the
+// viewer is a signed-in user (viewerCheckedFields: the lists narrowed to
+// what the viewer may see, the @maintainersOnly fields); build fields that
+// read the build's version and project; version fields that read the
+// version's project.
 var (
 	maintainerFields     = []string{"users", "maintainers", "viewerIsMaintainer", "viewerCanAdminister", "adminFields"}
 	viewerCheckedFields  = []string{"versions", "version", "builds", "build", "subprojects", "translations", "redirects", "redirect", "environmentVariables", "environmentVariable", "integrations", "notifications", "resolveRedirect"}
