@@ -83,6 +83,17 @@ func (r *Resolver) visibleProjectOrNil(ctx context.Context, id int64) (*store.Pr
 	return p, nil
 }
 
+// readMaintainersNow reads p's maintainers at once when the visibility
+// check of a single object will read them: when public (the project's or
+// version's privacy) does not settle it and the viewer is a signed-in user
+// who does not see everything. Its loader would otherwise wait for more
+// keys that a single object does not have.
+func (r *Resolver) readMaintainersNow(ctx context.Context, p *store.Project, public bool) {
+	if !public && readsMaintainers(ctx) && !ViewerFrom(ctx).SeesAll() {
+		r.loaders(ctx).maintainersOf.prefetch(ctx, []int64{p.ID})
+	}
+}
+
 // findVisibleProject looks a project up by slug; an invisible one is NotFound.
 func (r *Resolver) findVisibleProject(ctx context.Context, slug string) (*store.Project, error) {
 	const op = "graph.project"
@@ -90,6 +101,7 @@ func (r *Resolver) findVisibleProject(ctx context.Context, slug string) (*store.
 	if err != nil {
 		return nil, err
 	}
+	r.readMaintainersNow(ctx, p, p.IsPublic())
 	ok, err := r.canSeeProject(ctx, p)
 	if err != nil {
 		return nil, err

@@ -65,34 +65,34 @@ type ComplexityRoot struct {
 	}
 
 	Build struct {
-		Commands            func(childComplexity int) int
-		Commit              func(childComplexity int) int
-		CommitURL           func(childComplexity int) int
-		ConfigJSON          func(childComplexity int) int
-		Created             func(childComplexity int) int
-		DocsURL             func(childComplexity int) int
-		ErrorID             func(childComplexity int) int
-		ErrorOrNil          func(childComplexity int) int
-		ExitCode            func(childComplexity int) int
-		FinishedAt          func(childComplexity int) int
-		FinishedSuccess     func(childComplexity int) int
-		ID                  func(childComplexity int) int
-		Length              func(childComplexity int) int
-		Notification        func(childComplexity int, id int64) int
-		Notifications       func(childComplexity int, filter *NotificationFilterInput, limit *int64, offset *int64) int
-		Project             func(childComplexity int) int
-		ReadthedocsYamlPath func(childComplexity int) int
-		Started             func(childComplexity int) int
-		StateInfo           func(childComplexity int) int
-		StoredSuccess       func(childComplexity int) int
-		Type                func(childComplexity int) int
-		Urls                func(childComplexity int) int
-		Version             func(childComplexity int) int
-		VersionName         func(childComplexity int) int
-		VersionSlug         func(childComplexity int) int
-		VersionType         func(childComplexity int) int
-		ViewerCanCancel     func(childComplexity int) int
-		ViewerCanRetry      func(childComplexity int) int
+		Commands        func(childComplexity int) int
+		Commit          func(childComplexity int) int
+		CommitURL       func(childComplexity int) int
+		ConfigJSON      func(childComplexity int) int
+		ConfigPath      func(childComplexity int) int
+		Created         func(childComplexity int) int
+		DocsURL         func(childComplexity int) int
+		ErrorID         func(childComplexity int) int
+		ErrorOrNil      func(childComplexity int) int
+		ExitCode        func(childComplexity int) int
+		FinishedAt      func(childComplexity int) int
+		FinishedSuccess func(childComplexity int) int
+		ID              func(childComplexity int) int
+		Length          func(childComplexity int) int
+		Notification    func(childComplexity int, id int64) int
+		Notifications   func(childComplexity int, filter *NotificationFilterInput, limit *int64, offset *int64) int
+		Project         func(childComplexity int) int
+		Started         func(childComplexity int) int
+		StateInfo       func(childComplexity int) int
+		Success         func(childComplexity int) int
+		Type            func(childComplexity int) int
+		Urls            func(childComplexity int) int
+		Version         func(childComplexity int) int
+		VersionName     func(childComplexity int) int
+		VersionSlug     func(childComplexity int) int
+		VersionType     func(childComplexity int) int
+		ViewerCanCancel func(childComplexity int) int
+		ViewerCanRetry  func(childComplexity int) int
 	}
 
 	BuildCommand struct {
@@ -315,6 +315,7 @@ type ComplexityRoot struct {
 		Builds                     func(childComplexity int, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		CanonicalURL               func(childComplexity int) int
 		Created                    func(childComplexity int) int
+		DefaultBranch              func(childComplexity int) int
 		DefaultVersion             func(childComplexity int) int
 		Description                func(childComplexity int) int
 		DocumentationType          func(childComplexity int) int
@@ -341,7 +342,6 @@ type ComplexityRoot struct {
 		ShowVersionWarning         func(childComplexity int) int
 		SingleVersion              func(childComplexity int) int
 		Slug                       func(childComplexity int) int
-		StoredDefaultBranch        func(childComplexity int) int
 		Subproject                 func(childComplexity int, alias string) int
 		SubprojectOf               func(childComplexity int) int
 		Subprojects                func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
@@ -665,13 +665,10 @@ type BuildResolver interface {
 	Project(ctx context.Context, obj *store.Build) (*store.Project, error)
 	Version(ctx context.Context, obj *store.Build) (*store.Version, error)
 
-	StoredSuccess(ctx context.Context, obj *store.Build) (bool, error)
-
 	Commands(ctx context.Context, obj *store.Build) ([]*store.BuildCommand, error)
 	DocsURL(ctx context.Context, obj *store.Build) (string, error)
 	Urls(ctx context.Context, obj *store.Build) (*BuildUrls, error)
 
-	ReadthedocsYamlPath(ctx context.Context, obj *store.Build) (*string, error)
 	CommitURL(ctx context.Context, obj *store.Build) (*string, error)
 	ErrorID(ctx context.Context, obj *store.Build) (*string, error)
 	Notifications(ctx context.Context, obj *store.Build, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error)
@@ -719,8 +716,6 @@ type MutationResolver interface {
 }
 type ProjectResolver interface {
 	ID(ctx context.Context, obj *store.Project) (string, error)
-
-	StoredDefaultBranch(ctx context.Context, obj *store.Project) (*string, error)
 
 	Users(ctx context.Context, obj *store.Project) ([]*store.User, error)
 	Maintainers(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string) (*UserConnection, error)
@@ -880,6 +875,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Build.ConfigJSON(childComplexity), true
+	case "Build.readthedocsYamlPath":
+		if e.ComplexityRoot.Build.ConfigPath == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.ConfigPath(childComplexity), true
 	case "Build.created":
 		if e.ComplexityRoot.Build.Created == nil {
 			break
@@ -962,12 +963,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Build.Project(childComplexity), true
-	case "Build.readthedocsYamlPath":
-		if e.ComplexityRoot.Build.ReadthedocsYamlPath == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Build.ReadthedocsYamlPath(childComplexity), true
 	case "Build.started":
 		if e.ComplexityRoot.Build.Started == nil {
 			break
@@ -981,11 +976,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Build.StateInfo(childComplexity), true
 	case "Build.storedSuccess":
-		if e.ComplexityRoot.Build.StoredSuccess == nil {
+		if e.ComplexityRoot.Build.Success == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Build.StoredSuccess(childComplexity), true
+		return e.ComplexityRoot.Build.Success(childComplexity), true
 	case "Build.type":
 		if e.ComplexityRoot.Build.Type == nil {
 			break
@@ -1989,6 +1984,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.Created(childComplexity), true
+	case "Project.storedDefaultBranch":
+		if e.ComplexityRoot.Project.DefaultBranch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.DefaultBranch(childComplexity), true
 	case "Project.defaultVersion":
 		if e.ComplexityRoot.Project.DefaultVersion == nil {
 			break
@@ -2185,12 +2186,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.Slug(childComplexity), true
-	case "Project.storedDefaultBranch":
-		if e.ComplexityRoot.Project.StoredDefaultBranch == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Project.StoredDefaultBranch(childComplexity), true
 	case "Project.subproject":
 		if e.ComplexityRoot.Project.Subproject == nil {
 			break
@@ -8256,7 +8251,7 @@ func (ec *executionContext) _Build_storedSuccess(ctx context.Context, field grap
 			return ec.fieldContext_Build_storedSuccess(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Build().StoredSuccess(ctx, obj)
+			return obj.Success, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
@@ -8267,7 +8262,7 @@ func (ec *executionContext) _Build_storedSuccess(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Build_storedSuccess(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Build_error(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
@@ -8619,7 +8614,7 @@ func (ec *executionContext) _Build_readthedocsYamlPath(ctx context.Context, fiel
 			return ec.fieldContext_Build_readthedocsYamlPath(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Build().ReadthedocsYamlPath(ctx, obj)
+			return obj.ConfigPath, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -8630,7 +8625,7 @@ func (ec *executionContext) _Build_readthedocsYamlPath(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_Build_readthedocsYamlPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Build_commitUrl(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
@@ -12843,7 +12838,7 @@ func (ec *executionContext) _Project_storedDefaultBranch(ctx context.Context, fi
 			return ec.fieldContext_Project_storedDefaultBranch(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Project().StoredDefaultBranch(ctx, obj)
+			return obj.DefaultBranch, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -12854,7 +12849,7 @@ func (ec *executionContext) _Project_storedDefaultBranch(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_Project_storedDefaultBranch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Project_documentationType(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
@@ -22351,43 +22346,10 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "storedSuccess":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Build_storedSuccess(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Build_storedSuccess(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "error":
 			out.Values[i] = ec._Build_error(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -22558,43 +22520,10 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "readthedocsYamlPath":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Build_readthedocsYamlPath(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Build_readthedocsYamlPath(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "commitUrl":
 			field := field
 
@@ -24713,43 +24642,10 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "storedDefaultBranch":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_storedDefaultBranch(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Project_storedDefaultBranch(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "documentationType":
 			out.Values[i] = ec._Project_documentationType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

@@ -69,14 +69,15 @@ func (r *Resolver) pageBuilds(ctx context.Context, f store.BuildFilter, a pageAr
 // visibleBuild returns b when the viewer can see its version (and, with
 // internalOnly, the version is not a pull-request version), else NotFound.
 func (r *Resolver) visibleBuild(ctx context.Context, b *store.Build, internalOnly bool) (*store.Build, error) {
-	v, err := r.loaders(ctx).versionByID.Load(ctx, b.VersionID)
+	v, err := r.loaders(ctx).versionByID.LoadNow(ctx, b.VersionID)
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.loaders(ctx).projectByID.Load(ctx, b.ProjectID)
+	p, err := r.loaders(ctx).projectByID.LoadNow(ctx, b.ProjectID)
 	if err != nil {
 		return nil, err
 	}
+	r.readMaintainersNow(ctx, p, p.VersionIsPublic(v))
 	ok, err := r.canSeeVersion(ctx, v, p)
 	if err != nil {
 		return nil, err

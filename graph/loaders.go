@@ -2,6 +2,8 @@ package graph
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -20,39 +22,153 @@ import (
 // requests.
 type loaders struct {
 	projectBySlug      *memo[string, *store.Project]
-	projectByID        *dataloadgen.Loader[int64, *store.Project]
-	versionByID        *dataloadgen.Loader[int64, *store.Version]
-	userByID           *dataloadgen.Loader[int64, *store.User]
-	maintainersOf      *dataloadgen.Loader[int64, []int64]
-	lastBuildOf        *dataloadgen.Loader[int64, *store.Build]
-	lastSuccessOf      *dataloadgen.Loader[int64, *store.Build] // last successful build
-	activeVersionsOf   *dataloadgen.Loader[int64, []*store.Version]
-	internalVersionsOf *dataloadgen.Loader[int64, []*store.Version]
-	commandsOf         *dataloadgen.Loader[int64, []*store.BuildCommand]
+	projectByID        *batched[int64, *store.Project]
+	versionByID        *batched[int64, *store.Version]
+	userByID           *batched[int64, *store.User]
+	maintainersOf      *batched[int64, []int64]
+	lastBuildOf        *batched[int64, *store.Build]
+	lastSuccessOf      *batched[int64, *store.Build] // last successful build
+	activeVersionsOf   *batched[int64, []*store.Version]
+	internalVersionsOf *batched[int64, []*store.Version]
+	commandsOf         *batched[int64, []*store.BuildCommand]
 }
 
+// loaderWait is how long a loader gathers the keys its resolvers ask for
+// before it reads them in one batch.
 const loaderWait = time.Millisecond
 
-// batch builds a loader from a fetch that returns a map; keys missing from
-// the map get missing(key).
-func batch[K comparable, V any](fetch func(ctx context.Context, keys []K) (map[K]V, error), missing func(K) (V, error)) *dataloadgen.Loader[K, V] {
-	return dataloadgen.NewLoader(func(ctx context.Context, keys []K) ([]V, []error) {
-		found, err := fetch(ctx, keys)
-		vals := make([]V, len(keys))
-		errors := make([]error, len(keys))
-		for i, k := range keys {
-			if err != nil {
-				errors[i] = err
-				continue
-			}
-			v, ok := found[k]
-			if !ok {
-				v, errors[i] = missing(k)
-			}
-			vals[i] = v
-		}
-		return vals, errors
+// batched reads values by key for one operation (or request) and keeps
+// what it read, so that each key is read once. It reads in two ways:
+//
+//   - Load and LoadAll gather the keys asked within loaderWait into one
+//     read: the per-row resolvers of shapes that nobody prefetches
+//     (dashboards) then cost one read per relation, however long the list.
+//   - prefetch reads the keys it is given at once, without waiting: the
+//     lookahead of prefetch.go, which knows every key a selection will ask
+//     before the row resolvers run. The REST operations are prefetched
+//     whole, so they wait for no timer.
+//
+// Keys missing from fetch's map get missing(key).
+type batched[K comparable, V any] struct {
+	name    string // for the test hook, CountWaitedBatches
+	fetch   func(ctx context.Context, keys []K) (map[K]V, error)
+	missing func(K) (V, error)
+	waiting *dataloadgen.Loader[K, V] // the keys Load asked for that were not read yet
+
+	mu   sync.Mutex // guards read
+	read map[K]memoResult[V]
+}
+
+func newBatched[K comparable, V any](name string, fetch func(ctx context.Context, keys []K) (map[K]V, error), missing func(K) (V, error)) *batched[K, V] {
+	b := &batched[K, V]{name: name, fetch: fetch, missing: missing, read: map[K]memoResult[V]{}}
+	b.waiting = dataloadgen.NewLoader(func(ctx context.Context, keys []K) ([]V, []error) {
+		countWaitedBatch(ctx, name, len(keys))
+		return b.readKeys(ctx, keys)
 	}, dataloadgen.WithWait(loaderWait))
+	return b
+}
+
+// readKeys fetches keys and keeps the results.
+func (b *batched[K, V]) readKeys(ctx context.Context, keys []K) ([]V, []error) {
+	found, err := b.fetch(ctx, keys)
+	vals := make([]V, len(keys))
+	errors := make([]error, len(keys))
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, k := range keys {
+		if err != nil {
+			errors[i] = err
+		} else if v, ok := found[k]; ok {
+			vals[i] = v
+		} else {
+			vals[i], errors[i] = b.missing(k)
+		}
+		if _, ok := b.read[k]; !ok {
+			b.read[k] = memoResult[V]{vals[i], errors[i]}
+		}
+	}
+	return vals, errors
+}
+
+// cached returns what was read for k.
+func (b *batched[K, V]) cached(k K) (memoResult[V], bool) {
+	b.mu.Lock()
+	r, ok := b.read[k]
+	b.mu.Unlock()
+	return r, ok
+}
+
+// Load returns the value of k, read with the other keys asked within
+// loaderWait unless it was read before.
+func (b *batched[K, V]) Load(ctx context.Context, k K) (V, error) {
+	if r, ok := b.cached(k); ok {
+		return r.v, r.err
+	}
+	return b.waiting.Load(ctx, k)
+}
+
+// LoadAll returns the values of keys (Load for each, in one batch), and the
+// first error.
+func (b *batched[K, V]) LoadAll(ctx context.Context, keys []K) ([]V, error) {
+	vals := make([]V, len(keys))
+	var thunks []func() (V, error)
+	var at []int
+	var first error
+	for i, k := range keys {
+		if r, ok := b.cached(k); ok {
+			vals[i] = r.v
+			first = firstErr(first, r.err)
+			continue
+		}
+		thunks = append(thunks, b.waiting.LoadThunk(ctx, k))
+		at = append(at, i)
+	}
+	for j, thunk := range thunks {
+		v, err := thunk()
+		vals[at[j]] = v
+		first = firstErr(first, err)
+	}
+	return vals, first
+}
+
+// LoadNow returns the value of k, read at once (prefetch) unless it was
+// read before: for the single objects whose keys no lookahead knew.
+func (b *batched[K, V]) LoadNow(ctx context.Context, k K) (V, error) {
+	b.prefetch(ctx, []K{k})
+	return b.Load(ctx, k)
+}
+
+// Prime keeps v as the value of k unless k was read already.
+func (b *batched[K, V]) Prime(k K, v V) {
+	b.mu.Lock()
+	if _, ok := b.read[k]; !ok {
+		b.read[k] = memoResult[V]{v: v}
+	}
+	b.mu.Unlock()
+}
+
+// prefetch reads the keys not read yet in one fetch, now, and returns the
+// values of all keys (zero where reading failed: the resolvers that Load
+// such a key get its error).
+func (b *batched[K, V]) prefetch(ctx context.Context, keys []K) []V {
+	var todo []K
+	b.mu.Lock()
+	for _, k := range keys {
+		if _, ok := b.read[k]; !ok && !slices.Contains(todo, k) {
+			todo = append(todo, k)
+		}
+	}
+	b.mu.Unlock()
+	if len(todo) > 0 {
+		b.readKeys(ctx, todo)
+	}
+	vals := make([]V, len(keys))
+	b.mu.Lock()
+	for i, k := range keys {
+		vals[i] = b.read[k].v
+	}
+	b.mu.Unlock()
+	return vals
 }
 
 func notFound[K comparable, V any](K) (V, error) {
@@ -82,20 +198,20 @@ func newLoaders(s *store.Store) *loaders {
 		}
 		return p, err
 	}}
-	l.projectByID = batch(func(ctx context.Context, ids []int64) (map[int64]*store.Project, error) {
+	l.projectByID = newBatched("projectByID", func(ctx context.Context, ids []int64) (map[int64]*store.Project, error) {
 		ps, err := s.FindProjectsByIDs(ctx, ids)
 		return byID(ps, func(p *store.Project) int64 { return p.ID }), err
 	}, notFound[int64, *store.Project])
-	l.versionByID = batch(func(ctx context.Context, ids []int64) (map[int64]*store.Version, error) {
+	l.versionByID = newBatched("versionByID", func(ctx context.Context, ids []int64) (map[int64]*store.Version, error) {
 		vs, err := s.FindVersionsByIDs(ctx, ids)
 		return byID(vs, func(v *store.Version) int64 { return v.ID }), err
 	}, notFound[int64, *store.Version])
-	l.userByID = batch(func(ctx context.Context, ids []int64) (map[int64]*store.User, error) {
+	l.userByID = newBatched("userByID", func(ctx context.Context, ids []int64) (map[int64]*store.User, error) {
 		us, err := s.FindUsersByIDs(ctx, ids)
 		return byID(us, func(u *store.User) int64 { return u.ID }), err
 	}, notFound[int64, *store.User])
 	// The maintainers come with their users, who are primed.
-	l.maintainersOf = batch(func(ctx context.Context, ids []int64) (map[int64][]int64, error) {
+	l.maintainersOf = newBatched("maintainersOf", func(ctx context.Context, ids []int64) (map[int64][]int64, error) {
 		ms, err := s.FindMaintainers(ctx, ids)
 		out := map[int64][]int64{}
 		for _, m := range ms {
@@ -104,18 +220,18 @@ func newLoaders(s *store.Store) *loaders {
 		}
 		return out, err
 	}, empty[int64, []int64])
-	l.lastBuildOf = batch(s.FindLastBuilds, empty[int64, *store.Build])
-	l.lastSuccessOf = batch(s.FindLastSuccessfulBuilds, empty[int64, *store.Build])
-	l.activeVersionsOf = batch(func(ctx context.Context, ids []int64) (map[int64][]*store.Version, error) {
+	l.lastBuildOf = newBatched("lastBuildOf", s.FindLastBuilds, empty[int64, *store.Build])
+	l.lastSuccessOf = newBatched("lastSuccessOf", s.FindLastSuccessfulBuilds, empty[int64, *store.Build])
+	l.activeVersionsOf = newBatched("activeVersionsOf", func(ctx context.Context, ids []int64) (map[int64][]*store.Version, error) {
 		yes, public := true, store.Public
 		vs, err := s.FindAllVersions(ctx, store.VersionFilter{ProjectIDs: ids, Active: &yes, Built: &yes, PrivacyLevel: &public, Internal: true})
 		return groupVersions(vs), err
 	}, empty[int64, []*store.Version])
-	l.internalVersionsOf = batch(func(ctx context.Context, ids []int64) (map[int64][]*store.Version, error) {
+	l.internalVersionsOf = newBatched("internalVersionsOf", func(ctx context.Context, ids []int64) (map[int64][]*store.Version, error) {
 		vs, err := s.FindAllVersions(ctx, store.VersionFilter{ProjectIDs: ids, Internal: true})
 		return groupVersions(vs), err
 	}, empty[int64, []*store.Version])
-	l.commandsOf = batch(func(ctx context.Context, ids []int64) (map[int64][]*store.BuildCommand, error) {
+	l.commandsOf = newBatched("commandsOf", func(ctx context.Context, ids []int64) (map[int64][]*store.BuildCommand, error) {
 		cs, err := s.FindBuildCommands(ctx, ids)
 		out := map[int64][]*store.BuildCommand{}
 		for _, c := range cs {
@@ -240,4 +356,24 @@ func (r *Resolver) loaders(ctx context.Context) *loaders {
 		return l
 	}
 	return newLoaders(r.Store)
+}
+
+// waitedBatchesKey marks a context whose loader batches are recorded (the
+// test hook CountWaitedBatches).
+type waitedBatchesKey struct{}
+
+// waitedBatches records the batches the loaders read after waiting.
+type waitedBatches struct {
+	mu      sync.Mutex // guards batches
+	batches []string
+}
+
+// countWaitedBatch records a batch of n keys of the named loader when ctx
+// asks for it.
+func countWaitedBatch(ctx context.Context, name string, n int) {
+	if w, ok := ctx.Value(waitedBatchesKey{}).(*waitedBatches); ok {
+		w.mu.Lock()
+		w.batches = append(w.batches, fmt.Sprintf("%s(%d keys)", name, n))
+		w.mu.Unlock()
+	}
 }

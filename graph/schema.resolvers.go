@@ -31,11 +31,6 @@ func (r *buildResolver) Version(ctx context.Context, obj *store.Build) (*store.V
 	return r.loaders(ctx).versionByID.Load(ctx, obj.VersionID)
 }
 
-// StoredSuccess is the resolver for the storedSuccess field.
-func (r *buildResolver) StoredSuccess(ctx context.Context, obj *store.Build) (bool, error) {
-	return obj.Success, nil
-}
-
 // Commands is the resolver for the commands field.
 func (r *buildResolver) Commands(ctx context.Context, obj *store.Build) ([]*store.BuildCommand, error) {
 	cs, err := r.loaders(ctx).commandsOf.Load(ctx, obj.ID)
@@ -62,11 +57,6 @@ func (r *buildResolver) Urls(ctx context.Context, obj *store.Build) (*BuildUrls,
 	}
 	u := r.Settings.URLs
 	return &BuildUrls{Build: u.BuildPage(p.Slug, obj.ID), Project: u.ProjectHome(p.Slug), Version: u.VersionPage(p.Slug, v.Slug)}, nil
-}
-
-// ReadthedocsYamlPath is the resolver for the readthedocsYamlPath field.
-func (r *buildResolver) ReadthedocsYamlPath(ctx context.Context, obj *store.Build) (*string, error) {
-	return obj.ConfigPath, nil
 }
 
 // CommitURL is the resolver for the commitUrl field.
@@ -408,11 +398,6 @@ func (r *projectResolver) ID(ctx context.Context, obj *store.Project) (string, e
 	return gid.Encode(nodeProject, obj.ID), nil
 }
 
-// StoredDefaultBranch is the resolver for the storedDefaultBranch field.
-func (r *projectResolver) StoredDefaultBranch(ctx context.Context, obj *store.Project) (*string, error) {
-	return obj.DefaultBranch, nil
-}
-
 // Users is the resolver for the users field.
 func (r *projectResolver) Users(ctx context.Context, obj *store.Project) ([]*store.User, error) {
 	ids, err := r.loaders(ctx).maintainersOf.Load(ctx, obj.ID)
@@ -518,6 +503,7 @@ func (r *projectResolver) Version(ctx context.Context, obj *store.Project, slug 
 	if err != nil {
 		return nil, err
 	}
+	r.readMaintainersNow(ctx, obj, obj.VersionIsPublic(v))
 	ok, err := r.canSeeVersion(ctx, v, obj)
 	if err != nil {
 		return nil, err
@@ -525,6 +511,7 @@ func (r *projectResolver) Version(ctx context.Context, obj *store.Project, slug 
 	if !ok || !matchesVersionFilter(v, f) {
 		return nil, errNotFound("graph.Project.version")
 	}
+	r.prefetchVersions(ctx, []*store.Version{v}, fieldSelection(ctx))
 	return v, nil
 }
 
@@ -544,7 +531,11 @@ func (r *projectResolver) Build(ctx context.Context, obj *store.Project, id int6
 	if b.ProjectID != obj.ID || !matchesBuildFilter(b, buildFilter(filter)) {
 		return nil, errNotFound("graph.Project.build")
 	}
-	return r.visibleBuild(ctx, b, buildFilter(filter).Internal)
+	if b, err = r.visibleBuild(ctx, b, buildFilter(filter).Internal); err != nil {
+		return nil, err
+	}
+	r.prefetchBuilds(ctx, []*store.Build{b}, fieldSelection(ctx))
+	return b, nil
 }
 
 // Subprojects is the resolver for the subprojects field.
@@ -562,6 +553,7 @@ func (r *projectResolver) Subprojects(ctx context.Context, obj *store.Project, f
 	if err != nil {
 		return nil, err
 	}
+	r.prefetchRelationships(ctx, rels, childSelection(ctx))
 	return subprojectConnection(pg, rels, total), nil
 }
 
@@ -574,6 +566,8 @@ func (r *projectResolver) Subproject(ctx context.Context, obj *store.Project, al
 	if len(rels) == 0 {
 		return nil, errNotFound("graph.Project.subproject")
 	}
+	r.prefetchEmbedded(ctx, []int64{rels[0].ChildID}, nil)
+	r.prefetchRelationships(ctx, rels[:1], fieldSelection(ctx))
 	child, err := r.visibleProjectOrNil(ctx, rels[0].ChildID)
 	if err != nil {
 		return nil, err
@@ -739,6 +733,7 @@ func (r *queryResolver) Project(ctx context.Context, slug *string, id *int64, fi
 	case id != nil:
 		p, err = r.Store.FindProjectByID(ctx, *id)
 		if err == nil {
+			r.readMaintainersNow(ctx, p, p.IsPublic())
 			var ok bool
 			if ok, err = r.canSeeProject(ctx, p); err == nil && !ok {
 				err = errNotFound(op)
@@ -754,10 +749,12 @@ func (r *queryResolver) Project(ctx context.Context, slug *string, id *int64, fi
 		return nil, errNotFound(op)
 	}
 	if f.MaintainerID != nil {
+		r.readMaintainersNow(ctx, p, false)
 		if ok, err := r.isMaintainer(ctx, p); err != nil || !ok {
 			return nil, firstErr(err, errNotFound(op))
 		}
 	}
+	r.prefetchProjects(ctx, []*store.Project{p}, fieldSelection(ctx))
 	return p, nil
 }
 
@@ -769,6 +766,9 @@ func (r *queryResolver) ProjectAccess(ctx context.Context, slug string) (*Projec
 	}
 	if err != nil {
 		return nil, err
+	}
+	if readsMaintainers(ctx) {
+		r.loaders(ctx).maintainersOf.prefetch(ctx, []int64{p.ID})
 	}
 	visible, err := r.canSeeProject(ctx, p)
 	if err != nil {
@@ -807,10 +807,11 @@ func (r *queryResolver) Version(ctx context.Context, id int64) (*store.Version, 
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.loaders(ctx).projectByID.Load(ctx, v.ProjectID)
+	p, err := r.loaders(ctx).projectByID.LoadNow(ctx, v.ProjectID)
 	if err != nil {
 		return nil, err
 	}
+	r.readMaintainersNow(ctx, p, p.VersionIsPublic(v))
 	ok, err := r.canSeeVersion(ctx, v, p)
 	if err != nil {
 		return nil, err
@@ -818,6 +819,7 @@ func (r *queryResolver) Version(ctx context.Context, id int64) (*store.Version, 
 	if !ok {
 		return nil, errNotFound("graph.Query.version")
 	}
+	r.prefetchVersions(ctx, []*store.Version{v}, fieldSelection(ctx))
 	return v, nil
 }
 
@@ -834,7 +836,11 @@ func (r *queryResolver) Build(ctx context.Context, id int64) (*store.Build, erro
 	if err != nil {
 		return nil, err
 	}
-	return r.visibleBuild(ctx, b, false)
+	if b, err = r.visibleBuild(ctx, b, false); err != nil {
+		return nil, err
+	}
+	r.prefetchBuilds(ctx, []*store.Build{b}, fieldSelection(ctx))
+	return b, nil
 }
 
 // Search is the resolver for the search field.
