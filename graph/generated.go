@@ -4204,7 +4204,7 @@ type User implements Node {
 
 "How the caller relates to a project, asked whoever can see it (REST's permission step)."
 type ProjectAccess {
-  "Whether a project with that slug exists."
+  "Whether a project with that slug exists. An anonymous caller is told only of projects it may see: for it a private project is absent, as on the docs host and in v2."
   exists: Boolean!
   "The caller may read the project's detail."
   visible: Boolean!

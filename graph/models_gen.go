@@ -422,7 +422,7 @@ type PageInfo struct {
 
 // How the caller relates to a project, asked whoever can see it (REST's permission step).
 type ProjectAccess struct {
-	// Whether a project with that slug exists.
+	// Whether a project with that slug exists. An anonymous caller is told only of projects it may see: for it a private project is absent, as on the docs host and in v2.
 	Exists bool `json:"exists"`
 	// The caller may read the project's detail.
 	Visible bool `json:"visible"`

@@ -96,7 +96,9 @@ func TestMaintainersOnlyPartialData(t *testing.T) {
 }
 
 // TestProjectAccessAnonymous checks that an anonymous projectAccess is
-// answered (data is not wiped).
+// answered (data is not wiped), and that a project the caller may not see
+// answers as a missing one: an anonymous caller cannot tell a private slug
+// from an unknown one.
 func TestProjectAccessAnonymous(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
@@ -106,7 +108,7 @@ func TestProjectAccessAnonymous(t *testing.T) {
 			want map[string]any
 		}{
 			{"pub", map[string]any{"exists": true, "visible": true, "maintainer": false}},
-			{"priv", map[string]any{"exists": true, "visible": false, "maintainer": false}},
+			{"priv", map[string]any{"exists": false, "visible": false, "maintainer": false}},
 			{"nope", map[string]any{"exists": false, "visible": false, "maintainer": false}},
 		} {
 			data := e.must(e.as(""), `query($p: String!) { projectAccess(slug: $p) { exists visible maintainer } }`, map[string]any{"p": tc.slug})

@@ -774,6 +774,12 @@ func (r *queryResolver) ProjectAccess(ctx context.Context, slug string) (*Projec
 	if err != nil {
 		return nil, err
 	}
+	if !visible && ViewerFrom(ctx).User == nil {
+		// An anonymous caller learns nothing of a project it may not see:
+		// the answer is a missing project's, as the docs host, v2 and
+		// project(slug:) give it (behavior.md §1.2, §8.3).
+		return &ProjectAccess{}, nil
+	}
 	maint, err := r.isMaintainer(ctx, p)
 	if err != nil {
 		return nil, err
