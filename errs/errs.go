@@ -250,6 +250,7 @@ const (
 	MsgTokenSpaces     = "Invalid token header. Token string should not contain spaces."
 	MsgTokenBadChars   = "Invalid token header. Token string should not contain invalid characters."
 	MsgServerError     = "A server error occurred."
+	MsgBuildFinished   = "This build has already finished."
 	MsgUnavailable     = "Service temporarily unavailable, try again later."
 	MsgRequired        = "This field is required."
 	MsgNotNull         = "This field may not be null."

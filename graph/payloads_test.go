@@ -118,7 +118,7 @@ func TestMutationPayloads(t *testing.T) {
 			{"retryBuild", `{id: "` + ids["upBuild"] + `"}`, "build", "",
 				[]errs.UserError{ue("INVALID", graph.MsgUploadedVersionBuild)}, true},
 			{"cancelBuild", `{id: "` + ids["upBuild"] + `"}`, "build", "",
-				[]errs.UserError{ue("CONFLICT", "build already finished")}, true},
+				[]errs.UserError{ue("CONFLICT", errs.MsgBuildFinished)}, true},
 			{"initiateUpload", `{project: "pub", versionName: "x", versionType: "pr", versionCommit: "abc"}`, "build", "",
 				[]errs.UserError{ue("INVALID", badChoice("pr"), in("versionType")...)}, false},
 			{"completeUpload", `{build: "1", status: "nope"}`, "build", "",

@@ -33,7 +33,7 @@ func (s *Store) CancelBuild(ctx context.Context, id int64) (*Build, error) {
 		}
 		switch {
 		case b.State == Finished:
-			return errs.E(errs.Conflict, op, "build already finished")
+			return errs.E(errs.Conflict, op, errs.MsgBuildFinished)
 		case b.State == Triggered || b.LeaseExpires == nil || b.LeaseExpires.Before(tx.Now):
 			started := b.Started
 			if started == nil {
@@ -124,7 +124,7 @@ func (s *Store) UpdateBuildCommand(ctx context.Context, c BuildCommand) error {
 			return err
 		}
 		if state == Finished {
-			return errs.E(errs.Conflict, op, "build already finished")
+			return errs.E(errs.Conflict, op, errs.MsgBuildFinished)
 		}
 		_, err := tx.exec(ctx, `UPDATE build_commands SET output = ?, exit_code = ?, end_time = ? WHERE id = ? AND build_id = ?`,
 			c.Output, c.ExitCode, c.EndTime, c.ID, c.BuildID)

@@ -304,7 +304,7 @@ func (s *Store) SetBuildState(ctx context.Context, id int64, state string) error
 			return err
 		}
 		if b.State == Finished {
-			return errs.E(errs.Conflict, op, "build already finished")
+			return errs.E(errs.Conflict, op, errs.MsgBuildFinished)
 		}
 		_, err := tx.exec(ctx, `UPDATE builds SET state = ?, length = ? WHERE id = ?`, state, lengthSince(b.Started, tx.Now), id)
 		return err
@@ -470,7 +470,7 @@ func (s *Store) AddBuildCommand(ctx context.Context, c BuildCommand) (*BuildComm
 			return err
 		}
 		if state == Finished {
-			return errs.E(errs.Conflict, op, "build already finished")
+			return errs.E(errs.Conflict, op, errs.MsgBuildFinished)
 		}
 		id, err := tx.insert(ctx, `INSERT INTO build_commands (build_id, command, description, output, exit_code, start_time, end_time)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, c.BuildID, c.Command, c.Description, c.Output, c.ExitCode, c.StartTime, c.EndTime)

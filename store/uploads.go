@@ -175,7 +175,7 @@ func (tx *Tx) finishBuild(ctx context.Context, id int64, r BuildResult) error {
 		return err
 	}
 	if b.State == Finished {
-		return errs.E(errs.Conflict, "store.finishBuild", "build already finished")
+		return errs.E(errs.Conflict, "store.finishBuild", errs.MsgBuildFinished)
 	}
 	started := b.Started
 	if started == nil {
