@@ -49,7 +49,12 @@ type (
 		PrivacyLevel                        string
 		URLs                                struct{ Documentation string } `json:"urls"`
 		LastBuild                           *build
+		Downloads                           downloads
 	}
+	// downloads are a version's offline formats: a docs URL, or nil when
+	// the version has not that format.
+	downloads struct{ PDF, HTMLZip, EPUB *string }
+
 	redirect struct {
 		ID                                int64
 		Type, FromURL, ToURL, Description string
@@ -495,6 +500,23 @@ func (d *Dashboard) handleVersions(w http.ResponseWriter, r *http.Request, s *se
 	if ok {
 		d.render(w, r, s, http.StatusOK, "versions", &page{Title: "Versions · " + p.Name, Project: p})
 	}
+}
+
+// handleDownloads lists the offline formats of the versions the viewer may
+// see; a version without any is left out.
+func (d *Dashboard) handleDownloads(w http.ResponseWriter, r *http.Request, s *session) {
+	p, ok := d.loadProject(w, r, s, downloadsQuery, map[string]any{})
+	if !ok {
+		return
+	}
+	with := p.Versions.Nodes[:0]
+	for _, v := range p.Versions.Nodes {
+		if dl := v.Downloads; dl.PDF != nil || dl.HTMLZip != nil || dl.EPUB != nil {
+			with = append(with, v)
+		}
+	}
+	p.Versions.Nodes = with
+	d.render(w, r, s, http.StatusOK, "downloads", &page{Title: "Downloads · " + p.Name, Project: p})
 }
 
 // loadVersion loads the version edit page's data; only maintainers see it.

@@ -79,6 +79,16 @@ const versionsQuery = `query($slug: String!) {
 	}
 }`
 
+// downloadsQuery loads the downloads page: the active, built versions the
+// viewer may see, in the versions page's order, with their formats (the
+// docs host's URLs, as v3's downloads and the footer give them).
+const downloadsQuery = `query($slug: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		versions(filter: { active: true, built: true }, first: 100) { nodes { slug verboseName downloads { pdf htmlzip epub } } }
+	}
+}`
+
 const versionQuery = `query($slug: String!, $version: String!) {
 	project(slug: $slug) {
 		` + projectFields + `

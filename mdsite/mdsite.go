@@ -677,11 +677,11 @@ nav.site{width:16rem;flex:none;background:#f4f5f7;padding:1rem;border-right:1px 
 nav.site ul{list-style:none;padding-left:1rem;margin:.2rem 0}nav.site>ul{padding-left:0}
 nav.site a{color:#2a5db0;text-decoration:none}nav.site a.current{font-weight:bold;color:#222}
 main{flex:1;max-width:50rem;padding:1rem 2rem}
-aside.TOC{width:14rem;flex:none;padding:1rem;font-size:.9rem}aside.TOC ul{list-style:none;padding-left:0}
-aside.TOC li.h3{padding-left:1rem}
+nav.toc{width:14rem;flex:none;padding:1rem;font-size:.9rem}nav.toc ul{list-style:none;padding-left:0}
+nav.toc li.h3{padding-left:1rem}
 pre{background:#f6f8fa;padding:.8rem;overflow:auto}code{background:#f6f8fa}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2rem .5rem}
-footer.pager{display:flex;justify-content:space-between;border-top:1px solid #ddd;margin-top:2rem;padding-top:1rem}
+nav.pager{display:flex;justify-content:space-between;border-top:1px solid #ddd;margin-top:2rem;padding-top:1rem}
 </style>
 </head>
 <body>
@@ -691,15 +691,15 @@ footer.pager{display:flex;justify-content:space-between;border-top:1px solid #dd
 </nav>
 <main>
 {{.Page.HTML}}
-<footer class="pager">
+<nav class="pager" aria-label="Previous and next pages">
 <span>{{with .Prev}}<a rel="prev" href="{{.URL}}">&larr; {{.Title}}</a>{{end}}</span>
 <span>{{with .Next}}<a rel="next" href="{{.URL}}">{{.Title}} &rarr;</a>{{end}}</span>
-</footer>
+</nav>
 </main>
-{{with .Page.TOC}}<aside class="toc" aria-label="Table of contents">
+{{with .Page.TOC}}<nav class="toc" aria-label="Table of contents">
 <p><strong>On this page</strong></p>
 <ul>{{range .}}<li class="h{{.Level}}"><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}</ul>
-</aside>{{end}}
+</nav>{{end}}
 </body>
 </html>
 {{define "nav"}}<ul>{{range .}}<li>{{if .URL}}<a href="{{.URL}}"{{if .Current}} class="current" aria-current="page"{{end}}>{{.Title}}</a>{{else}}<span>{{.Title}}</span>{{end}}{{with .Children}}{{template "nav" .}}{{end}}</li>{{end}}</ul>{{end}}

@@ -2,11 +2,13 @@ package mdsite
 
 import (
 	"context"
-	"docsd/artifacts/artifactstest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"docsd/artifacts/artifactstest"
+	"docsd/search"
 )
 
 func TestBuiltinMarkdownBuilder(t *testing.T) {
@@ -71,6 +73,48 @@ func TestBuiltinMarkdownBuilder(t *testing.T) {
 			t.Error("a docs_dir outside the checkout was read")
 		}
 	})
+}
+
+// TestPagesIndexWithoutNavigation: the search indexer (reader.md R.6.2)
+// keeps a built page's own text and none of the builder's navigation — the
+// previous/next links and the table of contents are marked as navigation,
+// so the indexer's rule for <nav> removes them as it does Sphinx's and
+// MkDocs' themes'.
+func TestPagesIndexWithoutNavigation(t *testing.T) {
+	root := checkout(t, map[string]string{
+		"mkdocs.yml":    "site_name: Pager\nnav:\n  - Hello: index.md\n  - setup.md\n  - Farewell: bye.md\n",
+		"docs/index.md": "# Hello\n\nWelcome text.\n",
+		"docs/setup.md": "# Setup\n\nInstall the tool.\n\n## Configure\n\nEdit the file.\n",
+		"docs/bye.md":   "# Farewell\n\nThe end.\n",
+	})
+	out := filepath.Join(root, "_build", "html")
+	if log, err := Build(context.Background(), Options{Root: root, Source: "mkdocs.yml", Out: out, SiteName: "Pager"}); err != nil {
+		t.Fatalf("Build: %v\n%s", err, log)
+	}
+	f, err := os.Open(filepath.Join(out, "setup.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := search.ParsePage(f, "setup.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range p.Sections {
+		got = append(got, s.Title+": "+s.Content)
+	}
+	want := []string{"Setup: Install the tool.", "Configure: Edit the file."}
+	if p.Title != "Setup" || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("indexed setup.html: title %q, sections\n%s\nwant title \"Setup\", sections\n%s", p.Title, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The links are still on the page, for readers.
+	page := read(t, out, "setup.html")
+	for _, want := range []string{`rel="prev" href="index.html"`, `rel="next" href="bye.html"`, `href="#configure"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("setup.html lacks %q", want)
+		}
+	}
 }
 
 func read(t *testing.T, dir, name string) string {

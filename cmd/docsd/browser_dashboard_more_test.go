@@ -15,7 +15,8 @@ import (
 
 // TestBrowserDashboardPages drives the dashboard's maintainer pages in a
 // real headless Chromium against a real server (no workers: builds stay
-// queued until cancelled): cancel a build, activate a version, create a
+// queued until cancelled): cancel a build, activate a version and see its
+// downloads (the Epub link reached by keyboard), create a
 // redirect and try it in the dry-run box, edit one (a refused edit keeps
 // what was typed) and move it, create and revoke an API token,
 // add a subproject. Then, by keyboard only, it tabs through the redirects
@@ -38,8 +39,8 @@ func TestBrowserDashboardPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	v1 := storetest.MustVersion(t, s, demo.ID, "1.0")
-	inactive := false
-	if _, err := s.UpdateVersion(t.Context(), v1.ID, store.VersionUpdate{Active: &inactive}); err != nil {
+	inactive, yes := false, true
+	if _, err := s.UpdateVersion(t.Context(), v1.ID, store.VersionUpdate{Active: &inactive, Built: &yes, HasPDF: &yes, HasHTMLZip: &yes, HasEPUB: &yes}); err != nil {
 		t.Fatal(err)
 	}
 	storetest.MustImport(t, s, alice, "Child", "https://github.com/a/child")
@@ -111,6 +112,18 @@ func TestBrowserDashboardPages(t *testing.T) {
 		t.Errorf("version 1.0's row after activating: %q", row)
 	}
 	screenshot(t, ctx, "dashboard-versions.png")
+
+	// Its downloads, now that 1.0 is active, reached by keyboard from the
+	// top of the page.
+	run("downloads", chromedp.Navigate(base+"/projects/demo/downloads/"),
+		chromedp.WaitVisible(`a[aria-label="1.0 as PDF"]`, chromedp.ByQuery))
+	if got := text("tbody"); !strings.Contains(got, "PDF") || !strings.Contains(got, "HTML") || !strings.Contains(got, "Epub") {
+		t.Errorf("downloads of 1.0: %q, want PDF, HTML and Epub", got)
+	}
+	if !tabTo(t, ctx, `document.activeElement.getAttribute("aria-label") === "1.0 as Epub" && getComputedStyle(document.activeElement).outlineStyle !== "none"`, fail) {
+		t.Error("the Epub link of 1.0 is not reached by the keyboard with a focus outline")
+	}
+	screenshot(t, ctx, "dashboard-downloads.png")
 
 	// Create a redirect, then ask the dry-run box about it.
 	run("redirect", chromedp.Navigate(base+"/projects/demo/redirects/"),
@@ -276,18 +289,9 @@ func keyboardRedirects(t *testing.T, ctx context.Context, base string, fail func
 	if err := chromedp.Run(ctx, chromedp.Navigate(base+"/projects/demo/redirects/"), chromedp.WaitVisible("#id_path", chromedp.ByQuery)); err != nil {
 		fail("keyboard", err)
 	}
-	for i := 0; ; i++ {
-		var id string
-		if err := chromedp.Run(ctx, chromedp.KeyEvent(kb.Tab), chromedp.Evaluate(`document.activeElement.id`, &id)); err != nil {
-			fail("tab", err)
-		}
-		if id == "id_path" {
-			break
-		}
-		if i == 80 {
-			t.Error("the dry-run field is not reached by the keyboard")
-			return
-		}
+	if !tabTo(t, ctx, `document.activeElement.id === "id_path"`, fail) {
+		t.Error("the dry-run field is not reached by the keyboard")
+		return
 	}
 	var answer string
 	err := chromedp.Run(ctx, chromedp.KeyEvent("/en/latest/old.html"), chromedp.KeyEvent(kb.Enter),
@@ -298,6 +302,22 @@ func keyboardRedirects(t *testing.T, ctx context.Context, base string, fail func
 	if !strings.Contains(answer, "/new.html") {
 		t.Errorf("dry run by keyboard: %q", answer)
 	}
+}
+
+// tabTo presses Tab, from where the focus is, until the JavaScript
+// condition reached holds, at most 80 times, and reports whether it held.
+func tabTo(t *testing.T, ctx context.Context, reached string, fail func(string, error)) bool {
+	t.Helper()
+	for range 80 {
+		var ok bool
+		if err := chromedp.Run(ctx, chromedp.KeyEvent(kb.Tab), chromedp.Evaluate(reached, &ok)); err != nil {
+			fail("tab", err)
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // narrowPages opens the main pages 360 px wide: none may be wider than the
@@ -314,6 +334,7 @@ func narrowPages(t *testing.T, ctx context.Context, base, buildPage string, fail
 		{"/projects/demo/builds/", ""},
 		{buildPage, "mobile-build.png"},
 		{"/projects/demo/versions/", "mobile-versions.png"},
+		{"/projects/demo/downloads/", "mobile-downloads.png"},
 		{"/projects/demo/edit/", "mobile-settings.png"},
 		{"/projects/demo/redirects/?path=/en/latest/old.html", "mobile-redirects.png"},
 		{"/projects/demo/environmentvariables/", ""},
