@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -135,6 +136,10 @@ func (r *Resolver) Handler() http.Handler {
 			WriteHTTPError(w, err)
 			return
 		}
+		if err := undecodableJSON(req); err != nil {
+			WriteHTTPError(w, err)
+			return
+		}
 		srv.ServeHTTP(w, req.WithContext(withViewer(req.Context(), viewer)))
 	})
 }
@@ -216,6 +221,34 @@ func limitBody(req *http.Request, maxBytes int) error {
 		return tooComplex("request size in bytes", maxBytes, len(body))
 	}
 	req.Body = io.NopCloser(bytes.NewReader(body))
+	return nil
+}
+
+// undecodableJSON refuses a JSON POST body that is not a JSON object with
+// INVALID and the decoder's reason. gqlgen's POST transport would answer it
+// itself, but its message repeats the whole body (200 KB of garbage came
+// back as a 200 KB error); this one names the fault only.
+func undecodableJSON(req *http.Request) error {
+	if req.Method != http.MethodPost || req.Body == nil {
+		return nil
+	}
+	if mt, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type")); mt != "application/json" {
+		return nil
+	}
+	body, err := io.ReadAll(req.Body)
+	req.Body.Close()
+	if err != nil {
+		return errs.Wrap(errs.Invalid, "graph.undecodableJSON", err)
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	const msg = "json request body could not be decoded: "
+	if !json.Valid(body) {
+		err := json.Unmarshal(body, new(json.RawMessage))
+		return errs.E(errs.Invalid, "graph.undecodableJSON", msg+err.Error())
+	}
+	if first := bytes.TrimLeft(body, " \t\r\n"); len(first) == 0 || first[0] != '{' {
+		return errs.E(errs.Invalid, "graph.undecodableJSON", msg+"the body must be a JSON object")
+	}
 	return nil
 }
 

@@ -25,6 +25,9 @@ func TestMalformedBodies(t *testing.T) {
 		{"bad JSON", "POST", "application/json", `{bad json`, ""},
 		{"batch", "POST", "application/json", `[{"query": "{ viewer { username } }"}]`, ""},
 		{"bad JSON as SSE", "POST", "application/json", `{bad`, "text/event-stream"},
+		// The message names the fault without repeating the body.
+		{"long bad JSON", "POST", "application/json", "{bad " + strings.Repeat("x", 200_000), ""},
+		{"long JSON array", "POST", "application/json", "[" + strings.Repeat(`"x",`, 50_000) + `"x"]`, ""},
 		// No transport takes these: gqlgen's answer has no code, docsd's INVALID.
 		{"plain text", "POST", "text/plain", `{"query": "{ viewer { username } }"}`, ""},
 		{"PUT", "PUT", "application/json", `{"query": "{ viewer { username } }"}`, ""},
@@ -45,6 +48,9 @@ func TestMalformedBodies(t *testing.T) {
 			code := out.Errors[0].Extensions["code"]
 			if code == nil || code == "INTERNAL" {
 				t.Errorf("code %v (%q); want a client error code", code, out.Errors[0].Message)
+			}
+			if msg := out.Errors[0].Message; len(msg) > 200 {
+				t.Errorf("message of %d bytes (%.80q…); want the fault named, not the body repeated", len(msg), msg)
 			}
 		})
 	}
