@@ -163,11 +163,11 @@ func (r *Resolver) viewerMaintainsProjectID(ctx context.Context, id int64) (bool
 // one place where a project field is kept from non-maintainers: the field
 // resolves to null with the error, and the rest of the project is answered.
 func (r *Resolver) maintainersOnly(ctx context.Context, obj any, next graphql.Resolver) (any, error) {
-	p, ok := obj.(*store.Project)
+	p, ok := obj.(*ProjectView)
 	if !ok {
 		return nil, errs.Internalf("graph.maintainersOnly", "@maintainersOnly on %T", obj)
 	}
-	if err := r.requireMaintainer(ctx, p); err != nil {
+	if err := r.requireMaintainer(ctx, p.Project); err != nil {
 		return nil, err
 	}
 	return next(ctx)

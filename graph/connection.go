@@ -119,24 +119,24 @@ func connect[T, E any](typ string, p pager, rows []T, total int, id func(T) int6
 
 // projectConnection, versionConnection, … are connect for each node type.
 
-func projectConnection(p pager, rows []*store.Project, total int) *ProjectConnection {
+func projectConnection(p pager, rows []*ProjectView, total int) *ProjectConnection {
 	c := &ProjectConnection{TotalCount: int64(total)}
-	c.Nodes, c.Edges, c.PageInfo = connect(nodeProject, p, rows, total, func(x *store.Project) int64 { return x.ID },
-		func(cursor string, x *store.Project) *ProjectEdge { return &ProjectEdge{Cursor: cursor, Node: x} })
+	c.Nodes, c.Edges, c.PageInfo = connect(nodeProject, p, rows, total, func(x *ProjectView) int64 { return x.ID },
+		func(cursor string, x *ProjectView) *ProjectEdge { return &ProjectEdge{Cursor: cursor, Node: x} })
 	return c
 }
 
-func versionConnection(p pager, rows []*store.Version, total int) *VersionConnection {
+func versionConnection(p pager, rows []*VersionView, total int) *VersionConnection {
 	c := &VersionConnection{TotalCount: int64(total)}
-	c.Nodes, c.Edges, c.PageInfo = connect(nodeVersion, p, rows, total, func(x *store.Version) int64 { return x.ID },
-		func(cursor string, x *store.Version) *VersionEdge { return &VersionEdge{Cursor: cursor, Node: x} })
+	c.Nodes, c.Edges, c.PageInfo = connect(nodeVersion, p, rows, total, func(x *VersionView) int64 { return x.ID },
+		func(cursor string, x *VersionView) *VersionEdge { return &VersionEdge{Cursor: cursor, Node: x} })
 	return c
 }
 
-func buildConnection(p pager, rows []*store.Build, total int) *BuildConnection {
+func buildConnection(p pager, rows []*BuildView, total int) *BuildConnection {
 	c := &BuildConnection{TotalCount: int64(total)}
-	c.Nodes, c.Edges, c.PageInfo = connect(nodeBuild, p, rows, total, func(x *store.Build) int64 { return x.ID },
-		func(cursor string, x *store.Build) *BuildEdge { return &BuildEdge{Cursor: cursor, Node: x} })
+	c.Nodes, c.Edges, c.PageInfo = connect(nodeBuild, p, rows, total, func(x *BuildView) int64 { return x.ID },
+		func(cursor string, x *BuildView) *BuildEdge { return &BuildEdge{Cursor: cursor, Node: x} })
 	return c
 }
 

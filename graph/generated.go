@@ -72,11 +72,12 @@ type ComplexityRoot struct {
 		ConfigPath      func(childComplexity int) int
 		Created         func(childComplexity int) int
 		DocsURL         func(childComplexity int) int
-		ErrorID         func(childComplexity int) int
+		ErrorIDOrNil    func(childComplexity int) int
 		ErrorOrNil      func(childComplexity int) int
 		ExitCode        func(childComplexity int) int
 		FinishedAt      func(childComplexity int) int
 		FinishedSuccess func(childComplexity int) int
+		GlobalID        func(childComplexity int) int
 		ID              func(childComplexity int) int
 		Length          func(childComplexity int) int
 		Notification    func(childComplexity int, id int64) int
@@ -323,6 +324,7 @@ type ComplexityRoot struct {
 		EnvironmentVariable        func(childComplexity int, id int64) int
 		EnvironmentVariables       func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		ExternalBuildsPrivacyLevel func(childComplexity int) int
+		GlobalID                   func(childComplexity int) int
 		HomepageOrNil              func(childComplexity int) int
 		ID                         func(childComplexity int) int
 		Integrations               func(childComplexity int) int
@@ -611,6 +613,7 @@ type ComplexityRoot struct {
 		Built             func(childComplexity int) int
 		DocumentationType func(childComplexity int) int
 		Downloads         func(childComplexity int) int
+		GlobalID          func(childComplexity int) int
 		HasEPUB           func(childComplexity int) int
 		HasHTMLZip        func(childComplexity int) int
 		HasPDF            func(childComplexity int) int
@@ -660,26 +663,15 @@ type ApiTokenResolver interface {
 	ID(ctx context.Context, obj *store.Token) (string, error)
 }
 type BuildResolver interface {
-	ID(ctx context.Context, obj *store.Build) (string, error)
-
-	Project(ctx context.Context, obj *store.Build) (*store.Project, error)
-	Version(ctx context.Context, obj *store.Build) (*store.Version, error)
-
-	Commands(ctx context.Context, obj *store.Build) ([]*store.BuildCommand, error)
-	DocsURL(ctx context.Context, obj *store.Build) (string, error)
-	Urls(ctx context.Context, obj *store.Build) (*BuildUrls, error)
-
-	CommitURL(ctx context.Context, obj *store.Build) (*string, error)
-	ErrorID(ctx context.Context, obj *store.Build) (*string, error)
-	Notifications(ctx context.Context, obj *store.Build, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error)
-	Notification(ctx context.Context, obj *store.Build, id int64) (*Notification, error)
-	ViewerCanCancel(ctx context.Context, obj *store.Build) (bool, error)
-	ViewerCanRetry(ctx context.Context, obj *store.Build) (bool, error)
+	Notifications(ctx context.Context, obj *BuildView, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error)
+	Notification(ctx context.Context, obj *BuildView, id int64) (*Notification, error)
+	ViewerCanCancel(ctx context.Context, obj *BuildView) (bool, error)
+	ViewerCanRetry(ctx context.Context, obj *BuildView) (bool, error)
 }
 type EnvironmentVariableResolver interface {
 	ID(ctx context.Context, obj *store.EnvironmentVariable) (string, error)
 
-	Project(ctx context.Context, obj *store.EnvironmentVariable) (*store.Project, error)
+	Project(ctx context.Context, obj *store.EnvironmentVariable) (*ProjectView, error)
 }
 type IntegrationResolver interface {
 	WebhookURL(ctx context.Context, obj *store.Integration) (string, error)
@@ -715,61 +707,55 @@ type MutationResolver interface {
 	RevokeAPIToken(ctx context.Context, input RevokeAPITokenInput) (*RevokeAPITokenPayload, error)
 }
 type ProjectResolver interface {
-	ID(ctx context.Context, obj *store.Project) (string, error)
+	Maintainers(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string) (*UserConnection, error)
 
-	Users(ctx context.Context, obj *store.Project) ([]*store.User, error)
-	Maintainers(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string) (*UserConnection, error)
-	SubprojectOf(ctx context.Context, obj *store.Project) (*store.Project, error)
-	TranslationOf(ctx context.Context, obj *store.Project) (*store.Project, error)
-	Urls(ctx context.Context, obj *store.Project) (*ProjectUrls, error)
-	CanonicalURL(ctx context.Context, obj *store.Project) (string, error)
-	ActiveVersions(ctx context.Context, obj *store.Project) ([]*store.Version, error)
-	Versions(ctx context.Context, obj *store.Project, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*VersionConnection, error)
-	Version(ctx context.Context, obj *store.Project, slug string, filter *VersionFilterInput) (*store.Version, error)
-	Builds(ctx context.Context, obj *store.Project, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error)
-	Build(ctx context.Context, obj *store.Project, id int64, filter *BuildFilterInput) (*store.Build, error)
-	Subprojects(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*SubprojectConnection, error)
-	Subproject(ctx context.Context, obj *store.Project, alias string) (*store.Relationship, error)
-	Translations(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error)
-	Redirects(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*RedirectConnection, error)
-	Redirect(ctx context.Context, obj *store.Project, id int64) (*store.Redirect, error)
-	EnvironmentVariables(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*EnvironmentVariableConnection, error)
-	EnvironmentVariable(ctx context.Context, obj *store.Project, id int64) (*store.EnvironmentVariable, error)
-	Integrations(ctx context.Context, obj *store.Project) ([]*store.Integration, error)
-	Notifications(ctx context.Context, obj *store.Project, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error)
-	Notification(ctx context.Context, obj *store.Project, id int64) (*Notification, error)
-	ViewerIsMaintainer(ctx context.Context, obj *store.Project) (bool, error)
-	ViewerCanAdminister(ctx context.Context, obj *store.Project) (bool, error)
-	ViewerCanChangeAdminFields(ctx context.Context, obj *store.Project) (bool, error)
-	AdminFields(ctx context.Context, obj *store.Project) (*ProjectAdminFields, error)
-	ResolveRedirect(ctx context.Context, obj *store.Project, path string) (*RedirectResolution, error)
+	ActiveVersions(ctx context.Context, obj *ProjectView) ([]*VersionView, error)
+	Versions(ctx context.Context, obj *ProjectView, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*VersionConnection, error)
+	Version(ctx context.Context, obj *ProjectView, slug string, filter *VersionFilterInput) (*VersionView, error)
+	Builds(ctx context.Context, obj *ProjectView, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error)
+	Build(ctx context.Context, obj *ProjectView, id int64, filter *BuildFilterInput) (*BuildView, error)
+	Subprojects(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*SubprojectConnection, error)
+	Subproject(ctx context.Context, obj *ProjectView, alias string) (*store.Relationship, error)
+	Translations(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error)
+	Redirects(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*RedirectConnection, error)
+	Redirect(ctx context.Context, obj *ProjectView, id int64) (*store.Redirect, error)
+	EnvironmentVariables(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*EnvironmentVariableConnection, error)
+	EnvironmentVariable(ctx context.Context, obj *ProjectView, id int64) (*store.EnvironmentVariable, error)
+	Integrations(ctx context.Context, obj *ProjectView) ([]*store.Integration, error)
+	Notifications(ctx context.Context, obj *ProjectView, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error)
+	Notification(ctx context.Context, obj *ProjectView, id int64) (*Notification, error)
+	ViewerIsMaintainer(ctx context.Context, obj *ProjectView) (bool, error)
+	ViewerCanAdminister(ctx context.Context, obj *ProjectView) (bool, error)
+	ViewerCanChangeAdminFields(ctx context.Context, obj *ProjectView) (bool, error)
+	AdminFields(ctx context.Context, obj *ProjectView) (*ProjectAdminFields, error)
+	ResolveRedirect(ctx context.Context, obj *ProjectView, path string) (*RedirectResolution, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (gid.Node, error)
 	Nodes(ctx context.Context, ids []string) ([]gid.Node, error)
 	Viewer(ctx context.Context) (*store.User, error)
 	Projects(ctx context.Context, filter *ProjectFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error)
-	Project(ctx context.Context, slug *string, id *int64, filter *ProjectFilterInput) (*store.Project, error)
+	Project(ctx context.Context, slug *string, id *int64, filter *ProjectFilterInput) (*ProjectView, error)
 	ProjectAccess(ctx context.Context, slug string) (*ProjectAccess, error)
 	Versions(ctx context.Context, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*VersionConnection, error)
-	Version(ctx context.Context, id int64) (*store.Version, error)
+	Version(ctx context.Context, id int64) (*VersionView, error)
 	Builds(ctx context.Context, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error)
-	Build(ctx context.Context, id int64) (*store.Build, error)
+	Build(ctx context.Context, id int64) (*BuildView, error)
 	Search(ctx context.Context, query string, family *SearchFamilyInput, offset *int64, limit *int64) (*SearchResults, error)
 }
 type RedirectResolver interface {
 	ID(ctx context.Context, obj *store.Redirect) (string, error)
 
-	Project(ctx context.Context, obj *store.Redirect) (*store.Project, error)
+	Project(ctx context.Context, obj *store.Redirect) (*ProjectView, error)
 }
 type SubprojectResolver interface {
 	ID(ctx context.Context, obj *store.Relationship) (string, error)
 
-	Parent(ctx context.Context, obj *store.Relationship) (*store.Project, error)
-	Child(ctx context.Context, obj *store.Relationship) (*store.Project, error)
+	Parent(ctx context.Context, obj *store.Relationship) (*ProjectView, error)
+	Child(ctx context.Context, obj *store.Relationship) (*ProjectView, error)
 }
 type SubscriptionResolver interface {
-	BuildUpdated(ctx context.Context, id string) (<-chan *store.Build, error)
+	BuildUpdated(ctx context.Context, id string) (<-chan *BuildView, error)
 }
 type UserResolver interface {
 	ID(ctx context.Context, obj *store.User) (string, error)
@@ -779,20 +765,7 @@ type UserResolver interface {
 	APITokens(ctx context.Context, obj *store.User) ([]*store.Token, error)
 }
 type VersionResolver interface {
-	ID(ctx context.Context, obj *store.Version) (string, error)
-
-	Project(ctx context.Context, obj *store.Version) (*store.Project, error)
-
-	Ref(ctx context.Context, obj *store.Version) (*string, error)
-
-	Aliases(ctx context.Context, obj *store.Version) ([]*store.Version, error)
-
-	DocumentationType(ctx context.Context, obj *store.Version) (string, error)
-
-	Downloads(ctx context.Context, obj *store.Version) (*Downloads, error)
-	Urls(ctx context.Context, obj *store.Version) (*VersionUrls, error)
-	LastBuild(ctx context.Context, obj *store.Version) (*store.Build, error)
-	Builds(ctx context.Context, obj *store.Version, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error)
+	Builds(ctx context.Context, obj *VersionView, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -894,11 +867,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Build.DocsURL(childComplexity), true
 	case "Build.errorId":
-		if e.ComplexityRoot.Build.ErrorID == nil {
+		if e.ComplexityRoot.Build.ErrorIDOrNil == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Build.ErrorID(childComplexity), true
+		return e.ComplexityRoot.Build.ErrorIDOrNil(childComplexity), true
 	case "Build.error":
 		if e.ComplexityRoot.Build.ErrorOrNil == nil {
 			break
@@ -923,7 +896,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Build.FinishedSuccess(childComplexity), true
-	case "Build.id", "Build.databaseId":
+	case "Build.id":
+		if e.ComplexityRoot.Build.GlobalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.GlobalID(childComplexity), true
+	case "Build.databaseId":
 		if e.ComplexityRoot.Build.ID == nil {
 			break
 		}
@@ -2042,13 +2021,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.ExternalBuildsPrivacyLevel(childComplexity), true
+	case "Project.id":
+		if e.ComplexityRoot.Project.GlobalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.GlobalID(childComplexity), true
 	case "Project.homepage":
 		if e.ComplexityRoot.Project.HomepageOrNil == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Project.HomepageOrNil(childComplexity), true
-	case "Project.id", "Project.databaseId":
+	case "Project.databaseId":
 		if e.ComplexityRoot.Project.ID == nil {
 			break
 		}
@@ -3257,6 +3242,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Version.Downloads(childComplexity), true
+	case "Version.id":
+		if e.ComplexityRoot.Version.GlobalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Version.GlobalID(childComplexity), true
 	case "Version.hasEpub":
 		if e.ComplexityRoot.Version.HasEPUB == nil {
 			break
@@ -3281,7 +3272,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Version.Hidden(childComplexity), true
-	case "Version.id", "Version.databaseId":
+	case "Version.databaseId":
 		if e.ComplexityRoot.Version.ID == nil {
 			break
 		}
@@ -7887,8 +7878,8 @@ func (ec *executionContext) _AddMaintainerPayload_project(ctx context.Context, f
 			return obj.Project, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -8054,7 +8045,7 @@ func (ec *executionContext) fieldContext_ApiToken_created(_ context.Context, fie
 	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _Build_id(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_id(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8063,7 +8054,7 @@ func (ec *executionContext) _Build_id(ctx context.Context, field graphql.Collect
 			return ec.fieldContext_Build_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Build().ID(ctx, obj)
+			return obj.GlobalID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -8074,10 +8065,10 @@ func (ec *executionContext) _Build_id(ctx context.Context, field graphql.Collect
 	)
 }
 func (ec *executionContext) fieldContext_Build_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, true, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Build_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_databaseId(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8100,7 +8091,7 @@ func (ec *executionContext) fieldContext_Build_databaseId(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Build_project(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_project(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8109,11 +8100,11 @@ func (ec *executionContext) _Build_project(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Build_project(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Build().Project(ctx, obj)
+			return obj.Project()
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalNProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalNProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
 		},
 		true,
 		true,
@@ -8124,7 +8115,7 @@ func (ec *executionContext) fieldContext_Build_project(_ context.Context, field 
 		Object:     "Build",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Project(ctx, field)
 		},
@@ -8132,7 +8123,7 @@ func (ec *executionContext) fieldContext_Build_project(_ context.Context, field 
 	return fc, nil
 }
 
-func (ec *executionContext) _Build_version(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_version(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8141,11 +8132,11 @@ func (ec *executionContext) _Build_version(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Build_version(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Build().Version(ctx, obj)
+			return obj.Version()
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
-			return ec.marshalNVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *VersionView) graphql.Marshaler {
+			return ec.marshalNVersion2ᚖdocsdᚋgraphᚐVersionView(ctx, selections, v)
 		},
 		true,
 		true,
@@ -8156,7 +8147,7 @@ func (ec *executionContext) fieldContext_Build_version(_ context.Context, field 
 		Object:     "Build",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Version(ctx, field)
 		},
@@ -8164,7 +8155,7 @@ func (ec *executionContext) fieldContext_Build_version(_ context.Context, field 
 	return fc, nil
 }
 
-func (ec *executionContext) _Build_versionSlug(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_versionSlug(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8187,7 +8178,7 @@ func (ec *executionContext) fieldContext_Build_versionSlug(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Build_state(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_state(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8219,7 +8210,7 @@ func (ec *executionContext) fieldContext_Build_state(_ context.Context, field gr
 	return fc, nil
 }
 
-func (ec *executionContext) _Build_success(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_success(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8242,7 +8233,7 @@ func (ec *executionContext) fieldContext_Build_success(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Build", field, true, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Build_storedSuccess(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_storedSuccess(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8265,7 +8256,7 @@ func (ec *executionContext) fieldContext_Build_storedSuccess(_ context.Context, 
 	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Build_error(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_error(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8288,7 +8279,7 @@ func (ec *executionContext) fieldContext_Build_error(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Build", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Build_exitCode(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_exitCode(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8311,7 +8302,7 @@ func (ec *executionContext) fieldContext_Build_exitCode(_ context.Context, field
 	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Build_commit(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_commit(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8334,7 +8325,7 @@ func (ec *executionContext) fieldContext_Build_commit(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Build_type(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_type(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8357,7 +8348,7 @@ func (ec *executionContext) fieldContext_Build_type(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Build_created(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_created(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8380,7 +8371,7 @@ func (ec *executionContext) fieldContext_Build_created(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _Build_started(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_started(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8403,7 +8394,7 @@ func (ec *executionContext) fieldContext_Build_started(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _Build_finished(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_finished(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8426,7 +8417,7 @@ func (ec *executionContext) fieldContext_Build_finished(_ context.Context, field
 	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _Build_duration(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_duration(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8449,7 +8440,7 @@ func (ec *executionContext) fieldContext_Build_duration(_ context.Context, field
 	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Build_config(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_config(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8472,7 +8463,7 @@ func (ec *executionContext) fieldContext_Build_config(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Build", field, true, false, errors.New("field of type JSON does not have child fields"))
 }
 
-func (ec *executionContext) _Build_commands(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_commands(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8481,7 +8472,7 @@ func (ec *executionContext) _Build_commands(ctx context.Context, field graphql.C
 			return ec.fieldContext_Build_commands(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Build().Commands(ctx, obj)
+			return obj.Commands()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*store.BuildCommand) graphql.Marshaler {
@@ -8496,7 +8487,7 @@ func (ec *executionContext) fieldContext_Build_commands(_ context.Context, field
 		Object:     "Build",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_BuildCommand(ctx, field)
 		},
@@ -8504,7 +8495,7 @@ func (ec *executionContext) fieldContext_Build_commands(_ context.Context, field
 	return fc, nil
 }
 
-func (ec *executionContext) _Build_docsUrl(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_docsUrl(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8513,7 +8504,7 @@ func (ec *executionContext) _Build_docsUrl(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Build_docsUrl(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Build().DocsURL(ctx, obj)
+			return obj.DocsURL()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -8524,10 +8515,10 @@ func (ec *executionContext) _Build_docsUrl(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Build_docsUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Build_urls(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_urls(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8536,7 +8527,7 @@ func (ec *executionContext) _Build_urls(ctx context.Context, field graphql.Colle
 			return ec.fieldContext_Build_urls(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Build().Urls(ctx, obj)
+			return obj.Urls()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *BuildUrls) graphql.Marshaler {
@@ -8551,7 +8542,7 @@ func (ec *executionContext) fieldContext_Build_urls(_ context.Context, field gra
 		Object:     "Build",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_BuildUrls(ctx, field)
 		},
@@ -8559,7 +8550,7 @@ func (ec *executionContext) fieldContext_Build_urls(_ context.Context, field gra
 	return fc, nil
 }
 
-func (ec *executionContext) _Build_versionName(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_versionName(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8582,7 +8573,7 @@ func (ec *executionContext) fieldContext_Build_versionName(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Build_versionType(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_versionType(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8605,7 +8596,7 @@ func (ec *executionContext) fieldContext_Build_versionType(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type VersionType does not have child fields"))
 }
 
-func (ec *executionContext) _Build_readthedocsYamlPath(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_readthedocsYamlPath(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8628,7 +8619,7 @@ func (ec *executionContext) fieldContext_Build_readthedocsYamlPath(_ context.Con
 	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Build_commitUrl(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_commitUrl(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8637,7 +8628,7 @@ func (ec *executionContext) _Build_commitUrl(ctx context.Context, field graphql.
 			return ec.fieldContext_Build_commitUrl(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Build().CommitURL(ctx, obj)
+			return obj.CommitURL()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -8648,10 +8639,10 @@ func (ec *executionContext) _Build_commitUrl(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Build_commitUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Build_errorId(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_errorId(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8660,7 +8651,7 @@ func (ec *executionContext) _Build_errorId(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Build_errorId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Build().ErrorID(ctx, obj)
+			return obj.ErrorIDOrNil(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -8671,10 +8662,10 @@ func (ec *executionContext) _Build_errorId(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Build_errorId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Build_notifications(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_notifications(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8718,7 +8709,7 @@ func (ec *executionContext) fieldContext_Build_notifications(ctx context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _Build_notification(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_notification(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8762,7 +8753,7 @@ func (ec *executionContext) fieldContext_Build_notification(ctx context.Context,
 	return fc, nil
 }
 
-func (ec *executionContext) _Build_viewerCanCancel(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_viewerCanCancel(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8785,7 +8776,7 @@ func (ec *executionContext) fieldContext_Build_viewerCanCancel(_ context.Context
 	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Build_viewerCanRetry(ctx context.Context, field graphql.CollectedField, obj *store.Build) (ret graphql.Marshaler) {
+func (ec *executionContext) _Build_viewerCanRetry(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9082,8 +9073,8 @@ func (ec *executionContext) _BuildConnection_nodes(ctx context.Context, field gr
 			return obj.Nodes, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.Build) graphql.Marshaler {
-			return ec.marshalNBuild2ᚕᚖdocsdᚋstoreᚐBuildᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*BuildView) graphql.Marshaler {
+			return ec.marshalNBuild2ᚕᚖdocsdᚋgraphᚐBuildViewᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9169,8 +9160,8 @@ func (ec *executionContext) _BuildEdge_node(ctx context.Context, field graphql.C
 			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {
-			return ec.marshalNBuild2ᚖdocsdᚋstoreᚐBuild(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *BuildView) graphql.Marshaler {
+			return ec.marshalNBuild2ᚖdocsdᚋgraphᚐBuildView(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9316,8 +9307,8 @@ func (ec *executionContext) _CancelBuildPayload_build(ctx context.Context, field
 			return obj.Build, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {
-			return ec.marshalOBuild2ᚖdocsdᚋstoreᚐBuild(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *BuildView) graphql.Marshaler {
+			return ec.marshalOBuild2ᚖdocsdᚋgraphᚐBuildView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -9449,8 +9440,8 @@ func (ec *executionContext) _CompleteUploadPayload_build(ctx context.Context, fi
 			return obj.Build, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {
-			return ec.marshalOBuild2ᚖdocsdᚋstoreᚐBuild(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *BuildView) graphql.Marshaler {
+			return ec.marshalOBuild2ᚖdocsdᚋgraphᚐBuildView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -10246,8 +10237,8 @@ func (ec *executionContext) _EnvironmentVariable_project(ctx context.Context, fi
 			return ec.Resolvers.EnvironmentVariable().Project(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalNProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalNProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10544,8 +10535,8 @@ func (ec *executionContext) _ImportProjectPayload_project(ctx context.Context, f
 			return obj.Project, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -10654,8 +10645,8 @@ func (ec *executionContext) _InitiateUploadPayload_build(ctx context.Context, fi
 			return obj.Build, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {
-			return ec.marshalOBuild2ᚖdocsdᚋstoreᚐBuild(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *BuildView) graphql.Marshaler {
+			return ec.marshalOBuild2ᚖdocsdᚋgraphᚐBuildView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -10686,8 +10677,8 @@ func (ec *executionContext) _InitiateUploadPayload_version(ctx context.Context, 
 			return obj.Version, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
-			return ec.marshalOVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *VersionView) graphql.Marshaler {
+			return ec.marshalOVersion2ᚖdocsdᚋgraphᚐVersionView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -12549,7 +12540,7 @@ func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, f
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Project_id(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_id(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12558,7 +12549,7 @@ func (ec *executionContext) _Project_id(ctx context.Context, field graphql.Colle
 			return ec.fieldContext_Project_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Project().ID(ctx, obj)
+			return obj.GlobalID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -12569,10 +12560,10 @@ func (ec *executionContext) _Project_id(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Project_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, true, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, true, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Project_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_databaseId(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12595,7 +12586,7 @@ func (ec *executionContext) fieldContext_Project_databaseId(_ context.Context, f
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Project_name(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_name(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12618,7 +12609,7 @@ func (ec *executionContext) fieldContext_Project_name(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Project_slug(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_slug(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12641,7 +12632,7 @@ func (ec *executionContext) fieldContext_Project_slug(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Project_description(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_description(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12664,7 +12655,7 @@ func (ec *executionContext) fieldContext_Project_description(_ context.Context, 
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Project_language(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_language(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12696,7 +12687,7 @@ func (ec *executionContext) fieldContext_Project_language(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_programmingLanguage(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_programmingLanguage(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12728,7 +12719,7 @@ func (ec *executionContext) fieldContext_Project_programmingLanguage(_ context.C
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_repository(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_repository(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12760,7 +12751,7 @@ func (ec *executionContext) fieldContext_Project_repository(_ context.Context, f
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_homepage(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_homepage(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12783,7 +12774,7 @@ func (ec *executionContext) fieldContext_Project_homepage(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Project", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Project_defaultVersion(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_defaultVersion(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12806,7 +12797,7 @@ func (ec *executionContext) fieldContext_Project_defaultVersion(_ context.Contex
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Project_defaultBranch(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_defaultBranch(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12829,7 +12820,7 @@ func (ec *executionContext) fieldContext_Project_defaultBranch(_ context.Context
 	return graphql.NewScalarFieldContext("Project", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Project_storedDefaultBranch(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_storedDefaultBranch(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12852,7 +12843,7 @@ func (ec *executionContext) fieldContext_Project_storedDefaultBranch(_ context.C
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Project_documentationType(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_documentationType(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12875,7 +12866,7 @@ func (ec *executionContext) fieldContext_Project_documentationType(_ context.Con
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Project_privacyLevel(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_privacyLevel(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12898,7 +12889,7 @@ func (ec *executionContext) fieldContext_Project_privacyLevel(_ context.Context,
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type PrivacyLevel does not have child fields"))
 }
 
-func (ec *executionContext) _Project_externalBuildsPrivacyLevel(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_externalBuildsPrivacyLevel(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12921,7 +12912,7 @@ func (ec *executionContext) fieldContext_Project_externalBuildsPrivacyLevel(_ co
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type PrivacyLevel does not have child fields"))
 }
 
-func (ec *executionContext) _Project_versioningScheme(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_versioningScheme(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12944,7 +12935,7 @@ func (ec *executionContext) fieldContext_Project_versioningScheme(_ context.Cont
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type VersioningScheme does not have child fields"))
 }
 
-func (ec *executionContext) _Project_singleVersion(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_singleVersion(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12967,7 +12958,7 @@ func (ec *executionContext) fieldContext_Project_singleVersion(_ context.Context
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Project_readthedocsYamlPath(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_readthedocsYamlPath(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12990,7 +12981,7 @@ func (ec *executionContext) fieldContext_Project_readthedocsYamlPath(_ context.C
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Project_showVersionWarning(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_showVersionWarning(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13013,7 +13004,7 @@ func (ec *executionContext) fieldContext_Project_showVersionWarning(_ context.Co
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Project_analyticsCode(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_analyticsCode(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13036,7 +13027,7 @@ func (ec *executionContext) fieldContext_Project_analyticsCode(_ context.Context
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Project_tags(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_tags(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13059,7 +13050,7 @@ func (ec *executionContext) fieldContext_Project_tags(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Project", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Project_created(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_created(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13082,7 +13073,7 @@ func (ec *executionContext) fieldContext_Project_created(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _Project_modified(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_modified(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13105,7 +13096,7 @@ func (ec *executionContext) fieldContext_Project_modified(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _Project_users(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_users(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13114,7 +13105,7 @@ func (ec *executionContext) _Project_users(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Project_users(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Project().Users(ctx, obj)
+			return obj.Users()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*store.User) graphql.Marshaler {
@@ -13129,7 +13120,7 @@ func (ec *executionContext) fieldContext_Project_users(_ context.Context, field 
 		Object:     "Project",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_User(ctx, field)
 		},
@@ -13137,7 +13128,7 @@ func (ec *executionContext) fieldContext_Project_users(_ context.Context, field 
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_maintainers(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_maintainers(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13181,7 +13172,7 @@ func (ec *executionContext) fieldContext_Project_maintainers(ctx context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_subprojectOf(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_subprojectOf(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13190,11 +13181,11 @@ func (ec *executionContext) _Project_subprojectOf(ctx context.Context, field gra
 			return ec.fieldContext_Project_subprojectOf(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Project().SubprojectOf(ctx, obj)
+			return obj.SubprojectOf()
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -13205,7 +13196,7 @@ func (ec *executionContext) fieldContext_Project_subprojectOf(_ context.Context,
 		Object:     "Project",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Project(ctx, field)
 		},
@@ -13213,7 +13204,7 @@ func (ec *executionContext) fieldContext_Project_subprojectOf(_ context.Context,
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_translationOf(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_translationOf(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13222,11 +13213,11 @@ func (ec *executionContext) _Project_translationOf(ctx context.Context, field gr
 			return ec.fieldContext_Project_translationOf(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Project().TranslationOf(ctx, obj)
+			return obj.TranslationOf()
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -13237,7 +13228,7 @@ func (ec *executionContext) fieldContext_Project_translationOf(_ context.Context
 		Object:     "Project",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Project(ctx, field)
 		},
@@ -13245,7 +13236,7 @@ func (ec *executionContext) fieldContext_Project_translationOf(_ context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_urls(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_urls(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13254,7 +13245,7 @@ func (ec *executionContext) _Project_urls(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Project_urls(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Project().Urls(ctx, obj)
+			return obj.Urls()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ProjectUrls) graphql.Marshaler {
@@ -13269,7 +13260,7 @@ func (ec *executionContext) fieldContext_Project_urls(_ context.Context, field g
 		Object:     "Project",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ProjectUrls(ctx, field)
 		},
@@ -13277,7 +13268,7 @@ func (ec *executionContext) fieldContext_Project_urls(_ context.Context, field g
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_canonicalUrl(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_canonicalUrl(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13286,7 +13277,7 @@ func (ec *executionContext) _Project_canonicalUrl(ctx context.Context, field gra
 			return ec.fieldContext_Project_canonicalUrl(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Project().CanonicalURL(ctx, obj)
+			return obj.CanonicalURL()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -13297,10 +13288,10 @@ func (ec *executionContext) _Project_canonicalUrl(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Project_canonicalUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Project_activeVersions(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_activeVersions(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13312,8 +13303,8 @@ func (ec *executionContext) _Project_activeVersions(ctx context.Context, field g
 			return ec.Resolvers.Project().ActiveVersions(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.Version) graphql.Marshaler {
-			return ec.marshalNVersion2ᚕᚖdocsdᚋstoreᚐVersionᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*VersionView) graphql.Marshaler {
+			return ec.marshalNVersion2ᚕᚖdocsdᚋgraphᚐVersionViewᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -13332,7 +13323,7 @@ func (ec *executionContext) fieldContext_Project_activeVersions(_ context.Contex
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_versions(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_versions(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13376,7 +13367,7 @@ func (ec *executionContext) fieldContext_Project_versions(ctx context.Context, f
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_version(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_version(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13389,8 +13380,8 @@ func (ec *executionContext) _Project_version(ctx context.Context, field graphql.
 			return ec.Resolvers.Project().Version(ctx, obj, fc.Args["slug"].(string), fc.Args["filter"].(*VersionFilterInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
-			return ec.marshalOVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *VersionView) graphql.Marshaler {
+			return ec.marshalOVersion2ᚖdocsdᚋgraphᚐVersionView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -13420,7 +13411,7 @@ func (ec *executionContext) fieldContext_Project_version(ctx context.Context, fi
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_builds(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_builds(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13464,7 +13455,7 @@ func (ec *executionContext) fieldContext_Project_builds(ctx context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_build(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_build(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13477,8 +13468,8 @@ func (ec *executionContext) _Project_build(ctx context.Context, field graphql.Co
 			return ec.Resolvers.Project().Build(ctx, obj, fc.Args["id"].(int64), fc.Args["filter"].(*BuildFilterInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {
-			return ec.marshalOBuild2ᚖdocsdᚋstoreᚐBuild(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *BuildView) graphql.Marshaler {
+			return ec.marshalOBuild2ᚖdocsdᚋgraphᚐBuildView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -13508,7 +13499,7 @@ func (ec *executionContext) fieldContext_Project_build(ctx context.Context, fiel
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_subprojects(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_subprojects(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13552,7 +13543,7 @@ func (ec *executionContext) fieldContext_Project_subprojects(ctx context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_subproject(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_subproject(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13596,7 +13587,7 @@ func (ec *executionContext) fieldContext_Project_subproject(ctx context.Context,
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_translations(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_translations(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13640,7 +13631,7 @@ func (ec *executionContext) fieldContext_Project_translations(ctx context.Contex
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_redirects(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_redirects(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13697,7 +13688,7 @@ func (ec *executionContext) fieldContext_Project_redirects(ctx context.Context, 
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_redirect(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_redirect(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13754,7 +13745,7 @@ func (ec *executionContext) fieldContext_Project_redirect(ctx context.Context, f
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_environmentVariables(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_environmentVariables(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13811,7 +13802,7 @@ func (ec *executionContext) fieldContext_Project_environmentVariables(ctx contex
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_environmentVariable(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_environmentVariable(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13868,7 +13859,7 @@ func (ec *executionContext) fieldContext_Project_environmentVariable(ctx context
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_integrations(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_integrations(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13913,7 +13904,7 @@ func (ec *executionContext) fieldContext_Project_integrations(_ context.Context,
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_notifications(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_notifications(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13970,7 +13961,7 @@ func (ec *executionContext) fieldContext_Project_notifications(ctx context.Conte
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_notification(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_notification(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14014,7 +14005,7 @@ func (ec *executionContext) fieldContext_Project_notification(ctx context.Contex
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_viewerIsMaintainer(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_viewerIsMaintainer(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14037,7 +14028,7 @@ func (ec *executionContext) fieldContext_Project_viewerIsMaintainer(_ context.Co
 	return graphql.NewScalarFieldContext("Project", field, true, true, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Project_viewerCanAdminister(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_viewerCanAdminister(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14060,7 +14051,7 @@ func (ec *executionContext) fieldContext_Project_viewerCanAdminister(_ context.C
 	return graphql.NewScalarFieldContext("Project", field, true, true, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Project_viewerCanChangeAdminFields(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_viewerCanChangeAdminFields(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14083,7 +14074,7 @@ func (ec *executionContext) fieldContext_Project_viewerCanChangeAdminFields(_ co
 	return graphql.NewScalarFieldContext("Project", field, true, true, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Project_adminFields(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_adminFields(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14115,7 +14106,7 @@ func (ec *executionContext) fieldContext_Project_adminFields(_ context.Context, 
 	return fc, nil
 }
 
-func (ec *executionContext) _Project_resolveRedirect(ctx context.Context, field graphql.CollectedField, obj *store.Project) (ret graphql.Marshaler) {
+func (ec *executionContext) _Project_resolveRedirect(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14607,8 +14598,8 @@ func (ec *executionContext) _ProjectConnection_nodes(ctx context.Context, field 
 			return obj.Nodes, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.Project) graphql.Marshaler {
-			return ec.marshalNProject2ᚕᚖdocsdᚋstoreᚐProjectᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*ProjectView) graphql.Marshaler {
+			return ec.marshalNProject2ᚕᚖdocsdᚋgraphᚐProjectViewᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -14694,8 +14685,8 @@ func (ec *executionContext) _ProjectEdge_node(ctx context.Context, field graphql
 			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalNProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalNProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
 		},
 		true,
 		true,
@@ -14983,8 +14974,8 @@ func (ec *executionContext) _Query_project(ctx context.Context, field graphql.Co
 			return ec.Resolvers.Query().Project(ctx, fc.Args["slug"].(*string), fc.Args["id"].(*int64), fc.Args["filter"].(*ProjectFilterInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -15115,8 +15106,8 @@ func (ec *executionContext) _Query_version(ctx context.Context, field graphql.Co
 			return ec.Resolvers.Query().Version(ctx, fc.Args["id"].(int64))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
-			return ec.marshalOVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *VersionView) graphql.Marshaler {
+			return ec.marshalOVersion2ᚖdocsdᚋgraphᚐVersionView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -15203,8 +15194,8 @@ func (ec *executionContext) _Query_build(ctx context.Context, field graphql.Coll
 			return ec.Resolvers.Query().Build(ctx, fc.Args["id"].(int64))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {
-			return ec.marshalOBuild2ᚖdocsdᚋstoreᚐBuild(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *BuildView) graphql.Marshaler {
+			return ec.marshalOBuild2ᚖdocsdᚋgraphᚐBuildView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -15412,8 +15403,8 @@ func (ec *executionContext) _Redirect_project(ctx context.Context, field graphql
 			return ec.Resolvers.Redirect().Project(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalNProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalNProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
 		},
 		true,
 		true,
@@ -15949,8 +15940,8 @@ func (ec *executionContext) _RemoveMaintainerPayload_project(ctx context.Context
 			return obj.Project, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -16647,8 +16638,8 @@ func (ec *executionContext) _SetProjectAdminFieldsPayload_project(ctx context.Co
 			return obj.Project, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -16711,8 +16702,8 @@ func (ec *executionContext) _SetProjectPrivacyPayload_project(ctx context.Contex
 			return obj.Project, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -16775,8 +16766,8 @@ func (ec *executionContext) _SetTranslationOfPayload_project(ctx context.Context
 			return obj.Project, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -16839,8 +16830,8 @@ func (ec *executionContext) _SetVersionPrivacyPayload_version(ctx context.Contex
 			return obj.Version, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
-			return ec.marshalOVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *VersionView) graphql.Marshaler {
+			return ec.marshalOVersion2ᚖdocsdᚋgraphᚐVersionView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -16903,8 +16894,8 @@ func (ec *executionContext) _SetVersionUploadedPayload_version(ctx context.Conte
 			return obj.Version, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
-			return ec.marshalOVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *VersionView) graphql.Marshaler {
+			return ec.marshalOVersion2ᚖdocsdᚋgraphᚐVersionView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -17036,8 +17027,8 @@ func (ec *executionContext) _Subproject_parent(ctx context.Context, field graphq
 			return ec.Resolvers.Subproject().Parent(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalNProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalNProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
 		},
 		true,
 		true,
@@ -17068,8 +17059,8 @@ func (ec *executionContext) _Subproject_child(ctx context.Context, field graphql
 			return ec.Resolvers.Subproject().Child(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -17275,8 +17266,8 @@ func (ec *executionContext) _Subscription_buildUpdated(ctx context.Context, fiel
 			return ec.Resolvers.Subscription().BuildUpdated(ctx, fc.Args["id"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {
-			return ec.marshalNBuild2ᚖdocsdᚋstoreᚐBuild(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *BuildView) graphql.Marshaler {
+			return ec.marshalNBuild2ᚖdocsdᚋgraphᚐBuildView(ctx, selections, v)
 		},
 		true,
 		true,
@@ -17318,8 +17309,8 @@ func (ec *executionContext) _SyncVersionsPayload_project(ctx context.Context, fi
 			return obj.Project, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -17405,8 +17396,8 @@ func (ec *executionContext) _TriggerBuildPayload_build(ctx context.Context, fiel
 			return obj.Build, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {
-			return ec.marshalOBuild2ᚖdocsdᚋstoreᚐBuild(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *BuildView) graphql.Marshaler {
+			return ec.marshalOBuild2ᚖdocsdᚋgraphᚐBuildView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -17437,8 +17428,8 @@ func (ec *executionContext) _TriggerBuildPayload_project(ctx context.Context, fi
 			return obj.Project, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -17469,8 +17460,8 @@ func (ec *executionContext) _TriggerBuildPayload_version(ctx context.Context, fi
 			return obj.Version, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
-			return ec.marshalOVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *VersionView) graphql.Marshaler {
+			return ec.marshalOVersion2ᚖdocsdᚋgraphᚐVersionView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -17556,8 +17547,8 @@ func (ec *executionContext) _UpdateProjectPayload_project(ctx context.Context, f
 			return obj.Project, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -17684,8 +17675,8 @@ func (ec *executionContext) _UpdateVersionPayload_version(ctx context.Context, f
 			return obj.Version, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
-			return ec.marshalOVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *VersionView) graphql.Marshaler {
+			return ec.marshalOVersion2ᚖdocsdᚋgraphᚐVersionView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -18172,7 +18163,7 @@ func (ec *executionContext) fieldContext_UserError_code(_ context.Context, field
 	return graphql.NewScalarFieldContext("UserError", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Version_id(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_id(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18181,7 +18172,7 @@ func (ec *executionContext) _Version_id(ctx context.Context, field graphql.Colle
 			return ec.fieldContext_Version_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Version().ID(ctx, obj)
+			return obj.GlobalID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -18192,10 +18183,10 @@ func (ec *executionContext) _Version_id(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Version_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, true, true, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, true, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Version_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_databaseId(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18218,7 +18209,7 @@ func (ec *executionContext) fieldContext_Version_databaseId(_ context.Context, f
 	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Version_project(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_project(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18227,11 +18218,11 @@ func (ec *executionContext) _Version_project(ctx context.Context, field graphql.
 			return ec.fieldContext_Version_project(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Version().Project(ctx, obj)
+			return obj.Project()
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Project) graphql.Marshaler {
-			return ec.marshalNProject2ᚖdocsdᚋstoreᚐProject(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalNProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
 		},
 		true,
 		true,
@@ -18242,7 +18233,7 @@ func (ec *executionContext) fieldContext_Version_project(_ context.Context, fiel
 		Object:     "Version",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Project(ctx, field)
 		},
@@ -18250,7 +18241,7 @@ func (ec *executionContext) fieldContext_Version_project(_ context.Context, fiel
 	return fc, nil
 }
 
-func (ec *executionContext) _Version_slug(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_slug(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18273,7 +18264,7 @@ func (ec *executionContext) fieldContext_Version_slug(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Version_verboseName(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_verboseName(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18296,7 +18287,7 @@ func (ec *executionContext) fieldContext_Version_verboseName(_ context.Context, 
 	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Version_identifier(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_identifier(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18319,7 +18310,7 @@ func (ec *executionContext) fieldContext_Version_identifier(_ context.Context, f
 	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Version_ref(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_ref(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18328,7 +18319,7 @@ func (ec *executionContext) _Version_ref(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Version_ref(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Version().Ref(ctx, obj)
+			return obj.Ref()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -18339,10 +18330,10 @@ func (ec *executionContext) _Version_ref(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Version_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Version_type(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_type(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18365,7 +18356,7 @@ func (ec *executionContext) fieldContext_Version_type(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type VersionType does not have child fields"))
 }
 
-func (ec *executionContext) _Version_active(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_active(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18388,7 +18379,7 @@ func (ec *executionContext) fieldContext_Version_active(_ context.Context, field
 	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Version_built(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_built(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18411,7 +18402,7 @@ func (ec *executionContext) fieldContext_Version_built(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Version_uploaded(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_uploaded(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18434,7 +18425,7 @@ func (ec *executionContext) fieldContext_Version_uploaded(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Version_machine(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_machine(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18457,7 +18448,7 @@ func (ec *executionContext) fieldContext_Version_machine(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Version_hidden(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_hidden(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18480,7 +18471,7 @@ func (ec *executionContext) fieldContext_Version_hidden(_ context.Context, field
 	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Version_aliases(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_aliases(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18489,11 +18480,11 @@ func (ec *executionContext) _Version_aliases(ctx context.Context, field graphql.
 			return ec.fieldContext_Version_aliases(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Version().Aliases(ctx, obj)
+			return obj.Aliases()
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.Version) graphql.Marshaler {
-			return ec.marshalNVersion2ᚕᚖdocsdᚋstoreᚐVersionᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*VersionView) graphql.Marshaler {
+			return ec.marshalNVersion2ᚕᚖdocsdᚋgraphᚐVersionViewᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -18504,7 +18495,7 @@ func (ec *executionContext) fieldContext_Version_aliases(_ context.Context, fiel
 		Object:     "Version",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Version(ctx, field)
 		},
@@ -18512,7 +18503,7 @@ func (ec *executionContext) fieldContext_Version_aliases(_ context.Context, fiel
 	return fc, nil
 }
 
-func (ec *executionContext) _Version_privacyLevel(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_privacyLevel(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18535,7 +18526,7 @@ func (ec *executionContext) fieldContext_Version_privacyLevel(_ context.Context,
 	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type PrivacyLevel does not have child fields"))
 }
 
-func (ec *executionContext) _Version_documentationType(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_documentationType(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18544,7 +18535,7 @@ func (ec *executionContext) _Version_documentationType(ctx context.Context, fiel
 			return ec.fieldContext_Version_documentationType(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Version().DocumentationType(ctx, obj)
+			return obj.DocumentationType()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -18555,10 +18546,10 @@ func (ec *executionContext) _Version_documentationType(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_Version_documentationType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Version_hasPdf(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_hasPdf(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18581,7 +18572,7 @@ func (ec *executionContext) fieldContext_Version_hasPdf(_ context.Context, field
 	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Version_hasEpub(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_hasEpub(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18604,7 +18595,7 @@ func (ec *executionContext) fieldContext_Version_hasEpub(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Version_hasHtmlzip(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_hasHtmlzip(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18627,7 +18618,7 @@ func (ec *executionContext) fieldContext_Version_hasHtmlzip(_ context.Context, f
 	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Version_downloads(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_downloads(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18636,7 +18627,7 @@ func (ec *executionContext) _Version_downloads(ctx context.Context, field graphq
 			return ec.fieldContext_Version_downloads(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Version().Downloads(ctx, obj)
+			return obj.Downloads()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *Downloads) graphql.Marshaler {
@@ -18651,7 +18642,7 @@ func (ec *executionContext) fieldContext_Version_downloads(_ context.Context, fi
 		Object:     "Version",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Downloads(ctx, field)
 		},
@@ -18659,7 +18650,7 @@ func (ec *executionContext) fieldContext_Version_downloads(_ context.Context, fi
 	return fc, nil
 }
 
-func (ec *executionContext) _Version_urls(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_urls(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18668,7 +18659,7 @@ func (ec *executionContext) _Version_urls(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Version_urls(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Version().Urls(ctx, obj)
+			return obj.Urls()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *VersionUrls) graphql.Marshaler {
@@ -18683,7 +18674,7 @@ func (ec *executionContext) fieldContext_Version_urls(_ context.Context, field g
 		Object:     "Version",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_VersionUrls(ctx, field)
 		},
@@ -18691,7 +18682,7 @@ func (ec *executionContext) fieldContext_Version_urls(_ context.Context, field g
 	return fc, nil
 }
 
-func (ec *executionContext) _Version_lastBuild(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_lastBuild(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18700,11 +18691,11 @@ func (ec *executionContext) _Version_lastBuild(ctx context.Context, field graphq
 			return ec.fieldContext_Version_lastBuild(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Version().LastBuild(ctx, obj)
+			return obj.LastBuild()
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Build) graphql.Marshaler {
-			return ec.marshalOBuild2ᚖdocsdᚋstoreᚐBuild(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *BuildView) graphql.Marshaler {
+			return ec.marshalOBuild2ᚖdocsdᚋgraphᚐBuildView(ctx, selections, v)
 		},
 		true,
 		false,
@@ -18715,7 +18706,7 @@ func (ec *executionContext) fieldContext_Version_lastBuild(_ context.Context, fi
 		Object:     "Version",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Build(ctx, field)
 		},
@@ -18723,7 +18714,7 @@ func (ec *executionContext) fieldContext_Version_lastBuild(_ context.Context, fi
 	return fc, nil
 }
 
-func (ec *executionContext) _Version_builds(ctx context.Context, field graphql.CollectedField, obj *store.Version) (ret graphql.Marshaler) {
+func (ec *executionContext) _Version_builds(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18834,8 +18825,8 @@ func (ec *executionContext) _VersionConnection_nodes(ctx context.Context, field 
 			return obj.Nodes, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*store.Version) graphql.Marshaler {
-			return ec.marshalNVersion2ᚕᚖdocsdᚋstoreᚐVersionᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*VersionView) graphql.Marshaler {
+			return ec.marshalNVersion2ᚕᚖdocsdᚋgraphᚐVersionViewᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -18944,8 +18935,8 @@ func (ec *executionContext) _VersionEdge_node(ctx context.Context, field graphql
 			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *store.Version) graphql.Marshaler {
-			return ec.marshalNVersion2ᚖdocsdᚋstoreᚐVersion(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *VersionView) graphql.Marshaler {
+			return ec.marshalNVersion2ᚖdocsdᚋgraphᚐVersionView(ctx, selections, v)
 		},
 		true,
 		true,
@@ -21996,9 +21987,9 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 	switch obj := (obj).(type) {
 	case nil:
 		return graphql.Null
-	case store.Version:
+	case VersionView:
 		return ec._Version(ctx, sel, &obj)
-	case *store.Version:
+	case *VersionView:
 		if obj == nil {
 			return graphql.Null
 		}
@@ -22024,9 +22015,9 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Redirect(ctx, sel, obj)
-	case store.Project:
+	case ProjectView:
 		return ec._Project(ctx, sel, &obj)
-	case *store.Project:
+	case *ProjectView:
 		if obj == nil {
 			return graphql.Null
 		}
@@ -22038,9 +22029,9 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._EnvironmentVariable(ctx, sel, obj)
-	case store.Build:
+	case BuildView:
 		return ec._Build(ctx, sel, &obj)
-	case *store.Build:
+	case *BuildView:
 		if obj == nil {
 			return graphql.Null
 		}
@@ -22201,7 +22192,7 @@ func (ec *executionContext) _ApiToken(ctx context.Context, sel ast.SelectionSet,
 
 var buildImplementors = []string{"Build", "Node"}
 
-func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, obj *store.Build) graphql.Marshaler {
+func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, obj *BuildView) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, buildImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -22212,124 +22203,25 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Build")
 		case "id":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Build_id(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Build_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "databaseId":
 			out.Values[i] = ec._Build_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "project":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Build_project(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Build_project(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "version":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Build_version(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Build_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "versionSlug":
 			out.Values[i] = ec._Build_versionSlug(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -22396,119 +22288,20 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "commands":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Build_commands(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Build_commands(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "docsUrl":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Build_docsUrl(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Build_docsUrl(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "urls":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Build_urls(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Build_urls(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "versionName":
 			out.Values[i] = ec._Build_versionName(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -22525,81 +22318,15 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "commitUrl":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Build_commitUrl(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Build_commitUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "errorId":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Build_errorId(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Build_errorId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "notifications":
 			field := field
 
@@ -24543,7 +24270,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 
 var projectImplementors = []string{"Project", "Node"}
 
-func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, obj *store.Project) graphql.Marshaler {
+func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, obj *ProjectView) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, projectImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -24554,43 +24281,10 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Project")
 		case "id":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_id(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Project_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "databaseId":
 			out.Values[i] = ec._Project_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -24702,43 +24396,10 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "users":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_users(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Project_users(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "maintainers":
 			field := field
 
@@ -24778,157 +24439,25 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "subprojectOf":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_subprojectOf(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Project_subprojectOf(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "translationOf":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_translationOf(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Project_translationOf(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "urls":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_urls(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Project_urls(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "canonicalUrl":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_canonicalUrl(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Project_canonicalUrl(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "activeVersions":
 			field := field
 
@@ -28060,7 +27589,7 @@ func (ec *executionContext) _UserError(ctx context.Context, sel ast.SelectionSet
 
 var versionImplementors = []string{"Version", "Node"}
 
-func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, obj *store.Version) graphql.Marshaler {
+func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, obj *VersionView) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, versionImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -28071,86 +27600,20 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Version")
 		case "id":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Version_id(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Version_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "databaseId":
 			out.Values[i] = ec._Version_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "project":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Version_project(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Version_project(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "slug":
 			out.Values[i] = ec._Version_slug(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28167,43 +27630,10 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "ref":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Version_ref(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Version_ref(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "type":
 			out.Values[i] = ec._Version_type(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28235,86 +27665,20 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "aliases":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Version_aliases(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Version_aliases(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "privacyLevel":
 			out.Values[i] = ec._Version_privacyLevel(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "documentationType":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Version_documentationType(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Version_documentationType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "hasPdf":
 			out.Values[i] = ec._Version_hasPdf(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28331,119 +27695,20 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "downloads":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Version_downloads(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Version_downloads(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "urls":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Version_urls(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Version_urls(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "lastBuild":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Version_lastBuild(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Version_lastBuild(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "builds":
 			field := field
 
@@ -29118,11 +28383,11 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
-func (ec *executionContext) marshalNBuild2ᚕᚖdocsdᚋstoreᚐBuildᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Build) graphql.Marshaler {
+func (ec *executionContext) marshalNBuild2ᚕᚖdocsdᚋgraphᚐBuildViewᚄ(ctx context.Context, sel ast.SelectionSet, v []*BuildView) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNBuild2ᚖdocsdᚋstoreᚐBuild(ctx, sel, v[i])
+		return ec.marshalNBuild2ᚖdocsdᚋgraphᚐBuildView(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -29134,7 +28399,7 @@ func (ec *executionContext) marshalNBuild2ᚕᚖdocsdᚋstoreᚐBuildᚄ(ctx con
 	return ret
 }
 
-func (ec *executionContext) marshalNBuild2ᚖdocsdᚋstoreᚐBuild(ctx context.Context, sel ast.SelectionSet, v *store.Build) graphql.Marshaler {
+func (ec *executionContext) marshalNBuild2ᚖdocsdᚋgraphᚐBuildView(ctx context.Context, sel ast.SelectionSet, v *BuildView) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -29721,11 +28986,11 @@ func (ec *executionContext) marshalNPrivacyLevel2string(ctx context.Context, sel
 	return res
 }
 
-func (ec *executionContext) marshalNProject2ᚕᚖdocsdᚋstoreᚐProjectᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Project) graphql.Marshaler {
+func (ec *executionContext) marshalNProject2ᚕᚖdocsdᚋgraphᚐProjectViewᚄ(ctx context.Context, sel ast.SelectionSet, v []*ProjectView) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNProject2ᚖdocsdᚋstoreᚐProject(ctx, sel, v[i])
+		return ec.marshalNProject2ᚖdocsdᚋgraphᚐProjectView(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -29737,7 +29002,7 @@ func (ec *executionContext) marshalNProject2ᚕᚖdocsdᚋstoreᚐProjectᚄ(ctx
 	return ret
 }
 
-func (ec *executionContext) marshalNProject2ᚖdocsdᚋstoreᚐProject(ctx context.Context, sel ast.SelectionSet, v *store.Project) graphql.Marshaler {
+func (ec *executionContext) marshalNProject2ᚖdocsdᚋgraphᚐProjectView(ctx context.Context, sel ast.SelectionSet, v *ProjectView) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -30351,11 +29616,11 @@ func (ec *executionContext) marshalNUserError2ᚖdocsdᚋerrsᚐUserError(ctx co
 	return ec._UserError(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNVersion2ᚕᚖdocsdᚋstoreᚐVersionᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Version) graphql.Marshaler {
+func (ec *executionContext) marshalNVersion2ᚕᚖdocsdᚋgraphᚐVersionViewᚄ(ctx context.Context, sel ast.SelectionSet, v []*VersionView) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNVersion2ᚖdocsdᚋstoreᚐVersion(ctx, sel, v[i])
+		return ec.marshalNVersion2ᚖdocsdᚋgraphᚐVersionView(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -30367,7 +29632,7 @@ func (ec *executionContext) marshalNVersion2ᚕᚖdocsdᚋstoreᚐVersionᚄ(ctx
 	return ret
 }
 
-func (ec *executionContext) marshalNVersion2ᚖdocsdᚋstoreᚐVersion(ctx context.Context, sel ast.SelectionSet, v *store.Version) graphql.Marshaler {
+func (ec *executionContext) marshalNVersion2ᚖdocsdᚋgraphᚐVersionView(ctx context.Context, sel ast.SelectionSet, v *VersionView) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -30651,7 +29916,7 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
-func (ec *executionContext) marshalOBuild2ᚖdocsdᚋstoreᚐBuild(ctx context.Context, sel ast.SelectionSet, v *store.Build) graphql.Marshaler {
+func (ec *executionContext) marshalOBuild2ᚖdocsdᚋgraphᚐBuildView(ctx context.Context, sel ast.SelectionSet, v *BuildView) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
@@ -30796,7 +30061,7 @@ func (ec *executionContext) marshalONotificationList2ᚖdocsdᚋgraphᚐNotifica
 	return ec._NotificationList(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalOProject2ᚖdocsdᚋstoreᚐProject(ctx context.Context, sel ast.SelectionSet, v *store.Project) graphql.Marshaler {
+func (ec *executionContext) marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx context.Context, sel ast.SelectionSet, v *ProjectView) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
@@ -30968,7 +30233,7 @@ func (ec *executionContext) marshalOUserConnection2ᚖdocsdᚋgraphᚐUserConnec
 	return ec._UserConnection(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalOVersion2ᚖdocsdᚋstoreᚐVersion(ctx context.Context, sel ast.SelectionSet, v *store.Version) graphql.Marshaler {
+func (ec *executionContext) marshalOVersion2ᚖdocsdᚋgraphᚐVersionView(ctx context.Context, sel ast.SelectionSet, v *VersionView) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -63,7 +63,7 @@ func (r *Resolver) pageBuilds(ctx context.Context, f store.BuildFilter, a pageAr
 		return nil, err
 	}
 	r.prefetchBuildPage(ctx, page, childSelection(ctx))
-	return buildConnection(pg, page.Builds, page.Total), nil
+	return buildConnection(pg, r.buildViews(ctx, page.Builds), page.Total), nil
 }
 
 // visibleBuild returns b when the viewer can see its version (and, with

@@ -151,7 +151,7 @@ func (r *Resolver) buildChanges() BuildChanges {
 // stream with that same NotFound, at the next wake-up of its watch
 // (liveStream.end). The stream holds one of its connection's subscription
 // slots while it runs.
-func (r *Resolver) buildUpdated(ctx context.Context, ref string) (<-chan *store.Build, error) {
+func (r *Resolver) buildUpdated(ctx context.Context, ref string) (<-chan *BuildView, error) {
 	id, err := buildID(ref)
 	if err != nil {
 		return nil, err
@@ -175,7 +175,8 @@ func (r *Resolver) buildUpdated(ctx context.Context, ref string) (<-chan *store.
 	if graphql.HasOperationContext(ctx) {
 		graphql.GetOperationContext(ctx).Stats.SetExtension(liveStreamExtension, st)
 	}
-	out := make(chan *store.Build)
+	out := make(chan *BuildView)
+	req := ctx // the events' fields read with the operation's context, not the stream's
 	ctx, stop := context.WithCancel(ctx)
 	wake := r.buildChanges().Watch(ctx, id)
 	go func() {
@@ -198,7 +199,7 @@ func (r *Resolver) buildUpdated(ctx context.Context, ref string) (<-chan *store.
 				slog.WarnContext(ctx, "graph: following a build", "build", id, "err", err)
 			case mark != last:
 				select {
-				case out <- b:
+				case out <- r.buildView(req, b):
 					last = mark
 				case <-ctx.Done():
 					return

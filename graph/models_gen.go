@@ -21,7 +21,7 @@ type AddMaintainerInput struct {
 // The outcome of `addMaintainer`.
 type AddMaintainerPayload struct {
 	// The project with its maintainers; null with errors or `validateOnly`.
-	Project *store.Project `json:"project,omitempty"`
+	Project *ProjectView `json:"project,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }
@@ -33,7 +33,7 @@ type BuildConnection struct {
 	// The page's builds with their cursors.
 	Edges []*BuildEdge `json:"edges"`
 	// The page's builds (the edges' nodes).
-	Nodes []*store.Build `json:"nodes"`
+	Nodes []*BuildView `json:"nodes"`
 	// Where the page lies in the list.
 	PageInfo *PageInfo `json:"pageInfo"`
 }
@@ -43,7 +43,7 @@ type BuildEdge struct {
 	// Pass it as `after` (or `before`) to get the builds that follow (precede) this one.
 	Cursor string `json:"cursor"`
 	// The Build.
-	Node *store.Build `json:"node"`
+	Node *BuildView `json:"node"`
 }
 
 // Narrows a build list or lookup; every field given must match.
@@ -77,7 +77,7 @@ type CancelBuildInput struct {
 // The outcome of `cancelBuild`.
 type CancelBuildPayload struct {
 	// The build as cancelled (it may still be running: see the mutation); null with errors or `validateOnly`.
-	Build *store.Build `json:"build,omitempty"`
+	Build *BuildView `json:"build,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }
@@ -95,7 +95,7 @@ type CompleteUploadPayload struct {
 	// `queued`, `failed` (the build failed as reported), or a refusal: `build-not-found`, `not-admin`, `not-pending`, `not-stored`, or `invalid` (the input is wrong: see `errors`).
 	Outcome string `json:"outcome"`
 	// The upload's build; null with a refusal.
-	Build *store.Build `json:"build,omitempty"`
+	Build *BuildView `json:"build,omitempty"`
 	// What is wrong with the input; empty otherwise (refusals are outcomes).
 	Errors []*errs.UserError `json:"errors"`
 }
@@ -319,7 +319,7 @@ type ImportProjectInput struct {
 // The outcome of `importProject`.
 type ImportProjectPayload struct {
 	// The imported project; null with errors or `validateOnly`.
-	Project *store.Project `json:"project,omitempty"`
+	Project *ProjectView `json:"project,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }
@@ -345,9 +345,9 @@ type InitiateUploadPayload struct {
 	// With `too-many-pending`: seconds until the oldest pending upload expires.
 	RetryAfter *int64 `json:"retryAfter,omitempty"`
 	// The build awaiting the archive, when created.
-	Build *store.Build `json:"build,omitempty"`
+	Build *BuildView `json:"build,omitempty"`
 	// The version the upload publishes, when created.
-	Version *store.Version `json:"version,omitempty"`
+	Version *VersionView `json:"version,omitempty"`
 	// Where to POST the archive, when created.
 	UploadURL *UploadURL `json:"uploadUrl,omitempty"`
 	// What is wrong with the input; empty otherwise (refusals are outcomes).
@@ -467,7 +467,7 @@ type ProjectConnection struct {
 	// The page's projects with their cursors.
 	Edges []*ProjectEdge `json:"edges"`
 	// The page's projects (the edges' nodes).
-	Nodes []*store.Project `json:"nodes"`
+	Nodes []*ProjectView `json:"nodes"`
 	// Where the page lies in the list.
 	PageInfo *PageInfo `json:"pageInfo"`
 }
@@ -477,7 +477,7 @@ type ProjectEdge struct {
 	// Pass it as `after` (or `before`) to get the projects that follow (precede) this one.
 	Cursor string `json:"cursor"`
 	// The Project.
-	Node *store.Project `json:"node"`
+	Node *ProjectView `json:"node"`
 }
 
 // Narrows a project list or lookup; every field given must match.
@@ -555,7 +555,7 @@ type RemoveMaintainerInput struct {
 // The outcome of `removeMaintainer`.
 type RemoveMaintainerPayload struct {
 	// The project with its maintainers; null with errors or `validateOnly`.
-	Project *store.Project `json:"project,omitempty"`
+	Project *ProjectView `json:"project,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }
@@ -699,7 +699,7 @@ type SetProjectAdminFieldsInput struct {
 // The outcome of `setProjectAdminFields`.
 type SetProjectAdminFieldsPayload struct {
 	// The project as updated; null with errors or `validateOnly`.
-	Project *store.Project `json:"project,omitempty"`
+	Project *ProjectView `json:"project,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }
@@ -715,7 +715,7 @@ type SetProjectPrivacyInput struct {
 // The outcome of `setProjectPrivacy`.
 type SetProjectPrivacyPayload struct {
 	// The project as updated; null with errors or `validateOnly`.
-	Project *store.Project `json:"project,omitempty"`
+	Project *ProjectView `json:"project,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }
@@ -731,7 +731,7 @@ type SetTranslationOfInput struct {
 // The outcome of `setTranslationOf`.
 type SetTranslationOfPayload struct {
 	// The translation as updated; null with errors or `validateOnly`.
-	Project *store.Project `json:"project,omitempty"`
+	Project *ProjectView `json:"project,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }
@@ -749,7 +749,7 @@ type SetVersionPrivacyInput struct {
 // The outcome of `setVersionPrivacy`.
 type SetVersionPrivacyPayload struct {
 	// The version as updated; null with errors or `validateOnly`.
-	Version *store.Version `json:"version,omitempty"`
+	Version *VersionView `json:"version,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }
@@ -767,7 +767,7 @@ type SetVersionUploadedInput struct {
 // The outcome of `setVersionUploaded`.
 type SetVersionUploadedPayload struct {
 	// The version as updated; null with errors or `validateOnly`.
-	Version *store.Version `json:"version,omitempty"`
+	Version *VersionView `json:"version,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }
@@ -805,7 +805,7 @@ type SyncVersionsInput struct {
 // The outcome of `syncVersions`.
 type SyncVersionsPayload struct {
 	// The project; null with errors.
-	Project *store.Project `json:"project,omitempty"`
+	Project *ProjectView `json:"project,omitempty"`
 	// Whether a sync was queued (or was already queued).
 	Triggered bool `json:"triggered"`
 	// What is wrong with the input (validation and conflicts); empty on success.
@@ -823,11 +823,11 @@ type TriggerBuildInput struct {
 // The outcome of `triggerBuild` or `retryBuild`.
 type TriggerBuildPayload struct {
 	// Null when nothing was queued.
-	Build *store.Build `json:"build,omitempty"`
+	Build *BuildView `json:"build,omitempty"`
 	// The project of the version; null with errors.
-	Project *store.Project `json:"project,omitempty"`
+	Project *ProjectView `json:"project,omitempty"`
 	// The version to build; null with errors.
-	Version *store.Version `json:"version,omitempty"`
+	Version *VersionView `json:"version,omitempty"`
 	// Whether a build was queued.
 	Triggered bool `json:"triggered"`
 	// What is wrong with the input (validation and conflicts, e.g. an uploaded version); empty otherwise.
@@ -881,7 +881,7 @@ type UpdateProjectInput struct {
 // The outcome of `updateProject`.
 type UpdateProjectPayload struct {
 	// The project as updated; null with errors or `validateOnly`.
-	Project *store.Project `json:"project,omitempty"`
+	Project *ProjectView `json:"project,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }
@@ -915,7 +915,7 @@ type UpdateVersionInput struct {
 // The outcome of `updateVersion`.
 type UpdateVersionPayload struct {
 	// The version as updated; null with errors or `validateOnly`.
-	Version *store.Version `json:"version,omitempty"`
+	Version *VersionView `json:"version,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }
@@ -955,7 +955,7 @@ type VersionConnection struct {
 	// The page's versions with their cursors.
 	Edges []*VersionEdge `json:"edges"`
 	// The page's versions (the edges' nodes).
-	Nodes []*store.Version `json:"nodes"`
+	Nodes []*VersionView `json:"nodes"`
 	// Where the page lies in the list.
 	PageInfo *PageInfo `json:"pageInfo"`
 }
@@ -971,7 +971,7 @@ type VersionEdge struct {
 	// Pass it as `after` (or `before`) to get the versions that follow (precede) this one.
 	Cursor string `json:"cursor"`
 	// The Version.
-	Node *store.Version `json:"node"`
+	Node *VersionView `json:"node"`
 }
 
 // Narrows a version list or lookup; every field given must match.

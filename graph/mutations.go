@@ -577,14 +577,14 @@ func (r *Resolver) triggerBuild(ctx context.Context, projectSlug, versionSlug st
 		return nil, errs.E(errs.Invalid, "graph.triggerBuild", MsgUploadedVersionBuild)
 	}
 	if p.Skip {
-		return &TriggerBuildPayload{Project: p, Version: v, Triggered: false}, nil
+		return &TriggerBuildPayload{Project: r.projectView(ctx, p), Version: r.versionView(ctx, v), Triggered: false}, nil
 	}
 	b, err := r.Store.CreateBuild(ctx, v, nil)
 	if err != nil {
 		return nil, err
 	}
 	r.buildQueued()
-	return &TriggerBuildPayload{Build: b, Project: p, Version: v, Triggered: true}, nil
+	return &TriggerBuildPayload{Build: r.buildView(ctx, b), Project: r.projectView(ctx, p), Version: r.versionView(ctx, v), Triggered: true}, nil
 }
 
 var aliasPattern = regexp.MustCompile(`^[-a-zA-Z0-9_]+$`)

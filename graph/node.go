@@ -51,11 +51,11 @@ func (r *Resolver) node(ctx context.Context, id string) (gid.Node, error) {
 		}
 		return us[0], nil
 	case typ == nodeRedirect && len(keys) == 2:
-		return r.projectNode(ctx, keys[0], func(ctx context.Context, parent *store.Project) (any, error) {
+		return r.projectNode(ctx, keys[0], func(ctx context.Context, parent *ProjectView) (any, error) {
 			return r.maintainersOnly(ctx, parent, func(ctx context.Context) (any, error) { return orNil(p.Redirect(ctx, parent, keys[1])) })
 		})
 	case typ == nodeEnvironmentVariable && len(keys) == 2:
-		return r.projectNode(ctx, keys[0], func(ctx context.Context, parent *store.Project) (any, error) {
+		return r.projectNode(ctx, keys[0], func(ctx context.Context, parent *ProjectView) (any, error) {
 			return r.maintainersOnly(ctx, parent, func(ctx context.Context) (any, error) {
 				return orNil(p.EnvironmentVariable(ctx, parent, keys[1]))
 			})
@@ -66,7 +66,7 @@ func (r *Resolver) node(ctx context.Context, id string) (gid.Node, error) {
 			return r.viewerToken(ctx, u, id)
 		}
 	case typ == nodeSubproject && len(keys) == 2:
-		return r.projectNode(ctx, keys[0], func(ctx context.Context, parent *store.Project) (any, error) {
+		return r.projectNode(ctx, keys[0], func(ctx context.Context, parent *ProjectView) (any, error) {
 			rels, _, err := r.Store.FindRelationships(ctx, store.RelationshipFilter{ParentIDs: []int64{parent.ID}})
 			if err != nil {
 				return nil, err
@@ -84,7 +84,7 @@ func (r *Resolver) node(ctx context.Context, id string) (gid.Node, error) {
 
 // projectNode finds the object of a Node type that is looked up within a
 // project: the project as Query.project shows it, then get's answer.
-func (r *Resolver) projectNode(ctx context.Context, projectID int64, get func(context.Context, *store.Project) (any, error)) (gid.Node, error) {
+func (r *Resolver) projectNode(ctx context.Context, projectID int64, get func(context.Context, *ProjectView) (any, error)) (gid.Node, error) {
 	parent, err := (&queryResolver{r}).Project(ctx, nil, &projectID, nil)
 	if err != nil {
 		return nil, err

@@ -123,11 +123,11 @@ func (r *Resolver) syncVersions(ctx context.Context, slug string) (*SyncVersions
 		return nil, err
 	}
 	if p.Skip {
-		return &SyncVersionsPayload{Project: p}, nil
+		return &SyncVersionsPayload{Project: r.projectView(ctx, p)}, nil
 	}
 	if _, err := r.Store.FindVersionBySlug(ctx, p.ID, store.Latest); err != nil {
 		if errs.Is(err, errs.NotFound) {
-			return &SyncVersionsPayload{Project: p}, nil
+			return &SyncVersionsPayload{Project: r.projectView(ctx, p)}, nil
 		}
 		return nil, err
 	}
@@ -138,5 +138,5 @@ func (r *Resolver) syncVersions(ctx context.Context, slug string) (*SyncVersions
 	if added {
 		r.buildQueued()
 	}
-	return &SyncVersionsPayload{Project: p, Triggered: true}, nil
+	return &SyncVersionsPayload{Project: r.projectView(ctx, p), Triggered: true}, nil
 }

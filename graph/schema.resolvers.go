@@ -16,78 +16,18 @@ func (r *apiTokenResolver) ID(ctx context.Context, obj *store.Token) (string, er
 	return gid.Encode(nodeAPIToken, obj.ID), nil
 }
 
-// ID is the resolver for the id field.
-func (r *buildResolver) ID(ctx context.Context, obj *store.Build) (string, error) {
-	return gid.Encode(nodeBuild, obj.ID), nil
-}
-
-// Project is the resolver for the project field.
-func (r *buildResolver) Project(ctx context.Context, obj *store.Build) (*store.Project, error) {
-	return r.loaders(ctx).projectByID.Load(ctx, obj.ProjectID)
-}
-
-// Version is the resolver for the version field.
-func (r *buildResolver) Version(ctx context.Context, obj *store.Build) (*store.Version, error) {
-	return r.loaders(ctx).versionByID.Load(ctx, obj.VersionID)
-}
-
-// Commands is the resolver for the commands field.
-func (r *buildResolver) Commands(ctx context.Context, obj *store.Build) ([]*store.BuildCommand, error) {
-	cs, err := r.loaders(ctx).commandsOf.Load(ctx, obj.ID)
-	if cs == nil {
-		cs = []*store.BuildCommand{}
-	}
-	return cs, err
-}
-
-// DocsURL is the resolver for the docsUrl field.
-func (r *buildResolver) DocsURL(ctx context.Context, obj *store.Build) (string, error) {
-	v, err := r.loaders(ctx).versionByID.Load(ctx, obj.VersionID)
-	if err != nil {
-		return "", err
-	}
-	return r.versionDocsURL(ctx, v)
-}
-
-// Urls is the resolver for the urls field.
-func (r *buildResolver) Urls(ctx context.Context, obj *store.Build) (*BuildUrls, error) {
-	p, v, err := r.buildProjectVersion(ctx, obj)
-	if err != nil {
-		return nil, err
-	}
-	u := r.Settings.URLs
-	return &BuildUrls{Build: u.BuildPage(p.Slug, obj.ID), Project: u.ProjectHome(p.Slug), Version: u.VersionPage(p.Slug, v.Slug)}, nil
-}
-
-// CommitURL is the resolver for the commitUrl field.
-func (r *buildResolver) CommitURL(ctx context.Context, obj *store.Build) (*string, error) {
-	if obj.Commit == nil {
-		return nil, nil
-	}
-	p, v, err := r.buildProjectVersion(ctx, obj)
-	if err != nil {
-		return nil, err
-	}
-	return commitURL(p.Repo, *obj.Commit, v), nil
-}
-
-// ErrorID is the resolver for the errorId field.
-func (r *buildResolver) ErrorID(ctx context.Context, obj *store.Build) (*string, error) {
-	return r.buildErrorID(obj), nil
-}
-
 // Notifications is the resolver for the notifications field.
-func (r *buildResolver) Notifications(ctx context.Context, obj *store.Build, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error) {
-	return r.buildNotifications(obj, filter, limit, offset), nil
+func (r *buildResolver) Notifications(ctx context.Context, obj *BuildView, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error) {
+	return r.buildNotifications(obj.Build, filter, limit, offset), nil
 }
 
 // Notification is the resolver for the notification field.
-func (r *buildResolver) Notification(ctx context.Context, obj *store.Build, id int64) (*Notification, error) {
-	return r.buildNotificationByID(obj, id), nil
+func (r *buildResolver) Notification(ctx context.Context, obj *BuildView, id int64) (*Notification, error) {
+	return r.buildNotificationByID(obj.Build, id), nil
 }
 
 // ViewerCanCancel is the resolver for the viewerCanCancel field.
-func (r *buildResolver) ViewerCanCancel(ctx context.Context, obj *store.Build) (bool, error) {
+func (r *buildResolver) ViewerCanCancel(ctx context.Context, obj *BuildView) (bool, error) {
 	if obj.State == store.Finished {
 		return false, nil
 	}
@@ -95,7 +35,7 @@ func (r *buildResolver) ViewerCanCancel(ctx context.Context, obj *store.Build) (
 }
 
 // ViewerCanRetry is the resolver for the viewerCanRetry field.
-func (r *buildResolver) ViewerCanRetry(ctx context.Context, obj *store.Build) (bool, error) {
+func (r *buildResolver) ViewerCanRetry(ctx context.Context, obj *BuildView) (bool, error) {
 	return r.viewerMaintainsProjectID(ctx, obj.ProjectID)
 }
 
@@ -105,8 +45,8 @@ func (r *environmentVariableResolver) ID(ctx context.Context, obj *store.Environ
 }
 
 // Project is the resolver for the project field.
-func (r *environmentVariableResolver) Project(ctx context.Context, obj *store.EnvironmentVariable) (*store.Project, error) {
-	return r.loaders(ctx).projectByID.Load(ctx, obj.ProjectID)
+func (r *environmentVariableResolver) Project(ctx context.Context, obj *store.EnvironmentVariable) (*ProjectView, error) {
+	return r.projectByID(ctx, obj.ProjectID)
 }
 
 // WebhookURL is the resolver for the webhookUrl field.
@@ -125,7 +65,7 @@ func (r *mutationResolver) ImportProject(ctx context.Context, input ImportProjec
 	if err != nil {
 		return nil, err
 	}
-	return &ImportProjectPayload{Project: p, Errors: ue}, nil
+	return &ImportProjectPayload{Project: r.projectView(ctx, p), Errors: ue}, nil
 }
 
 // UpdateProject is the resolver for the updateProject field.
@@ -135,7 +75,7 @@ func (r *mutationResolver) UpdateProject(ctx context.Context, input UpdateProjec
 	if err != nil {
 		return nil, err
 	}
-	return &UpdateProjectPayload{Project: p, Errors: ue}, nil
+	return &UpdateProjectPayload{Project: r.projectView(ctx, p), Errors: ue}, nil
 }
 
 // DeleteProject is the resolver for the deleteProject field.
@@ -154,7 +94,7 @@ func (r *mutationResolver) SetProjectPrivacy(ctx context.Context, input SetProje
 	if err != nil {
 		return nil, err
 	}
-	return &SetProjectPrivacyPayload{Project: p, Errors: ue}, nil
+	return &SetProjectPrivacyPayload{Project: r.projectView(ctx, p), Errors: ue}, nil
 }
 
 // SetProjectAdminFields is the resolver for the setProjectAdminFields field.
@@ -164,7 +104,7 @@ func (r *mutationResolver) SetProjectAdminFields(ctx context.Context, input SetP
 	if err != nil {
 		return nil, err
 	}
-	return &SetProjectAdminFieldsPayload{Project: p, Errors: ue}, nil
+	return &SetProjectAdminFieldsPayload{Project: r.projectView(ctx, p), Errors: ue}, nil
 }
 
 // SetTranslationOf is the resolver for the setTranslationOf field.
@@ -174,7 +114,7 @@ func (r *mutationResolver) SetTranslationOf(ctx context.Context, input SetTransl
 	if err != nil {
 		return nil, err
 	}
-	return &SetTranslationOfPayload{Project: p, Errors: ue}, nil
+	return &SetTranslationOfPayload{Project: r.projectView(ctx, p), Errors: ue}, nil
 }
 
 // AddMaintainer is the resolver for the addMaintainer field.
@@ -184,7 +124,7 @@ func (r *mutationResolver) AddMaintainer(ctx context.Context, input AddMaintaine
 	if err != nil {
 		return nil, err
 	}
-	return &AddMaintainerPayload{Project: p, Errors: ue}, nil
+	return &AddMaintainerPayload{Project: r.projectView(ctx, p), Errors: ue}, nil
 }
 
 // RemoveMaintainer is the resolver for the removeMaintainer field.
@@ -194,7 +134,7 @@ func (r *mutationResolver) RemoveMaintainer(ctx context.Context, input RemoveMai
 	if err != nil {
 		return nil, err
 	}
-	return &RemoveMaintainerPayload{Project: p, Errors: ue}, nil
+	return &RemoveMaintainerPayload{Project: r.projectView(ctx, p), Errors: ue}, nil
 }
 
 // UpdateVersion is the resolver for the updateVersion field.
@@ -204,7 +144,7 @@ func (r *mutationResolver) UpdateVersion(ctx context.Context, input UpdateVersio
 	if err != nil {
 		return nil, err
 	}
-	return &UpdateVersionPayload{Version: v, Errors: ue}, nil
+	return &UpdateVersionPayload{Version: r.versionView(ctx, v), Errors: ue}, nil
 }
 
 // SetVersionPrivacy is the resolver for the setVersionPrivacy field.
@@ -214,7 +154,7 @@ func (r *mutationResolver) SetVersionPrivacy(ctx context.Context, input SetVersi
 	if err != nil {
 		return nil, err
 	}
-	return &SetVersionPrivacyPayload{Version: v, Errors: ue}, nil
+	return &SetVersionPrivacyPayload{Version: r.versionView(ctx, v), Errors: ue}, nil
 }
 
 // SetVersionUploaded is the resolver for the setVersionUploaded field.
@@ -224,7 +164,7 @@ func (r *mutationResolver) SetVersionUploaded(ctx context.Context, input SetVers
 	if err != nil {
 		return nil, err
 	}
-	return &SetVersionUploadedPayload{Version: v, Errors: ue}, nil
+	return &SetVersionUploadedPayload{Version: r.versionView(ctx, v), Errors: ue}, nil
 }
 
 // TriggerBuild is the resolver for the triggerBuild field.
@@ -243,7 +183,7 @@ func (r *mutationResolver) CancelBuild(ctx context.Context, input CancelBuildInp
 	if err != nil {
 		return nil, err
 	}
-	return &CancelBuildPayload{Build: b, Errors: ue}, nil
+	return &CancelBuildPayload{Build: r.buildView(ctx, b), Errors: ue}, nil
 }
 
 // RetryBuild is the resolver for the retryBuild field.
@@ -393,27 +333,9 @@ func (r *mutationResolver) RevokeAPIToken(ctx context.Context, input RevokeAPITo
 	return r.revokeAPIToken(ctx, input)
 }
 
-// ID is the resolver for the id field.
-func (r *projectResolver) ID(ctx context.Context, obj *store.Project) (string, error) {
-	return gid.Encode(nodeProject, obj.ID), nil
-}
-
-// Users is the resolver for the users field.
-func (r *projectResolver) Users(ctx context.Context, obj *store.Project) ([]*store.User, error) {
-	ids, err := r.loaders(ctx).maintainersOf.Load(ctx, obj.ID)
-	if err != nil {
-		return nil, err
-	}
-	users, err := r.loaders(ctx).userByID.LoadAll(ctx, ids)
-	if users == nil {
-		users = []*store.User{}
-	}
-	return users, err
-}
-
 // Maintainers is the resolver for the maintainers field.
-func (r *projectResolver) Maintainers(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string) (*UserConnection, error) {
-	users, err := r.Users(ctx, obj)
+func (r *projectResolver) Maintainers(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string) (*UserConnection, error) {
+	users, err := obj.Users()
 	if err != nil {
 		return nil, err
 	}
@@ -428,56 +350,25 @@ func (r *projectResolver) Maintainers(ctx context.Context, obj *store.Project, f
 	return userConnection(pg, rows, len(users)), nil
 }
 
-// SubprojectOf is the resolver for the subprojectOf field.
-func (r *projectResolver) SubprojectOf(ctx context.Context, obj *store.Project) (*store.Project, error) {
-	if obj.ParentID == nil {
-		return nil, nil
-	}
-	return r.visibleProjectOrNil(ctx, *obj.ParentID)
-}
-
-// TranslationOf is the resolver for the translationOf field.
-func (r *projectResolver) TranslationOf(ctx context.Context, obj *store.Project) (*store.Project, error) {
-	if obj.TranslationOf == nil {
-		return nil, nil
-	}
-	return r.visibleProjectOrNil(ctx, *obj.TranslationOf)
-}
-
-// Urls is the resolver for the urls field.
-func (r *projectResolver) Urls(ctx context.Context, obj *store.Project) (*ProjectUrls, error) {
-	docs, err := r.projectDocsURL(ctx, obj)
-	if err != nil {
-		return nil, err
-	}
-	u := r.Settings.URLs
-	return &ProjectUrls{Documentation: docs, Home: u.ProjectHome(obj.Slug), Builds: u.ProjectBuilds(obj.Slug), Versions: u.ProjectVersions(obj.Slug)}, nil
-}
-
-// CanonicalURL is the resolver for the canonicalUrl field.
-func (r *projectResolver) CanonicalURL(ctx context.Context, obj *store.Project) (string, error) {
-	return r.projectDocsURL(ctx, obj)
-}
-
 // ActiveVersions is the resolver for the activeVersions field.
-func (r *projectResolver) ActiveVersions(ctx context.Context, obj *store.Project) ([]*store.Version, error) {
+func (r *projectResolver) ActiveVersions(ctx context.Context, obj *ProjectView) ([]*VersionView, error) {
 	sel := fieldSelection(ctx)
 	vs, err := r.activeVersions(ctx, obj.ID, sel)
 	if err != nil {
 		return nil, err
 	}
 	r.prefetchVersions(ctx, vs, sel)
-	return vs, nil
+	return r.versionViews(ctx, vs), nil
 }
 
 // Versions is the resolver for the versions field.
-func (r *projectResolver) Versions(ctx context.Context, obj *store.Project, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*VersionConnection, error) {
+func (r *projectResolver) Versions(ctx context.Context, obj *ProjectView, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*VersionConnection, error) {
 	f, err := versionFilter(filter)
 	if err != nil {
 		return nil, err
 	}
 	f.ProjectIDs = []int64{obj.ID}
-	if err := r.narrowToViewer(ctx, obj, &f.Visible); err != nil {
+	if err := r.narrowToViewer(ctx, obj.Project, &f.Visible); err != nil {
 		return nil, err
 	}
 	pg, err := r.page(nodeVersion, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
@@ -490,11 +381,11 @@ func (r *projectResolver) Versions(ctx context.Context, obj *store.Project, filt
 		return nil, err
 	}
 	r.prefetchVersions(ctx, vs, childSelection(ctx))
-	return versionConnection(pg, vs, total), nil
+	return versionConnection(pg, r.versionViews(ctx, vs), total), nil
 }
 
 // Version is the resolver for the version field.
-func (r *projectResolver) Version(ctx context.Context, obj *store.Project, slug string, filter *VersionFilterInput) (*store.Version, error) {
+func (r *projectResolver) Version(ctx context.Context, obj *ProjectView, slug string, filter *VersionFilterInput) (*VersionView, error) {
 	f, err := versionFilter(filter)
 	if err != nil {
 		return nil, err
@@ -503,8 +394,8 @@ func (r *projectResolver) Version(ctx context.Context, obj *store.Project, slug 
 	if err != nil {
 		return nil, err
 	}
-	r.readMaintainersNow(ctx, obj, obj.VersionIsPublic(v))
-	ok, err := r.canSeeVersion(ctx, v, obj)
+	r.readMaintainersNow(ctx, obj.Project, obj.VersionIsPublic(v))
+	ok, err := r.canSeeVersion(ctx, v, obj.Project)
 	if err != nil {
 		return nil, err
 	}
@@ -512,18 +403,18 @@ func (r *projectResolver) Version(ctx context.Context, obj *store.Project, slug 
 		return nil, errNotFound("graph.Project.version")
 	}
 	r.prefetchVersions(ctx, []*store.Version{v}, fieldSelection(ctx))
-	return v, nil
+	return r.versionView(ctx, v), nil
 }
 
 // Builds is the resolver for the builds field.
-func (r *projectResolver) Builds(ctx context.Context, obj *store.Project, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error) {
+func (r *projectResolver) Builds(ctx context.Context, obj *ProjectView, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error) {
 	f := buildFilter(filter)
 	f.ProjectID = &obj.ID
-	return r.findBuilds(ctx, obj, f, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
+	return r.findBuilds(ctx, obj.Project, f, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
 }
 
 // Build is the resolver for the build field.
-func (r *projectResolver) Build(ctx context.Context, obj *store.Project, id int64, filter *BuildFilterInput) (*store.Build, error) {
+func (r *projectResolver) Build(ctx context.Context, obj *ProjectView, id int64, filter *BuildFilterInput) (*BuildView, error) {
 	b, err := r.Store.FindBuildByID(ctx, id)
 	if err != nil {
 		return nil, err
@@ -535,13 +426,13 @@ func (r *projectResolver) Build(ctx context.Context, obj *store.Project, id int6
 		return nil, err
 	}
 	r.prefetchBuilds(ctx, []*store.Build{b}, fieldSelection(ctx))
-	return b, nil
+	return r.buildView(ctx, b), nil
 }
 
 // Subprojects is the resolver for the subprojects field.
-func (r *projectResolver) Subprojects(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*SubprojectConnection, error) {
+func (r *projectResolver) Subprojects(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*SubprojectConnection, error) {
 	f := store.RelationshipFilter{ParentIDs: []int64{obj.ID}}
-	if err := r.narrowToViewer(ctx, obj, &f.ChildVisible); err != nil {
+	if err := r.narrowToViewer(ctx, obj.Project, &f.ChildVisible); err != nil {
 		return nil, err
 	}
 	pg, err := r.page(nodeSubproject, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
@@ -558,7 +449,7 @@ func (r *projectResolver) Subprojects(ctx context.Context, obj *store.Project, f
 }
 
 // Subproject is the resolver for the subproject field.
-func (r *projectResolver) Subproject(ctx context.Context, obj *store.Project, alias string) (*store.Relationship, error) {
+func (r *projectResolver) Subproject(ctx context.Context, obj *ProjectView, alias string) (*store.Relationship, error) {
 	rels, _, err := r.Store.FindRelationships(ctx, store.RelationshipFilter{ParentIDs: []int64{obj.ID}, Alias: &alias})
 	if err != nil {
 		return nil, err
@@ -579,9 +470,9 @@ func (r *projectResolver) Subproject(ctx context.Context, obj *store.Project, al
 }
 
 // Translations is the resolver for the translations field.
-func (r *projectResolver) Translations(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error) {
+func (r *projectResolver) Translations(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error) {
 	f := store.ProjectFilter{TranslationOf: &obj.ID}
-	if err := r.narrowToViewer(ctx, obj, &f.Visible); err != nil {
+	if err := r.narrowToViewer(ctx, obj.Project, &f.Visible); err != nil {
 		return nil, err
 	}
 	pg, err := r.page(nodeProject, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
@@ -594,11 +485,11 @@ func (r *projectResolver) Translations(ctx context.Context, obj *store.Project, 
 		return nil, err
 	}
 	r.prefetchProjects(ctx, ps, childSelection(ctx))
-	return projectConnection(pg, ps, total), nil
+	return projectConnection(pg, r.projectViews(ctx, ps), total), nil
 }
 
 // Redirects is the resolver for the redirects field.
-func (r *projectResolver) Redirects(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*RedirectConnection, error) {
+func (r *projectResolver) Redirects(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*RedirectConnection, error) {
 	pg, err := r.page(nodeRedirect, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
 	if err != nil {
 		return nil, err
@@ -611,12 +502,12 @@ func (r *projectResolver) Redirects(ctx context.Context, obj *store.Project, fir
 }
 
 // Redirect is the resolver for the redirect field.
-func (r *projectResolver) Redirect(ctx context.Context, obj *store.Project, id int64) (*store.Redirect, error) {
+func (r *projectResolver) Redirect(ctx context.Context, obj *ProjectView, id int64) (*store.Redirect, error) {
 	return r.Store.FindRedirect(ctx, obj.ID, id)
 }
 
 // EnvironmentVariables is the resolver for the environmentVariables field.
-func (r *projectResolver) EnvironmentVariables(ctx context.Context, obj *store.Project, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*EnvironmentVariableConnection, error) {
+func (r *projectResolver) EnvironmentVariables(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*EnvironmentVariableConnection, error) {
 	pg, err := r.page(nodeEnvironmentVariable, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
 	if err != nil {
 		return nil, err
@@ -629,44 +520,44 @@ func (r *projectResolver) EnvironmentVariables(ctx context.Context, obj *store.P
 }
 
 // EnvironmentVariable is the resolver for the environmentVariable field.
-func (r *projectResolver) EnvironmentVariable(ctx context.Context, obj *store.Project, id int64) (*store.EnvironmentVariable, error) {
+func (r *projectResolver) EnvironmentVariable(ctx context.Context, obj *ProjectView, id int64) (*store.EnvironmentVariable, error) {
 	return r.Store.FindEnvironmentVariable(ctx, obj.ID, id)
 }
 
 // Integrations is the resolver for the integrations field.
-func (r *projectResolver) Integrations(ctx context.Context, obj *store.Project) ([]*store.Integration, error) {
+func (r *projectResolver) Integrations(ctx context.Context, obj *ProjectView) ([]*store.Integration, error) {
 	return r.Store.FindIntegrations(ctx, obj.ID)
 }
 
 // Notifications is the resolver for the notifications field.
-func (r *projectResolver) Notifications(ctx context.Context, obj *store.Project, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error) {
-	return r.projectNotifications(ctx, obj, filter, limit, offset)
+func (r *projectResolver) Notifications(ctx context.Context, obj *ProjectView, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error) {
+	return r.projectNotifications(ctx, obj.Project, filter, limit, offset)
 }
 
 // Notification is the resolver for the notification field.
-func (r *projectResolver) Notification(ctx context.Context, obj *store.Project, id int64) (*Notification, error) {
+func (r *projectResolver) Notification(ctx context.Context, obj *ProjectView, id int64) (*Notification, error) {
 	return nil, nil
 }
 
 // ViewerIsMaintainer is the resolver for the viewerIsMaintainer field.
-func (r *projectResolver) ViewerIsMaintainer(ctx context.Context, obj *store.Project) (bool, error) {
-	return r.isMaintainer(ctx, obj)
+func (r *projectResolver) ViewerIsMaintainer(ctx context.Context, obj *ProjectView) (bool, error) {
+	return r.isMaintainer(ctx, obj.Project)
 }
 
 // ViewerCanAdminister is the resolver for the viewerCanAdminister field.
-func (r *projectResolver) ViewerCanAdminister(ctx context.Context, obj *store.Project) (bool, error) {
-	return r.isMaintainer(ctx, obj)
+func (r *projectResolver) ViewerCanAdminister(ctx context.Context, obj *ProjectView) (bool, error) {
+	return r.isMaintainer(ctx, obj.Project)
 }
 
 // ViewerCanChangeAdminFields is the resolver for the viewerCanChangeAdminFields field.
-func (r *projectResolver) ViewerCanChangeAdminFields(ctx context.Context, obj *store.Project) (bool, error) {
+func (r *projectResolver) ViewerCanChangeAdminFields(ctx context.Context, obj *ProjectView) (bool, error) {
 	v := ViewerFrom(ctx)
 	return v.System || (v.User != nil && v.User.IsSuperuser), nil
 }
 
 // AdminFields is the resolver for the adminFields field.
-func (r *projectResolver) AdminFields(ctx context.Context, obj *store.Project) (*ProjectAdminFields, error) {
-	ok, err := r.isMaintainer(ctx, obj)
+func (r *projectResolver) AdminFields(ctx context.Context, obj *ProjectView) (*ProjectAdminFields, error) {
+	ok, err := r.isMaintainer(ctx, obj.Project)
 	if err != nil || (!ok && !ViewerFrom(ctx).SeesAll()) {
 		return nil, err
 	}
@@ -681,8 +572,8 @@ func (r *projectResolver) AdminFields(ctx context.Context, obj *store.Project) (
 }
 
 // ResolveRedirect is the resolver for the resolveRedirect field.
-func (r *projectResolver) ResolveRedirect(ctx context.Context, obj *store.Project, path string) (*RedirectResolution, error) {
-	return r.resolveRedirect(ctx, obj, path)
+func (r *projectResolver) ResolveRedirect(ctx context.Context, obj *ProjectView, path string) (*RedirectResolution, error) {
+	return r.resolveRedirect(ctx, obj.Project, path)
 }
 
 // Node is the resolver for the node field.
@@ -716,11 +607,11 @@ func (r *queryResolver) Projects(ctx context.Context, filter *ProjectFilterInput
 		return nil, err
 	}
 	r.prefetchProjects(ctx, ps, childSelection(ctx))
-	return projectConnection(pg, ps, total), nil
+	return projectConnection(pg, r.projectViews(ctx, ps), total), nil
 }
 
 // Project is the resolver for the project field.
-func (r *queryResolver) Project(ctx context.Context, slug *string, id *int64, filter *ProjectFilterInput) (*store.Project, error) {
+func (r *queryResolver) Project(ctx context.Context, slug *string, id *int64, filter *ProjectFilterInput) (*ProjectView, error) {
 	const op = "graph.Query.project"
 	f, err := projectFilter(ViewerFrom(ctx), filter)
 	if err != nil {
@@ -755,7 +646,7 @@ func (r *queryResolver) Project(ctx context.Context, slug *string, id *int64, fi
 		}
 	}
 	r.prefetchProjects(ctx, []*store.Project{p}, fieldSelection(ctx))
-	return p, nil
+	return r.projectView(ctx, p), nil
 }
 
 // ProjectAccess is the resolver for the projectAccess field.
@@ -804,11 +695,11 @@ func (r *queryResolver) Versions(ctx context.Context, filter *VersionFilterInput
 		return nil, err
 	}
 	r.prefetchVersions(ctx, vs, childSelection(ctx))
-	return versionConnection(pg, vs, total), nil
+	return versionConnection(pg, r.versionViews(ctx, vs), total), nil
 }
 
 // Version is the resolver for the version field.
-func (r *queryResolver) Version(ctx context.Context, id int64) (*store.Version, error) {
+func (r *queryResolver) Version(ctx context.Context, id int64) (*VersionView, error) {
 	v, err := r.Store.FindVersionByID(ctx, id)
 	if err != nil {
 		return nil, err
@@ -826,7 +717,7 @@ func (r *queryResolver) Version(ctx context.Context, id int64) (*store.Version, 
 		return nil, errNotFound("graph.Query.version")
 	}
 	r.prefetchVersions(ctx, []*store.Version{v}, fieldSelection(ctx))
-	return v, nil
+	return r.versionView(ctx, v), nil
 }
 
 // Builds is the resolver for the builds field.
@@ -837,7 +728,7 @@ func (r *queryResolver) Builds(ctx context.Context, filter *BuildFilterInput, fi
 }
 
 // Build is the resolver for the build field.
-func (r *queryResolver) Build(ctx context.Context, id int64) (*store.Build, error) {
+func (r *queryResolver) Build(ctx context.Context, id int64) (*BuildView, error) {
 	b, err := r.Store.FindBuildByID(ctx, id)
 	if err != nil {
 		return nil, err
@@ -846,7 +737,7 @@ func (r *queryResolver) Build(ctx context.Context, id int64) (*store.Build, erro
 		return nil, err
 	}
 	r.prefetchBuilds(ctx, []*store.Build{b}, fieldSelection(ctx))
-	return b, nil
+	return r.buildView(ctx, b), nil
 }
 
 // Search is the resolver for the search field.
@@ -860,8 +751,8 @@ func (r *redirectResolver) ID(ctx context.Context, obj *store.Redirect) (string,
 }
 
 // Project is the resolver for the project field.
-func (r *redirectResolver) Project(ctx context.Context, obj *store.Redirect) (*store.Project, error) {
-	return r.loaders(ctx).projectByID.Load(ctx, obj.ProjectID)
+func (r *redirectResolver) Project(ctx context.Context, obj *store.Redirect) (*ProjectView, error) {
+	return r.projectByID(ctx, obj.ProjectID)
 }
 
 // ID is the resolver for the id field.
@@ -870,17 +761,18 @@ func (r *subprojectResolver) ID(ctx context.Context, obj *store.Relationship) (s
 }
 
 // Parent is the resolver for the parent field.
-func (r *subprojectResolver) Parent(ctx context.Context, obj *store.Relationship) (*store.Project, error) {
-	return r.loaders(ctx).projectByID.Load(ctx, obj.ParentID)
+func (r *subprojectResolver) Parent(ctx context.Context, obj *store.Relationship) (*ProjectView, error) {
+	return r.projectByID(ctx, obj.ParentID)
 }
 
 // Child is the resolver for the child field.
-func (r *subprojectResolver) Child(ctx context.Context, obj *store.Relationship) (*store.Project, error) {
-	return r.visibleProjectOrNil(ctx, obj.ChildID)
+func (r *subprojectResolver) Child(ctx context.Context, obj *store.Relationship) (*ProjectView, error) {
+	p, err := r.visibleProjectOrNil(ctx, obj.ChildID)
+	return withView(ctx, p, err, r.projectView)
 }
 
 // BuildUpdated is the resolver for the buildUpdated field.
-func (r *subscriptionResolver) BuildUpdated(ctx context.Context, id string) (<-chan *store.Build, error) {
+func (r *subscriptionResolver) BuildUpdated(ctx context.Context, id string) (<-chan *BuildView, error) {
 	return r.buildUpdated(ctx, id)
 }
 
@@ -903,83 +795,8 @@ func (r *userResolver) APITokens(ctx context.Context, obj *store.User) ([]*store
 	return r.apiTokens(ctx, obj)
 }
 
-// ID is the resolver for the id field.
-func (r *versionResolver) ID(ctx context.Context, obj *store.Version) (string, error) {
-	return gid.Encode(nodeVersion, obj.ID), nil
-}
-
-// Project is the resolver for the project field.
-func (r *versionResolver) Project(ctx context.Context, obj *store.Version) (*store.Project, error) {
-	return r.loaders(ctx).projectByID.Load(ctx, obj.ProjectID)
-}
-
-// Ref is the resolver for the ref field.
-func (r *versionResolver) Ref(ctx context.Context, obj *store.Version) (*string, error) {
-	if obj.Slug != store.Stable {
-		return nil, nil
-	}
-	return r.stableRef(ctx, obj.ProjectID)
-}
-
-// Aliases is the resolver for the aliases field.
-func (r *versionResolver) Aliases(ctx context.Context, obj *store.Version) ([]*store.Version, error) {
-	return r.versionAliases(ctx, obj)
-}
-
-// DocumentationType is the resolver for the documentationType field.
-func (r *versionResolver) DocumentationType(ctx context.Context, obj *store.Version) (string, error) {
-	return r.versionDocumentationType(ctx, obj)
-}
-
-// Downloads is the resolver for the downloads field.
-func (r *versionResolver) Downloads(ctx context.Context, obj *store.Version) (*Downloads, error) {
-	p, err := r.loaders(ctx).projectByID.Load(ctx, obj.ProjectID)
-	if err != nil {
-		return nil, err
-	}
-	t, err := r.target(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	d := &Downloads{}
-	u := r.Settings.URLs
-	if obj.HasPDF {
-		d.PDF = ptr(u.Download(t, obj.Slug, "pdf"))
-	}
-	if obj.HasHTMLZip {
-		d.Htmlzip = ptr(u.Download(t, obj.Slug, "htmlzip"))
-	}
-	if obj.HasEPUB {
-		d.Epub = ptr(u.Download(t, obj.Slug, "epub"))
-	}
-	return d, nil
-}
-
-// Urls is the resolver for the urls field.
-func (r *versionResolver) Urls(ctx context.Context, obj *store.Version) (*VersionUrls, error) {
-	docs, err := r.versionDocsURL(ctx, obj)
-	if err != nil {
-		return nil, err
-	}
-	vcs, err := r.vcsURL(ctx, obj)
-	if err != nil {
-		return nil, err
-	}
-	p, err := r.loaders(ctx).projectByID.Load(ctx, obj.ProjectID)
-	if err != nil {
-		return nil, err
-	}
-	edit := r.Settings.URLs.VersionPage(p.Slug, obj.Slug)
-	return &VersionUrls{Documentation: docs, Vcs: vcs, Dashboard: &VersionDashboardUrls{Edit: edit}}, nil
-}
-
-// LastBuild is the resolver for the lastBuild field.
-func (r *versionResolver) LastBuild(ctx context.Context, obj *store.Version) (*store.Build, error) {
-	return r.loaders(ctx).lastBuildOf.Load(ctx, obj.ID)
-}
-
 // Builds is the resolver for the builds field.
-func (r *versionResolver) Builds(ctx context.Context, obj *store.Version, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error) {
+func (r *versionResolver) Builds(ctx context.Context, obj *VersionView, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error) {
 	p, err := r.loaders(ctx).projectByID.Load(ctx, obj.ProjectID)
 	if err != nil {
 		return nil, err

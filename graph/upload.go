@@ -144,7 +144,7 @@ func (r *Resolver) initiateUpload(ctx context.Context, in InitiateUploadInput) (
 	if err != nil {
 		return nil, errs.Wrap(errs.Internal, op, err)
 	}
-	return &InitiateUploadPayload{Outcome: "created", Build: b, Version: v, UploadURL: &UploadURL{URL: url, Fields: raw}}, nil
+	return &InitiateUploadPayload{Outcome: "created", Build: r.buildView(ctx, b), Version: r.versionView(ctx, v), UploadURL: &UploadURL{URL: url, Fields: raw}}, nil
 }
 
 // uploadVersion gets or creates initiate's version (api-2026.md §A4.5,
@@ -225,7 +225,7 @@ func (r *Resolver) completeUpload(ctx context.Context, build, status string) (*C
 	}
 	r.buildQueued()
 	b, err := r.Store.FindBuildByID(ctx, u.BuildID)
-	return &CompleteUploadPayload{Outcome: "queued", Build: b}, err
+	return &CompleteUploadPayload{Outcome: "queued", Build: r.buildView(ctx, b)}, err
 }
 
 // failUpload fails the build of an upload whose client reported failure
@@ -241,7 +241,7 @@ func (r *Resolver) failUpload(ctx context.Context, u *store.Upload, target Uploa
 	if err := target.Remove(ctx, u.StorageKey); err != nil {
 		return nil, err
 	}
-	return &CompleteUploadPayload{Outcome: "failed", Build: b}, nil
+	return &CompleteUploadPayload{Outcome: "failed", Build: r.buildView(ctx, b)}, nil
 }
 
 // setVersionUploaded sets a version's uploaded flag (maintainers).
