@@ -3416,42 +3416,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
-	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
-		ec.unmarshalInputAddMaintainerInput,
-		ec.unmarshalInputBuildFilterInput,
-		ec.unmarshalInputCancelBuildInput,
-		ec.unmarshalInputCompleteUploadInput,
-		ec.unmarshalInputCreateApiTokenInput,
-		ec.unmarshalInputCreateEnvironmentVariableInput,
-		ec.unmarshalInputCreateIntegrationInput,
-		ec.unmarshalInputCreateRedirectInput,
-		ec.unmarshalInputCreateSubprojectInput,
-		ec.unmarshalInputDeleteEnvironmentVariableInput,
-		ec.unmarshalInputDeleteIntegrationInput,
-		ec.unmarshalInputDeleteProjectInput,
-		ec.unmarshalInputDeleteRedirectInput,
-		ec.unmarshalInputDeleteSubprojectInput,
-		ec.unmarshalInputImportProjectInput,
-		ec.unmarshalInputInitiateUploadInput,
-		ec.unmarshalInputNotificationFilterInput,
-		ec.unmarshalInputProjectFilterInput,
-		ec.unmarshalInputRemoveMaintainerInput,
-		ec.unmarshalInputRepositoryInput,
-		ec.unmarshalInputRetryBuildInput,
-		ec.unmarshalInputRevokeApiTokenInput,
-		ec.unmarshalInputSearchFamilyInput,
-		ec.unmarshalInputSetProjectAdminFieldsInput,
-		ec.unmarshalInputSetProjectPrivacyInput,
-		ec.unmarshalInputSetTranslationOfInput,
-		ec.unmarshalInputSetVersionPrivacyInput,
-		ec.unmarshalInputSetVersionUploadedInput,
-		ec.unmarshalInputSyncVersionsInput,
-		ec.unmarshalInputTriggerBuildInput,
-		ec.unmarshalInputUpdateProjectInput,
-		ec.unmarshalInputUpdateRedirectInput,
-		ec.unmarshalInputUpdateVersionInput,
-		ec.unmarshalInputVersionFilterInput,
-	)
+	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
+		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("AddMaintainerInput", ec.unmarshalInputAddMaintainerInput),
+			graphql.NewInputUnmarshaler("BuildFilterInput", ec.unmarshalInputBuildFilterInput),
+			graphql.NewInputUnmarshaler("CancelBuildInput", ec.unmarshalInputCancelBuildInput),
+			graphql.NewInputUnmarshaler("CompleteUploadInput", ec.unmarshalInputCompleteUploadInput),
+			graphql.NewInputUnmarshaler("CreateApiTokenInput", ec.unmarshalInputCreateApiTokenInput),
+			graphql.NewInputUnmarshaler("CreateEnvironmentVariableInput", ec.unmarshalInputCreateEnvironmentVariableInput),
+			graphql.NewInputUnmarshaler("CreateIntegrationInput", ec.unmarshalInputCreateIntegrationInput),
+			graphql.NewInputUnmarshaler("CreateRedirectInput", ec.unmarshalInputCreateRedirectInput),
+			graphql.NewInputUnmarshaler("CreateSubprojectInput", ec.unmarshalInputCreateSubprojectInput),
+			graphql.NewInputUnmarshaler("DeleteEnvironmentVariableInput", ec.unmarshalInputDeleteEnvironmentVariableInput),
+			graphql.NewInputUnmarshaler("DeleteIntegrationInput", ec.unmarshalInputDeleteIntegrationInput),
+			graphql.NewInputUnmarshaler("DeleteProjectInput", ec.unmarshalInputDeleteProjectInput),
+			graphql.NewInputUnmarshaler("DeleteRedirectInput", ec.unmarshalInputDeleteRedirectInput),
+			graphql.NewInputUnmarshaler("DeleteSubprojectInput", ec.unmarshalInputDeleteSubprojectInput),
+			graphql.NewInputUnmarshaler("ImportProjectInput", ec.unmarshalInputImportProjectInput),
+			graphql.NewInputUnmarshaler("InitiateUploadInput", ec.unmarshalInputInitiateUploadInput),
+			graphql.NewInputUnmarshaler("NotificationFilterInput", ec.unmarshalInputNotificationFilterInput),
+			graphql.NewInputUnmarshaler("ProjectFilterInput", ec.unmarshalInputProjectFilterInput),
+			graphql.NewInputUnmarshaler("RemoveMaintainerInput", ec.unmarshalInputRemoveMaintainerInput),
+			graphql.NewInputUnmarshaler("RepositoryInput", ec.unmarshalInputRepositoryInput),
+			graphql.NewInputUnmarshaler("RetryBuildInput", ec.unmarshalInputRetryBuildInput),
+			graphql.NewInputUnmarshaler("RevokeApiTokenInput", ec.unmarshalInputRevokeApiTokenInput),
+			graphql.NewInputUnmarshaler("SearchFamilyInput", ec.unmarshalInputSearchFamilyInput),
+			graphql.NewInputUnmarshaler("SetProjectAdminFieldsInput", ec.unmarshalInputSetProjectAdminFieldsInput),
+			graphql.NewInputUnmarshaler("SetProjectPrivacyInput", ec.unmarshalInputSetProjectPrivacyInput),
+			graphql.NewInputUnmarshaler("SetTranslationOfInput", ec.unmarshalInputSetTranslationOfInput),
+			graphql.NewInputUnmarshaler("SetVersionPrivacyInput", ec.unmarshalInputSetVersionPrivacyInput),
+			graphql.NewInputUnmarshaler("SetVersionUploadedInput", ec.unmarshalInputSetVersionUploadedInput),
+			graphql.NewInputUnmarshaler("SyncVersionsInput", ec.unmarshalInputSyncVersionsInput),
+			graphql.NewInputUnmarshaler("TriggerBuildInput", ec.unmarshalInputTriggerBuildInput),
+			graphql.NewInputUnmarshaler("UpdateProjectInput", ec.unmarshalInputUpdateProjectInput),
+			graphql.NewInputUnmarshaler("UpdateRedirectInput", ec.unmarshalInputUpdateRedirectInput),
+			graphql.NewInputUnmarshaler("UpdateVersionInput", ec.unmarshalInputUpdateVersionInput),
+			graphql.NewInputUnmarshaler("VersionFilterInput", ec.unmarshalInputVersionFilterInput),
+		)
+	}
 	first := true
 
 	switch opCtx.Operation.Operation {
@@ -3461,7 +3463,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			var data graphql.Marshaler
 			if first {
 				first = false
-				ctx = graphql.WithUnmarshalerMap(ctx, inputUnmarshalMap)
+				ctx = graphql.WithLazyInputUnmarshalerIndex(ctx, inputUnmarshalers)
 				data = ec._Query(ctx, opCtx.Operation.SelectionSet)
 			} else {
 				if atomic.LoadInt32(&ec.PendingDeferred) > 0 {
@@ -3491,7 +3493,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 				return nil
 			}
 			first = false
-			ctx = graphql.WithUnmarshalerMap(ctx, inputUnmarshalMap)
+			ctx = graphql.WithLazyInputUnmarshalerIndex(ctx, inputUnmarshalers)
 			data := ec._Mutation(ctx, opCtx.Operation.SelectionSet)
 			var buf bytes.Buffer
 			data.MarshalGQL(&buf)
@@ -7810,8 +7812,8 @@ func (ec *executionContext) field___Directive_args_args(ctx context.Context, raw
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "includeDeprecated",
-		func(ctx context.Context, v any) (*bool, error) {
-			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		func(ctx context.Context, v any) (bool, error) {
+			return ec.unmarshalOBoolean2bool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -7824,8 +7826,8 @@ func (ec *executionContext) field___Field_args_args(ctx context.Context, rawArgs
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "includeDeprecated",
-		func(ctx context.Context, v any) (*bool, error) {
-			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		func(ctx context.Context, v any) (bool, error) {
+			return ec.unmarshalOBoolean2bool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -7849,6 +7851,20 @@ func (ec *executionContext) field___Type_enumValues_args(ctx context.Context, ra
 }
 
 func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "includeDeprecated",
+		func(ctx context.Context, v any) (bool, error) {
+			return ec.unmarshalOBoolean2bool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeDeprecated"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "includeDeprecated",
@@ -7950,7 +7966,7 @@ func (ec *executionContext) _ApiToken_id(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_ApiToken_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApiToken", field, true, true, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("ApiToken", field, true, true, "ID")
 }
 
 func (ec *executionContext) _ApiToken_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
@@ -7973,7 +7989,7 @@ func (ec *executionContext) _ApiToken_databaseId(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_ApiToken_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ApiToken_prefix(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
@@ -7996,7 +8012,7 @@ func (ec *executionContext) _ApiToken_prefix(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_ApiToken_prefix(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, "String")
 }
 
 func (ec *executionContext) _ApiToken_name(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
@@ -8019,7 +8035,7 @@ func (ec *executionContext) _ApiToken_name(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_ApiToken_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, "String")
 }
 
 func (ec *executionContext) _ApiToken_created(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
@@ -8042,7 +8058,7 @@ func (ec *executionContext) _ApiToken_created(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_ApiToken_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApiToken", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("ApiToken", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Build_id(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8065,7 +8081,7 @@ func (ec *executionContext) _Build_id(ctx context.Context, field graphql.Collect
 	)
 }
 func (ec *executionContext) fieldContext_Build_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Build_databaseId(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8088,7 +8104,7 @@ func (ec *executionContext) _Build_databaseId(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Build_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Build_project(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8175,7 +8191,7 @@ func (ec *executionContext) _Build_versionSlug(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Build_versionSlug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, false, false, "String")
 }
 
 func (ec *executionContext) _Build_state(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8230,7 +8246,7 @@ func (ec *executionContext) _Build_success(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Build_success(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Build_storedSuccess(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8253,7 +8269,7 @@ func (ec *executionContext) _Build_storedSuccess(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Build_storedSuccess(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Build_error(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8276,7 +8292,7 @@ func (ec *executionContext) _Build_error(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Build_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, true, false, "String")
 }
 
 func (ec *executionContext) _Build_exitCode(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8299,7 +8315,7 @@ func (ec *executionContext) _Build_exitCode(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Build_exitCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Build_commit(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8322,7 +8338,7 @@ func (ec *executionContext) _Build_commit(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Build_commit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, false, false, "String")
 }
 
 func (ec *executionContext) _Build_type(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8345,7 +8361,7 @@ func (ec *executionContext) _Build_type(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Build_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, false, false, "String")
 }
 
 func (ec *executionContext) _Build_created(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8368,7 +8384,7 @@ func (ec *executionContext) _Build_created(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Build_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Build_started(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8391,7 +8407,7 @@ func (ec *executionContext) _Build_started(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Build_started(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Build_finished(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8414,7 +8430,7 @@ func (ec *executionContext) _Build_finished(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Build_finished(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Build_duration(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8437,7 +8453,7 @@ func (ec *executionContext) _Build_duration(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Build_duration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Build_config(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8460,7 +8476,7 @@ func (ec *executionContext) _Build_config(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Build_config(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, false, errors.New("field of type JSON does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Build_commands(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8515,7 +8531,7 @@ func (ec *executionContext) _Build_docsUrl(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Build_docsUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, true, false, "String")
 }
 
 func (ec *executionContext) _Build_urls(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8570,7 +8586,7 @@ func (ec *executionContext) _Build_versionName(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Build_versionName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, false, false, "String")
 }
 
 func (ec *executionContext) _Build_versionType(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8593,7 +8609,7 @@ func (ec *executionContext) _Build_versionType(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Build_versionType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type VersionType does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, false, false, "VersionType")
 }
 
 func (ec *executionContext) _Build_readthedocsYamlPath(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8616,7 +8632,7 @@ func (ec *executionContext) _Build_readthedocsYamlPath(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_Build_readthedocsYamlPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, false, false, "String")
 }
 
 func (ec *executionContext) _Build_commitUrl(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8639,7 +8655,7 @@ func (ec *executionContext) _Build_commitUrl(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Build_commitUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, true, false, "String")
 }
 
 func (ec *executionContext) _Build_errorId(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8662,7 +8678,7 @@ func (ec *executionContext) _Build_errorId(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Build_errorId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, true, false, "String")
 }
 
 func (ec *executionContext) _Build_notifications(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8773,7 +8789,7 @@ func (ec *executionContext) _Build_viewerCanCancel(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Build_viewerCanCancel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _Build_viewerCanRetry(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8796,7 +8812,7 @@ func (ec *executionContext) _Build_viewerCanRetry(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Build_viewerCanRetry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, true, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Build", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _BuildCommand_id(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -8819,7 +8835,7 @@ func (ec *executionContext) _BuildCommand_id(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BuildCommand_buildId(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -8842,7 +8858,7 @@ func (ec *executionContext) _BuildCommand_buildId(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_buildId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BuildCommand_description(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -8865,7 +8881,7 @@ func (ec *executionContext) _BuildCommand_description(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "String")
 }
 
 func (ec *executionContext) _BuildCommand_command(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -8888,7 +8904,7 @@ func (ec *executionContext) _BuildCommand_command(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_command(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "String")
 }
 
 func (ec *executionContext) _BuildCommand_output(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -8911,7 +8927,7 @@ func (ec *executionContext) _BuildCommand_output(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_output(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "String")
 }
 
 func (ec *executionContext) _BuildCommand_exitCode(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -8934,7 +8950,7 @@ func (ec *executionContext) _BuildCommand_exitCode(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_exitCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BuildCommand_runTime(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -8957,7 +8973,7 @@ func (ec *executionContext) _BuildCommand_runTime(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_runTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, true, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("BuildCommand", field, true, false, "Int")
 }
 
 func (ec *executionContext) _BuildCommand_startTime(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -8980,7 +8996,7 @@ func (ec *executionContext) _BuildCommand_startTime(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_startTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "Time")
 }
 
 func (ec *executionContext) _BuildCommand_endTime(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -9003,7 +9019,7 @@ func (ec *executionContext) _BuildCommand_endTime(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_endTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "Time")
 }
 
 func (ec *executionContext) _BuildConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *BuildConnection) (ret graphql.Marshaler) {
@@ -9026,7 +9042,7 @@ func (ec *executionContext) _BuildConnection_totalCount(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_BuildConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("BuildConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BuildConnection_edges(ctx context.Context, field graphql.CollectedField, obj *BuildConnection) (ret graphql.Marshaler) {
@@ -9145,7 +9161,7 @@ func (ec *executionContext) _BuildEdge_cursor(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_BuildEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BuildEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _BuildEdge_node(ctx context.Context, field graphql.CollectedField, obj *BuildEdge) (ret graphql.Marshaler) {
@@ -9200,7 +9216,7 @@ func (ec *executionContext) _BuildState_code(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_BuildState_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildState", field, false, false, errors.New("field of type BuildStateCode does not have child fields"))
+	return graphql.NewScalarFieldContext("BuildState", field, false, false, "BuildStateCode")
 }
 
 func (ec *executionContext) _BuildState_name(ctx context.Context, field graphql.CollectedField, obj *store.BuildState) (ret graphql.Marshaler) {
@@ -9223,7 +9239,7 @@ func (ec *executionContext) _BuildState_name(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_BuildState_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildState", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BuildState", field, false, false, "String")
 }
 
 func (ec *executionContext) _BuildUrls_build(ctx context.Context, field graphql.CollectedField, obj *BuildUrls) (ret graphql.Marshaler) {
@@ -9246,7 +9262,7 @@ func (ec *executionContext) _BuildUrls_build(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_BuildUrls_build(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildUrls", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BuildUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _BuildUrls_project(ctx context.Context, field graphql.CollectedField, obj *BuildUrls) (ret graphql.Marshaler) {
@@ -9269,7 +9285,7 @@ func (ec *executionContext) _BuildUrls_project(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_BuildUrls_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildUrls", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BuildUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _BuildUrls_version(ctx context.Context, field graphql.CollectedField, obj *BuildUrls) (ret graphql.Marshaler) {
@@ -9292,7 +9308,7 @@ func (ec *executionContext) _BuildUrls_version(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_BuildUrls_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildUrls", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("BuildUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _CancelBuildPayload_build(ctx context.Context, field graphql.CollectedField, obj *CancelBuildPayload) (ret graphql.Marshaler) {
@@ -9379,7 +9395,7 @@ func (ec *executionContext) _Choice_code(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Choice_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Choice", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Choice", field, false, false, "String")
 }
 
 func (ec *executionContext) _Choice_name(ctx context.Context, field graphql.CollectedField, obj *store.Choice) (ret graphql.Marshaler) {
@@ -9402,7 +9418,7 @@ func (ec *executionContext) _Choice_name(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Choice_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Choice", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Choice", field, false, false, "String")
 }
 
 func (ec *executionContext) _CompleteUploadPayload_outcome(ctx context.Context, field graphql.CollectedField, obj *CompleteUploadPayload) (ret graphql.Marshaler) {
@@ -9425,7 +9441,7 @@ func (ec *executionContext) _CompleteUploadPayload_outcome(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_CompleteUploadPayload_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CompleteUploadPayload", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("CompleteUploadPayload", field, false, false, "String")
 }
 
 func (ec *executionContext) _CompleteUploadPayload_build(ctx context.Context, field graphql.CollectedField, obj *CompleteUploadPayload) (ret graphql.Marshaler) {
@@ -9544,7 +9560,7 @@ func (ec *executionContext) _CreateApiTokenPayload_key(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_CreateApiTokenPayload_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CreateApiTokenPayload", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("CreateApiTokenPayload", field, false, false, "String")
 }
 
 func (ec *executionContext) _CreateApiTokenPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateAPITokenPayload) (ret graphql.Marshaler) {
@@ -9855,7 +9871,7 @@ func (ec *executionContext) _DeleteEnvironmentVariablePayload_deletedId(ctx cont
 	)
 }
 func (ec *executionContext) fieldContext_DeleteEnvironmentVariablePayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DeleteEnvironmentVariablePayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("DeleteEnvironmentVariablePayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DeleteEnvironmentVariablePayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteEnvironmentVariablePayload) (ret graphql.Marshaler) {
@@ -9910,7 +9926,7 @@ func (ec *executionContext) _DeleteIntegrationPayload_deletedId(ctx context.Cont
 	)
 }
 func (ec *executionContext) fieldContext_DeleteIntegrationPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DeleteIntegrationPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("DeleteIntegrationPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DeleteIntegrationPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteIntegrationPayload) (ret graphql.Marshaler) {
@@ -9965,7 +9981,7 @@ func (ec *executionContext) _DeleteProjectPayload_deletedId(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_DeleteProjectPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DeleteProjectPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("DeleteProjectPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DeleteProjectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteProjectPayload) (ret graphql.Marshaler) {
@@ -10020,7 +10036,7 @@ func (ec *executionContext) _DeleteRedirectPayload_deletedId(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_DeleteRedirectPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DeleteRedirectPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("DeleteRedirectPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DeleteRedirectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteRedirectPayload) (ret graphql.Marshaler) {
@@ -10075,7 +10091,7 @@ func (ec *executionContext) _DeleteSubprojectPayload_deletedId(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_DeleteSubprojectPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DeleteSubprojectPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("DeleteSubprojectPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DeleteSubprojectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteSubprojectPayload) (ret graphql.Marshaler) {
@@ -10130,7 +10146,7 @@ func (ec *executionContext) _Downloads_pdf(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Downloads_pdf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Downloads", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Downloads", field, false, false, "String")
 }
 
 func (ec *executionContext) _Downloads_htmlzip(ctx context.Context, field graphql.CollectedField, obj *Downloads) (ret graphql.Marshaler) {
@@ -10153,7 +10169,7 @@ func (ec *executionContext) _Downloads_htmlzip(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Downloads_htmlzip(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Downloads", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Downloads", field, false, false, "String")
 }
 
 func (ec *executionContext) _Downloads_epub(ctx context.Context, field graphql.CollectedField, obj *Downloads) (ret graphql.Marshaler) {
@@ -10176,7 +10192,7 @@ func (ec *executionContext) _Downloads_epub(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Downloads_epub(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Downloads", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Downloads", field, false, false, "String")
 }
 
 func (ec *executionContext) _EnvironmentVariable_id(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
@@ -10199,7 +10215,7 @@ func (ec *executionContext) _EnvironmentVariable_id(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariable_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariable", field, true, true, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("EnvironmentVariable", field, true, true, "ID")
 }
 
 func (ec *executionContext) _EnvironmentVariable_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
@@ -10222,7 +10238,7 @@ func (ec *executionContext) _EnvironmentVariable_databaseId(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariable_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, "Int")
 }
 
 func (ec *executionContext) _EnvironmentVariable_project(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
@@ -10277,7 +10293,7 @@ func (ec *executionContext) _EnvironmentVariable_name(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariable_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, "String")
 }
 
 func (ec *executionContext) _EnvironmentVariable_public(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
@@ -10300,7 +10316,7 @@ func (ec *executionContext) _EnvironmentVariable_public(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariable_public(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _EnvironmentVariable_created(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
@@ -10323,7 +10339,7 @@ func (ec *executionContext) _EnvironmentVariable_created(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariable_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, "Time")
 }
 
 func (ec *executionContext) _EnvironmentVariable_modified(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
@@ -10346,7 +10362,7 @@ func (ec *executionContext) _EnvironmentVariable_modified(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariable_modified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, "Time")
 }
 
 func (ec *executionContext) _EnvironmentVariableConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableConnection) (ret graphql.Marshaler) {
@@ -10369,7 +10385,7 @@ func (ec *executionContext) _EnvironmentVariableConnection_totalCount(ctx contex
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariableConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariableConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("EnvironmentVariableConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _EnvironmentVariableConnection_edges(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableConnection) (ret graphql.Marshaler) {
@@ -10488,7 +10504,7 @@ func (ec *executionContext) _EnvironmentVariableEdge_cursor(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariableEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariableEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("EnvironmentVariableEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _EnvironmentVariableEdge_node(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableEdge) (ret graphql.Marshaler) {
@@ -10607,7 +10623,7 @@ func (ec *executionContext) _InitiateUploadPayload_outcome(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_InitiateUploadPayload_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("InitiateUploadPayload", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("InitiateUploadPayload", field, false, false, "String")
 }
 
 func (ec *executionContext) _InitiateUploadPayload_retryAfter(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
@@ -10630,7 +10646,7 @@ func (ec *executionContext) _InitiateUploadPayload_retryAfter(ctx context.Contex
 	)
 }
 func (ec *executionContext) fieldContext_InitiateUploadPayload_retryAfter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("InitiateUploadPayload", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("InitiateUploadPayload", field, false, false, "Int")
 }
 
 func (ec *executionContext) _InitiateUploadPayload_build(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
@@ -10781,7 +10797,7 @@ func (ec *executionContext) _Integration_id(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Integration_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Integration", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Integration", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Integration_type(ctx context.Context, field graphql.CollectedField, obj *store.Integration) (ret graphql.Marshaler) {
@@ -10804,7 +10820,7 @@ func (ec *executionContext) _Integration_type(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Integration_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Integration", field, false, false, errors.New("field of type IntegrationType does not have child fields"))
+	return graphql.NewScalarFieldContext("Integration", field, false, false, "IntegrationType")
 }
 
 func (ec *executionContext) _Integration_secret(ctx context.Context, field graphql.CollectedField, obj *store.Integration) (ret graphql.Marshaler) {
@@ -10827,7 +10843,7 @@ func (ec *executionContext) _Integration_secret(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Integration_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Integration", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Integration", field, false, false, "String")
 }
 
 func (ec *executionContext) _Integration_webhookUrl(ctx context.Context, field graphql.CollectedField, obj *store.Integration) (ret graphql.Marshaler) {
@@ -10850,7 +10866,7 @@ func (ec *executionContext) _Integration_webhookUrl(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Integration_webhookUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Integration", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Integration", field, true, true, "String")
 }
 
 func (ec *executionContext) _Integration_created(ctx context.Context, field graphql.CollectedField, obj *store.Integration) (ret graphql.Marshaler) {
@@ -10873,7 +10889,7 @@ func (ec *executionContext) _Integration_created(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Integration_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Integration", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Integration", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Mutation_importProject(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -12128,7 +12144,7 @@ func (ec *executionContext) _Notification_id(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Notification_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Notification_attachedToContentType(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
@@ -12151,7 +12167,7 @@ func (ec *executionContext) _Notification_attachedToContentType(ctx context.Cont
 	)
 }
 func (ec *executionContext) fieldContext_Notification_attachedToContentType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "String")
 }
 
 func (ec *executionContext) _Notification_attachedToId(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
@@ -12174,7 +12190,7 @@ func (ec *executionContext) _Notification_attachedToId(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_Notification_attachedToId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Notification_dismissable(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
@@ -12197,7 +12213,7 @@ func (ec *executionContext) _Notification_dismissable(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_Notification_dismissable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Notification_news(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
@@ -12220,7 +12236,7 @@ func (ec *executionContext) _Notification_news(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Notification_news(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Notification_state(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
@@ -12243,7 +12259,7 @@ func (ec *executionContext) _Notification_state(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Notification_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "String")
 }
 
 func (ec *executionContext) _Notification_message(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
@@ -12298,7 +12314,7 @@ func (ec *executionContext) _NotificationList_totalCount(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_NotificationList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationList", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("NotificationList", field, false, false, "Int")
 }
 
 func (ec *executionContext) _NotificationList_nodes(ctx context.Context, field graphql.CollectedField, obj *NotificationList) (ret graphql.Marshaler) {
@@ -12353,7 +12369,7 @@ func (ec *executionContext) _NotificationMessage_id(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_NotificationMessage_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, "String")
 }
 
 func (ec *executionContext) _NotificationMessage_header(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
@@ -12376,7 +12392,7 @@ func (ec *executionContext) _NotificationMessage_header(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_NotificationMessage_header(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, "String")
 }
 
 func (ec *executionContext) _NotificationMessage_body(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
@@ -12399,7 +12415,7 @@ func (ec *executionContext) _NotificationMessage_body(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_NotificationMessage_body(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, "String")
 }
 
 func (ec *executionContext) _NotificationMessage_type(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
@@ -12422,7 +12438,7 @@ func (ec *executionContext) _NotificationMessage_type(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_NotificationMessage_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, "String")
 }
 
 func (ec *executionContext) _NotificationMessage_iconClasses(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
@@ -12445,7 +12461,7 @@ func (ec *executionContext) _NotificationMessage_iconClasses(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_NotificationMessage_iconClasses(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, "String")
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
@@ -12468,7 +12484,7 @@ func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
@@ -12491,7 +12507,7 @@ func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
@@ -12514,7 +12530,7 @@ func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_startCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
 }
 
 func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
@@ -12537,7 +12553,7 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_id(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12560,7 +12576,7 @@ func (ec *executionContext) _Project_id(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Project_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Project_databaseId(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12583,7 +12599,7 @@ func (ec *executionContext) _Project_databaseId(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Project_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Project_name(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12606,7 +12622,7 @@ func (ec *executionContext) _Project_name(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Project_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_slug(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12629,7 +12645,7 @@ func (ec *executionContext) _Project_slug(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Project_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_description(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12652,7 +12668,7 @@ func (ec *executionContext) _Project_description(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Project_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_language(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12771,7 +12787,7 @@ func (ec *executionContext) _Project_homepage(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Project_homepage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, true, false, "String")
 }
 
 func (ec *executionContext) _Project_defaultVersion(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12794,7 +12810,7 @@ func (ec *executionContext) _Project_defaultVersion(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Project_defaultVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_defaultBranch(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12817,7 +12833,7 @@ func (ec *executionContext) _Project_defaultBranch(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Project_defaultBranch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, true, false, "String")
 }
 
 func (ec *executionContext) _Project_storedDefaultBranch(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12840,7 +12856,7 @@ func (ec *executionContext) _Project_storedDefaultBranch(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_Project_storedDefaultBranch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_documentationType(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12863,7 +12879,7 @@ func (ec *executionContext) _Project_documentationType(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_Project_documentationType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_privacyLevel(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12886,7 +12902,7 @@ func (ec *executionContext) _Project_privacyLevel(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Project_privacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type PrivacyLevel does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, "PrivacyLevel")
 }
 
 func (ec *executionContext) _Project_externalBuildsPrivacyLevel(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12909,7 +12925,7 @@ func (ec *executionContext) _Project_externalBuildsPrivacyLevel(ctx context.Cont
 	)
 }
 func (ec *executionContext) fieldContext_Project_externalBuildsPrivacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type PrivacyLevel does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, "PrivacyLevel")
 }
 
 func (ec *executionContext) _Project_versioningScheme(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12932,7 +12948,7 @@ func (ec *executionContext) _Project_versioningScheme(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_Project_versioningScheme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type VersioningScheme does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, "VersioningScheme")
 }
 
 func (ec *executionContext) _Project_singleVersion(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12955,7 +12971,7 @@ func (ec *executionContext) _Project_singleVersion(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Project_singleVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Project_readthedocsYamlPath(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12978,7 +12994,7 @@ func (ec *executionContext) _Project_readthedocsYamlPath(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_Project_readthedocsYamlPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_showVersionWarning(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -13001,7 +13017,7 @@ func (ec *executionContext) _Project_showVersionWarning(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_Project_showVersionWarning(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Project_analyticsCode(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -13024,7 +13040,7 @@ func (ec *executionContext) _Project_analyticsCode(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Project_analyticsCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_tags(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -13047,7 +13063,7 @@ func (ec *executionContext) _Project_tags(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Project_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, true, false, "String")
 }
 
 func (ec *executionContext) _Project_created(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -13070,7 +13086,7 @@ func (ec *executionContext) _Project_created(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Project_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Project_modified(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -13093,7 +13109,7 @@ func (ec *executionContext) _Project_modified(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Project_modified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Project_users(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -13288,7 +13304,7 @@ func (ec *executionContext) _Project_canonicalUrl(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Project_canonicalUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, true, false, "String")
 }
 
 func (ec *executionContext) _Project_activeVersions(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -14025,7 +14041,7 @@ func (ec *executionContext) _Project_viewerIsMaintainer(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_Project_viewerIsMaintainer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, true, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _Project_viewerCanAdminister(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -14048,7 +14064,7 @@ func (ec *executionContext) _Project_viewerCanAdminister(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_Project_viewerCanAdminister(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, true, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _Project_viewerCanChangeAdminFields(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -14071,7 +14087,7 @@ func (ec *executionContext) _Project_viewerCanChangeAdminFields(ctx context.Cont
 	)
 }
 func (ec *executionContext) fieldContext_Project_viewerCanChangeAdminFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, true, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Project", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _Project_adminFields(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -14183,7 +14199,7 @@ func (ec *executionContext) _ProjectAccess_exists(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAccess_exists(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAccess", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectAccess", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAccess_visible(ctx context.Context, field graphql.CollectedField, obj *ProjectAccess) (ret graphql.Marshaler) {
@@ -14206,7 +14222,7 @@ func (ec *executionContext) _ProjectAccess_visible(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAccess_visible(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAccess", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectAccess", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAccess_maintainer(ctx context.Context, field graphql.CollectedField, obj *ProjectAccess) (ret graphql.Marshaler) {
@@ -14229,7 +14245,7 @@ func (ec *executionContext) _ProjectAccess_maintainer(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAccess_maintainer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAccess", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectAccess", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_skip(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14252,7 +14268,7 @@ func (ec *executionContext) _ProjectAdminFields_skip(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_skip(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_enablePdfBuild(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14275,7 +14291,7 @@ func (ec *executionContext) _ProjectAdminFields_enablePdfBuild(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_enablePdfBuild(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_enableEpubBuild(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14298,7 +14314,7 @@ func (ec *executionContext) _ProjectAdminFields_enableEpubBuild(ctx context.Cont
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_enableEpubBuild(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_requirementsFile(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14321,7 +14337,7 @@ func (ec *executionContext) _ProjectAdminFields_requirementsFile(ctx context.Con
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_requirementsFile(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectAdminFields_confPyFile(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14344,7 +14360,7 @@ func (ec *executionContext) _ProjectAdminFields_confPyFile(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_confPyFile(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectAdminFields_installProject(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14367,7 +14383,7 @@ func (ec *executionContext) _ProjectAdminFields_installProject(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_installProject(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_pythonInterpreter(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14390,7 +14406,7 @@ func (ec *executionContext) _ProjectAdminFields_pythonInterpreter(ctx context.Co
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_pythonInterpreter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectAdminFields_useSystemPackages(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14413,7 +14429,7 @@ func (ec *executionContext) _ProjectAdminFields_useSystemPackages(ctx context.Co
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_useSystemPackages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_externalBuildsEnabled(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14436,7 +14452,7 @@ func (ec *executionContext) _ProjectAdminFields_externalBuildsEnabled(ctx contex
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_externalBuildsEnabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_buildTimeLimit(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14459,7 +14475,7 @@ func (ec *executionContext) _ProjectAdminFields_buildTimeLimit(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_buildTimeLimit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ProjectAdminFields_versionPrivacyLevel(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14482,7 +14498,7 @@ func (ec *executionContext) _ProjectAdminFields_versionPrivacyLevel(ctx context.
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_versionPrivacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type PrivacyLevel does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "PrivacyLevel")
 }
 
 func (ec *executionContext) _ProjectAdminFields_addonsEnabled(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14505,7 +14521,7 @@ func (ec *executionContext) _ProjectAdminFields_addonsEnabled(ctx context.Contex
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_addonsEnabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_analyticsDisabled(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14528,7 +14544,7 @@ func (ec *executionContext) _ProjectAdminFields_analyticsDisabled(ctx context.Co
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_analyticsDisabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ProjectConnection) (ret graphql.Marshaler) {
@@ -14551,7 +14567,7 @@ func (ec *executionContext) _ProjectConnection_totalCount(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_ProjectConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ProjectConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ProjectConnection) (ret graphql.Marshaler) {
@@ -14670,7 +14686,7 @@ func (ec *executionContext) _ProjectEdge_cursor(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_ProjectEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectEdge_node(ctx context.Context, field graphql.CollectedField, obj *ProjectEdge) (ret graphql.Marshaler) {
@@ -14725,7 +14741,7 @@ func (ec *executionContext) _ProjectUrls_documentation(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_ProjectUrls_documentation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectUrls", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectUrls_home(ctx context.Context, field graphql.CollectedField, obj *ProjectUrls) (ret graphql.Marshaler) {
@@ -14748,7 +14764,7 @@ func (ec *executionContext) _ProjectUrls_home(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_ProjectUrls_home(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectUrls", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectUrls_builds(ctx context.Context, field graphql.CollectedField, obj *ProjectUrls) (ret graphql.Marshaler) {
@@ -14771,7 +14787,7 @@ func (ec *executionContext) _ProjectUrls_builds(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_ProjectUrls_builds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectUrls", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectUrls_versions(ctx context.Context, field graphql.CollectedField, obj *ProjectUrls) (ret graphql.Marshaler) {
@@ -14794,7 +14810,7 @@ func (ec *executionContext) _ProjectUrls_versions(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_ProjectUrls_versions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectUrls", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ProjectUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -15326,10 +15342,10 @@ func (ec *executionContext) _Query___schema(ctx context.Context, field graphql.C
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *introspection.Schema) graphql.Marshaler {
-			return ec.marshalO__Schema2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐSchema(ctx, selections, v)
+			return ec.marshalN__Schema2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐSchema(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -15365,7 +15381,7 @@ func (ec *executionContext) _Redirect_id(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, true, true, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Redirect", field, true, true, "ID")
 }
 
 func (ec *executionContext) _Redirect_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15388,7 +15404,7 @@ func (ec *executionContext) _Redirect_databaseId(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Redirect", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Redirect_project(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15443,7 +15459,7 @@ func (ec *executionContext) _Redirect_type(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type RedirectType does not have child fields"))
+	return graphql.NewScalarFieldContext("Redirect", field, false, false, "RedirectType")
 }
 
 func (ec *executionContext) _Redirect_fromUrl(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15466,7 +15482,7 @@ func (ec *executionContext) _Redirect_fromUrl(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_fromUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Redirect", field, false, false, "String")
 }
 
 func (ec *executionContext) _Redirect_toUrl(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15489,7 +15505,7 @@ func (ec *executionContext) _Redirect_toUrl(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_toUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Redirect", field, false, false, "String")
 }
 
 func (ec *executionContext) _Redirect_httpStatus(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15512,7 +15528,7 @@ func (ec *executionContext) _Redirect_httpStatus(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_httpStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Redirect", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Redirect_position(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15535,7 +15551,7 @@ func (ec *executionContext) _Redirect_position(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Redirect", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Redirect_force(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15558,7 +15574,7 @@ func (ec *executionContext) _Redirect_force(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_force(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Redirect", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Redirect_enabled(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15581,7 +15597,7 @@ func (ec *executionContext) _Redirect_enabled(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_enabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Redirect", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Redirect_description(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15604,7 +15620,7 @@ func (ec *executionContext) _Redirect_description(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Redirect", field, false, false, "String")
 }
 
 func (ec *executionContext) _Redirect_created(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15627,7 +15643,7 @@ func (ec *executionContext) _Redirect_created(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Redirect", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Redirect_modified(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15650,7 +15666,7 @@ func (ec *executionContext) _Redirect_modified(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_modified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("Redirect", field, false, false, "Time")
 }
 
 func (ec *executionContext) _RedirectConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *RedirectConnection) (ret graphql.Marshaler) {
@@ -15673,7 +15689,7 @@ func (ec *executionContext) _RedirectConnection_totalCount(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_RedirectConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RedirectConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("RedirectConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _RedirectConnection_edges(ctx context.Context, field graphql.CollectedField, obj *RedirectConnection) (ret graphql.Marshaler) {
@@ -15792,7 +15808,7 @@ func (ec *executionContext) _RedirectEdge_cursor(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_RedirectEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RedirectEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("RedirectEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _RedirectEdge_node(ctx context.Context, field graphql.CollectedField, obj *RedirectEdge) (ret graphql.Marshaler) {
@@ -15879,7 +15895,7 @@ func (ec *executionContext) _RedirectResolution_location(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_RedirectResolution_location(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RedirectResolution", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("RedirectResolution", field, false, false, "String")
 }
 
 func (ec *executionContext) _RedirectResolution_httpStatus(ctx context.Context, field graphql.CollectedField, obj *RedirectResolution) (ret graphql.Marshaler) {
@@ -15902,7 +15918,7 @@ func (ec *executionContext) _RedirectResolution_httpStatus(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_RedirectResolution_httpStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RedirectResolution", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("RedirectResolution", field, false, false, "Int")
 }
 
 func (ec *executionContext) _RedirectResolution_onlyWhenPageMissing(ctx context.Context, field graphql.CollectedField, obj *RedirectResolution) (ret graphql.Marshaler) {
@@ -15925,7 +15941,7 @@ func (ec *executionContext) _RedirectResolution_onlyWhenPageMissing(ctx context.
 	)
 }
 func (ec *executionContext) fieldContext_RedirectResolution_onlyWhenPageMissing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RedirectResolution", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("RedirectResolution", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _RemoveMaintainerPayload_project(ctx context.Context, field graphql.CollectedField, obj *RemoveMaintainerPayload) (ret graphql.Marshaler) {
@@ -16012,7 +16028,7 @@ func (ec *executionContext) _Repository_url(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Repository_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Repository", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Repository", field, false, false, "String")
 }
 
 func (ec *executionContext) _Repository_type(ctx context.Context, field graphql.CollectedField, obj *store.Repository) (ret graphql.Marshaler) {
@@ -16035,7 +16051,7 @@ func (ec *executionContext) _Repository_type(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Repository_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Repository", field, false, false, errors.New("field of type RepositoryType does not have child fields"))
+	return graphql.NewScalarFieldContext("Repository", field, false, false, "RepositoryType")
 }
 
 func (ec *executionContext) _RevokeApiTokenPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *RevokeAPITokenPayload) (ret graphql.Marshaler) {
@@ -16058,7 +16074,7 @@ func (ec *executionContext) _RevokeApiTokenPayload_deletedId(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_RevokeApiTokenPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RevokeApiTokenPayload", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("RevokeApiTokenPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _RevokeApiTokenPayload_errors(ctx context.Context, field graphql.CollectedField, obj *RevokeAPITokenPayload) (ret graphql.Marshaler) {
@@ -16113,7 +16129,7 @@ func (ec *executionContext) _SearchBlock_id(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_SearchBlock_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchBlock_title(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
@@ -16136,7 +16152,7 @@ func (ec *executionContext) _SearchBlock_title(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_SearchBlock_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchBlock_content(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
@@ -16159,7 +16175,7 @@ func (ec *executionContext) _SearchBlock_content(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_SearchBlock_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchBlock_titleHighlights(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
@@ -16182,7 +16198,7 @@ func (ec *executionContext) _SearchBlock_titleHighlights(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_SearchBlock_titleHighlights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchBlock_contentHighlights(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
@@ -16205,7 +16221,7 @@ func (ec *executionContext) _SearchBlock_contentHighlights(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_SearchBlock_contentHighlights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_project(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16228,7 +16244,7 @@ func (ec *executionContext) _SearchHit_project(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_projectAlias(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16251,7 +16267,7 @@ func (ec *executionContext) _SearchHit_projectAlias(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_projectAlias(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_version(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16274,7 +16290,7 @@ func (ec *executionContext) _SearchHit_version(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_title(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16297,7 +16313,7 @@ func (ec *executionContext) _SearchHit_title(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_domain(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16320,7 +16336,7 @@ func (ec *executionContext) _SearchHit_domain(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_path(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16343,7 +16359,7 @@ func (ec *executionContext) _SearchHit_path(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_storedPath(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16366,7 +16382,7 @@ func (ec *executionContext) _SearchHit_storedPath(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_storedPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_doctype(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16389,7 +16405,7 @@ func (ec *executionContext) _SearchHit_doctype(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_doctype(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_docsUrl(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16412,7 +16428,7 @@ func (ec *executionContext) _SearchHit_docsUrl(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_docsUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_titleHighlights(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16435,7 +16451,7 @@ func (ec *executionContext) _SearchHit_titleHighlights(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_titleHighlights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_blocks(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16490,7 +16506,7 @@ func (ec *executionContext) _SearchResults_totalCount(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_SearchResults_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchResults", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("SearchResults", field, false, false, "Int")
 }
 
 func (ec *executionContext) _SearchResults_query(ctx context.Context, field graphql.CollectedField, obj *SearchResults) (ret graphql.Marshaler) {
@@ -16513,7 +16529,7 @@ func (ec *executionContext) _SearchResults_query(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_SearchResults_query(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchResults", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SearchResults", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchResults_scope(ctx context.Context, field graphql.CollectedField, obj *SearchResults) (ret graphql.Marshaler) {
@@ -16600,7 +16616,7 @@ func (ec *executionContext) _SearchScopePair_project(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_SearchScopePair_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchScopePair", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SearchScopePair", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchScopePair_version(ctx context.Context, field graphql.CollectedField, obj *SearchScopePair) (ret graphql.Marshaler) {
@@ -16623,7 +16639,7 @@ func (ec *executionContext) _SearchScopePair_version(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_SearchScopePair_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchScopePair", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SearchScopePair", field, false, false, "String")
 }
 
 func (ec *executionContext) _SetProjectAdminFieldsPayload_project(ctx context.Context, field graphql.CollectedField, obj *SetProjectAdminFieldsPayload) (ret graphql.Marshaler) {
@@ -16966,7 +16982,7 @@ func (ec *executionContext) _Subproject_id(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Subproject_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Subproject", field, true, true, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Subproject", field, true, true, "ID")
 }
 
 func (ec *executionContext) _Subproject_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Relationship) (ret graphql.Marshaler) {
@@ -16989,7 +17005,7 @@ func (ec *executionContext) _Subproject_databaseId(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Subproject_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Subproject", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Subproject", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Subproject_alias(ctx context.Context, field graphql.CollectedField, obj *store.Relationship) (ret graphql.Marshaler) {
@@ -17012,7 +17028,7 @@ func (ec *executionContext) _Subproject_alias(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Subproject_alias(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Subproject", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Subproject", field, false, false, "String")
 }
 
 func (ec *executionContext) _Subproject_parent(ctx context.Context, field graphql.CollectedField, obj *store.Relationship) (ret graphql.Marshaler) {
@@ -17099,7 +17115,7 @@ func (ec *executionContext) _SubprojectConnection_totalCount(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_SubprojectConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SubprojectConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("SubprojectConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _SubprojectConnection_edges(ctx context.Context, field graphql.CollectedField, obj *SubprojectConnection) (ret graphql.Marshaler) {
@@ -17218,7 +17234,7 @@ func (ec *executionContext) _SubprojectEdge_cursor(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_SubprojectEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SubprojectEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SubprojectEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _SubprojectEdge_node(ctx context.Context, field graphql.CollectedField, obj *SubprojectEdge) (ret graphql.Marshaler) {
@@ -17349,7 +17365,7 @@ func (ec *executionContext) _SyncVersionsPayload_triggered(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_SyncVersionsPayload_triggered(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SyncVersionsPayload", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("SyncVersionsPayload", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _SyncVersionsPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SyncVersionsPayload) (ret graphql.Marshaler) {
@@ -17500,7 +17516,7 @@ func (ec *executionContext) _TriggerBuildPayload_triggered(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_TriggerBuildPayload_triggered(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TriggerBuildPayload", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("TriggerBuildPayload", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _TriggerBuildPayload_errors(ctx context.Context, field graphql.CollectedField, obj *TriggerBuildPayload) (ret graphql.Marshaler) {
@@ -17747,7 +17763,7 @@ func (ec *executionContext) _UploadUrl_url(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_UploadUrl_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UploadUrl", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("UploadUrl", field, false, false, "String")
 }
 
 func (ec *executionContext) _UploadUrl_fields(ctx context.Context, field graphql.CollectedField, obj *UploadURL) (ret graphql.Marshaler) {
@@ -17770,7 +17786,7 @@ func (ec *executionContext) _UploadUrl_fields(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_UploadUrl_fields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UploadUrl", field, false, false, errors.New("field of type JSON does not have child fields"))
+	return graphql.NewScalarFieldContext("UploadUrl", field, false, false, "JSON")
 }
 
 func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
@@ -17793,7 +17809,7 @@ func (ec *executionContext) _User_id(ctx context.Context, field graphql.Collecte
 	)
 }
 func (ec *executionContext) fieldContext_User_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, true, true, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("User", field, true, true, "ID")
 }
 
 func (ec *executionContext) _User_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
@@ -17816,7 +17832,7 @@ func (ec *executionContext) _User_databaseId(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_User_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("User", field, false, false, "Int")
 }
 
 func (ec *executionContext) _User_username(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
@@ -17839,7 +17855,7 @@ func (ec *executionContext) _User_username(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_User_username(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("User", field, false, false, "String")
 }
 
 func (ec *executionContext) _User_email(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
@@ -17862,7 +17878,7 @@ func (ec *executionContext) _User_email(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_User_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("User", field, true, true, "String")
 }
 
 func (ec *executionContext) _User_isSuperuser(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
@@ -17885,7 +17901,7 @@ func (ec *executionContext) _User_isSuperuser(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_User_isSuperuser(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("User", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _User_apiTokens(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
@@ -17940,7 +17956,7 @@ func (ec *executionContext) _UserConnection_totalCount(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_UserConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UserConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("UserConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _UserConnection_edges(ctx context.Context, field graphql.CollectedField, obj *UserConnection) (ret graphql.Marshaler) {
@@ -18059,7 +18075,7 @@ func (ec *executionContext) _UserEdge_cursor(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_UserEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UserEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("UserEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _UserEdge_node(ctx context.Context, field graphql.CollectedField, obj *UserEdge) (ret graphql.Marshaler) {
@@ -18114,7 +18130,7 @@ func (ec *executionContext) _UserError_path(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_UserError_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UserError", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("UserError", field, false, false, "String")
 }
 
 func (ec *executionContext) _UserError_message(ctx context.Context, field graphql.CollectedField, obj *errs.UserError) (ret graphql.Marshaler) {
@@ -18137,7 +18153,7 @@ func (ec *executionContext) _UserError_message(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_UserError_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UserError", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("UserError", field, false, false, "String")
 }
 
 func (ec *executionContext) _UserError_code(ctx context.Context, field graphql.CollectedField, obj *errs.UserError) (ret graphql.Marshaler) {
@@ -18160,7 +18176,7 @@ func (ec *executionContext) _UserError_code(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_UserError_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UserError", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("UserError", field, false, false, "String")
 }
 
 func (ec *executionContext) _Version_id(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18183,7 +18199,7 @@ func (ec *executionContext) _Version_id(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Version_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, true, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Version_databaseId(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18206,7 +18222,7 @@ func (ec *executionContext) _Version_databaseId(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Version_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Version_project(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18261,7 +18277,7 @@ func (ec *executionContext) _Version_slug(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Version_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, false, false, "String")
 }
 
 func (ec *executionContext) _Version_verboseName(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18284,7 +18300,7 @@ func (ec *executionContext) _Version_verboseName(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Version_verboseName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, false, false, "String")
 }
 
 func (ec *executionContext) _Version_identifier(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18307,7 +18323,7 @@ func (ec *executionContext) _Version_identifier(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Version_identifier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, false, false, "String")
 }
 
 func (ec *executionContext) _Version_ref(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18330,7 +18346,7 @@ func (ec *executionContext) _Version_ref(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Version_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, true, false, "String")
 }
 
 func (ec *executionContext) _Version_type(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18353,7 +18369,7 @@ func (ec *executionContext) _Version_type(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Version_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type VersionType does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, false, false, "VersionType")
 }
 
 func (ec *executionContext) _Version_active(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18376,7 +18392,7 @@ func (ec *executionContext) _Version_active(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Version_active(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_built(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18399,7 +18415,7 @@ func (ec *executionContext) _Version_built(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Version_built(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_uploaded(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18422,7 +18438,7 @@ func (ec *executionContext) _Version_uploaded(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Version_uploaded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_machine(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18445,7 +18461,7 @@ func (ec *executionContext) _Version_machine(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Version_machine(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_hidden(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18468,7 +18484,7 @@ func (ec *executionContext) _Version_hidden(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Version_hidden(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_aliases(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18523,7 +18539,7 @@ func (ec *executionContext) _Version_privacyLevel(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Version_privacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type PrivacyLevel does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, false, false, "PrivacyLevel")
 }
 
 func (ec *executionContext) _Version_documentationType(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18546,7 +18562,7 @@ func (ec *executionContext) _Version_documentationType(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_Version_documentationType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, true, false, "String")
 }
 
 func (ec *executionContext) _Version_hasPdf(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18569,7 +18585,7 @@ func (ec *executionContext) _Version_hasPdf(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Version_hasPdf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_hasEpub(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18592,7 +18608,7 @@ func (ec *executionContext) _Version_hasEpub(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Version_hasEpub(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_hasHtmlzip(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18615,7 +18631,7 @@ func (ec *executionContext) _Version_hasHtmlzip(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Version_hasHtmlzip(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_downloads(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18778,7 +18794,7 @@ func (ec *executionContext) _VersionConnection_totalCount(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_VersionConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("VersionConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("VersionConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _VersionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *VersionConnection) (ret graphql.Marshaler) {
@@ -18897,7 +18913,7 @@ func (ec *executionContext) _VersionDashboardUrls_edit(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_VersionDashboardUrls_edit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("VersionDashboardUrls", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("VersionDashboardUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _VersionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *VersionEdge) (ret graphql.Marshaler) {
@@ -18920,7 +18936,7 @@ func (ec *executionContext) _VersionEdge_cursor(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_VersionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("VersionEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("VersionEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _VersionEdge_node(ctx context.Context, field graphql.CollectedField, obj *VersionEdge) (ret graphql.Marshaler) {
@@ -18975,7 +18991,7 @@ func (ec *executionContext) _VersionUrls_documentation(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_VersionUrls_documentation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("VersionUrls", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("VersionUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _VersionUrls_vcs(ctx context.Context, field graphql.CollectedField, obj *VersionUrls) (ret graphql.Marshaler) {
@@ -18998,7 +19014,7 @@ func (ec *executionContext) _VersionUrls_vcs(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_VersionUrls_vcs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("VersionUrls", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("VersionUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _VersionUrls_dashboard(ctx context.Context, field graphql.CollectedField, obj *VersionUrls) (ret graphql.Marshaler) {
@@ -19053,7 +19069,7 @@ func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext___Directive_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Directive", field, false, false, "String")
 }
 
 func (ec *executionContext) ___Directive_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -19076,7 +19092,7 @@ func (ec *executionContext) ___Directive_description(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext___Directive_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Directive", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -19099,7 +19115,7 @@ func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___Directive_isRepeatable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("__Directive", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) ___Directive_locations(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -19122,7 +19138,7 @@ func (ec *executionContext) ___Directive_locations(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext___Directive_locations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, errors.New("field of type __DirectiveLocation does not have child fields"))
+	return graphql.NewScalarFieldContext("__Directive", field, false, false, "__DirectiveLocation")
 }
 
 func (ec *executionContext) ___Directive_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -19134,7 +19150,8 @@ func (ec *executionContext) ___Directive_args(ctx context.Context, field graphql
 			return ec.fieldContext___Directive_args(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Args, nil
+			fc := graphql.GetFieldContext(ctx)
+			return obj.VisibleArgs(fc.Args["includeDeprecated"].(bool)), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
@@ -19148,7 +19165,7 @@ func (ec *executionContext) fieldContext___Directive_args(ctx context.Context, f
 	fc = &graphql.FieldContext{
 		Object:     "__Directive",
 		Field:      field,
-		IsMethod:   false,
+		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___InputValue(ctx, field)
@@ -19188,7 +19205,7 @@ func (ec *executionContext) ___EnumValue_name(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__EnumValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___EnumValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
@@ -19211,7 +19228,7 @@ func (ec *executionContext) ___EnumValue_description(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___EnumValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
@@ -19234,7 +19251,7 @@ func (ec *executionContext) ___EnumValue_isDeprecated(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___EnumValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
@@ -19257,7 +19274,7 @@ func (ec *executionContext) ___EnumValue_deprecationReason(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -19280,7 +19297,7 @@ func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext___Field_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Field", field, false, false, "String")
 }
 
 func (ec *executionContext) ___Field_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -19303,7 +19320,7 @@ func (ec *executionContext) ___Field_description(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext___Field_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Field", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Field_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -19315,7 +19332,8 @@ func (ec *executionContext) ___Field_args(ctx context.Context, field graphql.Col
 			return ec.fieldContext___Field_args(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Args, nil
+			fc := graphql.GetFieldContext(ctx)
+			return obj.VisibleArgs(fc.Args["includeDeprecated"].(bool)), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
@@ -19329,7 +19347,7 @@ func (ec *executionContext) fieldContext___Field_args(ctx context.Context, field
 	fc = &graphql.FieldContext{
 		Object:     "__Field",
 		Field:      field,
-		IsMethod:   false,
+		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___InputValue(ctx, field)
@@ -19401,7 +19419,7 @@ func (ec *executionContext) ___Field_isDeprecated(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext___Field_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("__Field", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___Field_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -19424,7 +19442,7 @@ func (ec *executionContext) ___Field_deprecationReason(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___Field_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Field", field, true, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -19447,7 +19465,7 @@ func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__InputValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -19470,7 +19488,7 @@ func (ec *executionContext) ___InputValue_description(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_type(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -19525,7 +19543,7 @@ func (ec *executionContext) ___InputValue_defaultValue(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_defaultValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__InputValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -19548,7 +19566,7 @@ func (ec *executionContext) ___InputValue_isDeprecated(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___InputValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -19571,7 +19589,7 @@ func (ec *executionContext) ___InputValue_deprecationReason(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Schema_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
@@ -19594,7 +19612,7 @@ func (ec *executionContext) ___Schema_description(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext___Schema_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Schema", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Schema", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Schema_types(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
@@ -19777,7 +19795,7 @@ func (ec *executionContext) ___Type_kind(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext___Type_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type __TypeKind does not have child fields"))
+	return graphql.NewScalarFieldContext("__Type", field, true, false, "__TypeKind")
 }
 
 func (ec *executionContext) ___Type_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -19800,7 +19818,7 @@ func (ec *executionContext) ___Type_name(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext___Type_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -19823,7 +19841,7 @@ func (ec *executionContext) ___Type_description(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext___Type_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_specifiedByURL(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -19846,7 +19864,7 @@ func (ec *executionContext) ___Type_specifiedByURL(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext___Type_specifiedByURL(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_fields(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -20010,7 +20028,8 @@ func (ec *executionContext) ___Type_inputFields(ctx context.Context, field graph
 			return ec.fieldContext___Type_inputFields(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.InputFields(), nil
+			fc := graphql.GetFieldContext(ctx)
+			return obj.VisibleInputFields(fc.Args["includeDeprecated"].(bool)), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
@@ -20020,7 +20039,7 @@ func (ec *executionContext) ___Type_inputFields(ctx context.Context, field graph
 		false,
 	)
 }
-func (ec *executionContext) fieldContext___Type_inputFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext___Type_inputFields(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "__Type",
 		Field:      field,
@@ -20029,6 +20048,17 @@ func (ec *executionContext) fieldContext___Type_inputFields(_ context.Context, f
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___InputValue(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field___Type_inputFields_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -20085,7 +20115,7 @@ func (ec *executionContext) ___Type_isOneOf(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("__Type", field, true, false, "Boolean")
 }
 
 // endregion **************************** field.gotpl *****************************
@@ -20127,6 +20157,18 @@ func (ec *executionContext) unmarshalInputAddMaintainerInput(ctx context.Context
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalAddMaintainerInput unmarshals raw into the AddMaintainerInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAddMaintainerInput(ctx context.Context, raw any) (AddMaintainerInput, error) {
+	var out AddMaintainerInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AddMaintainerInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputBuildFilterInput(ctx context.Context, obj any) (BuildFilterInput, error) {
@@ -20180,6 +20222,18 @@ func (ec *executionContext) unmarshalInputBuildFilterInput(ctx context.Context, 
 	return it, nil
 }
 
+// UnmarshalBuildFilterInput unmarshals raw into the BuildFilterInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBuildFilterInput(ctx context.Context, raw any) (BuildFilterInput, error) {
+	var out BuildFilterInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BuildFilterInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCancelBuildInput(ctx context.Context, obj any) (CancelBuildInput, error) {
 	var it CancelBuildInput
 	if obj == nil {
@@ -20208,6 +20262,18 @@ func (ec *executionContext) unmarshalInputCancelBuildInput(ctx context.Context, 
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalCancelBuildInput unmarshals raw into the CancelBuildInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCancelBuildInput(ctx context.Context, raw any) (CancelBuildInput, error) {
+	var out CancelBuildInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CancelBuildInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputCompleteUploadInput(ctx context.Context, obj any) (CompleteUploadInput, error) {
@@ -20245,6 +20311,18 @@ func (ec *executionContext) unmarshalInputCompleteUploadInput(ctx context.Contex
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalCompleteUploadInput unmarshals raw into the CompleteUploadInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCompleteUploadInput(ctx context.Context, raw any) (CompleteUploadInput, error) {
+	var out CompleteUploadInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CompleteUploadInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputCreateApiTokenInput(ctx context.Context, obj any) (CreateAPITokenInput, error) {
@@ -20286,6 +20364,18 @@ func (ec *executionContext) unmarshalInputCreateApiTokenInput(ctx context.Contex
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalCreateApiTokenInput unmarshals raw into the CreateApiTokenInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateApiTokenInput(ctx context.Context, raw any) (CreateAPITokenInput, error) {
+	var out CreateAPITokenInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateApiTokenInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputCreateEnvironmentVariableInput(ctx context.Context, obj any) (CreateEnvironmentVariableInput, error) {
@@ -20350,6 +20440,18 @@ func (ec *executionContext) unmarshalInputCreateEnvironmentVariableInput(ctx con
 	return it, nil
 }
 
+// UnmarshalCreateEnvironmentVariableInput unmarshals raw into the CreateEnvironmentVariableInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateEnvironmentVariableInput(ctx context.Context, raw any) (CreateEnvironmentVariableInput, error) {
+	var out CreateEnvironmentVariableInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateEnvironmentVariableInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCreateIntegrationInput(ctx context.Context, obj any) (CreateIntegrationInput, error) {
 	var it CreateIntegrationInput
 	if obj == nil {
@@ -20385,6 +20487,18 @@ func (ec *executionContext) unmarshalInputCreateIntegrationInput(ctx context.Con
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalCreateIntegrationInput unmarshals raw into the CreateIntegrationInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateIntegrationInput(ctx context.Context, raw any) (CreateIntegrationInput, error) {
+	var out CreateIntegrationInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateIntegrationInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputCreateRedirectInput(ctx context.Context, obj any) (RedirectInput, error) {
@@ -20484,6 +20598,18 @@ func (ec *executionContext) unmarshalInputCreateRedirectInput(ctx context.Contex
 	return it, nil
 }
 
+// UnmarshalCreateRedirectInput unmarshals raw into the CreateRedirectInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateRedirectInput(ctx context.Context, raw any) (RedirectInput, error) {
+	var out RedirectInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateRedirectInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCreateSubprojectInput(ctx context.Context, obj any) (CreateSubprojectInput, error) {
 	var it CreateSubprojectInput
 	if obj == nil {
@@ -20539,6 +20665,18 @@ func (ec *executionContext) unmarshalInputCreateSubprojectInput(ctx context.Cont
 	return it, nil
 }
 
+// UnmarshalCreateSubprojectInput unmarshals raw into the CreateSubprojectInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateSubprojectInput(ctx context.Context, raw any) (CreateSubprojectInput, error) {
+	var out CreateSubprojectInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateSubprojectInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputDeleteEnvironmentVariableInput(ctx context.Context, obj any) (DeleteEnvironmentVariableInput, error) {
 	var it DeleteEnvironmentVariableInput
 	if obj == nil {
@@ -20574,6 +20712,18 @@ func (ec *executionContext) unmarshalInputDeleteEnvironmentVariableInput(ctx con
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalDeleteEnvironmentVariableInput unmarshals raw into the DeleteEnvironmentVariableInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDeleteEnvironmentVariableInput(ctx context.Context, raw any) (DeleteEnvironmentVariableInput, error) {
+	var out DeleteEnvironmentVariableInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeleteEnvironmentVariableInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputDeleteIntegrationInput(ctx context.Context, obj any) (DeleteIntegrationInput, error) {
@@ -20613,6 +20763,18 @@ func (ec *executionContext) unmarshalInputDeleteIntegrationInput(ctx context.Con
 	return it, nil
 }
 
+// UnmarshalDeleteIntegrationInput unmarshals raw into the DeleteIntegrationInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDeleteIntegrationInput(ctx context.Context, raw any) (DeleteIntegrationInput, error) {
+	var out DeleteIntegrationInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeleteIntegrationInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputDeleteProjectInput(ctx context.Context, obj any) (DeleteProjectInput, error) {
 	var it DeleteProjectInput
 	if obj == nil {
@@ -20641,6 +20803,18 @@ func (ec *executionContext) unmarshalInputDeleteProjectInput(ctx context.Context
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalDeleteProjectInput unmarshals raw into the DeleteProjectInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDeleteProjectInput(ctx context.Context, raw any) (DeleteProjectInput, error) {
+	var out DeleteProjectInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeleteProjectInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputDeleteRedirectInput(ctx context.Context, obj any) (DeleteRedirectInput, error) {
@@ -20680,6 +20854,18 @@ func (ec *executionContext) unmarshalInputDeleteRedirectInput(ctx context.Contex
 	return it, nil
 }
 
+// UnmarshalDeleteRedirectInput unmarshals raw into the DeleteRedirectInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDeleteRedirectInput(ctx context.Context, raw any) (DeleteRedirectInput, error) {
+	var out DeleteRedirectInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeleteRedirectInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputDeleteSubprojectInput(ctx context.Context, obj any) (DeleteSubprojectInput, error) {
 	var it DeleteSubprojectInput
 	if obj == nil {
@@ -20715,6 +20901,18 @@ func (ec *executionContext) unmarshalInputDeleteSubprojectInput(ctx context.Cont
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalDeleteSubprojectInput unmarshals raw into the DeleteSubprojectInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDeleteSubprojectInput(ctx context.Context, raw any) (DeleteSubprojectInput, error) {
+	var out DeleteSubprojectInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeleteSubprojectInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputImportProjectInput(ctx context.Context, obj any) (ImportProjectInput, error) {
@@ -20814,6 +21012,18 @@ func (ec *executionContext) unmarshalInputImportProjectInput(ctx context.Context
 	return it, nil
 }
 
+// UnmarshalImportProjectInput unmarshals raw into the ImportProjectInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalImportProjectInput(ctx context.Context, raw any) (ImportProjectInput, error) {
+	var out ImportProjectInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ImportProjectInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputInitiateUploadInput(ctx context.Context, obj any) (InitiateUploadInput, error) {
 	var it InitiateUploadInput
 	if obj == nil {
@@ -20872,6 +21082,18 @@ func (ec *executionContext) unmarshalInputInitiateUploadInput(ctx context.Contex
 	return it, nil
 }
 
+// UnmarshalInitiateUploadInput unmarshals raw into the InitiateUploadInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalInitiateUploadInput(ctx context.Context, raw any) (InitiateUploadInput, error) {
+	var out InitiateUploadInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "InitiateUploadInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputNotificationFilterInput(ctx context.Context, obj any) (NotificationFilterInput, error) {
 	var it NotificationFilterInput
 	if obj == nil {
@@ -20900,6 +21122,18 @@ func (ec *executionContext) unmarshalInputNotificationFilterInput(ctx context.Co
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalNotificationFilterInput unmarshals raw into the NotificationFilterInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalNotificationFilterInput(ctx context.Context, raw any) (NotificationFilterInput, error) {
+	var out NotificationFilterInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "NotificationFilterInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputProjectFilterInput(ctx context.Context, obj any) (ProjectFilterInput, error) {
@@ -20967,6 +21201,18 @@ func (ec *executionContext) unmarshalInputProjectFilterInput(ctx context.Context
 	return it, nil
 }
 
+// UnmarshalProjectFilterInput unmarshals raw into the ProjectFilterInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalProjectFilterInput(ctx context.Context, raw any) (ProjectFilterInput, error) {
+	var out ProjectFilterInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ProjectFilterInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputRemoveMaintainerInput(ctx context.Context, obj any) (RemoveMaintainerInput, error) {
 	var it RemoveMaintainerInput
 	if obj == nil {
@@ -21002,6 +21248,18 @@ func (ec *executionContext) unmarshalInputRemoveMaintainerInput(ctx context.Cont
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalRemoveMaintainerInput unmarshals raw into the RemoveMaintainerInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRemoveMaintainerInput(ctx context.Context, raw any) (RemoveMaintainerInput, error) {
+	var out RemoveMaintainerInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RemoveMaintainerInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputRepositoryInput(ctx context.Context, obj any) (RepositoryInput, error) {
@@ -21041,6 +21299,18 @@ func (ec *executionContext) unmarshalInputRepositoryInput(ctx context.Context, o
 	return it, nil
 }
 
+// UnmarshalRepositoryInput unmarshals raw into the RepositoryInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRepositoryInput(ctx context.Context, raw any) (RepositoryInput, error) {
+	var out RepositoryInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RepositoryInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputRetryBuildInput(ctx context.Context, obj any) (RetryBuildInput, error) {
 	var it RetryBuildInput
 	if obj == nil {
@@ -21071,6 +21341,18 @@ func (ec *executionContext) unmarshalInputRetryBuildInput(ctx context.Context, o
 	return it, nil
 }
 
+// UnmarshalRetryBuildInput unmarshals raw into the RetryBuildInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRetryBuildInput(ctx context.Context, raw any) (RetryBuildInput, error) {
+	var out RetryBuildInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RetryBuildInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputRevokeApiTokenInput(ctx context.Context, obj any) (RevokeAPITokenInput, error) {
 	var it RevokeAPITokenInput
 	if obj == nil {
@@ -21099,6 +21381,18 @@ func (ec *executionContext) unmarshalInputRevokeApiTokenInput(ctx context.Contex
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalRevokeApiTokenInput unmarshals raw into the RevokeApiTokenInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRevokeApiTokenInput(ctx context.Context, raw any) (RevokeAPITokenInput, error) {
+	var out RevokeAPITokenInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RevokeApiTokenInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputSearchFamilyInput(ctx context.Context, obj any) (SearchFamilyInput, error) {
@@ -21150,6 +21444,18 @@ func (ec *executionContext) unmarshalInputSearchFamilyInput(ctx context.Context,
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalSearchFamilyInput unmarshals raw into the SearchFamilyInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSearchFamilyInput(ctx context.Context, raw any) (SearchFamilyInput, error) {
+	var out SearchFamilyInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SearchFamilyInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputSetProjectAdminFieldsInput(ctx context.Context, obj any) (SetProjectAdminFieldsInput, error) {
@@ -21287,6 +21593,18 @@ func (ec *executionContext) unmarshalInputSetProjectAdminFieldsInput(ctx context
 	return it, nil
 }
 
+// UnmarshalSetProjectAdminFieldsInput unmarshals raw into the SetProjectAdminFieldsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSetProjectAdminFieldsInput(ctx context.Context, raw any) (SetProjectAdminFieldsInput, error) {
+	var out SetProjectAdminFieldsInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SetProjectAdminFieldsInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputSetProjectPrivacyInput(ctx context.Context, obj any) (SetProjectPrivacyInput, error) {
 	var it SetProjectPrivacyInput
 	if obj == nil {
@@ -21324,6 +21642,18 @@ func (ec *executionContext) unmarshalInputSetProjectPrivacyInput(ctx context.Con
 	return it, nil
 }
 
+// UnmarshalSetProjectPrivacyInput unmarshals raw into the SetProjectPrivacyInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSetProjectPrivacyInput(ctx context.Context, raw any) (SetProjectPrivacyInput, error) {
+	var out SetProjectPrivacyInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SetProjectPrivacyInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputSetTranslationOfInput(ctx context.Context, obj any) (SetTranslationOfInput, error) {
 	var it SetTranslationOfInput
 	if obj == nil {
@@ -21359,6 +21689,18 @@ func (ec *executionContext) unmarshalInputSetTranslationOfInput(ctx context.Cont
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalSetTranslationOfInput unmarshals raw into the SetTranslationOfInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSetTranslationOfInput(ctx context.Context, raw any) (SetTranslationOfInput, error) {
+	var out SetTranslationOfInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SetTranslationOfInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputSetVersionPrivacyInput(ctx context.Context, obj any) (SetVersionPrivacyInput, error) {
@@ -21405,6 +21747,18 @@ func (ec *executionContext) unmarshalInputSetVersionPrivacyInput(ctx context.Con
 	return it, nil
 }
 
+// UnmarshalSetVersionPrivacyInput unmarshals raw into the SetVersionPrivacyInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSetVersionPrivacyInput(ctx context.Context, raw any) (SetVersionPrivacyInput, error) {
+	var out SetVersionPrivacyInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SetVersionPrivacyInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputSetVersionUploadedInput(ctx context.Context, obj any) (SetVersionUploadedInput, error) {
 	var it SetVersionUploadedInput
 	if obj == nil {
@@ -21449,6 +21803,18 @@ func (ec *executionContext) unmarshalInputSetVersionUploadedInput(ctx context.Co
 	return it, nil
 }
 
+// UnmarshalSetVersionUploadedInput unmarshals raw into the SetVersionUploadedInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSetVersionUploadedInput(ctx context.Context, raw any) (SetVersionUploadedInput, error) {
+	var out SetVersionUploadedInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SetVersionUploadedInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputSyncVersionsInput(ctx context.Context, obj any) (SyncVersionsInput, error) {
 	var it SyncVersionsInput
 	if obj == nil {
@@ -21477,6 +21843,18 @@ func (ec *executionContext) unmarshalInputSyncVersionsInput(ctx context.Context,
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalSyncVersionsInput unmarshals raw into the SyncVersionsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSyncVersionsInput(ctx context.Context, raw any) (SyncVersionsInput, error) {
+	var out SyncVersionsInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SyncVersionsInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputTriggerBuildInput(ctx context.Context, obj any) (TriggerBuildInput, error) {
@@ -21514,6 +21892,18 @@ func (ec *executionContext) unmarshalInputTriggerBuildInput(ctx context.Context,
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalTriggerBuildInput unmarshals raw into the TriggerBuildInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalTriggerBuildInput(ctx context.Context, raw any) (TriggerBuildInput, error) {
+	var out TriggerBuildInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "TriggerBuildInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputUpdateProjectInput(ctx context.Context, obj any) (UpdateProjectInput, error) {
@@ -21686,6 +22076,18 @@ func (ec *executionContext) unmarshalInputUpdateProjectInput(ctx context.Context
 	return it, nil
 }
 
+// UnmarshalUpdateProjectInput unmarshals raw into the UpdateProjectInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateProjectInput(ctx context.Context, raw any) (UpdateProjectInput, error) {
+	var out UpdateProjectInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateProjectInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputUpdateRedirectInput(ctx context.Context, obj any) (RedirectInput, error) {
 	var it RedirectInput
 	if obj == nil {
@@ -21800,6 +22202,18 @@ func (ec *executionContext) unmarshalInputUpdateRedirectInput(ctx context.Contex
 	return it, nil
 }
 
+// UnmarshalUpdateRedirectInput unmarshals raw into the UpdateRedirectInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateRedirectInput(ctx context.Context, raw any) (RedirectInput, error) {
+	var out RedirectInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateRedirectInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputUpdateVersionInput(ctx context.Context, obj any) (UpdateVersionInput, error) {
 	var it UpdateVersionInput
 	if obj == nil {
@@ -21877,6 +22291,18 @@ func (ec *executionContext) unmarshalInputUpdateVersionInput(ctx context.Context
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalUpdateVersionInput unmarshals raw into the UpdateVersionInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateVersionInput(ctx context.Context, raw any) (UpdateVersionInput, error) {
+	var out UpdateVersionInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateVersionInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputVersionFilterInput(ctx context.Context, obj any) (VersionFilterInput, error) {
@@ -21979,6 +22405,18 @@ func (ec *executionContext) unmarshalInputVersionFilterInput(ctx context.Context
 	return it, nil
 }
 
+// UnmarshalVersionFilterInput unmarshals raw into the VersionFilterInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalVersionFilterInput(ctx context.Context, raw any) (VersionFilterInput, error) {
+	var out VersionFilterInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "VersionFilterInput", raw, &out)
+	return out, err
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -22062,8 +22500,7 @@ func (ec *executionContext) _AddMaintainerPayload(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, addMaintainerPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22087,14 +22524,10 @@ func (ec *executionContext) _AddMaintainerPayload(ctx context.Context, sel ast.S
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -22105,50 +22538,17 @@ func (ec *executionContext) _ApiToken(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, apiTokenImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("ApiToken")
 		case "id":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._ApiToken_id(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ApiToken_id(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "databaseId":
 			out.Values[i] = ec._ApiToken_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -22178,14 +22578,10 @@ func (ec *executionContext) _ApiToken(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -22196,8 +22592,7 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, buildImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22328,157 +22723,29 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "notifications":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Build_notifications(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Build_notifications(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "notification":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Build_notification(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Build_notification(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "viewerCanCancel":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Build_viewerCanCancel(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Build_viewerCanCancel(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "viewerCanRetry":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Build_viewerCanRetry(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Build_viewerCanRetry(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -22488,14 +22755,10 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -22506,8 +22769,7 @@ func (ec *executionContext) _BuildCommand(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, buildCommandImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22566,14 +22828,10 @@ func (ec *executionContext) _BuildCommand(ctx context.Context, sel ast.Selection
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -22584,8 +22842,7 @@ func (ec *executionContext) _BuildConnection(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, buildConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22619,14 +22876,10 @@ func (ec *executionContext) _BuildConnection(ctx context.Context, sel ast.Select
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -22637,8 +22890,7 @@ func (ec *executionContext) _BuildEdge(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, buildEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22662,14 +22914,10 @@ func (ec *executionContext) _BuildEdge(ctx context.Context, sel ast.SelectionSet
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -22680,8 +22928,7 @@ func (ec *executionContext) _BuildState(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, buildStateImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22705,14 +22952,10 @@ func (ec *executionContext) _BuildState(ctx context.Context, sel ast.SelectionSe
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -22723,8 +22966,7 @@ func (ec *executionContext) _BuildUrls(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, buildUrlsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22753,14 +22995,10 @@ func (ec *executionContext) _BuildUrls(ctx context.Context, sel ast.SelectionSet
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -22771,8 +23009,7 @@ func (ec *executionContext) _CancelBuildPayload(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, cancelBuildPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22796,14 +23033,10 @@ func (ec *executionContext) _CancelBuildPayload(ctx context.Context, sel ast.Sel
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -22814,8 +23047,7 @@ func (ec *executionContext) _Choice(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, choiceImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22839,14 +23071,10 @@ func (ec *executionContext) _Choice(ctx context.Context, sel ast.SelectionSet, o
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -22857,8 +23085,7 @@ func (ec *executionContext) _CompleteUploadPayload(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, completeUploadPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22887,14 +23114,10 @@ func (ec *executionContext) _CompleteUploadPayload(ctx context.Context, sel ast.
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -22905,8 +23128,7 @@ func (ec *executionContext) _CreateApiTokenPayload(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, createApiTokenPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22935,14 +23157,10 @@ func (ec *executionContext) _CreateApiTokenPayload(ctx context.Context, sel ast.
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -22953,8 +23171,7 @@ func (ec *executionContext) _CreateEnvironmentVariablePayload(ctx context.Contex
 	fields := graphql.CollectFields(ec.OperationContext, sel, createEnvironmentVariablePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22978,14 +23195,10 @@ func (ec *executionContext) _CreateEnvironmentVariablePayload(ctx context.Contex
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -22996,8 +23209,7 @@ func (ec *executionContext) _CreateIntegrationPayload(ctx context.Context, sel a
 	fields := graphql.CollectFields(ec.OperationContext, sel, createIntegrationPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23021,14 +23233,10 @@ func (ec *executionContext) _CreateIntegrationPayload(ctx context.Context, sel a
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -23039,8 +23247,7 @@ func (ec *executionContext) _CreateRedirectPayload(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, createRedirectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23064,14 +23271,10 @@ func (ec *executionContext) _CreateRedirectPayload(ctx context.Context, sel ast.
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -23082,8 +23285,7 @@ func (ec *executionContext) _CreateSubprojectPayload(ctx context.Context, sel as
 	fields := graphql.CollectFields(ec.OperationContext, sel, createSubprojectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23107,14 +23309,10 @@ func (ec *executionContext) _CreateSubprojectPayload(ctx context.Context, sel as
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -23125,8 +23323,7 @@ func (ec *executionContext) _DeleteEnvironmentVariablePayload(ctx context.Contex
 	fields := graphql.CollectFields(ec.OperationContext, sel, deleteEnvironmentVariablePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23150,14 +23347,10 @@ func (ec *executionContext) _DeleteEnvironmentVariablePayload(ctx context.Contex
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -23168,8 +23361,7 @@ func (ec *executionContext) _DeleteIntegrationPayload(ctx context.Context, sel a
 	fields := graphql.CollectFields(ec.OperationContext, sel, deleteIntegrationPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23193,14 +23385,10 @@ func (ec *executionContext) _DeleteIntegrationPayload(ctx context.Context, sel a
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -23211,8 +23399,7 @@ func (ec *executionContext) _DeleteProjectPayload(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, deleteProjectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23236,14 +23423,10 @@ func (ec *executionContext) _DeleteProjectPayload(ctx context.Context, sel ast.S
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -23254,8 +23437,7 @@ func (ec *executionContext) _DeleteRedirectPayload(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, deleteRedirectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23279,14 +23461,10 @@ func (ec *executionContext) _DeleteRedirectPayload(ctx context.Context, sel ast.
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -23297,8 +23475,7 @@ func (ec *executionContext) _DeleteSubprojectPayload(ctx context.Context, sel as
 	fields := graphql.CollectFields(ec.OperationContext, sel, deleteSubprojectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23322,14 +23499,10 @@ func (ec *executionContext) _DeleteSubprojectPayload(ctx context.Context, sel as
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -23340,8 +23513,7 @@ func (ec *executionContext) _Downloads(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, downloadsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23370,14 +23542,10 @@ func (ec *executionContext) _Downloads(ctx context.Context, sel ast.SelectionSet
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -23388,93 +23556,28 @@ func (ec *executionContext) _EnvironmentVariable(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, environmentVariableImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("EnvironmentVariable")
 		case "id":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._EnvironmentVariable_id(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._EnvironmentVariable_id(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "databaseId":
 			out.Values[i] = ec._EnvironmentVariable_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "project":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._EnvironmentVariable_project(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._EnvironmentVariable_project(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "name":
 			out.Values[i] = ec._EnvironmentVariable_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -23504,14 +23607,10 @@ func (ec *executionContext) _EnvironmentVariable(ctx context.Context, sel ast.Se
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -23522,8 +23621,7 @@ func (ec *executionContext) _EnvironmentVariableConnection(ctx context.Context, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, environmentVariableConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23557,14 +23655,10 @@ func (ec *executionContext) _EnvironmentVariableConnection(ctx context.Context, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -23575,8 +23669,7 @@ func (ec *executionContext) _EnvironmentVariableEdge(ctx context.Context, sel as
 	fields := graphql.CollectFields(ec.OperationContext, sel, environmentVariableEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23600,14 +23693,10 @@ func (ec *executionContext) _EnvironmentVariableEdge(ctx context.Context, sel as
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -23618,8 +23707,7 @@ func (ec *executionContext) _ImportProjectPayload(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, importProjectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23643,14 +23731,10 @@ func (ec *executionContext) _ImportProjectPayload(ctx context.Context, sel ast.S
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -23661,8 +23745,7 @@ func (ec *executionContext) _InitiateUploadPayload(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, initiateUploadPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23706,14 +23789,10 @@ func (ec *executionContext) _InitiateUploadPayload(ctx context.Context, sel ast.
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -23724,8 +23803,7 @@ func (ec *executionContext) _Integration(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, integrationImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23746,43 +23824,11 @@ func (ec *executionContext) _Integration(ctx context.Context, sel ast.SelectionS
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "webhookUrl":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Integration_webhookUrl(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Integration_webhookUrl(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "created":
 			out.Values[i] = ec._Integration_created(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -23797,14 +23843,10 @@ func (ec *executionContext) _Integration(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -23818,8 +23860,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 	})
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -24034,14 +24075,10 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -24052,8 +24089,7 @@ func (ec *executionContext) _Notification(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, notificationImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24102,14 +24138,10 @@ func (ec *executionContext) _Notification(ctx context.Context, sel ast.Selection
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -24120,8 +24152,7 @@ func (ec *executionContext) _NotificationList(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, notificationListImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24145,14 +24176,10 @@ func (ec *executionContext) _NotificationList(ctx context.Context, sel ast.Selec
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -24163,8 +24190,7 @@ func (ec *executionContext) _NotificationMessage(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, notificationMessageImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24203,14 +24229,10 @@ func (ec *executionContext) _NotificationMessage(ctx context.Context, sel ast.Se
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -24221,8 +24243,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24256,14 +24277,10 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -24274,8 +24291,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, projectImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24401,43 +24417,11 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "maintainers":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_maintainers(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_maintainers(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "subprojectOf":
 			out.Values[i] = ec._Project_subprojectOf(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -24459,765 +24443,125 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "activeVersions":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_activeVersions(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_activeVersions(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "versions":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_versions(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_versions(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "version":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_version(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_version(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "builds":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_builds(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_builds(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "build":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_build(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_build(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "subprojects":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_subprojects(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_subprojects(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "subproject":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_subproject(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_subproject(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "translations":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_translations(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_translations(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "redirects":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_redirects(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_redirects(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "redirect":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_redirect(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_redirect(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "environmentVariables":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_environmentVariables(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_environmentVariables(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "environmentVariable":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_environmentVariable(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_environmentVariable(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "integrations":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_integrations(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_integrations(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "notifications":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_notifications(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_notifications(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "notification":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_notification(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_notification(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "viewerIsMaintainer":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_viewerIsMaintainer(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_viewerIsMaintainer(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "viewerCanAdminister":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_viewerCanAdminister(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_viewerCanAdminister(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "viewerCanChangeAdminFields":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_viewerCanChangeAdminFields(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_viewerCanChangeAdminFields(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "adminFields":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_adminFields(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_adminFields(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "resolveRedirect":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Project_resolveRedirect(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_resolveRedirect(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -25227,14 +24571,10 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -25245,8 +24585,7 @@ func (ec *executionContext) _ProjectAccess(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, projectAccessImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25275,14 +24614,10 @@ func (ec *executionContext) _ProjectAccess(ctx context.Context, sel ast.Selectio
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -25293,8 +24628,7 @@ func (ec *executionContext) _ProjectAdminFields(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, projectAdminFieldsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25373,14 +24707,10 @@ func (ec *executionContext) _ProjectAdminFields(ctx context.Context, sel ast.Sel
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -25391,8 +24721,7 @@ func (ec *executionContext) _ProjectConnection(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, projectConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25426,14 +24755,10 @@ func (ec *executionContext) _ProjectConnection(ctx context.Context, sel ast.Sele
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -25444,8 +24769,7 @@ func (ec *executionContext) _ProjectEdge(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, projectEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25469,14 +24793,10 @@ func (ec *executionContext) _ProjectEdge(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -25487,8 +24807,7 @@ func (ec *executionContext) _ProjectUrls(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, projectUrlsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25522,14 +24841,10 @@ func (ec *executionContext) _ProjectUrls(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -25543,8 +24858,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	})
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -25555,247 +24869,71 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Query")
 		case "node":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_node(ctx, field)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_node(ctx, field)
+				})
 		case "nodes":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_nodes(ctx, field)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_nodes(ctx, field)
+				})
 		case "viewer":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_viewer(ctx, field)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_viewer(ctx, field)
+				})
 		case "projects":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_projects(ctx, field)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_projects(ctx, field)
+				})
 		case "project":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_project(ctx, field)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_project(ctx, field)
+				})
 		case "projectAccess":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_projectAccess(ctx, field)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_projectAccess(ctx, field)
+				})
 		case "versions":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_versions(ctx, field)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_versions(ctx, field)
+				})
 		case "version":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_version(ctx, field)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_version(ctx, field)
+				})
 		case "builds":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_builds(ctx, field)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_builds(ctx, field)
+				})
 		case "build":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_build(ctx, field)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_build(ctx, field)
+				})
 		case "search":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_search(ctx, field)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_search(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -25807,7 +24945,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___schema(ctx, field)
 			})
-			if out.Values[i] == graphql.RequiredNull {
+			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
@@ -25819,14 +24957,10 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -25837,93 +24971,28 @@ func (ec *executionContext) _Redirect(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, redirectImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Redirect")
 		case "id":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Redirect_id(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Redirect_id(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "databaseId":
 			out.Values[i] = ec._Redirect_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "project":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Redirect_project(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Redirect_project(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "type":
 			out.Values[i] = ec._Redirect_type(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -25983,14 +25052,10 @@ func (ec *executionContext) _Redirect(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -26001,8 +25066,7 @@ func (ec *executionContext) _RedirectConnection(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, redirectConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26036,14 +25100,10 @@ func (ec *executionContext) _RedirectConnection(ctx context.Context, sel ast.Sel
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -26054,8 +25114,7 @@ func (ec *executionContext) _RedirectEdge(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, redirectEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26079,14 +25138,10 @@ func (ec *executionContext) _RedirectEdge(ctx context.Context, sel ast.Selection
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -26097,8 +25152,7 @@ func (ec *executionContext) _RedirectResolution(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, redirectResolutionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26132,14 +25186,10 @@ func (ec *executionContext) _RedirectResolution(ctx context.Context, sel ast.Sel
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -26150,8 +25200,7 @@ func (ec *executionContext) _RemoveMaintainerPayload(ctx context.Context, sel as
 	fields := graphql.CollectFields(ec.OperationContext, sel, removeMaintainerPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26175,14 +25224,10 @@ func (ec *executionContext) _RemoveMaintainerPayload(ctx context.Context, sel as
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -26193,8 +25238,7 @@ func (ec *executionContext) _Repository(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, repositoryImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26218,14 +25262,10 @@ func (ec *executionContext) _Repository(ctx context.Context, sel ast.SelectionSe
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -26236,8 +25276,7 @@ func (ec *executionContext) _RevokeApiTokenPayload(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, revokeApiTokenPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26261,14 +25300,10 @@ func (ec *executionContext) _RevokeApiTokenPayload(ctx context.Context, sel ast.
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -26279,8 +25314,7 @@ func (ec *executionContext) _SearchBlock(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, searchBlockImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26319,14 +25353,10 @@ func (ec *executionContext) _SearchBlock(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -26337,8 +25367,7 @@ func (ec *executionContext) _SearchHit(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, searchHitImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26407,14 +25436,10 @@ func (ec *executionContext) _SearchHit(ctx context.Context, sel ast.SelectionSet
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -26425,8 +25450,7 @@ func (ec *executionContext) _SearchResults(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, searchResultsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26460,14 +25484,10 @@ func (ec *executionContext) _SearchResults(ctx context.Context, sel ast.Selectio
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -26478,8 +25498,7 @@ func (ec *executionContext) _SearchScopePair(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, searchScopePairImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26503,14 +25522,10 @@ func (ec *executionContext) _SearchScopePair(ctx context.Context, sel ast.Select
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -26521,8 +25536,7 @@ func (ec *executionContext) _SetProjectAdminFieldsPayload(ctx context.Context, s
 	fields := graphql.CollectFields(ec.OperationContext, sel, setProjectAdminFieldsPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26546,14 +25560,10 @@ func (ec *executionContext) _SetProjectAdminFieldsPayload(ctx context.Context, s
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -26564,8 +25574,7 @@ func (ec *executionContext) _SetProjectPrivacyPayload(ctx context.Context, sel a
 	fields := graphql.CollectFields(ec.OperationContext, sel, setProjectPrivacyPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26589,14 +25598,10 @@ func (ec *executionContext) _SetProjectPrivacyPayload(ctx context.Context, sel a
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -26607,8 +25612,7 @@ func (ec *executionContext) _SetTranslationOfPayload(ctx context.Context, sel as
 	fields := graphql.CollectFields(ec.OperationContext, sel, setTranslationOfPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26632,14 +25636,10 @@ func (ec *executionContext) _SetTranslationOfPayload(ctx context.Context, sel as
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -26650,8 +25650,7 @@ func (ec *executionContext) _SetVersionPrivacyPayload(ctx context.Context, sel a
 	fields := graphql.CollectFields(ec.OperationContext, sel, setVersionPrivacyPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26675,14 +25674,10 @@ func (ec *executionContext) _SetVersionPrivacyPayload(ctx context.Context, sel a
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -26693,8 +25688,7 @@ func (ec *executionContext) _SetVersionUploadedPayload(ctx context.Context, sel 
 	fields := graphql.CollectFields(ec.OperationContext, sel, setVersionUploadedPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26718,14 +25712,10 @@ func (ec *executionContext) _SetVersionUploadedPayload(ctx context.Context, sel 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -26736,50 +25726,17 @@ func (ec *executionContext) _Subproject(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, subprojectImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Subproject")
 		case "id":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Subproject_id(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Subproject_id(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "databaseId":
 			out.Values[i] = ec._Subproject_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26791,81 +25748,17 @@ func (ec *executionContext) _Subproject(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "parent":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Subproject_parent(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Subproject_parent(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "child":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Subproject_child(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Subproject_child(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -26875,14 +25768,10 @@ func (ec *executionContext) _Subproject(ctx context.Context, sel ast.SelectionSe
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -26893,8 +25782,7 @@ func (ec *executionContext) _SubprojectConnection(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, subprojectConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26928,14 +25816,10 @@ func (ec *executionContext) _SubprojectConnection(ctx context.Context, sel ast.S
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -26946,8 +25830,7 @@ func (ec *executionContext) _SubprojectEdge(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, subprojectEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26971,14 +25854,10 @@ func (ec *executionContext) _SubprojectEdge(ctx context.Context, sel ast.Selecti
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -27009,8 +25888,7 @@ func (ec *executionContext) _SyncVersionsPayload(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, syncVersionsPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27039,14 +25917,10 @@ func (ec *executionContext) _SyncVersionsPayload(ctx context.Context, sel ast.Se
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -27057,8 +25931,7 @@ func (ec *executionContext) _TriggerBuildPayload(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, triggerBuildPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27097,14 +25970,10 @@ func (ec *executionContext) _TriggerBuildPayload(ctx context.Context, sel ast.Se
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -27115,8 +25984,7 @@ func (ec *executionContext) _UpdateProjectPayload(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, updateProjectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27140,14 +26008,10 @@ func (ec *executionContext) _UpdateProjectPayload(ctx context.Context, sel ast.S
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -27158,8 +26022,7 @@ func (ec *executionContext) _UpdateRedirectPayload(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, updateRedirectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27183,14 +26046,10 @@ func (ec *executionContext) _UpdateRedirectPayload(ctx context.Context, sel ast.
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -27201,8 +26060,7 @@ func (ec *executionContext) _UpdateVersionPayload(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, updateVersionPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27226,14 +26084,10 @@ func (ec *executionContext) _UpdateVersionPayload(ctx context.Context, sel ast.S
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -27244,8 +26098,7 @@ func (ec *executionContext) _UploadUrl(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, uploadUrlImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27269,14 +26122,10 @@ func (ec *executionContext) _UploadUrl(ctx context.Context, sel ast.SelectionSet
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -27287,50 +26136,17 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 	fields := graphql.CollectFields(ec.OperationContext, sel, userImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("User")
 		case "id":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._User_id(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._User_id(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "databaseId":
 			out.Values[i] = ec._User_databaseId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27342,86 +26158,22 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "email":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._User_email(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._User_email(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "isSuperuser":
 			out.Values[i] = ec._User_isSuperuser(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "apiTokens":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._User_apiTokens(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._User_apiTokens(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -27431,14 +26183,10 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -27449,8 +26197,7 @@ func (ec *executionContext) _UserConnection(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, userConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27484,14 +26231,10 @@ func (ec *executionContext) _UserConnection(ctx context.Context, sel ast.Selecti
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -27502,8 +26245,7 @@ func (ec *executionContext) _UserEdge(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, userEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27527,14 +26269,10 @@ func (ec *executionContext) _UserEdge(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -27545,8 +26283,7 @@ func (ec *executionContext) _UserError(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, userErrorImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27575,14 +26312,10 @@ func (ec *executionContext) _UserError(ctx context.Context, sel ast.SelectionSet
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -27593,8 +26326,7 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, versionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27710,43 +26442,11 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "builds":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Version_builds(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Version_builds(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -27756,14 +26456,10 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -27774,8 +26470,7 @@ func (ec *executionContext) _VersionConnection(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, versionConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27809,14 +26504,10 @@ func (ec *executionContext) _VersionConnection(ctx context.Context, sel ast.Sele
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -27827,8 +26518,7 @@ func (ec *executionContext) _VersionDashboardUrls(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, versionDashboardUrlsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27847,14 +26537,10 @@ func (ec *executionContext) _VersionDashboardUrls(ctx context.Context, sel ast.S
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -27865,8 +26551,7 @@ func (ec *executionContext) _VersionEdge(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, versionEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27890,14 +26575,10 @@ func (ec *executionContext) _VersionEdge(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -27908,8 +26589,7 @@ func (ec *executionContext) _VersionUrls(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, versionUrlsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27938,14 +26618,10 @@ func (ec *executionContext) _VersionUrls(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -27956,8 +26632,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, __DirectiveImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27996,14 +26671,10 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -28014,8 +26685,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, __EnumValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -28049,14 +26719,10 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -28067,8 +26733,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, __FieldImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -28112,14 +26777,10 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -28130,8 +26791,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, __InputValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -28175,14 +26835,10 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -28193,8 +26849,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, __SchemaImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -28238,14 +26893,10 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -28256,8 +26907,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, __TypeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -28326,14 +26976,10 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -28349,9 +26995,7 @@ func (ec *executionContext) unmarshalNAddMaintainerInput2docsdᚋgraphᚐAddMain
 
 func (ec *executionContext) marshalNAddMaintainerPayload2ᚖdocsdᚋgraphᚐAddMaintainerPayload(ctx context.Context, sel ast.SelectionSet, v *AddMaintainerPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "AddMaintainerPayload!")
 		return graphql.Null
 	}
 	return ec._AddMaintainerPayload(ctx, sel, v)
@@ -28359,9 +27003,7 @@ func (ec *executionContext) marshalNAddMaintainerPayload2ᚖdocsdᚋgraphᚐAddM
 
 func (ec *executionContext) marshalNApiToken2ᚖdocsdᚋstoreᚐToken(ctx context.Context, sel ast.SelectionSet, v *store.Token) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "ApiToken!")
 		return graphql.Null
 	}
 	return ec._ApiToken(ctx, sel, v)
@@ -28376,9 +27018,7 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	_ = sel
 	res := graphql.MarshalBoolean(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "Boolean!")
 	}
 	return res
 }
@@ -28401,9 +27041,7 @@ func (ec *executionContext) marshalNBuild2ᚕᚖdocsdᚋgraphᚐBuildViewᚄ(ctx
 
 func (ec *executionContext) marshalNBuild2ᚖdocsdᚋgraphᚐBuildView(ctx context.Context, sel ast.SelectionSet, v *BuildView) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Build!")
 		return graphql.Null
 	}
 	return ec._Build(ctx, sel, v)
@@ -28427,9 +27065,7 @@ func (ec *executionContext) marshalNBuildCommand2ᚕᚖdocsdᚋstoreᚐBuildComm
 
 func (ec *executionContext) marshalNBuildCommand2ᚖdocsdᚋstoreᚐBuildCommand(ctx context.Context, sel ast.SelectionSet, v *store.BuildCommand) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "BuildCommand!")
 		return graphql.Null
 	}
 	return ec._BuildCommand(ctx, sel, v)
@@ -28453,9 +27089,7 @@ func (ec *executionContext) marshalNBuildEdge2ᚕᚖdocsdᚋgraphᚐBuildEdgeᚄ
 
 func (ec *executionContext) marshalNBuildEdge2ᚖdocsdᚋgraphᚐBuildEdge(ctx context.Context, sel ast.SelectionSet, v *BuildEdge) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "BuildEdge!")
 		return graphql.Null
 	}
 	return ec._BuildEdge(ctx, sel, v)
@@ -28463,9 +27097,7 @@ func (ec *executionContext) marshalNBuildEdge2ᚖdocsdᚋgraphᚐBuildEdge(ctx c
 
 func (ec *executionContext) marshalNBuildState2ᚖdocsdᚋstoreᚐBuildState(ctx context.Context, sel ast.SelectionSet, v *store.BuildState) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "BuildState!")
 		return graphql.Null
 	}
 	return ec._BuildState(ctx, sel, v)
@@ -28480,18 +27112,14 @@ func (ec *executionContext) marshalNBuildStateCode2string(ctx context.Context, s
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "BuildStateCode!")
 	}
 	return res
 }
 
 func (ec *executionContext) marshalNBuildUrls2ᚖdocsdᚋgraphᚐBuildUrls(ctx context.Context, sel ast.SelectionSet, v *BuildUrls) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "BuildUrls!")
 		return graphql.Null
 	}
 	return ec._BuildUrls(ctx, sel, v)
@@ -28504,9 +27132,7 @@ func (ec *executionContext) unmarshalNCancelBuildInput2docsdᚋgraphᚐCancelBui
 
 func (ec *executionContext) marshalNCancelBuildPayload2ᚖdocsdᚋgraphᚐCancelBuildPayload(ctx context.Context, sel ast.SelectionSet, v *CancelBuildPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "CancelBuildPayload!")
 		return graphql.Null
 	}
 	return ec._CancelBuildPayload(ctx, sel, v)
@@ -28514,9 +27140,7 @@ func (ec *executionContext) marshalNCancelBuildPayload2ᚖdocsdᚋgraphᚐCancel
 
 func (ec *executionContext) marshalNChoice2ᚖdocsdᚋstoreᚐChoice(ctx context.Context, sel ast.SelectionSet, v *store.Choice) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Choice!")
 		return graphql.Null
 	}
 	return ec._Choice(ctx, sel, v)
@@ -28529,9 +27153,7 @@ func (ec *executionContext) unmarshalNCompleteUploadInput2docsdᚋgraphᚐComple
 
 func (ec *executionContext) marshalNCompleteUploadPayload2ᚖdocsdᚋgraphᚐCompleteUploadPayload(ctx context.Context, sel ast.SelectionSet, v *CompleteUploadPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "CompleteUploadPayload!")
 		return graphql.Null
 	}
 	return ec._CompleteUploadPayload(ctx, sel, v)
@@ -28544,9 +27166,7 @@ func (ec *executionContext) unmarshalNCreateApiTokenInput2docsdᚋgraphᚐCreate
 
 func (ec *executionContext) marshalNCreateApiTokenPayload2ᚖdocsdᚋgraphᚐCreateAPITokenPayload(ctx context.Context, sel ast.SelectionSet, v *CreateAPITokenPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "CreateApiTokenPayload!")
 		return graphql.Null
 	}
 	return ec._CreateApiTokenPayload(ctx, sel, v)
@@ -28559,9 +27179,7 @@ func (ec *executionContext) unmarshalNCreateEnvironmentVariableInput2docsdᚋgra
 
 func (ec *executionContext) marshalNCreateEnvironmentVariablePayload2ᚖdocsdᚋgraphᚐCreateEnvironmentVariablePayload(ctx context.Context, sel ast.SelectionSet, v *CreateEnvironmentVariablePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "CreateEnvironmentVariablePayload!")
 		return graphql.Null
 	}
 	return ec._CreateEnvironmentVariablePayload(ctx, sel, v)
@@ -28574,9 +27192,7 @@ func (ec *executionContext) unmarshalNCreateIntegrationInput2docsdᚋgraphᚐCre
 
 func (ec *executionContext) marshalNCreateIntegrationPayload2ᚖdocsdᚋgraphᚐCreateIntegrationPayload(ctx context.Context, sel ast.SelectionSet, v *CreateIntegrationPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "CreateIntegrationPayload!")
 		return graphql.Null
 	}
 	return ec._CreateIntegrationPayload(ctx, sel, v)
@@ -28589,9 +27205,7 @@ func (ec *executionContext) unmarshalNCreateRedirectInput2docsdᚋgraphᚐRedire
 
 func (ec *executionContext) marshalNCreateRedirectPayload2ᚖdocsdᚋgraphᚐCreateRedirectPayload(ctx context.Context, sel ast.SelectionSet, v *CreateRedirectPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "CreateRedirectPayload!")
 		return graphql.Null
 	}
 	return ec._CreateRedirectPayload(ctx, sel, v)
@@ -28604,9 +27218,7 @@ func (ec *executionContext) unmarshalNCreateSubprojectInput2docsdᚋgraphᚐCrea
 
 func (ec *executionContext) marshalNCreateSubprojectPayload2ᚖdocsdᚋgraphᚐCreateSubprojectPayload(ctx context.Context, sel ast.SelectionSet, v *CreateSubprojectPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "CreateSubprojectPayload!")
 		return graphql.Null
 	}
 	return ec._CreateSubprojectPayload(ctx, sel, v)
@@ -28619,9 +27231,7 @@ func (ec *executionContext) unmarshalNDeleteEnvironmentVariableInput2docsdᚋgra
 
 func (ec *executionContext) marshalNDeleteEnvironmentVariablePayload2ᚖdocsdᚋgraphᚐDeleteEnvironmentVariablePayload(ctx context.Context, sel ast.SelectionSet, v *DeleteEnvironmentVariablePayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "DeleteEnvironmentVariablePayload!")
 		return graphql.Null
 	}
 	return ec._DeleteEnvironmentVariablePayload(ctx, sel, v)
@@ -28634,9 +27244,7 @@ func (ec *executionContext) unmarshalNDeleteIntegrationInput2docsdᚋgraphᚐDel
 
 func (ec *executionContext) marshalNDeleteIntegrationPayload2ᚖdocsdᚋgraphᚐDeleteIntegrationPayload(ctx context.Context, sel ast.SelectionSet, v *DeleteIntegrationPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "DeleteIntegrationPayload!")
 		return graphql.Null
 	}
 	return ec._DeleteIntegrationPayload(ctx, sel, v)
@@ -28649,9 +27257,7 @@ func (ec *executionContext) unmarshalNDeleteProjectInput2docsdᚋgraphᚐDeleteP
 
 func (ec *executionContext) marshalNDeleteProjectPayload2ᚖdocsdᚋgraphᚐDeleteProjectPayload(ctx context.Context, sel ast.SelectionSet, v *DeleteProjectPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "DeleteProjectPayload!")
 		return graphql.Null
 	}
 	return ec._DeleteProjectPayload(ctx, sel, v)
@@ -28664,9 +27270,7 @@ func (ec *executionContext) unmarshalNDeleteRedirectInput2docsdᚋgraphᚐDelete
 
 func (ec *executionContext) marshalNDeleteRedirectPayload2ᚖdocsdᚋgraphᚐDeleteRedirectPayload(ctx context.Context, sel ast.SelectionSet, v *DeleteRedirectPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "DeleteRedirectPayload!")
 		return graphql.Null
 	}
 	return ec._DeleteRedirectPayload(ctx, sel, v)
@@ -28679,9 +27283,7 @@ func (ec *executionContext) unmarshalNDeleteSubprojectInput2docsdᚋgraphᚐDele
 
 func (ec *executionContext) marshalNDeleteSubprojectPayload2ᚖdocsdᚋgraphᚐDeleteSubprojectPayload(ctx context.Context, sel ast.SelectionSet, v *DeleteSubprojectPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "DeleteSubprojectPayload!")
 		return graphql.Null
 	}
 	return ec._DeleteSubprojectPayload(ctx, sel, v)
@@ -28689,9 +27291,7 @@ func (ec *executionContext) marshalNDeleteSubprojectPayload2ᚖdocsdᚋgraphᚐD
 
 func (ec *executionContext) marshalNDownloads2ᚖdocsdᚋgraphᚐDownloads(ctx context.Context, sel ast.SelectionSet, v *Downloads) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Downloads!")
 		return graphql.Null
 	}
 	return ec._Downloads(ctx, sel, v)
@@ -28715,9 +27315,7 @@ func (ec *executionContext) marshalNEnvironmentVariable2ᚕᚖdocsdᚋstoreᚐEn
 
 func (ec *executionContext) marshalNEnvironmentVariable2ᚖdocsdᚋstoreᚐEnvironmentVariable(ctx context.Context, sel ast.SelectionSet, v *store.EnvironmentVariable) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "EnvironmentVariable!")
 		return graphql.Null
 	}
 	return ec._EnvironmentVariable(ctx, sel, v)
@@ -28741,9 +27339,7 @@ func (ec *executionContext) marshalNEnvironmentVariableEdge2ᚕᚖdocsdᚋgraph�
 
 func (ec *executionContext) marshalNEnvironmentVariableEdge2ᚖdocsdᚋgraphᚐEnvironmentVariableEdge(ctx context.Context, sel ast.SelectionSet, v *EnvironmentVariableEdge) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "EnvironmentVariableEdge!")
 		return graphql.Null
 	}
 	return ec._EnvironmentVariableEdge(ctx, sel, v)
@@ -28758,9 +27354,7 @@ func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.Selec
 	_ = sel
 	res := graphql.MarshalID(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "ID!")
 	}
 	return res
 }
@@ -28801,9 +27395,7 @@ func (ec *executionContext) unmarshalNImportProjectInput2docsdᚋgraphᚐImportP
 
 func (ec *executionContext) marshalNImportProjectPayload2ᚖdocsdᚋgraphᚐImportProjectPayload(ctx context.Context, sel ast.SelectionSet, v *ImportProjectPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "ImportProjectPayload!")
 		return graphql.Null
 	}
 	return ec._ImportProjectPayload(ctx, sel, v)
@@ -28816,9 +27408,7 @@ func (ec *executionContext) unmarshalNInitiateUploadInput2docsdᚋgraphᚐInitia
 
 func (ec *executionContext) marshalNInitiateUploadPayload2ᚖdocsdᚋgraphᚐInitiateUploadPayload(ctx context.Context, sel ast.SelectionSet, v *InitiateUploadPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "InitiateUploadPayload!")
 		return graphql.Null
 	}
 	return ec._InitiateUploadPayload(ctx, sel, v)
@@ -28833,9 +27423,7 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 	_ = sel
 	res := graphql.MarshalInt(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
 	}
 	return res
 }
@@ -28849,18 +27437,14 @@ func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.Selec
 	_ = sel
 	res := graphql.MarshalInt64(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
 	}
 	return res
 }
 
 func (ec *executionContext) marshalNIntegration2ᚖdocsdᚋstoreᚐIntegration(ctx context.Context, sel ast.SelectionSet, v *store.Integration) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Integration!")
 		return graphql.Null
 	}
 	return ec._Integration(ctx, sel, v)
@@ -28875,9 +27459,7 @@ func (ec *executionContext) marshalNIntegrationType2string(ctx context.Context, 
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "IntegrationType!")
 	}
 	return res
 }
@@ -28889,17 +27471,13 @@ func (ec *executionContext) unmarshalNJSON2encodingᚋjsonᚐRawMessage(ctx cont
 
 func (ec *executionContext) marshalNJSON2encodingᚋjsonᚐRawMessage(ctx context.Context, sel ast.SelectionSet, v json.RawMessage) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "JSON!")
 		return graphql.Null
 	}
 	_ = sel
 	res := scalar.MarshalRawJSON(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "JSON!")
 	}
 	return res
 }
@@ -28932,9 +27510,7 @@ func (ec *executionContext) marshalNNotification2ᚕᚖdocsdᚋgraphᚐNotificat
 
 func (ec *executionContext) marshalNNotification2ᚖdocsdᚋgraphᚐNotification(ctx context.Context, sel ast.SelectionSet, v *Notification) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Notification!")
 		return graphql.Null
 	}
 	return ec._Notification(ctx, sel, v)
@@ -28942,9 +27518,7 @@ func (ec *executionContext) marshalNNotification2ᚖdocsdᚋgraphᚐNotification
 
 func (ec *executionContext) marshalNNotificationList2ᚖdocsdᚋgraphᚐNotificationList(ctx context.Context, sel ast.SelectionSet, v *NotificationList) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "NotificationList!")
 		return graphql.Null
 	}
 	return ec._NotificationList(ctx, sel, v)
@@ -28952,9 +27526,7 @@ func (ec *executionContext) marshalNNotificationList2ᚖdocsdᚋgraphᚐNotifica
 
 func (ec *executionContext) marshalNNotificationMessage2ᚖdocsdᚋgraphᚐNotificationMessage(ctx context.Context, sel ast.SelectionSet, v *NotificationMessage) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "NotificationMessage!")
 		return graphql.Null
 	}
 	return ec._NotificationMessage(ctx, sel, v)
@@ -28962,9 +27534,7 @@ func (ec *executionContext) marshalNNotificationMessage2ᚖdocsdᚋgraphᚐNotif
 
 func (ec *executionContext) marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *PageInfo) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "PageInfo!")
 		return graphql.Null
 	}
 	return ec._PageInfo(ctx, sel, v)
@@ -28979,9 +27549,7 @@ func (ec *executionContext) marshalNPrivacyLevel2string(ctx context.Context, sel
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "PrivacyLevel!")
 	}
 	return res
 }
@@ -29004,9 +27572,7 @@ func (ec *executionContext) marshalNProject2ᚕᚖdocsdᚋgraphᚐProjectViewᚄ
 
 func (ec *executionContext) marshalNProject2ᚖdocsdᚋgraphᚐProjectView(ctx context.Context, sel ast.SelectionSet, v *ProjectView) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Project!")
 		return graphql.Null
 	}
 	return ec._Project(ctx, sel, v)
@@ -29014,9 +27580,7 @@ func (ec *executionContext) marshalNProject2ᚖdocsdᚋgraphᚐProjectView(ctx c
 
 func (ec *executionContext) marshalNProjectAccess2ᚖdocsdᚋgraphᚐProjectAccess(ctx context.Context, sel ast.SelectionSet, v *ProjectAccess) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "ProjectAccess!")
 		return graphql.Null
 	}
 	return ec._ProjectAccess(ctx, sel, v)
@@ -29040,9 +27604,7 @@ func (ec *executionContext) marshalNProjectEdge2ᚕᚖdocsdᚋgraphᚐProjectEdg
 
 func (ec *executionContext) marshalNProjectEdge2ᚖdocsdᚋgraphᚐProjectEdge(ctx context.Context, sel ast.SelectionSet, v *ProjectEdge) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "ProjectEdge!")
 		return graphql.Null
 	}
 	return ec._ProjectEdge(ctx, sel, v)
@@ -29050,9 +27612,7 @@ func (ec *executionContext) marshalNProjectEdge2ᚖdocsdᚋgraphᚐProjectEdge(c
 
 func (ec *executionContext) marshalNProjectUrls2ᚖdocsdᚋgraphᚐProjectUrls(ctx context.Context, sel ast.SelectionSet, v *ProjectUrls) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "ProjectUrls!")
 		return graphql.Null
 	}
 	return ec._ProjectUrls(ctx, sel, v)
@@ -29076,9 +27636,7 @@ func (ec *executionContext) marshalNRedirect2ᚕᚖdocsdᚋstoreᚐRedirectᚄ(c
 
 func (ec *executionContext) marshalNRedirect2ᚖdocsdᚋstoreᚐRedirect(ctx context.Context, sel ast.SelectionSet, v *store.Redirect) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Redirect!")
 		return graphql.Null
 	}
 	return ec._Redirect(ctx, sel, v)
@@ -29102,9 +27660,7 @@ func (ec *executionContext) marshalNRedirectEdge2ᚕᚖdocsdᚋgraphᚐRedirectE
 
 func (ec *executionContext) marshalNRedirectEdge2ᚖdocsdᚋgraphᚐRedirectEdge(ctx context.Context, sel ast.SelectionSet, v *RedirectEdge) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "RedirectEdge!")
 		return graphql.Null
 	}
 	return ec._RedirectEdge(ctx, sel, v)
@@ -29119,9 +27675,7 @@ func (ec *executionContext) marshalNRedirectType2string(ctx context.Context, sel
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "RedirectType!")
 	}
 	return res
 }
@@ -29133,9 +27687,7 @@ func (ec *executionContext) unmarshalNRemoveMaintainerInput2docsdᚋgraphᚐRemo
 
 func (ec *executionContext) marshalNRemoveMaintainerPayload2ᚖdocsdᚋgraphᚐRemoveMaintainerPayload(ctx context.Context, sel ast.SelectionSet, v *RemoveMaintainerPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "RemoveMaintainerPayload!")
 		return graphql.Null
 	}
 	return ec._RemoveMaintainerPayload(ctx, sel, v)
@@ -29143,9 +27695,7 @@ func (ec *executionContext) marshalNRemoveMaintainerPayload2ᚖdocsdᚋgraphᚐR
 
 func (ec *executionContext) marshalNRepository2ᚖdocsdᚋstoreᚐRepository(ctx context.Context, sel ast.SelectionSet, v *store.Repository) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Repository!")
 		return graphql.Null
 	}
 	return ec._Repository(ctx, sel, v)
@@ -29160,9 +27710,7 @@ func (ec *executionContext) marshalNRepositoryType2string(ctx context.Context, s
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "RepositoryType!")
 	}
 	return res
 }
@@ -29179,9 +27727,7 @@ func (ec *executionContext) unmarshalNRevokeApiTokenInput2docsdᚋgraphᚐRevoke
 
 func (ec *executionContext) marshalNRevokeApiTokenPayload2ᚖdocsdᚋgraphᚐRevokeAPITokenPayload(ctx context.Context, sel ast.SelectionSet, v *RevokeAPITokenPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "RevokeApiTokenPayload!")
 		return graphql.Null
 	}
 	return ec._RevokeApiTokenPayload(ctx, sel, v)
@@ -29205,9 +27751,7 @@ func (ec *executionContext) marshalNSearchBlock2ᚕᚖdocsdᚋgraphᚐSearchBloc
 
 func (ec *executionContext) marshalNSearchBlock2ᚖdocsdᚋgraphᚐSearchBlock(ctx context.Context, sel ast.SelectionSet, v *SearchBlock) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "SearchBlock!")
 		return graphql.Null
 	}
 	return ec._SearchBlock(ctx, sel, v)
@@ -29231,9 +27775,7 @@ func (ec *executionContext) marshalNSearchHit2ᚕᚖdocsdᚋgraphᚐSearchHitᚄ
 
 func (ec *executionContext) marshalNSearchHit2ᚖdocsdᚋgraphᚐSearchHit(ctx context.Context, sel ast.SelectionSet, v *SearchHit) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "SearchHit!")
 		return graphql.Null
 	}
 	return ec._SearchHit(ctx, sel, v)
@@ -29241,9 +27783,7 @@ func (ec *executionContext) marshalNSearchHit2ᚖdocsdᚋgraphᚐSearchHit(ctx c
 
 func (ec *executionContext) marshalNSearchResults2ᚖdocsdᚋgraphᚐSearchResults(ctx context.Context, sel ast.SelectionSet, v *SearchResults) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "SearchResults!")
 		return graphql.Null
 	}
 	return ec._SearchResults(ctx, sel, v)
@@ -29267,9 +27807,7 @@ func (ec *executionContext) marshalNSearchScopePair2ᚕᚖdocsdᚋgraphᚐSearch
 
 func (ec *executionContext) marshalNSearchScopePair2ᚖdocsdᚋgraphᚐSearchScopePair(ctx context.Context, sel ast.SelectionSet, v *SearchScopePair) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "SearchScopePair!")
 		return graphql.Null
 	}
 	return ec._SearchScopePair(ctx, sel, v)
@@ -29282,9 +27820,7 @@ func (ec *executionContext) unmarshalNSetProjectAdminFieldsInput2docsdᚋgraph�
 
 func (ec *executionContext) marshalNSetProjectAdminFieldsPayload2ᚖdocsdᚋgraphᚐSetProjectAdminFieldsPayload(ctx context.Context, sel ast.SelectionSet, v *SetProjectAdminFieldsPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "SetProjectAdminFieldsPayload!")
 		return graphql.Null
 	}
 	return ec._SetProjectAdminFieldsPayload(ctx, sel, v)
@@ -29297,9 +27833,7 @@ func (ec *executionContext) unmarshalNSetProjectPrivacyInput2docsdᚋgraphᚐSet
 
 func (ec *executionContext) marshalNSetProjectPrivacyPayload2ᚖdocsdᚋgraphᚐSetProjectPrivacyPayload(ctx context.Context, sel ast.SelectionSet, v *SetProjectPrivacyPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "SetProjectPrivacyPayload!")
 		return graphql.Null
 	}
 	return ec._SetProjectPrivacyPayload(ctx, sel, v)
@@ -29312,9 +27846,7 @@ func (ec *executionContext) unmarshalNSetTranslationOfInput2docsdᚋgraphᚐSetT
 
 func (ec *executionContext) marshalNSetTranslationOfPayload2ᚖdocsdᚋgraphᚐSetTranslationOfPayload(ctx context.Context, sel ast.SelectionSet, v *SetTranslationOfPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "SetTranslationOfPayload!")
 		return graphql.Null
 	}
 	return ec._SetTranslationOfPayload(ctx, sel, v)
@@ -29327,9 +27859,7 @@ func (ec *executionContext) unmarshalNSetVersionPrivacyInput2docsdᚋgraphᚐSet
 
 func (ec *executionContext) marshalNSetVersionPrivacyPayload2ᚖdocsdᚋgraphᚐSetVersionPrivacyPayload(ctx context.Context, sel ast.SelectionSet, v *SetVersionPrivacyPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "SetVersionPrivacyPayload!")
 		return graphql.Null
 	}
 	return ec._SetVersionPrivacyPayload(ctx, sel, v)
@@ -29342,9 +27872,7 @@ func (ec *executionContext) unmarshalNSetVersionUploadedInput2docsdᚋgraphᚐSe
 
 func (ec *executionContext) marshalNSetVersionUploadedPayload2ᚖdocsdᚋgraphᚐSetVersionUploadedPayload(ctx context.Context, sel ast.SelectionSet, v *SetVersionUploadedPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "SetVersionUploadedPayload!")
 		return graphql.Null
 	}
 	return ec._SetVersionUploadedPayload(ctx, sel, v)
@@ -29359,9 +27887,7 @@ func (ec *executionContext) marshalNString2string(ctx context.Context, sel ast.S
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "String!")
 	}
 	return res
 }
@@ -29413,9 +27939,7 @@ func (ec *executionContext) marshalNSubproject2ᚕᚖdocsdᚋstoreᚐRelationshi
 
 func (ec *executionContext) marshalNSubproject2ᚖdocsdᚋstoreᚐRelationship(ctx context.Context, sel ast.SelectionSet, v *store.Relationship) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Subproject!")
 		return graphql.Null
 	}
 	return ec._Subproject(ctx, sel, v)
@@ -29439,9 +27963,7 @@ func (ec *executionContext) marshalNSubprojectEdge2ᚕᚖdocsdᚋgraphᚐSubproj
 
 func (ec *executionContext) marshalNSubprojectEdge2ᚖdocsdᚋgraphᚐSubprojectEdge(ctx context.Context, sel ast.SelectionSet, v *SubprojectEdge) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "SubprojectEdge!")
 		return graphql.Null
 	}
 	return ec._SubprojectEdge(ctx, sel, v)
@@ -29454,9 +27976,7 @@ func (ec *executionContext) unmarshalNSyncVersionsInput2docsdᚋgraphᚐSyncVers
 
 func (ec *executionContext) marshalNSyncVersionsPayload2ᚖdocsdᚋgraphᚐSyncVersionsPayload(ctx context.Context, sel ast.SelectionSet, v *SyncVersionsPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "SyncVersionsPayload!")
 		return graphql.Null
 	}
 	return ec._SyncVersionsPayload(ctx, sel, v)
@@ -29471,9 +27991,7 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 	_ = sel
 	res := scalar.MarshalTime(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "Time!")
 	}
 	return res
 }
@@ -29485,9 +28003,7 @@ func (ec *executionContext) unmarshalNTriggerBuildInput2docsdᚋgraphᚐTriggerB
 
 func (ec *executionContext) marshalNTriggerBuildPayload2ᚖdocsdᚋgraphᚐTriggerBuildPayload(ctx context.Context, sel ast.SelectionSet, v *TriggerBuildPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "TriggerBuildPayload!")
 		return graphql.Null
 	}
 	return ec._TriggerBuildPayload(ctx, sel, v)
@@ -29500,9 +28016,7 @@ func (ec *executionContext) unmarshalNUpdateProjectInput2docsdᚋgraphᚐUpdateP
 
 func (ec *executionContext) marshalNUpdateProjectPayload2ᚖdocsdᚋgraphᚐUpdateProjectPayload(ctx context.Context, sel ast.SelectionSet, v *UpdateProjectPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "UpdateProjectPayload!")
 		return graphql.Null
 	}
 	return ec._UpdateProjectPayload(ctx, sel, v)
@@ -29515,9 +28029,7 @@ func (ec *executionContext) unmarshalNUpdateRedirectInput2docsdᚋgraphᚐRedire
 
 func (ec *executionContext) marshalNUpdateRedirectPayload2ᚖdocsdᚋgraphᚐUpdateRedirectPayload(ctx context.Context, sel ast.SelectionSet, v *UpdateRedirectPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "UpdateRedirectPayload!")
 		return graphql.Null
 	}
 	return ec._UpdateRedirectPayload(ctx, sel, v)
@@ -29530,9 +28042,7 @@ func (ec *executionContext) unmarshalNUpdateVersionInput2docsdᚋgraphᚐUpdateV
 
 func (ec *executionContext) marshalNUpdateVersionPayload2ᚖdocsdᚋgraphᚐUpdateVersionPayload(ctx context.Context, sel ast.SelectionSet, v *UpdateVersionPayload) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "UpdateVersionPayload!")
 		return graphql.Null
 	}
 	return ec._UpdateVersionPayload(ctx, sel, v)
@@ -29556,9 +28066,7 @@ func (ec *executionContext) marshalNUser2ᚕᚖdocsdᚋstoreᚐUserᚄ(ctx conte
 
 func (ec *executionContext) marshalNUser2ᚖdocsdᚋstoreᚐUser(ctx context.Context, sel ast.SelectionSet, v *store.User) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "User!")
 		return graphql.Null
 	}
 	return ec._User(ctx, sel, v)
@@ -29582,9 +28090,7 @@ func (ec *executionContext) marshalNUserEdge2ᚕᚖdocsdᚋgraphᚐUserEdgeᚄ(c
 
 func (ec *executionContext) marshalNUserEdge2ᚖdocsdᚋgraphᚐUserEdge(ctx context.Context, sel ast.SelectionSet, v *UserEdge) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "UserEdge!")
 		return graphql.Null
 	}
 	return ec._UserEdge(ctx, sel, v)
@@ -29608,9 +28114,7 @@ func (ec *executionContext) marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(
 
 func (ec *executionContext) marshalNUserError2ᚖdocsdᚋerrsᚐUserError(ctx context.Context, sel ast.SelectionSet, v *errs.UserError) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "UserError!")
 		return graphql.Null
 	}
 	return ec._UserError(ctx, sel, v)
@@ -29634,9 +28138,7 @@ func (ec *executionContext) marshalNVersion2ᚕᚖdocsdᚋgraphᚐVersionViewᚄ
 
 func (ec *executionContext) marshalNVersion2ᚖdocsdᚋgraphᚐVersionView(ctx context.Context, sel ast.SelectionSet, v *VersionView) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Version!")
 		return graphql.Null
 	}
 	return ec._Version(ctx, sel, v)
@@ -29644,9 +28146,7 @@ func (ec *executionContext) marshalNVersion2ᚖdocsdᚋgraphᚐVersionView(ctx c
 
 func (ec *executionContext) marshalNVersionDashboardUrls2ᚖdocsdᚋgraphᚐVersionDashboardUrls(ctx context.Context, sel ast.SelectionSet, v *VersionDashboardUrls) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "VersionDashboardUrls!")
 		return graphql.Null
 	}
 	return ec._VersionDashboardUrls(ctx, sel, v)
@@ -29670,9 +28170,7 @@ func (ec *executionContext) marshalNVersionEdge2ᚕᚖdocsdᚋgraphᚐVersionEdg
 
 func (ec *executionContext) marshalNVersionEdge2ᚖdocsdᚋgraphᚐVersionEdge(ctx context.Context, sel ast.SelectionSet, v *VersionEdge) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "VersionEdge!")
 		return graphql.Null
 	}
 	return ec._VersionEdge(ctx, sel, v)
@@ -29687,18 +28185,14 @@ func (ec *executionContext) marshalNVersionType2string(ctx context.Context, sel 
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "VersionType!")
 	}
 	return res
 }
 
 func (ec *executionContext) marshalNVersionUrls2ᚖdocsdᚋgraphᚐVersionUrls(ctx context.Context, sel ast.SelectionSet, v *VersionUrls) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "VersionUrls!")
 		return graphql.Null
 	}
 	return ec._VersionUrls(ctx, sel, v)
@@ -29713,9 +28207,7 @@ func (ec *executionContext) marshalNVersioningScheme2string(ctx context.Context,
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "VersioningScheme!")
 	}
 	return res
 }
@@ -29749,9 +28241,7 @@ func (ec *executionContext) marshalN__DirectiveLocation2string(ctx context.Conte
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "__DirectiveLocation!")
 	}
 	return res
 }
@@ -29814,6 +28304,14 @@ func (ec *executionContext) marshalN__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 	return ret
 }
 
+func (ec *executionContext) marshalN__Schema2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐSchema(ctx context.Context, sel ast.SelectionSet, v *introspection.Schema) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "__Schema!")
+		return graphql.Null
+	}
+	return ec.___Schema(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx context.Context, sel ast.SelectionSet, v introspection.Type) graphql.Marshaler {
 	return ec.___Type(ctx, sel, &v)
 }
@@ -29836,9 +28334,7 @@ func (ec *executionContext) marshalN__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgen�
 
 func (ec *executionContext) marshalN__Type2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx context.Context, sel ast.SelectionSet, v *introspection.Type) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "__Type!")
 		return graphql.Null
 	}
 	return ec.___Type(ctx, sel, v)
@@ -29853,9 +28349,7 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "__TypeKind!")
 	}
 	return res
 }
@@ -30310,13 +28804,6 @@ func (ec *executionContext) marshalO__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 	}
 
 	return ret
-}
-
-func (ec *executionContext) marshalO__Schema2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐSchema(ctx context.Context, sel ast.SelectionSet, v *introspection.Schema) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	return ec.___Schema(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalO__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Type) graphql.Marshaler {
