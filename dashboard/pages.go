@@ -606,18 +606,12 @@ func settingsForm(p *project) map[string]string {
 		}
 		return *s
 	}
-	check := func(b bool) string {
-		if b {
-			return "on"
-		}
-		return ""
-	}
 	return map[string]string{"name": p.Name, "repository": p.Repository.URL, "repo_type": p.Repository.Type,
 		"homepage": deref(p.Homepage), "language": p.Language.Code, "programming_language": p.ProgrammingLanguage.Code,
 		"default_version": p.DefaultVersion, "default_branch": deref(p.StoredDefaultBranch), "privacy_level": p.PrivacyLevel,
-		"show_version_warning": check(p.ShowVersionWarning), "versioning_scheme": p.VersioningScheme,
+		"show_version_warning": checked(p.ShowVersionWarning), "versioning_scheme": p.VersioningScheme,
 		"tags": strings.Join(p.Tags, ", "), "readthedocs_yaml_path": deref(p.ReadthedocsYamlPath),
-		"external_builds_enabled":       check(p.AdminFields != nil && p.AdminFields.ExternalBuildsEnabled),
+		"external_builds_enabled":       checked(p.AdminFields != nil && p.AdminFields.ExternalBuildsEnabled),
 		"external_builds_privacy_level": p.ExternalBuildsPrivacyLevel}
 }
 
@@ -697,9 +691,7 @@ func adminForm(p *project) map[string]string {
 	f := map[string]string{}
 	if a := p.AdminFields; a != nil {
 		for k, v := range map[string]bool{"skip": a.Skip, "enable_pdf_build": a.EnablePdfBuild, "enable_epub_build": a.EnableEpubBuild, "addons_enabled": a.AddonsEnabled} {
-			if v {
-				f[k] = "on"
-			}
+			f[k] = checked(v)
 		}
 		if a.BuildTimeLimit != nil {
 			f["build_time_limit"] = strconv.Itoa(*a.BuildTimeLimit)

@@ -19,14 +19,14 @@ import (
 // out with it in one writev(2). Everything else passes through, sendfile(2)
 // included.
 func CoalescingListener(l net.Listener) net.Listener {
-	return &coalescingListener{Listener: l, bufs: sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}}
+	return &coalescingListener{Listener: l, pendingBufs: sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}}
 }
 
 type coalescingListener struct {
 	net.Listener
-	// bufs holds the copies of kept writes (net/http's 4 KB buffer),
+	// pendingBufs holds the copies of kept writes (net/http's 4 KB buffer),
 	// shared by the listener's connections so that an idle one keeps none.
-	bufs sync.Pool
+	pendingBufs sync.Pool
 }
 
 func (l *coalescingListener) Accept() (net.Conn, error) {
@@ -34,7 +34,7 @@ func (l *coalescingListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &coalescingConn{Conn: c, bufPool: &l.bufs}, nil
+	return &coalescingConn{Conn: c, bufPool: &l.pendingBufs}, nil
 }
 
 // ConnContext is http.Server.ConnContext for a server on a
@@ -54,7 +54,8 @@ type coalescingKey struct{}
 type coalescingConn struct {
 	net.Conn
 	held    bool
-	pending *[]byte // a copy of the one write kept while held, from bufPool
+	pending *[]byte   // a copy of the one write kept while held, from bufPool
+	pair    [2][]byte // the kept bytes and the write that follows, sent by one writev
 	bufs    net.Buffers
 	err     error // a failed write of kept bytes, returned by the next write
 	bufPool *sync.Pool
@@ -72,9 +73,13 @@ func (c *coalescingConn) Write(p []byte) (int, error) {
 		*c.pending = append((*c.pending)[:0], p...)
 		return len(p), nil
 	}
-	c.bufs = append(c.bufs[:0], *c.pending, p)
+	// net.Buffers.WriteTo consumes the slice it is called on: a slice of
+	// the connection's own array, remade for each write, allocates nothing.
+	c.pair = [2][]byte{*c.pending, p}
+	c.bufs = c.pair[:]
 	kept := int64(len(*c.pending))
 	n, err := c.bufs.WriteTo(c.Conn)
+	c.pair = [2][]byte{}
 	c.putPending()
 	if n -= kept; n < 0 {
 		n = 0

@@ -24,6 +24,7 @@ import (
 
 	"docsd/artifacts"
 	"docsd/docsurl"
+	"docsd/redirects"
 	"docsd/store"
 )
 
@@ -178,7 +179,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		esc := r.URL.EscapedPath()
 		escRest, ok := strings.CutPrefix(esc, "/docs/"+slug)
 		if !ok || (escRest != "" && !strings.HasPrefix(escRest, "/")) {
-			escRest = escapePath(rest)
+			escRest = redirects.EscapePath(rest)
 		}
 		if escRest == "" {
 			escRest = "/"

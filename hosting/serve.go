@@ -5,7 +5,6 @@ import (
 	"html"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -178,14 +177,14 @@ func (rq *request) serveVersion(x *store.Project, versionSlug, file string, in r
 
 // serveFromVersion runs steps 7 (privacy), 8 and 9 for a file of version
 // ver (nil when there is no such version) of x.
-func (rq *request) serveFromVersion(x *store.Project, ver *store.Version, file string, in redirects.Input, redirects bool) error {
+func (rq *request) serveFromVersion(x *store.Project, ver *store.Version, file string, in redirects.Input, tryRedirects bool) error {
 	if ver != nil {
 		if ok, err := rq.canSeeVersion(x, ver); err != nil || !ok {
 			return rq.notFoundPageOr(err)
 		}
 		// The forced pass (api-2026.md §A2.5): only for a version the
 		// reader may see, before an existing file is served.
-		if redirects {
+		if tryRedirects {
 			if done, err := rq.applyRedirects(x, in, true); err != nil || done {
 				return err
 			}
@@ -211,7 +210,7 @@ func (rq *request) serveFromVersion(x *store.Project, ver *store.Version, file s
 			return nil
 		}
 	}
-	return rq.notFound(x, ver, tree, file, in, redirects)
+	return rq.notFound(x, ver, tree, file, in, tryRedirects)
 }
 
 // openTree opens the published tree of ver; nil when ver is nil, was never
@@ -229,8 +228,8 @@ func (rq *request) openTree(x *store.Project, ver *store.Version) (artifacts.Tre
 
 // notFound is step 9: redirects (unless turned off), the directory
 // redirects, the custom 404 pages, and the generic 404 page.
-func (rq *request) notFound(x *store.Project, ver *store.Version, tree artifacts.Tree, file string, in redirects.Input, redirects bool) error {
-	if redirects {
+func (rq *request) notFound(x *store.Project, ver *store.Version, tree artifacts.Tree, file string, in redirects.Input, tryRedirects bool) error {
+	if tryRedirects {
 		if done, err := rq.applyRedirects(x, in, false); err != nil || done {
 			return err
 		}
@@ -323,7 +322,7 @@ func (rq *request) redirectToDocs(x *store.Project, file string) error {
 	if err != nil {
 		return err
 	}
-	rq.redirectKeepingQuery(rq.h.urls.Docs(t, version, escapePath(file)))
+	rq.redirectKeepingQuery(rq.h.urls.Docs(t, version, redirects.EscapePath(file)))
 	return nil
 }
 
@@ -388,9 +387,6 @@ func withQuery(loc, rawQuery string) string {
 	}
 	return loc
 }
-
-// escapePath escapes an unescaped path for use in a URL.
-func escapePath(p string) string { return (&url.URL{Path: p}).EscapedPath() }
 
 // notFoundPageOr returns err when it is set, else writes the generic 404.
 func (rq *request) notFoundPageOr(err error) error {

@@ -76,7 +76,7 @@ func First(urls docsurl.Config, t docsurl.Target, rds []*store.Redirect, in Inpu
 		version = in.Version
 	}
 	for _, rd := range rds {
-		loc, ok := Target(urls, t, rd, in, lang, version)
+		loc, ok := target(urls, t, rd, in, lang, version)
 		if !ok {
 			continue
 		}
@@ -95,11 +95,11 @@ func First(urls docsurl.Config, t docsurl.Target, rds []*store.Redirect, in Inpu
 	return Match{}, false
 }
 
-// Target is the target one redirect yields for in, ok false when it does
+// target is the target one redirect yields for in, ok false when it does
 // not match. lang and version are the known ones or the project's language
 // and effective default version. The target of an `exact` redirect may be
 // a path relative to the namespace; every other target is absolute.
-func Target(urls docsurl.Config, t docsurl.Target, rd *store.Redirect, in Input, lang, version string) (string, bool) {
+func target(urls docsurl.Config, t docsurl.Target, rd *store.Redirect, in Input, lang, version string) (string, bool) {
 	docs := func(name string) string { return urls.DocsWithLanguage(t, lang, version, name) }
 	switch rd.Type {
 	case "prefix":
