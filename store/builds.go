@@ -102,8 +102,17 @@ func (f BuildFilter) where() *where {
 // FindBuilds returns matching builds, most recent first (created, then id,
 // descending), and the total count of matches.
 func (s *Store) FindBuilds(ctx context.Context, f BuildFilter) ([]*Build, int, error) {
-	page, err := s.FindBuildPage(ctx, f)
-	return page.Builds, page.Total, err
+	var builds []*Build
+	total, err := findPage(ctx, s, &builds, buildRows.next, f.listRead(buildRows.cols))
+	return builds, total, classify("store.FindBuilds", err)
+}
+
+// listRead is the read of f's page selecting cols (of builds b, their
+// versions v and projects p).
+func (f BuildFilter) listRead(cols string) listRead {
+	return listRead{cols: cols,
+		from:  ` FROM builds b JOIN versions v ON v.id = b.version_id JOIN projects p ON p.id = b.project_id`,
+		table: "builds", alias: "b", order: buildOrder, w: f.where(), limit: f.Limit, offset: f.Offset, keyset: f.Keyset}
 }
 
 // BuildPage is a page of builds with the versions they belong to, read in
@@ -129,9 +138,7 @@ func nextBuildRow(buf []any) (*buildRow, []any) {
 // FindBuildPage is FindBuilds with each build's version.
 func (s *Store) FindBuildPage(ctx context.Context, f BuildFilter) (BuildPage, error) {
 	var rows []*buildRow
-	total, err := findPage(ctx, s, &rows, nextBuildRow, listRead{cols: buildRows.cols + ", " + versionRows.cols,
-		from:  ` FROM builds b JOIN versions v ON v.id = b.version_id JOIN projects p ON p.id = b.project_id`,
-		table: "builds", alias: "b", order: buildOrder, w: f.where(), limit: f.Limit, offset: f.Offset, keyset: f.Keyset})
+	total, err := findPage(ctx, s, &rows, nextBuildRow, f.listRead(buildRows.cols+", "+versionRows.cols))
 	page := BuildPage{Builds: make([]*Build, len(rows)), Versions: make([]*Version, len(rows)), Total: total}
 	for i, r := range rows {
 		page.Builds[i], page.Versions[i] = &r.Build, &r.Version

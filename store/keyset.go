@@ -133,7 +133,7 @@ type listRead struct {
 // rows and the total in one statement (COUNT(*) OVER ()); only a page past
 // the end, which has no row to carry the total, runs a second one, the
 // COUNT. A keyset page counts first, as its window's conditions would
-// narrow the count. Rows read backward are returned in the list's order.
+// narrow the count, and selects no window. Rows read backward are returned in the list's order.
 func findPage[T any](ctx context.Context, s *Store, rows *[]T, next func(buf []any) (T, []any), l listRead) (int, error) {
 	count := func() (int, error) {
 		var n int
@@ -150,14 +150,20 @@ func findPage[T any](ctx context.Context, s *Store, rows *[]T, next func(buf []a
 			return 0, err
 		}
 	}
-	q := s.page(`SELECT `+l.cols+`, COUNT(*) OVER () AS page_total`+l.from+l.w.String()+
-		` ORDER BY `+s.orderBy(l.alias, l.order, backward(l.keyset)), l.limit, l.offset)
+	// The window counts every match past the page's end: only an offset
+	// page, which has no count yet, selects it.
+	cols, makeRow := l.cols, next
 	var total int
-	withTotal := func(buf []any) (T, []any) {
-		row, buf := next(buf)
-		return row, append(buf, &total)
+	if n < 0 {
+		cols += `, COUNT(*) OVER () AS page_total`
+		makeRow = func(buf []any) (T, []any) {
+			row, buf := next(buf)
+			return row, append(buf, &total)
+		}
 	}
-	if err := scanAll(ctx, s.read(), rows, withTotal, q, l.w.args...); err != nil {
+	q := s.page(`SELECT `+cols+l.from+l.w.String()+
+		` ORDER BY `+s.orderBy(l.alias, l.order, backward(l.keyset)), l.limit, l.offset)
+	if err := scanAll(ctx, s.read(), rows, makeRow, q, l.w.args...); err != nil {
 		return 0, err
 	}
 	inOrder(l.keyset, *rows)
