@@ -251,6 +251,7 @@ const (
 	MsgTokenBadChars   = "Invalid token header. Token string should not contain invalid characters."
 	MsgServerError     = "A server error occurred."
 	MsgBuildFinished   = "This build has already finished."
+	MsgCursorGone      = "This cursor does not point at a row of this list (the row may have been deleted); page again from the start."
 	MsgUnavailable     = "Service temporarily unavailable, try again later."
 	MsgRequired        = "This field is required."
 	MsgNotNull         = "This field may not be null."

@@ -172,10 +172,6 @@ func userConnection(p pager, rows []*store.User, total int) *UserConnection {
 	return c
 }
 
-// msgCursorGone is the store's message for a cursor whose row is not in
-// the list (store/keyset.go), for lists paged in memory.
-const msgCursorGone = "This cursor does not point at a row of this list (the row may have been deleted); page again from the start."
-
 // pageSlice is the store's keyset window (or offset page) of p over rows,
 // a whole list in its order, for short lists read whole (a project's
 // maintainers): after and before name rows by id, and one that is not in
@@ -191,7 +187,7 @@ func pageSlice[T any](p pager, rows []T, id func(T) int64) ([]T, error) {
 				return i, nil
 			}
 		}
-		return 0, errs.FieldError("graph.pageSlice", field, msgCursorGone)
+		return 0, errs.FieldError("graph.pageSlice", field, errs.MsgCursorGone)
 	}
 	lo, hi := 0, len(rows)
 	if p.Keyset.After != 0 {

@@ -78,8 +78,9 @@ type Executor struct {
 
 // NewExecutor returns an in-process executor over r.
 func NewExecutor(r *Resolver) *Executor {
+	es := NewExecutableSchema(schemaConfig(r))
 	newExec := func() *executor.Executor {
-		exec := executor.New(NewExecutableSchema(schemaConfig(r)))
+		exec := executor.New(es)
 		exec.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 		exec.SetErrorPresenter(presentError)
 		exec.SetRecoverFunc(recoverPanic)

@@ -3913,7 +3913,7 @@ input SetProjectPrivacyInput {
 
 "The outcome of ` + "`" + `setProjectPrivacy` + "`" + `."
 type SetProjectPrivacyPayload {
-  "The project as updated; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  "The project as updated; null with errors."
   project: Project
   "What is wrong with the input (validation and conflicts); empty on success."
   errors: [UserError!]!
@@ -3921,7 +3921,7 @@ type SetProjectPrivacyPayload {
 
 "The outcome of ` + "`" + `setProjectAdminFields` + "`" + `."
 type SetProjectAdminFieldsPayload {
-  "The project as updated; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  "The project as updated; null with errors."
   project: Project
   "What is wrong with the input (validation and conflicts); empty on success."
   errors: [UserError!]!
@@ -3937,7 +3937,7 @@ input SetTranslationOfInput {
 
 "The outcome of ` + "`" + `setTranslationOf` + "`" + `."
 type SetTranslationOfPayload {
-  "The translation as updated; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  "The translation as updated; null with errors."
   project: Project
   "What is wrong with the input (validation and conflicts); empty on success."
   errors: [UserError!]!
@@ -3953,7 +3953,7 @@ input AddMaintainerInput {
 
 "The outcome of ` + "`" + `addMaintainer` + "`" + `."
 type AddMaintainerPayload {
-  "The project with its maintainers; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  "The project with its maintainers; null with errors."
   project: Project
   "What is wrong with the input (validation and conflicts); empty on success."
   errors: [UserError!]!
@@ -3969,7 +3969,7 @@ input RemoveMaintainerInput {
 
 "The outcome of ` + "`" + `removeMaintainer` + "`" + `."
 type RemoveMaintainerPayload {
-  "The project with its maintainers; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  "The project with its maintainers; null with errors."
   project: Project
   "What is wrong with the input (validation and conflicts); empty on success."
   errors: [UserError!]!
@@ -3995,7 +3995,7 @@ input SetVersionPrivacyInput {
 
 "The outcome of ` + "`" + `setVersionPrivacy` + "`" + `."
 type SetVersionPrivacyPayload {
-  "The version as updated; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  "The version as updated; null with errors."
   version: Version
   "What is wrong with the input (validation and conflicts); empty on success."
   errors: [UserError!]!
@@ -4013,7 +4013,7 @@ input SetVersionUploadedInput {
 
 "The outcome of ` + "`" + `setVersionUploaded` + "`" + `."
 type SetVersionUploadedPayload {
-  "The version as updated; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  "The version as updated; null with errors."
   version: Version
   "What is wrong with the input (validation and conflicts); empty on success."
   errors: [UserError!]!
@@ -4035,7 +4035,7 @@ input CancelBuildInput {
 
 "The outcome of ` + "`" + `cancelBuild` + "`" + `."
 type CancelBuildPayload {
-  "The build as cancelled (it may still be running: see the mutation); null with errors or ` + "`" + `validateOnly` + "`" + `."
+  "The build as cancelled (it may still be running: see the mutation); null with errors."
   build: Build
   "What is wrong with the input (validation and conflicts); empty on success."
   errors: [UserError!]!
@@ -4151,7 +4151,7 @@ input CreateIntegrationInput {
 
 "The outcome of ` + "`" + `createIntegration` + "`" + `."
 type CreateIntegrationPayload {
-  "The new integration; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  "The new integration; null with errors."
   integration: Integration
   "What is wrong with the input (validation and conflicts); empty on success."
   errors: [UserError!]!

@@ -20,7 +20,7 @@ type AddMaintainerInput struct {
 
 // The outcome of `addMaintainer`.
 type AddMaintainerPayload struct {
-	// The project with its maintainers; null with errors or `validateOnly`.
+	// The project with its maintainers; null with errors.
 	Project *ProjectView `json:"project,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
@@ -76,7 +76,7 @@ type CancelBuildInput struct {
 
 // The outcome of `cancelBuild`.
 type CancelBuildPayload struct {
-	// The build as cancelled (it may still be running: see the mutation); null with errors or `validateOnly`.
+	// The build as cancelled (it may still be running: see the mutation); null with errors.
 	Build *BuildView `json:"build,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
@@ -150,7 +150,7 @@ type CreateIntegrationInput struct {
 
 // The outcome of `createIntegration`.
 type CreateIntegrationPayload struct {
-	// The new integration; null with errors or `validateOnly`.
+	// The new integration; null with errors.
 	Integration *store.Integration `json:"integration,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
@@ -554,7 +554,7 @@ type RemoveMaintainerInput struct {
 
 // The outcome of `removeMaintainer`.
 type RemoveMaintainerPayload struct {
-	// The project with its maintainers; null with errors or `validateOnly`.
+	// The project with its maintainers; null with errors.
 	Project *ProjectView `json:"project,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
@@ -698,7 +698,7 @@ type SetProjectAdminFieldsInput struct {
 
 // The outcome of `setProjectAdminFields`.
 type SetProjectAdminFieldsPayload struct {
-	// The project as updated; null with errors or `validateOnly`.
+	// The project as updated; null with errors.
 	Project *ProjectView `json:"project,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
@@ -714,7 +714,7 @@ type SetProjectPrivacyInput struct {
 
 // The outcome of `setProjectPrivacy`.
 type SetProjectPrivacyPayload struct {
-	// The project as updated; null with errors or `validateOnly`.
+	// The project as updated; null with errors.
 	Project *ProjectView `json:"project,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
@@ -730,7 +730,7 @@ type SetTranslationOfInput struct {
 
 // The outcome of `setTranslationOf`.
 type SetTranslationOfPayload struct {
-	// The translation as updated; null with errors or `validateOnly`.
+	// The translation as updated; null with errors.
 	Project *ProjectView `json:"project,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
@@ -748,7 +748,7 @@ type SetVersionPrivacyInput struct {
 
 // The outcome of `setVersionPrivacy`.
 type SetVersionPrivacyPayload struct {
-	// The version as updated; null with errors or `validateOnly`.
+	// The version as updated; null with errors.
 	Version *VersionView `json:"version,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
@@ -766,7 +766,7 @@ type SetVersionUploadedInput struct {
 
 // The outcome of `setVersionUploaded`.
 type SetVersionUploadedPayload struct {
-	// The version as updated; null with errors or `validateOnly`.
+	// The version as updated; null with errors.
 	Version *VersionView `json:"version,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`

@@ -146,7 +146,7 @@ func (r *Resolver) prefetchProjects(ctx context.Context, ps []*store.Project, se
 		// The maintainers come with their users (primed).
 		l.maintainersOf.prefetch(ctx, ids)
 	}
-	if needsTarget(sel) || sel.has("subprojectOf", "translationOf") || sel.child("activeVersions").has("urls", "downloads") {
+	if needsTarget(sel) || sel.child("activeVersions").has("urls", "downloads") {
 		r.prefetchTargets(ctx, ps)
 	}
 	if needsTarget(sel) {

@@ -91,7 +91,7 @@ func (s *Store) addKeyset(ctx context.Context, w *where, from, table, alias stri
 			return classify(op, err)
 		}
 		if n == 0 {
-			return errs.FieldError(op, c.field, "This cursor does not point at a row of this list (the row may have been deleted); page again from the start.")
+			return errs.FieldError(op, c.field, errs.MsgCursorGone)
 		}
 		// (k0, k1, …) after or before the cursor row's, each key in its
 		// own direction: k0 ≷ c0 OR (k0 = c0 AND k1 ≷ c1) OR …
