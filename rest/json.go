@@ -12,7 +12,9 @@ import (
 
 // marshal encodes v compactly without escaping <, > and & (behavior.md
 // §3.1). Maps are written with sorted keys, as Read the Docs' v3 renders.
-// The values REST renders from GraphQL data (maps, slices, strings,
+// It writes the small answers handlers build themselves (errors, details);
+// answers made of GraphQL data are written from the executor's bytes by a
+// jwriter (jsondoc.go). The common values (maps, slices, strings,
 // json.Number, bool, nil, ints) are written by appendJSON without
 // reflection; anything else goes through encoding/json, whose bytes
 // appendJSON reproduces exactly.

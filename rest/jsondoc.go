@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strconv"
 	"sync"
 	"unicode/utf8"
 )
@@ -454,6 +455,18 @@ func (w *jwriter) nullString(s *string) {
 		return
 	}
 	w.str(*s)
+}
+
+// listHead writes a list answer's envelope up to its results array (v2 and
+// v3 alike): {"count":N,"next":…,"previous":…,"results":
+func (w *jwriter) listHead(count int, next, previous *string) {
+	w.raw(`{"count":`)
+	w.b = strconv.AppendInt(w.b, int64(count), 10)
+	w.raw(`,"next":`)
+	w.nullString(next)
+	w.raw(`,"previous":`)
+	w.nullString(previous)
+	w.raw(`,"results":`)
 }
 
 // strBytes writes s as marshal writes string(s).

@@ -143,15 +143,8 @@ func (q *v3Req) list(sel *v3Sel, oq v3Query, ctxOf func(d *jdoc, obj int) v3Ctx)
 	next, previous := pageLinks(base, q.query, pg, count)
 	w := newWriter(d)
 	defer w.done()
-	w.raw(`{"count":`)
-	w.b = strconv.AppendInt(w.b, int64(count), 10)
-	w.raw(`,"next":`)
-	w.b, w.err = appendJSON(w.b, next)
-	w.raw(`,"previous":`)
-	if w.err == nil {
-		w.b, w.err = appendJSON(w.b, previous)
-	}
-	w.raw(`,"results":[`)
+	w.listHead(count, next, previous)
+	w.byte('[')
 	first := true
 	if items := d.field(l, "nodes"); d.kind(items) == '[' {
 		for obj, end := d.members(items); obj < end; obj = d.next(obj) {

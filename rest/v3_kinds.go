@@ -16,7 +16,8 @@ type v3Kind struct {
 	// active_versions map are made of. Each is aliased as the REST key that
 	// shows the same field, so that when that key is kept the operation
 	// asks the field once (GraphQL merges identical selections); when the
-	// key is not kept, render leaves the helper out.
+	// key is not kept, the object's write leaves the helper out. (The
+	// notification helpers _id, _on, _to have no REST key of their own.)
 	helpers string
 	// links writes the object's _links.
 	links func(c v3Ctx, w *jwriter, obj int)
