@@ -183,10 +183,7 @@ func (t getTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gr
 			gqlErr := gqlerror.Errorf("%s", MsgGETQueriesOnly)
 			errcode.Set(gqlErr, errcode.ValidationFailed)
 			w.Header().Set("Allow", http.MethodPost)
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			body, _ := json.Marshal(map[string]any{"errors": gqlerror.List{gqlErr}, "data": nil})
-			fmt.Fprintf(w, "%s", body)
+			writeErrors(w, http.StatusMethodNotAllowed, gqlErr)
 			return
 		}
 	}
@@ -323,8 +320,13 @@ func websocketOrigins(allowed []string) coderws.AcceptOptions {
 func WriteHTTPError(w http.ResponseWriter, err error) {
 	gqlErr := presentError(context.Background(), err)
 	errs.SetHTTPHeaders(w.Header(), err)
+	writeErrors(w, errs.HTTPStatus(errs.KindOf(err)), gqlErr)
+}
+
+// writeErrors writes a GraphQL response with status, gqlErr and no data.
+func writeErrors(w http.ResponseWriter, status int, gqlErr *gqlerror.Error) {
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(errs.HTTPStatus(errs.KindOf(err)))
+	w.WriteHeader(status)
 	body, _ := json.Marshal(map[string]any{"errors": []any{gqlErr}, "data": nil})
 	fmt.Fprintf(w, "%s", body)
 }

@@ -38,30 +38,14 @@ type PollBuildChanges struct {
 	Interval time.Duration
 }
 
-// Watch signals every Interval until ctx ends.
+// Watch signals every Interval until ctx ends: a SignalledBuildChanges
+// that nothing signals.
 func (p PollBuildChanges) Watch(ctx context.Context, id int64) <-chan struct{} {
 	interval := p.Interval
 	if interval <= 0 {
 		interval = DefaultBuildPollInterval
 	}
-	ch := make(chan struct{}, 1)
-	go func() {
-		defer close(ch)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				select {
-				case ch <- struct{}{}:
-				default: // a signal is already pending
-				}
-			}
-		}
-	}()
-	return ch
+	return (&SignalledBuildChanges{Fallback: interval}).Watch(ctx, id)
 }
 
 // DefaultBuildFallbackInterval is how often SignalledBuildChanges wakes
