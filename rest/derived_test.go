@@ -14,8 +14,8 @@ import (
 // TestDerivedValuesMatchGraph ties the values REST writes itself instead of
 // selecting them (issue 14) to the fields the graph resolves, so that the
 // two cannot drift: for every language, programming language and build
-// state code, and for the urls of projects (a subproject and a translation
-// among them), versions and builds, REST's answer holds what GraphQL
+// state code, for v2's command builds, and for the urls of projects (a
+// subproject and a translation among them), versions and builds, REST's answer holds what GraphQL
 // returns for the same object. REST's own PublicURL differs from the
 // graph's: the URLs REST writes must be the graph's.
 func TestDerivedValuesMatchGraph(t *testing.T) {
@@ -78,6 +78,30 @@ func TestDerivedValuesMatchGraph(t *testing.T) {
 				query := `{ project(slug: "project") { build(id: ` + id + `) { state { code name } } } }`
 				check(t, "/api/v3/projects/project/builds/"+id+"/?fields=state", "alice", "state", query, nil, "project", "build", "state")
 				check(t, "/api/v2/build/"+id+"/", "", "state_display", query, nil, "project", "build", "state", "name")
+			}
+		})
+
+		t.Run("CommandBuilds", func(t *testing.T) {
+			// v2 writes each command's build as the id of the build it is
+			// listed in.
+			for _, cmd := range []string{"git clone", "sphinx-build"} {
+				if _, err := e.store.AddBuildCommand(t.Context(), store.BuildCommand{BuildID: w.build4.ID, Command: cmd, StartTime: e.clock.Now()}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			id := strconv.FormatInt(w.build4.ID, 10)
+			r := e.get("/api/v2/build/"+id+"/", "")
+			var got []any
+			for _, c := range decodeAt(t, r.body, "commands").([]any) {
+				got = append(got, c.(map[string]any)["build"])
+			}
+			resp := e.api.exec.Run(ctx, `{ project(slug: "project") { build(id: `+id+`) { commands { buildId } } } }`, nil)
+			var want []any
+			for _, c := range decodeAt(t, resp.Data, "project", "build", "commands").([]any) {
+				want = append(want, c.(map[string]any)["buildId"])
+			}
+			if len(got) != 2 || encode(t, got) != encode(t, want) {
+				t.Errorf("v2 command builds %s, GraphQL %s (want 2)", encode(t, got), encode(t, want))
 			}
 		})
 

@@ -71,7 +71,6 @@ fragment v2Build on Build {
   version_slug: versionSlug
   commands {
     id
-    build: buildId
     description
     command
     exit_code: exitCode
@@ -94,10 +93,14 @@ type v2Shape []v2Key
 // v2Key is one key of a v2 object.
 type v2Key struct {
 	name string
-	// read finds the key's value in the fetched object; nil reads the
-	// member of the same name.
-	read  func(d *jdoc, obj int) int
+	// read finds the key's value in the fetched object obj, written inside
+	// object parent (a command inside its build; none at the top); nil
+	// reads obj's member of the same name.
+	read  func(d *jdoc, obj, parent int) int
 	write v2Value
+	// writeIn, when set, writes the value instead of write, given the
+	// object it belongs to (a build's commands, given the build).
+	writeIn func(w *jwriter, v, obj int)
 }
 
 // v2Value writes fetched node n (none when it is missing) as a v2 value.
@@ -117,7 +120,10 @@ func (w *jwriter) null(n int) bool { k := w.d.kind(n); return k == 0 || k == 'n'
 
 // write writes object n; missing or null, it is written with every key's
 // zero value, as a struct that decoding left alone.
-func (s v2Shape) write(w *jwriter, n int) {
+func (s v2Shape) write(w *jwriter, n int) { s.writeIn(w, n, none) }
+
+// writeIn is write for an object written inside object parent.
+func (s v2Shape) writeIn(w *jwriter, n, parent int) {
 	if !w.null(n) && !w.d.isObject(n) {
 		w.fail()
 		return
@@ -130,11 +136,15 @@ func (s v2Shape) write(w *jwriter, n int) {
 		w.key(k.name)
 		v := none
 		if k.read != nil {
-			v = k.read(w.d, n)
+			v = k.read(w.d, n, parent)
 		} else {
 			v = w.d.field(n, k.name)
 		}
-		k.write(w, v)
+		if k.writeIn != nil {
+			k.writeIn(w, v, n)
+		} else {
+			k.write(w, v)
+		}
 	}
 	w.byte('}')
 }
@@ -377,9 +387,11 @@ var v2VersionShape = v2Shape{
 }
 
 // v2CommandShape is a v2 build command, keys in the order of §5.4.
+// A command's build is the build it is listed in (the graph reads a build's
+// commands by their build id): its id is not asked again per command.
 var v2CommandShape = v2Shape{
 	{name: "id", write: v2Int},
-	{name: "build", write: v2Int},
+	{name: "build", read: func(d *jdoc, _, build int) int { return d.field(build, "id") }, write: v2Int},
 	{name: "description", write: v2String},
 	{name: "command", write: v2String},
 	{name: "exit_code", write: v2NullInt},
@@ -402,12 +414,14 @@ var v2BuildShape = v2Shape{
 	{name: "docs_url", write: v2String},
 	// The project is read once ({id, slug}) for both keys.
 	{name: "project", write: v2BuildProject},
-	{name: "project_slug", read: func(d *jdoc, b int) int { return d.field(d.field(b, "project"), "slug") }, write: v2String},
+	{name: "project_slug", read: func(d *jdoc, b, _ int) int { return d.field(d.field(b, "project"), "slug") }, write: v2String},
 	{name: "version", write: v2Only(v2Int)},
 	{name: "version_slug", write: v2String},
-	{name: "commands", write: v2Array(v2CommandShape.write)},
+	{name: "commands", writeIn: func(w *jwriter, v, b int) {
+		v2Array(func(w *jwriter, c int) { v2CommandShape.writeIn(w, c, b) })(w, v)
+	}},
 	// The state's display name is written from its code (see v2ChoiceName).
-	{name: "state_display", read: func(d *jdoc, b int) int { return d.field(b, "state") }, write: v2Only(v2ChoiceName(choices.BuildStates))},
+	{name: "state_display", read: func(d *jdoc, b, _ int) int { return d.field(b, "state") }, write: v2Only(v2ChoiceName(choices.BuildStates))},
 	{name: "commit_url", write: v2NullString},
 	{name: "config", write: v2Config},
 	{name: "setup", write: v2Const(`""`)},       // always ""
