@@ -13,11 +13,12 @@ import (
 
 // TestDerivedValuesMatchGraph ties the values REST writes itself instead of
 // selecting them (issue 14) to the fields the graph resolves, so that the
-// two cannot drift: for every language, programming language and build
-// state code, for v2's command builds, and for the urls of projects (a
-// subproject and a translation among them), versions and builds, REST's answer holds what GraphQL
-// returns for the same object. REST's own PublicURL differs from the
-// graph's: the URLs REST writes must be the graph's.
+// two cannot drift: for every language, programming language, versioning
+// scheme (single_version) and build state code, for v2's command builds,
+// and for the urls of projects (a subproject and a translation among
+// them), versions and builds, REST's answer holds what GraphQL returns for
+// the same object. REST's own PublicURL differs from the graph's: the URLs
+// REST writes must be the graph's.
 func TestDerivedValuesMatchGraph(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d, func(c *Config) { c.PublicURL = "https://api.example.org" })
@@ -63,6 +64,16 @@ func TestDerivedValuesMatchGraph(t *testing.T) {
 				}
 				check(t, "/api/v3/projects/project/?fields=language,programming_language", "alice", "",
 					`{ project(slug: "project") { language { code name } programming_language: programmingLanguage { code name } } }`, nil, "project")
+			}
+		})
+
+		t.Run("SingleVersion", func(t *testing.T) {
+			for _, scheme := range choices.VersioningSchemes {
+				if _, err := e.store.UpdateProject(t.Context(), w.project.ID, store.ProjectUpdate{VersioningScheme: &scheme.Code}); err != nil {
+					t.Fatal(err)
+				}
+				check(t, "/api/v3/projects/project/?fields=single_version", "alice", "",
+					`{ project(slug: "project") { single_version: singleVersion } }`, nil, "project")
 			}
 		})
 

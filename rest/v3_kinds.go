@@ -276,7 +276,17 @@ func init() {
 				value: choiceValue(choices.ProgrammingLanguages)},
 			{key: "readthedocs_yaml_path", gql: "readthedocs_yaml_path: readthedocsYamlPath"},
 			{key: "repository", gql: "repository { type url }"},
-			{key: "single_version", gql: "single_version: singleVersion"},
+			// single_version is written from versioning_scheme by the rule the
+			// graph's singleVersion resolves with (store.Project.SingleVersion).
+			// When both keys are kept the operation asks versioningScheme once.
+			{key: "single_version", gql: "versioning_scheme: versioningScheme", value: func(_ v3Ctx, w *jwriter, _, obj int) {
+				scheme := w.d.field(obj, "versioning_scheme")
+				if w.d.kind(scheme) != '"' {
+					w.value(scheme)
+					return
+				}
+				w.raw(strconv.FormatBool(choices.IsSingleVersion(w.d.str(scheme))))
+			}},
 			{key: "slug", gql: "slug"},
 			relation("subproject_of", "subprojectOf"),
 			{key: "tags", gql: "tags"},
