@@ -30,7 +30,11 @@ type v3Kind struct {
 type v3Field struct {
 	key string
 	// gql selects the key's value; "" when REST computes it (_links, and the
-	// project slug of objects nested under a project).
+	// project slug of objects nested under a project). A key that REST
+	// derives from other values, with the function the graph's resolver
+	// uses (issue 14: each field the executor resolves costs), selects what
+	// it is derived from, aliased as that value's own REST key if it has
+	// one, and its value reads it from obj.
 	gql string
 	// gqlFn, when set, builds the selection instead of gql (embedded
 	// projects, whose selection names fragments).
