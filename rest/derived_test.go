@@ -26,8 +26,8 @@ func TestDerivedValuesMatchGraph(t *testing.T) {
 		ctx := graph.WithUser(t.Context(), e.users["alice"])
 		// check compares REST's answer to path (its member named member,
 		// the whole body when "") with GraphQL's answer to query at gqlPath,
-		// plus the members of rest (REST's own constants).
-		check := func(t *testing.T, path, as, member, query string, rest map[string]any, gqlPath ...string) {
+		// plus the members of restOnly (REST's own constants).
+		check := func(t *testing.T, path, as, member, query string, restOnly map[string]any, gqlPath ...string) {
 			t.Helper()
 			r := e.get(path, as)
 			if r.status != 200 {
@@ -40,7 +40,7 @@ func TestDerivedValuesMatchGraph(t *testing.T) {
 			}
 			v := decodeAt(t, resp.Data, gqlPath...)
 			if obj, ok := v.(map[string]any); ok {
-				for k, x := range rest {
+				for k, x := range restOnly {
 					obj[k] = x
 				}
 			}
