@@ -265,6 +265,10 @@ var VersioningSchemes = Table{
 	{SingleVersionWithoutTranslations, "Single version without translations (/<filename>)"},
 }
 
+// IsSingleVersion reports whether a versioning scheme serves one version
+// without translations: the era's single_version flag (api-2026.md §A1.1).
+func IsSingleVersion(scheme string) bool { return scheme == SingleVersionWithoutTranslations }
+
 // DocumentationTypes is §10.5.
 var DocumentationTypes = Table{
 	{"sphinx", "Sphinx Html"},

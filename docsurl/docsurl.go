@@ -120,7 +120,7 @@ func (c Config) Docs(t Target, version, filename string) string {
 }
 
 // SingleVersion reports whether the namespace has no version segment.
-func (t Target) SingleVersion() bool { return t.Scheme == choices.SingleVersionWithoutTranslations }
+func (t Target) SingleVersion() bool { return choices.IsSingleVersion(t.Scheme) }
 
 // DocsWithLanguage is Docs with the language segment given explicitly (the
 // redirect rules of §8.6 keep the requested language). The layout follows

@@ -14,6 +14,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"docsd/docsurl"
 	"docsd/errs"
 )
 
@@ -91,6 +92,13 @@ func NewExecutor(r *Resolver) *Executor {
 	e.mutations.AroundFields(freshLoadersAfterMutations(r.Store))
 	return e
 }
+
+// URLs is the URL configuration the resolvers build URLs with. An
+// in-process caller that writes a URL field itself from values it fetched
+// (REST writes a project's dashboard URLs from its slug, issue 14) calls
+// the docsurl function the resolver calls with this, so that both write
+// the same URL.
+func (e *Executor) URLs() docsurl.Config { return e.resolver.Settings.URLs }
 
 // Authenticate reads an `Authorization` header value (behavior.md §1.1) and
 // returns ctx with the caller as the viewer: anonymous without credentials,

@@ -12960,7 +12960,7 @@ func (ec *executionContext) _Project_singleVersion(ctx context.Context, field gr
 			return ec.fieldContext_Project_singleVersion(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.SingleVersion, nil
+			return obj.SingleVersion(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
@@ -12971,7 +12971,7 @@ func (ec *executionContext) _Project_singleVersion(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Project_singleVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "Boolean")
+	return graphql.NewScalarFieldContext("Project", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Project_readthedocsYamlPath(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {

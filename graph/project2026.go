@@ -104,7 +104,7 @@ func checkYamlPath(f errs.Fields, in graphql.Omittable[*string]) (string, bool) 
 func checkScheme(f errs.Fields, scheme graphql.Omittable[*string], single graphql.Omittable[*bool], upd *store.ProjectUpdate) {
 	s, schemeOK := checkChoiceField(f, "versioning_scheme", scheme, choices.VersioningSchemes)
 	b, singleOK := checkBool(f, "single_version", single, false)
-	if schemeOK && singleOK && b != (s == choices.SingleVersionWithoutTranslations) {
+	if schemeOK && singleOK && b != choices.IsSingleVersion(s) {
 		f.Add("single_version", fmt.Sprintf("Contradicts versioning_scheme %q.", s))
 		return
 	}

@@ -239,7 +239,7 @@ func (rq *request) resolveAddonsURL(raw string) (*addonsQuery, error) {
 		}
 	}
 	target := aq.project
-	if target.SingleVersion {
+	if target.SingleVersion() {
 		slug, err := rq.defaultVersion(target)
 		if err != nil {
 			return nil, err

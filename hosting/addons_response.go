@@ -108,7 +108,7 @@ func (rq *request) addonsProject(p *store.Project, t docsurl.Target, docVersion 
 		"programming_language":          obj{"code": p.ProgrammingLanguage, "name": choices.ProgrammingLanguages.Name(p.ProgrammingLanguage)},
 		"readthedocs_yaml_path":         nil,
 		"repository":                    obj{"type": p.RepoType, "url": p.Repo},
-		"single_version":                p.SingleVersion,
+		"single_version":                p.SingleVersion(),
 		"slug":                          p.Slug,
 		"subproject_of":                 subprojectOf,
 		"translation_of":                translationOf,
@@ -216,7 +216,7 @@ func (rq *request) versionsMenu(p *store.Project) ([]*store.Version, error) {
 		return nil, err
 	}
 	def := ""
-	if p.SingleVersion {
+	if p.SingleVersion() {
 		if def, err = rq.defaultVersion(p); err != nil {
 			return nil, err
 		}

@@ -352,7 +352,7 @@ func (rq *request) footerLanguages(b *strings.Builder, p *store.Project, path st
 // active versions, built or not, that are not hidden (api-2026.md §A1.2),
 // in the flyout order, ties by verbose name descending.
 func (rq *request) footerVersions(b *strings.Builder, p *store.Project, v *store.Version, path string) error {
-	if p.SingleVersion {
+	if p.SingleVersion() {
 		return nil
 	}
 	active, hidden := true, false

@@ -91,7 +91,7 @@ func (rq *request) serve(rootSlug, rest string) error {
 	if target.VersioningScheme == choices.MultipleVersionsWithoutTranslations {
 		return rq.serveWithoutTranslations(target, restT)
 	}
-	if target.SingleVersion {
+	if target.SingleVersion() {
 		if restT == "" {
 			// (docsd) /docs/<p> and /docs/<p>/projects/<alias> go to the
 			// namespace with its slash, so relative links resolve.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"strconv"
+
+	"docsd/choices"
 )
 
 // The v2 representations (behavior.md §5.2–§5.4). Each is asked of the graph
@@ -69,7 +71,6 @@ fragment v2Build on Build {
   version_slug: versionSlug
   commands {
     id
-    build: buildId
     description
     command
     exit_code: exitCode
@@ -78,7 +79,6 @@ fragment v2Build on Build {
     start_time: startTime
     end_time: endTime
   }
-  state_display: state { name }
   commit_url: commitUrl
   config
   exit_code: exitCode
@@ -93,10 +93,14 @@ type v2Shape []v2Key
 // v2Key is one key of a v2 object.
 type v2Key struct {
 	name string
-	// read finds the key's value in the fetched object; nil reads the
-	// member of the same name.
-	read  func(d *jdoc, obj int) int
+	// read finds the key's value in the fetched object obj, written inside
+	// object parent (a command inside its build; none at the top); nil
+	// reads obj's member of the same name.
+	read  func(d *jdoc, obj, parent int) int
 	write v2Value
+	// writeIn, when set, writes the value instead of write, given the
+	// object it belongs to (a build's commands, given the build).
+	writeIn func(w *jwriter, v, obj int)
 }
 
 // v2Value writes fetched node n (none when it is missing) as a v2 value.
@@ -116,7 +120,10 @@ func (w *jwriter) null(n int) bool { k := w.d.kind(n); return k == 0 || k == 'n'
 
 // write writes object n; missing or null, it is written with every key's
 // zero value, as a struct that decoding left alone.
-func (s v2Shape) write(w *jwriter, n int) {
+func (s v2Shape) write(w *jwriter, n int) { s.writeIn(w, n, none) }
+
+// writeIn is write for an object written inside object parent.
+func (s v2Shape) writeIn(w *jwriter, n, parent int) {
 	if !w.null(n) && !w.d.isObject(n) {
 		w.fail()
 		return
@@ -129,11 +136,15 @@ func (s v2Shape) write(w *jwriter, n int) {
 		w.key(k.name)
 		v := none
 		if k.read != nil {
-			v = k.read(w.d, n)
+			v = k.read(w.d, n, parent)
 		} else {
 			v = w.d.field(n, k.name)
 		}
-		k.write(w, v)
+		if k.writeIn != nil {
+			k.writeIn(w, v, n)
+		} else {
+			k.write(w, v)
+		}
 	}
 	w.byte('}')
 }
@@ -180,11 +191,24 @@ func v2NullInt(w *jwriter, n int) {
 
 // v2String writes a string; null is "".
 func v2String(w *jwriter, n int) {
+	if w.textOrZero(n) {
+		w.value(n)
+	}
+}
+
+// textOrZero reports whether n is a string for the caller to write in its
+// form; a null or missing n is written as "" and a value of another type
+// is an error.
+func (w *jwriter) textOrZero(n int) bool {
 	if w.null(n) {
 		w.raw(`""`)
-		return
+		return false
 	}
-	w.string(n)
+	if w.d.kind(n) != '"' {
+		w.fail()
+		return false
+	}
+	return true
 }
 
 // string writes string n (an error when it is not one).
@@ -220,15 +244,9 @@ func v2Boolean(w *jwriter, n int) {
 // v2Time writes a datetime as v2 does: the graph's UTC form without the
 // `Z` (behavior.md §3.2), e.g. `2019-04-29T10:00:00.512000`; null is "".
 func v2Time(w *jwriter, n int) {
-	if w.null(n) {
-		w.raw(`""`)
-		return
+	if w.textOrZero(n) {
+		w.strBytes(bytes.TrimSuffix(w.d.text(n), []byte("Z")))
 	}
-	if w.d.kind(n) != '"' {
-		w.fail()
-		return
-	}
-	w.strBytes(bytes.TrimSuffix(w.d.text(n), []byte("Z")))
 }
 
 // v2NullTime writes a datetime that may be null.
@@ -255,6 +273,19 @@ func v2Only(value v2Value) v2Value {
 			return
 		}
 		value(w, n+1)
+	}
+}
+
+// v2ChoiceName writes the display name of a code fetched as a string, as
+// v2String writes the graph's name field of the same Choice (or
+// BuildState): the name from t, the table the graph's resolver names the
+// code with (store.Build.StateInfo). Asking the code alone saves the
+// executor a field and an object per build (issue 14).
+func v2ChoiceName(t choices.Table) v2Value {
+	return func(w *jwriter, n int) {
+		if w.textOrZero(n) {
+			w.str(t.Name(w.d.str(n)))
+		}
 	}
 }
 
@@ -356,9 +387,11 @@ var v2VersionShape = v2Shape{
 }
 
 // v2CommandShape is a v2 build command, keys in the order of §5.4.
+// A command's build is the build it is listed in (the graph reads a build's
+// commands by their build id): its id is not asked again per command.
 var v2CommandShape = v2Shape{
 	{name: "id", write: v2Int},
-	{name: "build", write: v2Int},
+	{name: "build", read: func(d *jdoc, _, build int) int { return d.field(build, "id") }, write: v2Int},
 	{name: "description", write: v2String},
 	{name: "command", write: v2String},
 	{name: "exit_code", write: v2NullInt},
@@ -381,11 +414,14 @@ var v2BuildShape = v2Shape{
 	{name: "docs_url", write: v2String},
 	// The project is read once ({id, slug}) for both keys.
 	{name: "project", write: v2BuildProject},
-	{name: "project_slug", read: func(d *jdoc, b int) int { return d.field(d.field(b, "project"), "slug") }, write: v2String},
+	{name: "project_slug", read: func(d *jdoc, b, _ int) int { return d.field(d.field(b, "project"), "slug") }, write: v2String},
 	{name: "version", write: v2Only(v2Int)},
 	{name: "version_slug", write: v2String},
-	{name: "commands", write: v2Array(v2CommandShape.write)},
-	{name: "state_display", write: v2Only(v2String)},
+	{name: "commands", writeIn: func(w *jwriter, v, b int) {
+		v2Array(func(w *jwriter, c int) { v2CommandShape.writeIn(w, c, b) })(w, v)
+	}},
+	// The state's display name is written from its code (see v2ChoiceName).
+	{name: "state_display", read: func(d *jdoc, b, _ int) int { return d.field(b, "state") }, write: v2Only(v2ChoiceName(choices.BuildStates))},
 	{name: "commit_url", write: v2NullString},
 	{name: "config", write: v2Config},
 	{name: "setup", write: v2Const(`""`)},       // always ""

@@ -85,7 +85,7 @@ func (q *v3Req) get() bool { return q.r.Method == http.MethodGet || q.r.Method =
 
 // ctxFor is the rendering context of objects belonging to project.
 func (q *v3Req) ctxFor(project string) v3Ctx {
-	c := v3Ctx{project: project, get: q.get()}
+	c := v3Ctx{project: project, get: q.get(), urls: q.s.exec.URLs()}
 	if q.s.cfg.AbsoluteAPILinks {
 		c.links = q.s.cfg.PublicURL
 	}

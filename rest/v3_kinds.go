@@ -3,6 +3,9 @@ package rest
 import (
 	"strconv"
 	"strings"
+
+	"docsd/choices"
+	"docsd/docsurl"
 )
 
 // A v3Kind describes one v3 resource representation (behavior.md §4): its
@@ -27,7 +30,11 @@ type v3Kind struct {
 type v3Field struct {
 	key string
 	// gql selects the key's value; "" when REST computes it (_links, and the
-	// project slug of objects nested under a project).
+	// project slug of objects nested under a project). A key that REST
+	// derives from other values, with the function the graph's resolver
+	// uses (issue 14: each field the executor resolves costs), selects what
+	// it is derived from, aliased as that value's own REST key if it has
+	// one, and its value reads it from obj.
 	gql string
 	// gqlFn, when set, builds the selection instead of gql (embedded
 	// projects, whose selection names fragments).
@@ -56,6 +63,10 @@ type v3Ctx struct {
 	links   string // prefix of _links: "" or the public URL (absolute_api_links)
 	project string // slug of the project the rendered objects belong to
 	get     bool   // the response answers a GET/HEAD (redirect URLs "" → null)
+	// urls is the graph's URL configuration (graph.Executor.URLs). A URL
+	// that REST writes from values it fetched, instead of selecting it, is
+	// made with it by the docsurl function the graph's resolver calls.
+	urls docsurl.Config
 }
 
 func (c v3Ctx) withProject(slug string) v3Ctx {
@@ -251,7 +262,7 @@ func init() {
 			{key: "external_builds_privacy_level", gql: "external_builds_privacy_level: externalBuildsPrivacyLevel"},
 			{key: "homepage", gql: "homepage"},
 			{key: "id", gql: "id: databaseId"},
-			{key: "language", gql: "language { code name }"},
+			{key: "language", gql: "language { code }", value: choiceValue(choices.Languages)},
 			{key: "modified", gql: "modified"},
 			{key: "name", gql: "name"},
 			// Expansions of api-2026.md §A6 #1 and #2: whether the caller
@@ -265,21 +276,45 @@ func init() {
 					w.byte('}')
 				}},
 			{key: "privacy_level", gql: "privacy_level: privacyLevel"},
-			{key: "programming_language", gql: "programming_language: programmingLanguage { code name }"},
+			{key: "programming_language", gql: "programming_language: programmingLanguage { code }",
+				value: choiceValue(choices.ProgrammingLanguages)},
 			{key: "readthedocs_yaml_path", gql: "readthedocs_yaml_path: readthedocsYamlPath"},
 			{key: "repository", gql: "repository { type url }"},
-			{key: "single_version", gql: "single_version: singleVersion"},
+			// single_version is written from versioning_scheme by the rule the
+			// graph's singleVersion resolves with (store.Project.SingleVersion).
+			// When both keys are kept the operation asks versioningScheme once.
+			{key: "single_version", gql: "versioning_scheme: versioningScheme", value: func(_ v3Ctx, w *jwriter, _, obj int) {
+				scheme := w.d.field(obj, "versioning_scheme")
+				if w.d.kind(scheme) != '"' {
+					w.value(scheme)
+					return
+				}
+				w.raw(strconv.FormatBool(choices.IsSingleVersion(w.d.str(scheme))))
+			}},
 			{key: "slug", gql: "slug"},
 			relation("subproject_of", "subprojectOf"),
 			{key: "tags", gql: "tags"},
 			relation("translation_of", "translationOf"),
-			// urls.downloads is always null (api-2026.md §A1.1).
-			{key: "urls", gql: "urls { builds documentation home versions }", value: func(_ v3Ctx, w *jwriter, v, _ int) {
-				if w.d.isObject(v) {
-					w.object(v, false, "downloads", "null")
+			// urls is written from the project's docs URL and slug: canonicalUrl
+			// is ProjectUrls.documentation (both resolve with the graph's
+			// projectDocsURL), and the dashboard links are made by the docsurl
+			// functions ProjectView.Urls calls. urls.downloads is always null
+			// (api-2026.md §A1.1).
+			{key: "urls", gql: "urls: canonicalUrl", value: func(c v3Ctx, w *jwriter, v, obj int) {
+				if w.d.kind(v) != '"' {
+					w.value(v)
 					return
 				}
+				slug := w.d.str(w.d.field(obj, "slug"))
+				w.raw(`{"builds":`)
+				w.str(c.urls.ProjectBuilds(slug))
+				w.raw(`,"documentation":`)
 				w.value(v)
+				w.raw(`,"downloads":null,"home":`)
+				w.str(c.urls.ProjectHome(slug))
+				w.raw(`,"versions":`)
+				w.str(c.urls.ProjectVersions(slug))
+				w.byte('}')
 			}},
 			{key: "users", gql: "users { username }"},
 			{key: "versioning_scheme", gql: "versioning_scheme: versioningScheme"},
@@ -334,7 +369,21 @@ func init() {
 			{key: "ref", gql: "ref"},
 			{key: "slug", gql: "slug"},
 			{key: "type", gql: "type"},
-			{key: "urls", gql: "urls { dashboard { edit } documentation vcs }"},
+			// urls.dashboard.edit is written from the project's and the
+			// version's slugs by the docsurl function VersionView.Urls calls.
+			{key: "urls", gql: "urls { documentation vcs }", value: func(c v3Ctx, w *jwriter, v, obj int) {
+				if !w.d.isObject(v) {
+					w.value(v)
+					return
+				}
+				w.raw(`{"dashboard":{"edit":`)
+				w.str(c.urls.VersionPage(c.project, w.d.str(w.d.field(obj, "slug"))))
+				w.raw(`},"documentation":`)
+				w.value(w.d.field(v, "documentation"))
+				w.raw(`,"vcs":`)
+				w.value(w.d.field(v, "vcs"))
+				w.byte('}')
+			}},
 			{key: "verbose_name", gql: "verbose_name: verboseName"},
 		},
 	}
@@ -357,9 +406,26 @@ func init() {
 			{key: "finished", gql: "finished"},
 			{key: "id", gql: "id: databaseId"},
 			{key: "project", value: func(c v3Ctx, w *jwriter, _, _ int) { w.str(c.project) }},
-			{key: "state", gql: "state { code name }"},
+			{key: "state", gql: "state { code }", value: choiceValue(choices.BuildStates)},
 			{key: "success", gql: "success"},
-			{key: "urls", gql: "urls { build project version }"},
+			// urls is written from the project's slug and the build's id and
+			// version slug (the helpers) by the docsurl functions
+			// BuildView.Urls calls.
+			{key: "urls", value: func(c v3Ctx, w *jwriter, _, obj int) {
+				d := w.d
+				id, err := strconv.ParseInt(string(d.text(d.field(obj, "id"))), 10, 64)
+				if err != nil { // not reached: the helpers select the id
+					w.raw("null")
+					return
+				}
+				w.raw(`{"build":`)
+				w.str(c.urls.BuildPage(c.project, id))
+				w.raw(`,"project":`)
+				w.str(c.urls.ProjectHome(c.project))
+				w.raw(`,"version":`)
+				w.str(c.urls.VersionPage(c.project, d.str(d.field(obj, "version"))))
+				w.byte('}')
+			}},
 			{key: "version", gql: "version: versionSlug"},
 		},
 	}
@@ -444,6 +510,27 @@ func init() {
 	v3EmbeddedProject = v3ProjectKind.full()
 	v3EmbeddedBase = v3EmbeddedProject.without("subproject_of", "translation_of")
 	v3ChildProject = v3EmbeddedProject.without("subproject_of")
+}
+
+// choiceValue writes a Choice (or BuildState) fetched as `{ code }` as the
+// graph writes it with its name: `{"code":…,"name":…}`, the name from t,
+// the table the graph's resolver names the code with
+// (store.Project.LanguageChoice, ProgrammingLanguageChoice,
+// store.Build.StateInfo). Asking the code alone saves the executor a field
+// per object (issue 14).
+func choiceValue(t choices.Table) func(c v3Ctx, w *jwriter, v, obj int) {
+	return func(_ v3Ctx, w *jwriter, v, _ int) {
+		code := w.d.field(v, "code")
+		if w.d.kind(code) != '"' {
+			w.value(v)
+			return
+		}
+		w.raw(`{"code":`)
+		w.value(code)
+		w.raw(`,"name":`)
+		w.str(t.Name(w.d.str(code)))
+		w.byte('}')
+	}
 }
 
 // The names of _links, in key order, and path parts they share.

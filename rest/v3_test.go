@@ -166,17 +166,23 @@ func v3Golden(t *testing.T, name string, body []byte) {
 // must give the same bytes.
 func v3CheckCanonical(t *testing.T, body []byte) {
 	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("body is not JSON: %v\n%s", err, body)
-	}
-	again, err := marshal(v)
+	again, err := marshal(v3Decode(t, body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(again, body) {
 		t.Errorf("body is not compact with sorted keys:\ngot:  %s\nwant: %s", body, again)
 	}
+}
+
+// v3Decode decodes a JSON body, its numbers as json.Number.
+func v3Decode(t *testing.T, body []byte) any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("body is not JSON: %v\n%s", err, body)
+	}
+	return v
 }

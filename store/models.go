@@ -48,7 +48,6 @@ type Project struct {
 	DefaultBranch         *string `db:"default_branch"`
 	DetectedDefaultBranch *string `db:"detected_default_branch"`
 	VersioningScheme      string  `db:"versioning_scheme"`
-	SingleVersion         bool    `db:"single_version"` // derived: the scheme is single_version_without_translations
 	DocumentationType     string  `db:"documentation_type"`
 	AnalyticsCode         *string `db:"analytics_code"`
 	ShowVersionWarning    bool    `db:"show_version_warning"`

@@ -25,7 +25,6 @@ var projectRows = newRowType(
 	col[Project]{"p.default_branch", func(p *Project) any { return &p.DefaultBranch }},
 	col[Project]{"p.detected_default_branch", func(p *Project) any { return &p.DetectedDefaultBranch }},
 	col[Project]{"p.versioning_scheme", func(p *Project) any { return &p.VersioningScheme }},
-	col[Project]{"(p.versioning_scheme = 'single_version_without_translations') AS single_version", func(p *Project) any { return &p.SingleVersion }},
 	col[Project]{"p.documentation_type", func(p *Project) any { return &p.DocumentationType }},
 	col[Project]{"p.analytics_code", func(p *Project) any { return &p.AnalyticsCode }},
 	col[Project]{"p.show_version_warning", func(p *Project) any { return &p.ShowVersionWarning }},

@@ -46,7 +46,7 @@ func TestImportProject(t *testing.T) {
 			{"default_version", p.DefaultVersion, "latest"},
 			{"default_branch", p.DefaultBranch, (*string)(nil)},
 			{"detected_default_branch", p.DetectedDefaultBranch, (*string)(nil)},
-			{"single_version", p.SingleVersion, false},
+			{"single_version", p.SingleVersion(), false},
 			{"versioning_scheme", p.VersioningScheme, "multiple_versions_with_translations"},
 			{"external_builds_privacy_level", p.ExternalBuildsPrivacyLevel, store.Public},
 			{"analytics_disabled", p.AnalyticsDisabled, false},
@@ -384,8 +384,8 @@ func TestProject2026Fields(t *testing.T) {
 		for _, st := range steps {
 			p, err := s.UpdateProject(ctx, p.ID, st.upd)
 			must(t, err)
-			if p.VersioningScheme != st.wantScheme || p.SingleVersion != (st.wantScheme == "single_version_without_translations") {
-				t.Errorf("%s: scheme %q single_version %v, want %q", st.name, p.VersioningScheme, p.SingleVersion, st.wantScheme)
+			if p.VersioningScheme != st.wantScheme || p.SingleVersion() != (st.wantScheme == "single_version_without_translations") {
+				t.Errorf("%s: scheme %q single_version %v, want %q", st.name, p.VersioningScheme, p.SingleVersion(), st.wantScheme)
 			}
 		}
 		p, err = s.UpdateProject(ctx, p.ID, store.ProjectUpdate{ReadthedocsYamlPath: ptr(""), AnalyticsDisabled: ptr(true),
@@ -638,10 +638,10 @@ func TestMigrateProject2026(t *testing.T) {
 		for slug, want := range map[string]string{"multi": "multiple_versions_with_translations", "single": "single_version_without_translations"} {
 			p, err := s.FindProjectBySlug(ctx, slug)
 			must(t, err)
-			if p.VersioningScheme != want || p.SingleVersion != (slug == "single") || p.ExternalBuildsPrivacyLevel != store.Public ||
+			if p.VersioningScheme != want || p.SingleVersion() != (slug == "single") || p.ExternalBuildsPrivacyLevel != store.Public ||
 				p.AnalyticsDisabled || p.ReadthedocsYamlPath != nil {
 				t.Errorf("%s after the migration: scheme %q, single_version %v, external level %q, analytics disabled %v, yaml path %v",
-					slug, p.VersioningScheme, p.SingleVersion, p.ExternalBuildsPrivacyLevel, p.AnalyticsDisabled, p.ReadthedocsYamlPath)
+					slug, p.VersioningScheme, p.SingleVersion(), p.ExternalBuildsPrivacyLevel, p.AnalyticsDisabled, p.ReadthedocsYamlPath)
 			}
 		}
 	})

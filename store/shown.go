@@ -42,6 +42,11 @@ func (p *Project) ProgrammingLanguageChoice() *Choice {
 	return &Choice{Code: p.ProgrammingLanguage, Name: choices.ProgrammingLanguages.Name(p.ProgrammingLanguage)}
 }
 
+// SingleVersion reports whether the project's versioning scheme is
+// single_version_without_translations (choices.IsSingleVersion; v3 REST
+// derives its single_version from versioning_scheme with the same rule).
+func (p *Project) SingleVersion() bool { return choices.IsSingleVersion(p.VersioningScheme) }
+
 // Repository is the project's repository URL and type.
 func (p *Project) Repository() *Repository { return &Repository{URL: p.Repo, Type: p.RepoType} }
 
