@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"io"
 
 	"github.com/99designs/gqlgen/graphql"
 )
@@ -88,4 +89,63 @@ func newDeferredGroup(ctx context.Context, fields []graphql.CollectedField) grap
 		}
 	}
 	return graphql.DeferredGroup{}
+}
+
+// marshalObject returns what an object's marshal function answers once out,
+// the field set of its collected fields, is dispatched: out itself would
+// write the same JSON through graphql.FieldSet.MarshalGQL, which allocates
+// for every field a copy of it, and for every object a map of the aliases
+// written and two closures.
+func marshalObject(fields []graphql.CollectedField, out *graphql.FieldSet) graphql.Marshaler {
+	return &objectJSON{fields: fields, values: out.Values}
+}
+
+// objectJSON is an object's answer: values[i] is the value of fields[i].
+type objectJSON struct {
+	fields []graphql.CollectedField
+	values []graphql.Marshaler
+}
+
+var (
+	openBrace  = []byte(`{`)
+	closeBrace = []byte(`}`)
+	quote      = []byte(`"`)
+	quoteColon = []byte(`":`)
+	comma      = []byte(`,`)
+)
+
+// MarshalGQL writes the object as graphql.FieldSet.MarshalGQL does: each
+// alias with its value, in order, an alias collected twice (the same field
+// selected through fragments on different types) written once, with the
+// first one's value. Aliases are GraphQL names, which need no escaping.
+func (o *objectJSON) MarshalGQL(w io.Writer) {
+	w.Write(openBrace)
+	first := true
+	for i := range o.fields {
+		alias := o.fields[i].Alias
+		if aliasCollectedBefore(o.fields[:i], alias) {
+			continue
+		}
+		if !first {
+			w.Write(comma)
+		}
+		first = false
+		w.Write(quote)
+		io.WriteString(w, alias)
+		w.Write(quoteColon)
+		o.values[i].MarshalGQL(w)
+	}
+	w.Write(closeBrace)
+}
+
+// aliasCollectedBefore reports whether one of fields has the alias. An
+// object has a few dozen fields at most: comparing costs less than the map
+// FieldSet.MarshalGQL makes.
+func aliasCollectedBefore(fields []graphql.CollectedField, alias string) bool {
+	for i := range fields {
+		if fields[i].Alias == alias {
+			return true
+		}
+	}
+	return false
 }

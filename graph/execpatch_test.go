@@ -206,3 +206,34 @@ func TestDefer(t *testing.T) {
 		})
 	}
 }
+
+// TestMarshalObject checks that marshalObject writes what the field set it
+// replaces writes, an alias collected twice included.
+func TestMarshalObject(t *testing.T) {
+	field := func(alias string) graphql.CollectedField {
+		return graphql.CollectedField{Field: &ast.Field{Alias: alias, Name: alias}}
+	}
+	for _, tc := range []struct {
+		name   string
+		fields []graphql.CollectedField
+		want   string
+	}{
+		{"no fields", nil, `{}`},
+		{"one", []graphql.CollectedField{field("a")}, `{"a":0}`},
+		{"several", []graphql.CollectedField{field("__typename"), field("b"), field("default_branch")}, `{"__typename":0,"b":1,"default_branch":2}`},
+		{"an alias twice", []graphql.CollectedField{field("a"), field("b"), field("a"), field("c")}, `{"a":0,"b":1,"c":3}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := graphql.NewFieldSet(tc.fields)
+			for i := range out.Values {
+				out.Values[i] = graphql.MarshalInt(i)
+			}
+			var got, fromFieldSet strings.Builder
+			marshalObject(tc.fields, out).MarshalGQL(&got)
+			out.MarshalGQL(&fromFieldSet)
+			if got.String() != tc.want || fromFieldSet.String() != tc.want {
+				t.Errorf("marshalObject wrote %s, the field set %s, want %s", got.String(), fromFieldSet.String(), tc.want)
+			}
+		})
+	}
+}

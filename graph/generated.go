@@ -22529,7 +22529,7 @@ func (ec *executionContext) _AddMaintainerPayload(ctx context.Context, sel ast.S
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var apiTokenImplementors = []string{"ApiToken", "Node"}
@@ -22583,7 +22583,7 @@ func (ec *executionContext) _ApiToken(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var buildImplementors = []string{"Build", "Node"}
@@ -22760,7 +22760,7 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var buildCommandImplementors = []string{"BuildCommand"}
@@ -22833,7 +22833,7 @@ func (ec *executionContext) _BuildCommand(ctx context.Context, sel ast.Selection
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var buildConnectionImplementors = []string{"BuildConnection"}
@@ -22881,7 +22881,7 @@ func (ec *executionContext) _BuildConnection(ctx context.Context, sel ast.Select
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var buildEdgeImplementors = []string{"BuildEdge"}
@@ -22919,7 +22919,7 @@ func (ec *executionContext) _BuildEdge(ctx context.Context, sel ast.SelectionSet
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var buildStateImplementors = []string{"BuildState"}
@@ -22957,7 +22957,7 @@ func (ec *executionContext) _BuildState(ctx context.Context, sel ast.SelectionSe
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var buildUrlsImplementors = []string{"BuildUrls"}
@@ -23000,7 +23000,7 @@ func (ec *executionContext) _BuildUrls(ctx context.Context, sel ast.SelectionSet
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var cancelBuildPayloadImplementors = []string{"CancelBuildPayload"}
@@ -23038,7 +23038,7 @@ func (ec *executionContext) _CancelBuildPayload(ctx context.Context, sel ast.Sel
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var choiceImplementors = []string{"Choice"}
@@ -23076,7 +23076,7 @@ func (ec *executionContext) _Choice(ctx context.Context, sel ast.SelectionSet, o
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var completeUploadPayloadImplementors = []string{"CompleteUploadPayload"}
@@ -23119,7 +23119,7 @@ func (ec *executionContext) _CompleteUploadPayload(ctx context.Context, sel ast.
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var createApiTokenPayloadImplementors = []string{"CreateApiTokenPayload"}
@@ -23162,7 +23162,7 @@ func (ec *executionContext) _CreateApiTokenPayload(ctx context.Context, sel ast.
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var createEnvironmentVariablePayloadImplementors = []string{"CreateEnvironmentVariablePayload"}
@@ -23200,7 +23200,7 @@ func (ec *executionContext) _CreateEnvironmentVariablePayload(ctx context.Contex
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var createIntegrationPayloadImplementors = []string{"CreateIntegrationPayload"}
@@ -23238,7 +23238,7 @@ func (ec *executionContext) _CreateIntegrationPayload(ctx context.Context, sel a
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var createRedirectPayloadImplementors = []string{"CreateRedirectPayload"}
@@ -23276,7 +23276,7 @@ func (ec *executionContext) _CreateRedirectPayload(ctx context.Context, sel ast.
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var createSubprojectPayloadImplementors = []string{"CreateSubprojectPayload"}
@@ -23314,7 +23314,7 @@ func (ec *executionContext) _CreateSubprojectPayload(ctx context.Context, sel as
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var deleteEnvironmentVariablePayloadImplementors = []string{"DeleteEnvironmentVariablePayload"}
@@ -23352,7 +23352,7 @@ func (ec *executionContext) _DeleteEnvironmentVariablePayload(ctx context.Contex
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var deleteIntegrationPayloadImplementors = []string{"DeleteIntegrationPayload"}
@@ -23390,7 +23390,7 @@ func (ec *executionContext) _DeleteIntegrationPayload(ctx context.Context, sel a
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var deleteProjectPayloadImplementors = []string{"DeleteProjectPayload"}
@@ -23428,7 +23428,7 @@ func (ec *executionContext) _DeleteProjectPayload(ctx context.Context, sel ast.S
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var deleteRedirectPayloadImplementors = []string{"DeleteRedirectPayload"}
@@ -23466,7 +23466,7 @@ func (ec *executionContext) _DeleteRedirectPayload(ctx context.Context, sel ast.
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var deleteSubprojectPayloadImplementors = []string{"DeleteSubprojectPayload"}
@@ -23504,7 +23504,7 @@ func (ec *executionContext) _DeleteSubprojectPayload(ctx context.Context, sel as
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var downloadsImplementors = []string{"Downloads"}
@@ -23547,7 +23547,7 @@ func (ec *executionContext) _Downloads(ctx context.Context, sel ast.SelectionSet
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var environmentVariableImplementors = []string{"EnvironmentVariable", "Node"}
@@ -23612,7 +23612,7 @@ func (ec *executionContext) _EnvironmentVariable(ctx context.Context, sel ast.Se
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var environmentVariableConnectionImplementors = []string{"EnvironmentVariableConnection"}
@@ -23660,7 +23660,7 @@ func (ec *executionContext) _EnvironmentVariableConnection(ctx context.Context, 
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var environmentVariableEdgeImplementors = []string{"EnvironmentVariableEdge"}
@@ -23698,7 +23698,7 @@ func (ec *executionContext) _EnvironmentVariableEdge(ctx context.Context, sel as
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var importProjectPayloadImplementors = []string{"ImportProjectPayload"}
@@ -23736,7 +23736,7 @@ func (ec *executionContext) _ImportProjectPayload(ctx context.Context, sel ast.S
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var initiateUploadPayloadImplementors = []string{"InitiateUploadPayload"}
@@ -23794,7 +23794,7 @@ func (ec *executionContext) _InitiateUploadPayload(ctx context.Context, sel ast.
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var integrationImplementors = []string{"Integration"}
@@ -23848,7 +23848,7 @@ func (ec *executionContext) _Integration(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var mutationImplementors = []string{"Mutation"}
@@ -24080,7 +24080,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var notificationImplementors = []string{"Notification"}
@@ -24143,7 +24143,7 @@ func (ec *executionContext) _Notification(ctx context.Context, sel ast.Selection
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var notificationListImplementors = []string{"NotificationList"}
@@ -24181,7 +24181,7 @@ func (ec *executionContext) _NotificationList(ctx context.Context, sel ast.Selec
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var notificationMessageImplementors = []string{"NotificationMessage"}
@@ -24234,7 +24234,7 @@ func (ec *executionContext) _NotificationMessage(ctx context.Context, sel ast.Se
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var pageInfoImplementors = []string{"PageInfo"}
@@ -24282,7 +24282,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var projectImplementors = []string{"Project", "Node"}
@@ -24576,7 +24576,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var projectAccessImplementors = []string{"ProjectAccess"}
@@ -24619,7 +24619,7 @@ func (ec *executionContext) _ProjectAccess(ctx context.Context, sel ast.Selectio
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var projectAdminFieldsImplementors = []string{"ProjectAdminFields"}
@@ -24712,7 +24712,7 @@ func (ec *executionContext) _ProjectAdminFields(ctx context.Context, sel ast.Sel
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var projectConnectionImplementors = []string{"ProjectConnection"}
@@ -24760,7 +24760,7 @@ func (ec *executionContext) _ProjectConnection(ctx context.Context, sel ast.Sele
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var projectEdgeImplementors = []string{"ProjectEdge"}
@@ -24798,7 +24798,7 @@ func (ec *executionContext) _ProjectEdge(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var projectUrlsImplementors = []string{"ProjectUrls"}
@@ -24846,7 +24846,7 @@ func (ec *executionContext) _ProjectUrls(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var queryImplementors = []string{"Query"}
@@ -24962,7 +24962,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var redirectImplementors = []string{"Redirect", "Node"}
@@ -25057,7 +25057,7 @@ func (ec *executionContext) _Redirect(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var redirectConnectionImplementors = []string{"RedirectConnection"}
@@ -25105,7 +25105,7 @@ func (ec *executionContext) _RedirectConnection(ctx context.Context, sel ast.Sel
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var redirectEdgeImplementors = []string{"RedirectEdge"}
@@ -25143,7 +25143,7 @@ func (ec *executionContext) _RedirectEdge(ctx context.Context, sel ast.Selection
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var redirectResolutionImplementors = []string{"RedirectResolution"}
@@ -25191,7 +25191,7 @@ func (ec *executionContext) _RedirectResolution(ctx context.Context, sel ast.Sel
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var removeMaintainerPayloadImplementors = []string{"RemoveMaintainerPayload"}
@@ -25229,7 +25229,7 @@ func (ec *executionContext) _RemoveMaintainerPayload(ctx context.Context, sel as
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var repositoryImplementors = []string{"Repository"}
@@ -25267,7 +25267,7 @@ func (ec *executionContext) _Repository(ctx context.Context, sel ast.SelectionSe
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var revokeApiTokenPayloadImplementors = []string{"RevokeApiTokenPayload"}
@@ -25305,7 +25305,7 @@ func (ec *executionContext) _RevokeApiTokenPayload(ctx context.Context, sel ast.
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var searchBlockImplementors = []string{"SearchBlock"}
@@ -25358,7 +25358,7 @@ func (ec *executionContext) _SearchBlock(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var searchHitImplementors = []string{"SearchHit"}
@@ -25441,7 +25441,7 @@ func (ec *executionContext) _SearchHit(ctx context.Context, sel ast.SelectionSet
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var searchResultsImplementors = []string{"SearchResults"}
@@ -25489,7 +25489,7 @@ func (ec *executionContext) _SearchResults(ctx context.Context, sel ast.Selectio
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var searchScopePairImplementors = []string{"SearchScopePair"}
@@ -25527,7 +25527,7 @@ func (ec *executionContext) _SearchScopePair(ctx context.Context, sel ast.Select
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var setProjectAdminFieldsPayloadImplementors = []string{"SetProjectAdminFieldsPayload"}
@@ -25565,7 +25565,7 @@ func (ec *executionContext) _SetProjectAdminFieldsPayload(ctx context.Context, s
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var setProjectPrivacyPayloadImplementors = []string{"SetProjectPrivacyPayload"}
@@ -25603,7 +25603,7 @@ func (ec *executionContext) _SetProjectPrivacyPayload(ctx context.Context, sel a
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var setTranslationOfPayloadImplementors = []string{"SetTranslationOfPayload"}
@@ -25641,7 +25641,7 @@ func (ec *executionContext) _SetTranslationOfPayload(ctx context.Context, sel as
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var setVersionPrivacyPayloadImplementors = []string{"SetVersionPrivacyPayload"}
@@ -25679,7 +25679,7 @@ func (ec *executionContext) _SetVersionPrivacyPayload(ctx context.Context, sel a
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var setVersionUploadedPayloadImplementors = []string{"SetVersionUploadedPayload"}
@@ -25717,7 +25717,7 @@ func (ec *executionContext) _SetVersionUploadedPayload(ctx context.Context, sel 
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var subprojectImplementors = []string{"Subproject", "Node"}
@@ -25773,7 +25773,7 @@ func (ec *executionContext) _Subproject(ctx context.Context, sel ast.SelectionSe
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var subprojectConnectionImplementors = []string{"SubprojectConnection"}
@@ -25821,7 +25821,7 @@ func (ec *executionContext) _SubprojectConnection(ctx context.Context, sel ast.S
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var subprojectEdgeImplementors = []string{"SubprojectEdge"}
@@ -25859,7 +25859,7 @@ func (ec *executionContext) _SubprojectEdge(ctx context.Context, sel ast.Selecti
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var subscriptionImplementors = []string{"Subscription"}
@@ -25922,7 +25922,7 @@ func (ec *executionContext) _SyncVersionsPayload(ctx context.Context, sel ast.Se
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var triggerBuildPayloadImplementors = []string{"TriggerBuildPayload"}
@@ -25975,7 +25975,7 @@ func (ec *executionContext) _TriggerBuildPayload(ctx context.Context, sel ast.Se
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var updateProjectPayloadImplementors = []string{"UpdateProjectPayload"}
@@ -26013,7 +26013,7 @@ func (ec *executionContext) _UpdateProjectPayload(ctx context.Context, sel ast.S
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var updateRedirectPayloadImplementors = []string{"UpdateRedirectPayload"}
@@ -26051,7 +26051,7 @@ func (ec *executionContext) _UpdateRedirectPayload(ctx context.Context, sel ast.
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var updateVersionPayloadImplementors = []string{"UpdateVersionPayload"}
@@ -26089,7 +26089,7 @@ func (ec *executionContext) _UpdateVersionPayload(ctx context.Context, sel ast.S
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var uploadUrlImplementors = []string{"UploadUrl"}
@@ -26127,7 +26127,7 @@ func (ec *executionContext) _UploadUrl(ctx context.Context, sel ast.SelectionSet
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var userImplementors = []string{"User", "Node"}
@@ -26188,7 +26188,7 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var userConnectionImplementors = []string{"UserConnection"}
@@ -26236,7 +26236,7 @@ func (ec *executionContext) _UserConnection(ctx context.Context, sel ast.Selecti
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var userEdgeImplementors = []string{"UserEdge"}
@@ -26274,7 +26274,7 @@ func (ec *executionContext) _UserEdge(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var userErrorImplementors = []string{"UserError"}
@@ -26317,7 +26317,7 @@ func (ec *executionContext) _UserError(ctx context.Context, sel ast.SelectionSet
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var versionImplementors = []string{"Version", "Node"}
@@ -26461,7 +26461,7 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var versionConnectionImplementors = []string{"VersionConnection"}
@@ -26509,7 +26509,7 @@ func (ec *executionContext) _VersionConnection(ctx context.Context, sel ast.Sele
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var versionDashboardUrlsImplementors = []string{"VersionDashboardUrls"}
@@ -26542,7 +26542,7 @@ func (ec *executionContext) _VersionDashboardUrls(ctx context.Context, sel ast.S
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var versionEdgeImplementors = []string{"VersionEdge"}
@@ -26580,7 +26580,7 @@ func (ec *executionContext) _VersionEdge(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var versionUrlsImplementors = []string{"VersionUrls"}
@@ -26623,7 +26623,7 @@ func (ec *executionContext) _VersionUrls(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var __DirectiveImplementors = []string{"__Directive"}
@@ -26676,7 +26676,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var __EnumValueImplementors = []string{"__EnumValue"}
@@ -26724,7 +26724,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var __FieldImplementors = []string{"__Field"}
@@ -26782,7 +26782,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var __InputValueImplementors = []string{"__InputValue"}
@@ -26840,7 +26840,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var __SchemaImplementors = []string{"__Schema"}
@@ -26898,7 +26898,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var __TypeImplementors = []string{"__Type"}
@@ -26981,7 +26981,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 // endregion **************************** object.gotpl ****************************

@@ -1,7 +1,7 @@
-// Command execpatch rewrites two calls in the executor that gqlgen generates
-// (graph/generated.go) to functions of package graph (graph/execpatch.go), so
-// that REST's internal reads pay for neither where nothing needs them
-// (issue 14). gqlgen has no option for either.
+// Command execpatch rewrites three places in the executor that gqlgen
+// generates (graph/generated.go) to call functions of package graph
+// (graph/execpatch.go), so that REST's internal reads do not pay for what
+// they do not need (issue 14). gqlgen has no option for any of them.
 //
 //   - graphql.MarshalSliceConcurrently, which runs every element of an object
 //     list in a goroutine of its own, becomes marshalSlice, which runs them
@@ -11,6 +11,10 @@
 //     calls and which builds the object's whole path, a field set and a map,
 //     becomes newDeferredGroup(ctx, fields), which builds them only when one
 //     of the object's fields is @defer'd.
+//   - `return out`, the object's *graphql.FieldSet, becomes
+//     marshalObject(fields, out), which writes the same JSON without the
+//     copies of every field, the map and the closures that
+//     FieldSet.MarshalGQL allocates for every object.
 //
 // `go generate ./...` runs it after gqlgen (graph/doc.go):
 //
@@ -81,6 +85,15 @@ var rewrites = []rewrite{
 		stray: regexp.MustCompile(`\bMarshalSliceConcurrently\b`),
 	},
 	{
+		// The end of an object's marshal function, whose field set out is
+		// made of the object's collected fields (the deferred group's
+		// rewrite checks that line): counted against it below.
+		name:  "object answer",
+		from:  "\t\tec.ProcessDeferredGroup(deferred)\n\t}\n\n\treturn out\n}\n",
+		to:    "\t\tec.ProcessDeferredGroup(deferred)\n\t}\n\n\treturn marshalObject(fields, out)\n}\n",
+		stray: regexp.MustCompile(`\breturn out\n`),
+	},
+	{
 		// The two lines together: fields is then the object's collected
 		// fields, the set the group is for.
 		name:  "deferred group",
@@ -116,8 +129,12 @@ func patch(src []byte) ([]byte, error) {
 		}
 		out = bytes.ReplaceAll(out, from, to)
 		if loc := rw.stray.FindIndex(out); loc != nil {
-			return nil, fmt.Errorf("%s: line %d calls %s in a form execpatch does not rewrite: update graph/internal/execpatch", rw.name, lineOf(out, loc[0]), out[loc[0]:loc[1]])
+			return nil, fmt.Errorf("%s: line %d has %q in a form execpatch does not rewrite: update graph/internal/execpatch", rw.name, lineOf(out, loc[0]), out[loc[0]:loc[1]])
 		}
+	}
+	// Every object's marshal function is rewritten whole or not at all.
+	if answers, groups := bytes.Count(out, []byte(rewrites[1].to)), bytes.Count(out, []byte(rewrites[2].to)); answers != groups {
+		return nil, fmt.Errorf("%d object answers rewritten for %d deferred groups: gqlgen's object marshal functions changed shape: update graph/internal/execpatch", answers, groups)
 	}
 	var errs []error
 	for i, line := range bytes.Split(out, []byte("\n")) {

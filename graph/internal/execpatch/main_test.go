@@ -57,6 +57,7 @@ func TestPatch(t *testing.T) {
 	want := strings.NewReplacer(
 		"graphql.MarshalSliceConcurrently(ctx, ", "marshalSlice(ctx, ",
 		"graphql.NewDeferredGroup(ctx)", "newDeferredGroup(ctx, fields)",
+		"return out\n", "return marshalObject(fields, out)\n",
 	).Replace(generated)
 	if string(got) != want {
 		t.Errorf("patched:\n%s\nwant:\n%s", got, want)
@@ -79,13 +80,20 @@ func TestPatchRefuses(t *testing.T) {
 		{"no list call", "graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, ", "graphql.MarshalSlice(ctx, len(v), ",
 			`no "graphql.MarshalSliceConcurrently(ctx, " any more`},
 		{"another list call form", "return ret\n}", "_ = graphql.MarshalSliceConcurrently\n\treturn ret\n}",
-			"calls MarshalSliceConcurrently in a form execpatch does not rewrite"},
+			`has "MarshalSliceConcurrently" in a form execpatch does not rewrite`},
 		{"no deferred group", "deferred := graphql.NewDeferredGroup(ctx)", "deferred := graphql.DeferredGroup{}",
 			`no "out := graphql.NewFieldSet(fields)\n\tdeferred := graphql.NewDeferredGroup(ctx)\n" any more`},
-		{"another deferred group form", "return out\n}", "_ = graphql.NewDeferredGroup(ctx)\n\treturn out\n}",
-			"calls NewDeferredGroup in a form execpatch does not rewrite"},
-		{"the group's path read", "return out\n}", "_ = deferred.Path\n\treturn out\n}",
+		{"another deferred group form", "\tout.Dispatch(ctx)\n", "\t_ = graphql.NewDeferredGroup(ctx)\n\tout.Dispatch(ctx)\n",
+			`has "NewDeferredGroup" in a form execpatch does not rewrite`},
+		{"the group's path read", "\tout.Dispatch(ctx)\n", "\t_ = deferred.Path\n\tout.Dispatch(ctx)\n",
 			"uses the deferred group as newDeferredGroup may not serve: _ = deferred.Path"},
+		{"no object answer", "\treturn out\n", "\treturn graphql.Marshaler(out)\n",
+			`no "\t\tec.ProcessDeferredGroup(deferred)\n\t}\n\n\treturn out\n}\n" any more`},
+		{"another object answer", "\tout.Dispatch(ctx)\n", "\tif obj == nil {\n\t\treturn out\n\t}\n\tout.Dispatch(ctx)\n",
+			`has "return out\n" in a form execpatch does not rewrite`},
+		{"an object marshalled another way", "\t\tec.ProcessDeferredGroup(deferred)\n\t}\n\n\treturn out\n}\n",
+			"\t\tec.ProcessDeferredGroup(deferred)\n\t}\n\n\treturn out\n}\n\nfunc (ec *executionContext) _Other(ctx context.Context) graphql.Marshaler {\n\tif n := len(deferred.Defers); n > 0 {\n\t\tec.ProcessDeferredGroup(deferred)\n\t}\n\n\treturn out\n}\n",
+			"2 object answers rewritten for 1 deferred groups"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := strings.Replace(generated, tc.from, tc.to, 1)
