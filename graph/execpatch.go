@@ -7,10 +7,11 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 )
 
-// The generated executor (generated.go) calls marshalSlice and
-// newDeferredGroup where gqlgen writes graphql.MarshalSliceConcurrently and
-// graphql.NewDeferredGroup: graph/internal/execpatch rewrites the calls when
-// `go generate ./...` has run gqlgen (issue 14).
+// The generated executor (generated.go) calls marshalSlice, newDeferredGroup
+// and marshalObject where gqlgen writes graphql.MarshalSliceConcurrently,
+// graphql.NewDeferredGroup and an object's `return out`:
+// graph/internal/execpatch rewrites them when `go generate ./...` has run
+// gqlgen (issue 14).
 
 // primedReadsKey marks a context whose operation finds every read its list
 // elements make already done (see withPrimedReads).
