@@ -4,3 +4,4 @@
 package graph
 
 //go:generate sh -c "cd .. && go tool gqlgen generate"
+//go:generate go run ./internal/execpatch generated.go

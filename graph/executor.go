@@ -113,7 +113,10 @@ func (e *Executor) Authenticate(ctx context.Context, header string) (context.Con
 }
 
 // Run executes an operation as the viewer in ctx (see WithUser) and returns
-// the raw response.
+// the raw response. A query marshals the elements of its lists one after
+// another (withPrimedReads): it must be one whose reads the lookahead primes,
+// as REST's are (TestRESTWaitsForNoLoader), or its elements wait for their
+// loaders one at a time.
 func (e *Executor) Run(ctx context.Context, query string, variables map[string]any) *graphql.Response {
 	ctx = graphql.StartOperationTrace(ctx)
 	params := &graphql.RawParams{Query: query, Variables: variables}
@@ -125,6 +128,9 @@ func (e *Executor) Run(ctx context.Context, query string, variables map[string]a
 	}
 	if gqlErrs != nil {
 		return exec.DispatchError(graphql.WithOperationContext(ctx, opCtx), gqlErrs)
+	}
+	if exec == e.queries {
+		ctx = withPrimedReads(ctx)
 	}
 	handle, ctx := exec.DispatchOperation(ctx, opCtx)
 	return handle(ctx)

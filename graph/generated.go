@@ -22500,7 +22500,7 @@ func (ec *executionContext) _AddMaintainerPayload(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, addMaintainerPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22529,7 +22529,7 @@ func (ec *executionContext) _AddMaintainerPayload(ctx context.Context, sel ast.S
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var apiTokenImplementors = []string{"ApiToken", "Node"}
@@ -22538,7 +22538,7 @@ func (ec *executionContext) _ApiToken(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, apiTokenImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22583,7 +22583,7 @@ func (ec *executionContext) _ApiToken(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var buildImplementors = []string{"Build", "Node"}
@@ -22592,7 +22592,7 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, buildImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22760,7 +22760,7 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var buildCommandImplementors = []string{"BuildCommand"}
@@ -22769,7 +22769,7 @@ func (ec *executionContext) _BuildCommand(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, buildCommandImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22833,7 +22833,7 @@ func (ec *executionContext) _BuildCommand(ctx context.Context, sel ast.Selection
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var buildConnectionImplementors = []string{"BuildConnection"}
@@ -22842,7 +22842,7 @@ func (ec *executionContext) _BuildConnection(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, buildConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22881,7 +22881,7 @@ func (ec *executionContext) _BuildConnection(ctx context.Context, sel ast.Select
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var buildEdgeImplementors = []string{"BuildEdge"}
@@ -22890,7 +22890,7 @@ func (ec *executionContext) _BuildEdge(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, buildEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22919,7 +22919,7 @@ func (ec *executionContext) _BuildEdge(ctx context.Context, sel ast.SelectionSet
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var buildStateImplementors = []string{"BuildState"}
@@ -22928,7 +22928,7 @@ func (ec *executionContext) _BuildState(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, buildStateImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -22957,7 +22957,7 @@ func (ec *executionContext) _BuildState(ctx context.Context, sel ast.SelectionSe
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var buildUrlsImplementors = []string{"BuildUrls"}
@@ -22966,7 +22966,7 @@ func (ec *executionContext) _BuildUrls(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, buildUrlsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23000,7 +23000,7 @@ func (ec *executionContext) _BuildUrls(ctx context.Context, sel ast.SelectionSet
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var cancelBuildPayloadImplementors = []string{"CancelBuildPayload"}
@@ -23009,7 +23009,7 @@ func (ec *executionContext) _CancelBuildPayload(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, cancelBuildPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23038,7 +23038,7 @@ func (ec *executionContext) _CancelBuildPayload(ctx context.Context, sel ast.Sel
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var choiceImplementors = []string{"Choice"}
@@ -23047,7 +23047,7 @@ func (ec *executionContext) _Choice(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, choiceImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23076,7 +23076,7 @@ func (ec *executionContext) _Choice(ctx context.Context, sel ast.SelectionSet, o
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var completeUploadPayloadImplementors = []string{"CompleteUploadPayload"}
@@ -23085,7 +23085,7 @@ func (ec *executionContext) _CompleteUploadPayload(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, completeUploadPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23119,7 +23119,7 @@ func (ec *executionContext) _CompleteUploadPayload(ctx context.Context, sel ast.
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var createApiTokenPayloadImplementors = []string{"CreateApiTokenPayload"}
@@ -23128,7 +23128,7 @@ func (ec *executionContext) _CreateApiTokenPayload(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, createApiTokenPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23162,7 +23162,7 @@ func (ec *executionContext) _CreateApiTokenPayload(ctx context.Context, sel ast.
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var createEnvironmentVariablePayloadImplementors = []string{"CreateEnvironmentVariablePayload"}
@@ -23171,7 +23171,7 @@ func (ec *executionContext) _CreateEnvironmentVariablePayload(ctx context.Contex
 	fields := graphql.CollectFields(ec.OperationContext, sel, createEnvironmentVariablePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23200,7 +23200,7 @@ func (ec *executionContext) _CreateEnvironmentVariablePayload(ctx context.Contex
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var createIntegrationPayloadImplementors = []string{"CreateIntegrationPayload"}
@@ -23209,7 +23209,7 @@ func (ec *executionContext) _CreateIntegrationPayload(ctx context.Context, sel a
 	fields := graphql.CollectFields(ec.OperationContext, sel, createIntegrationPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23238,7 +23238,7 @@ func (ec *executionContext) _CreateIntegrationPayload(ctx context.Context, sel a
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var createRedirectPayloadImplementors = []string{"CreateRedirectPayload"}
@@ -23247,7 +23247,7 @@ func (ec *executionContext) _CreateRedirectPayload(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, createRedirectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23276,7 +23276,7 @@ func (ec *executionContext) _CreateRedirectPayload(ctx context.Context, sel ast.
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var createSubprojectPayloadImplementors = []string{"CreateSubprojectPayload"}
@@ -23285,7 +23285,7 @@ func (ec *executionContext) _CreateSubprojectPayload(ctx context.Context, sel as
 	fields := graphql.CollectFields(ec.OperationContext, sel, createSubprojectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23314,7 +23314,7 @@ func (ec *executionContext) _CreateSubprojectPayload(ctx context.Context, sel as
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var deleteEnvironmentVariablePayloadImplementors = []string{"DeleteEnvironmentVariablePayload"}
@@ -23323,7 +23323,7 @@ func (ec *executionContext) _DeleteEnvironmentVariablePayload(ctx context.Contex
 	fields := graphql.CollectFields(ec.OperationContext, sel, deleteEnvironmentVariablePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23352,7 +23352,7 @@ func (ec *executionContext) _DeleteEnvironmentVariablePayload(ctx context.Contex
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var deleteIntegrationPayloadImplementors = []string{"DeleteIntegrationPayload"}
@@ -23361,7 +23361,7 @@ func (ec *executionContext) _DeleteIntegrationPayload(ctx context.Context, sel a
 	fields := graphql.CollectFields(ec.OperationContext, sel, deleteIntegrationPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23390,7 +23390,7 @@ func (ec *executionContext) _DeleteIntegrationPayload(ctx context.Context, sel a
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var deleteProjectPayloadImplementors = []string{"DeleteProjectPayload"}
@@ -23399,7 +23399,7 @@ func (ec *executionContext) _DeleteProjectPayload(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, deleteProjectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23428,7 +23428,7 @@ func (ec *executionContext) _DeleteProjectPayload(ctx context.Context, sel ast.S
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var deleteRedirectPayloadImplementors = []string{"DeleteRedirectPayload"}
@@ -23437,7 +23437,7 @@ func (ec *executionContext) _DeleteRedirectPayload(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, deleteRedirectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23466,7 +23466,7 @@ func (ec *executionContext) _DeleteRedirectPayload(ctx context.Context, sel ast.
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var deleteSubprojectPayloadImplementors = []string{"DeleteSubprojectPayload"}
@@ -23475,7 +23475,7 @@ func (ec *executionContext) _DeleteSubprojectPayload(ctx context.Context, sel as
 	fields := graphql.CollectFields(ec.OperationContext, sel, deleteSubprojectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23504,7 +23504,7 @@ func (ec *executionContext) _DeleteSubprojectPayload(ctx context.Context, sel as
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var downloadsImplementors = []string{"Downloads"}
@@ -23513,7 +23513,7 @@ func (ec *executionContext) _Downloads(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, downloadsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23547,7 +23547,7 @@ func (ec *executionContext) _Downloads(ctx context.Context, sel ast.SelectionSet
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var environmentVariableImplementors = []string{"EnvironmentVariable", "Node"}
@@ -23556,7 +23556,7 @@ func (ec *executionContext) _EnvironmentVariable(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, environmentVariableImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23612,7 +23612,7 @@ func (ec *executionContext) _EnvironmentVariable(ctx context.Context, sel ast.Se
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var environmentVariableConnectionImplementors = []string{"EnvironmentVariableConnection"}
@@ -23621,7 +23621,7 @@ func (ec *executionContext) _EnvironmentVariableConnection(ctx context.Context, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, environmentVariableConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23660,7 +23660,7 @@ func (ec *executionContext) _EnvironmentVariableConnection(ctx context.Context, 
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var environmentVariableEdgeImplementors = []string{"EnvironmentVariableEdge"}
@@ -23669,7 +23669,7 @@ func (ec *executionContext) _EnvironmentVariableEdge(ctx context.Context, sel as
 	fields := graphql.CollectFields(ec.OperationContext, sel, environmentVariableEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23698,7 +23698,7 @@ func (ec *executionContext) _EnvironmentVariableEdge(ctx context.Context, sel as
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var importProjectPayloadImplementors = []string{"ImportProjectPayload"}
@@ -23707,7 +23707,7 @@ func (ec *executionContext) _ImportProjectPayload(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, importProjectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23736,7 +23736,7 @@ func (ec *executionContext) _ImportProjectPayload(ctx context.Context, sel ast.S
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var initiateUploadPayloadImplementors = []string{"InitiateUploadPayload"}
@@ -23745,7 +23745,7 @@ func (ec *executionContext) _InitiateUploadPayload(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, initiateUploadPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23794,7 +23794,7 @@ func (ec *executionContext) _InitiateUploadPayload(ctx context.Context, sel ast.
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var integrationImplementors = []string{"Integration"}
@@ -23803,7 +23803,7 @@ func (ec *executionContext) _Integration(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, integrationImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -23848,7 +23848,7 @@ func (ec *executionContext) _Integration(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var mutationImplementors = []string{"Mutation"}
@@ -23860,7 +23860,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 	})
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -24080,7 +24080,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var notificationImplementors = []string{"Notification"}
@@ -24089,7 +24089,7 @@ func (ec *executionContext) _Notification(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, notificationImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24143,7 +24143,7 @@ func (ec *executionContext) _Notification(ctx context.Context, sel ast.Selection
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var notificationListImplementors = []string{"NotificationList"}
@@ -24152,7 +24152,7 @@ func (ec *executionContext) _NotificationList(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, notificationListImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24181,7 +24181,7 @@ func (ec *executionContext) _NotificationList(ctx context.Context, sel ast.Selec
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var notificationMessageImplementors = []string{"NotificationMessage"}
@@ -24190,7 +24190,7 @@ func (ec *executionContext) _NotificationMessage(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, notificationMessageImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24234,7 +24234,7 @@ func (ec *executionContext) _NotificationMessage(ctx context.Context, sel ast.Se
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var pageInfoImplementors = []string{"PageInfo"}
@@ -24243,7 +24243,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24282,7 +24282,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var projectImplementors = []string{"Project", "Node"}
@@ -24291,7 +24291,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, projectImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24576,7 +24576,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var projectAccessImplementors = []string{"ProjectAccess"}
@@ -24585,7 +24585,7 @@ func (ec *executionContext) _ProjectAccess(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, projectAccessImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24619,7 +24619,7 @@ func (ec *executionContext) _ProjectAccess(ctx context.Context, sel ast.Selectio
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var projectAdminFieldsImplementors = []string{"ProjectAdminFields"}
@@ -24628,7 +24628,7 @@ func (ec *executionContext) _ProjectAdminFields(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, projectAdminFieldsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24712,7 +24712,7 @@ func (ec *executionContext) _ProjectAdminFields(ctx context.Context, sel ast.Sel
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var projectConnectionImplementors = []string{"ProjectConnection"}
@@ -24721,7 +24721,7 @@ func (ec *executionContext) _ProjectConnection(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, projectConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24760,7 +24760,7 @@ func (ec *executionContext) _ProjectConnection(ctx context.Context, sel ast.Sele
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var projectEdgeImplementors = []string{"ProjectEdge"}
@@ -24769,7 +24769,7 @@ func (ec *executionContext) _ProjectEdge(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, projectEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24798,7 +24798,7 @@ func (ec *executionContext) _ProjectEdge(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var projectUrlsImplementors = []string{"ProjectUrls"}
@@ -24807,7 +24807,7 @@ func (ec *executionContext) _ProjectUrls(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, projectUrlsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24846,7 +24846,7 @@ func (ec *executionContext) _ProjectUrls(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var queryImplementors = []string{"Query"}
@@ -24858,7 +24858,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	})
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -24962,7 +24962,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var redirectImplementors = []string{"Redirect", "Node"}
@@ -24971,7 +24971,7 @@ func (ec *executionContext) _Redirect(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, redirectImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25057,7 +25057,7 @@ func (ec *executionContext) _Redirect(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var redirectConnectionImplementors = []string{"RedirectConnection"}
@@ -25066,7 +25066,7 @@ func (ec *executionContext) _RedirectConnection(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, redirectConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25105,7 +25105,7 @@ func (ec *executionContext) _RedirectConnection(ctx context.Context, sel ast.Sel
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var redirectEdgeImplementors = []string{"RedirectEdge"}
@@ -25114,7 +25114,7 @@ func (ec *executionContext) _RedirectEdge(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, redirectEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25143,7 +25143,7 @@ func (ec *executionContext) _RedirectEdge(ctx context.Context, sel ast.Selection
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var redirectResolutionImplementors = []string{"RedirectResolution"}
@@ -25152,7 +25152,7 @@ func (ec *executionContext) _RedirectResolution(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, redirectResolutionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25191,7 +25191,7 @@ func (ec *executionContext) _RedirectResolution(ctx context.Context, sel ast.Sel
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var removeMaintainerPayloadImplementors = []string{"RemoveMaintainerPayload"}
@@ -25200,7 +25200,7 @@ func (ec *executionContext) _RemoveMaintainerPayload(ctx context.Context, sel as
 	fields := graphql.CollectFields(ec.OperationContext, sel, removeMaintainerPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25229,7 +25229,7 @@ func (ec *executionContext) _RemoveMaintainerPayload(ctx context.Context, sel as
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var repositoryImplementors = []string{"Repository"}
@@ -25238,7 +25238,7 @@ func (ec *executionContext) _Repository(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, repositoryImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25267,7 +25267,7 @@ func (ec *executionContext) _Repository(ctx context.Context, sel ast.SelectionSe
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var revokeApiTokenPayloadImplementors = []string{"RevokeApiTokenPayload"}
@@ -25276,7 +25276,7 @@ func (ec *executionContext) _RevokeApiTokenPayload(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, revokeApiTokenPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25305,7 +25305,7 @@ func (ec *executionContext) _RevokeApiTokenPayload(ctx context.Context, sel ast.
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var searchBlockImplementors = []string{"SearchBlock"}
@@ -25314,7 +25314,7 @@ func (ec *executionContext) _SearchBlock(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, searchBlockImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25358,7 +25358,7 @@ func (ec *executionContext) _SearchBlock(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var searchHitImplementors = []string{"SearchHit"}
@@ -25367,7 +25367,7 @@ func (ec *executionContext) _SearchHit(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, searchHitImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25441,7 +25441,7 @@ func (ec *executionContext) _SearchHit(ctx context.Context, sel ast.SelectionSet
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var searchResultsImplementors = []string{"SearchResults"}
@@ -25450,7 +25450,7 @@ func (ec *executionContext) _SearchResults(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, searchResultsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25489,7 +25489,7 @@ func (ec *executionContext) _SearchResults(ctx context.Context, sel ast.Selectio
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var searchScopePairImplementors = []string{"SearchScopePair"}
@@ -25498,7 +25498,7 @@ func (ec *executionContext) _SearchScopePair(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, searchScopePairImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25527,7 +25527,7 @@ func (ec *executionContext) _SearchScopePair(ctx context.Context, sel ast.Select
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var setProjectAdminFieldsPayloadImplementors = []string{"SetProjectAdminFieldsPayload"}
@@ -25536,7 +25536,7 @@ func (ec *executionContext) _SetProjectAdminFieldsPayload(ctx context.Context, s
 	fields := graphql.CollectFields(ec.OperationContext, sel, setProjectAdminFieldsPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25565,7 +25565,7 @@ func (ec *executionContext) _SetProjectAdminFieldsPayload(ctx context.Context, s
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var setProjectPrivacyPayloadImplementors = []string{"SetProjectPrivacyPayload"}
@@ -25574,7 +25574,7 @@ func (ec *executionContext) _SetProjectPrivacyPayload(ctx context.Context, sel a
 	fields := graphql.CollectFields(ec.OperationContext, sel, setProjectPrivacyPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25603,7 +25603,7 @@ func (ec *executionContext) _SetProjectPrivacyPayload(ctx context.Context, sel a
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var setTranslationOfPayloadImplementors = []string{"SetTranslationOfPayload"}
@@ -25612,7 +25612,7 @@ func (ec *executionContext) _SetTranslationOfPayload(ctx context.Context, sel as
 	fields := graphql.CollectFields(ec.OperationContext, sel, setTranslationOfPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25641,7 +25641,7 @@ func (ec *executionContext) _SetTranslationOfPayload(ctx context.Context, sel as
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var setVersionPrivacyPayloadImplementors = []string{"SetVersionPrivacyPayload"}
@@ -25650,7 +25650,7 @@ func (ec *executionContext) _SetVersionPrivacyPayload(ctx context.Context, sel a
 	fields := graphql.CollectFields(ec.OperationContext, sel, setVersionPrivacyPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25679,7 +25679,7 @@ func (ec *executionContext) _SetVersionPrivacyPayload(ctx context.Context, sel a
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var setVersionUploadedPayloadImplementors = []string{"SetVersionUploadedPayload"}
@@ -25688,7 +25688,7 @@ func (ec *executionContext) _SetVersionUploadedPayload(ctx context.Context, sel 
 	fields := graphql.CollectFields(ec.OperationContext, sel, setVersionUploadedPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25717,7 +25717,7 @@ func (ec *executionContext) _SetVersionUploadedPayload(ctx context.Context, sel 
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var subprojectImplementors = []string{"Subproject", "Node"}
@@ -25726,7 +25726,7 @@ func (ec *executionContext) _Subproject(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, subprojectImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25773,7 +25773,7 @@ func (ec *executionContext) _Subproject(ctx context.Context, sel ast.SelectionSe
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var subprojectConnectionImplementors = []string{"SubprojectConnection"}
@@ -25782,7 +25782,7 @@ func (ec *executionContext) _SubprojectConnection(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, subprojectConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25821,7 +25821,7 @@ func (ec *executionContext) _SubprojectConnection(ctx context.Context, sel ast.S
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var subprojectEdgeImplementors = []string{"SubprojectEdge"}
@@ -25830,7 +25830,7 @@ func (ec *executionContext) _SubprojectEdge(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, subprojectEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25859,7 +25859,7 @@ func (ec *executionContext) _SubprojectEdge(ctx context.Context, sel ast.Selecti
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var subscriptionImplementors = []string{"Subscription"}
@@ -25888,7 +25888,7 @@ func (ec *executionContext) _SyncVersionsPayload(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, syncVersionsPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25922,7 +25922,7 @@ func (ec *executionContext) _SyncVersionsPayload(ctx context.Context, sel ast.Se
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var triggerBuildPayloadImplementors = []string{"TriggerBuildPayload"}
@@ -25931,7 +25931,7 @@ func (ec *executionContext) _TriggerBuildPayload(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, triggerBuildPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25975,7 +25975,7 @@ func (ec *executionContext) _TriggerBuildPayload(ctx context.Context, sel ast.Se
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var updateProjectPayloadImplementors = []string{"UpdateProjectPayload"}
@@ -25984,7 +25984,7 @@ func (ec *executionContext) _UpdateProjectPayload(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, updateProjectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26013,7 +26013,7 @@ func (ec *executionContext) _UpdateProjectPayload(ctx context.Context, sel ast.S
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var updateRedirectPayloadImplementors = []string{"UpdateRedirectPayload"}
@@ -26022,7 +26022,7 @@ func (ec *executionContext) _UpdateRedirectPayload(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, updateRedirectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26051,7 +26051,7 @@ func (ec *executionContext) _UpdateRedirectPayload(ctx context.Context, sel ast.
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var updateVersionPayloadImplementors = []string{"UpdateVersionPayload"}
@@ -26060,7 +26060,7 @@ func (ec *executionContext) _UpdateVersionPayload(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, updateVersionPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26089,7 +26089,7 @@ func (ec *executionContext) _UpdateVersionPayload(ctx context.Context, sel ast.S
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var uploadUrlImplementors = []string{"UploadUrl"}
@@ -26098,7 +26098,7 @@ func (ec *executionContext) _UploadUrl(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, uploadUrlImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26127,7 +26127,7 @@ func (ec *executionContext) _UploadUrl(ctx context.Context, sel ast.SelectionSet
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var userImplementors = []string{"User", "Node"}
@@ -26136,7 +26136,7 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 	fields := graphql.CollectFields(ec.OperationContext, sel, userImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26188,7 +26188,7 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var userConnectionImplementors = []string{"UserConnection"}
@@ -26197,7 +26197,7 @@ func (ec *executionContext) _UserConnection(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, userConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26236,7 +26236,7 @@ func (ec *executionContext) _UserConnection(ctx context.Context, sel ast.Selecti
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var userEdgeImplementors = []string{"UserEdge"}
@@ -26245,7 +26245,7 @@ func (ec *executionContext) _UserEdge(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, userEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26274,7 +26274,7 @@ func (ec *executionContext) _UserEdge(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var userErrorImplementors = []string{"UserError"}
@@ -26283,7 +26283,7 @@ func (ec *executionContext) _UserError(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, userErrorImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26317,7 +26317,7 @@ func (ec *executionContext) _UserError(ctx context.Context, sel ast.SelectionSet
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var versionImplementors = []string{"Version", "Node"}
@@ -26326,7 +26326,7 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, versionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26461,7 +26461,7 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var versionConnectionImplementors = []string{"VersionConnection"}
@@ -26470,7 +26470,7 @@ func (ec *executionContext) _VersionConnection(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, versionConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26509,7 +26509,7 @@ func (ec *executionContext) _VersionConnection(ctx context.Context, sel ast.Sele
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var versionDashboardUrlsImplementors = []string{"VersionDashboardUrls"}
@@ -26518,7 +26518,7 @@ func (ec *executionContext) _VersionDashboardUrls(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, versionDashboardUrlsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26542,7 +26542,7 @@ func (ec *executionContext) _VersionDashboardUrls(ctx context.Context, sel ast.S
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var versionEdgeImplementors = []string{"VersionEdge"}
@@ -26551,7 +26551,7 @@ func (ec *executionContext) _VersionEdge(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, versionEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26580,7 +26580,7 @@ func (ec *executionContext) _VersionEdge(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var versionUrlsImplementors = []string{"VersionUrls"}
@@ -26589,7 +26589,7 @@ func (ec *executionContext) _VersionUrls(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, versionUrlsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26623,7 +26623,7 @@ func (ec *executionContext) _VersionUrls(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var __DirectiveImplementors = []string{"__Directive"}
@@ -26632,7 +26632,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, __DirectiveImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26676,7 +26676,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var __EnumValueImplementors = []string{"__EnumValue"}
@@ -26685,7 +26685,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, __EnumValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26724,7 +26724,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var __FieldImplementors = []string{"__Field"}
@@ -26733,7 +26733,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, __FieldImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26782,7 +26782,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var __InputValueImplementors = []string{"__InputValue"}
@@ -26791,7 +26791,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, __InputValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26840,7 +26840,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var __SchemaImplementors = []string{"__Schema"}
@@ -26849,7 +26849,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, __SchemaImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26898,7 +26898,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 var __TypeImplementors = []string{"__Type"}
@@ -26907,7 +26907,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, __TypeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := newDeferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26981,7 +26981,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 		ec.ProcessDeferredGroup(deferred)
 	}
 
-	return out
+	return marshalObject(fields, out)
 }
 
 // endregion **************************** object.gotpl ****************************
@@ -27024,7 +27024,7 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 }
 
 func (ec *executionContext) marshalNBuild2ᚕᚖdocsdᚋgraphᚐBuildViewᚄ(ctx context.Context, sel ast.SelectionSet, v []*BuildView) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBuild2ᚖdocsdᚋgraphᚐBuildView(ctx, sel, v[i])
@@ -27048,7 +27048,7 @@ func (ec *executionContext) marshalNBuild2ᚖdocsdᚋgraphᚐBuildView(ctx conte
 }
 
 func (ec *executionContext) marshalNBuildCommand2ᚕᚖdocsdᚋstoreᚐBuildCommandᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.BuildCommand) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBuildCommand2ᚖdocsdᚋstoreᚐBuildCommand(ctx, sel, v[i])
@@ -27072,7 +27072,7 @@ func (ec *executionContext) marshalNBuildCommand2ᚖdocsdᚋstoreᚐBuildCommand
 }
 
 func (ec *executionContext) marshalNBuildEdge2ᚕᚖdocsdᚋgraphᚐBuildEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*BuildEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBuildEdge2ᚖdocsdᚋgraphᚐBuildEdge(ctx, sel, v[i])
@@ -27298,7 +27298,7 @@ func (ec *executionContext) marshalNDownloads2ᚖdocsdᚋgraphᚐDownloads(ctx c
 }
 
 func (ec *executionContext) marshalNEnvironmentVariable2ᚕᚖdocsdᚋstoreᚐEnvironmentVariableᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.EnvironmentVariable) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNEnvironmentVariable2ᚖdocsdᚋstoreᚐEnvironmentVariable(ctx, sel, v[i])
@@ -27322,7 +27322,7 @@ func (ec *executionContext) marshalNEnvironmentVariable2ᚖdocsdᚋstoreᚐEnvir
 }
 
 func (ec *executionContext) marshalNEnvironmentVariableEdge2ᚕᚖdocsdᚋgraphᚐEnvironmentVariableEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*EnvironmentVariableEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNEnvironmentVariableEdge2ᚖdocsdᚋgraphᚐEnvironmentVariableEdge(ctx, sel, v[i])
@@ -27483,7 +27483,7 @@ func (ec *executionContext) marshalNJSON2encodingᚋjsonᚐRawMessage(ctx contex
 }
 
 func (ec *executionContext) marshalNNode2ᚕdocsdᚋgraphᚋgidᚐNode(ctx context.Context, sel ast.SelectionSet, v []gid.Node) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalONode2docsdᚋgraphᚋgidᚐNode(ctx, sel, v[i])
@@ -27493,7 +27493,7 @@ func (ec *executionContext) marshalNNode2ᚕdocsdᚋgraphᚋgidᚐNode(ctx conte
 }
 
 func (ec *executionContext) marshalNNotification2ᚕᚖdocsdᚋgraphᚐNotificationᚄ(ctx context.Context, sel ast.SelectionSet, v []*Notification) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNNotification2ᚖdocsdᚋgraphᚐNotification(ctx, sel, v[i])
@@ -27555,7 +27555,7 @@ func (ec *executionContext) marshalNPrivacyLevel2string(ctx context.Context, sel
 }
 
 func (ec *executionContext) marshalNProject2ᚕᚖdocsdᚋgraphᚐProjectViewᚄ(ctx context.Context, sel ast.SelectionSet, v []*ProjectView) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNProject2ᚖdocsdᚋgraphᚐProjectView(ctx, sel, v[i])
@@ -27587,7 +27587,7 @@ func (ec *executionContext) marshalNProjectAccess2ᚖdocsdᚋgraphᚐProjectAcce
 }
 
 func (ec *executionContext) marshalNProjectEdge2ᚕᚖdocsdᚋgraphᚐProjectEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*ProjectEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNProjectEdge2ᚖdocsdᚋgraphᚐProjectEdge(ctx, sel, v[i])
@@ -27619,7 +27619,7 @@ func (ec *executionContext) marshalNProjectUrls2ᚖdocsdᚋgraphᚐProjectUrls(c
 }
 
 func (ec *executionContext) marshalNRedirect2ᚕᚖdocsdᚋstoreᚐRedirectᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Redirect) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNRedirect2ᚖdocsdᚋstoreᚐRedirect(ctx, sel, v[i])
@@ -27643,7 +27643,7 @@ func (ec *executionContext) marshalNRedirect2ᚖdocsdᚋstoreᚐRedirect(ctx con
 }
 
 func (ec *executionContext) marshalNRedirectEdge2ᚕᚖdocsdᚋgraphᚐRedirectEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*RedirectEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNRedirectEdge2ᚖdocsdᚋgraphᚐRedirectEdge(ctx, sel, v[i])
@@ -27734,7 +27734,7 @@ func (ec *executionContext) marshalNRevokeApiTokenPayload2ᚖdocsdᚋgraphᚐRev
 }
 
 func (ec *executionContext) marshalNSearchBlock2ᚕᚖdocsdᚋgraphᚐSearchBlockᚄ(ctx context.Context, sel ast.SelectionSet, v []*SearchBlock) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSearchBlock2ᚖdocsdᚋgraphᚐSearchBlock(ctx, sel, v[i])
@@ -27758,7 +27758,7 @@ func (ec *executionContext) marshalNSearchBlock2ᚖdocsdᚋgraphᚐSearchBlock(c
 }
 
 func (ec *executionContext) marshalNSearchHit2ᚕᚖdocsdᚋgraphᚐSearchHitᚄ(ctx context.Context, sel ast.SelectionSet, v []*SearchHit) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSearchHit2ᚖdocsdᚋgraphᚐSearchHit(ctx, sel, v[i])
@@ -27790,7 +27790,7 @@ func (ec *executionContext) marshalNSearchResults2ᚖdocsdᚋgraphᚐSearchResul
 }
 
 func (ec *executionContext) marshalNSearchScopePair2ᚕᚖdocsdᚋgraphᚐSearchScopePairᚄ(ctx context.Context, sel ast.SelectionSet, v []*SearchScopePair) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSearchScopePair2ᚖdocsdᚋgraphᚐSearchScopePair(ctx, sel, v[i])
@@ -27922,7 +27922,7 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 }
 
 func (ec *executionContext) marshalNSubproject2ᚕᚖdocsdᚋstoreᚐRelationshipᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Relationship) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSubproject2ᚖdocsdᚋstoreᚐRelationship(ctx, sel, v[i])
@@ -27946,7 +27946,7 @@ func (ec *executionContext) marshalNSubproject2ᚖdocsdᚋstoreᚐRelationship(c
 }
 
 func (ec *executionContext) marshalNSubprojectEdge2ᚕᚖdocsdᚋgraphᚐSubprojectEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*SubprojectEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSubprojectEdge2ᚖdocsdᚋgraphᚐSubprojectEdge(ctx, sel, v[i])
@@ -28049,7 +28049,7 @@ func (ec *executionContext) marshalNUpdateVersionPayload2ᚖdocsdᚋgraphᚐUpda
 }
 
 func (ec *executionContext) marshalNUser2ᚕᚖdocsdᚋstoreᚐUserᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.User) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNUser2ᚖdocsdᚋstoreᚐUser(ctx, sel, v[i])
@@ -28073,7 +28073,7 @@ func (ec *executionContext) marshalNUser2ᚖdocsdᚋstoreᚐUser(ctx context.Con
 }
 
 func (ec *executionContext) marshalNUserEdge2ᚕᚖdocsdᚋgraphᚐUserEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*UserEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNUserEdge2ᚖdocsdᚋgraphᚐUserEdge(ctx, sel, v[i])
@@ -28097,7 +28097,7 @@ func (ec *executionContext) marshalNUserEdge2ᚖdocsdᚋgraphᚐUserEdge(ctx con
 }
 
 func (ec *executionContext) marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx context.Context, sel ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNUserError2ᚖdocsdᚋerrsᚐUserError(ctx, sel, v[i])
@@ -28121,7 +28121,7 @@ func (ec *executionContext) marshalNUserError2ᚖdocsdᚋerrsᚐUserError(ctx co
 }
 
 func (ec *executionContext) marshalNVersion2ᚕᚖdocsdᚋgraphᚐVersionViewᚄ(ctx context.Context, sel ast.SelectionSet, v []*VersionView) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNVersion2ᚖdocsdᚋgraphᚐVersionView(ctx, sel, v[i])
@@ -28153,7 +28153,7 @@ func (ec *executionContext) marshalNVersionDashboardUrls2ᚖdocsdᚋgraphᚐVers
 }
 
 func (ec *executionContext) marshalNVersionEdge2ᚕᚖdocsdᚋgraphᚐVersionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*VersionEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNVersionEdge2ᚖdocsdᚋgraphᚐVersionEdge(ctx, sel, v[i])
@@ -28217,7 +28217,7 @@ func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlge
 }
 
 func (ec *executionContext) marshalN__Directive2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirectiveᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Directive) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx, sel, v[i])
@@ -28261,7 +28261,7 @@ func (ec *executionContext) unmarshalN__DirectiveLocation2ᚕstringᚄ(ctx conte
 }
 
 func (ec *executionContext) marshalN__DirectiveLocation2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__DirectiveLocation2string(ctx, sel, v[i])
@@ -28289,7 +28289,7 @@ func (ec *executionContext) marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlg
 }
 
 func (ec *executionContext) marshalN__InputValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
@@ -28317,7 +28317,7 @@ func (ec *executionContext) marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋg
 }
 
 func (ec *executionContext) marshalN__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Type) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])
@@ -28358,7 +28358,7 @@ func (ec *executionContext) marshalOApiToken2ᚕᚖdocsdᚋstoreᚐTokenᚄ(ctx 
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNApiToken2ᚖdocsdᚋstoreᚐToken(ctx, sel, v[i])
@@ -28504,7 +28504,7 @@ func (ec *executionContext) marshalOIntegration2ᚕᚖdocsdᚋstoreᚐIntegratio
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNIntegration2ᚖdocsdᚋstoreᚐIntegration(ctx, sel, v[i])
@@ -28753,7 +28753,7 @@ func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgq
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__EnumValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValue(ctx, sel, v[i])
@@ -28772,7 +28772,7 @@ func (ec *executionContext) marshalO__Field2ᚕgithubᚗcomᚋ99designsᚋgqlgen
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Field2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐField(ctx, sel, v[i])
@@ -28791,7 +28791,7 @@ func (ec *executionContext) marshalO__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
@@ -28810,7 +28810,7 @@ func (ec *executionContext) marshalO__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgen�
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -446,6 +447,40 @@ func TestBatchedReads(t *testing.T) {
 		}
 		if hundred > 15 {
 			t.Errorf("100 projects cost %d queries, want a small constant", hundred)
+		}
+	})
+}
+
+// TestPublicListsBatch checks that the public endpoint, whose operations
+// the lookahead does not prime for every shape, still runs a list's elements
+// at once: the loads that the fixture's projects make of a relation nobody
+// looks ahead for here (the maintainers that the commands of the builds of
+// each project's active versions check) reach the loader together, in one
+// batch. Run one after another, as REST's primed reads are (marshalSlice),
+// each would wait alone.
+func TestPublicListsBatch(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		e := newEnv(t, d)
+		e.fixture()
+		e.server()
+		const query = `{ projects(limit: 10) { nodes { slug activeVersions { builds(limit: 2) { nodes { id commands { id } } } } } } }`
+		rctx, batches := graph.CountWaitedBatches(context.Background())
+		r := httptest.NewRequestWithContext(rctx, http.MethodPost, "/graphql", strings.NewReader(fmt.Sprintf(`{"query": %q}`, query)))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Authorization", "Token "+e.tokens["alice"])
+		w := httptest.NewRecorder()
+		e.resolver.Handler().ServeHTTP(w, r)
+		var out struct {
+			Data struct {
+				Projects struct{ Nodes []any }
+			}
+			Errors []any
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || len(out.Errors) > 0 || len(out.Data.Projects.Nodes) != 2 {
+			t.Fatalf("answered %d: %s", w.Code, w.Body)
+		}
+		if got, want := batches(), []string{"maintainersOf(2 keys)"}; !slices.Equal(got, want) {
+			t.Errorf("the projects' loads waited in the batches %v, want %v", got, want)
 		}
 	})
 }

@@ -1,0 +1,162 @@
+// Command execpatch rewrites three places in the executor that gqlgen
+// generates (graph/generated.go) to call functions of package graph
+// (graph/execpatch.go), so that REST's internal reads do not pay for what
+// they do not need (issue 14). gqlgen has no option for any of them.
+//
+//   - graphql.MarshalSliceConcurrently, which runs every element of an object
+//     list in a goroutine of its own, becomes marshalSlice, which runs them
+//     one after another when the operation's reads were primed and otherwise
+//     calls MarshalSliceConcurrently.
+//   - graphql.NewDeferredGroup(ctx), which every object's marshal function
+//     calls and which builds the object's whole path, a field set and a map,
+//     becomes newDeferredGroup(ctx, fields), which builds them only when one
+//     of the object's fields is @defer'd.
+//   - `return out`, the object's *graphql.FieldSet, becomes
+//     marshalObject(fields, out), which writes the same JSON without the
+//     copies of every field, the map and the closures that
+//     FieldSet.MarshalGQL allocates for every object.
+//
+// `go generate ./...` runs it after gqlgen (graph/doc.go):
+//
+//	go run ./internal/execpatch generated.go
+//
+// It rewrites the file in place. It is idempotent (a file already rewritten
+// is left as it is) and fails, so that go generate fails, when gqlgen's output
+// no longer has the shape it rewrites: no call to rewrite, a call it does not
+// recognise, or a use of the deferred group that a group built only for
+// @defer'd fields would not serve.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"go/format"
+	"os"
+	"regexp"
+)
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: execpatch <generated.go>")
+		os.Exit(2)
+	}
+	if err := patchFile(os.Args[1]); err != nil {
+		fmt.Fprintln(os.Stderr, "execpatch:", err)
+		os.Exit(1)
+	}
+}
+
+// patchFile rewrites the file at path with patch, writing it only when it
+// changes.
+func patchFile(path string) error {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	out, err := patch(src)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if bytes.Equal(out, src) {
+		return nil
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, out, info.Mode().Perm())
+}
+
+// rewrite is one textual replacement: every occurrence of from becomes to.
+// A file must hold at least one of either, and after the rewrite none of
+// stray (the call in any form) remains.
+type rewrite struct {
+	name     string
+	from, to string
+	stray    *regexp.Regexp
+}
+
+var rewrites = []rewrite{
+	{
+		name:  "list marshalling",
+		from:  "graphql.MarshalSliceConcurrently(ctx, ",
+		to:    "marshalSlice(ctx, ",
+		stray: regexp.MustCompile(`\bMarshalSliceConcurrently\b`),
+	},
+	{
+		// The end of an object's marshal function, whose field set out is
+		// made of the object's collected fields (the deferred group's
+		// rewrite checks that line): counted against it below.
+		name:  "object answer",
+		from:  "\t\tec.ProcessDeferredGroup(deferred)\n\t}\n\n\treturn out\n}\n",
+		to:    "\t\tec.ProcessDeferredGroup(deferred)\n\t}\n\n\treturn marshalObject(fields, out)\n}\n",
+		stray: regexp.MustCompile(`\breturn out\n`),
+	},
+	{
+		// The two lines together: fields is then the object's collected
+		// fields, the set the group is for.
+		name:  "deferred group",
+		from:  "out := graphql.NewFieldSet(fields)\n\tdeferred := graphql.NewDeferredGroup(ctx)\n",
+		to:    "out := graphql.NewFieldSet(fields)\n\tdeferred := newDeferredGroup(ctx, fields)\n",
+		stray: regexp.MustCompile(`\bNewDeferredGroup\b`),
+	},
+}
+
+// deferredUse matches a line that names the object's deferred group; every
+// such line must be one of deferredUses.
+var deferredUse = regexp.MustCompile(`\bdeferred\b`)
+
+// deferredUses are the uses of the group that a zero group (no field
+// @defer'd) serves as a full one would: ResolveConcurrently touches the group
+// only for a @defer'd field, and len of a nil map is 0, so the group is never
+// processed.
+var deferredUses = [][]byte{
+	[]byte("deferred := newDeferredGroup(ctx, fields)"),
+	[]byte("out.ResolveConcurrently(ec.OperationContext, &deferred, i,"),
+	[]byte("if n := len(deferred.Defers); n > 0 {"),
+	[]byte("ec.ProcessDeferredGroup(deferred)"),
+}
+
+// patch returns src, the Go source gqlgen generated, with rewrites applied
+// and formatted.
+func patch(src []byte) ([]byte, error) {
+	out := src
+	for _, rw := range rewrites {
+		from, to := []byte(rw.from), []byte(rw.to)
+		if !bytes.Contains(out, from) && !bytes.Contains(out, to) {
+			return nil, fmt.Errorf("%s: gqlgen's output has no %q any more: update graph/internal/execpatch", rw.name, rw.from)
+		}
+		out = bytes.ReplaceAll(out, from, to)
+		if loc := rw.stray.FindIndex(out); loc != nil {
+			return nil, fmt.Errorf("%s: line %d has %q in a form execpatch does not rewrite: update graph/internal/execpatch", rw.name, lineOf(out, loc[0]), out[loc[0]:loc[1]])
+		}
+	}
+	// Every object's marshal function is rewritten whole or not at all.
+	if answers, groups := bytes.Count(out, []byte(rewrites[1].to)), bytes.Count(out, []byte(rewrites[2].to)); answers != groups {
+		return nil, fmt.Errorf("%d object answers rewritten for %d deferred groups: gqlgen's object marshal functions changed shape: update graph/internal/execpatch", answers, groups)
+	}
+	var errs []error
+	for i, line := range bytes.Split(out, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if !deferredUse.Match(line) || bytes.HasPrefix(line, []byte("//")) {
+			continue
+		}
+		known := false
+		for _, use := range deferredUses {
+			known = known || bytes.Equal(line, use)
+		}
+		if !known {
+			errs = append(errs, fmt.Errorf("line %d uses the deferred group as newDeferredGroup may not serve: %s", i+1, line))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("%w: update graph/internal/execpatch", errors.Join(errs...))
+	}
+	return format.Source(out)
+}
+
+// lineOf returns the 1-based line of src that offset falls on.
+func lineOf(src []byte, offset int) int {
+	return bytes.Count(src[:offset], []byte("\n")) + 1
+}
