@@ -86,6 +86,11 @@ func New(s *store.Store, files Files, cfg Config, logger *slog.Logger) *Handler 
 	if h.published.max == 0 {
 		h.published.max = DefaultFileCacheBytes
 	}
+	// Kept answers hold published files' bytes too: none when the
+	// operator keeps none, and no more than the files' bound.
+	if !cfg.NoCache && h.published.max > 0 {
+		h.cache.answerMax = int(min(maxAnswerBytes, h.published.max))
+	}
 	// This node's writes empty the cache before the writing request
 	// answers; cmd forwards the other nodes' writes to Forget.
 	if s != nil {
@@ -213,10 +218,31 @@ func (h *Handler) serveDocs(w http.ResponseWriter, r *http.Request, rootSlug, re
 		http.Error(w, "Method not allowed.", http.StatusMethodNotAllowed)
 		return
 	}
+	// An answer kept for the same request is replayed (answers.go).
+	key, keyed := answerKeyOf(w, r)
+	keyed = keyed && h.cache.answerMax > 0
+	var gen uint64
+	if keyed {
+		a, g, ok := h.cache.answer(key)
+		if ok {
+			a.write(w, r)
+			return
+		}
+		gen = g
+	}
 	rq := &request{h: h, w: w, r: r, ctx: r.Context(), origin: origin}
-	if err := rq.serve(rootSlug, rest); err != nil && !readerGone(r) {
-		h.logger.ErrorContext(r.Context(), "serving docs", "path", r.URL.Path, "err", err)
-		failurePage(w, r, err)
+	err := rq.serve(rootSlug, rest)
+	if err != nil {
+		if !readerGone(r) {
+			h.logger.ErrorContext(r.Context(), "serving docs", "path", r.URL.Path, "err", err)
+			failurePage(w, r, err)
+		}
+		return
+	}
+	if keyed {
+		if a := rq.keptAnswer(); a != nil {
+			h.cache.keepAnswer(key, gen, a)
+		}
 	}
 }
 
