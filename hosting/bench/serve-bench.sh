@@ -3,7 +3,7 @@
 #
 # Builds docsd, prepares published versions (setup/: a 20 KB Sphinx-like
 # page, a 2 KB page, a 290 KB script with its .gz for nginx's gzip_static,
-# a custom 404 page, a page redirect, and a second version without a 404
+# a custom 404 page, a page redirect, and a second project without a 404
 # page), starts `docsd serve` and nginx on loopback ports, both answering
 # the same URLs from the same files, and runs wrk against each in turn —
 # docsd, nginx, docsd, nginx, … (ROUNDS times each) — for every request
@@ -87,7 +87,7 @@ cases=(
 	"js-290KB|$base/_static/app.js||200"
 	"js-290KB-gzip|$base/_static/app.js|Accept-Encoding: gzip|200"
 	"missing-404|$base/missing.html||404"
-	"missing-404-plain|/docs/bench/en/plain/missing.html||404"
+	"missing-404-plain|/docs/plain/en/latest/missing.html||404"
 	"redirect-302|$base/old.html||302"
 )
 
@@ -168,7 +168,7 @@ http {
 			alias $TREE/;
 			error_page 404 $base/404.html;
 		}
-		location /docs/bench/en/plain/ {
+		location /docs/plain/en/latest/ {
 			alias $PLAIN_TREE/;
 		}
 	}
