@@ -9,9 +9,10 @@
 // looked up in the store once and then kept in a per-node cache, emptied
 // whenever they change (see Serves and Forget): on the node that made the
 // change before its request answers, on the others when they are told. The
-// same cache keeps each version's current tree open. What is known of a
-// tree's files (found or not, and the bytes of small ones) is kept by tree
-// ID (fileCache): a published tree never changes.
+// same cache keeps each version's current tree open, and whole answers to
+// anonymous, unconditional GETs (answers.go), which go with the rest. What
+// is known of a tree's files (found or not, and the bytes of small ones)
+// is kept by tree ID (fileCache): a published tree never changes.
 package hosting
 
 import (
