@@ -30,7 +30,13 @@ func TestRedirectAnswersAsNetHTTP(t *testing.T) {
 						write(w, r, loc, code)
 						return w
 					}
-					got, want := answer(redirect), answer(http.Redirect)
+					direct := func(w http.ResponseWriter, r *http.Request, loc string, code int) {
+						body, ok := redirect(w, r, loc, code)
+						if rec := w.(*httptest.ResponseRecorder); ok && string(body) != rec.Body.String() {
+							t.Errorf("%s %q: redirect reports the body %q, wrote %q", method, loc, body, rec.Body)
+						}
+					}
+					got, want := answer(direct), answer(http.Redirect)
 					if got.Code != want.Code || got.Body.String() != want.Body.String() {
 						t.Errorf("%s %q (typed %v): got %d %q, want %d %q", method, loc, typed, got.Code, got.Body, want.Code, want.Body)
 					}

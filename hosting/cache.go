@@ -30,10 +30,16 @@ type cache struct {
 	s   *store.Store
 	off bool // keep nothing
 
-	mu      sync.RWMutex // guards gen, entries and trees
+	mu      sync.RWMutex // guards gen, entries, trees, answers and answerBytes
 	gen     uint64       // counts Forget calls: a read that began before one is not kept
 	entries map[cacheKey]cacheEntry
 	trees   map[treeKey]*sharedTree
+	// answers are whole answers made from the entries and trees (see
+	// answer), emptied with them, within answerMax bytes (none kept when
+	// it is 0).
+	answers     map[answerKey]*answer
+	answerBytes int
+	answerMax   int
 }
 
 // maxCachedTrees bounds the trees kept open (one file descriptor each on
@@ -95,6 +101,7 @@ func (c *cache) Forget() {
 	defer c.mu.Unlock()
 	c.gen++
 	c.entries = nil
+	c.answers, c.answerBytes = nil, 0
 	c.dropTrees()
 }
 

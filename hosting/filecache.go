@@ -258,7 +258,9 @@ func (rq *request) sendFileAsIs(tree artifacts.Tree, name string, pf *publishedF
 	w, r := rq.w, rq.r
 	w.Header()["Etag"] = pf.hETag
 	if pf.body != nil {
-		sendBytes(w, r, pf.body, pf.hLength, pf.modtime, pf.hModified)
+		if sendBytes(w, r, pf.body, pf.hLength, pf.modtime, pf.hModified) {
+			rq.keep(http.StatusOK, pf.body)
+		}
 		return
 	}
 	f, err := tree.Open(name)
@@ -281,16 +283,18 @@ func (rq *request) sendFileAsIs(tree artifacts.Tree, name string, pf *publishedF
 }
 
 // sendBytes answers with body as http.ServeContent would, directly when the
-// request is unconditional.
-func sendBytes(w http.ResponseWriter, r *http.Request, body []byte, hLength []string, modtime time.Time, hModified []string) {
+// request is unconditional, and reports whether it did so: then the answer
+// is 200 with the whole body.
+func sendBytes(w http.ResponseWriter, r *http.Request, body []byte, hLength []string, modtime time.Time, hModified []string) bool {
 	if !unconditional(r) {
 		http.ServeContent(w, r, "", modtime, bytes.NewReader(body))
-		return
+		return false
 	}
 	writeWholeHeader(w, hLength, hModified)
 	if r.Method != http.MethodHead {
 		writeBody(w, r, body)
 	}
+	return true
 }
 
 // writeWholeHeader writes the 200 header http.ServeContent writes for a

@@ -134,7 +134,9 @@ func (rq *request) sendFile(tree artifacts.Tree, name string, pf *publishedFile)
 	}
 	h["Etag"] = v.hETag
 	if !v.gzip {
-		sendBytes(w, r, v.body, v.hLength, pf.modtime, pf.hModified)
+		if sendBytes(w, r, v.body, v.hLength, pf.modtime, pf.hModified) {
+			rq.keep(http.StatusOK, v.body)
+		}
 		return
 	}
 	h["Content-Encoding"] = hGzip
@@ -155,6 +157,7 @@ func (rq *request) sendFile(tree artifacts.Tree, name string, pf *publishedFile)
 	if r.Method != http.MethodHead {
 		writeBody(w, r, v.body)
 	}
+	rq.keep(http.StatusOK, v.body)
 }
 
 // injectedVariant is the page pf (name in tree) with block injected,
@@ -314,6 +317,7 @@ func (rq *request) sendNotFoundFile(tree artifacts.Tree, x *store.Project, ver *
 		if rq.r.Method != http.MethodHead {
 			rq.w.Write(doc)
 		}
+		rq.keep(http.StatusNotFound, doc)
 		return true
 	}
 	return false

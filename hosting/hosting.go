@@ -9,9 +9,10 @@
 // looked up in the store once and then kept in a per-node cache, emptied
 // whenever they change (see Serves and Forget): on the node that made the
 // change before its request answers, on the others when they are told. The
-// same cache keeps each version's current tree open. What is known of a
-// tree's files (found or not, and the bytes of small ones) is kept by tree
-// ID (fileCache): a published tree never changes.
+// same cache keeps each version's current tree open, and whole answers to
+// anonymous, unconditional GETs (answers.go), which go with the rest. What
+// is known of a tree's files (found or not, and the bytes of small ones)
+// is kept by tree ID (fileCache): a published tree never changes.
 package hosting
 
 import (
@@ -85,6 +86,11 @@ func New(s *store.Store, files Files, cfg Config, logger *slog.Logger) *Handler 
 	h.published.max = cfg.FileCacheBytes
 	if h.published.max == 0 {
 		h.published.max = DefaultFileCacheBytes
+	}
+	// Kept answers hold published files' bytes too: none when the
+	// operator keeps none, and no more than the files' bound.
+	if !cfg.NoCache && h.published.max > 0 {
+		h.cache.answerMax = int(min(maxAnswerBytes, h.published.max))
 	}
 	// This node's writes empty the cache before the writing request
 	// answers; cmd forwards the other nodes' writes to Forget.
@@ -213,10 +219,31 @@ func (h *Handler) serveDocs(w http.ResponseWriter, r *http.Request, rootSlug, re
 		http.Error(w, "Method not allowed.", http.StatusMethodNotAllowed)
 		return
 	}
+	// An answer kept for the same request is replayed (answers.go).
+	key, keyed := answerKeyOf(w, r)
+	keyed = keyed && h.cache.answerMax > 0
+	var gen uint64
+	if keyed {
+		a, g, ok := h.cache.answer(key)
+		if ok {
+			a.write(w, r)
+			return
+		}
+		gen = g
+	}
 	rq := &request{h: h, w: w, r: r, ctx: r.Context(), origin: origin}
-	if err := rq.serve(rootSlug, rest); err != nil && !readerGone(r) {
-		h.logger.ErrorContext(r.Context(), "serving docs", "path", r.URL.Path, "err", err)
-		failurePage(w, r, err)
+	err := rq.serve(rootSlug, rest)
+	if err != nil {
+		if !readerGone(r) {
+			h.logger.ErrorContext(r.Context(), "serving docs", "path", r.URL.Path, "err", err)
+			failurePage(w, r, err)
+		}
+		return
+	}
+	if keyed {
+		if a := rq.keptAnswer(); a != nil {
+			h.cache.keepAnswer(key, gen, a)
+		}
 	}
 }
 

@@ -29,6 +29,6 @@ func (rq *request) applyRedirects(x *store.Project, in redirects.Input, forcedOn
 	if !ok {
 		return false, nil
 	}
-	redirect(rq.w, rq.r, withQuery(m.Location, rq.r.URL.RawQuery), m.Status)
+	rq.redirect(withQuery(m.Location, rq.r.URL.RawQuery), m.Status)
 	return true, nil
 }

@@ -3,7 +3,6 @@ package hosting
 import (
 	"context"
 	"html"
-	"io"
 	"net/http"
 	"strings"
 	"unicode/utf8"
@@ -33,6 +32,10 @@ type request struct {
 	// private is set once something non-public was shown to a maintainer:
 	// the answer must not be stored by shared caches.
 	private bool
+	// kept is the answer written, when its writer says it may be replayed
+	// (keep); keepSpoiled when a second writer ran.
+	kept        *answer
+	keepSpoiled bool
 }
 
 // serve runs behavior.md §8.3 for the namespace of project rootSlug; rest
@@ -333,16 +336,25 @@ func (rq *request) requestedURL() string { return rq.origin + rq.r.URL.EscapedPa
 // redirectKeepingQuery answers 302 to loc with the reader's query
 // appended.
 func (rq *request) redirectKeepingQuery(loc string) {
-	redirect(rq.w, rq.r, withQuery(loc, rq.r.URL.RawQuery), http.StatusFound)
+	rq.redirect(withQuery(loc, rq.r.URL.RawQuery), http.StatusFound)
+}
+
+// redirect answers code with Location loc (absolute), and keeps the answer
+// when it was written directly.
+func (rq *request) redirect(loc string, code int) {
+	if body, direct := redirect(rq.w, rq.r, loc, code); direct {
+		rq.keep(code, body)
+	}
 }
 
 // redirect writes a redirect to an absolute URL: what http.Redirect
 // writes, without its parse of the URL when loc is an absolute ASCII URL,
-// which it would leave as it is.
-func redirect(w http.ResponseWriter, r *http.Request, loc string, code int) {
+// which it would leave as it is. It reports whether it wrote the answer
+// itself, and the body it wrote then (in one write).
+func redirect(w http.ResponseWriter, r *http.Request, loc string, code int) (body []byte, direct bool) {
 	if !redirects.IsAbsoluteURL(loc) || !isASCII(loc) {
 		http.Redirect(w, r, loc, code)
-		return
+		return nil, false
 	}
 	h := w.Header()
 	_, hadType := h["Content-Type"]
@@ -352,10 +364,13 @@ func redirect(w http.ResponseWriter, r *http.Request, loc string, code int) {
 	}
 	w.WriteHeader(code)
 	if !hadType && r.Method == http.MethodGet {
-		for _, s := range [...]string{`<a href="`, html.EscapeString(loc), `">`, http.StatusText(code), "</a>.\n\n"} {
-			io.WriteString(w, s)
-		}
+		text := http.StatusText(code)
+		esc := html.EscapeString(loc)
+		body = make([]byte, 0, len(`<a href="">`)+len(esc)+len(text)+len("</a>.\n\n"))
+		body = append(append(append(append(append(body, `<a href="`...), esc...), `">`...), text...), "</a>.\n\n"...)
+		w.Write(body)
 	}
+	return body, true
 }
 
 // hHTML is the Content-Type of HTML answers, shared by every answer.
@@ -398,6 +413,7 @@ func (rq *request) notFoundPageOr(err error) error {
 
 func (rq *request) notFoundPage() error {
 	notFoundPage(rq.w, rq.r)
+	rq.keep(notFoundFixed.status, notFoundFixed.body)
 	return nil
 }
 

@@ -3,12 +3,13 @@
 #
 # Builds docsd, prepares published versions (setup/: a 20 KB Sphinx-like
 # page, a 2 KB page, a 290 KB script with its .gz for nginx's gzip_static,
-# a custom 404 page, a page redirect, and a second version without a 404
+# a custom 404 page, a page redirect, and a second project without a 404
 # page), starts `docsd serve` and nginx on loopback ports, both answering
 # the same URLs from the same files, and runs wrk against each in turn —
 # docsd, nginx, docsd, nginx, … (ROUNDS times each) — for every request
 # below, on SQLite and on PostgreSQL. Prints each rate and the ratio
-# docsd / nginx (the mean of the rounds). With BEFORE_BIN, another docsd
+# docsd / nginx (the mean of the rounds), and each server's CPU time per
+# request. With BEFORE_BIN, another docsd
 # build (say, main's) runs beside them on the same data and takes its turn
 # in every round too, so that "before" and "after" are measured in the
 # same run. Everything runs on 127.0.0.1 and is stopped on exit.
@@ -87,7 +88,7 @@ cases=(
 	"js-290KB|$base/_static/app.js||200"
 	"js-290KB-gzip|$base/_static/app.js|Accept-Encoding: gzip|200"
 	"missing-404|$base/missing.html||404"
-	"missing-404-plain|/docs/bench/en/plain/missing.html||404"
+	"missing-404-plain|/docs/plain/en/latest/missing.html||404"
 	"redirect-302|$base/old.html||302"
 )
 
@@ -101,6 +102,18 @@ wait_for() {
 }
 
 rate() { awk '/^Requests\/sec:/ { print $2 }' "$1"; }
+
+# cpu_ticks PID: the CPU time (user + system, in clock ticks) that process
+# PID and its children (nginx's workers) have used so far.
+cpu_ticks() {
+	local p t=0 n
+	for p in "$1" $(ps -o pid= --ppid "$1" 2>/dev/null); do
+		n=$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$p/stat" 2>/dev/null) || n=0
+		t=$((t + ${n:-0}))
+	done
+	echo "$t"
+}
+TICKS=$(getconf CLK_TCK)
 
 # run_db DB: one database's whole comparison.
 run_db() {
@@ -124,12 +137,14 @@ run_db() {
 		--addr "127.0.0.1:$API_PORT" --docs-addr "127.0.0.1:$DOCSD_PORT" \
 		--build-workers 0 --addons-inject="$INJECT" --log-format json 2>"$dir/docsd.log" &
 	local docsd_pid=$! before_pid=""
+	local -A server_pid=([docsd]=$docsd_pid)
 	pids+=("$docsd_pid")
 	if [ -n "${BEFORE_BIN:-}" ]; then
 		"$work/before" serve --data-dir "$dir/data" --database-url "$url" \
 			--addr "127.0.0.1:$BEFORE_API_PORT" --docs-addr "127.0.0.1:$BEFORE_PORT" \
 			--build-workers 0 --addons-inject="$INJECT" --log-format json 2>"$dir/before.log" &
 		before_pid=$!
+		server_pid[before]=$before_pid
 		pids+=("$before_pid")
 	fi
 
@@ -168,7 +183,7 @@ http {
 			alias $TREE/;
 			error_page 404 $base/404.html;
 		}
-		location /docs/bench/en/plain/ {
+		location /docs/plain/en/latest/ {
 			alias $PLAIN_TREE/;
 		}
 	}
@@ -176,6 +191,7 @@ http {
 EOF
 	"$NGINX" -p "$dir/nginx" -c "$dir/nginx/nginx.conf" &
 	local nginx_pid=$!
+	server_pid[nginx]=$nginx_pid
 	pids+=("$nginx_pid")
 
 	local docsd_url="http://127.0.0.1:$DOCSD_PORT" nginx_url="http://127.0.0.1:$NGINX_PORT" before_url="http://127.0.0.1:$BEFORE_PORT"
@@ -208,11 +224,15 @@ EOF
 			[ "$got" = "$status" ] || { echo "serve-bench: $server answers $got for $name, want $status" >&2; exit 1; }
 		done
 		local sum_d=0 sum_n=0 sum_b=0
+		local -A ticks=() reqs=()
 		for round in $(seq "$ROUNDS"); do
 			for server in "${servers[@]}"; do
-				local u="${server}_url" out="$dir/$name.$server.$round.wrk"
+				local u="${server}_url" out="$dir/$name.$server.$round.wrk" t0
 				wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "${hdr[@]}" "${!u}$path" >/dev/null
+				t0=$(cpu_ticks "${server_pid[$server]}")
 				wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "${hdr[@]}" "${!u}$path" >"$out"
+				ticks[$server]=$((${ticks[$server]:-0} + $(cpu_ticks "${server_pid[$server]}") - t0))
+				reqs[$server]=$((${reqs[$server]:-0} + $(awk '/ requests in / { print $1 }' "$out")))
 				if [ "$status" = 200 ] && grep -q "Non-2xx" "$out"; then
 					echo "serve-bench: $server answered errors under load ($name)" >&2
 					cat "$out" >&2
@@ -228,10 +248,19 @@ EOF
 		local p99 p99b=""
 		p99=$(awk '/^ +99%/ { print $2 }' "$dir/$name.docsd.$ROUNDS.wrk")
 		[ -n "${BEFORE_BIN:-}" ] && p99b=$(awk '/^ +99%/ { print $2 }' "$dir/$name.before.$ROUNDS.wrk")
-		awk -v db="$db" -v n="$name" -v d="$sum_d" -v x="$sum_n" -v b="$sum_b" -v r="$ROUNDS" -v p="$p99" -v pb="$p99b" \
+		# CPU µs per request: the server's own CPU time over the requests
+		# it answered, less sensitive than the rates to other work on the
+		# machine.
+		local cpus=""
+		for server in "${servers[@]}"; do
+			cpus+=" $(awk -v t="${ticks[$server]}" -v n="${reqs[$server]}" -v hz="$TICKS" 'BEGIN { printf "%.1f", (n > 0 ? t / hz * 1e6 / n : 0) }')"
+		done
+		awk -v db="$db" -v n="$name" -v d="$sum_d" -v x="$sum_n" -v b="$sum_b" -v r="$ROUNDS" -v p="$p99" -v pb="$p99b" -v cpus="$cpus" \
 			'BEGIN { printf "%-9s %-17s %10.0f %10.0f %7.2f %9s", db, n, d / r, x / r, d / x, p
 				if (pb != "") printf " %10.0f %7.2f %9s", b / r, b / x, pb
-				printf "\n" }' | tee -a "$work/results"
+				split(cpus, c, " ")
+				if (pb != "") printf "   %6s %6s %6s\n", c[1], c[2], c[3]
+				else printf "   %6s %6s\n", c[1], c[2] }' | tee -a "$work/results"
 	done
 
 	local log
@@ -246,9 +275,9 @@ EOF
 echo
 echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION, $ROUNDS alternating rounds, $(nproc) CPUs, same machine; addons_inject=$INJECT"
 if [ -n "${BEFORE_BIN:-}" ]; then
-	printf "%-9s %-17s %10s %10s %7s %9s %10s %7s %9s\n" database request "docsd/s" "nginx/s" ratio "docsd p99" "before/s" ratio "p99"
+	printf "%-9s %-17s %10s %10s %7s %9s %10s %7s %9s   %s\n" database request "docsd/s" "nginx/s" ratio "docsd p99" "before/s" ratio "p99" "CPU µs/request: docsd before nginx"
 else
-	printf "%-9s %-17s %10s %10s %7s %9s\n" database request "docsd/s" "nginx/s" ratio "docsd p99"
+	printf "%-9s %-17s %10s %10s %7s %9s   %s\n" database request "docsd/s" "nginx/s" ratio "docsd p99" "CPU µs/request: docsd nginx"
 fi
 for db in $DATABASES; do
 	run_db "$db"

@@ -4,12 +4,12 @@
 // and published as a successful Sphinx build would leave it — a 20 KB
 // page, a 2 KB page, a 290 KB script (with the .gz beside it that nginx's
 // gzip_static serves), a custom 404 page (404.html) — and one page
-// redirect, /old.html → /index.html; and a second version, `plain`,
-// published with the same files but no 404 page. It prints shell
-// assignments for the script: the published trees' folders (for nginx) and
-// five free loopback ports: docsd's docs listener, nginx's, docsd's public
-// listener, and the docs and public listeners of a second docsd (the
-// "before" build the script may compare).
+// redirect, /old.html → /index.html; and a second public project,
+// `plain`, whose latest version has the same files but no 404 page. It
+// prints shell assignments for the script: the published trees' folders
+// (for nginx) and five free loopback ports: docsd's docs listener,
+// nginx's, docsd's public listener, and the docs and public listeners of
+// a second docsd (the "before" build the script may compare).
 package main
 
 import (
@@ -87,25 +87,31 @@ func setup(ctx context.Context, dataDir, dbURL string) error {
 	if err != nil {
 		return err
 	}
-	plain, err := s.CreateVersion(ctx, &store.Version{ProjectID: imp.Project.ID, Slug: "plain", VerboseName: "plain",
-		Identifier: "plain", Type: store.Branch, Active: true, PrivacyLevel: store.Public})
+	// A project of its own, not a second version of bench: a missing page
+	// of a version without a 404 page gets its project's default
+	// version's 404 page (behavior.md §8.3 step 9), so only a project
+	// with none anywhere gets docsd's own 404 page.
+	plain, err := s.ImportProject(ctx, store.ProjectImport{
+		Name: "plain", Slug: "plain", Repo: "https://github.com/example/plain", RepoType: "git",
+		Language: "en", ProgrammingLanguage: "words", MaintainerID: u.ID, IntegrationType: store.GitHubWebhook,
+	})
 	if err != nil {
 		return err
 	}
-	if err := publish(ctx, s, arts, plain, src); err != nil {
+	if err := publish(ctx, s, arts, "plain", plain.Latest, src); err != nil {
 		return err
 	}
 	if err := writeFiles(src, map[string][]byte{"404.html": []byte(page(3000))}); err != nil {
 		return err
 	}
-	if err := publish(ctx, s, arts, imp.Latest, src); err != nil {
+	if err := publish(ctx, s, arts, "bench", imp.Latest, src); err != nil {
 		return err
 	}
 	tree, err := arts.HTMLDir("bench", store.Latest)
 	if err != nil {
 		return err
 	}
-	plainTree, err := arts.HTMLDir("bench", plain.Slug)
+	plainTree, err := arts.HTMLDir("plain", store.Latest)
 	if err != nil {
 		return err
 	}
@@ -132,10 +138,10 @@ func writeFiles(dir string, files map[string][]byte) error {
 	return nil
 }
 
-// publish publishes dir as v's tree and marks v built, as a successful
-// build does.
-func publish(ctx context.Context, s *store.Store, arts *artifacts.Local, v *store.Version, dir string) error {
-	if err := arts.PublishHTML(ctx, "bench", v.Slug, dir); err != nil {
+// publish publishes dir as the tree of v, a version of project, and marks
+// v built, as a successful build does.
+func publish(ctx context.Context, s *store.Store, arts *artifacts.Local, project string, v *store.Version, dir string) error {
+	if err := arts.PublishHTML(ctx, project, v.Slug, dir); err != nil {
 		return err
 	}
 	built := true
