@@ -7,9 +7,10 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 )
 
-// The generated executor (generated.go) calls marshalSlice, newDeferredGroup
-// and marshalObject where gqlgen writes graphql.MarshalSliceConcurrently,
-// graphql.NewDeferredGroup and an object's `return out`:
+// The generated executor (generated.go) calls marshalSlice, newDeferredGroup,
+// marshalObject and resolveField (resolvefield.go) where gqlgen writes
+// graphql.MarshalSliceConcurrently, graphql.NewDeferredGroup, an object's
+// `return out` and graphql.ResolveField:
 // graph/internal/execpatch rewrites them when `go generate ./...` has run
 // gqlgen (issue 14).
 

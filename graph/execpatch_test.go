@@ -154,12 +154,7 @@ func TestDefer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, slug := range []string{"one", "two"} {
-		if _, err := s.ImportProject(ctx, store.ProjectImport{Name: slug, Slug: slug, Repo: "https://github.com/a/" + slug,
-			RepoType: "git", Language: "en", ProgrammingLanguage: "words", MaintainerID: u.ID, IntegrationType: store.GitHubWebhook}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	importProjects(t, s, u, "one", "two")
 	r := &Resolver{Store: s}
 	cfg := schemaConfig(r)
 	cfg.Schema = nil // the generated schema, with gqlparser's @defer
@@ -168,15 +163,7 @@ func TestDefer(t *testing.T) {
 	const query = `{ projects(limit: 2) { nodes { slug ... @defer(label: "later") { viewerIsMaintainer } } } }`
 	for _, primed := range []bool{false, true} {
 		t.Run(fmt.Sprintf("primed=%v", primed), func(t *testing.T) {
-			ctx := graphql.StartOperationTrace(WithUser(context.Background(), u))
-			opCtx, gqlErrs := exec.CreateOperationContext(ctx, &graphql.RawParams{Query: query})
-			if gqlErrs != nil {
-				t.Fatal(gqlErrs)
-			}
-			if primed {
-				ctx = withPrimedReads(ctx)
-			}
-			handle, ctx := exec.DispatchOperation(ctx, opCtx)
+			handle, ctx := dispatch(t, exec, u, query, primed)
 			var got []string
 			var hasNext []bool
 			for resp := handle(ctx); resp != nil; resp = handle(ctx) {
@@ -205,6 +192,32 @@ func TestDefer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// importProjects imports a project of each slug, maintained by u.
+func importProjects(t *testing.T, s *store.Store, u *store.User, slugs ...string) {
+	t.Helper()
+	for _, slug := range slugs {
+		if _, err := s.ImportProject(context.Background(), store.ProjectImport{Name: slug, Slug: slug, Repo: "https://github.com/a/" + slug,
+			RepoType: "git", Language: "en", ProgrammingLanguage: "words", MaintainerID: u.ID, IntegrationType: store.GitHubWebhook}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// dispatch starts query on exec as u, marked by withPrimedReads when primed,
+// and returns its response handler and the context to call it with.
+func dispatch(t *testing.T, exec *executor.Executor, u *store.User, query string, primed bool) (graphql.ResponseHandler, context.Context) {
+	t.Helper()
+	ctx := graphql.StartOperationTrace(WithUser(context.Background(), u))
+	opCtx, gqlErrs := exec.CreateOperationContext(ctx, &graphql.RawParams{Query: query})
+	if gqlErrs != nil {
+		t.Fatal(gqlErrs)
+	}
+	if primed {
+		ctx = withPrimedReads(ctx)
+	}
+	return exec.DispatchOperation(ctx, opCtx)
 }
 
 // TestMarshalObject checks that marshalObject writes what the field set it

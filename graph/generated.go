@@ -7883,7 +7883,7 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 // region    **************************** field.gotpl *****************************
 
 func (ec *executionContext) _AddMaintainerPayload_project(ctx context.Context, field graphql.CollectedField, obj *AddMaintainerPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -7915,7 +7915,7 @@ func (ec *executionContext) fieldContext_AddMaintainerPayload_project(_ context.
 }
 
 func (ec *executionContext) _AddMaintainerPayload_errors(ctx context.Context, field graphql.CollectedField, obj *AddMaintainerPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -7947,7 +7947,7 @@ func (ec *executionContext) fieldContext_AddMaintainerPayload_errors(_ context.C
 }
 
 func (ec *executionContext) _ApiToken_id(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -7970,7 +7970,7 @@ func (ec *executionContext) fieldContext_ApiToken_id(_ context.Context, field gr
 }
 
 func (ec *executionContext) _ApiToken_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -7993,7 +7993,7 @@ func (ec *executionContext) fieldContext_ApiToken_databaseId(_ context.Context, 
 }
 
 func (ec *executionContext) _ApiToken_prefix(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8016,7 +8016,7 @@ func (ec *executionContext) fieldContext_ApiToken_prefix(_ context.Context, fiel
 }
 
 func (ec *executionContext) _ApiToken_name(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8039,7 +8039,7 @@ func (ec *executionContext) fieldContext_ApiToken_name(_ context.Context, field 
 }
 
 func (ec *executionContext) _ApiToken_created(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8062,7 +8062,7 @@ func (ec *executionContext) fieldContext_ApiToken_created(_ context.Context, fie
 }
 
 func (ec *executionContext) _Build_id(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8085,7 +8085,7 @@ func (ec *executionContext) fieldContext_Build_id(_ context.Context, field graph
 }
 
 func (ec *executionContext) _Build_databaseId(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8108,7 +8108,7 @@ func (ec *executionContext) fieldContext_Build_databaseId(_ context.Context, fie
 }
 
 func (ec *executionContext) _Build_project(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8140,7 +8140,7 @@ func (ec *executionContext) fieldContext_Build_project(_ context.Context, field 
 }
 
 func (ec *executionContext) _Build_version(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8172,7 +8172,7 @@ func (ec *executionContext) fieldContext_Build_version(_ context.Context, field 
 }
 
 func (ec *executionContext) _Build_versionSlug(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8195,7 +8195,7 @@ func (ec *executionContext) fieldContext_Build_versionSlug(_ context.Context, fi
 }
 
 func (ec *executionContext) _Build_state(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8227,7 +8227,7 @@ func (ec *executionContext) fieldContext_Build_state(_ context.Context, field gr
 }
 
 func (ec *executionContext) _Build_success(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8250,7 +8250,7 @@ func (ec *executionContext) fieldContext_Build_success(_ context.Context, field 
 }
 
 func (ec *executionContext) _Build_storedSuccess(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8273,7 +8273,7 @@ func (ec *executionContext) fieldContext_Build_storedSuccess(_ context.Context, 
 }
 
 func (ec *executionContext) _Build_error(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8296,7 +8296,7 @@ func (ec *executionContext) fieldContext_Build_error(_ context.Context, field gr
 }
 
 func (ec *executionContext) _Build_exitCode(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8319,7 +8319,7 @@ func (ec *executionContext) fieldContext_Build_exitCode(_ context.Context, field
 }
 
 func (ec *executionContext) _Build_commit(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8342,7 +8342,7 @@ func (ec *executionContext) fieldContext_Build_commit(_ context.Context, field g
 }
 
 func (ec *executionContext) _Build_type(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8365,7 +8365,7 @@ func (ec *executionContext) fieldContext_Build_type(_ context.Context, field gra
 }
 
 func (ec *executionContext) _Build_created(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8388,7 +8388,7 @@ func (ec *executionContext) fieldContext_Build_created(_ context.Context, field 
 }
 
 func (ec *executionContext) _Build_started(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8411,7 +8411,7 @@ func (ec *executionContext) fieldContext_Build_started(_ context.Context, field 
 }
 
 func (ec *executionContext) _Build_finished(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8434,7 +8434,7 @@ func (ec *executionContext) fieldContext_Build_finished(_ context.Context, field
 }
 
 func (ec *executionContext) _Build_duration(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8457,7 +8457,7 @@ func (ec *executionContext) fieldContext_Build_duration(_ context.Context, field
 }
 
 func (ec *executionContext) _Build_config(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8480,7 +8480,7 @@ func (ec *executionContext) fieldContext_Build_config(_ context.Context, field g
 }
 
 func (ec *executionContext) _Build_commands(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8512,7 +8512,7 @@ func (ec *executionContext) fieldContext_Build_commands(_ context.Context, field
 }
 
 func (ec *executionContext) _Build_docsUrl(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8535,7 +8535,7 @@ func (ec *executionContext) fieldContext_Build_docsUrl(_ context.Context, field 
 }
 
 func (ec *executionContext) _Build_urls(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8567,7 +8567,7 @@ func (ec *executionContext) fieldContext_Build_urls(_ context.Context, field gra
 }
 
 func (ec *executionContext) _Build_versionName(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8590,7 +8590,7 @@ func (ec *executionContext) fieldContext_Build_versionName(_ context.Context, fi
 }
 
 func (ec *executionContext) _Build_versionType(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8613,7 +8613,7 @@ func (ec *executionContext) fieldContext_Build_versionType(_ context.Context, fi
 }
 
 func (ec *executionContext) _Build_readthedocsYamlPath(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8636,7 +8636,7 @@ func (ec *executionContext) fieldContext_Build_readthedocsYamlPath(_ context.Con
 }
 
 func (ec *executionContext) _Build_commitUrl(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8659,7 +8659,7 @@ func (ec *executionContext) fieldContext_Build_commitUrl(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Build_errorId(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8682,7 +8682,7 @@ func (ec *executionContext) fieldContext_Build_errorId(_ context.Context, field 
 }
 
 func (ec *executionContext) _Build_notifications(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8726,7 +8726,7 @@ func (ec *executionContext) fieldContext_Build_notifications(ctx context.Context
 }
 
 func (ec *executionContext) _Build_notification(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8770,7 +8770,7 @@ func (ec *executionContext) fieldContext_Build_notification(ctx context.Context,
 }
 
 func (ec *executionContext) _Build_viewerCanCancel(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8793,7 +8793,7 @@ func (ec *executionContext) fieldContext_Build_viewerCanCancel(_ context.Context
 }
 
 func (ec *executionContext) _Build_viewerCanRetry(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8816,7 +8816,7 @@ func (ec *executionContext) fieldContext_Build_viewerCanRetry(_ context.Context,
 }
 
 func (ec *executionContext) _BuildCommand_id(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8839,7 +8839,7 @@ func (ec *executionContext) fieldContext_BuildCommand_id(_ context.Context, fiel
 }
 
 func (ec *executionContext) _BuildCommand_buildId(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8862,7 +8862,7 @@ func (ec *executionContext) fieldContext_BuildCommand_buildId(_ context.Context,
 }
 
 func (ec *executionContext) _BuildCommand_description(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8885,7 +8885,7 @@ func (ec *executionContext) fieldContext_BuildCommand_description(_ context.Cont
 }
 
 func (ec *executionContext) _BuildCommand_command(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8908,7 +8908,7 @@ func (ec *executionContext) fieldContext_BuildCommand_command(_ context.Context,
 }
 
 func (ec *executionContext) _BuildCommand_output(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8931,7 +8931,7 @@ func (ec *executionContext) fieldContext_BuildCommand_output(_ context.Context, 
 }
 
 func (ec *executionContext) _BuildCommand_exitCode(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8954,7 +8954,7 @@ func (ec *executionContext) fieldContext_BuildCommand_exitCode(_ context.Context
 }
 
 func (ec *executionContext) _BuildCommand_runTime(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8977,7 +8977,7 @@ func (ec *executionContext) fieldContext_BuildCommand_runTime(_ context.Context,
 }
 
 func (ec *executionContext) _BuildCommand_startTime(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9000,7 +9000,7 @@ func (ec *executionContext) fieldContext_BuildCommand_startTime(_ context.Contex
 }
 
 func (ec *executionContext) _BuildCommand_endTime(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9023,7 +9023,7 @@ func (ec *executionContext) fieldContext_BuildCommand_endTime(_ context.Context,
 }
 
 func (ec *executionContext) _BuildConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *BuildConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9046,7 +9046,7 @@ func (ec *executionContext) fieldContext_BuildConnection_totalCount(_ context.Co
 }
 
 func (ec *executionContext) _BuildConnection_edges(ctx context.Context, field graphql.CollectedField, obj *BuildConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9078,7 +9078,7 @@ func (ec *executionContext) fieldContext_BuildConnection_edges(_ context.Context
 }
 
 func (ec *executionContext) _BuildConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *BuildConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9110,7 +9110,7 @@ func (ec *executionContext) fieldContext_BuildConnection_nodes(_ context.Context
 }
 
 func (ec *executionContext) _BuildConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *BuildConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9142,7 +9142,7 @@ func (ec *executionContext) fieldContext_BuildConnection_pageInfo(_ context.Cont
 }
 
 func (ec *executionContext) _BuildEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *BuildEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9165,7 +9165,7 @@ func (ec *executionContext) fieldContext_BuildEdge_cursor(_ context.Context, fie
 }
 
 func (ec *executionContext) _BuildEdge_node(ctx context.Context, field graphql.CollectedField, obj *BuildEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9197,7 +9197,7 @@ func (ec *executionContext) fieldContext_BuildEdge_node(_ context.Context, field
 }
 
 func (ec *executionContext) _BuildState_code(ctx context.Context, field graphql.CollectedField, obj *store.BuildState) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9220,7 +9220,7 @@ func (ec *executionContext) fieldContext_BuildState_code(_ context.Context, fiel
 }
 
 func (ec *executionContext) _BuildState_name(ctx context.Context, field graphql.CollectedField, obj *store.BuildState) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9243,7 +9243,7 @@ func (ec *executionContext) fieldContext_BuildState_name(_ context.Context, fiel
 }
 
 func (ec *executionContext) _BuildUrls_build(ctx context.Context, field graphql.CollectedField, obj *BuildUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9266,7 +9266,7 @@ func (ec *executionContext) fieldContext_BuildUrls_build(_ context.Context, fiel
 }
 
 func (ec *executionContext) _BuildUrls_project(ctx context.Context, field graphql.CollectedField, obj *BuildUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9289,7 +9289,7 @@ func (ec *executionContext) fieldContext_BuildUrls_project(_ context.Context, fi
 }
 
 func (ec *executionContext) _BuildUrls_version(ctx context.Context, field graphql.CollectedField, obj *BuildUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9312,7 +9312,7 @@ func (ec *executionContext) fieldContext_BuildUrls_version(_ context.Context, fi
 }
 
 func (ec *executionContext) _CancelBuildPayload_build(ctx context.Context, field graphql.CollectedField, obj *CancelBuildPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9344,7 +9344,7 @@ func (ec *executionContext) fieldContext_CancelBuildPayload_build(_ context.Cont
 }
 
 func (ec *executionContext) _CancelBuildPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CancelBuildPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9376,7 +9376,7 @@ func (ec *executionContext) fieldContext_CancelBuildPayload_errors(_ context.Con
 }
 
 func (ec *executionContext) _Choice_code(ctx context.Context, field graphql.CollectedField, obj *store.Choice) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9399,7 +9399,7 @@ func (ec *executionContext) fieldContext_Choice_code(_ context.Context, field gr
 }
 
 func (ec *executionContext) _Choice_name(ctx context.Context, field graphql.CollectedField, obj *store.Choice) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9422,7 +9422,7 @@ func (ec *executionContext) fieldContext_Choice_name(_ context.Context, field gr
 }
 
 func (ec *executionContext) _CompleteUploadPayload_outcome(ctx context.Context, field graphql.CollectedField, obj *CompleteUploadPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9445,7 +9445,7 @@ func (ec *executionContext) fieldContext_CompleteUploadPayload_outcome(_ context
 }
 
 func (ec *executionContext) _CompleteUploadPayload_build(ctx context.Context, field graphql.CollectedField, obj *CompleteUploadPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9477,7 +9477,7 @@ func (ec *executionContext) fieldContext_CompleteUploadPayload_build(_ context.C
 }
 
 func (ec *executionContext) _CompleteUploadPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CompleteUploadPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9509,7 +9509,7 @@ func (ec *executionContext) fieldContext_CompleteUploadPayload_errors(_ context.
 }
 
 func (ec *executionContext) _CreateApiTokenPayload_apiToken(ctx context.Context, field graphql.CollectedField, obj *CreateAPITokenPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9541,7 +9541,7 @@ func (ec *executionContext) fieldContext_CreateApiTokenPayload_apiToken(_ contex
 }
 
 func (ec *executionContext) _CreateApiTokenPayload_key(ctx context.Context, field graphql.CollectedField, obj *CreateAPITokenPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9564,7 +9564,7 @@ func (ec *executionContext) fieldContext_CreateApiTokenPayload_key(_ context.Con
 }
 
 func (ec *executionContext) _CreateApiTokenPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateAPITokenPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9596,7 +9596,7 @@ func (ec *executionContext) fieldContext_CreateApiTokenPayload_errors(_ context.
 }
 
 func (ec *executionContext) _CreateEnvironmentVariablePayload_environmentVariable(ctx context.Context, field graphql.CollectedField, obj *CreateEnvironmentVariablePayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9628,7 +9628,7 @@ func (ec *executionContext) fieldContext_CreateEnvironmentVariablePayload_enviro
 }
 
 func (ec *executionContext) _CreateEnvironmentVariablePayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateEnvironmentVariablePayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9660,7 +9660,7 @@ func (ec *executionContext) fieldContext_CreateEnvironmentVariablePayload_errors
 }
 
 func (ec *executionContext) _CreateIntegrationPayload_integration(ctx context.Context, field graphql.CollectedField, obj *CreateIntegrationPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9692,7 +9692,7 @@ func (ec *executionContext) fieldContext_CreateIntegrationPayload_integration(_ 
 }
 
 func (ec *executionContext) _CreateIntegrationPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateIntegrationPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9724,7 +9724,7 @@ func (ec *executionContext) fieldContext_CreateIntegrationPayload_errors(_ conte
 }
 
 func (ec *executionContext) _CreateRedirectPayload_redirect(ctx context.Context, field graphql.CollectedField, obj *CreateRedirectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9756,7 +9756,7 @@ func (ec *executionContext) fieldContext_CreateRedirectPayload_redirect(_ contex
 }
 
 func (ec *executionContext) _CreateRedirectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateRedirectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9788,7 +9788,7 @@ func (ec *executionContext) fieldContext_CreateRedirectPayload_errors(_ context.
 }
 
 func (ec *executionContext) _CreateSubprojectPayload_subproject(ctx context.Context, field graphql.CollectedField, obj *CreateSubprojectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9820,7 +9820,7 @@ func (ec *executionContext) fieldContext_CreateSubprojectPayload_subproject(_ co
 }
 
 func (ec *executionContext) _CreateSubprojectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateSubprojectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9852,7 +9852,7 @@ func (ec *executionContext) fieldContext_CreateSubprojectPayload_errors(_ contex
 }
 
 func (ec *executionContext) _DeleteEnvironmentVariablePayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteEnvironmentVariablePayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9875,7 +9875,7 @@ func (ec *executionContext) fieldContext_DeleteEnvironmentVariablePayload_delete
 }
 
 func (ec *executionContext) _DeleteEnvironmentVariablePayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteEnvironmentVariablePayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9907,7 +9907,7 @@ func (ec *executionContext) fieldContext_DeleteEnvironmentVariablePayload_errors
 }
 
 func (ec *executionContext) _DeleteIntegrationPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteIntegrationPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9930,7 +9930,7 @@ func (ec *executionContext) fieldContext_DeleteIntegrationPayload_deletedId(_ co
 }
 
 func (ec *executionContext) _DeleteIntegrationPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteIntegrationPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9962,7 +9962,7 @@ func (ec *executionContext) fieldContext_DeleteIntegrationPayload_errors(_ conte
 }
 
 func (ec *executionContext) _DeleteProjectPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteProjectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9985,7 +9985,7 @@ func (ec *executionContext) fieldContext_DeleteProjectPayload_deletedId(_ contex
 }
 
 func (ec *executionContext) _DeleteProjectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteProjectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10017,7 +10017,7 @@ func (ec *executionContext) fieldContext_DeleteProjectPayload_errors(_ context.C
 }
 
 func (ec *executionContext) _DeleteRedirectPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteRedirectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10040,7 +10040,7 @@ func (ec *executionContext) fieldContext_DeleteRedirectPayload_deletedId(_ conte
 }
 
 func (ec *executionContext) _DeleteRedirectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteRedirectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10072,7 +10072,7 @@ func (ec *executionContext) fieldContext_DeleteRedirectPayload_errors(_ context.
 }
 
 func (ec *executionContext) _DeleteSubprojectPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteSubprojectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10095,7 +10095,7 @@ func (ec *executionContext) fieldContext_DeleteSubprojectPayload_deletedId(_ con
 }
 
 func (ec *executionContext) _DeleteSubprojectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteSubprojectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10127,7 +10127,7 @@ func (ec *executionContext) fieldContext_DeleteSubprojectPayload_errors(_ contex
 }
 
 func (ec *executionContext) _Downloads_pdf(ctx context.Context, field graphql.CollectedField, obj *Downloads) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10150,7 +10150,7 @@ func (ec *executionContext) fieldContext_Downloads_pdf(_ context.Context, field 
 }
 
 func (ec *executionContext) _Downloads_htmlzip(ctx context.Context, field graphql.CollectedField, obj *Downloads) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10173,7 +10173,7 @@ func (ec *executionContext) fieldContext_Downloads_htmlzip(_ context.Context, fi
 }
 
 func (ec *executionContext) _Downloads_epub(ctx context.Context, field graphql.CollectedField, obj *Downloads) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10196,7 +10196,7 @@ func (ec *executionContext) fieldContext_Downloads_epub(_ context.Context, field
 }
 
 func (ec *executionContext) _EnvironmentVariable_id(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10219,7 +10219,7 @@ func (ec *executionContext) fieldContext_EnvironmentVariable_id(_ context.Contex
 }
 
 func (ec *executionContext) _EnvironmentVariable_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10242,7 +10242,7 @@ func (ec *executionContext) fieldContext_EnvironmentVariable_databaseId(_ contex
 }
 
 func (ec *executionContext) _EnvironmentVariable_project(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10274,7 +10274,7 @@ func (ec *executionContext) fieldContext_EnvironmentVariable_project(_ context.C
 }
 
 func (ec *executionContext) _EnvironmentVariable_name(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10297,7 +10297,7 @@ func (ec *executionContext) fieldContext_EnvironmentVariable_name(_ context.Cont
 }
 
 func (ec *executionContext) _EnvironmentVariable_public(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10320,7 +10320,7 @@ func (ec *executionContext) fieldContext_EnvironmentVariable_public(_ context.Co
 }
 
 func (ec *executionContext) _EnvironmentVariable_created(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10343,7 +10343,7 @@ func (ec *executionContext) fieldContext_EnvironmentVariable_created(_ context.C
 }
 
 func (ec *executionContext) _EnvironmentVariable_modified(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10366,7 +10366,7 @@ func (ec *executionContext) fieldContext_EnvironmentVariable_modified(_ context.
 }
 
 func (ec *executionContext) _EnvironmentVariableConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10389,7 +10389,7 @@ func (ec *executionContext) fieldContext_EnvironmentVariableConnection_totalCoun
 }
 
 func (ec *executionContext) _EnvironmentVariableConnection_edges(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10421,7 +10421,7 @@ func (ec *executionContext) fieldContext_EnvironmentVariableConnection_edges(_ c
 }
 
 func (ec *executionContext) _EnvironmentVariableConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10453,7 +10453,7 @@ func (ec *executionContext) fieldContext_EnvironmentVariableConnection_nodes(_ c
 }
 
 func (ec *executionContext) _EnvironmentVariableConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10485,7 +10485,7 @@ func (ec *executionContext) fieldContext_EnvironmentVariableConnection_pageInfo(
 }
 
 func (ec *executionContext) _EnvironmentVariableEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10508,7 +10508,7 @@ func (ec *executionContext) fieldContext_EnvironmentVariableEdge_cursor(_ contex
 }
 
 func (ec *executionContext) _EnvironmentVariableEdge_node(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10540,7 +10540,7 @@ func (ec *executionContext) fieldContext_EnvironmentVariableEdge_node(_ context.
 }
 
 func (ec *executionContext) _ImportProjectPayload_project(ctx context.Context, field graphql.CollectedField, obj *ImportProjectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10572,7 +10572,7 @@ func (ec *executionContext) fieldContext_ImportProjectPayload_project(_ context.
 }
 
 func (ec *executionContext) _ImportProjectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *ImportProjectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10604,7 +10604,7 @@ func (ec *executionContext) fieldContext_ImportProjectPayload_errors(_ context.C
 }
 
 func (ec *executionContext) _InitiateUploadPayload_outcome(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10627,7 +10627,7 @@ func (ec *executionContext) fieldContext_InitiateUploadPayload_outcome(_ context
 }
 
 func (ec *executionContext) _InitiateUploadPayload_retryAfter(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10650,7 +10650,7 @@ func (ec *executionContext) fieldContext_InitiateUploadPayload_retryAfter(_ cont
 }
 
 func (ec *executionContext) _InitiateUploadPayload_build(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10682,7 +10682,7 @@ func (ec *executionContext) fieldContext_InitiateUploadPayload_build(_ context.C
 }
 
 func (ec *executionContext) _InitiateUploadPayload_version(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10714,7 +10714,7 @@ func (ec *executionContext) fieldContext_InitiateUploadPayload_version(_ context
 }
 
 func (ec *executionContext) _InitiateUploadPayload_uploadUrl(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10746,7 +10746,7 @@ func (ec *executionContext) fieldContext_InitiateUploadPayload_uploadUrl(_ conte
 }
 
 func (ec *executionContext) _InitiateUploadPayload_errors(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10778,7 +10778,7 @@ func (ec *executionContext) fieldContext_InitiateUploadPayload_errors(_ context.
 }
 
 func (ec *executionContext) _Integration_id(ctx context.Context, field graphql.CollectedField, obj *store.Integration) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10801,7 +10801,7 @@ func (ec *executionContext) fieldContext_Integration_id(_ context.Context, field
 }
 
 func (ec *executionContext) _Integration_type(ctx context.Context, field graphql.CollectedField, obj *store.Integration) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10824,7 +10824,7 @@ func (ec *executionContext) fieldContext_Integration_type(_ context.Context, fie
 }
 
 func (ec *executionContext) _Integration_secret(ctx context.Context, field graphql.CollectedField, obj *store.Integration) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10847,7 +10847,7 @@ func (ec *executionContext) fieldContext_Integration_secret(_ context.Context, f
 }
 
 func (ec *executionContext) _Integration_webhookUrl(ctx context.Context, field graphql.CollectedField, obj *store.Integration) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10870,7 +10870,7 @@ func (ec *executionContext) fieldContext_Integration_webhookUrl(_ context.Contex
 }
 
 func (ec *executionContext) _Integration_created(ctx context.Context, field graphql.CollectedField, obj *store.Integration) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10893,7 +10893,7 @@ func (ec *executionContext) fieldContext_Integration_created(_ context.Context, 
 }
 
 func (ec *executionContext) _Mutation_importProject(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10937,7 +10937,7 @@ func (ec *executionContext) fieldContext_Mutation_importProject(ctx context.Cont
 }
 
 func (ec *executionContext) _Mutation_updateProject(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10981,7 +10981,7 @@ func (ec *executionContext) fieldContext_Mutation_updateProject(ctx context.Cont
 }
 
 func (ec *executionContext) _Mutation_deleteProject(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11025,7 +11025,7 @@ func (ec *executionContext) fieldContext_Mutation_deleteProject(ctx context.Cont
 }
 
 func (ec *executionContext) _Mutation_setProjectPrivacy(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11069,7 +11069,7 @@ func (ec *executionContext) fieldContext_Mutation_setProjectPrivacy(ctx context.
 }
 
 func (ec *executionContext) _Mutation_setProjectAdminFields(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11113,7 +11113,7 @@ func (ec *executionContext) fieldContext_Mutation_setProjectAdminFields(ctx cont
 }
 
 func (ec *executionContext) _Mutation_setTranslationOf(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11157,7 +11157,7 @@ func (ec *executionContext) fieldContext_Mutation_setTranslationOf(ctx context.C
 }
 
 func (ec *executionContext) _Mutation_addMaintainer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11201,7 +11201,7 @@ func (ec *executionContext) fieldContext_Mutation_addMaintainer(ctx context.Cont
 }
 
 func (ec *executionContext) _Mutation_removeMaintainer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11245,7 +11245,7 @@ func (ec *executionContext) fieldContext_Mutation_removeMaintainer(ctx context.C
 }
 
 func (ec *executionContext) _Mutation_updateVersion(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11289,7 +11289,7 @@ func (ec *executionContext) fieldContext_Mutation_updateVersion(ctx context.Cont
 }
 
 func (ec *executionContext) _Mutation_setVersionPrivacy(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11333,7 +11333,7 @@ func (ec *executionContext) fieldContext_Mutation_setVersionPrivacy(ctx context.
 }
 
 func (ec *executionContext) _Mutation_setVersionUploaded(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11377,7 +11377,7 @@ func (ec *executionContext) fieldContext_Mutation_setVersionUploaded(ctx context
 }
 
 func (ec *executionContext) _Mutation_triggerBuild(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11421,7 +11421,7 @@ func (ec *executionContext) fieldContext_Mutation_triggerBuild(ctx context.Conte
 }
 
 func (ec *executionContext) _Mutation_cancelBuild(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11465,7 +11465,7 @@ func (ec *executionContext) fieldContext_Mutation_cancelBuild(ctx context.Contex
 }
 
 func (ec *executionContext) _Mutation_retryBuild(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11509,7 +11509,7 @@ func (ec *executionContext) fieldContext_Mutation_retryBuild(ctx context.Context
 }
 
 func (ec *executionContext) _Mutation_syncVersions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11553,7 +11553,7 @@ func (ec *executionContext) fieldContext_Mutation_syncVersions(ctx context.Conte
 }
 
 func (ec *executionContext) _Mutation_initiateUpload(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11597,7 +11597,7 @@ func (ec *executionContext) fieldContext_Mutation_initiateUpload(ctx context.Con
 }
 
 func (ec *executionContext) _Mutation_completeUpload(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11641,7 +11641,7 @@ func (ec *executionContext) fieldContext_Mutation_completeUpload(ctx context.Con
 }
 
 func (ec *executionContext) _Mutation_createSubproject(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11685,7 +11685,7 @@ func (ec *executionContext) fieldContext_Mutation_createSubproject(ctx context.C
 }
 
 func (ec *executionContext) _Mutation_deleteSubproject(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11729,7 +11729,7 @@ func (ec *executionContext) fieldContext_Mutation_deleteSubproject(ctx context.C
 }
 
 func (ec *executionContext) _Mutation_createRedirect(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11773,7 +11773,7 @@ func (ec *executionContext) fieldContext_Mutation_createRedirect(ctx context.Con
 }
 
 func (ec *executionContext) _Mutation_updateRedirect(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11817,7 +11817,7 @@ func (ec *executionContext) fieldContext_Mutation_updateRedirect(ctx context.Con
 }
 
 func (ec *executionContext) _Mutation_deleteRedirect(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11861,7 +11861,7 @@ func (ec *executionContext) fieldContext_Mutation_deleteRedirect(ctx context.Con
 }
 
 func (ec *executionContext) _Mutation_createEnvironmentVariable(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11905,7 +11905,7 @@ func (ec *executionContext) fieldContext_Mutation_createEnvironmentVariable(ctx 
 }
 
 func (ec *executionContext) _Mutation_deleteEnvironmentVariable(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11949,7 +11949,7 @@ func (ec *executionContext) fieldContext_Mutation_deleteEnvironmentVariable(ctx 
 }
 
 func (ec *executionContext) _Mutation_createIntegration(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11993,7 +11993,7 @@ func (ec *executionContext) fieldContext_Mutation_createIntegration(ctx context.
 }
 
 func (ec *executionContext) _Mutation_deleteIntegration(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12037,7 +12037,7 @@ func (ec *executionContext) fieldContext_Mutation_deleteIntegration(ctx context.
 }
 
 func (ec *executionContext) _Mutation_createApiToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12081,7 +12081,7 @@ func (ec *executionContext) fieldContext_Mutation_createApiToken(ctx context.Con
 }
 
 func (ec *executionContext) _Mutation_revokeApiToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12125,7 +12125,7 @@ func (ec *executionContext) fieldContext_Mutation_revokeApiToken(ctx context.Con
 }
 
 func (ec *executionContext) _Notification_id(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12148,7 +12148,7 @@ func (ec *executionContext) fieldContext_Notification_id(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Notification_attachedToContentType(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12171,7 +12171,7 @@ func (ec *executionContext) fieldContext_Notification_attachedToContentType(_ co
 }
 
 func (ec *executionContext) _Notification_attachedToId(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12194,7 +12194,7 @@ func (ec *executionContext) fieldContext_Notification_attachedToId(_ context.Con
 }
 
 func (ec *executionContext) _Notification_dismissable(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12217,7 +12217,7 @@ func (ec *executionContext) fieldContext_Notification_dismissable(_ context.Cont
 }
 
 func (ec *executionContext) _Notification_news(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12240,7 +12240,7 @@ func (ec *executionContext) fieldContext_Notification_news(_ context.Context, fi
 }
 
 func (ec *executionContext) _Notification_state(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12263,7 +12263,7 @@ func (ec *executionContext) fieldContext_Notification_state(_ context.Context, f
 }
 
 func (ec *executionContext) _Notification_message(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12295,7 +12295,7 @@ func (ec *executionContext) fieldContext_Notification_message(_ context.Context,
 }
 
 func (ec *executionContext) _NotificationList_totalCount(ctx context.Context, field graphql.CollectedField, obj *NotificationList) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12318,7 +12318,7 @@ func (ec *executionContext) fieldContext_NotificationList_totalCount(_ context.C
 }
 
 func (ec *executionContext) _NotificationList_nodes(ctx context.Context, field graphql.CollectedField, obj *NotificationList) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12350,7 +12350,7 @@ func (ec *executionContext) fieldContext_NotificationList_nodes(_ context.Contex
 }
 
 func (ec *executionContext) _NotificationMessage_id(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12373,7 +12373,7 @@ func (ec *executionContext) fieldContext_NotificationMessage_id(_ context.Contex
 }
 
 func (ec *executionContext) _NotificationMessage_header(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12396,7 +12396,7 @@ func (ec *executionContext) fieldContext_NotificationMessage_header(_ context.Co
 }
 
 func (ec *executionContext) _NotificationMessage_body(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12419,7 +12419,7 @@ func (ec *executionContext) fieldContext_NotificationMessage_body(_ context.Cont
 }
 
 func (ec *executionContext) _NotificationMessage_type(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12442,7 +12442,7 @@ func (ec *executionContext) fieldContext_NotificationMessage_type(_ context.Cont
 }
 
 func (ec *executionContext) _NotificationMessage_iconClasses(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12465,7 +12465,7 @@ func (ec *executionContext) fieldContext_NotificationMessage_iconClasses(_ conte
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12488,7 +12488,7 @@ func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context,
 }
 
 func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12511,7 +12511,7 @@ func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Cont
 }
 
 func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12534,7 +12534,7 @@ func (ec *executionContext) fieldContext_PageInfo_startCursor(_ context.Context,
 }
 
 func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12557,7 +12557,7 @@ func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, f
 }
 
 func (ec *executionContext) _Project_id(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12580,7 +12580,7 @@ func (ec *executionContext) fieldContext_Project_id(_ context.Context, field gra
 }
 
 func (ec *executionContext) _Project_databaseId(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12603,7 +12603,7 @@ func (ec *executionContext) fieldContext_Project_databaseId(_ context.Context, f
 }
 
 func (ec *executionContext) _Project_name(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12626,7 +12626,7 @@ func (ec *executionContext) fieldContext_Project_name(_ context.Context, field g
 }
 
 func (ec *executionContext) _Project_slug(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12649,7 +12649,7 @@ func (ec *executionContext) fieldContext_Project_slug(_ context.Context, field g
 }
 
 func (ec *executionContext) _Project_description(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12672,7 +12672,7 @@ func (ec *executionContext) fieldContext_Project_description(_ context.Context, 
 }
 
 func (ec *executionContext) _Project_language(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12704,7 +12704,7 @@ func (ec *executionContext) fieldContext_Project_language(_ context.Context, fie
 }
 
 func (ec *executionContext) _Project_programmingLanguage(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12736,7 +12736,7 @@ func (ec *executionContext) fieldContext_Project_programmingLanguage(_ context.C
 }
 
 func (ec *executionContext) _Project_repository(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12768,7 +12768,7 @@ func (ec *executionContext) fieldContext_Project_repository(_ context.Context, f
 }
 
 func (ec *executionContext) _Project_homepage(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12791,7 +12791,7 @@ func (ec *executionContext) fieldContext_Project_homepage(_ context.Context, fie
 }
 
 func (ec *executionContext) _Project_defaultVersion(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12814,7 +12814,7 @@ func (ec *executionContext) fieldContext_Project_defaultVersion(_ context.Contex
 }
 
 func (ec *executionContext) _Project_defaultBranch(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12837,7 +12837,7 @@ func (ec *executionContext) fieldContext_Project_defaultBranch(_ context.Context
 }
 
 func (ec *executionContext) _Project_storedDefaultBranch(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12860,7 +12860,7 @@ func (ec *executionContext) fieldContext_Project_storedDefaultBranch(_ context.C
 }
 
 func (ec *executionContext) _Project_documentationType(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12883,7 +12883,7 @@ func (ec *executionContext) fieldContext_Project_documentationType(_ context.Con
 }
 
 func (ec *executionContext) _Project_privacyLevel(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12906,7 +12906,7 @@ func (ec *executionContext) fieldContext_Project_privacyLevel(_ context.Context,
 }
 
 func (ec *executionContext) _Project_externalBuildsPrivacyLevel(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12929,7 +12929,7 @@ func (ec *executionContext) fieldContext_Project_externalBuildsPrivacyLevel(_ co
 }
 
 func (ec *executionContext) _Project_versioningScheme(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12952,7 +12952,7 @@ func (ec *executionContext) fieldContext_Project_versioningScheme(_ context.Cont
 }
 
 func (ec *executionContext) _Project_singleVersion(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12975,7 +12975,7 @@ func (ec *executionContext) fieldContext_Project_singleVersion(_ context.Context
 }
 
 func (ec *executionContext) _Project_readthedocsYamlPath(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12998,7 +12998,7 @@ func (ec *executionContext) fieldContext_Project_readthedocsYamlPath(_ context.C
 }
 
 func (ec *executionContext) _Project_showVersionWarning(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13021,7 +13021,7 @@ func (ec *executionContext) fieldContext_Project_showVersionWarning(_ context.Co
 }
 
 func (ec *executionContext) _Project_analyticsCode(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13044,7 +13044,7 @@ func (ec *executionContext) fieldContext_Project_analyticsCode(_ context.Context
 }
 
 func (ec *executionContext) _Project_tags(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13067,7 +13067,7 @@ func (ec *executionContext) fieldContext_Project_tags(_ context.Context, field g
 }
 
 func (ec *executionContext) _Project_created(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13090,7 +13090,7 @@ func (ec *executionContext) fieldContext_Project_created(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Project_modified(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13113,7 +13113,7 @@ func (ec *executionContext) fieldContext_Project_modified(_ context.Context, fie
 }
 
 func (ec *executionContext) _Project_users(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13145,7 +13145,7 @@ func (ec *executionContext) fieldContext_Project_users(_ context.Context, field 
 }
 
 func (ec *executionContext) _Project_maintainers(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13189,7 +13189,7 @@ func (ec *executionContext) fieldContext_Project_maintainers(ctx context.Context
 }
 
 func (ec *executionContext) _Project_subprojectOf(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13221,7 +13221,7 @@ func (ec *executionContext) fieldContext_Project_subprojectOf(_ context.Context,
 }
 
 func (ec *executionContext) _Project_translationOf(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13253,7 +13253,7 @@ func (ec *executionContext) fieldContext_Project_translationOf(_ context.Context
 }
 
 func (ec *executionContext) _Project_urls(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13285,7 +13285,7 @@ func (ec *executionContext) fieldContext_Project_urls(_ context.Context, field g
 }
 
 func (ec *executionContext) _Project_canonicalUrl(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13308,7 +13308,7 @@ func (ec *executionContext) fieldContext_Project_canonicalUrl(_ context.Context,
 }
 
 func (ec *executionContext) _Project_activeVersions(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13340,7 +13340,7 @@ func (ec *executionContext) fieldContext_Project_activeVersions(_ context.Contex
 }
 
 func (ec *executionContext) _Project_versions(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13384,7 +13384,7 @@ func (ec *executionContext) fieldContext_Project_versions(ctx context.Context, f
 }
 
 func (ec *executionContext) _Project_version(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13428,7 +13428,7 @@ func (ec *executionContext) fieldContext_Project_version(ctx context.Context, fi
 }
 
 func (ec *executionContext) _Project_builds(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13472,7 +13472,7 @@ func (ec *executionContext) fieldContext_Project_builds(ctx context.Context, fie
 }
 
 func (ec *executionContext) _Project_build(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13516,7 +13516,7 @@ func (ec *executionContext) fieldContext_Project_build(ctx context.Context, fiel
 }
 
 func (ec *executionContext) _Project_subprojects(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13560,7 +13560,7 @@ func (ec *executionContext) fieldContext_Project_subprojects(ctx context.Context
 }
 
 func (ec *executionContext) _Project_subproject(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13604,7 +13604,7 @@ func (ec *executionContext) fieldContext_Project_subproject(ctx context.Context,
 }
 
 func (ec *executionContext) _Project_translations(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13648,7 +13648,7 @@ func (ec *executionContext) fieldContext_Project_translations(ctx context.Contex
 }
 
 func (ec *executionContext) _Project_redirects(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13705,7 +13705,7 @@ func (ec *executionContext) fieldContext_Project_redirects(ctx context.Context, 
 }
 
 func (ec *executionContext) _Project_redirect(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13762,7 +13762,7 @@ func (ec *executionContext) fieldContext_Project_redirect(ctx context.Context, f
 }
 
 func (ec *executionContext) _Project_environmentVariables(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13819,7 +13819,7 @@ func (ec *executionContext) fieldContext_Project_environmentVariables(ctx contex
 }
 
 func (ec *executionContext) _Project_environmentVariable(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13876,7 +13876,7 @@ func (ec *executionContext) fieldContext_Project_environmentVariable(ctx context
 }
 
 func (ec *executionContext) _Project_integrations(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13921,7 +13921,7 @@ func (ec *executionContext) fieldContext_Project_integrations(_ context.Context,
 }
 
 func (ec *executionContext) _Project_notifications(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13978,7 +13978,7 @@ func (ec *executionContext) fieldContext_Project_notifications(ctx context.Conte
 }
 
 func (ec *executionContext) _Project_notification(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14022,7 +14022,7 @@ func (ec *executionContext) fieldContext_Project_notification(ctx context.Contex
 }
 
 func (ec *executionContext) _Project_viewerIsMaintainer(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14045,7 +14045,7 @@ func (ec *executionContext) fieldContext_Project_viewerIsMaintainer(_ context.Co
 }
 
 func (ec *executionContext) _Project_viewerCanAdminister(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14068,7 +14068,7 @@ func (ec *executionContext) fieldContext_Project_viewerCanAdminister(_ context.C
 }
 
 func (ec *executionContext) _Project_viewerCanChangeAdminFields(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14091,7 +14091,7 @@ func (ec *executionContext) fieldContext_Project_viewerCanChangeAdminFields(_ co
 }
 
 func (ec *executionContext) _Project_adminFields(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14123,7 +14123,7 @@ func (ec *executionContext) fieldContext_Project_adminFields(_ context.Context, 
 }
 
 func (ec *executionContext) _Project_resolveRedirect(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14180,7 +14180,7 @@ func (ec *executionContext) fieldContext_Project_resolveRedirect(ctx context.Con
 }
 
 func (ec *executionContext) _ProjectAccess_exists(ctx context.Context, field graphql.CollectedField, obj *ProjectAccess) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14203,7 +14203,7 @@ func (ec *executionContext) fieldContext_ProjectAccess_exists(_ context.Context,
 }
 
 func (ec *executionContext) _ProjectAccess_visible(ctx context.Context, field graphql.CollectedField, obj *ProjectAccess) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14226,7 +14226,7 @@ func (ec *executionContext) fieldContext_ProjectAccess_visible(_ context.Context
 }
 
 func (ec *executionContext) _ProjectAccess_maintainer(ctx context.Context, field graphql.CollectedField, obj *ProjectAccess) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14249,7 +14249,7 @@ func (ec *executionContext) fieldContext_ProjectAccess_maintainer(_ context.Cont
 }
 
 func (ec *executionContext) _ProjectAdminFields_skip(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14272,7 +14272,7 @@ func (ec *executionContext) fieldContext_ProjectAdminFields_skip(_ context.Conte
 }
 
 func (ec *executionContext) _ProjectAdminFields_enablePdfBuild(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14295,7 +14295,7 @@ func (ec *executionContext) fieldContext_ProjectAdminFields_enablePdfBuild(_ con
 }
 
 func (ec *executionContext) _ProjectAdminFields_enableEpubBuild(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14318,7 +14318,7 @@ func (ec *executionContext) fieldContext_ProjectAdminFields_enableEpubBuild(_ co
 }
 
 func (ec *executionContext) _ProjectAdminFields_requirementsFile(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14341,7 +14341,7 @@ func (ec *executionContext) fieldContext_ProjectAdminFields_requirementsFile(_ c
 }
 
 func (ec *executionContext) _ProjectAdminFields_confPyFile(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14364,7 +14364,7 @@ func (ec *executionContext) fieldContext_ProjectAdminFields_confPyFile(_ context
 }
 
 func (ec *executionContext) _ProjectAdminFields_installProject(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14387,7 +14387,7 @@ func (ec *executionContext) fieldContext_ProjectAdminFields_installProject(_ con
 }
 
 func (ec *executionContext) _ProjectAdminFields_pythonInterpreter(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14410,7 +14410,7 @@ func (ec *executionContext) fieldContext_ProjectAdminFields_pythonInterpreter(_ 
 }
 
 func (ec *executionContext) _ProjectAdminFields_useSystemPackages(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14433,7 +14433,7 @@ func (ec *executionContext) fieldContext_ProjectAdminFields_useSystemPackages(_ 
 }
 
 func (ec *executionContext) _ProjectAdminFields_externalBuildsEnabled(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14456,7 +14456,7 @@ func (ec *executionContext) fieldContext_ProjectAdminFields_externalBuildsEnable
 }
 
 func (ec *executionContext) _ProjectAdminFields_buildTimeLimit(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14479,7 +14479,7 @@ func (ec *executionContext) fieldContext_ProjectAdminFields_buildTimeLimit(_ con
 }
 
 func (ec *executionContext) _ProjectAdminFields_versionPrivacyLevel(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14502,7 +14502,7 @@ func (ec *executionContext) fieldContext_ProjectAdminFields_versionPrivacyLevel(
 }
 
 func (ec *executionContext) _ProjectAdminFields_addonsEnabled(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14525,7 +14525,7 @@ func (ec *executionContext) fieldContext_ProjectAdminFields_addonsEnabled(_ cont
 }
 
 func (ec *executionContext) _ProjectAdminFields_analyticsDisabled(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14548,7 +14548,7 @@ func (ec *executionContext) fieldContext_ProjectAdminFields_analyticsDisabled(_ 
 }
 
 func (ec *executionContext) _ProjectConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ProjectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14571,7 +14571,7 @@ func (ec *executionContext) fieldContext_ProjectConnection_totalCount(_ context.
 }
 
 func (ec *executionContext) _ProjectConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ProjectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14603,7 +14603,7 @@ func (ec *executionContext) fieldContext_ProjectConnection_edges(_ context.Conte
 }
 
 func (ec *executionContext) _ProjectConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *ProjectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14635,7 +14635,7 @@ func (ec *executionContext) fieldContext_ProjectConnection_nodes(_ context.Conte
 }
 
 func (ec *executionContext) _ProjectConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ProjectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14667,7 +14667,7 @@ func (ec *executionContext) fieldContext_ProjectConnection_pageInfo(_ context.Co
 }
 
 func (ec *executionContext) _ProjectEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ProjectEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14690,7 +14690,7 @@ func (ec *executionContext) fieldContext_ProjectEdge_cursor(_ context.Context, f
 }
 
 func (ec *executionContext) _ProjectEdge_node(ctx context.Context, field graphql.CollectedField, obj *ProjectEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14722,7 +14722,7 @@ func (ec *executionContext) fieldContext_ProjectEdge_node(_ context.Context, fie
 }
 
 func (ec *executionContext) _ProjectUrls_documentation(ctx context.Context, field graphql.CollectedField, obj *ProjectUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14745,7 +14745,7 @@ func (ec *executionContext) fieldContext_ProjectUrls_documentation(_ context.Con
 }
 
 func (ec *executionContext) _ProjectUrls_home(ctx context.Context, field graphql.CollectedField, obj *ProjectUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14768,7 +14768,7 @@ func (ec *executionContext) fieldContext_ProjectUrls_home(_ context.Context, fie
 }
 
 func (ec *executionContext) _ProjectUrls_builds(ctx context.Context, field graphql.CollectedField, obj *ProjectUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14791,7 +14791,7 @@ func (ec *executionContext) fieldContext_ProjectUrls_builds(_ context.Context, f
 }
 
 func (ec *executionContext) _ProjectUrls_versions(ctx context.Context, field graphql.CollectedField, obj *ProjectUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14814,7 +14814,7 @@ func (ec *executionContext) fieldContext_ProjectUrls_versions(_ context.Context,
 }
 
 func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14858,7 +14858,7 @@ func (ec *executionContext) fieldContext_Query_node(ctx context.Context, field g
 }
 
 func (ec *executionContext) _Query_nodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14902,7 +14902,7 @@ func (ec *executionContext) fieldContext_Query_nodes(ctx context.Context, field 
 }
 
 func (ec *executionContext) _Query_viewer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14934,7 +14934,7 @@ func (ec *executionContext) fieldContext_Query_viewer(_ context.Context, field g
 }
 
 func (ec *executionContext) _Query_projects(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14978,7 +14978,7 @@ func (ec *executionContext) fieldContext_Query_projects(ctx context.Context, fie
 }
 
 func (ec *executionContext) _Query_project(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15022,7 +15022,7 @@ func (ec *executionContext) fieldContext_Query_project(ctx context.Context, fiel
 }
 
 func (ec *executionContext) _Query_projectAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15066,7 +15066,7 @@ func (ec *executionContext) fieldContext_Query_projectAccess(ctx context.Context
 }
 
 func (ec *executionContext) _Query_versions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15110,7 +15110,7 @@ func (ec *executionContext) fieldContext_Query_versions(ctx context.Context, fie
 }
 
 func (ec *executionContext) _Query_version(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15154,7 +15154,7 @@ func (ec *executionContext) fieldContext_Query_version(ctx context.Context, fiel
 }
 
 func (ec *executionContext) _Query_builds(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15198,7 +15198,7 @@ func (ec *executionContext) fieldContext_Query_builds(ctx context.Context, field
 }
 
 func (ec *executionContext) _Query_build(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15242,7 +15242,7 @@ func (ec *executionContext) fieldContext_Query_build(ctx context.Context, field 
 }
 
 func (ec *executionContext) _Query_search(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15286,7 +15286,7 @@ func (ec *executionContext) fieldContext_Query_search(ctx context.Context, field
 }
 
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15330,7 +15330,7 @@ func (ec *executionContext) fieldContext_Query___type(ctx context.Context, field
 }
 
 func (ec *executionContext) _Query___schema(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15362,7 +15362,7 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 }
 
 func (ec *executionContext) _Redirect_id(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15385,7 +15385,7 @@ func (ec *executionContext) fieldContext_Redirect_id(_ context.Context, field gr
 }
 
 func (ec *executionContext) _Redirect_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15408,7 +15408,7 @@ func (ec *executionContext) fieldContext_Redirect_databaseId(_ context.Context, 
 }
 
 func (ec *executionContext) _Redirect_project(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15440,7 +15440,7 @@ func (ec *executionContext) fieldContext_Redirect_project(_ context.Context, fie
 }
 
 func (ec *executionContext) _Redirect_type(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15463,7 +15463,7 @@ func (ec *executionContext) fieldContext_Redirect_type(_ context.Context, field 
 }
 
 func (ec *executionContext) _Redirect_fromUrl(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15486,7 +15486,7 @@ func (ec *executionContext) fieldContext_Redirect_fromUrl(_ context.Context, fie
 }
 
 func (ec *executionContext) _Redirect_toUrl(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15509,7 +15509,7 @@ func (ec *executionContext) fieldContext_Redirect_toUrl(_ context.Context, field
 }
 
 func (ec *executionContext) _Redirect_httpStatus(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15532,7 +15532,7 @@ func (ec *executionContext) fieldContext_Redirect_httpStatus(_ context.Context, 
 }
 
 func (ec *executionContext) _Redirect_position(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15555,7 +15555,7 @@ func (ec *executionContext) fieldContext_Redirect_position(_ context.Context, fi
 }
 
 func (ec *executionContext) _Redirect_force(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15578,7 +15578,7 @@ func (ec *executionContext) fieldContext_Redirect_force(_ context.Context, field
 }
 
 func (ec *executionContext) _Redirect_enabled(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15601,7 +15601,7 @@ func (ec *executionContext) fieldContext_Redirect_enabled(_ context.Context, fie
 }
 
 func (ec *executionContext) _Redirect_description(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15624,7 +15624,7 @@ func (ec *executionContext) fieldContext_Redirect_description(_ context.Context,
 }
 
 func (ec *executionContext) _Redirect_created(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15647,7 +15647,7 @@ func (ec *executionContext) fieldContext_Redirect_created(_ context.Context, fie
 }
 
 func (ec *executionContext) _Redirect_modified(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15670,7 +15670,7 @@ func (ec *executionContext) fieldContext_Redirect_modified(_ context.Context, fi
 }
 
 func (ec *executionContext) _RedirectConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *RedirectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15693,7 +15693,7 @@ func (ec *executionContext) fieldContext_RedirectConnection_totalCount(_ context
 }
 
 func (ec *executionContext) _RedirectConnection_edges(ctx context.Context, field graphql.CollectedField, obj *RedirectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15725,7 +15725,7 @@ func (ec *executionContext) fieldContext_RedirectConnection_edges(_ context.Cont
 }
 
 func (ec *executionContext) _RedirectConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *RedirectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15757,7 +15757,7 @@ func (ec *executionContext) fieldContext_RedirectConnection_nodes(_ context.Cont
 }
 
 func (ec *executionContext) _RedirectConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *RedirectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15789,7 +15789,7 @@ func (ec *executionContext) fieldContext_RedirectConnection_pageInfo(_ context.C
 }
 
 func (ec *executionContext) _RedirectEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *RedirectEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15812,7 +15812,7 @@ func (ec *executionContext) fieldContext_RedirectEdge_cursor(_ context.Context, 
 }
 
 func (ec *executionContext) _RedirectEdge_node(ctx context.Context, field graphql.CollectedField, obj *RedirectEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15844,7 +15844,7 @@ func (ec *executionContext) fieldContext_RedirectEdge_node(_ context.Context, fi
 }
 
 func (ec *executionContext) _RedirectResolution_redirect(ctx context.Context, field graphql.CollectedField, obj *RedirectResolution) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15876,7 +15876,7 @@ func (ec *executionContext) fieldContext_RedirectResolution_redirect(_ context.C
 }
 
 func (ec *executionContext) _RedirectResolution_location(ctx context.Context, field graphql.CollectedField, obj *RedirectResolution) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15899,7 +15899,7 @@ func (ec *executionContext) fieldContext_RedirectResolution_location(_ context.C
 }
 
 func (ec *executionContext) _RedirectResolution_httpStatus(ctx context.Context, field graphql.CollectedField, obj *RedirectResolution) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15922,7 +15922,7 @@ func (ec *executionContext) fieldContext_RedirectResolution_httpStatus(_ context
 }
 
 func (ec *executionContext) _RedirectResolution_onlyWhenPageMissing(ctx context.Context, field graphql.CollectedField, obj *RedirectResolution) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15945,7 +15945,7 @@ func (ec *executionContext) fieldContext_RedirectResolution_onlyWhenPageMissing(
 }
 
 func (ec *executionContext) _RemoveMaintainerPayload_project(ctx context.Context, field graphql.CollectedField, obj *RemoveMaintainerPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15977,7 +15977,7 @@ func (ec *executionContext) fieldContext_RemoveMaintainerPayload_project(_ conte
 }
 
 func (ec *executionContext) _RemoveMaintainerPayload_errors(ctx context.Context, field graphql.CollectedField, obj *RemoveMaintainerPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16009,7 +16009,7 @@ func (ec *executionContext) fieldContext_RemoveMaintainerPayload_errors(_ contex
 }
 
 func (ec *executionContext) _Repository_url(ctx context.Context, field graphql.CollectedField, obj *store.Repository) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16032,7 +16032,7 @@ func (ec *executionContext) fieldContext_Repository_url(_ context.Context, field
 }
 
 func (ec *executionContext) _Repository_type(ctx context.Context, field graphql.CollectedField, obj *store.Repository) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16055,7 +16055,7 @@ func (ec *executionContext) fieldContext_Repository_type(_ context.Context, fiel
 }
 
 func (ec *executionContext) _RevokeApiTokenPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *RevokeAPITokenPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16078,7 +16078,7 @@ func (ec *executionContext) fieldContext_RevokeApiTokenPayload_deletedId(_ conte
 }
 
 func (ec *executionContext) _RevokeApiTokenPayload_errors(ctx context.Context, field graphql.CollectedField, obj *RevokeAPITokenPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16110,7 +16110,7 @@ func (ec *executionContext) fieldContext_RevokeApiTokenPayload_errors(_ context.
 }
 
 func (ec *executionContext) _SearchBlock_id(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16133,7 +16133,7 @@ func (ec *executionContext) fieldContext_SearchBlock_id(_ context.Context, field
 }
 
 func (ec *executionContext) _SearchBlock_title(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16156,7 +16156,7 @@ func (ec *executionContext) fieldContext_SearchBlock_title(_ context.Context, fi
 }
 
 func (ec *executionContext) _SearchBlock_content(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16179,7 +16179,7 @@ func (ec *executionContext) fieldContext_SearchBlock_content(_ context.Context, 
 }
 
 func (ec *executionContext) _SearchBlock_titleHighlights(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16202,7 +16202,7 @@ func (ec *executionContext) fieldContext_SearchBlock_titleHighlights(_ context.C
 }
 
 func (ec *executionContext) _SearchBlock_contentHighlights(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16225,7 +16225,7 @@ func (ec *executionContext) fieldContext_SearchBlock_contentHighlights(_ context
 }
 
 func (ec *executionContext) _SearchHit_project(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16248,7 +16248,7 @@ func (ec *executionContext) fieldContext_SearchHit_project(_ context.Context, fi
 }
 
 func (ec *executionContext) _SearchHit_projectAlias(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16271,7 +16271,7 @@ func (ec *executionContext) fieldContext_SearchHit_projectAlias(_ context.Contex
 }
 
 func (ec *executionContext) _SearchHit_version(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16294,7 +16294,7 @@ func (ec *executionContext) fieldContext_SearchHit_version(_ context.Context, fi
 }
 
 func (ec *executionContext) _SearchHit_title(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16317,7 +16317,7 @@ func (ec *executionContext) fieldContext_SearchHit_title(_ context.Context, fiel
 }
 
 func (ec *executionContext) _SearchHit_domain(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16340,7 +16340,7 @@ func (ec *executionContext) fieldContext_SearchHit_domain(_ context.Context, fie
 }
 
 func (ec *executionContext) _SearchHit_path(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16363,7 +16363,7 @@ func (ec *executionContext) fieldContext_SearchHit_path(_ context.Context, field
 }
 
 func (ec *executionContext) _SearchHit_storedPath(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16386,7 +16386,7 @@ func (ec *executionContext) fieldContext_SearchHit_storedPath(_ context.Context,
 }
 
 func (ec *executionContext) _SearchHit_doctype(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16409,7 +16409,7 @@ func (ec *executionContext) fieldContext_SearchHit_doctype(_ context.Context, fi
 }
 
 func (ec *executionContext) _SearchHit_docsUrl(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16432,7 +16432,7 @@ func (ec *executionContext) fieldContext_SearchHit_docsUrl(_ context.Context, fi
 }
 
 func (ec *executionContext) _SearchHit_titleHighlights(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16455,7 +16455,7 @@ func (ec *executionContext) fieldContext_SearchHit_titleHighlights(_ context.Con
 }
 
 func (ec *executionContext) _SearchHit_blocks(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16487,7 +16487,7 @@ func (ec *executionContext) fieldContext_SearchHit_blocks(_ context.Context, fie
 }
 
 func (ec *executionContext) _SearchResults_totalCount(ctx context.Context, field graphql.CollectedField, obj *SearchResults) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16510,7 +16510,7 @@ func (ec *executionContext) fieldContext_SearchResults_totalCount(_ context.Cont
 }
 
 func (ec *executionContext) _SearchResults_query(ctx context.Context, field graphql.CollectedField, obj *SearchResults) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16533,7 +16533,7 @@ func (ec *executionContext) fieldContext_SearchResults_query(_ context.Context, 
 }
 
 func (ec *executionContext) _SearchResults_scope(ctx context.Context, field graphql.CollectedField, obj *SearchResults) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16565,7 +16565,7 @@ func (ec *executionContext) fieldContext_SearchResults_scope(_ context.Context, 
 }
 
 func (ec *executionContext) _SearchResults_nodes(ctx context.Context, field graphql.CollectedField, obj *SearchResults) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16597,7 +16597,7 @@ func (ec *executionContext) fieldContext_SearchResults_nodes(_ context.Context, 
 }
 
 func (ec *executionContext) _SearchScopePair_project(ctx context.Context, field graphql.CollectedField, obj *SearchScopePair) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16620,7 +16620,7 @@ func (ec *executionContext) fieldContext_SearchScopePair_project(_ context.Conte
 }
 
 func (ec *executionContext) _SearchScopePair_version(ctx context.Context, field graphql.CollectedField, obj *SearchScopePair) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16643,7 +16643,7 @@ func (ec *executionContext) fieldContext_SearchScopePair_version(_ context.Conte
 }
 
 func (ec *executionContext) _SetProjectAdminFieldsPayload_project(ctx context.Context, field graphql.CollectedField, obj *SetProjectAdminFieldsPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16675,7 +16675,7 @@ func (ec *executionContext) fieldContext_SetProjectAdminFieldsPayload_project(_ 
 }
 
 func (ec *executionContext) _SetProjectAdminFieldsPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SetProjectAdminFieldsPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16707,7 +16707,7 @@ func (ec *executionContext) fieldContext_SetProjectAdminFieldsPayload_errors(_ c
 }
 
 func (ec *executionContext) _SetProjectPrivacyPayload_project(ctx context.Context, field graphql.CollectedField, obj *SetProjectPrivacyPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16739,7 +16739,7 @@ func (ec *executionContext) fieldContext_SetProjectPrivacyPayload_project(_ cont
 }
 
 func (ec *executionContext) _SetProjectPrivacyPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SetProjectPrivacyPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16771,7 +16771,7 @@ func (ec *executionContext) fieldContext_SetProjectPrivacyPayload_errors(_ conte
 }
 
 func (ec *executionContext) _SetTranslationOfPayload_project(ctx context.Context, field graphql.CollectedField, obj *SetTranslationOfPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16803,7 +16803,7 @@ func (ec *executionContext) fieldContext_SetTranslationOfPayload_project(_ conte
 }
 
 func (ec *executionContext) _SetTranslationOfPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SetTranslationOfPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16835,7 +16835,7 @@ func (ec *executionContext) fieldContext_SetTranslationOfPayload_errors(_ contex
 }
 
 func (ec *executionContext) _SetVersionPrivacyPayload_version(ctx context.Context, field graphql.CollectedField, obj *SetVersionPrivacyPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16867,7 +16867,7 @@ func (ec *executionContext) fieldContext_SetVersionPrivacyPayload_version(_ cont
 }
 
 func (ec *executionContext) _SetVersionPrivacyPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SetVersionPrivacyPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16899,7 +16899,7 @@ func (ec *executionContext) fieldContext_SetVersionPrivacyPayload_errors(_ conte
 }
 
 func (ec *executionContext) _SetVersionUploadedPayload_version(ctx context.Context, field graphql.CollectedField, obj *SetVersionUploadedPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16931,7 +16931,7 @@ func (ec *executionContext) fieldContext_SetVersionUploadedPayload_version(_ con
 }
 
 func (ec *executionContext) _SetVersionUploadedPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SetVersionUploadedPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16963,7 +16963,7 @@ func (ec *executionContext) fieldContext_SetVersionUploadedPayload_errors(_ cont
 }
 
 func (ec *executionContext) _Subproject_id(ctx context.Context, field graphql.CollectedField, obj *store.Relationship) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16986,7 +16986,7 @@ func (ec *executionContext) fieldContext_Subproject_id(_ context.Context, field 
 }
 
 func (ec *executionContext) _Subproject_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Relationship) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17009,7 +17009,7 @@ func (ec *executionContext) fieldContext_Subproject_databaseId(_ context.Context
 }
 
 func (ec *executionContext) _Subproject_alias(ctx context.Context, field graphql.CollectedField, obj *store.Relationship) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17032,7 +17032,7 @@ func (ec *executionContext) fieldContext_Subproject_alias(_ context.Context, fie
 }
 
 func (ec *executionContext) _Subproject_parent(ctx context.Context, field graphql.CollectedField, obj *store.Relationship) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17064,7 +17064,7 @@ func (ec *executionContext) fieldContext_Subproject_parent(_ context.Context, fi
 }
 
 func (ec *executionContext) _Subproject_child(ctx context.Context, field graphql.CollectedField, obj *store.Relationship) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17096,7 +17096,7 @@ func (ec *executionContext) fieldContext_Subproject_child(_ context.Context, fie
 }
 
 func (ec *executionContext) _SubprojectConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *SubprojectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17119,7 +17119,7 @@ func (ec *executionContext) fieldContext_SubprojectConnection_totalCount(_ conte
 }
 
 func (ec *executionContext) _SubprojectConnection_edges(ctx context.Context, field graphql.CollectedField, obj *SubprojectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17151,7 +17151,7 @@ func (ec *executionContext) fieldContext_SubprojectConnection_edges(_ context.Co
 }
 
 func (ec *executionContext) _SubprojectConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *SubprojectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17183,7 +17183,7 @@ func (ec *executionContext) fieldContext_SubprojectConnection_nodes(_ context.Co
 }
 
 func (ec *executionContext) _SubprojectConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *SubprojectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17215,7 +17215,7 @@ func (ec *executionContext) fieldContext_SubprojectConnection_pageInfo(_ context
 }
 
 func (ec *executionContext) _SubprojectEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *SubprojectEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17238,7 +17238,7 @@ func (ec *executionContext) fieldContext_SubprojectEdge_cursor(_ context.Context
 }
 
 func (ec *executionContext) _SubprojectEdge_node(ctx context.Context, field graphql.CollectedField, obj *SubprojectEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17314,7 +17314,7 @@ func (ec *executionContext) fieldContext_Subscription_buildUpdated(ctx context.C
 }
 
 func (ec *executionContext) _SyncVersionsPayload_project(ctx context.Context, field graphql.CollectedField, obj *SyncVersionsPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17346,7 +17346,7 @@ func (ec *executionContext) fieldContext_SyncVersionsPayload_project(_ context.C
 }
 
 func (ec *executionContext) _SyncVersionsPayload_triggered(ctx context.Context, field graphql.CollectedField, obj *SyncVersionsPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17369,7 +17369,7 @@ func (ec *executionContext) fieldContext_SyncVersionsPayload_triggered(_ context
 }
 
 func (ec *executionContext) _SyncVersionsPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SyncVersionsPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17401,7 +17401,7 @@ func (ec *executionContext) fieldContext_SyncVersionsPayload_errors(_ context.Co
 }
 
 func (ec *executionContext) _TriggerBuildPayload_build(ctx context.Context, field graphql.CollectedField, obj *TriggerBuildPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17433,7 +17433,7 @@ func (ec *executionContext) fieldContext_TriggerBuildPayload_build(_ context.Con
 }
 
 func (ec *executionContext) _TriggerBuildPayload_project(ctx context.Context, field graphql.CollectedField, obj *TriggerBuildPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17465,7 +17465,7 @@ func (ec *executionContext) fieldContext_TriggerBuildPayload_project(_ context.C
 }
 
 func (ec *executionContext) _TriggerBuildPayload_version(ctx context.Context, field graphql.CollectedField, obj *TriggerBuildPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17497,7 +17497,7 @@ func (ec *executionContext) fieldContext_TriggerBuildPayload_version(_ context.C
 }
 
 func (ec *executionContext) _TriggerBuildPayload_triggered(ctx context.Context, field graphql.CollectedField, obj *TriggerBuildPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17520,7 +17520,7 @@ func (ec *executionContext) fieldContext_TriggerBuildPayload_triggered(_ context
 }
 
 func (ec *executionContext) _TriggerBuildPayload_errors(ctx context.Context, field graphql.CollectedField, obj *TriggerBuildPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17552,7 +17552,7 @@ func (ec *executionContext) fieldContext_TriggerBuildPayload_errors(_ context.Co
 }
 
 func (ec *executionContext) _UpdateProjectPayload_project(ctx context.Context, field graphql.CollectedField, obj *UpdateProjectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17584,7 +17584,7 @@ func (ec *executionContext) fieldContext_UpdateProjectPayload_project(_ context.
 }
 
 func (ec *executionContext) _UpdateProjectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *UpdateProjectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17616,7 +17616,7 @@ func (ec *executionContext) fieldContext_UpdateProjectPayload_errors(_ context.C
 }
 
 func (ec *executionContext) _UpdateRedirectPayload_redirect(ctx context.Context, field graphql.CollectedField, obj *UpdateRedirectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17648,7 +17648,7 @@ func (ec *executionContext) fieldContext_UpdateRedirectPayload_redirect(_ contex
 }
 
 func (ec *executionContext) _UpdateRedirectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *UpdateRedirectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17680,7 +17680,7 @@ func (ec *executionContext) fieldContext_UpdateRedirectPayload_errors(_ context.
 }
 
 func (ec *executionContext) _UpdateVersionPayload_version(ctx context.Context, field graphql.CollectedField, obj *UpdateVersionPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17712,7 +17712,7 @@ func (ec *executionContext) fieldContext_UpdateVersionPayload_version(_ context.
 }
 
 func (ec *executionContext) _UpdateVersionPayload_errors(ctx context.Context, field graphql.CollectedField, obj *UpdateVersionPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17744,7 +17744,7 @@ func (ec *executionContext) fieldContext_UpdateVersionPayload_errors(_ context.C
 }
 
 func (ec *executionContext) _UploadUrl_url(ctx context.Context, field graphql.CollectedField, obj *UploadURL) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17767,7 +17767,7 @@ func (ec *executionContext) fieldContext_UploadUrl_url(_ context.Context, field 
 }
 
 func (ec *executionContext) _UploadUrl_fields(ctx context.Context, field graphql.CollectedField, obj *UploadURL) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17790,7 +17790,7 @@ func (ec *executionContext) fieldContext_UploadUrl_fields(_ context.Context, fie
 }
 
 func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17813,7 +17813,7 @@ func (ec *executionContext) fieldContext_User_id(_ context.Context, field graphq
 }
 
 func (ec *executionContext) _User_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17836,7 +17836,7 @@ func (ec *executionContext) fieldContext_User_databaseId(_ context.Context, fiel
 }
 
 func (ec *executionContext) _User_username(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17859,7 +17859,7 @@ func (ec *executionContext) fieldContext_User_username(_ context.Context, field 
 }
 
 func (ec *executionContext) _User_email(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17882,7 +17882,7 @@ func (ec *executionContext) fieldContext_User_email(_ context.Context, field gra
 }
 
 func (ec *executionContext) _User_isSuperuser(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17905,7 +17905,7 @@ func (ec *executionContext) fieldContext_User_isSuperuser(_ context.Context, fie
 }
 
 func (ec *executionContext) _User_apiTokens(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17937,7 +17937,7 @@ func (ec *executionContext) fieldContext_User_apiTokens(_ context.Context, field
 }
 
 func (ec *executionContext) _UserConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *UserConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17960,7 +17960,7 @@ func (ec *executionContext) fieldContext_UserConnection_totalCount(_ context.Con
 }
 
 func (ec *executionContext) _UserConnection_edges(ctx context.Context, field graphql.CollectedField, obj *UserConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17992,7 +17992,7 @@ func (ec *executionContext) fieldContext_UserConnection_edges(_ context.Context,
 }
 
 func (ec *executionContext) _UserConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *UserConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18024,7 +18024,7 @@ func (ec *executionContext) fieldContext_UserConnection_nodes(_ context.Context,
 }
 
 func (ec *executionContext) _UserConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *UserConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18056,7 +18056,7 @@ func (ec *executionContext) fieldContext_UserConnection_pageInfo(_ context.Conte
 }
 
 func (ec *executionContext) _UserEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *UserEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18079,7 +18079,7 @@ func (ec *executionContext) fieldContext_UserEdge_cursor(_ context.Context, fiel
 }
 
 func (ec *executionContext) _UserEdge_node(ctx context.Context, field graphql.CollectedField, obj *UserEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18111,7 +18111,7 @@ func (ec *executionContext) fieldContext_UserEdge_node(_ context.Context, field 
 }
 
 func (ec *executionContext) _UserError_path(ctx context.Context, field graphql.CollectedField, obj *errs.UserError) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18134,7 +18134,7 @@ func (ec *executionContext) fieldContext_UserError_path(_ context.Context, field
 }
 
 func (ec *executionContext) _UserError_message(ctx context.Context, field graphql.CollectedField, obj *errs.UserError) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18157,7 +18157,7 @@ func (ec *executionContext) fieldContext_UserError_message(_ context.Context, fi
 }
 
 func (ec *executionContext) _UserError_code(ctx context.Context, field graphql.CollectedField, obj *errs.UserError) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18180,7 +18180,7 @@ func (ec *executionContext) fieldContext_UserError_code(_ context.Context, field
 }
 
 func (ec *executionContext) _Version_id(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18203,7 +18203,7 @@ func (ec *executionContext) fieldContext_Version_id(_ context.Context, field gra
 }
 
 func (ec *executionContext) _Version_databaseId(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18226,7 +18226,7 @@ func (ec *executionContext) fieldContext_Version_databaseId(_ context.Context, f
 }
 
 func (ec *executionContext) _Version_project(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18258,7 +18258,7 @@ func (ec *executionContext) fieldContext_Version_project(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Version_slug(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18281,7 +18281,7 @@ func (ec *executionContext) fieldContext_Version_slug(_ context.Context, field g
 }
 
 func (ec *executionContext) _Version_verboseName(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18304,7 +18304,7 @@ func (ec *executionContext) fieldContext_Version_verboseName(_ context.Context, 
 }
 
 func (ec *executionContext) _Version_identifier(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18327,7 +18327,7 @@ func (ec *executionContext) fieldContext_Version_identifier(_ context.Context, f
 }
 
 func (ec *executionContext) _Version_ref(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18350,7 +18350,7 @@ func (ec *executionContext) fieldContext_Version_ref(_ context.Context, field gr
 }
 
 func (ec *executionContext) _Version_type(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18373,7 +18373,7 @@ func (ec *executionContext) fieldContext_Version_type(_ context.Context, field g
 }
 
 func (ec *executionContext) _Version_active(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18396,7 +18396,7 @@ func (ec *executionContext) fieldContext_Version_active(_ context.Context, field
 }
 
 func (ec *executionContext) _Version_built(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18419,7 +18419,7 @@ func (ec *executionContext) fieldContext_Version_built(_ context.Context, field 
 }
 
 func (ec *executionContext) _Version_uploaded(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18442,7 +18442,7 @@ func (ec *executionContext) fieldContext_Version_uploaded(_ context.Context, fie
 }
 
 func (ec *executionContext) _Version_machine(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18465,7 +18465,7 @@ func (ec *executionContext) fieldContext_Version_machine(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Version_hidden(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18488,7 +18488,7 @@ func (ec *executionContext) fieldContext_Version_hidden(_ context.Context, field
 }
 
 func (ec *executionContext) _Version_aliases(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18520,7 +18520,7 @@ func (ec *executionContext) fieldContext_Version_aliases(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Version_privacyLevel(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18543,7 +18543,7 @@ func (ec *executionContext) fieldContext_Version_privacyLevel(_ context.Context,
 }
 
 func (ec *executionContext) _Version_documentationType(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18566,7 +18566,7 @@ func (ec *executionContext) fieldContext_Version_documentationType(_ context.Con
 }
 
 func (ec *executionContext) _Version_hasPdf(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18589,7 +18589,7 @@ func (ec *executionContext) fieldContext_Version_hasPdf(_ context.Context, field
 }
 
 func (ec *executionContext) _Version_hasEpub(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18612,7 +18612,7 @@ func (ec *executionContext) fieldContext_Version_hasEpub(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Version_hasHtmlzip(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18635,7 +18635,7 @@ func (ec *executionContext) fieldContext_Version_hasHtmlzip(_ context.Context, f
 }
 
 func (ec *executionContext) _Version_downloads(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18667,7 +18667,7 @@ func (ec *executionContext) fieldContext_Version_downloads(_ context.Context, fi
 }
 
 func (ec *executionContext) _Version_urls(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18699,7 +18699,7 @@ func (ec *executionContext) fieldContext_Version_urls(_ context.Context, field g
 }
 
 func (ec *executionContext) _Version_lastBuild(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18731,7 +18731,7 @@ func (ec *executionContext) fieldContext_Version_lastBuild(_ context.Context, fi
 }
 
 func (ec *executionContext) _Version_builds(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18775,7 +18775,7 @@ func (ec *executionContext) fieldContext_Version_builds(ctx context.Context, fie
 }
 
 func (ec *executionContext) _VersionConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *VersionConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18798,7 +18798,7 @@ func (ec *executionContext) fieldContext_VersionConnection_totalCount(_ context.
 }
 
 func (ec *executionContext) _VersionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *VersionConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18830,7 +18830,7 @@ func (ec *executionContext) fieldContext_VersionConnection_edges(_ context.Conte
 }
 
 func (ec *executionContext) _VersionConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *VersionConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18862,7 +18862,7 @@ func (ec *executionContext) fieldContext_VersionConnection_nodes(_ context.Conte
 }
 
 func (ec *executionContext) _VersionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *VersionConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18894,7 +18894,7 @@ func (ec *executionContext) fieldContext_VersionConnection_pageInfo(_ context.Co
 }
 
 func (ec *executionContext) _VersionDashboardUrls_edit(ctx context.Context, field graphql.CollectedField, obj *VersionDashboardUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18917,7 +18917,7 @@ func (ec *executionContext) fieldContext_VersionDashboardUrls_edit(_ context.Con
 }
 
 func (ec *executionContext) _VersionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *VersionEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18940,7 +18940,7 @@ func (ec *executionContext) fieldContext_VersionEdge_cursor(_ context.Context, f
 }
 
 func (ec *executionContext) _VersionEdge_node(ctx context.Context, field graphql.CollectedField, obj *VersionEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18972,7 +18972,7 @@ func (ec *executionContext) fieldContext_VersionEdge_node(_ context.Context, fie
 }
 
 func (ec *executionContext) _VersionUrls_documentation(ctx context.Context, field graphql.CollectedField, obj *VersionUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18995,7 +18995,7 @@ func (ec *executionContext) fieldContext_VersionUrls_documentation(_ context.Con
 }
 
 func (ec *executionContext) _VersionUrls_vcs(ctx context.Context, field graphql.CollectedField, obj *VersionUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19018,7 +19018,7 @@ func (ec *executionContext) fieldContext_VersionUrls_vcs(_ context.Context, fiel
 }
 
 func (ec *executionContext) _VersionUrls_dashboard(ctx context.Context, field graphql.CollectedField, obj *VersionUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19050,7 +19050,7 @@ func (ec *executionContext) fieldContext_VersionUrls_dashboard(_ context.Context
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19073,7 +19073,7 @@ func (ec *executionContext) fieldContext___Directive_name(_ context.Context, fie
 }
 
 func (ec *executionContext) ___Directive_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19096,7 +19096,7 @@ func (ec *executionContext) fieldContext___Directive_description(_ context.Conte
 }
 
 func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19119,7 +19119,7 @@ func (ec *executionContext) fieldContext___Directive_isRepeatable(_ context.Cont
 }
 
 func (ec *executionContext) ___Directive_locations(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19142,7 +19142,7 @@ func (ec *executionContext) fieldContext___Directive_locations(_ context.Context
 }
 
 func (ec *executionContext) ___Directive_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19186,7 +19186,7 @@ func (ec *executionContext) fieldContext___Directive_args(ctx context.Context, f
 }
 
 func (ec *executionContext) ___EnumValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19209,7 +19209,7 @@ func (ec *executionContext) fieldContext___EnumValue_name(_ context.Context, fie
 }
 
 func (ec *executionContext) ___EnumValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19232,7 +19232,7 @@ func (ec *executionContext) fieldContext___EnumValue_description(_ context.Conte
 }
 
 func (ec *executionContext) ___EnumValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19255,7 +19255,7 @@ func (ec *executionContext) fieldContext___EnumValue_isDeprecated(_ context.Cont
 }
 
 func (ec *executionContext) ___EnumValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19278,7 +19278,7 @@ func (ec *executionContext) fieldContext___EnumValue_deprecationReason(_ context
 }
 
 func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19301,7 +19301,7 @@ func (ec *executionContext) fieldContext___Field_name(_ context.Context, field g
 }
 
 func (ec *executionContext) ___Field_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19324,7 +19324,7 @@ func (ec *executionContext) fieldContext___Field_description(_ context.Context, 
 }
 
 func (ec *executionContext) ___Field_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19368,7 +19368,7 @@ func (ec *executionContext) fieldContext___Field_args(ctx context.Context, field
 }
 
 func (ec *executionContext) ___Field_type(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19400,7 +19400,7 @@ func (ec *executionContext) fieldContext___Field_type(_ context.Context, field g
 }
 
 func (ec *executionContext) ___Field_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19423,7 +19423,7 @@ func (ec *executionContext) fieldContext___Field_isDeprecated(_ context.Context,
 }
 
 func (ec *executionContext) ___Field_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19446,7 +19446,7 @@ func (ec *executionContext) fieldContext___Field_deprecationReason(_ context.Con
 }
 
 func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19469,7 +19469,7 @@ func (ec *executionContext) fieldContext___InputValue_name(_ context.Context, fi
 }
 
 func (ec *executionContext) ___InputValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19492,7 +19492,7 @@ func (ec *executionContext) fieldContext___InputValue_description(_ context.Cont
 }
 
 func (ec *executionContext) ___InputValue_type(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19524,7 +19524,7 @@ func (ec *executionContext) fieldContext___InputValue_type(_ context.Context, fi
 }
 
 func (ec *executionContext) ___InputValue_defaultValue(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19547,7 +19547,7 @@ func (ec *executionContext) fieldContext___InputValue_defaultValue(_ context.Con
 }
 
 func (ec *executionContext) ___InputValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19570,7 +19570,7 @@ func (ec *executionContext) fieldContext___InputValue_isDeprecated(_ context.Con
 }
 
 func (ec *executionContext) ___InputValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19593,7 +19593,7 @@ func (ec *executionContext) fieldContext___InputValue_deprecationReason(_ contex
 }
 
 func (ec *executionContext) ___Schema_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19616,7 +19616,7 @@ func (ec *executionContext) fieldContext___Schema_description(_ context.Context,
 }
 
 func (ec *executionContext) ___Schema_types(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19648,7 +19648,7 @@ func (ec *executionContext) fieldContext___Schema_types(_ context.Context, field
 }
 
 func (ec *executionContext) ___Schema_queryType(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19680,7 +19680,7 @@ func (ec *executionContext) fieldContext___Schema_queryType(_ context.Context, f
 }
 
 func (ec *executionContext) ___Schema_mutationType(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19712,7 +19712,7 @@ func (ec *executionContext) fieldContext___Schema_mutationType(_ context.Context
 }
 
 func (ec *executionContext) ___Schema_subscriptionType(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19744,7 +19744,7 @@ func (ec *executionContext) fieldContext___Schema_subscriptionType(_ context.Con
 }
 
 func (ec *executionContext) ___Schema_directives(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19776,7 +19776,7 @@ func (ec *executionContext) fieldContext___Schema_directives(_ context.Context, 
 }
 
 func (ec *executionContext) ___Type_kind(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19799,7 +19799,7 @@ func (ec *executionContext) fieldContext___Type_kind(_ context.Context, field gr
 }
 
 func (ec *executionContext) ___Type_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19822,7 +19822,7 @@ func (ec *executionContext) fieldContext___Type_name(_ context.Context, field gr
 }
 
 func (ec *executionContext) ___Type_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19845,7 +19845,7 @@ func (ec *executionContext) fieldContext___Type_description(_ context.Context, f
 }
 
 func (ec *executionContext) ___Type_specifiedByURL(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19868,7 +19868,7 @@ func (ec *executionContext) fieldContext___Type_specifiedByURL(_ context.Context
 }
 
 func (ec *executionContext) ___Type_fields(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19912,7 +19912,7 @@ func (ec *executionContext) fieldContext___Type_fields(ctx context.Context, fiel
 }
 
 func (ec *executionContext) ___Type_interfaces(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19944,7 +19944,7 @@ func (ec *executionContext) fieldContext___Type_interfaces(_ context.Context, fi
 }
 
 func (ec *executionContext) ___Type_possibleTypes(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19976,7 +19976,7 @@ func (ec *executionContext) fieldContext___Type_possibleTypes(_ context.Context,
 }
 
 func (ec *executionContext) ___Type_enumValues(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -20020,7 +20020,7 @@ func (ec *executionContext) fieldContext___Type_enumValues(ctx context.Context, 
 }
 
 func (ec *executionContext) ___Type_inputFields(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -20064,7 +20064,7 @@ func (ec *executionContext) fieldContext___Type_inputFields(ctx context.Context,
 }
 
 func (ec *executionContext) ___Type_ofType(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -20096,7 +20096,7 @@ func (ec *executionContext) fieldContext___Type_ofType(_ context.Context, field 
 }
 
 func (ec *executionContext) ___Type_isOneOf(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
