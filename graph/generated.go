@@ -7966,7 +7966,7 @@ func (ec *executionContext) _ApiToken_id(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_ApiToken_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApiToken", field, true, true, "ID")
+	return newScalarFieldContext("ApiToken", field, true, true, "ID")
 }
 
 func (ec *executionContext) _ApiToken_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
@@ -7989,7 +7989,7 @@ func (ec *executionContext) _ApiToken_databaseId(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_ApiToken_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApiToken", field, false, false, "Int")
+	return newScalarFieldContext("ApiToken", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ApiToken_prefix(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
@@ -8012,7 +8012,7 @@ func (ec *executionContext) _ApiToken_prefix(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_ApiToken_prefix(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApiToken", field, false, false, "String")
+	return newScalarFieldContext("ApiToken", field, false, false, "String")
 }
 
 func (ec *executionContext) _ApiToken_name(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
@@ -8035,7 +8035,7 @@ func (ec *executionContext) _ApiToken_name(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_ApiToken_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApiToken", field, false, false, "String")
+	return newScalarFieldContext("ApiToken", field, false, false, "String")
 }
 
 func (ec *executionContext) _ApiToken_created(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
@@ -8058,7 +8058,7 @@ func (ec *executionContext) _ApiToken_created(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_ApiToken_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApiToken", field, false, false, "Time")
+	return newScalarFieldContext("ApiToken", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Build_id(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8081,7 +8081,7 @@ func (ec *executionContext) _Build_id(ctx context.Context, field graphql.Collect
 	)
 }
 func (ec *executionContext) fieldContext_Build_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, false, "ID")
+	return newScalarFieldContext("Build", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Build_databaseId(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8104,7 +8104,7 @@ func (ec *executionContext) _Build_databaseId(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Build_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "Int")
+	return newScalarFieldContext("Build", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Build_project(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8191,7 +8191,7 @@ func (ec *executionContext) _Build_versionSlug(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Build_versionSlug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "String")
+	return newScalarFieldContext("Build", field, false, false, "String")
 }
 
 func (ec *executionContext) _Build_state(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8246,7 +8246,7 @@ func (ec *executionContext) _Build_success(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Build_success(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, false, "Boolean")
+	return newScalarFieldContext("Build", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Build_storedSuccess(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8269,7 +8269,7 @@ func (ec *executionContext) _Build_storedSuccess(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Build_storedSuccess(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "Boolean")
+	return newScalarFieldContext("Build", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Build_error(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8292,7 +8292,7 @@ func (ec *executionContext) _Build_error(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Build_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, false, "String")
+	return newScalarFieldContext("Build", field, true, false, "String")
 }
 
 func (ec *executionContext) _Build_exitCode(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8315,7 +8315,7 @@ func (ec *executionContext) _Build_exitCode(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Build_exitCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "Int")
+	return newScalarFieldContext("Build", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Build_commit(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8338,7 +8338,7 @@ func (ec *executionContext) _Build_commit(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Build_commit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "String")
+	return newScalarFieldContext("Build", field, false, false, "String")
 }
 
 func (ec *executionContext) _Build_type(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8361,7 +8361,7 @@ func (ec *executionContext) _Build_type(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Build_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "String")
+	return newScalarFieldContext("Build", field, false, false, "String")
 }
 
 func (ec *executionContext) _Build_created(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8384,7 +8384,7 @@ func (ec *executionContext) _Build_created(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Build_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "Time")
+	return newScalarFieldContext("Build", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Build_started(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8407,7 +8407,7 @@ func (ec *executionContext) _Build_started(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Build_started(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "Time")
+	return newScalarFieldContext("Build", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Build_finished(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8430,7 +8430,7 @@ func (ec *executionContext) _Build_finished(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Build_finished(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "Time")
+	return newScalarFieldContext("Build", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Build_duration(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8453,7 +8453,7 @@ func (ec *executionContext) _Build_duration(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Build_duration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "Int")
+	return newScalarFieldContext("Build", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Build_config(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8476,7 +8476,7 @@ func (ec *executionContext) _Build_config(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Build_config(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, false, "JSON")
+	return newScalarFieldContext("Build", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Build_commands(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8531,7 +8531,7 @@ func (ec *executionContext) _Build_docsUrl(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Build_docsUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, false, "String")
+	return newScalarFieldContext("Build", field, true, false, "String")
 }
 
 func (ec *executionContext) _Build_urls(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8586,7 +8586,7 @@ func (ec *executionContext) _Build_versionName(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Build_versionName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "String")
+	return newScalarFieldContext("Build", field, false, false, "String")
 }
 
 func (ec *executionContext) _Build_versionType(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8609,7 +8609,7 @@ func (ec *executionContext) _Build_versionType(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Build_versionType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "VersionType")
+	return newScalarFieldContext("Build", field, false, false, "VersionType")
 }
 
 func (ec *executionContext) _Build_readthedocsYamlPath(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8632,7 +8632,7 @@ func (ec *executionContext) _Build_readthedocsYamlPath(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_Build_readthedocsYamlPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "String")
+	return newScalarFieldContext("Build", field, false, false, "String")
 }
 
 func (ec *executionContext) _Build_commitUrl(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8655,7 +8655,7 @@ func (ec *executionContext) _Build_commitUrl(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Build_commitUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, false, "String")
+	return newScalarFieldContext("Build", field, true, false, "String")
 }
 
 func (ec *executionContext) _Build_errorId(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8678,7 +8678,7 @@ func (ec *executionContext) _Build_errorId(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Build_errorId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, false, "String")
+	return newScalarFieldContext("Build", field, true, false, "String")
 }
 
 func (ec *executionContext) _Build_notifications(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8789,7 +8789,7 @@ func (ec *executionContext) _Build_viewerCanCancel(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Build_viewerCanCancel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, true, "Boolean")
+	return newScalarFieldContext("Build", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _Build_viewerCanRetry(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -8812,7 +8812,7 @@ func (ec *executionContext) _Build_viewerCanRetry(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Build_viewerCanRetry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, true, "Boolean")
+	return newScalarFieldContext("Build", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _BuildCommand_id(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -8835,7 +8835,7 @@ func (ec *executionContext) _BuildCommand_id(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "Int")
+	return newScalarFieldContext("BuildCommand", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BuildCommand_buildId(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -8858,7 +8858,7 @@ func (ec *executionContext) _BuildCommand_buildId(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_buildId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "Int")
+	return newScalarFieldContext("BuildCommand", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BuildCommand_description(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -8881,7 +8881,7 @@ func (ec *executionContext) _BuildCommand_description(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "String")
+	return newScalarFieldContext("BuildCommand", field, false, false, "String")
 }
 
 func (ec *executionContext) _BuildCommand_command(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -8904,7 +8904,7 @@ func (ec *executionContext) _BuildCommand_command(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_command(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "String")
+	return newScalarFieldContext("BuildCommand", field, false, false, "String")
 }
 
 func (ec *executionContext) _BuildCommand_output(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -8927,7 +8927,7 @@ func (ec *executionContext) _BuildCommand_output(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_output(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "String")
+	return newScalarFieldContext("BuildCommand", field, false, false, "String")
 }
 
 func (ec *executionContext) _BuildCommand_exitCode(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -8950,7 +8950,7 @@ func (ec *executionContext) _BuildCommand_exitCode(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_exitCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "Int")
+	return newScalarFieldContext("BuildCommand", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BuildCommand_runTime(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -8973,7 +8973,7 @@ func (ec *executionContext) _BuildCommand_runTime(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_runTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, true, false, "Int")
+	return newScalarFieldContext("BuildCommand", field, true, false, "Int")
 }
 
 func (ec *executionContext) _BuildCommand_startTime(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -8996,7 +8996,7 @@ func (ec *executionContext) _BuildCommand_startTime(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_startTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "Time")
+	return newScalarFieldContext("BuildCommand", field, false, false, "Time")
 }
 
 func (ec *executionContext) _BuildCommand_endTime(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
@@ -9019,7 +9019,7 @@ func (ec *executionContext) _BuildCommand_endTime(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_endTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "Time")
+	return newScalarFieldContext("BuildCommand", field, false, false, "Time")
 }
 
 func (ec *executionContext) _BuildConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *BuildConnection) (ret graphql.Marshaler) {
@@ -9042,7 +9042,7 @@ func (ec *executionContext) _BuildConnection_totalCount(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_BuildConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildConnection", field, false, false, "Int")
+	return newScalarFieldContext("BuildConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BuildConnection_edges(ctx context.Context, field graphql.CollectedField, obj *BuildConnection) (ret graphql.Marshaler) {
@@ -9161,7 +9161,7 @@ func (ec *executionContext) _BuildEdge_cursor(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_BuildEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildEdge", field, false, false, "String")
+	return newScalarFieldContext("BuildEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _BuildEdge_node(ctx context.Context, field graphql.CollectedField, obj *BuildEdge) (ret graphql.Marshaler) {
@@ -9216,7 +9216,7 @@ func (ec *executionContext) _BuildState_code(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_BuildState_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildState", field, false, false, "BuildStateCode")
+	return newScalarFieldContext("BuildState", field, false, false, "BuildStateCode")
 }
 
 func (ec *executionContext) _BuildState_name(ctx context.Context, field graphql.CollectedField, obj *store.BuildState) (ret graphql.Marshaler) {
@@ -9239,7 +9239,7 @@ func (ec *executionContext) _BuildState_name(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_BuildState_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildState", field, false, false, "String")
+	return newScalarFieldContext("BuildState", field, false, false, "String")
 }
 
 func (ec *executionContext) _BuildUrls_build(ctx context.Context, field graphql.CollectedField, obj *BuildUrls) (ret graphql.Marshaler) {
@@ -9262,7 +9262,7 @@ func (ec *executionContext) _BuildUrls_build(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_BuildUrls_build(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildUrls", field, false, false, "String")
+	return newScalarFieldContext("BuildUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _BuildUrls_project(ctx context.Context, field graphql.CollectedField, obj *BuildUrls) (ret graphql.Marshaler) {
@@ -9285,7 +9285,7 @@ func (ec *executionContext) _BuildUrls_project(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_BuildUrls_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildUrls", field, false, false, "String")
+	return newScalarFieldContext("BuildUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _BuildUrls_version(ctx context.Context, field graphql.CollectedField, obj *BuildUrls) (ret graphql.Marshaler) {
@@ -9308,7 +9308,7 @@ func (ec *executionContext) _BuildUrls_version(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_BuildUrls_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildUrls", field, false, false, "String")
+	return newScalarFieldContext("BuildUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _CancelBuildPayload_build(ctx context.Context, field graphql.CollectedField, obj *CancelBuildPayload) (ret graphql.Marshaler) {
@@ -9395,7 +9395,7 @@ func (ec *executionContext) _Choice_code(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Choice_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Choice", field, false, false, "String")
+	return newScalarFieldContext("Choice", field, false, false, "String")
 }
 
 func (ec *executionContext) _Choice_name(ctx context.Context, field graphql.CollectedField, obj *store.Choice) (ret graphql.Marshaler) {
@@ -9418,7 +9418,7 @@ func (ec *executionContext) _Choice_name(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Choice_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Choice", field, false, false, "String")
+	return newScalarFieldContext("Choice", field, false, false, "String")
 }
 
 func (ec *executionContext) _CompleteUploadPayload_outcome(ctx context.Context, field graphql.CollectedField, obj *CompleteUploadPayload) (ret graphql.Marshaler) {
@@ -9441,7 +9441,7 @@ func (ec *executionContext) _CompleteUploadPayload_outcome(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_CompleteUploadPayload_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CompleteUploadPayload", field, false, false, "String")
+	return newScalarFieldContext("CompleteUploadPayload", field, false, false, "String")
 }
 
 func (ec *executionContext) _CompleteUploadPayload_build(ctx context.Context, field graphql.CollectedField, obj *CompleteUploadPayload) (ret graphql.Marshaler) {
@@ -9560,7 +9560,7 @@ func (ec *executionContext) _CreateApiTokenPayload_key(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_CreateApiTokenPayload_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CreateApiTokenPayload", field, false, false, "String")
+	return newScalarFieldContext("CreateApiTokenPayload", field, false, false, "String")
 }
 
 func (ec *executionContext) _CreateApiTokenPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateAPITokenPayload) (ret graphql.Marshaler) {
@@ -9871,7 +9871,7 @@ func (ec *executionContext) _DeleteEnvironmentVariablePayload_deletedId(ctx cont
 	)
 }
 func (ec *executionContext) fieldContext_DeleteEnvironmentVariablePayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DeleteEnvironmentVariablePayload", field, false, false, "ID")
+	return newScalarFieldContext("DeleteEnvironmentVariablePayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DeleteEnvironmentVariablePayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteEnvironmentVariablePayload) (ret graphql.Marshaler) {
@@ -9926,7 +9926,7 @@ func (ec *executionContext) _DeleteIntegrationPayload_deletedId(ctx context.Cont
 	)
 }
 func (ec *executionContext) fieldContext_DeleteIntegrationPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DeleteIntegrationPayload", field, false, false, "ID")
+	return newScalarFieldContext("DeleteIntegrationPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DeleteIntegrationPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteIntegrationPayload) (ret graphql.Marshaler) {
@@ -9981,7 +9981,7 @@ func (ec *executionContext) _DeleteProjectPayload_deletedId(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_DeleteProjectPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DeleteProjectPayload", field, false, false, "ID")
+	return newScalarFieldContext("DeleteProjectPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DeleteProjectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteProjectPayload) (ret graphql.Marshaler) {
@@ -10036,7 +10036,7 @@ func (ec *executionContext) _DeleteRedirectPayload_deletedId(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_DeleteRedirectPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DeleteRedirectPayload", field, false, false, "ID")
+	return newScalarFieldContext("DeleteRedirectPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DeleteRedirectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteRedirectPayload) (ret graphql.Marshaler) {
@@ -10091,7 +10091,7 @@ func (ec *executionContext) _DeleteSubprojectPayload_deletedId(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_DeleteSubprojectPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DeleteSubprojectPayload", field, false, false, "ID")
+	return newScalarFieldContext("DeleteSubprojectPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DeleteSubprojectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteSubprojectPayload) (ret graphql.Marshaler) {
@@ -10146,7 +10146,7 @@ func (ec *executionContext) _Downloads_pdf(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Downloads_pdf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Downloads", field, false, false, "String")
+	return newScalarFieldContext("Downloads", field, false, false, "String")
 }
 
 func (ec *executionContext) _Downloads_htmlzip(ctx context.Context, field graphql.CollectedField, obj *Downloads) (ret graphql.Marshaler) {
@@ -10169,7 +10169,7 @@ func (ec *executionContext) _Downloads_htmlzip(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Downloads_htmlzip(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Downloads", field, false, false, "String")
+	return newScalarFieldContext("Downloads", field, false, false, "String")
 }
 
 func (ec *executionContext) _Downloads_epub(ctx context.Context, field graphql.CollectedField, obj *Downloads) (ret graphql.Marshaler) {
@@ -10192,7 +10192,7 @@ func (ec *executionContext) _Downloads_epub(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Downloads_epub(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Downloads", field, false, false, "String")
+	return newScalarFieldContext("Downloads", field, false, false, "String")
 }
 
 func (ec *executionContext) _EnvironmentVariable_id(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
@@ -10215,7 +10215,7 @@ func (ec *executionContext) _EnvironmentVariable_id(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariable_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariable", field, true, true, "ID")
+	return newScalarFieldContext("EnvironmentVariable", field, true, true, "ID")
 }
 
 func (ec *executionContext) _EnvironmentVariable_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
@@ -10238,7 +10238,7 @@ func (ec *executionContext) _EnvironmentVariable_databaseId(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariable_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, "Int")
+	return newScalarFieldContext("EnvironmentVariable", field, false, false, "Int")
 }
 
 func (ec *executionContext) _EnvironmentVariable_project(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
@@ -10293,7 +10293,7 @@ func (ec *executionContext) _EnvironmentVariable_name(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariable_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, "String")
+	return newScalarFieldContext("EnvironmentVariable", field, false, false, "String")
 }
 
 func (ec *executionContext) _EnvironmentVariable_public(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
@@ -10316,7 +10316,7 @@ func (ec *executionContext) _EnvironmentVariable_public(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariable_public(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, "Boolean")
+	return newScalarFieldContext("EnvironmentVariable", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _EnvironmentVariable_created(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
@@ -10339,7 +10339,7 @@ func (ec *executionContext) _EnvironmentVariable_created(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariable_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, "Time")
+	return newScalarFieldContext("EnvironmentVariable", field, false, false, "Time")
 }
 
 func (ec *executionContext) _EnvironmentVariable_modified(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
@@ -10362,7 +10362,7 @@ func (ec *executionContext) _EnvironmentVariable_modified(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariable_modified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, "Time")
+	return newScalarFieldContext("EnvironmentVariable", field, false, false, "Time")
 }
 
 func (ec *executionContext) _EnvironmentVariableConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableConnection) (ret graphql.Marshaler) {
@@ -10385,7 +10385,7 @@ func (ec *executionContext) _EnvironmentVariableConnection_totalCount(ctx contex
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariableConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariableConnection", field, false, false, "Int")
+	return newScalarFieldContext("EnvironmentVariableConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _EnvironmentVariableConnection_edges(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableConnection) (ret graphql.Marshaler) {
@@ -10504,7 +10504,7 @@ func (ec *executionContext) _EnvironmentVariableEdge_cursor(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariableEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariableEdge", field, false, false, "String")
+	return newScalarFieldContext("EnvironmentVariableEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _EnvironmentVariableEdge_node(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableEdge) (ret graphql.Marshaler) {
@@ -10623,7 +10623,7 @@ func (ec *executionContext) _InitiateUploadPayload_outcome(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_InitiateUploadPayload_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("InitiateUploadPayload", field, false, false, "String")
+	return newScalarFieldContext("InitiateUploadPayload", field, false, false, "String")
 }
 
 func (ec *executionContext) _InitiateUploadPayload_retryAfter(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
@@ -10646,7 +10646,7 @@ func (ec *executionContext) _InitiateUploadPayload_retryAfter(ctx context.Contex
 	)
 }
 func (ec *executionContext) fieldContext_InitiateUploadPayload_retryAfter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("InitiateUploadPayload", field, false, false, "Int")
+	return newScalarFieldContext("InitiateUploadPayload", field, false, false, "Int")
 }
 
 func (ec *executionContext) _InitiateUploadPayload_build(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
@@ -10797,7 +10797,7 @@ func (ec *executionContext) _Integration_id(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Integration_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Integration", field, false, false, "Int")
+	return newScalarFieldContext("Integration", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Integration_type(ctx context.Context, field graphql.CollectedField, obj *store.Integration) (ret graphql.Marshaler) {
@@ -10820,7 +10820,7 @@ func (ec *executionContext) _Integration_type(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Integration_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Integration", field, false, false, "IntegrationType")
+	return newScalarFieldContext("Integration", field, false, false, "IntegrationType")
 }
 
 func (ec *executionContext) _Integration_secret(ctx context.Context, field graphql.CollectedField, obj *store.Integration) (ret graphql.Marshaler) {
@@ -10843,7 +10843,7 @@ func (ec *executionContext) _Integration_secret(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Integration_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Integration", field, false, false, "String")
+	return newScalarFieldContext("Integration", field, false, false, "String")
 }
 
 func (ec *executionContext) _Integration_webhookUrl(ctx context.Context, field graphql.CollectedField, obj *store.Integration) (ret graphql.Marshaler) {
@@ -10866,7 +10866,7 @@ func (ec *executionContext) _Integration_webhookUrl(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Integration_webhookUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Integration", field, true, true, "String")
+	return newScalarFieldContext("Integration", field, true, true, "String")
 }
 
 func (ec *executionContext) _Integration_created(ctx context.Context, field graphql.CollectedField, obj *store.Integration) (ret graphql.Marshaler) {
@@ -10889,7 +10889,7 @@ func (ec *executionContext) _Integration_created(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Integration_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Integration", field, false, false, "Time")
+	return newScalarFieldContext("Integration", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Mutation_importProject(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -12144,7 +12144,7 @@ func (ec *executionContext) _Notification_id(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Notification_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, "Int")
+	return newScalarFieldContext("Notification", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Notification_attachedToContentType(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
@@ -12167,7 +12167,7 @@ func (ec *executionContext) _Notification_attachedToContentType(ctx context.Cont
 	)
 }
 func (ec *executionContext) fieldContext_Notification_attachedToContentType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, "String")
+	return newScalarFieldContext("Notification", field, false, false, "String")
 }
 
 func (ec *executionContext) _Notification_attachedToId(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
@@ -12190,7 +12190,7 @@ func (ec *executionContext) _Notification_attachedToId(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_Notification_attachedToId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, "Int")
+	return newScalarFieldContext("Notification", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Notification_dismissable(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
@@ -12213,7 +12213,7 @@ func (ec *executionContext) _Notification_dismissable(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_Notification_dismissable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, "Boolean")
+	return newScalarFieldContext("Notification", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Notification_news(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
@@ -12236,7 +12236,7 @@ func (ec *executionContext) _Notification_news(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Notification_news(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, "Boolean")
+	return newScalarFieldContext("Notification", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Notification_state(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
@@ -12259,7 +12259,7 @@ func (ec *executionContext) _Notification_state(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Notification_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, "String")
+	return newScalarFieldContext("Notification", field, false, false, "String")
 }
 
 func (ec *executionContext) _Notification_message(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
@@ -12314,7 +12314,7 @@ func (ec *executionContext) _NotificationList_totalCount(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_NotificationList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationList", field, false, false, "Int")
+	return newScalarFieldContext("NotificationList", field, false, false, "Int")
 }
 
 func (ec *executionContext) _NotificationList_nodes(ctx context.Context, field graphql.CollectedField, obj *NotificationList) (ret graphql.Marshaler) {
@@ -12369,7 +12369,7 @@ func (ec *executionContext) _NotificationMessage_id(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_NotificationMessage_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, "String")
+	return newScalarFieldContext("NotificationMessage", field, false, false, "String")
 }
 
 func (ec *executionContext) _NotificationMessage_header(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
@@ -12392,7 +12392,7 @@ func (ec *executionContext) _NotificationMessage_header(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_NotificationMessage_header(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, "String")
+	return newScalarFieldContext("NotificationMessage", field, false, false, "String")
 }
 
 func (ec *executionContext) _NotificationMessage_body(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
@@ -12415,7 +12415,7 @@ func (ec *executionContext) _NotificationMessage_body(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_NotificationMessage_body(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, "String")
+	return newScalarFieldContext("NotificationMessage", field, false, false, "String")
 }
 
 func (ec *executionContext) _NotificationMessage_type(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
@@ -12438,7 +12438,7 @@ func (ec *executionContext) _NotificationMessage_type(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_NotificationMessage_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, "String")
+	return newScalarFieldContext("NotificationMessage", field, false, false, "String")
 }
 
 func (ec *executionContext) _NotificationMessage_iconClasses(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
@@ -12461,7 +12461,7 @@ func (ec *executionContext) _NotificationMessage_iconClasses(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_NotificationMessage_iconClasses(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, "String")
+	return newScalarFieldContext("NotificationMessage", field, false, false, "String")
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
@@ -12484,7 +12484,7 @@ func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
+	return newScalarFieldContext("PageInfo", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
@@ -12507,7 +12507,7 @@ func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
+	return newScalarFieldContext("PageInfo", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
@@ -12530,7 +12530,7 @@ func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_startCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
+	return newScalarFieldContext("PageInfo", field, false, false, "String")
 }
 
 func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
@@ -12553,7 +12553,7 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
+	return newScalarFieldContext("PageInfo", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_id(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12576,7 +12576,7 @@ func (ec *executionContext) _Project_id(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Project_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, false, "ID")
+	return newScalarFieldContext("Project", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Project_databaseId(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12599,7 +12599,7 @@ func (ec *executionContext) _Project_databaseId(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Project_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "Int")
+	return newScalarFieldContext("Project", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Project_name(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12622,7 +12622,7 @@ func (ec *executionContext) _Project_name(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Project_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
+	return newScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_slug(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12645,7 +12645,7 @@ func (ec *executionContext) _Project_slug(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Project_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
+	return newScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_description(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12668,7 +12668,7 @@ func (ec *executionContext) _Project_description(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Project_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
+	return newScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_language(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12787,7 +12787,7 @@ func (ec *executionContext) _Project_homepage(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Project_homepage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, false, "String")
+	return newScalarFieldContext("Project", field, true, false, "String")
 }
 
 func (ec *executionContext) _Project_defaultVersion(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12810,7 +12810,7 @@ func (ec *executionContext) _Project_defaultVersion(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Project_defaultVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
+	return newScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_defaultBranch(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12833,7 +12833,7 @@ func (ec *executionContext) _Project_defaultBranch(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Project_defaultBranch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, false, "String")
+	return newScalarFieldContext("Project", field, true, false, "String")
 }
 
 func (ec *executionContext) _Project_storedDefaultBranch(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12856,7 +12856,7 @@ func (ec *executionContext) _Project_storedDefaultBranch(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_Project_storedDefaultBranch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
+	return newScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_documentationType(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12879,7 +12879,7 @@ func (ec *executionContext) _Project_documentationType(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_Project_documentationType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
+	return newScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_privacyLevel(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12902,7 +12902,7 @@ func (ec *executionContext) _Project_privacyLevel(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Project_privacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "PrivacyLevel")
+	return newScalarFieldContext("Project", field, false, false, "PrivacyLevel")
 }
 
 func (ec *executionContext) _Project_externalBuildsPrivacyLevel(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12925,7 +12925,7 @@ func (ec *executionContext) _Project_externalBuildsPrivacyLevel(ctx context.Cont
 	)
 }
 func (ec *executionContext) fieldContext_Project_externalBuildsPrivacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "PrivacyLevel")
+	return newScalarFieldContext("Project", field, false, false, "PrivacyLevel")
 }
 
 func (ec *executionContext) _Project_versioningScheme(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12948,7 +12948,7 @@ func (ec *executionContext) _Project_versioningScheme(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_Project_versioningScheme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "VersioningScheme")
+	return newScalarFieldContext("Project", field, false, false, "VersioningScheme")
 }
 
 func (ec *executionContext) _Project_singleVersion(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12971,7 +12971,7 @@ func (ec *executionContext) _Project_singleVersion(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Project_singleVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, false, "Boolean")
+	return newScalarFieldContext("Project", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Project_readthedocsYamlPath(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -12994,7 +12994,7 @@ func (ec *executionContext) _Project_readthedocsYamlPath(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_Project_readthedocsYamlPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
+	return newScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_showVersionWarning(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -13017,7 +13017,7 @@ func (ec *executionContext) _Project_showVersionWarning(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_Project_showVersionWarning(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "Boolean")
+	return newScalarFieldContext("Project", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Project_analyticsCode(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -13040,7 +13040,7 @@ func (ec *executionContext) _Project_analyticsCode(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Project_analyticsCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
+	return newScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_tags(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -13063,7 +13063,7 @@ func (ec *executionContext) _Project_tags(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Project_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, false, "String")
+	return newScalarFieldContext("Project", field, true, false, "String")
 }
 
 func (ec *executionContext) _Project_created(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -13086,7 +13086,7 @@ func (ec *executionContext) _Project_created(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Project_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "Time")
+	return newScalarFieldContext("Project", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Project_modified(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -13109,7 +13109,7 @@ func (ec *executionContext) _Project_modified(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Project_modified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "Time")
+	return newScalarFieldContext("Project", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Project_users(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -13304,7 +13304,7 @@ func (ec *executionContext) _Project_canonicalUrl(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Project_canonicalUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, false, "String")
+	return newScalarFieldContext("Project", field, true, false, "String")
 }
 
 func (ec *executionContext) _Project_activeVersions(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -14041,7 +14041,7 @@ func (ec *executionContext) _Project_viewerIsMaintainer(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_Project_viewerIsMaintainer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, true, "Boolean")
+	return newScalarFieldContext("Project", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _Project_viewerCanAdminister(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -14064,7 +14064,7 @@ func (ec *executionContext) _Project_viewerCanAdminister(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_Project_viewerCanAdminister(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, true, "Boolean")
+	return newScalarFieldContext("Project", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _Project_viewerCanChangeAdminFields(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -14087,7 +14087,7 @@ func (ec *executionContext) _Project_viewerCanChangeAdminFields(ctx context.Cont
 	)
 }
 func (ec *executionContext) fieldContext_Project_viewerCanChangeAdminFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, true, "Boolean")
+	return newScalarFieldContext("Project", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _Project_adminFields(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -14199,7 +14199,7 @@ func (ec *executionContext) _ProjectAccess_exists(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAccess_exists(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAccess", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAccess", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAccess_visible(ctx context.Context, field graphql.CollectedField, obj *ProjectAccess) (ret graphql.Marshaler) {
@@ -14222,7 +14222,7 @@ func (ec *executionContext) _ProjectAccess_visible(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAccess_visible(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAccess", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAccess", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAccess_maintainer(ctx context.Context, field graphql.CollectedField, obj *ProjectAccess) (ret graphql.Marshaler) {
@@ -14245,7 +14245,7 @@ func (ec *executionContext) _ProjectAccess_maintainer(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAccess_maintainer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAccess", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAccess", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_skip(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14268,7 +14268,7 @@ func (ec *executionContext) _ProjectAdminFields_skip(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_skip(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_enablePdfBuild(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14291,7 +14291,7 @@ func (ec *executionContext) _ProjectAdminFields_enablePdfBuild(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_enablePdfBuild(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_enableEpubBuild(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14314,7 +14314,7 @@ func (ec *executionContext) _ProjectAdminFields_enableEpubBuild(ctx context.Cont
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_enableEpubBuild(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_requirementsFile(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14337,7 +14337,7 @@ func (ec *executionContext) _ProjectAdminFields_requirementsFile(ctx context.Con
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_requirementsFile(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "String")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectAdminFields_confPyFile(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14360,7 +14360,7 @@ func (ec *executionContext) _ProjectAdminFields_confPyFile(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_confPyFile(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "String")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectAdminFields_installProject(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14383,7 +14383,7 @@ func (ec *executionContext) _ProjectAdminFields_installProject(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_installProject(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_pythonInterpreter(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14406,7 +14406,7 @@ func (ec *executionContext) _ProjectAdminFields_pythonInterpreter(ctx context.Co
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_pythonInterpreter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "String")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectAdminFields_useSystemPackages(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14429,7 +14429,7 @@ func (ec *executionContext) _ProjectAdminFields_useSystemPackages(ctx context.Co
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_useSystemPackages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_externalBuildsEnabled(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14452,7 +14452,7 @@ func (ec *executionContext) _ProjectAdminFields_externalBuildsEnabled(ctx contex
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_externalBuildsEnabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_buildTimeLimit(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14475,7 +14475,7 @@ func (ec *executionContext) _ProjectAdminFields_buildTimeLimit(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_buildTimeLimit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Int")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ProjectAdminFields_versionPrivacyLevel(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14498,7 +14498,7 @@ func (ec *executionContext) _ProjectAdminFields_versionPrivacyLevel(ctx context.
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_versionPrivacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "PrivacyLevel")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "PrivacyLevel")
 }
 
 func (ec *executionContext) _ProjectAdminFields_addonsEnabled(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14521,7 +14521,7 @@ func (ec *executionContext) _ProjectAdminFields_addonsEnabled(ctx context.Contex
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_addonsEnabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_analyticsDisabled(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -14544,7 +14544,7 @@ func (ec *executionContext) _ProjectAdminFields_analyticsDisabled(ctx context.Co
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_analyticsDisabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ProjectConnection) (ret graphql.Marshaler) {
@@ -14567,7 +14567,7 @@ func (ec *executionContext) _ProjectConnection_totalCount(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_ProjectConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectConnection", field, false, false, "Int")
+	return newScalarFieldContext("ProjectConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ProjectConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ProjectConnection) (ret graphql.Marshaler) {
@@ -14686,7 +14686,7 @@ func (ec *executionContext) _ProjectEdge_cursor(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_ProjectEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectEdge", field, false, false, "String")
+	return newScalarFieldContext("ProjectEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectEdge_node(ctx context.Context, field graphql.CollectedField, obj *ProjectEdge) (ret graphql.Marshaler) {
@@ -14741,7 +14741,7 @@ func (ec *executionContext) _ProjectUrls_documentation(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_ProjectUrls_documentation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectUrls", field, false, false, "String")
+	return newScalarFieldContext("ProjectUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectUrls_home(ctx context.Context, field graphql.CollectedField, obj *ProjectUrls) (ret graphql.Marshaler) {
@@ -14764,7 +14764,7 @@ func (ec *executionContext) _ProjectUrls_home(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_ProjectUrls_home(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectUrls", field, false, false, "String")
+	return newScalarFieldContext("ProjectUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectUrls_builds(ctx context.Context, field graphql.CollectedField, obj *ProjectUrls) (ret graphql.Marshaler) {
@@ -14787,7 +14787,7 @@ func (ec *executionContext) _ProjectUrls_builds(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_ProjectUrls_builds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectUrls", field, false, false, "String")
+	return newScalarFieldContext("ProjectUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectUrls_versions(ctx context.Context, field graphql.CollectedField, obj *ProjectUrls) (ret graphql.Marshaler) {
@@ -14810,7 +14810,7 @@ func (ec *executionContext) _ProjectUrls_versions(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_ProjectUrls_versions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectUrls", field, false, false, "String")
+	return newScalarFieldContext("ProjectUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -15381,7 +15381,7 @@ func (ec *executionContext) _Redirect_id(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, true, true, "ID")
+	return newScalarFieldContext("Redirect", field, true, true, "ID")
 }
 
 func (ec *executionContext) _Redirect_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15404,7 +15404,7 @@ func (ec *executionContext) _Redirect_databaseId(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "Int")
+	return newScalarFieldContext("Redirect", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Redirect_project(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15459,7 +15459,7 @@ func (ec *executionContext) _Redirect_type(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "RedirectType")
+	return newScalarFieldContext("Redirect", field, false, false, "RedirectType")
 }
 
 func (ec *executionContext) _Redirect_fromUrl(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15482,7 +15482,7 @@ func (ec *executionContext) _Redirect_fromUrl(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_fromUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "String")
+	return newScalarFieldContext("Redirect", field, false, false, "String")
 }
 
 func (ec *executionContext) _Redirect_toUrl(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15505,7 +15505,7 @@ func (ec *executionContext) _Redirect_toUrl(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_toUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "String")
+	return newScalarFieldContext("Redirect", field, false, false, "String")
 }
 
 func (ec *executionContext) _Redirect_httpStatus(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15528,7 +15528,7 @@ func (ec *executionContext) _Redirect_httpStatus(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_httpStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "Int")
+	return newScalarFieldContext("Redirect", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Redirect_position(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15551,7 +15551,7 @@ func (ec *executionContext) _Redirect_position(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "Int")
+	return newScalarFieldContext("Redirect", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Redirect_force(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15574,7 +15574,7 @@ func (ec *executionContext) _Redirect_force(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_force(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "Boolean")
+	return newScalarFieldContext("Redirect", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Redirect_enabled(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15597,7 +15597,7 @@ func (ec *executionContext) _Redirect_enabled(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_enabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "Boolean")
+	return newScalarFieldContext("Redirect", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Redirect_description(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15620,7 +15620,7 @@ func (ec *executionContext) _Redirect_description(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "String")
+	return newScalarFieldContext("Redirect", field, false, false, "String")
 }
 
 func (ec *executionContext) _Redirect_created(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15643,7 +15643,7 @@ func (ec *executionContext) _Redirect_created(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "Time")
+	return newScalarFieldContext("Redirect", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Redirect_modified(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -15666,7 +15666,7 @@ func (ec *executionContext) _Redirect_modified(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_modified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "Time")
+	return newScalarFieldContext("Redirect", field, false, false, "Time")
 }
 
 func (ec *executionContext) _RedirectConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *RedirectConnection) (ret graphql.Marshaler) {
@@ -15689,7 +15689,7 @@ func (ec *executionContext) _RedirectConnection_totalCount(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_RedirectConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RedirectConnection", field, false, false, "Int")
+	return newScalarFieldContext("RedirectConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _RedirectConnection_edges(ctx context.Context, field graphql.CollectedField, obj *RedirectConnection) (ret graphql.Marshaler) {
@@ -15808,7 +15808,7 @@ func (ec *executionContext) _RedirectEdge_cursor(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_RedirectEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RedirectEdge", field, false, false, "String")
+	return newScalarFieldContext("RedirectEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _RedirectEdge_node(ctx context.Context, field graphql.CollectedField, obj *RedirectEdge) (ret graphql.Marshaler) {
@@ -15895,7 +15895,7 @@ func (ec *executionContext) _RedirectResolution_location(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_RedirectResolution_location(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RedirectResolution", field, false, false, "String")
+	return newScalarFieldContext("RedirectResolution", field, false, false, "String")
 }
 
 func (ec *executionContext) _RedirectResolution_httpStatus(ctx context.Context, field graphql.CollectedField, obj *RedirectResolution) (ret graphql.Marshaler) {
@@ -15918,7 +15918,7 @@ func (ec *executionContext) _RedirectResolution_httpStatus(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_RedirectResolution_httpStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RedirectResolution", field, false, false, "Int")
+	return newScalarFieldContext("RedirectResolution", field, false, false, "Int")
 }
 
 func (ec *executionContext) _RedirectResolution_onlyWhenPageMissing(ctx context.Context, field graphql.CollectedField, obj *RedirectResolution) (ret graphql.Marshaler) {
@@ -15941,7 +15941,7 @@ func (ec *executionContext) _RedirectResolution_onlyWhenPageMissing(ctx context.
 	)
 }
 func (ec *executionContext) fieldContext_RedirectResolution_onlyWhenPageMissing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RedirectResolution", field, false, false, "Boolean")
+	return newScalarFieldContext("RedirectResolution", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _RemoveMaintainerPayload_project(ctx context.Context, field graphql.CollectedField, obj *RemoveMaintainerPayload) (ret graphql.Marshaler) {
@@ -16028,7 +16028,7 @@ func (ec *executionContext) _Repository_url(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Repository_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Repository", field, false, false, "String")
+	return newScalarFieldContext("Repository", field, false, false, "String")
 }
 
 func (ec *executionContext) _Repository_type(ctx context.Context, field graphql.CollectedField, obj *store.Repository) (ret graphql.Marshaler) {
@@ -16051,7 +16051,7 @@ func (ec *executionContext) _Repository_type(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Repository_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Repository", field, false, false, "RepositoryType")
+	return newScalarFieldContext("Repository", field, false, false, "RepositoryType")
 }
 
 func (ec *executionContext) _RevokeApiTokenPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *RevokeAPITokenPayload) (ret graphql.Marshaler) {
@@ -16074,7 +16074,7 @@ func (ec *executionContext) _RevokeApiTokenPayload_deletedId(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_RevokeApiTokenPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RevokeApiTokenPayload", field, false, false, "ID")
+	return newScalarFieldContext("RevokeApiTokenPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _RevokeApiTokenPayload_errors(ctx context.Context, field graphql.CollectedField, obj *RevokeAPITokenPayload) (ret graphql.Marshaler) {
@@ -16129,7 +16129,7 @@ func (ec *executionContext) _SearchBlock_id(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_SearchBlock_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, "String")
+	return newScalarFieldContext("SearchBlock", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchBlock_title(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
@@ -16152,7 +16152,7 @@ func (ec *executionContext) _SearchBlock_title(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_SearchBlock_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, "String")
+	return newScalarFieldContext("SearchBlock", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchBlock_content(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
@@ -16175,7 +16175,7 @@ func (ec *executionContext) _SearchBlock_content(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_SearchBlock_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, "String")
+	return newScalarFieldContext("SearchBlock", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchBlock_titleHighlights(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
@@ -16198,7 +16198,7 @@ func (ec *executionContext) _SearchBlock_titleHighlights(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_SearchBlock_titleHighlights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, "String")
+	return newScalarFieldContext("SearchBlock", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchBlock_contentHighlights(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
@@ -16221,7 +16221,7 @@ func (ec *executionContext) _SearchBlock_contentHighlights(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_SearchBlock_contentHighlights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, "String")
+	return newScalarFieldContext("SearchBlock", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_project(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16244,7 +16244,7 @@ func (ec *executionContext) _SearchHit_project(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
+	return newScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_projectAlias(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16267,7 +16267,7 @@ func (ec *executionContext) _SearchHit_projectAlias(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_projectAlias(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
+	return newScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_version(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16290,7 +16290,7 @@ func (ec *executionContext) _SearchHit_version(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
+	return newScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_title(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16313,7 +16313,7 @@ func (ec *executionContext) _SearchHit_title(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
+	return newScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_domain(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16336,7 +16336,7 @@ func (ec *executionContext) _SearchHit_domain(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
+	return newScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_path(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16359,7 +16359,7 @@ func (ec *executionContext) _SearchHit_path(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
+	return newScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_storedPath(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16382,7 +16382,7 @@ func (ec *executionContext) _SearchHit_storedPath(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_storedPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
+	return newScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_doctype(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16405,7 +16405,7 @@ func (ec *executionContext) _SearchHit_doctype(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_doctype(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
+	return newScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_docsUrl(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16428,7 +16428,7 @@ func (ec *executionContext) _SearchHit_docsUrl(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_docsUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
+	return newScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_titleHighlights(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16451,7 +16451,7 @@ func (ec *executionContext) _SearchHit_titleHighlights(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_titleHighlights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
+	return newScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_blocks(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
@@ -16506,7 +16506,7 @@ func (ec *executionContext) _SearchResults_totalCount(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_SearchResults_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchResults", field, false, false, "Int")
+	return newScalarFieldContext("SearchResults", field, false, false, "Int")
 }
 
 func (ec *executionContext) _SearchResults_query(ctx context.Context, field graphql.CollectedField, obj *SearchResults) (ret graphql.Marshaler) {
@@ -16529,7 +16529,7 @@ func (ec *executionContext) _SearchResults_query(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_SearchResults_query(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchResults", field, false, false, "String")
+	return newScalarFieldContext("SearchResults", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchResults_scope(ctx context.Context, field graphql.CollectedField, obj *SearchResults) (ret graphql.Marshaler) {
@@ -16616,7 +16616,7 @@ func (ec *executionContext) _SearchScopePair_project(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_SearchScopePair_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchScopePair", field, false, false, "String")
+	return newScalarFieldContext("SearchScopePair", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchScopePair_version(ctx context.Context, field graphql.CollectedField, obj *SearchScopePair) (ret graphql.Marshaler) {
@@ -16639,7 +16639,7 @@ func (ec *executionContext) _SearchScopePair_version(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_SearchScopePair_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchScopePair", field, false, false, "String")
+	return newScalarFieldContext("SearchScopePair", field, false, false, "String")
 }
 
 func (ec *executionContext) _SetProjectAdminFieldsPayload_project(ctx context.Context, field graphql.CollectedField, obj *SetProjectAdminFieldsPayload) (ret graphql.Marshaler) {
@@ -16982,7 +16982,7 @@ func (ec *executionContext) _Subproject_id(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Subproject_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Subproject", field, true, true, "ID")
+	return newScalarFieldContext("Subproject", field, true, true, "ID")
 }
 
 func (ec *executionContext) _Subproject_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Relationship) (ret graphql.Marshaler) {
@@ -17005,7 +17005,7 @@ func (ec *executionContext) _Subproject_databaseId(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Subproject_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Subproject", field, false, false, "Int")
+	return newScalarFieldContext("Subproject", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Subproject_alias(ctx context.Context, field graphql.CollectedField, obj *store.Relationship) (ret graphql.Marshaler) {
@@ -17028,7 +17028,7 @@ func (ec *executionContext) _Subproject_alias(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Subproject_alias(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Subproject", field, false, false, "String")
+	return newScalarFieldContext("Subproject", field, false, false, "String")
 }
 
 func (ec *executionContext) _Subproject_parent(ctx context.Context, field graphql.CollectedField, obj *store.Relationship) (ret graphql.Marshaler) {
@@ -17115,7 +17115,7 @@ func (ec *executionContext) _SubprojectConnection_totalCount(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_SubprojectConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SubprojectConnection", field, false, false, "Int")
+	return newScalarFieldContext("SubprojectConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _SubprojectConnection_edges(ctx context.Context, field graphql.CollectedField, obj *SubprojectConnection) (ret graphql.Marshaler) {
@@ -17234,7 +17234,7 @@ func (ec *executionContext) _SubprojectEdge_cursor(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_SubprojectEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SubprojectEdge", field, false, false, "String")
+	return newScalarFieldContext("SubprojectEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _SubprojectEdge_node(ctx context.Context, field graphql.CollectedField, obj *SubprojectEdge) (ret graphql.Marshaler) {
@@ -17365,7 +17365,7 @@ func (ec *executionContext) _SyncVersionsPayload_triggered(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_SyncVersionsPayload_triggered(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SyncVersionsPayload", field, false, false, "Boolean")
+	return newScalarFieldContext("SyncVersionsPayload", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _SyncVersionsPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SyncVersionsPayload) (ret graphql.Marshaler) {
@@ -17516,7 +17516,7 @@ func (ec *executionContext) _TriggerBuildPayload_triggered(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_TriggerBuildPayload_triggered(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TriggerBuildPayload", field, false, false, "Boolean")
+	return newScalarFieldContext("TriggerBuildPayload", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _TriggerBuildPayload_errors(ctx context.Context, field graphql.CollectedField, obj *TriggerBuildPayload) (ret graphql.Marshaler) {
@@ -17763,7 +17763,7 @@ func (ec *executionContext) _UploadUrl_url(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_UploadUrl_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UploadUrl", field, false, false, "String")
+	return newScalarFieldContext("UploadUrl", field, false, false, "String")
 }
 
 func (ec *executionContext) _UploadUrl_fields(ctx context.Context, field graphql.CollectedField, obj *UploadURL) (ret graphql.Marshaler) {
@@ -17786,7 +17786,7 @@ func (ec *executionContext) _UploadUrl_fields(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_UploadUrl_fields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UploadUrl", field, false, false, "JSON")
+	return newScalarFieldContext("UploadUrl", field, false, false, "JSON")
 }
 
 func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
@@ -17809,7 +17809,7 @@ func (ec *executionContext) _User_id(ctx context.Context, field graphql.Collecte
 	)
 }
 func (ec *executionContext) fieldContext_User_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, true, true, "ID")
+	return newScalarFieldContext("User", field, true, true, "ID")
 }
 
 func (ec *executionContext) _User_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
@@ -17832,7 +17832,7 @@ func (ec *executionContext) _User_databaseId(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_User_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, "Int")
+	return newScalarFieldContext("User", field, false, false, "Int")
 }
 
 func (ec *executionContext) _User_username(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
@@ -17855,7 +17855,7 @@ func (ec *executionContext) _User_username(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_User_username(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, "String")
+	return newScalarFieldContext("User", field, false, false, "String")
 }
 
 func (ec *executionContext) _User_email(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
@@ -17878,7 +17878,7 @@ func (ec *executionContext) _User_email(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_User_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, true, true, "String")
+	return newScalarFieldContext("User", field, true, true, "String")
 }
 
 func (ec *executionContext) _User_isSuperuser(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
@@ -17901,7 +17901,7 @@ func (ec *executionContext) _User_isSuperuser(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_User_isSuperuser(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, "Boolean")
+	return newScalarFieldContext("User", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _User_apiTokens(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
@@ -17956,7 +17956,7 @@ func (ec *executionContext) _UserConnection_totalCount(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_UserConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UserConnection", field, false, false, "Int")
+	return newScalarFieldContext("UserConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _UserConnection_edges(ctx context.Context, field graphql.CollectedField, obj *UserConnection) (ret graphql.Marshaler) {
@@ -18075,7 +18075,7 @@ func (ec *executionContext) _UserEdge_cursor(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_UserEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UserEdge", field, false, false, "String")
+	return newScalarFieldContext("UserEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _UserEdge_node(ctx context.Context, field graphql.CollectedField, obj *UserEdge) (ret graphql.Marshaler) {
@@ -18130,7 +18130,7 @@ func (ec *executionContext) _UserError_path(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_UserError_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UserError", field, false, false, "String")
+	return newScalarFieldContext("UserError", field, false, false, "String")
 }
 
 func (ec *executionContext) _UserError_message(ctx context.Context, field graphql.CollectedField, obj *errs.UserError) (ret graphql.Marshaler) {
@@ -18153,7 +18153,7 @@ func (ec *executionContext) _UserError_message(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_UserError_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UserError", field, false, false, "String")
+	return newScalarFieldContext("UserError", field, false, false, "String")
 }
 
 func (ec *executionContext) _UserError_code(ctx context.Context, field graphql.CollectedField, obj *errs.UserError) (ret graphql.Marshaler) {
@@ -18176,7 +18176,7 @@ func (ec *executionContext) _UserError_code(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_UserError_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UserError", field, false, false, "String")
+	return newScalarFieldContext("UserError", field, false, false, "String")
 }
 
 func (ec *executionContext) _Version_id(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18199,7 +18199,7 @@ func (ec *executionContext) _Version_id(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Version_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, true, false, "ID")
+	return newScalarFieldContext("Version", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Version_databaseId(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18222,7 +18222,7 @@ func (ec *executionContext) _Version_databaseId(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Version_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "Int")
+	return newScalarFieldContext("Version", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Version_project(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18277,7 +18277,7 @@ func (ec *executionContext) _Version_slug(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Version_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "String")
+	return newScalarFieldContext("Version", field, false, false, "String")
 }
 
 func (ec *executionContext) _Version_verboseName(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18300,7 +18300,7 @@ func (ec *executionContext) _Version_verboseName(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Version_verboseName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "String")
+	return newScalarFieldContext("Version", field, false, false, "String")
 }
 
 func (ec *executionContext) _Version_identifier(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18323,7 +18323,7 @@ func (ec *executionContext) _Version_identifier(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Version_identifier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "String")
+	return newScalarFieldContext("Version", field, false, false, "String")
 }
 
 func (ec *executionContext) _Version_ref(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18346,7 +18346,7 @@ func (ec *executionContext) _Version_ref(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Version_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, true, false, "String")
+	return newScalarFieldContext("Version", field, true, false, "String")
 }
 
 func (ec *executionContext) _Version_type(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18369,7 +18369,7 @@ func (ec *executionContext) _Version_type(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Version_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "VersionType")
+	return newScalarFieldContext("Version", field, false, false, "VersionType")
 }
 
 func (ec *executionContext) _Version_active(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18392,7 +18392,7 @@ func (ec *executionContext) _Version_active(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Version_active(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
+	return newScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_built(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18415,7 +18415,7 @@ func (ec *executionContext) _Version_built(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Version_built(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
+	return newScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_uploaded(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18438,7 +18438,7 @@ func (ec *executionContext) _Version_uploaded(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Version_uploaded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
+	return newScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_machine(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18461,7 +18461,7 @@ func (ec *executionContext) _Version_machine(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Version_machine(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
+	return newScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_hidden(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18484,7 +18484,7 @@ func (ec *executionContext) _Version_hidden(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Version_hidden(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
+	return newScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_aliases(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18539,7 +18539,7 @@ func (ec *executionContext) _Version_privacyLevel(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Version_privacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "PrivacyLevel")
+	return newScalarFieldContext("Version", field, false, false, "PrivacyLevel")
 }
 
 func (ec *executionContext) _Version_documentationType(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18562,7 +18562,7 @@ func (ec *executionContext) _Version_documentationType(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_Version_documentationType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, true, false, "String")
+	return newScalarFieldContext("Version", field, true, false, "String")
 }
 
 func (ec *executionContext) _Version_hasPdf(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18585,7 +18585,7 @@ func (ec *executionContext) _Version_hasPdf(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Version_hasPdf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
+	return newScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_hasEpub(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18608,7 +18608,7 @@ func (ec *executionContext) _Version_hasEpub(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Version_hasEpub(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
+	return newScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_hasHtmlzip(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18631,7 +18631,7 @@ func (ec *executionContext) _Version_hasHtmlzip(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Version_hasHtmlzip(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
+	return newScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_downloads(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
@@ -18794,7 +18794,7 @@ func (ec *executionContext) _VersionConnection_totalCount(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_VersionConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("VersionConnection", field, false, false, "Int")
+	return newScalarFieldContext("VersionConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _VersionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *VersionConnection) (ret graphql.Marshaler) {
@@ -18913,7 +18913,7 @@ func (ec *executionContext) _VersionDashboardUrls_edit(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_VersionDashboardUrls_edit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("VersionDashboardUrls", field, false, false, "String")
+	return newScalarFieldContext("VersionDashboardUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _VersionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *VersionEdge) (ret graphql.Marshaler) {
@@ -18936,7 +18936,7 @@ func (ec *executionContext) _VersionEdge_cursor(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_VersionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("VersionEdge", field, false, false, "String")
+	return newScalarFieldContext("VersionEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _VersionEdge_node(ctx context.Context, field graphql.CollectedField, obj *VersionEdge) (ret graphql.Marshaler) {
@@ -18991,7 +18991,7 @@ func (ec *executionContext) _VersionUrls_documentation(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_VersionUrls_documentation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("VersionUrls", field, false, false, "String")
+	return newScalarFieldContext("VersionUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _VersionUrls_vcs(ctx context.Context, field graphql.CollectedField, obj *VersionUrls) (ret graphql.Marshaler) {
@@ -19014,7 +19014,7 @@ func (ec *executionContext) _VersionUrls_vcs(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_VersionUrls_vcs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("VersionUrls", field, false, false, "String")
+	return newScalarFieldContext("VersionUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _VersionUrls_dashboard(ctx context.Context, field graphql.CollectedField, obj *VersionUrls) (ret graphql.Marshaler) {
@@ -19069,7 +19069,7 @@ func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext___Directive_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, "String")
+	return newScalarFieldContext("__Directive", field, false, false, "String")
 }
 
 func (ec *executionContext) ___Directive_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -19092,7 +19092,7 @@ func (ec *executionContext) ___Directive_description(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext___Directive_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, true, false, "String")
+	return newScalarFieldContext("__Directive", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -19115,7 +19115,7 @@ func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___Directive_isRepeatable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, "Boolean")
+	return newScalarFieldContext("__Directive", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) ___Directive_locations(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -19138,7 +19138,7 @@ func (ec *executionContext) ___Directive_locations(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext___Directive_locations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, "__DirectiveLocation")
+	return newScalarFieldContext("__Directive", field, false, false, "__DirectiveLocation")
 }
 
 func (ec *executionContext) ___Directive_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -19205,7 +19205,7 @@ func (ec *executionContext) ___EnumValue_name(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, false, false, "String")
+	return newScalarFieldContext("__EnumValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___EnumValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
@@ -19228,7 +19228,7 @@ func (ec *executionContext) ___EnumValue_description(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "String")
+	return newScalarFieldContext("__EnumValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___EnumValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
@@ -19251,7 +19251,7 @@ func (ec *executionContext) ___EnumValue_isDeprecated(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "Boolean")
+	return newScalarFieldContext("__EnumValue", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___EnumValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
@@ -19274,7 +19274,7 @@ func (ec *executionContext) ___EnumValue_deprecationReason(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "String")
+	return newScalarFieldContext("__EnumValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -19297,7 +19297,7 @@ func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext___Field_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, false, false, "String")
+	return newScalarFieldContext("__Field", field, false, false, "String")
 }
 
 func (ec *executionContext) ___Field_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -19320,7 +19320,7 @@ func (ec *executionContext) ___Field_description(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext___Field_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, "String")
+	return newScalarFieldContext("__Field", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Field_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -19419,7 +19419,7 @@ func (ec *executionContext) ___Field_isDeprecated(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext___Field_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, "Boolean")
+	return newScalarFieldContext("__Field", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___Field_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -19442,7 +19442,7 @@ func (ec *executionContext) ___Field_deprecationReason(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___Field_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, "String")
+	return newScalarFieldContext("__Field", field, true, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -19465,7 +19465,7 @@ func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, false, false, "String")
+	return newScalarFieldContext("__InputValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -19488,7 +19488,7 @@ func (ec *executionContext) ___InputValue_description(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "String")
+	return newScalarFieldContext("__InputValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_type(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -19543,7 +19543,7 @@ func (ec *executionContext) ___InputValue_defaultValue(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_defaultValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, false, false, "String")
+	return newScalarFieldContext("__InputValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -19566,7 +19566,7 @@ func (ec *executionContext) ___InputValue_isDeprecated(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "Boolean")
+	return newScalarFieldContext("__InputValue", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___InputValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -19589,7 +19589,7 @@ func (ec *executionContext) ___InputValue_deprecationReason(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "String")
+	return newScalarFieldContext("__InputValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Schema_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
@@ -19612,7 +19612,7 @@ func (ec *executionContext) ___Schema_description(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext___Schema_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Schema", field, true, false, "String")
+	return newScalarFieldContext("__Schema", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Schema_types(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
@@ -19795,7 +19795,7 @@ func (ec *executionContext) ___Type_kind(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext___Type_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, "__TypeKind")
+	return newScalarFieldContext("__Type", field, true, false, "__TypeKind")
 }
 
 func (ec *executionContext) ___Type_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -19818,7 +19818,7 @@ func (ec *executionContext) ___Type_name(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext___Type_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
+	return newScalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -19841,7 +19841,7 @@ func (ec *executionContext) ___Type_description(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext___Type_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
+	return newScalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_specifiedByURL(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -19864,7 +19864,7 @@ func (ec *executionContext) ___Type_specifiedByURL(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext___Type_specifiedByURL(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
+	return newScalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_fields(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -20115,7 +20115,7 @@ func (ec *executionContext) ___Type_isOneOf(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, "Boolean")
+	return newScalarFieldContext("__Type", field, true, false, "Boolean")
 }
 
 // endregion **************************** field.gotpl *****************************

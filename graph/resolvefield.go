@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -84,4 +85,57 @@ func resolveField[T any](
 	var t T
 	oc.Errorf(fieldCtx, `unexpected type %T from middleware/directive chain, should be %T`, resTmp, t)
 	return graphql.Null
+}
+
+// newScalarFieldContext is graphql.NewScalarFieldContext (gqlgen v0.17.98),
+// whose parameters and result it has (the generated executor calls it there:
+// graph/internal/execpatch), except that the Child of a field of one of the
+// common scalars is a function made once, where gqlgen's makes a closure over
+// typeName for every scalar field of every object. Child answers the same
+// error either way.
+func newScalarFieldContext(objectName string, field graphql.CollectedField, isMethod, isResolver bool, typeName string) (*graphql.FieldContext, error) {
+	return &graphql.FieldContext{
+		Object:     objectName,
+		Field:      field,
+		IsMethod:   isMethod,
+		IsResolver: isResolver,
+		Child:      scalarChild(typeName),
+	}, nil
+}
+
+// childFunc is a graphql.FieldContext's Child.
+type childFunc = func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error)
+
+// The Child of the scalars that most fields have, made once.
+var (
+	stringChild  = noChildFields("String")
+	booleanChild = noChildFields("Boolean")
+	intChild     = noChildFields("Int")
+	idChild      = noChildFields("ID")
+	timeChild    = noChildFields("Time")
+)
+
+// scalarChild returns the Child of a field of the scalar (or enum) typeName.
+func scalarChild(typeName string) childFunc {
+	switch typeName {
+	case "String":
+		return stringChild
+	case "Boolean":
+		return booleanChild
+	case "Int":
+		return intChild
+	case "ID":
+		return idChild
+	case "Time":
+		return timeChild
+	}
+	return noChildFields(typeName)
+}
+
+// noChildFields returns the Child that graphql.NewScalarFieldContext gives a
+// field of type typeName: it has none.
+func noChildFields(typeName string) childFunc {
+	return func(context.Context, graphql.CollectedField) (*graphql.FieldContext, error) {
+		return nil, errors.New("field of type " + typeName + " does not have child fields")
+	}
 }

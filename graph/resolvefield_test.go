@@ -223,3 +223,28 @@ func TestResolvePrimedField(t *testing.T) {
 		})
 	}
 }
+
+// TestNewScalarFieldContext checks that newScalarFieldContext builds what
+// graphql.NewScalarFieldContext builds, for the scalars whose Child is made
+// once and for another, and that the Child answers the same error.
+func TestNewScalarFieldContext(t *testing.T) {
+	field := graphql.CollectedField{Field: &ast.Field{Alias: "a", Name: "b"}}
+	for _, typeName := range []string{"String", "Boolean", "Int", "ID", "Time", "PrivacyLevel"} {
+		t.Run(typeName, func(t *testing.T) {
+			got, gotErr := newScalarFieldContext("Project", field, true, false, typeName)
+			want, wantErr := graphql.NewScalarFieldContext("Project", field, true, false, typeName)
+			if gotErr != nil || wantErr != nil {
+				t.Fatalf("errors %v, %v", gotErr, wantErr)
+			}
+			gotChild, gotChildErr := got.Child(context.Background(), field)
+			wantChild, wantChildErr := want.Child(context.Background(), field)
+			if gotChild != nil || wantChild != nil || gotChildErr == nil || gotChildErr.Error() != wantChildErr.Error() {
+				t.Errorf("Child answers %v, %v; want %v, %v", gotChild, gotChildErr, wantChild, wantChildErr)
+			}
+			got.Child, want.Child = nil, nil
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got %+v, want %+v", got, want)
+			}
+		})
+	}
+}

@@ -1,4 +1,4 @@
-// Command execpatch rewrites four places in the executor that gqlgen
+// Command execpatch rewrites five places in the executor that gqlgen
 // generates (graph/generated.go) to call functions of package graph
 // (graph/execpatch.go), so that REST's internal reads do not pay for what
 // they do not need (issue 14). gqlgen has no option for any of them.
@@ -20,6 +20,9 @@
 //     becomes resolveField, which calls the resolver directly when the
 //     operation's reads were primed (its executor has no field middleware)
 //     and the field has no directive, and otherwise calls ResolveField.
+//   - graphql.NewScalarFieldContext, which makes a closure for every scalar
+//     field it is called for, becomes newScalarFieldContext, which gives the
+//     fields of the common scalars one made once.
 //
 // `go generate ./...` runs it after gqlgen (graph/doc.go):
 //
@@ -112,6 +115,12 @@ var rewrites = []rewrite{
 		from:  "return graphql.ResolveField(\n",
 		to:    "return resolveField(\n",
 		stray: regexp.MustCompile(`\bgraphql\.ResolveField\b`),
+	},
+	{
+		name:  "scalar field context",
+		from:  "return graphql.NewScalarFieldContext(",
+		to:    "return newScalarFieldContext(",
+		stray: regexp.MustCompile(`\bgraphql\.NewScalarFieldContext\b`),
 	},
 }
 

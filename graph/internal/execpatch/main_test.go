@@ -58,6 +58,9 @@ func (ec *executionContext) _Build_slug(ctx context.Context, field graphql.Colle
 		true,
 	)
 }
+func (ec *executionContext) fieldContext_Build_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Build", field, false, false, "String")
+}
 
 func (ec *executionContext) _Subscription_builds(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
 	return graphql.ResolveFieldStream(
@@ -93,6 +96,7 @@ func TestPatch(t *testing.T) {
 		"graphql.NewDeferredGroup(ctx)", "newDeferredGroup(ctx, fields)",
 		"return out\n", "return marshalObject(fields, out)\n",
 		"return graphql.ResolveField(\n", "return resolveField(\n",
+		"return graphql.NewScalarFieldContext(", "return newScalarFieldContext(",
 	).Replace(generated)
 	if string(got) != want {
 		t.Errorf("patched:\n%s\nwant:\n%s", got, want)
@@ -133,6 +137,10 @@ func TestPatchRefuses(t *testing.T) {
 			`no "return graphql.ResolveField(\n" any more`},
 		{"another field resolution form", "return ret\n}", "_ = graphql.ResolveField[int]\n\treturn ret\n}",
 			`has "graphql.ResolveField" in a form execpatch does not rewrite`},
+		{"no scalar field context", "return graphql.NewScalarFieldContext(", "return graphql.NewFieldContext(",
+			`no "return graphql.NewScalarFieldContext(" any more`},
+		{"another scalar field context form", "return ret\n}", "_ = graphql.NewScalarFieldContext\n\treturn ret\n}",
+			`has "graphql.NewScalarFieldContext" in a form execpatch does not rewrite`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := strings.Replace(generated, tc.from, tc.to, 1)
