@@ -89,10 +89,10 @@ func resolveField[T any](
 
 // newScalarFieldContext is graphql.NewScalarFieldContext (gqlgen v0.17.98),
 // whose parameters and result it has (the generated executor calls it there:
-// graph/internal/execpatch), except that the Child of a field of one of the
-// common scalars is a function made once, where gqlgen's makes a closure over
-// typeName for every scalar field of every object. Child answers the same
-// error either way.
+// graph/internal/execpatch), except that the Child of a field of a scalar or
+// enum of the schema is a function made once (scalarChildren), where gqlgen's
+// makes a closure over typeName for every scalar field of every object.
+// Child answers the same error either way.
 func newScalarFieldContext(objectName string, field graphql.CollectedField, isMethod, isResolver bool, typeName string) (*graphql.FieldContext, error) {
 	return &graphql.FieldContext{
 		Object:     objectName,
@@ -106,28 +106,22 @@ func newScalarFieldContext(objectName string, field graphql.CollectedField, isMe
 // childFunc is a graphql.FieldContext's Child.
 type childFunc = func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error)
 
-// The Child of the scalars that most fields have, made once.
-var (
-	stringChild  = noChildFields("String")
-	booleanChild = noChildFields("Boolean")
-	intChild     = noChildFields("Int")
-	idChild      = noChildFields("ID")
-	timeChild    = noChildFields("Time")
-)
+// scalarChildren holds, for every scalar and enum of the schema, the Child
+// of a field of that type, made once. It is only read after init.
+var scalarChildren = func() map[string]childFunc {
+	children := map[string]childFunc{}
+	for name, def := range parsedSchema.Types {
+		if def.Kind == ast.Scalar || def.Kind == ast.Enum {
+			children[name] = noChildFields(name)
+		}
+	}
+	return children
+}()
 
 // scalarChild returns the Child of a field of the scalar (or enum) typeName.
 func scalarChild(typeName string) childFunc {
-	switch typeName {
-	case "String":
-		return stringChild
-	case "Boolean":
-		return booleanChild
-	case "Int":
-		return intChild
-	case "ID":
-		return idChild
-	case "Time":
-		return timeChild
+	if child, ok := scalarChildren[typeName]; ok {
+		return child
 	}
 	return noChildFields(typeName)
 }

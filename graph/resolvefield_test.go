@@ -225,14 +225,18 @@ func TestResolvePrimedField(t *testing.T) {
 }
 
 // TestNewScalarFieldContext checks that newScalarFieldContext builds what
-// graphql.NewScalarFieldContext builds, for the scalars whose Child is made
-// once and for another, and that the Child answers the same error.
+// graphql.NewScalarFieldContext builds, for built-in and custom scalars, an
+// enum and a type the schema does not have, that the Child answers the same
+// error, and that for the schema's types it allocates only the context.
 func TestNewScalarFieldContext(t *testing.T) {
 	field := graphql.CollectedField{Field: &ast.Field{Alias: "a", Name: "b"}}
-	for _, typeName := range []string{"String", "Boolean", "Int", "ID", "Time", "PrivacyLevel"} {
-		t.Run(typeName, func(t *testing.T) {
-			got, gotErr := newScalarFieldContext("Project", field, true, false, typeName)
-			want, wantErr := graphql.NewScalarFieldContext("Project", field, true, false, typeName)
+	for _, tc := range []struct {
+		typeName string
+		allocs   float64
+	}{{"String", 1}, {"Boolean", 1}, {"Int", 1}, {"ID", 1}, {"Time", 1}, {"JSON", 1}, {"PrivacyLevel", 1}, {"__TypeKind", 1}, {"Unknown", 2}} {
+		t.Run(tc.typeName, func(t *testing.T) {
+			got, gotErr := newScalarFieldContext("Project", field, true, false, tc.typeName)
+			want, wantErr := graphql.NewScalarFieldContext("Project", field, true, false, tc.typeName)
 			if gotErr != nil || wantErr != nil {
 				t.Fatalf("errors %v, %v", gotErr, wantErr)
 			}
@@ -244,6 +248,10 @@ func TestNewScalarFieldContext(t *testing.T) {
 			got.Child, want.Child = nil, nil
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("got %+v, want %+v", got, want)
+			}
+			var kept *graphql.FieldContext
+			if allocs := testing.AllocsPerRun(10, func() { kept, _ = newScalarFieldContext("Project", field, true, false, tc.typeName) }); allocs != tc.allocs || kept == nil {
+				t.Errorf("%v allocations, want %v", allocs, tc.allocs)
 			}
 		})
 	}
