@@ -250,3 +250,63 @@ func TestMarshalObject(t *testing.T) {
 		})
 	}
 }
+
+// TestCollectFields checks that collectFields answers what
+// graphql.CollectFields answers, for one selection on two object types and
+// with a field that @include leaves out, marked by withPrimedReads or not,
+// and that the marked form keeps each (selection, type) pair in the
+// operation's cache.
+func TestCollectFields(t *testing.T) {
+	exec := executor.New(NewExecutableSchema(Config{}))
+	const query = `query($with: Boolean!) { node(id: "x") { id ... on Project { slug name @include(if: $with) } ... on Build { state { code } } } }`
+	for _, with := range []bool{false, true} {
+		for _, primed := range []bool{false, true} {
+			t.Run(fmt.Sprintf("with=%v/primed=%v", with, primed), func(t *testing.T) {
+				ctx := graphql.StartOperationTrace(context.Background())
+				params := &graphql.RawParams{Query: query, Variables: map[string]any{"with": with}}
+				opCtx, gqlErrs := exec.CreateOperationContext(ctx, params)
+				if gqlErrs != nil {
+					t.Fatal(gqlErrs)
+				}
+				ref, gqlErrs := exec.CreateOperationContext(ctx, params)
+				if gqlErrs != nil {
+					t.Fatal(gqlErrs)
+				}
+				if primed {
+					ctx = withPrimedReads(ctx)
+				}
+				sel := opCtx.Operation.SelectionSet[0].(*ast.Field).SelectionSet
+				refSel := ref.Operation.SelectionSet[0].(*ast.Field).SelectionSet
+				aliases := func(fields []graphql.CollectedField) []string {
+					var names []string
+					for _, f := range fields {
+						names = append(names, f.Alias)
+					}
+					return names
+				}
+				for _, tc := range []struct {
+					implementors []string
+					want         []string
+				}{
+					{projectImplementors, []string{"id", "slug", "name"}},
+					{buildImplementors, []string{"id", "state"}},
+				} {
+					if !with && tc.want[len(tc.want)-1] == "name" {
+						tc.want = tc.want[:len(tc.want)-1]
+					}
+					first := collectFields(ctx, opCtx, sel, tc.implementors)
+					again := collectFields(ctx, opCtx, sel, tc.implementors)
+					if got := aliases(first); !slices.Equal(got, tc.want) || !reflect.DeepEqual(first, graphql.CollectFields(ref, refSel, tc.implementors)) {
+						t.Errorf("%v: collected %v, want %v as graphql.CollectFields", tc.implementors, got, tc.want)
+					}
+					if !reflect.DeepEqual(again, first) {
+						t.Errorf("%v: collected %v, then %v", tc.implementors, aliases(first), aliases(again))
+					}
+				}
+				if op := primedOperationOf(ctx); primed && len(op.collected) != 2 {
+					t.Errorf("the operation's cache holds %d selections, want 2 (one per type)", len(op.collected))
+				}
+			})
+		}
+	}
+}

@@ -22497,7 +22497,7 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 var addMaintainerPayloadImplementors = []string{"AddMaintainerPayload"}
 
 func (ec *executionContext) _AddMaintainerPayload(ctx context.Context, sel ast.SelectionSet, obj *AddMaintainerPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, addMaintainerPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, addMaintainerPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -22535,7 +22535,7 @@ func (ec *executionContext) _AddMaintainerPayload(ctx context.Context, sel ast.S
 var apiTokenImplementors = []string{"ApiToken", "Node"}
 
 func (ec *executionContext) _ApiToken(ctx context.Context, sel ast.SelectionSet, obj *store.Token) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, apiTokenImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, apiTokenImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -22589,7 +22589,7 @@ func (ec *executionContext) _ApiToken(ctx context.Context, sel ast.SelectionSet,
 var buildImplementors = []string{"Build", "Node"}
 
 func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, obj *BuildView) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, buildImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, buildImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -22766,7 +22766,7 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 var buildCommandImplementors = []string{"BuildCommand"}
 
 func (ec *executionContext) _BuildCommand(ctx context.Context, sel ast.SelectionSet, obj *store.BuildCommand) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, buildCommandImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, buildCommandImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -22839,7 +22839,7 @@ func (ec *executionContext) _BuildCommand(ctx context.Context, sel ast.Selection
 var buildConnectionImplementors = []string{"BuildConnection"}
 
 func (ec *executionContext) _BuildConnection(ctx context.Context, sel ast.SelectionSet, obj *BuildConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, buildConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, buildConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -22887,7 +22887,7 @@ func (ec *executionContext) _BuildConnection(ctx context.Context, sel ast.Select
 var buildEdgeImplementors = []string{"BuildEdge"}
 
 func (ec *executionContext) _BuildEdge(ctx context.Context, sel ast.SelectionSet, obj *BuildEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, buildEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, buildEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -22925,7 +22925,7 @@ func (ec *executionContext) _BuildEdge(ctx context.Context, sel ast.SelectionSet
 var buildStateImplementors = []string{"BuildState"}
 
 func (ec *executionContext) _BuildState(ctx context.Context, sel ast.SelectionSet, obj *store.BuildState) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, buildStateImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, buildStateImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -22963,7 +22963,7 @@ func (ec *executionContext) _BuildState(ctx context.Context, sel ast.SelectionSe
 var buildUrlsImplementors = []string{"BuildUrls"}
 
 func (ec *executionContext) _BuildUrls(ctx context.Context, sel ast.SelectionSet, obj *BuildUrls) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, buildUrlsImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, buildUrlsImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23006,7 +23006,7 @@ func (ec *executionContext) _BuildUrls(ctx context.Context, sel ast.SelectionSet
 var cancelBuildPayloadImplementors = []string{"CancelBuildPayload"}
 
 func (ec *executionContext) _CancelBuildPayload(ctx context.Context, sel ast.SelectionSet, obj *CancelBuildPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, cancelBuildPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, cancelBuildPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23044,7 +23044,7 @@ func (ec *executionContext) _CancelBuildPayload(ctx context.Context, sel ast.Sel
 var choiceImplementors = []string{"Choice"}
 
 func (ec *executionContext) _Choice(ctx context.Context, sel ast.SelectionSet, obj *store.Choice) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, choiceImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, choiceImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23082,7 +23082,7 @@ func (ec *executionContext) _Choice(ctx context.Context, sel ast.SelectionSet, o
 var completeUploadPayloadImplementors = []string{"CompleteUploadPayload"}
 
 func (ec *executionContext) _CompleteUploadPayload(ctx context.Context, sel ast.SelectionSet, obj *CompleteUploadPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, completeUploadPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, completeUploadPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23125,7 +23125,7 @@ func (ec *executionContext) _CompleteUploadPayload(ctx context.Context, sel ast.
 var createApiTokenPayloadImplementors = []string{"CreateApiTokenPayload"}
 
 func (ec *executionContext) _CreateApiTokenPayload(ctx context.Context, sel ast.SelectionSet, obj *CreateAPITokenPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, createApiTokenPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, createApiTokenPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23168,7 +23168,7 @@ func (ec *executionContext) _CreateApiTokenPayload(ctx context.Context, sel ast.
 var createEnvironmentVariablePayloadImplementors = []string{"CreateEnvironmentVariablePayload"}
 
 func (ec *executionContext) _CreateEnvironmentVariablePayload(ctx context.Context, sel ast.SelectionSet, obj *CreateEnvironmentVariablePayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, createEnvironmentVariablePayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, createEnvironmentVariablePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23206,7 +23206,7 @@ func (ec *executionContext) _CreateEnvironmentVariablePayload(ctx context.Contex
 var createIntegrationPayloadImplementors = []string{"CreateIntegrationPayload"}
 
 func (ec *executionContext) _CreateIntegrationPayload(ctx context.Context, sel ast.SelectionSet, obj *CreateIntegrationPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, createIntegrationPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, createIntegrationPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23244,7 +23244,7 @@ func (ec *executionContext) _CreateIntegrationPayload(ctx context.Context, sel a
 var createRedirectPayloadImplementors = []string{"CreateRedirectPayload"}
 
 func (ec *executionContext) _CreateRedirectPayload(ctx context.Context, sel ast.SelectionSet, obj *CreateRedirectPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, createRedirectPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, createRedirectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23282,7 +23282,7 @@ func (ec *executionContext) _CreateRedirectPayload(ctx context.Context, sel ast.
 var createSubprojectPayloadImplementors = []string{"CreateSubprojectPayload"}
 
 func (ec *executionContext) _CreateSubprojectPayload(ctx context.Context, sel ast.SelectionSet, obj *CreateSubprojectPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, createSubprojectPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, createSubprojectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23320,7 +23320,7 @@ func (ec *executionContext) _CreateSubprojectPayload(ctx context.Context, sel as
 var deleteEnvironmentVariablePayloadImplementors = []string{"DeleteEnvironmentVariablePayload"}
 
 func (ec *executionContext) _DeleteEnvironmentVariablePayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteEnvironmentVariablePayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, deleteEnvironmentVariablePayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, deleteEnvironmentVariablePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23358,7 +23358,7 @@ func (ec *executionContext) _DeleteEnvironmentVariablePayload(ctx context.Contex
 var deleteIntegrationPayloadImplementors = []string{"DeleteIntegrationPayload"}
 
 func (ec *executionContext) _DeleteIntegrationPayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteIntegrationPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, deleteIntegrationPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, deleteIntegrationPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23396,7 +23396,7 @@ func (ec *executionContext) _DeleteIntegrationPayload(ctx context.Context, sel a
 var deleteProjectPayloadImplementors = []string{"DeleteProjectPayload"}
 
 func (ec *executionContext) _DeleteProjectPayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteProjectPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, deleteProjectPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, deleteProjectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23434,7 +23434,7 @@ func (ec *executionContext) _DeleteProjectPayload(ctx context.Context, sel ast.S
 var deleteRedirectPayloadImplementors = []string{"DeleteRedirectPayload"}
 
 func (ec *executionContext) _DeleteRedirectPayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteRedirectPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, deleteRedirectPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, deleteRedirectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23472,7 +23472,7 @@ func (ec *executionContext) _DeleteRedirectPayload(ctx context.Context, sel ast.
 var deleteSubprojectPayloadImplementors = []string{"DeleteSubprojectPayload"}
 
 func (ec *executionContext) _DeleteSubprojectPayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteSubprojectPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, deleteSubprojectPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, deleteSubprojectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23510,7 +23510,7 @@ func (ec *executionContext) _DeleteSubprojectPayload(ctx context.Context, sel as
 var downloadsImplementors = []string{"Downloads"}
 
 func (ec *executionContext) _Downloads(ctx context.Context, sel ast.SelectionSet, obj *Downloads) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, downloadsImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, downloadsImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23553,7 +23553,7 @@ func (ec *executionContext) _Downloads(ctx context.Context, sel ast.SelectionSet
 var environmentVariableImplementors = []string{"EnvironmentVariable", "Node"}
 
 func (ec *executionContext) _EnvironmentVariable(ctx context.Context, sel ast.SelectionSet, obj *store.EnvironmentVariable) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, environmentVariableImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, environmentVariableImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23618,7 +23618,7 @@ func (ec *executionContext) _EnvironmentVariable(ctx context.Context, sel ast.Se
 var environmentVariableConnectionImplementors = []string{"EnvironmentVariableConnection"}
 
 func (ec *executionContext) _EnvironmentVariableConnection(ctx context.Context, sel ast.SelectionSet, obj *EnvironmentVariableConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, environmentVariableConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, environmentVariableConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23666,7 +23666,7 @@ func (ec *executionContext) _EnvironmentVariableConnection(ctx context.Context, 
 var environmentVariableEdgeImplementors = []string{"EnvironmentVariableEdge"}
 
 func (ec *executionContext) _EnvironmentVariableEdge(ctx context.Context, sel ast.SelectionSet, obj *EnvironmentVariableEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, environmentVariableEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, environmentVariableEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23704,7 +23704,7 @@ func (ec *executionContext) _EnvironmentVariableEdge(ctx context.Context, sel as
 var importProjectPayloadImplementors = []string{"ImportProjectPayload"}
 
 func (ec *executionContext) _ImportProjectPayload(ctx context.Context, sel ast.SelectionSet, obj *ImportProjectPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, importProjectPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, importProjectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23742,7 +23742,7 @@ func (ec *executionContext) _ImportProjectPayload(ctx context.Context, sel ast.S
 var initiateUploadPayloadImplementors = []string{"InitiateUploadPayload"}
 
 func (ec *executionContext) _InitiateUploadPayload(ctx context.Context, sel ast.SelectionSet, obj *InitiateUploadPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, initiateUploadPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, initiateUploadPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23800,7 +23800,7 @@ func (ec *executionContext) _InitiateUploadPayload(ctx context.Context, sel ast.
 var integrationImplementors = []string{"Integration"}
 
 func (ec *executionContext) _Integration(ctx context.Context, sel ast.SelectionSet, obj *store.Integration) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, integrationImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, integrationImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23854,7 +23854,7 @@ func (ec *executionContext) _Integration(ctx context.Context, sel ast.SelectionS
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, mutationImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, mutationImplementors)
 	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
 		Object: "Mutation",
 	})
@@ -24086,7 +24086,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 var notificationImplementors = []string{"Notification"}
 
 func (ec *executionContext) _Notification(ctx context.Context, sel ast.SelectionSet, obj *Notification) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, notificationImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, notificationImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -24149,7 +24149,7 @@ func (ec *executionContext) _Notification(ctx context.Context, sel ast.Selection
 var notificationListImplementors = []string{"NotificationList"}
 
 func (ec *executionContext) _NotificationList(ctx context.Context, sel ast.SelectionSet, obj *NotificationList) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, notificationListImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, notificationListImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -24187,7 +24187,7 @@ func (ec *executionContext) _NotificationList(ctx context.Context, sel ast.Selec
 var notificationMessageImplementors = []string{"NotificationMessage"}
 
 func (ec *executionContext) _NotificationMessage(ctx context.Context, sel ast.SelectionSet, obj *NotificationMessage) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, notificationMessageImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, notificationMessageImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -24240,7 +24240,7 @@ func (ec *executionContext) _NotificationMessage(ctx context.Context, sel ast.Se
 var pageInfoImplementors = []string{"PageInfo"}
 
 func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *PageInfo) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, pageInfoImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -24288,7 +24288,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 var projectImplementors = []string{"Project", "Node"}
 
 func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, obj *ProjectView) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, projectImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, projectImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -24582,7 +24582,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 var projectAccessImplementors = []string{"ProjectAccess"}
 
 func (ec *executionContext) _ProjectAccess(ctx context.Context, sel ast.SelectionSet, obj *ProjectAccess) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, projectAccessImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, projectAccessImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -24625,7 +24625,7 @@ func (ec *executionContext) _ProjectAccess(ctx context.Context, sel ast.Selectio
 var projectAdminFieldsImplementors = []string{"ProjectAdminFields"}
 
 func (ec *executionContext) _ProjectAdminFields(ctx context.Context, sel ast.SelectionSet, obj *ProjectAdminFields) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, projectAdminFieldsImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, projectAdminFieldsImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -24718,7 +24718,7 @@ func (ec *executionContext) _ProjectAdminFields(ctx context.Context, sel ast.Sel
 var projectConnectionImplementors = []string{"ProjectConnection"}
 
 func (ec *executionContext) _ProjectConnection(ctx context.Context, sel ast.SelectionSet, obj *ProjectConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, projectConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, projectConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -24766,7 +24766,7 @@ func (ec *executionContext) _ProjectConnection(ctx context.Context, sel ast.Sele
 var projectEdgeImplementors = []string{"ProjectEdge"}
 
 func (ec *executionContext) _ProjectEdge(ctx context.Context, sel ast.SelectionSet, obj *ProjectEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, projectEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, projectEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -24804,7 +24804,7 @@ func (ec *executionContext) _ProjectEdge(ctx context.Context, sel ast.SelectionS
 var projectUrlsImplementors = []string{"ProjectUrls"}
 
 func (ec *executionContext) _ProjectUrls(ctx context.Context, sel ast.SelectionSet, obj *ProjectUrls) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, projectUrlsImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, projectUrlsImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -24852,7 +24852,7 @@ func (ec *executionContext) _ProjectUrls(ctx context.Context, sel ast.SelectionS
 var queryImplementors = []string{"Query"}
 
 func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, queryImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, queryImplementors)
 	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
 		Object: "Query",
 	})
@@ -24968,7 +24968,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 var redirectImplementors = []string{"Redirect", "Node"}
 
 func (ec *executionContext) _Redirect(ctx context.Context, sel ast.SelectionSet, obj *store.Redirect) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, redirectImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, redirectImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25063,7 +25063,7 @@ func (ec *executionContext) _Redirect(ctx context.Context, sel ast.SelectionSet,
 var redirectConnectionImplementors = []string{"RedirectConnection"}
 
 func (ec *executionContext) _RedirectConnection(ctx context.Context, sel ast.SelectionSet, obj *RedirectConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, redirectConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, redirectConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25111,7 +25111,7 @@ func (ec *executionContext) _RedirectConnection(ctx context.Context, sel ast.Sel
 var redirectEdgeImplementors = []string{"RedirectEdge"}
 
 func (ec *executionContext) _RedirectEdge(ctx context.Context, sel ast.SelectionSet, obj *RedirectEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, redirectEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, redirectEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25149,7 +25149,7 @@ func (ec *executionContext) _RedirectEdge(ctx context.Context, sel ast.Selection
 var redirectResolutionImplementors = []string{"RedirectResolution"}
 
 func (ec *executionContext) _RedirectResolution(ctx context.Context, sel ast.SelectionSet, obj *RedirectResolution) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, redirectResolutionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, redirectResolutionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25197,7 +25197,7 @@ func (ec *executionContext) _RedirectResolution(ctx context.Context, sel ast.Sel
 var removeMaintainerPayloadImplementors = []string{"RemoveMaintainerPayload"}
 
 func (ec *executionContext) _RemoveMaintainerPayload(ctx context.Context, sel ast.SelectionSet, obj *RemoveMaintainerPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, removeMaintainerPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, removeMaintainerPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25235,7 +25235,7 @@ func (ec *executionContext) _RemoveMaintainerPayload(ctx context.Context, sel as
 var repositoryImplementors = []string{"Repository"}
 
 func (ec *executionContext) _Repository(ctx context.Context, sel ast.SelectionSet, obj *store.Repository) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, repositoryImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, repositoryImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25273,7 +25273,7 @@ func (ec *executionContext) _Repository(ctx context.Context, sel ast.SelectionSe
 var revokeApiTokenPayloadImplementors = []string{"RevokeApiTokenPayload"}
 
 func (ec *executionContext) _RevokeApiTokenPayload(ctx context.Context, sel ast.SelectionSet, obj *RevokeAPITokenPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, revokeApiTokenPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, revokeApiTokenPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25311,7 +25311,7 @@ func (ec *executionContext) _RevokeApiTokenPayload(ctx context.Context, sel ast.
 var searchBlockImplementors = []string{"SearchBlock"}
 
 func (ec *executionContext) _SearchBlock(ctx context.Context, sel ast.SelectionSet, obj *SearchBlock) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, searchBlockImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, searchBlockImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25364,7 +25364,7 @@ func (ec *executionContext) _SearchBlock(ctx context.Context, sel ast.SelectionS
 var searchHitImplementors = []string{"SearchHit"}
 
 func (ec *executionContext) _SearchHit(ctx context.Context, sel ast.SelectionSet, obj *SearchHit) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, searchHitImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, searchHitImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25447,7 +25447,7 @@ func (ec *executionContext) _SearchHit(ctx context.Context, sel ast.SelectionSet
 var searchResultsImplementors = []string{"SearchResults"}
 
 func (ec *executionContext) _SearchResults(ctx context.Context, sel ast.SelectionSet, obj *SearchResults) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, searchResultsImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, searchResultsImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25495,7 +25495,7 @@ func (ec *executionContext) _SearchResults(ctx context.Context, sel ast.Selectio
 var searchScopePairImplementors = []string{"SearchScopePair"}
 
 func (ec *executionContext) _SearchScopePair(ctx context.Context, sel ast.SelectionSet, obj *SearchScopePair) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, searchScopePairImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, searchScopePairImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25533,7 +25533,7 @@ func (ec *executionContext) _SearchScopePair(ctx context.Context, sel ast.Select
 var setProjectAdminFieldsPayloadImplementors = []string{"SetProjectAdminFieldsPayload"}
 
 func (ec *executionContext) _SetProjectAdminFieldsPayload(ctx context.Context, sel ast.SelectionSet, obj *SetProjectAdminFieldsPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, setProjectAdminFieldsPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, setProjectAdminFieldsPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25571,7 +25571,7 @@ func (ec *executionContext) _SetProjectAdminFieldsPayload(ctx context.Context, s
 var setProjectPrivacyPayloadImplementors = []string{"SetProjectPrivacyPayload"}
 
 func (ec *executionContext) _SetProjectPrivacyPayload(ctx context.Context, sel ast.SelectionSet, obj *SetProjectPrivacyPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, setProjectPrivacyPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, setProjectPrivacyPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25609,7 +25609,7 @@ func (ec *executionContext) _SetProjectPrivacyPayload(ctx context.Context, sel a
 var setTranslationOfPayloadImplementors = []string{"SetTranslationOfPayload"}
 
 func (ec *executionContext) _SetTranslationOfPayload(ctx context.Context, sel ast.SelectionSet, obj *SetTranslationOfPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, setTranslationOfPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, setTranslationOfPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25647,7 +25647,7 @@ func (ec *executionContext) _SetTranslationOfPayload(ctx context.Context, sel as
 var setVersionPrivacyPayloadImplementors = []string{"SetVersionPrivacyPayload"}
 
 func (ec *executionContext) _SetVersionPrivacyPayload(ctx context.Context, sel ast.SelectionSet, obj *SetVersionPrivacyPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, setVersionPrivacyPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, setVersionPrivacyPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25685,7 +25685,7 @@ func (ec *executionContext) _SetVersionPrivacyPayload(ctx context.Context, sel a
 var setVersionUploadedPayloadImplementors = []string{"SetVersionUploadedPayload"}
 
 func (ec *executionContext) _SetVersionUploadedPayload(ctx context.Context, sel ast.SelectionSet, obj *SetVersionUploadedPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, setVersionUploadedPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, setVersionUploadedPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25723,7 +25723,7 @@ func (ec *executionContext) _SetVersionUploadedPayload(ctx context.Context, sel 
 var subprojectImplementors = []string{"Subproject", "Node"}
 
 func (ec *executionContext) _Subproject(ctx context.Context, sel ast.SelectionSet, obj *store.Relationship) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, subprojectImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, subprojectImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25779,7 +25779,7 @@ func (ec *executionContext) _Subproject(ctx context.Context, sel ast.SelectionSe
 var subprojectConnectionImplementors = []string{"SubprojectConnection"}
 
 func (ec *executionContext) _SubprojectConnection(ctx context.Context, sel ast.SelectionSet, obj *SubprojectConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, subprojectConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, subprojectConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25827,7 +25827,7 @@ func (ec *executionContext) _SubprojectConnection(ctx context.Context, sel ast.S
 var subprojectEdgeImplementors = []string{"SubprojectEdge"}
 
 func (ec *executionContext) _SubprojectEdge(ctx context.Context, sel ast.SelectionSet, obj *SubprojectEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, subprojectEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, subprojectEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25865,7 +25865,7 @@ func (ec *executionContext) _SubprojectEdge(ctx context.Context, sel ast.Selecti
 var subscriptionImplementors = []string{"Subscription"}
 
 func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, subscriptionImplementors)
 	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
 		Object: "Subscription",
 	})
@@ -25885,7 +25885,7 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 var syncVersionsPayloadImplementors = []string{"SyncVersionsPayload"}
 
 func (ec *executionContext) _SyncVersionsPayload(ctx context.Context, sel ast.SelectionSet, obj *SyncVersionsPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, syncVersionsPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, syncVersionsPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25928,7 +25928,7 @@ func (ec *executionContext) _SyncVersionsPayload(ctx context.Context, sel ast.Se
 var triggerBuildPayloadImplementors = []string{"TriggerBuildPayload"}
 
 func (ec *executionContext) _TriggerBuildPayload(ctx context.Context, sel ast.SelectionSet, obj *TriggerBuildPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, triggerBuildPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, triggerBuildPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25981,7 +25981,7 @@ func (ec *executionContext) _TriggerBuildPayload(ctx context.Context, sel ast.Se
 var updateProjectPayloadImplementors = []string{"UpdateProjectPayload"}
 
 func (ec *executionContext) _UpdateProjectPayload(ctx context.Context, sel ast.SelectionSet, obj *UpdateProjectPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, updateProjectPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, updateProjectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26019,7 +26019,7 @@ func (ec *executionContext) _UpdateProjectPayload(ctx context.Context, sel ast.S
 var updateRedirectPayloadImplementors = []string{"UpdateRedirectPayload"}
 
 func (ec *executionContext) _UpdateRedirectPayload(ctx context.Context, sel ast.SelectionSet, obj *UpdateRedirectPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, updateRedirectPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, updateRedirectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26057,7 +26057,7 @@ func (ec *executionContext) _UpdateRedirectPayload(ctx context.Context, sel ast.
 var updateVersionPayloadImplementors = []string{"UpdateVersionPayload"}
 
 func (ec *executionContext) _UpdateVersionPayload(ctx context.Context, sel ast.SelectionSet, obj *UpdateVersionPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, updateVersionPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, updateVersionPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26095,7 +26095,7 @@ func (ec *executionContext) _UpdateVersionPayload(ctx context.Context, sel ast.S
 var uploadUrlImplementors = []string{"UploadUrl"}
 
 func (ec *executionContext) _UploadUrl(ctx context.Context, sel ast.SelectionSet, obj *UploadURL) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, uploadUrlImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, uploadUrlImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26133,7 +26133,7 @@ func (ec *executionContext) _UploadUrl(ctx context.Context, sel ast.SelectionSet
 var userImplementors = []string{"User", "Node"}
 
 func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj *store.User) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, userImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, userImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26194,7 +26194,7 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 var userConnectionImplementors = []string{"UserConnection"}
 
 func (ec *executionContext) _UserConnection(ctx context.Context, sel ast.SelectionSet, obj *UserConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, userConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, userConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26242,7 +26242,7 @@ func (ec *executionContext) _UserConnection(ctx context.Context, sel ast.Selecti
 var userEdgeImplementors = []string{"UserEdge"}
 
 func (ec *executionContext) _UserEdge(ctx context.Context, sel ast.SelectionSet, obj *UserEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, userEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, userEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26280,7 +26280,7 @@ func (ec *executionContext) _UserEdge(ctx context.Context, sel ast.SelectionSet,
 var userErrorImplementors = []string{"UserError"}
 
 func (ec *executionContext) _UserError(ctx context.Context, sel ast.SelectionSet, obj *errs.UserError) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, userErrorImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, userErrorImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26323,7 +26323,7 @@ func (ec *executionContext) _UserError(ctx context.Context, sel ast.SelectionSet
 var versionImplementors = []string{"Version", "Node"}
 
 func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, obj *VersionView) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, versionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, versionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26467,7 +26467,7 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 var versionConnectionImplementors = []string{"VersionConnection"}
 
 func (ec *executionContext) _VersionConnection(ctx context.Context, sel ast.SelectionSet, obj *VersionConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, versionConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, versionConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26515,7 +26515,7 @@ func (ec *executionContext) _VersionConnection(ctx context.Context, sel ast.Sele
 var versionDashboardUrlsImplementors = []string{"VersionDashboardUrls"}
 
 func (ec *executionContext) _VersionDashboardUrls(ctx context.Context, sel ast.SelectionSet, obj *VersionDashboardUrls) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, versionDashboardUrlsImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, versionDashboardUrlsImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26548,7 +26548,7 @@ func (ec *executionContext) _VersionDashboardUrls(ctx context.Context, sel ast.S
 var versionEdgeImplementors = []string{"VersionEdge"}
 
 func (ec *executionContext) _VersionEdge(ctx context.Context, sel ast.SelectionSet, obj *VersionEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, versionEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, versionEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26586,7 +26586,7 @@ func (ec *executionContext) _VersionEdge(ctx context.Context, sel ast.SelectionS
 var versionUrlsImplementors = []string{"VersionUrls"}
 
 func (ec *executionContext) _VersionUrls(ctx context.Context, sel ast.SelectionSet, obj *VersionUrls) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, versionUrlsImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, versionUrlsImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26629,7 +26629,7 @@ func (ec *executionContext) _VersionUrls(ctx context.Context, sel ast.SelectionS
 var __DirectiveImplementors = []string{"__Directive"}
 
 func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionSet, obj *introspection.Directive) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __DirectiveImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, __DirectiveImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26682,7 +26682,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 var __EnumValueImplementors = []string{"__EnumValue"}
 
 func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionSet, obj *introspection.EnumValue) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __EnumValueImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, __EnumValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26730,7 +26730,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 var __FieldImplementors = []string{"__Field"}
 
 func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, obj *introspection.Field) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __FieldImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, __FieldImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26788,7 +26788,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 var __InputValueImplementors = []string{"__InputValue"}
 
 func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.SelectionSet, obj *introspection.InputValue) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __InputValueImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, __InputValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26846,7 +26846,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 var __SchemaImplementors = []string{"__Schema"}
 
 func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet, obj *introspection.Schema) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __SchemaImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, __SchemaImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26904,7 +26904,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 var __TypeImplementors = []string{"__Type"}
 
 func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, obj *introspection.Type) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __TypeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, __TypeImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)

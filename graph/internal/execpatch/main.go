@@ -1,4 +1,4 @@
-// Command execpatch rewrites five places in the executor that gqlgen
+// Command execpatch rewrites six places in the executor that gqlgen
 // generates (graph/generated.go) to call functions of package graph
 // (graph/execpatch.go), so that REST's internal reads do not pay for what
 // they do not need (issue 14). gqlgen has no option for any of them.
@@ -22,7 +22,11 @@
 //     and the field has no directive, and otherwise calls ResolveField.
 //   - graphql.NewScalarFieldContext, which makes a closure for every scalar
 //     field it is called for, becomes newScalarFieldContext, which gives the
-//     fields of the common scalars one made once.
+//     fields of the schema's scalars and enums one made once.
+//   - graphql.CollectFields, which hashes the names of an object's
+//     implementors on every call, becomes collectFields, which under primed
+//     reads caches the fields by the identity of the selection and of the
+//     implementors' slice, and otherwise calls CollectFields.
 //
 // `go generate ./...` runs it after gqlgen (graph/doc.go):
 //
@@ -115,6 +119,13 @@ var rewrites = []rewrite{
 		from:  "return graphql.ResolveField(\n",
 		to:    "return resolveField(\n",
 		stray: regexp.MustCompile(`\bgraphql\.ResolveField\b`),
+	},
+	{
+		// An object's marshal function, whose ctx is the object's.
+		name:  "field collection",
+		from:  "fields := graphql.CollectFields(ec.OperationContext, sel, ",
+		to:    "fields := collectFields(ctx, ec.OperationContext, sel, ",
+		stray: regexp.MustCompile(`\bgraphql\.CollectFields\b`),
 	},
 	{
 		name:  "scalar field context",

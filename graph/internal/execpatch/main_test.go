@@ -97,6 +97,7 @@ func TestPatch(t *testing.T) {
 		"return out\n", "return marshalObject(fields, out)\n",
 		"return graphql.ResolveField(\n", "return resolveField(\n",
 		"return graphql.NewScalarFieldContext(", "return newScalarFieldContext(",
+		"fields := graphql.CollectFields(ec.OperationContext, sel, ", "fields := collectFields(ctx, ec.OperationContext, sel, ",
 	).Replace(generated)
 	if string(got) != want {
 		t.Errorf("patched:\n%s\nwant:\n%s", got, want)
@@ -141,6 +142,10 @@ func TestPatchRefuses(t *testing.T) {
 			`no "return graphql.NewScalarFieldContext(" any more`},
 		{"another scalar field context form", "return ret\n}", "_ = graphql.NewScalarFieldContext\n\treturn ret\n}",
 			`has "graphql.NewScalarFieldContext" in a form execpatch does not rewrite`},
+		{"no field collection", "graphql.CollectFields(ec.OperationContext, sel, ", "graphql.CollectFieldsCtx(ec.OperationContext, sel, ",
+			`no "fields := graphql.CollectFields(ec.OperationContext, sel, " any more`},
+		{"another field collection form", "return ret\n}", "_ = graphql.CollectFields(ec.OperationContext, nil, nil)\n\treturn ret\n}",
+			`has "graphql.CollectFields" in a form execpatch does not rewrite`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := strings.Replace(generated, tc.from, tc.to, 1)
