@@ -3,13 +3,17 @@ package graph
 import (
 	"context"
 	"io"
+	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 )
 
-// The generated executor (generated.go) calls marshalSlice, newDeferredGroup
-// and marshalObject where gqlgen writes graphql.MarshalSliceConcurrently,
-// graphql.NewDeferredGroup and an object's `return out`:
+// The generated executor (generated.go) calls marshalSlice, newDeferredGroup,
+// marshalObject, collectFields, resolveField and newScalarFieldContext
+// (resolvefield.go) where gqlgen writes graphql.MarshalSliceConcurrently,
+// graphql.NewDeferredGroup, an object's `return out`, graphql.CollectFields,
+// graphql.ResolveField and graphql.NewScalarFieldContext:
 // graph/internal/execpatch rewrites them when `go generate ./...` has run
 // gqlgen (issue 14).
 
@@ -17,20 +21,79 @@ import (
 // elements make already done (see withPrimedReads).
 type primedReadsKey struct{}
 
+// primedOperation is what a context marked by withPrimedReads holds: the
+// state its operation's rewritten executor code shares.
+type primedOperation struct {
+	// mu guards collected: the fields of an object that the generated code
+	// resolves concurrently (FieldSet.Dispatch) marshal their objects on
+	// goroutines of their own.
+	mu sync.Mutex
+	// collected is collectFields' cache: the fields of a selection set on
+	// an object type, as graphql.CollectFields collected them.
+	collected map[collectKey][]graphql.CollectedField
+}
+
 // withPrimedReads returns ctx marked as running an operation whose reads the
 // lookahead primes (prefetch.go): no resolver under one of its lists waits
 // for a loader's batch, so the elements of its lists are marshalled one after
 // another instead of in a goroutine each. An element that did wait would wait
 // alone, and so would every element after it: only operations proved not to
-// wait (TestRESTWaitsForNoLoader) may run marked.
+// wait (TestRESTWaitsForNoLoader) may run marked. A context is marked for one
+// operation: the mark holds that operation's state.
 func withPrimedReads(ctx context.Context) context.Context {
-	return context.WithValue(ctx, primedReadsKey{}, true)
+	return context.WithValue(ctx, primedReadsKey{}, &primedOperation{})
+}
+
+// primedOperationOf returns the state of ctx's operation when ctx is marked
+// by withPrimedReads, nil otherwise.
+func primedOperationOf(ctx context.Context) *primedOperation {
+	op, _ := ctx.Value(primedReadsKey{}).(*primedOperation)
+	return op
 }
 
 // readsPrimed reports whether ctx is marked by withPrimedReads.
 func readsPrimed(ctx context.Context) bool {
-	primed, _ := ctx.Value(primedReadsKey{}).(bool)
-	return primed
+	return primedOperationOf(ctx) != nil
+}
+
+// collectKey identifies a call of graphql.CollectFields within an operation:
+// the selection set (its first element and length, as gqlgen's own cache
+// key) and the implementors, which the generated code passes as one of its
+// package-level slices, so that the slice's first element identifies it.
+type collectKey struct {
+	sel          *ast.Selection
+	selLen       int
+	implementors *string
+}
+
+// collectFields is graphql.CollectFields(oc, sel, implementors), whose
+// results it has (the generated executor calls it there with the ctx of the
+// object being marshalled: graph/internal/execpatch). Under withPrimedReads
+// it caches the result in the operation's state by the identity of sel and
+// implementors, where graphql.CollectFields hashes the names of the
+// implementors, allocating, on every call before it looks in its own
+// per-operation cache. Both caches last the operation (whose variables, which
+// @skip and @include read, do not change), so the answer is the same.
+func collectFields(ctx context.Context, oc *graphql.OperationContext, sel ast.SelectionSet, implementors []string) []graphql.CollectedField {
+	op := primedOperationOf(ctx)
+	if op == nil || len(sel) == 0 || len(implementors) == 0 {
+		return graphql.CollectFields(oc, sel, implementors)
+	}
+	key := collectKey{sel: &sel[0], selLen: len(sel), implementors: &implementors[0]}
+	op.mu.Lock()
+	fields, ok := op.collected[key]
+	op.mu.Unlock()
+	if ok {
+		return fields
+	}
+	fields = graphql.CollectFields(oc, sel, implementors)
+	op.mu.Lock()
+	if op.collected == nil {
+		op.collected = map[collectKey][]graphql.CollectedField{}
+	}
+	op.collected[key] = fields
+	op.mu.Unlock()
+	return fields
 }
 
 // marshalSlice is graphql.MarshalSliceConcurrently, whose signature and

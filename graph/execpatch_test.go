@@ -154,12 +154,7 @@ func TestDefer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, slug := range []string{"one", "two"} {
-		if _, err := s.ImportProject(ctx, store.ProjectImport{Name: slug, Slug: slug, Repo: "https://github.com/a/" + slug,
-			RepoType: "git", Language: "en", ProgrammingLanguage: "words", MaintainerID: u.ID, IntegrationType: store.GitHubWebhook}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	importProjects(t, s, u, "one", "two")
 	r := &Resolver{Store: s}
 	cfg := schemaConfig(r)
 	cfg.Schema = nil // the generated schema, with gqlparser's @defer
@@ -168,15 +163,7 @@ func TestDefer(t *testing.T) {
 	const query = `{ projects(limit: 2) { nodes { slug ... @defer(label: "later") { viewerIsMaintainer } } } }`
 	for _, primed := range []bool{false, true} {
 		t.Run(fmt.Sprintf("primed=%v", primed), func(t *testing.T) {
-			ctx := graphql.StartOperationTrace(WithUser(context.Background(), u))
-			opCtx, gqlErrs := exec.CreateOperationContext(ctx, &graphql.RawParams{Query: query})
-			if gqlErrs != nil {
-				t.Fatal(gqlErrs)
-			}
-			if primed {
-				ctx = withPrimedReads(ctx)
-			}
-			handle, ctx := exec.DispatchOperation(ctx, opCtx)
+			handle, ctx := dispatch(t, exec, u, query, primed)
 			var got []string
 			var hasNext []bool
 			for resp := handle(ctx); resp != nil; resp = handle(ctx) {
@@ -207,6 +194,32 @@ func TestDefer(t *testing.T) {
 	}
 }
 
+// importProjects imports a project of each slug, maintained by u.
+func importProjects(t *testing.T, s *store.Store, u *store.User, slugs ...string) {
+	t.Helper()
+	for _, slug := range slugs {
+		if _, err := s.ImportProject(context.Background(), store.ProjectImport{Name: slug, Slug: slug, Repo: "https://github.com/a/" + slug,
+			RepoType: "git", Language: "en", ProgrammingLanguage: "words", MaintainerID: u.ID, IntegrationType: store.GitHubWebhook}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// dispatch starts query on exec as u, marked by withPrimedReads when primed,
+// and returns its response handler and the context to call it with.
+func dispatch(t *testing.T, exec *executor.Executor, u *store.User, query string, primed bool) (graphql.ResponseHandler, context.Context) {
+	t.Helper()
+	ctx := graphql.StartOperationTrace(WithUser(context.Background(), u))
+	opCtx, gqlErrs := exec.CreateOperationContext(ctx, &graphql.RawParams{Query: query})
+	if gqlErrs != nil {
+		t.Fatal(gqlErrs)
+	}
+	if primed {
+		ctx = withPrimedReads(ctx)
+	}
+	return exec.DispatchOperation(ctx, opCtx)
+}
+
 // TestMarshalObject checks that marshalObject writes what the field set it
 // replaces writes, an alias collected twice included.
 func TestMarshalObject(t *testing.T) {
@@ -235,5 +248,65 @@ func TestMarshalObject(t *testing.T) {
 				t.Errorf("marshalObject wrote %s, the field set %s, want %s", got.String(), fromFieldSet.String(), tc.want)
 			}
 		})
+	}
+}
+
+// TestCollectFields checks that collectFields answers what
+// graphql.CollectFields answers, for one selection on two object types and
+// with a field that @include leaves out, marked by withPrimedReads or not,
+// and that the marked form keeps each (selection, type) pair in the
+// operation's cache.
+func TestCollectFields(t *testing.T) {
+	exec := executor.New(NewExecutableSchema(Config{}))
+	const query = `query($with: Boolean!) { node(id: "x") { id ... on Project { slug name @include(if: $with) } ... on Build { state { code } } } }`
+	for _, with := range []bool{false, true} {
+		for _, primed := range []bool{false, true} {
+			t.Run(fmt.Sprintf("with=%v/primed=%v", with, primed), func(t *testing.T) {
+				ctx := graphql.StartOperationTrace(context.Background())
+				params := &graphql.RawParams{Query: query, Variables: map[string]any{"with": with}}
+				opCtx, gqlErrs := exec.CreateOperationContext(ctx, params)
+				if gqlErrs != nil {
+					t.Fatal(gqlErrs)
+				}
+				ref, gqlErrs := exec.CreateOperationContext(ctx, params)
+				if gqlErrs != nil {
+					t.Fatal(gqlErrs)
+				}
+				if primed {
+					ctx = withPrimedReads(ctx)
+				}
+				sel := opCtx.Operation.SelectionSet[0].(*ast.Field).SelectionSet
+				refSel := ref.Operation.SelectionSet[0].(*ast.Field).SelectionSet
+				aliases := func(fields []graphql.CollectedField) []string {
+					var names []string
+					for _, f := range fields {
+						names = append(names, f.Alias)
+					}
+					return names
+				}
+				for _, tc := range []struct {
+					implementors []string
+					want         []string
+				}{
+					{projectImplementors, []string{"id", "slug", "name"}},
+					{buildImplementors, []string{"id", "state"}},
+				} {
+					if !with && tc.want[len(tc.want)-1] == "name" {
+						tc.want = tc.want[:len(tc.want)-1]
+					}
+					first := collectFields(ctx, opCtx, sel, tc.implementors)
+					again := collectFields(ctx, opCtx, sel, tc.implementors)
+					if got := aliases(first); !slices.Equal(got, tc.want) || !reflect.DeepEqual(first, graphql.CollectFields(ref, refSel, tc.implementors)) {
+						t.Errorf("%v: collected %v, want %v as graphql.CollectFields", tc.implementors, got, tc.want)
+					}
+					if !reflect.DeepEqual(again, first) {
+						t.Errorf("%v: collected %v, then %v", tc.implementors, aliases(first), aliases(again))
+					}
+				}
+				if op := primedOperationOf(ctx); primed && len(op.collected) != 2 {
+					t.Errorf("the operation's cache holds %d selections, want 2 (one per type)", len(op.collected))
+				}
+			})
+		}
 	}
 }

@@ -7883,7 +7883,7 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 // region    **************************** field.gotpl *****************************
 
 func (ec *executionContext) _AddMaintainerPayload_project(ctx context.Context, field graphql.CollectedField, obj *AddMaintainerPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -7915,7 +7915,7 @@ func (ec *executionContext) fieldContext_AddMaintainerPayload_project(_ context.
 }
 
 func (ec *executionContext) _AddMaintainerPayload_errors(ctx context.Context, field graphql.CollectedField, obj *AddMaintainerPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -7947,7 +7947,7 @@ func (ec *executionContext) fieldContext_AddMaintainerPayload_errors(_ context.C
 }
 
 func (ec *executionContext) _ApiToken_id(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -7966,11 +7966,11 @@ func (ec *executionContext) _ApiToken_id(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_ApiToken_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApiToken", field, true, true, "ID")
+	return newScalarFieldContext("ApiToken", field, true, true, "ID")
 }
 
 func (ec *executionContext) _ApiToken_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -7989,11 +7989,11 @@ func (ec *executionContext) _ApiToken_databaseId(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_ApiToken_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApiToken", field, false, false, "Int")
+	return newScalarFieldContext("ApiToken", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ApiToken_prefix(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8012,11 +8012,11 @@ func (ec *executionContext) _ApiToken_prefix(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_ApiToken_prefix(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApiToken", field, false, false, "String")
+	return newScalarFieldContext("ApiToken", field, false, false, "String")
 }
 
 func (ec *executionContext) _ApiToken_name(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8035,11 +8035,11 @@ func (ec *executionContext) _ApiToken_name(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_ApiToken_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApiToken", field, false, false, "String")
+	return newScalarFieldContext("ApiToken", field, false, false, "String")
 }
 
 func (ec *executionContext) _ApiToken_created(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8058,11 +8058,11 @@ func (ec *executionContext) _ApiToken_created(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_ApiToken_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ApiToken", field, false, false, "Time")
+	return newScalarFieldContext("ApiToken", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Build_id(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8081,11 +8081,11 @@ func (ec *executionContext) _Build_id(ctx context.Context, field graphql.Collect
 	)
 }
 func (ec *executionContext) fieldContext_Build_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, false, "ID")
+	return newScalarFieldContext("Build", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Build_databaseId(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8104,11 +8104,11 @@ func (ec *executionContext) _Build_databaseId(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Build_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "Int")
+	return newScalarFieldContext("Build", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Build_project(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8140,7 +8140,7 @@ func (ec *executionContext) fieldContext_Build_project(_ context.Context, field 
 }
 
 func (ec *executionContext) _Build_version(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8172,7 +8172,7 @@ func (ec *executionContext) fieldContext_Build_version(_ context.Context, field 
 }
 
 func (ec *executionContext) _Build_versionSlug(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8191,11 +8191,11 @@ func (ec *executionContext) _Build_versionSlug(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Build_versionSlug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "String")
+	return newScalarFieldContext("Build", field, false, false, "String")
 }
 
 func (ec *executionContext) _Build_state(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8227,7 +8227,7 @@ func (ec *executionContext) fieldContext_Build_state(_ context.Context, field gr
 }
 
 func (ec *executionContext) _Build_success(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8246,11 +8246,11 @@ func (ec *executionContext) _Build_success(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Build_success(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, false, "Boolean")
+	return newScalarFieldContext("Build", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Build_storedSuccess(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8269,11 +8269,11 @@ func (ec *executionContext) _Build_storedSuccess(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Build_storedSuccess(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "Boolean")
+	return newScalarFieldContext("Build", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Build_error(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8292,11 +8292,11 @@ func (ec *executionContext) _Build_error(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Build_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, false, "String")
+	return newScalarFieldContext("Build", field, true, false, "String")
 }
 
 func (ec *executionContext) _Build_exitCode(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8315,11 +8315,11 @@ func (ec *executionContext) _Build_exitCode(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Build_exitCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "Int")
+	return newScalarFieldContext("Build", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Build_commit(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8338,11 +8338,11 @@ func (ec *executionContext) _Build_commit(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Build_commit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "String")
+	return newScalarFieldContext("Build", field, false, false, "String")
 }
 
 func (ec *executionContext) _Build_type(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8361,11 +8361,11 @@ func (ec *executionContext) _Build_type(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Build_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "String")
+	return newScalarFieldContext("Build", field, false, false, "String")
 }
 
 func (ec *executionContext) _Build_created(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8384,11 +8384,11 @@ func (ec *executionContext) _Build_created(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Build_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "Time")
+	return newScalarFieldContext("Build", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Build_started(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8407,11 +8407,11 @@ func (ec *executionContext) _Build_started(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Build_started(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "Time")
+	return newScalarFieldContext("Build", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Build_finished(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8430,11 +8430,11 @@ func (ec *executionContext) _Build_finished(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Build_finished(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "Time")
+	return newScalarFieldContext("Build", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Build_duration(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8453,11 +8453,11 @@ func (ec *executionContext) _Build_duration(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Build_duration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "Int")
+	return newScalarFieldContext("Build", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Build_config(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8476,11 +8476,11 @@ func (ec *executionContext) _Build_config(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Build_config(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, false, "JSON")
+	return newScalarFieldContext("Build", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Build_commands(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8512,7 +8512,7 @@ func (ec *executionContext) fieldContext_Build_commands(_ context.Context, field
 }
 
 func (ec *executionContext) _Build_docsUrl(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8531,11 +8531,11 @@ func (ec *executionContext) _Build_docsUrl(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Build_docsUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, false, "String")
+	return newScalarFieldContext("Build", field, true, false, "String")
 }
 
 func (ec *executionContext) _Build_urls(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8567,7 +8567,7 @@ func (ec *executionContext) fieldContext_Build_urls(_ context.Context, field gra
 }
 
 func (ec *executionContext) _Build_versionName(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8586,11 +8586,11 @@ func (ec *executionContext) _Build_versionName(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Build_versionName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "String")
+	return newScalarFieldContext("Build", field, false, false, "String")
 }
 
 func (ec *executionContext) _Build_versionType(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8609,11 +8609,11 @@ func (ec *executionContext) _Build_versionType(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Build_versionType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "VersionType")
+	return newScalarFieldContext("Build", field, false, false, "VersionType")
 }
 
 func (ec *executionContext) _Build_readthedocsYamlPath(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8632,11 +8632,11 @@ func (ec *executionContext) _Build_readthedocsYamlPath(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_Build_readthedocsYamlPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, false, false, "String")
+	return newScalarFieldContext("Build", field, false, false, "String")
 }
 
 func (ec *executionContext) _Build_commitUrl(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8655,11 +8655,11 @@ func (ec *executionContext) _Build_commitUrl(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Build_commitUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, false, "String")
+	return newScalarFieldContext("Build", field, true, false, "String")
 }
 
 func (ec *executionContext) _Build_errorId(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8678,11 +8678,11 @@ func (ec *executionContext) _Build_errorId(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Build_errorId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, false, "String")
+	return newScalarFieldContext("Build", field, true, false, "String")
 }
 
 func (ec *executionContext) _Build_notifications(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8726,7 +8726,7 @@ func (ec *executionContext) fieldContext_Build_notifications(ctx context.Context
 }
 
 func (ec *executionContext) _Build_notification(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8770,7 +8770,7 @@ func (ec *executionContext) fieldContext_Build_notification(ctx context.Context,
 }
 
 func (ec *executionContext) _Build_viewerCanCancel(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8789,11 +8789,11 @@ func (ec *executionContext) _Build_viewerCanCancel(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Build_viewerCanCancel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, true, "Boolean")
+	return newScalarFieldContext("Build", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _Build_viewerCanRetry(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8812,11 +8812,11 @@ func (ec *executionContext) _Build_viewerCanRetry(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Build_viewerCanRetry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Build", field, true, true, "Boolean")
+	return newScalarFieldContext("Build", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _BuildCommand_id(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8835,11 +8835,11 @@ func (ec *executionContext) _BuildCommand_id(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "Int")
+	return newScalarFieldContext("BuildCommand", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BuildCommand_buildId(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8858,11 +8858,11 @@ func (ec *executionContext) _BuildCommand_buildId(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_buildId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "Int")
+	return newScalarFieldContext("BuildCommand", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BuildCommand_description(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8881,11 +8881,11 @@ func (ec *executionContext) _BuildCommand_description(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "String")
+	return newScalarFieldContext("BuildCommand", field, false, false, "String")
 }
 
 func (ec *executionContext) _BuildCommand_command(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8904,11 +8904,11 @@ func (ec *executionContext) _BuildCommand_command(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_command(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "String")
+	return newScalarFieldContext("BuildCommand", field, false, false, "String")
 }
 
 func (ec *executionContext) _BuildCommand_output(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8927,11 +8927,11 @@ func (ec *executionContext) _BuildCommand_output(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_output(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "String")
+	return newScalarFieldContext("BuildCommand", field, false, false, "String")
 }
 
 func (ec *executionContext) _BuildCommand_exitCode(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8950,11 +8950,11 @@ func (ec *executionContext) _BuildCommand_exitCode(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_exitCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "Int")
+	return newScalarFieldContext("BuildCommand", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BuildCommand_runTime(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8973,11 +8973,11 @@ func (ec *executionContext) _BuildCommand_runTime(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_runTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, true, false, "Int")
+	return newScalarFieldContext("BuildCommand", field, true, false, "Int")
 }
 
 func (ec *executionContext) _BuildCommand_startTime(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -8996,11 +8996,11 @@ func (ec *executionContext) _BuildCommand_startTime(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_startTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "Time")
+	return newScalarFieldContext("BuildCommand", field, false, false, "Time")
 }
 
 func (ec *executionContext) _BuildCommand_endTime(ctx context.Context, field graphql.CollectedField, obj *store.BuildCommand) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9019,11 +9019,11 @@ func (ec *executionContext) _BuildCommand_endTime(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_BuildCommand_endTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildCommand", field, false, false, "Time")
+	return newScalarFieldContext("BuildCommand", field, false, false, "Time")
 }
 
 func (ec *executionContext) _BuildConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *BuildConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9042,11 +9042,11 @@ func (ec *executionContext) _BuildConnection_totalCount(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_BuildConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildConnection", field, false, false, "Int")
+	return newScalarFieldContext("BuildConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BuildConnection_edges(ctx context.Context, field graphql.CollectedField, obj *BuildConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9078,7 +9078,7 @@ func (ec *executionContext) fieldContext_BuildConnection_edges(_ context.Context
 }
 
 func (ec *executionContext) _BuildConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *BuildConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9110,7 +9110,7 @@ func (ec *executionContext) fieldContext_BuildConnection_nodes(_ context.Context
 }
 
 func (ec *executionContext) _BuildConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *BuildConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9142,7 +9142,7 @@ func (ec *executionContext) fieldContext_BuildConnection_pageInfo(_ context.Cont
 }
 
 func (ec *executionContext) _BuildEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *BuildEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9161,11 +9161,11 @@ func (ec *executionContext) _BuildEdge_cursor(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_BuildEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildEdge", field, false, false, "String")
+	return newScalarFieldContext("BuildEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _BuildEdge_node(ctx context.Context, field graphql.CollectedField, obj *BuildEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9197,7 +9197,7 @@ func (ec *executionContext) fieldContext_BuildEdge_node(_ context.Context, field
 }
 
 func (ec *executionContext) _BuildState_code(ctx context.Context, field graphql.CollectedField, obj *store.BuildState) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9216,11 +9216,11 @@ func (ec *executionContext) _BuildState_code(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_BuildState_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildState", field, false, false, "BuildStateCode")
+	return newScalarFieldContext("BuildState", field, false, false, "BuildStateCode")
 }
 
 func (ec *executionContext) _BuildState_name(ctx context.Context, field graphql.CollectedField, obj *store.BuildState) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9239,11 +9239,11 @@ func (ec *executionContext) _BuildState_name(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_BuildState_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildState", field, false, false, "String")
+	return newScalarFieldContext("BuildState", field, false, false, "String")
 }
 
 func (ec *executionContext) _BuildUrls_build(ctx context.Context, field graphql.CollectedField, obj *BuildUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9262,11 +9262,11 @@ func (ec *executionContext) _BuildUrls_build(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_BuildUrls_build(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildUrls", field, false, false, "String")
+	return newScalarFieldContext("BuildUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _BuildUrls_project(ctx context.Context, field graphql.CollectedField, obj *BuildUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9285,11 +9285,11 @@ func (ec *executionContext) _BuildUrls_project(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_BuildUrls_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildUrls", field, false, false, "String")
+	return newScalarFieldContext("BuildUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _BuildUrls_version(ctx context.Context, field graphql.CollectedField, obj *BuildUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9308,11 +9308,11 @@ func (ec *executionContext) _BuildUrls_version(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_BuildUrls_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("BuildUrls", field, false, false, "String")
+	return newScalarFieldContext("BuildUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _CancelBuildPayload_build(ctx context.Context, field graphql.CollectedField, obj *CancelBuildPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9344,7 +9344,7 @@ func (ec *executionContext) fieldContext_CancelBuildPayload_build(_ context.Cont
 }
 
 func (ec *executionContext) _CancelBuildPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CancelBuildPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9376,7 +9376,7 @@ func (ec *executionContext) fieldContext_CancelBuildPayload_errors(_ context.Con
 }
 
 func (ec *executionContext) _Choice_code(ctx context.Context, field graphql.CollectedField, obj *store.Choice) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9395,11 +9395,11 @@ func (ec *executionContext) _Choice_code(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Choice_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Choice", field, false, false, "String")
+	return newScalarFieldContext("Choice", field, false, false, "String")
 }
 
 func (ec *executionContext) _Choice_name(ctx context.Context, field graphql.CollectedField, obj *store.Choice) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9418,11 +9418,11 @@ func (ec *executionContext) _Choice_name(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Choice_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Choice", field, false, false, "String")
+	return newScalarFieldContext("Choice", field, false, false, "String")
 }
 
 func (ec *executionContext) _CompleteUploadPayload_outcome(ctx context.Context, field graphql.CollectedField, obj *CompleteUploadPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9441,11 +9441,11 @@ func (ec *executionContext) _CompleteUploadPayload_outcome(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_CompleteUploadPayload_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CompleteUploadPayload", field, false, false, "String")
+	return newScalarFieldContext("CompleteUploadPayload", field, false, false, "String")
 }
 
 func (ec *executionContext) _CompleteUploadPayload_build(ctx context.Context, field graphql.CollectedField, obj *CompleteUploadPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9477,7 +9477,7 @@ func (ec *executionContext) fieldContext_CompleteUploadPayload_build(_ context.C
 }
 
 func (ec *executionContext) _CompleteUploadPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CompleteUploadPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9509,7 +9509,7 @@ func (ec *executionContext) fieldContext_CompleteUploadPayload_errors(_ context.
 }
 
 func (ec *executionContext) _CreateApiTokenPayload_apiToken(ctx context.Context, field graphql.CollectedField, obj *CreateAPITokenPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9541,7 +9541,7 @@ func (ec *executionContext) fieldContext_CreateApiTokenPayload_apiToken(_ contex
 }
 
 func (ec *executionContext) _CreateApiTokenPayload_key(ctx context.Context, field graphql.CollectedField, obj *CreateAPITokenPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9560,11 +9560,11 @@ func (ec *executionContext) _CreateApiTokenPayload_key(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_CreateApiTokenPayload_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CreateApiTokenPayload", field, false, false, "String")
+	return newScalarFieldContext("CreateApiTokenPayload", field, false, false, "String")
 }
 
 func (ec *executionContext) _CreateApiTokenPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateAPITokenPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9596,7 +9596,7 @@ func (ec *executionContext) fieldContext_CreateApiTokenPayload_errors(_ context.
 }
 
 func (ec *executionContext) _CreateEnvironmentVariablePayload_environmentVariable(ctx context.Context, field graphql.CollectedField, obj *CreateEnvironmentVariablePayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9628,7 +9628,7 @@ func (ec *executionContext) fieldContext_CreateEnvironmentVariablePayload_enviro
 }
 
 func (ec *executionContext) _CreateEnvironmentVariablePayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateEnvironmentVariablePayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9660,7 +9660,7 @@ func (ec *executionContext) fieldContext_CreateEnvironmentVariablePayload_errors
 }
 
 func (ec *executionContext) _CreateIntegrationPayload_integration(ctx context.Context, field graphql.CollectedField, obj *CreateIntegrationPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9692,7 +9692,7 @@ func (ec *executionContext) fieldContext_CreateIntegrationPayload_integration(_ 
 }
 
 func (ec *executionContext) _CreateIntegrationPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateIntegrationPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9724,7 +9724,7 @@ func (ec *executionContext) fieldContext_CreateIntegrationPayload_errors(_ conte
 }
 
 func (ec *executionContext) _CreateRedirectPayload_redirect(ctx context.Context, field graphql.CollectedField, obj *CreateRedirectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9756,7 +9756,7 @@ func (ec *executionContext) fieldContext_CreateRedirectPayload_redirect(_ contex
 }
 
 func (ec *executionContext) _CreateRedirectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateRedirectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9788,7 +9788,7 @@ func (ec *executionContext) fieldContext_CreateRedirectPayload_errors(_ context.
 }
 
 func (ec *executionContext) _CreateSubprojectPayload_subproject(ctx context.Context, field graphql.CollectedField, obj *CreateSubprojectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9820,7 +9820,7 @@ func (ec *executionContext) fieldContext_CreateSubprojectPayload_subproject(_ co
 }
 
 func (ec *executionContext) _CreateSubprojectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateSubprojectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9852,7 +9852,7 @@ func (ec *executionContext) fieldContext_CreateSubprojectPayload_errors(_ contex
 }
 
 func (ec *executionContext) _DeleteEnvironmentVariablePayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteEnvironmentVariablePayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9871,11 +9871,11 @@ func (ec *executionContext) _DeleteEnvironmentVariablePayload_deletedId(ctx cont
 	)
 }
 func (ec *executionContext) fieldContext_DeleteEnvironmentVariablePayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DeleteEnvironmentVariablePayload", field, false, false, "ID")
+	return newScalarFieldContext("DeleteEnvironmentVariablePayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DeleteEnvironmentVariablePayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteEnvironmentVariablePayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9907,7 +9907,7 @@ func (ec *executionContext) fieldContext_DeleteEnvironmentVariablePayload_errors
 }
 
 func (ec *executionContext) _DeleteIntegrationPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteIntegrationPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9926,11 +9926,11 @@ func (ec *executionContext) _DeleteIntegrationPayload_deletedId(ctx context.Cont
 	)
 }
 func (ec *executionContext) fieldContext_DeleteIntegrationPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DeleteIntegrationPayload", field, false, false, "ID")
+	return newScalarFieldContext("DeleteIntegrationPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DeleteIntegrationPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteIntegrationPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9962,7 +9962,7 @@ func (ec *executionContext) fieldContext_DeleteIntegrationPayload_errors(_ conte
 }
 
 func (ec *executionContext) _DeleteProjectPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteProjectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -9981,11 +9981,11 @@ func (ec *executionContext) _DeleteProjectPayload_deletedId(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_DeleteProjectPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DeleteProjectPayload", field, false, false, "ID")
+	return newScalarFieldContext("DeleteProjectPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DeleteProjectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteProjectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10017,7 +10017,7 @@ func (ec *executionContext) fieldContext_DeleteProjectPayload_errors(_ context.C
 }
 
 func (ec *executionContext) _DeleteRedirectPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteRedirectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10036,11 +10036,11 @@ func (ec *executionContext) _DeleteRedirectPayload_deletedId(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_DeleteRedirectPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DeleteRedirectPayload", field, false, false, "ID")
+	return newScalarFieldContext("DeleteRedirectPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DeleteRedirectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteRedirectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10072,7 +10072,7 @@ func (ec *executionContext) fieldContext_DeleteRedirectPayload_errors(_ context.
 }
 
 func (ec *executionContext) _DeleteSubprojectPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteSubprojectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10091,11 +10091,11 @@ func (ec *executionContext) _DeleteSubprojectPayload_deletedId(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_DeleteSubprojectPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DeleteSubprojectPayload", field, false, false, "ID")
+	return newScalarFieldContext("DeleteSubprojectPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DeleteSubprojectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteSubprojectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10127,7 +10127,7 @@ func (ec *executionContext) fieldContext_DeleteSubprojectPayload_errors(_ contex
 }
 
 func (ec *executionContext) _Downloads_pdf(ctx context.Context, field graphql.CollectedField, obj *Downloads) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10146,11 +10146,11 @@ func (ec *executionContext) _Downloads_pdf(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Downloads_pdf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Downloads", field, false, false, "String")
+	return newScalarFieldContext("Downloads", field, false, false, "String")
 }
 
 func (ec *executionContext) _Downloads_htmlzip(ctx context.Context, field graphql.CollectedField, obj *Downloads) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10169,11 +10169,11 @@ func (ec *executionContext) _Downloads_htmlzip(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Downloads_htmlzip(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Downloads", field, false, false, "String")
+	return newScalarFieldContext("Downloads", field, false, false, "String")
 }
 
 func (ec *executionContext) _Downloads_epub(ctx context.Context, field graphql.CollectedField, obj *Downloads) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10192,11 +10192,11 @@ func (ec *executionContext) _Downloads_epub(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Downloads_epub(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Downloads", field, false, false, "String")
+	return newScalarFieldContext("Downloads", field, false, false, "String")
 }
 
 func (ec *executionContext) _EnvironmentVariable_id(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10215,11 +10215,11 @@ func (ec *executionContext) _EnvironmentVariable_id(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariable_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariable", field, true, true, "ID")
+	return newScalarFieldContext("EnvironmentVariable", field, true, true, "ID")
 }
 
 func (ec *executionContext) _EnvironmentVariable_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10238,11 +10238,11 @@ func (ec *executionContext) _EnvironmentVariable_databaseId(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariable_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, "Int")
+	return newScalarFieldContext("EnvironmentVariable", field, false, false, "Int")
 }
 
 func (ec *executionContext) _EnvironmentVariable_project(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10274,7 +10274,7 @@ func (ec *executionContext) fieldContext_EnvironmentVariable_project(_ context.C
 }
 
 func (ec *executionContext) _EnvironmentVariable_name(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10293,11 +10293,11 @@ func (ec *executionContext) _EnvironmentVariable_name(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariable_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, "String")
+	return newScalarFieldContext("EnvironmentVariable", field, false, false, "String")
 }
 
 func (ec *executionContext) _EnvironmentVariable_public(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10316,11 +10316,11 @@ func (ec *executionContext) _EnvironmentVariable_public(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariable_public(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, "Boolean")
+	return newScalarFieldContext("EnvironmentVariable", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _EnvironmentVariable_created(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10339,11 +10339,11 @@ func (ec *executionContext) _EnvironmentVariable_created(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariable_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, "Time")
+	return newScalarFieldContext("EnvironmentVariable", field, false, false, "Time")
 }
 
 func (ec *executionContext) _EnvironmentVariable_modified(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10362,11 +10362,11 @@ func (ec *executionContext) _EnvironmentVariable_modified(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariable_modified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariable", field, false, false, "Time")
+	return newScalarFieldContext("EnvironmentVariable", field, false, false, "Time")
 }
 
 func (ec *executionContext) _EnvironmentVariableConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10385,11 +10385,11 @@ func (ec *executionContext) _EnvironmentVariableConnection_totalCount(ctx contex
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariableConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariableConnection", field, false, false, "Int")
+	return newScalarFieldContext("EnvironmentVariableConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _EnvironmentVariableConnection_edges(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10421,7 +10421,7 @@ func (ec *executionContext) fieldContext_EnvironmentVariableConnection_edges(_ c
 }
 
 func (ec *executionContext) _EnvironmentVariableConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10453,7 +10453,7 @@ func (ec *executionContext) fieldContext_EnvironmentVariableConnection_nodes(_ c
 }
 
 func (ec *executionContext) _EnvironmentVariableConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10485,7 +10485,7 @@ func (ec *executionContext) fieldContext_EnvironmentVariableConnection_pageInfo(
 }
 
 func (ec *executionContext) _EnvironmentVariableEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10504,11 +10504,11 @@ func (ec *executionContext) _EnvironmentVariableEdge_cursor(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_EnvironmentVariableEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("EnvironmentVariableEdge", field, false, false, "String")
+	return newScalarFieldContext("EnvironmentVariableEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _EnvironmentVariableEdge_node(ctx context.Context, field graphql.CollectedField, obj *EnvironmentVariableEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10540,7 +10540,7 @@ func (ec *executionContext) fieldContext_EnvironmentVariableEdge_node(_ context.
 }
 
 func (ec *executionContext) _ImportProjectPayload_project(ctx context.Context, field graphql.CollectedField, obj *ImportProjectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10572,7 +10572,7 @@ func (ec *executionContext) fieldContext_ImportProjectPayload_project(_ context.
 }
 
 func (ec *executionContext) _ImportProjectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *ImportProjectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10604,7 +10604,7 @@ func (ec *executionContext) fieldContext_ImportProjectPayload_errors(_ context.C
 }
 
 func (ec *executionContext) _InitiateUploadPayload_outcome(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10623,11 +10623,11 @@ func (ec *executionContext) _InitiateUploadPayload_outcome(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_InitiateUploadPayload_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("InitiateUploadPayload", field, false, false, "String")
+	return newScalarFieldContext("InitiateUploadPayload", field, false, false, "String")
 }
 
 func (ec *executionContext) _InitiateUploadPayload_retryAfter(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10646,11 +10646,11 @@ func (ec *executionContext) _InitiateUploadPayload_retryAfter(ctx context.Contex
 	)
 }
 func (ec *executionContext) fieldContext_InitiateUploadPayload_retryAfter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("InitiateUploadPayload", field, false, false, "Int")
+	return newScalarFieldContext("InitiateUploadPayload", field, false, false, "Int")
 }
 
 func (ec *executionContext) _InitiateUploadPayload_build(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10682,7 +10682,7 @@ func (ec *executionContext) fieldContext_InitiateUploadPayload_build(_ context.C
 }
 
 func (ec *executionContext) _InitiateUploadPayload_version(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10714,7 +10714,7 @@ func (ec *executionContext) fieldContext_InitiateUploadPayload_version(_ context
 }
 
 func (ec *executionContext) _InitiateUploadPayload_uploadUrl(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10746,7 +10746,7 @@ func (ec *executionContext) fieldContext_InitiateUploadPayload_uploadUrl(_ conte
 }
 
 func (ec *executionContext) _InitiateUploadPayload_errors(ctx context.Context, field graphql.CollectedField, obj *InitiateUploadPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10778,7 +10778,7 @@ func (ec *executionContext) fieldContext_InitiateUploadPayload_errors(_ context.
 }
 
 func (ec *executionContext) _Integration_id(ctx context.Context, field graphql.CollectedField, obj *store.Integration) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10797,11 +10797,11 @@ func (ec *executionContext) _Integration_id(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Integration_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Integration", field, false, false, "Int")
+	return newScalarFieldContext("Integration", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Integration_type(ctx context.Context, field graphql.CollectedField, obj *store.Integration) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10820,11 +10820,11 @@ func (ec *executionContext) _Integration_type(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Integration_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Integration", field, false, false, "IntegrationType")
+	return newScalarFieldContext("Integration", field, false, false, "IntegrationType")
 }
 
 func (ec *executionContext) _Integration_secret(ctx context.Context, field graphql.CollectedField, obj *store.Integration) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10843,11 +10843,11 @@ func (ec *executionContext) _Integration_secret(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Integration_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Integration", field, false, false, "String")
+	return newScalarFieldContext("Integration", field, false, false, "String")
 }
 
 func (ec *executionContext) _Integration_webhookUrl(ctx context.Context, field graphql.CollectedField, obj *store.Integration) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10866,11 +10866,11 @@ func (ec *executionContext) _Integration_webhookUrl(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Integration_webhookUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Integration", field, true, true, "String")
+	return newScalarFieldContext("Integration", field, true, true, "String")
 }
 
 func (ec *executionContext) _Integration_created(ctx context.Context, field graphql.CollectedField, obj *store.Integration) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10889,11 +10889,11 @@ func (ec *executionContext) _Integration_created(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Integration_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Integration", field, false, false, "Time")
+	return newScalarFieldContext("Integration", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Mutation_importProject(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10937,7 +10937,7 @@ func (ec *executionContext) fieldContext_Mutation_importProject(ctx context.Cont
 }
 
 func (ec *executionContext) _Mutation_updateProject(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -10981,7 +10981,7 @@ func (ec *executionContext) fieldContext_Mutation_updateProject(ctx context.Cont
 }
 
 func (ec *executionContext) _Mutation_deleteProject(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11025,7 +11025,7 @@ func (ec *executionContext) fieldContext_Mutation_deleteProject(ctx context.Cont
 }
 
 func (ec *executionContext) _Mutation_setProjectPrivacy(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11069,7 +11069,7 @@ func (ec *executionContext) fieldContext_Mutation_setProjectPrivacy(ctx context.
 }
 
 func (ec *executionContext) _Mutation_setProjectAdminFields(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11113,7 +11113,7 @@ func (ec *executionContext) fieldContext_Mutation_setProjectAdminFields(ctx cont
 }
 
 func (ec *executionContext) _Mutation_setTranslationOf(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11157,7 +11157,7 @@ func (ec *executionContext) fieldContext_Mutation_setTranslationOf(ctx context.C
 }
 
 func (ec *executionContext) _Mutation_addMaintainer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11201,7 +11201,7 @@ func (ec *executionContext) fieldContext_Mutation_addMaintainer(ctx context.Cont
 }
 
 func (ec *executionContext) _Mutation_removeMaintainer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11245,7 +11245,7 @@ func (ec *executionContext) fieldContext_Mutation_removeMaintainer(ctx context.C
 }
 
 func (ec *executionContext) _Mutation_updateVersion(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11289,7 +11289,7 @@ func (ec *executionContext) fieldContext_Mutation_updateVersion(ctx context.Cont
 }
 
 func (ec *executionContext) _Mutation_setVersionPrivacy(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11333,7 +11333,7 @@ func (ec *executionContext) fieldContext_Mutation_setVersionPrivacy(ctx context.
 }
 
 func (ec *executionContext) _Mutation_setVersionUploaded(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11377,7 +11377,7 @@ func (ec *executionContext) fieldContext_Mutation_setVersionUploaded(ctx context
 }
 
 func (ec *executionContext) _Mutation_triggerBuild(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11421,7 +11421,7 @@ func (ec *executionContext) fieldContext_Mutation_triggerBuild(ctx context.Conte
 }
 
 func (ec *executionContext) _Mutation_cancelBuild(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11465,7 +11465,7 @@ func (ec *executionContext) fieldContext_Mutation_cancelBuild(ctx context.Contex
 }
 
 func (ec *executionContext) _Mutation_retryBuild(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11509,7 +11509,7 @@ func (ec *executionContext) fieldContext_Mutation_retryBuild(ctx context.Context
 }
 
 func (ec *executionContext) _Mutation_syncVersions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11553,7 +11553,7 @@ func (ec *executionContext) fieldContext_Mutation_syncVersions(ctx context.Conte
 }
 
 func (ec *executionContext) _Mutation_initiateUpload(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11597,7 +11597,7 @@ func (ec *executionContext) fieldContext_Mutation_initiateUpload(ctx context.Con
 }
 
 func (ec *executionContext) _Mutation_completeUpload(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11641,7 +11641,7 @@ func (ec *executionContext) fieldContext_Mutation_completeUpload(ctx context.Con
 }
 
 func (ec *executionContext) _Mutation_createSubproject(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11685,7 +11685,7 @@ func (ec *executionContext) fieldContext_Mutation_createSubproject(ctx context.C
 }
 
 func (ec *executionContext) _Mutation_deleteSubproject(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11729,7 +11729,7 @@ func (ec *executionContext) fieldContext_Mutation_deleteSubproject(ctx context.C
 }
 
 func (ec *executionContext) _Mutation_createRedirect(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11773,7 +11773,7 @@ func (ec *executionContext) fieldContext_Mutation_createRedirect(ctx context.Con
 }
 
 func (ec *executionContext) _Mutation_updateRedirect(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11817,7 +11817,7 @@ func (ec *executionContext) fieldContext_Mutation_updateRedirect(ctx context.Con
 }
 
 func (ec *executionContext) _Mutation_deleteRedirect(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11861,7 +11861,7 @@ func (ec *executionContext) fieldContext_Mutation_deleteRedirect(ctx context.Con
 }
 
 func (ec *executionContext) _Mutation_createEnvironmentVariable(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11905,7 +11905,7 @@ func (ec *executionContext) fieldContext_Mutation_createEnvironmentVariable(ctx 
 }
 
 func (ec *executionContext) _Mutation_deleteEnvironmentVariable(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11949,7 +11949,7 @@ func (ec *executionContext) fieldContext_Mutation_deleteEnvironmentVariable(ctx 
 }
 
 func (ec *executionContext) _Mutation_createIntegration(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -11993,7 +11993,7 @@ func (ec *executionContext) fieldContext_Mutation_createIntegration(ctx context.
 }
 
 func (ec *executionContext) _Mutation_deleteIntegration(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12037,7 +12037,7 @@ func (ec *executionContext) fieldContext_Mutation_deleteIntegration(ctx context.
 }
 
 func (ec *executionContext) _Mutation_createApiToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12081,7 +12081,7 @@ func (ec *executionContext) fieldContext_Mutation_createApiToken(ctx context.Con
 }
 
 func (ec *executionContext) _Mutation_revokeApiToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12125,7 +12125,7 @@ func (ec *executionContext) fieldContext_Mutation_revokeApiToken(ctx context.Con
 }
 
 func (ec *executionContext) _Notification_id(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12144,11 +12144,11 @@ func (ec *executionContext) _Notification_id(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Notification_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, "Int")
+	return newScalarFieldContext("Notification", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Notification_attachedToContentType(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12167,11 +12167,11 @@ func (ec *executionContext) _Notification_attachedToContentType(ctx context.Cont
 	)
 }
 func (ec *executionContext) fieldContext_Notification_attachedToContentType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, "String")
+	return newScalarFieldContext("Notification", field, false, false, "String")
 }
 
 func (ec *executionContext) _Notification_attachedToId(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12190,11 +12190,11 @@ func (ec *executionContext) _Notification_attachedToId(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_Notification_attachedToId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, "Int")
+	return newScalarFieldContext("Notification", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Notification_dismissable(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12213,11 +12213,11 @@ func (ec *executionContext) _Notification_dismissable(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_Notification_dismissable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, "Boolean")
+	return newScalarFieldContext("Notification", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Notification_news(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12236,11 +12236,11 @@ func (ec *executionContext) _Notification_news(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Notification_news(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, "Boolean")
+	return newScalarFieldContext("Notification", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Notification_state(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12259,11 +12259,11 @@ func (ec *executionContext) _Notification_state(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Notification_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, "String")
+	return newScalarFieldContext("Notification", field, false, false, "String")
 }
 
 func (ec *executionContext) _Notification_message(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12295,7 +12295,7 @@ func (ec *executionContext) fieldContext_Notification_message(_ context.Context,
 }
 
 func (ec *executionContext) _NotificationList_totalCount(ctx context.Context, field graphql.CollectedField, obj *NotificationList) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12314,11 +12314,11 @@ func (ec *executionContext) _NotificationList_totalCount(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_NotificationList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationList", field, false, false, "Int")
+	return newScalarFieldContext("NotificationList", field, false, false, "Int")
 }
 
 func (ec *executionContext) _NotificationList_nodes(ctx context.Context, field graphql.CollectedField, obj *NotificationList) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12350,7 +12350,7 @@ func (ec *executionContext) fieldContext_NotificationList_nodes(_ context.Contex
 }
 
 func (ec *executionContext) _NotificationMessage_id(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12369,11 +12369,11 @@ func (ec *executionContext) _NotificationMessage_id(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_NotificationMessage_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, "String")
+	return newScalarFieldContext("NotificationMessage", field, false, false, "String")
 }
 
 func (ec *executionContext) _NotificationMessage_header(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12392,11 +12392,11 @@ func (ec *executionContext) _NotificationMessage_header(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_NotificationMessage_header(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, "String")
+	return newScalarFieldContext("NotificationMessage", field, false, false, "String")
 }
 
 func (ec *executionContext) _NotificationMessage_body(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12415,11 +12415,11 @@ func (ec *executionContext) _NotificationMessage_body(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_NotificationMessage_body(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, "String")
+	return newScalarFieldContext("NotificationMessage", field, false, false, "String")
 }
 
 func (ec *executionContext) _NotificationMessage_type(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12438,11 +12438,11 @@ func (ec *executionContext) _NotificationMessage_type(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_NotificationMessage_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, "String")
+	return newScalarFieldContext("NotificationMessage", field, false, false, "String")
 }
 
 func (ec *executionContext) _NotificationMessage_iconClasses(ctx context.Context, field graphql.CollectedField, obj *NotificationMessage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12461,11 +12461,11 @@ func (ec *executionContext) _NotificationMessage_iconClasses(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_NotificationMessage_iconClasses(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationMessage", field, false, false, "String")
+	return newScalarFieldContext("NotificationMessage", field, false, false, "String")
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12484,11 +12484,11 @@ func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
+	return newScalarFieldContext("PageInfo", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12507,11 +12507,11 @@ func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
+	return newScalarFieldContext("PageInfo", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12530,11 +12530,11 @@ func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_startCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
+	return newScalarFieldContext("PageInfo", field, false, false, "String")
 }
 
 func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12553,11 +12553,11 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
+	return newScalarFieldContext("PageInfo", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_id(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12576,11 +12576,11 @@ func (ec *executionContext) _Project_id(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Project_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, false, "ID")
+	return newScalarFieldContext("Project", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Project_databaseId(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12599,11 +12599,11 @@ func (ec *executionContext) _Project_databaseId(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Project_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "Int")
+	return newScalarFieldContext("Project", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Project_name(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12622,11 +12622,11 @@ func (ec *executionContext) _Project_name(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Project_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
+	return newScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_slug(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12645,11 +12645,11 @@ func (ec *executionContext) _Project_slug(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Project_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
+	return newScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_description(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12668,11 +12668,11 @@ func (ec *executionContext) _Project_description(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Project_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
+	return newScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_language(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12704,7 +12704,7 @@ func (ec *executionContext) fieldContext_Project_language(_ context.Context, fie
 }
 
 func (ec *executionContext) _Project_programmingLanguage(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12736,7 +12736,7 @@ func (ec *executionContext) fieldContext_Project_programmingLanguage(_ context.C
 }
 
 func (ec *executionContext) _Project_repository(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12768,7 +12768,7 @@ func (ec *executionContext) fieldContext_Project_repository(_ context.Context, f
 }
 
 func (ec *executionContext) _Project_homepage(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12787,11 +12787,11 @@ func (ec *executionContext) _Project_homepage(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Project_homepage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, false, "String")
+	return newScalarFieldContext("Project", field, true, false, "String")
 }
 
 func (ec *executionContext) _Project_defaultVersion(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12810,11 +12810,11 @@ func (ec *executionContext) _Project_defaultVersion(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Project_defaultVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
+	return newScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_defaultBranch(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12833,11 +12833,11 @@ func (ec *executionContext) _Project_defaultBranch(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Project_defaultBranch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, false, "String")
+	return newScalarFieldContext("Project", field, true, false, "String")
 }
 
 func (ec *executionContext) _Project_storedDefaultBranch(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12856,11 +12856,11 @@ func (ec *executionContext) _Project_storedDefaultBranch(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_Project_storedDefaultBranch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
+	return newScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_documentationType(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12879,11 +12879,11 @@ func (ec *executionContext) _Project_documentationType(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_Project_documentationType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
+	return newScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_privacyLevel(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12902,11 +12902,11 @@ func (ec *executionContext) _Project_privacyLevel(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Project_privacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "PrivacyLevel")
+	return newScalarFieldContext("Project", field, false, false, "PrivacyLevel")
 }
 
 func (ec *executionContext) _Project_externalBuildsPrivacyLevel(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12925,11 +12925,11 @@ func (ec *executionContext) _Project_externalBuildsPrivacyLevel(ctx context.Cont
 	)
 }
 func (ec *executionContext) fieldContext_Project_externalBuildsPrivacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "PrivacyLevel")
+	return newScalarFieldContext("Project", field, false, false, "PrivacyLevel")
 }
 
 func (ec *executionContext) _Project_versioningScheme(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12948,11 +12948,11 @@ func (ec *executionContext) _Project_versioningScheme(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_Project_versioningScheme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "VersioningScheme")
+	return newScalarFieldContext("Project", field, false, false, "VersioningScheme")
 }
 
 func (ec *executionContext) _Project_singleVersion(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12971,11 +12971,11 @@ func (ec *executionContext) _Project_singleVersion(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Project_singleVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, false, "Boolean")
+	return newScalarFieldContext("Project", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Project_readthedocsYamlPath(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -12994,11 +12994,11 @@ func (ec *executionContext) _Project_readthedocsYamlPath(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_Project_readthedocsYamlPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
+	return newScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_showVersionWarning(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13017,11 +13017,11 @@ func (ec *executionContext) _Project_showVersionWarning(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_Project_showVersionWarning(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "Boolean")
+	return newScalarFieldContext("Project", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Project_analyticsCode(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13040,11 +13040,11 @@ func (ec *executionContext) _Project_analyticsCode(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Project_analyticsCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "String")
+	return newScalarFieldContext("Project", field, false, false, "String")
 }
 
 func (ec *executionContext) _Project_tags(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13063,11 +13063,11 @@ func (ec *executionContext) _Project_tags(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Project_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, false, "String")
+	return newScalarFieldContext("Project", field, true, false, "String")
 }
 
 func (ec *executionContext) _Project_created(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13086,11 +13086,11 @@ func (ec *executionContext) _Project_created(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Project_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "Time")
+	return newScalarFieldContext("Project", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Project_modified(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13109,11 +13109,11 @@ func (ec *executionContext) _Project_modified(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Project_modified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, false, false, "Time")
+	return newScalarFieldContext("Project", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Project_users(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13145,7 +13145,7 @@ func (ec *executionContext) fieldContext_Project_users(_ context.Context, field 
 }
 
 func (ec *executionContext) _Project_maintainers(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13189,7 +13189,7 @@ func (ec *executionContext) fieldContext_Project_maintainers(ctx context.Context
 }
 
 func (ec *executionContext) _Project_subprojectOf(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13221,7 +13221,7 @@ func (ec *executionContext) fieldContext_Project_subprojectOf(_ context.Context,
 }
 
 func (ec *executionContext) _Project_translationOf(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13253,7 +13253,7 @@ func (ec *executionContext) fieldContext_Project_translationOf(_ context.Context
 }
 
 func (ec *executionContext) _Project_urls(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13285,7 +13285,7 @@ func (ec *executionContext) fieldContext_Project_urls(_ context.Context, field g
 }
 
 func (ec *executionContext) _Project_canonicalUrl(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13304,11 +13304,11 @@ func (ec *executionContext) _Project_canonicalUrl(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Project_canonicalUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, false, "String")
+	return newScalarFieldContext("Project", field, true, false, "String")
 }
 
 func (ec *executionContext) _Project_activeVersions(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13340,7 +13340,7 @@ func (ec *executionContext) fieldContext_Project_activeVersions(_ context.Contex
 }
 
 func (ec *executionContext) _Project_versions(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13384,7 +13384,7 @@ func (ec *executionContext) fieldContext_Project_versions(ctx context.Context, f
 }
 
 func (ec *executionContext) _Project_version(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13428,7 +13428,7 @@ func (ec *executionContext) fieldContext_Project_version(ctx context.Context, fi
 }
 
 func (ec *executionContext) _Project_builds(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13472,7 +13472,7 @@ func (ec *executionContext) fieldContext_Project_builds(ctx context.Context, fie
 }
 
 func (ec *executionContext) _Project_build(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13516,7 +13516,7 @@ func (ec *executionContext) fieldContext_Project_build(ctx context.Context, fiel
 }
 
 func (ec *executionContext) _Project_subprojects(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13560,7 +13560,7 @@ func (ec *executionContext) fieldContext_Project_subprojects(ctx context.Context
 }
 
 func (ec *executionContext) _Project_subproject(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13604,7 +13604,7 @@ func (ec *executionContext) fieldContext_Project_subproject(ctx context.Context,
 }
 
 func (ec *executionContext) _Project_translations(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13648,7 +13648,7 @@ func (ec *executionContext) fieldContext_Project_translations(ctx context.Contex
 }
 
 func (ec *executionContext) _Project_redirects(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13705,7 +13705,7 @@ func (ec *executionContext) fieldContext_Project_redirects(ctx context.Context, 
 }
 
 func (ec *executionContext) _Project_redirect(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13762,7 +13762,7 @@ func (ec *executionContext) fieldContext_Project_redirect(ctx context.Context, f
 }
 
 func (ec *executionContext) _Project_environmentVariables(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13819,7 +13819,7 @@ func (ec *executionContext) fieldContext_Project_environmentVariables(ctx contex
 }
 
 func (ec *executionContext) _Project_environmentVariable(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13876,7 +13876,7 @@ func (ec *executionContext) fieldContext_Project_environmentVariable(ctx context
 }
 
 func (ec *executionContext) _Project_integrations(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13921,7 +13921,7 @@ func (ec *executionContext) fieldContext_Project_integrations(_ context.Context,
 }
 
 func (ec *executionContext) _Project_notifications(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -13978,7 +13978,7 @@ func (ec *executionContext) fieldContext_Project_notifications(ctx context.Conte
 }
 
 func (ec *executionContext) _Project_notification(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14022,7 +14022,7 @@ func (ec *executionContext) fieldContext_Project_notification(ctx context.Contex
 }
 
 func (ec *executionContext) _Project_viewerIsMaintainer(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14041,11 +14041,11 @@ func (ec *executionContext) _Project_viewerIsMaintainer(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_Project_viewerIsMaintainer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, true, "Boolean")
+	return newScalarFieldContext("Project", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _Project_viewerCanAdminister(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14064,11 +14064,11 @@ func (ec *executionContext) _Project_viewerCanAdminister(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_Project_viewerCanAdminister(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, true, "Boolean")
+	return newScalarFieldContext("Project", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _Project_viewerCanChangeAdminFields(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14087,11 +14087,11 @@ func (ec *executionContext) _Project_viewerCanChangeAdminFields(ctx context.Cont
 	)
 }
 func (ec *executionContext) fieldContext_Project_viewerCanChangeAdminFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Project", field, true, true, "Boolean")
+	return newScalarFieldContext("Project", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _Project_adminFields(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14123,7 +14123,7 @@ func (ec *executionContext) fieldContext_Project_adminFields(_ context.Context, 
 }
 
 func (ec *executionContext) _Project_resolveRedirect(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14180,7 +14180,7 @@ func (ec *executionContext) fieldContext_Project_resolveRedirect(ctx context.Con
 }
 
 func (ec *executionContext) _ProjectAccess_exists(ctx context.Context, field graphql.CollectedField, obj *ProjectAccess) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14199,11 +14199,11 @@ func (ec *executionContext) _ProjectAccess_exists(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAccess_exists(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAccess", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAccess", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAccess_visible(ctx context.Context, field graphql.CollectedField, obj *ProjectAccess) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14222,11 +14222,11 @@ func (ec *executionContext) _ProjectAccess_visible(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAccess_visible(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAccess", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAccess", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAccess_maintainer(ctx context.Context, field graphql.CollectedField, obj *ProjectAccess) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14245,11 +14245,11 @@ func (ec *executionContext) _ProjectAccess_maintainer(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAccess_maintainer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAccess", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAccess", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_skip(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14268,11 +14268,11 @@ func (ec *executionContext) _ProjectAdminFields_skip(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_skip(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_enablePdfBuild(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14291,11 +14291,11 @@ func (ec *executionContext) _ProjectAdminFields_enablePdfBuild(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_enablePdfBuild(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_enableEpubBuild(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14314,11 +14314,11 @@ func (ec *executionContext) _ProjectAdminFields_enableEpubBuild(ctx context.Cont
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_enableEpubBuild(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_requirementsFile(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14337,11 +14337,11 @@ func (ec *executionContext) _ProjectAdminFields_requirementsFile(ctx context.Con
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_requirementsFile(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "String")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectAdminFields_confPyFile(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14360,11 +14360,11 @@ func (ec *executionContext) _ProjectAdminFields_confPyFile(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_confPyFile(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "String")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectAdminFields_installProject(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14383,11 +14383,11 @@ func (ec *executionContext) _ProjectAdminFields_installProject(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_installProject(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_pythonInterpreter(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14406,11 +14406,11 @@ func (ec *executionContext) _ProjectAdminFields_pythonInterpreter(ctx context.Co
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_pythonInterpreter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "String")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectAdminFields_useSystemPackages(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14429,11 +14429,11 @@ func (ec *executionContext) _ProjectAdminFields_useSystemPackages(ctx context.Co
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_useSystemPackages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_externalBuildsEnabled(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14452,11 +14452,11 @@ func (ec *executionContext) _ProjectAdminFields_externalBuildsEnabled(ctx contex
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_externalBuildsEnabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_buildTimeLimit(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14475,11 +14475,11 @@ func (ec *executionContext) _ProjectAdminFields_buildTimeLimit(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_buildTimeLimit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Int")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ProjectAdminFields_versionPrivacyLevel(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14498,11 +14498,11 @@ func (ec *executionContext) _ProjectAdminFields_versionPrivacyLevel(ctx context.
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_versionPrivacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "PrivacyLevel")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "PrivacyLevel")
 }
 
 func (ec *executionContext) _ProjectAdminFields_addonsEnabled(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14521,11 +14521,11 @@ func (ec *executionContext) _ProjectAdminFields_addonsEnabled(ctx context.Contex
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_addonsEnabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectAdminFields_analyticsDisabled(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14544,11 +14544,11 @@ func (ec *executionContext) _ProjectAdminFields_analyticsDisabled(ctx context.Co
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_analyticsDisabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ProjectConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ProjectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14567,11 +14567,11 @@ func (ec *executionContext) _ProjectConnection_totalCount(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_ProjectConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectConnection", field, false, false, "Int")
+	return newScalarFieldContext("ProjectConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ProjectConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ProjectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14603,7 +14603,7 @@ func (ec *executionContext) fieldContext_ProjectConnection_edges(_ context.Conte
 }
 
 func (ec *executionContext) _ProjectConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *ProjectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14635,7 +14635,7 @@ func (ec *executionContext) fieldContext_ProjectConnection_nodes(_ context.Conte
 }
 
 func (ec *executionContext) _ProjectConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ProjectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14667,7 +14667,7 @@ func (ec *executionContext) fieldContext_ProjectConnection_pageInfo(_ context.Co
 }
 
 func (ec *executionContext) _ProjectEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ProjectEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14686,11 +14686,11 @@ func (ec *executionContext) _ProjectEdge_cursor(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_ProjectEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectEdge", field, false, false, "String")
+	return newScalarFieldContext("ProjectEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectEdge_node(ctx context.Context, field graphql.CollectedField, obj *ProjectEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14722,7 +14722,7 @@ func (ec *executionContext) fieldContext_ProjectEdge_node(_ context.Context, fie
 }
 
 func (ec *executionContext) _ProjectUrls_documentation(ctx context.Context, field graphql.CollectedField, obj *ProjectUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14741,11 +14741,11 @@ func (ec *executionContext) _ProjectUrls_documentation(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_ProjectUrls_documentation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectUrls", field, false, false, "String")
+	return newScalarFieldContext("ProjectUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectUrls_home(ctx context.Context, field graphql.CollectedField, obj *ProjectUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14764,11 +14764,11 @@ func (ec *executionContext) _ProjectUrls_home(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_ProjectUrls_home(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectUrls", field, false, false, "String")
+	return newScalarFieldContext("ProjectUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectUrls_builds(ctx context.Context, field graphql.CollectedField, obj *ProjectUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14787,11 +14787,11 @@ func (ec *executionContext) _ProjectUrls_builds(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_ProjectUrls_builds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectUrls", field, false, false, "String")
+	return newScalarFieldContext("ProjectUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectUrls_versions(ctx context.Context, field graphql.CollectedField, obj *ProjectUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14810,11 +14810,11 @@ func (ec *executionContext) _ProjectUrls_versions(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_ProjectUrls_versions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ProjectUrls", field, false, false, "String")
+	return newScalarFieldContext("ProjectUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14858,7 +14858,7 @@ func (ec *executionContext) fieldContext_Query_node(ctx context.Context, field g
 }
 
 func (ec *executionContext) _Query_nodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14902,7 +14902,7 @@ func (ec *executionContext) fieldContext_Query_nodes(ctx context.Context, field 
 }
 
 func (ec *executionContext) _Query_viewer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14934,7 +14934,7 @@ func (ec *executionContext) fieldContext_Query_viewer(_ context.Context, field g
 }
 
 func (ec *executionContext) _Query_projects(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -14978,7 +14978,7 @@ func (ec *executionContext) fieldContext_Query_projects(ctx context.Context, fie
 }
 
 func (ec *executionContext) _Query_project(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15022,7 +15022,7 @@ func (ec *executionContext) fieldContext_Query_project(ctx context.Context, fiel
 }
 
 func (ec *executionContext) _Query_projectAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15066,7 +15066,7 @@ func (ec *executionContext) fieldContext_Query_projectAccess(ctx context.Context
 }
 
 func (ec *executionContext) _Query_versions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15110,7 +15110,7 @@ func (ec *executionContext) fieldContext_Query_versions(ctx context.Context, fie
 }
 
 func (ec *executionContext) _Query_version(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15154,7 +15154,7 @@ func (ec *executionContext) fieldContext_Query_version(ctx context.Context, fiel
 }
 
 func (ec *executionContext) _Query_builds(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15198,7 +15198,7 @@ func (ec *executionContext) fieldContext_Query_builds(ctx context.Context, field
 }
 
 func (ec *executionContext) _Query_build(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15242,7 +15242,7 @@ func (ec *executionContext) fieldContext_Query_build(ctx context.Context, field 
 }
 
 func (ec *executionContext) _Query_search(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15286,7 +15286,7 @@ func (ec *executionContext) fieldContext_Query_search(ctx context.Context, field
 }
 
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15330,7 +15330,7 @@ func (ec *executionContext) fieldContext_Query___type(ctx context.Context, field
 }
 
 func (ec *executionContext) _Query___schema(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15362,7 +15362,7 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 }
 
 func (ec *executionContext) _Redirect_id(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15381,11 +15381,11 @@ func (ec *executionContext) _Redirect_id(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, true, true, "ID")
+	return newScalarFieldContext("Redirect", field, true, true, "ID")
 }
 
 func (ec *executionContext) _Redirect_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15404,11 +15404,11 @@ func (ec *executionContext) _Redirect_databaseId(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "Int")
+	return newScalarFieldContext("Redirect", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Redirect_project(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15440,7 +15440,7 @@ func (ec *executionContext) fieldContext_Redirect_project(_ context.Context, fie
 }
 
 func (ec *executionContext) _Redirect_type(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15459,11 +15459,11 @@ func (ec *executionContext) _Redirect_type(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "RedirectType")
+	return newScalarFieldContext("Redirect", field, false, false, "RedirectType")
 }
 
 func (ec *executionContext) _Redirect_fromUrl(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15482,11 +15482,11 @@ func (ec *executionContext) _Redirect_fromUrl(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_fromUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "String")
+	return newScalarFieldContext("Redirect", field, false, false, "String")
 }
 
 func (ec *executionContext) _Redirect_toUrl(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15505,11 +15505,11 @@ func (ec *executionContext) _Redirect_toUrl(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_toUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "String")
+	return newScalarFieldContext("Redirect", field, false, false, "String")
 }
 
 func (ec *executionContext) _Redirect_httpStatus(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15528,11 +15528,11 @@ func (ec *executionContext) _Redirect_httpStatus(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_httpStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "Int")
+	return newScalarFieldContext("Redirect", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Redirect_position(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15551,11 +15551,11 @@ func (ec *executionContext) _Redirect_position(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "Int")
+	return newScalarFieldContext("Redirect", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Redirect_force(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15574,11 +15574,11 @@ func (ec *executionContext) _Redirect_force(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_force(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "Boolean")
+	return newScalarFieldContext("Redirect", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Redirect_enabled(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15597,11 +15597,11 @@ func (ec *executionContext) _Redirect_enabled(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_enabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "Boolean")
+	return newScalarFieldContext("Redirect", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Redirect_description(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15620,11 +15620,11 @@ func (ec *executionContext) _Redirect_description(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "String")
+	return newScalarFieldContext("Redirect", field, false, false, "String")
 }
 
 func (ec *executionContext) _Redirect_created(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15643,11 +15643,11 @@ func (ec *executionContext) _Redirect_created(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "Time")
+	return newScalarFieldContext("Redirect", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Redirect_modified(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15666,11 +15666,11 @@ func (ec *executionContext) _Redirect_modified(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Redirect_modified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Redirect", field, false, false, "Time")
+	return newScalarFieldContext("Redirect", field, false, false, "Time")
 }
 
 func (ec *executionContext) _RedirectConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *RedirectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15689,11 +15689,11 @@ func (ec *executionContext) _RedirectConnection_totalCount(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_RedirectConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RedirectConnection", field, false, false, "Int")
+	return newScalarFieldContext("RedirectConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _RedirectConnection_edges(ctx context.Context, field graphql.CollectedField, obj *RedirectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15725,7 +15725,7 @@ func (ec *executionContext) fieldContext_RedirectConnection_edges(_ context.Cont
 }
 
 func (ec *executionContext) _RedirectConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *RedirectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15757,7 +15757,7 @@ func (ec *executionContext) fieldContext_RedirectConnection_nodes(_ context.Cont
 }
 
 func (ec *executionContext) _RedirectConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *RedirectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15789,7 +15789,7 @@ func (ec *executionContext) fieldContext_RedirectConnection_pageInfo(_ context.C
 }
 
 func (ec *executionContext) _RedirectEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *RedirectEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15808,11 +15808,11 @@ func (ec *executionContext) _RedirectEdge_cursor(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_RedirectEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RedirectEdge", field, false, false, "String")
+	return newScalarFieldContext("RedirectEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _RedirectEdge_node(ctx context.Context, field graphql.CollectedField, obj *RedirectEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15844,7 +15844,7 @@ func (ec *executionContext) fieldContext_RedirectEdge_node(_ context.Context, fi
 }
 
 func (ec *executionContext) _RedirectResolution_redirect(ctx context.Context, field graphql.CollectedField, obj *RedirectResolution) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15876,7 +15876,7 @@ func (ec *executionContext) fieldContext_RedirectResolution_redirect(_ context.C
 }
 
 func (ec *executionContext) _RedirectResolution_location(ctx context.Context, field graphql.CollectedField, obj *RedirectResolution) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15895,11 +15895,11 @@ func (ec *executionContext) _RedirectResolution_location(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_RedirectResolution_location(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RedirectResolution", field, false, false, "String")
+	return newScalarFieldContext("RedirectResolution", field, false, false, "String")
 }
 
 func (ec *executionContext) _RedirectResolution_httpStatus(ctx context.Context, field graphql.CollectedField, obj *RedirectResolution) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15918,11 +15918,11 @@ func (ec *executionContext) _RedirectResolution_httpStatus(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_RedirectResolution_httpStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RedirectResolution", field, false, false, "Int")
+	return newScalarFieldContext("RedirectResolution", field, false, false, "Int")
 }
 
 func (ec *executionContext) _RedirectResolution_onlyWhenPageMissing(ctx context.Context, field graphql.CollectedField, obj *RedirectResolution) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15941,11 +15941,11 @@ func (ec *executionContext) _RedirectResolution_onlyWhenPageMissing(ctx context.
 	)
 }
 func (ec *executionContext) fieldContext_RedirectResolution_onlyWhenPageMissing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RedirectResolution", field, false, false, "Boolean")
+	return newScalarFieldContext("RedirectResolution", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _RemoveMaintainerPayload_project(ctx context.Context, field graphql.CollectedField, obj *RemoveMaintainerPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -15977,7 +15977,7 @@ func (ec *executionContext) fieldContext_RemoveMaintainerPayload_project(_ conte
 }
 
 func (ec *executionContext) _RemoveMaintainerPayload_errors(ctx context.Context, field graphql.CollectedField, obj *RemoveMaintainerPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16009,7 +16009,7 @@ func (ec *executionContext) fieldContext_RemoveMaintainerPayload_errors(_ contex
 }
 
 func (ec *executionContext) _Repository_url(ctx context.Context, field graphql.CollectedField, obj *store.Repository) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16028,11 +16028,11 @@ func (ec *executionContext) _Repository_url(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Repository_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Repository", field, false, false, "String")
+	return newScalarFieldContext("Repository", field, false, false, "String")
 }
 
 func (ec *executionContext) _Repository_type(ctx context.Context, field graphql.CollectedField, obj *store.Repository) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16051,11 +16051,11 @@ func (ec *executionContext) _Repository_type(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Repository_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Repository", field, false, false, "RepositoryType")
+	return newScalarFieldContext("Repository", field, false, false, "RepositoryType")
 }
 
 func (ec *executionContext) _RevokeApiTokenPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *RevokeAPITokenPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16074,11 +16074,11 @@ func (ec *executionContext) _RevokeApiTokenPayload_deletedId(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_RevokeApiTokenPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RevokeApiTokenPayload", field, false, false, "ID")
+	return newScalarFieldContext("RevokeApiTokenPayload", field, false, false, "ID")
 }
 
 func (ec *executionContext) _RevokeApiTokenPayload_errors(ctx context.Context, field graphql.CollectedField, obj *RevokeAPITokenPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16110,7 +16110,7 @@ func (ec *executionContext) fieldContext_RevokeApiTokenPayload_errors(_ context.
 }
 
 func (ec *executionContext) _SearchBlock_id(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16129,11 +16129,11 @@ func (ec *executionContext) _SearchBlock_id(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_SearchBlock_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, "String")
+	return newScalarFieldContext("SearchBlock", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchBlock_title(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16152,11 +16152,11 @@ func (ec *executionContext) _SearchBlock_title(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_SearchBlock_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, "String")
+	return newScalarFieldContext("SearchBlock", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchBlock_content(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16175,11 +16175,11 @@ func (ec *executionContext) _SearchBlock_content(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_SearchBlock_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, "String")
+	return newScalarFieldContext("SearchBlock", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchBlock_titleHighlights(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16198,11 +16198,11 @@ func (ec *executionContext) _SearchBlock_titleHighlights(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_SearchBlock_titleHighlights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, "String")
+	return newScalarFieldContext("SearchBlock", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchBlock_contentHighlights(ctx context.Context, field graphql.CollectedField, obj *SearchBlock) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16221,11 +16221,11 @@ func (ec *executionContext) _SearchBlock_contentHighlights(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_SearchBlock_contentHighlights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchBlock", field, false, false, "String")
+	return newScalarFieldContext("SearchBlock", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_project(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16244,11 +16244,11 @@ func (ec *executionContext) _SearchHit_project(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
+	return newScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_projectAlias(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16267,11 +16267,11 @@ func (ec *executionContext) _SearchHit_projectAlias(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_projectAlias(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
+	return newScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_version(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16290,11 +16290,11 @@ func (ec *executionContext) _SearchHit_version(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
+	return newScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_title(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16313,11 +16313,11 @@ func (ec *executionContext) _SearchHit_title(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
+	return newScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_domain(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16336,11 +16336,11 @@ func (ec *executionContext) _SearchHit_domain(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
+	return newScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_path(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16359,11 +16359,11 @@ func (ec *executionContext) _SearchHit_path(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
+	return newScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_storedPath(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16382,11 +16382,11 @@ func (ec *executionContext) _SearchHit_storedPath(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_storedPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
+	return newScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_doctype(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16405,11 +16405,11 @@ func (ec *executionContext) _SearchHit_doctype(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_doctype(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
+	return newScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_docsUrl(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16428,11 +16428,11 @@ func (ec *executionContext) _SearchHit_docsUrl(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_docsUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
+	return newScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_titleHighlights(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16451,11 +16451,11 @@ func (ec *executionContext) _SearchHit_titleHighlights(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_SearchHit_titleHighlights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchHit", field, false, false, "String")
+	return newScalarFieldContext("SearchHit", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchHit_blocks(ctx context.Context, field graphql.CollectedField, obj *SearchHit) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16487,7 +16487,7 @@ func (ec *executionContext) fieldContext_SearchHit_blocks(_ context.Context, fie
 }
 
 func (ec *executionContext) _SearchResults_totalCount(ctx context.Context, field graphql.CollectedField, obj *SearchResults) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16506,11 +16506,11 @@ func (ec *executionContext) _SearchResults_totalCount(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_SearchResults_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchResults", field, false, false, "Int")
+	return newScalarFieldContext("SearchResults", field, false, false, "Int")
 }
 
 func (ec *executionContext) _SearchResults_query(ctx context.Context, field graphql.CollectedField, obj *SearchResults) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16529,11 +16529,11 @@ func (ec *executionContext) _SearchResults_query(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_SearchResults_query(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchResults", field, false, false, "String")
+	return newScalarFieldContext("SearchResults", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchResults_scope(ctx context.Context, field graphql.CollectedField, obj *SearchResults) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16565,7 +16565,7 @@ func (ec *executionContext) fieldContext_SearchResults_scope(_ context.Context, 
 }
 
 func (ec *executionContext) _SearchResults_nodes(ctx context.Context, field graphql.CollectedField, obj *SearchResults) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16597,7 +16597,7 @@ func (ec *executionContext) fieldContext_SearchResults_nodes(_ context.Context, 
 }
 
 func (ec *executionContext) _SearchScopePair_project(ctx context.Context, field graphql.CollectedField, obj *SearchScopePair) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16616,11 +16616,11 @@ func (ec *executionContext) _SearchScopePair_project(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_SearchScopePair_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchScopePair", field, false, false, "String")
+	return newScalarFieldContext("SearchScopePair", field, false, false, "String")
 }
 
 func (ec *executionContext) _SearchScopePair_version(ctx context.Context, field graphql.CollectedField, obj *SearchScopePair) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16639,11 +16639,11 @@ func (ec *executionContext) _SearchScopePair_version(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_SearchScopePair_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SearchScopePair", field, false, false, "String")
+	return newScalarFieldContext("SearchScopePair", field, false, false, "String")
 }
 
 func (ec *executionContext) _SetProjectAdminFieldsPayload_project(ctx context.Context, field graphql.CollectedField, obj *SetProjectAdminFieldsPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16675,7 +16675,7 @@ func (ec *executionContext) fieldContext_SetProjectAdminFieldsPayload_project(_ 
 }
 
 func (ec *executionContext) _SetProjectAdminFieldsPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SetProjectAdminFieldsPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16707,7 +16707,7 @@ func (ec *executionContext) fieldContext_SetProjectAdminFieldsPayload_errors(_ c
 }
 
 func (ec *executionContext) _SetProjectPrivacyPayload_project(ctx context.Context, field graphql.CollectedField, obj *SetProjectPrivacyPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16739,7 +16739,7 @@ func (ec *executionContext) fieldContext_SetProjectPrivacyPayload_project(_ cont
 }
 
 func (ec *executionContext) _SetProjectPrivacyPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SetProjectPrivacyPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16771,7 +16771,7 @@ func (ec *executionContext) fieldContext_SetProjectPrivacyPayload_errors(_ conte
 }
 
 func (ec *executionContext) _SetTranslationOfPayload_project(ctx context.Context, field graphql.CollectedField, obj *SetTranslationOfPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16803,7 +16803,7 @@ func (ec *executionContext) fieldContext_SetTranslationOfPayload_project(_ conte
 }
 
 func (ec *executionContext) _SetTranslationOfPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SetTranslationOfPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16835,7 +16835,7 @@ func (ec *executionContext) fieldContext_SetTranslationOfPayload_errors(_ contex
 }
 
 func (ec *executionContext) _SetVersionPrivacyPayload_version(ctx context.Context, field graphql.CollectedField, obj *SetVersionPrivacyPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16867,7 +16867,7 @@ func (ec *executionContext) fieldContext_SetVersionPrivacyPayload_version(_ cont
 }
 
 func (ec *executionContext) _SetVersionPrivacyPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SetVersionPrivacyPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16899,7 +16899,7 @@ func (ec *executionContext) fieldContext_SetVersionPrivacyPayload_errors(_ conte
 }
 
 func (ec *executionContext) _SetVersionUploadedPayload_version(ctx context.Context, field graphql.CollectedField, obj *SetVersionUploadedPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16931,7 +16931,7 @@ func (ec *executionContext) fieldContext_SetVersionUploadedPayload_version(_ con
 }
 
 func (ec *executionContext) _SetVersionUploadedPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SetVersionUploadedPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16963,7 +16963,7 @@ func (ec *executionContext) fieldContext_SetVersionUploadedPayload_errors(_ cont
 }
 
 func (ec *executionContext) _Subproject_id(ctx context.Context, field graphql.CollectedField, obj *store.Relationship) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -16982,11 +16982,11 @@ func (ec *executionContext) _Subproject_id(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Subproject_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Subproject", field, true, true, "ID")
+	return newScalarFieldContext("Subproject", field, true, true, "ID")
 }
 
 func (ec *executionContext) _Subproject_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Relationship) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17005,11 +17005,11 @@ func (ec *executionContext) _Subproject_databaseId(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Subproject_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Subproject", field, false, false, "Int")
+	return newScalarFieldContext("Subproject", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Subproject_alias(ctx context.Context, field graphql.CollectedField, obj *store.Relationship) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17028,11 +17028,11 @@ func (ec *executionContext) _Subproject_alias(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Subproject_alias(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Subproject", field, false, false, "String")
+	return newScalarFieldContext("Subproject", field, false, false, "String")
 }
 
 func (ec *executionContext) _Subproject_parent(ctx context.Context, field graphql.CollectedField, obj *store.Relationship) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17064,7 +17064,7 @@ func (ec *executionContext) fieldContext_Subproject_parent(_ context.Context, fi
 }
 
 func (ec *executionContext) _Subproject_child(ctx context.Context, field graphql.CollectedField, obj *store.Relationship) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17096,7 +17096,7 @@ func (ec *executionContext) fieldContext_Subproject_child(_ context.Context, fie
 }
 
 func (ec *executionContext) _SubprojectConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *SubprojectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17115,11 +17115,11 @@ func (ec *executionContext) _SubprojectConnection_totalCount(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_SubprojectConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SubprojectConnection", field, false, false, "Int")
+	return newScalarFieldContext("SubprojectConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _SubprojectConnection_edges(ctx context.Context, field graphql.CollectedField, obj *SubprojectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17151,7 +17151,7 @@ func (ec *executionContext) fieldContext_SubprojectConnection_edges(_ context.Co
 }
 
 func (ec *executionContext) _SubprojectConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *SubprojectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17183,7 +17183,7 @@ func (ec *executionContext) fieldContext_SubprojectConnection_nodes(_ context.Co
 }
 
 func (ec *executionContext) _SubprojectConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *SubprojectConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17215,7 +17215,7 @@ func (ec *executionContext) fieldContext_SubprojectConnection_pageInfo(_ context
 }
 
 func (ec *executionContext) _SubprojectEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *SubprojectEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17234,11 +17234,11 @@ func (ec *executionContext) _SubprojectEdge_cursor(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_SubprojectEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SubprojectEdge", field, false, false, "String")
+	return newScalarFieldContext("SubprojectEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _SubprojectEdge_node(ctx context.Context, field graphql.CollectedField, obj *SubprojectEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17314,7 +17314,7 @@ func (ec *executionContext) fieldContext_Subscription_buildUpdated(ctx context.C
 }
 
 func (ec *executionContext) _SyncVersionsPayload_project(ctx context.Context, field graphql.CollectedField, obj *SyncVersionsPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17346,7 +17346,7 @@ func (ec *executionContext) fieldContext_SyncVersionsPayload_project(_ context.C
 }
 
 func (ec *executionContext) _SyncVersionsPayload_triggered(ctx context.Context, field graphql.CollectedField, obj *SyncVersionsPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17365,11 +17365,11 @@ func (ec *executionContext) _SyncVersionsPayload_triggered(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_SyncVersionsPayload_triggered(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SyncVersionsPayload", field, false, false, "Boolean")
+	return newScalarFieldContext("SyncVersionsPayload", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _SyncVersionsPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SyncVersionsPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17401,7 +17401,7 @@ func (ec *executionContext) fieldContext_SyncVersionsPayload_errors(_ context.Co
 }
 
 func (ec *executionContext) _TriggerBuildPayload_build(ctx context.Context, field graphql.CollectedField, obj *TriggerBuildPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17433,7 +17433,7 @@ func (ec *executionContext) fieldContext_TriggerBuildPayload_build(_ context.Con
 }
 
 func (ec *executionContext) _TriggerBuildPayload_project(ctx context.Context, field graphql.CollectedField, obj *TriggerBuildPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17465,7 +17465,7 @@ func (ec *executionContext) fieldContext_TriggerBuildPayload_project(_ context.C
 }
 
 func (ec *executionContext) _TriggerBuildPayload_version(ctx context.Context, field graphql.CollectedField, obj *TriggerBuildPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17497,7 +17497,7 @@ func (ec *executionContext) fieldContext_TriggerBuildPayload_version(_ context.C
 }
 
 func (ec *executionContext) _TriggerBuildPayload_triggered(ctx context.Context, field graphql.CollectedField, obj *TriggerBuildPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17516,11 +17516,11 @@ func (ec *executionContext) _TriggerBuildPayload_triggered(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_TriggerBuildPayload_triggered(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TriggerBuildPayload", field, false, false, "Boolean")
+	return newScalarFieldContext("TriggerBuildPayload", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _TriggerBuildPayload_errors(ctx context.Context, field graphql.CollectedField, obj *TriggerBuildPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17552,7 +17552,7 @@ func (ec *executionContext) fieldContext_TriggerBuildPayload_errors(_ context.Co
 }
 
 func (ec *executionContext) _UpdateProjectPayload_project(ctx context.Context, field graphql.CollectedField, obj *UpdateProjectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17584,7 +17584,7 @@ func (ec *executionContext) fieldContext_UpdateProjectPayload_project(_ context.
 }
 
 func (ec *executionContext) _UpdateProjectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *UpdateProjectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17616,7 +17616,7 @@ func (ec *executionContext) fieldContext_UpdateProjectPayload_errors(_ context.C
 }
 
 func (ec *executionContext) _UpdateRedirectPayload_redirect(ctx context.Context, field graphql.CollectedField, obj *UpdateRedirectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17648,7 +17648,7 @@ func (ec *executionContext) fieldContext_UpdateRedirectPayload_redirect(_ contex
 }
 
 func (ec *executionContext) _UpdateRedirectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *UpdateRedirectPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17680,7 +17680,7 @@ func (ec *executionContext) fieldContext_UpdateRedirectPayload_errors(_ context.
 }
 
 func (ec *executionContext) _UpdateVersionPayload_version(ctx context.Context, field graphql.CollectedField, obj *UpdateVersionPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17712,7 +17712,7 @@ func (ec *executionContext) fieldContext_UpdateVersionPayload_version(_ context.
 }
 
 func (ec *executionContext) _UpdateVersionPayload_errors(ctx context.Context, field graphql.CollectedField, obj *UpdateVersionPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17744,7 +17744,7 @@ func (ec *executionContext) fieldContext_UpdateVersionPayload_errors(_ context.C
 }
 
 func (ec *executionContext) _UploadUrl_url(ctx context.Context, field graphql.CollectedField, obj *UploadURL) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17763,11 +17763,11 @@ func (ec *executionContext) _UploadUrl_url(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_UploadUrl_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UploadUrl", field, false, false, "String")
+	return newScalarFieldContext("UploadUrl", field, false, false, "String")
 }
 
 func (ec *executionContext) _UploadUrl_fields(ctx context.Context, field graphql.CollectedField, obj *UploadURL) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17786,11 +17786,11 @@ func (ec *executionContext) _UploadUrl_fields(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_UploadUrl_fields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UploadUrl", field, false, false, "JSON")
+	return newScalarFieldContext("UploadUrl", field, false, false, "JSON")
 }
 
 func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17809,11 +17809,11 @@ func (ec *executionContext) _User_id(ctx context.Context, field graphql.Collecte
 	)
 }
 func (ec *executionContext) fieldContext_User_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, true, true, "ID")
+	return newScalarFieldContext("User", field, true, true, "ID")
 }
 
 func (ec *executionContext) _User_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17832,11 +17832,11 @@ func (ec *executionContext) _User_databaseId(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_User_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, "Int")
+	return newScalarFieldContext("User", field, false, false, "Int")
 }
 
 func (ec *executionContext) _User_username(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17855,11 +17855,11 @@ func (ec *executionContext) _User_username(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_User_username(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, "String")
+	return newScalarFieldContext("User", field, false, false, "String")
 }
 
 func (ec *executionContext) _User_email(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17878,11 +17878,11 @@ func (ec *executionContext) _User_email(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_User_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, true, true, "String")
+	return newScalarFieldContext("User", field, true, true, "String")
 }
 
 func (ec *executionContext) _User_isSuperuser(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17901,11 +17901,11 @@ func (ec *executionContext) _User_isSuperuser(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_User_isSuperuser(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, "Boolean")
+	return newScalarFieldContext("User", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _User_apiTokens(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17937,7 +17937,7 @@ func (ec *executionContext) fieldContext_User_apiTokens(_ context.Context, field
 }
 
 func (ec *executionContext) _UserConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *UserConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17956,11 +17956,11 @@ func (ec *executionContext) _UserConnection_totalCount(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_UserConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UserConnection", field, false, false, "Int")
+	return newScalarFieldContext("UserConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _UserConnection_edges(ctx context.Context, field graphql.CollectedField, obj *UserConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -17992,7 +17992,7 @@ func (ec *executionContext) fieldContext_UserConnection_edges(_ context.Context,
 }
 
 func (ec *executionContext) _UserConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *UserConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18024,7 +18024,7 @@ func (ec *executionContext) fieldContext_UserConnection_nodes(_ context.Context,
 }
 
 func (ec *executionContext) _UserConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *UserConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18056,7 +18056,7 @@ func (ec *executionContext) fieldContext_UserConnection_pageInfo(_ context.Conte
 }
 
 func (ec *executionContext) _UserEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *UserEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18075,11 +18075,11 @@ func (ec *executionContext) _UserEdge_cursor(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_UserEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UserEdge", field, false, false, "String")
+	return newScalarFieldContext("UserEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _UserEdge_node(ctx context.Context, field graphql.CollectedField, obj *UserEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18111,7 +18111,7 @@ func (ec *executionContext) fieldContext_UserEdge_node(_ context.Context, field 
 }
 
 func (ec *executionContext) _UserError_path(ctx context.Context, field graphql.CollectedField, obj *errs.UserError) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18130,11 +18130,11 @@ func (ec *executionContext) _UserError_path(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_UserError_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UserError", field, false, false, "String")
+	return newScalarFieldContext("UserError", field, false, false, "String")
 }
 
 func (ec *executionContext) _UserError_message(ctx context.Context, field graphql.CollectedField, obj *errs.UserError) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18153,11 +18153,11 @@ func (ec *executionContext) _UserError_message(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_UserError_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UserError", field, false, false, "String")
+	return newScalarFieldContext("UserError", field, false, false, "String")
 }
 
 func (ec *executionContext) _UserError_code(ctx context.Context, field graphql.CollectedField, obj *errs.UserError) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18176,11 +18176,11 @@ func (ec *executionContext) _UserError_code(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_UserError_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UserError", field, false, false, "String")
+	return newScalarFieldContext("UserError", field, false, false, "String")
 }
 
 func (ec *executionContext) _Version_id(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18199,11 +18199,11 @@ func (ec *executionContext) _Version_id(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Version_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, true, false, "ID")
+	return newScalarFieldContext("Version", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Version_databaseId(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18222,11 +18222,11 @@ func (ec *executionContext) _Version_databaseId(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Version_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "Int")
+	return newScalarFieldContext("Version", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Version_project(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18258,7 +18258,7 @@ func (ec *executionContext) fieldContext_Version_project(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Version_slug(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18277,11 +18277,11 @@ func (ec *executionContext) _Version_slug(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Version_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "String")
+	return newScalarFieldContext("Version", field, false, false, "String")
 }
 
 func (ec *executionContext) _Version_verboseName(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18300,11 +18300,11 @@ func (ec *executionContext) _Version_verboseName(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Version_verboseName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "String")
+	return newScalarFieldContext("Version", field, false, false, "String")
 }
 
 func (ec *executionContext) _Version_identifier(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18323,11 +18323,11 @@ func (ec *executionContext) _Version_identifier(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Version_identifier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "String")
+	return newScalarFieldContext("Version", field, false, false, "String")
 }
 
 func (ec *executionContext) _Version_ref(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18346,11 +18346,11 @@ func (ec *executionContext) _Version_ref(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Version_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, true, false, "String")
+	return newScalarFieldContext("Version", field, true, false, "String")
 }
 
 func (ec *executionContext) _Version_type(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18369,11 +18369,11 @@ func (ec *executionContext) _Version_type(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Version_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "VersionType")
+	return newScalarFieldContext("Version", field, false, false, "VersionType")
 }
 
 func (ec *executionContext) _Version_active(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18392,11 +18392,11 @@ func (ec *executionContext) _Version_active(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Version_active(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
+	return newScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_built(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18415,11 +18415,11 @@ func (ec *executionContext) _Version_built(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Version_built(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
+	return newScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_uploaded(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18438,11 +18438,11 @@ func (ec *executionContext) _Version_uploaded(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Version_uploaded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
+	return newScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_machine(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18461,11 +18461,11 @@ func (ec *executionContext) _Version_machine(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Version_machine(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
+	return newScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_hidden(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18484,11 +18484,11 @@ func (ec *executionContext) _Version_hidden(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Version_hidden(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
+	return newScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_aliases(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18520,7 +18520,7 @@ func (ec *executionContext) fieldContext_Version_aliases(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Version_privacyLevel(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18539,11 +18539,11 @@ func (ec *executionContext) _Version_privacyLevel(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Version_privacyLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "PrivacyLevel")
+	return newScalarFieldContext("Version", field, false, false, "PrivacyLevel")
 }
 
 func (ec *executionContext) _Version_documentationType(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18562,11 +18562,11 @@ func (ec *executionContext) _Version_documentationType(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_Version_documentationType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, true, false, "String")
+	return newScalarFieldContext("Version", field, true, false, "String")
 }
 
 func (ec *executionContext) _Version_hasPdf(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18585,11 +18585,11 @@ func (ec *executionContext) _Version_hasPdf(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Version_hasPdf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
+	return newScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_hasEpub(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18608,11 +18608,11 @@ func (ec *executionContext) _Version_hasEpub(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Version_hasEpub(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
+	return newScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_hasHtmlzip(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18631,11 +18631,11 @@ func (ec *executionContext) _Version_hasHtmlzip(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Version_hasHtmlzip(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Version", field, false, false, "Boolean")
+	return newScalarFieldContext("Version", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Version_downloads(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18667,7 +18667,7 @@ func (ec *executionContext) fieldContext_Version_downloads(_ context.Context, fi
 }
 
 func (ec *executionContext) _Version_urls(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18699,7 +18699,7 @@ func (ec *executionContext) fieldContext_Version_urls(_ context.Context, field g
 }
 
 func (ec *executionContext) _Version_lastBuild(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18731,7 +18731,7 @@ func (ec *executionContext) fieldContext_Version_lastBuild(_ context.Context, fi
 }
 
 func (ec *executionContext) _Version_builds(ctx context.Context, field graphql.CollectedField, obj *VersionView) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18775,7 +18775,7 @@ func (ec *executionContext) fieldContext_Version_builds(ctx context.Context, fie
 }
 
 func (ec *executionContext) _VersionConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *VersionConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18794,11 +18794,11 @@ func (ec *executionContext) _VersionConnection_totalCount(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_VersionConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("VersionConnection", field, false, false, "Int")
+	return newScalarFieldContext("VersionConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _VersionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *VersionConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18830,7 +18830,7 @@ func (ec *executionContext) fieldContext_VersionConnection_edges(_ context.Conte
 }
 
 func (ec *executionContext) _VersionConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *VersionConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18862,7 +18862,7 @@ func (ec *executionContext) fieldContext_VersionConnection_nodes(_ context.Conte
 }
 
 func (ec *executionContext) _VersionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *VersionConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18894,7 +18894,7 @@ func (ec *executionContext) fieldContext_VersionConnection_pageInfo(_ context.Co
 }
 
 func (ec *executionContext) _VersionDashboardUrls_edit(ctx context.Context, field graphql.CollectedField, obj *VersionDashboardUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18913,11 +18913,11 @@ func (ec *executionContext) _VersionDashboardUrls_edit(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_VersionDashboardUrls_edit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("VersionDashboardUrls", field, false, false, "String")
+	return newScalarFieldContext("VersionDashboardUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _VersionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *VersionEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18936,11 +18936,11 @@ func (ec *executionContext) _VersionEdge_cursor(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_VersionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("VersionEdge", field, false, false, "String")
+	return newScalarFieldContext("VersionEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _VersionEdge_node(ctx context.Context, field graphql.CollectedField, obj *VersionEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18972,7 +18972,7 @@ func (ec *executionContext) fieldContext_VersionEdge_node(_ context.Context, fie
 }
 
 func (ec *executionContext) _VersionUrls_documentation(ctx context.Context, field graphql.CollectedField, obj *VersionUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -18991,11 +18991,11 @@ func (ec *executionContext) _VersionUrls_documentation(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_VersionUrls_documentation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("VersionUrls", field, false, false, "String")
+	return newScalarFieldContext("VersionUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _VersionUrls_vcs(ctx context.Context, field graphql.CollectedField, obj *VersionUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19014,11 +19014,11 @@ func (ec *executionContext) _VersionUrls_vcs(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_VersionUrls_vcs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("VersionUrls", field, false, false, "String")
+	return newScalarFieldContext("VersionUrls", field, false, false, "String")
 }
 
 func (ec *executionContext) _VersionUrls_dashboard(ctx context.Context, field graphql.CollectedField, obj *VersionUrls) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19050,7 +19050,7 @@ func (ec *executionContext) fieldContext_VersionUrls_dashboard(_ context.Context
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19069,11 +19069,11 @@ func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext___Directive_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, "String")
+	return newScalarFieldContext("__Directive", field, false, false, "String")
 }
 
 func (ec *executionContext) ___Directive_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19092,11 +19092,11 @@ func (ec *executionContext) ___Directive_description(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext___Directive_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, true, false, "String")
+	return newScalarFieldContext("__Directive", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19115,11 +19115,11 @@ func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___Directive_isRepeatable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, "Boolean")
+	return newScalarFieldContext("__Directive", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) ___Directive_locations(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19138,11 +19138,11 @@ func (ec *executionContext) ___Directive_locations(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext___Directive_locations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, "__DirectiveLocation")
+	return newScalarFieldContext("__Directive", field, false, false, "__DirectiveLocation")
 }
 
 func (ec *executionContext) ___Directive_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19186,7 +19186,7 @@ func (ec *executionContext) fieldContext___Directive_args(ctx context.Context, f
 }
 
 func (ec *executionContext) ___EnumValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19205,11 +19205,11 @@ func (ec *executionContext) ___EnumValue_name(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, false, false, "String")
+	return newScalarFieldContext("__EnumValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___EnumValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19228,11 +19228,11 @@ func (ec *executionContext) ___EnumValue_description(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "String")
+	return newScalarFieldContext("__EnumValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___EnumValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19251,11 +19251,11 @@ func (ec *executionContext) ___EnumValue_isDeprecated(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "Boolean")
+	return newScalarFieldContext("__EnumValue", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___EnumValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19274,11 +19274,11 @@ func (ec *executionContext) ___EnumValue_deprecationReason(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "String")
+	return newScalarFieldContext("__EnumValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19297,11 +19297,11 @@ func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext___Field_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, false, false, "String")
+	return newScalarFieldContext("__Field", field, false, false, "String")
 }
 
 func (ec *executionContext) ___Field_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19320,11 +19320,11 @@ func (ec *executionContext) ___Field_description(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext___Field_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, "String")
+	return newScalarFieldContext("__Field", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Field_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19368,7 +19368,7 @@ func (ec *executionContext) fieldContext___Field_args(ctx context.Context, field
 }
 
 func (ec *executionContext) ___Field_type(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19400,7 +19400,7 @@ func (ec *executionContext) fieldContext___Field_type(_ context.Context, field g
 }
 
 func (ec *executionContext) ___Field_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19419,11 +19419,11 @@ func (ec *executionContext) ___Field_isDeprecated(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext___Field_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, "Boolean")
+	return newScalarFieldContext("__Field", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___Field_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19442,11 +19442,11 @@ func (ec *executionContext) ___Field_deprecationReason(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___Field_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, "String")
+	return newScalarFieldContext("__Field", field, true, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19465,11 +19465,11 @@ func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, false, false, "String")
+	return newScalarFieldContext("__InputValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19488,11 +19488,11 @@ func (ec *executionContext) ___InputValue_description(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "String")
+	return newScalarFieldContext("__InputValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_type(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19524,7 +19524,7 @@ func (ec *executionContext) fieldContext___InputValue_type(_ context.Context, fi
 }
 
 func (ec *executionContext) ___InputValue_defaultValue(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19543,11 +19543,11 @@ func (ec *executionContext) ___InputValue_defaultValue(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_defaultValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, false, false, "String")
+	return newScalarFieldContext("__InputValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19566,11 +19566,11 @@ func (ec *executionContext) ___InputValue_isDeprecated(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "Boolean")
+	return newScalarFieldContext("__InputValue", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___InputValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19589,11 +19589,11 @@ func (ec *executionContext) ___InputValue_deprecationReason(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "String")
+	return newScalarFieldContext("__InputValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Schema_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19612,11 +19612,11 @@ func (ec *executionContext) ___Schema_description(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext___Schema_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Schema", field, true, false, "String")
+	return newScalarFieldContext("__Schema", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Schema_types(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19648,7 +19648,7 @@ func (ec *executionContext) fieldContext___Schema_types(_ context.Context, field
 }
 
 func (ec *executionContext) ___Schema_queryType(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19680,7 +19680,7 @@ func (ec *executionContext) fieldContext___Schema_queryType(_ context.Context, f
 }
 
 func (ec *executionContext) ___Schema_mutationType(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19712,7 +19712,7 @@ func (ec *executionContext) fieldContext___Schema_mutationType(_ context.Context
 }
 
 func (ec *executionContext) ___Schema_subscriptionType(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19744,7 +19744,7 @@ func (ec *executionContext) fieldContext___Schema_subscriptionType(_ context.Con
 }
 
 func (ec *executionContext) ___Schema_directives(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19776,7 +19776,7 @@ func (ec *executionContext) fieldContext___Schema_directives(_ context.Context, 
 }
 
 func (ec *executionContext) ___Type_kind(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19795,11 +19795,11 @@ func (ec *executionContext) ___Type_kind(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext___Type_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, "__TypeKind")
+	return newScalarFieldContext("__Type", field, true, false, "__TypeKind")
 }
 
 func (ec *executionContext) ___Type_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19818,11 +19818,11 @@ func (ec *executionContext) ___Type_name(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext___Type_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
+	return newScalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19841,11 +19841,11 @@ func (ec *executionContext) ___Type_description(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext___Type_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
+	return newScalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_specifiedByURL(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19864,11 +19864,11 @@ func (ec *executionContext) ___Type_specifiedByURL(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext___Type_specifiedByURL(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
+	return newScalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_fields(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19912,7 +19912,7 @@ func (ec *executionContext) fieldContext___Type_fields(ctx context.Context, fiel
 }
 
 func (ec *executionContext) ___Type_interfaces(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19944,7 +19944,7 @@ func (ec *executionContext) fieldContext___Type_interfaces(_ context.Context, fi
 }
 
 func (ec *executionContext) ___Type_possibleTypes(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -19976,7 +19976,7 @@ func (ec *executionContext) fieldContext___Type_possibleTypes(_ context.Context,
 }
 
 func (ec *executionContext) ___Type_enumValues(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -20020,7 +20020,7 @@ func (ec *executionContext) fieldContext___Type_enumValues(ctx context.Context, 
 }
 
 func (ec *executionContext) ___Type_inputFields(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -20064,7 +20064,7 @@ func (ec *executionContext) fieldContext___Type_inputFields(ctx context.Context,
 }
 
 func (ec *executionContext) ___Type_ofType(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -20096,7 +20096,7 @@ func (ec *executionContext) fieldContext___Type_ofType(_ context.Context, field 
 }
 
 func (ec *executionContext) ___Type_isOneOf(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
+	return resolveField(
 		ctx,
 		ec.OperationContext,
 		field,
@@ -20115,7 +20115,7 @@ func (ec *executionContext) ___Type_isOneOf(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, "Boolean")
+	return newScalarFieldContext("__Type", field, true, false, "Boolean")
 }
 
 // endregion **************************** field.gotpl *****************************
@@ -22497,7 +22497,7 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 var addMaintainerPayloadImplementors = []string{"AddMaintainerPayload"}
 
 func (ec *executionContext) _AddMaintainerPayload(ctx context.Context, sel ast.SelectionSet, obj *AddMaintainerPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, addMaintainerPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, addMaintainerPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -22535,7 +22535,7 @@ func (ec *executionContext) _AddMaintainerPayload(ctx context.Context, sel ast.S
 var apiTokenImplementors = []string{"ApiToken", "Node"}
 
 func (ec *executionContext) _ApiToken(ctx context.Context, sel ast.SelectionSet, obj *store.Token) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, apiTokenImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, apiTokenImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -22589,7 +22589,7 @@ func (ec *executionContext) _ApiToken(ctx context.Context, sel ast.SelectionSet,
 var buildImplementors = []string{"Build", "Node"}
 
 func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, obj *BuildView) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, buildImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, buildImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -22766,7 +22766,7 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 var buildCommandImplementors = []string{"BuildCommand"}
 
 func (ec *executionContext) _BuildCommand(ctx context.Context, sel ast.SelectionSet, obj *store.BuildCommand) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, buildCommandImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, buildCommandImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -22839,7 +22839,7 @@ func (ec *executionContext) _BuildCommand(ctx context.Context, sel ast.Selection
 var buildConnectionImplementors = []string{"BuildConnection"}
 
 func (ec *executionContext) _BuildConnection(ctx context.Context, sel ast.SelectionSet, obj *BuildConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, buildConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, buildConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -22887,7 +22887,7 @@ func (ec *executionContext) _BuildConnection(ctx context.Context, sel ast.Select
 var buildEdgeImplementors = []string{"BuildEdge"}
 
 func (ec *executionContext) _BuildEdge(ctx context.Context, sel ast.SelectionSet, obj *BuildEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, buildEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, buildEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -22925,7 +22925,7 @@ func (ec *executionContext) _BuildEdge(ctx context.Context, sel ast.SelectionSet
 var buildStateImplementors = []string{"BuildState"}
 
 func (ec *executionContext) _BuildState(ctx context.Context, sel ast.SelectionSet, obj *store.BuildState) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, buildStateImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, buildStateImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -22963,7 +22963,7 @@ func (ec *executionContext) _BuildState(ctx context.Context, sel ast.SelectionSe
 var buildUrlsImplementors = []string{"BuildUrls"}
 
 func (ec *executionContext) _BuildUrls(ctx context.Context, sel ast.SelectionSet, obj *BuildUrls) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, buildUrlsImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, buildUrlsImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23006,7 +23006,7 @@ func (ec *executionContext) _BuildUrls(ctx context.Context, sel ast.SelectionSet
 var cancelBuildPayloadImplementors = []string{"CancelBuildPayload"}
 
 func (ec *executionContext) _CancelBuildPayload(ctx context.Context, sel ast.SelectionSet, obj *CancelBuildPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, cancelBuildPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, cancelBuildPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23044,7 +23044,7 @@ func (ec *executionContext) _CancelBuildPayload(ctx context.Context, sel ast.Sel
 var choiceImplementors = []string{"Choice"}
 
 func (ec *executionContext) _Choice(ctx context.Context, sel ast.SelectionSet, obj *store.Choice) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, choiceImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, choiceImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23082,7 +23082,7 @@ func (ec *executionContext) _Choice(ctx context.Context, sel ast.SelectionSet, o
 var completeUploadPayloadImplementors = []string{"CompleteUploadPayload"}
 
 func (ec *executionContext) _CompleteUploadPayload(ctx context.Context, sel ast.SelectionSet, obj *CompleteUploadPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, completeUploadPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, completeUploadPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23125,7 +23125,7 @@ func (ec *executionContext) _CompleteUploadPayload(ctx context.Context, sel ast.
 var createApiTokenPayloadImplementors = []string{"CreateApiTokenPayload"}
 
 func (ec *executionContext) _CreateApiTokenPayload(ctx context.Context, sel ast.SelectionSet, obj *CreateAPITokenPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, createApiTokenPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, createApiTokenPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23168,7 +23168,7 @@ func (ec *executionContext) _CreateApiTokenPayload(ctx context.Context, sel ast.
 var createEnvironmentVariablePayloadImplementors = []string{"CreateEnvironmentVariablePayload"}
 
 func (ec *executionContext) _CreateEnvironmentVariablePayload(ctx context.Context, sel ast.SelectionSet, obj *CreateEnvironmentVariablePayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, createEnvironmentVariablePayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, createEnvironmentVariablePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23206,7 +23206,7 @@ func (ec *executionContext) _CreateEnvironmentVariablePayload(ctx context.Contex
 var createIntegrationPayloadImplementors = []string{"CreateIntegrationPayload"}
 
 func (ec *executionContext) _CreateIntegrationPayload(ctx context.Context, sel ast.SelectionSet, obj *CreateIntegrationPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, createIntegrationPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, createIntegrationPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23244,7 +23244,7 @@ func (ec *executionContext) _CreateIntegrationPayload(ctx context.Context, sel a
 var createRedirectPayloadImplementors = []string{"CreateRedirectPayload"}
 
 func (ec *executionContext) _CreateRedirectPayload(ctx context.Context, sel ast.SelectionSet, obj *CreateRedirectPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, createRedirectPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, createRedirectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23282,7 +23282,7 @@ func (ec *executionContext) _CreateRedirectPayload(ctx context.Context, sel ast.
 var createSubprojectPayloadImplementors = []string{"CreateSubprojectPayload"}
 
 func (ec *executionContext) _CreateSubprojectPayload(ctx context.Context, sel ast.SelectionSet, obj *CreateSubprojectPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, createSubprojectPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, createSubprojectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23320,7 +23320,7 @@ func (ec *executionContext) _CreateSubprojectPayload(ctx context.Context, sel as
 var deleteEnvironmentVariablePayloadImplementors = []string{"DeleteEnvironmentVariablePayload"}
 
 func (ec *executionContext) _DeleteEnvironmentVariablePayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteEnvironmentVariablePayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, deleteEnvironmentVariablePayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, deleteEnvironmentVariablePayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23358,7 +23358,7 @@ func (ec *executionContext) _DeleteEnvironmentVariablePayload(ctx context.Contex
 var deleteIntegrationPayloadImplementors = []string{"DeleteIntegrationPayload"}
 
 func (ec *executionContext) _DeleteIntegrationPayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteIntegrationPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, deleteIntegrationPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, deleteIntegrationPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23396,7 +23396,7 @@ func (ec *executionContext) _DeleteIntegrationPayload(ctx context.Context, sel a
 var deleteProjectPayloadImplementors = []string{"DeleteProjectPayload"}
 
 func (ec *executionContext) _DeleteProjectPayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteProjectPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, deleteProjectPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, deleteProjectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23434,7 +23434,7 @@ func (ec *executionContext) _DeleteProjectPayload(ctx context.Context, sel ast.S
 var deleteRedirectPayloadImplementors = []string{"DeleteRedirectPayload"}
 
 func (ec *executionContext) _DeleteRedirectPayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteRedirectPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, deleteRedirectPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, deleteRedirectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23472,7 +23472,7 @@ func (ec *executionContext) _DeleteRedirectPayload(ctx context.Context, sel ast.
 var deleteSubprojectPayloadImplementors = []string{"DeleteSubprojectPayload"}
 
 func (ec *executionContext) _DeleteSubprojectPayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteSubprojectPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, deleteSubprojectPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, deleteSubprojectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23510,7 +23510,7 @@ func (ec *executionContext) _DeleteSubprojectPayload(ctx context.Context, sel as
 var downloadsImplementors = []string{"Downloads"}
 
 func (ec *executionContext) _Downloads(ctx context.Context, sel ast.SelectionSet, obj *Downloads) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, downloadsImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, downloadsImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23553,7 +23553,7 @@ func (ec *executionContext) _Downloads(ctx context.Context, sel ast.SelectionSet
 var environmentVariableImplementors = []string{"EnvironmentVariable", "Node"}
 
 func (ec *executionContext) _EnvironmentVariable(ctx context.Context, sel ast.SelectionSet, obj *store.EnvironmentVariable) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, environmentVariableImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, environmentVariableImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23618,7 +23618,7 @@ func (ec *executionContext) _EnvironmentVariable(ctx context.Context, sel ast.Se
 var environmentVariableConnectionImplementors = []string{"EnvironmentVariableConnection"}
 
 func (ec *executionContext) _EnvironmentVariableConnection(ctx context.Context, sel ast.SelectionSet, obj *EnvironmentVariableConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, environmentVariableConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, environmentVariableConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23666,7 +23666,7 @@ func (ec *executionContext) _EnvironmentVariableConnection(ctx context.Context, 
 var environmentVariableEdgeImplementors = []string{"EnvironmentVariableEdge"}
 
 func (ec *executionContext) _EnvironmentVariableEdge(ctx context.Context, sel ast.SelectionSet, obj *EnvironmentVariableEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, environmentVariableEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, environmentVariableEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23704,7 +23704,7 @@ func (ec *executionContext) _EnvironmentVariableEdge(ctx context.Context, sel as
 var importProjectPayloadImplementors = []string{"ImportProjectPayload"}
 
 func (ec *executionContext) _ImportProjectPayload(ctx context.Context, sel ast.SelectionSet, obj *ImportProjectPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, importProjectPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, importProjectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23742,7 +23742,7 @@ func (ec *executionContext) _ImportProjectPayload(ctx context.Context, sel ast.S
 var initiateUploadPayloadImplementors = []string{"InitiateUploadPayload"}
 
 func (ec *executionContext) _InitiateUploadPayload(ctx context.Context, sel ast.SelectionSet, obj *InitiateUploadPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, initiateUploadPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, initiateUploadPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23800,7 +23800,7 @@ func (ec *executionContext) _InitiateUploadPayload(ctx context.Context, sel ast.
 var integrationImplementors = []string{"Integration"}
 
 func (ec *executionContext) _Integration(ctx context.Context, sel ast.SelectionSet, obj *store.Integration) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, integrationImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, integrationImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -23854,7 +23854,7 @@ func (ec *executionContext) _Integration(ctx context.Context, sel ast.SelectionS
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, mutationImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, mutationImplementors)
 	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
 		Object: "Mutation",
 	})
@@ -24086,7 +24086,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 var notificationImplementors = []string{"Notification"}
 
 func (ec *executionContext) _Notification(ctx context.Context, sel ast.SelectionSet, obj *Notification) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, notificationImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, notificationImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -24149,7 +24149,7 @@ func (ec *executionContext) _Notification(ctx context.Context, sel ast.Selection
 var notificationListImplementors = []string{"NotificationList"}
 
 func (ec *executionContext) _NotificationList(ctx context.Context, sel ast.SelectionSet, obj *NotificationList) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, notificationListImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, notificationListImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -24187,7 +24187,7 @@ func (ec *executionContext) _NotificationList(ctx context.Context, sel ast.Selec
 var notificationMessageImplementors = []string{"NotificationMessage"}
 
 func (ec *executionContext) _NotificationMessage(ctx context.Context, sel ast.SelectionSet, obj *NotificationMessage) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, notificationMessageImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, notificationMessageImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -24240,7 +24240,7 @@ func (ec *executionContext) _NotificationMessage(ctx context.Context, sel ast.Se
 var pageInfoImplementors = []string{"PageInfo"}
 
 func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *PageInfo) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, pageInfoImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -24288,7 +24288,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 var projectImplementors = []string{"Project", "Node"}
 
 func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, obj *ProjectView) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, projectImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, projectImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -24582,7 +24582,7 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 var projectAccessImplementors = []string{"ProjectAccess"}
 
 func (ec *executionContext) _ProjectAccess(ctx context.Context, sel ast.SelectionSet, obj *ProjectAccess) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, projectAccessImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, projectAccessImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -24625,7 +24625,7 @@ func (ec *executionContext) _ProjectAccess(ctx context.Context, sel ast.Selectio
 var projectAdminFieldsImplementors = []string{"ProjectAdminFields"}
 
 func (ec *executionContext) _ProjectAdminFields(ctx context.Context, sel ast.SelectionSet, obj *ProjectAdminFields) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, projectAdminFieldsImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, projectAdminFieldsImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -24718,7 +24718,7 @@ func (ec *executionContext) _ProjectAdminFields(ctx context.Context, sel ast.Sel
 var projectConnectionImplementors = []string{"ProjectConnection"}
 
 func (ec *executionContext) _ProjectConnection(ctx context.Context, sel ast.SelectionSet, obj *ProjectConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, projectConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, projectConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -24766,7 +24766,7 @@ func (ec *executionContext) _ProjectConnection(ctx context.Context, sel ast.Sele
 var projectEdgeImplementors = []string{"ProjectEdge"}
 
 func (ec *executionContext) _ProjectEdge(ctx context.Context, sel ast.SelectionSet, obj *ProjectEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, projectEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, projectEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -24804,7 +24804,7 @@ func (ec *executionContext) _ProjectEdge(ctx context.Context, sel ast.SelectionS
 var projectUrlsImplementors = []string{"ProjectUrls"}
 
 func (ec *executionContext) _ProjectUrls(ctx context.Context, sel ast.SelectionSet, obj *ProjectUrls) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, projectUrlsImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, projectUrlsImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -24852,7 +24852,7 @@ func (ec *executionContext) _ProjectUrls(ctx context.Context, sel ast.SelectionS
 var queryImplementors = []string{"Query"}
 
 func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, queryImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, queryImplementors)
 	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
 		Object: "Query",
 	})
@@ -24968,7 +24968,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 var redirectImplementors = []string{"Redirect", "Node"}
 
 func (ec *executionContext) _Redirect(ctx context.Context, sel ast.SelectionSet, obj *store.Redirect) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, redirectImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, redirectImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25063,7 +25063,7 @@ func (ec *executionContext) _Redirect(ctx context.Context, sel ast.SelectionSet,
 var redirectConnectionImplementors = []string{"RedirectConnection"}
 
 func (ec *executionContext) _RedirectConnection(ctx context.Context, sel ast.SelectionSet, obj *RedirectConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, redirectConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, redirectConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25111,7 +25111,7 @@ func (ec *executionContext) _RedirectConnection(ctx context.Context, sel ast.Sel
 var redirectEdgeImplementors = []string{"RedirectEdge"}
 
 func (ec *executionContext) _RedirectEdge(ctx context.Context, sel ast.SelectionSet, obj *RedirectEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, redirectEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, redirectEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25149,7 +25149,7 @@ func (ec *executionContext) _RedirectEdge(ctx context.Context, sel ast.Selection
 var redirectResolutionImplementors = []string{"RedirectResolution"}
 
 func (ec *executionContext) _RedirectResolution(ctx context.Context, sel ast.SelectionSet, obj *RedirectResolution) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, redirectResolutionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, redirectResolutionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25197,7 +25197,7 @@ func (ec *executionContext) _RedirectResolution(ctx context.Context, sel ast.Sel
 var removeMaintainerPayloadImplementors = []string{"RemoveMaintainerPayload"}
 
 func (ec *executionContext) _RemoveMaintainerPayload(ctx context.Context, sel ast.SelectionSet, obj *RemoveMaintainerPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, removeMaintainerPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, removeMaintainerPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25235,7 +25235,7 @@ func (ec *executionContext) _RemoveMaintainerPayload(ctx context.Context, sel as
 var repositoryImplementors = []string{"Repository"}
 
 func (ec *executionContext) _Repository(ctx context.Context, sel ast.SelectionSet, obj *store.Repository) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, repositoryImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, repositoryImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25273,7 +25273,7 @@ func (ec *executionContext) _Repository(ctx context.Context, sel ast.SelectionSe
 var revokeApiTokenPayloadImplementors = []string{"RevokeApiTokenPayload"}
 
 func (ec *executionContext) _RevokeApiTokenPayload(ctx context.Context, sel ast.SelectionSet, obj *RevokeAPITokenPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, revokeApiTokenPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, revokeApiTokenPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25311,7 +25311,7 @@ func (ec *executionContext) _RevokeApiTokenPayload(ctx context.Context, sel ast.
 var searchBlockImplementors = []string{"SearchBlock"}
 
 func (ec *executionContext) _SearchBlock(ctx context.Context, sel ast.SelectionSet, obj *SearchBlock) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, searchBlockImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, searchBlockImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25364,7 +25364,7 @@ func (ec *executionContext) _SearchBlock(ctx context.Context, sel ast.SelectionS
 var searchHitImplementors = []string{"SearchHit"}
 
 func (ec *executionContext) _SearchHit(ctx context.Context, sel ast.SelectionSet, obj *SearchHit) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, searchHitImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, searchHitImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25447,7 +25447,7 @@ func (ec *executionContext) _SearchHit(ctx context.Context, sel ast.SelectionSet
 var searchResultsImplementors = []string{"SearchResults"}
 
 func (ec *executionContext) _SearchResults(ctx context.Context, sel ast.SelectionSet, obj *SearchResults) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, searchResultsImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, searchResultsImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25495,7 +25495,7 @@ func (ec *executionContext) _SearchResults(ctx context.Context, sel ast.Selectio
 var searchScopePairImplementors = []string{"SearchScopePair"}
 
 func (ec *executionContext) _SearchScopePair(ctx context.Context, sel ast.SelectionSet, obj *SearchScopePair) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, searchScopePairImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, searchScopePairImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25533,7 +25533,7 @@ func (ec *executionContext) _SearchScopePair(ctx context.Context, sel ast.Select
 var setProjectAdminFieldsPayloadImplementors = []string{"SetProjectAdminFieldsPayload"}
 
 func (ec *executionContext) _SetProjectAdminFieldsPayload(ctx context.Context, sel ast.SelectionSet, obj *SetProjectAdminFieldsPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, setProjectAdminFieldsPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, setProjectAdminFieldsPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25571,7 +25571,7 @@ func (ec *executionContext) _SetProjectAdminFieldsPayload(ctx context.Context, s
 var setProjectPrivacyPayloadImplementors = []string{"SetProjectPrivacyPayload"}
 
 func (ec *executionContext) _SetProjectPrivacyPayload(ctx context.Context, sel ast.SelectionSet, obj *SetProjectPrivacyPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, setProjectPrivacyPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, setProjectPrivacyPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25609,7 +25609,7 @@ func (ec *executionContext) _SetProjectPrivacyPayload(ctx context.Context, sel a
 var setTranslationOfPayloadImplementors = []string{"SetTranslationOfPayload"}
 
 func (ec *executionContext) _SetTranslationOfPayload(ctx context.Context, sel ast.SelectionSet, obj *SetTranslationOfPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, setTranslationOfPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, setTranslationOfPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25647,7 +25647,7 @@ func (ec *executionContext) _SetTranslationOfPayload(ctx context.Context, sel as
 var setVersionPrivacyPayloadImplementors = []string{"SetVersionPrivacyPayload"}
 
 func (ec *executionContext) _SetVersionPrivacyPayload(ctx context.Context, sel ast.SelectionSet, obj *SetVersionPrivacyPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, setVersionPrivacyPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, setVersionPrivacyPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25685,7 +25685,7 @@ func (ec *executionContext) _SetVersionPrivacyPayload(ctx context.Context, sel a
 var setVersionUploadedPayloadImplementors = []string{"SetVersionUploadedPayload"}
 
 func (ec *executionContext) _SetVersionUploadedPayload(ctx context.Context, sel ast.SelectionSet, obj *SetVersionUploadedPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, setVersionUploadedPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, setVersionUploadedPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25723,7 +25723,7 @@ func (ec *executionContext) _SetVersionUploadedPayload(ctx context.Context, sel 
 var subprojectImplementors = []string{"Subproject", "Node"}
 
 func (ec *executionContext) _Subproject(ctx context.Context, sel ast.SelectionSet, obj *store.Relationship) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, subprojectImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, subprojectImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25779,7 +25779,7 @@ func (ec *executionContext) _Subproject(ctx context.Context, sel ast.SelectionSe
 var subprojectConnectionImplementors = []string{"SubprojectConnection"}
 
 func (ec *executionContext) _SubprojectConnection(ctx context.Context, sel ast.SelectionSet, obj *SubprojectConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, subprojectConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, subprojectConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25827,7 +25827,7 @@ func (ec *executionContext) _SubprojectConnection(ctx context.Context, sel ast.S
 var subprojectEdgeImplementors = []string{"SubprojectEdge"}
 
 func (ec *executionContext) _SubprojectEdge(ctx context.Context, sel ast.SelectionSet, obj *SubprojectEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, subprojectEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, subprojectEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25865,7 +25865,7 @@ func (ec *executionContext) _SubprojectEdge(ctx context.Context, sel ast.Selecti
 var subscriptionImplementors = []string{"Subscription"}
 
 func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, subscriptionImplementors)
 	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
 		Object: "Subscription",
 	})
@@ -25885,7 +25885,7 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 var syncVersionsPayloadImplementors = []string{"SyncVersionsPayload"}
 
 func (ec *executionContext) _SyncVersionsPayload(ctx context.Context, sel ast.SelectionSet, obj *SyncVersionsPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, syncVersionsPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, syncVersionsPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25928,7 +25928,7 @@ func (ec *executionContext) _SyncVersionsPayload(ctx context.Context, sel ast.Se
 var triggerBuildPayloadImplementors = []string{"TriggerBuildPayload"}
 
 func (ec *executionContext) _TriggerBuildPayload(ctx context.Context, sel ast.SelectionSet, obj *TriggerBuildPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, triggerBuildPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, triggerBuildPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -25981,7 +25981,7 @@ func (ec *executionContext) _TriggerBuildPayload(ctx context.Context, sel ast.Se
 var updateProjectPayloadImplementors = []string{"UpdateProjectPayload"}
 
 func (ec *executionContext) _UpdateProjectPayload(ctx context.Context, sel ast.SelectionSet, obj *UpdateProjectPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, updateProjectPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, updateProjectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26019,7 +26019,7 @@ func (ec *executionContext) _UpdateProjectPayload(ctx context.Context, sel ast.S
 var updateRedirectPayloadImplementors = []string{"UpdateRedirectPayload"}
 
 func (ec *executionContext) _UpdateRedirectPayload(ctx context.Context, sel ast.SelectionSet, obj *UpdateRedirectPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, updateRedirectPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, updateRedirectPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26057,7 +26057,7 @@ func (ec *executionContext) _UpdateRedirectPayload(ctx context.Context, sel ast.
 var updateVersionPayloadImplementors = []string{"UpdateVersionPayload"}
 
 func (ec *executionContext) _UpdateVersionPayload(ctx context.Context, sel ast.SelectionSet, obj *UpdateVersionPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, updateVersionPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, updateVersionPayloadImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26095,7 +26095,7 @@ func (ec *executionContext) _UpdateVersionPayload(ctx context.Context, sel ast.S
 var uploadUrlImplementors = []string{"UploadUrl"}
 
 func (ec *executionContext) _UploadUrl(ctx context.Context, sel ast.SelectionSet, obj *UploadURL) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, uploadUrlImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, uploadUrlImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26133,7 +26133,7 @@ func (ec *executionContext) _UploadUrl(ctx context.Context, sel ast.SelectionSet
 var userImplementors = []string{"User", "Node"}
 
 func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj *store.User) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, userImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, userImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26194,7 +26194,7 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 var userConnectionImplementors = []string{"UserConnection"}
 
 func (ec *executionContext) _UserConnection(ctx context.Context, sel ast.SelectionSet, obj *UserConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, userConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, userConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26242,7 +26242,7 @@ func (ec *executionContext) _UserConnection(ctx context.Context, sel ast.Selecti
 var userEdgeImplementors = []string{"UserEdge"}
 
 func (ec *executionContext) _UserEdge(ctx context.Context, sel ast.SelectionSet, obj *UserEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, userEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, userEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26280,7 +26280,7 @@ func (ec *executionContext) _UserEdge(ctx context.Context, sel ast.SelectionSet,
 var userErrorImplementors = []string{"UserError"}
 
 func (ec *executionContext) _UserError(ctx context.Context, sel ast.SelectionSet, obj *errs.UserError) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, userErrorImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, userErrorImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26323,7 +26323,7 @@ func (ec *executionContext) _UserError(ctx context.Context, sel ast.SelectionSet
 var versionImplementors = []string{"Version", "Node"}
 
 func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, obj *VersionView) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, versionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, versionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26467,7 +26467,7 @@ func (ec *executionContext) _Version(ctx context.Context, sel ast.SelectionSet, 
 var versionConnectionImplementors = []string{"VersionConnection"}
 
 func (ec *executionContext) _VersionConnection(ctx context.Context, sel ast.SelectionSet, obj *VersionConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, versionConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, versionConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26515,7 +26515,7 @@ func (ec *executionContext) _VersionConnection(ctx context.Context, sel ast.Sele
 var versionDashboardUrlsImplementors = []string{"VersionDashboardUrls"}
 
 func (ec *executionContext) _VersionDashboardUrls(ctx context.Context, sel ast.SelectionSet, obj *VersionDashboardUrls) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, versionDashboardUrlsImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, versionDashboardUrlsImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26548,7 +26548,7 @@ func (ec *executionContext) _VersionDashboardUrls(ctx context.Context, sel ast.S
 var versionEdgeImplementors = []string{"VersionEdge"}
 
 func (ec *executionContext) _VersionEdge(ctx context.Context, sel ast.SelectionSet, obj *VersionEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, versionEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, versionEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26586,7 +26586,7 @@ func (ec *executionContext) _VersionEdge(ctx context.Context, sel ast.SelectionS
 var versionUrlsImplementors = []string{"VersionUrls"}
 
 func (ec *executionContext) _VersionUrls(ctx context.Context, sel ast.SelectionSet, obj *VersionUrls) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, versionUrlsImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, versionUrlsImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26629,7 +26629,7 @@ func (ec *executionContext) _VersionUrls(ctx context.Context, sel ast.SelectionS
 var __DirectiveImplementors = []string{"__Directive"}
 
 func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionSet, obj *introspection.Directive) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __DirectiveImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, __DirectiveImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26682,7 +26682,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 var __EnumValueImplementors = []string{"__EnumValue"}
 
 func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionSet, obj *introspection.EnumValue) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __EnumValueImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, __EnumValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26730,7 +26730,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 var __FieldImplementors = []string{"__Field"}
 
 func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, obj *introspection.Field) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __FieldImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, __FieldImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26788,7 +26788,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 var __InputValueImplementors = []string{"__InputValue"}
 
 func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.SelectionSet, obj *introspection.InputValue) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __InputValueImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, __InputValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26846,7 +26846,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 var __SchemaImplementors = []string{"__Schema"}
 
 func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet, obj *introspection.Schema) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __SchemaImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, __SchemaImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)
@@ -26904,7 +26904,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 var __TypeImplementors = []string{"__Type"}
 
 func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, obj *introspection.Type) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __TypeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, __TypeImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferred := newDeferredGroup(ctx, fields)

@@ -1,4 +1,4 @@
-// Command execpatch rewrites three places in the executor that gqlgen
+// Command execpatch rewrites six places in the executor that gqlgen
 // generates (graph/generated.go) to call functions of package graph
 // (graph/execpatch.go), so that REST's internal reads do not pay for what
 // they do not need (issue 14). gqlgen has no option for any of them.
@@ -15,6 +15,18 @@
 //     marshalObject(fields, out), which writes the same JSON without the
 //     copies of every field, the map and the closures that
 //     FieldSet.MarshalGQL allocates for every object.
+//   - graphql.ResolveField, which every field's function calls and which
+//     runs the field's resolver through the operation's field middleware,
+//     becomes resolveField, which calls the resolver directly when the
+//     operation's reads were primed (its executor has no field middleware)
+//     and the field has no directive, and otherwise calls ResolveField.
+//   - graphql.NewScalarFieldContext, which makes a closure for every scalar
+//     field it is called for, becomes newScalarFieldContext, which gives the
+//     fields of the schema's scalars and enums one made once.
+//   - graphql.CollectFields, which hashes the names of an object's
+//     implementors on every call, becomes collectFields, which under primed
+//     reads caches the fields by the identity of the selection and of the
+//     implementors' slice, and otherwise calls CollectFields.
 //
 // `go generate ./...` runs it after gqlgen (graph/doc.go):
 //
@@ -100,6 +112,26 @@ var rewrites = []rewrite{
 		from:  "out := graphql.NewFieldSet(fields)\n\tdeferred := graphql.NewDeferredGroup(ctx)\n",
 		to:    "out := graphql.NewFieldSet(fields)\n\tdeferred := newDeferredGroup(ctx, fields)\n",
 		stray: regexp.MustCompile(`\bNewDeferredGroup\b`),
+	},
+	{
+		// Same parameters, type argument inferred in both.
+		name:  "field resolution",
+		from:  "return graphql.ResolveField(\n",
+		to:    "return resolveField(\n",
+		stray: regexp.MustCompile(`\bgraphql\.ResolveField\b`),
+	},
+	{
+		// An object's marshal function, whose ctx is the object's.
+		name:  "field collection",
+		from:  "fields := graphql.CollectFields(ec.OperationContext, sel, ",
+		to:    "fields := collectFields(ctx, ec.OperationContext, sel, ",
+		stray: regexp.MustCompile(`\bgraphql\.CollectFields\b`),
+	},
+	{
+		name:  "scalar field context",
+		from:  "return graphql.NewScalarFieldContext(",
+		to:    "return newScalarFieldContext(",
+		stray: regexp.MustCompile(`\bgraphql\.NewScalarFieldContext\b`),
 	},
 }
 

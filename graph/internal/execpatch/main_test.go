@@ -8,7 +8,7 @@ import (
 )
 
 // generated is a trimmed copy of what gqlgen v0.17.98 writes: an object's
-// marshal function and a list's.
+// marshal function, a field's and a list's.
 const generated = `package graph
 
 func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, obj *BuildView) graphql.Marshaler {
@@ -39,6 +39,43 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 	return out
 }
 
+func (ec *executionContext) _Build_slug(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_slug(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Slug, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Build_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Build", field, false, false, "String")
+}
+
+func (ec *executionContext) _Subscription_builds(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		nil,
+		nil,
+		nil,
+		nil,
+		true,
+		true,
+	)
+}
+
 func (ec *executionContext) marshalNBuild2ᚕᚖBuildᚄ(ctx context.Context, sel ast.SelectionSet, v []*BuildView) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -58,6 +95,9 @@ func TestPatch(t *testing.T) {
 		"graphql.MarshalSliceConcurrently(ctx, ", "marshalSlice(ctx, ",
 		"graphql.NewDeferredGroup(ctx)", "newDeferredGroup(ctx, fields)",
 		"return out\n", "return marshalObject(fields, out)\n",
+		"return graphql.ResolveField(\n", "return resolveField(\n",
+		"return graphql.NewScalarFieldContext(", "return newScalarFieldContext(",
+		"fields := graphql.CollectFields(ec.OperationContext, sel, ", "fields := collectFields(ctx, ec.OperationContext, sel, ",
 	).Replace(generated)
 	if string(got) != want {
 		t.Errorf("patched:\n%s\nwant:\n%s", got, want)
@@ -94,6 +134,18 @@ func TestPatchRefuses(t *testing.T) {
 		{"an object marshalled another way", "\t\tec.ProcessDeferredGroup(deferred)\n\t}\n\n\treturn out\n}\n",
 			"\t\tec.ProcessDeferredGroup(deferred)\n\t}\n\n\treturn out\n}\n\nfunc (ec *executionContext) _Other(ctx context.Context) graphql.Marshaler {\n\tif n := len(deferred.Defers); n > 0 {\n\t\tec.ProcessDeferredGroup(deferred)\n\t}\n\n\treturn out\n}\n",
 			"2 object answers rewritten for 1 deferred groups"},
+		{"no field resolution", "return graphql.ResolveField(\n", "return graphql.ResolveFieldV2(\n",
+			`no "return graphql.ResolveField(\n" any more`},
+		{"another field resolution form", "return ret\n}", "_ = graphql.ResolveField[int]\n\treturn ret\n}",
+			`has "graphql.ResolveField" in a form execpatch does not rewrite`},
+		{"no scalar field context", "return graphql.NewScalarFieldContext(", "return graphql.NewFieldContext(",
+			`no "return graphql.NewScalarFieldContext(" any more`},
+		{"another scalar field context form", "return ret\n}", "_ = graphql.NewScalarFieldContext\n\treturn ret\n}",
+			`has "graphql.NewScalarFieldContext" in a form execpatch does not rewrite`},
+		{"no field collection", "graphql.CollectFields(ec.OperationContext, sel, ", "graphql.CollectFieldsCtx(ec.OperationContext, sel, ",
+			`no "fields := graphql.CollectFields(ec.OperationContext, sel, " any more`},
+		{"another field collection form", "return ret\n}", "_ = graphql.CollectFields(ec.OperationContext, nil, nil)\n\treturn ret\n}",
+			`has "graphql.CollectFields" in a form execpatch does not rewrite`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := strings.Replace(generated, tc.from, tc.to, 1)
