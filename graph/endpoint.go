@@ -132,11 +132,12 @@ func (r *Resolver) Handler() http.Handler {
 			WriteHTTPError(w, err)
 			return
 		}
-		if err := limitBody(req, limits.MaxBytes); err != nil {
+		body, err := limitBody(req, limits.MaxBytes)
+		if err != nil {
 			WriteHTTPError(w, err)
 			return
 		}
-		if err := undecodableJSON(req); err != nil {
+		if err := undecodableJSON(req, body); err != nil {
 			WriteHTTPError(w, err)
 			return
 		}
@@ -201,43 +202,48 @@ func streaming(req *http.Request) bool {
 }
 
 // limitBody reads a POST body of at most maxBytes (a TooComplex error when
-// it is longer) and puts it back for the transport.
-func limitBody(req *http.Request, maxBytes int) error {
+// it is longer), puts it back for the transport and returns it; nil when it
+// read nothing (not a POST, or no limit).
+func limitBody(req *http.Request, maxBytes int) ([]byte, error) {
 	if req.Method != http.MethodPost || req.Body == nil || maxBytes <= 0 {
-		return nil
+		return nil, nil
 	}
 	if req.ContentLength > int64(maxBytes) {
-		return tooComplex("request size in bytes", maxBytes, int(req.ContentLength))
+		return nil, tooComplex("request size in bytes", maxBytes, int(req.ContentLength))
 	}
 	body, err := io.ReadAll(io.LimitReader(req.Body, int64(maxBytes)+1))
 	req.Body.Close()
 	if err != nil {
-		return errs.Wrap(errs.Invalid, "graph.limitBody", err)
+		return nil, errs.Wrap(errs.Invalid, "graph.limitBody", err)
 	}
 	if len(body) > maxBytes {
-		return tooComplex("request size in bytes", maxBytes, len(body))
+		return nil, tooComplex("request size in bytes", maxBytes, len(body))
 	}
 	req.Body = io.NopCloser(bytes.NewReader(body))
-	return nil
+	return body, nil
 }
 
 // undecodableJSON refuses a JSON POST body that is not a JSON object with
 // INVALID and the decoder's reason. gqlgen's POST transport would answer it
 // itself, but its message repeats the whole body (200 KB of garbage came
-// back as a 200 KB error); this one names the fault only.
-func undecodableJSON(req *http.Request) error {
+// back as a 200 KB error); this one names the fault only. body is what
+// limitBody read; when it read nothing the body is read (and put back) here.
+func undecodableJSON(req *http.Request, body []byte) error {
 	if req.Method != http.MethodPost || req.Body == nil {
 		return nil
 	}
 	if mt, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type")); mt != "application/json" {
 		return nil
 	}
-	body, err := io.ReadAll(req.Body)
-	req.Body.Close()
-	if err != nil {
-		return errs.Wrap(errs.Invalid, "graph.undecodableJSON", err)
+	if body == nil {
+		var err error
+		body, err = io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return errs.Wrap(errs.Invalid, "graph.undecodableJSON", err)
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	req.Body = io.NopCloser(bytes.NewReader(body))
 	const msg = "json request body could not be decoded: "
 	if !json.Valid(body) {
 		err := json.Unmarshal(body, new(json.RawMessage))

@@ -767,8 +767,7 @@ func (r *subprojectResolver) Parent(ctx context.Context, obj *store.Relationship
 
 // Child is the resolver for the child field.
 func (r *subprojectResolver) Child(ctx context.Context, obj *store.Relationship) (*ProjectView, error) {
-	p, err := r.visibleProjectOrNil(ctx, obj.ChildID)
-	return withView(ctx, p, err, r.projectView)
+	return r.visibleProjectByID(ctx, obj.ChildID)
 }
 
 // BuildUpdated is the resolver for the buildUpdated field.

@@ -120,6 +120,13 @@ func (r *Resolver) projectByID(ctx context.Context, id int64) (*ProjectView, err
 	return withView(ctx, p, err, r.projectView)
 }
 
+// visibleProjectByID returns the project with that id as a view where the
+// viewer can see it, else nil.
+func (r *Resolver) visibleProjectByID(ctx context.Context, id int64) (*ProjectView, error) {
+	p, err := r.visibleProjectOrNil(ctx, id)
+	return withView(ctx, p, err, r.projectView)
+}
+
 // The Project fields that read more than the row.
 
 // GlobalID is the project's global id (the id field).
@@ -144,7 +151,7 @@ func (p *ProjectView) SubprojectOf() (*ProjectView, error) {
 	if p.ParentID == nil {
 		return nil, nil
 	}
-	return p.visibleProject(*p.ParentID)
+	return p.r.visibleProjectByID(p.ctx, *p.ParentID)
 }
 
 // TranslationOf returns the project's main project (of which it is a
@@ -153,12 +160,7 @@ func (p *ProjectView) TranslationOf() (*ProjectView, error) {
 	if p.Project.TranslationOf == nil {
 		return nil, nil
 	}
-	return p.visibleProject(*p.Project.TranslationOf)
-}
-
-func (p *ProjectView) visibleProject(id int64) (*ProjectView, error) {
-	q, err := p.r.visibleProjectOrNil(p.ctx, id)
-	return withView(p.ctx, q, err, p.r.projectView)
+	return p.r.visibleProjectByID(p.ctx, *p.Project.TranslationOf)
 }
 
 // Urls returns the project's URLs.
