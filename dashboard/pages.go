@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -509,13 +510,10 @@ func (d *Dashboard) handleDownloads(w http.ResponseWriter, r *http.Request, s *s
 	if !ok {
 		return
 	}
-	with := p.Versions.Nodes[:0]
-	for _, v := range p.Versions.Nodes {
-		if dl := v.Downloads; dl.PDF != nil || dl.HTMLZip != nil || dl.EPUB != nil {
-			with = append(with, v)
-		}
-	}
-	p.Versions.Nodes = with
+	p.Versions.Nodes = slices.DeleteFunc(p.Versions.Nodes, func(v version) bool {
+		dl := v.Downloads
+		return dl.PDF == nil && dl.HTMLZip == nil && dl.EPUB == nil
+	})
 	d.render(w, r, s, http.StatusOK, "downloads", &page{Title: "Downloads · " + p.Name, Project: p})
 }
 

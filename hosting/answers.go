@@ -56,10 +56,14 @@ func answerKeyOf(w http.ResponseWriter, r *http.Request) (answerKey, bool) {
 // keep records the answer being written, status and body, as one that
 // may be replayed to the same key: the writers whose answers depend only
 // on the key and the cache's contents call it, after writing the whole
-// answer of a GET. A second call in one request means it wrote something
+// answer of a GET. It does nothing for a request whose answer is never
+// kept (not keyed). A second call in one request means it wrote something
 // unusual: nothing is kept.
 func (rq *request) keep(status int, body []byte) {
-	if rq.kept != nil || rq.r.Method != http.MethodGet {
+	if !rq.keyed {
+		return
+	}
+	if rq.kept != nil {
 		rq.keepSpoiled = true
 		return
 	}

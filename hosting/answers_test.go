@@ -1,7 +1,6 @@
 package hosting
 
 import (
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -196,20 +195,3 @@ func TestKeptAnswersForgotten(t *testing.T) {
 		}
 	})
 }
-
-// BenchmarkKeptAnswerWrite is the cost of replaying a kept answer, the
-// hot path of every repeated anonymous request.
-func BenchmarkKeptAnswerWrite(b *testing.B) {
-	a := &answer{status: 302, header: []headerField{{"Location", []string{"https://docs.example.com/x"}}, {"Content-Type", hHTML}}, body: []byte("x")}
-	r := httptest.NewRequest(http.MethodGet, latest+"old.html", nil)
-	b.ReportAllocs()
-	for b.Loop() {
-		a.write(discardWriter{h: http.Header{}}, r)
-	}
-}
-
-type discardWriter struct{ h http.Header }
-
-func (w discardWriter) Header() http.Header         { return w.h }
-func (w discardWriter) Write(p []byte) (int, error) { return io.Discard.Write(p) }
-func (w discardWriter) WriteHeader(int)             {}

@@ -258,9 +258,7 @@ func (rq *request) sendFileAsIs(tree artifacts.Tree, name string, pf *publishedF
 	w, r := rq.w, rq.r
 	w.Header()["Etag"] = pf.hETag
 	if pf.body != nil {
-		if sendBytes(w, r, pf.body, pf.hLength, pf.modtime, pf.hModified) {
-			rq.keep(http.StatusOK, pf.body)
-		}
+		rq.sendBytes(pf.body, pf.hLength, pf.modtime, pf.hModified)
 		return
 	}
 	f, err := tree.Open(name)
@@ -283,18 +281,19 @@ func (rq *request) sendFileAsIs(tree artifacts.Tree, name string, pf *publishedF
 }
 
 // sendBytes answers with body as http.ServeContent would, directly when the
-// request is unconditional, and reports whether it did so: then the answer
-// is 200 with the whole body.
-func sendBytes(w http.ResponseWriter, r *http.Request, body []byte, hLength []string, modtime time.Time, hModified []string) bool {
+// request is unconditional — a 200 with the whole body, which may be kept
+// (keep) — and through http.ServeContent otherwise.
+func (rq *request) sendBytes(body []byte, hLength []string, modtime time.Time, hModified []string) {
+	w, r := rq.w, rq.r
 	if !unconditional(r) {
 		http.ServeContent(w, r, "", modtime, bytes.NewReader(body))
-		return false
+		return
 	}
 	writeWholeHeader(w, hLength, hModified)
 	if r.Method != http.MethodHead {
 		writeBody(w, r, body)
 	}
-	return true
+	rq.keep(http.StatusOK, body)
 }
 
 // writeWholeHeader writes the 200 header http.ServeContent writes for a

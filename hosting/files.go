@@ -134,9 +134,7 @@ func (rq *request) sendFile(tree artifacts.Tree, name string, pf *publishedFile)
 	}
 	h["Etag"] = v.hETag
 	if !v.gzip {
-		if sendBytes(w, r, v.body, v.hLength, pf.modtime, pf.hModified) {
-			rq.keep(http.StatusOK, v.body)
-		}
+		rq.sendBytes(v.body, v.hLength, pf.modtime, pf.hModified)
 		return
 	}
 	h["Content-Encoding"] = hGzip

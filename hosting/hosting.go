@@ -220,8 +220,11 @@ func (h *Handler) serveDocs(w http.ResponseWriter, r *http.Request, rootSlug, re
 		return
 	}
 	// An answer kept for the same request is replayed (answers.go).
-	key, keyed := answerKeyOf(w, r)
-	keyed = keyed && h.cache.answerMax > 0
+	var key answerKey
+	var keyed bool
+	if h.cache.answerMax > 0 {
+		key, keyed = answerKeyOf(w, r)
+	}
 	var gen uint64
 	if keyed {
 		a, g, ok := h.cache.answer(key)
@@ -231,7 +234,7 @@ func (h *Handler) serveDocs(w http.ResponseWriter, r *http.Request, rootSlug, re
 		}
 		gen = g
 	}
-	rq := &request{h: h, w: w, r: r, ctx: r.Context(), origin: origin}
+	rq := &request{h: h, w: w, r: r, ctx: r.Context(), origin: origin, keyed: keyed}
 	err := rq.serve(rootSlug, rest)
 	if err != nil {
 		if !readerGone(r) {

@@ -32,8 +32,10 @@ type request struct {
 	// private is set once something non-public was shown to a maintainer:
 	// the answer must not be stored by shared caches.
 	private bool
-	// kept is the answer written, when its writer says it may be replayed
-	// (keep); keepSpoiled when a second writer ran.
+	// keyed: the answer may be kept (answerKeyOf gave a key and the cache
+	// keeps answers). kept is the answer written, when its writer says it
+	// may be replayed (keep); keepSpoiled when a second writer ran.
+	keyed       bool
 	kept        *answer
 	keepSpoiled bool
 }

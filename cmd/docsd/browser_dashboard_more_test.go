@@ -30,10 +30,7 @@ func TestBrowserDashboardPages(t *testing.T) {
 	ctx := newBrowser(t)
 	s := storetest.Open(t, store.SQLite)
 	_, base := dashboardApp(t, s, "--build-workers", "0")
-	alice, err := s.FindUserByUsername(t.Context(), "alice")
-	if err != nil {
-		t.Fatal(err)
-	}
+	alice := mustUserByName(t, s, "alice")
 	demo, err := s.FindProjectBySlug(t.Context(), "demo")
 	if err != nil {
 		t.Fatal(err)

@@ -74,10 +74,7 @@ func TestDashboardSubprojectsAndTranslations(t *testing.T) {
 	_, base := dashboardApp(t, s)
 	alice := newBrowserClient(t, base)
 	csrf := alice.signIn("alice", "alice-password")
-	u, err := s.FindUserByUsername(t.Context(), "alice")
-	if err != nil {
-		t.Fatal(err)
-	}
+	u := mustUserByName(t, s, "alice")
 	storetest.MustImport(t, s, u, "Child", "https://github.com/a/child")
 	fr := storetest.MustImport(t, s, u, "Demo FR", "https://github.com/a/demo-fr").Project
 	lang := "fr"
