@@ -30,7 +30,7 @@ type Input struct {
 // too short or with an unknown language — matched whole.
 func Split(scheme, lang, rest string) Input {
 	whole := Input{Path: rest, Full: rest}
-	if scheme == choices.SingleVersionWithoutTranslations || rest == "" || rest == "/" {
+	if choices.IsSingleVersion(scheme) || rest == "" || rest == "/" {
 		return whole
 	}
 	if scheme == choices.MultipleVersionsWithoutTranslations {

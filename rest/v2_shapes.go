@@ -284,7 +284,7 @@ func v2Only(value v2Value) v2Value {
 func v2ChoiceName(t choices.Table) v2Value {
 	return func(w *jwriter, n int) {
 		if w.textOrZero(n) {
-			w.str(t.Name(w.d.str(n)))
+			w.str(t.Name(string(w.d.strText(n))))
 		}
 	}
 }

@@ -289,7 +289,7 @@ func init() {
 					w.value(scheme)
 					return
 				}
-				w.raw(strconv.FormatBool(choices.IsSingleVersion(w.d.str(scheme))))
+				w.raw(strconv.FormatBool(choices.IsSingleVersion(string(w.d.strText(scheme)))))
 			}},
 			{key: "slug", gql: "slug"},
 			relation("subproject_of", "subprojectOf"),
@@ -528,7 +528,7 @@ func choiceValue(t choices.Table) func(c v3Ctx, w *jwriter, v, obj int) {
 		w.raw(`{"code":`)
 		w.value(code)
 		w.raw(`,"name":`)
-		w.str(t.Name(w.d.str(code)))
+		w.str(t.Name(string(w.d.strText(code))))
 		w.byte('}')
 	}
 }

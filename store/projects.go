@@ -443,7 +443,7 @@ func (s *Store) UpdateProject(ctx context.Context, id int64, upd ProjectUpdate) 
 		if upd.SingleVersion != nil {
 			if *upd.SingleVersion {
 				scheme = choices.SingleVersionWithoutTranslations
-			} else if scheme == choices.SingleVersionWithoutTranslations {
+			} else if choices.IsSingleVersion(scheme) {
 				scheme = choices.MultipleVersionsWithTranslations
 			}
 		}

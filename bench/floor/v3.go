@@ -222,7 +222,7 @@ func (s *Server) v3Project(p *project, users []v3User) (*v3Project, error) {
 		Name: p.name, PrivacyLevel: p.privacy,
 		ProgrammingLanguage: v3Choice{Code: p.progLang, Name: choices.ProgrammingLanguages.Name(p.progLang)},
 		ReadthedocsYamlPath: p.yamlPath, Repository: v3Repository{Type: p.repoType, URL: p.repo},
-		SingleVersion: p.scheme == choices.SingleVersionWithoutTranslations, Slug: slug, Tags: tags,
+		SingleVersion: choices.IsSingleVersion(p.scheme), Slug: slug, Tags: tags,
 		URLs: v3ProjectURLs{Builds: s.urls.ProjectBuilds(slug), Documentation: s.urls.Docs(p.target(), "latest", ""),
 			Home: s.urls.ProjectHome(slug), Versions: s.urls.ProjectVersions(slug)},
 		Users: users, VersioningScheme: p.scheme,
