@@ -2,6 +2,9 @@ package hosting
 
 import (
 	"net/http"
+	"os"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -9,11 +12,21 @@ import (
 // the header fields the docs host set, and the body. Everything in it is
 // shared by the requests that replay it and never modified; the body is
 // the bytes the slow path wrote (a published file's, a compressed
-// variant's, a 404 page's or a redirect's), not a copy.
+// variant's, a 404 page's or a redirect's), not a copy. A published file
+// too large to keep in memory is kept as its open file instead (file,
+// size), which only the Front replays, with sendfile(2); the cache closes
+// it when it lets go of the answer.
 type answer struct {
 	status int
 	header []headerField
 	body   []byte
+	file   *os.File
+	size   int64
+	// path is the request's decoded path, for the Front's access log.
+	path string
+	// head and tail are the answer's header as net/http writes it, around
+	// the Date value the Front writes between them (frontAnswer).
+	head, tail []byte
 }
 
 type headerField struct {
@@ -34,7 +47,8 @@ type answerKey struct {
 // Bounds of the kept answers: when either is passed, they start over. The
 // bytes (at most the file cache's bound, Config.FileCacheBytes) are
 // counted even though the bodies are shared with the file cache and
-// variants, which may have let go of them meanwhile.
+// variants, which may have let go of them meanwhile. Each answer kept as
+// a file holds one file descriptor.
 const (
 	maxAnswers     = 4096
 	maxAnswerBytes = 16 << 20
@@ -44,13 +58,14 @@ const (
 // never kept: anything but a GET; a reader who may be someone (an
 // Authorization header or any cookie: what a maintainer may see is not
 // kept); a conditional or Range request; or a header already set by a
-// handler in front of the docs host.
+// handler in front of the docs host. The Front's frontRequest applies the
+// same rules to the bytes of a request.
 func answerKeyOf(w http.ResponseWriter, r *http.Request) (answerKey, bool) {
 	h := r.Header
 	if r.Method != http.MethodGet || len(h["Authorization"]) > 0 || len(h["Cookie"]) > 0 || !unconditional(r) || len(w.Header()) > 0 {
 		return answerKey{}, false
 	}
-	return answerKey{host: r.Host, uri: r.RequestURI, gzip: acceptsGzip(r)}, true
+	return answerKey{host: r.Host, uri: r.RequestURI, gzip: acceptsGzip(r.Header.Get("Accept-Encoding"))}, true
 }
 
 // keep records the answer being written, status and body, as one that
@@ -60,14 +75,26 @@ func answerKeyOf(w http.ResponseWriter, r *http.Request) (answerKey, bool) {
 // kept (not keyed). A second call in one request means it wrote something
 // unusual: nothing is kept.
 func (rq *request) keep(status int, body []byte) {
+	rq.keepAnswer(&answer{status: status, body: body})
+}
+
+// keepFile is keep for a 200 answer whose body is the whole file f, sent
+// with sendfile(2): it reports whether the request took f, which it then
+// closes when the answer is not kept (dropUnkept).
+func (rq *request) keepFile(f *os.File, size int64) bool {
+	return rq.keepAnswer(&answer{status: http.StatusOK, file: f, size: size})
+}
+
+func (rq *request) keepAnswer(a *answer) bool {
 	if !rq.keyed {
-		return
+		return false
 	}
 	if rq.kept != nil {
 		rq.keepSpoiled = true
-		return
+		return false
 	}
-	rq.kept = &answer{status: status, body: body}
+	rq.kept = a
+	return true
 }
 
 // keptAnswer is the answer to keep after the request was served, with the
@@ -82,12 +109,69 @@ func (rq *request) keptAnswer() *answer {
 	for k, v := range h {
 		a.header = append(a.header, headerField{k, v})
 	}
+	a.path = strings.Clone(rq.r.URL.Path)
+	a.head, a.tail = a.wireHeader()
 	return a
 }
 
+// dropUnkept closes the file of an answer that was not kept.
+func (rq *request) dropUnkept() {
+	if rq.kept != nil && rq.kept.file != nil {
+		rq.kept.file.Close()
+		rq.kept = nil
+	}
+}
+
+// wireHeader returns the answer's header as net/http writes it for a
+// GET answered with this status, fields and body: the status line, the
+// fields sorted by name, then Date (between head and tail), the
+// Content-Length net/http computes when the handler set none and the
+// Content-Type it sniffs when there is none, and the blank line.
+func (a *answer) wireHeader() (head, tail []byte) {
+	fields := slices.SortedFunc(slices.Values(a.header), func(x, y headerField) int { return strings.Compare(x.key, y.key) })
+	head = append(head, "HTTP/1.1 "...)
+	head = strconv.AppendInt(head, int64(a.status), 10)
+	head = append(head, ' ')
+	head = append(head, http.StatusText(a.status)...)
+	head = append(head, "\r\n"...)
+	have := map[string]bool{}
+	for _, f := range fields {
+		have[f.key] = true
+		for _, v := range f.values {
+			head = append(head, f.key...)
+			head = append(head, ": "...)
+			head = append(head, headerValueReplacer.Replace(strings.TrimSpace(v))...)
+			head = append(head, "\r\n"...)
+		}
+	}
+	head = append(head, "Date: "...)
+	tail = append(tail, "\r\n"...)
+	size := a.size
+	if a.file == nil {
+		size = int64(len(a.body))
+	}
+	if !have["Content-Length"] && !have["Transfer-Encoding"] {
+		tail = append(tail, "Content-Length: "...)
+		tail = strconv.AppendInt(tail, size, 10)
+		tail = append(tail, "\r\n"...)
+	}
+	if !have["Content-Type"] && !have["Content-Encoding"] && len(a.body) > 0 {
+		tail = append(tail, "Content-Type: "...)
+		tail = append(tail, http.DetectContentType(a.body)...)
+		tail = append(tail, "\r\n"...)
+	}
+	tail = append(tail, "\r\n"...)
+	return head, tail
+}
+
+// headerValueReplacer is net/http's: line breaks in a field value become
+// spaces.
+var headerValueReplacer = strings.NewReplacer("\n", " ", "\r", " ")
+
 // write replays a: the same header fields, status and body as the answer
 // it was kept from (net/http writes header fields sorted by name, and
-// adds Date and nothing else to both).
+// adds Date and nothing else to both). An answer kept as a file is the
+// Front's only (servable reports it).
 func (a *answer) write(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	for _, f := range a.header {
@@ -109,24 +193,41 @@ func (c *cache) answer(key answerKey) (*answer, uint64, bool) {
 	return a, gen, ok
 }
 
-// keepAnswer keeps a for key unless the cache was emptied since gen: an
-// answer made from what a Forget dropped is not kept.
-func (c *cache) keepAnswer(key answerKey, gen uint64, a *answer) {
+// keepAnswer keeps a for key unless the cache was emptied since gen (an
+// answer made from what a Forget dropped is not kept) or one is kept for
+// key already; it reports whether it kept a.
+func (c *cache) keepAnswer(key answerKey, gen uint64, a *answer) bool {
 	n := len(key.host) + len(key.uri) + len(a.body)
 	if n > c.answerMax {
-		return
+		return false
 	}
 	key.uri = strings.Clone(key.uri) // not the request's bytes
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen != gen {
-		return
+		return false
 	}
 	if c.answers == nil || len(c.answers) >= maxAnswers || c.answerBytes+n > c.answerMax {
-		c.answers, c.answerBytes = make(map[answerKey]*answer), 0
+		c.dropAnswers()
+		c.answers = make(map[answerKey]*answer)
 	}
-	if _, ok := c.answers[key]; !ok {
-		c.answers[key] = a
-		c.answerBytes += n
+	if _, ok := c.answers[key]; ok {
+		return false
 	}
+	c.answers[key] = a
+	c.answerBytes += n
+	return true
+}
+
+// dropAnswers lets go of the kept answers, closing the files kept open for
+// them: a Front still sending one holds the file's descriptor until it is
+// done (os.File's own reference count), so nothing is closed under it.
+// The caller holds mu for writing.
+func (c *cache) dropAnswers() {
+	for _, a := range c.answers {
+		if a.file != nil {
+			a.file.Close()
+		}
+	}
+	c.answers, c.answerBytes = nil, 0
 }

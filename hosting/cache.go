@@ -101,7 +101,7 @@ func (c *cache) Forget() {
 	defer c.mu.Unlock()
 	c.gen++
 	c.entries = nil
-	c.answers, c.answerBytes = nil, 0
+	c.dropAnswers()
 	c.dropTrees()
 }
 

@@ -59,6 +59,21 @@ type coalescingConn struct {
 	bufs    net.Buffers
 	err     error // a failed write of kept bytes, returned by the next write
 	bufPool *sync.Pool
+	// unread are bytes the Front read from the connection before it handed
+	// it over; Read returns them first.
+	unread []byte
+}
+
+func (c *coalescingConn) Read(p []byte) (int, error) {
+	if len(c.unread) == 0 {
+		return c.Conn.Read(p)
+	}
+	n := copy(p, c.unread)
+	c.unread = c.unread[n:]
+	if len(c.unread) == 0 {
+		c.unread = nil
+	}
+	return n, nil
 }
 
 func (c *coalescingConn) Write(p []byte) (int, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -269,14 +270,18 @@ func (rq *request) sendFileAsIs(tree artifacts.Tree, name string, pf *publishedF
 		}
 		return
 	}
-	defer f.Close()
 	if !unconditional(r) {
+		defer f.Close()
 		serveContent(w, r, pf.modtime, f, pf.size)
 		return
 	}
 	writeWholeHeader(w, pf.hLength, pf.hModified)
 	if r.Method != http.MethodHead {
 		io.CopyN(w, f, pf.size) // sendfile(2) through the connection's ReadFrom
+	}
+	// The Front replays this answer from the same open file.
+	if of, ok := f.(*os.File); !ok || r.Method != http.MethodGet || !rq.keepFile(of, pf.size) {
+		f.Close()
 	}
 }
 

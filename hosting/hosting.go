@@ -228,7 +228,7 @@ func (h *Handler) serveDocs(w http.ResponseWriter, r *http.Request, rootSlug, re
 	var gen uint64
 	if keyed {
 		a, g, ok := h.cache.answer(key)
-		if ok {
+		if ok && a.file == nil { // a file's answer is the Front's (answers.go)
 			a.write(w, r)
 			return
 		}
@@ -237,6 +237,7 @@ func (h *Handler) serveDocs(w http.ResponseWriter, r *http.Request, rootSlug, re
 	rq := &request{h: h, w: w, r: r, ctx: r.Context(), origin: origin, keyed: keyed}
 	err := rq.serve(rootSlug, rest)
 	if err != nil {
+		rq.dropUnkept()
 		if !readerGone(r) {
 			h.logger.ErrorContext(r.Context(), "serving docs", "path", r.URL.Path, "err", err)
 			failurePage(w, r, err)
@@ -244,8 +245,8 @@ func (h *Handler) serveDocs(w http.ResponseWriter, r *http.Request, rootSlug, re
 		return
 	}
 	if keyed {
-		if a := rq.keptAnswer(); a != nil {
-			h.cache.keepAnswer(key, gen, a)
+		if a := rq.keptAnswer(); a == nil || !h.cache.keepAnswer(key, gen, a) {
+			rq.dropUnkept()
 		}
 	}
 }

@@ -152,15 +152,26 @@ func (c *codeRecorder) Flush() {
 // X-Forwarded-For that is not a trusted proxy. Forwarded headers from
 // anyone else are ignored (they are the client's to forge).
 func clientAddr(r *http.Request, trusted []netip.Prefix) string {
-	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	return clientAddrOf(r.RemoteAddr, forwardedFor(r), trusted)
+}
+
+// forwardedFor is r's X-Forwarded-For values, joined with commas.
+func forwardedFor(r *http.Request) string {
+	return strings.Join(r.Header.Values("X-Forwarded-For"), ",")
+}
+
+// clientAddrOf is clientAddr of a request from remote (its RemoteAddr)
+// with the X-Forwarded-For values forwardedFor.
+func clientAddrOf(remote, forwardedFor string, trusted []netip.Prefix) string {
+	peer, err := netip.ParseAddrPort(remote)
 	if err != nil {
-		return r.RemoteAddr
+		return remote
 	}
 	addr := peer.Addr().Unmap()
 	if !isTrusted(addr, trusted) {
 		return addr.String()
 	}
-	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	hops := strings.Split(forwardedFor, ",")
 	for i := len(hops) - 1; i >= 0; i-- {
 		hop, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
 		if err != nil {

@@ -105,17 +105,14 @@ func (a *app) readyz() http.Handler {
 }
 
 // observe records an answered request in the metrics.
-func (a *app) observe(r *http.Request, status, bytes int, d time.Duration) {
-	a.metrics.Observe(a.routeOf(r), r.Method, status, bytes, d)
-}
-
-// routeOf labels a request for metrics: docs subdomain requests are
-// metrics.RouteDocs, anything else by its path (metrics.Route).
-func (a *app) routeOf(r *http.Request) string {
-	if a.settings.DocsDomain != "" && !strings.EqualFold(hostOnly(r.Host), a.publicHost()) {
+// routeOf labels a request to host and path for metrics: docs subdomain
+// requests are metrics.RouteDocs, anything else by its path
+// (metrics.Route).
+func (a *app) routeOf(host, path string) string {
+	if a.settings.DocsDomain != "" && !strings.EqualFold(hostOnly(host), a.publicHost()) {
 		return metrics.RouteDocs
 	}
-	return metrics.Route(r.URL.Path)
+	return metrics.Route(path)
 }
 
 func (a *app) publicHost() string {

@@ -44,7 +44,7 @@ func testApp(t *testing.T, s *store.Store, args ...string) (*app, *httptest.Serv
 // default) until the test ends.
 func testDocs(t *testing.T, a *app) *httptest.Server {
 	t.Helper()
-	_, docs := a.handlers()
+	_, docs, _ := a.handlers()
 	if docs == nil {
 		t.Fatal("no docs listener: docs share the public origin")
 	}

@@ -205,7 +205,7 @@ func hasCookie(cookies []*http.Cookie, name string) bool {
 func TestSharedOriginRefusesSignIn(t *testing.T) {
 	s := storetest.Open(t, store.SQLite)
 	a, srv := testApp(t, s, "--public-url", "http://localhost:8000", "--docs-url", "http://localhost:8000")
-	if _, docs := a.handlers(); docs != nil {
+	if _, docs, _ := a.handlers(); docs != nil {
 		t.Error("a docs listener in the single-origin layout")
 	}
 	storetest.MustUser(t, s, "alice")

@@ -159,13 +159,14 @@ func (a *app) close() {
 
 // handler routes every HTTP request the public origin answers.
 func (a *app) handler() http.Handler {
-	h, _ := a.handlers()
+	h, _, _ := a.handlers()
 	return h
 }
 
 // handlers returns the handler of the public origin and, when docs have an
-// origin of their own (docsApart), the docs listener's; nil otherwise.
-func (a *app) handlers() (public, docsOrigin http.Handler) {
+// origin of their own (docsApart), the docs listener's (nil otherwise),
+// and the docs host both use.
+func (a *app) handlers() (public, docsOrigin http.Handler, docsHost *hosting.Handler) {
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", a.resolver.Handler())
 	mux.Handle("/graphiql/", graphiql.Handler("/graphiql/", "/graphql"))
@@ -245,7 +246,7 @@ func (a *app) handlers() (public, docsOrigin http.Handler) {
 	if apart {
 		docsOrigin = serve(a.docsOriginRoot(docs))
 	}
-	return public, docsOrigin
+	return public, docsOrigin, docs
 }
 
 // healthz answers liveness probes: the process answers. Whether it can
@@ -269,6 +270,12 @@ func (a *app) docsOriginRoot(docs http.Handler) http.Handler {
 			docs.ServeHTTP(w, r)
 		}
 	})
+}
+
+// docsOriginOwnPaths reports the paths the docs listener answers before
+// the docs host: the probes (docsOriginRoot) and search (searchFirst).
+func docsOriginOwnPaths(p string) bool {
+	return p == "/healthz" || p == "/readyz" || strings.HasPrefix(p, "/_/api/") && rest.IsSearchPath(p)
 }
 
 // docsMoved answers /docs/… on the public origin when docs have their own:
@@ -354,17 +361,31 @@ func (a *app) logRequests(next http.Handler) http.Handler {
 			rec.status = http.StatusOK
 		}
 		d := time.Since(start)
-		a.observe(r, rec.status, rec.bytes, d)
-		// The handler directly, with no caller's PC: Logger.LogAttrs would
-		// walk the stack for one on every request (issue 14's profile).
-		h := a.logger.Handler()
-		if !h.Enabled(r.Context(), slog.LevelInfo) {
-			return
-		}
-		logRequest(r.Context(), h, &accessLine{time: start.Add(d), method: r.Method, path: r.URL.Path,
-			status: rec.status, bytes: rec.bytes, duration: d, remote: r.RemoteAddr,
-			client: clientAddr(r, a.settings.trustedProxies)})
+		a.logAccess(r.Context(), r.Host, &accessLine{time: start.Add(d), method: r.Method, path: r.URL.Path,
+			status: rec.status, bytes: rec.bytes, duration: d, remote: r.RemoteAddr},
+			forwardedFor(r))
 	})
+}
+
+// logFront logs a request the docs listener's Front answered, as
+// logRequests does the others.
+func (a *app) logFront(r *hosting.FrontRequest) {
+	a.logAccess(context.Background(), r.Host, &accessLine{time: r.Start.Add(r.Duration), method: r.Method, path: r.Path,
+		status: r.Status, bytes: r.Bytes, duration: r.Duration, remote: r.Remote}, r.ForwardedFor)
+}
+
+// logAccess records a request in the metrics and writes its access log
+// line, l with its client (from l.remote and the X-Forwarded-For values).
+func (a *app) logAccess(ctx context.Context, host string, l *accessLine, forwardedFor string) {
+	a.metrics.Observe(a.routeOf(host, l.path), l.method, l.status, l.bytes, l.duration)
+	// The handler directly, with no caller's PC: Logger.LogAttrs would
+	// walk the stack for one on every request (issue 14's profile).
+	h := a.logger.Handler()
+	if !h.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	l.client = clientAddrOf(l.remote, forwardedFor, a.settings.trustedProxies)
+	logRequest(ctx, h, l)
 }
 
 // parseAndOpen parses a subcommand's flags (it takes no positional
@@ -394,8 +415,8 @@ func (c *command) serve(ctx context.Context, args []string) error {
 	}
 	defer stopWorkers()
 
-	public, docs := a.handlers()
-	servers := []*http.Server{{Handler: public, ReadHeaderTimeout: 10 * time.Second}}
+	public, docs, docsHost := a.handlers()
+	servers := []server{&http.Server{Handler: public, ReadHeaderTimeout: 10 * time.Second}}
 	ln, err := net.Listen("tcp", a.settings.Addr)
 	if err != nil {
 		return listenError("--addr", a.settings.Addr, err)
@@ -407,9 +428,12 @@ func (c *command) serve(ctx context.Context, args []string) error {
 			ln.Close()
 			return listenError("--docs-addr", a.settings.DocsAddr, err)
 		}
-		// Bodies from memory leave with their header in one writev(2).
-		listeners = append(listeners, hosting.CoalescingListener(dl))
-		servers = append(servers, &http.Server{Handler: docs, ReadHeaderTimeout: 10 * time.Second, ConnContext: hosting.ConnContext})
+		// The Front answers what the docs host keeps whole, and hands
+		// anything else to net/http (whose connections write bodies from
+		// memory with their header in one writev(2): ConnContext).
+		listeners = append(listeners, dl)
+		servers = append(servers, &hosting.Front{Handler: docsHost, Reserved: docsOriginOwnPaths, Log: a.logFront,
+			Server: &http.Server{Handler: docs, ReadHeaderTimeout: 10 * time.Second, ConnContext: hosting.ConnContext}})
 		a.logger.Info("docsd serving docs", "addr", dl.Addr().String(), "docs_url", a.settings.DocsURL)
 		if a.settings.docsURLGuessed {
 			a.logger.Warn("--docs-url is not set: docs URLs are the public URL's host with --docs-addr's port; "+
@@ -446,6 +470,13 @@ func (c *command) serve(ctx context.Context, args []string) error {
 		}
 	}
 	return first
+}
+
+// server is an http.Server or the docs listener's hosting.Front.
+type server interface {
+	Serve(net.Listener) error
+	Shutdown(context.Context) error
+	Close() error
 }
 
 func (c *command) worker(ctx context.Context, args []string) error {

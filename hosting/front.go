@@ -1,0 +1,538 @@
+package hosting
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// Front serves the docs listener (issue 14). It reads each connection's
+// requests itself and answers those whose whole answer the Handler keeps
+// (answers.go: anonymous, unconditional GETs it answered before, until the
+// next change) with that answer: from memory with one writev(2), or a
+// large file's header and body with send(2) and sendfile(2) from the file
+// kept open. The first request it cannot answer so, and every later one on
+// the connection, is the Server's: the Front hands it the connection with
+// the bytes it read, and net/http reads them as if it had read them
+// itself. net/http's per-request cost (a request object, header maps, a
+// background read and deadlines per request) was what kept docs at two
+// thirds of nginx's rate.
+//
+// What the Front answers is what net/http would have: only a request the
+// Handler already answered through net/http, with the same Host and
+// request-target, is answered, and only when it carries nothing that could
+// change the answer or net/http's reading of it (frontRequest); anything
+// else, malformed or unusual, goes to net/http unread.
+type Front struct {
+	// Handler keeps the answers the Front replays.
+	Handler *Handler
+	// Server serves the connections the Front hands over, whose requests
+	// it routes to the Handler among others. Its ReadHeaderTimeout bounds
+	// a request's header in the Front too, from when its first bytes came.
+	Server *http.Server
+	// Reserved reports the request paths the Server's handler answers
+	// before the Handler (health probes): the Front leaves them to it even
+	// if an answer is kept for the same Host and path.
+	Reserved func(path string) bool
+	// Log, when set, is called after each answer the Front wrote; the
+	// FrontRequest and its strings are valid only during the call.
+	Log func(*FrontRequest)
+
+	closing  atomic.Bool
+	mu       sync.Mutex
+	conns    map[*frontConn]struct{}
+	handoff  *handoffListener
+	serving  sync.WaitGroup
+	initOnce sync.Once
+}
+
+// FrontRequest describes an answered request for the access log.
+type FrontRequest struct {
+	Method, Host, Path string
+	// Remote is the connection's peer (http.Request.RemoteAddr);
+	// ForwardedFor the X-Forwarded-For header's value, if any.
+	Remote, ForwardedFor string
+	Status, Bytes        int
+	Start                time.Time
+	Duration             time.Duration
+}
+
+// frontBufSize bounds the header of a request the Front reads (net/http's
+// own buffer is 4 KB too); a longer one is the Server's.
+const frontBufSize = 4 << 10
+
+func (f *Front) init() {
+	f.initOnce.Do(func() {
+		f.conns = make(map[*frontConn]struct{})
+		f.handoff = &handoffListener{conns: make(chan *coalescingConn), done: make(chan struct{}), bufPool: &sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}}
+	})
+}
+
+// Serve accepts connections on l until Shutdown or Close, and runs the
+// Server on the connections handed to it. Like http.Server.Serve it
+// returns http.ErrServerClosed after Shutdown or Close.
+func (f *Front) Serve(l net.Listener) error {
+	f.init()
+	f.handoff.addr = l.Addr()
+	served := make(chan error, 1)
+	go func() { served <- f.Server.Serve(f.handoff) }()
+	go func() { <-f.handoff.done; l.Close() }() // Shutdown and Close close l
+	var delay time.Duration
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			if f.closing.Load() {
+				return http.ErrServerClosed
+			}
+			if errors.Is(err, net.ErrClosed) {
+				f.handoff.Close()
+				<-served
+				return err
+			}
+			// As net/http: a failed accept (too many open files) is
+			// retried after a pause that grows to a second.
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+			time.Sleep(delay)
+			continue
+		}
+		delay = 0
+		fc := &frontConn{f: f, c: c}
+		if !f.track(fc, true) {
+			c.Close()
+			continue
+		}
+		go fc.serve()
+	}
+}
+
+// Shutdown stops accepting, lets each connection finish the answer it is
+// writing, and shuts the Server down (http.Server.Shutdown), waiting for
+// all of it until ctx is done.
+func (f *Front) Shutdown(ctx context.Context) error {
+	f.init()
+	f.closing.Store(true)
+	f.handoff.Close()
+	f.mu.Lock()
+	for fc := range f.conns {
+		fc.c.SetReadDeadline(time.Unix(1, 0)) // wakes an idle reader
+	}
+	f.mu.Unlock()
+	err := f.Server.Shutdown(ctx)
+	done := make(chan struct{})
+	go func() { f.serving.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		f.closeConns()
+		if err == nil {
+			err = ctx.Err()
+		}
+	}
+	return err
+}
+
+// Close closes the listener, the Server and every connection at once.
+func (f *Front) Close() error {
+	f.init()
+	f.closing.Store(true)
+	f.handoff.Close()
+	f.closeConns()
+	return f.Server.Close()
+}
+
+func (f *Front) closeConns() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for fc := range f.conns {
+		fc.c.Close()
+	}
+}
+
+// track adds or removes a connection the Front serves; adding fails once
+// the Front is closing.
+func (f *Front) track(fc *frontConn, add bool) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !add {
+		delete(f.conns, fc)
+		f.serving.Done()
+		return true
+	}
+	if f.closing.Load() {
+		return false
+	}
+	f.conns[fc] = struct{}{}
+	f.serving.Add(1)
+	return true
+}
+
+// frontConn is one connection the Front serves; its fields are used by
+// its own goroutine only.
+type frontConn struct {
+	f      *Front
+	c      net.Conn
+	raw    syscall.RawConn // for sendfile(2); nil until needed, or when c has none
+	remote string
+	buf    []byte
+	req    frontRequest
+	// date is the Date value of the current second, dateAt its second.
+	date   []byte
+	dateAt int64
+	iov    [4][]byte
+	bufs   net.Buffers
+	hdr    []byte // a file answer's header
+	line   FrontRequest
+}
+
+// serve answers the connection's requests until it closes or is handed
+// over.
+func (fc *frontConn) serve() {
+	handedOver := false
+	defer func() {
+		if !handedOver {
+			fc.c.Close()
+		}
+		fc.f.track(fc, false)
+	}()
+	fc.buf = make([]byte, frontBufSize)
+	var start, n int // the unanswered bytes are buf[start:n]
+	deadline := false
+	for {
+		end := bytes.Index(fc.buf[start:n], crlfcrlf)
+		if end < 0 {
+			if start > 0 {
+				n = copy(fc.buf, fc.buf[start:n])
+				start = 0
+			}
+			if n == len(fc.buf) {
+				handedOver = fc.handOver(fc.buf[:n], deadline)
+				return
+			}
+			if fc.f.closing.Load() {
+				return // a request begun at shutdown is not read (net/http closes idle connections too)
+			}
+			if n > 0 && !deadline {
+				if d := fc.f.Server.ReadHeaderTimeout; d > 0 {
+					fc.c.SetReadDeadline(time.Now().Add(d))
+					deadline = true
+				}
+			}
+			m, err := fc.c.Read(fc.buf[n:])
+			n += m
+			if err != nil {
+				if n > 0 && !fc.f.closing.Load() {
+					// net/http answers what is left as it would have.
+					handedOver = fc.handOver(fc.buf[:n], deadline)
+				}
+				return
+			}
+			continue
+		}
+		end += start + len(crlfcrlf)
+		a := fc.answerFor(fc.buf[start:end])
+		if a == nil {
+			handedOver = fc.handOver(fc.buf[start:n], deadline)
+			return
+		}
+		if deadline {
+			fc.c.SetReadDeadline(time.Time{})
+			deadline = false
+		}
+		if err := fc.write(a); err != nil {
+			return
+		}
+		start = end
+		if start == n {
+			start, n = 0, 0
+		}
+	}
+}
+
+var crlfcrlf = []byte("\r\n\r\n")
+
+// handOver gives the connection, with the bytes read from it and not
+// answered, to the Server; false when the Server is closed.
+func (fc *frontConn) handOver(unread []byte, deadline bool) bool {
+	if deadline {
+		fc.c.SetReadDeadline(time.Time{})
+	}
+	h := fc.f.handoff
+	cc := &coalescingConn{Conn: fc.c, unread: unread, bufPool: h.bufPool}
+	select {
+	case h.conns <- cc:
+		return true
+	case <-h.done:
+		return false
+	}
+}
+
+// answerFor returns the kept answer for the request whose header is b,
+// nil when the Front must leave the request to the Server.
+func (fc *frontConn) answerFor(b []byte) *answer {
+	rq := &fc.req
+	if !rq.parse(b) {
+		return nil
+	}
+	// The key's strings are the buffer's bytes, only for the look-up: the
+	// map keeps no key it is asked for.
+	key := answerKey{host: unsafeString(rq.host), uri: unsafeString(rq.target), gzip: acceptsGzip(unsafeString(rq.acceptEncoding))}
+	a, _, ok := fc.f.Handler.cache.answer(key)
+	if !ok || fc.f.Reserved != nil && fc.f.Reserved(a.path) {
+		return nil
+	}
+	if a.file != nil && fc.rawConn() == nil {
+		return nil
+	}
+	return a
+}
+
+func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// rawConn is the connection's, for sendfile(2); nil when it has none.
+func (fc *frontConn) rawConn() syscall.RawConn {
+	if fc.raw == nil {
+		if sc, ok := fc.c.(syscall.Conn); ok {
+			fc.raw, _ = sc.SyscallConn()
+		}
+	}
+	return fc.raw
+}
+
+// write sends a, with the Date of now, and logs it.
+func (fc *frontConn) write(a *answer) error {
+	start := time.Now()
+	if sec := start.Unix(); sec != fc.dateAt || fc.date == nil {
+		fc.date = start.UTC().AppendFormat(fc.date[:0], http.TimeFormat)
+		fc.dateAt = sec
+	}
+	var err error
+	size := len(a.body)
+	if a.file != nil {
+		size = int(a.size)
+		err = fc.sendFile(a)
+	} else {
+		// net.Buffers.WriteTo consumes the slice it is called on: a slice
+		// of the connection's own array allocates nothing.
+		fc.iov = [4][]byte{a.head, fc.date, a.tail, a.body}
+		fc.bufs = fc.iov[:]
+		_, err = fc.bufs.WriteTo(fc.c)
+		fc.iov = [4][]byte{}
+	}
+	if log := fc.f.Log; log != nil {
+		if fc.remote == "" {
+			fc.remote = fc.c.RemoteAddr().String()
+		}
+		rq := &fc.req
+		fc.line = FrontRequest{Method: http.MethodGet, Host: unsafeString(rq.host), Path: a.path,
+			Remote: fc.remote, ForwardedFor: unsafeString(rq.forwardedFor),
+			Status: a.status, Bytes: size, Start: start, Duration: time.Since(start)}
+		log(&fc.line)
+		fc.line = FrontRequest{}
+	}
+	return err
+}
+
+// sendFile sends a's header with MSG_MORE, so that it leaves with the
+// body's first bytes as nginx's corked writes do, then the file with
+// sendfile(2) from its start: the file is shared by every request that
+// replays a, so its own offset is never used.
+func (fc *frontConn) sendFile(a *answer) error {
+	fc.hdr = append(append(append(fc.hdr[:0], a.head...), fc.date...), a.tail...)
+	frc, err := a.file.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var werr error
+	// Control holds the file's descriptor: the cache may close the file
+	// meanwhile, and the descriptor is closed when this is done.
+	cerr := frc.Control(func(ffd uintptr) {
+		sent, off := 0, int64(0)
+		werr = fc.raw.Write(func(sfd uintptr) bool {
+			for sent < len(fc.hdr) {
+				n, err := syscall.SendmsgN(int(sfd), fc.hdr[sent:], nil, nil, syscall.MSG_MORE)
+				switch {
+				case err == syscall.EINTR:
+					continue
+				case err == syscall.EAGAIN:
+					return false
+				case err != nil:
+					werr = err
+					return true
+				}
+				sent += n
+			}
+			for off < a.size {
+				n, err := syscall.Sendfile(int(sfd), int(ffd), &off, int(min(a.size-off, 1<<30)))
+				switch {
+				case err == syscall.EINTR:
+					continue
+				case err == syscall.EAGAIN:
+					return false
+				case err != nil:
+					werr = err
+					return true
+				case n == 0:
+					werr = io.ErrUnexpectedEOF // the file is shorter than it was
+					return true
+				}
+			}
+			return true
+		})
+	})
+	if werr != nil {
+		return werr
+	}
+	return cerr
+}
+
+// frontRequest is what the Front reads of a request's header.
+type frontRequest struct {
+	target, host, acceptEncoding, forwardedFor []byte
+}
+
+// parse reads the header b (up to and including its blank line) of a
+// request the Front may answer, and reports whether it is one: a GET in
+// HTTP/1.1 of an origin-form target in visible ASCII, every line ending in
+// CRLF, every field well formed (a token, a colon, a value without
+// control characters, no folded lines), one Host, at most one
+// Accept-Encoding and X-Forwarded-For, no Connection but keep-alive, and
+// none of the fields that make an answer someone's, conditional, partial
+// or not the whole of a bodiless GET (answerKeyOf's rules, and a body or
+// an upgrade net/http would read).
+func (rq *frontRequest) parse(b []byte) bool {
+	*rq = frontRequest{}
+	line, rest, _ := bytes.Cut(b, crlf)
+	target, ok := bytes.CutPrefix(line, []byte("GET "))
+	if !ok {
+		return false
+	}
+	if target, ok = bytes.CutSuffix(target, []byte(" HTTP/1.1")); !ok || len(target) == 0 || target[0] != '/' {
+		return false
+	}
+	for _, c := range target {
+		if c <= ' ' || c >= 0x7f {
+			return false
+		}
+	}
+	rq.target = target
+	host := false
+	for {
+		line, rest, _ = bytes.Cut(rest, crlf)
+		if len(line) == 0 {
+			return host && len(rest) == 0
+		}
+		colon := bytes.IndexByte(line, ':')
+		if colon <= 0 {
+			return false
+		}
+		name, value := line[:colon], bytes.Trim(line[colon+1:], " \t")
+		for _, c := range name {
+			if !isTokenByte(c) {
+				return false
+			}
+		}
+		for _, c := range value {
+			if c < ' ' && c != '\t' || c == 0x7f {
+				return false
+			}
+		}
+		switch {
+		case equalFold(name, "Host"):
+			if host {
+				return false
+			}
+			host, rq.host = true, value
+		case equalFold(name, "Accept-Encoding"):
+			if rq.acceptEncoding != nil {
+				return false
+			}
+			rq.acceptEncoding = value
+		case equalFold(name, "X-Forwarded-For"):
+			if rq.forwardedFor != nil {
+				return false
+			}
+			rq.forwardedFor = value
+		case equalFold(name, "Connection"):
+			if !equalFold(value, "keep-alive") {
+				return false
+			}
+		case refused(name):
+			return false
+		}
+	}
+}
+
+var crlf = []byte("\r\n")
+
+// refusedFields are the fields with which a request is the Server's.
+var refusedFields = []string{"Authorization", "Cookie", "Range", "If-Match", "If-None-Match",
+	"If-Modified-Since", "If-Unmodified-Since", "If-Range", "Content-Length", "Transfer-Encoding",
+	"Expect", "Upgrade", "Trailer"}
+
+func refused(name []byte) bool {
+	for _, r := range refusedFields {
+		if equalFold(name, r) {
+			return true
+		}
+	}
+	return false
+}
+
+func equalFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range len(b) {
+		if lower(b[i]) != lower(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// isTokenByte reports whether c may be in a field name (RFC 9110 §5.6.2).
+func isTokenByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		bytes.IndexByte([]byte("!#$%&'*+-.^_`|~"), c) >= 0
+}
+
+// handoffListener is the Server's listener: it accepts the connections
+// the Front hands over.
+type handoffListener struct {
+	conns   chan *coalescingConn
+	done    chan struct{}
+	once    sync.Once
+	addr    net.Addr
+	bufPool *sync.Pool // coalescingConn's, shared by the connections
+}
+
+func (l *handoffListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *handoffListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return nil
+}
+
+func (l *handoffListener) Addr() net.Addr { return l.addr }
