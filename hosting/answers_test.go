@@ -41,7 +41,8 @@ func answersWorld(f *fixture) *store.Project {
 // is replayed without a statement (as the slow path, from the warm cache,
 // answers anonymous readers with a cookie); requests whose answer depends on more
 // than the key (a reader who may be someone, conditions, Range, HEAD, a
-// page that reads builds, a file sent with sendfile) are never replayed.
+// page that reads builds) are never kept, and a file sent with sendfile is
+// kept as the open file, which only the Front replays.
 func TestKeptAnswerIsTheSlowPathsAnswer(t *testing.T) {
 	const bare = "https://docs.example.com/docs/bare/en/latest/"
 	cases := []struct {
@@ -67,7 +68,8 @@ func TestKeptAnswerIsTheSlowPathsAnswer(t *testing.T) {
 		{"Subdomain", http.MethodGet, "https://demo.docs.example.io/en/latest/index.html", nil, 200, true, false},
 		{"SubdomainRedirect", http.MethodGet, "https://demo.docs.example.io/en/latest/old.html", nil, 302, true, false},
 
-		{"ScriptSentWithSendfile", http.MethodGet, latest + "_static/app.js", nil, 200, false, false},
+		// Kept as its open file, which only the Front replays.
+		{"ScriptSentWithSendfile", http.MethodGet, latest + "_static/app.js", nil, 200, true, false},
 		{"Head", http.MethodHead, latest + "index.html", nil, 200, false, false},
 		{"Token", http.MethodGet, latest + "index.html", []string{"Authorization", "Token nobody"}, 200, false, true},
 		{"Cookie", http.MethodGet, latest + "index.html", []string{"Cookie", "a=b"}, 200, false, false},
@@ -97,9 +99,12 @@ func TestKeptAnswerIsTheSlowPathsAnswer(t *testing.T) {
 						r.Header.Set(tc.header[i], tc.header[i+1])
 					}
 					key, _ := answerKeyOf(httptest.NewRecorder(), r)
-					_, _, kept := h.cache.answer(key)
+					a, _, kept := h.cache.answer(key)
 					if kept != tc.kept {
 						t.Fatalf("answer kept: got %v, want %v", kept, tc.kept)
+					}
+					if wantFile := tc.name == "ScriptSentWithSendfile"; kept && (a.file != nil) != wantFile {
+						t.Fatalf("answer kept as a file: got %v, want %v", a.file != nil, wantFile)
 					}
 					before := f.s.QueryCount()
 					second := f.do(tc.method, tc.url, tc.header...)
