@@ -355,9 +355,13 @@ func (fc *frontConn) sendFile(a *answer) error {
 	// meanwhile, and the descriptor is closed when this is done.
 	cerr := frc.Control(func(ffd uintptr) {
 		sent, off := 0, int64(0)
+		more := syscall.MSG_MORE // the body follows
+		if a.size == 0 {
+			more = 0
+		}
 		werr = fc.raw.Write(func(sfd uintptr) bool {
 			for sent < len(fc.hdr) {
-				n, err := syscall.SendmsgN(int(sfd), fc.hdr[sent:], nil, nil, syscall.MSG_MORE)
+				n, err := syscall.SendmsgN(int(sfd), fc.hdr[sent:], nil, nil, more)
 				switch {
 				case err == syscall.EINTR:
 					continue
@@ -423,7 +427,7 @@ func (rq *frontRequest) parse(b []byte) bool {
 		}
 	}
 	rq.target = target
-	host := false
+	var host, acceptEncoding, forwardedFor bool
 	for {
 		line, rest, _ = bytes.Cut(rest, crlf)
 		if len(line) == 0 {
@@ -451,15 +455,15 @@ func (rq *frontRequest) parse(b []byte) bool {
 			}
 			host, rq.host = true, value
 		case equalFold(name, "Accept-Encoding"):
-			if rq.acceptEncoding != nil {
+			if acceptEncoding {
 				return false
 			}
-			rq.acceptEncoding = value
+			acceptEncoding, rq.acceptEncoding = true, value
 		case equalFold(name, "X-Forwarded-For"):
-			if rq.forwardedFor != nil {
+			if forwardedFor {
 				return false
 			}
-			rq.forwardedFor = value
+			forwardedFor, rq.forwardedFor = true, value
 		case equalFold(name, "Connection"):
 			if !equalFold(value, "keep-alive") {
 				return false
