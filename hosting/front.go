@@ -247,6 +247,9 @@ func (fc *frontConn) serve() {
 			deadline = false
 		}
 		if err := fc.write(a); err != nil {
+			if err == errNotSent {
+				handedOver = fc.handOver(fc.buf[start:n], false)
+			}
 			return
 		}
 		start = end
@@ -306,7 +309,8 @@ func (fc *frontConn) rawConn() syscall.RawConn {
 	return fc.raw
 }
 
-// write sends a, with the Date of now, and logs it.
+// write sends a, with the Date of now, and logs it; errNotSent when it
+// sent nothing and the request is the Server's.
 func (fc *frontConn) write(a *answer) error {
 	start := time.Now()
 	if sec := start.Unix(); sec != fc.dateAt || fc.date == nil {
@@ -317,7 +321,9 @@ func (fc *frontConn) write(a *answer) error {
 	size := len(a.body)
 	if a.file != nil {
 		size = int(a.size)
-		err = fc.sendFile(a)
+		if err = fc.sendFile(a); err == errNotSent {
+			return err
+		}
 	} else {
 		// net.Buffers.WriteTo consumes the slice it is called on: a slice
 		// of the connection's own array allocates nothing.
@@ -350,10 +356,12 @@ func (fc *frontConn) sendFile(a *answer) error {
 	if err != nil {
 		return err
 	}
-	var werr error
+	var werr, serr error // the connection's, and a system call's
 	// Control holds the file's descriptor: the cache may close the file
 	// meanwhile, and the descriptor is closed when this is done.
+	ran := false
 	cerr := frc.Control(func(ffd uintptr) {
+		ran = true
 		sent, off := 0, int64(0)
 		more := syscall.MSG_MORE // the body follows
 		if a.size == 0 {
@@ -368,7 +376,7 @@ func (fc *frontConn) sendFile(a *answer) error {
 				case err == syscall.EAGAIN:
 					return false
 				case err != nil:
-					werr = err
+					serr = err
 					return true
 				}
 				sent += n
@@ -381,21 +389,25 @@ func (fc *frontConn) sendFile(a *answer) error {
 				case err == syscall.EAGAIN:
 					return false
 				case err != nil:
-					werr = err
+					serr = err
 					return true
 				case n == 0:
-					werr = io.ErrUnexpectedEOF // the file is shorter than it was
+					serr = io.ErrUnexpectedEOF // the file is shorter than it was
 					return true
 				}
 			}
 			return true
 		})
 	})
-	if werr != nil {
-		return werr
+	if !ran {
+		return errNotSent // the cache closed the file since the look-up
 	}
-	return cerr
+	return errors.Join(serr, werr, cerr)
 }
+
+// errNotSent: the answer could not be sent and nothing of it was; the
+// request is the Server's.
+var errNotSent = errors.New("hosting: the kept answer's file is closed")
 
 // frontRequest is what the Front reads of a request's header.
 type frontRequest struct {
