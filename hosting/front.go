@@ -204,10 +204,21 @@ func (fc *frontConn) serve() {
 	}()
 	fc.buf = make([]byte, frontBufSize)
 	var start, n int // the unanswered bytes are buf[start:n]
+	// As net/http's, a new connection's first header must come within
+	// ReadHeaderTimeout, a later one's within it of its first bytes; a
+	// connection between requests waits as long as its reader.
 	deadline := false
+	if d := fc.f.Server.ReadHeaderTimeout; d > 0 {
+		fc.c.SetReadDeadline(time.Now().Add(d))
+		deadline = true
+	}
 	for {
-		end := bytes.Index(fc.buf[start:n], crlfcrlf)
-		if end < 0 {
+		end := headerLength(fc.buf[start:n])
+		if end < 0 { // a line ending in a bare LF: net/http's to read
+			handedOver = fc.handOver(fc.buf[start:n], deadline)
+			return
+		}
+		if end == 0 {
 			if start > 0 {
 				n = copy(fc.buf, fc.buf[start:n])
 				start = 0
@@ -228,15 +239,13 @@ func (fc *frontConn) serve() {
 			m, err := fc.c.Read(fc.buf[n:])
 			n += m
 			if err != nil {
-				if n > 0 && !fc.f.closing.Load() {
-					// net/http answers what is left as it would have.
-					handedOver = fc.handOver(fc.buf[:n], deadline)
-				}
+				// The reader left, or its header is late: net/http closes
+				// such a connection without an answer too.
 				return
 			}
 			continue
 		}
-		end += start + len(crlfcrlf)
+		end += start
 		a := fc.answerFor(fc.buf[start:end])
 		if a == nil {
 			handedOver = fc.handOver(fc.buf[start:n], deadline)
@@ -259,7 +268,26 @@ func (fc *frontConn) serve() {
 	}
 }
 
-var crlfcrlf = []byte("\r\n\r\n")
+// headerLength returns the length of the request header at the start of
+// b, through its blank line; 0 when b does not hold all of it yet, -1 when
+// one of its lines ends in a bare LF.
+func headerLength(b []byte) int {
+	line := 0
+	for {
+		i := bytes.IndexByte(b[line:], '\n')
+		if i < 0 {
+			return 0
+		}
+		i += line
+		if i == 0 || b[i-1] != '\r' {
+			return -1
+		}
+		if i-1 == line {
+			return i + 1
+		}
+		line = i + 1
+	}
+}
 
 // handOver gives the connection, with the bytes read from it and not
 // answered, to the Server; false when the Server is closed.
