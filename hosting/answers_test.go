@@ -79,9 +79,7 @@ func TestKeptAnswerIsTheSlowPathsAnswer(t *testing.T) {
 	}
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		for _, inject := range []bool{false, true} {
-			f := newFixture(t, d)
-			f.path = New(f.s, f.arts, Config{URLs: pathURLs, AddonsInject: inject}, nil)
-			f.sub = New(f.s, f.arts, Config{URLs: subURLs, AddonsInject: inject}, nil)
+			f := newFixtureInjecting(t, d, inject)
 			answersWorld(f)
 			for _, tc := range cases {
 				name := tc.name

@@ -50,6 +50,16 @@ func newFixture(t testing.TB, d store.Dialect) *fixture {
 	return f
 }
 
+// newFixtureInjecting is newFixture with docs hosts that inject the
+// reader client, or not.
+func newFixtureInjecting(t testing.TB, d store.Dialect, inject bool) *fixture {
+	t.Helper()
+	f := newFixture(t, d)
+	f.path = New(f.s, f.arts, Config{URLs: pathURLs, AddonsInject: inject}, nil)
+	f.sub = New(f.s, f.arts, Config{URLs: subURLs, AddonsInject: inject}, nil)
+	return f
+}
+
 // project imports a project named name (slug alike) in language lang.
 func (f *fixture) project(name, lang string) *store.Project {
 	f.t.Helper()
