@@ -8,38 +8,27 @@ import (
 	"sync"
 )
 
-// CoalescingListener wraps the docs listener's connections so that a body
-// sent from memory leaves in one system call with its header. net/http
-// buffers a response's first 4 KB (the header and the body's start) and,
-// for a larger body, writes that buffer and then the rest: two write(2)s
-// and two wake-ups of the reader for a 20 KB page, where nginx's corked
-// writev(2) and sendfile(2) send one segment. A request served by such a
-// connection (through ConnContext) holds the connection's writes while it
-// writes a body (writeBody): the first write is kept, and the next goes
-// out with it in one writev(2). Everything else passes through, sendfile(2)
-// included.
-func CoalescingListener(l net.Listener) net.Listener {
-	return &coalescingListener{Listener: l, pendingBufs: sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}}
+// A coalescingConn is a connection the Front handed over to net/http,
+// made so that a body sent from memory leaves in one system call with its
+// header. net/http buffers a response's first 4 KB (the header and the
+// body's start) and, for a larger body, writes that buffer and then the
+// rest: two write(2)s and two wake-ups of the reader for a 20 KB page,
+// where nginx's corked writev(2) and sendfile(2) send one segment. A
+// request served on such a connection (connContext) holds the
+// connection's writes while it writes a body (writeBody): the first write
+// is kept, and the next goes out with it in one writev(2). Everything else
+// passes through, sendfile(2) included.
+
+// newPendingBufs is the pool of copies of kept writes (net/http's 4 KB
+// buffer), shared by a listener's connections so that an idle one keeps
+// none.
+func newPendingBufs() *sync.Pool {
+	return &sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 }
 
-type coalescingListener struct {
-	net.Listener
-	// pendingBufs holds the copies of kept writes (net/http's 4 KB buffer),
-	// shared by the listener's connections so that an idle one keeps none.
-	pendingBufs sync.Pool
-}
-
-func (l *coalescingListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	return &coalescingConn{Conn: c, bufPool: &l.pendingBufs}, nil
-}
-
-// ConnContext is http.Server.ConnContext for a server on a
-// CoalescingListener: it lets the connection's requests find it.
-func ConnContext(ctx context.Context, c net.Conn) context.Context {
+// connContext is the http.Server's ConnContext for coalescingConns: it
+// lets the connection's requests find it.
+func connContext(ctx context.Context, c net.Conn) context.Context {
 	if cc, ok := c.(*coalescingConn); ok {
 		return context.WithValue(ctx, coalescingKey{}, cc)
 	}
@@ -48,7 +37,7 @@ func ConnContext(ctx context.Context, c net.Conn) context.Context {
 
 type coalescingKey struct{}
 
-// coalescingConn is one connection of a CoalescingListener. Its fields
+// coalescingConn is one connection handed over to net/http. Its fields
 // are used only by the goroutine net/http serves the connection with,
 // which is the one that writes to it and runs the handler.
 type coalescingConn struct {
@@ -138,7 +127,7 @@ func (c *coalescingConn) putPending() {
 }
 
 // writeBody writes body, the whole answer's body after its header, in as
-// few system calls as the connection allows (CoalescingListener).
+// few system calls as the connection allows (coalescingConn).
 func writeBody(w http.ResponseWriter, r *http.Request, body []byte) {
 	c, _ := r.Context().Value(coalescingKey{}).(*coalescingConn)
 	if c == nil || len(body) < 2<<10 { // smaller bodies fit net/http's buffer with the header

@@ -8,12 +8,13 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 )
 
 // TestCoalescingListener: bodies of every size around net/http's buffers,
-// written with writeBody on a CoalescingListener's connection, reach a real
+// written with writeBody on a coalescingConn, reach a real
 // client whole and in order, one after another on one kept-alive
 // connection, and a HEAD request gets the header alone.
 func TestCoalescingListener(t *testing.T) {
@@ -39,9 +40,9 @@ func TestCoalescingListener(t *testing.T) {
 				writeBody(w, r, body)
 			}
 		}),
-		ConnContext: ConnContext,
+		ConnContext: connContext,
 	}
-	go srv.Serve(CoalescingListener(ln))
+	go srv.Serve(coalescingListener{ln, newPendingBufs()})
 	t.Cleanup(func() { srv.Close() })
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
@@ -77,4 +78,20 @@ func TestCoalescingListener(t *testing.T) {
 	if conns != 1 {
 		t.Errorf("%d connections opened, want 1 kept alive", conns)
 	}
+}
+
+// coalescingListener makes coalescingConns of the connections it accepts,
+// as the Front's hand-over does: net/http's answers as the docs listener
+// wrote them before the Front.
+type coalescingListener struct {
+	net.Listener
+	pendingBufs *sync.Pool
+}
+
+func (l coalescingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &coalescingConn{Conn: c, bufPool: l.pendingBufs}, nil
 }

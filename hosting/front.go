@@ -36,7 +36,8 @@ type Front struct {
 	Handler *Handler
 	// Server serves the connections the Front hands over, whose requests
 	// it routes to the Handler among others. Its ReadHeaderTimeout bounds
-	// a request's header in the Front too, from when its first bytes came.
+	// a request's header in the Front too. The Front adds to its
+	// ConnContext what writeBody needs (connContext).
 	Server *http.Server
 	// Reserved reports the request paths the Server's handler answers
 	// before the Handler (health probes): the Front leaves them to it even
@@ -72,7 +73,14 @@ const frontBufSize = 4 << 10
 func (f *Front) init() {
 	f.initOnce.Do(func() {
 		f.conns = make(map[*frontConn]struct{})
-		f.handoff = &handoffListener{conns: make(chan *coalescingConn), done: make(chan struct{}), bufPool: &sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}}
+		f.handoff = &handoffListener{conns: make(chan *coalescingConn), done: make(chan struct{}), bufPool: newPendingBufs()}
+		next := f.Server.ConnContext
+		f.Server.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+			if next != nil {
+				ctx = next(ctx, c)
+			}
+			return connContext(ctx, c)
+		}
 	})
 }
 

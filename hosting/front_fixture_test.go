@@ -56,7 +56,7 @@ func startFront(t *testing.T, h *Handler, reserved func(string) bool, readHeader
 			fh.served = append(fh.served, r.Method+" "+r.RequestURI)
 			fh.mu.Unlock()
 			h.ServeHTTP(w, r)
-		}), ReadHeaderTimeout: readHeaderTimeout, ConnContext: ConnContext}}
+		}), ReadHeaderTimeout: readHeaderTimeout}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -69,8 +69,8 @@ func startFront(t *testing.T, h *Handler, reserved func(string) bool, readHeader
 		t.Fatal(err)
 	}
 	fh.plainAddr = pln.Addr().String()
-	plain := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, ConnContext: ConnContext}
-	go plain.Serve(CoalescingListener(pln))
+	plain := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, ConnContext: connContext}
+	go plain.Serve(coalescingListener{pln, newPendingBufs()})
 	t.Cleanup(func() {
 		plain.Close()
 		fh.front.Close()

@@ -449,13 +449,13 @@ func TestFrontForgets(t *testing.T) {
 	})
 }
 
-// TestFrontSendsFileAnswerForgottenAfterLookup: a file answer the Front
-// looked up is sent whole even when the cache lets go of it (a publish
-// through another request, or Forget) after the look-up and before the
-// Front starts sending: the reader asked before the change, as one whose
-// file net/http had opened. The Front's own steps between the two
-// (answerFor, then write) are run here with the Forget between them,
-// on a real TCP connection, as frontConn.serve runs them.
+// TestFrontSendsFileAnswerForgottenAfterLookup: a file answer whose file
+// the cache closes between the Front's look-up and its send (a publish
+// committed meanwhile) is not sent, nothing of it is, and the request goes
+// to the Server, which answers it from the new state. The Front's own
+// steps (answerFor, write, then the hand-over frontConn.serve makes of
+// errNotSent) are run here with the Forget between them, on a real TCP
+// connection: the window cannot be hit on purpose from outside.
 func TestFrontSendsFileAnswerForgottenAfterLookup(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		f, fh := answersFront(t, d, time.Minute)
@@ -479,15 +479,24 @@ func TestFrontSendsFileAnswerForgottenAfterLookup(t *testing.T) {
 			t.Fatal("the Front has no file answer for the request")
 		}
 		f.path.Forget() // what a publish commits meanwhile
-		if err := fc.write(a); err != nil {
-			t.Errorf("sending the answer looked up before Forget: %v", err)
+		served := fh.servedCount()
+		if err := fc.write(a); err != errNotSent {
+			t.Fatalf("sending the answer looked up before Forget: got %v, want errNotSent", err)
 		}
-		server.Close()
+		if n := len(fh.logged()); n != 0 {
+			t.Errorf("the Front logged %d answers, want none (it sent nothing)", n)
+		}
+		if !fc.handOver([]byte(req), false) {
+			t.Fatal("the Server did not take the connection")
+		}
 		got, err := readAnswer(client.br, false)
 		if err != nil {
 			t.Fatalf("the reader got no answer: %v", err)
 		}
 		sameAnswer(t, got, want)
+		if fh.servedCount() != served+1 {
+			t.Errorf("the Server handled %d requests, want 1", fh.servedCount()-served)
+		}
 	})
 }
 

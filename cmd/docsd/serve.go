@@ -429,11 +429,10 @@ func (c *command) serve(ctx context.Context, args []string) error {
 			return listenError("--docs-addr", a.settings.DocsAddr, err)
 		}
 		// The Front answers what the docs host keeps whole, and hands
-		// anything else to net/http (whose connections write bodies from
-		// memory with their header in one writev(2): ConnContext).
+		// anything else to net/http.
 		listeners = append(listeners, dl)
 		servers = append(servers, &hosting.Front{Handler: docsHost, Reserved: docsOriginOwnPaths, Log: a.logFront,
-			Server: &http.Server{Handler: docs, ReadHeaderTimeout: 10 * time.Second, ConnContext: hosting.ConnContext}})
+			Server: &http.Server{Handler: docs, ReadHeaderTimeout: 10 * time.Second}})
 		a.logger.Info("docsd serving docs", "addr", dl.Addr().String(), "docs_url", a.settings.DocsURL)
 		if a.settings.docsURLGuessed {
 			a.logger.Warn("--docs-url is not set: docs URLs are the public URL's host with --docs-addr's port; "+
