@@ -404,31 +404,25 @@ func (fc *frontConn) sendFile(a *answer) error {
 			more = 0
 		}
 		werr = fc.raw.Write(func(sfd uintptr) bool {
-			for sent < len(fc.hdr) {
-				n, err := syscall.SendmsgN(int(sfd), fc.hdr[sent:], nil, nil, more)
-				switch {
-				case err == syscall.EINTR:
-					continue
-				case err == syscall.EAGAIN:
-					return false
-				case err != nil:
-					serr = err
-					return true
+			for sent < len(fc.hdr) || off < a.size {
+				var err error
+				if sent < len(fc.hdr) {
+					var n int
+					n, err = syscall.SendmsgN(int(sfd), fc.hdr[sent:], nil, nil, more)
+					sent += max(n, 0)
+				} else {
+					var n int
+					n, err = syscall.Sendfile(int(sfd), int(ffd), &off, int(min(a.size-off, 1<<30)))
+					if err == nil && n == 0 {
+						err = io.ErrUnexpectedEOF // the file is shorter than it was
+					}
 				}
-				sent += n
-			}
-			for off < a.size {
-				n, err := syscall.Sendfile(int(sfd), int(ffd), &off, int(min(a.size-off, 1<<30)))
-				switch {
-				case err == syscall.EINTR:
-					continue
-				case err == syscall.EAGAIN:
-					return false
-				case err != nil:
+				switch err {
+				case nil, syscall.EINTR:
+				case syscall.EAGAIN:
+					return false // called again when the socket can take more
+				default:
 					serr = err
-					return true
-				case n == 0:
-					serr = io.ErrUnexpectedEOF // the file is shorter than it was
 					return true
 				}
 			}
