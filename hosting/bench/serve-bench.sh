@@ -268,6 +268,14 @@ EOF
 		[ -f "$dir/$log.log" ] || continue
 		grep -c '"level":"ERROR"' "$dir/$log.log" | awk -v db="$db" -v s="$log" '{ if ($1 > 0) printf "serve-bench: %s logged %d errors on %s\n", s, $1, db }' >&2 || true
 	done
+	# Peak resident memory of each docsd over the whole run (issue 14's
+	# budget is 150 MB under load).
+	local server
+	for server in docsd before; do
+		[ -n "${server_pid[$server]:-}" ] || continue
+		awk -v db="$db" -v s="$server" '/^VmHWM:/ { printf "%-9s %-17s peak RSS %.0f MB\n", db, s, $2 / 1024 }' \
+			"/proc/${server_pid[$server]}/status" 2>/dev/null || true
+	done
 	kill "$docsd_pid" $before_pid "$nginx_pid" 2>/dev/null || true
 	wait "$docsd_pid" $before_pid "$nginx_pid" 2>/dev/null || true
 }
