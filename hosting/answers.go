@@ -2,6 +2,7 @@ package hosting
 
 import (
 	"net/http"
+	"net/textproto"
 	"os"
 	"slices"
 	"strconv"
@@ -25,7 +26,8 @@ type answer struct {
 	// path is the request's decoded path, for the Front's access log.
 	path string
 	// head and tail are the answer's header as net/http writes it, around
-	// the Date value the Front writes between them (frontAnswer).
+	// the Date value the Front writes between them (frontConn.write); nil
+	// when the Front must not replay the answer (wireHeader).
 	head, tail []byte
 }
 
@@ -48,10 +50,12 @@ type answerKey struct {
 // bytes (at most the file cache's bound, Config.FileCacheBytes) are
 // counted even though the bodies are shared with the file cache and
 // variants, which may have let go of them meanwhile. Each answer kept as
-// a file holds one file descriptor.
+// a file holds one file descriptor: at most maxFileAnswers are kept (more
+// are not, until the cache starts over).
 const (
 	maxAnswers     = 4096
 	maxAnswerBytes = 16 << 20
+	maxFileAnswers = 1024
 )
 
 // answerKeyOf returns the key of r's answer, ok false when r's answer is
@@ -61,12 +65,19 @@ const (
 // handler in front of the docs host. The Front's frontRequest applies the
 // same rules to the bytes of a request.
 func answerKeyOf(w http.ResponseWriter, r *http.Request) (answerKey, bool) {
-	h := r.Header
-	if r.Method != http.MethodGet || len(h["Authorization"]) > 0 || len(h["Cookie"]) > 0 || !unconditional(r) || len(w.Header()) > 0 {
+	if r.Method != http.MethodGet || !unconditional(r) || len(w.Header()) > 0 {
 		return answerKey{}, false
+	}
+	for _, k := range personalFields {
+		if len(r.Header[k]) > 0 {
+			return answerKey{}, false
+		}
 	}
 	return answerKey{host: r.Host, uri: r.RequestURI, gzip: acceptsGzip(r.Header.Get("Accept-Encoding"))}, true
 }
+
+// personalFields are the header fields of a reader who may be someone.
+var personalFields = []string{"Authorization", "Cookie"}
 
 // keep records the answer being written, status and body, as one that
 // may be replayed to the same key: the writers whose answers depend only
@@ -79,9 +90,13 @@ func (rq *request) keep(status int, body []byte) {
 }
 
 // keepFile is keep for a 200 answer whose body is the whole file f, sent
-// with sendfile(2): it reports whether the request took f, which it then
+// with sendfile(2), kept only while a Front serves the Handler (nothing
+// else replays it): it reports whether the request took f, which it then
 // closes when the answer is not kept (dropUnkept).
 func (rq *request) keepFile(f *os.File, size int64) bool {
+	if !rq.h.fronted.Load() {
+		return false
+	}
 	return rq.keepAnswer(&answer{status: http.StatusOK, file: f, size: size})
 }
 
@@ -123,39 +138,42 @@ func (rq *request) dropUnkept() {
 }
 
 // wireHeader returns the answer's header as net/http writes it for a
-// GET answered with this status, fields and body: the status line, the
-// fields sorted by name, then Date (between head and tail), the
-// Content-Length net/http computes when the handler set none and the
-// Content-Type it sniffs when there is none, and the blank line.
+// GET answered with this status, fields and body in one write: the status
+// line, the fields sorted by name, then Date (between head and tail), the
+// Content-Length net/http computes when the handler set none (for a body
+// it holds whole, up to 2 KB), the Content-Type it sniffs when there is
+// none, and the blank line. It returns nils for an answer net/http frames
+// otherwise (chunked): the Front leaves that one to net/http.
 func (a *answer) wireHeader() (head, tail []byte) {
 	fields := slices.SortedFunc(slices.Values(a.header), func(x, y headerField) int { return strings.Compare(x.key, y.key) })
+	have := map[string]bool{}
+	for _, f := range fields {
+		have[f.key] = len(f.values) > 0 && f.values[0] != ""
+	}
+	if _, ok := have["Transfer-Encoding"]; ok || !have["Content-Length"] && (a.file != nil || len(a.body) > bufferBeforeChunking) {
+		return nil, nil
+	}
 	head = append(head, "HTTP/1.1 "...)
 	head = strconv.AppendInt(head, int64(a.status), 10)
 	head = append(head, ' ')
 	head = append(head, http.StatusText(a.status)...)
 	head = append(head, "\r\n"...)
-	have := map[string]bool{}
 	for _, f := range fields {
-		have[f.key] = true
 		for _, v := range f.values {
 			head = append(head, f.key...)
 			head = append(head, ": "...)
-			head = append(head, headerValueReplacer.Replace(strings.TrimSpace(v))...)
+			head = append(head, textproto.TrimString(headerValueReplacer.Replace(v))...)
 			head = append(head, "\r\n"...)
 		}
 	}
 	head = append(head, "Date: "...)
 	tail = append(tail, "\r\n"...)
-	size := a.size
-	if a.file == nil {
-		size = int64(len(a.body))
-	}
-	if !have["Content-Length"] && !have["Transfer-Encoding"] {
+	if _, ok := have["Content-Length"]; !ok {
 		tail = append(tail, "Content-Length: "...)
-		tail = strconv.AppendInt(tail, size, 10)
+		tail = strconv.AppendInt(tail, int64(len(a.body)), 10)
 		tail = append(tail, "\r\n"...)
 	}
-	if !have["Content-Type"] && !have["Content-Encoding"] && len(a.body) > 0 {
+	if _, ok := have["Content-Type"]; !ok && !have["Content-Encoding"] && len(a.body) > 0 {
 		tail = append(tail, "Content-Type: "...)
 		tail = append(tail, http.DetectContentType(a.body)...)
 		tail = append(tail, "\r\n"...)
@@ -168,10 +186,15 @@ func (a *answer) wireHeader() (head, tail []byte) {
 // spaces.
 var headerValueReplacer = strings.NewReplacer("\n", " ", "\r", " ")
 
+// bufferBeforeChunking is net/http's: a body it holds whole when the
+// handler returns, up to this size, gets a Content-Length; a larger one
+// without a Content-Length is sent chunked.
+const bufferBeforeChunking = 2048
+
 // write replays a: the same header fields, status and body as the answer
 // it was kept from (net/http writes header fields sorted by name, and
 // adds Date and nothing else to both). An answer kept as a file is the
-// Front's only (servable reports it).
+// Front's only: serveDocs does not replay it.
 func (a *answer) write(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	for _, f := range a.header {
@@ -197,7 +220,7 @@ func (c *cache) answer(key answerKey) (*answer, uint64, bool) {
 // answer made from what a Forget dropped is not kept) or one is kept for
 // key already; it reports whether it kept a.
 func (c *cache) keepAnswer(key answerKey, gen uint64, a *answer) bool {
-	n := len(key.host) + len(key.uri) + len(a.body)
+	n := len(key.host) + len(key.uri) + len(a.body) + len(a.head) + len(a.tail)
 	if n > c.answerMax {
 		return false
 	}
@@ -211,11 +234,14 @@ func (c *cache) keepAnswer(key answerKey, gen uint64, a *answer) bool {
 		c.dropAnswers()
 		c.answers = make(map[answerKey]*answer)
 	}
-	if _, ok := c.answers[key]; ok {
+	if _, ok := c.answers[key]; ok || a.file != nil && c.fileAnswers >= maxFileAnswers {
 		return false
 	}
 	c.answers[key] = a
 	c.answerBytes += n
+	if a.file != nil {
+		c.fileAnswers++
+	}
 	return true
 }
 
@@ -229,5 +255,5 @@ func (c *cache) dropAnswers() {
 			a.file.Close()
 		}
 	}
-	c.answers, c.answerBytes = nil, 0
+	c.answers, c.answerBytes, c.fileAnswers = nil, 0, 0
 }

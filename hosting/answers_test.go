@@ -80,6 +80,9 @@ func TestKeptAnswerIsTheSlowPathsAnswer(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		for _, inject := range []bool{false, true} {
 			f := newFixtureInjecting(t, d, inject)
+			// As when a Front serves them: large files' answers are kept.
+			f.path.fronted.Store(true)
+			f.sub.fronted.Store(true)
 			answersWorld(f)
 			for _, tc := range cases {
 				name := tc.name
@@ -132,6 +135,29 @@ func TestKeptAnswerIsTheSlowPathsAnswer(t *testing.T) {
 						t.Errorf("slow path status: got %d, want %d", slow.StatusCode, first.StatusCode)
 					}
 				})
+			}
+		}
+	})
+}
+
+// TestFileAnswersNeedAFront: a file sent with sendfile(2) is kept open
+// for its answer only while a Front serves the docs host (nothing else
+// replays it): without one, every request opens and closes it as before.
+func TestFileAnswersNeedAFront(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		f := newFixture(t, d)
+		answersWorld(f)
+		url := latest + "_static/app.js"
+		for _, fronted := range []bool{false, true} {
+			f.path.Forget()
+			f.path.fronted.Store(fronted)
+			if resp := f.do(http.MethodGet, url); resp.StatusCode != http.StatusOK {
+				t.Fatalf("fronted %v: got %d, want 200", fronted, resp.StatusCode)
+			}
+			key, _ := answerKeyOf(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, url, nil))
+			a, _, kept := f.path.cache.answer(key)
+			if kept != fronted || kept && a.file == nil {
+				t.Errorf("fronted %v: answer kept %v (as a file: %v), want kept as a file only with a Front", fronted, kept, kept && a.file != nil)
 			}
 		}
 	})

@@ -30,7 +30,7 @@ type cache struct {
 	s   *store.Store
 	off bool // keep nothing
 
-	mu      sync.RWMutex // guards gen, entries, trees, answers and answerBytes
+	mu      sync.RWMutex // guards gen, entries, trees, answers, answerBytes and fileAnswers
 	gen     uint64       // counts Forget calls: a read that began before one is not kept
 	entries map[cacheKey]cacheEntry
 	trees   map[treeKey]*sharedTree
@@ -40,6 +40,7 @@ type cache struct {
 	answers     map[answerKey]*answer
 	answerBytes int
 	answerMax   int
+	fileAnswers int // how many of answers are files (maxFileAnswers)
 }
 
 // maxCachedTrees bounds the trees kept open (one file descriptor each on

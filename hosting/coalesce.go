@@ -8,17 +8,6 @@ import (
 	"sync"
 )
 
-// A coalescingConn is a connection the Front handed over to net/http,
-// made so that a body sent from memory leaves in one system call with its
-// header. net/http buffers a response's first 4 KB (the header and the
-// body's start) and, for a larger body, writes that buffer and then the
-// rest: two write(2)s and two wake-ups of the reader for a 20 KB page,
-// where nginx's corked writev(2) and sendfile(2) send one segment. A
-// request served on such a connection (connContext) holds the
-// connection's writes while it writes a body (writeBody): the first write
-// is kept, and the next goes out with it in one writev(2). Everything else
-// passes through, sendfile(2) included.
-
 // newPendingBufs is the pool of copies of kept writes (net/http's 4 KB
 // buffer), shared by a listener's connections so that an idle one keeps
 // none.
@@ -37,9 +26,19 @@ func connContext(ctx context.Context, c net.Conn) context.Context {
 
 type coalescingKey struct{}
 
-// coalescingConn is one connection handed over to net/http. Its fields
-// are used only by the goroutine net/http serves the connection with,
-// which is the one that writes to it and runs the handler.
+// coalescingConn is a connection the Front handed over to net/http, made
+// so that a body sent from memory leaves in one system call with its
+// header. net/http buffers a response's first 4 KB (the header and the
+// body's start) and, for a larger body, writes that buffer and then the
+// rest: two write(2)s and two wake-ups of the reader for a 20 KB page,
+// where nginx's corked writev(2) and sendfile(2) send one segment. A
+// request served on such a connection (connContext) holds the
+// connection's writes while it writes a body (writeBody): the first write
+// is kept, and the next goes out with it in one writev(2). Everything else
+// passes through, sendfile(2) included. Its write fields are used only by
+// the goroutine net/http serves the connection with, which is the one
+// that writes to it and runs the handler; unread by net/http's one reader
+// at a time.
 type coalescingConn struct {
 	net.Conn
 	held    bool

@@ -243,12 +243,18 @@ func (pf *publishedFile) notFoundPage(c *fileCache, tree artifacts.Tree, name st
 	return p, nil
 }
 
-// unconditional reports whether the request has none of the headers that
-// make http.ServeContent answer anything but the whole body with 200.
+// conditionalFields are the header fields that make http.ServeContent
+// answer anything but the whole body with 200.
+var conditionalFields = []string{"Range", "If-Match", "If-Unmodified-Since", "If-None-Match", "If-Modified-Since", "If-Range"}
+
+// unconditional reports whether the request has none of conditionalFields.
 func unconditional(r *http.Request) bool {
-	h := r.Header
-	return len(h["Range"]) == 0 && len(h["If-Match"]) == 0 && len(h["If-Unmodified-Since"]) == 0 &&
-		len(h["If-None-Match"]) == 0 && len(h["If-Modified-Since"]) == 0 && len(h["If-Range"]) == 0
+	for _, k := range conditionalFields {
+		if len(r.Header[k]) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // sendFileAsIs answers with the file's own bytes: what http.ServeContent
@@ -279,7 +285,7 @@ func (rq *request) sendFileAsIs(tree artifacts.Tree, name string, pf *publishedF
 	if r.Method != http.MethodHead {
 		io.CopyN(w, f, pf.size) // sendfile(2) through the connection's ReadFrom
 	}
-	// The Front replays this answer from the same open file.
+	// A Front replays this answer from the same open file (keepFile).
 	if of, ok := f.(*os.File); !ok || r.Method != http.MethodGet || !rq.keepFile(of, pf.size) {
 		f.Close()
 	}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -36,8 +38,10 @@ type Front struct {
 	Handler *Handler
 	// Server serves the connections the Front hands over, whose requests
 	// it routes to the Handler among others. Its ReadHeaderTimeout bounds
-	// a request's header in the Front too. The Front adds to its
-	// ConnContext what writeBody needs (connContext).
+	// a request's header in the Front too (a connection's first from its
+	// accept, a later one from its first bytes, as net/http's); its other
+	// timeouts are not the Front's (docsd sets none). The Front adds to
+	// its ConnContext what writeBody needs (connContext).
 	Server *http.Server
 	// Reserved reports the request paths the Server's handler answers
 	// before the Handler (health probes): the Front leaves them to it even
@@ -72,6 +76,7 @@ const frontBufSize = 4 << 10
 
 func (f *Front) init() {
 	f.initOnce.Do(func() {
+		f.Handler.fronted.Store(true)
 		f.conns = make(map[*frontConn]struct{})
 		f.handoff = &handoffListener{conns: make(chan *coalescingConn), done: make(chan struct{}), bufPool: newPendingBufs()}
 		next := f.Server.ConnContext
@@ -100,20 +105,22 @@ func (f *Front) Serve(l net.Listener) error {
 			if f.closing.Load() {
 				return http.ErrServerClosed
 			}
-			if errors.Is(err, net.ErrClosed) {
+			// As net/http: a temporary failure (too many open files) is
+			// retried after a pause that grows to a second; any other ends
+			// Serve.
+			var ne net.Error
+			if !errors.As(err, &ne) || !ne.Temporary() {
 				f.handoff.Close()
 				<-served
 				return err
 			}
-			// As net/http: a failed accept (too many open files) is
-			// retried after a pause that grows to a second.
 			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
 			time.Sleep(delay)
 			continue
 		}
 		delay = 0
 		fc := &frontConn{f: f, c: c}
-		if !f.track(fc, true) {
+		if !f.track(fc) {
 			c.Close()
 			continue
 		}
@@ -164,16 +171,11 @@ func (f *Front) closeConns() {
 	}
 }
 
-// track adds or removes a connection the Front serves; adding fails once
-// the Front is closing.
-func (f *Front) track(fc *frontConn, add bool) bool {
+// track adds a connection to those the Front serves, unless the Front is
+// closing.
+func (f *Front) track(fc *frontConn) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !add {
-		delete(f.conns, fc)
-		f.serving.Done()
-		return true
-	}
 	if f.closing.Load() {
 		return false
 	}
@@ -182,8 +184,17 @@ func (f *Front) track(fc *frontConn, add bool) bool {
 	return true
 }
 
+// untrack removes a connection the Front no longer serves.
+func (f *Front) untrack(fc *frontConn) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.conns, fc)
+	f.serving.Done()
+}
+
 // frontConn is one connection the Front serves; its fields are used by
-// its own goroutine only.
+// its own goroutine only, but for c, which Shutdown and Close may wake or
+// close from theirs.
 type frontConn struct {
 	f      *Front
 	c      net.Conn
@@ -205,10 +216,14 @@ type frontConn struct {
 func (fc *frontConn) serve() {
 	handedOver := false
 	defer func() {
+		// As net/http: a panic ends the connection, not the process.
+		if p := recover(); p != nil {
+			fc.f.Handler.logger.Error("panic serving docs", "remote", fc.c.RemoteAddr().String(), "panic", p, "stack", string(debug.Stack()))
+		}
 		if !handedOver {
 			fc.c.Close()
 		}
-		fc.f.track(fc, false)
+		fc.f.untrack(fc)
 	}()
 	fc.buf = make([]byte, frontBufSize)
 	var start, n int // the unanswered bytes are buf[start:n]
@@ -243,6 +258,9 @@ func (fc *frontConn) serve() {
 					fc.c.SetReadDeadline(time.Now().Add(d))
 					deadline = true
 				}
+				if fc.f.closing.Load() {
+					return // Shutdown's wake-up may have been overwritten
+				}
 			}
 			m, err := fc.c.Read(fc.buf[n:])
 			n += m
@@ -252,6 +270,9 @@ func (fc *frontConn) serve() {
 				return
 			}
 			continue
+		}
+		if fc.f.closing.Load() {
+			return // a request read before Shutdown is not begun after it
 		}
 		end += start
 		a := fc.answerFor(fc.buf[start:end])
@@ -324,7 +345,7 @@ func (fc *frontConn) answerFor(b []byte) *answer {
 	// map keeps no key it is asked for.
 	key := answerKey{host: unsafeString(rq.host), uri: unsafeString(rq.target), gzip: acceptsGzip(unsafeString(rq.acceptEncoding))}
 	a, _, ok := fc.f.Handler.cache.answer(key)
-	if !ok || fc.f.Reserved != nil && fc.f.Reserved(a.path) {
+	if !ok || a.head == nil || fc.f.Reserved != nil && fc.f.Reserved(a.path) {
 		return nil
 	}
 	if a.file != nil && fc.rawConn() == nil {
@@ -356,10 +377,11 @@ func (fc *frontConn) write(a *answer) error {
 	var err error
 	size := len(a.body)
 	if a.file != nil {
-		size = int(a.size)
-		if err = fc.sendFile(a); err == errNotSent {
+		var sent int64
+		if sent, err = fc.sendFile(a); err == errNotSent {
 			return err
 		}
+		size = int(sent)
 	} else {
 		// net.Buffers.WriteTo consumes the slice it is called on: a slice
 		// of the connection's own array allocates nothing.
@@ -385,20 +407,22 @@ func (fc *frontConn) write(a *answer) error {
 // sendFile sends a's header with MSG_MORE, so that it leaves with the
 // body's first bytes as nginx's corked writes do, then the file with
 // sendfile(2) from its start: the file is shared by every request that
-// replays a, so its own offset is never used.
-func (fc *frontConn) sendFile(a *answer) error {
+// replays a, so its own offset is never used. It returns how many bytes
+// of the body it sent (for the access log, as net/http's path counts).
+func (fc *frontConn) sendFile(a *answer) (int64, error) {
 	fc.hdr = append(append(append(fc.hdr[:0], a.head...), fc.date...), a.tail...)
 	frc, err := a.file.SyscallConn()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var werr, serr error // the connection's, and a system call's
 	// Control holds the file's descriptor: the cache may close the file
 	// meanwhile, and the descriptor is closed when this is done.
 	ran := false
+	var off int64 // the body's bytes sent
 	cerr := frc.Control(func(ffd uintptr) {
 		ran = true
-		sent, off := 0, int64(0)
+		sent := 0
 		more := syscall.MSG_MORE // the body follows
 		if a.size == 0 {
 			more = 0
@@ -430,9 +454,9 @@ func (fc *frontConn) sendFile(a *answer) error {
 		})
 	})
 	if !ran {
-		return errNotSent // the cache closed the file since the look-up
+		return 0, errNotSent // the cache closed the file since the look-up
 	}
-	return errors.Join(serr, werr, cerr)
+	return off, errors.Join(serr, werr, cerr)
 }
 
 // errNotSent: the answer could not be sent and nothing of it was; the
@@ -518,10 +542,11 @@ func (rq *frontRequest) parse(b []byte) bool {
 
 var crlf = []byte("\r\n")
 
-// refusedFields are the fields with which a request is the Server's.
-var refusedFields = []string{"Authorization", "Cookie", "Range", "If-Match", "If-None-Match",
-	"If-Modified-Since", "If-Unmodified-Since", "If-Range", "Content-Length", "Transfer-Encoding",
-	"Expect", "Upgrade", "Trailer"}
+// refusedFields are the fields with which a request is the Server's:
+// answerKeyOf's (a reader who may be someone, a condition or a range),
+// and those of a body or an upgrade net/http would read.
+var refusedFields = slices.Concat(personalFields, conditionalFields,
+	[]string{"Content-Length", "Transfer-Encoding", "Expect", "Upgrade", "Trailer"})
 
 func refused(name []byte) bool {
 	for _, r := range refusedFields {

@@ -62,6 +62,7 @@ func startFront(t *testing.T, h *Handler, reserved func(string) bool, readHeader
 		t.Fatal(err)
 	}
 	fh.addr = ln.Addr().String()
+	fh.front.init() // before this goroutine's requests and hand-overs (TestFrontSendsFileAnswerForgottenAfterLookup)
 	go func() { fh.serveErr <- fh.front.Serve(&countingListener{Listener: ln, fh: fh}) }()
 
 	pln, err := net.Listen("tcp", "127.0.0.1:0")

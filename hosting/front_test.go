@@ -69,6 +69,8 @@ func TestFrontAnswersAsNetHTTP(t *testing.T) {
 		{"MissingProject404", false, docsHost, "/docs/nothing/en/latest/", nil, 404, false},
 		{"PageRedirect", false, docsHost, latestDir + "old.html", nil, 302, false},
 		{"PageRedirectWithQuery", false, docsHost, latestDir + "old.html?a=1&b=%3C", nil, 302, false},
+		// A body over net/http's 2 KB buffer: framed alike (Content-Length).
+		{"PageRedirectLongQuery", false, docsHost, latestDir + "old.html?" + strings.Repeat("a&", 600), nil, 302, false},
 		{"DirectoryRedirect", false, docsHost, latestDir + "guide", nil, 302, false},
 		{"RootRedirect", false, docsHost, "/docs/demo/", nil, 302, false},
 		// What the Front accepts besides Host: field names in any case,

@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 
 	"docsd/artifacts"
 	"docsd/docsurl"
@@ -72,6 +73,9 @@ type Handler struct {
 	variants   variants
 	inject     bool
 	clientURL  string
+	// fronted is set once a Front serves the Handler: only then are large
+	// files' answers kept (as their open files, which only a Front sends).
+	fronted atomic.Bool
 }
 
 // New returns the docs host. Mount it on `/docs/` of the docs origin

@@ -4,6 +4,7 @@ import (
 	"context"
 	"html"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -364,12 +365,17 @@ func redirect(w http.ResponseWriter, r *http.Request, loc string, code int) (bod
 	if !hadType && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		h["Content-Type"] = hHTML
 	}
-	w.WriteHeader(code)
 	if !hadType && r.Method == http.MethodGet {
 		text := http.StatusText(code)
 		esc := html.EscapeString(loc)
 		body = make([]byte, 0, len(`<a href="">`)+len(esc)+len(text)+len("</a>.\n\n"))
 		body = append(append(append(append(append(body, `<a href="`...), esc...), `">`...), text...), "</a>.\n\n"...)
+		// Set, not left to net/http, which sends a body over 2 KB (a long
+		// query in loc) chunked: the Front replays it with this length.
+		h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	}
+	w.WriteHeader(code)
+	if body != nil {
 		w.Write(body)
 	}
 	return body, true
