@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"time"
 )
 
 // newPendingBufs is the pool of copies of kept writes (net/http's 4 KB
@@ -50,10 +51,15 @@ type coalescingConn struct {
 	// unread are bytes the Front read from the connection before it handed
 	// it over; Read returns them first.
 	unread []byte
+	// lent is set when the connection is lent for one request (lending).
+	lent *lending
 }
 
 func (c *coalescingConn) Read(p []byte) (int, error) {
 	if len(c.unread) == 0 {
+		if c.lent != nil {
+			return c.lent.read()
+		}
 		return c.Conn.Read(p)
 	}
 	n := copy(p, c.unread)
@@ -62,6 +68,39 @@ func (c *coalescingConn) Read(p []byte) (int, error) {
 		c.unread = nil
 	}
 	return n, nil
+}
+
+func (c *coalescingConn) SetReadDeadline(t time.Time) error {
+	if c.lent != nil {
+		c.lent.setReadDeadline(t)
+		return nil
+	}
+	return c.Conn.SetReadDeadline(t)
+}
+
+func (c *coalescingConn) SetDeadline(t time.Time) error {
+	if c.lent != nil {
+		c.lent.setReadDeadline(t)
+		return c.Conn.SetWriteDeadline(t)
+	}
+	return c.Conn.SetDeadline(t)
+}
+
+// Close closes the connection, or gives a lent one back to the Front.
+func (c *coalescingConn) Close() error {
+	if c.lent == nil {
+		return c.Conn.Close()
+	}
+	back, first := c.lent.close()
+	if !first {
+		return nil
+	}
+	var err error
+	if !back {
+		err = c.Conn.Close()
+	}
+	c.lent.back <- back
+	return err
 }
 
 func (c *coalescingConn) Write(p []byte) (int, error) {

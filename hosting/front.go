@@ -7,8 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -21,12 +21,15 @@ import (
 // (answers.go: anonymous, unconditional GETs it answered before, until the
 // next change) with that answer: from memory with one writev(2), or a
 // large file's header and body with send(2) and sendfile(2) from the file
-// kept open. The first request it cannot answer so, and every later one on
-// the connection, is the Server's: the Front hands it the connection with
-// the bytes it read, and net/http reads them as if it had read them
-// itself. net/http's per-request cost (a request object, header maps, a
-// background read and deadlines per request) was what kept docs at two
-// thirds of nginx's rate.
+// kept open. A request it cannot answer so is the Server's: one that
+// net/http reads as a request without a body on a connection that stays
+// open (a page answered for the first time, a signed-in reader's, a HEAD)
+// is lent to it with its connection, which comes back to the Front once
+// answered (lending); anything else is handed over with the rest of the
+// connection. Either way the Server gets the bytes the Front read, and
+// reads them as if it had read them itself. net/http's per-request cost
+// (a request object, header maps, a background read and deadlines per
+// request) was what kept docs at two thirds of nginx's rate.
 //
 // What the Front answers is what net/http would have: only a request the
 // Handler already answered through net/http, with the same Host and
@@ -36,8 +39,8 @@ import (
 type Front struct {
 	// Handler keeps the answers the Front replays.
 	Handler *Handler
-	// Server serves the connections the Front hands over, whose requests
-	// it routes to the Handler among others. Its ReadHeaderTimeout bounds
+	// Server serves the requests the Front lends or hands over, which it
+	// routes to the Handler among others. Its ReadHeaderTimeout bounds
 	// a request's header in the Front too (a connection's first from its
 	// accept, a later one from its first bytes, as net/http's); its other
 	// timeouts are not the Front's (docsd sets none). The Front adds to
@@ -86,6 +89,14 @@ func (f *Front) init() {
 			}
 			return connContext(ctx, c)
 		}
+		handler := f.Server.Handler
+		if handler == nil {
+			handler = http.DefaultServeMux
+		}
+		f.Server.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			defer answered(r)
+			handler.ServeHTTP(w, r)
+		})
 	})
 }
 
@@ -214,7 +225,7 @@ type frontConn struct {
 // serve answers the connection's requests until it closes or is handed
 // over.
 func (fc *frontConn) serve() {
-	handedOver := false
+	handedOver := false // the connection is not the Front's to close
 	defer func() {
 		// As net/http: a panic ends the connection, not the process.
 		if p := recover(); p != nil {
@@ -275,8 +286,8 @@ func (fc *frontConn) serve() {
 			return // a request read before Shutdown is not begun after it
 		}
 		end += start
-		a := fc.answerFor(fc.buf[start:end])
-		if a == nil {
+		kind, a := fc.answerFor(fc.buf[start:end])
+		if kind == frontHandOver {
 			handedOver = fc.handOver(fc.buf[start:n], deadline)
 			return
 		}
@@ -284,11 +295,20 @@ func (fc *frontConn) serve() {
 			fc.c.SetReadDeadline(time.Time{})
 			deadline = false
 		}
-		if err := fc.write(a); err != nil {
-			if err == errNotSent {
-				handedOver = fc.handOver(fc.buf[start:n], false)
+		if a != nil {
+			err := fc.write(a)
+			if err != nil && err != errNotSent {
+				return
 			}
-			return
+			if err == nil {
+				a = nil
+			}
+		}
+		if kind == frontLend || a != nil { // not kept, or its file gone
+			if !fc.lend(fc.buf[start:end]) {
+				handedOver = true
+				return
+			}
 		}
 		start = end
 		if start == n {
@@ -334,24 +354,43 @@ func (fc *frontConn) handOver(unread []byte, deadline bool) bool {
 	}
 }
 
-// answerFor returns the kept answer for the request whose header is b,
-// nil when the Front must leave the request to the Server.
-func (fc *frontConn) answerFor(b []byte) *answer {
+// lend gives the connection to the Server for one request, whose header
+// (it has no body) is req, and reports whether the connection came back:
+// the Server answers the request as it would any, and when it reads past
+// req it reads the end of its connection and closes it, which hands the
+// connection back to the Front (lending). False when the Server closed
+// the connection for good, or is closed itself (the connection is closed
+// then too).
+func (fc *frontConn) lend(req []byte) bool {
+	h := fc.f.handoff
+	l := &lending{back: make(chan bool, 1)}
+	l.wake = sync.NewCond(&l.mu)
+	cc := &coalescingConn{Conn: fc.c, unread: req, bufPool: h.bufPool, lent: l}
+	select {
+	case h.conns <- cc:
+		return <-l.back
+	case <-h.done:
+		fc.c.Close()
+		return false
+	}
+}
+
+// answerFor returns what the Front does with the request whose header is
+// b (frontRequest.parse) and, to answer it, the answer kept for it: a
+// request the Front would answer for which none is kept is lent.
+func (fc *frontConn) answerFor(b []byte) (int, *answer) {
 	rq := &fc.req
-	if !rq.parse(b) {
-		return nil
+	if kind := rq.parse(b); kind != frontAnswer {
+		return kind, nil
 	}
 	// The key's strings are the buffer's bytes, only for the look-up: the
 	// map keeps no key it is asked for.
 	key := answerKey{host: unsafeString(rq.host), uri: unsafeString(rq.target), gzip: acceptsGzip(unsafeString(rq.acceptEncoding))}
 	a, _, ok := fc.f.Handler.cache.answer(key)
-	if !ok || a.head == nil || fc.f.Reserved != nil && fc.f.Reserved(a.path) {
-		return nil
+	if !ok || a.head == nil || fc.f.Reserved != nil && fc.f.Reserved(a.path) || a.file != nil && fc.rawConn() == nil {
+		return frontLend, nil
 	}
-	if a.file != nil && fc.rawConn() == nil {
-		return nil
-	}
-	return a
+	return frontAnswer, a
 }
 
 func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
@@ -468,94 +507,121 @@ type frontRequest struct {
 	target, host, acceptEncoding, forwardedFor []byte
 }
 
-// parse reads the header b (up to and including its blank line) of a
-// request the Front may answer, and reports whether it is one: a GET in
-// HTTP/1.1 of an origin-form target in visible ASCII, every line ending in
-// CRLF, every field well formed (a token, a colon, a value without
-// control characters, no folded lines), one Host, at most one
-// Accept-Encoding and X-Forwarded-For, no Connection but keep-alive, and
-// none of the fields that make an answer someone's, conditional, partial
-// or not the whole of a bodiless GET (answerKeyOf's rules, and a body or
-// an upgrade net/http would read).
-func (rq *frontRequest) parse(b []byte) bool {
+// What the Front does with a request (frontRequest.parse).
+const (
+	// frontHandOver: the request is net/http's, with the rest of its
+	// connection.
+	frontHandOver = iota
+	// frontLend: the request is net/http's, then the connection comes
+	// back to the Front (frontConn.lend).
+	frontLend
+	// frontAnswer: the Front answers when an answer is kept for the
+	// request; otherwise it lends it to net/http.
+	frontAnswer
+)
+
+// parse reads the header b (up to and including its blank line) and
+// returns what the Front does with the request. It hands over anything
+// net/http might read otherwise than the Front: a version but HTTP/1.1, a
+// line not ending in CRLF, a field not well formed (a token, a colon, a
+// value without control characters, no folded line), no Host or two, a
+// body or its announcement, an upgrade, a Connection but keep-alive. Of
+// the rest, which net/http reads as a request without a body whose
+// connection stays open, it answers a GET of an origin-form target with
+// at most one Accept-Encoding and X-Forwarded-For and none of the fields
+// that make an answer someone's, conditional or partial (answerKeyOf's
+// rules), and lends the others.
+func (rq *frontRequest) parse(b []byte) int {
 	*rq = frontRequest{}
 	line, rest, _ := bytes.Cut(b, crlf)
-	target, ok := bytes.CutPrefix(line, []byte("GET "))
-	if !ok {
-		return false
+	method, line, ok := bytes.Cut(line, sp)
+	target, proto, ok2 := bytes.Cut(line, sp)
+	if !ok || !ok2 || len(method) == 0 || len(target) == 0 || string(proto) != "HTTP/1.1" {
+		return frontHandOver
 	}
-	if target, ok = bytes.CutSuffix(target, []byte(" HTTP/1.1")); !ok || len(target) == 0 || target[0] != '/' {
-		return false
+	for _, c := range method {
+		if !isTokenByte(c) {
+			return frontHandOver
+		}
 	}
 	for _, c := range target {
 		if c <= ' ' || c >= 0x7f {
-			return false
+			return frontHandOver
 		}
+	}
+	kind := frontAnswer
+	if string(method) != http.MethodGet || target[0] != '/' {
+		kind = frontLend
 	}
 	rq.target = target
 	var host, acceptEncoding, forwardedFor bool
 	for {
 		line, rest, _ = bytes.Cut(rest, crlf)
 		if len(line) == 0 {
-			return host && len(rest) == 0
+			if !host || len(rest) != 0 {
+				return frontHandOver
+			}
+			return kind
 		}
 		colon := bytes.IndexByte(line, ':')
 		if colon <= 0 {
-			return false
+			return frontHandOver
 		}
 		name, value := line[:colon], bytes.Trim(line[colon+1:], " \t")
 		for _, c := range name {
 			if !isTokenByte(c) {
-				return false
+				return frontHandOver
 			}
 		}
 		for _, c := range value {
 			if c < ' ' && c != '\t' || c == 0x7f {
-				return false
+				return frontHandOver
 			}
 		}
 		switch {
 		case equalFold(name, "Host"):
 			if host {
-				return false
+				return frontHandOver
 			}
 			host, rq.host = true, value
 		case equalFold(name, "Accept-Encoding"):
 			if acceptEncoding {
-				return false
+				kind = frontLend
 			}
 			acceptEncoding, rq.acceptEncoding = true, value
 		case equalFold(name, "X-Forwarded-For"):
 			if forwardedFor {
-				return false
+				kind = frontLend
 			}
 			forwardedFor, rq.forwardedFor = true, value
 		case equalFold(name, "Connection"):
 			if !equalFold(value, "keep-alive") {
-				return false
+				return frontHandOver
 			}
-		case refused(name):
-			return false
+		case oneOf(name, bodyFields):
+			return frontHandOver
+		case oneOf(name, personalFields), oneOf(name, conditionalFields):
+			kind = frontLend
 		}
 	}
 }
 
-var crlf = []byte("\r\n")
+var sp = []byte(" ")
 
-// refusedFields are the fields with which a request is the Server's:
-// answerKeyOf's (a reader who may be someone, a condition or a range),
-// and those of a body or an upgrade net/http would read.
-var refusedFields = slices.Concat(personalFields, conditionalFields,
-	[]string{"Content-Length", "Transfer-Encoding", "Expect", "Upgrade", "Trailer"})
+// bodyFields announce a body or an upgrade, which net/http reads from the
+// connection after the header.
+var bodyFields = []string{"Content-Length", "Transfer-Encoding", "Expect", "Upgrade", "Trailer"}
 
-func refused(name []byte) bool {
-	for _, r := range refusedFields {
-		if equalFold(name, r) {
+func oneOf(name []byte, fields []string) bool {
+	for _, f := range fields {
+		if equalFold(name, f) {
 			return true
 		}
 	}
 	return false
 }
+
+var crlf = []byte("\r\n")
 
 func equalFold(b []byte, s string) bool {
 	if len(b) != len(s) {
@@ -583,7 +649,7 @@ func isTokenByte(c byte) bool {
 }
 
 // handoffListener is the Server's listener: it accepts the connections
-// the Front hands over.
+// the Front lends or hands over.
 type handoffListener struct {
 	conns   chan *coalescingConn
 	done    chan struct{}
@@ -607,3 +673,72 @@ func (l *handoffListener) Close() error {
 }
 
 func (l *handoffListener) Addr() net.Addr { return l.addr }
+
+// lending is the state of a connection lent to the Server for one request
+// (frontConn.lend), as its coalescingConn shows it to net/http: Read gives
+// the request, then, while the handler runs, waits (net/http's read that
+// watches for the reader leaving) until net/http sets a read deadline in
+// the past (which it does to end that read once the handler returned),
+// and once the handler returned gives io.EOF (net/http, reading the next
+// request, finds the connection's end and closes it). A Close after that
+// io.EOF gives the connection back to the Front; any other Close (net/http
+// closing after its answer, as for a panic or a Connection: close the
+// handler set) closes it. Read deadlines are the lending's, not the
+// connection's.
+type lending struct {
+	mu       sync.Mutex
+	wake     *sync.Cond // a reader waits on it for readPast or closed
+	readPast bool       // a read deadline in the past is set
+	answered bool       // the handler returned
+	ended    bool       // a read got io.EOF after the handler returned
+	closed   bool
+	back     chan bool // Close's outcome: true when the connection is the Front's again
+}
+
+func (l *lending) read() (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for {
+		switch {
+		case l.closed:
+			return 0, net.ErrClosed
+		case l.readPast:
+			return 0, os.ErrDeadlineExceeded
+		case l.answered:
+			l.ended = true
+			return 0, io.EOF
+		}
+		l.wake.Wait()
+	}
+}
+
+func (l *lending) setReadDeadline(t time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.readPast = !t.IsZero() && !t.After(time.Now())
+	l.wake.Broadcast()
+}
+
+// close reports whether the connection goes back to the Front; the
+// first call only (net/http may close a connection twice).
+func (l *lending) close() (back, first bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return false, false
+	}
+	l.closed = true
+	l.wake.Broadcast()
+	return l.ended, true
+}
+
+// answered tells r's lending, if its connection is lent, that the handler
+// returned. It wakes no reader: net/http ends the read it started for the
+// handler with a past deadline.
+func answered(r *http.Request) {
+	if cc, _ := r.Context().Value(coalescingKey{}).(*coalescingConn); cc != nil && cc.lent != nil {
+		cc.lent.mu.Lock()
+		cc.lent.answered = true
+		cc.lent.mu.Unlock()
+	}
+}
