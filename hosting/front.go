@@ -44,7 +44,8 @@ type Front struct {
 	// a request's header in the Front too (a connection's first from its
 	// accept, a later one from its first bytes, as net/http's); its other
 	// timeouts are not the Front's (docsd sets none). The Front adds to
-	// its ConnContext what writeBody needs (connContext).
+	// its ConnContext what writeBody needs (connContext), and to its
+	// ConnState what lending needs.
 	Server *http.Server
 	// Reserved reports the request paths the Server's handler answers
 	// before the Handler (health probes): the Front leaves them to it even
@@ -89,14 +90,17 @@ func (f *Front) init() {
 			}
 			return connContext(ctx, c)
 		}
-		handler := f.Server.Handler
-		if handler == nil {
-			handler = http.DefaultServeMux
+		// net/http reports a connection idle once it answered a request
+		// and will keep the connection: a lent one may then end (lending).
+		state := f.Server.ConnState
+		f.Server.ConnState = func(c net.Conn, s http.ConnState) {
+			if cc, ok := c.(*coalescingConn); ok && cc.lent != nil && s == http.StateIdle {
+				cc.lent.idle()
+			}
+			if state != nil {
+				state(c, s)
+			}
 		}
-		f.Server.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			defer answered(r)
-			handler.ServeHTTP(w, r)
-		})
 	})
 }
 
@@ -363,12 +367,18 @@ func (fc *frontConn) handOver(unread []byte, deadline bool) bool {
 // then too).
 func (fc *frontConn) lend(req []byte) bool {
 	h := fc.f.handoff
-	l := &lending{back: make(chan bool, 1)}
+	l := &lending{conn: fc.c, raw: fc.rawConn(), back: make(chan bool, 1)}
 	l.wake = sync.NewCond(&l.mu)
 	cc := &coalescingConn{Conn: fc.c, unread: req, bufPool: h.bufPool, lent: l}
 	select {
 	case h.conns <- cc:
-		return <-l.back
+		if !<-l.back {
+			return false
+		}
+		// A read deadline net/http left (lending.setReadDeadline) is not
+		// the Front's.
+		fc.c.SetReadDeadline(time.Time{})
+		return true
 	case <-h.done:
 		fc.c.Close()
 		return false
@@ -530,7 +540,8 @@ const (
 // connection stays open, it answers a GET of an origin-form target with
 // at most one Accept-Encoding and X-Forwarded-For and none of the fields
 // that make an answer someone's, conditional or partial (answerKeyOf's
-// rules), and lends the others.
+// rules), and lends the others (of which net/http may still refuse one, a
+// bad Host say, and close the connection, as it would have).
 func (rq *frontRequest) parse(b []byte) int {
 	*rq = frontRequest{}
 	line, rest, _ := bytes.Cut(b, crlf)
@@ -675,22 +686,32 @@ func (l *handoffListener) Close() error {
 func (l *handoffListener) Addr() net.Addr { return l.addr }
 
 // lending is the state of a connection lent to the Server for one request
-// (frontConn.lend), as its coalescingConn shows it to net/http: Read gives
-// the request, then, while the handler runs, waits (net/http's read that
-// watches for the reader leaving) until net/http sets a read deadline in
-// the past (which it does to end that read once the handler returned),
-// and once the handler returned gives io.EOF (net/http, reading the next
-// request, finds the connection's end and closes it). A Close after that
+// (frontConn.lend), as its coalescingConn shows it to net/http. Read gives
+// the request; then, until net/http reports the connection idle (its
+// ConnState hook, called once it answered and decided to keep the
+// connection), it watches the connection for the reader leaving as
+// net/http's own background read does, without taking the next request's
+// bytes: it peeks (MSG_PEEK) and returns io.EOF or the error when the
+// reader closed, waits without reading once a next request's byte is
+// there, and returns a timeout once net/http sets a read deadline in the
+// past (which it does to end that read when the handler returned). Once
+// the connection is idle, Read returns io.EOF: net/http, reading the next
+// request, finds the connection's end and closes it. A Close after that
 // io.EOF gives the connection back to the Front; any other Close (net/http
-// closing after its answer, as for a panic or a Connection: close the
-// handler set) closes it. Read deadlines are the lending's, not the
-// connection's.
+// closing after its answer: a Connection: close the handler set, a short
+// body, a write error, a panic, its own 400) closes it. Read deadlines are
+// the lending's: only a past one (to end a peek) and none reach the
+// connection, as no other read of a lent connection waits on it.
 type lending struct {
+	conn     net.Conn
+	raw      syscall.RawConn // conn's, to peek; nil when it has none (then no watch)
 	mu       sync.Mutex
-	wake     *sync.Cond // a reader waits on it for readPast or closed
+	wake     *sync.Cond // a reader waits on it for readPast, kept or closed
 	readPast bool       // a read deadline in the past is set
-	answered bool       // the handler returned
-	ended    bool       // a read got io.EOF after the handler returned
+	kept     bool       // net/http answered the request and keeps the connection
+	next     bool       // the next request's first byte is there: no more watching
+	peeking  bool       // a read peeks at the connection
+	ended    bool       // a read got io.EOF after kept
 	closed   bool
 	back     chan bool // Close's outcome: true when the connection is the Front's again
 }
@@ -704,18 +725,68 @@ func (l *lending) read() (int, error) {
 			return 0, net.ErrClosed
 		case l.readPast:
 			return 0, os.ErrDeadlineExceeded
-		case l.answered:
+		case l.kept:
 			l.ended = true
 			return 0, io.EOF
+		case l.raw == nil || l.next || l.peeking:
+			l.wake.Wait()
+			continue
 		}
-		l.wake.Wait()
+		l.peeking = true
+		l.mu.Unlock()
+		n, err := l.peek()
+		l.mu.Lock()
+		l.peeking = false
+		l.wake.Broadcast()
+		switch {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			// readPast ends the read above, or it was reset meanwhile
+		case err != nil:
+			return 0, err
+		case n == 0:
+			return 0, io.EOF // the reader closed the connection
+		default:
+			l.next = true
+		}
 	}
+}
+
+// peek waits until the connection has a byte to read or its end, and
+// reports how many bytes it saw (0 at the end) without reading them.
+func (l *lending) peek() (int, error) {
+	var b [1]byte
+	var n int
+	var serr error
+	err := l.raw.Read(func(fd uintptr) bool {
+		for {
+			n, _, serr = syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK)
+			if serr != syscall.EINTR {
+				return serr != syscall.EAGAIN
+			}
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, serr
 }
 
 func (l *lending) setReadDeadline(t time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.readPast = !t.IsZero() && !t.After(time.Now())
+	if l.readPast || t.IsZero() {
+		l.conn.SetReadDeadline(t) // ends a peek, or lets the next one wait
+	}
+	l.wake.Broadcast()
+}
+
+// idle tells the lending that net/http answered the request and keeps the
+// connection.
+func (l *lending) idle() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.kept = true
 	l.wake.Broadcast()
 }
 
@@ -730,15 +801,4 @@ func (l *lending) close() (back, first bool) {
 	l.closed = true
 	l.wake.Broadcast()
 	return l.ended, true
-}
-
-// answered tells r's lending, if its connection is lent, that the handler
-// returned. It wakes no reader: net/http ends the read it started for the
-// handler with a past deadline.
-func answered(r *http.Request) {
-	if cc, _ := r.Context().Value(coalescingKey{}).(*coalescingConn); cc != nil && cc.lent != nil {
-		cc.lent.mu.Lock()
-		cc.lent.answered = true
-		cc.lent.mu.Unlock()
-	}
 }
