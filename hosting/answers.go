@@ -23,7 +23,8 @@ type answer struct {
 	body   []byte
 	file   *os.File
 	size   int64
-	// path is the request's decoded path, for the Front's access log.
+	// path is the request's decoded path, for the Front's access log and
+	// its Reserved check.
 	path string
 	// head and tail are the answer's header as net/http writes it, around
 	// the Date value the Front writes between them (frontConn.write); nil
@@ -146,6 +147,9 @@ func (rq *request) dropUnkept() {
 // otherwise (chunked): the Front leaves that one to net/http.
 func (a *answer) wireHeader() (head, tail []byte) {
 	fields := slices.SortedFunc(slices.Values(a.header), func(x, y headerField) int { return strings.Compare(x.key, y.key) })
+	// have holds the fields set, each true when its first value is not
+	// empty: net/http asks the one (Content-Length, Content-Type) or the
+	// other (Content-Encoding, Transfer-Encoding).
 	have := map[string]bool{}
 	for _, f := range fields {
 		have[f.key] = len(f.values) > 0 && f.values[0] != ""

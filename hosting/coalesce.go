@@ -27,7 +27,8 @@ func connContext(ctx context.Context, c net.Conn) context.Context {
 
 type coalescingKey struct{}
 
-// coalescingConn is a connection the Front handed over to net/http, made
+// coalescingConn is a connection the Front lent or handed over to
+// net/http (with the bytes it read: unread; lent: lending), made
 // so that a body sent from memory leaves in one system call with its
 // header. net/http buffers a response's first 4 KB (the header and the
 // body's start) and, for a larger body, writes that buffer and then the
@@ -168,7 +169,7 @@ func (c *coalescingConn) putPending() {
 // few system calls as the connection allows (coalescingConn).
 func writeBody(w http.ResponseWriter, r *http.Request, body []byte) {
 	c, _ := r.Context().Value(coalescingKey{}).(*coalescingConn)
-	if c == nil || len(body) < 2<<10 { // smaller bodies fit net/http's buffer with the header
+	if c == nil || len(body) < bufferBeforeChunking { // smaller bodies fit net/http's buffer with the header
 		w.Write(body)
 		return
 	}

@@ -13,11 +13,11 @@ import (
 	"time"
 )
 
-// TestCoalescingListener: bodies of every size around net/http's buffers,
+// TestCoalescingConn: bodies of every size around net/http's buffers,
 // written with writeBody on a coalescingConn, reach a real
 // client whole and in order, one after another on one kept-alive
 // connection, and a HEAD request gets the header alone.
-func TestCoalescingListener(t *testing.T) {
+func TestCoalescingConn(t *testing.T) {
 	sizes := []int{0, 100, 2047, 2048, 3000, 3900, 4096, 4097, 8192, 20 << 10, 300 << 10}
 	bodies := make(map[string][]byte)
 	for _, n := range sizes {

@@ -245,11 +245,7 @@ func (fc *frontConn) serve() {
 	// As net/http's, a new connection's first header must come within
 	// ReadHeaderTimeout, a later one's within it of its first bytes; a
 	// connection between requests waits as long as its reader.
-	deadline := false
-	if d := fc.f.Server.ReadHeaderTimeout; d > 0 {
-		fc.c.SetReadDeadline(time.Now().Add(d))
-		deadline = true
-	}
+	deadline := fc.armHeaderDeadline()
 	for {
 		end := headerLength(fc.buf[start:n])
 		if end < 0 { // a line ending in a bare LF: net/http's to read
@@ -269,10 +265,7 @@ func (fc *frontConn) serve() {
 				return // a request begun at shutdown is not read (net/http closes idle connections too)
 			}
 			if n > 0 && !deadline {
-				if d := fc.f.Server.ReadHeaderTimeout; d > 0 {
-					fc.c.SetReadDeadline(time.Now().Add(d))
-					deadline = true
-				}
+				deadline = fc.armHeaderDeadline()
 				if fc.f.closing.Load() {
 					return // Shutdown's wake-up may have been overwritten
 				}
@@ -321,6 +314,16 @@ func (fc *frontConn) serve() {
 	}
 }
 
+// armHeaderDeadline gives the header being read ReadHeaderTimeout, if the
+// Server has one, and reports whether it did.
+func (fc *frontConn) armHeaderDeadline() bool {
+	d := fc.f.Server.ReadHeaderTimeout
+	if d > 0 {
+		fc.c.SetReadDeadline(time.Now().Add(d))
+	}
+	return d > 0
+}
+
 // headerLength returns the length of the request header at the start of
 // b, through its blank line; 0 when b does not hold all of it yet, -1 when
 // one of its lines ends in a bare LF.
@@ -360,11 +363,11 @@ func (fc *frontConn) handOver(unread []byte, deadline bool) bool {
 
 // lend gives the connection to the Server for one request, whose header
 // (it has no body) is req, and reports whether the connection came back:
-// the Server answers the request as it would any, and when it reads past
-// req it reads the end of its connection and closes it, which hands the
-// connection back to the Front (lending). False when the Server closed
-// the connection for good, or is closed itself (the connection is closed
-// then too).
+// the Server answers the request as it would any; once net/http reports
+// the connection idle, its next read finds the connection's end and its
+// Close gives the connection back to the Front (lending). False when the
+// Server closed the connection for good, or is closed itself (the
+// connection is closed then too).
 func (fc *frontConn) lend(req []byte) bool {
 	h := fc.f.handoff
 	l := &lending{conn: fc.c, raw: fc.rawConn(), back: make(chan bool, 1)}
@@ -703,17 +706,17 @@ func (l *handoffListener) Addr() net.Addr { return l.addr }
 // the lending's: only a past one (to end a peek) and none reach the
 // connection, as no other read of a lent connection waits on it.
 type lending struct {
-	conn     net.Conn
-	raw      syscall.RawConn // conn's, to peek; nil when it has none (then no watch)
-	mu       sync.Mutex
-	wake     *sync.Cond // a reader waits on it for readPast, kept or closed
-	readPast bool       // a read deadline in the past is set
-	kept     bool       // net/http answered the request and keeps the connection
-	next     bool       // the next request's first byte is there: no more watching
-	peeking  bool       // a read peeks at the connection
-	ended    bool       // a read got io.EOF after kept
-	closed   bool
-	back     chan bool // Close's outcome: true when the connection is the Front's again
+	conn      net.Conn
+	raw       syscall.RawConn // conn's, to peek; nil when it has none (then no watch)
+	mu        sync.Mutex
+	wake      *sync.Cond // a reader waits on it for readPast, keptAlive, closed, or the end of another's peek
+	readPast  bool       // a read deadline in the past is set
+	keptAlive bool       // net/http answered the request and keeps the connection
+	next      bool       // the next request's first byte is there: no more watching
+	peeking   bool       // a read peeks at the connection
+	ended     bool       // a read got io.EOF after keptAlive
+	closed    bool
+	back      chan bool // Close's outcome: true when the connection is the Front's again
 }
 
 func (l *lending) read() (int, error) {
@@ -725,7 +728,7 @@ func (l *lending) read() (int, error) {
 			return 0, net.ErrClosed
 		case l.readPast:
 			return 0, os.ErrDeadlineExceeded
-		case l.kept:
+		case l.keptAlive:
 			l.ended = true
 			return 0, io.EOF
 		case l.raw == nil || l.next || l.peeking:
@@ -786,7 +789,7 @@ func (l *lending) setReadDeadline(t time.Time) {
 func (l *lending) idle() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.kept = true
+	l.keptAlive = true
 	l.wake.Broadcast()
 }
 

@@ -111,7 +111,7 @@ func (fh *frontHarness) logged() []FrontRequest {
 }
 
 // servedCount is how many requests the Front's Server handled: a request
-// it reached was handed over (counted before its answer is written).
+// it reached was lent or handed over (counted before its answer is written).
 func (fh *frontHarness) servedCount() int {
 	fh.mu.Lock()
 	defer fh.mu.Unlock()

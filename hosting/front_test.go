@@ -152,9 +152,9 @@ const reservedPath = latestDir + "guide/"
 
 // TestFrontHandsOver: requests the Front must leave to net/http, although
 // an answer is kept for their Host and target, are answered as the plain
-// server answers them, by the Front's Server and not logged by the Front;
-// on one connection, the Front answers kept requests until it hands the
-// connection over, and net/http the rest, in order.
+// server answers them, by the Front's Server (lent or handed over) and not
+// logged by the Front; on one connection, kept requests are the Front's,
+// lent ones net/http's, everything after a hand-over net/http's, in order.
 func TestFrontHandsOver(t *testing.T) {
 	page := latestDir + "index.html"
 	get := func(fields ...string) string { return rawGet(docsHost, page, fields...) }
@@ -466,7 +466,7 @@ func TestFrontForgets(t *testing.T) {
 // the cache closes between the Front's look-up and its send (a publish
 // committed meanwhile) is not sent, nothing of it is, and the request goes
 // to the Server, which answers it from the new state. The Front's own
-// steps (answerFor, write, then the hand-over frontConn.serve makes of
+// steps (answerFor, write, then the lending frontConn.serve makes of
 // errNotSent) are run here with the Forget between them, on a real TCP
 // connection: the window cannot be hit on purpose from outside.
 func TestFrontSendsFileAnswerForgottenAfterLookup(t *testing.T) {
@@ -499,12 +499,14 @@ func TestFrontSendsFileAnswerForgottenAfterLookup(t *testing.T) {
 		if n := len(fh.logged()); n != 0 {
 			t.Errorf("the Front logged %d answers, want none (it sent nothing)", n)
 		}
-		if !fc.handOver([]byte(req), false) {
-			t.Fatal("the Server did not take the connection")
-		}
+		back := make(chan bool, 1)
+		go func() { back <- fc.lend([]byte(req)) }()
 		got, err := readAnswer(client.br, false)
 		if err != nil {
 			t.Fatalf("the reader got no answer: %v", err)
+		}
+		if !<-back {
+			t.Error("the connection lent for the request did not come back")
 		}
 		sameAnswer(t, got, want)
 		if fh.servedCount() != served+1 {
@@ -515,7 +517,7 @@ func TestFrontSendsFileAnswerForgottenAfterLookup(t *testing.T) {
 
 // TestFrontShutdown: Shutdown and Close end Serve with
 // http.ErrServerClosed and close every connection: one the Front serves,
-// idle or in the middle of a header, and one handed over to net/http;
+// idle or in the middle of a header, and one lent to net/http and back;
 // no connection is accepted after.
 func TestFrontShutdown(t *testing.T) {
 	for _, how := range []string{"Shutdown", "Close"} {
@@ -533,7 +535,7 @@ func TestFrontShutdown(t *testing.T) {
 				handed := dialRaw(t, fh.addr)
 				handed.send(rawGet(docsHost, latestDir+"small.html", "Cookie: a=b"))
 				handed.answer(false)
-				conns := map[string]*rawConn{"Silent": silent, "IdleAfterFrontAnswer": answered, "HandedOverIdle": handed}
+				conns := map[string]*rawConn{"Silent": silent, "IdleAfterFrontAnswer": answered, "LentAndBackIdle": handed}
 				if how == "Close" {
 					partial := dialRaw(t, fh.addr)
 					partial.send("GET " + latestDir)

@@ -104,7 +104,6 @@ func (a *app) readyz() http.Handler {
 	})
 }
 
-// observe records an answered request in the metrics.
 // routeOf labels a request to host and path for metrics: docs subdomain
 // requests are metrics.RouteDocs, anything else by its path
 // (metrics.Route).

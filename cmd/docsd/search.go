@@ -128,12 +128,17 @@ func (a *app) lastSuccessfulConfig(ctx context.Context, versionID int64) (string
 	}
 }
 
+// searchFirstPath reports whether searchFirst sends p to the API.
+func searchFirstPath(p string) bool {
+	return strings.HasPrefix(p, "/_/api/") && rest.IsSearchPath(p)
+}
+
 // searchFirst sends the search endpoints' /_/api/ forms, on any host (the
 // public one and docs subdomains, reader.md R.2), to the REST handler, and
 // everything else to next.
 func searchFirst(api, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/_/api/") && rest.IsSearchPath(r.URL.Path) {
+		if searchFirstPath(r.URL.Path) {
 			api.ServeHTTP(w, r)
 			return
 		}

@@ -275,7 +275,7 @@ func (a *app) docsOriginRoot(docs http.Handler) http.Handler {
 // docsOriginOwnPaths reports the paths the docs listener answers before
 // the docs host: the probes (docsOriginRoot) and search (searchFirst).
 func docsOriginOwnPaths(p string) bool {
-	return p == "/healthz" || p == "/readyz" || strings.HasPrefix(p, "/_/api/") && rest.IsSearchPath(p)
+	return p == "/healthz" || p == "/readyz" || searchFirstPath(p)
 }
 
 // docsMoved answers /docs/… on the public origin when docs have their own:
