@@ -293,15 +293,14 @@ func (fc *frontConn) serve() {
 			deadline = false
 		}
 		if a != nil {
-			err := fc.write(a)
-			if err != nil && err != errNotSent {
+			switch err := fc.write(a); {
+			case err == errNotSent:
+				kind = frontLend // its file closed since the look-up
+			case err != nil:
 				return
 			}
-			if err == nil {
-				a = nil
-			}
 		}
-		if kind == frontLend || a != nil { // not kept, or its file gone
+		if kind == frontLend {
 			if !fc.lend(fc.buf[start:end]) {
 				handedOver = true
 				return
