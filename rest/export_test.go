@@ -8,3 +8,6 @@ var updateGoldens = flag.Bool("update", false, "rewrite the golden files under t
 
 // UpdateGoldens lets the external test package (rest_test) read -update.
 var UpdateGoldens = updateGoldens
+
+// RecordGolden lets the external test package record its golden requests.
+var RecordGolden = recordGolden

@@ -55,6 +55,9 @@ func IsSearchPath(path string) bool {
 	return ok
 }
 
+// searchAllow is the Allow header of the search endpoints' 405 answers.
+const searchAllow = "GET, HEAD"
+
 // corsAllowHeaders is the preflight's Access-Control-Allow-Headers (R.6.4).
 const corsAllowHeaders = "accept, authorization, content-type, user-agent, x-csrftoken, x-requested-with"
 
@@ -78,7 +81,7 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request, kind search
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		h.Set("Allow", "GET, HEAD")
+		h.Set("Allow", searchAllow)
 		methodNotAllowed(w, r)
 		return
 	}

@@ -76,6 +76,7 @@ func newSearchEnv(t *testing.T, d store.Dialect, cfg ...func(*Config)) *v3Env {
 // (indented for review; search bodies keep their own key order, R.6.5).
 func searchGolden(t *testing.T, name string, resp v3Resp) {
 	t.Helper()
+	recordGolden(t, "search/"+name+".json", resp.method, resp.path, resp.status, resp.header.Get("Content-Type"))
 	var pretty bytes.Buffer
 	if err := json.Indent(&pretty, resp.body, "", "  "); err != nil {
 		t.Fatalf("%s: body is not JSON: %v\n%s", name, err, resp.body)

@@ -3,6 +3,7 @@ package rest
 import (
 	"net/http"
 	"net/url"
+	"slices"
 
 	"github.com/gorilla/mux"
 )
@@ -50,6 +51,10 @@ var v2Routes = []v2Route{
 		v2Detail(v2BuildShape, v2BuildQuery)},
 }
 
+// v2Table is every route of /api/v2/ the REST handler serves: the read
+// API, the raw build logs and the OpenAPI description.
+func v2Table() []v2Route { return slices.Concat(v2Routes, v2LogRoutes, v2OpenAPIRoutes) }
+
 // v2Handler serves /api/v2/ (behavior.md §5), except the webhooks, which cmd
 // mounts on a more specific prefix. v2 is public and read-only: every
 // request runs as an anonymous caller whatever credentials it carries, so it
@@ -57,7 +62,7 @@ var v2Routes = []v2Route{
 // throttled.
 func (s *Server) v2Handler() http.Handler {
 	routes := mux.NewRouter().SkipClean(true)
-	for _, rt := range append(v2Routes, v2LogRoutes...) {
+	for _, rt := range v2Table() {
 		routes.Handle(rt.path, s.v2Serve(rt))
 	}
 	routes.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

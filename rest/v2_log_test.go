@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"docsd/rest"
 	"docsd/store"
 	"docsd/storetest"
 )
@@ -26,6 +27,7 @@ func TestV2BuildLog(t *testing.T) {
 				path := filepath.Join("testdata", "v2", c.golden+".txt")
 				for i, url := range []string{"/api/v2/build/" + c.id + ".txt", "/api/v2/build/" + c.id + ".txt/", "/api/v2/build/" + c.id + "/?format=txt"} {
 					resp, body := v2Do(t, srv, http.MethodGet, url, nil)
+					rest.RecordGolden(t, "v2/"+c.golden+".txt", http.MethodGet, url, resp.StatusCode, resp.Header.Get("Content-Type"))
 					if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/plain; charset=utf-8" || resp.Header.Get("Allow") != "GET, HEAD, OPTIONS" {
 						t.Fatalf("GET %s: %d %q Allow %q\n%s", url, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Allow"), body)
 					}

@@ -446,6 +446,7 @@ func TestV2(t *testing.T) {
 			}
 			resp, body := v2Do(t, srv, c.method, c.path, header)
 			t.Run(c.golden, func(t *testing.T) {
+				rest.RecordGolden(t, "v2/"+c.golden+".json", c.method, c.path, resp.StatusCode, resp.Header.Get("Content-Type"))
 				v2CheckWire(t, c, resp, body)
 				got := v2Document(t, c, resp, body)
 				path := filepath.Join("testdata", "v2", c.golden+".json")
@@ -544,6 +545,7 @@ func TestV2SmallMaxPageSize(t *testing.T) {
 
 		c := v2Get("project_active_versions", "/api/v2/project/1/active_versions/")
 		resp, body := v2Do(t, srv, c.method, c.path, nil)
+		rest.RecordGolden(t, "v2/"+c.golden+".json", c.method, c.path, resp.StatusCode, resp.Header.Get("Content-Type"))
 		want, err := os.ReadFile(filepath.Join("testdata", "v2", c.golden+".json"))
 		if err != nil {
 			t.Fatal(err)

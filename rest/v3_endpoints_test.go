@@ -66,7 +66,7 @@ func (e *v3Env) check(t *testing.T, c v3Case) v3Resp {
 	if got := r.header.Get("Content-Type"); got != "application/json" {
 		t.Errorf("%s: Content-Type %q, want application/json", what, got)
 	}
-	v3Golden(t, c.golden, r.body)
+	v3Golden(t, c.golden, r)
 	return r
 }
 

@@ -61,7 +61,7 @@ func (s *Server) v3Routes() []*v3Route {
 		{path: p + "environmentvariables/{id:[^/.]+}/", name: "Environment Variable Instance", desc: "A build environment variable; DELETE removes it.", rule: v3RuleB,
 			methods: h{"GET": s.v3EnvVarDetail, "DELETE": s.v3EnvVarDelete}},
 	}
-	routes = append(routes, s.v3NewRoutes()...)
+	routes = append(append(routes, s.v3NewRoutes()...), s.v3OpenAPIRoute())
 	for _, rt := range routes {
 		if rt.allow != "" {
 			continue

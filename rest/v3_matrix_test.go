@@ -132,7 +132,7 @@ func TestV3PermissionMatrix(t *testing.T) {
 						t.Fatalf("%s %s as %q: status %d, want %d; body %s", row.method, path, col.as, r.status, want, r.body)
 					}
 					if golden != "" {
-						v3Golden(t, golden, r.body)
+						v3Golden(t, golden, r)
 					}
 				})
 			}

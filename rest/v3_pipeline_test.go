@@ -98,7 +98,7 @@ func TestV3Methods(t *testing.T) {
 				if len(head.body) != 0 || head.header.Get("Content-Type") != "application/json" {
 					t.Errorf("HEAD: body %q, Content-Type %q; want no body, application/json", head.body, head.header.Get("Content-Type"))
 				}
-				v3Golden(t, "error_405_trace", trace.body)
+				v3Golden(t, "error_405_trace", trace)
 				v3CheckCanonical(t, options.body)
 				for _, part := range []string{`"description":"`, `"name":"`, `"parses":["application/json","application/x-www-form-urlencoded","multipart/form-data"]`, `"renders":["application/json"]`} {
 					if !bytes.Contains(options.body, []byte(part)) {

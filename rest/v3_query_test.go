@@ -92,7 +92,7 @@ func TestV3FieldsOmitExpand(t *testing.T) {
 					t.Fatalf("status %d: %s", r.status, r.body)
 				}
 				if c.golden != "" {
-					v3Golden(t, c.golden, r.body)
+					v3Golden(t, c.golden, r)
 				} else if string(r.body) != c.body {
 					t.Errorf("body\ngot:  %s\nwant: %s", r.body, c.body)
 				}

@@ -65,8 +65,10 @@ func (e *v3Env) user(name string) *store.User {
 	return u
 }
 
-// v3Resp is an answer of the API.
+// v3Resp is an answer of the API to method on path.
 type v3Resp struct {
+	method string
+	path   string
 	status int
 	header http.Header
 	body   []byte
@@ -123,7 +125,7 @@ func (e *v3Env) do(c v3Call) v3Resp {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return v3Resp{status: resp.StatusCode, header: resp.Header, body: b}
+	return v3Resp{method: c.method, path: c.path, status: resp.StatusCode, header: resp.Header, body: b}
 }
 
 func (e *v3Env) get(path, as string) v3Resp {
@@ -131,11 +133,14 @@ func (e *v3Env) get(path, as string) v3Resp {
 	return e.do(v3Call{method: http.MethodGet, path: path, as: as})
 }
 
-// v3Golden compares a JSON body whole with testdata/v3/<name>.json, which
+// v3Golden compares r's JSON body whole with testdata/v3/<name>.json, which
 // holds it indented for review; the body itself must be compact with keys
-// sorted at every level. -update rewrites the file.
-func v3Golden(t *testing.T, name string, body []byte) {
+// sorted at every level. -update rewrites the file. The request is
+// recorded in the golden requests table.
+func v3Golden(t *testing.T, name string, r v3Resp) {
 	t.Helper()
+	recordGolden(t, "v3/"+name+".json", r.method, r.path, r.status, r.header.Get("Content-Type"))
+	body := r.body
 	v3CheckCanonical(t, body)
 	var pretty bytes.Buffer
 	if err := json.Indent(&pretty, body, "", "  "); err != nil {
