@@ -5,7 +5,7 @@
 #     -e DOCSD_PUBLIC_URL=https://docs.example.com -e DOCSD_SECRET_KEY=/run/secrets/docsd-key docsd
 #
 # Not built on docsd's development machine (no Docker engine there): see
-# README, "Docker and systemd".
+# docs/operations/docker-systemd.md.
 
 # --- build: a static docsd binary ---------------------------------------
 FROM golang:1.26-trixie AS build

@@ -37,7 +37,7 @@ func createPrivate(path string) error {
 func (s *Store) Backup(ctx context.Context, path string) error {
 	const op = "store.Backup"
 	if s.dialect != SQLite {
-		return errs.E(errs.Invalid, op, "docsd backup copies SQLite databases; back up PostgreSQL with pg_dump (see README, Backup and restore)")
+		return errs.E(errs.Invalid, op, "docsd backup copies SQLite databases; back up PostgreSQL with pg_dump (see docs/operations/backups.md)")
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {

@@ -81,7 +81,7 @@ func (s *Settings) sealer() (*store.Sealer, error) {
 // existing ones).
 func (a *app) warnPlaintextSecrets() {
 	if a.settings.secretKey == "" {
-		a.logger.Warn("no --secret-key (DOCSD_SECRET_KEY): environment variable values and webhook secrets are stored in plain text; see README, Secrets at rest")
+		a.logger.Warn("no --secret-key (DOCSD_SECRET_KEY): environment variable values and webhook secrets are stored in plain text; see docs/operations/secrets.md")
 	}
 	paths := []string{a.settings.DataDir}
 	if db, ok := sqlitePath(a.settings.DatabaseURL); ok {
