@@ -25,6 +25,9 @@ const (
 	MsgTimeout          = "Build exited due to time out"
 	MsgInternalFormat   = "There was a problem with docsd while building your documentation. Please try again later. However, if this problem persists, please report this to us with your build id (%d)."
 	MsgNoDocumentation  = rtdconfig.MsgNoDocumentation
+	// MsgNetworkFormat ends a build whose step needs the network when
+	// the server can't isolate it; %s says what is missing.
+	MsgNetworkFormat = "This build needs the network, and this server can't give it a network of its own: %s. The server's operator can install or allow what is missing, or give builds the server's own network, local services included, with --build-network=host."
 )
 
 // Notification message ids (api-2026.md §A4.2, config-2026.md §C7).
@@ -47,6 +50,7 @@ const (
 	IDOutputNoFiles       = "build:user:output:has-0-files"
 	IDOutputManyFiles     = "build:user:output:has-multiple-files"
 	IDFileNotFound        = rtdconfig.IDFileNotFound
+	IDNetworkUnavailable  = "build:app:network-isolation-unavailable"
 )
 
 // messageIDs gives the notification id of each fixed message (or format)
@@ -65,6 +69,7 @@ var messageIDs = map[string]string{
 	MsgCommandFormat:    IDCommandFailed,
 	MsgTimeout:          IDTimeOut,
 	MsgInternalFormat:   IDInternal,
+	MsgNetworkFormat:    IDNetworkUnavailable,
 }
 
 // failure is a build failure with the message the user sees and its

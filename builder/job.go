@@ -144,8 +144,8 @@ func (j *job) run(ctx context.Context, argv []string, o cmdOpts) (processResult,
 	if sbx := j.pool.sandbox(); sbx != nil && sbx.err != nil {
 		return processResult{}, sbx.err // docsd's problem: nothing ran, nothing is recorded
 	}
-	if n := j.pool.net; n != nil && n.err != nil {
-		return processResult{}, n.err
+	if n := j.pool.net; n != nil && n.err != nil && (o.vcs || o.network) {
+		return processResult{}, n.err // the network step fails with why; nothing ran, nothing is recorded
 	}
 	command := strings.Join(argv, " ")
 	if o.record != "" {
@@ -234,6 +234,15 @@ func (j *job) processLive(ctx context.Context, argv []string, o cmdOpts, tick fu
 	}
 	env := j.environ(o).List()
 	sbx := j.pool.sandbox()
+	var ns *netns
+	if o.vcs || o.network {
+		// Never the host's network unless the operator chose it: a
+		// command that needs the network and can't have its own does
+		// not run.
+		if ns, err = j.network(ctx); err != nil {
+			return processResult{}, err
+		}
+	}
 	if err := j.handOver(sbx); err != nil {
 		return processResult{}, fmt.Errorf("%w: %v", errConfine, err)
 	}
@@ -253,27 +262,16 @@ func (j *job) processLive(ctx context.Context, argv []string, o cmdOpts, tick fu
 	if o.vcs {
 		spec.ro = j.localRepos()
 	}
-	if spec.network && j.pool.net != nil {
-		ns, err := j.netns(ctx)
-		if err != nil {
-			return processResult{}, err
-		}
-		spec.resolv = j.pool.net.resolv
-		wpath, wargv := sbx.wrap(path, argv, spec)
-		wpath, wargv = ns.enter(wpath, wargv)
-		wpath, wargv = j.pool.limited(wpath, wargv)
-		return j.confined(runSandboxed(ctx, wpath, wargv, dir, env, tick))
-	}
-	wpath, wargv := sbx.wrap(path, argv, spec)
+	wpath, wargv := sbx.wrapIn(ns, path, argv, spec)
 	wpath, wargv = j.pool.limited(wpath, wargv)
 	return j.confined(runSandboxed(ctx, wpath, wargv, dir, env, tick))
 }
 
 // runSandboxed is runProcessLive for a command wrapped in bwrap. bwrap binds
-// the whole root, then remounts each mount under it read-only; a network
-// namespace of another build (a mount under /run/netns) removed between the
-// two makes bwrap fail before the command starts. Nothing ran then, so the
-// command is started again, a few times.
+// the whole root, then remounts each mount under it read-only; a named
+// network namespace (a mount under /run/netns, made by ip netns) removed
+// between the two makes bwrap fail before the command starts. Nothing ran
+// then, so the command is started again, a few times.
 func runSandboxed(ctx context.Context, path string, argv []string, dir string, env []string, tick func(raw []byte, cut bool)) (processResult, error) {
 	for attempt := 1; ; attempt++ {
 		res, err := runProcessLive(ctx, path, argv, dir, env, tick)
@@ -284,9 +282,9 @@ func runSandboxed(ctx context.Context, path string, argv []string, dir string, e
 }
 
 // lostMountRace reports whether res is bwrap's own failure to remount a
-// mount under /run/netns that another build removed while this one set its
-// sandbox up: gone already (ENOENT), or caught while being unmounted
-// (EINVAL; seen in two concurrent full test runs).
+// mount under /run/netns that was removed while it set the sandbox up:
+// gone already (ENOENT), or caught while being unmounted (EINVAL; seen in
+// two concurrent full test runs).
 func lostMountRace(res processResult) bool {
 	return res.ExitCode == 1 && strings.HasPrefix(res.Output, "bwrap: ") &&
 		strings.Contains(res.Output, "/run/netns/") &&

@@ -1,19 +1,22 @@
 package builder
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"docsd/repourl"
 )
@@ -21,14 +24,16 @@ import (
 // The values of Config.Network.
 const (
 	// NetworkAuto gives build commands that need the network (cloning,
-	// installing) a network namespace of their own through pasta when it
-	// works, and the host's network (with a loud warning) otherwise.
+	// installing, a configuration's build commands) a network namespace
+	// of their own through pasta. When it can't be set up they don't run:
+	// the build fails with MsgNetworkFormat, which says what is missing.
+	// It never falls back to the host's network.
 	NetworkAuto = "auto"
-	// NetworkPasta requires the namespace: when it can't be set up,
-	// builds fail with the internal-error message.
+	// NetworkPasta is NetworkAuto named after what it requires.
 	NetworkPasta = "pasta"
 	// NetworkHost gives those commands the host's network, this machine's
-	// loopback and private networks included.
+	// loopback, own addresses and private networks included. Only an
+	// operator's explicit choice gives it.
 	NetworkHost = "host"
 )
 
@@ -39,110 +44,118 @@ var NetworkModes = []string{NetworkAuto, NetworkPasta, NetworkHost}
 // their namespace; pasta forwards them to the host's resolver.
 const dnsForward = "169.254.1.53"
 
-// blockedV4 are the IPv4 destinations a build command never reaches from
-// its namespace: this network, private, shared (CGNAT), link-local,
-// multicast and reserved ranges. 127.0.0.0/8 is the namespace's own
-// loopback, not the host's.
-var blockedV4 = []string{"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "169.254.0.0/16", "172.16.0.0/12",
-	"192.168.0.0/16", "224.0.0.0/3"}
+// alwaysBlocked are the IPv4 destinations a build command never reaches
+// from its namespace: this network, link-local (the cloud metadata
+// address 169.254.169.254 among them), multicast and reserved ranges.
+// 127.0.0.0/8 is the namespace's own loopback, not the host's: pasta runs
+// without mapping an address to the host's loopback (--no-map-gw) and
+// without forwarding ports (-t/-u/-T/-U none).
+var alwaysBlocked = []string{"0.0.0.0/8", "169.254.0.0/16", "224.0.0.0/3"}
+
+// privateBlocked are the private (RFC 1918) and shared (RFC 6598) ranges,
+// blocked unless the operator allows private networks
+// (Config.AllowPrivateNetwork).
+var privateBlocked = []string{"10.0.0.0/8", "100.64.0.0/10", "172.16.0.0/12", "192.168.0.0/16"}
 
 // netIsolation gives the build commands that need the network a network
 // namespace of their own, connected to the internet by pasta (user-mode
-// networking from the passt package) with the host's loopback not mapped
-// (--no-map-gw), IPv4 only, and routes that refuse (EACCES) private,
-// link-local and this host's own addresses. Build commands then reach the
-// internet, but not a database or another service of this machine or its
-// private networks. It needs root (named network namespaces), pasta, ip
-// (iproute2) and nsenter (util-linux), and the bubblewrap sandbox, which
+// networking from the passt package), IPv4 only, with policy rules that
+// refuse (EACCES) link-local, private and this host's own addresses. Build
+// commands then reach the internet, but no service of this machine or of
+// its private networks.
+//
+// It works as an unprivileged user where the kernel allows user
+// namespaces: a holder process (holderScript) is started in a new user
+// and network namespace that docsd's user owns, pasta attaches to them,
+// and the holder, which keeps CAP_NET_ADMIN in its own namespace only,
+// sets the rules. Build commands enter the network namespace through
+// nsenter (and its user namespace when docsd is not root) and then
+// bubblewrap, which puts them in a user namespace of their own below it:
+// they have no capability over the network namespace and can't change
+// its rules. It needs pasta, ip (iproute2), nsenter (util-linux), a
+// /dev/net/tun docsd's user may open, and the bubblewrap sandbox, which
 // replaces the namespace's /etc/resolv.conf.
 type netIsolation struct {
-	ip, pasta, nsenter string
+	pasta, ip, nsenter string
 	resolv             string   // file naming dnsForward as the only nameserver
-	blocked            []string // prefixes refused inside the namespace
-	err                error    // non-nil: required but unavailable
+	blocked            []string // prefixes refused besides the host's own addresses
+	rootful            bool     // docsd runs as root: commands enter the network namespace only
+	// err, when set, is the failure every command that needs the network
+	// ends its build with: isolation is unavailable, and why.
+	err error
 }
 
-// errNetwork ends a job whose commands must run in their own network
-// namespace when it can't be set up; the build fails with the
-// internal-error message.
+// errNetwork ends a job whose network namespace could not be opened
+// although isolation was set up: docsd's problem, the internal-error
+// message.
 var errNetwork = errors.New("build network namespace unavailable")
 
-// newNetIsolation sets up network isolation for mode, writing its
-// resolv.conf under dir, and probes it once. With NetworkAuto a failure
-// gives nil and a loud warning, with NetworkPasta a netIsolation whose err
-// says why; NetworkHost gives nil.
-func newNetIsolation(mode, dir string, logger *slog.Logger) *netIsolation {
-	if mode == NetworkHost {
-		logger.Warn("WARNING: build commands that need the network use the host's network (--build-network=host): they reach this machine's loopback and private networks")
+// newNetIsolation sets network isolation up for cfg.Network with the
+// build sandbox sbx (nil when builds run unsandboxed), writing its
+// resolv.conf under cfg.DataDir, and probes it once. NetworkHost gives nil
+// (commands use the host's network) with a warning, every start; when
+// isolation can't work, the result's err names what is missing.
+func newNetIsolation(cfg Config, sbx *sandbox, logger *slog.Logger) *netIsolation {
+	if cfg.Network == NetworkHost {
+		logger.Warn("WARNING: BUILDS USE THE HOST'S NETWORK (--build-network=host): build commands that need the network (cloning, installing, build commands) reach this machine's loopback services (database, docsd's API and metrics), its own addresses and its private networks")
 		return nil
 	}
-	n, err := setupNetIsolation(dir)
+	n, err := setupNetIsolation(cfg, sbx)
 	if err == nil {
-		err = n.probe()
+		err = n.probe(sbx)
 	}
 	if err != nil {
-		if mode == NetworkPasta {
-			logger.Error("build network isolation is required (--build-network=pasta) but can't run: every build will fail", "err", err)
-			return &netIsolation{err: fmt.Errorf("%w: %v", errNetwork, err)}
-		}
-		logger.Warn("WARNING: BUILD COMMANDS USE THE HOST'S NETWORK: their own network namespace (pasta) can't be set up, so cloning and installing commands reach this machine's loopback and private networks; install passt and run docsd as root, or set --build-network", "err", err)
-		return nil
+		logger.Warn("WARNING: BUILD NETWORK ISOLATION IS UNAVAILABLE: build steps that need the network (cloning, installing, build commands) fail until it is fixed; --build-network=host would give them this machine's network instead", "reason", err.Error())
+		return &netIsolation{err: &failure{msg: fmt.Sprintf(MsgNetworkFormat, err), id: IDNetworkUnavailable}}
 	}
-	logger.Info("build commands that need the network run in their own network namespace (pasta)", "pasta", n.pasta)
+	logger.Info("build commands that need the network run in their own network namespace (pasta)", "pasta", n.pasta, "rootful", n.rootful)
 	return n
 }
 
-// setupNetIsolation finds the tools and writes the resolver file.
-func setupNetIsolation(dir string) (*netIsolation, error) {
-	if os.Geteuid() != 0 {
-		return nil, errors.New("network namespaces for builds need docsd to run as root")
+// setupNetIsolation checks what isolation needs, finds the tools and
+// writes the resolver file. Its errors name what is missing and the
+// setting or package that brings it.
+func setupNetIsolation(cfg Config, sbx *sandbox) (*netIsolation, error) {
+	switch {
+	case sbx == nil && cfg.Sandbox == SandboxOff:
+		return nil, errors.New("it needs the build sandbox, which is off (--build-sandbox=off)")
+	case sbx == nil || sbx.err != nil:
+		return nil, errors.New("it needs the build sandbox, and bubblewrap (bwrap) can't run (install bubblewrap; docsd's log says why)")
+	case os.Geteuid() == 0 && sbx.setpriv == "":
+		// Root without capabilities still owns the namespace's user
+		// namespace, and could change its rules.
+		return nil, errors.New("as root, it needs build commands to run as nobody (setpriv, util-linux), which they can't")
 	}
-	n := &netIsolation{}
+	n := &netIsolation{rootful: os.Geteuid() == 0, blocked: append([]string(nil), alwaysBlocked...)}
+	if !cfg.AllowPrivateNetwork {
+		n.blocked = append(n.blocked, privateBlocked...)
+	}
 	for _, t := range []struct {
-		path *string
-		name string
-	}{{&n.ip, "ip"}, {&n.pasta, "pasta"}, {&n.nsenter, "nsenter"}} {
+		path       *string
+		name, from string
+	}{
+		{&n.pasta, cfg.Pasta, "install passt, or name pasta's binary with --build-pasta"},
+		{&n.ip, "ip", "install iproute2"},
+		{&n.nsenter, "nsenter", "install util-linux"},
+	} {
 		p, err := exec.LookPath(t.name)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%v (%s)", err, t.from)
 		}
 		*t.path = p
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, err
 	}
-	n.resolv = filepath.Join(dir, "build-resolv.conf")
+	n.resolv = filepath.Join(cfg.DataDir, "build-resolv.conf")
 	if err := os.WriteFile(n.resolv, []byte("nameserver "+dnsForward+"\n"), 0o644); err != nil {
 		return nil, err
 	}
-	n.blocked = append(append([]string(nil), blockedV4...), hostAddrs()...)
-	n.removeStale()
 	return n, nil
 }
 
-// netnsPrefix begins the names of the namespaces docsd makes, followed by
-// the pid of the docsd process that made it.
-const netnsPrefix = "docsd-build-"
-
-// removeStale removes the namespaces left by docsd processes that are gone
-// (killed before they could remove them).
-func (n *netIsolation) removeStale() {
-	entries, _ := os.ReadDir("/run/netns")
-	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), netnsPrefix)
-		if !ok {
-			continue
-		}
-		pidText, _, _ := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidText)
-		if err != nil || syscall.Kill(pid, 0) != syscall.ESRCH {
-			continue
-		}
-		exec.Command(n.ip, "netns", "delete", e.Name()).Run()
-	}
-}
-
-// hostAddrs are this machine's own IPv4 addresses as /32 prefixes.
+// hostAddrs are this machine's own IPv4 addresses (loopback aside) as /32
+// prefixes, read each time a namespace opens: addresses come and go.
 func hostAddrs() []string {
 	addrs, _ := net.InterfaceAddrs()
 	var out []string
@@ -158,108 +171,216 @@ func hostAddrs() []string {
 	return out
 }
 
-// probe opens and closes a namespace.
-func (n *netIsolation) probe() error {
+// probe opens a namespace and runs `true` in it through the sandbox, as a
+// build command that needs the network would run.
+func (n *netIsolation) probe(sbx *sandbox) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	ns, err := n.open(ctx)
 	if err != nil {
 		return err
 	}
-	ns.close()
-	return nil
+	defer ns.close()
+	return sbx.probe(ns)
 }
 
-// netns is one namespace, with the pasta process that connects it.
+// holderScript holds a namespace: it reads ip batch lines from stdin up
+// to a line ".", runs them with CAP_NET_ADMIN (the ambient capability it
+// was started with, in its own user namespace only), waits until pasta
+// gave the namespace its default route, says "ready", and then waits
+// until its stdin closes (docsd closes the namespace, or is gone).
+const holderScript = `ip=$1
+batch=
+while IFS= read -r line && [ "$line" != . ]; do
+	batch="$batch$line
+"
+done
+printf '%s' "$batch" | "$ip" -4 -batch - || exit 1
+until [ -n "$("$ip" -4 route show default)" ]; do
+	sleep 0.02
+done
+echo ready
+exec cat >/dev/null
+`
+
+// netns is one namespace: its holder process and the pasta process that
+// connects it.
 type netns struct {
-	n     *netIsolation
-	name  string
-	pasta *exec.Cmd
+	n      *netIsolation
+	holder *exec.Cmd
+	stdin  io.WriteCloser // the holder's; closing it ends the holder
+	pasta  *exec.Cmd
+	waited chan struct{} // closed when pasta has exited
+	// holderGone says the holder was waited for.
+	holderGone bool
 }
 
-// path is the namespace's file, for nsenter.
-func (ns *netns) path() string { return "/run/netns/" + ns.name }
+// nsPath is the file of the holder's namespace of type kind (net, user).
+func (ns *netns) nsPath(kind string) string {
+	return fmt.Sprintf("/proc/%d/ns/%s", ns.holder.Process.Pid, kind)
+}
 
-// open makes a namespace, connects it with pasta and sets its routes.
+// open makes a namespace, sets its rules, connects it with pasta and
+// waits until pasta configured it.
 func (n *netIsolation) open(ctx context.Context) (*netns, error) {
 	if n.err != nil {
 		return nil, n.err
 	}
-	ns := &netns{n: n, name: fmt.Sprintf("%s%d-%s", netnsPrefix, os.Getpid(), randomHex(4))}
-	if out, err := exec.CommandContext(ctx, n.ip, "netns", "add", ns.name).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("ip netns add: %v: %s", err, strings.TrimSpace(string(out)))
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	ns := &netns{n: n, waited: make(chan struct{})}
+	uid, gid := os.Geteuid(), os.Getegid()
+	h := exec.Command("/bin/sh", "-c", holderScript, "docsd-netns", n.ip)
+	h.Env = []string{"PATH=" + systemPath, "LANG=C"}
+	h.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
+		AmbientCaps: []uintptr{unix.CAP_NET_ADMIN}, // for the rules, in its own namespaces only
+		Setpgid:     true,
+		Pdeathsig:   syscall.SIGKILL,
 	}
-	ns.pasta = exec.Command(n.pasta, "--foreground", "--quiet", "--runas", "0", "--config-net", "--no-map-gw", "--ipv4-only",
-		"-t", "none", "-u", "none", "-T", "none", "-U", "none", "--dns-forward", dnsForward, "--netns", ns.name)
+	holderErr := &limitedBuffer{max: 4096}
+	h.Stderr = holderErr
+	stdin, err := h.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := h.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := h.Start(); err != nil {
+		return nil, fmt.Errorf("can't make a user and network namespace: %v (%s)", err, usernsHint)
+	}
+	ns.holder, ns.stdin = h, stdin
+	lines := make(chan string, 1)
+	go func() {
+		defer close(lines)
+		if line, err := bufio.NewReader(stdout).ReadString('\n'); err == nil {
+			lines <- strings.TrimSpace(line)
+		}
+	}()
+	if _, err := io.WriteString(stdin, ruleBatch(append(append([]string(nil), n.blocked...), hostAddrs()...))+".\n"); err != nil {
+		ns.close()
+		return nil, err
+	}
+
+	args := []string{"--foreground", "--quiet", "--config-net", "--no-map-gw", "--ipv4-only",
+		"-t", "none", "-u", "none", "-T", "none", "-U", "none", "--dns-forward", dnsForward,
+		"--no-netns-quit", "--userns", ns.nsPath("user"), "--netns", ns.nsPath("net")}
+	if n.rootful {
+		// pasta would switch to nobody, who may not enter a namespace
+		// root owns.
+		args = append([]string{"--runas", "0"}, args...)
+	}
+	pastaErr := &limitedBuffer{max: 4096}
+	ns.pasta = exec.Command(n.pasta, args...)
+	ns.pasta.Stdout, ns.pasta.Stderr = pastaErr, pastaErr
 	ns.pasta.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := ns.pasta.Start(); err != nil {
 		ns.pasta = nil
 		ns.close()
 		return nil, err
 	}
-	dev, err := ns.waitConfigured(ctx)
-	if err == nil {
-		err = ns.route(ctx, dev)
-	}
-	if err != nil {
-		ns.close()
-		return nil, err
-	}
-	return ns, nil
-}
+	go func() {
+		ns.pasta.Wait()
+		close(ns.waited)
+	}()
 
-// waitConfigured waits until pasta gave the namespace its default route,
-// and returns the route's device.
-func (ns *netns) waitConfigured(ctx context.Context) (string, error) {
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && ctx.Err() == nil; time.Sleep(20 * time.Millisecond) {
-		out, err := exec.CommandContext(ctx, ns.n.ip, "-n", ns.name, "-4", "route", "show", "default").Output()
-		if err != nil {
-			return "", fmt.Errorf("ip route show: %v", err)
+	select {
+	case line, ok := <-lines:
+		if ok && line == "ready" {
+			return ns, nil
 		}
-		f := strings.Fields(string(out))
-		for i := 0; i+1 < len(f); i++ {
-			if f[i] == "dev" {
-				return f[i+1], nil
-			}
+		ns.waitHolder()
+		err = fmt.Errorf("setting the namespace's rules failed: %s (%s)", firstLines(holderErr), usernsHint)
+	case <-ns.waited:
+		err = fmt.Errorf("pasta failed: %s (pasta needs /dev/net/tun, readable and writable by docsd's user)", firstLines(pastaErr))
+	case <-ctx.Done():
+		err = errors.New("pasta did not configure the build's network namespace in time")
+	}
+	ns.close()
+	return nil, err
+}
+
+// usernsHint says what lets docsd's user make user namespaces with
+// capabilities in them.
+const usernsHint = "user namespaces must be allowed to docsd's user: sysctl user.max_user_namespaces above 0 and, " +
+	"where they exist, kernel.unprivileged_userns_clone=1 and kernel.apparmor_restrict_unprivileged_userns=0 " +
+	"or an AppArmor profile allowing userns for docsd; under systemd no RestrictNamespaces=; " +
+	"in Docker a seccomp profile that allows them"
+
+// ruleBatch returns the ip batch of the rules that refuse (EACCES) the
+// blocked prefixes in a namespace, except the DNS forwarder's address.
+// Rules come before the main routing table, so no route pasta adds to it
+// (it copies the host's, its subnets among them) leads around them.
+func ruleBatch(blocked []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "rule add to %s/32 pref 90 table main\n", dnsForward)
+	for _, p := range blocked {
+		fmt.Fprintf(&b, "rule add to %s pref 100 prohibit\n", p)
+	}
+	return b.String()
+}
+
+// firstLines is the meaningful part of a tool's error output: the lines
+// that are not about a missing system logger, at most a few.
+func firstLines(out *limitedBuffer) string {
+	raw, _ := out.snapshot()
+	var keep []string
+	for _, l := range strings.Split(string(raw), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.Contains(l, "to syslog") {
+			continue
+		}
+		if keep = append(keep, l); len(keep) == 4 {
+			break
 		}
 	}
-	return "", errors.New("pasta did not configure the build's network namespace")
+	if len(keep) == 0 {
+		return "no message"
+	}
+	return strings.Join(keep, "; ")
 }
 
-// route refuses the blocked destinations and lets DNS queries reach
-// pasta's forwarder through dev.
-func (ns *netns) route(ctx context.Context, dev string) error {
-	var batch strings.Builder
-	for _, p := range ns.n.blocked {
-		fmt.Fprintf(&batch, "route replace prohibit %s\n", p)
-	}
-	fmt.Fprintf(&batch, "route replace %s/32 dev %s\n", dnsForward, dev)
-	cmd := exec.CommandContext(ctx, ns.n.ip, "-n", ns.name, "-batch", "-")
-	cmd.Stdin = strings.NewReader(batch.String())
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("ip route: %v: %s", err, strings.TrimSpace(string(out)))
-	}
-	return nil
-}
-
-// close stops pasta and removes the namespace.
+// close stops pasta and the holder, which ends the namespace.
 func (ns *netns) close() {
 	if ns.pasta != nil && ns.pasta.Process != nil {
 		syscall.Kill(-ns.pasta.Process.Pid, syscall.SIGKILL)
-		ns.pasta.Wait()
+		<-ns.waited
 	}
-	exec.Command(ns.n.ip, "netns", "delete", ns.name).Run()
+	if ns.holder != nil {
+		ns.stdin.Close()
+		syscall.Kill(-ns.holder.Process.Pid, syscall.SIGKILL)
+		ns.waitHolder()
+	}
 }
 
-// enter returns path and argv run inside the namespace.
+// waitHolder waits for the holder to exit, once.
+func (ns *netns) waitHolder() {
+	if !ns.holderGone {
+		ns.holderGone = true
+		ns.holder.Wait()
+	}
+}
+
+// enter returns path and argv run inside the namespace: in its network
+// namespace, and in its user namespace too unless docsd is root (root's
+// sandbox switches to nobody from the host's user namespace).
 func (ns *netns) enter(path string, argv []string) (string, []string) {
-	return ns.n.nsenter, append([]string{"nsenter", "--net=" + ns.path(), "--", path}, argv[1:]...)
+	a := []string{"nsenter"}
+	if !ns.n.rootful {
+		a = append(a, "--user="+ns.nsPath("user"), "--preserve-credentials")
+	}
+	a = append(a, "--net="+ns.nsPath("net"), "--", path)
+	return ns.n.nsenter, append(a, argv[1:]...)
 }
 
 // checkRepoNetwork refuses, at clone time, a repository or submodule URL
 // whose host resolves to a loopback, private, link-local or unspecified
-// address, unless the operator allows it (issue 9; the import refused it
-// already, but names can change what they resolve to). The namespace of
+// address, unless the operator allows it (the import refused it already,
+// but names can change what they resolve to). The namespace of
 // netIsolation refuses such connections anyway; this gives the clear
 // message.
 func (j *job) checkRepoNetwork(ctx context.Context, url string) error {
@@ -270,10 +391,20 @@ func (j *job) checkRepoNetwork(ctx context.Context, url string) error {
 	return nil
 }
 
-// netns returns the job's network namespace, opening it on first use.
-func (j *job) netns(ctx context.Context) (*netns, error) {
+// network returns the namespace the job's commands that need the network
+// run in, opening it on first use; nil with the host's network
+// (NetworkHost). When isolation is unavailable it returns the failure that
+// says why.
+func (j *job) network(ctx context.Context) (*netns, error) {
+	n := j.pool.net
+	if n == nil {
+		return nil, nil
+	}
+	if n.err != nil {
+		return nil, n.err
+	}
 	if j.ns == nil {
-		ns, err := j.pool.net.open(ctx)
+		ns, err := n.open(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", errNetwork, err)
 		}

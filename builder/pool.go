@@ -56,11 +56,16 @@ type Config struct {
 	// Network is how build commands that need the network get it:
 	// NetworkAuto (the default), NetworkPasta or NetworkHost.
 	Network string
+	// Pasta names pasta's binary (a name looked up on PATH, or a path);
+	// "pasta" by default.
+	Pasta string
 	// Limits are the resources every build command may use.
 	Limits Limits
 	// AllowPrivateNetwork lets repository URLs resolve to loopback,
 	// private, link-local and unspecified addresses (clone time; import
-	// time is the graph's).
+	// time is the graph's), and lets build commands reach private (RFC
+	// 1918) and shared (RFC 6598) networks from their namespace; never
+	// this host's loopback or own addresses, nor link-local ones.
 	AllowPrivateNetwork bool
 	// SandboxHide are directories build commands must not see besides
 	// DataDir: docsd's whole data directory, the SQLite database's
@@ -117,6 +122,9 @@ func (c *Config) defaults() {
 	if c.Network == "" {
 		c.Network = NetworkAuto
 	}
+	if c.Pasta == "" {
+		c.Pasta = "pasta"
+	}
 	if c.Sandbox == "" {
 		c.Sandbox = SandboxAuto
 	}
@@ -144,7 +152,7 @@ type Pool struct {
 
 	sandboxOnce sync.Once
 	sbx         *sandbox      // set by sandboxOnce; nil: commands run unsandboxed
-	net         *netIsolation // set by sandboxOnce; nil: commands with network use the host's
+	net         *netIsolation // set by sandboxOnce; nil: commands with network use the host's (NetworkHost)
 
 	toolsMu sync.Mutex           // guards tools
 	tools   map[string]time.Time // "tool\x00env kind" → when it was found to run
@@ -196,11 +204,7 @@ func New(s *store.Store, arts artifacts.Storage, cfg Config, logger *slog.Logger
 func (p *Pool) sandbox() *sandbox {
 	p.sandboxOnce.Do(func() {
 		p.sbx = newSandbox(p.cfg.Sandbox, append([]string{p.cfg.DataDir}, p.cfg.SandboxHide...), p.logger)
-		if p.sbx != nil && p.sbx.err == nil {
-			p.net = newNetIsolation(p.cfg.Network, p.cfg.DataDir, p.logger)
-		} else if p.cfg.Network == NetworkPasta {
-			p.net = &netIsolation{err: fmt.Errorf("%w: it needs the build sandbox", errNetwork)}
-		}
+		p.net = newNetIsolation(p.cfg, p.sbx, p.logger)
 	})
 	return p.sbx
 }

@@ -125,19 +125,20 @@ func newSandbox(mode string, hide []string, logger *slog.Logger) *sandbox {
 			}
 		}
 	}
-	if err := s.probe(); err != nil && s.setpriv != "" {
+	if err := s.probe(nil); err != nil && s.setpriv != "" {
 		logger.Warn("WARNING: sandboxed build commands can't switch to nobody, they run as root without capabilities and can read root's own files outside docsd's data directory", "err", err)
 		s.setpriv = ""
 	}
-	if err := s.probe(); err != nil {
+	if err := s.probe(nil); err != nil {
 		return unavailable(err)
 	}
 	logger.Info("build commands run in a bubblewrap sandbox", "bwrap", path, "hidden", s.hide)
 	return s
 }
 
-// probe runs `true` in the sandbox as a build command would.
-func (s *sandbox) probe() error {
+// probe runs `true` in the sandbox as a build command would: without
+// network when ns is nil, in the network namespace ns otherwise.
+func (s *sandbox) probe(ns *netns) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	dir, err := os.MkdirTemp("", "docsd-sandbox-probe-")
@@ -154,7 +155,9 @@ func (s *sandbox) probe() error {
 	if err != nil {
 		return err
 	}
-	path, argv := s.wrap(truePath, []string{"true"}, sandboxSpec{dir: dir, rw: []string{dir}})
+	spec := sandboxSpec{dir: dir, rw: []string{dir}}
+	spec.network = ns != nil
+	path, argv := s.wrapIn(ns, truePath, []string{"true"}, spec)
 	res, err := runProcess(ctx, path, argv, dir, []string{"PATH=" + systemPath})
 	if err != nil {
 		return err
@@ -289,6 +292,16 @@ func (s *sandbox) wrap(path string, argv []string, spec sandboxSpec) (string, []
 	}
 	a = append(a, path)
 	return s.bwrap, append(a, argv[1:]...)
+}
+
+// wrapIn is wrap for a command that runs in the network namespace ns, or
+// on the host's network (spec.network) or none when ns is nil.
+func (s *sandbox) wrapIn(ns *netns, path string, argv []string, spec sandboxSpec) (string, []string) {
+	if ns == nil {
+		return s.wrap(path, argv, spec)
+	}
+	spec.resolv = ns.n.resolv
+	return ns.enter(s.wrap(path, argv, spec))
 }
 
 // resolvConfPath is where /etc/resolv.conf leads, the file a network

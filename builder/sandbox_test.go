@@ -237,8 +237,10 @@ func TestSandboxModes(t *testing.T) {
 		}
 	})
 	t.Run("AutoFallsBack", func(t *testing.T) {
+		// Network isolation needs the sandbox: only the host's network,
+		// chosen, lets this build clone (TestNetworkFailsClosed).
 		fakeBwrap(t)
-		f := newFixture(t, store.SQLite, Config{})
+		f := newFixture(t, store.SQLite, Config{Network: NetworkHost})
 		r := newRepo(t, "master")
 		r.commit("docs", markdownSite)
 		imp := f.importProject("Lenient", r)

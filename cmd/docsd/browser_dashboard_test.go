@@ -19,7 +19,8 @@ import (
 // The project's conf.py waits for a gate file the test creates once the
 // running build is on screen, so the page is certainly seen mid-build. The
 // server runs with --build-sandbox off because the sandbox hides /tmp,
-// where the gate is.
+// where the gate is, and so with --build-network host: network isolation
+// needs the sandbox.
 func TestBrowserDashboard(t *testing.T) {
 	ctx := newSphinxBrowser(t)
 	gate := filepath.Join(t.TempDir(), "gate")
@@ -36,7 +37,7 @@ func TestBrowserDashboard(t *testing.T) {
 	if code, _, errOut := docsdWithInput(t, "alice-password\n", "user", "create", "alice", "--password-stdin", "--data-dir", dataDir); code != 0 {
 		t.Fatalf("user create: %d %s", code, errOut)
 	}
-	srv := startServe(t, dataDir, "--build-sandbox", "off")
+	srv := startServe(t, dataDir, "--build-sandbox", "off", "--build-network", "host")
 	fail := func(name string, err error) {
 		t.Helper()
 		screenshot(t, ctx, "failure-"+name+".png")

@@ -76,7 +76,7 @@ func TestBrowserDocsCannotUseDashboard(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("user create: %d %s", code, errOut)
 	}
-	srv := startServe(t, dataDir, "--build-sandbox", "off")
+	srv := startServe(t, dataDir, "--build-sandbox", "off", "--build-network", "host")
 	srv.token = strings.TrimSpace(out)
 
 	mainJSON, _ := json.Marshal(srv.url)

@@ -12,7 +12,7 @@ import (
 
 // placeholders name the value of flags whose last word does not.
 var placeholders = map[string]string{
-	"build-python": "PATH", "build-sandbox": "MODE", "trusted-proxies": "LIST",
+	"build-python": "PATH", "build-pasta": "PATH", "build-sandbox": "MODE", "trusted-proxies": "LIST",
 	"log-format": "FORMAT", "build-workers": "N", "email": "ADDRESS",
 }
 

@@ -64,6 +64,7 @@ type Settings struct {
 	BuildCPULimit       int // seconds per process; 0: off
 	BuildDiskLimit      int // MiB of checkout and output; 0: off
 	BuildNetwork        string
+	BuildPasta          string
 	AllowPrivateNetwork bool
 	// Reader side (reader.md R.0.1).
 	AddonsInject    bool
@@ -194,8 +195,9 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	integer(&s.BuildProcessLimit, "build-process-limit", 256, "processes a build's user may have; 0: no limit")
 	integer(&s.BuildCPULimit, "build-cpu-limit", 600, "seconds of CPU time each build process may use; 0: no limit")
 	integer(&s.BuildDiskLimit, "build-disk-limit", 1024, "MiB a build's checkout and output may hold (and the largest file it may write); 0: no limit")
-	str(&s.BuildNetwork, "build-network", builder.NetworkAuto, "network of build commands that need one: auto (own namespace through pasta when it works), pasta (required) or host")
-	boolean(&s.AllowPrivateNetwork, "allow-private-network", false, "accept repository URLs whose host resolves to loopback, private, link-local or unspecified addresses")
+	str(&s.BuildNetwork, "build-network", builder.NetworkAuto, "network of build commands that need one (cloning, installing, build commands): auto or pasta (a namespace of their own through pasta; when it can't be set up they fail, naming what is missing) or host (this machine's network, its loopback services included)")
+	str(&s.BuildPasta, "build-pasta", "pasta", "pasta's binary (package passt), a name looked up on PATH or a path")
+	boolean(&s.AllowPrivateNetwork, "allow-private-network", false, "accept repository URLs whose host resolves to loopback, private, link-local or unspecified addresses, and let build commands reach private networks (never this machine's loopback or own addresses, nor link-local ones)")
 	// Reader side (reader.md R.0.1).
 	boolean(&s.AddonsInject, "addons-inject", true, "inject the reader client (version menu, banners, search) into served HTML pages")
 	str(&s.AddonsClientURL, "addons-client-url", "", "absolute URL or path of a reader client to inject instead of docsd's built-in one")

@@ -35,6 +35,7 @@ func (a *app) newPool() *builder.Pool {
 		SandboxHide:             append([]string{s.DataDir}, sqliteFiles(s.DatabaseURL)...),
 		Limits:                  buildLimits(s),
 		Network:                 s.BuildNetwork,
+		Pasta:                   s.BuildPasta,
 		AllowPrivateNetwork:     s.AllowPrivateNetwork,
 		Published:               a.indexer.Published,
 		Uploads:                 a.uploads.processor,
