@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"docsd/errs"
+	"docsd/sitepath"
 	"docsd/store"
 )
 
@@ -92,13 +93,9 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, slug stri
 	return true
 }
 
-// safeNext is next when it is a path on this host, else "/".
-func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") {
-		return "/"
-	}
-	return next
-}
+// safeNext is next when it is a path on this host (sitepath.Is), else
+// "/".
+func safeNext(next string) string { return sitepath.Or(next, "/") }
 
 func (h *Handler) writeLogin(w http.ResponseWriter, r *http.Request, status int, next, msg string) {
 	hd := w.Header()
