@@ -24,6 +24,20 @@ var openRedirectNexts = []string{
 	"//evil.example/",
 }
 
+// newKey creates an API key for username.
+func newKey(t *testing.T, s *store.Store, username string) string {
+	t.Helper()
+	u, err := s.FindUserByUsername(t.Context(), username)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _, err := s.CreateToken(t.Context(), u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
 // formValue is what a form field holds for a ?next= value as written in a
 // query.
 func formValue(t *testing.T, next string) string {
@@ -110,14 +124,7 @@ func TestSignInNextStaysOnSite(t *testing.T) {
 			})
 		}
 
-		alice, err := s.FindUserByUsername(t.Context(), "alice")
-		if err != nil {
-			t.Fatal(err)
-		}
-		key, _, err := s.CreateToken(t.Context(), alice.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		key := newKey(t, s, "alice")
 		docs := newBrowserClient(t, "http://secret.docs.test")
 		server := strings.TrimPrefix(base, "http://")
 		docs.http.Transport = &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
