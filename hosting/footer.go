@@ -101,7 +101,7 @@ func (rq *request) footerVersion(p *store.Project, slug string) (*store.Version,
 }
 
 // footerAnonymous reports whether footer_html answers r as anonymous
-// whoever asks: on the public path (R.1), and as JSONP on either path — a
+// whoever asks: on the public path, and as JSONP on either path — a
 // JSONP answer is a script that any page may load with the reader's
 // cookies and read, so it never reads a session or a token.
 func footerAnonymous(r *http.Request) bool {
