@@ -25,6 +25,7 @@ import (
 	"docsd/accounts"
 	"docsd/errs"
 	"docsd/graph"
+	"docsd/sitepath"
 	"docsd/store"
 )
 
@@ -183,14 +184,9 @@ func (d *Dashboard) formPage(r *http.Request) string {
 	return "/dashboard/"
 }
 
-// safeNext keeps a ?next= target on this site: a path, never another
-// origin ("//host", "/\host" or a scheme).
-func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
-		return "/dashboard/"
-	}
-	return next
-}
+// safeNext keeps a ?next= target on this site (sitepath.Is), else the
+// dashboard.
+func safeNext(next string) string { return sitepath.Or(next, "/dashboard/") }
 
 // setSessionCookie sets (or, with value "", clears) the session cookie.
 func (d *Dashboard) setSessionCookie(w http.ResponseWriter, value string) {

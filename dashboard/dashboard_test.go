@@ -21,6 +21,7 @@ func TestSafeNext(t *testing.T) {
 		{"https://evil.example/", "/dashboard/"},
 		{"//evil.example/", "/dashboard/"},
 		{"/\\evil.example/", "/dashboard/"},
+		{"/\t/evil.example/", "/dashboard/"},
 		{"javascript:alert(1)", "/dashboard/"},
 	} {
 		if got := safeNext(tc.next); got != tc.want {

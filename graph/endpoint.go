@@ -117,6 +117,10 @@ func (r *Resolver) Handler() http.Handler {
 			u, err = r.Settings.SessionUser(req)
 			if u != nil {
 				viewer = Viewer{User: u, Auth: AuthSession}
+				// Computed for the session's user: no shared cache may
+				// keep it (an answer to a token is kept by none unless
+				// it says so).
+				w.Header().Set("Cache-Control", "private")
 			}
 		}
 		if err != nil {

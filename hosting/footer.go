@@ -36,8 +36,8 @@ var jsonpCallback = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A
 // serveFooter answers footer_html (R.7): the era's flyout HTML and version
 // facts for project and version.
 func (rq *request) serveFooter() error {
-	if rq.r.URL.Path == FooterAPIPath {
-		rq.viewerDone = true // always anonymous (R.1)
+	if footerAnonymous(rq.r) {
+		rq.viewerDone = true
 	}
 	q := rq.r.URL.Query()
 	format := q.Get("format")
@@ -100,12 +100,26 @@ func (rq *request) footerVersion(p *store.Project, slug string) (*store.Version,
 	return nil, nil
 }
 
+// footerAnonymous reports whether footer_html answers r as anonymous
+// whoever asks: on the public path, and as JSONP on either path — a
+// JSONP answer is a script that any page may load with the reader's
+// cookies and read, so it never reads a session or a token.
+func footerAnonymous(r *http.Request) bool {
+	return r.URL.Path == FooterAPIPath || r.URL.Query().Get("format") == "jsonp"
+}
+
 // footerWrite writes a footer_html answer, JSONP-wrapped when callback is
-// set.
+// set. An answer of the `/_/` form that may read the reader's credentials
+// varies on them, and one computed for someone is private.
 func (rq *request) footerWrite(status int, callback string, body ordered) {
 	var header []string
 	if rq.r.URL.Path == FooterAPIPath {
 		header = append(header, footerCORS...)
+	} else if !footerAnonymous(rq.r) {
+		header = append(header, "Vary", "Authorization, Cookie")
+	}
+	if rq.viewer != nil {
+		header = append(header, "Cache-Control", "private")
 	}
 	b := body.marshal()
 	ctype := "application/json"

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"docsd/store"
+	"docsd/storetest"
 )
 
 var betweenTags = regexp.MustCompile(`>\s+<`)
@@ -91,3 +92,60 @@ func TestFooterWorkedExample(t *testing.T) {
 }
 
 func jsonUnquote(s string, out *string) error { return json.Unmarshal([]byte(s), out) }
+
+// TestFooterSession: on a docs subdomain, footer_html's `/_/` form reads
+// the docs session, except as JSONP: a JSONP answer is a script any page
+// may load with the reader's cookies, so it is anonymous data only — a
+// private version answers as it does to anyone (404), a public one lists
+// no private version. The JSON answer computed with a session is
+// Cache-Control: private; every `/_/` JSON answer varies on the cookie.
+func TestFooterSession(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		f := newFixture(t, d)
+		newReaderWorld(f)
+		value, err := f.s.CreateDocsSession(t.Context(), f.ownerKey, "demo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		const footer = "https://demo.docs.example.io/_/api/v2/footer_html/?project=demo&version="
+		signedIn := []string{"Cookie", "docsd_docs=" + value}
+		for _, tc := range []struct {
+			name   string
+			header []string
+		}{{"session", signedIn}, {"token", token(f.ownerKey)}} {
+			for _, version := range []string{"internal-notes", "latest"} {
+				t.Run("jsonp/"+tc.name+"/"+version, func(t *testing.T) {
+					q := footer + version + "&format=jsonp&callback=cb"
+					anon := f.get(q)
+					want := body(t, anon)
+					got := f.get(q, tc.header...)
+					if g := body(t, got); got.StatusCode != anon.StatusCode || g != want {
+						t.Errorf("with a %s: %d %.200s\nwant as anonymous: %d %.200s", tc.name, got.StatusCode, g, anon.StatusCode, want)
+					}
+					if version == "internal-notes" && anon.StatusCode != http.StatusNotFound {
+						t.Errorf("anonymous JSONP of a private version: %d, want 404", anon.StatusCode)
+					}
+				})
+			}
+		}
+		for _, version := range []string{"internal-notes", "latest"} {
+			t.Run("json/session/"+version, func(t *testing.T) {
+				resp := f.get(footer+version, signedIn...)
+				got := body(t, resp)
+				if resp.StatusCode != http.StatusOK || !strings.Contains(got, "internal-notes") {
+					t.Fatalf("JSON with the session: %d %.200s, want the private version listed", resp.StatusCode, got)
+				}
+				if cc := resp.Header.Get("Cache-Control"); !strings.Contains(cc, "private") {
+					t.Errorf("JSON with the session: Cache-Control %q, want private", cc)
+				}
+				if v := resp.Header.Values("Vary"); !strings.Contains(strings.Join(v, ","), "Cookie") {
+					t.Errorf("JSON with the session: Vary %q, want Cookie", v)
+				}
+			})
+		}
+		resp := f.get(footer + "latest")
+		if cc, v := resp.Header.Get("Cache-Control"), strings.Join(resp.Header.Values("Vary"), ","); strings.Contains(cc, "private") || !strings.Contains(v, "Cookie") {
+			t.Errorf("anonymous JSON: Cache-Control %q, Vary %q; want shared but varying on Cookie", cc, v)
+		}
+	})
+}

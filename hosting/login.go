@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"docsd/errs"
+	"docsd/sitepath"
 	"docsd/store"
 )
 
@@ -18,18 +19,21 @@ const (
 	sessionName = "docsd_docs"
 )
 
-var loginPage = template.Must(template.New("login").Parse(`<!DOCTYPE html>
+// sessionPages are the pages of `/_/login/` and `/_/logout/`.
+var sessionPages = template.Must(template.New("").Parse(`{{define "top"}}<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>Sign in to read these docs</title>
+<title>{{.Title}}</title>
 <style>body{font-family:sans-serif;max-width:28em;margin:4em auto;padding:0 1em;color:#333}input{font:inherit;width:100%;margin:.3em 0 1em;padding:.4em}</style>
 </head>
 <body>
-<h1>Sign in to read these docs</h1>
-{{if .Error}}<p role="alert">{{.Error}}</p>{{end}}
+<h1>{{.Title}}</h1>
+{{end}}
+{{define "login"}}{{template "top" .}}
+{{- if .Error}}<p role="alert">{{.Error}}</p>{{end}}
 <form method="post" action="/_/login/">
 <label for="token">API token</label>
 <input type="password" id="token" name="token" autocomplete="current-password" required>
@@ -38,10 +42,21 @@ var loginPage = template.Must(template.New("login").Parse(`<!DOCTYPE html>
 </form>
 </body>
 </html>
-`))
+{{end}}
+{{define "logout"}}{{template "top" .}}
+<p>Sign out of the docs on this site? Private pages will answer as to anyone.</p>
+<form method="post" action="/_/logout/">
+<button type="submit">Sign out</button>
+</form>
+</body>
+</html>
+{{end}}`))
 
 // serveSession answers `/_/login/` and `/_/logout/` on a docs subdomain of
-// project slug, and reports whether the path was one of them.
+// project slug, and reports whether the path was one of them. Both change
+// the session only by a POST that no other origin sent (the Origin check):
+// GET /_/logout/ is a page whose button signs out, so that a link or an
+// image on another page of the site cannot sign the reader out.
 func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, slug string) bool {
 	p := r.URL.Path
 	if p != loginPath && p != logoutPath && p+"/" != loginPath && p+"/" != logoutPath {
@@ -58,6 +73,22 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, slug stri
 		w.WriteHeader(http.StatusMovedPermanently)
 		return true
 	}
+	if r.Method != http.MethodPost {
+		if p == logoutPath {
+			h.writeSessionPage(w, r, http.StatusOK, "logout", sessionPage{Title: "Sign out of these docs"})
+		} else {
+			h.writeLogin(w, r, http.StatusOK, r.URL.Query().Get("next"), "")
+		}
+		return true
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !strings.EqualFold(origin, h.docsScheme()+"://"+r.Host) {
+		detail := "Cross-origin sign-in refused."
+		if p == logoutPath {
+			detail = "Cross-origin sign-out refused."
+		}
+		writeJSON(w, r, http.StatusForbidden, nil, map[string]string{"detail": detail})
+		return true
+	}
 	if p == logoutPath {
 		if c, err := r.Cookie(sessionName); err == nil {
 			if err := h.store.DeleteDocsSession(r.Context(), c.Value); err != nil {
@@ -66,14 +97,6 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, slug stri
 		}
 		http.SetCookie(w, h.sessionCookie("", -1))
 		http.Redirect(w, r, "/", http.StatusSeeOther)
-		return true
-	}
-	if r.Method != http.MethodPost {
-		h.writeLogin(w, r, http.StatusOK, r.URL.Query().Get("next"), "")
-		return true
-	}
-	if origin := r.Header.Get("Origin"); origin != "" && !strings.EqualFold(origin, h.docsScheme()+"://"+r.Host) {
-		writeJSON(w, r, http.StatusForbidden, nil, map[string]string{"detail": "Cross-origin sign-in refused."})
 		return true
 	}
 	next := r.PostFormValue("next")
@@ -92,22 +115,27 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, slug stri
 	return true
 }
 
-// safeNext is next when it is a path on this host, else "/".
-func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") {
-		return "/"
-	}
-	return next
-}
+// safeNext is next when it is a path on this host (sitepath.Is), else
+// "/".
+func safeNext(next string) string { return sitepath.Or(next, "/") }
+
+// sessionPage is what the pages of sessionPages show.
+type sessionPage struct{ Title, Next, Error string }
 
 func (h *Handler) writeLogin(w http.ResponseWriter, r *http.Request, status int, next, msg string) {
+	h.writeSessionPage(w, r, status, "login", sessionPage{Title: "Sign in to read these docs", Next: safeNext(next), Error: msg})
+}
+
+// writeSessionPage writes page name of sessionPages; no other site may
+// frame it (a framed sign-out button could be clicked unawares).
+func (h *Handler) writeSessionPage(w http.ResponseWriter, r *http.Request, status int, name string, p sessionPage) {
 	hd := w.Header()
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("X-Frame-Options", "DENY")
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
-		loginPage.Execute(w, struct{ Next, Error string }{safeNext(next), msg})
+		sessionPages.ExecuteTemplate(w, name, p)
 	}
 }
 

@@ -82,9 +82,54 @@ func TestDocsLogin(t *testing.T) {
 		if resp := f.get(host+"/en/latest/", withCookie...); resp.StatusCode != 404 {
 			t.Errorf("cookie of a revoked key: %d", resp.StatusCode)
 		}
-		resp = f.get(host+"/_/logout/", withCookie...)
-		if resp.StatusCode != 303 || !strings.Contains(resp.Header.Get("Set-Cookie"), "Max-Age=0") {
-			t.Errorf("logout: %d %q", resp.StatusCode, resp.Header.Get("Set-Cookie"))
+	})
+}
+
+// TestDocsLogout: GET /_/logout/ (a link or an image on any page of the
+// site) leaves the session alone and answers a page whose button signs
+// out; a POST from another origin (another project's subdomain is the
+// same site, so the Lax cookie goes with it) is refused; a POST from the
+// page ends the session on the server and clears the cookie.
+func TestDocsLogout(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		f := newFixture(t, d)
+		withCookie := sessionWorld(t, f)
+		const host = "https://secret.docs.example.io"
+		signedIn := func() bool {
+			t.Helper()
+			return f.get(host+"/en/latest/", withCookie...).StatusCode == http.StatusOK
+		}
+		if !signedIn() {
+			t.Fatal("the session reads nothing")
+		}
+		post := func(origin string) *http.Response {
+			return f.do(http.MethodPost, host+"/_/logout/", append([]string{"Origin", origin}, withCookie...)...)
+		}
+
+		resp := f.get(host+"/_/logout/", withCookie...)
+		page := body(t, resp)
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Set-Cookie") != "" || resp.Header.Get("Cache-Control") != "no-store" ||
+			resp.Header.Get("X-Frame-Options") != "DENY" || !strings.Contains(page, `<form method="post" action="/_/logout/">`) {
+			t.Errorf("GET: %d, Set-Cookie %q, Cache-Control %q, X-Frame-Options %q\n%s", resp.StatusCode, resp.Header.Get("Set-Cookie"),
+				resp.Header.Get("Cache-Control"), resp.Header.Get("X-Frame-Options"), page)
+		}
+		if !signedIn() {
+			t.Fatal("GET /_/logout/ ended the session")
+		}
+		for _, origin := range []string{"https://evil.docs.example.io", "http://secret.docs.example.io", "null"} {
+			if resp := post(origin); resp.StatusCode != http.StatusForbidden || resp.Header.Get("Set-Cookie") != "" {
+				t.Errorf("POST from %s: %d, Set-Cookie %q; want 403 and nothing cleared", origin, resp.StatusCode, resp.Header.Get("Set-Cookie"))
+			}
+		}
+		if !signedIn() {
+			t.Fatal("a cross-origin POST ended the session")
+		}
+		resp = post(host)
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" || !strings.Contains(resp.Header.Get("Set-Cookie"), "Max-Age=0") {
+			t.Errorf("POST: %d to %q, Set-Cookie %q", resp.StatusCode, resp.Header.Get("Location"), resp.Header.Get("Set-Cookie"))
+		}
+		if signedIn() {
+			t.Error("the session still reads private pages after signing out")
 		}
 	})
 }

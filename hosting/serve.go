@@ -343,8 +343,12 @@ func (rq *request) redirectKeepingQuery(loc string) {
 }
 
 // redirect answers code with Location loc (absolute), and keeps the answer
-// when it was written directly.
+// when it was written directly. A redirect shown to a maintainer only is
+// private: a shared cache keeping a 301 would show it to anyone.
 func (rq *request) redirect(loc string, code int) {
+	if rq.private {
+		rq.w.Header()["Cache-Control"] = hPrivate
+	}
 	if body, direct := redirect(rq.w, rq.r, loc, code); direct {
 		rq.keep(code, body)
 	}

@@ -85,6 +85,9 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request, kind search
 		methodNotAllowed(w, r)
 		return
 	}
+	if docsHost { // the reader may be named by a token or the docs session cookie
+		h.Set("Vary", "Authorization, Cookie")
+	}
 	ctx, ok := s.searchReader(w, r, kind, docsHost)
 	if !ok {
 		return

@@ -288,6 +288,12 @@ func TestSearchDocsSessionCookie(t *testing.T) {
 				Results []json.RawMessage `json:"results"`
 			}
 			raw, _ := io.ReadAll(resp.Body)
+			if strings.HasPrefix(c.path, "/_/") && !strings.Contains(resp.Header.Get("Vary"), "Cookie") {
+				t.Errorf("Vary %q on a /_/ form, want Cookie", resp.Header.Get("Vary"))
+			}
+			if c.want > 0 && !strings.Contains(resp.Header.Get("Cache-Control"), "private") {
+				t.Errorf("Cache-Control %q of an answer computed for the reader, want private", resp.Header.Get("Cache-Control"))
+			}
 			if c.want < 0 {
 				if resp.StatusCode != -c.want {
 					t.Fatalf("status %d, want %d: %s", resp.StatusCode, -c.want, raw)

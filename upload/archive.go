@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Validation failures of an uploaded archive (api-2026.md §A4.5): the
@@ -89,7 +90,7 @@ func extract(archive, dir string, lim Limits) error {
 		target := filepath.Join(dir, filepath.FromSlash(name))
 		if f.FileInfo().IsDir() {
 			if err := os.MkdirAll(target, 0o755); err != nil {
-				return err
+				return clashAsInvalid(err)
 			}
 			continue
 		}
@@ -117,11 +118,21 @@ func safeName(name string) bool {
 	return path.Clean(name) != ".."
 }
 
+// clashAsInvalid is errInvalidZip for a directory the archive's own
+// entries keep from being made (a file entry where it must go: `html/a`
+// then `html/a/b` or `html/a/`), else err, a failure on docsd's side.
+func clashAsInvalid(err error) error {
+	if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EEXIST) {
+		return errInvalidZip
+	}
+	return err
+}
+
 // writeEntry writes one file entry, refusing to write more than budget
 // bytes whatever its header declared (a lying header is errInvalidZip).
 func writeEntry(f *zip.File, target string, budget int64) (int64, error) {
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		return 0, err
+		return 0, clashAsInvalid(err)
 	}
 	rc, err := f.Open()
 	if err != nil {

@@ -161,6 +161,18 @@ func TestProcessRejectsBadArchives(t *testing.T) {
 		{"too large", func(t *testing.T) []byte {
 			return makeZip(t, []entry{{name: "html/index.html", body: big}})
 		}, invalidZip, "build:user:artifacts-zip-invalid"},
+		{"a file, then an entry below it", func(t *testing.T) []byte {
+			return makeZip(t, []entry{{name: "html/index.html", body: "x"}, {name: "html/a", body: "x"}, {name: "html/a/b", body: "x"}})
+		}, invalidZip, "build:user:artifacts-zip-invalid"},
+		{"a file, then a directory of its name", func(t *testing.T) []byte {
+			return makeZip(t, []entry{{name: "html/index.html", body: "x"}, {name: "html/a", body: "x"}, {name: "html/a/"}})
+		}, invalidZip, "build:user:artifacts-zip-invalid"},
+		{"a directory, then a file of its name", func(t *testing.T) []byte {
+			return makeZip(t, []entry{{name: "html/index.html", body: "x"}, {name: "html/a/b", body: "x"}, {name: "html/a", body: "x"}})
+		}, invalidZip, "build:user:artifacts-zip-invalid"},
+		{"pdf a file, then pdf/a.pdf", func(t *testing.T) []byte {
+			return makeZip(t, []entry{{name: "html/index.html", body: "x"}, {name: "pdf", body: "x"}, {name: "pdf/a.pdf", body: "x"}})
+		}, invalidZip, "build:user:artifacts-zip-invalid"},
 		{"no index", func(t *testing.T) []byte { return makeZip(t, []entry{{name: "html/other.html", body: "x"}}) },
 			"Your documentation did not generate an index.html at its root directory. This is required for documentation serving at the root URL for this version.",
 			"build:user:output:html-no-index-file"},

@@ -11,19 +11,22 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode"
 
 	"docsd/accounts"
 	"docsd/errs"
 	"docsd/graph"
 	"docsd/graph/scalar"
+	"docsd/hosting"
+	"docsd/store"
 )
 
 // admin runs the administrative commands: users, tokens, and what Read the
 // Docs' admins set that the API does not. Project and version changes go
 // through the graph's mutations as the system viewer, so they are validated
 // exactly like API writes.
-func (c *command) admin(ctx context.Context, group, sub string, args []string) error {
+func (c *command) admin(ctx context.Context, group, sub string, args []string) (err error) {
 	key := group + " " + sub
 	synopsis, ok := adminSynopses[key]
 	if !ok {
@@ -45,6 +48,23 @@ func (c *command) admin(ctx context.Context, group, sub string, args []string) e
 		return err
 	}
 	defer a.close()
+	if a.store.Dialect() == store.SQLite {
+		// No signal of this process reaches a running server on SQLite:
+		// it finds other processes' commits by looking every
+		// otherProcessesEvery (watchOtherProcesses). Say so rather than
+		// let a reader be served the old privacy for that long unawares.
+		var served atomic.Bool
+		a.store.OnCommit(func(_ context.Context, tables []string) {
+			if hosting.Serves(tables) {
+				served.Store(true)
+			}
+		})
+		defer func() {
+			if err == nil && served.Load() {
+				fmt.Fprintln(c.stderr, servedSoonNote)
+			}
+		}()
+	}
 	if listCommands[key] {
 		return c.list(ctx, a, key, pos)
 	}
@@ -228,6 +248,10 @@ func notFoundAs(err error, msg string) error {
 	}
 	return err
 }
+
+// servedSoonNote is what an administrative command that changed served
+// rows on SQLite says when it is done.
+const servedSoonNote = "A docsd serve running on this database serves this change within about a second."
 
 var adminSynopses = map[string]string{
 	"user create":         "user create USERNAME [--email ADDRESS] [--superuser] [--password-stdin]",

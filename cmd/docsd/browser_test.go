@@ -31,8 +31,8 @@ func chromiumPath() string {
 }
 
 // newBrowser starts a headless Chromium for the test and returns a tab's
-// context.
-func newBrowser(t *testing.T) context.Context {
+// context; extra are more options of the browser.
+func newBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	path := chromiumPath()
 	if path == "" {
@@ -56,6 +56,7 @@ func newBrowser(t *testing.T) context.Context {
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
 	}
+	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(actx)
 	ctx, cancelTime := context.WithTimeout(ctx, 3*time.Minute)

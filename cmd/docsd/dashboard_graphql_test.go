@@ -115,3 +115,35 @@ func TestDashboardOutsideRateBudget(t *testing.T) {
 		t.Errorf("a dashboard page with the budget spent: %d, want 200", resp.StatusCode)
 	}
 }
+
+// TestGraphQLSessionAnswersArePrivate: a /graphql answer computed for a
+// dashboard session is Cache-Control: private, so that no shared cache
+// keeps a GET's answer for the next reader of the same URL; an anonymous
+// answer is not marked.
+func TestGraphQLSessionAnswersArePrivate(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		_, base := dashboardApp(t, storetest.Open(t, d))
+		alice := newBrowserClient(t, base)
+		csrf := alice.signIn("alice", "alice-password")
+		for _, tc := range []struct {
+			name, csrf, viewer, cacheControl string
+		}{
+			{"session", csrf, `"alice"`, "private"},
+			{"cookie alone: anonymous", "", "null", ""},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				req, _ := http.NewRequest(http.MethodGet, base+"/graphql?query="+url.QueryEscape("{ viewer { username } }"), nil)
+				if tc.csrf != "" {
+					req.Header.Set(accounts.CSRFHeader, tc.csrf)
+				}
+				resp, body := alice.do(req)
+				if resp.StatusCode != http.StatusOK || !strings.Contains(body, tc.viewer) {
+					t.Fatalf("GET /graphql: %d %s, want the viewer %s", resp.StatusCode, body, tc.viewer)
+				}
+				if got := resp.Header.Get("Cache-Control"); got != tc.cacheControl {
+					t.Errorf("Cache-Control %q, want %q", got, tc.cacheControl)
+				}
+			})
+		}
+	})
+}

@@ -145,6 +145,34 @@ func TestPrivacyFromTheCommandLine(t *testing.T) {
 	waitForNotFound(t, n.docs+demoPage, "the server, after the command")
 }
 
+// TestCommandLineSaysWhenServed: a command that changes what docs are
+// served says, on SQLite, that a running server serves the change within
+// about a second (it looks for other processes' commits every second);
+// on PostgreSQL, whose commits reach every server at once, and for a
+// command that changes nothing served, it says nothing.
+func TestCommandLineSaysWhenServed(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		dbURL := storetest.DatabaseURL(t, d)
+		n := openNode(t, dbURL, t.TempDir())
+		publishDemo(t, n)
+		for _, tc := range []struct {
+			args []string
+			note bool
+		}{
+			{[]string{"project", "privacy", "demo", "private"}, d == store.SQLite},
+			{[]string{"project", "list"}, false},
+		} {
+			code, _, errOut := docsd(t, append(tc.args, "--database-url", dbURL)...)
+			if code != 0 {
+				t.Fatalf("docsd %s: exit %d: %s", strings.Join(tc.args, " "), code, errOut)
+			}
+			if got := strings.Contains(errOut, "within about a second"); got != tc.note {
+				t.Errorf("docsd %s: stderr %q, want the note: %v", strings.Join(tc.args, " "), errOut, tc.note)
+			}
+		}
+	})
+}
+
 // waitForNotFound polls url anonymously until it answers 404; the deadline
 // only stops a hung run.
 func waitForNotFound(t *testing.T, url, who string) {

@@ -62,7 +62,10 @@ Commands:
 Run 'docsd COMMAND --help' (or 'docsd help COMMAND') for a command's flags.
 Each flag has an environment variable (--public-url: DOCSD_PUBLIC_URL); a
 flag wins over the variable. Commands other than serve, worker and migrate
-need an existing database: they refuse a --data-dir that has none.
+need an existing database: they refuse a --data-dir that has none. On
+SQLite, a docsd serve running on the same database serves what they change
+within about a second (it looks for other processes' changes every second);
+on PostgreSQL, at once.
 `
 
 func main() {
