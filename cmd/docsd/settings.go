@@ -93,6 +93,7 @@ type Settings struct {
 	UploadMaxPending       int
 	UploadMaxExtractedSize int
 	UploadMaxEntries       int
+	UploadMaxSpools        int
 	// Scale-out (issue 15): artifacts in S3-compatible object storage.
 	ArtifactsURL string
 	S3Endpoint   string
@@ -219,6 +220,7 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	integer(&s.UploadMaxPending, "upload-max-pending", defaultUploadMaxPending, "upload builds per project awaiting complete")
 	integer(&s.UploadMaxExtractedSize, "upload-max-extracted-size", defaultUploadMaxExtractedSize, "total uncompressed size of an upload archive's entries, bytes")
 	integer(&s.UploadMaxEntries, "upload-max-entries", defaultUploadMaxEntries, "entries in an upload archive")
+	integer(&s.UploadMaxSpools, "upload-max-spools", defaultUploadMaxSpools, "upload archives docsd writes to disk at once (local storage); more are answered 503 with Retry-After")
 	// Scale-out: artifacts in S3-compatible object storage.
 	str(&s.ArtifactsURL, "artifacts-url", "", "s3://BUCKET/PREFIX to keep built docs, downloads and upload archives in S3-compatible object storage (credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY); empty: <data-dir>/artifacts")
 	str(&s.S3Endpoint, "s3-endpoint", "", "URL of an S3-compatible server other than AWS (http://host:port); buckets are then addressed by path")
