@@ -213,7 +213,7 @@ func limitBody(req *http.Request, maxBytes int) ([]byte, error) {
 		return nil, nil
 	}
 	if req.ContentLength > int64(maxBytes) {
-		return nil, tooComplex("request size in bytes", maxBytes, int(req.ContentLength))
+		return nil, RequestTooLarge(maxBytes, req.ContentLength)
 	}
 	body, err := io.ReadAll(io.LimitReader(req.Body, int64(maxBytes)+1))
 	req.Body.Close()
@@ -221,7 +221,7 @@ func limitBody(req *http.Request, maxBytes int) ([]byte, error) {
 		return nil, errs.Wrap(errs.Invalid, "graph.limitBody", err)
 	}
 	if len(body) > maxBytes {
-		return nil, tooComplex("request size in bytes", maxBytes, len(body))
+		return nil, RequestTooLarge(maxBytes, int64(len(body)))
 	}
 	req.Body = io.NopCloser(bytes.NewReader(body))
 	return body, nil

@@ -116,6 +116,12 @@ func tooComplex(limit string, maximum, actual int) error {
 	}
 }
 
+// RequestTooLarge is the error of a /graphql request body of size bytes,
+// over maxBytes: QUERY_TOO_COMPLEX, HTTP 413.
+func RequestTooLarge(maxBytes int, size int64) error {
+	return tooComplex("request size in bytes", maxBytes, int(size))
+}
+
 // limitsExtension rejects an operation over Limits before gqlgen parses
 // and validates it, so that an oversized or exponential document costs
 // linear time: size, then tokens (lexed, not parsed), then depth and cost

@@ -21,8 +21,21 @@ import (
 	"docsd/errs"
 )
 
-// v3MaxBody is the largest request body accepted (2.5 MiB, behavior.md §2.1).
-const v3MaxBody = 5 << 19
+// MaxBody is the largest request body the REST APIs read (2.5 MiB); the
+// upload API's storage POST, which has its own, is the exception.
+const MaxBody = 5 << 19
+
+// v3MaxBody is the largest request body accepted.
+const v3MaxBody = MaxBody
+
+// v3BodyTooLarge answers a body over MaxBody.
+var v3BodyTooLarge = v3Detail(http.StatusRequestEntityTooLarge, "Request body is too large.")
+
+// WriteBodyTooLarge answers a request whose body is over MaxBody: 413 in
+// the REST APIs' error shape.
+func WriteBodyTooLarge(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, r, v3BodyTooLarge.code, v3BodyTooLarge.body)
+}
 
 // v3Status is an answer REST decides itself, outside the error kinds:
 // 413, 415 and the body parse errors.
@@ -47,7 +60,7 @@ func v3ReadBody(r *http.Request) (any, error) {
 		return nil, v3Detail(http.StatusBadRequest, "Could not read the request body.")
 	}
 	if len(raw) > v3MaxBody {
-		return nil, v3Detail(http.StatusRequestEntityTooLarge, "Request body is too large.")
+		return nil, v3BodyTooLarge
 	}
 	if len(raw) == 0 {
 		return map[string]any{}, nil

@@ -3,8 +3,12 @@ package rest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"mime/multipart"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -225,5 +229,200 @@ func TestV3UploadStorageAndComplete(t *testing.T) {
 		e.check(t, v3Case{post(ok, []byte("PK")), 204, ""})
 		e.check(t, v3Case{complete("success"), 202, "upload_complete_queued"})
 		e.check(t, v3Case{complete("success"), 409, "upload_complete_not_pending"})
+	})
+}
+
+// streamedPost is a storage POST whose body the test writes as it goes:
+// its fields, then the file part, left open.
+type streamedPost struct {
+	pw     *io.PipeWriter
+	mw     *multipart.Writer
+	file   chan io.Writer // the open file part, once the start is written
+	answer chan streamedAnswer
+}
+
+type streamedAnswer struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// startStreamedPost POSTs to url a form of fields then a file part that
+// begins with first; contentLength 0 sends it chunked. The body stays
+// open until finish or the test's end.
+func startStreamedPost(t *testing.T, url string, fields [][2]string, first []byte, contentLength int64) *streamedPost {
+	t.Helper()
+	pr, pw := io.Pipe()
+	p := &streamedPost{pw: pw, mw: multipart.NewWriter(pw), file: make(chan io.Writer, 1), answer: make(chan streamedAnswer, 1)}
+	t.Cleanup(func() { pw.CloseWithError(errors.New("the test ended")) })
+	go func() {
+		for _, f := range fields {
+			p.mw.WriteField(f[0], f[1])
+		}
+		fw, _ := p.mw.CreateFormFile("file", "artifacts.zip")
+		if _, err := fw.Write(first); err == nil {
+			p.file <- fw
+		}
+	}()
+	req, _ := http.NewRequest(http.MethodPost, url, pr)
+	req.ContentLength = contentLength
+	req.Header.Set("Content-Type", p.mw.FormDataContentType())
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			p.answer <- streamedAnswer{status: -1, body: err.Error()}
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		p.answer <- streamedAnswer{status: resp.StatusCode, header: resp.Header, body: string(b)}
+	}()
+	return p
+}
+
+// await returns the answer; the deadline only ends a hung run.
+func (p *streamedPost) await(t *testing.T) streamedAnswer {
+	t.Helper()
+	select {
+	case a := <-p.answer:
+		return a
+	case <-time.After(30 * time.Second):
+		t.Fatal("no answer while the body was being sent")
+		return streamedAnswer{}
+	}
+}
+
+// finish writes the rest of the file and ends the form.
+func (p *streamedPost) finish(t *testing.T, rest []byte) {
+	t.Helper()
+	select {
+	case fw := <-p.file:
+		fw.Write(rest)
+		p.mw.Close()
+		p.pw.Close()
+	case <-time.After(30 * time.Second):
+		t.Fatal("the start of the body was not read")
+	}
+}
+
+// filesUnder lists the regular files under dir.
+func filesUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	var files []string
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			files = append(files, path)
+		}
+		return nil
+	})
+	return files
+}
+
+// TestV3UploadStorageReadsInOrder: the storage POST reads its form in
+// order. A token (and key) sent before the file is checked before anything
+// is written: a wrong one is answered 403 while the client still sends
+// the file, and nothing reaches the data directory; a body whose
+// Content-Length is over the limit is answered 413 so too. A token sent
+// after the file is checked once the file is spooled. At most MaxSpools
+// files are spooled at once; another is answered 503 with Retry-After.
+func TestV3UploadStorageReadsInOrder(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		const maxSize = 4 << 20
+		e, local := newUploadEnv(t, d, maxSize, nil)
+		e.world()
+		r := e.do(v3Send("POST", "/api/v3/upload/initiate/", "alice", initiateMain))
+		var up struct {
+			UploadURL struct{ Fields map[string]string } `json:"upload_url"`
+		}
+		if err := json.Unmarshal(r.body, &up); err != nil || r.status != 201 {
+			t.Fatalf("initiate: %d %s", r.status, r.body)
+		}
+		key, token := up.UploadURL.Fields["key"], up.UploadURL.Fields["token"]
+		url := e.srv.URL + "/api/v3/upload/artifacts/"
+		start := bytes.Repeat([]byte("z"), 1<<20) // more than the server buffers
+		nothingWritten := func(t *testing.T) {
+			t.Helper()
+			if files := filesUnder(t, local.Dir); len(files) > 0 {
+				t.Errorf("written to the data directory: %v", files)
+			}
+		}
+		detail := func(a streamedAnswer) string {
+			var v struct{ Detail string }
+			json.Unmarshal([]byte(a.body), &v)
+			return v.Detail
+		}
+
+		t.Run("WrongTokenFirst", func(t *testing.T) {
+			p := startStreamedPost(t, url, [][2]string{{"key", key}, {"token", "not-a-token"}}, start, 0)
+			a := p.await(t)
+			if a.status != 403 || detail(a) != "Invalid or expired upload token." {
+				t.Errorf("got %d %s, want 403", a.status, a.body)
+			}
+			nothingWritten(t)
+		})
+		t.Run("ContentLengthOverTheLimit", func(t *testing.T) {
+			for _, fields := range [][][2]string{{{"key", key}, {"token", token}}, nil} {
+				p := startStreamedPost(t, url, fields, start, local.BodyLimit()+1)
+				a := p.await(t)
+				if a.status != 413 || detail(a) != fmt.Sprintf("The uploaded file is larger than %d bytes.", maxSize) {
+					t.Errorf("fields %v: got %d %s, want 413", fields, a.status, a.body)
+				}
+				nothingWritten(t)
+			}
+		})
+		t.Run("TokenAfterFile", func(t *testing.T) {
+			for _, c := range []struct {
+				token  string
+				status int
+			}{{"not-a-token", 403}, {token, 204}} {
+				var b bytes.Buffer
+				mw := multipart.NewWriter(&b)
+				fw, _ := mw.CreateFormFile("file", "artifacts.zip")
+				fw.Write([]byte("PK"))
+				mw.WriteField("key", key)
+				mw.WriteField("token", c.token)
+				mw.Close()
+				resp, err := http.Post(url, mw.FormDataContentType(), &b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if resp.StatusCode != c.status {
+					t.Errorf("token %q after the file: got %d, want %d", c.token, resp.StatusCode, c.status)
+				}
+			}
+			if ok, _ := local.Exists(t.Context(), key); !ok {
+				t.Error("the archive was not kept")
+			}
+			local.Remove(t.Context(), key)
+		})
+		t.Run("SpoolCap", func(t *testing.T) {
+			local.MaxSpools = 1
+			defer func() { local.MaxSpools = 0 }()
+			ok := [][2]string{{"key", key}, {"token", token}}
+			first := startStreamedPost(t, url, ok, start, 0)
+			deadline := time.Now().Add(30 * time.Second)
+			for len(filesUnder(t, local.Dir)) == 0 {
+				if time.Now().After(deadline) {
+					t.Fatal("the first upload was not spooled")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			second := startStreamedPost(t, url, ok, []byte("PK"), 0)
+			second.finish(t, nil)
+			a := second.await(t)
+			if a.status != 503 || a.header.Get("Retry-After") == "" || detail(a) == "" {
+				t.Errorf("a spool beyond the cap: got %d (Retry-After %q) %s, want 503 with Retry-After", a.status, a.header.Get("Retry-After"), a.body)
+			}
+			first.finish(t, []byte("end"))
+			if a := first.await(t); a.status != 204 {
+				t.Errorf("the spooling upload: got %d %s, want 204", a.status, a.body)
+			}
+			third := startStreamedPost(t, url, ok, []byte("PK"), 0)
+			third.finish(t, nil)
+			if a := third.await(t); a.status != 204 {
+				t.Errorf("once the slot is free: got %d %s, want 204", a.status, a.body)
+			}
+		})
 	})
 }

@@ -241,10 +241,12 @@ func (a *app) handlers() (public, docsOrigin http.Handler, docsHost *hosting.Han
 		}
 	})
 	throttle := newAuthThrottle(a.settings.AuthFailureRate, a.settings.trustedProxies)
-	serve := func(h http.Handler) http.Handler { return a.logRequests(throttle.middleware(searchFirst(api, h))) }
-	public = serve(docs.Hosts(root))
+	serve := func(h http.Handler, docsListener bool) http.Handler {
+		return a.logRequests(a.guardBodies(throttle.middleware(searchFirst(api, h)), docsListener))
+	}
+	public = serve(docs.Hosts(root), false)
 	if apart {
-		docsOrigin = serve(a.docsOriginRoot(docs))
+		docsOrigin = serve(a.docsOriginRoot(docs), true)
 	}
 	return public, docsOrigin, docs
 }
@@ -416,7 +418,7 @@ func (c *command) serve(ctx context.Context, args []string) error {
 	defer stopWorkers()
 
 	public, docs, docsHost := a.handlers()
-	servers := []server{&http.Server{Handler: public, ReadHeaderTimeout: 10 * time.Second}}
+	servers := []server{a.httpServer(public)}
 	ln, err := net.Listen("tcp", a.settings.Addr)
 	if err != nil {
 		return listenError("--addr", a.settings.Addr, err)
@@ -432,7 +434,7 @@ func (c *command) serve(ctx context.Context, args []string) error {
 		// anything else to net/http.
 		listeners = append(listeners, dl)
 		servers = append(servers, &hosting.Front{Handler: docsHost, Reserved: docsOriginOwnPaths, Log: a.logFront,
-			Server: &http.Server{Handler: docs, ReadHeaderTimeout: 10 * time.Second}})
+			Server: a.httpServer(docs)})
 		a.logger.Info("docsd serving docs", "addr", dl.Addr().String(), "docs_url", a.settings.DocsURL)
 		if a.settings.docsURLGuessed {
 			a.logger.Warn("--docs-url is not set: docs URLs are the public URL's host with --docs-addr's port; "+

@@ -45,6 +45,11 @@ type Settings struct {
 	BuildImagePrefix        string
 	BuildSandbox            string
 	LogFormat               string
+	// HTTP connections, on both listeners (http.go).
+	IdleTimeout    int // seconds; 0: no limit
+	BodyTimeout    int // seconds; 0: no limit
+	BodyMinRate    int // bytes per second; 0: none
+	MaxHeaderBytes int
 
 	// Operations (i15ops).
 	SecretKey       string // key (or key file) sealing secrets at rest
@@ -94,6 +99,7 @@ type Settings struct {
 	UploadMaxPending       int
 	UploadMaxExtractedSize int
 	UploadMaxEntries       int
+	UploadMaxSpools        int
 	// Scale-out (issue 15): artifacts in S3-compatible object storage.
 	ArtifactsURL string
 	S3Endpoint   string
@@ -183,6 +189,10 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.BuildImagePrefix, "build-image-prefix", "readthedocs/build", "prefix of build.image in stored build configurations")
 	str(&s.BuildSandbox, "build-sandbox", builder.SandboxAuto, "run build commands in a bubblewrap sandbox: auto (when bwrap works), bwrap (required) or off")
 	str(&s.LogFormat, "log-format", "text", "log format: text or json")
+	integer(&s.IdleTimeout, "idle-timeout", defaultIdleTimeout, "seconds a kept-alive HTTP connection may wait for its next request before it is closed; 0: no limit")
+	integer(&s.BodyTimeout, "body-timeout", defaultBodyTimeout, "seconds a request body may keep the server waiting for its next bytes, and the grace before --body-min-rate counts; 0: no limit")
+	integer(&s.BodyMinRate, "body-min-rate", defaultBodyMinRate, "bytes per second a slow request body must deliver: it may keep the server waiting --body-timeout seconds plus one second per this many bytes it sent, and is cut after; 0: only --body-timeout between reads")
+	integer(&s.MaxHeaderBytes, "max-header-bytes", defaultMaxHeaderBytes, "largest request line and header, bytes (net/http allows 4096 more); a larger one is answered 431")
 	// Operations.
 	str(&s.SecretKey, "secret-key", "", "key, or path of a file holding it, that encrypts environment variable values and webhook secrets in the database (AES-256-GCM); empty: stored in plain text")
 	str(&s.OldSecretKey, "old-secret-key", "", "previous --secret-key (value or file), still used to read values it sealed: for `docsd secrets rotate`")
@@ -221,6 +231,7 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	integer(&s.UploadMaxPending, "upload-max-pending", defaultUploadMaxPending, "upload builds per project awaiting complete")
 	integer(&s.UploadMaxExtractedSize, "upload-max-extracted-size", defaultUploadMaxExtractedSize, "total uncompressed size of an upload archive's entries, bytes")
 	integer(&s.UploadMaxEntries, "upload-max-entries", defaultUploadMaxEntries, "entries in an upload archive")
+	integer(&s.UploadMaxSpools, "upload-max-spools", defaultUploadMaxSpools, "upload archives docsd writes to disk at once (local storage); more are answered 503 with Retry-After")
 	// Scale-out: artifacts in S3-compatible object storage.
 	str(&s.ArtifactsURL, "artifacts-url", "", "s3://BUCKET/PREFIX to keep built docs, downloads and upload archives in S3-compatible object storage (credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY); empty: <data-dir>/artifacts")
 	str(&s.S3Endpoint, "s3-endpoint", "", "URL of an S3-compatible server other than AWS (http://host:port); buckets are then addressed by path")
@@ -283,6 +294,9 @@ func (s *Settings) resolve() error {
 	}
 	if s.BuildSandbox != "" && !slices.Contains(builder.SandboxModes, s.BuildSandbox) {
 		return fmt.Errorf("--build-sandbox %q must be one of %s", s.BuildSandbox, strings.Join(builder.SandboxModes, ", "))
+	}
+	if err := s.resolveHTTP(); err != nil {
+		return err
 	}
 	if err := s.resolveOps(); err != nil {
 		return err

@@ -27,6 +27,7 @@ const (
 	defaultUploadMaxPending       = 50
 	defaultUploadMaxExtractedSize = 4 << 30
 	defaultUploadMaxEntries       = 200000
+	defaultUploadMaxSpools        = 4
 )
 
 // resolveUpload checks the upload settings; zero values (settings made in
@@ -46,10 +47,11 @@ func (s *Settings) resolveUpload() error {
 		p   *int
 		def int
 	}{{&s.UploadMaxSize, defaultUploadMaxSize}, {&s.UploadURLTTL, defaultUploadURLTTL}, {&s.UploadMaxPending, defaultUploadMaxPending},
-		{&s.UploadMaxExtractedSize, defaultUploadMaxExtractedSize}, {&s.UploadMaxEntries, defaultUploadMaxEntries}} {
+		{&s.UploadMaxExtractedSize, defaultUploadMaxExtractedSize}, {&s.UploadMaxEntries, defaultUploadMaxEntries},
+		{&s.UploadMaxSpools, defaultUploadMaxSpools}} {
 		switch {
 		case *f.p < 0:
-			return fmt.Errorf("--upload-max-size, --upload-url-ttl, --upload-max-pending, --upload-max-extracted-size and --upload-max-entries must be positive")
+			return fmt.Errorf("--upload-max-size, --upload-url-ttl, --upload-max-pending, --upload-max-extracted-size, --upload-max-entries and --upload-max-spools must be positive")
 		case *f.p == 0:
 			*f.p = f.def
 		}
@@ -60,7 +62,7 @@ func (s *Settings) resolveUpload() error {
 func (a *app) newUploads() *uploads {
 	s := a.settings
 	local := &upload.Local{Store: a.store, Dir: filepath.Join(s.DataDir, "uploads"),
-		URL: s.PublicURL + "/api/v3/upload/artifacts/", MaxSize: int64(s.UploadMaxSize)}
+		URL: s.PublicURL + upload.StoragePath, MaxSize: int64(s.UploadMaxSize), MaxSpools: s.UploadMaxSpools}
 	var target interface {
 		graph.UploadTarget
 		upload.Archives
