@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
-	"docsd/store"
 )
 
 // ConfigFileNames are the configuration files looked for at the checkout
@@ -183,12 +181,27 @@ func (c *Config) PythonMinor() string {
 
 // Input is what resolving a configuration needs.
 type Input struct {
-	Ckout       string         // the checkout root
-	Project     *store.Project // defaults of version 1 and file-less builds
-	ImagePrefix string         // the build_image_prefix setting
+	Ckout       string          // the checkout root
+	Project     ProjectSettings // the project's settings the configuration reads
+	ImagePrefix string          // the build_image_prefix setting
 	// ExtraToolVersions are the build_tools versions this server adds
 	// to §C9.2's allowed values, per tool, in entry order.
 	ExtraToolVersions map[string][]string
+}
+
+// ProjectSettings are the settings of a project that reading its
+// configuration uses: where the file and conf.py are when the project names
+// them, and the defaults of version 1 files and of builds without a file.
+type ProjectSettings struct {
+	ReadthedocsYamlPath *string // the configuration file, relative to the checkout; nil: discovery
+	ConfPyFile          string  // the project's conf.py, "" when unset
+	DocumentationType   string
+	PythonInterpreter   string
+	RequirementsFile    *string
+	InstallProject      bool
+	UseSystemPackages   bool
+	EnablePDFBuild      bool
+	EnableEPUBBuild     bool
 }
 
 // parseConfigFile parses YAML into a non-empty mapping.

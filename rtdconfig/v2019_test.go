@@ -2,19 +2,18 @@ package rtdconfig
 
 import (
 	"bytes"
-	"docsd/artifacts/artifactstest"
 	"encoding/json"
 	"strings"
 	"testing"
 
-	"docsd/store"
+	"docsd/artifacts/artifactstest"
 )
 
 // checkout writes files into a temp dir standing for a checkout.
 func checkout(t *testing.T, files map[string]string) string { return artifactstest.Dir(t, files) }
 
-func defaultProject() *store.Project {
-	return &store.Project{Name: "Demo", Slug: "demo", Language: "en", DocumentationType: "sphinx", PythonInterpreter: "python3", RepoType: "git"}
+func defaultProject() ProjectSettings {
+	return ProjectSettings{DocumentationType: "sphinx", PythonInterpreter: "python3"}
 }
 
 func load(t *testing.T, files map[string]string) (*Config, error) {

@@ -3,6 +3,8 @@ package store
 import (
 	"encoding/json"
 	"time"
+
+	"docsd/rtdconfig"
 )
 
 // User is an account. Users are managed with the admin CLI, never the REST API.
@@ -89,6 +91,22 @@ func (p *Project) Tags() []string {
 		return []string{}
 	}
 	return tags
+}
+
+// ConfigSettings returns the project's settings that reading its build
+// configuration uses.
+func (p *Project) ConfigSettings() rtdconfig.ProjectSettings {
+	return rtdconfig.ProjectSettings{
+		ReadthedocsYamlPath: p.ReadthedocsYamlPath,
+		ConfPyFile:          p.ConfPyFile,
+		DocumentationType:   p.DocumentationType,
+		PythonInterpreter:   p.PythonInterpreter,
+		RequirementsFile:    p.RequirementsFile,
+		InstallProject:      p.InstallProject,
+		UseSystemPackages:   p.UseSystemPackages,
+		EnablePDFBuild:      p.EnablePDFBuild,
+		EnableEPUBBuild:     p.EnableEPUBBuild,
+	}
 }
 
 // IsPublic reports whether the project's privacy level is public.
