@@ -32,25 +32,25 @@ func TestV3BuildNotifications(t *testing.T) {
 		}
 		for _, c := range []v3Case{
 			// Build 1 failed without an id: the generic internal-error id.
-			{v3Get(n(w.build1, ""), "alice"), 200, "a4_build_notifications_generic"},
-			{v3Get(n(w.build4, ""), "alice"), 200, "a4_build_notifications"},
-			{v3Get(n(w.build4, fmt.Sprint(w.build4.ID)+"/"), "alice"), 200, "a4_build_notification_detail"},
-			{v3Get(n(w.build4, fmt.Sprint(w.build4.ID)+"/?fields=id,message"), "alice"), 200, "a4_build_notification_fields"},
+			{v3Get(n(w.build1, ""), "alice"), 200, "build_notifications_generic"},
+			{v3Get(n(w.build4, ""), "alice"), 200, "build_notifications"},
+			{v3Get(n(w.build4, fmt.Sprint(w.build4.ID)+"/"), "alice"), 200, "build_notification_detail"},
+			{v3Get(n(w.build4, fmt.Sprint(w.build4.ID)+"/?fields=id,message"), "alice"), 200, "build_notification_fields"},
 			{v3Get(n(w.build4, fmt.Sprint(w.build1.ID)+"/"), "alice"), 404, "error_404"},
 			{v3Get(n(w.build4, "abc/"), "alice"), 404, "error_404"},
-			{v3Get(n(w.build2, ""), "alice"), 200, "a4_notifications_empty"},
+			{v3Get(n(w.build2, ""), "alice"), 200, "notifications_empty"},
 			{v3Get(n(w.build2, fmt.Sprint(w.build2.ID)+"/"), "alice"), 404, "error_404"},
-			{v3Get(n(w.build3, ""), "alice"), 200, "a4_notifications_empty"}, // succeeded
+			{v3Get(n(w.build3, ""), "alice"), 200, "notifications_empty"}, // succeeded
 			// Filters.
-			{v3Get(n(w.build4, "?state=unread"), "alice"), 200, "a4_build_notifications"},
-			{v3Get(n(w.build4, "?state=read"), "alice"), 200, "a4_notifications_empty"},
-			{v3Get(n(w.build4, "?state__in=read,unread"), "alice"), 200, "a4_build_notifications"},
-			{v3Get(n(w.build4, "?state__in=read,dismissed"), "alice"), 200, "a4_notifications_empty"},
+			{v3Get(n(w.build4, "?state=unread"), "alice"), 200, "build_notifications"},
+			{v3Get(n(w.build4, "?state=read"), "alice"), 200, "notifications_empty"},
+			{v3Get(n(w.build4, "?state__in=read,unread"), "alice"), 200, "build_notifications"},
+			{v3Get(n(w.build4, "?state__in=read,dismissed"), "alice"), 200, "notifications_empty"},
 			{v3Get(n(w.build4, fmt.Sprint(w.build4.ID)+"/?state=dismissed"), "alice"), 404, "error_404"},
-			{v3Get(n(w.build4, "?state=new"), "alice"), 400, "a4_notifications_bad_state"},
-			{v3Get(n(w.build4, "?state__in=unread,new"), "alice"), 400, "a4_notifications_bad_state_in"},
+			{v3Get(n(w.build4, "?state=new"), "alice"), 400, "notifications_bad_state"},
+			{v3Get(n(w.build4, "?state__in=unread,new"), "alice"), 400, "notifications_bad_state_in"},
 			// Outcome matrix (§A4.6): visible to whoever sees the build.
-			{v3Get(n(w.build4, ""), "bob"), 200, "a4_build_notifications"},
+			{v3Get(n(w.build4, ""), "bob"), 200, "build_notifications"},
 			{v3Get(n(w.build3, ""), "bob"), 404, "error_404"},
 			{v3Get(fmt.Sprintf("/api/v3/projects/other/builds/%d/notifications/", w.otherHiddenBuild.ID), "alice"), 404, "error_404"},
 			{v3Get(fmt.Sprintf("/api/v3/projects/secret/builds/%d/notifications/", w.build4.ID), "alice"), 404, "error_404"},
@@ -77,9 +77,9 @@ func TestV3ProjectNotifications(t *testing.T) {
 		e.world()
 		const pn = "/api/v3/projects/project/notifications/"
 		for _, c := range []v3Case{
-			{v3Get(pn, "alice"), 200, "a4_notifications_empty"},
-			{v3Get(pn+"?state=unread", "alice"), 200, "a4_notifications_empty"},
-			{v3Get(pn+"?state=new", "alice"), 400, "a4_notifications_bad_state"},
+			{v3Get(pn, "alice"), 200, "notifications_empty"},
+			{v3Get(pn+"?state=unread", "alice"), 200, "notifications_empty"},
+			{v3Get(pn+"?state=new", "alice"), 400, "notifications_bad_state"},
 			{v3Get(pn+"1/", "alice"), 404, "error_404"},
 			{v3Get(pn, "bob"), 403, "error_403"},
 			{v3Get("/api/v3/projects/secret/notifications/", "alice"), 403, "error_403"},
@@ -119,9 +119,9 @@ func TestV3SyncVersions(t *testing.T) {
 			return n
 		}
 		for _, c := range []v3Case{
-			{v3Send("POST", sv, "alice", `not even json`), 202, "a4_sync_triggered"},
+			{v3Send("POST", sv, "alice", `not even json`), 202, "sync_versions_triggered"},
 			// A sync already queued is not queued twice; still 202.
-			{v3Call{method: "POST", path: sv, as: "alice"}, 202, "a4_sync_triggered"},
+			{v3Call{method: "POST", path: sv, as: "alice"}, 202, "sync_versions_triggered"},
 			{v3Get(sv, "alice"), 405, "error_405_get"},
 			{v3Send("POST", sv, "bob", `{}`), 403, "error_403"},
 			{v3Send("POST", "/api/v3/projects/secret/sync-versions/", "alice", `{}`), 403, "error_403"},
@@ -147,7 +147,7 @@ func TestV3SyncVersions(t *testing.T) {
 		if _, err := e.store.UpdateProject(t.Context(), w.subproject.ID, store.ProjectUpdate{Skip: v3Ptr(true)}); err != nil {
 			t.Fatal(err)
 		}
-		e.check(t, v3Case{v3Send("POST", "/api/v3/projects/subproject/sync-versions/", "alice", `{}`), 400, "a4_sync_not_triggered"})
+		e.check(t, v3Case{v3Send("POST", "/api/v3/projects/subproject/sync-versions/", "alice", `{}`), 400, "sync_versions_not_triggered"})
 		// No latest version → 400.
 		latest, err := e.store.FindVersionBySlug(t.Context(), w.translation.ID, store.Latest)
 		if err != nil {
@@ -156,7 +156,7 @@ func TestV3SyncVersions(t *testing.T) {
 		if err := e.store.DeleteVersion(t.Context(), latest.ID); err != nil {
 			t.Fatal(err)
 		}
-		e.check(t, v3Case{v3Send("POST", "/api/v3/projects/translation/sync-versions/", "alice", `{}`), 400, "a4_sync_not_triggered"})
+		e.check(t, v3Case{v3Send("POST", "/api/v3/projects/translation/sync-versions/", "alice", `{}`), 400, "sync_versions_not_triggered"})
 		if got := queued(w.subproject) + queued(w.translation); got != 0 {
 			t.Errorf("%d sync tasks queued for untriggered syncs", got)
 		}
