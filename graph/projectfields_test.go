@@ -10,11 +10,11 @@ import (
 	"docsd/storetest"
 )
 
-// TestProjectFields2026: GraphQL parity for the project fields of
+// TestProjectFields: GraphQL parity for the project fields of
 // api-2026.md §A1.1 (§A6 #18): each is readable, writable with
 // updateProject (and the create fields with importProject), with REST's
 // validation messages.
-func TestProjectFields2026(t *testing.T) {
+func TestProjectFields(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
 		e.importProject("alice", "pub")

@@ -9,11 +9,11 @@ import (
 	"docsd/storetest"
 )
 
-// TestRedirectFields2023: the graph side of api-2026.md §A2 (§A6 #18) —
+// TestRedirectFields: the graph side of api-2026.md §A2 (§A6 #18) —
 // position, force, enabled, description and httpStatus are read and
 // written, positions follow §A2.3, and the validation messages are the
 // API's.
-func TestRedirectFields2023(t *testing.T) {
+func TestRedirectFields(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
 		e.importProject("alice", "pub")

@@ -10,10 +10,10 @@ import (
 	"docsd/storetest"
 )
 
-// TestA1GraphVersions: the graph side of api-2026.md §A1.2, §A1.3, §A1.6,
+// TestVersionAndBuildFields: the graph side of api-2026.md §A1.2, §A1.3, §A1.6,
 // §A3 and §A6 #6 for versions and builds — aliases, urls.dashboard, build
 // urls, the v2 additions, the new filters, and the activation build.
-func TestA1GraphVersions(t *testing.T) {
+func TestVersionAndBuildFields(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
 		ctx := t.Context()
@@ -148,9 +148,9 @@ func TestA1GraphVersions(t *testing.T) {
 	})
 }
 
-// TestA1GraphProjectFilters: nameContains compares with Unicode simple case
+// TestProjectNameAndSlugFilters: nameContains compares with Unicode simple case
 // mapping on both databases; slugContains in any case (api-2026.md §A3).
-func TestA1GraphProjectFilters(t *testing.T) {
+func TestProjectNameAndSlugFilters(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
 		for _, name := range []string{"Ärger Docs", "pip", "pip-tools", "sphinx-pipeline", "Other"} {
@@ -181,9 +181,9 @@ func TestA1GraphProjectFilters(t *testing.T) {
 	})
 }
 
-// TestA1GraphEnvironmentVariables: `public`, the 48000-character value and
+// TestEnvironmentVariableFields: `public`, the 48000-character value and
 // the 256 KB project total (api-2026.md §A1.5), with REST's messages.
-func TestA1GraphEnvironmentVariables(t *testing.T) {
+func TestEnvironmentVariableFields(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
 		e.importProject("alice", "pub")

@@ -21,14 +21,29 @@ import (
 // which validates filters, looks its object up, parses the body and acts —
 // each by running one GraphQL operation through the in-process executor.
 
-// v3Rule says who may use a route (behavior.md §1.4).
+// v3Rule says who may use a route. Every rule but v3Open first requires
+// an authenticated user (401 otherwise); a superuser passes a maintainer
+// check only where it maintains the project.
 type v3Rule int
 
 const (
-	v3Open   v3Rule = iota // the root: no authentication, no throttle
-	v3RuleA1               // projects list, project detail, superproject
-	v3RuleA                // the other rule-A routes, nested under a project
-	v3RuleB                // redirects and environment variables
+	// v3Open: the root; no authentication, no throttle.
+	v3Open v3Rule = iota
+	// v3AnyUser: projects list, project detail, superproject, upload.
+	// Every authenticated user may list, create, read and reach the 405
+	// of an unmapped method; the methods in maintainerWrites need a
+	// maintainer of the project.
+	v3AnyUser
+	// v3PublicDetail: the other routes nested under a project (versions,
+	// builds, subprojects, translations, notifications). Reading one object
+	// on a detail route is open to every authenticated user, and the
+	// object's visibility then decides (invisible: 404); everything else
+	// (lists, writes, unmapped methods, OPTIONS) needs a maintainer of the
+	// project (403 otherwise, 404 for a missing project).
+	v3PublicDetail
+	// v3Maintainers: redirects and environment variables; every method
+	// needs a maintainer of the project.
+	v3Maintainers
 )
 
 // v3Route is one route of /api/v3/.
@@ -51,11 +66,11 @@ type v3Route struct {
 // the route's project (rules A3 and B).
 func (rt *v3Route) needsMaintainer(method string) bool {
 	switch rt.rule {
-	case v3RuleB:
+	case v3Maintainers:
 		return true
-	case v3RuleA:
+	case v3PublicDetail:
 		return !rt.detail || (method != http.MethodGet && method != http.MethodHead)
-	case v3RuleA1:
+	case v3AnyUser:
 		for _, m := range rt.maintainerWrites {
 			if m == method {
 				return true

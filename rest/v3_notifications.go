@@ -13,27 +13,27 @@ import (
 // notifications, and the upload API. Their Allow headers are those of
 // §A4.6 (no HEAD on the POST-only routes).
 
-// v3NewRoutes returns the §A4 routes with their Allow headers set.
-func (s *Server) v3NewRoutes() []*v3Route {
+// v3NotificationRoutes returns the routes of sync-versions and of project
+// and build notifications, with their Allow headers set.
+func (s *Server) v3NotificationRoutes() []*v3Route {
 	const p = "/api/v3/projects/{project:[^/.]+}/"
 	const b = p + "builds/{build:[^/.]+}/"
 	type h = map[string]func(q *v3Req)
 	const readAllow, postAllow = "GET, HEAD, OPTIONS", "POST, OPTIONS"
-	routes := []*v3Route{
-		{path: p + "sync-versions/", name: "Sync Versions", desc: "POST queues a sync of the project's versions.", rule: v3RuleA,
+	return []*v3Route{
+		{path: p + "sync-versions/", name: "Sync Versions", desc: "POST queues a sync of the project's versions.", rule: v3PublicDetail,
 			allow: postAllow, methods: h{"POST": s.v3SyncVersions}},
-		{path: p + "notifications/", name: "Project Notifications List", desc: "The project's notifications.", rule: v3RuleB,
+		{path: p + "notifications/", name: "Project Notifications List", desc: "The project's notifications.", rule: v3Maintainers,
 			allow: readAllow, methods: h{"GET": s.v3ProjectNotificationList}},
-		{path: p + "notifications/{notification:[^/.]+}/", name: "Project Notification Instance", desc: "A project notification.", rule: v3RuleB,
+		{path: p + "notifications/{notification:[^/.]+}/", name: "Project Notification Instance", desc: "A project notification.", rule: v3Maintainers,
 			allow: readAllow, methods: h{"GET": s.v3ProjectNotificationDetail}},
 		// Readable by whoever can see the build (rule A2, as the build's
 		// detail), so both are detail routes.
-		{path: b + "notifications/", name: "Build Notifications List", desc: "The build's notifications.", rule: v3RuleA, detail: true,
+		{path: b + "notifications/", name: "Build Notifications List", desc: "The build's notifications.", rule: v3PublicDetail, detail: true,
 			allow: readAllow, methods: h{"GET": s.v3BuildNotificationList}},
-		{path: b + "notifications/{notification:[^/.]+}/", name: "Build Notification Instance", desc: "A build notification.", rule: v3RuleA, detail: true,
+		{path: b + "notifications/{notification:[^/.]+}/", name: "Build Notification Instance", desc: "A build notification.", rule: v3PublicDetail, detail: true,
 			allow: readAllow, methods: h{"GET": s.v3BuildNotificationDetail}},
 	}
-	return append(routes, s.v3UploadRoutes()...)
 }
 
 const v3SyncVersionsOp = `mutation($input: SyncVersionsInput!) { syncVersions(input: $input) { triggered ` + graph.PayloadErrors + ` } }`

@@ -16,9 +16,9 @@ import (
 	"docsd/storetest"
 )
 
-// TestV3ProjectCreate2026: the worked example of api-2026.md §A7.1 and the
+// TestV3ProjectCreateFields: the worked example of api-2026.md §A7.1 and the
 // tag list rules of §A1.1 on create.
-func TestV3ProjectCreate2026(t *testing.T) {
+func TestV3ProjectCreateFields(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
 		e.world()
@@ -60,10 +60,10 @@ func TestV3ProjectCreate2026(t *testing.T) {
 	})
 }
 
-// TestV3ProjectUpdate2026: the worked example of api-2026.md §A7.2, and
+// TestV3ProjectUpdateFields: the worked example of api-2026.md §A7.2, and
 // every writable field of §A1.1 is PATCHed, then read back through GET (or,
 // for the fields REST does not render, from the store).
-func TestV3ProjectUpdate2026(t *testing.T) {
+func TestV3ProjectUpdateFields(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
 		e.world()

@@ -48,7 +48,7 @@ var v3RedirectCases = []v3Case{
 	{v3Get(v3PP+"redirects/", "alice"), 200, "redirect_list_final"},
 }
 
-func TestV3Redirects2023(t *testing.T) {
+func TestV3Redirects(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
 		e.world()

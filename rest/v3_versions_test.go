@@ -9,10 +9,10 @@ import (
 	"docsd/storetest"
 )
 
-// TestV3VersionWrites2026: every version field RTD HEAD accepts is written
+// TestV3VersionWrites: every version field RTD HEAD accepts is written
 // and read back (api-2026.md §A1.2, §A7.3), a PUT needs nothing (§A6 #7),
 // and the new version filters filter (§A3), on both databases.
-func TestV3VersionWrites2026(t *testing.T) {
+func TestV3VersionWrites(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
 		w := e.world()

@@ -69,10 +69,10 @@ func (c *Current) Job(name string) ([]string, bool) {
 	return cmds, ok
 }
 
-// config2026 validates a file under the 2026 rules, in HEAD's order
+// configCurrent validates a file under the 2026 rules, in HEAD's order
 // (config-2026.md §C3.1).
-func config2026(in Input, file string, raw *Map) (*Config, error) {
-	v := &v26{in: in, raw: raw, known: knownKeys{"version": nil},
+func configCurrent(in Input, file string, raw *Map) (*Config, error) {
+	v := &currentFile{in: in, raw: raw, known: knownKeys{"version": nil},
 		c: &Config{Version: "2", File: file, imagePrefix: in.ImagePrefix, Current: &Current{Jobs: map[string][]string{}}}}
 	sections := []func() error{v.formats, v.build, v.conda, v.python, v.docs, v.submodules, v.search}
 	for _, section := range sections {
@@ -96,7 +96,7 @@ func config2026(in Input, file string, raw *Map) (*Config, error) {
 // none found fails (no generated default project), for the formats as
 // for HTML. The stored sphinx.configuration gets the discovered file only
 // when the default HTML builder runs (§C8).
-func (v *v26) discoverConfPy() error {
+func (v *currentFile) discoverConfPy() error {
 	if !IsSphinx(v.c.Doctype) {
 		return nil
 	}
@@ -124,7 +124,7 @@ func (v *v26) discoverConfPy() error {
 
 // defaultSphinxFormat reports whether a format of `formats` is built by
 // Sphinx's default step: it has no build.jobs.build override.
-func (v *v26) defaultSphinxFormat() bool {
+func (v *currentFile) defaultSphinxFormat() bool {
 	for _, f := range v.c.Formats {
 		if _, given := v.c.Current.Jobs["build."+f]; !given {
 			return true
@@ -133,8 +133,8 @@ func (v *v26) defaultSphinxFormat() bool {
 	return false
 }
 
-// v26 is the validation of one 2026-rule file.
-type v26 struct {
+// currentFile is the validation of one 2026-rule file.
+type currentFile struct {
 	in    Input
 	raw   *Map
 	c     *Config
@@ -144,7 +144,7 @@ type v26 struct {
 // section returns a top-level mapping and declares its known keys. An
 // absent section is empty; so is one written without a value (`mkdocs:`),
 // which a file may use to select a doctype with its defaults.
-func (v *v26) section(key string, known knownKeys) (*Map, bool, error) {
+func (v *currentFile) section(key string, known knownKeys) (*Map, bool, error) {
 	v.known[key] = known
 	x, ok := v.raw.Get(key)
 	if !ok || x == nil {
@@ -154,7 +154,7 @@ func (v *v26) section(key string, known knownKeys) (*Map, bool, error) {
 	return m, true, err
 }
 
-func (v *v26) formats() error {
+func (v *currentFile) formats() error {
 	v.known["formats"] = nil
 	v.c.Formats = []string{}
 	f, ok := v.raw.Get("formats")
@@ -179,7 +179,7 @@ func (v *v26) formats() error {
 	return nil
 }
 
-func (v *v26) conda() error {
+func (v *currentFile) conda() error {
 	if t := v.c.Current.Tool("python"); t != nil && IsConda(t.Version) && len(v.c.Current.Commands) == 0 && !v.raw.has("conda") {
 		return rule("config:conda:required", "The key conda.environment is required when using Conda or Mamba.")
 	}
@@ -199,7 +199,7 @@ func (v *v26) conda() error {
 	return nil
 }
 
-func (v *v26) docs() error {
+func (v *currentFile) docs() error {
 	if v.raw.has("sphinx") && v.raw.has("mkdocs") {
 		return rule("config:base:sphinx-mkdocs-together", "You can not have sphinx and mkdocs keys at the same time.")
 	}
@@ -209,7 +209,7 @@ func (v *v26) docs() error {
 	return v.sphinx()
 }
 
-func (v *v26) mkdocs() error {
+func (v *currentFile) mkdocs() error {
 	m, present, err := v.section("mkdocs", knownKeys{"configuration": nil, "fail_on_warning": nil})
 	if err != nil || !present {
 		return err
@@ -226,7 +226,7 @@ func (v *v26) mkdocs() error {
 	return err
 }
 
-func (v *v26) sphinx() error {
+func (v *currentFile) sphinx() error {
 	if v.raw.has("mkdocs") {
 		v.known["sphinx"] = nil
 		return nil
@@ -257,7 +257,7 @@ func (v *v26) sphinx() error {
 	return err
 }
 
-func (v *v26) submodules() error {
+func (v *currentFile) submodules() error {
 	m, _, err := v.section("submodules", knownKeys{"include": nil, "exclude": nil, "recursive": nil})
 	if err != nil {
 		return err
@@ -290,7 +290,7 @@ func allOrStrings(key string, m *Map, defaultAll bool) (bool, []string, error) {
 	return false, l, err
 }
 
-func (v *v26) search() error {
+func (v *currentFile) search() error {
 	m, _, err := v.section("search", knownKeys{"ranking": nil, "ignore": nil})
 	if err != nil {
 		return err
@@ -344,7 +344,7 @@ func searchRank(x any) (int64, error) {
 }
 
 // doctype is HEAD's doctype (config-2026.md §C2).
-func (v *v26) doctype() string {
+func (v *currentFile) doctype() string {
 	cur := v.c.Current
 	if len(cur.Commands) > 0 {
 		return DoctypeGeneric

@@ -10,7 +10,7 @@ import (
 var aptName = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9.+-]*$`)
 
 // build validates the `build` section in HEAD's order (§C3.1 item 2).
-func (v *v26) build() error {
+func (v *currentFile) build() error {
 	v.known["build"] = knownKeys{"os": nil, "tools": nil, "jobs": nil, "commands": nil, "apt_packages": nil}
 	build, err := vDict("build", valueOf(v.raw, "build"))
 	if err != nil {
@@ -57,7 +57,7 @@ func (v *v26) build() error {
 	return v.aptPackages(build)
 }
 
-func (v *v26) buildOS(build *Map) error {
+func (v *currentFile) buildOS(build *Map) error {
 	x, ok := build.Get("os")
 	if !ok {
 		return notFound("build.os")
@@ -74,7 +74,7 @@ func (v *v26) buildOS(build *Map) error {
 
 // toolNames validates that `build.tools` (when truthy) is a mapping of
 // tool names.
-func (v *v26) toolNames(build *Map) (*Map, error) {
+func (v *currentFile) toolNames(build *Map) (*Map, error) {
 	if x := valueOf(build, "tools"); truthy(x) {
 		return namedMap("build.tools", x, ToolNames)
 	}
@@ -82,7 +82,7 @@ func (v *v26) toolNames(build *Map) (*Map, error) {
 }
 
 // jobNames validates that `build.jobs` is a mapping of job names.
-func (v *v26) jobNames(build *Map) (*Map, error) {
+func (v *currentFile) jobNames(build *Map) (*Map, error) {
 	if x := valueOf(build, "jobs"); x != nil {
 		return namedMap("build.jobs", x, JobNames)
 	}
@@ -105,7 +105,7 @@ func namedMap(key string, x any, names []string) (*Map, error) {
 
 // jobs validates build.jobs.build first, then every other job in file
 // order, each a list of strings.
-func (v *v26) jobs(jobs *Map) error {
+func (v *currentFile) jobs(jobs *Map) error {
 	cur := v.c.Current
 	if x, ok := jobs.Get("build"); ok {
 		m, err := namedMap("build.jobs.build", x, BuildJobTypes)
@@ -140,7 +140,7 @@ func (v *v26) jobs(jobs *Map) error {
 
 // toolVersions validates each tool's version against §C9.2 and the
 // server's build_tools additions.
-func (v *v26) toolVersions(tools *Map) error {
+func (v *currentFile) toolVersions(tools *Map) error {
 	for _, name := range tools.keys {
 		choices := append(append([]string(nil), ToolVersions[name]...), v.in.ExtraToolVersions[name]...)
 		version, err := vChoice("build.tools."+name, tools.vals[name], choices)
@@ -152,7 +152,7 @@ func (v *v26) toolVersions(tools *Map) error {
 	return nil
 }
 
-func (v *v26) aptPackages(build *Map) error {
+func (v *currentFile) aptPackages(build *Map) error {
 	cur := v.c.Current
 	cur.AptPackages = []string{}
 	x, ok := build.Get("apt_packages")

@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// json2026 is the stored shape of config-2026.md §C8.
-func (c *Config) json2026() string {
+// currentJSON is the stored shape of config-2026.md §C8.
+func (c *Config) currentJSON() string {
 	cur := c.Current
 	var conda, sphinx, mkdocs any
 	if c.Conda != nil {

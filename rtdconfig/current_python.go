@@ -3,7 +3,7 @@ package rtdconfig
 import "strconv"
 
 // python validates the `python` section (§C3.1 item 4).
-func (v *v26) python() error {
+func (v *currentFile) python() error {
 	known := knownKeys{"install": nil}
 	m, _, err := v.section("python", known)
 	if err != nil {
@@ -37,7 +37,7 @@ func (v *v26) python() error {
 
 // installEntry validates `python.install.<i>` as HEAD's
 // validate_python_install does.
-func (v *v26) installEntry(i int, item any) (Install, knownKeys, error) {
+func (v *currentFile) installEntry(i int, item any) (Install, knownKeys, error) {
 	key := "python.install." + strconv.Itoa(i)
 	m, err := vDict(key, item)
 	if err != nil {
@@ -87,7 +87,7 @@ func pathEntry(key string, m *Map) (Install, error) {
 }
 
 // uvEntry validates a `method: uv` entry.
-func (v *v26) uvEntry(key string, m *Map) (Install, knownKeys, error) {
+func (v *currentFile) uvEntry(key string, m *Map) (Install, knownKeys, error) {
 	known := knownKeys{"method": nil, "command": nil, "path": nil, "requirements": nil, "groups": nil, "extras": nil}
 	x, ok := m.Get("command")
 	if !ok {

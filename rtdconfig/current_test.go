@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func load2026(t *testing.T, yaml string, files ...string) (*Config, error) {
+func loadCurrent(t *testing.T, yaml string, files ...string) (*Config, error) {
 	t.Helper()
 	fs := map[string]string{".readthedocs.yaml": yaml}
 	for _, f := range files {
@@ -17,9 +17,9 @@ func load2026(t *testing.T, yaml string, files ...string) (*Config, error) {
 		ExtraToolVersions: map[string][]string{"python": {"3.15"}}})
 }
 
-// TestConfig2026Messages checks every §C3 message and its id, and the
+// TestCurrentConfigMessages checks every §C3 message and its id, and the
 // failing worked examples of §C10.
-func TestConfig2026Messages(t *testing.T) {
+func TestCurrentConfigMessages(t *testing.T) {
 	const p = "Problem in your project's configuration. "
 	const os = "build:\n  os: ubuntu-24.04\n  tools: {python: \"3.12\"}\n"
 	const dbl = ` Double check the type of the value. A string may be required (e.g. "3.10" instead of 3.10)`
@@ -114,7 +114,7 @@ func TestConfig2026Messages(t *testing.T) {
 		{"system_packages", "version: 2\n" + os + "python: {system_packages: true}\n", "config:base:invalid-key-name", "Make sure the key name python.system_packages is correct."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := load2026(t, tc.yaml)
+			_, err := loadCurrent(t, tc.yaml)
 			if tc.want == "" {
 				// build not a mapping: the file keeps the 2019 rules.
 				if e, ok := AsError(err); !ok || !strings.Contains(e.Msg, `Invalid "build"`) {
@@ -133,9 +133,9 @@ func TestConfig2026Messages(t *testing.T) {
 	}
 }
 
-// TestConfig2026StoredShape checks §C8 with the tutorial template (E1).
-func TestConfig2026StoredShape(t *testing.T) {
-	c, err := load2026(t, "version: \"2\"\n\nbuild:\n  os: \"ubuntu-22.04\"\n  tools:\n    python: \"3.10\"\n\npython:\n  install:\n    - requirements: docs/requirements.txt\n\nsphinx:\n  configuration: docs/source/conf.py\n")
+// TestCurrentConfigStoredShape checks §C8 with the tutorial template (E1).
+func TestCurrentConfigStoredShape(t *testing.T) {
+	c, err := loadCurrent(t, "version: \"2\"\n\nbuild:\n  os: \"ubuntu-22.04\"\n  tools:\n    python: \"3.10\"\n\npython:\n  install:\n    - requirements: docs/requirements.txt\n\nsphinx:\n  configuration: docs/source/conf.py\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,11 +163,11 @@ func TestConfig2026StoredShape(t *testing.T) {
 	}
 }
 
-// TestConfig2026Classification checks §C1 and the accepted examples.
-func TestConfig2026Classification(t *testing.T) {
+// TestConfigClassification checks §C1 and the accepted examples.
+func TestConfigClassification(t *testing.T) {
 	for _, tc := range []struct {
 		name, yaml    string
-		rules2026     bool
+		current       bool
 		doctype, json string // json: a fragment the stored config must contain
 	}{
 		{"E18 no version, current file", "build: {os: ubuntu-24.04, tools: {python: \"3.12\"}}\nsphinx: {configuration: docs/conf.py}\n", true, "sphinx", `"version":"2"`},
@@ -184,12 +184,12 @@ func TestConfig2026Classification(t *testing.T) {
 		{"htmldir", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}}\nsphinx: {builder: htmldir}\n", true, "sphinx_htmldir", `"python":{"install":[],"use_system_site_packages":false,"version":3}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := load2026(t, tc.yaml, "docs/conf.py")
+			c, err := loadCurrent(t, tc.yaml, "docs/conf.py")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (c.Current != nil) != tc.rules2026 || c.Doctype != tc.doctype {
-				t.Errorf("2026 rules %v, doctype %q; want %v, %q", c.Current != nil, c.Doctype, tc.rules2026, tc.doctype)
+			if (c.Current != nil) != tc.current || c.Doctype != tc.doctype {
+				t.Errorf("2026 rules %v, doctype %q; want %v, %q", c.Current != nil, c.Doctype, tc.current, tc.doctype)
 			}
 			if !strings.Contains(c.JSON(), tc.json) {
 				t.Errorf("stored config %s lacks %s", c.JSON(), tc.json)
@@ -248,18 +248,18 @@ func TestYAML11Booleans(t *testing.T) {
 			t.Errorf("%s = %#v, want %#v", key, got, want)
 		}
 	}
-	c, err := load2026(t, "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}}\nsphinx:\n  fail_on_warning: yes\nsubmodules:\n  include: all\n  recursive: on\n", "docs/conf.py")
+	c, err := loadCurrent(t, "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}}\nsphinx:\n  fail_on_warning: yes\nsubmodules:\n  include: all\n  recursive: on\n", "docs/conf.py")
 	if err != nil || !c.Sphinx.FailOnWarning || !c.Submodules.Recursive {
 		t.Errorf("config %+v, %v; want fail_on_warning and recursive true", c, err)
 	}
 }
 
-// TestConfig2026ConfPyForFormats checks that the default htmlzip, pdf and
+// TestCurrentConfigConfPyForFormats checks that the default htmlzip, pdf and
 // epub steps get their conf.py the way the HTML step does (§C5 step 6):
 // configured, else discovered, and that discovery fails alike when no
 // conf.py exists. The stored sphinx.configuration names a discovered file
 // only when the default HTML builder runs (§C8).
-func TestConfig2026ConfPyForFormats(t *testing.T) {
+func TestCurrentConfigConfPyForFormats(t *testing.T) {
 	const head = "version: 2\nbuild:\n  os: ubuntu-24.04\n  tools: {python: \"3\"}\n"
 	const htmlJob = "  jobs:\n    build:\n      html: [\"mkdir -p $READTHEDOCS_OUTPUT/html\"]\n"
 	// A sphinx key keeps the Sphinx doctype with an html job (§C2).
@@ -282,7 +282,7 @@ func TestConfig2026ConfPyForFormats(t *testing.T) {
 		{"default html, no conf.py", head, nil, "", "", MsgConfPyNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := load2026(t, tc.yaml, tc.files...)
+			c, err := loadCurrent(t, tc.yaml, tc.files...)
 			if tc.err != "" {
 				if e, ok := AsError(err); !ok || e.Msg != tc.err || e.ID != IDConfPyNotFound {
 					t.Fatalf("err = %v, want %q (%s)", err, tc.err, IDConfPyNotFound)

@@ -116,7 +116,7 @@ func (c *Config) HasFormat(f string) bool {
 // numbers in their JSON form.
 func (c *Config) JSON() string {
 	if c.Current != nil {
-		return c.json2026()
+		return c.currentJSON()
 	}
 	install := make([]any, 0, len(c.Install))
 	for _, in := range c.Install {

@@ -193,10 +193,10 @@ func TestConfPyDiscovery(t *testing.T) {
 	}
 }
 
-// TestConfig2019Accepts checks what Read the Docs built from 2019-form
+// TestLegacyConfigAccepts checks what Read the Docs built from 2019-form
 // files beyond the era tables: later Pythons under the default image and
 // install paths written with pip extras.
-func TestConfig2019Accepts(t *testing.T) {
+func TestLegacyConfigAccepts(t *testing.T) {
 	type accept struct{ name, yaml, want string }
 	var later []accept
 	// Every later Python, quoted, under the default image and `latest`

@@ -34,24 +34,24 @@ func Load(in Input) (*Config, error) {
 	version, _ := raw.Get("version")
 	switch normaliseNumber(version) {
 	case nil:
-		if uses2026Keys(raw) {
-			return config2026(in, file, raw)
+		if usesCurrentKeys(raw) {
+			return configCurrent(in, file, raw)
 		}
 		return configV1(in, file, raw)
 	case int64(1):
 		return configV1(in, file, raw)
 	case int64(2):
-		if uses2026Keys(raw) {
-			return config2026(in, file, raw)
+		if usesCurrentKeys(raw) {
+			return configCurrent(in, file, raw)
 		}
 		return configV2(in, file, raw)
 	}
 	return nil, configFailure(`Invalid "version": Invalid version of the configuration file`)
 }
 
-// uses2026Keys is config-2026.md §C1's classification: `build` is a
+// usesCurrentKeys is config-2026.md §C1's classification: `build` is a
 // mapping with at least one key only the 2026 schema knows.
-func uses2026Keys(raw *Map) bool {
+func usesCurrentKeys(raw *Map) bool {
 	build, ok := valueOf(raw, "build").(*Map)
 	if !ok {
 		return false
@@ -102,7 +102,7 @@ func insideCheckout(ckout, rel string) bool {
 // the 2026 rules (config-2026.md §C1), with its path and its `build.os`
 // value as written, so that the builder can record `cat <file>` before
 // validation. Files that cannot be read or parsed report false.
-func Classify(in Input) (file string, os any, rules2026 bool) {
+func Classify(in Input) (file string, os any, current bool) {
 	file, err := findFile(in)
 	if err != nil || file == "" {
 		return "", nil, false
@@ -112,7 +112,7 @@ func Classify(in Input) (file string, os any, rules2026 bool) {
 		return "", nil, false
 	}
 	raw, err := parseConfigFile(file, data)
-	if err != nil || !uses2026Keys(raw) {
+	if err != nil || !usesCurrentKeys(raw) {
 		return "", nil, false
 	}
 	switch normaliseNumber(valueOf(raw, "version")) {

@@ -348,9 +348,9 @@ func TestUpdateProject(t *testing.T) {
 	})
 }
 
-// TestProject2026Fields: the api-2026.md §A1.1 fields of a create are
+// TestImportProjectAllFields: the api-2026.md §A1.1 fields of a create are
 // stored, and versioning_scheme and its single_version view are one value.
-func TestProject2026Fields(t *testing.T) {
+func TestImportProjectAllFields(t *testing.T) {
 	t.Parallel()
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		s := storetest.Open(t, d)
@@ -616,10 +616,10 @@ func TestMaintainers(t *testing.T) {
 	})
 }
 
-// TestMigrateProject2026: migration 00011 gives existing projects the
+// TestMigration00011KeepsLayout: migration 00011 gives existing projects the
 // defaults of api-2026.md §A1.1 and keeps their URL layout: a single-version
 // project becomes single_version_without_translations.
-func TestMigrateProject2026(t *testing.T) {
+func TestMigration00011KeepsLayout(t *testing.T) {
 	t.Parallel()
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		ctx := t.Context()
