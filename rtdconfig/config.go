@@ -8,7 +8,8 @@ import (
 )
 
 // ConfigFileNames are the configuration files looked for at the checkout
-// root, in this order (behavior.md §7.5).
+// root (not in subdirectories), in this order: the first that exists is
+// used.
 var ConfigFileNames = []string{".readthedocs.yaml", ".readthedocs.yml", "readthedocs.yaml", "readthedocs.yml"}
 
 // formatChoices are the extra formats a build may produce.
@@ -23,12 +24,12 @@ type Install struct {
 	Requirements      *string // set for a requirements entry (nil path: v1 auto-discovery)
 	IsRequirements    bool
 	Path              string
-	Method            string // "pip", "setuptools" or (2026 rules) "uv"
+	Method            string // "pip", "setuptools" or (current rules) "uv"
 	ExtraRequirements []string
-	UV                *UVInstall // set for a `method: uv` entry (2026 rules)
+	UV                *UVInstall // set for a `method: uv` entry (current rules)
 }
 
-// Config is a validated build configuration (behavior.md §7.5).
+// Config is a validated build configuration.
 type Config struct {
 	Version       string // "1" or "2"
 	File          string // the configuration file's name, "" when there is none
@@ -42,15 +43,15 @@ type Config struct {
 	Sphinx        *SphinxConfig
 	MkDocs        *MkDocsConfig
 	Submodules    SubmoduleConfig
-	// Current is set for a file under the 2026 rules (config-2026.md):
-	// its build section, search section and resolved tools.
+	// Current is set for a file under the current rules: its build
+	// section, search section and resolved tools.
 	Current     *Current
 	imagePrefix string
 }
 
 // SphinxConfig is the `sphinx` section.
 type SphinxConfig struct {
-	Builder       string // 2026 rules: the doctype sphinx.builder selects
+	Builder       string // current rules: the doctype sphinx.builder selects
 	Configuration *string
 	FailOnWarning bool
 }
@@ -70,8 +71,8 @@ type SubmoduleConfig struct {
 	Recursive  bool
 }
 
-// Wanted reports whether submodules are checked out at all (behavior.md
-// §7.5: `include` non-empty or `exclude` not `all`).
+// Wanted reports whether submodules are checked out at all: `include`
+// non-empty or `exclude` not `all`.
 func (s SubmoduleConfig) Wanted() bool {
 	return s.IncludeAll || len(s.Include) > 0 || !s.ExcludeAll
 }
@@ -86,8 +87,11 @@ func (c *Config) HasFormat(f string) bool {
 	return false
 }
 
-// JSON is the stored shape of behavior.md §7.5: exactly its keys, sorted,
-// numbers in their JSON form.
+// JSON is the stored shape of the configuration, which the APIs show
+// (v3's expand=config, v2's config): keys sorted, numbers in their JSON
+// form. A legacy file stores exactly nine keys (version, formats, python,
+// conda, build, doctype, sphinx, mkdocs, submodules); a current one adds
+// search and widens build.
 func (c *Config) JSON() string {
 	if c.Current != nil {
 		return c.currentJSON()
@@ -101,7 +105,7 @@ type Input struct {
 	Project     ProjectSettings // the project's settings the configuration reads
 	ImagePrefix string          // the build_image_prefix setting
 	// ExtraToolVersions are the build_tools versions this server adds
-	// to §C9.2's allowed values, per tool, in entry order.
+	// to ToolVersions, per tool, in entry order.
 	ExtraToolVersions map[string][]string
 }
 
@@ -190,7 +194,7 @@ func firstUnknownKey(raw any, known knownKeys, prefix string) string {
 }
 
 // unknownKey is firstUnknownKey with list items named by index(i) after
-// the list's key: "[0]" in the 2019 messages, ".0" in the 2026 ones.
+// the list's key: "[0]" in the legacy messages, ".0" in the current ones.
 func unknownKey(raw any, known knownKeys, prefix string, index func(int) string) string {
 	m, ok := raw.(*Map)
 	if !ok {

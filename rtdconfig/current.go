@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Current is what a 2026-rule file (config-2026.md §C2) adds to Config.
+// Current is what a file under the current rules adds to Config.
 type Current struct {
 	OS          string
 	Tools       []Tool // in file order
@@ -22,7 +22,9 @@ type Current struct {
 }
 
 // Tool is one `build.tools` entry; FullVersion and Path are filled when
-// the builder resolves it on this server (§C4.2).
+// the builder resolves it on this server (the exact version when the
+// server has it, else a substitute of the same major version, noted in
+// the build).
 type Tool struct {
 	Name        string
 	Version     string
@@ -30,7 +32,8 @@ type Tool struct {
 	Path        string
 }
 
-// Search is the `search` section (validated and stored, §C11 #9).
+// Search is the `search` section: page ranks by path pattern and the paths
+// not indexed, which the search indexer reads from the stored config.
 type Search struct {
 	Ranking []Rank
 	Ignore  []string
@@ -69,8 +72,10 @@ func (c *Current) Job(name string) ([]string, bool) {
 	return cmds, ok
 }
 
-// configCurrent validates a file under the 2026 rules, in HEAD's order
-// (config-2026.md §C3.1).
+// configCurrent validates a file under the current rules in Read the Docs'
+// order, the first failing check winning: formats, build, conda, python,
+// sphinx and mkdocs, submodules, search, then unknown keys (the first left
+// over, depth-first in file order, list items by index).
 func configCurrent(in Input, file string, raw *Map) (*Config, error) {
 	v := &currentFile{in: in, raw: raw, known: knownKeys{"version": nil},
 		c: &Config{Version: "2", File: file, imagePrefix: in.ImagePrefix, Current: &Current{Jobs: map[string][]string{}}}}
@@ -92,10 +97,10 @@ func configCurrent(in Input, file string, raw *Map) (*Config, error) {
 
 // discoverConfPy finds conf.py when a default Sphinx step (HTML, or a
 // format of `formats` without its build.jobs.build override) will run
-// without a configured one (§C5 step 6): behavior.md §7.4's cases 1–3;
-// none found fails (no generated default project), for the formats as
-// for HTML. The stored sphinx.configuration gets the discovered file only
-// when the default HTML builder runs (§C8).
+// without a configured one, by DiscoverConfPy; none found fails (no
+// generated default project), for the formats as for HTML. The stored
+// sphinx.configuration gets the discovered file only when the default HTML
+// builder runs.
 func (v *currentFile) discoverConfPy() error {
 	if !IsSphinx(v.c.Doctype) {
 		return nil
@@ -133,7 +138,7 @@ func (v *currentFile) defaultSphinxFormat() bool {
 	return false
 }
 
-// currentFile is the validation of one 2026-rule file.
+// currentFile is the validation of one file under the current rules.
 type currentFile struct {
 	in    Input
 	raw   *Map
@@ -343,7 +348,11 @@ func searchRank(x any) (int64, error) {
 	return 0, choiceError("search.ranking", choices, x)
 }
 
-// doctype is HEAD's doctype (config-2026.md §C2).
+// doctype is Read the Docs' doctype: generic when build.commands is
+// non-empty, or when the file has neither a sphinx nor an mkdocs key and
+// overrides create_environment, install or a build.jobs.build entry; else
+// mkdocs when an mkdocs key exists; else the Sphinx doctype of
+// sphinx.builder.
 func (v *currentFile) doctype() string {
 	cur := v.c.Current
 	if len(cur.Commands) > 0 {

@@ -6,10 +6,14 @@ import (
 	"strings"
 )
 
-// aptName is HEAD's pattern for `build.apt_packages` items.
+// aptName is Read the Docs' pattern for `build.apt_packages` items.
 var aptName = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9.+-]*$`)
 
-// build validates the `build` section in HEAD's order (§C3.1 item 2).
+// build validates the `build` section in Read the Docs' order: a mapping,
+// build.os, the keys of build.tools and build.jobs, build.commands a list,
+// tools or commands given, not jobs and commands together, build.jobs.build,
+// the other jobs in file order, each command, each tool's version, then
+// build.apt_packages.
 func (v *currentFile) build() error {
 	v.known["build"] = knownKeys{"os": nil, "tools": nil, "jobs": nil, "commands": nil, "apt_packages": nil}
 	build, err := vDict("build", valueOf(v.raw, "build"))
@@ -138,7 +142,7 @@ func (v *currentFile) jobs(jobs *Map) error {
 	return nil
 }
 
-// toolVersions validates each tool's version against §C9.2 and the
+// toolVersions validates each tool's version against ToolVersions and the
 // server's build_tools additions.
 func (v *currentFile) toolVersions(tools *Map) error {
 	for _, name := range tools.keys {

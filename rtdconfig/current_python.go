@@ -2,7 +2,8 @@ package rtdconfig
 
 import "strconv"
 
-// python validates the `python` section (§C3.1 item 4).
+// python validates the `python` section: a mapping, python.install a list,
+// each entry in order, then the rule that a uv entry is the only one.
 func (v *currentFile) python() error {
 	known := knownKeys{"install": nil}
 	m, _, err := v.section("python", known)
@@ -35,7 +36,7 @@ func (v *currentFile) python() error {
 	return nil
 }
 
-// installEntry validates `python.install.<i>` as HEAD's
+// installEntry validates `python.install.<i>` as Read the Docs'
 // validate_python_install does.
 func (v *currentFile) installEntry(i int, item any) (Install, knownKeys, error) {
 	key := "python.install." + strconv.Itoa(i)

@@ -7,12 +7,17 @@ import (
 	"strings"
 )
 
+// The legacy rules: version 1 files (and checkouts without a file), and
+// version 2 files with `build.image` or without `build`, validated with
+// the messages, defaults and image/Python table Read the Docs had for that
+// form.
+
 // imageChoices are the valid `build.image` values, in the order error
 // messages list them.
 var imageChoices = []string{"stable", "latest", "1.0", "2.0", "3.0", "4.0", "5.0"}
 
-// imagePythons lists the `python.version` values each image allows
-// (behavior.md §10.10).
+// imagePythons lists the `python.version` values each image allows;
+// stable is 4.0 and latest 5.0.
 var imagePythons = map[string][]string{
 	"1.0": {"2", "2.7", "3", "3.4"},
 	"2.0": {"2", "2.7", "3", "3.5"},
@@ -199,7 +204,8 @@ func (v *validator) path(key string, x any, kind pathKind) (string, error) {
 
 // laterPythons are the `python.version` values RTD's later `latest` images
 // accepted (up to 2023) and that its current images offer: accepted under
-// the default/`latest` image beyond the era list, which messages keep.
+// the default/`latest` image beyond the image's own list, which messages
+// keep listing.
 var laterPythons = []string{"3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14"}
 
 // laterPython matches x (normalised) against laterPythons; a quoted
@@ -407,8 +413,8 @@ func (v *v2) mkdocs(raw any) error {
 	return err
 }
 
-// sphinx validates the `sphinx` section; without a configured conf.py the
-// discovery of behavior.md §7.4 picks one.
+// sphinx validates the `sphinx` section; without a configured conf.py
+// DiscoverConfPy picks one.
 func (v *v2) sphinx(raw any) error {
 	v.known["sphinx"] = knownKeys{"builder": nil, "configuration": nil, "fail_on_warning": nil}
 	v.known["mkdocs"] = nil
@@ -552,8 +558,8 @@ func (v *validator) submodulePaths(key string, x any, defaultAll bool) (bool, []
 
 // configV1 resolves a legacy (or absent) configuration: defaults come from
 // the project, the doctype is detected when there is no file. Sections
-// are read in the era's order: build.image first (python.version depends
-// on it), formats, python, conda, then the doctype.
+// are read in Read the Docs' order: build.image first (python.version
+// depends on it), formats, python, conda, then the doctype.
 func configV1(in Input, file string, raw *Map) (*Config, error) {
 	v := &v1{validator: &validator{ckout: in.Ckout, file: file}, in: in, raw: raw,
 		c: &Config{Version: "1", File: file, imagePrefix: in.ImagePrefix, Image: "latest",
