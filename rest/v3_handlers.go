@@ -9,14 +9,15 @@ import (
 	"docsd/graph"
 )
 
-// Expansions each route permits (behavior.md §3.5).
+// Expansions each route permits in `expand`.
 var (
 	v3ProjectExpands = []string{"active_versions", "active_versions.last_build", "active_versions.last_build.config", "organization", "permissions"}
 	v3VersionExpands = []string{"last_build", "last_build.config"}
 	v3BuildExpands   = []string{"config"}
 )
 
-// v3MethodOrder is the order of methods in `Allow` (behavior.md §3.8).
+// v3MethodOrder is the order of methods in `Allow`; HEAD and OPTIONS
+// follow the mapped ones.
 var v3MethodOrder = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
 // v3Routes lists the routes of /api/v3/ with their handlers.
@@ -78,7 +79,7 @@ func (s *Server) v3Routes() []*v3Route {
 	return routes
 }
 
-// v3Root answers `GET /api/v3/` (behavior.md §4.0).
+// v3Root answers `GET /api/v3/`: the entry points.
 func (s *Server) v3Root(q *v3Req) {
 	writeJSON(q.w, q.r, http.StatusOK, map[string]any{"projects": s.cfg.PublicURL + "/api/v3/projects/"})
 }
@@ -122,7 +123,8 @@ func (q *v3Req) object(sel *v3Sel, oq v3Query, ctxOf func(d *jdoc, obj int) v3Ct
 	writeRendered(q.w, q.r, http.StatusOK, w)
 }
 
-// list answers a list read with the envelope of behavior.md §3.4.
+// list answers a list read with the paginated envelope: count, next,
+// previous, results.
 func (q *v3Req) list(sel *v3Sel, oq v3Query, ctxOf func(d *jdoc, obj int) v3Ctx) {
 	pg := q.s.pageOf(q.query)
 	oq.vars["limit"], oq.vars["offset"] = pg.limit, pg.offset
@@ -163,7 +165,7 @@ func (q *v3Req) inProject(*jdoc, int) v3Ctx { return q.ctxFor(q.project()) }
 // own renders projects with their own slug.
 func (q *v3Req) own(d *jdoc, obj int) v3Ctx { return q.ctxFor(d.str(d.field(obj, "slug"))) }
 
-// filters validates the request's filters (400, behavior.md §3.6).
+// filters validates the request's filters (400 naming each bad one).
 func (q *v3Req) filters(f *v3Filters) (map[string]any, bool) {
 	if err := f.err(); err != nil {
 		q.fail(err)
@@ -338,8 +340,7 @@ func (q *v3Req) nestedByID(kind *v3Kind, gqlField string) {
 
 // body reads the request body as an object. lookup, when given, is a read
 // that finds the object the request addresses: it runs before a body error
-// is answered, so that a missing object is 404 whatever the body (behavior.md
-// §1.3, steps 7 and 8).
+// is answered, so that a missing object is 404 whatever the body.
 func (q *v3Req) body(lookup *v3Query) (map[string]any, bool) {
 	raw, err := v3ReadBody(q.r)
 	var obj map[string]any
@@ -404,7 +405,7 @@ func (q *v3Req) writeObject(status int, data *jdoc, sel *v3Sel, ctxOf func(d *jd
 }
 
 // v3ProjectInput reads the project fields of an import (or an update):
-// every field Read the Docs HEAD accepts (api-2026.md §A1.1).
+// every field Read the Docs' current API accepts.
 func v3ProjectInput(in *v3Input, update bool) {
 	in.str("name", "name")
 	in.object("repository", "repository", func(repo *v3Input) {
@@ -485,9 +486,9 @@ func (s *Server) v3VersionUpdate(replace bool) func(q *v3Req) {
 	}
 }
 
-// v3TriggerBuild queues a build of {version} (behavior.md §4.3.4): 202 with
-// the build, its project and version; 400 with no build when the project's
-// builds are disabled. The body is never read.
+// v3TriggerBuild queues a build of {version}: 202 with the build, its
+// project and version; 400 with no build when the project's builds are
+// disabled. The body is never read.
 func (s *Server) v3TriggerBuild(q *v3Req) {
 	op := &v3Op{}
 	build, project, version := v3BuildKind.full(), v3ProjectKind.full(), v3VersionKind.full()

@@ -9,9 +9,8 @@ import (
 )
 
 // TestV3BuildNotifications: a failed build has one notification derived
-// from its error and error id, other builds none (api-2026.md §A4.2), with
-// the build detail's visibility, the state filters of §A3 and the Allow of
-// §A4.6.
+// from its error and error id, other builds none, with the build detail's
+// visibility, the state filters and an Allow without writes.
 func TestV3BuildNotifications(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
@@ -49,14 +48,14 @@ func TestV3BuildNotifications(t *testing.T) {
 			{v3Get(n(w.build4, fmt.Sprint(w.build4.ID)+"/?state=dismissed"), "alice"), 404, "error_404"},
 			{v3Get(n(w.build4, "?state=new"), "alice"), 400, "notifications_bad_state"},
 			{v3Get(n(w.build4, "?state__in=unread,new"), "alice"), 400, "notifications_bad_state_in"},
-			// Outcome matrix (§A4.6): visible to whoever sees the build.
+			// Outcome matrix: visible to whoever sees the build.
 			{v3Get(n(w.build4, ""), "bob"), 200, "build_notifications"},
 			{v3Get(n(w.build3, ""), "bob"), 404, "error_404"},
 			{v3Get(fmt.Sprintf("/api/v3/projects/other/builds/%d/notifications/", w.otherHiddenBuild.ID), "alice"), 404, "error_404"},
 			{v3Get(fmt.Sprintf("/api/v3/projects/secret/builds/%d/notifications/", w.build4.ID), "alice"), 404, "error_404"},
 			{v3Get("/api/v3/projects/nope/builds/1/notifications/", "alice"), 404, "error_404"},
 			{v3Get(n(w.build4, ""), ""), 401, "error_401_no_credentials"},
-			// Read-only: writes are 405 (docsd).
+			// Read-only: writes are 405.
 			{v3Send("PATCH", n(w.build4, fmt.Sprint(w.build4.ID)+"/"), "alice", `{"state": "read"}`), 405, "error_405_patch"},
 			{v3Send("POST", n(w.build4, ""), "alice", `{}`), 405, "error_405_post"},
 		} {
@@ -70,7 +69,7 @@ func TestV3BuildNotifications(t *testing.T) {
 	})
 }
 
-// TestV3ProjectNotifications: maintainers read an empty list (§A4.3).
+// TestV3ProjectNotifications: maintainers read an empty list.
 func TestV3ProjectNotifications(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
@@ -95,7 +94,8 @@ func TestV3ProjectNotifications(t *testing.T) {
 	})
 }
 
-// TestV3SyncVersions: §A4.1 and its matrix row.
+// TestV3SyncVersions: 202 when a sync is queued, 400 when none can be, and
+// who may ask.
 func TestV3SyncVersions(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
@@ -135,7 +135,7 @@ func TestV3SyncVersions(t *testing.T) {
 				}
 			}
 		}
-		// Build 3 is running: a sync task waits for it (behavior.md §6.3).
+		// Build 3 is running: a sync task waits for it.
 		if _, err := e.store.FinishBuild(t.Context(), w.build3.ID, store.BuildResult{Success: true}); err != nil {
 			t.Fatal(err)
 		}

@@ -16,8 +16,8 @@ import (
 	"docsd/storetest"
 )
 
-// TestV3ProjectCreateFields: the worked example of api-2026.md §A7.1 and the
-// tag list rules of §A1.1 on create.
+// TestV3ProjectCreateFields: a create with every optional field, and the
+// tag list rules on create.
 func TestV3ProjectCreateFields(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
@@ -60,9 +60,9 @@ func TestV3ProjectCreateFields(t *testing.T) {
 	})
 }
 
-// TestV3ProjectUpdateFields: the worked example of api-2026.md §A7.2, and
-// every writable field of §A1.1 is PATCHed, then read back through GET (or,
-// for the fields REST does not render, from the store).
+// TestV3ProjectUpdateFields: privacy, versioning scheme and the permissions
+// expansion, and every writable field is PATCHed, then read back through
+// GET (or, for the fields REST does not render, from the store).
 func TestV3ProjectUpdateFields(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
@@ -79,7 +79,7 @@ func TestV3ProjectUpdateFields(t *testing.T) {
 			{v3Get("/api/v3/projects/subproject/superproject/?expand=permissions&fields=slug,permissions", "bob"), 200, "superproject_permissions_other"},
 			// Not an expansion inside active_versions.
 			{v3Get(v3PP+"?expand=active_versions.permissions&fields=slug,permissions", "alice"), 200, "project_permissions_not_nested"},
-			// §A7.2.
+			// Privacy, scheme and permissions.
 			{v3Send("PATCH", v3PP, "alice", `{"privacy_level": "protected", "versioning_scheme": "multiple_versions_without_translations", "external_builds_enabled": true}`), 204, ""},
 			{v3Get(a72, "alice"), 200, "project_update_all_fields"},
 			{v3Get(a72, "bob"), 404, "error_404"},
@@ -91,7 +91,8 @@ func TestV3ProjectUpdateFields(t *testing.T) {
 			{v3Send("PATCH", v3PP, "alice", `{"single_version": false}`), 204, ""},
 			{v3Get(scheme, "alice"), 200, "project_scheme_default"},
 			{v3Send("PATCH", v3PP, "alice", `{"versioning_scheme": "per_language", "privacy_level": null, "external_builds_enabled": "maybe", "analytics_disabled": null}`), 400, "project_update_invalid"},
-			// readthedocs_yaml_path (§A1.1 example and rules 1–5).
+			// readthedocs_yaml_path: relative, inside the repository, a file
+			// named .readthedocs.yaml, of allowed characters and length.
 			{v3Send("PATCH", v3PP, "alice", `{"readthedocs_yaml_path": "   docs/.readthedocs.yaml   "}`), 204, ""},
 			{v3Get(v3PP+"?fields=readthedocs_yaml_path", "alice"), 200, "project_yaml_path"},
 			{v3Send("PATCH", v3PP, "alice", `{"readthedocs_yaml_path": "/docs/.readthedocs.yaml"}`), 400, "project_yaml_path_absolute"},
@@ -114,7 +115,7 @@ func TestV3ProjectUpdateFields(t *testing.T) {
 			// The other settings.
 			{v3Send("PATCH", v3PP, "alice", `{"external_builds_privacy_level": "private", "analytics_disabled": "yes", "show_version_warning": true, "privacy_level": "public"}`), 204, ""},
 			{v3Get(v3PP+"?fields=external_builds_privacy_level,privacy_level", "alice"), 200, "project_privacy_levels"},
-			// The relaxed PUT (§A6 #7): name and repository.url only; the rest keeps its value.
+			// The relaxed PUT: name and repository.url only; the rest keeps its value.
 			{v3Send("PUT", v3PP, "alice", `{"name": "project"}`), 400, "project_put_missing_repository"},
 			{v3Send("PUT", v3PP, "alice", `{"name": "project", "repository": {}}`), 400, "project_put_missing_url"},
 			{v3Send("PUT", v3PP, "alice", `{"name": "project", "repository": {"url": "https://github.com/rtfd/project"}}`), 204, ""},
@@ -138,8 +139,7 @@ func TestV3ProjectUpdateFields(t *testing.T) {
 
 // TestV3PrivacyTakesEffect: a project made private with PATCH is no longer
 // served to anonymous readers or other users by the docs host, v2 or v3,
-// and still is to its maintainers; made public again, it is served again
-// (api-2026.md §A1.1, behavior.md §1.5, §5.1, §8.3 step 1a).
+// and still is to its maintainers; made public again, it is served again.
 func TestV3PrivacyTakesEffect(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)

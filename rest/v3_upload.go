@@ -11,8 +11,8 @@ import (
 	"docsd/graph"
 )
 
-// The upload API (api-2026.md §A4.5). initiate and complete run graph
-// mutations whose refusals are outcomes; this file gives each outcome
+// The upload API, which publishes prebuilt docs. initiate and complete run
+// graph mutations whose refusals are outcomes; this file gives each outcome
 // RTD's status and text. The storage POST of local storage is the
 // configured UploadReceiver's.
 

@@ -9,16 +9,16 @@ import (
 	"docsd/storetest"
 )
 
-// TestV3VersionWrites: every version field RTD HEAD accepts is written
-// and read back (api-2026.md §A1.2, §A7.3), a PUT needs nothing (§A6 #7),
-// and the new version filters filter (§A3), on both databases.
+// TestV3VersionWrites: every version field RTD's current API accepts is
+// written and read back, a PUT needs nothing, and the new version filters
+// filter, on both databases.
 func TestV3VersionWrites(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
 		w := e.world()
 		ctx := t.Context()
-		// §A7.3's machine stable, picking v1.0 (the only tag); and the
-		// versions of §A3's examples.
+		// A machine stable, picking v1.0 (the only tag); and versions the
+		// filters tell apart.
 		for _, v := range []store.Version{
 			{Slug: "stable", VerboseName: "stable", Identifier: v3Commit, Type: store.Tag, Active: true, Machine: true},
 			{Slug: "1.0", VerboseName: "1.0", Identifier: "1.0", Type: store.Tag},
@@ -46,7 +46,7 @@ func TestV3VersionWrites(t *testing.T) {
 			{v3Get(v3PP+"versions/?hidden=true", "alice"), 200, "versions_unknown_parameter"}, // not a v3 filter: ignored
 			{v3Send("PUT", v1, "alice", `{"hidden": false, "privacy_level": "public", "active": true}`), 204, ""},
 			{v3Get(v1, "bob"), 200, "version_public_again"},
-			// Filters (§A3).
+			// Filters.
 			{v3Get(v3PP+"versions/?slug=1.0&fields=slug", "alice"), 200, "versions_filter_slug"},
 			{v3Get(v3PP+"versions/?slug=1.0&slug=V2&fields=slug", "alice"), 200, "versions_filter_slug_last"},
 			{v3Get(v3PP+"versions/?slug=%20&fields=slug", "alice"), 200, "versions_filter_blank"},
@@ -69,8 +69,7 @@ func TestV3VersionWrites(t *testing.T) {
 
 // TestV3ActivationBuild: a PATCH or PUT turning `active` from false to true
 // queues one build of the version; not again when it is active, nor when
-// the project's builds are disabled or the version is uploaded (api-2026.md
-// §A6 #6).
+// the project's builds are disabled or the version is uploaded.
 func TestV3ActivationBuild(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
@@ -123,8 +122,9 @@ func TestV3ActivationBuild(t *testing.T) {
 	})
 }
 
-// TestV3EnvVarPublic: `public` and the larger values of api-2026.md §A1.5
-// and §A7.5.
+// TestV3EnvVarPublic: `public` (public variables also reach pull-request
+// builds) and the larger limits: 48000 characters a value, 256 KB a
+// project.
 func TestV3EnvVarPublic(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
@@ -159,7 +159,7 @@ func TestV3EnvVarPublic(t *testing.T) {
 
 // TestCancelledBuildRepresentation: a cancelled build is finished,
 // unsuccessful, with error "Build cancelled manually." in v3, a null exit
-// code in v2, and a build:user:cancelled notification (api-2026.md §A6 #10).
+// code in v2, and a build:user:cancelled notification.
 func TestCancelledBuildRepresentation(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
