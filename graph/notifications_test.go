@@ -8,9 +8,9 @@ import (
 	"docsd/storetest"
 )
 
-// TestSyncNotificationAndUploadFields: the graph side of api-2026.md §A4 — syncVersions,
-// Build.errorId and notifications, project notifications, the upload API
-// without a target (off), setVersionUploaded — with their permissions.
+// TestSyncNotificationAndUploadFields: syncVersions, Build.errorId and
+// notifications, project notifications, the upload API without a target
+// (off), setVersionUploaded — with their permissions.
 func TestSyncNotificationAndUploadFields(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
