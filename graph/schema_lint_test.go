@@ -60,9 +60,9 @@ func TestSchemaDescriptions(t *testing.T) {
 }
 
 // outsideReference matches what points a reader of the schema at a
-// document they do not have: design notes and their sections, issue
-// numbers.
-var outsideReference = regexp.MustCompile(`(?i)\b[a-z]+(-\d+)?\.md\b|§|\bissue \d+|shared/`)
+// document they do not have: design notes and their sections (U+00A7, the
+// section sign), issue numbers.
+var outsideReference = regexp.MustCompile(`(?i)\b[a-z]+(-\d+)?\.md\b|\x{00A7}|\bissue \d+|shared/`)
 
 // TestSchemaDescriptionsStandAlone: every description says what it
 // describes itself, as GitHub's schema does, for readers who have the
