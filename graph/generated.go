@@ -4365,13 +4365,13 @@ type Project implements Node {
   viewerCanAdminister: Boolean!
   "Whether the caller may change the project's admin fields (` + "`" + `setProjectAdminFields` + "`" + `: superusers)."
   viewerCanChangeAdminFields: Boolean!
-  "Settings no API writes (superusers set them), shown to maintainers and superusers; null to others."
+  "Settings the REST APIs do not write (superusers set them with setProjectAdminFields), shown to maintainers and superusers; null to others."
   adminFields: ProjectAdminFields
   "Where the docs host's redirects send a request for ` + "`" + `path` + "`" + ` (a dry run, maintainers only): the same matching the docs host runs, on the project's enabled redirects in position order. Null when no redirect applies."
   resolveRedirect("A path inside the project's docs namespace (` + "`" + `/en/latest/old.html` + "`" + `), or a full docs URL of the project; its query is ignored." path: String!): RedirectResolution @maintainersOnly
 }
 
-"A project's admin settings: stored settings that no API writes, read by maintainers and superusers and written by superusers."
+"A project's admin settings: stored settings the REST APIs do not write, read by maintainers and superusers and written by superusers (setProjectAdminFields)."
 type ProjectAdminFields {
   "Whether the project's builds are disabled."
   skip: Boolean!

@@ -430,7 +430,7 @@ type ProjectAccess struct {
 	Maintainer bool `json:"maintainer"`
 }
 
-// A project's admin settings: stored settings that no API writes, read by maintainers and superusers and written by superusers.
+// A project's admin settings: stored settings the REST APIs do not write, read by maintainers and superusers and written by superusers (setProjectAdminFields).
 type ProjectAdminFields struct {
 	// Whether the project's builds are disabled.
 	Skip bool `json:"skip"`

@@ -310,8 +310,8 @@ func (r *Resolver) setProjectPrivacy(ctx context.Context, projectSlug, level str
 	return r.Store.UpdateProject(ctx, p.ID, store.ProjectUpdate{PrivacyLevel: &level})
 }
 
-// setProjectAdminFields sets the stored fields that no API writes; only
-// superusers (and the admin CLI) may.
+// setProjectAdminFields sets the stored fields the REST APIs do not write;
+// only superusers (and the admin CLI) may.
 func (r *Resolver) setProjectAdminFields(ctx context.Context, in SetProjectAdminFieldsInput) (*store.Project, error) {
 	const op = "graph.setProjectAdminFields"
 	v := ViewerFrom(ctx)
