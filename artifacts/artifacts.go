@@ -20,7 +20,8 @@ import (
 	"docsd/errs"
 )
 
-// Download formats and their file extensions (behavior.md §7.7, §8.4).
+// DownloadExtensions maps the download formats a build may produce to the
+// extension of their file.
 var DownloadExtensions = map[string]string{"htmlzip": "zip", "pdf": "pdf", "epub": "epub"}
 
 // Storage keeps built documentation per project and version slug.

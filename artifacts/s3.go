@@ -600,7 +600,7 @@ func (s *S3) archiveKey(key string) (string, error) {
 
 // PresignArchivePost returns an S3 presigned POST (URL and form fields)
 // that stores one application/zip archive of 1 to maxSize bytes at key,
-// valid for ttl (api-2026.md §A4.5, S3 storage).
+// valid for ttl: the upload API's storage step when artifacts are on S3.
 func (s *S3) PresignArchivePost(ctx context.Context, key string, maxSize int64, ttl time.Duration) (string, map[string]string, error) {
 	object, err := s.archiveKey(key)
 	if err != nil {

@@ -1,4 +1,4 @@
-// Package bench holds the REST measuring tools of issue 14: the floor server
+// Package bench holds the REST measuring tools: the floor server
 // (bench/floor), the data generator (bench/benchdata), their commands
 // (bench/cmd/floor, bench/cmd/benchdata), the side-by-side wrk script
 // (rest-bench.sh), and, in this package's tests, the byte-for-byte

@@ -29,7 +29,7 @@ type request struct {
 	v3         bool
 }
 
-// requests are the four requests of issue 14's table, with list length n.
+// requests are the four measured requests, with list length n.
 func requests(n string) []request {
 	p := benchdata.Project
 	return []request{

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# rest-bench.sh — docsd's REST API against the floor (issue 14), side by side.
+# rest-bench.sh — docsd's REST API against the floor (bench/floor), side by side.
 #
 # For each database (SQLite, PostgreSQL): generates the data of one scale
 # with bench/cmd/benchdata, starts `docsd serve` and the floor

@@ -8,9 +8,9 @@ import (
 	"docsd/store"
 )
 
-// BenchmarkREST measures the REST hot paths of issue 14 in-process (no
-// network), docsd's handler next to the floor, on the small scale of
-// package benchdata, on SQLite and PostgreSQL (skipped without one):
+// BenchmarkREST measures the REST hot paths in-process (no network),
+// docsd's handler next to the floor, on the small scale of package
+// benchdata, on SQLite and PostgreSQL (skipped without one):
 //
 //	go test ./bench/ -run '^$' -bench BenchmarkREST -benchmem
 //

@@ -23,8 +23,9 @@ const countRuns = 5
 // run for each measured request, for lists of 10 and of 100 (the project
 // detail takes no limit: its two counts are of the same request, and its
 // list, active_versions, has the measured project's 5 versions). It asserts
-// issue 14's rule: docsd's count does not depend on the list's length (nor
-// the floor's), and docsd runs at most one statement more than the floor.
+// the rule that keeps lists cheap: docsd's count does not depend on the
+// list's length (nor the floor's), and docsd runs at most one statement
+// more than the floor.
 func TestSQLStatementsPerRequest(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		url := storetest.DatabaseURL(t, d)

@@ -27,7 +27,7 @@ const retiredOSNote = "build.os ubuntu-20.04 is retired on Read the Docs; docsd 
 // readthedocs_yaml_path names is recorded as the build's (api-2026.md
 // §A1.6, §A1.9).
 func (j *job) configure(ctx context.Context) (*BuildConfig, error) {
-	in := rtdconfig.Input{Ckout: j.ckout, Project: j.project, ImagePrefix: j.pool.cfg.BuildImagePrefix,
+	in := rtdconfig.Input{Ckout: j.ckout, Project: j.project.ConfigSettings(), ImagePrefix: j.pool.cfg.BuildImagePrefix,
 		ExtraToolVersions: j.pool.cfg.BuildTools.versions()}
 	if file, buildOS, ok := rtdconfig.Classify(in); ok {
 		if err := j.catConfig(ctx, file, buildOS == rtdconfig.RetiredOS); err != nil {

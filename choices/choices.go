@@ -1,6 +1,7 @@
-// Package choices holds the choice tables of behavior.md §10: languages,
-// programming languages, repository types, privacy levels, documentation
-// types, build states. Codes are case-sensitive.
+// Package choices holds the choice tables of the APIs: languages,
+// programming languages, repository types, privacy levels, version types,
+// versioning schemes, documentation types, build states, redirect and
+// integration types. Codes are case-sensitive, as Read the Docs has them.
 package choices
 
 // Choice is a code and its display name.
@@ -40,7 +41,8 @@ func (t Table) Codes() []string {
 	return out
 }
 
-// Languages is §10.1, in stored order. Default "en".
+// Languages are the language codes of a project, in stored order. Default
+// "en".
 var Languages = Table{
 	{"aa", "Afar"},
 	{"ab", "Abkhaz"},
@@ -212,7 +214,8 @@ var Languages = Table{
 	{"zh_TW", "Traditional Chinese"},
 }
 
-// ProgrammingLanguages is §10.2. Default "words"; "" is also accepted.
+// ProgrammingLanguages are the programming language codes of a project.
+// Default "words"; "" is also accepted.
 var ProgrammingLanguages = Table{
 	{"words", "Only Words"},
 	{"py", "Python"},
@@ -240,17 +243,16 @@ var ProgrammingLanguages = Table{
 	{"other", "Other"},
 }
 
-// RepoTypes is §10.3.
+// RepoTypes are the version control systems of a repository.
 var RepoTypes = Table{{"git", "Git"}, {"svn", "Subversion"}, {"hg", "Mercurial"}, {"bzr", "Bazaar"}}
 
-// PrivacyLevels is §10.4.
+// PrivacyLevels are the privacy levels of projects and versions.
 var PrivacyLevels = Table{{"public", "Public"}, {"protected", "Protected"}, {"private", "Private"}}
 
-// VersionTypes is §10.6.
+// VersionTypes are the types of a version; external is a pull request's.
 var VersionTypes = Table{{"branch", "Branch"}, {"tag", "Tag"}, {"unknown", "Unknown"}, {"external", "External"}}
 
-// Versioning schemes: the URL layouts of a project's docs (api-2026.md
-// §A1.1, §A1.8).
+// Versioning schemes: the URL layouts of a project's docs.
 const (
 	MultipleVersionsWithTranslations    = "multiple_versions_with_translations"
 	MultipleVersionsWithoutTranslations = "multiple_versions_without_translations"
@@ -266,10 +268,12 @@ var VersioningSchemes = Table{
 }
 
 // IsSingleVersion reports whether a versioning scheme serves one version
-// without translations: the era's single_version flag (api-2026.md §A1.1).
+// without translations, which the APIs also show as the boolean
+// single_version.
 func IsSingleVersion(scheme string) bool { return scheme == SingleVersionWithoutTranslations }
 
-// DocumentationTypes is §10.5.
+// DocumentationTypes are the documentation types of a project (v2's
+// documentation_type).
 var DocumentationTypes = Table{
 	{"sphinx", "Sphinx Html"},
 	{"mkdocs", "Mkdocs (Markdown)"},
@@ -277,7 +281,8 @@ var DocumentationTypes = Table{
 	{"sphinx_singlehtml", "Sphinx Single Page HTML"},
 }
 
-// BuildStates is §10.7.
+// BuildStates are the states of a build, in the order a build goes through
+// them.
 var BuildStates = Table{
 	{"triggered", "Triggered"},
 	{"cloning", "Cloning"},
@@ -286,8 +291,8 @@ var BuildStates = Table{
 	{"finished", "Finished"},
 }
 
-// RedirectTypes is §10.9 with the two types of RTD 2023 (api-2026.md
-// §A2.2).
+// RedirectTypes are the types of a redirect; clean_url_to_html and
+// html_to_clean_url are allowed once per project.
 var RedirectTypes = Table{
 	{"prefix", "Prefix Redirect"},
 	{"page", "Page Redirect"},
@@ -298,7 +303,7 @@ var RedirectTypes = Table{
 	{"html_to_clean_url", "HTML to clean URL (file.html to file/)"},
 }
 
-// IntegrationTypes is §10.11.
+// IntegrationTypes are the types of an incoming-webhook integration.
 var IntegrationTypes = Table{
 	{"github_webhook", "GitHub incoming webhook"},
 	{"gitlab_webhook", "GitLab incoming webhook"},

@@ -1,6 +1,6 @@
-// Package docsurl builds the absolute URLs docsd writes: documentation pages
-// (the resolver of behavior.md §8.2), downloads (§8.4) and dashboard links
-// (§8.5). The graph and the docs host share it so they never disagree.
+// Package docsurl builds the absolute URLs docsd writes: documentation
+// pages, downloads and dashboard links. The graph, the APIs and the docs
+// host share it so they never disagree.
 package docsurl
 
 import (
@@ -17,8 +17,8 @@ type Config struct {
 	DocsDomain string // subdomain mode when set
 	DocsScheme string // scheme of subdomain-mode URLs; default: PublicURL's
 	// DocsURL is the origin (scheme + host (+ port), no trailing slash)
-	// that serves /docs/ in path mode; "" means PublicURL, the single-origin
-	// layout of behavior.md §8. Ignored in subdomain mode.
+	// that serves /docs/ in path mode; "" means PublicURL (one origin for
+	// the API, the dashboard and the docs). Ignored in subdomain mode.
 	DocsURL string
 }
 
@@ -65,8 +65,8 @@ func port(u *url.URL) string {
 type Target struct {
 	Slug     string
 	Language string
-	// Scheme is the versioning scheme of the main project (api-2026.md
-	// §A1.8: a translation's own scheme is not used); "" is the default,
+	// Scheme is the versioning scheme of the main project (a translation's
+	// own scheme is not used); "" is the default,
 	// multiple_versions_with_translations.
 	Scheme     string
 	MainSlug   string // "" means Slug
@@ -112,9 +112,9 @@ func (c Config) Base(t Target) string {
 	return c.Root(t.main())
 }
 
-// Docs is docs_url(X, version, filename) of §8.2 for a version slug the
-// caller has already resolved (the effective default version when none was
-// asked for).
+// Docs is the URL of filename in a version of the project t, for a version
+// slug the caller has already resolved (the effective default version when
+// none was asked for), in the project's own language.
 func (c Config) Docs(t Target, version, filename string) string {
 	return c.DocsWithLanguage(t, t.Language, version, filename)
 }
@@ -122,10 +122,10 @@ func (c Config) Docs(t Target, version, filename string) string {
 // SingleVersion reports whether the namespace has no version segment.
 func (t Target) SingleVersion() bool { return choices.IsSingleVersion(t.Scheme) }
 
-// DocsWithLanguage is Docs with the language segment given explicitly (the
-// redirect rules of §8.6 keep the requested language). The layout follows
-// the main project's versioning scheme (api-2026.md §A1.8): no language
-// segment without translations, no version segment for a single version.
+// DocsWithLanguage is Docs with the language segment given explicitly
+// (redirects keep the language the reader asked for). The layout follows
+// the main project's versioning scheme: no language segment without
+// translations, no version segment for a single version.
 func (c Config) DocsWithLanguage(t Target, lang, version, filename string) string {
 	switch t.Scheme {
 	case choices.SingleVersionWithoutTranslations:
@@ -144,13 +144,14 @@ func (c Config) Download(t Target, version, typ string) string {
 	return c.Root(t.main()) + "/_/downloads/" + t.Language + "/" + version + "/" + typ + "/"
 }
 
-// External is the docs URL of a pull-request version (§9.6).
+// External is the docs URL of a pull-request version: its pull request
+// number under the project's _/external/.
 func (c Config) External(slug, number string) string {
 	return c.Root(slug) + "/_/external/" + number + "/"
 }
 
 // ProjectHome, ProjectBuilds, ProjectVersions, VersionPage and BuildPage are
-// dashboard links (§8.5, api-2026.md §A1.2, §A1.3).
+// the dashboard's pages, which the APIs link to.
 func (c Config) ProjectHome(slug string) string { return c.PublicURL + "/projects/" + slug + "/" }
 
 // ProjectBuilds is the dashboard's builds page of a project.
@@ -159,7 +160,7 @@ func (c Config) ProjectBuilds(slug string) string { return c.ProjectHome(slug) +
 // ProjectVersions is the dashboard's versions page of a project.
 func (c Config) ProjectVersions(slug string) string { return c.ProjectHome(slug) + "versions/" }
 
-// VersionPage is the dashboard's page of a version (api-2026.md §A1.2
+// VersionPage is the dashboard's page of a version (v3's
 // `urls.dashboard.edit`).
 func (c Config) VersionPage(slug, version string) string {
 	return c.ProjectVersions(slug) + version + "/"

@@ -6,8 +6,8 @@ import (
 	"docsd/choices"
 )
 
-// TestDocs checks every example of behavior.md §8.2 and of the schemes of
-// api-2026.md §A1.8 in both modes.
+// TestDocs checks docs URLs of projects, translations, subprojects and
+// every versioning scheme, in path and subdomain mode.
 func TestDocs(t *testing.T) {
 	path := Config{PublicURL: "https://docs.example.com"}
 	sub := Config{PublicURL: "https://docs.example.com", DocsDomain: "docs.example.io"}

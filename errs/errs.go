@@ -106,8 +106,8 @@ func (f Fields) Err(op string) error {
 }
 
 // Error is a classified error. Message, when set, is the text shown to API
-// callers (e.g. the exact strings of behavior.md §1.1); otherwise the wrapped
-// error's text is used.
+// callers (e.g. Read the Docs' exact authentication messages); otherwise
+// the wrapped error's text is used.
 type Error struct {
 	Kind    Kind
 	Op      string // the operation that failed, for logs: "store.CreateProject"
@@ -239,7 +239,8 @@ func RetryAfter(err error) int {
 	return secs
 }
 
-// Standard messages of behavior.md §2.1, shared by every surface.
+// Standard messages, the texts Read the Docs' API gives, shared by every
+// surface.
 const (
 	MsgNotFound        = "Not found."
 	MsgForbidden       = "You do not have permission to perform this action."
@@ -269,19 +270,21 @@ const (
 // answer: long enough for a database restart or failover to begin.
 const RetryAfterUnavailable = "5"
 
-// TooLong is the §2.2 length message for limit n.
+// TooLong is the message of a text field longer than n characters.
 func TooLong(n int) string { return fmt.Sprintf(MsgTooLongFormat, n) }
 
-// BadChoice is the §2.2 choice message for value.
+// BadChoice is the message of a choice field given value, which is not a
+// choice.
 func BadChoice(value string) string { return fmt.Sprintf(MsgBadChoiceFormat, value) }
 
-// FilterChoice is the §3.6 message of a choice filter given value.
+// FilterChoice is the message of a choice filter given value, which is not
+// a choice.
 func FilterChoice(value string) string {
 	return fmt.Sprintf("Select a valid choice. %s is not one of the available choices.", value)
 }
 
 // MsgNotInteger is Read the Docs' message for an integer field given
-// something else (api-2026.md §A2.1 position).
+// something else (a redirect's position, for one).
 const MsgNotInteger = "A valid integer is required."
 
 // AtLeast is the message of an integer field below its minimum n.

@@ -12,8 +12,8 @@ import (
 	"docsd/store"
 )
 
-// Authorization (behavior.md §1) is decided in this file, once, for every
-// surface.
+// Authorization — who may see and change what — is decided in this file,
+// once, for every surface.
 
 func errNotFound(op string) error  { return errs.E(errs.NotFound, op, errs.MsgNotFound) }
 func errForbidden(op string) error { return errs.E(errs.Forbidden, op, errs.MsgForbidden) }
@@ -31,7 +31,8 @@ func convPtr(v *int) *int64 {
 }
 
 // isMaintainer reports whether the viewer maintains p. The system viewer
-// counts as a maintainer of everything; superusers do not (§1.4).
+// counts as a maintainer of everything; superusers do not: they see
+// everything but write only where they maintain.
 func (r *Resolver) isMaintainer(ctx context.Context, p *store.Project) (bool, error) {
 	v := ViewerFrom(ctx)
 	if v.System {
@@ -48,7 +49,7 @@ func (r *Resolver) isMaintainer(ctx context.Context, p *store.Project) (bool, er
 }
 
 // canSeeProject: public projects, maintained projects, everything for
-// superusers (§1.5).
+// superusers.
 func (r *Resolver) canSeeProject(ctx context.Context, p *store.Project) (bool, error) {
 	if p.IsPublic() || ViewerFrom(ctx).SeesAll() {
 		return true, nil
@@ -57,8 +58,9 @@ func (r *Resolver) canSeeProject(ctx context.Context, p *store.Project) (bool, e
 }
 
 // canSeeVersion: a public version of a public project (a pull-request
-// version by the project's external level, §A1.7), any version of a
-// maintained project, everything for superusers (§1.5 with its fix, §5.1).
+// version by the project's external_builds_privacy_level), any version of
+// a maintained project, everything for superusers. A public version of a
+// private project stays hidden (Read the Docs did not check the project).
 func (r *Resolver) canSeeVersion(ctx context.Context, v *store.Version, p *store.Project) (bool, error) {
 	if p.VersionIsPublic(v) || ViewerFrom(ctx).SeesAll() {
 		return true, nil
@@ -114,7 +116,7 @@ func (r *Resolver) findVisibleProject(ctx context.Context, slug string) (*store.
 
 // maintainedProject returns the project a write addresses: anonymous callers
 // are Unauthenticated, a missing project NotFound, a non-maintainer
-// Forbidden (rules A3 and B of §1.4).
+// Forbidden.
 func (r *Resolver) maintainedProject(ctx context.Context, slug string) (*store.Project, error) {
 	const op = "graph.maintainedProject"
 	v := ViewerFrom(ctx)
@@ -202,7 +204,7 @@ func (r *Resolver) target(ctx context.Context, p *store.Project) (docsurl.Target
 }
 
 // effectiveDefaultVersion is the stored default_version when a version with
-// that slug exists and is active, else `latest` (§4.1.1).
+// that slug exists and is active, else `latest`.
 func (r *Resolver) effectiveDefaultVersion(ctx context.Context, p *store.Project) (string, error) {
 	if p.DefaultVersion == store.Latest {
 		return store.Latest, nil
@@ -220,7 +222,7 @@ func (r *Resolver) effectiveDefaultVersion(ctx context.Context, p *store.Project
 }
 
 // stableRef is the slug of the version the stable rule picks now among the
-// project's internal versions (§6.4), or nil.
+// project's internal versions (package pep440), or nil.
 func (r *Resolver) stableRef(ctx context.Context, projectID int64) (*string, error) {
 	vs, err := r.loaders(ctx).internalVersionsOf.Load(ctx, projectID)
 	if err != nil {

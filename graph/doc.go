@@ -1,6 +1,6 @@
 // Package graph is docsd's resource graph: the GraphQL schema's resolvers,
-// their per-operation dataloaders, the authorization rules of behavior.md §1,
-// and the in-process executor that the REST façades call.
+// their per-operation dataloaders, the authorization rules (access.go), and
+// the in-process executor that the REST façades call.
 package graph
 
 //go:generate sh -c "cd .. && go tool gqlgen generate"

@@ -95,15 +95,15 @@ func NewExecutor(r *Resolver) *Executor {
 
 // URLs is the URL configuration the resolvers build URLs with. An
 // in-process caller that writes a URL field itself from values it fetched
-// (REST writes a project's dashboard URLs from its slug, issue 14) calls
+// (REST writes a project's dashboard URLs from its slug) calls
 // the docsurl function the resolver calls with this, so that both write
 // the same URL.
 func (e *Executor) URLs() docsurl.Config { return e.resolver.Settings.URLs }
 
-// Authenticate reads an `Authorization` header value (behavior.md §1.1) and
+// Authenticate reads an `Authorization` header value (`Token <key>`) and
 // returns ctx with the caller as the viewer: anonymous without credentials,
 // the token's user with good ones. Bad credentials are an Unauthenticated
-// error carrying the exact §1.1 message.
+// error carrying Read the Docs' exact message.
 func (e *Executor) Authenticate(ctx context.Context, header string) (context.Context, error) {
 	u, err := Authenticate(ctx, e.resolver.Store, header)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 )
 
 // projectFilter turns a GraphQL project filter into a store filter for the
-// viewer, validating its choices (behavior.md §3.6).
+// viewer, validating its choices.
 func projectFilter(v Viewer, in *ProjectFilterInput) (store.ProjectFilter, error) {
 	f := store.ProjectFilter{Visible: v.visibility()}
 	if in == nil {
@@ -53,7 +53,7 @@ func versionFilter(in *VersionFilterInput) (store.VersionFilter, error) {
 
 // containsValue is an icontains filter's value, trimmed as django-filter's
 // CharFilter trims it on Read the Docs; one that is empty after trimming does
-// not filter (api-2026.md §A3).
+// not filter.
 func containsValue(v *string) *string {
 	if v == nil {
 		return nil
@@ -78,7 +78,7 @@ func buildFilter(in *BuildFilterInput) store.BuildFilter {
 }
 
 // matchesVersionFilter applies a version filter to one version (filters
-// narrow detail lookups too, §3.6).
+// narrow detail lookups too: a detail that does not match is not found).
 func matchesVersionFilter(v *store.Version, f store.VersionFilter) bool {
 	return (f.Active == nil || *f.Active == v.Active) &&
 		(f.Hidden == nil || *f.Hidden == v.Hidden) &&

@@ -3548,7 +3548,7 @@ var sources = []*ast.Source{
 	{Name: "../schema.graphqls", Input: `# docsd's resource graph. Field names are GraphQL-style (camelCase); the REST
 # façades alias them to their own key names.
 #
-# Visibility (behavior.md §1.5, §5.1) is decided here: an anonymous caller
+# Visibility is decided here: an anonymous caller
 # sees public data only; lists return the visible subset; a missing or
 # invisible object is null with extensions.code NOT_FOUND; a write by a
 # non-maintainer is FORBIDDEN; bad input is INVALID with per-field messages in
@@ -3604,7 +3604,7 @@ type Query {
   "A visible build by id."
   build("The build's database id." id: Int!): Build
   """
-  Full-text search of built documentation (reader.md R.6). Without ` + "`" + `family` + "`" + `,
+  Full-text search of built documentation. Without ` + "`" + `family` + "`" + `,
   ` + "`" + `query` + "`" + ` names its scope with arguments (` + "`" + `project:P[/V]` + "`" + `, ` + "`" + `subprojects:P[/V]` + "`" + `,
   ` + "`" + `user:@me` + "`" + `; none: nothing is searched). With ` + "`" + `family` + "`" + `, the scope is that
   project's family (the v2 search endpoints) and all of ` + "`" + `query` + "`" + ` is text.
@@ -3636,7 +3636,7 @@ type PageInfo {
 # these codes as String, so that an unknown one is an INVALID field error
 # (extensions.fields) like every other bad value, not a document error.
 
-"Who may read a project, a version or pull-request builds (behavior.md §1.5)."
+"Who may read a project, a version or pull-request builds. Maintainers and superusers see everything whatever the level."
 enum PrivacyLevel {
   "Anyone, signed in or not."
   public
@@ -3658,7 +3658,7 @@ enum VersionType {
   unknown
 }
 
-"A build's step (behavior.md §10.7)."
+"A build's step, in the order a build goes through them."
 enum BuildStateCode {
   "Queued, not yet taken by a worker."
   triggered
@@ -3672,7 +3672,7 @@ enum BuildStateCode {
   finished
 }
 
-"How a redirect matches and rewrites a path (api-2026.md §A2.2)."
+"How a redirect matches and rewrites a path. ` + "`" + `prefix` + "`" + ` needs ` + "`" + `fromUrl` + "`" + `; ` + "`" + `page` + "`" + ` and ` + "`" + `exact` + "`" + ` need ` + "`" + `fromUrl` + "`" + ` and ` + "`" + `toUrl` + "`" + `; the other types need neither."
 enum RedirectType {
   "Paths starting with fromUrl."
   prefix
@@ -3690,7 +3690,7 @@ enum RedirectType {
   html_to_clean_url
 }
 
-"A repository's version control system (behavior.md §10.3)."
+"A repository's version control system."
 enum RepositoryType {
   "Git."
   git
@@ -3702,7 +3702,7 @@ enum RepositoryType {
   bzr
 }
 
-"The kind of an incoming-webhook integration (behavior.md §10.11)."
+"The kind of an incoming-webhook integration."
 enum IntegrationType {
   "GitHub's push and pull-request webhooks."
   github_webhook
@@ -3714,7 +3714,7 @@ enum IntegrationType {
   api_webhook
 }
 
-"URL layout of a project's docs (api-2026.md §A1.8)."
+"URL layout of a project's docs under its root. A translation follows its main project's layout."
 enum VersioningScheme {
   "` + "`" + `/<language>/<version>/<filename>` + "`" + `."
   multiple_versions_with_translations
@@ -3798,9 +3798,9 @@ type SearchBlock {
 
 "The entry points for writing. Writes need a signed-in caller; most need a maintainer of the project concerned."
 type Mutation {
-  "Import a project: the caller becomes its maintainer; ` + "`" + `latest` + "`" + ` is created and built (behavior.md §4.1.4)."
+  "Import a project: the caller becomes its maintainer; its machine ` + "`" + `latest` + "`" + ` version is created and built, and an incoming-webhook integration for the repository's host is added."
   importProject("The project to import." input: ImportProjectInput!): ImportProjectPayload!
-  "Update a project (maintainers). ` + "`" + `replace` + "`" + ` applies PUT's relaxed rules (api-2026.md §A6 #7): name and repository.url are required; a field not sent keeps its value."
+  "Update a project (maintainers). Fields not given keep their value. With ` + "`" + `replace` + "`" + ` (REST's PUT), name and repository.url are also required."
   updateProject("The project and the fields to write." input: UpdateProjectInput!): UpdateProjectPayload!
   "Delete a project with everything that belongs to it (maintainers)."
   deleteProject("The project to delete." input: DeleteProjectInput!): DeleteProjectPayload!
@@ -3815,24 +3815,24 @@ type Mutation {
   "Remove a maintainer (maintainers). The last maintainer can't be removed."
   removeMaintainer("The project and the user." input: RemoveMaintainerInput!): RemoveMaintainerPayload!
 
-  "Update a version (maintainers). Fields not given keep their value, with or without ` + "`" + `replace` + "`" + ` (api-2026.md §A6 #7). Turning ` + "`" + `active` + "`" + ` from false to true queues one build of the version, unless the project's builds are disabled or the version is uploaded (§A6 #6)."
+  "Update a version (maintainers). Fields not given keep their value, with or without ` + "`" + `replace` + "`" + `. Turning ` + "`" + `active` + "`" + ` from false to true queues one build of the version, unless the project's builds are disabled or the version is uploaded."
   updateVersion("The version and the fields to write." input: UpdateVersionInput!): UpdateVersionPayload!
   "Set a version's privacy level (maintainers)."
   setVersionPrivacy("The version and its new privacy level." input: SetVersionPrivacyInput!): SetVersionPrivacyPayload!
-  "Mark a version as published by the upload API or not (maintainers); ` + "`" + `false` + "`" + ` returns it to repository builds (api-2026.md §A4.5)."
+  "Mark a version as published by the upload API or not (maintainers). An uploaded version is never built from the repository; ` + "`" + `false` + "`" + ` returns it to repository builds."
   setVersionUploaded("The version and whether it is uploaded." input: SetVersionUploadedInput!): SetVersionUploadedPayload!
 
   "Queue a build of a version (maintainers). When the project's builds are disabled, nothing is queued and ` + "`" + `triggered` + "`" + ` is false."
   triggerBuild("The version to build." input: TriggerBuildInput!): TriggerBuildPayload!
-  "Cancel a queued or running build (maintainers of its project; api-2026.md §A6 #10). A queued build, or one whose worker is gone, is finished at once as cancelled; a running one is finished by its worker within seconds, so the build returned may still be running (follow it with ` + "`" + `buildUpdated` + "`" + `). Cancelling a finished build is a CONFLICT in the payload's ` + "`" + `errors` + "`" + `."
+  "Cancel a queued or running build (maintainers of its project). A queued build, or one whose worker is gone, is finished at once as cancelled; a running one is finished by its worker within seconds, so the build returned may still be running (follow it with ` + "`" + `buildUpdated` + "`" + `). Cancelling a finished build is a CONFLICT in the payload's ` + "`" + `errors` + "`" + `."
   cancelBuild("The build to cancel." input: CancelBuildInput!): CancelBuildPayload!
   "Queue a new build of the version that build ` + "`" + `id` + "`" + ` built (maintainers of its project), with triggerBuild's rules and payload."
   retryBuild("The build to build again." input: RetryBuildInput!): TriggerBuildPayload!
-  "Queue a version sync of the project without a build (maintainers, api-2026.md §A4.1). ` + "`" + `triggered` + "`" + ` is false when the project has builds disabled or no ` + "`" + `latest` + "`" + ` version; a sync already queued is not queued twice."
+  "Queue a version sync of the project without a build (maintainers): the repository's branches and tags are read again and its versions updated. ` + "`" + `triggered` + "`" + ` is false when the project has builds disabled or no ` + "`" + `latest` + "`" + ` version; a sync already queued is not queued twice."
   syncVersions("The project to sync." input: SyncVersionsInput!): SyncVersionsPayload!
-  "Start an upload of prebuilt docs (api-2026.md §A4.5): gets or creates the version and creates a build awaiting its archive. Refusals are outcomes, not errors."
+  "Start an upload of prebuilt docs (maintainers): gets or creates the version and creates a build awaiting its archive, which goes to ` + "`" + `uploadUrl` + "`" + `. Refusals are outcomes, not errors."
   initiateUpload("What the upload is for." input: InitiateUploadInput!): InitiateUploadPayload!
-  "Finish an upload: ` + "`" + `success` + "`" + ` queues the archive's processing, ` + "`" + `failed` + "`" + ` fails the build (api-2026.md §A4.5)."
+  "Finish an upload (maintainers): ` + "`" + `success` + "`" + ` queues the processing of the stored archive, which publishes it as the version's docs; ` + "`" + `failed` + "`" + ` fails the build."
   completeUpload("The upload's build and how it went." input: CompleteUploadInput!): CompleteUploadPayload!
 
   "Nest a project the caller maintains under ` + "`" + `project` + "`" + ` (maintainers of ` + "`" + `project` + "`" + `)."
@@ -4209,13 +4209,13 @@ type ProjectAccess {
 input ProjectFilterInput {
   "Only the project with this slug."
   slug: String
-  "Projects whose slug contains this, in any case (api-2026.md §A3)."
+  "Projects whose slug contains this, in any case; surrounding spaces are ignored, and a blank value does not filter."
   slugContains: String
-  "Projects whose name contains this, in any case (Unicode simple case mapping, api-2026.md §A3)."
+  "Projects whose name contains this, in any case (Unicode simple case mapping); surrounding spaces are ignored, and a blank value does not filter."
   nameContains: String
-  "Choice of behavior.md §10.1; another value is INVALID on field ` + "`" + `language` + "`" + `."
+  "Only projects in this language: a language code such as ` + "`" + `en` + "`" + ` or ` + "`" + `pt_BR` + "`" + `; another value is INVALID on field ` + "`" + `language` + "`" + `."
   language: String
-  "Choice of behavior.md §10.2."
+  "Only projects in this programming language: a code such as ` + "`" + `py` + "`" + ` or ` + "`" + `go` + "`" + `; another value is INVALID on field ` + "`" + `programming_language` + "`" + `."
   programmingLanguage: String
   "Only projects the caller maintains."
   maintainedByViewer: Boolean
@@ -4259,7 +4259,7 @@ type Repository {
 
 "A project's URLs: its docs and its dashboard pages."
 type ProjectUrls {
-  "Docs URL of the effective default version (behavior.md §8.2)."
+  "Docs URL of the project's default version (` + "`" + `latest` + "`" + ` when the stored default does not exist or is not active)."
   documentation: String!
   "The project's dashboard page."
   home: String!
@@ -4299,13 +4299,13 @@ type Project implements Node {
   documentationType: String!
   "Who may see the project."
   privacyLevel: PrivacyLevel!
-  "Privacy of the project's pull-request versions, their builds and their docs (api-2026.md §A1.7)."
+  "Privacy of the project's pull-request versions, their builds and their docs; the versions' own privacy level is not used."
   externalBuildsPrivacyLevel: PrivacyLevel!
-  "URL layout of the docs (api-2026.md §A1.8)."
+  "URL layout of the docs."
   versioningScheme: VersioningScheme!
-  "Whether versioningScheme is single_version_without_translations (the era's view of it)."
+  "Whether versioningScheme is single_version_without_translations (the older boolean view of it; writing true sets that scheme, false turns it into multiple_versions_with_translations)."
   singleVersion: Boolean!
-  "Custom path of the build configuration file, relative to the repository root (api-2026.md §A1.9); null when unset."
+  "Custom path of the build configuration file, relative to the repository root and ending in ` + "`" + `.readthedocs.yaml` + "`" + `; builds read only that file. Null when unset: builds look for ` + "`" + `.readthedocs.yaml` + "`" + ` and its variants at the root."
   readthedocsYamlPath: String
   "Whether old and development versions show a warning banner."
   showVersionWarning: Boolean!
@@ -4355,9 +4355,9 @@ type Project implements Node {
   environmentVariable("The variable's database id." id: Int!): EnvironmentVariable @maintainersOnly
   "The project's incoming-webhook integrations (maintainers only)."
   integrations: [Integration!] @maintainersOnly
-  "Project notifications (maintainers only); docsd attaches none, so the list is empty (api-2026.md §A4.3)."
+  "Project notifications (maintainers only); docsd attaches none, so the list is empty."
   notifications("Only notifications matching this." filter: NotificationFilterInput, "Page size (default 10)." limit: Int, "Rows to skip." offset: Int): NotificationList @maintainersOnly
-  "A project notification by id: always null (api-2026.md §A4.3)."
+  "A project notification by id: always null, since docsd attaches none."
   notification("The notification's id." id: Int!): Notification
   "Whether the caller maintains this project."
   viewerIsMaintainer: Boolean!
@@ -4365,13 +4365,13 @@ type Project implements Node {
   viewerCanAdminister: Boolean!
   "Whether the caller may change the project's admin fields (` + "`" + `setProjectAdminFields` + "`" + `: superusers)."
   viewerCanChangeAdminFields: Boolean!
-  "Admin fields (behavior.md §0.4), shown to maintainers and superusers; null to others."
+  "Settings the REST APIs do not write (superusers set them with setProjectAdminFields), shown to maintainers and superusers; null to others."
   adminFields: ProjectAdminFields
   "Where the docs host's redirects send a request for ` + "`" + `path` + "`" + ` (a dry run, maintainers only): the same matching the docs host runs, on the project's enabled redirects in position order. Null when no redirect applies."
   resolveRedirect("A path inside the project's docs namespace (` + "`" + `/en/latest/old.html` + "`" + `), or a full docs URL of the project; its query is ignored." path: String!): RedirectResolution @maintainersOnly
 }
 
-"A project's admin settings (behavior.md §0.4), read by maintainers and superusers."
+"A project's admin settings: stored settings the REST APIs do not write, read by maintainers and superusers and written by superusers (setProjectAdminFields)."
 type ProjectAdminFields {
   "Whether the project's builds are disabled."
   skip: Boolean!
@@ -4389,15 +4389,15 @@ type ProjectAdminFields {
   pythonInterpreter: String!
   "Whether builds see the system's Python packages."
   useSystemPackages: Boolean!
-  "Whether pull requests are built (behavior.md §9.6)."
+  "Whether pull requests are built: each open pull request gets an external version, built on every push and served under ` + "`" + `_/external/` + "`" + `."
   externalBuildsEnabled: Boolean!
   "Seconds before the project's builds are killed; null: the operator's default."
   buildTimeLimit: Int
   "The privacy level new versions get."
   versionPrivacyLevel: PrivacyLevel!
-  "Whether served HTML pages get the reader client (reader.md R.5.1)."
+  "Whether served HTML pages get the reader client: the script that adds the version menu, search and notices to each page."
   addonsEnabled: Boolean!
-  "Stored only: docsd injects no analytics (api-2026.md §A1.1)."
+  "Stored only: docsd injects no analytics."
   analyticsDisabled: Boolean!
 }
 
@@ -4407,17 +4407,17 @@ input VersionFilterInput {
   projectSlug: String
   "Only the version with this slug."
   slug: String
-  "Versions whose slug contains this, in any case (api-2026.md §A3)."
+  "Versions whose slug contains this, in any case; surrounding spaces are ignored, and a blank value does not filter."
   slugContains: String
   "Choice of branch, tag, unknown, external; another value is INVALID on field ` + "`" + `type` + "`" + `."
   type: String
   "Only active (true) or inactive (false) versions."
   active: Boolean
-  "Hidden from reader-facing version listings (api-2026.md §A1.2)."
+  "Only versions hidden (true) or not hidden (false) from reader-facing version listings."
   hidden: Boolean
   "Only built (true) or never built (false) versions."
   built: Boolean
-  "Published by the upload API (api-2026.md §A4.5)."
+  "Only versions published by the upload API (true) or built from the repository (false)."
   uploaded: Boolean
   "Only versions with this verbose name."
   verboseName: String
@@ -4459,7 +4459,7 @@ type VersionUrls {
 
 "A version's dashboard pages."
 type VersionDashboardUrls {
-  "The version's dashboard page: {public_url}/projects/{p}/versions/{v}/ (api-2026.md §A1.2)."
+  "The version's dashboard page: {public_url}/projects/{p}/versions/{v}/."
   edit: String!
 }
 
@@ -4499,13 +4499,13 @@ type Version implements Node {
   uploaded: Boolean!
   "Whether docsd made and manages the version (` + "`" + `latest` + "`" + `, ` + "`" + `stable` + "`" + `)."
   machine: Boolean!
-  "Left out of reader-facing version listings (flyout, footer, search); still served and listed by the APIs (api-2026.md §A1.2)."
+  "Left out of reader-facing version listings (flyout, footer, search); still served and listed by the APIs."
   hidden: Boolean!
-  "For the machine ` + "`" + `stable` + "`" + `, the active version its rule picks; for the machine ` + "`" + `latest` + "`" + `, the active version of the default branch; else empty (api-2026.md §A1.2)."
+  "For the machine ` + "`" + `stable` + "`" + `, the active version it points at (the highest release by PEP 440); for the machine ` + "`" + `latest` + "`" + `, the active version of the default branch; else empty. Versions the caller may not see are left out."
   aliases: [Version!]!
   "Who may see the version and its builds."
   privacyLevel: PrivacyLevel!
-  "The v2 ` + "`" + `documentation_type` + "`" + `: the doctype of the last successful build's configuration, else the project's (api-2026.md §A1.6)."
+  "The v2 ` + "`" + `documentation_type` + "`" + `: the doctype of the last successful build's configuration, else the project's."
   documentationType: String!
   "Whether a PDF was built."
   hasPdf: Boolean!
@@ -4603,9 +4603,9 @@ type Build implements Node {
   commands: [BuildCommand!]!
   "Docs URL of the build's version."
   docsUrl: String!
-  "Dashboard pages of the build, its project and its version (api-2026.md §A1.3)."
+  "Dashboard pages of the build, its project and its version."
   urls: BuildUrls!
-  "The version's verbose name when the build was created (v2, api-2026.md §A1.6)."
+  "The version's verbose name when the build was created."
   versionName: String!
   "The version's type when the build was created."
   versionType: VersionType!
@@ -4613,9 +4613,9 @@ type Build implements Node {
   readthedocsYamlPath: String
   "The commit on the repository host (GitHub, GitLab, Bitbucket); null for other hosts or before checkout."
   commitUrl: String
-  "The notification message id of the build's failure (api-2026.md §A4.2); null unless it finished unsuccessfully."
+  "The notification message id of the build's failure, e.g. ` + "`" + `build:user:generic` + "`" + `; null unless it finished unsuccessfully."
   errorId: String
-  "The build's notifications (api-2026.md §A4.2): one when it finished unsuccessfully (its id is the build id), none otherwise."
+  "The build's notifications: one when it finished unsuccessfully (its id is the build id), none otherwise."
   notifications("Only notifications matching this." filter: NotificationFilterInput, "Page size (default 10)." limit: Int, "Rows to skip." offset: Int): NotificationList!
   "The build's notification with that id, or null."
   notification("The notification's id (the build's id)." id: Int!): Notification
@@ -4649,7 +4649,7 @@ type NotificationList {
   nodes: [Notification!]!
 }
 
-"A notification attached to a build or project (api-2026.md §A4.2). docsd keeps no read state: every notification is ` + "`" + `unread` + "`" + `."
+"A notification attached to a build or project: why a build failed, with a message id and text. docsd keeps no read state: every notification is ` + "`" + `unread` + "`" + `."
 type Notification {
   "The notification's id."
   id: Int!
@@ -4681,7 +4681,7 @@ type NotificationMessage {
   iconClasses: String!
 }
 
-"What an upload of prebuilt docs is for (api-2026.md §A4.5)."
+"What an upload of prebuilt docs is for: the project and the version whose docs it publishes."
 input InitiateUploadInput {
   "Project slug."
   project: String!
@@ -4849,7 +4849,7 @@ type UserEdge {
   node: User!
 }
 
-"A redirect of a project's docs (behavior.md §8.6, api-2026.md §A2)."
+"A redirect of a project's docs, read and written by the project's maintainers. The docs host tries a project's enabled redirects in position order when a page is not found (and, for forced ones, before serving a page that exists); the first that yields a target wins."
 type Redirect implements Node {
   "The object's global id (see ` + "`" + `Node` + "`" + `)."
   id: ID!
@@ -4909,7 +4909,7 @@ type EnvironmentVariable implements Node {
   project: Project!
   "The variable's name, as builds see it."
   name: String!
-  "Also given to pull-request (external) builds (api-2026.md §A1.5)."
+  "Whether pull-request (external) builds get the variable too; other variables reach only builds of the project's own branches and tags."
   public: Boolean!
   "When the variable was created."
   created: Time!
@@ -4925,7 +4925,7 @@ type Integration {
   type: IntegrationType!
   "The secret the repository host signs its deliveries with."
   secret: String!
-  "The webhook URL of behavior.md §9.1 naming this integration: /api/v2/webhook/<project>/<id>/."
+  "The webhook URL naming this integration: {public_url}/api/v2/webhook/<project>/<id>/."
   webhookUrl: String!
   "When the integration was created."
   created: Time!
@@ -4947,11 +4947,11 @@ input ImportProjectInput {
   repository: RepositoryInput @goField(omittable: true)
   "The project's homepage URL."
   homepage: String @goField(omittable: true)
-  "A language code (behavior.md §10.1); default ` + "`" + `en` + "`" + `."
+  "A language code such as ` + "`" + `en` + "`" + ` or ` + "`" + `pt_BR` + "`" + `; default ` + "`" + `en` + "`" + `."
   language: String @goField(omittable: true)
-  "A programming language code (behavior.md §10.2)."
+  "A programming language code such as ` + "`" + `py` + "`" + ` or ` + "`" + `go` + "`" + `; ` + "`" + `words` + "`" + ` (the default) for prose only."
   programmingLanguage: String @goField(omittable: true)
-  "Each tag trimmed, empty ones dropped, duplicates removed keeping the first (api-2026.md §A1.1)."
+  "Each tag trimmed, empty ones dropped, duplicates removed keeping the first; at most 100 characters a tag."
   tags: [String!] @goField(omittable: true)
   "public (default), protected or private."
   privacyLevel: String @goField(omittable: true)
@@ -4973,9 +4973,9 @@ input UpdateProjectInput {
   repository: RepositoryInput @goField(omittable: true)
   "The project's homepage URL."
   homepage: String @goField(omittable: true)
-  "A language code (behavior.md §10.1)."
+  "A language code such as ` + "`" + `en` + "`" + ` or ` + "`" + `pt_BR` + "`" + `."
   language: String @goField(omittable: true)
-  "A programming language code (behavior.md §10.2)."
+  "A programming language code such as ` + "`" + `py` + "`" + ` or ` + "`" + `go` + "`" + `; ` + "`" + `words` + "`" + ` (the default) for prose only."
   programmingLanguage: String @goField(omittable: true)
   "The slug of the version the docs root serves."
   defaultVersion: String @goField(omittable: true)
@@ -4997,7 +4997,7 @@ input UpdateProjectInput {
   versioningScheme: String @goField(omittable: true)
   "null or blank clears it."
   readthedocsYamlPath: String @goField(omittable: true)
-  "Pull-request builds on or off (behavior.md §9.6)."
+  "Pull-request builds on or off."
   externalBuildsEnabled: Boolean @goField(omittable: true)
   "Stored only: docsd injects no analytics."
   analyticsDisabled: Boolean @goField(omittable: true)
@@ -5035,11 +5035,11 @@ input SetProjectAdminFieldsInput {
   versionPrivacyLevel: String
   "The project's description."
   description: String
-  "A documentation type code (behavior.md §10.5)."
+  "A documentation type code: ` + "`" + `sphinx` + "`" + `, ` + "`" + `sphinx_htmldir` + "`" + `, ` + "`" + `sphinx_singlehtml` + "`" + ` or ` + "`" + `mkdocs` + "`" + `; the doctype of builds without a configuration file."
   documentationType: String
   "Replaces the project's tags."
   tags: [String!]
-  "Whether served HTML pages get the reader client (reader.md R.5.1)."
+  "Whether served HTML pages get the reader client (the version menu, search and notices)."
   addonsEnabled: Boolean
 }
 
@@ -5073,15 +5073,15 @@ input CreateSubprojectInput {
   validateOnly: Boolean = false
 }
 
-"The project and the fields of a new redirect (api-2026.md §A2.1)."
+"The project and the fields of a new redirect."
 input CreateRedirectInput {
   "The project's slug."
   project: String!
   "A redirect type code (required when creating and with ` + "`" + `replace` + "`" + `)."
   type: String @goField(omittable: true)
-  "The path to match; which types need it: api-2026.md §A2.1."
+  "The path to match; required for ` + "`" + `prefix` + "`" + `, ` + "`" + `page` + "`" + ` and ` + "`" + `exact` + "`" + `, ignored by the other types. In ` + "`" + `page` + "`" + ` and ` + "`" + `exact` + "`" + `, a ` + "`" + `*` + "`" + ` may end it."
   fromUrl: String @goField(omittable: true)
-  "Where to send the reader; which types need it: api-2026.md §A2.1."
+  "Where to send the reader; required for ` + "`" + `page` + "`" + ` and ` + "`" + `exact` + "`" + `, ignored by the other types. ` + "`" + `:splat` + "`" + ` stands for what a trailing ` + "`" + `*` + "`" + ` of fromUrl matched."
   toUrl: String @goField(omittable: true)
   "301 or 302; 302 when a redirect is created without it."
   httpStatus: Int @goField(omittable: true)
@@ -5097,7 +5097,7 @@ input CreateRedirectInput {
   validateOnly: Boolean = false
 }
 
-"The redirect to update and the fields to write (api-2026.md §A2.1); absent fields keep their stored values."
+"The redirect to update and the fields to write; absent fields keep their stored values."
 input UpdateRedirectInput {
   "The project's slug."
   project: String!
@@ -5105,9 +5105,9 @@ input UpdateRedirectInput {
   id: ID!
   "A redirect type code (required when creating and with ` + "`" + `replace` + "`" + `)."
   type: String @goField(omittable: true)
-  "The path to match; which types need it: api-2026.md §A2.1."
+  "The path to match; required for ` + "`" + `prefix` + "`" + `, ` + "`" + `page` + "`" + ` and ` + "`" + `exact` + "`" + `, ignored by the other types. In ` + "`" + `page` + "`" + ` and ` + "`" + `exact` + "`" + `, a ` + "`" + `*` + "`" + ` may end it."
   fromUrl: String @goField(omittable: true)
-  "Where to send the reader; which types need it: api-2026.md §A2.1."
+  "Where to send the reader; required for ` + "`" + `page` + "`" + ` and ` + "`" + `exact` + "`" + `, ignored by the other types. ` + "`" + `:splat` + "`" + ` stands for what a trailing ` + "`" + `*` + "`" + ` of fromUrl matched."
   toUrl: String @goField(omittable: true)
   "301 or 302; 302 when a redirect is created without it."
   httpStatus: Int @goField(omittable: true)

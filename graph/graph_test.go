@@ -296,8 +296,8 @@ func (e *env) fixture() {
 	e.store.UpdateProject(ctx, p.ID, store.ProjectUpdate{PrivacyLevel: &priv})
 }
 
-// TestPermissionMatrix checks behavior.md §1.5/§1.7 for every kind of
-// caller against public and private projects.
+// TestPermissionMatrix checks what every kind of caller may see and do
+// with public and private projects.
 func TestPermissionMatrix(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
@@ -355,8 +355,8 @@ func TestPermissionMatrix(t *testing.T) {
 	})
 }
 
-// TestListVisibility checks that lists return the visible subset (§1.7) and
-// that anonymous callers see public data only (§5.1).
+// TestListVisibility checks that lists return the visible subset and that
+// anonymous callers see public data only.
 func TestListVisibility(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
@@ -517,7 +517,7 @@ func TestMutations(t *testing.T) {
 				t.Errorf("machine latest did not follow the default branch: %v", v)
 			}
 		}
-		// PUT needs only name and repository.url (api-2026.md §A6 #7).
+		// PUT needs only name and repository.url.
 		fails(`mutation { updateProject(input: {slug: "pub", replace: true, name: "X"}) { project { name } errors { path message code } } }`, nil, errs.Invalid,
 			errs.Fields{"repository": {"This field is required."}})
 		fails(`mutation { updateProject(input: {slug: "pub", replace: true, repository: {}}) { project { name } errors { path message code } } }`, nil, errs.Invalid,
@@ -555,7 +555,7 @@ func TestMutations(t *testing.T) {
 		if dig(data, "updateVersion", "version", "active") != false {
 			t.Errorf("active = %v", dig(data, "updateVersion", "version", "active"))
 		}
-		// A PUT needs nothing (api-2026.md §A6 #7): fields not given keep their value.
+		// A PUT needs nothing: fields not given keep their value.
 		data = ok(`mutation { updateVersion(input: {project: "pub", version: "v1.0", replace: true}) { version { active hidden privacyLevel } errors { path message code } } }`, nil)
 		if got := dig(data, "updateVersion", "version"); !reflect.DeepEqual(got, map[string]any{"active": false, "hidden": false, "privacyLevel": "public"}) {
 			t.Errorf("after an empty replace: %v", got)
@@ -590,7 +590,7 @@ func TestMutations(t *testing.T) {
 		}
 		fails(`mutation { setProjectAdminFields(input: {slug: "pub", skip: false}) { project { slug } errors { path message code } } }`, nil, errs.Forbidden, nil)
 
-		// Subprojects, with the §4.4.2 rules.
+		// Subprojects, with their create rules.
 		e.importProject("alice", "child")
 		e.importProject("bob", "bobs")
 		fails(`mutation { createSubproject(input: {project: "pub"}) { subproject { alias } errors { path message code } } }`, nil, errs.Invalid, errs.Fields{"child": {"This field is required."}})
@@ -758,7 +758,7 @@ func TestUnstorableText(t *testing.T) {
 	})
 }
 
-// TestLookupsByID checks the v2-style lookups by id against §5.1: public
+// TestLookupsByID checks the v2-style lookups by id: public
 // versions of public projects and their builds only, for anonymous callers.
 func TestLookupsByID(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {

@@ -20,8 +20,8 @@ func post(t *testing.T, srv *httptest.Server, auth, query string) (int, map[stri
 	return resp.StatusCode, out
 }
 
-// TestPublicEndpoint checks /graphql: token authentication with the exact
-// messages of behavior.md §1.1, anonymous reads, introspection and the
+// TestPublicEndpoint checks /graphql: token authentication with Read the
+// Docs' exact messages, anonymous reads, introspection and the
 // complexity limit.
 func TestPublicEndpoint(t *testing.T) {
 	s := storetest.Open(t, store.SQLite)

@@ -28,7 +28,7 @@ func fieldInvalid(field, value string) error {
 }
 
 // narrowToViewer sets *vis so that lists under p show everything to its
-// maintainers and the visible subset to anyone else (§1.5, §1.7).
+// maintainers and the visible subset to anyone else.
 func (r *Resolver) narrowToViewer(ctx context.Context, p *store.Project, vis **store.Visibility) error {
 	ok, err := r.isMaintainer(ctx, p)
 	if err != nil {
@@ -88,7 +88,7 @@ func (r *Resolver) visibleBuild(ctx context.Context, b *store.Build, internalOnl
 	return b, nil
 }
 
-// projectDocsURL is the docs URL of p's effective default version (§8.2).
+// projectDocsURL is the docs URL of p's effective default version.
 func (r *Resolver) projectDocsURL(ctx context.Context, p *store.Project) (string, error) {
 	t, err := r.target(ctx, p)
 	if err != nil {
@@ -101,7 +101,8 @@ func (r *Resolver) projectDocsURL(ctx context.Context, p *store.Project) (string
 	return r.Settings.URLs.Docs(t, version, ""), nil
 }
 
-// versionDocsURL is the docs URL of v (§8.2; pull-request versions §9.6).
+// versionDocsURL is the docs URL of v (under _/external/ for a pull
+// request's version).
 func (r *Resolver) versionDocsURL(ctx context.Context, v *store.Version) (string, error) {
 	p, err := r.loaders(ctx).projectByID.Load(ctx, v.ProjectID)
 	if err != nil {
@@ -117,7 +118,9 @@ func (r *Resolver) versionDocsURL(ctx context.Context, v *store.Version) (string
 	return r.Settings.URLs.Docs(t, v.Slug, ""), nil
 }
 
-// vcsURL is a version's urls.vcs (§4.2.1).
+// vcsURL is a version's urls.vcs: its tree on GitHub or GitLab (stable and
+// latest as the refs they stand for), its source on Bitbucket, else the
+// repository URL.
 func (r *Resolver) vcsURL(ctx context.Context, v *store.Version) (string, error) {
 	p, err := r.loaders(ctx).projectByID.Load(ctx, v.ProjectID)
 	if err != nil {
@@ -153,7 +156,8 @@ func (r *Resolver) vcsURL(ctx context.Context, v *store.Version) (string, error)
 
 var repoHosts = regexp.MustCompile(`(github\.com|gitlab\.com|bitbucket\.org)[/:]([^/]+)/([^/]+?)(?:\.git)?/?$`)
 
-// commitURL is a build's v2 commit_url (§5.4), nil for other hosts.
+// commitURL is a build's v2 commit_url on GitHub, GitLab or Bitbucket (a
+// pull request's commit for a pull-request build), nil for other hosts.
 func commitURL(repo, commit string, v *store.Version) *string {
 	m := repoHosts.FindStringSubmatch(repo)
 	if m == nil {
@@ -177,8 +181,8 @@ func commitURL(repo, commit string, v *store.Version) *string {
 	}
 }
 
-// webhookURL is the unambiguous incoming-webhook URL of an integration
-// (behavior.md §9.1): `/api/v2/webhook/<project>/<id>/`.
+// webhookURL is the unambiguous incoming-webhook URL of an integration:
+// `/api/v2/webhook/<project>/<id>/`.
 func webhookURL(publicURL, slug string, in *store.Integration) string {
 	return fmt.Sprintf("%s/api/v2/webhook/%s/%d/", publicURL, slug, in.ID)
 }

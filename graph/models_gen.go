@@ -300,11 +300,11 @@ type ImportProjectInput struct {
 	Repository graphql.Omittable[*RepositoryInput] `json:"repository,omitempty"`
 	// The project's homepage URL.
 	Homepage graphql.Omittable[*string] `json:"homepage,omitempty"`
-	// A language code (behavior.md §10.1); default `en`.
+	// A language code such as `en` or `pt_BR`; default `en`.
 	Language graphql.Omittable[*string] `json:"language,omitempty"`
-	// A programming language code (behavior.md §10.2).
+	// A programming language code such as `py` or `go`; `words` (the default) for prose only.
 	ProgrammingLanguage graphql.Omittable[*string] `json:"programmingLanguage,omitempty"`
-	// Each tag trimmed, empty ones dropped, duplicates removed keeping the first (api-2026.md §A1.1).
+	// Each tag trimmed, empty ones dropped, duplicates removed keeping the first; at most 100 characters a tag.
 	Tags graphql.Omittable[[]string] `json:"tags,omitempty"`
 	// public (default), protected or private.
 	PrivacyLevel graphql.Omittable[*string] `json:"privacyLevel,omitempty"`
@@ -324,7 +324,7 @@ type ImportProjectPayload struct {
 	Errors []*errs.UserError `json:"errors"`
 }
 
-// What an upload of prebuilt docs is for (api-2026.md §A4.5).
+// What an upload of prebuilt docs is for: the project and the version whose docs it publishes.
 type InitiateUploadInput struct {
 	// Project slug.
 	Project string `json:"project"`
@@ -358,7 +358,7 @@ type InitiateUploadPayload struct {
 type Mutation struct {
 }
 
-// A notification attached to a build or project (api-2026.md §A4.2). docsd keeps no read state: every notification is `unread`.
+// A notification attached to a build or project: why a build failed, with a message id and text. docsd keeps no read state: every notification is `unread`.
 type Notification struct {
 	// The notification's id.
 	ID int64 `json:"id"`
@@ -430,7 +430,7 @@ type ProjectAccess struct {
 	Maintainer bool `json:"maintainer"`
 }
 
-// A project's admin settings (behavior.md §0.4), read by maintainers and superusers.
+// A project's admin settings: stored settings the REST APIs do not write, read by maintainers and superusers and written by superusers (setProjectAdminFields).
 type ProjectAdminFields struct {
 	// Whether the project's builds are disabled.
 	Skip bool `json:"skip"`
@@ -448,15 +448,15 @@ type ProjectAdminFields struct {
 	PythonInterpreter string `json:"pythonInterpreter"`
 	// Whether builds see the system's Python packages.
 	UseSystemPackages bool `json:"useSystemPackages"`
-	// Whether pull requests are built (behavior.md §9.6).
+	// Whether pull requests are built: each open pull request gets an external version, built on every push and served under `_/external/`.
 	ExternalBuildsEnabled bool `json:"externalBuildsEnabled"`
 	// Seconds before the project's builds are killed; null: the operator's default.
 	BuildTimeLimit *int64 `json:"buildTimeLimit,omitempty"`
 	// The privacy level new versions get.
 	VersionPrivacyLevel string `json:"versionPrivacyLevel"`
-	// Whether served HTML pages get the reader client (reader.md R.5.1).
+	// Whether served HTML pages get the reader client: the script that adds the version menu, search and notices to each page.
 	AddonsEnabled bool `json:"addonsEnabled"`
-	// Stored only: docsd injects no analytics (api-2026.md §A1.1).
+	// Stored only: docsd injects no analytics.
 	AnalyticsDisabled bool `json:"analyticsDisabled"`
 }
 
@@ -484,13 +484,13 @@ type ProjectEdge struct {
 type ProjectFilterInput struct {
 	// Only the project with this slug.
 	Slug *string `json:"slug,omitempty"`
-	// Projects whose slug contains this, in any case (api-2026.md §A3).
+	// Projects whose slug contains this, in any case; surrounding spaces are ignored, and a blank value does not filter.
 	SlugContains *string `json:"slugContains,omitempty"`
-	// Projects whose name contains this, in any case (Unicode simple case mapping, api-2026.md §A3).
+	// Projects whose name contains this, in any case (Unicode simple case mapping); surrounding spaces are ignored, and a blank value does not filter.
 	NameContains *string `json:"nameContains,omitempty"`
-	// Choice of behavior.md §10.1; another value is INVALID on field `language`.
+	// Only projects in this language: a language code such as `en` or `pt_BR`; another value is INVALID on field `language`.
 	Language *string `json:"language,omitempty"`
-	// Choice of behavior.md §10.2.
+	// Only projects in this programming language: a code such as `py` or `go`; another value is INVALID on field `programming_language`.
 	ProgrammingLanguage *string `json:"programmingLanguage,omitempty"`
 	// Only projects the caller maintains.
 	MaintainedByViewer *bool `json:"maintainedByViewer,omitempty"`
@@ -498,7 +498,7 @@ type ProjectFilterInput struct {
 
 // A project's URLs: its docs and its dashboard pages.
 type ProjectUrls struct {
-	// Docs URL of the effective default version (behavior.md §8.2).
+	// Docs URL of the project's default version (`latest` when the stored default does not exist or is not active).
 	Documentation string `json:"documentation"`
 	// The project's dashboard page.
 	Home string `json:"home"`
@@ -688,11 +688,11 @@ type SetProjectAdminFieldsInput struct {
 	VersionPrivacyLevel *string `json:"versionPrivacyLevel,omitempty"`
 	// The project's description.
 	Description *string `json:"description,omitempty"`
-	// A documentation type code (behavior.md §10.5).
+	// A documentation type code: `sphinx`, `sphinx_htmldir`, `sphinx_singlehtml` or `mkdocs`; the doctype of builds without a configuration file.
 	DocumentationType *string `json:"documentationType,omitempty"`
 	// Replaces the project's tags.
 	Tags []string `json:"tags,omitempty"`
-	// Whether served HTML pages get the reader client (reader.md R.5.1).
+	// Whether served HTML pages get the reader client (the version menu, search and notices).
 	AddonsEnabled *bool `json:"addonsEnabled,omitempty"`
 }
 
@@ -844,9 +844,9 @@ type UpdateProjectInput struct {
 	Repository graphql.Omittable[*RepositoryInput] `json:"repository,omitempty"`
 	// The project's homepage URL.
 	Homepage graphql.Omittable[*string] `json:"homepage,omitempty"`
-	// A language code (behavior.md §10.1).
+	// A language code such as `en` or `pt_BR`.
 	Language graphql.Omittable[*string] `json:"language,omitempty"`
-	// A programming language code (behavior.md §10.2).
+	// A programming language code such as `py` or `go`; `words` (the default) for prose only.
 	ProgrammingLanguage graphql.Omittable[*string] `json:"programmingLanguage,omitempty"`
 	// The slug of the version the docs root serves.
 	DefaultVersion graphql.Omittable[*string] `json:"defaultVersion,omitempty"`
@@ -868,7 +868,7 @@ type UpdateProjectInput struct {
 	VersioningScheme graphql.Omittable[*string] `json:"versioningScheme,omitempty"`
 	// null or blank clears it.
 	ReadthedocsYamlPath graphql.Omittable[*string] `json:"readthedocsYamlPath,omitempty"`
-	// Pull-request builds on or off (behavior.md §9.6).
+	// Pull-request builds on or off.
 	ExternalBuildsEnabled graphql.Omittable[*bool] `json:"externalBuildsEnabled,omitempty"`
 	// Stored only: docsd injects no analytics.
 	AnalyticsDisabled graphql.Omittable[*bool] `json:"analyticsDisabled,omitempty"`
@@ -962,7 +962,7 @@ type VersionConnection struct {
 
 // A version's dashboard pages.
 type VersionDashboardUrls struct {
-	// The version's dashboard page: {public_url}/projects/{p}/versions/{v}/ (api-2026.md §A1.2).
+	// The version's dashboard page: {public_url}/projects/{p}/versions/{v}/.
 	Edit string `json:"edit"`
 }
 
@@ -980,17 +980,17 @@ type VersionFilterInput struct {
 	ProjectSlug *string `json:"projectSlug,omitempty"`
 	// Only the version with this slug.
 	Slug *string `json:"slug,omitempty"`
-	// Versions whose slug contains this, in any case (api-2026.md §A3).
+	// Versions whose slug contains this, in any case; surrounding spaces are ignored, and a blank value does not filter.
 	SlugContains *string `json:"slugContains,omitempty"`
 	// Choice of branch, tag, unknown, external; another value is INVALID on field `type`.
 	Type *string `json:"type,omitempty"`
 	// Only active (true) or inactive (false) versions.
 	Active *bool `json:"active,omitempty"`
-	// Hidden from reader-facing version listings (api-2026.md §A1.2).
+	// Only versions hidden (true) or not hidden (false) from reader-facing version listings.
 	Hidden *bool `json:"hidden,omitempty"`
 	// Only built (true) or never built (false) versions.
 	Built *bool `json:"built,omitempty"`
-	// Published by the upload API (api-2026.md §A4.5).
+	// Only versions published by the upload API (true) or built from the repository (false).
 	Uploaded *bool `json:"uploaded,omitempty"`
 	// Only versions with this verbose name.
 	VerboseName *string `json:"verboseName,omitempty"`

@@ -29,7 +29,8 @@ func (r *Resolver) buildQueued() {
 	}
 }
 
-// integrationTypeFor picks the integration an import creates (§4.1.4 step 5).
+// integrationTypeFor picks the integration an import creates: the webhook
+// of the repository's host, else a generic one.
 func integrationTypeFor(repo string) string {
 	host := ""
 	if u, err := url.Parse(repo); err == nil {
@@ -54,9 +55,9 @@ type projectFields struct {
 
 // checkRepository validates the nested repository input; required says
 // whether the object and its url must be present, typeRequired whether its
-// type must (an import's; PUT needs only the url, api-2026.md §A6 #7). currentType is
-// the project's stored VCS type ("" on import): a URL is checked against
-// the type it will be used with.
+// type must (an import's; PUT needs only the url). currentType is the
+// project's stored VCS type ("" on import): a URL is checked against the
+// type it will be used with.
 func (r *Resolver) checkRepository(f errs.Fields, in graphql.Omittable[*RepositoryInput], required, typeRequired bool, currentType string, pf *projectFields) {
 	if !in.IsSet() {
 		if required {
@@ -166,9 +167,9 @@ func (r *Resolver) importProject(ctx context.Context, in ImportProjectInput) (*s
 
 func slugTaken(s string) string { return fmt.Sprintf("Project with slug %q already exists.", s) }
 
-// translationLanguageClash reports whether p may not take language lang
-// (§4.1.5): a translation must differ from its main project and the main
-// project's other translations; a main project from its translations.
+// translationLanguageClash reports whether p may not take language lang: a
+// translation must differ from its main project and the main project's
+// other translations; a main project from its translations.
 func (r *Resolver) translationLanguageClash(ctx context.Context, p *store.Project, lang string) (bool, error) {
 	mainID := p.ID
 	if p.TranslationOf != nil {
@@ -309,8 +310,8 @@ func (r *Resolver) setProjectPrivacy(ctx context.Context, projectSlug, level str
 	return r.Store.UpdateProject(ctx, p.ID, store.ProjectUpdate{PrivacyLevel: &level})
 }
 
-// setProjectAdminFields sets the fields of §0.4 that no API writes; only
-// superusers (and the admin CLI) may.
+// setProjectAdminFields sets the stored fields the REST APIs do not write;
+// only superusers (and the admin CLI) may.
 func (r *Resolver) setProjectAdminFields(ctx context.Context, in SetProjectAdminFieldsInput) (*store.Project, error) {
 	const op = "graph.setProjectAdminFields"
 	v := ViewerFrom(ctx)
@@ -358,7 +359,7 @@ func (r *Resolver) setProjectAdminFields(ctx context.Context, in SetProjectAdmin
 }
 
 // setTranslationOf links projectSlug as a translation of mainSlug (or
-// unlinks it when mainSlug is nil), for a maintainer of both (§4.5).
+// unlinks it when mainSlug is nil), for a maintainer of both.
 // Linking adds a translation to main, as createSubproject adds a child to
 // its project: main not found is NotFound, while a translation that is
 // blank, missing or not the viewer's is a message on the input's `slug`,
@@ -483,7 +484,7 @@ func (r *Resolver) changeMaintainer(ctx context.Context, projectSlug, username s
 }
 
 // internalVersion finds a version of p by slug for a write; pull-request
-// versions are not found (§4.2.4).
+// versions are not found.
 func (r *Resolver) internalVersion(ctx context.Context, p *store.Project, versionSlug string) (*store.Version, error) {
 	v, err := r.Store.FindVersionBySlug(ctx, p.ID, versionSlug)
 	if err != nil {
@@ -495,11 +496,11 @@ func (r *Resolver) internalVersion(ctx context.Context, p *store.Project, versio
 	return v, nil
 }
 
-// updateVersion applies a v3 version PATCH or PUT (api-2026.md §A1.2): every
-// field is optional in both (§A6 #7), so replace changes nothing here. A
-// write that turns `active` from false to true also queues one build of
-// the version (§A6 #6), unless the project's builds are disabled or the
-// version is uploaded.
+// updateVersion applies a v3 version PATCH or PUT: every field is optional
+// in both, as on Read the Docs, so replace changes nothing here. A write
+// that turns `active` from false to true also queues one build of the
+// version, unless the project's builds are disabled or the version is
+// uploaded.
 func (r *Resolver) updateVersion(ctx context.Context, in UpdateVersionInput) (*store.Version, error) {
 	const op = "graph.updateVersion"
 	p, err := r.maintainedProject(ctx, in.Project)
@@ -562,8 +563,8 @@ func (r *Resolver) setVersionPrivacy(ctx context.Context, projectSlug, versionSl
 	return r.Store.UpdateVersion(ctx, v.ID, store.VersionUpdate{PrivacyLevel: &level})
 }
 
-// triggerBuild queues a build of any internal version, active or not
-// (§4.3.4); when the project's builds are disabled nothing is queued (§4.3.5).
+// triggerBuild queues a build of any internal version, active or not; when
+// the project's builds are disabled nothing is queued.
 func (r *Resolver) triggerBuild(ctx context.Context, projectSlug, versionSlug string) (*TriggerBuildPayload, error) {
 	p, err := r.maintainedProject(ctx, projectSlug)
 	if err != nil {
@@ -589,7 +590,12 @@ func (r *Resolver) triggerBuild(ctx context.Context, projectSlug, versionSlug st
 
 var aliasPattern = regexp.MustCompile(`^[-a-zA-Z0-9_]+$`)
 
-// createSubproject applies the create rules of §4.4.2 in their order.
+// createSubproject applies the create rules in Read the Docs' order, each
+// field reporting its first failing check: child given, a project the
+// caller maintains, not already a subproject or a superproject, not the
+// project itself; alias a slug of at most 255 characters (the child's slug
+// by default) not used by another subproject of the project; then the
+// project must not itself be a subproject (no nesting).
 func (r *Resolver) createSubproject(ctx context.Context, in CreateSubprojectInput) (*store.Relationship, error) {
 	const op = "graph.createSubproject"
 	parent, err := r.maintainedProject(ctx, in.Project)
@@ -699,8 +705,7 @@ func (r *Resolver) deleteSubproject(ctx context.Context, parentSlug, alias strin
 	return gid.Encode(nodeSubproject, parent.ID, rels[0].ID), nil
 }
 
-// redirectNeeds says which URLs a redirect type requires (behavior.md
-// §4.6.2, api-2026.md §A2.2).
+// redirectNeeds says which URLs a redirect type requires.
 func redirectNeeds(typ string) (from, to bool) {
 	switch typ {
 	case "prefix":
@@ -712,7 +717,7 @@ func redirectNeeds(typ string) (from, to bool) {
 }
 
 // redirectOncePerProject reports whether a project may have only one
-// redirect of type typ (api-2026.md §A2.4 check 4).
+// redirect of type typ.
 func redirectOncePerProject(typ string) bool {
 	return typ == "clean_url_to_html" || typ == "html_to_clean_url"
 }
@@ -725,10 +730,10 @@ func redirectTypeTaken(typ string) string {
 // maxPosition is the largest redirect position accepted (a 32-bit field).
 const maxPosition = 2147483647
 
-// saveRedirect creates (create) or updates redirect in.ID (api-2026.md
-// §A2.1, §A2.4). Create and PUT (in.Replace) require the type. Fields not
-// sent keep their stored values (defaults on create), and the checks run on
-// the redirect as it would be stored.
+// saveRedirect creates (create) or updates redirect in.ID, reporting every
+// failing field together. Create and PUT (in.Replace) require the type.
+// Fields not sent keep their stored values (defaults on create), and the
+// checks run on the redirect as it would be stored.
 func (r *Resolver) saveRedirect(ctx context.Context, in RedirectInput, create bool) (*store.Redirect, error) {
 	const op = "graph.saveRedirect"
 	replace := create || isTrue(in.Replace)
@@ -818,15 +823,17 @@ func (r *Resolver) saveRedirect(ctx context.Context, in RedirectInput, create bo
 	} else {
 		saved, err = r.Store.UpdateRedirect(ctx, red, moveTo)
 	}
-	if errs.Is(err, errs.Conflict) { // lost a race with the check of §A2.4 #4
+	if errs.Is(err, errs.Conflict) { // lost a race with redirectOncePerProject's check
 		return nil, &errs.Error{Kind: errs.Invalid, Op: op, Fields: errs.Fields{"type": {redirectTypeTaken(red.Type)}}, Err: err}
 	}
 	return saved, err
 }
 
-// checkRedirectRules adds the per-type checks of api-2026.md §A2.4 (2–4)
-// on red, the redirect as it would be stored; fromSet and toSet say which
-// URLs the write sent. A field that already failed gets no second message.
+// checkRedirectRules adds the per-type checks on red, the redirect as it
+// would be stored: the URLs the type requires, the `*` wildcard only at the
+// end of a page or exact from_url (and `:splat` only with it), and the
+// types allowed once per project. fromSet and toSet say which URLs the
+// write sent. A field that already failed gets no second message.
 func (r *Resolver) checkRedirectRules(ctx context.Context, f errs.Fields, red *store.Redirect, fromSet, toSet bool) error {
 	needFrom, needTo := redirectNeeds(red.Type)
 	requireURL := func(field string, need, sent bool, value string) {
@@ -866,7 +873,7 @@ func (r *Resolver) checkRedirectRules(ctx context.Context, f errs.Fields, red *s
 
 var envName = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
 
-// Limits of environment variable values (api-2026.md §A1.5), in characters.
+// Limits of environment variable values, in characters.
 const (
 	envValueMax = 48000  // one value
 	envTotalMax = 256000 // all values of a project
@@ -885,7 +892,10 @@ func envValuesFit(existing []*store.EnvironmentVariable, value string) bool {
 	return total <= envTotalMax
 }
 
-// createEnvironmentVariable applies the create rules of §4.7.2.
+// createEnvironmentVariable applies the create rules: name required, at
+// most 128 characters, then the first of Read the Docs' dashboard rules it
+// breaks (no leading __ or READTHEDOCS, unique in the project, no spaces,
+// letters, digits and _ only); value required within the size limits.
 func (r *Resolver) createEnvironmentVariable(ctx context.Context, in CreateEnvironmentVariableInput) (*store.EnvironmentVariable, error) {
 	const op = "graph.createEnvironmentVariable"
 	p, err := r.maintainedProject(ctx, in.Project)

@@ -8,12 +8,13 @@ import (
 	"docsd/store"
 )
 
-// Build notifications (api-2026.md §A4.2) are derived from the build's
-// stored failure; nothing about them is stored.
+// Build notifications are derived from the build's stored failure: a build
+// that finished unsuccessfully has one, whose id is the build's, others
+// none. Nothing about them is stored, so every one is unread.
 
 // GenericErrorID is the message id of a failed build that carries no id of
 // its own (a failure recorded before error ids existed, or one no step
-// classified): the contract's "other internal error".
+// classified): Read the Docs' message for another internal error.
 const GenericErrorID = "build:app:generic-with-build-id"
 
 // notificationHeaders are Read the Docs' header texts by message id.
@@ -110,13 +111,16 @@ func (r *Resolver) buildNotificationByID(b *store.Build, id int64) *Notification
 	return nil
 }
 
-// projectNotifications is the always-empty list of §A4.3 (maintainers
-// only, by @maintainersOnly).
+// projectNotifications is the always-empty list of a project's
+// notifications: docsd attaches none (maintainers only, by
+// @maintainersOnly).
 func (r *Resolver) projectNotifications(ctx context.Context, p *store.Project, filter *NotificationFilterInput, limit, offset *int64) (*NotificationList, error) {
 	return r.notificationList(nil, filter, limit, offset), nil
 }
 
-// syncVersions queues a stand-alone version sync (api-2026.md §A4.1).
+// syncVersions queues a stand-alone version sync, unless one is queued
+// already; none when the project's builds are disabled or it has no
+// `latest`.
 func (r *Resolver) syncVersions(ctx context.Context, slug string) (*SyncVersionsPayload, error) {
 	p, err := r.maintainedProject(ctx, slug)
 	if err != nil {

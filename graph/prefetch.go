@@ -279,8 +279,8 @@ func (r *Resolver) prefetchVersions(ctx context.Context, vs []*store.Version, se
 func activeFromInternal(sel *selection) bool { return sel.has("ref", "urls") }
 
 // activeOnly returns the versions of vs (internal, in list order) that are
-// active versions: active, built and public (behavior.md §4.1.1's
-// active_versions, the activeVersionsOf loader's filter).
+// active versions: active, built and public (a project's active_versions,
+// the activeVersionsOf loader's filter).
 func activeOnly(vs []*store.Version) []*store.Version {
 	out := []*store.Version{}
 	for _, v := range vs {

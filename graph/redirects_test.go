@@ -9,11 +9,10 @@ import (
 	"docsd/storetest"
 )
 
-// TestRedirectFields2023: the graph side of api-2026.md §A2 (§A6 #18) —
-// position, force, enabled, description and httpStatus are read and
-// written, positions follow §A2.3, and the validation messages are the
-// API's.
-func TestRedirectFields2023(t *testing.T) {
+// TestRedirectFields: GraphQL parity for redirects — position, force,
+// enabled, description and httpStatus are read and written, positions stay
+// 0…N−1, and the validation messages are the API's.
+func TestRedirectFields(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
 		e.importProject("alice", "pub")
@@ -56,7 +55,7 @@ func TestRedirectFields2023(t *testing.T) {
 			t.Errorf("list order: %v", got)
 		}
 
-		// The §A2.1/§A2.4 messages, all fields together.
+		// The validation messages, all fields together.
 		for _, tc := range []struct {
 			name  string
 			query string

@@ -60,7 +60,7 @@ func (r *Resolver) maxPage() int {
 }
 
 // window turns optional GraphQL limit/offset arguments into a store page:
-// limit defaults to 10 and is clamped to MaxPageSize (behavior.md §3.4);
+// limit defaults to 10 and is clamped to MaxPageSize;
 // a negative offset is 0.
 func (r *Resolver) window(limit, offset *int64) (int, int) {
 	l, o := 10, 0

@@ -17,7 +17,7 @@ import (
 // TestRESTWaitsForNoLoader asserts that no REST read waits for a loader's
 // batch: every relation its operations ask for is prefetched (prefetch.go),
 // so each request dispatches no batch after loaderWait. A request that does
-// would sleep at least a millisecond per level of its selection (issue 14).
+// would sleep at least a millisecond per level of its selection.
 func TestRESTWaitsForNoLoader(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)

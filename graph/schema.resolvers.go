@@ -668,7 +668,7 @@ func (r *queryResolver) ProjectAccess(ctx context.Context, slug string) (*Projec
 	if !visible && ViewerFrom(ctx).User == nil {
 		// An anonymous caller learns nothing of a project it may not see:
 		// the answer is a missing project's, as the docs host, v2 and
-		// project(slug:) give it (behavior.md §1.2, §8.3).
+		// project(slug:) give it.
 		return &ProjectAccess{}, nil
 	}
 	maint, err := r.isMaintainer(ctx, p)

@@ -13,7 +13,7 @@ const (
 )
 
 // maxSearchLimit bounds one page of search results (docsearch's largest
-// page_size, reader.md R.6.7).
+// page_size).
 const maxSearchLimit = 100
 
 // search answers Query.search: scope from the query's arguments or from

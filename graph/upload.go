@@ -19,9 +19,9 @@ import (
 	"docsd/store"
 )
 
-// The upload API's graph side (api-2026.md §A4.5): initiate gets or creates
-// the version and creates a build awaiting its archive; complete queues the
-// archive's processing or fails the build. Where the archive goes is the
+// The upload API's graph side: initiate gets or creates the version and
+// creates a build awaiting its archive; complete queues the archive's
+// processing or fails the build. Where the archive goes is the
 // UploadTarget's business (local storage or S3).
 
 // UploadTarget is where clients POST archives.
@@ -91,7 +91,11 @@ func ValidateUploadInput(in InitiateUploadInput) error {
 	return f.Err("graph.initiateUpload")
 }
 
-// initiateUpload runs initiate's checks in the contract's order.
+// initiateUpload runs initiate's checks in Read the Docs' order: an
+// authenticated caller, valid input, the project, a maintainer of it, the
+// upload API on, the project's builds enabled, the pending uploads under
+// their limit; then it gets the version, creates its build and the
+// upload's target.
 func (r *Resolver) initiateUpload(ctx context.Context, in InitiateUploadInput) (*InitiateUploadPayload, error) {
 	const op = "graph.initiateUpload"
 	if ViewerFrom(ctx).User == nil {
@@ -147,8 +151,9 @@ func (r *Resolver) initiateUpload(ctx context.Context, in InitiateUploadInput) (
 	return &InitiateUploadPayload{Outcome: "created", Build: r.buildView(ctx, b), Version: r.versionView(ctx, v), UploadURL: &UploadURL{URL: url, Fields: raw}}, nil
 }
 
-// uploadVersion gets or creates initiate's version (api-2026.md §A4.5,
-// version resolution).
+// uploadVersion gets or creates initiate's version: the one with that name
+// and type is activated (and takes the new identifier, unless it is the
+// machine latest or stable); else a new active one with a unique slug.
 func uploadVersion(ctx context.Context, tx *store.Tx, p *store.Project, in InitiateUploadInput) (*store.Version, error) {
 	all, err := tx.FindVersions(ctx, store.VersionFilter{ProjectIDs: []int64{p.ID}})
 	if err != nil {
@@ -180,7 +185,10 @@ func uploadVersion(ctx context.Context, tx *store.Tx, p *store.Project, in Initi
 	})
 }
 
-// completeUpload runs complete's checks in the contract's order.
+// completeUpload runs complete's checks in Read the Docs' order: an
+// authenticated caller, the status, the build and its upload, a maintainer
+// of its project, the upload pending, then (for success) the archive
+// stored.
 func (r *Resolver) completeUpload(ctx context.Context, build, status string) (*CompleteUploadPayload, error) {
 	const op = "graph.completeUpload"
 	if ViewerFrom(ctx).User == nil {

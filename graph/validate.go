@@ -19,7 +19,7 @@ import (
 // Field error keys use the API's field names (snake_case, dotted for nested
 // fields: "repository.url"), so REST renders them as they are.
 
-// strRule says how a string input field is checked (behavior.md §2.2).
+// strRule says how a string input field is checked, with DRF's messages.
 type strRule struct {
 	required   bool // absent → "This field is required."
 	allowNull  bool // null → accepted as "not given"
@@ -75,7 +75,7 @@ func checkBool(f errs.Fields, field string, in graphql.Omittable[*bool], require
 	return *in.Value(), true
 }
 
-// checkChoice records the §2.2 choice message when v is not in t.
+// checkChoice records the choice message when v is not in t.
 func checkChoice(f errs.Fields, field, v string, t choices.Table) bool {
 	if !t.Has(v) {
 		f.Add(field, errs.BadChoice(v))
@@ -84,7 +84,7 @@ func checkChoice(f errs.Fields, field, v string, t choices.Table) bool {
 	return true
 }
 
-// filterChoice validates a choice filter (behavior.md §3.6).
+// filterChoice validates a choice filter.
 func filterChoice(field string, v *string, t choices.Table) error {
 	if v == nil || t.Has(*v) {
 		return nil
@@ -93,8 +93,9 @@ func filterChoice(field string, v *string, t choices.Table) error {
 }
 
 // repositoryURLError returns the message of the first repository URL rule
-// that rejects raw (behavior.md §4.1.4, then the private-network rule of
-// issue 9 after name resolution), or "" when it is accepted. A URL that a
+// that rejects raw (package repourl's scheme rules, then, after name
+// resolution, the refusal of hosts on private networks unless
+// allow-private-network is set), or "" when it is accepted. A URL that a
 // setting would accept is logged with the setting's name.
 func (r *Resolver) repositoryURLError(raw, vcs string) string {
 	p := repourl.Policy{AllowLocal: r.Settings.AllowLocalRepos, AllowPrivate: r.Settings.AllowPrivateRepos,

@@ -7,9 +7,9 @@ import (
 	"docsd/store"
 )
 
-// versionAliases is a version's `aliases` (api-2026.md §A1.2): the active
-// version the machine `stable` or `latest` stands for, when the caller can
-// see it; empty for every other version.
+// versionAliases is a version's `aliases`: the active version the machine
+// `stable` or `latest` stands for, when the caller can see it; empty for
+// every other version.
 func (r *Resolver) versionAliases(ctx context.Context, v *store.Version) ([]*store.Version, error) {
 	none := []*store.Version{}
 	if !v.Machine {
@@ -41,9 +41,9 @@ func (r *Resolver) versionAliases(ctx context.Context, v *store.Version) ([]*sto
 	return []*store.Version{alias}, nil
 }
 
-// versionDocumentationType is v2's `documentation_type` of a version
-// (api-2026.md §A1.6): the doctype of its last successful build's stored
-// configuration, else the project's documentation type.
+// versionDocumentationType is v2's `documentation_type` of a version: the
+// doctype of its last successful build's stored configuration, else the
+// project's documentation type.
 func (r *Resolver) versionDocumentationType(ctx context.Context, v *store.Version) (string, error) {
 	b, err := r.loaders(ctx).lastSuccessOf.Load(ctx, v.ID)
 	if err != nil {

@@ -84,11 +84,13 @@ func (v Viewer) visibility() *store.Visibility {
 	return &store.Visibility{UserID: v.UserID(), All: v.SeesAll()}
 }
 
-// Authenticate reads an `Authorization` header value by the rules of
-// behavior.md §1.1. It returns (nil, nil) for an anonymous caller (no header,
-// or another scheme), the user for a good token, and an Unauthenticated
-// error carrying the exact §1.1 message otherwise. A wrong token never
-// reveals whether a user exists.
+// Authenticate reads an `Authorization` header value as Read the Docs
+// does: `Token <key>`, the scheme in any case. It returns (nil, nil) for an
+// anonymous caller (no header, or another scheme), the user for a good
+// token, and an Unauthenticated error carrying Read the Docs' exact message
+// otherwise (no key, spaces in it, characters outside Latin-1, an unknown
+// key, an inactive user). A wrong token never reveals whether a user
+// exists.
 func Authenticate(ctx context.Context, s *store.Store, header string) (*store.User, error) {
 	v, err := authenticate(ctx, s, header)
 	return v.User, err

@@ -10,11 +10,11 @@ import (
 // The GraphQL Project, Version and Build types are bound to views: a store
 // row seen by one request. A view carries the request (its context, with
 // the request's viewer and loaders, and the resolver), so that the fields
-// that read the row's relations are methods without a context. The
-// executor runs such fields inline, where it gives every resolver field of
-// every listed object a goroutine of its own (issue 14): on the REST paths,
-// whose relations the lookahead (prefetch.go) has read before the rows are
-// marshalled, each goroutine cost more than the field's work.
+// that read the row's relations are methods without a context. The executor
+// runs such fields inline, where it gives every resolver field of every
+// listed object a goroutine of its own: on the REST paths, whose relations
+// the lookahead (prefetch.go) has read before the rows are marshalled, each
+// goroutine cost more than the field's work.
 //
 // A view's field reads its relation through the request's loaders when the
 // field runs: what the lookahead read is found at once, anything else is

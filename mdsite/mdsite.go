@@ -1,6 +1,7 @@
-// Package mdsite is docsd's built-in Markdown site builder (behavior.md
-// §7.4 step 11): it renders a mkdocs.yml nav, a docs/ folder or a
-// README.md into HTML pages without MkDocs.
+// Package mdsite is docsd's built-in Markdown site builder: it renders a
+// mkdocs.yml nav, a docs/ folder or a README.md into HTML pages without
+// MkDocs. The builder uses it for the mkdocs doctype when there is no
+// mkdocs.yml or MkDocs is not installed.
 package mdsite
 
 import (
@@ -59,10 +60,10 @@ type navItem struct {
 	Children []*navItem
 }
 
-// Build is the built-in builder of behavior.md §7.4 step 11: it
-// renders a mkdocs.yml nav, a docs/ folder or a README.md with goldmark
-// into HTML pages with navigation and a table of contents. It returns its
-// log; an error means the build failed (the log says why).
+// Build is the built-in Markdown builder: it renders a mkdocs.yml nav, or
+// else a docs/ folder, or else a root README.md, with goldmark into HTML
+// pages with navigation and a table of contents. It returns its log; an
+// error means the build failed (the log says why).
 func Build(ctx context.Context, o Options) (string, error) {
 	b := &site{o: o, siteName: o.SiteName, docsDir: o.Root}
 	err := b.build(ctx)

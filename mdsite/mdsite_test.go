@@ -75,8 +75,8 @@ func TestBuiltinMarkdownBuilder(t *testing.T) {
 	})
 }
 
-// TestPagesIndexWithoutNavigation: the search indexer (reader.md R.6.2)
-// keeps a built page's own text and none of the builder's navigation — the
+// TestPagesIndexWithoutNavigation: the search indexer, which splits a
+// built page into a title and sections, keeps the page's own text and none of the builder's navigation — the
 // previous/next links and the table of contents are marked as navigation,
 // so the indexer's rule for <nav> removes them as it does Sphinx's and
 // MkDocs' themes'.

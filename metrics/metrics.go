@@ -33,8 +33,8 @@ type Metrics struct {
 	latency   *prometheus.HistogramVec
 	docsBytes prometheus.Counter
 	// series keeps each label set's counter and histogram (seriesKey →
-	// *series), so that a request costs no label hashing (issue 14); the
-	// label sets are few (Route, normalMethod, status codes).
+	// *series), so that a request costs no label hashing; the label sets
+	// are few (Route, normalMethod, status codes).
 	series sync.Map
 }
 

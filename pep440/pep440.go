@@ -1,6 +1,6 @@
 // Package pep440 parses and orders version strings the way Python's
-// packaging.version.Version does (PEP 440), and picks the candidate of the
-// stable rule (behavior.md §6.4) from a project's versions.
+// packaging.version.Version does (PEP 440), and picks the version a
+// project's machine `stable` version points at from its versions.
 package pep440
 
 import (

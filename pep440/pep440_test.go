@@ -328,7 +328,7 @@ func TestStableCandidate(t *testing.T) {
 		want     string // verbose_name of the candidate, "" for none
 		wantType string
 	}{
-		// The examples of behavior.md §6.4.
+		// The stable rule's worked examples.
 		{"prerelease dropped", tag("1.0", "1.1", "2.0b1"), "1.1", "tag"},
 		{"numeric not lexical", tag("v1.9", "v1.10"), "v1.10", "tag"},
 		{"tag beats higher branch", join(branch("2.x"), tag("1.5")), "1.5", "tag"},

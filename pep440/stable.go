@@ -7,12 +7,12 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// ParseVerboseName parses a version's verbose_name by step 1 of the stable
-// rule (behavior.md §6.4): the name is NFKD-normalised and stripped of every
-// non-ASCII character, then parsed; if that fails and the result contains
-// ".x", every ".x" is replaced by ".0" and parsing is retried ("1.x" → 1.0,
-// "2.1.x" → 2.1.0). The ".x" match is case-sensitive, as RTD's was. ok is
-// false for names that are no version ("latest", "stable", "master").
+// ParseVerboseName parses a version's verbose_name as the stable rule reads
+// it: the name is NFKD-normalised and stripped of every non-ASCII
+// character, then parsed; if that fails and the result contains ".x", every
+// ".x" is replaced by ".0" and parsing is retried ("1.x" → 1.0, "2.1.x" →
+// 2.1.0). The ".x" match is case-sensitive, as RTD's was. ok is false for
+// names that are no version ("latest", "stable", "master").
 func ParseVerboseName(name string) (v Version, ok bool) {
 	s := asciiFold(name)
 	v, err := Parse(s)
@@ -48,13 +48,13 @@ type Candidate struct {
 	Type        string // "tag" or "branch"; other types are never chosen
 }
 
-// StableCandidate picks the version that `stable` should point at, by steps
-// 1–4 of the stable rule (behavior.md §6.4): names that are no PEP 440
-// version (ParseVerboseName) and pre-releases (pre or dev segment; post
-// releases stay) are dropped; the rest is sorted highest version first, equal
-// versions in descending verbose_name order (by code point), then in the
-// order given; the first tag in that order wins, else the first branch. ok
-// is false when there is no candidate. cs is not modified.
+// StableCandidate picks the version that `stable` should point at: names
+// that are no PEP 440 version (ParseVerboseName) and pre-releases (pre or
+// dev segment; post releases stay) are dropped; the rest is sorted highest
+// version first, equal versions in descending verbose_name order (by code
+// point), then in the order given; the first tag in that order wins, else
+// the first branch. ok is false when there is no candidate. cs is not
+// modified.
 func StableCandidate(cs []Candidate) (c Candidate, ok bool) {
 	type parsed struct {
 		Candidate
@@ -87,7 +87,7 @@ func StableCandidate(cs []Candidate) (c Candidate, ok bool) {
 	return Candidate{}, false
 }
 
-// The version types the stable rule distinguishes (behavior.md §6.6).
+// The version types the stable rule distinguishes.
 const (
 	typeTag    = "tag"
 	typeBranch = "branch"

@@ -1,9 +1,9 @@
 // Package ratelimit holds docsd's request budgets: a sliding window per
-// caller (behavior.md §3.11) that API v3 and /graphql share per user, and
-// that /graphql and the search endpoints also apply per client address.
+// caller that API v3 and /graphql share per user, and that /graphql and the
+// search endpoints also apply per client address.
 //
 // A Limiter lives in one process: behind N serve nodes a caller may get N
-// times the rate (DESIGN.md, "Scaling past one machine").
+// times the rate.
 package ratelimit
 
 import (
@@ -16,9 +16,9 @@ import (
 	"docsd/errs"
 )
 
-// ParseRate reads a rate setting (behavior.md §0.2): "N/second",
-// "N/minute", "N/hour" or "N/day" (also s, sec, m, min, h, d). "0", "" and
-// N = 0 turn the limit off, which is reported as n = 0.
+// ParseRate reads a rate setting: "N/second", "N/minute", "N/hour" or
+// "N/day" (also s, sec, m, min, h, d). "0", "" and N = 0 turn the limit
+// off, which is reported as n = 0.
 func ParseRate(rate string) (n int, window time.Duration, err error) {
 	if rate == "" || rate == "0" {
 		return 0, 0, nil
@@ -46,7 +46,7 @@ func ParseRate(rate string) (n int, window time.Duration, err error) {
 // Limiter allows each key limit requests per sliding window: it keeps the
 // times of a key's accepted requests within the last window; when their
 // count has reached the limit a request is refused and not recorded, and
-// the caller must wait until the oldest leaves the window (§3.11).
+// the caller must wait until the oldest leaves the window.
 //
 // A nil *Limiter allows everything, so that "off" needs no special case.
 type Limiter struct {
@@ -127,8 +127,8 @@ func Seconds(d time.Duration) int {
 	return max(int((d+time.Second-1)/time.Second), 1)
 }
 
-// Message is the text of a refused request (behavior.md §3.11) for a wait
-// of secs seconds.
+// Message is the text of a refused request, Read the Docs' throttling
+// message, for a wait of secs seconds.
 func Message(secs int) string {
 	if secs == 1 {
 		return "Request was throttled. Expected available in 1 second."

@@ -7,7 +7,7 @@ import (
 	"docsd/errs"
 )
 
-// TestParseRate checks the rate syntax of behavior.md §0.2.
+// TestParseRate checks the rate syntax of the throttle settings.
 func TestParseRate(t *testing.T) {
 	for _, rate := range []string{"0", "", "0/minute"} {
 		if l, err := New(rate); l != nil || err != nil {
@@ -26,7 +26,7 @@ func TestParseRate(t *testing.T) {
 	}
 }
 
-// TestMessage checks the singular and plural forms of §3.11.
+// TestMessage checks the singular and plural forms of the message.
 func TestMessage(t *testing.T) {
 	for secs, want := range map[int]string{
 		1:  "Request was throttled. Expected available in 1 second.",
@@ -38,7 +38,7 @@ func TestMessage(t *testing.T) {
 	}
 }
 
-// TestSlidingWindow checks §3.11's window per key with a fake clock: a
+// TestSlidingWindow checks the window per key with a fake clock: a
 // refused request is not recorded, the wait is rounded up, keys are apart.
 func TestSlidingWindow(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -1,7 +1,7 @@
-// Package redirects decides where a project's redirects send a docs path
-// (behavior.md §8.6, api-2026.md §A2.5): the docs host answers readers with
-// it, and the graph's Project.resolveRedirect answers a maintainer's dry run
-// with the same functions, so the two never disagree.
+// Package redirects decides where a project's redirects send a docs path:
+// the docs host answers readers with it, and the graph's
+// Project.resolveRedirect answers a maintainer's dry run with the same
+// functions, so the two never disagree.
 package redirects
 
 import (
@@ -23,11 +23,11 @@ type Input struct {
 }
 
 // Split is how the docs host reads rest, a path inside a namespace ("" or
-// starting with "/"), for redirects: by the namespace's versioning scheme
-// (api-2026.md §A1.8), /<lang>/<version>/<file> with a known language code,
-// /<version>/<file> (language lang, the namespace project's) without
-// translations, and anything else — a single-version namespace, or a path
-// too short or with an unknown language — matched whole.
+// starting with "/"), for redirects: by the namespace's versioning scheme,
+// /<lang>/<version>/<file> with a known language code, /<version>/<file>
+// (language lang, the namespace project's) without translations, and
+// anything else — a single-version namespace, or a path too short or with
+// an unknown language — matched whole.
 func Split(scheme, lang, rest string) Input {
 	whole := Input{Path: rest, Full: rest}
 	if choices.IsSingleVersion(scheme) || rest == "" || rest == "/" {
@@ -64,10 +64,10 @@ type Match struct {
 // First tries rds (enabled redirects in position order) on in and returns
 // the first one that matches; ok is false when none does, or when the first
 // match leads back to the requested path itself on the host the reader
-// asked (origin, requestPath): the loop guard of §8.6, which stops the
-// search rather than trying the next redirect. lang and version fill in
-// what in lacks: the namespace project's language and its effective
-// default version.
+// asked (origin, requestPath): that is a loop, which stops the search
+// rather than trying the next redirect. lang and version fill in what in
+// lacks: the namespace project's language and its effective default
+// version.
 func First(urls docsurl.Config, t docsurl.Target, rds []*store.Redirect, in Input, lang, version, origin, requestPath string) (Match, bool) {
 	if in.Lang != "" {
 		lang = in.Lang
@@ -165,10 +165,13 @@ func target(urls docsurl.Config, t docsurl.Target, rd *store.Redirect, in Input,
 }
 
 // matchURL matches a page or exact redirect's from_url against p (`Path`
-// or `Full`) as api-2026.md §A2.5 says, and returns its to_url with
-// `:splat` replaced: a from_url ending in `*` matches every p under its
-// prefix (unless the loop guard stops it); any other matches p with
-// trailing slashes ignored.
+// or `Full`: the path inside the version for page redirects, the whole path
+// for exact ones) and returns its to_url with `:splat` replaced: a from_url
+// ending in `*` matches every p under its prefix (unless the loop guard
+// stops it: a to_url whose part before `:splat` starts with that prefix
+// yields nothing for a p already under that part); any other matches p
+// with trailing slashes ignored, so one redirect serves a moved page with
+// and without its slash.
 func matchURL(rd *store.Redirect, p string) (string, bool) {
 	prefix, wildcard := strings.CutSuffix(rd.FromURL, "*")
 	if !wildcard {
@@ -187,8 +190,8 @@ func matchURL(rd *store.Redirect, p string) (string, bool) {
 	return strings.ReplaceAll(rd.ToURL, ":splat", EscapePath(p[len(prefix):])), true
 }
 
-// normURL is norm(u) of §A2.5: a leading `/` added, trailing `/`s removed,
-// `/` when nothing is left.
+// normURL is the form page and exact redirects compare: a leading `/`
+// added, trailing `/`s removed, `/` when nothing is left.
 func normURL(u string) string {
 	u = strings.TrimRight(u, "/")
 	if !strings.HasPrefix(u, "/") {
@@ -234,7 +237,8 @@ func IsAbsoluteURL(s string) bool {
 func EscapePath(p string) string { return (&url.URL{Path: p}).EscapedPath() }
 
 // sameLocation reports whether loc, ignoring its query, is the requested
-// path on the docs host the reader asked (origin): the loop guard of §8.6.
+// path on the docs host the reader asked (origin): a redirect there would
+// loop, so it counts as no redirect.
 func sameLocation(loc, origin, requestPath string) bool {
 	if host, path, ok := plainURL(loc); ok {
 		if oHost, _, ok := plainURL(origin); ok {

@@ -1,5 +1,5 @@
-// Package repourl checks repository URLs by the rules of behavior.md §4.1.4,
-// for project imports and for the submodules a build checks out.
+// Package repourl checks repository URLs as Read the Docs does, for project
+// imports and for the submodules a build checks out.
 package repourl
 
 import (
@@ -28,7 +28,10 @@ func (p Policy) CheckFor(raw, vcs string) string {
 }
 
 // Check returns the message of the first repository URL rule that rejects
-// raw (behavior.md §4.1.4), or "" when it is accepted.
+// raw, or "" when it is accepted: `&&` or `|` anywhere is an invalid
+// character; http, https, git, ftp, ftps and lp: are accepted; file only
+// with AllowLocal; SSH forms (ssh://, ssh+git://, user@host:path) only with
+// AllowPrivate; any other scheme is refused.
 func (p Policy) Check(raw string) string {
 	if strings.Contains(raw, "&&") || strings.Contains(raw, "|") {
 		return "Invalid character in the URL"
@@ -54,8 +57,8 @@ func (p Policy) Check(raw string) string {
 }
 
 // Hint names the operator setting that would accept raw, for logs and the
-// CLI ("" when no setting would): the API keeps the exact messages of
-// behavior.md §4.1.4, which cannot carry it.
+// CLI ("" when no setting would): the API keeps Read the Docs' exact
+// messages, which cannot carry it.
 func (p Policy) Hint(raw string) string {
 	scheme := ""
 	if i := strings.Index(raw, "://"); i > 0 {

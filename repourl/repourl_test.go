@@ -18,7 +18,7 @@ func TestCheck(t *testing.T) {
 		{"https://github.com/a/b", false, false, ""},
 		{"git://host/x", false, false, ""},
 		{"lp:project", false, false, ""},
-		// behavior.md §4.1.4 rule 2: ftp and ftps are accepted as RTD does.
+		// ftp and ftps are accepted as RTD does.
 		{"ftp://x/repo", false, false, ""},
 		{"FTPS://x/repo", false, false, ""},
 		{"gopher://x/repo", false, false, scheme},

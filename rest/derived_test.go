@@ -12,13 +12,13 @@ import (
 )
 
 // TestDerivedValuesMatchGraph ties the values REST writes itself instead of
-// selecting them (issue 14) to the fields the graph resolves, so that the
-// two cannot drift: for every language, programming language, versioning
-// scheme (single_version) and build state code, for v2's command builds,
-// and for the urls of projects (a subproject and a translation among
-// them), versions and builds, REST's answer holds what GraphQL returns for
-// the same object. REST's own PublicURL differs from the graph's: the URLs
-// REST writes must be the graph's.
+// selecting them (which spares the executor those fields) to the fields the
+// graph resolves, so that the two cannot drift: for every language,
+// programming language, versioning scheme (single_version) and build state
+// code, for v2's command builds, and for the urls of projects (a subproject
+// and a translation among them), versions and builds, REST's answer holds
+// what GraphQL returns for the same object. REST's own PublicURL differs
+// from the graph's: the URLs REST writes must be the graph's.
 func TestDerivedValuesMatchGraph(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d, func(c *Config) { c.PublicURL = "https://api.example.org" })
@@ -118,7 +118,7 @@ func TestDerivedValuesMatchGraph(t *testing.T) {
 
 		t.Run("URLs", func(t *testing.T) {
 			for _, slug := range []string{"project", "subproject", "translation"} {
-				// REST adds downloads, always null (api-2026.md §A1.1).
+				// REST adds downloads, always null.
 				check(t, "/api/v3/projects/"+slug+"/?fields=urls", "alice", "urls",
 					`{ project(slug: "`+slug+`") { urls { builds documentation home versions } } }`,
 					map[string]any{"downloads": nil}, "project", "urls")

@@ -8,7 +8,7 @@ import (
 	"docsd/errs"
 )
 
-// errorBody renders a classified error as the API's body (behavior.md §2):
+// errorBody renders a classified error as the API's body:
 // per-field messages as `{"field": ["message"]}` with dotted names nested
 // (`repository.url` → `{"repository": {"url": [...]}}`), anything else as
 // `{"detail": "<message>"}`. Internal errors never show their cause.

@@ -10,8 +10,9 @@ import (
 	"unicode/utf8"
 )
 
-// marshal encodes v compactly without escaping <, > and & (behavior.md
-// §3.1). Maps are written with sorted keys, as Read the Docs' v3 renders.
+// marshal encodes v compactly without escaping <, > and &, as Read the
+// Docs' renderer does. Maps are written with sorted keys, as its v3
+// renders.
 // It writes the small answers handlers build themselves (errors, details);
 // answers made of GraphQL data are written from the executor's bytes by a
 // jwriter (jsondoc.go). The common values (maps, slices, strings,

@@ -117,6 +117,11 @@ func TestOpenAPIRoutes(t *testing.T) {
 // method or path the document has no operation for, the answer its
 // conventions name (components/responses).
 func TestOpenAPIGoldens(t *testing.T) {
+	if *updateGoldens {
+		// The table is rewritten when this run ends; validating against the
+		// old one would fail the run and keep it from being written.
+		t.Skip("-update rewrites testdata/goldens.tsv: run again without -update to validate the goldens")
+	}
 	docs := openAPIDocs(t)
 	table, err := readGoldenTable()
 	if err != nil {

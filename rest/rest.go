@@ -20,23 +20,24 @@ import (
 type Config struct {
 	PublicURL        string // base of absolute URLs, no trailing slash
 	AbsoluteAPILinks bool   // v3 _links and next/previous as absolute URLs
-	// UserLimiter is the per-user request budget (behavior.md §3.11), shared
-	// with /graphql; nil: v3 is not throttled.
+	// UserLimiter is the per-user request budget, shared with /graphql;
+	// nil: v3 is not throttled.
 	UserLimiter *ratelimit.Limiter
 	MaxPageSize int // upper bound of `limit`; default 100
 
-	// The search endpoints (reader.md R.6.4–R.6.7).
+	// The search endpoints (/api/v3/search/, /api/v2/search/,
+	// /api/v2/docsearch/ and their /_/ forms on the docs host).
 	DocsDomain         string // subdomain mode when set: /_/api/ links use the request's docs host
 	DocsScheme         string // scheme of docs subdomains; default: PublicURL's
 	DocsURL            string // path mode: origin of the docs pages, whose /_/api/ links start with it; "": PublicURL
 	SearchThrottleRate string // per reader budget, e.g. "100/minute"; "0" or "" disables
 	// DocsSessionReader returns r's context with the reader of its docs
-	// session cookie as viewer (reader.md R.1.1; anonymous when none): the
-	// /_/api/ search forms use it when the request carries no valid token.
-	// nil: docs sessions are not used.
+	// session cookie as viewer (anonymous when none): the /_/api/ search
+	// forms use it when the request carries no valid token. nil: docs
+	// sessions are not used.
 	DocsSessionReader func(r *http.Request) (context.Context, error)
 	// UploadReceiver is the storage POST of local upload storage
-	// (`/api/v3/upload/artifacts/`, api-2026.md §A4.5); nil answers 404.
+	// (`/api/v3/upload/artifacts/`); nil answers 404.
 	UploadReceiver http.Handler
 }
 
@@ -59,8 +60,8 @@ func New(exec *graph.Executor, cfg Config) *Server {
 	s.searchThrottle = newSearchThrottle(cfg.SearchThrottleRate)
 	v3, v2 := s.v3Handler(), s.v2Handler()
 	// Dispatch by prefix, not with http.ServeMux: ServeMux would clean `//`
-	// and `..` out of paths with a redirect, even for writes (§3.7 forbids
-	// redirecting a write). Paths are matched as sent.
+	// and `..` out of paths with a 301, even for writes, which a client
+	// would then send again as GET. Paths are matched as sent.
 	s.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if kind, docsHost, noSlash, ok := searchRoute(r.URL.Path); ok {
 			s.serveSearch(w, r, kind, docsHost, noSlash)

@@ -11,7 +11,7 @@ import (
 	"docsd/slashredirect"
 )
 
-// The request rules v2 and v3 share (behavior.md §3), each written once.
+// The request rules v2 and v3 share, each written once.
 
 // lastValue returns the last value of a query parameter ("" when absent),
 // the one Read the Docs' filters and pagination read.
@@ -23,8 +23,8 @@ func lastValue(q url.Values, name string) string {
 	return vs[len(vs)-1]
 }
 
-// boolParam reads a boolean filter (behavior.md §3.6): true/false/1/0, any
-// case; anything else (or absence) means no filtering (ok false).
+// boolParam reads a boolean filter: true/false/1/0, any case; anything else
+// (or absence) means no filtering (ok false).
 func boolParam(q url.Values, name string) (value bool, ok bool) {
 	switch strings.ToLower(lastValue(q, name)) {
 	case "true", "1":
@@ -35,10 +35,9 @@ func boolParam(q url.Values, name string) (value bool, ok bool) {
 	return false, false
 }
 
-// page is the effective `limit` and `offset` of a list request
-// (behavior.md §3.4): limit 10 unless a positive integer is given, at most
-// MaxPageSize (`max_page_size` bounds every page); offset 0 unless a
-// positive integer is given.
+// page is the effective `limit` and `offset` of a list request: limit 10
+// unless a positive integer is given, at most MaxPageSize (`max_page_size`
+// bounds every page); offset 0 unless a positive integer is given.
 type page struct{ limit, offset int }
 
 func (s *Server) pageOf(q url.Values) page {
@@ -53,11 +52,11 @@ func (s *Server) pageOf(q url.Values) page {
 	return p
 }
 
-// pageLinks returns the `next` and `previous` of a page (behavior.md §3.4):
-// the request's query with `limit` set to the effective limit and `offset`
-// moved (removed at 0), encoded sorted by name (a name's values in their
-// order), after base (the request path, with the public URL before it
-// where links are absolute). nil is JSON null.
+// pageLinks returns the `next` and `previous` of a page: the request's
+// query with `limit` set to the effective limit and `offset` moved (removed
+// at 0), encoded sorted by name (a name's values in their order), after
+// base (the request path, with the public URL before it where links are
+// absolute). nil is JSON null.
 func pageLinks(base string, q url.Values, p page, count int) (next, previous *string) {
 	link := func(offset int) *string {
 		vals := make(url.Values, len(q)+2)
@@ -83,8 +82,8 @@ func pageLinks(base string, q url.Values, p page, count int) (next, previous *st
 }
 
 // unrouted answers a path no route of router matches: a path that lacks
-// only its trailing slash gets the answer of package slashredirect
-// (api-2026.md §A5); anything else is 404.
+// only its trailing slash gets the answer of package slashredirect anything
+// else is 404.
 func unrouted(router *mux.Router, w http.ResponseWriter, r *http.Request) {
 	if slashredirect.MissesSlash(r, slashredirect.MuxMatches(router)) {
 		slashredirect.Answer(w, r)
@@ -93,13 +92,13 @@ func unrouted(router *mux.Router, w http.ResponseWriter, r *http.Request) {
 	writeNotFound(w, r)
 }
 
-// methodNotAllowed answers a method the route does not map (behavior.md
-// §3.8).
+// methodNotAllowed answers a method the route does not map: 405 with Read
+// the Docs' detail.
 func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, r, http.StatusMethodNotAllowed, map[string]any{"detail": `Method "` + strings.ToUpper(r.Method) + `" not allowed.`})
 }
 
-// routeOptions is the OPTIONS body (behavior.md §3.8), keys in this order.
+// routeOptions is the OPTIONS body, keys in this order.
 type routeOptions struct {
 	Description string   `json:"description"`
 	Name        string   `json:"name"`

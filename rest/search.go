@@ -15,14 +15,15 @@ import (
 	"docsd/slashredirect"
 )
 
-// The search endpoints (reader.md R.6.5–R.6.7). Each is served on /api/
-// and, with the docs host's reader identity, on /_/api/ (R.2).
+// The search endpoints: /api/v3/search/, /api/v2/search/ and
+// /api/v2/docsearch/. Each is served on /api/ and, with the docs host's
+// reader identity, on /_/api/ (on the docs origin of the page that asks).
 type searchKind int
 
 const (
-	searchV3        searchKind = iota // /api/v3/search/ (RTD HEAD)
-	searchV2                          // /api/v2/search/ (RTD HEAD's v2 shape)
-	searchDocsearch                   // /api/v2/docsearch/ (the 2019 shape)
+	searchV3        searchKind = iota // /api/v3/search/ (RTD's current shape)
+	searchV2                          // /api/v2/search/ (RTD's current v2 shape)
+	searchDocsearch                   // /api/v2/docsearch/ (the older endpoint's shape)
 )
 
 var searchPaths = map[string]searchKind{
@@ -58,11 +59,12 @@ func IsSearchPath(path string) bool {
 // searchAllow is the Allow header of the search endpoints' 405 answers.
 const searchAllow = "GET, HEAD"
 
-// corsAllowHeaders is the preflight's Access-Control-Allow-Headers (R.6.4).
+// corsAllowHeaders is the preflight's Access-Control-Allow-Headers.
 const corsAllowHeaders = "accept, authorization, content-type, user-agent, x-csrftoken, x-requested-with"
 
-// serveSearch answers a search endpoint: slash and method rules (R.2), CORS
-// (R.6.4, /api/ forms only), the reader's identity (R.1), the search
+// serveSearch answers a search endpoint: the slash rule (301 to the path
+// plus `/`) and methods (GET and HEAD, else 405), CORS (`*`, never with
+// credentials; /api/ forms only), the reader's identity, the search
 // throttle, then the endpoint itself.
 func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request, kind searchKind, docsHost, noSlash bool) {
 	h := w.Header()
@@ -110,9 +112,9 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request, kind search
 	}
 }
 
-// searchReader returns the request's context with the reader as viewer
-// (R.1): on /api/v3/search/ bad credentials are a 401; on the /_/ forms
-// they are anonymous; the /api/v2/ forms ignore credentials.
+// searchReader returns the request's context with the reader as viewer: on
+// /api/v3/search/ bad credentials are a 401; on the /_/ forms they are
+// anonymous; the /api/v2/ forms ignore credentials.
 func (s *Server) searchReader(w http.ResponseWriter, r *http.Request, kind searchKind, docsHost bool) (context.Context, bool) {
 	if !docsHost && kind != searchV3 {
 		return graph.WithUser(r.Context(), nil), true
@@ -126,7 +128,7 @@ func (s *Server) searchReader(w http.ResponseWriter, r *http.Request, kind searc
 		return nil, false
 	}
 	// A /_/ form without a valid token: the docs session cookie, if any,
-	// names the reader (R.1.1); else the reader is anonymous.
+	// names the reader; else the reader is anonymous.
 	if s.cfg.DocsSessionReader == nil {
 		return graph.WithUser(r.Context(), nil), true
 	}
@@ -150,9 +152,9 @@ func searchThrottleKey(ctx context.Context, r *http.Request) string {
 	return ratelimit.AddrKey(host)
 }
 
-// searchBase is what next/previous links start with (R.6.5): the public
-// URL for /api/ forms; for /_/ forms the docs origin of the request, which
-// is a project's docs subdomain or, in path mode, the docs URL.
+// searchBase is what next/previous links start with: the public URL for
+// /api/ forms; for /_/ forms the docs origin of the request, which is a
+// project's docs subdomain or, in path mode, the docs URL.
 func (s *Server) searchBase(r *http.Request, docsHost bool) string {
 	origin := s.cfg.PublicURL
 	if docsHost && s.cfg.DocsURL != "" {
@@ -207,9 +209,10 @@ func (sr *searchReq) link(page int) *string {
 	return &u
 }
 
-// newSearchThrottle is the search endpoints' throttle (R.6.4), nil when
-// rate turns it off; a malformed rate is logged and turns it off (cmd
-// validates the setting before).
+// newSearchThrottle is the search endpoints' throttle (per user when the
+// reader is identified, else per client address), nil when rate turns it
+// off; a malformed rate is logged and turns it off (cmd validates the
+// setting before).
 func newSearchThrottle(rate string) *ratelimit.Limiter {
 	th, err := ratelimit.New(rate)
 	if err != nil {

@@ -9,7 +9,8 @@ import (
 	"docsd/graph"
 )
 
-// docsearchResult is one result of the era's /api/v2/docsearch/ (R.6.7).
+// docsearchResult is one result of /api/v2/docsearch/, the older endpoint
+// Read the Docs' Sphinx search used, in its own shape.
 type docsearchResult struct {
 	Project   string           `json:"project"`
 	Version   string           `json:"version"`
@@ -33,7 +34,7 @@ type docsearchInner struct {
 	} `json:"highlight"`
 }
 
-// docsearch answers /api/v2/docsearch/ (R.6.7): the era's page-number
+// docsearch answers /api/v2/docsearch/: that endpoint's page-number
 // pagination (page_size 50, at most 100; a page past the end is a 404).
 func (sr *searchReq) docsearch() {
 	if !sr.required("q", "project", "version") {
@@ -95,7 +96,7 @@ func docsearchHit(n *graph.SearchHit) docsearchResult {
 	return r
 }
 
-// docName is the Sphinx document name of a stored path (R.6.7): the path
+// docName is the Sphinx document name of a stored path: the path
 // minus `.html`; for sphinx_htmldir minus `/index.html`.
 func docName(path, doctype string) string {
 	if doctype == "sphinx_htmldir" {

@@ -62,8 +62,8 @@ func (sr *searchReq) param(name string) (string, bool) {
 	return vs[len(vs)-1], true
 }
 
-// pageParams reads R.6.5's page and page_size; ok is false when it has
-// answered 400.
+// pageParams reads page (1-based, default 1) and page_size (default 15, at
+// most 30); ok is false when it has answered 400.
 func (sr *searchReq) pageParams() (page, size int, ok bool) {
 	size = 15
 	if v, given := sr.param("page_size"); given {
@@ -94,7 +94,8 @@ func (sr *searchReq) pageParams() (page, size int, ok bool) {
 const tooHighPage = 1 << 31
 
 // pageLinks are next and previous for page of size over count results,
-// with RTD's clamping of a page past the end (R.6.5).
+// with RTD's clamping of a page past the end (as if the last page had been
+// asked for).
 func (sr *searchReq) pageLinks(page, size, count int) (next, previous *string) {
 	last := max(1, (count+size-1)/size)
 	if page > last {
@@ -112,7 +113,8 @@ func (sr *searchReq) pageLinks(page, size, count int) (next, previous *string) {
 	return next, previous
 }
 
-// v3Result is one result of /api/v3/search/, keys in R.6.5's order.
+// v3SearchResult is one result of /api/v3/search/, keys in RTD's order
+// (search answers are not key-sorted).
 type v3SearchResult struct {
 	Type       string            `json:"type"`
 	Project    v3SearchProject   `json:"project"`
@@ -157,7 +159,7 @@ func blockBodies(bs []*graph.SearchBlock) []searchBlockBody {
 	return out
 }
 
-// v3 answers /api/v3/search/ (R.6.5).
+// v3 answers /api/v3/search/.
 func (sr *searchReq) v3() {
 	q, _ := sr.param("q")
 	if q == "" {
@@ -199,8 +201,8 @@ func (sr *searchReq) v3() {
 	writeJSON(sr.w, sr.r, http.StatusOK, body)
 }
 
-// required answers 400 naming every absent parameter of names (R.6.6,
-// R.6.7) and reports whether all were present.
+// required answers 400 naming every absent parameter of names and reports
+// whether all were present.
 func (sr *searchReq) required(names ...string) bool {
 	missing := map[string]any{}
 	for _, n := range names {
@@ -215,7 +217,7 @@ func (sr *searchReq) required(names ...string) bool {
 	return true
 }
 
-// v2SearchResult is one result of /api/v2/search/ (R.6.6).
+// v2SearchResult is one result of /api/v2/search/.
 type v2SearchResult struct {
 	Type         string            `json:"type"`
 	Project      string            `json:"project"`
@@ -228,7 +230,7 @@ type v2SearchResult struct {
 	Blocks       []searchBlockBody `json:"blocks"`
 }
 
-// v2 answers /api/v2/search/ (R.6.6).
+// v2 answers /api/v2/search/.
 func (sr *searchReq) v2() {
 	if !sr.required("q", "project", "version") {
 		return

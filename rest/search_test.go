@@ -23,7 +23,7 @@ import (
 	"docsd/storetest"
 )
 
-// The pages of reader.md R.9.2.
+// The pages the search tests index: a Sphinx page and a Markdown one.
 const (
 	searchInstallHTML = `<html><head><title>Install</title></head><body><div role="main">
 <section id="install"><h1>Install<a class="headerlink" href="#install">¶</a></h1>
@@ -36,8 +36,9 @@ const (
 </main></body></html>`
 )
 
-// newSearchEnv is R.9's fixture for search: demo (latest; internal-notes,
-// private), lib (child of demo as `library`, latest), indexed as R.9.2 says.
+// newSearchEnv is the fixture for search: demo (latest; internal-notes,
+// private), lib (child of demo as `library`, latest), with
+// searchInstallHTML indexed in demo and searchUsageHTML in lib.
 func newSearchEnv(t *testing.T, d store.Dialect, cfg ...func(*Config)) *v3Env {
 	t.Helper()
 	e := newV3Env(t, d, cfg...)
@@ -73,7 +74,7 @@ func newSearchEnv(t *testing.T, d store.Dialect, cfg ...func(*Config)) *v3Env {
 }
 
 // searchGolden compares a search body whole with testdata/search/<name>.json
-// (indented for review; search bodies keep their own key order, R.6.5).
+// (indented for review; search bodies keep their own key order).
 func searchGolden(t *testing.T, name string, resp v3Resp) {
 	t.Helper()
 	recordGolden(t, "search/"+name+".json", resp.method, resp.path, resp.status, resp.header.Get("Content-Type"))
@@ -103,8 +104,9 @@ func searchGolden(t *testing.T, name string, resp v3Resp) {
 
 func q(s string) string { return url.QueryEscape(s) }
 
-// TestSearchAPIGoldens runs R.9.2's requests and the bad-input cases on
-// both databases against one set of golden files: same bodies, same order.
+// TestSearchAPIGoldens runs searches of the fixture and the bad-input cases
+// on both databases against one set of golden files: same bodies, same
+// order.
 func TestSearchAPIGoldens(t *testing.T) {
 	long := strings.Repeat(`install "(unbalanced* -x +y NEAR/2 ~ `, 290) // over 10 KB
 	cases := []struct{ name, path, as string }{
@@ -152,9 +154,9 @@ func TestSearchAPIGoldens(t *testing.T) {
 	})
 }
 
-// TestSearchAPIHTTP covers the HTTP rules of the search endpoints: CORS
-// and preflight (R.6.4), methods and the trailing slash (R.2), the
-// throttle, and caching headers.
+// TestSearchAPIHTTP covers the HTTP rules of the search endpoints: CORS and
+// preflight, methods and the trailing slash, the throttle, and caching
+// headers.
 func TestSearchAPIHTTP(t *testing.T) {
 	e := newSearchEnv(t, store.SQLite, func(c *Config) { c.SearchThrottleRate = "3/minute" })
 	r := e.get("/api/v2/search/?q=install&project=demo&version=latest", "")
@@ -190,7 +192,7 @@ func TestSearchAPIHTTP(t *testing.T) {
 	}
 }
 
-// TestSearchAPISubdomainMode is R.9.2's request in subdomain mode: results
+// TestSearchAPISubdomainMode is a family search in subdomain mode: results
 // are addressed on the parent's docs host, and the /_/ form's links use
 // the request's docs origin.
 func TestSearchAPISubdomainMode(t *testing.T) {
@@ -234,7 +236,7 @@ func TestSearchAPISubdomainMode(t *testing.T) {
 
 // TestSearchDocsSessionCookie: on a docs subdomain, the /_/ search form
 // identifies its reader by the docs session cookie when no valid token is
-// sent (reader.md R.1, R.1.1); the /api/ form and other hosts ignore it.
+// sent; the /api/ form and other hosts ignore it.
 func TestSearchDocsSessionCookie(t *testing.T) {
 	e := newSearchEnv(t, store.SQLite, func(c *Config) { c.DocsDomain = "docs.example.io"; c.DocsScheme = "https" })
 	urls := docsurl.Config{PublicURL: v3PublicURL, DocsDomain: "docs.example.io", DocsScheme: "https"}

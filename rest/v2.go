@@ -8,10 +8,10 @@ import (
 	"github.com/gorilla/mux"
 )
 
-// v2Allow is the Allow header of every v2 read route (behavior.md §3.8).
+// v2Allow is the Allow header of every v2 read route.
 const v2Allow = "GET, HEAD, OPTIONS"
 
-// v2Route is one route of the v2 table (behavior.md §5.1).
+// v2Route is one route of the v2 table.
 type v2Route struct {
 	path        string // gorilla/mux template
 	name        string // OPTIONS `name`
@@ -19,8 +19,9 @@ type v2Route struct {
 	get         v2Handle
 }
 
-// v2Routes is the whole v2 read API: behavior.md §5.1's table, nothing more.
-// Path ids match `[^/.]+` (§3.7); a non-integer one is a 404 at lookup.
+// v2Routes is the whole v2 read API, the read routes of Read the Docs'
+// v2, nothing more. Path ids match `[^/.]+`; a non-integer one is a 404 at
+// lookup.
 var v2Routes = []v2Route{
 	{"/api/v2/project/", "Project List",
 		"Public projects, ordered by slug. Filter: slug.",
@@ -55,11 +56,10 @@ var v2Routes = []v2Route{
 // API, the raw build logs and the OpenAPI description.
 func v2Table() []v2Route { return slices.Concat(v2Routes, v2LogRoutes, v2OpenAPIRoutes) }
 
-// v2Handler serves /api/v2/ (behavior.md §5), except the webhooks, which cmd
-// mounts on a more specific prefix. v2 is public and read-only: every
-// request runs as an anonymous caller whatever credentials it carries, so it
-// sees what the graph shows to anyone (public data only), and it is never
-// throttled.
+// v2Handler serves /api/v2/, except the webhooks, which cmd mounts on a
+// more specific prefix. v2 is public and read-only: every request runs as
+// an anonymous caller whatever credentials it carries, so it sees what the
+// graph shows to anyone (public data only), and it is never throttled.
 func (s *Server) v2Handler() http.Handler {
 	routes := mux.NewRouter().SkipClean(true)
 	for _, rt := range v2Table() {
@@ -71,9 +71,9 @@ func (s *Server) v2Handler() http.Handler {
 	return routes
 }
 
-// v2Serve answers on a matched route, in the order of behavior.md §1.3 that
-// applies to v2 (no authentication, permission or throttle): the `format`
-// parameter, the method, then the route's own work.
+// v2Serve answers on a matched route, in the order of v3's pipeline as far
+// as it applies to v2 (no authentication, permission or throttle): the
+// `format` parameter, the method, then the route's own work.
 func (s *Server) v2Serve(rt v2Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", v2Allow)

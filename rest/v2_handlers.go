@@ -15,8 +15,8 @@ import (
 // The operations behind the v2 routes. Their text is fixed, so the
 // executor's query cache always hits; filters that were not given are left
 // out of the variables (null: no filtering). The graph decides visibility
-// for the anonymous caller (behavior.md §5.1): public projects; public
-// versions of public projects, external ones included; builds of those.
+// for the anonymous caller: public projects; public versions of public
+// projects, external ones included; builds of those.
 const (
 	v2ProjectListQuery = `query V2ProjectList($slug: String, $limit: Int, $offset: Int) {
   list: projects(filter: {slug: $slug}, limit: $limit, offset: $offset) {
@@ -28,7 +28,7 @@ const (
   object: project(id: $id) { ...v2Project }
 }` + v2ProjectFragment
 
-	// Only internal versions, whether built or not (§5.1); the project
+	// Only internal versions, whether built or not; the project
 	// itself must be visible, or project is NOT_FOUND.
 	v2ActiveVersionsQuery = `query V2ActiveVersions($id: Int!, $limit: Int, $offset: Int) {
   object: project(id: $id) {
@@ -61,8 +61,8 @@ const (
 
 // v2ActiveVersions serves GET /api/v2/project/{id}/active_versions/: every
 // public, active, internal version of a public project, unpaginated
-// (behavior.md §5.1). The graph pages its lists, so the pages are gathered
-// here.
+// (Read the Docs' v2 does not page it). The graph pages its lists, so the
+// pages are gathered here.
 func (s *Server) v2ActiveVersions(rw http.ResponseWriter, r *http.Request) {
 	id, ok := v2ID(r)
 	if !ok {
@@ -193,8 +193,8 @@ func v2Count(d *jdoc, n int) (count int, ok bool) {
 type v2Filters map[string]any
 
 // v2List returns the handler of a list route: one page of the operation's
-// list, in the envelope of behavior.md §3.4, filtered by the variables that
-// filters reads from the query.
+// list, in the paginated envelope, filtered by the variables that filters
+// reads from the query.
 func v2List(shape v2Shape, query string, filters func(url.Values) v2Filters) v2Handle {
 	return func(s *Server, rw http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
@@ -226,7 +226,7 @@ func v2List(shape v2Shape, query string, filters func(url.Values) v2Filters) v2H
 }
 
 // v2Context is the request's context with an anonymous viewer: v2 ignores
-// credentials (behavior.md §1.2), so it can only see public data.
+// credentials, so it can only see public data.
 func v2Context(r *http.Request) context.Context {
 	return graph.WithUser(r.Context(), nil)
 }

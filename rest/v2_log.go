@@ -8,9 +8,9 @@ import (
 	"strings"
 )
 
-// The raw build log of api-2026.md §A4.4: `/api/v2/build/{id}.txt` (and
-// `.txt/`), and the build detail with `?format=txt`. Visibility is the v2
-// build detail's; errors stay JSON.
+// The raw build log: `/api/v2/build/{id}.txt` (and `.txt/`), and the build
+// detail with `?format=txt`. Visibility is the v2 build detail's; errors
+// stay JSON.
 
 // v2LogRoutes are the `.txt` routes, served like every v2 route.
 var v2LogRoutes = []v2Route{

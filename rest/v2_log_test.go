@@ -11,7 +11,7 @@ import (
 	"docsd/storetest"
 )
 
-// TestV2BuildLog compares the raw build log (api-2026.md §A4.4) byte for
+// TestV2BuildLog compares the raw build log byte for
 // byte with its golden text, on each of its three URLs.
 func TestV2BuildLog(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {

@@ -8,16 +8,16 @@ import (
 	"docsd/choices"
 )
 
-// The v2 representations (behavior.md §5.2–§5.4). Each is asked of the graph
-// with a fragment whose aliases are the v2 key names, and written from the
-// executor's data by a v2Shape: its keys in wire order (v2 keys are not
-// sorted, §3.1), each value as the typed field of a Go struct decoded by
+// The v2 representations of projects, versions and builds. Each is asked of
+// the graph with a fragment whose aliases are the v2 key names, and written
+// from the executor's data by a v2Shape: its keys in wire order (v2 keys
+// are not sorted), each value as the typed field of a Go struct decoded by
 // encoding/json and encoded again would be written — null or a missing
 // member as that type's zero value, a value of another JSON type an error
 // (500). The few v2 keys that the graph does not have (`setup`, `output`,
 // …) are constants.
 
-// v2ProjectFragment selects a v2 Project (§5.2).
+// v2ProjectFragment selects a v2 Project.
 const v2ProjectFragment = `
 fragment v2Project on Project {
   id: databaseId
@@ -35,7 +35,7 @@ fragment v2Project on Project {
   users { id: databaseId }
 }`
 
-// v2VersionFragment selects a v2 Version (§5.3); it needs v2ProjectFragment.
+// v2VersionFragment selects a v2 Version; it needs v2ProjectFragment.
 const v2VersionFragment = `
 fragment v2Version on Version {
   id: databaseId
@@ -54,7 +54,7 @@ fragment v2Version on Version {
   documentation_type: documentationType
 }` + v2ProjectFragment
 
-// v2BuildFragment selects a v2 Build with its commands (§5.4).
+// v2BuildFragment selects a v2 Build with its commands.
 const v2BuildFragment = `
 fragment v2Build on Build {
   id: databaseId
@@ -242,7 +242,7 @@ func v2Boolean(w *jwriter, n int) {
 }
 
 // v2Time writes a datetime as v2 does: the graph's UTC form without the
-// `Z` (behavior.md §3.2), e.g. `2019-04-29T10:00:00.512000`; null is "".
+// `Z`, e.g. `2019-04-29T10:00:00.512000`; null is "".
 func v2Time(w *jwriter, n int) {
 	if w.textOrZero(n) {
 		w.strBytes(bytes.TrimSuffix(w.d.text(n), []byte("Z")))
@@ -280,7 +280,7 @@ func v2Only(value v2Value) v2Value {
 // v2String writes the graph's name field of the same Choice (or
 // BuildState): the name from t, the table the graph's resolver names the
 // code with (store.Build.StateInfo). Asking the code alone saves the
-// executor a field and an object per build (issue 14).
+// executor a field and an object per build.
 func v2ChoiceName(t choices.Table) v2Value {
 	return func(w *jwriter, n int) {
 		if w.textOrZero(n) {
@@ -339,8 +339,8 @@ func v2Downloads(w *jwriter, n int) {
 }
 
 // v2Config writes a stored build configuration with its keys sorted at
-// every level and its numbers in their stored form (behavior.md §3.1);
-// {} when the graph gave none.
+// every level and its numbers in their stored form; {} when the graph gave
+// none.
 func v2Config(w *jwriter, n int) {
 	if n == none {
 		w.raw("{}")
@@ -349,7 +349,7 @@ func v2Config(w *jwriter, n int) {
 	w.value(n)
 }
 
-// v2ProjectShape is a v2 Project, keys in the order of §5.2.
+// v2ProjectShape is a v2 Project, keys in Read the Docs' v2 order.
 var v2ProjectShape = v2Shape{
 	{name: "id", write: v2Int},
 	{name: "name", write: v2String},
@@ -364,10 +364,10 @@ var v2ProjectShape = v2Shape{
 	{name: "documentation_type", write: v2String},
 	{name: "canonical_url", write: v2String},
 	{name: "users", write: v2Array(v2Only(v2Int))},  // maintainer ids
-	{name: "custom_prefix", write: v2Const("null")}, // always null (api-2026.md §A1.6)
+	{name: "custom_prefix", write: v2Const("null")}, // always null, as on Read the Docs
 }
 
-// v2VersionShape is a v2 Version, keys in the order of §5.3.
+// v2VersionShape is a v2 Version, keys in Read the Docs' v2 order.
 var v2VersionShape = v2Shape{
 	{name: "id", write: v2Int},
 	{name: "slug", write: v2String},
@@ -382,11 +382,11 @@ var v2VersionShape = v2Shape{
 	{name: "has_pdf", write: v2Boolean},
 	{name: "has_epub", write: v2Boolean},
 	{name: "has_htmlzip", write: v2Boolean},
-	// Added keys (api-2026.md §A1.6).
+	// Keys Read the Docs added to v2 later, after the original ones.
 	{name: "documentation_type", write: v2String},
 }
 
-// v2CommandShape is a v2 build command, keys in the order of §5.4.
+// v2CommandShape is a v2 build command, keys in Read the Docs' v2 order.
 // A command's build is the build it is listed in (the graph reads a build's
 // commands by their build id): its id is not asked again per command.
 var v2CommandShape = v2Shape{
@@ -401,7 +401,7 @@ var v2CommandShape = v2Shape{
 	{name: "end_time", write: v2NullTime},
 }
 
-// v2BuildShape is a v2 Build, keys in the order of §5.4.
+// v2BuildShape is a v2 Build, keys in Read the Docs' v2 order.
 var v2BuildShape = v2Shape{
 	{name: "id", write: v2Int},
 	{name: "date", write: v2Time},
@@ -429,7 +429,7 @@ var v2BuildShape = v2Shape{
 	{name: "output", write: v2Const(`""`)},      // always ""
 	{name: "exit_code", write: v2NullInt},       // null until finished
 	{name: "cold_storage", write: v2Const("null")},
-	// Added keys (api-2026.md §A1.6).
+	// Keys Read the Docs added to v2 later, after the original ones.
 	{name: "version_name", write: v2String},
 	{name: "version_type", write: v2String},
 	{name: "readthedocs_yaml_path", write: v2NullString},

@@ -191,7 +191,7 @@ func v2Seed(t *testing.T, s *store.Store) v2Fixture {
 	clock.Advance(time.Minute)
 	newBuild(another10, nil)
 
-	// Projects whose docs URLs the resolver nests (behavior.md §8.2, §8.4):
+	// Projects whose docs URLs the resolver nests:
 	// a subproject, a translation, a single-version project; demo's default
 	// version becomes v1.0.
 	clock.Advance(time.Minute)
@@ -298,7 +298,7 @@ var v2Cases = []v2Case{
 	v2Get("build_detail_of_private_version", "/api/v2/build/5/"),
 	v2Get("build_detail_unknown", "/api/v2/build/999/"),
 	v2Get("build_detail_non_numeric", "/api/v2/build/abc/"),
-	// The raw log's errors stay JSON (api-2026.md §A4.4); its 200 text
+	// The raw log's errors stay JSON; its 200 text
 	// bodies are checked by TestV2BuildLog.
 	v2Get("build_txt_of_private_project", "/api/v2/build/2.txt"),
 	v2Get("build_txt_of_private_version", "/api/v2/build/5.txt/"),

@@ -15,20 +15,35 @@ import (
 	"docsd/ratelimit"
 )
 
-// The v3 API (behavior.md §1, §3, §4). Every request goes through the
-// pipeline of §1.3 in v3Serve: route match (with the trailing-slash rule),
-// authentication, permission, throttle, method, then the route's handler,
-// which validates filters, looks its object up, parses the body and acts —
-// each by running one GraphQL operation through the in-process executor.
+// The v3 API. Every request goes through one pipeline in v3Serve: route
+// match (with the trailing-slash rule), authentication, permission,
+// throttle, method, then the route's handler, which validates filters,
+// looks its object up, parses the body and acts — each by running one
+// GraphQL operation through the in-process executor.
 
-// v3Rule says who may use a route (behavior.md §1.4).
+// v3Rule says who may use a route. Every rule but v3Open first requires
+// an authenticated user (401 otherwise); a superuser passes a maintainer
+// check only where it maintains the project.
 type v3Rule int
 
 const (
-	v3Open   v3Rule = iota // the root: no authentication, no throttle
-	v3RuleA1               // projects list, project detail, superproject
-	v3RuleA                // the other rule-A routes, nested under a project
-	v3RuleB                // redirects and environment variables
+	// v3Open: the root; no authentication, no throttle.
+	v3Open v3Rule = iota
+	// v3AnyUser: projects list, project detail, superproject, upload.
+	// Every authenticated user may list, create, read and reach the 405
+	// of an unmapped method; the methods in maintainerWrites need a
+	// maintainer of the project.
+	v3AnyUser
+	// v3PublicDetail: the other routes nested under a project (versions,
+	// builds, subprojects, translations, notifications). Reading one object
+	// on a detail route is open to every authenticated user, and the
+	// object's visibility then decides (invisible: 404); everything else
+	// (lists, writes, unmapped methods, OPTIONS) needs a maintainer of the
+	// project (403 otherwise, 404 for a missing project).
+	v3PublicDetail
+	// v3Maintainers: redirects and environment variables; every method
+	// needs a maintainer of the project.
+	v3Maintainers
 )
 
 // v3Route is one route of /api/v3/.
@@ -37,25 +52,25 @@ type v3Route struct {
 	name   string // the OPTIONS name and description
 	desc   string
 	rule   v3Rule
-	detail bool   // reading it returns one object (rule A2)
-	allow  string // the Allow header, in the order of §3.8
+	detail bool   // reading it returns one object (see v3PublicDetail)
+	allow  string // the Allow header, methods in v3MethodOrder
 	// methods maps each mapped method (HEAD excluded: it runs GET) to its
 	// handler.
 	methods map[string]func(q *v3Req)
 	// maintainerWrites are the methods that require a maintainer on a
-	// rule-A1 route (PUT and PATCH of a project).
+	// v3AnyUser route (PUT and PATCH of a project).
 	maintainerWrites []string
 }
 
 // needsMaintainer reports whether method requires the caller to maintain
-// the route's project (rules A3 and B).
+// the route's project.
 func (rt *v3Route) needsMaintainer(method string) bool {
 	switch rt.rule {
-	case v3RuleB:
+	case v3Maintainers:
 		return true
-	case v3RuleA:
+	case v3PublicDetail:
 		return !rt.detail || (method != http.MethodGet && method != http.MethodHead)
-	case v3RuleA1:
+	case v3AnyUser:
 		for _, m := range rt.maintainerWrites {
 			if m == method {
 				return true
@@ -118,8 +133,8 @@ func (q *v3Req) run(op string, vars map[string]any) (*jdoc, error) {
 	return d, nil
 }
 
-// id parses a numeric path parameter; a value that is not a base-10
-// integer is not found (behavior.md §3.7).
+// id parses a numeric path parameter; a value that is not a base-10 integer
+// is not found.
 func (q *v3Req) id(name string) (int64, bool) {
 	n, err := strconv.ParseInt(q.vars[name], 10, 64)
 	if err != nil {
@@ -129,7 +144,7 @@ func (q *v3Req) id(name string) (int64, bool) {
 	return n, true
 }
 
-// v3Handler serves /api/v3/ (behavior.md §1, §3, §4).
+// v3Handler serves /api/v3/.
 func (s *Server) v3Handler() http.Handler {
 	router := mux.NewRouter().SkipClean(true)
 	for _, rt := range s.v3Routes() {
@@ -155,7 +170,7 @@ func (s *Server) v3Handler() http.Handler {
 	})
 }
 
-// v3Serve runs the pipeline of behavior.md §1.3 on a matched route.
+// v3Serve runs the pipeline on a matched route.
 func (s *Server) v3Serve(w http.ResponseWriter, r *http.Request, rt *v3Route, vars map[string]string) {
 	w.Header().Set("Allow", rt.allow)
 	query := r.URL.Query()
@@ -210,7 +225,7 @@ func (s *Server) v3Serve(w http.ResponseWriter, r *http.Request, rt *v3Route, va
 const v3AccessOp = `query($slug: String!) { viewer { username } projectAccess(slug: $slug) { exists maintainer } }`
 
 // allowed asks the graph whether the route's project exists and the caller
-// maintains it, and answers 401, 404 or 403 when not (rules A3 and B).
+// maintains it, and answers 401, 404 or 403 when not.
 func (q *v3Req) allowed() bool {
 	data, err := q.run(v3AccessOp, map[string]any{"slug": q.project()})
 	if err != nil {

@@ -21,8 +21,9 @@ import (
 	"docsd/errs"
 )
 
-// MaxBody is the largest request body the REST APIs read (2.5 MiB); the
-// upload API's storage POST, which has its own, is the exception.
+// MaxBody is the largest request body the REST APIs read (2.5 MiB, Django's
+// default; a larger one is 413); the upload API's storage POST, which has
+// its own, is the exception.
 const MaxBody = 5 << 19
 
 // v3MaxBody is the largest request body accepted.
@@ -50,10 +51,10 @@ func v3Detail(code int, msg string) *v3Status {
 	return &v3Status{code: code, body: map[string]any{"detail": msg}}
 }
 
-// v3ReadBody reads and decodes a write request's body (behavior.md §3.9):
-// JSON in any charset, form-urlencoded and multipart with dotted names for
-// nested fields; an empty body is an empty object. It returns the decoded
-// value (not necessarily an object; see v3Object) or a *v3Status.
+// v3ReadBody reads and decodes a write request's body: JSON in any charset,
+// form-urlencoded and multipart with dotted names for nested fields; an
+// empty body is an empty object. It returns the decoded value (not
+// necessarily an object; see v3Object) or a *v3Status.
 func v3ReadBody(r *http.Request) (any, error) {
 	raw, err := io.ReadAll(io.LimitReader(r.Body, v3MaxBody+1))
 	if err != nil {
@@ -171,8 +172,8 @@ func v3TypeWord(v any) string {
 	return "NoneType"
 }
 
-// v3Object returns the body as an object, or the §2.1 validation error for
-// a body that is null or not an object.
+// v3Object returns the body as an object, or DRF's non-field validation
+// error for a body that is null or not an object.
 func v3Object(v any) (map[string]any, error) {
 	if obj, ok := v.(map[string]any); ok {
 		return obj, nil
@@ -188,7 +189,7 @@ func v3NotADict(v any) string {
 }
 
 // v3NumberText is a JSON number as Python's str() writes it, the text a
-// string field receives when given a number (behavior.md §2.2).
+// string field receives when given a number.
 func v3NumberText(n json.Number) string {
 	s := n.String()
 	if !strings.ContainsAny(s, ".eE") {
@@ -212,10 +213,10 @@ func v3NumberText(n json.Number) string {
 }
 
 // v3Input turns a body object into a GraphQL input object with DRF's
-// coercions (behavior.md §2.2). Absent fields stay absent and JSON null
-// stays null, so the graph tells "required" from "may not be null"; a value
-// of the wrong type is left out and its message recorded in failed, to be
-// merged with the graph's own validation.
+// coercions. Absent fields stay absent and JSON null stays null, so the
+// graph tells "required" from "may not be null"; a value of the wrong type
+// is left out and its message recorded in failed, to be merged with the
+// graph's own validation.
 type v3Input struct {
 	body   map[string]any
 	input  map[string]any
@@ -336,7 +337,7 @@ var (
 )
 
 // boolean reads a boolean field: true, false, 1, 0 and the strings of
-// behavior.md §2.2.
+// v3TrueWords and v3FalseWords.
 func (in *v3Input) boolean(key, gqlName string) {
 	v, ok := in.take(key, gqlName)
 	if !ok {
@@ -368,9 +369,9 @@ func (in *v3Input) boolean(key, gqlName string) {
 	in.failed.Add(in.prefix+key, errs.MsgNotBoolean)
 }
 
-// tags reads a tag list the way django-taggit's TagListSerializerField does
-// (api-2026.md §A1.1): an array of strings, or a string holding one as JSON
-// (form bodies). Trimming, blanks and duplicates are the graph's.
+// tags reads a tag list the way django-taggit's TagListSerializerField
+// does: an array of strings, or a string holding one as JSON (form bodies).
+// Trimming, blanks and duplicates are the graph's.
 func (in *v3Input) tags(key, gqlName string) {
 	v, ok := in.take(key, gqlName)
 	if !ok {

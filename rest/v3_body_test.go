@@ -39,8 +39,8 @@ func TestV3MergeFields(t *testing.T) {
 	}
 }
 
-// TestV3Bodies checks the request bodies of behavior.md §3.9 and the
-// coercions of §2.2 end to end.
+// TestV3Bodies checks the request bodies (JSON in any charset, forms,
+// multipart, empty) and DRF's coercions end to end.
 func TestV3Bodies(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)

@@ -24,7 +24,7 @@ type v3Case struct {
 }
 
 // check sends the case's request and checks the answer, with the headers
-// every v3 answer carries (behavior.md §3.10).
+// every v3 answer carries.
 func (e *v3Env) check(t *testing.T, c v3Case) v3Resp {
 	t.Helper()
 	r := e.do(c.call)
@@ -82,7 +82,7 @@ const (
 
 // v3ReadCases read the fixture world of v3Env.world without changing it.
 var v3ReadCases = []v3Case{
-	// Root (§4.0): anonymous, credentials ignored.
+	// Root: anonymous, credentials ignored.
 	{v3Get("/api/v3/", ""), 200, "root"},
 	{v3Get("/api/v3/", "raw:Token not-a-token"), 200, "root"},
 	{v3Get("/api/v3/?format=json", ""), 200, "root"},
@@ -90,7 +90,7 @@ var v3ReadCases = []v3Case{
 	{v3Send("POST", "/api/v3/", "", ""), 405, "error_405_post"},
 	{v3Call{method: "HEAD", path: "/api/v3/"}, 200, ""},
 
-	// Projects list (§4.1.2).
+	// Projects list.
 	{v3Get("/api/v3/projects/", "alice"), 200, "projects_list"},
 	{v3Get("/api/v3/projects/", "bob"), 200, "projects_list_bob"},
 	{v3Get("/api/v3/projects/", "carol"), 200, "list_empty"},
@@ -105,7 +105,7 @@ var v3ReadCases = []v3Case{
 	{v3Get("/api/v3/projects/", ""), 401, "error_401_no_credentials"},
 	{v3Call{method: "HEAD", path: "/api/v3/projects/", as: "alice"}, 200, ""},
 
-	// Project detail (§4.1.3).
+	// Project detail.
 	{v3Get(v3PP, "alice"), 200, "project_detail"},
 	{v3Get(v3PP, "bob"), 200, "project_detail"},
 	{v3Get(v3PP+"?format=json", "alice"), 200, "project_detail"},
@@ -122,14 +122,14 @@ var v3ReadCases = []v3Case{
 	{v3Get("/api/v3/projects/nope/?language=xx", "alice"), 400, "error_filter_language"},
 	{v3Get(v3PP, ""), 401, "error_401_no_credentials"},
 
-	// Superproject (§4.1.6): the parent, rendered as its detail.
+	// Superproject: the parent, rendered as its detail.
 	{v3Get("/api/v3/projects/subproject/superproject/", "alice"), 200, "project_detail"},
 	{v3Get("/api/v3/projects/subproject/superproject/?expand=active_versions&fields=id,active_versions", "alice"), 200, "superproject_expand"},
 	{v3Get(v3PP+"superproject/", "alice"), 404, "error_404"},
 	{v3Get("/api/v3/projects/nope/superproject/", "alice"), 404, "error_404"},
 	{v3Get("/api/v3/projects/subproject/superproject/?language=xx", "alice"), 400, "error_filter_language"},
 
-	// Versions (§4.2.2, §4.2.3).
+	// Versions.
 	{v3Get(v3PP+"versions/", "alice"), 200, "versions_list"},
 	{v3Get(v3PP+"versions/?active=true", "alice"), 200, "versions_list_active"},
 	{v3Get(v3PP+"versions/?active=TRUE&built=0", "alice"), 200, "versions_list_active_not_built"},
@@ -156,7 +156,7 @@ var v3ReadCases = []v3Case{
 	{v3Get("/api/v3/projects/nope/versions/v1.0/", "alice"), 404, "error_404"},
 	{v3Send("DELETE", v3PP+"versions/v1.0/", "alice", ""), 405, "error_405_delete"},
 
-	// Builds (§4.3.2, §4.3.3).
+	// Builds.
 	{v3Get(v3PP+"builds/", "alice"), 200, "builds_list"},
 	{v3Get(v3PP+"builds/?running=true", "alice"), 200, "builds_list_running"},
 	{v3Get(v3PP+"builds/?running=False", "alice"), 200, "builds_list_finished"},
@@ -186,7 +186,7 @@ var v3ReadCases = []v3Case{
 	{v3Get(v3PP+"versions/v1.0/builds/x/", "alice"), 404, "error_404"},
 	{v3Send("POST", v3PP+"versions/v1.0/builds/2/", "alice", ""), 405, "error_405_post"},
 
-	// Subprojects (§4.4) and translations (§4.5).
+	// Subprojects and translations.
 	{v3Get(v3PP+"subprojects/", "alice"), 200, "subprojects_list"},
 	{v3Get(v3PP+"subprojects/", "bob"), 403, "error_403"},
 	{v3Get(v3PP+"subprojects/subproject/", "alice"), 200, "subproject_detail"},
@@ -198,7 +198,7 @@ var v3ReadCases = []v3Case{
 	{v3Get("/api/v3/projects/translation/translations/", "alice"), 200, "list_empty"},
 	{v3Get(v3PP+"translations/", "bob"), 403, "error_403"},
 
-	// Redirects (§4.6) and environment variables (§4.7): maintainers only.
+	// Redirects and environment variables: maintainers only.
 	{v3Get(v3PP+"redirects/", "alice"), 200, "redirects_list"},
 	{v3Get(v3PP+"redirects/2/", "alice"), 200, "redirect_detail_prefix"},
 	{v3Get(v3PP+"redirects/99/", "alice"), 404, "error_404"},
@@ -215,7 +215,7 @@ var v3ReadCases = []v3Case{
 	{v3Send("PUT", v3PP+"environmentvariables/1/", "alice", `{"name": "X"}`), 405, "error_405_put"},
 	{v3Send("PATCH", v3PP+"environmentvariables/1/", "alice", `{"name": "X"}`), 405, "error_405_patch"},
 
-	// Routes (§3.7).
+	// Routes.
 	{v3Get("/api/v3/projects", "alice"), 301, ""},
 	{v3Get("/api/v3/projects/project/versions/v1.0?fields=id", ""), 301, ""},
 	{v3Send("POST", "/api/v3/projects", "alice", `{}`), 308, "error_trailing_slash_post"},
@@ -247,7 +247,7 @@ func TestV3Reads(t *testing.T) {
 
 // v3WriteCases change the fixture world, in this order.
 var v3WriteCases = []v3Case{
-	// Import (§4.1.4): validation.
+	// Import: validation.
 	{v3Send("POST", "/api/v3/projects/", "alice", `{}`), 400, "import_empty"},
 	{v3Send("POST", "/api/v3/projects/", "alice", `{"name": "X", "repository": {"url": "https://github.com/a/b"}}`), 400, "import_repository_type_required"},
 	{v3Send("POST", "/api/v3/projects/", "alice", `{"name": "!!!", "repository": {"url": "https://github.com/a/b", "type": "git"}}`), 400, "import_no_slug"},
@@ -276,7 +276,7 @@ var v3WriteCases = []v3Case{
 	{v3Call{method: "POST", path: "/api/v3/projects/", as: "bob", ctype: "application/x-www-form-urlencoded",
 		body: "name=Form+Project&repository.url=https%3A%2F%2Fgitlab.com%2Fb%2Fform&repository.type=git&programming_language="}, 201, "import_form"},
 
-	// Project update (§4.1.5).
+	// Project update.
 	{v3Send("PATCH", v3PP, "alice", `{"name": "Project renamed", "repository": {"url": "https://github.com/rtfd/renamed"}, "default_branch": "main", "slug": "ignored"}`), 204, ""},
 	{v3Get(v3PP, "alice"), 200, "project_after_patch"},
 	{v3Get(v3PP+"versions/latest/", "alice"), 200, "project_after_patch_latest"},
@@ -291,13 +291,13 @@ var v3WriteCases = []v3Case{
 	{v3Send("POST", "/api/v3/projects/", "alice", `{"name": "x"} {}`), 400, v3ParseError},
 	{v3Call{method: "POST", path: "/api/v3/projects/", as: "alice", body: `{"name": "x"`, ctype: "application/json; charset=utf-8"}, 400, v3ParseError},
 
-	// Version update (§4.2.4).
+	// Version update.
 	{v3Send("PATCH", v3PP+"versions/v2.0/", "alice", `{"active": "on", "slug": "ignored"}`), 204, ""},
 	{v3Get(v3PP+"versions/v2.0/", "alice"), 200, "version_after_patch"},
 	{v3Send("PATCH", v3PP+"versions/v2.0/", "alice", `{}`), 204, ""},
 	{v3Send("PATCH", v3PP+"versions/v1.0/", "alice", `{"active": "maybe"}`), 400, "version_patch_not_boolean"},
 	{v3Send("PATCH", v3PP+"versions/v1.0/", "alice", `{"active": null}`), 400, "version_patch_null"},
-	{v3Send("PUT", v3PP+"versions/v1.0/", "alice", `{}`), 204, ""}, // a PUT needs nothing (api-2026.md §A6 #7)
+	{v3Send("PUT", v3PP+"versions/v1.0/", "alice", `{}`), 204, ""}, // a PUT needs nothing
 	{v3Send("PUT", v3PP+"versions/v1.0/", "alice", `{"active": 0}`), 204, ""},
 	{v3Get(v3PP+"versions/v1.0/?fields=active", "alice"), 200, "version_after_put"},
 	{v3Send("PATCH", v3PP+"versions/nope/", "alice", `{"active": `), 404, "error_404"},
@@ -306,13 +306,13 @@ var v3WriteCases = []v3Case{
 	{v3Send("PATCH", v3PP+"versions/v1.0/", "alice", `[]`), 400, "body_list"},
 	{v3Send("PATCH", v3PP+"versions/v1.0/", "bob", `{"active": true}`), 403, "error_403"},
 
-	// Build trigger (§4.3.4, §4.3.5).
+	// Build trigger.
 	{v3Send("POST", v3PP+"versions/v1.0/builds/", "alice", `this body is never read`), 202, "trigger_build"},
 	{v3Get(v3PP+"builds/?limit=2", "alice"), 200, "trigger_build_list"},
 	{v3Send("POST", v3PP+"versions/nope/builds/", "alice", ``), 404, "error_404"},
 	{v3Send("POST", v3PP+"versions/v1.0/builds/", "bob", ``), 403, "error_403"},
 
-	// Subprojects (§4.4.2).
+	// Subprojects.
 	{v3Send("POST", v3PP+"subprojects/", "alice", `{"child": "test-project", "alias": "tp"}`), 201, "subproject_created"},
 	{v3Get(v3PP+"subprojects/tp/", "alice"), 200, "subproject_created"},
 	{v3Send("POST", v3PP+"subprojects/", "alice", `{"child": "project"}`), 400, "subproject_create_superproject"},
@@ -328,7 +328,7 @@ var v3WriteCases = []v3Case{
 	{v3Send("DELETE", v3PP+"subprojects/tp/", "alice", ``), 404, "error_404"},
 	{v3Get("/api/v3/projects/test-project/superproject/", "alice"), 404, "error_404"},
 
-	// Redirects (§4.6.2).
+	// Redirects.
 	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "page"}`), 400, "redirect_create_missing_urls"},
 	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "exact", "from_url": "", "to_url": null}`), 400, "redirect_create_blank_null"},
 	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "nope", "from_url": 5}`), 400, "redirect_create_bad_type"},
@@ -347,7 +347,7 @@ var v3WriteCases = []v3Case{
 	{v3Send("DELETE", v3PP+"redirects/4/", "alice", ``), 404, "error_404"},
 	{v3Get(v3PP+"redirects/", "alice"), 200, "redirects_after_writes"},
 
-	// Environment variables (§4.7.2).
+	// Environment variables.
 	{v3Send("POST", v3PP+"environmentvariables/", "alice", `{"name": "NEW_VAR", "value": "s3cr3t"}`), 201, "envvar_created"},
 	{v3Send("POST", v3PP+"environmentvariables/", "alice", `{"name": "READTHEDOCS_X", "value": "  "}`), 400, "envvar_create_invalid"},
 	{v3Send("POST", v3PP+"environmentvariables/", "alice", `{"name": "ENVVAR", "value": ["v"]}`), 400, "envvar_create_taken"},
@@ -365,7 +365,7 @@ func TestV3Writes(t *testing.T) {
 			e.clock.Advance(time.Minute) // so that `modified` visibly moves
 			e.check(t, c)
 		}
-		// Builds disabled (§4.3.5): nothing is queued, 400.
+		// Builds disabled: nothing is queued, 400.
 		if _, err := e.store.UpdateProject(t.Context(), w.translation.ID, store.ProjectUpdate{Skip: v3Ptr(true)}); err != nil {
 			t.Fatal(err)
 		}

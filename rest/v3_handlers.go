@@ -9,14 +9,15 @@ import (
 	"docsd/graph"
 )
 
-// Expansions each route permits (behavior.md §3.5).
+// Expansions each route permits in `expand`.
 var (
 	v3ProjectExpands = []string{"active_versions", "active_versions.last_build", "active_versions.last_build.config", "organization", "permissions"}
 	v3VersionExpands = []string{"last_build", "last_build.config"}
 	v3BuildExpands   = []string{"config"}
 )
 
-// v3MethodOrder is the order of methods in `Allow` (behavior.md §3.8).
+// v3MethodOrder is the order of methods in `Allow`; HEAD and OPTIONS
+// follow the mapped ones.
 var v3MethodOrder = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
 // v3Routes lists the routes of /api/v3/ with their handlers.
@@ -27,41 +28,43 @@ func (s *Server) v3Routes() []*v3Route {
 	routes := []*v3Route{
 		{path: "/api/v3/", name: "API Root", desc: "The entry points of API v3.", rule: v3Open,
 			methods: h{"GET": s.v3Root}},
-		{path: "/api/v3/projects/", name: "Projects List", desc: "The caller's projects; POST imports a project.", rule: v3RuleA1,
+		{path: "/api/v3/projects/", name: "Projects List", desc: "The caller's projects; POST imports a project.", rule: v3AnyUser,
 			methods: h{"GET": s.v3ProjectList, "POST": s.v3ProjectImport}},
-		{path: p, name: "Project Instance", desc: "A project; PUT and PATCH update it.", rule: v3RuleA1, detail: true,
+		{path: p, name: "Project Instance", desc: "A project; PUT and PATCH update it.", rule: v3AnyUser, detail: true,
 			methods:          h{"GET": s.v3ProjectDetail, "PUT": s.v3ProjectUpdate(true), "PATCH": s.v3ProjectUpdate(false)},
 			maintainerWrites: []string{http.MethodPut, http.MethodPatch}},
-		{path: p + "superproject/", name: "Superproject", desc: "The project this one is a subproject of.", rule: v3RuleA1, detail: true,
+		{path: p + "superproject/", name: "Superproject", desc: "The project this one is a subproject of.", rule: v3AnyUser, detail: true,
 			methods: h{"GET": s.v3Superproject}},
-		{path: p + "versions/", name: "Versions List", desc: "The project's versions.", rule: v3RuleA,
+		{path: p + "versions/", name: "Versions List", desc: "The project's versions.", rule: v3PublicDetail,
 			methods: h{"GET": s.v3VersionList}},
-		{path: v, name: "Version Instance", desc: "A version; PUT and PATCH set its active, hidden and privacy_level fields.", rule: v3RuleA, detail: true,
+		{path: v, name: "Version Instance", desc: "A version; PUT and PATCH set its active, hidden and privacy_level fields.", rule: v3PublicDetail, detail: true,
 			methods: h{"GET": s.v3VersionDetail, "PUT": s.v3VersionUpdate(true), "PATCH": s.v3VersionUpdate(false)}},
-		{path: v + "builds/", name: "Version Builds List", desc: "The version's builds; POST triggers a build.", rule: v3RuleA,
+		{path: v + "builds/", name: "Version Builds List", desc: "The version's builds; POST triggers a build.", rule: v3PublicDetail,
 			methods: h{"GET": s.v3VersionBuildList, "POST": s.v3TriggerBuild}},
-		{path: v + "builds/{build:[^/.]+}/", name: "Version Build Instance", desc: "A build of the version.", rule: v3RuleA, detail: true,
+		{path: v + "builds/{build:[^/.]+}/", name: "Version Build Instance", desc: "A build of the version.", rule: v3PublicDetail, detail: true,
 			methods: h{"GET": s.v3VersionBuildDetail}},
-		{path: p + "builds/", name: "Builds List", desc: "The project's builds, most recent first.", rule: v3RuleA,
+		{path: p + "builds/", name: "Builds List", desc: "The project's builds, most recent first.", rule: v3PublicDetail,
 			methods: h{"GET": s.v3BuildList}},
-		{path: p + "builds/{build:[^/.]+}/", name: "Build Instance", desc: "A build.", rule: v3RuleA, detail: true,
+		{path: p + "builds/{build:[^/.]+}/", name: "Build Instance", desc: "A build.", rule: v3PublicDetail, detail: true,
 			methods: h{"GET": s.v3BuildDetail}},
-		{path: p + "subprojects/", name: "Subprojects List", desc: "The project's subprojects; POST adds one.", rule: v3RuleA,
+		{path: p + "subprojects/", name: "Subprojects List", desc: "The project's subprojects; POST adds one.", rule: v3PublicDetail,
 			methods: h{"GET": s.v3SubprojectList, "POST": s.v3SubprojectCreate}},
-		{path: p + "subprojects/{alias:[^/.]+}/", name: "Subproject Instance", desc: "A subproject relationship; DELETE removes it.", rule: v3RuleA, detail: true,
+		{path: p + "subprojects/{alias:[^/.]+}/", name: "Subproject Instance", desc: "A subproject relationship; DELETE removes it.", rule: v3PublicDetail, detail: true,
 			methods: h{"GET": s.v3SubprojectDetail, "DELETE": s.v3SubprojectDelete}},
-		{path: p + "translations/", name: "Translations List", desc: "The project's translations.", rule: v3RuleA,
+		{path: p + "translations/", name: "Translations List", desc: "The project's translations.", rule: v3PublicDetail,
 			methods: h{"GET": s.v3TranslationList}},
-		{path: p + "redirects/", name: "Redirects List", desc: "The project's redirects; POST adds one.", rule: v3RuleB,
+		{path: p + "redirects/", name: "Redirects List", desc: "The project's redirects; POST adds one.", rule: v3Maintainers,
 			methods: h{"GET": s.v3RedirectList, "POST": s.v3RedirectCreate}},
-		{path: p + "redirects/{id:[^/.]+}/", name: "Redirect Instance", desc: "A redirect; PUT and PATCH update it, DELETE removes it.", rule: v3RuleB,
+		{path: p + "redirects/{id:[^/.]+}/", name: "Redirect Instance", desc: "A redirect; PUT and PATCH update it, DELETE removes it.", rule: v3Maintainers,
 			methods: h{"GET": s.v3RedirectDetail, "PUT": s.v3RedirectUpdate(true), "PATCH": s.v3RedirectUpdate(false), "DELETE": s.v3RedirectDelete}},
-		{path: p + "environmentvariables/", name: "Environment Variables List", desc: "The project's build environment variables; POST adds one.", rule: v3RuleB,
+		{path: p + "environmentvariables/", name: "Environment Variables List", desc: "The project's build environment variables; POST adds one.", rule: v3Maintainers,
 			methods: h{"GET": s.v3EnvVarList, "POST": s.v3EnvVarCreate}},
-		{path: p + "environmentvariables/{id:[^/.]+}/", name: "Environment Variable Instance", desc: "A build environment variable; DELETE removes it.", rule: v3RuleB,
+		{path: p + "environmentvariables/{id:[^/.]+}/", name: "Environment Variable Instance", desc: "A build environment variable; DELETE removes it.", rule: v3Maintainers,
 			methods: h{"GET": s.v3EnvVarDetail, "DELETE": s.v3EnvVarDelete}},
 	}
-	routes = append(append(routes, s.v3NewRoutes()...), s.v3OpenAPIRoute())
+	routes = append(routes, s.v3NotificationRoutes()...)
+	routes = append(routes, s.v3UploadRoutes()...)
+	routes = append(routes, s.v3OpenAPIRoute())
 	for _, rt := range routes {
 		if rt.allow != "" {
 			continue
@@ -77,7 +80,7 @@ func (s *Server) v3Routes() []*v3Route {
 	return routes
 }
 
-// v3Root answers `GET /api/v3/` (behavior.md §4.0).
+// v3Root answers `GET /api/v3/`: the entry points.
 func (s *Server) v3Root(q *v3Req) {
 	writeJSON(q.w, q.r, http.StatusOK, map[string]any{"projects": s.cfg.PublicURL + "/api/v3/projects/"})
 }
@@ -121,7 +124,8 @@ func (q *v3Req) object(sel *v3Sel, oq v3Query, ctxOf func(d *jdoc, obj int) v3Ct
 	writeRendered(q.w, q.r, http.StatusOK, w)
 }
 
-// list answers a list read with the envelope of behavior.md §3.4.
+// list answers a list read with the paginated envelope: count, next,
+// previous, results.
 func (q *v3Req) list(sel *v3Sel, oq v3Query, ctxOf func(d *jdoc, obj int) v3Ctx) {
 	pg := q.s.pageOf(q.query)
 	oq.vars["limit"], oq.vars["offset"] = pg.limit, pg.offset
@@ -162,7 +166,7 @@ func (q *v3Req) inProject(*jdoc, int) v3Ctx { return q.ctxFor(q.project()) }
 // own renders projects with their own slug.
 func (q *v3Req) own(d *jdoc, obj int) v3Ctx { return q.ctxFor(d.str(d.field(obj, "slug"))) }
 
-// filters validates the request's filters (400, behavior.md §3.6).
+// filters validates the request's filters (400 naming each bad one).
 func (q *v3Req) filters(f *v3Filters) (map[string]any, bool) {
 	if err := f.err(); err != nil {
 		q.fail(err)
@@ -337,8 +341,7 @@ func (q *v3Req) nestedByID(kind *v3Kind, gqlField string) {
 
 // body reads the request body as an object. lookup, when given, is a read
 // that finds the object the request addresses: it runs before a body error
-// is answered, so that a missing object is 404 whatever the body (behavior.md
-// §1.3, steps 7 and 8).
+// is answered, so that a missing object is 404 whatever the body.
 func (q *v3Req) body(lookup *v3Query) (map[string]any, bool) {
 	raw, err := v3ReadBody(q.r)
 	var obj map[string]any
@@ -403,7 +406,7 @@ func (q *v3Req) writeObject(status int, data *jdoc, sel *v3Sel, ctxOf func(d *jd
 }
 
 // v3ProjectInput reads the project fields of an import (or an update):
-// every field Read the Docs HEAD accepts (api-2026.md §A1.1).
+// every field Read the Docs' current API accepts.
 func v3ProjectInput(in *v3Input, update bool) {
 	in.str("name", "name")
 	in.object("repository", "repository", func(repo *v3Input) {
@@ -484,9 +487,9 @@ func (s *Server) v3VersionUpdate(replace bool) func(q *v3Req) {
 	}
 }
 
-// v3TriggerBuild queues a build of {version} (behavior.md §4.3.4): 202 with
-// the build, its project and version; 400 with no build when the project's
-// builds are disabled. The body is never read.
+// v3TriggerBuild queues a build of {version}: 202 with the build, its
+// project and version; 400 with no build when the project's builds are
+// disabled. The body is never read.
 func (s *Server) v3TriggerBuild(q *v3Req) {
 	op := &v3Op{}
 	build, project, version := v3BuildKind.full(), v3ProjectKind.full(), v3VersionKind.full()

@@ -8,11 +8,10 @@ import (
 	"docsd/docsurl"
 )
 
-// A v3Kind describes one v3 resource representation (behavior.md §4): its
-// REST keys, the GraphQL selection that fetches each of them, and how the
-// fetched data is reshaped where GraphQL can't express the REST form.
-// Selections use aliases equal to the REST key names, so most keys are
-// copied as fetched.
+// A v3Kind describes one v3 resource representation: its REST keys, the
+// GraphQL selection that fetches each of them, and how the fetched data is
+// reshaped where GraphQL can't express the REST form. Selections use
+// aliases equal to the REST key names, so most keys are copied as fetched.
 type v3Kind struct {
 	fields []*v3Field
 	// helpers are always selected: the ids and slugs _links and the
@@ -32,7 +31,7 @@ type v3Field struct {
 	// gql selects the key's value; "" when REST computes it (_links, and the
 	// project slug of objects nested under a project). A key that REST
 	// derives from other values, with the function the graph's resolver
-	// uses (issue 14: each field the executor resolves costs), selects what
+	// uses (each field the executor resolves costs), selects what
 	// it is derived from, aliased as that value's own REST key if it has
 	// one, and its value reads it from obj.
 	gql string
@@ -43,7 +42,8 @@ type v3Field struct {
 	// writes it as fetched.
 	value func(c v3Ctx, w *jwriter, v, obj int)
 
-	// Expandable fields (behavior.md §3.5).
+	// Expandable fields: named in `expand`, they are replaced by the
+	// object they refer to (or added, when onlyExpanded).
 	expandable   bool
 	onlyExpanded bool    // the key is absent unless expanded
 	expandKind   *v3Kind // the kind it expands to; nil for a scalar (config)
@@ -265,8 +265,8 @@ func init() {
 			{key: "language", gql: "language { code }", value: choiceValue(choices.Languages)},
 			{key: "modified", gql: "modified"},
 			{key: "name", gql: "name"},
-			// Expansions of api-2026.md §A6 #1 and #2: whether the caller
-			// maintains the project, and the organization docsd does not have.
+			// Expansions Read the Docs added: whether the caller maintains
+			// the project, and the organization docsd does not have (null).
 			{key: "organization", expandable: true, onlyExpanded: true,
 				expanded: func(_ v3Ctx, w *jwriter, _ *v3Sel, _, _ int) { w.raw("null") }},
 			{key: "permissions", expandable: true, onlyExpanded: true, expandGQL: "permissions: viewerIsMaintainer",
@@ -298,8 +298,8 @@ func init() {
 			// urls is written from the project's docs URL and slug: canonicalUrl
 			// is ProjectUrls.documentation (both resolve with the graph's
 			// projectDocsURL), and the dashboard links are made by the docsurl
-			// functions ProjectView.Urls calls. urls.downloads is always null
-			// (api-2026.md §A1.1).
+			// functions ProjectView.Urls calls. urls.downloads is always null,
+			// as on Read the Docs.
 			{key: "urls", gql: "urls: canonicalUrl", value: func(c v3Ctx, w *jwriter, v, obj int) {
 				if w.d.kind(v) != '"' {
 					w.value(v)
@@ -330,8 +330,8 @@ func init() {
 		fields: []*v3Field{
 			{key: "_links"},
 			{key: "active", gql: "active"},
-			// Each alias is a full Version whose own aliases are [] (api-2026.md
-			// §A1.2); fields, omit and expand do not apply inside.
+			// Each alias is a full Version whose own aliases are []; fields,
+			// omit and expand do not apply inside.
 			{key: "aliases", gqlFn: func(o *v3Op) string { return "aliases { " + o.sel(v3AliasVersion) + " }" },
 				value: func(c v3Ctx, w *jwriter, v, _ int) {
 					w.byte('[')
@@ -453,8 +453,8 @@ func init() {
 		},
 	}
 
-	// Redirect URLs are stored as "" when not given; GET shows them as null
-	// (behavior.md §4.6.1).
+	// Redirect URLs are stored as "" when not given; GET shows them as
+	// null, writes as "" (Read the Docs' answers).
 	redirectURL := func(c v3Ctx, w *jwriter, v, _ int) {
 		if c.get && w.d.kind(v) == '"' && w.d.str(v) == "" {
 			w.raw("null")
@@ -517,7 +517,7 @@ func init() {
 // the table the graph's resolver names the code with
 // (store.Project.LanguageChoice, ProgrammingLanguageChoice,
 // store.Build.StateInfo). Asking the code alone saves the executor a field
-// per object (issue 14).
+// per object.
 func choiceValue(t choices.Table) func(c v3Ctx, w *jwriter, v, obj int) {
 	return func(_ v3Ctx, w *jwriter, v, _ int) {
 		code := w.d.field(v, "code")

@@ -10,7 +10,7 @@ import (
 	"docsd/storetest"
 )
 
-// v3Column is one column of the outcome matrix of behavior.md §1.6: who
+// v3Column is one column of the outcome matrix (who may do what): who
 // asks, and the project (and its objects) the request names.
 type v3Column struct {
 	name string
@@ -28,7 +28,7 @@ var v3Columns = []v3Column{
 	{"missing", "alice", map[string]string{"{P}": "missing", "{V}": "latest", "{Vp}": "latest", "{N}": "1", "{Np}": "1", "{A}": "x", "{C}": "missing"}},
 	// Without a token, an unknown project is 401, not 404.
 	{"no-token", "", map[string]string{"{P}": "missing", "{V}": "latest", "{Vp}": "latest", "{N}": "1", "{Np}": "1", "{A}": "x", "{C}": "missing"}},
-	// §1.6 note: a superuser reads non-public details; lists and writes stay 403.
+	// A superuser reads non-public details; lists and writes stay 403.
 	{"superuser", "carol", map[string]string{"{P}": "secret", "{V}": "latest", "{Vp}": "latest", "{N}": "9", "{Np}": "9", "{A}": "secret-child", "{C}": "secret-child"}},
 }
 

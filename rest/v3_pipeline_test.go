@@ -14,8 +14,9 @@ import (
 	"docsd/storetest"
 )
 
-// TestV3Authentication checks the §1.1 header table on a route whose project
-// does not exist: bad credentials are 401 before anything else.
+// TestV3Authentication checks every form of Authorization header on a route
+// whose project does not exist: bad credentials are 401 before anything
+// else.
 func TestV3Authentication(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
@@ -52,7 +53,7 @@ func TestV3Authentication(t *testing.T) {
 	})
 }
 
-// v3RouteCases is one path per route with its Allow header (§3.8), for a
+// v3RouteCases is one path per route with its Allow header, for a
 // maintainer of project.
 var v3RouteCases = []struct{ path, allow string }{
 	{"/api/v3/", "GET, HEAD, OPTIONS"},
@@ -75,7 +76,7 @@ var v3RouteCases = []struct{ path, allow string }{
 }
 
 // TestV3Methods checks Allow on every route and every kind of answer,
-// OPTIONS, HEAD and 405 (§3.8).
+// OPTIONS, HEAD and 405.
 func TestV3Methods(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
@@ -134,7 +135,7 @@ func (c *v3FakeClock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// TestV3Throttle checks the sliding window of §3.11 with an injected clock.
+// TestV3Throttle checks the sliding window with an injected clock.
 func TestV3Throttle(t *testing.T) {
 	storetest.Dialects(t, testV3Throttle)
 }

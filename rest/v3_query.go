@@ -11,8 +11,7 @@ import (
 
 // v3Sel is what to render of one object: the kept keys, and for each
 // expanded key the selection inside it (a nil kind for a scalar expansion,
-// config). It is computed from `fields`, `omit` and `expand`
-// (behavior.md §3.5).
+// config). It is computed from `fields`, `omit` and `expand`.
 type v3Sel struct {
 	kind *v3Kind
 	keep []*v3Field
@@ -104,7 +103,7 @@ func (k *v3Kind) choose(p v3Params) *v3Sel {
 }
 
 // v3Entries splits the last value of a query parameter on commas; ok is
-// false when the parameter is absent or empty (behavior.md §3.5).
+// false when the parameter is absent or empty.
 func v3Entries(q url.Values, name string) (entries []string, ok bool) {
 	vs := q[name]
 	if len(vs) == 0 || vs[len(vs)-1] == "" {
@@ -145,7 +144,8 @@ func v3Selection(k *v3Kind, q url.Values, permitted []string, list bool) *v3Sel 
 
 // v3Filters turns a request's filter parameters into a GraphQL filter
 // input. Choice filters with a value outside their table fail with the
-// §3.6 message, every failing filter reported; empty values don't filter.
+// choice filter message, every failing filter reported; empty values don't
+// filter.
 type v3Filters struct {
 	q      url.Values
 	input  map[string]any
@@ -186,7 +186,7 @@ func (f *v3Filters) err() error { return f.failed.Err("rest.v3.filter") }
 // `programming_language`.
 func v3ProjectFilters(q url.Values) *v3Filters {
 	f := v3NewFilters(q)
-	f.text("name", "nameContains") // icontains; the graph trims it (api-2026.md §A3)
+	f.text("name", "nameContains") // icontains; the graph trims it
 	f.text("slug", "slugContains") // icontains; the graph trims it
 	f.choice("language", "language", choices.Languages)
 	f.choice("programming_language", "programmingLanguage", choices.ProgrammingLanguages)

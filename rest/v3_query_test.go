@@ -21,7 +21,8 @@ type v3QueryCase struct {
 }
 
 var v3QueryCases = []v3QueryCase{
-	// The examples of behavior.md §3.5.
+	// fields keeps only the keys named; an unexpanded active_versions is
+	// absent.
 	{path: v3PP + "?fields=name,slug", body: `{"name":"project","slug":"project"}`},
 	{path: v3PP + "?fields=nope", body: `{}`},
 	{path: v3PP + "?fields=active_versions", body: `{}`},
@@ -103,8 +104,8 @@ func TestV3FieldsOmitExpand(t *testing.T) {
 	})
 }
 
-// TestV3Pagination checks limit/offset and the next/previous links of
-// behavior.md §3.4, as paths and (absolute_api_links) as URLs.
+// TestV3Pagination checks limit/offset and the next/previous links, as
+// paths and (absolute_api_links) as URLs.
 func TestV3Pagination(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		for _, absolute := range []bool{false, true} {

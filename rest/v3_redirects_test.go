@@ -10,45 +10,46 @@ import (
 	"docsd/storetest"
 )
 
-// v3RedirectCases script api-2026.md §A2 on the fixture world, whose
-// project starts with redirect 2 (prefix) at position 0 and redirect 1
-// (page) at 1. Golden files redirect2023_*.
+// v3RedirectCases script the redirects' positions, fields and types on the
+// fixture world, whose project starts with redirect 2 (prefix) at
+// position 0 and redirect 1 (page) at 1.
 var v3RedirectCases = []v3Case{
-	// §A2.3's worked example, on a project left with one redirect at 0
-	// (pk 1; the example's pk 2, 3 are pk 3, 4 here).
+	// Positions: creating with and without a position (past the end
+	// clamps), moving and deleting, on a project left with one redirect at
+	// 0 (pk 1).
 	{v3Send("DELETE", v3PP+"redirects/2/", "alice", ``), 204, ""},
-	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "exact", "from_url": "/one/", "to_url": "/two/"}`), 201, "redirect2023_a23_step1"},
-	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "exact", "from_url": "/two/", "to_url": "/three/", "position": 2}`), 201, "redirect2023_a23_step2"},
-	{v3Get(v3PP+"redirects/", "alice"), 200, "redirect2023_a23_list2"},
-	{v3Send("PUT", v3PP+"redirects/1/", "alice", `{"type": "exact", "position": 2}`), 200, "redirect2023_a23_step3"},
-	{v3Get(v3PP+"redirects/", "alice"), 200, "redirect2023_a23_list3"},
+	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "exact", "from_url": "/one/", "to_url": "/two/"}`), 201, "redirect_position_step1"},
+	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "exact", "from_url": "/two/", "to_url": "/three/", "position": 2}`), 201, "redirect_position_step2"},
+	{v3Get(v3PP+"redirects/", "alice"), 200, "redirect_position_list2"},
+	{v3Send("PUT", v3PP+"redirects/1/", "alice", `{"type": "exact", "position": 2}`), 200, "redirect_position_step3"},
+	{v3Get(v3PP+"redirects/", "alice"), 200, "redirect_position_list3"},
 	{v3Send("DELETE", v3PP+"redirects/3/", "alice", ``), 204, ""},
-	{v3Get(v3PP+"redirects/", "alice"), 200, "redirect2023_a23_list4"},
-	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "page", "from_url": "/five.html", "to_url": "/six.html", "position": 99}`), 201, "redirect2023_a23_step5"},
-	{v3Send("PATCH", v3PP+"redirects/5/", "alice", `{"position": "0"}`), 200, "redirect2023_patch_position"},
-	{v3Get(v3PP+"redirects/", "alice"), 200, "redirect2023_list_after_move"},
+	{v3Get(v3PP+"redirects/", "alice"), 200, "redirect_position_list4"},
+	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "page", "from_url": "/five.html", "to_url": "/six.html", "position": 99}`), 201, "redirect_position_step5"},
+	{v3Send("PATCH", v3PP+"redirects/5/", "alice", `{"position": "0"}`), 200, "redirect_patch_position"},
+	{v3Get(v3PP+"redirects/", "alice"), 200, "redirect_list_after_move"},
 
-	// §A2.6: the representation, and the 2023 types once per project.
-	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "clean_url_to_html", "description": "dirhtml → html", "http_status": 301}`), 201, "redirect2023_a26_created"},
-	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "clean_url_to_html", "description": "dirhtml → html", "http_status": 301}`), 400, "redirect2023_a26_second"},
-	{v3Send("PATCH", v3PP+"redirects/6/", "alice", `{"type": "clean_url_to_html", "description": null}`), 200, "redirect2023_type_kept"},
-	{v3Get(v3PP+"redirects/6/", "alice"), 200, "redirect2023_a26_get"},
+	// The representation, and clean_url_to_html once per project.
+	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "clean_url_to_html", "description": "dirhtml → html", "http_status": 301}`), 201, "redirect_clean_url_created"},
+	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "clean_url_to_html", "description": "dirhtml → html", "http_status": 301}`), 400, "redirect_clean_url_second"},
+	{v3Send("PATCH", v3PP+"redirects/6/", "alice", `{"type": "clean_url_to_html", "description": null}`), 200, "redirect_type_kept"},
+	{v3Get(v3PP+"redirects/6/", "alice"), 200, "redirect_clean_url_detail"},
 
-	// §A7.6: wildcards, http_status, enabled.
-	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "exact", "from_url": "/one/*.html", "to_url": "/two/:splat"}`), 400, "redirect2023_a76_wildcards"},
-	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "page", "from_url": "/a.html", "to_url": "/b.html", "http_status": 307}`), 400, "redirect2023_a76_status"},
-	{v3Send("PATCH", v3PP+"redirects/1/", "alice", `{"enabled": false}`), 200, "redirect2023_a76_disabled"},
-	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "page", "from_url": "/old/*", "to_url": "/new/:splat", "force": "yes", "http_status": "301", "description": "  moved  "}`), 201, "redirect2023_wildcard_created"},
+	// Wildcards, http_status, enabled.
+	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "exact", "from_url": "/one/*.html", "to_url": "/two/:splat"}`), 400, "redirect_wildcards_exact"},
+	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "page", "from_url": "/a.html", "to_url": "/b.html", "http_status": 307}`), 400, "redirect_status_page"},
+	{v3Send("PATCH", v3PP+"redirects/1/", "alice", `{"enabled": false}`), 200, "redirect_disabled"},
+	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "page", "from_url": "/old/*", "to_url": "/new/:splat", "force": "yes", "http_status": "301", "description": "  moved  "}`), 201, "redirect_wildcard_created"},
 
-	// §A2.1 field rules, all reported together.
-	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "nope", "http_status": "abc", "position": -1, "force": "maybe", "enabled": null, "description": ["x"]}`), 400, "redirect2023_fields_invalid"},
-	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "prefix", "from_url": "/p/", "http_status": null, "position": 2.5, "force": null}`), 400, "redirect2023_fields_null"},
-	{v3Send("PATCH", v3PP+"redirects/1/", "alice", `{"position": 99999999999999999999999, "http_status": 301.0}`), 400, "redirect2023_fields_range"},
-	{v3Send("PATCH", v3PP+"redirects/1/", "alice", `{"position": "x", "to_url": "/b/:splat"}`), 400, "redirect2023_fields_integer"},
-	{v3Get(v3PP+"redirects/", "alice"), 200, "redirect2023_list_final"},
+	// Field rules, all reported together.
+	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "nope", "http_status": "abc", "position": -1, "force": "maybe", "enabled": null, "description": ["x"]}`), 400, "redirect_fields_invalid"},
+	{v3Send("POST", v3PP+"redirects/", "alice", `{"type": "prefix", "from_url": "/p/", "http_status": null, "position": 2.5, "force": null}`), 400, "redirect_fields_null"},
+	{v3Send("PATCH", v3PP+"redirects/1/", "alice", `{"position": 99999999999999999999999, "http_status": 301.0}`), 400, "redirect_fields_range"},
+	{v3Send("PATCH", v3PP+"redirects/1/", "alice", `{"position": "x", "to_url": "/b/:splat"}`), 400, "redirect_fields_integer"},
+	{v3Get(v3PP+"redirects/", "alice"), 200, "redirect_list_final"},
 }
 
-func TestV3Redirects2023(t *testing.T) {
+func TestV3Redirects(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
 		e.world()
@@ -59,10 +60,10 @@ func TestV3Redirects2023(t *testing.T) {
 	})
 }
 
-// TestSlashlessWrites checks api-2026.md §A5.3 on the real server: a write
-// without the trailing slash is answered 308 before authentication, and a
-// client that follows it (Go's, like python-requests) makes the write once,
-// on the slashed URL. Search routes answer alike.
+// TestSlashlessWrites checks on the real server that a write without the
+// trailing slash is answered 308 before authentication, and a client that
+// follows it (Go's, like python-requests) makes the write once, on the
+// slashed URL. Search routes answer alike.
 func TestSlashlessWrites(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)

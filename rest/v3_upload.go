@@ -11,8 +11,8 @@ import (
 	"docsd/graph"
 )
 
-// The upload API (api-2026.md §A4.5). initiate and complete run graph
-// mutations whose refusals are outcomes; this file gives each outcome
+// The upload API, which publishes prebuilt docs. initiate and complete run
+// graph mutations whose refusals are outcomes; this file gives each outcome
 // RTD's status and text. The storage POST of local storage is the
 // configured UploadReceiver's.
 
@@ -21,9 +21,9 @@ func (s *Server) v3UploadRoutes() []*v3Route {
 	type h = map[string]func(q *v3Req)
 	const allow = "POST, OPTIONS"
 	return []*v3Route{
-		{path: "/api/v3/upload/initiate/", name: "Upload Initiate", desc: "POST starts an upload of prebuilt docs.", rule: v3RuleA1,
+		{path: "/api/v3/upload/initiate/", name: "Upload Initiate", desc: "POST starts an upload of prebuilt docs.", rule: v3AnyUser,
 			allow: allow, methods: h{"POST": s.v3UploadInitiate}},
-		{path: "/api/v3/upload/complete/", name: "Upload Complete", desc: "POST reports the end of an upload.", rule: v3RuleA1,
+		{path: "/api/v3/upload/complete/", name: "Upload Complete", desc: "POST reports the end of an upload.", rule: v3AnyUser,
 			allow: allow, methods: h{"POST": s.v3UploadComplete}},
 		{path: "/api/v3/upload/artifacts/", name: "Upload Artifacts", desc: "POST stores an upload's archive (local storage).", rule: v3Open,
 			allow: allow, methods: h{"POST": s.v3UploadArtifacts}},

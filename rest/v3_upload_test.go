@@ -59,7 +59,7 @@ func multipartBody(fields [][2]string, file []byte) (string, string) {
 const initiateMain = `{"project": "project", "version": {"name": "main", "type": "branch", "commit": "9f2c0e1"}}`
 
 // TestV3UploadInitiate: validation, the refusals in their order, the 201
-// answer and the matrix row of §A4.6.
+// answer and who may initiate.
 func TestV3UploadInitiate(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e, _ := newUploadEnv(t, d, 1<<20, nil)

@@ -1,8 +1,9 @@
 package rtdconfig
 
-// The choice tables of config-2026.md §C9, in message order.
+// The choice tables of the current rules, Read the Docs' values in the
+// order its messages list them.
 var (
-	// OSChoices are the `build.os` values of §C9.1.
+	// OSChoices are the `build.os` values.
 	OSChoices = []string{"ubuntu-22.04", "ubuntu-24.04", "ubuntu-26.04", "ubuntu-lts-latest"}
 	// RetiredOS is accepted with a note but not listed in messages.
 	RetiredOS = "ubuntu-20.04"
@@ -10,7 +11,7 @@ var (
 	// ToolNames are the keys of `build.tools`.
 	ToolNames = []string{"python", "nodejs", "ruby", "rust", "golang"}
 
-	// ToolVersions are the allowed versions per tool (§C9.2).
+	// ToolVersions are the allowed versions per tool, aliases last.
 	ToolVersions = map[string][]string{
 		"python": {"2.7", "3.6", "3.7", "3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14",
 			"miniconda3-4.7", "miniconda3-3.12-24.1", "miniconda3-3.12-24.9",
@@ -35,7 +36,8 @@ var (
 	DefaultSearchIgnore = []string{"search.html", "search/index.html", "404.html", "404/index.html"}
 )
 
-// osImageTag is the stored image tag of a `build.os` value (§C9.1).
+// osImageTag is the stored image tag of a `build.os` value: an alias
+// becomes the release it stands for.
 func osImageTag(os string) string {
 	if os == "ubuntu-lts-latest" {
 		return "ubuntu-26.04"

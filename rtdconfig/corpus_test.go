@@ -9,7 +9,7 @@ import (
 )
 
 // referenced finds the files a configuration names, so that the corpus
-// checkouts have them (the 2019 rules check that they exist).
+// checkouts have them (the legacy rules check that they exist).
 var referenced = regexp.MustCompile(`(?m)^\s*-?\s*(?:requirements|configuration|environment|requirements_file):\s*(\S+)\s*$`)
 
 // TestCorpus validates realistic configuration files written the way

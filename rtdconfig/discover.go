@@ -8,7 +8,8 @@ import (
 	"strings"
 )
 
-// Documentation types (behavior.md §10.5; config-2026.md §C2 adds generic).
+// Documentation types; generic (the build's own commands build the docs)
+// exists only under the current rules.
 const (
 	DoctypeSphinx           = "sphinx"
 	DoctypeSphinxHTMLDir    = "sphinx_htmldir"
@@ -81,10 +82,13 @@ func findFiles(ckout, dir, name string) []string {
 	return out
 }
 
-// DiscoverConfPy finds the project's conf.py by steps 2–3 of behavior.md
-// §7.4's discovery (the configured file is checked by the config). It
-// returns "" when there is none, and the "multiple conf.py" failure when
-// several are found and none is under a path containing `doc`.
+// DiscoverConfPy finds the project's conf.py when the configuration names
+// none (a configured one is checked by the configuration): the project's
+// conf_py_file if it exists; else the conf.py files under the docs
+// directory (the first of docs/, doc/, Doc/ that exists), then under the
+// whole checkout, in sorted order: one is it, of several the first whose
+// path contains `doc`. It returns "" when there is none, and the "multiple
+// conf.py" failure when several are found and none has `doc` in its path.
 func DiscoverConfPy(ckout, projectConfPy string) (string, error) {
 	if projectConfPy != "" {
 		rel := CleanRel(projectConfPy)
@@ -132,9 +136,9 @@ func IsMarkdownName(name string) bool {
 }
 
 // detectDoctype decides the doctype of a checkout without a configuration
-// file (behavior.md §7.5, v1 doctype): mkdocs.yml → mkdocs; a conf.py →
-// the project's doctype when it is a Sphinx one, else sphinx; Markdown →
-// mkdocs (the built-in builder); else no documentation.
+// file: mkdocs.yml → mkdocs; a conf.py → the project's doctype when it is a
+// Sphinx one, else sphinx; Markdown → mkdocs (the built-in builder); else
+// no documentation.
 func detectDoctype(ckout, projectDoctype, projectConfPy string) (doctype, confPy string, err error) {
 	if IsFile(filepath.Join(ckout, "mkdocs.yml")) {
 		return DoctypeMkDocs, "", nil

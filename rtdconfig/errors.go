@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// Messages of behavior.md §7.5/§7.8 that configuration loading produces.
+// Messages that configuration loading produces, Read the Docs' texts
+// (MsgNoDocumentation is docsd's own).
 const (
 	MsgConfigPrefix    = "Problem in your project's configuration. "
 	MsgConfPyNotFound  = "A configuration file was not found. Make sure you have a conf.py file in your repository."
@@ -14,8 +15,8 @@ const (
 	MsgNoDocumentation = "No documentation found: add a .readthedocs.yaml, a mkdocs.yml or a Sphinx conf.py."
 )
 
-// Notification message ids (api-2026.md §A4.2, config-2026.md §C3) of the
-// failures this package reports.
+// Notification message ids of the failures this package reports, Read the
+// Docs' ids; a failed build's notification carries its id.
 const (
 	IDConfigGeneric      = "config:generic"
 	IDConfigPathNotFound = "config:path:not-found"
@@ -46,7 +47,8 @@ func AsError(err error) (*Error, bool) {
 // fail returns an Error with message msg and id.
 func fail(id, msg string) error { return &Error{Msg: msg, ID: id} }
 
-// configFailure is a §7.5 configuration problem.
+// configFailure is a configuration problem with the generic message id:
+// parse errors, an invalid version and the legacy rules' validation.
 func configFailure(msg string) error { return fail(IDConfigGeneric, MsgConfigPrefix+msg) }
 
 // invalidKey is `Invalid "<key>": <reason>`.
@@ -60,7 +62,7 @@ func invalidFile(key, file, message string) error {
 	return configFailure(fmt.Sprintf(`Invalid "%s": %s: %s`, key, file, message))
 }
 
-// The reasons of §7.5's validation messages.
+// The reasons of the legacy rules' validation messages.
 func reasonChoice(choices []string, v any) string {
 	return fmt.Sprintf("expected one of (%s), got %s", strings.Join(choices, ", "), pyStr(v))
 }

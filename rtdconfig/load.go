@@ -1,7 +1,16 @@
-// Package rtdconfig reads and validates a checkout's `.readthedocs.yaml`:
-// the 2019 rules of behavior.md §7.5 for the files written for them and
-// the 2026 rules of config-2026.md for current files, with the exact
-// messages, message ids and stored shapes of both.
+// Package rtdconfig reads and validates a checkout's `.readthedocs.yaml`
+// as Read the Docs does, with its exact messages, message ids and stored
+// shapes. Two rule sets apply:
+//
+//   - the current rules, today's Read the Docs schema (`build.os`,
+//     `build.tools`, `build.jobs`, `build.commands`, `build.apt_packages`),
+//     for a file whose `build` mapping has a key only that schema knows;
+//   - the legacy rules (version 1, and version 2 with `build.image` or
+//     without `build`) for every other file, and without a file, so that old
+//     tags and repositories keep building as they did.
+//
+// Read the Docs itself requires `build.os` in every version 2 file; docsd
+// does not, since a self-hosted server builds old tags next to new ones.
 package rtdconfig
 
 import (
@@ -11,10 +20,12 @@ import (
 )
 
 // Load finds, parses, classifies and validates the checkout's
-// configuration: behavior.md §7.5 for the 2019 rules, config-2026.md for
-// the 2026 rules (§C1 decides), with the project's readthedocs_yaml_path
-// (api-2026.md §A1.9). Failures are *Error values carrying the exact
-// `error` text and notification id; other errors are docsd's own.
+// configuration, reading only the project's readthedocs_yaml_path when it
+// is set. `version` absent or 1 is a legacy version 1 file, unless its
+// `build` has a current key (then it is a current version 2 file); 2 or "2"
+// is current or legacy version 2 by its `build` keys; anything else fails.
+// Failures are *Error values carrying the exact `error` text and
+// notification id; other errors are docsd's own.
 func Load(in Input) (*Config, error) {
 	file, err := findFile(in)
 	if err != nil || file == "" {
@@ -34,24 +45,24 @@ func Load(in Input) (*Config, error) {
 	version, _ := raw.Get("version")
 	switch normaliseNumber(version) {
 	case nil:
-		if uses2026Keys(raw) {
-			return config2026(in, file, raw)
+		if usesCurrentKeys(raw) {
+			return configCurrent(in, file, raw)
 		}
 		return configV1(in, file, raw)
 	case int64(1):
 		return configV1(in, file, raw)
 	case int64(2):
-		if uses2026Keys(raw) {
-			return config2026(in, file, raw)
+		if usesCurrentKeys(raw) {
+			return configCurrent(in, file, raw)
 		}
 		return configV2(in, file, raw)
 	}
 	return nil, configFailure(`Invalid "version": Invalid version of the configuration file`)
 }
 
-// uses2026Keys is config-2026.md §C1's classification: `build` is a
-// mapping with at least one key only the 2026 schema knows.
-func uses2026Keys(raw *Map) bool {
+// usesCurrentKeys reports whether the current rules apply: `build` is a
+// mapping with at least one key only the current schema knows.
+func usesCurrentKeys(raw *Map) bool {
 	build, ok := valueOf(raw, "build").(*Map)
 	if !ok {
 		return false
@@ -99,10 +110,10 @@ func insideCheckout(ckout, rel string) bool {
 }
 
 // Classify reports whether the checkout's configuration file falls under
-// the 2026 rules (config-2026.md §C1), with its path and its `build.os`
-// value as written, so that the builder can record `cat <file>` before
-// validation. Files that cannot be read or parsed report false.
-func Classify(in Input) (file string, os any, rules2026 bool) {
+// the current rules, with its path and its `build.os` value as written, so
+// that the builder can record `cat <file>` before validation. Files that
+// cannot be read or parsed report false.
+func Classify(in Input) (file string, os any, current bool) {
 	file, err := findFile(in)
 	if err != nil || file == "" {
 		return "", nil, false
@@ -112,7 +123,7 @@ func Classify(in Input) (file string, os any, rules2026 bool) {
 		return "", nil, false
 	}
 	raw, err := parseConfigFile(file, data)
-	if err != nil || !uses2026Keys(raw) {
+	if err != nil || !usesCurrentKeys(raw) {
 		return "", nil, false
 	}
 	switch normaliseNumber(valueOf(raw, "version")) {

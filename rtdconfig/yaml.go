@@ -11,7 +11,8 @@ import (
 )
 
 // Map is a YAML mapping that remembers the order of its keys, so that
-// "the first unknown key, depth-first" (behavior.md §7.5) is well defined.
+// "the first unknown key, depth-first", which messages name, is well
+// defined.
 type Map struct {
 	keys []string
 	vals map[string]any
@@ -121,15 +122,14 @@ func fromNode(n *yaml.Node) (any, error) {
 }
 
 // yaml11Bools are the plain scalars YAML 1.1 (PyYAML, which Read the Docs
-// parses with) reads as booleans and YAML 1.2 as strings
-// (config-2026.md §C0 item 4).
+// parses with) reads as booleans and YAML 1.2 as strings, in every file.
 var yaml11Bools = map[string]bool{
 	"yes": true, "Yes": true, "YES": true, "on": true, "On": true, "ON": true,
 	"no": false, "No": false, "NO": false, "off": false, "Off": false, "OFF": false,
 }
 
 // pyStr renders a value the way Python's str() does, which is how the
-// validation messages of behavior.md §7.5 show values.
+// validation messages show values.
 func pyStr(v any) string {
 	switch x := v.(type) {
 	case nil:

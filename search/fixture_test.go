@@ -11,7 +11,7 @@ import (
 	"docsd/storetest"
 )
 
-// installHTML is reader.md R.6.2's Sphinx example page.
+// installHTML is a Sphinx page with navigation, a title and sections.
 const installHTML = `<!DOCTYPE html><html><head><title>Install — Demo</title></head><body>
 <nav class="wy-nav-side"><a href="#">Navigation install</a></nav>
 <div role="main" class="document">
@@ -22,13 +22,13 @@ const installHTML = `<!DOCTYPE html><html><head><title>Install — Demo</title><
 </section></section>
 </div></body></html>`
 
-// usageHTML is lib's page of R.9.2.
+// usageHTML is lib's page: a title and one section.
 const usageHTML = `<html><head><title>Usage</title></head><body><main>
 <h1 id="usage">Usage</h1>
 <section id="install-lib"><h2>Install lib</h2><p>The library ships with demo; nothing else to install.</p></section>
 </main></body></html>`
 
-// world is R.9's fixture, as far as search needs it.
+// world is the search tests' fixture: projects, versions and indexed pages.
 type world struct {
 	s          *store.Store
 	svc        *search.Service
@@ -40,9 +40,9 @@ type world struct {
 
 var testURLs = docsurl.Config{PublicURL: "https://docs.example.com"}
 
-// newWorld builds R.9's projects: demo (latest, v1.0, internal-notes
+// newWorld builds the projects: demo (latest, v1.0, internal-notes
 // private), its translation demo-es, and lib, child of demo as `library`
-// (latest, 1.0); the R.9.2 pages are indexed.
+// (latest, 1.0); installHTML and usageHTML are indexed.
 func newWorld(t *testing.T, d store.Dialect) *world {
 	t.Helper()
 	ctx := t.Context()

@@ -6,10 +6,10 @@ import (
 	"unicode/utf8"
 )
 
-// escaper is the HTML encoder of RTD's highlighter (R.6.3).
+// escaper is the HTML encoder of RTD's highlighter.
 var escaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#x27;", "/", "&#x2F;")
 
-// fragmentRunes is the length of a content highlight (R.6.3).
+// fragmentRunes is the length of a content highlight.
 const fragmentRunes = 100
 
 // mergeSpans sorts spans and joins overlapping ones.

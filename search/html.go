@@ -8,8 +8,8 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// Section is one searchable part of a page (reader.md R.6.2): an anchor
-// (may be empty), a title and normalised content.
+// Section is one searchable part of a page: an anchor (may be empty), a
+// title and normalised content.
 type Section struct {
 	ID      string
 	Title   string
@@ -22,13 +22,13 @@ type Page struct {
 	Sections []Section
 }
 
-// maxSections bounds the sections of one page; more are dropped (R.6.2).
+// maxSections bounds the sections of one page; more are dropped.
 const maxSections = 10000
 
 // ParsePage splits an HTML document into a title and sections with RTD's
-// generic parser rules (reader.md R.6.2). path is the file's path in the
-// tree, the title of last resort. The error is non-nil only when r cannot
-// be read or parsed as HTML.
+// generic parser rules. path is the file's path in the tree, the title of
+// last resort. The error is non-nil only when r cannot be read or parsed as
+// HTML.
 func ParsePage(r io.Reader, path string) (*Page, error) {
 	doc, err := html.Parse(r)
 	if err != nil {
@@ -57,7 +57,11 @@ func ParsePage(r io.Reader, path string) (*Page, error) {
 	return p, nil
 }
 
-// mainNode is R.6.2 rule 1.
+// mainNode is the part of the page that is indexed: the first element with
+// role="main" in body; else the first <main>; else the parent of the first
+// <h1> (of its <header> when it is in one); else body. Sphinx and MkDocs
+// themes and the built-in Markdown builder all mark theirs with
+// role="main" or <main>.
 func mainNode(body *html.Node) *html.Node {
 	if n := find(body, func(n *html.Node) bool { return attr(n, "role") == "main" }); n != nil {
 		return n
@@ -77,7 +81,7 @@ func mainNode(body *html.Node) *html.Node {
 	return body
 }
 
-// removedTags and removedClasses are what R.6.2 rule 2 strips.
+// removedTags and removedClasses are what clean strips.
 var (
 	removedTags    = map[atom.Atom]bool{atom.Script: true, atom.Style: true, atom.Template: true, atom.Noscript: true, atom.Nav: true}
 	removedClasses = []string{"headerlink", "linenos", "lineno", "toctree-wrapper"}
@@ -101,7 +105,10 @@ func removable(n *html.Node) bool {
 	return false
 }
 
-// clean is R.6.2 rule 2.
+// clean removes from the main node what is not the page's own text:
+// scripts, styles, templates, noscript, navigation (<nav>,
+// role=navigation, role=search), Sphinx's header links, line numbers and
+// toctrees.
 func clean(n *html.Node) {
 	for c := n.FirstChild; c != nil; {
 		next := c.NextSibling
@@ -114,7 +121,9 @@ func clean(n *html.Node) {
 	}
 }
 
-// definitionSections is R.6.2 step 4.1; it removes the pairs it used.
+// definitionSections makes the first sections: one per <dt> with an id and
+// its following <dd> (Sphinx API objects, glossaries), the <dt>'s text as
+// title, the <dd>'s as content. It removes the pairs it used.
 func definitionSections(main *html.Node) []Section {
 	var dls []*html.Node
 	walk(main, func(n *html.Node) {
@@ -164,7 +173,10 @@ func isDefinitionPair(n *html.Node) bool {
 	return false
 }
 
-// headingSections is R.6.2 step 4.3.
+// headingSections makes one section per heading, level 1 to 6, each level
+// in document order: the heading's text as title, its id or else its
+// parent's (Sphinx puts it on the enclosing section) as id, and the text up
+// to the next heading as content.
 func headingSections(main *html.Node) []Section {
 	var out []Section
 	for _, level := range []atom.Atom{atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6} {
@@ -231,7 +243,7 @@ func collect(b *strings.Builder, n *html.Node, depth, maxDepth int) bool {
 	return false
 }
 
-// blockTags are separated by spaces in extracted text (R.6.2).
+// blockTags are separated by spaces in extracted text.
 var blockTags = map[atom.Atom]bool{}
 
 func init() {

@@ -23,17 +23,18 @@ type Trees interface {
 	HTML(ctx context.Context, project, version string) (fs.FS, error)
 }
 
-// Indexer fills the search index from published trees (reader.md R.6.1).
+// Indexer fills the search index from published trees.
 type Indexer struct {
 	Store  *store.Store
 	Trees  Trees
 	Logger *slog.Logger
 }
 
-// maxFileBytes is the largest HTML file indexed (docsd).
+// maxFileBytes is the largest HTML file indexed.
 const maxFileBytes = 8 << 20
 
-// Settings are a build's `search` configuration (R.6.1).
+// Settings are a build's `search` configuration: path patterns of files
+// not indexed, and the rank of the files each pattern matches.
 type Settings struct {
 	Ignore  []string
 	Ranking []RankRule // in configuration order; the last match wins
@@ -116,9 +117,9 @@ func (ix *Indexer) IndexVersion(ctx context.Context, p *store.Project, v *store.
 }
 
 // Published is the hook the builder calls after publishing a successful
-// build of an internal version (R.6.1): it indexes the new tree, and when
-// that fails it logs the failure and deletes the version's old entries, so
-// no result points at a page that may be gone. It never fails the build.
+// build of an internal version: it indexes the new tree, and when that
+// fails it logs the failure and deletes the version's old entries, so no
+// result points at a page that may be gone. It never fails the build.
 func (ix *Indexer) Published(ctx context.Context, p *store.Project, v *store.Version, configJSON string) {
 	err := ix.IndexVersion(ctx, p, v, configJSON)
 	if err == nil {
@@ -134,8 +135,9 @@ func (ix *Indexer) Published(ctx context.Context, p *store.Project, v *store.Ver
 	}
 }
 
-// ReadTree splits every indexable page of a published tree (R.6.1 "Not
-// indexed" and R.6.2), in path order.
+// ReadTree splits every indexable page of a published tree, in path order:
+// files ending in .html, not matched by an ignore pattern, at most
+// maxFileBytes, that parse as HTML.
 func ReadTree(ctx context.Context, tree fs.FS, set Settings, doctype string) ([]store.IndexPage, error) {
 	ignore := compilePatterns(set.Ignore)
 	ranking := make([]*regexp.Regexp, len(set.Ranking))
@@ -205,12 +207,13 @@ func ToIndexPage(path string, p *Page) store.IndexPage {
 	return ip
 }
 
-// normalisePattern is R.6.1's pattern normalisation; ok is false for a
-// pattern that is empty after it or escapes the root.
+// normalisePattern prefixes `/`, collapses `//`, `.` and `..` segments and
+// removes the leading `/`; ok is false for a pattern that is empty after
+// that or escapes the root.
 func normalisePattern(p string) (string, bool) {
 	clean := path.Clean("/" + p)
 	if strings.Contains("/"+p+"/", "/../") {
-		// path.Clean drops ".." at the root silently; R.6.1 refuses it.
+		// path.Clean drops ".." at the root silently; it is refused.
 		depth := 0
 		for _, seg := range strings.Split(p, "/") {
 			switch seg {

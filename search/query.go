@@ -4,8 +4,8 @@ import (
 	"strings"
 )
 
-// Arg is one scope argument of a query (reader.md R.6.4): project:P[/V],
-// subprojects:P[/V] or user:@me.
+// Arg is one scope argument of a query: project:P[/V], subprojects:P[/V] or
+// user:@me.
 type Arg struct {
 	Name  string // "project", "subprojects" or "user"
 	Value string
@@ -19,9 +19,9 @@ type Query struct {
 	Terms []Term
 }
 
-// Term is one condition of the query text (R.6.3): a word, a phrase (a
-// word with separators is one too) or a prefix (the last word is matched
-// as a prefix), optionally required (+) or excluded (-).
+// Term is one condition of the query text: a word, a phrase (a word with
+// separators is one too) or a prefix (the last word is matched as a
+// prefix), optionally required (+) or excluded (-).
 type Term struct {
 	Words  []string // folded
 	Prefix bool
@@ -39,7 +39,7 @@ const (
 )
 
 // maxTerms and maxPhraseWords bound the work one query can cause; terms
-// after the first maxTerms are ignored (docsd).
+// after the first maxTerms are ignored.
 const (
 	maxTerms       = 64
 	maxPhraseWords = 32

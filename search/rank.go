@@ -7,13 +7,16 @@ import (
 	"docsd/store"
 )
 
-// Field weights and the rank factors of reader.md R.6.3.
+// Field weights: a match in a section title counts more than one in the
+// page title, which counts more than one in the content.
 const (
 	weightSectionTitle = 2.0
 	weightPageTitle    = 1.5
 	weightContent      = 1.0
 )
 
+// rankFactors are the multipliers of the page ranks -10 to 10 that a
+// project's search.ranking gives (Read the Docs' table).
 var rankFactors = [21]float64{0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9, 1.93, 1.96, 2}
 
 // rankFactor is the multiplier of a page rank from -10 to 10.
@@ -23,7 +26,7 @@ func rankFactor(rank int) float64 {
 
 // BM25's saturation and length normalisation, with fixed average field
 // lengths instead of corpus statistics, so a page's score depends on the
-// page alone and is the same whichever engine found it (docsd).
+// page alone and is the same whichever engine found it.
 const (
 	bm25K1       = 1.2
 	bm25B        = 0.75
@@ -154,7 +157,7 @@ type sectionEval struct {
 	score          float64
 }
 
-// evaluate reports whether page matches q (R.6.3) and how well.
+// evaluate reports whether page matches q and how well.
 func evaluate(page *store.SearchPage, q Query) (*pageEval, bool) {
 	e := &pageEval{page: page}
 	seen := make([]int, len(q.Terms))
@@ -212,8 +215,8 @@ func (e *pageEval) blocks(max int) []sectionEval {
 	return out
 }
 
-// sortEvals orders pages (R.6.3): pages matching every term first, then
-// score descending, project slug, path (code point).
+// sortEvals orders pages: pages matching every term first, then score
+// descending, project slug, path (code point).
 func sortEvals(evals []*pageEval, slugOf func(*store.SearchPage) string) {
 	sort.Slice(evals, func(i, j int) bool {
 		a, b := evals[i], evals[j]

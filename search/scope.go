@@ -9,7 +9,7 @@ import (
 	"docsd/store"
 )
 
-// maxPairs bounds a scope (R.6.4).
+// maxPairs bounds a scope.
 const maxPairs = 100
 
 // scopeBuilder collects pairs in order, one version per project.
@@ -37,9 +37,9 @@ func (b *scopeBuilder) add(p *Pair) {
 }
 
 // Scope resolves a query's arguments into the (project, version) pairs the
-// reader may search (R.6.4): only internal, active, built versions the
-// reader can see and that are not hidden (R.3.3, api-2026.md §A1.2);
-// nothing when there is no argument.
+// reader may search: only internal, active, built versions the reader can
+// see and that are not hidden (hidden versions are left out of every
+// reader-facing listing); nothing when there is no argument.
 func (s *Service) Scope(ctx context.Context, reader Reader, args []Arg) ([]*Pair, error) {
 	b := &scopeBuilder{s: s, ctx: ctx, reader: reader, pos: map[int64]int{}}
 	lastUser := -1
@@ -70,11 +70,11 @@ func (s *Service) Scope(ctx context.Context, reader Reader, args []Arg) ([]*Pair
 	return b.pairs, nil
 }
 
-// Family is the scope of the v2 search endpoints (R.6.6, R.6.7): the
-// visible project slug at version, then each child at the same version
-// slug, or (fallback) at its default version. A project the reader can't
-// see is NotFound with projectMsg; a missing or invisible version (of any
-// state) is NotFound with versionMsg.
+// Family is the scope of the v2 search endpoints: the visible project slug
+// at version, then each child at the same version slug, or (fallback) at
+// its default version. A project the reader can't see is NotFound with
+// projectMsg; a missing or invisible version (of any state) is NotFound
+// with versionMsg.
 func (s *Service) Family(ctx context.Context, reader Reader, slug, version string, fallback bool, projectMsg, versionMsg string) ([]*Pair, error) {
 	b := &scopeBuilder{s: s, ctx: ctx, reader: reader, pos: map[int64]int{}}
 	p, err := b.project(slug)

@@ -79,8 +79,8 @@ func TestParseQuery(t *testing.T) {
 	}
 }
 
-// TestSearchWorkedExample is reader.md R.9.2's first request on both
-// databases.
+// TestSearchWorkedExample: a search of a project and its subprojects, with
+// titles, blocks and highlights, on both databases.
 func TestSearchWorkedExample(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		w := newWorld(t, d)
@@ -322,8 +322,8 @@ func TestIndexerPublished(t *testing.T) {
 	})
 }
 
-// TestSearchSuperuserGetsNothingExtra: R.1's visibility gives superusers
-// no private content they don't maintain.
+// TestSearchSuperuserGetsNothingExtra: readers' visibility gives
+// superusers no private content they don't maintain.
 func TestSearchSuperuserGetsNothingExtra(t *testing.T) {
 	w := newWorld(t, store.SQLite)
 	root, _ := storetest.MustSuperuser(t, w.s, "root")
@@ -332,8 +332,8 @@ func TestSearchSuperuserGetsNothingExtra(t *testing.T) {
 	}
 }
 
-// TestSearchLeavesOutHiddenVersions: a hidden version (api-2026.md §A1.2,
-// reader.md R.3.3) is not searched, even when named.
+// TestSearchLeavesOutHiddenVersions: a hidden version is not searched, even
+// when named.
 func TestSearchLeavesOutHiddenVersions(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		w := newWorld(t, d)

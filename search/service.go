@@ -1,7 +1,7 @@
-// Package search is docsd's server-side search (reader.md R.6): it splits
-// published HTML pages into titles and sections, keeps them in the store's
-// full-text index (SQLite FTS5 or PostgreSQL tsvector), and answers queries
-// with the scope, matching, ranking and highlighting rules of R.6.3–R.6.4.
+// Package search is docsd's server-side search: it splits published HTML
+// pages into titles and sections, keeps them in the store's full-text index
+// (SQLite FTS5 or PostgreSQL tsvector), and answers queries with their
+// scope, matching, ranking and highlighting.
 //
 // The database engines only find candidate pages; whether a page matches,
 // its score and its highlights are decided here, from the stored text, so
@@ -25,8 +25,8 @@ type Service struct {
 	URLs  docsurl.Config
 }
 
-// Reader is who searches: UserID 0 is anonymous. Only maintainership
-// widens what a reader sees (R.1: superusers get nothing extra).
+// Reader is who searches: UserID 0 is anonymous. Only maintainership widens
+// what a reader sees (superusers get nothing extra).
 type Reader struct {
 	UserID int64
 }
@@ -52,8 +52,8 @@ type Hit struct {
 	Title      string
 	StoredPath string // relative to the version's tree, e.g. guide/install.html
 	Doctype    string
-	// URL is the page's absolute URL (R.6.5 `domain` + `path`); DocsURL is
-	// docs_url(project, version).
+	// URL is the page's absolute URL (the results' `domain` + `path`);
+	// DocsURL is the URL of the version's docs root.
 	URL, DocsURL    string
 	TitleHighlights []string
 	Blocks          []Block
@@ -65,7 +65,7 @@ type Block struct {
 	TitleHighlights, ContentHighlights []string
 }
 
-// maxBlocks is how many sections a hit shows (R.6.3).
+// maxBlocks is how many sections a hit shows.
 const maxBlocks = 3
 
 // Search runs q over the scope and returns the matches from offset on, at
@@ -164,7 +164,7 @@ func (s *Service) hit(e *pageEval, pair *Pair, q Query) Hit {
 }
 
 // pagePath is the stored path as a URL path: for the doctypes served with
-// directory URLs a final index.html becomes the directory (R.6.5).
+// directory URLs a final index.html becomes the directory.
 func pagePath(path, doctype string) string {
 	if doctype == "sphinx_htmldir" || doctype == "mkdocs" {
 		if path == "index.html" {
@@ -178,7 +178,7 @@ func pagePath(path, doctype string) string {
 }
 
 // SplitURL returns the origin (scheme + host) and the path of an absolute
-// URL, as R.6.5's `domain` and `path`.
+// URL, as the results' `domain` and `path`.
 func SplitURL(u string) (domain, path string) {
 	parsed, err := url.Parse(u)
 	if err != nil {
@@ -192,8 +192,8 @@ func errNotFound(msg string) error {
 	return &errs.Error{Kind: errs.NotFound, Op: "search", Message: msg}
 }
 
-// Alias is the project's alias inside its parent, "" when it has none
-// (R.6.5 `project.alias`).
+// Alias is the project's alias inside its parent, "" when it has none (the
+// results' `project.alias`).
 func (p *Pair) Alias() string {
 	if p.Target.ParentSlug != "" && p.Target.MainSlug == "" {
 		return p.Target.Alias

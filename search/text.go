@@ -21,8 +21,8 @@ type word struct {
 	start, end int
 }
 
-// isWordRune reports whether r belongs to a word: letters and digits
-// (reader.md R.6.3), and combining marks, which diacritic removal drops.
+// isWordRune reports whether r belongs to a word: letters and digits, and
+// combining marks, which diacritic removal drops.
 func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
 }
@@ -41,9 +41,9 @@ func foldRune(b *strings.Builder, r rune) {
 	}
 }
 
-// splitWords returns the words of text in order (R.6.3 "Words"): maximal
-// runs of letters and digits, folded. A run that folds to nothing (a lone
-// combining mark) is no word.
+// splitWords returns the words of text in order: maximal runs of letters
+// and digits, folded. A run that folds to nothing (a lone combining mark)
+// is no word.
 func splitWords(text string) []word {
 	words := make([]word, 0, len(text)/6)
 	eachWord(text, func(w word) { words = append(words, w) })
@@ -128,11 +128,11 @@ func Words(text string) []string {
 	return out
 }
 
-// maxTextRunes is where normalised text is cut (R.6.2).
+// maxTextRunes is where normalised text is cut.
 const maxTextRunes = 1 << 20
 
 // normalise turns every run of whitespace into one space, trims the ends
-// and cuts the result to maxTextRunes characters (R.6.2 "normalised text").
+// and cuts the result to maxTextRunes characters.
 func normalise(s string) string {
 	var b strings.Builder
 	space, n := false, 0

@@ -1,6 +1,6 @@
 // Package slashredirect answers API requests whose path lacks only its
-// trailing slash (behavior.md §3.7 as amended by api-2026.md §A5), for every
-// router that has such paths: v3, v2, search and the incoming webhooks.
+// trailing slash, for every router that has such paths: v3, v2, search and
+// the incoming webhooks.
 //
 // GET and HEAD get 301, other methods 308 Permanent Redirect with a JSON
 // detail; both with Location = the path plus "/" plus the original query.

@@ -1,5 +1,5 @@
-// Package slug derives project and version slugs from names by the rules of
-// behavior.md §6.5.
+// Package slug derives project and version slugs from names as Read the
+// Docs does.
 package slug
 
 import (

@@ -7,22 +7,19 @@ import (
 	"docsd/errs"
 )
 
-// CancelledMessage is the error of a build a maintainer cancelled
-// (api-2026.md §A6 #10).
+// CancelledMessage is the error of a build a maintainer cancelled.
 const CancelledMessage = "Build cancelled manually."
 
-// CancelledErrorID is the notification message id of a cancelled build
-// (api-2026.md §A4.2, §A6 #10).
+// CancelledErrorID is the notification message id of a cancelled build.
 const CancelledErrorID = "build:user:cancelled"
 
-// CancelBuild cancels a build (api-2026.md §A6 #10). A queued build, or a
-// running one whose lease has expired (its worker is gone), is finished at
-// once: state `finished`, success false, error CancelledMessage, exit code
-// null. For a running build the cancel is only requested: the worker that
-// runs it sees the request within a second (BuildCancelRequested), kills
-// its processes and finishes it the same way. It returns the build as it
-// is after the call. Cancelling a finished build is a Conflict; an unknown
-// id is NotFound.
+// CancelBuild cancels a build. A queued build, or a running one whose lease
+// has expired (its worker is gone), is finished at once: state `finished`,
+// success false, error CancelledMessage, exit code null. For a running
+// build the cancel is only requested: the worker that runs it sees the
+// request within a second (BuildCancelRequested), kills its processes and
+// finishes it the same way. It returns the build as it is after the call.
+// Cancelling a finished build is a Conflict; an unknown id is NotFound.
 func (s *Store) CancelBuild(ctx context.Context, id int64) (*Build, error) {
 	const op = "store.CancelBuild"
 	var out Build

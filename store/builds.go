@@ -200,7 +200,7 @@ func (s *Store) ClaimBuild(ctx context.Context, owner string, lease time.Duratio
 	var b Build
 	err = s.claimFirst(ctx, op, cands, func(tx *Tx, c claimCandidate) (bool, error) {
 		// A build of a project whose builds are disabled goes straight to
-		// finished (§7.4, Start); the next candidate is tried.
+		// finished when a worker picks it up; the next candidate is tried.
 		if skipped, err := tx.finishIfSkipped(ctx, c.ID, c.ProjectID); err != nil || skipped {
 			return false, err
 		}
@@ -293,7 +293,7 @@ func (s *Store) ExtendBuildLease(ctx context.Context, id int64, owner string, le
 	})
 }
 
-// lengthSince is whole seconds from started to now (behavior.md §7.10).
+// lengthSince is whole seconds from started to now.
 func lengthSince(started *time.Time, now time.Time) int {
 	if started == nil {
 		return 0
@@ -335,7 +335,7 @@ func (s *Store) SetBuildConfig(ctx context.Context, id int64, configJSON string)
 }
 
 // SetBuildConfigPath records the custom configuration path the build used
-// (api-2026.md §A1.6, §A1.9); nil clears it.
+// (the project's readthedocs_yaml_path, shown by v2); nil clears it.
 func (s *Store) SetBuildConfigPath(ctx context.Context, id int64, path *string) error {
 	return s.InTx(ctx, "store.SetBuildConfigPath", func(tx *Tx) error {
 		_, err := tx.exec(ctx, `UPDATE builds SET readthedocs_yaml_path = ? WHERE id = ?`, path, id)
@@ -347,8 +347,8 @@ func (s *Store) SetBuildConfigPath(ctx context.Context, id int64, path *string) 
 type BuildResult struct {
 	Success bool
 	Error   string
-	// ErrorID is the notification message id of a failure (api-2026.md
-	// §A4.2), empty on success.
+	// ErrorID is the notification message id of a failure, e.g.
+	// build:user:generic; empty on success.
 	ErrorID  string
 	ExitCode *int
 }
@@ -372,13 +372,12 @@ func (s *Store) FinishBuild(ctx context.Context, id int64, r BuildResult) (*Buil
 }
 
 // InactivityMessage is the error of a build whose worker stopped renewing
-// its lease (behavior.md §7.8).
+// its lease, Read the Docs' text.
 func InactivityMessage(id int64) string {
 	return fmt.Sprintf("This build was terminated due to inactivity. If you continue to encounter this error, file a support request with and reference this build id (%d).", id)
 }
 
-// InactivityErrorID is the notification message id of a swept build
-// (api-2026.md §A4.2).
+// InactivityErrorID is the notification message id of a swept build.
 const InactivityErrorID = "build:app:terminated-due-inactivity"
 
 // SweepStaleBuilds finishes as failed every running build whose lease has

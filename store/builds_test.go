@@ -218,7 +218,7 @@ func TestFinishTriggeredBuild(t *testing.T) {
 	})
 }
 
-// TestClaimBuildOrder checks behavior.md §7.3: the oldest triggered build
+// TestClaimBuildOrder checks the queue's order: the oldest triggered build
 // (by created, then id) whose project has no build or sync task in progress
 // is claimed; a project's next build waits until its running one finishes.
 func TestClaimBuildOrder(t *testing.T) {

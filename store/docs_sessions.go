@@ -7,8 +7,7 @@ import (
 	"docsd/errs"
 )
 
-// DocsSessionLifetime is how long a docs-host browser session lasts
-// (reader.md R.1.1: 14 days).
+// DocsSessionLifetime is how long a docs-host browser session lasts.
 const DocsSessionLifetime = 14 * 24 * time.Hour
 
 // CreateDocsSession opens a browser session on docs host host for the

@@ -9,8 +9,8 @@ import (
 	"docsd/storetest"
 )
 
-// TestDocsSessions checks the life of a docs-host session (reader.md
-// R.1.1): bound to its host, ended by expiry, logout or revoking its key.
+// TestDocsSessions checks the life of a docs-host session: bound to its
+// host, ended by expiry, logout or revoking its key.
 func TestDocsSessions(t *testing.T) {
 	t.Parallel()
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {

@@ -9,7 +9,7 @@ import (
 
 // TestMigration00012KeepsData: rows stored before migration 00012 get its
 // defaults (versions not hidden, variables not public) and builds take
-// their version's verbose_name and type (api-2026.md §A1.2, §A1.5, §A1.6).
+// their version's verbose_name and type.
 func TestMigration00012KeepsData(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		ctx := t.Context()

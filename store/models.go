@@ -3,6 +3,8 @@ package store
 import (
 	"encoding/json"
 	"time"
+
+	"docsd/rtdconfig"
 )
 
 // User is an account. Users are managed with the admin CLI, never the REST API.
@@ -26,14 +28,15 @@ type Token struct {
 	Created time.Time `db:"created"`
 }
 
-// Privacy levels (behavior.md §10.4).
+// Privacy levels of projects and versions.
 const (
 	Public    = "public"
 	Protected = "protected"
 	Private   = "private"
 )
 
-// Project is a documentation project (behavior.md §0.4).
+// Project is a documentation project as stored; the APIs show some of its
+// fields only to maintainers, and some not at all.
 type Project struct {
 	ID                    int64   `db:"id"`
 	Name                  string  `db:"name"`
@@ -64,12 +67,12 @@ type Project struct {
 	UseSystemPackages     bool    `db:"use_system_packages"`
 	ExternalBuildsEnabled bool    `db:"external_builds_enabled"`
 	// ExternalBuildsPrivacyLevel is the privacy of the project's pull-request
-	// versions (api-2026.md §A1.7); their own stored level is not used.
+	// versions, their builds and docs; their own stored level is not used.
 	ExternalBuildsPrivacyLevel string    `db:"external_builds_privacy_level"`
 	AnalyticsDisabled          bool      `db:"analytics_disabled"` // stored only: docsd injects no analytics
 	BuildTimeLimit             *int      `db:"build_time_limit"`
 	ReadthedocsYamlPath        *string   `db:"readthedocs_yaml_path"`
-	AddonsEnabled              bool      `db:"addons_enabled"` // pages get the reader client (reader.md R.5.1)
+	AddonsEnabled              bool      `db:"addons_enabled"` // served HTML pages get the reader client
 	TranslationOf              *int64    `db:"translation_of"`
 	Created                    time.Time `db:"created"`
 	Modified                   time.Time `db:"modified"`
@@ -91,13 +94,28 @@ func (p *Project) Tags() []string {
 	return tags
 }
 
+// ConfigSettings returns the project's settings that reading its build
+// configuration uses.
+func (p *Project) ConfigSettings() rtdconfig.ProjectSettings {
+	return rtdconfig.ProjectSettings{
+		ReadthedocsYamlPath: p.ReadthedocsYamlPath,
+		ConfPyFile:          p.ConfPyFile,
+		DocumentationType:   p.DocumentationType,
+		PythonInterpreter:   p.PythonInterpreter,
+		RequirementsFile:    p.RequirementsFile,
+		InstallProject:      p.InstallProject,
+		UseSystemPackages:   p.UseSystemPackages,
+		EnablePDFBuild:      p.EnablePDFBuild,
+		EnableEPUBBuild:     p.EnableEPUBBuild,
+	}
+}
+
 // IsPublic reports whether the project's privacy level is public.
 func (p *Project) IsPublic() bool { return p.PrivacyLevel == Public }
 
 // VersionIsPublic reports whether version v of p is visible to anyone: the
 // project is public and so is the version, whose level is the project's
-// external_builds_privacy_level when it is a pull-request version
-// (api-2026.md §A1.7).
+// external_builds_privacy_level when it is a pull-request version.
 func (p *Project) VersionIsPublic(v *Version) bool {
 	if !p.IsPublic() {
 		return false
@@ -109,7 +127,7 @@ func (p *Project) VersionIsPublic(v *Version) bool {
 }
 
 // VCSFallbackBranch is the default branch a VCS uses when nothing else is
-// known (behavior.md §10.3).
+// known.
 func VCSFallbackBranch(repoType string) string {
 	switch repoType {
 	case "hg":
@@ -124,7 +142,7 @@ func VCSFallbackBranch(repoType string) string {
 }
 
 // EffectiveDefaultBranch is the stored default branch, else the detected
-// one, else the VCS fallback (behavior.md §4.1.1).
+// one, else the VCS fallback.
 func (p *Project) EffectiveDefaultBranch() string {
 	if p.DefaultBranch != nil && *p.DefaultBranch != "" {
 		return *p.DefaultBranch
@@ -135,7 +153,7 @@ func (p *Project) EffectiveDefaultBranch() string {
 	return VCSFallbackBranch(p.RepoType)
 }
 
-// Version types (behavior.md §10.6).
+// Version types; External is a pull request's version.
 const (
 	Branch   = "branch"
 	Tag      = "tag"
@@ -166,15 +184,15 @@ type Version struct {
 	HasEPUB      bool      `db:"has_epub"`
 	HasHTMLZip   bool      `db:"has_htmlzip"`
 	Created      time.Time `db:"created"`
-	// Hidden leaves the version out of reader-facing version listings
-	// (api-2026.md §A1.2); it stays served and in every API list.
+	// Hidden leaves the version out of reader-facing version listings (the
+	// flyout, footer_html, search); it stays served and in every API list.
 	Hidden bool `db:"hidden"`
 }
 
 // IsPublic reports whether the version's own privacy level is public.
 func (v *Version) IsPublic() bool { return v.PrivacyLevel == Public }
 
-// Build states (behavior.md §7.1).
+// Build states, in the order a build goes through them.
 const (
 	Triggered  = "triggered"
 	Cloning    = "cloning"
@@ -203,7 +221,7 @@ type Build struct {
 	// ConfigPath is the custom configuration path the build used, if any.
 	ConfigPath *string `db:"readthedocs_yaml_path"`
 	// VersionName and VersionType are the version's verbose_name and type
-	// when the build was created (v2, api-2026.md §A1.6).
+	// when the build was created (v2 shows them).
 	VersionName string `db:"version_name"`
 	VersionType string `db:"version_type"`
 	// VersionSlug is the slug of the build's version now, read with the row.
@@ -244,7 +262,7 @@ type Relationship struct {
 }
 
 // Redirect is a per-project rule applied when a docs page is not found,
-// or before an existing page is served when Force is set (api-2026.md §A2).
+// or before an existing page is served when Force is set.
 // A project's redirects hold the positions 0…N−1, each once: the order in
 // which they are tried.
 type Redirect struct {
@@ -271,11 +289,11 @@ type EnvironmentVariable struct {
 	Value     string    `db:"value"`
 	Created   time.Time `db:"created"`
 	Modified  time.Time `db:"modified"`
-	// Public variables are also given to pull-request builds (api-2026.md §A1.5).
+	// Public variables are also given to pull-request builds.
 	Public bool `db:"public"`
 }
 
-// Integration types (behavior.md §10.11).
+// Integration types of incoming webhooks.
 const (
 	GitHubWebhook    = "github_webhook"
 	GitLabWebhook    = "gitlab_webhook"

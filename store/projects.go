@@ -52,8 +52,8 @@ var projectRows = newRowType(
 	col[Project]{"(SELECT r.alias FROM project_relationships r WHERE r.child_id = p.id) AS parent_alias", func(p *Project) any { return &p.ParentAlias }},
 )
 
-// Visibility says whose view a read takes (behavior.md §1.5, §5.1). The zero
-// value is the anonymous caller: public data only.
+// Visibility says whose view a read takes. The zero value is the anonymous
+// caller: public data only.
 type Visibility struct {
 	UserID int64 // the caller; 0 for anonymous
 	All    bool  // superusers and the system see everything
@@ -102,10 +102,10 @@ func (w *where) addText(col, value string) {
 	w.add(col+" = ?", value)
 }
 
-// addSlugContains adds RTD's icontains (api-2026.md §A3) on a slug column:
-// the value, lower-cased, is a substring of the column. Slugs are stored
-// lower-case (slugify, behavior.md §4.1.4), so lower-casing the value is enough; LIKE
-// with every wildcard escaped compares alike on both databases.
+// addSlugContains adds RTD's icontains on a slug column: the value,
+// lower-cased, is a substring of the column. Slugs are stored lower-case
+// (package slug), so lower-casing the value is enough; LIKE with every
+// wildcard escaped compares alike on both databases.
 func (w *where) addSlugContains(col, value string) {
 	if !storable(value) {
 		w.add("1=0")
@@ -116,8 +116,8 @@ func (w *where) addSlugContains(col, value string) {
 
 var likeEscaper = strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`)
 
-// Contains is RTD's icontains (api-2026.md §A3): whether value, lower-cased
-// with Unicode simple case mapping, is a substring of s lower-cased alike.
+// Contains is RTD's icontains: whether value, lower-cased with Unicode
+// simple case mapping, is a substring of s lower-cased alike.
 func Contains(s, value string) bool { return strings.Contains(foldCase(s), foldCase(value)) }
 
 func foldCase(s string) string { return strings.Map(unicode.ToLower, s) }
@@ -133,8 +133,8 @@ func (w *where) String() string {
 type ProjectFilter struct {
 	IDs                 []int64
 	Slug                *string
-	SlugContains        *string // icontains (api-2026.md §A3)
-	NameContains        *string // icontains, Unicode (api-2026.md §A3)
+	SlugContains        *string // icontains
+	NameContains        *string // icontains, Unicode simple case mapping
 	Language            *string
 	ProgrammingLanguage *string
 	MaintainerID        *int64 // only projects this user maintains
@@ -262,8 +262,8 @@ type ProjectImport struct {
 	MaintainerID        int64
 	IntegrationType     string
 	IntegrationSecret   string
-	// The api-2026.md §A1.1 fields of a create; zero values take the
-	// defaults (no tags, public, public, no custom configuration path).
+	// The optional fields of a create; zero values take the defaults (no
+	// tags, public, public, no custom configuration path).
 	Tags                       []string
 	PrivacyLevel               string
 	ExternalBuildsPrivacyLevel string
@@ -278,7 +278,7 @@ type ImportResult struct {
 	Integration *Integration
 }
 
-// ImportProject stores a project with the defaults of behavior.md §0.4, its
+// ImportProject stores a project with a new project's defaults, its
 // machine `latest` version, the caller as its maintainer, a triggered build
 // of `latest` and an integration, all in one transaction. A taken slug is a
 // Conflict.
@@ -334,10 +334,10 @@ func (tx *Tx) findProject(ctx context.Context, id int64) (*Project, error) {
 	return &p, err
 }
 
-// ProjectUpdate lists the fields to change; nil fields stay as they are. For
-// DefaultBranch, AnalyticsCode, RequirementsFile and ReadthedocsYamlPath an
-// empty string stores NULL; for BuildTimeLimit zero does. SingleVersion is
-// the era view of VersioningScheme (api-2026.md §A1.1): true sets
+// ProjectUpdate lists the fields to change; nil fields stay as they are.
+// For DefaultBranch, AnalyticsCode, RequirementsFile and
+// ReadthedocsYamlPath an empty string stores NULL; for BuildTimeLimit zero
+// does. SingleVersion is the boolean view of VersioningScheme: true sets
 // single_version_without_translations; false turns that scheme into
 // multiple_versions_with_translations and leaves any other alone. It
 // applies after VersioningScheme.
@@ -401,8 +401,8 @@ func nullIfEmpty(v string) any {
 }
 
 // UpdateProject applies upd and advances `modified`. When the effective
-// default branch changes and `latest` is a machine version, `latest` follows
-// it (behavior.md §4.1.5).
+// default branch changes and `latest` is a machine version, `latest`
+// follows it.
 func (s *Store) UpdateProject(ctx context.Context, id int64, upd ProjectUpdate) (*Project, error) {
 	const op = "store.UpdateProject"
 	var out *Project
@@ -507,8 +507,8 @@ func (tx *Tx) repointLatest(ctx context.Context, p *Project) error {
 
 // RecordBuildFacts stores what a build learnt about the project (the
 // repository's default branch, the doctype it used) without counting as a
-// save: `modified` does not change (behavior.md §7.7). Nil arguments are
-// left alone. A machine `latest` follows a newly detected default branch.
+// save: `modified` does not change. Nil arguments are left alone. A machine
+// `latest` follows a newly detected default branch.
 func (s *Store) RecordBuildFacts(ctx context.Context, projectID int64, detectedDefaultBranch, documentationType *string) error {
 	const op = "store.RecordBuildFacts"
 	return s.InTx(ctx, op, func(tx *Tx) error {

@@ -25,7 +25,7 @@ func TestImportProject(t *testing.T) {
 		})
 		must(t, err)
 
-		// The project has the defaults of behavior.md §0.4, as stored.
+		// The project has a new project's defaults, as stored.
 		p, err := s.FindProjectBySlug(ctx, "test-project")
 		must(t, err)
 		if p.ID != res.Project.ID {
@@ -94,7 +94,7 @@ func TestImportProject(t *testing.T) {
 			t.Errorf("maintainers = %+v, want alice", ms)
 		}
 
-		// One triggered build of `latest`, with the §7.10 creation fields.
+		// One triggered build of `latest`, with the fields a new build has.
 		bs, total, err := s.FindBuilds(ctx, store.BuildFilter{ProjectID: &p.ID})
 		must(t, err)
 		if total != 1 || len(bs) != 1 {
@@ -348,9 +348,9 @@ func TestUpdateProject(t *testing.T) {
 	})
 }
 
-// TestProject2026Fields: the api-2026.md §A1.1 fields of a create are
-// stored, and versioning_scheme and its single_version view are one value.
-func TestProject2026Fields(t *testing.T) {
+// TestImportProjectAllFields: the optional fields of a create are stored,
+// and versioning_scheme and its single_version view are one value.
+func TestImportProjectAllFields(t *testing.T) {
 	t.Parallel()
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		s := storetest.Open(t, d)
@@ -399,8 +399,7 @@ func TestProject2026Fields(t *testing.T) {
 
 // TestExternalVersionVisibility: a pull-request version is visible to
 // others when its project is public and the project's
-// external_builds_privacy_level is public, whatever its own level
-// (api-2026.md §A1.7).
+// external_builds_privacy_level is public, whatever its own level.
 func TestExternalVersionVisibility(t *testing.T) {
 	t.Parallel()
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
@@ -616,10 +615,10 @@ func TestMaintainers(t *testing.T) {
 	})
 }
 
-// TestMigrateProject2026: migration 00011 gives existing projects the
-// defaults of api-2026.md §A1.1 and keeps their URL layout: a single-version
-// project becomes single_version_without_translations.
-func TestMigrateProject2026(t *testing.T) {
+// TestMigration00011KeepsLayout: migration 00011 gives existing projects the
+// new columns' defaults and keeps their URL layout: a single-version project
+// becomes single_version_without_translations.
+func TestMigration00011KeepsLayout(t *testing.T) {
 	t.Parallel()
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		ctx := t.Context()

@@ -9,9 +9,9 @@ import (
 	"docsd/storetest"
 )
 
-// BenchmarkHotReads measures the store reads behind the REST hot paths of
-// issue 14 (package bench), on the generated data of package benchdata
-// (small scale), on SQLite and PostgreSQL (skipped without one):
+// BenchmarkHotReads measures the store reads behind the REST hot paths that
+// package bench measures, on the generated data of package benchdata (small
+// scale), on SQLite and PostgreSQL (skipped without one):
 //
 //	go test ./store/ -run '^$' -bench BenchmarkHotReads -benchmem
 //

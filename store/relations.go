@@ -97,8 +97,7 @@ const redirectColumns = `id, project_id, type, from_url, to_url, http_status, po
 var redirectOrder = []orderKey{{col: "position"}, {col: "id"}}
 
 // FindRedirects returns a project's redirects in the order they are tried
-// (position ascending, api-2026.md §A2.3), the window pg of them, and their
-// total count.
+// (position ascending), the window pg of them, and their total count.
 func (s *Store) FindRedirects(ctx context.Context, projectID int64, pg Page) ([]*Redirect, int, error) {
 	const op = "store.FindRedirects"
 	var total int
@@ -121,8 +120,8 @@ func (s *Store) FindRedirects(ctx context.Context, projectID int64, pg Page) ([]
 }
 
 // FindServedRedirects returns the project's enabled redirects in the order
-// the docs host tries them (api-2026.md §A2.5); forcedOnly keeps only those
-// with force set.
+// the docs host tries them (position ascending); forcedOnly keeps only
+// those with force set.
 func (s *Store) FindServedRedirects(ctx context.Context, projectID int64, forcedOnly bool) ([]*Redirect, error) {
 	rs := []*Redirect{}
 	q := `SELECT ` + redirectColumns + ` FROM redirects WHERE project_id = ? AND enabled`
@@ -152,10 +151,10 @@ func (tx *Tx) lockRedirects(ctx context.Context, projectID int64) error {
 
 // CreateRedirect stores a validated redirect at position min(r.Position, N)
 // among the project's N redirects, moving those at or after it down by one
-// (api-2026.md §A2.3). HTTPStatus 0 stores 302; Enabled and Force are
-// stored as given (the zero value is a disabled redirect). A second redirect of a type
-// allowed once per project (clean_url_to_html, html_to_clean_url) is a
-// Conflict.
+// (positions stay 0…N−1, each once). HTTPStatus 0 stores 302; Enabled and
+// Force are stored as given (the zero value is a disabled redirect). A
+// second redirect of a type allowed once per project (clean_url_to_html,
+// html_to_clean_url) is a Conflict.
 func (s *Store) CreateRedirect(ctx context.Context, r Redirect) (*Redirect, error) {
 	err := s.InTx(ctx, "store.CreateRedirect", func(tx *Tx) error {
 		if err := tx.lockRedirects(ctx, r.ProjectID); err != nil {
@@ -187,9 +186,9 @@ func (s *Store) CreateRedirect(ctx context.Context, r Redirect) (*Redirect, erro
 
 // UpdateRedirect stores every field of r and advances its modified. With
 // moveTo set the redirect moves to position min(*moveTo, N−1) and the
-// redirects between its old and new positions shift by one towards the
-// gap (api-2026.md §A2.3); otherwise r.Position is ignored and the stored
-// position kept. Moved neighbours keep their modified.
+// redirects between its old and new positions shift by one towards the gap;
+// otherwise r.Position is ignored and the stored position kept. Moved
+// neighbours keep their modified.
 func (s *Store) UpdateRedirect(ctx context.Context, r Redirect, moveTo *int) (*Redirect, error) {
 	const op = "store.UpdateRedirect"
 	var out Redirect
@@ -242,7 +241,7 @@ func (s *Store) SetRedirectStatus(ctx context.Context, projectID, id int64, stat
 }
 
 // DeleteRedirect removes the project's redirect with that id; the
-// redirects after it move up by one (api-2026.md §A2.3).
+// redirects after it move up by one.
 func (s *Store) DeleteRedirect(ctx context.Context, projectID, id int64) error {
 	const op = "store.DeleteRedirect"
 	return s.InTx(ctx, op, func(tx *Tx) error {

@@ -154,8 +154,8 @@ func TestRedirects(t *testing.T) {
 			t.Errorf("their redirect = %+v", r)
 		}
 
-		// The 2023 types are allowed once per project; the era types are not
-		// limited.
+		// clean_url_to_html and html_to_clean_url are allowed once per
+		// project; the other types are not limited.
 		for _, typ := range []string{"clean_url_to_html", "html_to_clean_url"} {
 			_, err := s.CreateRedirect(ctx, store.Redirect{ProjectID: p.ID, Type: typ})
 			must(t, err)
@@ -171,8 +171,8 @@ func TestRedirects(t *testing.T) {
 	})
 }
 
-// TestRedirectPositions runs the position arithmetic of api-2026.md §A2.3:
-// its worked example, clamping, and that moved neighbours keep modified.
+// TestRedirectPositions runs the position arithmetic: inserting, moving and
+// deleting, clamping, and that moved neighbours keep modified.
 func TestRedirectPositions(t *testing.T) {
 	t.Parallel()
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
@@ -263,9 +263,10 @@ func TestRedirectPositions(t *testing.T) {
 }
 
 // TestRedirectMigration writes redirects in the schema before migration
-// 00009 and checks what it gives them (api-2026.md §A2.1): positions in the
-// era order (modified descending, then id descending) per project, force
-// false, enabled true, an empty description, and the stored status kept.
+// 00009 and checks what it gives them: positions in the order they were
+// served in before (modified descending, then id descending) per project,
+// force false, enabled true, an empty description, and the stored status
+// kept.
 func TestRedirectMigration(t *testing.T) {
 	t.Parallel()
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {

@@ -13,10 +13,10 @@ import (
 // The hot reads (projects, versions, builds, build commands, users) scan
 // their rows with database/sql directly instead of through sqlx: sqlx maps
 // each row's columns to struct fields by reflection, a cost per row and
-// column on top of the driver's (issue 14). A rowType holds a struct's
-// SELECT list and the addresses of the fields each column is scanned
-// into, written once side by side, so that the SELECT and the Scan cannot
-// drift; TestRowTypes checks every column against its field's db tag.
+// column on top of the driver's. A rowType holds a struct's SELECT list and
+// the addresses of the fields each column is scanned into, written once
+// side by side, so that the SELECT and the Scan cannot drift; TestRowTypes
+// checks every column against its field's db tag.
 
 // col is one column of a rowType: the SQL expression that selects it
 // (`t.column`, or `expression AS name`) and the address of the field of T

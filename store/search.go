@@ -8,10 +8,10 @@ import (
 	"docsd/errs"
 )
 
-// IndexPage is one HTML page of a version as the search indexer hands it
-// to the store (reader.md R.6.2 step 5). The *Words fields are the folded
-// words package search computed from the texts; the store keeps them in
-// the engine's full-text structure and never splits text itself.
+// IndexPage is one HTML page of a version as the search indexer hands it to
+// the store. The *Words fields are the folded words package search computed
+// from the texts; the store keeps them in the engine's full-text structure
+// and never splits text itself.
 type IndexPage struct {
 	Path       string
 	Doctype    string
@@ -21,7 +21,7 @@ type IndexPage struct {
 	Sections   []IndexSection
 }
 
-// IndexSection is one section of an IndexPage, in R.6.2 order.
+// IndexSection is one section of an IndexPage, in page order.
 type IndexSection struct {
 	Anchor, Title, Content   string
 	TitleWords, ContentWords []string
@@ -153,8 +153,8 @@ func (tx *Tx) insertSectionsPostgres(ctx context.Context, pageID int64, secs []I
 
 // maxTsvectorBytes bounds the size of one PostgreSQL tsvector, which must
 // stay under 1 MiB (each lexeme costs its length plus an entry of a few
-// bytes); words past it are not indexed there (docsd). Only sections of
-// tens of thousands of distinct words reach it.
+// bytes); words past it are not indexed there. Only sections of tens of
+// thousands of distinct words reach it.
 const maxTsvectorBytes = 900 << 10
 
 // tsvectorLiteral is the tsvector input text holding words as lexemes,

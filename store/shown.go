@@ -10,8 +10,8 @@ import (
 // The types and methods in this file are what the GraphQL schema shows of a
 // row that needs nothing but the row. gqlgen binds them directly (autobind,
 // gqlgen.yml), and the executor runs a field bound to a method without a
-// context inline, where a resolver would cost a goroutine per field of every
-// listed object (issue 14).
+// context inline, where a resolver would cost a goroutine per field of
+// every listed object.
 
 // Choice is a code of a closed list of choices with its display name.
 type Choice struct {

@@ -3,11 +3,11 @@ package store
 import "context"
 
 // SkipMessage is the error of a build whose project has its builds
-// disabled (`skip`) when a worker picks it up (behavior.md §7.4 Start, §7.8).
+// disabled (`skip`) when a worker picks it up; the build fails with it
+// instead of running.
 const SkipMessage = "Builds for this project are temporarily disabled"
 
-// SkipErrorID is the notification message id of such a build (api-2026.md
-// §A4.2).
+// SkipErrorID is the notification message id of such a build.
 const SkipErrorID = "build:app:project-builds-disabled"
 
 // finishIfSkipped finishes a triggered build straight away, `triggered` →

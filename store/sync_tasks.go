@@ -9,8 +9,8 @@ import (
 
 const syncTaskColumns = `t.id, t.project_id, t.created, t.started, t.lease_owner, t.lease_expires`
 
-// CreateSyncTask queues a version sync of the project (behavior.md §6.3: a
-// fetch and sync without a Build record, requested by webhooks).
+// CreateSyncTask queues a version sync of the project: a fetch and sync
+// without a Build record, requested by webhooks.
 func (s *Store) CreateSyncTask(ctx context.Context, projectID int64) (*SyncTask, error) {
 	t := &SyncTask{ProjectID: projectID}
 	err := s.InTx(ctx, "store.CreateSyncTask", func(tx *Tx) error {
@@ -97,8 +97,7 @@ func (s *Store) SweepStaleSyncTasks(ctx context.Context) (int64, error) {
 }
 
 // QueueSyncTask queues a version sync of the project unless one is already
-// queued and not started (api-2026.md §A4.1). It reports whether a task was
-// added.
+// queued and not started. It reports whether a task was added.
 func (s *Store) QueueSyncTask(ctx context.Context, projectID int64) (bool, error) {
 	added := false
 	err := s.InTx(ctx, "store.QueueSyncTask", func(tx *Tx) error {

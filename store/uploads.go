@@ -8,7 +8,7 @@ import (
 	"docsd/errs"
 )
 
-// Upload states (api-2026.md §A4.5).
+// Upload states of a build created by the upload API.
 const (
 	// UploadPending: the build awaits `complete`; workers never claim it.
 	UploadPending = "pending"

@@ -31,7 +31,7 @@ type VersionFilter struct {
 	ProjectIDs   []int64
 	ProjectSlug  *string
 	Slug         *string
-	SlugContains *string // icontains (api-2026.md §A3)
+	SlugContains *string // icontains
 	Active       *bool
 	Hidden       *bool
 	Built        *bool
@@ -209,7 +209,7 @@ type VersionUpdate struct {
 	Active       *bool
 	Hidden       *bool
 	Built        *bool
-	Uploaded     *bool // published by the upload API (api-2026.md §A4.5)
+	Uploaded     *bool // published by the upload API
 	Identifier   *string
 	Type         *string
 	Machine      *bool
@@ -310,12 +310,12 @@ func (s *Store) findLastBuilds(ctx context.Context, op string, versionIDs []int6
 	return out, nil
 }
 
-// VersionAlias is the version a machine version stands for (api-2026.md
-// §A1.2, reader.md R.3.3), nil when there is none or it is not active: for
-// `stable`, the version whose slug is stableRef (the slug the stable rule
-// picks); for `latest`, the version other than `latest` whose verbose_name
-// is latest's identifier (the default branch), the oldest when several.
-// versions are the project's internal versions, in any order.
+// VersionAlias is the version a machine version stands for (v3's aliases,
+// the reader's version listings), nil when there is none or it is not
+// active: for `stable`, the version whose slug is stableRef (the slug the
+// stable rule picks); for `latest`, the version other than `latest` whose
+// verbose_name is latest's identifier (the default branch), the oldest when
+// several. versions are the project's internal versions, in any order.
 func VersionAlias(v *Version, stableRef string, versions []*Version) *Version {
 	var alias *Version
 	for _, x := range versions {

@@ -158,7 +158,7 @@ func TestFindVersionsOrderAndFilters(t *testing.T) {
 	})
 }
 
-// TestVersionVisibility checks behavior.md §1.5: a version is visible when it
+// TestVersionVisibility checks that a version is visible when it
 // and its project are public, or to the project's maintainers.
 func TestVersionVisibility(t *testing.T) {
 	t.Parallel()

@@ -8,7 +8,7 @@ import (
 	"docsd/store"
 )
 
-// pushBody is the push answer (behavior.md §9.5), keys in this order.
+// pushBody is the answer to a push, keys in this order.
 type pushBody struct {
 	BuildTriggered bool     `json:"build_triggered"`
 	Project        string   `json:"project"`
@@ -33,7 +33,7 @@ type closeBody struct {
 // pushAnswer queues a build of every active internal version that a
 // pushed ref name matches (identifier N, origin/N or remotes/origin/N, or
 // verbose_name N), each at most once. Versions published by the upload API
-// are never built from the repository (api-2026.md §A4.5).
+// are never built from the repository.
 func (h *Handler) pushAnswer(req *request, names []string) *answer {
 	ctx := req.r.Context()
 	p := req.project
@@ -96,7 +96,8 @@ func (h *Handler) syncAnswer(req *request) *answer {
 }
 
 // pullRequestBuild gets or creates the external version of pull request n
-// at commit sha and queues its build (behavior.md §9.6).
+// at commit sha and queues its build, when the project builds pull
+// requests.
 func (h *Handler) pullRequestBuild(req *request, n, sha string) *answer {
 	ctx := req.r.Context()
 	p := req.project

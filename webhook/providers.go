@@ -14,7 +14,7 @@ import (
 	"docsd/store"
 )
 
-// authentic is step 5 of behavior.md §9.3: the request proves it knows the
+// authentic is the authenticity step: the request proves it knows the
 // integration's secret. All comparisons are constant-time and signatures
 // cover the raw body.
 func authentic(req *request, in *store.Integration) *answer {
@@ -100,7 +100,7 @@ func number(v any) string {
 	return ""
 }
 
-// github handles GitHub events (behavior.md §9.5).
+// github handles GitHub events: ping, push, create and delete, pull_request.
 func (h *Handler) github(req *request) *answer {
 	event := req.r.Header.Get("X-GitHub-Event")
 	if event == "" {
@@ -142,7 +142,7 @@ func (h *Handler) github(req *request) *answer {
 	return unhandled
 }
 
-// gitlab handles GitLab events (behavior.md §9.5).
+// gitlab handles GitLab events: push, tag push, merge requests.
 func (h *Handler) gitlab(req *request) *answer {
 	p := req.payload
 	kind, _ := p["object_kind"].(string)
@@ -191,7 +191,7 @@ func mustLookup(m map[string]any, path ...string) any {
 	return v
 }
 
-// bitbucket handles Bitbucket events (behavior.md §9.5).
+// bitbucket handles Bitbucket events: repo:push.
 func (h *Handler) bitbucket(req *request) *answer {
 	event := req.r.Header.Get("X-Event-Key")
 	if event == "" {
@@ -220,7 +220,7 @@ func (h *Handler) bitbucket(req *request) *answer {
 	return h.pushAnswer(req, names)
 }
 
-// generic is the generic API webhook (behavior.md §9.4): a maintainer's
+// generic is the generic API webhook: a maintainer's
 // API token, or the integration's secret in a `token` field.
 func (h *Handler) generic(req *request, slug, id string) *answer {
 	ctx := req.r.Context()

@@ -10,9 +10,9 @@ var duplicateDelivery = fail(http.StatusOK, "This webhook delivery was already p
 
 // firstDelivery records the GitHub delivery id of an authentic request and
 // answers duplicateDelivery when the project already processed it. A
-// request without the header is processed (GitHub always sends it; the
-// era's contract examples do not), so only deliveries that carry an id are
-// protected against replay.
+// request without the header is processed (GitHub always sends it; other
+// clients imitating GitHub may not), so only deliveries that carry an id
+// are protected against replay.
 func (h *Handler) firstDelivery(req *request) *answer {
 	id := req.r.Header.Get("X-GitHub-Delivery")
 	if id == "" {

@@ -76,7 +76,7 @@ func TestRecordWebhookDeliveryRetention(t *testing.T) {
 }
 
 // TestPushSkipsUploadedVersions: a version published by the upload API is
-// never built from a push (api-2026.md §A4.5).
+// never built from a push.
 func TestPushSkipsUploadedVersions(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		f := newFixture(t, d)

@@ -1,4 +1,4 @@
-// Package webhook receives the incoming webhooks of behavior.md §9: GitHub,
+// Package webhook receives the incoming webhooks of projects: GitHub,
 // GitLab, Bitbucket and a generic API endpoint, under /api/v2/webhook/. A
 // push queues builds of the active versions of the pushed refs; created or
 // deleted refs queue a version sync; pull/merge requests build previews
@@ -33,9 +33,9 @@ import (
 type Handler struct {
 	Store     *store.Store
 	Artifacts artifacts.Storage // removes the files of closed pull-request previews
-	// Authenticate reads an `Authorization` header value as v3 does
-	// (behavior.md §1.1): nil user without credentials, an Unauthenticated
-	// error carrying the §1.1 message for bad ones.
+	// Authenticate reads an `Authorization` header value as API v3 does:
+	// nil user without credentials, an Unauthenticated error carrying v3's
+	// message for bad ones.
 	Authenticate func(ctx context.Context, header string) (*store.User, error)
 	// Wake tells the build workers that work was queued; may be nil.
 	Wake   func()
@@ -53,7 +53,7 @@ const DefaultDeliveryRetention = 7 * 24 * time.Hour
 // maxBody bounds a webhook request body (GitHub sends at most 25 MB).
 const maxBody = 25 << 20
 
-// provider URL segments and their integration types (behavior.md §10.11).
+// providers maps the provider URL segments to their integration types.
 var providers = map[string]string{
 	"github":    store.GitHubWebhook,
 	"gitlab":    store.GitLabWebhook,
@@ -79,7 +79,7 @@ type detail struct {
 
 func fail(status int, msg string) *answer { return &answer{status: status, body: detail{msg}} }
 
-// The answers of behavior.md §9.3–§9.6.
+// The refusals and the unhandled-event answer, with Read the Docs' texts.
 var (
 	errProjectNotFound = fail(http.StatusNotFound, "Project not found")
 	errDisabled        = fail(http.StatusNotAcceptable, "This project is currently disabled")
@@ -102,7 +102,9 @@ type request struct {
 	integration *store.Integration
 }
 
-// ServeHTTP routes a webhook request (behavior.md §9.1).
+// ServeHTTP routes a webhook request: /api/v2/webhook/<provider>/<project>/
+// (provider github, gitlab, bitbucket or generic) and
+// /api/v2/webhook/<project>/<integration id>/ take POST and OPTIONS.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Frame-Options", "DENY")
 	provider, slug, id, ok := route(r.URL.Path)
@@ -120,7 +122,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 	case http.MethodOptions:
 		write(w, r, &answer{status: http.StatusOK, body: map[string]any{
-			"name": "Webhook", "description": "Incoming webhook of a documentation project (behavior.md §9).",
+			"name": "Webhook", "description": "Incoming webhook of a documentation project.",
 			"parses":  []string{"application/json", "application/x-www-form-urlencoded", "multipart/form-data"},
 			"renders": []string{"application/json"},
 		}})
@@ -155,7 +157,11 @@ func route(path string) (provider, slug, id string, ok bool) {
 	return "", "", "", false
 }
 
-// handle runs the processing order of behavior.md §9.3.
+// handle runs the processing order, each step answering its own refusal:
+// the project by slug (404), the project enabled (406), its integration
+// (404, or 400 when a provider URL matches several), a stored secret (400),
+// the request's authenticity (400), then the event. The generic webhook
+// authenticates in its own way, before the enabled check.
 func (h *Handler) handle(req *request, provider, slug, id string) *answer {
 	ctx := req.r.Context()
 	if provider == "generic" {
@@ -167,7 +173,7 @@ func (h *Handler) handle(req *request, provider, slug, id string) *answer {
 	}
 	if id != "" {
 		// A generic integration named by id authenticates first, as on its
-		// provider URL (§9.4: the disabled check comes after that).
+		// provider URL (the disabled check comes after that).
 		if in, a := h.integration(ctx, p, "", id); a == nil && in.Type == store.APIWebhook {
 			return h.generic(req, slug, id)
 		}
@@ -206,7 +212,7 @@ func (h *Handler) handle(req *request, provider, slug, id string) *answer {
 	return unhandled
 }
 
-// findProject is step 1 of §9.3: the project the URL names.
+// findProject is the first step: the project the URL names.
 func (h *Handler) findProject(req *request, slug string) (*store.Project, *answer) {
 	p, err := h.Store.FindProjectBySlug(req.r.Context(), slug)
 	if err != nil {
@@ -330,8 +336,7 @@ func write(w http.ResponseWriter, r *http.Request, a *answer) []byte {
 // and GitLab's copy of the secret.
 var sensitiveHeaders = map[string]bool{"Authorization": true, "X-Gitlab-Token": true, "Cookie": true}
 
-// record stores the exchange for the integration's dashboard (behavior.md
-// §9.2).
+// record stores the exchange for the integration's dashboard page.
 func (h *Handler) record(ctx context.Context, req *request, status int, body []byte) {
 	headers := map[string]string{}
 	names := make([]string, 0, len(req.r.Header))

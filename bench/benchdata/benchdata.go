@@ -1,8 +1,8 @@
 // Package benchdata fills an empty, migrated docsd database with the data
-// the REST benchmarks of issue 14 measure: users, projects, versions,
-// builds and build commands at a given scale, written with plain multi-row
-// INSERTs in one transaction (fast), deterministic for a given scale (same
-// ids, names, times and API key every time).
+// the REST benchmarks measure: users, projects, versions, builds and build
+// commands at a given scale, written with plain multi-row INSERTs in one
+// transaction (fast), deterministic for a given scale (same ids, names,
+// times and API key every time).
 //
 // The shape is what the floor server (package floor) can answer: no
 // subprojects or translations, no `stable` version, default_version
@@ -35,7 +35,7 @@ type Scale struct {
 	CommandsPerBuild int
 }
 
-// The two scales of issue 14.
+// Small and Large are the two scales the REST benchmarks measure.
 var (
 	Small = Scale{Projects: 1_000, Versions: 10_000, Builds: 10_000, CommandsPerBuild: 2}
 	Large = Scale{Projects: 10_000, Versions: 100_000, Builds: 1_000_000, CommandsPerBuild: 2}

@@ -1,9 +1,9 @@
-// Package floor is the "floor" of issue 14: a minimal HTTP server that
-// answers four REST requests with the same JSON bytes as docsd, by running
-// the data's SQL directly (database/sql, no GraphQL, no store, 2–4
-// statements per request) and encoding Go structs whose fields are already
-// in REST's key order. It shows the limit of any design, so that docsd's
-// throughput can be stated as a ratio of it.
+// Package floor is the "floor" of the REST benchmarks: a minimal HTTP
+// server that answers four REST requests with the same JSON bytes as docsd,
+// by running the data's SQL directly (database/sql, no GraphQL, no store,
+// 2–4 statements per request) and encoding Go structs whose fields are
+// already in REST's key order. It shows the limit of any design, so that
+// docsd's throughput can be stated as a ratio of it.
 //
 // It answers only:
 //

@@ -11,7 +11,7 @@ import (
 	"docsd/docsurl"
 )
 
-// v2Build is a v2 build, keys in the order of behavior.md §5.4.
+// v2Build is a v2 build, keys in the order docsd's v2 writes them.
 type v2Build struct {
 	ID                  int64       `json:"id"`
 	Date                string      `json:"date"`

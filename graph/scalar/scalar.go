@@ -1,5 +1,6 @@
-// Package scalar implements docsd's custom GraphQL scalars: Time (the
-// timestamp form of behavior.md §3.2) and JSON (raw stored JSON).
+// Package scalar implements docsd's custom GraphQL scalars: Time (UTC,
+// microseconds only when not zero, as the APIs write times) and JSON (raw
+// stored JSON).
 package scalar
 
 import (

@@ -1,5 +1,5 @@
-// Command floor serves the REST floor of issue 14 (package floor) over a
-// database that package benchdata filled.
+// Command floor serves the REST floor (package floor) over a database that
+// package benchdata filled.
 //
 //	floor -database-url /tmp/bench.db -addr 127.0.0.1:8100 -public-url http://127.0.0.1:8000 -docs-url http://127.0.0.1:8001
 package main

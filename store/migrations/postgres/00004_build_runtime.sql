@@ -1,6 +1,6 @@
 -- +goose Up
 -- cancel_requested is when a maintainer asked to cancel a running build;
--- the worker running it polls it and stops the build (api-2026.md §A6 #10).
+-- the worker running it polls it and stops the build.
 ALTER TABLE builds ADD COLUMN cancel_requested TIMESTAMPTZ;
 
 -- +goose Down

@@ -10,7 +10,7 @@ CREATE TABLE webhook_deliveries (
 );
 CREATE INDEX webhook_deliveries_received ON webhook_deliveries(received);
 
--- uploads are the builds created by the upload API (api-2026.md §A4.5).
+-- uploads are the builds created by the upload API.
 -- status 'pending': awaiting complete (workers never claim the build);
 -- 'queued': complete succeeded, the archive waits for processing;
 -- 'done': processed, failed or expired (kept so that a later complete is

@@ -1,6 +1,6 @@
 -- +goose Up
--- The search index (reader.md R.6): one row per indexed HTML page of a
--- version and its sections in R.6.2 order. The tsvector columns hold
+-- The search index: one row per indexed HTML page of a
+-- version and its sections in page order. The tsvector columns hold
 -- docsd's own folded words as lexemes (built from a tsvector literal, never
 -- by a text search parser), so PostgreSQL matches exactly the words docsd
 -- split; GIN indexes serve the @@ matches.

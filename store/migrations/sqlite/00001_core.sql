@@ -115,7 +115,7 @@ CREATE TABLE build_commands (
 );
 CREATE INDEX build_commands_build ON build_commands(build_id);
 
--- A queued version sync without a Build record (behavior.md §6.3, §9.5).
+-- A queued version sync without a Build record (webhooks ask for them).
 CREATE TABLE sync_tasks (
     id            INTEGER PRIMARY KEY AUTOINCREMENT,
     project_id    INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,

@@ -1,6 +1,6 @@
 -- +goose Up
--- The search index (reader.md R.6): one row per indexed HTML page of a
--- version, its sections in R.6.2 order, and two FTS5 tables over the pages'
+-- The search index: one row per indexed HTML page of a
+-- version, its sections in page order, and two FTS5 tables over the pages'
 -- and sections' words. The FTS tables hold docsd's own word lists (folded,
 -- space-separated; package search computes them), so the `ascii` tokenizer
 -- splits exactly where docsd did. They are contentless: the text shown in

@@ -1,10 +1,10 @@
 -- +goose Up
 -- addons_enabled: whether served HTML pages of the project get the reader
--- client (reader.md R.0, R.5.1); `docsd project set SLUG addons_enabled=false`.
+-- client; `docsd project set SLUG addons_enabled=false` turns it off.
 ALTER TABLE projects ADD COLUMN addons_enabled BOOLEAN NOT NULL DEFAULT TRUE;
--- docs_sessions are the browser sessions of docs subdomains (reader.md
--- R.1.1): the cookie's value is kept only as its SHA-256 hash; a session
--- belongs to one docs host and dies with the API key it was made from.
+-- docs_sessions are the browser sessions of docs subdomains: the cookie's
+-- value is kept only as its SHA-256 hash; a session belongs to one docs
+-- host and dies with the API key it was made from.
 CREATE TABLE docs_sessions (
     id       INTEGER PRIMARY KEY AUTOINCREMENT,
     hash     TEXT NOT NULL UNIQUE,

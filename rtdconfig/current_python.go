@@ -2,8 +2,9 @@ package rtdconfig
 
 import "strconv"
 
-// python validates the `python` section (§C3.1 item 4).
-func (v *v26) python() error {
+// python validates the `python` section: a mapping, python.install a list,
+// each entry in order, then the rule that a uv entry is the only one.
+func (v *currentFile) python() error {
 	known := knownKeys{"install": nil}
 	m, _, err := v.section("python", known)
 	if err != nil {
@@ -35,9 +36,9 @@ func (v *v26) python() error {
 	return nil
 }
 
-// installEntry validates `python.install.<i>` as HEAD's
+// installEntry validates `python.install.<i>` as Read the Docs'
 // validate_python_install does.
-func (v *v26) installEntry(i int, item any) (Install, knownKeys, error) {
+func (v *currentFile) installEntry(i int, item any) (Install, knownKeys, error) {
 	key := "python.install." + strconv.Itoa(i)
 	m, err := vDict(key, item)
 	if err != nil {
@@ -87,7 +88,7 @@ func pathEntry(key string, m *Map) (Install, error) {
 }
 
 // uvEntry validates a `method: uv` entry.
-func (v *v26) uvEntry(key string, m *Map) (Install, knownKeys, error) {
+func (v *currentFile) uvEntry(key string, m *Map) (Install, knownKeys, error) {
 	known := knownKeys{"method": nil, "command": nil, "path": nil, "requirements": nil, "groups": nil, "extras": nil}
 	x, ok := m.Get("command")
 	if !ok {

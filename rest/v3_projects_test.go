@@ -16,9 +16,9 @@ import (
 	"docsd/storetest"
 )
 
-// TestV3ProjectCreate2026: the worked example of api-2026.md §A7.1 and the
-// tag list rules of §A1.1 on create.
-func TestV3ProjectCreate2026(t *testing.T) {
+// TestV3ProjectCreateFields: a create with every optional field, and the
+// tag list rules on create.
+func TestV3ProjectCreateFields(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
 		e.world()
@@ -30,23 +30,23 @@ func TestV3ProjectCreate2026(t *testing.T) {
 			return `{"name": "Tagged", "repository": {"url": "https://github.com/rtfd/tagged", "type": "git"}, ` + extra + `}`
 		}
 		for _, c := range []v3Case{
-			{v3Send("POST", "/api/v3/projects/", "alice", create), 201, "a7_1_project_create"},
-			{v3Get("/api/v3/projects/test-project/", "alice"), 200, "a7_1_project_create"},
+			{v3Send("POST", "/api/v3/projects/", "alice", create), 201, "project_create_all_fields"},
+			{v3Get("/api/v3/projects/test-project/", "alice"), 200, "project_create_all_fields"},
 			// The new project is private: another user does not see it.
 			{v3Get("/api/v3/projects/test-project/", "bob"), 404, "error_404"},
 			// Tags.
-			{v3Send("POST", "/api/v3/projects/", "alice", body(`"tags": "not json"`)), 400, "a1_tags_not_json"},
-			{v3Send("POST", "/api/v3/projects/", "alice", body(`"tags": ["ok", 3]`)), 400, "a1_tags_not_strings"},
-			{v3Send("POST", "/api/v3/projects/", "alice", body(`"tags": {"a": 1}`)), 400, "a1_tags_dict"},
-			{v3Send("POST", "/api/v3/projects/", "alice", body(`"tags": 5`)), 400, "a1_tags_int"},
-			{v3Send("POST", "/api/v3/projects/", "alice", body(`"tags": "\"one\""`)), 400, "a1_tags_str"},
-			{v3Send("POST", "/api/v3/projects/", "alice", body(`"tags": ["`+strings.Repeat("x", 101)+`"]`)), 400, "a1_tags_too_long"},
-			{v3Send("POST", "/api/v3/projects/", "alice", body(`"tags": null, "privacy_level": null, "external_builds_privacy_level": "nope", "readthedocs_yaml_path": "/x"`)), 400, "a1_create_invalid"},
+			{v3Send("POST", "/api/v3/projects/", "alice", body(`"tags": "not json"`)), 400, "project_tags_not_json"},
+			{v3Send("POST", "/api/v3/projects/", "alice", body(`"tags": ["ok", 3]`)), 400, "project_tags_not_strings"},
+			{v3Send("POST", "/api/v3/projects/", "alice", body(`"tags": {"a": 1}`)), 400, "project_tags_dict"},
+			{v3Send("POST", "/api/v3/projects/", "alice", body(`"tags": 5`)), 400, "project_tags_int"},
+			{v3Send("POST", "/api/v3/projects/", "alice", body(`"tags": "\"one\""`)), 400, "project_tags_str"},
+			{v3Send("POST", "/api/v3/projects/", "alice", body(`"tags": ["`+strings.Repeat("x", 101)+`"]`)), 400, "project_tags_too_long"},
+			{v3Send("POST", "/api/v3/projects/", "alice", body(`"tags": null, "privacy_level": null, "external_builds_privacy_level": "nope", "readthedocs_yaml_path": "/x"`)), 400, "project_create_invalid"},
 			// Trimmed, blanks dropped, duplicates removed keeping the first.
-			{v3Send("POST", "/api/v3/projects/", "alice", body(`"tags": [" b ", "", "a", "b"], "external_builds_privacy_level": "private", "readthedocs_yaml_path": null`)), 201, "a1_tags_created"},
+			{v3Send("POST", "/api/v3/projects/", "alice", body(`"tags": [" b ", "", "a", "b"], "external_builds_privacy_level": "private", "readthedocs_yaml_path": null`)), 201, "project_tags_created"},
 			// A form body sends the list as JSON text.
 			{v3Call{method: "POST", path: "/api/v3/projects/", as: "alice", ctype: "application/x-www-form-urlencoded",
-				body: "name=Form+Tags&repository.url=https%3A%2F%2Fgithub.com%2Frtfd%2Fform&repository.type=git&tags=%5B%22x%22%2C%22y%22%5D"}, 201, "a1_tags_form"},
+				body: "name=Form+Tags&repository.url=https%3A%2F%2Fgithub.com%2Frtfd%2Fform&repository.type=git&tags=%5B%22x%22%2C%22y%22%5D"}, 201, "project_tags_form"},
 		} {
 			e.check(t, c)
 		}
@@ -60,10 +60,10 @@ func TestV3ProjectCreate2026(t *testing.T) {
 	})
 }
 
-// TestV3ProjectUpdate2026: the worked example of api-2026.md §A7.2, and
-// every writable field of §A1.1 is PATCHed, then read back through GET (or,
-// for the fields REST does not render, from the store).
-func TestV3ProjectUpdate2026(t *testing.T) {
+// TestV3ProjectUpdateFields: privacy, versioning scheme and the permissions
+// expansion, and every writable field is PATCHed, then read back through
+// GET (or, for the fields REST does not render, from the store).
+func TestV3ProjectUpdateFields(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
 		e.world()
@@ -71,54 +71,55 @@ func TestV3ProjectUpdate2026(t *testing.T) {
 		const scheme = v3PP + "?fields=single_version,versioning_scheme"
 		for _, c := range []v3Case{
 			// Permissions on public projects, before the privacy change.
-			{v3Get("/api/v3/projects/other/?expand=permissions&fields=permissions", "alice"), 200, "a7_2_permissions_other"},
-			{v3Get(v3PP+"?expand=organization,permissions&fields=organization,permissions,slug", "alice"), 200, "a6_expand_organization"},
-			{v3Get("/api/v3/projects/?expand=permissions&fields=slug,permissions", "bob"), 200, "a6_projects_list_permissions"},
-			{v3Get("/api/v3/projects/?expand=*&fields=slug,organization,permissions", "alice"), 200, "a6_projects_list_expand_star"},
-			{v3Get("/api/v3/projects/subproject/superproject/?expand=permissions&fields=slug,permissions", "alice"), 200, "a6_superproject_permissions"},
-			{v3Get("/api/v3/projects/subproject/superproject/?expand=permissions&fields=slug,permissions", "bob"), 200, "a6_superproject_permissions_other"},
+			{v3Get("/api/v3/projects/other/?expand=permissions&fields=permissions", "alice"), 200, "project_permissions_other"},
+			{v3Get(v3PP+"?expand=organization,permissions&fields=organization,permissions,slug", "alice"), 200, "project_expand_organization"},
+			{v3Get("/api/v3/projects/?expand=permissions&fields=slug,permissions", "bob"), 200, "projects_list_permissions"},
+			{v3Get("/api/v3/projects/?expand=*&fields=slug,organization,permissions", "alice"), 200, "projects_list_expand_star"},
+			{v3Get("/api/v3/projects/subproject/superproject/?expand=permissions&fields=slug,permissions", "alice"), 200, "superproject_permissions"},
+			{v3Get("/api/v3/projects/subproject/superproject/?expand=permissions&fields=slug,permissions", "bob"), 200, "superproject_permissions_other"},
 			// Not an expansion inside active_versions.
-			{v3Get(v3PP+"?expand=active_versions.permissions&fields=slug,permissions", "alice"), 200, "a6_permissions_not_nested"},
-			// §A7.2.
+			{v3Get(v3PP+"?expand=active_versions.permissions&fields=slug,permissions", "alice"), 200, "project_permissions_not_nested"},
+			// Privacy, scheme and permissions.
 			{v3Send("PATCH", v3PP, "alice", `{"privacy_level": "protected", "versioning_scheme": "multiple_versions_without_translations", "external_builds_enabled": true}`), 204, ""},
-			{v3Get(a72, "alice"), 200, "a7_2_project_update"},
+			{v3Get(a72, "alice"), 200, "project_update_all_fields"},
 			{v3Get(a72, "bob"), 404, "error_404"},
-			{v3Send("PATCH", v3PP, "alice", `{"privacy_level": "prubic", "external_builds_privacy_level": "privic"}`), 400, "a7_2_bad_privacy"},
-			{v3Send("PATCH", v3PP, "alice", `{"single_version": true, "versioning_scheme": "multiple_versions_with_translations"}`), 400, "a7_2_contradiction"},
-			{v3Send("PATCH", v3PP, "alice", `{"single_version": false, "versioning_scheme": "single_version_without_translations"}`), 400, "a7_2_contradiction_single"},
+			{v3Send("PATCH", v3PP, "alice", `{"privacy_level": "prubic", "external_builds_privacy_level": "privic"}`), 400, "project_patch_bad_privacy"},
+			{v3Send("PATCH", v3PP, "alice", `{"single_version": true, "versioning_scheme": "multiple_versions_with_translations"}`), 400, "project_patch_scheme_contradiction"},
+			{v3Send("PATCH", v3PP, "alice", `{"single_version": false, "versioning_scheme": "single_version_without_translations"}`), 400, "project_patch_scheme_contradiction_single"},
 			{v3Send("PATCH", v3PP, "alice", `{"single_version": true}`), 204, ""},
-			{v3Get(scheme, "alice"), 200, "a7_2_single_version"},
+			{v3Get(scheme, "alice"), 200, "project_single_version"},
 			{v3Send("PATCH", v3PP, "alice", `{"single_version": false}`), 204, ""},
-			{v3Get(scheme, "alice"), 200, "a7_2_scheme_default"},
-			{v3Send("PATCH", v3PP, "alice", `{"versioning_scheme": "per_language", "privacy_level": null, "external_builds_enabled": "maybe", "analytics_disabled": null}`), 400, "a1_update_invalid"},
-			// readthedocs_yaml_path (§A1.1 example and rules 1–5).
+			{v3Get(scheme, "alice"), 200, "project_scheme_default"},
+			{v3Send("PATCH", v3PP, "alice", `{"versioning_scheme": "per_language", "privacy_level": null, "external_builds_enabled": "maybe", "analytics_disabled": null}`), 400, "project_update_invalid"},
+			// readthedocs_yaml_path: relative, inside the repository, a file
+			// named .readthedocs.yaml, of allowed characters and length.
 			{v3Send("PATCH", v3PP, "alice", `{"readthedocs_yaml_path": "   docs/.readthedocs.yaml   "}`), 204, ""},
-			{v3Get(v3PP+"?fields=readthedocs_yaml_path", "alice"), 200, "a1_yaml_path"},
-			{v3Send("PATCH", v3PP, "alice", `{"readthedocs_yaml_path": "/docs/.readthedocs.yaml"}`), 400, "a1_yaml_path_absolute"},
-			{v3Send("PATCH", v3PP, "alice", `{"readthedocs_yaml_path": "docs/"}`), 400, "a1_yaml_path_directory"},
-			{v3Send("PATCH", v3PP, "alice", `{"readthedocs_yaml_path": "../.readthedocs.yaml"}`), 400, "a1_yaml_path_dots"},
-			{v3Send("PATCH", v3PP, "alice", `{"readthedocs_yaml_path": "docs,x/.readthedocs.yaml"}`), 400, "a1_yaml_path_character"},
-			{v3Send("PATCH", v3PP, "alice", `{"readthedocs_yaml_path": "docs/readthedocs.yml"}`), 400, "a1_yaml_path_name"},
-			{v3Send("PATCH", v3PP, "alice", `{"readthedocs_yaml_path": "`+strings.Repeat("a/", 512)+`.readthedocs.yaml"}`), 400, "a1_yaml_path_long"},
-			{v3Get(v3PP+"?fields=readthedocs_yaml_path", "alice"), 200, "a1_yaml_path"},
+			{v3Get(v3PP+"?fields=readthedocs_yaml_path", "alice"), 200, "project_yaml_path"},
+			{v3Send("PATCH", v3PP, "alice", `{"readthedocs_yaml_path": "/docs/.readthedocs.yaml"}`), 400, "project_yaml_path_absolute"},
+			{v3Send("PATCH", v3PP, "alice", `{"readthedocs_yaml_path": "docs/"}`), 400, "project_yaml_path_directory"},
+			{v3Send("PATCH", v3PP, "alice", `{"readthedocs_yaml_path": "../.readthedocs.yaml"}`), 400, "project_yaml_path_dots"},
+			{v3Send("PATCH", v3PP, "alice", `{"readthedocs_yaml_path": "docs,x/.readthedocs.yaml"}`), 400, "project_yaml_path_character"},
+			{v3Send("PATCH", v3PP, "alice", `{"readthedocs_yaml_path": "docs/readthedocs.yml"}`), 400, "project_yaml_path_name"},
+			{v3Send("PATCH", v3PP, "alice", `{"readthedocs_yaml_path": "`+strings.Repeat("a/", 512)+`.readthedocs.yaml"}`), 400, "project_yaml_path_long"},
+			{v3Get(v3PP+"?fields=readthedocs_yaml_path", "alice"), 200, "project_yaml_path"},
 			{v3Send("PATCH", v3PP, "alice", `{"readthedocs_yaml_path": ".readthedocs.yaml"}`), 204, ""},
-			{v3Get(v3PP+"?fields=readthedocs_yaml_path", "alice"), 200, "a1_yaml_path_root"},
+			{v3Get(v3PP+"?fields=readthedocs_yaml_path", "alice"), 200, "project_yaml_path_root"},
 			{v3Send("PATCH", v3PP, "alice", `{"readthedocs_yaml_path": null}`), 204, ""},
-			{v3Get(v3PP+"?fields=readthedocs_yaml_path", "alice"), 200, "a1_yaml_path_null"},
+			{v3Get(v3PP+"?fields=readthedocs_yaml_path", "alice"), 200, "project_yaml_path_null"},
 			// Tags replace the list; absent keeps it.
 			{v3Send("PATCH", v3PP, "alice", `{"tags": ["new", " new ", "other"]}`), 204, ""},
 			{v3Send("PATCH", v3PP, "alice", `{"name": "project"}`), 204, ""},
-			{v3Get(v3PP+"?fields=tags", "alice"), 200, "a1_tags_replaced"},
+			{v3Get(v3PP+"?fields=tags", "alice"), 200, "project_tags_replaced"},
 			{v3Send("PATCH", v3PP, "alice", `{"tags": "[]"}`), 204, ""},
-			{v3Get(v3PP+"?fields=tags", "alice"), 200, "a1_tags_empty"},
+			{v3Get(v3PP+"?fields=tags", "alice"), 200, "project_tags_empty"},
 			// The other settings.
 			{v3Send("PATCH", v3PP, "alice", `{"external_builds_privacy_level": "private", "analytics_disabled": "yes", "show_version_warning": true, "privacy_level": "public"}`), 204, ""},
-			{v3Get(v3PP+"?fields=external_builds_privacy_level,privacy_level", "alice"), 200, "a1_privacy_levels"},
-			// The relaxed PUT (§A6 #7): name and repository.url only; the rest keeps its value.
-			{v3Send("PUT", v3PP, "alice", `{"name": "project"}`), 400, "a6_put_missing_repository"},
-			{v3Send("PUT", v3PP, "alice", `{"name": "project", "repository": {}}`), 400, "a6_put_missing_url"},
+			{v3Get(v3PP+"?fields=external_builds_privacy_level,privacy_level", "alice"), 200, "project_privacy_levels"},
+			// The relaxed PUT: name and repository.url only; the rest keeps its value.
+			{v3Send("PUT", v3PP, "alice", `{"name": "project"}`), 400, "project_put_missing_repository"},
+			{v3Send("PUT", v3PP, "alice", `{"name": "project", "repository": {}}`), 400, "project_put_missing_url"},
 			{v3Send("PUT", v3PP, "alice", `{"name": "project", "repository": {"url": "https://github.com/rtfd/project"}}`), 204, ""},
-			{v3Get(v3PP+"?fields=external_builds_privacy_level,privacy_level", "alice"), 200, "a1_privacy_levels"},
+			{v3Get(v3PP+"?fields=external_builds_privacy_level,privacy_level", "alice"), 200, "project_privacy_levels"},
 			// Maintainers only.
 			{v3Send("PATCH", v3PP, "bob", `{"privacy_level": "private"}`), 403, "error_403"},
 		} {
@@ -138,8 +139,7 @@ func TestV3ProjectUpdate2026(t *testing.T) {
 
 // TestV3PrivacyTakesEffect: a project made private with PATCH is no longer
 // served to anonymous readers or other users by the docs host, v2 or v3,
-// and still is to its maintainers; made public again, it is served again
-// (api-2026.md §A1.1, behavior.md §1.5, §5.1, §8.3 step 1a).
+// and still is to its maintainers; made public again, it is served again.
 func TestV3PrivacyTakesEffect(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)

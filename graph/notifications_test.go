@@ -8,10 +8,10 @@ import (
 	"docsd/storetest"
 )
 
-// TestA4GraphFields: the graph side of api-2026.md §A4 — syncVersions,
-// Build.errorId and notifications, project notifications, the upload API
-// without a target (off), setVersionUploaded — with their permissions.
-func TestA4GraphFields(t *testing.T) {
+// TestSyncNotificationAndUploadFields: syncVersions, Build.errorId and
+// notifications, project notifications, the upload API without a target
+// (off), setVersionUploaded — with their permissions.
+func TestSyncNotificationAndUploadFields(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
 		ctx := t.Context()

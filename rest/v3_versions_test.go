@@ -9,16 +9,16 @@ import (
 	"docsd/storetest"
 )
 
-// TestV3VersionWrites2026: every version field RTD HEAD accepts is written
-// and read back (api-2026.md §A1.2, §A7.3), a PUT needs nothing (§A6 #7),
-// and the new version filters filter (§A3), on both databases.
-func TestV3VersionWrites2026(t *testing.T) {
+// TestV3VersionWrites: every version field RTD's current API accepts is
+// written and read back, a PUT needs nothing, and the new version filters
+// filter, on both databases.
+func TestV3VersionWrites(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
 		w := e.world()
 		ctx := t.Context()
-		// §A7.3's machine stable, picking v1.0 (the only tag); and the
-		// versions of §A3's examples.
+		// A machine stable, picking v1.0 (the only tag); and versions the
+		// filters tell apart.
 		for _, v := range []store.Version{
 			{Slug: "stable", VerboseName: "stable", Identifier: v3Commit, Type: store.Tag, Active: true, Machine: true},
 			{Slug: "1.0", VerboseName: "1.0", Identifier: "1.0", Type: store.Tag},
@@ -31,35 +31,35 @@ func TestV3VersionWrites2026(t *testing.T) {
 		}
 		const v1 = v3PP + "versions/v1.0/"
 		for _, c := range []v3Case{
-			{v3Get(v3PP+"versions/stable/", "alice"), 200, "a1_version_stable"},
+			{v3Get(v3PP+"versions/stable/", "alice"), 200, "version_stable"},
 			{v3Send("PATCH", v1, "alice", `{"hidden": true, "privacy_level": "private"}`), 204, ""},
-			{v3Get(v1, "alice"), 200, "a1_version_hidden_private"},
+			{v3Get(v1, "alice"), 200, "version_hidden_private"},
 			{v3Get(v1, "bob"), 404, "error_404"},
-			{v3Get(v3PP+"versions/stable/?fields=slug,aliases", "alice"), 200, "a1_version_stable_aliases_maintainer"},
-			{v3Get(v3PP+"versions/stable/?fields=slug,aliases", "bob"), 200, "a1_version_stable_aliases_other"},
-			{v3Get(v3PP+"?expand=active_versions&fields=active_versions", "alice"), 200, "a1_active_versions_without_private"},
-			{v3Send("PATCH", v1, "alice", `{"privacy_level": "publicprivate"}`), 400, "a1_version_patch_bad_choice"},
-			{v3Send("PATCH", v1, "alice", `{"hidden": "maybe", "privacy_level": null}`), 400, "a1_version_patch_bad_types"},
-			{v3Send("PATCH", v1, "alice", `{"hidden": null, "privacy_level": 3}`), 400, "a1_version_patch_null_hidden"},
+			{v3Get(v3PP+"versions/stable/?fields=slug,aliases", "alice"), 200, "version_stable_aliases_maintainer"},
+			{v3Get(v3PP+"versions/stable/?fields=slug,aliases", "bob"), 200, "version_stable_aliases_other"},
+			{v3Get(v3PP+"?expand=active_versions&fields=active_versions", "alice"), 200, "project_active_versions_without_private"},
+			{v3Send("PATCH", v1, "alice", `{"privacy_level": "publicprivate"}`), 400, "version_patch_bad_choice"},
+			{v3Send("PATCH", v1, "alice", `{"hidden": "maybe", "privacy_level": null}`), 400, "version_patch_bad_types"},
+			{v3Send("PATCH", v1, "alice", `{"hidden": null, "privacy_level": 3}`), 400, "version_patch_null_hidden"},
 			{v3Send("PUT", v1, "alice", `{}`), 204, ""},
-			{v3Get(v1, "alice"), 200, "a1_version_hidden_private"},
-			{v3Get(v3PP+"versions/?hidden=true", "alice"), 200, "a1_versions_unknown_parameter"}, // not a v3 filter: ignored
+			{v3Get(v1, "alice"), 200, "version_hidden_private"},
+			{v3Get(v3PP+"versions/?hidden=true", "alice"), 200, "versions_unknown_parameter"}, // not a v3 filter: ignored
 			{v3Send("PUT", v1, "alice", `{"hidden": false, "privacy_level": "public", "active": true}`), 204, ""},
-			{v3Get(v1, "bob"), 200, "a1_version_public_again"},
-			// Filters (§A3).
-			{v3Get(v3PP+"versions/?slug=1.0&fields=slug", "alice"), 200, "a1_versions_slug"},
-			{v3Get(v3PP+"versions/?slug=1.0&slug=V2&fields=slug", "alice"), 200, "a1_versions_slug_last"},
-			{v3Get(v3PP+"versions/?slug=%20&fields=slug", "alice"), 200, "a1_versions_all"},
-			{v3Get(v3PP+"versions/?slug=%201.0%20&fields=slug", "alice"), 200, "a1_versions_slug"}, // trimmed, as django-filter's CharFilter
-			{v3Get(v3PP+"versions/?type=branch&fields=slug", "alice"), 200, "a1_versions_type_branch"},
-			{v3Get(v3PP+"versions/?type=external&fields=slug", "alice"), 200, "a1_versions_none"},
-			{v3Get(v3PP+"versions/?type=pr", "alice"), 400, "a1_versions_type_pr"},
-			{v3Get(v3PP+"versions/?verbose_name=1.0&fields=slug", "alice"), 200, "a1_versions_verbose_name"},
+			{v3Get(v1, "bob"), 200, "version_public_again"},
+			// Filters.
+			{v3Get(v3PP+"versions/?slug=1.0&fields=slug", "alice"), 200, "versions_filter_slug"},
+			{v3Get(v3PP+"versions/?slug=1.0&slug=V2&fields=slug", "alice"), 200, "versions_filter_slug_last"},
+			{v3Get(v3PP+"versions/?slug=%20&fields=slug", "alice"), 200, "versions_filter_blank"},
+			{v3Get(v3PP+"versions/?slug=%201.0%20&fields=slug", "alice"), 200, "versions_filter_slug"}, // trimmed, as django-filter's CharFilter
+			{v3Get(v3PP+"versions/?type=branch&fields=slug", "alice"), 200, "versions_filter_type_branch"},
+			{v3Get(v3PP+"versions/?type=external&fields=slug", "alice"), 200, "versions_filter_none"},
+			{v3Get(v3PP+"versions/?type=pr", "alice"), 400, "versions_filter_type_pr"},
+			{v3Get(v3PP+"versions/?verbose_name=1.0&fields=slug", "alice"), 200, "versions_filter_verbose_name"},
 			{v3Get(v3PP+"versions/v1.0/?slug=release", "alice"), 404, "error_404"},
-			{v3Get(v3PP+"versions/v1.0/?type=tag&slug=V1&fields=slug", "alice"), 200, "a1_version_v1_slug"},
-			{v3Get("/api/v3/projects/?name=PROJ&fields=slug", "alice"), 200, "a1_projects_name"},
-			{v3Get("/api/v3/projects/?name=%09PROJ%20&fields=slug", "alice"), 200, "a1_projects_name"},
-			{v3Get("/api/v3/projects/?slug=TRANS&fields=slug", "alice"), 200, "a1_projects_slug"},
+			{v3Get(v3PP+"versions/v1.0/?type=tag&slug=V1&fields=slug", "alice"), 200, "version_detail_filters_match"},
+			{v3Get("/api/v3/projects/?name=PROJ&fields=slug", "alice"), 200, "projects_filter_name"},
+			{v3Get("/api/v3/projects/?name=%09PROJ%20&fields=slug", "alice"), 200, "projects_filter_name"},
+			{v3Get("/api/v3/projects/?slug=TRANS&fields=slug", "alice"), 200, "projects_filter_slug"},
 			{v3Get("/api/v3/projects/project/?name=sub", "alice"), 404, "error_404"},
 		} {
 			e.check(t, c)
@@ -69,8 +69,7 @@ func TestV3VersionWrites2026(t *testing.T) {
 
 // TestV3ActivationBuild: a PATCH or PUT turning `active` from false to true
 // queues one build of the version; not again when it is active, nor when
-// the project's builds are disabled or the version is uploaded (api-2026.md
-// §A6 #6).
+// the project's builds are disabled or the version is uploaded.
 func TestV3ActivationBuild(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
@@ -119,12 +118,13 @@ func TestV3ActivationBuild(t *testing.T) {
 			}
 			before = builds()
 		}
-		e.check(t, v3Case{v3Get(v3PP+"builds/?limit=1", "alice"), 200, "a1_activation_build"})
+		e.check(t, v3Case{v3Get(v3PP+"builds/?limit=1", "alice"), 200, "version_activation_build"})
 	})
 }
 
-// TestV3EnvVarPublic: `public` and the larger values of api-2026.md §A1.5
-// and §A7.5.
+// TestV3EnvVarPublic: `public` (public variables also reach pull-request
+// builds) and the larger limits: 48000 characters a value, 256 KB a
+// project.
 func TestV3EnvVarPublic(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
@@ -134,11 +134,11 @@ func TestV3EnvVarPublic(t *testing.T) {
 			return fmt.Sprintf(`{"name": %q, "value": %q}`, name, strings.Repeat("é", n))
 		}
 		for _, c := range []v3Case{
-			{v3Send("POST", ev, "alice", `{"name": "NEWENVVAR", "value": "a public value", "public": true}`), 201, "a1_envvar_public_created"},
-			{v3Get(ev+"2/", "alice"), 200, "a1_envvar_public_created"},
-			{v3Send("POST", ev, "alice", `{"name": "X", "value": "v", "public": "maybe"}`), 400, "a1_envvar_public_not_boolean"},
-			{v3Send("POST", ev, "alice", `{"name": "X", "value": "v", "public": null}`), 400, "a1_envvar_public_null"},
-			{v3Send("POST", ev, "alice", big("X", 48001)), 400, "a1_envvar_value_too_long"},
+			{v3Send("POST", ev, "alice", `{"name": "NEWENVVAR", "value": "a public value", "public": true}`), 201, "envvar_public_created"},
+			{v3Get(ev+"2/", "alice"), 200, "envvar_public_created"},
+			{v3Send("POST", ev, "alice", `{"name": "X", "value": "v", "public": "maybe"}`), 400, "envvar_public_not_boolean"},
+			{v3Send("POST", ev, "alice", `{"name": "X", "value": "v", "public": null}`), 400, "envvar_public_null"},
+			{v3Send("POST", ev, "alice", big("X", 48001)), 400, "envvar_value_too_long"},
 		} {
 			e.check(t, c)
 		}
@@ -148,18 +148,18 @@ func TestV3EnvVarPublic(t *testing.T) {
 				t.Fatalf("POST %s: %d %s", name, r.status, r.body)
 			}
 		}
-		e.check(t, v3Case{v3Send("POST", ev, "alice", big("F", 256000-240028+1)), 400, "a1_envvar_total_too_big"})
+		e.check(t, v3Case{v3Send("POST", ev, "alice", big("F", 256000-240028+1)), 400, "envvar_total_too_big"})
 		if r := e.do(v3Send("POST", ev, "alice", big("F", 256000-240028))); r.status != 201 {
 			t.Errorf("POST F at exactly 256000: %d %s", r.status, r.body)
 		}
-		e.check(t, v3Case{v3Get(ev+"?fields=name,public", "alice"), 200, "a1_envvars_list"})
+		e.check(t, v3Case{v3Get(ev+"?fields=name,public", "alice"), 200, "envvars_list_public"})
 		e.check(t, v3Case{v3Send("PATCH", ev+"2/", "alice", `{"public": false}`), 405, "error_405_patch"})
 	})
 }
 
 // TestCancelledBuildRepresentation: a cancelled build is finished,
 // unsuccessful, with error "Build cancelled manually." in v3, a null exit
-// code in v2, and a build:user:cancelled notification (api-2026.md §A6 #10).
+// code in v2, and a build:user:cancelled notification.
 func TestCancelledBuildRepresentation(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
@@ -168,8 +168,8 @@ func TestCancelledBuildRepresentation(t *testing.T) {
 			t.Fatal(err)
 		}
 		id := fmt.Sprint(w.build4.ID)
-		e.check(t, v3Case{v3Get(v3PP+"builds/"+id+"/", "alice"), 200, "a1_build_cancelled"})
-		e.check(t, v3Case{v3Get(v3PP+"builds/"+id+"/notifications/?fields=id,message", "alice"), 200, "a1_build_cancelled_notifications"})
+		e.check(t, v3Case{v3Get(v3PP+"builds/"+id+"/", "alice"), 200, "build_cancelled"})
+		e.check(t, v3Case{v3Get(v3PP+"builds/"+id+"/notifications/?fields=id,message", "alice"), 200, "build_cancelled_notifications"})
 		r := e.do(v3Get("/api/v2/build/"+id+"/", ""))
 		if r.status != 200 || !strings.Contains(string(r.body), `"state":"finished","success":false,"error":"Build cancelled manually."`) ||
 			!strings.Contains(string(r.body), `"exit_code":null`) {

@@ -10,11 +10,11 @@ import (
 	"docsd/storetest"
 )
 
-// TestProjectFields2026: GraphQL parity for the project fields of
-// api-2026.md §A1.1 (§A6 #18): each is readable, writable with
-// updateProject (and the create fields with importProject), with REST's
-// validation messages.
-func TestProjectFields2026(t *testing.T) {
+// TestProjectFields: GraphQL parity for the project fields REST writes
+// (tags, privacy levels, versioning scheme, configuration path, …): each is
+// readable, writable with updateProject (and the create fields with
+// importProject), with REST's validation messages.
+func TestProjectFields(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
 		e.importProject("alice", "pub")
@@ -66,7 +66,7 @@ func TestProjectFields2026(t *testing.T) {
 			}
 		}
 
-		// singleVersion is the era view of versioningScheme.
+		// singleVersion is the boolean view of versioningScheme.
 		data = e.must(e.as("alice"), `mutation { updateProject(input: {slug: "pub", singleVersion: true, readthedocsYamlPath: null}) { project { versioningScheme singleVersion readthedocsYamlPath } errors { path message code } } }`, nil)
 		if dig(data, "updateProject", "project", "versioningScheme") != "single_version_without_translations" || dig(data, "updateProject", "project", "singleVersion") != true ||
 			dig(data, "updateProject", "project", "readthedocsYamlPath") != nil {
@@ -97,7 +97,7 @@ func TestProjectFields2026(t *testing.T) {
 
 // TestExternalBuildsPrivacyLevel: a pull-request version's build is visible
 // to others only while the project's external_builds_privacy_level is
-// public, whatever the version's own level (api-2026.md §A1.7); its
+// public, whatever the version's own level; its
 // maintainers always see it.
 func TestExternalBuildsPrivacyLevel(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {

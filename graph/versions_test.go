@@ -10,10 +10,10 @@ import (
 	"docsd/storetest"
 )
 
-// TestA1GraphVersions: the graph side of api-2026.md §A1.2, §A1.3, §A1.6,
-// §A3 and §A6 #6 for versions and builds — aliases, urls.dashboard, build
-// urls, the v2 additions, the new filters, and the activation build.
-func TestA1GraphVersions(t *testing.T) {
+// TestVersionAndBuildFields: the fields of versions and builds — aliases,
+// urls.dashboard, build urls, v2's keys, the filters, and the activation
+// build.
+func TestVersionAndBuildFields(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
 		ctx := t.Context()
@@ -54,7 +54,7 @@ func TestA1GraphVersions(t *testing.T) {
 			t.Errorf("aliases and urls: %v", got)
 		}
 
-		// Filters (§A3): slugContains in any case, type, the choice error.
+		// Filters: slugContains in any case, type, the choice error.
 		data = e.must(e.as("alice"), `{ project(slug: "pub") {
 			a: versions(filter: {slugContains: "2.0"}) { nodes { slug } }
 			b: versions(filter: {slugContains: "V2"}) { nodes { slug } }
@@ -80,7 +80,7 @@ func TestA1GraphVersions(t *testing.T) {
 			t.Errorf("type=pr: %v", err)
 		}
 
-		// Activation (§A6 #6): false → true queues one build; true → true,
+		// Activation: false → true queues one build; true → true,
 		// a skipped project and an uploaded version queue none.
 		count := func() int {
 			_, n, err := e.store.FindBuilds(ctx, store.BuildFilter{VersionID: &v1.ID})
@@ -123,7 +123,7 @@ func TestA1GraphVersions(t *testing.T) {
 			t.Errorf("builds after skipped and uploaded activations = %d, want 1", n)
 		}
 
-		// v2's documentation_type (§A1.6): the doctype of the last
+		// v2's documentation_type: the doctype of the last
 		// successful build's configuration, else the project's.
 		bs, _, err := e.store.FindBuilds(ctx, store.BuildFilter{VersionID: &v1.ID})
 		if err != nil || len(bs) != 1 {
@@ -148,9 +148,9 @@ func TestA1GraphVersions(t *testing.T) {
 	})
 }
 
-// TestA1GraphProjectFilters: nameContains compares with Unicode simple case
-// mapping on both databases; slugContains in any case (api-2026.md §A3).
-func TestA1GraphProjectFilters(t *testing.T) {
+// TestProjectNameAndSlugFilters: nameContains compares with Unicode simple
+// case mapping on both databases; slugContains in any case.
+func TestProjectNameAndSlugFilters(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
 		for _, name := range []string{"Ärger Docs", "pip", "pip-tools", "sphinx-pipeline", "Other"} {
@@ -181,9 +181,9 @@ func TestA1GraphProjectFilters(t *testing.T) {
 	})
 }
 
-// TestA1GraphEnvironmentVariables: `public`, the 48000-character value and
-// the 256 KB project total (api-2026.md §A1.5), with REST's messages.
-func TestA1GraphEnvironmentVariables(t *testing.T) {
+// TestEnvironmentVariableFields: `public`, the 48000-character value and
+// the 256 KB project total, with REST's messages.
+func TestEnvironmentVariableFields(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
 		e.importProject("alice", "pub")

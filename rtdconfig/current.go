@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Current is what a 2026-rule file (config-2026.md §C2) adds to Config.
+// Current is what a file under the current rules adds to Config.
 type Current struct {
 	OS          string
 	Tools       []Tool // in file order
@@ -22,7 +22,9 @@ type Current struct {
 }
 
 // Tool is one `build.tools` entry; FullVersion and Path are filled when
-// the builder resolves it on this server (§C4.2).
+// the builder resolves it on this server (the exact version when the
+// server has it, else a substitute of the same major version, noted in
+// the build).
 type Tool struct {
 	Name        string
 	Version     string
@@ -30,7 +32,8 @@ type Tool struct {
 	Path        string
 }
 
-// Search is the `search` section (validated and stored, §C11 #9).
+// Search is the `search` section: page ranks by path pattern and the paths
+// not indexed, which the search indexer reads from the stored config.
 type Search struct {
 	Ranking []Rank
 	Ignore  []string
@@ -69,10 +72,12 @@ func (c *Current) Job(name string) ([]string, bool) {
 	return cmds, ok
 }
 
-// config2026 validates a file under the 2026 rules, in HEAD's order
-// (config-2026.md §C3.1).
-func config2026(in Input, file string, raw *Map) (*Config, error) {
-	v := &v26{in: in, raw: raw, known: knownKeys{"version": nil},
+// configCurrent validates a file under the current rules in Read the Docs'
+// order, the first failing check winning: formats, build, conda, python,
+// sphinx and mkdocs, submodules, search, then unknown keys (the first left
+// over, depth-first in file order, list items by index).
+func configCurrent(in Input, file string, raw *Map) (*Config, error) {
+	v := &currentFile{in: in, raw: raw, known: knownKeys{"version": nil},
 		c: &Config{Version: "2", File: file, imagePrefix: in.ImagePrefix, Current: &Current{Jobs: map[string][]string{}}}}
 	sections := []func() error{v.formats, v.build, v.conda, v.python, v.docs, v.submodules, v.search}
 	for _, section := range sections {
@@ -92,11 +97,11 @@ func config2026(in Input, file string, raw *Map) (*Config, error) {
 
 // discoverConfPy finds conf.py when a default Sphinx step (HTML, or a
 // format of `formats` without its build.jobs.build override) will run
-// without a configured one (§C5 step 6): behavior.md §7.4's cases 1–3;
-// none found fails (no generated default project), for the formats as
-// for HTML. The stored sphinx.configuration gets the discovered file only
-// when the default HTML builder runs (§C8).
-func (v *v26) discoverConfPy() error {
+// without a configured one, by DiscoverConfPy; none found fails (no
+// generated default project), for the formats as for HTML. The stored
+// sphinx.configuration gets the discovered file only when the default HTML
+// builder runs.
+func (v *currentFile) discoverConfPy() error {
 	if !IsSphinx(v.c.Doctype) {
 		return nil
 	}
@@ -124,7 +129,7 @@ func (v *v26) discoverConfPy() error {
 
 // defaultSphinxFormat reports whether a format of `formats` is built by
 // Sphinx's default step: it has no build.jobs.build override.
-func (v *v26) defaultSphinxFormat() bool {
+func (v *currentFile) defaultSphinxFormat() bool {
 	for _, f := range v.c.Formats {
 		if _, given := v.c.Current.Jobs["build."+f]; !given {
 			return true
@@ -133,8 +138,8 @@ func (v *v26) defaultSphinxFormat() bool {
 	return false
 }
 
-// v26 is the validation of one 2026-rule file.
-type v26 struct {
+// currentFile is the validation of one file under the current rules.
+type currentFile struct {
 	in    Input
 	raw   *Map
 	c     *Config
@@ -144,7 +149,7 @@ type v26 struct {
 // section returns a top-level mapping and declares its known keys. An
 // absent section is empty; so is one written without a value (`mkdocs:`),
 // which a file may use to select a doctype with its defaults.
-func (v *v26) section(key string, known knownKeys) (*Map, bool, error) {
+func (v *currentFile) section(key string, known knownKeys) (*Map, bool, error) {
 	v.known[key] = known
 	x, ok := v.raw.Get(key)
 	if !ok || x == nil {
@@ -154,7 +159,7 @@ func (v *v26) section(key string, known knownKeys) (*Map, bool, error) {
 	return m, true, err
 }
 
-func (v *v26) formats() error {
+func (v *currentFile) formats() error {
 	v.known["formats"] = nil
 	v.c.Formats = []string{}
 	f, ok := v.raw.Get("formats")
@@ -179,7 +184,7 @@ func (v *v26) formats() error {
 	return nil
 }
 
-func (v *v26) conda() error {
+func (v *currentFile) conda() error {
 	if t := v.c.Current.Tool("python"); t != nil && IsConda(t.Version) && len(v.c.Current.Commands) == 0 && !v.raw.has("conda") {
 		return rule("config:conda:required", "The key conda.environment is required when using Conda or Mamba.")
 	}
@@ -199,7 +204,7 @@ func (v *v26) conda() error {
 	return nil
 }
 
-func (v *v26) docs() error {
+func (v *currentFile) docs() error {
 	if v.raw.has("sphinx") && v.raw.has("mkdocs") {
 		return rule("config:base:sphinx-mkdocs-together", "You can not have sphinx and mkdocs keys at the same time.")
 	}
@@ -209,7 +214,7 @@ func (v *v26) docs() error {
 	return v.sphinx()
 }
 
-func (v *v26) mkdocs() error {
+func (v *currentFile) mkdocs() error {
 	m, present, err := v.section("mkdocs", knownKeys{"configuration": nil, "fail_on_warning": nil})
 	if err != nil || !present {
 		return err
@@ -226,7 +231,7 @@ func (v *v26) mkdocs() error {
 	return err
 }
 
-func (v *v26) sphinx() error {
+func (v *currentFile) sphinx() error {
 	if v.raw.has("mkdocs") {
 		v.known["sphinx"] = nil
 		return nil
@@ -257,7 +262,7 @@ func (v *v26) sphinx() error {
 	return err
 }
 
-func (v *v26) submodules() error {
+func (v *currentFile) submodules() error {
 	m, _, err := v.section("submodules", knownKeys{"include": nil, "exclude": nil, "recursive": nil})
 	if err != nil {
 		return err
@@ -290,7 +295,7 @@ func allOrStrings(key string, m *Map, defaultAll bool) (bool, []string, error) {
 	return false, l, err
 }
 
-func (v *v26) search() error {
+func (v *currentFile) search() error {
 	m, _, err := v.section("search", knownKeys{"ranking": nil, "ignore": nil})
 	if err != nil {
 		return err
@@ -343,8 +348,12 @@ func searchRank(x any) (int64, error) {
 	return 0, choiceError("search.ranking", choices, x)
 }
 
-// doctype is HEAD's doctype (config-2026.md §C2).
-func (v *v26) doctype() string {
+// doctype is Read the Docs' doctype: generic when build.commands is
+// non-empty, or when the file has neither a sphinx nor an mkdocs key and
+// overrides create_environment, install or a build.jobs.build entry; else
+// mkdocs when an mkdocs key exists; else the Sphinx doctype of
+// sphinx.builder.
+func (v *currentFile) doctype() string {
 	cur := v.c.Current
 	if len(cur.Commands) > 0 {
 		return DoctypeGeneric

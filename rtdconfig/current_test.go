@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func load2026(t *testing.T, yaml string, files ...string) (*Config, error) {
+func loadCurrent(t *testing.T, yaml string, files ...string) (*Config, error) {
 	t.Helper()
 	fs := map[string]string{".readthedocs.yaml": yaml}
 	for _, f := range files {
@@ -17,38 +17,38 @@ func load2026(t *testing.T, yaml string, files ...string) (*Config, error) {
 		ExtraToolVersions: map[string][]string{"python": {"3.15"}}})
 }
 
-// TestConfig2026Messages checks every §C3 message and its id, and the
-// failing worked examples of §C10.
-func TestConfig2026Messages(t *testing.T) {
+// TestCurrentConfigMessages checks every message of the current rules and
+// its id, on the failing files Read the Docs users write most.
+func TestCurrentConfigMessages(t *testing.T) {
 	const p = "Problem in your project's configuration. "
 	const os = "build:\n  os: ubuntu-24.04\n  tools: {python: \"3.12\"}\n"
 	const dbl = ` Double check the type of the value. A string may be required (e.g. "3.10" instead of 3.10)`
 	for _, tc := range []struct {
 		name, yaml, id, want string
 	}{
-		{"E6 build job not in formats", "version: 2\nformats: [pdf]\nbuild:\n  os: ubuntu-24.04\n  tools: {python: \"3\"}\n  jobs:\n    build:\n      epub: [\"make epub\"]\n",
+		{"build job not in formats", "version: 2\nformats: [pdf]\nbuild:\n  os: ubuntu-24.04\n  tools: {python: \"3\"}\n  jobs:\n    build:\n      epub: [\"make epub\"]\n",
 			"config:build:jobs:build:missing-in-formats", "The epub build type was defined in build.jobs.build, but it wasn't included in formats."},
-		{"E7 unquoted 3.10", "build: {os: ubuntu-24.04, tools: {python: 3.10}}\n", "config:validation:invalid-choice",
+		{"unquoted 3.10", "build: {os: ubuntu-24.04, tools: {python: 3.10}}\n", "config:validation:invalid-choice",
 			"Config validation error in build.tools.python. Expected one of (2.7, 3.6, 3.7, 3.8, 3.9, 3.10, 3.11, 3.12, 3.13, 3.14, miniconda3-4.7, miniconda3-3.12-24.1, miniconda3-3.12-24.9, mambaforge-4.10, mambaforge-22.9, mambaforge-23.11, miniforge3-25.11, miniforge3-26.3, 3, latest, miniconda-latest, mambaforge-latest, miniforge3-latest, 3.15), got type float (3.1)." + dbl},
-		{"E8 unknown OS", "build: {os: ubuntu-18.04, tools: {python: \"3.8\"}}\n", "config:validation:invalid-choice",
+		{"unknown OS", "build: {os: ubuntu-18.04, tools: {python: \"3.8\"}}\n", "config:validation:invalid-choice",
 			"Config validation error in build.os. Expected one of (ubuntu-22.04, ubuntu-24.04, ubuntu-26.04, ubuntu-lts-latest), got type str (ubuntu-18.04)." + dbl},
-		{"E9 python.version", "version: 2\nbuild:\n  os: ubuntu-22.04\n  tools:\n    python: \"3.11\"\npython:\n  version: \"3.11\"\n  install:\n    - requirements: docs/requirements.txt\n",
+		{"python.version", "version: 2\nbuild:\n  os: ubuntu-22.04\n  tools:\n    python: \"3.11\"\npython:\n  version: \"3.11\"\n  install:\n    - requirements: docs/requirements.txt\n",
 			"config:base:invalid-key-name", "Make sure the key name python.version is correct."},
-		{"E9 build.image", "version: 2\nbuild:\n  os: ubuntu-22.04\n  image: latest\n  tools:\n    python: \"3.11\"\n",
+		{"build.image", "version: 2\nbuild:\n  os: ubuntu-22.04\n  image: latest\n  tools:\n    python: \"3.11\"\n",
 			"config:base:invalid-key-name", "Make sure the key name build.image is correct."},
-		{"E10 tools without os", "version: 2\nbuild: {tools: {python: \"3.12\"}}\n", "config:validation:value-not-found", "Config validation error in build.os. Value os not found."},
-		{"E10 jobs without os", "version: 2\nbuild: {jobs: {post_checkout: [ls]}}\n", "config:validation:value-not-found", "Config validation error in build.os. Value os not found."},
-		{"E11 no tools or commands", "version: 2\nbuild: {os: ubuntu-24.04}\n", "config:build:missing-build-tools-commands", "At least one of the following configuration options is required: build.tools or build.commands."},
-		{"E12 apt prefix", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3.12\"}, apt_packages: [graphviz, \" --allow-unauthenticated\"]}\n",
+		{"tools without os", "version: 2\nbuild: {tools: {python: \"3.12\"}}\n", "config:validation:value-not-found", "Config validation error in build.os. Value os not found."},
+		{"jobs without os", "version: 2\nbuild: {jobs: {post_checkout: [ls]}}\n", "config:validation:value-not-found", "Config validation error in build.os. Value os not found."},
+		{"no tools or commands", "version: 2\nbuild: {os: ubuntu-24.04}\n", "config:build:missing-build-tools-commands", "At least one of the following configuration options is required: build.tools or build.commands."},
+		{"apt prefix", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3.12\"}, apt_packages: [graphviz, \" --allow-unauthenticated\"]}\n",
 			"config:apt:invalid-package-name-prefix", "The name of the packages (e.g. --allow-unauthenticated) can't start with -"},
-		{"E12 apt name", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3.12\"}, apt_packages: [libfoo=1.2]}\n",
+		{"apt name", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3.12\"}, apt_packages: [libfoo=1.2]}\n",
 			"config:apt:invalid-package-name", "The name of the package libfoo=1.2 is invalid."},
 		{"apt item not a string", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3.12\"}, apt_packages: [a, 3]}\n",
 			"config:validation:invalid-string", "Config validation error in build.apt_packages.1. Expected a string, got type int (3)."},
 		{"apt not a list", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3.12\"}, apt_packages: graphviz}\n",
 			"config:validation:invalid-list", "Config validation error in build.apt_packages. Expected a list, got type str (graphviz)."},
-		{"E15 conda required", "build: {os: ubuntu-24.04, tools: {python: miniforge3-latest}}\n", "config:conda:required", "The key conda.environment is required when using Conda or Mamba."},
-		{"E20 conf file name", "version: 2\n" + os + "sphinx: {configuration: docs/source/config.py}\n", "config:sphinx:invalid-config-file", "The sphinx.configuration key must point to a file named conf.py."},
+		{"conda required", "build: {os: ubuntu-24.04, tools: {python: miniforge3-latest}}\n", "config:conda:required", "The key conda.environment is required when using Conda or Mamba."},
+		{"conf file name", "version: 2\n" + os + "sphinx: {configuration: docs/source/config.py}\n", "config:sphinx:invalid-config-file", "The sphinx.configuration key must point to a file named conf.py."},
 		{"nodejs number", "version: 2\nbuild: {os: ubuntu-24.04, tools: {nodejs: 20}}\n", "config:validation:invalid-choice",
 			"Config validation error in build.tools.nodejs. Expected one of (14, 16, 18, 19, 20, 22, 23, 24, 25, 26, latest), got type int (20)." + dbl},
 		{"unknown tool", "version: 2\nbuild: {os: ubuntu-24.04, tools: {java: \"21\"}}\n", "config:validation:invalid-choice",
@@ -114,11 +114,11 @@ func TestConfig2026Messages(t *testing.T) {
 		{"system_packages", "version: 2\n" + os + "python: {system_packages: true}\n", "config:base:invalid-key-name", "Make sure the key name python.system_packages is correct."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := load2026(t, tc.yaml)
+			_, err := loadCurrent(t, tc.yaml)
 			if tc.want == "" {
-				// build not a mapping: the file keeps the 2019 rules.
+				// build not a mapping: the file keeps the legacy rules.
 				if e, ok := AsError(err); !ok || !strings.Contains(e.Msg, `Invalid "build"`) {
-					t.Fatalf("err = %v, want the 2019 build message", err)
+					t.Fatalf("err = %v, want the legacy build message", err)
 				}
 				return
 			}
@@ -133,9 +133,10 @@ func TestConfig2026Messages(t *testing.T) {
 	}
 }
 
-// TestConfig2026StoredShape checks §C8 with the tutorial template (E1).
-func TestConfig2026StoredShape(t *testing.T) {
-	c, err := load2026(t, "version: \"2\"\n\nbuild:\n  os: \"ubuntu-22.04\"\n  tools:\n    python: \"3.10\"\n\npython:\n  install:\n    - requirements: docs/requirements.txt\n\nsphinx:\n  configuration: docs/source/conf.py\n")
+// TestCurrentConfigStoredShape checks the stored shape of a current file
+// with Read the Docs' tutorial template.
+func TestCurrentConfigStoredShape(t *testing.T) {
+	c, err := loadCurrent(t, "version: \"2\"\n\nbuild:\n  os: \"ubuntu-22.04\"\n  tools:\n    python: \"3.10\"\n\npython:\n  install:\n    - requirements: docs/requirements.txt\n\nsphinx:\n  configuration: docs/source/conf.py\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,18 +164,19 @@ func TestConfig2026StoredShape(t *testing.T) {
 	}
 }
 
-// TestConfig2026Classification checks §C1 and the accepted examples.
-func TestConfig2026Classification(t *testing.T) {
+// TestConfigClassification checks which rules apply to a file, and files
+// the current rules accept.
+func TestConfigClassification(t *testing.T) {
 	for _, tc := range []struct {
 		name, yaml    string
-		rules2026     bool
+		current       bool
 		doctype, json string // json: a fragment the stored config must contain
 	}{
-		{"E18 no version, current file", "build: {os: ubuntu-24.04, tools: {python: \"3.12\"}}\nsphinx: {configuration: docs/conf.py}\n", true, "sphinx", `"version":"2"`},
-		{"E18 no version, image", "build: {image: latest}\n", false, "sphinx", `"version":"1"`},
-		{"E17 2019 form", "version: 2\nbuild:\n  image: latest\n", false, "sphinx", `"build":{"image":"readthedocs/build:latest"}`},
-		{"E4 commands", "version: 2\nbuild:\n  os: ubuntu-24.04\n  tools:\n    python: \"3.12\"\n  commands:\n    - pip install pelican\n    - pelican --output $READTHEDOCS_OUTPUT/html/ docs/\n", true, "generic", `"commands":["pip install pelican",`},
-		{"E3 mkdocs", "version: 2\nbuild:\n  os: ubuntu-22.04\n  tools:\n    python: \"3.12\"\nmkdocs:\n  configuration: mkdocs.yml\n", true, "mkdocs", `"sphinx":null`},
+		{"no version, current file", "build: {os: ubuntu-24.04, tools: {python: \"3.12\"}}\nsphinx: {configuration: docs/conf.py}\n", true, "sphinx", `"version":"2"`},
+		{"no version, image", "build: {image: latest}\n", false, "sphinx", `"version":"1"`},
+		{"legacy form", "version: 2\nbuild:\n  image: latest\n", false, "sphinx", `"build":{"image":"readthedocs/build:latest"}`},
+		{"commands", "version: 2\nbuild:\n  os: ubuntu-24.04\n  tools:\n    python: \"3.12\"\n  commands:\n    - pip install pelican\n    - pelican --output $READTHEDOCS_OUTPUT/html/ docs/\n", true, "generic", `"commands":["pip install pelican",`},
+		{"mkdocs", "version: 2\nbuild:\n  os: ubuntu-22.04\n  tools:\n    python: \"3.12\"\nmkdocs:\n  configuration: mkdocs.yml\n", true, "mkdocs", `"sphinx":null`},
 		{"lts latest", "version: 2\nbuild: {os: ubuntu-lts-latest, tools: {python: \"3\"}}\n", true, "sphinx", `"image":"readthedocs/build:ubuntu-26.04"`},
 		{"retired os", "version: 2\nbuild: {os: ubuntu-20.04, tools: {python: \"3.8\"}}\n", true, "sphinx", `"image":"readthedocs/build:ubuntu-20.04"`},
 		{"search", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}}\nsearch:\n  ranking:\n    /api/*: -1\n    changelog.html: -10\n  ignore: [404.html]\n", true, "sphinx", `"search":{"ignore":["404.html"],"ranking":{"api/*":-1,"changelog.html":-10}}`},
@@ -184,12 +186,12 @@ func TestConfig2026Classification(t *testing.T) {
 		{"htmldir", "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}}\nsphinx: {builder: htmldir}\n", true, "sphinx_htmldir", `"python":{"install":[],"use_system_site_packages":false,"version":3}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := load2026(t, tc.yaml, "docs/conf.py")
+			c, err := loadCurrent(t, tc.yaml, "docs/conf.py")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (c.Current != nil) != tc.rules2026 || c.Doctype != tc.doctype {
-				t.Errorf("2026 rules %v, doctype %q; want %v, %q", c.Current != nil, c.Doctype, tc.rules2026, tc.doctype)
+			if (c.Current != nil) != tc.current || c.Doctype != tc.doctype {
+				t.Errorf("current rules %v, doctype %q; want %v, %q", c.Current != nil, c.Doctype, tc.current, tc.doctype)
 			}
 			if !strings.Contains(c.JSON(), tc.json) {
 				t.Errorf("stored config %s lacks %s", c.JSON(), tc.json)
@@ -198,8 +200,9 @@ func TestConfig2026Classification(t *testing.T) {
 	}
 }
 
-// TestReadthedocsYamlPath checks api-2026.md §A1.9: only the named file is
-// read; a missing one, or one leaving the checkout, fails.
+// TestReadthedocsYamlPath checks a project's readthedocs_yaml_path: only
+// the named file is read; a missing one, or one leaving the checkout,
+// fails.
 func TestReadthedocsYamlPath(t *testing.T) {
 	files := map[string]string{".readthedocs.yaml": "version: 2\nformats: [pdf]\n", "docs/conf.py": "",
 		"config/rtd.yml": "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}}\n"}
@@ -229,14 +232,14 @@ func TestReadthedocsYamlPath(t *testing.T) {
 				return
 			}
 			if err != nil || c.File != tc.file || c.Current == nil {
-				t.Fatalf("config %+v, %v; want the 2026-rule file %s", c, err, tc.file)
+				t.Fatalf("config %+v, %v; want the current-rule file %s", c, err, tc.file)
 			}
 		})
 	}
 }
 
-// TestYAML11Booleans checks §C0 item 4: plain yes/no/on/off are booleans,
-// quoted ones strings.
+// TestYAML11Booleans checks that plain yes/no/on/off are booleans, as
+// PyYAML reads them, and quoted ones strings.
 func TestYAML11Booleans(t *testing.T) {
 	v, err := ParseYAML([]byte("a: yes\nb: Off\nc: 'yes'\nd: \"on\"\ne: y\non: 1\n"))
 	if err != nil {
@@ -248,21 +251,21 @@ func TestYAML11Booleans(t *testing.T) {
 			t.Errorf("%s = %#v, want %#v", key, got, want)
 		}
 	}
-	c, err := load2026(t, "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}}\nsphinx:\n  fail_on_warning: yes\nsubmodules:\n  include: all\n  recursive: on\n", "docs/conf.py")
+	c, err := loadCurrent(t, "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}}\nsphinx:\n  fail_on_warning: yes\nsubmodules:\n  include: all\n  recursive: on\n", "docs/conf.py")
 	if err != nil || !c.Sphinx.FailOnWarning || !c.Submodules.Recursive {
 		t.Errorf("config %+v, %v; want fail_on_warning and recursive true", c, err)
 	}
 }
 
-// TestConfig2026ConfPyForFormats checks that the default htmlzip, pdf and
-// epub steps get their conf.py the way the HTML step does (§C5 step 6):
-// configured, else discovered, and that discovery fails alike when no
-// conf.py exists. The stored sphinx.configuration names a discovered file
-// only when the default HTML builder runs (§C8).
-func TestConfig2026ConfPyForFormats(t *testing.T) {
+// TestCurrentConfigConfPyForFormats checks that the default htmlzip, pdf and
+// epub steps get their conf.py the way the HTML step does: configured,
+// else discovered, and that discovery fails alike when no conf.py exists.
+// The stored sphinx.configuration names a discovered file only when the
+// default HTML builder runs.
+func TestCurrentConfigConfPyForFormats(t *testing.T) {
 	const head = "version: 2\nbuild:\n  os: ubuntu-24.04\n  tools: {python: \"3\"}\n"
 	const htmlJob = "  jobs:\n    build:\n      html: [\"mkdir -p $READTHEDOCS_OUTPUT/html\"]\n"
-	// A sphinx key keeps the Sphinx doctype with an html job (§C2).
+	// A sphinx key keeps the Sphinx doctype with an html job.
 	const sphinx = "sphinx: {fail_on_warning: false}\n"
 	for _, tc := range []struct {
 		name, yaml string
@@ -282,7 +285,7 @@ func TestConfig2026ConfPyForFormats(t *testing.T) {
 		{"default html, no conf.py", head, nil, "", "", MsgConfPyNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := load2026(t, tc.yaml, tc.files...)
+			c, err := loadCurrent(t, tc.yaml, tc.files...)
 			if tc.err != "" {
 				if e, ok := AsError(err); !ok || e.Msg != tc.err || e.ID != IDConfPyNotFound {
 					t.Fatalf("err = %v, want %q (%s)", err, tc.err, IDConfPyNotFound)

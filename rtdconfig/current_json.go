@@ -5,8 +5,11 @@ import (
 	"strings"
 )
 
-// json2026 is the stored shape of config-2026.md §C8.
-func (c *Config) json2026() string {
+// currentJSON is the stored shape of a file under the current rules: the
+// legacy shape's nine keys, build widened with os, tools, jobs (all
+// thirteen, each null or [] unless given), commands and apt_packages, plus
+// search.
+func (c *Config) currentJSON() string {
 	cur := c.Current
 	var conda, sphinx, mkdocs any
 	if c.Conda != nil {
@@ -39,7 +42,7 @@ func (c *Config) json2026() string {
 	return string(b)
 }
 
-// storedPythonVersion is §C8's python.version: X.Y as that JSON number
+// storedPythonVersion is the stored python.version: X.Y as that JSON number
 // literal, `latest` as the resolved X.Y, conda flavours as strings.
 func (c *Config) storedPythonVersion() any {
 	t := c.Current.Tool("python")

@@ -9,9 +9,8 @@ import (
 )
 
 // TestV3BuildNotifications: a failed build has one notification derived
-// from its error and error id, other builds none (api-2026.md §A4.2), with
-// the build detail's visibility, the state filters of §A3 and the Allow of
-// §A4.6.
+// from its error and error id, other builds none, with the build detail's
+// visibility, the state filters and an Allow without writes.
 func TestV3BuildNotifications(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
@@ -32,31 +31,31 @@ func TestV3BuildNotifications(t *testing.T) {
 		}
 		for _, c := range []v3Case{
 			// Build 1 failed without an id: the generic internal-error id.
-			{v3Get(n(w.build1, ""), "alice"), 200, "a4_build_notifications_generic"},
-			{v3Get(n(w.build4, ""), "alice"), 200, "a4_build_notifications"},
-			{v3Get(n(w.build4, fmt.Sprint(w.build4.ID)+"/"), "alice"), 200, "a4_build_notification_detail"},
-			{v3Get(n(w.build4, fmt.Sprint(w.build4.ID)+"/?fields=id,message"), "alice"), 200, "a4_build_notification_fields"},
+			{v3Get(n(w.build1, ""), "alice"), 200, "build_notifications_generic"},
+			{v3Get(n(w.build4, ""), "alice"), 200, "build_notifications"},
+			{v3Get(n(w.build4, fmt.Sprint(w.build4.ID)+"/"), "alice"), 200, "build_notification_detail"},
+			{v3Get(n(w.build4, fmt.Sprint(w.build4.ID)+"/?fields=id,message"), "alice"), 200, "build_notification_fields"},
 			{v3Get(n(w.build4, fmt.Sprint(w.build1.ID)+"/"), "alice"), 404, "error_404"},
 			{v3Get(n(w.build4, "abc/"), "alice"), 404, "error_404"},
-			{v3Get(n(w.build2, ""), "alice"), 200, "a4_notifications_empty"},
+			{v3Get(n(w.build2, ""), "alice"), 200, "notifications_empty"},
 			{v3Get(n(w.build2, fmt.Sprint(w.build2.ID)+"/"), "alice"), 404, "error_404"},
-			{v3Get(n(w.build3, ""), "alice"), 200, "a4_notifications_empty"}, // succeeded
+			{v3Get(n(w.build3, ""), "alice"), 200, "notifications_empty"}, // succeeded
 			// Filters.
-			{v3Get(n(w.build4, "?state=unread"), "alice"), 200, "a4_build_notifications"},
-			{v3Get(n(w.build4, "?state=read"), "alice"), 200, "a4_notifications_empty"},
-			{v3Get(n(w.build4, "?state__in=read,unread"), "alice"), 200, "a4_build_notifications"},
-			{v3Get(n(w.build4, "?state__in=read,dismissed"), "alice"), 200, "a4_notifications_empty"},
+			{v3Get(n(w.build4, "?state=unread"), "alice"), 200, "build_notifications"},
+			{v3Get(n(w.build4, "?state=read"), "alice"), 200, "notifications_empty"},
+			{v3Get(n(w.build4, "?state__in=read,unread"), "alice"), 200, "build_notifications"},
+			{v3Get(n(w.build4, "?state__in=read,dismissed"), "alice"), 200, "notifications_empty"},
 			{v3Get(n(w.build4, fmt.Sprint(w.build4.ID)+"/?state=dismissed"), "alice"), 404, "error_404"},
-			{v3Get(n(w.build4, "?state=new"), "alice"), 400, "a4_notifications_bad_state"},
-			{v3Get(n(w.build4, "?state__in=unread,new"), "alice"), 400, "a4_notifications_bad_state_in"},
-			// Outcome matrix (§A4.6): visible to whoever sees the build.
-			{v3Get(n(w.build4, ""), "bob"), 200, "a4_build_notifications"},
+			{v3Get(n(w.build4, "?state=new"), "alice"), 400, "notifications_bad_state"},
+			{v3Get(n(w.build4, "?state__in=unread,new"), "alice"), 400, "notifications_bad_state_in"},
+			// Outcome matrix: visible to whoever sees the build.
+			{v3Get(n(w.build4, ""), "bob"), 200, "build_notifications"},
 			{v3Get(n(w.build3, ""), "bob"), 404, "error_404"},
 			{v3Get(fmt.Sprintf("/api/v3/projects/other/builds/%d/notifications/", w.otherHiddenBuild.ID), "alice"), 404, "error_404"},
 			{v3Get(fmt.Sprintf("/api/v3/projects/secret/builds/%d/notifications/", w.build4.ID), "alice"), 404, "error_404"},
 			{v3Get("/api/v3/projects/nope/builds/1/notifications/", "alice"), 404, "error_404"},
 			{v3Get(n(w.build4, ""), ""), 401, "error_401_no_credentials"},
-			// Read-only: writes are 405 (docsd).
+			// Read-only: writes are 405.
 			{v3Send("PATCH", n(w.build4, fmt.Sprint(w.build4.ID)+"/"), "alice", `{"state": "read"}`), 405, "error_405_patch"},
 			{v3Send("POST", n(w.build4, ""), "alice", `{}`), 405, "error_405_post"},
 		} {
@@ -70,16 +69,16 @@ func TestV3BuildNotifications(t *testing.T) {
 	})
 }
 
-// TestV3ProjectNotifications: maintainers read an empty list (§A4.3).
+// TestV3ProjectNotifications: maintainers read an empty list.
 func TestV3ProjectNotifications(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
 		e.world()
 		const pn = "/api/v3/projects/project/notifications/"
 		for _, c := range []v3Case{
-			{v3Get(pn, "alice"), 200, "a4_notifications_empty"},
-			{v3Get(pn+"?state=unread", "alice"), 200, "a4_notifications_empty"},
-			{v3Get(pn+"?state=new", "alice"), 400, "a4_notifications_bad_state"},
+			{v3Get(pn, "alice"), 200, "notifications_empty"},
+			{v3Get(pn+"?state=unread", "alice"), 200, "notifications_empty"},
+			{v3Get(pn+"?state=new", "alice"), 400, "notifications_bad_state"},
 			{v3Get(pn+"1/", "alice"), 404, "error_404"},
 			{v3Get(pn, "bob"), 403, "error_403"},
 			{v3Get("/api/v3/projects/secret/notifications/", "alice"), 403, "error_403"},
@@ -95,7 +94,8 @@ func TestV3ProjectNotifications(t *testing.T) {
 	})
 }
 
-// TestV3SyncVersions: §A4.1 and its matrix row.
+// TestV3SyncVersions: 202 when a sync is queued, 400 when none can be, and
+// who may ask.
 func TestV3SyncVersions(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d)
@@ -119,9 +119,9 @@ func TestV3SyncVersions(t *testing.T) {
 			return n
 		}
 		for _, c := range []v3Case{
-			{v3Send("POST", sv, "alice", `not even json`), 202, "a4_sync_triggered"},
+			{v3Send("POST", sv, "alice", `not even json`), 202, "sync_versions_triggered"},
 			// A sync already queued is not queued twice; still 202.
-			{v3Call{method: "POST", path: sv, as: "alice"}, 202, "a4_sync_triggered"},
+			{v3Call{method: "POST", path: sv, as: "alice"}, 202, "sync_versions_triggered"},
 			{v3Get(sv, "alice"), 405, "error_405_get"},
 			{v3Send("POST", sv, "bob", `{}`), 403, "error_403"},
 			{v3Send("POST", "/api/v3/projects/secret/sync-versions/", "alice", `{}`), 403, "error_403"},
@@ -135,7 +135,7 @@ func TestV3SyncVersions(t *testing.T) {
 				}
 			}
 		}
-		// Build 3 is running: a sync task waits for it (behavior.md §6.3).
+		// Build 3 is running: a sync task waits for it.
 		if _, err := e.store.FinishBuild(t.Context(), w.build3.ID, store.BuildResult{Success: true}); err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +147,7 @@ func TestV3SyncVersions(t *testing.T) {
 		if _, err := e.store.UpdateProject(t.Context(), w.subproject.ID, store.ProjectUpdate{Skip: v3Ptr(true)}); err != nil {
 			t.Fatal(err)
 		}
-		e.check(t, v3Case{v3Send("POST", "/api/v3/projects/subproject/sync-versions/", "alice", `{}`), 400, "a4_sync_not_triggered"})
+		e.check(t, v3Case{v3Send("POST", "/api/v3/projects/subproject/sync-versions/", "alice", `{}`), 400, "sync_versions_not_triggered"})
 		// No latest version → 400.
 		latest, err := e.store.FindVersionBySlug(t.Context(), w.translation.ID, store.Latest)
 		if err != nil {
@@ -156,7 +156,7 @@ func TestV3SyncVersions(t *testing.T) {
 		if err := e.store.DeleteVersion(t.Context(), latest.ID); err != nil {
 			t.Fatal(err)
 		}
-		e.check(t, v3Case{v3Send("POST", "/api/v3/projects/translation/sync-versions/", "alice", `{}`), 400, "a4_sync_not_triggered"})
+		e.check(t, v3Case{v3Send("POST", "/api/v3/projects/translation/sync-versions/", "alice", `{}`), 400, "sync_versions_not_triggered"})
 		if got := queued(w.subproject) + queued(w.translation); got != 0 {
 			t.Errorf("%d sync tasks queued for untriggered syncs", got)
 		}

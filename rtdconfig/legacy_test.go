@@ -2,19 +2,18 @@ package rtdconfig
 
 import (
 	"bytes"
-	"docsd/artifacts/artifactstest"
 	"encoding/json"
 	"strings"
 	"testing"
 
-	"docsd/store"
+	"docsd/artifacts/artifactstest"
 )
 
 // checkout writes files into a temp dir standing for a checkout.
 func checkout(t *testing.T, files map[string]string) string { return artifactstest.Dir(t, files) }
 
-func defaultProject() *store.Project {
-	return &store.Project{Name: "Demo", Slug: "demo", Language: "en", DocumentationType: "sphinx", PythonInterpreter: "python3", RepoType: "git"}
+func defaultProject() ProjectSettings {
+	return ProjectSettings{DocumentationType: "sphinx", PythonInterpreter: "python3"}
 }
 
 func load(t *testing.T, files map[string]string) (*Config, error) {
@@ -40,7 +39,7 @@ func TestConfigStoredShape(t *testing.T) {
 		want  string
 	}{
 		{
-			// The example of behavior.md §7.5, word for word.
+			// A repository without a configuration file.
 			name:  "no file, Sphinx detected",
 			files: map[string]string{"docs/conf.py": "", "docs/index.rst": ""},
 			want: `{
@@ -66,7 +65,7 @@ func TestConfigStoredShape(t *testing.T) {
 			want:  `{"build":{"image":"readthedocs/build:latest"},"conda":null,"doctype":"mkdocs","formats":["htmlzip"],"mkdocs":{"configuration":null,"fail_on_warning":false},"python":{"install":[{"requirements":null}],"use_system_site_packages":false,"version":3},"sphinx":{"builder":"mkdocs","configuration":null,"fail_on_warning":false},"submodules":{"exclude":[],"include":"all","recursive":true},"version":"1"}`,
 		},
 		{
-			// The v2 example of behavior.md §5.4.
+			// A version 2 file with every format.
 			name: "v2 Sphinx with all formats",
 			files: map[string]string{"docs/conf.py": "", ".readthedocs.yaml": `version: 2
 formats: all
@@ -194,15 +193,16 @@ func TestConfPyDiscovery(t *testing.T) {
 	}
 }
 
-// TestConfig2019Accepts checks what Read the Docs built from 2019-form
-// files beyond the era tables: later Pythons under the default image and
+// TestLegacyConfigAccepts checks what Read the Docs built from legacy
+// files beyond the image tables: later Pythons under the default image and
 // install paths written with pip extras.
-func TestConfig2019Accepts(t *testing.T) {
+func TestLegacyConfigAccepts(t *testing.T) {
 	type accept struct{ name, yaml, want string }
 	var later []accept
 	// Every later Python, quoted, under the default image and `latest`
-	// (issue 9 wins over config-2026.md E17's era message), and the
-	// numbers YAML reads as themselves.
+	// (accepted as Read the Docs' later images did, though the messages
+	// keep listing the image's own versions), and the numbers YAML reads
+	// as themselves.
 	for _, v := range []string{"3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14"} {
 		later = append(later, accept{"python \"" + v + "\" default image", "version: 2\npython:\n  version: \"" + v + "\"\n", `"version":` + v},
 			accept{"python \"" + v + "\" latest image", "version: 2\nbuild:\n  image: latest\npython:\n  version: \"" + v + "\"\n", `"version":` + v})

@@ -5,28 +5,19 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
-
-	"docsd/store"
 )
 
-// ConfigFileNames are the configuration files looked for at the checkout
-// root, in this order (behavior.md §7.5).
-var ConfigFileNames = []string{".readthedocs.yaml", ".readthedocs.yml", "readthedocs.yaml", "readthedocs.yml"}
-
-// formatChoices are the extra formats a build may produce.
-var formatChoices = FormatChoices
-
-// FormatChoices are the extra formats a build may produce, in message order.
-var FormatChoices = []string{"htmlzip", "pdf", "epub"}
+// The legacy rules: version 1 files (and checkouts without a file), and
+// version 2 files with `build.image` or without `build`, validated with
+// the messages, defaults and image/Python table Read the Docs had for that
+// form.
 
 // imageChoices are the valid `build.image` values, in the order error
 // messages list them.
 var imageChoices = []string{"stable", "latest", "1.0", "2.0", "3.0", "4.0", "5.0"}
 
-// imagePythons lists the `python.version` values each image allows
-// (behavior.md §10.10).
+// imagePythons lists the `python.version` values each image allows;
+// stable is 4.0 and latest 5.0.
 var imagePythons = map[string][]string{
 	"1.0": {"2", "2.7", "3", "3.4"},
 	"2.0": {"2", "2.7", "3", "3.5"},
@@ -45,81 +36,8 @@ func pythonChoices(image string) []string {
 	return imagePythons[image]
 }
 
-// Install is one `python.install` entry: a requirements file, or a package
-// path installed with pip or setuptools.
-type Install struct {
-	Requirements      *string // set for a requirements entry (nil path: v1 auto-discovery)
-	IsRequirements    bool
-	Path              string
-	Method            string // "pip", "setuptools" or (2026 rules) "uv"
-	ExtraRequirements []string
-	UV                *UVInstall // set for a `method: uv` entry (2026 rules)
-}
-
-// Config is a validated build configuration (behavior.md §7.5).
-type Config struct {
-	Version       string // "1" or "2"
-	File          string // the configuration file's name, "" when there is none
-	Formats       []string
-	PythonVersion any // int64, float64 or string ("pypy3.5")
-	Install       []Install
-	SystemSite    bool
-	Conda         *string // conda environment file
-	Image         string  // e.g. "latest"
-	Doctype       string
-	Sphinx        *SphinxConfig
-	MkDocs        *MkDocsConfig
-	Submodules    SubmoduleConfig
-	// Current is set for a file under the 2026 rules (config-2026.md):
-	// its build section, search section and resolved tools.
-	Current     *Current
-	imagePrefix string
-}
-
-// SphinxConfig is the `sphinx` section.
-type SphinxConfig struct {
-	Builder       string // 2026 rules: the doctype sphinx.builder selects
-	Configuration *string
-	FailOnWarning bool
-}
-
-// MkDocsConfig is the `mkdocs` section.
-type MkDocsConfig struct {
-	Configuration *string
-	FailOnWarning bool
-}
-
-// SubmoduleConfig is the `submodules` section; All means "all".
-type SubmoduleConfig struct {
-	IncludeAll bool
-	Include    []string
-	ExcludeAll bool
-	Exclude    []string
-	Recursive  bool
-}
-
-// Wanted reports whether submodules are checked out at all (behavior.md
-// §7.5: `include` non-empty or `exclude` not `all`).
-func (s SubmoduleConfig) Wanted() bool {
-	return s.IncludeAll || len(s.Include) > 0 || !s.ExcludeAll
-}
-
-// HasFormat reports whether the config lists an extra format.
-func (c *Config) HasFormat(f string) bool {
-	for _, x := range c.Formats {
-		if x == f {
-			return true
-		}
-	}
-	return false
-}
-
-// JSON is the stored shape of behavior.md §7.5: exactly its keys, sorted,
-// numbers in their JSON form.
-func (c *Config) JSON() string {
-	if c.Current != nil {
-		return c.json2026()
-	}
+// legacyJSON is the stored shape of a configuration under the legacy rules.
+func (c *Config) legacyJSON() string {
 	install := make([]any, 0, len(c.Install))
 	for _, in := range c.Install {
 		if in.IsRequirements {
@@ -181,53 +99,6 @@ func (c *Config) PythonMinor() string {
 	return best
 }
 
-// Input is what resolving a configuration needs.
-type Input struct {
-	Ckout       string         // the checkout root
-	Project     *store.Project // defaults of version 1 and file-less builds
-	ImagePrefix string         // the build_image_prefix setting
-	// ExtraToolVersions are the build_tools versions this server adds
-	// to §C9.2's allowed values, per tool, in entry order.
-	ExtraToolVersions map[string][]string
-}
-
-// parseConfigFile parses YAML into a non-empty mapping.
-func parseConfigFile(file string, data []byte) (*Map, error) {
-	parseError := func(msg string) error { return configFailure("Parse error in " + file + ": " + msg) }
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, parseError("YAML: " + strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	v, err := fromNode(&doc)
-	if err != nil {
-		return nil, parseError("YAML: " + err.Error())
-	}
-	m, ok := v.(*Map)
-	if !ok {
-		return nil, parseError("Expected mapping")
-	}
-	if m.len() == 0 {
-		return nil, parseError("Empty config")
-	}
-	return m, nil
-}
-
-// normaliseNumber turns strings that are numbers into numbers, as RTD did
-// for `version` and `python.version`; integral floats stay floats.
-func normaliseNumber(v any) any {
-	s, ok := v.(string)
-	if !ok {
-		return v
-	}
-	if i, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
-		return i
-	}
-	if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
-		return yamlFloat(f)
-	}
-	return v
-}
-
 // validator checks values of one configuration against the checkout.
 type validator struct {
 	ckout string
@@ -253,19 +124,6 @@ func (v *validator) boolean(key string, x any, def bool) (bool, error) {
 		return b, nil
 	}
 	return false, invalidKey(key, reasonBool(x))
-}
-
-// pyBool reads a boolean as RTD's validate_bool does: true, false, 0, 1.
-func pyBool(x any) (bool, bool) {
-	switch b := x.(type) {
-	case bool:
-		return b, true
-	case int64:
-		return b == 1, b == 0 || b == 1
-	case yamlFloat:
-		return b == 1, b == 0 || b == 1
-	}
-	return false, false
 }
 
 func (v *validator) list(key string, x any) ([]any, error) {
@@ -346,7 +204,8 @@ func (v *validator) path(key string, x any, kind pathKind) (string, error) {
 
 // laterPythons are the `python.version` values RTD's later `latest` images
 // accepted (up to 2023) and that its current images offer: accepted under
-// the default/`latest` image beyond the era list, which messages keep.
+// the default/`latest` image beyond the image's own list, which messages
+// keep listing.
 var laterPythons = []string{"3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14"}
 
 // laterPython matches x (normalised) against laterPythons; a quoted
@@ -554,8 +413,8 @@ func (v *v2) mkdocs(raw any) error {
 	return err
 }
 
-// sphinx validates the `sphinx` section; without a configured conf.py the
-// discovery of behavior.md §7.4 picks one.
+// sphinx validates the `sphinx` section; without a configured conf.py
+// DiscoverConfPy picks one.
 func (v *v2) sphinx(raw any) error {
 	v.known["sphinx"] = knownKeys{"builder": nil, "configuration": nil, "fail_on_warning": nil}
 	v.known["mkdocs"] = nil
@@ -697,74 +556,10 @@ func (v *validator) submodulePaths(key string, x any, defaultAll bool) (bool, []
 	return false, out, nil
 }
 
-// valueOf returns m[key], nil when absent.
-func valueOf(m *Map, key string) any {
-	v, _ := m.Get(key)
-	return v
-}
-
-// knownKeys describes the keys a configuration may have: a nil value is a
-// leaf, a knownKeys value a nested mapping, listKnown the items of a list.
-type knownKeys map[string]any
-
-type listKnown []knownKeys
-
-// firstUnknownKey returns the dotted path of the first key of raw (in file
-// order, depth-first) that the schema does not know, "" when there is
-// none. Under an unknown key, every nested key is unknown too.
-func firstUnknownKey(raw any, known knownKeys, prefix string) string {
-	return unknownKey(raw, known, prefix, func(i int) string { return "[" + strconv.Itoa(i) + "]" })
-}
-
-// unknownKey is firstUnknownKey with list items named by index(i) after
-// the list's key: "[0]" in the 2019 messages, ".0" in the 2026 ones.
-func unknownKey(raw any, known knownKeys, prefix string, index func(int) string) string {
-	m, ok := raw.(*Map)
-	if !ok {
-		return ""
-	}
-	join := func(k string) string {
-		if prefix == "" {
-			return k
-		}
-		return prefix + "." + k
-	}
-	for _, k := range m.keys {
-		sub, isKnown := known[k]
-		if !isKnown {
-			return deepestFirstKey(m.vals[k], join(k))
-		}
-		switch s := sub.(type) {
-		case knownKeys:
-			if key := unknownKey(m.vals[k], s, join(k), index); key != "" {
-				return key
-			}
-		case listKnown:
-			items, _ := m.vals[k].([]any)
-			for i, item := range items {
-				if i < len(s) {
-					if key := unknownKey(item, s[i], join(k)+index(i), index); key != "" {
-						return key
-					}
-				}
-			}
-		}
-	}
-	return ""
-}
-
-// deepestFirstKey follows the first key of nested mappings.
-func deepestFirstKey(v any, path string) string {
-	if m, ok := v.(*Map); ok && m.len() > 0 {
-		return deepestFirstKey(m.vals[m.keys[0]], path+"."+m.keys[0])
-	}
-	return path
-}
-
 // configV1 resolves a legacy (or absent) configuration: defaults come from
 // the project, the doctype is detected when there is no file. Sections
-// are read in the era's order: build.image first (python.version depends
-// on it), formats, python, conda, then the doctype.
+// are read in Read the Docs' order: build.image first (python.version
+// depends on it), formats, python, conda, then the doctype.
 func configV1(in Input, file string, raw *Map) (*Config, error) {
 	v := &v1{validator: &validator{ckout: in.Ckout, file: file}, in: in, raw: raw,
 		c: &Config{Version: "1", File: file, imagePrefix: in.ImagePrefix, Image: "latest",

@@ -6,11 +6,15 @@ import (
 	"strings"
 )
 
-// aptName is HEAD's pattern for `build.apt_packages` items.
+// aptName is Read the Docs' pattern for `build.apt_packages` items.
 var aptName = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9.+-]*$`)
 
-// build validates the `build` section in HEAD's order (§C3.1 item 2).
-func (v *v26) build() error {
+// build validates the `build` section in Read the Docs' order: a mapping,
+// build.os, the keys of build.tools and build.jobs, build.commands a list,
+// tools or commands given, not jobs and commands together, build.jobs.build,
+// the other jobs in file order, each command, each tool's version, then
+// build.apt_packages.
+func (v *currentFile) build() error {
 	v.known["build"] = knownKeys{"os": nil, "tools": nil, "jobs": nil, "commands": nil, "apt_packages": nil}
 	build, err := vDict("build", valueOf(v.raw, "build"))
 	if err != nil {
@@ -57,7 +61,7 @@ func (v *v26) build() error {
 	return v.aptPackages(build)
 }
 
-func (v *v26) buildOS(build *Map) error {
+func (v *currentFile) buildOS(build *Map) error {
 	x, ok := build.Get("os")
 	if !ok {
 		return notFound("build.os")
@@ -74,7 +78,7 @@ func (v *v26) buildOS(build *Map) error {
 
 // toolNames validates that `build.tools` (when truthy) is a mapping of
 // tool names.
-func (v *v26) toolNames(build *Map) (*Map, error) {
+func (v *currentFile) toolNames(build *Map) (*Map, error) {
 	if x := valueOf(build, "tools"); truthy(x) {
 		return namedMap("build.tools", x, ToolNames)
 	}
@@ -82,7 +86,7 @@ func (v *v26) toolNames(build *Map) (*Map, error) {
 }
 
 // jobNames validates that `build.jobs` is a mapping of job names.
-func (v *v26) jobNames(build *Map) (*Map, error) {
+func (v *currentFile) jobNames(build *Map) (*Map, error) {
 	if x := valueOf(build, "jobs"); x != nil {
 		return namedMap("build.jobs", x, JobNames)
 	}
@@ -105,7 +109,7 @@ func namedMap(key string, x any, names []string) (*Map, error) {
 
 // jobs validates build.jobs.build first, then every other job in file
 // order, each a list of strings.
-func (v *v26) jobs(jobs *Map) error {
+func (v *currentFile) jobs(jobs *Map) error {
 	cur := v.c.Current
 	if x, ok := jobs.Get("build"); ok {
 		m, err := namedMap("build.jobs.build", x, BuildJobTypes)
@@ -138,9 +142,9 @@ func (v *v26) jobs(jobs *Map) error {
 	return nil
 }
 
-// toolVersions validates each tool's version against §C9.2 and the
+// toolVersions validates each tool's version against ToolVersions and the
 // server's build_tools additions.
-func (v *v26) toolVersions(tools *Map) error {
+func (v *currentFile) toolVersions(tools *Map) error {
 	for _, name := range tools.keys {
 		choices := append(append([]string(nil), ToolVersions[name]...), v.in.ExtraToolVersions[name]...)
 		version, err := vChoice("build.tools."+name, tools.vals[name], choices)
@@ -152,7 +156,7 @@ func (v *v26) toolVersions(tools *Map) error {
 	return nil
 }
 
-func (v *v26) aptPackages(build *Map) error {
+func (v *currentFile) aptPackages(build *Map) error {
 	cur := v.c.Current
 	cur.AptPackages = []string{}
 	x, ok := build.Get("apt_packages")

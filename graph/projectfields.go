@@ -12,13 +12,12 @@ import (
 	"docsd/store"
 )
 
-// The project fields Read the Docs added after the era (api-2026.md §A1.1),
-// validated alike on import and update.
+// The checks of project fields that import and update share.
 
-// checkTags applies the tag list rules of §A1.1 to a list whose items are
-// strings already (REST reports items of other types): each tag trimmed,
-// empty ones dropped, at most 100 characters, duplicates removed keeping
-// the first. null is "may not be null".
+// checkTags applies the tag list rules to a list whose items are strings
+// already (REST reports items of other types): each tag trimmed, empty ones
+// dropped, at most 100 characters, duplicates removed keeping the first.
+// null is "may not be null".
 func checkTags(f errs.Fields, in graphql.Omittable[[]string]) ([]string, bool) {
 	if !in.IsSet() {
 		return nil, false
@@ -58,12 +57,11 @@ func checkChoiceField(f errs.Fields, field string, in graphql.Omittable[*string]
 	return v, true
 }
 
-// yamlPathForbidden are the characters a configuration path may not hold
-// (§A1.1 rule 4).
+// yamlPathForbidden are the characters a configuration path may not hold.
 const yamlPathForbidden = "[]{}()`'\"\\%&<>|,"
 
-// checkYamlPath applies the readthedocs_yaml_path rules of §A1.1 (Read the
-// Docs' validate_build_config_file): the first failing rule is reported.
+// checkYamlPath applies the readthedocs_yaml_path rules (Read the Docs'
+// validate_build_config_file): the first failing rule is reported.
 // It returns the trimmed path, "" for null or blank (no custom path), and
 // whether the field was sent and valid.
 func checkYamlPath(f errs.Fields, in graphql.Omittable[*string]) (string, bool) {
@@ -100,7 +98,8 @@ func checkYamlPath(f errs.Fields, in graphql.Omittable[*string]) (string, bool) 
 }
 
 // checkScheme validates versioning_scheme and single_version of an update
-// together: when both are sent they must agree (§A1.1, docsd).
+// together: when both are sent they must agree, else single_version gets
+// "Contradicts versioning_scheme ...".
 func checkScheme(f errs.Fields, scheme graphql.Omittable[*string], single graphql.Omittable[*bool], upd *store.ProjectUpdate) {
 	s, schemeOK := checkChoiceField(f, "versioning_scheme", scheme, choices.VersioningSchemes)
 	b, singleOK := checkBool(f, "single_version", single, false)

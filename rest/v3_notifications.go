@@ -9,37 +9,38 @@ import (
 	"docsd/graph"
 )
 
-// The endpoints of api-2026.md §A4: sync-versions, build and project
-// notifications, and the upload API. Their Allow headers are those of
-// §A4.6 (no HEAD on the POST-only routes).
+// The endpoints of sync-versions and of the build and project
+// notifications. Their Allow headers are Read the Docs' (no HEAD on the
+// POST-only routes).
 
-// v3NewRoutes returns the §A4 routes with their Allow headers set.
-func (s *Server) v3NewRoutes() []*v3Route {
+// v3NotificationRoutes returns the routes of sync-versions and of project
+// and build notifications, with their Allow headers set.
+func (s *Server) v3NotificationRoutes() []*v3Route {
 	const p = "/api/v3/projects/{project:[^/.]+}/"
 	const b = p + "builds/{build:[^/.]+}/"
 	type h = map[string]func(q *v3Req)
 	const readAllow, postAllow = "GET, HEAD, OPTIONS", "POST, OPTIONS"
-	routes := []*v3Route{
-		{path: p + "sync-versions/", name: "Sync Versions", desc: "POST queues a sync of the project's versions.", rule: v3RuleA,
+	return []*v3Route{
+		{path: p + "sync-versions/", name: "Sync Versions", desc: "POST queues a sync of the project's versions.", rule: v3PublicDetail,
 			allow: postAllow, methods: h{"POST": s.v3SyncVersions}},
-		{path: p + "notifications/", name: "Project Notifications List", desc: "The project's notifications.", rule: v3RuleB,
+		{path: p + "notifications/", name: "Project Notifications List", desc: "The project's notifications.", rule: v3Maintainers,
 			allow: readAllow, methods: h{"GET": s.v3ProjectNotificationList}},
-		{path: p + "notifications/{notification:[^/.]+}/", name: "Project Notification Instance", desc: "A project notification.", rule: v3RuleB,
+		{path: p + "notifications/{notification:[^/.]+}/", name: "Project Notification Instance", desc: "A project notification.", rule: v3Maintainers,
 			allow: readAllow, methods: h{"GET": s.v3ProjectNotificationDetail}},
-		// Readable by whoever can see the build (rule A2, as the build's
-		// detail), so both are detail routes.
-		{path: b + "notifications/", name: "Build Notifications List", desc: "The build's notifications.", rule: v3RuleA, detail: true,
+		// Readable by whoever can see the build (as the build's detail),
+		// so both are detail routes.
+		{path: b + "notifications/", name: "Build Notifications List", desc: "The build's notifications.", rule: v3PublicDetail, detail: true,
 			allow: readAllow, methods: h{"GET": s.v3BuildNotificationList}},
-		{path: b + "notifications/{notification:[^/.]+}/", name: "Build Notification Instance", desc: "A build notification.", rule: v3RuleA, detail: true,
+		{path: b + "notifications/{notification:[^/.]+}/", name: "Build Notification Instance", desc: "A build notification.", rule: v3PublicDetail, detail: true,
 			allow: readAllow, methods: h{"GET": s.v3BuildNotificationDetail}},
 	}
-	return append(routes, s.v3UploadRoutes()...)
 }
 
 const v3SyncVersionsOp = `mutation($input: SyncVersionsInput!) { syncVersions(input: $input) { triggered ` + graph.PayloadErrors + ` } }`
 
-// v3SyncVersions answers `POST …/sync-versions/` (§A4.1); the body is never
-// read.
+// v3SyncVersions answers `POST …/sync-versions/`: 202 when a sync is
+// queued (or already was), 400 when none can be (builds disabled, no
+// `latest`); the body is never read.
 func (s *Server) v3SyncVersions(q *v3Req) {
 	data, err := q.run(v3SyncVersionsOp, map[string]any{"input": map[string]any{"project": q.project()}})
 	if err != nil {
@@ -54,10 +55,10 @@ func (s *Server) v3SyncVersions(q *v3Req) {
 	writeJSON(q.w, q.r, status, map[string]any{"triggered": triggered})
 }
 
-// v3NotificationStates are the `state` choices of §A3.
+// v3NotificationStates are the choices of the `state` filters.
 var v3NotificationStates = choices.Table{{Code: "unread"}, {Code: "read"}, {Code: "dismissed"}, {Code: "cancelled"}}
 
-// v3NotificationFilters reads `state` and `state__in` (§A3) into a
+// v3NotificationFilters reads `state` and `state__in` into a
 // NotificationFilterInput: the states both allow.
 func v3NotificationFilters(q map[string][]string) *v3Filters {
 	f := v3NewFilters(q)
@@ -164,7 +165,7 @@ func (q *v3Req) nestedByIDVar(kind *v3Kind, gqlField, param string) {
 	}, q.inProject)
 }
 
-// v3NotificationKind is a notification (§A4.2).
+// v3NotificationKind is a notification of a build or a project.
 var v3NotificationKind = &v3Kind{
 	helpers: "_id: id _on: attachedToContentType _to: attachedToId",
 	links: func(c v3Ctx, w *jwriter, obj int) {

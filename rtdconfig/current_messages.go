@@ -6,13 +6,16 @@ import (
 	"strings"
 )
 
-// The generic validation messages of config-2026.md §C3.2 and the rule
-// messages of §C3.3, rendered as §C0 item 3 says.
+// The messages of the current rules: Read the Docs' generic validation
+// messages (ConfigValidationError) and rule messages (ConfigError). Read the
+// Docs shows them as HTML notifications; a build's error is that text as
+// plain text (tags removed, entities decoded, each run of whitespace one
+// space) after MsgConfigPrefix, with the notification's message id.
 
-// rule is a §C3.3 ConfigError.
+// rule is a ConfigError: a rule about the file.
 func rule(id, msg string) error { return fail(id, MsgConfigPrefix+msg) }
 
-// validation is a §C3.2 ConfigValidationError about key.
+// validation is a ConfigValidationError about key.
 func validation(id, key, text string) error {
 	return fail(id, MsgConfigPrefix+"Config validation error in "+key+". "+text)
 }
@@ -101,7 +104,7 @@ func vChoice(key string, x any, choices []string) (string, error) {
 	return "", choiceError(key, choices, x)
 }
 
-// vBool reads m[last segment of key] as HEAD's validate_bool does.
+// vBool reads m[last segment of key] as Read the Docs' validate_bool does.
 func vBool(key string, m *Map, def bool) (bool, error) {
 	x, ok := m.Get(key[strings.LastIndex(key, ".")+1:])
 	if !ok {
@@ -132,8 +135,8 @@ func vPath(key string, x any) (string, error) {
 	return rel, nil
 }
 
-// pathPattern is HEAD's validate_path_pattern: a non-empty pattern made
-// relative to the root.
+// pathPattern is Read the Docs' validate_path_pattern: a non-empty pattern
+// made relative to the root.
 func pathPattern(key string, x any) (string, error) {
 	s, err := vString(key, x)
 	if err != nil {

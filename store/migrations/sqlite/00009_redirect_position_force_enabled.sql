@@ -1,20 +1,20 @@
 -- +goose Up
--- The 2023 redirect model (api-2026.md §A2.1): position is the order of
+-- Redirects get an order and switches: position is the order of
 -- evaluation, 0…N−1 per project; force redirects even when the page
 -- exists; enabled=false keeps a redirect without serving it.
 ALTER TABLE redirects ADD COLUMN position INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE redirects ADD COLUMN force BOOLEAN NOT NULL DEFAULT FALSE;
 ALTER TABLE redirects ADD COLUMN enabled BOOLEAN NOT NULL DEFAULT TRUE;
 ALTER TABLE redirects ADD COLUMN description TEXT NOT NULL DEFAULT '';
--- Existing redirects keep the era's serving order (modified descending,
--- then id descending) as positions 0…N−1.
+-- Existing redirects keep the order they were served in (modified
+-- descending, then id descending) as positions 0…N−1.
 UPDATE redirects SET position = (
     SELECT COUNT(*) FROM redirects r
     WHERE r.project_id = redirects.project_id
       AND (r.modified > redirects.modified OR (r.modified = redirects.modified AND r.id > redirects.id))
 );
 CREATE INDEX redirects_project_position ON redirects(project_id, position);
--- At most one redirect of each 2023 type per project (§A2.4 check 4).
+-- At most one clean_url_to_html and one html_to_clean_url per project.
 CREATE UNIQUE INDEX redirects_one_clean_url ON redirects(project_id, type)
     WHERE type IN ('clean_url_to_html', 'html_to_clean_url');
 
