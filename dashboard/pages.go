@@ -229,6 +229,9 @@ var funcs = template.FuncMap{
 	"inc":              func(i int) int { return i + 1 },
 	"redirectTypes":    func() choices.Table { return choices.RedirectTypes },
 	"integrationTypes": func() choices.Table { return choices.IntegrationTypes },
+	// integrationName is an integration type's name as Read the Docs shows
+	// it ("GitHub incoming webhook"), not its code.
+	"integrationName": func(code string) string { return choices.IntegrationTypes.Name(code) },
 	"httpStatuses": func() choices.Table {
 		return choices.Table{{Code: "302", Name: "302 Found"}, {Code: "301", Name: "301 Moved Permanently"}}
 	},
