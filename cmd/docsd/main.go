@@ -160,8 +160,11 @@ func (c *command) parse(fs *flag.FlagSet, env *envErrors, args []string) ([]stri
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				c.printHelp(fs)
+				c.printHelp(c.stdout, fs)
 				return nil, err
+			}
+			if name, ok := undefinedFlag(fs, args); ok {
+				return nil, c.unknownFlag(fs, name)
 			}
 			return nil, usageError(fmt.Sprintf("%s (see docsd %s --help)", err, fs.Name()))
 		}
