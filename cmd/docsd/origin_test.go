@@ -215,7 +215,10 @@ func TestSharedOriginRefusesSignIn(t *testing.T) {
 	}
 	c := newBrowserClient(t, srv.URL)
 	resp, page := c.get("/accounts/login/")
-	for _, want := range []string{"--docs-url", "--docs-addr", "same origin"} {
+	// Why (the setting that shares the origin, with its value) and what
+	// to change, in words an operator can act on.
+	for _, want := range []string{"shares the dashboard&#39;s origin", "--docs-url is the same as --public-url (http://localhost:8000)",
+		"remove --docs-url", "--docs-addr", "set --docs-url to another origin", "--docs-domain"} {
 		if resp.StatusCode != http.StatusForbidden || !strings.Contains(page, want) {
 			t.Errorf("sign-in page: %d, want 403 saying %q:\n%s", resp.StatusCode, want, page)
 		}

@@ -439,7 +439,8 @@ func (c *command) serve(ctx context.Context, args []string) error {
 				"behind a reverse proxy, set --docs-url to the hostname that serves the docs", "docs_url", a.settings.DocsURL)
 		}
 	} else if a.urls().SharedOrigin() {
-		a.logger.Warn("docs share the public origin (--docs-url is --public-url): dashboard sign-in is turned off")
+		a.logger.Warn("docs share the public origin (--docs-url is --public-url): dashboard sign-in is turned off; " +
+			"remove --docs-url, or set it to another origin that reaches --docs-addr, to turn it on")
 	}
 	a.logger.Info("docsd serving", "addr", ln.Addr().String(), "public_url", a.settings.PublicURL,
 		"database", store.Redact(a.settings.DatabaseURL), "build_workers", a.settings.BuildWorkers)
