@@ -248,3 +248,24 @@ func TestSharedOriginRefusesSignIn(t *testing.T) {
 		t.Errorf("/docs/ in the single-origin layout: %d, want the docs host's 404", resp.StatusCode)
 	}
 }
+
+// TestFaviconOnEveryOrigin: browsers ask every origin for /favicon.ico;
+// the dashboard's origin and the docs origin answer docsd's icon, in the
+// two-listener layout, in the single-origin one and in subdomain mode.
+func TestFaviconOnEveryOrigin(t *testing.T) {
+	s := storetest.Open(t, store.SQLite)
+	check := func(name, base string) {
+		t.Helper()
+		resp, body := get(t, base+"/favicon.ico", "")
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/x-icon" || !strings.HasPrefix(body, "\x00\x00\x01\x00") {
+			t.Errorf("%s: /favicon.ico: %d %s, %d bytes; want 200 and an icon", name, resp.StatusCode, resp.Header.Get("Content-Type"), len(body))
+		}
+	}
+	a, srv := testApp(t, s)
+	check("dashboard origin", srv.URL)
+	check("docs origin", testDocs(t, a).URL)
+	_, single := testApp(t, s, "--public-url", "http://localhost:8000", "--docs-url", "http://localhost:8000")
+	check("single origin", single.URL)
+	_, sub := testApp(t, s, "--docs-domain", "docs.test")
+	check("public origin in subdomain mode", sub.URL)
+}

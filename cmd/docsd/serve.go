@@ -215,6 +215,9 @@ func (a *app) handlers() (public, docsOrigin http.Handler, docsHost *hosting.Han
 	mux.Handle("/metrics", a.metrics.Handler())
 	mux.Handle("/readyz", a.readyz())
 	a.mountDashboard(mux)
+	// Browsers ask every origin for its icon; a project's own is served
+	// on its docs (the docs host).
+	mux.HandleFunc(hosting.FaviconPath, hosting.ServeFavicon)
 	// Liveness: the process answers. Whether it can serve is /readyz.
 	mux.HandleFunc("/healthz", healthz)
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
