@@ -3,14 +3,17 @@ package dashboard
 import (
 	"errors"
 	"maps"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"docsd/errs"
 	"docsd/store"
 )
 
 // The pages themselves are tested against a real server in cmd/docsd
-// (dashboard_test.go, browser_dashboard_test.go); these are the two rules
+// (dashboard_test.go, browser_dashboard_test.go); these are the rules
 // every page relies on.
 
 func TestSafeNext(t *testing.T) {
@@ -68,4 +71,53 @@ func TestBuildStatus(t *testing.T) {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 		}
 	}
+}
+
+// TestTook: a build's "Took" is its stored duration once it finished, the
+// time since it started while it runs (the stored duration counts only to
+// its last change of step), nothing while queued; a command's likewise.
+func TestTook(t *testing.T) {
+	ago := func(d time.Duration) *string {
+		s := time.Now().Add(-d).UTC().Format(time.RFC3339Nano)
+		return &s
+	}
+	zero, ninety, two := 0, 90, 2
+	for _, tc := range []struct {
+		name     string
+		b        *build
+		c        buildCmd
+		want     string
+		wantCmd  string
+		counting bool
+	}{
+		{"queued", &build{State: buildState{Code: store.Triggered}}, buildCmd{}, "", "", false},
+		{"running", &build{State: buildState{Code: store.Building}, Started: ago(42 * time.Second), Duration: &zero},
+			buildCmd{StartTime: *ago(7 * time.Second)}, "42s", "7s", true},
+		{"running, a command done", &build{State: buildState{Code: store.Building}, Started: ago(42 * time.Second), Duration: &zero},
+			buildCmd{StartTime: *ago(7 * time.Second), RunTime: &two}, "42s", "2s", true},
+		{"finished", &build{State: buildState{Code: store.Finished}, Started: ago(time.Hour), Duration: &ninety},
+			buildCmd{StartTime: *ago(time.Hour), RunTime: &two}, "90s", "2s", false},
+		{"finished, a command cut short", &build{State: buildState{Code: store.Finished}, Started: ago(time.Hour), Duration: &ninety},
+			buildCmd{StartTime: *ago(time.Hour)}, "90s", "", false},
+	} {
+		// A slow machine may pass a second boundary: one more is fine.
+		if got := took(tc.b); got != tc.want && !(tc.counting && got == next(tc.want)) {
+			t.Errorf("%s: took = %q, want %q", tc.name, got, tc.want)
+		}
+		if got := commandTook(tc.b, tc.c); got != tc.wantCmd && !(tc.counting && got == next(tc.wantCmd)) {
+			t.Errorf("%s: commandTook = %q, want %q", tc.name, got, tc.wantCmd)
+		}
+		if got := running(tc.b) != ""; got != tc.counting {
+			t.Errorf("%s: counting = %v, want %v", tc.name, got, tc.counting)
+		}
+	}
+}
+
+// next is "Ns" for n+1 of "ns".
+func next(s string) string {
+	n, err := strconv.Atoi(strings.TrimSuffix(s, "s"))
+	if err != nil {
+		return s
+	}
+	return strconv.Itoa(n+1) + "s"
 }

@@ -28,6 +28,7 @@ type (
 		Output      string
 		ExitCode    *int
 		RunTime     *int
+		StartTime   string
 	}
 	build struct {
 		ID       int64
@@ -40,7 +41,7 @@ type (
 		Finished *string
 		Duration *int
 		ErrorID  *string `json:"errorId"`
-		Version  struct{ Slug, VerboseName string }
+		Version  struct{ Slug, VerboseName, PrivacyLevel string }
 		DocsURL  string `json:"docsUrl"`
 		Commands []buildCmd
 	}
@@ -146,6 +147,67 @@ func buildStatus(b *build) statusLabel {
 	}
 }
 
+// running is the start of build b while it runs ("" once it finished or
+// while it is queued): its "Took" counts from there, because the stored
+// duration counts only to the last change of step until the build ends.
+// app.js mirrors took and running for the live page.
+func running(b *build) string {
+	if b.State.Code == store.Finished || b.Started == nil {
+		return ""
+	}
+	return *b.Started
+}
+
+// took is how long build b took, in whole seconds: its duration once it
+// finished, the time since it started while it runs, "" while queued.
+func took(b *build) string {
+	if since := running(b); since != "" {
+		return secondsSince(since)
+	}
+	if b.State.Code == store.Finished && b.Duration != nil {
+		return strconv.Itoa(*b.Duration) + "s"
+	}
+	return ""
+}
+
+// commandRunning is the start of command c of build b while it runs:
+// it has no run time yet and b has not finished.
+func commandRunning(b *build, c buildCmd) string {
+	if c.RunTime != nil || b.State.Code == store.Finished {
+		return ""
+	}
+	return c.StartTime
+}
+
+// commandTook is how long command c of build b ran, in whole seconds
+// (while it runs, so far).
+func commandTook(b *build, c buildCmd) string {
+	if since := commandRunning(b, c); since != "" {
+		return secondsSince(since)
+	}
+	if c.RunTime != nil {
+		return strconv.Itoa(*c.RunTime) + "s"
+	}
+	return ""
+}
+
+// secondsSince is the whole seconds from the RFC 3339 time t to now.
+func secondsSince(t string) string {
+	start, err := time.Parse(time.RFC3339Nano, t)
+	if err != nil {
+		return ""
+	}
+	return strconv.FormatInt(int64(max(time.Since(start), 0)/time.Second), 10) + "s"
+}
+
+// rawLogVisible reports whether the raw log of build b of project p
+// (/api/v2/build/<id>.txt) answers the dashboard's visitors: v2 serves
+// anyone the builds of public versions of public projects, and only
+// those.
+func rawLogVisible(p *project, b *build) bool {
+	return p.PrivacyLevel == store.Public && b.Version.PrivacyLevel == store.Public
+}
+
 // redirectResolution is the redirects page's dry-run answer.
 type redirectResolution struct {
 	Location            string
@@ -194,8 +256,16 @@ type formField struct {
 }
 
 var funcs = template.FuncMap{
-	"status":      func(b *build) string { return buildStatus(b).name },
-	"statusClass": func(b *build) string { return buildStatus(b).class },
+	"status":         func(b *build) string { return buildStatus(b).name },
+	"statusClass":    func(b *build) string { return buildStatus(b).class },
+	"took":           took,
+	"running":        running,
+	"commandTook":    commandTook,
+	"commandRunning": commandRunning,
+	"rawLogVisible":  rawLogVisible,
+	// now is the server's time, from which the build page's script
+	// counts running times, whatever the reader's clock says.
+	"now": func() string { return time.Now().UTC().Format(time.RFC3339Nano) },
 	"when": func(s any) string {
 		var v string
 		switch t := s.(type) {
@@ -229,6 +299,9 @@ var funcs = template.FuncMap{
 	"inc":              func(i int) int { return i + 1 },
 	"redirectTypes":    func() choices.Table { return choices.RedirectTypes },
 	"integrationTypes": func() choices.Table { return choices.IntegrationTypes },
+	// integrationName is an integration type's name as Read the Docs shows
+	// it ("GitHub incoming webhook"), not its code.
+	"integrationName": func(code string) string { return choices.IntegrationTypes.Name(code) },
 	"httpStatuses": func() choices.Table {
 		return choices.Table{{Code: "302", Name: "302 Found"}, {Code: "301", Name: "301 Moved Permanently"}}
 	},

@@ -10,10 +10,10 @@ import "docsd/graph"
 
 // buildFields is the selection of a build that its pages show.
 const buildFields = `id: databaseId state { code name } success error errorId commit created started finished duration
-	version { slug verboseName } docsUrl`
+	version { slug verboseName privacyLevel } docsUrl`
 
 // commandFields is the selection of a build command.
-const commandFields = `id description command output exitCode runTime`
+const commandFields = `id description command output exitCode runTime startTime`
 
 const dashboardQuery = `query {
 	viewer { username }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/99designs/gqlgen/graphql"
+
 	"docsd/errs"
 	"docsd/store"
 )
@@ -18,8 +20,17 @@ const nodeAPIToken = "ApiToken"
 // script and machine, and a bound on rows a signed-in user can make.
 const maxAPITokens = 100
 
-// maxAPITokenName is the longest name a key may have, in characters.
-const maxAPITokenName = 100
+// apiTokenNameRule is what a key's name must be: given, not blank, at
+// most 100 characters.
+var apiTokenNameRule = strRule{required: true, max: 100}
+
+// CheckAPITokenName checks a key's name as createApiToken does and returns
+// it trimmed; `docsd token create --name` names keys by the same rule.
+func CheckAPITokenName(name string) (string, error) {
+	f := errs.Fields{}
+	s, _ := checkString(f, "name", graphql.OmittableOf(&name), apiTokenNameRule)
+	return s, f.Err("graph.CheckAPITokenName")
+}
 
 // MsgTokenMintsToken refuses createApiToken, and revokeApiToken of another
 // key, to a caller who authenticated with an API key.
@@ -67,7 +78,7 @@ func (r *Resolver) createAPIToken(ctx context.Context, input CreateAPITokenInput
 		return nil, err
 	}
 	f := errs.Fields{}
-	name, _ := checkString(f, "name", input.Name, strRule{required: true, max: maxAPITokenName})
+	name, _ := checkString(f, "name", input.Name, apiTokenNameRule)
 	if len(have) >= maxAPITokens {
 		f.Add(errs.NonField, "You have "+strconv.Itoa(len(have))+" API keys, the most a user may hold: revoke one first.")
 	}

@@ -16,10 +16,13 @@ var clientJS []byte
 
 // clientHash is the first 12 hex digits of the SHA-256 of clientJS: the
 // `v` of the injected script's URL, so a new script gets a new URL.
-var clientHash = func() string {
-	sum := sha256.Sum256(clientJS)
+var clientHash = shortHash(clientJS)
+
+// shortHash is the first 12 hex digits of the SHA-256 of b.
+func shortHash(b []byte) string {
+	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])[:12]
-}()
+}
 
 // serveClient answers `/_/static/docsd-addons.js`: immutable for a year
 // when the request names the current script's hash, else revalidated.

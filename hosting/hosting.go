@@ -166,6 +166,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveDocs(w, r, slug, r.URL.Path, h.urls.Root(slug))
 		return
 	}
+	if r.URL.Path == FaviconPath {
+		ServeFavicon(w, r)
+		return
+	}
 	after, ok := strings.CutPrefix(r.URL.Path, "/docs/")
 	if !ok {
 		notFoundPage(w, r)

@@ -185,10 +185,15 @@ func (rq *request) versionRoot(x *store.Project, ver *store.Version) string {
 // linkAttr matches an href or src attribute with a quoted value.
 var linkAttr = regexp.MustCompile(`(?i)(\s(?:href|src)\s*=\s*)("[^"]*"|'[^']*')`)
 
+// mkdocsRoot matches the script variable MkDocs' themes (mkdocs,
+// readthedocs) write the site's root into, with its quoted value: its
+// search script loads search/worker.js and the index from it.
+var mkdocsRoot = regexp.MustCompile(`(\bvar\s+base_url\s*=\s*)("[^"\\]*"|'[^'\\]*')`)
+
 // rebaseLinks resolves the relative and root-relative links of a custom
 // 404 page against root, the path of its version's docs root: the page is
-// shown at any depth, and MkDocs writes its 404.html links from the
-// site's root.
+// shown at any depth, and MkDocs writes its 404.html links, and the
+// base_url its search script starts from, from the site's root.
 func rebaseLinks(doc []byte, root string) []byte {
 	if root == "" {
 		return doc
@@ -197,14 +202,17 @@ func rebaseLinks(doc []byte, root string) []byte {
 	if err != nil {
 		return doc
 	}
-	return linkAttr.ReplaceAllFunc(doc, func(m []byte) []byte {
-		sub := linkAttr.FindSubmatch(m)
+	// rebase resolves the quoted value of match m of re (read with
+	// unescape, written with escape); a fragment, another host, a value
+	// already under root and one the quote would end are left as they are.
+	rebase := func(m []byte, re *regexp.Regexp, unescape, escape func(string) string) []byte {
+		sub := re.FindSubmatch(m)
 		quoted := string(sub[2])
 		q, val := quoted[:1], quoted[1:len(quoted)-1]
 		if val == "" || strings.HasPrefix(val, "#") || strings.HasPrefix(val, "//") || strings.HasPrefix(val, root) {
 			return m
 		}
-		ref, err := url.Parse(html.UnescapeString(val))
+		ref, err := url.Parse(unescape(val))
 		if err != nil || ref.Scheme != "" || ref.Host != "" {
 			return m
 		}
@@ -212,10 +220,25 @@ func rebaseLinks(doc []byte, root string) []byte {
 			ref.Path = strings.TrimPrefix(ref.Path, "/")
 			ref.RawPath = ""
 		}
-		abs := base.ResolveReference(ref).String()
+		abs := escape(base.ResolveReference(ref).String())
+		if strings.Contains(abs, q) {
+			return m
+		}
 		out := append([]byte{}, sub[1]...)
 		out = append(out, q...)
-		out = append(out, html.EscapeString(abs)...)
+		out = append(out, abs...)
 		return append(out, q...)
+	}
+	doc = linkAttr.ReplaceAllFunc(doc, func(m []byte) []byte {
+		return rebase(m, linkAttr, html.UnescapeString, html.EscapeString)
+	})
+	// Script text is not HTML-escaped; a value that would need JavaScript
+	// escaping is left alone.
+	same := func(s string) string { return s }
+	return mkdocsRoot.ReplaceAllFunc(doc, func(m []byte) []byte {
+		if out := rebase(m, mkdocsRoot, same, same); !bytes.ContainsAny(out, "\\<\n") {
+			return out
+		}
+		return m
 	})
 }

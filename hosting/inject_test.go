@@ -28,6 +28,14 @@ func wantBlock(project, version, filename, status, src string) string {
 		`<script defer src="` + src + "\"></script>\n"
 }
 
+// mkdocsBaseURL is how MkDocs' two themes hand their scripts the site's
+// root, which search/main.js loads search/worker.js from: the mkdocs
+// theme's (with the keyboard shortcuts after it) and readthedocs'.
+func mkdocsBaseURL(root string) string {
+	return "<script>\n    var base_url = \"" + root + "\",\n        shortcuts = {\"search\": 83};\n</script>" +
+		"<script>var base_url = '" + root + "';</script>"
+}
+
 // TestInjection checks reader.md R.5.1–R.5.3: where the block goes, byte
 // for byte, and which files are left alone.
 func TestInjection(t *testing.T) {
@@ -45,7 +53,8 @@ func TestInjection(t *testing.T) {
 		"utf16.html":           binary,
 		"style.css":            "body { }</head>",
 		"caf\u00e9 & co<.html": "<head></head>",
-		"404.html":             `<html><head><link href="css/theme.css" rel="stylesheet"><link href="/css/x.css"></head><body><a href="#top">t</a><img src="https://cdn.example/a.png"><a href="../up/">u</a></body></html>`,
+		"404.html": `<html><head><link href="css/theme.css" rel="stylesheet"><link href="/css/x.css"></head><body><a href="#top">t</a><img src="https://cdn.example/a.png"><a href="../up/">u</a>` +
+			mkdocsBaseURL("/") + `</body></html>`,
 	})
 	src := "/_/static/docsd-addons.js?v=" + clientHash
 	cases := []struct {
@@ -64,7 +73,8 @@ func TestInjection(t *testing.T) {
 		{"custom 404, links rebased", "/docs/demo/en/latest/a/b/missing.html",
 			`<html><head><link href="/docs/demo/en/latest/css/theme.css" rel="stylesheet"><link href="/docs/demo/en/latest/css/x.css">` +
 				wantBlock("demo", "latest", "/a/b/missing.html", "404", src) +
-				`</head><body><a href="#top">t</a><img src="https://cdn.example/a.png"><a href="/docs/demo/en/up/">u</a></body></html>`, 404},
+				`</head><body><a href="#top">t</a><img src="https://cdn.example/a.png"><a href="/docs/demo/en/up/">u</a>` +
+				mkdocsBaseURL("/docs/demo/en/latest/") + `</body></html>`, 404},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

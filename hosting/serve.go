@@ -56,6 +56,10 @@ func (rq *request) serve(rootSlug, rest string) error {
 		return rq.notFoundPageOr(err)
 	}
 
+	if rest == FaviconPath {
+		return rq.serveFavicon(root)
+	}
+
 	// Step 2: /page/<file> and /projects/<alias>/page/<file>.
 	if file, ok := strings.CutPrefix(rest, "/page/"); ok {
 		return rq.redirectToDocs(root, file)
@@ -262,33 +266,40 @@ func (rq *request) notFound(x *store.Project, ver *store.Version, tree artifacts
 		return err
 	}
 	if ver == nil || ver.Slug != defSlug {
-		def, err := rq.findVersion(x, defSlug)
+		def, defTree, err := rq.defaultTree(x)
 		if err != nil {
 			return err
 		}
-		if def != nil && def.Active && def.Type != store.External {
-			ok, err := rq.canSeeVersion(x, def)
-			if err != nil {
-				return err
+		if defTree != nil {
+			defer defTree.Close()
+			if ver == nil {
+				rq.setPage(x, def, file, http.StatusNotFound)
 			}
-			if ok {
-				defTree, err := rq.openTree(x, def)
-				if err != nil {
-					return err
-				}
-				if defTree != nil {
-					defer defTree.Close()
-					if ver == nil {
-						rq.setPage(x, def, file, http.StatusNotFound)
-					}
-					if rq.sendNotFoundFile(defTree, x, def) {
-						return nil
-					}
-				}
+			if rq.sendNotFoundFile(defTree, x, def) {
+				return nil
 			}
 		}
 	}
 	return rq.notFoundPage()
+}
+
+// defaultTree returns x's default version and its published tree when
+// that version is active, not a pull-request preview, visible to the
+// reader and published; the tree is nil otherwise. The caller closes it.
+func (rq *request) defaultTree(x *store.Project) (*store.Version, artifacts.Tree, error) {
+	defSlug, err := rq.defaultVersion(x)
+	if err != nil {
+		return nil, nil, err
+	}
+	def, err := rq.findVersion(x, defSlug)
+	if err != nil || def == nil || !def.Active || def.Type == store.External {
+		return nil, nil, err
+	}
+	if ok, err := rq.canSeeVersion(x, def); err != nil || !ok {
+		return nil, nil, err
+	}
+	tree, err := rq.openTree(x, def)
+	return def, tree, err
 }
 
 // serveExternal serves a pull-request preview, `/_/external/<n>/<file>`

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -245,10 +246,15 @@ func (b *site) write() error {
 				next = linear[idx+1]
 			}
 		}
+		nav, homeListed := b.nav, true
+		if i := b.homeEntry(); i >= 0 {
+			nav, homeListed = slices.Delete(slices.Clone(nav), i, i+1), false
+		}
 		var buf bytes.Buffer
 		if err := pageTemplate.Execute(&buf, pageData{
-			SiteName: b.siteName, Lang: o.Language, Page: p, Nav: renderNav(b.nav, p, b.pages),
+			SiteName: b.siteName, Lang: o.Language, Page: p, Nav: renderNav(nav, p, b.pages),
 			Prev: link(p, prev), Next: link(p, next), Home: relURL(p.Out, "index.html"),
+			AtHome: !homeListed && p.Out == "index.html",
 		}); err != nil {
 			return err
 		}
@@ -262,6 +268,21 @@ func (b *site) write() error {
 		b.logf("INFO: [%d/%d] %s -> %s", i+1, len(b.order), src, p.Out)
 	}
 	return nil
+}
+
+// homeEntry is the index in the top level of the navigation of the home
+// page's entry when it only repeats the sidebar's first line (its title is
+// the site's name, as a docs/ folder's index.md starting with the
+// project's name gives), -1 otherwise. The sidebar leaves it out: the
+// site's name above it already links to the home page.
+func (b *site) homeEntry() int {
+	for i, it := range b.nav {
+		if p := b.pages[it.Page]; p != nil && p.Out == "index.html" && len(it.Children) == 0 &&
+			strings.TrimSpace(it.Title) == strings.TrimSpace(b.siteName) {
+			return i
+		}
+	}
+	return -1
 }
 
 // mkdocsConfig is the part of mkdocs.yml the built-in builder reads.
@@ -663,6 +684,9 @@ type pageData struct {
 	Nav        []navLink
 	Prev, Next *pageLink
 	Home       string
+	// AtHome: the page is the home page and the navigation does not list
+	// it, so the site's name is marked as the current page.
+	AtHome bool
 }
 
 var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
@@ -671,7 +695,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="docsd built-in Markdown builder">
-<title>{{.Page.Title}} — {{.SiteName}}</title>
+<title>{{if ne .Page.Title .SiteName}}{{.Page.Title}} — {{end}}{{.SiteName}}</title>
 <style>
 body{margin:0;font:16px/1.6 system-ui,sans-serif;color:#222;display:flex;min-height:100vh}
 nav.site{width:16rem;flex:none;background:#f4f5f7;padding:1rem;border-right:1px solid #ddd}
@@ -687,7 +711,7 @@ nav.pager{display:flex;justify-content:space-between;border-top:1px solid #ddd;m
 </head>
 <body>
 <nav class="site" aria-label="Site">
-<p><a href="{{.Home}}"><strong>{{.SiteName}}</strong></a></p>
+<p><a href="{{.Home}}"{{if .AtHome}} class="current" aria-current="page"{{end}}><strong>{{.SiteName}}</strong></a></p>
 {{template "nav" .Nav}}
 </nav>
 <main>

@@ -75,6 +75,57 @@ func TestBuiltinMarkdownBuilder(t *testing.T) {
 	})
 }
 
+// TestSiteTitleOnce: the sidebar names the site once. Its first line is
+// the site's name, linking to the home page; a navigation entry for the
+// home page titled like the site (a docs/ folder whose index.md starts
+// with the project's name) is not listed again below it, and the name is
+// marked as the current page there instead. An entry titled otherwise
+// ("Home") stays.
+func TestSiteTitleOnce(t *testing.T) {
+	sidebar := func(t *testing.T, page string) string {
+		t.Helper()
+		_, after, _ := strings.Cut(page, `<nav class="site"`)
+		nav, _, _ := strings.Cut(after, "</nav>")
+		return nav
+	}
+	t.Run("docs folder", func(t *testing.T) {
+		root := checkout(t, map[string]string{"docs/index.md": "# Demo\n\nWelcome.\n", "docs/guide.md": "# Guide\n"})
+		out := filepath.Join(root, "_build", "html")
+		if log, err := Build(context.Background(), Options{Root: root, Source: "docs", Out: out, SiteName: "Demo", Language: "en"}); err != nil {
+			t.Fatalf("Build: %v\n%s", err, log)
+		}
+		index := read(t, out, "index.html")
+		nav := sidebar(t, index)
+		if n := strings.Count(nav, ">Demo<"); n != 1 || !strings.Contains(nav, `href="guide.html"`) {
+			t.Errorf("index.html's sidebar names the site %d times (want once) or lacks the guide:\n%s", n, nav)
+		}
+		if !strings.Contains(nav, `<a href="index.html" class="current" aria-current="page"><strong>Demo</strong></a>`) {
+			t.Errorf("index.html's sidebar does not mark the site's name as the current page:\n%s", nav)
+		}
+		if !strings.Contains(index, "<title>Demo</title>") {
+			t.Errorf("index.html's title is not the site's name alone:\n%s", index)
+		}
+		guide := read(t, out, "guide.html")
+		if nav := sidebar(t, guide); strings.Count(nav, ">Demo<") != 1 || strings.Contains(nav, `aria-current="page"><strong>`) {
+			t.Errorf("guide.html's sidebar:\n%s", nav)
+		}
+		if !strings.Contains(guide, "<title>Guide — Demo</title>") {
+			t.Errorf("guide.html's title:\n%s", guide)
+		}
+	})
+	t.Run("nav names the home page", func(t *testing.T) {
+		root := checkout(t, map[string]string{"mkdocs.yml": "site_name: Demo\nnav:\n  - Home: index.md\n  - guide.md\n",
+			"docs/index.md": "# Demo\n", "docs/guide.md": "# Guide\n"})
+		out := filepath.Join(root, "_build", "html")
+		if log, err := Build(context.Background(), Options{Root: root, Source: "mkdocs.yml", Out: out, SiteName: "P"}); err != nil {
+			t.Fatalf("Build: %v\n%s", err, log)
+		}
+		if nav := sidebar(t, read(t, out, "index.html")); !strings.Contains(nav, `<a href="index.html" class="current" aria-current="page">Home</a>`) {
+			t.Errorf("the nav's Home entry is gone or not current:\n%s", nav)
+		}
+	})
+}
+
 // TestPagesIndexWithoutNavigation: the search indexer, which splits a
 // built page into a title and sections, keeps the page's own text and none of the builder's navigation — the
 // previous/next links and the table of contents are marked as navigation,

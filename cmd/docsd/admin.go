@@ -162,11 +162,18 @@ func (c *command) adminUsers(ctx context.Context, a *app, key string, pos []stri
 	case "user activate", "user deactivate":
 		return a.store.SetUserActive(ctx, pos[0], key == "user activate")
 	case "token create":
+		name := ""
+		if opt.tokenName.set {
+			var err error
+			if name, err = graph.CheckAPITokenName(opt.tokenName.value); err != nil {
+				return err
+			}
+		}
 		u, err := a.store.FindUserByUsername(ctx, pos[0])
 		if err != nil {
 			return notFoundAs(err, fmt.Sprintf("user %q does not exist", pos[0]))
 		}
-		token, _, err := a.store.CreateToken(ctx, u.ID)
+		token, _, err := a.store.CreateNamedToken(ctx, u.ID, name)
 		if err != nil {
 			return err
 		}
@@ -193,7 +200,26 @@ func (c *command) adminUsers(ctx context.Context, a *app, key string, pos []stri
 type adminOpts struct {
 	email                            *string
 	superuser, unlink, passwordStdin *bool
+	tokenName                        *givenString
 }
+
+// givenString is a string flag that knows whether it was given, so that
+// `--name ""` is refused as blank rather than taken for no name.
+type givenString struct {
+	value string
+	set   bool
+}
+
+func (g *givenString) String() string {
+	if g == nil {
+		return ""
+	}
+	return g.value
+}
+
+func (g *givenString) Set(v string) error { g.value, g.set = v, true; return nil }
+
+func (g *givenString) Get() any { return g.value }
 
 // adminOptions declares the flags of command key (each command only its
 // own) and which flags its help shows.
@@ -209,6 +235,10 @@ func (c *command) adminOptions(fs *flag.FlagSet, key string) adminOpts {
 	case "project translation":
 		o.unlink = fs.Bool("unlink", false, "remove the translation link")
 		c.shown = append(slices.Clip(adminFlags), "unlink")
+	case "token create":
+		o.tokenName = &givenString{}
+		fs.Var(o.tokenName, "name", "what the token is for, shown in token list and on the dashboard's API tokens page (at most 100 characters)")
+		c.shown = append(slices.Clip(adminFlags), "name")
 	}
 	return o
 }
@@ -262,7 +292,7 @@ var adminSynopses = map[string]string{
 	"build log":           "build log BUILD_ID",
 	"user activate":       "user activate USERNAME",
 	"user deactivate":     "user deactivate USERNAME",
-	"token create":        "token create USERNAME",
+	"token create":        "token create USERNAME [--name NAME]",
 	"token list":          "token list USERNAME",
 	"token revoke":        "token revoke TOKEN|ID",
 	"project privacy":     "project privacy SLUG public|protected|private",
@@ -355,8 +385,9 @@ func adminFields(args []string) (map[string]any, error) {
 }
 
 // tokenName is how `docsd token list` shows a key's name: "(unnamed)" for
-// the keys `docsd token create` and `docsd user create` make, and control
-// characters as "?" so that a name keeps to its line and column.
+// the keys `docsd user create` and `docsd token create` without --name
+// make, and control characters as "?" so that a name keeps to its line
+// and column.
 func tokenName(name string) string {
 	if name == "" {
 		return "(unnamed)"

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,9 +17,11 @@ import (
 
 // TestBrowserDashboard drives the dashboard in a real headless Chromium: sign
 // in, import a local git repository, watch the import's build on its build
-// page (log lines appear while it runs, the state turns to Passed without a
-// reload, all through one buildUpdated subscription), see it on the
-// dashboard, sign out.
+// page (log lines appear while it runs, "Took" and the running command's
+// time count, each command shows how long it ran, the state turns to
+// Passed without a reload, all through one buildUpdated subscription; its
+// "View raw" link gives the log as text), see it on the dashboard, sign
+// out.
 //
 // The project's conf.py waits for a gate file the test creates once the
 // running build is on screen, so the page is certainly seen mid-build. The
@@ -96,7 +103,49 @@ func TestBrowserDashboard(t *testing.T) {
 	if finishedAtLoad != "false" {
 		t.Errorf("the build page was loaded after the build finished: data-finished=%q", finishedAtLoad)
 	}
+	// While it runs, "Took" counts from the build's start, and the running
+	// command's time from its own; every command shows its time.
+	seconds := func(expr string) int {
+		t.Helper()
+		var text string
+		if err := chromedp.Run(ctx, chromedp.Evaluate(expr, &text)); err != nil {
+			fail("durations", err)
+		}
+		n, err := strconv.Atoi(strings.TrimSuffix(text, "s"))
+		if err != nil || !strings.HasSuffix(text, "s") {
+			t.Errorf("%s = %q, want whole seconds", expr, text)
+		}
+		return n
+	}
+	const tookNow = `document.getElementById("build-duration").textContent`
+	const lastCommandTook = `Array.from(document.querySelectorAll("#build-commands .cmd .took")).pop().textContent`
+	took, lastTook := seconds(tookNow), seconds(lastCommandTook)
+	var tooks []string
+	err = chromedp.Run(ctx,
+		poll(`parseInt(`+tookNow+`, 10) > `+strconv.Itoa(took)+` && parseInt(`+lastCommandTook+`, 10) > `+strconv.Itoa(lastTook)),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll("#build-commands .cmd")).map(c => (c.querySelector(".took") || {}).textContent)`, &tooks),
+	)
+	if err != nil {
+		fail("took-counting", fmt.Errorf("Took stays at %ds or the running command's time at %ds: %w", took, lastTook, err))
+	}
+	for i, d := range tooks {
+		if !regexp.MustCompile(`^[0-9]+s$`).MatchString(d) {
+			t.Errorf("command %d of %d shows the time %q, want whole seconds", i+1, len(tooks), d)
+		}
+	}
+	var rawHref string
+	if err := chromedp.Run(ctx, chromedp.AttributeValue("#build-raw", "href", &rawHref, nil, chromedp.ByQuery)); err != nil {
+		fail("view-raw", err)
+	}
+	buildID := strings.TrimSuffix(strings.TrimPrefix(buildHref, "/projects/dash-demo/builds/"), "/")
+	if want := "/api/v2/build/" + buildID + ".txt"; rawHref != want {
+		t.Errorf("View raw links to %q, want %q", rawHref, want)
+	}
 	screenshot(t, ctx, "dashboard-build-running.png")
+	if err := chromedp.Run(ctx, chromedp.ScrollIntoView("#build-commands > li:last-child", chromedp.ByQuery)); err != nil {
+		fail("scroll", err)
+	}
+	screenshot(t, ctx, "dashboard-build-running-command.png")
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -130,6 +179,23 @@ func TestBrowserDashboard(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(commands, "\n"), "sphinx") {
 		t.Errorf("build page commands %q lack the sphinx run", commands)
+	}
+	// Finished, "Took" is the build's duration, as the API gives it, and
+	// stops counting.
+	var since bool
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`"since" in document.getElementById("build-duration").dataset`, &since)); err != nil {
+		fail("took-finished", err)
+	}
+	var v2 struct{ Length *int }
+	if resp, body := get(t, srv.url+"/api/v2/build/"+buildID+"/", ""); resp.StatusCode != http.StatusOK || json.Unmarshal([]byte(body), &v2) != nil || v2.Length == nil {
+		t.Errorf("v2 build %s: %d %s", buildID, resp.StatusCode, body)
+	} else if got := seconds(tookNow); since || got != *v2.Length {
+		t.Errorf("finished: Took %ds (still counting: %v), want the build's length %ds", got, since, *v2.Length)
+	}
+	// View raw: the whole log as text.
+	if resp, body := get(t, srv.url+rawHref, ""); resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") ||
+		!strings.Contains(body, "Build id: "+buildID+"\n") || !strings.Contains(body, "sphinx") {
+		t.Errorf("View raw %s: %d %s\n%s", rawHref, resp.StatusCode, resp.Header.Get("Content-Type"), body)
 	}
 
 	// The dashboard lists the project with its latest build state.

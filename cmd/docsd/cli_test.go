@@ -52,7 +52,7 @@ func TestHelp(t *testing.T) {
 	if strings.Contains(out, "do-not-print-this-key") || !strings.Contains(out, "currently set from the environment") {
 		t.Error("serve --help prints the secret key or does not say it is set")
 	}
-	if code, out, errOut := docsd(t, "token", "create", "alice", "--email", "x@example.com"); code != 2 || out != "" || !strings.Contains(errOut, "flag provided but not defined: -email") {
+	if code, out, errOut := docsd(t, "token", "create", "alice", "--email", "x@example.com"); code != 2 || out != "" || !strings.Contains(errOut, "docsd: unknown flag --email") {
 		t.Errorf("token create --email: code %d, stdout %q, stderr %q; want a usage error", code, out, errOut)
 	}
 	if code, _, errOut := docsd(t, "user", "frobnicate"); code != 2 || !strings.Contains(errOut, `unknown command "user frobnicate"`) {
@@ -105,5 +105,28 @@ func TestListCommandsAndBuildLog(t *testing.T) {
 	}
 	if code, _, errOut := docsd(t, "build", "log", "99", data); code != 1 || !strings.Contains(errOut, "build 99 does not exist") {
 		t.Errorf("build log of a missing build: code %d, stderr %q", code, errOut)
+	}
+}
+
+// TestMistypedFlag: a flag the command does not have gets the command's
+// usage and, when a flag of the command is close to it, that flag's name,
+// all on stderr with exit status 2; wherever it stands on the line.
+func TestMistypedFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args        []string
+		usage, want string
+	}{
+		{[]string{"serve", "--docs-adr", "127.0.0.1:9"}, "Usage: docsd serve", "docsd: unknown flag --docs-adr; did you mean --docs-addr?\n"},
+		{[]string{"serve", "-docs-adr=127.0.0.1:9"}, "Usage: docsd serve", "docsd: unknown flag --docs-adr; did you mean --docs-addr?\n"},
+		{[]string{"serve", "--addr", "127.0.0.1:9", "--build-worker", "3"}, "Usage: docsd serve", "did you mean --build-workers?\n"},
+		{[]string{"token", "create", "alice", "--nmae", "CI"}, "Usage: docsd token create", "docsd: unknown flag --nmae; did you mean --name?\n"},
+		{[]string{"user", "create", "alice", "--superuesr"}, "Usage: docsd user create", "did you mean --superuser?\n"},
+		{[]string{"worker", "--frobnicate"}, "Usage: docsd worker", "docsd: unknown flag --frobnicate\n"},
+	} {
+		code, out, errOut := docsd(t, tc.args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, tc.usage) || !strings.HasSuffix(errOut, tc.want) {
+			t.Errorf("docsd %s: code %d, stdout %q, stderr %q; want 2 with the usage (%q) on stderr ending %q",
+				strings.Join(tc.args, " "), code, out, errOut, tc.usage, tc.want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -8,11 +9,15 @@ import (
 	"docsd/dashboard"
 )
 
-// signInRefusedShared is why the dashboard refuses sign-in when hosted
-// docs share its origin (issue 13, Security).
-const signInRefusedShared = "Signing in is turned off on this server: its hosted documentation is served from this same origin " +
-	"(--docs-url is --public-url), so any project's pages could act with your session. " +
-	"The operator can serve docs on an origin of their own with --docs-addr and --docs-url (the default), or with --docs-domain."
+// signInRefusedShared says why the dashboard refuses sign-in when hosted
+// docs share its origin, and which settings turn it on again; %s is the
+// public URL. User-built pages are untrusted scripts: on the dashboard's
+// origin they could act with a signed-in reader's session.
+const signInRefusedShared = "Signing in is turned off on this server because its hosted documentation shares the dashboard's origin: " +
+	"--docs-url is the same as --public-url (%s), so any project's pages could act with your session. " +
+	"To turn signing in on, give the docs an origin of their own: remove --docs-url (docs are then served by a second listener, " +
+	"--docs-addr, by default on the port after --addr's), or set --docs-url to another origin that reaches --docs-addr; " +
+	"or serve docs on <project>.<domain> with --docs-domain."
 
 // mountDashboard serves the dashboard's pages on mux and lets /graphql
 // accept the dashboard's session (only with its CSRF header) — unless docs
@@ -21,7 +26,7 @@ func (a *app) mountDashboard(mux *http.ServeMux) {
 	acc := accounts.New(a.store)
 	refused := ""
 	if a.urls().SharedOrigin() {
-		refused = signInRefusedShared
+		refused = fmt.Sprintf(signInRefusedShared, a.settings.PublicURL)
 	} else {
 		a.resolver.Settings.SessionUser = acc.GraphQLUser
 	}

@@ -4,6 +4,7 @@ import (
 	"html"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -292,4 +293,52 @@ func TestDashboardRedirectEdit(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestTokenCreateName: `docsd token create USERNAME --name NAME` names the
+// key as the dashboard's form does (trimmed, at most 100 characters, not
+// blank), `token list` and the dashboard's tokens page show the name, and
+// a key made without one shows as unnamed on both.
+func TestTokenCreateName(t *testing.T) {
+	dir := t.TempDir()
+	data := "--data-dir=" + dir
+	migrated(t, dir)
+	code, out, errOut := docsdWithInput(t, "alice-password\n", "user", "create", "alice", "--password-stdin", data)
+	if code != 0 {
+		t.Fatalf("user create: %d %s", code, errOut)
+	}
+	unnamed := strings.TrimSpace(out)
+	code, out, errOut = docsd(t, "token", "create", "alice", "--name", "  CI deploys  ", data)
+	if code != 0 || !tokenLine.MatchString(out) {
+		t.Fatalf("token create --name: code %d, stdout %q, stderr %q; want 0 and the key alone on a line", code, out, errOut)
+	}
+	named := strings.TrimSpace(out)
+	for _, tc := range []struct{ name, want string }{
+		{strings.Repeat("x", 101), "no more than 100 characters"},
+		{"   ", "may not be blank"},
+	} {
+		if code, out, errOut := docsd(t, "token", "create", "alice", "--name", tc.name, data); code != 1 || out != "" || !strings.Contains(errOut, tc.want) {
+			t.Errorf("token create --name %q: code %d, stdout %q, stderr %q; want 1 saying %q", tc.name, code, out, errOut, tc.want)
+		}
+	}
+	_, out, _ = docsd(t, "token", "list", "alice", data)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || !strings.HasSuffix(lines[0], "\t"+unnamed[:4]+"…\t(unnamed)") || !strings.HasSuffix(lines[1], "\t"+named[:4]+"…\tCI deploys") {
+		t.Errorf("token list: %q; want the user create key unnamed and the named one (nothing made by the refused commands)", out)
+	}
+
+	s, err := store.Open(t.Context(), filepath.Join(dir, "docsd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, srv := testApp(t, s)
+	alice := newBrowserClient(t, srv.URL)
+	alice.signIn("alice", "alice-password")
+	_, page := alice.get("/accounts/tokens/")
+	for _, want := range []string{"<td>CI deploys</td>", `<td class="unnamed">(unnamed)</td>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("tokens page lacks %s:\n%s", want, page)
+		}
+	}
 }

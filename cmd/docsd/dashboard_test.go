@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"docsd/accounts"
+	"docsd/choices"
 	"docsd/graph"
 	"docsd/store"
 	"docsd/storetest"
@@ -606,6 +607,12 @@ func TestDashboardVariablesAndMaintainers(t *testing.T) {
 		t.Fatalf("add variable: %d\n%s", resp.StatusCode, body)
 	}
 	_, page := alice.get("/projects/demo/environmentvariables/")
+	// Named as Read the Docs names the page: its tab and its title.
+	for _, want := range []string{`<a href="/projects/demo/environmentvariables/">Environment variables</a>`, "<title>Environment variables · Demo · docsd</title>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("variables page lacks %s", want)
+		}
+	}
 	m := regexp.MustCompile(`action="(/projects/demo/environmentvariables/\d+/delete/)"`).FindStringSubmatch(page)
 	if m == nil || !strings.Contains(page, "<code>API_KEY</code>") || strings.Contains(page, secret) {
 		t.Fatalf("variables page: want API_KEY listed without its value\n%s", page)
@@ -657,6 +664,9 @@ func TestDashboardIntegrations(t *testing.T) {
 	if !strings.Contains(page, "<code>"+ins[0].Secret+"</code>") || !strings.Contains(page, "/api/v2/webhook/demo/"+itoa(ins[0].ID)+"/") {
 		t.Fatalf("integrations page lacks the webhook's URL or secret:\n%s", page)
 	}
+	if name := choices.IntegrationTypes.Name(ins[0].Type); name == ins[0].Type || !strings.Contains(page, "<td>"+name+"</td>") {
+		t.Errorf("integrations page lacks the import's %s webhook by its name %q:\n%s", ins[0].Type, name, page)
+	}
 	if resp, body := alice.post("/projects/demo/integrations/", url.Values{"csrfmiddlewaretoken": {csrf}, "type": {"nope"}}); resp.StatusCode != http.StatusBadRequest || !containsAny(body, []string{`id="id_type_error"`, `class="error"`}) {
 		t.Errorf("bad type: %d, want 400 with the API's message\n%s", resp.StatusCode, body)
 	}
@@ -666,7 +676,8 @@ func TestDashboardIntegrations(t *testing.T) {
 	if resp, _ := alice.post("/projects/demo/integrations/"+itoa(ins[0].ID)+"/delete/", url.Values{"csrfmiddlewaretoken": {csrf}}); resp.StatusCode != http.StatusSeeOther {
 		t.Errorf("delete: %d, want 303", resp.StatusCode)
 	}
-	if _, page := alice.get("/projects/demo/integrations/"); strings.Contains(page, ins[0].Secret) || !strings.Contains(page, "<td>api_webhook</td>") {
-		t.Errorf("after add and delete:\n%s", page)
+	// Types are shown by their names, as Read the Docs shows them.
+	if _, page := alice.get("/projects/demo/integrations/"); strings.Contains(page, ins[0].Secret) || !strings.Contains(page, "<td>Generic API incoming webhook</td>") || strings.Contains(page, "api_webhook</td>") {
+		t.Errorf("after add and delete, want the generic webhook listed by its name:\n%s", page)
 	}
 }

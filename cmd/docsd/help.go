@@ -40,9 +40,8 @@ func placeholder(f *flag.Flag) string {
 	return strings.ToUpper(words[len(words)-1])
 }
 
-// printHelp writes a command's usage and the flags it shows.
-func (c *command) printHelp(fs *flag.FlagSet) {
-	w := c.stdout
+// printHelp writes a command's usage and the flags it shows to w.
+func (c *command) printHelp(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "Usage: docsd %s\n\nFlags:\n", c.synopsis)
 	fs.VisitAll(func(f *flag.Flag) {
 		if c.shown != nil && !slices.Contains(c.shown, f.Name) {
@@ -113,4 +112,81 @@ func firstArg(args []string) string {
 		return ""
 	}
 	return args[0]
+}
+
+// undefinedFlag returns the name of the first flag in args that fs does
+// not define, reading args as fs.Parse does (one or two dashes, a value
+// after "=" or, for a flag that is not boolean, in the next argument;
+// parsing stops at "--" or the first argument that is not a flag).
+func undefinedFlag(fs *flag.FlagSet, args []string) (string, bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if len(a) < 2 || a[0] != '-' || a == "--" {
+			return "", false
+		}
+		name, _, hasValue := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil {
+			return name, name != "" && name[0] != '-' && name != "h" && name != "help"
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !hasValue && !(ok && b.IsBoolFlag()) {
+			i++ // the flag's value
+		}
+	}
+	return "", false
+}
+
+// unknownFlag answers a flag the command does not define: the command's
+// usage on stderr, and an error naming the flag and the command's flag
+// closest to it, when one is close enough to be a typing slip.
+func (c *command) unknownFlag(fs *flag.FlagSet, name string) error {
+	c.printHelp(c.stderr, fs)
+	fmt.Fprintln(c.stderr)
+	msg := "unknown flag --" + name
+	if near := closestFlag(fs, name); near != "" {
+		msg += "; did you mean --" + near + "?"
+	}
+	return usageError(msg)
+}
+
+// closestFlag is the flag of fs nearest to name by edit distance (a
+// transposed pair counts as one edit), "" when none is within a third of
+// name's length (at least one edit, at most three). Ties go to the first
+// in fs's order.
+func closestFlag(fs *flag.FlagSet, name string) string {
+	limit := min(max(len(name)/3, 1), 3)
+	best, bestDist := "", limit+1
+	fs.VisitAll(func(f *flag.Flag) {
+		if d := editDistance(name, f.Name); d < bestDist {
+			best, bestDist = f.Name, d
+		}
+	})
+	return best
+}
+
+// editDistance is the optimal string alignment distance of a and b:
+// insertions, deletions, substitutions and transpositions of adjacent
+// bytes, each one edit.
+func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
 }

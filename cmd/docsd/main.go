@@ -36,7 +36,7 @@ Commands:
   user password USERNAME                  set a user's dashboard password (read from stdin)
   user list                               list users
   user activate|deactivate USERNAME       set whether a user may use the API
-  token create USERNAME                   print a new API token for a user
+  token create USERNAME [--name NAME]    print a new API token for a user, named for what it is for
   token list USERNAME                     list a user's tokens (id, created, first 4 characters)
   token revoke TOKEN|ID                   revoke a token
   project list                            list projects
@@ -163,8 +163,11 @@ func (c *command) parse(fs *flag.FlagSet, env *envErrors, args []string) ([]stri
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				c.printHelp(fs)
+				c.printHelp(c.stdout, fs)
 				return nil, err
+			}
+			if name, ok := undefinedFlag(fs, args); ok {
+				return nil, c.unknownFlag(fs, name)
 			}
 			return nil, usageError(fmt.Sprintf("%s (see docsd %s --help)", err, fs.Name()))
 		}

@@ -215,7 +215,10 @@ func TestSharedOriginRefusesSignIn(t *testing.T) {
 	}
 	c := newBrowserClient(t, srv.URL)
 	resp, page := c.get("/accounts/login/")
-	for _, want := range []string{"--docs-url", "--docs-addr", "same origin"} {
+	// Why (the setting that shares the origin, with its value) and what
+	// to change, in words an operator can act on.
+	for _, want := range []string{"shares the dashboard&#39;s origin", "--docs-url is the same as --public-url (http://localhost:8000)",
+		"remove --docs-url", "--docs-addr", "set --docs-url to another origin", "--docs-domain"} {
 		if resp.StatusCode != http.StatusForbidden || !strings.Contains(page, want) {
 			t.Errorf("sign-in page: %d, want 403 saying %q:\n%s", resp.StatusCode, want, page)
 		}
@@ -244,4 +247,25 @@ func TestSharedOriginRefusesSignIn(t *testing.T) {
 	if resp, _ := c.get("/docs/nope/en/latest/"); resp.StatusCode != 404 {
 		t.Errorf("/docs/ in the single-origin layout: %d, want the docs host's 404", resp.StatusCode)
 	}
+}
+
+// TestFaviconOnEveryOrigin: browsers ask every origin for /favicon.ico;
+// the dashboard's origin and the docs origin answer docsd's icon, in the
+// two-listener layout, in the single-origin one and in subdomain mode.
+func TestFaviconOnEveryOrigin(t *testing.T) {
+	s := storetest.Open(t, store.SQLite)
+	check := func(name, base string) {
+		t.Helper()
+		resp, body := get(t, base+"/favicon.ico", "")
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/x-icon" || !strings.HasPrefix(body, "\x00\x00\x01\x00") {
+			t.Errorf("%s: /favicon.ico: %d %s, %d bytes; want 200 and an icon", name, resp.StatusCode, resp.Header.Get("Content-Type"), len(body))
+		}
+	}
+	a, srv := testApp(t, s)
+	check("dashboard origin", srv.URL)
+	check("docs origin", testDocs(t, a).URL)
+	_, single := testApp(t, s, "--public-url", "http://localhost:8000", "--docs-url", "http://localhost:8000")
+	check("single origin", single.URL)
+	_, sub := testApp(t, s, "--docs-domain", "docs.test")
+	check("public origin in subdomain mode", sub.URL)
 }

@@ -215,6 +215,9 @@ func (a *app) handlers() (public, docsOrigin http.Handler, docsHost *hosting.Han
 	mux.Handle("/metrics", a.metrics.Handler())
 	mux.Handle("/readyz", a.readyz())
 	a.mountDashboard(mux)
+	// Browsers ask every origin for its icon; a project's own is served
+	// on its docs (the docs host).
+	mux.HandleFunc(hosting.FaviconPath, hosting.ServeFavicon)
 	// Liveness: the process answers. Whether it can serve is /readyz.
 	mux.HandleFunc("/healthz", healthz)
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
@@ -441,7 +444,8 @@ func (c *command) serve(ctx context.Context, args []string) error {
 				"behind a reverse proxy, set --docs-url to the hostname that serves the docs", "docs_url", a.settings.DocsURL)
 		}
 	} else if a.urls().SharedOrigin() {
-		a.logger.Warn("docs share the public origin (--docs-url is --public-url): dashboard sign-in is turned off")
+		a.logger.Warn("docs share the public origin (--docs-url is --public-url): dashboard sign-in is turned off; " +
+			"remove --docs-url, or set it to another origin that reaches --docs-addr, to turn it on")
 	}
 	a.logger.Info("docsd serving", "addr", ln.Addr().String(), "public_url", a.settings.PublicURL,
 		"database", store.Redact(a.settings.DatabaseURL), "build_workers", a.settings.BuildWorkers)

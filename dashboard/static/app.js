@@ -21,6 +21,36 @@
   if (!box || box.dataset.finished === "true" || !window.fetch || !window.TextDecoder) {
     return;
   }
+  // The running times ("Took" and each running command's) count every
+  // second from their start (data-since) by the server's clock (data-now:
+  // when the page was made), until the build finishes.
+  var skew = Date.parse(box.dataset.now || "") - Date.now();
+  if (isNaN(skew)) {
+    skew = 0;
+  }
+  function secondsSince(since) {
+    return Math.max(0, Math.floor((Date.now() + skew - Date.parse(since)) / 1000)) + "s";
+  }
+  var ticker = setInterval(function () {
+    document.querySelectorAll("#build-duration[data-since], #build-commands [data-since]").forEach(function (el) {
+      el.textContent = secondsSince(el.dataset.since);
+    });
+    if (box.dataset.finished === "true") {
+      clearInterval(ticker);
+    }
+  }, 1000);
+
+  // took mirrors pages.go's took and running: the stored duration once
+  // finished, the time since the start while running, nothing queued.
+  function setTook(el, finished, since, seconds) {
+    if (!finished && since) {
+      el.dataset.since = since;
+      el.textContent = secondsSince(since);
+    } else {
+      delete el.dataset.since;
+      el.textContent = seconds != null ? seconds + "s" : "";
+    }
+  }
   var meta = document.querySelector('meta[name="csrf-token"]');
   var headers = { "Content-Type": "application/json", "Accept": "text/event-stream" };
   if (meta) {
@@ -46,7 +76,8 @@
     state.textContent = l[0];
     state.className = "state " + l[1];
     document.getElementById("build-commit").textContent = (b.commit || "").slice(0, 8);
-    document.getElementById("build-duration").textContent = b.duration != null ? b.duration + "s" : "";
+    var finished = b.state.code === "finished";
+    setTook(document.getElementById("build-duration"), finished, b.started, b.duration);
     var err = document.getElementById("build-error");
     err.textContent = b.error || "";
     err.hidden = !b.error;
@@ -66,6 +97,11 @@
         exit.textContent = " exit " + c.exitCode;
         head.appendChild(exit);
       }
+      head.appendChild(document.createTextNode(" "));
+      var took = document.createElement("span");
+      took.className = "took";
+      setTook(took, finished || c.runTime != null, c.startTime, c.runTime);
+      head.appendChild(took);
       li.appendChild(head);
       if (c.output) {
         var pre = document.createElement("pre");
@@ -75,7 +111,7 @@
       items.push(li);
     });
     list.replaceChildren.apply(list, items);
-    if (b.state.code === "finished") {
+    if (finished) {
       box.dataset.finished = "true";
       var cancel = document.getElementById("build-cancel");
       if (cancel) {

@@ -119,7 +119,10 @@
   };
 
   Reader.prototype.start = function () {
-    if (httpStatus === "200" && this.enabled("flyout") && this.version) {
+    // The version menu is drawn on a project's own 404 page too: a version
+    // or language link keeps the page, which the target may lack, and the
+    // reader who lands there needs the menu to go back or elsewhere.
+    if ((httpStatus === "200" || httpStatus === "404") && this.enabled("flyout") && this.version) {
       this.drawFlyout();
     }
     if (httpStatus === "200" && this.enabled("notifications") && this.version) {
@@ -326,23 +329,97 @@
     dialog.addEventListener("keydown", function (e) {
       self.searchKey(e);
     });
+    // Keys typed in the dialog stay in it: seen from the page they come
+    // from docsd-addons, not from a field, and themes' shortcuts (MkDocs'
+    // "n", "p", "s") would act on them.
+    ["keydown", "keypress", "keyup"].forEach(function (type) {
+      dialog.addEventListener(type, function (e) {
+        e.stopPropagation();
+      });
+    });
     var hotkeys = this.addons.hotkeys || {};
     var hotSearch = hotkeys.search || {};
-    if (hotkeys.enabled && hotSearch.enabled) {
-      document.addEventListener("keydown", function (e) {
+    var hotChar = triggerChar(hotSearch.trigger);
+    if (hotkeys.enabled && hotSearch.enabled && hotChar) {
+      // The character typed, not the key pressed (e.key, not e.code): "/"
+      // is Shift+7 on German and other layouts, and the numeric keypad's
+      // divide key. Listened to first (window, capture), so a theme's own
+      // shortcut on the same key (MkDocs' help on "/") does not run too.
+      window.addEventListener("keydown", function (e) {
         var t = e.composedPath ? e.composedPath()[0] : e.target;
-        var tag = t && t.tagName ? t.tagName.toLowerCase() : "";
-        if (e.code !== hotSearch.trigger || e.ctrlKey || e.metaKey || e.altKey) {
-          return;
-        }
-        if (tag === "input" || tag === "textarea" || tag === "select" || (t && t.isContentEditable)) {
+        if (e.key !== hotChar || e.ctrlKey || e.metaKey || e.altKey || e.isComposing || editable(t)) {
           return;
         }
         e.preventDefault();
+        e.stopPropagation();
         self.openSearch("");
-      });
+      }, true);
     }
+    this.hookThemeSearch();
     this.root.appendChild(backdrop);
+  };
+
+  // triggerChar is the character a hotkey trigger of the Addons API names:
+  // the API names keys as KeyboardEvent.code does ("Slash", "KeyK",
+  // "Digit1"); "" for one that names no character.
+  function triggerChar(trigger) {
+    var m = /^(?:Key([A-Z])|Digit([0-9]))$/.exec(trigger || "");
+    if (m) {
+      return m[1] ? m[1].toLowerCase() : m[2];
+    }
+    if (trigger === "Slash") {
+      return "/";
+    }
+    return trigger && trigger.length === 1 ? trigger : "";
+  }
+
+  // editable reports whether typing into element t types text.
+  function editable(t) {
+    var tag = t && t.tagName ? t.tagName.toLowerCase() : "";
+    return tag === "input" || tag === "textarea" || tag === "select" || !!(t && t.isContentEditable);
+  }
+
+  // themeSearchFields are the search fields of Sphinx's and MkDocs'
+  // themes: a form sending q to search.html (Sphinx's basic theme and
+  // those built on it, alabaster, Read the Docs' theme, furo; MkDocs'
+  // readthedocs theme), the field of the mkdocs theme's search dialog, and
+  // Material's. themeSearchTriggers open the mkdocs theme's dialog.
+  var themeSearchFields = 'form[action$="search.html"] input[name="q"], #mkdocs-search-query, input.md-search__input';
+  var themeSearchTriggers = '[data-target="#mkdocs_search_modal"], [data-bs-target="#mkdocs_search_modal"]';
+
+  // hookThemeSearch makes the theme's own search box open docsd's
+  // server-side search instead of the theme's client-side one, as Read the
+  // Docs' Addons do (its readthedocs-search-show event opens it too, for
+  // pages set up for Read the Docs).
+  Reader.prototype.hookThemeSearch = function () {
+    var self = this;
+    document.addEventListener("focusin", function (e) {
+      var t = e.target;
+      if (!t || !t.matches || !t.matches(themeSearchFields)) {
+        return;
+      }
+      var text = t.value || "";
+      t.blur();
+      // The mkdocs theme's dialog ("s") is closed first: it takes the
+      // focus back from any field outside it while it is open.
+      var modal = t.closest(".modal");
+      var dismiss = modal && modal.querySelector('[data-dismiss="modal"], [data-bs-dismiss="modal"]');
+      if (dismiss) {
+        dismiss.click();
+      }
+      self.openSearch(text);
+    }, true);
+    window.addEventListener("click", function (e) {
+      var t = e.target && e.target.closest ? e.target.closest(themeSearchTriggers) : null;
+      if (t) {
+        e.preventDefault();
+        e.stopPropagation();
+        self.openSearch("");
+      }
+    }, true);
+    document.addEventListener("readthedocs-search-show", function () {
+      self.openSearch("");
+    });
   };
 
   Reader.prototype.openSearch = function (text) {
@@ -353,11 +430,13 @@
     s.backdrop.removeAttribute("hidden");
     if (text) {
       s.input.value = text;
+      this.query(text);
     }
     s.input.focus();
   };
 
   Reader.prototype.closeSearch = function () {
+    this.search.input.blur(); // or the next "/" would be typed into it
     this.search.backdrop.setAttribute("hidden", "");
   };
 
