@@ -51,6 +51,11 @@ const (
 	IDOutputManyFiles     = "build:user:output:has-multiple-files"
 	IDFileNotFound        = rtdconfig.IDFileNotFound
 	IDNetworkUnavailable  = "build:app:network-isolation-unavailable"
+	// IDPackageIndexUnreachable: an installer could not reach the package
+	// index; IDAptPackagesUnavailable: build.apt_packages the machine
+	// lacks.
+	IDPackageIndexUnreachable = "build:app:package-index-unreachable"
+	IDAptPackagesUnavailable  = "build:app:apt-packages-unavailable"
 )
 
 // messageIDs gives the notification id of each fixed message (or format)
@@ -70,6 +75,11 @@ var messageIDs = map[string]string{
 	MsgTimeout:          IDTimeOut,
 	MsgInternalFormat:   IDInternal,
 	MsgNetworkFormat:    IDNetworkUnavailable,
+
+	// What builds can't install (packageindex.go).
+	MsgPackageIndexFormat: IDPackageIndexUnreachable,
+	MsgPipMissingFormat:   IDCommandFailed,
+	MsgAptMissingFormat:   IDAptPackagesUnavailable,
 }
 
 // failure is a build failure with the message the user sees and its

@@ -18,7 +18,7 @@ func (j *job) installing2026(ctx context.Context, cfg *BuildConfig) error {
 	cur := cfg.Current
 	steps := []func() error{
 		func() error { return j.runJob(ctx, cur, "pre_system_dependencies") },
-		func() error { return j.aptNote(ctx, cur) },
+		func() error { return j.aptPackages(ctx, cur.AptPackages) },
 		func() error { return j.runJob(ctx, cur, "post_system_dependencies") },
 		func() error { return j.toolNotes(ctx, cur) },
 		func() error { return j.checkUV(cfg) },
@@ -163,7 +163,7 @@ func (j *job) install2026(ctx context.Context, cfg *BuildConfig) error {
 	}
 	py := j.python()
 	pip := func(args ...string) installStep {
-		return installStep{argv: append([]string{py, "-m", "pip", "install"}, args...), pip: true}
+		return installStep{argv: append([]string{py, "-m", "pip", "install"}, args...), index: true, pip: true}
 	}
 	var steps []installStep
 	if j.pool.cfg.InstallCoreRequirements {
@@ -218,8 +218,7 @@ func (j *job) uvInstall(ctx context.Context, u *rtdconfig.UVInstall) error {
 		argv = append(argv, uvSelect(u.GroupsAll, u.Groups, "--all-groups", "--group")...)
 		argv = append(argv, uvSelect(u.ExtrasAll, u.Extras, "--all-extras", "--extra")...)
 	}
-	_, err := j.must(ctx, argv, cmdOpts{inEnv: true, network: true})
-	return err
+	return j.runInstallSteps(ctx, []installStep{{argv: argv, index: true}})
 }
 
 // uvSelect is `--all-…` or one `--<flag> <name>` per name.

@@ -107,6 +107,9 @@ func (j *job) environ(o cmdOpts) *environ {
 			j.current.environ(j, env)
 		}
 	}
+	// The operator's package index settings, before the project's
+	// variables, which may name an index of their own.
+	j.pool.cfg.packageEnv(env)
 	for _, v := range j.vars {
 		env.Set(v.Name, v.Value)
 	}

@@ -231,10 +231,20 @@ func copyExecutable(t *testing.T, path string) {
 	}
 }
 
-// vethListener listens in a network namespace of its own, joined to this
-// one by a veth pair on a random /30 of within, and returns the listener,
-// which counts what it accepts. Everything goes when the test ends.
+// vethListener is a vethListen listener that counts what it accepts.
 func vethListener(t *testing.T, within netip.Prefix) (*countingListener, error) {
+	t.Helper()
+	ln, err := vethListen(t, within)
+	if err != nil {
+		return nil, err
+	}
+	return serveCounting(t, ln), nil
+}
+
+// vethListen listens in a network namespace of its own, joined to this
+// one by a veth pair on a random /30 of within, and returns the listener.
+// Everything goes when the test ends.
+func vethListen(t *testing.T, within netip.Prefix) (net.Listener, error) {
 	t.Helper()
 	holder := exec.Command("cat")
 	holder.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET, Pdeathsig: syscall.SIGKILL}
@@ -304,5 +314,6 @@ func vethListener(t *testing.T, within netip.Prefix) (*countingListener, error) 
 	if r.err != nil {
 		return nil, r.err
 	}
-	return serveCounting(t, r.ln), nil
+	t.Cleanup(func() { r.ln.Close() })
+	return r.ln, nil
 }

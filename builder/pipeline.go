@@ -94,8 +94,9 @@ func (j *job) load(ctx context.Context) error {
 	if j.stableFollows, err = j.findStableFollows(ctx); err != nil {
 		return err
 	}
-	// Every value is masked in every build; a pull-request build is given
-	// only the public variables (api-2026.md §A1.5).
+	// Every value is masked in every build, and so are the credentials
+	// of the package index URLs; a pull-request build is given only the
+	// public variables (api-2026.md §A1.5).
 	all, _, err := j.pool.store.FindEnvironmentVariables(ctx, j.project.ID, store.Page{})
 	if err != nil {
 		return err
@@ -107,7 +108,7 @@ func (j *job) load(ctx context.Context) error {
 			j.vars = append(j.vars, v)
 		}
 	}
-	j.mask = newMasker(values)
+	j.mask = newMasker(append(values, j.pool.cfg.indexSecrets()...))
 	j.logger = j.logger.With("project", j.project.Slug, "version", j.version.Slug)
 	j.setDirs()
 	return nil
@@ -403,7 +404,7 @@ func (p *Pool) runSync(ctx context.Context, t *store.SyncTask, owner string) {
 		if project.Skip {
 			return nil
 		}
-		j := &job{pool: p, project: project, mask: newMasker(nil), logger: logger.With("project", project.Slug)}
+		j := &job{pool: p, project: project, mask: newMasker(p.cfg.indexSecrets()), logger: logger.With("project", project.Slug)}
 		defer j.closeNet()
 		j.setDirs()
 		ctx, stopTimer := context.WithTimeoutCause(ctx, p.cfg.BuildTimeLimit, errTimeLimit)

@@ -2,9 +2,7 @@ package builder
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
-	"strings"
 
 	"docsd/rtdconfig"
 	"docsd/store"
@@ -15,8 +13,6 @@ const (
 	MsgExitCode183     = "This build was skipped because one of the commands exited with code 183"
 	MsgFileNotFoundFmt = "The file %s doesn't exist. Make sure it's a valid file path."
 	preCheckoutNote    = "build.jobs.pre_checkout does not run: the repository is not cloned yet at that point."
-	aptSkippedCommand  = "apt-get install (skipped)"
-	aptSkippedFmt      = "This server does not install build.apt_packages; the build uses the packages the machine has. Requested: %s."
 )
 
 // pipeline2026 runs steps 7a to the output checks of config-2026.md §C5
@@ -50,10 +46,11 @@ func (j *job) pipeline2026(ctx context.Context, cfg *BuildConfig) (*outputs, err
 	return j.collectOutputs(false)
 }
 
-// commandMode is a build with build.commands: the apt note, the tools,
-// a venv for a CPython tool, then the commands and the output checks.
+// commandMode is a build with build.commands: build.apt_packages, the
+// tools, a venv for a CPython tool, then the commands and the output
+// checks.
 func (j *job) commandMode(ctx context.Context, cfg *BuildConfig) (*outputs, error) {
-	if err := j.aptNote(ctx, cfg.Current); err != nil {
+	if err := j.aptPackages(ctx, cfg.Current.AptPackages); err != nil {
 		return nil, err
 	}
 	if err := j.toolNotes(ctx, cfg.Current); err != nil {
@@ -99,14 +96,6 @@ func (j *job) runCommands(ctx context.Context, cmds []string, desc string) error
 		}
 	}
 	return nil
-}
-
-// aptNote is step I2 (§C4.3).
-func (j *job) aptNote(ctx context.Context, cur *rtdconfig.Current) error {
-	if len(cur.AptPackages) == 0 {
-		return nil
-	}
-	return j.recordNote(ctx, aptSkippedCommand, "", fmt.Sprintf(aptSkippedFmt, strings.Join(cur.AptPackages, ", ")), 0, now())
 }
 
 // toolNotes is step I4: each tool's substitution note or failure, in

@@ -43,10 +43,24 @@ type Config struct {
 	AllowPrivateRepos       bool          // changes the clone failure message; allows ssh submodules
 	AllowLocalRepos         bool          // allows file:// submodules
 	BuildImagePrefix        string        // prefix of build.image in stored configs; readthedocs/build
-	PackageIndexURL         string        // checked before pip runs; https://pypi.org/simple/
 	BuildTools              BuildTools    // build_tools: extra tool versions (config-2026.md §C0.1)
 	BuildToolsStrict        bool          // build_tools_strict: fail instead of substituting a tool version
 	PublicURL               string        // READTHEDOCS_PRODUCTION_DOMAIN is its host (config-2026.md §C6)
+	// PackageIndexURL is the PEP 503 index pip and uv install from, given
+	// to every build command (PIP_INDEX_URL, UV_DEFAULT_INDEX); empty:
+	// PyPI, their own default. It is checked before installing.
+	PackageIndexURL string
+	// PackageExtraIndexURLs are further indexes pip and uv look in
+	// (PIP_EXTRA_INDEX_URL, UV_INDEX); PackageTrustedHosts are hosts
+	// (host or host:port) they reach over plain HTTP or without checking
+	// their certificate (PIP_TRUSTED_HOST, UV_INSECURE_HOST).
+	PackageExtraIndexURLs []string
+	PackageTrustedHosts   []string
+	// OfflineBuilds lets builds go on without what they can't install:
+	// requirements when the index does not answer or pip is missing,
+	// build.apt_packages the machine lacks; each skipped step is recorded
+	// naming it. Off, such builds fail.
+	OfflineBuilds bool
 	// CanonicalURL, when set, is a version's docs URL ending in "/"
 	// (READTHEDOCS_CANONICAL_URL).
 	CanonicalURL func(p *store.Project, v *store.Version) string
@@ -111,9 +125,6 @@ func (c *Config) defaults() {
 	}
 	if c.BuildImagePrefix == "" {
 		c.BuildImagePrefix = "readthedocs/build"
-	}
-	if c.PackageIndexURL == "" {
-		c.PackageIndexURL = "https://pypi.org/simple/"
 	}
 	if c.DataDir == "" {
 		c.DataDir = "."

@@ -2,17 +2,13 @@ package builder
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 )
 
 // Notes recorded instead of steps docsd cannot run (behavior.md §7.4).
 const (
-	pipSkippedCommand    = "pip install (skipped)"
-	pipSkippedOutput     = "The package index is not reachable from this server; requirements were not installed."
 	latexmkSkipped       = "latexmk (skipped)"
 	latexmkSkippedOutput = "LaTeX (latexmk) is not installed on this server; the PDF was not built."
 )
@@ -109,18 +105,11 @@ func condaCreateArgv(exe, env, name, envFile string) []string {
 	return []string{exe, "env", "create", "--quiet", "--name", name, "--file", envFile}
 }
 
-// installStep is one command of steps 9–10; pip commands are skipped
-// together when pip or the package index is not available.
-type installStep struct {
-	argv []string
-	pip  bool
-}
-
 // install is steps 9–10 of behavior.md §7.4.
 func (j *job) install(ctx context.Context, cfg *BuildConfig) error {
 	py := j.python()
 	pipInstall := func(args ...string) installStep {
-		return installStep{argv: append([]string{py, "-m", "pip", "install"}, args...), pip: true}
+		return installStep{argv: append([]string{py, "-m", "pip", "install"}, args...), index: true, pip: true}
 	}
 	var steps []installStep
 	if j.pool.cfg.InstallCoreRequirements {
@@ -152,39 +141,6 @@ func (j *job) install(ctx context.Context, cfg *BuildConfig) error {
 	return j.runInstallSteps(ctx, steps)
 }
 
-// runInstallSteps runs install commands; the pip ones are skipped, with
-// the `pip install (skipped)` note, when pip or the index is unavailable.
-func (j *job) runInstallSteps(ctx context.Context, steps []installStep) error {
-	pipChecked, pipOK := false, false
-	for _, st := range steps {
-		if st.pip && !pipChecked {
-			pipChecked = true
-			pipOK = j.pipAvailable(ctx)
-			if !pipOK {
-				if err := j.recordNote(ctx, pipSkippedCommand, "", pipSkippedOutput, 0, now()); err != nil {
-					return err
-				}
-			}
-		}
-		if st.pip && !pipOK {
-			continue
-		}
-		if !j.installed {
-			// The environment no longer holds only the system's packages.
-			j.installed = true
-			if err := writeNewFile(filepath.Join(j.envDir, installedMarker), nil); err != nil {
-				return err
-			}
-		}
-		// pip needs the package index, so the installing step keeps the
-		// network (setup.py runs with it; docsd's data stays hidden).
-		if _, err := j.must(ctx, st.argv, cmdOpts{inEnv: true, network: true}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // findRequirements is v1's requirements auto-discovery:
 // pip_requirements.txt then requirements.txt, in the docs directory, then
 // at the checkout root.
@@ -198,37 +154,4 @@ func (j *job) findRequirements() string {
 		}
 	}
 	return ""
-}
-
-// pipAvailable checks, without recording, that the environment has pip
-// and that the package index answers within 5 seconds.
-func (j *job) pipAvailable(ctx context.Context) bool {
-	res, err := j.process(ctx, []string{j.python(), "-m", "pip", "--version"}, cmdOpts{inEnv: true})
-	if err != nil || res.ExitCode != 0 {
-		return false
-	}
-	return j.pool.indexReachable(ctx)
-}
-
-// indexReachable reports whether the package index answers, remembering
-// the answer for a minute so that a build with several requirements, or
-// several builds in a row, wait at most once.
-func (p *Pool) indexReachable(ctx context.Context) bool {
-	p.indexMu.Lock()
-	defer p.indexMu.Unlock()
-	if time.Since(p.indexChecked) < time.Minute {
-		return p.indexOK
-	}
-	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	ok := false
-	req, err := http.NewRequestWithContext(cctx, http.MethodGet, p.cfg.PackageIndexURL, nil)
-	if err == nil {
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-			ok = resp.StatusCode < 500
-		}
-	}
-	p.indexOK, p.indexChecked = ok, time.Now()
-	return ok
 }

@@ -42,6 +42,10 @@ var notificationHeaders = map[string]string{
 	"build:user:output:is-no-a-directory":             "Build output directory is not a directory",
 	"build:user:output:has-0-files":                   "Build output directory doesn't contain any file",
 	"build:user:output:has-multiple-files":            "Build output directory contains multiple files",
+
+	// What builds can't install.
+	"build:app:package-index-unreachable": "The package index is not reachable",
+	"build:app:apt-packages-unavailable":  "System packages are not available",
 }
 
 // NotificationHeader returns the header of a message id; an id docsd does

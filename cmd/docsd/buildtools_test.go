@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"strings"
 	"testing"
 )
@@ -11,13 +10,8 @@ import (
 func TestBuildToolsSettings(t *testing.T) {
 	t.Setenv("DOCSD_BUILD_TOOLS", "python:3.10=/opt/py310/bin/python3.10,nodejs:18=/opt/node18/bin/node")
 	t.Setenv("DOCSD_BUILD_TOOLS_STRICT", "true")
-	c := &command{stdout: io.Discard, stderr: io.Discard}
-	fs, env := c.flags("serve", "serve")
-	if _, err := c.parse(fs, env, nil); err != nil {
-		t.Fatal(err)
-	}
-	if len(c.settings.buildTools) != 2 || !c.settings.BuildToolsStrict {
-		t.Errorf("build tools %+v, strict %v", c.settings.buildTools, c.settings.BuildToolsStrict)
+	if s := serveSettings(t); len(s.buildTools) != 2 || !s.BuildToolsStrict {
+		t.Errorf("build tools %+v, strict %v", s.buildTools, s.BuildToolsStrict)
 	}
 	for value, want := range map[string]string{
 		"python:3.10":                     "expected <tool>:<version>=<path>",

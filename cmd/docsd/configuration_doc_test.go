@@ -41,8 +41,8 @@ var settingGroups = []struct {
 	prefixes     []string
 }{
 	{"Server", "Listeners, public URLs, the database, request budgets and logging.", nil},
-	{"Builds", "How builds run: workers, the sandbox, resource limits, tools, and which repositories may be imported.",
-		[]string{"build-", "git-", "install-core-", "allow-"}},
+	{"Builds", "How builds run: workers, the sandbox, resource limits, tools, where requirements are installed from, and which repositories may be imported.",
+		[]string{"build-", "git-", "install-core-", "allow-", "package-", "offline-"}},
 	{"Docs hosting and the reader", "The docs listener, its origin, its cache, and the reader client injected into pages.",
 		[]string{"docs-", "addons-"}},
 	{"GraphQL", "The public `/graphql` endpoint's limits and which browser origins may call it.",

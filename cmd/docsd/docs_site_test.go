@@ -187,7 +187,9 @@ func TestDocsSiteBuiltByDocsd(t *testing.T) {
 	clone := cloneWithWorkingSite(t)
 	dataDir := t.TempDir()
 	token := createUser(t, dataDir, "alice")
-	srv := startServe(t, dataDir)
+	// The site's requirements come from PyPI when it answers; without it
+	// the machine's MkDocs builds it.
+	srv := startServe(t, dataDir, "--offline-builds")
 	srv.token = token
 	docs := srv.importProject(t, "docsd", "file://"+clone, "en")
 	srv.waitBuilt(t, "docsd")

@@ -71,6 +71,8 @@ type Settings struct {
 	BuildNetwork        string
 	BuildPasta          string
 	AllowPrivateNetwork bool
+	// Where builds install packages from (packageindex.go).
+	packageIndexSettings
 	// Reader side (reader.md R.0.1).
 	AddonsInject    bool
 	AddonsClientURL string
@@ -208,6 +210,7 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.BuildNetwork, "build-network", builder.NetworkAuto, "network of build commands that need one (cloning, installing, build commands): auto or pasta (a namespace of their own through pasta; when it can't be set up they fail, naming what is missing) or host (this machine's network, its loopback services included)")
 	str(&s.BuildPasta, "build-pasta", "pasta", "pasta's binary (package passt), a name looked up on PATH or a path")
 	boolean(&s.AllowPrivateNetwork, "allow-private-network", false, "accept repository URLs whose host resolves to loopback, private, link-local or unspecified addresses, and let build commands reach private networks (never this machine's loopback or own addresses, nor link-local ones)")
+	s.packageIndexSettings.register(str, boolean)
 	// Reader side (reader.md R.0.1).
 	boolean(&s.AddonsInject, "addons-inject", true, "inject the reader client (version menu, banners, search) into served HTML pages")
 	str(&s.AddonsClientURL, "addons-client-url", "", "absolute URL or path of a reader client to inject instead of docsd's built-in one")
@@ -312,6 +315,9 @@ func (s *Settings) resolve() error {
 	s.buildTools = tools
 	if s.BuildNetwork != "" && !slices.Contains(builder.NetworkModes, s.BuildNetwork) {
 		return fmt.Errorf("--build-network %q must be one of %s", s.BuildNetwork, strings.Join(builder.NetworkModes, ", "))
+	}
+	if err := s.resolvePackageIndex(); err != nil {
+		return err
 	}
 	if s.BuildMemoryLimit < 0 || s.BuildProcessLimit < 0 || s.BuildCPULimit < 0 || s.BuildDiskLimit < 0 {
 		return fmt.Errorf("--build-memory-limit, --build-process-limit, --build-cpu-limit and --build-disk-limit must not be negative (0 turns a limit off)")

@@ -37,6 +37,10 @@ func (a *app) newPool() *builder.Pool {
 		Network:                 s.BuildNetwork,
 		Pasta:                   s.BuildPasta,
 		AllowPrivateNetwork:     s.AllowPrivateNetwork,
+		PackageIndexURL:         s.PackageIndexURL,
+		PackageExtraIndexURLs:   s.packageExtraIndexURLs,
+		PackageTrustedHosts:     s.packageTrustedHosts,
+		OfflineBuilds:           s.OfflineBuilds,
 		Published:               a.indexer.Published,
 		Uploads:                 a.uploads.processor,
 	}, a.logger)
