@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"docsd/graph"
 	"docsd/repourl"
 	"docsd/store"
 )
@@ -219,6 +220,9 @@ func TestNetworkFailsClosed(t *testing.T) {
 			b := f.build(imp.Build.ID)
 			if b.Success || b.ErrorID != IDNetworkUnavailable || !strings.HasPrefix(b.Error, "This build needs the network") {
 				t.Fatalf("build: success %v error %q (%s), want the network failure", b.Success, b.Error, b.ErrorID)
+			}
+			if h := graph.NotificationHeader(b.ErrorID); h != "The build's network can't be isolated" {
+				t.Errorf("notification header %q, want the network's own", h)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(b.Error, w) {

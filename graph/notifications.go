@@ -43,9 +43,10 @@ var notificationHeaders = map[string]string{
 	"build:user:output:has-0-files":                   "Build output directory doesn't contain any file",
 	"build:user:output:has-multiple-files":            "Build output directory contains multiple files",
 
-	// What builds can't install.
-	"build:app:package-index-unreachable": "The package index is not reachable",
-	"build:app:apt-packages-unavailable":  "System packages are not available",
+	// What builds can't install, or can't reach safely.
+	"build:app:package-index-unreachable":     "The package index is not reachable",
+	"build:app:apt-packages-unavailable":      "System packages are not available",
+	"build:app:network-isolation-unavailable": "The build's network can't be isolated",
 }
 
 // NotificationHeader returns the header of a message id; an id docsd does
