@@ -281,6 +281,9 @@ var DocumentationTypes = Table{
 	{"sphinx_singlehtml", "Sphinx Single Page HTML"},
 }
 
+// BuildTypes are the kinds of a build.
+var BuildTypes = Table{{"html", "HTML"}}
+
 // BuildStates are the states of a build, in the order a build goes through
 // them.
 var BuildStates = Table{

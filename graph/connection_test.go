@@ -131,7 +131,7 @@ func TestRedirectPagingAcrossReorder(t *testing.T) {
 		e := newEnv(t, d)
 		alice := e.as("alice")
 		e.importProject("alice", "pub")
-		create := `mutation($from: String!, $pos: Int) { createRedirect(input: {project: "pub", type: "page", fromUrl: $from, toUrl: "/x.html", position: $pos}) { redirect { fromUrl } errors { path message code } } }`
+		create := `mutation($from: String!, $pos: Int) { createRedirect(input: {project: "pub", type: page, fromUrl: $from, toUrl: "/x.html", position: $pos}) { redirect { fromUrl } errors { path message code } } }`
 		for i := range 5 {
 			e.must(alice, create, map[string]any{"from": fmt.Sprintf("/r%d.html", i), "pos": i})
 		}

@@ -16,7 +16,7 @@ func TestEnumsMatchChoices(t *testing.T) {
 	for enum, table := range map[string]choices.Table{
 		"PrivacyLevel": choices.PrivacyLevels, "VersionType": choices.VersionTypes, "BuildStateCode": choices.BuildStates,
 		"RedirectType": choices.RedirectTypes, "RepositoryType": choices.RepoTypes, "IntegrationType": choices.IntegrationTypes,
-		"VersioningScheme": choices.VersioningSchemes,
+		"VersioningScheme": choices.VersioningSchemes, "BuildType": choices.BuildTypes, "DocumentationType": choices.DocumentationTypes,
 	} {
 		def := schema.Types[enum]
 		if def == nil {

@@ -312,7 +312,7 @@ type ComplexityRoot struct {
 		ActiveVersions             func(childComplexity int) int
 		AdminFields                func(childComplexity int) int
 		AnalyticsCode              func(childComplexity int) int
-		Build                      func(childComplexity int, id int64, filter *BuildFilterInput) int
+		Build                      func(childComplexity int, id string, filter *BuildFilterInput) int
 		Builds                     func(childComplexity int, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		CanonicalURL               func(childComplexity int) int
 		Created                    func(childComplexity int) int
@@ -402,7 +402,7 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Build         func(childComplexity int, id int64) int
+		Build         func(childComplexity int, id string) int
 		Builds        func(childComplexity int, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Node          func(childComplexity int, id string) int
 		Nodes         func(childComplexity int, ids []string) int
@@ -410,7 +410,7 @@ type ComplexityRoot struct {
 		ProjectAccess func(childComplexity int, slug string) int
 		Projects      func(childComplexity int, filter *ProjectFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Search        func(childComplexity int, query string, family *SearchFamilyInput, offset *int64, limit *int64) int
-		Version       func(childComplexity int, id int64) int
+		Version       func(childComplexity int, id string) int
 		Versions      func(childComplexity int, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Viewer        func(childComplexity int) int
 	}
@@ -713,7 +713,7 @@ type ProjectResolver interface {
 	Versions(ctx context.Context, obj *ProjectView, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*VersionConnection, error)
 	Version(ctx context.Context, obj *ProjectView, slug string, filter *VersionFilterInput) (*VersionView, error)
 	Builds(ctx context.Context, obj *ProjectView, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error)
-	Build(ctx context.Context, obj *ProjectView, id int64, filter *BuildFilterInput) (*BuildView, error)
+	Build(ctx context.Context, obj *ProjectView, id string, filter *BuildFilterInput) (*BuildView, error)
 	Subprojects(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*SubprojectConnection, error)
 	Subproject(ctx context.Context, obj *ProjectView, alias string) (*store.Relationship, error)
 	Translations(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error)
@@ -738,9 +738,9 @@ type QueryResolver interface {
 	Project(ctx context.Context, slug *string, id *int64, filter *ProjectFilterInput) (*ProjectView, error)
 	ProjectAccess(ctx context.Context, slug string) (*ProjectAccess, error)
 	Versions(ctx context.Context, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*VersionConnection, error)
-	Version(ctx context.Context, id int64) (*VersionView, error)
+	Version(ctx context.Context, id string) (*VersionView, error)
 	Builds(ctx context.Context, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error)
-	Build(ctx context.Context, id int64) (*BuildView, error)
+	Build(ctx context.Context, id string) (*BuildView, error)
 	Search(ctx context.Context, query string, family *SearchFamilyInput, offset *int64, limit *int64) (*SearchResults, error)
 }
 type RedirectResolver interface {
@@ -1939,7 +1939,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Project.Build(childComplexity, args["id"].(int64), args["filter"].(*BuildFilterInput)), true
+		return e.ComplexityRoot.Project.Build(childComplexity, args["id"].(string), args["filter"].(*BuildFilterInput)), true
 	case "Project.builds":
 		if e.ComplexityRoot.Project.Builds == nil {
 			break
@@ -2452,7 +2452,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Build(childComplexity, args["id"].(int64)), true
+		return e.ComplexityRoot.Query.Build(childComplexity, args["id"].(string)), true
 	case "Query.builds":
 		if e.ComplexityRoot.Query.Builds == nil {
 			break
@@ -2541,7 +2541,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Version(childComplexity, args["id"].(int64)), true
+		return e.ComplexityRoot.Query.Version(childComplexity, args["id"].(string)), true
 	case "Query.versions":
 		if e.ComplexityRoot.Query.Versions == nil {
 			break
@@ -3598,11 +3598,11 @@ type Query {
   "Visible versions of every project, ordered by verbose name descending (v2's /version/)."
   versions("Only versions matching this." filter: VersionFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): VersionConnection
   "A visible version by id."
-  version("The version's database id." id: Int!): Version
+  version("The version's global id (` + "`" + `Version.id` + "`" + `) or its database id." id: ID!): Version
   "Visible builds of every project, most recent first (v2's /build/)."
   builds("Only builds matching this." filter: BuildFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection
   "A visible build by id."
-  build("The build's database id." id: Int!): Build
+  build("The build's global id (` + "`" + `Build.id` + "`" + `) or its database id." id: ID!): Build
   """
   Full-text search of built documentation. Without ` + "`" + `family` + "`" + `,
   ` + "`" + `query` + "`" + ` names its scope with arguments (` + "`" + `project:P[/V]` + "`" + `, ` + "`" + `subprojects:P[/V]` + "`" + `,
@@ -3631,10 +3631,10 @@ type PageInfo {
   endCursor: String
 }
 
-# Closed choices. Values are the codes the REST APIs show (lower case), so a
-# dashboard and a REST client compare the same strings. Inputs still take
-# these codes as String, so that an unknown one is an INVALID field error
-# (extensions.fields) like every other bad value, not a document error.
+# Closed choices, in outputs and inputs alike. Values are the codes the REST
+# APIs show (lower case), so a dashboard and a REST client compare the same
+# strings. An input value outside its enum is refused when the operation is
+# validated, before any resolver runs.
 
 "Who may read a project, a version or pull-request builds. Maintainers and superusers see everything whatever the level."
 enum PrivacyLevel {
@@ -3712,6 +3712,24 @@ enum IntegrationType {
   bitbucket_webhook
   "The generic API webhook."
   api_webhook
+}
+
+"The kind of a build."
+enum BuildType {
+  "An HTML build (with the formats its configuration asks for)."
+  html
+}
+
+"The documentation tool of a project: the doctype of its builds without a configuration file."
+enum DocumentationType {
+  "Sphinx, ` + "`" + `html` + "`" + ` builder."
+  sphinx
+  "Sphinx, ` + "`" + `dirhtml` + "`" + ` builder."
+  sphinx_htmldir
+  "Sphinx, ` + "`" + `singlehtml` + "`" + ` builder."
+  sphinx_singlehtml
+  "MkDocs (or the built-in Markdown builder when MkDocs is not installed)."
+  mkdocs
 }
 
 "URL layout of a project's docs under its root. A translation follows its main project's layout."
@@ -3907,8 +3925,8 @@ type DeleteProjectPayload {
 input SetProjectPrivacyInput {
   "The project's slug."
   slug: String!
-  "A privacy level code: ` + "`" + `public` + "`" + `, ` + "`" + `protected` + "`" + ` or ` + "`" + `private` + "`" + `."
-  privacyLevel: String!
+  "The new privacy level."
+  privacyLevel: PrivacyLevel!
 }
 
 "The outcome of ` + "`" + `setProjectPrivacy` + "`" + `."
@@ -3989,8 +4007,8 @@ input SetVersionPrivacyInput {
   project: String!
   "The version's slug."
   version: String!
-  "A privacy level code: ` + "`" + `public` + "`" + `, ` + "`" + `protected` + "`" + ` or ` + "`" + `private` + "`" + `."
-  privacyLevel: String!
+  "The new privacy level."
+  privacyLevel: PrivacyLevel!
 }
 
 "The outcome of ` + "`" + `setVersionPrivacy` + "`" + `."
@@ -4145,8 +4163,8 @@ type DeleteEnvironmentVariablePayload {
 input CreateIntegrationInput {
   "The project's slug."
   project: String!
-  "An integration type code (` + "`" + `github_webhook` + "`" + `, ` + "`" + `gitlab_webhook` + "`" + `, ` + "`" + `bitbucket_webhook` + "`" + `, ` + "`" + `api_webhook` + "`" + `)."
-  type: String!
+  "The integration's type."
+  type: IntegrationType!
 }
 
 "The outcome of ` + "`" + `createIntegration` + "`" + `."
@@ -4295,8 +4313,8 @@ type Project implements Node {
   defaultBranch: String!
   "The stored default branch as is: null when unset (v2)."
   storedDefaultBranch: String
-  "The documentation tool the project is built with (` + "`" + `sphinx` + "`" + `, ` + "`" + `mkdocs` + "`" + `, …)."
-  documentationType: String!
+  "The documentation tool the project is built with."
+  documentationType: DocumentationType!
   "Who may see the project."
   privacyLevel: PrivacyLevel!
   "Privacy of the project's pull-request versions, their builds and their docs; the versions' own privacy level is not used."
@@ -4338,7 +4356,7 @@ type Project implements Node {
   "Builds of internal versions: all for maintainers, the visible ones for others. Null, with an INVALID error, when an argument is wrong (a cursor of another list): the parent stays."
   builds("Only builds matching this." filter: BuildFilterInput, "The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): BuildConnection
   "A build of the project by database id, if the caller can see it."
-  build("The build's database id." id: Int!, "Narrows the lookup as on lists: a build that does not match is NOT_FOUND." filter: BuildFilterInput): Build
+  build("The build's global id (` + "`" + `Build.id` + "`" + `) or its database id; a build of another project is NOT_FOUND." id: ID!, "Narrows the lookup as on lists: a build that does not match is NOT_FOUND." filter: BuildFilterInput): Build
   "Relationships whose parent is this project, in creation order. Null, with an INVALID error, when an argument is wrong (a cursor of another list): the parent stays."
   subprojects("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): SubprojectConnection
   "The subproject with this alias, if the caller can see the child."
@@ -4587,8 +4605,8 @@ type Build implements Node {
   exitCode: Int
   "The commit built; null until the build has checked it out."
   commit: String
-  "The kind of build (` + "`" + `html` + "`" + `)."
-  type: String!
+  "The kind of build."
+  type: BuildType!
   "When the build was queued."
   created: Time!
   "When a worker started the build; null while queued."
@@ -4687,12 +4705,12 @@ input InitiateUploadInput {
   project: String!
   "Branch or tag name, or pull-request number."
   versionName: String!
-  "` + "`" + `branch` + "`" + `, ` + "`" + `tag` + "`" + ` or ` + "`" + `external` + "`" + `."
-  versionType: String!
+  "` + "`" + `branch` + "`" + `, ` + "`" + `tag` + "`" + ` or ` + "`" + `external` + "`" + ` (` + "`" + `unknown` + "`" + ` is INVALID on field ` + "`" + `version.type` + "`" + `)."
+  versionType: VersionType!
   "The commit the uploaded docs were built from."
   versionCommit: String!
   "A privacy level; when absent an existing version keeps its own."
-  versionPrivacyLevel: String
+  versionPrivacyLevel: PrivacyLevel
 }
 
 "Where and how to POST an upload archive."
@@ -4935,8 +4953,8 @@ type Integration {
 input RepositoryInput {
   "The clone URL."
   url: String @goField(omittable: true)
-  "A repository type code: ` + "`" + `git` + "`" + `, ` + "`" + `svn` + "`" + `, ` + "`" + `hg` + "`" + ` or ` + "`" + `bzr` + "`" + `."
-  type: String @goField(omittable: true)
+  "The version control system."
+  type: RepositoryType @goField(omittable: true)
 }
 
 "The fields of a project import; ` + "`" + `name` + "`" + ` and ` + "`" + `repository` + "`" + ` are required."
@@ -4954,9 +4972,9 @@ input ImportProjectInput {
   "Each tag trimmed, empty ones dropped, duplicates removed keeping the first; at most 100 characters a tag."
   tags: [String!] @goField(omittable: true)
   "public (default), protected or private."
-  privacyLevel: String @goField(omittable: true)
+  privacyLevel: PrivacyLevel @goField(omittable: true)
   "public (default), protected or private."
-  externalBuildsPrivacyLevel: String @goField(omittable: true)
+  externalBuildsPrivacyLevel: PrivacyLevel @goField(omittable: true)
   "A relative path ending in .readthedocs.yaml; null or blank: none."
   readthedocsYamlPath: String @goField(omittable: true)
   "Only check the input: ` + "`" + `errors` + "`" + ` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null."
@@ -4989,10 +5007,10 @@ input UpdateProjectInput {
   singleVersion: Boolean @goField(omittable: true)
   "Replaces the whole list, with ImportProjectInput.tags' rules."
   tags: [String!] @goField(omittable: true)
-  "Who may see the project: a privacy level code."
-  privacyLevel: String @goField(omittable: true)
-  "Who may see pull-request versions: a privacy level code."
-  externalBuildsPrivacyLevel: String @goField(omittable: true)
+  "Who may see the project."
+  privacyLevel: PrivacyLevel @goField(omittable: true)
+  "Who may see pull-request versions."
+  externalBuildsPrivacyLevel: PrivacyLevel @goField(omittable: true)
   "A versioning scheme code (see ` + "`" + `VersioningScheme` + "`" + `)."
   versioningScheme: String @goField(omittable: true)
   "null or blank clears it."
@@ -5032,11 +5050,11 @@ input SetProjectAdminFieldsInput {
   "Seconds; 0 restores the operator default."
   buildTimeLimit: Int
   "The privacy level new versions get."
-  versionPrivacyLevel: String
+  versionPrivacyLevel: PrivacyLevel
   "The project's description."
   description: String
-  "A documentation type code: ` + "`" + `sphinx` + "`" + `, ` + "`" + `sphinx_htmldir` + "`" + `, ` + "`" + `sphinx_singlehtml` + "`" + ` or ` + "`" + `mkdocs` + "`" + `; the doctype of builds without a configuration file."
-  documentationType: String
+  "The doctype of builds without a configuration file."
+  documentationType: DocumentationType
   "Replaces the project's tags."
   tags: [String!]
   "Whether served HTML pages get the reader client (the version menu, search and notices)."
@@ -5053,8 +5071,8 @@ input UpdateVersionInput {
   active: Boolean @goField(omittable: true)
   "Whether reader-facing listings leave the version out."
   hidden: Boolean @goField(omittable: true)
-  "Choice of public, protected, private."
-  privacyLevel: String @goField(omittable: true)
+  "Who may see the version."
+  privacyLevel: PrivacyLevel @goField(omittable: true)
   "Apply PUT's rules (see the mutation's description)."
   replace: Boolean = false
   "Only check the input: ` + "`" + `errors` + "`" + ` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null."
@@ -5077,8 +5095,8 @@ input CreateSubprojectInput {
 input CreateRedirectInput {
   "The project's slug."
   project: String!
-  "A redirect type code (required when creating and with ` + "`" + `replace` + "`" + `)."
-  type: String @goField(omittable: true)
+  "The redirect's type (required when creating and with ` + "`" + `replace` + "`" + `)."
+  type: RedirectType @goField(omittable: true)
   "The path to match; required for ` + "`" + `prefix` + "`" + `, ` + "`" + `page` + "`" + ` and ` + "`" + `exact` + "`" + `, ignored by the other types. In ` + "`" + `page` + "`" + ` and ` + "`" + `exact` + "`" + `, a ` + "`" + `*` + "`" + ` may end it."
   fromUrl: String @goField(omittable: true)
   "Where to send the reader; required for ` + "`" + `page` + "`" + ` and ` + "`" + `exact` + "`" + `, ignored by the other types. ` + "`" + `:splat` + "`" + ` stands for what a trailing ` + "`" + `*` + "`" + ` of fromUrl matched."
@@ -5103,8 +5121,8 @@ input UpdateRedirectInput {
   project: String!
   "The redirect: its global id (` + "`" + `Redirect.id` + "`" + `) or its database id; one of another project is NOT_FOUND."
   id: ID!
-  "A redirect type code (required when creating and with ` + "`" + `replace` + "`" + `)."
-  type: String @goField(omittable: true)
+  "The redirect's type (required when creating and with ` + "`" + `replace` + "`" + `)."
+  type: RedirectType @goField(omittable: true)
   "The path to match; required for ` + "`" + `prefix` + "`" + `, ` + "`" + `page` + "`" + ` and ` + "`" + `exact` + "`" + `, ignored by the other types. In ` + "`" + `page` + "`" + ` and ` + "`" + `exact` + "`" + `, a ` + "`" + `*` + "`" + ` may end it."
   fromUrl: String @goField(omittable: true)
   "Where to send the reader; required for ` + "`" + `page` + "`" + ` and ` + "`" + `exact` + "`" + `, ignored by the other types. ` + "`" + `:splat` + "`" + ` stands for what a trailing ` + "`" + `*` + "`" + ` of fromUrl matched."
@@ -6876,8 +6894,8 @@ func (ec *executionContext) field_Project_build_args(ctx context.Context, rawArg
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
-		func(ctx context.Context, v any) (int64, error) {
-			return ec.unmarshalNInt2int64(ctx, v)
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -7412,8 +7430,8 @@ func (ec *executionContext) field_Query_build_args(ctx context.Context, rawArgs 
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
-		func(ctx context.Context, v any) (int64, error) {
-			return ec.unmarshalNInt2int64(ctx, v)
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -7660,8 +7678,8 @@ func (ec *executionContext) field_Query_version_args(ctx context.Context, rawArg
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
-		func(ctx context.Context, v any) (int64, error) {
-			return ec.unmarshalNInt2int64(ctx, v)
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -8354,14 +8372,14 @@ func (ec *executionContext) _Build_type(ctx context.Context, field graphql.Colle
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNBuildType2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Build_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return newScalarFieldContext("Build", field, false, false, "String")
+	return newScalarFieldContext("Build", field, false, false, "BuildType")
 }
 
 func (ec *executionContext) _Build_created(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -12872,14 +12890,14 @@ func (ec *executionContext) _Project_documentationType(ctx context.Context, fiel
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNDocumentationType2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Project_documentationType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return newScalarFieldContext("Project", field, false, false, "String")
+	return newScalarFieldContext("Project", field, false, false, "DocumentationType")
 }
 
 func (ec *executionContext) _Project_privacyLevel(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
@@ -13481,7 +13499,7 @@ func (ec *executionContext) _Project_build(ctx context.Context, field graphql.Co
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Project().Build(ctx, obj, fc.Args["id"].(int64), fc.Args["filter"].(*BuildFilterInput))
+			return ec.Resolvers.Project().Build(ctx, obj, fc.Args["id"].(string), fc.Args["filter"].(*BuildFilterInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *BuildView) graphql.Marshaler {
@@ -15119,7 +15137,7 @@ func (ec *executionContext) _Query_version(ctx context.Context, field graphql.Co
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Version(ctx, fc.Args["id"].(int64))
+			return ec.Resolvers.Query().Version(ctx, fc.Args["id"].(string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *VersionView) graphql.Marshaler {
@@ -15207,7 +15225,7 @@ func (ec *executionContext) _Query_build(ctx context.Context, field graphql.Coll
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Build(ctx, fc.Args["id"].(int64))
+			return ec.Resolvers.Query().Build(ctx, fc.Args["id"].(string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *BuildView) graphql.Marshaler {
@@ -20479,7 +20497,7 @@ func (ec *executionContext) unmarshalInputCreateIntegrationInput(ctx context.Con
 			it.Project = data
 		case "type":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
-			data, err := ec.unmarshalNString2string(ctx, v)
+			data, err := ec.unmarshalNIntegrationType2string(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -20532,7 +20550,7 @@ func (ec *executionContext) unmarshalInputCreateRedirectInput(ctx context.Contex
 			it.Project = data
 		case "type":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			data, err := ec.unmarshalORedirectType2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -20981,14 +20999,14 @@ func (ec *executionContext) unmarshalInputImportProjectInput(ctx context.Context
 			it.Tags = graphql.OmittableOf(data)
 		case "privacyLevel":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("privacyLevel"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			data, err := ec.unmarshalOPrivacyLevel2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PrivacyLevel = graphql.OmittableOf(data)
 		case "externalBuildsPrivacyLevel":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalBuildsPrivacyLevel"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			data, err := ec.unmarshalOPrivacyLevel2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -21058,7 +21076,7 @@ func (ec *executionContext) unmarshalInputInitiateUploadInput(ctx context.Contex
 			it.VersionName = data
 		case "versionType":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("versionType"))
-			data, err := ec.unmarshalNString2string(ctx, v)
+			data, err := ec.unmarshalNVersionType2string(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -21072,7 +21090,7 @@ func (ec *executionContext) unmarshalInputInitiateUploadInput(ctx context.Contex
 			it.VersionCommit = data
 		case "versionPrivacyLevel":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("versionPrivacyLevel"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			data, err := ec.unmarshalOPrivacyLevel2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -21289,7 +21307,7 @@ func (ec *executionContext) unmarshalInputRepositoryInput(ctx context.Context, o
 			it.URL = graphql.OmittableOf(data)
 		case "type":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			data, err := ec.unmarshalORepositoryType2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -21555,7 +21573,7 @@ func (ec *executionContext) unmarshalInputSetProjectAdminFieldsInput(ctx context
 			it.BuildTimeLimit = data
 		case "versionPrivacyLevel":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("versionPrivacyLevel"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			data, err := ec.unmarshalOPrivacyLevel2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -21569,7 +21587,7 @@ func (ec *executionContext) unmarshalInputSetProjectAdminFieldsInput(ctx context
 			it.Description = data
 		case "documentationType":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("documentationType"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			data, err := ec.unmarshalODocumentationType2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -21632,7 +21650,7 @@ func (ec *executionContext) unmarshalInputSetProjectPrivacyInput(ctx context.Con
 			it.Slug = data
 		case "privacyLevel":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("privacyLevel"))
-			data, err := ec.unmarshalNString2string(ctx, v)
+			data, err := ec.unmarshalNPrivacyLevel2string(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -21737,7 +21755,7 @@ func (ec *executionContext) unmarshalInputSetVersionPrivacyInput(ctx context.Con
 			it.Version = data
 		case "privacyLevel":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("privacyLevel"))
-			data, err := ec.unmarshalNString2string(ctx, v)
+			data, err := ec.unmarshalNPrivacyLevel2string(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -22017,14 +22035,14 @@ func (ec *executionContext) unmarshalInputUpdateProjectInput(ctx context.Context
 			it.Tags = graphql.OmittableOf(data)
 		case "privacyLevel":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("privacyLevel"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			data, err := ec.unmarshalOPrivacyLevel2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.PrivacyLevel = graphql.OmittableOf(data)
 		case "externalBuildsPrivacyLevel":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("externalBuildsPrivacyLevel"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			data, err := ec.unmarshalOPrivacyLevel2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -22129,7 +22147,7 @@ func (ec *executionContext) unmarshalInputUpdateRedirectInput(ctx context.Contex
 			it.ID = data
 		case "type":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			data, err := ec.unmarshalORedirectType2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -22269,7 +22287,7 @@ func (ec *executionContext) unmarshalInputUpdateVersionInput(ctx context.Context
 			it.Hidden = graphql.OmittableOf(data)
 		case "privacyLevel":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("privacyLevel"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			data, err := ec.unmarshalOPrivacyLevel2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -27117,6 +27135,20 @@ func (ec *executionContext) marshalNBuildStateCode2string(ctx context.Context, s
 	return res
 }
 
+func (ec *executionContext) unmarshalNBuildType2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBuildType2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "BuildType!")
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNBuildUrls2ᚖdocsdᚋgraphᚐBuildUrls(ctx context.Context, sel ast.SelectionSet, v *BuildUrls) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "BuildUrls!")
@@ -27287,6 +27319,20 @@ func (ec *executionContext) marshalNDeleteSubprojectPayload2ᚖdocsdᚋgraphᚐD
 		return graphql.Null
 	}
 	return ec._DeleteSubprojectPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDocumentationType2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDocumentationType2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "DocumentationType!")
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNDownloads2ᚖdocsdᚋgraphᚐDownloads(ctx context.Context, sel ast.SelectionSet, v *Downloads) graphql.Marshaler {
@@ -28432,6 +28478,24 @@ func (ec *executionContext) unmarshalOBuildFilterInput2ᚖdocsdᚋgraphᚐBuildF
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalODocumentationType2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalString(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalODocumentationType2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(*v)
+	return res
+}
+
 func (ec *executionContext) marshalOEnvironmentVariable2ᚖdocsdᚋstoreᚐEnvironmentVariable(ctx context.Context, sel ast.SelectionSet, v *store.EnvironmentVariable) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -28555,6 +28619,24 @@ func (ec *executionContext) marshalONotificationList2ᚖdocsdᚋgraphᚐNotifica
 	return ec._NotificationList(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOPrivacyLevel2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalString(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOPrivacyLevel2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(*v)
+	return res
+}
+
 func (ec *executionContext) marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx context.Context, sel ast.SelectionSet, v *ProjectView) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -28605,12 +28687,48 @@ func (ec *executionContext) marshalORedirectResolution2ᚖdocsdᚋgraphᚐRedire
 	return ec._RedirectResolution(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalORedirectType2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalString(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalORedirectType2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(*v)
+	return res
+}
+
 func (ec *executionContext) unmarshalORepositoryInput2ᚖdocsdᚋgraphᚐRepositoryInput(ctx context.Context, v any) (*RepositoryInput, error) {
 	if v == nil {
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputRepositoryInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalORepositoryType2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalString(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalORepositoryType2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(*v)
+	return res
 }
 
 func (ec *executionContext) unmarshalOSearchFamilyInput2ᚖdocsdᚋgraphᚐSearchFamilyInput(ctx context.Context, v any) (*SearchFamilyInput, error) {

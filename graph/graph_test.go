@@ -112,7 +112,7 @@ func (e *env) must(ctx context.Context, query string, vars map[string]any) map[s
 // importProject imports a project as user and returns its slug.
 func (e *env) importProject(user, name string) string {
 	e.t.Helper()
-	data := e.must(e.as(user), `mutation($n: String!) { importProject(input: {name: $n, repository: {url: "https://github.com/rtfd/x", type: "git"}}) { project { slug } errors { path message code } } }`,
+	data := e.must(e.as(user), `mutation($n: String!) { importProject(input: {name: $n, repository: {url: "https://github.com/rtfd/x", type: git}}) { project { slug } errors { path message code } } }`,
 		map[string]any{"n": name})
 	return dig(data, "importProject", "project", "slug").(string)
 }
@@ -155,7 +155,7 @@ func kind(err error) string {
 func TestImportProject(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
-		data := e.must(e.as("alice"), `mutation { importProject(input: {name: "Test Project", repository: {url: "https://github.com/rtfd/project", type: "git"}, homepage: "http://project.com"}) { project {
+		data := e.must(e.as("alice"), `mutation { importProject(input: {name: "Test Project", repository: {url: "https://github.com/rtfd/project", type: git}, homepage: "http://project.com"}) { project {
 			slug name language { code name } programmingLanguage { code name } repository { url type } homepage
 			defaultVersion defaultBranch storedDefaultBranch tags users { username } subprojectOf { slug } translationOf { slug }
 			urls { documentation home builds versions } canonicalUrl privacyLevel documentationType
@@ -212,17 +212,17 @@ func TestImportProjectValidation(t *testing.T) {
 		}{
 			{"empty", `{}`, errs.Fields{"name": {"This field is required."}, "repository": {"This field is required."}}},
 			{"missing type", `{name: "X", repository: {url: "https://github.com/a/b"}}`, errs.Fields{"repository.type": {"This field is required."}}},
-			{"no slug", `{name: "!!!", repository: {url: "https://github.com/a/b", type: "git"}}`, errs.Fields{"name": {`Invalid project name "!!!": no slug generated.`}}},
-			{"duplicate", `{name: "Test Project", repository: {url: "https://github.com/a/b", type: "git"}}`, errs.Fields{"name": {`Project with slug "test-project" already exists.`}}},
+			{"no slug", `{name: "!!!", repository: {url: "https://github.com/a/b", type: git}}`, errs.Fields{"name": {`Invalid project name "!!!": no slug generated.`}}},
+			{"duplicate", `{name: "Test Project", repository: {url: "https://github.com/a/b", type: git}}`, errs.Fields{"name": {`Project with slug "test-project" already exists.`}}},
 			{"blank and null", `{name: "  ", repository: null}`, errs.Fields{"name": {"This field may not be blank."}, "repository": {"This field may not be null."}}},
-			{"too long", `{name: "` + strings.Repeat("a", 64) + `", repository: {url: "https://github.com/a/b", type: "git"}}`, errs.Fields{"name": {"Ensure this field has no more than 63 characters."}}},
-			{"url rules", `{name: "A", repository: {url: "https://x.org/a && rm", type: "git"}}`, errs.Fields{"repository.url": {"Invalid character in the URL"}}},
-			{"ssh", `{name: "A", repository: {url: "git@github.com:a/b.git", type: "git"}}`, errs.Fields{"repository.url": {"Manual cloning via SSH is not supported"}}},
-			{"scheme", `{name: "A", repository: {url: "gopher://x", type: "git"}}`, errs.Fields{"repository.url": {"Invalid scheme for URL"}}},
-			{"loopback", `{name: "A", repository: {url: "http://2130706433:5432/r.git", type: "git"}}`, errs.Fields{"repository.url": {repourl.MsgPrivateNetwork}}},
-			{"localhost", `{name: "A", repository: {url: "https://localhost/r.git", type: "git"}}`, errs.Fields{"repository.url": {repourl.MsgPrivateNetwork}}},
-			{"private", `{name: "A", repository: {url: "git://192.168.1.5/r.git", type: "git"}}`, errs.Fields{"repository.url": {repourl.MsgPrivateNetwork}}},
-			{"launchpad is bazaar's", `{name: "A", repository: {url: "lp:foo", type: "git"}}`, errs.Fields{"repository.url": {"Invalid scheme for URL"}}},
+			{"too long", `{name: "` + strings.Repeat("a", 64) + `", repository: {url: "https://github.com/a/b", type: git}}`, errs.Fields{"name": {"Ensure this field has no more than 63 characters."}}},
+			{"url rules", `{name: "A", repository: {url: "https://x.org/a && rm", type: git}}`, errs.Fields{"repository.url": {"Invalid character in the URL"}}},
+			{"ssh", `{name: "A", repository: {url: "git@github.com:a/b.git", type: git}}`, errs.Fields{"repository.url": {"Manual cloning via SSH is not supported"}}},
+			{"scheme", `{name: "A", repository: {url: "gopher://x", type: git}}`, errs.Fields{"repository.url": {"Invalid scheme for URL"}}},
+			{"loopback", `{name: "A", repository: {url: "http://2130706433:5432/r.git", type: git}}`, errs.Fields{"repository.url": {repourl.MsgPrivateNetwork}}},
+			{"localhost", `{name: "A", repository: {url: "https://localhost/r.git", type: git}}`, errs.Fields{"repository.url": {repourl.MsgPrivateNetwork}}},
+			{"private", `{name: "A", repository: {url: "git://192.168.1.5/r.git", type: git}}`, errs.Fields{"repository.url": {repourl.MsgPrivateNetwork}}},
+			{"launchpad is bazaar's", `{name: "A", repository: {url: "lp:foo", type: git}}`, errs.Fields{"repository.url": {"Invalid scheme for URL"}}},
 			{"choices", `{name: "A", repository: {url: "https://x.org/a", type: "cvs"}, language: "xx", programmingLanguage: "cobol", homepage: "not a url"}`, errs.Fields{
 				"repository.type": {`"cvs" is not a valid choice.`}, "language": {`"xx" is not a valid choice.`},
 				"programming_language": {`"cobol" is not a valid choice.`}, "homepage": {"Enter a valid URL."}}},
@@ -242,7 +242,7 @@ func TestImportProjectValidation(t *testing.T) {
 				}
 			})
 		}
-		if _, err := e.do(e.as(""), `mutation { importProject(input: {name: "Y", repository: {url: "https://a.org/b", type: "git"}}) { project { slug } errors { path message code } } }`, nil); kind(err) != "UNAUTHENTICATED" {
+		if _, err := e.do(e.as(""), `mutation { importProject(input: {name: "Y", repository: {url: "https://a.org/b", type: git}}) { project { slug } errors { path message code } } }`, nil); kind(err) != "UNAUTHENTICATED" {
 			t.Errorf("anonymous import: %s, want UNAUTHENTICATED", kind(err))
 		}
 		data, err := e.do(e.as("alice"), `mutation { importProject(input: {validateOnly: true, name: "Only checked"}) { project { slug } errors { path message code } } }`, nil)
@@ -250,7 +250,7 @@ func TestImportProjectValidation(t *testing.T) {
 		if kind(err) != "INVALID" || dig(data, "importProject", "project") != nil || len(dig(data, "importProject", "errors").([]any)) != 1 {
 			t.Errorf("validateOnly with bad input: %v %v", data, err)
 		}
-		data, err = e.do(e.as("alice"), `mutation { importProject(input: {validateOnly: true, name: "Only checked", repository: {url: "https://a.org/b", type: "git"}}) { project { slug } errors { path message code } } }`, nil)
+		data, err = e.do(e.as("alice"), `mutation { importProject(input: {validateOnly: true, name: "Only checked", repository: {url: "https://a.org/b", type: git}}) { project { slug } errors { path message code } } }`, nil)
 		if err != nil || !reflect.DeepEqual(data["importProject"], map[string]any{"project": nil, "errors": []any{}}) {
 			t.Errorf("validateOnly with good input: %v %v", data, err)
 		}
@@ -560,7 +560,7 @@ func TestMutations(t *testing.T) {
 		if got := dig(data, "updateVersion", "version"); !reflect.DeepEqual(got, map[string]any{"active": false, "hidden": false, "privacyLevel": "public"}) {
 			t.Errorf("after an empty replace: %v", got)
 		}
-		data = ok(`mutation { updateVersion(input: {project: "pub", version: "v1.0", hidden: true, privacyLevel: "private"}) { version { active hidden privacyLevel } errors { path message code } } }`, nil)
+		data = ok(`mutation { updateVersion(input: {project: "pub", version: "v1.0", hidden: true, privacyLevel: private}) { version { active hidden privacyLevel } errors { path message code } } }`, nil)
 		if got := dig(data, "updateVersion", "version"); !reflect.DeepEqual(got, map[string]any{"active": false, "hidden": true, "privacyLevel": "private"}) {
 			t.Errorf("after hidden, privacyLevel: %v", got)
 		}
@@ -572,10 +572,10 @@ func TestMutations(t *testing.T) {
 			errs.Fields{"hidden": {"This field may not be null."}, "privacy_level": {`"publicprivate" is not a valid choice.`}})
 		fails(`mutation { updateVersion(input: {project: "pub", version: "v1.0", privacyLevel: null}) { version { active } errors { path message code } } }`, nil, errs.Invalid,
 			errs.Fields{"privacy_level": {"This field may not be null."}})
-		ok(`mutation { updateVersion(input: {project: "pub", version: "v1.0", hidden: false, privacyLevel: "public"}) { version { active } errors { path message code } } }`, nil)
+		ok(`mutation { updateVersion(input: {project: "pub", version: "v1.0", hidden: false, privacyLevel: public}) { version { active } errors { path message code } } }`, nil)
 		fails(`mutation { updateVersion(input: {project: "pub", version: "v1.0", active: null}) { version { active } errors { path message code } } }`, nil, errs.Invalid, errs.Fields{"active": {"This field may not be null."}})
 		fails(`mutation { updateVersion(input: {project: "pub", version: "nope", active: true}) { version { active } errors { path message code } } }`, nil, errs.NotFound, nil)
-		ok(`mutation { setVersionPrivacy(input: {project: "pub", version: "v1.0", privacyLevel: "protected"}) { version { privacyLevel } errors { path message code } } }`, nil)
+		ok(`mutation { setVersionPrivacy(input: {project: "pub", version: "v1.0", privacyLevel: protected}) { version { privacyLevel } errors { path message code } } }`, nil)
 		fails(`mutation { setVersionPrivacy(input: {project: "pub", version: "v1.0", privacyLevel: "hidden"}) { version { privacyLevel } errors { path message code } } }`, nil, errs.Invalid, nil)
 
 		// Builds: trigger, and the disabled-project case.
@@ -619,17 +619,17 @@ func TestMutations(t *testing.T) {
 		fails(`mutation { deleteSubproject(input: {project: "pub", alias: "lib"}) { deletedId errors { path message code } } }`, nil, errs.NotFound, nil)
 
 		// Redirects, with the per-type requirements.
-		fails(`mutation { createRedirect(input: {project: "pub", type: "page"}) { redirect { id } errors { path message code } } }`, nil, errs.Invalid,
+		fails(`mutation { createRedirect(input: {project: "pub", type: page}) { redirect { id } errors { path message code } } }`, nil, errs.Invalid,
 			errs.Fields{"from_url": {"This field is required."}, "to_url": {"This field is required."}})
-		fails(`mutation { createRedirect(input: {project: "pub", type: "page", fromUrl: "", toUrl: "/b"}) { redirect { id } errors { path message code } } }`, nil, errs.Invalid,
+		fails(`mutation { createRedirect(input: {project: "pub", type: page, fromUrl: "", toUrl: "/b"}) { redirect { id } errors { path message code } } }`, nil, errs.Invalid,
 			errs.Fields{"from_url": {"This field may not be blank."}})
 		fails(`mutation { createRedirect(input: {project: "pub", type: "moved"}) { redirect { id } errors { path message code } } }`, nil, errs.Invalid, errs.Fields{"type": {`"moved" is not a valid choice.`}})
-		data = ok(`mutation { createRedirect(input: {project: "pub", type: "prefix", fromUrl: "/dev/"}) { redirect { id: databaseId type fromUrl toUrl httpStatus } errors { path message code } } }`, nil)
+		data = ok(`mutation { createRedirect(input: {project: "pub", type: prefix, fromUrl: "/dev/"}) { redirect { id: databaseId type fromUrl toUrl httpStatus } errors { path message code } } }`, nil)
 		id := int64(dig(data, "createRedirect", "redirect", "id").(float64))
 		if dig(data, "createRedirect", "redirect", "toUrl") != "" || dig(data, "createRedirect", "redirect", "httpStatus") != float64(302) {
 			t.Errorf("redirect = %v", data)
 		}
-		data = ok(`mutation($id: ID!) { updateRedirect(input: {project: "pub", id: $id, type: "exact", toUrl: "/x/"}) { redirect { type fromUrl toUrl } errors { path message code } } }`, map[string]any{"id": id})
+		data = ok(`mutation($id: ID!) { updateRedirect(input: {project: "pub", id: $id, type: exact, toUrl: "/x/"}) { redirect { type fromUrl toUrl } errors { path message code } } }`, map[string]any{"id": id})
 		if dig(data, "updateRedirect", "redirect", "fromUrl") != "/dev/" || dig(data, "updateRedirect", "redirect", "toUrl") != "/x/" {
 			t.Errorf("patched redirect = %v", data)
 		}
@@ -665,11 +665,11 @@ func TestMutations(t *testing.T) {
 		}
 		ok(`mutation { removeMaintainer(input: {slug: "pub", username: "bob"}) { project { slug } errors { path message code } } }`, nil)
 		fails(`mutation { removeMaintainer(input: {slug: "pub", username: "alice"}) { project { slug } errors { path message code } } }`, nil, errs.Conflict, nil)
-		data = ok(`mutation { setProjectPrivacy(input: {slug: "pub", privacyLevel: "private"}) { project { privacyLevel } errors { path message code } } }`, nil)
+		data = ok(`mutation { setProjectPrivacy(input: {slug: "pub", privacyLevel: private}) { project { privacyLevel } errors { path message code } } }`, nil)
 		if dig(data, "setProjectPrivacy", "project", "privacyLevel") != "private" {
 			t.Errorf("privacy = %v", data)
 		}
-		data = ok(`mutation { createIntegration(input: {project: "pub", type: "api_webhook"}) { integration { id type secret } errors { path message code } } }`, nil)
+		data = ok(`mutation { createIntegration(input: {project: "pub", type: api_webhook}) { integration { id type secret } errors { path message code } } }`, nil)
 		inID := int64(dig(data, "createIntegration", "integration", "id").(float64))
 		ok(`mutation($id: ID!) { deleteIntegration(input: {project: "pub", id: $id}) { deletedId errors { path message code } } }`, map[string]any{"id": inID})
 		fails(`mutation { createIntegration(input: {project: "pub", type: "svn_hook"}) { integration { id } errors { path message code } } }`, nil, errs.Invalid, nil)
@@ -745,7 +745,7 @@ func TestErrorsReachCallers(t *testing.T) {
 func TestUnstorableText(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
-		_, err := e.do(e.as("alice"), `mutation($n: String!) { importProject(input: {name: $n, repository: {url: "https://a.org/b", type: "git"}}) { project { slug } errors { path message code } } }`,
+		_, err := e.do(e.as("alice"), `mutation($n: String!) { importProject(input: {name: $n, repository: {url: "https://a.org/b", type: git}}) { project { slug } errors { path message code } } }`,
 			map[string]any{"n": "a\x00b"})
 		if got := errs.FieldsOf(err); !reflect.DeepEqual(got, errs.Fields{"name": {"Null characters are not allowed."}}) {
 			t.Errorf("NUL in a name: %v", err)
@@ -838,7 +838,7 @@ func TestSubprojectsListVisibleChildren(t *testing.T) {
 		for _, child := range []string{"open", "hidden"} {
 			e.must(e.as("alice"), `mutation($c: String!) { createSubproject(input: {project: "demo", child: $c}) { subproject { alias } errors { path message code } } }`, map[string]any{"c": child})
 		}
-		e.must(e.as("alice"), `mutation { setProjectPrivacy(input: {slug: "hidden", privacyLevel: "private"}) { project { slug } errors { path message code } } }`, nil)
+		e.must(e.as("alice"), `mutation { setProjectPrivacy(input: {slug: "hidden", privacyLevel: private}) { project { slug } errors { path message code } } }`, nil)
 		for caller, want := range map[string]float64{"": 1, "bob": 1, "alice": 2, "root": 2} {
 			data := e.must(e.as(caller), `{ project(slug: "demo") { subprojects { totalCount nodes { alias } } } }`, nil)
 			if got := dig(data, "project", "subprojects", "totalCount"); got != want {

@@ -144,7 +144,7 @@ type CreateEnvironmentVariablePayload struct {
 type CreateIntegrationInput struct {
 	// The project's slug.
 	Project string `json:"project"`
-	// An integration type code (`github_webhook`, `gitlab_webhook`, `bitbucket_webhook`, `api_webhook`).
+	// The integration's type.
 	Type string `json:"type"`
 }
 
@@ -330,7 +330,7 @@ type InitiateUploadInput struct {
 	Project string `json:"project"`
 	// Branch or tag name, or pull-request number.
 	VersionName string `json:"versionName"`
-	// `branch`, `tag` or `external`.
+	// `branch`, `tag` or `external` (`unknown` is INVALID on field `version.type`).
 	VersionType string `json:"versionType"`
 	// The commit the uploaded docs were built from.
 	VersionCommit string `json:"versionCommit"`
@@ -564,7 +564,7 @@ type RemoveMaintainerPayload struct {
 type RepositoryInput struct {
 	// The clone URL.
 	URL graphql.Omittable[*string] `json:"url,omitempty"`
-	// A repository type code: `git`, `svn`, `hg` or `bzr`.
+	// The version control system.
 	Type graphql.Omittable[*string] `json:"type,omitempty"`
 }
 
@@ -688,7 +688,7 @@ type SetProjectAdminFieldsInput struct {
 	VersionPrivacyLevel *string `json:"versionPrivacyLevel,omitempty"`
 	// The project's description.
 	Description *string `json:"description,omitempty"`
-	// A documentation type code: `sphinx`, `sphinx_htmldir`, `sphinx_singlehtml` or `mkdocs`; the doctype of builds without a configuration file.
+	// The doctype of builds without a configuration file.
 	DocumentationType *string `json:"documentationType,omitempty"`
 	// Replaces the project's tags.
 	Tags []string `json:"tags,omitempty"`
@@ -708,7 +708,7 @@ type SetProjectAdminFieldsPayload struct {
 type SetProjectPrivacyInput struct {
 	// The project's slug.
 	Slug string `json:"slug"`
-	// A privacy level code: `public`, `protected` or `private`.
+	// The new privacy level.
 	PrivacyLevel string `json:"privacyLevel"`
 }
 
@@ -742,7 +742,7 @@ type SetVersionPrivacyInput struct {
 	Project string `json:"project"`
 	// The version's slug.
 	Version string `json:"version"`
-	// A privacy level code: `public`, `protected` or `private`.
+	// The new privacy level.
 	PrivacyLevel string `json:"privacyLevel"`
 }
 
@@ -860,9 +860,9 @@ type UpdateProjectInput struct {
 	SingleVersion graphql.Omittable[*bool] `json:"singleVersion,omitempty"`
 	// Replaces the whole list, with ImportProjectInput.tags' rules.
 	Tags graphql.Omittable[[]string] `json:"tags,omitempty"`
-	// Who may see the project: a privacy level code.
+	// Who may see the project.
 	PrivacyLevel graphql.Omittable[*string] `json:"privacyLevel,omitempty"`
-	// Who may see pull-request versions: a privacy level code.
+	// Who may see pull-request versions.
 	ExternalBuildsPrivacyLevel graphql.Omittable[*string] `json:"externalBuildsPrivacyLevel,omitempty"`
 	// A versioning scheme code (see `VersioningScheme`).
 	VersioningScheme graphql.Omittable[*string] `json:"versioningScheme,omitempty"`
@@ -904,7 +904,7 @@ type UpdateVersionInput struct {
 	Active graphql.Omittable[*bool] `json:"active,omitempty"`
 	// Whether reader-facing listings leave the version out.
 	Hidden graphql.Omittable[*bool] `json:"hidden,omitempty"`
-	// Choice of public, protected, private.
+	// Who may see the version.
 	PrivacyLevel graphql.Omittable[*string] `json:"privacyLevel,omitempty"`
 	// Apply PUT's rules (see the mutation's description).
 	Replace *bool `json:"replace,omitempty"`

@@ -40,9 +40,9 @@ func (r *Resolver) node(ctx context.Context, id string) (gid.Node, error) {
 	case typ == nodeProject && len(keys) == 1:
 		return orNil(q.Project(ctx, nil, &keys[0], nil))
 	case typ == nodeVersion && len(keys) == 1:
-		return orNil(q.Version(ctx, keys[0]))
+		return orNil(r.versionByID(ctx, keys[0]))
 	case typ == nodeBuild && len(keys) == 1:
-		return orNil(q.Build(ctx, keys[0]))
+		return orNil(r.buildByID(ctx, keys[0]))
 	case typ == nodeUser && len(keys) == 1:
 		// Users are public as the maintainers of public projects.
 		us, err := r.Store.FindUsersByIDs(ctx, keys)
@@ -123,4 +123,41 @@ func (r *Resolver) nodes(ctx context.Context, ids []string) ([]gid.Node, error) 
 		out[i] = n
 	}
 	return out, nil
+}
+
+// versionByID is the version with database id id, if the caller can see
+// it (`version(id:)`, `node(id:)`).
+func (r *Resolver) versionByID(ctx context.Context, id int64) (*VersionView, error) {
+	v, err := r.Store.FindVersionByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.loaders(ctx).projectByID.LoadNow(ctx, v.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	r.readMaintainersNow(ctx, p, p.VersionIsPublic(v))
+	ok, err := r.canSeeVersion(ctx, v, p)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errNotFound("graph.Query.version")
+	}
+	r.prefetchVersions(ctx, []*store.Version{v}, fieldSelection(ctx))
+	return r.versionView(ctx, v), nil
+}
+
+// buildByID is the build with database id id, if the caller can see it
+// (`build(id:)`, `node(id:)`).
+func (r *Resolver) buildByID(ctx context.Context, id int64) (*BuildView, error) {
+	b, err := r.Store.FindBuildByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if b, err = r.visibleBuild(ctx, b, false); err != nil {
+		return nil, err
+	}
+	r.prefetchBuilds(ctx, []*store.Build{b}, fieldSelection(ctx))
+	return r.buildView(ctx, b), nil
 }

@@ -56,7 +56,7 @@ func TestSyncNotificationAndUploadFields(t *testing.T) {
 		}
 
 		// Without an upload target the upload API is off.
-		data = e.must(e.as("alice"), `mutation { initiateUpload(input: {project: "pub", versionName: "main", versionType: "branch", versionCommit: "abc"}) { outcome build { id } errors { path message code } } }`, nil)
+		data = e.must(e.as("alice"), `mutation { initiateUpload(input: {project: "pub", versionName: "main", versionType: branch, versionCommit: "abc"}) { outcome build { id } errors { path message code } } }`, nil)
 		if dig(data, "initiateUpload", "outcome") != "disabled" || dig(data, "initiateUpload", "build") != nil {
 			t.Errorf("initiateUpload: %v", data)
 		}

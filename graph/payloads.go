@@ -88,6 +88,12 @@ func buildID(id string) (int64, error) {
 	return n, err
 }
 
+// versionID reads a version's global or database id.
+func versionID(id string) (int64, error) {
+	_, n, err := inputID(nodeVersion, id)
+	return n, err
+}
+
 // triggerPayload is the payload of triggerBuild and retryBuild: their
 // UserErrors (an uploaded version) in a payload without objects.
 func triggerPayload(out *TriggerBuildPayload, err error) (*TriggerBuildPayload, error) {

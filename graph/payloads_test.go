@@ -92,10 +92,10 @@ func TestMutationPayloads(t *testing.T) {
 			// imports are open to everyone, uploads answer refusals as outcomes).
 			permission bool
 		}{
-			{"importProject", `{name: "X", repository: {url: "https://a.org/b", type: "git"}, privacyLevel: "nope"}`, "project", "",
+			{"importProject", `{name: "X", repository: {url: "https://a.org/b", type: git}, privacyLevel: "nope"}`, "project", "",
 				[]errs.UserError{ue("INVALID", badChoice("nope"), in("privacyLevel")...)}, false},
 			// A taken slug is bad input on the field, as REST's 400 on "name".
-			{"importProject", `{name: "pub", repository: {url: "https://a.org/b", type: "git"}}`, "project", "",
+			{"importProject", `{name: "pub", repository: {url: "https://a.org/b", type: git}}`, "project", "",
 				[]errs.UserError{ue("INVALID", `Project with slug "pub" already exists.`, in("name")...)}, false},
 			{"updateProject", `{slug: "pub", externalBuildsPrivacyLevel: "nope"}`, "project", "",
 				[]errs.UserError{ue("INVALID", badChoice("nope"), in("externalBuildsPrivacyLevel")...)}, true},
@@ -125,7 +125,7 @@ func TestMutationPayloads(t *testing.T) {
 				[]errs.UserError{ue("INVALID", badChoice("nope"), in("status")...)}, false},
 			{"createSubproject", `{project: "pub"}`, "subproject", "",
 				[]errs.UserError{ue("INVALID", errs.MsgRequired, in("child")...)}, true},
-			{"createRedirect", `{project: "pub", type: "page"}`, "redirect", "",
+			{"createRedirect", `{project: "pub", type: page}`, "redirect", "",
 				[]errs.UserError{ue("INVALID", errs.MsgRequired, in("fromUrl")...), ue("INVALID", errs.MsgRequired, in("toUrl")...)}, true},
 			{"updateRedirect", `{project: "pub", id: "` + ids["redirect"] + `", replace: true, toUrl: "/y/"}`, "redirect", "",
 				[]errs.UserError{ue("INVALID", errs.MsgRequired, in("type")...)}, true},
@@ -169,11 +169,11 @@ func TestMutationPayloads(t *testing.T) {
 
 		// validateOnly: a payload without object and errors, nothing written.
 		for _, tc := range []struct{ mutation, input, object string }{
-			{"importProject", `{name: "Checked", repository: {url: "https://a.org/b", type: "git"}}`, "project"},
+			{"importProject", `{name: "Checked", repository: {url: "https://a.org/b", type: git}}`, "project"},
 			{"updateProject", `{slug: "pub", name: "Checked"}`, "project"},
 			{"updateVersion", `{project: "pub", version: "v1.0", hidden: true}`, "version"},
 			{"createSubproject", `{project: "pub", child: "child"}`, "subproject"},
-			{"createRedirect", `{project: "pub", type: "prefix", fromUrl: "/checked/"}`, "redirect"},
+			{"createRedirect", `{project: "pub", type: prefix, fromUrl: "/checked/"}`, "redirect"},
 			{"updateRedirect", `{project: "pub", id: "` + ids["redirect"] + `", toUrl: "/checked/"}`, "redirect"},
 			{"createEnvironmentVariable", `{project: "pub", name: "CHECKED", value: "v"}`, "environmentVariable"},
 		} {
@@ -234,7 +234,7 @@ func TestDeletePayloads(t *testing.T) {
 			})
 		}
 		// Integrations are not Nodes: deletedId is the database id they show.
-		data := e.must(alice, `mutation { createIntegration(input: {project: "pub", type: "api_webhook"}) { integration { id } } }`, nil)
+		data := e.must(alice, `mutation { createIntegration(input: {project: "pub", type: api_webhook}) { integration { id } } }`, nil)
 		id := fmt.Sprint(dig(data, "createIntegration", "integration", "id"))
 		data, top := e.raw(alice, fmt.Sprintf(`mutation { deleteIntegration(input: {project: "pub", id: %q}) { deletedId } }`, id))
 		if len(top) > 0 || dig(data, "deleteIntegration", "deletedId") != id {

@@ -29,8 +29,8 @@ func TestProjectFields(t *testing.T) {
 			t.Errorf("defaults: got %v, want %v", got, want)
 		}
 
-		e.must(e.as("alice"), `mutation { updateProject(input: {slug: "pub", tags: [" a ", "b", "a", ""], privacyLevel: "protected",
-			externalBuildsPrivacyLevel: "private", versioningScheme: "multiple_versions_without_translations",
+		e.must(e.as("alice"), `mutation { updateProject(input: {slug: "pub", tags: [" a ", "b", "a", ""], privacyLevel: protected,
+			externalBuildsPrivacyLevel: private, versioningScheme: "multiple_versions_without_translations",
 			readthedocsYamlPath: " docs/.readthedocs.yaml ", externalBuildsEnabled: true, analyticsDisabled: true}) { project { id } errors { path message code } } }`, nil)
 		data = e.must(e.as("alice"), read, nil)
 		want = map[string]any{"privacyLevel": "protected", "externalBuildsPrivacyLevel": "private",
@@ -73,20 +73,20 @@ func TestProjectFields(t *testing.T) {
 			t.Errorf("singleVersion: %v", data)
 		}
 		// setProjectPrivacy does what privacyLevel does.
-		data = e.must(e.as("alice"), `mutation { setProjectPrivacy(input: {slug: "pub", privacyLevel: "public"}) { project { privacyLevel } errors { path message code } } }`, nil)
+		data = e.must(e.as("alice"), `mutation { setProjectPrivacy(input: {slug: "pub", privacyLevel: public}) { project { privacyLevel } errors { path message code } } }`, nil)
 		if dig(data, "setProjectPrivacy", "project", "privacyLevel") != "public" {
 			t.Errorf("setProjectPrivacy: %v", data)
 		}
 
 		// importProject takes the create fields.
-		data = e.must(e.as("alice"), `mutation { importProject(input: {name: "New", repository: {url: "https://github.com/a/new", type: "git"},
-			tags: ["x"], privacyLevel: "private", externalBuildsPrivacyLevel: "protected", readthedocsYamlPath: ".readthedocs.yaml"}) { project {
+		data = e.must(e.as("alice"), `mutation { importProject(input: {name: "New", repository: {url: "https://github.com/a/new", type: git},
+			tags: ["x"], privacyLevel: private, externalBuildsPrivacyLevel: protected, readthedocsYamlPath: ".readthedocs.yaml"}) { project {
 			tags privacyLevel externalBuildsPrivacyLevel readthedocsYamlPath } errors { path message code } } }`, nil)
 		want = map[string]any{"tags": []any{"x"}, "privacyLevel": "private", "externalBuildsPrivacyLevel": "protected", "readthedocsYamlPath": ".readthedocs.yaml"}
 		if got := dig(data, "importProject", "project"); !reflect.DeepEqual(got, want) {
 			t.Errorf("importProject: got %v, want %v", got, want)
 		}
-		_, err := e.do(e.as("alice"), `mutation { importProject(input: {name: "Bad", repository: {url: "https://github.com/a/bad", type: "git"},
+		_, err := e.do(e.as("alice"), `mutation { importProject(input: {name: "Bad", repository: {url: "https://github.com/a/bad", type: git},
 			privacyLevel: "secret", readthedocsYamlPath: "a/../.readthedocs.yaml"}) { project { id } errors { path message code } } }`, nil)
 		if got, want := errs.FieldsOf(err), (errs.Fields{"privacy_level": {`"secret" is not a valid choice.`},
 			"readthedocs_yaml_path": {"Found invalid sequence in path: '..'"}}); !reflect.DeepEqual(got, want) {

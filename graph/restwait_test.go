@@ -27,7 +27,7 @@ func TestRESTWaitsForNoLoader(t *testing.T) {
 		for _, name := range []string{"child", "pubchild"} {
 			e.importProject("alice", name)
 		}
-		e.must(alice, `mutation { importProject(input: {name: "pub-es", language: "es", repository: {url: "https://github.com/rtfd/x", type: "git"}}) { errors { message } } }`, nil)
+		e.must(alice, `mutation { importProject(input: {name: "pub-es", language: "es", repository: {url: "https://github.com/rtfd/x", type: git}}) { errors { message } } }`, nil)
 		for _, op := range []string{
 			`mutation { createSubproject(input: {project: "priv", child: "child", alias: "kid"}) { errors { message } } }`,
 			`mutation { createSubproject(input: {project: "pub", child: "pubchild", alias: "pc"}) { errors { message } } }`,

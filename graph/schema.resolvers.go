@@ -414,8 +414,12 @@ func (r *projectResolver) Builds(ctx context.Context, obj *ProjectView, filter *
 }
 
 // Build is the resolver for the build field.
-func (r *projectResolver) Build(ctx context.Context, obj *ProjectView, id int64, filter *BuildFilterInput) (*BuildView, error) {
-	b, err := r.Store.FindBuildByID(ctx, id)
+func (r *projectResolver) Build(ctx context.Context, obj *ProjectView, id string, filter *BuildFilterInput) (*BuildView, error) {
+	buildID, err := buildID(id)
+	if err != nil {
+		return nil, err
+	}
+	b, err := r.Store.FindBuildByID(ctx, buildID)
 	if err != nil {
 		return nil, err
 	}
@@ -699,25 +703,12 @@ func (r *queryResolver) Versions(ctx context.Context, filter *VersionFilterInput
 }
 
 // Version is the resolver for the version field.
-func (r *queryResolver) Version(ctx context.Context, id int64) (*VersionView, error) {
-	v, err := r.Store.FindVersionByID(ctx, id)
+func (r *queryResolver) Version(ctx context.Context, id string) (*VersionView, error) {
+	versionID, err := versionID(id)
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.loaders(ctx).projectByID.LoadNow(ctx, v.ProjectID)
-	if err != nil {
-		return nil, err
-	}
-	r.readMaintainersNow(ctx, p, p.VersionIsPublic(v))
-	ok, err := r.canSeeVersion(ctx, v, p)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, errNotFound("graph.Query.version")
-	}
-	r.prefetchVersions(ctx, []*store.Version{v}, fieldSelection(ctx))
-	return r.versionView(ctx, v), nil
+	return r.versionByID(ctx, versionID)
 }
 
 // Builds is the resolver for the builds field.
@@ -728,16 +719,12 @@ func (r *queryResolver) Builds(ctx context.Context, filter *BuildFilterInput, fi
 }
 
 // Build is the resolver for the build field.
-func (r *queryResolver) Build(ctx context.Context, id int64) (*BuildView, error) {
-	b, err := r.Store.FindBuildByID(ctx, id)
+func (r *queryResolver) Build(ctx context.Context, id string) (*BuildView, error) {
+	buildID, err := buildID(id)
 	if err != nil {
 		return nil, err
 	}
-	if b, err = r.visibleBuild(ctx, b, false); err != nil {
-		return nil, err
-	}
-	r.prefetchBuilds(ctx, []*store.Build{b}, fieldSelection(ctx))
-	return r.buildView(ctx, b), nil
+	return r.buildByID(ctx, buildID)
 }
 
 // Search is the resolver for the search field.

@@ -26,7 +26,7 @@ func TestViewFieldsOnEveryPath(t *testing.T) {
 		e := newEnv(t, d)
 		e.fixture()
 		alice := e.as("alice")
-		e.must(alice, `mutation { importProject(input: {name: "pub-es", language: "es", repository: {url: "https://github.com/rtfd/x", type: "git"}}) { errors { message } } }`, nil)
+		e.must(alice, `mutation { importProject(input: {name: "pub-es", language: "es", repository: {url: "https://github.com/rtfd/x", type: git}}) { errors { message } } }`, nil)
 		e.must(alice, `mutation { setTranslationOf(input: {slug: "pub-es", main: "pub"}) { errors { message } } }`, nil)
 
 		// The reference answers, from the lookups that look ahead.

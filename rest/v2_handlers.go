@@ -44,7 +44,7 @@ const (
   }
 }` + v2VersionFragment
 
-	v2VersionQuery = `query V2Version($id: Int!) {
+	v2VersionQuery = `query V2Version($id: ID!) {
   object: version(id: $id) { ...v2Version }
 }` + v2VersionFragment
 
@@ -54,7 +54,7 @@ const (
   }
 }` + v2BuildFragment
 
-	v2BuildQuery = `query V2Build($id: Int!) {
+	v2BuildQuery = `query V2Build($id: ID!) {
   object: build(id: $id) { ...v2Build }
 }` + v2BuildFragment
 )

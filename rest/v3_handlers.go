@@ -263,7 +263,7 @@ func (q *v3Req) buildDetail(version string) {
 		return
 	}
 	q.object(v3Selection(v3BuildKind, q.query, v3BuildExpands, false), v3Query{
-		head: `query($slug: String!, $id: Int!, $filter: BuildFilterInput) { project(slug: $slug) { obj: build(id: $id, filter: $filter) { `,
+		head: `query($slug: String!, $id: ID!, $filter: BuildFilterInput) { project(slug: $slug) { obj: build(id: $id, filter: $filter) { `,
 		tail: ` } } }`,
 		vars: map[string]any{"slug": q.project(), "id": id, "filter": filter}, path: []string{"project", "obj"},
 		match: func(d *jdoc, obj int) bool {

@@ -126,7 +126,7 @@ func (s *Server) v3BuildNotificationList(q *v3Req) {
 		return
 	}
 	q.list(v3Selection(v3NotificationKind, q.query, nil, true), v3Query{
-		head: `query($slug: String!, $id: Int!, $filter: NotificationFilterInput, $limit: Int, $offset: Int) { project(slug: $slug) { build(id: $id) { list: notifications(filter: $filter, limit: $limit, offset: $offset) { totalCount nodes { `,
+		head: `query($slug: String!, $id: ID!, $filter: NotificationFilterInput, $limit: Int, $offset: Int) { project(slug: $slug) { build(id: $id) { list: notifications(filter: $filter, limit: $limit, offset: $offset) { totalCount nodes { `,
 		tail: ` } } } } }`,
 		vars: map[string]any{"slug": q.project(), "id": id, "filter": filter}, path: []string{"project", "build", "list"},
 	}, q.inProject)
@@ -142,7 +142,7 @@ func (s *Server) v3BuildNotificationDetail(q *v3Req) {
 		return
 	}
 	q.object(v3Selection(v3NotificationKind, q.query, nil, false), v3Query{
-		head: `query($slug: String!, $id: Int!, $nid: Int!) { project(slug: $slug) { build(id: $id) { obj: notification(id: $nid) { `,
+		head: `query($slug: String!, $id: ID!, $nid: Int!) { project(slug: $slug) { build(id: $id) { obj: notification(id: $nid) { `,
 		tail: ` _state: state } } } }`,
 		vars: map[string]any{"slug": q.project(), "id": id, "nid": nid}, path: []string{"project", "build", "obj"},
 		match: func(d *jdoc, obj int) bool {

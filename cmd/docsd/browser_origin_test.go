@@ -25,7 +25,7 @@ const attackScript = `(async () => {
       out[key] = "read " + res.status + ": " + (await res.text()).slice(0, 200);
     } catch (e) { out[key] = "blocked"; }
   };
-  const mutation = JSON.stringify({query: 'mutation { setProjectPrivacy(input: {slug: "evil", privacyLevel: "private"}) { project { slug } } }'});
+  const mutation = JSON.stringify({query: 'mutation { setProjectPrivacy(input: {slug: "evil", privacyLevel: private}) { project { slug } } }'});
   await read("dashboard", main + "/dashboard/");
   await read("project settings", main + "/projects/evil/edit/");
   await read("graphql with a CSRF header", main + "/graphql", {method: "POST", headers: {"Content-Type": "application/json", "X-CSRFToken": "guess"}, body: mutation});

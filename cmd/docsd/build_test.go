@@ -108,7 +108,7 @@ func TestServeBuildsImportedProject(t *testing.T) {
 		}
 		return res.Data
 	}
-	gql(`mutation { importProject(input: {name: "Demo", repository: {url: "file://` + repoDir + `", type: "git"}}) { project { slug } } }`)
+	gql(`mutation { importProject(input: {name: "Demo", repository: {url: "file://` + repoDir + `", type: git}}) { project { slug } } }`)
 
 	// latest, then stable (promoted to tag 1.0 by the first sync).
 	finished := func(want int) []any {

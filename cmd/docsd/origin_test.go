@@ -163,7 +163,7 @@ func TestDocsOriginDefaults(t *testing.T) {
 	})
 
 	t.Run("DashboardCookieIsWorthNothing", func(t *testing.T) {
-		srv.graphql(t, `mutation { setProjectPrivacy(input: {slug: "demo", privacyLevel: "private"}) { project { slug } } }`, nil, nil)
+		srv.graphql(t, `mutation { setProjectPrivacy(input: {slug: "demo", privacyLevel: private}) { project { slug } } }`, nil, nil)
 		page := srv.docs + "/docs/demo/en/latest/guide.html"
 		// A maintainer's API token reads the private page: it exists.
 		req, _ := http.NewRequest(http.MethodGet, page, nil)

@@ -125,7 +125,7 @@ func TestScaleOutEndToEnd(t *testing.T) {
 	})
 
 	t.Run("Redirects", func(t *testing.T) {
-		a.graphql(t, `mutation { createRedirect(input: {project: "scale", type: "page", fromUrl: "/example.html", toUrl: "/examples/intro.html"}) { redirect { id } } }`, nil, nil)
+		a.graphql(t, `mutation { createRedirect(input: {project: "scale", type: page, fromUrl: "/example.html", toUrl: "/examples/intro.html"}) { redirect { id } } }`, nil, nil)
 		status, loc, _ := sameOnBoth(t, "/docs/scale/en/latest/example.html")
 		if want := docsOrigin + "/docs/scale/en/latest/examples/intro.html"; status != 302 || loc != want {
 			t.Errorf("page redirect: %d %q, want 302 %q", status, loc, want)
@@ -203,7 +203,7 @@ func TestScaleOutEndToEnd(t *testing.T) {
 		if status, _, _ := fetch(t, b.docs+"/docs/scale/en/latest/", ""); status != 200 {
 			t.Fatalf("public docs on B: %d", status)
 		}
-		a.graphql(t, `mutation { setProjectPrivacy(input: {slug: "scale", privacyLevel: "private"}) { project { slug } } }`, nil, nil)
+		a.graphql(t, `mutation { setProjectPrivacy(input: {slug: "scale", privacyLevel: private}) { project { slug } } }`, nil, nil)
 		// B caches visibility and forgets it when A's commit is signalled
 		// (LISTEN/NOTIFY, well within the 2 s issue 14 allows); the
 		// deadline only stops a hung run.
