@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"docsd/artifacts"
 	"docsd/store"
 )
 
@@ -33,14 +34,8 @@ func (rq *request) serveRobots(x *store.Project) error {
 	if tree != nil {
 		defer tree.Close()
 		if x.VersionIsPublic(def) {
-			name := RobotsPath[1:]
-			pf, err := rq.h.published.lookup(tree, name)
-			if err != nil {
+			if sent, err := rq.sendRootFile(tree, RobotsPath); sent || err != nil {
 				return err
-			}
-			if pf.regular {
-				rq.sendFile(tree, name, pf)
-				return nil
 			}
 		}
 	}
@@ -75,6 +70,18 @@ func (rq *request) serveRobots(x *store.Project) error {
 	b.WriteString("Sitemap: " + rq.h.urls.Root(x.Slug) + SitemapPath + "\n")
 	rq.sendGenerated("text/plain; charset=utf-8", []byte(b.String()))
 	return nil
+}
+
+// sendRootFile sends the file at path (from the root) of a published tree
+// when it has one, and reports whether it did.
+func (rq *request) sendRootFile(tree artifacts.Tree, path string) (bool, error) {
+	name := path[1:]
+	pf, err := rq.h.published.lookup(tree, name)
+	if err != nil || !pf.regular {
+		return false, err
+	}
+	rq.sendFile(tree, name, pf)
+	return true, nil
 }
 
 // sendGenerated answers 200 with a body docsd made (not a published
