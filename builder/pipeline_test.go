@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"docsd/graph"
 	"docsd/store"
 )
 
@@ -206,6 +207,7 @@ var failureIDs = map[string]string{
 	"Crashing Tool": "build:user:generic", "Two Latest": "project:repository:duplicated-reserved-versions",
 	"Nothing To Build": "build:user:generic", "No Repo": "project:repository:public-clone-error",
 	"Skipped": "build:app:project-builds-disabled", "Gone Ref": "project:repository:checkout-failed",
+	"Removed Key": "config:python:system-packages-removed",
 }
 
 func TestPipelineFailures(t *testing.T) {
@@ -233,6 +235,9 @@ func TestPipelineFailures(t *testing.T) {
 		{name: "Two Latest", setup: func(r *repo) { r.git("branch", "latest"); r.git("tag", "latest") },
 			want: MsgDuplicateMachine, code: 1},
 		{name: "Nothing To Build", files: map[string]string{"src/main.c": "int main;"}, want: MsgNoDocumentation, code: 1},
+		{name: "Removed Key", files: map[string]string{".readthedocs.yaml": "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: \"3\"}}\nmkdocs: {}\npython:\n  system_packages: true\n"},
+			want: "Problem in your project's configuration. The configuration key python.system_packages has been deprecated and removed. " +
+				"Read our blog post to learn more about this change and how to upgrade your configuration file.", code: 1},
 	}
 	type started struct {
 		tc
@@ -296,6 +301,9 @@ func TestPipelineFailures(t *testing.T) {
 			}
 			if want := failureIDs[s.name]; b.ErrorID != want {
 				t.Errorf("error id %q, want %q", b.ErrorID, want)
+			}
+			if s.name == "Removed Key" && graph.NotificationHeader(b.ErrorID) != "Invalid configuration key" {
+				t.Errorf("header %q, want Read the Docs' %q", graph.NotificationHeader(b.ErrorID), "Invalid configuration key")
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"docsd/errs"
+	"docsd/rtdconfig"
 	"docsd/store"
 )
 
@@ -17,7 +18,8 @@ import (
 // classified): Read the Docs' message for another internal error.
 const GenericErrorID = "build:app:generic-with-build-id"
 
-// notificationHeaders are Read the Docs' header texts by message id.
+// notificationHeaders are Read the Docs' header texts by message id; those
+// of configuration failures are rtdconfig's (rtdconfig.Header).
 var notificationHeaders = map[string]string{
 	"build:app:project-builds-disabled":               "Builds are temporary disabled for this project.",
 	"project:repository:public-clone-error":           "Error while cloning the repository",
@@ -26,10 +28,6 @@ var notificationHeaders = map[string]string{
 	"project:repository:unsupported-vcs":              "Repository type not supported",
 	"project:repository:generic-error":                "Error while cloning the repository",
 	"project:repository:duplicated-reserved-versions": "Duplicated reserved versions",
-	"config:generic":                                  "There was an unexpected problem in your config file",
-	"config:path:not-found":                           "Configuration file not found",
-	"project:sphinx:conf-py-not-found":                "Sphinx configuration file is missing",
-	"project:sphinx:multiple-conf-py-files-found":     "Multiple Sphinx configuration files found",
 	"build:user:tex-file-not-found":                   "No TeX files were found",
 	"build:user:generic":                              "Unknown problem",
 	"build:user:time-out":                             "Build terminated due to time out.",
@@ -51,7 +49,15 @@ var notificationHeaders = map[string]string{
 
 // NotificationHeader returns the header of a message id; an id docsd does
 // not know has the generic header.
-func NotificationHeader(id string) string {
+func NotificationHeader(id string) string { return failureHeader(id, "") }
+
+// failureHeader is the header of a failure with message id id and error
+// text msg: a configuration failure's header may name a key its message
+// carries.
+func failureHeader(id, msg string) string {
+	if h, ok := rtdconfig.Header(id, msg); ok {
+		return h
+	}
 	if h, ok := notificationHeaders[id]; ok {
 		return h
 	}
@@ -78,7 +84,7 @@ func buildNotification(b *store.Build) *Notification {
 	id := errorID(b)
 	return &Notification{
 		ID: b.ID, AttachedToContentType: "build", AttachedToID: b.ID, State: "unread",
-		Message: &NotificationMessage{ID: id, Header: NotificationHeader(id), Body: b.Error, Type: "error", IconClasses: "fas fa-circle-xmark"},
+		Message: &NotificationMessage{ID: id, Header: failureHeader(id, b.Error), Body: b.Error, Type: "error", IconClasses: "fas fa-circle-xmark"},
 	}
 }
 

@@ -225,15 +225,16 @@ func (r *Resolver) completeUpload(ctx context.Context, build, status string) (*C
 	if ok, err := target.Exists(ctx, u.StorageKey); err != nil || !ok {
 		return &CompleteUploadPayload{Outcome: "not-stored"}, err
 	}
-	if err := r.Store.QueueUpload(ctx, u.BuildID); err != nil {
-		if errs.Is(err, errs.Conflict) {
-			return &CompleteUploadPayload{Outcome: "not-pending"}, nil
-		}
+	// The answer is the build as queued, read in the write's transaction: a
+	// worker may claim it as soon as it is queued.
+	b, err := r.Store.QueueUpload(ctx, u.BuildID)
+	if errs.Is(err, errs.Conflict) {
+		return &CompleteUploadPayload{Outcome: "not-pending"}, nil
+	} else if err != nil {
 		return nil, err
 	}
 	r.buildQueued()
-	b, err := r.Store.FindBuildByID(ctx, u.BuildID)
-	return &CompleteUploadPayload{Outcome: "queued", Build: r.buildView(ctx, b)}, err
+	return &CompleteUploadPayload{Outcome: "queued", Build: r.buildView(ctx, b)}, nil
 }
 
 // failUpload fails the build of an upload whose client reported failure

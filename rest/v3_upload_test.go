@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,21 +24,39 @@ import (
 )
 
 // newUploadEnv is newV3Env with the upload API on local storage, whose
-// archives may be at most maxSize bytes; edit changes the upload settings.
-func newUploadEnv(t *testing.T, d store.Dialect, maxSize int64, edit func(*graph.UploadSettings)) (*v3Env, *upload.Local) {
+// archives may be at most maxSize bytes; edit changes the resolver (its
+// upload settings, its hooks).
+func newUploadEnv(t *testing.T, d store.Dialect, maxSize int64, edit func(*graph.Resolver)) (*v3Env, *upload.Local) {
 	t.Helper()
 	s := storetest.Open(t, d)
 	clock := storetest.SetClock(s, v3Start)
 	local := &upload.Local{Store: s, Dir: filepath.Join(t.TempDir(), "uploads"), URL: v3PublicURL + "/api/v3/upload/artifacts/", MaxSize: maxSize}
 	up := graph.UploadSettings{TTL: 30 * time.Minute, MaxPending: 2, Target: local}
-	if edit != nil {
-		edit(&up)
-	}
 	resolver := &graph.Resolver{Store: s, Settings: graph.Settings{URLs: docsurl.Config{PublicURL: v3PublicURL}, MaxPageSize: 100, Uploads: up}}
+	if edit != nil {
+		edit(resolver)
+	}
 	api := New(graph.NewExecutor(resolver), Config{PublicURL: v3PublicURL, MaxPageSize: 100, UploadReceiver: local})
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
 	return &v3Env{t: t, store: s, clock: clock, api: api, srv: srv, tokens: map[string]string{}, users: map[string]*store.User{}}, local
+}
+
+// initiated is the part of initiate's answer the tests use.
+type initiated struct {
+	Build     struct{ ID int64 }
+	UploadURL struct{ Fields map[string]string } `json:"upload_url"`
+}
+
+// initiateMain initiates alice's upload of the main branch.
+func (e *v3Env) initiateMain(t *testing.T) initiated {
+	t.Helper()
+	r := e.do(v3Send("POST", "/api/v3/upload/initiate/", "alice", initiateMain))
+	var up initiated
+	if err := json.Unmarshal(r.body, &up); err != nil || r.status != 201 {
+		t.Fatalf("initiate: %d %s", r.status, r.body)
+	}
+	return up
 }
 
 // multipartBody is a storage POST form: fields in order, then the file
@@ -154,7 +173,7 @@ func checkCreated(t *testing.T, r v3Resp) {
 // TestV3UploadDisabled: upload_api false refuses initiate.
 func TestV3UploadDisabled(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
-		e, _ := newUploadEnv(t, d, 1<<20, func(u *graph.UploadSettings) { u.Disabled = true })
+		e, _ := newUploadEnv(t, d, 1<<20, func(r *graph.Resolver) { r.Settings.Uploads.Disabled = true })
 		e.world()
 		e.check(t, v3Case{v3Send("POST", "/api/v3/upload/initiate/", "alice", initiateMain), 403, "upload_disabled"})
 	})
@@ -166,14 +185,7 @@ func TestV3UploadStorageAndComplete(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e, local := newUploadEnv(t, d, 16, nil)
 		e.world()
-		r := e.do(v3Send("POST", "/api/v3/upload/initiate/", "alice", initiateMain))
-		var up struct {
-			Build     struct{ ID int64 }
-			UploadURL struct{ Fields map[string]string } `json:"upload_url"`
-		}
-		if err := json.Unmarshal(r.body, &up); err != nil || r.status != 201 {
-			t.Fatalf("initiate: %d %s", r.status, r.body)
-		}
+		up := e.initiateMain(t)
 		key, token := up.UploadURL.Fields["key"], up.UploadURL.Fields["token"]
 		const art = "/api/v3/upload/artifacts/"
 		post := func(fields [][2]string, file []byte) v3Call {
@@ -216,19 +228,71 @@ func TestV3UploadStorageAndComplete(t *testing.T) {
 		if err != nil || n.Status != store.UploadDone {
 			t.Errorf("upload after complete failed: %+v %v", n, err)
 		}
-		r = e.get(fmt.Sprintf("/api/v3/projects/project/builds/%d/notifications/", up.Build.ID), "alice")
+		r := e.get(fmt.Sprintf("/api/v3/projects/project/builds/%d/notifications/", up.Build.ID), "alice")
 		if !strings.Contains(string(r.body), `"id":"build:user:artifacts-zip-upload-failed"`) {
 			t.Errorf("notification of the failed upload: %s", r.body)
 		}
 
 		// A second upload completed with success is queued (202), still
 		// triggered, and claimable.
-		r = e.do(v3Send("POST", "/api/v3/upload/initiate/", "alice", initiateMain))
-		json.Unmarshal(r.body, &up)
+		up = e.initiateMain(t)
 		ok = [][2]string{{"key", up.UploadURL.Fields["key"]}, {"token", up.UploadURL.Fields["token"]}}
 		e.check(t, v3Case{post(ok, []byte("PK")), 204, ""})
 		e.check(t, v3Case{complete("success"), 202, "upload_complete_queued"})
 		e.check(t, v3Case{complete("success"), 409, "upload_complete_not_pending"})
+	})
+}
+
+// TestV3UploadCompleteAnswersQueuedBuild completes an upload whose build
+// a worker claims as soon as it is queued, before the answer is written:
+// the 202 still shows the build as queued (triggered), as the write left
+// it.
+func TestV3UploadCompleteAnswersQueuedBuild(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		var claimed *store.Build
+		e, _ := newUploadEnv(t, d, 1<<10, func(r *graph.Resolver) {
+			s := r.Store
+			// A worker claims the queued build at once.
+			r.Hooks.BuildQueued = func() {
+				b, err := s.ClaimBuild(context.Background(), "worker-1", time.Minute)
+				if err != nil {
+					t.Errorf("claim: %v", err)
+				}
+				claimed = b
+			}
+		})
+		e.world()
+		// The world's builds are done, so that the upload's is the one to
+		// claim.
+		running := true
+		old, _, err := e.store.FindBuilds(t.Context(), store.BuildFilter{Running: &running})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range old {
+			if _, err := e.store.FinishBuild(t.Context(), b.ID, store.BuildResult{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		up := e.initiateMain(t)
+		body, ctype := multipartBody([][2]string{{"key", up.UploadURL.Fields["key"]}, {"token", up.UploadURL.Fields["token"]}}, []byte("PK"))
+		e.check(t, v3Case{v3Call{method: "POST", path: "/api/v3/upload/artifacts/", body: body, ctype: ctype}, 204, ""})
+		r := e.do(v3Send("POST", "/api/v3/upload/complete/", "alice", fmt.Sprintf(`{"build": %d, "status": "success"}`, up.Build.ID)))
+		if claimed == nil || claimed.ID != up.Build.ID {
+			t.Fatalf("the worker claimed %+v, want build %d", claimed, up.Build.ID)
+		}
+		var got struct {
+			Build struct {
+				ID    int64
+				State struct{ Code string }
+			}
+		}
+		if err := json.Unmarshal(r.body, &got); err != nil || r.status != 202 {
+			t.Fatalf("complete: %d %s", r.status, r.body)
+		}
+		if got.Build.ID != up.Build.ID || got.Build.State.Code != "triggered" {
+			t.Errorf("complete answered build %d in state %q, want %d as queued (triggered): %s", got.Build.ID, got.Build.State.Code, up.Build.ID, r.body)
+		}
 	})
 }
 

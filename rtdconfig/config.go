@@ -44,8 +44,11 @@ type Config struct {
 	MkDocs        *MkDocsConfig
 	Submodules    SubmoduleConfig
 	// Current is set for a file under the current rules: its build
-	// section, search section and resolved tools.
-	Current     *Current
+	// section and resolved tools.
+	Current *Current
+	// Search is the `search` section: always set under the current
+	// rules, set under the legacy rules for a version 2 file that has one.
+	Search      *Search
 	imagePrefix string
 }
 
@@ -89,9 +92,10 @@ func (c *Config) HasFormat(f string) bool {
 
 // JSON is the stored shape of the configuration, which the APIs show
 // (v3's expand=config, v2's config): keys sorted, numbers in their JSON
-// form. A legacy file stores exactly nine keys (version, formats, python,
-// conda, build, doctype, sphinx, mkdocs, submodules); a current one adds
-// search and widens build.
+// form. A legacy file stores nine keys (version, formats, python, conda,
+// build, doctype, sphinx, mkdocs, submodules), and search when a version 2
+// file has that section; a current one always adds search and widens
+// build.
 func (c *Config) JSON() string {
 	if c.Current != nil {
 		return c.currentJSON()

@@ -14,7 +14,6 @@ type Current struct {
 	// "build.html", "build.pdf", …; presence means given (even empty).
 	Jobs     map[string][]string
 	Commands []string
-	Search   Search
 	// ConfPy is the conf.py every default Sphinx step uses (HTML and the
 	// htmlzip, pdf and epub formats alike): sphinx.configuration, or the
 	// file discovery found; "" when no default Sphinx step runs.
@@ -77,8 +76,8 @@ func (c *Current) Job(name string) ([]string, bool) {
 // sphinx and mkdocs, submodules, search, then unknown keys (the first left
 // over, depth-first in file order, list items by index).
 func configCurrent(in Input, file string, raw *Map) (*Config, error) {
-	v := &currentFile{in: in, raw: raw, known: knownKeys{"version": nil},
-		c: &Config{Version: "2", File: file, imagePrefix: in.ImagePrefix, Current: &Current{Jobs: map[string][]string{}}}}
+	v := &currentFile{in: in, raw: raw, known: knownTree(currentRules),
+		c: &Config{Version: "2", File: file, imagePrefix: in.ImagePrefix, Current: &Current{Jobs: map[string][]string{}}, Search: &Search{}}}
 	sections := []func() error{v.formats, v.build, v.conda, v.python, v.docs, v.submodules, v.search}
 	for _, section := range sections {
 		if err := section(); err != nil {
@@ -86,7 +85,7 @@ func configCurrent(in Input, file string, raw *Map) (*Config, error) {
 		}
 	}
 	if key := unknownKey(raw, v.known, "", func(i int) string { return "." + strconv.Itoa(i) }); key != "" {
-		return nil, rule("config:base:invalid-key-name", "Make sure the key name "+key+" is correct.")
+		return nil, unknownKeyError(key)
 	}
 	v.c.Doctype = v.doctype()
 	if err := v.discoverConfPy(); err != nil {
@@ -140,17 +139,18 @@ func (v *currentFile) defaultSphinxFormat() bool {
 
 // currentFile is the validation of one file under the current rules.
 type currentFile struct {
-	in    Input
-	raw   *Map
-	c     *Config
+	in  Input
+	raw *Map
+	c   *Config
+	// known are the keys the current rules know (knownTree), with the
+	// items of python.install filled in as they are validated.
 	known knownKeys
 }
 
-// section returns a top-level mapping and declares its known keys. An
-// absent section is empty; so is one written without a value (`mkdocs:`),
-// which a file may use to select a doctype with its defaults.
-func (v *currentFile) section(key string, known knownKeys) (*Map, bool, error) {
-	v.known[key] = known
+// section returns a top-level mapping. An absent section is empty; so is
+// one written without a value (`mkdocs:`), which a file may use to select
+// a doctype with its defaults.
+func (v *currentFile) section(key string) (*Map, bool, error) {
 	x, ok := v.raw.Get(key)
 	if !ok || x == nil {
 		return &Map{vals: map[string]any{}}, ok, nil
@@ -160,7 +160,6 @@ func (v *currentFile) section(key string, known knownKeys) (*Map, bool, error) {
 }
 
 func (v *currentFile) formats() error {
-	v.known["formats"] = nil
 	v.c.Formats = []string{}
 	f, ok := v.raw.Get("formats")
 	if !ok {
@@ -188,7 +187,7 @@ func (v *currentFile) conda() error {
 	if t := v.c.Current.Tool("python"); t != nil && IsConda(t.Version) && len(v.c.Current.Commands) == 0 && !v.raw.has("conda") {
 		return rule("config:conda:required", "The key conda.environment is required when using Conda or Mamba.")
 	}
-	m, present, err := v.section("conda", knownKeys{"environment": nil})
+	m, present, err := v.section("conda")
 	if err != nil || !present {
 		return err
 	}
@@ -215,7 +214,7 @@ func (v *currentFile) docs() error {
 }
 
 func (v *currentFile) mkdocs() error {
-	m, present, err := v.section("mkdocs", knownKeys{"configuration": nil, "fail_on_warning": nil})
+	m, present, err := v.section("mkdocs")
 	if err != nil || !present {
 		return err
 	}
@@ -233,10 +232,9 @@ func (v *currentFile) mkdocs() error {
 
 func (v *currentFile) sphinx() error {
 	if v.raw.has("mkdocs") {
-		v.known["sphinx"] = nil
 		return nil
 	}
-	m, _, err := v.section("sphinx", knownKeys{"builder": nil, "configuration": nil, "fail_on_warning": nil})
+	m, _, err := v.section("sphinx")
 	if err != nil {
 		return err
 	}
@@ -263,7 +261,7 @@ func (v *currentFile) sphinx() error {
 }
 
 func (v *currentFile) submodules() error {
-	m, _, err := v.section("submodules", knownKeys{"include": nil, "exclude": nil, "recursive": nil})
+	m, _, err := v.section("submodules")
 	if err != nil {
 		return err
 	}
@@ -296,11 +294,11 @@ func allOrStrings(key string, m *Map, defaultAll bool) (bool, []string, error) {
 }
 
 func (v *currentFile) search() error {
-	m, _, err := v.section("search", knownKeys{"ranking": nil, "ignore": nil})
+	m, _, err := v.section("search")
 	if err != nil {
 		return err
 	}
-	s := &v.c.Current.Search
+	s := v.c.Search
 	if x, ok := m.Get("ranking"); ok {
 		r, err := vDict("search.ranking", x)
 		if err != nil {
@@ -338,14 +336,20 @@ func (v *currentFile) search() error {
 
 // searchRank validates a `search.ranking` value: an integer −10…10.
 func searchRank(x any) (int64, error) {
+	if n, ok := x.(int64); ok && n >= -10 && n <= 10 {
+		return n, nil
+	}
+	return 0, choiceError("search.ranking", rankChoices(), x)
+}
+
+// rankChoices are the values of `search.ranking`, −10…10, in message
+// order.
+func rankChoices() []string {
 	choices := make([]string, 0, 21)
 	for i := -10; i <= 10; i++ {
 		choices = append(choices, strconv.Itoa(i))
 	}
-	if n, ok := x.(int64); ok && n >= -10 && n <= 10 {
-		return n, nil
-	}
-	return 0, choiceError("search.ranking", choices, x)
+	return choices
 }
 
 // doctype is Read the Docs' doctype: generic when build.commands is

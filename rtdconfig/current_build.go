@@ -15,7 +15,6 @@ var aptName = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9.+-]*$`)
 // the other jobs in file order, each command, each tool's version, then
 // build.apt_packages.
 func (v *currentFile) build() error {
-	v.known["build"] = knownKeys{"os": nil, "tools": nil, "jobs": nil, "commands": nil, "apt_packages": nil}
 	build, err := vDict("build", valueOf(v.raw, "build"))
 	if err != nil {
 		return err

@@ -21,10 +21,6 @@ func (c *Config) currentJSON() string {
 	if c.MkDocs != nil {
 		mkdocs = map[string]any{"configuration": c.MkDocs.Configuration, "fail_on_warning": c.MkDocs.FailOnWarning}
 	}
-	ranking := map[string]any{}
-	for _, r := range cur.Search.Ranking {
-		ranking[r.Pattern] = r.Rank
-	}
 	out := map[string]any{
 		"version": "2",
 		"formats": c.Formats,
@@ -36,7 +32,7 @@ func (c *Config) currentJSON() string {
 		"sphinx":     sphinx,
 		"mkdocs":     mkdocs,
 		"submodules": c.Submodules.json(),
-		"search":     map[string]any{"ranking": ranking, "ignore": cur.Search.Ignore},
+		"search":     c.Search.json(),
 	}
 	b, _ := json.Marshal(out) // maps marshal with sorted keys
 	return string(b)
@@ -143,4 +139,14 @@ func (s SubmoduleConfig) json() map[string]any {
 		return list
 	}
 	return map[string]any{"include": all(s.IncludeAll, s.Include), "exclude": all(s.ExcludeAll, s.Exclude), "recursive": s.Recursive}
+}
+
+// json is the stored `search`: ranking as a mapping of pattern to rank,
+// ignore as a list.
+func (s *Search) json() map[string]any {
+	ranking := map[string]any{}
+	for _, r := range s.Ranking {
+		ranking[r.Pattern] = r.Rank
+	}
+	return map[string]any{"ranking": ranking, "ignore": s.Ignore}
 }

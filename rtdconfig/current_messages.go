@@ -142,9 +142,17 @@ func pathPattern(key string, x any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	p := strings.TrimLeft(path.Clean("/"+strings.TrimLeft(s, "/")), "/")
-	if p == "" {
+	p, ok := normalPattern(s)
+	if !ok {
 		return "", validation("config:validation:invalid-path-pattern", key, "The path "+s+" is not a valid path pattern.")
 	}
 	return p, nil
+}
+
+// normalPattern makes a path pattern relative to the root: prefixed with
+// `/`, cleaned, the leading `/` removed. A pattern left empty is not
+// valid.
+func normalPattern(s string) (string, bool) {
+	p := strings.TrimLeft(path.Clean("/"+strings.TrimLeft(s, "/")), "/")
+	return p, p != ""
 }

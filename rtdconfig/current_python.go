@@ -5,8 +5,8 @@ import "strconv"
 // python validates the `python` section: a mapping, python.install a list,
 // each entry in order, then the rule that a uv entry is the only one.
 func (v *currentFile) python() error {
-	known := knownKeys{"install": nil}
-	m, _, err := v.section("python", known)
+	known := v.known.section("python")
+	m, _, err := v.section("python")
 	if err != nil {
 		return err
 	}
@@ -53,10 +53,10 @@ func (v *currentFile) installEntry(i int, item any) (Install, knownKeys, error) 
 		if err != nil {
 			return Install{}, nil, err
 		}
-		return Install{IsRequirements: true, Requirements: &p}, knownKeys{"requirements": nil}, nil
+		return Install{IsRequirements: true, Requirements: &p}, itemKeys(currentRules, "python.install", "requirements"), nil
 	case m.has("path"):
 		in, err := pathEntry(key, m)
-		return in, knownKeys{"path": nil, "method": nil, "extra_requirements": nil}, err
+		return in, itemKeys(currentRules, "python.install", "path", "method", "extra_requirements"), err
 	}
 	return Install{}, nil, rule("config:python:pip-path-requirement-required",
 		"When using python.install, one of the following keys are required: python.install.path or python.install.requirements.")
@@ -89,7 +89,7 @@ func pathEntry(key string, m *Map) (Install, error) {
 
 // uvEntry validates a `method: uv` entry.
 func (v *currentFile) uvEntry(key string, m *Map) (Install, knownKeys, error) {
-	known := knownKeys{"method": nil, "command": nil, "path": nil, "requirements": nil, "groups": nil, "extras": nil}
+	known := itemKeys(currentRules, "python.install", "method", "command", "path", "requirements", "groups", "extras")
 	x, ok := m.Get("command")
 	if !ok {
 		return Install{}, nil, rule("config:python:uv-command-required", "The key python.install.command is required when using method: uv. Allowed values are sync or pip.")

@@ -111,7 +111,12 @@ func TestCurrentConfigMessages(t *testing.T) {
 		{"search rank", "version: 2\n" + os + "search:\n  ranking: {api/*: 11}\n", "config:validation:invalid-choice",
 			"Config validation error in search.ranking. Expected one of (-10, -9, -8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10), got type int (11)." + dbl},
 		{"unknown nested", "version: 2\n" + os + "foo: {bar: 1}\n", "config:base:invalid-key-name", "Make sure the key name foo.bar is correct."},
-		{"system_packages", "version: 2\n" + os + "python: {system_packages: true}\n", "config:base:invalid-key-name", "Make sure the key name python.system_packages is correct."},
+		{"system_packages", "version: 2\n" + os + "python: {system_packages: true}\n", "config:python:system-packages-removed",
+			"The configuration key python.system_packages has been deprecated and removed. Read our blog post to learn more about this change and how to upgrade your configuration file."},
+		{"use_system_site_packages", "version: 2\n" + os + "python:\n  install: []\n  use_system_site_packages: true\n", "config:python:use-system-site-packages-removed",
+			"The configuration key python.use_system_site_packages has been deprecated and removed. Read our blog post to learn more about this change and how to upgrade your configuration file."},
+		{"under a removed key", "version: 2\n" + os + "python: {system_packages: {on: 1}}\n", "config:python:system-packages-removed",
+			"The configuration key python.system_packages has been deprecated and removed. Read our blog post to learn more about this change and how to upgrade your configuration file."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := loadCurrent(t, tc.yaml)

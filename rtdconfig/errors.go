@@ -26,6 +26,13 @@ const (
 	// IDNoDocumentation has no RTD counterpart; a failure of docsd's own
 	// detection is reported as a generic build problem.
 	IDNoDocumentation = "build:user:generic"
+	// IDInvalidKeyName is an unknown key under the current rules.
+	IDInvalidKeyName = "config:base:invalid-key-name"
+	// IDPythonSystemPackagesRemoved and
+	// IDPythonUseSystemSitePackagesRemoved are the removed keys of
+	// removedKeys under the current rules.
+	IDPythonSystemPackagesRemoved        = "config:python:system-packages-removed"
+	IDPythonUseSystemSitePackagesRemoved = "config:python:use-system-site-packages-removed"
 )
 
 // Error is a configuration failure: Msg is the build's exact `error`, ID

@@ -79,6 +79,9 @@ func (c *Config) legacyJSON() string {
 		"mkdocs":     mkdocs,
 		"submodules": c.Submodules.json(),
 	}
+	if c.Search != nil {
+		out["search"] = c.Search.json()
+	}
 	b, _ := json.Marshal(out) // maps marshal with sorted keys
 	return string(b)
 }
@@ -261,11 +264,12 @@ func (v *validator) pythonVersion(key string, x any, image string) (any, error) 
 
 // configV2 validates a version 2 file in the order RTD did: formats,
 // conda, build, python, the sphinx/mkdocs combination, mkdocs, sphinx,
-// submodules, then unknown keys.
+// submodules, then search (which the current rules brought), then
+// unknown keys.
 func configV2(in Input, file string, raw *Map) (*Config, error) {
 	v := &v2{validator: &validator{ckout: in.Ckout, file: file}, in: in, raw: raw,
-		c: &Config{Version: "2", File: file, imagePrefix: in.ImagePrefix}, known: knownKeys{"version": nil}}
-	for _, section := range []func() error{v.formats, v.conda, v.build, v.python, v.docs, v.submodules} {
+		c: &Config{Version: "2", File: file, imagePrefix: in.ImagePrefix}, known: knownTree(legacyRules)}
+	for _, section := range []func() error{v.formats, v.conda, v.build, v.python, v.docs, v.submodules, v.search} {
 		if err := section(); err != nil {
 			return nil, err
 		}
@@ -276,18 +280,18 @@ func configV2(in Input, file string, raw *Map) (*Config, error) {
 	return v.c, nil
 }
 
-// v2 is the validation of one version 2 file: each section fills c and
-// declares the keys it knows.
+// v2 is the validation of one version 2 file: each section fills c.
 type v2 struct {
 	*validator
-	in    Input
-	raw   *Map
-	c     *Config
+	in  Input
+	raw *Map
+	c   *Config
+	// known are the keys the legacy rules know (knownTree), with the
+	// items of python.install filled in as they are validated.
 	known knownKeys
 }
 
 func (v *v2) formats() error {
-	v.known["formats"] = nil
 	v.c.Formats = []string{}
 	f := valueOf(v.raw, "formats")
 	switch {
@@ -314,10 +318,8 @@ func (v *v2) formats() error {
 func (v *v2) conda() error {
 	x := valueOf(v.raw, "conda")
 	if x == nil {
-		v.known["conda"] = nil
 		return nil
 	}
-	v.known["conda"] = knownKeys{"environment": nil}
 	m, err := v.dict("conda", x)
 	if err != nil {
 		return err
@@ -335,7 +337,6 @@ func (v *v2) conda() error {
 }
 
 func (v *v2) build() error {
-	v.known["build"] = knownKeys{"image": nil}
 	build, err := v.dict("build", valueOf(v.raw, "build"))
 	if err != nil {
 		return err
@@ -348,8 +349,7 @@ func (v *v2) build() error {
 }
 
 func (v *v2) python() error {
-	known := knownKeys{"version": nil, "system_packages": nil, "install": nil}
-	v.known["python"] = known
+	known := v.known.section("python")
 	python, err := v.dict("python", valueOf(v.raw, "python"))
 	if err != nil {
 		return err
@@ -395,7 +395,6 @@ func (v *v2) docs() error {
 }
 
 func (v *v2) mkdocs(raw any) error {
-	v.known["mkdocs"] = knownKeys{"configuration": nil, "fail_on_warning": nil}
 	m, err := v.dict("mkdocs", raw)
 	if err != nil {
 		return err
@@ -416,8 +415,6 @@ func (v *v2) mkdocs(raw any) error {
 // sphinx validates the `sphinx` section; without a configured conf.py
 // DiscoverConfPy picks one.
 func (v *v2) sphinx(raw any) error {
-	v.known["sphinx"] = knownKeys{"builder": nil, "configuration": nil, "fail_on_warning": nil}
-	v.known["mkdocs"] = nil
 	m, err := v.dict("sphinx", raw)
 	if err != nil {
 		return err
@@ -454,7 +451,6 @@ func (v *v2) sphinx(raw any) error {
 }
 
 func (v *v2) submodules() error {
-	v.known["submodules"] = knownKeys{"include": nil, "exclude": nil, "recursive": nil}
 	sub, err := v.dict("submodules", valueOf(v.raw, "submodules"))
 	if err != nil {
 		return err
@@ -476,6 +472,59 @@ func (v *v2) submodules() error {
 	return err
 }
 
+// search validates the `search` section, which version 2 files share with
+// the current rules, with the legacy rules' messages. A file without it
+// stores none, so that its stored shape stays the legacy one.
+func (v *v2) search() error {
+	x, ok := v.raw.Get("search")
+	if !ok {
+		return nil
+	}
+	m, err := v.dict("search", x)
+	if err != nil {
+		return err
+	}
+	s := &Search{Ignore: append([]string(nil), DefaultSearchIgnore...)}
+	if x := valueOf(m, "ranking"); x != nil {
+		ranking, err := v.dict("search.ranking", x)
+		if err != nil {
+			return err
+		}
+		for _, k := range ranking.keys {
+			p, ok := normalPattern(k)
+			if !ok {
+				return invalidKey("search.ranking", "invalid path pattern "+k)
+			}
+			rank, isInt := ranking.vals[k].(int64)
+			if !isInt || rank < -10 || rank > 10 {
+				return invalidKey("search.ranking", reasonChoice(rankChoices(), ranking.vals[k]))
+			}
+			s.Ranking = append(s.Ranking, Rank{Pattern: p, Rank: rank})
+		}
+	}
+	if x, ok := m.Get("ignore"); ok {
+		l, err := v.list("search.ignore", x)
+		if err != nil {
+			return err
+		}
+		s.Ignore = []string{}
+		for i, e := range l {
+			key := "search.ignore[" + strconv.Itoa(i) + "]"
+			str, isString := e.(string)
+			if !isString {
+				return invalidKey(key, reasonString)
+			}
+			p, ok := normalPattern(str)
+			if !ok {
+				return invalidKey(key, "invalid path pattern "+str)
+			}
+			s.Ignore = append(s.Ignore, p)
+		}
+	}
+	v.c.Search = s
+	return nil
+}
+
 // installEntry validates `python.install[i]` and returns the keys it used.
 func (v *validator) installEntry(i int, item any) (Install, knownKeys, error) {
 	key := "python.install[" + strconv.Itoa(i) + "]"
@@ -489,7 +538,7 @@ func (v *validator) installEntry(i int, item any) (Install, knownKeys, error) {
 		if err != nil {
 			return Install{}, nil, err
 		}
-		return Install{IsRequirements: true, Requirements: &p}, knownKeys{"requirements": nil}, nil
+		return Install{IsRequirements: true, Requirements: &p}, itemKeys(legacyRules, "python.install", "requirements"), nil
 	case m.has("path"):
 		p, err := v.installPath(key+".path", valueOf(m, "path"))
 		if err != nil {
@@ -512,7 +561,7 @@ func (v *validator) installEntry(i int, item any) (Install, knownKeys, error) {
 		if in.ExtraRequirements == nil {
 			in.ExtraRequirements = []string{}
 		}
-		return in, knownKeys{"path": nil, "method": nil, "extra_requirements": nil}, nil
+		return in, itemKeys(legacyRules, "python.install", "path", "method", "extra_requirements"), nil
 	}
 	return Install{}, nil, invalidFile(key, v.file, `"path" or "requirements" key is required`)
 }

@@ -155,6 +155,14 @@ func TestConfigErrors(t *testing.T) {
 		{"configured conf.py missing", map[string]string{".readthedocs.yaml": "version: 2\nsphinx:\n  configuration: docs/conf.py\n"}, MsgConfPyNotFound},
 		{"several conf.py", map[string]string{"a/conf.py": "", "b/conf.py": ""}, MsgConfPyMultiple},
 		{"nothing to build", map[string]string{"src/main.go": ""}, MsgNoDocumentation},
+		{"search not a dict", map[string]string{".readthedocs.yaml": "version: 2\nsearch: 3\n"}, p + `Invalid "search": 3 is not a dictionary`},
+		{"search rank", map[string]string{".readthedocs.yaml": "version: 2\nsearch:\n  ranking: {api/*: 11}\n"},
+			p + `Invalid "search.ranking": expected one of (-10, -9, -8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10), got 11`},
+		{"search ranking pattern", map[string]string{".readthedocs.yaml": "version: 2\nsearch:\n  ranking: {/: 1}\n"}, p + `Invalid "search.ranking": invalid path pattern /`},
+		{"search ignore not a list", map[string]string{".readthedocs.yaml": "version: 2\nsearch:\n  ignore: hidden.html\n"}, p + `Invalid "search.ignore": expected list`},
+		{"search ignore item", map[string]string{".readthedocs.yaml": "version: 2\nsearch:\n  ignore: [a.html, 3]\n"}, p + `Invalid "search.ignore[1]": expected string`},
+		{"search ignore pattern", map[string]string{".readthedocs.yaml": "version: 2\nsearch:\n  ignore: [\"/\"]\n"}, p + `Invalid "search.ignore[0]": invalid path pattern /`},
+		{"search unknown key", map[string]string{".readthedocs.yaml": "version: 2\nsearch:\n  ignored: []\n"}, p + `Invalid "search.ignored": .readthedocs.yaml: Invalid configuration option: search.ignored. Make sure the key name is correct.`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := load(t, tc.files)
@@ -216,6 +224,9 @@ func TestLegacyConfigAccepts(t *testing.T) {
 		{"python \"3.12\" latest image", "version: 2\nbuild: {image: latest}\npython:\n  version: \"3.12\"\n", `"version":3.12`},
 		{"python \"3.10\"", "version: 2\npython:\n  version: \"3.10\"\n", `"version":3.10`},
 		{"extras path", "version: 2\npython:\n  install:\n    - method: pip\n      path: .[docs]\n", `"path":".[docs]"`},
+		{"search", "version: 2\nsearch:\n  ranking: {/api/*: -1, changelog.html: 2}\n  ignore: [hidden.html]\n",
+			`"search":{"ignore":["hidden.html"],"ranking":{"api/*":-1,"changelog.html":2}}`},
+		{"search defaults", "version: 2\nsearch: {}\n", `"search":{"ignore":["search.html","search/index.html","404.html","404/index.html"],"ranking":{}}`},
 	}...) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := load(t, map[string]string{".readthedocs.yaml": tc.yaml, "docs/conf.py": ""})

@@ -61,14 +61,15 @@ func Load(in Input) (*Config, error) {
 }
 
 // usesCurrentKeys reports whether the current rules apply: `build` is a
-// mapping with at least one key only the current schema knows.
+// mapping with at least one key only the current rules read (configKeys).
 func usesCurrentKeys(raw *Map) bool {
 	build, ok := valueOf(raw, "build").(*Map)
 	if !ok {
 		return false
 	}
-	for _, k := range []string{"os", "tools", "commands", "jobs", "apt_packages"} {
-		if build.has(k) {
+	for _, k := range configKeys {
+		name, isBuildKey := strings.CutPrefix(k.path, "build.")
+		if isBuildKey && k.rules == currentRules && build.has(name) {
 			return true
 		}
 	}

@@ -99,10 +99,13 @@ func (s *Store) FindPendingUploadByToken(ctx context.Context, tokenHash string) 
 }
 
 // QueueUpload moves a pending upload to queued, so that a worker claims
-// its build; a Conflict when it is not pending (or expired).
-func (s *Store) QueueUpload(ctx context.Context, buildID int64) error {
+// its build, and returns the build as it is then (triggered), read in the
+// same transaction; a Conflict when the upload is not pending (or
+// expired).
+func (s *Store) QueueUpload(ctx context.Context, buildID int64) (*Build, error) {
 	const op = "store.QueueUpload"
-	return s.InTx(ctx, op, func(tx *Tx) error {
+	var out Build
+	err := s.InTx(ctx, op, func(tx *Tx) error {
 		res, err := tx.exec(ctx, `UPDATE uploads SET status = ? WHERE build_id = ? AND status = ? AND expires > ?`,
 			UploadQueued, buildID, UploadPending, tx.Now)
 		if err != nil {
@@ -111,8 +114,12 @@ func (s *Store) QueueUpload(ctx context.Context, buildID int64) error {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return errs.E(errs.Conflict, op, "upload no longer pending")
 		}
-		return nil
+		return tx.findBuild(ctx, &out, buildID)
 	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // FinishUpload finishes an upload's build with r and marks the

@@ -104,7 +104,7 @@ func (f *fixture) process(archive []byte) *store.Build {
 	if err := os.WriteFile(path, archive, 0o600); err != nil {
 		f.t.Fatal(err)
 	}
-	if err := f.s.QueueUpload(ctx, b.ID); err != nil {
+	if _, err := f.s.QueueUpload(ctx, b.ID); err != nil {
 		f.t.Fatal(err)
 	}
 	claimed, err := f.s.ClaimBuild(ctx, "w", time.Minute)
