@@ -87,6 +87,7 @@ func New(cfg Config) *Dashboard {
 	d.mux.HandleFunc("POST /projects/{slug}/builds/{id}/{action}/{$}", d.signedIn(d.handleBuildAction))
 	d.mux.HandleFunc("GET /projects/{slug}/versions/{$}", d.viewer(d.handleVersions))
 	d.mux.HandleFunc("GET /projects/{slug}/downloads/{$}", d.viewer(d.handleDownloads))
+	d.mux.HandleFunc("GET /projects/{slug}/badge/{$}", d.viewer(d.handleBadge))
 	d.mux.HandleFunc("GET /projects/{slug}/edit/{$}", d.signedIn(d.handleSettings))
 	d.mountTokens()
 	d.mountRedirects()

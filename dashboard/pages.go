@@ -122,6 +122,8 @@ type (
 		ViewerCanChangeAdminFields bool
 		Language                   struct{ Code string }
 		ProgrammingLanguage        struct{ Code string }
+		// Badge is the project page's badge and its snippets' URLs.
+		Badge *struct{ Version, ImageURL, LinkURL string }
 	}
 )
 

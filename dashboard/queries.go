@@ -41,6 +41,7 @@ const projectQuery = `query($slug: String!) {
 			nodes { slug verboseName built privacyLevel urls { documentation } lastBuild { ` + buildFields + ` } }
 		}
 		builds(first: 10) { nodes { ` + buildFields + ` } }
+		badge { version imageUrl linkUrl }
 	}
 }`
 
@@ -240,4 +241,9 @@ const revokeTokenMutation = `mutation($id: ID!) { revokeApiToken(input: { id: $i
 // adminMutation writes the admin settings (superusers).
 const adminMutation = `mutation($input: SetProjectAdminFieldsInput!) {
 	setProjectAdminFields(input: $input) { project { slug } ` + graph.PayloadErrors + ` }
+}`
+
+// badgeQuery is the state of the badge at /projects/<slug>/badge/.
+const badgeQuery = `query($slug: String!, $version: String, $token: String) {
+	badgeStatus(project: $slug, version: $version, token: $token)
 }`

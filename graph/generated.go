@@ -312,6 +312,7 @@ type ComplexityRoot struct {
 		ActiveVersions             func(childComplexity int) int
 		AdminFields                func(childComplexity int) int
 		AnalyticsCode              func(childComplexity int) int
+		Badge                      func(childComplexity int) int
 		Build                      func(childComplexity int, id string, filter *BuildFilterInput) int
 		Builds                     func(childComplexity int, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		CanonicalURL               func(childComplexity int) int
@@ -382,6 +383,13 @@ type ComplexityRoot struct {
 		VersionPrivacyLevel   func(childComplexity int) int
 	}
 
+	ProjectBadge struct {
+		ImageURL func(childComplexity int) int
+		LinkURL  func(childComplexity int) int
+		Status   func(childComplexity int) int
+		Version  func(childComplexity int) int
+	}
+
 	ProjectConnection struct {
 		Edges      func(childComplexity int) int
 		Nodes      func(childComplexity int) int
@@ -402,6 +410,7 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		BadgeStatus   func(childComplexity int, project string, version *string, token *string) int
 		Build         func(childComplexity int, id string) int
 		Builds        func(childComplexity int, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Node          func(childComplexity int, id string) int
@@ -729,6 +738,7 @@ type ProjectResolver interface {
 	ViewerCanChangeAdminFields(ctx context.Context, obj *ProjectView) (bool, error)
 	AdminFields(ctx context.Context, obj *ProjectView) (*ProjectAdminFields, error)
 	ResolveRedirect(ctx context.Context, obj *ProjectView, path string) (*RedirectResolution, error)
+	Badge(ctx context.Context, obj *ProjectView) (*ProjectBadge, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (gid.Node, error)
@@ -742,6 +752,7 @@ type QueryResolver interface {
 	Builds(ctx context.Context, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error)
 	Build(ctx context.Context, id string) (*BuildView, error)
 	Search(ctx context.Context, query string, family *SearchFamilyInput, offset *int64, limit *int64) (*SearchResults, error)
+	BadgeStatus(ctx context.Context, project string, version *string, token *string) (string, error)
 }
 type RedirectResolver interface {
 	ID(ctx context.Context, obj *store.Redirect) (string, error)
@@ -1929,6 +1940,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.AnalyticsCode(childComplexity), true
+	case "Project.badge":
+		if e.ComplexityRoot.Project.Badge == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.Badge(childComplexity), true
 	case "Project.build":
 		if e.ComplexityRoot.Project.Build == nil {
 			break
@@ -2379,6 +2396,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ProjectAdminFields.VersionPrivacyLevel(childComplexity), true
 
+	case "ProjectBadge.imageUrl":
+		if e.ComplexityRoot.ProjectBadge.ImageURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectBadge.ImageURL(childComplexity), true
+	case "ProjectBadge.linkUrl":
+		if e.ComplexityRoot.ProjectBadge.LinkURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectBadge.LinkURL(childComplexity), true
+	case "ProjectBadge.status":
+		if e.ComplexityRoot.ProjectBadge.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectBadge.Status(childComplexity), true
+	case "ProjectBadge.version":
+		if e.ComplexityRoot.ProjectBadge.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectBadge.Version(childComplexity), true
+
 	case "ProjectConnection.edges":
 		if e.ComplexityRoot.ProjectConnection.Edges == nil {
 			break
@@ -2442,6 +2484,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ProjectUrls.Versions(childComplexity), true
 
+	case "Query.badgeStatus":
+		if e.ComplexityRoot.Query.BadgeStatus == nil {
+			break
+		}
+
+		args, err := ec.field_Query_badgeStatus_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.BadgeStatus(childComplexity, args["project"].(string), args["version"].(*string), args["token"].(*string)), true
 	case "Query.build":
 		if e.ComplexityRoot.Query.Build == nil {
 			break
@@ -3611,6 +3664,16 @@ type Query {
   Visibility is the docs host's: private content only for its maintainers.
   """
   search("The search text, with scope arguments unless ` + "`" + `family` + "`" + ` is given." query: String!, "Search a project's family (the v2 search endpoints) instead of the scope named in ` + "`" + `query` + "`" + `." family: SearchFamilyInput, "Results to skip." offset: Int = 0, "Results per page (default 15, at most 100)." limit: Int = 15): SearchResults!
+  """
+  The state a docs badge shows for a version of a project (the image at
+  ` + "`" + `/projects/<slug>/badge/` + "`" + `): ` + "`" + `passing` + "`" + ` or ` + "`" + `failing` + "`" + ` by the version's most
+  recent finished build, ` + "`" + `unknown` + "`" + ` when it has none. A project or version
+  that does not exist and one the caller may not see are both ` + "`" + `unknown` + "`" + `,
+  so a badge tells nothing of what it hides. A valid ` + "`" + `token` + "`" + ` (the one
+  ` + "`" + `Project.badge.imageUrl` + "`" + ` carries) stands for seeing every version of
+  that project; an invalid one is ignored.
+  """
+  badgeStatus("The project's slug." project: String!, "The version's slug; the project's default version (as set) when omitted or empty." version: String, "The project's badge token." token: String): BadgeStatus!
 }
 
 """
@@ -4387,6 +4450,8 @@ type Project implements Node {
   adminFields: ProjectAdminFields
   "Where the docs host's redirects send a request for ` + "`" + `path` + "`" + ` (a dry run, maintainers only): the same matching the docs host runs, on the project's enabled redirects in position order. Null when no redirect applies."
   resolveRedirect("A path inside the project's docs namespace (` + "`" + `/en/latest/old.html` + "`" + `), or a full docs URL of the project; its query is ignored." path: String!): RedirectResolution @maintainersOnly
+  "The project's docs badge for its default version: the URLs the project page's Markdown and reStructuredText snippets use."
+  badge: ProjectBadge!
 }
 
 "A project's admin settings: stored settings the REST APIs do not write, read by maintainers and superusers and written by superusers (setProjectAdminFields)."
@@ -5214,6 +5279,36 @@ type RedirectResolution {
   "Whether the redirect applies only when the requested page does not exist (it is not forced); a forced one applies whenever the requested version is served."
   onlyWhenPageMissing: Boolean!
 }
+
+"A project's docs badge for its default version."
+type ProjectBadge {
+  "The version the badge shows: the project's default version as set."
+  version: String!
+  "The state the badge shows the caller now (see ` + "`" + `Query.badgeStatus` + "`" + `)."
+  status: BadgeStatus!
+  """
+  The badge image's URL on the public origin
+  (` + "`" + `/projects/<slug>/badge/?version=<version>` + "`" + `). When the version is not
+  public and the caller maintains the project, it carries the project's
+  badge token (` + "`" + `&token=` + "`" + `), so that the image shows the version's state to
+  whoever has the URL; without ` + "`" + `--secret-key` + "`" + ` there are no tokens, and
+  the badge of a non-public version shows ` + "`" + `unknown` + "`" + ` to those who may not
+  see it.
+  """
+  imageUrl: String!
+  "Where the badge links to: the version's docs, with ` + "`" + `?badge=<version>` + "`" + ` as Read the Docs adds."
+  linkUrl: String!
+}
+
+"What a docs badge shows."
+enum BadgeStatus {
+  "The version's most recent finished build succeeded."
+  passing
+  "The version's most recent finished build failed (or was cancelled)."
+  failing
+  "No finished build, or no such project or version that the caller may see."
+  unknown
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -5776,6 +5871,8 @@ func (ec *executionContext) childFields_Project(ctx context.Context, field graph
 		return ec.fieldContext_Project_adminFields(ctx, field)
 	case "resolveRedirect":
 		return ec.fieldContext_Project_resolveRedirect(ctx, field)
+	case "badge":
+		return ec.fieldContext_Project_badge(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Project", field.Name)
 }
@@ -5822,6 +5919,20 @@ func (ec *executionContext) childFields_ProjectAdminFields(ctx context.Context, 
 		return ec.fieldContext_ProjectAdminFields_analyticsDisabled(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ProjectAdminFields", field.Name)
+}
+
+func (ec *executionContext) childFields_ProjectBadge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "version":
+		return ec.fieldContext_ProjectBadge_version(ctx, field)
+	case "status":
+		return ec.fieldContext_ProjectBadge_status(ctx, field)
+	case "imageUrl":
+		return ec.fieldContext_ProjectBadge_imageUrl(ctx, field)
+	case "linkUrl":
+		return ec.fieldContext_ProjectBadge_linkUrl(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProjectBadge", field.Name)
 }
 
 func (ec *executionContext) childFields_ProjectConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7423,6 +7534,36 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_badgeStatus_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "project",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["project"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "version",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["version"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "token",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["token"] = arg2
 	return args, nil
 }
 
@@ -14197,6 +14338,38 @@ func (ec *executionContext) fieldContext_Project_resolveRedirect(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _Project_badge(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_badge(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Project().Badge(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectBadge) graphql.Marshaler {
+			return ec.marshalNProjectBadge2ᚖdocsdᚋgraphᚐProjectBadge(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Project_badge(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProjectBadge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ProjectAccess_exists(ctx context.Context, field graphql.CollectedField, obj *ProjectAccess) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -14563,6 +14736,98 @@ func (ec *executionContext) _ProjectAdminFields_analyticsDisabled(ctx context.Co
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_analyticsDisabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return newScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ProjectBadge_version(ctx context.Context, field graphql.CollectedField, obj *ProjectBadge) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectBadge_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectBadge_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("ProjectBadge", field, false, false, "String")
+}
+
+func (ec *executionContext) _ProjectBadge_status(ctx context.Context, field graphql.CollectedField, obj *ProjectBadge) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectBadge_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNBadgeStatus2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectBadge_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("ProjectBadge", field, false, false, "BadgeStatus")
+}
+
+func (ec *executionContext) _ProjectBadge_imageUrl(ctx context.Context, field graphql.CollectedField, obj *ProjectBadge) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectBadge_imageUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ImageURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectBadge_imageUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("ProjectBadge", field, false, false, "String")
+}
+
+func (ec *executionContext) _ProjectBadge_linkUrl(ctx context.Context, field graphql.CollectedField, obj *ProjectBadge) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectBadge_linkUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LinkURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectBadge_linkUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("ProjectBadge", field, false, false, "String")
 }
 
 func (ec *executionContext) _ProjectConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ProjectConnection) (ret graphql.Marshaler) {
@@ -15297,6 +15562,50 @@ func (ec *executionContext) fieldContext_Query_search(ctx context.Context, field
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_search_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_badgeStatus(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_badgeStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().BadgeStatus(ctx, fc.Args["project"].(string), fc.Args["version"].(*string), fc.Args["token"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNBadgeStatus2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_badgeStatus(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BadgeStatus does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_badgeStatus_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -24580,6 +24889,12 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Project_resolveRedirect(ctx, field, obj)
 				})
+		case "badge":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_badge(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -24713,6 +25028,54 @@ func (ec *executionContext) _ProjectAdminFields(ctx context.Context, sel ast.Sel
 			}
 		case "analyticsDisabled":
 			out.Values[i] = ec._ProjectAdminFields_analyticsDisabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var projectBadgeImplementors = []string{"ProjectBadge"}
+
+func (ec *executionContext) _ProjectBadge(ctx context.Context, sel ast.SelectionSet, obj *ProjectBadge) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, projectBadgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProjectBadge")
+		case "version":
+			out.Values[i] = ec._ProjectBadge_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._ProjectBadge_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "imageUrl":
+			out.Values[i] = ec._ProjectBadge_imageUrl(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "linkUrl":
+			out.Values[i] = ec._ProjectBadge_linkUrl(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -24951,6 +25314,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_search(ctx, field)
+				})
+		case "badgeStatus":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_badgeStatus(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -27027,6 +27396,20 @@ func (ec *executionContext) marshalNApiToken2ᚖdocsdᚋstoreᚐToken(ctx contex
 	return ec._ApiToken(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNBadgeStatus2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBadgeStatus2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "BadgeStatus!")
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -27630,6 +28013,14 @@ func (ec *executionContext) marshalNProjectAccess2ᚖdocsdᚋgraphᚐProjectAcce
 		return graphql.Null
 	}
 	return ec._ProjectAccess(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNProjectBadge2ᚖdocsdᚋgraphᚐProjectBadge(ctx context.Context, sel ast.SelectionSet, v *ProjectBadge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ProjectBadge!")
+		return graphql.Null
+	}
+	return ec._ProjectBadge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNProjectEdge2ᚕᚖdocsdᚋgraphᚐProjectEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*ProjectEdge) graphql.Marshaler {

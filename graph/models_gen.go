@@ -460,6 +460,24 @@ type ProjectAdminFields struct {
 	AnalyticsDisabled bool `json:"analyticsDisabled"`
 }
 
+// A project's docs badge for its default version.
+type ProjectBadge struct {
+	// The version the badge shows: the project's default version as set.
+	Version string `json:"version"`
+	// The state the badge shows the caller now (see `Query.badgeStatus`).
+	Status string `json:"status"`
+	// The badge image's URL on the public origin
+	// (`/projects/<slug>/badge/?version=<version>`). When the version is not
+	// public and the caller maintains the project, it carries the project's
+	// badge token (`&token=`), so that the image shows the version's state to
+	// whoever has the URL; without `--secret-key` there are no tokens, and
+	// the badge of a non-public version shows `unknown` to those who may not
+	// see it.
+	ImageURL string `json:"imageUrl"`
+	// Where the badge links to: the version's docs, with `?badge=<version>` as Read the Docs adds.
+	LinkURL string `json:"linkUrl"`
+}
+
 // A page of projects (a Relay cursor connection).
 type ProjectConnection struct {
 	// All projects of the list, whatever the page.

@@ -29,6 +29,10 @@ type Settings struct {
 	// not accepted. It is read per request, so cmd may set it after
 	// Handler was made.
 	SessionUser func(*http.Request) (*store.User, error)
+	// BadgeKeys make and check projects' badge tokens (package badge): the
+	// current key first, then keys still accepted. None: no token is made
+	// or accepted.
+	BadgeKeys []string
 }
 
 // Hooks lets other subsystems react to graph writes without the graph

@@ -580,6 +580,11 @@ func (r *projectResolver) ResolveRedirect(ctx context.Context, obj *ProjectView,
 	return r.resolveRedirect(ctx, obj.Project, path)
 }
 
+// Badge is the resolver for the badge field.
+func (r *projectResolver) Badge(ctx context.Context, obj *ProjectView) (*ProjectBadge, error) {
+	return r.projectBadge(ctx, obj.Project)
+}
+
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id string) (gid.Node, error) {
 	return r.node(ctx, id)
@@ -730,6 +735,11 @@ func (r *queryResolver) Build(ctx context.Context, id string) (*BuildView, error
 // Search is the resolver for the search field.
 func (r *queryResolver) Search(ctx context.Context, query string, family *SearchFamilyInput, offset *int64, limit *int64) (*SearchResults, error) {
 	return r.search(ctx, query, family, offset, limit)
+}
+
+// BadgeStatus is the resolver for the badgeStatus field.
+func (r *queryResolver) BadgeStatus(ctx context.Context, project string, version *string, token *string) (string, error) {
+	return r.badgeStatus(ctx, project, version, token)
 }
 
 // ID is the resolver for the id field.

@@ -51,14 +51,8 @@ func (rq *request) serveFavicon(x *store.Project) error {
 	}
 	if tree != nil {
 		defer tree.Close()
-		name := FaviconPath[1:]
-		pf, err := rq.h.published.lookup(tree, name)
-		if err != nil {
+		if sent, err := rq.sendRootFile(tree, FaviconPath); sent || err != nil {
 			return err
-		}
-		if pf.regular {
-			rq.sendFile(tree, name, pf)
-			return nil
 		}
 	}
 	ServeFavicon(rq.w, rq.r)

@@ -56,8 +56,13 @@ func (rq *request) serve(rootSlug, rest string) error {
 		return rq.notFoundPageOr(err)
 	}
 
-	if rest == FaviconPath {
+	switch rest {
+	case FaviconPath:
 		return rq.serveFavicon(root)
+	case RobotsPath:
+		return rq.serveRobots(root)
+	case SitemapPath:
+		return rq.serveSitemap(root)
 	}
 
 	// Step 2: /page/<file> and /projects/<alias>/page/<file>.

@@ -108,6 +108,7 @@ func (c *command) wire(s *store.Store) (*app, error) {
 			// Issue 9: repository hosts on private networks.
 			AllowPrivateNetwork: c.settings.AllowPrivateNetwork,
 			Uploads:             a.uploads.graph,
+			BadgeKeys:           c.settings.badgeKeys(),
 			Endpoint: graph.Endpoint{
 				Users:       a.users,
 				Anonymous:   anonymous,

@@ -196,7 +196,7 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	integer(&s.BodyMinRate, "body-min-rate", defaultBodyMinRate, "bytes per second a slow request body must deliver: it may keep the server waiting --body-timeout seconds plus one second per this many bytes it sent, and is cut after; 0: only --body-timeout between reads")
 	integer(&s.MaxHeaderBytes, "max-header-bytes", defaultMaxHeaderBytes, "largest request line and header, bytes (net/http allows 4096 more); a larger one is answered 431")
 	// Operations.
-	str(&s.SecretKey, "secret-key", "", "key, or path of a file holding it, that encrypts environment variable values and webhook secrets in the database (AES-256-GCM); empty: stored in plain text")
+	str(&s.SecretKey, "secret-key", "", "key, or path of a file holding it, that encrypts environment variable values and webhook secrets in the database (AES-256-GCM) and signs docs badge tokens; empty: stored in plain text, and no badge tokens")
 	str(&s.OldSecretKey, "old-secret-key", "", "previous --secret-key (value or file), still used to read values it sealed: for `docsd secrets rotate`")
 	str(&s.TrustedProxies, "trusted-proxies", "", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client")
 	str(&s.AuthFailureRate, "auth-failure-rate", "20/minute", "failed token authentications allowed per client address, N/second|minute|hour|day; 0 disables")
