@@ -258,6 +258,7 @@ const (
 	MsgNotNull         = "This field may not be null."
 	MsgNotBlank        = "This field may not be blank."
 	MsgNotString       = "Not a valid string."
+	MsgNullCharacters  = "Null characters are not allowed."
 	MsgNotBoolean      = "Must be a valid boolean."
 	MsgInvalidURL      = "Enter a valid URL."
 	MsgInvalidSlug     = `Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.`

@@ -5076,8 +5076,8 @@ input UpdateProjectInput {
   privacyLevel: PrivacyLevel @goField(omittable: true)
   "Who may see pull-request versions."
   externalBuildsPrivacyLevel: PrivacyLevel @goField(omittable: true)
-  "A versioning scheme code (see ` + "`" + `VersioningScheme` + "`" + `)."
-  versioningScheme: String @goField(omittable: true)
+  "The URL layout of the project's docs."
+  versioningScheme: VersioningScheme @goField(omittable: true)
   "null or blank clears it."
   readthedocsYamlPath: String @goField(omittable: true)
   "Pull-request builds on or off."
@@ -22358,7 +22358,7 @@ func (ec *executionContext) unmarshalInputUpdateProjectInput(ctx context.Context
 			it.ExternalBuildsPrivacyLevel = graphql.OmittableOf(data)
 		case "versioningScheme":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("versioningScheme"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			data, err := ec.unmarshalOVersioningScheme2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -29256,6 +29256,24 @@ func (ec *executionContext) unmarshalOVersionFilterInput2ᚖdocsdᚋgraphᚐVers
 	}
 	res, err := ec.unmarshalInputVersionFilterInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOVersioningScheme2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalString(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOVersioningScheme2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(*v)
+	return res
 }
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {

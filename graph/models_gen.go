@@ -882,7 +882,7 @@ type UpdateProjectInput struct {
 	PrivacyLevel graphql.Omittable[*string] `json:"privacyLevel,omitempty"`
 	// Who may see pull-request versions.
 	ExternalBuildsPrivacyLevel graphql.Omittable[*string] `json:"externalBuildsPrivacyLevel,omitempty"`
-	// A versioning scheme code (see `VersioningScheme`).
+	// The URL layout of the project's docs.
 	VersioningScheme graphql.Omittable[*string] `json:"versioningScheme,omitempty"`
 	// null or blank clears it.
 	ReadthedocsYamlPath graphql.Omittable[*string] `json:"readthedocsYamlPath,omitempty"`

@@ -31,7 +31,7 @@ func checkTags(f errs.Fields, in graphql.Omittable[[]string]) ([]string, bool) {
 	for _, t := range in.Value() {
 		t = strings.TrimSpace(t)
 		if strings.ContainsRune(t, 0) || !utf8.ValidString(t) {
-			f.Add("tags", "Null characters are not allowed.")
+			f.Add("tags", errs.MsgNullCharacters)
 			return nil, false
 		}
 		if utf8.RuneCountInString(t) > 100 {

@@ -46,7 +46,7 @@ func checkString(f errs.Fields, field string, in graphql.Omittable[*string], rul
 	}
 	s := strings.TrimSpace(*v)
 	if strings.ContainsRune(s, 0) || !utf8.ValidString(s) {
-		f.Add(field, "Null characters are not allowed.")
+		f.Add(field, errs.MsgNullCharacters)
 		return "", false
 	}
 	if s == "" && !rule.allowBlank {

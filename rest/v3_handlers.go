@@ -411,14 +411,14 @@ func v3ProjectInput(in *v3Input, update bool) {
 	in.str("name", "name")
 	in.object("repository", "repository", func(repo *v3Input) {
 		repo.str("url", "url")
-		repo.str("type", "type")
+		repo.choice("type", "type", v3RepositoryType)
 	})
 	in.str("homepage", "homepage")
 	in.str("language", "language")
 	in.str("programming_language", "programmingLanguage")
 	in.tags("tags", "tags")
-	in.str("privacy_level", "privacyLevel")
-	in.str("external_builds_privacy_level", "externalBuildsPrivacyLevel")
+	in.choice("privacy_level", "privacyLevel", v3PrivacyLevel)
+	in.choice("external_builds_privacy_level", "externalBuildsPrivacyLevel", v3PrivacyLevel)
 	in.str("readthedocs_yaml_path", "readthedocsYamlPath")
 	if update {
 		in.str("default_version", "defaultVersion")
@@ -426,7 +426,7 @@ func v3ProjectInput(in *v3Input, update bool) {
 		in.str("analytics_code", "analyticsCode")
 		in.boolean("show_version_warning", "showVersionWarning")
 		in.boolean("single_version", "singleVersion")
-		in.str("versioning_scheme", "versioningScheme")
+		in.choice("versioning_scheme", "versioningScheme", v3VersioningScheme)
 		in.boolean("external_builds_enabled", "externalBuildsEnabled")
 		in.boolean("analytics_disabled", "analyticsDisabled")
 	}
@@ -478,7 +478,7 @@ func (s *Server) v3VersionUpdate(replace bool) func(q *v3Req) {
 		in := v3NewInput(body)
 		in.boolean("active", "active")
 		in.boolean("hidden", "hidden")
-		in.str("privacy_level", "privacyLevel")
+		in.choice("privacy_level", "privacyLevel", v3VersionPrivacy)
 		in.input["project"], in.input["version"], in.input["replace"] = vars["slug"], vars["version"], replace
 		const op = `mutation($input: UpdateVersionInput!) { obj: updateVersion(input: $input) { version { id } ` + graph.PayloadErrors + ` } }`
 		if _, ok := q.mutate(op, in.input, in.failed); ok {
@@ -552,7 +552,7 @@ func (s *Server) v3SubprojectDelete(q *v3Req) {
 // v3RedirectInput reads a redirect's fields.
 func v3RedirectInput(body map[string]any) *v3Input {
 	in := v3NewInput(body)
-	in.str("type", "type")
+	in.choice("type", "type", v3RedirectType)
 	in.str("from_url", "fromUrl")
 	in.str("to_url", "toUrl")
 	in.intChoice("http_status", "httpStatus")
