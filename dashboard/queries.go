@@ -26,7 +26,7 @@ const dashboardQuery = `query {
 	}
 }`
 
-const importMutation = `mutation($name: String!, $url: String!, $type: String!) {
+const importMutation = `mutation($name: String!, $url: String!, $type: RepositoryType!) {
 	importProject(input: { name: $name, repository: { url: $url, type: $type } }) { project { slug } ` + graph.PayloadErrors + ` }
 }`
 
@@ -56,7 +56,7 @@ const buildsQuery = `query($slug: String!) {
 // buildQuery renders a build page; buildSubscription is what the page's
 // script then follows over Server-Sent Events (one request, whatever the
 // build's length), with the same selection of the build.
-const buildQuery = `query($slug: String!, $id: Int!) {
+const buildQuery = `query($slug: String!, $id: ID!) {
 	project(slug: $slug) {
 		` + projectFields + `
 		build(id: $id) { ` + buildFields + ` commands { ` + commandFields + ` } }
@@ -97,7 +97,7 @@ const versionQuery = `query($slug: String!, $version: String!) {
 	}
 }`
 
-const updateVersionMutation = `mutation($slug: String!, $version: String!, $active: Boolean!, $hidden: Boolean!, $privacy: String!) {
+const updateVersionMutation = `mutation($slug: String!, $version: String!, $active: Boolean!, $hidden: Boolean!, $privacy: PrivacyLevel!) {
 	updateVersion(input: { project: $slug, version: $version, active: $active, hidden: $hidden, privacyLevel: $privacy }) { version { slug } ` + graph.PayloadErrors + ` }
 }`
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"docsd/errs"
@@ -36,11 +37,11 @@ func TestNodeVisibility(t *testing.T) {
 			objects = append(objects, object{slug, `query($p: String!) { project(slug: $p) { id } }`, map[string]any{"p": slug}, p["id"].(string)})
 			for _, n := range dig(p, "versions", "nodes").([]any) {
 				v := n.(map[string]any)
-				objects = append(objects, object{slug + "/version/" + v["slug"].(string), `query($i: Int!) { version(id: $i) { id } }`, map[string]any{"i": int64(v["databaseId"].(float64))}, v["id"].(string)})
+				objects = append(objects, object{slug + "/version/" + v["slug"].(string), `query($i: ID!) { version(id: $i) { id } }`, map[string]any{"i": int64(v["databaseId"].(float64))}, v["id"].(string)})
 			}
 			for i, n := range dig(p, "builds", "nodes").([]any) {
 				b := n.(map[string]any)
-				objects = append(objects, object{fmt.Sprintf("%s/build/%d", slug, i), `query($i: Int!) { build(id: $i) { id } }`, map[string]any{"i": int64(b["databaseId"].(float64))}, b["id"].(string)})
+				objects = append(objects, object{fmt.Sprintf("%s/build/%d", slug, i), `query($i: ID!) { build(id: $i) { id } }`, map[string]any{"i": int64(b["databaseId"].(float64))}, b["id"].(string)})
 			}
 			for _, kind := range []struct{ list, one string }{{"redirects", "redirect"}, {"environmentVariables", "environmentVariable"}} {
 				o := dig(p, kind.list, "nodes", 0).(map[string]any)
@@ -61,6 +62,13 @@ func TestNodeVisibility(t *testing.T) {
 					}
 					if typedErr == nil && dig(data, "node", "id") != o.id {
 						t.Errorf("node = %v, want id %s", data["node"], o.id)
+					}
+					// version(id:) and build(id:) take the global id as well.
+					if strings.Contains(o.typed, "($i: ID!) { version") || strings.Contains(o.typed, "($i: ID!) { build") {
+						data, err := e.do(e.as(caller), o.typed, map[string]any{"i": o.id})
+						if kind(err) != kind(typedErr) || (err == nil && firstString(data) != o.id) {
+							t.Errorf("by global id: %v %s, want %s", data, kind(err), kind(typedErr))
+						}
 					}
 				})
 			}

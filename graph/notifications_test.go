@@ -24,15 +24,15 @@ func TestSyncNotificationAndUploadFields(t *testing.T) {
 			t.Fatal(err)
 		}
 		build := map[string]any{"id": bs[0].ID}
-		data := e.must(e.as("bob"), `query($id: Int!) { build(id: $id) { errorId notifications(filter: {stateIn: ["unread"]}) { totalCount nodes {
-			id attachedToId message { id header body type iconClasses } state } } notification(id: $id) { id } } }`, build)
+		data := e.must(e.as("bob"), `query($id: ID!, $nid: Int!) { build(id: $id) { errorId notifications(filter: {stateIn: ["unread"]}) { totalCount nodes {
+			id attachedToId message { id header body type iconClasses } state } } notification(id: $nid) { id } } }`, map[string]any{"id": bs[0].ID, "nid": bs[0].ID})
 		if dig(data, "build", "errorId") != "build:user:time-out" || dig(data, "build", "notifications", "totalCount") != float64(1) ||
 			dig(data, "build", "notifications", "nodes", 0, "message", "header") != "Build terminated due to time out." ||
 			dig(data, "build", "notifications", "nodes", 0, "message", "body") != "Build terminated." ||
 			dig(data, "build", "notification", "id") != float64(bs[0].ID) {
 			t.Errorf("build notifications: %v", data)
 		}
-		data = e.must(e.as("bob"), `query($id: Int!) { build(id: $id) { notifications(filter: {stateIn: ["read"]}) { totalCount } } }`, build)
+		data = e.must(e.as("bob"), `query($id: ID!) { build(id: $id) { notifications(filter: {stateIn: ["read"]}) { totalCount } } }`, build)
 		if dig(data, "build", "notifications", "totalCount") != float64(0) {
 			t.Errorf("read notifications: %v", data)
 		}
@@ -60,7 +60,7 @@ func TestSyncNotificationAndUploadFields(t *testing.T) {
 		if dig(data, "initiateUpload", "outcome") != "disabled" || dig(data, "initiateUpload", "build") != nil {
 			t.Errorf("initiateUpload: %v", data)
 		}
-		_, err = e.do(e.as("alice"), `mutation { initiateUpload(input: {project: "pub", versionName: "", versionType: "pr", versionCommit: "abc"}) { outcome errors { path message code } } }`, nil)
+		_, err = e.do(e.as("alice"), `mutation { initiateUpload(input: {project: "pub", versionName: "", versionType: unknown, versionCommit: "abc"}) { outcome errors { path message code } } }`, nil)
 		// The payload's paths name the input's fields (versionName), not REST's body keys (version.name).
 		if f := errs.FieldsOf(err); f["version_name"] == nil || f["version_type"] == nil {
 			t.Errorf("initiateUpload validation: %v", err)

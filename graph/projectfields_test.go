@@ -30,7 +30,7 @@ func TestProjectFields(t *testing.T) {
 		}
 
 		e.must(e.as("alice"), `mutation { updateProject(input: {slug: "pub", tags: [" a ", "b", "a", ""], privacyLevel: protected,
-			externalBuildsPrivacyLevel: private, versioningScheme: "multiple_versions_without_translations",
+			externalBuildsPrivacyLevel: private, versioningScheme: multiple_versions_without_translations,
 			readthedocsYamlPath: " docs/.readthedocs.yaml ", externalBuildsEnabled: true, analyticsDisabled: true}) { project { id } errors { path message code } } }`, nil)
 		data = e.must(e.as("alice"), read, nil)
 		want = map[string]any{"privacyLevel": "protected", "externalBuildsPrivacyLevel": "private",
@@ -48,9 +48,9 @@ func TestProjectFields(t *testing.T) {
 			input string
 			want  errs.Fields
 		}{
-			{`{privacyLevel: "prubic", externalBuildsPrivacyLevel: "privic"}`, errs.Fields{
-				"privacy_level": {`"prubic" is not a valid choice.`}, "external_builds_privacy_level": {`"privic" is not a valid choice.`}}},
-			{`{singleVersion: true, versioningScheme: "multiple_versions_with_translations"}`, errs.Fields{
+			{`{privacyLevel: null, externalBuildsPrivacyLevel: null}`, errs.Fields{
+				"privacy_level": {"This field may not be null."}, "external_builds_privacy_level": {"This field may not be null."}}},
+			{`{singleVersion: true, versioningScheme: multiple_versions_with_translations}`, errs.Fields{
 				"single_version": {`Contradicts versioning_scheme "multiple_versions_with_translations".`}}},
 			{`{versioningScheme: null, tags: null, externalBuildsEnabled: null}`, errs.Fields{
 				"versioning_scheme": {"This field may not be null."}, "tags": {"This field may not be null."},
@@ -87,8 +87,8 @@ func TestProjectFields(t *testing.T) {
 			t.Errorf("importProject: got %v, want %v", got, want)
 		}
 		_, err := e.do(e.as("alice"), `mutation { importProject(input: {name: "Bad", repository: {url: "https://github.com/a/bad", type: git},
-			privacyLevel: "secret", readthedocsYamlPath: "a/../.readthedocs.yaml"}) { project { id } errors { path message code } } }`, nil)
-		if got, want := errs.FieldsOf(err), (errs.Fields{"privacy_level": {`"secret" is not a valid choice.`},
+			privacyLevel: null, readthedocsYamlPath: "a/../.readthedocs.yaml"}) { project { id } errors { path message code } } }`, nil)
+		if got, want := errs.FieldsOf(err), (errs.Fields{"privacy_level": {"This field may not be null."},
 			"readthedocs_yaml_path": {"Found invalid sequence in path: '..'"}}); !reflect.DeepEqual(got, want) {
 			t.Errorf("importProject validation: got %v, want %v", got, want)
 		}
@@ -117,10 +117,10 @@ func TestExternalBuildsPrivacyLevel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		query := `query($id: Int!) { build(id: $id) { id } }`
+		query := `query($id: ID!) { build(id: $id) { id } }`
 		vars := map[string]any{"id": b.ID}
 		for _, level := range []string{"public", "private", "protected"} {
-			e.must(e.as("alice"), `mutation($l: String!) { updateProject(input: {slug: "pub", externalBuildsPrivacyLevel: $l}) { project { id } errors { path message code } } }`, map[string]any{"l": level})
+			e.must(e.as("alice"), `mutation($l: PrivacyLevel!) { updateProject(input: {slug: "pub", externalBuildsPrivacyLevel: $l}) { project { id } errors { path message code } } }`, map[string]any{"l": level})
 			for _, who := range []string{"", "bob", "alice"} {
 				want := "ok"
 				if level != "public" && who != "alice" {

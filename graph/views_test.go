@@ -35,7 +35,7 @@ func TestViewFieldsOnEveryPath(t *testing.T) {
 		project := dig(data, "project")
 		version := dig(data, "pub", "version")
 		buildID := int64(dig(version, "lastBuild", "databaseId").(float64))
-		data = e.must(alice, `query($id: Int!) { build(id: $id) { `+buildFields+` } }`, map[string]any{"id": buildID})
+		data = e.must(alice, `query($id: ID!) { build(id: $id) { `+buildFields+` } }`, map[string]any{"id": buildID})
 		build := dig(data, "build")
 		if len(dig(project, "activeVersions").([]any)) != 1 || len(dig(project, "users").([]any)) != 1 ||
 			dig(version, "project", "slug") != "pub" || dig(build, "version", "slug") != "v1.0" ||
@@ -53,7 +53,7 @@ func TestViewFieldsOnEveryPath(t *testing.T) {
 				[]any{"node"}, project},
 			{"project in a list", `{ projects(filter: {slug: "pub"}) { nodes { ` + projectFields + ` } } }`,
 				[]any{"projects", "nodes", 0}, project},
-			{"project of a build", `query($id: Int!) { build(id: $id) { project { ` + projectFields + ` } } }`,
+			{"project of a build", `query($id: ID!) { build(id: $id) { project { ` + projectFields + ` } } }`,
 				[]any{"build", "project"}, project},
 			{"main project of a translation", `{ project(slug: "pub-es") { translationOf { ` + projectFields + ` } } }`,
 				[]any{"project", "translationOf"}, project},
@@ -61,13 +61,13 @@ func TestViewFieldsOnEveryPath(t *testing.T) {
 				[]any{"project", "redirects", "nodes", 0, "project"}, project},
 			{"version node", `query($v: ID!) { node(id: $v) { ... on Version { ` + versionFields + ` } } }`,
 				[]any{"node"}, version},
-			{"version of a build", `query($id: Int!) { build(id: $id) { version { ` + versionFields + ` } } }`,
+			{"version of a build", `query($id: ID!) { build(id: $id) { version { ` + versionFields + ` } } }`,
 				[]any{"build", "version"}, version},
 			{"version of a redirect's project", `{ project(slug: "pub") { redirects { nodes { project { version(slug: "v1.0") { ` + versionFields + ` } } } } } }`,
 				[]any{"project", "redirects", "nodes", 0, "project", "version"}, version},
 			{"build node", `query($b: ID!) { node(id: $b) { ... on Build { ` + buildFields + ` } } }`,
 				[]any{"node"}, build},
-			{"build of a project", `query($id: Int!) { project(slug: "pub") { build(id: $id) { ` + buildFields + ` } } }`,
+			{"build of a project", `query($id: ID!) { project(slug: "pub") { build(id: $id) { ` + buildFields + ` } } }`,
 				[]any{"project", "build"}, build},
 			{"last build of a version", `{ project(slug: "pub") { version(slug: "v1.0") { lastBuild { ` + buildFields + ` } } } }`,
 				[]any{"project", "version", "lastBuild"}, build},
