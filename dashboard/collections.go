@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"docsd/choices"
 )
 
 // collection is a maintainers' page that lists things of a project, adds
@@ -29,6 +31,10 @@ type collection struct {
 	fields map[string]string
 	// vars makes the create mutation's input (besides the project).
 	vars func(form map[string]string) map[string]any
+	// enums are the input's fields that take a GraphQL enum, with the
+	// choices table of each (checkEnums); the field's name is also the
+	// API's in messages.
+	enums map[string]choices.Table
 	// removeInput, when set, makes the delete mutation's input instead of
 	// {projectField: slug, keyField: key} (translations unlink with
 	// {slug: key, main: null}).
@@ -46,7 +52,8 @@ var collections = []*collection{
 		form: map[string]string{"type": "page", "from_url": "", "to_url": "", "http_status": "302", "description": ""},
 		fields: map[string]string{"type": "type", "from_url": "from_url", "to_url": "to_url", "http_status": "http_status",
 			"description": "description"},
-		more: redirectDryRun,
+		more:  redirectDryRun,
+		enums: map[string]choices.Table{"type": choices.RedirectTypes},
 		vars: func(f map[string]string) map[string]any {
 			status, _ := strconv.Atoi(f["http_status"])
 			return map[string]any{"type": f["type"], "fromUrl": f["from_url"], "toUrl": f["to_url"],
@@ -67,6 +74,7 @@ var collections = []*collection{
 		remove: deleteIntegrationMutation, projectField: "project", keyField: "id", keyIsID: true,
 		form:   map[string]string{"type": "github_webhook"},
 		fields: map[string]string{"type": "type"},
+		enums:  map[string]choices.Table{"type": choices.IntegrationTypes},
 		vars:   func(f map[string]string) map[string]any { return map[string]any{"type": f["type"]} },
 	},
 	{
@@ -137,7 +145,16 @@ func (c *collection) handleCreate(d *Dashboard) func(http.ResponseWriter, *http.
 		}
 		input := c.vars(form)
 		input[c.projectField] = p.Slug
-		if err := d.run(r, s, c.create, map[string]any{"input": input}, nil); err != nil {
+		var enums []enumValue
+		for field, t := range c.enums {
+			v, _ := input[field].(string)
+			enums = append(enums, enumValue{field, v, t})
+		}
+		err := checkEnums(enums...)
+		if err == nil {
+			err = d.run(r, s, c.create, map[string]any{"input": input}, nil)
+		}
+		if err != nil {
 			if _, secret := form["value"]; secret {
 				form["value"] = "" // a secret is never sent back to the browser
 			}

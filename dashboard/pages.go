@@ -503,7 +503,10 @@ func (d *Dashboard) handleImport(w http.ResponseWriter, r *http.Request, s *sess
 	var out struct {
 		ImportProject struct{ Project *struct{ Slug string } }
 	}
-	err := d.run(r, s, importMutation, map[string]any{"name": form["name"], "url": form["repository"], "type": form["repo_type"]}, &out)
+	err := checkEnums(enumValue{"repository.type", form["repo_type"], choices.RepoTypes})
+	if err == nil {
+		err = d.run(r, s, importMutation, map[string]any{"name": form["name"], "url": form["repository"], "type": form["repo_type"]}, &out)
+	}
 	if err != nil || out.ImportProject.Project == nil {
 		d.renderDashboard(w, r, s, formStatus(err), &page{Form: form, Errors: formErrorsOf(err, importFields)})
 		return
@@ -620,8 +623,11 @@ func (d *Dashboard) handleVersionUpdate(w http.ResponseWriter, r *http.Request, 
 	}
 	v := p.Version
 	v.Active, v.Hidden, v.PrivacyLevel = r.PostFormValue("active") == "on", r.PostFormValue("hidden") == "on", r.PostFormValue("privacy_level")
-	err := d.run(r, s, updateVersionMutation, map[string]any{"slug": p.Slug, "version": v.Slug,
-		"active": v.Active, "hidden": v.Hidden, "privacy": v.PrivacyLevel}, nil)
+	err := checkEnums(enumValue{"privacy_level", v.PrivacyLevel, choices.PrivacyLevels})
+	if err == nil {
+		err = d.run(r, s, updateVersionMutation, map[string]any{"slug": p.Slug, "version": v.Slug,
+			"active": v.Active, "hidden": v.Hidden, "privacy": v.PrivacyLevel}, nil)
+	}
 	if err != nil {
 		d.render(w, r, s, formStatus(err), "version", &page{Title: v.VerboseName + " · " + p.Name, Project: p, Version: v, Errors: formErrorsOf(err, versionFields)})
 		return
@@ -745,8 +751,11 @@ func (d *Dashboard) handleSettingsUpdate(w http.ResponseWriter, r *http.Request,
 	if form["repository"] != was["repository"] || form["repo_type"] != was["repo_type"] {
 		input["repository"] = map[string]any{"url": form["repository"], "type": form["repo_type"]}
 	}
-	var err error
-	if len(input) > 0 {
+	err := checkEnums(enumValue{"privacy_level", form["privacy_level"], choices.PrivacyLevels},
+		enumValue{"external_builds_privacy_level", form["external_builds_privacy_level"], choices.PrivacyLevels},
+		enumValue{"versioning_scheme", form["versioning_scheme"], choices.VersioningSchemes},
+		enumValue{"repository.type", form["repo_type"], choices.RepoTypes})
+	if err == nil && len(input) > 0 {
 		input["slug"] = p.Slug
 		err = d.run(r, s, updateProjectMutation, map[string]any{"input": input}, nil)
 	}

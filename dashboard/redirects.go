@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"docsd/choices"
 )
 
 // The redirects page's rows link to an edit page (every field, saved with
@@ -84,7 +86,11 @@ func (d *Dashboard) handleRedirectUpdate(w http.ResponseWriter, r *http.Request,
 	input := map[string]any{"project": p.Slug, "id": rd.ID, "type": form["type"], "fromUrl": form["from_url"],
 		"toUrl": form["to_url"], "httpStatus": status, "force": form["force"] == "on", "enabled": form["enabled"] == "on",
 		"description": form["description"]}
-	if err := d.run(r, s, updateRedirectMutation, map[string]any{"input": input}, nil); err != nil {
+	err = checkEnums(enumValue{"type", form["type"], choices.RedirectTypes})
+	if err == nil {
+		err = d.run(r, s, updateRedirectMutation, map[string]any{"input": input}, nil)
+	}
+	if err != nil {
 		d.renderRedirect(w, r, s, formStatus(err), p, form, formErrorsOf(err, redirectFormFields))
 		return
 	}
