@@ -415,15 +415,18 @@ func TestDashboardImport(t *testing.T) {
 	c := newBrowserClient(t, base)
 	csrf := c.signIn("alice", "alice-password")
 	for _, tc := range []struct {
-		name, project, repo string
-		field, message      string
+		name, project, repo, repoType string
+		field, message                string
 	}{
-		{"taken name", "Demo", "https://github.com/a/other", "id_name_error", "already"},
-		{"no repository", "Fresh", "", "id_repository_error", "This field"},
-		{"bad repository", "Fresh", "not a url", "id_repository_error", ""},
+		{"taken name", "Demo", "https://github.com/a/other", "git", "id_name_error", "already"},
+		{"no repository", "Fresh", "", "git", "id_repository_error", "This field"},
+		{"bad repository", "Fresh", "not a url", "git", "id_repository_error", ""},
+		// Not one of the select's options (a forged form).
+		{"unknown type", "Fresh", "https://github.com/a/fresh", "cvs", "id_repo_type_error", `&#34;cvs&#34; is not a valid choice.`},
+		{"no type", "Fresh", "https://github.com/a/fresh", "", "id_repo_type_error", "This field may not be blank."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			resp, body := c.post("/dashboard/import/", url.Values{"csrfmiddlewaretoken": {csrf}, "name": {tc.project}, "repository": {tc.repo}})
+			resp, body := c.post("/dashboard/import/", url.Values{"csrfmiddlewaretoken": {csrf}, "name": {tc.project}, "repository": {tc.repo}, "repo_type": {tc.repoType}})
 			re := regexp.MustCompile(`<p class="field-error" id="` + tc.field + `">([^<]*)</p>`)
 			m := re.FindStringSubmatch(body)
 			if resp.StatusCode != http.StatusBadRequest || m == nil || !strings.Contains(m[1], tc.message) {
