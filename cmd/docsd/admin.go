@@ -15,6 +15,7 @@ import (
 	"unicode"
 
 	"docsd/accounts"
+	"docsd/choices"
 	"docsd/errs"
 	"docsd/graph"
 	"docsd/graph/scalar"
@@ -74,6 +75,9 @@ func (c *command) admin(ctx context.Context, group, sub string, args []string) (
 	sys := graph.WithSystem(ctx)
 	switch key {
 	case "project privacy":
+		if err := adminChoice("privacy_level", pos[1], choices.PrivacyLevels); err != nil {
+			return err
+		}
 		return a.mutate(sys, "setProjectPrivacy", map[string]any{"slug": pos[0], "privacyLevel": pos[1]})
 	case "project translation":
 		var main any
@@ -101,6 +105,9 @@ func (c *command) admin(ctx context.Context, group, sub string, args []string) (
 	case "project delete":
 		return a.mutate(sys, "deleteProject", map[string]any{"slug": pos[0]})
 	case "version privacy":
+		if err := adminChoice("privacy_level", pos[2], choices.PrivacyLevels); err != nil {
+			return err
+		}
 		return a.mutate(sys, "setVersionPrivacy", map[string]any{"project": pos[0], "version": pos[1], "privacyLevel": pos[2]})
 	case "version set":
 		uploaded, err := strconv.ParseBool(strings.TrimPrefix(pos[2], "uploaded="))
@@ -317,24 +324,37 @@ var adminArity = map[string]int{
 	"build cancel": 1,
 }
 
+// adminChoice checks a value the commands send to a GraphQL enum against
+// its choices table, with the API's message: GraphQL would refuse a value
+// outside the enum as a malformed operation rather than as a field error.
+func adminChoice(field, value string, t choices.Table) error {
+	if t.Has(value) {
+		return nil
+	}
+	return errs.FieldError("admin", field, errs.BadChoice(value))
+}
+
 // adminFieldTypes maps `project set` field names (behavior.md §0.4) to the
-// GraphQL input field and its type.
-var adminFieldTypes = map[string]struct{ name, kind string }{
-	"skip":                    {"skip", "bool"},
-	"enable_pdf_build":        {"enablePdfBuild", "bool"},
-	"enable_epub_build":       {"enableEpubBuild", "bool"},
-	"requirements_file":       {"requirementsFile", "string"},
-	"conf_py_file":            {"confPyFile", "string"},
-	"install_project":         {"installProject", "bool"},
-	"python_interpreter":      {"pythonInterpreter", "string"},
-	"use_system_packages":     {"useSystemPackages", "bool"},
-	"external_builds_enabled": {"externalBuildsEnabled", "bool"},
-	"build_time_limit":        {"buildTimeLimit", "int"},
-	"version_privacy_level":   {"versionPrivacyLevel", "string"},
-	"description":             {"description", "string"},
-	"documentation_type":      {"documentationType", "string"},
-	"tags":                    {"tags", "list"},
-	"addons_enabled":          {"addonsEnabled", "bool"},
+// GraphQL input field and its type; a "choice" is one of table's codes.
+var adminFieldTypes = map[string]struct {
+	name, kind string
+	table      choices.Table
+}{
+	"skip":                    {"skip", "bool", nil},
+	"enable_pdf_build":        {"enablePdfBuild", "bool", nil},
+	"enable_epub_build":       {"enableEpubBuild", "bool", nil},
+	"requirements_file":       {"requirementsFile", "string", nil},
+	"conf_py_file":            {"confPyFile", "string", nil},
+	"install_project":         {"installProject", "bool", nil},
+	"python_interpreter":      {"pythonInterpreter", "string", nil},
+	"use_system_packages":     {"useSystemPackages", "bool", nil},
+	"external_builds_enabled": {"externalBuildsEnabled", "bool", nil},
+	"build_time_limit":        {"buildTimeLimit", "int", nil},
+	"version_privacy_level":   {"versionPrivacyLevel", "choice", choices.PrivacyLevels},
+	"description":             {"description", "string", nil},
+	"documentation_type":      {"documentationType", "choice", choices.DocumentationTypes},
+	"tags":                    {"tags", "list", nil},
+	"addons_enabled":          {"addonsEnabled", "bool", nil},
 }
 
 // adminFields parses FIELD=VALUE arguments into a ProjectAdminInput.
@@ -366,6 +386,12 @@ func adminFields(args []string) (map[string]any, error) {
 				continue
 			}
 			input[ft.name] = n
+		case "choice":
+			if !ft.table.Has(value) {
+				fields.Add(name, errs.BadChoice(value))
+				continue
+			}
+			input[ft.name] = value
 		case "list":
 			tags := []string{}
 			for _, t := range strings.Split(value, ",") {

@@ -149,9 +149,17 @@ func TestProjectAdminCommands(t *testing.T) {
 			return expect(s, "demo", func(p *store.Project) bool { return !p.AddonsEnabled })
 		}},
 		{[]string{"project", "set", "demo", "skip=maybe"}, 1, "Must be a valid boolean.", nil},
+		{[]string{"project", "set", "demo", "documentation_type=sphinx_htmldir", "version_privacy_level=protected"}, 0, "", func() error {
+			return expect(s, "demo", func(p *store.Project) bool {
+				return p.DocumentationType == "sphinx_htmldir" && p.VersionPrivacyLevel == "protected"
+			})
+		}},
+		{[]string{"project", "set", "demo", "documentation_type=docusaurus"}, 1, `"docusaurus" is not a valid choice.`, nil},
+		{[]string{"project", "set", "demo", "version_privacy_level=hidden"}, 1, `"hidden" is not a valid choice.`, nil},
 		{[]string{"project", "set", "demo", "colour=red"}, 2, "want FIELD=VALUE", nil},
 		{[]string{"version", "privacy", "demo", "latest", "protected"}, 0, "", nil},
 		{[]string{"version", "privacy", "demo", "nope", "protected"}, 1, "Not found.", nil},
+		{[]string{"version", "privacy", "demo", "latest", "Private"}, 1, `"Private" is not a valid choice.`, nil},
 		{[]string{"redirect", "status", "demo", "1", "301"}, 1, "has no redirect 1", nil},
 		{[]string{"build", "cancel", "1"}, 0, "", func() error {
 			if b, err := s.FindBuildByID(ctx, 1); err != nil || b.State != store.Finished || b.Error != store.CancelledMessage {
