@@ -26,6 +26,7 @@ import (
 	"docsd/errs"
 	"docsd/graph"
 	"docsd/sitepath"
+	"docsd/slashredirect"
 	"docsd/store"
 )
 
@@ -88,6 +89,9 @@ func New(cfg Config) *Dashboard {
 	d.mux.HandleFunc("GET /projects/{slug}/versions/{$}", d.viewer(d.handleVersions))
 	d.mux.HandleFunc("GET /projects/{slug}/downloads/{$}", d.viewer(d.handleDownloads))
 	d.mux.HandleFunc("GET /projects/{slug}/badge/{$}", d.viewer(d.handleBadge))
+	// Badge links written by hand often drop the slash; Read the Docs
+	// (Django) redirects them, and so does docsd, query kept.
+	d.mux.HandleFunc("GET /projects/{slug}/badge", slashredirect.Answer)
 	d.mux.HandleFunc("GET /projects/{slug}/edit/{$}", d.signedIn(d.handleSettings))
 	d.mountTokens()
 	d.mountRedirects()

@@ -106,6 +106,9 @@ func TestBadgeEndpoint(t *testing.T) {
 		if _, body := anon.get("/projects/demo/badge/?version=latest&style=for-the-badge"); badgeTexts(t, body) != "DOCS|PASSING" {
 			t.Errorf("for-the-badge texts %q", badgeTexts(t, body))
 		}
+		if resp, _ := anon.get("/projects/demo/badge?version=latest"); resp.StatusCode != http.StatusMovedPermanently || resp.Header.Get("Location") != "/projects/demo/badge/?version=latest" {
+			t.Errorf("badge path without its slash: %d to %q, want 301 to the badge", resp.StatusCode, resp.Header.Get("Location"))
+		}
 		if _, body := anon.get("/projects/demo/badge/?version=nope"); badgeTexts(t, body) != "docs|unknown" {
 			t.Errorf("missing version: %q, want unknown", badgeTexts(t, body))
 		}
