@@ -233,7 +233,7 @@ type apiToken struct{ ID, Prefix, Name, Created string }
 type page struct {
 	Title   string
 	User    *signedIn // nil for an anonymous visitor
-	CSRF    string // the session's CSRF token (the sign-in form's before one)
+	CSRF    string    // the session's CSRF token (the sign-in form's before one)
 	CSRFKey string
 	Next    string
 	Errors  formErrors
