@@ -12,8 +12,9 @@ import (
 	"docsd/store"
 )
 
-// Browser access to non-public docs in subdomain mode (reader.md R.1.1):
-// `/_/login/` trades an API key for a host-only session cookie.
+// Browser access to non-public docs in subdomain mode: `/_/login/` trades
+// an API key for a host-only session cookie (docs/security.md, "Who sees
+// what").
 const (
 	loginPath   = "/_/login/"
 	logoutPath  = "/_/logout/"
