@@ -117,7 +117,7 @@ func (r *Resolver) Handler() http.Handler {
 			var u *store.User
 			u, err = r.Settings.SessionUser(req)
 			if u != nil {
-				viewer = access.Viewer{User: u, Auth: access.AuthSession}
+				viewer = access.SessionViewer(u)
 				// Computed for the session's user: no shared cache may
 				// keep it (an answer to a token is kept by none unless
 				// it says so).
