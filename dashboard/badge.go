@@ -30,7 +30,7 @@ func (d *Dashboard) handleBadge(w http.ResponseWriter, r *http.Request, s *sessi
 		d.cfg.Logger.ErrorContext(r.Context(), "dashboard: badge", "path", r.URL.Path, "err", err)
 		cache = "no-store" // not the project's state: nothing to keep
 	}
-	if s.user != nil {
+	if s.viewer.User != nil {
 		cache = "private, " + cache // what the visitor's session may see
 	}
 	svg := badge.SVG(out.BadgeStatus, q.Get("style"))

@@ -118,7 +118,7 @@ func (rq *request) footerWrite(status int, callback string, body ordered) {
 	} else if !footerAnonymous(rq.r) {
 		header = append(header, "Vary", "Authorization, Cookie")
 	}
-	if rq.viewer != nil {
+	if rq.viewer.User != nil {
 		header = append(header, "Cache-Control", "private")
 	}
 	b := body.marshal()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"docsd/access"
 	"docsd/artifacts"
 	"docsd/choices"
 	"docsd/docsurl"
@@ -26,8 +27,8 @@ type request struct {
 	origin string // scheme://host of the URL the reader asked for
 
 	viewerDone bool
-	viewer     *store.User
-	maintains  map[int64]bool
+	viewer     access.Viewer
+	roles      access.Roles
 	// page is the served page when it gets the reader client (R.5).
 	page *page
 	// private is set once something non-public was shown to a maintainer:

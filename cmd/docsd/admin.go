@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"unicode"
 
+	"docsd/access"
 	"docsd/accounts"
 	"docsd/errs"
 	"docsd/graph"
@@ -71,7 +72,7 @@ func (c *command) admin(ctx context.Context, group, sub string, args []string) (
 	if group == "user" || group == "token" {
 		return c.adminUsers(ctx, a, key, pos, opt)
 	}
-	sys := graph.WithSystem(ctx)
+	sys := access.WithSystem(ctx)
 	switch key {
 	case "project privacy":
 		return a.mutate(sys, "setProjectPrivacy", map[string]any{"slug": pos[0], "privacyLevel": pos[1]})

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"docsd/access"
 	"docsd/artifacts"
 	"docsd/builder"
 	"docsd/docsurl"
@@ -202,7 +203,7 @@ func (a *app) handlers() (public, docsOrigin http.Handler, docsHost *hosting.Han
 		UploadReceiver:     a.uploads.receiver(),
 		DocsSessionReader: func(r *http.Request) (context.Context, error) {
 			u, err := docs.SessionUser(r.Context(), r)
-			return graph.WithUser(r.Context(), u), err
+			return access.WithUser(r.Context(), u), err
 		},
 	})
 	apart := a.docsApart()

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"docsd/access"
 	"docsd/builder"
 	"docsd/docsurl"
-	"docsd/graph"
 	"docsd/store"
 	"docsd/webhook"
 )
@@ -90,7 +90,8 @@ func (a *app) webhooks() http.Handler {
 		Store:     a.store,
 		Artifacts: a.artifacts,
 		Authenticate: func(ctx context.Context, header string) (*store.User, error) {
-			return graph.Authenticate(ctx, a.store, header)
+			v, err := access.Authenticate(ctx, a.store, header)
+			return v.User, err
 		},
 		Wake:   a.buildQueued,
 		Logger: a.logger,
