@@ -44,7 +44,7 @@ func (j *job) configure(ctx context.Context) (*BuildConfig, error) {
 		return nil, err
 	}
 	if cfg.Current != nil {
-		j.current = &current2026{tools: j.resolveTools(ctx, cfg.Current)}
+		j.current = &currentState{tools: j.resolveTools(ctx, cfg.Current)}
 		if err := os.RemoveAll(filepath.Join(j.ckout, "_readthedocs")); err != nil {
 			return nil, err
 		}

@@ -51,7 +51,7 @@ type job struct {
 	commit, stableFollows string
 	// current is set for a 2026-rule build (config-2026.md): its install
 	// and build steps get the §C6 PATH and tool variables.
-	current *current2026
+	current *currentState
 	// ns is the network namespace of the job's commands that need the
 	// network, opened by the first of them (netns) and closed with the job
 	// (closeNet).

@@ -184,9 +184,9 @@ func (j *job) pipeline(ctx context.Context, owner string) error {
 	}
 	var out *outputs
 	if cfg.Current != nil {
-		out, err = j.pipeline2026(ctx, cfg)
+		out, err = j.currentPipeline(ctx, cfg)
 	} else {
-		out, err = j.install2019AndBuild(ctx, cfg)
+		out, err = j.legacyPipeline(ctx, cfg)
 	}
 	if err != nil {
 		return err
@@ -214,9 +214,9 @@ func (j *job) pipeline(ctx context.Context, owner string) error {
 	return nil
 }
 
-// install2019AndBuild is steps 8–12 of behavior.md §7.4 for 2019-rule
+// legacyPipeline is steps 8–12 of behavior.md §7.4 for 2019-rule
 // builds.
-func (j *job) install2019AndBuild(ctx context.Context, cfg *BuildConfig) (*outputs, error) {
+func (j *job) legacyPipeline(ctx context.Context, cfg *BuildConfig) (*outputs, error) {
 	if err := j.setState(ctx, store.Installing); err != nil {
 		return nil, err
 	}

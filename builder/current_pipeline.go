@@ -15,10 +15,10 @@ const (
 	preCheckoutNote    = "build.jobs.pre_checkout does not run: the repository is not cloned yet at that point."
 )
 
-// pipeline2026 runs steps 7a to the output checks of config-2026.md §C5
+// currentPipeline runs steps 7a to the output checks of config-2026.md §C5
 // for a 2026-rule build (step 7, submodules, has run) and returns what
 // to publish.
-func (j *job) pipeline2026(ctx context.Context, cfg *BuildConfig) (*outputs, error) {
+func (j *job) currentPipeline(ctx context.Context, cfg *BuildConfig) (*outputs, error) {
 	cur := cfg.Current
 	if cmds, ok := cur.Job("pre_checkout"); ok && len(cmds) > 0 {
 		if err := j.recordNote(ctx, "build.jobs.pre_checkout (skipped)", "", preCheckoutNote, 0, now()); err != nil {
@@ -34,13 +34,13 @@ func (j *job) pipeline2026(ctx context.Context, cfg *BuildConfig) (*outputs, err
 	if len(cur.Commands) > 0 {
 		return j.commandMode(ctx, cfg)
 	}
-	if err := j.installing2026(ctx, cfg); err != nil {
+	if err := j.currentInstalling(ctx, cfg); err != nil {
 		return nil, err
 	}
 	if err := j.setState(ctx, store.Building); err != nil {
 		return nil, err
 	}
-	if err := j.building2026(ctx, cfg); err != nil {
+	if err := j.currentBuilding(ctx, cfg); err != nil {
 		return nil, err
 	}
 	return j.collectOutputs(false)

@@ -13,8 +13,8 @@ import (
 // pip, so that `pip install …` in job commands installs into them.
 const pipLauncher = "#!/bin/sh\nexec \"$(dirname \"$0\")/python\" -m pip \"$@\"\n"
 
-// installing2026 is steps I1–I10 of config-2026.md §C5.
-func (j *job) installing2026(ctx context.Context, cfg *BuildConfig) error {
+// currentInstalling is steps I1–I10 of config-2026.md §C5.
+func (j *job) currentInstalling(ctx context.Context, cfg *BuildConfig) error {
 	cur := cfg.Current
 	steps := []func() error{
 		func() error { return j.runJob(ctx, cur, "pre_system_dependencies") },
@@ -26,7 +26,7 @@ func (j *job) installing2026(ctx context.Context, cfg *BuildConfig) error {
 		func() error { return j.createEnvironment(ctx, cfg) },
 		func() error { return j.runJob(ctx, cur, "post_create_environment") },
 		func() error { return j.runJob(ctx, cur, "pre_install") },
-		func() error { return j.install2026(ctx, cfg) },
+		func() error { return j.currentInstall(ctx, cfg) },
 		func() error { return j.runJob(ctx, cur, "post_install") },
 	}
 	for _, step := range steps {
@@ -55,8 +55,8 @@ func (j *job) createEnvironment(ctx context.Context, cfg *BuildConfig) error {
 	return nil
 }
 
-// interpreter2026 is the resolved Python, build_python without a tool.
-func (j *job) interpreter2026(cfg *BuildConfig) string {
+// currentInterpreter is the resolved Python, build_python without a tool.
+func (j *job) currentInterpreter(cfg *BuildConfig) string {
 	if t := cfg.Current.Tool("python"); t != nil && t.Path != "" && !rtdconfig.IsConda(t.Version) {
 		return t.Path
 	}
@@ -66,7 +66,7 @@ func (j *job) interpreter2026(cfg *BuildConfig) string {
 // createVenv makes a fresh environment with the resolved interpreter and
 // writes pip launchers when it has no pip.
 func (j *job) createVenv(ctx context.Context, cfg *BuildConfig) error {
-	argv := []string{j.interpreter2026(cfg), "-m", "venv"}
+	argv := []string{j.currentInterpreter(cfg), "-m", "venv"}
 	if !j.pool.cfg.InstallCoreRequirements {
 		argv = append(argv, "--system-site-packages", "--without-pip")
 	}
@@ -144,13 +144,13 @@ func (j *job) createUVEnv(ctx context.Context, cfg *BuildConfig) error {
 		return err
 	}
 	j.installed = true
-	_, err := j.must(ctx, []string{j.current.uv.path, "venv", "--python", j.interpreter2026(cfg), j.envDir}, cmdOpts{inEnv: true, network: true})
+	_, err := j.must(ctx, []string{j.current.uv.path, "venv", "--python", j.currentInterpreter(cfg), j.envDir}, cmdOpts{inEnv: true, network: true})
 	return err
 }
 
-// install2026 is step I9: the install job when given, else the default
+// currentInstall is step I9: the install job when given, else the default
 // commands (none for generic builds, except uv).
-func (j *job) install2026(ctx context.Context, cfg *BuildConfig) error {
+func (j *job) currentInstall(ctx context.Context, cfg *BuildConfig) error {
 	cur := cfg.Current
 	if _, given := cur.Job("install"); given {
 		return j.runJob(ctx, cur, "install")

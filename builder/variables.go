@@ -69,9 +69,9 @@ func (j *job) findStableFollows(ctx context.Context) (string, error) {
 	return "", nil
 }
 
-// current2026 is the state of a 2026-rule build that its commands'
+// currentState is the state of a 2026-rule build that its commands'
 // environment depends on.
-type current2026 struct {
+type currentState struct {
 	tools    []resolution // of build.tools, in file order
 	toolDirs []string     // directories of resolved tool executables, in build.tools order
 	uv       *uvEnv       // set with a `method: uv` install entry
@@ -84,7 +84,7 @@ type uvEnv struct {
 }
 
 // environ adds §C6's 2026-only variables of install and build steps.
-func (c *current2026) environ(j *job, env *environ) {
+func (c *currentState) environ(j *job, env *environ) {
 	local := filepath.Join(j.home, ".local")
 	path := []string{filepath.Join(j.envDir, "bin")}
 	path = append(path, c.toolDirs...)
