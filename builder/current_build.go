@@ -12,7 +12,9 @@ import (
 // outDir is <ckout>/_readthedocs/<sub>: $READTHEDOCS_OUTPUT.
 func (j *job) outDir(sub string) string { return filepath.Join(j.ckout, "_readthedocs", sub) }
 
-// currentBuilding is the building state of §C5 outside command mode.
+// currentBuilding is the building state of a current-file build without
+// build.commands: pre_build, HTML (build.jobs.build.html or the
+// doctype's default), the formats asked for, post_build.
 func (j *job) currentBuilding(ctx context.Context, cfg *BuildConfig) error {
 	cur := cfg.Current
 	if err := j.runJob(ctx, cur, "pre_build"); err != nil {
@@ -49,7 +51,8 @@ func fileNotFound(path string) error {
 	return Failure(IDFileNotFound, fmt.Sprintf(MsgFileNotFoundFmt, path))
 }
 
-// defaultHTML is the doctype's default HTML step (§C5 building 2).
+// defaultHTML is the doctype's default HTML step, when build.jobs does not
+// replace it.
 func (j *job) defaultHTML(ctx context.Context, cfg *BuildConfig) error {
 	switch {
 	case isSphinx(cfg.Doctype):

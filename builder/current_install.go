@@ -13,7 +13,9 @@ import (
 // pip, so that `pip install …` in job commands installs into them.
 const pipLauncher = "#!/bin/sh\nexec \"$(dirname \"$0\")/python\" -m pip \"$@\"\n"
 
-// currentInstalling is steps I1–I10 of config-2026.md §C5.
+// currentInstalling is the installing state of a current-file build: the
+// system-dependency jobs around the apt note, the tools, creating the
+// environment, installing, each with its pre_ and post_ jobs.
 func (j *job) currentInstalling(ctx context.Context, cfg *BuildConfig) error {
 	cur := cfg.Current
 	steps := []func() error{
@@ -76,7 +78,7 @@ func (j *job) createVenv(ctx context.Context, cfg *BuildConfig) error {
 	if _, err := j.must(ctx, append(argv, j.envDir), cmdOpts{}); err != nil {
 		return err
 	}
-	j.envKind, j.installed = "", true // never reused (§C5 I6)
+	j.envKind, j.installed = "", true // never reused: every current-file build makes its own
 	for _, name := range []string{"pip", "pip3"} {
 		p := filepath.Join(j.envDir, "bin", name)
 		if !exists(p) {
@@ -107,7 +109,7 @@ func uvEntry(cfg *BuildConfig) *rtdconfig.UVInstall {
 	return nil
 }
 
-// uvPath resolves uv (§C4.2): build_tools uv:latest, then the build PATH.
+// uvPath resolves uv: build_tools uv:latest, then the build PATH.
 func (j *job) uvPath() (string, error) {
 	if p := j.pool.cfg.BuildTools.lookup("uv", "latest"); p != "" && isFile(p) {
 		return p, nil
@@ -118,9 +120,9 @@ func (j *job) uvPath() (string, error) {
 	return "", Failure(IDCommandFailed, `python.install method "uv": uv is not installed on this server.`)
 }
 
-// checkUV is the uv part of step I4 (§C4.2): a `method: uv` install
+// checkUV is the uv part of the tools step: a `method: uv` install
 // entry needs uv, found like a tool before any environment is made;
-// without it the build fails here with F1.
+// without it the build fails here, as for a missing tool.
 func (j *job) checkUV(cfg *BuildConfig) error {
 	u := uvEntry(cfg)
 	if u == nil {

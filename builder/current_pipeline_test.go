@@ -44,8 +44,7 @@ run) shift 4; exec "$UV_PROJECT_ENVIRONMENT/bin/python" -m sphinx "$@" ;;
 esac
 `
 
-// tutorialTemplate is readthedocs/tutorial-template's config, verbatim
-// (config-2026.md §C10 E1).
+// tutorialTemplate is readthedocs/tutorial-template's config, verbatim.
 const tutorialTemplate = `version: "2"
 
 build:
@@ -69,10 +68,11 @@ type currentBuild struct {
 	slug  string
 }
 
-// TestCurrentPipeline runs real builds of 2026-rule files (config-2026.md
-// §C5–§C7) through the pipeline: Sphinx and MkDocs with their defaults,
-// build.jobs, build.commands with $READTHEDOCS_OUTPUT, exit code 183 and
-// configuration failures with their message ids.
+// TestCurrentPipeline runs real builds of current files (a build mapping
+// with os, tools, jobs or commands) through the pipeline: Sphinx and
+// MkDocs with their defaults, build.jobs, build.commands with
+// $READTHEDOCS_OUTPUT, exit code 183 and configuration failures with
+// their message ids.
 func TestCurrentPipeline(t *testing.T) {
 	toolsOrSkip(t, "sphinx")
 	toolsOrSkip(t, "mkdocs")
@@ -262,7 +262,8 @@ func checkTutorial(t *testing.T, f *fixture, c *currentBuild) {
 }
 
 // checkJobs checks a pre_checkout note, post_checkout as a job command,
-// the build.apt_packages note, and post_build seeing the §C6 variables.
+// the build.apt_packages note, and post_build seeing the READTHEDOCS_*
+// variables.
 func checkJobs(t *testing.T, f *fixture, c *currentBuild) {
 	b := f.mustSucceed(c.build)
 	cmds := f.commands(b.ID)
@@ -317,8 +318,9 @@ func deref2s(p *string) string {
 }
 
 // TestToolStepFailures runs real builds whose tools are missing on this
-// server: they fail at step I4 with §C4.2's F1 message (E16 for Go, uv
-// for a uv install entry), before step I5 and any environment. docsd's own
+// server: they fail at the tools step with the missing-tool message (for
+// Go, and for uv with a uv install entry), before any job that follows and
+// any environment. docsd's own
 // PATH is the build PATH here, so nothing outside it can satisfy them.
 func TestToolStepFailures(t *testing.T) {
 	t.Setenv("PATH", systemPath)

@@ -13,8 +13,8 @@ import (
 	"docsd/store"
 )
 
-// runBuild runs a claimed build to its end and finishes it (behavior.md
-// §7.4), unless its lease was lost: then another party finished it and
+// runBuild runs a claimed build to its end and finishes it, unless its
+// lease was lost: then another party finished it and
 // nothing is written.
 func (p *Pool) runBuild(ctx context.Context, b *store.Build, owner string) {
 	logger := p.logger.With("build", b.ID, "project_id", b.ProjectID)
@@ -96,7 +96,7 @@ func (j *job) load(ctx context.Context) error {
 	}
 	// Every value is masked in every build, and so are the credentials
 	// of the package index URLs; a pull-request build is given only the
-	// public variables (api-2026.md §A1.5).
+	// public variables.
 	all, _, err := j.pool.store.FindEnvironmentVariables(ctx, j.project.ID, store.Page{})
 	if err != nil {
 		return err
@@ -214,8 +214,9 @@ func (j *job) pipeline(ctx context.Context, owner string) error {
 	return nil
 }
 
-// legacyPipeline is steps 8–12 of behavior.md §7.4 for 2019-rule
-// builds.
+// legacyPipeline installs and builds for a legacy file (version 1, or
+// version 2 without the current build keys) or no file: the environment,
+// the requirements, then HTML and the formats.
 func (j *job) legacyPipeline(ctx context.Context, cfg *BuildConfig) (*outputs, error) {
 	if err := j.setState(ctx, store.Installing); err != nil {
 		return nil, err
@@ -309,7 +310,8 @@ func (j *job) publish(ctx context.Context, out *outputs) error {
 	return err
 }
 
-// finish writes the build's result (behavior.md §7.8). A build whose lease
+// finish writes the build's result: success, or the failure's message,
+// id and exit code. A build whose lease
 // was lost is left to whoever took it; a build deleted while it ran (with
 // its project or version) has nothing to write to.
 func (j *job) finish(ctx context.Context, err error) {
@@ -390,7 +392,7 @@ func maxCode(codes []int) int {
 }
 
 // runSync runs a claimed sync task: fetch the repository and sync its refs
-// into versions (behavior.md §6.3), recording nothing and using no project
+// into versions, recording nothing and using no project
 // variables. It always removes the task.
 func (p *Pool) runSync(ctx context.Context, t *store.SyncTask, owner string) {
 	logger := p.logger.With("sync_task", t.ID, "project_id", t.ProjectID)

@@ -17,7 +17,7 @@ func TestParseBuildTools(t *testing.T) {
 	}
 	extra, _ := ParseBuildTools("python:3.15=/opt/py/bin/python3.15,python:3.10=/x/python")
 	if got := extra.versions(); len(got["python"]) != 1 || got["python"][0] != "3.15" {
-		t.Errorf("versions = %v, want only the version §C9.2 lacks", got)
+		t.Errorf("versions = %v, want only the version Read the Docs' choices lack", got)
 	}
 	if err := tools.CheckVisible("/srv/docsd"); err != nil {
 		t.Errorf("CheckVisible: %v", err)
@@ -33,9 +33,9 @@ func TestParseBuildTools(t *testing.T) {
 	}
 }
 
-// TestResolveTools checks §C4.2 on this machine's real tools: a missing
-// tool (F1), another Python major (F2), and Node.js substitution (N1, or
-// F2 with build_tools_strict).
+// TestResolveTools checks tool resolution on this machine's real tools: a
+// missing tool fails, another Python major fails, and Node.js is
+// substituted with a note (or fails with build_tools_strict).
 func TestResolveTools(t *testing.T) {
 	ctx := context.Background()
 	j := &job{pool: &Pool{cfg: Config{BuildPython: "/usr/bin/python3"}}}
@@ -98,7 +98,7 @@ func visibleTempDir(t *testing.T, j *job) (dir, parent string) {
 	return "", ""
 }
 
-// TestToolsOnDocsdPath checks config-2026.md §C4.2 and E16 with real
+// TestToolsOnDocsdPath checks where tools are looked for, with real
 // executables on docsd's own PATH: a tool there gives a substitution note
 // (or is used as is when it matches), and one that lives only under /tmp
 // (or links there) counts as missing, like one under /root, /run, HOME
