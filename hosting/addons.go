@@ -11,7 +11,7 @@ import (
 	"docsd/store"
 )
 
-// addonsQuery is what a `/_/addons/` request resolved to (reader.md R.3.1):
+// addonsQuery is what a `/_/addons/` request resolved to:
 // the project P, the version V (nil when absent) and the filename (nil
 // without `url` or without a version).
 type addonsQuery struct {
@@ -21,8 +21,9 @@ type addonsQuery struct {
 	withURL  bool
 }
 
-// serveAddons answers `GET /_/addons/` (reader.md R.3): its errors in the
-// order of R.3.2, else the api-version 1 response of R.3.3.
+// serveAddons answers `GET /_/addons/` (see
+// docs/user-guide/reading.md#the-reader-client): its errors in the order
+// Read the Docs checks them, else the api-version 1 response.
 func (rq *request) serveAddons() error {
 	q := rq.r.URL.Query()
 	var aq *addonsQuery
@@ -250,8 +251,8 @@ func (rq *request) resolveAddonsURL(raw string) (*addonsQuery, error) {
 		}
 		return rq.withVersion(aq, v, strings.TrimPrefix(rest, "/"))
 	}
-	// /<lang>/<version>/<file>, or /<version>/<file> without translations
-	// (api-2026.md §A1.8).
+	// /<lang>/<version>/<file>, or /<version>/<file> for a project whose
+	// versioning scheme is multiple_versions_without_translations.
 	lang, afterLang := target.Language, strings.TrimPrefix(rest, "/")
 	if target.VersioningScheme != choices.MultipleVersionsWithoutTranslations {
 		lang, afterLang, _ = strings.Cut(afterLang, "/")

@@ -205,9 +205,9 @@ func (rq *request) translationVersion(x *store.Project, v *store.Version) (strin
 	return rq.defaultVersion(x)
 }
 
-// versionsMenu is the versions menu of R.4: p's internal versions that are
-// active, built, visible and not hidden (R.3.3, api-2026.md §A1.2), in the
-// flyout order of R.3.4; a single-version project lists only its
+// versionsMenu is the versions menu: p's internal versions that are
+// active, built, visible and not hidden (a hidden version is served but
+// listed nowhere), in the flyout order; a single-version project lists only its
 // effective default version.
 func (rq *request) versionsMenu(p *store.Project) ([]*store.Version, error) {
 	active, built, hidden := true, true, false

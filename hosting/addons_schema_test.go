@@ -10,8 +10,8 @@ import (
 )
 
 // addonSchemas restates, per addon docsd enables, what the official
-// client's src/data-validation.js (readthedocs/addons 0.49.0, as reader.md
-// R.3.6 lists it) requires of the `/_/addons/` answer: a dotted path and
+// client's src/data-validation.js (readthedocs/addons 0.49.0) requires of
+// the `/_/addons/` answer: a dotted path and
 // the JSON type(s) it must have. "?" before a path: checked only when it is
 // present (the schema's optional properties).
 var addonSchemas = map[string][][2]string{

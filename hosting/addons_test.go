@@ -26,8 +26,8 @@ func canonicalJSON(t *testing.T, s string) string {
 	return string(marshalJSON(v))
 }
 
-// TestAddonsWorkedExample checks `/_/addons/` against reader.md R.9.1
-// whole, and its variations.
+// TestAddonsWorkedExample checks a whole `/_/addons/` answer for the
+// reader fixture's project, and its variations.
 func TestAddonsWorkedExample(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		f := newFixture(t, d)
@@ -188,7 +188,7 @@ func TestAddonsURLResolution(t *testing.T) {
 		{"https://docs.example.com/docs/demo/", "demo", "", ""},
 		{"https://demo.docs.example.io/projects/library/en/1.0/", "lib", "1.0", "/index.html"},
 		{"https://docs.example.com/docs/demo/en/v%31.0/a%20b.html", "demo", "v1.0", "/a b.html"},
-		// Without translations (api-2026.md §A1.8): /<version>/<file>.
+		// Without translations: /<version>/<file>.
 		{"https://docs.example.com/docs/flat/latest/api.html", "flat", "latest", "/api.html"},
 		{"https://docs.example.com/docs/flat/en/latest/", "flat", "", ""},
 		{"https://docs.example.com/docs/flat/", "flat", "", ""},

@@ -70,7 +70,7 @@ func (rq *request) addonsVersion(p *store.Project, t docsurl.Target, v *store.Ve
 }
 
 // versionRef is the v3 `ref` of v: for the machine `stable`, the slug of
-// the version the stable rule picks (behavior.md §6.4); else "".
+// the version `stable` follows (the highest release); else "".
 func (rq *request) versionRef(p *store.Project, v *store.Version) (string, error) {
 	if !v.Machine || v.Slug != store.Stable {
 		return "", nil
@@ -92,8 +92,9 @@ func (rq *request) versionRef(p *store.Project, v *store.Version) (string, error
 	return slugs[c.ID], nil
 }
 
-// versionVCS is `urls.vcs` of v (behavior.md §4.2.1; external versions
-// R.3.3).
+// versionVCS is `urls.vcs` of v: the tree of the version on GitHub,
+// GitLab or Bitbucket (else the repository), or for an external version
+// its pull or merge request.
 func (rq *request) versionVCS(p *store.Project, v *store.Version, ref string) (string, error) {
 	repo := p.Repo
 	if strings.HasPrefix(repo, "git://") {

@@ -42,8 +42,7 @@ func validName(name string) bool {
 	return fs.ValidPath(name) && name != "." && !strings.ContainsAny(name, "\\\x00")
 }
 
-// contentType is the Content-Type of a served file by its extension
-// (§8.3 step 8).
+// contentType is the Content-Type of a served file by its extension.
 func contentType(name string) string {
 	ext := strings.ToLower(path.Ext(name))
 	switch ext {
@@ -236,7 +235,7 @@ func acceptsGzip(acceptEncoding string) bool {
 }
 
 // notModified reports whether a GET or HEAD with these validators may be
-// answered 304 (RFC 9110 §13.2.2: If-None-Match wins over
+// answered 304 (RFC 9110, section 13.2.2: If-None-Match wins over
 // If-Modified-Since).
 func notModified(r *http.Request, etag string, modtime time.Time) bool {
 	if inm := r.Header.Get("If-None-Match"); inm != "" {

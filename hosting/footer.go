@@ -11,8 +11,8 @@ import (
 	"docsd/store"
 )
 
-// footerCORS are the CORS headers of footer_html on the public API path
-// (reader.md R.6.4); the `/_/` form sends none.
+// footerCORS are the CORS headers of footer_html on the public API path;
+// the `/_/` form sends none.
 var footerCORS = []string{"Access-Control-Allow-Origin", "*", "Access-Control-Allow-Methods", "GET, HEAD, OPTIONS"}
 
 // serveFooterPreflight answers a CORS preflight of footer_html (R.6.4).
@@ -362,8 +362,8 @@ func (rq *request) footerLanguages(b *strings.Builder, p *store.Project, path st
 	return nil
 }
 
-// footerVersions writes the Versions list of R.7.4: visible internal
-// active versions, built or not, that are not hidden (api-2026.md §A1.2),
+// footerVersions writes the footer's Versions list: visible internal
+// active versions, built or not, that are not hidden,
 // in the flyout order, ties by verbose name descending.
 func (rq *request) footerVersions(b *strings.Builder, p *store.Project, v *store.Version, path string) error {
 	if p.SingleVersion() {

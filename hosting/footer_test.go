@@ -18,7 +18,8 @@ var betweenTags = regexp.MustCompile(`>\s+<`)
 // squeeze drops the whitespace between tags (free in R.7.4).
 func squeeze(s string) string { return strings.TrimSpace(betweenTags.ReplaceAllString(s, "><")) }
 
-// TestFooterWorkedExample checks footer_html against reader.md R.9.3.
+// TestFooterWorkedExample checks a whole footer_html answer for the reader
+// fixture's project.
 func TestFooterWorkedExample(t *testing.T) {
 	f := newFixture(t, store.SQLite)
 	w := newReaderWorld(f)

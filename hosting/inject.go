@@ -15,8 +15,8 @@ import (
 	"docsd/store"
 )
 
-// page is what the block injected into a served HTML page names (reader.md
-// R.5.2): the served project and version, the file name and the status.
+// page is what the block injected into a served HTML page names: the
+// served project and version, the file name and the status.
 type page struct {
 	project  string
 	version  string

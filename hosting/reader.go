@@ -12,7 +12,7 @@ import (
 	"docsd/graph/scalar"
 )
 
-// Reader endpoints (reader.md R.2) answered on the public host and, in
+// Reader endpoints answered on the public host and, in
 // subdomain mode, on every docs subdomain, before the docs namespace.
 const (
 	addonsPath = "/_/addons/"
@@ -52,7 +52,7 @@ func (h *Handler) serveReader(w http.ResponseWriter, r *http.Request) bool {
 		h.serveClient(w, r)
 		return true
 	}
-	if !strings.HasSuffix(p, "/") { // behavior.md §3.7
+	if !strings.HasSuffix(p, "/") { // API paths end with a slash: redirect to it
 		loc := p + "/"
 		if r.URL.RawQuery != "" {
 			loc += "?" + r.URL.RawQuery
@@ -77,7 +77,7 @@ func (h *Handler) serveReader(w http.ResponseWriter, r *http.Request) bool {
 }
 
 // marshalJSON encodes v compactly without escaping <, > and &, maps with
-// sorted keys (behavior.md §3.1).
+// sorted keys, as the REST APIs encode.
 func marshalJSON(v any) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -35,8 +35,8 @@ func (f *fixture) serverGet(t *testing.T, rawURL string) *http.Response {
 	return resp
 }
 
-// TestRedirectsThroughServer checks the worked examples 15–27 of api-2026.md
-// §A2.5 (types, wildcards, force, enabled, position, http_status), each in
+// TestRedirectsThroughServer checks worked examples of every redirect
+// type, wildcards, force, enabled, position and http_status, each in
 // path mode and in subdomain mode, on both dialects, through a real HTTP
 // server.
 func TestRedirectsThroughServer(t *testing.T) {

@@ -10,8 +10,9 @@ import (
 	"docsd/store"
 )
 
-// unbuiltPage is the page of a version with nothing published yet
-// (reader.md R.8): self-contained, no scripts.
+// unbuiltPage is the page of a version with nothing published yet (see
+// docs/user-guide/reading.md#pages-that-do-not-exist): self-contained, no
+// scripts.
 var unbuiltPage = template.Must(template.New("unbuilt").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>

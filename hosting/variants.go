@@ -24,7 +24,7 @@ func newVariant(body []byte, etag string, gzip bool) *variant {
 
 // variants keeps the representations the host makes of published files, so
 // that each is made once per file of a tree (as nginx's gzip_static serves
-// files compressed ahead of time) rather than on every request (issue 14).
+// files compressed ahead of time) rather than on every request.
 // A published tree never changes: a publish makes a new tree with a new
 // ID, which is part of every key, so an entry is never stale; entries of
 // replaced trees are dropped when the cache is full.
