@@ -39,7 +39,9 @@ func (j *job) currentInstalling(ctx context.Context, cfg *BuildConfig) error {
 	return nil
 }
 
-// createEnvironment is step I6.
+// createEnvironment is the create_environment step: the job when given,
+// else conda's environment, uv's, or a venv (none for a generic build
+// without a python tool).
 func (j *job) createEnvironment(ctx context.Context, cfg *BuildConfig) error {
 	cur := cfg.Current
 	if _, given := cur.Job("create_environment"); given {
@@ -150,8 +152,8 @@ func (j *job) createUVEnv(ctx context.Context, cfg *BuildConfig) error {
 	return err
 }
 
-// currentInstall is step I9: the install job when given, else the default
-// commands (none for generic builds, except uv).
+// currentInstall is the install step: the install job when given, else
+// the default commands (none for generic builds, except uv).
 func (j *job) currentInstall(ctx context.Context, cfg *BuildConfig) error {
 	cur := cfg.Current
 	if _, given := cur.Job("install"); given {

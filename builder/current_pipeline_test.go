@@ -224,9 +224,9 @@ func TestCurrentPipeline(t *testing.T) {
 	}
 }
 
-// checkTutorial checks E1: the substitution note, the venv, the pip
-// install skipped by --offline-builds (no index here), Sphinx into $READTHEDOCS_OUTPUT/html and
-// the stored config.
+// checkTutorial checks the tutorial template's build: the substitution
+// note, the venv, the pip install skipped by --offline-builds (no index
+// here), Sphinx into $READTHEDOCS_OUTPUT/html and the stored config.
 func checkTutorial(t *testing.T, f *fixture, c *currentBuild) {
 	b := f.mustSucceed(c.build)
 	env := filepath.Join(f.data, "envs", c.slug, "latest")

@@ -157,7 +157,7 @@ func (j *job) checkoutRef(ctx context.Context, identifier string) string {
 	return identifier
 }
 
-// checkout is step 3: a forced checkout of ref, then `git clean`.
+// checkout is a forced checkout of ref, then `git clean`.
 func (j *job) checkout(ctx context.Context, ref string) error {
 	res, err := j.run(ctx, []string{"git", "checkout", "--force", ref}, cmdOpts{vcs: true})
 	if err != nil {
@@ -170,7 +170,7 @@ func (j *job) checkout(ctx context.Context, ref string) error {
 	return err
 }
 
-// headCommit is step 5: the commit the checkout is at.
+// headCommit is the commit the checkout is at.
 func (j *job) headCommit(ctx context.Context) (string, error) {
 	res, err := j.must(ctx, []string{"git", "rev-parse", "HEAD"}, cmdOpts{vcs: true})
 	return strings.TrimSpace(res.Output), err
@@ -261,9 +261,9 @@ func (j *job) submoduleList(ctx context.Context) (paths []string, urls map[strin
 	return paths, urls, nil
 }
 
-// updateSubmodules is step 7: check out the submodules the config asks
-// for, after checking their URLs against the repository URL rules
-// (relative URLs allowed).
+// updateSubmodules checks out the submodules the config asks for, after
+// checking their URLs against the repository URL rules (relative URLs
+// allowed).
 func (j *job) updateSubmodules(ctx context.Context, sc SubmoduleConfig) error {
 	if !sc.Wanted() {
 		return nil

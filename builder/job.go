@@ -45,7 +45,7 @@ type job struct {
 	// that local ones are visible to git in the sandbox.
 	submoduleURLs []string
 
-	// commit is the build's commit once step 5 has run
+	// commit is the build's commit once the checkout is made
 	// (READTHEDOCS_GIT_COMMIT_HASH); stableFollows is the name of the
 	// version machine `stable` follows (READTHEDOCS_GIT_IDENTIFIER).
 	commit, stableFollows string

@@ -242,9 +242,9 @@ func (j *job) setState(ctx context.Context, state string) error {
 	return nil
 }
 
-// recordDefaultBranch stores the repository's default branch (step 2a)
-// and re-reads the version, whose identifier follows it for a machine
-// `latest`.
+// recordDefaultBranch stores the repository's default branch, as git
+// found it after the clone or fetch, and re-reads the version, whose
+// identifier follows it for a machine `latest`.
 func (j *job) recordDefaultBranch(ctx context.Context, branch string) error {
 	if branch == "" {
 		return nil
@@ -264,7 +264,7 @@ func (j *job) recordDefaultBranch(ctx context.Context, branch string) error {
 	return err
 }
 
-// syncVersions is step 4: the repository's refs become versions.
+// syncVersions turns the repository's refs into versions.
 func (j *job) syncVersions(ctx context.Context) error {
 	refs, err := j.listRefs(ctx)
 	if err != nil {
@@ -283,9 +283,9 @@ func (j *job) syncVersions(ctx context.Context) error {
 	return nil
 }
 
-// publish is step 13: the HTML replaces the hosted tree atomically, the
-// downloads are replaced or removed so that exactly this build's formats
-// exist, and the version's flags say so.
+// publish makes the build's output the version's: the HTML replaces the
+// hosted tree atomically, the downloads are replaced or removed so that
+// exactly this build's formats exist, and the version's flags say so.
 func (j *job) publish(ctx context.Context, out *outputs) error {
 	arts := j.pool.artifacts
 	project, version := j.project.Slug, j.version.Slug

@@ -23,11 +23,12 @@ var toolCommands = map[string][]string{"nodejs": {"node"}, "ruby": {"ruby"}, "ru
 var versionPattern = regexp.MustCompile(`(\d+)\.(\d+)(?:\.(\d+))?`)
 
 // resolution is how one requested tool is served on this server: the
-// executable and the version it reported, the N1 note to record, or the
-// F1/F2 failure to end the build with at step I4.
+// executable and the version it reported, the substitution note to
+// record, or the failure (missing, or another version only) to end the
+// build with at the tools step.
 type resolution struct {
 	path, version string
-	note          string // N1 output; "" when the request matched
+	note          string // the substitution note; "" when the request matched
 	failure       error
 }
 
@@ -93,8 +94,8 @@ func (j *job) resolveTool(ctx context.Context, tool, want string) resolution {
 }
 
 // found serves want with exe: without a note when it matches (or when no
-// match is needed), else as a substitution (N1), which build_tools_strict
-// and another Python major turn into failure F2.
+// match is needed), else as a substitution with a note, which
+// build_tools_strict and another Python major turn into a failure.
 func (j *job) found(ctx context.Context, tool, want, exe string, substitute bool) resolution {
 	name := toolNames[tool]
 	if p, err := j.pool.lookPath(exe); err == nil {

@@ -98,12 +98,13 @@ func pep440Major(v pep440.Version) string {
 	return major
 }
 
-// addonsError writes one of R.3.2's error bodies.
+// addonsError writes one of `/_/addons/`'s error bodies: {key: msg}.
 func (rq *request) addonsError(status int, key, msg string) {
 	writeJSON(rq.w, rq.r, status, []string{"Cache-Control", "no-cache", "X-Content-Type-Options", "nosniff"}, map[string]string{key: msg})
 }
 
-// writeAddons writes a 200 answer with the headers of R.3.7.
+// writeAddons writes a 200 answer: JSON, never cached without asking
+// again (private for a signed-in reader), with a strong ETag.
 func (rq *request) writeAddons(v any) {
 	body := marshalJSON(v)
 	h := rq.w.Header()
@@ -201,8 +202,9 @@ func isDigits(s string) bool {
 	return s != ""
 }
 
-// resolveAddonsURL is the unresolver of R.3.1: the project, version and
-// filename a page URL names; nil when it names no visible project.
+// resolveAddonsURL is the unresolver of the `url` parameter: the project,
+// version and filename a page URL names; nil when it names no visible
+// project.
 func (rq *request) resolveAddonsURL(raw string) (*addonsQuery, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {

@@ -107,7 +107,7 @@ func schemaErrors(data any, addon string) []string {
 
 // TestAddonsSatisfyOfficialSchemas checks that every answer a page with the
 // injected client gets passes the official client's schemas of the addons
-// docsd enables (R.3.6), and that those addons are enabled.
+// docsd enables, and that those addons are enabled.
 func TestAddonsSatisfyOfficialSchemas(t *testing.T) {
 	f := newFixture(t, store.SQLite)
 	newReaderWorld(f)

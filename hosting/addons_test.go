@@ -55,7 +55,7 @@ func TestAddonsWorkedExample(t *testing.T) {
 			t.Errorf("body is not compact with sorted keys:\n%s", got)
 		}
 		if c := canonicalJSON(t, want); got != c {
-			t.Errorf("body differs from R.9.1: %s", firstDiff(got, c))
+			t.Errorf("body differs from the worked example: %s", firstDiff(got, c))
 		}
 		for k, v := range map[string]string{"Content-Type": "application/json", "X-Content-Type-Options": "nosniff",
 			"Vary": "Authorization, Cookie", "Cache-Control": "no-cache"} {
@@ -105,8 +105,8 @@ func TestAddonsWorkedExample(t *testing.T) {
 	})
 }
 
-// TestAddonsErrors checks R.3.2's errors in their order, and the methods
-// and trailing slash of R.2.
+// TestAddonsErrors checks `/_/addons/`'s errors in their order, and the
+// methods and trailing slash of the reader endpoints.
 func TestAddonsErrors(t *testing.T) {
 	f := newFixture(t, store.SQLite)
 	newReaderWorld(f)
@@ -160,7 +160,7 @@ func TestAddonsErrors(t *testing.T) {
 	}
 }
 
-// TestAddonsURLResolution checks the unresolver of R.3.1 on its table.
+// TestAddonsURLResolution checks the unresolver of the `url` parameter.
 func TestAddonsURLResolution(t *testing.T) {
 	f := newFixture(t, store.SQLite)
 	w := newReaderWorld(f)

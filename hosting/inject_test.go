@@ -156,7 +156,7 @@ func TestInjection(t *testing.T) {
 	})
 }
 
-// TestClientScript checks how /_/static/docsd-addons.js is served (R.5.4).
+// TestClientScript checks how /_/static/docsd-addons.js is served.
 func TestClientScript(t *testing.T) {
 	f := injectFixture(t)
 	if len(clientJS) > 60<<10 {

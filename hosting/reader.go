@@ -18,12 +18,12 @@ const (
 	addonsPath = "/_/addons/"
 	clientPath = "/_/static/docsd-addons.js"
 	footerPath = "/_/api/v2/footer_html/"
-	// FooterAPIPath is the public-host form of footer_html (R.7).
+	// FooterAPIPath is the public-host form of footer_html.
 	FooterAPIPath = "/api/v2/footer_html/"
 )
 
 // IsReaderPath reports whether path is one of the reader endpoints the
-// docs host answers outside /docs/ (R.2): cmd routes these to the Handler.
+// docs host answers outside /docs/: cmd routes these to the Handler.
 func IsReaderPath(path string) bool {
 	switch strings.TrimSuffix(path, "/") { // each of them with or without its slash
 	case addonsPath[:len(addonsPath)-1], footerPath[:len(footerPath)-1], FooterAPIPath[:len(FooterAPIPath)-1]:

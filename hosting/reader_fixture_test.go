@@ -79,7 +79,7 @@ func newReaderWorld(f *fixture) *readerWorld {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	// Projects modified at 12:00 (R.9's fixture).
+	// Projects modified at 12:00, as the worked examples show.
 	clock.Advance(2*time.Hour - 60*time.Second)
 	sw := true
 	w.demo = f.update(w.demo, store.ProjectUpdate{ShowVersionWarning: &sw})

@@ -28,7 +28,7 @@ type request struct {
 	viewerDone bool
 	viewer     *store.User
 	maintains  map[int64]bool
-	// page is the served page when it gets the reader client (R.5).
+	// page is the served page when it gets the reader client.
 	page *page
 	// private is set once something non-public was shown to a maintainer:
 	// the answer must not be stored by shared caches.
@@ -237,8 +237,9 @@ func (rq *request) openTree(x *store.Project, ver *store.Version) (artifacts.Tre
 	return tree, err
 }
 
-// notFound is step 9: redirects (unless turned off), the directory
-// redirects, the custom 404 pages, and the generic 404 page.
+// notFound is the last step, when no file answers: redirects (unless
+// turned off), the directory redirects, the custom 404 pages, and the
+// generic 404 page.
 func (rq *request) notFound(x *store.Project, ver *store.Version, tree artifacts.Tree, file string, in redirects.Input, tryRedirects bool) error {
 	if tryRedirects {
 		if done, err := rq.applyRedirects(x, in, false); err != nil || done {
@@ -304,7 +305,8 @@ func (rq *request) defaultTree(x *store.Project) (*store.Version, artifacts.Tree
 }
 
 // serveExternal serves a pull-request preview, `/_/external/<n>/<file>`:
-// the file rules of steps 8–9 without redirects.
+// a version's file rules (the file, else the not-found answer) without
+// redirects.
 func (rq *request) serveExternal(x *store.Project, after string) error {
 	number, file, hasSlash := strings.Cut(after, "/")
 	if number == "" {
