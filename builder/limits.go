@@ -12,10 +12,11 @@ import (
 	"time"
 )
 
-// Limits are the resources every build command may use (issue 9
-// "Limits"). They are set with the kernel's resource limits (rlimits,
-// through util-linux's prlimit) on each command, and inherited by every
-// process it starts; the disk limit is watched by docsd. Zero values take
+// Limits are the resources every build command may use (see
+// docs/security.md#resource-limits). They are set with the kernel's
+// resource limits (rlimits, through util-linux's prlimit) on each
+// command, and inherited by every process it starts; the disk limit is
+// watched by docsd. Zero values take
 // the defaults noted; a negative value turns that limit off.
 type Limits struct {
 	// Memory is the address space of each process in bytes (RLIMIT_AS);
@@ -49,7 +50,7 @@ func (l *Limits) defaults() {
 	}
 }
 
-// The error ids of limits (api-2026.md §A4.2; RTD's ids where it has one).
+// The notification ids of limits (Read the Docs' ids where it has one).
 const (
 	errorIDMemory  = "build:user:excessive-memory"
 	errorIDGeneric = "build:user:generic"

@@ -318,8 +318,8 @@ var adminArity = map[string]int{
 	"build cancel": 1,
 }
 
-// adminFieldTypes maps `project set` field names (behavior.md §0.4) to the
-// GraphQL input field and its type.
+// adminFieldTypes maps `project set` field names (the admin-only project
+// fields) to the GraphQL input field and its type.
 var adminFieldTypes = map[string]struct{ name, kind string }{
 	"skip":                    {"skip", "bool"},
 	"enable_pdf_build":        {"enablePdfBuild", "bool"},

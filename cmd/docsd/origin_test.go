@@ -14,7 +14,7 @@ import (
 	"docsd/storetest"
 )
 
-// Issue 13, Security: user-built docs never share an origin with the
+// User-built docs never share an origin with the
 // dashboard. These tests cover the settings, the default two-listener
 // layout run as `docsd serve`, and the single-origin layout an operator may
 // still choose.
@@ -200,7 +200,7 @@ func hasCookie(cookies []*http.Cookie, name string) bool {
 }
 
 // TestSharedOriginRefusesSignIn: with --docs-url equal to the public URL,
-// docs are served under /docs/ on the one listener as in behavior.md §8,
+// docs are served under /docs/ on the one listener (path mode),
 // and the dashboard neither signs anyone in nor honours a session.
 func TestSharedOriginRefusesSignIn(t *testing.T) {
 	s := storetest.Open(t, store.SQLite)

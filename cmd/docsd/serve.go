@@ -106,7 +106,7 @@ func (c *command) wire(s *store.Store) (*app, error) {
 			AllowLocalRepos:   c.settings.AllowLocalRepos,
 			AllowPrivateRepos: c.settings.AllowPrivateRepos,
 			MaxPageSize:       c.settings.MaxPageSize,
-			// Issue 9: repository hosts on private networks.
+			// Repository hosts on private networks.
 			AllowPrivateNetwork: c.settings.AllowPrivateNetwork,
 			Uploads:             a.uploads.graph,
 			BadgeKeys:           c.settings.badgeKeys(),
@@ -235,7 +235,7 @@ func (a *app) handlers() (public, docsOrigin http.Handler, docsHost *hosting.Han
 	// write; the docs host refuses such paths itself.
 	root := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch p := r.URL.Path; {
-		case hosting.IsReaderPath(p): // /_/addons/, footer_html, the client (reader.md R.2)
+		case hosting.IsReaderPath(p): // /_/addons/, footer_html, the client
 			docs.ServeHTTP(w, r)
 		case strings.HasPrefix(p, "/api/") && !strings.HasPrefix(p, "/api/v2/webhook/"):
 			api.ServeHTTP(w, r)
@@ -261,7 +261,7 @@ func (a *app) handlers() (public, docsOrigin http.Handler, docsHost *hosting.Han
 func healthz(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok\n")) }
 
 // docsOriginRoot routes the docs listener: the docs host (/docs/…, the
-// reader endpoints of reader.md R.2, a 404 page for anything else) and the
+// reader endpoints, a 404 page for anything else) and the
 // probes. Nothing here reads the dashboard's session cookie, which browsers
 // send to every port of a host: the docs origin has no /graphql, no /api/
 // and no dashboard.
@@ -386,7 +386,7 @@ func (a *app) logFront(r *hosting.FrontRequest) {
 func (a *app) logAccess(ctx context.Context, host string, l *accessLine, forwardedFor string) {
 	a.metrics.Observe(a.routeOf(host, l.path), l.method, l.status, l.bytes, l.duration)
 	// The handler directly, with no caller's PC: Logger.LogAttrs would
-	// walk the stack for one on every request (issue 14's profile).
+	// walk the stack for one on every request (it showed in profiles).
 	h := a.logger.Handler()
 	if !h.Enabled(ctx, slog.LevelInfo) {
 		return

@@ -18,8 +18,9 @@ import (
 	"docsd/ratelimit"
 )
 
-// Settings are the operator settings of behavior.md §0.2 plus the server's
-// own. Each is a flag and an environment variable named alike
+// Settings are the operator settings (see
+// docs/operations/configuration.md). Each is a flag and an environment
+// variable named alike
 // (`public_url` is --public-url and DOCSD_PUBLIC_URL); a flag wins over the
 // variable, the variable over the default.
 type Settings struct {
@@ -29,7 +30,7 @@ type Settings struct {
 	PublicURL               string
 	DocsDomain              string
 	DocsScheme              string
-	DocsAddr                string // the docs listener (issue 13: docs on an origin of their own)
+	DocsAddr                string // the docs listener: docs on an origin of their own (see docs/security.md#origins)
 	DocsURL                 string // its public origin; "" in subdomain mode
 	docsURLGuessed          bool   // DocsURL is the default made from a --public-url the operator gave
 	ThrottleUserRate        string
@@ -59,11 +60,11 @@ type Settings struct {
 
 	secretKey, oldSecretKey string         // the keys themselves (read from files)
 	trustedProxies          []netip.Prefix // parsed TrustedProxies
-	// build.tools of .readthedocs.yaml (config-2026.md §C0.1).
+	// build.tools of .readthedocs.yaml: the versions this server offers.
 	BuildTools       string
 	BuildToolsStrict bool
 	buildTools       builder.BuildTools
-	// Build run-time limits and network rules (issue 9).
+	// Build run-time limits and network rules.
 	BuildMemoryLimit    int // MiB per process; 0: off
 	BuildProcessLimit   int // processes; 0: off
 	BuildCPULimit       int // seconds per process; 0: off
@@ -73,18 +74,18 @@ type Settings struct {
 	AllowPrivateNetwork bool
 	// Where builds install packages from (packageindex.go).
 	packageIndexSettings
-	// Reader side (reader.md R.0.1).
+	// Reader side.
 	AddonsInject    bool
 	AddonsClientURL string
 	// DocsFileCache is the MiB of published files the docs host keeps in
-	// memory (issue 14); 0: none.
+	// memory; 0: none.
 	DocsFileCache int
 	// GCHeapFloor is the MiB the heap may grow to before `serve` collects
 	// garbage (gcfloor.go); 0: GOGC's pace alone.
 	GCHeapFloor int
-	// Search (reader.md R.0.1, R.6).
+	// Search.
 	SearchThrottleRate string
-	// The public GraphQL endpoint (issue 12).
+	// The public GraphQL endpoint.
 	GraphQLAnonymousRate string
 	GraphQLMaxBytes      int
 	GraphQLMaxTokens     int
@@ -93,7 +94,7 @@ type Settings struct {
 	GraphQLMaxSubs       int
 	CORSOrigins          string
 	corsOrigins          []string // parsed CORSOrigins
-	// The upload API (api-2026.md §A4.5).
+	// The upload API (see docs/user-guide/uploads.md).
 	UploadAPI              bool
 	UploadStorage          string
 	UploadMaxSize          int
@@ -102,7 +103,7 @@ type Settings struct {
 	UploadMaxExtractedSize int
 	UploadMaxEntries       int
 	UploadMaxSpools        int
-	// Scale-out (issue 15): artifacts in S3-compatible object storage.
+	// Scale-out: artifacts in S3-compatible object storage.
 	ArtifactsURL string
 	S3Endpoint   string
 	S3Region     string
@@ -200,7 +201,7 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.OldSecretKey, "old-secret-key", "", "previous --secret-key (value or file), still used to read values it sealed: for `docsd secrets rotate`")
 	str(&s.TrustedProxies, "trusted-proxies", "", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client")
 	str(&s.AuthFailureRate, "auth-failure-rate", "20/minute", "failed token authentications allowed per client address, N/second|minute|hour|day; 0 disables")
-	// build.tools (config-2026.md §C0.1)
+	// build.tools
 	str(&s.BuildTools, "build-tools", "", "extra tool versions for build.tools: <tool>:<version>=<absolute path>, comma-separated (e.g. python:3.10=/opt/py310/bin/python3.10)")
 	boolean(&s.BuildToolsStrict, "build-tools-strict", false, "fail builds whose build.tools version this server lacks instead of substituting its own with a note")
 	integer(&s.BuildMemoryLimit, "build-memory-limit", 2048, "MiB of memory (address space) each build process may use; 0: no limit")
@@ -211,15 +212,15 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.BuildPasta, "build-pasta", "pasta", "pasta's binary (package passt), a name looked up on PATH or a path")
 	boolean(&s.AllowPrivateNetwork, "allow-private-network", false, "accept repository URLs whose host resolves to loopback, private, link-local or unspecified addresses, and let build commands reach private networks (never this machine's loopback or own addresses, nor link-local ones)")
 	s.packageIndexSettings.register(str, boolean)
-	// Reader side (reader.md R.0.1).
+	// Reader side.
 	boolean(&s.AddonsInject, "addons-inject", true, "inject the reader client (version menu, banners, search) into served HTML pages")
 	str(&s.AddonsClientURL, "addons-client-url", "", "absolute URL or path of a reader client to inject instead of docsd's built-in one")
 	integer(&s.DocsFileCache, "docs-file-cache", hosting.DefaultFileCacheBytes>>20, "MiB of published files the docs host keeps in memory (files up to 64 KB, compressed bodies, what is known of larger and missing ones); 0: none")
 	integer(&s.GCHeapFloor, "gc-heap-floor", defaultGCHeapFloor>>20, "MiB the heap may grow to before `serve` collects garbage, however small the live heap (a larger live heap is collected at GOGC's pace); 0, or GOGC set: GOGC's pace alone")
 
-	// Search (reader.md R.0.1, R.6).
+	// Search.
 	str(&s.SearchThrottleRate, "search-throttle-rate", "100/minute", "search endpoints' budget per user (else per remote address), N/second|minute|hour|day; 0 disables")
-	// The public GraphQL endpoint (issue 12).
+	// The public GraphQL endpoint.
 	str(&s.GraphQLAnonymousRate, "graphql-anonymous-rate", "60/minute", "/graphql budget of anonymous callers per client address, N/second|minute|hour|day; 0 disables")
 	integer(&s.GraphQLMaxBytes, "graphql-max-bytes", graph.DefaultMaxBytes, "largest /graphql request body and operation document, bytes; 0: no limit")
 	integer(&s.GraphQLMaxTokens, "graphql-max-tokens", graph.DefaultMaxTokens, "most lexical tokens of a /graphql operation document, counted before parsing; 0: no limit")
