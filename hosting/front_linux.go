@@ -1,3 +1,5 @@
+//go:build !nofront
+
 package hosting
 
 import (
@@ -16,62 +18,41 @@ import (
 	"unsafe"
 )
 
-// Front serves the docs listener (issue 14). It reads each connection's
-// requests itself and answers those whose whole answer the Handler keeps
-// (answers.go: anonymous, unconditional GETs it answered before, until the
-// next change) with that answer: from memory with one writev(2), or a
-// large file's header and body with send(2) and sendfile(2) from the file
-// kept open. A request it cannot answer so is the Server's: one that
-// net/http reads as a request without a body on a connection that stays
-// open (a page answered for the first time, a signed-in reader's, a HEAD)
-// is lent to it with its connection, which comes back to the Front once
-// answered (lending); anything else is handed over with the rest of the
-// connection. Either way the Server gets the bytes the Front read, and
-// reads them as if it had read them itself. net/http's per-request cost
-// (a request object, header maps, a background read and deadlines per
-// request) was what kept docs at two thirds of nginx's rate.
+// frontState is the Linux Front's (front.go): what it reads of each
+// connection's requests itself and answers those whose whole answer the
+// Handler keeps (answers.go: anonymous, unconditional GETs it answered
+// before, until the next change) with that answer: from memory with one
+// writev(2), or a large file's header and body with send(2) and
+// sendfile(2) from the file kept open. A request it cannot answer so is
+// the Server's: one that net/http reads as a request without a body on a
+// connection that stays open (a page answered for the first time, a
+// signed-in reader's, a HEAD) is lent to it with its connection, which
+// comes back to the Front once answered (lending); anything else is handed
+// over with the rest of the connection. Either way the Server gets the
+// bytes the Front read, and reads them as if it had read them itself.
 //
 // What the Front answers is what net/http would have: only a request the
 // Handler already answered through net/http, with the same Host and
 // request-target, is answered, and only when it carries nothing that could
 // change the answer or net/http's reading of it (frontRequest); anything
-// else, malformed or unusual, goes to net/http unread.
-type Front struct {
-	// Handler keeps the answers the Front replays.
-	Handler *Handler
-	// Server serves the requests the Front lends or hands over, which it
-	// routes to the Handler among others. Its ReadHeaderTimeout bounds
-	// a request's header in the Front too (a connection's first from its
-	// accept, a later one from its first bytes, as net/http's); its other
-	// timeouts are not the Front's (docsd sets none). The Front adds to
-	// its ConnContext what writeBody needs (connContext), and to its
-	// ConnState what lending needs.
-	Server *http.Server
-	// Reserved reports the request paths the Server's handler answers
-	// before the Handler (health probes): the Front leaves them to it even
-	// if an answer is kept for the same Host and path.
-	Reserved func(path string) bool
-	// Log, when set, is called after each answer the Front wrote; the
-	// FrontRequest and its strings are valid only during the call.
-	Log func(*FrontRequest)
-
+// else, malformed or unusual, goes to net/http unread (FuzzFront compares
+// the two on random byte streams).
+//
+// The Server's ReadHeaderTimeout bounds a request's header in the Front too
+// (a connection's first from its accept, a later one from its first bytes,
+// as net/http's), and its IdleTimeout (else its ReadTimeout, as net/http's)
+// the wait for a kept-alive connection's next request. Its body timeouts
+// and MaxHeaderBytes are net/http's own: the Front answers no request with
+// a body and hands over a header longer than its buffer (frontBufSize).
+// The Front adds to the Server's ConnContext what writeBody needs
+// (connContext), and to its ConnState what lending needs.
+type frontState struct {
 	closing  atomic.Bool
 	mu       sync.Mutex
 	conns    map[*frontConn]struct{}
 	handoff  *handoffListener
 	serving  sync.WaitGroup
 	initOnce sync.Once
-}
-
-// FrontRequest describes an answered request for the access log.
-type FrontRequest struct {
-	Method, Host, Path string
-	// Remote is the connection's peer (http.Request.RemoteAddr);
-	// ForwardedFor the X-Forwarded-For header's value, if any.
-	Remote, ForwardedFor string
-	Status, Bytes        int
-	Start                time.Time
-	Duration             time.Duration
 }
 
 // frontBufSize bounds the header of a request the Front reads (net/http's
@@ -244,8 +225,10 @@ func (fc *frontConn) serve() {
 	var start, n int // the unanswered bytes are buf[start:n]
 	// As net/http's, a new connection's first header must come within
 	// ReadHeaderTimeout, a later one's within it of its first bytes; a
-	// connection between requests waits as long as its reader.
-	deadline := fc.armHeaderDeadline()
+	// connection between requests waits for its next request's first bytes
+	// at most IdleTimeout. deadline: a read deadline is set; idle: it is
+	// the wait for the next request's.
+	deadline, idle := fc.armHeaderDeadline(false), false
 	for {
 		end := headerLength(fc.buf[start:n])
 		if end < 0 { // a line ending in a bare LF: net/http's to read
@@ -264,8 +247,8 @@ func (fc *frontConn) serve() {
 			if fc.f.closing.Load() {
 				return // a request begun at shutdown is not read (net/http closes idle connections too)
 			}
-			if n > 0 && !deadline {
-				deadline = fc.armHeaderDeadline()
+			if n > 0 && (!deadline || idle) {
+				deadline, idle = fc.armHeaderDeadline(idle), false
 				if fc.f.closing.Load() {
 					return // Shutdown's wake-up may have been overwritten
 				}
@@ -309,14 +292,38 @@ func (fc *frontConn) serve() {
 		start = end
 		if start == n {
 			start, n = 0, 0
+			deadline = fc.armIdleDeadline()
+			idle = deadline
 		}
 	}
 }
 
-// armHeaderDeadline gives the header being read ReadHeaderTimeout, if the
-// Server has one, and reports whether it did.
-func (fc *frontConn) armHeaderDeadline() bool {
+// armHeaderDeadline gives the header being read the Server's
+// ReadHeaderTimeout (else its ReadTimeout, as net/http's), if it has one,
+// and reports whether it did; without one, it clears the idle wait's
+// deadline when idle is set.
+func (fc *frontConn) armHeaderDeadline(idle bool) bool {
 	d := fc.f.Server.ReadHeaderTimeout
+	if d <= 0 {
+		d = fc.f.Server.ReadTimeout
+	}
+	switch {
+	case d > 0:
+		fc.c.SetReadDeadline(time.Now().Add(d))
+	case idle:
+		fc.c.SetReadDeadline(time.Time{})
+	}
+	return d > 0
+}
+
+// armIdleDeadline gives the wait for the next request's first bytes the
+// Server's IdleTimeout (else its ReadTimeout, as net/http's), if it has
+// one, and reports whether it did.
+func (fc *frontConn) armIdleDeadline() bool {
+	d := fc.f.Server.IdleTimeout
+	if d <= 0 {
+		d = fc.f.Server.ReadTimeout
+	}
 	if d > 0 {
 		fc.c.SetReadDeadline(time.Now().Add(d))
 	}
