@@ -18,6 +18,10 @@ import (
 	"unsafe"
 )
 
+// FrontAvailable reports whether the Front has its fast path in this
+// build: on Linux, unless built with the nofront tag.
+const FrontAvailable = true
+
 // frontState is the Linux Front's (front.go): what it reads of each
 // connection's requests itself and answers those whose whole answer the
 // Handler keeps (answers.go: anonymous, unconditional GETs it answered

@@ -8,6 +8,10 @@ import (
 	"net/http"
 )
 
+// FrontAvailable reports whether the Front has its fast path in this
+// build: not on this system, or built with the nofront tag.
+const FrontAvailable = false
+
 // frontState is empty: without the Linux Front (front_linux.go) the Front
 // is its Server alone, and the Handler keeps no file open for it.
 type frontState struct{}
