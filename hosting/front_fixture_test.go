@@ -34,7 +34,7 @@ const (
 // plain net/http server (no Front) with the same Handler: what the Front
 // answers is compared with what the plain server answers.
 type frontHarness struct {
-	t         *testing.T
+	t         testing.TB
 	h         *Handler
 	front     *Front
 	addr      string // the Front's
@@ -49,7 +49,7 @@ type frontHarness struct {
 
 // startFront serves h with a Front (reserved its Reserved) and with a
 // plain server; readHeaderTimeout is both Servers'.
-func startFront(t *testing.T, h *Handler, reserved func(string) bool, readHeaderTimeout time.Duration) *frontHarness {
+func startFront(t testing.TB, h *Handler, reserved func(string) bool, readHeaderTimeout time.Duration) *frontHarness {
 	t.Helper()
 	return startFrontLimits(t, h, reserved, connLimits{readHeader: readHeaderTimeout})
 }
@@ -66,7 +66,7 @@ func (cl connLimits) apply(s *http.Server) *http.Server {
 }
 
 // startFrontLimits is startFront with the Servers' connection limits.
-func startFrontLimits(t *testing.T, h *Handler, reserved func(string) bool, limits connLimits) *frontHarness {
+func startFrontLimits(t testing.TB, h *Handler, reserved func(string) bool, limits connLimits) *frontHarness {
 	t.Helper()
 	fh := &frontHarness{t: t, h: h, serveErr: make(chan error, 1), conns: make(map[string]*countingConn)}
 	fh.front = &Front{Handler: h, Reserved: reserved, Log: fh.log,

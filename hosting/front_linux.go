@@ -236,7 +236,7 @@ func (fc *frontConn) serve() {
 	for {
 		end := headerLength(fc.buf[start:n])
 		if end < 0 { // a line ending in a bare LF: net/http's to read
-			handedOver = fc.handOver(fc.buf[start:n], deadline)
+			handedOver = fc.handOver(fc.buf[start:n], deadline, nil)
 			return
 		}
 		if end == 0 {
@@ -245,7 +245,7 @@ func (fc *frontConn) serve() {
 				start = 0
 			}
 			if n == len(fc.buf) {
-				handedOver = fc.handOver(fc.buf[:n], deadline)
+				handedOver = fc.handOver(fc.buf[:n], deadline, nil)
 				return
 			}
 			if fc.f.closing.Load() {
@@ -260,8 +260,15 @@ func (fc *frontConn) serve() {
 			m, err := fc.c.Read(fc.buf[n:])
 			n += m
 			if err != nil {
-				// The reader left, or its header is late: net/http closes
-				// such a connection without an answer too.
+				// The reader left, or its header is late. With nothing of
+				// a request read, net/http closes such a connection
+				// without an answer too; with some, it reads them as a
+				// request (a line cut short is a malformed one, answered
+				// 400), so they are its, then the error.
+				if n == 0 || fc.f.closing.Load() {
+					return
+				}
+				handedOver = fc.handOver(fc.buf[:n], deadline, err)
 				return
 			}
 			continue
@@ -272,7 +279,7 @@ func (fc *frontConn) serve() {
 		end += start
 		kind, a := fc.answerFor(fc.buf[start:end])
 		if kind == frontHandOver {
-			handedOver = fc.handOver(fc.buf[start:n], deadline)
+			handedOver = fc.handOver(fc.buf[start:n], deadline, nil)
 			return
 		}
 		if deadline {
@@ -356,13 +363,15 @@ func headerLength(b []byte) int {
 }
 
 // handOver gives the connection, with the bytes read from it and not
-// answered, to the Server; false when the Server is closed.
-func (fc *frontConn) handOver(unread []byte, deadline bool) bool {
+// answered, to the Server; false when the Server is closed. readErr, when
+// set, is the error that ended the Front's reading: the Server's reads get
+// it after unread.
+func (fc *frontConn) handOver(unread []byte, deadline bool, readErr error) bool {
 	if deadline {
 		fc.c.SetReadDeadline(time.Time{})
 	}
 	h := fc.f.handoff
-	cc := &coalescingConn{Conn: fc.c, unread: unread, bufPool: h.bufPool}
+	cc := &coalescingConn{Conn: fc.c, unread: unread, readErr: readErr, bufPool: h.bufPool}
 	select {
 	case h.conns <- cc:
 		return true
