@@ -172,9 +172,9 @@ func (l Limits) limitHit(res processResult) *limitError {
 	sig := func(s syscall.Signal) bool { return code == -int(s) || code == 128+int(s) }
 	out := res.Output
 	switch {
-	case l.CPUTime > 0 && sig(syscall.SIGXCPU):
+	case l.CPUTime > 0 && sig(sigXCPU):
 		return l.cpuError()
-	case l.Disk > 0 && (sig(syscall.SIGXFSZ) || strings.Contains(out, "File too large")):
+	case l.Disk > 0 && (sig(sigXFSZ) || strings.Contains(out, "File too large")):
 		return l.diskError()
 	case l.Memory > 0 && (strings.Contains(out, "MemoryError") || strings.Contains(out, "Cannot allocate memory") ||
 		strings.Contains(out, "std::bad_alloc") || strings.Contains(out, "out of memory")):
@@ -213,11 +213,7 @@ func diskUsage(root string, stop int64) int64 {
 		}
 		if d.Type().IsRegular() {
 			if info, err := d.Info(); err == nil {
-				if st, ok := info.Sys().(*syscall.Stat_t); ok {
-					total += st.Blocks * 512
-				} else {
-					total += info.Size()
-				}
+				total += allocatedBytes(info)
 			}
 		}
 		if stop > 0 && total > stop {

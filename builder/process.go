@@ -237,11 +237,8 @@ func runProcessLive(ctx context.Context, path string, argv []string, dir string,
 	cmd.Stdin = nil
 	cmd.Stdout = out
 	cmd.Stderr = out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		// The negative pid names the process group the command leads.
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	setProcessGroup(cmd)
+	cmd.Cancel = func() error { return killProcessGroup(cmd.Process) }
 	cmd.WaitDelay = killGracePeriod
 	res := processResult{Start: now()}
 	if err := cmd.Start(); err != nil {
@@ -253,7 +250,7 @@ func runProcessLive(ctx context.Context, path string, argv []string, dir string,
 	res.End = now()
 	// Whatever happened, make sure no member of the group is left behind
 	// (a daemonised grandchild keeps running after its parent exited).
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	killProcessGroup(cmd.Process)
 	res.Killed = ctx.Err() != nil
 	res.ExitCode = exitCode(cmd, err)
 	res.Output = decodeOutput(out.buf.Bytes())

@@ -436,11 +436,16 @@ func (c *command) serve(ctx context.Context, args []string) error {
 			return listenError("--docs-addr", a.settings.DocsAddr, err)
 		}
 		// The Front answers what the docs host keeps whole, and hands
-		// anything else to net/http.
+		// anything else to net/http (--docs-front).
 		listeners = append(listeners, dl)
-		servers = append(servers, &hosting.Front{Handler: docsHost, Reserved: docsOriginOwnPaths, Log: a.logFront,
-			Server: a.httpServer(docs)})
-		a.logger.Info("docsd serving docs", "addr", dl.Addr().String(), "docs_url", a.settings.DocsURL)
+		if a.settings.DocsFront {
+			servers = append(servers, &hosting.Front{Handler: docsHost, Reserved: docsOriginOwnPaths, Log: a.logFront,
+				Server: a.httpServer(docs)})
+		} else {
+			servers = append(servers, a.httpServer(docs))
+		}
+		a.logger.Info("docsd serving docs", "addr", dl.Addr().String(), "docs_url", a.settings.DocsURL,
+			"front", a.settings.DocsFront && hosting.FrontAvailable)
 		if a.settings.docsURLGuessed {
 			a.logger.Warn("--docs-url is not set: docs URLs are the public URL's host with --docs-addr's port; "+
 				"behind a reverse proxy, set --docs-url to the hostname that serves the docs", "docs_url", a.settings.DocsURL)

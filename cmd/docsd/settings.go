@@ -80,6 +80,9 @@ type Settings struct {
 	// DocsFileCache is the MiB of published files the docs host keeps in
 	// memory; 0: none.
 	DocsFileCache int
+	// DocsFront serves the docs listener with hosting.Front's fast path
+	// (Linux only); false: net/http alone.
+	DocsFront bool
 	// GCHeapFloor is the MiB the heap may grow to before `serve` collects
 	// garbage (gcfloor.go); 0: GOGC's pace alone.
 	GCHeapFloor int
@@ -216,6 +219,7 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	boolean(&s.AddonsInject, "addons-inject", true, "inject the reader client (version menu, banners, search) into served HTML pages")
 	str(&s.AddonsClientURL, "addons-client-url", "", "absolute URL or path of a reader client to inject instead of docsd's built-in one")
 	integer(&s.DocsFileCache, "docs-file-cache", hosting.DefaultFileCacheBytes>>20, "MiB of published files the docs host keeps in memory (files up to 64 KB, compressed bodies, what is known of larger and missing ones); 0: none")
+	boolean(&s.DocsFront, "docs-front", true, "on Linux, answer the docs listener's anonymous repeated page requests from docsd's own HTTP/1.1 reading with writev(2) and sendfile(2), and give the rest to net/http; false: net/http alone (other systems always)")
 	integer(&s.GCHeapFloor, "gc-heap-floor", defaultGCHeapFloor>>20, "MiB the heap may grow to before `serve` collects garbage, however small the live heap (a larger live heap is collected at GOGC's pace); 0, or GOGC set: GOGC's pace alone")
 
 	// Search.
