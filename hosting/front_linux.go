@@ -675,7 +675,7 @@ func lower(c byte) byte {
 	return c
 }
 
-// isTokenByte reports whether c may be in a field name (RFC 9110 §5.6.2).
+// isTokenByte reports whether c may be in a field name (RFC 9110, section 5.6.2).
 func isTokenByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
 		bytes.IndexByte([]byte("!#$%&'*+-.^_`|~"), c) >= 0

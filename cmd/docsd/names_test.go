@@ -21,12 +21,7 @@ import (
 // repository, each until the change named rewrites it. Empty it as they
 // are cleaned: TestNoOutsideReferences fails for an entry that no longer
 // refers to anything.
-var referencesAllowed = map[string]string{
-	"cmd/docsd/gcfloor.go":             "cleaned when cmd/docsd/gcfloor.go is rewritten",
-	"graph/execpatch.go":               "cleaned when graph/execpatch.go is rewritten",
-	"graph/internal/execpatch/main.go": "cleaned when graph/internal/execpatch/main.go is rewritten",
-	"hosting/front.go":                 "cleaned when hosting/front.go is rewritten",
-}
+var referencesAllowed = map[string]string{}
 
 // eraFileName and eraIdentifier find a year (19xx, 20xx) or a
 // "more"/"new" in a file name, and a year in an identifier: the era of a
