@@ -179,7 +179,7 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.PublicURL, "public-url", "", "scheme://host[:port] of every absolute URL docsd writes (default http:// + the listen address)")
 	str(&s.DocsDomain, "docs-domain", "", "serve docs at <project>.<docs-domain> (subdomain mode); empty: under <public-url>/docs/")
 	str(&s.DocsScheme, "docs-scheme", "", "scheme of subdomain-mode docs URLs (default: the public URL's)")
-	str(&s.DocsAddr, "docs-addr", "", "address a second listener serves the built docs on, apart from the dashboard (default: --addr's host, the next port)")
+	str(&s.DocsAddr, "docs-addr", "", "address a second listener serves the built docs on, apart from the dashboard (default: --addr's host, the next port); not with --docs-domain")
 	str(&s.DocsURL, "docs-url", "", "scheme://host[:port] readers reach --docs-addr at (default: the public URL's scheme and host, --docs-addr's port); "+
 		"set to --public-url to serve docs on the main origin under /docs/, which turns dashboard sign-in off")
 	str(&s.ThrottleUserRate, "throttle-user-rate", "60/minute", "per-user request budget of API v3 and /graphql together, N/second|minute|hour|day; 0 disables")
@@ -357,8 +357,9 @@ func parseOrigins(list string) ([]string, error) {
 	return out, nil
 }
 
-// resolveDocsOrigin fills the docs listener's defaults (DESIGN.md
-// "Hosting": user-built docs never share an origin with the dashboard):
+// resolveDocsOrigin fills the docs listener's defaults (user-built docs
+// never share an origin with the dashboard unless the operator says so,
+// see docs/security.md):
 // --docs-addr is --addr's host with the next port, --docs-url the public
 // URL's scheme and host with --docs-addr's port. Subdomain mode serves docs
 // on <project>.<docs-domain> and takes neither.
@@ -367,7 +368,9 @@ func (s *Settings) resolveDocsOrigin(publicGiven bool) error {
 		if s.DocsURL != "" {
 			return fmt.Errorf("--docs-url and --docs-domain exclude each other: with --docs-domain docs are served on <project>.<docs-domain>")
 		}
-		s.DocsAddr = ""
+		if s.DocsAddr != "" {
+			return fmt.Errorf("--docs-addr and --docs-domain exclude each other: with --docs-domain docs are served by --addr's listener on <project>.<docs-domain>")
+		}
 		return nil
 	}
 	if s.DocsAddr == "" {
