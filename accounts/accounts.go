@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"docsd/access"
 	"docsd/errs"
 	"docsd/store"
 )
@@ -191,19 +192,15 @@ func (a *Accounts) SignOut(ctx context.Context, value string) error {
 	return a.store.DeleteDashboardSession(ctx, value)
 }
 
+// SessionLifetime is how long a dashboard sign-in lasts.
+const SessionLifetime = store.DashboardSessionLifetime
+
 // SessionUser returns the active user of the session with cookie value
 // value. An unknown or expired session, or one of an inactive user, is
-// Unauthenticated.
+// Unauthenticated (access.DashboardSession).
 func (a *Accounts) SessionUser(ctx context.Context, value string) (*store.User, error) {
-	const op = "accounts.SessionUser"
-	if value == "" {
-		return nil, errs.E(errs.Unauthenticated, op, "Your session has expired. Please sign in again.")
-	}
-	u, err := a.store.FindUserByDashboardSession(ctx, value)
-	if errs.Is(err, errs.NotFound) || (err == nil && !u.IsActive) {
-		return nil, errs.E(errs.Unauthenticated, op, "Your session has expired. Please sign in again.")
-	}
-	return u, err
+	v, err := access.DashboardSession(ctx, a.store, value)
+	return v.User, err
 }
 
 // CSRFToken is the CSRF token of the session with cookie value value: an

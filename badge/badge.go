@@ -14,6 +14,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -197,28 +198,30 @@ func social(b *strings.Builder, status string, m message) {
 // same key.
 const tokenContext = "docsd badge token\x00"
 
-// Token returns the badge token of a project: an HMAC-SHA256 of its slug
-// under key, in hex. It lets a badge URL show the state of the project's
-// non-public versions to whoever has the URL; it is "" when key is empty
-// (no key configured: no token is issued, none is accepted).
-func Token(key, projectSlug string) string {
+// Token returns the badge token of a project: an HMAC-SHA256 of its id and
+// slug under key, in hex. It lets a badge URL show the state of the
+// project's non-public versions to whoever has the URL; it is "" when key
+// is empty (no key configured: no token is issued, none is accepted). The
+// id makes a project deleted and made again under the same slug a new
+// token; a token once given out opens the badge until the key rotates.
+func Token(key string, projectID int64, projectSlug string) string {
 	if key == "" {
 		return ""
 	}
 	mac := hmac.New(sha256.New, []byte(key))
-	mac.Write([]byte(tokenContext + projectSlug))
+	mac.Write([]byte(tokenContext + strconv.FormatInt(projectID, 10) + "\x00" + projectSlug))
 	return hex.EncodeToString(mac.Sum(nil))
 }
 
 // ValidToken reports whether token is the badge token of the project under
 // one of keys (the current key, then keys still accepted after a
 // rotation). Empty keys are skipped; an empty token is never valid.
-func ValidToken(keys []string, projectSlug, token string) bool {
+func ValidToken(keys []string, projectID int64, projectSlug, token string) bool {
 	if token == "" {
 		return false
 	}
 	for _, k := range keys {
-		if want := Token(k, projectSlug); want != "" && hmac.Equal([]byte(want), []byte(token)) {
+		if want := Token(k, projectID, projectSlug); want != "" && hmac.Equal([]byte(want), []byte(token)) {
 			return true
 		}
 	}

@@ -155,33 +155,35 @@ func TestStyleAndStatusFallBack(t *testing.T) {
 
 func TestToken(t *testing.T) {
 	const key, old = "0123456789abcdef-current", "0123456789abcdef-previous"
-	tok := badge.Token(key, "demo")
+	tok := badge.Token(key, 1, "demo")
 	if len(tok) != 64 {
 		t.Fatalf("token %q, want 64 hex digits", tok)
 	}
-	if tok == badge.Token(key, "other") || tok == badge.Token(old, "demo") {
-		t.Error("tokens of other projects or keys are equal")
+	if tok == badge.Token(key, 2, "other") || tok == badge.Token(old, 1, "demo") || tok == badge.Token(key, 2, "demo") {
+		t.Error("tokens of other projects, keys or ids are equal")
 	}
 	for _, c := range []struct {
 		name  string
 		keys  []string
+		id    int64
 		slug  string
 		token string
 		want  bool
 	}{
-		{"current key", []string{key, old}, "demo", tok, true},
-		{"old key still accepted", []string{"another-key-0123456", key}, "demo", tok, true},
-		{"other project", []string{key}, "other", tok, false},
-		{"no keys", nil, "demo", tok, false},
-		{"empty key skipped", []string{""}, "demo", "", false},
-		{"empty token", []string{key}, "demo", "", false},
-		{"tampered", []string{key}, "demo", tok[:63] + "0", tok[63] == '0'},
+		{"current key", []string{key, old}, 1, "demo", tok, true},
+		{"old key still accepted", []string{"another-key-0123456", key}, 1, "demo", tok, true},
+		{"other project", []string{key}, 2, "other", tok, false},
+		{"same slug, another project", []string{key}, 7, "demo", tok, false},
+		{"no keys", nil, 1, "demo", tok, false},
+		{"empty key skipped", []string{""}, 1, "demo", "", false},
+		{"empty token", []string{key}, 1, "demo", "", false},
+		{"tampered", []string{key}, 1, "demo", tok[:63] + "0", tok[63] == '0'},
 	} {
-		if got := badge.ValidToken(c.keys, c.slug, c.token); got != c.want {
+		if got := badge.ValidToken(c.keys, c.id, c.slug, c.token); got != c.want {
 			t.Errorf("%s: ValidToken = %v, want %v", c.name, got, c.want)
 		}
 	}
-	if badge.Token("", "demo") != "" {
+	if badge.Token("", 1, "demo") != "" {
 		t.Error("a token is made without a key")
 	}
 }

@@ -15,17 +15,16 @@ type BuildConfig = rtdconfig.Config
 type SubmoduleConfig = rtdconfig.SubmoduleConfig
 
 // ConfigFileNames are the configuration files looked for at the checkout
-// root, in this order (behavior.md §7.5).
+// root, in this order.
 var ConfigFileNames = rtdconfig.ConfigFileNames
 
-// retiredOSNote is the line §C9.1 adds for `build.os: ubuntu-20.04`.
+// retiredOSNote is the line recorded for `build.os: ubuntu-20.04`.
 const retiredOSNote = "build.os ubuntu-20.04 is retired on Read the Docs; docsd builds with this server's tools."
 
-// configure is step 6: read the configuration (rtdconfig.Load), record
-// `cat <file>` first for a 2026-rule file, resolve its tools and clear
-// its output directory, then store the config. The file a project's
-// readthedocs_yaml_path names is recorded as the build's (api-2026.md
-// §A1.6, §A1.9).
+// configure reads the configuration (rtdconfig.Load), records
+// `cat <file>` first for a current file, resolves its tools and clears
+// its output directory, then stores the config. The file a project's
+// readthedocs_yaml_path names is recorded as the build's.
 func (j *job) configure(ctx context.Context) (*BuildConfig, error) {
 	in := rtdconfig.Input{Ckout: j.ckout, Project: j.project.ConfigSettings(), ImagePrefix: j.pool.cfg.BuildImagePrefix,
 		ExtraToolVersions: j.pool.cfg.BuildTools.versions()}
@@ -44,7 +43,7 @@ func (j *job) configure(ctx context.Context) (*BuildConfig, error) {
 		return nil, err
 	}
 	if cfg.Current != nil {
-		j.current = &current2026{tools: j.resolveTools(ctx, cfg.Current)}
+		j.current = &currentState{tools: j.resolveTools(ctx, cfg.Current)}
 		if err := os.RemoveAll(filepath.Join(j.ckout, "_readthedocs")); err != nil {
 			return nil, err
 		}
@@ -55,7 +54,7 @@ func (j *job) configure(ctx context.Context) (*BuildConfig, error) {
 	return cfg, nil
 }
 
-// catConfig records `cat <file>` (cwd the checkout), with §C9.1's note
+// catConfig records `cat <file>` (cwd the checkout), with a note
 // for a retired build.os.
 func (j *job) catConfig(ctx context.Context, file string, retired bool) error {
 	argv := []string{"cat", file}

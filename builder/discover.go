@@ -8,7 +8,7 @@ import (
 	"docsd/rtdconfig"
 )
 
-// Documentation types (behavior.md §10.5).
+// Documentation types.
 const (
 	doctypeSphinx           = rtdconfig.DoctypeSphinx
 	doctypeSphinxHTMLDir    = rtdconfig.DoctypeSphinxHTMLDir
@@ -27,8 +27,9 @@ func cleanRel(p string) string                 { return rtdconfig.CleanRel(p) }
 func isMarkdownName(name string) bool          { return rtdconfig.IsMarkdownName(name) }
 func hasMarkdownIn(dir string) bool            { return rtdconfig.HasMarkdownIn(dir) }
 
-// writeDefaultSphinxProject writes the default Sphinx project of behavior.md
-// §7.4 (discovery step 4) and returns its conf.py path relative to ckout.
+// writeDefaultSphinxProject writes the default Sphinx project, for a
+// Sphinx build whose discovery found no conf.py, and returns its conf.py
+// path relative to ckout.
 func writeDefaultSphinxProject(ckout, projectName string) (string, error) {
 	dir := docsDir(ckout, "docs", "doc", "Doc", "book")
 	abs := filepath.Join(ckout, dir)

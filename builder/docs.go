@@ -22,7 +22,8 @@ type outputs struct {
 	downloads map[string]string
 }
 
-// buildDocs is steps 11–12 of behavior.md §7.4.
+// buildDocs is a legacy-file build's building state: HTML with Sphinx,
+// MkDocs or the built-in builder, then Sphinx's formats.
 func (j *job) buildDocs(ctx context.Context, cfg *BuildConfig) (*outputs, error) {
 	if isSphinx(cfg.Doctype) {
 		return j.buildSphinx(ctx, cfg)

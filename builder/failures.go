@@ -8,7 +8,8 @@ import (
 	"docsd/store"
 )
 
-// The build errors of behavior.md §7.8, word for word.
+// The build errors, word for word as Read the Docs words them (see
+// docs/user-guide/builds.md).
 const (
 	MsgSkip             = store.SkipMessage
 	MsgRepoPublic       = "There was a problem connecting to your repository, ensure that your repository URL is correct and your repository is public. Private repositories are not supported."
@@ -30,7 +31,8 @@ const (
 	MsgNetworkFormat = "This build needs the network, and this server can't give it a network of its own: %s. The server's operator can install or allow what is missing, or give builds the server's own network, local services included, with --build-network=host."
 )
 
-// Notification message ids (api-2026.md §A4.2, config-2026.md §C7).
+// Notification message ids: the ids Read the Docs' API reports next to a
+// failed build's error.
 const (
 	IDProjectSkip         = store.SkipErrorID
 	IDPublicCloneError    = "project:repository:public-clone-error"
@@ -59,7 +61,7 @@ const (
 )
 
 // messageIDs gives the notification id of each fixed message (or format)
-// of §7.8, so that fail and failf always carry one.
+// above, so that fail and failf always carry one.
 var messageIDs = map[string]string{
 	MsgSkip:             IDProjectSkip,
 	MsgRepoPublic:       IDPublicCloneError,
@@ -83,16 +85,17 @@ var messageIDs = map[string]string{
 }
 
 // failure is a build failure with the message the user sees and its
-// notification message id (api-2026.md §A4.2). Errors that are not
+// notification message id. Errors that are not
 // failures are docsd's own problems and end the build with the
 // internal-error message.
 type failure struct {
 	msg string
 	id  string
 	// fromCommand marks a failing command: the build's exit code is the
-	// highest of its commands' (§7.8); other failures have exit code 1.
+	// highest of its commands'; other failures have exit code 1.
 	fromCommand bool
-	// exitCode, when not 0, is the build's v2 exit code (183, §C7).
+	// exitCode, when not 0, is the build's v2 exit code (183: a command
+	// asked to skip the build).
 	exitCode int
 }
 
@@ -112,7 +115,7 @@ func (f *failure) ID() string {
 // (time-outs, limits, cancellation).
 func Failure(id, msg string) error { return &failure{msg: msg, id: id} }
 
-// fail returns a failure with a fixed message of §7.8 and its id.
+// fail returns a failure with one of the fixed messages above and its id.
 func fail(msg string) error { return &failure{msg: msg, id: messageIDs[msg]} }
 
 // failf returns a failure with a formatted message; the format names the

@@ -21,7 +21,8 @@ func (j *job) depthArgs() []string {
 	return nil
 }
 
-// repoFailure is the §7.8 message of a clone or fetch that failed.
+// repoFailure is the failure of a clone or fetch that failed: the private
+// or the public repository message, by the allow_private_repos setting.
 func (j *job) repoFailure() error {
 	if j.pool.cfg.AllowPrivateRepos {
 		return fail(MsgRepoPrivate)
@@ -46,7 +47,7 @@ func (j *job) checkClient() error {
 	return fmt.Errorf("builder: %s repositories are not supported yet", typ)
 }
 
-// getCode is steps 2 and 2a of behavior.md §7.4: clone into the empty
+// getCode gets the code: clone into the empty
 // checkout or fetch into the existing one, then let git find the remote's
 // default branch. It returns that branch ("" when unknown).
 func (j *job) getCode(ctx context.Context) (string, error) {
@@ -103,7 +104,7 @@ func (j *job) getCode(ctx context.Context) (string, error) {
 }
 
 // fetchPullRequest fetches a pull/merge request's head for an external
-// version (behavior.md §7.4 step 2): GitLab's ref name for gitlab.com
+// version, after the clone or fetch: GitLab's ref name for gitlab.com
 // repositories, GitHub's for every other host.
 func (j *job) fetchPullRequest(ctx context.Context) error {
 	n := j.version.VerboseName
@@ -143,8 +144,8 @@ func (j *job) gitOutput(ctx context.Context, args ...string) (string, error) {
 	return res.Output, nil
 }
 
-// checkoutRef is the ref a version's identifier checks out (behavior.md
-// §6.6): `origin/…` as is, else `origin/<identifier>` when that branch
+// checkoutRef is the ref a version's identifier checks out:
+// `origin/…` as is, else `origin/<identifier>` when that branch
 // exists, else the identifier itself (a SHA or a tag).
 func (j *job) checkoutRef(ctx context.Context, identifier string) string {
 	if strings.HasPrefix(identifier, "origin/") {
@@ -156,7 +157,7 @@ func (j *job) checkoutRef(ctx context.Context, identifier string) string {
 	return identifier
 }
 
-// checkout is step 3: a forced checkout of ref, then `git clean`.
+// checkout is a forced checkout of ref, then `git clean`.
 func (j *job) checkout(ctx context.Context, ref string) error {
 	res, err := j.run(ctx, []string{"git", "checkout", "--force", ref}, cmdOpts{vcs: true})
 	if err != nil {
@@ -169,13 +170,13 @@ func (j *job) checkout(ctx context.Context, ref string) error {
 	return err
 }
 
-// headCommit is step 5: the commit the checkout is at.
+// headCommit is the commit the checkout is at.
 func (j *job) headCommit(ctx context.Context) (string, error) {
 	res, err := j.must(ctx, []string{"git", "rev-parse", "HEAD"}, cmdOpts{vcs: true})
 	return strings.TrimSpace(res.Output), err
 }
 
-// listRefs reads the checkout's branches and tags (behavior.md §6.2):
+// listRefs reads the checkout's branches and tags, which become versions:
 // remote-tracking branches of origin except HEAD, and tags that resolve to
 // a commit (annotated tags are peeled; tags of trees and blobs skipped).
 func (j *job) listRefs(ctx context.Context) ([]Ref, error) {
@@ -260,9 +261,9 @@ func (j *job) submoduleList(ctx context.Context) (paths []string, urls map[strin
 	return paths, urls, nil
 }
 
-// updateSubmodules is step 7: check out the submodules the config asks
-// for, after checking their URLs against the repository URL rules
-// (relative URLs allowed).
+// updateSubmodules checks out the submodules the config asks for, after
+// checking their URLs against the repository URL rules (relative URLs
+// allowed).
 func (j *job) updateSubmodules(ctx context.Context, sc SubmoduleConfig) error {
 	if !sc.Wanted() {
 		return nil

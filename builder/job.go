@@ -39,19 +39,19 @@ type job struct {
 	envKind   string
 	installed bool
 
-	exitCodes []int // of every recorded command, for the §7.8 exit code rule
+	exitCodes []int // of every recorded command: a failed build's exit code is their highest
 
 	// submoduleURLs are the URLs of the submodules being checked out, so
 	// that local ones are visible to git in the sandbox.
 	submoduleURLs []string
 
-	// commit is the build's commit once step 5 has run
+	// commit is the build's commit once the checkout is made
 	// (READTHEDOCS_GIT_COMMIT_HASH); stableFollows is the name of the
 	// version machine `stable` follows (READTHEDOCS_GIT_IDENTIFIER).
 	commit, stableFollows string
-	// current is set for a 2026-rule build (config-2026.md): its install
-	// and build steps get the §C6 PATH and tool variables.
-	current *current2026
+	// current is set for a current-file build: its install and build
+	// steps get the tools' PATH and variables.
+	current *currentState
 	// ns is the network namespace of the job's commands that need the
 	// network, opened by the first of them (netns) and closed with the job
 	// (closeNet).
@@ -66,7 +66,7 @@ type cmdOpts struct {
 	network     bool   // needs the network in the sandbox (installing); VCS commands always have it
 	description string
 	// record, when set, is the command recorded instead of argv (a job
-	// command recorded as written, config-2026.md §C5.1).
+	// command recorded as written).
 	record string
 	// exitCode, when set, decides the recorded exit code from the output
 	// (latexmk's "Output written on" rule).
@@ -86,7 +86,8 @@ var errConfine = errors.New("builder: confining the checkout")
 // errTimeLimit ends a build that ran past its time limit.
 var errTimeLimit = errors.New("build time limit exceeded")
 
-// environ returns the environment of a command (behavior.md §7.6).
+// environ returns the environment of a command (see
+// docs/security.md#variables).
 func (j *job) environ(o cmdOpts) *environ {
 	env := newEnviron()
 	env.Set("PATH", systemPath)

@@ -12,10 +12,11 @@ import (
 	"time"
 )
 
-// Limits are the resources every build command may use (issue 9
-// "Limits"). They are set with the kernel's resource limits (rlimits,
-// through util-linux's prlimit) on each command, and inherited by every
-// process it starts; the disk limit is watched by docsd. Zero values take
+// Limits are the resources every build command may use (see
+// docs/security.md#resource-limits). They are set with the kernel's
+// resource limits (rlimits, through util-linux's prlimit) on each
+// command, and inherited by every process it starts; the disk limit is
+// watched by docsd. Zero values take
 // the defaults noted; a negative value turns that limit off.
 type Limits struct {
 	// Memory is the address space of each process in bytes (RLIMIT_AS);
@@ -49,7 +50,7 @@ func (l *Limits) defaults() {
 	}
 }
 
-// The error ids of limits (api-2026.md §A4.2; RTD's ids where it has one).
+// The notification ids of limits (Read the Docs' ids where it has one).
 const (
 	errorIDMemory  = "build:user:excessive-memory"
 	errorIDGeneric = "build:user:generic"
@@ -171,9 +172,9 @@ func (l Limits) limitHit(res processResult) *limitError {
 	sig := func(s syscall.Signal) bool { return code == -int(s) || code == 128+int(s) }
 	out := res.Output
 	switch {
-	case l.CPUTime > 0 && sig(syscall.SIGXCPU):
+	case l.CPUTime > 0 && sig(sigXCPU):
 		return l.cpuError()
-	case l.Disk > 0 && (sig(syscall.SIGXFSZ) || strings.Contains(out, "File too large")):
+	case l.Disk > 0 && (sig(sigXFSZ) || strings.Contains(out, "File too large")):
 		return l.diskError()
 	case l.Memory > 0 && (strings.Contains(out, "MemoryError") || strings.Contains(out, "Cannot allocate memory") ||
 		strings.Contains(out, "std::bad_alloc") || strings.Contains(out, "out of memory")):
@@ -212,11 +213,7 @@ func diskUsage(root string, stop int64) int64 {
 		}
 		if d.Type().IsRegular() {
 			if info, err := d.Info(); err == nil {
-				if st, ok := info.Sys().(*syscall.Stat_t); ok {
-					total += st.Blocks * 512
-				} else {
-					total += info.Size()
-				}
+				total += allocatedBytes(info)
 			}
 		}
 		if stop > 0 && total > stop {

@@ -13,7 +13,7 @@ import (
 // stored when the command starts (no exit code, no end time) and its
 // output replaced about every second while it runs, masked like the final
 // output, so that the v2 build detail, the `.txt` log and the graph show
-// a long step progressing (issue 9 "Live output"). A nil *liveRecord (sync
+// a long step progressing. A nil *liveRecord (sync
 // tasks) records nothing.
 type liveRecord struct {
 	j   *job

@@ -212,7 +212,7 @@ func (j *job) hasPip(ctx context.Context) bool {
 	return err == nil && res.ExitCode == 0
 }
 
-// aptPackages is step I2, build.apt_packages. docsd installs no system
+// aptPackages is the build.apt_packages step. docsd installs no system
 // packages: the ones this machine has count as installed, and one it
 // lacks fails the build, unless --offline-builds.
 func (j *job) aptPackages(ctx context.Context, pkgs []string) error {

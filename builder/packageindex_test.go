@@ -142,7 +142,7 @@ func mirrorConfig(addr, network, secret string) Config {
 		PackageIndexURL: base + "/simple/", PackageExtraIndexURLs: []string{base + "/extra/simple/"}, PackageTrustedHosts: []string{host}}
 }
 
-// mkdocsProject is a 2026-rule MkDocs project with build keys buildExtra
+// mkdocsProject is a current-file MkDocs project with build keys buildExtra
 // (indented), further top-level configuration extra, and files.
 func mkdocsProject(t *testing.T, f *fixture, name, buildExtra, extra string, files map[string]string) *store.ImportResult {
 	t.Helper()
@@ -154,7 +154,7 @@ func mkdocsProject(t *testing.T, f *fixture, name, buildExtra, extra string, fil
 	return f.importProject(name, r)
 }
 
-// commandsProject is a 2026-rule project whose build is its build.commands
+// commandsProject is a current-file project whose build is its build.commands
 // (then one that publishes a page), with extra build keys.
 func commandsProject(t *testing.T, f *fixture, name, buildExtra string, commands ...string) *store.ImportResult {
 	t.Helper()

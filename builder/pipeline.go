@@ -13,8 +13,8 @@ import (
 	"docsd/store"
 )
 
-// runBuild runs a claimed build to its end and finishes it (behavior.md
-// §7.4), unless its lease was lost: then another party finished it and
+// runBuild runs a claimed build to its end and finishes it, unless its
+// lease was lost: then another party finished it and
 // nothing is written.
 func (p *Pool) runBuild(ctx context.Context, b *store.Build, owner string) {
 	logger := p.logger.With("build", b.ID, "project_id", b.ProjectID)
@@ -96,7 +96,7 @@ func (j *job) load(ctx context.Context) error {
 	}
 	// Every value is masked in every build, and so are the credentials
 	// of the package index URLs; a pull-request build is given only the
-	// public variables (api-2026.md §A1.5).
+	// public variables.
 	all, _, err := j.pool.store.FindEnvironmentVariables(ctx, j.project.ID, store.Page{})
 	if err != nil {
 		return err
@@ -184,9 +184,9 @@ func (j *job) pipeline(ctx context.Context, owner string) error {
 	}
 	var out *outputs
 	if cfg.Current != nil {
-		out, err = j.pipeline2026(ctx, cfg)
+		out, err = j.currentPipeline(ctx, cfg)
 	} else {
-		out, err = j.install2019AndBuild(ctx, cfg)
+		out, err = j.legacyPipeline(ctx, cfg)
 	}
 	if err != nil {
 		return err
@@ -214,9 +214,10 @@ func (j *job) pipeline(ctx context.Context, owner string) error {
 	return nil
 }
 
-// install2019AndBuild is steps 8–12 of behavior.md §7.4 for 2019-rule
-// builds.
-func (j *job) install2019AndBuild(ctx context.Context, cfg *BuildConfig) (*outputs, error) {
+// legacyPipeline installs and builds for a legacy file (version 1, or
+// version 2 without the current build keys) or no file: the environment,
+// the requirements, then HTML and the formats.
+func (j *job) legacyPipeline(ctx context.Context, cfg *BuildConfig) (*outputs, error) {
 	if err := j.setState(ctx, store.Installing); err != nil {
 		return nil, err
 	}
@@ -241,9 +242,9 @@ func (j *job) setState(ctx context.Context, state string) error {
 	return nil
 }
 
-// recordDefaultBranch stores the repository's default branch (step 2a)
-// and re-reads the version, whose identifier follows it for a machine
-// `latest`.
+// recordDefaultBranch stores the repository's default branch, as git
+// found it after the clone or fetch, and re-reads the version, whose
+// identifier follows it for a machine `latest`.
 func (j *job) recordDefaultBranch(ctx context.Context, branch string) error {
 	if branch == "" {
 		return nil
@@ -263,7 +264,7 @@ func (j *job) recordDefaultBranch(ctx context.Context, branch string) error {
 	return err
 }
 
-// syncVersions is step 4: the repository's refs become versions.
+// syncVersions turns the repository's refs into versions.
 func (j *job) syncVersions(ctx context.Context) error {
 	refs, err := j.listRefs(ctx)
 	if err != nil {
@@ -282,9 +283,9 @@ func (j *job) syncVersions(ctx context.Context) error {
 	return nil
 }
 
-// publish is step 13: the HTML replaces the hosted tree atomically, the
-// downloads are replaced or removed so that exactly this build's formats
-// exist, and the version's flags say so.
+// publish makes the build's output the version's: the HTML replaces the
+// hosted tree atomically, the downloads are replaced or removed so that
+// exactly this build's formats exist, and the version's flags say so.
 func (j *job) publish(ctx context.Context, out *outputs) error {
 	arts := j.pool.artifacts
 	project, version := j.project.Slug, j.version.Slug
@@ -309,7 +310,8 @@ func (j *job) publish(ctx context.Context, out *outputs) error {
 	return err
 }
 
-// finish writes the build's result (behavior.md §7.8). A build whose lease
+// finish writes the build's result: success, or the failure's message,
+// id and exit code. A build whose lease
 // was lost is left to whoever took it; a build deleted while it ran (with
 // its project or version) has nothing to write to.
 func (j *job) finish(ctx context.Context, err error) {
@@ -390,7 +392,7 @@ func maxCode(codes []int) int {
 }
 
 // runSync runs a claimed sync task: fetch the repository and sync its refs
-// into versions (behavior.md §6.3), recording nothing and using no project
+// into versions, recording nothing and using no project
 // variables. It always removes the task.
 func (p *Pool) runSync(ctx context.Context, t *store.SyncTask, owner string) {
 	logger := p.logger.With("sync_task", t.ID, "project_id", t.ProjectID)

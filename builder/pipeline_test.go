@@ -112,7 +112,7 @@ func TestPipelineMarkdownEndToEnd(t *testing.T) {
 	}
 	f.htmlFile("plain-docs", "latest", "img/logo.svg")
 
-	// Versions match the repository (behavior.md §6).
+	// Versions match the repository's branches and tags.
 	p, err := f.store.FindProjectByID(context.Background(), imp.Project.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +200,7 @@ func setupPy(code int, lines ...string) string {
 // Markdown docs with the built-in builder.
 const setuptoolsConfig = "version: 2\nmkdocs: {}\npython:\n  install:\n    - path: .\n      method: setuptools\n"
 
-// failureIDs are the notification ids (api-2026.md §A4.2) of the
+// failureIDs are the notification ids of the
 // failures of TestPipelineFailures.
 var failureIDs = map[string]string{
 	"Bad Yaml": "config:generic", "Unknown Key": "config:generic", "Missing Conf": "project:sphinx:conf-py-not-found",
@@ -504,7 +504,7 @@ func TestPipelineExternalVersion(t *testing.T) {
 
 	// Pull request 7 exists only as refs/pull/7/head on the remote.
 	// Its setup.py reports which project variables the build was given: a
-	// pull-request build gets the public ones only (api-2026.md §A1.5).
+	// pull-request build gets the public ones only.
 	r.git("checkout", "-q", "-b", "feature")
 	sha := r.commit("feature", map[string]string{"docs/index.md": "# Preview of 7\n", ".readthedocs.yaml": setuptoolsConfig,
 		"setup.py": setupPy(0, `print("PUBLIC=" + os.environ.get("PUBLIC_VAR", "absent"))`, `print("SECRET=" + os.environ.get("SECRET", "absent"))`)})

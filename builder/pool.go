@@ -2,7 +2,7 @@
 // version-sync tasks from the store, clone the repository with the git
 // binary, sync its branches and tags into versions, run Sphinx, MkDocs or
 // a built-in Markdown builder, and publish the HTML and downloads through
-// artifact storage (behavior.md §6, §7).
+// artifact storage (see docs/user-guide/builds.md).
 //
 // Many pools may work on one database (`docsd serve` and any number of
 // `docsd worker` processes): every build and sync task is claimed with a
@@ -28,7 +28,8 @@ import (
 	"docsd/store"
 )
 
-// Config is the operator configuration of the builder (behavior.md §0.2).
+// Config is the operator configuration of the builder (see
+// docs/operations/configuration.md).
 // Zero values take the defaults noted.
 type Config struct {
 	DataDir                 string        // checkouts/, envs/, homes/ and conda/ are kept under it
@@ -43,9 +44,9 @@ type Config struct {
 	AllowPrivateRepos       bool          // changes the clone failure message; allows ssh submodules
 	AllowLocalRepos         bool          // allows file:// submodules
 	BuildImagePrefix        string        // prefix of build.image in stored configs; readthedocs/build
-	BuildTools              BuildTools    // build_tools: extra tool versions (config-2026.md §C0.1)
+	BuildTools              BuildTools    // build_tools: extra tool versions this server offers
 	BuildToolsStrict        bool          // build_tools_strict: fail instead of substituting a tool version
-	PublicURL               string        // READTHEDOCS_PRODUCTION_DOMAIN is its host (config-2026.md §C6)
+	PublicURL               string        // READTHEDOCS_PRODUCTION_DOMAIN is its host
 	// PackageIndexURL is the PEP 503 index pip and uv install from, given
 	// to every build command (PIP_INDEX_URL, UV_DEFAULT_INDEX); empty:
 	// PyPI, their own default. It is checked before installing.
@@ -87,11 +88,11 @@ type Config struct {
 	SandboxHide []string
 	// Published, when set, is called once after each successful build of
 	// an internal version has published its HTML, before the build is
-	// finished; the search indexer hangs here (reader.md R.6.1). It must
+	// finished; the search indexer hangs here. It must
 	// not fail the build: it handles its own errors.
 	Published func(ctx context.Context, p *store.Project, v *store.Version, configJSON string)
 	// Uploads, when set, is offered every claimed build first: it runs the
-	// builds the upload API created (api-2026.md §A4.5).
+	// builds the upload API created (see docs/user-guide/uploads.md).
 	Uploads UploadRunner
 }
 
@@ -336,7 +337,7 @@ func (p *Pool) sweepLoop(ctx context.Context) {
 }
 
 // Sweep finishes as failed the running builds whose lease expired or that
-// ran far past their time limit (behavior.md §7.3, §7.9), and drops
+// ran far past their time limit, and drops
 // started sync tasks whose lease expired. docsd calls it on start and the
 // sweeper every minute.
 func (p *Pool) Sweep(ctx context.Context) error {

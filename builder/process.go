@@ -14,7 +14,7 @@ import (
 )
 
 // MaxOutput is the number of characters of a command's output that is
-// recorded (behavior.md §7.4); longer output is cut and TruncationNotice
+// recorded; longer output is cut and TruncationNotice
 // appended.
 const MaxOutput = 2097152
 
@@ -26,8 +26,7 @@ const TruncationNotice = "\n\n\nOutput is too big. Chunked at 2097152 bytes"
 const maxCapture = 4*MaxOutput + 1024
 
 // systemPath is the PATH of every build command before `<env>/bin` is
-// prepended: the usual system directories, never docsd's own PATH
-// (behavior.md §7.6).
+// prepended: the usual system directories, never docsd's own PATH.
 const systemPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 // environ is an ordered set of environment variables; a later Set of a name
@@ -69,7 +68,7 @@ func (e *environ) List() []string {
 }
 
 // masker replaces secret values (project environment variable values of 4
-// characters or more) by `***` (behavior.md §7.6).
+// characters or more) by `***`.
 type masker struct {
 	r       *strings.Replacer
 	longest int      // characters of the longest secret
@@ -136,15 +135,15 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 }
 
 // decodeOutput decodes raw command output as UTF-8 with replacement and
-// removes NUL characters (behavior.md §7.4).
+// removes NUL characters.
 func decodeOutput(raw []byte) string {
 	return strings.ReplaceAll(strings.ToValidUTF8(string(raw), "\uFFFD"), "\x00", "")
 }
 
 // recordedOutput is decoded output as it is stored: masked first and only
 // then truncated to MaxOutput characters, so that the limit never cuts a
-// secret in two and leaves its first part unmasked (behavior.md §7.4,
-// §7.6). cut says that bytes were dropped while capturing; the characters
+// secret in two and leaves its first part unmasked. cut says that bytes
+// were dropped while capturing; the characters
 // before that point that could begin a cut secret are dropped too.
 func recordedOutput(s string, cut bool, m *masker) string {
 	if cut {
@@ -222,8 +221,7 @@ func runProcess(ctx context.Context, path string, argv []string, dir string, env
 }
 
 // liveEvery is how often the output of a running command is handed to
-// its tick function (live output, behavior of issue 9: at least every
-// second).
+// its tick function (live output: at least every second).
 const liveEvery = time.Second
 
 // runProcessLive is runProcess that, while the process runs, calls tick
@@ -239,11 +237,8 @@ func runProcessLive(ctx context.Context, path string, argv []string, dir string,
 	cmd.Stdin = nil
 	cmd.Stdout = out
 	cmd.Stderr = out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		// The negative pid names the process group the command leads.
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	setProcessGroup(cmd)
+	cmd.Cancel = func() error { return killProcessGroup(cmd.Process) }
 	cmd.WaitDelay = killGracePeriod
 	res := processResult{Start: now()}
 	if err := cmd.Start(); err != nil {
@@ -255,7 +250,7 @@ func runProcessLive(ctx context.Context, path string, argv []string, dir string,
 	res.End = now()
 	// Whatever happened, make sure no member of the group is left behind
 	// (a daemonised grandchild keeps running after its parent exited).
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	killProcessGroup(cmd.Process)
 	res.Killed = ctx.Err() != nil
 	res.ExitCode = exitCode(cmd, err)
 	res.Output = decodeOutput(out.buf.Bytes())

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Notes recorded instead of steps docsd cannot run (behavior.md §7.4).
+// Notes recorded instead of steps docsd cannot run on this server.
 const (
 	latexmkSkipped       = "latexmk (skipped)"
 	latexmkSkippedOutput = "LaTeX (latexmk) is not installed on this server; the PDF was not built."
@@ -37,7 +37,7 @@ func (p *Pool) interpreter(minor string) string {
 	return base
 }
 
-// prepareEnv is step 8 of behavior.md §7.4: create the version's
+// prepareEnv creates the version's
 // environment unless it exists and was made the same way.
 func (j *job) prepareEnv(ctx context.Context, cfg *BuildConfig) error {
 	if cfg.Conda != nil {
@@ -95,7 +95,7 @@ func (j *job) prepareConda(ctx context.Context, exe, envFile string) error {
 
 // condaCreateArgv is the command that creates the environment env (named
 // name, under CONDA_ENVS_PATH) from envFile: `conda env create --quiet
-// --name <name> --file <file>` (mamba alike, behavior.md §7.4 step 8);
+// --name <name> --file <file>` (mamba alike);
 // micromamba, which has no environments directory of its own, creates the
 // prefix itself: `micromamba env create --yes --prefix <env> --file <file>`.
 func condaCreateArgv(exe, env, name, envFile string) []string {
@@ -105,7 +105,9 @@ func condaCreateArgv(exe, env, name, envFile string) []string {
 	return []string{exe, "env", "create", "--quiet", "--name", name, "--file", envFile}
 }
 
-// install is steps 9–10 of behavior.md §7.4.
+// install installs into a legacy-file build's environment: the core
+// requirements when install_core_requirements is set, then each
+// python.install entry in order.
 func (j *job) install(ctx context.Context, cfg *BuildConfig) error {
 	py := j.python()
 	pipInstall := func(args ...string) installStep {

@@ -11,7 +11,7 @@ import (
 )
 
 // errPanic is the error of a build whose pipeline panicked: docsd's own
-// fault, so the build ends with behavior.md §7.8's internal-error message
+// fault, so the build ends with the internal-error message
 // and the worker goes on with the next build.
 var errPanic = errors.New("builder: panic")
 

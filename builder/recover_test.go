@@ -11,8 +11,8 @@ import (
 
 // TestPanicFailsOnlyItsBuild makes one build panic, inside the pipeline
 // and outside it, under a real worker: that build ends finished and
-// failed with the internal-error message (behavior.md §7.8, id of
-// api-2026.md §A4.2), and the same worker goes on to build the next one.
+// failed with the internal-error message and its notification id, and
+// the same worker goes on to build the next one.
 func TestPanicFailsOnlyItsBuild(t *testing.T) {
 	for _, tc := range []struct {
 		name  string

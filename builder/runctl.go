@@ -82,8 +82,9 @@ func (j *job) cancelRequested(ctx context.Context) error {
 	return nil
 }
 
-// runEnd fills res for the ends of a build that issue 9 adds: cancelled,
-// requeued because docsd is shutting down, stopped by a limit, timed out.
+// runEnd fills res for the ends of a build other than its commands' exit
+// codes: cancelled, requeued because docsd is shutting down, stopped by a
+// limit, timed out.
 // It reports whether it handled err; requeued is true when the build went
 // back to the queue and must not be finished.
 func (j *job) runEnd(ctx context.Context, err error, res *store.BuildResult) (handled, requeued bool) {

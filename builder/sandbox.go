@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -107,6 +106,9 @@ func newSandbox(mode string, hide []string, logger *slog.Logger) *sandbox {
 		}
 		logger.Warn("WARNING: BUILDS RUN UNSANDBOXED: bubblewrap (bwrap) can't run, so build commands run project code as docsd's own user, with access to docsd's data directory, database and network; install bubblewrap (apt-get install bubblewrap) or set --build-sandbox", "err", err)
 		return nil
+	}
+	if errSandboxPlatform != nil {
+		return unavailable(errSandboxPlatform)
 	}
 	path, err := exec.LookPath("bwrap")
 	if err != nil {
@@ -363,7 +365,7 @@ func handOver(dir string, uid, gid int, deep bool) error {
 	if err != nil || !st.IsDir() {
 		return nil
 	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok && !deep && int(sys.Uid) == uid && int(sys.Gid) == gid {
+	if u, g, ok := ownerOf(st); ok && !deep && u == uid && g == gid {
 		return nil
 	}
 	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -374,7 +376,7 @@ func handOver(dir string, uid, gid int, deep bool) error {
 		if err != nil {
 			return nil
 		}
-		if sys, ok := info.Sys().(*syscall.Stat_t); ok && (int(sys.Uid) != uid || int(sys.Gid) != gid) {
+		if u, g, ok := ownerOf(info); ok && (u != uid || g != gid) {
 			return os.Lchown(path, uid, gid)
 		}
 		return nil

@@ -8,7 +8,7 @@ import (
 	"docsd/store"
 )
 
-// Ref is a branch or tag read from a repository (behavior.md §6.2).
+// Ref is a branch or tag read from a repository.
 type Ref struct {
 	Name       string // verbose_name
 	Identifier string // `origin/<name>` for git branches, the commit SHA for tags
@@ -24,7 +24,7 @@ type SyncResult struct {
 }
 
 // SyncVersions turns a repository's branches and tags into the project's
-// versions by behavior.md §6.3 and runs the stable update of §6.4, in one
+// versions and updates `stable` to follow the highest release, in one
 // transaction. Two refs named `latest` (or `stable`) fail with
 // MsgDuplicateMachine and change nothing. A version that has builds is
 // never deleted, so a sync never loses build history or hosted docs.
@@ -117,7 +117,9 @@ func (sy *syncer) internal() []*store.Version {
 	return out
 }
 
-// stableCandidate applies the candidate selection of behavior.md §6.4.
+// stableCandidate is the version `stable` should follow: the highest
+// PEP 440 release (pre-releases left out) among the versions that are not
+// pull-request previews, a tag before a branch (pep440.StableCandidate).
 func (sy *syncer) stableCandidate() *store.Version {
 	vs := sy.internal()
 	cs := make([]pep440.Candidate, len(vs))
@@ -258,7 +260,9 @@ func (sy *syncer) deleteGone(ctx context.Context, refs []Ref) error {
 	return nil
 }
 
-// updateStable is the update of behavior.md §6.4.
+// updateStable creates `stable`, or points a machine-made one at
+// stableCandidate, leaving a user-made `stable` alone; when it moved, it
+// builds it, and activates and builds a newly added candidate when asked.
 func (sy *syncer) updateStable(ctx context.Context, activateNewStable bool) error {
 	cand := sy.stableCandidate()
 	if cand == nil {
@@ -299,7 +303,7 @@ func (sy *syncer) updateStable(ctx context.Context, activateNewStable bool) erro
 }
 
 // trigger queues a build of v unless the project's builds are disabled or
-// v is published by the upload API (api-2026.md §A4.5).
+// v is published by the upload API.
 func (sy *syncer) trigger(ctx context.Context, v *store.Version) error {
 	if sy.project.Skip || v.Uploaded {
 		return nil

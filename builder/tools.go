@@ -9,8 +9,8 @@ import (
 	"docsd/rtdconfig"
 )
 
-// ToolEntry is one entry of the build_tools setting (config-2026.md
-// §C0.1): a tool version this server offers and its main executable.
+// ToolEntry is one entry of the build_tools setting: a tool version this
+// server offers and its main executable.
 type ToolEntry struct {
 	Tool    string // python, nodejs, ruby, rust, golang or uv
 	Version string
@@ -41,7 +41,8 @@ func ParseBuildTools(s string) (BuildTools, error) {
 	return out, nil
 }
 
-// versions are the entries' versions that §C9.2 does not list, per tool,
+// versions are the entries' versions that Read the Docs' choices do not
+// list, per tool,
 // in entry order: they extend the allowed values of build.tools.
 func (b BuildTools) versions() map[string][]string {
 	out := map[string][]string{}

@@ -1,179 +1,183 @@
 package builder
 
 import (
-	"archive/zip"
 	"context"
-	"io"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-
-	"docsd/store"
 )
 
-// sphinxSite is a small Sphinx project in docs/.
-var sphinxSite = map[string]string{
-	"docs/conf.py":     "project = 'Sphinx Demo'\nhtml_theme = 'sphinx_rtd_theme'\nexclude_patterns = ['_build']\n",
-	"docs/index.rst":   "Sphinx Demo\n===========\n\nHello from Sphinx.\n\n.. toctree::\n\n   usage\n",
-	"docs/usage.rst":   "Usage\n=====\n\nUse it.\n",
-	"requirements.txt": "sphinx\n",
-}
-
-func TestSphinxProject(t *testing.T) {
-	toolsOrSkip(t, "sphinx")
-	toolsOrSkip(t, "sphinx_rtd_theme")
-	r := newRepo(t, "master")
-	files := map[string]string{".readthedocs.yaml": "version: 2\nformats: all\npython:\n  install:\n    - requirements: requirements.txt\n"}
-	for k, v := range sphinxSite {
-		files[k] = v
+func TestParseBuildTools(t *testing.T) {
+	tools, err := ParseBuildTools("python:3.10=/opt/py310/bin/python3.10, nodejs:18=/opt/node18/bin/node uv:latest=/usr/local/bin/uv")
+	if err != nil || len(tools) != 3 || tools.lookup("nodejs", "18") != "/opt/node18/bin/node" {
+		t.Fatalf("ParseBuildTools = %+v, %v", tools, err)
 	}
-	r.commit("docs", files)
-	f := newFixture(t, store.SQLite, Config{OfflineBuilds: true}) // no package index here
-	imp := f.importProject("Sphinx Demo", r)
-	f.drain()
-	b := f.mustSucceed(imp.Build)
-
-	py := filepath.Join(f.data, "envs", "sphinx-demo", "latest", "bin", "python")
-	want := []string{
-		"git clone --no-single-branch " + r.URL() + " .",
-		"git remote set-head origin --auto",
-		"git checkout --force origin/master",
-		"git clean -d -f -f",
-		"git rev-parse HEAD",
-		"/usr/bin/python3 -m venv --system-site-packages --without-pip " + filepath.Dir(filepath.Dir(py)),
-		py + " -m pip install --exists-action=w --no-cache-dir -r requirements.txt" + offlineSkipped,
-		py + " -m sphinx -T -E -b html -d _build/doctrees-html -D language=en . _build/html",
-		py + " -m sphinx -T -E -b singlehtml -d _build/doctrees-singlehtml -D language=en . _build/localmedia",
-		"latexmk (skipped)",
-		py + " -m sphinx -T -E -b epub -D language=en -d _build/doctrees . _build/epub",
+	extra, _ := ParseBuildTools("python:3.15=/opt/py/bin/python3.15,python:3.10=/x/python")
+	if got := extra.versions(); len(got["python"]) != 1 || got["python"][0] != "3.15" {
+		t.Errorf("versions = %v, want only the version Read the Docs' choices lack", got)
 	}
-	cmds := f.commands(b.ID)
-	if got := commandLines(cmds); !slices.Equal(got, want) {
-		t.Errorf("commands\n got %q\nwant %q", got, want)
+	if err := tools.CheckVisible("/srv/docsd"); err != nil {
+		t.Errorf("CheckVisible: %v", err)
 	}
-	for _, c := range cmds {
-		switch c.Command {
-		case want[6]:
-			if !strings.HasPrefix(c.Output, "The package index http://127.0.0.1:1/simple/ is not reachable from this server; --offline-builds:") {
-				t.Errorf("pip note output %q", c.Output)
-			}
-		case "latexmk (skipped)":
-			if c.Output != latexmkSkippedOutput {
-				t.Errorf("latexmk note output %q", c.Output)
-			}
+	hidden, _ := ParseBuildTools("python:3.10=/srv/docsd/py/bin/python3.10")
+	if err := hidden.CheckVisible("/srv/docsd"); err == nil {
+		t.Errorf("CheckVisible accepted a path under the data directory")
+	}
+	for _, bad := range []string{"python:3.10", "java:21=/usr/bin/java", "python:3.10=bin/python"} {
+		if _, err := ParseBuildTools(bad); err == nil {
+			t.Errorf("ParseBuildTools(%q) accepted", bad)
 		}
 	}
-	if index := f.htmlFile("sphinx-demo", "latest", "index.html"); !strings.Contains(index, "Hello from Sphinx.") {
-		t.Errorf("index.html:\n%s", index)
-	}
-	f.htmlFile("sphinx-demo", "latest", "usage.html")
+}
 
-	v := f.version(imp.Project.ID, "latest")
-	if !v.Built || !v.HasHTMLZip || !v.HasEPUB || v.HasPDF {
-		t.Errorf("flags built %v htmlzip %v epub %v pdf %v; want htmlzip and epub without LaTeX", v.Built, v.HasHTMLZip, v.HasEPUB, v.HasPDF)
-	}
+// TestResolveTools checks tool resolution on this machine's real tools: a
+// missing tool fails, another Python major fails, and Node.js is
+// substituted with a note (or fails with build_tools_strict).
+func TestResolveTools(t *testing.T) {
 	ctx := context.Background()
-	zf, err := f.arts.OpenDownload(ctx, "sphinx-demo", "latest", "htmlzip")
-	if err != nil {
-		t.Fatalf("htmlzip download: %v", err)
+	j := &job{pool: &Pool{cfg: Config{BuildPython: "/usr/bin/python3"}}}
+	for _, tool := range []string{"go", "rustc", "ruby"} {
+		if _, err := exec.LookPath(tool); err == nil {
+			continue
+		}
+		name := map[string]string{"go": "golang", "rustc": "rust", "ruby": "ruby"}[tool]
+		version := map[string]string{"go": "1.22", "rustc": "1.75", "ruby": "3.3"}[tool]
+		r := j.resolveTool(ctx, name, version)
+		want := `build.tools.` + name + ` "` + version + `": ` + toolNames[name] + ` is not installed on this server.`
+		if r.failure == nil || r.failure.Error() != want {
+			t.Errorf("%s: %v, want %s", name, r.failure, want)
+		}
 	}
-	defer zf.Close()
-	st, _ := zf.Stat()
-	zr, err := zip.NewReader(zf.(io.ReaderAt), st.Size())
+	if r := j.resolveTool(ctx, "python", "2.7"); r.failure == nil || !strings.Contains(r.failure.Error(), `build.tools.python "2.7": this server has Python 3.`) {
+		t.Errorf("python 2.7: %+v", r)
+	}
+	if r := j.resolveTool(ctx, "python", "3"); r.failure != nil || r.note != "" || !strings.HasPrefix(r.version, "3.") {
+		t.Errorf("python 3: %+v", r)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("no node on this machine")
+	}
+	r := j.resolveTool(ctx, "nodejs", "14")
+	if r.failure != nil || !strings.HasPrefix(r.note, "Node.js 14 is not installed on this server; Node.js ") || !strings.HasSuffix(r.note, "("+node+") is used instead.") {
+		t.Errorf("nodejs 14: %+v", r)
+	}
+	j.pool.cfg.BuildToolsStrict = true
+	if r := j.resolveTool(ctx, "nodejs", "14"); r.failure == nil || !strings.HasSuffix(r.failure.Error(), "("+node+"), not Node.js 14.") {
+		t.Errorf("nodejs 14, strict: %+v", r)
+	}
+}
+
+// visibleTempDir makes a directory that build commands could see (not under
+// /tmp, HOME or another directory the sandbox hides) and returns it with
+// its parent: under the source tree, or under /var/cache when the checkout
+// itself lives in a hidden directory (a clone under /tmp or /root). It
+// skips the test, saying why, when neither can be made.
+func visibleTempDir(t *testing.T, j *job) (dir, parent string) {
+	t.Helper()
+	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := []string{}
-	for _, e := range zr.File {
-		names = append(names, e.Name)
+	for _, parent := range []string{wd, "/var/cache"} {
+		dir, err := os.MkdirTemp(parent, ".docsd-tools-")
+		if err != nil {
+			continue
+		}
+		if !j.visible(filepath.Join(dir, "tool")) {
+			os.RemoveAll(dir)
+			continue
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		return dir, parent
 	}
-	if !slices.Contains(names, "sphinx-demo-latest/index.html") {
-		t.Errorf("zip entries %v lack sphinx-demo-latest/index.html", names)
-	}
-	ef, err := f.arts.OpenDownload(ctx, "sphinx-demo", "latest", "epub")
-	if err != nil {
-		t.Fatalf("epub download: %v", err)
-	}
-	ef.Close()
-	p, _ := f.store.FindProjectByID(ctx, imp.Project.ID)
-	if p.DocumentationType != "sphinx" {
-		t.Errorf("documentation_type %q", p.DocumentationType)
-	}
-
-	// fail_on_warning turns a warning into a failed build; dirhtml
-	// builds directories.
-	r.commit("warn", map[string]string{
-		".readthedocs.yaml": "version: 2\nsphinx:\n  builder: dirhtml\n  fail_on_warning: true\n",
-		"docs/usage.rst":    "Usage\n=====\n\nSee :ref:`nowhere`.\n",
-	})
-	warn := f.trigger(v)
-	f.drain()
-	warn = f.build(warn.ID)
-	wantErr := `Command "` + py + ` -m sphinx -T -E -W -b dirhtml -d _build/doctrees-dirhtml -D language=en . _build/html" failed with exit code `
-	if warn.Success || !strings.HasPrefix(warn.Error, wantErr) {
-		t.Errorf("fail_on_warning build: success %v error %q, want %q…", warn.Success, warn.Error, wantErr)
-	}
-	if warn.ExitCode == nil || *warn.ExitCode <= 0 {
-		t.Errorf("exit code %v, want Sphinx's", deref(warn.ExitCode))
-	}
-	// The previous HTML and downloads stay.
-	if _, err := f.arts.OpenDownload(ctx, "sphinx-demo", "latest", "htmlzip"); err != nil {
-		t.Errorf("the failed build removed the htmlzip: %v", err)
-	}
+	t.Skipf("SKIPPED: no directory build commands could see is writable here (tried %s and /var/cache)", wd)
+	return "", ""
 }
 
-func TestSphinxTimeLimitInConfPy(t *testing.T) {
-	toolsOrSkip(t, "sphinx")
-	r := newRepo(t, "master")
-	f := newFixture(t, store.SQLite, Config{})
-	child := newSleeper(f, "sleepy")
-	timeLimitWhenSleeping(f, child)
-	r.commit("docs", map[string]string{"docs/conf.py": child.script(false), "docs/index.rst": "X\n=\n"})
-	imp := f.importProject("Sleepy", r)
-	f.drain()
-	b := f.build(imp.Build.ID)
-	if b.Success || b.Error != MsgTimeout {
-		t.Errorf("build: success %v error %q, want %q", b.Success, b.Error, MsgTimeout)
+// TestToolsOnDocsdPath checks where tools are looked for, with real
+// executables on docsd's own PATH: a tool there gives a substitution note
+// (or is used as is when it matches), and one that lives only under /tmp
+// (or links there) counts as missing, like one under /root, /run, HOME
+// or the data directory, which the sandbox hides. conda flavours find
+// conda, mamba or micromamba the same way, and so does a uv install entry.
+func TestToolsOnDocsdPath(t *testing.T) {
+	j := &job{pool: &Pool{cfg: Config{BuildPython: "/usr/bin/python3", DataDir: t.TempDir()}}}
+	visible, base := visibleTempDir(t, j)
+	hidden := t.TempDir() // under /tmp
+	linked := filepath.Join(base, filepath.Base(visible)+"-links")
+	if err := os.Mkdir(linked, 0o755); err != nil {
+		t.Fatal(err)
 	}
-	child.waitGone(t)
+	t.Cleanup(func() { os.RemoveAll(linked) })
+	scripts := map[string]string{"ruby": "echo 'ruby 3.4.1 (2024-12-25 revision 48d4efcb85) +PRISM [x86_64-linux]'",
+		"micromamba": "echo 2.0.5", "uv": "echo 'uv 0.5.0'"}
+	for name, body := range scripts {
+		if _, err := os.Stat(filepath.Join("/usr/bin", name)); err == nil {
+			t.Skipf("this machine has %s on the build PATH", name)
+		}
+		for _, dir := range []string{visible, hidden} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Symlink(filepath.Join(hidden, name), filepath.Join(linked, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, dir, tool, want string
+		note, failure         string
+	}{
+		{"substituted", visible, "ruby", "3.3", "Ruby 3.3 is not installed on this server; Ruby 3.4.1 (" + visible + "/ruby) is used instead.", ""},
+		{"matching", visible, "ruby", "3.4", "", ""},
+		{"under /tmp", hidden, "ruby", "3.3", "", `build.tools.ruby "3.3": Ruby is not installed on this server.`},
+		{"linked to /tmp", linked, "ruby", "latest", "", `build.tools.ruby "latest": Ruby is not installed on this server.`},
+		{"micromamba", visible, "python", "miniforge3-latest", "", ""},
+		{"micromamba under /tmp", hidden, "python", "mambaforge-latest", "", `build.tools.python "mambaforge-latest": conda is not installed on this server.`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("PATH", tc.dir+":"+os.Getenv("PATH"))
+			r := j.resolveTool(ctx, tc.tool, tc.want)
+			if got := fmt.Sprint(r.failure); (tc.failure == "" && r.failure != nil) || (tc.failure != "" && got != tc.failure) {
+				t.Fatalf("failure %v, want %q", r.failure, tc.failure)
+			}
+			if r.note != tc.note {
+				t.Errorf("note %q, want %q", r.note, tc.note)
+			}
+			if tc.failure == "" && filepath.Dir(r.path) != tc.dir {
+				t.Errorf("path %q, want one in %s", r.path, tc.dir)
+			}
+		})
+	}
+	t.Run("uv", func(t *testing.T) {
+		t.Setenv("PATH", visible+":"+os.Getenv("PATH"))
+		if p, err := j.uvPath(); err != nil || p != filepath.Join(visible, "uv") {
+			t.Errorf("uvPath = %q, %v", p, err)
+		}
+	})
+	t.Run("uv under /tmp", func(t *testing.T) {
+		t.Setenv("PATH", hidden+":"+os.Getenv("PATH"))
+		if _, err := j.uvPath(); fmt.Sprint(err) != `python.install method "uv": uv is not installed on this server.` {
+			t.Errorf("uvPath err = %v", err)
+		}
+	})
 }
 
-func TestMkDocsProject(t *testing.T) {
-	toolsOrSkip(t, "mkdocs")
-	r := newRepo(t, "master")
-	r.commit("docs", map[string]string{
-		"mkdocs.yml":     "site_name: MkDocs Demo\nnav:\n  - Home: index.md\n  - Usage: usage.md\n",
-		"docs/index.md":  "# MkDocs Demo\n\nHello from MkDocs.\n",
-		"docs/usage.md":  "# Usage\n",
-		"docs/README.md": "",
-	})
-	f := newFixture(t, store.SQLite, Config{})
-	imp := f.importProject("MkDocs Demo", r)
-	f.drain()
-	b := f.mustSucceed(imp.Build)
-	py := filepath.Join(f.data, "envs", "mkdocs-demo", "latest", "bin", "python")
-	cmds := commandLines(f.commands(b.ID))
-	if got, want := cmds[len(cmds)-1], py+" -m mkdocs build --clean --site-dir _build/html --config-file mkdocs.yml"; got != want {
-		t.Errorf("build command %q, want %q", got, want)
-	}
-	if index := f.htmlFile("mkdocs-demo", "latest", "index.html"); !strings.Contains(index, "Hello from MkDocs.") {
-		t.Errorf("index.html:\n%s", index)
-	}
-	if v := f.version(imp.Project.ID, "latest"); v.HasHTMLZip || v.HasEPUB || !v.Built {
-		t.Errorf("MkDocs flags: built %v htmlzip %v epub %v; MkDocs projects get no downloads", v.Built, v.HasHTMLZip, v.HasEPUB)
-	}
-
-	// --strict fails on a broken link.
-	r.commit("strict", map[string]string{
-		".readthedocs.yaml": "version: 2\nmkdocs:\n  fail_on_warning: true\n",
-		"docs/usage.md":     "# Usage\n\n[missing](nowhere.md)\n",
-	})
-	strict := f.trigger(f.version(imp.Project.ID, "latest"))
-	f.drain()
-	strict = f.build(strict.ID)
-	wantErr := `Command "` + py + ` -m mkdocs build --clean --site-dir _build/html --config-file mkdocs.yml --strict" failed with exit code 1.`
-	if strict.Success || strict.Error != wantErr {
-		t.Errorf("strict build: success %v error %q, want %q", strict.Success, strict.Error, wantErr)
+// TestCondaCreateArgv checks the command that creates a conda
+// environment with each implementation docsd runs.
+func TestCondaCreateArgv(t *testing.T) {
+	for _, tc := range []struct{ exe, want string }{
+		{"/opt/conda/bin/conda", "/opt/conda/bin/conda env create --quiet --name latest --file environment.yml"},
+		{"/usr/local/bin/mamba", "/usr/local/bin/mamba env create --quiet --name latest --file environment.yml"},
+		{"/usr/local/bin/micromamba", "/usr/local/bin/micromamba env create --yes --prefix /data/conda/p/latest --file environment.yml"},
+	} {
+		if got := strings.Join(condaCreateArgv(tc.exe, "/data/conda/p/latest", "latest", "environment.yml"), " "); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.exe, got, tc.want)
+		}
 	}
 }

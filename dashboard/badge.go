@@ -18,7 +18,15 @@ import (
 // is the unknown badge, so that READMEs show a badge whatever happens.
 // Browsers and image proxies are told to revalidate every time
 // (no-cache), cheaply by ETag.
+//
+// The visitor's session counts only for the dashboard's own pages
+// (Sec-Fetch-Site: same-origin): a page on the docs origin is same-site, so
+// the session cookie goes with its image requests too, and the badge's
+// width would tell that page which private versions its reader may see.
 func (d *Dashboard) handleBadge(w http.ResponseWriter, r *http.Request, s *session) {
+	if r.Header.Get("Sec-Fetch-Site") != "same-origin" {
+		s = &session{}
+	}
 	q := r.URL.Query()
 	vars := map[string]any{"slug": r.PathValue("slug"), "version": q.Get("version"), "token": nil}
 	if t := q.Get("token"); t != "" {
@@ -30,7 +38,7 @@ func (d *Dashboard) handleBadge(w http.ResponseWriter, r *http.Request, s *sessi
 		d.cfg.Logger.ErrorContext(r.Context(), "dashboard: badge", "path", r.URL.Path, "err", err)
 		cache = "no-store" // not the project's state: nothing to keep
 	}
-	if s.user != nil {
+	if s.viewer.User != nil {
 		cache = "private, " + cache // what the visitor's session may see
 	}
 	svg := badge.SVG(out.BadgeStatus, q.Get("style"))

@@ -22,11 +22,12 @@ import (
 	"strings"
 	"time"
 
+	"docsd/access"
 	"docsd/accounts"
 	"docsd/errs"
 	"docsd/graph"
 	"docsd/sitepath"
-	"docsd/store"
+	"docsd/slashredirect"
 )
 
 //go:embed templates/*.html
@@ -88,6 +89,9 @@ func New(cfg Config) *Dashboard {
 	d.mux.HandleFunc("GET /projects/{slug}/versions/{$}", d.viewer(d.handleVersions))
 	d.mux.HandleFunc("GET /projects/{slug}/downloads/{$}", d.viewer(d.handleDownloads))
 	d.mux.HandleFunc("GET /projects/{slug}/badge/{$}", d.viewer(d.handleBadge))
+	// Badge links written by hand often drop the slash; Read the Docs
+	// (Django) redirects them, and so does docsd, query kept.
+	d.mux.HandleFunc("GET /projects/{slug}/badge", slashredirect.Answer)
 	d.mux.HandleFunc("GET /projects/{slug}/edit/{$}", d.signedIn(d.handleSettings))
 	d.mountTokens()
 	d.mountRedirects()
@@ -116,16 +120,16 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d.mux.ServeHTTP(w, r)
 }
 
-// session is who asks: user is nil for an anonymous visitor; value is the
-// session cookie's value and csrf its token.
+// session is who asks: viewer is anonymous for a visitor who is not
+// signed in; value is the session cookie's value and csrf its token.
 type session struct {
-	user  *store.User
-	value string
-	csrf  string
+	viewer access.Viewer
+	value  string
+	csrf   string
 }
 
 // ctx is the context to run GraphQL operations in as the session's user.
-func (s *session) ctx(ctx context.Context) context.Context { return graph.WithSession(ctx, s.user) }
+func (s *session) ctx(ctx context.Context) context.Context { return access.WithViewer(ctx, s.viewer) }
 
 // readSession returns the request's live session, or an anonymous one.
 func (d *Dashboard) readSession(r *http.Request) *session {
@@ -137,7 +141,7 @@ func (d *Dashboard) readSession(r *http.Request) *session {
 	if err != nil {
 		return &session{}
 	}
-	return &session{user: u, value: value, csrf: accounts.CSRFToken(value)}
+	return &session{viewer: access.SessionViewer(u), value: value, csrf: accounts.CSRFToken(value)}
 }
 
 // viewer runs h for anyone: anonymous visitors see public projects.
@@ -151,7 +155,7 @@ func (d *Dashboard) viewer(h func(http.ResponseWriter, *http.Request, *session))
 func (d *Dashboard) signedIn(h func(http.ResponseWriter, *http.Request, *session)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		s := d.readSession(r)
-		if s.user == nil {
+		if s.viewer.User == nil {
 			next := r.URL.RequestURI()
 			if r.Method != http.MethodGet {
 				next = d.formPage(r)
@@ -196,7 +200,7 @@ func (d *Dashboard) setSessionCookie(w http.ResponseWriter, value string) {
 	if value == "" {
 		c.MaxAge = -1
 	} else {
-		c.Expires = time.Now().Add(store.DashboardSessionLifetime)
+		c.Expires = time.Now().Add(accounts.SessionLifetime)
 	}
 	http.SetCookie(w, c)
 }

@@ -121,3 +121,17 @@ func next(s string) string {
 	}
 	return strconv.Itoa(n+1) + "s"
 }
+
+// TestAPIValues: the API values the pages compare with are the ones the
+// API answers, which come from the store.
+func TestAPIValues(t *testing.T) {
+	for _, tc := range []struct{ name, got, want string }{
+		{"finished state", stateFinished, store.Finished},
+		{"cancelled error id", errorCancelled, store.CancelledErrorID},
+		{"public privacy level", privacyPublic, store.Public},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, tc.got, tc.want)
+		}
+	}
+}

@@ -15,7 +15,6 @@ import (
 	"docsd/accounts"
 	"docsd/choices"
 	"docsd/errs"
-	"docsd/store"
 )
 
 // The shapes the pages decode GraphQL data into (see queries.go).
@@ -127,22 +126,33 @@ type (
 	}
 )
 
+// Values of the GraphQL API that pages compare with (the dashboard is a
+// client of the API like any other).
+const (
+	stateFinished  = "finished"             // Build.state.code of a build that ended
+	errorCancelled = "build:user:cancelled" // Build.errorId of a build a maintainer cancelled
+	privacyPublic  = "public"               // the privacyLevel anyone may read
+)
+
+// signedIn is the signed-in user as pages show them.
+type signedIn struct{ Username string }
+
 // statusLabel is how a build's state is shown: its text and CSS class.
 type statusLabel struct{ name, class string }
 
 // buildStatus is the one place a build's shown state is decided (app.js's
 // label() mirrors it for the live page): a build a maintainer cancelled is
 // finished and unsuccessful, but shows "Cancelled", not "Failed" — its
-// errorId is store.CancelledErrorID.
+// errorId is errorCancelled.
 func buildStatus(b *build) statusLabel {
 	switch {
 	case b == nil:
 		return statusLabel{"Not built", "none"}
-	case b.State.Code != store.Finished:
+	case b.State.Code != stateFinished:
 		return statusLabel{b.State.Name, "running"}
 	case b.Success != nil && *b.Success:
 		return statusLabel{"Passed", "passed"}
-	case b.ErrorID != nil && *b.ErrorID == store.CancelledErrorID:
+	case b.ErrorID != nil && *b.ErrorID == errorCancelled:
 		return statusLabel{"Cancelled", "cancelled"}
 	default:
 		return statusLabel{"Failed", "failed"}
@@ -154,7 +164,7 @@ func buildStatus(b *build) statusLabel {
 // duration counts only to the last change of step until the build ends.
 // app.js mirrors took and running for the live page.
 func running(b *build) string {
-	if b.State.Code == store.Finished || b.Started == nil {
+	if b.State.Code == stateFinished || b.Started == nil {
 		return ""
 	}
 	return *b.Started
@@ -166,7 +176,7 @@ func took(b *build) string {
 	if since := running(b); since != "" {
 		return secondsSince(since)
 	}
-	if b.State.Code == store.Finished && b.Duration != nil {
+	if b.State.Code == stateFinished && b.Duration != nil {
 		return strconv.Itoa(*b.Duration) + "s"
 	}
 	return ""
@@ -175,7 +185,7 @@ func took(b *build) string {
 // commandRunning is the start of command c of build b while it runs:
 // it has no run time yet and b has not finished.
 func commandRunning(b *build, c buildCmd) string {
-	if c.RunTime != nil || b.State.Code == store.Finished {
+	if c.RunTime != nil || b.State.Code == stateFinished {
 		return ""
 	}
 	return c.StartTime
@@ -207,7 +217,7 @@ func secondsSince(t string) string {
 // anyone the builds of public versions of public projects, and only
 // those.
 func rawLogVisible(p *project, b *build) bool {
-	return p.PrivacyLevel == store.Public && b.Version.PrivacyLevel == store.Public
+	return p.PrivacyLevel == privacyPublic && b.Version.PrivacyLevel == privacyPublic
 }
 
 // redirectResolution is the redirects page's dry-run answer.
@@ -224,8 +234,8 @@ type apiToken struct{ ID, Prefix, Name, Created string }
 // page is what every template gets.
 type page struct {
 	Title   string
-	User    *store.User
-	CSRF    string // the session's CSRF token (the sign-in form's before one)
+	User    *signedIn // nil for an anonymous visitor
+	CSRF    string    // the session's CSRF token (the sign-in form's before one)
 	CSRFKey string
 	Next    string
 	Errors  formErrors
@@ -341,9 +351,9 @@ func parsePages() map[string]*template.Template {
 
 // render writes a page with status code.
 func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, s *session, code int, name string, p *page) {
-	p.User, p.CSRFKey = s.user, accounts.CSRFField
-	if s.user != nil {
-		p.CSRF = s.csrf
+	p.CSRFKey = accounts.CSRFField
+	if u := s.viewer.User; u != nil {
+		p.User, p.CSRF = &signedIn{Username: u.Username}, s.csrf
 	}
 	var buf bytes.Buffer
 	if err := d.pages[name].ExecuteTemplate(&buf, "layout", p); err != nil {
@@ -360,7 +370,7 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, s *session, c
 // may not see alike. An anonymous visitor is sent to sign in first, since
 // the page may exist for someone signed in.
 func (d *Dashboard) notFound(w http.ResponseWriter, r *http.Request, s *session) {
-	if s.user == nil && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/accounts/") {
+	if s.viewer.User == nil && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/accounts/") {
 		http.Redirect(w, r, "/accounts/login/?next="+urlQuery(r.URL.RequestURI()), http.StatusSeeOther)
 		return
 	}
@@ -421,7 +431,7 @@ func (d *Dashboard) handleLoginPage(w http.ResponseWriter, r *http.Request) {
 	}
 	s := d.readSession(r)
 	next := safeNext(r.URL.Query().Get("next"))
-	if s.user != nil {
+	if s.viewer.User != nil {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
@@ -468,7 +478,7 @@ func (d *Dashboard) handleLogoutPage(w http.ResponseWriter, r *http.Request, s *
 // cookie; with one, the CSRF token must match.
 func (d *Dashboard) handleLogout(w http.ResponseWriter, r *http.Request) {
 	s := d.readSession(r)
-	if s.user != nil {
+	if s.viewer.User != nil {
 		if !accounts.ValidCSRF(s.value, r.PostFormValue(accounts.CSRFField)) {
 			d.forbiddenCSRF(w, r, s)
 			return

@@ -2,18 +2,19 @@ package graph
 
 import (
 	"context"
-	"slices"
 
 	"github.com/99designs/gqlgen/graphql"
 
+	"docsd/access"
 	"docsd/docsurl"
 	"docsd/errs"
 	"docsd/pep440"
 	"docsd/store"
 )
 
-// Authorization — who may see and change what — is decided in this file,
-// once, for every surface.
+// Who may see and change what is decided by package access; the
+// functions here ask it with the operation's viewer, on the API surface,
+// with the roles read through the operation's loaders.
 
 func errNotFound(op string) error  { return errs.E(errs.NotFound, op, errs.MsgNotFound) }
 func errForbidden(op string) error { return errs.E(errs.Forbidden, op, errs.MsgForbidden) }
@@ -30,42 +31,39 @@ func convPtr(v *int) *int64 {
 	return &n
 }
 
-// isMaintainer reports whether the viewer maintains p. The system viewer
-// counts as a maintainer of everything; superusers do not: they see
-// everything but write only where they maintain.
+// rights are the viewer's rights on the API, their roles read through
+// the operation's maintainers loader.
+func (r *Resolver) rights(ctx context.Context) access.Rights {
+	return access.Rights{Viewer: access.ViewerFrom(ctx), Surface: access.API, Roles: access.Maintainers(r.maintainerIDs)}
+}
+
+// maintainerIDs reads the maintainers of a project through the
+// operation's loader, batched with the other reads of the operation.
+func (r *Resolver) maintainerIDs(ctx context.Context, projectID int64) ([]int64, error) {
+	return r.loaders(ctx).maintainersOf.Load(ctx, projectID)
+}
+
+// visibility is the store's list filter for the viewer on the API.
+func visibility(ctx context.Context) *store.Visibility {
+	return access.API.Visibility(access.ViewerFrom(ctx))
+}
+
+// isMaintainer reports whether the viewer may administer p
+// (access.Rights.CanAdmin).
 func (r *Resolver) isMaintainer(ctx context.Context, p *store.Project) (bool, error) {
-	v := ViewerFrom(ctx)
-	if v.System {
-		return true, nil
-	}
-	if v.User == nil {
-		return false, nil
-	}
-	ids, err := r.loaders(ctx).maintainersOf.Load(ctx, p.ID)
-	if err != nil {
-		return false, err
-	}
-	return slices.Contains(ids, v.User.ID), nil
+	return r.rights(ctx).CanAdmin(ctx, p)
 }
 
-// canSeeProject: public projects, maintained projects, everything for
-// superusers.
+// canSeeProject reports whether the viewer may see p
+// (access.Rights.CanRead).
 func (r *Resolver) canSeeProject(ctx context.Context, p *store.Project) (bool, error) {
-	if p.IsPublic() || ViewerFrom(ctx).SeesAll() {
-		return true, nil
-	}
-	return r.isMaintainer(ctx, p)
+	return r.rights(ctx).CanRead(ctx, p)
 }
 
-// canSeeVersion: a public version of a public project (a pull-request
-// version by the project's external_builds_privacy_level), any version of
-// a maintained project, everything for superusers. A public version of a
-// private project stays hidden (Read the Docs did not check the project).
+// canSeeVersion reports whether the viewer may see version v of p
+// (access.Rights.CanReadVersion).
 func (r *Resolver) canSeeVersion(ctx context.Context, v *store.Version, p *store.Project) (bool, error) {
-	if p.VersionIsPublic(v) || ViewerFrom(ctx).SeesAll() {
-		return true, nil
-	}
-	return r.isMaintainer(ctx, p)
+	return r.rights(ctx).CanReadVersion(ctx, p, v)
 }
 
 // visibleProjectOrNil returns the project with that id when the viewer can
@@ -91,7 +89,7 @@ func (r *Resolver) visibleProjectOrNil(ctx context.Context, id int64) (*store.Pr
 // who does not see everything. Its loader would otherwise wait for more
 // keys that a single object does not have.
 func (r *Resolver) readMaintainersNow(ctx context.Context, p *store.Project, public bool) {
-	if !public && readsMaintainers(ctx) && !ViewerFrom(ctx).SeesAll() {
+	if !public && readsMaintainers(ctx) && !access.ViewerFrom(ctx).SeesAll() {
 		r.loaders(ctx).maintainersOf.prefetch(ctx, []int64{p.ID})
 	}
 }
@@ -119,7 +117,7 @@ func (r *Resolver) findVisibleProject(ctx context.Context, slug string) (*store.
 // Forbidden.
 func (r *Resolver) maintainedProject(ctx context.Context, slug string) (*store.Project, error) {
 	const op = "graph.maintainedProject"
-	v := ViewerFrom(ctx)
+	v := access.ViewerFrom(ctx)
 	if v.User == nil && !v.System {
 		return nil, errAnonymous(op)
 	}
@@ -144,7 +142,7 @@ func (r *Resolver) requireMaintainer(ctx context.Context, p *store.Project) erro
 		return err
 	}
 	if !ok {
-		if ViewerFrom(ctx).User == nil {
+		if access.ViewerFrom(ctx).User == nil {
 			return errAnonymous("graph")
 		}
 		return errForbidden("graph")

@@ -32,7 +32,12 @@ func (r *Resolver) badgeStatus(ctx context.Context, projectSlug string, versionS
 	if err != nil {
 		return "", err
 	}
-	if token == nil || !badge.ValidToken(r.Settings.BadgeKeys, p.Slug, *token) {
+	if !v.Active {
+		// Read the Docs draws inactive versions as unknown: they are not
+		// built any more, so their last state says nothing of today's.
+		return badge.Unknown, nil
+	}
+	if token == nil || !badge.ValidToken(r.Settings.BadgeKeys, p.ID, p.Slug, *token) {
 		ok, err := r.canSeeVersion(ctx, v, p)
 		if err != nil || !ok {
 			return badge.Unknown, err
@@ -64,7 +69,7 @@ func (r *Resolver) lastFinishedBuildStatus(ctx context.Context, v *store.Version
 func (r *Resolver) projectBadge(ctx context.Context, p *store.Project) (*ProjectBadge, error) {
 	slug := p.DefaultVersion
 	out := &ProjectBadge{Version: slug, Status: badge.Unknown}
-	q := url.Values{"version": {slug}}
+	query := "version=" + url.QueryEscape(slug)
 	status, err := r.badgeStatus(ctx, p.Slug, &slug, nil)
 	if err != nil {
 		return nil, err
@@ -79,13 +84,12 @@ func (r *Resolver) projectBadge(ctx context.Context, p *store.Project) (*Project
 		if err != nil {
 			return nil, err
 		}
-		if tok := badge.Token(r.Settings.BadgeKeys[0], p.Slug); ok && tok != "" {
-			q.Set("token", tok)
+		if tok := badge.Token(r.Settings.BadgeKeys[0], p.ID, p.Slug); ok && tok != "" {
+			query += "&token=" + tok
 		}
 	}
-	// Encode sorts the keys: version before token, as Read the Docs
-	// writes them.
-	out.ImageURL = r.Settings.URLs.PublicURL + "/projects/" + url.PathEscape(p.Slug) + "/badge/?" + q.Encode()
+	// version before token, as Read the Docs writes them.
+	out.ImageURL = r.Settings.URLs.PublicURL + "/projects/" + url.PathEscape(p.Slug) + "/badge/?" + query
 	t, err := r.target(ctx, p)
 	if err != nil {
 		return nil, err

@@ -43,6 +43,12 @@ func badgeFixture(t *testing.T, e *env) {
 		t.Fatal(err)
 	}
 	finish(secret, true)
+	old := storetest.MustVersion(t, s, demo.Project.ID, "old")
+	finish(old, true)
+	inactive := false
+	if _, err := s.UpdateVersion(ctx, old.ID, store.VersionUpdate{Active: &inactive}); err != nil {
+		t.Fatal(err)
+	}
 	// A build still running after the failure does not change the state.
 	if _, err := s.CreateBuild(ctx, v1, nil); err != nil {
 		t.Fatal(err)
@@ -55,12 +61,22 @@ func badgeFixture(t *testing.T, e *env) {
 	finish(hush.Latest, true)
 }
 
+// badgeToken is the badge token of the project slug under badgeKey.
+func badgeToken(t *testing.T, e *env, slug string) string {
+	t.Helper()
+	p, err := e.store.FindProjectBySlug(context.Background(), slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return badge.Token(badgeKey, p.ID, slug)
+}
+
 func TestBadgeStatus(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
 		e.resolver.Settings.BadgeKeys = []string{badgeKey}
 		badgeFixture(t, e)
-		demoToken, hushToken := badge.Token(badgeKey, "demo"), badge.Token(badgeKey, "hush")
+		demoToken, hushToken := badgeToken(t, e, "demo"), badgeToken(t, e, "hush")
 		const q = `query($p: String!, $v: String, $t: String) { badgeStatus(project: $p, version: $v, token: $t) }`
 		for _, c := range []struct {
 			name, user, project string
@@ -72,6 +88,7 @@ func TestBadgeStatus(t *testing.T) {
 			{"last finished build failed", "", "demo", "v1", nil, badge.Failing},
 			{"never built", "", "demo", "v2", nil, badge.Unknown},
 			{"no such version", "", "demo", "v9", nil, badge.Unknown},
+			{"inactive version that passed", "alice", "demo", "old", nil, badge.Unknown},
 			{"no such project", "", "nope", nil, nil, badge.Unknown},
 			{"private version, anonymous", "", "demo", "secret", nil, badge.Unknown},
 			{"private version, other user", "bob", "demo", "secret", nil, badge.Unknown},
@@ -131,7 +148,7 @@ func TestProjectBadge(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if u.Query().Get("version") != "secret" || u.Query().Get("token") != badge.Token(badgeKey, "demo") {
+		if u.RawQuery != "version=secret&token="+badgeToken(t, e, "demo") {
 			t.Errorf("maintainer's imageUrl %s, want version=secret and the project's token", u)
 		}
 		if b["status"] != badge.Passing {

@@ -25,6 +25,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/parser"
 
+	"docsd/access"
 	"docsd/errs"
 	"docsd/ratelimit"
 	"docsd/store"
@@ -75,11 +76,11 @@ func (r *Resolver) Handler() http.Handler {
 			if header == "" {
 				return ctx, nil, nil
 			}
-			v, err := authenticate(ctx, r.Store, header)
+			v, err := access.Authenticate(ctx, r.Store, header)
 			if err != nil {
 				return initRefused(ctx, err), nil, err
 			}
-			return withViewer(ctx, v), nil, nil
+			return access.WithViewer(ctx, v), nil, nil
 		},
 	}, transport.SSE{KeepAlivePingInterval: 15 * time.Second}, getTransport{}, transport.POST{}}
 	for _, t := range transports {
@@ -111,12 +112,12 @@ func (r *Resolver) Handler() http.Handler {
 		}
 		// The viewer says how it authenticated: managing API keys needs a
 		// session (tokens.go).
-		viewer, err := authenticate(req.Context(), r.Store, req.Header.Get("Authorization"))
+		viewer, err := access.Authenticate(req.Context(), r.Store, req.Header.Get("Authorization"))
 		if err == nil && viewer.User == nil && req.Header.Get("Authorization") == "" && r.Settings.SessionUser != nil {
 			var u *store.User
 			u, err = r.Settings.SessionUser(req)
 			if u != nil {
-				viewer = Viewer{User: u, Auth: AuthSession}
+				viewer = access.SessionViewer(u)
 				// Computed for the session's user: no shared cache may
 				// keep it (an answer to a token is kept by none unless
 				// it says so).
@@ -145,7 +146,7 @@ func (r *Resolver) Handler() http.Handler {
 			WriteHTTPError(w, err)
 			return
 		}
-		srv.ServeHTTP(w, req.WithContext(withViewer(req.Context(), viewer)))
+		srv.ServeHTTP(w, req.WithContext(access.WithViewer(req.Context(), viewer)))
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"testing"
 
+	"docsd/access"
 	"docsd/choices"
 	"docsd/graph"
 	"docsd/store"
@@ -121,7 +122,7 @@ func (e *env) post(ctx context.Context, query string, vars map[string]any) (int,
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	req, _ := http.NewRequest("POST", srv.URL+"/graphql", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	if u := graph.ViewerFrom(ctx).User; u != nil {
+	if u := access.ViewerFrom(ctx).User; u != nil {
 		req.Header.Set("Authorization", "Token "+e.tokens[u.Username])
 	}
 	resp, out := send(e.t, req)

@@ -15,7 +15,10 @@ import (
 // graphql.NewDeferredGroup, an object's `return out`, graphql.CollectFields,
 // graphql.ResolveField and graphql.NewScalarFieldContext:
 // graph/internal/execpatch rewrites them when `go generate ./...` has run
-// gqlgen (issue 14).
+// gqlgen. This file and resolvefield.go are copies of gqlgen internals,
+// built only while generated.go is rewritten: execpatch puts a
+// `//go:build ignore` line on them (and their tests) when it leaves the
+// executor stock, and execpatch_stock.go is built instead.
 
 // primedReadsKey marks a context whose operation finds every read its list
 // elements make already done (see withPrimedReads).

@@ -15,6 +15,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/executor"
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"docsd/access"
 	"docsd/store"
 	"docsd/storetest"
 )
@@ -209,7 +210,7 @@ func importProjects(t *testing.T, s *store.Store, u *store.User, slugs ...string
 // and returns its response handler and the context to call it with.
 func dispatch(t *testing.T, exec *executor.Executor, u *store.User, query string, primed bool) (graphql.ResponseHandler, context.Context) {
 	t.Helper()
-	ctx := graphql.StartOperationTrace(WithUser(context.Background(), u))
+	ctx := graphql.StartOperationTrace(access.WithUser(context.Background(), u))
 	opCtx, gqlErrs := exec.CreateOperationContext(ctx, &graphql.RawParams{Query: query})
 	if gqlErrs != nil {
 		t.Fatal(gqlErrs)

@@ -14,6 +14,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"docsd/access"
 	"docsd/docsurl"
 	"docsd/errs"
 )
@@ -103,13 +104,15 @@ func (e *Executor) URLs() docsurl.Config { return e.resolver.Settings.URLs }
 // Authenticate reads an `Authorization` header value (`Token <key>`) and
 // returns ctx with the caller as the viewer: anonymous without credentials,
 // the token's user with good ones. Bad credentials are an Unauthenticated
-// error carrying Read the Docs' exact message.
+// error carrying Read the Docs' exact message (access.Authenticate). The
+// viewer does not say how it authenticated (access.AuthUnknown): what
+// needs that (managing API keys) is not offered over REST.
 func (e *Executor) Authenticate(ctx context.Context, header string) (context.Context, error) {
-	u, err := Authenticate(ctx, e.resolver.Store, header)
+	v, err := access.Authenticate(ctx, e.resolver.Store, header)
 	if err != nil {
 		return ctx, err
 	}
-	return WithUser(ctx, u), nil
+	return access.WithUser(ctx, v.User), nil
 }
 
 // Run executes an operation as the viewer in ctx (see WithUser) and returns

@@ -3,14 +3,15 @@ package graph
 import (
 	"strings"
 
+	"docsd/access"
 	"docsd/choices"
 	"docsd/store"
 )
 
 // projectFilter turns a GraphQL project filter into a store filter for the
 // viewer, validating its choices.
-func projectFilter(v Viewer, in *ProjectFilterInput) (store.ProjectFilter, error) {
-	f := store.ProjectFilter{Visible: v.visibility()}
+func projectFilter(v access.Viewer, in *ProjectFilterInput) (store.ProjectFilter, error) {
+	f := store.ProjectFilter{Visible: access.API.Visibility(v)}
 	if in == nil {
 		return f, nil
 	}

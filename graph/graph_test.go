@@ -15,6 +15,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
+	"docsd/access"
 	"docsd/docsurl"
 	"docsd/errs"
 	"docsd/graph"
@@ -85,9 +86,9 @@ func (e *env) server() *httptest.Server {
 // as returns a context for the named user ("" is anonymous).
 func (e *env) as(name string) context.Context {
 	if name == "" {
-		return graph.WithUser(context.Background(), nil)
+		return access.WithUser(context.Background(), nil)
 	}
-	return graph.WithUser(context.Background(), e.users[name])
+	return access.WithUser(context.Background(), e.users[name])
 }
 
 // do runs an operation and returns its data decoded generically and its
@@ -582,7 +583,7 @@ func TestMutations(t *testing.T) {
 		if dig(data, "triggerBuild", "triggered") != true || dig(data, "triggerBuild", "build", "state", "code") != "triggered" {
 			t.Errorf("trigger = %v", data)
 		}
-		e.must(graph.WithSystem(context.Background()), `mutation { setProjectAdminFields(input: {slug: "pub", skip: true}) { project { slug } errors { path message code } } }`, nil)
+		e.must(access.WithSystem(context.Background()), `mutation { setProjectAdminFields(input: {slug: "pub", skip: true}) { project { slug } errors { path message code } } }`, nil)
 		data = ok(`mutation { triggerBuild(input: {project: "pub", version: "v1.0"}) { triggered build { id } errors { path message code } } }`, nil)
 		if dig(data, "triggerBuild", "triggered") != false || dig(data, "triggerBuild", "build") != nil {
 			t.Errorf("trigger on a disabled project = %v", data)

@@ -37,7 +37,7 @@ func (r *Resolver) narrowToViewer(ctx context.Context, p *store.Project, vis **s
 	if ok {
 		*vis = nil
 	} else {
-		*vis = ViewerFrom(ctx).visibility()
+		*vis = visibility(ctx)
 	}
 	return nil
 }

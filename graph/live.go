@@ -14,6 +14,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"docsd/access"
 	"docsd/errs"
 	"docsd/store"
 )
@@ -351,7 +352,7 @@ func (r *Resolver) retryBuild(ctx context.Context, id int64) (*TriggerBuildPaylo
 // maintains the project: anonymous callers are Unauthenticated, invisible
 // builds NotFound, visible ones of other projects Forbidden.
 func (r *Resolver) maintainedBuild(ctx context.Context, id int64) (*store.Build, *store.Project, error) {
-	v := ViewerFrom(ctx)
+	v := access.ViewerFrom(ctx)
 	if v.User == nil && !v.System {
 		return nil, nil, errAnonymous("graph.maintainedBuild")
 	}

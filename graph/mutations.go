@@ -11,6 +11,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
+	"docsd/access"
 	"docsd/choices"
 	"docsd/errs"
 	"docsd/graph/gid"
@@ -110,7 +111,7 @@ func checkCommonProjectFields(f errs.Fields, homepage, language, pl graphql.Omit
 
 func (r *Resolver) importProject(ctx context.Context, in ImportProjectInput) (*store.Project, error) {
 	const op = "graph.importProject"
-	v := ViewerFrom(ctx)
+	v := access.ViewerFrom(ctx)
 	if v.User == nil {
 		return nil, errAnonymous(op)
 	}
@@ -314,7 +315,7 @@ func (r *Resolver) setProjectPrivacy(ctx context.Context, projectSlug, level str
 // only superusers (and the admin CLI) may.
 func (r *Resolver) setProjectAdminFields(ctx context.Context, in SetProjectAdminFieldsInput) (*store.Project, error) {
 	const op = "graph.setProjectAdminFields"
-	v := ViewerFrom(ctx)
+	v := access.ViewerFrom(ctx)
 	if v.User == nil && !v.System {
 		return nil, errAnonymous(op)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
+	"docsd/access"
 	"docsd/errs"
 	"docsd/graph/gid"
 	"docsd/store"
@@ -62,7 +63,7 @@ func (r *Resolver) node(ctx context.Context, id string) (gid.Node, error) {
 		})
 	case typ == nodeAPIToken && len(keys) == 1:
 		// A key is the caller's own business: anyone else's is NotFound.
-		if u := ViewerFrom(ctx).User; u != nil {
+		if u := access.ViewerFrom(ctx).User; u != nil {
 			return r.viewerToken(ctx, u, id)
 		}
 	case typ == nodeSubproject && len(keys) == 2:

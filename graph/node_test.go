@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"docsd/access"
 	"docsd/errs"
-	"docsd/graph"
 	"docsd/store"
 	"docsd/storetest"
 )
@@ -22,7 +22,7 @@ func TestNodeVisibility(t *testing.T) {
 		e := newEnv(t, d)
 		e.fixture()
 		e.must(e.as("alice"), `mutation { createSubproject(input: {project: "pub", child: "priv", alias: "p"}) { subproject { alias } errors { path message code } } }`, nil)
-		system := graph.WithSystem(context.Background())
+		system := access.WithSystem(context.Background())
 		type object struct {
 			name, typed string
 			vars        map[string]any
@@ -83,7 +83,7 @@ func TestNodes(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
 		e.fixture()
-		system := graph.WithSystem(context.Background())
+		system := access.WithSystem(context.Background())
 		data := e.must(system, `{ pub: project(slug: "pub") { id databaseId users { id databaseId username } } priv: project(slug: "priv") { id } }`, nil)
 		pubID, privID := dig(data, "pub", "id").(string), dig(data, "priv", "id").(string)
 		aliceID := dig(data, "pub", "users", 0, "id").(string)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"docsd/access"
 	"docsd/errs"
 	"docsd/graph"
 	"docsd/store"
@@ -54,7 +55,7 @@ func (e *env) raw(ctx context.Context, query string) (map[string]any, []map[stri
 	e.t.Helper()
 	srv := e.server()
 	auth := ""
-	if u := graph.ViewerFrom(ctx).User; u != nil {
+	if u := access.ViewerFrom(ctx).User; u != nil {
 		auth = "Token " + e.tokens[u.Username]
 	}
 	_, out := postRaw(e.t, srv, auth, query)

@@ -7,6 +7,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"docsd/access"
 	"docsd/store"
 )
 
@@ -126,7 +127,7 @@ var (
 // the viewer of ctx: it does for a signed-in user, not for the anonymous
 // or the system viewer.
 func readsMaintainers(ctx context.Context) bool {
-	v := ViewerFrom(ctx)
+	v := access.ViewerFrom(ctx)
 	return v.User != nil && !v.System
 }
 
@@ -203,7 +204,7 @@ func (r *Resolver) prefetchEmbedded(ctx context.Context, ids []int64, sel *selec
 	}
 	l := r.loaders(ctx)
 	ps := nonNil(l.projectByID.prefetch(ctx, ids))
-	if readsMaintainers(ctx) && !ViewerFrom(ctx).SeesAll() {
+	if readsMaintainers(ctx) && !access.ViewerFrom(ctx).SeesAll() {
 		var private []int64
 		for _, p := range ps {
 			if !p.IsPublic() {

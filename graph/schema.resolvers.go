@@ -7,6 +7,7 @@ package graph
 
 import (
 	"context"
+	"docsd/access"
 	"docsd/graph/gid"
 	"docsd/store"
 )
@@ -555,14 +556,14 @@ func (r *projectResolver) ViewerCanAdminister(ctx context.Context, obj *ProjectV
 
 // ViewerCanChangeAdminFields is the resolver for the viewerCanChangeAdminFields field.
 func (r *projectResolver) ViewerCanChangeAdminFields(ctx context.Context, obj *ProjectView) (bool, error) {
-	v := ViewerFrom(ctx)
+	v := access.ViewerFrom(ctx)
 	return v.System || (v.User != nil && v.User.IsSuperuser), nil
 }
 
 // AdminFields is the resolver for the adminFields field.
 func (r *projectResolver) AdminFields(ctx context.Context, obj *ProjectView) (*ProjectAdminFields, error) {
 	ok, err := r.isMaintainer(ctx, obj.Project)
-	if err != nil || (!ok && !ViewerFrom(ctx).SeesAll()) {
+	if err != nil || (!ok && !access.ViewerFrom(ctx).SeesAll()) {
 		return nil, err
 	}
 	return &ProjectAdminFields{
@@ -597,12 +598,12 @@ func (r *queryResolver) Nodes(ctx context.Context, ids []string) ([]gid.Node, er
 
 // Viewer is the resolver for the viewer field.
 func (r *queryResolver) Viewer(ctx context.Context) (*store.User, error) {
-	return ViewerFrom(ctx).User, nil
+	return access.ViewerFrom(ctx).User, nil
 }
 
 // Projects is the resolver for the projects field.
 func (r *queryResolver) Projects(ctx context.Context, filter *ProjectFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error) {
-	f, err := projectFilter(ViewerFrom(ctx), filter)
+	f, err := projectFilter(access.ViewerFrom(ctx), filter)
 	if err != nil {
 		return nil, err
 	}
@@ -622,7 +623,7 @@ func (r *queryResolver) Projects(ctx context.Context, filter *ProjectFilterInput
 // Project is the resolver for the project field.
 func (r *queryResolver) Project(ctx context.Context, slug *string, id *int64, filter *ProjectFilterInput) (*ProjectView, error) {
 	const op = "graph.Query.project"
-	f, err := projectFilter(ViewerFrom(ctx), filter)
+	f, err := projectFilter(access.ViewerFrom(ctx), filter)
 	if err != nil {
 		return nil, err
 	}
@@ -674,7 +675,7 @@ func (r *queryResolver) ProjectAccess(ctx context.Context, slug string) (*Projec
 	if err != nil {
 		return nil, err
 	}
-	if !visible && ViewerFrom(ctx).User == nil {
+	if !visible && access.ViewerFrom(ctx).User == nil {
 		// An anonymous caller learns nothing of a project it may not see:
 		// the answer is a missing project's, as the docs host, v2 and
 		// project(slug:) give it.
@@ -693,7 +694,7 @@ func (r *queryResolver) Versions(ctx context.Context, filter *VersionFilterInput
 	if err != nil {
 		return nil, err
 	}
-	f.Visible = ViewerFrom(ctx).visibility()
+	f.Visible = visibility(ctx)
 	pg, err := r.page(nodeVersion, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
 	if err != nil {
 		return nil, err
@@ -719,7 +720,7 @@ func (r *queryResolver) Version(ctx context.Context, id string) (*VersionView, e
 // Builds is the resolver for the builds field.
 func (r *queryResolver) Builds(ctx context.Context, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error) {
 	f := buildFilter(filter)
-	f.Visible = ViewerFrom(ctx).visibility()
+	f.Visible = visibility(ctx)
 	return r.pageBuilds(ctx, f, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
 }
 
@@ -779,7 +780,7 @@ func (r *userResolver) ID(ctx context.Context, obj *store.User) (string, error) 
 
 // Email is the resolver for the email field.
 func (r *userResolver) Email(ctx context.Context, obj *store.User) (*string, error) {
-	v := ViewerFrom(ctx)
+	v := access.ViewerFrom(ctx)
 	if v.SeesAll() || v.UserID() == obj.ID {
 		return ptr(obj.Email), nil
 	}

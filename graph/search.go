@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 
+	"docsd/access"
 	"docsd/search"
 )
 
@@ -20,7 +21,9 @@ const maxSearchLimit = 100
 // family, then one window of results, for the viewer as a docs reader.
 func (r *Resolver) search(ctx context.Context, text string, family *SearchFamilyInput, offset, limit *int64) (*SearchResults, error) {
 	svc := &search.Service{Store: r.Store, URLs: r.Settings.URLs}
-	reader := search.Reader{UserID: ViewerFrom(ctx).UserID()}
+	// Search results are docs: superusers find what their roles let them
+	// read there, no more.
+	reader := search.Reader{UserID: access.Docs.Visibility(access.ViewerFrom(ctx)).UserID}
 	q := search.ParseQuery(text)
 	var scope []*search.Pair
 	var err error

@@ -6,6 +6,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
+	"docsd/access"
 	"docsd/errs"
 	"docsd/store"
 )
@@ -41,8 +42,8 @@ const MsgTokenMintsToken = "API keys are managed from a signed-in dashboard sess
 // someone holds it, so it may not mint keys that outlive its own
 // revocation. A context that does not say how it authenticated
 // (WithUser) is refused too, so a new entry point fails closed.
-func mayManageKeys(op string, v Viewer) error {
-	if v.Auth != AuthSession {
+func mayManageKeys(op string, v access.Viewer) error {
+	if v.Auth != access.AuthSession {
 		return errs.E(errs.Forbidden, op, MsgTokenMintsToken)
 	}
 	return nil
@@ -52,7 +53,7 @@ func mayManageKeys(op string, v Viewer) error {
 // superuser reads another's list).
 func (r *Resolver) apiTokens(ctx context.Context, obj *store.User) ([]*store.Token, error) {
 	const op = "graph.User.apiTokens"
-	v := ViewerFrom(ctx)
+	v := access.ViewerFrom(ctx)
 	if v.User == nil {
 		return nil, errAnonymous(op)
 	}
@@ -65,7 +66,7 @@ func (r *Resolver) apiTokens(ctx context.Context, obj *store.User) ([]*store.Tok
 // createAPIToken answers createApiToken.
 func (r *Resolver) createAPIToken(ctx context.Context, input CreateAPITokenInput) (*CreateAPITokenPayload, error) {
 	const op = "graph.createApiToken"
-	v := ViewerFrom(ctx)
+	v := access.ViewerFrom(ctx)
 	u := v.User
 	if u == nil {
 		return nil, errAnonymous(op)
@@ -105,7 +106,7 @@ func (r *Resolver) createAPIToken(ctx context.Context, input CreateAPITokenInput
 // other keys would let a leaked key lock its owner's automation out.
 func (r *Resolver) revokeAPIToken(ctx context.Context, input RevokeAPITokenInput) (*RevokeAPITokenPayload, error) {
 	const op = "graph.revokeApiToken"
-	v := ViewerFrom(ctx)
+	v := access.ViewerFrom(ctx)
 	u := v.User
 	if u == nil {
 		return nil, errAnonymous(op)
@@ -114,7 +115,7 @@ func (r *Resolver) revokeAPIToken(ctx context.Context, input RevokeAPITokenInput
 	if err != nil {
 		return nil, err
 	}
-	if v.Auth != AuthToken || t.Hash != v.TokenHash {
+	if v.Auth != access.AuthToken || t.Hash != v.TokenHash {
 		if err := mayManageKeys(op, v); err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"docsd/access"
 	"docsd/errs"
 	"docsd/graph"
 	"docsd/graph/gid"
@@ -25,7 +26,7 @@ func TestAPITokens(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newEnv(t, d)
 		// Keys are managed from a dashboard session (TestAPITokensNeedSession).
-		session := func(name string) context.Context { return graph.WithSession(context.Background(), e.users[name]) }
+		session := func(name string) context.Context { return access.WithSession(context.Background(), e.users[name]) }
 		const create = `mutation($n: String, $v: Boolean) { createApiToken(input: {name: $n, validateOnly: $v}) { key apiToken { id databaseId prefix name created } errors { path message code } } }`
 		data := e.must(session("alice"), create, map[string]any{"n": "  CI deploys  "})
 		key, _ := dig(data, "createApiToken", "key").(string)
@@ -42,8 +43,8 @@ func TestAPITokens(t *testing.T) {
 		if errsList, _ := dig(data, "createApiToken", "errors").([]any); errsList == nil || len(errsList) != 0 {
 			t.Errorf("errors %v, want []", dig(data, "createApiToken", "errors"))
 		}
-		if u, err := graph.Authenticate(context.Background(), e.store, "Token "+key); err != nil || u.Username != "alice" {
-			t.Errorf("the new key authenticates %v, %v; want alice", u, err)
+		if v, err := access.Authenticate(context.Background(), e.store, "Token "+key); err != nil || v.User.Username != "alice" {
+			t.Errorf("the new key authenticates %v, %v; want alice", v.User, err)
 		}
 
 		// validateOnly: a payload, no key, nothing created.
@@ -120,7 +121,7 @@ func TestAPITokens(t *testing.T) {
 		if _, err := e.do(e.as("alice"), `query($id: ID!) { node(id: $id) { id } }`, map[string]any{"id": id}); !errs.Is(err, errs.NotFound) {
 			t.Errorf("node(id) of a revoked key: %v, want NOT_FOUND", err)
 		}
-		if _, err := graph.Authenticate(context.Background(), e.store, "Token "+key); !errs.Is(err, errs.Unauthenticated) {
+		if _, err := access.Authenticate(context.Background(), e.store, "Token "+key); !errs.Is(err, errs.Unauthenticated) {
 			t.Errorf("a revoked key authenticates: %v", err)
 		}
 
@@ -237,7 +238,7 @@ func TestAPITokensNeedSession(t *testing.T) {
 		if !slices.Equal(names, []string{"more"}) {
 			t.Errorf("alice's keys at the end: %v, want only the session's \"more\"", names)
 		}
-		if _, err := graph.Authenticate(ctx, s, "Token "+held); !errs.Is(err, errs.Unauthenticated) {
+		if _, err := access.Authenticate(ctx, s, "Token "+held); !errs.Is(err, errs.Unauthenticated) {
 			t.Errorf("the key that revoked itself still authenticates: %v", err)
 		}
 	})

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"docsd/access"
 	"docsd/choices"
 	"docsd/errs"
 	"docsd/slug"
@@ -98,7 +99,7 @@ func ValidateUploadInput(in InitiateUploadInput) error {
 // upload's target.
 func (r *Resolver) initiateUpload(ctx context.Context, in InitiateUploadInput) (*InitiateUploadPayload, error) {
 	const op = "graph.initiateUpload"
-	if ViewerFrom(ctx).User == nil {
+	if access.ViewerFrom(ctx).User == nil {
 		return nil, errAnonymous(op)
 	}
 	if err := ValidateUploadInput(in); err != nil {
@@ -191,7 +192,7 @@ func uploadVersion(ctx context.Context, tx *store.Tx, p *store.Project, in Initi
 // stored.
 func (r *Resolver) completeUpload(ctx context.Context, build, status string) (*CompleteUploadPayload, error) {
 	const op = "graph.completeUpload"
-	if ViewerFrom(ctx).User == nil {
+	if access.ViewerFrom(ctx).User == nil {
 		return nil, errAnonymous(op)
 	}
 	if status != "success" && status != "failed" {

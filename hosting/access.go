@@ -1,86 +1,59 @@
 package hosting
 
 import (
-	"slices"
-	"strings"
-
-	"docsd/errs"
+	"docsd/access"
 	"docsd/store"
 )
 
-// user returns the reader: the active user whose API key the request
-// carries as `Authorization: Token <key>` (behavior.md §1.2), else the
-// user of its docs session cookie (subdomain mode), else nil. On
-// the docs host a bad or unknown key is simply anonymous: private docs
-// answer the same 404 either way.
+// Who may read what on the docs host is decided by package access, on its
+// Docs surface: superusers read only what their roles give them there.
+
+// user returns the reader (access.DocsReader): the active user of an API
+// key sent as `Authorization: Token <key>`, else the user of the docs
+// session cookie (subdomain mode), else nil. It is read once per request,
+// and only when an answer depends on it.
 func (rq *request) user() (*store.User, error) {
+	v, err := rq.identify()
+	return v.User, err
+}
+
+// identify is user's viewer.
+func (rq *request) identify() (access.Viewer, error) {
 	if rq.viewerDone {
 		return rq.viewer, nil
 	}
 	rq.viewerDone = true
-	fields := strings.Fields(rq.r.Header.Get("Authorization"))
-	if len(fields) != 2 || !strings.EqualFold(fields[0], "token") {
-		u, err := rq.sessionUser() // reader.md R.1.1
-		rq.viewer = u
-		return u, err
-	}
-	u, err := rq.h.store.FindUserByToken(rq.ctx, fields[1])
-	if errs.Is(err, errs.NotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if u.IsActive {
-		rq.viewer = u
-	}
-	return rq.viewer, nil
+	v, err := access.DocsReader(rq.ctx, rq.h.store, rq.r.Header.Get("Authorization"), rq.sessionViewer)
+	rq.viewer = v
+	return v, err
 }
 
-// maintainer reports whether the reader maintains project id. Superusers
-// are maintainers only where listed (behavior.md §0.3).
-func (rq *request) maintainer(projectID int64) (bool, error) {
-	if m, ok := rq.maintains[projectID]; ok {
-		return m, nil
+// rights are the reader's rights on the docs host; roles come from the
+// docs host's cache, each asked once per request.
+func (rq *request) rights() access.Rights {
+	if rq.roles == nil {
+		rq.roles = access.Memo(access.Maintainers(rq.h.cache.maintainers))
 	}
-	u, err := rq.user()
-	if err != nil || u == nil {
-		return false, err
-	}
-	ids, err := rq.h.cache.maintainers(rq.ctx, projectID)
-	if err != nil {
-		return false, err
-	}
-	found := slices.Contains(ids, u.ID)
-	if rq.maintains == nil {
-		rq.maintains = map[int64]bool{}
-	}
-	rq.maintains[projectID] = found
-	return found, nil
+	return access.Rights{Identify: rq.identify, Surface: access.Docs, Roles: rq.roles}
 }
 
-// canSee reports whether the reader may see project p's docs: a public
-// project, or one they maintain (§8.3 step 1a).
+// canSee reports whether the reader may see project p's docs
+// (access.Rights.CanRead). Showing a non-public project marks the answer
+// private.
 func (rq *request) canSee(p *store.Project) (bool, error) {
-	if p.IsPublic() {
-		return true, nil
-	}
-	ok, err := rq.maintainer(p.ID)
-	if ok {
+	ok, err := rq.rights().CanRead(rq.ctx, p)
+	if ok && !p.IsPublic() {
 		rq.private = true
 	}
 	return ok, err
 }
 
-// canSeeVersion reports whether the reader may see version v of project p:
-// both public (a pull-request version by p's external level, api-2026.md
-// §A1.7), or the reader maintains p (§8.3 step 7, §1.5).
+// canSeeVersion reports whether the reader may see version v of project p
+// (access.Rights.CanReadVersion). Showing a non-public version marks the
+// answer private.
 func (rq *request) canSeeVersion(p *store.Project, v *store.Version) (bool, error) {
-	if p.VersionIsPublic(v) {
-		return true, nil
-	}
-	ok, err := rq.maintainer(p.ID)
-	if ok {
+	ok, err := rq.rights().CanReadVersion(rq.ctx, p, v)
+	if ok && !p.VersionIsPublic(v) {
 		rq.private = true
 	}
 	return ok, err

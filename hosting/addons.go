@@ -11,7 +11,7 @@ import (
 	"docsd/store"
 )
 
-// addonsQuery is what a `/_/addons/` request resolved to (reader.md R.3.1):
+// addonsQuery is what a `/_/addons/` request resolved to:
 // the project P, the version V (nil when absent) and the filename (nil
 // without `url` or without a version).
 type addonsQuery struct {
@@ -21,8 +21,9 @@ type addonsQuery struct {
 	withURL  bool
 }
 
-// serveAddons answers `GET /_/addons/` (reader.md R.3): its errors in the
-// order of R.3.2, else the api-version 1 response of R.3.3.
+// serveAddons answers `GET /_/addons/` (see
+// docs/user-guide/reading.md#the-reader-client): its errors in the order
+// Read the Docs checks them, else the api-version 1 response.
 func (rq *request) serveAddons() error {
 	q := rq.r.URL.Query()
 	var aq *addonsQuery
@@ -97,12 +98,13 @@ func pep440Major(v pep440.Version) string {
 	return major
 }
 
-// addonsError writes one of R.3.2's error bodies.
+// addonsError writes one of `/_/addons/`'s error bodies: {key: msg}.
 func (rq *request) addonsError(status int, key, msg string) {
 	writeJSON(rq.w, rq.r, status, []string{"Cache-Control", "no-cache", "X-Content-Type-Options", "nosniff"}, map[string]string{key: msg})
 }
 
-// writeAddons writes a 200 answer with the headers of R.3.7.
+// writeAddons writes a 200 answer: JSON, never cached without asking
+// again (private for a signed-in reader), with a strong ETag.
 func (rq *request) writeAddons(v any) {
 	body := marshalJSON(v)
 	h := rq.w.Header()
@@ -200,8 +202,9 @@ func isDigits(s string) bool {
 	return s != ""
 }
 
-// resolveAddonsURL is the unresolver of R.3.1: the project, version and
-// filename a page URL names; nil when it names no visible project.
+// resolveAddonsURL is the unresolver of the `url` parameter: the project,
+// version and filename a page URL names; nil when it names no visible
+// project.
 func (rq *request) resolveAddonsURL(raw string) (*addonsQuery, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
@@ -250,8 +253,8 @@ func (rq *request) resolveAddonsURL(raw string) (*addonsQuery, error) {
 		}
 		return rq.withVersion(aq, v, strings.TrimPrefix(rest, "/"))
 	}
-	// /<lang>/<version>/<file>, or /<version>/<file> without translations
-	// (api-2026.md §A1.8).
+	// /<lang>/<version>/<file>, or /<version>/<file> for a project whose
+	// versioning scheme is multiple_versions_without_translations.
 	lang, afterLang := target.Language, strings.TrimPrefix(rest, "/")
 	if target.VersioningScheme != choices.MultipleVersionsWithoutTranslations {
 		lang, afterLang, _ = strings.Cut(afterLang, "/")

@@ -12,10 +12,10 @@ import (
 	"docsd/store"
 )
 
-// obj is a JSON object; encoding/json writes its keys sorted (R.3.3).
+// obj is a JSON object; encoding/json writes its keys sorted.
 type obj = map[string]any
 
-// addonsResponse is the api-version 1 answer of R.3.3 for aq.
+// addonsResponse is the api-version 1 answer of `/_/addons/` for aq.
 func (rq *request) addonsResponse(aq *addonsQuery) (obj, error) {
 	p, v := aq.project, aq.version
 	t, err := rq.target(p)
@@ -80,7 +80,7 @@ func (rq *request) addonsResponse(aq *addonsQuery) (obj, error) {
 	}, nil
 }
 
-// addonsProject is an Addons Project (R.3.3) whose documentation URL is at
+// addonsProject is an Addons Project object whose documentation URL is at
 // version docVersion.
 func (rq *request) addonsProject(p *store.Project, t docsurl.Target, docVersion string) (obj, error) {
 	u := rq.h.urls
@@ -124,7 +124,7 @@ func (rq *request) addonsProject(p *store.Project, t docsurl.Target, docVersion 
 }
 
 // translationFamily is the main project of p's family and its visible
-// translations, p included, by language code (R.4).
+// translations, p included, by language code.
 func (rq *request) translationFamily(p *store.Project) ([]*store.Project, error) {
 	main := p
 	if p.TranslationOf != nil {
@@ -186,7 +186,8 @@ func (rq *request) addonsTranslations(p *store.Project, v *store.Version) ([]any
 }
 
 // translationVersion is the version of translation x a reader of v is sent
-// to (R.3.3 `urls.documentation`, fix).
+// to (its `urls.documentation`): the same slug when the translation has it
+// built and the reader may see it, else the translation's default version.
 func (rq *request) translationVersion(x *store.Project, v *store.Version) (string, error) {
 	if v != nil && v.Type != store.External {
 		tv, err := rq.findVersion(x, v.Slug)
@@ -205,9 +206,9 @@ func (rq *request) translationVersion(x *store.Project, v *store.Version) (strin
 	return rq.defaultVersion(x)
 }
 
-// versionsMenu is the versions menu of R.4: p's internal versions that are
-// active, built, visible and not hidden (R.3.3, api-2026.md §A1.2), in the
-// flyout order of R.3.4; a single-version project lists only its
+// versionsMenu is the versions menu: p's internal versions that are
+// active, built, visible and not hidden (a hidden version is served but
+// listed nowhere), in the flyout order; a single-version project lists only its
 // effective default version.
 func (rq *request) versionsMenu(p *store.Project) ([]*store.Version, error) {
 	active, built, hidden := true, true, false
@@ -238,8 +239,9 @@ func (rq *request) versionsMenu(p *store.Project) ([]*store.Version, error) {
 	return out, nil
 }
 
-// flyoutKey ranks a version for the flyout (R.3.4): the rank of its class,
-// and its parsed version for the PEP 440 class.
+// flyoutKey ranks a version for the flyout: the rank of its class (the
+// project's default version, then latest, then stable, then PEP 440
+// versions, then the rest), and its parsed version for the PEP 440 class.
 func flyoutKey(v *store.Version, fallback string) (int, pep440.Version) {
 	switch {
 	case v.VerboseName == fallback:
@@ -255,12 +257,12 @@ func flyoutKey(v *store.Version, fallback string) (int, pep440.Version) {
 	return 0, pep440.Version{}
 }
 
-// sortFlyout orders vs by R.3.4: key descending, ties by slug descending.
+// sortFlyout orders vs by flyoutKey descending, ties by slug descending.
 func sortFlyout(vs []*store.Version, fallback string) {
 	sortVersions(vs, fallback, func(a, b *store.Version) int { return strings.Compare(b.Slug, a.Slug) })
 }
 
-// sortVersions orders vs by the key of R.3.4 descending, ties by tie.
+// sortVersions orders vs by flyoutKey descending, ties by tie.
 func sortVersions(vs []*store.Version, fallback string, tie func(a, b *store.Version) int) {
 	slices.SortStableFunc(vs, func(a, b *store.Version) int {
 		ka, pa := flyoutKey(a, fallback)

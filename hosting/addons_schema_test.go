@@ -10,8 +10,8 @@ import (
 )
 
 // addonSchemas restates, per addon docsd enables, what the official
-// client's src/data-validation.js (readthedocs/addons 0.49.0, as reader.md
-// R.3.6 lists it) requires of the `/_/addons/` answer: a dotted path and
+// client's src/data-validation.js (readthedocs/addons 0.49.0) requires of
+// the `/_/addons/` answer: a dotted path and
 // the JSON type(s) it must have. "?" before a path: checked only when it is
 // present (the schema's optional properties).
 var addonSchemas = map[string][][2]string{
@@ -107,7 +107,7 @@ func schemaErrors(data any, addon string) []string {
 
 // TestAddonsSatisfyOfficialSchemas checks that every answer a page with the
 // injected client gets passes the official client's schemas of the addons
-// docsd enables (R.3.6), and that those addons are enabled.
+// docsd enables, and that those addons are enabled.
 func TestAddonsSatisfyOfficialSchemas(t *testing.T) {
 	f := newFixture(t, store.SQLite)
 	newReaderWorld(f)

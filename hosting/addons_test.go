@@ -26,8 +26,8 @@ func canonicalJSON(t *testing.T, s string) string {
 	return string(marshalJSON(v))
 }
 
-// TestAddonsWorkedExample checks `/_/addons/` against reader.md R.9.1
-// whole, and its variations.
+// TestAddonsWorkedExample checks a whole `/_/addons/` answer for the
+// reader fixture's project, and its variations.
 func TestAddonsWorkedExample(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		f := newFixture(t, d)
@@ -55,7 +55,7 @@ func TestAddonsWorkedExample(t *testing.T) {
 			t.Errorf("body is not compact with sorted keys:\n%s", got)
 		}
 		if c := canonicalJSON(t, want); got != c {
-			t.Errorf("body differs from R.9.1: %s", firstDiff(got, c))
+			t.Errorf("body differs from the worked example: %s", firstDiff(got, c))
 		}
 		for k, v := range map[string]string{"Content-Type": "application/json", "X-Content-Type-Options": "nosniff",
 			"Vary": "Authorization, Cookie", "Cache-Control": "no-cache"} {
@@ -105,8 +105,8 @@ func TestAddonsWorkedExample(t *testing.T) {
 	})
 }
 
-// TestAddonsErrors checks R.3.2's errors in their order, and the methods
-// and trailing slash of R.2.
+// TestAddonsErrors checks `/_/addons/`'s errors in their order, and the
+// methods and trailing slash of the reader endpoints.
 func TestAddonsErrors(t *testing.T) {
 	f := newFixture(t, store.SQLite)
 	newReaderWorld(f)
@@ -160,7 +160,7 @@ func TestAddonsErrors(t *testing.T) {
 	}
 }
 
-// TestAddonsURLResolution checks the unresolver of R.3.1 on its table.
+// TestAddonsURLResolution checks the unresolver of the `url` parameter.
 func TestAddonsURLResolution(t *testing.T) {
 	f := newFixture(t, store.SQLite)
 	w := newReaderWorld(f)
@@ -188,7 +188,7 @@ func TestAddonsURLResolution(t *testing.T) {
 		{"https://docs.example.com/docs/demo/", "demo", "", ""},
 		{"https://demo.docs.example.io/projects/library/en/1.0/", "lib", "1.0", "/index.html"},
 		{"https://docs.example.com/docs/demo/en/v%31.0/a%20b.html", "demo", "v1.0", "/a b.html"},
-		// Without translations (api-2026.md §A1.8): /<version>/<file>.
+		// Without translations: /<version>/<file>.
 		{"https://docs.example.com/docs/flat/latest/api.html", "flat", "latest", "/api.html"},
 		{"https://docs.example.com/docs/flat/en/latest/", "flat", "", ""},
 		{"https://docs.example.com/docs/flat/", "flat", "", ""},

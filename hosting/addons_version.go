@@ -9,7 +9,7 @@ import (
 	"docsd/store"
 )
 
-// addonsVersion is an Addons Version of v of p (R.3.3); with aliases set
+// addonsVersion is an Addons Version object of v of p; with aliases set
 // its `aliases` are computed, else `[]` (an alias object).
 func (rq *request) addonsVersion(p *store.Project, t docsurl.Target, v *store.Version, aliases bool) (obj, error) {
 	u := rq.h.urls
@@ -70,7 +70,7 @@ func (rq *request) addonsVersion(p *store.Project, t docsurl.Target, v *store.Ve
 }
 
 // versionRef is the v3 `ref` of v: for the machine `stable`, the slug of
-// the version the stable rule picks (behavior.md §6.4); else "".
+// the version `stable` follows (the highest release); else "".
 func (rq *request) versionRef(p *store.Project, v *store.Version) (string, error) {
 	if !v.Machine || v.Slug != store.Stable {
 		return "", nil
@@ -92,8 +92,9 @@ func (rq *request) versionRef(p *store.Project, v *store.Version) (string, error
 	return slugs[c.ID], nil
 }
 
-// versionVCS is `urls.vcs` of v (behavior.md §4.2.1; external versions
-// R.3.3).
+// versionVCS is `urls.vcs` of v: the tree of the version on GitHub,
+// GitLab or Bitbucket (else the repository), or for an external version
+// its pull or merge request.
 func (rq *request) versionVCS(p *store.Project, v *store.Version, ref string) (string, error) {
 	repo := p.Repo
 	if strings.HasPrefix(repo, "git://") {
@@ -128,7 +129,7 @@ func (rq *request) versionVCS(p *store.Project, v *store.Version, ref string) (s
 	return repo, nil
 }
 
-// addonsAliases is `aliases` of R.3.3: stable's chosen version, latest's
+// addonsAliases is a version's `aliases`: stable's chosen version, latest's
 // branch version, each only when active and visible.
 func (rq *request) addonsAliases(p *store.Project, t docsurl.Target, v *store.Version, ref string) ([]any, error) {
 	if !v.Machine {
@@ -202,7 +203,7 @@ func (rq *request) lastSuccessfulBuild(v *store.Version) (*store.Build, error) {
 	return nil, nil
 }
 
-// addonsSettings is `addons` of R.3.5.
+// addonsSettings is the answer's `addons`: each addon's settings.
 func (rq *request) addonsSettings(aq *addonsQuery, t docsurl.Target) (obj, error) {
 	p, v := aq.project, aq.version
 	var analytics any
@@ -242,7 +243,8 @@ func (rq *request) addonsSettings(aq *addonsQuery, t docsurl.Target) (obj, error
 	return a, nil
 }
 
-// searchFamily is the parent slug S of R.3.5's subprojects filter: p when
+// searchFamily is the parent slug S of the search addon's subprojects
+// filter: p when
 // p is a parent, p's parent when p is a child, else "".
 func (rq *request) searchFamily(p *store.Project, t docsurl.Target) (string, error) {
 	if t.ParentSlug != "" && t.MainSlug == "" {

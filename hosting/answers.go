@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// answer is a whole docs answer kept for replay (issue 14): the status,
+// answer is a whole docs answer kept for replay: the status,
 // the header fields the docs host set, and the body. Everything in it is
 // shared by the requests that replay it and never modified; the body is
 // the bytes the slow path wrote (a published file's, a compressed

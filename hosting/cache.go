@@ -17,7 +17,7 @@ import (
 // database read; it is emptied whole by Forget, which cmd calls after
 // every committed write to a table the docs host reads (on the node that
 // wrote it, before the writing request answers) and when another node
-// signals one (issue 14). Values are shared between requests and never
+// signals one. Values are shared between requests and never
 // modified.
 //
 // It also keeps each version's current published tree open (trees), so
@@ -230,7 +230,7 @@ func (c *cache) versionBySlug(ctx context.Context, projectID int64, slug string)
 }
 
 // externalVersions are the project's pull-request versions numbered
-// number (§9.6).
+// number (their previews are served under /_/external/<number>/).
 func (c *cache) externalVersions(ctx context.Context, projectID int64, number string) ([]*store.Version, error) {
 	return cached(c, cacheKey{kind: kindExternalVersions, id: projectID, s: number}, func() ([]*store.Version, error) {
 		external := store.External

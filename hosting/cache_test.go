@@ -16,7 +16,7 @@ import (
 
 // TestCacheForgetsOnCommit: what the docs host caches is forgotten as soon
 // as a write to it commits on the same store, so the very next request
-// sees the change (issue 14). Each case reads twice (the second answer
+// sees the change. Each case reads twice (the second answer
 // from the cache), writes, and reads again.
 func TestCacheForgetsOnCommit(t *testing.T) {
 	private, inactive := store.Private, false
@@ -104,7 +104,7 @@ func TestServes(t *testing.T) {
 // open and its files (found or not) in memory, yet a new publish of the
 // version is served by the very next request — a small page kept in
 // memory, a large file sent from disk, a compressed body, a file that was
-// missing, a custom 404 page — and so is the project's deletion (issue 14).
+// missing, a custom 404 page — and so is the project's deletion.
 func TestCacheSeesRepublishAndDeletion(t *testing.T) {
 	large := func(word string) string { return strings.Repeat(word+" is a large file.\n", 8000) } // over maxCachedFile
 	tree := func(word string) map[string]string {

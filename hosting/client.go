@@ -9,7 +9,8 @@ import (
 	"time"
 )
 
-// clientJS is docsd's built-in reader client (reader.md R.5.4).
+// clientJS is docsd's built-in reader client (see
+// docs/user-guide/reading.md#the-reader-client).
 //
 //go:embed client/docsd-addons.js
 var clientJS []byte

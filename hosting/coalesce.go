@@ -1,3 +1,5 @@
+//go:build linux && !nofront
+
 package hosting
 
 import (
@@ -52,12 +54,19 @@ type coalescingConn struct {
 	// unread are bytes the Front read from the connection before it handed
 	// it over; Read returns them first.
 	unread []byte
+	// readErr, when set, is the error the Front's last read of the
+	// connection got (its header deadline passed, the reader left): Read
+	// returns it once unread is read, as net/http's own read would have.
+	readErr error
 	// lent is set when the connection is lent for one request (lending).
 	lent *lending
 }
 
 func (c *coalescingConn) Read(p []byte) (int, error) {
 	if len(c.unread) == 0 {
+		if c.readErr != nil {
+			return 0, c.readErr
+		}
 		if c.lent != nil {
 			return c.lent.read()
 		}

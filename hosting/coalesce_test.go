@@ -1,3 +1,5 @@
+//go:build linux && !nofront
+
 package hosting
 
 import (

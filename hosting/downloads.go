@@ -8,7 +8,7 @@ import (
 	"docsd/store"
 )
 
-// downloadTypes are the Content-Types of the download formats (§8.4).
+// downloadTypes are the Content-Types of the download formats.
 var downloadTypes = map[string]string{
 	"pdf":     "application/pdf",
 	"htmlzip": "application/zip",
@@ -16,7 +16,7 @@ var downloadTypes = map[string]string{
 }
 
 // serveDownload serves `/_/downloads/[<alias>/]<lang>/<version>/<type>/`
-// of root's namespace (§8.4). Anything missing, inactive, invisible or not
+// of root's namespace. Anything missing, inactive, invisible or not
 // built in that format answers the generic 404.
 func (rq *request) serveDownload(root *store.Project, after string) error {
 	parts := strings.Split(strings.TrimSuffix(after, "/"), "/")

@@ -20,8 +20,8 @@ import (
 // time and entity tag, its bytes when it is small (maxCachedFile), and the
 // header values of its answers, made once and shared by every answer
 // (never modified). A published tree never changes — a publish makes a new
-// tree with a new ID — so nothing here is ever stale (issue 14: a request
-// for a cached file makes no system call before writing its answer).
+// tree with a new ID — so nothing here is ever stale, and a request for a
+// cached file makes no system call before writing its answer.
 type publishedFile struct {
 	regular bool
 	size    int64

@@ -36,14 +36,13 @@ func openFile(tree artifacts.Tree, name string) (fs.File, fs.FileInfo, bool) {
 
 // validName reports whether name may be looked up in a tree: a relative
 // slash-separated path without "..", "." or empty segments, backslashes or
-// NUL (step 8: paths with ".." segments are not found). The tree itself
+// NUL (a path with ".." segments is not found). The tree itself
 // also refuses to leave its folder, symlinks included.
 func validName(name string) bool {
 	return fs.ValidPath(name) && name != "." && !strings.ContainsAny(name, "\\\x00")
 }
 
-// contentType is the Content-Type of a served file by its extension
-// (§8.3 step 8).
+// contentType is the Content-Type of a served file by its extension.
 func contentType(name string) string {
 	ext := strings.ToLower(path.Ext(name))
 	switch ext {
@@ -236,7 +235,7 @@ func acceptsGzip(acceptEncoding string) bool {
 }
 
 // notModified reports whether a GET or HEAD with these validators may be
-// answered 304 (RFC 9110 §13.2.2: If-None-Match wins over
+// answered 304 (RFC 9110, section 13.2.2: If-None-Match wins over
 // If-Modified-Since).
 func notModified(r *http.Request, etag string, modtime time.Time) bool {
 	if inm := r.Header.Get("If-None-Match"); inm != "" {
@@ -276,11 +275,11 @@ func gzipAll(r io.Reader) ([]byte, error) {
 }
 
 // sendNotFoundFile serves the tree's custom 404 page (404.html, else
-// 404/index.html) with status 404 (step 9.3), and reports whether there was
+// 404/index.html) with status 404, and reports whether there was
 // one. The tree is version ver's of x: the page's relative and
 // root-relative links are resolved against the version's docs URL (a 404
 // page answers for any path), once per file of a tree, and the reader
-// client is injected as for any page (R.5).
+// client is injected as for any page.
 func (rq *request) sendNotFoundFile(tree artifacts.Tree, x *store.Project, ver *store.Version) bool {
 	for _, name := range notFoundNames {
 		pf, err := rq.h.published.lookup(tree, name)

@@ -15,7 +15,7 @@ import (
 	"docsd/storetest"
 )
 
-// The configuration of the examples of behavior.md §8.2 and §8.6.
+// The URL configurations of the examples: path mode and subdomain mode.
 var (
 	pathURLs = docsurl.Config{PublicURL: "https://docs.example.com"}
 	subURLs  = docsurl.Config{PublicURL: "https://docs.example.com", DocsDomain: "docs.example.io"}

@@ -11,11 +11,11 @@ import (
 	"docsd/store"
 )
 
-// footerCORS are the CORS headers of footer_html on the public API path
-// (reader.md R.6.4); the `/_/` form sends none.
+// footerCORS are the CORS headers of footer_html on the public API path;
+// the `/_/` form sends none.
 var footerCORS = []string{"Access-Control-Allow-Origin", "*", "Access-Control-Allow-Methods", "GET, HEAD, OPTIONS"}
 
-// serveFooterPreflight answers a CORS preflight of footer_html (R.6.4).
+// serveFooterPreflight answers a CORS preflight of footer_html.
 func (h *Handler) serveFooterPreflight(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	if r.URL.Path == FooterAPIPath && r.Header.Get("Origin") != "" && r.Header.Get("Access-Control-Request-Method") != "" {
@@ -33,7 +33,7 @@ func (h *Handler) serveFooterPreflight(w http.ResponseWriter, r *http.Request) {
 
 var jsonpCallback = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$`)
 
-// serveFooter answers footer_html (R.7): the era's flyout HTML and version
+// serveFooter answers footer_html: older themes' flyout HTML and version
 // facts for project and version.
 func (rq *request) serveFooter() error {
 	if footerAnonymous(rq.r) {
@@ -118,7 +118,7 @@ func (rq *request) footerWrite(status int, callback string, body ordered) {
 	} else if !footerAnonymous(rq.r) {
 		header = append(header, "Vary", "Authorization, Cookie")
 	}
-	if rq.viewer != nil {
+	if rq.viewer.User != nil {
 		header = append(header, "Cache-Control", "private")
 	}
 	b := body.marshal()
@@ -162,7 +162,7 @@ func (o ordered) marshal() []byte {
 	return append(b, '}')
 }
 
-// footerBody is R.7.2's answer for version v of p.
+// footerBody is footer_html's answer for version v of p.
 func (rq *request) footerBody(p *store.Project, v *store.Version, q map[string][]string) (ordered, error) {
 	get := func(k string) string {
 		if vs := q[k]; len(vs) > 0 {
@@ -187,7 +187,9 @@ func (rq *request) footerBody(p *store.Project, v *store.Version, q map[string][
 	}, nil
 }
 
-// versionCompare is R.7.3.
+// versionCompare is the answer's `version_compare`: whether v is the
+// highest active built version, and which is, when the project shows a
+// version warning.
 func (rq *request) versionCompare(p *store.Project, v *store.Version) (ordered, error) {
 	if !p.ShowVersionWarning {
 		return ordered{{"is_highest", false}}, nil
@@ -236,10 +238,10 @@ func (rq *request) versionCompare(p *store.Project, v *store.Version) (ordered, 
 	}, nil
 }
 
-// footerParams are the page-describing parameters of R.7.1.
+// footerParams are the page-describing parameters of footer_html.
 type footerParams struct{ page, theme, docroot, sourceSuffix string }
 
-// footerHTML is the `html` of R.7.4.
+// footerHTML is the answer's `html`: the flyout.
 func (rq *request) footerHTML(p *store.Project, v *store.Version, fp footerParams) (string, error) {
 	path, err := rq.footerPath(p, fp.page)
 	if err != nil {
@@ -303,8 +305,9 @@ func (rq *request) footerHTML(p *store.Project, v *store.Version, fp footerParam
 	return b.String(), nil
 }
 
-// footerPath is R.7.1's path of a page: "" for the index, else the page
-// with `/` (when the main project's doctype is sphinx_htmldir) or `.html`.
+// footerPath is the path of a page in the flyout's links: "" for the
+// index, else the page with `/` (when the main project's doctype is
+// sphinx_htmldir) or `.html`.
 func (rq *request) footerPath(p *store.Project, page string) (string, error) {
 	if page == "" || page == "index" {
 		return "", nil
@@ -323,7 +326,7 @@ func (rq *request) footerPath(p *store.Project, page string) (string, error) {
 	return page + ".html", nil
 }
 
-// footerLanguages writes the Languages list of R.7.4.
+// footerLanguages writes the flyout's Languages list.
 func (rq *request) footerLanguages(b *strings.Builder, p *store.Project, path string) error {
 	family, err := rq.translationFamily(p)
 	if err != nil || len(family) < 2 {
@@ -362,8 +365,8 @@ func (rq *request) footerLanguages(b *strings.Builder, p *store.Project, path st
 	return nil
 }
 
-// footerVersions writes the Versions list of R.7.4: visible internal
-// active versions, built or not, that are not hidden (api-2026.md §A1.2),
+// footerVersions writes the footer's Versions list: visible internal
+// active versions, built or not, that are not hidden,
 // in the flyout order, ties by verbose name descending.
 func (rq *request) footerVersions(b *strings.Builder, p *store.Project, v *store.Version, path string) error {
 	if p.SingleVersion() {
@@ -404,8 +407,8 @@ func (rq *request) footerVersions(b *strings.Builder, p *store.Project, v *store
 
 var footerRepo = regexp.MustCompile(`(github\.com|gitlab\.com|bitbucket\.org)[/:]([^/]+)/([^/]+?)(?:\.git)?/?$`)
 
-// footerVCS is R.7.4's "On GitHub" (GitLab, Bitbucket) list, "" for other
-// hosts.
+// footerVCS is the flyout's "On GitHub" (GitLab, Bitbucket) list, "" for
+// other hosts.
 func footerVCS(p *store.Project, v *store.Version, fp footerParams) string {
 	m := footerRepo.FindStringSubmatch(p.Repo)
 	if m == nil {

@@ -15,10 +15,12 @@ import (
 
 var betweenTags = regexp.MustCompile(`>\s+<`)
 
-// squeeze drops the whitespace between tags (free in R.7.4).
+// squeeze drops the whitespace between tags, which the flyout HTML may
+// have or not.
 func squeeze(s string) string { return strings.TrimSpace(betweenTags.ReplaceAllString(s, "><")) }
 
-// TestFooterWorkedExample checks footer_html against reader.md R.9.3.
+// TestFooterWorkedExample checks a whole footer_html answer for the reader
+// fixture's project.
 func TestFooterWorkedExample(t *testing.T) {
 	f := newFixture(t, store.SQLite)
 	w := newReaderWorld(f)

@@ -1,3 +1,5 @@
+//go:build linux && !nofront
+
 package hosting
 
 import (
@@ -32,7 +34,7 @@ const (
 // plain net/http server (no Front) with the same Handler: what the Front
 // answers is compared with what the plain server answers.
 type frontHarness struct {
-	t         *testing.T
+	t         testing.TB
 	h         *Handler
 	front     *Front
 	addr      string // the Front's
@@ -47,16 +49,33 @@ type frontHarness struct {
 
 // startFront serves h with a Front (reserved its Reserved) and with a
 // plain server; readHeaderTimeout is both Servers'.
-func startFront(t *testing.T, h *Handler, reserved func(string) bool, readHeaderTimeout time.Duration) *frontHarness {
+func startFront(t testing.TB, h *Handler, reserved func(string) bool, readHeaderTimeout time.Duration) *frontHarness {
+	t.Helper()
+	return startFrontLimits(t, h, reserved, connLimits{readHeader: readHeaderTimeout})
+}
+
+// connLimits are the connection limits of both Servers of a frontHarness.
+type connLimits struct {
+	readHeader, read, idle time.Duration
+	maxHeaderBytes         int
+}
+
+func (cl connLimits) apply(s *http.Server) *http.Server {
+	s.ReadHeaderTimeout, s.ReadTimeout, s.IdleTimeout, s.MaxHeaderBytes = cl.readHeader, cl.read, cl.idle, cl.maxHeaderBytes
+	return s
+}
+
+// startFrontLimits is startFront with the Servers' connection limits.
+func startFrontLimits(t testing.TB, h *Handler, reserved func(string) bool, limits connLimits) *frontHarness {
 	t.Helper()
 	fh := &frontHarness{t: t, h: h, serveErr: make(chan error, 1), conns: make(map[string]*countingConn)}
 	fh.front = &Front{Handler: h, Reserved: reserved, Log: fh.log,
-		Server: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		Server: limits.apply(&http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			fh.mu.Lock()
 			fh.served = append(fh.served, r.Method+" "+r.RequestURI)
 			fh.mu.Unlock()
 			h.ServeHTTP(w, r)
-		}), ReadHeaderTimeout: readHeaderTimeout}}
+		})})}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +89,7 @@ func startFront(t *testing.T, h *Handler, reserved func(string) bool, readHeader
 		t.Fatal(err)
 	}
 	fh.plainAddr = pln.Addr().String()
-	plain := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, ConnContext: connContext}
+	plain := limits.apply(&http.Server{Handler: h, ConnContext: connContext})
 	go plain.Serve(coalescingListener{pln, newPendingBufs()})
 	t.Cleanup(func() {
 		plain.Close()

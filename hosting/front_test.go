@@ -1,3 +1,5 @@
+//go:build linux && !nofront
+
 package hosting
 
 import (
@@ -600,6 +602,45 @@ func TestFrontIdleConnectionTimesOut(t *testing.T) {
 				}
 				t.Errorf("%s: a silent connection got %q, %v; want it closed after ReadHeaderTimeout", server, b, err)
 			}
+		}
+	})
+}
+
+// TestFrontIdleTimeout: a kept-alive connection whose request the Front
+// answered, or lent to net/http and got back, is closed once the Server's
+// IdleTimeout has passed without a next request, as net/http closes its
+// own; a connection whose next request begins in time is answered.
+func TestFrontIdleTimeout(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		f := newFixture(t, d)
+		answersWorld(f)
+		fh := startFrontLimits(t, f.path, nil, connLimits{readHeader: time.Minute, idle: 300 * time.Millisecond})
+		page := rawGet(docsHost, latestDir+"small.html")
+		exchange(t, fh.plainAddr, page) // kept for the Front from now on
+		for _, tc := range []struct {
+			name, addr, req string
+		}{
+			{"NetHTTP", fh.plainAddr, page},
+			{"FrontAnswered", fh.addr, page},
+			{"LentAndBack", fh.addr, rawGet(docsHost, latestDir+"small.html", "Cookie: a=b")},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				rc := dialRaw(t, tc.addr)
+				rc.send(tc.req)
+				rc.answer(false)
+				start := time.Now()
+				rc.c.SetReadDeadline(time.Now().Add(30 * time.Second))
+				b, err := io.ReadAll(rc.br)
+				if err != nil || len(b) > 0 {
+					t.Fatalf("an idle kept-alive connection got %q, %v; want it closed after IdleTimeout", b, err)
+				}
+				if waited := time.Since(start); waited < 300*time.Millisecond {
+					t.Errorf("closed after %v, before IdleTimeout", waited)
+				}
+			})
+		}
+		if n := len(fh.logged()); n != 1 {
+			t.Errorf("the Front answered %d requests itself, want 1 (FrontAnswered)", n)
 		}
 	})
 }

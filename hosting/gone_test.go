@@ -57,7 +57,7 @@ func (b *syncBuffer) String() string {
 }
 
 // TestReaderDisconnects: a reader that closes its connection before the
-// answer is complete is not a server error (issue 14): nothing answers 500
+// answer is complete is not a server error: nothing answers 500
 // and nothing is logged, whether the reader left while the request was
 // still looking things up or while the body was being sent.
 func TestReaderDisconnects(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 )
 
 // TestHiddenVersionsLeftOutOfReaderListings checks that a hidden version
-// (api-2026.md §A1.2, reader.md R.3.3) leaves the /_/addons/ versions menu
+// (served, but listed nowhere) leaves the /_/addons/ versions menu
 // and footer_html's versions, while its own Addons Version says hidden.
 func TestHiddenVersionsLeftOutOfReaderListings(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {

@@ -1,7 +1,8 @@
-// Package hosting serves built documentation: the docs URLs of
-// behavior.md §8 (path mode under {public_url}/docs/ and subdomain mode on
-// <project>.<docs_domain>), the downloads of §8.4, the pull-request previews
-// of §9.6, and the redirects of §8.6 on the not-found path.
+// Package hosting serves built documentation: the docs URLs (path mode
+// under {public_url}/docs/ and subdomain mode on <project>.<docs_domain>),
+// the downloads, the pull-request previews, and the redirects on the
+// not-found path (see docs/concepts.md#hosted-docs-and-downloads and
+// docs/user-guide/redirects.md).
 //
 // Files come from artifact storage, one published tree per version, taken
 // once per request so that a concurrent publish never mixes two trees in one
@@ -45,7 +46,7 @@ type Files interface {
 type Config struct {
 	URLs docsurl.Config
 	// AddonsInject puts the reader client into served HTML pages
-	// (reader.md R.5; the addons_inject setting, default true in cmd).
+	// (the addons_inject setting, default true in cmd).
 	AddonsInject bool
 	// AddonsClientURL is the script injected instead of docsd's built-in
 	// client when set (addons_client_url).
@@ -184,8 +185,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rest := after[len(slug):] // "" or from the slash on
 	if h.urls.SubdomainMode() {
-		// §8.1: the public host answers for docs only with a pointer to
-		// the project's subdomain.
+		// In subdomain mode the public host answers for docs only with a
+		// pointer to the project's subdomain.
 		// Keep the request's own escaping only when the slug is followed by
 		// a real "/" (or nothing): an escaped `%2F` right after the slug
 		// would otherwise end up in the Location's host part
@@ -204,8 +205,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.serveDocs(w, r, slug, rest, h.urls.DocsOrigin())
 }
 
-// slugShaped reports whether s could be a project slug (behavior.md §6.5:
-// lower-case letters, digits and "-"; "_" is accepted too).
+// slugShaped reports whether s could be a project slug (lower-case
+// letters, digits and "-"; "_" is accepted too).
 func slugShaped(s string) bool {
 	if s == "" {
 		return false
@@ -262,5 +263,5 @@ func (h *Handler) serveDocs(w http.ResponseWriter, r *http.Request, rootSlug, re
 // readerGone reports whether the reader closed the connection (or the
 // server is shutting down): what failed then is not a server error, and
 // nobody is left to read an answer, so none is written and nothing is
-// logged (issue 14: wrk's closed connections were logged as 500s).
+// logged (a load generator's closed connections were once logged as 500s).
 func readerGone(r *http.Request) bool { return r.Context().Err() != nil }

@@ -15,8 +15,8 @@ import (
 	"docsd/store"
 )
 
-// page is what the block injected into a served HTML page names (reader.md
-// R.5.2): the served project and version, the file name and the status.
+// page is what the block injected into a served HTML page names: the
+// served project and version, the file name and the status.
 type page struct {
 	project  string
 	version  string
@@ -33,13 +33,13 @@ func pageOf(x *store.Project, version, file string, status int) *page {
 	return &page{project: x.Slug, version: version, filename: "/" + file, status: status}
 }
 
-// injectFor reports whether pages of project x get the client (R.5.1 rule
-// 1): the operator's addons_inject and the project's own addons_enabled.
+// injectFor reports whether pages of project x get the client: the
+// operator's addons_inject and the project's own addons_enabled.
 func (h *Handler) injectFor(x *store.Project) bool {
 	return h.inject && x.AddonsEnabled
 }
 
-// clientSrc is the `src` of the injected script (R.5.2).
+// clientSrc is the `src` of the injected script.
 func (h *Handler) clientSrc() string {
 	if h.clientURL != "" {
 		return h.clientURL
@@ -47,7 +47,8 @@ func (h *Handler) clientSrc() string {
 	return clientPath + "?v=" + clientHash
 }
 
-// injectBlock is the exact block of R.5.2 for p.
+// injectBlock is the exact block injected for p: the meta elements Read
+// the Docs' client reads, then the script.
 func (h *Handler) injectBlock(p *page) []byte {
 	e := html.EscapeString
 	var b bytes.Buffer
@@ -75,7 +76,7 @@ func iriToURI(s string) string {
 	return b.String()
 }
 
-// insertionPoint is where the block goes in doc (R.5.1 rule 5): right
+// insertionPoint is where the block goes in doc: right
 // before the first `</head` followed by `>` or whitespace, else right
 // after the `>` of the first `<body` start tag; -1 when there is neither.
 func insertionPoint(doc []byte) int {
@@ -113,8 +114,9 @@ func findTag(doc []byte, tag string, slash bool) int {
 	return -1
 }
 
-// injection is the block of R.5.2 for the served file name of size bytes;
-// nil when R.5.1 rules 1–4 say the file is served unchanged.
+// injection is the injected block for the served file name of size bytes;
+// nil when the file is served unchanged: no page to name (injection off
+// for the project), not HTML, or too large.
 func (rq *request) injection(name string, size int64) []byte {
 	if rq.page == nil || !strings.HasPrefix(contentType(name), "text/html") || size > maxGzipSize {
 		return nil
@@ -122,10 +124,10 @@ func (rq *request) injection(name string, size int64) []byte {
 	return rq.h.injectBlock(rq.page)
 }
 
-// inject returns the page doc with block inserted (R.5.1 rules 5 and 6)
+// inject returns the page doc with block inserted at insertionPoint
 // and the tag suffix `-a<8 hex>` for its ETag; doc unchanged and "" when
-// there is no insertion point. doc's spare capacity is used when it has
-// room for the block.
+// it is UTF-16 or has no insertion point. doc's spare capacity is used
+// when it has room for the block.
 func inject(doc, block []byte) ([]byte, string) {
 	if bytes.HasPrefix(doc, []byte{0xFF, 0xFE}) || bytes.HasPrefix(doc, []byte{0xFE, 0xFF}) {
 		return doc, ""

@@ -10,7 +10,7 @@ import (
 )
 
 // BenchmarkServePageInjected is BenchmarkServePage with the reader client
-// injected (reader.md R.5): the cost of reading the page into memory and
+// injected: the cost of reading the page into memory and
 // inserting the block.
 func BenchmarkServePageInjected(b *testing.B) {
 	f := newFixture(b, store.SQLite)

@@ -36,8 +36,8 @@ func mkdocsBaseURL(root string) string {
 		"<script>var base_url = '" + root + "';</script>"
 }
 
-// TestInjection checks reader.md R.5.1–R.5.3: where the block goes, byte
-// for byte, and which files are left alone.
+// TestInjection checks the injection of the reader client: where the
+// block goes, byte for byte, and which files are left alone.
 func TestInjection(t *testing.T) {
 	f := injectFixture(t)
 	demo := f.project("demo", "en")
@@ -156,7 +156,7 @@ func TestInjection(t *testing.T) {
 	})
 }
 
-// TestClientScript checks how /_/static/docsd-addons.js is served (R.5.4).
+// TestClientScript checks how /_/static/docsd-addons.js is served.
 func TestClientScript(t *testing.T) {
 	f := injectFixture(t)
 	if len(clientJS) > 60<<10 {

@@ -6,13 +6,15 @@ import (
 	"net/http"
 	"strings"
 
+	"docsd/access"
 	"docsd/errs"
 	"docsd/sitepath"
 	"docsd/store"
 )
 
-// Browser access to non-public docs in subdomain mode (reader.md R.1.1):
-// `/_/login/` trades an API key for a host-only session cookie.
+// Browser access to non-public docs in subdomain mode: `/_/login/` trades
+// an API key for a host-only session cookie (docs/security.md, "Who sees
+// what").
 const (
 	loginPath   = "/_/login/"
 	logoutPath  = "/_/logout/"
@@ -146,31 +148,30 @@ func (h *Handler) sessionCookie(value string, maxAge int) *http.Cookie {
 		SameSite: http.SameSiteLaxMode, Secure: h.docsScheme() == "https"}
 }
 
-// sessionUser is the active user of the request's docs session cookie on
-// a docs subdomain, nil when there is none.
-func (rq *request) sessionUser() (*store.User, error) {
-	return rq.h.SessionUser(rq.ctx, rq.r)
+// sessionViewer is the viewer of the request's docs session cookie on a
+// docs subdomain, anonymous when there is none.
+func (rq *request) sessionViewer() (access.Viewer, error) {
+	return rq.h.sessionViewer(rq.ctx, rq.r)
 }
 
 // SessionUser is the active user of r's docs session cookie when r is on a
-// project's docs subdomain (reader.md R.1.1), nil when there is none: no
-// cookie, path mode, an ended session, a revoked token or an inactive user.
-// The REST search endpoints' /_/ forms identify their reader with it too.
+// project's docs subdomain, nil when there is none: no cookie, path mode,
+// an ended session, a revoked token or an inactive user
+// (access.DocsSession). The REST search endpoints' /_/ forms identify
+// their reader with it too.
 func (h *Handler) SessionUser(ctx context.Context, r *http.Request) (*store.User, error) {
+	v, err := h.sessionViewer(ctx, r)
+	return v.User, err
+}
+
+func (h *Handler) sessionViewer(ctx context.Context, r *http.Request) (access.Viewer, error) {
 	slug, ok := h.subdomainProject(r.Host)
 	if !ok {
-		return nil, nil
+		return access.Viewer{}, nil
 	}
 	c, err := r.Cookie(sessionName)
-	if err != nil || c.Value == "" {
-		return nil, nil
+	if err != nil {
+		return access.Viewer{}, nil
 	}
-	u, err := h.store.FindUserByDocsSession(ctx, c.Value, slug)
-	if errs.Is(err, errs.NotFound) {
-		return nil, nil
-	}
-	if err != nil || !u.IsActive {
-		return nil, err
-	}
-	return u, nil
+	return access.DocsSession(ctx, h.store, c.Value, slug)
 }

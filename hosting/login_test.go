@@ -10,7 +10,7 @@ import (
 	"docsd/storetest"
 )
 
-// TestDocsLogin checks reader.md R.1.1: a subdomain's /_/login/ trades an
+// TestDocsLogin checks that a subdomain's /_/login/ trades an
 // API key for a host-only cookie that reads private docs on that host only,
 // and stops working when the key is revoked.
 func TestDocsLogin(t *testing.T) {

@@ -12,18 +12,18 @@ import (
 	"docsd/graph/scalar"
 )
 
-// Reader endpoints (reader.md R.2) answered on the public host and, in
+// Reader endpoints answered on the public host and, in
 // subdomain mode, on every docs subdomain, before the docs namespace.
 const (
 	addonsPath = "/_/addons/"
 	clientPath = "/_/static/docsd-addons.js"
 	footerPath = "/_/api/v2/footer_html/"
-	// FooterAPIPath is the public-host form of footer_html (R.7).
+	// FooterAPIPath is the public-host form of footer_html.
 	FooterAPIPath = "/api/v2/footer_html/"
 )
 
 // IsReaderPath reports whether path is one of the reader endpoints the
-// docs host answers outside /docs/ (R.2): cmd routes these to the Handler.
+// docs host answers outside /docs/: cmd routes these to the Handler.
 func IsReaderPath(path string) bool {
 	switch strings.TrimSuffix(path, "/") { // each of them with or without its slash
 	case addonsPath[:len(addonsPath)-1], footerPath[:len(footerPath)-1], FooterAPIPath[:len(FooterAPIPath)-1]:
@@ -52,7 +52,7 @@ func (h *Handler) serveReader(w http.ResponseWriter, r *http.Request) bool {
 		h.serveClient(w, r)
 		return true
 	}
-	if !strings.HasSuffix(p, "/") { // behavior.md §3.7
+	if !strings.HasSuffix(p, "/") { // API paths end with a slash: redirect to it
 		loc := p + "/"
 		if r.URL.RawQuery != "" {
 			loc += "?" + r.URL.RawQuery
@@ -77,7 +77,7 @@ func (h *Handler) serveReader(w http.ResponseWriter, r *http.Request) bool {
 }
 
 // marshalJSON encodes v compactly without escaping <, > and &, maps with
-// sorted keys (behavior.md §3.1).
+// sorted keys, as the REST APIs encode.
 func marshalJSON(v any) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

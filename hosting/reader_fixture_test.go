@@ -7,9 +7,10 @@ import (
 	"docsd/storetest"
 )
 
-// readerWorld is the fixture of reader.md R.9: project demo with the
-// versions of its table, its translation demo-es and its child lib
-// (alias library), build of v1.0 finished with success after 60 s.
+// readerWorld is the fixture of the reader's worked examples: project
+// demo with the versions of its table, its translation demo-es and its
+// child lib (alias library), build of v1.0 finished with success after
+// 60 s.
 type readerWorld struct {
 	demo, es, lib *store.Project
 	versions      map[string]*store.Version // demo's, by slug
@@ -78,7 +79,7 @@ func newReaderWorld(f *fixture) *readerWorld {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	// Projects modified at 12:00 (R.9's fixture).
+	// Projects modified at 12:00, as the worked examples show.
 	clock.Advance(2*time.Hour - 60*time.Second)
 	sw := true
 	w.demo = f.update(w.demo, store.ProjectUpdate{ShowVersionWarning: &sw})

@@ -9,7 +9,7 @@ import (
 	"docsd/storetest"
 )
 
-// redirectWorld makes the projects of behavior.md §8.6's worked examples:
+// redirectWorld makes the projects of the redirect examples:
 // demo (en, versions latest and 1.0), lib (child of demo with alias
 // library) and one (single version), each with an index page only.
 func redirectWorld(f *fixture) (demo, lib, one *store.Project) {
@@ -47,8 +47,9 @@ func inSubdomainMode(u string) string {
 	return pathModeURL.ReplaceAllString(u, "https://$1.docs.example.io")
 }
 
-// TestRedirectWorkedExamples checks the 14 worked examples of behavior.md
-// §8.6, each in path mode and in subdomain mode, on both dialects.
+// TestRedirectWorkedExamples checks 14 worked examples of redirects on
+// the not-found path, each in path mode and in subdomain mode, on both
+// dialects.
 func TestRedirectWorkedExamples(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		f := newFixture(t, d)
@@ -107,9 +108,9 @@ func TestRedirectWorkedExamples(t *testing.T) {
 	})
 }
 
-// TestRedirectRules checks the rules of §8.6 around the table: order, the
-// loop guard, stored statuses, queries, and when redirects are not
-// consulted at all.
+// TestRedirectRules checks the rules of redirects around the table:
+// order, the loop guard, stored statuses, queries, and when redirects are
+// not consulted at all.
 func TestRedirectRules(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		f := newFixture(t, d)
@@ -125,8 +126,8 @@ func TestRedirectRules(t *testing.T) {
 		}
 
 		t.Run("PositionOrder", func(t *testing.T) {
-			// api-2026.md §A2.3: a new redirect goes first, as in the era;
-			// an update without a position no longer moves it.
+			// A new redirect goes first, as Read the Docs has always put
+			// it; an update without a position does not move it.
 			older := f.redirect(demo, "page", "/x.html", "/older.html")
 			f.redirect(demo, "page", "/x.html", "/newer.html")
 			check(t, "https://docs.example.com/docs/demo/en/latest/x.html", 302, "https://docs.example.com/docs/demo/en/latest/newer.html")

@@ -8,7 +8,7 @@ import (
 	"docsd/storetest"
 )
 
-// schemeWorld makes the projects of api-2026.md §A1.8:
+// schemeWorld makes a project of each versioning scheme:
 //
 //	flat      multiple_versions_without_translations; latest, en (a version
 //	          whose slug looks like a language), 1.0 private; a translation
@@ -32,7 +32,7 @@ func schemeWorld(f *fixture) {
 	}
 	f.publish(es, "latest", map[string]string{"index.html": "hola"})
 
-	// Redirects see /<version>/<file> as version + path (api-2026.md §A2.5).
+	// Redirects see /<version>/<file> as version + path.
 	for i, r := range []store.Redirect{
 		{Type: "page", FromURL: "/old.html", ToURL: "/api.html"},
 		{Type: "exact", FromURL: "/latest/moved/*", ToURL: "/latest/:splat"},
@@ -59,8 +59,8 @@ func schemeWorld(f *fixture) {
 	f.updateVersion(f.publish(pr, "7", map[string]string{"index.html": "pr 7"}), store.VersionUpdate{Type: &external, PrivacyLevel: &private})
 }
 
-// TestServeVersioningSchemes: the serving rules of api-2026.md §A1.8 in
-// path and subdomain mode.
+// TestServeVersioningSchemes: the URLs of each versioning scheme, in path
+// and subdomain mode.
 func TestServeVersioningSchemes(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		f := newFixture(t, d)
@@ -101,7 +101,7 @@ func TestServeVersioningSchemes(t *testing.T) {
 
 // TestServeExternalPrivacy: a pull-request preview is served to anyone only
 // while the project's external_builds_privacy_level is public, whatever the
-// version's own level, and always to maintainers (api-2026.md §A1.7).
+// version's own level, and always to maintainers.
 func TestServeExternalPrivacy(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		f := newFixture(t, d)

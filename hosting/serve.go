@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"docsd/access"
 	"docsd/artifacts"
 	"docsd/choices"
 	"docsd/docsurl"
@@ -26,9 +27,9 @@ type request struct {
 	origin string // scheme://host of the URL the reader asked for
 
 	viewerDone bool
-	viewer     *store.User
-	maintains  map[int64]bool
-	// page is the served page when it gets the reader client (R.5).
+	viewer     access.Viewer
+	roles      access.Roles
+	// page is the served page when it gets the reader client.
 	page *page
 	// private is set once something non-public was shown to a maintainer:
 	// the answer must not be stored by shared caches.
@@ -41,9 +42,10 @@ type request struct {
 	keepSpoiled bool
 }
 
-// serve runs behavior.md §8.3 for the namespace of project rootSlug; rest
-// is the path inside it ("" or starting with "/"). A returned error is a
-// server failure; every other outcome has been written.
+// serve answers a request in the namespace of project rootSlug, in the
+// numbered steps below; rest is the path inside it ("" or starting with
+// "/"). A returned error is a server failure; every other outcome has
+// been written.
 func (rq *request) serve(rootSlug, rest string) error {
 	root, err := rq.h.cache.projectBySlug(rq.ctx, rootSlug)
 	if errs.Is(err, errs.NotFound) { // step 1
@@ -79,7 +81,7 @@ func (rq *request) serve(rootSlug, rest string) error {
 		}
 	}
 
-	// Step 3: downloads, and the pull-request previews of §9.6.
+	// Step 3: downloads, and the pull-request previews.
 	if after, ok := strings.CutPrefix(rest, "/_/downloads/"); ok {
 		return rq.serveDownload(root, after)
 	}
@@ -102,7 +104,7 @@ func (rq *request) serve(rootSlug, rest string) error {
 	}
 
 	// Step 5: single-version projects have no <lang>/<version>/; projects
-	// without translations no <lang>/ (api-2026.md §A1.8).
+	// without translations no <lang>/.
 	if target.VersioningScheme == choices.MultipleVersionsWithoutTranslations {
 		return rq.serveWithoutTranslations(target, restT)
 	}
@@ -155,7 +157,7 @@ func (rq *request) serve(rootSlug, rest string) error {
 }
 
 // serveWithoutTranslations is step 6 for a project whose scheme is
-// multiple_versions_without_translations (api-2026.md §A1.8): restT is
+// multiple_versions_without_translations: restT is
 // `/<version>/<file>`; a version slug that looks like a language code is
 // just a version.
 func (rq *request) serveWithoutTranslations(target *store.Project, restT string) error {
@@ -197,7 +199,7 @@ func (rq *request) serveFromVersion(x *store.Project, ver *store.Version, file s
 		if ok, err := rq.canSeeVersion(x, ver); err != nil || !ok {
 			return rq.notFoundPageOr(err)
 		}
-		// The forced pass (api-2026.md §A2.5): only for a version the
+		// The forced pass (redirects with force set): only for a version the
 		// reader may see, before an existing file is served.
 		if tryRedirects {
 			if done, err := rq.applyRedirects(x, in, true); err != nil || done {
@@ -241,8 +243,9 @@ func (rq *request) openTree(x *store.Project, ver *store.Version) (artifacts.Tre
 	return tree, err
 }
 
-// notFound is step 9: redirects (unless turned off), the directory
-// redirects, the custom 404 pages, and the generic 404 page.
+// notFound is the last step, when no file answers: redirects (unless
+// turned off), the directory redirects, the custom 404 pages, and the
+// generic 404 page.
 func (rq *request) notFound(x *store.Project, ver *store.Version, tree artifacts.Tree, file string, in redirects.Input, tryRedirects bool) error {
 	if tryRedirects {
 		if done, err := rq.applyRedirects(x, in, false); err != nil || done {
@@ -259,7 +262,7 @@ func (rq *request) notFound(x *store.Project, ver *store.Version, tree artifacts
 			return nil
 		}
 	}
-	if ver != nil && tree == nil { // reader.md R.8
+	if ver != nil && tree == nil { // nothing published yet: the unbuilt page
 		return rq.sendUnbuiltPage(x, ver)
 	}
 	rq.setPage(x, ver, file, http.StatusNotFound)
@@ -307,8 +310,9 @@ func (rq *request) defaultTree(x *store.Project) (*store.Version, artifacts.Tree
 	return def, tree, err
 }
 
-// serveExternal serves a pull-request preview, `/_/external/<n>/<file>`
-// (§9.6): the file rules of steps 8–9 without redirects.
+// serveExternal serves a pull-request preview, `/_/external/<n>/<file>`:
+// a version's file rules (the file, else the not-found answer) without
+// redirects.
 func (rq *request) serveExternal(x *store.Project, after string) error {
 	number, file, hasSlash := strings.Cut(after, "/")
 	if number == "" {
@@ -445,7 +449,7 @@ func (rq *request) notFoundPage() error {
 	return nil
 }
 
-// target describes x for the URL resolver (§8.2): its main project and the
+// target describes x for the URL resolver: its main project and the
 // relationship that nests the main project, if any.
 func (rq *request) target(x *store.Project) (docsurl.Target, error) {
 	c := rq.h.cache
@@ -475,7 +479,7 @@ func (rq *request) target(x *store.Project) (docsurl.Target, error) {
 }
 
 // defaultVersion is x's effective default version: default_version when an
-// active internal version has that slug, else `latest` (§8.2 step 4).
+// active internal version has that slug, else `latest`.
 func (rq *request) defaultVersion(x *store.Project) (string, error) {
 	if x.DefaultVersion == store.Latest {
 		return store.Latest, nil
@@ -500,7 +504,7 @@ func (rq *request) findVersion(x *store.Project, slug string) (*store.Version, e
 }
 
 // child returns the child of root's relationship with that alias, else of
-// its relationship whose child has that slug (§8.3 step 4), with the
+// its relationship whose child has that slug (step 4), with the
 // relationship. It is nil when there is none or the reader may not see it.
 func (rq *request) child(root *store.Project, alias string) (*store.Project, *store.Relationship, error) {
 	c := rq.h.cache

@@ -8,7 +8,7 @@ import (
 	"docsd/storetest"
 )
 
-// serveWorld makes projects for every step of behavior.md §8.3:
+// serveWorld makes projects for every step of serving (request.serve):
 //
 //	demo      en; latest (dirhtml pages, a README folder, 404.html), 1.0,
 //	          old (inactive), unbuilt (active, never built), hidden
@@ -93,7 +93,7 @@ func runServeCases(t *testing.T, f *fixture, cases []serveCase) {
 	}
 }
 
-// TestServeSteps walks every step of §8.3 in path mode, and the same
+// TestServeSteps walks every step of serving in path mode, and the same
 // namespace in subdomain mode.
 func TestServeSteps(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
@@ -144,7 +144,7 @@ func TestServeSteps(t *testing.T) {
 
 			{"7 missing version", root + "/demo/en/nope/", nil, 404, "", "demo 404"},
 			{"7 inactive version", root + "/demo/en/old/", nil, 404, "", "demo 404"},
-			{"7 never built", root + "/demo/en/unbuilt/", nil, 404, "", ""}, // reader.md R.8 (unbuilt_test.go)
+			{"7 never built", root + "/demo/en/unbuilt/", nil, 404, "", ""}, // the unbuilt page (unbuilt_test.go)
 			{"7 external version under a language", root + "/demo/en/7/", nil, 404, "", "demo 404"},
 			{"7 private version, anonymous", root + "/demo/en/hidden/", nil, 404, "", generic},
 			{"7 private version, another user", root + "/demo/en/hidden/", other, 404, "", generic},

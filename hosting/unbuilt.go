@@ -10,8 +10,9 @@ import (
 	"docsd/store"
 )
 
-// unbuiltPage is the page of a version with nothing published yet
-// (reader.md R.8): self-contained, no scripts.
+// unbuiltPage is the page of a version with nothing published yet (see
+// docs/user-guide/reading.md#pages-that-do-not-exist): self-contained, no
+// scripts.
 var unbuiltPage = template.Must(template.New("unbuilt").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -38,8 +39,8 @@ var unbuiltPage = template.Must(template.New("unbuilt").Parse(`<!DOCTYPE html>
 
 type unbuiltLink struct{ Slug, URL string }
 
-// sendUnbuiltPage answers R.8's 404 page for version ver of x, which the
-// reader may see and which has no published tree.
+// sendUnbuiltPage answers the unbuilt page, a 404, for version ver of x,
+// which the reader may see and which has no published tree.
 func (rq *request) sendUnbuiltPage(x *store.Project, ver *store.Version) error {
 	data := struct {
 		Title, Status, BuildURL string

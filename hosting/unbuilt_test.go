@@ -9,7 +9,7 @@ import (
 	"docsd/store"
 )
 
-// TestUnbuiltPage checks reader.md R.8: the page of a visible active
+// TestUnbuiltPage checks the page of a visible active
 // version with nothing published, for each state of its last build.
 func TestUnbuiltPage(t *testing.T) {
 	f := newFixture(t, store.SQLite)

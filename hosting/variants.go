@@ -9,7 +9,7 @@ import (
 )
 
 // variant is a representation of a published file made by the host: the
-// page with the reader client injected (R.5), gzip-compressed or not.
+// page with the reader client injected, gzip-compressed or not.
 type variant struct {
 	body []byte
 	etag string
@@ -24,7 +24,7 @@ func newVariant(body []byte, etag string, gzip bool) *variant {
 
 // variants keeps the representations the host makes of published files, so
 // that each is made once per file of a tree (as nginx's gzip_static serves
-// files compressed ahead of time) rather than on every request (issue 14).
+// files compressed ahead of time) rather than on every request.
 // A published tree never changes: a publish makes a new tree with a new
 // ID, which is part of every key, so an entry is never stale; entries of
 // replaced trees are dropped when the cache is full.
@@ -80,8 +80,8 @@ func (c *variants) put(key string, v *variant) {
 
 // makeVariant reads the file f of size bytes, whose own entity tag is etag,
 // and makes its representation: block injected when not nil (the tag gets
-// the suffix of R.5.3), then compressed when gz and the result is within
-// the compression bounds (the tag gets `-gzip`).
+// the suffix `-a<8 hex>`), then compressed when gz and the result is
+// within the compression bounds (the tag gets `-gzip`).
 func makeVariant(f io.Reader, size int64, etag string, block []byte, gz bool) (*variant, error) {
 	body := make([]byte, size, int(size)+len(block))
 	if _, err := io.ReadFull(f, body); err != nil {

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"testing"
 
+	"docsd/access"
 	"docsd/choices"
-	"docsd/graph"
 	"docsd/store"
 	"docsd/storetest"
 )
@@ -23,7 +23,7 @@ func TestDerivedValuesMatchGraph(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		e := newV3Env(t, d, func(c *Config) { c.PublicURL = "https://api.example.org" })
 		w := e.world()
-		ctx := graph.WithUser(t.Context(), e.users["alice"])
+		ctx := access.WithUser(t.Context(), e.users["alice"])
 		// check compares REST's answer to path (its member named member,
 		// the whole body when "") with GraphQL's answer to query at gqlPath,
 		// plus the members of restOnly (REST's own constants).

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"docsd/access"
 	"docsd/errs"
-	"docsd/graph"
 	"docsd/ratelimit"
 	"docsd/slashredirect"
 )
@@ -94,7 +94,7 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request, kind search
 	if !ok {
 		return
 	}
-	if docsHost && graph.ViewerFrom(ctx).User != nil {
+	if docsHost && access.ViewerFrom(ctx).User != nil {
 		h.Set("Cache-Control", "private, no-cache")
 	}
 	if err := s.searchThrottle.Allow("rest.search", searchThrottleKey(ctx, r)); err != nil {
@@ -117,11 +117,11 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request, kind search
 // anonymous; the /api/v2/ forms ignore credentials.
 func (s *Server) searchReader(w http.ResponseWriter, r *http.Request, kind searchKind, docsHost bool) (context.Context, bool) {
 	if !docsHost && kind != searchV3 {
-		return graph.WithUser(r.Context(), nil), true
+		return access.WithUser(r.Context(), nil), true
 	}
 	ctx, err := s.exec.Authenticate(r.Context(), r.Header.Get("Authorization"))
 	switch {
-	case err == nil && (!docsHost || graph.ViewerFrom(ctx).User != nil):
+	case err == nil && (!docsHost || access.ViewerFrom(ctx).User != nil):
 		return ctx, true
 	case err != nil && !(docsHost && errs.KindOf(err) == errs.Unauthenticated):
 		writeError(w, r, err)
@@ -130,7 +130,7 @@ func (s *Server) searchReader(w http.ResponseWriter, r *http.Request, kind searc
 	// A /_/ form without a valid token: the docs session cookie, if any,
 	// names the reader; else the reader is anonymous.
 	if s.cfg.DocsSessionReader == nil {
-		return graph.WithUser(r.Context(), nil), true
+		return access.WithUser(r.Context(), nil), true
 	}
 	if ctx, err = s.cfg.DocsSessionReader(r); err != nil {
 		writeError(w, r, err)
@@ -142,7 +142,7 @@ func (s *Server) searchReader(w http.ResponseWriter, r *http.Request, kind searc
 // searchThrottleKey identifies whom the search throttle counts: the user,
 // else the connection's remote address.
 func searchThrottleKey(ctx context.Context, r *http.Request) string {
-	if id := graph.ViewerFrom(ctx).UserID(); id != 0 {
+	if id := access.ViewerFrom(ctx).UserID(); id != 0 {
 		return ratelimit.UserKey(id)
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"docsd/access"
 	"docsd/artifacts"
 	"docsd/docsurl"
 	"docsd/graph"
@@ -247,7 +248,7 @@ func TestSearchDocsSessionCookie(t *testing.T) {
 	docs := hosting.New(e.store, files, hosting.Config{URLs: urls}, slog.New(slog.DiscardHandler))
 	e.api.cfg.DocsSessionReader = func(r *http.Request) (context.Context, error) {
 		u, err := docs.SessionUser(r.Context(), r)
-		return graph.WithUser(r.Context(), u), err
+		return access.WithUser(r.Context(), u), err
 	}
 	session, err := e.store.CreateDocsSession(t.Context(), e.tokens["alice"], "demo")
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"docsd/access"
 	"docsd/errs"
 	"docsd/graph"
 )
@@ -228,7 +229,7 @@ func v2List(shape v2Shape, query string, filters func(url.Values) v2Filters) v2H
 // v2Context is the request's context with an anonymous viewer: v2 ignores
 // credentials, so it can only see public data.
 func v2Context(r *http.Request) context.Context {
-	return graph.WithUser(r.Context(), nil)
+	return access.WithUser(r.Context(), nil)
 }
 
 // v2ID is the route's `{id}` when it is a base-10 integer.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"docsd/access"
 	"docsd/errs"
 	"docsd/graph"
 	"docsd/ratelimit"
@@ -193,7 +194,7 @@ func (s *Server) v3Serve(w http.ResponseWriter, r *http.Request, rt *v3Route, va
 			return
 		}
 		q.ctx = ctx
-		viewer := graph.ViewerFrom(ctx)
+		viewer := access.ViewerFrom(ctx)
 		if viewer.User == nil {
 			writeError(w, r, errs.E(errs.Unauthenticated, "rest.v3", errs.MsgNoCredentials))
 			return

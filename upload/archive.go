@@ -12,7 +12,7 @@ import (
 	"syscall"
 )
 
-// Validation failures of an uploaded archive (api-2026.md §A4.5): the
+// Validation failures of an uploaded archive: the
 // build's error and its notification message id.
 type invalid struct{ msg, id string }
 

@@ -1,6 +1,7 @@
 // Package upload publishes prebuilt documentation sent through the upload
-// API (api-2026.md §A4.5): the local storage the client POSTs archives to,
-// and the processing of an archive into a version's hosted docs.
+// API (see docs/user-guide/uploads.md): the local storage the client
+// POSTs archives to, and the processing of an archive into a version's
+// hosted docs.
 package upload
 
 import (

@@ -41,7 +41,7 @@ type Processor struct {
 }
 
 // MaxAge is how long after its creation an upload build may stay
-// unfinished before the sweeper fails it (api-2026.md §A4.5, Expiry).
+// unfinished before the sweeper fails it.
 const MaxAge = 6 * time.Hour
 
 // Step outputs (RTD's texts).

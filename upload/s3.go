@@ -9,7 +9,7 @@ import (
 
 // S3 keeps archives in the artifacts bucket (under uploads/): clients POST
 // them straight to S3 with a presigned POST, and the docs token never
-// reaches the bucket (api-2026.md §A4.5, S3 storage). It is a
+// reaches the bucket. It is a
 // graph.UploadTarget and the processor's Archives.
 type S3 struct {
 	Bucket *artifacts.S3

@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"docsd/graph"
+	"docsd/access"
 	"docsd/store"
 	"docsd/storetest"
 )
@@ -53,7 +53,8 @@ func newFixture(t *testing.T, d store.Dialect) *fixture {
 	}
 	h := &Handler{Store: s, Wake: func() { f.woken.Add(1) },
 		Authenticate: func(ctx context.Context, header string) (*store.User, error) {
-			return graph.Authenticate(ctx, s, header)
+			v, err := access.Authenticate(ctx, s, header)
+			return v.User, err
 		}}
 	f.srv = httptest.NewServer(h)
 	t.Cleanup(f.srv.Close)

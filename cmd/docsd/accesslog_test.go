@@ -65,7 +65,7 @@ func TestAccessLogLine(t *testing.T) {
 }
 
 // BenchmarkAccessLog is the cost the access log and metrics add to every
-// request (issue 14: about a tenth of serving a docs page).
+// request; it should stay a small part of serving a docs page.
 func BenchmarkAccessLog(b *testing.B) {
 	a := accessLogApp(b, nil)
 	h := a.logRequests(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))

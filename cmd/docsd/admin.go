@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"unicode"
 
+	"docsd/access"
 	"docsd/accounts"
 	"docsd/choices"
 	"docsd/errs"
@@ -72,7 +73,7 @@ func (c *command) admin(ctx context.Context, group, sub string, args []string) (
 	if group == "user" || group == "token" {
 		return c.adminUsers(ctx, a, key, pos, opt)
 	}
-	sys := graph.WithSystem(ctx)
+	sys := access.WithSystem(ctx)
 	switch key {
 	case "project privacy":
 		if err := adminChoice("privacy_level", pos[1], choices.PrivacyLevels); err != nil {
@@ -334,8 +335,9 @@ func adminChoice(field, value string, t choices.Table) error {
 	return errs.FieldError("admin", field, errs.BadChoice(value))
 }
 
-// adminFieldTypes maps `project set` field names (behavior.md §0.4) to the
-// GraphQL input field and its type; a "choice" is one of table's codes.
+// adminFieldTypes maps `project set` field names (the admin-only project
+// fields) to the GraphQL input field and its type; a "choice" is one of
+// table's codes.
 var adminFieldTypes = map[string]struct {
 	name, kind string
 	table      choices.Table

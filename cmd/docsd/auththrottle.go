@@ -110,8 +110,8 @@ func (t *authThrottle) middleware(next http.Handler) http.Handler {
 }
 
 // writeAuthThrottled answers 429 in the shape of the API asked: GraphQL's
-// errors list on /graphql, `{"detail": …}` (behavior.md §3.11's message)
-// elsewhere.
+// errors list on /graphql, `{"detail": …}` (Read the Docs' throttling
+// message) elsewhere.
 func writeAuthThrottled(w http.ResponseWriter, r *http.Request, d time.Duration) {
 	secs := ratelimit.Seconds(d)
 	if r.URL.Path == "/graphql" {

@@ -106,6 +106,9 @@ func TestBadgeEndpoint(t *testing.T) {
 		if _, body := anon.get("/projects/demo/badge/?version=latest&style=for-the-badge"); badgeTexts(t, body) != "DOCS|PASSING" {
 			t.Errorf("for-the-badge texts %q", badgeTexts(t, body))
 		}
+		if resp, _ := anon.get("/projects/demo/badge?version=latest"); resp.StatusCode != http.StatusMovedPermanently || resp.Header.Get("Location") != "/projects/demo/badge/?version=latest" {
+			t.Errorf("badge path without its slash: %d to %q, want 301 to the badge", resp.StatusCode, resp.Header.Get("Location"))
+		}
 		if _, body := anon.get("/projects/demo/badge/?version=nope"); badgeTexts(t, body) != "docs|unknown" {
 			t.Errorf("missing version: %q, want unknown", badgeTexts(t, body))
 		}
@@ -117,9 +120,23 @@ func TestBadgeEndpoint(t *testing.T) {
 		if badgeTexts(t, hiddenBody) != "docs|unknown" || hiddenBody != missingBody || hidden.Header.Get("ETag") != missing.Header.Get("ETag") {
 			t.Errorf("private project's badge differs from a missing one's:\n%s\n%s", hiddenBody, missingBody)
 		}
-		resp, body = alice.get("/projects/secret/badge/")
-		if badgeTexts(t, body) != "docs|failing" || resp.Header.Get("Cache-Control") != "private, no-cache" {
-			t.Errorf("maintainer's badge: %q, Cache-Control %q; want failing, private", badgeTexts(t, body), resp.Header.Get("Cache-Control"))
+		// The session counts on the dashboard's own pages only: a docs page
+		// (same site, another origin) loading the badge as an image gets
+		// what anyone gets.
+		for _, c := range []struct{ fetchSite, texts, cache string }{
+			{"same-origin", "docs|failing", "private, no-cache"},
+			{"same-site", "docs|unknown", "no-cache"},
+			{"cross-site", "docs|unknown", "no-cache"},
+			{"", "docs|unknown", "no-cache"},
+		} {
+			req, _ := http.NewRequest("GET", base+"/projects/secret/badge/", nil)
+			if c.fetchSite != "" {
+				req.Header.Set("Sec-Fetch-Site", c.fetchSite)
+			}
+			resp, body := alice.do(req)
+			if got := badgeTexts(t, body); got != c.texts || resp.Header.Get("Cache-Control") != c.cache {
+				t.Errorf("maintainer's badge, Sec-Fetch-Site %q: %q, Cache-Control %q; want %q, %q", c.fetchSite, got, resp.Header.Get("Cache-Control"), c.texts, c.cache)
+			}
 		}
 
 		// The project page's snippets; the private project's carry its

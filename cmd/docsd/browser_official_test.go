@@ -14,7 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// TestBrowserOfficialClient checks reader.md R.5.5: with addons_client_url
+// TestBrowserOfficialClient checks that, with addons_client_url
 // pointing at Read the Docs' official readthedocs-addons.js (0.49.x), a page
 // shows its flyout with the fixture's versions, with no console error (the
 // client logs schema validation failures there), and its search finds the
@@ -26,7 +26,7 @@ func TestBrowserOfficialClient(t *testing.T) {
 	}
 	js := os.Getenv("DOCSD_TEST_ADDONS_JS")
 	if js == "" {
-		t.Skip("DOCSD_TEST_ADDONS_JS is not set: no copy of Read the Docs' readthedocs-addons.js to test against (reader.md R.5.5)")
+		t.Skip("DOCSD_TEST_ADDONS_JS is not set: no copy of Read the Docs' readthedocs-addons.js to test against")
 	}
 	files := httptest.NewServer(http.FileServer(http.Dir(filepath.Dir(js))))
 	defer files.Close()

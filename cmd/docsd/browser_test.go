@@ -18,7 +18,7 @@ import (
 // This file opens docsd's hosted pages in a real headless Chromium (Debian's
 // `chromium`, driven with chromedp; nothing is downloaded): a Sphinx
 // project with three versions and a translation, read as a reader would
-// (reader.md R.5.4).
+// (see docs/user-guide/reading.md).
 
 // chromiumPath is the browser the test drives, "" when none is installed.
 func chromiumPath() string {

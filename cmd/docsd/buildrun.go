@@ -12,7 +12,7 @@ import (
 	"docsd/store"
 )
 
-// cancelBuild is `docsd build cancel ID` (api-2026.md §A6 #10): a queued
+// cancelBuild is `docsd build cancel ID`: a queued
 // build is finished as cancelled at once; for a running one the cancel is
 // requested, and the worker running it, in this process or another, stops
 // it within seconds.

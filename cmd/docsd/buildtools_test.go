@@ -6,7 +6,7 @@ import (
 )
 
 // TestBuildToolsSettings checks --build-tools / DOCSD_BUILD_TOOLS and
-// --build-tools-strict (config-2026.md §C0.1).
+// --build-tools-strict.
 func TestBuildToolsSettings(t *testing.T) {
 	t.Setenv("DOCSD_BUILD_TOOLS", "python:3.10=/opt/py310/bin/python3.10,nodejs:18=/opt/node18/bin/node")
 	t.Setenv("DOCSD_BUILD_TOOLS_STRICT", "true")

@@ -14,7 +14,7 @@ import (
 )
 
 // TestDashboardDownloads: /projects/<slug>/downloads/, the page the
-// footer's and flyout's "Downloads" link names (reader.md R.7), lists the
+// footer's and flyout's "Downloads" link names, lists the
 // formats of the active, built versions the visitor may see, with the docs
 // host's URLs (those the footer gives); a version without downloads, an
 // inactive one and, for others than its maintainers, a private one are not

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"docsd/access"
 	"docsd/accounts"
 	"docsd/choices"
-	"docsd/graph"
 	"docsd/store"
 	"docsd/storetest"
 )
@@ -113,7 +113,7 @@ func dashboardApp(t *testing.T, s *store.Store, args ...string) (*app, string) {
 			storetest.MustImport(t, s, u, "Secret", "https://github.com/a/secret")
 		}
 	}
-	if err := a.executor.Do(graph.WithSystem(t.Context()), `mutation { setProjectPrivacy(input: {slug: "secret", privacyLevel: private}) { project { slug } } }`, nil, nil); err != nil {
+	if err := a.executor.Do(access.WithSystem(t.Context()), `mutation { setProjectPrivacy(input: {slug: "secret", privacyLevel: private}) { project { slug } } }`, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	return a, srv.URL

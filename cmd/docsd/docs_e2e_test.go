@@ -50,12 +50,15 @@ func freeAddr(t *testing.T) string {
 
 // startServe runs `docsd serve` with extra flags on dataDir until the test
 // ends, and waits until it answers. Docs get a free port of their own
-// (--docs-addr; the port after --addr's may be taken) unless extra names one.
+// (--docs-addr; the port after --addr's may be taken) unless extra names one
+// or serves docs on subdomains of --addr's listener (--docs-domain).
 func startServe(t *testing.T, dataDir string, extra ...string) *e2eServer {
 	t.Helper()
 	addr, docs := freeAddr(t), ""
 	if i := slices.Index(extra, "--docs-addr"); i >= 0 && i+1 < len(extra) {
 		docs = extra[i+1]
+	} else if slices.Contains(extra, "--docs-domain") {
+		docs = addr
 	} else {
 		docs = freeAddr(t)
 		extra = append([]string{"--docs-addr", docs}, extra...)

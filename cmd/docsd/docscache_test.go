@@ -80,7 +80,7 @@ const demoPage = "/docs/demo/en/latest/index.html"
 
 // TestPrivacyAppliesAtOnce: the docs host caches what it looks up, yet a
 // PATCH to private is followed by a 404 on the very next request to the
-// node that made it, on SQLite and PostgreSQL (issue 14).
+// node that made it, on SQLite and PostgreSQL.
 func TestPrivacyAppliesAtOnce(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		for _, tc := range privacyChanges {

@@ -28,7 +28,7 @@ const defaultGCPercent = 100
 // GOGC=100 keeps; GOMEMLIMIT, when set, still bounds the total. The default
 // is 32 MiB, not more: under REST lists (16 clients, ~5 MB of garbage a
 // request) a 64 MiB floor let the heap's spans reach 133 MB and the
-// process's peak RSS 169 MB, past issue 14's 150 MB; with 32 MiB the peak
+// process's peak RSS 169 MB, past the 150 MB target; with 32 MiB the peak
 // was 95 MB. Docs answers make 1-2 KB of garbage each (BenchmarkServeHotPaths),
 // so 20,000 a second fill 32 MiB in about a second and a half.
 type heapFloor struct {

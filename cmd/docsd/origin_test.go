@@ -14,7 +14,7 @@ import (
 	"docsd/storetest"
 )
 
-// Issue 13, Security: user-built docs never share an origin with the
+// User-built docs never share an origin with the
 // dashboard. These tests cover the settings, the default two-listener
 // layout run as `docsd serve`, and the single-origin layout an operator may
 // still choose.
@@ -37,7 +37,8 @@ func TestDocsOriginSettings(t *testing.T) {
 		{name: "public URL's host", in: Settings{Addr: "0.0.0.0:80", PublicURL: "https://docs.example.com/"}, wantAddr: "0.0.0.0:81", wantURL: "https://docs.example.com:81"},
 		{name: "given", in: Settings{Addr: ":8000", DocsAddr: "10.0.0.1:9000", DocsURL: "https://read.example.org/"}, wantAddr: "10.0.0.1:9000", wantURL: "https://read.example.org"},
 		{name: "single origin", in: Settings{Addr: ":8000", DocsURL: "http://localhost:8000"}, wantAddr: ":8001", wantURL: "http://localhost:8000"},
-		{name: "subdomain mode", in: Settings{Addr: ":8000", DocsDomain: "docs.test", DocsAddr: ":9000"}, wantAddr: "", wantURL: ""},
+		{name: "subdomain mode", in: Settings{Addr: ":8000", DocsDomain: "docs.test"}, wantAddr: "", wantURL: ""},
+		{name: "subdomain mode and docs address", in: Settings{Addr: ":8000", DocsDomain: "docs.test", DocsAddr: ":9000"}, wantErrText: "--docs-addr and --docs-domain exclude each other"},
 		{name: "subdomain mode and docs URL", in: Settings{Addr: ":8000", DocsDomain: "docs.test", DocsURL: "http://x.test"}, wantErrText: "--docs-url and --docs-domain exclude each other"},
 		{name: "docs URL with a path", in: Settings{Addr: ":8000", DocsURL: "http://x.test/docs"}, wantErrText: "must be an origin"},
 		{name: "no next port", in: Settings{Addr: ":65535"}, wantErrText: "set --docs-addr"},
@@ -200,7 +201,7 @@ func hasCookie(cookies []*http.Cookie, name string) bool {
 }
 
 // TestSharedOriginRefusesSignIn: with --docs-url equal to the public URL,
-// docs are served under /docs/ on the one listener as in behavior.md §8,
+// docs are served under /docs/ on the one listener (path mode),
 // and the dashboard neither signs anyone in nor honours a session.
 func TestSharedOriginRefusesSignIn(t *testing.T) {
 	s := storetest.Open(t, store.SQLite)

@@ -9,9 +9,9 @@ import (
 	"testing"
 )
 
-// TestReaderRoutes checks that the binary routes the reader endpoints of
-// reader.md R.2 on the public host to the docs host, with the settings of
-// R.0.1 applied.
+// TestReaderRoutes checks that the binary routes the reader endpoints
+// (/_/addons/, footer_html, the client) on the public host to the docs
+// host, with the reader settings applied.
 func TestReaderRoutes(t *testing.T) {
 	c := &command{stdout: io.Discard, stderr: io.Discard}
 	fs, env := c.flags("serve", "serve")

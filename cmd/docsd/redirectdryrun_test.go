@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"docsd/access"
 	"docsd/artifacts/artifactstest"
 	"docsd/errs"
-	"docsd/graph"
 	"docsd/store"
 	"docsd/storetest"
 )
@@ -80,7 +80,7 @@ func TestRedirectDryRunMatchesDocsHost(t *testing.T) {
 					}
 				}
 			}
-			err = a.executor.Do(graph.WithUser(t.Context(), u), `query($p: String!) { project(slug: "demo") {
+			err = a.executor.Do(access.WithUser(t.Context(), u), `query($p: String!) { project(slug: "demo") {
 				resolveRedirect(path: $p) { location httpStatus onlyWhenPageMissing redirect { fromUrl } } } }`,
 				map[string]any{"p": tc.path}, &out)
 			if err != nil {
@@ -106,11 +106,11 @@ func TestRedirectDryRunMatchesDocsHost(t *testing.T) {
 		}
 		// The dry run is for maintainers, like the redirects themselves.
 		bob, _ := storetest.MustUser(t, s, "bob")
-		err = a.executor.Do(graph.WithUser(t.Context(), bob), `{ project(slug: "demo") { resolveRedirect(path: "/old.html") { location } } }`, nil, nil)
+		err = a.executor.Do(access.WithUser(t.Context(), bob), `{ project(slug: "demo") { resolveRedirect(path: "/old.html") { location } } }`, nil, nil)
 		if !errs.Is(err, errs.Forbidden) {
 			t.Errorf("bob's dry run: %v, want FORBIDDEN", err)
 		}
-		err = a.executor.Do(graph.WithUser(t.Context(), u), `{ project(slug: "demo") { resolveRedirect(path: "https://elsewhere.example/x") { location } } }`, nil, nil)
+		err = a.executor.Do(access.WithUser(t.Context(), u), `{ project(slug: "demo") { resolveRedirect(path: "https://elsewhere.example/x") { location } } }`, nil, nil)
 		if !errs.Is(err, errs.Invalid) || !strings.Contains(err.Error(), "Enter a path") {
 			t.Errorf("a URL of another host: %v, want INVALID", err)
 		}

@@ -205,7 +205,7 @@ func TestScaleOutEndToEnd(t *testing.T) {
 		}
 		a.graphql(t, `mutation { setProjectPrivacy(input: {slug: "scale", privacyLevel: private}) { project { slug } } }`, nil, nil)
 		// B caches visibility and forgets it when A's commit is signalled
-		// (LISTEN/NOTIFY, well within the 2 s issue 14 allows); the
+		// (LISTEN/NOTIFY, meant to take well under 2 s); the
 		// deadline only stops a hung run.
 		deadline := time.Now().Add(30 * time.Second)
 		for {

@@ -14,8 +14,8 @@ import (
 )
 
 // searchParts wires the indexer the build pool calls after publishing
-// (reader.md R.6.1). Queries need nothing here: the graph's search field
-// builds its service from the resolver's store and URLs.
+// for each internal version. Queries need nothing here: the graph's
+// search field builds its service from the resolver's store and URLs.
 func (a *app) searchParts() {
 	a.indexer = &search.Indexer{Store: a.store, Trees: a.artifacts, Logger: a.logger}
 }
@@ -134,7 +134,7 @@ func searchFirstPath(p string) bool {
 }
 
 // searchFirst sends the search endpoints' /_/api/ forms, on any host (the
-// public one and docs subdomains, reader.md R.2), to the REST handler, and
+// public one and docs subdomains), to the REST handler, and
 // everything else to next.
 func searchFirst(api, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

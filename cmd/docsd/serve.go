@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"docsd/access"
 	"docsd/artifacts"
 	"docsd/builder"
 	"docsd/docsurl"
@@ -105,7 +106,7 @@ func (c *command) wire(s *store.Store) (*app, error) {
 			AllowLocalRepos:   c.settings.AllowLocalRepos,
 			AllowPrivateRepos: c.settings.AllowPrivateRepos,
 			MaxPageSize:       c.settings.MaxPageSize,
-			// Issue 9: repository hosts on private networks.
+			// Repository hosts on private networks.
 			AllowPrivateNetwork: c.settings.AllowPrivateNetwork,
 			Uploads:             a.uploads.graph,
 			BadgeKeys:           c.settings.badgeKeys(),
@@ -202,7 +203,7 @@ func (a *app) handlers() (public, docsOrigin http.Handler, docsHost *hosting.Han
 		UploadReceiver:     a.uploads.receiver(),
 		DocsSessionReader: func(r *http.Request) (context.Context, error) {
 			u, err := docs.SessionUser(r.Context(), r)
-			return graph.WithUser(r.Context(), u), err
+			return access.WithUser(r.Context(), u), err
 		},
 	})
 	apart := a.docsApart()
@@ -234,7 +235,7 @@ func (a *app) handlers() (public, docsOrigin http.Handler, docsHost *hosting.Han
 	// write; the docs host refuses such paths itself.
 	root := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch p := r.URL.Path; {
-		case hosting.IsReaderPath(p): // /_/addons/, footer_html, the client (reader.md R.2)
+		case hosting.IsReaderPath(p): // /_/addons/, footer_html, the client
 			docs.ServeHTTP(w, r)
 		case strings.HasPrefix(p, "/api/") && !strings.HasPrefix(p, "/api/v2/webhook/"):
 			api.ServeHTTP(w, r)
@@ -260,7 +261,7 @@ func (a *app) handlers() (public, docsOrigin http.Handler, docsHost *hosting.Han
 func healthz(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok\n")) }
 
 // docsOriginRoot routes the docs listener: the docs host (/docs/…, the
-// reader endpoints of reader.md R.2, a 404 page for anything else) and the
+// reader endpoints, a 404 page for anything else) and the
 // probes. Nothing here reads the dashboard's session cookie, which browsers
 // send to every port of a host: the docs origin has no /graphql, no /api/
 // and no dashboard.
@@ -385,7 +386,7 @@ func (a *app) logFront(r *hosting.FrontRequest) {
 func (a *app) logAccess(ctx context.Context, host string, l *accessLine, forwardedFor string) {
 	a.metrics.Observe(a.routeOf(host, l.path), l.method, l.status, l.bytes, l.duration)
 	// The handler directly, with no caller's PC: Logger.LogAttrs would
-	// walk the stack for one on every request (issue 14's profile).
+	// walk the stack for one on every request (it showed in profiles).
 	h := a.logger.Handler()
 	if !h.Enabled(ctx, slog.LevelInfo) {
 		return
@@ -435,11 +436,16 @@ func (c *command) serve(ctx context.Context, args []string) error {
 			return listenError("--docs-addr", a.settings.DocsAddr, err)
 		}
 		// The Front answers what the docs host keeps whole, and hands
-		// anything else to net/http.
+		// anything else to net/http (--docs-front).
 		listeners = append(listeners, dl)
-		servers = append(servers, &hosting.Front{Handler: docsHost, Reserved: docsOriginOwnPaths, Log: a.logFront,
-			Server: a.httpServer(docs)})
-		a.logger.Info("docsd serving docs", "addr", dl.Addr().String(), "docs_url", a.settings.DocsURL)
+		if a.settings.DocsFront {
+			servers = append(servers, &hosting.Front{Handler: docsHost, Reserved: docsOriginOwnPaths, Log: a.logFront,
+				Server: a.httpServer(docs)})
+		} else {
+			servers = append(servers, a.httpServer(docs))
+		}
+		a.logger.Info("docsd serving docs", "addr", dl.Addr().String(), "docs_url", a.settings.DocsURL,
+			"front", a.settings.DocsFront && hosting.FrontAvailable)
 		if a.settings.docsURLGuessed {
 			a.logger.Warn("--docs-url is not set: docs URLs are the public URL's host with --docs-addr's port; "+
 				"behind a reverse proxy, set --docs-url to the hostname that serves the docs", "docs_url", a.settings.DocsURL)

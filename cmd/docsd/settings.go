@@ -18,8 +18,9 @@ import (
 	"docsd/ratelimit"
 )
 
-// Settings are the operator settings of behavior.md §0.2 plus the server's
-// own. Each is a flag and an environment variable named alike
+// Settings are the operator settings (see
+// docs/operations/configuration.md). Each is a flag and an environment
+// variable named alike
 // (`public_url` is --public-url and DOCSD_PUBLIC_URL); a flag wins over the
 // variable, the variable over the default.
 type Settings struct {
@@ -29,7 +30,7 @@ type Settings struct {
 	PublicURL               string
 	DocsDomain              string
 	DocsScheme              string
-	DocsAddr                string // the docs listener (issue 13: docs on an origin of their own)
+	DocsAddr                string // the docs listener: docs on an origin of their own (see docs/security.md#origins)
 	DocsURL                 string // its public origin; "" in subdomain mode
 	docsURLGuessed          bool   // DocsURL is the default made from a --public-url the operator gave
 	ThrottleUserRate        string
@@ -59,11 +60,11 @@ type Settings struct {
 
 	secretKey, oldSecretKey string         // the keys themselves (read from files)
 	trustedProxies          []netip.Prefix // parsed TrustedProxies
-	// build.tools of .readthedocs.yaml (config-2026.md §C0.1).
+	// build.tools of .readthedocs.yaml: the versions this server offers.
 	BuildTools       string
 	BuildToolsStrict bool
 	buildTools       builder.BuildTools
-	// Build run-time limits and network rules (issue 9).
+	// Build run-time limits and network rules.
 	BuildMemoryLimit    int // MiB per process; 0: off
 	BuildProcessLimit   int // processes; 0: off
 	BuildCPULimit       int // seconds per process; 0: off
@@ -73,18 +74,21 @@ type Settings struct {
 	AllowPrivateNetwork bool
 	// Where builds install packages from (packageindex.go).
 	packageIndexSettings
-	// Reader side (reader.md R.0.1).
+	// Reader side.
 	AddonsInject    bool
 	AddonsClientURL string
 	// DocsFileCache is the MiB of published files the docs host keeps in
-	// memory (issue 14); 0: none.
+	// memory; 0: none.
 	DocsFileCache int
+	// DocsFront serves the docs listener with hosting.Front's fast path
+	// (Linux only); false: net/http alone.
+	DocsFront bool
 	// GCHeapFloor is the MiB the heap may grow to before `serve` collects
 	// garbage (gcfloor.go); 0: GOGC's pace alone.
 	GCHeapFloor int
-	// Search (reader.md R.0.1, R.6).
+	// Search.
 	SearchThrottleRate string
-	// The public GraphQL endpoint (issue 12).
+	// The public GraphQL endpoint.
 	GraphQLAnonymousRate string
 	GraphQLMaxBytes      int
 	GraphQLMaxTokens     int
@@ -93,7 +97,7 @@ type Settings struct {
 	GraphQLMaxSubs       int
 	CORSOrigins          string
 	corsOrigins          []string // parsed CORSOrigins
-	// The upload API (api-2026.md §A4.5).
+	// The upload API (see docs/user-guide/uploads.md).
 	UploadAPI              bool
 	UploadStorage          string
 	UploadMaxSize          int
@@ -102,7 +106,7 @@ type Settings struct {
 	UploadMaxExtractedSize int
 	UploadMaxEntries       int
 	UploadMaxSpools        int
-	// Scale-out (issue 15): artifacts in S3-compatible object storage.
+	// Scale-out: artifacts in S3-compatible object storage.
 	ArtifactsURL string
 	S3Endpoint   string
 	S3Region     string
@@ -175,7 +179,7 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.PublicURL, "public-url", "", "scheme://host[:port] of every absolute URL docsd writes (default http:// + the listen address)")
 	str(&s.DocsDomain, "docs-domain", "", "serve docs at <project>.<docs-domain> (subdomain mode); empty: under <public-url>/docs/")
 	str(&s.DocsScheme, "docs-scheme", "", "scheme of subdomain-mode docs URLs (default: the public URL's)")
-	str(&s.DocsAddr, "docs-addr", "", "address a second listener serves the built docs on, apart from the dashboard (default: --addr's host, the next port)")
+	str(&s.DocsAddr, "docs-addr", "", "address a second listener serves the built docs on, apart from the dashboard (default: --addr's host, the next port); not with --docs-domain")
 	str(&s.DocsURL, "docs-url", "", "scheme://host[:port] readers reach --docs-addr at (default: the public URL's scheme and host, --docs-addr's port); "+
 		"set to --public-url to serve docs on the main origin under /docs/, which turns dashboard sign-in off")
 	str(&s.ThrottleUserRate, "throttle-user-rate", "60/minute", "per-user request budget of API v3 and /graphql together, N/second|minute|hour|day; 0 disables")
@@ -200,7 +204,7 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.OldSecretKey, "old-secret-key", "", "previous --secret-key (value or file), still used to read values it sealed: for `docsd secrets rotate`")
 	str(&s.TrustedProxies, "trusted-proxies", "", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client")
 	str(&s.AuthFailureRate, "auth-failure-rate", "20/minute", "failed token authentications allowed per client address, N/second|minute|hour|day; 0 disables")
-	// build.tools (config-2026.md §C0.1)
+	// build.tools
 	str(&s.BuildTools, "build-tools", "", "extra tool versions for build.tools: <tool>:<version>=<absolute path>, comma-separated (e.g. python:3.10=/opt/py310/bin/python3.10)")
 	boolean(&s.BuildToolsStrict, "build-tools-strict", false, "fail builds whose build.tools version this server lacks instead of substituting its own with a note")
 	integer(&s.BuildMemoryLimit, "build-memory-limit", 2048, "MiB of memory (address space) each build process may use; 0: no limit")
@@ -211,15 +215,16 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.BuildPasta, "build-pasta", "pasta", "pasta's binary (package passt), a name looked up on PATH or a path")
 	boolean(&s.AllowPrivateNetwork, "allow-private-network", false, "accept repository URLs whose host resolves to loopback, private, link-local or unspecified addresses, and let build commands reach private networks (never this machine's loopback or own addresses, nor link-local ones)")
 	s.packageIndexSettings.register(str, boolean)
-	// Reader side (reader.md R.0.1).
+	// Reader side.
 	boolean(&s.AddonsInject, "addons-inject", true, "inject the reader client (version menu, banners, search) into served HTML pages")
 	str(&s.AddonsClientURL, "addons-client-url", "", "absolute URL or path of a reader client to inject instead of docsd's built-in one")
 	integer(&s.DocsFileCache, "docs-file-cache", hosting.DefaultFileCacheBytes>>20, "MiB of published files the docs host keeps in memory (files up to 64 KB, compressed bodies, what is known of larger and missing ones); 0: none")
+	boolean(&s.DocsFront, "docs-front", true, "on Linux, answer the docs listener's anonymous repeated page requests from docsd's own HTTP/1.1 reading with writev(2) and sendfile(2), and give the rest to net/http; false: net/http alone (other systems always)")
 	integer(&s.GCHeapFloor, "gc-heap-floor", defaultGCHeapFloor>>20, "MiB the heap may grow to before `serve` collects garbage, however small the live heap (a larger live heap is collected at GOGC's pace); 0, or GOGC set: GOGC's pace alone")
 
-	// Search (reader.md R.0.1, R.6).
+	// Search.
 	str(&s.SearchThrottleRate, "search-throttle-rate", "100/minute", "search endpoints' budget per user (else per remote address), N/second|minute|hour|day; 0 disables")
-	// The public GraphQL endpoint (issue 12).
+	// The public GraphQL endpoint.
 	str(&s.GraphQLAnonymousRate, "graphql-anonymous-rate", "60/minute", "/graphql budget of anonymous callers per client address, N/second|minute|hour|day; 0 disables")
 	integer(&s.GraphQLMaxBytes, "graphql-max-bytes", graph.DefaultMaxBytes, "largest /graphql request body and operation document, bytes; 0: no limit")
 	integer(&s.GraphQLMaxTokens, "graphql-max-tokens", graph.DefaultMaxTokens, "most lexical tokens of a /graphql operation document, counted before parsing; 0: no limit")
@@ -352,8 +357,9 @@ func parseOrigins(list string) ([]string, error) {
 	return out, nil
 }
 
-// resolveDocsOrigin fills the docs listener's defaults (DESIGN.md
-// "Hosting": user-built docs never share an origin with the dashboard):
+// resolveDocsOrigin fills the docs listener's defaults (user-built docs
+// never share an origin with the dashboard unless the operator says so,
+// see docs/security.md):
 // --docs-addr is --addr's host with the next port, --docs-url the public
 // URL's scheme and host with --docs-addr's port. Subdomain mode serves docs
 // on <project>.<docs-domain> and takes neither.
@@ -362,7 +368,9 @@ func (s *Settings) resolveDocsOrigin(publicGiven bool) error {
 		if s.DocsURL != "" {
 			return fmt.Errorf("--docs-url and --docs-domain exclude each other: with --docs-domain docs are served on <project>.<docs-domain>")
 		}
-		s.DocsAddr = ""
+		if s.DocsAddr != "" {
+			return fmt.Errorf("--docs-addr and --docs-domain exclude each other: with --docs-domain docs are served by --addr's listener on <project>.<docs-domain>")
+		}
 		return nil
 	}
 	if s.DocsAddr == "" {

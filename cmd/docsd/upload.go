@@ -11,7 +11,8 @@ import (
 	"docsd/upload"
 )
 
-// uploads is the upload API wired together (api-2026.md §A4.5): the local
+// uploads is the upload API wired together (see
+// docs/user-guide/uploads.md): the local
 // storage clients POST archives to (nil when they go to S3), the graph's settings and the
 // processor the build workers hand upload builds to.
 type uploads struct {
@@ -20,7 +21,7 @@ type uploads struct {
 	processor *upload.Processor
 }
 
-// The upload settings' defaults (api-2026.md §A4.5).
+// The upload settings' defaults.
 const (
 	defaultUploadMaxSize          = 1 << 30
 	defaultUploadURLTTL           = 1800

@@ -16,8 +16,8 @@ import (
 )
 
 // uploadClient sends exactly what the official upload client (PyPI
-// `readthedocs` 0.1.0, `readthedocs upload`) sends, as api-2026.md §A4.5
-// describes it: initiate with the token, the storage POST as a multipart
+// `readthedocs` 0.1.0, `readthedocs upload`) sends: initiate with the
+// token, the storage POST as a multipart
 // form of upload_url.fields then the `file` part, without the token
 // (retried on connection errors and 5xx: 3 attempts, 1 s then 2 s; stops
 // on a 4xx), then complete with the token.
@@ -166,7 +166,7 @@ func TestUploadEndToEnd(t *testing.T) {
 	if code != 201 {
 		t.Fatalf("initiate: %d %s", code, body)
 	}
-	// build.urls (api-2026.md §A1.3) is rendered by the Build
+	// build.urls is rendered by the Build
 	// representation; the client prints urls.build when it is there.
 	if u := up.Build.Urls.Build; u != "" && u != fmt.Sprintf("%s/projects/demo/builds/%d/", srv.url, up.Build.ID) || up.UploadURL.URL != srv.url+"/api/v3/upload/artifacts/" ||
 		up.UploadURL.Fields["key"] == "" || len(up.UploadURL.Fields["token"]) != 43 || up.UploadURL.Fields["Content-Type"] != "application/zip" {

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"docsd/access"
 	"docsd/builder"
 	"docsd/docsurl"
-	"docsd/graph"
 	"docsd/store"
 	"docsd/webhook"
 )
@@ -46,7 +46,7 @@ func (a *app) newPool() *builder.Pool {
 	}, a.logger)
 }
 
-// canonicalURL is READTHEDOCS_CANONICAL_URL (config-2026.md §C6): the
+// canonicalURL is READTHEDOCS_CANONICAL_URL: the
 // version's docs URL, for the project's own namespace.
 func (a *app) canonicalURL(p *store.Project, v *store.Version) string {
 	return a.urls().Docs(docsurl.Target{Slug: p.Slug, Language: p.Language, Scheme: p.VersioningScheme}, v.Slug, "")
@@ -67,7 +67,7 @@ func sqliteFiles(databaseURL string) []string {
 }
 
 // startWorkers finishes the builds whose workers died (always, even with
-// no workers here: behavior.md §7.3 "on service start"), then starts n
+// no workers here: that happens on every service start), then starts n
 // in-process build workers and the stale-build sweeper. The returned
 // function stops them: a running build is killed and queued again.
 func (a *app) startWorkers(ctx context.Context, n int) (func(), error) {
@@ -83,14 +83,15 @@ func (a *app) startWorkers(ctx context.Context, n int) (func(), error) {
 	return a.pool.Stop, nil
 }
 
-// webhooks is the incoming-webhook handler of behavior.md §9, mounted at
+// webhooks is the incoming-webhook handler, mounted at
 // /api/v2/webhook/.
 func (a *app) webhooks() http.Handler {
 	return &webhook.Handler{
 		Store:     a.store,
 		Artifacts: a.artifacts,
 		Authenticate: func(ctx context.Context, header string) (*store.User, error) {
-			return graph.Authenticate(ctx, a.store, header)
+			v, err := access.Authenticate(ctx, a.store, header)
+			return v.User, err
 		},
 		Wake:   a.buildQueued,
 		Logger: a.logger,

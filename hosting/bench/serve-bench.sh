@@ -268,8 +268,8 @@ EOF
 		[ -f "$dir/$log.log" ] || continue
 		grep -c '"level":"ERROR"' "$dir/$log.log" | awk -v db="$db" -v s="$log" '{ if ($1 > 0) printf "serve-bench: %s logged %d errors on %s\n", s, $1, db }' >&2 || true
 	done
-	# Peak resident memory of each docsd over the whole run (issue 14's
-	# budget is 150 MB under load).
+	# Peak resident memory of each docsd over the whole run (docsd is
+	# meant to stay under 150 MB under load).
 	local server
 	for server in docsd before; do
 		[ -n "${server_pid[$server]:-}" ] || continue

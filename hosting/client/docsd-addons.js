@@ -1,5 +1,6 @@
-// docsd's reader client (reader.md R.5.4): the version menu, the version
-// banners and the search dialog of a hosted documentation page, drawn from
+// docsd's reader client (see docs/user-guide/reading.md): the version
+// menu, the version banners and the search dialog of a hosted
+// documentation page, drawn from
 // docsd's /_/addons/ answer. Plain JavaScript, no dependencies, no
 // third-party requests.
 (function () {

@@ -1,7 +1,7 @@
 // Command execpatch rewrites six places in the executor that gqlgen
 // generates (graph/generated.go) to call functions of package graph
-// (graph/execpatch.go), so that REST's internal reads do not pay for what
-// they do not need (issue 14). gqlgen has no option for any of them.
+// (graph/execpatch.go, graph/resolvefield.go), so that REST's internal reads
+// do not pay for what they do not need. gqlgen has no option for any of them.
 //
 //   - graphql.MarshalSliceConcurrently, which runs every element of an object
 //     list in a goroutine of its own, becomes marshalSlice, which runs them
@@ -28,15 +28,38 @@
 //     reads caches the fields by the identity of the selection and of the
 //     implementors' slice, and otherwise calls CollectFields.
 //
-// `go generate ./...` runs it after gqlgen (graph/doc.go):
+// The functions it calls are copies of gqlgen internals, which an upgrade of
+// gqlgen may break: they are fenced. The files that hold them and their
+// tests (rewriteFiles) are built only when the rewrite is applied; otherwise
+// they start with a `//go:build ignore` line that execpatch writes, and the
+// stock counterpart (stockFiles) is built instead. An upgrade of gqlgen is
+// therefore `go get` + `go generate ./...` + `go test ./...` whatever
+// gqlgen's output became: when it no longer has the shape execpatch
+// rewrites, execpatch says so on stderr, leaves gqlgen's executor stock and
+// exits 0 (REST lists are then slower: docs/performance.md).
 //
+// `go generate ./...` runs it twice around gqlgen (graph/doc.go):
+//
+//	go run ./internal/execpatch -stock
+//	go tool gqlgen generate
 //	go run ./internal/execpatch generated.go
 //
-// It rewrites the file in place. It is idempotent (a file already rewritten
-// is left as it is) and fails, so that go generate fails, when gqlgen's output
-// no longer has the shape it rewrites: no call to rewrite, a call it does not
-// recognise, or a use of the deferred group that a group built only for
-// @defer'd fields would not serve.
+// The first run fences the copies off before gqlgen runs, because gqlgen
+// loads and type-checks package graph after it wrote generated.go, and
+// copies that no longer compile against the new gqlgen would fail it. The
+// second rewrites generated.go in place and builds the copies again.
+//
+// DOCSD_EXECPATCH=off makes the second run leave gqlgen's executor stock
+// (and undo the rewrite of a file already rewritten), so that the stock
+// path is one step away:
+//
+//	DOCSD_EXECPATCH=off go generate ./graph
+//
+// The rewrite is idempotent (a file already rewritten is left as it is). It
+// is refused, leaving the executor stock, when gqlgen's output no longer has
+// the shape it rewrites: no call to rewrite, a call it does not recognise, or
+// a use of the deferred group that a group built only for @defer'd fields
+// would not serve.
 package main
 
 import (
@@ -45,31 +68,113 @@ import (
 	"fmt"
 	"go/format"
 	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 )
 
+// rewriteFiles are the files of package graph, next to generated.go, that
+// hold the functions the rewritten executor calls, and their tests: built
+// only when generated.go is rewritten.
+var rewriteFiles = []string{"execpatch.go", "resolvefield.go", "execpatch_test.go", "resolvefield_test.go"}
+
+// stockFiles are the files built only when generated.go is gqlgen's stock
+// executor: what the rest of the package needs of rewriteFiles.
+var stockFiles = []string{"execpatch_stock.go"}
+
+// notBuilt is the line execpatch puts at the start of a fenced file that is
+// not to be built, followed by a blank line.
+const notBuilt = "//go:build ignore\n\n"
+
+// offEnv names the environment variable that, set to "off", keeps gqlgen's
+// executor stock.
+const offEnv = "DOCSD_EXECPATCH"
+
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: execpatch <generated.go>")
+	args := os.Args[1:]
+	var err error
+	switch {
+	case len(args) == 1 && args[0] == "-stock":
+		err = fence(".", false)
+	case len(args) == 1 && !strings.HasPrefix(args[0], "-"):
+		var note string
+		note, err = run(args[0], os.Getenv(offEnv) == "off")
+		if note != "" {
+			fmt.Fprintln(os.Stderr, "execpatch:", note)
+		}
+	default:
+		fmt.Fprintln(os.Stderr, "usage: execpatch -stock | execpatch <generated.go>")
 		os.Exit(2)
 	}
-	if err := patchFile(os.Args[1]); err != nil {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "execpatch:", err)
 		os.Exit(1)
 	}
 }
 
-// patchFile rewrites the file at path with patch, writing it only when it
-// changes.
-func patchFile(path string) error {
+// run rewrites the generated executor at path and builds the copies of
+// gqlgen internals, or, when off is set or the rewrite is refused, leaves
+// (makes) the executor stock and fences the copies off. note, when not
+// empty, says why the executor is stock. err is an error reading or writing
+// the files only.
+func run(path string, off bool) (note string, err error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	out, why := patch(src)
+	switch {
+	case off:
+		note = offEnv + "=off: gqlgen's executor is left stock"
+	case why != nil:
+		note = fmt.Sprintf("%s: %v; gqlgen's executor is left stock", path, why)
+	}
+	if note != "" {
+		if out, err = unpatch(src); err != nil {
+			return note, fmt.Errorf("%s: %w", path, err)
+		}
+		note += fmt.Sprintf(" and %s are not built; REST lists run slower until `go generate ./graph` applies the rewrite again", strings.Join(rewriteFiles, ", "))
+	}
+	if err := writeChanged(path, src, out); err != nil {
+		return note, err
+	}
+	return note, fence(filepath.Dir(path), note == "")
+}
+
+// fence builds the files of dir that the rewritten executor needs
+// (rewriteFiles) when rewritten is set, and the stock counterpart
+// (stockFiles) otherwise, by writing or removing their notBuilt line.
+func fence(dir string, rewritten bool) error {
+	for _, name := range rewriteFiles {
+		if err := setBuilt(filepath.Join(dir, name), rewritten); err != nil {
+			return err
+		}
+	}
+	for _, name := range stockFiles {
+		if err := setBuilt(filepath.Join(dir, name), !rewritten); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setBuilt makes the file at path start with notBuilt unless built, and
+// not start with it when built.
+func setBuilt(path string, built bool) error {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	out, err := patch(src)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	out := bytes.TrimPrefix(src, []byte(notBuilt))
+	if !built {
+		out = append([]byte(notBuilt), out...)
 	}
+	return writeChanged(path, src, out)
+}
+
+// writeChanged writes out to the file at path, whose content is src, only
+// when it differs, keeping its permissions.
+func writeChanged(path string, src, out []byte) error {
 	if bytes.Equal(out, src) {
 		return nil
 	}
@@ -184,6 +289,16 @@ func patch(src []byte) ([]byte, error) {
 	}
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("%w: update graph/internal/execpatch", errors.Join(errs...))
+	}
+	return format.Source(out)
+}
+
+// unpatch returns src with every rewrite undone: gqlgen's stock executor
+// when src is gqlgen's output, rewritten or not.
+func unpatch(src []byte) ([]byte, error) {
+	out := src
+	for _, rw := range rewrites {
+		out = bytes.ReplaceAll(out, []byte(rw.to), []byte(rw.from))
 	}
 	return format.Source(out)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"go/format"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,16 +162,56 @@ func TestPatchRefuses(t *testing.T) {
 	}
 }
 
-// TestPatchFile checks that the file is rewritten in place, and left alone
-// (not even written) when it is already rewritten.
-func TestPatchFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "generated.go")
-	if err := os.WriteFile(path, []byte(generated), 0o644); err != nil {
+// fencedDir writes a package directory holding the generated source src,
+// the files the rewrite needs and their stock counterpart, and returns the
+// generated file's path.
+func fencedDir(t *testing.T, src string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range append(append([]string{}, rewriteFiles...), stockFiles...) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("package graph\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "generated.go")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := patchFile(path); err != nil {
+	return path
+}
+
+// checkFence checks that the copies of gqlgen internals in dir are built
+// when rewritten is set and the stock counterpart otherwise.
+func checkFence(t *testing.T, dir string, rewritten bool) {
+	t.Helper()
+	for _, f := range []struct {
+		names []string
+		built bool
+	}{{rewriteFiles, rewritten}, {stockFiles, !rewritten}} {
+		for _, name := range f.names {
+			src, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if built := !strings.HasPrefix(string(src), notBuilt); built != f.built {
+				t.Errorf("%s built: %t, want %t (rewritten %t):\n%s", name, built, f.built, rewritten, src)
+			}
+		}
+	}
+}
+
+// TestRun checks that the file is rewritten in place with the copies built,
+// and left alone (not even written) when it is already rewritten.
+func TestRun(t *testing.T) {
+	path := fencedDir(t, generated)
+	if err := fence(filepath.Dir(path), false); err != nil { // as the run before gqlgen's
 		t.Fatal(err)
 	}
+	checkFence(t, filepath.Dir(path), false)
+	if note, err := run(path, false); err != nil || note != "" {
+		t.Fatalf("run: note %q, error %v", note, err)
+	}
+	checkFence(t, filepath.Dir(path), true)
 	got, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +225,7 @@ func TestPatchFile(t *testing.T) {
 	if err := os.Chtimes(path, old, old); err != nil {
 		t.Fatal(err)
 	}
-	if err := patchFile(path); err != nil {
+	if _, err := run(path, false); err != nil {
 		t.Errorf("patching a rewritten file: %v", err)
 	}
 	if info, err := os.Stat(path); err != nil {
@@ -192,4 +233,71 @@ func TestPatchFile(t *testing.T) {
 	} else if !info.ModTime().Equal(old) {
 		t.Errorf("patching a rewritten file wrote it (modified %v)", info.ModTime())
 	}
+	checkFence(t, filepath.Dir(path), true)
+}
+
+// TestRunLeavesStock checks that, when gqlgen's output changed shape or
+// DOCSD_EXECPATCH=off, the executor is gqlgen's stock one (a rewritten file
+// is unwritten), the copies of gqlgen internals are fenced off, the stock
+// counterpart is built, a note says so, and there is no error: go generate
+// goes on.
+func TestRunLeavesStock(t *testing.T) {
+	rewritten, err := patch([]byte(generated))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stock, err := format.Source([]byte(generated))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(generated, "return graphql.ResolveField(\n", "return graphql.ResolveFieldV2(\n", 1)
+	for _, tc := range []struct {
+		name, src string
+		off       bool
+		want      string // the file afterwards
+		note      string
+	}{
+		{"off", generated, true, string(stock), "DOCSD_EXECPATCH=off"},
+		{"off, already rewritten", string(rewritten), true, string(stock), "DOCSD_EXECPATCH=off"},
+		{"changed shape", changed, false, changed, `no "return graphql.ResolveField(\n" any more: update graph/internal/execpatch; gqlgen's executor is left stock`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := fencedDir(t, tc.src)
+			if err := fence(filepath.Dir(path), true); err != nil { // as after an earlier rewrite
+				t.Fatal(err)
+			}
+			note, err := run(path, tc.off)
+			if err != nil {
+				t.Fatalf("run: %v (a stock executor is no error)", err)
+			}
+			if !strings.Contains(note, tc.note) || !strings.Contains(note, "execpatch.go, resolvefield.go, execpatch_test.go, resolvefield_test.go are not built") {
+				t.Errorf("note %q, want it to say %q and which files are not built", note, tc.note)
+			}
+			got, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Errorf("generated file:\n%s\nwant:\n%s", got, tc.want)
+			}
+			checkFence(t, filepath.Dir(path), false)
+			// Rewriting again builds the copies again.
+			if tc.off {
+				if note, err := run(path, false); err != nil || note != "" {
+					t.Fatalf("run: note %q, error %v", note, err)
+				}
+				checkFence(t, filepath.Dir(path), true)
+			}
+		})
+	}
+}
+
+// TestGraphFence checks the committed package graph: its copies of gqlgen
+// internals are built exactly when its generated.go is rewritten.
+func TestGraphFence(t *testing.T) {
+	src, err := os.ReadFile("../../generated.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFence(t, "../..", strings.Contains(string(src), "marshalSlice(ctx, "))
 }

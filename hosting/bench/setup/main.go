@@ -89,7 +89,7 @@ func setup(ctx context.Context, dataDir, dbURL string) error {
 	}
 	// A project of its own, not a second version of bench: a missing page
 	// of a version without a 404 page gets its project's default
-	// version's 404 page (behavior.md §8.3 step 9), so only a project
+	// version's 404 page, so only a project
 	// with none anywhere gets docsd's own 404 page.
 	plain, err := s.ImportProject(ctx, store.ProjectImport{
 		Name: "plain", Slug: "plain", Repo: "https://github.com/example/plain", RepoType: "git",

@@ -13,7 +13,7 @@ import (
 	"docsd/rtdconfig"
 )
 
-// toolNames are the names messages give each tool (config-2026.md §C4.2).
+// toolNames are the names messages give each tool.
 var toolNames = map[string]string{"python": "Python", "nodejs": "Node.js", "ruby": "Ruby", "rust": "Rust", "golang": "Go", "uv": "uv"}
 
 // toolCommands are the executables looked for on the build PATH.
@@ -23,15 +23,16 @@ var toolCommands = map[string][]string{"nodejs": {"node"}, "ruby": {"ruby"}, "ru
 var versionPattern = regexp.MustCompile(`(\d+)\.(\d+)(?:\.(\d+))?`)
 
 // resolution is how one requested tool is served on this server: the
-// executable and the version it reported, the N1 note to record, or the
-// F1/F2 failure to end the build with at step I4.
+// executable and the version it reported, the substitution note to
+// record, or the failure (missing, or another version only) to end the
+// build with at the tools step.
 type resolution struct {
 	path, version string
-	note          string // N1 output; "" when the request matched
+	note          string // the substitution note; "" when the request matched
 	failure       error
 }
 
-// resolveTools resolves every build.tools entry (§C4.2) without recording
+// resolveTools resolves every build.tools entry without recording
 // anything; it fills FullVersion and Path in the config.
 func (j *job) resolveTools(ctx context.Context, cur *rtdconfig.Current) []resolution {
 	out := make([]resolution, len(cur.Tools))
@@ -43,7 +44,11 @@ func (j *job) resolveTools(ctx context.Context, cur *rtdconfig.Current) []resolu
 	return out
 }
 
-// resolveTool applies §C4.2's candidate table to one tool.
+// resolveTool finds one tool: the requested version when the server has
+// it (build_tools first, then the build PATH), else this server's version
+// with a note (for Python only of the same major), else a failure; every
+// substitution fails under build_tools_strict (see
+// docs/user-guide/builds.md#tools-what-the-machine-needs-and-substitution).
 func (j *job) resolveTool(ctx context.Context, tool, want string) resolution {
 	name := toolNames[tool]
 	if configured := j.pool.cfg.BuildTools.lookup(tool, want); configured != "" {
@@ -89,8 +94,8 @@ func (j *job) resolveTool(ctx context.Context, tool, want string) resolution {
 }
 
 // found serves want with exe: without a note when it matches (or when no
-// match is needed), else as a substitution (N1), which build_tools_strict
-// and another Python major turn into failure F2.
+// match is needed), else as a substitution with a note, which
+// build_tools_strict and another Python major turn into a failure.
 func (j *job) found(ctx context.Context, tool, want, exe string, substitute bool) resolution {
 	name := toolNames[tool]
 	if p, err := j.pool.lookPath(exe); err == nil {
@@ -125,8 +130,8 @@ func (j *job) visible(path string) bool {
 	return paths.CheckVisible(hidden...) == nil
 }
 
-// lookTool finds a tool's executable for build commands (config-2026.md
-// §C4.2, E16): the first one named name on docsd's own PATH, then on the
+// lookTool finds a tool's executable for build commands: the first one
+// named name on docsd's own PATH, then on the
 // build PATH, that build commands can see. One that lives only under
 // /tmp, /root, /run, HOME or the data directory counts as missing, so
 // that leftovers there (a test machine's, a user's own install) never
@@ -144,7 +149,9 @@ func (j *job) lookTool(name string) (string, bool) {
 	return "", false
 }
 
-// pythonCandidates are §C4.2's Python X.Y candidates after build_tools.
+// pythonCandidates are the interpreters tried for Python X.Y after
+// build_tools: pythonX.Y next to build_python, on the build PATH, then
+// build_python itself.
 func (j *job) pythonCandidates(want string) []string {
 	base := j.pool.cfg.BuildPython
 	var out []string
@@ -178,7 +185,7 @@ func (j *job) resolveConda(ctx context.Context, want string) resolution {
 // in order.
 var condaNames = []string{"conda", "mamba", "micromamba"}
 
-// condaExe finds conda, mamba or micromamba for a 2019-rule conda build;
+// condaExe finds conda, mamba or micromamba for a legacy-file conda build;
 // without one the build fails naming what is missing.
 func (j *job) condaExe() (string, error) {
 	for _, n := range condaNames {
@@ -189,7 +196,8 @@ func (j *job) condaExe() (string, error) {
 	return "", Failure(IDCommandFailed, "conda.environment needs conda, mamba or micromamba, and none is installed on this server.")
 }
 
-// failTool is failure F1/F2 of §C4.2.
+// failTool is the failure of a tool that is missing, or that this server
+// has only in another version.
 func failTool(tool, want, text string) error {
 	return Failure(IDCommandFailed, fmt.Sprintf("build.tools.%s %q: %s", tool, want, text))
 }

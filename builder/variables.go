@@ -9,8 +9,8 @@ import (
 	"docsd/store"
 )
 
-// rtdVariables are the READTHEDOCS_* variables config-2026.md §C6 adds
-// for every build (2019 and 2026 rules). They are set after the project's
+// rtdVariables are the READTHEDOCS_* variables of every build (legacy and
+// current files alike). They are set after the project's
 // variables, so they win over them.
 func (j *job) rtdVariables(env *environ, inEnv bool) {
 	v := j.version
@@ -36,7 +36,7 @@ func (j *job) rtdVariables(env *environ, inEnv bool) {
 	env.Set("NO_COLOR", "1")
 }
 
-// gitIdentifierOf is READTHEDOCS_GIT_IDENTIFIER (§C6): the branch of
+// gitIdentifierOf is READTHEDOCS_GIT_IDENTIFIER: the branch of
 // machine `latest` (as the build found it), the name of the version
 // machine `stable` follows, else the version's name (a pull request's
 // number).
@@ -69,9 +69,9 @@ func (j *job) findStableFollows(ctx context.Context) (string, error) {
 	return "", nil
 }
 
-// current2026 is the state of a 2026-rule build that its commands'
+// currentState is the state of a current-file build that its commands'
 // environment depends on.
-type current2026 struct {
+type currentState struct {
 	tools    []resolution // of build.tools, in file order
 	toolDirs []string     // directories of resolved tool executables, in build.tools order
 	uv       *uvEnv       // set with a `method: uv` install entry
@@ -83,8 +83,10 @@ type uvEnv struct {
 	project string // UV_PROJECT
 }
 
-// environ adds §C6's 2026-only variables of install and build steps.
-func (c *current2026) environ(j *job, env *environ) {
+// environ adds the variables only current-file builds give their install
+// and build steps: PATH with the tools' directories, uv's, and the
+// per-build install prefixes of npm, cargo, go and gem.
+func (c *currentState) environ(j *job, env *environ) {
 	local := filepath.Join(j.home, ".local")
 	path := []string{filepath.Join(j.envDir, "bin")}
 	path = append(path, c.toolDirs...)

@@ -8,7 +8,7 @@ import (
 	"docsd/store"
 )
 
-// The output failures of config-2026.md §C7.
+// The output failures of current-file builds, as Read the Docs words them.
 const (
 	MsgOutputNoHTML       = `No content was output to the path "$READTHEDOCS_OUTPUT/html". Read more about where to put your built files.`
 	MsgOutputNoIndex      = "Your documentation did not generate an index.html at its root directory. This is required for documentation serving at the root URL for this version."
@@ -21,7 +21,7 @@ const (
 var downloadExtensions = map[string]string{"htmlzip": "zip", "pdf": "pdf", "epub": "epub"}
 
 // collectOutputs checks $READTHEDOCS_OUTPUT after the last building
-// command (§C7) and returns what to publish. Pull-request builds publish
+// command and returns what to publish. Pull-request builds publish
 // only HTML.
 func (j *job) collectOutputs(commandMode bool) (*outputs, error) {
 	html := j.outDir("html")

@@ -12,8 +12,10 @@ import (
 // outDir is <ckout>/_readthedocs/<sub>: $READTHEDOCS_OUTPUT.
 func (j *job) outDir(sub string) string { return filepath.Join(j.ckout, "_readthedocs", sub) }
 
-// building2026 is the building state of §C5 outside command mode.
-func (j *job) building2026(ctx context.Context, cfg *BuildConfig) error {
+// currentBuilding is the building state of a current-file build without
+// build.commands: pre_build, HTML (build.jobs.build.html or the
+// doctype's default), the formats asked for, post_build.
+func (j *job) currentBuilding(ctx context.Context, cfg *BuildConfig) error {
 	cur := cfg.Current
 	if err := j.runJob(ctx, cur, "pre_build"); err != nil {
 		return err
@@ -49,20 +51,21 @@ func fileNotFound(path string) error {
 	return Failure(IDFileNotFound, fmt.Sprintf(MsgFileNotFoundFmt, path))
 }
 
-// defaultHTML is the doctype's default HTML step (§C5 building 2).
+// defaultHTML is the doctype's default HTML step, when build.jobs does not
+// replace it.
 func (j *job) defaultHTML(ctx context.Context, cfg *BuildConfig) error {
 	switch {
 	case isSphinx(cfg.Doctype):
-		return j.sphinx2026(ctx, cfg, sphinxBuilderName(cfg.Doctype), j.outDir("html"))
+		return j.currentSphinx(ctx, cfg, sphinxBuilderName(cfg.Doctype), j.outDir("html"))
 	case cfg.Doctype == doctypeMkDocs:
-		return j.mkdocs2026(ctx, cfg)
+		return j.currentMkDocs(ctx, cfg)
 	}
 	return nil
 }
 
-// sphinx2026 runs `cat <conf.py>` (once, for HTML) and one Sphinx builder
+// currentSphinx runs `cat <conf.py>` (once, for HTML) and one Sphinx builder
 // into out, cwd the directory of conf.py.
-func (j *job) sphinx2026(ctx context.Context, cfg *BuildConfig, builder, out string) error {
+func (j *job) currentSphinx(ctx context.Context, cfg *BuildConfig, builder, out string) error {
 	conf := cfg.Current.ConfPy
 	if !isFile(filepath.Join(j.ckout, conf)) {
 		return fileNotFound(conf)
@@ -85,9 +88,9 @@ func (j *job) sphinx2026(ctx context.Context, cfg *BuildConfig, builder, out str
 	return err
 }
 
-// mkdocs2026 is the MkDocs HTML step: MkDocs when the configuration file
+// currentMkDocs is the MkDocs HTML step: MkDocs when the configuration file
 // exists and MkDocs is importable, else the built-in builder.
-func (j *job) mkdocs2026(ctx context.Context, cfg *BuildConfig) error {
+func (j *job) currentMkDocs(ctx context.Context, cfg *BuildConfig) error {
 	file, strict := "mkdocs.yml", cfg.MkDocs.FailOnWarning
 	if c := cfg.MkDocs.Configuration; c != nil {
 		file = *c
@@ -134,7 +137,7 @@ func (j *job) sphinxFormat(ctx context.Context, cfg *BuildConfig, format string)
 	case "pdf":
 		file, err = j.sphinxPDF(ctx, cfg, dir)
 	case "epub":
-		if err = j.sphinx2026(ctx, cfg, "epub", dir); err == nil {
+		if err = j.currentSphinx(ctx, cfg, "epub", dir); err == nil {
 			if epubs := globFiles(dir, ".epub"); len(epubs) > 0 {
 				file = epubs[0]
 			}
@@ -148,7 +151,7 @@ func (j *job) sphinxFormat(ctx context.Context, cfg *BuildConfig, format string)
 
 // sphinxHTMLZip builds singlehtml into dir and zips it there.
 func (j *job) sphinxHTMLZip(ctx context.Context, cfg *BuildConfig, dir string) (string, error) {
-	if err := j.sphinx2026(ctx, cfg, "singlehtml", dir); err != nil {
+	if err := j.currentSphinx(ctx, cfg, "singlehtml", dir); err != nil {
 		return "", err
 	}
 	zipPath := filepath.Join(filepath.Dir(dir), j.project.Slug+".zip")
@@ -171,7 +174,7 @@ func (j *job) sphinxPDF(ctx context.Context, cfg *BuildConfig, dir string) (stri
 	if !j.onBuildPath("latexmk") {
 		return "", j.recordNote(ctx, latexmkSkipped, "", latexmkSkippedOutput, 0, now())
 	}
-	if err := j.sphinx2026(ctx, cfg, "latex", dir); err != nil {
+	if err := j.currentSphinx(ctx, cfg, "latex", dir); err != nil {
 		return "", err
 	}
 	return j.latexmk(ctx, dir)

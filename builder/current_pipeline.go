@@ -8,17 +8,18 @@ import (
 	"docsd/store"
 )
 
-// Messages of config-2026.md §C4, §C5 and §C7.
+// Messages of current-file builds, word for word as Read the Docs words
+// them (the note is docsd's).
 const (
 	MsgExitCode183     = "This build was skipped because one of the commands exited with code 183"
 	MsgFileNotFoundFmt = "The file %s doesn't exist. Make sure it's a valid file path."
 	preCheckoutNote    = "build.jobs.pre_checkout does not run: the repository is not cloned yet at that point."
 )
 
-// pipeline2026 runs steps 7a to the output checks of config-2026.md §C5
-// for a 2026-rule build (step 7, submodules, has run) and returns what
-// to publish.
-func (j *job) pipeline2026(ctx context.Context, cfg *BuildConfig) (*outputs, error) {
+// currentPipeline runs a current-file build from its checkout jobs to the
+// output checks (the submodules are updated already) and returns what to
+// publish.
+func (j *job) currentPipeline(ctx context.Context, cfg *BuildConfig) (*outputs, error) {
 	cur := cfg.Current
 	if cmds, ok := cur.Job("pre_checkout"); ok && len(cmds) > 0 {
 		if err := j.recordNote(ctx, "build.jobs.pre_checkout (skipped)", "", preCheckoutNote, 0, now()); err != nil {
@@ -34,13 +35,13 @@ func (j *job) pipeline2026(ctx context.Context, cfg *BuildConfig) (*outputs, err
 	if len(cur.Commands) > 0 {
 		return j.commandMode(ctx, cfg)
 	}
-	if err := j.installing2026(ctx, cfg); err != nil {
+	if err := j.currentInstalling(ctx, cfg); err != nil {
 		return nil, err
 	}
 	if err := j.setState(ctx, store.Building); err != nil {
 		return nil, err
 	}
-	if err := j.building2026(ctx, cfg); err != nil {
+	if err := j.currentBuilding(ctx, cfg); err != nil {
 		return nil, err
 	}
 	return j.collectOutputs(false)
@@ -70,7 +71,7 @@ func (j *job) commandMode(ctx context.Context, cfg *BuildConfig) (*outputs, erro
 	return j.collectOutputs(true)
 }
 
-// runJob runs a job's commands (§C5.1); nothing for an absent or empty
+// runJob runs a build.jobs job's commands; nothing for an absent or empty
 // job. post_checkout runs as a VCS command.
 func (j *job) runJob(ctx context.Context, cur *rtdconfig.Current, name string) error {
 	cmds, _ := cur.Job(name)
@@ -79,7 +80,7 @@ func (j *job) runJob(ctx context.Context, cur *rtdconfig.Current, name string) e
 
 // runCommands runs each string as `/bin/sh -c <string>`, recorded as
 // written with description desc. A non-zero exit code fails the build;
-// 183 ends it as skipped (§C7).
+// 183 ends it as skipped.
 func (j *job) runCommands(ctx context.Context, cmds []string, desc string) error {
 	vcs := desc == "build.jobs.post_checkout"
 	for _, c := range cmds {
@@ -98,8 +99,8 @@ func (j *job) runCommands(ctx context.Context, cmds []string, desc string) error
 	return nil
 }
 
-// toolNotes is step I4: each tool's substitution note or failure, in
-// file order; the executables' directories go on PATH (§C6).
+// toolNotes is the tools step: each tool's substitution note or failure,
+// in file order; the executables' directories go on PATH.
 func (j *job) toolNotes(ctx context.Context, cur *rtdconfig.Current) error {
 	for i, r := range j.current.tools {
 		t := cur.Tools[i]

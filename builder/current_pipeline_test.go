@@ -11,8 +11,8 @@ import (
 	"docsd/store"
 )
 
-// sphinx2026Site is a minimal Sphinx project under docs/.
-var sphinx2026Site = map[string]string{
+// lumacheSite is a minimal Sphinx project under docs/.
+var lumacheSite = map[string]string{
 	"docs/conf.py":          "project = 'Lumache'\n",
 	"docs/index.rst":        "Lumache\n=======\n\nHello from Sphinx.\n",
 	"docs/requirements.txt": "sphinx\n",
@@ -44,8 +44,7 @@ run) shift 4; exec "$UV_PROJECT_ENVIRONMENT/bin/python" -m sphinx "$@" ;;
 esac
 `
 
-// tutorialTemplate is readthedocs/tutorial-template's config, verbatim
-// (config-2026.md §C10 E1).
+// tutorialTemplate is readthedocs/tutorial-template's config, verbatim.
 const tutorialTemplate = `version: "2"
 
 build:
@@ -61,25 +60,26 @@ sphinx:
   configuration: docs/source/conf.py
 `
 
-// build2026 is one project of TestPipeline2026.
-type build2026 struct {
+// currentBuild is one project of TestCurrentPipeline.
+type currentBuild struct {
 	name  string
 	files map[string]string
 	build *store.Build
 	slug  string
 }
 
-// TestPipeline2026 runs real builds of 2026-rule files (config-2026.md
-// §C5–§C7) through the pipeline: Sphinx and MkDocs with their defaults,
-// build.jobs, build.commands with $READTHEDOCS_OUTPUT, exit code 183 and
-// configuration failures with their message ids.
-func TestPipeline2026(t *testing.T) {
+// TestCurrentPipeline runs real builds of current files (a build mapping
+// with os, tools, jobs or commands) through the pipeline: Sphinx and
+// MkDocs with their defaults, build.jobs, build.commands with
+// $READTHEDOCS_OUTPUT, exit code 183 and configuration failures with
+// their message ids.
+func TestCurrentPipeline(t *testing.T) {
 	toolsOrSkip(t, "sphinx")
 	toolsOrSkip(t, "mkdocs")
 	// No package index here, and no apt: --offline-builds skips them.
 	f := newFixture(t, store.SQLite, Config{GitCloneDepth: 50, BuildPython: "/usr/bin/python3", OfflineBuilds: true})
-	withSphinx := func(extra map[string]string) map[string]string { return withFiles(sphinx2026Site, extra) }
-	cases := []*build2026{
+	withSphinx := func(extra map[string]string) map[string]string { return withFiles(lumacheSite, extra) }
+	cases := []*currentBuild{
 		{name: "Tutorial", files: map[string]string{".readthedocs.yaml": tutorialTemplate,
 			"docs/requirements.txt": "sphinx==7.1.2\n", "docs/source/conf.py": "project = 'Lumache'\n",
 			"docs/source/index.rst": "Lumache\n=======\n\nTutorial.\n"}},
@@ -100,7 +100,7 @@ func TestPipeline2026(t *testing.T) {
 			"tools/uv": fakeUV})},
 		{name: "No Conda", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nbuild: {os: ubuntu-24.04, tools: {python: miniconda3-4.7}}\nconda: {environment: environment.yml}\n",
 			"environment.yml": "name: docs\n"})},
-		{name: "No Conda 2019", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nconda: {environment: environment.yml}\n",
+		{name: "No Conda legacy", files: withSphinx(map[string]string{".readthedocs.yaml": "version: 2\nconda: {environment: environment.yml}\n",
 			"environment.yml": "name: docs\n"})},
 	}
 	for _, c := range cases {
@@ -126,7 +126,7 @@ func TestPipeline2026(t *testing.T) {
 		{Tool: "python", Version: "mambaforge-latest", Path: filepath.Join(f.data, "checkouts", "micromamba", "tools", "micromamba")},
 		{Tool: "uv", Version: "latest", Path: filepath.Join(f.data, "checkouts", "uv", "tools", "uv")}}
 	f.drain()
-	byName := map[string]*build2026{}
+	byName := map[string]*currentBuild{}
 	for _, c := range cases {
 		byName[c.name] = c
 	}
@@ -185,8 +185,8 @@ func TestPipeline2026(t *testing.T) {
 			}
 		}
 	})
-	t.Run("conda missing, 2019 rules", func(t *testing.T) {
-		b := f.build(byName["No Conda 2019"].build.ID)
+	t.Run("conda missing, legacy rules", func(t *testing.T) {
+		b := f.build(byName["No Conda legacy"].build.ID)
 		if b.Success || !strings.Contains(b.Error, "conda, mamba or micromamba") {
 			t.Errorf("error %q", b.Error)
 		}
@@ -224,10 +224,10 @@ func TestPipeline2026(t *testing.T) {
 	}
 }
 
-// checkTutorial checks E1: the substitution note, the venv, the pip
-// install skipped by --offline-builds (no index here), Sphinx into $READTHEDOCS_OUTPUT/html and
-// the stored config.
-func checkTutorial(t *testing.T, f *fixture, c *build2026) {
+// checkTutorial checks the tutorial template's build: the substitution
+// note, the venv, the pip install skipped by --offline-builds (no index
+// here), Sphinx into $READTHEDOCS_OUTPUT/html and the stored config.
+func checkTutorial(t *testing.T, f *fixture, c *currentBuild) {
 	b := f.mustSucceed(c.build)
 	env := filepath.Join(f.data, "envs", c.slug, "latest")
 	ckout := filepath.Join(f.data, "checkouts", c.slug)
@@ -262,8 +262,9 @@ func checkTutorial(t *testing.T, f *fixture, c *build2026) {
 }
 
 // checkJobs checks a pre_checkout note, post_checkout as a job command,
-// the build.apt_packages note, and post_build seeing the §C6 variables.
-func checkJobs(t *testing.T, f *fixture, c *build2026) {
+// the build.apt_packages note, and post_build seeing the READTHEDOCS_*
+// variables.
+func checkJobs(t *testing.T, f *fixture, c *currentBuild) {
 	b := f.mustSucceed(c.build)
 	cmds := f.commands(b.ID)
 	byCommand := map[string]*store.BuildCommand{}
@@ -290,7 +291,7 @@ func checkJobs(t *testing.T, f *fixture, c *build2026) {
 
 // checkCommands checks command mode: the commands recorded as written,
 // the variables, the published HTML and the renamed PDF download.
-func checkCommands(t *testing.T, f *fixture, c *build2026) {
+func checkCommands(t *testing.T, f *fixture, c *currentBuild) {
 	b := f.mustSucceed(c.build)
 	cmds := f.commands(b.ID)
 	if cat := cmds[5]; cat.Command != "cat .readthedocs.yaml" || !strings.HasSuffix(cat.Output, retiredOSNote+"\n") {
@@ -317,8 +318,9 @@ func deref2s(p *string) string {
 }
 
 // TestToolStepFailures runs real builds whose tools are missing on this
-// server: they fail at step I4 with §C4.2's F1 message (E16 for Go, uv
-// for a uv install entry), before step I5 and any environment. docsd's own
+// server: they fail at the tools step with the missing-tool message (for
+// Go, and for uv with a uv install entry), before any job that follows and
+// any environment. docsd's own
 // PATH is the build PATH here, so nothing outside it can satisfy them.
 func TestToolStepFailures(t *testing.T) {
 	t.Setenv("PATH", systemPath)
@@ -336,7 +338,7 @@ func TestToolStepFailures(t *testing.T) {
 			t.Skipf("this machine has %s on the build PATH", c.missing)
 		}
 		r := newRepo(t, "main")
-		r.commit("initial", withFiles(sphinx2026Site, map[string]string{".readthedocs.yaml": c.yaml}))
+		r.commit("initial", withFiles(lumacheSite, map[string]string{".readthedocs.yaml": c.yaml}))
 		builds[i] = f.importProject(c.name, r).Build
 	}
 	f.drain()

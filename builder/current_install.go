@@ -13,8 +13,10 @@ import (
 // pip, so that `pip install …` in job commands installs into them.
 const pipLauncher = "#!/bin/sh\nexec \"$(dirname \"$0\")/python\" -m pip \"$@\"\n"
 
-// installing2026 is steps I1–I10 of config-2026.md §C5.
-func (j *job) installing2026(ctx context.Context, cfg *BuildConfig) error {
+// currentInstalling is the installing state of a current-file build: the
+// system-dependency jobs around the apt note, the tools, creating the
+// environment, installing, each with its pre_ and post_ jobs.
+func (j *job) currentInstalling(ctx context.Context, cfg *BuildConfig) error {
 	cur := cfg.Current
 	steps := []func() error{
 		func() error { return j.runJob(ctx, cur, "pre_system_dependencies") },
@@ -26,7 +28,7 @@ func (j *job) installing2026(ctx context.Context, cfg *BuildConfig) error {
 		func() error { return j.createEnvironment(ctx, cfg) },
 		func() error { return j.runJob(ctx, cur, "post_create_environment") },
 		func() error { return j.runJob(ctx, cur, "pre_install") },
-		func() error { return j.install2026(ctx, cfg) },
+		func() error { return j.currentInstall(ctx, cfg) },
 		func() error { return j.runJob(ctx, cur, "post_install") },
 	}
 	for _, step := range steps {
@@ -37,7 +39,9 @@ func (j *job) installing2026(ctx context.Context, cfg *BuildConfig) error {
 	return nil
 }
 
-// createEnvironment is step I6.
+// createEnvironment is the create_environment step: the job when given,
+// else conda's environment, uv's, or a venv (none for a generic build
+// without a python tool).
 func (j *job) createEnvironment(ctx context.Context, cfg *BuildConfig) error {
 	cur := cfg.Current
 	if _, given := cur.Job("create_environment"); given {
@@ -55,8 +59,8 @@ func (j *job) createEnvironment(ctx context.Context, cfg *BuildConfig) error {
 	return nil
 }
 
-// interpreter2026 is the resolved Python, build_python without a tool.
-func (j *job) interpreter2026(cfg *BuildConfig) string {
+// currentInterpreter is the resolved Python, build_python without a tool.
+func (j *job) currentInterpreter(cfg *BuildConfig) string {
 	if t := cfg.Current.Tool("python"); t != nil && t.Path != "" && !rtdconfig.IsConda(t.Version) {
 		return t.Path
 	}
@@ -66,7 +70,7 @@ func (j *job) interpreter2026(cfg *BuildConfig) string {
 // createVenv makes a fresh environment with the resolved interpreter and
 // writes pip launchers when it has no pip.
 func (j *job) createVenv(ctx context.Context, cfg *BuildConfig) error {
-	argv := []string{j.interpreter2026(cfg), "-m", "venv"}
+	argv := []string{j.currentInterpreter(cfg), "-m", "venv"}
 	if !j.pool.cfg.InstallCoreRequirements {
 		argv = append(argv, "--system-site-packages", "--without-pip")
 	}
@@ -76,7 +80,7 @@ func (j *job) createVenv(ctx context.Context, cfg *BuildConfig) error {
 	if _, err := j.must(ctx, append(argv, j.envDir), cmdOpts{}); err != nil {
 		return err
 	}
-	j.envKind, j.installed = "", true // never reused (§C5 I6)
+	j.envKind, j.installed = "", true // never reused: every current-file build makes its own
 	for _, name := range []string{"pip", "pip3"} {
 		p := filepath.Join(j.envDir, "bin", name)
 		if !exists(p) {
@@ -107,7 +111,7 @@ func uvEntry(cfg *BuildConfig) *rtdconfig.UVInstall {
 	return nil
 }
 
-// uvPath resolves uv (§C4.2): build_tools uv:latest, then the build PATH.
+// uvPath resolves uv: build_tools uv:latest, then the build PATH.
 func (j *job) uvPath() (string, error) {
 	if p := j.pool.cfg.BuildTools.lookup("uv", "latest"); p != "" && isFile(p) {
 		return p, nil
@@ -118,9 +122,9 @@ func (j *job) uvPath() (string, error) {
 	return "", Failure(IDCommandFailed, `python.install method "uv": uv is not installed on this server.`)
 }
 
-// checkUV is the uv part of step I4 (§C4.2): a `method: uv` install
+// checkUV is the uv part of the tools step: a `method: uv` install
 // entry needs uv, found like a tool before any environment is made;
-// without it the build fails here with F1.
+// without it the build fails here, as for a missing tool.
 func (j *job) checkUV(cfg *BuildConfig) error {
 	u := uvEntry(cfg)
 	if u == nil {
@@ -144,13 +148,13 @@ func (j *job) createUVEnv(ctx context.Context, cfg *BuildConfig) error {
 		return err
 	}
 	j.installed = true
-	_, err := j.must(ctx, []string{j.current.uv.path, "venv", "--python", j.interpreter2026(cfg), j.envDir}, cmdOpts{inEnv: true, network: true})
+	_, err := j.must(ctx, []string{j.current.uv.path, "venv", "--python", j.currentInterpreter(cfg), j.envDir}, cmdOpts{inEnv: true, network: true})
 	return err
 }
 
-// install2026 is step I9: the install job when given, else the default
-// commands (none for generic builds, except uv).
-func (j *job) install2026(ctx context.Context, cfg *BuildConfig) error {
+// currentInstall is the install step: the install job when given, else
+// the default commands (none for generic builds, except uv).
+func (j *job) currentInstall(ctx context.Context, cfg *BuildConfig) error {
 	cur := cfg.Current
 	if _, given := cur.Job("install"); given {
 		return j.runJob(ctx, cur, "install")

@@ -11,11 +11,12 @@ import (
 	"docsd/store"
 )
 
-// TestFormats2026 runs real Sphinx builds of the epub and htmlzip formats
-// of 2026-rule files, and a pdf from its build.jobs.build.pdf override, and checks that
-// their conf.py is found exactly as the HTML step's: configured, or
-// discovered, also when build.jobs.build.html replaces the HTML step.
-func TestFormats2026(t *testing.T) {
+// TestFormats runs real Sphinx builds of the epub and htmlzip formats
+// of current files, and a pdf from its build.jobs.build.pdf override, and
+// checks that their conf.py is found exactly as the HTML step's:
+// configured, or discovered, also when build.jobs.build.html replaces the
+// HTML step.
+func TestFormats(t *testing.T) {
 	toolsOrSkip(t, "sphinx")
 	const head = "version: 2\nbuild:\n  os: ubuntu-24.04\n  tools:\n    python: \"3\"\n"
 	site := func(dir string) map[string]string {

@@ -35,11 +35,11 @@ func (f *fixture) serverGet(t *testing.T, rawURL string) *http.Response {
 	return resp
 }
 
-// TestRedirectServing2023 checks the worked examples 15–27 of api-2026.md
-// §A2.5 (types, wildcards, force, enabled, position, http_status), each in
+// TestRedirectsThroughServer checks worked examples of every redirect
+// type, wildcards, force, enabled, position and http_status, each in
 // path mode and in subdomain mode, on both dialects, through a real HTTP
 // server.
-func TestRedirectServing2023(t *testing.T) {
+func TestRedirectsThroughServer(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		f := newFixture(t, d)
 		demo, _, _ := redirectWorld(f)

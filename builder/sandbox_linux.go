@@ -1,0 +1,4 @@
+package builder
+
+// errSandboxPlatform is nil: bubblewrap runs on Linux.
+var errSandboxPlatform error

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"docsd/hosting"
+)
+
+// TestServeDocsFront: --docs-front chooses whether the docs listener is
+// served by the Front (where this build has it) or by net/http alone, and
+// either way a kept-alive connection on the docs listener is closed after
+// --idle-timeout, as on the main listener (TestServeConnectionLimits).
+func TestServeDocsFront(t *testing.T) {
+	for _, front := range []bool{true, false} {
+		t.Run(fmt.Sprintf("DocsFront=%t", front), func(t *testing.T) {
+			var srv *e2eServer
+			// Registered first, so run after serve has returned: the log
+			// is read once nothing writes to it.
+			t.Cleanup(func() {
+				if srv == nil {
+					return
+				}
+				want := fmt.Sprintf(`"front":%t`, front && hosting.FrontAvailable)
+				if !strings.Contains(srv.stderr.String(), want) {
+					t.Errorf("the docs listener's log line lacks %s:\n%s", want, srv.stderr.String())
+				}
+			})
+			srv = startServe(t, t.TempDir(), "--build-workers", "0", "--idle-timeout", "1", fmt.Sprintf("--docs-front=%t", front))
+			c := rawConn(t, srv.docs)
+			fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 200 || resp.Close {
+				t.Fatalf("GET /healthz: %d, close %v; want 200 kept alive", resp.StatusCode, resp.Close)
+			}
+			c.SetReadDeadline(time.Now().Add(30 * time.Second))
+			if closed, err := closedByServer(c); !closed {
+				t.Errorf("an idle kept-alive docs connection stayed open past --idle-timeout: %v", err)
+			}
+		})
+	}
+}
