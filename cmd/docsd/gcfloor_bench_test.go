@@ -32,6 +32,7 @@ type gcPacing struct {
 var gcPacings = []gcPacing{
 	{name: "GOGC=100", percent: 100},
 	{name: "HeapFloor=32MiB", percent: 100, floor: defaultGCHeapFloor},
+	{name: "GOGC=off,GOMEMLIMIT=32MiB", percent: -1, limit: 32 << 20},
 	{name: "GOGC=off,GOMEMLIMIT=64MiB", percent: -1, limit: 64 << 20},
 	{name: "GOGC=off,GOMEMLIMIT=128MiB", percent: -1, limit: 128 << 20},
 	{name: "GOGC=400,GOMEMLIMIT=128MiB", percent: 400, limit: 128 << 20},
@@ -62,11 +63,12 @@ func (p gcPacing) apply(b *testing.B) (restore func()) {
 
 // heapWatch samples the heap while a benchmark runs: the peak of the
 // bytes in spans holding objects (HeapInuse) and of the bytes mapped for
-// the heap and not returned to the OS.
+// the heap and not returned to the OS, and of the heap goal the pacer set.
 type heapWatch struct {
 	stop               chan struct{}
 	done               sync.WaitGroup
 	peakInuse, peakMap uint64
+	peakGoal           uint64
 	cycles             uint64
 }
 
@@ -75,12 +77,13 @@ var heapSamples = []string{
 	"/memory/classes/heap/unused:bytes",
 	"/memory/classes/heap/free:bytes",
 	"/gc/cycles/total:gc-cycles",
+	"/gc/heap/goal:bytes",
 }
 
-func readHeap(s []metrics.Sample) (inuse, mapped, cycles uint64) {
+func readHeap(s []metrics.Sample) (inuse, mapped, cycles, goal uint64) {
 	metrics.Read(s)
 	inuse = s[0].Value.Uint64() + s[1].Value.Uint64()
-	return inuse, inuse + s[2].Value.Uint64(), s[3].Value.Uint64()
+	return inuse, inuse + s[2].Value.Uint64(), s[3].Value.Uint64(), s[4].Value.Uint64()
 }
 
 // watchHeap returns the heap to the OS, so that earlier cases do not count,
@@ -93,15 +96,16 @@ func watchHeap() *heapWatch {
 	for i, n := range heapSamples {
 		s[i].Name = n
 	}
-	w.peakInuse, w.peakMap, w.cycles = readHeap(s)
+	w.peakInuse, w.peakMap, w.cycles, w.peakGoal = readHeap(s)
 	w.done.Add(1)
 	go func() {
 		defer w.done.Done()
 		t := time.NewTicker(200 * time.Microsecond)
 		defer t.Stop()
 		for {
-			inuse, mapped, _ := readHeap(s)
+			inuse, mapped, _, goal := readHeap(s)
 			w.peakInuse, w.peakMap = max(w.peakInuse, inuse), max(w.peakMap, mapped)
+			w.peakGoal = max(w.peakGoal, goal)
 			select {
 			case <-w.stop:
 				return
@@ -122,6 +126,7 @@ func (w *heapWatch) end(b *testing.B) {
 	b.ReportMetric(float64(s[0].Value.Uint64()-w.cycles)*1000/float64(b.N), "gc/1000req")
 	b.ReportMetric(float64(w.peakInuse)/(1<<20), "peak-inuse-MiB")
 	b.ReportMetric(float64(w.peakMap)/(1<<20), "peak-mapped-MiB")
+	b.ReportMetric(float64(w.peakGoal)/(1<<20), "peak-goal-MiB")
 }
 
 // BenchmarkGCPacing serves docsd's workloads in process under each way of
@@ -132,7 +137,7 @@ func (w *heapWatch) end(b *testing.B) {
 // heap; docs/performance.md says how to run it and what it showed.
 func BenchmarkGCPacing(b *testing.B) {
 	s := storetest.Open(b, store.SQLite)
-	a, _ := testApp(b, s, "--build-workers", "0")
+	a, _ := testApp(b, s, "--build-workers", "0", "--throttle-user-rate", "0")
 	ctx := b.Context()
 	u, key := storetest.MustUser(b, s, "bench")
 	demo := storetest.MustImport(b, s, u, "demo", "https://github.com/example/demo").Project
