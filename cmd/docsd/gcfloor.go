@@ -33,12 +33,13 @@ const defaultGCPercent = 100
 // Why not the runtime's documented knobs alone: BenchmarkGCPacing
 // (go test ./cmd/docsd -run '^$' -bench GCPacing -benchtime 1s -count 3)
 // serves docs pages and REST lists under GOGC=100, this floor, GOGC=off
-// with a GOMEMLIMIT, and a higher GOGC with a GOMEMLIMIT. No GOGC/GOMEMLIMIT
-// setting held both figures the floor holds: a limit near the floor's
-// heap has REST lists collecting nearly as often as GOGC=100 (the live
-// heap is close to the limit) at a lower throughput than the floor's, and
-// limits high enough to keep the throughput keep the heap at the limit even
-// when the live heap is small. docs/performance.md has the figures.
+// with a GOMEMLIMIT, and a higher GOGC with a GOMEMLIMIT. A fixed limit
+// can match the floor's collections and peak heap for one live heap, but
+// its DocsLive40MiB case shows that same limit collecting without pause,
+// at a fraction of the floor's throughput, once the live heap comes near
+// it (the GC guide's death spiral); higher limits keep the heap at the
+// limit when the live heap is small. The floor needs no sizing to the
+// site: above floor/2 it is GOGC=100. docs/performance.md has the figures.
 type heapFloor struct {
 	floor   uint64
 	stopped atomic.Bool
