@@ -16,21 +16,30 @@ const defaultGCHeapFloor = 32 << 20
 const defaultGCPercent = 100
 
 // heapFloor keeps the garbage collector from running before the heap has
-// grown to at least floor bytes: with GOGC=100 the heap goal is twice the
+// grown to at least floor bytes. With GOGC=100 the heap goal is twice the
 // live heap, and docsd's live heap is a few MB, so under a stream of docs
-// requests (a few KB of garbage each) the collector ran about ten times a
-// second, each cycle stopping the world for milliseconds on a loaded
-// machine (GODEBUG=gctrace=1 under hosting/bench/serve-bench.sh's wrk:
-// 30 cycles in 3 s of redirects; none with the floor). After every
-// collection it sets the GC percent so that the next goal is floor, and
-// never below GOGC's default: a live heap of floor/2 or more is collected
-// as GOGC=100 would. The cost is at most floor bytes of garbage more than
-// GOGC=100 keeps; GOMEMLIMIT, when set, still bounds the total. The default
-// is 32 MiB, not more: under REST lists (16 clients, ~5 MB of garbage a
-// request) a 64 MiB floor let the heap's spans reach 133 MB and the
-// process's peak RSS 169 MB, past the 150 MB target; with 32 MiB the peak
-// was 95 MB. Docs answers make 1-2 KB of garbage each (BenchmarkServeHotPaths),
-// so 20,000 a second fill 32 MiB in about a second and a half.
+// requests (a few KB of garbage each) the collector runs many times a
+// second, each cycle taking CPU from the requests and stopping the world
+// for a moment. After every collection it sets the GC percent so that the
+// next goal is floor, and never below GOGC's default: a live heap of
+// floor/2 or more is collected as GOGC=100 would. The cost is up to floor
+// bytes of garbage more than GOGC=100 keeps, and more for one cycle when
+// the live heap jumps: the percent set from one collection's live heap
+// makes the goal of the next, so a live heap that grew k-fold in between
+// gets a goal up to k times the floor. GOMEMLIMIT, when set, still bounds
+// the total. The default is 32 MiB, not more: under REST lists a 64 MiB
+// floor took the process past its memory target.
+//
+// Why not the runtime's documented knobs alone: BenchmarkGCPacing
+// (go test ./cmd/docsd -run '^$' -bench GCPacing -benchtime 1s -count 3)
+// serves docs pages and REST lists under GOGC=100, this floor, GOGC=off
+// with a GOMEMLIMIT, and a higher GOGC with a GOMEMLIMIT. A fixed limit
+// can match the floor's collections and peak heap for one live heap, but
+// its DocsLive40MiB case shows that same limit collecting without pause,
+// at a fraction of the floor's throughput, once the live heap comes near
+// it (the GC guide's death spiral); higher limits keep the heap at the
+// limit when the live heap is small. The floor needs no sizing to the
+// site: above floor/2 it is GOGC=100. docs/performance.md has the figures.
 type heapFloor struct {
 	floor   uint64
 	stopped atomic.Bool

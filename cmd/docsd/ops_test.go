@@ -18,7 +18,7 @@ import (
 
 // testApp wires the app over s with default settings on a temp data dir
 // and serves its handler until the test ends.
-func testApp(t *testing.T, s *store.Store, args ...string) (*app, *httptest.Server) {
+func testApp(t testing.TB, s *store.Store, args ...string) (*app, *httptest.Server) {
 	t.Helper()
 	c := &command{stdout: io.Discard, stderr: io.Discard}
 	fs, env := c.flags("serve", "serve")
