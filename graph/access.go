@@ -5,10 +5,10 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
-	"docsd/access"
-	"docsd/docsurl"
-	"docsd/errs"
-	"docsd/pep440"
+	"docsd/internal/access"
+	"docsd/internal/docsurl"
+	"docsd/internal/errs"
+	"docsd/internal/pep440"
 	"docsd/store"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/url"
 
-	"docsd/badge"
+	"docsd/internal/badge"
 	"docsd/store"
 )
 

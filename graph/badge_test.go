@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"docsd/badge"
+	"docsd/internal/badge"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 const badgeKey = "badge-test-key-0123456789"

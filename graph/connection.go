@@ -1,8 +1,8 @@
 package graph
 
 import (
-	"docsd/errs"
 	"docsd/graph/gid"
+	"docsd/internal/errs"
 	"docsd/store"
 )
 

@@ -6,9 +6,9 @@ import (
 	"reflect"
 	"testing"
 
-	"docsd/errs"
+	"docsd/internal/errs"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // page is one page of a connection as a test reads it.

@@ -25,9 +25,9 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/parser"
 
-	"docsd/access"
-	"docsd/errs"
-	"docsd/ratelimit"
+	"docsd/internal/access"
+	"docsd/internal/errs"
+	"docsd/internal/ratelimit"
 	"docsd/store"
 )
 

@@ -11,11 +11,11 @@ import (
 	"slices"
 	"testing"
 
-	"docsd/access"
-	"docsd/choices"
 	"docsd/graph"
+	"docsd/internal/access"
+	"docsd/internal/choices"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestEnumsMatchChoices checks that each schema enum lists exactly the

@@ -15,9 +15,9 @@ import (
 	"github.com/99designs/gqlgen/graphql/executor"
 	"github.com/vektah/gqlparser/v2/ast"
 
-	"docsd/access"
+	"docsd/internal/access"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // listContext returns a context as the generated code gives a list field's

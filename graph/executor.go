@@ -14,9 +14,9 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"docsd/access"
-	"docsd/docsurl"
-	"docsd/errs"
+	"docsd/internal/access"
+	"docsd/internal/docsurl"
+	"docsd/internal/errs"
 )
 
 // presentError is the one table that turns a classified error into a

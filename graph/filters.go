@@ -3,8 +3,8 @@ package graph
 import (
 	"strings"
 
-	"docsd/access"
-	"docsd/choices"
+	"docsd/internal/access"
+	"docsd/internal/choices"
 	"docsd/store"
 )
 

@@ -5,9 +5,9 @@ package graph
 import (
 	"bytes"
 	"context"
-	"docsd/errs"
 	"docsd/graph/gid"
 	"docsd/graph/scalar"
+	"docsd/internal/errs"
 	"docsd/store"
 	"encoding/json"
 	"errors"
@@ -8086,7 +8086,7 @@ func (ec *executionContext) _AddMaintainerPayload_errors(ctx context.Context, fi
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9515,7 +9515,7 @@ func (ec *executionContext) _CancelBuildPayload_errors(ctx context.Context, fiel
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9648,7 +9648,7 @@ func (ec *executionContext) _CompleteUploadPayload_errors(ctx context.Context, f
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9735,7 +9735,7 @@ func (ec *executionContext) _CreateApiTokenPayload_errors(ctx context.Context, f
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9799,7 +9799,7 @@ func (ec *executionContext) _CreateEnvironmentVariablePayload_errors(ctx context
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9863,7 +9863,7 @@ func (ec *executionContext) _CreateIntegrationPayload_errors(ctx context.Context
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9927,7 +9927,7 @@ func (ec *executionContext) _CreateRedirectPayload_errors(ctx context.Context, f
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9991,7 +9991,7 @@ func (ec *executionContext) _CreateSubprojectPayload_errors(ctx context.Context,
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10046,7 +10046,7 @@ func (ec *executionContext) _DeleteEnvironmentVariablePayload_errors(ctx context
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10101,7 +10101,7 @@ func (ec *executionContext) _DeleteIntegrationPayload_errors(ctx context.Context
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10156,7 +10156,7 @@ func (ec *executionContext) _DeleteProjectPayload_errors(ctx context.Context, fi
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10211,7 +10211,7 @@ func (ec *executionContext) _DeleteRedirectPayload_errors(ctx context.Context, f
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10266,7 +10266,7 @@ func (ec *executionContext) _DeleteSubprojectPayload_errors(ctx context.Context,
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10743,7 +10743,7 @@ func (ec *executionContext) _ImportProjectPayload_errors(ctx context.Context, fi
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10917,7 +10917,7 @@ func (ec *executionContext) _InitiateUploadPayload_errors(ctx context.Context, f
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16316,7 +16316,7 @@ func (ec *executionContext) _RemoveMaintainerPayload_errors(ctx context.Context,
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16417,7 +16417,7 @@ func (ec *executionContext) _RevokeApiTokenPayload_errors(ctx context.Context, f
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -17014,7 +17014,7 @@ func (ec *executionContext) _SetProjectAdminFieldsPayload_errors(ctx context.Con
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -17078,7 +17078,7 @@ func (ec *executionContext) _SetProjectPrivacyPayload_errors(ctx context.Context
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -17142,7 +17142,7 @@ func (ec *executionContext) _SetTranslationOfPayload_errors(ctx context.Context,
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -17206,7 +17206,7 @@ func (ec *executionContext) _SetVersionPrivacyPayload_errors(ctx context.Context
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -17270,7 +17270,7 @@ func (ec *executionContext) _SetVersionUploadedPayload_errors(ctx context.Contex
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -17708,7 +17708,7 @@ func (ec *executionContext) _SyncVersionsPayload_errors(ctx context.Context, fie
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -17859,7 +17859,7 @@ func (ec *executionContext) _TriggerBuildPayload_errors(ctx context.Context, fie
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -17923,7 +17923,7 @@ func (ec *executionContext) _UpdateProjectPayload_errors(ctx context.Context, fi
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -17987,7 +17987,7 @@ func (ec *executionContext) _UpdateRedirectPayload_errors(ctx context.Context, f
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -18051,7 +18051,7 @@ func (ec *executionContext) _UpdateVersionPayload_errors(ctx context.Context, fi
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
-			return ec.marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -28533,11 +28533,11 @@ func (ec *executionContext) marshalNUserEdge2ᚖdocsdᚋgraphᚐUserEdge(ctx con
 	return ec._UserEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(ctx context.Context, sel ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+func (ec *executionContext) marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx context.Context, sel ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
 	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNUserError2ᚖdocsdᚋerrsᚐUserError(ctx, sel, v[i])
+		return ec.marshalNUserError2ᚖdocsdᚋinternalᚋerrsᚐUserError(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -28549,7 +28549,7 @@ func (ec *executionContext) marshalNUserError2ᚕᚖdocsdᚋerrsᚐUserErrorᚄ(
 	return ret
 }
 
-func (ec *executionContext) marshalNUserError2ᚖdocsdᚋerrsᚐUserError(ctx context.Context, sel ast.SelectionSet, v *errs.UserError) graphql.Marshaler {
+func (ec *executionContext) marshalNUserError2ᚖdocsdᚋinternalᚋerrsᚐUserError(ctx context.Context, sel ast.SelectionSet, v *errs.UserError) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "UserError!")
 		return graphql.Null

@@ -15,13 +15,13 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
-	"docsd/access"
-	"docsd/docsurl"
-	"docsd/errs"
 	"docsd/graph"
-	"docsd/repourl"
+	"docsd/internal/access"
+	"docsd/internal/docsurl"
+	"docsd/internal/errs"
+	"docsd/internal/repourl"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // env is a real store and executor with a few users.

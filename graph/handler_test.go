@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"docsd/graph"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // post sends a GraphQL request to the public endpoint and decodes the answer.

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 	"docsd/store"
 )
 

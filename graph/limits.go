@@ -11,7 +11,7 @@ import (
 	"github.com/vektah/gqlparser/v2/lexer"
 	"github.com/vektah/gqlparser/v2/parser"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 )
 
 // The public endpoint's default limits (README, "GraphQL for dashboard

@@ -14,9 +14,9 @@ import (
 	"github.com/coder/websocket"
 
 	"docsd/graph"
-	"docsd/ratelimit"
+	"docsd/internal/ratelimit"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // newEndpoint serves a Resolver's /graphql over a real SQLite store with

@@ -14,8 +14,8 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"docsd/access"
-	"docsd/errs"
+	"docsd/internal/access"
+	"docsd/internal/errs"
 	"docsd/store"
 )
 

@@ -18,8 +18,8 @@ import (
 
 	"docsd/graph"
 	"docsd/graph/gid"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // liveDeadline bounds every wait for an event; events come within a poll

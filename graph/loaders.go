@@ -11,7 +11,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vikstrous/dataloadgen"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 	"docsd/store"
 )
 

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"docsd/graph"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestMalformedBodies checks that request bodies gqlgen cannot decode, and

@@ -3,7 +3,7 @@
 package graph
 
 import (
-	"docsd/errs"
+	"docsd/internal/errs"
 	"docsd/store"
 	"encoding/json"
 

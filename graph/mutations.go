@@ -11,11 +11,11 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
-	"docsd/access"
-	"docsd/choices"
-	"docsd/errs"
 	"docsd/graph/gid"
-	"docsd/slug"
+	"docsd/internal/access"
+	"docsd/internal/choices"
+	"docsd/internal/errs"
+	"docsd/internal/slug"
 	"docsd/store"
 )
 

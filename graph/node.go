@@ -6,9 +6,9 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
-	"docsd/access"
-	"docsd/errs"
 	"docsd/graph/gid"
+	"docsd/internal/access"
+	"docsd/internal/errs"
 	"docsd/store"
 )
 

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"docsd/access"
-	"docsd/errs"
+	"docsd/internal/access"
+	"docsd/internal/errs"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestNodeVisibility checks that node(id:) shows each kind of object exactly

@@ -4,8 +4,8 @@ import (
 	"context"
 	"slices"
 
-	"docsd/errs"
-	"docsd/rtdconfig"
+	"docsd/internal/errs"
+	"docsd/internal/rtdconfig"
 	"docsd/store"
 )
 

@@ -3,9 +3,9 @@ package graph_test
 import (
 	"testing"
 
-	"docsd/errs"
+	"docsd/internal/errs"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestSyncNotificationAndUploadFields: syncVersions, Build.errorId and

@@ -8,8 +8,8 @@ import (
 	"sort"
 	"testing"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestMaintainersOnlyPartialData checks that a caller who may see a project

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"docsd/errs"
 	"docsd/graph/gid"
+	"docsd/internal/errs"
 )
 
 // Mutations answer with a payload: the changed object and `errors`, the

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"docsd/access"
-	"docsd/errs"
 	"docsd/graph"
+	"docsd/internal/access"
+	"docsd/internal/errs"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // payloadFixture adds to fixture what the payload tests need: an uploaded

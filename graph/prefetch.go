@@ -7,7 +7,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 
-	"docsd/access"
+	"docsd/internal/access"
 	"docsd/store"
 )
 

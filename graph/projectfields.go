@@ -7,8 +7,8 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
-	"docsd/choices"
-	"docsd/errs"
+	"docsd/internal/choices"
+	"docsd/internal/errs"
 	"docsd/store"
 )
 

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"docsd/errs"
+	"docsd/internal/errs"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestProjectFields: GraphQL parity for the project fields REST writes

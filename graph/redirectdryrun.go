@@ -5,8 +5,8 @@ import (
 	"net/url"
 	"strings"
 
-	"docsd/errs"
-	"docsd/redirects"
+	"docsd/internal/errs"
+	"docsd/internal/redirects"
 	"docsd/store"
 )
 

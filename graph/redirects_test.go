@@ -4,9 +4,9 @@ import (
 	"reflect"
 	"testing"
 
-	"docsd/errs"
+	"docsd/internal/errs"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestRedirectFields: GraphQL parity for redirects — position, force,

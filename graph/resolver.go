@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/http"
 
-	"docsd/docsurl"
-	"docsd/repourl"
+	"docsd/internal/docsurl"
+	"docsd/internal/repourl"
 	"docsd/store"
 )
 

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"docsd/graph"
+	"docsd/internal/storetest"
 	"docsd/rest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestRESTWaitsForNoLoader asserts that no REST read waits for a loader's

@@ -7,8 +7,8 @@ package graph
 
 import (
 	"context"
-	"docsd/access"
 	"docsd/graph/gid"
+	"docsd/internal/access"
 	"docsd/store"
 )
 

@@ -3,8 +3,8 @@ package graph
 import (
 	"context"
 
-	"docsd/access"
-	"docsd/search"
+	"docsd/internal/access"
+	"docsd/internal/search"
 )
 
 // Messages of a family search's NotFound errors (RTD's v2 search bodies).

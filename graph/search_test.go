@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"docsd/docsurl"
 	"docsd/graph"
-	"docsd/search"
+	"docsd/internal/docsurl"
+	"docsd/internal/search"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestSearchField: the public endpoint answers Query.search within its

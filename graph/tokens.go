@@ -6,8 +6,8 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
-	"docsd/access"
-	"docsd/errs"
+	"docsd/internal/access"
+	"docsd/internal/errs"
 	"docsd/store"
 )
 

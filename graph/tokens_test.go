@@ -12,12 +12,12 @@ import (
 	"strings"
 	"testing"
 
-	"docsd/access"
-	"docsd/errs"
 	"docsd/graph"
 	"docsd/graph/gid"
+	"docsd/internal/access"
+	"docsd/internal/errs"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestAPITokens: a signed-in user creates, lists and revokes their own API

@@ -7,7 +7,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 )
 
 // A /graphql response with an UNAVAILABLE error (the database does not

@@ -13,10 +13,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"docsd/access"
-	"docsd/choices"
-	"docsd/errs"
-	"docsd/slug"
+	"docsd/internal/access"
+	"docsd/internal/choices"
+	"docsd/internal/errs"
+	"docsd/internal/slug"
 	"docsd/store"
 )
 

@@ -11,9 +11,9 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
-	"docsd/choices"
-	"docsd/errs"
-	"docsd/repourl"
+	"docsd/internal/choices"
+	"docsd/internal/errs"
+	"docsd/internal/repourl"
 )
 
 // Field error keys use the API's field names (snake_case, dotted for nested

@@ -3,7 +3,7 @@ package graph
 import (
 	"context"
 
-	"docsd/search"
+	"docsd/internal/search"
 	"docsd/store"
 )
 

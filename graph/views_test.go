@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"testing"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestViewFieldsOnEveryPath asserts that the relation fields of projects,

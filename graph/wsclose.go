@@ -11,7 +11,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 )
 
 // The graphql-transport-ws protocol's close codes

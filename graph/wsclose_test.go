@@ -12,8 +12,8 @@ import (
 	"github.com/coder/websocket/wsjson"
 
 	"docsd/graph"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestWebSocketCloseCodes drives the graphql-transport-ws protocol's

@@ -5,10 +5,10 @@ import (
 	"strconv"
 	"testing"
 
-	"docsd/access"
-	"docsd/choices"
+	"docsd/internal/access"
+	"docsd/internal/choices"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestDerivedValuesMatchGraph ties the values REST writes itself instead of

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 )
 
 // errorBody renders a classified error as the API's body:

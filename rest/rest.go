@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"docsd/graph"
-	"docsd/ratelimit"
+	"docsd/internal/ratelimit"
 )
 
 // Config is the operator configuration the REST APIs need.

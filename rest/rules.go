@@ -8,7 +8,7 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"docsd/slashredirect"
+	"docsd/internal/slashredirect"
 )
 
 // The request rules v2 and v3 share, each written once.

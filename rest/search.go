@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	"docsd/access"
-	"docsd/errs"
-	"docsd/ratelimit"
-	"docsd/slashredirect"
+	"docsd/internal/access"
+	"docsd/internal/errs"
+	"docsd/internal/ratelimit"
+	"docsd/internal/slashredirect"
 )
 
 // The search endpoints: /api/v3/search/, /api/v2/search/ and

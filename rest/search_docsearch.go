@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"docsd/errs"
 	"docsd/graph"
+	"docsd/internal/errs"
 )
 
 // docsearchResult is one result of /api/v2/docsearch/, the older endpoint

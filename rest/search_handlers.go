@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"docsd/errs"
 	"docsd/graph"
+	"docsd/internal/errs"
 )
 
 // searchQuery is the one operation behind every search endpoint.

@@ -14,14 +14,14 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"docsd/access"
-	"docsd/artifacts"
-	"docsd/docsurl"
 	"docsd/graph"
-	"docsd/hosting"
-	"docsd/search"
+	"docsd/internal/access"
+	"docsd/internal/artifacts"
+	"docsd/internal/docsurl"
+	"docsd/internal/hosting"
+	"docsd/internal/search"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // The pages the search tests index: a Sphinx page and a Markdown one.

@@ -8,9 +8,9 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"docsd/access"
-	"docsd/errs"
 	"docsd/graph"
+	"docsd/internal/access"
+	"docsd/internal/errs"
 )
 
 // The operations behind the v2 routes. Their text is fixed, so the

@@ -3,7 +3,7 @@ package rest
 import (
 	"net/http"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 	"strconv"
 	"strings"
 )

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"docsd/internal/storetest"
 	"docsd/rest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestV2BuildLog compares the raw build log byte for

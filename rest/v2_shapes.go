@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strconv"
 
-	"docsd/choices"
+	"docsd/internal/choices"
 )
 
 // The v2 representations of projects, versions and builds. Each is asked of

@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"docsd/docsurl"
 	"docsd/graph"
+	"docsd/internal/docsurl"
+	"docsd/internal/storetest"
 	"docsd/rest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // v2UpdateGoldens reports whether -update was given.

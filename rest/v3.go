@@ -10,10 +10,10 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"docsd/access"
-	"docsd/errs"
 	"docsd/graph"
-	"docsd/ratelimit"
+	"docsd/internal/access"
+	"docsd/internal/errs"
+	"docsd/internal/ratelimit"
 )
 
 // The v3 API. Every request goes through one pipeline in v3Serve: route

@@ -18,7 +18,7 @@ import (
 
 	"golang.org/x/text/encoding/htmlindex"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 )
 
 // MaxBody is the largest request body the REST APIs read (2.5 MiB, Django's

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"docsd/errs"
+	"docsd/internal/errs"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 func TestV3NumberText(t *testing.T) {

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"docsd/choices"
-	"docsd/errs"
+	"docsd/internal/choices"
+	"docsd/internal/errs"
 )
 
 // v3Choice is a REST choice field whose GraphQL input is an enum. GraphQL

@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"testing"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestV3ChoiceFields: every REST choice field that GraphQL takes as an

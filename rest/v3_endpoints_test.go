@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // v3ParseError stands for a JSON parse error body, whose text after the

@@ -3,8 +3,8 @@ package rest
 import (
 	"time"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 func v3Ptr[T any](v T) *T { return &v }

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"docsd/errs"
 	"docsd/graph"
+	"docsd/internal/errs"
 )
 
 // Expansions each route permits in `expand`.

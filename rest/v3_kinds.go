@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"docsd/choices"
-	"docsd/docsurl"
+	"docsd/internal/choices"
+	"docsd/internal/docsurl"
 )
 
 // A v3Kind describes one v3 resource representation: its REST keys, the

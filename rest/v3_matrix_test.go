@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // v3Column is one column of the outcome matrix (who may do what): who

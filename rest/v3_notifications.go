@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"docsd/choices"
 	"docsd/graph"
+	"docsd/internal/choices"
 )
 
 // The endpoints of sync-versions and of the build and project

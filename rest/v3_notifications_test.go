@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestV3BuildNotifications: a failed build has one notification derived

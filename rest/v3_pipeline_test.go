@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"docsd/ratelimit"
+	"docsd/internal/ratelimit"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestV3Authentication checks every form of Authorization header on a route

@@ -3,8 +3,8 @@ package rest
 import (
 	"testing"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestV3ImportRefusesPrivateNetworkHosts: a repository URL whose host is

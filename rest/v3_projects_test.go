@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"docsd/artifacts"
-	"docsd/artifacts/artifactstest"
-	"docsd/docsurl"
-	"docsd/hosting"
+	"docsd/internal/artifacts"
+	"docsd/internal/artifacts/artifactstest"
+	"docsd/internal/docsurl"
+	"docsd/internal/hosting"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestV3ProjectCreateFields: a create with every optional field, and the

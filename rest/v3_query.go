@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"docsd/choices"
-	"docsd/errs"
+	"docsd/internal/choices"
+	"docsd/internal/errs"
 )
 
 // v3Sel is what to render of one object: the kept keys, and for each

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"testing"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // v3QueryCase is a read with fields/omit/expand and its whole body: inline

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // v3RedirectCases script the redirects' positions, fields and types on the

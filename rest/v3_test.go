@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"docsd/docsurl"
 	"docsd/graph"
+	"docsd/internal/docsurl"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // v3UpdateGoldens reports whether -update was given.

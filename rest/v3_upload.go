@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"docsd/errs"
 	"docsd/graph"
+	"docsd/internal/errs"
 )
 
 // The upload API, which publishes prebuilt docs. initiate and complete run

@@ -16,11 +16,11 @@ import (
 	"testing"
 	"time"
 
-	"docsd/docsurl"
 	"docsd/graph"
+	"docsd/internal/docsurl"
+	"docsd/internal/storetest"
+	"docsd/internal/upload"
 	"docsd/store"
-	"docsd/storetest"
-	"docsd/upload"
 )
 
 // newUploadEnv is newV3Env with the upload API on local storage, whose

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestV3VersionWrites: every version field RTD's current API accepts is

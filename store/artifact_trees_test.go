@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"docsd/errs"
+	"docsd/internal/errs"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestArtifactTrees: a swap makes the new tree current and retires the old

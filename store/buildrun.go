@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 )
 
 // CancelledMessage is the error of a build a maintainer cancelled.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 )
 
 // buildRows are the columns of a Build, on the table aliased b.

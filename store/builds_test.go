@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"docsd/errs"
+	"docsd/internal/errs"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 func TestFindBuilds(t *testing.T) {

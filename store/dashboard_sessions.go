@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"time"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 )
 
 // DashboardSessionLifetime is how long a dashboard sign-in lasts.

@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"docsd/errs"
+	"docsd/internal/errs"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestDashboardSessions checks password hashes and the life of a dashboard

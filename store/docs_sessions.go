@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 )
 
 // DocsSessionLifetime is how long a docs-host browser session lasts.

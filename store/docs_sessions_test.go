@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"docsd/errs"
+	"docsd/internal/errs"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestDocsSessions checks the life of a docs-host session: bound to its

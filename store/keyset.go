@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 )
 
 // Keyset is a cursor window over a list, in the list's own order: with

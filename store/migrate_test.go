@@ -3,8 +3,8 @@ package store_test
 import (
 	"testing"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestMigration00012KeepsData: rows stored before migration 00012 get its

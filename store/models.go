@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"docsd/rtdconfig"
+	"docsd/internal/rtdconfig"
 )
 
 // User is an account. Users are managed with the admin CLI, never the REST API.

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 )
 
 // createPrivate makes a SQLite database file owner-only before SQLite opens

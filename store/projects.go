@@ -6,8 +6,8 @@ import (
 	"strings"
 	"unicode"
 
-	"docsd/choices"
-	"docsd/errs"
+	"docsd/internal/choices"
+	"docsd/internal/errs"
 )
 
 // projectRows are the columns of a Project, on the table aliased p.

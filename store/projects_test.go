@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"docsd/errs"
+	"docsd/internal/errs"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 func TestImportProject(t *testing.T) {

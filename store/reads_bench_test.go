@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"docsd/bench/benchdata"
+	"docsd/internal/bench/benchdata"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // BenchmarkHotReads measures the store reads behind the REST hot paths that

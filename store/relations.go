@@ -5,7 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 )
 
 // RelationshipFilter selects subproject relationships. Nil fields do not filter.

@@ -7,9 +7,9 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"docsd/errs"
+	"docsd/internal/errs"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 func TestRelationships(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 )
 
 // IndexPage is one HTML page of a version as the search indexer hands it to

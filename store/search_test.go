@@ -3,9 +3,9 @@ package store_test
 import (
 	"testing"
 
-	"docsd/errs"
+	"docsd/internal/errs"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestSearchIndexStore: replacing a version's entries is all or nothing,

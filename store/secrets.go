@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"strings"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 )
 
 // sealedPrefix starts every value the store encrypted:

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"docsd/errs"
+	"docsd/internal/errs"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestSecretsAtRest: with a sealer, environment variable values and webhook

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"docsd/choices"
+	"docsd/internal/choices"
 )
 
 // The types and methods in this file are what the GraphQL schema shows of a

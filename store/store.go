@@ -30,7 +30,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 )
 
 //go:embed migrations

@@ -11,9 +11,9 @@ import (
 
 	"github.com/lib/pq"
 
-	"docsd/errs"
+	"docsd/internal/errs"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 func TestOpen(t *testing.T) {

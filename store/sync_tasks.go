@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 )
 
 const syncTaskColumns = `t.id, t.project_id, t.created, t.started, t.lease_owner, t.lease_expires`

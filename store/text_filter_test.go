@@ -3,8 +3,8 @@ package store_test
 import (
 	"testing"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestTextFiltersOfUnstorableValues checks that a filter value no text

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 )
 
 // Upload states of a build created by the upload API.

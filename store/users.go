@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 )
 
 // userRows are the columns of a User, on the table aliased u.

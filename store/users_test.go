@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"testing"
 
-	"docsd/errs"
+	"docsd/internal/errs"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 func TestCreateUser(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestHostingAndGraphAgree: the docs host and the API ask package access

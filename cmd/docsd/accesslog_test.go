@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // accessLogApp is an app whose log is JSON in buf (io.Discard when nil).

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"docsd/accounts"
-	"docsd/errs"
+	"docsd/internal/accounts"
+	"docsd/internal/errs"
 	"docsd/store"
 )
 

@@ -14,13 +14,13 @@ import (
 	"sync/atomic"
 	"unicode"
 
-	"docsd/access"
-	"docsd/accounts"
-	"docsd/choices"
-	"docsd/errs"
 	"docsd/graph"
 	"docsd/graph/scalar"
-	"docsd/hosting"
+	"docsd/internal/access"
+	"docsd/internal/accounts"
+	"docsd/internal/choices"
+	"docsd/internal/errs"
+	"docsd/internal/hosting"
 	"docsd/store"
 )
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"docsd/graph"
-	"docsd/ratelimit"
+	"docsd/internal/ratelimit"
 )
 
 // authThrottle slows down token guessing: a client address whose requests

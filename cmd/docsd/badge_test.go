@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // badgeTexts parses an SVG badge with encoding/xml and returns its visible

@@ -6,8 +6,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestBrowserBadge renders docs badges in a real headless Chromium: the

@@ -6,9 +6,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"docsd/artifacts/artifactstest"
+	"docsd/internal/artifacts/artifactstest"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestBrowserDocsSignOut signs in to a private project's docs subdomain

@@ -9,8 +9,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestBrowserDashboardPages drives the dashboard's maintainer pages in a

@@ -4,11 +4,11 @@ import (
 	"time"
 
 	"context"
-	"docsd/builder"
+	"docsd/internal/builder"
 	"fmt"
 	"strconv"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 	"docsd/store"
 )
 

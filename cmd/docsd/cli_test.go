@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestHelp: every group's help works, help goes to stdout, placeholders

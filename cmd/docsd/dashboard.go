@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"strings"
 
-	"docsd/accounts"
-	"docsd/dashboard"
+	"docsd/internal/accounts"
+	"docsd/internal/dashboard"
 )
 
 // signInRefusedShared says why the dashboard refuses sign-in when hosted

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestDashboardDownloads: /projects/<slug>/downloads/, the page the

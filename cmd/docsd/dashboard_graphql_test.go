@@ -12,9 +12,9 @@ import (
 	"github.com/coder/websocket"
 	"github.com/coder/websocket/wsjson"
 
-	"docsd/accounts"
+	"docsd/internal/accounts"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestGraphQLWebSocketSession: the WebSocket transport of /graphql honours

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"docsd/accounts"
+	"docsd/internal/accounts"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestDashboardTokens: a user creates an API token (shown once, working on

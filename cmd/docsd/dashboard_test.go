@@ -11,11 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"docsd/access"
-	"docsd/accounts"
-	"docsd/choices"
+	"docsd/internal/access"
+	"docsd/internal/accounts"
+	"docsd/internal/choices"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // browserClient is a cookie-keeping HTTP client that does not follow

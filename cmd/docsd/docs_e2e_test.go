@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"docsd/artifacts/artifactstest"
+	"docsd/internal/artifacts/artifactstest"
 )
 
 // This file runs docsd as a user would: `docsd user create`, `docsd serve`

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"docsd/artifacts/artifactstest"
+	"docsd/internal/artifacts/artifactstest"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // docsNode is one docsd node of a test: its store, app, and the URLs of

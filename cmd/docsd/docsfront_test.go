@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"docsd/hosting"
+	"docsd/internal/hosting"
 )
 
 // TestServeDocsFront: --docs-front chooses whether the docs listener is

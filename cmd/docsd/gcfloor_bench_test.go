@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"docsd/artifacts/artifactstest"
+	"docsd/internal/artifacts/artifactstest"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // gcPacing is one way to pace the garbage collector: the heap floor of

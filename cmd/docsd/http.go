@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"docsd/graph"
+	"docsd/internal/upload"
 	"docsd/rest"
-	"docsd/upload"
 )
 
 // The HTTP connection settings' defaults. A kept-alive connection waits

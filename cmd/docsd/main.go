@@ -20,7 +20,7 @@ import (
 	"strings"
 	"syscall"
 
-	"docsd/errs"
+	"docsd/internal/errs"
 )
 
 const usage = `docsd — documentation hosting compatible with Read the Docs' APIs

@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
-	"docsd/errs"
-	"docsd/metrics"
+	"docsd/internal/errs"
+	"docsd/internal/metrics"
 )
 
 // version is docsd's release, set at link time

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"docsd/errs"
 	"docsd/graph/graphiql"
+	"docsd/internal/errs"
 	"docsd/store"
 )
 

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"docsd/accounts"
+	"docsd/internal/accounts"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // User-built docs never share an origin with the

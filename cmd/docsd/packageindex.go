@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"docsd/builder"
+	"docsd/internal/builder"
 )
 
 // packageIndexSettings are where builds install Python packages from,

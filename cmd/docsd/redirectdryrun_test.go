@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"docsd/access"
-	"docsd/artifacts/artifactstest"
-	"docsd/errs"
+	"docsd/internal/access"
+	"docsd/internal/artifacts/artifactstest"
+	"docsd/internal/errs"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestRedirectDryRunMatchesDocsHost asks the docs host for paths of a

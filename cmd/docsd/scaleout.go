@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"docsd/artifacts"
-	"docsd/hosting"
-	"docsd/notify"
+	"docsd/internal/artifacts"
+	"docsd/internal/hosting"
+	"docsd/internal/notify"
 	"docsd/store"
 )
 

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"docsd/artifacts/artifactstest"
-	"docsd/notify"
+	"docsd/internal/artifacts/artifactstest"
+	"docsd/internal/notify"
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // TestScaleOutEndToEnd runs docsd as the README's "Scaling out" section

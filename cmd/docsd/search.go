@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"docsd/errs"
+	"docsd/internal/errs"
+	"docsd/internal/search"
 	"docsd/rest"
-	"docsd/search"
 	"docsd/store"
 )
 

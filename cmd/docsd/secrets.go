@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"docsd/ratelimit"
+	"docsd/internal/ratelimit"
 	"docsd/store"
 )
 

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 func TestAdminCommandsRefuseMissingDatabase(t *testing.T) {

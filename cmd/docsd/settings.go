@@ -12,10 +12,10 @@ import (
 	"strconv"
 	"strings"
 
-	"docsd/builder"
 	"docsd/graph"
-	"docsd/hosting"
-	"docsd/ratelimit"
+	"docsd/internal/builder"
+	"docsd/internal/hosting"
+	"docsd/internal/ratelimit"
 )
 
 // Settings are the operator settings (see

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"docsd/internal/storetest"
 	"docsd/store"
-	"docsd/storetest"
 )
 
 // openRedirectNexts are ?next= values, as written in a URL's query, of the

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"docsd/artifacts"
 	"docsd/graph"
-	"docsd/upload"
+	"docsd/internal/artifacts"
+	"docsd/internal/upload"
 )
 
 // uploads is the upload API wired together (see

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"docsd/access"
-	"docsd/builder"
-	"docsd/docsurl"
+	"docsd/internal/access"
+	"docsd/internal/builder"
+	"docsd/internal/docsurl"
+	"docsd/internal/webhook"
 	"docsd/store"
-	"docsd/webhook"
 )
 
 // newPool makes the build pool from the settings. It runs nothing until

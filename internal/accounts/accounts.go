@@ -1,0 +1,245 @@
+// Package accounts signs people in to the dashboard: passwords (bcrypt),
+// browser sessions, their CSRF tokens, and the throttle on failed sign-ins.
+// It is the only code that reads a session cookie, for the dashboard's
+// pages and for /graphql alike.
+package accounts
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"docsd/internal/access"
+	"docsd/internal/errs"
+	"docsd/store"
+)
+
+// Names of the session cookie, the CSRF header /graphql requires with it,
+// and the CSRF form field of the dashboard's forms.
+const (
+	SessionCookie = "docsd_session"
+	CSRFHeader    = "X-CSRFToken"
+	CSRFField     = "csrfmiddlewaretoken"
+)
+
+// MsgBadCredentials is the one answer to a failed sign-in: it never says
+// whether the user exists.
+const MsgBadCredentials = "Please enter a correct username and password. Note that both fields may be case-sensitive."
+
+// Defaults of the sign-in throttle: FailureLimit failed sign-ins of one
+// username from one address within FailureWindow refuse further tries
+// until the window has passed.
+const (
+	FailureLimit  = 5
+	FailureWindow = 15 * time.Minute
+)
+
+// minPasswordLength and maxPasswordBytes bound a password (bcrypt reads at
+// most 72 bytes).
+const (
+	minPasswordLength = 8
+	maxPasswordBytes  = 72
+)
+
+// Accounts holds the store and the failed sign-in counts of this process.
+type Accounts struct {
+	store *store.Store
+	now   func() time.Time
+	limit int
+
+	mu       sync.Mutex
+	failures map[string]failures // mu guards failures; by username and client address
+}
+
+// failures counts a key's failed sign-ins since the first of them.
+type failures struct {
+	n     int
+	since time.Time
+}
+
+// New returns the accounts of s with the default throttle.
+func New(s *store.Store) *Accounts {
+	return &Accounts{store: s, now: time.Now, limit: FailureLimit, failures: map[string]failures{}}
+}
+
+// SetClock replaces the throttle's clock (tests).
+func (a *Accounts) SetClock(now func() time.Time) { a.now = now }
+
+// SetPassword hashes password with bcrypt and stores it for the user; every
+// dashboard session of the user ends. A password shorter than 8 characters
+// or longer than 72 bytes is Invalid; an unknown user is NotFound.
+func (a *Accounts) SetPassword(ctx context.Context, username, password string) error {
+	const op = "accounts.SetPassword"
+	switch {
+	case len([]rune(password)) < minPasswordLength:
+		return errs.FieldError(op, "password", fmt.Sprintf("This password is too short. It must contain at least %d characters.", minPasswordLength))
+	case len(password) > maxPasswordBytes:
+		return errs.FieldError(op, "password", fmt.Sprintf("This password is too long. It must contain at most %d bytes.", maxPasswordBytes))
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	if err != nil {
+		return errs.Wrap(errs.Internal, op, err)
+	}
+	return a.store.SetUserPasswordHash(ctx, username, string(hash))
+}
+
+// ThrottledError is SignIn's answer while a username and address are
+// throttled; Wait is how long until the next try is accepted.
+type ThrottledError struct {
+	Wait time.Duration
+	err  error
+}
+
+func (e *ThrottledError) Error() string { return e.err.Error() }
+func (e *ThrottledError) Unwrap() error { return e.err }
+
+// dummyHash is compared against when the user does not exist, so a sign-in
+// takes as long for a missing user as for a wrong password.
+var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("docsd: no such user"), bcrypt.DefaultCost)
+
+// SignIn checks a username and password and opens a session, returning its
+// cookie value. A wrong username or password, an inactive user and a user
+// without a password are all Unauthenticated with MsgBadCredentials. After
+// FailureLimit failures of the same username from the same client address
+// within FailureWindow, it refuses with a *ThrottledError (Forbidden) without
+// checking the password.
+func (a *Accounts) SignIn(ctx context.Context, username, password, client string) (string, error) {
+	const op = "accounts.SignIn"
+	key := username + "\x00" + client
+	if wait := a.wait(key); wait > 0 {
+		mins := int((wait + time.Minute - 1) / time.Minute)
+		return "", &ThrottledError{Wait: wait, err: errs.E(errs.Forbidden, op,
+			fmt.Sprintf("Too many failed sign-ins for this account from your address. Try again in %d minute%s.", mins, plural(mins)))}
+	}
+	u, hash, err := a.store.FindUserPasswordHash(ctx, username)
+	if err != nil && !errs.Is(err, errs.NotFound) && !errs.Is(err, errs.Invalid) {
+		return "", err
+	}
+	if err != nil || hash == "" {
+		bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		a.fail(key)
+		return "", errs.E(errs.Unauthenticated, op, MsgBadCredentials)
+	}
+	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil || !u.IsActive {
+		a.fail(key)
+		return "", errs.E(errs.Unauthenticated, op, MsgBadCredentials)
+	}
+	a.forget(key)
+	return a.store.CreateDashboardSession(ctx, u.ID)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// wait returns how long key must wait before its next try (0: now).
+func (a *Accounts) wait(key string) time.Duration {
+	now := a.now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	f, ok := a.failures[key]
+	if !ok {
+		return 0
+	}
+	if end := f.since.Add(FailureWindow); !now.Before(end) {
+		delete(a.failures, key)
+		return 0
+	} else if f.n >= a.limit {
+		return end.Sub(now)
+	}
+	return 0
+}
+
+// fail records a failed sign-in of key.
+func (a *Accounts) fail(key string) {
+	now := a.now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.failures) > 100000 { // bound the memory a flood of names can take
+		for k, f := range a.failures {
+			if !now.Before(f.since.Add(FailureWindow)) {
+				delete(a.failures, k)
+			}
+		}
+	}
+	f, ok := a.failures[key]
+	if !ok || !now.Before(f.since.Add(FailureWindow)) {
+		f = failures{since: now}
+	}
+	f.n++
+	a.failures[key] = f
+}
+
+// forget clears key's failures after a successful sign-in.
+func (a *Accounts) forget(key string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.failures, key)
+}
+
+// SignOut ends the session with cookie value value.
+func (a *Accounts) SignOut(ctx context.Context, value string) error {
+	return a.store.DeleteDashboardSession(ctx, value)
+}
+
+// SessionLifetime is how long a dashboard sign-in lasts.
+const SessionLifetime = store.DashboardSessionLifetime
+
+// SessionUser returns the active user of the session with cookie value
+// value. An unknown or expired session, or one of an inactive user, is
+// Unauthenticated (access.DashboardSession).
+func (a *Accounts) SessionUser(ctx context.Context, value string) (*store.User, error) {
+	v, err := access.DashboardSession(ctx, a.store, value)
+	return v.User, err
+}
+
+// CSRFToken is the CSRF token of the session with cookie value value: an
+// HMAC of a fixed text keyed by the value, so only someone who holds the
+// (HttpOnly) cookie's value or a page the dashboard rendered for it knows
+// it, and it dies with the session.
+func CSRFToken(value string) string {
+	m := hmac.New(sha256.New, []byte(value))
+	m.Write([]byte("docsd dashboard csrf"))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// ValidCSRF reports whether token is the CSRF token of session value.
+func ValidCSRF(value, token string) bool {
+	return value != "" && token != "" && hmac.Equal([]byte(CSRFToken(value)), []byte(token))
+}
+
+// SessionValue returns the session cookie's value of r ("" without one).
+func SessionValue(r *http.Request) string {
+	c, err := r.Cookie(SessionCookie)
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
+// GraphQLUser is the session rule of /graphql: a request without the
+// session cookie, or with it but without the CSRF header, runs as
+// anonymous (nil, nil) — a cross-site request can send the cookie but not
+// the header. With the header, the session must be live and the header
+// its CSRF token, or the request is Unauthenticated.
+func (a *Accounts) GraphQLUser(r *http.Request) (*store.User, error) {
+	const op = "accounts.GraphQLUser"
+	value, token := SessionValue(r), r.Header.Get(CSRFHeader)
+	if value == "" || token == "" {
+		return nil, nil
+	}
+	if !ValidCSRF(value, token) {
+		return nil, errs.E(errs.Unauthenticated, op, "CSRF token missing or incorrect.")
+	}
+	return a.SessionUser(r.Context(), value)
+}

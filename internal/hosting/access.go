@@ -1,0 +1,60 @@
+package hosting
+
+import (
+	"docsd/internal/access"
+	"docsd/store"
+)
+
+// Who may read what on the docs host is decided by package access, on its
+// Docs surface: superusers read only what their roles give them there.
+
+// user returns the reader (access.DocsReader): the active user of an API
+// key sent as `Authorization: Token <key>`, else the user of the docs
+// session cookie (subdomain mode), else nil. It is read once per request,
+// and only when an answer depends on it.
+func (rq *request) user() (*store.User, error) {
+	v, err := rq.identify()
+	return v.User, err
+}
+
+// identify is user's viewer.
+func (rq *request) identify() (access.Viewer, error) {
+	if rq.viewerDone {
+		return rq.viewer, nil
+	}
+	rq.viewerDone = true
+	v, err := access.DocsReader(rq.ctx, rq.h.store, rq.r.Header.Get("Authorization"), rq.sessionViewer)
+	rq.viewer = v
+	return v, err
+}
+
+// rights are the reader's rights on the docs host; roles come from the
+// docs host's cache, each asked once per request.
+func (rq *request) rights() access.Rights {
+	if rq.roles == nil {
+		rq.roles = access.Memo(access.Maintainers(rq.h.cache.maintainers))
+	}
+	return access.Rights{Identify: rq.identify, Surface: access.Docs, Roles: rq.roles}
+}
+
+// canSee reports whether the reader may see project p's docs
+// (access.Rights.CanRead). Showing a non-public project marks the answer
+// private.
+func (rq *request) canSee(p *store.Project) (bool, error) {
+	ok, err := rq.rights().CanRead(rq.ctx, p)
+	if ok && !p.IsPublic() {
+		rq.private = true
+	}
+	return ok, err
+}
+
+// canSeeVersion reports whether the reader may see version v of project p
+// (access.Rights.CanReadVersion). Showing a non-public version marks the
+// answer private.
+func (rq *request) canSeeVersion(p *store.Project, v *store.Version) (bool, error) {
+	ok, err := rq.rights().CanReadVersion(rq.ctx, p, v)
+	if ok && !p.VersionIsPublic(v) {
+		rq.private = true
+	}
+	return ok, err
+}

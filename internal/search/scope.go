@@ -1,0 +1,221 @@
+package search
+
+import (
+	"context"
+	"strings"
+
+	"docsd/internal/docsurl"
+	"docsd/internal/errs"
+	"docsd/store"
+)
+
+// maxPairs bounds a scope.
+const maxPairs = 100
+
+// scopeBuilder collects pairs in order, one version per project.
+type scopeBuilder struct {
+	s      *Service
+	ctx    context.Context
+	reader Reader
+	pairs  []*Pair
+	pos    map[int64]int // project id → index in pairs
+}
+
+func (b *scopeBuilder) add(p *Pair) {
+	if p == nil {
+		return
+	}
+	if i, ok := b.pos[p.Project.ID]; ok {
+		b.pairs[i] = p // a later pair replaces the version, keeps the place
+		return
+	}
+	if len(b.pairs) >= maxPairs {
+		return
+	}
+	b.pos[p.Project.ID] = len(b.pairs)
+	b.pairs = append(b.pairs, p)
+}
+
+// Scope resolves a query's arguments into the (project, version) pairs the
+// reader may search: only internal, active, built versions the reader can
+// see and that are not hidden (hidden versions are left out of every
+// reader-facing listing); nothing when there is no argument.
+func (s *Service) Scope(ctx context.Context, reader Reader, args []Arg) ([]*Pair, error) {
+	b := &scopeBuilder{s: s, ctx: ctx, reader: reader, pos: map[int64]int{}}
+	lastUser := -1
+	for i, a := range args {
+		if a.Name == "user" && a.Value == "@me" {
+			lastUser = i
+		}
+	}
+	for i, a := range args {
+		var err error
+		switch {
+		case a.Name == "project":
+			slug, ver, _ := strings.Cut(a.Value, "/")
+			var p *Pair
+			if p, err = b.pair(slug, ver); err == nil {
+				b.add(p)
+			}
+		case a.Name == "subprojects":
+			slug, ver, _ := strings.Cut(a.Value, "/")
+			err = b.family(slug, ver, true)
+		case i == lastUser:
+			err = b.maintained()
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return b.pairs, nil
+}
+
+// Family is the scope of the v2 search endpoints: the visible project slug
+// at version, then each child at the same version slug, or (fallback) at
+// its default version. A project the reader can't see is NotFound with
+// projectMsg; a missing or invisible version (of any state) is NotFound
+// with versionMsg.
+func (s *Service) Family(ctx context.Context, reader Reader, slug, version string, fallback bool, projectMsg, versionMsg string) ([]*Pair, error) {
+	b := &scopeBuilder{s: s, ctx: ctx, reader: reader, pos: map[int64]int{}}
+	p, err := b.project(slug)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, errNotFound(projectMsg)
+	}
+	if versionMsg != "" {
+		vs, _, err := s.Store.FindVersions(ctx, store.VersionFilter{ProjectIDs: []int64{p.ID}, Slug: &version, Visible: reader.visibility(), Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		if len(vs) == 0 {
+			return nil, errNotFound(versionMsg)
+		}
+	}
+	if err := b.familyOf(p, version, fallback); err != nil {
+		return nil, err
+	}
+	return b.pairs, nil
+}
+
+// project returns the visible project slug, or nil.
+func (b *scopeBuilder) project(slug string) (*store.Project, error) {
+	ps, _, err := b.s.Store.FindProjects(b.ctx, store.ProjectFilter{Slug: &slug, Visible: b.reader.visibility(), Limit: 1})
+	if err != nil || len(ps) == 0 {
+		return nil, err
+	}
+	return ps[0], nil
+}
+
+// pair is slug at version (its stored default version when empty), or nil
+// when either does not qualify.
+func (b *scopeBuilder) pair(slug, version string) (*Pair, error) {
+	p, err := b.project(slug)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	return b.pairOf(p, version)
+}
+
+func (b *scopeBuilder) pairOf(p *store.Project, version string) (*Pair, error) {
+	if version == "" {
+		version = p.DefaultVersion
+	}
+	yes, no := true, false
+	vs, _, err := b.s.Store.FindVersions(b.ctx, store.VersionFilter{
+		ProjectIDs: []int64{p.ID}, Slug: &version, Active: &yes, Built: &yes, Hidden: &no, Internal: true,
+		Visible: b.reader.visibility(), Limit: 1,
+	})
+	if err != nil || len(vs) == 0 {
+		return nil, err
+	}
+	t, err := targetOf(b.ctx, b.s.Store, p)
+	if err != nil {
+		return nil, err
+	}
+	return &Pair{Project: p, Version: vs[0], Target: t}, nil
+}
+
+// family adds slug at version and its children (subprojects:P[/V]).
+func (b *scopeBuilder) family(slug, version string, fallback bool) error {
+	p, err := b.project(slug)
+	if err != nil || p == nil {
+		return err
+	}
+	return b.familyOf(p, version, fallback)
+}
+
+func (b *scopeBuilder) familyOf(p *store.Project, version string, fallback bool) error {
+	pair, err := b.pairOf(p, version)
+	if err != nil {
+		return err
+	}
+	b.add(pair)
+	rels, _, err := b.s.Store.FindRelationships(b.ctx, store.RelationshipFilter{ParentIDs: []int64{p.ID}, ChildVisible: b.reader.visibility()})
+	if err != nil {
+		return err
+	}
+	for _, rel := range rels {
+		child, err := b.s.Store.FindProjectByID(b.ctx, rel.ChildID)
+		if err != nil {
+			return err
+		}
+		cp, err := b.pairOf(child, version)
+		if err == nil && cp == nil && fallback && version != "" {
+			cp, err = b.pairOf(child, "")
+		}
+		if err != nil {
+			return err
+		}
+		b.add(cp)
+	}
+	return nil
+}
+
+// maintained adds every project the reader maintains at its default
+// version (user:@me), in slug order.
+func (b *scopeBuilder) maintained() error {
+	if b.reader.UserID == 0 {
+		return nil
+	}
+	uid := b.reader.UserID
+	ps, _, err := b.s.Store.FindProjects(b.ctx, store.ProjectFilter{MaintainerID: &uid})
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		pair, err := b.pairOf(p, "")
+		if err != nil {
+			return err
+		}
+		b.add(pair)
+	}
+	return nil
+}
+
+// targetOf describes p for the URL resolver: its main project (when p is a
+// translation) and the relationship nesting that main project.
+func targetOf(ctx context.Context, s *store.Store, p *store.Project) (docsurl.Target, error) {
+	t := docsurl.Target{Slug: p.Slug, Language: p.Language, Scheme: p.VersioningScheme}
+	mainID := p.ID
+	if p.TranslationOf != nil {
+		main, err := s.FindProjectByID(ctx, *p.TranslationOf)
+		if err != nil && !errs.Is(err, errs.NotFound) {
+			return t, err
+		}
+		if err == nil {
+			t.MainSlug, t.Scheme, mainID = main.Slug, main.VersioningScheme, main.ID
+		}
+	}
+	rels, _, err := s.FindRelationships(ctx, store.RelationshipFilter{ChildIDs: []int64{mainID}, Limit: 1})
+	if err != nil || len(rels) == 0 {
+		return t, err
+	}
+	parent, err := s.FindProjectByID(ctx, rels[0].ParentID)
+	if err != nil {
+		return t, err
+	}
+	t.ParentSlug, t.Alias = parent.Slug, rels[0].Alias
+	return t, nil
+}
