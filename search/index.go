@@ -200,7 +200,7 @@ func ToIndexPage(path string, p *Page) store.IndexPage {
 	ip := store.IndexPage{Path: path, Title: p.Title, TitleWords: Words(p.Title)}
 	for _, s := range p.Sections {
 		ip.Sections = append(ip.Sections, store.IndexSection{
-			Anchor: s.ID, Title: s.Title, Content: s.Content,
+			Anchor: s.ID, Title: s.Title, Content: s.Content, Definition: s.Definition, Labels: strings.Join(s.Labels, " "),
 			TitleWords: Words(s.Title), ContentWords: Words(s.Content),
 		})
 	}

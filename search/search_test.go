@@ -59,7 +59,7 @@ func TestParseQuery(t *testing.T) {
 		args  []search.Arg
 		terms []search.Term
 	}{
-		{"subprojects:demo/latest install", "install", []search.Arg{{Name: "subprojects", Value: "demo/latest"}}, []search.Term{{Words: []string{"install"}}}},
+		{"subprojects:demo/latest install", "install", []search.Arg{{Name: "subprojects", Value: "demo/latest"}}, []search.Term{{Words: []string{"install"}, Prefix: true}}},
 		{`"config file" -draft +Sphinx inst* conf.py a\:b fuzzy~2 (x|y)`, `"config file" -draft +Sphinx inst* conf.py a:b fuzzy~2 (x|y)`, nil, []search.Term{
 			{Words: []string{"config", "file"}}, {Words: []string{"draft"}, Mode: search.MustNot},
 			{Words: []string{"sphinx"}, Mode: search.Must}, {Words: []string{"inst"}, Prefix: true},
@@ -67,8 +67,13 @@ func TestParseQuery(t *testing.T) {
 			{Words: []string{"x"}}, {Words: []string{"y"}},
 		}},
 		{`"unbalanced quote`, `"unbalanced quote`, nil, []search.Term{{Words: []string{"unbalanced", "quote"}}}},
-		{"Ünïcödé ÉCOLE", "Ünïcödé ÉCOLE", nil, []search.Term{{Words: []string{"unicode"}}, {Words: []string{"ecole"}}}},
-		{`*** - + "" ~ AND OR NEAR( ) \x00`, `*** - + "" ~ AND OR NEAR( ) \x00`, nil, []search.Term{{Words: []string{"and"}}, {Words: []string{"or"}}, {Words: []string{"near"}}, {Words: []string{"x00"}}}},
+		{"Ünïcödé ÉCOLE", "Ünïcödé ÉCOLE", nil, []search.Term{{Words: []string{"unicode"}}, {Words: []string{"ecole"}, Prefix: true}}},
+		{"asyncio gat", "asyncio gat", nil, []search.Term{{Words: []string{"asyncio"}}, {Words: []string{"gat"}, Prefix: true}}},
+		{"os.p", "os.p", nil, []search.Term{{Words: []string{"os", "p"}}}},
+		{"os.pat", "os.pat", nil, []search.Term{{Words: []string{"os", "pat"}, Prefix: true}}},
+		{`"exact phrase"`, `"exact phrase"`, nil, []search.Term{{Words: []string{"exact", "phrase"}}}},
+		{"keep -out", "keep -out", nil, []search.Term{{Words: []string{"keep"}}, {Words: []string{"out"}, Mode: search.MustNot}}},
+		{`*** - + "" ~ AND OR NEAR( ) \x00`, `*** - + "" ~ AND OR NEAR( ) \x00`, nil, []search.Term{{Words: []string{"and"}}, {Words: []string{"or"}}, {Words: []string{"near"}}, {Words: []string{"x00"}, Prefix: true}}},
 		{"user:@me project:demo", "", []search.Arg{{Name: "user", Value: "@me"}, {Name: "project", Value: "demo"}}, nil},
 	}
 	for _, tt := range tests {
@@ -217,6 +222,7 @@ var corpusQueries = []string{
 	"install", "install configuration", `"config file"`, "conf.py", "config*", "+sphinx theme",
 	"theme -dark", "INSTALLATION", "cafe", "naïve", "autodoc", "sphinx.ext.autodoc", `"file config"`,
 	"zzz", "-theme", "1.0", "日本語", "theme~2", "(extension | plugin)",
+	"okapioneinst", "okapioneinstall", "installing", "demo.gather", "gather", "gat", "gathering -okapioneinstall",
 }
 
 // corpus is a small documentation set exercising ranking, phrases,
@@ -231,6 +237,9 @@ func corpus() map[string]string {
 		"themes/light.html": `<main><h1>Light theme</h1><p>The light theme for Sphinx. ` + long + `</p></main>`,
 		"cafe.html":         `<main><h1>Café naïve</h1><p>Diacritics: café, NAÏVE, résumé. 日本語 text. Version 1.0 notes; plugin list.</p></main>`,
 		"search.html":       `<main><h1>Search</h1><p>install theme config</p></main>`,
+		"api.html": `<main><h1>API</h1><dl class="py function"><dt class="sig sig-object py" id="demo.gather">demo.gather(*aws)</dt>
+<dd><p>Runs the awaitables.</p></dd></dl><h2 id="okapi">Okapi</h2><p>Run okapioneinstall once.</p></main>`,
+		"gathering.html": `<main><h1>Gathering</h1><p>` + strings.Repeat("The demo gathers; gather the demo. ", 5) + `</p></main>`,
 	}
 }
 

@@ -25,6 +25,10 @@ type IndexPage struct {
 type IndexSection struct {
 	Anchor, Title, Content   string
 	TitleWords, ContentWords []string
+	// Definition marks an API object's signature and description.
+	Definition bool
+	// Labels are the section's other anchors, separated by spaces.
+	Labels string
 }
 
 // SearchPage is an indexed page read back for scoring and display.
@@ -46,10 +50,14 @@ type SearchSection struct {
 	Anchor   string `db:"anchor"`
 	Title    string `db:"title"`
 	Content  string `db:"content"`
+	// Definition marks an API object's signature and description.
+	Definition bool `db:"definition"`
+	// Labels are the section's other anchors, separated by spaces.
+	Labels string `db:"labels"`
 }
 
-// SearchTerm is one condition for FindSearchCandidates: consecutive words,
-// the last one matched as a prefix when Prefix is set.
+// SearchTerm is one condition for FindSearchCandidates: words that occur
+// together, each matched as a prefix when Prefix is set.
 type SearchTerm struct {
 	Words  []string
 	Prefix bool
@@ -108,7 +116,7 @@ func (tx *Tx) insertSearchPage(ctx context.Context, projectID, versionID int64, 
 		return err
 	}
 	for _, sec := range p.Sections {
-		if !storable(sec.Anchor) || !storable(sec.Title) || !storable(sec.Content) {
+		if !storable(sec.Anchor) || !storable(sec.Title) || !storable(sec.Content) || !storable(sec.Labels) {
 			return errs.E(errs.Invalid, "store.ReplaceSearchIndex", "section text is not valid UTF-8")
 		}
 	}
@@ -116,8 +124,8 @@ func (tx *Tx) insertSearchPage(ctx context.Context, projectID, versionID int64, 
 		return tx.insertSectionsPostgres(ctx, pageID, p.Sections)
 	}
 	for i, sec := range p.Sections {
-		id, err := tx.insert(ctx, `INSERT INTO search_sections (page_id, position, anchor, title, content)
-			VALUES (?, ?, ?, ?, ?)`, pageID, i, sec.Anchor, sec.Title, sec.Content)
+		id, err := tx.insert(ctx, `INSERT INTO search_sections (page_id, position, anchor, title, content, definition, labels)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, pageID, i, sec.Anchor, sec.Title, sec.Content, sec.Definition, sec.Labels)
 		if err != nil {
 			return err
 		}
@@ -137,13 +145,13 @@ func (tx *Tx) insertSectionsPostgres(ctx context.Context, pageID int64, secs []I
 	for start := 0; start < len(secs); start += sectionBatch {
 		batch := secs[start:min(start+sectionBatch, len(secs))]
 		rows := make([]string, len(batch))
-		args := make([]any, 0, 6*len(batch))
+		args := make([]any, 0, 8*len(batch))
 		for i, sec := range batch {
 			words := append(append([]string{}, sec.TitleWords...), sec.ContentWords...)
-			rows[i] = "(?, ?, ?, ?, ?, CAST(? AS tsvector))"
-			args = append(args, pageID, start+i, sec.Anchor, sec.Title, sec.Content, tsvectorLiteral(words))
+			rows[i] = "(?, ?, ?, ?, ?, ?, ?, CAST(? AS tsvector))"
+			args = append(args, pageID, start+i, sec.Anchor, sec.Title, sec.Content, sec.Definition, sec.Labels, tsvectorLiteral(words))
 		}
-		if _, err := tx.exec(ctx, `INSERT INTO search_sections (page_id, position, anchor, title, content, words) VALUES `+
+		if _, err := tx.exec(ctx, `INSERT INTO search_sections (page_id, position, anchor, title, content, definition, labels, words) VALUES `+
 			strings.Join(rows, ", "), args...); err != nil {
 			return err
 		}
@@ -243,28 +251,34 @@ func (s *Store) matchText(terms []SearchTerm) string {
 }
 
 // fts5Text is terms as an FTS5 expression: each term a quoted string
-// (a phrase when it has several words, `*` marking a prefix), joined by OR.
+// (a phrase when it has several words), or for prefixes a phrase of
+// quoted words each marked `*` and joined by +; terms joined by OR.
 func fts5Text(terms []SearchTerm) string {
 	parts := make([]string, 0, len(terms))
+	quote := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 	for _, t := range terms {
-		p := `"` + strings.ReplaceAll(strings.Join(t.Words, " "), `"`, `""`) + `"`
-		if t.Prefix {
-			p += " *"
+		if !t.Prefix {
+			parts = append(parts, quote(strings.Join(t.Words, " ")))
+			continue
 		}
-		parts = append(parts, p)
+		ws := make([]string, len(t.Words))
+		for i, w := range t.Words {
+			ws[i] = quote(w) + " *"
+		}
+		parts = append(parts, strings.Join(ws, " + "))
 	}
 	return strings.Join(parts, " OR ")
 }
 
 // tsqueryText is terms as tsquery input: a phrase's words joined by & (the
-// index keeps no positions), `:*` marking a prefix, terms joined by |.
+// index keeps no positions), `:*` marking prefixes, terms joined by |.
 func tsqueryText(terms []SearchTerm) string {
 	parts := make([]string, 0, len(terms))
 	for _, t := range terms {
 		ws := make([]string, len(t.Words))
 		for i, w := range t.Words {
 			ws[i] = quoteLexeme(w)
-			if t.Prefix && i == len(t.Words)-1 {
+			if t.Prefix {
 				ws[i] += ":*"
 			}
 		}
@@ -314,12 +328,12 @@ func (s *Store) FindSearchSections(ctx context.Context, versionIDs []int64, term
 	var query string
 	expr := s.matchText(terms)
 	if s.dialect == Postgres {
-		query = `SELECT sec.page_id, sec.position, sec.anchor, sec.title, sec.content
+		query = `SELECT sec.page_id, sec.position, sec.anchor, sec.title, sec.content, sec.definition, sec.labels
 			FROM search_sections sec JOIN search_pages p ON p.id = sec.page_id
 			WHERE p.version_id IN (?) AND sec.words @@ CAST(? AS tsquery) ORDER BY sec.page_id, sec.position`
 	} else {
 		// The FTS table drives the joins (see FindSearchCandidates).
-		query = `SELECT sec.page_id, sec.position, sec.anchor, sec.title, sec.content
+		query = `SELECT sec.page_id, sec.position, sec.anchor, sec.title, sec.content, sec.definition, sec.labels
 			FROM (SELECT rowid AS id FROM search_section_fts WHERE search_section_fts MATCH ?) m
 			CROSS JOIN search_sections sec ON sec.id = m.id CROSS JOIN search_pages p ON p.id = sec.page_id
 			WHERE p.version_id IN (?) ORDER BY sec.page_id, sec.position`
@@ -335,4 +349,14 @@ func (s *Store) CountSearchPages(ctx context.Context, versionID int64) (int, err
 	var n int
 	err := s.read().get(ctx, &n, `SELECT COUNT(*) FROM search_pages WHERE version_id = ?`, versionID)
 	return n, classify("store.CountSearchPages", err)
+}
+
+// CountSearchPagesOf returns how many pages the versions have in the index.
+func (s *Store) CountSearchPagesOf(ctx context.Context, versionIDs []int64) (int, error) {
+	var n int
+	if len(versionIDs) == 0 {
+		return 0, nil
+	}
+	err := s.read().getIn(ctx, &n, `SELECT COUNT(*) FROM search_pages WHERE version_id IN (?)`, versionIDs)
+	return n, classify("store.CountSearchPagesOf", err)
 }
