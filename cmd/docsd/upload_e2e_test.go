@@ -176,9 +176,9 @@ func TestUploadEndToEnd(t *testing.T) {
 		t.Error("the upload token was logged")
 	}
 	archive := zipOf(t, map[string]string{
-		"html/index.html": "<html><body>Prebuilt docs</body></html>",
+		"html/index.html":       "<html><body>Prebuilt docs</body></html>",
 		"html/guide/index.html": "<main><h1>Guide</h1><p>Run okapioneinstall first, as the guide says.</p></main>",
-		"pdf/demo.pdf": "%PDF-1.4 fake",
+		"pdf/demo.pdf":          "%PDF-1.4 fake",
 	})
 	if code := c.storagePost(t, up, archive); code != 204 {
 		t.Fatalf("storage POST: %d", code)
