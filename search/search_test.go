@@ -179,6 +179,12 @@ func TestSearchIndexLifecycle(t *testing.T) {
 		if n, err := w.s.CountSearchPages(ctx, lib.ID); err != nil || n != 0 {
 			t.Errorf("pages of a deleted version: %d, %v", n, err)
 		}
+		if words, err := w.s.FindSearchWords(ctx, []int64{lib.ID}, "install"); err != nil || len(words) != 0 {
+			t.Errorf("dictionary words after delete: %v, %v", words, err)
+		}
+		if ps, _, err := w.s.FindTopPostings(ctx, []int64{lib.ID}, []string{"install"}, 10); err != nil || len(ps) != 0 {
+			t.Errorf("postings after delete: %v, %v", ps, err)
+		}
 		if d == store.SQLite {
 			// The FTS rows went with the sections.
 			ids, err := w.s.FindSearchCandidates(ctx, []int64{lib.ID}, []store.SearchTerm{{Words: []string{"install"}}}, nil)
@@ -358,6 +364,54 @@ func TestSearchLeavesOutHiddenVersions(t *testing.T) {
 				if _, res := w.run(ctx, t, search.Reader{}, q, 0, 15); res.Count != want {
 					t.Errorf("hidden=%v: %q count %d, want %d", hidden, q, res.Count, want)
 				}
+			}
+		}
+	})
+}
+
+// TestSearchManyMatches: with more matching pages than are judged on their
+// text, the count is the number of pages holding the words, the pages come
+// best first and later windows go on where earlier ones stopped.
+func TestSearchManyMatches(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		w := newWorld(t, d)
+		pages := map[string]string{}
+		for i := range 300 {
+			body := strings.Repeat("filler ", i%40) + "common"
+			if i%3 == 0 {
+				body += " rare"
+			}
+			pages[fmt.Sprintf("p%03d.html", i)] = fmt.Sprintf("<main><h1>Page %d</h1><p>%s</p></main>", i, body)
+		}
+		w.index(t, "demo/v1.0", pages)
+		for _, tc := range []struct {
+			q     string
+			count int
+		}{{"common", 300}, {"rare", 100}, {"common rare", 300}, {"+common +rare", 100}} {
+			var seen []string
+			for offset := 0; offset < 120; offset += 15 {
+				_, res := w.run(t.Context(), t, search.Reader{}, "project:demo/v1.0 "+tc.q, offset, 15)
+				if res.Count != tc.count {
+					t.Errorf("%q at %d: count %d, want %d", tc.q, offset, res.Count, tc.count)
+				}
+				for _, h := range res.Hits {
+					seen = append(seen, h.StoredPath)
+				}
+			}
+			if len(seen) != min(120, tc.count) {
+				t.Errorf("%q: %d hits in 8 windows, want %d", tc.q, len(seen), min(120, tc.count))
+			}
+			dup := map[string]bool{}
+			for _, p := range seen {
+				if dup[p] {
+					t.Errorf("%q: %s twice", tc.q, p)
+				}
+				dup[p] = true
+			}
+			// Shorter pages rank higher (BM25's length normalisation):
+			// the first hit is one of the shortest.
+			if len(seen) > 0 && !strings.HasPrefix(seen[0], "p0") && tc.q == "common" {
+				t.Errorf("%q: first hit %s", tc.q, seen[0])
 			}
 		}
 	})

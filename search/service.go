@@ -89,6 +89,33 @@ func (s *Service) Search(ctx context.Context, q Query, scope []*Pair, offset, li
 			matchers[p.Project.Language] = newMatcher(q, p.Project.Language)
 		}
 	}
+	langOf := func(p *store.SearchPage) string { return byVersion[p.VersionID].Project.Language }
+	indexed, err := s.Store.FindSearchIndexed(ctx, versionIDs)
+	if err != nil {
+		return nil, err
+	}
+	var evals []*pageEval
+	if len(indexed) == len(versionIDs) {
+		evals, res.Count, err = s.searchIndexed(ctx, versionIDs, q, matchers, langOf, offset+limit)
+	} else {
+		evals, err = s.searchFullText(ctx, versionIDs, q, matchers, langOf)
+		res.Count = len(evals)
+	}
+	if err != nil {
+		return nil, err
+	}
+	sortEvals(evals, func(p *store.SearchPage) string { return byVersion[p.VersionID].Project.Slug })
+	for i := offset; i < len(evals) && i < offset+limit; i++ {
+		pair := byVersion[evals[i].page.VersionID]
+		res.Hits = append(res.Hits, s.hit(evals[i], pair, matchers[pair.Project.Language]))
+	}
+	return res, nil
+}
+
+// searchFullText answers q through the engines' full-text tables, for
+// versions not indexed in the current format yet: every page holding a
+// query word is judged. It returns the matching pages, scored.
+func (s *Service) searchFullText(ctx context.Context, versionIDs []int64, q Query, matchers map[string]*matcher, langOf func(*store.SearchPage) string) ([]*pageEval, error) {
 	pages, err := s.candidates(ctx, versionIDs, q, matchers)
 	if err != nil {
 		return nil, err
@@ -96,7 +123,7 @@ func (s *Service) Search(ctx context.Context, q Query, scope []*Pair, offset, li
 	var evals []*pageEval
 	df := make([]int, len(q.Terms))
 	for _, p := range pages {
-		if e, ok := evaluate(p, matchers[byVersion[p.VersionID].Project.Language]); ok {
+		if e, ok := evaluate(p, matchers[langOf(p)]); ok {
 			evals = append(evals, e)
 			for ti, n := range e.seen {
 				if n > 0 {
@@ -113,15 +140,9 @@ func (s *Service) Search(ctx context.Context, q Query, scope []*Pair, offset, li
 		m.setRarity(n, df)
 	}
 	for _, e := range evals {
-		e.score(matchers[byVersion[e.page.VersionID].Project.Language])
+		e.score(matchers[langOf(e.page)])
 	}
-	sortEvals(evals, func(p *store.SearchPage) string { return byVersion[p.VersionID].Project.Slug })
-	res.Count = len(evals)
-	for i := offset; i < len(evals) && i < offset+limit; i++ {
-		pair := byVersion[evals[i].page.VersionID]
-		res.Hits = append(res.Hits, s.hit(evals[i], pair, matchers[pair.Project.Language]))
-	}
-	return res, nil
+	return evals, nil
 }
 
 // candidates are the pages of the versions that contain a non-excluded
@@ -162,6 +183,12 @@ func (s *Service) candidates(ctx context.Context, versionIDs []int64, q Query, m
 	if err != nil {
 		return nil, err
 	}
+	attachSections(pages, secs)
+	return pages, nil
+}
+
+// attachSections appends each section to its page's Sections.
+func attachSections(pages []*store.SearchPage, secs []store.SearchSection) {
 	byID := make(map[int64]*store.SearchPage, len(pages))
 	for _, p := range pages {
 		byID[p.ID] = p
@@ -171,7 +198,6 @@ func (s *Service) candidates(ctx context.Context, versionIDs []int64, q Query, m
 			p.Sections = append(p.Sections, sec)
 		}
 	}
-	return pages, nil
 }
 
 // engineTerms is how the engines look for term ti: as typed, or by the

@@ -19,6 +19,9 @@ type IndexPage struct {
 	Title      string
 	TitleWords []string
 	Sections   []IndexSection
+	// Postings are the page's words with its impact for each, one per
+	// word.
+	Postings []Posting
 }
 
 // IndexSection is one section of an IndexPage, in page order.
@@ -67,16 +70,39 @@ type SearchTerm struct {
 // in one transaction: a search sees the old entries or the new ones.
 func (s *Store) ReplaceSearchIndex(ctx context.Context, projectID, versionID int64, pages []IndexPage) error {
 	return s.InTx(ctx, "store.ReplaceSearchIndex", func(tx *Tx) error {
-		if err := tx.deleteSearchIndex(ctx, versionID); err != nil {
+		return tx.replaceSearchIndex(ctx, projectID, versionID, pages)
+	})
+}
+
+func (tx *Tx) replaceSearchIndex(ctx context.Context, projectID, versionID int64, pages []IndexPage) error {
+	if err := tx.deleteSearchIndex(ctx, versionID); err != nil {
+		return err
+	}
+	ids := make([]int64, len(pages))
+	for i := range pages {
+		id, err := tx.insertSearchPage(ctx, projectID, versionID, &pages[i])
+		if err != nil {
 			return err
 		}
-		for i := range pages {
-			if err := tx.insertSearchPage(ctx, projectID, versionID, &pages[i]); err != nil {
-				return err
-			}
+		ids[i] = id
+	}
+	return tx.insertPostings(ctx, versionID, pages, ids)
+}
+
+// ReplaceStaleSearchIndex is ReplaceSearchIndex for a version not indexed
+// in SearchIndexFormat yet; it reports whether it replaced the entries
+// (false when the version was indexed in the meantime, by a publish).
+func (s *Store) ReplaceStaleSearchIndex(ctx context.Context, projectID, versionID int64, pages []IndexPage) (bool, error) {
+	replaced := false
+	err := s.InTx(ctx, "store.ReplaceStaleSearchIndex", func(tx *Tx) error {
+		var n int
+		if err := tx.get(ctx, &n, `SELECT COUNT(*) FROM search_indexed WHERE version_id = ? AND format = ?`, versionID, SearchIndexFormat); err != nil || n > 0 {
+			return err
 		}
-		return nil
+		replaced = true
+		return tx.replaceSearchIndex(ctx, projectID, versionID, pages)
 	})
+	return replaced, err
 }
 
 // DeleteSearchIndex deletes every index entry of the version.
@@ -87,6 +113,9 @@ func (s *Store) DeleteSearchIndex(ctx context.Context, versionID int64) error {
 }
 
 func (tx *Tx) deleteSearchIndex(ctx context.Context, versionID int64) error {
+	if err := tx.deletePostings(ctx, versionID); err != nil {
+		return err
+	}
 	// Sections go first and explicitly so that SQLite's FTS triggers run
 	// row by row inside this transaction.
 	if _, err := tx.exec(ctx, `DELETE FROM search_sections WHERE page_id IN (SELECT id FROM search_pages WHERE version_id = ?)`, versionID); err != nil {
@@ -96,9 +125,10 @@ func (tx *Tx) deleteSearchIndex(ctx context.Context, versionID int64) error {
 	return err
 }
 
-func (tx *Tx) insertSearchPage(ctx context.Context, projectID, versionID int64, p *IndexPage) error {
+// insertSearchPage writes a page and its sections and returns its id.
+func (tx *Tx) insertSearchPage(ctx context.Context, projectID, versionID int64, p *IndexPage) (int64, error) {
 	if !storable(p.Path) || !storable(p.Title) {
-		return errs.E(errs.Invalid, "store.ReplaceSearchIndex", "page text is not valid UTF-8")
+		return 0, errs.E(errs.Invalid, "store.ReplaceSearchIndex", "page text is not valid UTF-8")
 	}
 	var pageID int64
 	var err error
@@ -113,28 +143,28 @@ func (tx *Tx) insertSearchPage(ctx context.Context, projectID, versionID int64, 
 		}
 	}
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for _, sec := range p.Sections {
 		if !storable(sec.Anchor) || !storable(sec.Title) || !storable(sec.Content) || !storable(sec.Labels) {
-			return errs.E(errs.Invalid, "store.ReplaceSearchIndex", "section text is not valid UTF-8")
+			return 0, errs.E(errs.Invalid, "store.ReplaceSearchIndex", "section text is not valid UTF-8")
 		}
 	}
 	if tx.s.dialect == Postgres {
-		return tx.insertSectionsPostgres(ctx, pageID, p.Sections)
+		return pageID, tx.insertSectionsPostgres(ctx, pageID, p.Sections)
 	}
 	for i, sec := range p.Sections {
 		id, err := tx.insert(ctx, `INSERT INTO search_sections (page_id, position, anchor, title, content, definition, labels)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, pageID, i, sec.Anchor, sec.Title, sec.Content, sec.Definition, sec.Labels)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if _, err := tx.exec(ctx, `INSERT INTO search_section_fts (rowid, title, content) VALUES (?, ?, ?)`,
 			id, strings.Join(sec.TitleWords, " "), strings.Join(sec.ContentWords, " ")); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
+	return pageID, nil
 }
 
 // sectionBatch is how many sections one PostgreSQL INSERT writes.
