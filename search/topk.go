@@ -16,10 +16,12 @@ import (
 // candidate.
 const (
 	maxExpansions = 16
-	// minCandidates is how many pages are judged on their text at least;
-	// a request for results further down judges twice as many as it
-	// shows.
-	minCandidates = 60
+	// A single-term query judges the results it shows and half as many
+	// again on their text (the first score is its final one but for the
+	// stem and prefix weights and anchor case); a query of several terms
+	// twice as many, plus a few.
+	judgeSingle, judgeSeveral = 1.5, 2.0
+	judgeExtra                = 5
 	// maxCandidates bounds the pages judged when exclusions, required
 	// terms or phrases keep dropping candidates.
 	maxCandidates = 4000
@@ -138,7 +140,16 @@ func (s *Service) searchIndexed(ctx context.Context, versionIDs []int64, q Query
 	for _, m := range matchers {
 		m.setRarity(n, df)
 	}
-	judge := max(minCandidates, 2*want)
+	positive := 0
+	for _, t := range q.Terms {
+		if t.Mode != MustNot {
+			positive++
+		}
+	}
+	judge, depth := int(judgeSingle*float64(want))+judgeExtra, 1
+	if positive > 1 {
+		judge, depth = int(judgeSeveral*float64(want))+judgeExtra, readDepth
+	}
 	for {
 		// The first score of a page: its impacts for the terms, each
 		// term's best expansion, weighed like the terms.
@@ -152,7 +163,7 @@ func (s *Service) searchIndexed(ctx context.Context, versionIDs []int64, q Query
 			for i, e := range exps {
 				words[i] = e.word
 			}
-			ps, done, err := s.Store.FindTopPostings(ctx, versionIDs, words, readDepth*judge)
+			ps, done, err := s.Store.FindTopPostings(ctx, versionIDs, words, depth*judge)
 			if err != nil {
 				return nil, 0, err
 			}
