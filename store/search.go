@@ -153,21 +153,45 @@ func (tx *Tx) insertSearchPage(ctx context.Context, projectID, versionID int64, 
 	if tx.s.dialect == Postgres {
 		return pageID, tx.insertSectionsPostgres(ctx, pageID, p.Sections)
 	}
-	for i, sec := range p.Sections {
-		id, err := tx.insert(ctx, `INSERT INTO search_sections (page_id, position, anchor, title, content, definition, labels)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, pageID, i, sec.Anchor, sec.Title, sec.Content, sec.Definition, sec.Labels)
-		if err != nil {
-			return 0, err
-		}
-		if _, err := tx.exec(ctx, `INSERT INTO search_section_fts (rowid, title, content) VALUES (?, ?, ?)`,
-			id, strings.Join(sec.TitleWords, " "), strings.Join(sec.ContentWords, " ")); err != nil {
-			return 0, err
-		}
-	}
-	return pageID, nil
+	return pageID, tx.insertSectionsSQLite(ctx, pageID, p.Sections)
 }
 
-// sectionBatch is how many sections one PostgreSQL INSERT writes.
+// insertSectionsSQLite writes a page's sections and their FTS rows in
+// multi-row INSERTs. The rows of one INSERT get consecutive rowids (the
+// writer is alone in its transaction), the last one reported by the
+// statement, which the FTS rows take.
+func (tx *Tx) insertSectionsSQLite(ctx context.Context, pageID int64, secs []IndexSection) error {
+	for start := 0; start < len(secs); start += sectionBatch {
+		batch := secs[start:min(start+sectionBatch, len(secs))]
+		rows := make([]string, len(batch))
+		args := make([]any, 0, 7*len(batch))
+		for i, sec := range batch {
+			rows[i] = "(?, ?, ?, ?, ?, ?, ?)"
+			args = append(args, pageID, start+i, sec.Anchor, sec.Title, sec.Content, sec.Definition, sec.Labels)
+		}
+		res, err := tx.exec(ctx, `INSERT INTO search_sections (page_id, position, anchor, title, content, definition, labels) VALUES `+
+			strings.Join(rows, ", "), args...)
+		if err != nil {
+			return err
+		}
+		last, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		first := last - int64(len(batch)) + 1
+		args = args[:0]
+		for i, sec := range batch {
+			rows[i] = "(?, ?, ?)"
+			args = append(args, first+int64(i), strings.Join(sec.TitleWords, " "), strings.Join(sec.ContentWords, " "))
+		}
+		if _, err := tx.exec(ctx, `INSERT INTO search_section_fts (rowid, title, content) VALUES `+strings.Join(rows, ", "), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sectionBatch is how many sections one INSERT writes.
 const sectionBatch = 200
 
 // insertSectionsPostgres writes a page's sections in multi-row INSERTs.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,56 +41,123 @@ type SearchWord struct {
 const postingBatch = 500
 
 // insertPostings writes the version's dictionary and postings and marks it
-// indexed in SearchIndexFormat; pageIDs are the stored ids of pages.
+// indexed in SearchIndexFormat; pageIDs are the stored ids of pages. Rows
+// are written in key order, so the tables' B-trees grow at their ends.
 func (tx *Tx) insertPostings(ctx context.Context, versionID int64, pages []IndexPage, pageIDs []int64) error {
-	df := map[string]int{}
-	rows := make([]string, 0, postingBatch)
-	args := make([]any, 0, 4*postingBatch)
-	flush := func(table, cols string) error {
-		if len(rows) == 0 {
-			return nil
-		}
-		_, err := tx.exec(ctx, `INSERT INTO `+table+` (`+cols+`) VALUES `+strings.Join(rows, ", "), args...)
-		rows, args = rows[:0], args[:0]
-		return err
+	type row struct {
+		word   string
+		impact int
+		page   int64
 	}
+	n := 0
+	for i := range pages {
+		n += len(pages[i].Postings)
+	}
+	rows := make([]row, 0, n)
 	for i := range pages {
 		for _, p := range pages[i].Postings {
 			if p.Word == "" || p.Impact < 0 || !storable(p.Word) {
 				return errs.E(errs.Invalid, "store.ReplaceSearchIndex", "a posting has no word or a negative impact")
 			}
-			df[p.Word]++
-			rows = append(rows, "(?, ?, ?, ?)")
-			args = append(args, versionID, p.Word, p.Impact, pageIDs[i])
-			if len(rows) == postingBatch {
-				if err := flush("search_postings", "version_id, word, impact, page_id"); err != nil {
-					return err
-				}
-			}
+			rows = append(rows, row{p.Word, p.Impact, pageIDs[i]})
 		}
 	}
-	if err := flush("search_postings", "version_id, word, impact, page_id"); err != nil {
-		return err
-	}
-	words := make([]string, 0, len(df))
-	for w := range df {
-		words = append(words, w)
-	}
-	sort.Strings(words)
-	for _, w := range words {
-		rows = append(rows, "(?, ?, ?)")
-		args = append(args, versionID, w, df[w])
-		if len(rows) == postingBatch {
-			if err := flush("search_words", "version_id, word, pages"); err != nil {
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := &rows[i], &rows[j]
+		if a.word != b.word {
+			return a.word < b.word
+		}
+		if a.impact != b.impact {
+			return a.impact < b.impact
+		}
+		return a.page < b.page
+	})
+	postings := tx.batchInserter(ctx, "search_postings", "version_id, word, impact, page_id")
+	defer postings.close()
+	words := tx.batchInserter(ctx, "search_words", "version_id, word, pages")
+	defer words.close()
+	for i := 0; i < len(rows); {
+		j := i
+		for j < len(rows) && rows[j].word == rows[i].word {
+			if err := postings.add(versionID, rows[j].word, rows[j].impact, rows[j].page); err != nil {
 				return err
 			}
+			j++
 		}
+		if err := words.add(versionID, rows[i].word, j-i); err != nil {
+			return err
+		}
+		i = j
 	}
-	if err := flush("search_words", "version_id, word, pages"); err != nil {
+	if err := postings.flush(); err != nil {
+		return err
+	}
+	if err := words.flush(); err != nil {
 		return err
 	}
 	_, err := tx.exec(ctx, `INSERT INTO search_indexed (version_id, format) VALUES (?, ?)`, versionID, SearchIndexFormat)
 	return err
+}
+
+// batchInserter writes rows to a table postingBatch at a time, through one
+// prepared statement for the full batches.
+type batchInserter struct {
+	tx          *Tx
+	ctx         context.Context
+	table, cols string
+	width       int
+	args        []any
+	full        *sql.Stmt
+}
+
+func (tx *Tx) batchInserter(ctx context.Context, table, cols string) *batchInserter {
+	return &batchInserter{tx: tx, ctx: ctx, table: table, cols: cols, width: strings.Count(cols, ",") + 1}
+}
+
+func (b *batchInserter) statement(rows int) string {
+	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", b.width), ", ") + ")"
+	return `INSERT INTO ` + b.table + ` (` + b.cols + `) VALUES ` + strings.TrimSuffix(strings.Repeat(one+", ", rows), ", ")
+}
+
+func (b *batchInserter) add(values ...any) error {
+	b.args = append(b.args, values...)
+	if len(b.args) < postingBatch*b.width {
+		return nil
+	}
+	if b.full == nil {
+		b.tx.noteWrite(b.statement(1))
+		preparer, ok := b.tx.q.(interface {
+			PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+		})
+		if !ok {
+			return b.flush()
+		}
+		stmt, err := preparer.PrepareContext(b.ctx, b.tx.q.Rebind(b.statement(postingBatch)))
+		if err != nil {
+			return err
+		}
+		b.full = stmt
+	}
+	b.tx.s.queries.Add(1)
+	_, err := b.full.ExecContext(b.ctx, b.args...)
+	b.args = b.args[:0]
+	return err
+}
+
+// flush writes the rows not written yet.
+func (b *batchInserter) flush() error {
+	if len(b.args) == 0 {
+		return nil
+	}
+	_, err := b.tx.exec(b.ctx, b.statement(len(b.args)/b.width), b.args...)
+	b.args = b.args[:0]
+	return err
+}
+
+func (b *batchInserter) close() {
+	if b.full != nil {
+		b.full.Close()
+	}
 }
 
 // deletePostings deletes the version's dictionary, postings and mark.
