@@ -416,3 +416,31 @@ func TestSearchManyMatches(t *testing.T) {
 		}
 	})
 }
+
+// TestSearchRarePhraseOfCommonWords: a phrase of words on every page that
+// only one page holds is found, and one no page holds finds nothing, with
+// counts that say so.
+func TestSearchRarePhraseOfCommonWords(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		w := newWorld(t, d)
+		pages := map[string]string{}
+		for i := range 200 {
+			body := "beta alpha gamma"
+			if i == 123 {
+				body = "alpha beta gamma"
+			}
+			pages[fmt.Sprintf("p%03d.html", i)] = fmt.Sprintf("<main><h1>Page %d</h1><p>%s</p></main>", i, body)
+		}
+		w.index(t, "demo/v1.0", pages)
+		for q, want := range map[string]string{`"alpha beta"`: "p123.html", `"gamma alpha"`: ""} {
+			_, res := w.run(t.Context(), t, search.Reader{}, "project:demo/v1.0 "+q, 0, 15)
+			got := ""
+			if len(res.Hits) > 0 {
+				got = res.Hits[0].StoredPath
+			}
+			if got != want || res.Count != len(res.Hits) || len(res.Hits) > 1 {
+				t.Errorf("%s: count %d, hits %d, first %q; want %q", q, res.Count, len(res.Hits), got, want)
+			}
+		}
+	})
+}

@@ -196,7 +196,13 @@ func (s *Service) searchIndexed(ctx context.Context, versionIDs []int64, q Query
 		if complete {
 			return evals, len(evals), nil
 		}
-		if len(evals) >= want || judge >= maxCandidates {
+		if judge >= maxCandidates && len(evals) < want {
+			// The pages judged were too few to fill the window: the
+			// count says what was found, so that no page of results
+			// comes back empty.
+			return evals, len(evals), nil
+		}
+		if len(evals) >= want {
 			count, err := s.estimateCount(ctx, versionIDs, q, terms, allWords)
 			if err != nil {
 				return nil, 0, err
