@@ -1,11 +1,16 @@
 // Package search is docsd's server-side search: it splits published HTML
-// pages into titles and sections, keeps them in the store's full-text index
-// (SQLite FTS5 or PostgreSQL tsvector), and answers queries with their
-// scope, matching, ranking and highlighting.
+// pages into titles and sections, keeps them in the store's index, and
+// answers queries with their scope, matching, ranking and highlighting.
 //
-// The database engines only find candidate pages; whether a page matches,
-// its score and its highlights are decided here, from the stored text, so
-// SQLite and PostgreSQL give the same results in the same order.
+// The index holds, per version, the pages' text, a dictionary of their
+// words and, per word, the pages holding it with an impact (the page's
+// score for that word alone, computed here when indexing), read best
+// first. A query reads the best pages of its words and judges those on
+// their text: whether a page matches, its score and its highlights are
+// decided here, so SQLite and PostgreSQL give the same results in the same
+// order. Versions indexed before the postings existed are searched through
+// the engines' full-text tables (SQLite FTS5, PostgreSQL tsvector), every
+// candidate page judged, until they are indexed again.
 package search
 
 import (
@@ -96,7 +101,11 @@ func (s *Service) Search(ctx context.Context, q Query, scope []*Pair, offset, li
 	}
 	var evals []*pageEval
 	if len(indexed) == len(versionIDs) {
-		evals, res.Count, err = s.searchIndexed(ctx, versionIDs, q, matchers, langOf, offset+limit)
+		pages := 0
+		for _, n := range indexed {
+			pages += n
+		}
+		evals, res.Count, err = s.searchIndexed(ctx, versionIDs, pages, q, matchers, langOf, offset+limit)
 	} else {
 		evals, err = s.searchFullText(ctx, versionIDs, q, matchers, langOf)
 		res.Count = len(evals)

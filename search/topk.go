@@ -106,26 +106,20 @@ func mTerms(matchers map[string]*matcher) []Term {
 	return nil
 }
 
-// searchIndexed answers q over versions indexed in the current format.
-// It returns the matching pages judged, best first, and the count of
-// matching pages.
-func (s *Service) searchIndexed(ctx context.Context, versionIDs []int64, q Query, matchers map[string]*matcher, langOf func(*store.SearchPage) string, want int) ([]*pageEval, int, error) {
+// searchIndexed answers q over versions indexed in the current format,
+// which hold n pages. It returns the matching pages judged and the count
+// of matching pages.
+func (s *Service) searchIndexed(ctx context.Context, versionIDs []int64, n int, q Query, matchers map[string]*matcher, langOf func(*store.SearchPage) string, want int) ([]*pageEval, int, error) {
 	terms, err := s.termWords(ctx, versionIDs, q, matchers)
 	if err != nil {
 		return nil, 0, err
 	}
-	var allWords []string
+	found := false
 	for _, exps := range terms {
-		for _, e := range exps {
-			allWords = append(allWords, e.word)
-		}
+		found = found || len(exps) > 0
 	}
-	if len(allWords) == 0 {
+	if !found {
 		return nil, 0, nil
-	}
-	n, err := s.Store.CountSearchPagesOf(ctx, versionIDs)
-	if err != nil {
-		return nil, 0, err
 	}
 	// A term's pages are estimated by its most frequent expansion's (the
 	// expansions' pages overlap: most pages with `exceptions` also have
@@ -203,43 +197,33 @@ func (s *Service) searchIndexed(ctx context.Context, versionIDs []int64, q Query
 			return evals, len(evals), nil
 		}
 		if len(evals) >= want {
-			count, err := s.estimateCount(ctx, versionIDs, q, terms, allWords)
-			if err != nil {
-				return nil, 0, err
-			}
-			return evals, max(count, len(evals)), nil
+			return evals, max(estimateCount(q, df), len(evals)), nil
 		}
 		judge = min(2*judge, maxCandidates)
 	}
 }
 
-// estimateCount counts the matching pages when there are more than were
-// judged: the pages holding a word of the query, or with required terms
-// those holding the required term found on the fewest pages (phrases and
-// exclusions are not checked: the count may be higher than the pages that
-// match them).
-func (s *Service) estimateCount(ctx context.Context, versionIDs []int64, q Query, terms [][]expansion, allWords []string) (int, error) {
-	count := -1
+// estimateCount estimates the matching pages when there are more than
+// were judged, from the terms' pages (df, see searchIndexed): the pages of
+// the most frequent term, or with required terms those of the rarest
+// required one. Pages holding only other terms, phrases and exclusions
+// make the true count differ.
+func estimateCount(q Query, df []int) int {
+	count, must := 0, -1
 	for ti, t := range q.Terms {
-		if t.Mode != Must {
-			continue
-		}
-		words := make([]string, len(terms[ti]))
-		for i, e := range terms[ti] {
-			words[i] = e.word
-		}
-		n, err := s.Store.CountSearchPagesWith(ctx, versionIDs, words)
-		if err != nil {
-			return 0, err
-		}
-		if count < 0 || n < count {
-			count = n
+		switch t.Mode {
+		case Must:
+			if must < 0 || df[ti] < must {
+				must = df[ti]
+			}
+		case Should:
+			count = max(count, df[ti])
 		}
 	}
-	if count >= 0 {
-		return count, nil
+	if must >= 0 {
+		return must
 	}
-	return s.Store.CountSearchPagesWith(ctx, versionIDs, allWords)
+	return count
 }
 
 // anyWeight is term ti's weight (the same in every matcher).

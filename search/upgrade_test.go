@@ -76,7 +76,7 @@ func TestSearchIndexUpgrade(t *testing.T) {
 		if n, err := ix.UpgradeIndex(ctx, config); err != nil || n != 1 {
 			t.Fatalf("UpgradeIndex = %d, %v", n, err)
 		}
-		if indexed, err := s.FindSearchIndexed(ctx, []int64{1}); err != nil || !indexed[1] {
+		if indexed, err := s.FindSearchIndexed(ctx, []int64{1}); err != nil || indexed[1] != 1 {
 			t.Fatalf("indexed after the upgrade: %v, %v", indexed, err)
 		}
 		if res := find("installer"); res.Count != 1 || res.Hits[0].StoredPath != "setup.html" {

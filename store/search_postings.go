@@ -95,7 +95,7 @@ func (tx *Tx) insertPostings(ctx context.Context, versionID int64, pages []Index
 	if err := words.flush(); err != nil {
 		return err
 	}
-	_, err := tx.exec(ctx, `INSERT INTO search_indexed (version_id, format) VALUES (?, ?)`, versionID, SearchIndexFormat)
+	_, err := tx.exec(ctx, `INSERT INTO search_indexed (version_id, format, pages) VALUES (?, ?, ?)`, versionID, SearchIndexFormat, len(pages))
 	return err
 }
 
@@ -170,17 +170,20 @@ func (tx *Tx) deletePostings(ctx context.Context, versionID int64) error {
 	return nil
 }
 
-// FindSearchIndexed returns which of the versions are indexed in
-// SearchIndexFormat.
-func (s *Store) FindSearchIndexed(ctx context.Context, versionIDs []int64) (map[int64]bool, error) {
-	out := map[int64]bool{}
+// FindSearchIndexed returns the versions indexed in SearchIndexFormat
+// among versionIDs, with their number of pages.
+func (s *Store) FindSearchIndexed(ctx context.Context, versionIDs []int64) (map[int64]int, error) {
+	out := map[int64]int{}
 	if len(versionIDs) == 0 {
 		return out, nil
 	}
-	var ids []int64
-	err := s.read().selIn(ctx, &ids, `SELECT version_id FROM search_indexed WHERE version_id IN (?) AND format = ?`, versionIDs, SearchIndexFormat)
-	for _, id := range ids {
-		out[id] = true
+	var rows []struct {
+		VersionID int64 `db:"version_id"`
+		Pages     int   `db:"pages"`
+	}
+	err := s.read().selIn(ctx, &rows, `SELECT version_id, pages FROM search_indexed WHERE version_id IN (?) AND format = ?`, versionIDs, SearchIndexFormat)
+	for _, r := range rows {
+		out[r.VersionID] = r.Pages
 	}
 	return out, classify("store.FindSearchIndexed", err)
 }
@@ -195,13 +198,17 @@ func (s *Store) FindSearchStaleVersions(ctx context.Context) ([]int64, error) {
 	return ids, classify("store.FindSearchStaleVersions", err)
 }
 
-// maxWordRange bounds the words FindSearchWords reads.
-const maxWordRange = 1000
+// maxWordRange bounds the words FindSearchWords reads: at most this many
+// over all the versions, and at least minWordRange per version.
+const (
+	maxWordRange = 1000
+	minWordRange = 100
+)
 
 // FindSearchWords returns the words of the versions' dictionaries that
 // start with prefix, in word order, with the pages of all the versions
-// that hold them; at most maxWordRange distinct words (per version) are
-// read.
+// that hold them; the first words of each version in word order, at most
+// maxWordRange in all (minWordRange per version), are read.
 func (s *Store) FindSearchWords(ctx context.Context, versionIDs []int64, prefix string) ([]SearchWord, error) {
 	words := []SearchWord{}
 	if len(versionIDs) == 0 || prefix == "" {
@@ -216,7 +223,7 @@ func (s *Store) FindSearchWords(ctx context.Context, versionIDs []int64, prefix 
 			q += ` AND word < ?`
 			args = append(args, end)
 		}
-		if err := s.read().sel(ctx, &part, q+` ORDER BY word LIMIT ?`, append(args, maxWordRange)...); err != nil {
+		if err := s.read().sel(ctx, &part, q+` ORDER BY word LIMIT ?`, append(args, max(minWordRange, maxWordRange/len(versionIDs)))...); err != nil {
 			return nil, classify("store.FindSearchWords", err)
 		}
 		rows = append(rows, part...)
@@ -284,27 +291,6 @@ func (s *Store) FindTopPostings(ctx context.Context, versionIDs []int64, words [
 		complete = n == 0
 	}
 	return rows, complete, nil
-}
-
-// maxCount is where CountSearchPagesWith stops counting.
-const maxCount = 10000
-
-// CountSearchPagesWith returns how many pages of the versions hold at
-// least one of words, counting up to maxCount.
-func (s *Store) CountSearchPagesWith(ctx context.Context, versionIDs []int64, words []string) (int, error) {
-	if len(versionIDs) == 0 || len(words) == 0 {
-		return 0, nil
-	}
-	var n int
-	var err error
-	if len(words) == 1 {
-		// A page holds a word once: the dictionaries count them.
-		err = s.read().getIn(ctx, &n, `SELECT COALESCE(SUM(pages), 0) FROM search_words WHERE version_id IN (?) AND word = ?`, versionIDs, words[0])
-		return min(n, maxCount), classify("store.CountSearchPagesWith", err)
-	}
-	err = s.read().getIn(ctx, &n, `SELECT COUNT(*) FROM (SELECT DISTINCT page_id FROM search_postings
-		WHERE version_id IN (?) AND word IN (?) LIMIT ?) c`, versionIDs, words, maxCount)
-	return n, classify("store.CountSearchPagesWith", err)
 }
 
 // FindSearchPageSections returns every section of the pages, ordered by

@@ -5,7 +5,8 @@
 -- and word, the pages that contain the word with the page's impact for it
 -- (its score for that word alone, computed by docsd when indexing), so
 -- that a query reads only a word's best pages. search_indexed lists the
--- versions indexed this way, with the format of their entries: versions
+-- versions indexed this way, with the format of their entries and their
+-- number of pages: versions
 -- indexed before are searched through the full-text tables until docsd
 -- indexes them again, which it does in the background at start-up.
 CREATE TABLE search_words (
@@ -23,7 +24,8 @@ CREATE TABLE search_postings (
 ) WITHOUT ROWID;
 CREATE TABLE search_indexed (
     version_id INTEGER PRIMARY KEY REFERENCES versions(id) ON DELETE CASCADE,
-    format     INTEGER NOT NULL
+    format     INTEGER NOT NULL,
+    pages      INTEGER NOT NULL
 );
 
 -- +goose Down
