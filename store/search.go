@@ -19,12 +19,19 @@ type IndexPage struct {
 	Title      string
 	TitleWords []string
 	Sections   []IndexSection
+	// Postings are the page's words with its impact for each, one per
+	// word.
+	Postings []Posting
 }
 
 // IndexSection is one section of an IndexPage, in page order.
 type IndexSection struct {
 	Anchor, Title, Content   string
 	TitleWords, ContentWords []string
+	// Definition marks an API object's signature and description.
+	Definition bool
+	// Labels are the section's other anchors, separated by spaces.
+	Labels string
 }
 
 // SearchPage is an indexed page read back for scoring and display.
@@ -46,10 +53,14 @@ type SearchSection struct {
 	Anchor   string `db:"anchor"`
 	Title    string `db:"title"`
 	Content  string `db:"content"`
+	// Definition marks an API object's signature and description.
+	Definition bool `db:"definition"`
+	// Labels are the section's other anchors, separated by spaces.
+	Labels string `db:"labels"`
 }
 
-// SearchTerm is one condition for FindSearchCandidates: consecutive words,
-// the last one matched as a prefix when Prefix is set.
+// SearchTerm is one condition for FindSearchCandidates: words that occur
+// together, each matched as a prefix when Prefix is set.
 type SearchTerm struct {
 	Words  []string
 	Prefix bool
@@ -59,16 +70,39 @@ type SearchTerm struct {
 // in one transaction: a search sees the old entries or the new ones.
 func (s *Store) ReplaceSearchIndex(ctx context.Context, projectID, versionID int64, pages []IndexPage) error {
 	return s.InTx(ctx, "store.ReplaceSearchIndex", func(tx *Tx) error {
-		if err := tx.deleteSearchIndex(ctx, versionID); err != nil {
+		return tx.replaceSearchIndex(ctx, projectID, versionID, pages)
+	})
+}
+
+func (tx *Tx) replaceSearchIndex(ctx context.Context, projectID, versionID int64, pages []IndexPage) error {
+	if err := tx.deleteSearchIndex(ctx, versionID); err != nil {
+		return err
+	}
+	ids := make([]int64, len(pages))
+	for i := range pages {
+		id, err := tx.insertSearchPage(ctx, projectID, versionID, &pages[i])
+		if err != nil {
 			return err
 		}
-		for i := range pages {
-			if err := tx.insertSearchPage(ctx, projectID, versionID, &pages[i]); err != nil {
-				return err
-			}
+		ids[i] = id
+	}
+	return tx.insertPostings(ctx, versionID, pages, ids)
+}
+
+// ReplaceStaleSearchIndex is ReplaceSearchIndex for a version not indexed
+// in SearchIndexFormat yet; it reports whether it replaced the entries
+// (false when the version was indexed in the meantime, by a publish).
+func (s *Store) ReplaceStaleSearchIndex(ctx context.Context, projectID, versionID int64, pages []IndexPage) (bool, error) {
+	replaced := false
+	err := s.InTx(ctx, "store.ReplaceStaleSearchIndex", func(tx *Tx) error {
+		var n int
+		if err := tx.get(ctx, &n, `SELECT COUNT(*) FROM search_indexed WHERE version_id = ? AND format = ?`, versionID, SearchIndexFormat); err != nil || n > 0 {
+			return err
 		}
-		return nil
+		replaced = true
+		return tx.replaceSearchIndex(ctx, projectID, versionID, pages)
 	})
+	return replaced, err
 }
 
 // DeleteSearchIndex deletes every index entry of the version.
@@ -79,6 +113,9 @@ func (s *Store) DeleteSearchIndex(ctx context.Context, versionID int64) error {
 }
 
 func (tx *Tx) deleteSearchIndex(ctx context.Context, versionID int64) error {
+	if err := tx.deletePostings(ctx, versionID); err != nil {
+		return err
+	}
 	// Sections go first and explicitly so that SQLite's FTS triggers run
 	// row by row inside this transaction.
 	if _, err := tx.exec(ctx, `DELETE FROM search_sections WHERE page_id IN (SELECT id FROM search_pages WHERE version_id = ?)`, versionID); err != nil {
@@ -88,9 +125,10 @@ func (tx *Tx) deleteSearchIndex(ctx context.Context, versionID int64) error {
 	return err
 }
 
-func (tx *Tx) insertSearchPage(ctx context.Context, projectID, versionID int64, p *IndexPage) error {
+// insertSearchPage writes a page and its sections and returns its id.
+func (tx *Tx) insertSearchPage(ctx context.Context, projectID, versionID int64, p *IndexPage) (int64, error) {
 	if !storable(p.Path) || !storable(p.Title) {
-		return errs.E(errs.Invalid, "store.ReplaceSearchIndex", "page text is not valid UTF-8")
+		return 0, errs.E(errs.Invalid, "store.ReplaceSearchIndex", "page text is not valid UTF-8")
 	}
 	var pageID int64
 	var err error
@@ -105,31 +143,55 @@ func (tx *Tx) insertSearchPage(ctx context.Context, projectID, versionID int64, 
 		}
 	}
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for _, sec := range p.Sections {
-		if !storable(sec.Anchor) || !storable(sec.Title) || !storable(sec.Content) {
-			return errs.E(errs.Invalid, "store.ReplaceSearchIndex", "section text is not valid UTF-8")
+		if !storable(sec.Anchor) || !storable(sec.Title) || !storable(sec.Content) || !storable(sec.Labels) {
+			return 0, errs.E(errs.Invalid, "store.ReplaceSearchIndex", "section text is not valid UTF-8")
 		}
 	}
 	if tx.s.dialect == Postgres {
-		return tx.insertSectionsPostgres(ctx, pageID, p.Sections)
+		return pageID, tx.insertSectionsPostgres(ctx, pageID, p.Sections)
 	}
-	for i, sec := range p.Sections {
-		id, err := tx.insert(ctx, `INSERT INTO search_sections (page_id, position, anchor, title, content)
-			VALUES (?, ?, ?, ?, ?)`, pageID, i, sec.Anchor, sec.Title, sec.Content)
+	return pageID, tx.insertSectionsSQLite(ctx, pageID, p.Sections)
+}
+
+// insertSectionsSQLite writes a page's sections and their FTS rows in
+// multi-row INSERTs. The rows of one INSERT get consecutive rowids (the
+// writer is alone in its transaction), the last one reported by the
+// statement, which the FTS rows take.
+func (tx *Tx) insertSectionsSQLite(ctx context.Context, pageID int64, secs []IndexSection) error {
+	for start := 0; start < len(secs); start += sectionBatch {
+		batch := secs[start:min(start+sectionBatch, len(secs))]
+		rows := make([]string, len(batch))
+		args := make([]any, 0, 7*len(batch))
+		for i, sec := range batch {
+			rows[i] = "(?, ?, ?, ?, ?, ?, ?)"
+			args = append(args, pageID, start+i, sec.Anchor, sec.Title, sec.Content, sec.Definition, sec.Labels)
+		}
+		res, err := tx.exec(ctx, `INSERT INTO search_sections (page_id, position, anchor, title, content, definition, labels) VALUES `+
+			strings.Join(rows, ", "), args...)
 		if err != nil {
 			return err
 		}
-		if _, err := tx.exec(ctx, `INSERT INTO search_section_fts (rowid, title, content) VALUES (?, ?, ?)`,
-			id, strings.Join(sec.TitleWords, " "), strings.Join(sec.ContentWords, " ")); err != nil {
+		last, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		first := last - int64(len(batch)) + 1
+		args = args[:0]
+		for i, sec := range batch {
+			rows[i] = "(?, ?, ?)"
+			args = append(args, first+int64(i), strings.Join(sec.TitleWords, " "), strings.Join(sec.ContentWords, " "))
+		}
+		if _, err := tx.exec(ctx, `INSERT INTO search_section_fts (rowid, title, content) VALUES `+strings.Join(rows, ", "), args...); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// sectionBatch is how many sections one PostgreSQL INSERT writes.
+// sectionBatch is how many sections one INSERT writes.
 const sectionBatch = 200
 
 // insertSectionsPostgres writes a page's sections in multi-row INSERTs.
@@ -137,13 +199,13 @@ func (tx *Tx) insertSectionsPostgres(ctx context.Context, pageID int64, secs []I
 	for start := 0; start < len(secs); start += sectionBatch {
 		batch := secs[start:min(start+sectionBatch, len(secs))]
 		rows := make([]string, len(batch))
-		args := make([]any, 0, 6*len(batch))
+		args := make([]any, 0, 8*len(batch))
 		for i, sec := range batch {
 			words := append(append([]string{}, sec.TitleWords...), sec.ContentWords...)
-			rows[i] = "(?, ?, ?, ?, ?, CAST(? AS tsvector))"
-			args = append(args, pageID, start+i, sec.Anchor, sec.Title, sec.Content, tsvectorLiteral(words))
+			rows[i] = "(?, ?, ?, ?, ?, ?, ?, CAST(? AS tsvector))"
+			args = append(args, pageID, start+i, sec.Anchor, sec.Title, sec.Content, sec.Definition, sec.Labels, tsvectorLiteral(words))
 		}
-		if _, err := tx.exec(ctx, `INSERT INTO search_sections (page_id, position, anchor, title, content, words) VALUES `+
+		if _, err := tx.exec(ctx, `INSERT INTO search_sections (page_id, position, anchor, title, content, definition, labels, words) VALUES `+
 			strings.Join(rows, ", "), args...); err != nil {
 			return err
 		}
@@ -243,28 +305,34 @@ func (s *Store) matchText(terms []SearchTerm) string {
 }
 
 // fts5Text is terms as an FTS5 expression: each term a quoted string
-// (a phrase when it has several words, `*` marking a prefix), joined by OR.
+// (a phrase when it has several words), or for prefixes a phrase of
+// quoted words each marked `*` and joined by +; terms joined by OR.
 func fts5Text(terms []SearchTerm) string {
 	parts := make([]string, 0, len(terms))
+	quote := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 	for _, t := range terms {
-		p := `"` + strings.ReplaceAll(strings.Join(t.Words, " "), `"`, `""`) + `"`
-		if t.Prefix {
-			p += " *"
+		if !t.Prefix {
+			parts = append(parts, quote(strings.Join(t.Words, " ")))
+			continue
 		}
-		parts = append(parts, p)
+		ws := make([]string, len(t.Words))
+		for i, w := range t.Words {
+			ws[i] = quote(w) + " *"
+		}
+		parts = append(parts, strings.Join(ws, " + "))
 	}
 	return strings.Join(parts, " OR ")
 }
 
 // tsqueryText is terms as tsquery input: a phrase's words joined by & (the
-// index keeps no positions), `:*` marking a prefix, terms joined by |.
+// index keeps no positions), `:*` marking prefixes, terms joined by |.
 func tsqueryText(terms []SearchTerm) string {
 	parts := make([]string, 0, len(terms))
 	for _, t := range terms {
 		ws := make([]string, len(t.Words))
 		for i, w := range t.Words {
 			ws[i] = quoteLexeme(w)
-			if t.Prefix && i == len(t.Words)-1 {
+			if t.Prefix {
 				ws[i] += ":*"
 			}
 		}
@@ -314,12 +382,12 @@ func (s *Store) FindSearchSections(ctx context.Context, versionIDs []int64, term
 	var query string
 	expr := s.matchText(terms)
 	if s.dialect == Postgres {
-		query = `SELECT sec.page_id, sec.position, sec.anchor, sec.title, sec.content
+		query = `SELECT sec.page_id, sec.position, sec.anchor, sec.title, sec.content, sec.definition, sec.labels
 			FROM search_sections sec JOIN search_pages p ON p.id = sec.page_id
 			WHERE p.version_id IN (?) AND sec.words @@ CAST(? AS tsquery) ORDER BY sec.page_id, sec.position`
 	} else {
 		// The FTS table drives the joins (see FindSearchCandidates).
-		query = `SELECT sec.page_id, sec.position, sec.anchor, sec.title, sec.content
+		query = `SELECT sec.page_id, sec.position, sec.anchor, sec.title, sec.content, sec.definition, sec.labels
 			FROM (SELECT rowid AS id FROM search_section_fts WHERE search_section_fts MATCH ?) m
 			CROSS JOIN search_sections sec ON sec.id = m.id CROSS JOIN search_pages p ON p.id = sec.page_id
 			WHERE p.version_id IN (?) ORDER BY sec.page_id, sec.position`
@@ -335,4 +403,14 @@ func (s *Store) CountSearchPages(ctx context.Context, versionID int64) (int, err
 	var n int
 	err := s.read().get(ctx, &n, `SELECT COUNT(*) FROM search_pages WHERE version_id = ?`, versionID)
 	return n, classify("store.CountSearchPages", err)
+}
+
+// CountSearchPagesOf returns how many pages the versions have in the index.
+func (s *Store) CountSearchPagesOf(ctx context.Context, versionIDs []int64) (int, error) {
+	var n int
+	if len(versionIDs) == 0 {
+		return 0, nil
+	}
+	err := s.read().getIn(ctx, &n, `SELECT COUNT(*) FROM search_pages WHERE version_id IN (?)`, versionIDs)
+	return n, classify("store.CountSearchPagesOf", err)
 }

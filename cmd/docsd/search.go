@@ -20,6 +20,19 @@ func (a *app) searchParts() {
 	a.indexer = &search.Indexer{Store: a.store, Trees: a.artifacts, Logger: a.logger}
 }
 
+// upgradeSearchIndex indexes again the versions whose search entries are
+// in an older format (after an upgrade of docsd), in the background; they
+// are searched through their old entries until then.
+func (a *app) upgradeSearchIndex(ctx context.Context) {
+	n, err := a.indexer.UpgradeIndex(ctx, a.lastSuccessfulConfig)
+	if err != nil && ctx.Err() == nil {
+		a.logger.ErrorContext(ctx, "upgrading the search index failed", "err", err)
+	}
+	if n > 0 {
+		a.logger.InfoContext(ctx, "upgraded the search index", "versions", n)
+	}
+}
+
 // searchCommand runs `docsd search reindex [PROJECT[/VERSION]]`.
 // searchSynopsis is `docsd search reindex`'s usage line.
 const searchSynopsis = "search reindex [PROJECT[/VERSION]]"

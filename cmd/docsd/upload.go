@@ -79,6 +79,7 @@ func (a *app) newUploads() *uploads {
 			Limits:  upload.Limits{MaxEntries: s.UploadMaxEntries, MaxExtractedSize: int64(s.UploadMaxExtractedSize)},
 			WorkDir: filepath.Join(s.DataDir, "builds", "uploads"), Lease: 60 * time.Second, RenewEvery: 20 * time.Second,
 			TimeLimit: time.Duration(s.BuildTimeLimit) * time.Second,
+			Published: a.indexer.Published,
 			Logger:    a.logger.With("component", "upload")},
 	}
 }

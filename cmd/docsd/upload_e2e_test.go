@@ -176,8 +176,9 @@ func TestUploadEndToEnd(t *testing.T) {
 		t.Error("the upload token was logged")
 	}
 	archive := zipOf(t, map[string]string{
-		"html/index.html": "<html><body>Prebuilt docs</body></html>", "html/guide/index.html": "<p>guide</p>",
-		"pdf/demo.pdf": "%PDF-1.4 fake",
+		"html/index.html":       "<html><body>Prebuilt docs</body></html>",
+		"html/guide/index.html": "<main><h1>Guide</h1><p>Run okapioneinstall first, as the guide says.</p></main>",
+		"pdf/demo.pdf":          "%PDF-1.4 fake",
 	})
 	if code := c.storagePost(t, up, archive); code != 204 {
 		t.Fatalf("storage POST: %d", code)
@@ -209,6 +210,13 @@ func TestUploadEndToEnd(t *testing.T) {
 	srv.graphql(t, versionQuery, nil, &v)
 	if !v.Project.Version.Uploaded || !v.Project.Version.Built || !v.Project.Version.HasPdf {
 		t.Fatalf("version after the upload: %+v", v.Project.Version)
+	}
+
+	// The upload indexed the version for search: its pages are found at
+	// once, without a reindex.
+	if code, _, hits := fetch(t, srv.url+"/api/v3/search/?q=project:demo/prebuilt+okapioneinstall", ""); code != 200 ||
+		!strings.Contains(hits, `"count":1,`) || !strings.Contains(hits, `/en/prebuilt/guide/","domain"`) {
+		t.Errorf("search after the upload: %d %s", code, hits)
 	}
 
 	// The v3 `uploaded` filter finds it, and only it.

@@ -75,6 +75,7 @@ func (a *app) startWorkers(ctx context.Context, n int) (func(), error) {
 		return nil, err
 	}
 	go a.collectLoop(ctx, time.Minute)
+	go a.upgradeSearchIndex(ctx)
 	if n <= 0 {
 		return func() {}, nil
 	}

@@ -14,6 +14,13 @@ type Section struct {
 	ID      string
 	Title   string
 	Content string
+	// Definition marks an API object's signature (Sphinx's <dt class="sig">)
+	// and its description.
+	Definition bool
+	// Labels are the section's other anchors: the ids of the empty
+	// elements right before its heading (Sphinx's reference labels,
+	// `f-strings` of "Formatted string literals").
+	Labels []string
 }
 
 // Page is what one HTML file contributes to the index.
@@ -145,7 +152,8 @@ func definitionSections(main *html.Node) []Section {
 			if dd == nil {
 				continue
 			}
-			out = append(out, Section{ID: attr(dt, "id"), Title: normalise(textOf(dt)), Content: normalise(textSkipping(dd, isDefinitionPair))})
+			out = append(out, Section{ID: attr(dt, "id"), Title: normalise(textOf(dt)), Content: normalise(textSkipping(dd, isDefinitionPair)),
+				Definition: hasClass(dt, "sig")})
 			used = append(used, dt, dd)
 		}
 	}
@@ -192,10 +200,42 @@ func headingSections(main *html.Node) []Section {
 			if h.Parent != nil && h.Parent.DataAtom == atom.Header {
 				container = h.Parent
 			}
-			out = append(out, Section{ID: id, Title: normalise(textOf(h)), Content: normalise(collectUntilHeading(container.NextSibling, 0, 2))})
+			out = append(out, Section{ID: id, Title: normalise(textOf(h)), Content: normalise(collectUntilHeading(container.NextSibling, 0, 2)),
+				Labels: labelsBefore(container)})
 		})
 	}
 	return out
+}
+
+// labelsBefore returns the ids of the empty elements right before a
+// heading, leaving out the numbered ones Sphinx makes for index entries
+// and duplicate titles (index-3, id2).
+func labelsBefore(h *html.Node) []string {
+	var out []string
+	for n := h.PrevSibling; n != nil; n = n.PrevSibling {
+		if n.Type == html.TextNode && strings.TrimSpace(n.Data) == "" {
+			continue
+		}
+		if n.Type != html.ElementNode || n.FirstChild != nil || attr(n, "id") == "" {
+			break
+		}
+		if id := attr(n, "id"); !numberedID(id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// numberedID reports whether id is "index-N" or "idN".
+func numberedID(id string) bool {
+	rest, ok := strings.CutPrefix(id, "index-")
+	if !ok {
+		rest, ok = strings.CutPrefix(id, "id")
+	}
+	if !ok || rest == "" {
+		return false
+	}
+	return strings.Trim(rest, "0123456789") == ""
 }
 
 // isHeading reports whether n ends a section: h1–h6 or header.

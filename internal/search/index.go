@@ -98,8 +98,18 @@ func rankingInOrder(raw json.RawMessage) []RankRule {
 // tree, in one transaction. configJSON is the stored configuration of the
 // build that published it. External versions are never indexed.
 func (ix *Indexer) IndexVersion(ctx context.Context, p *store.Project, v *store.Version, configJSON string) error {
+	pages, err := ix.read(ctx, p, v, configJSON)
+	if err != nil || pages == nil {
+		return err
+	}
+	return ix.Store.ReplaceSearchIndex(ctx, p.ID, v.ID, pages)
+}
+
+// read returns the index pages of the version's published tree; nil for
+// external versions.
+func (ix *Indexer) read(ctx context.Context, p *store.Project, v *store.Version, configJSON string) ([]store.IndexPage, error) {
 	if v.Type == store.External {
-		return nil
+		return nil, nil
 	}
 	set, doctype := SettingsFromConfig(configJSON)
 	if doctype == "" {
@@ -107,13 +117,68 @@ func (ix *Indexer) IndexVersion(ctx context.Context, p *store.Project, v *store.
 	}
 	tree, err := ix.Trees.HTML(ctx, p.Slug, v.Slug)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	pages, err := ReadTree(ctx, tree, set, doctype)
+	if pages == nil && err == nil {
+		pages = []store.IndexPage{}
+	}
+	return pages, err
+}
+
+// UpgradeIndex indexes again, one version at a time, every version whose
+// entries are older than the store's index format, from its published
+// tree and the configuration config returns for it (that of its last
+// successful build). Until a version is done, searches read its old
+// entries; a version whose tree can't be read keeps them, and the failure
+// is logged. It returns how many versions it indexed; docsd runs it in the
+// background at start-up.
+func (ix *Indexer) UpgradeIndex(ctx context.Context, config func(ctx context.Context, versionID int64) (string, error)) (int, error) {
+	ids, err := ix.Store.FindSearchStaleVersions(ctx)
+	if err != nil {
+		return 0, err
+	}
+	done := 0
+	for _, id := range ids {
+		err := ix.upgrade(ctx, id, config)
+		if ctx.Err() != nil {
+			return done, ctx.Err()
+		}
+		if err != nil {
+			ix.logger().ErrorContext(ctx, "upgrading a version's search entries failed; its old entries answer searches", "version_id", id, "err", err)
+			continue
+		}
+		done++
+	}
+	return done, nil
+}
+
+func (ix *Indexer) upgrade(ctx context.Context, versionID int64, config func(ctx context.Context, versionID int64) (string, error)) error {
+	v, err := ix.Store.FindVersionByID(ctx, versionID)
 	if err != nil {
 		return err
 	}
-	return ix.Store.ReplaceSearchIndex(ctx, p.ID, v.ID, pages)
+	p, err := ix.Store.FindProjectByID(ctx, v.ProjectID)
+	if err != nil {
+		return err
+	}
+	cfg, err := config(ctx, v.ID)
+	if err != nil {
+		return err
+	}
+	pages, err := ix.read(ctx, p, v, cfg)
+	if err != nil || pages == nil {
+		return err
+	}
+	_, err = ix.Store.ReplaceStaleSearchIndex(ctx, p.ID, v.ID, pages)
+	return err
+}
+
+func (ix *Indexer) logger() *slog.Logger {
+	if ix.Logger == nil {
+		return slog.Default()
+	}
+	return ix.Logger
 }
 
 // Published is the hook the builder calls after publishing a successful
@@ -125,10 +190,7 @@ func (ix *Indexer) Published(ctx context.Context, p *store.Project, v *store.Ver
 	if err == nil {
 		return
 	}
-	logger := ix.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
+	logger := ix.logger()
 	logger.ErrorContext(ctx, "search indexing failed", "project", p.Slug, "version", v.Slug, "err", err)
 	if derr := ix.Store.DeleteSearchIndex(context.WithoutCancel(ctx), v.ID); derr != nil {
 		logger.ErrorContext(ctx, "deleting stale search entries failed", "project", p.Slug, "version", v.Slug, "err", derr)
@@ -165,6 +227,9 @@ func ReadTree(ctx context.Context, tree fs.FS, set Settings, doctype string) ([]
 				page.Rank = min(max(set.Ranking[i].Rank, -10), 10)
 			}
 		}
+		if page.Rank != 0 {
+			page.Postings = postings(&page)
+		}
 		pages = append(pages, page)
 		return nil
 	})
@@ -195,15 +260,17 @@ func readPage(tree fs.FS, name string) (store.IndexPage, bool) {
 }
 
 // ToIndexPage turns a parsed page into the store's form, with the words the
-// engines index.
+// engines index and the page's postings (for rank 0; a page given another
+// rank needs its postings computed again).
 func ToIndexPage(path string, p *Page) store.IndexPage {
 	ip := store.IndexPage{Path: path, Title: p.Title, TitleWords: Words(p.Title)}
 	for _, s := range p.Sections {
 		ip.Sections = append(ip.Sections, store.IndexSection{
-			Anchor: s.ID, Title: s.Title, Content: s.Content,
+			Anchor: s.ID, Title: s.Title, Content: s.Content, Definition: s.Definition, Labels: strings.Join(s.Labels, " "),
 			TitleWords: Words(s.Title), ContentWords: Words(s.Content),
 		})
 	}
+	ip.Postings = postings(&ip)
 	return ip
 }
 

@@ -2,6 +2,7 @@ package search
 
 import (
 	"strings"
+	"unicode/utf8"
 )
 
 // Arg is one scope argument of a query: project:P[/V], subprojects:P[/V] or
@@ -20,8 +21,9 @@ type Query struct {
 }
 
 // Term is one condition of the query text: a word, a phrase (a word with
-// separators is one too) or a prefix (the last word is matched as a
-// prefix), optionally required (+) or excluded (-).
+// separators is one too) or a prefix (its last word also matches the
+// words it starts: `word*`, and the query's last word as the reader may
+// still be typing it), optionally required (+) or excluded (-).
 type Term struct {
 	Words  []string // folded
 	Prefix bool
@@ -90,7 +92,9 @@ func parseTerms(text string) []Term {
 			terms = append(terms, t)
 		}
 	}
+	typing := -1 // the term of the text's last word, unquoted and unmarked
 	for i := 0; i < len(text); {
+		typing = -1
 		c := text[i]
 		if c == ' ' || c == '|' || c == '(' || c == ')' || c == '\t' || c == '\n' || c == '\r' {
 			i++
@@ -128,14 +132,31 @@ func parseTerms(text string) []Term {
 		for j < len(text) && strings.IndexByte(" |()\t\n\r\"", text[j]) < 0 {
 			j++
 		}
+		n := len(terms)
 		add(text[i:j], mode, false)
+		if len(terms) > n && mode != MustNot && j == len(text) {
+			typing = n
+		}
 		if j == i {
 			j++ // a lone modifier before a separator
 		}
 		i = j
 	}
+	// The last word is matched as a prefix too, as the reader may still be
+	// typing it (search-as-you-type); words shorter than minTypedPrefix
+	// match as typed.
+	if typing >= 0 {
+		t := &terms[typing]
+		if last := t.Words[len(t.Words)-1]; utf8.RuneCountInString(last) >= minTypedPrefix && !t.Prefix {
+			t.Prefix = true
+		}
+	}
 	return terms
 }
+
+// minTypedPrefix is the length from which the query's last word also
+// matches the words it starts.
+const minTypedPrefix = 2
 
 // dropFuzziness removes a trailing ~ or ~N (RTD's fuzziness; docsd matches
 // exactly).

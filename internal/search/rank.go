@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math"
 	"sort"
 	"strings"
 
@@ -10,10 +11,37 @@ import (
 // Field weights: a match in a section title counts more than one in the
 // page title, which counts more than one in the content.
 const (
-	weightSectionTitle = 2.0
-	weightPageTitle    = 1.5
+	weightSectionTitle = 3.0
+	weightPageTitle    = 2.0
 	weightContent      = 1.0
 )
+
+// A section whose anchor is the query's words (`asyncio.gather`,
+// `dict.get`, a heading's slug) or ends with them (`defaultdict` of
+// `collections.defaultdict`) is what the reader asked for by name: it gets
+// a bonus, more for an API definition, and a little more when the anchor
+// has the words in the case the reader typed them.
+const (
+	bonusAnchorExact  = 6.0
+	bonusAnchorSuffix = 3.0
+	bonusDefinition   = 1.5 // a factor of the anchor bonus
+	bonusAnchorCase   = 1.0
+)
+
+// How much a word that is not the query's word as typed counts: one with
+// the same stem (`comprehensions` for `comprehension`), one that only
+// starts with the query's last word, still being typed (`gather` for
+// `gat`).
+const (
+	weightStemmed  = 0.9
+	weightPrefixed = 0.6
+)
+
+// weightOtherSections is how much the sections of a page other than its
+// best one add to its score, at most as much as the best one: a page
+// answers a query with one section, and a long page mentioning the words
+// everywhere must not outrank it.
+const weightOtherSections = 0.1
 
 // rankFactors are the multipliers of the page ranks -10 to 10 that a
 // project's search.ranking gives (Read the Docs' table).
@@ -40,64 +68,141 @@ type span struct{ start, end int }
 // fieldMatch is how the query's terms met one field.
 type fieldMatch struct {
 	spans []span // every occurrence of a non-excluded term
-	tf    []int  // occurrences per term, indexed like Query.Terms
 }
 
-// matchField finds the terms in a field's words.
-func matchField(words []word, terms []Term) fieldMatch {
-	m := fieldMatch{tf: make([]int, len(terms))}
+// matcher decides which words of a text meet a query's terms, in the
+// language of the pages searched. It is used by one search at a time.
+type matcher struct {
+	terms []Term
+	stem  func(string) string // nil: words match only as written (folded)
+	// stems and prefixes are, per term and word, the word's stem and the
+	// part every word with that stem starts with.
+	stems, prefixes [][]string
+	cache           map[string]string
+	// typed is the query text's words as typed (not folded), joined by
+	// spaces, for anchors in the reader's case.
+	typed string
+	// weights are the terms' weights, from their rarity (see setRarity).
+	weights []float64
+}
+
+// newMatcher prepares the terms of q for pages in language.
+func newMatcher(q Query, language string) *matcher {
+	terms := q.Terms
+	m := &matcher{terms: terms, stem: stemmerFor(language), cache: map[string]string{}, typed: rawWords(q.Text)}
+	m.weights = make([]float64, len(terms))
+	for i := range m.weights {
+		m.weights[i] = 1
+	}
+	if m.stem == nil {
+		return m
+	}
+	m.stems = make([][]string, len(terms))
+	m.prefixes = make([][]string, len(terms))
 	for ti, t := range terms {
-		n := len(t.Words)
-		for i := 0; i+n <= len(words); i++ {
-			if !termAt(words, i, t) {
-				continue
-			}
-			m.tf[ti]++
-			if t.Mode != MustNot {
-				m.spans = append(m.spans, span{words[i].start, words[i+n-1].end})
-			}
+		m.stems[ti] = make([]string, len(t.Words))
+		m.prefixes[ti] = make([]string, len(t.Words))
+		for k, w := range t.Words {
+			st := m.stem(w)
+			m.stems[ti][k], m.prefixes[ti][k] = st, stemPrefix(w, st)
 		}
 	}
 	return m
 }
 
-func termAt(words []word, i int, t Term) bool {
-	last := len(t.Words) - 1
-	for k, w := range t.Words {
-		got := words[i+k].folded
-		if k == last && t.Prefix {
-			if !strings.HasPrefix(got, w) {
-				return false
-			}
-		} else if got != w {
-			return false
-		}
+func (m *matcher) stemOf(g string) string {
+	st, ok := m.cache[g]
+	if !ok {
+		st = m.stem(g)
+		m.cache[g] = st
 	}
-	return true
+	return st
 }
 
-// fieldCount is how the query's terms met one field: occurrences per
-// term (nil when none) and the field's length in words.
+// wordWeight is how well the folded text word g meets word k of term ti:
+// 1 as typed, less for another word of its stem or a word the last word
+// of a prefix term starts, 0 when it does not meet it. Exclusions match
+// only as typed, as the engines exclude them.
+func (m *matcher) wordWeight(ti, k int, g string) float64 {
+	t := &m.terms[ti]
+	w := t.Words[k]
+	if g == w {
+		return 1
+	}
+	prefixed := k == len(t.Words)-1 && t.Prefix && strings.HasPrefix(g, w)
+	if t.Mode == MustNot {
+		if prefixed {
+			return 1
+		}
+		return 0
+	}
+	if m.stem != nil && m.prefixes[ti][k] != "" && strings.HasPrefix(g, m.prefixes[ti][k]) && m.stemOf(g) == m.stems[ti][k] {
+		return weightStemmed
+	}
+	if prefixed {
+		return weightPrefixed
+	}
+	return 0
+}
+
+// termWeight is how well the words at[0..] meet term ti, word by word:
+// the weakest word's weight, 0 when one does not meet it.
+func (m *matcher) termWeight(ti int, at func(k int) string) float64 {
+	best := 1.0
+	for k := range m.terms[ti].Words {
+		w := m.wordWeight(ti, k, at(k))
+		if w == 0 {
+			return 0
+		}
+		best = min(best, w)
+	}
+	return best
+}
+
+// matchField finds the terms in a field's words.
+func (m *matcher) matchField(words []word) fieldMatch {
+	var fm fieldMatch
+	for ti, t := range m.terms {
+		if t.Mode == MustNot {
+			continue
+		}
+		n := len(t.Words)
+		for i := 0; i+n <= len(words); i++ {
+			if m.termWeight(ti, func(k int) string { return words[i+k].folded }) > 0 {
+				fm.spans = append(fm.spans, span{words[i].start, words[i+n-1].end})
+			}
+		}
+	}
+	return fm
+}
+
+// fieldCount is how the query's terms met one field: weighted occurrences
+// per term (nil when none) and the field's length in words.
 type fieldCount struct {
-	tf       []int
+	tf       []float64
 	n        int
 	positive bool // a non-excluded term occurs
 }
 
 // countField counts the terms in text in one pass, without keeping its
 // words: the last maxPhraseWords words are enough to find phrases.
-func countField(text string, terms []Term) fieldCount {
+func (m *matcher) countField(text string) fieldCount {
 	var c fieldCount
 	var recent [maxPhraseWords]string
 	eachWord(text, func(w word) {
 		recent[c.n%maxPhraseWords] = w.folded
 		c.n++
-		for ti, t := range terms {
-			if len(t.Words) <= c.n && endsWith(&recent, c.n, t) {
+		for ti, t := range m.terms {
+			k := len(t.Words)
+			if k > c.n {
+				continue
+			}
+			n := c.n
+			if wt := m.termWeight(ti, func(j int) string { return recent[(n-k+j)%maxPhraseWords] }); wt > 0 {
 				if c.tf == nil {
-					c.tf = make([]int, len(terms))
+					c.tf = make([]float64, len(m.terms))
 				}
-				c.tf[ti]++
+				c.tf[ti] += wt
 				c.positive = c.positive || t.Mode != MustNot
 			}
 		}
@@ -105,34 +210,103 @@ func countField(text string, terms []Term) fieldCount {
 	return c
 }
 
-// endsWith reports whether the n words seen so far (the last ones in
-// recent) end with term t.
-func endsWith(recent *[maxPhraseWords]string, n int, t Term) bool {
-	k := len(t.Words)
-	for j, w := range t.Words {
-		got := recent[(n-k+j)%maxPhraseWords]
-		if j == k-1 && t.Prefix {
-			if !strings.HasPrefix(got, w) {
-				return false
-			}
-		} else if got != w {
-			return false
-		}
-	}
-	return true
+// rawWords is text's runs of letters and digits as written, joined by
+// spaces.
+func rawWords(text string) string {
+	return strings.Join(strings.FieldsFunc(text, func(r rune) bool { return !isWordRune(r) }), " ")
 }
 
-// score is a field's BM25-like relevance for the non-excluded terms.
-func (c fieldCount) score(terms []Term, avg float64) float64 {
-	var s float64
-	for ti, tf := range c.tf {
-		if tf == 0 || terms[ti].Mode == MustNot {
+// anchorBonus is the best bonus of a section's anchor and labels for the
+// query: exact, suffix or none, more for definitions and in the typed
+// case. Sphinx's module anchors (`module-heapq`) name the module.
+func (m *matcher) anchorBonus(sec *store.SearchSection) float64 {
+	best := 0.0
+	for i, anchor := range append([]string{sec.Anchor}, strings.Fields(sec.Labels)...) {
+		name, module := strings.CutPrefix(anchor, "module-")
+		exact, ok := m.anchorMatch(name)
+		if !ok {
 			continue
 		}
-		f := float64(tf)
-		s += f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*float64(c.n)/avg))
+		b := bonusAnchorSuffix
+		if exact {
+			b = bonusAnchorExact
+		}
+		if i == 0 && sec.Definition || module {
+			b *= bonusDefinition
+		}
+		if raw := rawWords(name); m.typed != "" && (raw == m.typed || strings.HasSuffix(raw, " "+m.typed)) {
+			b += bonusAnchorCase
+		}
+		best = max(best, b)
+	}
+	return best
+}
+
+// anchorMatch reports whether a section's anchor names what the query
+// asks for: the query's non-excluded words, in query order, are words of
+// the anchor, the last one its last word (`pathlib glob` names
+// `pathlib.Path.glob`). exact is set when they are all its words.
+func (m *matcher) anchorMatch(anchor string) (exact, ok bool) {
+	if anchor == "" {
+		return false, false
+	}
+	words := Words(anchor)
+	var want []func(string) bool
+	for ti, t := range m.terms {
+		if t.Mode == MustNot {
+			continue
+		}
+		for k := range t.Words {
+			want = append(want, func(g string) bool { return m.wordWeight(ti, k, g) > 0 })
+		}
+	}
+	if len(want) == 0 || len(want) > len(words) || !want[len(want)-1](words[len(words)-1]) {
+		return false, false
+	}
+	// The other words, right to left, each as far right as it goes.
+	i := len(words) - 2
+	for j := len(want) - 2; j >= 0; j-- {
+		for i >= 0 && !want[j](words[i]) {
+			i--
+		}
+		if i < 0 {
+			return false, false
+		}
+		i--
+	}
+	return len(want) == len(words), true
+}
+
+// score is a field's BM25-like relevance for the non-excluded terms, each
+// term's counting by its weight.
+func (c fieldCount) score(m *matcher, avg float64) float64 {
+	var s float64
+	for ti, f := range c.tf {
+		if f == 0 || m.terms[ti].Mode == MustNot {
+			continue
+		}
+		s += m.weights[ti] * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*float64(c.n)/avg))
 	}
 	return s
+}
+
+// setRarity weighs the terms by their rarity among the pages searched
+// (BM25's inverse document frequency, the rarest term weighing 1): n
+// pages, of which df[ti] contain term ti.
+func (m *matcher) setRarity(n int, df []int) {
+	top := 0.0
+	for ti := range m.terms {
+		idf := math.Log(1 + (float64(n)-float64(df[ti])+0.5)/(float64(df[ti])+0.5))
+		m.weights[ti] = idf
+		top = max(top, idf)
+	}
+	for ti := range m.weights {
+		if top > 0 {
+			m.weights[ti] /= top
+		} else {
+			m.weights[ti] = 1
+		}
+	}
 }
 
 // field is a text with its words, for highlighting.
@@ -146,9 +320,11 @@ func newField(text string) field { return field{text, splitWords(text)} }
 // pageEval is one page judged against a query.
 type pageEval struct {
 	page     *store.SearchPage
+	title    fieldCount
 	sections []sectionEval
-	score    float64
-	all      bool // every non-excluded term matched somewhere
+	seen     []float64 // weighted occurrences per term
+	total    float64   // the score
+	all      bool      // every non-excluded term matched somewhere
 }
 
 type sectionEval struct {
@@ -157,46 +333,57 @@ type sectionEval struct {
 	score          float64
 }
 
-// evaluate reports whether page matches q and how well.
-func evaluate(page *store.SearchPage, q Query) (*pageEval, bool) {
-	e := &pageEval{page: page}
-	seen := make([]int, len(q.Terms))
+// evaluate reports whether page matches the matcher's query, and counts
+// the terms in its fields; score scores it.
+func evaluate(page *store.SearchPage, m *matcher) (*pageEval, bool) {
+	e := &pageEval{page: page, title: m.countField(page.Title), seen: make([]float64, len(m.terms))}
 	add := func(c fieldCount) {
 		for ti, tf := range c.tf {
-			seen[ti] += tf
+			e.seen[ti] += tf
 		}
 	}
-	title := countField(page.Title, q.Terms)
-	add(title)
-	e.score = weightPageTitle * title.score(q.Terms, avgTitleLen)
+	add(e.title)
 	for i := range page.Sections {
 		sec := &page.Sections[i]
-		se := sectionEval{sec: sec, title: countField(sec.Title, q.Terms), content: countField(sec.Content, q.Terms)}
-		se.score = weightSectionTitle*se.title.score(q.Terms, avgTitleLen) + weightContent*se.content.score(q.Terms, avgContentLn)
+		se := sectionEval{sec: sec, title: m.countField(sec.Title), content: m.countField(sec.Content)}
 		add(se.title)
 		add(se.content)
-		e.score += se.score
 		e.sections = append(e.sections, se)
 	}
-	any := false
+	anyMatch := false
 	e.all = true
-	for ti, t := range q.Terms {
+	for ti, t := range m.terms {
 		switch {
-		case t.Mode == MustNot && seen[ti] > 0:
+		case t.Mode == MustNot && e.seen[ti] > 0:
 			return nil, false
-		case t.Mode == Must && seen[ti] == 0:
+		case t.Mode == Must && e.seen[ti] == 0:
 			return nil, false
-		case t.Mode != MustNot && seen[ti] > 0:
-			any = true
+		case t.Mode != MustNot && e.seen[ti] > 0:
+			anyMatch = true
 		case t.Mode != MustNot:
 			e.all = false
 		}
 	}
-	if !any {
-		return nil, false
+	return e, anyMatch
+}
+
+// score sets the page's score: its title's, its best section's, and a
+// little of the others', times the page's rank factor.
+func (e *pageEval) score(m *matcher) {
+	var best, rest float64
+	for i := range e.sections {
+		se := &e.sections[i]
+		se.score = weightSectionTitle*se.title.score(m, avgTitleLen) + weightContent*se.content.score(m, avgContentLn)
+		if se.title.positive || se.content.positive {
+			se.score += m.anchorBonus(se.sec)
+		}
+		if se.score > best {
+			best, rest = se.score, rest+best
+		} else {
+			rest += se.score
+		}
 	}
-	e.score *= rankFactor(page.Rank)
-	return e, true
+	e.total = (weightPageTitle*e.title.score(m, avgTitleLen) + best + weightOtherSections*min(rest, best)) * rankFactor(e.page.Rank)
 }
 
 // blocks returns the matching sections, best first, ties in section
@@ -223,8 +410,8 @@ func sortEvals(evals []*pageEval, slugOf func(*store.SearchPage) string) {
 		if a.all != b.all {
 			return a.all
 		}
-		if a.score != b.score {
-			return a.score > b.score
+		if a.total != b.total {
+			return a.total > b.total
 		}
 		if sa, sb := slugOf(a.page), slugOf(b.page); sa != sb {
 			return sa < sb

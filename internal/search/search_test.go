@@ -59,7 +59,7 @@ func TestParseQuery(t *testing.T) {
 		args  []search.Arg
 		terms []search.Term
 	}{
-		{"subprojects:demo/latest install", "install", []search.Arg{{Name: "subprojects", Value: "demo/latest"}}, []search.Term{{Words: []string{"install"}}}},
+		{"subprojects:demo/latest install", "install", []search.Arg{{Name: "subprojects", Value: "demo/latest"}}, []search.Term{{Words: []string{"install"}, Prefix: true}}},
 		{`"config file" -draft +Sphinx inst* conf.py a\:b fuzzy~2 (x|y)`, `"config file" -draft +Sphinx inst* conf.py a:b fuzzy~2 (x|y)`, nil, []search.Term{
 			{Words: []string{"config", "file"}}, {Words: []string{"draft"}, Mode: search.MustNot},
 			{Words: []string{"sphinx"}, Mode: search.Must}, {Words: []string{"inst"}, Prefix: true},
@@ -67,8 +67,13 @@ func TestParseQuery(t *testing.T) {
 			{Words: []string{"x"}}, {Words: []string{"y"}},
 		}},
 		{`"unbalanced quote`, `"unbalanced quote`, nil, []search.Term{{Words: []string{"unbalanced", "quote"}}}},
-		{"Ünïcödé ÉCOLE", "Ünïcödé ÉCOLE", nil, []search.Term{{Words: []string{"unicode"}}, {Words: []string{"ecole"}}}},
-		{`*** - + "" ~ AND OR NEAR( ) \x00`, `*** - + "" ~ AND OR NEAR( ) \x00`, nil, []search.Term{{Words: []string{"and"}}, {Words: []string{"or"}}, {Words: []string{"near"}}, {Words: []string{"x00"}}}},
+		{"Ünïcödé ÉCOLE", "Ünïcödé ÉCOLE", nil, []search.Term{{Words: []string{"unicode"}}, {Words: []string{"ecole"}, Prefix: true}}},
+		{"asyncio gat", "asyncio gat", nil, []search.Term{{Words: []string{"asyncio"}}, {Words: []string{"gat"}, Prefix: true}}},
+		{"os.p", "os.p", nil, []search.Term{{Words: []string{"os", "p"}}}},
+		{"os.pat", "os.pat", nil, []search.Term{{Words: []string{"os", "pat"}, Prefix: true}}},
+		{`"exact phrase"`, `"exact phrase"`, nil, []search.Term{{Words: []string{"exact", "phrase"}}}},
+		{"keep -out", "keep -out", nil, []search.Term{{Words: []string{"keep"}}, {Words: []string{"out"}, Mode: search.MustNot}}},
+		{`*** - + "" ~ AND OR NEAR( ) \x00`, `*** - + "" ~ AND OR NEAR( ) \x00`, nil, []search.Term{{Words: []string{"and"}}, {Words: []string{"or"}}, {Words: []string{"near"}}, {Words: []string{"x00"}, Prefix: true}}},
 		{"user:@me project:demo", "", []search.Arg{{Name: "user", Value: "@me"}, {Name: "project", Value: "demo"}}, nil},
 	}
 	for _, tt := range tests {
@@ -174,6 +179,12 @@ func TestSearchIndexLifecycle(t *testing.T) {
 		if n, err := w.s.CountSearchPages(ctx, lib.ID); err != nil || n != 0 {
 			t.Errorf("pages of a deleted version: %d, %v", n, err)
 		}
+		if words, err := w.s.FindSearchWords(ctx, []int64{lib.ID}, "install"); err != nil || len(words) != 0 {
+			t.Errorf("dictionary words after delete: %v, %v", words, err)
+		}
+		if ps, _, err := w.s.FindTopPostings(ctx, []int64{lib.ID}, []string{"install"}, 10); err != nil || len(ps) != 0 {
+			t.Errorf("postings after delete: %v, %v", ps, err)
+		}
 		if d == store.SQLite {
 			// The FTS rows went with the sections.
 			ids, err := w.s.FindSearchCandidates(ctx, []int64{lib.ID}, []store.SearchTerm{{Words: []string{"install"}}}, nil)
@@ -217,6 +228,7 @@ var corpusQueries = []string{
 	"install", "install configuration", `"config file"`, "conf.py", "config*", "+sphinx theme",
 	"theme -dark", "INSTALLATION", "cafe", "naïve", "autodoc", "sphinx.ext.autodoc", `"file config"`,
 	"zzz", "-theme", "1.0", "日本語", "theme~2", "(extension | plugin)",
+	"okapioneinst", "okapioneinstall", "installing", "demo.gather", "gather", "gat", "gathering -okapioneinstall",
 }
 
 // corpus is a small documentation set exercising ranking, phrases,
@@ -231,6 +243,9 @@ func corpus() map[string]string {
 		"themes/light.html": `<main><h1>Light theme</h1><p>The light theme for Sphinx. ` + long + `</p></main>`,
 		"cafe.html":         `<main><h1>Café naïve</h1><p>Diacritics: café, NAÏVE, résumé. 日本語 text. Version 1.0 notes; plugin list.</p></main>`,
 		"search.html":       `<main><h1>Search</h1><p>install theme config</p></main>`,
+		"api.html": `<main><h1>API</h1><dl class="py function"><dt class="sig sig-object py" id="demo.gather">demo.gather(*aws)</dt>
+<dd><p>Runs the awaitables.</p></dd></dl><h2 id="okapi">Okapi</h2><p>Run okapioneinstall once.</p></main>`,
+		"gathering.html": `<main><h1>Gathering</h1><p>` + strings.Repeat("The demo gathers; gather the demo. ", 5) + `</p></main>`,
 	}
 }
 
@@ -349,6 +364,82 @@ func TestSearchLeavesOutHiddenVersions(t *testing.T) {
 				if _, res := w.run(ctx, t, search.Reader{}, q, 0, 15); res.Count != want {
 					t.Errorf("hidden=%v: %q count %d, want %d", hidden, q, res.Count, want)
 				}
+			}
+		}
+	})
+}
+
+// TestSearchManyMatches: with more matching pages than are judged on their
+// text, the count is the number of pages holding the words, the pages come
+// best first and later windows go on where earlier ones stopped.
+func TestSearchManyMatches(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		w := newWorld(t, d)
+		pages := map[string]string{}
+		for i := range 300 {
+			body := strings.Repeat("filler ", i%40) + "common"
+			if i%3 == 0 {
+				body += " rare"
+			}
+			pages[fmt.Sprintf("p%03d.html", i)] = fmt.Sprintf("<main><h1>Page %d</h1><p>%s</p></main>", i, body)
+		}
+		w.index(t, "demo/v1.0", pages)
+		for _, tc := range []struct {
+			q     string
+			count int
+		}{{"common", 300}, {"rare", 100}, {"common rare", 300}, {"+common +rare", 100}} {
+			var seen []string
+			for offset := 0; offset < 120; offset += 15 {
+				_, res := w.run(t.Context(), t, search.Reader{}, "project:demo/v1.0 "+tc.q, offset, 15)
+				if res.Count != tc.count {
+					t.Errorf("%q at %d: count %d, want %d", tc.q, offset, res.Count, tc.count)
+				}
+				for _, h := range res.Hits {
+					seen = append(seen, h.StoredPath)
+				}
+			}
+			if len(seen) != min(120, tc.count) {
+				t.Errorf("%q: %d hits in 8 windows, want %d", tc.q, len(seen), min(120, tc.count))
+			}
+			dup := map[string]bool{}
+			for _, p := range seen {
+				if dup[p] {
+					t.Errorf("%q: %s twice", tc.q, p)
+				}
+				dup[p] = true
+			}
+			// Shorter pages rank higher (BM25's length normalisation):
+			// the first hit is one of the shortest.
+			if len(seen) > 0 && !strings.HasPrefix(seen[0], "p0") && tc.q == "common" {
+				t.Errorf("%q: first hit %s", tc.q, seen[0])
+			}
+		}
+	})
+}
+
+// TestSearchRarePhraseOfCommonWords: a phrase of words on every page that
+// only one page holds is found, and one no page holds finds nothing, with
+// counts that say so.
+func TestSearchRarePhraseOfCommonWords(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		w := newWorld(t, d)
+		pages := map[string]string{}
+		for i := range 200 {
+			body := "beta alpha gamma"
+			if i == 123 {
+				body = "alpha beta gamma"
+			}
+			pages[fmt.Sprintf("p%03d.html", i)] = fmt.Sprintf("<main><h1>Page %d</h1><p>%s</p></main>", i, body)
+		}
+		w.index(t, "demo/v1.0", pages)
+		for q, want := range map[string]string{`"alpha beta"`: "p123.html", `"gamma alpha"`: ""} {
+			_, res := w.run(t.Context(), t, search.Reader{}, "project:demo/v1.0 "+q, 0, 15)
+			got := ""
+			if len(res.Hits) > 0 {
+				got = res.Hits[0].StoredPath
+			}
+			if got != want || res.Count != len(res.Hits) || len(res.Hits) > 1 {
+				t.Errorf("%s: count %d, hits %d, first %q; want %q", q, res.Count, len(res.Hits), got, want)
 			}
 		}
 	})

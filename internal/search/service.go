@@ -1,15 +1,21 @@
 // Package search is docsd's server-side search: it splits published HTML
-// pages into titles and sections, keeps them in the store's full-text index
-// (SQLite FTS5 or PostgreSQL tsvector), and answers queries with their
-// scope, matching, ranking and highlighting.
+// pages into titles and sections, keeps them in the store's index, and
+// answers queries with their scope, matching, ranking and highlighting.
 //
-// The database engines only find candidate pages; whether a page matches,
-// its score and its highlights are decided here, from the stored text, so
-// SQLite and PostgreSQL give the same results in the same order.
+// The index holds, per version, the pages' text, a dictionary of their
+// words and, per word, the pages holding it with an impact (the page's
+// score for that word alone, computed here when indexing), read best
+// first. A query reads the best pages of its words and judges those on
+// their text: whether a page matches, its score and its highlights are
+// decided here, so SQLite and PostgreSQL give the same results in the same
+// order. Versions indexed before the postings existed are searched through
+// the engines' full-text tables (SQLite FTS5, PostgreSQL tsvector), every
+// candidate page judged, until they are indexed again.
 package search
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 
@@ -82,41 +88,96 @@ func (s *Service) Search(ctx context.Context, q Query, scope []*Pair, offset, li
 		byVersion[p.Version.ID] = p
 		versionIDs = append(versionIDs, p.Version.ID)
 	}
-	pages, err := s.candidates(ctx, versionIDs, q)
+	matchers := map[string]*matcher{}
+	for _, p := range scope {
+		if matchers[p.Project.Language] == nil {
+			matchers[p.Project.Language] = newMatcher(q, p.Project.Language)
+		}
+	}
+	langOf := func(p *store.SearchPage) string { return byVersion[p.VersionID].Project.Language }
+	indexed, err := s.Store.FindSearchIndexed(ctx, versionIDs)
 	if err != nil {
 		return nil, err
 	}
 	var evals []*pageEval
-	for _, p := range pages {
-		if e, ok := evaluate(p, q); ok {
-			evals = append(evals, e)
+	if len(indexed) == len(versionIDs) {
+		pages := 0
+		for _, n := range indexed {
+			pages += n
 		}
+		evals, res.Count, err = s.searchIndexed(ctx, versionIDs, pages, q, matchers, langOf, offset+limit)
+	} else {
+		evals, err = s.searchFullText(ctx, versionIDs, q, matchers, langOf)
+		res.Count = len(evals)
+	}
+	if err != nil {
+		return nil, err
 	}
 	sortEvals(evals, func(p *store.SearchPage) string { return byVersion[p.VersionID].Project.Slug })
-	res.Count = len(evals)
 	for i := offset; i < len(evals) && i < offset+limit; i++ {
-		res.Hits = append(res.Hits, s.hit(evals[i], byVersion[evals[i].page.VersionID], q))
+		pair := byVersion[evals[i].page.VersionID]
+		res.Hits = append(res.Hits, s.hit(evals[i], pair, matchers[pair.Project.Language]))
 	}
 	return res, nil
 }
 
+// searchFullText answers q through the engines' full-text tables, for
+// versions not indexed in the current format yet: every page holding a
+// query word is judged. It returns the matching pages, scored.
+func (s *Service) searchFullText(ctx context.Context, versionIDs []int64, q Query, matchers map[string]*matcher, langOf func(*store.SearchPage) string) ([]*pageEval, error) {
+	pages, err := s.candidates(ctx, versionIDs, q, matchers)
+	if err != nil {
+		return nil, err
+	}
+	var evals []*pageEval
+	df := make([]int, len(q.Terms))
+	for _, p := range pages {
+		if e, ok := evaluate(p, matchers[langOf(p)]); ok {
+			evals = append(evals, e)
+			for ti, n := range e.seen {
+				if n > 0 {
+					df[ti]++
+				}
+			}
+		}
+	}
+	n, err := s.Store.CountSearchPagesOf(ctx, versionIDs)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range matchers {
+		m.setRarity(n, df)
+	}
+	for _, e := range evals {
+		e.score(matchers[langOf(e.page)])
+	}
+	return evals, nil
+}
+
 // candidates are the pages of the versions that contain a non-excluded
-// term, each with the sections that contain any term.
-func (s *Service) candidates(ctx context.Context, versionIDs []int64, q Query) ([]*store.SearchPage, error) {
+// term, each with the sections that contain any term. The engines find
+// words by the part every word of the same stem starts with, in each of
+// the matchers' languages; the matchers decide.
+func (s *Service) candidates(ctx context.Context, versionIDs []int64, q Query, matchers map[string]*matcher) ([]*store.SearchPage, error) {
 	// Single-word exclusions are exact in the engines, so they filter
 	// there; excluded phrases are judged here, on the sections that hold
 	// their words.
 	var positive, exclude, sections []store.SearchTerm
-	for _, t := range q.Terms {
-		st := store.SearchTerm{Words: t.Words, Prefix: t.Prefix}
+	seen := map[string]bool{}
+	for ti, t := range q.Terms {
 		switch {
 		case t.Mode != MustNot:
-			positive = append(positive, st)
-			sections = append(sections, st)
+			for _, st := range engineTerms(ti, t, matchers) {
+				if key := fmt.Sprint(st); !seen[key] {
+					seen[key] = true
+					positive = append(positive, st)
+					sections = append(sections, st)
+				}
+			}
 		case len(t.Words) == 1:
-			exclude = append(exclude, st)
+			exclude = append(exclude, store.SearchTerm{Words: t.Words, Prefix: t.Prefix})
 		default:
-			sections = append(sections, st)
+			sections = append(sections, store.SearchTerm{Words: t.Words})
 		}
 	}
 	ids, err := s.Store.FindSearchCandidates(ctx, versionIDs, positive, exclude)
@@ -131,6 +192,12 @@ func (s *Service) candidates(ctx context.Context, versionIDs []int64, q Query) (
 	if err != nil {
 		return nil, err
 	}
+	attachSections(pages, secs)
+	return pages, nil
+}
+
+// attachSections appends each section to its page's Sections.
+func attachSections(pages []*store.SearchPage, secs []store.SearchSection) {
 	byID := make(map[int64]*store.SearchPage, len(pages))
 	for _, p := range pages {
 		byID[p.ID] = p
@@ -140,24 +207,37 @@ func (s *Service) candidates(ctx context.Context, versionIDs []int64, q Query) (
 			p.Sections = append(p.Sections, sec)
 		}
 	}
-	return pages, nil
 }
 
-func (s *Service) hit(e *pageEval, pair *Pair, q Query) Hit {
+// engineTerms is how the engines look for term ti: as typed, or by the
+// words' stem prefixes in each language that stems.
+func engineTerms(ti int, t Term, matchers map[string]*matcher) []store.SearchTerm {
+	var out []store.SearchTerm
+	for _, m := range matchers {
+		if m.stem == nil {
+			out = append(out, store.SearchTerm{Words: t.Words, Prefix: t.Prefix})
+			continue
+		}
+		out = append(out, store.SearchTerm{Words: m.prefixes[ti], Prefix: true})
+	}
+	return out
+}
+
+func (s *Service) hit(e *pageEval, pair *Pair, m *matcher) Hit {
 	docs := s.URLs.Docs(pair.Target, pair.Version.Slug, "")
 	title := newField(e.page.Title)
 	h := Hit{
 		Pair: pair, Title: e.page.Title, StoredPath: e.page.Path, Doctype: e.page.Doctype,
 		URL: docs + pagePath(e.page.Path, e.page.Doctype), DocsURL: docs,
-		TitleHighlights: titleHighlight(title, matchField(title.words, q.Terms)),
+		TitleHighlights: titleHighlight(title, m.matchField(title.words)),
 		Blocks:          []Block{},
 	}
 	for _, se := range e.blocks(maxBlocks) {
 		t, c := newField(se.sec.Title), newField(se.sec.Content)
 		h.Blocks = append(h.Blocks, Block{
 			ID: se.sec.Anchor, Title: se.sec.Title, Content: se.sec.Content,
-			TitleHighlights:   titleHighlight(t, matchField(t.words, q.Terms)),
-			ContentHighlights: contentHighlight(c, matchField(c.words, q.Terms)),
+			TitleHighlights:   titleHighlight(t, m.matchField(t.words)),
+			ContentHighlights: contentHighlight(c, m.matchField(c.words)),
 		})
 	}
 	return h

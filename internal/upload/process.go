@@ -37,6 +37,10 @@ type Processor struct {
 	Lease, RenewEvery time.Duration
 	// TimeLimit is build_time_limit; a project's own limit wins. 0: none.
 	TimeLimit time.Duration
+	// Published, when set, is called once the version's uploaded docs are
+	// published and the version marked built: it indexes them for search,
+	// as the build pool's hook of the same name does for built docs.
+	Published func(ctx context.Context, p *store.Project, v *store.Version, configJSON string)
 	Logger    *slog.Logger
 }
 
@@ -215,9 +219,15 @@ func (p *Processor) publish(ctx context.Context, b *store.Build, l *layout) erro
 		}
 	}
 	has := func(f string) *bool { _, ok := l.downloads[f]; return &ok }
-	_, err = p.Store.UpdateVersion(ctx, v.ID, store.VersionUpdate{Built: ptr(true), Uploaded: ptr(true),
+	v, err = p.Store.UpdateVersion(ctx, v.ID, store.VersionUpdate{Built: ptr(true), Uploaded: ptr(true),
 		HasHTMLZip: has("htmlzip"), HasPDF: has("pdf"), HasEPUB: has("epub")})
-	return err
+	if err != nil {
+		return err
+	}
+	if p.Published != nil {
+		p.Published(ctx, proj, v, b.Config)
+	}
+	return nil
 }
 
 // renew extends the build's lease every RenewEvery until ctx ends.

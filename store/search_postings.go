@@ -1,0 +1,310 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"sort"
+	"strconv"
+	"strings"
+
+	"docsd/internal/errs"
+)
+
+// SearchIndexFormat is the format of the entries ReplaceSearchIndex
+// writes. A version indexed in an older format (or before postings
+// existed) is searched through the full-text tables until it is indexed
+// again.
+const SearchIndexFormat = 1
+
+// Posting is one word of an IndexPage with the page's impact for it: how
+// well the page answers that word alone, a non-negative integer computed
+// by package search. Postings of a word are read best first.
+type Posting struct {
+	Word   string
+	Impact int
+}
+
+// PagePosting is a page found in a word's postings.
+type PagePosting struct {
+	PageID int64 `db:"page_id"`
+	Impact int   `db:"impact"`
+}
+
+// SearchWord is a word of the indexed versions' dictionaries and how many
+// of their pages hold it.
+type SearchWord struct {
+	Word  string `db:"word"`
+	Pages int    `db:"pages"`
+}
+
+// postingBatch is how many rows one INSERT into the postings writes.
+const postingBatch = 500
+
+// insertPostings writes the version's dictionary and postings and marks it
+// indexed in SearchIndexFormat; pageIDs are the stored ids of pages. Rows
+// are written in key order, so the tables' B-trees grow at their ends.
+func (tx *Tx) insertPostings(ctx context.Context, versionID int64, pages []IndexPage, pageIDs []int64) error {
+	type row struct {
+		word   string
+		impact int
+		page   int64
+	}
+	n := 0
+	for i := range pages {
+		n += len(pages[i].Postings)
+	}
+	rows := make([]row, 0, n)
+	for i := range pages {
+		for _, p := range pages[i].Postings {
+			if p.Word == "" || p.Impact < 0 || !storable(p.Word) {
+				return errs.E(errs.Invalid, "store.ReplaceSearchIndex", "a posting has no word or a negative impact")
+			}
+			rows = append(rows, row{p.Word, p.Impact, pageIDs[i]})
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := &rows[i], &rows[j]
+		if a.word != b.word {
+			return a.word < b.word
+		}
+		if a.impact != b.impact {
+			return a.impact < b.impact
+		}
+		return a.page < b.page
+	})
+	postings := tx.batchInserter(ctx, "search_postings", "version_id, word, impact, page_id")
+	defer postings.close()
+	words := tx.batchInserter(ctx, "search_words", "version_id, word, pages")
+	defer words.close()
+	for i := 0; i < len(rows); {
+		j := i
+		for j < len(rows) && rows[j].word == rows[i].word {
+			if err := postings.add(versionID, rows[j].word, rows[j].impact, rows[j].page); err != nil {
+				return err
+			}
+			j++
+		}
+		if err := words.add(versionID, rows[i].word, j-i); err != nil {
+			return err
+		}
+		i = j
+	}
+	if err := postings.flush(); err != nil {
+		return err
+	}
+	if err := words.flush(); err != nil {
+		return err
+	}
+	_, err := tx.exec(ctx, `INSERT INTO search_indexed (version_id, format, pages) VALUES (?, ?, ?)`, versionID, SearchIndexFormat, len(pages))
+	return err
+}
+
+// batchInserter writes rows to a table postingBatch at a time, through one
+// prepared statement for the full batches.
+type batchInserter struct {
+	tx          *Tx
+	ctx         context.Context
+	table, cols string
+	width       int
+	args        []any
+	full        *sql.Stmt
+}
+
+func (tx *Tx) batchInserter(ctx context.Context, table, cols string) *batchInserter {
+	return &batchInserter{tx: tx, ctx: ctx, table: table, cols: cols, width: strings.Count(cols, ",") + 1}
+}
+
+func (b *batchInserter) statement(rows int) string {
+	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", b.width), ", ") + ")"
+	return `INSERT INTO ` + b.table + ` (` + b.cols + `) VALUES ` + strings.TrimSuffix(strings.Repeat(one+", ", rows), ", ")
+}
+
+func (b *batchInserter) add(values ...any) error {
+	b.args = append(b.args, values...)
+	if len(b.args) < postingBatch*b.width {
+		return nil
+	}
+	if b.full == nil {
+		b.tx.noteWrite(b.statement(1))
+		preparer, ok := b.tx.q.(interface {
+			PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+		})
+		if !ok {
+			return b.flush()
+		}
+		stmt, err := preparer.PrepareContext(b.ctx, b.tx.q.Rebind(b.statement(postingBatch)))
+		if err != nil {
+			return err
+		}
+		b.full = stmt
+	}
+	b.tx.s.queries.Add(1)
+	_, err := b.full.ExecContext(b.ctx, b.args...)
+	b.args = b.args[:0]
+	return err
+}
+
+// flush writes the rows not written yet.
+func (b *batchInserter) flush() error {
+	if len(b.args) == 0 {
+		return nil
+	}
+	_, err := b.tx.exec(b.ctx, b.statement(len(b.args)/b.width), b.args...)
+	b.args = b.args[:0]
+	return err
+}
+
+func (b *batchInserter) close() {
+	if b.full != nil {
+		b.full.Close()
+	}
+}
+
+// deletePostings deletes the version's dictionary, postings and mark.
+func (tx *Tx) deletePostings(ctx context.Context, versionID int64) error {
+	for _, table := range []string{"search_postings", "search_words", "search_indexed"} {
+		if _, err := tx.exec(ctx, `DELETE FROM `+table+` WHERE version_id = ?`, versionID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// FindSearchIndexed returns the versions indexed in SearchIndexFormat
+// among versionIDs, with their number of pages.
+func (s *Store) FindSearchIndexed(ctx context.Context, versionIDs []int64) (map[int64]int, error) {
+	out := map[int64]int{}
+	if len(versionIDs) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		VersionID int64 `db:"version_id"`
+		Pages     int   `db:"pages"`
+	}
+	err := s.read().selIn(ctx, &rows, `SELECT version_id, pages FROM search_indexed WHERE version_id IN (?) AND format = ?`, versionIDs, SearchIndexFormat)
+	for _, r := range rows {
+		out[r.VersionID] = r.Pages
+	}
+	return out, classify("store.FindSearchIndexed", err)
+}
+
+// FindSearchStaleVersions returns the versions that have search entries
+// but are not indexed in SearchIndexFormat, in id order.
+func (s *Store) FindSearchStaleVersions(ctx context.Context) ([]int64, error) {
+	ids := []int64{}
+	err := s.read().sel(ctx, &ids, `SELECT DISTINCT p.version_id FROM search_pages p
+		WHERE NOT EXISTS (SELECT 1 FROM search_indexed i WHERE i.version_id = p.version_id AND i.format = ?)
+		ORDER BY p.version_id`, SearchIndexFormat)
+	return ids, classify("store.FindSearchStaleVersions", err)
+}
+
+// maxWordRange bounds the words FindSearchWords reads: at most this many
+// over all the versions, and at least minWordRange per version.
+const (
+	maxWordRange = 1000
+	minWordRange = 100
+)
+
+// FindSearchWords returns the words of the versions' dictionaries that
+// start with prefix, in word order, with the pages of all the versions
+// that hold them; the first words of each version in word order, at most
+// maxWordRange in all (minWordRange per version), are read.
+func (s *Store) FindSearchWords(ctx context.Context, versionIDs []int64, prefix string) ([]SearchWord, error) {
+	words := []SearchWord{}
+	if len(versionIDs) == 0 || prefix == "" {
+		return words, nil
+	}
+	var rows []SearchWord
+	for _, v := range versionIDs {
+		var part []SearchWord
+		q := `SELECT word, pages FROM search_words WHERE version_id = ? AND word >= ?`
+		args := []any{v, prefix}
+		if end, ok := prefixEnd(prefix); ok {
+			q += ` AND word < ?`
+			args = append(args, end)
+		}
+		if err := s.read().sel(ctx, &part, q+` ORDER BY word LIMIT ?`, append(args, max(minWordRange, maxWordRange/len(versionIDs)))...); err != nil {
+			return nil, classify("store.FindSearchWords", err)
+		}
+		rows = append(rows, part...)
+	}
+	byWord := map[string]int{}
+	for _, r := range rows {
+		if !strings.HasPrefix(r.Word, prefix) {
+			continue
+		}
+		if _, ok := byWord[r.Word]; !ok {
+			words = append(words, SearchWord{Word: r.Word})
+		}
+		byWord[r.Word] += r.Pages
+	}
+	sort.Slice(words, func(i, j int) bool { return words[i].Word < words[j].Word })
+	for i := range words {
+		words[i].Pages = byWord[words[i].Word]
+	}
+	return words, nil
+}
+
+// prefixEnd is the least string above every string starting with prefix
+// (byte order), false when there is none.
+func prefixEnd(prefix string) (string, bool) {
+	b := []byte(prefix)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return string(b[:i+1]), true
+		}
+	}
+	return "", false
+}
+
+// FindTopPostings returns, for each of the versions and words, its limit
+// best pages (impact descending, then page id descending), all together;
+// complete reports whether every list was read to its end.
+func (s *Store) FindTopPostings(ctx context.Context, versionIDs []int64, words []string, limit int) (postings []PagePosting, complete bool, err error) {
+	postings = []PagePosting{}
+	if len(versionIDs) == 0 || len(words) == 0 {
+		return postings, true, nil
+	}
+	parts := make([]string, 0, len(versionIDs)*len(words))
+	args := make([]any, 0, 3*len(versionIDs)*len(words))
+	for _, v := range versionIDs {
+		for _, w := range words {
+			parts = append(parts, `SELECT * FROM (SELECT page_id, impact FROM search_postings WHERE version_id = ? AND word = ?
+				ORDER BY impact DESC, page_id DESC LIMIT ?) t`+strconv.Itoa(len(parts)))
+			args = append(args, v, w, limit)
+		}
+	}
+	var rows []PagePosting
+	if err := s.read().sel(ctx, &rows, strings.Join(parts, " UNION ALL "), args...); err != nil {
+		return nil, false, classify("store.FindTopPostings", err)
+	}
+	// Every list was read to its end when none has limit pages or more
+	// (the dictionaries count them).
+	complete = len(rows) < limit
+	if !complete {
+		var n int
+		err := s.read().getIn(ctx, &n, `SELECT COUNT(*) FROM search_words WHERE version_id IN (?) AND word IN (?) AND pages >= ?`, versionIDs, words, limit)
+		if err != nil {
+			return nil, false, classify("store.FindTopPostings", err)
+		}
+		complete = n == 0
+	}
+	return rows, complete, nil
+}
+
+// FindSearchPageSections returns every section of the pages, ordered by
+// page id and position.
+func (s *Store) FindSearchPageSections(ctx context.Context, pageIDs []int64) ([]SearchSection, error) {
+	secs := []SearchSection{}
+	for start := 0; start < len(pageIDs); start += searchChunk {
+		chunk := pageIDs[start:min(start+searchChunk, len(pageIDs))]
+		var part []SearchSection
+		if err := s.read().selIn(ctx, &part, `SELECT page_id, position, anchor, title, content, definition, labels
+			FROM search_sections WHERE page_id IN (?) ORDER BY page_id, position`, chunk); err != nil {
+			return nil, classify("store.FindSearchPageSections", err)
+		}
+		secs = append(secs, part...)
+	}
+	return secs, nil
+}
