@@ -13,12 +13,7 @@ import (
 func TestMigration00012KeepsData(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		ctx := t.Context()
-		url := storetest.DatabaseURL(t, d)
-		s, err := store.OpenWithoutMigrating(url)
-		must(t, err)
-		t.Cleanup(func() { s.Close() })
-		must(t, s.MigrateTo(ctx, 8))
-		db := storetest.SQL(t, d, url)
+		s, db := storetest.MigratedTo(t, d, 8)
 		const at = "'2019-04-29 10:00:00'"
 		for _, q := range []string{
 			`INSERT INTO projects (name, slug, repo, created, modified) VALUES ('Old', 'old', 'https://github.com/x/old', ` + at + `, ` + at + `)`,

@@ -622,12 +622,7 @@ func TestMigration00011KeepsLayout(t *testing.T) {
 	t.Parallel()
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		ctx := t.Context()
-		url := storetest.DatabaseURL(t, d)
-		s, err := store.OpenWithoutMigrating(url)
-		must(t, err)
-		t.Cleanup(func() { s.Close() })
-		must(t, s.MigrateTo(ctx, 10)) // the last version before 00011
-		db := storetest.SQL(t, d, url)
+		s, db := storetest.MigratedTo(t, d, 10) // the last version before 00011
 		for _, slug := range []string{"multi", "single"} {
 			_, err := db.ExecContext(ctx, rebind(d, `INSERT INTO projects (name, slug, repo, single_version, created, modified) VALUES (?, ?, ?, ?, ?, ?)`),
 				slug, slug, "https://example.com/"+slug+".git", slug == "single", t0, t0)

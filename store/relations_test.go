@@ -271,12 +271,7 @@ func TestRedirectMigration(t *testing.T) {
 	t.Parallel()
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		ctx := t.Context()
-		url := storetest.DatabaseURL(t, d)
-		s, err := store.OpenWithoutMigrating(url)
-		must(t, err)
-		defer s.Close()
-		must(t, s.MigrateTo(ctx, 8))
-		db := storetest.SQL(t, d, url)
+		s, db := storetest.MigratedTo(t, d, 8)
 		exec := func(query string, args ...any) {
 			t.Helper()
 			if d == store.Postgres {

@@ -19,12 +19,7 @@ import (
 func TestSearchIndexUpgrade(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		ctx := t.Context()
-		url := storetest.DatabaseURL(t, d)
-		s, err := store.OpenWithoutMigrating(url)
-		must(t, err)
-		t.Cleanup(func() { s.Close() })
-		must(t, s.MigrateTo(ctx, 16))
-		db := storetest.SQL(t, d, url)
+		s, db := storetest.MigratedTo(t, d, 16)
 		const at = "'2024-04-29 10:00:00'"
 		stmts := []string{
 			`INSERT INTO projects (name, slug, repo, created, modified) VALUES ('Old', 'old', 'https://github.com/x/old', ` + at + `, ` + at + `)`,

@@ -105,6 +105,24 @@ func DatabaseURL(tb testing.TB, d store.Dialect) string {
 	}
 }
 
+// MigratedTo makes a fresh database of dialect d migrated up to and
+// including migration version only, for tests of what later migrations do
+// to rows stored before them: the store on it, and a plain handle to write
+// those rows with. Both are closed when the test ends.
+func MigratedTo(tb testing.TB, d store.Dialect, version int64) (*store.Store, *sql.DB) {
+	tb.Helper()
+	url := DatabaseURL(tb, d)
+	s, err := store.OpenWithoutMigrating(url)
+	if err != nil {
+		tb.Fatalf("storetest: open %s: %v", d, err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	if err := s.MigrateTo(context.Background(), version); err != nil {
+		tb.Fatalf("storetest: migrate %s to %d: %v", d, version, err)
+	}
+	return s, SQL(tb, d, url)
+}
+
 // SQL opens a plain database/sql handle on the database at url, as
 // DatabaseURL returns it, closed when the test ends. Tests use it to look at
 // rows that the store's API does not show.
