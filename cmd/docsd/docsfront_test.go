@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"docsd/internal/hosting"
 )
@@ -31,20 +28,7 @@ func TestServeDocsFront(t *testing.T) {
 				}
 			})
 			srv = startServe(t, t.TempDir(), "--build-workers", "0", "--idle-timeout", "1", fmt.Sprintf("--docs-front=%t", front))
-			c := rawConn(t, srv.docs)
-			fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			if resp.StatusCode != 200 || resp.Close {
-				t.Fatalf("GET /healthz: %d, close %v; want 200 kept alive", resp.StatusCode, resp.Close)
-			}
-			c.SetReadDeadline(time.Now().Add(30 * time.Second))
-			if closed, err := closedByServer(c); !closed {
-				t.Errorf("an idle kept-alive docs connection stayed open past --idle-timeout: %v", err)
-			}
+			idleConnectionClosed(t, srv.docs)
 		})
 	}
 }
