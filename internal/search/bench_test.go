@@ -131,7 +131,7 @@ func loadAverage() string {
 
 // benchIndex fills s with a corpus of n sections and returns how long
 // indexing took.
-func benchIndex(b *testing.B, s *store.Store, n int) time.Duration {
+func benchIndex(b testing.TB, s *store.Store, n int) time.Duration {
 	b.Helper()
 	ctx := b.Context()
 	u, _ := storetest.MustUser(b, s, "bench")

@@ -134,11 +134,12 @@ func (s *Service) searchIndexed(ctx context.Context, versionIDs []int64, n int, 
 	for _, m := range matchers {
 		m.setRarity(n, df)
 	}
-	positive := 0
+	positive, plain := 0, true
 	for _, t := range q.Terms {
 		if t.Mode != MustNot {
 			positive++
 		}
+		plain = plain && t.Mode == Should && len(t.Words) == 1
 	}
 	judge, depth := int(judgeSingle*float64(want))+judgeExtra, 1
 	if positive > 1 {
@@ -180,12 +181,19 @@ func (s *Service) searchIndexed(ctx context.Context, versionIDs []int64, n int, 
 			}
 			return ids[i] > ids[j]
 		})
-		if !complete && len(ids) > judge {
+		// Every page found holds a word of a term, so it matches unless
+		// the query has required or excluded terms or phrases: then the
+		// pages found are the count, and only the best need judging.
+		union := len(ids)
+		if (!complete || plain) && len(ids) > judge {
 			ids = ids[:judge]
 		}
 		evals, err := s.judge(ctx, ids, matchers, langOf)
 		if err != nil {
 			return nil, 0, err
+		}
+		if complete && plain {
+			return evals, union, nil
 		}
 		if complete {
 			return evals, len(evals), nil
