@@ -27,6 +27,7 @@ func TestEnumsMatchChoices(t *testing.T) {
 		"PrivacyLevel": choices.PrivacyLevels, "VersionType": choices.VersionTypes, "BuildStateCode": choices.BuildStates,
 		"RedirectType": choices.RedirectTypes, "RepositoryType": choices.RepoTypes, "IntegrationType": choices.IntegrationTypes,
 		"VersioningScheme": choices.VersioningSchemes, "BuildType": choices.BuildTypes, "DocumentationType": choices.DocumentationTypes,
+		"PythonInterpreter": choices.PythonInterpreters, "UploadStatus": choices.UploadStatuses,
 	} {
 		def := schema.Types[enum]
 		if def == nil {
@@ -70,6 +71,7 @@ func TestEnumInputsRefuseUnknownValues(t *testing.T) {
 			{"setProjectPrivacy", `{slug: "pub", privacyLevel: %s}`, "PrivacyLevel"},
 			{"setProjectAdminFields", `{slug: "pub", versionPrivacyLevel: %s}`, "PrivacyLevel"},
 			{"setProjectAdminFields", `{slug: "pub", documentationType: %s}`, "DocumentationType"},
+			{"setProjectAdminFields", `{slug: "pub", pythonInterpreter: %s}`, "PythonInterpreter"},
 			{"updateVersion", `{project: "pub", version: "v1.0", privacyLevel: %s}`, "PrivacyLevel"},
 			{"setVersionPrivacy", `{project: "pub", version: "v1.0", privacyLevel: %s}`, "PrivacyLevel"},
 			{"initiateUpload", `{project: "pub", versionName: "x", versionType: %s, versionCommit: "abc"}`, "VersionType"},
@@ -77,6 +79,7 @@ func TestEnumInputsRefuseUnknownValues(t *testing.T) {
 			{"createRedirect", `{project: "pub", type: %s, fromUrl: "/x/", toUrl: "/y/"}`, "RedirectType"},
 			{"updateRedirect", `{project: "pub", id: "` + ids["redirect"] + `", type: %s}`, "RedirectType"},
 			{"createIntegration", `{project: "pub", type: %s}`, "IntegrationType"},
+			{"completeUpload", `{build: "` + ids["upBuild"] + `", status: %s}`, "UploadStatus"},
 		} {
 			for _, value := range []string{`"nope"`, `nope`, `"PUBLIC"`, `$v`} {
 				t.Run(tc.mutation+"/"+tc.enum+"/"+value, func(t *testing.T) {
@@ -111,7 +114,7 @@ func TestEnumInputsRefuseUnknownValues(t *testing.T) {
 // enumReadBack reads what the refused operations of
 // TestEnumInputsRefuseUnknownValues would have written.
 const enumReadBack = `{ projects { totalCount } project(slug: "pub") { privacyLevel externalBuildsPrivacyLevel versioningScheme
-	repository { type } documentationType adminFields { versionPrivacyLevel } version(slug: "v1.0") { privacyLevel }
+	repository { type } documentationType adminFields { versionPrivacyLevel pythonInterpreter } version(slug: "v1.0") { privacyLevel }
 	builds { totalCount } redirects { nodes { type fromUrl } } integrations { type } } }`
 
 // post sends an operation with variables to the public /graphql endpoint

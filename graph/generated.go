@@ -3805,6 +3805,22 @@ enum VersioningScheme {
   single_version_without_translations
 }
 
+"The Python a project's builds use when its configuration does not say."
+enum PythonInterpreter {
+  "CPython 2.x."
+  python
+  "CPython 3.x."
+  python3
+}
+
+"How an upload's client reports the upload went (` + "`" + `completeUpload` + "`" + `)."
+enum UploadStatus {
+  "The archive is stored: the build is queued to publish it."
+  success
+  "The upload failed: the build fails and the archive is discarded."
+  failed
+}
+
 "The scope of a v2 search: a project at a version, then each of its subprojects."
 input SearchFamilyInput {
   "The project's slug."
@@ -4138,8 +4154,8 @@ input SyncVersionsInput {
 input CompleteUploadInput {
   "The upload's build: its global id (` + "`" + `Build.id` + "`" + `) or its database id."
   build: ID!
-  "` + "`" + `success` + "`" + ` or ` + "`" + `failed` + "`" + `."
-  status: String!
+  "How the upload went."
+  status: UploadStatus!
 }
 
 "The outcome of ` + "`" + `createSubproject` + "`" + `."
@@ -4469,7 +4485,7 @@ type ProjectAdminFields {
   "Whether builds install the project itself (pip install .)."
   installProject: Boolean!
   "The Python builds use."
-  pythonInterpreter: String!
+  pythonInterpreter: PythonInterpreter!
   "Whether builds see the system's Python packages."
   useSystemPackages: Boolean!
   "Whether pull requests are built: each open pull request gets an external version, built on every push and served under ` + "`" + `_/external/` + "`" + `."
@@ -5107,7 +5123,7 @@ input SetProjectAdminFieldsInput {
   "Whether builds install the project itself."
   installProject: Boolean
   "The Python builds use."
-  pythonInterpreter: String
+  pythonInterpreter: PythonInterpreter
   "Whether builds see the system's Python packages."
   useSystemPackages: Boolean
   "Whether pull requests are built."
@@ -14590,14 +14606,14 @@ func (ec *executionContext) _ProjectAdminFields_pythonInterpreter(ctx context.Co
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNPythonInterpreter2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_pythonInterpreter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return newScalarFieldContext("ProjectAdminFields", field, false, false, "String")
+	return newScalarFieldContext("ProjectAdminFields", field, false, false, "PythonInterpreter")
 }
 
 func (ec *executionContext) _ProjectAdminFields_useSystemPackages(ctx context.Context, field graphql.CollectedField, obj *ProjectAdminFields) (ret graphql.Marshaler) {
@@ -20630,7 +20646,7 @@ func (ec *executionContext) unmarshalInputCompleteUploadInput(ctx context.Contex
 			it.Build = data
 		case "status":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
-			data, err := ec.unmarshalNString2string(ctx, v)
+			data, err := ec.unmarshalNUploadStatus2string(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -21854,7 +21870,7 @@ func (ec *executionContext) unmarshalInputSetProjectAdminFieldsInput(ctx context
 			it.InstallProject = data
 		case "pythonInterpreter":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pythonInterpreter"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			data, err := ec.unmarshalOPythonInterpreter2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -28055,6 +28071,20 @@ func (ec *executionContext) marshalNProjectUrls2ᚖdocsdᚋgraphᚐProjectUrls(c
 	return ec._ProjectUrls(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNPythonInterpreter2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPythonInterpreter2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "PythonInterpreter!")
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNRedirect2ᚕᚖdocsdᚋstoreᚐRedirectᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Redirect) graphql.Marshaler {
 	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -28483,6 +28513,20 @@ func (ec *executionContext) marshalNUpdateVersionPayload2ᚖdocsdᚋgraphᚐUpda
 		return graphql.Null
 	}
 	return ec._UpdateVersionPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNUploadStatus2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUploadStatus2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "UploadStatus!")
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNUser2ᚕᚖdocsdᚋstoreᚐUserᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.User) graphql.Marshaler {
@@ -29055,6 +29099,24 @@ func (ec *executionContext) unmarshalOProjectFilterInput2ᚖdocsdᚋgraphᚐProj
 	}
 	res, err := ec.unmarshalInputProjectFilterInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOPythonInterpreter2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalString(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOPythonInterpreter2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(*v)
+	return res
 }
 
 func (ec *executionContext) marshalORedirect2ᚖdocsdᚋstoreᚐRedirect(ctx context.Context, sel ast.SelectionSet, v *store.Redirect) graphql.Marshaler {

@@ -86,7 +86,7 @@ type CancelBuildPayload struct {
 type CompleteUploadInput struct {
 	// The upload's build: its global id (`Build.id`) or its database id.
 	Build string `json:"build"`
-	// `success` or `failed`.
+	// How the upload went.
 	Status string `json:"status"`
 }
 

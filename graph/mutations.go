@@ -333,8 +333,8 @@ func (r *Resolver) setProjectAdminFields(ctx context.Context, in SetProjectAdmin
 	if in.DocumentationType != nil {
 		checkChoice(f, "documentation_type", *in.DocumentationType, choices.DocumentationTypes)
 	}
-	if in.PythonInterpreter != nil && *in.PythonInterpreter != "python" && *in.PythonInterpreter != "python3" {
-		f.Add("python_interpreter", errs.BadChoice(*in.PythonInterpreter))
+	if in.PythonInterpreter != nil {
+		checkChoice(f, "python_interpreter", *in.PythonInterpreter, choices.PythonInterpreters)
 	}
 	if in.BuildTimeLimit != nil && *in.BuildTimeLimit < 0 {
 		f.Add("build_time_limit", "Ensure this value is greater than or equal to 0.")

@@ -195,8 +195,8 @@ func (r *Resolver) completeUpload(ctx context.Context, build, status string) (*C
 	if access.ViewerFrom(ctx).User == nil {
 		return nil, errAnonymous(op)
 	}
-	if status != "success" && status != "failed" {
-		return nil, errs.Fields{"status": {fmt.Sprintf(errs.MsgBadChoiceFormat, status)}}.Err(op)
+	if f := (errs.Fields{}); !checkChoice(f, "status", status, choices.UploadStatuses) {
+		return nil, f.Err(op)
 	}
 	id, err := buildID(build)
 	if notFoundIs(err) {

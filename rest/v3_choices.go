@@ -28,6 +28,7 @@ var (
 	v3RepositoryType   = v3Choice{table: choices.RepoTypes, trim: true}
 	v3RedirectType     = v3Choice{table: choices.RedirectTypes, trim: true}
 	v3VersioningScheme = v3Choice{table: choices.VersioningSchemes, trim: true}
+	v3UploadStatus     = v3Choice{table: choices.UploadStatuses}
 )
 
 // choice reads a choice field: its text as str reads it, then the code

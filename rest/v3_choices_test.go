@@ -55,6 +55,12 @@ func TestV3ChoiceFields(t *testing.T) {
 				`{"version": {"type": ["\"unknown\" is not a valid choice."]}}`},
 			{"upload version.privacy_level", "POST", "/api/v3/upload/initiate/", `{"project": "project", "version": {"name": "main", "type": "branch", "commit": "abc", "privacy_level": "open"}}`,
 				`{"version": {"privacy_level": ["\"open\" is not a valid choice."]}}`},
+			{"upload complete status", "POST", "/api/v3/upload/complete/", `{"build": 1, "status": "done"}`,
+				`{"status": ["\"done\" is not a valid choice."]}`},
+			{"upload complete status is not trimmed", "POST", "/api/v3/upload/complete/", `{"build": 1, "status": "success "}`,
+				`{"status": ["\"success \" is not a valid choice."]}`},
+			{"upload complete status in capitals", "POST", "/api/v3/upload/complete/", `{"build": 1, "status": "Failed"}`,
+				`{"status": ["\"Failed\" is not a valid choice."]}`},
 		} {
 			r := e.do(v3Send(c.method, c.path, "alice", c.body))
 			var got, want any

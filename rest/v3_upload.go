@@ -162,7 +162,7 @@ func (s *Server) v3UploadComplete(q *v3Req) {
 		f.Add("build", "A valid integer is required.")
 	}
 	in := v3NewInput(body)
-	in.str("status", "status")
+	in.choice("status", "status", v3UploadStatus)
 	status, isStr := in.input["status"].(string)
 	switch _, present := body["status"]; {
 	case in.failed.Has("status"):
@@ -171,8 +171,6 @@ func (s *Server) v3UploadComplete(q *v3Req) {
 		f.Add("status", errs.MsgRequired)
 	case !isStr:
 		f.Add("status", errs.MsgNotNull)
-	case status != "success" && status != "failed":
-		f.Add("status", `"`+status+`" is not a valid choice.`)
 	}
 	if len(f) > 0 {
 		q.fail(f.Err("rest.v3.upload"))

@@ -348,7 +348,7 @@ var adminFieldTypes = map[string]struct {
 	"requirements_file":       {"requirementsFile", "string", nil},
 	"conf_py_file":            {"confPyFile", "string", nil},
 	"install_project":         {"installProject", "bool", nil},
-	"python_interpreter":      {"pythonInterpreter", "string", nil},
+	"python_interpreter":      {"pythonInterpreter", "choice", choices.PythonInterpreters},
 	"use_system_packages":     {"useSystemPackages", "bool", nil},
 	"external_builds_enabled": {"externalBuildsEnabled", "bool", nil},
 	"build_time_limit":        {"buildTimeLimit", "int", nil},

@@ -156,6 +156,10 @@ func TestProjectAdminCommands(t *testing.T) {
 		}},
 		{[]string{"project", "set", "demo", "documentation_type=docusaurus"}, 1, `"docusaurus" is not a valid choice.`, nil},
 		{[]string{"project", "set", "demo", "version_privacy_level=hidden"}, 1, `"hidden" is not a valid choice.`, nil},
+		{[]string{"project", "set", "demo", "python_interpreter=python"}, 0, "", func() error {
+			return expect(s, "demo", func(p *store.Project) bool { return p.PythonInterpreter == "python" })
+		}},
+		{[]string{"project", "set", "demo", "python_interpreter=python2"}, 1, `"python2" is not a valid choice.`, nil},
 		{[]string{"project", "set", "demo", "colour=red"}, 2, "want FIELD=VALUE", nil},
 		{[]string{"version", "privacy", "demo", "latest", "protected"}, 0, "", nil},
 		{[]string{"version", "privacy", "demo", "nope", "protected"}, 1, "Not found.", nil},

@@ -306,6 +306,13 @@ var RedirectTypes = Table{
 	{"html_to_clean_url", "HTML to clean URL (file.html to file/)"},
 }
 
+// PythonInterpreters are the Pythons a project's builds may use, with Read
+// the Docs' display names.
+var PythonInterpreters = Table{{"python", "CPython 2.x"}, {"python3", "CPython 3.x"}}
+
+// UploadStatuses are how an upload's client reports the upload went.
+var UploadStatuses = Table{{"success", "Success"}, {"failed", "Failed"}}
+
 // IntegrationTypes are the types of an incoming-webhook integration.
 var IntegrationTypes = Table{
 	{"github_webhook", "GitHub incoming webhook"},
