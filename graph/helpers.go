@@ -73,12 +73,7 @@ func (r *Resolver) visibleBuild(ctx context.Context, b *store.Build, internalOnl
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.loaders(ctx).projectByID.LoadNow(ctx, b.ProjectID)
-	if err != nil {
-		return nil, err
-	}
-	r.readMaintainersNow(ctx, p, p.VersionIsPublic(v))
-	ok, err := r.canSeeVersion(ctx, v, p)
+	ok, err := r.canSeeVersionOf(ctx, v)
 	if err != nil {
 		return nil, err
 	}
@@ -86,6 +81,17 @@ func (r *Resolver) visibleBuild(ctx context.Context, b *store.Build, internalOnl
 		return nil, errNotFound("graph.build")
 	}
 	return b, nil
+}
+
+// canSeeVersionOf reports whether the viewer can see v, reading its project
+// (and, when v is not public, the project's maintainers) at once.
+func (r *Resolver) canSeeVersionOf(ctx context.Context, v *store.Version) (bool, error) {
+	p, err := r.loaders(ctx).projectByID.LoadNow(ctx, v.ProjectID)
+	if err != nil {
+		return false, err
+	}
+	r.readMaintainersNow(ctx, p, p.VersionIsPublic(v))
+	return r.canSeeVersion(ctx, v, p)
 }
 
 // projectDocsURL is the docs URL of p's effective default version.

@@ -133,12 +133,7 @@ func (r *Resolver) versionByID(ctx context.Context, id int64) (*VersionView, err
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.loaders(ctx).projectByID.LoadNow(ctx, v.ProjectID)
-	if err != nil {
-		return nil, err
-	}
-	r.readMaintainersNow(ctx, p, p.VersionIsPublic(v))
-	ok, err := r.canSeeVersion(ctx, v, p)
+	ok, err := r.canSeeVersionOf(ctx, v)
 	if err != nil {
 		return nil, err
 	}
