@@ -58,23 +58,53 @@ func (s *Store) FindUserPasswordHash(ctx context.Context, username string) (*Use
 	return &u, hash, nil
 }
 
-// CreateDashboardSession opens a dashboard session for a user and returns
-// the cookie value (random; only its hash is stored).
+// Ways a dashboard session was made (dashboard_sessions.auth_backend).
+const (
+	SessionByPassword = "password"
+	SessionByOIDC     = "oidc"
+)
+
+// CreateDashboardSession opens a dashboard session for a user, made by a
+// password, and returns the cookie value (random; only its hash is
+// stored).
 func (s *Store) CreateDashboardSession(ctx context.Context, userID int64) (string, error) {
+	return s.CreateDashboardSessionBy(ctx, userID, SessionByPassword, "")
+}
+
+// CreateDashboardSessionBy opens a dashboard session made by backend
+// (SessionByPassword, SessionByOIDC) and returns the cookie value; idToken
+// is the identity provider's ID token of an OIDC session ("" otherwise),
+// kept as the hint of the provider's sign-out.
+func (s *Store) CreateDashboardSessionBy(ctx context.Context, userID int64, backend, idToken string) (string, error) {
 	const op = "store.CreateDashboardSession"
 	value, err := randomSecret(op, 32)
 	if err != nil {
 		return "", err
 	}
 	err = s.InTx(ctx, op, func(tx *Tx) error {
-		_, err := tx.exec(ctx, `INSERT INTO dashboard_sessions (hash, user_id, created, expires) VALUES (?, ?, ?, ?)`,
-			HashToken(value), userID, tx.Now, tx.Now.Add(DashboardSessionLifetime))
+		_, err := tx.exec(ctx, `INSERT INTO dashboard_sessions (hash, user_id, created, expires, auth_backend, id_token) VALUES (?, ?, ?, ?, ?, ?)`,
+			HashToken(value), userID, tx.Now, tx.Now.Add(DashboardSessionLifetime), backend, idToken)
 		return err
 	})
 	if err != nil {
 		return "", err
 	}
 	return value, nil
+}
+
+// DashboardSession is how a live dashboard session was made.
+type DashboardSession struct {
+	AuthBackend string `db:"auth_backend"`
+	IDToken     string `db:"id_token"`
+}
+
+// FindDashboardSession returns how the unexpired session with cookie value
+// value was made; an unknown or expired session is NotFound.
+func (s *Store) FindDashboardSession(ctx context.Context, value string) (*DashboardSession, error) {
+	var d DashboardSession
+	err := s.read().get(ctx, &d, `SELECT auth_backend, id_token FROM dashboard_sessions WHERE hash = ? AND expires > ?`,
+		HashToken(value), s.Now().UTC())
+	return &d, classify("store.FindDashboardSession", err)
 }
 
 // FindUserByDashboardSession returns the user of the unexpired dashboard

@@ -9,12 +9,16 @@ import (
 
 // User is an account. Users are managed with the admin CLI, never the REST API.
 type User struct {
-	ID          int64     `db:"id"`
-	Username    string    `db:"username"`
-	Email       string    `db:"email"`
-	IsActive    bool      `db:"is_active"`
-	IsSuperuser bool      `db:"is_superuser"`
-	Created     time.Time `db:"created"`
+	ID       int64  `db:"id"`
+	Username string `db:"username"`
+	Email    string `db:"email"`
+	// EmailVerified: the email was set by an administrator, verified by
+	// the identity provider, or confirmed by an invitation; look-ups by
+	// email read verified emails only.
+	EmailVerified bool      `db:"email_verified"`
+	IsActive      bool      `db:"is_active"`
+	IsSuperuser   bool      `db:"is_superuser"`
+	Created       time.Time `db:"created"`
 }
 
 // Token is an API key's stored form: only its SHA-256 hash and first 4

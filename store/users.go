@@ -16,23 +16,25 @@ var userRows = newRowType(
 	col[User]{"u.id", func(u *User) any { return &u.ID }},
 	col[User]{"u.username", func(u *User) any { return &u.Username }},
 	col[User]{"u.email", func(u *User) any { return &u.Email }},
+	col[User]{"u.email_verified", func(u *User) any { return &u.EmailVerified }},
 	col[User]{"u.is_active", func(u *User) any { return &u.IsActive }},
 	col[User]{"u.is_superuser", func(u *User) any { return &u.IsSuperuser }},
 	col[User]{"u.created", func(u *User) any { return &u.Created }},
 )
 
-// CreateUser stores a new active user. A taken username is a Conflict.
+// CreateUser stores a new active user. A taken username is a Conflict. The
+// email, when given, is an administrator's and so verified.
 func (s *Store) CreateUser(ctx context.Context, username, email string, superuser bool) (*User, error) {
 	const op = "store.CreateUser"
 	username = strings.TrimSpace(username)
 	if username == "" {
 		return nil, errs.FieldError(op, "username", errs.MsgNotBlank)
 	}
-	u := &User{Username: username, Email: email, IsActive: true, IsSuperuser: superuser}
+	u := &User{Username: username, Email: email, EmailVerified: email != "", IsActive: true, IsSuperuser: superuser}
 	err := s.InTx(ctx, op, func(tx *Tx) error {
 		u.Created = tx.Now
-		id, err := tx.insert(ctx, `INSERT INTO users (username, email, is_active, is_superuser, created) VALUES (?, ?, ?, ?, ?)`,
-			u.Username, u.Email, u.IsActive, u.IsSuperuser, u.Created)
+		id, err := tx.insert(ctx, `INSERT INTO users (username, email, email_verified, is_active, is_superuser, created) VALUES (?, ?, ?, ?, ?, ?)`,
+			u.Username, u.Email, u.EmailVerified, u.IsActive, u.IsSuperuser, u.Created)
 		u.ID = id
 		return err
 	})

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/mail"
 	"os"
 	"slices"
 	"strconv"
@@ -169,6 +170,11 @@ func (c *command) adminUsers(ctx context.Context, a *app, key string, pos []stri
 		return notFoundAs(accounts.New(a.store).SetPassword(ctx, pos[0], password), fmt.Sprintf("user %q does not exist", pos[0]))
 	case "user activate", "user deactivate":
 		return a.store.SetUserActive(ctx, pos[0], key == "user activate")
+	case "user set-email":
+		if addr, err := mail.ParseAddress(pos[1]); err != nil || addr.Address != pos[1] || addr.Name != "" {
+			return errs.FieldError("admin", "email", "Enter a valid email address.")
+		}
+		return notFoundAs(a.store.SetUserEmail(ctx, pos[0], pos[1]), fmt.Sprintf("user %q does not exist", pos[0]))
 	case "token create":
 		name := ""
 		if opt.tokenName.set {
@@ -300,6 +306,7 @@ var adminSynopses = map[string]string{
 	"build log":           "build log BUILD_ID",
 	"user activate":       "user activate USERNAME",
 	"user deactivate":     "user deactivate USERNAME",
+	"user set-email":      "user set-email USERNAME EMAIL  (the email counts as verified)",
 	"token create":        "token create USERNAME [--name NAME]",
 	"token list":          "token list USERNAME",
 	"token revoke":        "token revoke TOKEN|ID",
@@ -317,7 +324,7 @@ var adminSynopses = map[string]string{
 // adminArity is the number of positional arguments after the subcommand; a
 // negative number is a minimum.
 var adminArity = map[string]int{
-	"user create": 1, "user password": 1, "user activate": 1, "user deactivate": 1,
+	"user create": 1, "user password": 1, "user activate": 1, "user deactivate": 1, "user set-email": 2,
 	"user list": 0, "project list": 0, "build list": 1, "build log": 1,
 	"token create": 1, "token list": 1, "token revoke": 1,
 	"project privacy": 2, "project translation": 2, "project maintainer": 3,

@@ -24,6 +24,10 @@ const signInRefusedShared = "Signing in is turned off on this server because its
 // share the public origin: then no session is offered or honoured.
 func (a *app) mountDashboard(mux *http.ServeMux) {
 	acc := accounts.New(a.store)
+	oidc := a.newOIDC()
+	if oidc != nil {
+		acc.SetPasswordSignIn(a.settings.PasswordSignIn, oidc.Name())
+	}
 	refused := ""
 	if a.urls().SharedOrigin() {
 		refused = fmt.Sprintf(signInRefusedShared, a.settings.PublicURL)
@@ -37,6 +41,8 @@ func (a *app) mountDashboard(mux *http.ServeMux) {
 		ClientAddr:    func(r *http.Request) string { return clientAddr(r, a.settings.trustedProxies) },
 		Logger:        a.logger,
 		SignInRefused: refused,
+		OIDC:          oidc,
+		Audit:         a.logAudit,
 	})
 	for _, p := range dashboard.Paths {
 		mux.Handle(p, d)

@@ -193,7 +193,7 @@ func TestDashboardSignInAndOut(t *testing.T) {
 		if resp, _ := c.post("/accounts/logout/", url.Values{}); resp.StatusCode != http.StatusForbidden {
 			t.Errorf("sign out without CSRF token: %d, want 403", resp.StatusCode)
 		}
-		if resp, _ := c.post("/accounts/logout/", url.Values{"csrfmiddlewaretoken": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+		if resp, _ := c.post("/accounts/logout/", url.Values{"csrfmiddlewaretoken": {csrf}}); resp.StatusCode != http.StatusFound {
 			t.Errorf("sign out: %d, want 303", resp.StatusCode)
 		}
 		if resp, _ := c.get("/dashboard/"); resp.StatusCode != http.StatusSeeOther {

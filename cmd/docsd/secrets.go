@@ -29,22 +29,32 @@ func (s *Settings) resolveOps() error {
 	return nil
 }
 
-// readKey returns a key setting's key: the content of the file it names
-// (trailing white space trimmed) when it names a regular file, else the
-// value itself. A key shorter than 16 bytes is refused.
+// readKey returns a key setting's key (readSecret). A key shorter than 16
+// bytes is refused.
 func readKey(flagName, value string) (string, error) {
+	value, err := readSecret(value)
+	if err != nil {
+		return "", fmt.Errorf("%s: %v", flagName, err)
+	}
+	if value != "" && len(value) < 16 {
+		return "", fmt.Errorf("%s: a key must be at least 16 characters (e.g. `openssl rand -hex 32`)", flagName)
+	}
+	return value, nil
+}
+
+// readSecret returns a secret setting's secret: the content of the file
+// it names (trailing white space trimmed) when it names a regular file,
+// else the value itself.
+func readSecret(value string) (string, error) {
 	if value == "" {
 		return "", nil
 	}
 	if fi, err := os.Stat(value); err == nil && fi.Mode().IsRegular() {
 		b, err := os.ReadFile(value)
 		if err != nil {
-			return "", fmt.Errorf("%s: %v", flagName, err)
+			return "", err
 		}
 		value = strings.TrimRight(string(b), " \t\r\n")
-	}
-	if len(value) < 16 {
-		return "", fmt.Errorf("%s: a key must be at least 16 characters (e.g. `openssl rand -hex 32`)", flagName)
 	}
 	return value, nil
 }

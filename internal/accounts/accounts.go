@@ -56,6 +56,50 @@ type Accounts struct {
 
 	mu       sync.Mutex
 	failures map[string]failures // mu guards failures; by username and client address
+
+	// passwords is who may sign in with a password (PasswordsOn when "");
+	// ssoName names the single sign-on in refusals.
+	passwords, ssoName string
+	// ssoRequired, when set, returns the SSO domain of an organization
+	// that requires single sign-on of u ("" when none does).
+	ssoRequired func(ctx context.Context, u *store.User) (string, error)
+}
+
+// Who may sign in with a password (--password-sign-in).
+const (
+	PasswordsOn         = "on"
+	PasswordsSuperusers = "superusers"
+	PasswordsOff        = "off"
+)
+
+// PasswordModes lists the values of --password-sign-in.
+var PasswordModes = []string{PasswordsOn, PasswordsSuperusers, PasswordsOff}
+
+// Reasons of a correct password refused (audit data.reason, and the
+// "reason" detail of SignIn's Forbidden error).
+const (
+	ReasonPasswordSignInOff = "password-sign-in-off"
+	ReasonSSORequired       = "sso-required"
+)
+
+// SetPasswordSignIn sets who may sign in with a password (PasswordsOn,
+// PasswordsSuperusers, PasswordsOff) and the single sign-on's name the
+// refusals point to.
+func (a *Accounts) SetPasswordSignIn(mode, ssoName string) { a.passwords, a.ssoName = mode, ssoName }
+
+// SetSSORequired installs the check of organizations that require single
+// sign-on: fn returns the SSO domain that requires it of u, or "".
+// Superusers are never asked.
+func (a *Accounts) SetSSORequired(fn func(ctx context.Context, u *store.User) (string, error)) {
+	a.ssoRequired = fn
+}
+
+// PasswordsOff reports whether password sign-in is turned off.
+func (a *Accounts) PasswordsOff() bool { return a.passwords == PasswordsOff }
+
+// refused is SignIn's Forbidden answer to a password it will not take.
+func refused(op, reason, msg string) error {
+	return &errs.Error{Kind: errs.Forbidden, Op: op, Message: msg, Details: map[string]any{"reason": reason}}
 }
 
 // failures counts a key's failed sign-ins since the first of them.
@@ -109,30 +153,62 @@ var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("docsd: no such user"), bc
 // without a password are all Unauthenticated with MsgBadCredentials. After
 // FailureLimit failures of the same username from the same client address
 // within FailureWindow, it refuses with a *ThrottledError (Forbidden) without
-// checking the password.
+// checking the password. A password sign-in the settings or the user's
+// organization forbid is Forbidden with the reason in Details["reason"]
+// (ReasonPasswordSignInOff, ReasonSSORequired): with PasswordsOff before
+// anything is checked, otherwise after the password proved correct.
 func (a *Accounts) SignIn(ctx context.Context, username, password, client string) (string, error) {
+	_, value, err := a.SignInUser(ctx, username, password, client)
+	return value, err
+}
+
+// SignInUser is SignIn that also returns the user the username names, when
+// one does (nil otherwise), for the audit log.
+func (a *Accounts) SignInUser(ctx context.Context, username, password, client string) (*store.User, string, error) {
 	const op = "accounts.SignIn"
+	if a.passwords == PasswordsOff {
+		return nil, "", refused(op, ReasonPasswordSignInOff,
+			fmt.Sprintf("Password sign-in is turned off on this server: sign in with %s.", a.ssoName))
+	}
 	key := username + "\x00" + client
 	if wait := a.wait(key); wait > 0 {
 		mins := int((wait + time.Minute - 1) / time.Minute)
-		return "", &ThrottledError{Wait: wait, err: errs.E(errs.Forbidden, op,
+		return nil, "", &ThrottledError{Wait: wait, err: errs.E(errs.Forbidden, op,
 			fmt.Sprintf("Too many failed sign-ins for this account from your address. Try again in %d minute%s.", mins, plural(mins)))}
 	}
 	u, hash, err := a.store.FindUserPasswordHash(ctx, username)
 	if err != nil && !errs.Is(err, errs.NotFound) && !errs.Is(err, errs.Invalid) {
-		return "", err
+		return nil, "", err
 	}
 	if err != nil || hash == "" {
 		bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
 		a.fail(key)
-		return "", errs.E(errs.Unauthenticated, op, MsgBadCredentials)
+		if err != nil {
+			u = nil
+		}
+		return u, "", errs.E(errs.Unauthenticated, op, MsgBadCredentials)
 	}
 	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil || !u.IsActive {
 		a.fail(key)
-		return "", errs.E(errs.Unauthenticated, op, MsgBadCredentials)
+		return u, "", errs.E(errs.Unauthenticated, op, MsgBadCredentials)
 	}
 	a.forget(key)
-	return a.store.CreateDashboardSession(ctx, u.ID)
+	if a.passwords == PasswordsSuperusers && !u.IsSuperuser {
+		return u, "", refused(op, ReasonPasswordSignInOff,
+			fmt.Sprintf("Password sign-in is reserved for administrators on this server: sign in with %s.", a.ssoName))
+	}
+	if a.ssoRequired != nil && !u.IsSuperuser {
+		domain, err := a.ssoRequired(ctx, u)
+		if err != nil {
+			return u, "", err
+		}
+		if domain != "" {
+			return u, "", refused(op, ReasonSSORequired,
+				fmt.Sprintf("Accounts with an email address at %s must sign in with %s.", domain, a.ssoName))
+		}
+	}
+	value, err := a.store.CreateDashboardSession(ctx, u.ID)
+	return u, value, err
 }
 
 func plural(n int) string {
@@ -187,9 +263,17 @@ func (a *Accounts) forget(key string) {
 	delete(a.failures, key)
 }
 
-// SignOut ends the session with cookie value value.
-func (a *Accounts) SignOut(ctx context.Context, value string) error {
-	return a.store.DeleteDashboardSession(ctx, value)
+// SignOut ends the session with cookie value value and returns how it was
+// made (nil when it was unknown or had expired).
+func (a *Accounts) SignOut(ctx context.Context, value string) (*store.DashboardSession, error) {
+	d, err := a.store.FindDashboardSession(ctx, value)
+	if err != nil && !errs.Is(err, errs.NotFound) {
+		return nil, err
+	}
+	if err != nil {
+		d = nil
+	}
+	return d, a.store.DeleteDashboardSession(ctx, value)
 }
 
 // SessionLifetime is how long a dashboard sign-in lasts.
@@ -243,3 +327,32 @@ func (a *Accounts) GraphQLUser(r *http.Request) (*store.User, error) {
 	}
 	return a.SessionUser(r.Context(), value)
 }
+
+// Audit actions of signing in and out.
+const (
+	ActionAuthentication        = "authentication"
+	ActionAuthenticationFailure = "authentication-failure"
+	ActionLogOut                = "log-out"
+)
+
+// AuditEvent is a sign-in, a refused sign-in or a sign-out, as the audit
+// log records it: User is the matching user (nil when none), Username the
+// name as typed or the identity provider's email, AuthBackend "password"
+// or "oidc", Data the entry's data (the reason of a refusal).
+type AuditEvent struct {
+	Action      string
+	AuthBackend string
+	User        *store.User
+	Username    string
+	Data        map[string]any
+}
+
+// How a dashboard session was made (AuditEvent.AuthBackend).
+const (
+	BackendPassword = store.SessionByPassword
+	BackendOIDC     = store.SessionByOIDC
+)
+
+// OIDCFlowLifetime is how long a single sign-on may take at the identity
+// provider: the browser binding cookie's Max-Age.
+const OIDCFlowLifetime = store.OIDCFlowLifetime

@@ -55,6 +55,11 @@ type Config struct {
 	// and no session cookie is honoured. cmd sets it when hosted docs share
 	// the dashboard's origin.
 	SignInRefused string
+	// OIDC, when set, offers sign-in with the install's OpenID Provider
+	// (/accounts/oidc/login/); nil: those pages are 404.
+	OIDC *accounts.OIDC
+	// Audit, when set, records sign-ins, refused sign-ins and sign-outs.
+	Audit func(*http.Request, accounts.AuditEvent)
 }
 
 // Dashboard is the dashboard's HTTP handler.
@@ -79,6 +84,8 @@ func New(cfg Config) *Dashboard {
 	d.mux.HandleFunc("POST /accounts/login/", d.handleLogin)
 	d.mux.HandleFunc("GET /accounts/logout/", d.signedIn(d.handleLogoutPage))
 	d.mux.HandleFunc("POST /accounts/logout/", d.handleLogout)
+	d.mux.HandleFunc("GET "+accounts.OIDCLoginPath+"{$}", d.handleOIDCLogin)
+	d.mux.HandleFunc("GET "+accounts.OIDCCallbackPath+"{$}", d.handleOIDCCallback)
 	d.mux.HandleFunc("GET /dashboard/{$}", d.signedIn(d.handleDashboard))
 	d.mux.HandleFunc("POST /dashboard/import/", d.signedIn(d.handleImport))
 	d.mux.HandleFunc("GET /projects/{slug}/{$}", d.viewer(d.handleProject))

@@ -259,6 +259,12 @@ type page struct {
 	NewKey string
 	// Admin is the settings page's admin form (superusers).
 	Admin map[string]string
+	// SSOName, when not "", offers "Sign in with <SSOName>" on the sign-in
+	// page; PasswordsOff hides its password form.
+	SSOName      string
+	PasswordsOff bool
+	// Alert is a page's one message (role="alert") under its title.
+	Alert string
 }
 
 // formField is one labelled field of a form, with its value and message.
@@ -435,7 +441,17 @@ func (d *Dashboard) handleLoginPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
-	d.render(w, r, s, http.StatusOK, "login", &page{Title: "Sign in", Next: next, CSRF: d.loginCSRF(w, r)})
+	d.render(w, r, s, http.StatusOK, "login", d.loginPage(&page{Title: "Sign in", Next: next, CSRF: d.loginCSRF(w, r)}))
+}
+
+// loginPage adds the single sign-on button and whether passwords are
+// taken to the sign-in page p.
+func (d *Dashboard) loginPage(p *page) *page {
+	if d.cfg.OIDC != nil {
+		p.SSOName = d.cfg.OIDC.Name()
+	}
+	p.PasswordsOff = d.cfg.Accounts.PasswordsOff()
+	return p
 }
 
 func (d *Dashboard) handleLogin(w http.ResponseWriter, r *http.Request) {
@@ -445,7 +461,7 @@ func (d *Dashboard) handleLogin(w http.ResponseWriter, r *http.Request) {
 	s := &session{}
 	next := safeNext(r.PostFormValue("next"))
 	username := r.PostFormValue("login")
-	p := &page{Title: "Sign in", Next: next, Form: map[string]string{"login": username}}
+	p := d.loginPage(&page{Title: "Sign in", Next: next, Form: map[string]string{"login": username}})
 	c, err := r.Cookie(loginCSRFCookie)
 	if err != nil || c.Value == "" || r.PostFormValue(accounts.CSRFField) != c.Value {
 		p.CSRF = d.loginCSRF(w, r)
@@ -454,18 +470,30 @@ func (d *Dashboard) handleLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.CSRF = c.Value
-	value, err := d.cfg.Accounts.SignIn(r.Context(), username, r.PostFormValue("password"), d.cfg.ClientAddr(r))
+	u, value, err := d.cfg.Accounts.SignInUser(r.Context(), username, r.PostFormValue("password"), d.cfg.ClientAddr(r))
 	if err != nil {
 		code := http.StatusBadRequest
 		var throttled *accounts.ThrottledError
-		if errors.As(err, &throttled) {
+		var data map[string]any
+		switch {
+		case errors.As(err, &throttled):
 			code = http.StatusTooManyRequests
 			w.Header().Set("Retry-After", strconv.Itoa(int(throttled.Wait/time.Second)+1))
+		case errs.Is(err, errs.Forbidden):
+			code = http.StatusForbidden
+			if reason, ok := errs.DetailsOf(err)["reason"]; ok {
+				data = map[string]any{"reason": reason}
+			}
+		}
+		if code != http.StatusTooManyRequests && (errs.Is(err, errs.Unauthenticated) || errs.Is(err, errs.Forbidden)) {
+			d.audit(r, accounts.AuditEvent{Action: accounts.ActionAuthenticationFailure, AuthBackend: accounts.BackendPassword,
+				User: u, Username: username, Data: data})
 		}
 		p.Errors = formErrorsOf(err, nil)
 		d.render(w, r, s, code, "login", p)
 		return
 	}
+	d.audit(r, accounts.AuditEvent{Action: accounts.ActionAuthentication, AuthBackend: accounts.BackendPassword, User: u, Username: u.Username})
 	d.setSessionCookie(w, value)
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
@@ -483,13 +511,26 @@ func (d *Dashboard) handleLogout(w http.ResponseWriter, r *http.Request) {
 			d.forbiddenCSRF(w, r, s)
 			return
 		}
-		if err := d.cfg.Accounts.SignOut(r.Context(), s.value); err != nil {
+		made, err := d.cfg.Accounts.SignOut(r.Context(), s.value)
+		if err != nil {
 			d.failed(w, r, s, err)
 			return
 		}
+		backend := ""
+		if made != nil {
+			backend = made.AuthBackend
+		}
+		d.audit(r, accounts.AuditEvent{Action: accounts.ActionLogOut, AuthBackend: backend, User: s.viewer.User, Username: s.viewer.User.Username})
+		d.setSessionCookie(w, "")
+		if made != nil && made.AuthBackend == accounts.BackendOIDC && d.cfg.OIDC != nil {
+			if to := d.cfg.OIDC.EndSessionURL(r.Context(), made.IDToken); to != "" {
+				http.Redirect(w, r, to, http.StatusFound)
+				return
+			}
+		}
 	}
 	d.setSessionCookie(w, "")
-	http.Redirect(w, r, "/accounts/login/", http.StatusSeeOther)
+	http.Redirect(w, r, "/accounts/login/", http.StatusFound)
 }
 
 func (d *Dashboard) handleDashboard(w http.ResponseWriter, r *http.Request, s *session) {
