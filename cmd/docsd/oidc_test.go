@@ -1,0 +1,404 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"docsd/internal/accounts"
+	"docsd/internal/accounts/oidctest"
+	"docsd/internal/storetest"
+	"docsd/store"
+)
+
+// The people of the test provider: eve (a verified email, no docsd user
+// yet), una (an unverified email), mal (a verified email at another
+// domain), ana (verified, the email of docsd user ana), nomail (no email).
+var ssoPeople = []oidctest.User{
+	{ID: "sub-eve", Username: "eve", Password: "eve-password", Email: "eve@acme.example", EmailVerified: true},
+	{ID: "sub-una", Username: "una", Password: "una-password", Email: "una@acme.example"},
+	{ID: "sub-mal", Username: "mallory", Password: "mal-password", Email: "mallory@example.net", EmailVerified: true},
+	{ID: "sub-ana", Username: "ana-at-idp", Password: "ana-password", Email: "Ana@acme.example", EmailVerified: true},
+	{ID: "sub-nomail", Username: "nomail", Password: "nomail-password"},
+}
+
+// ssoClientSecret is docsd's client secret at the test provider (32
+// bytes: a HS256 key must be as long as its hash).
+const ssoClientSecret = "docsd-client-secret-of-32-bytes!"
+
+// logBuffer is a log that tests read while the server writes it.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// ssoApp serves a real docsd over s at its own public URL, signing in
+// with provider p (client "docsd"), with extra settings args; the log is
+// returned for the audit lines.
+func ssoApp(t *testing.T, s *store.Store, p *oidctest.Provider, args ...string) (*app, string, *logBuffer) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + l.Addr().String()
+	p.AddClient("docsd", ssoClientSecret, base+accounts.OIDCCallbackPath)
+	log := &logBuffer{}
+	c := &command{stdout: io.Discard, stderr: log}
+	fs, env := c.flags("serve", "serve")
+	args = append([]string{"--data-dir", t.TempDir(), "--public-url", base, "--oidc-issuer", p.Issuer,
+		"--oidc-client-id", "docsd", "--oidc-client-secret", ssoClientSecret}, args...)
+	if _, err := c.parse(fs, env, args); err != nil {
+		t.Fatal(err)
+	}
+	a, err := c.wire(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if a.stopWatching != nil {
+			a.stopWatching()
+		}
+		a.notifier.Close()
+	})
+	srv := httptest.NewUnstartedServer(a.handler())
+	srv.Listener.Close()
+	srv.Listener = l
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return a, base, log
+}
+
+// ssoStart asks docsd to start a single sign-on and returns the
+// provider's authorization URL.
+func ssoStart(t *testing.T, c *browserClient, next string) string {
+	t.Helper()
+	resp, body := c.get(accounts.OIDCLoginPath + "?next=" + url.QueryEscape(next))
+	if resp.StatusCode != http.StatusFound {
+		t.Fatalf("start: %d\n%s", resp.StatusCode, body)
+	}
+	return resp.Header.Get("Location")
+}
+
+// ssoCallback signs in at the provider as username and returns docsd's
+// callback URL the provider sent the browser to.
+func ssoCallback(t *testing.T, c *browserClient, p *oidctest.Provider, authURL, username, password string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cb, err := p.SignInURL(ctx, c.http, authURL, username, password)
+	if err != nil {
+		t.Fatalf("sign in at the provider: %v", err)
+	}
+	if !strings.HasPrefix(cb, c.base+accounts.OIDCCallbackPath) {
+		t.Fatalf("provider sent the browser to %s", cb)
+	}
+	return cb
+}
+
+// getURL GETs an absolute URL with c's cookies.
+func (c *browserClient) getURL(u string) (*http.Response, string) {
+	c.t.Helper()
+	req, _ := http.NewRequest("GET", u, nil)
+	return c.do(req)
+}
+
+// ssoSignIn runs a whole single sign-on of username, starting at next, and
+// returns docsd's answer to the callback.
+func ssoSignIn(t *testing.T, c *browserClient, p *oidctest.Provider, next, username, password string) (*http.Response, string) {
+	t.Helper()
+	return c.getURL(ssoCallback(t, c, p, ssoStart(t, c, next), username, password))
+}
+
+// wantSSOFailure checks a T3.5 error page: status, title, message in a
+// role="alert" paragraph, the link back; and its audit line.
+func wantSSOFailure(t *testing.T, resp *http.Response, body string, log *logBuffer, status int, message, reason string) {
+	t.Helper()
+	if resp.StatusCode != status {
+		t.Errorf("status = %d, want %d\n%s", resp.StatusCode, status, body)
+	}
+	for _, want := range []string{"<title>Single sign-on failed · docsd</title>", `<p class="error" role="alert">` + htmlText(message) + `</p>`, ">Back to sign in</a>"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %s\n%s", want, body)
+		}
+	}
+	if line := "reason=" + reason; !strings.Contains(log.String(), line) {
+		t.Errorf("log lacks an audit line with %s:\n%s", line, log.String())
+	}
+}
+
+// htmlText escapes s as html/template writes text.
+func htmlText(s string) string {
+	return strings.NewReplacer("&", "&amp;", "'", "&#39;", "<", "&lt;", ">", "&gt;", `"`, "&#34;").Replace(s)
+}
+
+// TestSingleSignOn runs the examples of single sign-on through a real
+// server and a real OpenID Provider, on both databases: the redirect to
+// the provider, a user created on the first sign-in and signed in,
+// linking by verified email, a replayed callback, a callback in another
+// browser, and sign-out.
+func TestSingleSignOn(t *testing.T) {
+	t.Parallel()
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		s := storetest.Open(t, d)
+		p := oidctest.Start(t, ssoPeople...)
+		_, base, log := ssoApp(t, s, p, "--oidc-end-session")
+		if _, err := s.CreateUser(t.Context(), "ana", "ana@acme.example", false); err != nil {
+			t.Fatal(err)
+		}
+
+		c := newBrowserClient(t, base)
+		_, page := c.get("/accounts/login/")
+		if !strings.Contains(page, `href="/accounts/oidc/login/?next=%2fdashboard%2f">Sign in with single sign-on</a>`) {
+			t.Errorf("sign-in page lacks the SSO button:\n%s", page)
+		}
+
+		// 1. The redirect to the provider.
+		resp, _ := c.get(accounts.OIDCLoginPath + "?next=/projects/handbook/")
+		auth, err := url.Parse(resp.Header.Get("Location"))
+		if err != nil || !strings.HasPrefix(auth.String(), p.Issuer+"/auth?") {
+			t.Fatalf("start: %d, Location %q", resp.StatusCode, resp.Header.Get("Location"))
+		}
+		q := auth.Query()
+		for k, want := range map[string]string{"client_id": "docsd", "code_challenge_method": "S256", "response_type": "code",
+			"redirect_uri": base + "/accounts/oidc/login/callback/", "scope": "openid email profile"} {
+			if q.Get(k) != want {
+				t.Errorf("%s = %q, want %q", k, q.Get(k), want)
+			}
+		}
+		for _, k := range []string{"state", "nonce"} {
+			if len(q.Get(k)) != 43 {
+				t.Errorf("%s = %q, want 32 random bytes in base64url", k, q.Get(k))
+			}
+		}
+		if len(q.Get("code_challenge")) != 43 {
+			t.Errorf("code_challenge = %q", q.Get("code_challenge"))
+		}
+		cookie := resp.Header.Get("Set-Cookie")
+		for _, want := range []string{"docsd_oidc=", "Path=/accounts/oidc/", "Max-Age=600", "HttpOnly", "SameSite=Lax"} {
+			if !strings.Contains(cookie, want) {
+				t.Errorf("Set-Cookie %q lacks %s", cookie, want)
+			}
+		}
+
+		// 2. eve has no docsd user: created, signed in, sent to next.
+		cb := ssoCallback(t, c, p, auth.String(), "eve", "eve-password")
+		resp, body := c.getURL(cb)
+		if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/projects/handbook/" {
+			t.Fatalf("callback: %d %q\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
+		}
+		eve, err := s.FindUserByUsername(t.Context(), "eve")
+		if err != nil || eve.Email != "eve@acme.example" || !eve.EmailVerified {
+			t.Fatalf("eve = %+v, %v, want created with a verified email", eve, err)
+		}
+		_, page = c.get("/dashboard/")
+		if !strings.Contains(page, `<span class="who">eve</span>`) {
+			t.Errorf("not signed in as eve after the callback:\n%s", page)
+		}
+		if !strings.Contains(log.String(), "action=authentication auth_backend=oidc log_user_username=eve") {
+			t.Errorf("no audit line of eve's sign-in:\n%s", log)
+		}
+
+		// The same callback again (replayed), from this browser and another.
+		resp, body = c.getURL(cb)
+		wantSSOFailure(t, resp, body, log, http.StatusBadRequest, "This sign-in did not start in this browser, or took too long. Start again.", "state-mismatch")
+
+		// 3. A callback in another browser.
+		c2 := newBrowserClient(t, base)
+		cb = ssoCallback(t, c2, p, ssoStart(t, c2, "/dashboard/"), "eve", "eve-password")
+		other := newBrowserClient(t, base)
+		resp, body = other.getURL(cb)
+		wantSSOFailure(t, resp, body, log, http.StatusBadRequest, "This sign-in did not start in this browser, or took too long. Start again.", "state-mismatch")
+		// …which leaves the flow to its own browser.
+		if resp, body := c2.getURL(cb); resp.StatusCode != http.StatusFound {
+			t.Errorf("the flow's own browser after another's try: %d\n%s", resp.StatusCode, body)
+		}
+
+		// A second sign-in of eve finds the linked identity: no new user.
+		c3 := newBrowserClient(t, base)
+		if resp, body := ssoSignIn(t, c3, p, "/dashboard/", "eve", "eve-password"); resp.StatusCode != http.StatusFound {
+			t.Errorf("second sign-in: %d\n%s", resp.StatusCode, body)
+		}
+		if u, err := s.FindUserByUsername(t.Context(), "eve-2"); err == nil {
+			t.Errorf("second sign-in created %+v", u)
+		}
+
+		// ana exists with that (verified) email: linked, not created.
+		c4 := newBrowserClient(t, base)
+		if resp, body := ssoSignIn(t, c4, p, "/dashboard/", "ana-at-idp", "ana-password"); resp.StatusCode != http.StatusFound {
+			t.Fatalf("ana's sign-in: %d\n%s", resp.StatusCode, body)
+		}
+		if _, page := c4.get("/dashboard/"); !strings.Contains(page, `<span class="who">ana</span>`) {
+			t.Errorf("not signed in as ana:\n%s", page)
+		}
+		if u, err := s.FindUserByIdentity(t.Context(), p.Issuer, "sub-ana"); err != nil || u.Username != "ana" {
+			t.Errorf("ana's identity = %+v, %v", u, err)
+		}
+
+		// Sign-out of an OIDC session with --oidc-end-session: to the
+		// provider's end_session_endpoint.
+		_, page = c4.get("/dashboard/")
+		resp, _ = c4.post("/accounts/logout/", url.Values{"csrfmiddlewaretoken": {csrfOf(t, page)}})
+		end, _ := url.Parse(resp.Header.Get("Location"))
+		if resp.StatusCode != http.StatusFound || !strings.HasPrefix(end.String(), p.Issuer+"/end_session?") ||
+			end.Query().Get("id_token_hint") == "" || end.Query().Get("client_id") != "docsd" ||
+			end.Query().Get("post_logout_redirect_uri") != base+"/accounts/login/" {
+			t.Errorf("sign-out: %d %s", resp.StatusCode, end)
+		}
+		if _, page := c4.get("/dashboard/"); strings.Contains(page, `class="who"`) {
+			t.Errorf("still signed in after sign-out")
+		}
+		if !strings.Contains(log.String(), "action=log-out auth_backend=oidc log_user_username=ana") {
+			t.Errorf("no audit line of ana's sign-out:\n%s", log)
+		}
+	})
+}
+
+// TestSingleSignOnRefusals checks every error page of single sign-on, with
+// its status, message and audit reason, against a real provider.
+func TestSingleSignOnRefusals(t *testing.T) {
+	t.Parallel()
+	s := storetest.Open(t, store.SQLite)
+	p := oidctest.Start(t, ssoPeople...)
+	_, base, log := ssoApp(t, s, p, "--oidc-allowed-domains", "acme.example")
+	ctx := t.Context()
+	fresh := func() *browserClient { return newBrowserClient(t, base) }
+
+	t.Run("email-unverified", func(t *testing.T) {
+		resp, body := ssoSignIn(t, fresh(), p, "/dashboard/", "una", "una-password")
+		wantSSOFailure(t, resp, body, log, http.StatusForbidden, "The identity provider has not verified the email address una@acme.example.", "email-unverified")
+	})
+	t.Run("domain-not-allowed", func(t *testing.T) {
+		resp, body := ssoSignIn(t, fresh(), p, "/dashboard/", "mallory", "mal-password")
+		wantSSOFailure(t, resp, body, log, http.StatusForbidden, "Email addresses at example.net cannot sign in here.", "domain-not-allowed")
+	})
+	t.Run("no-email", func(t *testing.T) {
+		resp, body := ssoSignIn(t, fresh(), p, "/dashboard/", "nomail", "nomail-password")
+		wantSSOFailure(t, resp, body, log, http.StatusForbidden, "The identity provider did not share an email address.", "no-email")
+	})
+	t.Run("idp-error", func(t *testing.T) {
+		c := fresh()
+		auth, _ := url.Parse(ssoStart(t, c, "/dashboard/"))
+		resp, body := c.get(accounts.OIDCCallbackPath + "?error=access_denied&error_description=" +
+			url.QueryEscape("The user is not assigned to docsd") + "&state=" + auth.Query().Get("state"))
+		wantSSOFailure(t, resp, body, log, http.StatusForbidden, "The identity provider refused the sign-in: The user is not assigned to docsd.", "idp-error")
+	})
+	t.Run("no-code", func(t *testing.T) {
+		c := fresh()
+		auth, _ := url.Parse(ssoStart(t, c, "/dashboard/"))
+		resp, body := c.get(accounts.OIDCCallbackPath + "?state=" + auth.Query().Get("state"))
+		wantSSOFailure(t, resp, body, log, http.StatusBadRequest, "This sign-in did not start in this browser, or took too long. Start again.", "state-mismatch")
+	})
+	t.Run("ambiguous-email", func(t *testing.T) {
+		if _, err := s.CreateUser(ctx, "eve1", "eve@acme.example", false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CreateUser(ctx, "eve2", "EVE@acme.example", false); err != nil {
+			t.Fatal(err)
+		}
+		resp, body := ssoSignIn(t, fresh(), p, "/dashboard/", "eve", "eve-password")
+		wantSSOFailure(t, resp, body, log, http.StatusForbidden, "The email address eve@acme.example cannot be matched to one account. Ask an administrator to link your account.", "ambiguous-email")
+	})
+	t.Run("inactive-user", func(t *testing.T) {
+		if _, err := s.CreateUser(ctx, "ana", "ana@acme.example", false); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetUserActive(ctx, "ana", false); err != nil {
+			t.Fatal(err)
+		}
+		resp, body := ssoSignIn(t, fresh(), p, "/dashboard/", "ana-at-idp", "ana-password")
+		wantSSOFailure(t, resp, body, log, http.StatusForbidden, "This account is inactive.", "inactive-user")
+	})
+
+	// ID tokens the provider would never make, from its token endpoint.
+	for _, tc := range []struct {
+		name    string
+		rewrite func(claims map[string]any) oidctest.Signing
+	}{
+		{"signed with none", func(map[string]any) oidctest.Signing { return oidctest.SignNone }},
+		{"signed with HS256", func(map[string]any) oidctest.Signing { return oidctest.SignHS256 }},
+		{"wrong aud", func(c map[string]any) oidctest.Signing { c["aud"] = []string{"another-client"}; return oidctest.SignRS256 }},
+		{"wrong azp", func(c map[string]any) oidctest.Signing { c["azp"] = "another-client"; return oidctest.SignRS256 }},
+		{"wrong iss", func(c map[string]any) oidctest.Signing { c["iss"] = "https://evil.example"; return oidctest.SignRS256 }},
+		{"expired", func(c map[string]any) oidctest.Signing {
+			c["exp"] = time.Now().Add(-2 * time.Minute).Unix()
+			return oidctest.SignRS256
+		}},
+		{"issued in the future", func(c map[string]any) oidctest.Signing {
+			c["iat"] = time.Now().Add(10 * time.Minute).Unix()
+			return oidctest.SignRS256
+		}},
+		{"another nonce", func(c map[string]any) oidctest.Signing { c["nonce"] = "replayed"; return oidctest.SignRS256 }},
+	} {
+		t.Run("invalid-id-token/"+tc.name, func(t *testing.T) {
+			p.RewriteIDTokens(tc.rewrite)
+			defer p.RewriteIDTokens(nil)
+			resp, body := ssoSignIn(t, fresh(), p, "/dashboard/", "eve", "eve-password")
+			wantSSOFailure(t, resp, body, log, http.StatusBadGateway, "The identity provider's answer could not be verified.", "invalid-id-token")
+		})
+	}
+	// The same rewriting, changing nothing, passes verification (eve's
+	// email is then refused as ambiguous, above): the refusals come from
+	// the changed claims, not from the test key.
+	t.Run("test key accepted", func(t *testing.T) {
+		p.RewriteIDTokens(func(map[string]any) oidctest.Signing { return oidctest.SignRS256 })
+		defer p.RewriteIDTokens(nil)
+		resp, body := ssoSignIn(t, fresh(), p, "/dashboard/", "eve", "eve-password")
+		wantSSOFailure(t, resp, body, log, http.StatusForbidden, "The email address eve@acme.example cannot be matched to one account. Ask an administrator to link your account.", "ambiguous-email")
+	})
+
+	t.Run("idp-unreachable", func(t *testing.T) {
+		c := fresh()
+		authURL := ssoStart(t, c, "/dashboard/")
+		cb := ssoCallback(t, c, p, authURL, "eve", "eve-password")
+		p.Close()
+		resp, body := c.getURL(cb)
+		wantSSOFailure(t, resp, body, log, http.StatusBadGateway, "The identity provider could not be reached. Try again in a few minutes.", "idp-unreachable")
+	})
+}
+
+// TestSingleSignOnProviderDown checks that docsd starts while the
+// provider is down, and answers the sign-in with the unreachable page;
+// and that a discovery document naming another issuer counts as
+// unreachable.
+func TestSingleSignOnProviderDown(t *testing.T) {
+	t.Parallel()
+	s := storetest.Open(t, store.SQLite)
+	p := oidctest.Start(t)
+	p.Close()
+	_, base, log := ssoApp(t, s, p)
+	resp, body := newBrowserClient(t, base).get(accounts.OIDCLoginPath)
+	wantSSOFailure(t, resp, body, log, http.StatusBadGateway, "The identity provider could not be reached. Try again in a few minutes.", "idp-unreachable")
+
+	s2 := storetest.Open(t, store.SQLite)
+	wrong := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"issuer": "https://login.other.example", "authorization_endpoint": "https://login.other.example/auth", "token_endpoint": "https://login.other.example/token", "jwks_uri": "https://login.other.example/keys"}`)
+	}))
+	defer wrong.Close()
+	q := oidctest.Start(t)
+	_, base2, log2 := ssoApp(t, s2, q, "--oidc-issuer", wrong.URL)
+	resp, body = newBrowserClient(t, base2).get(accounts.OIDCLoginPath)
+	wantSSOFailure(t, resp, body, log2, http.StatusBadGateway, "The identity provider could not be reached. Try again in a few minutes.", "idp-unreachable")
+}
