@@ -338,7 +338,10 @@ func TestSingleSignOnRefusals(t *testing.T) {
 	}{
 		{"signed with none", func(map[string]any) oidctest.Signing { return oidctest.SignNone }},
 		{"signed with HS256", func(map[string]any) oidctest.Signing { return oidctest.SignHS256 }},
-		{"wrong aud", func(c map[string]any) oidctest.Signing { c["aud"] = []string{"another-client"}; return oidctest.SignRS256 }},
+		{"wrong aud", func(c map[string]any) oidctest.Signing {
+			c["aud"] = []string{"another-client"}
+			return oidctest.SignRS256
+		}},
 		{"wrong azp", func(c map[string]any) oidctest.Signing { c["azp"] = "another-client"; return oidctest.SignRS256 }},
 		{"wrong iss", func(c map[string]any) oidctest.Signing { c["iss"] = "https://evil.example"; return oidctest.SignRS256 }},
 		{"expired", func(c map[string]any) oidctest.Signing {
