@@ -9,6 +9,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -404,4 +407,177 @@ func TestSingleSignOnProviderDown(t *testing.T) {
 	_, base2, log2 := ssoApp(t, s2, q, "--oidc-issuer", wrong.URL)
 	resp, body = newBrowserClient(t, base2).get(accounts.OIDCLoginPath)
 	wantSSOFailure(t, resp, body, log2, http.StatusBadGateway, "The identity provider could not be reached. Try again in a few minutes.", "idp-unreachable")
+}
+
+// TestOIDCSettings checks that `docsd serve` refuses inconsistent single
+// sign-on settings, naming the setting, and reads the client secret from
+// a file.
+func TestOIDCSettings(t *testing.T) {
+	t.Parallel()
+	secretFile := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secretFile, []byte("from-a-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	issuer := []string{"--oidc-issuer", "https://login.acme.example/realms/staff", "--oidc-client-id", "docsd", "--oidc-client-secret", "s3cret"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--oidc-issuer", "https://login.acme.example"}, "docsd: --oidc-issuer: needs --oidc-client-id\n"},
+		{[]string{"--oidc-issuer", "https://login.acme.example", "--oidc-client-id", "docsd"}, "docsd: --oidc-issuer: needs --oidc-client-secret\n"},
+		{[]string{"--oidc-client-id", "docsd"}, "docsd: --oidc-client-id: needs --oidc-issuer\n"},
+		{[]string{"--oidc-end-session"}, "docsd: --oidc-end-session: needs --oidc-issuer\n"},
+		{[]string{"--password-sign-in", "superusers"}, "docsd: --password-sign-in: superusers needs --oidc-issuer: without single sign-on nobody else could sign in\n"},
+		{[]string{"--password-sign-in", "off"}, "docsd: --password-sign-in: off needs --oidc-issuer: without single sign-on nobody else could sign in\n"},
+		{[]string{"--password-sign-in", "sometimes"}, `docsd: --password-sign-in: "sometimes" must be one of on, superusers, off` + "\n"},
+		{[]string{"--oidc-issuer", "http://login.acme.example", "--oidc-client-id", "docsd", "--oidc-client-secret", "s"},
+			`docsd: --oidc-issuer: "http://login.acme.example" must be an https:// URL (http:// only on localhost)` + "\n"},
+		{[]string{"--oidc-issuer", "login.acme.example", "--oidc-client-id", "docsd", "--oidc-client-secret", "s"},
+			`docsd: --oidc-issuer: "login.acme.example" is not an issuer URL (https://host[/path])` + "\n"},
+		{append(slices.Clip(issuer), "--oidc-allowed-domains", "acme.example, *.acme.example"),
+			`docsd: --oidc-allowed-domains: "*.acme.example" is not a domain name (acme.example; no @, no wildcard)` + "\n"},
+		{append(slices.Clip(issuer), "--oidc-scopes", `openid "email"`), `docsd: --oidc-scopes: "\"email\"" is not a scope (printable ASCII, no " or \)` + "\n"},
+		{append(slices.Clip(issuer), "--oidc-name", " "), "docsd: --oidc-name: must be 1 to 64 characters\n"},
+	} {
+		args := append([]string{"serve", "--data-dir", t.TempDir()}, tc.args...)
+		if code, _, stderr := docsd(t, args...); code != 2 || stderr != tc.want {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+
+	s := Settings{Addr: "127.0.0.1:8000", DataDir: t.TempDir(), ThrottleUserRate: "60/minute", MaxPageSize: 100, BuildTimeLimit: 600,
+		oidcSettings: oidcSettings{OIDCIssuer: "http://127.0.0.1:9999", OIDCClientID: "docsd", OIDCClientSecret: secretFile,
+			OIDCName: "Acme", OIDCScopes: "email openid groups", OIDCAllowedDomains: "Acme.Example,docs.acme.example", PasswordSignIn: "superusers"}}
+	if err := s.resolve(); err != nil {
+		t.Fatal(err)
+	}
+	if s.oidcClientSecret != "from-a-file" || !slices.Equal(s.oidcScopes, []string{"email", "openid", "groups"}) ||
+		!slices.Equal(s.oidcAllowedDomains, []string{"acme.example", "docs.acme.example"}) {
+		t.Errorf("resolved: secret %q, scopes %q, domains %q", s.oidcClientSecret, s.oidcScopes, s.oidcAllowedDomains)
+	}
+}
+
+// TestPasswordSignInModes checks --password-sign-in: superusers keeps
+// passwords for superusers only, off refuses every password; both say
+// which single sign-on to use, and are audited.
+func TestPasswordSignInModes(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"superusers", "off"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			s := storetest.Open(t, store.SQLite)
+			p := oidctest.Start(t)
+			_, base, log := ssoApp(t, s, p, "--password-sign-in", mode, "--oidc-name", "Acme Login")
+			acc := accounts.New(s)
+			storetest.MustUser(t, s, "bo")
+			storetest.MustSuperuser(t, s, "root")
+			for _, name := range []string{"bo", "root"} {
+				if err := acc.SetPassword(t.Context(), name, name+"-password"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			try := func(username, password string) (*http.Response, string) {
+				c := newBrowserClient(t, base)
+				c.get("/accounts/login/")
+				// The sign-in form's CSRF token is its cookie's value (the
+				// form itself is gone with "off").
+				csrf := ""
+				u, _ := url.Parse(base + "/accounts/login/")
+				for _, k := range c.http.Jar.Cookies(u) {
+					if k.Name == "docsd_login_csrf" {
+						csrf = k.Value
+					}
+				}
+				return c.post("/accounts/login/", url.Values{"csrfmiddlewaretoken": {csrf},
+					"login": {username}, "password": {password}, "next": {"/dashboard/"}})
+			}
+			refused := "Password sign-in is reserved for administrators on this server: sign in with Acme Login."
+			if mode == "off" {
+				refused = "Password sign-in is turned off on this server: sign in with Acme Login."
+			}
+			resp, body := try("bo", "bo-password")
+			if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, htmlText(refused)) {
+				t.Errorf("bo's correct password: %d\n%s", resp.StatusCode, body)
+			}
+			if !strings.Contains(log.String(), "action=authentication-failure auth_backend=password log_user_username=bo") ||
+				!strings.Contains(log.String(), "reason=password-sign-in-off") {
+				t.Errorf("no audit line of the refusal:\n%s", log)
+			}
+			resp, body = try("bo", "wrong-password")
+			if want := map[string]int{"superusers": http.StatusBadRequest, "off": http.StatusForbidden}[mode]; resp.StatusCode != want {
+				t.Errorf("bo's wrong password: %d, want %d\n%s", resp.StatusCode, want, body)
+			}
+			resp, body = try("root", "root-password")
+			if want := map[string]int{"superusers": http.StatusSeeOther, "off": http.StatusForbidden}[mode]; resp.StatusCode != want {
+				t.Errorf("root's correct password: %d, want %d\n%s", resp.StatusCode, want, body)
+			}
+			_, page := newBrowserClient(t, base).get("/accounts/login/")
+			if hasForm := strings.Contains(page, `id="id_password"`); hasForm != (mode != "off") {
+				t.Errorf("password form shown: %v with %s\n%s", hasForm, mode, page)
+			}
+		})
+	}
+}
+
+// TestSingleSignOnOff checks that without --oidc-issuer the single
+// sign-on pages are not found and the sign-in page has no button.
+func TestSingleSignOnOff(t *testing.T) {
+	t.Parallel()
+	_, base := dashboardApp(t, storetest.Open(t, store.SQLite))
+	c := newBrowserClient(t, base)
+	for _, path := range []string{accounts.OIDCLoginPath, accounts.OIDCCallbackPath + "?code=x&state=y"} {
+		if resp, _ := c.get(path); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s: %d, want 404", path, resp.StatusCode)
+		}
+	}
+	if _, page := c.get("/accounts/login/"); strings.Contains(page, "/accounts/oidc/") {
+		t.Errorf("sign-in page offers single sign-on without a provider:\n%s", page)
+	}
+}
+
+// TestSingleSignOnClaims checks the claims read from the ID token itself:
+// email_verified as the string "true", an absent email_verified with and
+// without --oidc-assume-email-verified, and --oidc-create-users=false;
+// and the username of a created user when preferred_username is not a
+// valid one.
+func TestSingleSignOnClaims(t *testing.T) {
+	t.Parallel()
+	withEmail := func(email string, verified any) func(map[string]any) oidctest.Signing {
+		return func(c map[string]any) oidctest.Signing {
+			c["email"], c["preferred_username"] = email, "not a valid username!"
+			if verified == nil {
+				delete(c, "email_verified")
+			} else {
+				c["email_verified"] = verified
+			}
+			return oidctest.SignRS256
+		}
+	}
+	s := storetest.Open(t, store.SQLite)
+	p := oidctest.Start(t, ssoPeople...)
+	_, base, log := ssoApp(t, s, p)
+
+	p.RewriteIDTokens(withEmail("Zoe.Quinn@acme.example", "true"))
+	if resp, body := ssoSignIn(t, newBrowserClient(t, base), p, "/dashboard/", "eve", "eve-password"); resp.StatusCode != http.StatusFound {
+		t.Fatalf(`email_verified "true": %d\n%s`, resp.StatusCode, body)
+	}
+	if u, err := s.FindUserByIdentity(t.Context(), p.Issuer, "sub-eve"); err != nil || u.Username != "zoequinn" || u.Email != "Zoe.Quinn@acme.example" {
+		t.Errorf("created = %+v, %v, want zoequinn from the email's local part", u, err)
+	}
+
+	p.RewriteIDTokens(withEmail("una@acme.example", nil))
+	resp, body := ssoSignIn(t, newBrowserClient(t, base), p, "/dashboard/", "una", "una-password")
+	wantSSOFailure(t, resp, body, log, http.StatusForbidden, "The identity provider has not verified the email address una@acme.example.", "email-unverified")
+
+	s2 := storetest.Open(t, store.SQLite)
+	_, base2, _ := ssoApp(t, s2, p, "--oidc-assume-email-verified")
+	if resp, body := ssoSignIn(t, newBrowserClient(t, base2), p, "/dashboard/", "una", "una-password"); resp.StatusCode != http.StatusFound {
+		t.Errorf("absent email_verified, assumed: %d\n%s", resp.StatusCode, body)
+	}
+	p.RewriteIDTokens(nil)
+
+	s3 := storetest.Open(t, store.SQLite)
+	_, base3, log3 := ssoApp(t, s3, p, "--oidc-create-users=false")
+	resp, body = ssoSignIn(t, newBrowserClient(t, base3), p, "/dashboard/", "eve", "eve-password")
+	wantSSOFailure(t, resp, body, log3, http.StatusForbidden, "No account uses eve@acme.example. Ask an administrator to create one.", "no-account")
 }
