@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -68,23 +67,8 @@ func ssoApp(t *testing.T, s *store.Store, p *oidctest.Provider, args ...string) 
 	base := "http://" + l.Addr().String()
 	p.AddClient("docsd", ssoClientSecret, base+accounts.OIDCCallbackPath)
 	log := &logBuffer{}
-	c := &command{stdout: io.Discard, stderr: log}
-	fs, env := c.flags("serve", "serve")
-	args = append([]string{"--data-dir", t.TempDir(), "--public-url", base, "--oidc-issuer", p.Issuer,
-		"--oidc-client-id", "docsd", "--oidc-client-secret", ssoClientSecret}, args...)
-	if _, err := c.parse(fs, env, args); err != nil {
-		t.Fatal(err)
-	}
-	a, err := c.wire(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if a.stopWatching != nil {
-			a.stopWatching()
-		}
-		a.notifier.Close()
-	})
+	a := wireTestApp(t, s, log, append([]string{"--public-url", base, "--oidc-issuer", p.Issuer,
+		"--oidc-client-id", "docsd", "--oidc-client-secret", ssoClientSecret}, args...)...)
 	srv := httptest.NewUnstartedServer(a.handler())
 	srv.Listener.Close()
 	srv.Listener = l

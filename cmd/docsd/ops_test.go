@@ -20,7 +20,17 @@ import (
 // and serves its handler until the test ends.
 func testApp(t testing.TB, s *store.Store, args ...string) (*app, *httptest.Server) {
 	t.Helper()
-	c := &command{stdout: io.Discard, stderr: io.Discard}
+	a := wireTestApp(t, s, io.Discard, args...)
+	srv := httptest.NewServer(a.handler())
+	t.Cleanup(srv.Close)
+	return a, srv
+}
+
+// wireTestApp wires the app of `docsd serve` with args over s, logging to
+// log, until the test ends.
+func wireTestApp(t testing.TB, s *store.Store, log io.Writer, args ...string) *app {
+	t.Helper()
+	c := &command{stdout: io.Discard, stderr: log}
 	fs, env := c.flags("serve", "serve")
 	if _, err := c.parse(fs, env, append([]string{"--data-dir", t.TempDir()}, args...)); err != nil {
 		t.Fatal(err)
@@ -35,9 +45,7 @@ func testApp(t testing.TB, s *store.Store, args ...string) (*app, *httptest.Serv
 		}
 		a.notifier.Close()
 	})
-	srv := httptest.NewServer(a.handler())
-	t.Cleanup(srv.Close)
-	return a, srv
+	return a
 }
 
 // testDocs serves a's docs listener (docs have an origin of their own by

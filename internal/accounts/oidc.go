@@ -160,38 +160,32 @@ func (f *SignInFailure) Error() string {
 }
 func (f *SignInFailure) Unwrap() error { return f.Err }
 
+// signInFailures is the table of refused sign-ins: each reason's status
+// and message (%s: the email, domain or provider's description).
+var signInFailures = map[string]struct {
+	status  int
+	message string
+}{
+	ReasonIdPUnreachable:   {http.StatusBadGateway, "The identity provider could not be reached. Try again in a few minutes."},
+	ReasonStateMismatch:    {http.StatusBadRequest, "This sign-in did not start in this browser, or took too long. Start again."},
+	ReasonIdPError:         {http.StatusForbidden, "The identity provider refused the sign-in: %s."},
+	ReasonInvalidIDToken:   {http.StatusBadGateway, "The identity provider's answer could not be verified."},
+	ReasonNoEmail:          {http.StatusForbidden, "The identity provider did not share an email address."},
+	ReasonEmailUnverified:  {http.StatusForbidden, "The identity provider has not verified the email address %s."},
+	ReasonDomainNotAllowed: {http.StatusForbidden, "Email addresses at %s cannot sign in here."},
+	ReasonAmbiguousEmail:   {http.StatusForbidden, "The email address %s cannot be matched to one account. Ask an administrator to link your account."},
+	ReasonNoAccount:        {http.StatusForbidden, "No account uses %s. Ask an administrator to create one."},
+	ReasonInactiveUser:     {http.StatusForbidden, "This account is inactive."},
+}
+
 // failure builds the SignInFailure of reason; args fill the message's %s.
 func failure(reason string, cause error, args ...any) *SignInFailure {
-	var status int
-	var msg string
-	switch reason {
-	case ReasonIdPUnreachable:
-		status, msg = http.StatusBadGateway, "The identity provider could not be reached. Try again in a few minutes."
-	case ReasonStateMismatch:
-		status, msg = http.StatusBadRequest, "This sign-in did not start in this browser, or took too long. Start again."
-	case ReasonIdPError:
-		status, msg = http.StatusForbidden, "The identity provider refused the sign-in: %s."
-	case ReasonInvalidIDToken:
-		status, msg = http.StatusBadGateway, "The identity provider's answer could not be verified."
-	case ReasonNoEmail:
-		status, msg = http.StatusForbidden, "The identity provider did not share an email address."
-	case ReasonEmailUnverified:
-		status, msg = http.StatusForbidden, "The identity provider has not verified the email address %s."
-	case ReasonDomainNotAllowed:
-		status, msg = http.StatusForbidden, "Email addresses at %s cannot sign in here."
-	case ReasonAmbiguousEmail:
-		status, msg = http.StatusForbidden, "The email address %s cannot be matched to one account. Ask an administrator to link your account."
-	case ReasonNoAccount:
-		status, msg = http.StatusForbidden, "No account uses %s. Ask an administrator to create one."
-	case ReasonInactiveUser:
-		status, msg = http.StatusForbidden, "This account is inactive."
-	default:
-		status, msg = http.StatusInternalServerError, errs.MsgServerError
-	}
+	f := signInFailures[reason]
+	msg := f.message
 	if len(args) > 0 {
 		msg = fmt.Sprintf(msg, args...)
 	}
-	return &SignInFailure{Status: status, Message: msg, Reason: reason, Err: cause}
+	return &SignInFailure{Status: f.status, Message: msg, Reason: reason, Err: cause}
 }
 
 // randomToken is n random bytes in unpadded base64url.
