@@ -590,11 +590,12 @@ type ComplexityRoot struct {
 	}
 
 	User struct {
-		APITokens   func(childComplexity int) int
-		Email       func(childComplexity int) int
-		ID          func(childComplexity int) int
-		IsSuperuser func(childComplexity int) int
-		Username    func(childComplexity int) int
+		APITokens     func(childComplexity int) int
+		Email         func(childComplexity int) int
+		EmailVerified func(childComplexity int) int
+		ID            func(childComplexity int) int
+		IsSuperuser   func(childComplexity int) int
+		Username      func(childComplexity int) int
 	}
 
 	UserConnection struct {
@@ -774,6 +775,7 @@ type UserResolver interface {
 	Email(ctx context.Context, obj *store.User) (*string, error)
 
 	APITokens(ctx context.Context, obj *store.User) ([]*store.Token, error)
+	EmailVerified(ctx context.Context, obj *store.User) (*bool, error)
 }
 type VersionResolver interface {
 	Builds(ctx context.Context, obj *VersionView, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error)
@@ -3178,6 +3180,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.Email(childComplexity), true
+	case "User.emailVerified":
+		if e.ComplexityRoot.User.EmailVerified == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.EmailVerified(childComplexity), true
 	case "User.id", "User.databaseId":
 		if e.ComplexityRoot.User.ID == nil {
 			break
@@ -5325,6 +5333,18 @@ enum BadgeStatus {
   "No finished build, or no such project or version that the caller may see."
   unknown
 }
+
+# ---- Single sign-on ----
+
+extend type User {
+  """
+  Whether the user's email is verified: set by an administrator, verified
+  by the identity provider at single sign-on, or confirmed by an emailed
+  invitation. Matching a person to a user by email uses verified emails
+  only. Only shown to the user themself and superusers; null otherwise.
+  """
+  emailVerified: Boolean @goField(forceResolver: true)
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -6329,6 +6349,8 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_isSuperuser(ctx, field)
 	case "apiTokens":
 		return ec.fieldContext_User_apiTokens(ctx, field)
+	case "emailVerified":
+		return ec.fieldContext_User_emailVerified(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type User", field.Name)
 }
@@ -18279,6 +18301,29 @@ func (ec *executionContext) fieldContext_User_apiTokens(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _User_emailVerified(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_emailVerified(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.User().EmailVerified(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_User_emailVerified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("User", field, true, true, "Boolean")
+}
+
 func (ec *executionContext) _UserConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *UserConnection) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -26576,6 +26621,12 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._User_apiTokens(ctx, field, obj)
+				})
+		case "emailVerified":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._User_emailVerified(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))

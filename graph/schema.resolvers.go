@@ -780,8 +780,7 @@ func (r *userResolver) ID(ctx context.Context, obj *store.User) (string, error) 
 
 // Email is the resolver for the email field.
 func (r *userResolver) Email(ctx context.Context, obj *store.User) (*string, error) {
-	v := access.ViewerFrom(ctx)
-	if v.SeesAll() || v.UserID() == obj.ID {
+	if seesEmail(ctx, obj) {
 		return ptr(obj.Email), nil
 	}
 	return nil, nil
@@ -790,6 +789,14 @@ func (r *userResolver) Email(ctx context.Context, obj *store.User) (*string, err
 // APITokens is the resolver for the apiTokens field.
 func (r *userResolver) APITokens(ctx context.Context, obj *store.User) ([]*store.Token, error) {
 	return r.apiTokens(ctx, obj)
+}
+
+// EmailVerified is the resolver for the emailVerified field.
+func (r *userResolver) EmailVerified(ctx context.Context, obj *store.User) (*bool, error) {
+	if seesEmail(ctx, obj) {
+		return ptr(obj.EmailVerified), nil
+	}
+	return nil, nil
 }
 
 // Builds is the resolver for the builds field.

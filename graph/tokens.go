@@ -144,3 +144,10 @@ func (r *Resolver) viewerToken(ctx context.Context, u *store.User, id string) (*
 	}
 	return nil, errNotFound("graph.viewerToken")
 }
+
+// seesEmail reports whether the viewer may see u's email and whether it
+// is verified: u themself and superusers.
+func seesEmail(ctx context.Context, u *store.User) bool {
+	v := access.ViewerFrom(ctx)
+	return v.SeesAll() || v.UserID() == u.ID
+}

@@ -203,6 +203,10 @@ func TestSingleSignOn(t *testing.T) {
 		if !strings.Contains(page, `<span class="who">eve</span>`) {
 			t.Errorf("not signed in as eve after the callback:\n%s", page)
 		}
+		if code, out := c.graphql(`{ viewer { username emailVerified } }`, csrfOf(t, page)); code != http.StatusOK ||
+			out != `{"data":{"viewer":{"username":"eve","emailVerified":true}}}` {
+			t.Errorf("viewer: %d %s", code, out)
+		}
 		if !strings.Contains(log.String(), "action=authentication auth_backend=oidc log_user_username=eve") {
 			t.Errorf("no audit line of eve's sign-in:\n%s", log)
 		}
