@@ -569,3 +569,35 @@ func TestSingleSignOnClaims(t *testing.T) {
 	resp, body = ssoSignIn(t, newBrowserClient(t, base3), p, "/dashboard/", "eve", "eve-password")
 	wantSSOFailure(t, resp, body, log3, http.StatusForbidden, "No account uses eve@acme.example. Ask an administrator to create one.", "no-account")
 }
+
+// TestUserSetEmail checks `docsd user set-email`: the email is stored as
+// verified; a malformed address or an unknown user is refused.
+func TestUserSetEmail(t *testing.T) {
+	t.Parallel()
+	dataDir := t.TempDir()
+	migrated(t, dataDir)
+	if code, _, errOut := docsd(t, "user", "create", "bo", "--data-dir", dataDir); code != 0 {
+		t.Fatalf("user create: %d %s", code, errOut)
+	}
+	if code, _, errOut := docsd(t, "user", "set-email", "bo", "bo@acme.example", "--data-dir", dataDir); code != 0 {
+		t.Fatalf("set-email: %d %s", code, errOut)
+	}
+	for _, tc := range []struct{ args, want string }{
+		{"bo not-an-email", "docsd: email: Enter a valid email address.\n"},
+		{"bo Bo <bo@acme.example>", "docsd: email: Enter a valid email address.\n"},
+		{"nobody x@acme.example", "docsd: user \"nobody\" does not exist\n"},
+	} {
+		name, email, _ := strings.Cut(tc.args, " ")
+		if code, _, errOut := docsd(t, "user", "set-email", name, email, "--data-dir", dataDir); code != 1 || errOut != tc.want {
+			t.Errorf("set-email %s: %d %q, want 1 %q", tc.args, code, errOut, tc.want)
+		}
+	}
+	s, err := store.Open(t.Context(), filepath.Join(dataDir, "docsd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if u, err := s.FindUserByUsername(t.Context(), "bo"); err != nil || u.Email != "bo@acme.example" || !u.EmailVerified {
+		t.Errorf("bo = %+v, %v, want bo@acme.example, verified", u, err)
+	}
+}

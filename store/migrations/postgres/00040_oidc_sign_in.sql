@@ -5,7 +5,7 @@
 -- Emails already stored were set by administrators: they are verified.
 ALTER TABLE users ADD COLUMN email_verified BOOLEAN NOT NULL DEFAULT FALSE;
 UPDATE users SET email_verified = TRUE WHERE email <> '';
-CREATE INDEX users_verified_email ON users(lower(email)) WHERE email_verified;
+CREATE INDEX users_email_lower ON users(lower(email));
 -- user_identities link a user to the subject an OpenID Provider (issuer)
 -- knows them by; a subject of an issuer belongs to one user at most.
 CREATE TABLE user_identities (
@@ -42,5 +42,5 @@ ALTER TABLE dashboard_sessions DROP COLUMN id_token;
 ALTER TABLE dashboard_sessions DROP COLUMN auth_backend;
 DROP TABLE oidc_flows;
 DROP TABLE user_identities;
-DROP INDEX users_verified_email;
+DROP INDEX users_email_lower;
 ALTER TABLE users DROP COLUMN email_verified;
