@@ -118,7 +118,7 @@ func ssoSignIn(t *testing.T, c *browserClient, p *oidctest.Provider, next, usern
 	return c.getURL(ssoCallback(t, c, p, ssoStart(t, c, next), username, password))
 }
 
-// wantSSOFailure checks a T3.5 error page: status, title, message in a
+// wantSSOFailure checks an error page of single sign-on: status, title, message in a
 // role="alert" paragraph, the link back; and its audit line.
 func wantSSOFailure(t *testing.T, resp *http.Response, body string, log *logBuffer, status int, message, reason string) {
 	t.Helper()

@@ -248,7 +248,7 @@ type SignedIn struct {
 // Finish completes the sign-in the provider sent back with query q, in the
 // browser that holds binding (the OIDCCookie's value, "" when absent). It
 // returns the new dashboard session, or a *SignInFailure saying why not
-// (T3.5's table), or another error when docsd itself failed.
+// (the table in signInFailures), or another error when docsd itself failed.
 func (o *OIDC) Finish(ctx context.Context, q url.Values, binding string) (*SignedIn, error) {
 	flow, err := o.store.ConsumeOIDCFlow(ctx, q.Get("state"), binding)
 	if errs.Is(err, errs.NotFound) {
@@ -415,7 +415,7 @@ func (o *OIDC) signIn(ctx context.Context, idt *oidc.IDToken, c *identityClaims,
 	return &SignedIn{User: u, Session: value, Next: next, Created: created}, nil
 }
 
-// findOrCreate finds the user of an identity (T3.3's order): one already
+// findOrCreate finds the user of an identity, in this order: one already
 // linked; else exactly one user whose verified email is the claim's,
 // which is then linked; else, when no user has that email and creating is
 // on, a new user. first reports that the identity was linked just now.

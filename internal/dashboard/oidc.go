@@ -73,9 +73,10 @@ func (d *Dashboard) handleOIDCCallback(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, safeNext(done.Next), http.StatusFound)
 }
 
-// ssoFailed answers a single sign-on that failed: the page of T3.5's
-// table for a refusal (audited), the server error page for docsd's own
-// failure.
+// ssoFailed answers a single sign-on that failed: a refusal
+// (accounts.SignInFailure) gets the "Single sign-on failed" page with its
+// status and message, and is audited; docsd's own failure gets the server
+// error page.
 func (d *Dashboard) ssoFailed(w http.ResponseWriter, r *http.Request, next string, err error) {
 	var f *accounts.SignInFailure
 	if !errors.As(err, &f) {
