@@ -36,6 +36,7 @@ Commands:
   user password USERNAME                  set a user's dashboard password (read from stdin)
   user list                               list users
   user activate|deactivate USERNAME       set whether a user may use the API
+  user set-email USERNAME EMAIL           set a user's email, as verified (single sign-on matches people by it)
   token create USERNAME [--name NAME]    print a new API token for a user, named for what it is for
   token list USERNAME                     list a user's tokens (id, created, first 4 characters)
   token revoke TOKEN|ID                   revoke a token

@@ -51,6 +51,9 @@ func (o *oidcSettings) register(str func(*string, string, string, string), boole
 // may be limited only when single sign-on exists.
 func (s *Settings) resolveOIDC() error {
 	o := &s.oidcSettings
+	if o.PasswordSignIn == "" {
+		o.PasswordSignIn = accounts.PasswordsOn
+	}
 	if !slices.Contains(accounts.PasswordModes, o.PasswordSignIn) {
 		return fmt.Errorf("--password-sign-in: %q must be one of %s", o.PasswordSignIn, strings.Join(accounts.PasswordModes, ", "))
 	}
