@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -599,5 +600,29 @@ func TestUserSetEmail(t *testing.T) {
 	defer s.Close()
 	if u, err := s.FindUserByUsername(t.Context(), "bo"); err != nil || u.Email != "bo@acme.example" || !u.EmailVerified {
 		t.Errorf("bo = %+v, %v, want bo@acme.example, verified", u, err)
+	}
+}
+
+// TestSingleSignOnStartHTTPS checks the start of a sign-in on a server
+// whose public URL is https: the redirect URI is made from it, and the
+// binding cookie is Secure.
+func TestSingleSignOnStartHTTPS(t *testing.T) {
+	t.Parallel()
+	p := oidctest.Start(t)
+	a := wireTestApp(t, storetest.Open(t, store.SQLite), io.Discard, "--public-url", "https://docs.example.com",
+		"--oidc-issuer", p.Issuer, "--oidc-client-id", "docsd", "--oidc-client-secret", ssoClientSecret)
+	srv := httptest.NewServer(a.handler())
+	defer srv.Close()
+	c := newBrowserClient(t, srv.URL)
+	resp, body := c.get(accounts.OIDCLoginPath + "?next=/projects/handbook/")
+	loc, _ := url.Parse(resp.Header.Get("Location"))
+	if resp.StatusCode != http.StatusFound || loc.Query().Get("redirect_uri") != "https://docs.example.com/accounts/oidc/login/callback/" {
+		t.Fatalf("start: %d %s\n%s", resp.StatusCode, loc, body)
+	}
+	cookie := resp.Header.Get("Set-Cookie")
+	for _, want := range []string{"Path=/accounts/oidc/", "Max-Age=600", "HttpOnly", "Secure", "SameSite=Lax"} {
+		if !strings.Contains(cookie, want) {
+			t.Errorf("Set-Cookie %q lacks %s", cookie, want)
+		}
 	}
 }
