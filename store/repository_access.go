@@ -274,3 +274,7 @@ func (s *Store) DeleteRepositoryCredentials(ctx context.Context, projectID int64
 		return mustAffect(op, res, err)
 	})
 }
+
+// SealsSecrets reports whether the store has a secret key to seal with:
+// without one, deploy keys and repository credentials are refused.
+func (s *Store) SealsSecrets() bool { return s.sealer.Encrypts() }

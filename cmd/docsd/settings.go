@@ -16,6 +16,7 @@ import (
 	"docsd/internal/builder"
 	"docsd/internal/hosting"
 	"docsd/internal/ratelimit"
+	"docsd/internal/repocreds"
 )
 
 // Settings are the operator settings (see
@@ -112,6 +113,9 @@ type Settings struct {
 	S3Region     string
 	s3AccessKey  string // AWS_ACCESS_KEY_ID
 	s3SecretKey  string // AWS_SECRET_ACCESS_KEY
+	// Repository access: the operator's known_hosts file for SSH
+	// repositories.
+	SSHKnownHosts string
 }
 
 func envName(flagName string) string {
@@ -244,6 +248,8 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.ArtifactsURL, "artifacts-url", "", "s3://BUCKET/PREFIX to keep built docs, downloads and upload archives in S3-compatible object storage (credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY); empty: <data-dir>/artifacts")
 	str(&s.S3Endpoint, "s3-endpoint", "", "URL of an S3-compatible server other than AWS (http://host:port); buckets are then addressed by path")
 	str(&s.S3Region, "s3-region", "us-east-1", "region of the artifacts bucket")
+	// Repository access.
+	str(&s.SSHKnownHosts, "ssh-known-hosts", "", "path of an OpenSSH known_hosts file whose host keys every project's SSH repository may have, besides the project's own known hosts; empty: none")
 }
 
 // resolve fills derived defaults and checks the settings.
@@ -323,6 +329,16 @@ func (s *Settings) resolve() error {
 	}
 	if err := s.resolvePackageIndex(); err != nil {
 		return err
+	}
+	if s.SSHKnownHosts != "" {
+		abs, err := filepath.Abs(s.SSHKnownHosts)
+		if err == nil {
+			err = repocreds.CheckKnownHostsFile(abs)
+		}
+		if err != nil {
+			return fmt.Errorf("--ssh-known-hosts: %v", err)
+		}
+		s.SSHKnownHosts = abs
 	}
 	if s.BuildMemoryLimit < 0 || s.BuildProcessLimit < 0 || s.BuildCPULimit < 0 || s.BuildDiskLimit < 0 {
 		return fmt.Errorf("--build-memory-limit, --build-process-limit, --build-cpu-limit and --build-disk-limit must not be negative (0 turns a limit off)")

@@ -43,6 +43,8 @@ func (a *app) newPool() *builder.Pool {
 		OfflineBuilds:           s.OfflineBuilds,
 		Published:               a.indexer.Published,
 		Uploads:                 a.uploads.processor,
+		SSHKnownHosts:           s.SSHKnownHosts,
+		CredentialsDir:          filepath.Join(s.DataDir, "tmp"),
 	}, a.logger)
 }
 

@@ -52,6 +52,9 @@ type job struct {
 	// current is set for a current-file build: its install and build
 	// steps get the tools' PATH and variables.
 	current *currentState
+	// access holds the repository credentials while the VCS step runs
+	// (openRepoAccess, closeRepoAccess); nil otherwise.
+	access *repoAccess
 	// ns is the network namespace of the job's commands that need the
 	// network, opened by the first of them (netns) and closed with the job
 	// (closeNet).
@@ -133,6 +136,7 @@ func (j *job) environ(o cmdOpts) *environ {
 			env.Set("GIT_CONFIG_KEY_0", "protocol.file.allow")
 			env.Set("GIT_CONFIG_VALUE_0", "always")
 		}
+		j.access.setGitEnv(env)
 	}
 	return env
 }
@@ -265,6 +269,13 @@ func (j *job) processLive(ctx context.Context, argv []string, o cmdOpts, tick fu
 	}
 	if o.vcs {
 		spec.ro = j.localRepos()
+		if j.access != nil && j.access.ssh != nil {
+			// ssh reads the key and writes known_hosts there.
+			spec.rw = append(spec.rw, j.access.ssh.Dir)
+			if f := j.pool.cfg.SSHKnownHosts; f != "" {
+				spec.ro = append(spec.ro, f)
+			}
+		}
 	}
 	wpath, wargv := sbx.wrapIn(ns, path, argv, spec)
 	wpath, wargv = j.pool.limited(wpath, wargv)

@@ -180,3 +180,12 @@ func Known(address string, files ...string) (bool, error) {
 	}
 	return false, err
 }
+
+// CheckKnownHostsFile checks that path is a known_hosts file OpenSSH's
+// rules read: it exists and every entry parses.
+func CheckKnownHostsFile(path string) error {
+	if _, err := knownhosts.New(path); err != nil {
+		return err
+	}
+	return nil
+}
