@@ -275,7 +275,7 @@ func TestSSHDeployKeyEndToEnd(t *testing.T) {
 	var key struct {
 		PublicKey   string `json:"public_key"`
 		Fingerprint string
-		KnownHosts  []map[string]any `json:"known_hosts"`
+		KnownHosts  []map[string]any  `json:"known_hosts"`
 		Links       map[string]string `json:"_links"`
 	}
 	json.Unmarshal([]byte(body), &key)
