@@ -3,15 +3,20 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/cgi"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -386,4 +391,159 @@ func grepTree(t *testing.T, dir, s string) []string {
 		return nil
 	})
 	return hits
+}
+
+// gitHTTPServer is git's smart HTTP (`git http-backend`) over TLS behind
+// Basic authentication: user and token are the only credentials it
+// accepts. It keeps every Authorization header it was sent.
+type gitHTTPServer struct {
+	url    string // https://127.0.0.1:port
+	caFile string // its certificate, PEM
+	mu     sync.Mutex
+	auths  []string
+}
+
+func startGitHTTP(t *testing.T, root, user, token string) *gitHTTPServer {
+	t.Helper()
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("NO GIT BINARY")
+	}
+	g := &gitHTTPServer{}
+	backend := &cgi.Handler{Path: git, Args: []string{"http-backend"}, Dir: root,
+		Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.mu.Lock()
+		g.auths = append(g.auths, r.Header.Get("Authorization"))
+		g.mu.Unlock()
+		u, p, ok := r.BasicAuth()
+		if !ok || u != user || p != token {
+			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
+			http.Error(w, "authentication required", http.StatusUnauthorized)
+			return
+		}
+		backend.ServeHTTP(w, r)
+	}))
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	g.url = srv.URL
+	g.caFile = filepath.Join(t.TempDir(), "ca.pem")
+	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	if err := os.WriteFile(g.caFile, pemBytes, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestHTTPSCredentialsEndToEnd: a project whose repository needs a token
+// builds with its HTTPS credentials, which git sends as a header; a wrong
+// token fails; the token is in no recorded command, build output, API
+// answer, file of the data directory or log line.
+func TestHTTPSCredentialsEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds")
+	}
+	const user, token = "ci-bot", "glpat-Zx9secretTokenValue42"
+	root := t.TempDir()
+	data := t.TempDir()
+	// The build commands look for the token's start: the repository
+	// must not hold the token itself.
+	bareRepo(t, gitRepo(t, snoopingFiles(data, token[:9])), root)
+	git := startGitHTTP(t, root, user, token)
+	tok := createUser(t, data, "alice")
+
+	// Without a secret key, credentials are refused.
+	plain := startServe(t, t.TempDir())
+	plain.token = createUser(t, plain.dataDir, "bob")
+	plain.importProject(t, "Other", gitRepo(t, repoFiles("Other")), "en")
+	var refused struct {
+		SetRepositoryCredentials struct{ Errors []struct{ Message string } }
+	}
+	plain.graphql(t, `mutation { setRepositoryCredentials(input: {slug: "other", username: "u", password: "p"}) { errors { message } } }`, nil, &refused)
+	if e := refused.SetRepositoryCredentials.Errors; len(e) != 1 || e[0].Message != "Repository credentials need a --secret-key on this server: they are never stored unencrypted." {
+		t.Errorf("credentials without a secret key: %+v", refused)
+	}
+
+	srv := startServe(t, data, "--secret-key", "repository access test key", "--allow-private-network",
+		"--build-network", "host", "--repository-ca-file", git.caFile)
+	srv.token = tok
+	srv.importProject(t, "Private HTTPS", git.url+"/docs.git", "en")
+	const slug = "private-https"
+	if ok, _, _, _ := srv.waitLastBuild(t, slug); ok {
+		t.Fatal("a build without credentials succeeded")
+	}
+
+	setCreds := func(password string) map[string]any {
+		var out struct {
+			SetRepositoryCredentials map[string]any
+		}
+		srv.graphql(t, `mutation($in: SetRepositoryCredentialsInput!) { setRepositoryCredentials(input: $in) {
+			project { repositoryCredentials { username created modified } } errors { path message code } } }`,
+			map[string]any{"in": map[string]any{"slug": slug, "username": user, "password": password}}, &out)
+		return out.SetRepositoryCredentials
+	}
+	// Bad input: REST-shaped messages, nothing stored.
+	for password, want := range map[string]string{"a\nb": "Enter a token without line breaks or control characters.", " ": "This field may not be blank."} {
+		got := setCreds(password)
+		if b, _ := json.Marshal(got["errors"]); !strings.Contains(string(b), want) || got["project"] != nil {
+			t.Errorf("password %q: %v", password, got)
+		}
+	}
+	var bad struct {
+		SetRepositoryCredentials struct{ Errors []struct{ Message string } }
+	}
+	srv.graphql(t, `mutation { setRepositoryCredentials(input: {slug: "private-https", username: "a:b", password: "x"}) { errors { message } } }`, nil, &bad)
+	if e := bad.SetRepositoryCredentials.Errors; len(e) != 1 || e[0].Message != `Enter a username without ":".` {
+		t.Errorf("username with a colon: %+v", bad)
+	}
+
+	// A wrong token fails the clone.
+	setCreds("wrong-token-value")
+	if ok, errMsg, errID, out := srv.buildLatest(t, slug); ok || !strings.HasPrefix(errID, "project:repository:") {
+		t.Errorf("wrong token: ok %v, %q (%s)\n%s", ok, errMsg, errID, out)
+	}
+
+	got := setCreds(token)
+	if b, _ := json.Marshal(got); strings.Contains(string(b), token) || !strings.Contains(string(b), `"username":"`+user+`"`) {
+		t.Errorf("set credentials answered %s", b)
+	}
+	ok, errMsg, _, out := srv.buildLatest(t, slug)
+	if !ok {
+		t.Fatalf("build with the token failed: %s\n%s\nserver:\n%s", errMsg, out, srv.stderr)
+	}
+	for _, clean := range []string{"env-clean", "proc-clean"} {
+		if !strings.Contains(out, "\n"+clean+"\n") {
+			t.Errorf("a build command found the credentials (no %s):\n%s", clean, out)
+		}
+	}
+	git.mu.Lock()
+	sent := slices.Contains(git.auths, "Basic "+repocreds.BasicAuth(user, token))
+	git.mu.Unlock()
+	if !sent {
+		t.Error("git never sent the credentials as a Basic Authorization header")
+	}
+
+	// The token is nowhere: API answers, recorded commands and their
+	// output, files of the data directory (database included), the log.
+	var read map[string]any
+	srv.graphql(t, `query($p: String!) { project(slug: $p) { repositoryCredentials { username created modified } builds(first: 10) { nodes { commands { command output } } } } }`,
+		map[string]any{"p": slug}, &read)
+	basic := repocreds.BasicAuth(user, token)
+	for _, secret := range []string{token, basic} {
+		if b, _ := json.Marshal(read); strings.Contains(string(b), secret) {
+			t.Errorf("the API shows %q", secret)
+		}
+		if strings.Contains(out, secret) {
+			t.Errorf("build output shows %q", secret)
+		}
+		if hits := grepTree(t, data, secret); len(hits) > 0 {
+			t.Errorf("%q is in %v", secret, hits)
+		}
+		if strings.Contains(srv.stderr.String(), secret) {
+			t.Errorf("the log shows %q", secret)
+		}
+	}
+	if !strings.Contains(out, "git clone") || strings.Contains(out, "extraHeader") {
+		t.Errorf("recorded commands:\n%s", out)
+	}
 }

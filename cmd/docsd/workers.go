@@ -44,6 +44,7 @@ func (a *app) newPool() *builder.Pool {
 		Published:               a.indexer.Published,
 		Uploads:                 a.uploads.processor,
 		SSHKnownHosts:           s.SSHKnownHosts,
+		RepositoryCAFile:        s.RepositoryCAFile,
 		CredentialsDir:          filepath.Join(s.DataDir, "tmp"),
 	}, a.logger)
 }

@@ -132,9 +132,10 @@ func (j *job) environ(o cmdOpts) *environ {
 		if j.pool.cfg.AllowLocalRepos {
 			// git refuses file:// submodules unless told; the operator
 			// allowed local repositories.
-			env.Set("GIT_CONFIG_COUNT", "1")
-			env.Set("GIT_CONFIG_KEY_0", "protocol.file.allow")
-			env.Set("GIT_CONFIG_VALUE_0", "always")
+			addGitConfig(env, "protocol.file.allow", "always")
+		}
+		if f := j.pool.cfg.RepositoryCAFile; f != "" {
+			addGitConfig(env, "http.sslCAInfo", f)
 		}
 		j.access.setGitEnv(env)
 	}
@@ -269,6 +270,9 @@ func (j *job) processLive(ctx context.Context, argv []string, o cmdOpts, tick fu
 	}
 	if o.vcs {
 		spec.ro = j.localRepos()
+		if f := j.pool.cfg.RepositoryCAFile; f != "" {
+			spec.ro = append(spec.ro, f)
+		}
 		if j.access != nil && j.access.ssh != nil {
 			// ssh reads the key and writes known_hosts there.
 			spec.rw = append(spec.rw, j.access.ssh.Dir)

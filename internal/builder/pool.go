@@ -95,6 +95,10 @@ type Config struct {
 	// for every project's SSH repository besides the project's own lines
 	// (--ssh-known-hosts); empty: none.
 	SSHKnownHosts string
+	// RepositoryCAFile is a PEM file of the certificate authorities git
+	// trusts for HTTPS repositories instead of the system's
+	// (http.sslCAInfo of VCS commands); empty: the system's.
+	RepositoryCAFile string
 	// CredentialsDir is where the VCS step's key directories are made
 	// (each 0700, removed when the step ends and at Start); it must be
 	// among the directories the sandbox hides. Empty: tmp under DataDir.

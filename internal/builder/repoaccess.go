@@ -153,12 +153,18 @@ func (a *repoAccess) setGitEnv(env *environ) {
 		env.Set("GIT_SSH_COMMAND", a.ssh.Command())
 	}
 	for _, kv := range a.gitConfig {
-		n := 0
-		fmt.Sscan(env.Get("GIT_CONFIG_COUNT"), &n)
-		env.Set(fmt.Sprintf("GIT_CONFIG_KEY_%d", n), kv[0])
-		env.Set(fmt.Sprintf("GIT_CONFIG_VALUE_%d", n), kv[1])
-		env.Set("GIT_CONFIG_COUNT", fmt.Sprint(n+1))
+		addGitConfig(env, kv[0], kv[1])
 	}
+}
+
+// addGitConfig adds a git setting to env through GIT_CONFIG_COUNT,
+// GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n, after those already there.
+func addGitConfig(env *environ, key, value string) {
+	n := 0
+	fmt.Sscan(env.Get("GIT_CONFIG_COUNT"), &n)
+	env.Set(fmt.Sprintf("GIT_CONFIG_KEY_%d", n), key)
+	env.Set(fmt.Sprintf("GIT_CONFIG_VALUE_%d", n), value)
+	env.Set("GIT_CONFIG_COUNT", fmt.Sprint(n+1))
 }
 
 // hostKeyFailure is the failure of a VCS command whose output says ssh
