@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"docsd/internal/repocreds"
+	"docsd/internal/storetest"
+	"docsd/store"
+)
+
+// TestSecretsRotateResealsRepositoryAccess: `docsd secrets rotate` reseals
+// deploy keys and HTTPS credentials with the new key, so that they open
+// with it alone, and refuses to decrypt them (no --secret-key).
+func TestSecretsRotateResealsRepositoryAccess(t *testing.T) {
+	dir := t.TempDir()
+	migrated(t, dir)
+	ctx := context.Background()
+	db := filepath.Join(dir, "docsd.db")
+	const oldKey, newKey = "the old key, long enough", "the new key, long enough"
+	open := func(current string, old ...string) *store.Store {
+		t.Helper()
+		s, err := store.Open(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sl, err := store.NewSealer(current, old...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.UseSealer(sl)
+		return s
+	}
+	s := open(oldKey)
+	u, _ := storetest.MustUser(t, s, "alice")
+	p := storetest.MustImport(t, s, u, "Demo", "https://github.com/a/b").Project
+	k, err := repocreds.NewKey("docsd-demo@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateSSHKey(ctx, p.ID, store.NewSSHKey{Type: repocreds.KeyType, PublicKey: k.Public, Fingerprint: k.Fingerprint, Private: k.Private}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetRepositoryCredentials(ctx, p.ID, "ci", "token-value-1234"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	code, out, errOut := docsd(t, "secrets", "rotate", "--data-dir", dir, "--old-secret-key", oldKey)
+	if code != 1 || !strings.Contains(errOut, "never stored unencrypted") {
+		t.Errorf("rotate to no key: code %d, stdout %q, stderr %q; want a refusal", code, out, errOut)
+	}
+	code, out, errOut = docsd(t, "secrets", "rotate", "--data-dir", dir, "--secret-key", newKey, "--old-secret-key", oldKey)
+	// The import's webhook secret, the private key, the username, the token.
+	if code != 0 || !strings.Contains(out, "4 values sealed with key") {
+		t.Fatalf("secrets rotate: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	s = open(newKey)
+	defer s.Close()
+	if priv, err := s.FindSSHPrivateKey(ctx, p.ID); err != nil || priv != k.Private {
+		t.Errorf("private key after rotation: %v", err)
+	}
+	if user, token, err := s.FindRepositoryToken(ctx, p.ID); err != nil || user != "ci" || token != "token-value-1234" {
+		t.Errorf("credentials after rotation: %q %q %v", user, token, err)
+	}
+}
