@@ -49,7 +49,9 @@ type repositoryAccessAction struct {
 
 var repositoryAccessActions = []repositoryAccessAction{
 	{path: "ssh-key/", mutation: createSSHKeyMutation, whole: "ssh_key",
-		input: func(r *http.Request) map[string]any { return map[string]any{"rotate": r.PostFormValue("rotate") == "on"} }},
+		input: func(r *http.Request) map[string]any {
+			return map[string]any{"rotate": r.PostFormValue("rotate") == "on"}
+		}},
 	{path: "ssh-key/delete/", mutation: deleteSSHKeyMutation, whole: "ssh_key",
 		input: func(*http.Request) map[string]any { return map[string]any{} }},
 	{path: "known-hosts/", mutation: setKnownHostsMutation, whole: "known_hosts", keep: []string{"known_hosts"},
