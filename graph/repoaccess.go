@@ -62,14 +62,15 @@ func (r *Resolver) createSSHKey(ctx context.Context, in CreateSSHKeyInput) (*sto
 	return p, err
 }
 
-// deleteSSHKey removes the project's deploy key; a project without one is
-// NOT_FOUND.
-func (r *Resolver) deleteSSHKey(ctx context.Context, slug string) (*store.Project, error) {
+// deleteFromProject runs del (DeleteSSHKey, DeleteRepositoryCredentials)
+// on a project the caller maintains; a project without what del removes
+// is NOT_FOUND.
+func (r *Resolver) deleteFromProject(ctx context.Context, slug string, del func(ctx context.Context, projectID int64) error) (*store.Project, error) {
 	p, err := r.maintainedProject(ctx, slug)
 	if err != nil {
 		return nil, err
 	}
-	return p, r.Store.DeleteSSHKey(ctx, p.ID)
+	return p, del(ctx, p.ID)
 }
 
 // setSSHKnownHosts replaces the project's known hosts with the lines of
@@ -132,16 +133,6 @@ func (r *Resolver) setRepositoryCredentials(ctx context.Context, in SetRepositor
 	}
 	_, err = r.Store.SetRepositoryCredentials(ctx, p.ID, username, token)
 	return p, err
-}
-
-// deleteRepositoryCredentials removes the project's HTTPS credentials; a
-// project without them is NOT_FOUND.
-func (r *Resolver) deleteRepositoryCredentials(ctx context.Context, slug string) (*store.Project, error) {
-	p, err := r.maintainedProject(ctx, slug)
-	if err != nil {
-		return nil, err
-	}
-	return p, r.Store.DeleteRepositoryCredentials(ctx, p.ID)
 }
 
 // projectPayload is the project and the user errors of a repository
