@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"docsd/internal/repocreds"
+	"docsd/internal/storetest"
+	"docsd/store"
 )
 
 // This file runs private repositories end to end: OpenSSH's sshd serving
@@ -250,6 +252,29 @@ func (s *e2eServer) waitLastBuild(t *testing.T, slug string) (ok bool, errMsg, e
 	}
 }
 
+// repoAccessServe starts `docsd serve` with extra flags on data, its
+// database of dialect d, and returns it with user alice's API key.
+func repoAccessServe(t *testing.T, d store.Dialect, data string, extra ...string) *e2eServer {
+	t.Helper()
+	if d == store.SQLite {
+		token := createUser(t, data, "alice")
+		srv := startServe(t, data, extra...)
+		srv.token = token
+		return srv
+	}
+	db := []string{"--database-url", storetest.DatabaseURL(t, store.Postgres)}
+	if code, _, errOut := docsd(t, append([]string{"migrate"}, db...)...); code != 0 {
+		t.Fatalf("docsd migrate: %s", errOut)
+	}
+	code, out, errOut := docsd(t, append([]string{"user", "create", "alice", "--data-dir", data}, db...)...)
+	if code != 0 {
+		t.Fatalf("docsd user create: %s", errOut)
+	}
+	srv := startServe(t, data, append(db, extra...)...)
+	srv.token = strings.TrimSpace(out)
+	return srv
+}
+
 // TestSSHDeployKeyEndToEnd: a project whose repository only sshd serves,
 // to the project's deploy key, builds; the key is refused twice (no second
 // key without rotate), the host key is learned on first use and then
@@ -259,12 +284,14 @@ func TestSSHDeployKeyEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs sshd and builds")
 	}
+	storetest.Dialects(t, testSSHDeployKey)
+}
+
+func testSSHDeployKey(t *testing.T, d store.Dialect) {
 	sshd := startSSHD(t)
 	data := t.TempDir()
-	token := createUser(t, data, "alice")
-	srv := startServe(t, data, "--secret-key", "repository access test key", "--allow-private-repos",
+	srv := repoAccessServe(t, d, data, "--secret-key", "repository access test key", "--allow-private-repos",
 		"--allow-private-network", "--build-network", "host")
-	srv.token = token
 	repo := bareRepo(t, gitRepo(t, snoopingFiles(data, "OPENSSH PRIVATE")), sshd.dir)
 	srv.importProject(t, "Private SSH", sshd.url(repo), "en")
 	const slug = "private-ssh"
@@ -443,6 +470,10 @@ func TestHTTPSCredentialsEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds")
 	}
+	storetest.Dialects(t, testHTTPSCredentials)
+}
+
+func testHTTPSCredentials(t *testing.T, d store.Dialect) {
 	const user, token = "ci-bot", "glpat-Zx9secretTokenValue42"
 	root := t.TempDir()
 	data := t.TempDir()
@@ -450,7 +481,6 @@ func TestHTTPSCredentialsEndToEnd(t *testing.T) {
 	// must not hold the token itself.
 	bareRepo(t, gitRepo(t, snoopingFiles(data, token[:9])), root)
 	git := startGitHTTP(t, root, user, token)
-	tok := createUser(t, data, "alice")
 
 	// Without a secret key, credentials are refused.
 	plain := startServe(t, t.TempDir())
@@ -464,9 +494,8 @@ func TestHTTPSCredentialsEndToEnd(t *testing.T) {
 		t.Errorf("credentials without a secret key: %+v", refused)
 	}
 
-	srv := startServe(t, data, "--secret-key", "repository access test key", "--allow-private-network",
+	srv := repoAccessServe(t, d, data, "--secret-key", "repository access test key", "--allow-private-network",
 		"--build-network", "host", "--repository-ca-file", git.caFile)
-	srv.token = tok
 	srv.importProject(t, "Private HTTPS", git.url+"/docs.git", "en")
 	const slug = "private-https"
 	if ok, _, _, _ := srv.waitLastBuild(t, slug); ok {
