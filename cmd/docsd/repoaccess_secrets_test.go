@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,5 +66,42 @@ func TestSecretsRotateResealsRepositoryAccess(t *testing.T) {
 	}
 	if user, token, err := s.FindRepositoryToken(ctx, p.ID); err != nil || user != "ci" || token != "token-value-1234" {
 		t.Errorf("credentials after rotation: %q %q %v", user, token, err)
+	}
+}
+
+// TestRepositoryAccessSettings: --ssh-known-hosts and --repository-ca-file
+// are read at start, made absolute, and refused, naming the flag, when
+// their file is missing or is not what they name.
+func TestRepositoryAccessSettings(t *testing.T) {
+	dir := t.TempDir()
+	k, err := repocreds.NewKey("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	knownHosts := filepath.Join(dir, "known_hosts")
+	os.WriteFile(knownHosts, []byte("git.acme.example "+strings.Join(strings.Fields(k.Public)[:2], " ")+"\n"), 0o644)
+	badHosts := filepath.Join(dir, "bad_known_hosts")
+	os.WriteFile(badHosts, []byte("git.acme.example ssh-ed25519 not-base64!\n"), 0o644)
+	notPEM := filepath.Join(dir, "ca.pem")
+	os.WriteFile(notPEM, []byte("not a certificate\n"), 0o644)
+
+	c := &command{stdout: io.Discard, stderr: io.Discard}
+	fs, env := c.flags("serve", "serve")
+	t.Chdir(dir)
+	if _, err := c.parse(fs, env, []string{"--ssh-known-hosts", "known_hosts"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.settings.SSHKnownHosts != knownHosts {
+		t.Errorf("--ssh-known-hosts = %q, want %q", c.settings.SSHKnownHosts, knownHosts)
+	}
+	for _, bad := range [][]string{
+		{"--ssh-known-hosts", filepath.Join(dir, "missing")}, {"--ssh-known-hosts", badHosts},
+		{"--repository-ca-file", notPEM}, {"--repository-ca-file", filepath.Join(dir, "missing.pem")},
+	} {
+		c := &command{stdout: io.Discard, stderr: io.Discard}
+		fs, env := c.flags("serve", "serve")
+		if _, err := c.parse(fs, env, bad); err == nil || !strings.Contains(err.Error(), bad[0]+": ") {
+			t.Errorf("%v: %v, want an error naming %s", bad, err, bad[0])
+		}
 	}
 }
