@@ -168,6 +168,11 @@ type ComplexityRoot struct {
 		Redirect func(childComplexity int) int
 	}
 
+	CreateSshKeyPayload struct {
+		Errors  func(childComplexity int) int
+		Project func(childComplexity int) int
+	}
+
 	CreateSubprojectPayload struct {
 		Errors     func(childComplexity int) int
 		Subproject func(childComplexity int) int
@@ -191,6 +196,16 @@ type ComplexityRoot struct {
 	DeleteRedirectPayload struct {
 		DeletedID func(childComplexity int) int
 		Errors    func(childComplexity int) int
+	}
+
+	DeleteRepositoryCredentialsPayload struct {
+		Errors  func(childComplexity int) int
+		Project func(childComplexity int) int
+	}
+
+	DeleteSshKeyPayload struct {
+		Errors  func(childComplexity int) int
+		Project func(childComplexity int) int
 	}
 
 	DeleteSubprojectPayload struct {
@@ -248,34 +263,39 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AddMaintainer             func(childComplexity int, input AddMaintainerInput) int
-		CancelBuild               func(childComplexity int, input CancelBuildInput) int
-		CompleteUpload            func(childComplexity int, input CompleteUploadInput) int
-		CreateAPIToken            func(childComplexity int, input CreateAPITokenInput) int
-		CreateEnvironmentVariable func(childComplexity int, input CreateEnvironmentVariableInput) int
-		CreateIntegration         func(childComplexity int, input CreateIntegrationInput) int
-		CreateRedirect            func(childComplexity int, input RedirectInput) int
-		CreateSubproject          func(childComplexity int, input CreateSubprojectInput) int
-		DeleteEnvironmentVariable func(childComplexity int, input DeleteEnvironmentVariableInput) int
-		DeleteIntegration         func(childComplexity int, input DeleteIntegrationInput) int
-		DeleteProject             func(childComplexity int, input DeleteProjectInput) int
-		DeleteRedirect            func(childComplexity int, input DeleteRedirectInput) int
-		DeleteSubproject          func(childComplexity int, input DeleteSubprojectInput) int
-		ImportProject             func(childComplexity int, input ImportProjectInput) int
-		InitiateUpload            func(childComplexity int, input InitiateUploadInput) int
-		RemoveMaintainer          func(childComplexity int, input RemoveMaintainerInput) int
-		RetryBuild                func(childComplexity int, input RetryBuildInput) int
-		RevokeAPIToken            func(childComplexity int, input RevokeAPITokenInput) int
-		SetProjectAdminFields     func(childComplexity int, input SetProjectAdminFieldsInput) int
-		SetProjectPrivacy         func(childComplexity int, input SetProjectPrivacyInput) int
-		SetTranslationOf          func(childComplexity int, input SetTranslationOfInput) int
-		SetVersionPrivacy         func(childComplexity int, input SetVersionPrivacyInput) int
-		SetVersionUploaded        func(childComplexity int, input SetVersionUploadedInput) int
-		SyncVersions              func(childComplexity int, input SyncVersionsInput) int
-		TriggerBuild              func(childComplexity int, input TriggerBuildInput) int
-		UpdateProject             func(childComplexity int, input UpdateProjectInput) int
-		UpdateRedirect            func(childComplexity int, input RedirectInput) int
-		UpdateVersion             func(childComplexity int, input UpdateVersionInput) int
+		AddMaintainer               func(childComplexity int, input AddMaintainerInput) int
+		CancelBuild                 func(childComplexity int, input CancelBuildInput) int
+		CompleteUpload              func(childComplexity int, input CompleteUploadInput) int
+		CreateAPIToken              func(childComplexity int, input CreateAPITokenInput) int
+		CreateEnvironmentVariable   func(childComplexity int, input CreateEnvironmentVariableInput) int
+		CreateIntegration           func(childComplexity int, input CreateIntegrationInput) int
+		CreateRedirect              func(childComplexity int, input RedirectInput) int
+		CreateSSHKey                func(childComplexity int, input CreateSSHKeyInput) int
+		CreateSubproject            func(childComplexity int, input CreateSubprojectInput) int
+		DeleteEnvironmentVariable   func(childComplexity int, input DeleteEnvironmentVariableInput) int
+		DeleteIntegration           func(childComplexity int, input DeleteIntegrationInput) int
+		DeleteProject               func(childComplexity int, input DeleteProjectInput) int
+		DeleteRedirect              func(childComplexity int, input DeleteRedirectInput) int
+		DeleteRepositoryCredentials func(childComplexity int, input DeleteRepositoryCredentialsInput) int
+		DeleteSSHKey                func(childComplexity int, input DeleteSSHKeyInput) int
+		DeleteSubproject            func(childComplexity int, input DeleteSubprojectInput) int
+		ImportProject               func(childComplexity int, input ImportProjectInput) int
+		InitiateUpload              func(childComplexity int, input InitiateUploadInput) int
+		RemoveMaintainer            func(childComplexity int, input RemoveMaintainerInput) int
+		RetryBuild                  func(childComplexity int, input RetryBuildInput) int
+		RevokeAPIToken              func(childComplexity int, input RevokeAPITokenInput) int
+		SetProjectAdminFields       func(childComplexity int, input SetProjectAdminFieldsInput) int
+		SetProjectPrivacy           func(childComplexity int, input SetProjectPrivacyInput) int
+		SetRepositoryCredentials    func(childComplexity int, input SetRepositoryCredentialsInput) int
+		SetSSHKnownHosts            func(childComplexity int, input SetSSHKnownHostsInput) int
+		SetTranslationOf            func(childComplexity int, input SetTranslationOfInput) int
+		SetVersionPrivacy           func(childComplexity int, input SetVersionPrivacyInput) int
+		SetVersionUploaded          func(childComplexity int, input SetVersionUploadedInput) int
+		SyncVersions                func(childComplexity int, input SyncVersionsInput) int
+		TriggerBuild                func(childComplexity int, input TriggerBuildInput) int
+		UpdateProject               func(childComplexity int, input UpdateProjectInput) int
+		UpdateRedirect              func(childComplexity int, input RedirectInput) int
+		UpdateVersion               func(childComplexity int, input UpdateVersionInput) int
 	}
 
 	Notification struct {
@@ -341,7 +361,10 @@ type ComplexityRoot struct {
 		Redirect                   func(childComplexity int, id int64) int
 		Redirects                  func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Repository                 func(childComplexity int) int
+		RepositoryCredentials      func(childComplexity int) int
 		ResolveRedirect            func(childComplexity int, path string) int
+		SSHKey                     func(childComplexity int) int
+		SSHKnownHosts              func(childComplexity int) int
 		ShowVersionWarning         func(childComplexity int) int
 		SingleVersion              func(childComplexity int) int
 		Slug                       func(childComplexity int) int
@@ -468,6 +491,12 @@ type ComplexityRoot struct {
 		URL  func(childComplexity int) int
 	}
 
+	RepositoryCredentials struct {
+		Created  func(childComplexity int) int
+		Modified func(childComplexity int) int
+		Username func(childComplexity int) int
+	}
+
 	RevokeApiTokenPayload struct {
 		DeletedID func(childComplexity int) int
 		Errors    func(childComplexity int) int
@@ -517,6 +546,16 @@ type ComplexityRoot struct {
 		Project func(childComplexity int) int
 	}
 
+	SetRepositoryCredentialsPayload struct {
+		Errors  func(childComplexity int) int
+		Project func(childComplexity int) int
+	}
+
+	SetSshKnownHostsPayload struct {
+		Errors  func(childComplexity int) int
+		Project func(childComplexity int) int
+	}
+
 	SetTranslationOfPayload struct {
 		Errors  func(childComplexity int) int
 		Project func(childComplexity int) int
@@ -530,6 +569,21 @@ type ComplexityRoot struct {
 	SetVersionUploadedPayload struct {
 		Errors  func(childComplexity int) int
 		Version func(childComplexity int) int
+	}
+
+	SshKey struct {
+		Created     func(childComplexity int) int
+		Fingerprint func(childComplexity int) int
+		PublicKey   func(childComplexity int) int
+		Type        func(childComplexity int) int
+	}
+
+	SshKnownHost struct {
+		Fingerprint func(childComplexity int) int
+		Host        func(childComplexity int) int
+		KeyType     func(childComplexity int) int
+		Learned     func(childComplexity int) int
+		Line        func(childComplexity int) int
 	}
 
 	Subproject struct {
@@ -715,6 +769,11 @@ type MutationResolver interface {
 	DeleteIntegration(ctx context.Context, input DeleteIntegrationInput) (*DeleteIntegrationPayload, error)
 	CreateAPIToken(ctx context.Context, input CreateAPITokenInput) (*CreateAPITokenPayload, error)
 	RevokeAPIToken(ctx context.Context, input RevokeAPITokenInput) (*RevokeAPITokenPayload, error)
+	CreateSSHKey(ctx context.Context, input CreateSSHKeyInput) (*CreateSSHKeyPayload, error)
+	DeleteSSHKey(ctx context.Context, input DeleteSSHKeyInput) (*DeleteSSHKeyPayload, error)
+	SetSSHKnownHosts(ctx context.Context, input SetSSHKnownHostsInput) (*SetSSHKnownHostsPayload, error)
+	SetRepositoryCredentials(ctx context.Context, input SetRepositoryCredentialsInput) (*SetRepositoryCredentialsPayload, error)
+	DeleteRepositoryCredentials(ctx context.Context, input DeleteRepositoryCredentialsInput) (*DeleteRepositoryCredentialsPayload, error)
 }
 type ProjectResolver interface {
 	Maintainers(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string) (*UserConnection, error)
@@ -740,6 +799,9 @@ type ProjectResolver interface {
 	AdminFields(ctx context.Context, obj *ProjectView) (*ProjectAdminFields, error)
 	ResolveRedirect(ctx context.Context, obj *ProjectView, path string) (*RedirectResolution, error)
 	Badge(ctx context.Context, obj *ProjectView) (*ProjectBadge, error)
+	SSHKey(ctx context.Context, obj *ProjectView) (*store.SSHKey, error)
+	SSHKnownHosts(ctx context.Context, obj *ProjectView) ([]*SSHKnownHost, error)
+	RepositoryCredentials(ctx context.Context, obj *ProjectView) (*store.RepositoryCredentials, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (gid.Node, error)
@@ -1250,6 +1312,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CreateRedirectPayload.Redirect(childComplexity), true
 
+	case "CreateSshKeyPayload.errors":
+		if e.ComplexityRoot.CreateSshKeyPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateSshKeyPayload.Errors(childComplexity), true
+	case "CreateSshKeyPayload.project":
+		if e.ComplexityRoot.CreateSshKeyPayload.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateSshKeyPayload.Project(childComplexity), true
+
 	case "CreateSubprojectPayload.errors":
 		if e.ComplexityRoot.CreateSubprojectPayload.Errors == nil {
 			break
@@ -1314,6 +1389,32 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeleteRedirectPayload.Errors(childComplexity), true
+
+	case "DeleteRepositoryCredentialsPayload.errors":
+		if e.ComplexityRoot.DeleteRepositoryCredentialsPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteRepositoryCredentialsPayload.Errors(childComplexity), true
+	case "DeleteRepositoryCredentialsPayload.project":
+		if e.ComplexityRoot.DeleteRepositoryCredentialsPayload.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteRepositoryCredentialsPayload.Project(childComplexity), true
+
+	case "DeleteSshKeyPayload.errors":
+		if e.ComplexityRoot.DeleteSshKeyPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteSshKeyPayload.Errors(childComplexity), true
+	case "DeleteSshKeyPayload.project":
+		if e.ComplexityRoot.DeleteSshKeyPayload.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteSshKeyPayload.Project(childComplexity), true
 
 	case "DeleteSubprojectPayload.deletedId":
 		if e.ComplexityRoot.DeleteSubprojectPayload.DeletedID == nil {
@@ -1580,6 +1681,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateRedirect(childComplexity, args["input"].(RedirectInput)), true
+	case "Mutation.createSshKey":
+		if e.ComplexityRoot.Mutation.CreateSSHKey == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createSshKey_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateSSHKey(childComplexity, args["input"].(CreateSSHKeyInput)), true
 	case "Mutation.createSubproject":
 		if e.ComplexityRoot.Mutation.CreateSubproject == nil {
 			break
@@ -1635,6 +1747,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteRedirect(childComplexity, args["input"].(DeleteRedirectInput)), true
+	case "Mutation.deleteRepositoryCredentials":
+		if e.ComplexityRoot.Mutation.DeleteRepositoryCredentials == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteRepositoryCredentials_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteRepositoryCredentials(childComplexity, args["input"].(DeleteRepositoryCredentialsInput)), true
+	case "Mutation.deleteSshKey":
+		if e.ComplexityRoot.Mutation.DeleteSSHKey == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteSshKey_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteSSHKey(childComplexity, args["input"].(DeleteSSHKeyInput)), true
 	case "Mutation.deleteSubproject":
 		if e.ComplexityRoot.Mutation.DeleteSubproject == nil {
 			break
@@ -1723,6 +1857,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetProjectPrivacy(childComplexity, args["input"].(SetProjectPrivacyInput)), true
+	case "Mutation.setRepositoryCredentials":
+		if e.ComplexityRoot.Mutation.SetRepositoryCredentials == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setRepositoryCredentials_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetRepositoryCredentials(childComplexity, args["input"].(SetRepositoryCredentialsInput)), true
+	case "Mutation.setSshKnownHosts":
+		if e.ComplexityRoot.Mutation.SetSSHKnownHosts == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setSshKnownHosts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetSSHKnownHosts(childComplexity, args["input"].(SetSSHKnownHostsInput)), true
 	case "Mutation.setTranslationOf":
 		if e.ComplexityRoot.Mutation.SetTranslationOf == nil {
 			break
@@ -2161,6 +2317,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.Repository(childComplexity), true
+	case "Project.repositoryCredentials":
+		if e.ComplexityRoot.Project.RepositoryCredentials == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.RepositoryCredentials(childComplexity), true
 	case "Project.resolveRedirect":
 		if e.ComplexityRoot.Project.ResolveRedirect == nil {
 			break
@@ -2172,6 +2334,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.ResolveRedirect(childComplexity, args["path"].(string)), true
+	case "Project.sshKey":
+		if e.ComplexityRoot.Project.SSHKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.SSHKey(childComplexity), true
+	case "Project.sshKnownHosts":
+		if e.ComplexityRoot.Project.SSHKnownHosts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.SSHKnownHosts(childComplexity), true
 	case "Project.showVersionWarning":
 		if e.ComplexityRoot.Project.ShowVersionWarning == nil {
 			break
@@ -2777,6 +2951,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Repository.URL(childComplexity), true
 
+	case "RepositoryCredentials.created":
+		if e.ComplexityRoot.RepositoryCredentials.Created == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RepositoryCredentials.Created(childComplexity), true
+	case "RepositoryCredentials.modified":
+		if e.ComplexityRoot.RepositoryCredentials.Modified == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RepositoryCredentials.Modified(childComplexity), true
+	case "RepositoryCredentials.username":
+		if e.ComplexityRoot.RepositoryCredentials.Username == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RepositoryCredentials.Username(childComplexity), true
+
 	case "RevokeApiTokenPayload.deletedId":
 		if e.ComplexityRoot.RevokeApiTokenPayload.DeletedID == nil {
 			break
@@ -2952,6 +3145,32 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SetProjectPrivacyPayload.Project(childComplexity), true
 
+	case "SetRepositoryCredentialsPayload.errors":
+		if e.ComplexityRoot.SetRepositoryCredentialsPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetRepositoryCredentialsPayload.Errors(childComplexity), true
+	case "SetRepositoryCredentialsPayload.project":
+		if e.ComplexityRoot.SetRepositoryCredentialsPayload.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetRepositoryCredentialsPayload.Project(childComplexity), true
+
+	case "SetSshKnownHostsPayload.errors":
+		if e.ComplexityRoot.SetSshKnownHostsPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetSshKnownHostsPayload.Errors(childComplexity), true
+	case "SetSshKnownHostsPayload.project":
+		if e.ComplexityRoot.SetSshKnownHostsPayload.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetSshKnownHostsPayload.Project(childComplexity), true
+
 	case "SetTranslationOfPayload.errors":
 		if e.ComplexityRoot.SetTranslationOfPayload.Errors == nil {
 			break
@@ -2990,6 +3209,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SetVersionUploadedPayload.Version(childComplexity), true
+
+	case "SshKey.created":
+		if e.ComplexityRoot.SshKey.Created == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SshKey.Created(childComplexity), true
+	case "SshKey.fingerprint":
+		if e.ComplexityRoot.SshKey.Fingerprint == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SshKey.Fingerprint(childComplexity), true
+	case "SshKey.publicKey":
+		if e.ComplexityRoot.SshKey.PublicKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SshKey.PublicKey(childComplexity), true
+	case "SshKey.type":
+		if e.ComplexityRoot.SshKey.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SshKey.Type(childComplexity), true
+
+	case "SshKnownHost.fingerprint":
+		if e.ComplexityRoot.SshKnownHost.Fingerprint == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SshKnownHost.Fingerprint(childComplexity), true
+	case "SshKnownHost.host":
+		if e.ComplexityRoot.SshKnownHost.Host == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SshKnownHost.Host(childComplexity), true
+	case "SshKnownHost.keyType":
+		if e.ComplexityRoot.SshKnownHost.KeyType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SshKnownHost.KeyType(childComplexity), true
+	case "SshKnownHost.learned":
+		if e.ComplexityRoot.SshKnownHost.Learned == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SshKnownHost.Learned(childComplexity), true
+	case "SshKnownHost.line":
+		if e.ComplexityRoot.SshKnownHost.Line == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SshKnownHost.Line(childComplexity), true
 
 	case "Subproject.alias":
 		if e.ComplexityRoot.Subproject.Alias == nil {
@@ -3487,11 +3762,14 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CreateEnvironmentVariableInput", ec.unmarshalInputCreateEnvironmentVariableInput),
 			graphql.NewInputUnmarshaler("CreateIntegrationInput", ec.unmarshalInputCreateIntegrationInput),
 			graphql.NewInputUnmarshaler("CreateRedirectInput", ec.unmarshalInputCreateRedirectInput),
+			graphql.NewInputUnmarshaler("CreateSshKeyInput", ec.unmarshalInputCreateSshKeyInput),
 			graphql.NewInputUnmarshaler("CreateSubprojectInput", ec.unmarshalInputCreateSubprojectInput),
 			graphql.NewInputUnmarshaler("DeleteEnvironmentVariableInput", ec.unmarshalInputDeleteEnvironmentVariableInput),
 			graphql.NewInputUnmarshaler("DeleteIntegrationInput", ec.unmarshalInputDeleteIntegrationInput),
 			graphql.NewInputUnmarshaler("DeleteProjectInput", ec.unmarshalInputDeleteProjectInput),
 			graphql.NewInputUnmarshaler("DeleteRedirectInput", ec.unmarshalInputDeleteRedirectInput),
+			graphql.NewInputUnmarshaler("DeleteRepositoryCredentialsInput", ec.unmarshalInputDeleteRepositoryCredentialsInput),
+			graphql.NewInputUnmarshaler("DeleteSshKeyInput", ec.unmarshalInputDeleteSshKeyInput),
 			graphql.NewInputUnmarshaler("DeleteSubprojectInput", ec.unmarshalInputDeleteSubprojectInput),
 			graphql.NewInputUnmarshaler("ImportProjectInput", ec.unmarshalInputImportProjectInput),
 			graphql.NewInputUnmarshaler("InitiateUploadInput", ec.unmarshalInputInitiateUploadInput),
@@ -3504,6 +3782,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("SearchFamilyInput", ec.unmarshalInputSearchFamilyInput),
 			graphql.NewInputUnmarshaler("SetProjectAdminFieldsInput", ec.unmarshalInputSetProjectAdminFieldsInput),
 			graphql.NewInputUnmarshaler("SetProjectPrivacyInput", ec.unmarshalInputSetProjectPrivacyInput),
+			graphql.NewInputUnmarshaler("SetRepositoryCredentialsInput", ec.unmarshalInputSetRepositoryCredentialsInput),
+			graphql.NewInputUnmarshaler("SetSshKnownHostsInput", ec.unmarshalInputSetSshKnownHostsInput),
 			graphql.NewInputUnmarshaler("SetTranslationOfInput", ec.unmarshalInputSetTranslationOfInput),
 			graphql.NewInputUnmarshaler("SetVersionPrivacyInput", ec.unmarshalInputSetVersionPrivacyInput),
 			graphql.NewInputUnmarshaler("SetVersionUploadedInput", ec.unmarshalInputSetVersionUploadedInput),
@@ -5345,6 +5625,149 @@ extend type User {
   """
   emailVerified: Boolean @goField(forceResolver: true)
 }
+
+# ---- Repository access ----
+
+"""
+A project's SSH deploy key. docsd made the ed25519 pair and keeps the
+private key sealed with the server's secret key: no API, page, log or
+build record shows it. Add the public key to the Git host as a
+read-only deploy key.
+"""
+type SshKey {
+  "The key's type: ` + "`" + `ed25519` + "`" + `."
+  type: String!
+  "The public key as an ` + "`" + `authorized_keys` + "`" + ` line, with the comment ` + "`" + `docsd-<slug>@<host of the public URL>` + "`" + `."
+  publicKey: String!
+  "The key's SHA256 fingerprint (` + "`" + `SHA256:…` + "`" + `), as Git hosts show it."
+  fingerprint: String!
+  "When the key was made."
+  created: Time!
+}
+
+"One of a project's known hosts: a host key its git commands accept for an SSH repository."
+type SshKnownHost {
+  "The host or hosts the line names (` + "`" + `git.acme.example` + "`" + `, ` + "`" + `[127.0.0.1]:2222` + "`" + `, or a hashed name)."
+  host: String!
+  "The key's type (` + "`" + `ssh-ed25519` + "`" + `, ` + "`" + `ecdsa-sha2-nistp256` + "`" + `, ` + "`" + `ssh-rsa` + "`" + `)."
+  keyType: String!
+  "The key's SHA256 fingerprint, to compare with the Git host's published keys."
+  fingerprint: String!
+  "True when docsd stored the key on the first connection to the host (trust on first use); false when a maintainer set it."
+  learned: Boolean!
+  "The ` + "`" + `known_hosts` + "`" + ` line."
+  line: String!
+}
+
+"A project's HTTPS repository credentials. The token is never shown again once set."
+type RepositoryCredentials {
+  "The username sent with the token."
+  username: String!
+  "When credentials were first set."
+  created: Time!
+  "When they were last replaced."
+  modified: Time!
+}
+
+extend type Project {
+  "The project's SSH deploy key; null when it has none."
+  sshKey: SshKey @maintainersOnly
+  "The host keys the project's SSH repository may have, in order; empty: the next connection learns the host's key."
+  sshKnownHosts: [SshKnownHost!] @maintainersOnly
+  "The project's HTTPS repository credentials, without the token; null when it has none."
+  repositoryCredentials: RepositoryCredentials @maintainersOnly
+}
+
+"The project to make a deploy key for."
+input CreateSshKeyInput {
+  "The project's slug."
+  slug: String!
+  "Replace the project's key, if it has one (else CONFLICT)."
+  rotate: Boolean
+}
+
+"The outcome of ` + "`" + `createSshKey` + "`" + `."
+type CreateSshKeyPayload {
+  "The project, whose ` + "`" + `sshKey` + "`" + ` is the new key; null with errors."
+  project: Project
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"The project whose deploy key to delete."
+input DeleteSshKeyInput {
+  "The project's slug."
+  slug: String!
+}
+
+"The outcome of ` + "`" + `deleteSshKey` + "`" + `."
+type DeleteSshKeyPayload {
+  "The project, without a key; null with errors."
+  project: Project
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"A project and its known hosts."
+input SetSshKnownHostsInput {
+  "The project's slug."
+  slug: String!
+  "OpenSSH ` + "`" + `known_hosts` + "`" + ` text: one entry per line (blank lines and ` + "`" + `#` + "`" + ` comments are skipped), at most 50 entries and 64 KiB; ` + "`" + `\"\"` + "`" + ` clears them, so that the next connection learns the host's key again."
+  knownHosts: String!
+}
+
+"The outcome of ` + "`" + `setSshKnownHosts` + "`" + `."
+type SetSshKnownHostsPayload {
+  "The project with its new known hosts; null with errors."
+  project: Project
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"A project and its HTTPS repository credentials."
+input SetRepositoryCredentialsInput {
+  "The project's slug."
+  slug: String!
+  "The username: 1 to 150 characters, without ` + "`" + `:` + "`" + `."
+  username: String!
+  "The token (or password): 1 to 4096 characters, without line breaks or control characters. It is never shown again."
+  password: String!
+}
+
+"The outcome of ` + "`" + `setRepositoryCredentials` + "`" + `."
+type SetRepositoryCredentialsPayload {
+  "The project, with its ` + "`" + `repositoryCredentials` + "`" + `; null with errors."
+  project: Project
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"The project whose HTTPS repository credentials to delete."
+input DeleteRepositoryCredentialsInput {
+  "The project's slug."
+  slug: String!
+}
+
+"The outcome of ` + "`" + `deleteRepositoryCredentials` + "`" + `."
+type DeleteRepositoryCredentialsPayload {
+  "The project, without credentials; null with errors."
+  project: Project
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+extend type Mutation {
+  "Make an ed25519 deploy key for a project's SSH repository (maintainers); needs ` + "`" + `--secret-key` + "`" + ` and ` + "`" + `--allow-private-repos` + "`" + ` on the server."
+  createSshKey("The project." input: CreateSshKeyInput!): CreateSshKeyPayload!
+  "Delete a project's deploy key (maintainers)."
+  deleteSshKey("The project." input: DeleteSshKeyInput!): DeleteSshKeyPayload!
+  "Replace a project's known hosts (maintainers)."
+  setSshKnownHosts("The project and its known_hosts text." input: SetSshKnownHostsInput!): SetSshKnownHostsPayload!
+  "Set a project's HTTPS repository credentials (maintainers); needs ` + "`" + `--secret-key` + "`" + ` on the server. Git sends them only to the repository's origin."
+  setRepositoryCredentials("The project and its credentials." input: SetRepositoryCredentialsInput!): SetRepositoryCredentialsPayload!
+  "Delete a project's HTTPS repository credentials (maintainers)."
+  deleteRepositoryCredentials("The project." input: DeleteRepositoryCredentialsInput!): DeleteRepositoryCredentialsPayload!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -5587,6 +6010,16 @@ func (ec *executionContext) childFields_CreateRedirectPayload(ctx context.Contex
 	return nil, fmt.Errorf("no field named %q was found under type CreateRedirectPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_CreateSshKeyPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "project":
+		return ec.fieldContext_CreateSshKeyPayload_project(ctx, field)
+	case "errors":
+		return ec.fieldContext_CreateSshKeyPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreateSshKeyPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_CreateSubprojectPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "subproject":
@@ -5635,6 +6068,26 @@ func (ec *executionContext) childFields_DeleteRedirectPayload(ctx context.Contex
 		return ec.fieldContext_DeleteRedirectPayload_errors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeleteRedirectPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteRepositoryCredentialsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "project":
+		return ec.fieldContext_DeleteRepositoryCredentialsPayload_project(ctx, field)
+	case "errors":
+		return ec.fieldContext_DeleteRepositoryCredentialsPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteRepositoryCredentialsPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteSshKeyPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "project":
+		return ec.fieldContext_DeleteSshKeyPayload_project(ctx, field)
+	case "errors":
+		return ec.fieldContext_DeleteSshKeyPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteSshKeyPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_DeleteSubprojectPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5909,6 +6362,12 @@ func (ec *executionContext) childFields_Project(ctx context.Context, field graph
 		return ec.fieldContext_Project_resolveRedirect(ctx, field)
 	case "badge":
 		return ec.fieldContext_Project_badge(ctx, field)
+	case "sshKey":
+		return ec.fieldContext_Project_sshKey(ctx, field)
+	case "sshKnownHosts":
+		return ec.fieldContext_Project_sshKnownHosts(ctx, field)
+	case "repositoryCredentials":
+		return ec.fieldContext_Project_repositoryCredentials(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Project", field.Name)
 }
@@ -6099,6 +6558,18 @@ func (ec *executionContext) childFields_Repository(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type Repository", field.Name)
 }
 
+func (ec *executionContext) childFields_RepositoryCredentials(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "username":
+		return ec.fieldContext_RepositoryCredentials_username(ctx, field)
+	case "created":
+		return ec.fieldContext_RepositoryCredentials_created(ctx, field)
+	case "modified":
+		return ec.fieldContext_RepositoryCredentials_modified(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RepositoryCredentials", field.Name)
+}
+
 func (ec *executionContext) childFields_RevokeApiTokenPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "deletedId":
@@ -6197,6 +6668,26 @@ func (ec *executionContext) childFields_SetProjectPrivacyPayload(ctx context.Con
 	return nil, fmt.Errorf("no field named %q was found under type SetProjectPrivacyPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_SetRepositoryCredentialsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "project":
+		return ec.fieldContext_SetRepositoryCredentialsPayload_project(ctx, field)
+	case "errors":
+		return ec.fieldContext_SetRepositoryCredentialsPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SetRepositoryCredentialsPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_SetSshKnownHostsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "project":
+		return ec.fieldContext_SetSshKnownHostsPayload_project(ctx, field)
+	case "errors":
+		return ec.fieldContext_SetSshKnownHostsPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SetSshKnownHostsPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_SetTranslationOfPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "project":
@@ -6225,6 +6716,36 @@ func (ec *executionContext) childFields_SetVersionUploadedPayload(ctx context.Co
 		return ec.fieldContext_SetVersionUploadedPayload_errors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SetVersionUploadedPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_SshKey(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_SshKey_type(ctx, field)
+	case "publicKey":
+		return ec.fieldContext_SshKey_publicKey(ctx, field)
+	case "fingerprint":
+		return ec.fieldContext_SshKey_fingerprint(ctx, field)
+	case "created":
+		return ec.fieldContext_SshKey_created(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SshKey", field.Name)
+}
+
+func (ec *executionContext) childFields_SshKnownHost(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "host":
+		return ec.fieldContext_SshKnownHost_host(ctx, field)
+	case "keyType":
+		return ec.fieldContext_SshKnownHost_keyType(ctx, field)
+	case "fingerprint":
+		return ec.fieldContext_SshKnownHost_fingerprint(ctx, field)
+	case "learned":
+		return ec.fieldContext_SshKnownHost_learned(ctx, field)
+	case "line":
+		return ec.fieldContext_SshKnownHost_line(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SshKnownHost", field.Name)
 }
 
 func (ec *executionContext) childFields_Subproject(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6745,6 +7266,20 @@ func (ec *executionContext) field_Mutation_createRedirect_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createSshKey_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (CreateSSHKeyInput, error) {
+			return ec.unmarshalNCreateSshKeyInput2docsdᚋgraphᚐCreateSSHKeyInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createSubproject_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6807,6 +7342,34 @@ func (ec *executionContext) field_Mutation_deleteRedirect_args(ctx context.Conte
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (DeleteRedirectInput, error) {
 			return ec.unmarshalNDeleteRedirectInput2docsdᚋgraphᚐDeleteRedirectInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteRepositoryCredentials_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (DeleteRepositoryCredentialsInput, error) {
+			return ec.unmarshalNDeleteRepositoryCredentialsInput2docsdᚋgraphᚐDeleteRepositoryCredentialsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteSshKey_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (DeleteSSHKeyInput, error) {
+			return ec.unmarshalNDeleteSshKeyInput2docsdᚋgraphᚐDeleteSSHKeyInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -6919,6 +7482,34 @@ func (ec *executionContext) field_Mutation_setProjectPrivacy_args(ctx context.Co
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (SetProjectPrivacyInput, error) {
 			return ec.unmarshalNSetProjectPrivacyInput2docsdᚋgraphᚐSetProjectPrivacyInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setRepositoryCredentials_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (SetRepositoryCredentialsInput, error) {
+			return ec.unmarshalNSetRepositoryCredentialsInput2docsdᚋgraphᚐSetRepositoryCredentialsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setSshKnownHosts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (SetSSHKnownHostsInput, error) {
+			return ec.unmarshalNSetSshKnownHostsInput2docsdᚋgraphᚐSetSSHKnownHostsInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -9984,6 +10575,70 @@ func (ec *executionContext) fieldContext_CreateRedirectPayload_errors(_ context.
 	return fc, nil
 }
 
+func (ec *executionContext) _CreateSshKeyPayload_project(ctx context.Context, field graphql.CollectedField, obj *CreateSSHKeyPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateSshKeyPayload_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CreateSshKeyPayload_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateSshKeyPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateSshKeyPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateSSHKeyPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateSshKeyPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateSshKeyPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateSshKeyPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CreateSubprojectPayload_subproject(ctx context.Context, field graphql.CollectedField, obj *CreateSubprojectPayload) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -10258,6 +10913,134 @@ func (ec *executionContext) _DeleteRedirectPayload_errors(ctx context.Context, f
 func (ec *executionContext) fieldContext_DeleteRedirectPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "DeleteRedirectPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeleteRepositoryCredentialsPayload_project(ctx context.Context, field graphql.CollectedField, obj *DeleteRepositoryCredentialsPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteRepositoryCredentialsPayload_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteRepositoryCredentialsPayload_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteRepositoryCredentialsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeleteRepositoryCredentialsPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteRepositoryCredentialsPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteRepositoryCredentialsPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteRepositoryCredentialsPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteRepositoryCredentialsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeleteSshKeyPayload_project(ctx context.Context, field graphql.CollectedField, obj *DeleteSSHKeyPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteSshKeyPayload_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteSshKeyPayload_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteSshKeyPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeleteSshKeyPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteSSHKeyPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteSshKeyPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteSshKeyPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteSshKeyPayload",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -12315,6 +13098,226 @@ func (ec *executionContext) fieldContext_Mutation_revokeApiToken(ctx context.Con
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_revokeApiToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createSshKey(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createSshKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateSSHKey(ctx, fc.Args["input"].(CreateSSHKeyInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CreateSSHKeyPayload) graphql.Marshaler {
+			return ec.marshalNCreateSshKeyPayload2ᚖdocsdᚋgraphᚐCreateSSHKeyPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createSshKey(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreateSshKeyPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createSshKey_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteSshKey(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteSshKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteSSHKey(ctx, fc.Args["input"].(DeleteSSHKeyInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *DeleteSSHKeyPayload) graphql.Marshaler {
+			return ec.marshalNDeleteSshKeyPayload2ᚖdocsdᚋgraphᚐDeleteSSHKeyPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteSshKey(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteSshKeyPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteSshKey_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setSshKnownHosts(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setSshKnownHosts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetSSHKnownHosts(ctx, fc.Args["input"].(SetSSHKnownHostsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *SetSSHKnownHostsPayload) graphql.Marshaler {
+			return ec.marshalNSetSshKnownHostsPayload2ᚖdocsdᚋgraphᚐSetSSHKnownHostsPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setSshKnownHosts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SetSshKnownHostsPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setSshKnownHosts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setRepositoryCredentials(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setRepositoryCredentials(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetRepositoryCredentials(ctx, fc.Args["input"].(SetRepositoryCredentialsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *SetRepositoryCredentialsPayload) graphql.Marshaler {
+			return ec.marshalNSetRepositoryCredentialsPayload2ᚖdocsdᚋgraphᚐSetRepositoryCredentialsPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setRepositoryCredentials(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SetRepositoryCredentialsPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setRepositoryCredentials_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteRepositoryCredentials(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteRepositoryCredentials(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteRepositoryCredentials(ctx, fc.Args["input"].(DeleteRepositoryCredentialsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *DeleteRepositoryCredentialsPayload) graphql.Marshaler {
+			return ec.marshalNDeleteRepositoryCredentialsPayload2ᚖdocsdᚋgraphᚐDeleteRepositoryCredentialsPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteRepositoryCredentials(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteRepositoryCredentialsPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteRepositoryCredentials_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -14408,6 +15411,141 @@ func (ec *executionContext) fieldContext_Project_badge(_ context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Project_sshKey(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_sshKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Project().SSHKey(ctx, obj)
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal *store.SSHKey
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *store.SSHKey) graphql.Marshaler {
+			return ec.marshalOSshKey2ᚖdocsdᚋstoreᚐSSHKey(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Project_sshKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SshKey(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Project_sshKnownHosts(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_sshKnownHosts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Project().SSHKnownHosts(ctx, obj)
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal []*SSHKnownHost
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v []*SSHKnownHost) graphql.Marshaler {
+			return ec.marshalOSshKnownHost2ᚕᚖdocsdᚋgraphᚐSSHKnownHostᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Project_sshKnownHosts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SshKnownHost(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Project_repositoryCredentials(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_repositoryCredentials(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Project().RepositoryCredentials(ctx, obj)
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal *store.RepositoryCredentials
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *store.RepositoryCredentials) graphql.Marshaler {
+			return ec.marshalORepositoryCredentials2ᚖdocsdᚋstoreᚐRepositoryCredentials(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Project_repositoryCredentials(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RepositoryCredentials(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ProjectAccess_exists(ctx context.Context, field graphql.CollectedField, obj *ProjectAccess) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -16419,6 +17557,75 @@ func (ec *executionContext) fieldContext_Repository_type(_ context.Context, fiel
 	return newScalarFieldContext("Repository", field, false, false, "RepositoryType")
 }
 
+func (ec *executionContext) _RepositoryCredentials_username(ctx context.Context, field graphql.CollectedField, obj *store.RepositoryCredentials) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RepositoryCredentials_username(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Username, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RepositoryCredentials_username(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("RepositoryCredentials", field, false, false, "String")
+}
+
+func (ec *executionContext) _RepositoryCredentials_created(ctx context.Context, field graphql.CollectedField, obj *store.RepositoryCredentials) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RepositoryCredentials_created(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RepositoryCredentials_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("RepositoryCredentials", field, false, false, "Time")
+}
+
+func (ec *executionContext) _RepositoryCredentials_modified(ctx context.Context, field graphql.CollectedField, obj *store.RepositoryCredentials) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RepositoryCredentials_modified(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Modified, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RepositoryCredentials_modified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("RepositoryCredentials", field, false, false, "Time")
+}
+
 func (ec *executionContext) _RevokeApiTokenPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *RevokeAPITokenPayload) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -17135,6 +18342,134 @@ func (ec *executionContext) fieldContext_SetProjectPrivacyPayload_errors(_ conte
 	return fc, nil
 }
 
+func (ec *executionContext) _SetRepositoryCredentialsPayload_project(ctx context.Context, field graphql.CollectedField, obj *SetRepositoryCredentialsPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetRepositoryCredentialsPayload_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SetRepositoryCredentialsPayload_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetRepositoryCredentialsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetRepositoryCredentialsPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SetRepositoryCredentialsPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetRepositoryCredentialsPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SetRepositoryCredentialsPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetRepositoryCredentialsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetSshKnownHostsPayload_project(ctx context.Context, field graphql.CollectedField, obj *SetSSHKnownHostsPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetSshKnownHostsPayload_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SetSshKnownHostsPayload_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetSshKnownHostsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetSshKnownHostsPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SetSSHKnownHostsPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetSshKnownHostsPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SetSshKnownHostsPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetSshKnownHostsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SetTranslationOfPayload_project(ctx context.Context, field graphql.CollectedField, obj *SetTranslationOfPayload) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -17325,6 +18660,213 @@ func (ec *executionContext) fieldContext_SetVersionUploadedPayload_errors(_ cont
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _SshKey_type(ctx context.Context, field graphql.CollectedField, obj *store.SSHKey) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SshKey_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SshKey_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SshKey", field, false, false, "String")
+}
+
+func (ec *executionContext) _SshKey_publicKey(ctx context.Context, field graphql.CollectedField, obj *store.SSHKey) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SshKey_publicKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PublicKey, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SshKey_publicKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SshKey", field, false, false, "String")
+}
+
+func (ec *executionContext) _SshKey_fingerprint(ctx context.Context, field graphql.CollectedField, obj *store.SSHKey) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SshKey_fingerprint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Fingerprint, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SshKey_fingerprint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SshKey", field, false, false, "String")
+}
+
+func (ec *executionContext) _SshKey_created(ctx context.Context, field graphql.CollectedField, obj *store.SSHKey) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SshKey_created(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SshKey_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SshKey", field, false, false, "Time")
+}
+
+func (ec *executionContext) _SshKnownHost_host(ctx context.Context, field graphql.CollectedField, obj *SSHKnownHost) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SshKnownHost_host(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Host, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SshKnownHost_host(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SshKnownHost", field, false, false, "String")
+}
+
+func (ec *executionContext) _SshKnownHost_keyType(ctx context.Context, field graphql.CollectedField, obj *SSHKnownHost) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SshKnownHost_keyType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KeyType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SshKnownHost_keyType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SshKnownHost", field, false, false, "String")
+}
+
+func (ec *executionContext) _SshKnownHost_fingerprint(ctx context.Context, field graphql.CollectedField, obj *SSHKnownHost) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SshKnownHost_fingerprint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Fingerprint, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SshKnownHost_fingerprint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SshKnownHost", field, false, false, "String")
+}
+
+func (ec *executionContext) _SshKnownHost_learned(ctx context.Context, field graphql.CollectedField, obj *SSHKnownHost) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SshKnownHost_learned(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Learned, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SshKnownHost_learned(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SshKnownHost", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _SshKnownHost_line(ctx context.Context, field graphql.CollectedField, obj *SSHKnownHost) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SshKnownHost_line(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Line, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SshKnownHost_line(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SshKnownHost", field, false, false, "String")
 }
 
 func (ec *executionContext) _Subproject_id(ctx context.Context, field graphql.CollectedField, obj *store.Relationship) (ret graphql.Marshaler) {
@@ -20998,6 +22540,55 @@ func UnmarshalCreateRedirectInput(ctx context.Context, raw any) (RedirectInput, 
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCreateSshKeyInput(ctx context.Context, obj any) (CreateSSHKeyInput, error) {
+	var it CreateSSHKeyInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"slug", "rotate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		case "rotate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rotate"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Rotate = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateSshKeyInput unmarshals raw into the CreateSshKeyInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateSshKeyInput(ctx context.Context, raw any) (CreateSSHKeyInput, error) {
+	var out CreateSSHKeyInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateSshKeyInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCreateSubprojectInput(ctx context.Context, obj any) (CreateSubprojectInput, error) {
 	var it CreateSubprojectInput
 	if obj == nil {
@@ -21251,6 +22842,90 @@ func (ec *executionContext) unmarshalInputDeleteRedirectInput(ctx context.Contex
 func UnmarshalDeleteRedirectInput(ctx context.Context, raw any) (DeleteRedirectInput, error) {
 	var out DeleteRedirectInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeleteRedirectInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputDeleteRepositoryCredentialsInput(ctx context.Context, obj any) (DeleteRepositoryCredentialsInput, error) {
+	var it DeleteRepositoryCredentialsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"slug"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDeleteRepositoryCredentialsInput unmarshals raw into the DeleteRepositoryCredentialsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDeleteRepositoryCredentialsInput(ctx context.Context, raw any) (DeleteRepositoryCredentialsInput, error) {
+	var out DeleteRepositoryCredentialsInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeleteRepositoryCredentialsInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputDeleteSshKeyInput(ctx context.Context, obj any) (DeleteSSHKeyInput, error) {
+	var it DeleteSSHKeyInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"slug"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDeleteSshKeyInput unmarshals raw into the DeleteSshKeyInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDeleteSshKeyInput(ctx context.Context, raw any) (DeleteSSHKeyInput, error) {
+	var out DeleteSSHKeyInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeleteSshKeyInput", raw, &out)
 	return out, err
 }
 
@@ -22039,6 +23714,111 @@ func (ec *executionContext) unmarshalInputSetProjectPrivacyInput(ctx context.Con
 func UnmarshalSetProjectPrivacyInput(ctx context.Context, raw any) (SetProjectPrivacyInput, error) {
 	var out SetProjectPrivacyInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "SetProjectPrivacyInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputSetRepositoryCredentialsInput(ctx context.Context, obj any) (SetRepositoryCredentialsInput, error) {
+	var it SetRepositoryCredentialsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"slug", "username", "password"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		case "username":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("username"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Username = data
+		case "password":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("password"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Password = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSetRepositoryCredentialsInput unmarshals raw into the SetRepositoryCredentialsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSetRepositoryCredentialsInput(ctx context.Context, raw any) (SetRepositoryCredentialsInput, error) {
+	var out SetRepositoryCredentialsInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SetRepositoryCredentialsInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputSetSshKnownHostsInput(ctx context.Context, obj any) (SetSSHKnownHostsInput, error) {
+	var it SetSSHKnownHostsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"slug", "knownHosts"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		case "knownHosts":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("knownHosts"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.KnownHosts = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSetSshKnownHostsInput unmarshals raw into the SetSshKnownHostsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSetSshKnownHostsInput(ctx context.Context, raw any) (SetSSHKnownHostsInput, error) {
+	var out SetSSHKnownHostsInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SetSshKnownHostsInput", raw, &out)
 	return out, err
 }
 
@@ -23667,6 +25447,44 @@ func (ec *executionContext) _CreateRedirectPayload(ctx context.Context, sel ast.
 	return marshalObject(fields, out)
 }
 
+var createSshKeyPayloadImplementors = []string{"CreateSshKeyPayload"}
+
+func (ec *executionContext) _CreateSshKeyPayload(ctx context.Context, sel ast.SelectionSet, obj *CreateSSHKeyPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, createSshKeyPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreateSshKeyPayload")
+		case "project":
+			out.Values[i] = ec._CreateSshKeyPayload_project(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._CreateSshKeyPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
 var createSubprojectPayloadImplementors = []string{"CreateSubprojectPayload"}
 
 func (ec *executionContext) _CreateSubprojectPayload(ctx context.Context, sel ast.SelectionSet, obj *CreateSubprojectPayload) graphql.Marshaler {
@@ -23837,6 +25655,82 @@ func (ec *executionContext) _DeleteRedirectPayload(ctx context.Context, sel ast.
 			}
 		case "errors":
 			out.Values[i] = ec._DeleteRedirectPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var deleteRepositoryCredentialsPayloadImplementors = []string{"DeleteRepositoryCredentialsPayload"}
+
+func (ec *executionContext) _DeleteRepositoryCredentialsPayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteRepositoryCredentialsPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, deleteRepositoryCredentialsPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteRepositoryCredentialsPayload")
+		case "project":
+			out.Values[i] = ec._DeleteRepositoryCredentialsPayload_project(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._DeleteRepositoryCredentialsPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var deleteSshKeyPayloadImplementors = []string{"DeleteSshKeyPayload"}
+
+func (ec *executionContext) _DeleteSshKeyPayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteSSHKeyPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, deleteSshKeyPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteSshKeyPayload")
+		case "project":
+			out.Values[i] = ec._DeleteSshKeyPayload_project(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._DeleteSshKeyPayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -24454,6 +26348,41 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createSshKey":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createSshKey(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteSshKey":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteSshKey(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setSshKnownHosts":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setSshKnownHosts(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setRepositoryCredentials":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setRepositoryCredentials(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteRepositoryCredentials":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteRepositoryCredentials(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -24955,6 +26884,24 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Project_badge(ctx, field, obj)
+				})
+		case "sshKey":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_sshKey(ctx, field, obj)
+				})
+		case "sshKnownHosts":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_sshKnownHosts(ctx, field, obj)
+				})
+		case "repositoryCredentials":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_repositoryCredentials(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -25718,6 +27665,49 @@ func (ec *executionContext) _Repository(ctx context.Context, sel ast.SelectionSe
 	return marshalObject(fields, out)
 }
 
+var repositoryCredentialsImplementors = []string{"RepositoryCredentials"}
+
+func (ec *executionContext) _RepositoryCredentials(ctx context.Context, sel ast.SelectionSet, obj *store.RepositoryCredentials) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, repositoryCredentialsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RepositoryCredentials")
+		case "username":
+			out.Values[i] = ec._RepositoryCredentials_username(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "created":
+			out.Values[i] = ec._RepositoryCredentials_created(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "modified":
+			out.Values[i] = ec._RepositoryCredentials_modified(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
 var revokeApiTokenPayloadImplementors = []string{"RevokeApiTokenPayload"}
 
 func (ec *executionContext) _RevokeApiTokenPayload(ctx context.Context, sel ast.SelectionSet, obj *RevokeAPITokenPayload) graphql.Marshaler {
@@ -26054,6 +28044,82 @@ func (ec *executionContext) _SetProjectPrivacyPayload(ctx context.Context, sel a
 	return marshalObject(fields, out)
 }
 
+var setRepositoryCredentialsPayloadImplementors = []string{"SetRepositoryCredentialsPayload"}
+
+func (ec *executionContext) _SetRepositoryCredentialsPayload(ctx context.Context, sel ast.SelectionSet, obj *SetRepositoryCredentialsPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, setRepositoryCredentialsPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SetRepositoryCredentialsPayload")
+		case "project":
+			out.Values[i] = ec._SetRepositoryCredentialsPayload_project(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._SetRepositoryCredentialsPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var setSshKnownHostsPayloadImplementors = []string{"SetSshKnownHostsPayload"}
+
+func (ec *executionContext) _SetSshKnownHostsPayload(ctx context.Context, sel ast.SelectionSet, obj *SetSSHKnownHostsPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, setSshKnownHostsPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SetSshKnownHostsPayload")
+		case "project":
+			out.Values[i] = ec._SetSshKnownHostsPayload_project(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._SetSshKnownHostsPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
 var setTranslationOfPayloadImplementors = []string{"SetTranslationOfPayload"}
 
 func (ec *executionContext) _SetTranslationOfPayload(ctx context.Context, sel ast.SelectionSet, obj *SetTranslationOfPayload) graphql.Marshaler {
@@ -26148,6 +28214,107 @@ func (ec *executionContext) _SetVersionUploadedPayload(ctx context.Context, sel 
 			}
 		case "errors":
 			out.Values[i] = ec._SetVersionUploadedPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var sshKeyImplementors = []string{"SshKey"}
+
+func (ec *executionContext) _SshKey(ctx context.Context, sel ast.SelectionSet, obj *store.SSHKey) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, sshKeyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SshKey")
+		case "type":
+			out.Values[i] = ec._SshKey_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "publicKey":
+			out.Values[i] = ec._SshKey_publicKey(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fingerprint":
+			out.Values[i] = ec._SshKey_fingerprint(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "created":
+			out.Values[i] = ec._SshKey_created(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var sshKnownHostImplementors = []string{"SshKnownHost"}
+
+func (ec *executionContext) _SshKnownHost(ctx context.Context, sel ast.SelectionSet, obj *SSHKnownHost) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, sshKnownHostImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SshKnownHost")
+		case "host":
+			out.Values[i] = ec._SshKnownHost_host(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "keyType":
+			out.Values[i] = ec._SshKnownHost_keyType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fingerprint":
+			out.Values[i] = ec._SshKnownHost_fingerprint(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "learned":
+			out.Values[i] = ec._SshKnownHost_learned(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "line":
+			out.Values[i] = ec._SshKnownHost_line(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -27693,6 +29860,19 @@ func (ec *executionContext) marshalNCreateRedirectPayload2ᚖdocsdᚋgraphᚐCre
 	return ec._CreateRedirectPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNCreateSshKeyInput2docsdᚋgraphᚐCreateSSHKeyInput(ctx context.Context, v any) (CreateSSHKeyInput, error) {
+	res, err := ec.unmarshalInputCreateSshKeyInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreateSshKeyPayload2ᚖdocsdᚋgraphᚐCreateSSHKeyPayload(ctx context.Context, sel ast.SelectionSet, v *CreateSSHKeyPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CreateSshKeyPayload!")
+		return graphql.Null
+	}
+	return ec._CreateSshKeyPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCreateSubprojectInput2docsdᚋgraphᚐCreateSubprojectInput(ctx context.Context, v any) (CreateSubprojectInput, error) {
 	res, err := ec.unmarshalInputCreateSubprojectInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -27756,6 +29936,32 @@ func (ec *executionContext) marshalNDeleteRedirectPayload2ᚖdocsdᚋgraphᚐDel
 		return graphql.Null
 	}
 	return ec._DeleteRedirectPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDeleteRepositoryCredentialsInput2docsdᚋgraphᚐDeleteRepositoryCredentialsInput(ctx context.Context, v any) (DeleteRepositoryCredentialsInput, error) {
+	res, err := ec.unmarshalInputDeleteRepositoryCredentialsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeleteRepositoryCredentialsPayload2ᚖdocsdᚋgraphᚐDeleteRepositoryCredentialsPayload(ctx context.Context, sel ast.SelectionSet, v *DeleteRepositoryCredentialsPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DeleteRepositoryCredentialsPayload!")
+		return graphql.Null
+	}
+	return ec._DeleteRepositoryCredentialsPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDeleteSshKeyInput2docsdᚋgraphᚐDeleteSSHKeyInput(ctx context.Context, v any) (DeleteSSHKeyInput, error) {
+	res, err := ec.unmarshalInputDeleteSshKeyInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeleteSshKeyPayload2ᚖdocsdᚋgraphᚐDeleteSSHKeyPayload(ctx context.Context, sel ast.SelectionSet, v *DeleteSSHKeyPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DeleteSshKeyPayload!")
+		return graphql.Null
+	}
+	return ec._DeleteSshKeyPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNDeleteSubprojectInput2docsdᚋgraphᚐDeleteSubprojectInput(ctx context.Context, v any) (DeleteSubprojectInput, error) {
@@ -28357,6 +30563,32 @@ func (ec *executionContext) marshalNSetProjectPrivacyPayload2ᚖdocsdᚋgraphᚐ
 	return ec._SetProjectPrivacyPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNSetRepositoryCredentialsInput2docsdᚋgraphᚐSetRepositoryCredentialsInput(ctx context.Context, v any) (SetRepositoryCredentialsInput, error) {
+	res, err := ec.unmarshalInputSetRepositoryCredentialsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSetRepositoryCredentialsPayload2ᚖdocsdᚋgraphᚐSetRepositoryCredentialsPayload(ctx context.Context, sel ast.SelectionSet, v *SetRepositoryCredentialsPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SetRepositoryCredentialsPayload!")
+		return graphql.Null
+	}
+	return ec._SetRepositoryCredentialsPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSetSshKnownHostsInput2docsdᚋgraphᚐSetSSHKnownHostsInput(ctx context.Context, v any) (SetSSHKnownHostsInput, error) {
+	res, err := ec.unmarshalInputSetSshKnownHostsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSetSshKnownHostsPayload2ᚖdocsdᚋgraphᚐSetSSHKnownHostsPayload(ctx context.Context, sel ast.SelectionSet, v *SetSSHKnownHostsPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SetSshKnownHostsPayload!")
+		return graphql.Null
+	}
+	return ec._SetSshKnownHostsPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNSetTranslationOfInput2docsdᚋgraphᚐSetTranslationOfInput(ctx context.Context, v any) (SetTranslationOfInput, error) {
 	res, err := ec.unmarshalInputSetTranslationOfInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -28394,6 +30626,14 @@ func (ec *executionContext) marshalNSetVersionUploadedPayload2ᚖdocsdᚋgraph�
 		return graphql.Null
 	}
 	return ec._SetVersionUploadedPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSshKnownHost2ᚖdocsdᚋgraphᚐSSHKnownHost(ctx context.Context, sel ast.SelectionSet, v *SSHKnownHost) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SshKnownHost!")
+		return graphql.Null
+	}
+	return ec._SshKnownHost(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -29209,6 +31449,13 @@ func (ec *executionContext) marshalORedirectType2ᚖstring(ctx context.Context, 
 	return res
 }
 
+func (ec *executionContext) marshalORepositoryCredentials2ᚖdocsdᚋstoreᚐRepositoryCredentials(ctx context.Context, sel ast.SelectionSet, v *store.RepositoryCredentials) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._RepositoryCredentials(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalORepositoryInput2ᚖdocsdᚋgraphᚐRepositoryInput(ctx context.Context, v any) (*RepositoryInput, error) {
 	if v == nil {
 		return nil, nil
@@ -29241,6 +31488,32 @@ func (ec *executionContext) unmarshalOSearchFamilyInput2ᚖdocsdᚋgraphᚐSearc
 	}
 	res, err := ec.unmarshalInputSearchFamilyInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSshKey2ᚖdocsdᚋstoreᚐSSHKey(ctx context.Context, sel ast.SelectionSet, v *store.SSHKey) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SshKey(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOSshKnownHost2ᚕᚖdocsdᚋgraphᚐSSHKnownHostᚄ(ctx context.Context, sel ast.SelectionSet, v []*SSHKnownHost) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSshKnownHost2ᚖdocsdᚋgraphᚐSSHKnownHost(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

@@ -164,6 +164,22 @@ type CreateRedirectPayload struct {
 	Errors []*errs.UserError `json:"errors"`
 }
 
+// The project to make a deploy key for.
+type CreateSSHKeyInput struct {
+	// The project's slug.
+	Slug string `json:"slug"`
+	// Replace the project's key, if it has one (else CONFLICT).
+	Rotate *bool `json:"rotate,omitempty"`
+}
+
+// The outcome of `createSshKey`.
+type CreateSSHKeyPayload struct {
+	// The project, whose `sshKey` is the new key; null with errors.
+	Project *ProjectView `json:"project,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
 // The parent project, the project to nest and the alias it is served under.
 type CreateSubprojectInput struct {
 	// The parent project's slug.
@@ -242,6 +258,34 @@ type DeleteRedirectInput struct {
 type DeleteRedirectPayload struct {
 	// The global id of the deleted redirect (`node(id:)` answers null for it from now on); null with errors.
 	DeletedID *string `json:"deletedId,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// The project whose HTTPS repository credentials to delete.
+type DeleteRepositoryCredentialsInput struct {
+	// The project's slug.
+	Slug string `json:"slug"`
+}
+
+// The outcome of `deleteRepositoryCredentials`.
+type DeleteRepositoryCredentialsPayload struct {
+	// The project, without credentials; null with errors.
+	Project *ProjectView `json:"project,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// The project whose deploy key to delete.
+type DeleteSSHKeyInput struct {
+	// The project's slug.
+	Slug string `json:"slug"`
+}
+
+// The outcome of `deleteSshKey`.
+type DeleteSSHKeyPayload struct {
+	// The project, without a key; null with errors.
+	Project *ProjectView `json:"project,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }
@@ -738,6 +782,40 @@ type SetProjectPrivacyPayload struct {
 	Errors []*errs.UserError `json:"errors"`
 }
 
+// A project and its HTTPS repository credentials.
+type SetRepositoryCredentialsInput struct {
+	// The project's slug.
+	Slug string `json:"slug"`
+	// The username: 1 to 150 characters, without `:`.
+	Username string `json:"username"`
+	// The token (or password): 1 to 4096 characters, without line breaks or control characters. It is never shown again.
+	Password string `json:"password"`
+}
+
+// The outcome of `setRepositoryCredentials`.
+type SetRepositoryCredentialsPayload struct {
+	// The project, with its `repositoryCredentials`; null with errors.
+	Project *ProjectView `json:"project,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// A project and its known hosts.
+type SetSSHKnownHostsInput struct {
+	// The project's slug.
+	Slug string `json:"slug"`
+	// OpenSSH `known_hosts` text: one entry per line (blank lines and `#` comments are skipped), at most 50 entries and 64 KiB; `""` clears them, so that the next connection learns the host's key again.
+	KnownHosts string `json:"knownHosts"`
+}
+
+// The outcome of `setSshKnownHosts`.
+type SetSSHKnownHostsPayload struct {
+	// The project with its new known hosts; null with errors.
+	Project *ProjectView `json:"project,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
 // A translation and its main project.
 type SetTranslationOfInput struct {
 	// The translation's slug.
@@ -788,6 +866,20 @@ type SetVersionUploadedPayload struct {
 	Version *VersionView `json:"version,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
+}
+
+// One of a project's known hosts: a host key its git commands accept for an SSH repository.
+type SSHKnownHost struct {
+	// The host or hosts the line names (`git.acme.example`, `[127.0.0.1]:2222`, or a hashed name).
+	Host string `json:"host"`
+	// The key's type (`ssh-ed25519`, `ecdsa-sha2-nistp256`, `ssh-rsa`).
+	KeyType string `json:"keyType"`
+	// The key's SHA256 fingerprint, to compare with the Git host's published keys.
+	Fingerprint string `json:"fingerprint"`
+	// True when docsd stored the key on the first connection to the host (trust on first use); false when a maintainer set it.
+	Learned bool `json:"learned"`
+	// The `known_hosts` line.
+	Line string `json:"line"`
 }
 
 // A page of subprojects (a Relay cursor connection).

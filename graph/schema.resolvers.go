@@ -334,6 +334,56 @@ func (r *mutationResolver) RevokeAPIToken(ctx context.Context, input RevokeAPITo
 	return r.revokeAPIToken(ctx, input)
 }
 
+// CreateSSHKey is the resolver for the createSshKey field.
+func (r *mutationResolver) CreateSSHKey(ctx context.Context, input CreateSSHKeyInput) (*CreateSSHKeyPayload, error) {
+	p, err := r.createSSHKey(ctx, input)
+	view, ue, err := r.projectPayload(ctx, p, err)
+	if err != nil {
+		return nil, err
+	}
+	return &CreateSSHKeyPayload{Project: view, Errors: ue}, nil
+}
+
+// DeleteSSHKey is the resolver for the deleteSshKey field.
+func (r *mutationResolver) DeleteSSHKey(ctx context.Context, input DeleteSSHKeyInput) (*DeleteSSHKeyPayload, error) {
+	p, err := r.deleteFromProject(ctx, input.Slug, r.Store.DeleteSSHKey)
+	view, ue, err := r.projectPayload(ctx, p, err)
+	if err != nil {
+		return nil, err
+	}
+	return &DeleteSSHKeyPayload{Project: view, Errors: ue}, nil
+}
+
+// SetSSHKnownHosts is the resolver for the setSshKnownHosts field.
+func (r *mutationResolver) SetSSHKnownHosts(ctx context.Context, input SetSSHKnownHostsInput) (*SetSSHKnownHostsPayload, error) {
+	p, err := r.setSSHKnownHosts(ctx, input)
+	view, ue, err := r.projectPayload(ctx, p, err)
+	if err != nil {
+		return nil, err
+	}
+	return &SetSSHKnownHostsPayload{Project: view, Errors: ue}, nil
+}
+
+// SetRepositoryCredentials is the resolver for the setRepositoryCredentials field.
+func (r *mutationResolver) SetRepositoryCredentials(ctx context.Context, input SetRepositoryCredentialsInput) (*SetRepositoryCredentialsPayload, error) {
+	p, err := r.setRepositoryCredentials(ctx, input)
+	view, ue, err := r.projectPayload(ctx, p, err)
+	if err != nil {
+		return nil, err
+	}
+	return &SetRepositoryCredentialsPayload{Project: view, Errors: ue}, nil
+}
+
+// DeleteRepositoryCredentials is the resolver for the deleteRepositoryCredentials field.
+func (r *mutationResolver) DeleteRepositoryCredentials(ctx context.Context, input DeleteRepositoryCredentialsInput) (*DeleteRepositoryCredentialsPayload, error) {
+	p, err := r.deleteFromProject(ctx, input.Slug, r.Store.DeleteRepositoryCredentials)
+	view, ue, err := r.projectPayload(ctx, p, err)
+	if err != nil {
+		return nil, err
+	}
+	return &DeleteRepositoryCredentialsPayload{Project: view, Errors: ue}, nil
+}
+
 // Maintainers is the resolver for the maintainers field.
 func (r *projectResolver) Maintainers(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string) (*UserConnection, error) {
 	users, err := obj.Users()
@@ -584,6 +634,21 @@ func (r *projectResolver) ResolveRedirect(ctx context.Context, obj *ProjectView,
 // Badge is the resolver for the badge field.
 func (r *projectResolver) Badge(ctx context.Context, obj *ProjectView) (*ProjectBadge, error) {
 	return r.projectBadge(ctx, obj.Project)
+}
+
+// SSHKey is the resolver for the sshKey field.
+func (r *projectResolver) SSHKey(ctx context.Context, obj *ProjectView) (*store.SSHKey, error) {
+	return r.sshKey(ctx, obj.Project)
+}
+
+// SSHKnownHosts is the resolver for the sshKnownHosts field.
+func (r *projectResolver) SSHKnownHosts(ctx context.Context, obj *ProjectView) ([]*SSHKnownHost, error) {
+	return r.sshKnownHosts(ctx, obj.Project)
+}
+
+// RepositoryCredentials is the resolver for the repositoryCredentials field.
+func (r *projectResolver) RepositoryCredentials(ctx context.Context, obj *ProjectView) (*store.RepositoryCredentials, error) {
+	return r.repositoryCredentials(ctx, obj.Project)
 }
 
 // Node is the resolver for the node field.

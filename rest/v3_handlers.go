@@ -65,6 +65,7 @@ func (s *Server) v3Routes() []*v3Route {
 	routes = append(routes, s.v3NotificationRoutes()...)
 	routes = append(routes, s.v3UploadRoutes()...)
 	routes = append(routes, s.v3OpenAPIRoute())
+	routes = append(routes, s.v3SSHKeyRoute())
 	for _, rt := range routes {
 		if rt.allow != "" {
 			continue

@@ -140,25 +140,37 @@ func (s *Sealer) describeCurrent() string {
 // it reads with it. Call it before the store is used; nil stores plaintext.
 func (s *Store) UseSealer(sl *Sealer) { s.sealer = sl }
 
-// ResealSecrets rewrites every environment variable value and webhook
-// secret sealed with the store's sealer's current key (plaintext when it has
-// none), opening them with any key it knows. It runs in one transaction and
-// returns how many values it rewrote; a value it cannot open fails the whole
-// call and changes nothing.
+// ResealSecrets rewrites every environment variable value, webhook secret,
+// SSH private key and HTTPS repository credential sealed with the store's
+// sealer's current key (plaintext when it has none), opening them with any
+// key it knows. It runs in one transaction and returns how many values it
+// rewrote; a value it cannot open fails the whole call and changes nothing.
+// SSH keys and repository credentials are never stored unencrypted: without
+// a current key, a store holding any is refused (Invalid).
 func (s *Store) ResealSecrets(ctx context.Context) (int, error) {
 	const op = "store.ResealSecrets"
 	n := 0
 	err := s.InTx(ctx, op, func(tx *Tx) error {
-		for _, t := range []struct{ table, column, aad string }{
-			{"environment_variables", "value", aadEnvValue},
-			{"integrations", "secret", aadIntegrationSecret},
+		for _, t := range []struct {
+			table, column, aad string
+			id                 string // the row's key column
+			sealedOnly         bool   // never stored unencrypted
+		}{
+			{"environment_variables", "value", aadEnvValue, "id", false},
+			{"integrations", "secret", aadIntegrationSecret, "id", false},
+			{"project_ssh_keys", "private_key", aadSSHPrivateKey, "project_id", true},
+			{"project_repository_credentials", "username", aadRepoCredsUsername, "project_id", true},
+			{"project_repository_credentials", "password", aadRepoCredsPassword, "project_id", true},
 		} {
 			var rows []struct {
 				ID    int64  `db:"id"`
 				Value string `db:"v"`
 			}
-			if err := tx.sel(ctx, &rows, `SELECT id, `+t.column+` AS v FROM `+t.table+` ORDER BY id`); err != nil {
+			if err := tx.sel(ctx, &rows, `SELECT `+t.id+` AS id, `+t.column+` AS v FROM `+t.table+` ORDER BY `+t.id); err != nil {
 				return err
+			}
+			if t.sealedOnly && len(rows) > 0 && !s.sealer.Encrypts() {
+				return errs.E(errs.Invalid, op, "SSH keys and repository credentials are never stored unencrypted: rotate to a new --secret-key, or delete them first")
 			}
 			for _, r := range rows {
 				plain, err := s.sealer.open(r.Value, t.aad)
@@ -172,7 +184,7 @@ func (s *Store) ResealSecrets(ctx context.Context) (int, error) {
 				if sealed == r.Value {
 					continue // plaintext staying plaintext
 				}
-				if _, err := tx.exec(ctx, `UPDATE `+t.table+` SET `+t.column+` = ? WHERE id = ?`, sealed, r.ID); err != nil {
+				if _, err := tx.exec(ctx, `UPDATE `+t.table+` SET `+t.column+` = ? WHERE `+t.id+` = ?`, sealed, r.ID); err != nil {
 					return err
 				}
 				n++

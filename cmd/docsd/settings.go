@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/x509"
 	"flag"
 	"fmt"
 	"net"
@@ -16,6 +17,7 @@ import (
 	"docsd/internal/builder"
 	"docsd/internal/hosting"
 	"docsd/internal/ratelimit"
+	"docsd/internal/repocreds"
 )
 
 // Settings are the operator settings (see
@@ -114,6 +116,10 @@ type Settings struct {
 	s3SecretKey  string // AWS_SECRET_ACCESS_KEY
 	// Sign-in with OpenID Connect, and who may use passwords (oidc.go).
 	oidcSettings
+	// Repository access: the operator's known_hosts file for SSH
+	// repositories.
+	SSHKnownHosts    string
+	RepositoryCAFile string
 }
 
 func envName(flagName string) string {
@@ -247,6 +253,9 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.S3Endpoint, "s3-endpoint", "", "URL of an S3-compatible server other than AWS (http://host:port); buckets are then addressed by path")
 	str(&s.S3Region, "s3-region", "us-east-1", "region of the artifacts bucket")
 	s.oidcSettings.register(str, boolean)
+	// Repository access.
+	str(&s.SSHKnownHosts, "ssh-known-hosts", "", "path of an OpenSSH known_hosts file whose host keys every project's SSH repository may have, besides the project's own known hosts; empty: none")
+	str(&s.RepositoryCAFile, "repository-ca-file", "", "path of a PEM file of the certificate authorities git trusts for HTTPS repositories instead of the system's (Git servers with a private CA); empty: the system's")
 }
 
 // resolve fills derived defaults and checks the settings.
@@ -327,6 +336,26 @@ func (s *Settings) resolve() error {
 	if err := s.resolvePackageIndex(); err != nil {
 		return err
 	}
+	if s.SSHKnownHosts != "" {
+		abs, err := filepath.Abs(s.SSHKnownHosts)
+		if err == nil {
+			err = repocreds.CheckKnownHostsFile(abs)
+		}
+		if err != nil {
+			return fmt.Errorf("--ssh-known-hosts: %v", err)
+		}
+		s.SSHKnownHosts = abs
+	}
+	if s.RepositoryCAFile != "" {
+		abs, err := filepath.Abs(s.RepositoryCAFile)
+		if err == nil {
+			err = checkCAFile(abs)
+		}
+		if err != nil {
+			return fmt.Errorf("--repository-ca-file: %v", err)
+		}
+		s.RepositoryCAFile = abs
+	}
 	if s.BuildMemoryLimit < 0 || s.BuildProcessLimit < 0 || s.BuildCPULimit < 0 || s.BuildDiskLimit < 0 {
 		return fmt.Errorf("--build-memory-limit, --build-process-limit, --build-cpu-limit and --build-disk-limit must not be negative (0 turns a limit off)")
 	}
@@ -405,6 +434,18 @@ func (s *Settings) resolveDocsOrigin(publicGiven bool) error {
 	s.DocsURL = strings.TrimRight(s.DocsURL, "/")
 	if u, err := url.Parse(s.DocsURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil {
 		return fmt.Errorf("--docs-url %q must be an origin: http(s)://host[:port], no path", s.DocsURL)
+	}
+	return nil
+}
+
+// checkCAFile checks that path holds at least one PEM certificate.
+func checkCAFile(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if !x509.NewCertPool().AppendCertsFromPEM(b) {
+		return fmt.Errorf("%s holds no PEM certificate", path)
 	}
 	return nil
 }

@@ -43,6 +43,9 @@ func (a *app) newPool() *builder.Pool {
 		OfflineBuilds:           s.OfflineBuilds,
 		Published:               a.indexer.Published,
 		Uploads:                 a.uploads.processor,
+		SSHKnownHosts:           s.SSHKnownHosts,
+		RepositoryCAFile:        s.RepositoryCAFile,
+		CredentialsDir:          filepath.Join(s.DataDir, "tmp"),
 	}, a.logger)
 }
 

@@ -21,9 +21,13 @@ func (j *job) depthArgs() []string {
 	return nil
 }
 
-// repoFailure is the failure of a clone or fetch that failed: the private
-// or the public repository message, by the allow_private_repos setting.
-func (j *job) repoFailure() error {
+// repoFailure is the failure of a clone or fetch that failed with output:
+// a changed host key when ssh refused the pinned one, else the private or
+// the public repository message, by the allow_private_repos setting.
+func (j *job) repoFailure(output string) error {
+	if err := j.hostKeyFailure(output); err != nil {
+		return err
+	}
 	if j.pool.cfg.AllowPrivateRepos {
 		return fail(MsgRepoPrivate)
 	}
@@ -57,20 +61,23 @@ func (j *job) getCode(ctx context.Context) (string, error) {
 	if err := j.checkRepoNetwork(ctx, j.project.Repo); err != nil {
 		return "", err
 	}
+	if err := j.openRepoAccess(ctx); err != nil {
+		return "", err
+	}
 	if isDir(filepath.Join(j.ckout, ".git")) {
 		res, err := j.run(ctx, []string{"git", "remote", "set-url", "origin", j.project.Repo}, cmdOpts{vcs: true})
 		if err != nil {
 			return "", err
 		}
 		if res.ExitCode != 0 {
-			return "", j.repoFailure()
+			return "", j.repoFailure(res.Output)
 		}
 		argv := append([]string{"git", "fetch", "origin", "--force", "--tags", "--prune", "--prune-tags"}, j.depthArgs()...)
 		if res, err = j.run(ctx, argv, cmdOpts{vcs: true}); err != nil {
 			return "", err
 		}
 		if res.ExitCode != 0 {
-			return "", j.repoFailure()
+			return "", j.repoFailure(res.Output)
 		}
 	} else {
 		if err := resetDir(j.ckout); err != nil {
@@ -83,7 +90,7 @@ func (j *job) getCode(ctx context.Context) (string, error) {
 		}
 		if res.ExitCode != 0 {
 			resetDir(j.ckout) // never leave a half-made clone as the cache
-			return "", j.repoFailure()
+			return "", j.repoFailure(res.Output)
 		}
 	}
 	if j.version != nil && j.version.Type == store.External {
@@ -118,7 +125,7 @@ func (j *job) fetchPullRequest(ctx context.Context) error {
 		return err
 	}
 	if res.ExitCode != 0 {
-		return j.repoFailure()
+		return j.repoFailure(res.Output)
 	}
 	return nil
 }

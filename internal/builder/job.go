@@ -52,6 +52,9 @@ type job struct {
 	// current is set for a current-file build: its install and build
 	// steps get the tools' PATH and variables.
 	current *currentState
+	// access holds the repository credentials while the VCS step runs
+	// (openRepoAccess, closeRepoAccess); nil otherwise.
+	access *repoAccess
 	// ns is the network namespace of the job's commands that need the
 	// network, opened by the first of them (netns) and closed with the job
 	// (closeNet).
@@ -129,10 +132,12 @@ func (j *job) environ(o cmdOpts) *environ {
 		if j.pool.cfg.AllowLocalRepos {
 			// git refuses file:// submodules unless told; the operator
 			// allowed local repositories.
-			env.Set("GIT_CONFIG_COUNT", "1")
-			env.Set("GIT_CONFIG_KEY_0", "protocol.file.allow")
-			env.Set("GIT_CONFIG_VALUE_0", "always")
+			addGitConfig(env, "protocol.file.allow", "always")
 		}
+		if f := j.pool.cfg.RepositoryCAFile; f != "" {
+			addGitConfig(env, "http.sslCAInfo", f)
+		}
+		j.access.setGitEnv(env)
 	}
 	return env
 }
@@ -265,6 +270,16 @@ func (j *job) processLive(ctx context.Context, argv []string, o cmdOpts, tick fu
 	}
 	if o.vcs {
 		spec.ro = j.localRepos()
+		if f := j.pool.cfg.RepositoryCAFile; f != "" {
+			spec.ro = append(spec.ro, f)
+		}
+		if j.access != nil && j.access.ssh != nil {
+			// ssh reads the key and writes known_hosts there.
+			spec.rw = append(spec.rw, j.access.ssh.Dir)
+			if f := j.pool.cfg.SSHKnownHosts; f != "" {
+				spec.ro = append(spec.ro, f)
+			}
+		}
 	}
 	wpath, wargv := sbx.wrapIn(ns, path, argv, spec)
 	wpath, wargv = j.pool.limited(wpath, wargv)

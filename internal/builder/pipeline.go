@@ -146,10 +146,13 @@ func (j *job) pipeline(ctx context.Context, owner string) error {
 	s := j.pool.store
 	internal := j.version.Type != store.External
 
-	// Cloning (the claim moved the build to `cloning`).
+	// Cloning (the claim moved the build to `cloning`). The repository's
+	// credentials last until the submodules are checked out, never into
+	// the installing and building steps.
 	if err := j.prepareDirs(); err != nil {
 		return err
 	}
+	defer j.closeRepoAccess(ctx)
 	branch, err := j.getCode(ctx)
 	if err != nil {
 		return err
@@ -182,6 +185,7 @@ func (j *job) pipeline(ctx context.Context, owner string) error {
 	if err := j.updateSubmodules(ctx, cfg.Submodules); err != nil {
 		return err
 	}
+	j.closeRepoAccess(ctx)
 	var out *outputs
 	if cfg.Current != nil {
 		out, err = j.currentPipeline(ctx, cfg)
@@ -418,6 +422,7 @@ func (p *Pool) runSync(ctx context.Context, t *store.SyncTask, owner string) {
 		if err := j.prepareDirs(); err != nil {
 			return err
 		}
+		defer j.closeRepoAccess(ctx)
 		branch, err := j.getCode(ctx)
 		if err != nil {
 			return err

@@ -91,6 +91,18 @@ type Config struct {
 	// finished; the search indexer hangs here. It must
 	// not fail the build: it handles its own errors.
 	Published func(ctx context.Context, p *store.Project, v *store.Version, configJSON string)
+	// SSHKnownHosts is the operator's OpenSSH known_hosts file, consulted
+	// for every project's SSH repository besides the project's own lines
+	// (--ssh-known-hosts); empty: none.
+	SSHKnownHosts string
+	// RepositoryCAFile is a PEM file of the certificate authorities git
+	// trusts for HTTPS repositories instead of the system's
+	// (http.sslCAInfo of VCS commands); empty: the system's.
+	RepositoryCAFile string
+	// CredentialsDir is where the VCS step's key directories are made
+	// (each 0700, removed when the step ends and at Start); it must be
+	// among the directories the sandbox hides. Empty: tmp under DataDir.
+	CredentialsDir string
 	// Uploads, when set, is offered every claimed build first: it runs the
 	// builds the upload API created (see docs/user-guide/uploads.md).
 	Uploads UploadRunner
@@ -237,6 +249,9 @@ func (p *Pool) Wake() {
 // ctx ends.
 func (p *Pool) Start(ctx context.Context, n int) {
 	p.sandbox() // says at once whether builds are sandboxed
+	if err := p.RemoveStaleCredentials(); err != nil {
+		p.logger.Warn("removing SSH key directories left by a stopped process", "err", err)
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	p.mu.Lock()
 	p.stop = cancel

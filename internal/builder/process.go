@@ -102,6 +102,14 @@ func newMasker(values []string) *masker {
 	return m
 }
 
+// with returns a masker of m's secrets and more.
+func (m *masker) with(more ...string) *masker {
+	if m == nil {
+		return newMasker(more)
+	}
+	return newMasker(append(append([]string(nil), m.secrets...), more...))
+}
+
 // Mask returns s with every secret replaced by `***`.
 func (m *masker) Mask(s string) string {
 	if m == nil || m.r == nil {

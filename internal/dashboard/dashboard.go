@@ -102,6 +102,7 @@ func New(cfg Config) *Dashboard {
 	d.mux.HandleFunc("GET /projects/{slug}/edit/{$}", d.signedIn(d.handleSettings))
 	d.mountTokens()
 	d.mountRedirects()
+	d.mountRepositoryAccess()
 	for _, c := range collections {
 		c.mount(d)
 	}

@@ -123,6 +123,13 @@ type (
 		ProgrammingLanguage        struct{ Code string }
 		// Badge is the project page's badge and its snippets' URLs.
 		Badge *struct{ Version, ImageURL, LinkURL string }
+		// The repository access page's fields.
+		SSHKey        *struct{ Type, PublicKey, Fingerprint, Created string } `json:"sshKey"`
+		SSHKnownHosts []struct {
+			Host, KeyType, Fingerprint, Line string
+			Learned                          bool
+		} `json:"sshKnownHosts"`
+		RepositoryCredentials *struct{ Username, Created, Modified string }
 	}
 )
 
