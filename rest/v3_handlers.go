@@ -439,6 +439,8 @@ func (s *Server) v3ProjectImport(q *v3Req) {
 	}
 	in := v3NewInput(body)
 	v3ProjectInput(in, false)
+	in.slugRef("organization", "organization")
+	in.slugList("teams", "teams")
 	sel := v3ProjectKind.full()
 	op := &v3Op{}
 	text := `mutation($input: ImportProjectInput!) { obj: importProject(input: $input) { obj: project { ` +
