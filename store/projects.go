@@ -143,7 +143,7 @@ type ProjectFilter struct {
 	NameContains        *string // icontains, Unicode simple case mapping
 	Language            *string
 	ProgrammingLanguage *string
-	MaintainerID        *int64 // only projects this user administers (directly or through an organization)
+	MaintainerID        *int64  // only projects this user administers (directly or through an organization)
 	OrganizationID      *int64  // only projects of this organization
 	OrganizationSlug    *string // only projects of the organization with this slug
 	TranslationOf       *int64
