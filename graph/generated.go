@@ -363,9 +363,15 @@ type ComplexityRoot struct {
 		Owners        func(childComplexity int) int
 		Projects      func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Slug          func(childComplexity int) int
-		Teams         func(childComplexity int, first *int64, after *string, last *int64, before *string) int
+		Teams         func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		URL           func(childComplexity int) int
 		ViewerIsOwner func(childComplexity int) int
+	}
+
+	OrganizationAccess struct {
+		Exists func(childComplexity int) int
+		Member func(childComplexity int) int
+		Owner  func(childComplexity int) int
 	}
 
 	OrganizationConnection struct {
@@ -493,20 +499,21 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		BadgeStatus   func(childComplexity int, project string, version *string, token *string) int
-		Build         func(childComplexity int, id string) int
-		Builds        func(childComplexity int, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
-		Node          func(childComplexity int, id string) int
-		Nodes         func(childComplexity int, ids []string) int
-		Organization  func(childComplexity int, slug string) int
-		Organizations func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
-		Project       func(childComplexity int, slug *string, id *int64, filter *ProjectFilterInput) int
-		ProjectAccess func(childComplexity int, slug string) int
-		Projects      func(childComplexity int, filter *ProjectFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
-		Search        func(childComplexity int, query string, family *SearchFamilyInput, offset *int64, limit *int64) int
-		Version       func(childComplexity int, id string) int
-		Versions      func(childComplexity int, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
-		Viewer        func(childComplexity int) int
+		BadgeStatus        func(childComplexity int, project string, version *string, token *string) int
+		Build              func(childComplexity int, id string) int
+		Builds             func(childComplexity int, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
+		Node               func(childComplexity int, id string) int
+		Nodes              func(childComplexity int, ids []string) int
+		Organization       func(childComplexity int, slug string) int
+		OrganizationAccess func(childComplexity int, slug string) int
+		Organizations      func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
+		Project            func(childComplexity int, slug *string, id *int64, filter *ProjectFilterInput) int
+		ProjectAccess      func(childComplexity int, slug string) int
+		Projects           func(childComplexity int, filter *ProjectFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
+		Search             func(childComplexity int, query string, family *SearchFamilyInput, offset *int64, limit *int64) int
+		Version            func(childComplexity int, id string) int
+		Versions           func(childComplexity int, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
+		Viewer             func(childComplexity int) int
 	}
 
 	Redirect struct {
@@ -879,7 +886,7 @@ type OrganizationResolver interface {
 
 	Owners(ctx context.Context, obj *store.Organization) ([]*store.User, error)
 	ViewerIsOwner(ctx context.Context, obj *store.Organization) (bool, error)
-	Teams(ctx context.Context, obj *store.Organization, first *int64, after *string, last *int64, before *string) (*TeamConnection, error)
+	Teams(ctx context.Context, obj *store.Organization, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*TeamConnection, error)
 	Members(ctx context.Context, obj *store.Organization, first *int64, after *string, last *int64, before *string) (*UserConnection, error)
 	Projects(ctx context.Context, obj *store.Organization, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error)
 }
@@ -926,6 +933,7 @@ type QueryResolver interface {
 	BadgeStatus(ctx context.Context, project string, version *string, token *string) (string, error)
 	Organizations(ctx context.Context, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*OrganizationConnection, error)
 	Organization(ctx context.Context, slug string) (*store.Organization, error)
+	OrganizationAccess(ctx context.Context, slug string) (*OrganizationAccess, error)
 }
 type RedirectResolver interface {
 	ID(ctx context.Context, obj *store.Redirect) (string, error)
@@ -2398,7 +2406,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Organization.Teams(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string)), true
+		return e.ComplexityRoot.Organization.Teams(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Organization.url":
 		if e.ComplexityRoot.Organization.URL == nil {
 			break
@@ -2411,6 +2419,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Organization.ViewerIsOwner(childComplexity), true
+
+	case "OrganizationAccess.exists":
+		if e.ComplexityRoot.OrganizationAccess.Exists == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationAccess.Exists(childComplexity), true
+	case "OrganizationAccess.member":
+		if e.ComplexityRoot.OrganizationAccess.Member == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationAccess.Member(childComplexity), true
+	case "OrganizationAccess.owner":
+		if e.ComplexityRoot.OrganizationAccess.Owner == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationAccess.Owner(childComplexity), true
 
 	case "OrganizationConnection.edges":
 		if e.ComplexityRoot.OrganizationConnection.Edges == nil {
@@ -3128,6 +3155,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Organization(childComplexity, args["slug"].(string)), true
+	case "Query.organizationAccess":
+		if e.ComplexityRoot.Query.OrganizationAccess == nil {
+			break
+		}
+
+		args, err := ec.field_Query_organizationAccess_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.OrganizationAccess(childComplexity, args["slug"].(string)), true
 	case "Query.organizations":
 		if e.ComplexityRoot.Query.Organizations == nil {
 			break
@@ -6163,7 +6201,7 @@ type Organization implements Node {
   "Whether the caller owns the organization."
   viewerIsOwner: Boolean!
   "Its teams in creation order: all of them for owners and superusers, the caller's own teams for other members."
-  teams("The page is the first N rows (after ` + "`" + `after` + "`" + `)." first: Int, "Only rows after the row of this cursor." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `)." last: Int, "Only rows before the row of this cursor." before: String): TeamConnection!
+  teams("The page is the first N rows (after ` + "`" + `after` + "`" + `)." first: Int, "Only rows after the row of this cursor." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `)." last: Int, "Only rows before the row of this cursor." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): TeamConnection!
   "The people of the organization, by username: everyone for owners and superusers; for other members, the owners and the people of their own teams."
   members("The page is the first N rows (after ` + "`" + `after` + "`" + `)." first: Int, "Only rows after the row of this cursor." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `)." last: Int, "Only rows before the row of this cursor." before: String): UserConnection!
   "The organization's projects that the caller may see (public, or readable by them), by slug."
@@ -6249,6 +6287,18 @@ extend type Query {
   organizations("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `)." last: Int, "Only rows before the row of this cursor." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): OrganizationConnection!
   "An organization by slug: NOT_FOUND unless the caller is a member or a superuser."
   organization("The organization's slug." slug: String!): Organization
+  "Whether an organization exists and how the caller relates to it, whoever can see it (REST's permission step). Anonymous callers are told nothing (all false)."
+  organizationAccess("The organization's slug." slug: String!): OrganizationAccess!
+}
+
+"How the caller relates to an organization."
+type OrganizationAccess {
+  "Whether an organization with that slug exists."
+  exists: Boolean!
+  "The caller owns it or is in one of its teams."
+  member: Boolean!
+  "The caller owns it."
+  owner: Boolean!
 }
 
 extend type Project {
@@ -7106,6 +7156,18 @@ func (ec *executionContext) childFields_Organization(ctx context.Context, field 
 		return ec.fieldContext_Organization_projects(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Organization", field.Name)
+}
+
+func (ec *executionContext) childFields_OrganizationAccess(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "exists":
+		return ec.fieldContext_OrganizationAccess_exists(ctx, field)
+	case "member":
+		return ec.fieldContext_OrganizationAccess_member(ctx, field)
+	case "owner":
+		return ec.fieldContext_OrganizationAccess_owner(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OrganizationAccess", field.Name)
 }
 
 func (ec *executionContext) childFields_OrganizationConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8807,6 +8869,22 @@ func (ec *executionContext) field_Organization_teams_args(ctx context.Context, r
 		return nil, err
 	}
 	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg5
 	return args, nil
 }
 
@@ -9477,6 +9555,20 @@ func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["ids"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_organizationAccess_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "slug",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["slug"] = arg0
 	return args, nil
 }
 
@@ -15873,7 +15965,7 @@ func (ec *executionContext) _Organization_teams(ctx context.Context, field graph
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Organization().Teams(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string))
+			return ec.Resolvers.Organization().Teams(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *TeamConnection) graphql.Marshaler {
@@ -15993,6 +16085,75 @@ func (ec *executionContext) fieldContext_Organization_projects(ctx context.Conte
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _OrganizationAccess_exists(ctx context.Context, field graphql.CollectedField, obj *OrganizationAccess) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationAccess_exists(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Exists, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationAccess_exists(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("OrganizationAccess", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _OrganizationAccess_member(ctx context.Context, field graphql.CollectedField, obj *OrganizationAccess) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationAccess_member(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Member, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationAccess_member(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("OrganizationAccess", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _OrganizationAccess_owner(ctx context.Context, field graphql.CollectedField, obj *OrganizationAccess) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationAccess_owner(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Owner, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationAccess_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("OrganizationAccess", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _OrganizationConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *OrganizationConnection) (ret graphql.Marshaler) {
@@ -19350,6 +19511,50 @@ func (ec *executionContext) fieldContext_Query_organization(ctx context.Context,
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_organization_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_organizationAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_organizationAccess(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().OrganizationAccess(ctx, fc.Args["slug"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *OrganizationAccess) graphql.Marshaler {
+			return ec.marshalNOrganizationAccess2ᚖdocsdᚋgraphᚐOrganizationAccess(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_organizationAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrganizationAccess(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_organizationAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -30474,6 +30679,49 @@ func (ec *executionContext) _Organization(ctx context.Context, sel ast.Selection
 	return marshalObject(fields, out)
 }
 
+var organizationAccessImplementors = []string{"OrganizationAccess"}
+
+func (ec *executionContext) _OrganizationAccess(ctx context.Context, sel ast.SelectionSet, obj *OrganizationAccess) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, organizationAccessImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OrganizationAccess")
+		case "exists":
+			out.Values[i] = ec._OrganizationAccess_exists(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "member":
+			out.Values[i] = ec._OrganizationAccess_member(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "owner":
+			out.Values[i] = ec._OrganizationAccess_owner(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
 var organizationConnectionImplementors = []string{"OrganizationConnection"}
 
 func (ec *executionContext) _OrganizationConnection(ctx context.Context, sel ast.SelectionSet, obj *OrganizationConnection) graphql.Marshaler {
@@ -31351,6 +31599,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_organization(ctx, field)
+				})
+		case "organizationAccess":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_organizationAccess(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -34512,6 +34766,14 @@ func (ec *executionContext) marshalNOrganization2ᚖdocsdᚋstoreᚐOrganization
 		return graphql.Null
 	}
 	return ec._Organization(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOrganizationAccess2ᚖdocsdᚋgraphᚐOrganizationAccess(ctx context.Context, sel ast.SelectionSet, v *OrganizationAccess) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "OrganizationAccess!")
+		return graphql.Null
+	}
+	return ec._OrganizationAccess(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNOrganizationConnection2ᚖdocsdᚋgraphᚐOrganizationConnection(ctx context.Context, sel ast.SelectionSet, v *OrganizationConnection) graphql.Marshaler {

@@ -536,6 +536,16 @@ type NotificationMessage struct {
 	IconClasses string `json:"iconClasses"`
 }
 
+// How the caller relates to an organization.
+type OrganizationAccess struct {
+	// Whether an organization with that slug exists.
+	Exists bool `json:"exists"`
+	// The caller owns it or is in one of its teams.
+	Member bool `json:"member"`
+	// The caller owns it.
+	Owner bool `json:"owner"`
+}
+
 // A page of organizations (a Relay cursor connection).
 type OrganizationConnection struct {
 	// All organizations of the list, whatever the page.

@@ -618,6 +618,22 @@ func sameOrganization(a, b *store.Project) bool {
 
 // Reads.
 
+// organizationAccess answers organizationAccess.
+func (r *Resolver) organizationAccess(ctx context.Context, orgSlug string) (*OrganizationAccess, error) {
+	if access.ViewerFrom(ctx).User == nil {
+		return &OrganizationAccess{}, nil
+	}
+	o, err := r.Store.FindOrganizationBySlug(ctx, orgSlug)
+	if notFoundIs(err) {
+		return &OrganizationAccess{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	st, err := r.standing(ctx, o.ID)
+	return &OrganizationAccess{Exists: true, Member: st.Member, Owner: st.Owner}, err
+}
+
 // organizationConnection is connect for organizations.
 func organizationConnection(p pager, rows []*store.Organization, total int) *OrganizationConnection {
 	c := &OrganizationConnection{TotalCount: int64(total)}

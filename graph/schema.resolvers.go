@@ -522,12 +522,12 @@ func (r *organizationResolver) ViewerIsOwner(ctx context.Context, obj *store.Org
 }
 
 // Teams is the resolver for the teams field.
-func (r *organizationResolver) Teams(ctx context.Context, obj *store.Organization, first *int64, after *string, last *int64, before *string) (*TeamConnection, error) {
+func (r *organizationResolver) Teams(ctx context.Context, obj *store.Organization, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*TeamConnection, error) {
 	teams, err := r.visibleTeams(ctx, obj, store.TeamFilter{})
 	if err != nil {
 		return nil, err
 	}
-	pg, err := r.page(nodeTeam, pageArgs{first: first, after: after, last: last, before: before})
+	pg, err := r.page(nodeTeam, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
 	if err != nil {
 		return nil, err
 	}
@@ -997,6 +997,11 @@ func (r *queryResolver) Organizations(ctx context.Context, first *int64, after *
 func (r *queryResolver) Organization(ctx context.Context, slug string) (*store.Organization, error) {
 	o, _, err := r.visibleOrganization(ctx, slug)
 	return o, err
+}
+
+// OrganizationAccess is the resolver for the organizationAccess field.
+func (r *queryResolver) OrganizationAccess(ctx context.Context, slug string) (*OrganizationAccess, error) {
+	return r.organizationAccess(ctx, slug)
 }
 
 // ID is the resolver for the id field.
