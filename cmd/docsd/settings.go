@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"docsd/graph"
+	"docsd/internal/access"
 	"docsd/internal/builder"
 	"docsd/internal/hosting"
 	"docsd/internal/ratelimit"
@@ -112,6 +113,8 @@ type Settings struct {
 	S3Region     string
 	s3AccessKey  string // AWS_ACCESS_KEY_ID
 	s3SecretKey  string // AWS_SECRET_ACCESS_KEY
+	// Organizations and teams.
+	OrganizationCreators string
 }
 
 func envName(flagName string) string {
@@ -244,6 +247,8 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.ArtifactsURL, "artifacts-url", "", "s3://BUCKET/PREFIX to keep built docs, downloads and upload archives in S3-compatible object storage (credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY); empty: <data-dir>/artifacts")
 	str(&s.S3Endpoint, "s3-endpoint", "", "URL of an S3-compatible server other than AWS (http://host:port); buckets are then addressed by path")
 	str(&s.S3Region, "s3-region", "us-east-1", "region of the artifacts bucket")
+	// Organizations and teams.
+	str(&s.OrganizationCreators, "organization-creators", access.CreatorsSuperusers, "who may create organizations: superusers, or users (any active user)")
 }
 
 // resolve fills derived defaults and checks the settings.
@@ -293,6 +298,9 @@ func (s *Settings) resolve() error {
 	}
 	if s.MaxPageSize <= 0 {
 		return fmt.Errorf("--max-page-size must be positive")
+	}
+	if s.OrganizationCreators != access.CreatorsSuperusers && s.OrganizationCreators != access.CreatorsUsers {
+		return fmt.Errorf("--organization-creators: %q must be superusers or users", s.OrganizationCreators)
 	}
 	if s.DocsFileCache < 0 {
 		return fmt.Errorf("--docs-file-cache must not be negative")
