@@ -65,7 +65,7 @@ type Dashboard struct {
 }
 
 // Paths is every path prefix the dashboard answers; cmd mounts them.
-var Paths = []string{"/accounts/", "/dashboard/", "/projects/"}
+var Paths = []string{"/accounts/", "/dashboard/", "/projects/", "/organizations/"}
 
 // New returns the dashboard.
 func New(cfg Config) *Dashboard {
@@ -94,6 +94,7 @@ func New(cfg Config) *Dashboard {
 	d.mux.HandleFunc("GET /projects/{slug}/badge", slashredirect.Answer)
 	d.mux.HandleFunc("GET /projects/{slug}/edit/{$}", d.signedIn(d.handleSettings))
 	d.mountTokens()
+	d.mountOrganizations()
 	d.mountRedirects()
 	for _, c := range collections {
 		c.mount(d)
