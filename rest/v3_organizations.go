@@ -49,8 +49,8 @@ func (q *v3Req) orgAllowed(need v3OrgNeed) bool {
 }
 
 var (
-	v3OrganizationKind = &v3Kind{}
-	v3TeamKind         = &v3Kind{}
+	v3OrganizationKind  = &v3Kind{}
+	v3TeamKind          = &v3Kind{}
 	v3OrganizationLinks = []string{"_self", "notifications", "projects"}
 	v3TeamExpands       = []string{"members", "projects"}
 )

@@ -319,7 +319,7 @@ var funcs = template.FuncMap{
 		}
 		return t
 	},
-	"languages":     func() choices.Table { return choices.Languages },
+	"languages": func() choices.Table { return choices.Languages },
 	"deleteButton": func(slug, path string, key any, label, csrfKey, csrf string) map[string]any {
 		return map[string]any{"Slug": slug, "Path": path, "Key": key, "Label": label, "CSRFKey": csrfKey, "CSRF": csrf}
 	},
