@@ -176,3 +176,99 @@ func TestOrganizationPermissionMatrix(t *testing.T) {
 		}
 	})
 }
+
+// TestOrganizationExamples runs the organization examples of the REST
+// API's contract through a real server, on both databases: ana owns acme
+// (Admins), bo is in Read Only, cy in Writers (admin), dee in no team;
+// handbook is private, in Read Only and Writers.
+func TestOrganizationExamples(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		ctx := t.Context()
+		n := openNode(t, storetest.DatabaseURL(t, d), t.TempDir())
+		users, keys := map[string]*store.User{}, map[string]string{}
+		for _, name := range []string{"ana", "bo", "cy", "dee"} {
+			users[name], keys[name] = storetest.MustUser(t, n.s, name)
+		}
+		org := &store.Organization{Slug: "acme", Name: "Acme", Email: "docs@acme.example", Description: "Engineering docs", URL: "https://acme.example"}
+		must(t, n.s.CreateOrganization(ctx, org, users["ana"].ID))
+		readOnly, err := n.s.FindTeamBySlug(ctx, org.ID, "read-only")
+		must(t, err)
+		must(t, n.s.AddTeamMember(ctx, readOnly.ID, users["bo"].ID))
+		res := graphQL(t, n.url, keys["ana"], `mutation { createTeam(input: {organization: "acme", name: "Writers", access: admin}) { team { slug } errors { message } } }`, nil)
+		if res["errors"] != nil || !strings.Contains(mustJSON(t, res), `"slug":"writers"`) {
+			t.Fatalf("createTeam: %v", res)
+		}
+		graphQL(t, n.url, keys["ana"], `mutation { addTeamMember(input: {organization: "acme", team: "writers", usernameOrEmail: "cy"}) { member { username } } }`, nil)
+		handbook := storetest.MustImport(t, n.s, users["ana"], "Handbook", "https://github.com/acme/handbook").Project
+		private := store.Private
+		_, err = n.s.UpdateProject(ctx, handbook.ID, store.ProjectUpdate{PrivacyLevel: &private})
+		must(t, err)
+		writers, err := n.s.FindTeamBySlug(ctx, org.ID, "writers")
+		must(t, err)
+		must(t, n.s.SetProjectsOrganization(ctx, []int64{handbook.ID}, &org.ID, []int64{readOnly.ID, writers.ID}))
+
+		api := n.url + "/api/v3"
+		check := func(name, method, path, key, body string, wantStatus int, want string) {
+			t.Helper()
+			status, got := send(t, method, api+path, key, body)
+			if status != wantStatus {
+				t.Errorf("%s: %s %s: status %d, want %d: %s", name, method, path, status, wantStatus, got)
+				return
+			}
+			if want != "" && canonicalJSON(t, got) != canonicalJSON(t, want) {
+				t.Errorf("%s: %s %s:\n got %s\nwant %s", name, method, path, canonicalJSON(t, got), canonicalJSON(t, want))
+			}
+		}
+		links := `{"_self": "/api/v3/organizations/acme/", "notifications": "/api/v3/organizations/acme/notifications/", "projects": "/api/v3/organizations/acme/projects/"}`
+		check("1", "GET", "/organizations/?omit=created,modified", keys["ana"], "", 200, `{"count": 1, "next": null, "previous": null, "results": [
+			{"_links": `+links+`, "description": "Engineering docs", "disabled": false, "email": "docs@acme.example",
+			 "name": "Acme", "owners": [{"username": "ana"}], "slug": "acme", "url": "https://acme.example"}]}`)
+		check("2", "GET", "/organizations/acme/teams/?expand=members&omit=created,modified", keys["ana"], "", 200, `{"count": 3, "next": null, "previous": null, "results": [
+			{"access": "admin", "members": [{"username": "ana"}], "name": "Admins", "slug": "admins"},
+			{"access": "readonly", "members": [{"username": "bo"}], "name": "Read Only", "slug": "read-only"},
+			{"access": "admin", "members": [{"username": "cy"}], "name": "Writers", "slug": "writers"}]}`)
+		check("3", "GET", "/organizations/acme/teams/", keys["bo"], "", 403, `{"detail": "You do not have permission to perform this action."}`)
+		check("3", "GET", "/organizations/acme/", keys["dee"], "", 404, `{"detail": "Not found."}`)
+		check("4", "GET", "/organizations/acme/projects/?fields=slug,privacy_level", keys["bo"], "", 200,
+			`{"count": 1, "next": null, "previous": null, "results": [{"privacy_level": "private", "slug": "handbook"}]}`)
+		runbooks := `{"name": "Runbooks", "repository": {"url": "https://github.com/acme/runbooks", "type": "git"}, "organization": "acme", "teams": %s}`
+		check("5", "POST", "/projects/", keys["cy"], strings.Replace(runbooks, "%s", `["read-only"]`, 1), 400,
+			`{"teams": ["Select at least one admin team you are a member of."]}`)
+		check("5", "POST", "/projects/", keys["cy"], strings.Replace(runbooks, "%s", `["writers", "read-only"]`, 1), 201, "")
+		check("6", "GET", "/projects/runbooks/?expand=organization,teams,permissions&fields=organization,permissions,slug,teams,users&omit=teams.created,teams.modified", keys["cy"], "", 200,
+			`{"organization": {"_links": `+links+`, "slug": "acme"}, "permissions": {"admin": true}, "slug": "runbooks",
+			  "teams": [{"access": "admin", "name": "Writers", "slug": "writers"}], "users": [{"username": "cy"}]}`)
+		check("7", "PATCH", "/projects/handbook/", keys["bo"], `{"name": "Handbook 2"}`, 403, "")
+		check("7", "GET", "/projects/handbook/versions/", keys["bo"], "", 200, "")
+
+		// Project create's other refusals, in the contract's order.
+		other := strings.Replace(runbooks, "Runbooks", "Other", 1)
+		check("organization", "POST", "/projects/", keys["dee"], strings.Replace(other, "%s", `[]`, 1), 400,
+			`{"organization": ["Object with slug=acme does not exist."]}`)
+		check("teams type", "POST", "/projects/", keys["cy"], strings.Replace(other, "%s", `"writers"`, 1), 400,
+			`{"teams": ["Expected a list of items but got type \"str\"."]}`)
+		check("teams need organization", "POST", "/projects/", keys["cy"], `{"name": "Other", "repository": {"url": "https://github.com/acme/other", "type": "git"}, "teams": ["writers"]}`, 400,
+			`{"teams": ["Teams require an organization."]}`)
+		check("bo, not in an admin team", "POST", "/projects/", keys["bo"], strings.Replace(other, "%s", `["read-only"]`, 1), 400,
+			`{"organization": ["You must be on a team with admin permissions in order to add a new project to your organization."]}`)
+	})
+}
+
+// canonicalJSON is s decoded and encoded again (keys sorted, compact).
+func canonicalJSON(t *testing.T, s string) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return "invalid JSON: " + s
+	}
+	return mustJSON(t, v)
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
