@@ -32,9 +32,12 @@ func convPtr(v *int) *int64 {
 }
 
 // rights are the viewer's rights on the API, their roles read through
-// the operation's maintainers loader.
+// the operation's maintainers and organization roles loaders.
 func (r *Resolver) rights(ctx context.Context) access.Rights {
-	return access.Rights{Viewer: access.ViewerFrom(ctx), Surface: access.API, Roles: access.Maintainers(r.maintainerIDs)}
+	return access.Rights{Viewer: access.ViewerFrom(ctx), Surface: access.API, Roles: access.Organizations{
+		Maintainers: access.Maintainers(r.maintainerIDs),
+		Grants:      r.loaders(ctx).organizationRolesOf.Load,
+	}}
 }
 
 // maintainerIDs reads the maintainers of a project through the
@@ -52,6 +55,13 @@ func visibility(ctx context.Context) *store.Visibility {
 // (access.Rights.CanAdmin).
 func (r *Resolver) isMaintainer(ctx context.Context, p *store.Project) (bool, error) {
 	return r.rights(ctx).CanAdmin(ctx, p)
+}
+
+// isReader reports whether the viewer holds a reader's role on p (or
+// more): superusers without a role are not readers.
+func (r *Resolver) isReader(ctx context.Context, p *store.Project) (bool, error) {
+	role, err := r.rights(ctx).Role(ctx, p)
+	return role >= access.Reader, err
 }
 
 // canSeeProject reports whether the viewer may see p

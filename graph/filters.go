@@ -25,6 +25,7 @@ func projectFilter(v access.Viewer, in *ProjectFilterInput) (store.ProjectFilter
 	}
 	f.Slug, f.Language, f.ProgrammingLanguage = in.Slug, in.Language, in.ProgrammingLanguage
 	f.SlugContains, f.NameContains = containsValue(in.SlugContains), containsValue(in.NameContains)
+	f.OrganizationSlug = in.Organization
 	if in.MaintainedByViewer != nil && *in.MaintainedByViewer {
 		id := v.UserID()
 		f.MaintainerID, f.Visible = &id, nil

@@ -38,11 +38,13 @@ type ResolverRoot interface {
 	EnvironmentVariable() EnvironmentVariableResolver
 	Integration() IntegrationResolver
 	Mutation() MutationResolver
+	Organization() OrganizationResolver
 	Project() ProjectResolver
 	Query() QueryResolver
 	Redirect() RedirectResolver
 	Subproject() SubprojectResolver
 	Subscription() SubscriptionResolver
+	Team() TeamResolver
 	User() UserResolver
 	Version() VersionResolver
 }
@@ -55,6 +57,21 @@ type ComplexityRoot struct {
 	AddMaintainerPayload struct {
 		Errors  func(childComplexity int) int
 		Project func(childComplexity int) int
+	}
+
+	AddOrganizationOwnerPayload struct {
+		Errors       func(childComplexity int) int
+		Organization func(childComplexity int) int
+	}
+
+	AddTeamMemberPayload struct {
+		Errors func(childComplexity int) int
+		Member func(childComplexity int) int
+	}
+
+	AddTeamProjectPayload struct {
+		Errors func(childComplexity int) int
+		Team   func(childComplexity int) int
 	}
 
 	ApiToken struct {
@@ -163,6 +180,11 @@ type ComplexityRoot struct {
 		Integration func(childComplexity int) int
 	}
 
+	CreateOrganizationPayload struct {
+		Errors       func(childComplexity int) int
+		Organization func(childComplexity int) int
+	}
+
 	CreateRedirectPayload struct {
 		Errors   func(childComplexity int) int
 		Redirect func(childComplexity int) int
@@ -178,12 +200,22 @@ type ComplexityRoot struct {
 		Subproject func(childComplexity int) int
 	}
 
+	CreateTeamPayload struct {
+		Errors func(childComplexity int) int
+		Team   func(childComplexity int) int
+	}
+
 	DeleteEnvironmentVariablePayload struct {
 		DeletedID func(childComplexity int) int
 		Errors    func(childComplexity int) int
 	}
 
 	DeleteIntegrationPayload struct {
+		DeletedID func(childComplexity int) int
+		Errors    func(childComplexity int) int
+	}
+
+	DeleteOrganizationPayload struct {
 		DeletedID func(childComplexity int) int
 		Errors    func(childComplexity int) int
 	}
@@ -209,6 +241,11 @@ type ComplexityRoot struct {
 	}
 
 	DeleteSubprojectPayload struct {
+		DeletedID func(childComplexity int) int
+		Errors    func(childComplexity int) int
+	}
+
+	DeleteTeamPayload struct {
 		DeletedID func(childComplexity int) int
 		Errors    func(childComplexity int) int
 	}
@@ -264,27 +301,38 @@ type ComplexityRoot struct {
 
 	Mutation struct {
 		AddMaintainer               func(childComplexity int, input AddMaintainerInput) int
+		AddOrganizationOwner        func(childComplexity int, input AddOrganizationOwnerInput) int
+		AddTeamMember               func(childComplexity int, input AddTeamMemberInput) int
+		AddTeamProject              func(childComplexity int, input AddTeamProjectInput) int
 		CancelBuild                 func(childComplexity int, input CancelBuildInput) int
 		CompleteUpload              func(childComplexity int, input CompleteUploadInput) int
 		CreateAPIToken              func(childComplexity int, input CreateAPITokenInput) int
 		CreateEnvironmentVariable   func(childComplexity int, input CreateEnvironmentVariableInput) int
 		CreateIntegration           func(childComplexity int, input CreateIntegrationInput) int
+		CreateOrganization          func(childComplexity int, input CreateOrganizationInput) int
 		CreateRedirect              func(childComplexity int, input RedirectInput) int
 		CreateSSHKey                func(childComplexity int, input CreateSSHKeyInput) int
 		CreateSubproject            func(childComplexity int, input CreateSubprojectInput) int
+		CreateTeam                  func(childComplexity int, input CreateTeamInput) int
 		DeleteEnvironmentVariable   func(childComplexity int, input DeleteEnvironmentVariableInput) int
 		DeleteIntegration           func(childComplexity int, input DeleteIntegrationInput) int
+		DeleteOrganization          func(childComplexity int, input DeleteOrganizationInput) int
 		DeleteProject               func(childComplexity int, input DeleteProjectInput) int
 		DeleteRedirect              func(childComplexity int, input DeleteRedirectInput) int
 		DeleteRepositoryCredentials func(childComplexity int, input DeleteRepositoryCredentialsInput) int
 		DeleteSSHKey                func(childComplexity int, input DeleteSSHKeyInput) int
 		DeleteSubproject            func(childComplexity int, input DeleteSubprojectInput) int
+		DeleteTeam                  func(childComplexity int, input DeleteTeamInput) int
 		ImportProject               func(childComplexity int, input ImportProjectInput) int
 		InitiateUpload              func(childComplexity int, input InitiateUploadInput) int
 		RemoveMaintainer            func(childComplexity int, input RemoveMaintainerInput) int
+		RemoveOrganizationOwner     func(childComplexity int, input RemoveOrganizationOwnerInput) int
+		RemoveTeamMember            func(childComplexity int, input RemoveTeamMemberInput) int
+		RemoveTeamProject           func(childComplexity int, input RemoveTeamProjectInput) int
 		RetryBuild                  func(childComplexity int, input RetryBuildInput) int
 		RevokeAPIToken              func(childComplexity int, input RevokeAPITokenInput) int
 		SetProjectAdminFields       func(childComplexity int, input SetProjectAdminFieldsInput) int
+		SetProjectOrganization      func(childComplexity int, input SetProjectOrganizationInput) int
 		SetProjectPrivacy           func(childComplexity int, input SetProjectPrivacyInput) int
 		SetRepositoryCredentials    func(childComplexity int, input SetRepositoryCredentialsInput) int
 		SetSSHKnownHosts            func(childComplexity int, input SetSSHKnownHostsInput) int
@@ -293,8 +341,10 @@ type ComplexityRoot struct {
 		SetVersionUploaded          func(childComplexity int, input SetVersionUploadedInput) int
 		SyncVersions                func(childComplexity int, input SyncVersionsInput) int
 		TriggerBuild                func(childComplexity int, input TriggerBuildInput) int
+		UpdateOrganization          func(childComplexity int, input UpdateOrganizationInput) int
 		UpdateProject               func(childComplexity int, input UpdateProjectInput) int
 		UpdateRedirect              func(childComplexity int, input RedirectInput) int
+		UpdateTeam                  func(childComplexity int, input UpdateTeamInput) int
 		UpdateVersion               func(childComplexity int, input UpdateVersionInput) int
 	}
 
@@ -319,6 +369,41 @@ type ComplexityRoot struct {
 		ID          func(childComplexity int) int
 		IconClasses func(childComplexity int) int
 		Type        func(childComplexity int) int
+	}
+
+	Organization struct {
+		Created       func(childComplexity int) int
+		Description   func(childComplexity int) int
+		Disabled      func(childComplexity int) int
+		Email         func(childComplexity int) int
+		ID            func(childComplexity int) int
+		Members       func(childComplexity int, first *int64, after *string, last *int64, before *string) int
+		Modified      func(childComplexity int) int
+		Name          func(childComplexity int) int
+		Owners        func(childComplexity int) int
+		Projects      func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
+		Slug          func(childComplexity int) int
+		Teams         func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
+		URL           func(childComplexity int) int
+		ViewerIsOwner func(childComplexity int) int
+	}
+
+	OrganizationAccess struct {
+		Exists func(childComplexity int) int
+		Member func(childComplexity int) int
+		Owner  func(childComplexity int) int
+	}
+
+	OrganizationConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	OrganizationEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -355,6 +440,8 @@ type ComplexityRoot struct {
 		Name                       func(childComplexity int) int
 		Notification               func(childComplexity int, id int64) int
 		Notifications              func(childComplexity int, filter *NotificationFilterInput, limit *int64, offset *int64) int
+		Organization               func(childComplexity int) int
+		OrganizationSlug           func(childComplexity int) int
 		PrivacyLevel               func(childComplexity int) int
 		ProgrammingLanguageChoice  func(childComplexity int) int
 		ReadthedocsYamlPath        func(childComplexity int) int
@@ -372,6 +459,7 @@ type ComplexityRoot struct {
 		SubprojectOf               func(childComplexity int) int
 		Subprojects                func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Tags                       func(childComplexity int) int
+		Teams                      func(childComplexity int) int
 		TranslationOf              func(childComplexity int) int
 		Translations               func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Urls                       func(childComplexity int) int
@@ -387,6 +475,7 @@ type ComplexityRoot struct {
 	ProjectAccess struct {
 		Exists     func(childComplexity int) int
 		Maintainer func(childComplexity int) int
+		Reader     func(childComplexity int) int
 		Visible    func(childComplexity int) int
 	}
 
@@ -433,18 +522,21 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		BadgeStatus   func(childComplexity int, project string, version *string, token *string) int
-		Build         func(childComplexity int, id string) int
-		Builds        func(childComplexity int, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
-		Node          func(childComplexity int, id string) int
-		Nodes         func(childComplexity int, ids []string) int
-		Project       func(childComplexity int, slug *string, id *int64, filter *ProjectFilterInput) int
-		ProjectAccess func(childComplexity int, slug string) int
-		Projects      func(childComplexity int, filter *ProjectFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
-		Search        func(childComplexity int, query string, family *SearchFamilyInput, offset *int64, limit *int64) int
-		Version       func(childComplexity int, id string) int
-		Versions      func(childComplexity int, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
-		Viewer        func(childComplexity int) int
+		BadgeStatus        func(childComplexity int, project string, version *string, token *string) int
+		Build              func(childComplexity int, id string) int
+		Builds             func(childComplexity int, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
+		Node               func(childComplexity int, id string) int
+		Nodes              func(childComplexity int, ids []string) int
+		Organization       func(childComplexity int, slug string) int
+		OrganizationAccess func(childComplexity int, slug string) int
+		Organizations      func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
+		Project            func(childComplexity int, slug *string, id *int64, filter *ProjectFilterInput) int
+		ProjectAccess      func(childComplexity int, slug string) int
+		Projects           func(childComplexity int, filter *ProjectFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
+		Search             func(childComplexity int, query string, family *SearchFamilyInput, offset *int64, limit *int64) int
+		Version            func(childComplexity int, id string) int
+		Versions           func(childComplexity int, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
+		Viewer             func(childComplexity int) int
 	}
 
 	Redirect struct {
@@ -484,6 +576,21 @@ type ComplexityRoot struct {
 	RemoveMaintainerPayload struct {
 		Errors  func(childComplexity int) int
 		Project func(childComplexity int) int
+	}
+
+	RemoveOrganizationOwnerPayload struct {
+		Errors       func(childComplexity int) int
+		Organization func(childComplexity int) int
+	}
+
+	RemoveTeamMemberPayload struct {
+		Errors func(childComplexity int) int
+		Team   func(childComplexity int) int
+	}
+
+	RemoveTeamProjectPayload struct {
+		Errors func(childComplexity int) int
+		Team   func(childComplexity int) int
 	}
 
 	Repository struct {
@@ -537,6 +644,11 @@ type ComplexityRoot struct {
 	}
 
 	SetProjectAdminFieldsPayload struct {
+		Errors  func(childComplexity int) int
+		Project func(childComplexity int) int
+	}
+
+	SetProjectOrganizationPayload struct {
 		Errors  func(childComplexity int) int
 		Project func(childComplexity int) int
 	}
@@ -615,12 +727,42 @@ type ComplexityRoot struct {
 		Triggered func(childComplexity int) int
 	}
 
+	Team struct {
+		Access             func(childComplexity int) int
+		AutoJoinEmailUsers func(childComplexity int) int
+		Created            func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		Members            func(childComplexity int, first *int64, after *string, last *int64, before *string) int
+		Modified           func(childComplexity int) int
+		Name               func(childComplexity int) int
+		Organization       func(childComplexity int) int
+		Projects           func(childComplexity int, first *int64, after *string, last *int64, before *string) int
+		Slug               func(childComplexity int) int
+	}
+
+	TeamConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	TeamEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	TriggerBuildPayload struct {
 		Build     func(childComplexity int) int
 		Errors    func(childComplexity int) int
 		Project   func(childComplexity int) int
 		Triggered func(childComplexity int) int
 		Version   func(childComplexity int) int
+	}
+
+	UpdateOrganizationPayload struct {
+		Errors       func(childComplexity int) int
+		Organization func(childComplexity int) int
 	}
 
 	UpdateProjectPayload struct {
@@ -631,6 +773,11 @@ type ComplexityRoot struct {
 	UpdateRedirectPayload struct {
 		Errors   func(childComplexity int) int
 		Redirect func(childComplexity int) int
+	}
+
+	UpdateTeamPayload struct {
+		Errors func(childComplexity int) int
+		Team   func(childComplexity int) int
 	}
 
 	UpdateVersionPayload struct {
@@ -649,6 +796,7 @@ type ComplexityRoot struct {
 		EmailVerified func(childComplexity int) int
 		ID            func(childComplexity int) int
 		IsSuperuser   func(childComplexity int) int
+		Organizations func(childComplexity int) int
 		Username      func(childComplexity int) int
 	}
 
@@ -774,6 +922,33 @@ type MutationResolver interface {
 	SetSSHKnownHosts(ctx context.Context, input SetSSHKnownHostsInput) (*SetSSHKnownHostsPayload, error)
 	SetRepositoryCredentials(ctx context.Context, input SetRepositoryCredentialsInput) (*SetRepositoryCredentialsPayload, error)
 	DeleteRepositoryCredentials(ctx context.Context, input DeleteRepositoryCredentialsInput) (*DeleteRepositoryCredentialsPayload, error)
+	CreateOrganization(ctx context.Context, input CreateOrganizationInput) (*CreateOrganizationPayload, error)
+	UpdateOrganization(ctx context.Context, input UpdateOrganizationInput) (*UpdateOrganizationPayload, error)
+	DeleteOrganization(ctx context.Context, input DeleteOrganizationInput) (*DeleteOrganizationPayload, error)
+	AddOrganizationOwner(ctx context.Context, input AddOrganizationOwnerInput) (*AddOrganizationOwnerPayload, error)
+	RemoveOrganizationOwner(ctx context.Context, input RemoveOrganizationOwnerInput) (*RemoveOrganizationOwnerPayload, error)
+	CreateTeam(ctx context.Context, input CreateTeamInput) (*CreateTeamPayload, error)
+	UpdateTeam(ctx context.Context, input UpdateTeamInput) (*UpdateTeamPayload, error)
+	DeleteTeam(ctx context.Context, input DeleteTeamInput) (*DeleteTeamPayload, error)
+	AddTeamMember(ctx context.Context, input AddTeamMemberInput) (*AddTeamMemberPayload, error)
+	RemoveTeamMember(ctx context.Context, input RemoveTeamMemberInput) (*RemoveTeamMemberPayload, error)
+	AddTeamProject(ctx context.Context, input AddTeamProjectInput) (*AddTeamProjectPayload, error)
+	RemoveTeamProject(ctx context.Context, input RemoveTeamProjectInput) (*RemoveTeamProjectPayload, error)
+	SetProjectOrganization(ctx context.Context, input SetProjectOrganizationInput) (*SetProjectOrganizationPayload, error)
+}
+type OrganizationResolver interface {
+	ID(ctx context.Context, obj *store.Organization) (string, error)
+
+	Email(ctx context.Context, obj *store.Organization) (*string, error)
+	Description(ctx context.Context, obj *store.Organization) (*string, error)
+	URL(ctx context.Context, obj *store.Organization) (*string, error)
+	Disabled(ctx context.Context, obj *store.Organization) (bool, error)
+
+	Owners(ctx context.Context, obj *store.Organization) ([]*store.User, error)
+	ViewerIsOwner(ctx context.Context, obj *store.Organization) (bool, error)
+	Teams(ctx context.Context, obj *store.Organization, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*TeamConnection, error)
+	Members(ctx context.Context, obj *store.Organization, first *int64, after *string, last *int64, before *string) (*UserConnection, error)
+	Projects(ctx context.Context, obj *store.Organization, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error)
 }
 type ProjectResolver interface {
 	Maintainers(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string) (*UserConnection, error)
@@ -802,6 +977,9 @@ type ProjectResolver interface {
 	SSHKey(ctx context.Context, obj *ProjectView) (*store.SSHKey, error)
 	SSHKnownHosts(ctx context.Context, obj *ProjectView) ([]*SSHKnownHost, error)
 	RepositoryCredentials(ctx context.Context, obj *ProjectView) (*store.RepositoryCredentials, error)
+	Organization(ctx context.Context, obj *ProjectView) (*store.Organization, error)
+	OrganizationSlug(ctx context.Context, obj *ProjectView) (*string, error)
+	Teams(ctx context.Context, obj *ProjectView) ([]*store.Team, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (gid.Node, error)
@@ -816,6 +994,9 @@ type QueryResolver interface {
 	Build(ctx context.Context, id string) (*BuildView, error)
 	Search(ctx context.Context, query string, family *SearchFamilyInput, offset *int64, limit *int64) (*SearchResults, error)
 	BadgeStatus(ctx context.Context, project string, version *string, token *string) (string, error)
+	Organizations(ctx context.Context, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*OrganizationConnection, error)
+	Organization(ctx context.Context, slug string) (*store.Organization, error)
+	OrganizationAccess(ctx context.Context, slug string) (*OrganizationAccess, error)
 }
 type RedirectResolver interface {
 	ID(ctx context.Context, obj *store.Redirect) (string, error)
@@ -831,6 +1012,13 @@ type SubprojectResolver interface {
 type SubscriptionResolver interface {
 	BuildUpdated(ctx context.Context, id string) (<-chan *BuildView, error)
 }
+type TeamResolver interface {
+	ID(ctx context.Context, obj *store.Team) (string, error)
+
+	Organization(ctx context.Context, obj *store.Team) (*store.Organization, error)
+	Members(ctx context.Context, obj *store.Team, first *int64, after *string, last *int64, before *string) (*UserConnection, error)
+	Projects(ctx context.Context, obj *store.Team, first *int64, after *string, last *int64, before *string) (*ProjectConnection, error)
+}
 type UserResolver interface {
 	ID(ctx context.Context, obj *store.User) (string, error)
 
@@ -838,6 +1026,7 @@ type UserResolver interface {
 
 	APITokens(ctx context.Context, obj *store.User) ([]*store.Token, error)
 	EmailVerified(ctx context.Context, obj *store.User) (*bool, error)
+	Organizations(ctx context.Context, obj *store.User) ([]*store.Organization, error)
 }
 type VersionResolver interface {
 	Builds(ctx context.Context, obj *VersionView, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error)
@@ -873,6 +1062,45 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AddMaintainerPayload.Project(childComplexity), true
+
+	case "AddOrganizationOwnerPayload.errors":
+		if e.ComplexityRoot.AddOrganizationOwnerPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AddOrganizationOwnerPayload.Errors(childComplexity), true
+	case "AddOrganizationOwnerPayload.organization":
+		if e.ComplexityRoot.AddOrganizationOwnerPayload.Organization == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AddOrganizationOwnerPayload.Organization(childComplexity), true
+
+	case "AddTeamMemberPayload.errors":
+		if e.ComplexityRoot.AddTeamMemberPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AddTeamMemberPayload.Errors(childComplexity), true
+	case "AddTeamMemberPayload.member":
+		if e.ComplexityRoot.AddTeamMemberPayload.Member == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AddTeamMemberPayload.Member(childComplexity), true
+
+	case "AddTeamProjectPayload.errors":
+		if e.ComplexityRoot.AddTeamProjectPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AddTeamProjectPayload.Errors(childComplexity), true
+	case "AddTeamProjectPayload.team":
+		if e.ComplexityRoot.AddTeamProjectPayload.Team == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AddTeamProjectPayload.Team(childComplexity), true
 
 	case "ApiToken.created":
 		if e.ComplexityRoot.ApiToken.Created == nil {
@@ -1299,6 +1527,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CreateIntegrationPayload.Integration(childComplexity), true
 
+	case "CreateOrganizationPayload.errors":
+		if e.ComplexityRoot.CreateOrganizationPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateOrganizationPayload.Errors(childComplexity), true
+	case "CreateOrganizationPayload.organization":
+		if e.ComplexityRoot.CreateOrganizationPayload.Organization == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateOrganizationPayload.Organization(childComplexity), true
+
 	case "CreateRedirectPayload.errors":
 		if e.ComplexityRoot.CreateRedirectPayload.Errors == nil {
 			break
@@ -1338,6 +1579,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CreateSubprojectPayload.Subproject(childComplexity), true
 
+	case "CreateTeamPayload.errors":
+		if e.ComplexityRoot.CreateTeamPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateTeamPayload.Errors(childComplexity), true
+	case "CreateTeamPayload.team":
+		if e.ComplexityRoot.CreateTeamPayload.Team == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateTeamPayload.Team(childComplexity), true
+
 	case "DeleteEnvironmentVariablePayload.deletedId":
 		if e.ComplexityRoot.DeleteEnvironmentVariablePayload.DeletedID == nil {
 			break
@@ -1363,6 +1617,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeleteIntegrationPayload.Errors(childComplexity), true
+
+	case "DeleteOrganizationPayload.deletedId":
+		if e.ComplexityRoot.DeleteOrganizationPayload.DeletedID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteOrganizationPayload.DeletedID(childComplexity), true
+	case "DeleteOrganizationPayload.errors":
+		if e.ComplexityRoot.DeleteOrganizationPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteOrganizationPayload.Errors(childComplexity), true
 
 	case "DeleteProjectPayload.deletedId":
 		if e.ComplexityRoot.DeleteProjectPayload.DeletedID == nil {
@@ -1428,6 +1695,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeleteSubprojectPayload.Errors(childComplexity), true
+
+	case "DeleteTeamPayload.deletedId":
+		if e.ComplexityRoot.DeleteTeamPayload.DeletedID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteTeamPayload.DeletedID(childComplexity), true
+	case "DeleteTeamPayload.errors":
+		if e.ComplexityRoot.DeleteTeamPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteTeamPayload.Errors(childComplexity), true
 
 	case "Downloads.epub":
 		if e.ComplexityRoot.Downloads.Epub == nil {
@@ -1615,6 +1895,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddMaintainer(childComplexity, args["input"].(AddMaintainerInput)), true
+	case "Mutation.addOrganizationOwner":
+		if e.ComplexityRoot.Mutation.AddOrganizationOwner == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addOrganizationOwner_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddOrganizationOwner(childComplexity, args["input"].(AddOrganizationOwnerInput)), true
+	case "Mutation.addTeamMember":
+		if e.ComplexityRoot.Mutation.AddTeamMember == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addTeamMember_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddTeamMember(childComplexity, args["input"].(AddTeamMemberInput)), true
+	case "Mutation.addTeamProject":
+		if e.ComplexityRoot.Mutation.AddTeamProject == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addTeamProject_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddTeamProject(childComplexity, args["input"].(AddTeamProjectInput)), true
 	case "Mutation.cancelBuild":
 		if e.ComplexityRoot.Mutation.CancelBuild == nil {
 			break
@@ -1670,6 +1983,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateIntegration(childComplexity, args["input"].(CreateIntegrationInput)), true
+	case "Mutation.createOrganization":
+		if e.ComplexityRoot.Mutation.CreateOrganization == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createOrganization_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateOrganization(childComplexity, args["input"].(CreateOrganizationInput)), true
 	case "Mutation.createRedirect":
 		if e.ComplexityRoot.Mutation.CreateRedirect == nil {
 			break
@@ -1703,6 +2027,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateSubproject(childComplexity, args["input"].(CreateSubprojectInput)), true
+	case "Mutation.createTeam":
+		if e.ComplexityRoot.Mutation.CreateTeam == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createTeam_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateTeam(childComplexity, args["input"].(CreateTeamInput)), true
 	case "Mutation.deleteEnvironmentVariable":
 		if e.ComplexityRoot.Mutation.DeleteEnvironmentVariable == nil {
 			break
@@ -1725,6 +2060,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteIntegration(childComplexity, args["input"].(DeleteIntegrationInput)), true
+	case "Mutation.deleteOrganization":
+		if e.ComplexityRoot.Mutation.DeleteOrganization == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteOrganization_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteOrganization(childComplexity, args["input"].(DeleteOrganizationInput)), true
 	case "Mutation.deleteProject":
 		if e.ComplexityRoot.Mutation.DeleteProject == nil {
 			break
@@ -1780,6 +2126,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteSubproject(childComplexity, args["input"].(DeleteSubprojectInput)), true
+	case "Mutation.deleteTeam":
+		if e.ComplexityRoot.Mutation.DeleteTeam == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteTeam_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteTeam(childComplexity, args["input"].(DeleteTeamInput)), true
 	case "Mutation.importProject":
 		if e.ComplexityRoot.Mutation.ImportProject == nil {
 			break
@@ -1813,6 +2170,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RemoveMaintainer(childComplexity, args["input"].(RemoveMaintainerInput)), true
+	case "Mutation.removeOrganizationOwner":
+		if e.ComplexityRoot.Mutation.RemoveOrganizationOwner == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeOrganizationOwner_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveOrganizationOwner(childComplexity, args["input"].(RemoveOrganizationOwnerInput)), true
+	case "Mutation.removeTeamMember":
+		if e.ComplexityRoot.Mutation.RemoveTeamMember == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeTeamMember_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveTeamMember(childComplexity, args["input"].(RemoveTeamMemberInput)), true
+	case "Mutation.removeTeamProject":
+		if e.ComplexityRoot.Mutation.RemoveTeamProject == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeTeamProject_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveTeamProject(childComplexity, args["input"].(RemoveTeamProjectInput)), true
 	case "Mutation.retryBuild":
 		if e.ComplexityRoot.Mutation.RetryBuild == nil {
 			break
@@ -1846,6 +2236,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetProjectAdminFields(childComplexity, args["input"].(SetProjectAdminFieldsInput)), true
+	case "Mutation.setProjectOrganization":
+		if e.ComplexityRoot.Mutation.SetProjectOrganization == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setProjectOrganization_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetProjectOrganization(childComplexity, args["input"].(SetProjectOrganizationInput)), true
 	case "Mutation.setProjectPrivacy":
 		if e.ComplexityRoot.Mutation.SetProjectPrivacy == nil {
 			break
@@ -1934,6 +2335,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.TriggerBuild(childComplexity, args["input"].(TriggerBuildInput)), true
+	case "Mutation.updateOrganization":
+		if e.ComplexityRoot.Mutation.UpdateOrganization == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateOrganization_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateOrganization(childComplexity, args["input"].(UpdateOrganizationInput)), true
 	case "Mutation.updateProject":
 		if e.ComplexityRoot.Mutation.UpdateProject == nil {
 			break
@@ -1956,6 +2368,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateRedirect(childComplexity, args["input"].(RedirectInput)), true
+	case "Mutation.updateTeam":
+		if e.ComplexityRoot.Mutation.UpdateTeam == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateTeam_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateTeam(childComplexity, args["input"].(UpdateTeamInput)), true
 	case "Mutation.updateVersion":
 		if e.ComplexityRoot.Mutation.UpdateVersion == nil {
 			break
@@ -2054,6 +2477,163 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.NotificationMessage.Type(childComplexity), true
+
+	case "Organization.created":
+		if e.ComplexityRoot.Organization.Created == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Organization.Created(childComplexity), true
+	case "Organization.description":
+		if e.ComplexityRoot.Organization.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Organization.Description(childComplexity), true
+	case "Organization.disabled":
+		if e.ComplexityRoot.Organization.Disabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Organization.Disabled(childComplexity), true
+	case "Organization.email":
+		if e.ComplexityRoot.Organization.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Organization.Email(childComplexity), true
+	case "Organization.id", "Organization.databaseId":
+		if e.ComplexityRoot.Organization.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Organization.ID(childComplexity), true
+	case "Organization.members":
+		if e.ComplexityRoot.Organization.Members == nil {
+			break
+		}
+
+		args, err := ec.field_Organization_members_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Organization.Members(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string)), true
+	case "Organization.modified":
+		if e.ComplexityRoot.Organization.Modified == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Organization.Modified(childComplexity), true
+	case "Organization.name":
+		if e.ComplexityRoot.Organization.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Organization.Name(childComplexity), true
+	case "Organization.owners":
+		if e.ComplexityRoot.Organization.Owners == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Organization.Owners(childComplexity), true
+	case "Organization.projects":
+		if e.ComplexityRoot.Organization.Projects == nil {
+			break
+		}
+
+		args, err := ec.field_Organization_projects_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Organization.Projects(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
+	case "Organization.slug":
+		if e.ComplexityRoot.Organization.Slug == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Organization.Slug(childComplexity), true
+	case "Organization.teams":
+		if e.ComplexityRoot.Organization.Teams == nil {
+			break
+		}
+
+		args, err := ec.field_Organization_teams_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Organization.Teams(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
+	case "Organization.url":
+		if e.ComplexityRoot.Organization.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Organization.URL(childComplexity), true
+	case "Organization.viewerIsOwner":
+		if e.ComplexityRoot.Organization.ViewerIsOwner == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Organization.ViewerIsOwner(childComplexity), true
+
+	case "OrganizationAccess.exists":
+		if e.ComplexityRoot.OrganizationAccess.Exists == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationAccess.Exists(childComplexity), true
+	case "OrganizationAccess.member":
+		if e.ComplexityRoot.OrganizationAccess.Member == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationAccess.Member(childComplexity), true
+	case "OrganizationAccess.owner":
+		if e.ComplexityRoot.OrganizationAccess.Owner == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationAccess.Owner(childComplexity), true
+
+	case "OrganizationConnection.edges":
+		if e.ComplexityRoot.OrganizationConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationConnection.Edges(childComplexity), true
+	case "OrganizationConnection.nodes":
+		if e.ComplexityRoot.OrganizationConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationConnection.Nodes(childComplexity), true
+	case "OrganizationConnection.pageInfo":
+		if e.ComplexityRoot.OrganizationConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationConnection.PageInfo(childComplexity), true
+	case "OrganizationConnection.totalCount":
+		if e.ComplexityRoot.OrganizationConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationConnection.TotalCount(childComplexity), true
+
+	case "OrganizationEdge.cursor":
+		if e.ComplexityRoot.OrganizationEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationEdge.Cursor(childComplexity), true
+	case "OrganizationEdge.node":
+		if e.ComplexityRoot.OrganizationEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OrganizationEdge.Node(childComplexity), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -2271,6 +2851,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.Notifications(childComplexity, args["filter"].(*NotificationFilterInput), args["limit"].(*int64), args["offset"].(*int64)), true
+	case "Project.organization":
+		if e.ComplexityRoot.Project.Organization == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.Organization(childComplexity), true
+	case "Project.organizationSlug":
+		if e.ComplexityRoot.Project.OrganizationSlug == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.OrganizationSlug(childComplexity), true
 	case "Project.privacyLevel":
 		if e.ComplexityRoot.Project.PrivacyLevel == nil {
 			break
@@ -2398,6 +2990,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.Tags(childComplexity), true
+	case "Project.teams":
+		if e.ComplexityRoot.Project.Teams == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.Teams(childComplexity), true
 	case "Project.translationOf":
 		if e.ComplexityRoot.Project.TranslationOf == nil {
 			break
@@ -2486,6 +3084,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ProjectAccess.Maintainer(childComplexity), true
+	case "ProjectAccess.reader":
+		if e.ComplexityRoot.ProjectAccess.Reader == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectAccess.Reader(childComplexity), true
 	case "ProjectAccess.visible":
 		if e.ComplexityRoot.ProjectAccess.Visible == nil {
 			break
@@ -2716,6 +3320,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]string)), true
+	case "Query.organization":
+		if e.ComplexityRoot.Query.Organization == nil {
+			break
+		}
+
+		args, err := ec.field_Query_organization_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Organization(childComplexity, args["slug"].(string)), true
+	case "Query.organizationAccess":
+		if e.ComplexityRoot.Query.OrganizationAccess == nil {
+			break
+		}
+
+		args, err := ec.field_Query_organizationAccess_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.OrganizationAccess(childComplexity, args["slug"].(string)), true
+	case "Query.organizations":
+		if e.ComplexityRoot.Query.Organizations == nil {
+			break
+		}
+
+		args, err := ec.field_Query_organizations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Organizations(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Query.project":
 		if e.ComplexityRoot.Query.Project == nil {
 			break
@@ -2938,6 +3575,45 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RemoveMaintainerPayload.Project(childComplexity), true
 
+	case "RemoveOrganizationOwnerPayload.errors":
+		if e.ComplexityRoot.RemoveOrganizationOwnerPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RemoveOrganizationOwnerPayload.Errors(childComplexity), true
+	case "RemoveOrganizationOwnerPayload.organization":
+		if e.ComplexityRoot.RemoveOrganizationOwnerPayload.Organization == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RemoveOrganizationOwnerPayload.Organization(childComplexity), true
+
+	case "RemoveTeamMemberPayload.errors":
+		if e.ComplexityRoot.RemoveTeamMemberPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RemoveTeamMemberPayload.Errors(childComplexity), true
+	case "RemoveTeamMemberPayload.team":
+		if e.ComplexityRoot.RemoveTeamMemberPayload.Team == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RemoveTeamMemberPayload.Team(childComplexity), true
+
+	case "RemoveTeamProjectPayload.errors":
+		if e.ComplexityRoot.RemoveTeamProjectPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RemoveTeamProjectPayload.Errors(childComplexity), true
+	case "RemoveTeamProjectPayload.team":
+		if e.ComplexityRoot.RemoveTeamProjectPayload.Team == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RemoveTeamProjectPayload.Team(childComplexity), true
+
 	case "Repository.type":
 		if e.ComplexityRoot.Repository.Type == nil {
 			break
@@ -3131,6 +3807,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SetProjectAdminFieldsPayload.Project(childComplexity), true
+
+	case "SetProjectOrganizationPayload.errors":
+		if e.ComplexityRoot.SetProjectOrganizationPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetProjectOrganizationPayload.Errors(childComplexity), true
+	case "SetProjectOrganizationPayload.project":
+		if e.ComplexityRoot.SetProjectOrganizationPayload.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetProjectOrganizationPayload.Project(childComplexity), true
 
 	case "SetProjectPrivacyPayload.errors":
 		if e.ComplexityRoot.SetProjectPrivacyPayload.Errors == nil {
@@ -3360,6 +4049,115 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SyncVersionsPayload.Triggered(childComplexity), true
 
+	case "Team.access":
+		if e.ComplexityRoot.Team.Access == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Team.Access(childComplexity), true
+	case "Team.autoJoinEmailUsers":
+		if e.ComplexityRoot.Team.AutoJoinEmailUsers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Team.AutoJoinEmailUsers(childComplexity), true
+	case "Team.created":
+		if e.ComplexityRoot.Team.Created == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Team.Created(childComplexity), true
+	case "Team.id", "Team.databaseId":
+		if e.ComplexityRoot.Team.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Team.ID(childComplexity), true
+	case "Team.members":
+		if e.ComplexityRoot.Team.Members == nil {
+			break
+		}
+
+		args, err := ec.field_Team_members_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Team.Members(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string)), true
+	case "Team.modified":
+		if e.ComplexityRoot.Team.Modified == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Team.Modified(childComplexity), true
+	case "Team.name":
+		if e.ComplexityRoot.Team.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Team.Name(childComplexity), true
+	case "Team.organization":
+		if e.ComplexityRoot.Team.Organization == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Team.Organization(childComplexity), true
+	case "Team.projects":
+		if e.ComplexityRoot.Team.Projects == nil {
+			break
+		}
+
+		args, err := ec.field_Team_projects_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Team.Projects(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string)), true
+	case "Team.slug":
+		if e.ComplexityRoot.Team.Slug == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Team.Slug(childComplexity), true
+
+	case "TeamConnection.edges":
+		if e.ComplexityRoot.TeamConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TeamConnection.Edges(childComplexity), true
+	case "TeamConnection.nodes":
+		if e.ComplexityRoot.TeamConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TeamConnection.Nodes(childComplexity), true
+	case "TeamConnection.pageInfo":
+		if e.ComplexityRoot.TeamConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TeamConnection.PageInfo(childComplexity), true
+	case "TeamConnection.totalCount":
+		if e.ComplexityRoot.TeamConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TeamConnection.TotalCount(childComplexity), true
+
+	case "TeamEdge.cursor":
+		if e.ComplexityRoot.TeamEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TeamEdge.Cursor(childComplexity), true
+	case "TeamEdge.node":
+		if e.ComplexityRoot.TeamEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TeamEdge.Node(childComplexity), true
+
 	case "TriggerBuildPayload.build":
 		if e.ComplexityRoot.TriggerBuildPayload.Build == nil {
 			break
@@ -3391,6 +4189,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TriggerBuildPayload.Version(childComplexity), true
 
+	case "UpdateOrganizationPayload.errors":
+		if e.ComplexityRoot.UpdateOrganizationPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateOrganizationPayload.Errors(childComplexity), true
+	case "UpdateOrganizationPayload.organization":
+		if e.ComplexityRoot.UpdateOrganizationPayload.Organization == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateOrganizationPayload.Organization(childComplexity), true
+
 	case "UpdateProjectPayload.errors":
 		if e.ComplexityRoot.UpdateProjectPayload.Errors == nil {
 			break
@@ -3416,6 +4227,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.UpdateRedirectPayload.Redirect(childComplexity), true
+
+	case "UpdateTeamPayload.errors":
+		if e.ComplexityRoot.UpdateTeamPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateTeamPayload.Errors(childComplexity), true
+	case "UpdateTeamPayload.team":
+		if e.ComplexityRoot.UpdateTeamPayload.Team == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateTeamPayload.Team(childComplexity), true
 
 	case "UpdateVersionPayload.errors":
 		if e.ComplexityRoot.UpdateVersionPayload.Errors == nil {
@@ -3473,6 +4297,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.IsSuperuser(childComplexity), true
+	case "User.organizations":
+		if e.ComplexityRoot.User.Organizations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.Organizations(childComplexity), true
 	case "User.username":
 		if e.ComplexityRoot.User.Username == nil {
 			break
@@ -3755,32 +4585,43 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
 			graphql.NewInputUnmarshaler("AddMaintainerInput", ec.unmarshalInputAddMaintainerInput),
+			graphql.NewInputUnmarshaler("AddOrganizationOwnerInput", ec.unmarshalInputAddOrganizationOwnerInput),
+			graphql.NewInputUnmarshaler("AddTeamMemberInput", ec.unmarshalInputAddTeamMemberInput),
+			graphql.NewInputUnmarshaler("AddTeamProjectInput", ec.unmarshalInputAddTeamProjectInput),
 			graphql.NewInputUnmarshaler("BuildFilterInput", ec.unmarshalInputBuildFilterInput),
 			graphql.NewInputUnmarshaler("CancelBuildInput", ec.unmarshalInputCancelBuildInput),
 			graphql.NewInputUnmarshaler("CompleteUploadInput", ec.unmarshalInputCompleteUploadInput),
 			graphql.NewInputUnmarshaler("CreateApiTokenInput", ec.unmarshalInputCreateApiTokenInput),
 			graphql.NewInputUnmarshaler("CreateEnvironmentVariableInput", ec.unmarshalInputCreateEnvironmentVariableInput),
 			graphql.NewInputUnmarshaler("CreateIntegrationInput", ec.unmarshalInputCreateIntegrationInput),
+			graphql.NewInputUnmarshaler("CreateOrganizationInput", ec.unmarshalInputCreateOrganizationInput),
 			graphql.NewInputUnmarshaler("CreateRedirectInput", ec.unmarshalInputCreateRedirectInput),
 			graphql.NewInputUnmarshaler("CreateSshKeyInput", ec.unmarshalInputCreateSshKeyInput),
 			graphql.NewInputUnmarshaler("CreateSubprojectInput", ec.unmarshalInputCreateSubprojectInput),
+			graphql.NewInputUnmarshaler("CreateTeamInput", ec.unmarshalInputCreateTeamInput),
 			graphql.NewInputUnmarshaler("DeleteEnvironmentVariableInput", ec.unmarshalInputDeleteEnvironmentVariableInput),
 			graphql.NewInputUnmarshaler("DeleteIntegrationInput", ec.unmarshalInputDeleteIntegrationInput),
+			graphql.NewInputUnmarshaler("DeleteOrganizationInput", ec.unmarshalInputDeleteOrganizationInput),
 			graphql.NewInputUnmarshaler("DeleteProjectInput", ec.unmarshalInputDeleteProjectInput),
 			graphql.NewInputUnmarshaler("DeleteRedirectInput", ec.unmarshalInputDeleteRedirectInput),
 			graphql.NewInputUnmarshaler("DeleteRepositoryCredentialsInput", ec.unmarshalInputDeleteRepositoryCredentialsInput),
 			graphql.NewInputUnmarshaler("DeleteSshKeyInput", ec.unmarshalInputDeleteSshKeyInput),
 			graphql.NewInputUnmarshaler("DeleteSubprojectInput", ec.unmarshalInputDeleteSubprojectInput),
+			graphql.NewInputUnmarshaler("DeleteTeamInput", ec.unmarshalInputDeleteTeamInput),
 			graphql.NewInputUnmarshaler("ImportProjectInput", ec.unmarshalInputImportProjectInput),
 			graphql.NewInputUnmarshaler("InitiateUploadInput", ec.unmarshalInputInitiateUploadInput),
 			graphql.NewInputUnmarshaler("NotificationFilterInput", ec.unmarshalInputNotificationFilterInput),
 			graphql.NewInputUnmarshaler("ProjectFilterInput", ec.unmarshalInputProjectFilterInput),
 			graphql.NewInputUnmarshaler("RemoveMaintainerInput", ec.unmarshalInputRemoveMaintainerInput),
+			graphql.NewInputUnmarshaler("RemoveOrganizationOwnerInput", ec.unmarshalInputRemoveOrganizationOwnerInput),
+			graphql.NewInputUnmarshaler("RemoveTeamMemberInput", ec.unmarshalInputRemoveTeamMemberInput),
+			graphql.NewInputUnmarshaler("RemoveTeamProjectInput", ec.unmarshalInputRemoveTeamProjectInput),
 			graphql.NewInputUnmarshaler("RepositoryInput", ec.unmarshalInputRepositoryInput),
 			graphql.NewInputUnmarshaler("RetryBuildInput", ec.unmarshalInputRetryBuildInput),
 			graphql.NewInputUnmarshaler("RevokeApiTokenInput", ec.unmarshalInputRevokeApiTokenInput),
 			graphql.NewInputUnmarshaler("SearchFamilyInput", ec.unmarshalInputSearchFamilyInput),
 			graphql.NewInputUnmarshaler("SetProjectAdminFieldsInput", ec.unmarshalInputSetProjectAdminFieldsInput),
+			graphql.NewInputUnmarshaler("SetProjectOrganizationInput", ec.unmarshalInputSetProjectOrganizationInput),
 			graphql.NewInputUnmarshaler("SetProjectPrivacyInput", ec.unmarshalInputSetProjectPrivacyInput),
 			graphql.NewInputUnmarshaler("SetRepositoryCredentialsInput", ec.unmarshalInputSetRepositoryCredentialsInput),
 			graphql.NewInputUnmarshaler("SetSshKnownHostsInput", ec.unmarshalInputSetSshKnownHostsInput),
@@ -3789,8 +4630,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("SetVersionUploadedInput", ec.unmarshalInputSetVersionUploadedInput),
 			graphql.NewInputUnmarshaler("SyncVersionsInput", ec.unmarshalInputSyncVersionsInput),
 			graphql.NewInputUnmarshaler("TriggerBuildInput", ec.unmarshalInputTriggerBuildInput),
+			graphql.NewInputUnmarshaler("UpdateOrganizationInput", ec.unmarshalInputUpdateOrganizationInput),
 			graphql.NewInputUnmarshaler("UpdateProjectInput", ec.unmarshalInputUpdateProjectInput),
 			graphql.NewInputUnmarshaler("UpdateRedirectInput", ec.unmarshalInputUpdateRedirectInput),
+			graphql.NewInputUnmarshaler("UpdateTeamInput", ec.unmarshalInputUpdateTeamInput),
 			graphql.NewInputUnmarshaler("UpdateVersionInput", ec.unmarshalInputUpdateVersionInput),
 			graphql.NewInputUnmarshaler("VersionFilterInput", ec.unmarshalInputVersionFilterInput),
 		)
@@ -5768,6 +6611,442 @@ extend type Mutation {
   "Delete a project's HTTPS repository credentials (maintainers)."
   deleteRepositoryCredentials("The project." input: DeleteRepositoryCredentialsInput!): DeleteRepositoryCredentialsPayload!
 }
+
+# ---- Organizations and teams ----
+
+"""
+An organization: projects shared by owners and teams. Its members are its owners and the members of its teams;
+members and superusers see it, nobody else learns that it exists.
+"""
+type Organization implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database, as the REST APIs show it."
+  databaseId: Int!
+  "The organization's name in URLs: unique on this server, DNS-safe, never changes."
+  slug: String!
+  "The display name."
+  name: String!
+  "A contact address; null when none."
+  email: String
+  "What the organization is; null when none."
+  description: String
+  "The organization's website; null when none."
+  url: String
+  "Always false: docsd has no subscriptions to lapse."
+  disabled: Boolean!
+  "When it was created."
+  created: Time!
+  "When its fields last changed."
+  modified: Time!
+  "The owners, in the order they were added."
+  owners: [User!]!
+  "Whether the caller owns the organization."
+  viewerIsOwner: Boolean!
+  "Its teams in creation order: all of them for owners and superusers, the caller's own teams for other members."
+  teams("The page is the first N rows (after ` + "`" + `after` + "`" + `)." first: Int, "Only rows after the row of this cursor." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `)." last: Int, "Only rows before the row of this cursor." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): TeamConnection!
+  "The people of the organization, by username: everyone for owners and superusers; for other members, the owners and the people of their own teams."
+  members("The page is the first N rows (after ` + "`" + `after` + "`" + `)." first: Int, "Only rows after the row of this cursor." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `)." last: Int, "Only rows before the row of this cursor." before: String): UserConnection!
+  "The organization's projects that the caller may see (public, or readable by them), by slug."
+  projects("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `)." last: Int, "Only rows before the row of this cursor." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): ProjectConnection!
+}
+
+"What a team's members may do with the team's projects."
+enum TeamAccess {
+  "Administer them, as their maintainers do."
+  admin
+  "Read them, including what is not public; change nothing."
+  readonly
+}
+
+"A team of an organization: members with one access level on some of the organization's projects."
+type Team implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database, as the REST APIs show it."
+  databaseId: Int!
+  "Made from the name when the team is created (with ` + "`" + `-2` + "`" + `, ` + "`" + `-3` + "`" + `… when taken), then never changed."
+  slug: String!
+  "The display name, unique within the organization."
+  name: String!
+  "What the members may do with the team's projects."
+  access: TeamAccess!
+  "Whether users signing in with an address of the organization's SSO domains join the team."
+  autoJoinEmailUsers: Boolean!
+  "When it was created."
+  created: Time!
+  "When its fields last changed."
+  modified: Time!
+  "The organization the team belongs to."
+  organization: Organization!
+  "The team's members, by username."
+  members("The page is the first N rows (after ` + "`" + `after` + "`" + `)." first: Int, "Only rows after the row of this cursor." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `)." last: Int, "Only rows before the row of this cursor." before: String): UserConnection!
+  "The team's projects that the caller may see, by slug."
+  projects("The page is the first N rows (after ` + "`" + `after` + "`" + `)." first: Int, "Only rows after the row of this cursor." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `)." last: Int, "Only rows before the row of this cursor." before: String): ProjectConnection!
+}
+
+"A page of organizations (a Relay cursor connection)."
+type OrganizationConnection {
+  "All organizations of the list, whatever the page."
+  totalCount: Int!
+  "The page's organizations with their cursors."
+  edges: [OrganizationEdge!]!
+  "The page's organizations (the edges' nodes)."
+  nodes: [Organization!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
+}
+
+"One of a page's organizations, with the cursor that pages from it."
+type OrganizationEdge {
+  "The cursor of this row."
+  cursor: String!
+  "The organization."
+  node: Organization!
+}
+
+"A page of teams (a Relay cursor connection)."
+type TeamConnection {
+  "All teams of the list, whatever the page."
+  totalCount: Int!
+  "The page's teams with their cursors."
+  edges: [TeamEdge!]!
+  "The page's teams (the edges' nodes)."
+  nodes: [Team!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
+}
+
+"One of a page's teams, with the cursor that pages from it."
+type TeamEdge {
+  "The cursor of this row."
+  cursor: String!
+  "The team."
+  node: Team!
+}
+
+extend type Query {
+  "The organizations the caller is a member of (an owner, or in one of its teams), by name then slug. Anonymous callers are UNAUTHENTICATED."
+  organizations("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `)." last: Int, "Only rows before the row of this cursor." before: String, "Page size for offset paging (default 10)." limit: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before."), "Rows to skip for offset paging." offset: Int @deprecated(reason: "Offset paging, kept for the REST façades: use first/after or last/before.")): OrganizationConnection!
+  "An organization by slug: NOT_FOUND unless the caller is a member or a superuser."
+  organization("The organization's slug." slug: String!): Organization
+  "Whether an organization exists and how the caller relates to it, whoever can see it (REST's permission step). Anonymous callers are told nothing (all false)."
+  organizationAccess("The organization's slug." slug: String!): OrganizationAccess!
+}
+
+"How the caller relates to an organization."
+type OrganizationAccess {
+  "Whether an organization with that slug exists."
+  exists: Boolean!
+  "The caller owns it or is in one of its teams."
+  member: Boolean!
+  "The caller owns it."
+  owner: Boolean!
+}
+
+extend type Project {
+  "The project's organization when the caller is one of its members (or a superuser); null otherwise, and outside organizations."
+  organization: Organization
+  "The slug of the project's organization, for whoever sees the project; null outside organizations."
+  organizationSlug: String
+  "The teams that include the project and that the caller may see (owners: all; others: their own teams); empty outside organizations."
+  teams: [Team!]!
+}
+
+extend type ProjectAccess {
+  "The caller may read the project's non-public objects (a reader: an admin, or a member of a readonly team that includes it)."
+  reader: Boolean!
+}
+
+extend type User {
+  "The organizations the user is a member of, by name: shown to the user themself only, null for anyone else."
+  organizations: [Organization!]
+}
+
+extend input ProjectFilterInput {
+  "Only projects of the organization with this slug."
+  organization: String
+}
+
+extend input ImportProjectInput {
+  "The slug of an organization the caller owns or is in an admin team of: the project is created in it."
+  organization: String @goField(omittable: true)
+  "Slugs of teams of ` + "`" + `organization` + "`" + ` to add the project to; unless the caller owns the organization, one must be an admin team they belong to."
+  teams: [String!] @goField(omittable: true)
+}
+
+extend type Mutation {
+  "Create an organization (who may: ` + "`" + `--organization-creators` + "`" + `): the caller becomes its only owner, and its teams ` + "`" + `Admins` + "`" + ` (admin, with the caller) and ` + "`" + `Read Only` + "`" + ` (readonly) are created."
+  createOrganization("The organization's fields." input: CreateOrganizationInput!): CreateOrganizationPayload!
+  "Change an organization's fields (owners)."
+  updateOrganization("The organization and the fields to write." input: UpdateOrganizationInput!): UpdateOrganizationPayload!
+  "Delete an organization with its teams (owners). Refused (CONFLICT) while it has projects."
+  deleteOrganization("The organization to delete." input: DeleteOrganizationInput!): DeleteOrganizationPayload!
+  "Make an existing user an owner at once (the admin commands only: owners invite owners; anyone else is FORBIDDEN)."
+  addOrganizationOwner("The organization and the user." input: AddOrganizationOwnerInput!): AddOrganizationOwnerPayload!
+  "Remove an owner (owners). The last owner can't be removed (CONFLICT)."
+  removeOrganizationOwner("The organization and the owner." input: RemoveOrganizationOwnerInput!): RemoveOrganizationOwnerPayload!
+  "Create a team (owners)."
+  createTeam("The organization and the team's fields." input: CreateTeamInput!): CreateTeamPayload!
+  "Change a team (owners); ` + "`" + `projects` + "`" + ` replaces its projects."
+  updateTeam("The team and the fields to write." input: UpdateTeamInput!): UpdateTeamPayload!
+  "Delete a team (owners); its members keep their other teams."
+  deleteTeam("The team to delete." input: DeleteTeamInput!): DeleteTeamPayload!
+  "Add an existing user to a team at once (owners)."
+  addTeamMember("The team and the user." input: AddTeamMemberInput!): AddTeamMemberPayload!
+  "Remove a member from a team (owners); their access through it ends with the next request."
+  removeTeamMember("The team and the member." input: RemoveTeamMemberInput!): RemoveTeamMemberPayload!
+  "Add a project of the organization to a team (owners)."
+  addTeamProject("The team and the project." input: AddTeamProjectInput!): AddTeamProjectPayload!
+  "Remove a project from a team (owners)."
+  removeTeamProject("The team and the project." input: RemoveTeamProjectInput!): RemoveTeamProjectPayload!
+  "Move a project, with its subprojects and translations, into an organization, out of it (` + "`" + `organization: null` + "`" + `) or between organizations (owners of each organization concerned, admins of every moved project). Moved projects leave the teams of the organization they leave."
+  setProjectOrganization("The project and where it goes." input: SetProjectOrganizationInput!): SetProjectOrganizationPayload!
+}
+
+"The fields of a new organization."
+input CreateOrganizationInput {
+  "The display name: required, at most 32 characters."
+  name: String!
+  "The slug; default: made from the name. DNS-safe, at most 63 characters."
+  slug: String
+  "A contact address."
+  email: String
+  "What the organization is, at most 1000 characters."
+  description: String
+  "The organization's website (http or https)."
+  url: String
+  "Only check the input: ` + "`" + `errors` + "`" + ` lists what is wrong and nothing is written."
+  validateOnly: Boolean = false
+}
+
+"The outcome of ` + "`" + `createOrganization` + "`" + `."
+type CreateOrganizationPayload {
+  "The new organization; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  organization: Organization
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"The organization to change and the fields to write; a field not sent keeps its value, an empty one clears it."
+input UpdateOrganizationInput {
+  "The organization's slug (it never changes)."
+  slug: String!
+  "The display name."
+  name: String
+  "A contact address."
+  email: String
+  "What the organization is."
+  description: String
+  "The organization's website."
+  url: String
+}
+
+"The outcome of ` + "`" + `updateOrganization` + "`" + `."
+type UpdateOrganizationPayload {
+  "The organization as updated; null with errors."
+  organization: Organization
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"The organization to delete."
+input DeleteOrganizationInput {
+  "The organization's slug."
+  slug: String!
+}
+
+"The outcome of ` + "`" + `deleteOrganization` + "`" + `."
+type DeleteOrganizationPayload {
+  "The global id of the deleted organization; null with errors."
+  deletedId: ID
+  "What is wrong (a CONFLICT while it has projects); empty on success."
+  errors: [UserError!]!
+}
+
+"An organization and a user."
+input AddOrganizationOwnerInput {
+  "The organization's slug."
+  organization: String!
+  "The user's username."
+  username: String!
+}
+
+"The outcome of ` + "`" + `addOrganizationOwner` + "`" + `."
+type AddOrganizationOwnerPayload {
+  "The organization; null with errors."
+  organization: Organization
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"An organization and one of its owners."
+input RemoveOrganizationOwnerInput {
+  "The organization's slug."
+  organization: String!
+  "The owner's username."
+  username: String!
+}
+
+"The outcome of ` + "`" + `removeOrganizationOwner` + "`" + `."
+type RemoveOrganizationOwnerPayload {
+  "The organization; null with errors."
+  organization: Organization
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"The fields of a new team."
+input CreateTeamInput {
+  "The organization's slug."
+  organization: String!
+  "The display name: required, at most 100 characters, unique within the organization."
+  name: String!
+  "What its members may do; default readonly."
+  access: TeamAccess
+  "Whether users of the organization's SSO domains join it at their first single sign-on."
+  autoJoinEmailUsers: Boolean
+  "Slugs of the organization's projects the team includes."
+  projects: [String!]
+}
+
+"The outcome of ` + "`" + `createTeam` + "`" + `."
+type CreateTeamPayload {
+  "The new team; null with errors."
+  team: Team
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"The team to change and the fields to write; a field not sent keeps its value."
+input UpdateTeamInput {
+  "The organization's slug."
+  organization: String!
+  "The team's slug."
+  slug: String!
+  "The display name."
+  name: String
+  "What its members may do."
+  access: TeamAccess
+  "Whether users of the organization's SSO domains join it at their first single sign-on."
+  autoJoinEmailUsers: Boolean
+  "Replaces the team's projects: slugs of the organization's projects."
+  projects: [String!]
+}
+
+"The outcome of ` + "`" + `updateTeam` + "`" + `."
+type UpdateTeamPayload {
+  "The team as updated; null with errors."
+  team: Team
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"The team to delete."
+input DeleteTeamInput {
+  "The organization's slug."
+  organization: String!
+  "The team's slug."
+  slug: String!
+}
+
+"The outcome of ` + "`" + `deleteTeam` + "`" + `."
+type DeleteTeamPayload {
+  "The global id of the deleted team; null with errors."
+  deletedId: ID
+  "What is wrong; empty on success."
+  errors: [UserError!]!
+}
+
+"A team and a user to add."
+input AddTeamMemberInput {
+  "The organization's slug."
+  organization: String!
+  "The team's slug."
+  team: String!
+  "The user's username."
+  usernameOrEmail: String!
+}
+
+"The outcome of ` + "`" + `addTeamMember` + "`" + `."
+type AddTeamMemberPayload {
+  "The user added; null with errors."
+  member: User
+  "What is wrong with the input (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
+
+"A team and one of its members."
+input RemoveTeamMemberInput {
+  "The organization's slug."
+  organization: String!
+  "The team's slug."
+  team: String!
+  "The member's username."
+  username: String!
+}
+
+"The outcome of ` + "`" + `removeTeamMember` + "`" + `."
+type RemoveTeamMemberPayload {
+  "The team; null with errors."
+  team: Team
+  "What is wrong with the input; empty on success."
+  errors: [UserError!]!
+}
+
+"A team and a project of its organization."
+input AddTeamProjectInput {
+  "The organization's slug."
+  organization: String!
+  "The team's slug."
+  team: String!
+  "The project's slug."
+  project: String!
+}
+
+"The outcome of ` + "`" + `addTeamProject` + "`" + `."
+type AddTeamProjectPayload {
+  "The team; null with errors."
+  team: Team
+  "What is wrong with the input; empty on success."
+  errors: [UserError!]!
+}
+
+"A team and one of its projects."
+input RemoveTeamProjectInput {
+  "The organization's slug."
+  organization: String!
+  "The team's slug."
+  team: String!
+  "The project's slug."
+  project: String!
+}
+
+"The outcome of ` + "`" + `removeTeamProject` + "`" + `."
+type RemoveTeamProjectPayload {
+  "The team; null with errors."
+  team: Team
+  "What is wrong with the input; empty on success."
+  errors: [UserError!]!
+}
+
+"A project and the organization it moves to."
+input SetProjectOrganizationInput {
+  "The project's slug."
+  slug: String!
+  "The slug of the organization to move to; null takes the project out of its organization."
+  organization: String
+  "Slugs of teams of the new organization to add the moved projects to."
+  teams: [String!]
+}
+
+"The outcome of ` + "`" + `setProjectOrganization` + "`" + `."
+type SetProjectOrganizationPayload {
+  "The project as moved; null with errors."
+  project: Project
+  "What is wrong (validation and conflicts); empty on success."
+  errors: [UserError!]!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -5784,6 +7063,36 @@ func (ec *executionContext) childFields_AddMaintainerPayload(ctx context.Context
 		return ec.fieldContext_AddMaintainerPayload_errors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AddMaintainerPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_AddOrganizationOwnerPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "organization":
+		return ec.fieldContext_AddOrganizationOwnerPayload_organization(ctx, field)
+	case "errors":
+		return ec.fieldContext_AddOrganizationOwnerPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AddOrganizationOwnerPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_AddTeamMemberPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "member":
+		return ec.fieldContext_AddTeamMemberPayload_member(ctx, field)
+	case "errors":
+		return ec.fieldContext_AddTeamMemberPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AddTeamMemberPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_AddTeamProjectPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "team":
+		return ec.fieldContext_AddTeamProjectPayload_team(ctx, field)
+	case "errors":
+		return ec.fieldContext_AddTeamProjectPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AddTeamProjectPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_ApiToken(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6000,6 +7309,16 @@ func (ec *executionContext) childFields_CreateIntegrationPayload(ctx context.Con
 	return nil, fmt.Errorf("no field named %q was found under type CreateIntegrationPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_CreateOrganizationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "organization":
+		return ec.fieldContext_CreateOrganizationPayload_organization(ctx, field)
+	case "errors":
+		return ec.fieldContext_CreateOrganizationPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreateOrganizationPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_CreateRedirectPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "redirect":
@@ -6030,6 +7349,16 @@ func (ec *executionContext) childFields_CreateSubprojectPayload(ctx context.Cont
 	return nil, fmt.Errorf("no field named %q was found under type CreateSubprojectPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_CreateTeamPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "team":
+		return ec.fieldContext_CreateTeamPayload_team(ctx, field)
+	case "errors":
+		return ec.fieldContext_CreateTeamPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreateTeamPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_DeleteEnvironmentVariablePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "deletedId":
@@ -6048,6 +7377,16 @@ func (ec *executionContext) childFields_DeleteIntegrationPayload(ctx context.Con
 		return ec.fieldContext_DeleteIntegrationPayload_errors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeleteIntegrationPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteOrganizationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedId":
+		return ec.fieldContext_DeleteOrganizationPayload_deletedId(ctx, field)
+	case "errors":
+		return ec.fieldContext_DeleteOrganizationPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteOrganizationPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_DeleteProjectPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6098,6 +7437,16 @@ func (ec *executionContext) childFields_DeleteSubprojectPayload(ctx context.Cont
 		return ec.fieldContext_DeleteSubprojectPayload_errors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeleteSubprojectPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteTeamPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedId":
+		return ec.fieldContext_DeleteTeamPayload_deletedId(ctx, field)
+	case "errors":
+		return ec.fieldContext_DeleteTeamPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteTeamPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Downloads(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6246,6 +7595,78 @@ func (ec *executionContext) childFields_NotificationMessage(ctx context.Context,
 	return nil, fmt.Errorf("no field named %q was found under type NotificationMessage", field.Name)
 }
 
+func (ec *executionContext) childFields_Organization(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Organization_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_Organization_databaseId(ctx, field)
+	case "slug":
+		return ec.fieldContext_Organization_slug(ctx, field)
+	case "name":
+		return ec.fieldContext_Organization_name(ctx, field)
+	case "email":
+		return ec.fieldContext_Organization_email(ctx, field)
+	case "description":
+		return ec.fieldContext_Organization_description(ctx, field)
+	case "url":
+		return ec.fieldContext_Organization_url(ctx, field)
+	case "disabled":
+		return ec.fieldContext_Organization_disabled(ctx, field)
+	case "created":
+		return ec.fieldContext_Organization_created(ctx, field)
+	case "modified":
+		return ec.fieldContext_Organization_modified(ctx, field)
+	case "owners":
+		return ec.fieldContext_Organization_owners(ctx, field)
+	case "viewerIsOwner":
+		return ec.fieldContext_Organization_viewerIsOwner(ctx, field)
+	case "teams":
+		return ec.fieldContext_Organization_teams(ctx, field)
+	case "members":
+		return ec.fieldContext_Organization_members(ctx, field)
+	case "projects":
+		return ec.fieldContext_Organization_projects(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Organization", field.Name)
+}
+
+func (ec *executionContext) childFields_OrganizationAccess(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "exists":
+		return ec.fieldContext_OrganizationAccess_exists(ctx, field)
+	case "member":
+		return ec.fieldContext_OrganizationAccess_member(ctx, field)
+	case "owner":
+		return ec.fieldContext_OrganizationAccess_owner(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OrganizationAccess", field.Name)
+}
+
+func (ec *executionContext) childFields_OrganizationConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_OrganizationConnection_totalCount(ctx, field)
+	case "edges":
+		return ec.fieldContext_OrganizationConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_OrganizationConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_OrganizationConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OrganizationConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_OrganizationEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_OrganizationEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_OrganizationEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OrganizationEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "hasNextPage":
@@ -6368,6 +7789,12 @@ func (ec *executionContext) childFields_Project(ctx context.Context, field graph
 		return ec.fieldContext_Project_sshKnownHosts(ctx, field)
 	case "repositoryCredentials":
 		return ec.fieldContext_Project_repositoryCredentials(ctx, field)
+	case "organization":
+		return ec.fieldContext_Project_organization(ctx, field)
+	case "organizationSlug":
+		return ec.fieldContext_Project_organizationSlug(ctx, field)
+	case "teams":
+		return ec.fieldContext_Project_teams(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Project", field.Name)
 }
@@ -6380,6 +7807,8 @@ func (ec *executionContext) childFields_ProjectAccess(ctx context.Context, field
 		return ec.fieldContext_ProjectAccess_visible(ctx, field)
 	case "maintainer":
 		return ec.fieldContext_ProjectAccess_maintainer(ctx, field)
+	case "reader":
+		return ec.fieldContext_ProjectAccess_reader(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ProjectAccess", field.Name)
 }
@@ -6548,6 +7977,36 @@ func (ec *executionContext) childFields_RemoveMaintainerPayload(ctx context.Cont
 	return nil, fmt.Errorf("no field named %q was found under type RemoveMaintainerPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_RemoveOrganizationOwnerPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "organization":
+		return ec.fieldContext_RemoveOrganizationOwnerPayload_organization(ctx, field)
+	case "errors":
+		return ec.fieldContext_RemoveOrganizationOwnerPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RemoveOrganizationOwnerPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_RemoveTeamMemberPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "team":
+		return ec.fieldContext_RemoveTeamMemberPayload_team(ctx, field)
+	case "errors":
+		return ec.fieldContext_RemoveTeamMemberPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RemoveTeamMemberPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_RemoveTeamProjectPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "team":
+		return ec.fieldContext_RemoveTeamProjectPayload_team(ctx, field)
+	case "errors":
+		return ec.fieldContext_RemoveTeamProjectPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RemoveTeamProjectPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_Repository(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "url":
@@ -6656,6 +8115,16 @@ func (ec *executionContext) childFields_SetProjectAdminFieldsPayload(ctx context
 		return ec.fieldContext_SetProjectAdminFieldsPayload_errors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SetProjectAdminFieldsPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_SetProjectOrganizationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "project":
+		return ec.fieldContext_SetProjectOrganizationPayload_project(ctx, field)
+	case "errors":
+		return ec.fieldContext_SetProjectOrganizationPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SetProjectOrganizationPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_SetProjectPrivacyPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6800,6 +8269,58 @@ func (ec *executionContext) childFields_SyncVersionsPayload(ctx context.Context,
 	return nil, fmt.Errorf("no field named %q was found under type SyncVersionsPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_Team(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Team_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_Team_databaseId(ctx, field)
+	case "slug":
+		return ec.fieldContext_Team_slug(ctx, field)
+	case "name":
+		return ec.fieldContext_Team_name(ctx, field)
+	case "access":
+		return ec.fieldContext_Team_access(ctx, field)
+	case "autoJoinEmailUsers":
+		return ec.fieldContext_Team_autoJoinEmailUsers(ctx, field)
+	case "created":
+		return ec.fieldContext_Team_created(ctx, field)
+	case "modified":
+		return ec.fieldContext_Team_modified(ctx, field)
+	case "organization":
+		return ec.fieldContext_Team_organization(ctx, field)
+	case "members":
+		return ec.fieldContext_Team_members(ctx, field)
+	case "projects":
+		return ec.fieldContext_Team_projects(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Team", field.Name)
+}
+
+func (ec *executionContext) childFields_TeamConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_TeamConnection_totalCount(ctx, field)
+	case "edges":
+		return ec.fieldContext_TeamConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_TeamConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_TeamConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TeamConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_TeamEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_TeamEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_TeamEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TeamEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_TriggerBuildPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "build":
@@ -6814,6 +8335,16 @@ func (ec *executionContext) childFields_TriggerBuildPayload(ctx context.Context,
 		return ec.fieldContext_TriggerBuildPayload_errors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TriggerBuildPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_UpdateOrganizationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "organization":
+		return ec.fieldContext_UpdateOrganizationPayload_organization(ctx, field)
+	case "errors":
+		return ec.fieldContext_UpdateOrganizationPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UpdateOrganizationPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_UpdateProjectPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6834,6 +8365,16 @@ func (ec *executionContext) childFields_UpdateRedirectPayload(ctx context.Contex
 		return ec.fieldContext_UpdateRedirectPayload_errors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type UpdateRedirectPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_UpdateTeamPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "team":
+		return ec.fieldContext_UpdateTeamPayload_team(ctx, field)
+	case "errors":
+		return ec.fieldContext_UpdateTeamPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UpdateTeamPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_UpdateVersionPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6872,6 +8413,8 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_apiTokens(ctx, field)
 	case "emailVerified":
 		return ec.fieldContext_User_emailVerified(ctx, field)
+	case "organizations":
+		return ec.fieldContext_User_organizations(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type User", field.Name)
 }
@@ -7182,6 +8725,48 @@ func (ec *executionContext) field_Mutation_addMaintainer_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_addOrganizationOwner_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (AddOrganizationOwnerInput, error) {
+			return ec.unmarshalNAddOrganizationOwnerInput2docsdᚋgraphᚐAddOrganizationOwnerInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_addTeamMember_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (AddTeamMemberInput, error) {
+			return ec.unmarshalNAddTeamMemberInput2docsdᚋgraphᚐAddTeamMemberInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_addTeamProject_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (AddTeamProjectInput, error) {
+			return ec.unmarshalNAddTeamProjectInput2docsdᚋgraphᚐAddTeamProjectInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_cancelBuild_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7252,6 +8837,20 @@ func (ec *executionContext) field_Mutation_createIntegration_args(ctx context.Co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createOrganization_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (CreateOrganizationInput, error) {
+			return ec.unmarshalNCreateOrganizationInput2docsdᚋgraphᚐCreateOrganizationInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createRedirect_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7294,6 +8893,20 @@ func (ec *executionContext) field_Mutation_createSubproject_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createTeam_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (CreateTeamInput, error) {
+			return ec.unmarshalNCreateTeamInput2docsdᚋgraphᚐCreateTeamInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteEnvironmentVariable_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7314,6 +8927,20 @@ func (ec *executionContext) field_Mutation_deleteIntegration_args(ctx context.Co
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (DeleteIntegrationInput, error) {
 			return ec.unmarshalNDeleteIntegrationInput2docsdᚋgraphᚐDeleteIntegrationInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteOrganization_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (DeleteOrganizationInput, error) {
+			return ec.unmarshalNDeleteOrganizationInput2docsdᚋgraphᚐDeleteOrganizationInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -7392,6 +9019,20 @@ func (ec *executionContext) field_Mutation_deleteSubproject_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteTeam_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (DeleteTeamInput, error) {
+			return ec.unmarshalNDeleteTeamInput2docsdᚋgraphᚐDeleteTeamInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_importProject_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7434,6 +9075,48 @@ func (ec *executionContext) field_Mutation_removeMaintainer_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_removeOrganizationOwner_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (RemoveOrganizationOwnerInput, error) {
+			return ec.unmarshalNRemoveOrganizationOwnerInput2docsdᚋgraphᚐRemoveOrganizationOwnerInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_removeTeamMember_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (RemoveTeamMemberInput, error) {
+			return ec.unmarshalNRemoveTeamMemberInput2docsdᚋgraphᚐRemoveTeamMemberInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_removeTeamProject_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (RemoveTeamProjectInput, error) {
+			return ec.unmarshalNRemoveTeamProjectInput2docsdᚋgraphᚐRemoveTeamProjectInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_retryBuild_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7468,6 +9151,20 @@ func (ec *executionContext) field_Mutation_setProjectAdminFields_args(ctx contex
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (SetProjectAdminFieldsInput, error) {
 			return ec.unmarshalNSetProjectAdminFieldsInput2docsdᚋgraphᚐSetProjectAdminFieldsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setProjectOrganization_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (SetProjectOrganizationInput, error) {
+			return ec.unmarshalNSetProjectOrganizationInput2docsdᚋgraphᚐSetProjectOrganizationInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -7588,6 +9285,20 @@ func (ec *executionContext) field_Mutation_triggerBuild_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateOrganization_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (UpdateOrganizationInput, error) {
+			return ec.unmarshalNUpdateOrganizationInput2docsdᚋgraphᚐUpdateOrganizationInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateProject_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7616,6 +9327,20 @@ func (ec *executionContext) field_Mutation_updateRedirect_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateTeam_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (UpdateTeamInput, error) {
+			return ec.unmarshalNUpdateTeamInput2docsdᚋgraphᚐUpdateTeamInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateVersion_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7627,6 +9352,152 @@ func (ec *executionContext) field_Mutation_updateVersion_args(ctx context.Contex
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Organization_members_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Organization_projects_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Organization_teams_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg5
 	return args, nil
 }
 
@@ -8300,6 +10171,88 @@ func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs 
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_organizationAccess_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "slug",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["slug"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_organization_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "slug",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["slug"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_organizations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg5
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_projectAccess_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8534,6 +10487,82 @@ func (ec *executionContext) field_Subscription_buildUpdated_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Team_members_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Team_projects_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Version_builds_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8724,6 +10753,198 @@ func (ec *executionContext) _AddMaintainerPayload_errors(ctx context.Context, fi
 func (ec *executionContext) fieldContext_AddMaintainerPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "AddMaintainerPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AddOrganizationOwnerPayload_organization(ctx context.Context, field graphql.CollectedField, obj *AddOrganizationOwnerPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AddOrganizationOwnerPayload_organization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Organization, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Organization) graphql.Marshaler {
+			return ec.marshalOOrganization2ᚖdocsdᚋstoreᚐOrganization(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AddOrganizationOwnerPayload_organization(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AddOrganizationOwnerPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AddOrganizationOwnerPayload_errors(ctx context.Context, field graphql.CollectedField, obj *AddOrganizationOwnerPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AddOrganizationOwnerPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AddOrganizationOwnerPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AddOrganizationOwnerPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AddTeamMemberPayload_member(ctx context.Context, field graphql.CollectedField, obj *AddTeamMemberPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AddTeamMemberPayload_member(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Member, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖdocsdᚋstoreᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AddTeamMemberPayload_member(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AddTeamMemberPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AddTeamMemberPayload_errors(ctx context.Context, field graphql.CollectedField, obj *AddTeamMemberPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AddTeamMemberPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AddTeamMemberPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AddTeamMemberPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AddTeamProjectPayload_team(ctx context.Context, field graphql.CollectedField, obj *AddTeamProjectPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AddTeamProjectPayload_team(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Team, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Team) graphql.Marshaler {
+			return ec.marshalOTeam2ᚖdocsdᚋstoreᚐTeam(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AddTeamProjectPayload_team(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AddTeamProjectPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Team(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AddTeamProjectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *AddTeamProjectPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AddTeamProjectPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AddTeamProjectPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AddTeamProjectPayload",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -10511,6 +12732,70 @@ func (ec *executionContext) fieldContext_CreateIntegrationPayload_errors(_ conte
 	return fc, nil
 }
 
+func (ec *executionContext) _CreateOrganizationPayload_organization(ctx context.Context, field graphql.CollectedField, obj *CreateOrganizationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateOrganizationPayload_organization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Organization, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Organization) graphql.Marshaler {
+			return ec.marshalOOrganization2ᚖdocsdᚋstoreᚐOrganization(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CreateOrganizationPayload_organization(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateOrganizationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateOrganizationPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateOrganizationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateOrganizationPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateOrganizationPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateOrganizationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CreateRedirectPayload_redirect(ctx context.Context, field graphql.CollectedField, obj *CreateRedirectPayload) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -10703,6 +12988,70 @@ func (ec *executionContext) fieldContext_CreateSubprojectPayload_errors(_ contex
 	return fc, nil
 }
 
+func (ec *executionContext) _CreateTeamPayload_team(ctx context.Context, field graphql.CollectedField, obj *CreateTeamPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateTeamPayload_team(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Team, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Team) graphql.Marshaler {
+			return ec.marshalOTeam2ᚖdocsdᚋstoreᚐTeam(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CreateTeamPayload_team(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateTeamPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Team(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateTeamPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateTeamPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateTeamPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateTeamPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateTeamPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _DeleteEnvironmentVariablePayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteEnvironmentVariablePayload) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -10803,6 +13152,61 @@ func (ec *executionContext) _DeleteIntegrationPayload_errors(ctx context.Context
 func (ec *executionContext) fieldContext_DeleteIntegrationPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "DeleteIntegrationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeleteOrganizationPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteOrganizationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteOrganizationPayload_deletedId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteOrganizationPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("DeleteOrganizationPayload", field, false, false, "ID")
+}
+
+func (ec *executionContext) _DeleteOrganizationPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteOrganizationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteOrganizationPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteOrganizationPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteOrganizationPayload",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -11096,6 +13500,61 @@ func (ec *executionContext) _DeleteSubprojectPayload_errors(ctx context.Context,
 func (ec *executionContext) fieldContext_DeleteSubprojectPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "DeleteSubprojectPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeleteTeamPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteTeamPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteTeamPayload_deletedId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteTeamPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("DeleteTeamPayload", field, false, false, "ID")
+}
+
+func (ec *executionContext) _DeleteTeamPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteTeamPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteTeamPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteTeamPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteTeamPayload",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -13324,6 +15783,578 @@ func (ec *executionContext) fieldContext_Mutation_deleteRepositoryCredentials(ct
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createOrganization(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createOrganization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateOrganization(ctx, fc.Args["input"].(CreateOrganizationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CreateOrganizationPayload) graphql.Marshaler {
+			return ec.marshalNCreateOrganizationPayload2ᚖdocsdᚋgraphᚐCreateOrganizationPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createOrganization(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreateOrganizationPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createOrganization_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateOrganization(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateOrganization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateOrganization(ctx, fc.Args["input"].(UpdateOrganizationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *UpdateOrganizationPayload) graphql.Marshaler {
+			return ec.marshalNUpdateOrganizationPayload2ᚖdocsdᚋgraphᚐUpdateOrganizationPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateOrganization(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UpdateOrganizationPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateOrganization_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteOrganization(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteOrganization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteOrganization(ctx, fc.Args["input"].(DeleteOrganizationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *DeleteOrganizationPayload) graphql.Marshaler {
+			return ec.marshalNDeleteOrganizationPayload2ᚖdocsdᚋgraphᚐDeleteOrganizationPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteOrganization(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteOrganizationPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteOrganization_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addOrganizationOwner(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addOrganizationOwner(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddOrganizationOwner(ctx, fc.Args["input"].(AddOrganizationOwnerInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AddOrganizationOwnerPayload) graphql.Marshaler {
+			return ec.marshalNAddOrganizationOwnerPayload2ᚖdocsdᚋgraphᚐAddOrganizationOwnerPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addOrganizationOwner(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AddOrganizationOwnerPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addOrganizationOwner_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeOrganizationOwner(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeOrganizationOwner(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveOrganizationOwner(ctx, fc.Args["input"].(RemoveOrganizationOwnerInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *RemoveOrganizationOwnerPayload) graphql.Marshaler {
+			return ec.marshalNRemoveOrganizationOwnerPayload2ᚖdocsdᚋgraphᚐRemoveOrganizationOwnerPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeOrganizationOwner(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RemoveOrganizationOwnerPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeOrganizationOwner_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createTeam(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createTeam(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateTeam(ctx, fc.Args["input"].(CreateTeamInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CreateTeamPayload) graphql.Marshaler {
+			return ec.marshalNCreateTeamPayload2ᚖdocsdᚋgraphᚐCreateTeamPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createTeam(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreateTeamPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createTeam_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateTeam(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateTeam(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateTeam(ctx, fc.Args["input"].(UpdateTeamInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *UpdateTeamPayload) graphql.Marshaler {
+			return ec.marshalNUpdateTeamPayload2ᚖdocsdᚋgraphᚐUpdateTeamPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateTeam(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UpdateTeamPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateTeam_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteTeam(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteTeam(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteTeam(ctx, fc.Args["input"].(DeleteTeamInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *DeleteTeamPayload) graphql.Marshaler {
+			return ec.marshalNDeleteTeamPayload2ᚖdocsdᚋgraphᚐDeleteTeamPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteTeam(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteTeamPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteTeam_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addTeamMember(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addTeamMember(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddTeamMember(ctx, fc.Args["input"].(AddTeamMemberInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AddTeamMemberPayload) graphql.Marshaler {
+			return ec.marshalNAddTeamMemberPayload2ᚖdocsdᚋgraphᚐAddTeamMemberPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addTeamMember(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AddTeamMemberPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addTeamMember_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeTeamMember(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeTeamMember(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveTeamMember(ctx, fc.Args["input"].(RemoveTeamMemberInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *RemoveTeamMemberPayload) graphql.Marshaler {
+			return ec.marshalNRemoveTeamMemberPayload2ᚖdocsdᚋgraphᚐRemoveTeamMemberPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeTeamMember(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RemoveTeamMemberPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeTeamMember_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addTeamProject(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addTeamProject(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddTeamProject(ctx, fc.Args["input"].(AddTeamProjectInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AddTeamProjectPayload) graphql.Marshaler {
+			return ec.marshalNAddTeamProjectPayload2ᚖdocsdᚋgraphᚐAddTeamProjectPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addTeamProject(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AddTeamProjectPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addTeamProject_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeTeamProject(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeTeamProject(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveTeamProject(ctx, fc.Args["input"].(RemoveTeamProjectInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *RemoveTeamProjectPayload) graphql.Marshaler {
+			return ec.marshalNRemoveTeamProjectPayload2ᚖdocsdᚋgraphᚐRemoveTeamProjectPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeTeamProject(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RemoveTeamProjectPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeTeamProject_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setProjectOrganization(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setProjectOrganization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetProjectOrganization(ctx, fc.Args["input"].(SetProjectOrganizationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *SetProjectOrganizationPayload) graphql.Marshaler {
+			return ec.marshalNSetProjectOrganizationPayload2ᚖdocsdᚋgraphᚐSetProjectOrganizationPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setProjectOrganization(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SetProjectOrganizationPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setProjectOrganization_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Notification_id(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -13662,6 +16693,666 @@ func (ec *executionContext) _NotificationMessage_iconClasses(ctx context.Context
 }
 func (ec *executionContext) fieldContext_NotificationMessage_iconClasses(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return newScalarFieldContext("NotificationMessage", field, false, false, "String")
+}
+
+func (ec *executionContext) _Organization_id(ctx context.Context, field graphql.CollectedField, obj *store.Organization) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Organization().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Organization", field, true, true, "ID")
+}
+
+func (ec *executionContext) _Organization_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Organization) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Organization", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Organization_slug(ctx context.Context, field graphql.CollectedField, obj *store.Organization) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_slug(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Slug, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Organization", field, false, false, "String")
+}
+
+func (ec *executionContext) _Organization_name(ctx context.Context, field graphql.CollectedField, obj *store.Organization) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Organization", field, false, false, "String")
+}
+
+func (ec *executionContext) _Organization_email(ctx context.Context, field graphql.CollectedField, obj *store.Organization) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Organization().Email(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Organization", field, true, true, "String")
+}
+
+func (ec *executionContext) _Organization_description(ctx context.Context, field graphql.CollectedField, obj *store.Organization) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Organization().Description(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Organization", field, true, true, "String")
+}
+
+func (ec *executionContext) _Organization_url(ctx context.Context, field graphql.CollectedField, obj *store.Organization) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Organization().URL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Organization", field, true, true, "String")
+}
+
+func (ec *executionContext) _Organization_disabled(ctx context.Context, field graphql.CollectedField, obj *store.Organization) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_disabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Organization().Disabled(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_disabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Organization", field, true, true, "Boolean")
+}
+
+func (ec *executionContext) _Organization_created(ctx context.Context, field graphql.CollectedField, obj *store.Organization) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_created(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Organization", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Organization_modified(ctx context.Context, field graphql.CollectedField, obj *store.Organization) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_modified(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Modified, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_modified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Organization", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Organization_owners(ctx context.Context, field graphql.CollectedField, obj *store.Organization) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_owners(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Organization().Owners(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.User) graphql.Marshaler {
+			return ec.marshalNUser2ᚕᚖdocsdᚋstoreᚐUserᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_owners(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Organization",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Organization_viewerIsOwner(ctx context.Context, field graphql.CollectedField, obj *store.Organization) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_viewerIsOwner(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Organization().ViewerIsOwner(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_viewerIsOwner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Organization", field, true, true, "Boolean")
+}
+
+func (ec *executionContext) _Organization_teams(ctx context.Context, field graphql.CollectedField, obj *store.Organization) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_teams(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Organization().Teams(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *TeamConnection) graphql.Marshaler {
+			return ec.marshalNTeamConnection2ᚖdocsdᚋgraphᚐTeamConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_teams(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Organization",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TeamConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Organization_teams_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Organization_members(ctx context.Context, field graphql.CollectedField, obj *store.Organization) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_members(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Organization().Members(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *UserConnection) graphql.Marshaler {
+			return ec.marshalNUserConnection2ᚖdocsdᚋgraphᚐUserConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_members(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Organization",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Organization_members_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Organization_projects(ctx context.Context, field graphql.CollectedField, obj *store.Organization) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_projects(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Organization().Projects(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectConnection) graphql.Marshaler {
+			return ec.marshalNProjectConnection2ᚖdocsdᚋgraphᚐProjectConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_projects(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Organization",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProjectConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Organization_projects_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OrganizationAccess_exists(ctx context.Context, field graphql.CollectedField, obj *OrganizationAccess) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationAccess_exists(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Exists, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationAccess_exists(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("OrganizationAccess", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _OrganizationAccess_member(ctx context.Context, field graphql.CollectedField, obj *OrganizationAccess) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationAccess_member(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Member, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationAccess_member(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("OrganizationAccess", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _OrganizationAccess_owner(ctx context.Context, field graphql.CollectedField, obj *OrganizationAccess) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationAccess_owner(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Owner, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationAccess_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("OrganizationAccess", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _OrganizationConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *OrganizationConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("OrganizationConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _OrganizationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *OrganizationConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*OrganizationEdge) graphql.Marshaler {
+			return ec.marshalNOrganizationEdge2ᚕᚖdocsdᚋgraphᚐOrganizationEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrganizationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrganizationEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OrganizationConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *OrganizationConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Organization) graphql.Marshaler {
+			return ec.marshalNOrganization2ᚕᚖdocsdᚋstoreᚐOrganizationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrganizationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OrganizationConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *OrganizationConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrganizationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OrganizationEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *OrganizationEdge) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("OrganizationEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _OrganizationEdge_node(ctx context.Context, field graphql.CollectedField, obj *OrganizationEdge) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OrganizationEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Organization) graphql.Marshaler {
+			return ec.marshalNOrganization2ᚖdocsdᚋstoreᚐOrganization(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OrganizationEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OrganizationEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
@@ -15546,6 +19237,93 @@ func (ec *executionContext) fieldContext_Project_repositoryCredentials(_ context
 	return fc, nil
 }
 
+func (ec *executionContext) _Project_organization(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_organization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Project().Organization(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Organization) graphql.Marshaler {
+			return ec.marshalOOrganization2ᚖdocsdᚋstoreᚐOrganization(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Project_organization(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Project_organizationSlug(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_organizationSlug(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Project().OrganizationSlug(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Project_organizationSlug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Project", field, true, true, "String")
+}
+
+func (ec *executionContext) _Project_teams(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_teams(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Project().Teams(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Team) graphql.Marshaler {
+			return ec.marshalNTeam2ᚕᚖdocsdᚋstoreᚐTeamᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Project_teams(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Team(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ProjectAccess_exists(ctx context.Context, field graphql.CollectedField, obj *ProjectAccess) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -15612,6 +19390,29 @@ func (ec *executionContext) _ProjectAccess_maintainer(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_ProjectAccess_maintainer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("ProjectAccess", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ProjectAccess_reader(ctx context.Context, field graphql.CollectedField, obj *ProjectAccess) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectAccess_reader(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reader, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectAccess_reader(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return newScalarFieldContext("ProjectAccess", field, false, false, "Boolean")
 }
 
@@ -16788,6 +20589,138 @@ func (ec *executionContext) fieldContext_Query_badgeStatus(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_organizations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_organizations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Organizations(ctx, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *OrganizationConnection) graphql.Marshaler {
+			return ec.marshalNOrganizationConnection2ᚖdocsdᚋgraphᚐOrganizationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_organizations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrganizationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_organizations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_organization(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_organization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Organization(ctx, fc.Args["slug"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Organization) graphql.Marshaler {
+			return ec.marshalOOrganization2ᚖdocsdᚋstoreᚐOrganization(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_organization(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_organization_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_organizationAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_organizationAccess(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().OrganizationAccess(ctx, fc.Args["slug"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *OrganizationAccess) graphql.Marshaler {
+			return ec.marshalNOrganizationAccess2ᚖdocsdᚋgraphᚐOrganizationAccess(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_organizationAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OrganizationAccess(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_organizationAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -17501,6 +21434,198 @@ func (ec *executionContext) _RemoveMaintainerPayload_errors(ctx context.Context,
 func (ec *executionContext) fieldContext_RemoveMaintainerPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "RemoveMaintainerPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RemoveOrganizationOwnerPayload_organization(ctx context.Context, field graphql.CollectedField, obj *RemoveOrganizationOwnerPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RemoveOrganizationOwnerPayload_organization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Organization, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Organization) graphql.Marshaler {
+			return ec.marshalOOrganization2ᚖdocsdᚋstoreᚐOrganization(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RemoveOrganizationOwnerPayload_organization(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RemoveOrganizationOwnerPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RemoveOrganizationOwnerPayload_errors(ctx context.Context, field graphql.CollectedField, obj *RemoveOrganizationOwnerPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RemoveOrganizationOwnerPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RemoveOrganizationOwnerPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RemoveOrganizationOwnerPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RemoveTeamMemberPayload_team(ctx context.Context, field graphql.CollectedField, obj *RemoveTeamMemberPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RemoveTeamMemberPayload_team(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Team, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Team) graphql.Marshaler {
+			return ec.marshalOTeam2ᚖdocsdᚋstoreᚐTeam(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RemoveTeamMemberPayload_team(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RemoveTeamMemberPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Team(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RemoveTeamMemberPayload_errors(ctx context.Context, field graphql.CollectedField, obj *RemoveTeamMemberPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RemoveTeamMemberPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RemoveTeamMemberPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RemoveTeamMemberPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RemoveTeamProjectPayload_team(ctx context.Context, field graphql.CollectedField, obj *RemoveTeamProjectPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RemoveTeamProjectPayload_team(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Team, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Team) graphql.Marshaler {
+			return ec.marshalOTeam2ᚖdocsdᚋstoreᚐTeam(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RemoveTeamProjectPayload_team(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RemoveTeamProjectPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Team(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RemoveTeamProjectPayload_errors(ctx context.Context, field graphql.CollectedField, obj *RemoveTeamProjectPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RemoveTeamProjectPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RemoveTeamProjectPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RemoveTeamProjectPayload",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -18268,6 +22393,70 @@ func (ec *executionContext) _SetProjectAdminFieldsPayload_errors(ctx context.Con
 func (ec *executionContext) fieldContext_SetProjectAdminFieldsPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "SetProjectAdminFieldsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetProjectOrganizationPayload_project(ctx context.Context, field graphql.CollectedField, obj *SetProjectOrganizationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetProjectOrganizationPayload_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SetProjectOrganizationPayload_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetProjectOrganizationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetProjectOrganizationPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SetProjectOrganizationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetProjectOrganizationPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SetProjectOrganizationPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetProjectOrganizationPayload",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -19307,6 +23496,484 @@ func (ec *executionContext) fieldContext_SyncVersionsPayload_errors(_ context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _Team_id(ctx context.Context, field graphql.CollectedField, obj *store.Team) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Team().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Team", field, true, true, "ID")
+}
+
+func (ec *executionContext) _Team_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Team) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Team", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Team_slug(ctx context.Context, field graphql.CollectedField, obj *store.Team) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_slug(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Slug, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Team", field, false, false, "String")
+}
+
+func (ec *executionContext) _Team_name(ctx context.Context, field graphql.CollectedField, obj *store.Team) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Team", field, false, false, "String")
+}
+
+func (ec *executionContext) _Team_access(ctx context.Context, field graphql.CollectedField, obj *store.Team) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_access(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Access, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNTeamAccess2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_access(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Team", field, false, false, "TeamAccess")
+}
+
+func (ec *executionContext) _Team_autoJoinEmailUsers(ctx context.Context, field graphql.CollectedField, obj *store.Team) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_autoJoinEmailUsers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AutoJoinEmailUsers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_autoJoinEmailUsers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Team", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Team_created(ctx context.Context, field graphql.CollectedField, obj *store.Team) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_created(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Team", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Team_modified(ctx context.Context, field graphql.CollectedField, obj *store.Team) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_modified(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Modified, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_modified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Team", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Team_organization(ctx context.Context, field graphql.CollectedField, obj *store.Team) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_organization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Team().Organization(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Organization) graphql.Marshaler {
+			return ec.marshalNOrganization2ᚖdocsdᚋstoreᚐOrganization(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_organization(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Team",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Team_members(ctx context.Context, field graphql.CollectedField, obj *store.Team) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_members(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Team().Members(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *UserConnection) graphql.Marshaler {
+			return ec.marshalNUserConnection2ᚖdocsdᚋgraphᚐUserConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_members(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Team",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Team_members_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Team_projects(ctx context.Context, field graphql.CollectedField, obj *store.Team) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_projects(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Team().Projects(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectConnection) graphql.Marshaler {
+			return ec.marshalNProjectConnection2ᚖdocsdᚋgraphᚐProjectConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Team_projects(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Team",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProjectConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Team_projects_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TeamConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *TeamConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TeamConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TeamConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("TeamConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TeamConnection_edges(ctx context.Context, field graphql.CollectedField, obj *TeamConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TeamConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*TeamEdge) graphql.Marshaler {
+			return ec.marshalNTeamEdge2ᚕᚖdocsdᚋgraphᚐTeamEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TeamConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TeamConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TeamEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TeamConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *TeamConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TeamConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Team) graphql.Marshaler {
+			return ec.marshalNTeam2ᚕᚖdocsdᚋstoreᚐTeamᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TeamConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TeamConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Team(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TeamConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *TeamConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TeamConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TeamConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TeamConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TeamEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *TeamEdge) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TeamEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TeamEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("TeamEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _TeamEdge_node(ctx context.Context, field graphql.CollectedField, obj *TeamEdge) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TeamEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Team) graphql.Marshaler {
+			return ec.marshalNTeam2ᚖdocsdᚋstoreᚐTeam(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TeamEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TeamEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Team(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TriggerBuildPayload_build(ctx context.Context, field graphql.CollectedField, obj *TriggerBuildPayload) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -19458,6 +24125,70 @@ func (ec *executionContext) fieldContext_TriggerBuildPayload_errors(_ context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _UpdateOrganizationPayload_organization(ctx context.Context, field graphql.CollectedField, obj *UpdateOrganizationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateOrganizationPayload_organization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Organization, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Organization) graphql.Marshaler {
+			return ec.marshalOOrganization2ᚖdocsdᚋstoreᚐOrganization(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateOrganizationPayload_organization(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UpdateOrganizationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UpdateOrganizationPayload_errors(ctx context.Context, field graphql.CollectedField, obj *UpdateOrganizationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateOrganizationPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateOrganizationPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UpdateOrganizationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _UpdateProjectPayload_project(ctx context.Context, field graphql.CollectedField, obj *UpdateProjectPayload) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -19576,6 +24307,70 @@ func (ec *executionContext) _UpdateRedirectPayload_errors(ctx context.Context, f
 func (ec *executionContext) fieldContext_UpdateRedirectPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "UpdateRedirectPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UpdateTeamPayload_team(ctx context.Context, field graphql.CollectedField, obj *UpdateTeamPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateTeamPayload_team(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Team, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Team) graphql.Marshaler {
+			return ec.marshalOTeam2ᚖdocsdᚋstoreᚐTeam(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateTeamPayload_team(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UpdateTeamPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Team(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UpdateTeamPayload_errors(ctx context.Context, field graphql.CollectedField, obj *UpdateTeamPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateTeamPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateTeamPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UpdateTeamPayload",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -19864,6 +24659,38 @@ func (ec *executionContext) _User_emailVerified(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_User_emailVerified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return newScalarFieldContext("User", field, true, true, "Boolean")
+}
+
+func (ec *executionContext) _User_organizations(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_organizations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.User().Organizations(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Organization) graphql.Marshaler {
+			return ec.marshalOOrganization2ᚕᚖdocsdᚋstoreᚐOrganizationᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_User_organizations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "User",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _UserConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *UserConnection) (ret graphql.Marshaler) {
@@ -22101,6 +26928,167 @@ func UnmarshalAddMaintainerInput(ctx context.Context, raw any) (AddMaintainerInp
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputAddOrganizationOwnerInput(ctx context.Context, obj any) (AddOrganizationOwnerInput, error) {
+	var it AddOrganizationOwnerInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"organization", "username"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "organization":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organization"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Organization = data
+		case "username":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("username"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Username = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAddOrganizationOwnerInput unmarshals raw into the AddOrganizationOwnerInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAddOrganizationOwnerInput(ctx context.Context, raw any) (AddOrganizationOwnerInput, error) {
+	var out AddOrganizationOwnerInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AddOrganizationOwnerInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputAddTeamMemberInput(ctx context.Context, obj any) (AddTeamMemberInput, error) {
+	var it AddTeamMemberInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"organization", "team", "usernameOrEmail"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "organization":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organization"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Organization = data
+		case "team":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("team"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Team = data
+		case "usernameOrEmail":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("usernameOrEmail"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UsernameOrEmail = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAddTeamMemberInput unmarshals raw into the AddTeamMemberInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAddTeamMemberInput(ctx context.Context, raw any) (AddTeamMemberInput, error) {
+	var out AddTeamMemberInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AddTeamMemberInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputAddTeamProjectInput(ctx context.Context, obj any) (AddTeamProjectInput, error) {
+	var it AddTeamProjectInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"organization", "team", "project"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "organization":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organization"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Organization = data
+		case "team":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("team"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Team = data
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAddTeamProjectInput unmarshals raw into the AddTeamProjectInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAddTeamProjectInput(ctx context.Context, raw any) (AddTeamProjectInput, error) {
+	var out AddTeamProjectInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AddTeamProjectInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputBuildFilterInput(ctx context.Context, obj any) (BuildFilterInput, error) {
 	var it BuildFilterInput
 	if obj == nil {
@@ -22431,6 +27419,87 @@ func UnmarshalCreateIntegrationInput(ctx context.Context, raw any) (CreateIntegr
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCreateOrganizationInput(ctx context.Context, obj any) (CreateOrganizationInput, error) {
+	var it CreateOrganizationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["validateOnly"]; !present {
+		asMap["validateOnly"] = false
+	}
+
+	fieldsInOrder := [...]string{"name", "slug", "email", "description", "url", "validateOnly"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "validateOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validateOnly"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ValidateOnly = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateOrganizationInput unmarshals raw into the CreateOrganizationInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateOrganizationInput(ctx context.Context, raw any) (CreateOrganizationInput, error) {
+	var out CreateOrganizationInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateOrganizationInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCreateRedirectInput(ctx context.Context, obj any) (RedirectInput, error) {
 	var it RedirectInput
 	if obj == nil {
@@ -22656,6 +27725,76 @@ func UnmarshalCreateSubprojectInput(ctx context.Context, raw any) (CreateSubproj
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCreateTeamInput(ctx context.Context, obj any) (CreateTeamInput, error) {
+	var it CreateTeamInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"organization", "name", "access", "autoJoinEmailUsers", "projects"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "organization":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organization"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Organization = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "access":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("access"))
+			data, err := ec.unmarshalOTeamAccess2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Access = data
+		case "autoJoinEmailUsers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("autoJoinEmailUsers"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AutoJoinEmailUsers = data
+		case "projects":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("projects"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Projects = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateTeamInput unmarshals raw into the CreateTeamInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateTeamInput(ctx context.Context, raw any) (CreateTeamInput, error) {
+	var out CreateTeamInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateTeamInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputDeleteEnvironmentVariableInput(ctx context.Context, obj any) (DeleteEnvironmentVariableInput, error) {
 	var it DeleteEnvironmentVariableInput
 	if obj == nil {
@@ -22751,6 +27890,48 @@ func (ec *executionContext) unmarshalInputDeleteIntegrationInput(ctx context.Con
 func UnmarshalDeleteIntegrationInput(ctx context.Context, raw any) (DeleteIntegrationInput, error) {
 	var out DeleteIntegrationInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeleteIntegrationInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputDeleteOrganizationInput(ctx context.Context, obj any) (DeleteOrganizationInput, error) {
+	var it DeleteOrganizationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"slug"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDeleteOrganizationInput unmarshals raw into the DeleteOrganizationInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDeleteOrganizationInput(ctx context.Context, raw any) (DeleteOrganizationInput, error) {
+	var out DeleteOrganizationInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeleteOrganizationInput", raw, &out)
 	return out, err
 }
 
@@ -22978,6 +28159,55 @@ func UnmarshalDeleteSubprojectInput(ctx context.Context, raw any) (DeleteSubproj
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputDeleteTeamInput(ctx context.Context, obj any) (DeleteTeamInput, error) {
+	var it DeleteTeamInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"organization", "slug"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "organization":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organization"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Organization = data
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDeleteTeamInput unmarshals raw into the DeleteTeamInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDeleteTeamInput(ctx context.Context, raw any) (DeleteTeamInput, error) {
+	var out DeleteTeamInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeleteTeamInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputImportProjectInput(ctx context.Context, obj any) (ImportProjectInput, error) {
 	var it ImportProjectInput
 	if obj == nil {
@@ -22993,7 +28223,7 @@ func (ec *executionContext) unmarshalInputImportProjectInput(ctx context.Context
 		asMap["validateOnly"] = false
 	}
 
-	fieldsInOrder := [...]string{"name", "repository", "homepage", "language", "programmingLanguage", "tags", "privacyLevel", "externalBuildsPrivacyLevel", "readthedocsYamlPath", "validateOnly"}
+	fieldsInOrder := [...]string{"name", "repository", "homepage", "language", "programmingLanguage", "tags", "privacyLevel", "externalBuildsPrivacyLevel", "readthedocsYamlPath", "validateOnly", "organization", "teams"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -23070,6 +28300,20 @@ func (ec *executionContext) unmarshalInputImportProjectInput(ctx context.Context
 				return it, err
 			}
 			it.ValidateOnly = data
+		case "organization":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organization"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Organization = graphql.OmittableOf(data)
+		case "teams":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("teams"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Teams = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -23210,7 +28454,7 @@ func (ec *executionContext) unmarshalInputProjectFilterInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"slug", "slugContains", "nameContains", "language", "programmingLanguage", "maintainedByViewer"}
+	fieldsInOrder := [...]string{"slug", "slugContains", "nameContains", "language", "programmingLanguage", "maintainedByViewer", "organization"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -23259,6 +28503,13 @@ func (ec *executionContext) unmarshalInputProjectFilterInput(ctx context.Context
 				return it, err
 			}
 			it.MaintainedByViewer = data
+		case "organization":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organization"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Organization = data
 		}
 	}
 	return it, nil
@@ -23322,6 +28573,167 @@ func (ec *executionContext) unmarshalInputRemoveMaintainerInput(ctx context.Cont
 func UnmarshalRemoveMaintainerInput(ctx context.Context, raw any) (RemoveMaintainerInput, error) {
 	var out RemoveMaintainerInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "RemoveMaintainerInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputRemoveOrganizationOwnerInput(ctx context.Context, obj any) (RemoveOrganizationOwnerInput, error) {
+	var it RemoveOrganizationOwnerInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"organization", "username"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "organization":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organization"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Organization = data
+		case "username":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("username"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Username = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRemoveOrganizationOwnerInput unmarshals raw into the RemoveOrganizationOwnerInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRemoveOrganizationOwnerInput(ctx context.Context, raw any) (RemoveOrganizationOwnerInput, error) {
+	var out RemoveOrganizationOwnerInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RemoveOrganizationOwnerInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputRemoveTeamMemberInput(ctx context.Context, obj any) (RemoveTeamMemberInput, error) {
+	var it RemoveTeamMemberInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"organization", "team", "username"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "organization":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organization"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Organization = data
+		case "team":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("team"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Team = data
+		case "username":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("username"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Username = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRemoveTeamMemberInput unmarshals raw into the RemoveTeamMemberInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRemoveTeamMemberInput(ctx context.Context, raw any) (RemoveTeamMemberInput, error) {
+	var out RemoveTeamMemberInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RemoveTeamMemberInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputRemoveTeamProjectInput(ctx context.Context, obj any) (RemoveTeamProjectInput, error) {
+	var it RemoveTeamProjectInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"organization", "team", "project"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "organization":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organization"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Organization = data
+		case "team":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("team"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Team = data
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRemoveTeamProjectInput unmarshals raw into the RemoveTeamProjectInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRemoveTeamProjectInput(ctx context.Context, raw any) (RemoveTeamProjectInput, error) {
+	var out RemoveTeamProjectInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RemoveTeamProjectInput", raw, &out)
 	return out, err
 }
 
@@ -23665,6 +29077,62 @@ func (ec *executionContext) unmarshalInputSetProjectAdminFieldsInput(ctx context
 func UnmarshalSetProjectAdminFieldsInput(ctx context.Context, raw any) (SetProjectAdminFieldsInput, error) {
 	var out SetProjectAdminFieldsInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "SetProjectAdminFieldsInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputSetProjectOrganizationInput(ctx context.Context, obj any) (SetProjectOrganizationInput, error) {
+	var it SetProjectOrganizationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"slug", "organization", "teams"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		case "organization":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organization"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Organization = data
+		case "teams":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("teams"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Teams = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSetProjectOrganizationInput unmarshals raw into the SetProjectOrganizationInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSetProjectOrganizationInput(ctx context.Context, raw any) (SetProjectOrganizationInput, error) {
+	var out SetProjectOrganizationInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SetProjectOrganizationInput", raw, &out)
 	return out, err
 }
 
@@ -24074,6 +29542,76 @@ func UnmarshalTriggerBuildInput(ctx context.Context, raw any) (TriggerBuildInput
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputUpdateOrganizationInput(ctx context.Context, obj any) (UpdateOrganizationInput, error) {
+	var it UpdateOrganizationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"slug", "name", "email", "description", "url"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateOrganizationInput unmarshals raw into the UpdateOrganizationInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateOrganizationInput(ctx context.Context, raw any) (UpdateOrganizationInput, error) {
+	var out UpdateOrganizationInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateOrganizationInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputUpdateProjectInput(ctx context.Context, obj any) (UpdateProjectInput, error) {
 	var it UpdateProjectInput
 	if obj == nil {
@@ -24382,6 +29920,83 @@ func UnmarshalUpdateRedirectInput(ctx context.Context, raw any) (RedirectInput, 
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputUpdateTeamInput(ctx context.Context, obj any) (UpdateTeamInput, error) {
+	var it UpdateTeamInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"organization", "slug", "name", "access", "autoJoinEmailUsers", "projects"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "organization":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organization"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Organization = data
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "access":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("access"))
+			data, err := ec.unmarshalOTeamAccess2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Access = data
+		case "autoJoinEmailUsers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("autoJoinEmailUsers"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AutoJoinEmailUsers = data
+		case "projects":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("projects"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Projects = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateTeamInput unmarshals raw into the UpdateTeamInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateTeamInput(ctx context.Context, raw any) (UpdateTeamInput, error) {
+	var out UpdateTeamInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateTeamInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputUpdateVersionInput(ctx context.Context, obj any) (UpdateVersionInput, error) {
 	var it UpdateVersionInput
 	if obj == nil {
@@ -24607,6 +30222,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._User(ctx, sel, obj)
+	case store.Team:
+		return ec._Team(ctx, sel, &obj)
+	case *store.Team:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Team(ctx, sel, obj)
 	case store.Relationship:
 		return ec._Subproject(ctx, sel, &obj)
 	case *store.Relationship:
@@ -24628,6 +30250,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Project(ctx, sel, obj)
+	case store.Organization:
+		return ec._Organization(ctx, sel, &obj)
+	case *store.Organization:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Organization(ctx, sel, obj)
 	case store.EnvironmentVariable:
 		return ec._EnvironmentVariable(ctx, sel, &obj)
 	case *store.EnvironmentVariable:
@@ -24680,6 +30309,120 @@ func (ec *executionContext) _AddMaintainerPayload(ctx context.Context, sel ast.S
 			}
 		case "errors":
 			out.Values[i] = ec._AddMaintainerPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var addOrganizationOwnerPayloadImplementors = []string{"AddOrganizationOwnerPayload"}
+
+func (ec *executionContext) _AddOrganizationOwnerPayload(ctx context.Context, sel ast.SelectionSet, obj *AddOrganizationOwnerPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, addOrganizationOwnerPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AddOrganizationOwnerPayload")
+		case "organization":
+			out.Values[i] = ec._AddOrganizationOwnerPayload_organization(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._AddOrganizationOwnerPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var addTeamMemberPayloadImplementors = []string{"AddTeamMemberPayload"}
+
+func (ec *executionContext) _AddTeamMemberPayload(ctx context.Context, sel ast.SelectionSet, obj *AddTeamMemberPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, addTeamMemberPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AddTeamMemberPayload")
+		case "member":
+			out.Values[i] = ec._AddTeamMemberPayload_member(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._AddTeamMemberPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var addTeamProjectPayloadImplementors = []string{"AddTeamProjectPayload"}
+
+func (ec *executionContext) _AddTeamProjectPayload(ctx context.Context, sel ast.SelectionSet, obj *AddTeamProjectPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, addTeamProjectPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AddTeamProjectPayload")
+		case "team":
+			out.Values[i] = ec._AddTeamProjectPayload_team(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._AddTeamProjectPayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -25409,6 +31152,44 @@ func (ec *executionContext) _CreateIntegrationPayload(ctx context.Context, sel a
 	return marshalObject(fields, out)
 }
 
+var createOrganizationPayloadImplementors = []string{"CreateOrganizationPayload"}
+
+func (ec *executionContext) _CreateOrganizationPayload(ctx context.Context, sel ast.SelectionSet, obj *CreateOrganizationPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, createOrganizationPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreateOrganizationPayload")
+		case "organization":
+			out.Values[i] = ec._CreateOrganizationPayload_organization(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._CreateOrganizationPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
 var createRedirectPayloadImplementors = []string{"CreateRedirectPayload"}
 
 func (ec *executionContext) _CreateRedirectPayload(ctx context.Context, sel ast.SelectionSet, obj *CreateRedirectPayload) graphql.Marshaler {
@@ -25523,6 +31304,44 @@ func (ec *executionContext) _CreateSubprojectPayload(ctx context.Context, sel as
 	return marshalObject(fields, out)
 }
 
+var createTeamPayloadImplementors = []string{"CreateTeamPayload"}
+
+func (ec *executionContext) _CreateTeamPayload(ctx context.Context, sel ast.SelectionSet, obj *CreateTeamPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, createTeamPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreateTeamPayload")
+		case "team":
+			out.Values[i] = ec._CreateTeamPayload_team(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._CreateTeamPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
 var deleteEnvironmentVariablePayloadImplementors = []string{"DeleteEnvironmentVariablePayload"}
 
 func (ec *executionContext) _DeleteEnvironmentVariablePayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteEnvironmentVariablePayload) graphql.Marshaler {
@@ -25579,6 +31398,44 @@ func (ec *executionContext) _DeleteIntegrationPayload(ctx context.Context, sel a
 			}
 		case "errors":
 			out.Values[i] = ec._DeleteIntegrationPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var deleteOrganizationPayloadImplementors = []string{"DeleteOrganizationPayload"}
+
+func (ec *executionContext) _DeleteOrganizationPayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteOrganizationPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, deleteOrganizationPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteOrganizationPayload")
+		case "deletedId":
+			out.Values[i] = ec._DeleteOrganizationPayload_deletedId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._DeleteOrganizationPayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -25769,6 +31626,44 @@ func (ec *executionContext) _DeleteSubprojectPayload(ctx context.Context, sel as
 			}
 		case "errors":
 			out.Values[i] = ec._DeleteSubprojectPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var deleteTeamPayloadImplementors = []string{"DeleteTeamPayload"}
+
+func (ec *executionContext) _DeleteTeamPayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteTeamPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, deleteTeamPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteTeamPayload")
+		case "deletedId":
+			out.Values[i] = ec._DeleteTeamPayload_deletedId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._DeleteTeamPayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -26383,6 +32278,97 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createOrganization":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createOrganization(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateOrganization":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateOrganization(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteOrganization":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteOrganization(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addOrganizationOwner":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addOrganizationOwner(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeOrganizationOwner":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeOrganizationOwner(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createTeam":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createTeam(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateTeam":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateTeam(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteTeam":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteTeam(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addTeamMember":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addTeamMember(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeTeamMember":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeTeamMember(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addTeamProject":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addTeamProject(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeTeamProject":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeTeamProject(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setProjectOrganization":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setProjectOrganization(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -26534,6 +32520,248 @@ func (ec *executionContext) _NotificationMessage(ctx context.Context, sel ast.Se
 			}
 		case "iconClasses":
 			out.Values[i] = ec._NotificationMessage_iconClasses(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var organizationImplementors = []string{"Organization", "Node"}
+
+func (ec *executionContext) _Organization(ctx context.Context, sel ast.SelectionSet, obj *store.Organization) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, organizationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Organization")
+		case "id":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Organization_id(ctx, field, obj)
+				})
+		case "databaseId":
+			out.Values[i] = ec._Organization_databaseId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "slug":
+			out.Values[i] = ec._Organization_slug(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._Organization_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "email":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Organization_email(ctx, field, obj)
+				})
+		case "description":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Organization_description(ctx, field, obj)
+				})
+		case "url":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Organization_url(ctx, field, obj)
+				})
+		case "disabled":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Organization_disabled(ctx, field, obj)
+				})
+		case "created":
+			out.Values[i] = ec._Organization_created(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "modified":
+			out.Values[i] = ec._Organization_modified(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "owners":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Organization_owners(ctx, field, obj)
+				})
+		case "viewerIsOwner":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Organization_viewerIsOwner(ctx, field, obj)
+				})
+		case "teams":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Organization_teams(ctx, field, obj)
+				})
+		case "members":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Organization_members(ctx, field, obj)
+				})
+		case "projects":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Organization_projects(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var organizationAccessImplementors = []string{"OrganizationAccess"}
+
+func (ec *executionContext) _OrganizationAccess(ctx context.Context, sel ast.SelectionSet, obj *OrganizationAccess) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, organizationAccessImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OrganizationAccess")
+		case "exists":
+			out.Values[i] = ec._OrganizationAccess_exists(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "member":
+			out.Values[i] = ec._OrganizationAccess_member(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "owner":
+			out.Values[i] = ec._OrganizationAccess_owner(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var organizationConnectionImplementors = []string{"OrganizationConnection"}
+
+func (ec *executionContext) _OrganizationConnection(ctx context.Context, sel ast.SelectionSet, obj *OrganizationConnection) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, organizationConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OrganizationConnection")
+		case "totalCount":
+			out.Values[i] = ec._OrganizationConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._OrganizationConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._OrganizationConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._OrganizationConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var organizationEdgeImplementors = []string{"OrganizationEdge"}
+
+func (ec *executionContext) _OrganizationEdge(ctx context.Context, sel ast.SelectionSet, obj *OrganizationEdge) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, organizationEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OrganizationEdge")
+		case "cursor":
+			out.Values[i] = ec._OrganizationEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._OrganizationEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -26903,6 +33131,24 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Project_repositoryCredentials(ctx, field, obj)
 				})
+		case "organization":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_organization(ctx, field, obj)
+				})
+		case "organizationSlug":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_organizationSlug(ctx, field, obj)
+				})
+		case "teams":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_teams(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -26943,6 +33189,11 @@ func (ec *executionContext) _ProjectAccess(ctx context.Context, sel ast.Selectio
 			}
 		case "maintainer":
 			out.Values[i] = ec._ProjectAccess_maintainer(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reader":
+			out.Values[i] = ec._ProjectAccess_reader(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -27329,6 +33580,24 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_badgeStatus(ctx, field)
 				})
+		case "organizations":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_organizations(ctx, field)
+				})
+		case "organization":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_organization(ctx, field)
+				})
+		case "organizationAccess":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_organizationAccess(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -27607,6 +33876,120 @@ func (ec *executionContext) _RemoveMaintainerPayload(ctx context.Context, sel as
 			}
 		case "errors":
 			out.Values[i] = ec._RemoveMaintainerPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var removeOrganizationOwnerPayloadImplementors = []string{"RemoveOrganizationOwnerPayload"}
+
+func (ec *executionContext) _RemoveOrganizationOwnerPayload(ctx context.Context, sel ast.SelectionSet, obj *RemoveOrganizationOwnerPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, removeOrganizationOwnerPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RemoveOrganizationOwnerPayload")
+		case "organization":
+			out.Values[i] = ec._RemoveOrganizationOwnerPayload_organization(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._RemoveOrganizationOwnerPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var removeTeamMemberPayloadImplementors = []string{"RemoveTeamMemberPayload"}
+
+func (ec *executionContext) _RemoveTeamMemberPayload(ctx context.Context, sel ast.SelectionSet, obj *RemoveTeamMemberPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, removeTeamMemberPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RemoveTeamMemberPayload")
+		case "team":
+			out.Values[i] = ec._RemoveTeamMemberPayload_team(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._RemoveTeamMemberPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var removeTeamProjectPayloadImplementors = []string{"RemoveTeamProjectPayload"}
+
+func (ec *executionContext) _RemoveTeamProjectPayload(ctx context.Context, sel ast.SelectionSet, obj *RemoveTeamProjectPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, removeTeamProjectPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RemoveTeamProjectPayload")
+		case "team":
+			out.Values[i] = ec._RemoveTeamProjectPayload_team(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._RemoveTeamProjectPayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -27986,6 +34369,44 @@ func (ec *executionContext) _SetProjectAdminFieldsPayload(ctx context.Context, s
 			}
 		case "errors":
 			out.Values[i] = ec._SetProjectAdminFieldsPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var setProjectOrganizationPayloadImplementors = []string{"SetProjectOrganizationPayload"}
+
+func (ec *executionContext) _SetProjectOrganizationPayload(ctx context.Context, sel ast.SelectionSet, obj *SetProjectOrganizationPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, setProjectOrganizationPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SetProjectOrganizationPayload")
+		case "project":
+			out.Values[i] = ec._SetProjectOrganizationPayload_project(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._SetProjectOrganizationPayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -28540,6 +34961,179 @@ func (ec *executionContext) _SyncVersionsPayload(ctx context.Context, sel ast.Se
 	return marshalObject(fields, out)
 }
 
+var teamImplementors = []string{"Team", "Node"}
+
+func (ec *executionContext) _Team(ctx context.Context, sel ast.SelectionSet, obj *store.Team) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, teamImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Team")
+		case "id":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Team_id(ctx, field, obj)
+				})
+		case "databaseId":
+			out.Values[i] = ec._Team_databaseId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "slug":
+			out.Values[i] = ec._Team_slug(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._Team_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "access":
+			out.Values[i] = ec._Team_access(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "autoJoinEmailUsers":
+			out.Values[i] = ec._Team_autoJoinEmailUsers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "created":
+			out.Values[i] = ec._Team_created(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "modified":
+			out.Values[i] = ec._Team_modified(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "organization":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Team_organization(ctx, field, obj)
+				})
+		case "members":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Team_members(ctx, field, obj)
+				})
+		case "projects":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Team_projects(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var teamConnectionImplementors = []string{"TeamConnection"}
+
+func (ec *executionContext) _TeamConnection(ctx context.Context, sel ast.SelectionSet, obj *TeamConnection) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, teamConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TeamConnection")
+		case "totalCount":
+			out.Values[i] = ec._TeamConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._TeamConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._TeamConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._TeamConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var teamEdgeImplementors = []string{"TeamEdge"}
+
+func (ec *executionContext) _TeamEdge(ctx context.Context, sel ast.SelectionSet, obj *TeamEdge) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, teamEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TeamEdge")
+		case "cursor":
+			out.Values[i] = ec._TeamEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._TeamEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
 var triggerBuildPayloadImplementors = []string{"TriggerBuildPayload"}
 
 func (ec *executionContext) _TriggerBuildPayload(ctx context.Context, sel ast.SelectionSet, obj *TriggerBuildPayload) graphql.Marshaler {
@@ -28573,6 +35167,44 @@ func (ec *executionContext) _TriggerBuildPayload(ctx context.Context, sel ast.Se
 			}
 		case "errors":
 			out.Values[i] = ec._TriggerBuildPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var updateOrganizationPayloadImplementors = []string{"UpdateOrganizationPayload"}
+
+func (ec *executionContext) _UpdateOrganizationPayload(ctx context.Context, sel ast.SelectionSet, obj *UpdateOrganizationPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, updateOrganizationPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UpdateOrganizationPayload")
+		case "organization":
+			out.Values[i] = ec._UpdateOrganizationPayload_organization(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._UpdateOrganizationPayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -28649,6 +35281,44 @@ func (ec *executionContext) _UpdateRedirectPayload(ctx context.Context, sel ast.
 			}
 		case "errors":
 			out.Values[i] = ec._UpdateRedirectPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var updateTeamPayloadImplementors = []string{"UpdateTeamPayload"}
+
+func (ec *executionContext) _UpdateTeamPayload(ctx context.Context, sel ast.SelectionSet, obj *UpdateTeamPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, updateTeamPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UpdateTeamPayload")
+		case "team":
+			out.Values[i] = ec._UpdateTeamPayload_team(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._UpdateTeamPayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -28794,6 +35464,12 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._User_emailVerified(ctx, field, obj)
+				})
+		case "organizations":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._User_organizations(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -29622,6 +36298,45 @@ func (ec *executionContext) marshalNAddMaintainerPayload2ᚖdocsdᚋgraphᚐAddM
 	return ec._AddMaintainerPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNAddOrganizationOwnerInput2docsdᚋgraphᚐAddOrganizationOwnerInput(ctx context.Context, v any) (AddOrganizationOwnerInput, error) {
+	res, err := ec.unmarshalInputAddOrganizationOwnerInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAddOrganizationOwnerPayload2ᚖdocsdᚋgraphᚐAddOrganizationOwnerPayload(ctx context.Context, sel ast.SelectionSet, v *AddOrganizationOwnerPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AddOrganizationOwnerPayload!")
+		return graphql.Null
+	}
+	return ec._AddOrganizationOwnerPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAddTeamMemberInput2docsdᚋgraphᚐAddTeamMemberInput(ctx context.Context, v any) (AddTeamMemberInput, error) {
+	res, err := ec.unmarshalInputAddTeamMemberInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAddTeamMemberPayload2ᚖdocsdᚋgraphᚐAddTeamMemberPayload(ctx context.Context, sel ast.SelectionSet, v *AddTeamMemberPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AddTeamMemberPayload!")
+		return graphql.Null
+	}
+	return ec._AddTeamMemberPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAddTeamProjectInput2docsdᚋgraphᚐAddTeamProjectInput(ctx context.Context, v any) (AddTeamProjectInput, error) {
+	res, err := ec.unmarshalInputAddTeamProjectInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAddTeamProjectPayload2ᚖdocsdᚋgraphᚐAddTeamProjectPayload(ctx context.Context, sel ast.SelectionSet, v *AddTeamProjectPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AddTeamProjectPayload!")
+		return graphql.Null
+	}
+	return ec._AddTeamProjectPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNApiToken2ᚖdocsdᚋstoreᚐToken(ctx context.Context, sel ast.SelectionSet, v *store.Token) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "ApiToken!")
@@ -29847,6 +36562,19 @@ func (ec *executionContext) marshalNCreateIntegrationPayload2ᚖdocsdᚋgraphᚐ
 	return ec._CreateIntegrationPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNCreateOrganizationInput2docsdᚋgraphᚐCreateOrganizationInput(ctx context.Context, v any) (CreateOrganizationInput, error) {
+	res, err := ec.unmarshalInputCreateOrganizationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreateOrganizationPayload2ᚖdocsdᚋgraphᚐCreateOrganizationPayload(ctx context.Context, sel ast.SelectionSet, v *CreateOrganizationPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CreateOrganizationPayload!")
+		return graphql.Null
+	}
+	return ec._CreateOrganizationPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCreateRedirectInput2docsdᚋgraphᚐRedirectInput(ctx context.Context, v any) (RedirectInput, error) {
 	res, err := ec.unmarshalInputCreateRedirectInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -29886,6 +36614,19 @@ func (ec *executionContext) marshalNCreateSubprojectPayload2ᚖdocsdᚋgraphᚐC
 	return ec._CreateSubprojectPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNCreateTeamInput2docsdᚋgraphᚐCreateTeamInput(ctx context.Context, v any) (CreateTeamInput, error) {
+	res, err := ec.unmarshalInputCreateTeamInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreateTeamPayload2ᚖdocsdᚋgraphᚐCreateTeamPayload(ctx context.Context, sel ast.SelectionSet, v *CreateTeamPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CreateTeamPayload!")
+		return graphql.Null
+	}
+	return ec._CreateTeamPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNDeleteEnvironmentVariableInput2docsdᚋgraphᚐDeleteEnvironmentVariableInput(ctx context.Context, v any) (DeleteEnvironmentVariableInput, error) {
 	res, err := ec.unmarshalInputDeleteEnvironmentVariableInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -29910,6 +36651,19 @@ func (ec *executionContext) marshalNDeleteIntegrationPayload2ᚖdocsdᚋgraphᚐ
 		return graphql.Null
 	}
 	return ec._DeleteIntegrationPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDeleteOrganizationInput2docsdᚋgraphᚐDeleteOrganizationInput(ctx context.Context, v any) (DeleteOrganizationInput, error) {
+	res, err := ec.unmarshalInputDeleteOrganizationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeleteOrganizationPayload2ᚖdocsdᚋgraphᚐDeleteOrganizationPayload(ctx context.Context, sel ast.SelectionSet, v *DeleteOrganizationPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DeleteOrganizationPayload!")
+		return graphql.Null
+	}
+	return ec._DeleteOrganizationPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNDeleteProjectInput2docsdᚋgraphᚐDeleteProjectInput(ctx context.Context, v any) (DeleteProjectInput, error) {
@@ -29975,6 +36729,19 @@ func (ec *executionContext) marshalNDeleteSubprojectPayload2ᚖdocsdᚋgraphᚐD
 		return graphql.Null
 	}
 	return ec._DeleteSubprojectPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDeleteTeamInput2docsdᚋgraphᚐDeleteTeamInput(ctx context.Context, v any) (DeleteTeamInput, error) {
+	res, err := ec.unmarshalInputDeleteTeamInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeleteTeamPayload2ᚖdocsdᚋgraphᚐDeleteTeamPayload(ctx context.Context, sel ast.SelectionSet, v *DeleteTeamPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DeleteTeamPayload!")
+		return graphql.Null
+	}
+	return ec._DeleteTeamPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNDocumentationType2string(ctx context.Context, v any) (string, error) {
@@ -30234,6 +37001,70 @@ func (ec *executionContext) marshalNNotificationMessage2ᚖdocsdᚋgraphᚐNotif
 	return ec._NotificationMessage(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNOrganization2ᚕᚖdocsdᚋstoreᚐOrganizationᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Organization) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOrganization2ᚖdocsdᚋstoreᚐOrganization(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNOrganization2ᚖdocsdᚋstoreᚐOrganization(ctx context.Context, sel ast.SelectionSet, v *store.Organization) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Organization!")
+		return graphql.Null
+	}
+	return ec._Organization(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOrganizationAccess2ᚖdocsdᚋgraphᚐOrganizationAccess(ctx context.Context, sel ast.SelectionSet, v *OrganizationAccess) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "OrganizationAccess!")
+		return graphql.Null
+	}
+	return ec._OrganizationAccess(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOrganizationConnection2ᚖdocsdᚋgraphᚐOrganizationConnection(ctx context.Context, sel ast.SelectionSet, v *OrganizationConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "OrganizationConnection!")
+		return graphql.Null
+	}
+	return ec._OrganizationConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOrganizationEdge2ᚕᚖdocsdᚋgraphᚐOrganizationEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*OrganizationEdge) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOrganizationEdge2ᚖdocsdᚋgraphᚐOrganizationEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNOrganizationEdge2ᚖdocsdᚋgraphᚐOrganizationEdge(ctx context.Context, sel ast.SelectionSet, v *OrganizationEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "OrganizationEdge!")
+		return graphql.Null
+	}
+	return ec._OrganizationEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *PageInfo) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "PageInfo!")
@@ -30294,6 +37125,14 @@ func (ec *executionContext) marshalNProjectBadge2ᚖdocsdᚋgraphᚐProjectBadge
 		return graphql.Null
 	}
 	return ec._ProjectBadge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNProjectConnection2ᚖdocsdᚋgraphᚐProjectConnection(ctx context.Context, sel ast.SelectionSet, v *ProjectConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ProjectConnection!")
+		return graphql.Null
+	}
+	return ec._ProjectConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNProjectEdge2ᚕᚖdocsdᚋgraphᚐProjectEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*ProjectEdge) graphql.Marshaler {
@@ -30415,6 +37254,45 @@ func (ec *executionContext) marshalNRemoveMaintainerPayload2ᚖdocsdᚋgraphᚐR
 		return graphql.Null
 	}
 	return ec._RemoveMaintainerPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRemoveOrganizationOwnerInput2docsdᚋgraphᚐRemoveOrganizationOwnerInput(ctx context.Context, v any) (RemoveOrganizationOwnerInput, error) {
+	res, err := ec.unmarshalInputRemoveOrganizationOwnerInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRemoveOrganizationOwnerPayload2ᚖdocsdᚋgraphᚐRemoveOrganizationOwnerPayload(ctx context.Context, sel ast.SelectionSet, v *RemoveOrganizationOwnerPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RemoveOrganizationOwnerPayload!")
+		return graphql.Null
+	}
+	return ec._RemoveOrganizationOwnerPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRemoveTeamMemberInput2docsdᚋgraphᚐRemoveTeamMemberInput(ctx context.Context, v any) (RemoveTeamMemberInput, error) {
+	res, err := ec.unmarshalInputRemoveTeamMemberInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRemoveTeamMemberPayload2ᚖdocsdᚋgraphᚐRemoveTeamMemberPayload(ctx context.Context, sel ast.SelectionSet, v *RemoveTeamMemberPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RemoveTeamMemberPayload!")
+		return graphql.Null
+	}
+	return ec._RemoveTeamMemberPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRemoveTeamProjectInput2docsdᚋgraphᚐRemoveTeamProjectInput(ctx context.Context, v any) (RemoveTeamProjectInput, error) {
+	res, err := ec.unmarshalInputRemoveTeamProjectInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRemoveTeamProjectPayload2ᚖdocsdᚋgraphᚐRemoveTeamProjectPayload(ctx context.Context, sel ast.SelectionSet, v *RemoveTeamProjectPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RemoveTeamProjectPayload!")
+		return graphql.Null
+	}
+	return ec._RemoveTeamProjectPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNRepository2ᚖdocsdᚋstoreᚐRepository(ctx context.Context, sel ast.SelectionSet, v *store.Repository) graphql.Marshaler {
@@ -30548,6 +37426,19 @@ func (ec *executionContext) marshalNSetProjectAdminFieldsPayload2ᚖdocsdᚋgrap
 		return graphql.Null
 	}
 	return ec._SetProjectAdminFieldsPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSetProjectOrganizationInput2docsdᚋgraphᚐSetProjectOrganizationInput(ctx context.Context, v any) (SetProjectOrganizationInput, error) {
+	res, err := ec.unmarshalInputSetProjectOrganizationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSetProjectOrganizationPayload2ᚖdocsdᚋgraphᚐSetProjectOrganizationPayload(ctx context.Context, sel ast.SelectionSet, v *SetProjectOrganizationPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SetProjectOrganizationPayload!")
+		return graphql.Null
+	}
+	return ec._SetProjectOrganizationPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNSetProjectPrivacyInput2docsdᚋgraphᚐSetProjectPrivacyInput(ctx context.Context, v any) (SetProjectPrivacyInput, error) {
@@ -30740,6 +37631,76 @@ func (ec *executionContext) marshalNSyncVersionsPayload2ᚖdocsdᚋgraphᚐSyncV
 	return ec._SyncVersionsPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNTeam2ᚕᚖdocsdᚋstoreᚐTeamᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Team) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTeam2ᚖdocsdᚋstoreᚐTeam(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTeam2ᚖdocsdᚋstoreᚐTeam(ctx context.Context, sel ast.SelectionSet, v *store.Team) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Team!")
+		return graphql.Null
+	}
+	return ec._Team(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNTeamAccess2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTeamAccess2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "TeamAccess!")
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNTeamConnection2ᚖdocsdᚋgraphᚐTeamConnection(ctx context.Context, sel ast.SelectionSet, v *TeamConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TeamConnection!")
+		return graphql.Null
+	}
+	return ec._TeamConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTeamEdge2ᚕᚖdocsdᚋgraphᚐTeamEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*TeamEdge) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTeamEdge2ᚖdocsdᚋgraphᚐTeamEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTeamEdge2ᚖdocsdᚋgraphᚐTeamEdge(ctx context.Context, sel ast.SelectionSet, v *TeamEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TeamEdge!")
+		return graphql.Null
+	}
+	return ec._TeamEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
 	res, err := scalar.UnmarshalTime(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -30767,6 +37728,19 @@ func (ec *executionContext) marshalNTriggerBuildPayload2ᚖdocsdᚋgraphᚐTrigg
 	return ec._TriggerBuildPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNUpdateOrganizationInput2docsdᚋgraphᚐUpdateOrganizationInput(ctx context.Context, v any) (UpdateOrganizationInput, error) {
+	res, err := ec.unmarshalInputUpdateOrganizationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUpdateOrganizationPayload2ᚖdocsdᚋgraphᚐUpdateOrganizationPayload(ctx context.Context, sel ast.SelectionSet, v *UpdateOrganizationPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "UpdateOrganizationPayload!")
+		return graphql.Null
+	}
+	return ec._UpdateOrganizationPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNUpdateProjectInput2docsdᚋgraphᚐUpdateProjectInput(ctx context.Context, v any) (UpdateProjectInput, error) {
 	res, err := ec.unmarshalInputUpdateProjectInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -30791,6 +37765,19 @@ func (ec *executionContext) marshalNUpdateRedirectPayload2ᚖdocsdᚋgraphᚐUpd
 		return graphql.Null
 	}
 	return ec._UpdateRedirectPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNUpdateTeamInput2docsdᚋgraphᚐUpdateTeamInput(ctx context.Context, v any) (UpdateTeamInput, error) {
+	res, err := ec.unmarshalInputUpdateTeamInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUpdateTeamPayload2ᚖdocsdᚋgraphᚐUpdateTeamPayload(ctx context.Context, sel ast.SelectionSet, v *UpdateTeamPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "UpdateTeamPayload!")
+		return graphql.Null
+	}
+	return ec._UpdateTeamPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNUpdateVersionInput2docsdᚋgraphᚐUpdateVersionInput(ctx context.Context, v any) (UpdateVersionInput, error) {
@@ -30842,6 +37829,14 @@ func (ec *executionContext) marshalNUser2ᚖdocsdᚋstoreᚐUser(ctx context.Con
 		return graphql.Null
 	}
 	return ec._User(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNUserConnection2ᚖdocsdᚋgraphᚐUserConnection(ctx context.Context, sel ast.SelectionSet, v *UserConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "UserConnection!")
+		return graphql.Null
+	}
+	return ec._UserConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNUserEdge2ᚕᚖdocsdᚋgraphᚐUserEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*UserEdge) graphql.Marshaler {
@@ -31345,6 +38340,32 @@ func (ec *executionContext) marshalONotificationList2ᚖdocsdᚋgraphᚐNotifica
 	return ec._NotificationList(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOOrganization2ᚕᚖdocsdᚋstoreᚐOrganizationᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Organization) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOrganization2ᚖdocsdᚋstoreᚐOrganization(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalOOrganization2ᚖdocsdᚋstoreᚐOrganization(ctx context.Context, sel ast.SelectionSet, v *store.Organization) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Organization(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOPrivacyLevel2ᚖstring(ctx context.Context, v any) (*string, error) {
 	if v == nil {
 		return nil, nil
@@ -31581,6 +38602,31 @@ func (ec *executionContext) marshalOSubprojectConnection2ᚖdocsdᚋgraphᚐSubp
 		return graphql.Null
 	}
 	return ec._SubprojectConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOTeam2ᚖdocsdᚋstoreᚐTeam(ctx context.Context, sel ast.SelectionSet, v *store.Team) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Team(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOTeamAccess2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalString(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTeamAccess2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(*v)
+	return res
 }
 
 func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {

@@ -21,16 +21,19 @@ import (
 // its reads (see withLoaders and ShareReads): nothing is cached across
 // requests.
 type loaders struct {
-	projectBySlug      *memo[string, *store.Project]
-	projectByID        *batched[int64, *store.Project]
-	versionByID        *batched[int64, *store.Version]
-	userByID           *batched[int64, *store.User]
-	maintainersOf      *batched[int64, []int64]
-	lastBuildOf        *batched[int64, *store.Build]
-	lastSuccessOf      *batched[int64, *store.Build] // last successful build
-	activeVersionsOf   *batched[int64, []*store.Version]
-	internalVersionsOf *batched[int64, []*store.Version]
-	commandsOf         *batched[int64, []*store.BuildCommand]
+	projectBySlug *memo[string, *store.Project]
+	projectByID   *batched[int64, *store.Project]
+	versionByID   *batched[int64, *store.Version]
+	userByID      *batched[int64, *store.User]
+	maintainersOf *batched[int64, []int64]
+	// organizationRolesOf are the roles of a project's organization
+	// (owners, team members), read only for projects in one.
+	organizationRolesOf *batched[int64, []store.RoleGrant]
+	lastBuildOf         *batched[int64, *store.Build]
+	lastSuccessOf       *batched[int64, *store.Build] // last successful build
+	activeVersionsOf    *batched[int64, []*store.Version]
+	internalVersionsOf  *batched[int64, []*store.Version]
+	commandsOf          *batched[int64, []*store.BuildCommand]
 }
 
 // loaderWait is how long a loader gathers the keys its resolvers ask for
@@ -220,6 +223,14 @@ func newLoaders(s *store.Store) *loaders {
 		}
 		return out, err
 	}, empty[int64, []int64])
+	l.organizationRolesOf = newBatched("organizationRolesOf", func(ctx context.Context, ids []int64) (map[int64][]store.RoleGrant, error) {
+		gs, err := s.FindOrganizationRoles(ctx, ids)
+		out := map[int64][]store.RoleGrant{}
+		for _, g := range gs {
+			out[g.ProjectID] = append(out[g.ProjectID], g)
+		}
+		return out, err
+	}, empty[int64, []store.RoleGrant])
 	l.lastBuildOf = newBatched("lastBuildOf", s.FindLastBuilds, empty[int64, *store.Build])
 	l.lastSuccessOf = newBatched("lastSuccessOf", s.FindLastSuccessfulBuilds, empty[int64, *store.Build])
 	l.activeVersionsOf = newBatched("activeVersionsOf", func(ctx context.Context, ids []int64) (map[int64][]*store.Version, error) {

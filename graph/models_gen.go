@@ -26,6 +26,58 @@ type AddMaintainerPayload struct {
 	Errors []*errs.UserError `json:"errors"`
 }
 
+// An organization and a user.
+type AddOrganizationOwnerInput struct {
+	// The organization's slug.
+	Organization string `json:"organization"`
+	// The user's username.
+	Username string `json:"username"`
+}
+
+// The outcome of `addOrganizationOwner`.
+type AddOrganizationOwnerPayload struct {
+	// The organization; null with errors.
+	Organization *store.Organization `json:"organization,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// A team and a user to add.
+type AddTeamMemberInput struct {
+	// The organization's slug.
+	Organization string `json:"organization"`
+	// The team's slug.
+	Team string `json:"team"`
+	// The user's username.
+	UsernameOrEmail string `json:"usernameOrEmail"`
+}
+
+// The outcome of `addTeamMember`.
+type AddTeamMemberPayload struct {
+	// The user added; null with errors.
+	Member *store.User `json:"member,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// A team and a project of its organization.
+type AddTeamProjectInput struct {
+	// The organization's slug.
+	Organization string `json:"organization"`
+	// The team's slug.
+	Team string `json:"team"`
+	// The project's slug.
+	Project string `json:"project"`
+}
+
+// The outcome of `addTeamProject`.
+type AddTeamProjectPayload struct {
+	// The team; null with errors.
+	Team *store.Team `json:"team,omitempty"`
+	// What is wrong with the input; empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
 // A page of builds (a Relay cursor connection).
 type BuildConnection struct {
 	// All builds of the list, whatever the page.
@@ -156,6 +208,30 @@ type CreateIntegrationPayload struct {
 	Errors []*errs.UserError `json:"errors"`
 }
 
+// The fields of a new organization.
+type CreateOrganizationInput struct {
+	// The display name: required, at most 32 characters.
+	Name string `json:"name"`
+	// The slug; default: made from the name. DNS-safe, at most 63 characters.
+	Slug *string `json:"slug,omitempty"`
+	// A contact address.
+	Email *string `json:"email,omitempty"`
+	// What the organization is, at most 1000 characters.
+	Description *string `json:"description,omitempty"`
+	// The organization's website (http or https).
+	URL *string `json:"url,omitempty"`
+	// Only check the input: `errors` lists what is wrong and nothing is written.
+	ValidateOnly *bool `json:"validateOnly,omitempty"`
+}
+
+// The outcome of `createOrganization`.
+type CreateOrganizationPayload struct {
+	// The new organization; null with errors or `validateOnly`.
+	Organization *store.Organization `json:"organization,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
 // The outcome of `createRedirect`.
 type CreateRedirectPayload struct {
 	// The new redirect; null with errors or `validateOnly`.
@@ -200,6 +276,28 @@ type CreateSubprojectPayload struct {
 	Errors []*errs.UserError `json:"errors"`
 }
 
+// The fields of a new team.
+type CreateTeamInput struct {
+	// The organization's slug.
+	Organization string `json:"organization"`
+	// The display name: required, at most 100 characters, unique within the organization.
+	Name string `json:"name"`
+	// What its members may do; default readonly.
+	Access *string `json:"access,omitempty"`
+	// Whether users of the organization's SSO domains join it at their first single sign-on.
+	AutoJoinEmailUsers *bool `json:"autoJoinEmailUsers,omitempty"`
+	// Slugs of the organization's projects the team includes.
+	Projects []string `json:"projects,omitempty"`
+}
+
+// The outcome of `createTeam`.
+type CreateTeamPayload struct {
+	// The new team; null with errors.
+	Team *store.Team `json:"team,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
 // The variable to delete.
 type DeleteEnvironmentVariableInput struct {
 	// The project's slug.
@@ -229,6 +327,20 @@ type DeleteIntegrationPayload struct {
 	// The database id of the deleted integration (integrations are not `Node`s); null with errors.
 	DeletedID *string `json:"deletedId,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// The organization to delete.
+type DeleteOrganizationInput struct {
+	// The organization's slug.
+	Slug string `json:"slug"`
+}
+
+// The outcome of `deleteOrganization`.
+type DeleteOrganizationPayload struct {
+	// The global id of the deleted organization; null with errors.
+	DeletedID *string `json:"deletedId,omitempty"`
+	// What is wrong (a CONFLICT while it has projects); empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }
 
@@ -306,6 +418,22 @@ type DeleteSubprojectPayload struct {
 	Errors []*errs.UserError `json:"errors"`
 }
 
+// The team to delete.
+type DeleteTeamInput struct {
+	// The organization's slug.
+	Organization string `json:"organization"`
+	// The team's slug.
+	Slug string `json:"slug"`
+}
+
+// The outcome of `deleteTeam`.
+type DeleteTeamPayload struct {
+	// The global id of the deleted team; null with errors.
+	DeletedID *string `json:"deletedId,omitempty"`
+	// What is wrong; empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
 // Download URLs; a format that does not exist is null.
 type Downloads struct {
 	// The PDF download, if built.
@@ -358,6 +486,10 @@ type ImportProjectInput struct {
 	ReadthedocsYamlPath graphql.Omittable[*string] `json:"readthedocsYamlPath,omitempty"`
 	// Only check the input: `errors` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null.
 	ValidateOnly *bool `json:"validateOnly,omitempty"`
+	// The slug of an organization the caller owns or is in an admin team of: the project is created in it.
+	Organization graphql.Omittable[*string] `json:"organization,omitempty"`
+	// Slugs of teams of `organization` to add the project to; unless the caller owns the organization, one must be an admin team they belong to.
+	Teams graphql.Omittable[[]string] `json:"teams,omitempty"`
 }
 
 // The outcome of `importProject`.
@@ -448,6 +580,36 @@ type NotificationMessage struct {
 	IconClasses string `json:"iconClasses"`
 }
 
+// How the caller relates to an organization.
+type OrganizationAccess struct {
+	// Whether an organization with that slug exists.
+	Exists bool `json:"exists"`
+	// The caller owns it or is in one of its teams.
+	Member bool `json:"member"`
+	// The caller owns it.
+	Owner bool `json:"owner"`
+}
+
+// A page of organizations (a Relay cursor connection).
+type OrganizationConnection struct {
+	// All organizations of the list, whatever the page.
+	TotalCount int64 `json:"totalCount"`
+	// The page's organizations with their cursors.
+	Edges []*OrganizationEdge `json:"edges"`
+	// The page's organizations (the edges' nodes).
+	Nodes []*store.Organization `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// One of a page's organizations, with the cursor that pages from it.
+type OrganizationEdge struct {
+	// The cursor of this row.
+	Cursor string `json:"cursor"`
+	// The organization.
+	Node *store.Organization `json:"node"`
+}
+
 // Where a page of a connection lies in its list. Cursors are opaque and
 // anchored on rows: paging on from `endCursor` while rows are inserted or
 // deleted elsewhere neither repeats nor skips a row. A cursor that is not one,
@@ -472,6 +634,8 @@ type ProjectAccess struct {
 	Visible bool `json:"visible"`
 	// The caller maintains the project.
 	Maintainer bool `json:"maintainer"`
+	// The caller may read the project's non-public objects (a reader: an admin, or a member of a readonly team that includes it).
+	Reader bool `json:"reader"`
 }
 
 // A project's admin settings: stored settings the REST APIs do not write, read by maintainers and superusers and written by superusers (setProjectAdminFields).
@@ -556,6 +720,8 @@ type ProjectFilterInput struct {
 	ProgrammingLanguage *string `json:"programmingLanguage,omitempty"`
 	// Only projects the caller maintains.
 	MaintainedByViewer *bool `json:"maintainedByViewer,omitempty"`
+	// Only projects of the organization with this slug.
+	Organization *string `json:"organization,omitempty"`
 }
 
 // A project's URLs: its docs and its dashboard pages.
@@ -619,6 +785,58 @@ type RemoveMaintainerPayload struct {
 	// The project with its maintainers; null with errors.
 	Project *ProjectView `json:"project,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// An organization and one of its owners.
+type RemoveOrganizationOwnerInput struct {
+	// The organization's slug.
+	Organization string `json:"organization"`
+	// The owner's username.
+	Username string `json:"username"`
+}
+
+// The outcome of `removeOrganizationOwner`.
+type RemoveOrganizationOwnerPayload struct {
+	// The organization; null with errors.
+	Organization *store.Organization `json:"organization,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// A team and one of its members.
+type RemoveTeamMemberInput struct {
+	// The organization's slug.
+	Organization string `json:"organization"`
+	// The team's slug.
+	Team string `json:"team"`
+	// The member's username.
+	Username string `json:"username"`
+}
+
+// The outcome of `removeTeamMember`.
+type RemoveTeamMemberPayload struct {
+	// The team; null with errors.
+	Team *store.Team `json:"team,omitempty"`
+	// What is wrong with the input; empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// A team and one of its projects.
+type RemoveTeamProjectInput struct {
+	// The organization's slug.
+	Organization string `json:"organization"`
+	// The team's slug.
+	Team string `json:"team"`
+	// The project's slug.
+	Project string `json:"project"`
+}
+
+// The outcome of `removeTeamProject`.
+type RemoveTeamProjectPayload struct {
+	// The team; null with errors.
+	Team *store.Team `json:"team,omitempty"`
+	// What is wrong with the input; empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }
 
@@ -763,6 +981,24 @@ type SetProjectAdminFieldsPayload struct {
 	// The project as updated; null with errors.
 	Project *ProjectView `json:"project,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// A project and the organization it moves to.
+type SetProjectOrganizationInput struct {
+	// The project's slug.
+	Slug string `json:"slug"`
+	// The slug of the organization to move to; null takes the project out of its organization.
+	Organization *string `json:"organization,omitempty"`
+	// Slugs of teams of the new organization to add the moved projects to.
+	Teams []string `json:"teams,omitempty"`
+}
+
+// The outcome of `setProjectOrganization`.
+type SetProjectOrganizationPayload struct {
+	// The project as moved; null with errors.
+	Project *ProjectView `json:"project,omitempty"`
+	// What is wrong (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }
 
@@ -922,6 +1158,26 @@ type SyncVersionsPayload struct {
 	Errors []*errs.UserError `json:"errors"`
 }
 
+// A page of teams (a Relay cursor connection).
+type TeamConnection struct {
+	// All teams of the list, whatever the page.
+	TotalCount int64 `json:"totalCount"`
+	// The page's teams with their cursors.
+	Edges []*TeamEdge `json:"edges"`
+	// The page's teams (the edges' nodes).
+	Nodes []*store.Team `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// One of a page's teams, with the cursor that pages from it.
+type TeamEdge struct {
+	// The cursor of this row.
+	Cursor string `json:"cursor"`
+	// The team.
+	Node *store.Team `json:"node"`
+}
+
 // The version to build.
 type TriggerBuildInput struct {
 	// The project's slug.
@@ -941,6 +1197,28 @@ type TriggerBuildPayload struct {
 	// Whether a build was queued.
 	Triggered bool `json:"triggered"`
 	// What is wrong with the input (validation and conflicts, e.g. an uploaded version); empty otherwise.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// The organization to change and the fields to write; a field not sent keeps its value, an empty one clears it.
+type UpdateOrganizationInput struct {
+	// The organization's slug (it never changes).
+	Slug string `json:"slug"`
+	// The display name.
+	Name *string `json:"name,omitempty"`
+	// A contact address.
+	Email *string `json:"email,omitempty"`
+	// What the organization is.
+	Description *string `json:"description,omitempty"`
+	// The organization's website.
+	URL *string `json:"url,omitempty"`
+}
+
+// The outcome of `updateOrganization`.
+type UpdateOrganizationPayload struct {
+	// The organization as updated; null with errors.
+	Organization *store.Organization `json:"organization,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }
 
@@ -1000,6 +1278,30 @@ type UpdateProjectPayload struct {
 type UpdateRedirectPayload struct {
 	// The redirect as updated; null with errors or `validateOnly`.
 	Redirect *store.Redirect `json:"redirect,omitempty"`
+	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// The team to change and the fields to write; a field not sent keeps its value.
+type UpdateTeamInput struct {
+	// The organization's slug.
+	Organization string `json:"organization"`
+	// The team's slug.
+	Slug string `json:"slug"`
+	// The display name.
+	Name *string `json:"name,omitempty"`
+	// What its members may do.
+	Access *string `json:"access,omitempty"`
+	// Whether users of the organization's SSO domains join it at their first single sign-on.
+	AutoJoinEmailUsers *bool `json:"autoJoinEmailUsers,omitempty"`
+	// Replaces the team's projects: slugs of the organization's projects.
+	Projects []string `json:"projects,omitempty"`
+}
+
+// The outcome of `updateTeam`.
+type UpdateTeamPayload struct {
+	// The team as updated; null with errors.
+	Team *store.Team `json:"team,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }

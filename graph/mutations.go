@@ -135,6 +135,10 @@ func (r *Resolver) importProject(ctx context.Context, in ImportProjectInput) (*s
 	privacy, _ := checkChoiceField(f, "privacy_level", in.PrivacyLevel, choices.PrivacyLevels)
 	externalPrivacy, _ := checkChoiceField(f, "external_builds_privacy_level", in.ExternalBuildsPrivacyLevel, choices.PrivacyLevels)
 	yamlPath, _ := checkYamlPath(f, in.ReadthedocsYamlPath)
+	orgID, teamIDs, err := r.projectPlacement(ctx, f, in.Organization.Value(), in.Teams.Value(), in.Teams.IsSet())
+	if err != nil {
+		return nil, err
+	}
 	if err := f.Err(op); err != nil {
 		return nil, err
 	}
@@ -145,6 +149,7 @@ func (r *Resolver) importProject(ctx context.Context, in ImportProjectInput) (*s
 		Name: name, Slug: projectSlug, Repo: pf.repoURL, RepoType: pf.repoType, Homepage: pf.homepage,
 		Language: "en", ProgrammingLanguage: "words", MaintainerID: v.User.ID, IntegrationType: integrationTypeFor(pf.repoURL),
 		Tags: tags, PrivacyLevel: privacy, ExternalBuildsPrivacyLevel: externalPrivacy, ReadthedocsYamlPath: yamlPath,
+		OrganizationID: orgID, TeamIDs: teamIDs,
 	}
 	if pf.hasLanguage {
 		imp.Language = pf.language
@@ -394,6 +399,8 @@ func (r *Resolver) setTranslationOf(ctx context.Context, projectSlug string, mai
 		f.Add(errs.NonField, fmt.Sprintf("Project %q is itself a translation.", main.Slug))
 	case main.Language == p.Language:
 		f.Add("slug", fmt.Sprintf("A translation with language %q already exists for this project.", p.Language))
+	case !sameOrganization(main, p):
+		f.Add("main", msgTranslationSameOrg)
 	}
 	if len(f) == 0 {
 		translations, _, err := r.Store.FindProjects(ctx, store.ProjectFilter{TranslationOf: &p.ID})
@@ -461,6 +468,10 @@ func (r *Resolver) projectMaintainedOrNil(ctx context.Context, slug string) (*st
 	return p, nil
 }
 
+// changeMaintainer adds or removes a direct maintainer. For a project in
+// an organization only the organization's owners may (a maintainer may
+// still remove themself), and its last maintainer may go: the owners keep
+// control.
 func (r *Resolver) changeMaintainer(ctx context.Context, projectSlug, username string, add bool) (*store.Project, error) {
 	p, err := r.maintainedProject(ctx, projectSlug)
 	if err != nil {
@@ -473,9 +484,23 @@ func (r *Resolver) changeMaintainer(ctx context.Context, projectSlug, username s
 	if err != nil {
 		return nil, err
 	}
-	if add {
+	v := access.ViewerFrom(ctx)
+	if p.OrganizationID != nil {
+		st, err := r.standing(ctx, *p.OrganizationID)
+		if err != nil {
+			return nil, err
+		}
+		self := !add && v.UserID() == u.ID
+		if !self && !access.CanChangeMaintainers(v, p, st) {
+			return nil, errForbidden("graph.changeMaintainer")
+		}
+	}
+	switch {
+	case add:
 		err = r.Store.AddMaintainer(ctx, p.ID, u.ID)
-	} else {
+	case p.OrganizationID != nil:
+		err = r.Store.RemoveMaintainerInOrganization(ctx, p.ID, u.ID)
+	default:
 		err = r.Store.RemoveMaintainer(ctx, p.ID, u.ID)
 	}
 	if err != nil {
@@ -635,6 +660,8 @@ func (r *Resolver) createSubproject(ctx context.Context, in CreateSubprojectInpu
 			f.Add("child", "Child is already a superproject")
 		case c.ID == parent.ID:
 			f.Add("child", "Project can not be subproject of itself")
+		case !sameOrganization(c, parent):
+			f.Add("child", msgChildSameOrg)
 		default:
 			child = c
 		}

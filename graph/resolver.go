@@ -33,6 +33,9 @@ type Settings struct {
 	// current key first, then keys still accepted. None: no token is made
 	// or accepted.
 	BadgeKeys []string
+	// OrganizationCreators says who may create organizations:
+	// access.CreatorsUsers (any active user), else superusers only.
+	OrganizationCreators string
 }
 
 // Hooks lets other subsystems react to graph writes without the graph

@@ -384,6 +384,232 @@ func (r *mutationResolver) DeleteRepositoryCredentials(ctx context.Context, inpu
 	return &DeleteRepositoryCredentialsPayload{Project: view, Errors: ue}, nil
 }
 
+// CreateOrganization is the resolver for the createOrganization field.
+func (r *mutationResolver) CreateOrganization(ctx context.Context, input CreateOrganizationInput) (*CreateOrganizationPayload, error) {
+	o, err := r.createOrganization(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &CreateOrganizationPayload{Organization: o, Errors: ue}, nil
+}
+
+// UpdateOrganization is the resolver for the updateOrganization field.
+func (r *mutationResolver) UpdateOrganization(ctx context.Context, input UpdateOrganizationInput) (*UpdateOrganizationPayload, error) {
+	o, err := r.updateOrganization(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &UpdateOrganizationPayload{Organization: o, Errors: ue}, nil
+}
+
+// DeleteOrganization is the resolver for the deleteOrganization field.
+func (r *mutationResolver) DeleteOrganization(ctx context.Context, input DeleteOrganizationInput) (*DeleteOrganizationPayload, error) {
+	id, err := r.deleteOrganization(ctx, input)
+	deleted, ue, err := deletedPayload(id, err)
+	if err != nil {
+		return nil, err
+	}
+	return &DeleteOrganizationPayload{DeletedID: deleted, Errors: ue}, nil
+}
+
+// AddOrganizationOwner is the resolver for the addOrganizationOwner field.
+func (r *mutationResolver) AddOrganizationOwner(ctx context.Context, input AddOrganizationOwnerInput) (*AddOrganizationOwnerPayload, error) {
+	o, err := r.changeOwner(ctx, input.Organization, input.Username, true)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	if len(ue) > 0 {
+		o = nil
+	}
+	return &AddOrganizationOwnerPayload{Organization: o, Errors: ue}, nil
+}
+
+// RemoveOrganizationOwner is the resolver for the removeOrganizationOwner field.
+func (r *mutationResolver) RemoveOrganizationOwner(ctx context.Context, input RemoveOrganizationOwnerInput) (*RemoveOrganizationOwnerPayload, error) {
+	o, err := r.changeOwner(ctx, input.Organization, input.Username, false)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	if len(ue) > 0 {
+		o = nil
+	}
+	return &RemoveOrganizationOwnerPayload{Organization: o, Errors: ue}, nil
+}
+
+// CreateTeam is the resolver for the createTeam field.
+func (r *mutationResolver) CreateTeam(ctx context.Context, input CreateTeamInput) (*CreateTeamPayload, error) {
+	t, err := r.createTeam(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &CreateTeamPayload{Team: t, Errors: ue}, nil
+}
+
+// UpdateTeam is the resolver for the updateTeam field.
+func (r *mutationResolver) UpdateTeam(ctx context.Context, input UpdateTeamInput) (*UpdateTeamPayload, error) {
+	t, err := r.updateTeam(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &UpdateTeamPayload{Team: t, Errors: ue}, nil
+}
+
+// DeleteTeam is the resolver for the deleteTeam field.
+func (r *mutationResolver) DeleteTeam(ctx context.Context, input DeleteTeamInput) (*DeleteTeamPayload, error) {
+	id, err := r.deleteTeam(ctx, input)
+	deleted, ue, err := deletedPayload(id, err)
+	if err != nil {
+		return nil, err
+	}
+	return &DeleteTeamPayload{DeletedID: deleted, Errors: ue}, nil
+}
+
+// AddTeamMember is the resolver for the addTeamMember field.
+func (r *mutationResolver) AddTeamMember(ctx context.Context, input AddTeamMemberInput) (*AddTeamMemberPayload, error) {
+	u, err := r.addTeamMember(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &AddTeamMemberPayload{Member: u, Errors: ue}, nil
+}
+
+// RemoveTeamMember is the resolver for the removeTeamMember field.
+func (r *mutationResolver) RemoveTeamMember(ctx context.Context, input RemoveTeamMemberInput) (*RemoveTeamMemberPayload, error) {
+	t, err := r.removeTeamMember(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	if len(ue) > 0 {
+		t = nil
+	}
+	return &RemoveTeamMemberPayload{Team: t, Errors: ue}, nil
+}
+
+// AddTeamProject is the resolver for the addTeamProject field.
+func (r *mutationResolver) AddTeamProject(ctx context.Context, input AddTeamProjectInput) (*AddTeamProjectPayload, error) {
+	t, err := r.changeTeamProject(ctx, input.Organization, input.Team, input.Project, true)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	if len(ue) > 0 {
+		t = nil
+	}
+	return &AddTeamProjectPayload{Team: t, Errors: ue}, nil
+}
+
+// RemoveTeamProject is the resolver for the removeTeamProject field.
+func (r *mutationResolver) RemoveTeamProject(ctx context.Context, input RemoveTeamProjectInput) (*RemoveTeamProjectPayload, error) {
+	t, err := r.changeTeamProject(ctx, input.Organization, input.Team, input.Project, false)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	if len(ue) > 0 {
+		t = nil
+	}
+	return &RemoveTeamProjectPayload{Team: t, Errors: ue}, nil
+}
+
+// SetProjectOrganization is the resolver for the setProjectOrganization field.
+func (r *mutationResolver) SetProjectOrganization(ctx context.Context, input SetProjectOrganizationInput) (*SetProjectOrganizationPayload, error) {
+	p, err := r.setProjectOrganization(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &SetProjectOrganizationPayload{Project: r.projectView(ctx, p), Errors: ue}, nil
+}
+
+// ID is the resolver for the id field.
+func (r *organizationResolver) ID(ctx context.Context, obj *store.Organization) (string, error) {
+	return gid.Encode(nodeOrganization, obj.ID), nil
+}
+
+// Email is the resolver for the email field.
+func (r *organizationResolver) Email(ctx context.Context, obj *store.Organization) (*string, error) {
+	return nullIfEmpty(obj.Email), nil
+}
+
+// Description is the resolver for the description field.
+func (r *organizationResolver) Description(ctx context.Context, obj *store.Organization) (*string, error) {
+	return nullIfEmpty(obj.Description), nil
+}
+
+// URL is the resolver for the url field.
+func (r *organizationResolver) URL(ctx context.Context, obj *store.Organization) (*string, error) {
+	return nullIfEmpty(obj.URL), nil
+}
+
+// Disabled is the resolver for the disabled field.
+func (r *organizationResolver) Disabled(ctx context.Context, obj *store.Organization) (bool, error) {
+	return false, nil
+}
+
+// Owners is the resolver for the owners field.
+func (r *organizationResolver) Owners(ctx context.Context, obj *store.Organization) ([]*store.User, error) {
+	os, err := r.Store.FindOrganizationOwners(ctx, []int64{obj.ID})
+	users := make([]*store.User, len(os))
+	for i, o := range os {
+		u := o.User
+		users[i] = &u
+	}
+	return users, err
+}
+
+// ViewerIsOwner is the resolver for the viewerIsOwner field.
+func (r *organizationResolver) ViewerIsOwner(ctx context.Context, obj *store.Organization) (bool, error) {
+	st, err := r.standing(ctx, obj.ID)
+	return st.Owner, err
+}
+
+// Teams is the resolver for the teams field.
+func (r *organizationResolver) Teams(ctx context.Context, obj *store.Organization, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*TeamConnection, error) {
+	teams, err := r.visibleTeams(ctx, obj, store.TeamFilter{})
+	if err != nil {
+		return nil, err
+	}
+	pg, err := r.page(nodeTeam, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := pageSlice(pg, teams, func(t *store.Team) int64 { return t.ID })
+	if err != nil {
+		return nil, err
+	}
+	return teamConnection(pg, rows, len(teams)), nil
+}
+
+// Members is the resolver for the members field.
+func (r *organizationResolver) Members(ctx context.Context, obj *store.Organization, first *int64, after *string, last *int64, before *string) (*UserConnection, error) {
+	users, err := r.organizationMembers(ctx, obj)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := r.page(nodeUser, pageArgs{first: first, after: after, last: last, before: before})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := pageSlice(pg, users, func(u *store.User) int64 { return u.ID })
+	if err != nil {
+		return nil, err
+	}
+	return userConnection(pg, rows, len(users)), nil
+}
+
+// Projects is the resolver for the projects field.
+func (r *organizationResolver) Projects(ctx context.Context, obj *store.Organization, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error) {
+	return r.orgProjects(ctx, obj, nil, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
+}
+
 // Maintainers is the resolver for the maintainers field.
 func (r *projectResolver) Maintainers(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string) (*UserConnection, error) {
 	users, err := obj.Users()
@@ -651,6 +877,21 @@ func (r *projectResolver) RepositoryCredentials(ctx context.Context, obj *Projec
 	return r.repositoryCredentials(ctx, obj.Project)
 }
 
+// Organization is the resolver for the organization field.
+func (r *projectResolver) Organization(ctx context.Context, obj *ProjectView) (*store.Organization, error) {
+	return r.projectOrganization(ctx, obj.Project)
+}
+
+// OrganizationSlug is the resolver for the organizationSlug field.
+func (r *projectResolver) OrganizationSlug(ctx context.Context, obj *ProjectView) (*string, error) {
+	return r.organizationSlug(ctx, obj.Project)
+}
+
+// Teams is the resolver for the teams field.
+func (r *projectResolver) Teams(ctx context.Context, obj *ProjectView) ([]*store.Team, error) {
+	return r.projectTeams(ctx, obj.Project)
+}
+
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id string) (gid.Node, error) {
 	return r.node(ctx, id)
@@ -808,6 +1049,22 @@ func (r *queryResolver) BadgeStatus(ctx context.Context, project string, version
 	return r.badgeStatus(ctx, project, version, token)
 }
 
+// Organizations is the resolver for the organizations field.
+func (r *queryResolver) Organizations(ctx context.Context, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*OrganizationConnection, error) {
+	return r.organizations(ctx, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
+}
+
+// Organization is the resolver for the organization field.
+func (r *queryResolver) Organization(ctx context.Context, slug string) (*store.Organization, error) {
+	o, _, err := r.visibleOrganization(ctx, slug)
+	return o, err
+}
+
+// OrganizationAccess is the resolver for the organizationAccess field.
+func (r *queryResolver) OrganizationAccess(ctx context.Context, slug string) (*OrganizationAccess, error) {
+	return r.organizationAccess(ctx, slug)
+}
+
 // ID is the resolver for the id field.
 func (r *redirectResolver) ID(ctx context.Context, obj *store.Redirect) (string, error) {
 	return gid.Encode(nodeRedirect, obj.ProjectID, obj.ID), nil
@@ -839,6 +1096,45 @@ func (r *subscriptionResolver) BuildUpdated(ctx context.Context, id string) (<-c
 }
 
 // ID is the resolver for the id field.
+func (r *teamResolver) ID(ctx context.Context, obj *store.Team) (string, error) {
+	return gid.Encode(nodeTeam, obj.ID), nil
+}
+
+// Organization is the resolver for the organization field.
+func (r *teamResolver) Organization(ctx context.Context, obj *store.Team) (*store.Organization, error) {
+	os, err := r.Store.FindOrganizationsByIDs(ctx, []int64{obj.OrganizationID})
+	if err != nil {
+		return nil, err
+	}
+	if len(os) == 0 {
+		return nil, errNotFound("graph.Team.organization")
+	}
+	return os[0], nil
+}
+
+// Members is the resolver for the members field.
+func (r *teamResolver) Members(ctx context.Context, obj *store.Team, first *int64, after *string, last *int64, before *string) (*UserConnection, error) {
+	users, err := r.teamMembers(ctx, obj)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := r.page(nodeUser, pageArgs{first: first, after: after, last: last, before: before})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := pageSlice(pg, users, func(u *store.User) int64 { return u.ID })
+	if err != nil {
+		return nil, err
+	}
+	return userConnection(pg, rows, len(users)), nil
+}
+
+// Projects is the resolver for the projects field.
+func (r *teamResolver) Projects(ctx context.Context, obj *store.Team, first *int64, after *string, last *int64, before *string) (*ProjectConnection, error) {
+	return r.orgProjects(ctx, &store.Organization{ID: obj.OrganizationID}, &obj.ID, pageArgs{first: first, after: after, last: last, before: before})
+}
+
+// ID is the resolver for the id field.
 func (r *userResolver) ID(ctx context.Context, obj *store.User) (string, error) {
 	return gid.Encode(nodeUser, obj.ID), nil
 }
@@ -862,6 +1158,11 @@ func (r *userResolver) EmailVerified(ctx context.Context, obj *store.User) (*boo
 		return ptr(obj.EmailVerified), nil
 	}
 	return nil, nil
+}
+
+// Organizations is the resolver for the organizations field.
+func (r *userResolver) Organizations(ctx context.Context, obj *store.User) ([]*store.Organization, error) {
+	return r.userOrganizations(ctx, obj)
 }
 
 // Builds is the resolver for the builds field.
@@ -892,6 +1193,9 @@ func (r *Resolver) Integration() IntegrationResolver { return &integrationResolv
 // Mutation returns MutationResolver implementation.
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 
+// Organization returns OrganizationResolver implementation.
+func (r *Resolver) Organization() OrganizationResolver { return &organizationResolver{r} }
+
 // Project returns ProjectResolver implementation.
 func (r *Resolver) Project() ProjectResolver { return &projectResolver{r} }
 
@@ -907,6 +1211,9 @@ func (r *Resolver) Subproject() SubprojectResolver { return &subprojectResolver{
 // Subscription returns SubscriptionResolver implementation.
 func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
 
+// Team returns TeamResolver implementation.
+func (r *Resolver) Team() TeamResolver { return &teamResolver{r} }
+
 // User returns UserResolver implementation.
 func (r *Resolver) User() UserResolver { return &userResolver{r} }
 
@@ -919,11 +1226,13 @@ type (
 	environmentVariableResolver struct{ *Resolver }
 	integrationResolver         struct{ *Resolver }
 	mutationResolver            struct{ *Resolver }
+	organizationResolver        struct{ *Resolver }
 	projectResolver             struct{ *Resolver }
 	queryResolver               struct{ *Resolver }
 	redirectResolver            struct{ *Resolver }
 	subprojectResolver          struct{ *Resolver }
 	subscriptionResolver        struct{ *Resolver }
+	teamResolver                struct{ *Resolver }
 	userResolver                struct{ *Resolver }
 	versionResolver             struct{ *Resolver }
 )

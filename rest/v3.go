@@ -61,6 +61,12 @@ type v3Route struct {
 	// maintainerWrites are the methods that require a maintainer on a
 	// v3AnyUser route (PUT and PATCH of a project).
 	maintainerWrites []string
+	// org is what the caller must be in the route's {organization}.
+	org v3OrgNeed
+	// readerLists: on a v3PublicDetail route, reading the list needs a
+	// reader of the project (not a maintainer): versions, builds,
+	// subprojects and translations.
+	readerLists bool
 }
 
 // needsMaintainer reports whether method requires the caller to maintain
@@ -199,7 +205,10 @@ func (s *Server) v3Serve(w http.ResponseWriter, r *http.Request, rt *v3Route, va
 			writeError(w, r, errs.E(errs.Unauthenticated, "rest.v3", errs.MsgNoCredentials))
 			return
 		}
-		if rt.needsMaintainer(r.Method) && !q.allowed() {
+		if rt.needsMaintainer(r.Method) && !q.allowed(rt.readerLists && (r.Method == http.MethodGet || r.Method == http.MethodHead)) {
+			return
+		}
+		if rt.org != v3OrgNone && !q.orgAllowed(rt.org) {
 			return
 		}
 		if err := s.cfg.UserLimiter.Allow("rest.v3", ratelimit.UserKey(viewer.UserID())); err != nil {
@@ -223,11 +232,16 @@ func (s *Server) v3Serve(w http.ResponseWriter, r *http.Request, rt *v3Route, va
 	handle(q)
 }
 
-const v3AccessOp = `query($slug: String!) { viewer { username } projectAccess(slug: $slug) { exists maintainer } }`
+const v3AccessOp = `query($slug: String!) { viewer { username } projectAccess(slug: $slug) { exists maintainer reader } }`
 
 // allowed asks the graph whether the route's project exists and the caller
-// maintains it, and answers 401, 404 or 403 when not.
-func (q *v3Req) allowed() bool {
+// maintains it (with reader, reads it), and answers 401, 404 or 403 when
+// not.
+func (q *v3Req) allowed(reader bool) bool {
+	need := "maintainer"
+	if reader {
+		need = "reader"
+	}
 	data, err := q.run(v3AccessOp, map[string]any{"slug": q.project()})
 	if err != nil {
 		q.fail(err)
@@ -241,7 +255,7 @@ func (q *v3Req) allowed() bool {
 	case !data.isTrue(data.field(access, "exists")):
 		writeNotFound(q.w, q.r)
 		return false
-	case !data.isTrue(data.field(access, "maintainer")):
+	case !data.isTrue(data.field(access, need)):
 		writeJSON(q.w, q.r, http.StatusForbidden, map[string]any{"detail": errs.MsgForbidden})
 		return false
 	}

@@ -408,6 +408,31 @@ func (in *v3Input) tags(key, gqlName string) {
 	in.input[gqlName] = tags
 }
 
+// slugList reads a list of slugs (project create's `teams`): a JSON array
+// of strings; anything else is "Expected a list of items but got type
+// …", an item that is no string "Object with slug=… does not exist.".
+func (in *v3Input) slugList(key, gqlName string) {
+	v, ok := in.take(key, gqlName)
+	if !ok {
+		return
+	}
+	items, isList := v.([]any)
+	if !isList {
+		in.failed.Add(in.prefix+key, fmt.Sprintf("Expected a list of items but got type %q.", v3TypeWord(v)))
+		return
+	}
+	slugs := make([]string, 0, len(items))
+	for _, it := range items {
+		s, isStr := it.(string)
+		if !isStr {
+			in.failed.Add(in.prefix+key, fmt.Sprintf("Object with slug=%v does not exist.", it))
+			return
+		}
+		slugs = append(slugs, s)
+	}
+	in.input[gqlName] = slugs
+}
+
 // object reads a nested object field with fill; a non-object is reported
 // on the object's own non_field_errors.
 func (in *v3Input) object(key, gqlName string, fill func(sub *v3Input)) {

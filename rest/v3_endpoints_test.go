@@ -268,7 +268,7 @@ var v3WriteCases = []v3Case{
 
 	// Import: success, and what it creates.
 	{v3Send("POST", "/api/v3/projects/?fields=id&expand=active_versions", "alice",
-		`{"name": "Test Project", "repository": {"url": "https://github.com/a/test", "type": "git"}, "homepage": "https://test.example.com", "language": "es", "programming_language": "py", "slug": "ignored", "organization": "ignored", "teams": ["ignored"]}`),
+		`{"name": "Test Project", "repository": {"url": "https://github.com/a/test", "type": "git"}, "homepage": "https://test.example.com", "language": "es", "programming_language": "py", "slug": "ignored"}`),
 		201, "import_created"},
 	{v3Get("/api/v3/projects/test-project/versions/", "alice"), 200, "import_created_versions"},
 	{v3Get("/api/v3/projects/test-project/builds/", "alice"), 200, "import_created_builds"},

@@ -11,7 +11,7 @@ import (
 
 // Expansions each route permits in `expand`.
 var (
-	v3ProjectExpands = []string{"active_versions", "active_versions.last_build", "active_versions.last_build.config", "organization", "permissions"}
+	v3ProjectExpands = []string{"active_versions", "active_versions.last_build", "active_versions.last_build.config", "organization", "permissions", "teams"}
 	v3VersionExpands = []string{"last_build", "last_build.config"}
 	v3BuildExpands   = []string{"config"}
 )
@@ -35,23 +35,23 @@ func (s *Server) v3Routes() []*v3Route {
 			maintainerWrites: []string{http.MethodPut, http.MethodPatch}},
 		{path: p + "superproject/", name: "Superproject", desc: "The project this one is a subproject of.", rule: v3AnyUser, detail: true,
 			methods: h{"GET": s.v3Superproject}},
-		{path: p + "versions/", name: "Versions List", desc: "The project's versions.", rule: v3PublicDetail,
+		{path: p + "versions/", name: "Versions List", desc: "The project's versions.", rule: v3PublicDetail, readerLists: true,
 			methods: h{"GET": s.v3VersionList}},
 		{path: v, name: "Version Instance", desc: "A version; PUT and PATCH set its active, hidden and privacy_level fields.", rule: v3PublicDetail, detail: true,
 			methods: h{"GET": s.v3VersionDetail, "PUT": s.v3VersionUpdate(true), "PATCH": s.v3VersionUpdate(false)}},
-		{path: v + "builds/", name: "Version Builds List", desc: "The version's builds; POST triggers a build.", rule: v3PublicDetail,
+		{path: v + "builds/", name: "Version Builds List", desc: "The version's builds; POST triggers a build.", rule: v3PublicDetail, readerLists: true,
 			methods: h{"GET": s.v3VersionBuildList, "POST": s.v3TriggerBuild}},
 		{path: v + "builds/{build:[^/.]+}/", name: "Version Build Instance", desc: "A build of the version.", rule: v3PublicDetail, detail: true,
 			methods: h{"GET": s.v3VersionBuildDetail}},
-		{path: p + "builds/", name: "Builds List", desc: "The project's builds, most recent first.", rule: v3PublicDetail,
+		{path: p + "builds/", name: "Builds List", desc: "The project's builds, most recent first.", rule: v3PublicDetail, readerLists: true,
 			methods: h{"GET": s.v3BuildList}},
 		{path: p + "builds/{build:[^/.]+}/", name: "Build Instance", desc: "A build.", rule: v3PublicDetail, detail: true,
 			methods: h{"GET": s.v3BuildDetail}},
-		{path: p + "subprojects/", name: "Subprojects List", desc: "The project's subprojects; POST adds one.", rule: v3PublicDetail,
+		{path: p + "subprojects/", name: "Subprojects List", desc: "The project's subprojects; POST adds one.", rule: v3PublicDetail, readerLists: true,
 			methods: h{"GET": s.v3SubprojectList, "POST": s.v3SubprojectCreate}},
 		{path: p + "subprojects/{alias:[^/.]+}/", name: "Subproject Instance", desc: "A subproject relationship; DELETE removes it.", rule: v3PublicDetail, detail: true,
 			methods: h{"GET": s.v3SubprojectDetail, "DELETE": s.v3SubprojectDelete}},
-		{path: p + "translations/", name: "Translations List", desc: "The project's translations.", rule: v3PublicDetail,
+		{path: p + "translations/", name: "Translations List", desc: "The project's translations.", rule: v3PublicDetail, readerLists: true,
 			methods: h{"GET": s.v3TranslationList}},
 		{path: p + "redirects/", name: "Redirects List", desc: "The project's redirects; POST adds one.", rule: v3Maintainers,
 			methods: h{"GET": s.v3RedirectList, "POST": s.v3RedirectCreate}},
@@ -63,6 +63,7 @@ func (s *Server) v3Routes() []*v3Route {
 			methods: h{"GET": s.v3EnvVarDetail, "DELETE": s.v3EnvVarDelete}},
 	}
 	routes = append(routes, s.v3NotificationRoutes()...)
+	routes = append(routes, s.v3OrganizationRoutes()...)
 	routes = append(routes, s.v3UploadRoutes()...)
 	routes = append(routes, s.v3OpenAPIRoute())
 	routes = append(routes, s.v3SSHKeyRoute())
@@ -83,7 +84,10 @@ func (s *Server) v3Routes() []*v3Route {
 
 // v3Root answers `GET /api/v3/`: the entry points.
 func (s *Server) v3Root(q *v3Req) {
-	writeJSON(q.w, q.r, http.StatusOK, map[string]any{"projects": s.cfg.PublicURL + "/api/v3/projects/"})
+	writeJSON(q.w, q.r, http.StatusOK, map[string]any{
+		"organizations": s.cfg.PublicURL + "/api/v3/organizations/",
+		"projects":      s.cfg.PublicURL + "/api/v3/projects/",
+	})
 }
 
 // Reads.
@@ -440,6 +444,8 @@ func (s *Server) v3ProjectImport(q *v3Req) {
 	}
 	in := v3NewInput(body)
 	v3ProjectInput(in, false)
+	in.slugRef("organization", "organization")
+	in.slugList("teams", "teams")
 	sel := v3ProjectKind.full()
 	op := &v3Op{}
 	text := `mutation($input: ImportProjectInput!) { obj: importProject(input: $input) { obj: project { ` +

@@ -266,9 +266,20 @@ func init() {
 			{key: "modified", gql: "modified"},
 			{key: "name", gql: "name"},
 			// Expansions Read the Docs added: whether the caller maintains
-			// the project, and the organization docsd does not have (null).
-			{key: "organization", expandable: true, onlyExpanded: true,
-				expanded: func(_ v3Ctx, w *jwriter, _ *v3Sel, _, _ int) { w.raw("null") }},
+			// the project, and its organization (its slug and links only,
+			// so that a public project leaks nothing of it).
+			{key: "organization", expandable: true, onlyExpanded: true, expandGQL: "organization: organizationSlug",
+				expanded: func(c v3Ctx, w *jwriter, _ *v3Sel, v, _ int) {
+					if w.d.kind(v) != '"' {
+						w.raw("null")
+						return
+					}
+					w.raw(`{"_links":`)
+					c.writeOrganizationLinks(w, w.d.str(v))
+					w.raw(`,"slug":`)
+					w.value(v)
+					w.byte('}')
+				}},
 			{key: "permissions", expandable: true, onlyExpanded: true, expandGQL: "permissions: viewerIsMaintainer",
 				expanded: func(_ v3Ctx, w *jwriter, _ *v3Sel, v, _ int) {
 					w.raw(`{"admin":`)
@@ -294,6 +305,12 @@ func init() {
 			{key: "slug", gql: "slug"},
 			relation("subproject_of", "subprojectOf"),
 			{key: "tags", gql: "tags"},
+			// teams (docsd): the teams including the project that the
+			// caller may see.
+			{key: "teams", expandable: true, onlyExpanded: true, expandKind: v3TeamKind, expandGQL: "teams",
+				expanded: func(c v3Ctx, w *jwriter, sel *v3Sel, v, _ int) {
+					writeList(w, v, func(it int) { c.write(w, sel, it) })
+				}},
 			relation("translation_of", "translationOf"),
 			// urls is written from the project's docs URL and slug: canonicalUrl
 			// is ProjectUrls.documentation (both resolve with the graph's

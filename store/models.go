@@ -78,6 +78,7 @@ type Project struct {
 	ReadthedocsYamlPath        *string   `db:"readthedocs_yaml_path"`
 	AddonsEnabled              bool      `db:"addons_enabled"` // served HTML pages get the reader client
 	TranslationOf              *int64    `db:"translation_of"`
+	OrganizationID             *int64    `db:"organization_id"` // nil outside organizations
 	Created                    time.Time `db:"created"`
 	Modified                   time.Time `db:"modified"`
 	// ParentID and ParentAlias are the project's subproject relationship

@@ -46,6 +46,7 @@ var projectRows = newRowType(
 	col[Project]{"p.readthedocs_yaml_path", func(p *Project) any { return &p.ReadthedocsYamlPath }},
 	col[Project]{"p.addons_enabled", func(p *Project) any { return &p.AddonsEnabled }},
 	col[Project]{"p.translation_of", func(p *Project) any { return &p.TranslationOf }},
+	col[Project]{"p.organization_id", func(p *Project) any { return &p.OrganizationID }},
 	col[Project]{"p.created", func(p *Project) any { return &p.Created }},
 	col[Project]{"p.modified", func(p *Project) any { return &p.Modified }},
 	col[Project]{"(SELECT r.parent_id FROM project_relationships r WHERE r.child_id = p.id) AS parent_id", func(p *Project) any { return &p.ParentID }},
@@ -59,16 +60,18 @@ type Visibility struct {
 	All    bool  // superusers and the system see everything
 }
 
-// projectVisible is the SQL condition "project p is visible".
+// projectVisible is the SQL condition "project p is visible": public, or
+// the caller reads it (a direct maintainer, an owner of its organization,
+// a member of a team including it).
 func (v Visibility) projectVisible(p string) (string, []any) {
 	if v.All {
 		return "1=1", nil
 	}
-	return "(" + p + ".privacy_level = 'public' OR " + p + ".id IN (SELECT project_id FROM project_users WHERE user_id = ?))", []any{v.UserID}
+	return "(" + p + ".privacy_level = 'public' OR " + p + ".id IN (" + readableProjectIDs + "))", v.readerArgs()
 }
 
 // versionVisible is the SQL condition "version v of project p is visible":
-// the version is public and its project visible, or the caller maintains the
+// the version is public and its project visible, or the caller reads the
 // project. A pull-request version's level is its project's
 // external_builds_privacy_level (Project.VersionIsPublic).
 func (v Visibility) versionVisible(ver, p string) (string, []any) {
@@ -77,8 +80,11 @@ func (v Visibility) versionVisible(ver, p string) (string, []any) {
 	}
 	level := "(CASE WHEN " + ver + ".type = '" + External + "' THEN " + p + ".external_builds_privacy_level ELSE " + ver + ".privacy_level END)"
 	return "((" + level + " = 'public' AND " + p + ".privacy_level = 'public') OR " +
-		p + ".id IN (SELECT project_id FROM project_users WHERE user_id = ?))", []any{v.UserID}
+		p + ".id IN (" + readableProjectIDs + "))", v.readerArgs()
 }
+
+// readerArgs are the arguments of readableProjectIDs for the caller.
+func (v Visibility) readerArgs() []any { return []any{v.UserID, v.UserID, v.UserID} }
 
 // where accumulates SQL conditions and their arguments.
 type where struct {
@@ -137,7 +143,9 @@ type ProjectFilter struct {
 	NameContains        *string // icontains, Unicode simple case mapping
 	Language            *string
 	ProgrammingLanguage *string
-	MaintainerID        *int64 // only projects this user maintains
+	MaintainerID        *int64  // only projects this user administers (directly or through an organization)
+	OrganizationID      *int64  // only projects of this organization
+	OrganizationSlug    *string // only projects of the organization with this slug
 	TranslationOf       *int64
 	Visible             *Visibility
 	Limit, Offset       int
@@ -170,7 +178,17 @@ func (f ProjectFilter) where() *where {
 		w.addText("p.programming_language", *f.ProgrammingLanguage)
 	}
 	if f.MaintainerID != nil {
-		w.add("p.id IN (SELECT project_id FROM project_users WHERE user_id = ?)", *f.MaintainerID)
+		w.add("p.id IN ("+adminProjectIDs+")", *f.MaintainerID, *f.MaintainerID, *f.MaintainerID)
+	}
+	if f.OrganizationID != nil {
+		w.add("p.organization_id = ?", *f.OrganizationID)
+	}
+	if f.OrganizationSlug != nil {
+		if !storable(*f.OrganizationSlug) {
+			w.add("1=0")
+		} else {
+			w.add("p.organization_id IN (SELECT id FROM organizations WHERE slug = ?)", *f.OrganizationSlug)
+		}
 	}
 	if f.TranslationOf != nil {
 		w.add("p.translation_of = ?", *f.TranslationOf)
@@ -268,6 +286,10 @@ type ProjectImport struct {
 	PrivacyLevel               string
 	ExternalBuildsPrivacyLevel string
 	ReadthedocsYamlPath        string
+	// OrganizationID, when set, puts the project in that organization and
+	// in its teams TeamIDs.
+	OrganizationID *int64
+	TeamIDs        []int64
 }
 
 // ImportResult is everything an import created.
@@ -291,13 +313,18 @@ func (s *Store) ImportProject(ctx context.Context, imp ProjectImport) (*ImportRe
 			tags = []byte("[]")
 		}
 		id, err := tx.insert(ctx, `INSERT INTO projects (name, slug, language, programming_language, repo, repo_type, homepage,
-			tags, privacy_level, external_builds_privacy_level, readthedocs_yaml_path, created, modified)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			tags, privacy_level, external_builds_privacy_level, readthedocs_yaml_path, organization_id, created, modified)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			imp.Name, imp.Slug, imp.Language, imp.ProgrammingLanguage, imp.Repo, imp.RepoType, imp.Homepage,
 			string(tags), orDefault(imp.PrivacyLevel, Public), orDefault(imp.ExternalBuildsPrivacyLevel, Public),
-			nullIfEmpty(imp.ReadthedocsYamlPath), tx.Now, tx.Now)
+			nullIfEmpty(imp.ReadthedocsYamlPath), imp.OrganizationID, tx.Now, tx.Now)
 		if err != nil {
 			return err
+		}
+		for _, tid := range imp.TeamIDs {
+			if err := tx.setTeamProjects(ctx, tid, []int64{id}); err != nil {
+				return err
+			}
 		}
 		if _, err := tx.exec(ctx, `INSERT INTO project_users (project_id, user_id) VALUES (?, ?)`, id, imp.MaintainerID); err != nil {
 			return err
@@ -614,6 +641,17 @@ func (s *Store) AddMaintainer(ctx context.Context, projectID, userID int64) erro
 			return errs.E(errs.Conflict, op, "The user is already a maintainer of this project.")
 		}
 		return err
+	})
+}
+
+// RemoveMaintainerInOrganization removes a maintainer of a project in an
+// organization, the last one included (the organization's owners keep
+// control). One who is no maintainer is NotFound.
+func (s *Store) RemoveMaintainerInOrganization(ctx context.Context, projectID, userID int64) error {
+	const op = "store.RemoveMaintainerInOrganization"
+	return s.InTx(ctx, op, func(tx *Tx) error {
+		res, err := tx.exec(ctx, `DELETE FROM project_users WHERE project_id = ? AND user_id = ?`, projectID, userID)
+		return mustAffect(op, res, err)
 	})
 }
 

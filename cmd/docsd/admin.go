@@ -134,6 +134,76 @@ func (c *command) admin(ctx context.Context, group, sub string, args []string) (
 	case "build cancel":
 		return c.cancelBuild(ctx, a, pos[0])
 	}
+	return c.adminOrganizations(ctx, a, key, pos, opt, synopsis)
+}
+
+// adminOrganizations runs the organization and team commands, through the
+// graph's mutations as the system viewer: they act at once (no
+// invitations).
+func (c *command) adminOrganizations(ctx context.Context, a *app, key string, pos []string, opt adminOpts, synopsis string) error {
+	sys := access.WithSystem(ctx)
+	addRemove := func(verb, add, remove string) (string, error) {
+		switch verb {
+		case "add":
+			return add, nil
+		case "remove":
+			return remove, nil
+		}
+		return "", usageError("usage: docsd " + synopsis)
+	}
+	switch key {
+	case "organization create":
+		if strings.TrimSpace(*opt.owner) == "" {
+			return usageError("usage: docsd " + synopsis)
+		}
+		owner, err := a.store.FindUserByUsername(ctx, *opt.owner)
+		if err != nil {
+			return notFoundAs(err, fmt.Sprintf("User %s does not exist", *opt.owner))
+		}
+		// The system acts, with the owner as the creator who becomes the
+		// only owner.
+		asOwner := access.WithViewer(ctx, access.Viewer{System: true, User: owner})
+		return a.mutate(asOwner, "createOrganization", map[string]any{"slug": pos[0], "name": *opt.orgName, "email": *opt.email})
+	case "organization owner":
+		op, err := addRemove(pos[0], "addOrganizationOwner", "removeOrganizationOwner")
+		if err != nil {
+			return err
+		}
+		return a.mutate(sys, op, map[string]any{"organization": pos[1], "username": pos[2]})
+	case "team create":
+		if *opt.access != "admin" && *opt.access != "readonly" {
+			return errs.FieldError("admin", "access", errs.BadChoice(*opt.access))
+		}
+		return a.mutate(sys, "createTeam", map[string]any{"organization": pos[0], "name": pos[1], "access": *opt.access})
+	case "team delete":
+		return a.mutate(sys, "deleteTeam", map[string]any{"organization": pos[0], "slug": pos[1]})
+	case "team member":
+		op, err := addRemove(pos[0], "addTeamMember", "removeTeamMember")
+		if err != nil {
+			return err
+		}
+		input := map[string]any{"organization": pos[1], "team": pos[2], "username": pos[3]}
+		if op == "addTeamMember" {
+			input = map[string]any{"organization": pos[1], "team": pos[2], "usernameOrEmail": pos[3]}
+		}
+		return a.mutate(sys, op, input)
+	case "team project":
+		op, err := addRemove(pos[0], "addTeamProject", "removeTeamProject")
+		if err != nil {
+			return err
+		}
+		return a.mutate(sys, op, map[string]any{"organization": pos[1], "team": pos[2], "project": pos[3]})
+	case "project organization":
+		var org any
+		switch {
+		case *opt.none && len(pos) == 1:
+		case !*opt.none && len(pos) == 2:
+			org = pos[1]
+		default:
+			return usageError("usage: docsd " + synopsis)
+		}
+		return a.mutate(sys, "setProjectOrganization", map[string]any{"slug": pos[0], "organization": org})
+	}
 	return nil
 }
 
@@ -215,6 +285,8 @@ type adminOpts struct {
 	email                            *string
 	superuser, unlink, passwordStdin *bool
 	tokenName                        *givenString
+	orgName, owner, access           *string
+	none                             *bool
 }
 
 // givenString is a string flag that knows whether it was given, so that
@@ -249,6 +321,17 @@ func (c *command) adminOptions(fs *flag.FlagSet, key string) adminOpts {
 	case "project translation":
 		o.unlink = fs.Bool("unlink", false, "remove the translation link")
 		c.shown = append(slices.Clip(adminFlags), "unlink")
+	case "organization create":
+		o.orgName = fs.String("name", "", "the organization's display name")
+		o.owner = fs.String("owner", "", "the username of its first owner")
+		o.email = fs.String("email", "", "the organization's contact address")
+		c.shown = append(slices.Clip(adminFlags), "name", "owner", "email")
+	case "team create":
+		o.access = fs.String("access", "readonly", "what the team's members may do with its projects: admin or readonly")
+		c.shown = append(slices.Clip(adminFlags), "access")
+	case "project organization":
+		o.none = fs.Bool("none", false, "take the project out of its organization")
+		c.shown = append(slices.Clip(adminFlags), "none")
 	case "token create":
 		o.tokenName = &givenString{}
 		fs.Var(o.tokenName, "name", "what the token is for, shown in token list and on the dashboard's API tokens page (at most 100 characters)")
@@ -319,6 +402,14 @@ var adminSynopses = map[string]string{
 	"version set":         "version set PROJECT_SLUG VERSION_SLUG uploaded=true|false",
 	"redirect status":     "redirect status PROJECT_SLUG ID 301|302",
 	"build cancel":        "build cancel ID",
+	// Organizations and teams.
+	"organization create":  "organization create SLUG --name NAME --owner USERNAME [--email ADDRESS]",
+	"organization owner":   "organization owner add|remove ORG USERNAME",
+	"team create":          "team create ORG NAME [--access admin|readonly]",
+	"team delete":          "team delete ORG TEAM",
+	"team member":          "team member add|remove ORG TEAM USERNAME",
+	"team project":         "team project add|remove ORG TEAM PROJECT",
+	"project organization": "project organization SLUG ORG | SLUG --none",
 }
 
 // adminArity is the number of positional arguments after the subcommand; a
@@ -329,7 +420,9 @@ var adminArity = map[string]int{
 	"token create": 1, "token list": 1, "token revoke": 1,
 	"project privacy": 2, "project translation": 2, "project maintainer": 3,
 	"project set": -2, "project delete": 1, "version privacy": 3, "version set": 3, "redirect status": 3,
-	"build cancel": 1,
+	"build cancel":        1,
+	"organization create": 1, "organization owner": 3, "team create": 2, "team delete": 2,
+	"team member": 4, "team project": 4, "project organization": -1,
 }
 
 // adminChoice checks a value the commands send to a GraphQL enum against

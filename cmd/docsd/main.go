@@ -57,6 +57,15 @@ Commands:
   backup FILE                             copy the SQLite database to FILE while docsd runs
   build cancel ID                         cancel a queued or running build (any worker stops it within seconds)
   search reindex [PROJECT[/VERSION]]      rebuild the search index from published docs
+  organization create SLUG --name NAME --owner USERNAME [--email ADDRESS]
+                                          create an organization with its owner and default teams
+  organization owner add|remove ORG USERNAME
+  team create ORG NAME [--access admin|readonly]
+  team delete ORG TEAM
+  team member add|remove ORG TEAM USERNAME
+  team project add|remove ORG TEAM PROJECT
+  project organization SLUG ORG | SLUG --none
+                                          move a project (with its subprojects and translations)
 
   --version                               print docsd's version
 
@@ -217,7 +226,7 @@ func (c *command) dispatch(ctx context.Context, args []string) error {
 		return c.searchCommand(ctx, sub, rest)
 	case "backup":
 		return c.backup(ctx, rest)
-	case "user", "token", "project", "version", "redirect", "build", "secrets":
+	case "user", "token", "project", "version", "redirect", "build", "secrets", "organization", "team":
 		if _, ok := allSynopses()[name+" "+sub]; !ok {
 			return c.group(name, firstArg(rest))
 		}

@@ -107,9 +107,10 @@ func (c *command) wire(s *store.Store) (*app, error) {
 			AllowPrivateRepos: c.settings.AllowPrivateRepos,
 			MaxPageSize:       c.settings.MaxPageSize,
 			// Repository hosts on private networks.
-			AllowPrivateNetwork: c.settings.AllowPrivateNetwork,
-			Uploads:             a.uploads.graph,
-			BadgeKeys:           c.settings.badgeKeys(),
+			AllowPrivateNetwork:  c.settings.AllowPrivateNetwork,
+			Uploads:              a.uploads.graph,
+			BadgeKeys:            c.settings.badgeKeys(),
+			OrganizationCreators: c.settings.OrganizationCreators,
 			Endpoint: graph.Endpoint{
 				Users:       a.users,
 				Anonymous:   anonymous,

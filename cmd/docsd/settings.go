@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"docsd/graph"
+	"docsd/internal/access"
 	"docsd/internal/builder"
 	"docsd/internal/hosting"
 	"docsd/internal/ratelimit"
@@ -120,6 +121,8 @@ type Settings struct {
 	// repositories.
 	SSHKnownHosts    string
 	RepositoryCAFile string
+	// Organizations and teams.
+	OrganizationCreators string
 }
 
 func envName(flagName string) string {
@@ -256,6 +259,8 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	// Repository access.
 	str(&s.SSHKnownHosts, "ssh-known-hosts", "", "path of an OpenSSH known_hosts file whose host keys every project's SSH repository may have, besides the project's own known hosts; empty: none")
 	str(&s.RepositoryCAFile, "repository-ca-file", "", "path of a PEM file of the certificate authorities git trusts for HTTPS repositories instead of the system's (Git servers with a private CA); empty: the system's")
+	// Organizations and teams.
+	str(&s.OrganizationCreators, "organization-creators", access.CreatorsSuperusers, "who may create organizations: superusers, or users (any active user)")
 }
 
 // resolve fills derived defaults and checks the settings.
@@ -305,6 +310,9 @@ func (s *Settings) resolve() error {
 	}
 	if s.MaxPageSize <= 0 {
 		return fmt.Errorf("--max-page-size must be positive")
+	}
+	if s.OrganizationCreators != access.CreatorsSuperusers && s.OrganizationCreators != access.CreatorsUsers {
+		return fmt.Errorf("--organization-creators: %q must be superusers or users", s.OrganizationCreators)
 	}
 	if s.DocsFileCache < 0 {
 		return fmt.Errorf("--docs-file-cache must not be negative")

@@ -17,8 +17,9 @@ const (
 	// versions, builds, docs pages, downloads, addons data, search
 	// results); writes nothing.
 	Reader
-	// Admin: reads everything of the project and changes it. Today the
-	// project's maintainers are its admins.
+	// Admin: reads everything of the project and changes it: its direct
+	// maintainers, the owners of its organization and the members of the
+	// organization's admin teams that include it.
 	Admin
 )
 
@@ -31,8 +32,7 @@ type Roles interface {
 }
 
 // Maintainers is the Roles whose admins of a project are its maintainers,
-// as the function reads them (user ids); nobody else has a role. Roles
-// given by organizations and teams belong here too, beside it.
+// as the function reads them (user ids); nobody else has a role.
 type Maintainers func(ctx context.Context, projectID int64) ([]int64, error)
 
 // Role implements Roles.
@@ -44,9 +44,77 @@ func (m Maintainers) Role(ctx context.Context, userID, projectID int64) (Role, e
 	return Admin, nil
 }
 
+// Organizations is docsd's Roles: a project's direct maintainers are its
+// admins (Maintainers), and so are the owners of its organization and the
+// members of the organization's admin teams that include it; members of
+// its readonly teams are its readers. Grants reads the roles a project's
+// organization gives (store.FindOrganizationRoles); it may answer nothing
+// without reading when the project is in no organization.
+type Organizations struct {
+	Maintainers Maintainers
+	Grants      func(ctx context.Context, projectID int64) ([]store.RoleGrant, error)
+}
+
+// Role implements Roles: the highest role any source gives.
+func (o Organizations) Role(ctx context.Context, userID, projectID int64) (Role, error) {
+	return o.role(ctx, userID, projectID, true)
+}
+
+// RoleOn implements ProjectRoles: Grants is read only for a project in an
+// organization.
+func (o Organizations) RoleOn(ctx context.Context, userID int64, p *store.Project) (Role, error) {
+	return o.role(ctx, userID, p.ID, p.OrganizationID != nil)
+}
+
+func (o Organizations) role(ctx context.Context, userID, projectID int64, inOrganization bool) (Role, error) {
+	role, err := o.Maintainers.Role(ctx, userID, projectID)
+	if err != nil || role == Admin || !inOrganization {
+		return role, err
+	}
+	grants, err := o.Grants(ctx, projectID)
+	if err != nil {
+		return NoRole, err
+	}
+	for _, g := range grants {
+		if g.UserID != userID {
+			continue
+		}
+		if g.Admin {
+			return Admin, nil
+		}
+		role = Reader
+	}
+	return role, nil
+}
+
+// ProjectRoles is a Roles that can use the project's row, to skip reads
+// the row makes needless (a project in no organization has no team).
+// Rights asks RoleOn when its Roles has it.
+type ProjectRoles interface {
+	Roles
+	RoleOn(ctx context.Context, userID int64, p *store.Project) (Role, error)
+}
+
 // Memo remembers the roles r answered, so that one request asks at most
 // once per user and project. Not safe for concurrent use.
 func Memo(r Roles) Roles { return &memo{roles: r, seen: map[[2]int64]Role{}} }
+
+// RoleOn implements ProjectRoles, asking r's RoleOn when it has one.
+func (m *memo) RoleOn(ctx context.Context, userID int64, p *store.Project) (Role, error) {
+	k := [2]int64{userID, p.ID}
+	if r, ok := m.seen[k]; ok {
+		return r, nil
+	}
+	pr, ok := m.roles.(ProjectRoles)
+	if !ok {
+		return m.Role(ctx, userID, p.ID)
+	}
+	r, err := pr.RoleOn(ctx, userID, p)
+	if err == nil {
+		m.seen[k] = r
+	}
+	return r, err
+}
 
 type memo struct {
 	roles Roles
@@ -86,7 +154,7 @@ func (s Surface) readsAll(v Viewer) bool {
 
 // Visibility is the store's list filter for v on surface s: the SQL form
 // of Rights.CanRead and Rights.CanReadVersion (store.Visibility reads the
-// maintainers as Maintainers does).
+// roles as Organizations does).
 func (s Surface) Visibility(v Viewer) *store.Visibility {
 	return &store.Visibility{UserID: v.UserID(), All: s.readsAll(v)}
 }
@@ -124,6 +192,9 @@ func (r Rights) Role(ctx context.Context, p *store.Project) (Role, error) {
 		return Admin, nil
 	case v.User == nil:
 		return NoRole, nil
+	}
+	if pr, ok := r.Roles.(ProjectRoles); ok {
+		return pr.RoleOn(ctx, v.User.ID, p)
 	}
 	return r.Roles.Role(ctx, v.User.ID, p.ID)
 }

@@ -70,7 +70,7 @@ type Dashboard struct {
 }
 
 // Paths is every path prefix the dashboard answers; cmd mounts them.
-var Paths = []string{"/accounts/", "/dashboard/", "/projects/"}
+var Paths = []string{"/accounts/", "/dashboard/", "/projects/", "/organizations/"}
 
 // New returns the dashboard.
 func New(cfg Config) *Dashboard {
@@ -101,6 +101,7 @@ func New(cfg Config) *Dashboard {
 	d.mux.HandleFunc("GET /projects/{slug}/badge", slashredirect.Answer)
 	d.mux.HandleFunc("GET /projects/{slug}/edit/{$}", d.signedIn(d.handleSettings))
 	d.mountTokens()
+	d.mountOrganizations()
 	d.mountRedirects()
 	d.mountRepositoryAccess()
 	for _, c := range collections {

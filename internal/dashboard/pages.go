@@ -272,6 +272,13 @@ type page struct {
 	PasswordsOff bool
 	// Alert is a page's one message (role="alert") under its title.
 	Alert string
+	// Organizations is the organizations page's list and the import
+	// form's choices; Org the organization of its pages, OrgTab which
+	// of them, Team the team of a team's page.
+	Organizations []organization
+	Org           *organization
+	OrgTab        string
+	Team          *team
 }
 
 // formField is one labelled field of a form, with its value and message.
@@ -316,7 +323,16 @@ var funcs = template.FuncMap{
 	},
 	"privacyLevels": func() choices.Table { return choices.PrivacyLevels },
 	"repoTypes":     func() choices.Table { return choices.RepoTypes },
-	"languages":     func() choices.Table { return choices.Languages },
+	"teamAccesses":  func() choices.Table { return teamAccesses },
+	// orgChoices are the import form's organizations, none first.
+	"orgChoices": func(orgs []organization) choices.Table {
+		t := choices.Table{{Code: "", Name: "None (a project of your own)"}}
+		for _, o := range orgs {
+			t = append(t, choices.Choice{Code: o.Slug, Name: o.Name})
+		}
+		return t
+	},
+	"languages": func() choices.Table { return choices.Languages },
 	"deleteButton": func(slug, path string, key any, label, csrfKey, csrf string) map[string]any {
 		return map[string]any{"Slug": slug, "Path": path, "Key": key, "Label": label, "CSRFKey": csrfKey, "CSRF": csrf}
 	},
@@ -546,24 +562,30 @@ func (d *Dashboard) handleDashboard(w http.ResponseWriter, r *http.Request, s *s
 
 func (d *Dashboard) renderDashboard(w http.ResponseWriter, r *http.Request, s *session, code int, p *page) {
 	var out struct {
-		Projects struct{ Nodes []project }
+		Projects      struct{ Nodes []project }
+		Organizations struct{ Nodes []organization }
 	}
 	if err := d.run(r, s, dashboardQuery, nil, &out); err != nil {
 		d.failed(w, r, s, err)
 		return
 	}
-	p.Title, p.Projects = "Dashboard", out.Projects.Nodes
+	p.Title, p.Projects, p.Organizations = "Dashboard", out.Projects.Nodes, out.Organizations.Nodes
 	d.render(w, r, s, code, "dashboard", p)
 }
 
 func (d *Dashboard) handleImport(w http.ResponseWriter, r *http.Request, s *session) {
-	form := map[string]string{"name": r.PostFormValue("name"), "repository": r.PostFormValue("repository"), "repo_type": r.PostFormValue("repo_type")}
+	form := map[string]string{"name": r.PostFormValue("name"), "repository": r.PostFormValue("repository"), "repo_type": r.PostFormValue("repo_type"),
+		"organization": r.PostFormValue("organization")}
 	var out struct {
 		ImportProject struct{ Project *struct{ Slug string } }
 	}
 	err := checkEnums(enumValue{"repository.type", form["repo_type"], choices.RepoTypes})
 	if err == nil {
-		err = d.run(r, s, importMutation, map[string]any{"name": form["name"], "url": form["repository"], "type": form["repo_type"]}, &out)
+		vars := map[string]any{"name": form["name"], "url": form["repository"], "type": form["repo_type"], "organization": nil}
+		if form["organization"] != "" {
+			vars["organization"] = form["organization"]
+		}
+		err = d.run(r, s, importMutation, vars, &out)
 	}
 	if err != nil || out.ImportProject.Project == nil {
 		d.renderDashboard(w, r, s, formStatus(err), &page{Form: form, Errors: formErrorsOf(err, importFields)})
@@ -574,7 +596,7 @@ func (d *Dashboard) handleImport(w http.ResponseWriter, r *http.Request, s *sess
 
 // importFields maps importProject's input fields to the import form's.
 var importFields = map[string]string{"name": "name", "repository": "repository", "repository.url": "repository",
-	"repository.non_field_errors": "repository", "repository.type": "repo_type"}
+	"repository.non_field_errors": "repository", "repository.type": "repo_type", "organization": "organization", "teams": "organization"}
 
 func (d *Dashboard) handleProject(w http.ResponseWriter, r *http.Request, s *session) {
 	p, ok := d.loadProject(w, r, s, projectQuery, map[string]any{})

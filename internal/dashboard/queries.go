@@ -24,10 +24,11 @@ const dashboardQuery = `query {
 			builds(first: 1) { nodes { ` + buildFields + ` } }
 		}
 	}
+	organizations(first: 100) { nodes { slug name } }
 }`
 
-const importMutation = `mutation($name: String!, $url: String!, $type: RepositoryType!) {
-	importProject(input: { name: $name, repository: { url: $url, type: $type } }) { project { slug } ` + graph.PayloadErrors + ` }
+const importMutation = `mutation($name: String!, $url: String!, $type: RepositoryType!, $organization: String) {
+	importProject(input: { name: $name, repository: { url: $url, type: $type }, organization: $organization }) { project { slug } ` + graph.PayloadErrors + ` }
 }`
 
 // projectFields is the head of every project page.

@@ -32,7 +32,7 @@ func (rq *request) identify() (access.Viewer, error) {
 // docs host's cache, each asked once per request.
 func (rq *request) rights() access.Rights {
 	if rq.roles == nil {
-		rq.roles = access.Memo(access.Maintainers(rq.h.cache.maintainers))
+		rq.roles = access.Memo(access.Organizations{Maintainers: rq.h.cache.maintainers, Grants: rq.h.cache.organizationRoles})
 	}
 	return access.Rights{Identify: rq.identify, Surface: access.Docs, Roles: rq.roles}
 }

@@ -88,6 +88,7 @@ const (
 	kindParents
 	kindTranslations
 	kindMaintainers
+	kindOrganizationRoles
 )
 
 type cacheEntry struct {
@@ -283,6 +284,13 @@ func (c *cache) maintainers(ctx context.Context, projectID int64) ([]int64, erro
 			ids = append(ids, m.UserID)
 		}
 		return ids, nil
+	})
+}
+
+// organizationRoles are the roles the project's organization gives.
+func (c *cache) organizationRoles(ctx context.Context, projectID int64) ([]store.RoleGrant, error) {
+	return cached(c, cacheKey{kind: kindOrganizationRoles, id: projectID}, func() ([]store.RoleGrant, error) {
+		return c.s.FindOrganizationRoles(ctx, []int64{projectID})
 	})
 }
 

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"docsd/internal/access"
+	"docsd/internal/storetest"
+	"docsd/store"
+)
+
+// TestBrowserOrganizations drives the organization pages in headless
+// Chromium against a real server: alice creates organization Acme, moves
+// her private project Secret into it, adds a readonly team with bob in it
+// and Secret in its projects; bob, signed in, then finds Secret on the
+// organization's page and reads its project page. Screenshots of the
+// organization's pages go to DOCSD_SCREENSHOTS when set.
+func TestBrowserOrganizations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end browser test; skipped with -short")
+	}
+	ctx := newBrowser(t)
+	s := storetest.Open(t, store.SQLite)
+	a, base := dashboardApp(t, s, "--build-workers", "0", "--organization-creators", "users")
+
+	fail := func(step string, err error) {
+		t.Helper()
+		screenshot(t, ctx, "failure-"+step+".png")
+		t.Fatalf("%s: %v", step, err)
+	}
+	run := func(step string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(ctx, actions...); err != nil {
+			fail(step, err)
+		}
+	}
+	at := func(step, path string) {
+		t.Helper()
+		if _, err := waitLocation(ctx, base+path); err != nil {
+			fail(step, err)
+		}
+	}
+	text := func(sel string) string {
+		t.Helper()
+		var s string
+		run("text of "+sel, chromedp.Text(sel, &s, chromedp.ByQuery))
+		return s
+	}
+	signIn := func(user string) {
+		t.Helper()
+		run("sign-in "+user, chromedp.Navigate(base+"/accounts/login/?next=/organizations/"),
+			chromedp.WaitVisible("#id_login", chromedp.ByQuery),
+			chromedp.SendKeys("#id_login", user, chromedp.ByQuery),
+			chromedp.SendKeys("#id_password", user+"-password", chromedp.ByQuery),
+			chromedp.Submit("#id_password", chromedp.ByQuery))
+		at("sign-in "+user, "/organizations/")
+	}
+
+	signIn("alice")
+	run("create", chromedp.WaitVisible("#id_name", chromedp.ByQuery),
+		chromedp.SendKeys("#id_name", "Acme", chromedp.ByQuery),
+		chromedp.SendKeys("#id_description", "Engineering docs", chromedp.ByQuery),
+		chromedp.Submit("#id_name", chromedp.ByQuery))
+	at("create", "/organizations/acme/")
+
+	// Moving a project is not on a page yet: the graph's mutation, as alice.
+	alice := mustUserByName(t, s, "alice")
+	if err := a.executor.Do(access.WithViewer(t.Context(), access.SessionViewer(alice)),
+		`mutation { setProjectOrganization(input: {slug: "secret", organization: "acme"}) { project { slug } errors { message } } }`, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	run("teams", chromedp.Navigate(base+"/organizations/acme/teams/"),
+		chromedp.WaitVisible("#id_name", chromedp.ByQuery))
+	if got := text("tbody"); !strings.Contains(got, "Admins") || !strings.Contains(got, "Read Only") {
+		t.Errorf("a new organization's teams: %q, want Admins and Read Only", got)
+	}
+	run("add team", chromedp.SendKeys("#id_name", "Readers", chromedp.ByQuery),
+		chromedp.SetValue("#id_access", "readonly", chromedp.ByQuery),
+		chromedp.Submit("#id_name", chromedp.ByQuery))
+	at("add team", "/organizations/acme/teams/readers/")
+	run("add member", chromedp.WaitVisible("#id_username", chromedp.ByQuery),
+		chromedp.SendKeys("#id_username", "bob", chromedp.ByQuery),
+		chromedp.Submit("#id_username", chromedp.ByQuery),
+		chromedp.WaitVisible(`button[aria-label="Remove bob from the team"]`, chromedp.ByQuery))
+	at("add member", "/organizations/acme/teams/readers/")
+	run("add project", chromedp.WaitVisible("#id_project", chromedp.ByQuery),
+		chromedp.SendKeys("#id_project", "secret", chromedp.ByQuery),
+		chromedp.Submit("#id_project", chromedp.ByQuery),
+		chromedp.WaitVisible(`button[aria-label="Remove Secret from the team"]`, chromedp.ByQuery))
+	at("add project", "/organizations/acme/teams/readers/")
+	if got := text("main"); !strings.Contains(got, "bob") || !strings.Contains(got, "Secret") {
+		t.Errorf("team page: %q, want bob and Secret", got)
+	}
+	screenshot(t, ctx, "organization-team.png")
+
+	// A refused member keeps the form, with the message by the field.
+	run("unknown member", chromedp.SendKeys("#id_username", "nobody", chromedp.ByQuery),
+		chromedp.Submit("#id_username", chromedp.ByQuery),
+		chromedp.WaitVisible("#id_username_error", chromedp.ByQuery))
+	if got := text("#id_username_error"); got != "User nobody does not exist" {
+		t.Errorf("adding nobody: %q", got)
+	}
+
+	run("organization", chromedp.Navigate(base+"/organizations/acme/"),
+		chromedp.WaitVisible(`a[href="/projects/secret/"]`, chromedp.ByQuery))
+	screenshot(t, ctx, "organization.png")
+	run("members", chromedp.Navigate(base+"/organizations/acme/members/"), chromedp.WaitVisible("main ul", chromedp.ByQuery))
+	screenshot(t, ctx, "organization-members.png")
+
+	run("sign out", chromedp.Navigate(base+"/dashboard/"), chromedp.WaitVisible(`form[action="/accounts/logout/"] button`, chromedp.ByQuery),
+		chromedp.Click(`form[action="/accounts/logout/"] button`, chromedp.ByQuery))
+	at("sign out", "/accounts/login/")
+	signIn("bob")
+	run("bob's organizations", chromedp.WaitVisible(`a[href="/organizations/acme/"]`, chromedp.ByQuery),
+		chromedp.Click(`a[href="/organizations/acme/"]`, chromedp.ByQuery))
+	at("bob's organization", "/organizations/acme/")
+	run("bob reads secret", chromedp.WaitVisible(`a[href="/projects/secret/"]`, chromedp.ByQuery),
+		chromedp.Click(`a[href="/projects/secret/"]`, chromedp.ByQuery))
+	at("bob reads secret", "/projects/secret/")
+	run("project page", chromedp.WaitVisible("h1", chromedp.ByQuery))
+	if got := text("h1"); !strings.Contains(got, "Secret") {
+		t.Errorf("bob's view of secret: %q", got)
+	}
+	var settings bool
+	run("no settings", chromedp.Evaluate(`!!document.querySelector('a[href="/projects/secret/edit/"]')`, &settings))
+	if settings {
+		t.Error("a reader is offered the project's settings")
+	}
+}

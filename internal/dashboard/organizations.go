@@ -1,0 +1,255 @@
+package dashboard
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"docsd/graph"
+	"docsd/internal/choices"
+	"docsd/internal/errs"
+)
+
+// The organization pages (/organizations/…): the viewer's organizations,
+// creating one, and an organization's projects, members, teams and
+// settings, each team's members and projects. Everything reads and
+// writes through the graph; who sees and changes what is the graph's to
+// decide (owners manage, members read), so a page shows a form only where
+// viewerIsOwner says the write would pass.
+
+// organization is an organization as its pages show it.
+type organization struct {
+	Slug, Name    string
+	Email         *string
+	Description   *string
+	URL           *string `json:"url"`
+	ViewerIsOwner bool
+	Owners        []struct{ Username string }
+	Projects      struct {
+		Nodes []struct{ Slug, Name, PrivacyLevel string }
+	}
+	Members struct{ Nodes []struct{ Username string } }
+	Teams   struct{ Nodes []team }
+}
+
+// team is a team as its organization's pages show it.
+type team struct {
+	Slug, Name, Access string
+	Members            struct{ Nodes []struct{ Username string } }
+	Projects           struct{ Nodes []struct{ Slug, Name string } }
+}
+
+const organizationsQuery = `query { organizations(first: 100) { nodes { slug name description } } }`
+
+const organizationQuery = `query($slug: String!) { organization(slug: $slug) {
+	slug name email description url viewerIsOwner owners { username }
+	projects(first: 100) { nodes { slug name privacyLevel } }
+	members(first: 100) { nodes { username } }
+	teams(first: 100) { nodes { slug name access members(first: 100) { nodes { username } } projects(first: 100) { nodes { slug name } } } }
+} }`
+
+const (
+	createOrganizationMutation = `mutation($input: CreateOrganizationInput!) { createOrganization(input: $input) { organization { slug } ` + graph.PayloadErrors + ` } }`
+	updateOrganizationMutation = `mutation($input: UpdateOrganizationInput!) { updateOrganization(input: $input) { organization { slug } ` + graph.PayloadErrors + ` } }`
+	createTeamMutation         = `mutation($input: CreateTeamInput!) { createTeam(input: $input) { team { slug } ` + graph.PayloadErrors + ` } }`
+	addTeamMemberMutation      = `mutation($input: AddTeamMemberInput!) { addTeamMember(input: $input) { member { username } ` + graph.PayloadErrors + ` } }`
+	removeTeamMemberMutation   = `mutation($input: RemoveTeamMemberInput!) { removeTeamMember(input: $input) { team { slug } ` + graph.PayloadErrors + ` } }`
+	addTeamProjectMutation     = `mutation($input: AddTeamProjectInput!) { addTeamProject(input: $input) { team { slug } ` + graph.PayloadErrors + ` } }`
+	removeTeamProjectMutation  = `mutation($input: RemoveTeamProjectInput!) { removeTeamProject(input: $input) { team { slug } ` + graph.PayloadErrors + ` } }`
+)
+
+// teamAccesses are the choices of a team's access.
+var teamAccesses = choices.Table{{Code: "readonly", Name: "Read only"}, {Code: "admin", Name: "Admin"}}
+
+func (d *Dashboard) mountOrganizations() {
+	d.mux.HandleFunc("GET /organizations/{$}", d.signedIn(d.handleOrganizations))
+	d.mux.HandleFunc("GET /organizations/create/{$}", d.signedIn(d.handleOrganizations))
+	d.mux.HandleFunc("POST /organizations/create/{$}", d.signedIn(d.handleOrganizationCreate))
+	for _, tab := range []string{"", "members/", "teams/", "edit/"} {
+		d.mux.HandleFunc("GET /organizations/{org}/"+tab+"{$}", d.signedIn(d.handleOrganization))
+	}
+	d.mux.HandleFunc("POST /organizations/{org}/edit/{$}", d.signedIn(d.handleOrganizationEdit))
+	d.mux.HandleFunc("POST /organizations/{org}/teams/add/{$}", d.signedIn(d.handleTeamCreate))
+	d.mux.HandleFunc("GET /organizations/{org}/teams/{team}/{$}", d.signedIn(d.handleOrganization))
+	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/members/invite/{$}", d.signedIn(d.handleTeamChange(addTeamMemberMutation, "usernameOrEmail", "username")))
+	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/members/remove/{$}", d.signedIn(d.handleTeamChange(removeTeamMemberMutation, "username", "username")))
+	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/projects/{$}", d.signedIn(d.handleTeamChange(addTeamProjectMutation, "project", "project")))
+	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/projects/remove/{$}", d.signedIn(d.handleTeamChange(removeTeamProjectMutation, "project", "project")))
+}
+
+func (d *Dashboard) handleOrganizations(w http.ResponseWriter, r *http.Request, s *session) {
+	d.renderOrganizations(w, r, s, http.StatusOK, &page{})
+}
+
+func (d *Dashboard) renderOrganizations(w http.ResponseWriter, r *http.Request, s *session, code int, pg *page) {
+	var out struct {
+		Organizations struct{ Nodes []organization }
+	}
+	if err := d.run(r, s, organizationsQuery, nil, &out); err != nil {
+		d.failed(w, r, s, err)
+		return
+	}
+	pg.Title, pg.Organizations = "Organizations", out.Organizations.Nodes
+	d.render(w, r, s, code, "organizations", pg)
+}
+
+// organizationFields maps the API's field names to the forms'.
+var organizationFields = map[string]string{"name": "name", "slug": "slug", "email": "email", "description": "description", "url": "url"}
+
+func (d *Dashboard) handleOrganizationCreate(w http.ResponseWriter, r *http.Request, s *session) {
+	form := map[string]string{}
+	input := map[string]any{}
+	for _, k := range []string{"name", "slug", "email", "description", "url"} {
+		form[k] = strings.TrimSpace(r.PostFormValue(k))
+		if form[k] != "" || k == "name" {
+			input[k] = form[k]
+		}
+	}
+	var out struct {
+		CreateOrganization struct{ Organization *struct{ Slug string } }
+	}
+	err := d.run(r, s, createOrganizationMutation, map[string]any{"input": input}, &out)
+	if err != nil || out.CreateOrganization.Organization == nil {
+		d.renderOrganizations(w, r, s, formStatus(err), &page{Form: form, Errors: formErrorsOf(err, organizationFields)})
+		return
+	}
+	http.Redirect(w, r, "/organizations/"+out.CreateOrganization.Organization.Slug+"/", http.StatusSeeOther)
+}
+
+// handleOrganization answers the organization's pages: the tab is the
+// path's rest (projects, members/, teams/, edit/, teams/<team>/).
+func (d *Dashboard) handleOrganization(w http.ResponseWriter, r *http.Request, s *session) {
+	d.renderOrganization(w, r, s, http.StatusOK, &page{})
+}
+
+func (d *Dashboard) renderOrganization(w http.ResponseWriter, r *http.Request, s *session, code int, pg *page) {
+	slug := r.PathValue("org")
+	var out struct{ Organization *organization }
+	if err := d.run(r, s, organizationQuery, map[string]any{"slug": slug}, &out); err != nil || out.Organization == nil {
+		d.failed(w, r, s, err)
+		return
+	}
+	o := out.Organization
+	pg.Org, pg.Title, pg.OrgTab = o, o.Name, "projects"
+	rest := strings.TrimPrefix(r.URL.Path, "/organizations/"+slug+"/")
+	switch {
+	case rest == "members/":
+		pg.OrgTab, pg.Title = "members", o.Name+" · Members"
+	case rest == "edit/":
+		if !o.ViewerIsOwner {
+			d.notFound(w, r, s)
+			return
+		}
+		pg.OrgTab, pg.Title = "edit", o.Name+" · Settings"
+		if pg.Form == nil {
+			pg.Form = map[string]string{"name": o.Name, "email": deref(o.Email), "description": deref(o.Description), "url": deref(o.URL)}
+		}
+	case strings.HasPrefix(rest, "teams/"):
+		pg.OrgTab, pg.Title = "teams", o.Name+" · Teams"
+		if t := r.PathValue("team"); t != "" {
+			for i := range o.Teams.Nodes {
+				if o.Teams.Nodes[i].Slug == t {
+					pg.Team = &o.Teams.Nodes[i]
+				}
+			}
+			if pg.Team == nil {
+				d.notFound(w, r, s)
+				return
+			}
+			pg.OrgTab, pg.Title = "team", pg.Team.Name+" · "+o.Name
+		}
+	}
+	d.render(w, r, s, code, "organization", pg)
+}
+
+// snakeCase is an input field's name as errors name it (usernameOrEmail
+// → username_or_email).
+func snakeCase(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if r >= 'A' && r <= 'Z' {
+			b.WriteByte('_')
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// notFoundOrForbidden reports whether err is a refusal the not-found
+// page answers (an object the viewer may not see or change).
+func notFoundOrForbidden(err error) bool {
+	return errs.Is(err, errs.NotFound) || errs.Is(err, errs.Forbidden)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func (d *Dashboard) handleOrganizationEdit(w http.ResponseWriter, r *http.Request, s *session) {
+	slug := r.PathValue("org")
+	form := map[string]string{}
+	input := map[string]any{"slug": slug}
+	for _, k := range []string{"name", "email", "description", "url"} {
+		form[k] = strings.TrimSpace(r.PostFormValue(k))
+		input[k] = form[k]
+	}
+	var out struct {
+		UpdateOrganization struct{ Organization *struct{ Slug string } }
+	}
+	err := d.run(r, s, updateOrganizationMutation, map[string]any{"input": input}, &out)
+	if err != nil || out.UpdateOrganization.Organization == nil {
+		if err == nil || notFoundOrForbidden(err) || formStatus(err) >= 500 {
+			d.failed(w, r, s, err)
+			return
+		}
+		d.renderOrganization(w, r, s, formStatus(err), &page{Form: form, Errors: formErrorsOf(err, organizationFields)})
+		return
+	}
+	http.Redirect(w, r, "/organizations/"+slug+"/", http.StatusSeeOther)
+}
+
+func (d *Dashboard) handleTeamCreate(w http.ResponseWriter, r *http.Request, s *session) {
+	slug := r.PathValue("org")
+	form := map[string]string{"name": strings.TrimSpace(r.PostFormValue("name")), "access": r.PostFormValue("access")}
+	var out struct {
+		CreateTeam struct{ Team *struct{ Slug string } }
+	}
+	err := checkEnums(enumValue{"access", form["access"], teamAccesses})
+	if err == nil {
+		err = d.run(r, s, createTeamMutation, map[string]any{"input": map[string]any{"organization": slug, "name": form["name"], "access": form["access"]}}, &out)
+	}
+	if err != nil || out.CreateTeam.Team == nil {
+		if notFoundOrForbidden(err) {
+			d.failed(w, r, s, err)
+			return
+		}
+		d.renderOrganization(w, r, s, formStatus(err), &page{Form: form, Errors: formErrorsOf(err, map[string]string{"name": "name", "access": "access"})})
+		return
+	}
+	http.Redirect(w, r, "/organizations/"+slug+"/teams/"+out.CreateTeam.Team.Slug+"/", http.StatusSeeOther)
+}
+
+// handleTeamChange runs a team mutation whose input names the team and
+// one more field, read from the form field formField; back to the team's
+// page, with the message next to the field when the input is refused.
+func (d *Dashboard) handleTeamChange(mutation, inputField, formField string) func(http.ResponseWriter, *http.Request, *session) {
+	return func(w http.ResponseWriter, r *http.Request, s *session) {
+		org, t := r.PathValue("org"), r.PathValue("team")
+		value := strings.TrimSpace(r.PostFormValue(formField))
+		err := d.run(r, s, mutation, map[string]any{"input": map[string]any{"organization": org, "team": t, inputField: value}}, nil)
+		if err != nil {
+			if notFoundOrForbidden(err) {
+				d.failed(w, r, s, err)
+				return
+			}
+			d.renderOrganization(w, r, s, formStatus(err), &page{Form: map[string]string{formField: value},
+				Errors: formErrorsOf(err, map[string]string{snakeCase(inputField): formField})})
+			return
+		}
+		http.Redirect(w, r, "/organizations/"+url.PathEscape(org)+"/teams/"+url.PathEscape(t)+"/", http.StatusSeeOther)
+	}
+}
