@@ -179,3 +179,55 @@ func (s *Store) DeleteAuditEntriesBefore(ctx context.Context, t time.Time) (int6
 	})
 	return n, err
 }
+
+// Audit actions (docs/user-guide/audit-log.md lists when each is
+// recorded).
+const (
+	AuditAuthentication        = "authentication"
+	AuditAuthenticationFailure = "authentication-failure"
+	AuditLogOut                = "log-out"
+	AuditPageview              = "pageview"
+	AuditDownload              = "download"
+	AuditInvitationSent        = "invitation-sent"
+	AuditInvitationRevoked     = "invitation-revoked"
+	AuditInvitationAccepted    = "invitation-accepted"
+	AuditInvitationDeclined    = "invitation-declined"
+	AuditOrganizationCreated   = "organization-created"
+	AuditOrganizationChanged   = "organization-changed"
+	AuditOrganizationDeleted   = "organization-deleted"
+	AuditTeamCreated           = "team-created"
+	AuditTeamChanged           = "team-changed"
+	AuditTeamDeleted           = "team-deleted"
+	AuditOwnerAdded            = "owner-added"
+	AuditOwnerRemoved          = "owner-removed"
+	AuditTeamMemberAdded       = "team-member-added"
+	AuditTeamMemberRemoved     = "team-member-removed"
+	AuditMaintainerAdded       = "maintainer-added"
+	AuditMaintainerRemoved     = "maintainer-removed"
+	AuditTeamProjectAdded      = "team-project-added"
+	AuditTeamProjectRemoved    = "team-project-removed"
+	AuditProjectOrgChanged     = "project-organization-changed"
+	AuditTokenCreated          = "token-created"
+	AuditTokenRevoked          = "token-revoked"
+	AuditSharingCreated        = "sharing-created"
+	AuditSharingChanged        = "sharing-changed"
+	AuditSharingDeleted        = "sharing-deleted"
+	AuditSSHKeyCreated         = "ssh-key-created"
+	AuditSSHKeyDeleted         = "ssh-key-deleted"
+	AuditKnownHostsChanged     = "known-hosts-changed"
+	AuditCredentialsChanged    = "repository-credentials-changed"
+)
+
+// AuditActions are every action, in the order the documentation lists
+// them: the choices of the `action` filter.
+var AuditActions = []string{
+	AuditAuthentication, AuditAuthenticationFailure, AuditLogOut, AuditPageview, AuditDownload,
+	AuditInvitationSent, AuditInvitationRevoked, AuditInvitationAccepted, AuditInvitationDeclined,
+	AuditOrganizationCreated, AuditOrganizationChanged, AuditOrganizationDeleted,
+	AuditTeamCreated, AuditTeamChanged, AuditTeamDeleted,
+	AuditOwnerAdded, AuditOwnerRemoved, AuditTeamMemberAdded, AuditTeamMemberRemoved,
+	AuditMaintainerAdded, AuditMaintainerRemoved, AuditTeamProjectAdded, AuditTeamProjectRemoved,
+	AuditProjectOrgChanged, AuditTokenCreated, AuditTokenRevoked,
+	AuditSharingCreated, AuditSharingChanged, AuditSharingDeleted,
+	AuditSSHKeyCreated, AuditSSHKeyDeleted, AuditKnownHostsChanged, AuditCredentialsChanged,
+}

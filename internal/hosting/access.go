@@ -1,7 +1,10 @@
 package hosting
 
 import (
+	"net/http"
+
 	"docsd/internal/access"
+	"docsd/internal/audit"
 	"docsd/store"
 )
 
@@ -24,8 +27,41 @@ func (rq *request) identify() (access.Viewer, error) {
 	}
 	rq.viewerDone = true
 	v, err := access.DocsReader(rq.ctx, rq.h.store, rq.r.Header.Get("Authorization"), rq.sessionViewer)
+	if err == nil && rq.h.sharesHere(rq.r) {
+		if c, cerr := rq.r.Cookie(shareCookie); cerr == nil {
+			v, err = access.WithShares(rq.ctx, rq.h.store, v, c.Value)
+		}
+	}
 	rq.viewer = v
 	return v, err
+}
+
+// sharesHere reports whether r's host honours sharing grant cookies: a
+// project's docs subdomain, or the path-mode docs origin with
+// PathSessions.
+func (h *Handler) sharesHere(r *http.Request) bool {
+	if _, ok := h.subdomainProject(r.Host); ok {
+		return true
+	}
+	return h.pathSessions && !h.urls.SubdomainMode()
+}
+
+// auditRead records a page view or download (action) of version v of
+// project p, path being the path inside the project's namespace, when
+// the audit settings ask for it.
+func (rq *request) auditRead(action string, p *store.Project, v *store.Version, path string) {
+	if !rq.h.audit.RecordsPageview(p.VersionIsPublic(v)) {
+		return
+	}
+	viewer, _ := rq.identify()
+	ev := audit.Event{Action: action, User: viewer.User, Project: p, Resource: path}
+	switch {
+	case viewer.User != nil:
+		ev.AuthBackend = viewer.Auth.Backend()
+	case len(viewer.Shares) > 0:
+		ev.AuthBackend = viewer.ShareAuth.Backend()
+	}
+	rq.h.audit.Record(rq.ctx, ev)
 }
 
 // rights are the reader's rights on the docs host; roles come from the

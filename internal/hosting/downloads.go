@@ -1,6 +1,7 @@
 package hosting
 
 import (
+	"net/http"
 	"strings"
 
 	"docsd/internal/artifacts"
@@ -73,6 +74,9 @@ func (rq *request) serveDownload(root *store.Project, after string) error {
 	}
 	h.Set("ETag", entityTag(format, info.Size(), info.ModTime()))
 	serveContent(rq.w, rq.r, info.ModTime(), f, info.Size())
+	if rq.r.Method == http.MethodGet {
+		rq.auditRead(store.AuditDownload, served, ver, rq.r.URL.Path)
+	}
 	return nil
 }
 
