@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"docsd/internal/audit"
 	"docsd/internal/docsurl"
 	"docsd/internal/repourl"
 	"docsd/store"
@@ -33,6 +34,10 @@ type Settings struct {
 	// current key first, then keys still accepted. None: no token is made
 	// or accepted.
 	BadgeKeys []string
+	// DocsPathSessions: the path-mode docs origin offers browser
+	// sessions (--docs-path-sessions), so secret links and passwords work
+	// there too.
+	DocsPathSessions bool
 }
 
 // Hooks lets other subsystems react to graph writes without the graph
@@ -54,6 +59,12 @@ type Resolver struct {
 	// Changes tells build subscriptions when to look again; nil polls
 	// the store (PollBuildChanges).
 	Changes BuildChanges
+	// OwnedOrganizations tells whose organizations' audit entries a user
+	// reads as an owner; nil: none.
+	OwnedOrganizations OwnedOrganizations
+	// Audit records the security events of the graph's writes; nil
+	// records none.
+	Audit *audit.Recorder
 }
 
 func (r *Resolver) maxPage() int {
