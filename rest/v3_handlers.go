@@ -64,6 +64,7 @@ func (s *Server) v3Routes() []*v3Route {
 	}
 	routes = append(routes, s.v3NotificationRoutes()...)
 	routes = append(routes, s.v3UploadRoutes()...)
+	routes = append(routes, s.v3SharingRoutes()...)
 	routes = append(routes, s.v3OpenAPIRoute())
 	for _, rt := range routes {
 		if rt.allow != "" {
@@ -82,7 +83,8 @@ func (s *Server) v3Routes() []*v3Route {
 
 // v3Root answers `GET /api/v3/`: the entry points.
 func (s *Server) v3Root(q *v3Req) {
-	writeJSON(q.w, q.r, http.StatusOK, map[string]any{"projects": s.cfg.PublicURL + "/api/v3/projects/"})
+	writeJSON(q.w, q.r, http.StatusOK, map[string]any{"projects": s.cfg.PublicURL + "/api/v3/projects/",
+		"audit-logs": s.cfg.PublicURL + "/api/v3/audit-logs/"})
 }
 
 // Reads.
