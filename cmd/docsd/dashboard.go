@@ -24,6 +24,7 @@ const signInRefusedShared = "Signing in is turned off on this server because its
 // share the public origin: then no session is offered or honoured.
 func (a *app) mountDashboard(mux *http.ServeMux) {
 	acc := accounts.New(a.store)
+	acc.Audit = a.audit
 	refused := ""
 	if a.urls().SharedOrigin() {
 		refused = fmt.Sprintf(signInRefusedShared, a.settings.PublicURL)

@@ -56,6 +56,7 @@ Commands:
   backup FILE                             copy the SQLite database to FILE while docsd runs
   build cancel ID                         cancel a queued or running build (any worker stops it within seconds)
   search reindex [PROJECT[/VERSION]]      rebuild the search index from published docs
+  audit prune                             delete audit log entries older than --audit-retention-days
 
   --version                               print docsd's version
 
@@ -216,6 +217,8 @@ func (c *command) dispatch(ctx context.Context, args []string) error {
 		return c.searchCommand(ctx, sub, rest)
 	case "backup":
 		return c.backup(ctx, rest)
+	case "audit":
+		return c.auditCommand(ctx, sub, rest)
 	case "user", "token", "project", "version", "redirect", "build", "secrets":
 		if _, ok := allSynopses()[name+" "+sub]; !ok {
 			return c.group(name, firstArg(rest))

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"docsd/graph"
+	"docsd/internal/audit"
 	"docsd/internal/builder"
 	"docsd/internal/hosting"
 	"docsd/internal/ratelimit"
@@ -112,6 +113,11 @@ type Settings struct {
 	S3Region     string
 	s3AccessKey  string // AWS_ACCESS_KEY_ID
 	s3SecretKey  string // AWS_SECRET_ACCESS_KEY
+	// Sharing links and the audit log.
+	DocsPathSessions   bool
+	AuditRetentionDays int
+	AuditPageviews     string
+	auditPageviews     audit.Pageviews
 }
 
 func envName(flagName string) string {
@@ -244,6 +250,10 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.ArtifactsURL, "artifacts-url", "", "s3://BUCKET/PREFIX to keep built docs, downloads and upload archives in S3-compatible object storage (credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY); empty: <data-dir>/artifacts")
 	str(&s.S3Endpoint, "s3-endpoint", "", "URL of an S3-compatible server other than AWS (http://host:port); buckets are then addressed by path")
 	str(&s.S3Region, "s3-region", "us-east-1", "region of the artifacts bucket")
+	// Sharing links and the audit log.
+	boolean(&s.DocsPathSessions, "docs-path-sessions", false, "allow browser sessions, sharing links and /_/login/ on the path-mode docs origin (every project's pages then share one origin)")
+	integer(&s.AuditRetentionDays, "audit-retention-days", 90, "audit log entries older than this many days are deleted (hourly, and by `docsd audit prune`); 0 keeps them for ever")
+	str(&s.AuditPageviews, "audit-pageviews", string(audit.PageviewsPrivate), "page views and downloads the audit log records: off, private (of versions anonymous readers cannot see) or all")
 }
 
 // resolve fills derived defaults and checks the settings.
@@ -333,7 +343,23 @@ func (s *Settings) resolve() error {
 	if err := s.resolveArtifacts(); err != nil {
 		return err
 	}
+	if err := s.resolveAudit(); err != nil {
+		return err
+	}
 	return s.resolveUpload()
+}
+
+// resolveAudit checks the audit log's settings.
+func (s *Settings) resolveAudit() error {
+	if s.AuditRetentionDays < 0 {
+		return fmt.Errorf("--audit-retention-days must not be negative (0 keeps entries for ever)")
+	}
+	p, ok := audit.ParsePageviews(s.AuditPageviews)
+	if !ok {
+		return fmt.Errorf("--audit-pageviews %q must be one of off, private, all", s.AuditPageviews)
+	}
+	s.auditPageviews = p
+	return nil
 }
 
 // parseOrigins reads --cors-origins: comma-separated origins

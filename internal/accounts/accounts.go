@@ -17,6 +17,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"docsd/internal/access"
+	"docsd/internal/audit"
 	"docsd/internal/errs"
 	"docsd/store"
 )
@@ -50,6 +51,9 @@ const (
 
 // Accounts holds the store and the failed sign-in counts of this process.
 type Accounts struct {
+	// Audit records sign-ins, failed sign-ins and sign-outs; nil records
+	// none.
+	Audit *audit.Recorder
 	store *store.Store
 	now   func() time.Time
 	limit int
@@ -125,13 +129,16 @@ func (a *Accounts) SignIn(ctx context.Context, username, password, client string
 	if err != nil || hash == "" {
 		bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
 		a.fail(key)
+		a.recordFailure(ctx, u, err, username)
 		return "", errs.E(errs.Unauthenticated, op, MsgBadCredentials)
 	}
 	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil || !u.IsActive {
 		a.fail(key)
+		a.recordFailure(ctx, u, nil, username)
 		return "", errs.E(errs.Unauthenticated, op, MsgBadCredentials)
 	}
 	a.forget(key)
+	a.Audit.Record(ctx, audit.Event{Action: store.AuditAuthentication, User: u, AuthBackend: "password"})
 	return a.store.CreateDashboardSession(ctx, u.ID)
 }
 
@@ -187,8 +194,22 @@ func (a *Accounts) forget(key string) {
 	delete(a.failures, key)
 }
 
-// SignOut ends the session with cookie value value.
+// recordFailure records a failed password sign-in: of user u when the
+// name typed is a user's (lookupErr nil), else of the name as typed.
+func (a *Accounts) recordFailure(ctx context.Context, u *store.User, lookupErr error, typed string) {
+	ev := audit.Event{Action: store.AuditAuthenticationFailure, AuthBackend: "password", Username: typed}
+	if lookupErr == nil {
+		ev.User = u
+	}
+	a.Audit.Record(ctx, ev)
+}
+
+// SignOut ends the session with cookie value value, recorded as the
+// session's user signing out.
 func (a *Accounts) SignOut(ctx context.Context, value string) error {
+	if u, err := a.store.FindUserByDashboardSession(ctx, value); err == nil {
+		a.Audit.Record(ctx, audit.Event{Action: store.AuditLogOut, User: u, AuthBackend: "password"})
+	}
 	return a.store.DeleteDashboardSession(ctx, value)
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"docsd/internal/access"
+	"docsd/internal/audit"
 	"docsd/internal/errs"
 	"docsd/internal/sitepath"
 	"docsd/store"
@@ -93,6 +94,9 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, slug stri
 	}
 	if p == logoutPath {
 		if c, err := r.Cookie(sessionName); err == nil {
+			if u, err := h.store.FindUserByDocsSession(r.Context(), c.Value, slug); err == nil {
+				h.audit.Record(r.Context(), audit.Event{Action: store.AuditLogOut, User: u, AuthBackend: access.AuthDocsSession.Backend()})
+			}
 			if err := h.store.DeleteDocsSession(r.Context(), c.Value); err != nil {
 				h.logger.ErrorContext(r.Context(), "ending docs session", "err", err)
 			}
@@ -104,6 +108,7 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, slug stri
 	next := r.PostFormValue("next")
 	value, err := h.store.CreateDocsSession(r.Context(), r.PostFormValue("token"), slug)
 	if errs.Is(err, errs.Unauthenticated) {
+		h.audit.Record(r.Context(), audit.Event{Action: store.AuditAuthenticationFailure, AuthBackend: access.AuthToken.Backend()})
 		h.writeLogin(w, r, http.StatusOK, next, "Invalid token.")
 		return true
 	}
@@ -111,6 +116,9 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, slug stri
 		h.logger.ErrorContext(r.Context(), "starting docs session", "err", err)
 		serverErrorPage(w, r)
 		return true
+	}
+	if u, err := h.store.FindUserByDocsSession(r.Context(), value, slug); err == nil {
+		h.audit.Record(r.Context(), audit.Event{Action: store.AuditAuthentication, User: u, AuthBackend: access.AuthToken.Backend()})
 	}
 	http.SetCookie(w, h.sessionCookie(value, int(store.DocsSessionLifetime.Seconds())))
 	http.Redirect(w, r, safeNext(next), http.StatusSeeOther)
