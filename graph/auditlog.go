@@ -133,3 +133,7 @@ func auditData(e *store.AuditEntry) json.RawMessage {
 }
 
 func auditGID(e *store.AuditEntry) string { return gid.Encode(nodeAuditLogEntry, e.ID) }
+
+// AuditActions are the action codes of the audit log, the choices of its
+// `action` filter.
+func AuditActions() []string { return slices.Clone(store.AuditActions) }

@@ -38,6 +38,8 @@ func (a *app) mountDashboard(mux *http.ServeMux) {
 		ClientAddr:    func(r *http.Request) string { return clientAddr(r, a.settings.trustedProxies) },
 		Logger:        a.logger,
 		SignInRefused: refused,
+
+		AuditRetentionDays: a.settings.AuditRetentionDays,
 	})
 	for _, p := range dashboard.Paths {
 		mux.Handle(p, d)

@@ -55,6 +55,9 @@ type Config struct {
 	// and no session cookie is honoured. cmd sets it when hosted docs share
 	// the dashboard's origin.
 	SignInRefused string
+	// AuditRetentionDays is --audit-retention-days: the CSV export's file
+	// name starts with the first day kept.
+	AuditRetentionDays int
 }
 
 // Dashboard is the dashboard's HTTP handler.
@@ -95,6 +98,8 @@ func New(cfg Config) *Dashboard {
 	d.mux.HandleFunc("GET /projects/{slug}/edit/{$}", d.signedIn(d.handleSettings))
 	d.mountTokens()
 	d.mountRedirects()
+	d.mountSharing()
+	d.mountAuditLog()
 	for _, c := range collections {
 		c.mount(d)
 	}

@@ -94,3 +94,14 @@ func (rq *request) canSeeVersion(p *store.Project, v *store.Version) (bool, erro
 	}
 	return ok, err
 }
+
+// privateCacheControl is the Cache-Control of an answer shown because of
+// who the reader is: `private`, and with a sharing grant `private,
+// no-cache`, so that the browser asks again each time and a deleted
+// sharing method ends its access at once, cached pages included.
+func (rq *request) privateCacheControl() []string {
+	if len(rq.viewer.Shares) > 0 {
+		return hPrivateNoCache
+	}
+	return hPrivate
+}

@@ -70,7 +70,7 @@ func (rq *request) serveDownload(root *store.Project, after string) error {
 	h.Set("Content-Disposition", `inline; filename="`+name+`"`)
 	h.Set("X-Content-Type-Options", "nosniff")
 	if rq.private {
-		h.Set("Cache-Control", "private")
+		h["Cache-Control"] = rq.privateCacheControl()
 	}
 	h.Set("ETag", entityTag(format, info.Size(), info.ModTime()))
 	serveContent(rq.w, rq.r, info.ModTime(), f, info.Size())
