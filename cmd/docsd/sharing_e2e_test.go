@@ -349,3 +349,40 @@ func TestAuditLogExamples(t *testing.T) {
 		}
 	})
 }
+
+// TestSecurityLogCSV exports a project's security log as CSV with an API
+// key instead of a session: the header row, the file name and a page
+// view's row; another user's key gets the 404 page.
+func TestSecurityLogCSV(t *testing.T) {
+	x := newSharingSite(t, store.SQLite)
+	today := time.Now().UTC().Format(time.DateOnly)
+	_, m := x.api("POST", "/api/v3/projects/secret/sharing/", x.alice, map[string]any{})
+	r := x.docs("GET", "/_/sharing/"+m["token"].(string)+"?next=/en/latest/", nil, nil)
+	jar := http.Header{"Cookie": {strings.Split(r.Header.Get("Set-Cookie"), ";")[0]}, "User-Agent": {"Mozilla/5.0 (X11; Linux x86_64)"}}
+	x.docs("GET", "/en/latest/index.html", jar, nil)
+
+	get := func(key string) (*http.Response, string) {
+		req, _ := http.NewRequest("GET", x.base+"/projects/secret/security-log/?download=true&action=pageview&date_after="+today, nil)
+		req.Header.Set("Authorization", "Token "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	resp, body := get(x.alice)
+	wantName := `attachment; filename="docsd_project_security_logs_secret_` + today + "_" + today + `.csv"`
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/csv") || resp.Header.Get("Content-Disposition") != wantName {
+		t.Fatalf("CSV: %d %q %q", resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Content-Disposition"))
+	}
+	lines := strings.Split(strings.TrimSpace(body), "\r\n")
+	if len(lines) != 2 || lines[0] != "Date (UTC),User,Project,Organization,Action,Resource,IP,Browser,Extra data" ||
+		!strings.HasSuffix(lines[1], ",,secret,,pageview,/en/latest/index.html,127.0.0.1,Mozilla/5.0 (X11; Linux x86_64),") {
+		t.Errorf("CSV body:\n%s", body)
+	}
+	if resp, _ := get(x.bob); resp.StatusCode != 404 {
+		t.Errorf("another user's key: %d, want 404", resp.StatusCode)
+	}
+}
