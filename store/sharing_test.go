@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -145,3 +146,40 @@ func TestAuditLog(t *testing.T) {
 }
 
 func ptrTime(t time.Time) *time.Time { return &t }
+
+// TestSharingTokensSealed: with a key, a sharing token is stored sealed
+// (and hashed), read back in the clear, found by its hash, and resealed
+// by a rotation.
+func TestSharingTokensSealed(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		ctx := t.Context()
+		s, db := openWithSQL(t, d)
+		u, _ := storetest.MustUser(t, s, "alice")
+		p := storetest.MustImport(t, s, u, "Demo", "https://github.com/a/b").Project
+		first, err := store.NewSealer("first key")
+		must(t, err)
+		s.UseSealer(first)
+		m, err := s.CreateSharingMethod(ctx, store.SharingMethod{ProjectID: p.ID, AccessType: store.SharingToken, AllowAll: true, Expires: "2099-01-01"})
+		must(t, err)
+		var sealed, hash string
+		if err := db.QueryRowContext(ctx, `SELECT token_sealed, token_hash FROM sharing_methods`).Scan(&sealed, &hash); err != nil {
+			t.Fatal(err)
+		}
+		if !store.IsSealed(sealed) || strings.Contains(sealed, m.Token) || hash != store.HashToken(m.Token) {
+			t.Fatalf("stored as %q, %q", sealed, hash)
+		}
+		second, _ := store.NewSealer("second key", "first key")
+		s.UseSealer(second)
+		n, err := s.ResealSecrets(ctx)
+		must(t, err)
+		if n != 2 { // the token and the import's webhook secret
+			t.Errorf("resealed %d values, want 2", n)
+		}
+		only, _ := store.NewSealer("second key")
+		s.UseSealer(only)
+		got, err := s.FindSharingMethodByToken(ctx, m.Token)
+		if err != nil || got.Token != m.Token {
+			t.Errorf("after rotation: %v, %v", got, err)
+		}
+	})
+}

@@ -354,6 +354,9 @@ func (s *Settings) resolveAudit() error {
 	if s.AuditRetentionDays < 0 {
 		return fmt.Errorf("--audit-retention-days must not be negative (0 keeps entries for ever)")
 	}
+	if s.AuditPageviews == "" {
+		s.AuditPageviews = string(audit.PageviewsPrivate)
+	}
 	p, ok := audit.ParsePageviews(s.AuditPageviews)
 	if !ok {
 		return fmt.Errorf("--audit-pageviews %q must be one of off, private, all", s.AuditPageviews)

@@ -386,3 +386,71 @@ func TestSecurityLogCSV(t *testing.T) {
 		t.Errorf("another user's key: %d, want 404", resp.StatusCode)
 	}
 }
+
+// TestSharingPathMode: on the path-mode docs origin, secret links need
+// --docs-path-sessions (else the API refuses them with its message, and
+// header tokens still work); with it, a link redeemed on the docs origin
+// reads the project's private pages there.
+func TestSharingPathMode(t *testing.T) {
+	for _, sessions := range []bool{false, true} {
+		s := storetest.Open(t, store.SQLite)
+		var args []string
+		if sessions {
+			args = append(args, "--docs-path-sessions")
+		}
+		a, base := dashboardApp(t, s, args...)
+		docs := testDocs(t, a)
+		if err := a.artifacts.PublishHTML(t.Context(), "secret", store.Latest, artifactstest.Dir(t, map[string]string{"index.html": "secret page"})); err != nil {
+			t.Fatal(err)
+		}
+		p, _ := s.FindProjectBySlug(t.Context(), "secret")
+		v, _ := s.FindVersionBySlug(t.Context(), p.ID, store.Latest)
+		built := true
+		if _, err := s.UpdateVersion(t.Context(), v.ID, store.VersionUpdate{Built: &built}); err != nil {
+			t.Fatal(err)
+		}
+		x := &sharingSite{t: t, s: s, base: base, alice: newKey(t, s, "alice")}
+		get := func(path string, header http.Header) *http.Response {
+			req, _ := http.NewRequest("GET", docs.URL+path, nil)
+			req.Header = header
+			c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			resp, err := c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp
+		}
+
+		code, m := x.api("POST", "/api/v3/projects/secret/sharing/", x.alice, map[string]any{"access_type": "token"})
+		if !sessions {
+			want := `{"access_type":["Secret links and passwords need browser sessions on the docs host, which this server does not offer in path mode (see --docs-path-sessions). Use http_header_token."]}`
+			if code != 400 || jsonOf(m) != want {
+				t.Errorf("a link without --docs-path-sessions: %d %s", code, jsonOf(m))
+			}
+			_, m = x.api("POST", "/api/v3/projects/secret/sharing/", x.alice, map[string]any{"access_type": "http_header_token"})
+			if r := get("/docs/secret/en/latest/", http.Header{"Authorization": {"Token " + m["token"].(string)}}); r.StatusCode != 200 {
+				t.Errorf("header token in path mode: %d, want 200", r.StatusCode)
+			}
+			continue
+		}
+		if code != 201 {
+			t.Fatalf("a link with --docs-path-sessions: %d %v", code, m)
+		}
+		tok := m["token"].(string)
+		if want := a.settings.DocsURL + "/_/sharing/" + tok + "?next=/docs/secret/en/latest/"; m["url"] != want {
+			t.Errorf("url %v, want %s", m["url"], want)
+		}
+		r := get("/_/sharing/"+tok+"?next=/docs/secret/en/latest/", nil)
+		if r.StatusCode != 302 || r.Header.Get("Location") != "/docs/secret/en/latest/" {
+			t.Fatalf("redeem: %d %q", r.StatusCode, r.Header.Get("Location"))
+		}
+		jar := http.Header{"Cookie": {strings.Split(r.Header.Get("Set-Cookie"), ";")[0]}}
+		if r := get("/docs/secret/en/latest/", jar); r.StatusCode != 200 {
+			t.Errorf("with the grant: %d, want 200", r.StatusCode)
+		}
+		if r := get("/docs/secret/en/latest/", nil); r.StatusCode != 404 {
+			t.Errorf("without it: %d, want 404", r.StatusCode)
+		}
+	}
+}
