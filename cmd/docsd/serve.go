@@ -210,8 +210,8 @@ func (a *app) handlers() (public, docsOrigin http.Handler, docsHost *hosting.Han
 		SearchThrottleRate: a.settings.SearchThrottleRate,
 		UploadReceiver:     a.uploads.receiver(),
 		DocsSessionReader: func(r *http.Request) (context.Context, error) {
-			u, err := docs.SessionUser(r.Context(), r)
-			return access.WithUser(r.Context(), u), err
+			v, err := docs.Reader(r.Context(), r)
+			return access.WithViewer(r.Context(), v), err
 		},
 	})
 	apart := a.docsApart()

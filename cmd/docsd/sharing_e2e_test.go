@@ -34,7 +34,8 @@ func newSharingSite(t *testing.T, d store.Dialect, args ...string) *sharingSite 
 	s := storetest.Open(t, d)
 	a, base := dashboardApp(t, s, append([]string{"--docs-domain", "docs.test", "--docs-scheme", "http"}, args...)...)
 	if err := a.artifacts.PublishHTML(t.Context(), "secret", store.Latest, artifactstest.Dir(t, map[string]string{
-		"index.html": "<p id=secret>secret page</p>", "guide.html": "<p>guide</p>"})); err != nil {
+		"index.html": "<html><head><title>Secret</title></head><body><p id=secret>secret page</p></body></html>",
+		"guide.html": "<html><head><title>Guide</title></head><body><h1>Guide</h1><p>the onboarding guide</p></body></html>"})); err != nil {
 		t.Fatal(err)
 	}
 	p, err := s.FindProjectBySlug(t.Context(), "secret")
@@ -47,6 +48,13 @@ func newSharingSite(t *testing.T, d store.Dialect, args ...string) *sharingSite 
 	}
 	built := true
 	if _, err := s.UpdateVersion(t.Context(), v.ID, store.VersionUpdate{Built: &built}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.reindex(t.Context(), "secret", "", func(_ *store.Project, _ *store.Version, _ int, err error) {
+		if err != nil {
+			t.Error(err)
+		}
+	}); err != nil {
 		t.Fatal(err)
 	}
 	alice, _ := s.FindUserByUsername(t.Context(), "alice")
@@ -105,6 +113,23 @@ func (x *sharingSite) docs(method, path string, header http.Header, form url.Val
 	}
 	resp.Body.Close()
 	return resp
+}
+
+// readBody is the body of a GET on the secret project's docs host.
+func readBody(t *testing.T, x *sharingSite, path string, header http.Header) string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", x.base+path, nil)
+	req.Host = "secret.docs.test:" + x.port
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
 }
 
 func jsonOf(v any) string {
@@ -178,6 +203,13 @@ func TestSharingExamples(t *testing.T) {
 		jar := http.Header{"Cookie": {strings.Split(cookie, ";")[0]}}
 		if r := x.docs("GET", "/en/latest/", jar, nil); r.StatusCode != 200 {
 			t.Fatalf("private page with the grant: %d, want 200", r.StatusCode)
+		}
+		search := "/_/api/v3/search/?q=onboarding+project:secret"
+		if r := x.docs("GET", search, jar, nil); r.StatusCode != 200 || !strings.Contains(readBody(t, x, search, jar), `"count":1`) {
+			t.Errorf("search with the grant: %d %s", r.StatusCode, readBody(t, x, search, jar))
+		}
+		if body := readBody(t, x, search, nil); strings.Contains(body, `"count":1`) {
+			t.Errorf("search without the grant: %s", body)
 		}
 		if r := x.docs("GET", "/_/sharing/"+tok[:42]+"x", nil, nil); r.StatusCode != 404 {
 			t.Errorf("unknown token: %d, want 404", r.StatusCode)

@@ -86,9 +86,16 @@ func (s Surface) readsAll(v Viewer) bool {
 
 // Visibility is the store's list filter for v on surface s: the SQL form
 // of Rights.CanRead and Rights.CanReadVersion (store.Visibility reads the
-// maintainers as Maintainers does).
+// maintainers as Maintainers does, and on the docs surface v's sharing
+// grants as Viewer.SharedRead does).
 func (s Surface) Visibility(v Viewer) *store.Visibility {
-	return &store.Visibility{UserID: v.UserID(), All: s.readsAll(v)}
+	vis := &store.Visibility{UserID: v.UserID(), All: s.readsAll(v)}
+	if s == Docs {
+		for _, m := range v.Shares {
+			vis.Shared = append(vis.Shared, store.SharedRead{ProjectID: m.ProjectID, AllVersions: m.AllowAll, Versions: m.Versions})
+		}
+	}
+	return vis
 }
 
 // Rights are a viewer's rights on a surface: the one place that answers

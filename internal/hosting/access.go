@@ -1,6 +1,7 @@
 package hosting
 
 import (
+	"context"
 	"net/http"
 
 	"docsd/internal/access"
@@ -26,13 +27,24 @@ func (rq *request) identify() (access.Viewer, error) {
 		return rq.viewer, nil
 	}
 	rq.viewerDone = true
-	v, err := access.DocsReader(rq.ctx, rq.h.store, rq.r.Header.Get("Authorization"), rq.sessionViewer)
-	if err == nil && rq.h.sharesHere(rq.r) {
-		if c, cerr := rq.r.Cookie(shareCookie); cerr == nil {
-			v, err = access.WithShares(rq.ctx, rq.h.store, v, c.Value)
+	v, err := rq.h.Reader(rq.ctx, rq.r)
+	rq.viewer = v
+	return v, err
+}
+
+// Reader is the reader of docs-host request r (access.DocsReader): a
+// sharing token or API key in its Authorization header, else its docs
+// session cookie; with the sharing grants of its docsd_share cookie on a
+// host that honours them. The REST search endpoints' /_/ forms identify
+// their reader with it too.
+func (h *Handler) Reader(ctx context.Context, r *http.Request) (access.Viewer, error) {
+	session := func() (access.Viewer, error) { return h.sessionViewer(ctx, r) }
+	v, err := access.DocsReader(ctx, h.store, r.Header.Get("Authorization"), session)
+	if err == nil && h.sharesHere(r) {
+		if c, cerr := r.Cookie(shareCookie); cerr == nil {
+			v, err = access.WithShares(ctx, h.store, v, c.Value)
 		}
 	}
-	rq.viewer = v
 	return v, err
 }
 

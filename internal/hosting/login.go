@@ -156,17 +156,10 @@ func (h *Handler) sessionCookie(value string, maxAge int) *http.Cookie {
 		SameSite: http.SameSiteLaxMode, Secure: h.docsScheme() == "https"}
 }
 
-// sessionViewer is the viewer of the request's docs session cookie on a
-// docs subdomain, anonymous when there is none.
-func (rq *request) sessionViewer() (access.Viewer, error) {
-	return rq.h.sessionViewer(rq.ctx, rq.r)
-}
-
 // SessionUser is the active user of r's docs session cookie when r is on a
 // project's docs subdomain, nil when there is none: no cookie, path mode,
 // an ended session, a revoked token or an inactive user
-// (access.DocsSession). The REST search endpoints' /_/ forms identify
-// their reader with it too.
+// (access.DocsSession).
 func (h *Handler) SessionUser(ctx context.Context, r *http.Request) (*store.User, error) {
 	v, err := h.sessionViewer(ctx, r)
 	return v.User, err
