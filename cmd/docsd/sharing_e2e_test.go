@@ -33,23 +33,9 @@ func newSharingSite(t *testing.T, d store.Dialect, args ...string) *sharingSite 
 	t.Helper()
 	s := storetest.Open(t, d)
 	a, base := dashboardApp(t, s, append([]string{"--docs-domain", "docs.test", "--docs-scheme", "http"}, args...)...)
-	if err := a.artifacts.PublishHTML(t.Context(), "secret", store.Latest, artifactstest.Dir(t, map[string]string{
+	p := publishBuilt(t, a, s, "secret", map[string]string{
 		"index.html": "<html><head><title>Secret</title></head><body><p id=secret>secret page</p></body></html>",
-		"guide.html": "<html><head><title>Guide</title></head><body><h1>Guide</h1><p>the onboarding guide</p></body></html>"})); err != nil {
-		t.Fatal(err)
-	}
-	p, err := s.FindProjectBySlug(t.Context(), "secret")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := s.FindVersionBySlug(t.Context(), p.ID, store.Latest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	built := true
-	if _, err := s.UpdateVersion(t.Context(), v.ID, store.VersionUpdate{Built: &built}); err != nil {
-		t.Fatal(err)
-	}
+		"guide.html": "<html><head><title>Guide</title></head><body><h1>Guide</h1><p>the onboarding guide</p></body></html>"})
 	if err := a.reindex(t.Context(), "secret", "", func(_ *store.Project, _ *store.Version, _ int, err error) {
 		if err != nil {
 			t.Error(err)
@@ -130,6 +116,28 @@ func readBody(t *testing.T, x *sharingSite, path string, header http.Header) str
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return string(b)
+}
+
+// publishBuilt publishes files as the latest version of project slug and
+// marks it built, and returns the project.
+func publishBuilt(t *testing.T, a *app, s *store.Store, slug string, files map[string]string) *store.Project {
+	t.Helper()
+	if err := a.artifacts.PublishHTML(t.Context(), slug, store.Latest, artifactstest.Dir(t, files)); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.FindProjectBySlug(t.Context(), slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.FindVersionBySlug(t.Context(), p.ID, store.Latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := true
+	if _, err := s.UpdateVersion(t.Context(), v.ID, store.VersionUpdate{Built: &built}); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func jsonOf(v any) string {
@@ -432,15 +440,7 @@ func TestSharingPathMode(t *testing.T) {
 		}
 		a, base := dashboardApp(t, s, args...)
 		docs := testDocs(t, a)
-		if err := a.artifacts.PublishHTML(t.Context(), "secret", store.Latest, artifactstest.Dir(t, map[string]string{"index.html": "secret page"})); err != nil {
-			t.Fatal(err)
-		}
-		p, _ := s.FindProjectBySlug(t.Context(), "secret")
-		v, _ := s.FindVersionBySlug(t.Context(), p.ID, store.Latest)
-		built := true
-		if _, err := s.UpdateVersion(t.Context(), v.ID, store.VersionUpdate{Built: &built}); err != nil {
-			t.Fatal(err)
-		}
+		publishBuilt(t, a, s, "secret", map[string]string{"index.html": "secret page"})
 		x := &sharingSite{t: t, s: s, base: base, alice: newKey(t, s, "alice")}
 		get := func(path string, header http.Header) *http.Response {
 			req, _ := http.NewRequest("GET", docs.URL+path, nil)

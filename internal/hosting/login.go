@@ -136,16 +136,21 @@ func (h *Handler) writeLogin(w http.ResponseWriter, r *http.Request, status int,
 	h.writeSessionPage(w, r, status, "login", sessionPage{Title: "Sign in to read these docs", Next: safeNext(next), Error: msg})
 }
 
-// writeSessionPage writes page name of sessionPages; no other site may
-// frame it (a framed sign-out button could be clicked unawares).
+// writeSessionPage writes page name of sessionPages (writeFormPage).
 func (h *Handler) writeSessionPage(w http.ResponseWriter, r *http.Request, status int, name string, p sessionPage) {
+	writeFormPage(w, r, status, sessionPages.Lookup(name), p)
+}
+
+// writeFormPage writes one of the docs host's own form pages, t with data;
+// no other site may frame it (a framed button could be clicked unawares).
+func writeFormPage(w http.ResponseWriter, r *http.Request, status int, t *template.Template, data any) {
 	hd := w.Header()
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("X-Frame-Options", "DENY")
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
-		sessionPages.ExecuteTemplate(w, name, p)
+		t.Execute(w, data)
 	}
 }
 

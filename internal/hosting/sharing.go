@@ -216,15 +216,10 @@ func sharingRef(m *store.SharingMethod) map[string]any {
 	return map[string]any{"sharing": map[string]any{"id": m.ID, "description": m.Description}}
 }
 
+// writeSharingPage writes the password form (writeFormPage), msg as its
+// error.
 func (h *Handler) writeSharingPage(w http.ResponseWriter, r *http.Request, status int, next, msg string) {
-	hd := w.Header()
-	hd.Set("Content-Type", "text/html; charset=utf-8")
-	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("X-Frame-Options", "DENY")
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		sharingPage.Execute(w, struct{ Action, Next, Error string }{r.URL.Path + "?" + r.URL.RawQuery, safeNext(next), msg})
-	}
+	writeFormPage(w, r, status, sharingPage, struct{ Action, Next, Error string }{r.URL.Path + "?" + r.URL.RawQuery, safeNext(next), msg})
 }
 
 // clientIP is the request's client address: the one the audit context
