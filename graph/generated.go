@@ -34,6 +34,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	ApiToken() ApiTokenResolver
+	AuditLogEntry() AuditLogEntryResolver
 	Build() BuildResolver
 	EnvironmentVariable() EnvironmentVariableResolver
 	Integration() IntegrationResolver
@@ -42,6 +43,7 @@ type ResolverRoot interface {
 	Project() ProjectResolver
 	Query() QueryResolver
 	Redirect() RedirectResolver
+	SharingMethod() SharingMethodResolver
 	Subproject() SubprojectResolver
 	Subscription() SubscriptionResolver
 	Team() TeamResolver
@@ -79,6 +81,35 @@ type ComplexityRoot struct {
 		ID      func(childComplexity int) int
 		Name    func(childComplexity int) int
 		Prefix  func(childComplexity int) int
+	}
+
+	AuditLogEntry struct {
+		Action       func(childComplexity int) int
+		AuthBackend  func(childComplexity int) int
+		Browser      func(childComplexity int) int
+		Created      func(childComplexity int) int
+		Data         func(childComplexity int) int
+		ID           func(childComplexity int) int
+		IP           func(childComplexity int) int
+		Organization func(childComplexity int) int
+		Project      func(childComplexity int) int
+		Resource     func(childComplexity int) int
+		User         func(childComplexity int) int
+	}
+
+	AuditLogList struct {
+		Nodes      func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	AuditRef struct {
+		DatabaseID func(childComplexity int) int
+		Slug       func(childComplexity int) int
+	}
+
+	AuditUser struct {
+		DatabaseID func(childComplexity int) int
+		Username   func(childComplexity int) int
 	}
 
 	Build struct {
@@ -190,6 +221,11 @@ type ComplexityRoot struct {
 		Redirect func(childComplexity int) int
 	}
 
+	CreateSharingMethodPayload struct {
+		Errors        func(childComplexity int) int
+		SharingMethod func(childComplexity int) int
+	}
+
 	CreateSshKeyPayload struct {
 		Errors  func(childComplexity int) int
 		Project func(childComplexity int) int
@@ -233,6 +269,11 @@ type ComplexityRoot struct {
 	DeleteRepositoryCredentialsPayload struct {
 		Errors  func(childComplexity int) int
 		Project func(childComplexity int) int
+	}
+
+	DeleteSharingMethodPayload struct {
+		DeletedID func(childComplexity int) int
+		Errors    func(childComplexity int) int
 	}
 
 	DeleteSshKeyPayload struct {
@@ -312,6 +353,7 @@ type ComplexityRoot struct {
 		CreateOrganization          func(childComplexity int, input CreateOrganizationInput) int
 		CreateRedirect              func(childComplexity int, input RedirectInput) int
 		CreateSSHKey                func(childComplexity int, input CreateSSHKeyInput) int
+		CreateSharingMethod         func(childComplexity int, input SharingMethodInput) int
 		CreateSubproject            func(childComplexity int, input CreateSubprojectInput) int
 		CreateTeam                  func(childComplexity int, input CreateTeamInput) int
 		DeleteEnvironmentVariable   func(childComplexity int, input DeleteEnvironmentVariableInput) int
@@ -321,6 +363,7 @@ type ComplexityRoot struct {
 		DeleteRedirect              func(childComplexity int, input DeleteRedirectInput) int
 		DeleteRepositoryCredentials func(childComplexity int, input DeleteRepositoryCredentialsInput) int
 		DeleteSSHKey                func(childComplexity int, input DeleteSSHKeyInput) int
+		DeleteSharingMethod         func(childComplexity int, input DeleteSharingMethodInput) int
 		DeleteSubproject            func(childComplexity int, input DeleteSubprojectInput) int
 		DeleteTeam                  func(childComplexity int, input DeleteTeamInput) int
 		ImportProject               func(childComplexity int, input ImportProjectInput) int
@@ -344,6 +387,7 @@ type ComplexityRoot struct {
 		UpdateOrganization          func(childComplexity int, input UpdateOrganizationInput) int
 		UpdateProject               func(childComplexity int, input UpdateProjectInput) int
 		UpdateRedirect              func(childComplexity int, input RedirectInput) int
+		UpdateSharingMethod         func(childComplexity int, input SharingMethodInput) int
 		UpdateTeam                  func(childComplexity int, input UpdateTeamInput) int
 		UpdateVersion               func(childComplexity int, input UpdateVersionInput) int
 	}
@@ -452,6 +496,8 @@ type ComplexityRoot struct {
 		ResolveRedirect            func(childComplexity int, path string) int
 		SSHKey                     func(childComplexity int) int
 		SSHKnownHosts              func(childComplexity int) int
+		SharingMethod              func(childComplexity int, id int64) int
+		SharingMethods             func(childComplexity int, limit *int64, offset *int64) int
 		ShowVersionWarning         func(childComplexity int) int
 		SingleVersion              func(childComplexity int) int
 		Slug                       func(childComplexity int) int
@@ -522,6 +568,8 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		AuditLog           func(childComplexity int, id int64) int
+		AuditLogs          func(childComplexity int, filter *AuditLogFilterInput, limit *int64, offset *int64) int
 		BadgeStatus        func(childComplexity int, project string, version *string, token *string) int
 		Build              func(childComplexity int, id string) int
 		Builds             func(childComplexity int, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
@@ -683,6 +731,25 @@ type ComplexityRoot struct {
 		Version func(childComplexity int) int
 	}
 
+	SharingMethod struct {
+		AccessType  func(childComplexity int) int
+		AllowAll    func(childComplexity int) int
+		Created     func(childComplexity int) int
+		Description func(childComplexity int) int
+		Expires     func(childComplexity int) int
+		ID          func(childComplexity int) int
+		LastUsedAt  func(childComplexity int) int
+		Project     func(childComplexity int) int
+		Token       func(childComplexity int) int
+		URL         func(childComplexity int) int
+		Versions    func(childComplexity int) int
+	}
+
+	SharingMethodList struct {
+		Nodes      func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
 	SshKey struct {
 		Created     func(childComplexity int) int
 		Fingerprint func(childComplexity int) int
@@ -773,6 +840,11 @@ type ComplexityRoot struct {
 	UpdateRedirectPayload struct {
 		Errors   func(childComplexity int) int
 		Redirect func(childComplexity int) int
+	}
+
+	UpdateSharingMethodPayload struct {
+		Errors        func(childComplexity int) int
+		SharingMethod func(childComplexity int) int
 	}
 
 	UpdateTeamPayload struct {
@@ -874,6 +946,15 @@ type ComplexityRoot struct {
 type ApiTokenResolver interface {
 	ID(ctx context.Context, obj *store.Token) (string, error)
 }
+type AuditLogEntryResolver interface {
+	ID(ctx context.Context, obj *store.AuditEntry) (string, error)
+
+	Data(ctx context.Context, obj *store.AuditEntry) (json.RawMessage, error)
+
+	User(ctx context.Context, obj *store.AuditEntry) (*AuditUser, error)
+	Project(ctx context.Context, obj *store.AuditEntry) (*AuditRef, error)
+	Organization(ctx context.Context, obj *store.AuditEntry) (*AuditRef, error)
+}
 type BuildResolver interface {
 	Notifications(ctx context.Context, obj *BuildView, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error)
 	Notification(ctx context.Context, obj *BuildView, id int64) (*Notification, error)
@@ -935,6 +1016,9 @@ type MutationResolver interface {
 	AddTeamProject(ctx context.Context, input AddTeamProjectInput) (*AddTeamProjectPayload, error)
 	RemoveTeamProject(ctx context.Context, input RemoveTeamProjectInput) (*RemoveTeamProjectPayload, error)
 	SetProjectOrganization(ctx context.Context, input SetProjectOrganizationInput) (*SetProjectOrganizationPayload, error)
+	CreateSharingMethod(ctx context.Context, input SharingMethodInput) (*CreateSharingMethodPayload, error)
+	UpdateSharingMethod(ctx context.Context, input SharingMethodInput) (*UpdateSharingMethodPayload, error)
+	DeleteSharingMethod(ctx context.Context, input DeleteSharingMethodInput) (*DeleteSharingMethodPayload, error)
 }
 type OrganizationResolver interface {
 	ID(ctx context.Context, obj *store.Organization) (string, error)
@@ -980,6 +1064,8 @@ type ProjectResolver interface {
 	Organization(ctx context.Context, obj *ProjectView) (*store.Organization, error)
 	OrganizationSlug(ctx context.Context, obj *ProjectView) (*string, error)
 	Teams(ctx context.Context, obj *ProjectView) ([]*store.Team, error)
+	SharingMethods(ctx context.Context, obj *ProjectView, limit *int64, offset *int64) (*SharingMethodList, error)
+	SharingMethod(ctx context.Context, obj *ProjectView, id int64) (*store.SharingMethod, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (gid.Node, error)
@@ -997,11 +1083,20 @@ type QueryResolver interface {
 	Organizations(ctx context.Context, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*OrganizationConnection, error)
 	Organization(ctx context.Context, slug string) (*store.Organization, error)
 	OrganizationAccess(ctx context.Context, slug string) (*OrganizationAccess, error)
+	AuditLogs(ctx context.Context, filter *AuditLogFilterInput, limit *int64, offset *int64) (*AuditLogList, error)
+	AuditLog(ctx context.Context, id int64) (*store.AuditEntry, error)
 }
 type RedirectResolver interface {
 	ID(ctx context.Context, obj *store.Redirect) (string, error)
 
 	Project(ctx context.Context, obj *store.Redirect) (*ProjectView, error)
+}
+type SharingMethodResolver interface {
+	ID(ctx context.Context, obj *store.SharingMethod) (string, error)
+
+	Project(ctx context.Context, obj *store.SharingMethod) (*ProjectView, error)
+
+	URL(ctx context.Context, obj *store.SharingMethod) (*string, error)
 }
 type SubprojectResolver interface {
 	ID(ctx context.Context, obj *store.Relationship) (string, error)
@@ -1126,6 +1221,112 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ApiToken.Prefix(childComplexity), true
+
+	case "AuditLogEntry.action":
+		if e.ComplexityRoot.AuditLogEntry.Action == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditLogEntry.Action(childComplexity), true
+	case "AuditLogEntry.authBackend":
+		if e.ComplexityRoot.AuditLogEntry.AuthBackend == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditLogEntry.AuthBackend(childComplexity), true
+	case "AuditLogEntry.browser":
+		if e.ComplexityRoot.AuditLogEntry.Browser == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditLogEntry.Browser(childComplexity), true
+	case "AuditLogEntry.created":
+		if e.ComplexityRoot.AuditLogEntry.Created == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditLogEntry.Created(childComplexity), true
+	case "AuditLogEntry.data":
+		if e.ComplexityRoot.AuditLogEntry.Data == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditLogEntry.Data(childComplexity), true
+	case "AuditLogEntry.id", "AuditLogEntry.databaseId":
+		if e.ComplexityRoot.AuditLogEntry.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditLogEntry.ID(childComplexity), true
+	case "AuditLogEntry.ip":
+		if e.ComplexityRoot.AuditLogEntry.IP == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditLogEntry.IP(childComplexity), true
+	case "AuditLogEntry.organization":
+		if e.ComplexityRoot.AuditLogEntry.Organization == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditLogEntry.Organization(childComplexity), true
+	case "AuditLogEntry.project":
+		if e.ComplexityRoot.AuditLogEntry.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditLogEntry.Project(childComplexity), true
+	case "AuditLogEntry.resource":
+		if e.ComplexityRoot.AuditLogEntry.Resource == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditLogEntry.Resource(childComplexity), true
+	case "AuditLogEntry.user":
+		if e.ComplexityRoot.AuditLogEntry.User == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditLogEntry.User(childComplexity), true
+
+	case "AuditLogList.nodes":
+		if e.ComplexityRoot.AuditLogList.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditLogList.Nodes(childComplexity), true
+	case "AuditLogList.totalCount":
+		if e.ComplexityRoot.AuditLogList.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditLogList.TotalCount(childComplexity), true
+
+	case "AuditRef.databaseId":
+		if e.ComplexityRoot.AuditRef.DatabaseID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditRef.DatabaseID(childComplexity), true
+	case "AuditRef.slug":
+		if e.ComplexityRoot.AuditRef.Slug == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditRef.Slug(childComplexity), true
+
+	case "AuditUser.databaseId":
+		if e.ComplexityRoot.AuditUser.DatabaseID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditUser.DatabaseID(childComplexity), true
+	case "AuditUser.username":
+		if e.ComplexityRoot.AuditUser.Username == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditUser.Username(childComplexity), true
 
 	case "Build.commands":
 		if e.ComplexityRoot.Build.Commands == nil {
@@ -1553,6 +1754,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CreateRedirectPayload.Redirect(childComplexity), true
 
+	case "CreateSharingMethodPayload.errors":
+		if e.ComplexityRoot.CreateSharingMethodPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateSharingMethodPayload.Errors(childComplexity), true
+	case "CreateSharingMethodPayload.sharingMethod":
+		if e.ComplexityRoot.CreateSharingMethodPayload.SharingMethod == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateSharingMethodPayload.SharingMethod(childComplexity), true
+
 	case "CreateSshKeyPayload.errors":
 		if e.ComplexityRoot.CreateSshKeyPayload.Errors == nil {
 			break
@@ -1669,6 +1883,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeleteRepositoryCredentialsPayload.Project(childComplexity), true
+
+	case "DeleteSharingMethodPayload.deletedId":
+		if e.ComplexityRoot.DeleteSharingMethodPayload.DeletedID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteSharingMethodPayload.DeletedID(childComplexity), true
+	case "DeleteSharingMethodPayload.errors":
+		if e.ComplexityRoot.DeleteSharingMethodPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteSharingMethodPayload.Errors(childComplexity), true
 
 	case "DeleteSshKeyPayload.errors":
 		if e.ComplexityRoot.DeleteSshKeyPayload.Errors == nil {
@@ -2016,6 +2243,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateSSHKey(childComplexity, args["input"].(CreateSSHKeyInput)), true
+	case "Mutation.createSharingMethod":
+		if e.ComplexityRoot.Mutation.CreateSharingMethod == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createSharingMethod_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateSharingMethod(childComplexity, args["input"].(SharingMethodInput)), true
 	case "Mutation.createSubproject":
 		if e.ComplexityRoot.Mutation.CreateSubproject == nil {
 			break
@@ -2115,6 +2353,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteSSHKey(childComplexity, args["input"].(DeleteSSHKeyInput)), true
+	case "Mutation.deleteSharingMethod":
+		if e.ComplexityRoot.Mutation.DeleteSharingMethod == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteSharingMethod_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteSharingMethod(childComplexity, args["input"].(DeleteSharingMethodInput)), true
 	case "Mutation.deleteSubproject":
 		if e.ComplexityRoot.Mutation.DeleteSubproject == nil {
 			break
@@ -2368,6 +2617,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateRedirect(childComplexity, args["input"].(RedirectInput)), true
+	case "Mutation.updateSharingMethod":
+		if e.ComplexityRoot.Mutation.UpdateSharingMethod == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateSharingMethod_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateSharingMethod(childComplexity, args["input"].(SharingMethodInput)), true
 	case "Mutation.updateTeam":
 		if e.ComplexityRoot.Mutation.UpdateTeam == nil {
 			break
@@ -2938,6 +3198,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.SSHKnownHosts(childComplexity), true
+	case "Project.sharingMethod":
+		if e.ComplexityRoot.Project.SharingMethod == nil {
+			break
+		}
+
+		args, err := ec.field_Project_sharingMethod_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Project.SharingMethod(childComplexity, args["id"].(int64)), true
+	case "Project.sharingMethods":
+		if e.ComplexityRoot.Project.SharingMethods == nil {
+			break
+		}
+
+		args, err := ec.field_Project_sharingMethods_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Project.SharingMethods(childComplexity, args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Project.showVersionWarning":
 		if e.ComplexityRoot.Project.ShowVersionWarning == nil {
 			break
@@ -3264,6 +3546,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ProjectUrls.Versions(childComplexity), true
 
+	case "Query.auditLog":
+		if e.ComplexityRoot.Query.AuditLog == nil {
+			break
+		}
+
+		args, err := ec.field_Query_auditLog_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AuditLog(childComplexity, args["id"].(int64)), true
+	case "Query.auditLogs":
+		if e.ComplexityRoot.Query.AuditLogs == nil {
+			break
+		}
+
+		args, err := ec.field_Query_auditLogs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AuditLogs(childComplexity, args["filter"].(*AuditLogFilterInput), args["limit"].(*int64), args["offset"].(*int64)), true
 	case "Query.badgeStatus":
 		if e.ComplexityRoot.Query.BadgeStatus == nil {
 			break
@@ -3899,6 +4203,86 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SetVersionUploadedPayload.Version(childComplexity), true
 
+	case "SharingMethod.accessType":
+		if e.ComplexityRoot.SharingMethod.AccessType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharingMethod.AccessType(childComplexity), true
+	case "SharingMethod.allowAll":
+		if e.ComplexityRoot.SharingMethod.AllowAll == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharingMethod.AllowAll(childComplexity), true
+	case "SharingMethod.created":
+		if e.ComplexityRoot.SharingMethod.Created == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharingMethod.Created(childComplexity), true
+	case "SharingMethod.description":
+		if e.ComplexityRoot.SharingMethod.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharingMethod.Description(childComplexity), true
+	case "SharingMethod.expires":
+		if e.ComplexityRoot.SharingMethod.Expires == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharingMethod.Expires(childComplexity), true
+	case "SharingMethod.id", "SharingMethod.databaseId":
+		if e.ComplexityRoot.SharingMethod.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharingMethod.ID(childComplexity), true
+	case "SharingMethod.lastUsedAt":
+		if e.ComplexityRoot.SharingMethod.LastUsedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharingMethod.LastUsedAt(childComplexity), true
+	case "SharingMethod.project":
+		if e.ComplexityRoot.SharingMethod.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharingMethod.Project(childComplexity), true
+	case "SharingMethod.token":
+		if e.ComplexityRoot.SharingMethod.Token == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharingMethod.Token(childComplexity), true
+	case "SharingMethod.url":
+		if e.ComplexityRoot.SharingMethod.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharingMethod.URL(childComplexity), true
+	case "SharingMethod.versions":
+		if e.ComplexityRoot.SharingMethod.Versions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharingMethod.Versions(childComplexity), true
+
+	case "SharingMethodList.nodes":
+		if e.ComplexityRoot.SharingMethodList.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharingMethodList.Nodes(childComplexity), true
+	case "SharingMethodList.totalCount":
+		if e.ComplexityRoot.SharingMethodList.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SharingMethodList.TotalCount(childComplexity), true
+
 	case "SshKey.created":
 		if e.ComplexityRoot.SshKey.Created == nil {
 			break
@@ -4227,6 +4611,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.UpdateRedirectPayload.Redirect(childComplexity), true
+
+	case "UpdateSharingMethodPayload.errors":
+		if e.ComplexityRoot.UpdateSharingMethodPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateSharingMethodPayload.Errors(childComplexity), true
+	case "UpdateSharingMethodPayload.sharingMethod":
+		if e.ComplexityRoot.UpdateSharingMethodPayload.SharingMethod == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateSharingMethodPayload.SharingMethod(childComplexity), true
 
 	case "UpdateTeamPayload.errors":
 		if e.ComplexityRoot.UpdateTeamPayload.Errors == nil {
@@ -4588,6 +4985,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("AddOrganizationOwnerInput", ec.unmarshalInputAddOrganizationOwnerInput),
 			graphql.NewInputUnmarshaler("AddTeamMemberInput", ec.unmarshalInputAddTeamMemberInput),
 			graphql.NewInputUnmarshaler("AddTeamProjectInput", ec.unmarshalInputAddTeamProjectInput),
+			graphql.NewInputUnmarshaler("AuditLogFilterInput", ec.unmarshalInputAuditLogFilterInput),
 			graphql.NewInputUnmarshaler("BuildFilterInput", ec.unmarshalInputBuildFilterInput),
 			graphql.NewInputUnmarshaler("CancelBuildInput", ec.unmarshalInputCancelBuildInput),
 			graphql.NewInputUnmarshaler("CompleteUploadInput", ec.unmarshalInputCompleteUploadInput),
@@ -4596,6 +4994,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CreateIntegrationInput", ec.unmarshalInputCreateIntegrationInput),
 			graphql.NewInputUnmarshaler("CreateOrganizationInput", ec.unmarshalInputCreateOrganizationInput),
 			graphql.NewInputUnmarshaler("CreateRedirectInput", ec.unmarshalInputCreateRedirectInput),
+			graphql.NewInputUnmarshaler("CreateSharingMethodInput", ec.unmarshalInputCreateSharingMethodInput),
 			graphql.NewInputUnmarshaler("CreateSshKeyInput", ec.unmarshalInputCreateSshKeyInput),
 			graphql.NewInputUnmarshaler("CreateSubprojectInput", ec.unmarshalInputCreateSubprojectInput),
 			graphql.NewInputUnmarshaler("CreateTeamInput", ec.unmarshalInputCreateTeamInput),
@@ -4605,6 +5004,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("DeleteProjectInput", ec.unmarshalInputDeleteProjectInput),
 			graphql.NewInputUnmarshaler("DeleteRedirectInput", ec.unmarshalInputDeleteRedirectInput),
 			graphql.NewInputUnmarshaler("DeleteRepositoryCredentialsInput", ec.unmarshalInputDeleteRepositoryCredentialsInput),
+			graphql.NewInputUnmarshaler("DeleteSharingMethodInput", ec.unmarshalInputDeleteSharingMethodInput),
 			graphql.NewInputUnmarshaler("DeleteSshKeyInput", ec.unmarshalInputDeleteSshKeyInput),
 			graphql.NewInputUnmarshaler("DeleteSubprojectInput", ec.unmarshalInputDeleteSubprojectInput),
 			graphql.NewInputUnmarshaler("DeleteTeamInput", ec.unmarshalInputDeleteTeamInput),
@@ -4633,6 +5033,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("UpdateOrganizationInput", ec.unmarshalInputUpdateOrganizationInput),
 			graphql.NewInputUnmarshaler("UpdateProjectInput", ec.unmarshalInputUpdateProjectInput),
 			graphql.NewInputUnmarshaler("UpdateRedirectInput", ec.unmarshalInputUpdateRedirectInput),
+			graphql.NewInputUnmarshaler("UpdateSharingMethodInput", ec.unmarshalInputUpdateSharingMethodInput),
 			graphql.NewInputUnmarshaler("UpdateTeamInput", ec.unmarshalInputUpdateTeamInput),
 			graphql.NewInputUnmarshaler("UpdateVersionInput", ec.unmarshalInputUpdateVersionInput),
 			graphql.NewInputUnmarshaler("VersionFilterInput", ec.unmarshalInputVersionFilterInput),
@@ -7047,6 +7448,219 @@ type SetProjectOrganizationPayload {
   "What is wrong (validation and conflicts); empty on success."
   errors: [UserError!]!
 }
+
+# ---- Sharing links and the audit log ----
+
+"""
+A way for someone without an account to read a project's non-public docs
+(admins of the project only): a secret link (` + "`" + `token` + "`" + `), a link and a
+password (` + "`" + `password` + "`" + `), or a token sent as ` + "`" + `Authorization: Token <token>` + "`" + `
+on each docs request (` + "`" + `http_header_token` + "`" + `). It covers every active
+version (` + "`" + `allowAll` + "`" + `) or the listed ` + "`" + `versions` + "`" + `, until the end of the UTC
+day ` + "`" + `expires` + "`" + `; never the project's subprojects or translations, the API
+or the dashboard.
+"""
+type SharingMethod implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database, as the REST APIs show it."
+  databaseId: Int!
+  "The project whose docs it opens."
+  project: Project!
+  "` + "`" + `token` + "`" + `, ` + "`" + `password` + "`" + ` or ` + "`" + `http_header_token` + "`" + `."
+  accessType: String!
+  "Whether it covers every active version (then ` + "`" + `versions` + "`" + ` is empty)."
+  allowAll: Boolean!
+  "What it is for, as its admin wrote it (empty when none)."
+  description: String!
+  "The last UTC day it works, ` + "`" + `YYYY-MM-DD` + "`" + `."
+  expires: String!
+  "When it was last redeemed (updated at most once a minute); null when never."
+  lastUsedAt: Time
+  "The token: 43 characters of base64url."
+  token: String!
+  "The link to give (` + "`" + `token` + "`" + ` and ` + "`" + `password` + "`" + `): the docs host's ` + "`" + `/_/sharing/<token>?next=<the docs of the default version, or of the first listed one>` + "`" + `; null for ` + "`" + `http_header_token` + "`" + `."
+  url: String
+  "The slugs of the versions it covers (empty when ` + "`" + `allowAll` + "`" + `)."
+  versions: [String!]!
+  "When it was created."
+  created: Time!
+}
+
+"A page of sharing methods, newest first."
+type SharingMethodList {
+  "All sharing methods of the project."
+  totalCount: Int!
+  "The page's sharing methods."
+  nodes: [SharingMethod!]!
+}
+
+extend type Project {
+  "The project's sharing methods, newest first (admins only)."
+  sharingMethods("Page size (default 10)." limit: Int, "Rows to skip." offset: Int): SharingMethodList @maintainersOnly
+  "A sharing method of the project by id (admins only)."
+  sharingMethod("The method's database id." id: Int!): SharingMethod @maintainersOnly
+}
+
+"The project and the fields of a new sharing method. Messages are REST's (field names snake_case there)."
+input CreateSharingMethodInput {
+  "The project's slug."
+  slug: String!
+  "` + "`" + `token` + "`" + ` (the default), ` + "`" + `password` + "`" + ` or ` + "`" + `http_header_token` + "`" + `; a secret link or password needs browser sessions on the docs host."
+  accessType: String
+  "Required for ` + "`" + `password` + "`" + `: 8 characters to 72 bytes, stored with bcrypt, never shown; refused for the other types."
+  password: String
+  "Whether it covers every active version; default true."
+  allowAll: Boolean
+  "The versions it covers when ` + "`" + `allowAll` + "`" + ` is false: active versions of the project that anonymous readers cannot see."
+  versions: [String!]
+  "What it is for, at most 255 characters."
+  description: String
+  "The last UTC day it works, ` + "`" + `YYYY-MM-DD` + "`" + `: today or later, at most 365 days ahead; default today + 7 days."
+  expires: String
+  "Only check the input: ` + "`" + `errors` + "`" + ` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null."
+  validateOnly: Boolean = false
+}
+
+"The sharing method to change and the fields to write; absent fields keep their stored values. ` + "`" + `allowAll: true` + "`" + ` clears ` + "`" + `versions` + "`" + `."
+input UpdateSharingMethodInput {
+  "The project's slug."
+  slug: String!
+  "The method: its global id (` + "`" + `SharingMethod.id` + "`" + `) or its database id; one of another project is NOT_FOUND."
+  id: ID!
+  "Only the stored value is accepted: the access type of a method never changes."
+  accessType: String
+  "A new password (` + "`" + `password` + "`" + ` methods only)."
+  password: String
+  "Whether it covers every active version."
+  allowAll: Boolean
+  "The versions it covers when ` + "`" + `allowAll` + "`" + ` is false."
+  versions: [String!]
+  "What it is for, at most 255 characters."
+  description: String
+  "The last UTC day it works, ` + "`" + `YYYY-MM-DD` + "`" + `."
+  expires: String
+  "Only check the input: ` + "`" + `errors` + "`" + ` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null."
+  validateOnly: Boolean = false
+}
+
+"The sharing method to delete."
+input DeleteSharingMethodInput {
+  "The project's slug."
+  slug: String!
+  "The method: its global id or its database id."
+  id: ID!
+}
+
+"The outcome of ` + "`" + `createSharingMethod` + "`" + `."
+type CreateSharingMethodPayload {
+  "The new method; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  sharingMethod: SharingMethod
+  "What is wrong with the input."
+  errors: [UserError!]!
+}
+
+"The outcome of ` + "`" + `updateSharingMethod` + "`" + `."
+type UpdateSharingMethodPayload {
+  "The method as changed; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  sharingMethod: SharingMethod
+  "What is wrong with the input."
+  errors: [UserError!]!
+}
+
+"The outcome of ` + "`" + `deleteSharingMethod` + "`" + `."
+type DeleteSharingMethodPayload {
+  "The global id of the deleted method; null with errors."
+  deletedId: ID
+  "What is wrong with the input."
+  errors: [UserError!]!
+}
+
+extend type Mutation {
+  "Create a sharing method of a project (admins); audited as ` + "`" + `sharing-created` + "`" + `."
+  createSharingMethod("The project and the method's fields." input: CreateSharingMethodInput!): CreateSharingMethodPayload!
+  "Change a sharing method (admins); audited as ` + "`" + `sharing-changed` + "`" + `."
+  updateSharingMethod("The method and the fields to write." input: UpdateSharingMethodInput!): UpdateSharingMethodPayload!
+  "Delete a sharing method (admins): every browser it let in loses access at once; audited as ` + "`" + `sharing-deleted` + "`" + `."
+  deleteSharingMethod("The method to delete." input: DeleteSharingMethodInput!): DeleteSharingMethodPayload!
+}
+
+"A user as an audit entry names them: from the copies made when the entry was, so it survives the user's deletion."
+type AuditUser {
+  "The user's database id; null for a failed sign-in with a name no user has."
+  databaseId: Int
+  "The username (as typed, for a failed sign-in of an unknown name)."
+  username: String!
+}
+
+"A project or an organization as an audit entry names it."
+type AuditRef {
+  "The database id."
+  databaseId: Int!
+  "The slug when the entry was made."
+  slug: String!
+}
+
+"One security event of the audit log."
+type AuditLogEntry implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database, as the REST APIs show it."
+  databaseId: Int!
+  "What happened: ` + "`" + `authentication` + "`" + `, ` + "`" + `authentication-failure` + "`" + `, ` + "`" + `log-out` + "`" + `, ` + "`" + `pageview` + "`" + `, ` + "`" + `download` + "`" + `, ` + "`" + `sharing-created` + "`" + `, … (docs: Audit log)."
+  action: String!
+  "How the actor proved who they are: ` + "`" + `password` + "`" + `, ` + "`" + `token` + "`" + `, ` + "`" + `docs-session` + "`" + `, ` + "`" + `sharing-token` + "`" + `, ` + "`" + `sharing-password` + "`" + `, ` + "`" + `sharing-header` + "`" + `, …; null when not applicable."
+  authBackend: String
+  "The client's User-Agent, at most 250 characters."
+  browser: String!
+  "When it happened."
+  created: Time!
+  "Details of the event (the sharing method, the API key, the maintainer …); null when none."
+  data: JSON
+  "The client's address (behind trusted proxies, the forwarded one)."
+  ip: String!
+  "The request's path."
+  resource: String!
+  "Who acted; null when nobody was signed in."
+  user: AuditUser
+  "The project concerned."
+  project: AuditRef
+  "The organization concerned."
+  organization: AuditRef
+}
+
+"A page of audit entries, newest first."
+type AuditLogList {
+  "All entries the filter lets through."
+  totalCount: Int!
+  "The page's entries."
+  nodes: [AuditLogEntry!]!
+}
+
+"Narrows the audit entries listed; it never widens what the caller may read."
+input AuditLogFilterInput {
+  "An action code."
+  action: String
+  "A client address, exactly."
+  ip: String
+  "A project slug, as logged."
+  project: String
+  "An organization slug, as logged."
+  organization: String
+  "A username, as logged."
+  user: String
+  "The first UTC day, ` + "`" + `YYYY-MM-DD` + "`" + `, inclusive."
+  dateAfter: String
+  "The last UTC day, ` + "`" + `YYYY-MM-DD` + "`" + `, inclusive."
+  dateBefore: String
+}
+
+extend type Query {
+  "The audit entries the caller may read, newest first: their own sign-ins, sign-outs and API keys; the events of projects they are an admin of; everything for superusers. Anonymous callers are UNAUTHENTICATED."
+  auditLogs("What to list." filter: AuditLogFilterInput, "Page size (default 10)." limit: Int, "Rows to skip." offset: Int): AuditLogList!
+  "An audit entry the caller may read, by database id; NOT_FOUND otherwise."
+  auditLog("The entry's database id." id: Int!): AuditLogEntry!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -7109,6 +7723,66 @@ func (ec *executionContext) childFields_ApiToken(ctx context.Context, field grap
 		return ec.fieldContext_ApiToken_created(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ApiToken", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditLogEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AuditLogEntry_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_AuditLogEntry_databaseId(ctx, field)
+	case "action":
+		return ec.fieldContext_AuditLogEntry_action(ctx, field)
+	case "authBackend":
+		return ec.fieldContext_AuditLogEntry_authBackend(ctx, field)
+	case "browser":
+		return ec.fieldContext_AuditLogEntry_browser(ctx, field)
+	case "created":
+		return ec.fieldContext_AuditLogEntry_created(ctx, field)
+	case "data":
+		return ec.fieldContext_AuditLogEntry_data(ctx, field)
+	case "ip":
+		return ec.fieldContext_AuditLogEntry_ip(ctx, field)
+	case "resource":
+		return ec.fieldContext_AuditLogEntry_resource(ctx, field)
+	case "user":
+		return ec.fieldContext_AuditLogEntry_user(ctx, field)
+	case "project":
+		return ec.fieldContext_AuditLogEntry_project(ctx, field)
+	case "organization":
+		return ec.fieldContext_AuditLogEntry_organization(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditLogEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditLogList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_AuditLogList_totalCount(ctx, field)
+	case "nodes":
+		return ec.fieldContext_AuditLogList_nodes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditLogList", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditRef(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "databaseId":
+		return ec.fieldContext_AuditRef_databaseId(ctx, field)
+	case "slug":
+		return ec.fieldContext_AuditRef_slug(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditRef", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditUser(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "databaseId":
+		return ec.fieldContext_AuditUser_databaseId(ctx, field)
+	case "username":
+		return ec.fieldContext_AuditUser_username(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditUser", field.Name)
 }
 
 func (ec *executionContext) childFields_Build(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7329,6 +8003,16 @@ func (ec *executionContext) childFields_CreateRedirectPayload(ctx context.Contex
 	return nil, fmt.Errorf("no field named %q was found under type CreateRedirectPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_CreateSharingMethodPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sharingMethod":
+		return ec.fieldContext_CreateSharingMethodPayload_sharingMethod(ctx, field)
+	case "errors":
+		return ec.fieldContext_CreateSharingMethodPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreateSharingMethodPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_CreateSshKeyPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "project":
@@ -7417,6 +8101,16 @@ func (ec *executionContext) childFields_DeleteRepositoryCredentialsPayload(ctx c
 		return ec.fieldContext_DeleteRepositoryCredentialsPayload_errors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeleteRepositoryCredentialsPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteSharingMethodPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedId":
+		return ec.fieldContext_DeleteSharingMethodPayload_deletedId(ctx, field)
+	case "errors":
+		return ec.fieldContext_DeleteSharingMethodPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteSharingMethodPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_DeleteSshKeyPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7795,6 +8489,10 @@ func (ec *executionContext) childFields_Project(ctx context.Context, field graph
 		return ec.fieldContext_Project_organizationSlug(ctx, field)
 	case "teams":
 		return ec.fieldContext_Project_teams(ctx, field)
+	case "sharingMethods":
+		return ec.fieldContext_Project_sharingMethods(ctx, field)
+	case "sharingMethod":
+		return ec.fieldContext_Project_sharingMethod(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Project", field.Name)
 }
@@ -8187,6 +8885,46 @@ func (ec *executionContext) childFields_SetVersionUploadedPayload(ctx context.Co
 	return nil, fmt.Errorf("no field named %q was found under type SetVersionUploadedPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_SharingMethod(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_SharingMethod_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_SharingMethod_databaseId(ctx, field)
+	case "project":
+		return ec.fieldContext_SharingMethod_project(ctx, field)
+	case "accessType":
+		return ec.fieldContext_SharingMethod_accessType(ctx, field)
+	case "allowAll":
+		return ec.fieldContext_SharingMethod_allowAll(ctx, field)
+	case "description":
+		return ec.fieldContext_SharingMethod_description(ctx, field)
+	case "expires":
+		return ec.fieldContext_SharingMethod_expires(ctx, field)
+	case "lastUsedAt":
+		return ec.fieldContext_SharingMethod_lastUsedAt(ctx, field)
+	case "token":
+		return ec.fieldContext_SharingMethod_token(ctx, field)
+	case "url":
+		return ec.fieldContext_SharingMethod_url(ctx, field)
+	case "versions":
+		return ec.fieldContext_SharingMethod_versions(ctx, field)
+	case "created":
+		return ec.fieldContext_SharingMethod_created(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SharingMethod", field.Name)
+}
+
+func (ec *executionContext) childFields_SharingMethodList(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_SharingMethodList_totalCount(ctx, field)
+	case "nodes":
+		return ec.fieldContext_SharingMethodList_nodes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SharingMethodList", field.Name)
+}
+
 func (ec *executionContext) childFields_SshKey(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "type":
@@ -8365,6 +9103,16 @@ func (ec *executionContext) childFields_UpdateRedirectPayload(ctx context.Contex
 		return ec.fieldContext_UpdateRedirectPayload_errors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type UpdateRedirectPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_UpdateSharingMethodPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sharingMethod":
+		return ec.fieldContext_UpdateSharingMethodPayload_sharingMethod(ctx, field)
+	case "errors":
+		return ec.fieldContext_UpdateSharingMethodPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UpdateSharingMethodPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_UpdateTeamPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8865,6 +9613,20 @@ func (ec *executionContext) field_Mutation_createRedirect_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createSharingMethod_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (SharingMethodInput, error) {
+			return ec.unmarshalNCreateSharingMethodInput2docsdᚋgraphᚐSharingMethodInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createSshKey_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8983,6 +9745,20 @@ func (ec *executionContext) field_Mutation_deleteRepositoryCredentials_args(ctx 
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (DeleteRepositoryCredentialsInput, error) {
 			return ec.unmarshalNDeleteRepositoryCredentialsInput2docsdᚋgraphᚐDeleteRepositoryCredentialsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteSharingMethod_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (DeleteSharingMethodInput, error) {
+			return ec.unmarshalNDeleteSharingMethodInput2docsdᚋgraphᚐDeleteSharingMethodInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -9319,6 +10095,20 @@ func (ec *executionContext) field_Mutation_updateRedirect_args(ctx context.Conte
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (RedirectInput, error) {
 			return ec.unmarshalNUpdateRedirectInput2docsdᚋgraphᚐRedirectInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateSharingMethod_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (SharingMethodInput, error) {
+			return ec.unmarshalNUpdateSharingMethodInput2docsdᚋgraphᚐSharingMethodInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -9817,6 +10607,42 @@ func (ec *executionContext) field_Project_resolveRedirect_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Project_sharingMethod_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNInt2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Project_sharingMethods_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Project_subproject_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10034,6 +10860,50 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_auditLog_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNInt2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_auditLogs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*AuditLogFilterInput, error) {
+			return ec.unmarshalOAuditLogFilterInput2ᚖdocsdᚋgraphᚐAuditLogFilterInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg2
 	return args, nil
 }
 
@@ -11068,6 +11938,456 @@ func (ec *executionContext) _ApiToken_created(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_ApiToken_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return newScalarFieldContext("ApiToken", field, false, false, "Time")
+}
+
+func (ec *executionContext) _AuditLogEntry_id(ctx context.Context, field graphql.CollectedField, obj *store.AuditEntry) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditLogEntry_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AuditLogEntry().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditLogEntry_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AuditLogEntry", field, true, true, "ID")
+}
+
+func (ec *executionContext) _AuditLogEntry_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.AuditEntry) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditLogEntry_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditLogEntry_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AuditLogEntry", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AuditLogEntry_action(ctx context.Context, field graphql.CollectedField, obj *store.AuditEntry) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditLogEntry_action(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Action, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditLogEntry_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AuditLogEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _AuditLogEntry_authBackend(ctx context.Context, field graphql.CollectedField, obj *store.AuditEntry) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditLogEntry_authBackend(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AuthBackend, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditLogEntry_authBackend(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AuditLogEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _AuditLogEntry_browser(ctx context.Context, field graphql.CollectedField, obj *store.AuditEntry) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditLogEntry_browser(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Browser, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditLogEntry_browser(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AuditLogEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _AuditLogEntry_created(ctx context.Context, field graphql.CollectedField, obj *store.AuditEntry) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditLogEntry_created(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditLogEntry_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AuditLogEntry", field, false, false, "Time")
+}
+
+func (ec *executionContext) _AuditLogEntry_data(ctx context.Context, field graphql.CollectedField, obj *store.AuditEntry) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditLogEntry_data(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AuditLogEntry().Data(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v json.RawMessage) graphql.Marshaler {
+			return ec.marshalOJSON2encodingᚋjsonᚐRawMessage(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditLogEntry_data(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AuditLogEntry", field, true, true, "JSON")
+}
+
+func (ec *executionContext) _AuditLogEntry_ip(ctx context.Context, field graphql.CollectedField, obj *store.AuditEntry) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditLogEntry_ip(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IP, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditLogEntry_ip(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AuditLogEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _AuditLogEntry_resource(ctx context.Context, field graphql.CollectedField, obj *store.AuditEntry) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditLogEntry_resource(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Resource, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditLogEntry_resource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AuditLogEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _AuditLogEntry_user(ctx context.Context, field graphql.CollectedField, obj *store.AuditEntry) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditLogEntry_user(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AuditLogEntry().User(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AuditUser) graphql.Marshaler {
+			return ec.marshalOAuditUser2ᚖdocsdᚋgraphᚐAuditUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditLogEntry_user(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditLogEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditUser(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuditLogEntry_project(ctx context.Context, field graphql.CollectedField, obj *store.AuditEntry) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditLogEntry_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AuditLogEntry().Project(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AuditRef) graphql.Marshaler {
+			return ec.marshalOAuditRef2ᚖdocsdᚋgraphᚐAuditRef(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditLogEntry_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditLogEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditRef(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuditLogEntry_organization(ctx context.Context, field graphql.CollectedField, obj *store.AuditEntry) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditLogEntry_organization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AuditLogEntry().Organization(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AuditRef) graphql.Marshaler {
+			return ec.marshalOAuditRef2ᚖdocsdᚋgraphᚐAuditRef(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditLogEntry_organization(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditLogEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditRef(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuditLogList_totalCount(ctx context.Context, field graphql.CollectedField, obj *AuditLogList) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditLogList_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditLogList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AuditLogList", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AuditLogList_nodes(ctx context.Context, field graphql.CollectedField, obj *AuditLogList) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditLogList_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.AuditEntry) graphql.Marshaler {
+			return ec.marshalNAuditLogEntry2ᚕᚖdocsdᚋstoreᚐAuditEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditLogList_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditLogList",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditLogEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuditRef_databaseId(ctx context.Context, field graphql.CollectedField, obj *AuditRef) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditRef_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DatabaseID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditRef_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AuditRef", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AuditRef_slug(ctx context.Context, field graphql.CollectedField, obj *AuditRef) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditRef_slug(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Slug, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditRef_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AuditRef", field, false, false, "String")
+}
+
+func (ec *executionContext) _AuditUser_databaseId(ctx context.Context, field graphql.CollectedField, obj *AuditUser) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditUser_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DatabaseID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditUser_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AuditUser", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AuditUser_username(ctx context.Context, field graphql.CollectedField, obj *AuditUser) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditUser_username(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Username, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditUser_username(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AuditUser", field, false, false, "String")
 }
 
 func (ec *executionContext) _Build_id(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -12860,6 +14180,70 @@ func (ec *executionContext) fieldContext_CreateRedirectPayload_errors(_ context.
 	return fc, nil
 }
 
+func (ec *executionContext) _CreateSharingMethodPayload_sharingMethod(ctx context.Context, field graphql.CollectedField, obj *CreateSharingMethodPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateSharingMethodPayload_sharingMethod(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SharingMethod, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.SharingMethod) graphql.Marshaler {
+			return ec.marshalOSharingMethod2ᚖdocsdᚋstoreᚐSharingMethod(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CreateSharingMethodPayload_sharingMethod(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateSharingMethodPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SharingMethod(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateSharingMethodPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateSharingMethodPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateSharingMethodPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateSharingMethodPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateSharingMethodPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CreateSshKeyPayload_project(ctx context.Context, field graphql.CollectedField, obj *CreateSSHKeyPayload) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -13381,6 +14765,61 @@ func (ec *executionContext) _DeleteRepositoryCredentialsPayload_errors(ctx conte
 func (ec *executionContext) fieldContext_DeleteRepositoryCredentialsPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "DeleteRepositoryCredentialsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeleteSharingMethodPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteSharingMethodPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteSharingMethodPayload_deletedId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteSharingMethodPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("DeleteSharingMethodPayload", field, false, false, "ID")
+}
+
+func (ec *executionContext) _DeleteSharingMethodPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteSharingMethodPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteSharingMethodPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteSharingMethodPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteSharingMethodPayload",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -16349,6 +17788,138 @@ func (ec *executionContext) fieldContext_Mutation_setProjectOrganization(ctx con
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_setProjectOrganization_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createSharingMethod(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createSharingMethod(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateSharingMethod(ctx, fc.Args["input"].(SharingMethodInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CreateSharingMethodPayload) graphql.Marshaler {
+			return ec.marshalNCreateSharingMethodPayload2ᚖdocsdᚋgraphᚐCreateSharingMethodPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createSharingMethod(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreateSharingMethodPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createSharingMethod_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateSharingMethod(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateSharingMethod(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateSharingMethod(ctx, fc.Args["input"].(SharingMethodInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *UpdateSharingMethodPayload) graphql.Marshaler {
+			return ec.marshalNUpdateSharingMethodPayload2ᚖdocsdᚋgraphᚐUpdateSharingMethodPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateSharingMethod(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UpdateSharingMethodPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateSharingMethod_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteSharingMethod(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteSharingMethod(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteSharingMethod(ctx, fc.Args["input"].(DeleteSharingMethodInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *DeleteSharingMethodPayload) graphql.Marshaler {
+			return ec.marshalNDeleteSharingMethodPayload2ᚖdocsdᚋgraphᚐDeleteSharingMethodPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteSharingMethod(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteSharingMethodPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteSharingMethod_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -19324,6 +20895,120 @@ func (ec *executionContext) fieldContext_Project_teams(_ context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Project_sharingMethods(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_sharingMethods(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Project().SharingMethods(ctx, obj, fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal *SharingMethodList
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *SharingMethodList) graphql.Marshaler {
+			return ec.marshalOSharingMethodList2ᚖdocsdᚋgraphᚐSharingMethodList(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Project_sharingMethods(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SharingMethodList(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Project_sharingMethods_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Project_sharingMethod(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_sharingMethod(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Project().SharingMethod(ctx, obj, fc.Args["id"].(int64))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal *store.SharingMethod
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *store.SharingMethod) graphql.Marshaler {
+			return ec.marshalOSharingMethod2ᚖdocsdᚋstoreᚐSharingMethod(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Project_sharingMethod(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SharingMethod(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Project_sharingMethod_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ProjectAccess_exists(ctx context.Context, field graphql.CollectedField, obj *ProjectAccess) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -20715,6 +22400,94 @@ func (ec *executionContext) fieldContext_Query_organizationAccess(ctx context.Co
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_organizationAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_auditLogs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_auditLogs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AuditLogs(ctx, fc.Args["filter"].(*AuditLogFilterInput), fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AuditLogList) graphql.Marshaler {
+			return ec.marshalNAuditLogList2ᚖdocsdᚋgraphᚐAuditLogList(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_auditLogs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditLogList(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_auditLogs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_auditLog(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_auditLog(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AuditLog(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.AuditEntry) graphql.Marshaler {
+			return ec.marshalNAuditLogEntry2ᚖdocsdᚋstoreᚐAuditEntry(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_auditLog(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditLogEntry(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_auditLog_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22851,6 +24624,346 @@ func (ec *executionContext) fieldContext_SetVersionUploadedPayload_errors(_ cont
 	return fc, nil
 }
 
+func (ec *executionContext) _SharingMethod_id(ctx context.Context, field graphql.CollectedField, obj *store.SharingMethod) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharingMethod_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SharingMethod().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharingMethod_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SharingMethod", field, true, true, "ID")
+}
+
+func (ec *executionContext) _SharingMethod_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.SharingMethod) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharingMethod_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharingMethod_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SharingMethod", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SharingMethod_project(ctx context.Context, field graphql.CollectedField, obj *store.SharingMethod) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharingMethod_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SharingMethod().Project(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalNProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharingMethod_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SharingMethod",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SharingMethod_accessType(ctx context.Context, field graphql.CollectedField, obj *store.SharingMethod) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharingMethod_accessType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AccessType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharingMethod_accessType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SharingMethod", field, false, false, "String")
+}
+
+func (ec *executionContext) _SharingMethod_allowAll(ctx context.Context, field graphql.CollectedField, obj *store.SharingMethod) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharingMethod_allowAll(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AllowAll, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharingMethod_allowAll(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SharingMethod", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _SharingMethod_description(ctx context.Context, field graphql.CollectedField, obj *store.SharingMethod) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharingMethod_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharingMethod_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SharingMethod", field, false, false, "String")
+}
+
+func (ec *executionContext) _SharingMethod_expires(ctx context.Context, field graphql.CollectedField, obj *store.SharingMethod) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharingMethod_expires(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Expires, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharingMethod_expires(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SharingMethod", field, false, false, "String")
+}
+
+func (ec *executionContext) _SharingMethod_lastUsedAt(ctx context.Context, field graphql.CollectedField, obj *store.SharingMethod) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharingMethod_lastUsedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastUsedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SharingMethod_lastUsedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SharingMethod", field, false, false, "Time")
+}
+
+func (ec *executionContext) _SharingMethod_token(ctx context.Context, field graphql.CollectedField, obj *store.SharingMethod) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharingMethod_token(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Token, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharingMethod_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SharingMethod", field, false, false, "String")
+}
+
+func (ec *executionContext) _SharingMethod_url(ctx context.Context, field graphql.CollectedField, obj *store.SharingMethod) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharingMethod_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SharingMethod().URL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SharingMethod_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SharingMethod", field, true, true, "String")
+}
+
+func (ec *executionContext) _SharingMethod_versions(ctx context.Context, field graphql.CollectedField, obj *store.SharingMethod) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharingMethod_versions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Versions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharingMethod_versions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SharingMethod", field, false, false, "String")
+}
+
+func (ec *executionContext) _SharingMethod_created(ctx context.Context, field graphql.CollectedField, obj *store.SharingMethod) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharingMethod_created(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharingMethod_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SharingMethod", field, false, false, "Time")
+}
+
+func (ec *executionContext) _SharingMethodList_totalCount(ctx context.Context, field graphql.CollectedField, obj *SharingMethodList) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharingMethodList_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharingMethodList_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SharingMethodList", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SharingMethodList_nodes(ctx context.Context, field graphql.CollectedField, obj *SharingMethodList) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SharingMethodList_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.SharingMethod) graphql.Marshaler {
+			return ec.marshalNSharingMethod2ᚕᚖdocsdᚋstoreᚐSharingMethodᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SharingMethodList_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SharingMethodList",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SharingMethod(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SshKey_type(ctx context.Context, field graphql.CollectedField, obj *store.SSHKey) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -24307,6 +26420,70 @@ func (ec *executionContext) _UpdateRedirectPayload_errors(ctx context.Context, f
 func (ec *executionContext) fieldContext_UpdateRedirectPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "UpdateRedirectPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UpdateSharingMethodPayload_sharingMethod(ctx context.Context, field graphql.CollectedField, obj *UpdateSharingMethodPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateSharingMethodPayload_sharingMethod(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SharingMethod, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.SharingMethod) graphql.Marshaler {
+			return ec.marshalOSharingMethod2ᚖdocsdᚋstoreᚐSharingMethod(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateSharingMethodPayload_sharingMethod(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UpdateSharingMethodPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SharingMethod(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UpdateSharingMethodPayload_errors(ctx context.Context, field graphql.CollectedField, obj *UpdateSharingMethodPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateSharingMethodPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateSharingMethodPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UpdateSharingMethodPayload",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -27089,6 +29266,90 @@ func UnmarshalAddTeamProjectInput(ctx context.Context, raw any) (AddTeamProjectI
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputAuditLogFilterInput(ctx context.Context, obj any) (AuditLogFilterInput, error) {
+	var it AuditLogFilterInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"action", "ip", "project", "organization", "user", "dateAfter", "dateBefore"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "action":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("action"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Action = data
+		case "ip":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ip"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IP = data
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "organization":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organization"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Organization = data
+		case "user":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("user"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.User = data
+		case "dateAfter":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dateAfter"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DateAfter = data
+		case "dateBefore":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dateBefore"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DateBefore = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAuditLogFilterInput unmarshals raw into the AuditLogFilterInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAuditLogFilterInput(ctx context.Context, raw any) (AuditLogFilterInput, error) {
+	var out AuditLogFilterInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AuditLogFilterInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputBuildFilterInput(ctx context.Context, obj any) (BuildFilterInput, error) {
 	var it BuildFilterInput
 	if obj == nil {
@@ -27609,6 +29870,101 @@ func UnmarshalCreateRedirectInput(ctx context.Context, raw any) (RedirectInput, 
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCreateSharingMethodInput(ctx context.Context, obj any) (SharingMethodInput, error) {
+	var it SharingMethodInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["validateOnly"]; !present {
+		asMap["validateOnly"] = false
+	}
+
+	fieldsInOrder := [...]string{"slug", "accessType", "password", "allowAll", "versions", "description", "expires", "validateOnly"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		case "accessType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("accessType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AccessType = data
+		case "password":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("password"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Password = data
+		case "allowAll":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("allowAll"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AllowAll = data
+		case "versions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("versions"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Versions = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "expires":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expires"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Expires = data
+		case "validateOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validateOnly"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ValidateOnly = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateSharingMethodInput unmarshals raw into the CreateSharingMethodInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateSharingMethodInput(ctx context.Context, raw any) (SharingMethodInput, error) {
+	var out SharingMethodInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateSharingMethodInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCreateSshKeyInput(ctx context.Context, obj any) (CreateSSHKeyInput, error) {
 	var it CreateSSHKeyInput
 	if obj == nil {
@@ -28065,6 +30421,55 @@ func (ec *executionContext) unmarshalInputDeleteRepositoryCredentialsInput(ctx c
 func UnmarshalDeleteRepositoryCredentialsInput(ctx context.Context, raw any) (DeleteRepositoryCredentialsInput, error) {
 	var out DeleteRepositoryCredentialsInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeleteRepositoryCredentialsInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputDeleteSharingMethodInput(ctx context.Context, obj any) (DeleteSharingMethodInput, error) {
+	var it DeleteSharingMethodInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"slug", "id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDeleteSharingMethodInput unmarshals raw into the DeleteSharingMethodInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDeleteSharingMethodInput(ctx context.Context, raw any) (DeleteSharingMethodInput, error) {
+	var out DeleteSharingMethodInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeleteSharingMethodInput", raw, &out)
 	return out, err
 }
 
@@ -29920,6 +32325,108 @@ func UnmarshalUpdateRedirectInput(ctx context.Context, raw any) (RedirectInput, 
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputUpdateSharingMethodInput(ctx context.Context, obj any) (SharingMethodInput, error) {
+	var it SharingMethodInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["validateOnly"]; !present {
+		asMap["validateOnly"] = false
+	}
+
+	fieldsInOrder := [...]string{"slug", "id", "accessType", "password", "allowAll", "versions", "description", "expires", "validateOnly"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "accessType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("accessType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AccessType = data
+		case "password":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("password"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Password = data
+		case "allowAll":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("allowAll"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AllowAll = data
+		case "versions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("versions"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Versions = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "expires":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expires"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Expires = data
+		case "validateOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validateOnly"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ValidateOnly = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateSharingMethodInput unmarshals raw into the UpdateSharingMethodInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateSharingMethodInput(ctx context.Context, raw any) (SharingMethodInput, error) {
+	var out SharingMethodInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateSharingMethodInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputUpdateTeamInput(ctx context.Context, obj any) (UpdateTeamInput, error) {
 	var it UpdateTeamInput
 	if obj == nil {
@@ -30236,6 +32743,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Subproject(ctx, sel, obj)
+	case store.SharingMethod:
+		return ec._SharingMethod(ctx, sel, &obj)
+	case *store.SharingMethod:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._SharingMethod(ctx, sel, obj)
 	case store.Redirect:
 		return ec._Redirect(ctx, sel, &obj)
 	case *store.Redirect:
@@ -30271,6 +32785,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Build(ctx, sel, obj)
+	case store.AuditEntry:
+		return ec._AuditLogEntry(ctx, sel, &obj)
+	case *store.AuditEntry:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._AuditLogEntry(ctx, sel, obj)
 	case store.Token:
 		return ec._ApiToken(ctx, sel, &obj)
 	case *store.Token:
@@ -30479,6 +33000,213 @@ func (ec *executionContext) _ApiToken(ctx context.Context, sel ast.SelectionSet,
 			out.Values[i] = ec._ApiToken_created(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var auditLogEntryImplementors = []string{"AuditLogEntry", "Node"}
+
+func (ec *executionContext) _AuditLogEntry(ctx context.Context, sel ast.SelectionSet, obj *store.AuditEntry) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, auditLogEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditLogEntry")
+		case "id":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AuditLogEntry_id(ctx, field, obj)
+				})
+		case "databaseId":
+			out.Values[i] = ec._AuditLogEntry_databaseId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "action":
+			out.Values[i] = ec._AuditLogEntry_action(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "authBackend":
+			out.Values[i] = ec._AuditLogEntry_authBackend(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "browser":
+			out.Values[i] = ec._AuditLogEntry_browser(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "created":
+			out.Values[i] = ec._AuditLogEntry_created(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "data":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AuditLogEntry_data(ctx, field, obj)
+				})
+		case "ip":
+			out.Values[i] = ec._AuditLogEntry_ip(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "resource":
+			out.Values[i] = ec._AuditLogEntry_resource(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "user":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AuditLogEntry_user(ctx, field, obj)
+				})
+		case "project":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AuditLogEntry_project(ctx, field, obj)
+				})
+		case "organization":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AuditLogEntry_organization(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var auditLogListImplementors = []string{"AuditLogList"}
+
+func (ec *executionContext) _AuditLogList(ctx context.Context, sel ast.SelectionSet, obj *AuditLogList) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, auditLogListImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditLogList")
+		case "totalCount":
+			out.Values[i] = ec._AuditLogList_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._AuditLogList_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var auditRefImplementors = []string{"AuditRef"}
+
+func (ec *executionContext) _AuditRef(ctx context.Context, sel ast.SelectionSet, obj *AuditRef) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, auditRefImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditRef")
+		case "databaseId":
+			out.Values[i] = ec._AuditRef_databaseId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "slug":
+			out.Values[i] = ec._AuditRef_slug(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var auditUserImplementors = []string{"AuditUser"}
+
+func (ec *executionContext) _AuditUser(ctx context.Context, sel ast.SelectionSet, obj *AuditUser) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, auditUserImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditUser")
+		case "databaseId":
+			out.Values[i] = ec._AuditUser_databaseId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "username":
+			out.Values[i] = ec._AuditUser_username(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -31228,6 +33956,44 @@ func (ec *executionContext) _CreateRedirectPayload(ctx context.Context, sel ast.
 	return marshalObject(fields, out)
 }
 
+var createSharingMethodPayloadImplementors = []string{"CreateSharingMethodPayload"}
+
+func (ec *executionContext) _CreateSharingMethodPayload(ctx context.Context, sel ast.SelectionSet, obj *CreateSharingMethodPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, createSharingMethodPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreateSharingMethodPayload")
+		case "sharingMethod":
+			out.Values[i] = ec._CreateSharingMethodPayload_sharingMethod(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._CreateSharingMethodPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
 var createSshKeyPayloadImplementors = []string{"CreateSshKeyPayload"}
 
 func (ec *executionContext) _CreateSshKeyPayload(ctx context.Context, sel ast.SelectionSet, obj *CreateSSHKeyPayload) graphql.Marshaler {
@@ -31550,6 +34316,44 @@ func (ec *executionContext) _DeleteRepositoryCredentialsPayload(ctx context.Cont
 			}
 		case "errors":
 			out.Values[i] = ec._DeleteRepositoryCredentialsPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var deleteSharingMethodPayloadImplementors = []string{"DeleteSharingMethodPayload"}
+
+func (ec *executionContext) _DeleteSharingMethodPayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteSharingMethodPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, deleteSharingMethodPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteSharingMethodPayload")
+		case "deletedId":
+			out.Values[i] = ec._DeleteSharingMethodPayload_deletedId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._DeleteSharingMethodPayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -32369,6 +35173,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createSharingMethod":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createSharingMethod(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateSharingMethod":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateSharingMethod(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteSharingMethod":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteSharingMethod(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -33149,6 +35974,18 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Project_teams(ctx, field, obj)
 				})
+		case "sharingMethods":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_sharingMethods(ctx, field, obj)
+				})
+		case "sharingMethod":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_sharingMethod(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -33597,6 +36434,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_organizationAccess(ctx, field)
+				})
+		case "auditLogs":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_auditLogs(ctx, field)
+				})
+		case "auditLog":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_auditLog(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -34655,6 +37504,135 @@ func (ec *executionContext) _SetVersionUploadedPayload(ctx context.Context, sel 
 	return marshalObject(fields, out)
 }
 
+var sharingMethodImplementors = []string{"SharingMethod", "Node"}
+
+func (ec *executionContext) _SharingMethod(ctx context.Context, sel ast.SelectionSet, obj *store.SharingMethod) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, sharingMethodImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SharingMethod")
+		case "id":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SharingMethod_id(ctx, field, obj)
+				})
+		case "databaseId":
+			out.Values[i] = ec._SharingMethod_databaseId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "project":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SharingMethod_project(ctx, field, obj)
+				})
+		case "accessType":
+			out.Values[i] = ec._SharingMethod_accessType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "allowAll":
+			out.Values[i] = ec._SharingMethod_allowAll(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "description":
+			out.Values[i] = ec._SharingMethod_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "expires":
+			out.Values[i] = ec._SharingMethod_expires(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastUsedAt":
+			out.Values[i] = ec._SharingMethod_lastUsedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "token":
+			out.Values[i] = ec._SharingMethod_token(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "url":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SharingMethod_url(ctx, field, obj)
+				})
+		case "versions":
+			out.Values[i] = ec._SharingMethod_versions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "created":
+			out.Values[i] = ec._SharingMethod_created(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var sharingMethodListImplementors = []string{"SharingMethodList"}
+
+func (ec *executionContext) _SharingMethodList(ctx context.Context, sel ast.SelectionSet, obj *SharingMethodList) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, sharingMethodListImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SharingMethodList")
+		case "totalCount":
+			out.Values[i] = ec._SharingMethodList_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._SharingMethodList_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
 var sshKeyImplementors = []string{"SshKey"}
 
 func (ec *executionContext) _SshKey(ctx context.Context, sel ast.SelectionSet, obj *store.SSHKey) graphql.Marshaler {
@@ -35281,6 +38259,44 @@ func (ec *executionContext) _UpdateRedirectPayload(ctx context.Context, sel ast.
 			}
 		case "errors":
 			out.Values[i] = ec._UpdateRedirectPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var updateSharingMethodPayloadImplementors = []string{"UpdateSharingMethodPayload"}
+
+func (ec *executionContext) _UpdateSharingMethodPayload(ctx context.Context, sel ast.SelectionSet, obj *UpdateSharingMethodPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, updateSharingMethodPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UpdateSharingMethodPayload")
+		case "sharingMethod":
+			out.Values[i] = ec._UpdateSharingMethodPayload_sharingMethod(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._UpdateSharingMethodPayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -36345,6 +39361,38 @@ func (ec *executionContext) marshalNApiToken2ᚖdocsdᚋstoreᚐToken(ctx contex
 	return ec._ApiToken(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAuditLogEntry2ᚕᚖdocsdᚋstoreᚐAuditEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.AuditEntry) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAuditLogEntry2ᚖdocsdᚋstoreᚐAuditEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAuditLogEntry2ᚖdocsdᚋstoreᚐAuditEntry(ctx context.Context, sel ast.SelectionSet, v *store.AuditEntry) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AuditLogEntry!")
+		return graphql.Null
+	}
+	return ec._AuditLogEntry(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAuditLogList2ᚖdocsdᚋgraphᚐAuditLogList(ctx context.Context, sel ast.SelectionSet, v *AuditLogList) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AuditLogList!")
+		return graphql.Null
+	}
+	return ec._AuditLogList(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNBadgeStatus2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -36588,6 +39636,19 @@ func (ec *executionContext) marshalNCreateRedirectPayload2ᚖdocsdᚋgraphᚐCre
 	return ec._CreateRedirectPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNCreateSharingMethodInput2docsdᚋgraphᚐSharingMethodInput(ctx context.Context, v any) (SharingMethodInput, error) {
+	res, err := ec.unmarshalInputCreateSharingMethodInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreateSharingMethodPayload2ᚖdocsdᚋgraphᚐCreateSharingMethodPayload(ctx context.Context, sel ast.SelectionSet, v *CreateSharingMethodPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CreateSharingMethodPayload!")
+		return graphql.Null
+	}
+	return ec._CreateSharingMethodPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCreateSshKeyInput2docsdᚋgraphᚐCreateSSHKeyInput(ctx context.Context, v any) (CreateSSHKeyInput, error) {
 	res, err := ec.unmarshalInputCreateSshKeyInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -36703,6 +39764,19 @@ func (ec *executionContext) marshalNDeleteRepositoryCredentialsPayload2ᚖdocsd�
 		return graphql.Null
 	}
 	return ec._DeleteRepositoryCredentialsPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDeleteSharingMethodInput2docsdᚋgraphᚐDeleteSharingMethodInput(ctx context.Context, v any) (DeleteSharingMethodInput, error) {
+	res, err := ec.unmarshalInputDeleteSharingMethodInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeleteSharingMethodPayload2ᚖdocsdᚋgraphᚐDeleteSharingMethodPayload(ctx context.Context, sel ast.SelectionSet, v *DeleteSharingMethodPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DeleteSharingMethodPayload!")
+		return graphql.Null
+	}
+	return ec._DeleteSharingMethodPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNDeleteSshKeyInput2docsdᚋgraphᚐDeleteSSHKeyInput(ctx context.Context, v any) (DeleteSSHKeyInput, error) {
@@ -37519,6 +40593,30 @@ func (ec *executionContext) marshalNSetVersionUploadedPayload2ᚖdocsdᚋgraph�
 	return ec._SetVersionUploadedPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNSharingMethod2ᚕᚖdocsdᚋstoreᚐSharingMethodᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.SharingMethod) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSharingMethod2ᚖdocsdᚋstoreᚐSharingMethod(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSharingMethod2ᚖdocsdᚋstoreᚐSharingMethod(ctx context.Context, sel ast.SelectionSet, v *store.SharingMethod) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SharingMethod!")
+		return graphql.Null
+	}
+	return ec._SharingMethod(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNSshKnownHost2ᚖdocsdᚋgraphᚐSSHKnownHost(ctx context.Context, sel ast.SelectionSet, v *SSHKnownHost) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "SshKnownHost!")
@@ -37765,6 +40863,19 @@ func (ec *executionContext) marshalNUpdateRedirectPayload2ᚖdocsdᚋgraphᚐUpd
 		return graphql.Null
 	}
 	return ec._UpdateRedirectPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNUpdateSharingMethodInput2docsdᚋgraphᚐSharingMethodInput(ctx context.Context, v any) (SharingMethodInput, error) {
+	res, err := ec.unmarshalInputUpdateSharingMethodInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUpdateSharingMethodPayload2ᚖdocsdᚋgraphᚐUpdateSharingMethodPayload(ctx context.Context, sel ast.SelectionSet, v *UpdateSharingMethodPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "UpdateSharingMethodPayload!")
+		return graphql.Null
+	}
+	return ec._UpdateSharingMethodPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNUpdateTeamInput2docsdᚋgraphᚐUpdateTeamInput(ctx context.Context, v any) (UpdateTeamInput, error) {
@@ -38147,6 +41258,28 @@ func (ec *executionContext) marshalOApiToken2ᚖdocsdᚋstoreᚐToken(ctx contex
 	return ec._ApiToken(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOAuditLogFilterInput2ᚖdocsdᚋgraphᚐAuditLogFilterInput(ctx context.Context, v any) (*AuditLogFilterInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAuditLogFilterInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAuditRef2ᚖdocsdᚋgraphᚐAuditRef(ctx context.Context, sel ast.SelectionSet, v *AuditRef) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AuditRef(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOAuditUser2ᚖdocsdᚋgraphᚐAuditUser(ctx context.Context, sel ast.SelectionSet, v *AuditUser) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AuditUser(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -38309,6 +41442,24 @@ func (ec *executionContext) marshalOIntegration2ᚖdocsdᚋstoreᚐIntegration(c
 		return graphql.Null
 	}
 	return ec._Integration(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOJSON2encodingᚋjsonᚐRawMessage(ctx context.Context, v any) (json.RawMessage, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := scalar.UnmarshalRawJSON(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOJSON2encodingᚋjsonᚐRawMessage(ctx context.Context, sel ast.SelectionSet, v json.RawMessage) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := scalar.MarshalRawJSON(v)
+	return res
 }
 
 func (ec *executionContext) marshalONode2docsdᚋgraphᚋgidᚐNode(ctx context.Context, sel ast.SelectionSet, v gid.Node) graphql.Marshaler {
@@ -38509,6 +41660,20 @@ func (ec *executionContext) unmarshalOSearchFamilyInput2ᚖdocsdᚋgraphᚐSearc
 	}
 	res, err := ec.unmarshalInputSearchFamilyInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSharingMethod2ᚖdocsdᚋstoreᚐSharingMethod(ctx context.Context, sel ast.SelectionSet, v *store.SharingMethod) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SharingMethod(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOSharingMethodList2ᚖdocsdᚋgraphᚐSharingMethodList(ctx context.Context, sel ast.SelectionSet, v *SharingMethodList) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SharingMethodList(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOSshKey2ᚖdocsdᚋstoreᚐSSHKey(ctx context.Context, sel ast.SelectionSet, v *store.SSHKey) graphql.Marshaler {

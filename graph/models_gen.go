@@ -78,6 +78,48 @@ type AddTeamProjectPayload struct {
 	Errors []*errs.UserError `json:"errors"`
 }
 
+// Narrows the audit entries listed; it never widens what the caller may read.
+type AuditLogFilterInput struct {
+	// An action code.
+	Action *string `json:"action,omitempty"`
+	// A client address, exactly.
+	IP *string `json:"ip,omitempty"`
+	// A project slug, as logged.
+	Project *string `json:"project,omitempty"`
+	// An organization slug, as logged.
+	Organization *string `json:"organization,omitempty"`
+	// A username, as logged.
+	User *string `json:"user,omitempty"`
+	// The first UTC day, `YYYY-MM-DD`, inclusive.
+	DateAfter *string `json:"dateAfter,omitempty"`
+	// The last UTC day, `YYYY-MM-DD`, inclusive.
+	DateBefore *string `json:"dateBefore,omitempty"`
+}
+
+// A page of audit entries, newest first.
+type AuditLogList struct {
+	// All entries the filter lets through.
+	TotalCount int64 `json:"totalCount"`
+	// The page's entries.
+	Nodes []*store.AuditEntry `json:"nodes"`
+}
+
+// A project or an organization as an audit entry names it.
+type AuditRef struct {
+	// The database id.
+	DatabaseID int64 `json:"databaseId"`
+	// The slug when the entry was made.
+	Slug string `json:"slug"`
+}
+
+// A user as an audit entry names them: from the copies made when the entry was, so it survives the user's deletion.
+type AuditUser struct {
+	// The user's database id; null for a failed sign-in with a name no user has.
+	DatabaseID *int64 `json:"databaseId,omitempty"`
+	// The username (as typed, for a failed sign-in of an unknown name).
+	Username string `json:"username"`
+}
+
 // A page of builds (a Relay cursor connection).
 type BuildConnection struct {
 	// All builds of the list, whatever the page.
@@ -240,6 +282,14 @@ type CreateRedirectPayload struct {
 	Errors []*errs.UserError `json:"errors"`
 }
 
+// The outcome of `createSharingMethod`.
+type CreateSharingMethodPayload struct {
+	// The new method; null with errors or `validateOnly`.
+	SharingMethod *store.SharingMethod `json:"sharingMethod,omitempty"`
+	// What is wrong with the input.
+	Errors []*errs.UserError `json:"errors"`
+}
+
 // The project to make a deploy key for.
 type CreateSSHKeyInput struct {
 	// The project's slug.
@@ -385,6 +435,22 @@ type DeleteRepositoryCredentialsPayload struct {
 	// The project, without credentials; null with errors.
 	Project *ProjectView `json:"project,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// The sharing method to delete.
+type DeleteSharingMethodInput struct {
+	// The project's slug.
+	Slug string `json:"slug"`
+	// The method: its global id or its database id.
+	ID string `json:"id"`
+}
+
+// The outcome of `deleteSharingMethod`.
+type DeleteSharingMethodPayload struct {
+	// The global id of the deleted method; null with errors.
+	DeletedID *string `json:"deletedId,omitempty"`
+	// What is wrong with the input.
 	Errors []*errs.UserError `json:"errors"`
 }
 
@@ -1104,6 +1170,14 @@ type SetVersionUploadedPayload struct {
 	Errors []*errs.UserError `json:"errors"`
 }
 
+// A page of sharing methods, newest first.
+type SharingMethodList struct {
+	// All sharing methods of the project.
+	TotalCount int64 `json:"totalCount"`
+	// The page's sharing methods.
+	Nodes []*store.SharingMethod `json:"nodes"`
+}
+
 // One of a project's known hosts: a host key its git commands accept for an SSH repository.
 type SSHKnownHost struct {
 	// The host or hosts the line names (`git.acme.example`, `[127.0.0.1]:2222`, or a hashed name).
@@ -1279,6 +1353,14 @@ type UpdateRedirectPayload struct {
 	// The redirect as updated; null with errors or `validateOnly`.
 	Redirect *store.Redirect `json:"redirect,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// The outcome of `updateSharingMethod`.
+type UpdateSharingMethodPayload struct {
+	// The method as changed; null with errors or `validateOnly`.
+	SharingMethod *store.SharingMethod `json:"sharingMethod,omitempty"`
+	// What is wrong with the input.
 	Errors []*errs.UserError `json:"errors"`
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"docsd/graph/gid"
 	"docsd/internal/access"
+	"docsd/internal/audit"
 	"docsd/internal/choices"
 	"docsd/internal/errs"
 	"docsd/internal/slug"
@@ -495,17 +496,21 @@ func (r *Resolver) changeMaintainer(ctx context.Context, projectSlug, username s
 			return nil, errForbidden("graph.changeMaintainer")
 		}
 	}
+	action := store.AuditMaintainerAdded
 	switch {
 	case add:
 		err = r.Store.AddMaintainer(ctx, p.ID, u.ID)
 	case p.OrganizationID != nil:
+		action = store.AuditMaintainerRemoved
 		err = r.Store.RemoveMaintainerInOrganization(ctx, p.ID, u.ID)
 	default:
+		action = store.AuditMaintainerRemoved
 		err = r.Store.RemoveMaintainer(ctx, p.ID, u.ID)
 	}
 	if err != nil {
 		return nil, err
 	}
+	r.record(ctx, audit.Event{Action: action, Project: p, Data: map[string]any{"project": audit.Project(p), "maintainer": audit.User(u)}})
 	return r.Store.FindProjectByID(ctx, p.ID)
 }
 

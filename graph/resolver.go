@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"docsd/internal/audit"
 	"docsd/internal/docsurl"
 	"docsd/internal/repourl"
 	"docsd/store"
@@ -36,6 +37,10 @@ type Settings struct {
 	// OrganizationCreators says who may create organizations:
 	// access.CreatorsUsers (any active user), else superusers only.
 	OrganizationCreators string
+	// DocsPathSessions: the path-mode docs origin offers browser
+	// sessions (--docs-path-sessions), so secret links and passwords work
+	// there too.
+	DocsPathSessions bool
 }
 
 // Hooks lets other subsystems react to graph writes without the graph
@@ -57,6 +62,12 @@ type Resolver struct {
 	// Changes tells build subscriptions when to look again; nil polls
 	// the store (PollBuildChanges).
 	Changes BuildChanges
+	// OwnedOrganizations tells whose organizations' audit entries a user
+	// reads as an owner; nil: none.
+	OwnedOrganizations OwnedOrganizations
+	// Audit records the security events of the graph's writes; nil
+	// records none.
+	Audit *audit.Recorder
 }
 
 func (r *Resolver) maxPage() int {

@@ -9,12 +9,39 @@ import (
 	"context"
 	"docsd/graph/gid"
 	"docsd/internal/access"
+	"docsd/internal/errs"
 	"docsd/store"
+	"encoding/json"
 )
 
 // ID is the resolver for the id field.
 func (r *apiTokenResolver) ID(ctx context.Context, obj *store.Token) (string, error) {
 	return gid.Encode(nodeAPIToken, obj.ID), nil
+}
+
+// ID is the resolver for the id field.
+func (r *auditLogEntryResolver) ID(ctx context.Context, obj *store.AuditEntry) (string, error) {
+	return auditGID(obj), nil
+}
+
+// Data is the resolver for the data field.
+func (r *auditLogEntryResolver) Data(ctx context.Context, obj *store.AuditEntry) (json.RawMessage, error) {
+	return auditData(obj), nil
+}
+
+// User is the resolver for the user field.
+func (r *auditLogEntryResolver) User(ctx context.Context, obj *store.AuditEntry) (*AuditUser, error) {
+	return auditUser(obj), nil
+}
+
+// Project is the resolver for the project field.
+func (r *auditLogEntryResolver) Project(ctx context.Context, obj *store.AuditEntry) (*AuditRef, error) {
+	return auditRef(obj.LogProjectID, obj.LogProjectSlug), nil
+}
+
+// Organization is the resolver for the organization field.
+func (r *auditLogEntryResolver) Organization(ctx context.Context, obj *store.AuditEntry) (*AuditRef, error) {
+	return auditRef(obj.LogOrganizationID, obj.LogOrganizationSlug), nil
 }
 
 // Notifications is the resolver for the notifications field.
@@ -529,6 +556,35 @@ func (r *mutationResolver) SetProjectOrganization(ctx context.Context, input Set
 	return &SetProjectOrganizationPayload{Project: r.projectView(ctx, p), Errors: ue}, nil
 }
 
+// CreateSharingMethod is the resolver for the createSharingMethod field.
+func (r *mutationResolver) CreateSharingMethod(ctx context.Context, input SharingMethodInput) (*CreateSharingMethodPayload, error) {
+	m, err := r.saveSharingMethod(ctx, input, true)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &CreateSharingMethodPayload{SharingMethod: m, Errors: ue}, nil
+}
+
+// UpdateSharingMethod is the resolver for the updateSharingMethod field.
+func (r *mutationResolver) UpdateSharingMethod(ctx context.Context, input SharingMethodInput) (*UpdateSharingMethodPayload, error) {
+	m, err := r.saveSharingMethod(ctx, input, false)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &UpdateSharingMethodPayload{SharingMethod: m, Errors: ue}, nil
+}
+
+// DeleteSharingMethod is the resolver for the deleteSharingMethod field.
+func (r *mutationResolver) DeleteSharingMethod(ctx context.Context, input DeleteSharingMethodInput) (*DeleteSharingMethodPayload, error) {
+	id, ue, err := deletedPayload(r.deleteSharingMethod(ctx, input.Slug, input.ID))
+	if err != nil {
+		return nil, err
+	}
+	return &DeleteSharingMethodPayload{DeletedID: id, Errors: ue}, nil
+}
+
 // ID is the resolver for the id field.
 func (r *organizationResolver) ID(ctx context.Context, obj *store.Organization) (string, error) {
 	return gid.Encode(nodeOrganization, obj.ID), nil
@@ -892,6 +948,25 @@ func (r *projectResolver) Teams(ctx context.Context, obj *ProjectView) ([]*store
 	return r.projectTeams(ctx, obj.Project)
 }
 
+// SharingMethods is the resolver for the sharingMethods field.
+func (r *projectResolver) SharingMethods(ctx context.Context, obj *ProjectView, limit *int64, offset *int64) (*SharingMethodList, error) {
+	l, o := r.window(limit, offset)
+	ms, total, err := r.Store.FindSharingMethods(ctx, obj.ID, store.Page{Limit: l, Offset: o})
+	if err != nil {
+		return nil, err
+	}
+	return &SharingMethodList{TotalCount: int64(total), Nodes: ms}, nil
+}
+
+// SharingMethod is the resolver for the sharingMethod field.
+func (r *projectResolver) SharingMethod(ctx context.Context, obj *ProjectView, id int64) (*store.SharingMethod, error) {
+	m, err := r.Store.FindSharingMethod(ctx, obj.ID, id)
+	if errs.Is(err, errs.NotFound) {
+		return nil, nil
+	}
+	return m, err
+}
+
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id string) (gid.Node, error) {
 	return r.node(ctx, id)
@@ -991,7 +1066,11 @@ func (r *queryResolver) ProjectAccess(ctx context.Context, slug string) (*Projec
 	if err != nil {
 		return nil, err
 	}
-	return &ProjectAccess{Exists: true, Visible: visible, Maintainer: maint}, nil
+	reader, err := r.isReader(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return &ProjectAccess{Exists: true, Visible: visible, Maintainer: maint, Reader: reader}, nil
 }
 
 // Versions is the resolver for the versions field.
@@ -1065,6 +1144,16 @@ func (r *queryResolver) OrganizationAccess(ctx context.Context, slug string) (*O
 	return r.organizationAccess(ctx, slug)
 }
 
+// AuditLogs is the resolver for the auditLogs field.
+func (r *queryResolver) AuditLogs(ctx context.Context, filter *AuditLogFilterInput, limit *int64, offset *int64) (*AuditLogList, error) {
+	return r.auditLogs(ctx, filter, limit, offset)
+}
+
+// AuditLog is the resolver for the auditLog field.
+func (r *queryResolver) AuditLog(ctx context.Context, id int64) (*store.AuditEntry, error) {
+	return r.auditLog(ctx, id)
+}
+
 // ID is the resolver for the id field.
 func (r *redirectResolver) ID(ctx context.Context, obj *store.Redirect) (string, error) {
 	return gid.Encode(nodeRedirect, obj.ProjectID, obj.ID), nil
@@ -1073,6 +1162,21 @@ func (r *redirectResolver) ID(ctx context.Context, obj *store.Redirect) (string,
 // Project is the resolver for the project field.
 func (r *redirectResolver) Project(ctx context.Context, obj *store.Redirect) (*ProjectView, error) {
 	return r.projectByID(ctx, obj.ProjectID)
+}
+
+// ID is the resolver for the id field.
+func (r *sharingMethodResolver) ID(ctx context.Context, obj *store.SharingMethod) (string, error) {
+	return sharingGID(obj), nil
+}
+
+// Project is the resolver for the project field.
+func (r *sharingMethodResolver) Project(ctx context.Context, obj *store.SharingMethod) (*ProjectView, error) {
+	return r.projectByID(ctx, obj.ProjectID)
+}
+
+// URL is the resolver for the url field.
+func (r *sharingMethodResolver) URL(ctx context.Context, obj *store.SharingMethod) (*string, error) {
+	return r.sharingMethodURL(ctx, obj)
 }
 
 // ID is the resolver for the id field.
@@ -1179,6 +1283,9 @@ func (r *versionResolver) Builds(ctx context.Context, obj *VersionView, filter *
 // ApiToken returns ApiTokenResolver implementation.
 func (r *Resolver) ApiToken() ApiTokenResolver { return &apiTokenResolver{r} }
 
+// AuditLogEntry returns AuditLogEntryResolver implementation.
+func (r *Resolver) AuditLogEntry() AuditLogEntryResolver { return &auditLogEntryResolver{r} }
+
 // Build returns BuildResolver implementation.
 func (r *Resolver) Build() BuildResolver { return &buildResolver{r} }
 
@@ -1205,6 +1312,9 @@ func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 // Redirect returns RedirectResolver implementation.
 func (r *Resolver) Redirect() RedirectResolver { return &redirectResolver{r} }
 
+// SharingMethod returns SharingMethodResolver implementation.
+func (r *Resolver) SharingMethod() SharingMethodResolver { return &sharingMethodResolver{r} }
+
 // Subproject returns SubprojectResolver implementation.
 func (r *Resolver) Subproject() SubprojectResolver { return &subprojectResolver{r} }
 
@@ -1222,6 +1332,7 @@ func (r *Resolver) Version() VersionResolver { return &versionResolver{r} }
 
 type (
 	apiTokenResolver            struct{ *Resolver }
+	auditLogEntryResolver       struct{ *Resolver }
 	buildResolver               struct{ *Resolver }
 	environmentVariableResolver struct{ *Resolver }
 	integrationResolver         struct{ *Resolver }
@@ -1230,6 +1341,7 @@ type (
 	projectResolver             struct{ *Resolver }
 	queryResolver               struct{ *Resolver }
 	redirectResolver            struct{ *Resolver }
+	sharingMethodResolver       struct{ *Resolver }
 	subprojectResolver          struct{ *Resolver }
 	subscriptionResolver        struct{ *Resolver }
 	teamResolver                struct{ *Resolver }

@@ -23,7 +23,8 @@ func (r *Resolver) search(ctx context.Context, text string, family *SearchFamily
 	svc := &search.Service{Store: r.Store, URLs: r.Settings.URLs}
 	// Search results are docs: superusers find what their roles let them
 	// read there, no more.
-	reader := search.Reader{UserID: access.Docs.Visibility(access.ViewerFrom(ctx)).UserID}
+	vis := access.Docs.Visibility(access.ViewerFrom(ctx))
+	reader := search.Reader{UserID: vis.UserID, Shared: vis.Shared}
 	q := search.ParseQuery(text)
 	var scope []*search.Pair
 	var err error

@@ -7,6 +7,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 
 	"docsd/internal/access"
+	"docsd/internal/audit"
 	"docsd/internal/errs"
 	"docsd/store"
 )
@@ -94,6 +95,7 @@ func (r *Resolver) createAPIToken(ctx context.Context, input CreateAPITokenInput
 	if err != nil {
 		return nil, err
 	}
+	r.record(ctx, audit.Event{Action: store.AuditTokenCreated, Data: audit.Token(t)})
 	return &CreateAPITokenPayload{APIToken: t, Key: &key, Errors: []*errs.UserError{}}, nil
 }
 
@@ -123,6 +125,7 @@ func (r *Resolver) revokeAPIToken(ctx context.Context, input RevokeAPITokenInput
 	if err := r.Store.RevokeToken(ctx, strconv.FormatInt(t.ID, 10)); err != nil {
 		return nil, err
 	}
+	r.record(ctx, audit.Event{Action: store.AuditTokenRevoked, Data: audit.Token(t)})
 	return &RevokeAPITokenPayload{DeletedID: &input.ID, Errors: []*errs.UserError{}}, nil
 }
 

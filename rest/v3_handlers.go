@@ -65,6 +65,7 @@ func (s *Server) v3Routes() []*v3Route {
 	routes = append(routes, s.v3NotificationRoutes()...)
 	routes = append(routes, s.v3OrganizationRoutes()...)
 	routes = append(routes, s.v3UploadRoutes()...)
+	routes = append(routes, s.v3SharingRoutes()...)
 	routes = append(routes, s.v3OpenAPIRoute())
 	routes = append(routes, s.v3SSHKeyRoute())
 	for _, rt := range routes {
@@ -85,6 +86,7 @@ func (s *Server) v3Routes() []*v3Route {
 // v3Root answers `GET /api/v3/`: the entry points.
 func (s *Server) v3Root(q *v3Req) {
 	writeJSON(q.w, q.r, http.StatusOK, map[string]any{
+		"audit-logs":    s.cfg.PublicURL + "/api/v3/audit-logs/",
 		"organizations": s.cfg.PublicURL + "/api/v3/organizations/",
 		"projects":      s.cfg.PublicURL + "/api/v3/projects/",
 	})

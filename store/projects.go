@@ -58,6 +58,17 @@ var projectRows = newRowType(
 type Visibility struct {
 	UserID int64 // the caller; 0 for anonymous
 	All    bool  // superusers and the system see everything
+	// Shared are the sharing grants the caller holds (docs reads only):
+	// each makes its project visible, and its covered versions.
+	Shared []SharedRead
+}
+
+// SharedRead is what one sharing grant lets its holder read: project
+// ProjectID's active versions (AllVersions) or those of Versions.
+type SharedRead struct {
+	ProjectID   int64
+	AllVersions bool
+	Versions    []string
 }
 
 // projectVisible is the SQL condition "project p is visible": public, or
@@ -67,20 +78,42 @@ func (v Visibility) projectVisible(p string) (string, []any) {
 	if v.All {
 		return "1=1", nil
 	}
-	return "(" + p + ".privacy_level = 'public' OR " + p + ".id IN (" + readableProjectIDs + "))", v.readerArgs()
+	cond, args := "("+p+".privacy_level = 'public' OR "+p+".id IN ("+readableProjectIDs+")", v.readerArgs()
+	for _, sh := range v.Shared {
+		cond += " OR " + p + ".id = ?"
+		args = append(args, sh.ProjectID)
+	}
+	return cond + ")", args
 }
 
 // versionVisible is the SQL condition "version v of project p is visible":
 // the version is public and its project visible, or the caller reads the
-// project. A pull-request version's level is its project's
+// project, or a sharing grant of the caller covers the version. A
+// pull-request version's level is its project's
 // external_builds_privacy_level (Project.VersionIsPublic).
 func (v Visibility) versionVisible(ver, p string) (string, []any) {
 	if v.All {
 		return "1=1", nil
 	}
 	level := "(CASE WHEN " + ver + ".type = '" + External + "' THEN " + p + ".external_builds_privacy_level ELSE " + ver + ".privacy_level END)"
-	return "((" + level + " = 'public' AND " + p + ".privacy_level = 'public') OR " +
-		p + ".id IN (" + readableProjectIDs + "))", v.readerArgs()
+	cond := "((" + level + " = 'public' AND " + p + ".privacy_level = 'public') OR " +
+		p + ".id IN (" + readableProjectIDs + ")"
+	args := v.readerArgs()
+	for _, sh := range v.Shared {
+		cond += " OR (" + p + ".id = ? AND " + ver + ".type <> '" + External + "' AND "
+		args = append(args, sh.ProjectID)
+		if sh.AllVersions {
+			cond += ver + ".active)"
+			continue
+		}
+		if len(sh.Versions) == 0 {
+			cond += "1=0)"
+			continue
+		}
+		cond += ver + ".slug IN (" + marks(len(sh.Versions)) + "))"
+		args = append(args, strArgs(sh.Versions)...)
+	}
+	return cond + ")", args
 }
 
 // readerArgs are the arguments of readableProjectIDs for the caller.

@@ -6,7 +6,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"docsd/internal/artifacts/artifactstest"
 	"docsd/internal/storetest"
 	"docsd/store"
 )
@@ -20,21 +19,7 @@ func TestBrowserDocsSignOut(t *testing.T) {
 	a, base := dashboardApp(t, s, "--docs-domain", "docs.test", "--docs-scheme", "http")
 	ctx := newBrowser(t, chromedp.Flag("host-resolver-rules", "MAP *.docs.test 127.0.0.1"))
 	key := newKey(t, s, "alice")
-	if err := a.artifacts.PublishHTML(t.Context(), "secret", store.Latest, artifactstest.Dir(t, map[string]string{"index.html": "<p id=secret>secret page</p>"})); err != nil {
-		t.Fatal(err)
-	}
-	p, err := s.FindProjectBySlug(t.Context(), "secret")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := s.FindVersionBySlug(t.Context(), p.ID, store.Latest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	built := true
-	if _, err := s.UpdateVersion(t.Context(), v.ID, store.VersionUpdate{Built: &built}); err != nil {
-		t.Fatal(err)
-	}
+	publishBuilt(t, a, s, "secret", map[string]string{"index.html": "<p id=secret>secret page</p>"})
 	docs := "http://secret.docs.test:" + base[strings.LastIndex(base, ":")+1:]
 	run := func(step string, actions ...chromedp.Action) {
 		t.Helper()

@@ -35,14 +35,15 @@ func (a *app) mountDashboard(mux *http.ServeMux) {
 		a.resolver.Settings.SessionUser = acc.GraphQLUser
 	}
 	d := dashboard.New(dashboard.Config{
-		Executor:      a.executor,
-		Accounts:      acc,
-		Secure:        strings.HasPrefix(a.settings.PublicURL, "https://"),
-		ClientAddr:    func(r *http.Request) string { return clientAddr(r, a.settings.trustedProxies) },
-		Logger:        a.logger,
-		SignInRefused: refused,
-		OIDC:          oidc,
-		Audit:         a.logAudit,
+		Executor:           a.executor,
+		Accounts:           acc,
+		Secure:             strings.HasPrefix(a.settings.PublicURL, "https://"),
+		ClientAddr:         func(r *http.Request) string { return clientAddr(r, a.settings.trustedProxies) },
+		Logger:             a.logger,
+		SignInRefused:      refused,
+		OIDC:               oidc,
+		Audit:              a.recordSignIn,
+		AuditRetentionDays: a.settings.AuditRetentionDays,
 	})
 	for _, p := range dashboard.Paths {
 		mux.Handle(p, d)

@@ -81,7 +81,7 @@ func groupHelp(w io.Writer, group string) {
 
 // allSynopses are the synopses of every command with a subcommand.
 func allSynopses() map[string]string {
-	all := map[string]string{"secrets rotate": secretsSynopsis, "search reindex": searchSynopsis}
+	all := map[string]string{"secrets rotate": secretsSynopsis, "search reindex": searchSynopsis, "audit prune": auditSynopsis}
 	for k, v := range adminSynopses {
 		all[k] = v
 	}

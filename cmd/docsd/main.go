@@ -66,6 +66,7 @@ Commands:
   team project add|remove ORG TEAM PROJECT
   project organization SLUG ORG | SLUG --none
                                           move a project (with its subprojects and translations)
+  audit prune                             delete audit log entries older than --audit-retention-days
 
   --version                               print docsd's version
 
@@ -226,6 +227,8 @@ func (c *command) dispatch(ctx context.Context, args []string) error {
 		return c.searchCommand(ctx, sub, rest)
 	case "backup":
 		return c.backup(ctx, rest)
+	case "audit":
+		return c.auditCommand(ctx, sub, rest)
 	case "user", "token", "project", "version", "redirect", "build", "secrets", "organization", "team":
 		if _, ok := allSynopses()[name+" "+sub]; !ok {
 			return c.group(name, firstArg(rest))

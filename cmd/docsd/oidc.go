@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"docsd/internal/accounts"
+	"docsd/internal/audit"
 )
 
 // oidcSettings are the settings of sign-in with the install's OpenID
@@ -162,16 +163,13 @@ func (a *app) newOIDC() *accounts.OIDC {
 	})
 }
 
-// logAudit records a sign-in event in the log, with the request's client
-// address, browser and path.
-func (a *app) logAudit(r *http.Request, e accounts.AuditEvent) {
-	attrs := []any{"action", e.Action, "auth_backend", e.AuthBackend, "log_user_username", e.Username,
-		"ip", clientAddr(r, a.settings.trustedProxies), "browser", r.UserAgent(), "resource", r.URL.Path}
-	if e.User != nil {
-		attrs = append(attrs, "user_id", e.User.ID)
+// recordSignIn records a dashboard sign-in, refused sign-in or sign-out
+// in the audit log; the request's client address, browser and path come
+// from its context (audit.Middleware).
+func (a *app) recordSignIn(r *http.Request, e accounts.AuditEvent) {
+	ev := audit.Event{Action: e.Action, User: e.User, Username: e.Username, AuthBackend: e.AuthBackend}
+	if len(e.Data) > 0 {
+		ev.Data = e.Data
 	}
-	if reason, ok := e.Data["reason"]; ok {
-		attrs = append(attrs, "reason", reason)
-	}
-	a.logger.InfoContext(context.WithoutCancel(r.Context()), "audit", attrs...)
+	a.audit.Record(context.WithoutCancel(r.Context()), ev)
 }

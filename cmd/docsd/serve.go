@@ -16,6 +16,7 @@ import (
 	"docsd/graph/graphiql"
 	"docsd/internal/access"
 	"docsd/internal/artifacts"
+	"docsd/internal/audit"
 	"docsd/internal/builder"
 	"docsd/internal/docsurl"
 	"docsd/internal/hosting"
@@ -49,6 +50,8 @@ type app struct {
 	// liveBuilds wakes the build subscriptions of /graphql when any node
 	// writes builds (BuildChanged signals).
 	liveBuilds *graph.SignalledBuildChanges
+	// audit records security events (sign-ins, sharing links, page views).
+	audit *audit.Recorder
 }
 
 // open connects to the database (applying migrations) and wires the graph.
@@ -98,9 +101,11 @@ func (c *command) wire(s *store.Store) (*app, error) {
 		return nil, fmt.Errorf("--graphql-anonymous-rate: %v", err)
 	}
 	a.liveBuilds = &graph.SignalledBuildChanges{}
+	a.audit = &audit.Recorder{Store: s, Logger: c.logger, Pageviews: c.settings.auditPageviews, RetentionDays: c.settings.AuditRetentionDays}
 	a.resolver = &graph.Resolver{
 		Store:   s,
 		Changes: a.liveBuilds,
+		Audit:   a.audit,
 		Settings: graph.Settings{
 			URLs:              a.urls(),
 			AllowLocalRepos:   c.settings.AllowLocalRepos,
@@ -111,6 +116,7 @@ func (c *command) wire(s *store.Store) (*app, error) {
 			Uploads:              a.uploads.graph,
 			BadgeKeys:            c.settings.badgeKeys(),
 			OrganizationCreators: c.settings.OrganizationCreators,
+			DocsPathSessions:     c.settings.DocsPathSessions,
 			Endpoint: graph.Endpoint{
 				Users:       a.users,
 				Anonymous:   anonymous,
@@ -178,6 +184,8 @@ func (a *app) handlers() (public, docsOrigin http.Handler, docsHost *hosting.Han
 		AddonsInject:    a.settings.AddonsInject,
 		AddonsClientURL: a.settings.AddonsClientURL,
 		FileCacheBytes:  int64(a.settings.DocsFileCache) << 20,
+		PathSessions:    a.settings.DocsPathSessions,
+		Audit:           a.audit,
 	}
 	if docsConfig.FileCacheBytes == 0 {
 		docsConfig.FileCacheBytes = -1 // none (zero is the default to hosting)
@@ -203,8 +211,8 @@ func (a *app) handlers() (public, docsOrigin http.Handler, docsHost *hosting.Han
 		SearchThrottleRate: a.settings.SearchThrottleRate,
 		UploadReceiver:     a.uploads.receiver(),
 		DocsSessionReader: func(r *http.Request) (context.Context, error) {
-			u, err := docs.SessionUser(r.Context(), r)
-			return access.WithUser(r.Context(), u), err
+			v, err := docs.Reader(r.Context(), r)
+			return access.WithViewer(r.Context(), v), err
 		},
 	})
 	apart := a.docsApart()
@@ -248,6 +256,7 @@ func (a *app) handlers() (public, docsOrigin http.Handler, docsHost *hosting.Han
 	})
 	throttle := newAuthThrottle(a.settings.AuthFailureRate, a.settings.trustedProxies)
 	serve := func(h http.Handler, docsListener bool) http.Handler {
+		h = audit.Middleware(func(r *http.Request) string { return clientAddr(r, a.settings.trustedProxies) }, h)
 		return a.logRequests(a.guardBodies(throttle.middleware(searchFirst(api, h)), docsListener))
 	}
 	public = serve(docs.Hosts(root), false)
@@ -455,6 +464,11 @@ func (c *command) serve(ctx context.Context, args []string) error {
 		a.logger.Warn("docs share the public origin (--docs-url is --public-url): dashboard sign-in is turned off; " +
 			"remove --docs-url, or set it to another origin that reaches --docs-addr, to turn it on")
 	}
+	if a.settings.DocsPathSessions && docs != nil {
+		a.logger.Warn("--docs-path-sessions: every project's pages share " + a.settings.DocsURL +
+			"; a page of one project can read any non-public page its signed-in visitor may read")
+	}
+	go a.audit.PruneEvery(ctx, time.Hour)
 	a.logger.Info("docsd serving", "addr", ln.Addr().String(), "public_url", a.settings.PublicURL,
 		"database", store.Redact(a.settings.DatabaseURL), "build_workers", a.settings.BuildWorkers)
 	errc := make(chan error, len(servers))

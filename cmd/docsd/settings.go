@@ -15,6 +15,7 @@ import (
 
 	"docsd/graph"
 	"docsd/internal/access"
+	"docsd/internal/audit"
 	"docsd/internal/builder"
 	"docsd/internal/hosting"
 	"docsd/internal/ratelimit"
@@ -123,6 +124,11 @@ type Settings struct {
 	RepositoryCAFile string
 	// Organizations and teams.
 	OrganizationCreators string
+	// Sharing links and the audit log.
+	DocsPathSessions   bool
+	AuditRetentionDays int
+	AuditPageviews     string
+	auditPageviews     audit.Pageviews
 }
 
 func envName(flagName string) string {
@@ -261,6 +267,10 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.RepositoryCAFile, "repository-ca-file", "", "path of a PEM file of the certificate authorities git trusts for HTTPS repositories instead of the system's (Git servers with a private CA); empty: the system's")
 	// Organizations and teams.
 	str(&s.OrganizationCreators, "organization-creators", access.CreatorsSuperusers, "who may create organizations: superusers, or users (any active user)")
+	// Sharing links and the audit log.
+	boolean(&s.DocsPathSessions, "docs-path-sessions", false, "allow browser sessions, sharing links and /_/login/ on the path-mode docs origin (every project's pages then share one origin)")
+	integer(&s.AuditRetentionDays, "audit-retention-days", 90, "audit log entries older than this many days are deleted (hourly, and by `docsd audit prune`); 0 keeps them for ever")
+	str(&s.AuditPageviews, "audit-pageviews", string(audit.PageviewsPrivate), "page views and downloads the audit log records: off, private (of versions anonymous readers cannot see) or all")
 }
 
 // resolve fills derived defaults and checks the settings.
@@ -376,7 +386,26 @@ func (s *Settings) resolve() error {
 	if err := s.resolveOIDC(); err != nil {
 		return err
 	}
+	if err := s.resolveAudit(); err != nil {
+		return err
+	}
 	return s.resolveUpload()
+}
+
+// resolveAudit checks the audit log's settings.
+func (s *Settings) resolveAudit() error {
+	if s.AuditRetentionDays < 0 {
+		return fmt.Errorf("--audit-retention-days must not be negative (0 keeps entries for ever)")
+	}
+	if s.AuditPageviews == "" {
+		s.AuditPageviews = string(audit.PageviewsPrivate)
+	}
+	p, ok := audit.ParsePageviews(s.AuditPageviews)
+	if !ok {
+		return fmt.Errorf("--audit-pageviews %q must be one of off, private, all", s.AuditPageviews)
+	}
+	s.auditPageviews = p
+	return nil
 }
 
 // parseOrigins reads --cors-origins: comma-separated origins

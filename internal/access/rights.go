@@ -154,9 +154,16 @@ func (s Surface) readsAll(v Viewer) bool {
 
 // Visibility is the store's list filter for v on surface s: the SQL form
 // of Rights.CanRead and Rights.CanReadVersion (store.Visibility reads the
-// roles as Organizations does).
+// roles as Organizations does, and on the docs surface v's sharing grants
+// as Viewer.SharedRead does).
 func (s Surface) Visibility(v Viewer) *store.Visibility {
-	return &store.Visibility{UserID: v.UserID(), All: s.readsAll(v)}
+	vis := &store.Visibility{UserID: v.UserID(), All: s.readsAll(v)}
+	if s == Docs {
+		for _, m := range v.Shares {
+			vis.Shared = append(vis.Shared, store.SharedRead{ProjectID: m.ProjectID, AllVersions: m.AllowAll, Versions: m.Versions})
+		}
+	}
+	return vis
 }
 
 // Rights are a viewer's rights on a surface: the one place that answers
@@ -206,7 +213,11 @@ func (r Rights) CanRead(ctx context.Context, p *store.Project) (bool, error) {
 	if p.IsPublic() {
 		return true, nil
 	}
-	return r.readsAllOr(ctx, p, Reader)
+	ok, err := r.readsAllOr(ctx, p, Reader)
+	if ok || err != nil {
+		return ok, err
+	}
+	return r.shared(p, nil)
 }
 
 // CanReadVersion reports whether the viewer may see version v of project
@@ -219,7 +230,37 @@ func (r Rights) CanReadVersion(ctx context.Context, p *store.Project, v *store.V
 	if p.VersionIsPublic(v) {
 		return true, nil
 	}
-	return r.readsAllOr(ctx, p, Reader)
+	ok, err := r.readsAllOr(ctx, p, Reader)
+	if ok || err != nil {
+		return ok, err
+	}
+	return r.shared(p, v)
+}
+
+// shared reports whether a sharing grant of the viewer lets it read
+// project p (v nil) or its version v, on the docs surface only: a grant
+// covers its own project's versions (every active one, or those listed),
+// never its subprojects or translations, the API or the dashboard.
+func (r Rights) shared(p *store.Project, v *store.Version) (bool, error) {
+	if r.Surface != Docs {
+		return false, nil
+	}
+	who, err := r.who()
+	if err != nil {
+		return false, err
+	}
+	return who.SharedRead(p, v), nil
+}
+
+// SharedRead reports whether one of the viewer's sharing grants covers
+// project p (v nil) or its version v.
+func (v Viewer) SharedRead(p *store.Project, ver *store.Version) bool {
+	for _, m := range v.Shares {
+		if m.ProjectID == p.ID && (ver == nil || m.Covers(ver.Slug, ver.Active)) {
+			return true
+		}
+	}
+	return false
 }
 
 // CanAdmin reports whether the viewer may change project p and read what

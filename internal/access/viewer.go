@@ -13,7 +13,9 @@ package access
 
 import (
 	"context"
+	"encoding/base64"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"docsd/internal/errs"
@@ -30,6 +32,14 @@ type Viewer struct {
 	// TokenHash is the stored hash (store.HashToken) of the API key the
 	// caller sent, when Auth is AuthToken.
 	TokenHash string
+	// Shares are the sharing methods whose grants the caller holds on the
+	// docs host (a redeemed link or password, or a sharing token sent in
+	// the request); each lets it read its project's covered versions
+	// there, and nothing on any other surface.
+	Shares []*store.SharingMethod
+	// ShareAuth is how the caller holds Shares: AuthSharingToken,
+	// AuthSharingPassword or AuthSharingHeader.
+	ShareAuth AuthMethod
 }
 
 // AuthMethod is how a viewer authenticated.
@@ -47,7 +57,33 @@ const (
 	// AuthDocsSession: the docs host's session cookie, which an API key
 	// bought on the project's docs subdomain.
 	AuthDocsSession
+	// AuthSharingToken: a sharing link's grant cookie.
+	AuthSharingToken
+	// AuthSharingPassword: a sharing password's grant cookie.
+	AuthSharingPassword
+	// AuthSharingHeader: a sharing token sent as `Authorization: Token`
+	// (or HTTP Basic) on a docs request.
+	AuthSharingHeader
 )
+
+// Backend is the audit log's name of the method ("" for AuthUnknown).
+func (m AuthMethod) Backend() string {
+	switch m {
+	case AuthToken:
+		return "token"
+	case AuthSession:
+		return "password"
+	case AuthDocsSession:
+		return "docs-session"
+	case AuthSharingToken:
+		return "sharing-token"
+	case AuthSharingPassword:
+		return "sharing-password"
+	case AuthSharingHeader:
+		return "sharing-header"
+	}
+	return ""
+}
 
 // UserID is the viewer's user id, 0 when anonymous.
 func (v Viewer) UserID() int64 {
@@ -107,6 +143,8 @@ type Users interface {
 	FindUserByToken(ctx context.Context, key string) (*store.User, error)
 	FindUserByDocsSession(ctx context.Context, value, host string) (*store.User, error)
 	FindUserByDashboardSession(ctx context.Context, value string) (*store.User, error)
+	FindSharingMethodByToken(ctx context.Context, token string) (*store.SharingMethod, error)
+	FindSharingGrants(ctx context.Context, cookie string) ([]*store.SharingMethod, error)
 }
 
 // MsgSessionExpired is the message of a dashboard session that is not (or
@@ -149,13 +187,22 @@ func Authenticate(ctx context.Context, users Users, header string) (Viewer, erro
 	return Viewer{User: u, Auth: AuthToken, TokenHash: store.HashToken(key)}, nil
 }
 
-// DocsReader identifies the reader of a docs-host request. A header of
-// the form `Token <key>` decides alone: the key's active user, or
-// anonymous for any bad key (private docs answer the same 404 either way,
-// so the docs host never says why a key failed). Without one, the reader
-// is session's viewer (the docs session cookie, DocsSession), read only
-// then.
+// DocsReader identifies the reader of a docs-host request. A sharing
+// token of type http_header_token sent as `Authorization: Token <t>` or
+// as HTTP Basic (the token as user name, empty password) grants that
+// request its method (AuthSharingHeader), nothing more. Otherwise a
+// header of the form `Token <key>` decides alone: the key's active user,
+// or anonymous for any bad key (private docs answer the same 404 either
+// way, so the docs host never says why a key failed). Without one, the
+// reader is session's viewer (the docs session cookie, DocsSession), read
+// only then.
 func DocsReader(ctx context.Context, users Users, header string, session func() (Viewer, error)) (Viewer, error) {
+	if m, err := SharingHeader(ctx, users, header); err != nil || m != nil {
+		if m == nil {
+			return Viewer{}, err
+		}
+		return Viewer{Shares: []*store.SharingMethod{m}, ShareAuth: AuthSharingHeader}, nil
+	}
 	fields := strings.Fields(header)
 	if len(fields) != 2 || !strings.EqualFold(fields[0], "token") {
 		return session()
@@ -165,6 +212,64 @@ func DocsReader(ctx context.Context, users Users, header string, session func() 
 		return Viewer{}, nil
 	}
 	return v, err
+}
+
+// SharingHeader returns the live http_header_token sharing method whose
+// token an `Authorization` header value carries (`Token <t>`, or Basic
+// with the token as user name and an empty password), nil when it carries
+// none.
+func SharingHeader(ctx context.Context, users Users, header string) (*store.SharingMethod, error) {
+	fields := strings.Fields(header)
+	if len(fields) != 2 {
+		return nil, nil
+	}
+	var tok string
+	switch {
+	case strings.EqualFold(fields[0], "token"):
+		tok = fields[1]
+	case strings.EqualFold(fields[0], "basic"):
+		raw, err := base64.StdEncoding.DecodeString(fields[1])
+		if err != nil {
+			return nil, nil
+		}
+		user, pass, ok := strings.Cut(string(raw), ":")
+		if !ok || pass != "" {
+			return nil, nil
+		}
+		tok = user
+	default:
+		return nil, nil
+	}
+	if len(tok) != 43 { // sharing tokens: 32 bytes, unpadded base64url
+		return nil, nil
+	}
+	m, err := users.FindSharingMethodByToken(ctx, tok)
+	if errs.Is(err, errs.NotFound) {
+		return nil, nil
+	}
+	if err != nil || m.AccessType != store.SharingHTTPHeader || !m.Live(time.Now()) {
+		return nil, err
+	}
+	return m, nil
+}
+
+// WithShares is v holding also the grants of the docs host's sharing
+// cookie value cookie (none when it is empty or carries none), as
+// AuthSharingToken or AuthSharingPassword after the first grant's type.
+func WithShares(ctx context.Context, users Users, v Viewer, cookie string) (Viewer, error) {
+	if cookie == "" || v.ShareAuth == AuthSharingHeader {
+		return v, nil
+	}
+	ms, err := users.FindSharingGrants(ctx, cookie)
+	if err != nil || len(ms) == 0 {
+		return v, err
+	}
+	v.Shares = ms
+	v.ShareAuth = AuthSharingToken
+	if ms[0].AccessType == store.SharingPassword {
+		v.ShareAuth = AuthSharingPassword
+	}
+	return v, nil
 }
 
 // DocsSession is the viewer of the docs session with cookie value value

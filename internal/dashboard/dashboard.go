@@ -60,6 +60,9 @@ type Config struct {
 	OIDC *accounts.OIDC
 	// Audit, when set, records sign-ins, refused sign-ins and sign-outs.
 	Audit func(*http.Request, accounts.AuditEvent)
+	// AuditRetentionDays is --audit-retention-days: the CSV export's file
+	// name starts with the first day kept.
+	AuditRetentionDays int
 }
 
 // Dashboard is the dashboard's HTTP handler.
@@ -104,6 +107,8 @@ func New(cfg Config) *Dashboard {
 	d.mountOrganizations()
 	d.mountRedirects()
 	d.mountRepositoryAccess()
+	d.mountSharing()
+	d.mountAuditLog()
 	for _, c := range collections {
 		c.mount(d)
 	}

@@ -68,6 +68,7 @@ type (
 		Repository                                            struct{ URL, Type string }
 		URLs                                                  struct{ Home, Documentation, Builds, Versions string } `json:"urls"`
 		Versions                                              struct{ Nodes []version }
+		SharingMethods                                        struct{ Nodes []sharingMethod }
 		Builds                                                struct {
 			TotalCount int
 			Nodes      []*build
@@ -279,6 +280,16 @@ type page struct {
 	Org           *organization
 	OrgTab        string
 	Team          *team
+	// SharingTypes names the sharing page's access types.
+	SharingTypes map[string]string
+	// The security-log pages: the entries shown, how many match, the CSV
+	// link, the action filter's choices, and whether the Resource column
+	// is shown.
+	AuditLog      []auditEntry
+	AuditCount    int
+	AuditCSV      string
+	AuditActions  []string
+	AuditResource bool
 }
 
 // formField is one labelled field of a form, with its value and message.

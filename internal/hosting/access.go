@@ -1,7 +1,11 @@
 package hosting
 
 import (
+	"context"
+	"net/http"
+
 	"docsd/internal/access"
+	"docsd/internal/audit"
 	"docsd/store"
 )
 
@@ -23,9 +27,53 @@ func (rq *request) identify() (access.Viewer, error) {
 		return rq.viewer, nil
 	}
 	rq.viewerDone = true
-	v, err := access.DocsReader(rq.ctx, rq.h.store, rq.r.Header.Get("Authorization"), rq.sessionViewer)
+	v, err := rq.h.Reader(rq.ctx, rq.r)
 	rq.viewer = v
 	return v, err
+}
+
+// Reader is the reader of docs-host request r (access.DocsReader): a
+// sharing token or API key in its Authorization header, else its docs
+// session cookie; with the sharing grants of its docsd_share cookie on a
+// host that honours them. The REST search endpoints' /_/ forms identify
+// their reader with it too.
+func (h *Handler) Reader(ctx context.Context, r *http.Request) (access.Viewer, error) {
+	session := func() (access.Viewer, error) { return h.sessionViewer(ctx, r) }
+	v, err := access.DocsReader(ctx, h.store, r.Header.Get("Authorization"), session)
+	if err == nil && h.sharesHere(r) {
+		if c, cerr := r.Cookie(shareCookie); cerr == nil {
+			v, err = access.WithShares(ctx, h.store, v, c.Value)
+		}
+	}
+	return v, err
+}
+
+// sharesHere reports whether r's host honours sharing grant cookies: a
+// project's docs subdomain, or the path-mode docs origin with
+// PathSessions.
+func (h *Handler) sharesHere(r *http.Request) bool {
+	if _, ok := h.subdomainProject(r.Host); ok {
+		return true
+	}
+	return h.pathSessions && !h.urls.SubdomainMode()
+}
+
+// auditRead records a page view or download (action) of version v of
+// project p, path being the path inside the project's namespace, when
+// the audit settings ask for it.
+func (rq *request) auditRead(action string, p *store.Project, v *store.Version, path string) {
+	if !rq.h.audit.RecordsPageview(p.VersionIsPublic(v)) {
+		return
+	}
+	viewer, _ := rq.identify()
+	ev := audit.Event{Action: action, User: viewer.User, Project: p, Resource: path}
+	switch {
+	case viewer.User != nil:
+		ev.AuthBackend = viewer.Auth.Backend()
+	case len(viewer.Shares) > 0:
+		ev.AuthBackend = viewer.ShareAuth.Backend()
+	}
+	rq.h.audit.Record(rq.ctx, ev)
 }
 
 // rights are the reader's rights on the docs host; roles come from the
@@ -57,4 +105,15 @@ func (rq *request) canSeeVersion(p *store.Project, v *store.Version) (bool, erro
 		rq.private = true
 	}
 	return ok, err
+}
+
+// privateCacheControl is the Cache-Control of an answer shown because of
+// who the reader is: `private`, and with a sharing grant `private,
+// no-cache`, so that the browser asks again each time and a deleted
+// sharing method ends its access at once, cached pages included.
+func (rq *request) privateCacheControl() []string {
+	if len(rq.viewer.Shares) > 0 {
+		return hPrivateNoCache
+	}
+	return hPrivate
 }

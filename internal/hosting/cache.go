@@ -301,6 +301,7 @@ var unservedTables = []string{
 	"builds", "build_commands", "sync_tasks", "uploads", "docs_sessions",
 	"search_pages", "search_sections", "webhook_deliveries", "webhook_exchanges",
 	"environment_variables", "integrations", "artifact_garbage",
+	"sharing_methods", "sharing_grants", "audit_log",
 }
 
 // Serves reports whether a write to tables may change what the docs host

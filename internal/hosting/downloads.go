@@ -1,6 +1,7 @@
 package hosting
 
 import (
+	"net/http"
 	"strings"
 
 	"docsd/internal/artifacts"
@@ -69,10 +70,13 @@ func (rq *request) serveDownload(root *store.Project, after string) error {
 	h.Set("Content-Disposition", `inline; filename="`+name+`"`)
 	h.Set("X-Content-Type-Options", "nosniff")
 	if rq.private {
-		h.Set("Cache-Control", "private")
+		h["Cache-Control"] = rq.privateCacheControl()
 	}
 	h.Set("ETag", entityTag(format, info.Size(), info.ModTime()))
 	serveContent(rq.w, rq.r, info.ModTime(), f, info.Size())
+	if rq.r.Method == http.MethodGet {
+		rq.auditRead(store.AuditDownload, served, ver, rq.r.URL.Path)
+	}
 	return nil
 }
 

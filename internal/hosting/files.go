@@ -98,7 +98,7 @@ func (rq *request) sendFile(tree artifacts.Tree, name string, pf *publishedFile)
 	h["Content-Type"] = pf.hType
 	h["X-Content-Type-Options"] = hNosniff
 	if rq.private {
-		h["Cache-Control"] = hPrivate
+		h["Cache-Control"] = rq.privateCacheControl()
 	}
 	gz := pf.gz
 	if gz {

@@ -26,6 +26,7 @@ import (
 	"sync/atomic"
 
 	"docsd/internal/artifacts"
+	"docsd/internal/audit"
 	"docsd/internal/docsurl"
 	"docsd/internal/redirects"
 	"docsd/store"
@@ -60,6 +61,12 @@ type Config struct {
 	// nothing kept when negative. Published trees never change, so what
 	// is kept is never stale, whatever NoCache says.
 	FileCacheBytes int64
+	// PathSessions allows sharing links on the path-mode docs origin
+	// (--docs-path-sessions); subdomain mode always has them.
+	PathSessions bool
+	// Audit records sign-ins with sharing links and, as its Pageviews
+	// says, page views and downloads.
+	Audit *audit.Recorder
 }
 
 // Handler serves docs requests. Build it with New.
@@ -74,6 +81,10 @@ type Handler struct {
 	variants   variants
 	inject     bool
 	clientURL  string
+	// pathSessions: sharing links work on the path-mode docs origin.
+	pathSessions bool
+	audit        *audit.Recorder
+	sharingFails sharingFailures
 	// fronted is set once a Front serves the Handler: only then are large
 	// files' answers kept (as their open files, which only a Front sends).
 	fronted atomic.Bool
@@ -87,14 +98,17 @@ func New(s *store.Store, files Files, cfg Config, logger *slog.Logger) *Handler 
 	if logger == nil {
 		logger = slog.Default()
 	}
-	h := &Handler{store: s, files: files, urls: cfg.URLs, logger: logger, cache: &cache{s: s, off: cfg.NoCache}, inject: cfg.AddonsInject, clientURL: cfg.AddonsClientURL}
+	h := &Handler{store: s, files: files, urls: cfg.URLs, logger: logger, cache: &cache{s: s, off: cfg.NoCache}, inject: cfg.AddonsInject, clientURL: cfg.AddonsClientURL,
+		pathSessions: cfg.PathSessions, audit: cfg.Audit}
 	h.published.max = cfg.FileCacheBytes
 	if h.published.max == 0 {
 		h.published.max = DefaultFileCacheBytes
 	}
 	// Kept answers hold published files' bytes too: none when the
 	// operator keeps none, and no more than the files' bound.
-	if !cfg.NoCache && h.published.max > 0 {
+	// Every page view recorded (--audit-pageviews=all): none is answered
+	// from a kept answer.
+	if !cfg.NoCache && h.published.max > 0 && !cfg.Audit.RecordsPageview(true) {
 		h.cache.answerMax = int(min(maxAnswerBytes, h.published.max))
 	}
 	// This node's writes empty the cache before the writing request
@@ -161,7 +175,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if slug, ok := h.subdomainProject(r.Host); ok {
-		if h.serveSession(w, r, slug) {
+		if h.serveSession(w, r, slug) || h.serveSharing(w, r, slug) {
 			return
 		}
 		h.serveDocs(w, r, slug, r.URL.Path, h.urls.Root(slug))
@@ -169,6 +183,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.URL.Path == FaviconPath {
 		ServeFavicon(w, r)
+		return
+	}
+	if h.pathSessions && !h.urls.SubdomainMode() && h.serveSharing(w, r, "") {
 		return
 	}
 	after, ok := strings.CutPrefix(r.URL.Path, "/docs/")

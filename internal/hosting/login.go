@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"docsd/internal/access"
+	"docsd/internal/audit"
 	"docsd/internal/errs"
 	"docsd/internal/sitepath"
 	"docsd/store"
@@ -93,6 +94,9 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, slug stri
 	}
 	if p == logoutPath {
 		if c, err := r.Cookie(sessionName); err == nil {
+			if u, err := h.store.FindUserByDocsSession(r.Context(), c.Value, slug); err == nil {
+				h.audit.Record(r.Context(), audit.Event{Action: store.AuditLogOut, User: u, AuthBackend: access.AuthDocsSession.Backend()})
+			}
 			if err := h.store.DeleteDocsSession(r.Context(), c.Value); err != nil {
 				h.logger.ErrorContext(r.Context(), "ending docs session", "err", err)
 			}
@@ -104,6 +108,7 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, slug stri
 	next := r.PostFormValue("next")
 	value, err := h.store.CreateDocsSession(r.Context(), r.PostFormValue("token"), slug)
 	if errs.Is(err, errs.Unauthenticated) {
+		h.audit.Record(r.Context(), audit.Event{Action: store.AuditAuthenticationFailure, AuthBackend: access.AuthToken.Backend()})
 		h.writeLogin(w, r, http.StatusOK, next, "Invalid token.")
 		return true
 	}
@@ -111,6 +116,9 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, slug stri
 		h.logger.ErrorContext(r.Context(), "starting docs session", "err", err)
 		serverErrorPage(w, r)
 		return true
+	}
+	if u, err := h.store.FindUserByDocsSession(r.Context(), value, slug); err == nil {
+		h.audit.Record(r.Context(), audit.Event{Action: store.AuditAuthentication, User: u, AuthBackend: access.AuthToken.Backend()})
 	}
 	http.SetCookie(w, h.sessionCookie(value, int(store.DocsSessionLifetime.Seconds())))
 	http.Redirect(w, r, safeNext(next), http.StatusSeeOther)
@@ -128,16 +136,21 @@ func (h *Handler) writeLogin(w http.ResponseWriter, r *http.Request, status int,
 	h.writeSessionPage(w, r, status, "login", sessionPage{Title: "Sign in to read these docs", Next: safeNext(next), Error: msg})
 }
 
-// writeSessionPage writes page name of sessionPages; no other site may
-// frame it (a framed sign-out button could be clicked unawares).
+// writeSessionPage writes page name of sessionPages (writeFormPage).
 func (h *Handler) writeSessionPage(w http.ResponseWriter, r *http.Request, status int, name string, p sessionPage) {
+	writeFormPage(w, r, status, sessionPages.Lookup(name), p)
+}
+
+// writeFormPage writes one of the docs host's own form pages, t with data;
+// no other site may frame it (a framed button could be clicked unawares).
+func writeFormPage(w http.ResponseWriter, r *http.Request, status int, t *template.Template, data any) {
 	hd := w.Header()
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("X-Frame-Options", "DENY")
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
-		sessionPages.ExecuteTemplate(w, name, p)
+		t.Execute(w, data)
 	}
 }
 
@@ -148,17 +161,10 @@ func (h *Handler) sessionCookie(value string, maxAge int) *http.Cookie {
 		SameSite: http.SameSiteLaxMode, Secure: h.docsScheme() == "https"}
 }
 
-// sessionViewer is the viewer of the request's docs session cookie on a
-// docs subdomain, anonymous when there is none.
-func (rq *request) sessionViewer() (access.Viewer, error) {
-	return rq.h.sessionViewer(rq.ctx, rq.r)
-}
-
 // SessionUser is the active user of r's docs session cookie when r is on a
 // project's docs subdomain, nil when there is none: no cookie, path mode,
 // an ended session, a revoked token or an inactive user
-// (access.DocsSession). The REST search endpoints' /_/ forms identify
-// their reader with it too.
+// (access.DocsSession).
 func (h *Handler) SessionUser(ctx context.Context, r *http.Request) (*store.User, error) {
 	v, err := h.sessionViewer(ctx, r)
 	return v.User, err

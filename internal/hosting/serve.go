@@ -224,6 +224,9 @@ func (rq *request) serveFromVersion(x *store.Project, ver *store.Version, file s
 		if pf.regular {
 			rq.setPage(x, ver, file, http.StatusOK)
 			rq.sendFile(tree, name, pf)
+			if recordedPage(name) && rq.r.Method == http.MethodGet {
+				rq.auditRead(store.AuditPageview, x, ver, rq.r.URL.Path)
+			}
 			return nil
 		}
 	}
@@ -568,4 +571,16 @@ func (rq *request) languageProject(target *store.Project, lang string) (*store.P
 		}
 	}
 	return nil, nil
+}
+
+// recordedPage reports whether serving the file name is a page view for
+// the audit log: HTML pages, and the PDF, EPUB and zip files a build may
+// publish among them.
+func recordedPage(name string) bool {
+	for _, ext := range []string{".html", ".pdf", ".epub", ".zip"} {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
 }

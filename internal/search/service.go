@@ -31,13 +31,17 @@ type Service struct {
 	URLs  docsurl.Config
 }
 
-// Reader is who searches: UserID 0 is anonymous. Only maintainership widens
-// what a reader sees (superusers get nothing extra).
+// Reader is who searches: UserID 0 is anonymous. Only maintainership and
+// sharing grants (Shared) widen what a reader sees (superusers get nothing
+// extra).
 type Reader struct {
 	UserID int64
+	Shared []store.SharedRead
 }
 
-func (r Reader) visibility() *store.Visibility { return &store.Visibility{UserID: r.UserID} }
+func (r Reader) visibility() *store.Visibility {
+	return &store.Visibility{UserID: r.UserID, Shared: r.Shared}
+}
 
 // Pair is one (project, version) of a search scope.
 type Pair struct {

@@ -186,3 +186,24 @@
 
   follow();
 })();
+
+// Copy buttons (data-copy names the input whose value they copy), on the
+// sharing page.
+(function () {
+  document.querySelectorAll("button[data-copy]").forEach(function (b) {
+    b.addEventListener("click", function () {
+      var input = document.getElementById(b.dataset.copy);
+      if (!input) {
+        return;
+      }
+      input.select();
+      var done = function () { b.textContent = "Copied"; };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(input.value).then(done, function () { document.execCommand("copy"); done(); });
+      } else {
+        document.execCommand("copy");
+        done();
+      }
+    });
+  });
+})();
