@@ -486,3 +486,46 @@ func TestSharingPathMode(t *testing.T) {
 		}
 	}
 }
+
+// TestDashboardSharingPages: the sharing page adds a method (the API's
+// messages next to the fields), the edit page changes it, and other users
+// get the 404 page.
+func TestDashboardSharingPages(t *testing.T) {
+	x := newSharingSite(t, store.SQLite)
+	c := newBrowserClient(t, x.base)
+	csrf := c.signIn("alice", "alice-password")
+	resp, page := c.post("/projects/secret/sharing/", url.Values{"csrfmiddlewaretoken": {csrf}, "access_type": {"password"}, "versions": {"latest"}})
+	if resp.StatusCode != 400 || !strings.Contains(page, `id="id_password_error">This field is required.`) || !strings.Contains(page, `value="latest" checked`) {
+		t.Errorf("a password method without one: %d\n%s", resp.StatusCode, page)
+	}
+	resp, _ = c.post("/projects/secret/sharing/", url.Values{"csrfmiddlewaretoken": {csrf}, "access_type": {"token"}, "description": {"Auditors"}})
+	if resp.StatusCode != 303 {
+		t.Fatalf("add: %d", resp.StatusCode)
+	}
+	_, m := x.api("GET", "/api/v3/projects/secret/sharing/", x.alice, nil)
+	id := itoa(int64(m["results"].([]any)[0].(map[string]any)["id"].(float64)))
+	if resp, page := c.get("/projects/secret/sharing/" + id + "/"); resp.StatusCode != 200 || !strings.Contains(page, `value="Auditors"`) {
+		t.Errorf("edit page: %d", resp.StatusCode)
+	}
+	resp, page = c.post("/projects/secret/sharing/"+id+"/", url.Values{"csrfmiddlewaretoken": {csrf}, "description": {"Auditors"}, "expires": {"2000-01-01"}})
+	if resp.StatusCode != 400 || !strings.Contains(page, "Ensure this date is today or later.") {
+		t.Errorf("a past expiry: %d", resp.StatusCode)
+	}
+	resp, _ = c.post("/projects/secret/sharing/"+id+"/", url.Values{"csrfmiddlewaretoken": {csrf}, "description": {"External auditors"}, "versions": {"latest"}})
+	if resp.StatusCode != 303 {
+		t.Fatalf("save: %d", resp.StatusCode)
+	}
+	if _, m := x.api("GET", "/api/v3/projects/secret/sharing/"+id+"/", x.alice, nil); m["description"] != "External auditors" || jsonOf(m["versions"]) != `["latest"]` || m["allow_all"] != false {
+		t.Errorf("after saving: %v", m)
+	}
+	bob := newBrowserClient(t, x.base)
+	bob.signIn("bob", "bob-password")
+	for _, path := range []string{"/projects/secret/sharing/", "/projects/secret/sharing/" + id + "/", "/projects/secret/security-log/"} {
+		if resp, _ := bob.get(path); resp.StatusCode != 404 {
+			t.Errorf("bob at %s: %d, want 404", path, resp.StatusCode)
+		}
+	}
+	if resp, page := bob.get("/accounts/security-log/"); resp.StatusCode != 200 || !strings.Contains(page, "authentication") {
+		t.Errorf("bob's own security log: %d", resp.StatusCode)
+	}
+}

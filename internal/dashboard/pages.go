@@ -69,6 +69,7 @@ type (
 		URLs                                                  struct{ Home, Documentation, Builds, Versions string } `json:"urls"`
 		Versions                                              struct{ Nodes []version }
 		SharingMethods                                        struct{ Nodes []sharingMethod }
+		SharingMethod                                         *sharingMethod
 		Builds                                                struct {
 			TotalCount int
 			Nodes      []*build
@@ -326,6 +327,8 @@ var funcs = template.FuncMap{
 		}
 		return tm.UTC().Format("2006-01-02 15:04:05 UTC")
 	},
+	// hasItem reports whether the comma-separated list has item.
+	"hasItem": func(list, item string) bool { return slices.Contains(strings.Split(list, ","), item) },
 	"short": func(s *string) string {
 		if s == nil {
 			return ""
