@@ -140,8 +140,8 @@ func (s *Sealer) describeCurrent() string {
 // it reads with it. Call it before the store is used; nil stores plaintext.
 func (s *Store) UseSealer(sl *Sealer) { s.sealer = sl }
 
-// ResealSecrets rewrites every environment variable value and webhook
-// secret sealed with the store's sealer's current key (plaintext when it has
+// ResealSecrets rewrites every environment variable value, integration
+// secret and outgoing webhook secret sealed with the store's sealer's current key (plaintext when it has
 // none), opening them with any key it knows. It runs in one transaction and
 // returns how many values it rewrote; a value it cannot open fails the whole
 // call and changes nothing.
@@ -152,6 +152,7 @@ func (s *Store) ResealSecrets(ctx context.Context) (int, error) {
 		for _, t := range []struct{ table, column, aad string }{
 			{"environment_variables", "value", aadEnvValue},
 			{"integrations", "secret", aadIntegrationSecret},
+			{"webhooks", "secret", aadWebhookSecret},
 		} {
 			var rows []struct {
 				ID    int64  `db:"id"`
