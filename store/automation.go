@@ -32,6 +32,9 @@ type AutomationRule struct {
 	VersionType        string    `db:"version_type"`
 	Created            time.Time `db:"created"`
 	Modified           time.Time `db:"modified"`
+	// MatchList holds the rule's recorded matches when a reader loaded
+	// them with it (nil when not loaded).
+	MatchList []*AutomationRuleMatch `db:"-"`
 }
 
 // AutomationRuleMatch records one application of a rule to a version.
@@ -234,4 +237,11 @@ func (s *Store) FindAutomationRuleMatches(ctx context.Context, ruleIDs []int64) 
 	err := s.read().selIn(ctx, &ms, `SELECT id, rule_id, version_name, version_type, match_arg, action, created
 		FROM automation_rule_matches WHERE rule_id IN (?) ORDER BY id DESC`, ruleIDs)
 	return ms, classify("store.FindAutomationRuleMatches", err)
+}
+
+// SetProjectDefaultVersion makes slug the project's default version inside
+// tx (an automation rule's set-default-version).
+func (tx *Tx) SetProjectDefaultVersion(ctx context.Context, projectID int64, slug string) error {
+	res, err := tx.exec(ctx, `UPDATE projects SET default_version = ?, modified = ? WHERE id = ?`, slug, tx.Now, projectID)
+	return mustAffect("store.SetProjectDefaultVersion", res, err)
 }

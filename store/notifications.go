@@ -72,6 +72,9 @@ type Delivery struct {
 	RequestHeaders string     `db:"request_headers"`
 	RequestBody    string     `db:"request_body"`
 	Error          string     `db:"error"`
+	// AttemptList holds the delivery's attempts when a reader loaded them
+	// with it (nil when not loaded).
+	AttemptList []*DeliveryAttempt `db:"-"`
 }
 
 // DeliveryAttempt is one try at sending a delivery.
