@@ -112,6 +112,8 @@ type Settings struct {
 	S3Region     string
 	s3AccessKey  string // AWS_ACCESS_KEY_ID
 	s3SecretKey  string // AWS_SECRET_ACCESS_KEY
+	// Build notifications: the mail relay and outgoing webhooks.
+	mailSettings
 }
 
 func envName(flagName string) string {
@@ -244,6 +246,8 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.ArtifactsURL, "artifacts-url", "", "s3://BUCKET/PREFIX to keep built docs, downloads and upload archives in S3-compatible object storage (credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY); empty: <data-dir>/artifacts")
 	str(&s.S3Endpoint, "s3-endpoint", "", "URL of an S3-compatible server other than AWS (http://host:port); buckets are then addressed by path")
 	str(&s.S3Region, "s3-region", "us-east-1", "region of the artifacts bucket")
+	// Build notifications: the mail relay and outgoing webhooks.
+	s.mailSettings.register(str, integer)
 }
 
 // resolve fills derived defaults and checks the settings.
@@ -331,6 +335,9 @@ func (s *Settings) resolve() error {
 		return fmt.Errorf("--build-workers and --git-clone-depth must not be negative, --build-time-limit must be positive")
 	}
 	if err := s.resolveArtifacts(); err != nil {
+		return err
+	}
+	if err := s.resolveMail(); err != nil {
 		return err
 	}
 	return s.resolveUpload()
