@@ -328,8 +328,8 @@ func (s *Sender) client() *http.Client {
 		}
 	}
 	return &http.Client{
-		Transport: &http.Transport{DialContext: dialer.DialContext, DisableKeepAlives: true, TLSHandshakeTimeout: s.timeout(),
-			ResponseHeaderTimeout: s.timeout()},
+		// The request's context bounds the whole attempt (post).
+		Transport:     &http.Transport{DialContext: dialer.DialContext, DisableKeepAlives: true},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 }
