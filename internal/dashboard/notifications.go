@@ -169,8 +169,8 @@ var notificationCollections = []*collection{
 		remove: deleteAutomationRuleMutation, projectField: "project", keyField: "id", keyIsID: true,
 		form: map[string]string{"description": "", "predefined_match_arg": "all-versions", "match_arg": "", "version_type": "tag",
 			"action": "activate-version"},
-		fields: map[string]string{"description": "description", "predefinedMatchArg": "predefined_match_arg", "matchArg": "match_arg",
-			"versionType": "version_type", "action": "action", "priority": ""},
+		fields: map[string]string{"description": "description", "predefined_match_arg": "predefined_match_arg", "match_arg": "match_arg",
+			"version_type": "version_type", "action": "action", "priority": ""},
 		vars: func(f map[string]string) map[string]any {
 			input := map[string]any{"description": f["description"], "matchArg": f["match_arg"], "versionType": f["version_type"],
 				"action": f["action"]}
