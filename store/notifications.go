@@ -325,6 +325,16 @@ const deliveryColumns = `id, project_id, webhook_id, email_hook_id, build_id, ev
 // due again. It returns NotFound when nothing is due.
 func (s *Store) ClaimDelivery(ctx context.Context, owner string, lease time.Duration) (*Delivery, error) {
 	const op = "store.ClaimDelivery"
+	// Most polls find nothing: ask the reader pool before taking the writer.
+	var due []int64
+	now := s.Now()
+	if err := s.read().sel(ctx, &due, `SELECT id FROM notification_deliveries WHERE state = ? AND next_attempt <= ?
+		AND (lease_expires IS NULL OR lease_expires < ?) LIMIT 1`, DeliveryQueued, now, now); err != nil {
+		return nil, classify(op, err)
+	}
+	if len(due) == 0 {
+		return nil, &errs.Error{Kind: errs.NotFound, Op: op, Message: "nothing to claim"}
+	}
 	var d Delivery
 	err := s.InTx(ctx, op, func(tx *Tx) error {
 		pick := `SELECT id FROM notification_deliveries WHERE state = ? AND next_attempt <= ?
