@@ -121,11 +121,7 @@ func (r *Resolver) createWebhook(ctx context.Context, in CreateWebhookInput) (*s
 // updateWebhook validates and writes the given fields of a webhook.
 func (r *Resolver) updateWebhook(ctx context.Context, in UpdateWebhookInput) (*store.Webhook, error) {
 	const op = "graph.updateWebhook"
-	p, err := r.maintainedProject(ctx, in.Project)
-	if err != nil {
-		return nil, err
-	}
-	id, err := projectObjectID(nodeWebhook, in.ID, p.ID)
+	p, id, err := r.maintainedObject(ctx, in.Project, nodeWebhook, in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -163,6 +159,17 @@ func (r *Resolver) updateWebhook(ctx context.Context, in UpdateWebhookInput) (*s
 	return r.Store.UpdateWebhook(ctx, p.ID, id, upd)
 }
 
+// maintainedObject is the project with slug projectSlug (maintainers) and
+// the database id of its object of Node type typ named by id.
+func (r *Resolver) maintainedObject(ctx context.Context, projectSlug, typ, id string) (*store.Project, int64, error) {
+	p, err := r.maintainedProject(ctx, projectSlug)
+	if err != nil {
+		return nil, 0, err
+	}
+	n, err := projectObjectID(typ, id, p.ID)
+	return p, n, err
+}
+
 // validEmail reports whether s is a bare email address whose domain is a
 // dotted host name.
 func validEmail(s string) bool {
@@ -171,16 +178,7 @@ func validEmail(s string) bool {
 		return false
 	}
 	_, domain, _ := strings.Cut(s, "@")
-	labels := strings.Split(domain, ".")
-	if len(labels) < 2 {
-		return false
-	}
-	for _, l := range labels {
-		if !hostLabel.MatchString(l) {
-			return false
-		}
-	}
-	return true
+	return dottedHostName(domain)
 }
 
 // addEmailNotification validates and stores an address to mail.
@@ -303,11 +301,7 @@ func (r *Resolver) createAutomationRule(ctx context.Context, in CreateAutomation
 // updateAutomationRule validates and writes the given fields of a rule.
 func (r *Resolver) updateAutomationRule(ctx context.Context, in UpdateAutomationRuleInput) (*store.AutomationRule, error) {
 	const op = "graph.updateAutomationRule"
-	p, err := r.maintainedProject(ctx, in.Project)
-	if err != nil {
-		return nil, err
-	}
-	id, err := projectObjectID(nodeAutomationRule, in.ID, p.ID)
+	p, id, err := r.maintainedObject(ctx, in.Project, nodeAutomationRule, in.ID)
 	if err != nil {
 		return nil, err
 	}
