@@ -351,7 +351,9 @@ func webhookConnection(p pager, rows []*store.Webhook, total int) *WebhookConnec
 func automationRuleConnection(p pager, rows []*store.AutomationRule, total int) *AutomationRuleConnection {
 	c := &AutomationRuleConnection{TotalCount: int64(total)}
 	c.Nodes, c.Edges, c.PageInfo = connect(nodeAutomationRule, p, rows, total, func(x *store.AutomationRule) int64 { return x.ID },
-		func(cursor string, x *store.AutomationRule) *AutomationRuleEdge { return &AutomationRuleEdge{Cursor: cursor, Node: x} })
+		func(cursor string, x *store.AutomationRule) *AutomationRuleEdge {
+			return &AutomationRuleEdge{Cursor: cursor, Node: x}
+		})
 	return c
 }
 
@@ -384,7 +386,9 @@ func (r *Resolver) webhookDeliveries(ctx context.Context, w *store.Webhook, a pa
 	}
 	c := &WebhookDeliveryConnection{TotalCount: int64(total)}
 	c.Nodes, c.Edges, c.PageInfo = connect(nodeWebhookDelivery, pg, ds, total, func(x *store.Delivery) int64 { return x.ID },
-		func(cursor string, x *store.Delivery) *WebhookDeliveryEdge { return &WebhookDeliveryEdge{Cursor: cursor, Node: x} })
+		func(cursor string, x *store.Delivery) *WebhookDeliveryEdge {
+			return &WebhookDeliveryEdge{Cursor: cursor, Node: x}
+		})
 	return c, nil
 }
 
