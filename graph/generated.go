@@ -6449,7 +6449,7 @@ input UpdateAutomationRuleInput {
 type AutomationRulePayload {
   "The rule as stored; null with errors or validateOnly."
   automationRule: AutomationRule
-  "What is wrong with the input (` + "`" + `predefinedMatchArg` + "`" + `, ` + "`" + `matchArg` + "`" + `, ` + "`" + `action` + "`" + `, ` + "`" + `versionType` + "`" + `, ` + "`" + `description` + "`" + `, ` + "`" + `priority` + "`" + `)."
+  "What is wrong with the input, by field (` + "`" + `predefined_match_arg` + "`" + `, ` + "`" + `match_arg` + "`" + `, ` + "`" + `action` + "`" + `, ` + "`" + `version_type` + "`" + `, ` + "`" + `description` + "`" + `, ` + "`" + `priority` + "`" + `)."
   errors: [UserError!]!
 }
 

@@ -68,7 +68,7 @@ type AutomationRuleEdge struct {
 type AutomationRulePayload struct {
 	// The rule as stored; null with errors or validateOnly.
 	AutomationRule *store.AutomationRule `json:"automationRule,omitempty"`
-	// What is wrong with the input (`predefinedMatchArg`, `matchArg`, `action`, `versionType`, `description`, `priority`).
+	// What is wrong with the input, by field (`predefined_match_arg`, `match_arg`, `action`, `version_type`, `description`, `priority`).
 	Errors []*errs.UserError `json:"errors"`
 }
 
