@@ -41,7 +41,7 @@ const (
 	DefaultAttempts    = 5
 	DefaultBackoff     = 30 * time.Second
 	DefaultPoll        = time.Second
-	DefaultConcurrency = 4
+	DefaultConcurrency = 16
 )
 
 // responseExcerpt bounds the part of an answer's body that is kept.
