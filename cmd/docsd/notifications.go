@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/hex"
 	"fmt"
 	"net/url"
@@ -25,6 +26,9 @@ type mailSettings struct {
 	WebhookTimeout int // seconds
 
 	smtpPassword string // the password itself (read from a file)
+	// mailRootCAs, when set, are the certificates trusted for the relay
+	// (tests); nil trusts the system's roots.
+	mailRootCAs *x509.CertPool
 }
 
 func (m *mailSettings) register(str func(p *string, name, def, usage string), integer func(p *int, name string, def int, usage string)) {
@@ -71,7 +75,7 @@ func trimNewline(v string) string {
 // mailConfig is the mail relay configuration of the settings.
 func (s *Settings) mailConfig() mail.Config {
 	return mail.Config{Addr: s.SMTPAddr, Username: s.SMTPUsername, Password: s.smtpPassword, From: s.SMTPFrom, TLS: s.SMTPTLS,
-		AllowPrivateNetwork: s.AllowPrivateNetwork}
+		AllowPrivateNetwork: s.AllowPrivateNetwork, RootCAs: s.mailRootCAs}
 }
 
 // notificationSender is the build notification sender of the settings.
