@@ -37,14 +37,17 @@ func (m *mailSettings) register(str func(p *string, name, def, usage string), in
 	str(&m.SMTPPassword, "smtp-password", "", "AUTH PLAIN password at the mail relay, or the path of a file holding it")
 	str(&m.SMTPFrom, "smtp-from", "", "From: header of docsd's emails (`docsd <docs@example.com>` or a bare address); empty: docsd@<host of --public-url>")
 	str(&m.SMTPTLS, "smtp-tls", mail.TLSStartTLS, "encryption of the mail relay connection: starttls (required to be offered), implicit (TLS from the start, port 465) or none")
-	integer(&m.WebhookTimeout, "webhook-timeout", int(buildnotify.DefaultTimeout/time.Second), "seconds an outgoing webhook request may take, from connecting to the answer's last byte, before it is cut off and tried again later")
+	integer(&m.WebhookTimeout, "webhook-timeout", int(buildnotify.DefaultTimeout/time.Second), "seconds an outgoing webhook request may take, from connecting to the answer's last byte, before it is cut off and tried again later; 0: 10")
 }
 
 // resolveMail checks the mail settings, reads the password file and fills
 // the From default.
 func (s *Settings) resolveMail() error {
-	if s.WebhookTimeout <= 0 {
-		return fmt.Errorf("--webhook-timeout must be positive")
+	switch {
+	case s.WebhookTimeout < 0:
+		return fmt.Errorf("--webhook-timeout must not be negative")
+	case s.WebhookTimeout == 0:
+		s.WebhookTimeout = int(buildnotify.DefaultTimeout / time.Second)
 	}
 	if s.SMTPFrom == "" {
 		host := "localhost"

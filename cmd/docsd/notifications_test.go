@@ -30,7 +30,7 @@ func TestMailSettings(t *testing.T) {
 		{[]string{"--smtp-addr", "mail.example.com:587", "--smtp-tls", "ssl"}, "--smtp-tls:"},
 		{[]string{"--smtp-addr", "mail.example.com"}, "--smtp-addr:"},
 		{[]string{"--smtp-addr", "mail.example.com:587", "--smtp-from", "docs team"}, "--smtp-from:"},
-		{[]string{"--webhook-timeout", "0"}, "--webhook-timeout"},
+		{[]string{"--webhook-timeout", "-1"}, "--webhook-timeout"},
 	} {
 		if _, err := parse(tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: got %v, want an error naming %s", tc.args, err, tc.want)
