@@ -141,8 +141,9 @@ func (s *Sealer) describeCurrent() string {
 func (s *Store) UseSealer(sl *Sealer) { s.sealer = sl }
 
 // ResealSecrets rewrites every environment variable value, integration
-// secret and outgoing webhook secret sealed with the store's sealer's current key (plaintext when it has
-// none), opening them with any key it knows. It runs in one transaction and
+// secret and outgoing webhook secret sealed with the store's sealer's
+// current key (plaintext when it has none), opening them with any key it
+// knows. It runs in one transaction and
 // returns how many values it rewrote; a value it cannot open fails the whole
 // call and changes nothing.
 func (s *Store) ResealSecrets(ctx context.Context) (int, error) {
