@@ -77,6 +77,18 @@ func schemaConfig(r *Resolver) Config {
 		return 1 + child*pageRows(first, last, nil)
 	}
 	c.Project.Integrations = func(child int) int { return 1 + child*unpaged }
+	c.Project.Webhooks = func(child int, first *int64, _ *string, last *int64, _ *string) int {
+		return 1 + child*pageRows(first, last, nil)
+	}
+	c.Webhook.Deliveries = func(child int, first *int64, _ *string, last *int64, _ *string) int {
+		return 1 + child*pageRows(first, last, nil)
+	}
+	c.WebhookDelivery.Attempts = func(child int) int { return 1 + child*5 }
+	c.Project.EmailNotifications = func(child int) int { return 1 + child*unpaged }
+	c.Project.AutomationRules = func(child int, first *int64, _ *string, last *int64, _ *string) int {
+		return 1 + child*pageRows(first, last, nil)
+	}
+	c.AutomationRule.Matches = func(child int) int { return 1 + child*15 }
 	c.Build.Commands = func(child int) int { return 1 + child*unpaged }
 	c.Query.Search = func(child int, _ string, _ *SearchFamilyInput, _, limit *int64) int {
 		l := int64(15)

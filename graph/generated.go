@@ -35,6 +35,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	ApiToken() ApiTokenResolver
 	AuditLogEntry() AuditLogEntryResolver
+	AutomationRule() AutomationRuleResolver
 	Build() BuildResolver
 	EnvironmentVariable() EnvironmentVariableResolver
 	Integration() IntegrationResolver
@@ -49,6 +50,8 @@ type ResolverRoot interface {
 	Team() TeamResolver
 	User() UserResolver
 	Version() VersionResolver
+	Webhook() WebhookResolver
+	WebhookDelivery() WebhookDeliveryResolver
 }
 
 type DirectiveRoot struct {
@@ -56,6 +59,11 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AddEmailNotificationPayload struct {
+		EmailNotification func(childComplexity int) int
+		Errors            func(childComplexity int) int
+	}
+
 	AddMaintainerPayload struct {
 		Errors  func(childComplexity int) int
 		Project func(childComplexity int) int
@@ -110,6 +118,45 @@ type ComplexityRoot struct {
 	AuditUser struct {
 		DatabaseID func(childComplexity int) int
 		Username   func(childComplexity int) int
+	}
+
+	AutomationRule struct {
+		Action             func(childComplexity int) int
+		Created            func(childComplexity int) int
+		Description        func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		MatchArg           func(childComplexity int) int
+		Matches            func(childComplexity int) int
+		Modified           func(childComplexity int) int
+		PredefinedMatchArg func(childComplexity int) int
+		Priority           func(childComplexity int) int
+		Project            func(childComplexity int) int
+		VersionType        func(childComplexity int) int
+	}
+
+	AutomationRuleConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	AutomationRuleEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	AutomationRuleMatch struct {
+		Action      func(childComplexity int) int
+		Created     func(childComplexity int) int
+		MatchArg    func(childComplexity int) int
+		VersionName func(childComplexity int) int
+		VersionType func(childComplexity int) int
+	}
+
+	AutomationRulePayload struct {
+		AutomationRule func(childComplexity int) int
+		Errors         func(childComplexity int) int
 	}
 
 	Build struct {
@@ -241,6 +288,16 @@ type ComplexityRoot struct {
 		Team   func(childComplexity int) int
 	}
 
+	DeleteAutomationRulePayload struct {
+		DeletedID func(childComplexity int) int
+		Errors    func(childComplexity int) int
+	}
+
+	DeleteEmailNotificationPayload struct {
+		DeletedID func(childComplexity int) int
+		Errors    func(childComplexity int) int
+	}
+
 	DeleteEnvironmentVariablePayload struct {
 		DeletedID func(childComplexity int) int
 		Errors    func(childComplexity int) int
@@ -291,10 +348,21 @@ type ComplexityRoot struct {
 		Errors    func(childComplexity int) int
 	}
 
+	DeleteWebhookPayload struct {
+		DeletedID func(childComplexity int) int
+		Errors    func(childComplexity int) int
+	}
+
 	Downloads struct {
 		Epub    func(childComplexity int) int
 		Htmlzip func(childComplexity int) int
 		PDF     func(childComplexity int) int
+	}
+
+	EmailNotification struct {
+		Created func(childComplexity int) int
+		Email   func(childComplexity int) int
+		ID      func(childComplexity int) int
 	}
 
 	EnvironmentVariable struct {
@@ -341,6 +409,7 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		AddEmailNotification        func(childComplexity int, input AddEmailNotificationInput) int
 		AddMaintainer               func(childComplexity int, input AddMaintainerInput) int
 		AddOrganizationOwner        func(childComplexity int, input AddOrganizationOwnerInput) int
 		AddTeamMember               func(childComplexity int, input AddTeamMemberInput) int
@@ -348,6 +417,7 @@ type ComplexityRoot struct {
 		CancelBuild                 func(childComplexity int, input CancelBuildInput) int
 		CompleteUpload              func(childComplexity int, input CompleteUploadInput) int
 		CreateAPIToken              func(childComplexity int, input CreateAPITokenInput) int
+		CreateAutomationRule        func(childComplexity int, input CreateAutomationRuleInput) int
 		CreateEnvironmentVariable   func(childComplexity int, input CreateEnvironmentVariableInput) int
 		CreateIntegration           func(childComplexity int, input CreateIntegrationInput) int
 		CreateOrganization          func(childComplexity int, input CreateOrganizationInput) int
@@ -356,6 +426,9 @@ type ComplexityRoot struct {
 		CreateSharingMethod         func(childComplexity int, input SharingMethodInput) int
 		CreateSubproject            func(childComplexity int, input CreateSubprojectInput) int
 		CreateTeam                  func(childComplexity int, input CreateTeamInput) int
+		CreateWebhook               func(childComplexity int, input CreateWebhookInput) int
+		DeleteAutomationRule        func(childComplexity int, input DeleteAutomationRuleInput) int
+		DeleteEmailNotification     func(childComplexity int, input DeleteEmailNotificationInput) int
 		DeleteEnvironmentVariable   func(childComplexity int, input DeleteEnvironmentVariableInput) int
 		DeleteIntegration           func(childComplexity int, input DeleteIntegrationInput) int
 		DeleteOrganization          func(childComplexity int, input DeleteOrganizationInput) int
@@ -366,6 +439,7 @@ type ComplexityRoot struct {
 		DeleteSharingMethod         func(childComplexity int, input DeleteSharingMethodInput) int
 		DeleteSubproject            func(childComplexity int, input DeleteSubprojectInput) int
 		DeleteTeam                  func(childComplexity int, input DeleteTeamInput) int
+		DeleteWebhook               func(childComplexity int, input DeleteWebhookInput) int
 		ImportProject               func(childComplexity int, input ImportProjectInput) int
 		InitiateUpload              func(childComplexity int, input InitiateUploadInput) int
 		RemoveMaintainer            func(childComplexity int, input RemoveMaintainerInput) int
@@ -384,12 +458,14 @@ type ComplexityRoot struct {
 		SetVersionUploaded          func(childComplexity int, input SetVersionUploadedInput) int
 		SyncVersions                func(childComplexity int, input SyncVersionsInput) int
 		TriggerBuild                func(childComplexity int, input TriggerBuildInput) int
+		UpdateAutomationRule        func(childComplexity int, input UpdateAutomationRuleInput) int
 		UpdateOrganization          func(childComplexity int, input UpdateOrganizationInput) int
 		UpdateProject               func(childComplexity int, input UpdateProjectInput) int
 		UpdateRedirect              func(childComplexity int, input RedirectInput) int
 		UpdateSharingMethod         func(childComplexity int, input SharingMethodInput) int
 		UpdateTeam                  func(childComplexity int, input UpdateTeamInput) int
 		UpdateVersion               func(childComplexity int, input UpdateVersionInput) int
+		UpdateWebhook               func(childComplexity int, input UpdateWebhookInput) int
 	}
 
 	Notification struct {
@@ -461,6 +537,7 @@ type ComplexityRoot struct {
 		ActiveVersions             func(childComplexity int) int
 		AdminFields                func(childComplexity int) int
 		AnalyticsCode              func(childComplexity int) int
+		AutomationRules            func(childComplexity int, first *int64, after *string, last *int64, before *string) int
 		Badge                      func(childComplexity int) int
 		Build                      func(childComplexity int, id string, filter *BuildFilterInput) int
 		Builds                     func(childComplexity int, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
@@ -471,6 +548,7 @@ type ComplexityRoot struct {
 		Description                func(childComplexity int) int
 		DocumentationType          func(childComplexity int) int
 		EffectiveDefaultBranch     func(childComplexity int) int
+		EmailNotifications         func(childComplexity int) int
 		EnvironmentVariable        func(childComplexity int, id int64) int
 		EnvironmentVariables       func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		ExternalBuildsPrivacyLevel func(childComplexity int) int
@@ -516,6 +594,8 @@ type ComplexityRoot struct {
 		ViewerCanAdminister        func(childComplexity int) int
 		ViewerCanChangeAdminFields func(childComplexity int) int
 		ViewerIsMaintainer         func(childComplexity int) int
+		Webhook                    func(childComplexity int, id string) int
+		Webhooks                   func(childComplexity int, first *int64, after *string, last *int64, before *string) int
 	}
 
 	ProjectAccess struct {
@@ -937,6 +1017,69 @@ type ComplexityRoot struct {
 		Documentation func(childComplexity int) int
 		Vcs           func(childComplexity int) int
 	}
+
+	Webhook struct {
+		Created    func(childComplexity int) int
+		Deliveries func(childComplexity int, first *int64, after *string, last *int64, before *string) int
+		Events     func(childComplexity int) int
+		ID         func(childComplexity int) int
+		Modified   func(childComplexity int) int
+		Payload    func(childComplexity int) int
+		Project    func(childComplexity int) int
+		Secret     func(childComplexity int) int
+		URL        func(childComplexity int) int
+	}
+
+	WebhookConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	WebhookDelivery struct {
+		Attempts       func(childComplexity int) int
+		Build          func(childComplexity int) int
+		Created        func(childComplexity int) int
+		Error          func(childComplexity int) int
+		Event          func(childComplexity int) int
+		Finished       func(childComplexity int) int
+		ID             func(childComplexity int) int
+		NextAttempt    func(childComplexity int) int
+		RequestBody    func(childComplexity int) int
+		RequestHeaders func(childComplexity int) int
+		State          func(childComplexity int) int
+	}
+
+	WebhookDeliveryAttempt struct {
+		DurationMS     func(childComplexity int) int
+		Error          func(childComplexity int) int
+		ResponseBody   func(childComplexity int) int
+		ResponseStatus func(childComplexity int) int
+		Started        func(childComplexity int) int
+	}
+
+	WebhookDeliveryConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	WebhookDeliveryEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	WebhookEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	WebhookPayload struct {
+		Errors  func(childComplexity int) int
+		Webhook func(childComplexity int) int
+	}
 }
 
 // endregion ***************************** api!.gotpl *****************************
@@ -954,6 +1097,13 @@ type AuditLogEntryResolver interface {
 	User(ctx context.Context, obj *store.AuditEntry) (*AuditUser, error)
 	Project(ctx context.Context, obj *store.AuditEntry) (*AuditRef, error)
 	Organization(ctx context.Context, obj *store.AuditEntry) (*AuditRef, error)
+}
+type AutomationRuleResolver interface {
+	ID(ctx context.Context, obj *store.AutomationRule) (string, error)
+
+	Project(ctx context.Context, obj *store.AutomationRule) (*ProjectView, error)
+
+	Matches(ctx context.Context, obj *store.AutomationRule) ([]*store.AutomationRuleMatch, error)
 }
 type BuildResolver interface {
 	Notifications(ctx context.Context, obj *BuildView, filter *NotificationFilterInput, limit *int64, offset *int64) (*NotificationList, error)
@@ -1019,6 +1169,14 @@ type MutationResolver interface {
 	CreateSharingMethod(ctx context.Context, input SharingMethodInput) (*CreateSharingMethodPayload, error)
 	UpdateSharingMethod(ctx context.Context, input SharingMethodInput) (*UpdateSharingMethodPayload, error)
 	DeleteSharingMethod(ctx context.Context, input DeleteSharingMethodInput) (*DeleteSharingMethodPayload, error)
+	CreateWebhook(ctx context.Context, input CreateWebhookInput) (*WebhookPayload, error)
+	UpdateWebhook(ctx context.Context, input UpdateWebhookInput) (*WebhookPayload, error)
+	DeleteWebhook(ctx context.Context, input DeleteWebhookInput) (*DeleteWebhookPayload, error)
+	AddEmailNotification(ctx context.Context, input AddEmailNotificationInput) (*AddEmailNotificationPayload, error)
+	DeleteEmailNotification(ctx context.Context, input DeleteEmailNotificationInput) (*DeleteEmailNotificationPayload, error)
+	CreateAutomationRule(ctx context.Context, input CreateAutomationRuleInput) (*AutomationRulePayload, error)
+	UpdateAutomationRule(ctx context.Context, input UpdateAutomationRuleInput) (*AutomationRulePayload, error)
+	DeleteAutomationRule(ctx context.Context, input DeleteAutomationRuleInput) (*DeleteAutomationRulePayload, error)
 }
 type OrganizationResolver interface {
 	ID(ctx context.Context, obj *store.Organization) (string, error)
@@ -1066,6 +1224,10 @@ type ProjectResolver interface {
 	Teams(ctx context.Context, obj *ProjectView) ([]*store.Team, error)
 	SharingMethods(ctx context.Context, obj *ProjectView, limit *int64, offset *int64) (*SharingMethodList, error)
 	SharingMethod(ctx context.Context, obj *ProjectView, id int64) (*store.SharingMethod, error)
+	Webhooks(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string) (*WebhookConnection, error)
+	Webhook(ctx context.Context, obj *ProjectView, id string) (*store.Webhook, error)
+	EmailNotifications(ctx context.Context, obj *ProjectView) ([]*store.EmailHook, error)
+	AutomationRules(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string) (*AutomationRuleConnection, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (gid.Node, error)
@@ -1126,6 +1288,20 @@ type UserResolver interface {
 type VersionResolver interface {
 	Builds(ctx context.Context, obj *VersionView, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error)
 }
+type WebhookResolver interface {
+	ID(ctx context.Context, obj *store.Webhook) (string, error)
+
+	Project(ctx context.Context, obj *store.Webhook) (*ProjectView, error)
+
+	Deliveries(ctx context.Context, obj *store.Webhook, first *int64, after *string, last *int64, before *string) (*WebhookDeliveryConnection, error)
+}
+type WebhookDeliveryResolver interface {
+	Build(ctx context.Context, obj *store.Delivery) (*BuildView, error)
+
+	Attempts(ctx context.Context, obj *store.Delivery) ([]*store.DeliveryAttempt, error)
+
+	NextAttempt(ctx context.Context, obj *store.Delivery) (*time.Time, error)
+}
 
 // endregion ************************** generated!.gotpl **************************
 
@@ -1144,6 +1320,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "AddEmailNotificationPayload.emailNotification":
+		if e.ComplexityRoot.AddEmailNotificationPayload.EmailNotification == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AddEmailNotificationPayload.EmailNotification(childComplexity), true
+	case "AddEmailNotificationPayload.errors":
+		if e.ComplexityRoot.AddEmailNotificationPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AddEmailNotificationPayload.Errors(childComplexity), true
 
 	case "AddMaintainerPayload.errors":
 		if e.ComplexityRoot.AddMaintainerPayload.Errors == nil {
@@ -1327,6 +1516,155 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AuditUser.Username(childComplexity), true
+
+	case "AutomationRule.action":
+		if e.ComplexityRoot.AutomationRule.Action == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRule.Action(childComplexity), true
+	case "AutomationRule.created":
+		if e.ComplexityRoot.AutomationRule.Created == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRule.Created(childComplexity), true
+	case "AutomationRule.description":
+		if e.ComplexityRoot.AutomationRule.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRule.Description(childComplexity), true
+	case "AutomationRule.id", "AutomationRule.databaseId":
+		if e.ComplexityRoot.AutomationRule.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRule.ID(childComplexity), true
+	case "AutomationRule.matchArg":
+		if e.ComplexityRoot.AutomationRule.MatchArg == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRule.MatchArg(childComplexity), true
+	case "AutomationRule.matches":
+		if e.ComplexityRoot.AutomationRule.Matches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRule.Matches(childComplexity), true
+	case "AutomationRule.modified":
+		if e.ComplexityRoot.AutomationRule.Modified == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRule.Modified(childComplexity), true
+	case "AutomationRule.predefinedMatchArg":
+		if e.ComplexityRoot.AutomationRule.PredefinedMatchArg == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRule.PredefinedMatchArg(childComplexity), true
+	case "AutomationRule.priority":
+		if e.ComplexityRoot.AutomationRule.Priority == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRule.Priority(childComplexity), true
+	case "AutomationRule.project":
+		if e.ComplexityRoot.AutomationRule.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRule.Project(childComplexity), true
+	case "AutomationRule.versionType":
+		if e.ComplexityRoot.AutomationRule.VersionType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRule.VersionType(childComplexity), true
+
+	case "AutomationRuleConnection.edges":
+		if e.ComplexityRoot.AutomationRuleConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRuleConnection.Edges(childComplexity), true
+	case "AutomationRuleConnection.nodes":
+		if e.ComplexityRoot.AutomationRuleConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRuleConnection.Nodes(childComplexity), true
+	case "AutomationRuleConnection.pageInfo":
+		if e.ComplexityRoot.AutomationRuleConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRuleConnection.PageInfo(childComplexity), true
+	case "AutomationRuleConnection.totalCount":
+		if e.ComplexityRoot.AutomationRuleConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRuleConnection.TotalCount(childComplexity), true
+
+	case "AutomationRuleEdge.cursor":
+		if e.ComplexityRoot.AutomationRuleEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRuleEdge.Cursor(childComplexity), true
+	case "AutomationRuleEdge.node":
+		if e.ComplexityRoot.AutomationRuleEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRuleEdge.Node(childComplexity), true
+
+	case "AutomationRuleMatch.action":
+		if e.ComplexityRoot.AutomationRuleMatch.Action == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRuleMatch.Action(childComplexity), true
+	case "AutomationRuleMatch.created":
+		if e.ComplexityRoot.AutomationRuleMatch.Created == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRuleMatch.Created(childComplexity), true
+	case "AutomationRuleMatch.matchArg":
+		if e.ComplexityRoot.AutomationRuleMatch.MatchArg == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRuleMatch.MatchArg(childComplexity), true
+	case "AutomationRuleMatch.versionName":
+		if e.ComplexityRoot.AutomationRuleMatch.VersionName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRuleMatch.VersionName(childComplexity), true
+	case "AutomationRuleMatch.versionType":
+		if e.ComplexityRoot.AutomationRuleMatch.VersionType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRuleMatch.VersionType(childComplexity), true
+
+	case "AutomationRulePayload.automationRule":
+		if e.ComplexityRoot.AutomationRulePayload.AutomationRule == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRulePayload.AutomationRule(childComplexity), true
+	case "AutomationRulePayload.errors":
+		if e.ComplexityRoot.AutomationRulePayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AutomationRulePayload.Errors(childComplexity), true
 
 	case "Build.commands":
 		if e.ComplexityRoot.Build.Commands == nil {
@@ -1806,6 +2144,32 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CreateTeamPayload.Team(childComplexity), true
 
+	case "DeleteAutomationRulePayload.deletedId":
+		if e.ComplexityRoot.DeleteAutomationRulePayload.DeletedID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteAutomationRulePayload.DeletedID(childComplexity), true
+	case "DeleteAutomationRulePayload.errors":
+		if e.ComplexityRoot.DeleteAutomationRulePayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteAutomationRulePayload.Errors(childComplexity), true
+
+	case "DeleteEmailNotificationPayload.deletedId":
+		if e.ComplexityRoot.DeleteEmailNotificationPayload.DeletedID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteEmailNotificationPayload.DeletedID(childComplexity), true
+	case "DeleteEmailNotificationPayload.errors":
+		if e.ComplexityRoot.DeleteEmailNotificationPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteEmailNotificationPayload.Errors(childComplexity), true
+
 	case "DeleteEnvironmentVariablePayload.deletedId":
 		if e.ComplexityRoot.DeleteEnvironmentVariablePayload.DeletedID == nil {
 			break
@@ -1936,6 +2300,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DeleteTeamPayload.Errors(childComplexity), true
 
+	case "DeleteWebhookPayload.deletedId":
+		if e.ComplexityRoot.DeleteWebhookPayload.DeletedID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteWebhookPayload.DeletedID(childComplexity), true
+	case "DeleteWebhookPayload.errors":
+		if e.ComplexityRoot.DeleteWebhookPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteWebhookPayload.Errors(childComplexity), true
+
 	case "Downloads.epub":
 		if e.ComplexityRoot.Downloads.Epub == nil {
 			break
@@ -1954,6 +2331,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Downloads.PDF(childComplexity), true
+
+	case "EmailNotification.created":
+		if e.ComplexityRoot.EmailNotification.Created == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailNotification.Created(childComplexity), true
+	case "EmailNotification.email":
+		if e.ComplexityRoot.EmailNotification.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailNotification.Email(childComplexity), true
+	case "EmailNotification.databaseId":
+		if e.ComplexityRoot.EmailNotification.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmailNotification.ID(childComplexity), true
 
 	case "EnvironmentVariable.created":
 		if e.ComplexityRoot.EnvironmentVariable.Created == nil {
@@ -2111,6 +2507,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Integration.WebhookURL(childComplexity), true
 
+	case "Mutation.addEmailNotification":
+		if e.ComplexityRoot.Mutation.AddEmailNotification == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addEmailNotification_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddEmailNotification(childComplexity, args["input"].(AddEmailNotificationInput)), true
 	case "Mutation.addMaintainer":
 		if e.ComplexityRoot.Mutation.AddMaintainer == nil {
 			break
@@ -2188,6 +2595,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateAPIToken(childComplexity, args["input"].(CreateAPITokenInput)), true
+	case "Mutation.createAutomationRule":
+		if e.ComplexityRoot.Mutation.CreateAutomationRule == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createAutomationRule_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateAutomationRule(childComplexity, args["input"].(CreateAutomationRuleInput)), true
 	case "Mutation.createEnvironmentVariable":
 		if e.ComplexityRoot.Mutation.CreateEnvironmentVariable == nil {
 			break
@@ -2276,6 +2694,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateTeam(childComplexity, args["input"].(CreateTeamInput)), true
+	case "Mutation.createWebhook":
+		if e.ComplexityRoot.Mutation.CreateWebhook == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createWebhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateWebhook(childComplexity, args["input"].(CreateWebhookInput)), true
+	case "Mutation.deleteAutomationRule":
+		if e.ComplexityRoot.Mutation.DeleteAutomationRule == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteAutomationRule_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteAutomationRule(childComplexity, args["input"].(DeleteAutomationRuleInput)), true
+	case "Mutation.deleteEmailNotification":
+		if e.ComplexityRoot.Mutation.DeleteEmailNotification == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteEmailNotification_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteEmailNotification(childComplexity, args["input"].(DeleteEmailNotificationInput)), true
 	case "Mutation.deleteEnvironmentVariable":
 		if e.ComplexityRoot.Mutation.DeleteEnvironmentVariable == nil {
 			break
@@ -2386,6 +2837,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteTeam(childComplexity, args["input"].(DeleteTeamInput)), true
+	case "Mutation.deleteWebhook":
+		if e.ComplexityRoot.Mutation.DeleteWebhook == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteWebhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteWebhook(childComplexity, args["input"].(DeleteWebhookInput)), true
 	case "Mutation.importProject":
 		if e.ComplexityRoot.Mutation.ImportProject == nil {
 			break
@@ -2584,6 +3046,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.TriggerBuild(childComplexity, args["input"].(TriggerBuildInput)), true
+	case "Mutation.updateAutomationRule":
+		if e.ComplexityRoot.Mutation.UpdateAutomationRule == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateAutomationRule_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateAutomationRule(childComplexity, args["input"].(UpdateAutomationRuleInput)), true
 	case "Mutation.updateOrganization":
 		if e.ComplexityRoot.Mutation.UpdateOrganization == nil {
 			break
@@ -2650,6 +3123,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateVersion(childComplexity, args["input"].(UpdateVersionInput)), true
+	case "Mutation.updateWebhook":
+		if e.ComplexityRoot.Mutation.UpdateWebhook == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateWebhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateWebhook(childComplexity, args["input"].(UpdateWebhookInput)), true
 
 	case "Notification.attachedToContentType":
 		if e.ComplexityRoot.Notification.AttachedToContentType == nil {
@@ -2938,6 +3422,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.AnalyticsCode(childComplexity), true
+	case "Project.automationRules":
+		if e.ComplexityRoot.Project.AutomationRules == nil {
+			break
+		}
+
+		args, err := ec.field_Project_automationRules_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Project.AutomationRules(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string)), true
 	case "Project.badge":
 		if e.ComplexityRoot.Project.Badge == nil {
 			break
@@ -3008,6 +3503,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.EffectiveDefaultBranch(childComplexity), true
+	case "Project.emailNotifications":
+		if e.ComplexityRoot.Project.EmailNotifications == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.EmailNotifications(childComplexity), true
 	case "Project.environmentVariable":
 		if e.ComplexityRoot.Project.EnvironmentVariable == nil {
 			break
@@ -3353,6 +3854,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.ViewerIsMaintainer(childComplexity), true
+	case "Project.webhook":
+		if e.ComplexityRoot.Project.Webhook == nil {
+			break
+		}
+
+		args, err := ec.field_Project_webhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Project.Webhook(childComplexity, args["id"].(string)), true
+	case "Project.webhooks":
+		if e.ComplexityRoot.Project.Webhooks == nil {
+			break
+		}
+
+		args, err := ec.field_Project_webhooks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Project.Webhooks(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string)), true
 
 	case "ProjectAccess.exists":
 		if e.ComplexityRoot.ProjectAccess.Exists == nil {
@@ -4972,6 +5495,253 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.VersionUrls.Vcs(childComplexity), true
 
+	case "Webhook.created":
+		if e.ComplexityRoot.Webhook.Created == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.Created(childComplexity), true
+	case "Webhook.deliveries":
+		if e.ComplexityRoot.Webhook.Deliveries == nil {
+			break
+		}
+
+		args, err := ec.field_Webhook_deliveries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Webhook.Deliveries(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string)), true
+	case "Webhook.events":
+		if e.ComplexityRoot.Webhook.Events == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.Events(childComplexity), true
+	case "Webhook.id", "Webhook.databaseId":
+		if e.ComplexityRoot.Webhook.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.ID(childComplexity), true
+	case "Webhook.modified":
+		if e.ComplexityRoot.Webhook.Modified == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.Modified(childComplexity), true
+	case "Webhook.payload":
+		if e.ComplexityRoot.Webhook.Payload == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.Payload(childComplexity), true
+	case "Webhook.project":
+		if e.ComplexityRoot.Webhook.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.Project(childComplexity), true
+	case "Webhook.secret":
+		if e.ComplexityRoot.Webhook.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.Secret(childComplexity), true
+	case "Webhook.url":
+		if e.ComplexityRoot.Webhook.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.URL(childComplexity), true
+
+	case "WebhookConnection.edges":
+		if e.ComplexityRoot.WebhookConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookConnection.Edges(childComplexity), true
+	case "WebhookConnection.nodes":
+		if e.ComplexityRoot.WebhookConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookConnection.Nodes(childComplexity), true
+	case "WebhookConnection.pageInfo":
+		if e.ComplexityRoot.WebhookConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookConnection.PageInfo(childComplexity), true
+	case "WebhookConnection.totalCount":
+		if e.ComplexityRoot.WebhookConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookConnection.TotalCount(childComplexity), true
+
+	case "WebhookDelivery.attempts":
+		if e.ComplexityRoot.WebhookDelivery.Attempts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Attempts(childComplexity), true
+	case "WebhookDelivery.build":
+		if e.ComplexityRoot.WebhookDelivery.Build == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Build(childComplexity), true
+	case "WebhookDelivery.created":
+		if e.ComplexityRoot.WebhookDelivery.Created == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Created(childComplexity), true
+	case "WebhookDelivery.error":
+		if e.ComplexityRoot.WebhookDelivery.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Error(childComplexity), true
+	case "WebhookDelivery.event":
+		if e.ComplexityRoot.WebhookDelivery.Event == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Event(childComplexity), true
+	case "WebhookDelivery.finished":
+		if e.ComplexityRoot.WebhookDelivery.Finished == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Finished(childComplexity), true
+	case "WebhookDelivery.databaseId":
+		if e.ComplexityRoot.WebhookDelivery.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.ID(childComplexity), true
+	case "WebhookDelivery.nextAttempt":
+		if e.ComplexityRoot.WebhookDelivery.NextAttempt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.NextAttempt(childComplexity), true
+	case "WebhookDelivery.requestBody":
+		if e.ComplexityRoot.WebhookDelivery.RequestBody == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.RequestBody(childComplexity), true
+	case "WebhookDelivery.requestHeaders":
+		if e.ComplexityRoot.WebhookDelivery.RequestHeaders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.RequestHeaders(childComplexity), true
+	case "WebhookDelivery.state":
+		if e.ComplexityRoot.WebhookDelivery.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.State(childComplexity), true
+
+	case "WebhookDeliveryAttempt.durationMs":
+		if e.ComplexityRoot.WebhookDeliveryAttempt.DurationMS == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryAttempt.DurationMS(childComplexity), true
+	case "WebhookDeliveryAttempt.error":
+		if e.ComplexityRoot.WebhookDeliveryAttempt.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryAttempt.Error(childComplexity), true
+	case "WebhookDeliveryAttempt.responseBody":
+		if e.ComplexityRoot.WebhookDeliveryAttempt.ResponseBody == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryAttempt.ResponseBody(childComplexity), true
+	case "WebhookDeliveryAttempt.responseStatus":
+		if e.ComplexityRoot.WebhookDeliveryAttempt.ResponseStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryAttempt.ResponseStatus(childComplexity), true
+	case "WebhookDeliveryAttempt.started":
+		if e.ComplexityRoot.WebhookDeliveryAttempt.Started == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryAttempt.Started(childComplexity), true
+
+	case "WebhookDeliveryConnection.edges":
+		if e.ComplexityRoot.WebhookDeliveryConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryConnection.Edges(childComplexity), true
+	case "WebhookDeliveryConnection.nodes":
+		if e.ComplexityRoot.WebhookDeliveryConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryConnection.Nodes(childComplexity), true
+	case "WebhookDeliveryConnection.pageInfo":
+		if e.ComplexityRoot.WebhookDeliveryConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryConnection.PageInfo(childComplexity), true
+	case "WebhookDeliveryConnection.totalCount":
+		if e.ComplexityRoot.WebhookDeliveryConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryConnection.TotalCount(childComplexity), true
+
+	case "WebhookDeliveryEdge.cursor":
+		if e.ComplexityRoot.WebhookDeliveryEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryEdge.Cursor(childComplexity), true
+	case "WebhookDeliveryEdge.node":
+		if e.ComplexityRoot.WebhookDeliveryEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryEdge.Node(childComplexity), true
+
+	case "WebhookEdge.cursor":
+		if e.ComplexityRoot.WebhookEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEdge.Cursor(childComplexity), true
+	case "WebhookEdge.node":
+		if e.ComplexityRoot.WebhookEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEdge.Node(childComplexity), true
+
+	case "WebhookPayload.errors":
+		if e.ComplexityRoot.WebhookPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookPayload.Errors(childComplexity), true
+	case "WebhookPayload.webhook":
+		if e.ComplexityRoot.WebhookPayload.Webhook == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookPayload.Webhook(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -4981,6 +5751,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("AddEmailNotificationInput", ec.unmarshalInputAddEmailNotificationInput),
 			graphql.NewInputUnmarshaler("AddMaintainerInput", ec.unmarshalInputAddMaintainerInput),
 			graphql.NewInputUnmarshaler("AddOrganizationOwnerInput", ec.unmarshalInputAddOrganizationOwnerInput),
 			graphql.NewInputUnmarshaler("AddTeamMemberInput", ec.unmarshalInputAddTeamMemberInput),
@@ -4990,6 +5761,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CancelBuildInput", ec.unmarshalInputCancelBuildInput),
 			graphql.NewInputUnmarshaler("CompleteUploadInput", ec.unmarshalInputCompleteUploadInput),
 			graphql.NewInputUnmarshaler("CreateApiTokenInput", ec.unmarshalInputCreateApiTokenInput),
+			graphql.NewInputUnmarshaler("CreateAutomationRuleInput", ec.unmarshalInputCreateAutomationRuleInput),
 			graphql.NewInputUnmarshaler("CreateEnvironmentVariableInput", ec.unmarshalInputCreateEnvironmentVariableInput),
 			graphql.NewInputUnmarshaler("CreateIntegrationInput", ec.unmarshalInputCreateIntegrationInput),
 			graphql.NewInputUnmarshaler("CreateOrganizationInput", ec.unmarshalInputCreateOrganizationInput),
@@ -4998,6 +5770,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CreateSshKeyInput", ec.unmarshalInputCreateSshKeyInput),
 			graphql.NewInputUnmarshaler("CreateSubprojectInput", ec.unmarshalInputCreateSubprojectInput),
 			graphql.NewInputUnmarshaler("CreateTeamInput", ec.unmarshalInputCreateTeamInput),
+			graphql.NewInputUnmarshaler("CreateWebhookInput", ec.unmarshalInputCreateWebhookInput),
+			graphql.NewInputUnmarshaler("DeleteAutomationRuleInput", ec.unmarshalInputDeleteAutomationRuleInput),
+			graphql.NewInputUnmarshaler("DeleteEmailNotificationInput", ec.unmarshalInputDeleteEmailNotificationInput),
 			graphql.NewInputUnmarshaler("DeleteEnvironmentVariableInput", ec.unmarshalInputDeleteEnvironmentVariableInput),
 			graphql.NewInputUnmarshaler("DeleteIntegrationInput", ec.unmarshalInputDeleteIntegrationInput),
 			graphql.NewInputUnmarshaler("DeleteOrganizationInput", ec.unmarshalInputDeleteOrganizationInput),
@@ -5008,6 +5783,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("DeleteSshKeyInput", ec.unmarshalInputDeleteSshKeyInput),
 			graphql.NewInputUnmarshaler("DeleteSubprojectInput", ec.unmarshalInputDeleteSubprojectInput),
 			graphql.NewInputUnmarshaler("DeleteTeamInput", ec.unmarshalInputDeleteTeamInput),
+			graphql.NewInputUnmarshaler("DeleteWebhookInput", ec.unmarshalInputDeleteWebhookInput),
 			graphql.NewInputUnmarshaler("ImportProjectInput", ec.unmarshalInputImportProjectInput),
 			graphql.NewInputUnmarshaler("InitiateUploadInput", ec.unmarshalInputInitiateUploadInput),
 			graphql.NewInputUnmarshaler("NotificationFilterInput", ec.unmarshalInputNotificationFilterInput),
@@ -5030,12 +5806,14 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("SetVersionUploadedInput", ec.unmarshalInputSetVersionUploadedInput),
 			graphql.NewInputUnmarshaler("SyncVersionsInput", ec.unmarshalInputSyncVersionsInput),
 			graphql.NewInputUnmarshaler("TriggerBuildInput", ec.unmarshalInputTriggerBuildInput),
+			graphql.NewInputUnmarshaler("UpdateAutomationRuleInput", ec.unmarshalInputUpdateAutomationRuleInput),
 			graphql.NewInputUnmarshaler("UpdateOrganizationInput", ec.unmarshalInputUpdateOrganizationInput),
 			graphql.NewInputUnmarshaler("UpdateProjectInput", ec.unmarshalInputUpdateProjectInput),
 			graphql.NewInputUnmarshaler("UpdateRedirectInput", ec.unmarshalInputUpdateRedirectInput),
 			graphql.NewInputUnmarshaler("UpdateSharingMethodInput", ec.unmarshalInputUpdateSharingMethodInput),
 			graphql.NewInputUnmarshaler("UpdateTeamInput", ec.unmarshalInputUpdateTeamInput),
 			graphql.NewInputUnmarshaler("UpdateVersionInput", ec.unmarshalInputUpdateVersionInput),
+			graphql.NewInputUnmarshaler("UpdateWebhookInput", ec.unmarshalInputUpdateWebhookInput),
 			graphql.NewInputUnmarshaler("VersionFilterInput", ec.unmarshalInputVersionFilterInput),
 		)
 	}
@@ -7661,6 +8439,390 @@ extend type Query {
   "An audit entry the caller may read, by database id; NOT_FOUND otherwise."
   auditLog("The entry's database id." id: Int!): AuditLogEntry!
 }
+
+# ---- Build notifications and automation rules ----
+
+"""
+An outgoing webhook of a project (Read the Docs' WebHook): for each event it
+subscribes to, docsd POSTs its payload, with its ` + "`" + `{{ … }}` + "`" + ` variables
+substituted, to its URL, with the headers ` + "`" + `X-RTD-Event: <event>` + "`" + ` and
+` + "`" + `X-Hub-Signature: <hex HMAC-SHA256 of the body with the secret>` + "`" + `. Read and
+written by the project's maintainers.
+"""
+type Webhook implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database."
+  databaseId: Int!
+  "The project whose builds the webhook reports."
+  project: Project!
+  "Where the requests go (http or https)."
+  url: String!
+  "The events the webhook is sent for: ` + "`" + `build:triggered` + "`" + `, ` + "`" + `build:passed` + "`" + `, ` + "`" + `build:failed` + "`" + `."
+  events: [String!]!
+  "The JSON payload template; its variables are listed in the notifications page of the user guide."
+  payload: String!
+  "The secret the requests are signed with (stored encrypted with ` + "`" + `--secret-key` + "`" + `)."
+  secret: String!
+  "When the webhook was created."
+  created: Time!
+  "When the webhook was last changed."
+  modified: Time!
+  "The webhook's deliveries, newest first (the 50 most recent finished ones and any still queued)."
+  deliveries("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String): WebhookDeliveryConnection!
+}
+
+"A page of webhooks (a Relay cursor connection)."
+type WebhookConnection {
+  "All webhooks of the list, whatever the page."
+  totalCount: Int!
+  "The page's webhooks with their cursors."
+  edges: [WebhookEdge!]!
+  "The page's webhooks (the edges' nodes)."
+  nodes: [Webhook!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
+}
+
+"One of a page's webhooks, with the cursor that pages from it."
+type WebhookEdge {
+  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the webhooks that follow (precede) this one."
+  cursor: String!
+  "The Webhook."
+  node: Webhook!
+}
+
+"""
+One event sent to one webhook: queued, then attempted until the receiver
+answers 2xx (` + "`" + `delivered` + "`" + `), or given up (` + "`" + `failed` + "`" + `) after an answer that is
+not retried (other than 5xx, 408 or 429), or after 5 attempts. Attempts
+without an answer within the timeout (10 s) and 5xx answers are tried again
+after 30 s, 90 s, 270 s and 810 s.
+"""
+type WebhookDelivery {
+  "The delivery's integer id in the database."
+  databaseId: Int!
+  "The event: ` + "`" + `build:triggered` + "`" + `, ` + "`" + `build:passed` + "`" + ` or ` + "`" + `build:failed` + "`" + `."
+  event: String!
+  "` + "`" + `queued` + "`" + `, ` + "`" + `delivered` + "`" + ` or ` + "`" + `failed` + "`" + ` (given up)."
+  state: String!
+  "The build the event is about (null when it was deleted)."
+  build: Build
+  "The request's headers, one ` + "`" + `Name: value` + "`" + ` per line (empty until the first attempt)."
+  requestHeaders: String!
+  "The request's body (empty until the first attempt)."
+  requestBody: String!
+  "Every attempt, oldest first."
+  attempts: [WebhookDeliveryAttempt!]!
+  "Why the last attempt failed; empty when delivered."
+  error: String!
+  "When the event was queued."
+  created: Time!
+  "When it was delivered or given up; null while queued."
+  finished: Time
+  "When the next attempt is due; null unless queued."
+  nextAttempt: Time
+}
+
+"One try at sending a delivery."
+type WebhookDeliveryAttempt {
+  "When the request started."
+  started: Time!
+  "How long it took, in milliseconds, until the answer or the cut-off."
+  durationMs: Int!
+  "The answer's HTTP status; null when none came (timeout, connection refused)."
+  responseStatus: Int
+  "The first 2 KiB of the answer's body."
+  responseBody: String!
+  "What went wrong; empty when the answer was 2xx."
+  error: String!
+}
+
+"A page of deliveries (a Relay cursor connection)."
+type WebhookDeliveryConnection {
+  "All deliveries of the list, whatever the page."
+  totalCount: Int!
+  "The page's deliveries with their cursors."
+  edges: [WebhookDeliveryEdge!]!
+  "The page's deliveries (the edges' nodes)."
+  nodes: [WebhookDelivery!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
+}
+
+"One of a page's deliveries, with the cursor that pages from it."
+type WebhookDeliveryEdge {
+  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the deliveries that follow (precede) this one."
+  cursor: String!
+  "The WebhookDelivery."
+  node: WebhookDelivery!
+}
+
+"An address mailed when a build of the project fails (Read the Docs' EmailHook), through the server's mail relay (` + "`" + `--smtp-addr` + "`" + `)."
+type EmailNotification {
+  "The notification's integer id in the database."
+  databaseId: Int!
+  "The address."
+  email: String!
+  "When it was added."
+  created: Time!
+}
+
+"""
+An automation rule of a project (Read the Docs' VersionAutomationRule): when
+a sync of the repository adds a branch or tag whose name matches, the action
+is applied to its new version; ` + "`" + `delete-version` + "`" + ` rules apply instead to
+active versions whose branch or tag left the repository. Every matching
+rule applies, in priority order.
+"""
+type AutomationRule implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database."
+  databaseId: Int!
+  "The project whose versions the rule acts on."
+  project: Project!
+  "Its place in the order rules are applied: 0…N−1, each once."
+  priority: Int!
+  "A note for maintainers; when empty, a UI shows the action's name."
+  description: String!
+  "The custom regular expression (Go's RE2 syntax, searched anywhere in the name); empty with a predefined match."
+  matchArg: String!
+  "` + "`" + `all-versions` + "`" + ` or ` + "`" + `semver-versions` + "`" + `; null for a custom expression."
+  predefinedMatchArg: String
+  "` + "`" + `activate-version` + "`" + `, ` + "`" + `hide-version` + "`" + `, ` + "`" + `make-version-public` + "`" + `, ` + "`" + `make-version-private` + "`" + `, ` + "`" + `set-default-version` + "`" + ` or ` + "`" + `delete-version` + "`" + `."
+  action: String!
+  "Which versions the rule looks at: ` + "`" + `branch` + "`" + ` or ` + "`" + `tag` + "`" + `."
+  versionType: String!
+  "When the rule was created."
+  created: Time!
+  "When the rule was last changed."
+  modified: Time!
+  "The rule's 15 most recent applications, newest first."
+  matches: [AutomationRuleMatch!]!
+}
+
+"One application of an automation rule to a version."
+type AutomationRuleMatch {
+  "The version's name (its branch or tag)."
+  versionName: String!
+  "` + "`" + `branch` + "`" + ` or ` + "`" + `tag` + "`" + `."
+  versionType: String!
+  "The expression that matched."
+  matchArg: String!
+  "The action applied."
+  action: String!
+  "When it was applied."
+  created: Time!
+}
+
+"A page of automation rules (a Relay cursor connection)."
+type AutomationRuleConnection {
+  "All automation rules of the list, whatever the page."
+  totalCount: Int!
+  "The page's automation rules with their cursors."
+  edges: [AutomationRuleEdge!]!
+  "The page's automation rules (the edges' nodes)."
+  nodes: [AutomationRule!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
+}
+
+"One of a page's automation rules, with the cursor that pages from it."
+type AutomationRuleEdge {
+  "Pass it as ` + "`" + `after` + "`" + ` (or ` + "`" + `before` + "`" + `) to get the automation rules that follow (precede) this one."
+  cursor: String!
+  "The AutomationRule."
+  node: AutomationRule!
+}
+
+extend type Project {
+  "The project's outgoing webhooks, oldest first (maintainers only)."
+  webhooks("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String): WebhookConnection @maintainersOnly
+  "One of the project's webhooks (maintainers only); NOT_FOUND when it has none with that id."
+  webhook("The webhook's global id (` + "`" + `Webhook.id` + "`" + `) or its database id." id: ID!): Webhook @maintainersOnly
+  "The addresses mailed when a build fails, in the order they were added (maintainers only)."
+  emailNotifications: [EmailNotification!] @maintainersOnly
+  "The project's automation rules in priority order (maintainers only)."
+  automationRules("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String): AutomationRuleConnection @maintainersOnly
+}
+
+"A project and the fields of a new webhook."
+input CreateWebhookInput {
+  "The project's slug."
+  project: String!
+  "Where to send the requests: an http or https URL of at most 600 characters whose host is not on a private network."
+  url: String
+  "The events to send it for (at least one): ` + "`" + `build:triggered` + "`" + `, ` + "`" + `build:passed` + "`" + `, ` + "`" + `build:failed` + "`" + `."
+  events: [String!]
+  "The JSON payload template (at most 25000 characters); it must be a JSON object once its variables are substituted. Default: Read the Docs' default payload."
+  payload: String
+  "The signing secret; a random one when omitted or empty."
+  secret: String
+  "Only check the input: ` + "`" + `errors` + "`" + ` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null."
+  validateOnly: Boolean = false
+}
+
+"The webhook to change and the fields to write; absent fields keep their values."
+input UpdateWebhookInput {
+  "The project's slug."
+  project: String!
+  "The webhook: its global id (` + "`" + `Webhook.id` + "`" + `) or its database id; one of another project is NOT_FOUND."
+  id: ID!
+  "As in CreateWebhookInput."
+  url: String
+  "As in CreateWebhookInput."
+  events: [String!]
+  "As in CreateWebhookInput."
+  payload: String
+  "A new signing secret; empty makes a random one."
+  secret: String
+  "Only check the input: ` + "`" + `errors` + "`" + ` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null."
+  validateOnly: Boolean = false
+}
+
+"The outcome of ` + "`" + `createWebhook` + "`" + ` and ` + "`" + `updateWebhook` + "`" + `."
+type WebhookPayload {
+  "The webhook as stored; null with errors or validateOnly."
+  webhook: Webhook
+  "What is wrong with the input (` + "`" + `url` + "`" + `, ` + "`" + `events` + "`" + `, ` + "`" + `payload` + "`" + `, ` + "`" + `secret` + "`" + `)."
+  errors: [UserError!]!
+}
+
+"The webhook to delete."
+input DeleteWebhookInput {
+  "The project's slug."
+  project: String!
+  "The webhook: its global id (` + "`" + `Webhook.id` + "`" + `) or its database id; one of another project is NOT_FOUND."
+  id: ID!
+}
+
+"The outcome of ` + "`" + `deleteWebhook` + "`" + `."
+type DeleteWebhookPayload {
+  "The global id of the deleted webhook; null with errors."
+  deletedId: ID
+  "What is wrong with the input."
+  errors: [UserError!]!
+}
+
+"An address to mail when a build of the project fails."
+input AddEmailNotificationInput {
+  "The project's slug."
+  project: String!
+  "The address (at most 254 characters)."
+  email: String
+  "Only check the input: ` + "`" + `errors` + "`" + ` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null."
+  validateOnly: Boolean = false
+}
+
+"The outcome of ` + "`" + `addEmailNotification` + "`" + `."
+type AddEmailNotificationPayload {
+  "The notification as stored; null with errors or validateOnly."
+  emailNotification: EmailNotification
+  "What is wrong with the input (` + "`" + `email` + "`" + `)."
+  errors: [UserError!]!
+}
+
+"The email notification to delete."
+input DeleteEmailNotificationInput {
+  "The project's slug."
+  project: String!
+  "The notification's database id (` + "`" + `EmailNotification.databaseId` + "`" + `)."
+  id: Int!
+}
+
+"The outcome of ` + "`" + `deleteEmailNotification` + "`" + `."
+type DeleteEmailNotificationPayload {
+  "The database id of the deleted notification; null with errors."
+  deletedId: Int
+  "What is wrong with the input."
+  errors: [UserError!]!
+}
+
+"A project and the fields of a new automation rule."
+input CreateAutomationRuleInput {
+  "The project's slug."
+  project: String!
+  "` + "`" + `all-versions` + "`" + ` or ` + "`" + `semver-versions` + "`" + `; omitted or null for a custom ` + "`" + `matchArg` + "`" + `."
+  predefinedMatchArg: String
+  "The custom regular expression (Go's RE2 syntax, at most 255 characters); required without a predefined match."
+  matchArg: String
+  "` + "`" + `activate-version` + "`" + `, ` + "`" + `hide-version` + "`" + `, ` + "`" + `make-version-public` + "`" + `, ` + "`" + `make-version-private` + "`" + `, ` + "`" + `set-default-version` + "`" + ` or ` + "`" + `delete-version` + "`" + `."
+  action: String
+  "` + "`" + `branch` + "`" + ` or ` + "`" + `tag` + "`" + `."
+  versionType: String
+  "A note for maintainers (at most 255 characters)."
+  description: String
+  "Where to insert the rule (default: last); past the end means last."
+  priority: Int
+  "Only check the input: ` + "`" + `errors` + "`" + ` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null."
+  validateOnly: Boolean = false
+}
+
+"The automation rule to change and the fields to write; absent fields keep their values."
+input UpdateAutomationRuleInput {
+  "The project's slug."
+  project: String!
+  "The rule: its global id (` + "`" + `AutomationRule.id` + "`" + `) or its database id; one of another project is NOT_FOUND."
+  id: ID!
+  "As in CreateAutomationRuleInput; an empty string switches to a custom ` + "`" + `matchArg` + "`" + `."
+  predefinedMatchArg: String
+  "As in CreateAutomationRuleInput."
+  matchArg: String
+  "As in CreateAutomationRuleInput."
+  action: String
+  "As in CreateAutomationRuleInput."
+  versionType: String
+  "As in CreateAutomationRuleInput."
+  description: String
+  "Moves the rule to this place; past the end means last."
+  priority: Int
+  "Only check the input: ` + "`" + `errors` + "`" + ` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null."
+  validateOnly: Boolean = false
+}
+
+"The outcome of ` + "`" + `createAutomationRule` + "`" + ` and ` + "`" + `updateAutomationRule` + "`" + `."
+type AutomationRulePayload {
+  "The rule as stored; null with errors or validateOnly."
+  automationRule: AutomationRule
+  "What is wrong with the input, by field (` + "`" + `predefined_match_arg` + "`" + `, ` + "`" + `match_arg` + "`" + `, ` + "`" + `action` + "`" + `, ` + "`" + `version_type` + "`" + `, ` + "`" + `description` + "`" + `, ` + "`" + `priority` + "`" + `)."
+  errors: [UserError!]!
+}
+
+"The automation rule to delete."
+input DeleteAutomationRuleInput {
+  "The project's slug."
+  project: String!
+  "The rule: its global id (` + "`" + `AutomationRule.id` + "`" + `) or its database id; one of another project is NOT_FOUND."
+  id: ID!
+}
+
+"The outcome of ` + "`" + `deleteAutomationRule` + "`" + `."
+type DeleteAutomationRulePayload {
+  "The global id of the deleted rule; null with errors."
+  deletedId: ID
+  "What is wrong with the input."
+  errors: [UserError!]!
+}
+
+extend type Mutation {
+  "Create an outgoing webhook (maintainers)."
+  createWebhook("The project and the webhook's fields." input: CreateWebhookInput!): WebhookPayload!
+  "Change an outgoing webhook (maintainers)."
+  updateWebhook("The webhook and the fields to change." input: UpdateWebhookInput!): WebhookPayload!
+  "Delete an outgoing webhook and its deliveries (maintainers)."
+  deleteWebhook("The webhook to delete." input: DeleteWebhookInput!): DeleteWebhookPayload!
+  "Mail an address when a build of the project fails (maintainers); an address the project already has is INVALID."
+  addEmailNotification("The project and the address." input: AddEmailNotificationInput!): AddEmailNotificationPayload!
+  "Stop mailing an address (maintainers)."
+  deleteEmailNotification("The notification to delete." input: DeleteEmailNotificationInput!): DeleteEmailNotificationPayload!
+  "Create an automation rule (maintainers)."
+  createAutomationRule("The project and the rule's fields." input: CreateAutomationRuleInput!): AutomationRulePayload!
+  "Change or move an automation rule (maintainers)."
+  updateAutomationRule("The rule and the fields to change." input: UpdateAutomationRuleInput!): AutomationRulePayload!
+  "Delete an automation rule (maintainers); the rules after it move up one."
+  deleteAutomationRule("The rule to delete." input: DeleteAutomationRuleInput!): DeleteAutomationRulePayload!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -7668,6 +8830,16 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_AddEmailNotificationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "emailNotification":
+		return ec.fieldContext_AddEmailNotificationPayload_emailNotification(ctx, field)
+	case "errors":
+		return ec.fieldContext_AddEmailNotificationPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AddEmailNotificationPayload", field.Name)
+}
 
 func (ec *executionContext) childFields_AddMaintainerPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -7783,6 +8955,86 @@ func (ec *executionContext) childFields_AuditUser(ctx context.Context, field gra
 		return ec.fieldContext_AuditUser_username(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AuditUser", field.Name)
+}
+
+func (ec *executionContext) childFields_AutomationRule(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AutomationRule_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_AutomationRule_databaseId(ctx, field)
+	case "project":
+		return ec.fieldContext_AutomationRule_project(ctx, field)
+	case "priority":
+		return ec.fieldContext_AutomationRule_priority(ctx, field)
+	case "description":
+		return ec.fieldContext_AutomationRule_description(ctx, field)
+	case "matchArg":
+		return ec.fieldContext_AutomationRule_matchArg(ctx, field)
+	case "predefinedMatchArg":
+		return ec.fieldContext_AutomationRule_predefinedMatchArg(ctx, field)
+	case "action":
+		return ec.fieldContext_AutomationRule_action(ctx, field)
+	case "versionType":
+		return ec.fieldContext_AutomationRule_versionType(ctx, field)
+	case "created":
+		return ec.fieldContext_AutomationRule_created(ctx, field)
+	case "modified":
+		return ec.fieldContext_AutomationRule_modified(ctx, field)
+	case "matches":
+		return ec.fieldContext_AutomationRule_matches(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AutomationRule", field.Name)
+}
+
+func (ec *executionContext) childFields_AutomationRuleConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_AutomationRuleConnection_totalCount(ctx, field)
+	case "edges":
+		return ec.fieldContext_AutomationRuleConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_AutomationRuleConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_AutomationRuleConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AutomationRuleConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_AutomationRuleEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_AutomationRuleEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_AutomationRuleEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AutomationRuleEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_AutomationRuleMatch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "versionName":
+		return ec.fieldContext_AutomationRuleMatch_versionName(ctx, field)
+	case "versionType":
+		return ec.fieldContext_AutomationRuleMatch_versionType(ctx, field)
+	case "matchArg":
+		return ec.fieldContext_AutomationRuleMatch_matchArg(ctx, field)
+	case "action":
+		return ec.fieldContext_AutomationRuleMatch_action(ctx, field)
+	case "created":
+		return ec.fieldContext_AutomationRuleMatch_created(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AutomationRuleMatch", field.Name)
+}
+
+func (ec *executionContext) childFields_AutomationRulePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "automationRule":
+		return ec.fieldContext_AutomationRulePayload_automationRule(ctx, field)
+	case "errors":
+		return ec.fieldContext_AutomationRulePayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AutomationRulePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Build(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8043,6 +9295,26 @@ func (ec *executionContext) childFields_CreateTeamPayload(ctx context.Context, f
 	return nil, fmt.Errorf("no field named %q was found under type CreateTeamPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_DeleteAutomationRulePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedId":
+		return ec.fieldContext_DeleteAutomationRulePayload_deletedId(ctx, field)
+	case "errors":
+		return ec.fieldContext_DeleteAutomationRulePayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteAutomationRulePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteEmailNotificationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedId":
+		return ec.fieldContext_DeleteEmailNotificationPayload_deletedId(ctx, field)
+	case "errors":
+		return ec.fieldContext_DeleteEmailNotificationPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteEmailNotificationPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_DeleteEnvironmentVariablePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "deletedId":
@@ -8143,6 +9415,16 @@ func (ec *executionContext) childFields_DeleteTeamPayload(ctx context.Context, f
 	return nil, fmt.Errorf("no field named %q was found under type DeleteTeamPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_DeleteWebhookPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedId":
+		return ec.fieldContext_DeleteWebhookPayload_deletedId(ctx, field)
+	case "errors":
+		return ec.fieldContext_DeleteWebhookPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteWebhookPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_Downloads(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "pdf":
@@ -8153,6 +9435,18 @@ func (ec *executionContext) childFields_Downloads(ctx context.Context, field gra
 		return ec.fieldContext_Downloads_epub(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Downloads", field.Name)
+}
+
+func (ec *executionContext) childFields_EmailNotification(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "databaseId":
+		return ec.fieldContext_EmailNotification_databaseId(ctx, field)
+	case "email":
+		return ec.fieldContext_EmailNotification_email(ctx, field)
+	case "created":
+		return ec.fieldContext_EmailNotification_created(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EmailNotification", field.Name)
 }
 
 func (ec *executionContext) childFields_EnvironmentVariable(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8493,6 +9787,14 @@ func (ec *executionContext) childFields_Project(ctx context.Context, field graph
 		return ec.fieldContext_Project_sharingMethods(ctx, field)
 	case "sharingMethod":
 		return ec.fieldContext_Project_sharingMethod(ctx, field)
+	case "webhooks":
+		return ec.fieldContext_Project_webhooks(ctx, field)
+	case "webhook":
+		return ec.fieldContext_Project_webhook(ctx, field)
+	case "emailNotifications":
+		return ec.fieldContext_Project_emailNotifications(ctx, field)
+	case "automationRules":
+		return ec.fieldContext_Project_automationRules(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Project", field.Name)
 }
@@ -9299,6 +10601,134 @@ func (ec *executionContext) childFields_VersionUrls(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type VersionUrls", field.Name)
 }
 
+func (ec *executionContext) childFields_Webhook(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Webhook_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_Webhook_databaseId(ctx, field)
+	case "project":
+		return ec.fieldContext_Webhook_project(ctx, field)
+	case "url":
+		return ec.fieldContext_Webhook_url(ctx, field)
+	case "events":
+		return ec.fieldContext_Webhook_events(ctx, field)
+	case "payload":
+		return ec.fieldContext_Webhook_payload(ctx, field)
+	case "secret":
+		return ec.fieldContext_Webhook_secret(ctx, field)
+	case "created":
+		return ec.fieldContext_Webhook_created(ctx, field)
+	case "modified":
+		return ec.fieldContext_Webhook_modified(ctx, field)
+	case "deliveries":
+		return ec.fieldContext_Webhook_deliveries(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Webhook", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_WebhookConnection_totalCount(ctx, field)
+	case "edges":
+		return ec.fieldContext_WebhookConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_WebhookConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_WebhookConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookDelivery(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "databaseId":
+		return ec.fieldContext_WebhookDelivery_databaseId(ctx, field)
+	case "event":
+		return ec.fieldContext_WebhookDelivery_event(ctx, field)
+	case "state":
+		return ec.fieldContext_WebhookDelivery_state(ctx, field)
+	case "build":
+		return ec.fieldContext_WebhookDelivery_build(ctx, field)
+	case "requestHeaders":
+		return ec.fieldContext_WebhookDelivery_requestHeaders(ctx, field)
+	case "requestBody":
+		return ec.fieldContext_WebhookDelivery_requestBody(ctx, field)
+	case "attempts":
+		return ec.fieldContext_WebhookDelivery_attempts(ctx, field)
+	case "error":
+		return ec.fieldContext_WebhookDelivery_error(ctx, field)
+	case "created":
+		return ec.fieldContext_WebhookDelivery_created(ctx, field)
+	case "finished":
+		return ec.fieldContext_WebhookDelivery_finished(ctx, field)
+	case "nextAttempt":
+		return ec.fieldContext_WebhookDelivery_nextAttempt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookDelivery", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookDeliveryAttempt(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "started":
+		return ec.fieldContext_WebhookDeliveryAttempt_started(ctx, field)
+	case "durationMs":
+		return ec.fieldContext_WebhookDeliveryAttempt_durationMs(ctx, field)
+	case "responseStatus":
+		return ec.fieldContext_WebhookDeliveryAttempt_responseStatus(ctx, field)
+	case "responseBody":
+		return ec.fieldContext_WebhookDeliveryAttempt_responseBody(ctx, field)
+	case "error":
+		return ec.fieldContext_WebhookDeliveryAttempt_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookDeliveryAttempt", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookDeliveryConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_WebhookDeliveryConnection_totalCount(ctx, field)
+	case "edges":
+		return ec.fieldContext_WebhookDeliveryConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_WebhookDeliveryConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_WebhookDeliveryConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookDeliveryConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookDeliveryEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_WebhookDeliveryEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_WebhookDeliveryEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookDeliveryEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_WebhookEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_WebhookEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "webhook":
+		return ec.fieldContext_WebhookPayload_webhook(ctx, field)
+	case "errors":
+		return ec.fieldContext_WebhookPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookPayload", field.Name)
+}
+
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -9459,6 +10889,20 @@ func (ec *executionContext) field_Build_notifications_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_addEmailNotification_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (AddEmailNotificationInput, error) {
+			return ec.unmarshalNAddEmailNotificationInput2docsdᚋgraphᚐAddEmailNotificationInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_addMaintainer_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9549,6 +10993,20 @@ func (ec *executionContext) field_Mutation_createApiToken_args(ctx context.Conte
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (CreateAPITokenInput, error) {
 			return ec.unmarshalNCreateApiTokenInput2docsdᚋgraphᚐCreateAPITokenInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createAutomationRule_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (CreateAutomationRuleInput, error) {
+			return ec.unmarshalNCreateAutomationRuleInput2docsdᚋgraphᚐCreateAutomationRuleInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -9661,6 +11119,48 @@ func (ec *executionContext) field_Mutation_createTeam_args(ctx context.Context, 
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (CreateTeamInput, error) {
 			return ec.unmarshalNCreateTeamInput2docsdᚋgraphᚐCreateTeamInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (CreateWebhookInput, error) {
+			return ec.unmarshalNCreateWebhookInput2docsdᚋgraphᚐCreateWebhookInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteAutomationRule_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (DeleteAutomationRuleInput, error) {
+			return ec.unmarshalNDeleteAutomationRuleInput2docsdᚋgraphᚐDeleteAutomationRuleInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteEmailNotification_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (DeleteEmailNotificationInput, error) {
+			return ec.unmarshalNDeleteEmailNotificationInput2docsdᚋgraphᚐDeleteEmailNotificationInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -9801,6 +11301,20 @@ func (ec *executionContext) field_Mutation_deleteTeam_args(ctx context.Context, 
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (DeleteTeamInput, error) {
 			return ec.unmarshalNDeleteTeamInput2docsdᚋgraphᚐDeleteTeamInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (DeleteWebhookInput, error) {
+			return ec.unmarshalNDeleteWebhookInput2docsdᚋgraphᚐDeleteWebhookInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -10061,6 +11575,20 @@ func (ec *executionContext) field_Mutation_triggerBuild_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateAutomationRule_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (UpdateAutomationRuleInput, error) {
+			return ec.unmarshalNUpdateAutomationRuleInput2docsdᚋgraphᚐUpdateAutomationRuleInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateOrganization_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10137,6 +11665,20 @@ func (ec *executionContext) field_Mutation_updateVersion_args(ctx context.Contex
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (UpdateVersionInput, error) {
 			return ec.unmarshalNUpdateVersionInput2docsdᚋgraphᚐUpdateVersionInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (UpdateWebhookInput, error) {
+			return ec.unmarshalNUpdateWebhookInput2docsdᚋgraphᚐUpdateWebhookInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -10288,6 +11830,44 @@ func (ec *executionContext) field_Organization_teams_args(ctx context.Context, r
 		return nil, err
 	}
 	args["offset"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Project_automationRules_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
 	return args, nil
 }
 
@@ -10846,6 +12426,58 @@ func (ec *executionContext) field_Project_versions_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["offset"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Project_webhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Project_webhooks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
 	return args, nil
 }
 
@@ -11495,6 +13127,44 @@ func (ec *executionContext) field_Version_builds_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Webhook_deliveries_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field___Directive_args_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11568,6 +13238,70 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _AddEmailNotificationPayload_emailNotification(ctx context.Context, field graphql.CollectedField, obj *AddEmailNotificationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AddEmailNotificationPayload_emailNotification(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EmailNotification, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.EmailHook) graphql.Marshaler {
+			return ec.marshalOEmailNotification2ᚖdocsdᚋstoreᚐEmailHook(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AddEmailNotificationPayload_emailNotification(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AddEmailNotificationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmailNotification(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AddEmailNotificationPayload_errors(ctx context.Context, field graphql.CollectedField, obj *AddEmailNotificationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AddEmailNotificationPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AddEmailNotificationPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AddEmailNotificationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
 
 func (ec *executionContext) _AddMaintainerPayload_project(ctx context.Context, field graphql.CollectedField, obj *AddMaintainerPayload) (ret graphql.Marshaler) {
 	return resolveField(
@@ -12388,6 +14122,653 @@ func (ec *executionContext) _AuditUser_username(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_AuditUser_username(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return newScalarFieldContext("AuditUser", field, false, false, "String")
+}
+
+func (ec *executionContext) _AutomationRule_id(ctx context.Context, field graphql.CollectedField, obj *store.AutomationRule) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRule_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AutomationRule().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRule_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AutomationRule", field, true, true, "ID")
+}
+
+func (ec *executionContext) _AutomationRule_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.AutomationRule) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRule_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRule_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AutomationRule", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AutomationRule_project(ctx context.Context, field graphql.CollectedField, obj *store.AutomationRule) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRule_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AutomationRule().Project(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalNProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRule_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AutomationRule",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AutomationRule_priority(ctx context.Context, field graphql.CollectedField, obj *store.AutomationRule) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRule_priority(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Priority, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRule_priority(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AutomationRule", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AutomationRule_description(ctx context.Context, field graphql.CollectedField, obj *store.AutomationRule) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRule_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRule_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AutomationRule", field, false, false, "String")
+}
+
+func (ec *executionContext) _AutomationRule_matchArg(ctx context.Context, field graphql.CollectedField, obj *store.AutomationRule) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRule_matchArg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MatchArg, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRule_matchArg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AutomationRule", field, false, false, "String")
+}
+
+func (ec *executionContext) _AutomationRule_predefinedMatchArg(ctx context.Context, field graphql.CollectedField, obj *store.AutomationRule) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRule_predefinedMatchArg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PredefinedMatchArg, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRule_predefinedMatchArg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AutomationRule", field, false, false, "String")
+}
+
+func (ec *executionContext) _AutomationRule_action(ctx context.Context, field graphql.CollectedField, obj *store.AutomationRule) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRule_action(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Action, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRule_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AutomationRule", field, false, false, "String")
+}
+
+func (ec *executionContext) _AutomationRule_versionType(ctx context.Context, field graphql.CollectedField, obj *store.AutomationRule) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRule_versionType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VersionType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRule_versionType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AutomationRule", field, false, false, "String")
+}
+
+func (ec *executionContext) _AutomationRule_created(ctx context.Context, field graphql.CollectedField, obj *store.AutomationRule) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRule_created(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRule_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AutomationRule", field, false, false, "Time")
+}
+
+func (ec *executionContext) _AutomationRule_modified(ctx context.Context, field graphql.CollectedField, obj *store.AutomationRule) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRule_modified(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Modified, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRule_modified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AutomationRule", field, false, false, "Time")
+}
+
+func (ec *executionContext) _AutomationRule_matches(ctx context.Context, field graphql.CollectedField, obj *store.AutomationRule) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRule_matches(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AutomationRule().Matches(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.AutomationRuleMatch) graphql.Marshaler {
+			return ec.marshalNAutomationRuleMatch2ᚕᚖdocsdᚋstoreᚐAutomationRuleMatchᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRule_matches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AutomationRule",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationRuleMatch(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AutomationRuleConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *AutomationRuleConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRuleConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRuleConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AutomationRuleConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AutomationRuleConnection_edges(ctx context.Context, field graphql.CollectedField, obj *AutomationRuleConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRuleConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*AutomationRuleEdge) graphql.Marshaler {
+			return ec.marshalNAutomationRuleEdge2ᚕᚖdocsdᚋgraphᚐAutomationRuleEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRuleConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AutomationRuleConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationRuleEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AutomationRuleConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *AutomationRuleConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRuleConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.AutomationRule) graphql.Marshaler {
+			return ec.marshalNAutomationRule2ᚕᚖdocsdᚋstoreᚐAutomationRuleᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRuleConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AutomationRuleConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationRule(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AutomationRuleConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *AutomationRuleConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRuleConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRuleConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AutomationRuleConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AutomationRuleEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *AutomationRuleEdge) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRuleEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRuleEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AutomationRuleEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _AutomationRuleEdge_node(ctx context.Context, field graphql.CollectedField, obj *AutomationRuleEdge) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRuleEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.AutomationRule) graphql.Marshaler {
+			return ec.marshalNAutomationRule2ᚖdocsdᚋstoreᚐAutomationRule(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRuleEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AutomationRuleEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationRule(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AutomationRuleMatch_versionName(ctx context.Context, field graphql.CollectedField, obj *store.AutomationRuleMatch) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRuleMatch_versionName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VersionName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRuleMatch_versionName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AutomationRuleMatch", field, false, false, "String")
+}
+
+func (ec *executionContext) _AutomationRuleMatch_versionType(ctx context.Context, field graphql.CollectedField, obj *store.AutomationRuleMatch) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRuleMatch_versionType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VersionType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRuleMatch_versionType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AutomationRuleMatch", field, false, false, "String")
+}
+
+func (ec *executionContext) _AutomationRuleMatch_matchArg(ctx context.Context, field graphql.CollectedField, obj *store.AutomationRuleMatch) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRuleMatch_matchArg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MatchArg, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRuleMatch_matchArg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AutomationRuleMatch", field, false, false, "String")
+}
+
+func (ec *executionContext) _AutomationRuleMatch_action(ctx context.Context, field graphql.CollectedField, obj *store.AutomationRuleMatch) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRuleMatch_action(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Action, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRuleMatch_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AutomationRuleMatch", field, false, false, "String")
+}
+
+func (ec *executionContext) _AutomationRuleMatch_created(ctx context.Context, field graphql.CollectedField, obj *store.AutomationRuleMatch) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRuleMatch_created(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRuleMatch_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AutomationRuleMatch", field, false, false, "Time")
+}
+
+func (ec *executionContext) _AutomationRulePayload_automationRule(ctx context.Context, field graphql.CollectedField, obj *AutomationRulePayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRulePayload_automationRule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AutomationRule, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.AutomationRule) graphql.Marshaler {
+			return ec.marshalOAutomationRule2ᚖdocsdᚋstoreᚐAutomationRule(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRulePayload_automationRule(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AutomationRulePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationRule(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AutomationRulePayload_errors(ctx context.Context, field graphql.CollectedField, obj *AutomationRulePayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AutomationRulePayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AutomationRulePayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AutomationRulePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Build_id(ctx context.Context, field graphql.CollectedField, obj *BuildView) (ret graphql.Marshaler) {
@@ -14436,6 +16817,116 @@ func (ec *executionContext) fieldContext_CreateTeamPayload_errors(_ context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _DeleteAutomationRulePayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteAutomationRulePayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteAutomationRulePayload_deletedId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteAutomationRulePayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("DeleteAutomationRulePayload", field, false, false, "ID")
+}
+
+func (ec *executionContext) _DeleteAutomationRulePayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteAutomationRulePayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteAutomationRulePayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteAutomationRulePayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteAutomationRulePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeleteEmailNotificationPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteEmailNotificationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteEmailNotificationPayload_deletedId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteEmailNotificationPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("DeleteEmailNotificationPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _DeleteEmailNotificationPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteEmailNotificationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteEmailNotificationPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteEmailNotificationPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteEmailNotificationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _DeleteEnvironmentVariablePayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteEnvironmentVariablePayload) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -15004,6 +17495,61 @@ func (ec *executionContext) fieldContext_DeleteTeamPayload_errors(_ context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _DeleteWebhookPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteWebhookPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteWebhookPayload_deletedId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteWebhookPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("DeleteWebhookPayload", field, false, false, "ID")
+}
+
+func (ec *executionContext) _DeleteWebhookPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteWebhookPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteWebhookPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteWebhookPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteWebhookPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Downloads_pdf(ctx context.Context, field graphql.CollectedField, obj *Downloads) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -15071,6 +17617,75 @@ func (ec *executionContext) _Downloads_epub(ctx context.Context, field graphql.C
 }
 func (ec *executionContext) fieldContext_Downloads_epub(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return newScalarFieldContext("Downloads", field, false, false, "String")
+}
+
+func (ec *executionContext) _EmailNotification_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.EmailHook) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailNotification_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailNotification_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("EmailNotification", field, false, false, "Int")
+}
+
+func (ec *executionContext) _EmailNotification_email(ctx context.Context, field graphql.CollectedField, obj *store.EmailHook) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailNotification_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailNotification_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("EmailNotification", field, false, false, "String")
+}
+
+func (ec *executionContext) _EmailNotification_created(ctx context.Context, field graphql.CollectedField, obj *store.EmailHook) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EmailNotification_created(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EmailNotification_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("EmailNotification", field, false, false, "Time")
 }
 
 func (ec *executionContext) _EnvironmentVariable_id(ctx context.Context, field graphql.CollectedField, obj *store.EnvironmentVariable) (ret graphql.Marshaler) {
@@ -17920,6 +20535,358 @@ func (ec *executionContext) fieldContext_Mutation_deleteSharingMethod(ctx contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteSharingMethod_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createWebhook(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createWebhook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateWebhook(ctx, fc.Args["input"].(CreateWebhookInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *WebhookPayload) graphql.Marshaler {
+			return ec.marshalNWebhookPayload2ᚖdocsdᚋgraphᚐWebhookPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createWebhook(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createWebhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateWebhook(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateWebhook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateWebhook(ctx, fc.Args["input"].(UpdateWebhookInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *WebhookPayload) graphql.Marshaler {
+			return ec.marshalNWebhookPayload2ᚖdocsdᚋgraphᚐWebhookPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateWebhook(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateWebhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteWebhook(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteWebhook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteWebhook(ctx, fc.Args["input"].(DeleteWebhookInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *DeleteWebhookPayload) graphql.Marshaler {
+			return ec.marshalNDeleteWebhookPayload2ᚖdocsdᚋgraphᚐDeleteWebhookPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteWebhook(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteWebhookPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteWebhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addEmailNotification(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addEmailNotification(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddEmailNotification(ctx, fc.Args["input"].(AddEmailNotificationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AddEmailNotificationPayload) graphql.Marshaler {
+			return ec.marshalNAddEmailNotificationPayload2ᚖdocsdᚋgraphᚐAddEmailNotificationPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addEmailNotification(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AddEmailNotificationPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addEmailNotification_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteEmailNotification(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteEmailNotification(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteEmailNotification(ctx, fc.Args["input"].(DeleteEmailNotificationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *DeleteEmailNotificationPayload) graphql.Marshaler {
+			return ec.marshalNDeleteEmailNotificationPayload2ᚖdocsdᚋgraphᚐDeleteEmailNotificationPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteEmailNotification(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteEmailNotificationPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteEmailNotification_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createAutomationRule(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createAutomationRule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateAutomationRule(ctx, fc.Args["input"].(CreateAutomationRuleInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AutomationRulePayload) graphql.Marshaler {
+			return ec.marshalNAutomationRulePayload2ᚖdocsdᚋgraphᚐAutomationRulePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createAutomationRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationRulePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createAutomationRule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateAutomationRule(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateAutomationRule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateAutomationRule(ctx, fc.Args["input"].(UpdateAutomationRuleInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AutomationRulePayload) graphql.Marshaler {
+			return ec.marshalNAutomationRulePayload2ᚖdocsdᚋgraphᚐAutomationRulePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateAutomationRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationRulePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateAutomationRule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteAutomationRule(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteAutomationRule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteAutomationRule(ctx, fc.Args["input"].(DeleteAutomationRuleInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *DeleteAutomationRulePayload) graphql.Marshaler {
+			return ec.marshalNDeleteAutomationRulePayload2ᚖdocsdᚋgraphᚐDeleteAutomationRulePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteAutomationRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteAutomationRulePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteAutomationRule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -21003,6 +23970,222 @@ func (ec *executionContext) fieldContext_Project_sharingMethod(ctx context.Conte
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Project_sharingMethod_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Project_webhooks(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_webhooks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Project().Webhooks(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal *WebhookConnection
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *WebhookConnection) graphql.Marshaler {
+			return ec.marshalOWebhookConnection2ᚖdocsdᚋgraphᚐWebhookConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Project_webhooks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Project_webhooks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Project_webhook(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_webhook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Project().Webhook(ctx, obj, fc.Args["id"].(string))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal *store.Webhook
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Webhook) graphql.Marshaler {
+			return ec.marshalOWebhook2ᚖdocsdᚋstoreᚐWebhook(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Project_webhook(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Webhook(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Project_webhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Project_emailNotifications(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_emailNotifications(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Project().EmailNotifications(ctx, obj)
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal []*store.EmailHook
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.EmailHook) graphql.Marshaler {
+			return ec.marshalOEmailNotification2ᚕᚖdocsdᚋstoreᚐEmailHookᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Project_emailNotifications(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmailNotification(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Project_automationRules(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_automationRules(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Project().AutomationRules(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal *AutomationRuleConnection
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *AutomationRuleConnection) graphql.Marshaler {
+			return ec.marshalOAutomationRuleConnection2ᚖdocsdᚋgraphᚐAutomationRuleConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Project_automationRules(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AutomationRuleConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Project_automationRules_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -27983,6 +31166,1064 @@ func (ec *executionContext) fieldContext_VersionUrls_dashboard(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Webhook_id(ctx context.Context, field graphql.CollectedField, obj *store.Webhook) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Webhook_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Webhook().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Webhook_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Webhook", field, true, true, "ID")
+}
+
+func (ec *executionContext) _Webhook_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Webhook) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Webhook_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Webhook_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Webhook", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Webhook_project(ctx context.Context, field graphql.CollectedField, obj *store.Webhook) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Webhook_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Webhook().Project(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalNProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Webhook_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Webhook",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Webhook_url(ctx context.Context, field graphql.CollectedField, obj *store.Webhook) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Webhook_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Webhook_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Webhook", field, false, false, "String")
+}
+
+func (ec *executionContext) _Webhook_events(ctx context.Context, field graphql.CollectedField, obj *store.Webhook) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Webhook_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Events(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Webhook_events(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Webhook", field, true, false, "String")
+}
+
+func (ec *executionContext) _Webhook_payload(ctx context.Context, field graphql.CollectedField, obj *store.Webhook) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Webhook_payload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Payload, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Webhook_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Webhook", field, false, false, "String")
+}
+
+func (ec *executionContext) _Webhook_secret(ctx context.Context, field graphql.CollectedField, obj *store.Webhook) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Webhook_secret(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Secret, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Webhook_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Webhook", field, false, false, "String")
+}
+
+func (ec *executionContext) _Webhook_created(ctx context.Context, field graphql.CollectedField, obj *store.Webhook) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Webhook_created(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Webhook_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Webhook", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Webhook_modified(ctx context.Context, field graphql.CollectedField, obj *store.Webhook) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Webhook_modified(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Modified, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Webhook_modified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Webhook", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Webhook_deliveries(ctx context.Context, field graphql.CollectedField, obj *store.Webhook) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Webhook_deliveries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Webhook().Deliveries(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *WebhookDeliveryConnection) graphql.Marshaler {
+			return ec.marshalNWebhookDeliveryConnection2ᚖdocsdᚋgraphᚐWebhookDeliveryConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Webhook_deliveries(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Webhook",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookDeliveryConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Webhook_deliveries_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *WebhookConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("WebhookConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WebhookConnection_edges(ctx context.Context, field graphql.CollectedField, obj *WebhookConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*WebhookEdge) graphql.Marshaler {
+			return ec.marshalNWebhookEdge2ᚕᚖdocsdᚋgraphᚐWebhookEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *WebhookConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Webhook) graphql.Marshaler {
+			return ec.marshalNWebhook2ᚕᚖdocsdᚋstoreᚐWebhookᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Webhook(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *WebhookConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookDelivery_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Delivery) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("WebhookDelivery", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WebhookDelivery_event(ctx context.Context, field graphql.CollectedField, obj *store.Delivery) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_event(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Event, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_event(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("WebhookDelivery", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookDelivery_state(ctx context.Context, field graphql.CollectedField, obj *store.Delivery) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("WebhookDelivery", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookDelivery_build(ctx context.Context, field graphql.CollectedField, obj *store.Delivery) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_build(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WebhookDelivery().Build(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *BuildView) graphql.Marshaler {
+			return ec.marshalOBuild2ᚖdocsdᚋgraphᚐBuildView(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_build(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookDelivery",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Build(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookDelivery_requestHeaders(ctx context.Context, field graphql.CollectedField, obj *store.Delivery) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_requestHeaders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequestHeaders, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_requestHeaders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("WebhookDelivery", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookDelivery_requestBody(ctx context.Context, field graphql.CollectedField, obj *store.Delivery) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_requestBody(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequestBody, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_requestBody(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("WebhookDelivery", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookDelivery_attempts(ctx context.Context, field graphql.CollectedField, obj *store.Delivery) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_attempts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WebhookDelivery().Attempts(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.DeliveryAttempt) graphql.Marshaler {
+			return ec.marshalNWebhookDeliveryAttempt2ᚕᚖdocsdᚋstoreᚐDeliveryAttemptᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_attempts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookDelivery",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookDeliveryAttempt(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookDelivery_error(ctx context.Context, field graphql.CollectedField, obj *store.Delivery) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Error, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("WebhookDelivery", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookDelivery_created(ctx context.Context, field graphql.CollectedField, obj *store.Delivery) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_created(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("WebhookDelivery", field, false, false, "Time")
+}
+
+func (ec *executionContext) _WebhookDelivery_finished(ctx context.Context, field graphql.CollectedField, obj *store.Delivery) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_finished(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Finished, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_finished(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("WebhookDelivery", field, false, false, "Time")
+}
+
+func (ec *executionContext) _WebhookDelivery_nextAttempt(ctx context.Context, field graphql.CollectedField, obj *store.Delivery) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_nextAttempt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WebhookDelivery().NextAttempt(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_nextAttempt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("WebhookDelivery", field, true, true, "Time")
+}
+
+func (ec *executionContext) _WebhookDeliveryAttempt_started(ctx context.Context, field graphql.CollectedField, obj *store.DeliveryAttempt) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryAttempt_started(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Started, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryAttempt_started(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("WebhookDeliveryAttempt", field, false, false, "Time")
+}
+
+func (ec *executionContext) _WebhookDeliveryAttempt_durationMs(ctx context.Context, field graphql.CollectedField, obj *store.DeliveryAttempt) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryAttempt_durationMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DurationMS, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryAttempt_durationMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("WebhookDeliveryAttempt", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WebhookDeliveryAttempt_responseStatus(ctx context.Context, field graphql.CollectedField, obj *store.DeliveryAttempt) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryAttempt_responseStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResponseStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryAttempt_responseStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("WebhookDeliveryAttempt", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WebhookDeliveryAttempt_responseBody(ctx context.Context, field graphql.CollectedField, obj *store.DeliveryAttempt) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryAttempt_responseBody(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResponseBody, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryAttempt_responseBody(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("WebhookDeliveryAttempt", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookDeliveryAttempt_error(ctx context.Context, field graphql.CollectedField, obj *store.DeliveryAttempt) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryAttempt_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Error, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryAttempt_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("WebhookDeliveryAttempt", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookDeliveryConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *WebhookDeliveryConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("WebhookDeliveryConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WebhookDeliveryConnection_edges(ctx context.Context, field graphql.CollectedField, obj *WebhookDeliveryConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*WebhookDeliveryEdge) graphql.Marshaler {
+			return ec.marshalNWebhookDeliveryEdge2ᚕᚖdocsdᚋgraphᚐWebhookDeliveryEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookDeliveryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookDeliveryEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookDeliveryConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *WebhookDeliveryConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Delivery) graphql.Marshaler {
+			return ec.marshalNWebhookDelivery2ᚕᚖdocsdᚋstoreᚐDeliveryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookDeliveryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookDelivery(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookDeliveryConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *WebhookDeliveryConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookDeliveryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookDeliveryEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *WebhookDeliveryEdge) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("WebhookDeliveryEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookDeliveryEdge_node(ctx context.Context, field graphql.CollectedField, obj *WebhookDeliveryEdge) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Delivery) graphql.Marshaler {
+			return ec.marshalNWebhookDelivery2ᚖdocsdᚋstoreᚐDelivery(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookDeliveryEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookDelivery(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *WebhookEdge) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("WebhookEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookEdge_node(ctx context.Context, field graphql.CollectedField, obj *WebhookEdge) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Webhook) graphql.Marshaler {
+			return ec.marshalNWebhook2ᚖdocsdᚋstoreᚐWebhook(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Webhook(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookPayload_webhook(ctx context.Context, field graphql.CollectedField, obj *WebhookPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookPayload_webhook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Webhook, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Webhook) graphql.Marshaler {
+			return ec.marshalOWebhook2ᚖdocsdᚋstoreᚐWebhook(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookPayload_webhook(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Webhook(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookPayload_errors(ctx context.Context, field graphql.CollectedField, obj *WebhookPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -29056,6 +33297,66 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAddEmailNotificationInput(ctx context.Context, obj any) (AddEmailNotificationInput, error) {
+	var it AddEmailNotificationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["validateOnly"]; !present {
+		asMap["validateOnly"] = false
+	}
+
+	fieldsInOrder := [...]string{"project", "email", "validateOnly"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
+		case "validateOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validateOnly"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ValidateOnly = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAddEmailNotificationInput unmarshals raw into the AddEmailNotificationInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAddEmailNotificationInput(ctx context.Context, raw any) (AddEmailNotificationInput, error) {
+	var out AddEmailNotificationInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AddEmailNotificationInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputAddMaintainerInput(ctx context.Context, obj any) (AddMaintainerInput, error) {
 	var it AddMaintainerInput
 	if obj == nil {
@@ -29554,6 +33855,101 @@ func (ec *executionContext) unmarshalInputCreateApiTokenInput(ctx context.Contex
 func UnmarshalCreateApiTokenInput(ctx context.Context, raw any) (CreateAPITokenInput, error) {
 	var out CreateAPITokenInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateApiTokenInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCreateAutomationRuleInput(ctx context.Context, obj any) (CreateAutomationRuleInput, error) {
+	var it CreateAutomationRuleInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["validateOnly"]; !present {
+		asMap["validateOnly"] = false
+	}
+
+	fieldsInOrder := [...]string{"project", "predefinedMatchArg", "matchArg", "action", "versionType", "description", "priority", "validateOnly"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "predefinedMatchArg":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("predefinedMatchArg"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PredefinedMatchArg = data
+		case "matchArg":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("matchArg"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MatchArg = data
+		case "action":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("action"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Action = data
+		case "versionType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("versionType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VersionType = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "priority":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("priority"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Priority = data
+		case "validateOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validateOnly"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ValidateOnly = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateAutomationRuleInput unmarshals raw into the CreateAutomationRuleInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateAutomationRuleInput(ctx context.Context, raw any) (CreateAutomationRuleInput, error) {
+	var out CreateAutomationRuleInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateAutomationRuleInput", raw, &out)
 	return out, err
 }
 
@@ -30151,6 +34547,185 @@ func UnmarshalCreateTeamInput(ctx context.Context, raw any) (CreateTeamInput, er
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCreateWebhookInput(ctx context.Context, obj any) (CreateWebhookInput, error) {
+	var it CreateWebhookInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["validateOnly"]; !present {
+		asMap["validateOnly"] = false
+	}
+
+	fieldsInOrder := [...]string{"project", "url", "events", "payload", "secret", "validateOnly"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "events":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("events"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Events = data
+		case "payload":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("payload"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Payload = data
+		case "secret":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("secret"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Secret = data
+		case "validateOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validateOnly"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ValidateOnly = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateWebhookInput unmarshals raw into the CreateWebhookInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateWebhookInput(ctx context.Context, raw any) (CreateWebhookInput, error) {
+	var out CreateWebhookInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateWebhookInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputDeleteAutomationRuleInput(ctx context.Context, obj any) (DeleteAutomationRuleInput, error) {
+	var it DeleteAutomationRuleInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"project", "id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDeleteAutomationRuleInput unmarshals raw into the DeleteAutomationRuleInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDeleteAutomationRuleInput(ctx context.Context, raw any) (DeleteAutomationRuleInput, error) {
+	var out DeleteAutomationRuleInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeleteAutomationRuleInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputDeleteEmailNotificationInput(ctx context.Context, obj any) (DeleteEmailNotificationInput, error) {
+	var it DeleteEmailNotificationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"project", "id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNInt2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDeleteEmailNotificationInput unmarshals raw into the DeleteEmailNotificationInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDeleteEmailNotificationInput(ctx context.Context, raw any) (DeleteEmailNotificationInput, error) {
+	var out DeleteEmailNotificationInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeleteEmailNotificationInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputDeleteEnvironmentVariableInput(ctx context.Context, obj any) (DeleteEnvironmentVariableInput, error) {
 	var it DeleteEnvironmentVariableInput
 	if obj == nil {
@@ -30610,6 +35185,55 @@ func (ec *executionContext) unmarshalInputDeleteTeamInput(ctx context.Context, o
 func UnmarshalDeleteTeamInput(ctx context.Context, raw any) (DeleteTeamInput, error) {
 	var out DeleteTeamInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeleteTeamInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputDeleteWebhookInput(ctx context.Context, obj any) (DeleteWebhookInput, error) {
+	var it DeleteWebhookInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"project", "id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDeleteWebhookInput unmarshals raw into the DeleteWebhookInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDeleteWebhookInput(ctx context.Context, raw any) (DeleteWebhookInput, error) {
+	var out DeleteWebhookInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeleteWebhookInput", raw, &out)
 	return out, err
 }
 
@@ -31947,6 +36571,108 @@ func UnmarshalTriggerBuildInput(ctx context.Context, raw any) (TriggerBuildInput
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputUpdateAutomationRuleInput(ctx context.Context, obj any) (UpdateAutomationRuleInput, error) {
+	var it UpdateAutomationRuleInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["validateOnly"]; !present {
+		asMap["validateOnly"] = false
+	}
+
+	fieldsInOrder := [...]string{"project", "id", "predefinedMatchArg", "matchArg", "action", "versionType", "description", "priority", "validateOnly"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "predefinedMatchArg":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("predefinedMatchArg"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PredefinedMatchArg = data
+		case "matchArg":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("matchArg"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MatchArg = data
+		case "action":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("action"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Action = data
+		case "versionType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("versionType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VersionType = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "priority":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("priority"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Priority = data
+		case "validateOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validateOnly"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ValidateOnly = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateAutomationRuleInput unmarshals raw into the UpdateAutomationRuleInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateAutomationRuleInput(ctx context.Context, raw any) (UpdateAutomationRuleInput, error) {
+	var out UpdateAutomationRuleInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateAutomationRuleInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputUpdateOrganizationInput(ctx context.Context, obj any) (UpdateOrganizationInput, error) {
 	var it UpdateOrganizationInput
 	if obj == nil {
@@ -32595,6 +37321,94 @@ func UnmarshalUpdateVersionInput(ctx context.Context, raw any) (UpdateVersionInp
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputUpdateWebhookInput(ctx context.Context, obj any) (UpdateWebhookInput, error) {
+	var it UpdateWebhookInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["validateOnly"]; !present {
+		asMap["validateOnly"] = false
+	}
+
+	fieldsInOrder := [...]string{"project", "id", "url", "events", "payload", "secret", "validateOnly"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "events":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("events"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Events = data
+		case "payload":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("payload"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Payload = data
+		case "secret":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("secret"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Secret = data
+		case "validateOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validateOnly"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ValidateOnly = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateWebhookInput unmarshals raw into the UpdateWebhookInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateWebhookInput(ctx context.Context, raw any) (UpdateWebhookInput, error) {
+	var out UpdateWebhookInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateWebhookInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputVersionFilterInput(ctx context.Context, obj any) (VersionFilterInput, error) {
 	var it VersionFilterInput
 	if obj == nil {
@@ -32715,6 +37529,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 	switch obj := (obj).(type) {
 	case nil:
 		return graphql.Null
+	case store.Webhook:
+		return ec._Webhook(ctx, sel, &obj)
+	case *store.Webhook:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Webhook(ctx, sel, obj)
 	case VersionView:
 		return ec._Version(ctx, sel, &obj)
 	case *VersionView:
@@ -32785,6 +37606,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Build(ctx, sel, obj)
+	case store.AutomationRule:
+		return ec._AutomationRule(ctx, sel, &obj)
+	case *store.AutomationRule:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._AutomationRule(ctx, sel, obj)
 	case store.AuditEntry:
 		return ec._AuditLogEntry(ctx, sel, &obj)
 	case *store.AuditEntry:
@@ -32811,6 +37639,44 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
+
+var addEmailNotificationPayloadImplementors = []string{"AddEmailNotificationPayload"}
+
+func (ec *executionContext) _AddEmailNotificationPayload(ctx context.Context, sel ast.SelectionSet, obj *AddEmailNotificationPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, addEmailNotificationPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AddEmailNotificationPayload")
+		case "emailNotification":
+			out.Values[i] = ec._AddEmailNotificationPayload_emailNotification(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._AddEmailNotificationPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
 
 var addMaintainerPayloadImplementors = []string{"AddMaintainerPayload"}
 
@@ -33205,6 +38071,274 @@ func (ec *executionContext) _AuditUser(ctx context.Context, sel ast.SelectionSet
 			}
 		case "username":
 			out.Values[i] = ec._AuditUser_username(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var automationRuleImplementors = []string{"AutomationRule", "Node"}
+
+func (ec *executionContext) _AutomationRule(ctx context.Context, sel ast.SelectionSet, obj *store.AutomationRule) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, automationRuleImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AutomationRule")
+		case "id":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AutomationRule_id(ctx, field, obj)
+				})
+		case "databaseId":
+			out.Values[i] = ec._AutomationRule_databaseId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "project":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AutomationRule_project(ctx, field, obj)
+				})
+		case "priority":
+			out.Values[i] = ec._AutomationRule_priority(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "description":
+			out.Values[i] = ec._AutomationRule_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "matchArg":
+			out.Values[i] = ec._AutomationRule_matchArg(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "predefinedMatchArg":
+			out.Values[i] = ec._AutomationRule_predefinedMatchArg(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "action":
+			out.Values[i] = ec._AutomationRule_action(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "versionType":
+			out.Values[i] = ec._AutomationRule_versionType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "created":
+			out.Values[i] = ec._AutomationRule_created(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "modified":
+			out.Values[i] = ec._AutomationRule_modified(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "matches":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AutomationRule_matches(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var automationRuleConnectionImplementors = []string{"AutomationRuleConnection"}
+
+func (ec *executionContext) _AutomationRuleConnection(ctx context.Context, sel ast.SelectionSet, obj *AutomationRuleConnection) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, automationRuleConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AutomationRuleConnection")
+		case "totalCount":
+			out.Values[i] = ec._AutomationRuleConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._AutomationRuleConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._AutomationRuleConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._AutomationRuleConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var automationRuleEdgeImplementors = []string{"AutomationRuleEdge"}
+
+func (ec *executionContext) _AutomationRuleEdge(ctx context.Context, sel ast.SelectionSet, obj *AutomationRuleEdge) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, automationRuleEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AutomationRuleEdge")
+		case "cursor":
+			out.Values[i] = ec._AutomationRuleEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._AutomationRuleEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var automationRuleMatchImplementors = []string{"AutomationRuleMatch"}
+
+func (ec *executionContext) _AutomationRuleMatch(ctx context.Context, sel ast.SelectionSet, obj *store.AutomationRuleMatch) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, automationRuleMatchImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AutomationRuleMatch")
+		case "versionName":
+			out.Values[i] = ec._AutomationRuleMatch_versionName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "versionType":
+			out.Values[i] = ec._AutomationRuleMatch_versionType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "matchArg":
+			out.Values[i] = ec._AutomationRuleMatch_matchArg(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "action":
+			out.Values[i] = ec._AutomationRuleMatch_action(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "created":
+			out.Values[i] = ec._AutomationRuleMatch_created(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var automationRulePayloadImplementors = []string{"AutomationRulePayload"}
+
+func (ec *executionContext) _AutomationRulePayload(ctx context.Context, sel ast.SelectionSet, obj *AutomationRulePayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, automationRulePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AutomationRulePayload")
+		case "automationRule":
+			out.Values[i] = ec._AutomationRulePayload_automationRule(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._AutomationRulePayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -34108,6 +39242,82 @@ func (ec *executionContext) _CreateTeamPayload(ctx context.Context, sel ast.Sele
 	return marshalObject(fields, out)
 }
 
+var deleteAutomationRulePayloadImplementors = []string{"DeleteAutomationRulePayload"}
+
+func (ec *executionContext) _DeleteAutomationRulePayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteAutomationRulePayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, deleteAutomationRulePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteAutomationRulePayload")
+		case "deletedId":
+			out.Values[i] = ec._DeleteAutomationRulePayload_deletedId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._DeleteAutomationRulePayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var deleteEmailNotificationPayloadImplementors = []string{"DeleteEmailNotificationPayload"}
+
+func (ec *executionContext) _DeleteEmailNotificationPayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteEmailNotificationPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, deleteEmailNotificationPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteEmailNotificationPayload")
+		case "deletedId":
+			out.Values[i] = ec._DeleteEmailNotificationPayload_deletedId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._DeleteEmailNotificationPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
 var deleteEnvironmentVariablePayloadImplementors = []string{"DeleteEnvironmentVariablePayload"}
 
 func (ec *executionContext) _DeleteEnvironmentVariablePayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteEnvironmentVariablePayload) graphql.Marshaler {
@@ -34488,6 +39698,44 @@ func (ec *executionContext) _DeleteTeamPayload(ctx context.Context, sel ast.Sele
 	return marshalObject(fields, out)
 }
 
+var deleteWebhookPayloadImplementors = []string{"DeleteWebhookPayload"}
+
+func (ec *executionContext) _DeleteWebhookPayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteWebhookPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, deleteWebhookPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteWebhookPayload")
+		case "deletedId":
+			out.Values[i] = ec._DeleteWebhookPayload_deletedId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._DeleteWebhookPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
 var downloadsImplementors = []string{"Downloads"}
 
 func (ec *executionContext) _Downloads(ctx context.Context, sel ast.SelectionSet, obj *Downloads) graphql.Marshaler {
@@ -34512,6 +39760,49 @@ func (ec *executionContext) _Downloads(ctx context.Context, sel ast.SelectionSet
 		case "epub":
 			out.Values[i] = ec._Downloads_epub(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var emailNotificationImplementors = []string{"EmailNotification"}
+
+func (ec *executionContext) _EmailNotification(ctx context.Context, sel ast.SelectionSet, obj *store.EmailHook) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, emailNotificationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EmailNotification")
+		case "databaseId":
+			out.Values[i] = ec._EmailNotification_databaseId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "email":
+			out.Values[i] = ec._EmailNotification_email(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "created":
+			out.Values[i] = ec._EmailNotification_created(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -35190,6 +40481,62 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteSharingMethod":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteSharingMethod(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createWebhook":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createWebhook(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateWebhook":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateWebhook(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteWebhook":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteWebhook(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addEmailNotification":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addEmailNotification(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteEmailNotification":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteEmailNotification(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createAutomationRule":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createAutomationRule(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateAutomationRule":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateAutomationRule(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteAutomationRule":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteAutomationRule(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -35985,6 +41332,30 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Project_sharingMethod(ctx, field, obj)
+				})
+		case "webhooks":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_webhooks(ctx, field, obj)
+				})
+		case "webhook":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_webhook(ctx, field, obj)
+				})
+		case "emailNotifications":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_emailNotifications(ctx, field, obj)
+				})
+		case "automationRules":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_automationRules(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -38939,6 +44310,436 @@ func (ec *executionContext) _VersionUrls(ctx context.Context, sel ast.SelectionS
 	return marshalObject(fields, out)
 }
 
+var webhookImplementors = []string{"Webhook", "Node"}
+
+func (ec *executionContext) _Webhook(ctx context.Context, sel ast.SelectionSet, obj *store.Webhook) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, webhookImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Webhook")
+		case "id":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Webhook_id(ctx, field, obj)
+				})
+		case "databaseId":
+			out.Values[i] = ec._Webhook_databaseId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "project":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Webhook_project(ctx, field, obj)
+				})
+		case "url":
+			out.Values[i] = ec._Webhook_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "events":
+			out.Values[i] = ec._Webhook_events(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "payload":
+			out.Values[i] = ec._Webhook_payload(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "secret":
+			out.Values[i] = ec._Webhook_secret(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "created":
+			out.Values[i] = ec._Webhook_created(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "modified":
+			out.Values[i] = ec._Webhook_modified(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "deliveries":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Webhook_deliveries(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var webhookConnectionImplementors = []string{"WebhookConnection"}
+
+func (ec *executionContext) _WebhookConnection(ctx context.Context, sel ast.SelectionSet, obj *WebhookConnection) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, webhookConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookConnection")
+		case "totalCount":
+			out.Values[i] = ec._WebhookConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._WebhookConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._WebhookConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._WebhookConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var webhookDeliveryImplementors = []string{"WebhookDelivery"}
+
+func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.SelectionSet, obj *store.Delivery) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, webhookDeliveryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookDelivery")
+		case "databaseId":
+			out.Values[i] = ec._WebhookDelivery_databaseId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "event":
+			out.Values[i] = ec._WebhookDelivery_event(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "state":
+			out.Values[i] = ec._WebhookDelivery_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "build":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._WebhookDelivery_build(ctx, field, obj)
+				})
+		case "requestHeaders":
+			out.Values[i] = ec._WebhookDelivery_requestHeaders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "requestBody":
+			out.Values[i] = ec._WebhookDelivery_requestBody(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attempts":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._WebhookDelivery_attempts(ctx, field, obj)
+				})
+		case "error":
+			out.Values[i] = ec._WebhookDelivery_error(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "created":
+			out.Values[i] = ec._WebhookDelivery_created(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "finished":
+			out.Values[i] = ec._WebhookDelivery_finished(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nextAttempt":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._WebhookDelivery_nextAttempt(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var webhookDeliveryAttemptImplementors = []string{"WebhookDeliveryAttempt"}
+
+func (ec *executionContext) _WebhookDeliveryAttempt(ctx context.Context, sel ast.SelectionSet, obj *store.DeliveryAttempt) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, webhookDeliveryAttemptImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookDeliveryAttempt")
+		case "started":
+			out.Values[i] = ec._WebhookDeliveryAttempt_started(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "durationMs":
+			out.Values[i] = ec._WebhookDeliveryAttempt_durationMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "responseStatus":
+			out.Values[i] = ec._WebhookDeliveryAttempt_responseStatus(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "responseBody":
+			out.Values[i] = ec._WebhookDeliveryAttempt_responseBody(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "error":
+			out.Values[i] = ec._WebhookDeliveryAttempt_error(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var webhookDeliveryConnectionImplementors = []string{"WebhookDeliveryConnection"}
+
+func (ec *executionContext) _WebhookDeliveryConnection(ctx context.Context, sel ast.SelectionSet, obj *WebhookDeliveryConnection) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, webhookDeliveryConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookDeliveryConnection")
+		case "totalCount":
+			out.Values[i] = ec._WebhookDeliveryConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._WebhookDeliveryConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._WebhookDeliveryConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._WebhookDeliveryConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var webhookDeliveryEdgeImplementors = []string{"WebhookDeliveryEdge"}
+
+func (ec *executionContext) _WebhookDeliveryEdge(ctx context.Context, sel ast.SelectionSet, obj *WebhookDeliveryEdge) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, webhookDeliveryEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookDeliveryEdge")
+		case "cursor":
+			out.Values[i] = ec._WebhookDeliveryEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._WebhookDeliveryEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var webhookEdgeImplementors = []string{"WebhookEdge"}
+
+func (ec *executionContext) _WebhookEdge(ctx context.Context, sel ast.SelectionSet, obj *WebhookEdge) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, webhookEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookEdge")
+		case "cursor":
+			out.Values[i] = ec._WebhookEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._WebhookEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var webhookPayloadImplementors = []string{"WebhookPayload"}
+
+func (ec *executionContext) _WebhookPayload(ctx context.Context, sel ast.SelectionSet, obj *WebhookPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, webhookPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookPayload")
+		case "webhook":
+			out.Values[i] = ec._WebhookPayload_webhook(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._WebhookPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
 var __DirectiveImplementors = []string{"__Directive"}
 
 func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionSet, obj *introspection.Directive) graphql.Marshaler {
@@ -39301,6 +45102,19 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) unmarshalNAddEmailNotificationInput2docsdᚋgraphᚐAddEmailNotificationInput(ctx context.Context, v any) (AddEmailNotificationInput, error) {
+	res, err := ec.unmarshalInputAddEmailNotificationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAddEmailNotificationPayload2ᚖdocsdᚋgraphᚐAddEmailNotificationPayload(ctx context.Context, sel ast.SelectionSet, v *AddEmailNotificationPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AddEmailNotificationPayload!")
+		return graphql.Null
+	}
+	return ec._AddEmailNotificationPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNAddMaintainerInput2docsdᚋgraphᚐAddMaintainerInput(ctx context.Context, v any) (AddMaintainerInput, error) {
 	res, err := ec.unmarshalInputAddMaintainerInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -39391,6 +45205,86 @@ func (ec *executionContext) marshalNAuditLogList2ᚖdocsdᚋgraphᚐAuditLogList
 		return graphql.Null
 	}
 	return ec._AuditLogList(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAutomationRule2ᚕᚖdocsdᚋstoreᚐAutomationRuleᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.AutomationRule) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAutomationRule2ᚖdocsdᚋstoreᚐAutomationRule(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAutomationRule2ᚖdocsdᚋstoreᚐAutomationRule(ctx context.Context, sel ast.SelectionSet, v *store.AutomationRule) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AutomationRule!")
+		return graphql.Null
+	}
+	return ec._AutomationRule(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAutomationRuleEdge2ᚕᚖdocsdᚋgraphᚐAutomationRuleEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*AutomationRuleEdge) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAutomationRuleEdge2ᚖdocsdᚋgraphᚐAutomationRuleEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAutomationRuleEdge2ᚖdocsdᚋgraphᚐAutomationRuleEdge(ctx context.Context, sel ast.SelectionSet, v *AutomationRuleEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AutomationRuleEdge!")
+		return graphql.Null
+	}
+	return ec._AutomationRuleEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAutomationRuleMatch2ᚕᚖdocsdᚋstoreᚐAutomationRuleMatchᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.AutomationRuleMatch) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAutomationRuleMatch2ᚖdocsdᚋstoreᚐAutomationRuleMatch(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAutomationRuleMatch2ᚖdocsdᚋstoreᚐAutomationRuleMatch(ctx context.Context, sel ast.SelectionSet, v *store.AutomationRuleMatch) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AutomationRuleMatch!")
+		return graphql.Null
+	}
+	return ec._AutomationRuleMatch(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAutomationRulePayload2ᚖdocsdᚋgraphᚐAutomationRulePayload(ctx context.Context, sel ast.SelectionSet, v *AutomationRulePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AutomationRulePayload!")
+		return graphql.Null
+	}
+	return ec._AutomationRulePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNBadgeStatus2string(ctx context.Context, v any) (string, error) {
@@ -39584,6 +45478,11 @@ func (ec *executionContext) marshalNCreateApiTokenPayload2ᚖdocsdᚋgraphᚐCre
 	return ec._CreateApiTokenPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNCreateAutomationRuleInput2docsdᚋgraphᚐCreateAutomationRuleInput(ctx context.Context, v any) (CreateAutomationRuleInput, error) {
+	res, err := ec.unmarshalInputCreateAutomationRuleInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCreateEnvironmentVariableInput2docsdᚋgraphᚐCreateEnvironmentVariableInput(ctx context.Context, v any) (CreateEnvironmentVariableInput, error) {
 	res, err := ec.unmarshalInputCreateEnvironmentVariableInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -39686,6 +45585,37 @@ func (ec *executionContext) marshalNCreateTeamPayload2ᚖdocsdᚋgraphᚐCreateT
 		return graphql.Null
 	}
 	return ec._CreateTeamPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCreateWebhookInput2docsdᚋgraphᚐCreateWebhookInput(ctx context.Context, v any) (CreateWebhookInput, error) {
+	res, err := ec.unmarshalInputCreateWebhookInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNDeleteAutomationRuleInput2docsdᚋgraphᚐDeleteAutomationRuleInput(ctx context.Context, v any) (DeleteAutomationRuleInput, error) {
+	res, err := ec.unmarshalInputDeleteAutomationRuleInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeleteAutomationRulePayload2ᚖdocsdᚋgraphᚐDeleteAutomationRulePayload(ctx context.Context, sel ast.SelectionSet, v *DeleteAutomationRulePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DeleteAutomationRulePayload!")
+		return graphql.Null
+	}
+	return ec._DeleteAutomationRulePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDeleteEmailNotificationInput2docsdᚋgraphᚐDeleteEmailNotificationInput(ctx context.Context, v any) (DeleteEmailNotificationInput, error) {
+	res, err := ec.unmarshalInputDeleteEmailNotificationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeleteEmailNotificationPayload2ᚖdocsdᚋgraphᚐDeleteEmailNotificationPayload(ctx context.Context, sel ast.SelectionSet, v *DeleteEmailNotificationPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DeleteEmailNotificationPayload!")
+		return graphql.Null
+	}
+	return ec._DeleteEmailNotificationPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNDeleteEnvironmentVariableInput2docsdᚋgraphᚐDeleteEnvironmentVariableInput(ctx context.Context, v any) (DeleteEnvironmentVariableInput, error) {
@@ -39818,6 +45748,19 @@ func (ec *executionContext) marshalNDeleteTeamPayload2ᚖdocsdᚋgraphᚐDeleteT
 	return ec._DeleteTeamPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNDeleteWebhookInput2docsdᚋgraphᚐDeleteWebhookInput(ctx context.Context, v any) (DeleteWebhookInput, error) {
+	res, err := ec.unmarshalInputDeleteWebhookInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeleteWebhookPayload2ᚖdocsdᚋgraphᚐDeleteWebhookPayload(ctx context.Context, sel ast.SelectionSet, v *DeleteWebhookPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DeleteWebhookPayload!")
+		return graphql.Null
+	}
+	return ec._DeleteWebhookPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNDocumentationType2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -39838,6 +45781,14 @@ func (ec *executionContext) marshalNDownloads2ᚖdocsdᚋgraphᚐDownloads(ctx c
 		return graphql.Null
 	}
 	return ec._Downloads(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEmailNotification2ᚖdocsdᚋstoreᚐEmailHook(ctx context.Context, sel ast.SelectionSet, v *store.EmailHook) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "EmailNotification!")
+		return graphql.Null
+	}
+	return ec._EmailNotification(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNEnvironmentVariable2ᚕᚖdocsdᚋstoreᚐEnvironmentVariableᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.EnvironmentVariable) graphql.Marshaler {
@@ -40826,6 +46777,11 @@ func (ec *executionContext) marshalNTriggerBuildPayload2ᚖdocsdᚋgraphᚐTrigg
 	return ec._TriggerBuildPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNUpdateAutomationRuleInput2docsdᚋgraphᚐUpdateAutomationRuleInput(ctx context.Context, v any) (UpdateAutomationRuleInput, error) {
+	res, err := ec.unmarshalInputUpdateAutomationRuleInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNUpdateOrganizationInput2docsdᚋgraphᚐUpdateOrganizationInput(ctx context.Context, v any) (UpdateOrganizationInput, error) {
 	res, err := ec.unmarshalInputUpdateOrganizationInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -40902,6 +46858,11 @@ func (ec *executionContext) marshalNUpdateVersionPayload2ᚖdocsdᚋgraphᚐUpda
 		return graphql.Null
 	}
 	return ec._UpdateVersionPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNUpdateWebhookInput2docsdᚋgraphᚐUpdateWebhookInput(ctx context.Context, v any) (UpdateWebhookInput, error) {
+	res, err := ec.unmarshalInputUpdateWebhookInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNUploadStatus2string(ctx context.Context, v any) (string, error) {
@@ -41088,6 +47049,142 @@ func (ec *executionContext) marshalNVersioningScheme2string(ctx context.Context,
 		graphql.AddInvalidNullFromMarshaler(ctx, "VersioningScheme!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNWebhook2ᚕᚖdocsdᚋstoreᚐWebhookᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Webhook) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWebhook2ᚖdocsdᚋstoreᚐWebhook(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWebhook2ᚖdocsdᚋstoreᚐWebhook(ctx context.Context, sel ast.SelectionSet, v *store.Webhook) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Webhook!")
+		return graphql.Null
+	}
+	return ec._Webhook(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWebhookDelivery2ᚕᚖdocsdᚋstoreᚐDeliveryᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Delivery) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWebhookDelivery2ᚖdocsdᚋstoreᚐDelivery(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWebhookDelivery2ᚖdocsdᚋstoreᚐDelivery(ctx context.Context, sel ast.SelectionSet, v *store.Delivery) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "WebhookDelivery!")
+		return graphql.Null
+	}
+	return ec._WebhookDelivery(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWebhookDeliveryAttempt2ᚕᚖdocsdᚋstoreᚐDeliveryAttemptᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.DeliveryAttempt) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWebhookDeliveryAttempt2ᚖdocsdᚋstoreᚐDeliveryAttempt(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWebhookDeliveryAttempt2ᚖdocsdᚋstoreᚐDeliveryAttempt(ctx context.Context, sel ast.SelectionSet, v *store.DeliveryAttempt) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "WebhookDeliveryAttempt!")
+		return graphql.Null
+	}
+	return ec._WebhookDeliveryAttempt(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWebhookDeliveryConnection2ᚖdocsdᚋgraphᚐWebhookDeliveryConnection(ctx context.Context, sel ast.SelectionSet, v *WebhookDeliveryConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "WebhookDeliveryConnection!")
+		return graphql.Null
+	}
+	return ec._WebhookDeliveryConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWebhookDeliveryEdge2ᚕᚖdocsdᚋgraphᚐWebhookDeliveryEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*WebhookDeliveryEdge) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWebhookDeliveryEdge2ᚖdocsdᚋgraphᚐWebhookDeliveryEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWebhookDeliveryEdge2ᚖdocsdᚋgraphᚐWebhookDeliveryEdge(ctx context.Context, sel ast.SelectionSet, v *WebhookDeliveryEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "WebhookDeliveryEdge!")
+		return graphql.Null
+	}
+	return ec._WebhookDeliveryEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWebhookEdge2ᚕᚖdocsdᚋgraphᚐWebhookEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*WebhookEdge) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWebhookEdge2ᚖdocsdᚋgraphᚐWebhookEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWebhookEdge2ᚖdocsdᚋgraphᚐWebhookEdge(ctx context.Context, sel ast.SelectionSet, v *WebhookEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "WebhookEdge!")
+		return graphql.Null
+	}
+	return ec._WebhookEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWebhookPayload2ᚖdocsdᚋgraphᚐWebhookPayload(ctx context.Context, sel ast.SelectionSet, v *WebhookPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "WebhookPayload!")
+		return graphql.Null
+	}
+	return ec._WebhookPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -41280,6 +47377,20 @@ func (ec *executionContext) marshalOAuditUser2ᚖdocsdᚋgraphᚐAuditUser(ctx c
 	return ec._AuditUser(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOAutomationRule2ᚖdocsdᚋstoreᚐAutomationRule(ctx context.Context, sel ast.SelectionSet, v *store.AutomationRule) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AutomationRule(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOAutomationRuleConnection2ᚖdocsdᚋgraphᚐAutomationRuleConnection(ctx context.Context, sel ast.SelectionSet, v *AutomationRuleConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AutomationRuleConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -41348,6 +47459,32 @@ func (ec *executionContext) marshalODocumentationType2ᚖstring(ctx context.Cont
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOEmailNotification2ᚕᚖdocsdᚋstoreᚐEmailHookᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.EmailHook) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEmailNotification2ᚖdocsdᚋstoreᚐEmailHook(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalOEmailNotification2ᚖdocsdᚋstoreᚐEmailHook(ctx context.Context, sel ast.SelectionSet, v *store.EmailHook) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._EmailNotification(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOEnvironmentVariable2ᚖdocsdᚋstoreᚐEnvironmentVariable(ctx context.Context, sel ast.SelectionSet, v *store.EnvironmentVariable) graphql.Marshaler {
@@ -41871,6 +48008,20 @@ func (ec *executionContext) marshalOVersioningScheme2ᚖstring(ctx context.Conte
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOWebhook2ᚖdocsdᚋstoreᚐWebhook(ctx context.Context, sel ast.SelectionSet, v *store.Webhook) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Webhook(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOWebhookConnection2ᚖdocsdᚋgraphᚐWebhookConnection(ctx context.Context, sel ast.SelectionSet, v *WebhookConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._WebhookConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {

@@ -10,6 +10,24 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 )
 
+// An address to mail when a build of the project fails.
+type AddEmailNotificationInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The address (at most 254 characters).
+	Email *string `json:"email,omitempty"`
+	// Only check the input: `errors` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null.
+	ValidateOnly *bool `json:"validateOnly,omitempty"`
+}
+
+// The outcome of `addEmailNotification`.
+type AddEmailNotificationPayload struct {
+	// The notification as stored; null with errors or validateOnly.
+	EmailNotification *store.EmailHook `json:"emailNotification,omitempty"`
+	// What is wrong with the input (`email`).
+	Errors []*errs.UserError `json:"errors"`
+}
+
 // A project and the user to make its maintainer.
 type AddMaintainerInput struct {
 	// The project's slug.
@@ -120,6 +138,34 @@ type AuditUser struct {
 	Username string `json:"username"`
 }
 
+// A page of automation rules (a Relay cursor connection).
+type AutomationRuleConnection struct {
+	// All automation rules of the list, whatever the page.
+	TotalCount int64 `json:"totalCount"`
+	// The page's automation rules with their cursors.
+	Edges []*AutomationRuleEdge `json:"edges"`
+	// The page's automation rules (the edges' nodes).
+	Nodes []*store.AutomationRule `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// One of a page's automation rules, with the cursor that pages from it.
+type AutomationRuleEdge struct {
+	// Pass it as `after` (or `before`) to get the automation rules that follow (precede) this one.
+	Cursor string `json:"cursor"`
+	// The AutomationRule.
+	Node *store.AutomationRule `json:"node"`
+}
+
+// The outcome of `createAutomationRule` and `updateAutomationRule`.
+type AutomationRulePayload struct {
+	// The rule as stored; null with errors or validateOnly.
+	AutomationRule *store.AutomationRule `json:"automationRule,omitempty"`
+	// What is wrong with the input, by field (`predefined_match_arg`, `match_arg`, `action`, `version_type`, `description`, `priority`).
+	Errors []*errs.UserError `json:"errors"`
+}
+
 // A page of builds (a Relay cursor connection).
 type BuildConnection struct {
 	// All builds of the list, whatever the page.
@@ -210,6 +256,26 @@ type CreateAPITokenPayload struct {
 	Key *string `json:"key,omitempty"`
 	// What is wrong with the input (`name`; a user has at most 100 keys).
 	Errors []*errs.UserError `json:"errors"`
+}
+
+// A project and the fields of a new automation rule.
+type CreateAutomationRuleInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// `all-versions` or `semver-versions`; omitted or null for a custom `matchArg`.
+	PredefinedMatchArg *string `json:"predefinedMatchArg,omitempty"`
+	// The custom regular expression (Go's RE2 syntax, at most 255 characters); required without a predefined match.
+	MatchArg *string `json:"matchArg,omitempty"`
+	// `activate-version`, `hide-version`, `make-version-public`, `make-version-private`, `set-default-version` or `delete-version`.
+	Action *string `json:"action,omitempty"`
+	// `branch` or `tag`.
+	VersionType *string `json:"versionType,omitempty"`
+	// A note for maintainers (at most 255 characters).
+	Description *string `json:"description,omitempty"`
+	// Where to insert the rule (default: last); past the end means last.
+	Priority *int64 `json:"priority,omitempty"`
+	// Only check the input: `errors` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null.
+	ValidateOnly *bool `json:"validateOnly,omitempty"`
 }
 
 // A build environment variable to create, and its project.
@@ -345,6 +411,54 @@ type CreateTeamPayload struct {
 	// The new team; null with errors.
 	Team *store.Team `json:"team,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// A project and the fields of a new webhook.
+type CreateWebhookInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// Where to send the requests: an http or https URL of at most 600 characters whose host is not on a private network.
+	URL *string `json:"url,omitempty"`
+	// The events to send it for (at least one): `build:triggered`, `build:passed`, `build:failed`.
+	Events []string `json:"events,omitempty"`
+	// The JSON payload template (at most 25000 characters); it must be a JSON object once its variables are substituted. Default: Read the Docs' default payload.
+	Payload *string `json:"payload,omitempty"`
+	// The signing secret; a random one when omitted or empty.
+	Secret *string `json:"secret,omitempty"`
+	// Only check the input: `errors` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null.
+	ValidateOnly *bool `json:"validateOnly,omitempty"`
+}
+
+// The automation rule to delete.
+type DeleteAutomationRuleInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The rule: its global id (`AutomationRule.id`) or its database id; one of another project is NOT_FOUND.
+	ID string `json:"id"`
+}
+
+// The outcome of `deleteAutomationRule`.
+type DeleteAutomationRulePayload struct {
+	// The global id of the deleted rule; null with errors.
+	DeletedID *string `json:"deletedId,omitempty"`
+	// What is wrong with the input.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// The email notification to delete.
+type DeleteEmailNotificationInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The notification's database id (`EmailNotification.databaseId`).
+	ID int64 `json:"id"`
+}
+
+// The outcome of `deleteEmailNotification`.
+type DeleteEmailNotificationPayload struct {
+	// The database id of the deleted notification; null with errors.
+	DeletedID *int64 `json:"deletedId,omitempty"`
+	// What is wrong with the input.
 	Errors []*errs.UserError `json:"errors"`
 }
 
@@ -497,6 +611,22 @@ type DeleteTeamPayload struct {
 	// The global id of the deleted team; null with errors.
 	DeletedID *string `json:"deletedId,omitempty"`
 	// What is wrong; empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// The webhook to delete.
+type DeleteWebhookInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The webhook: its global id (`Webhook.id`) or its database id; one of another project is NOT_FOUND.
+	ID string `json:"id"`
+}
+
+// The outcome of `deleteWebhook`.
+type DeleteWebhookPayload struct {
+	// The global id of the deleted webhook; null with errors.
+	DeletedID *string `json:"deletedId,omitempty"`
+	// What is wrong with the input.
 	Errors []*errs.UserError `json:"errors"`
 }
 
@@ -1274,6 +1404,28 @@ type TriggerBuildPayload struct {
 	Errors []*errs.UserError `json:"errors"`
 }
 
+// The automation rule to change and the fields to write; absent fields keep their values.
+type UpdateAutomationRuleInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The rule: its global id (`AutomationRule.id`) or its database id; one of another project is NOT_FOUND.
+	ID string `json:"id"`
+	// As in CreateAutomationRuleInput; an empty string switches to a custom `matchArg`.
+	PredefinedMatchArg *string `json:"predefinedMatchArg,omitempty"`
+	// As in CreateAutomationRuleInput.
+	MatchArg *string `json:"matchArg,omitempty"`
+	// As in CreateAutomationRuleInput.
+	Action *string `json:"action,omitempty"`
+	// As in CreateAutomationRuleInput.
+	VersionType *string `json:"versionType,omitempty"`
+	// As in CreateAutomationRuleInput.
+	Description *string `json:"description,omitempty"`
+	// Moves the rule to this place; past the end means last.
+	Priority *int64 `json:"priority,omitempty"`
+	// Only check the input: `errors` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null.
+	ValidateOnly *bool `json:"validateOnly,omitempty"`
+}
+
 // The organization to change and the fields to write; a field not sent keeps its value, an empty one clears it.
 type UpdateOrganizationInput struct {
 	// The organization's slug (it never changes).
@@ -1414,6 +1566,24 @@ type UpdateVersionPayload struct {
 	Errors []*errs.UserError `json:"errors"`
 }
 
+// The webhook to change and the fields to write; absent fields keep their values.
+type UpdateWebhookInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The webhook: its global id (`Webhook.id`) or its database id; one of another project is NOT_FOUND.
+	ID string `json:"id"`
+	// As in CreateWebhookInput.
+	URL *string `json:"url,omitempty"`
+	// As in CreateWebhookInput.
+	Events []string `json:"events,omitempty"`
+	// As in CreateWebhookInput.
+	Payload *string `json:"payload,omitempty"`
+	// A new signing secret; empty makes a random one.
+	Secret *string `json:"secret,omitempty"`
+	// Only check the input: `errors` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null.
+	ValidateOnly *bool `json:"validateOnly,omitempty"`
+}
+
 // Where and how to POST an upload archive.
 type UploadURL struct {
 	// Where the client POSTs the archive (multipart form).
@@ -1502,4 +1672,52 @@ type VersionUrls struct {
 	Vcs string `json:"vcs"`
 	// The version's dashboard pages.
 	Dashboard *VersionDashboardUrls `json:"dashboard"`
+}
+
+// A page of webhooks (a Relay cursor connection).
+type WebhookConnection struct {
+	// All webhooks of the list, whatever the page.
+	TotalCount int64 `json:"totalCount"`
+	// The page's webhooks with their cursors.
+	Edges []*WebhookEdge `json:"edges"`
+	// The page's webhooks (the edges' nodes).
+	Nodes []*store.Webhook `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// A page of deliveries (a Relay cursor connection).
+type WebhookDeliveryConnection struct {
+	// All deliveries of the list, whatever the page.
+	TotalCount int64 `json:"totalCount"`
+	// The page's deliveries with their cursors.
+	Edges []*WebhookDeliveryEdge `json:"edges"`
+	// The page's deliveries (the edges' nodes).
+	Nodes []*store.Delivery `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// One of a page's deliveries, with the cursor that pages from it.
+type WebhookDeliveryEdge struct {
+	// Pass it as `after` (or `before`) to get the deliveries that follow (precede) this one.
+	Cursor string `json:"cursor"`
+	// The WebhookDelivery.
+	Node *store.Delivery `json:"node"`
+}
+
+// One of a page's webhooks, with the cursor that pages from it.
+type WebhookEdge struct {
+	// Pass it as `after` (or `before`) to get the webhooks that follow (precede) this one.
+	Cursor string `json:"cursor"`
+	// The Webhook.
+	Node *store.Webhook `json:"node"`
+}
+
+// The outcome of `createWebhook` and `updateWebhook`.
+type WebhookPayload struct {
+	// The webhook as stored; null with errors or validateOnly.
+	Webhook *store.Webhook `json:"webhook,omitempty"`
+	// What is wrong with the input (`url`, `events`, `payload`, `secret`).
+	Errors []*errs.UserError `json:"errors"`
 }

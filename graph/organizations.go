@@ -109,10 +109,6 @@ func checkOrganizationFields(f errs.Fields, email, description, url *string) (e,
 	return e, d, u
 }
 
-var emailForm = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
-
-func validEmail(s string) bool { return emailForm.MatchString(s) }
-
 // checkOrganizationName validates a name into f.
 func checkOrganizationName(f errs.Fields, name string) string {
 	name = strings.TrimSpace(name)

@@ -12,6 +12,7 @@ import (
 	"docsd/internal/errs"
 	"docsd/store"
 	"encoding/json"
+	"time"
 )
 
 // ID is the resolver for the id field.
@@ -42,6 +43,21 @@ func (r *auditLogEntryResolver) Project(ctx context.Context, obj *store.AuditEnt
 // Organization is the resolver for the organization field.
 func (r *auditLogEntryResolver) Organization(ctx context.Context, obj *store.AuditEntry) (*AuditRef, error) {
 	return auditRef(obj.LogOrganizationID, obj.LogOrganizationSlug), nil
+}
+
+// ID is the resolver for the id field.
+func (r *automationRuleResolver) ID(ctx context.Context, obj *store.AutomationRule) (string, error) {
+	return gid.Encode(nodeAutomationRule, obj.ProjectID, obj.ID), nil
+}
+
+// Project is the resolver for the project field.
+func (r *automationRuleResolver) Project(ctx context.Context, obj *store.AutomationRule) (*ProjectView, error) {
+	return r.projectByID(ctx, obj.ProjectID)
+}
+
+// Matches is the resolver for the matches field.
+func (r *automationRuleResolver) Matches(ctx context.Context, obj *store.AutomationRule) ([]*store.AutomationRuleMatch, error) {
+	return r.ruleMatches(ctx, obj)
 }
 
 // Notifications is the resolver for the notifications field.
@@ -585,6 +601,79 @@ func (r *mutationResolver) DeleteSharingMethod(ctx context.Context, input Delete
 	return &DeleteSharingMethodPayload{DeletedID: id, Errors: ue}, nil
 }
 
+// CreateWebhook is the resolver for the createWebhook field.
+func (r *mutationResolver) CreateWebhook(ctx context.Context, input CreateWebhookInput) (*WebhookPayload, error) {
+	w, err := r.createWebhook(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &WebhookPayload{Webhook: w, Errors: ue}, nil
+}
+
+// UpdateWebhook is the resolver for the updateWebhook field.
+func (r *mutationResolver) UpdateWebhook(ctx context.Context, input UpdateWebhookInput) (*WebhookPayload, error) {
+	w, err := r.updateWebhook(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &WebhookPayload{Webhook: w, Errors: ue}, nil
+}
+
+// DeleteWebhook is the resolver for the deleteWebhook field.
+func (r *mutationResolver) DeleteWebhook(ctx context.Context, input DeleteWebhookInput) (*DeleteWebhookPayload, error) {
+	id, ue, err := deletedPayload(r.deleteProjectObject(ctx, input.Project, nodeWebhook, input.ID, r.Store.DeleteWebhook))
+	if err != nil {
+		return nil, err
+	}
+	return &DeleteWebhookPayload{DeletedID: id, Errors: ue}, nil
+}
+
+// AddEmailNotification is the resolver for the addEmailNotification field.
+func (r *mutationResolver) AddEmailNotification(ctx context.Context, input AddEmailNotificationInput) (*AddEmailNotificationPayload, error) {
+	h, err := r.addEmailNotification(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &AddEmailNotificationPayload{EmailNotification: h, Errors: ue}, nil
+}
+
+// DeleteEmailNotification is the resolver for the deleteEmailNotification field.
+func (r *mutationResolver) DeleteEmailNotification(ctx context.Context, input DeleteEmailNotificationInput) (*DeleteEmailNotificationPayload, error) {
+	return r.deleteEmailNotification(ctx, input)
+}
+
+// CreateAutomationRule is the resolver for the createAutomationRule field.
+func (r *mutationResolver) CreateAutomationRule(ctx context.Context, input CreateAutomationRuleInput) (*AutomationRulePayload, error) {
+	rule, err := r.createAutomationRule(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &AutomationRulePayload{AutomationRule: rule, Errors: ue}, nil
+}
+
+// UpdateAutomationRule is the resolver for the updateAutomationRule field.
+func (r *mutationResolver) UpdateAutomationRule(ctx context.Context, input UpdateAutomationRuleInput) (*AutomationRulePayload, error) {
+	rule, err := r.updateAutomationRule(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &AutomationRulePayload{AutomationRule: rule, Errors: ue}, nil
+}
+
+// DeleteAutomationRule is the resolver for the deleteAutomationRule field.
+func (r *mutationResolver) DeleteAutomationRule(ctx context.Context, input DeleteAutomationRuleInput) (*DeleteAutomationRulePayload, error) {
+	id, ue, err := deletedPayload(r.deleteProjectObject(ctx, input.Project, nodeAutomationRule, input.ID, r.Store.DeleteAutomationRule))
+	if err != nil {
+		return nil, err
+	}
+	return &DeleteAutomationRulePayload{DeletedID: id, Errors: ue}, nil
+}
+
 // ID is the resolver for the id field.
 func (r *organizationResolver) ID(ctx context.Context, obj *store.Organization) (string, error) {
 	return gid.Encode(nodeOrganization, obj.ID), nil
@@ -967,6 +1056,49 @@ func (r *projectResolver) SharingMethod(ctx context.Context, obj *ProjectView, i
 	return m, err
 }
 
+// Webhooks is the resolver for the webhooks field.
+func (r *projectResolver) Webhooks(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string) (*WebhookConnection, error) {
+	pg, err := r.page(nodeWebhook, pageArgs{first: first, after: after, last: last, before: before})
+	if err != nil {
+		return nil, err
+	}
+	ws, total, err := r.Store.FindWebhooks(ctx, obj.ID, pg.store())
+	if err != nil {
+		return nil, err
+	}
+	return webhookConnection(pg, ws, total), nil
+}
+
+// Webhook is the resolver for the webhook field.
+func (r *projectResolver) Webhook(ctx context.Context, obj *ProjectView, id string) (*store.Webhook, error) {
+	n, err := projectObjectID(nodeWebhook, id, obj.ID)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.FindWebhook(ctx, obj.ID, n)
+}
+
+// EmailNotifications is the resolver for the emailNotifications field.
+func (r *projectResolver) EmailNotifications(ctx context.Context, obj *ProjectView) ([]*store.EmailHook, error) {
+	return r.Store.FindEmailHooks(ctx, obj.ID)
+}
+
+// AutomationRules is the resolver for the automationRules field.
+func (r *projectResolver) AutomationRules(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string) (*AutomationRuleConnection, error) {
+	pg, err := r.page(nodeAutomationRule, pageArgs{first: first, after: after, last: last, before: before})
+	if err != nil {
+		return nil, err
+	}
+	rs, total, err := r.Store.FindAutomationRules(ctx, obj.ID, pg.store())
+	if err != nil {
+		return nil, err
+	}
+	if err := r.loadRuleMatches(ctx, rs); err != nil {
+		return nil, err
+	}
+	return automationRuleConnection(pg, rs, total), nil
+}
+
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id string) (gid.Node, error) {
 	return r.node(ctx, id)
@@ -1280,11 +1412,47 @@ func (r *versionResolver) Builds(ctx context.Context, obj *VersionView, filter *
 	return r.findBuilds(ctx, p, f, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
 }
 
+// ID is the resolver for the id field.
+func (r *webhookResolver) ID(ctx context.Context, obj *store.Webhook) (string, error) {
+	return gid.Encode(nodeWebhook, obj.ProjectID, obj.ID), nil
+}
+
+// Project is the resolver for the project field.
+func (r *webhookResolver) Project(ctx context.Context, obj *store.Webhook) (*ProjectView, error) {
+	return r.projectByID(ctx, obj.ProjectID)
+}
+
+// Deliveries is the resolver for the deliveries field.
+func (r *webhookResolver) Deliveries(ctx context.Context, obj *store.Webhook, first *int64, after *string, last *int64, before *string) (*WebhookDeliveryConnection, error) {
+	return r.webhookDeliveries(ctx, obj, pageArgs{first: first, after: after, last: last, before: before})
+}
+
+// Build is the resolver for the build field.
+func (r *webhookDeliveryResolver) Build(ctx context.Context, obj *store.Delivery) (*BuildView, error) {
+	return r.deliveryBuild(ctx, obj)
+}
+
+// Attempts is the resolver for the attempts field.
+func (r *webhookDeliveryResolver) Attempts(ctx context.Context, obj *store.Delivery) ([]*store.DeliveryAttempt, error) {
+	return r.deliveryAttempts(ctx, obj)
+}
+
+// NextAttempt is the resolver for the nextAttempt field.
+func (r *webhookDeliveryResolver) NextAttempt(ctx context.Context, obj *store.Delivery) (*time.Time, error) {
+	if obj.State != store.DeliveryQueued {
+		return nil, nil
+	}
+	return &obj.NextAttempt, nil
+}
+
 // ApiToken returns ApiTokenResolver implementation.
 func (r *Resolver) ApiToken() ApiTokenResolver { return &apiTokenResolver{r} }
 
 // AuditLogEntry returns AuditLogEntryResolver implementation.
 func (r *Resolver) AuditLogEntry() AuditLogEntryResolver { return &auditLogEntryResolver{r} }
+
+// AutomationRule returns AutomationRuleResolver implementation.
+func (r *Resolver) AutomationRule() AutomationRuleResolver { return &automationRuleResolver{r} }
 
 // Build returns BuildResolver implementation.
 func (r *Resolver) Build() BuildResolver { return &buildResolver{r} }
@@ -1330,9 +1498,16 @@ func (r *Resolver) User() UserResolver { return &userResolver{r} }
 // Version returns VersionResolver implementation.
 func (r *Resolver) Version() VersionResolver { return &versionResolver{r} }
 
+// Webhook returns WebhookResolver implementation.
+func (r *Resolver) Webhook() WebhookResolver { return &webhookResolver{r} }
+
+// WebhookDelivery returns WebhookDeliveryResolver implementation.
+func (r *Resolver) WebhookDelivery() WebhookDeliveryResolver { return &webhookDeliveryResolver{r} }
+
 type (
 	apiTokenResolver            struct{ *Resolver }
 	auditLogEntryResolver       struct{ *Resolver }
+	automationRuleResolver      struct{ *Resolver }
 	buildResolver               struct{ *Resolver }
 	environmentVariableResolver struct{ *Resolver }
 	integrationResolver         struct{ *Resolver }
@@ -1347,4 +1522,6 @@ type (
 	teamResolver                struct{ *Resolver }
 	userResolver                struct{ *Resolver }
 	versionResolver             struct{ *Resolver }
+	webhookResolver             struct{ *Resolver }
+	webhookDeliveryResolver     struct{ *Resolver }
 )

@@ -128,6 +128,11 @@ func validURL(s string) bool {
 	if host == "localhost" || net.ParseIP(host) != nil {
 		return true
 	}
+	return dottedHostName(host)
+}
+
+// dottedHostName reports whether host is a DNS name of two or more labels.
+func dottedHostName(host string) bool {
 	labels := strings.Split(host, ".")
 	if len(labels) < 2 {
 		return false

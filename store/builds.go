@@ -175,7 +175,10 @@ func (tx *Tx) CreateBuild(ctx context.Context, v *Version, commit *string) (*Bui
 		COALESCE((SELECT verbose_name FROM versions WHERE id = ?), ''), COALESCE((SELECT type FROM versions WHERE id = ?), ''))
 		RETURNING id, version_name, version_type`,
 		b.ProjectID, b.VersionID, b.Type, b.State, b.Created, b.Success, b.Commit, b.VersionID, b.VersionID)
-	return b, err
+	if err != nil {
+		return nil, err
+	}
+	return b, tx.queueBuildNotifications(ctx, b.ID, EventBuildTriggered)
 }
 
 // ClaimBuild hands the oldest triggered build whose project has nothing in
@@ -438,6 +441,7 @@ func (s *Store) SweepStaleBuilds(ctx context.Context, defaultLimit time.Duration
 			}
 			if n, _ := res.RowsAffected(); n > 0 {
 				swept = append(swept, r.ID)
+				return tx.queueBuildNotifications(ctx, r.ID, EventBuildFailed)
 			}
 			return nil
 		})

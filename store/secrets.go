@@ -140,14 +140,14 @@ func (s *Sealer) describeCurrent() string {
 // it reads with it. Call it before the store is used; nil stores plaintext.
 func (s *Store) UseSealer(sl *Sealer) { s.sealer = sl }
 
-// ResealSecrets rewrites every environment variable value, webhook secret,
-// sharing token, SSH private key and HTTPS repository credential sealed
-// with the store's sealer's current key (plaintext when it has none),
-// opening them with any key it knows. It runs in one transaction and
-// returns how many values it rewrote; a value it cannot open fails the
-// whole call and changes nothing. SSH keys and repository credentials are
-// never stored unencrypted: without a current key, a store holding any is
-// refused (Invalid).
+// ResealSecrets rewrites every environment variable value, integration
+// secret, outgoing webhook secret, sharing token, SSH private key and HTTPS
+// repository credential sealed with the store's sealer's current key
+// (plaintext when it has none), opening them with any key it knows. It
+// runs in one transaction and returns how many values it rewrote; a value
+// it cannot open fails the whole call and changes nothing. SSH keys and
+// repository credentials are never stored unencrypted: without a current
+// key, a store holding any is refused (Invalid).
 func (s *Store) ResealSecrets(ctx context.Context) (int, error) {
 	const op = "store.ResealSecrets"
 	n := 0
@@ -159,6 +159,7 @@ func (s *Store) ResealSecrets(ctx context.Context) (int, error) {
 		}{
 			{"environment_variables", "value", aadEnvValue, "id", false},
 			{"integrations", "secret", aadIntegrationSecret, "id", false},
+			{"webhooks", "secret", aadWebhookSecret, "id", false},
 			{"sharing_methods", "token_sealed", aadSharingToken, "id", false},
 			{"project_ssh_keys", "private_key", aadSSHPrivateKey, "project_id", true},
 			{"project_repository_credentials", "username", aadRepoCredsUsername, "project_id", true},

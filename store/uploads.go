@@ -191,5 +191,13 @@ func (tx *Tx) finishBuild(ctx context.Context, id int64, r BuildResult) error {
 	_, err := tx.exec(ctx, `UPDATE builds SET state = 'finished', success = ?, error = ?, error_id = ?, exit_code = ?, finished_at = ?,
 		started = ?, length = ?, lease_owner = NULL, lease_expires = NULL WHERE id = ?`,
 		r.Success, r.Error, r.ErrorID, r.ExitCode, tx.Now, *started, lengthSince(started, tx.Now), id)
-	return err
+	if err != nil || r.ErrorID == CancelledErrorID {
+		// A build cancelled by hand notifies nobody (as Read the Docs).
+		return err
+	}
+	event := EventBuildPassed
+	if !r.Success {
+		event = EventBuildFailed
+	}
+	return tx.queueBuildNotifications(ctx, id, event)
 }

@@ -18,7 +18,7 @@ var placeholders = map[string]string{
 
 // hiddenDefaults are flags whose default (from the environment) may hold a
 // secret: help says only whether they are set.
-var hiddenDefaults = map[string]bool{"secret-key": true, "old-secret-key": true, "database-url": true, "oidc-client-secret": true}
+var hiddenDefaults = map[string]bool{"secret-key": true, "old-secret-key": true, "database-url": true, "oidc-client-secret": true, "smtp-password": true}
 
 // adminFlags are the settings the admin commands (and `secrets rotate`,
 // `migrate`) use; their help shows only these and their own flags.

@@ -129,6 +129,8 @@ type Settings struct {
 	AuditRetentionDays int
 	AuditPageviews     string
 	auditPageviews     audit.Pageviews
+	// Build notifications: the mail relay and outgoing webhooks.
+	mailSettings
 }
 
 func envName(flagName string) string {
@@ -271,6 +273,8 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	boolean(&s.DocsPathSessions, "docs-path-sessions", false, "allow browser sessions, sharing links and /_/login/ on the path-mode docs origin (every project's pages then share one origin)")
 	integer(&s.AuditRetentionDays, "audit-retention-days", 90, "audit log entries older than this many days are deleted (hourly, and by `docsd audit prune`); 0 keeps them for ever")
 	str(&s.AuditPageviews, "audit-pageviews", string(audit.PageviewsPrivate), "page views and downloads the audit log records: off, private (of versions anonymous readers cannot see) or all")
+	// Build notifications: the mail relay and outgoing webhooks.
+	s.mailSettings.register(str, integer)
 }
 
 // resolve fills derived defaults and checks the settings.
@@ -387,6 +391,9 @@ func (s *Settings) resolve() error {
 		return err
 	}
 	if err := s.resolveAudit(); err != nil {
+		return err
+	}
+	if err := s.resolveMail(); err != nil {
 		return err
 	}
 	return s.resolveUpload()

@@ -70,8 +70,9 @@ func sqliteFiles(databaseURL string) []string {
 }
 
 // startWorkers finishes the builds whose workers died (always, even with
-// no workers here: that happens on every service start), then starts n
-// in-process build workers and the stale-build sweeper. The returned
+// no workers here: that happens on every service start), starts the build
+// notification sender, then n in-process build workers and the stale-build
+// sweeper. The returned
 // function stops them: a running build is killed and queued again.
 func (a *app) startWorkers(ctx context.Context, n int) (func(), error) {
 	if err := a.pool.Sweep(ctx); err != nil {
@@ -79,12 +80,16 @@ func (a *app) startWorkers(ctx context.Context, n int) (func(), error) {
 	}
 	go a.collectLoop(ctx, time.Minute)
 	go a.upgradeSearchIndex(ctx)
+	stopNotifications, err := a.startNotifications(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if n <= 0 {
-		return func() {}, nil
+		return stopNotifications, nil
 	}
 	a.pool.Start(ctx, n)
 	go a.uploads.processor.SweepLoop(ctx, time.Minute)
-	return a.pool.Stop, nil
+	return func() { a.pool.Stop(); stopNotifications() }, nil
 }
 
 // webhooks is the incoming-webhook handler, mounted at

@@ -62,6 +62,9 @@ type syncer struct {
 	bySlug  map[string]*store.Version
 	all     []*store.Version // every version of the project, kept up to date
 	added   map[int64]bool
+	// goneActive are the slugs of active versions whose branch or tag left
+	// the repository (kept, but delete-version rules apply to them).
+	goneActive []string
 }
 
 func (sy *syncer) load(ctx context.Context) error {
@@ -184,7 +187,12 @@ func (sy *syncer) run(ctx context.Context, refs []Ref) error {
 	}
 
 	// Step 4: stable update.
-	return sy.updateStable(ctx, activateNewStable)
+	if err := sy.updateStable(ctx, activateNewStable); err != nil {
+		return err
+	}
+
+	// Step 5: automation rules.
+	return sy.applyRules(ctx)
 }
 
 // syncRef is step 1 for one ref.
@@ -236,10 +244,13 @@ func (sy *syncer) deleteGone(ctx context.Context, refs []Ref) error {
 	}
 	var keep []*store.Version
 	for _, v := range sy.all {
-		gone := v.Type != store.External && v.Slug != store.Latest && v.Slug != store.Stable &&
-			!v.Active && !v.Uploaded &&
+		left := v.Type != store.External && v.Slug != store.Latest && v.Slug != store.Stable && !v.Uploaded &&
 			!(v.Type == store.Tag && tagNames[v.VerboseName]) &&
 			!(v.Type == store.Branch && branchIDs[v.Identifier])
+		if left && v.Active {
+			sy.goneActive = append(sy.goneActive, v.Slug)
+		}
+		gone := left && !v.Active
 		if gone {
 			hasBuilds, err := sy.tx.VersionHasBuilds(ctx, v.ID)
 			if err != nil {

@@ -112,6 +112,11 @@ func New(cfg Config) *Dashboard {
 	for _, c := range collections {
 		c.mount(d)
 	}
+	// Build notifications and automation rules.
+	d.mountNotifications()
+	for _, c := range notificationCollections {
+		c.mount(d)
+	}
 	d.mux.HandleFunc("POST /projects/{slug}/edit/{$}", d.signedIn(d.handleSettingsUpdate))
 	d.mux.HandleFunc("POST /projects/{slug}/edit/admin/{$}", d.signedIn(d.handleAdminUpdate))
 	d.mux.HandleFunc("GET /projects/{slug}/versions/{version}/{$}", d.signedIn(d.handleVersion))

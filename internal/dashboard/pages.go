@@ -132,6 +132,11 @@ type (
 			Learned                          bool
 		} `json:"sshKnownHosts"`
 		RepositoryCredentials *struct{ Username, Created, Modified string }
+		// Build notifications and automation rules (notifications.go).
+		EmailNotifications []emailNotification
+		Webhooks           struct{ Nodes []webhook }
+		Webhook            *webhook
+		AutomationRules    struct{ Nodes []automationRule }
 	}
 )
 
@@ -366,7 +371,25 @@ var funcs = template.FuncMap{
 	"choicefield": func(name, label string, choices choices.Table, form map[string]string, errors formErrors) formField {
 		return formField{Name: name, Label: label, Value: form[name], Error: errors[name], Choices: choices}
 	},
-	"progLanguages":     func() choices.Table { return choices.ProgrammingLanguages },
+	"progLanguages": func() choices.Table { return choices.ProgrammingLanguages },
+	// Build notifications and automation rules (notifications.go).
+	"webhookEvents":    func() choices.Table { return webhookEvents },
+	"ruleMatches":      func() choices.Table { return ruleMatches },
+	"ruleActions":      func() choices.Table { return ruleActions },
+	"ruleVersionTypes": func() choices.Table { return ruleVersionTypes },
+	"actionName":       func(code string) string { return ruleActions.Name(code) },
+	"lastAttempt": func(as []webhookAttempt) *webhookAttempt {
+		if len(as) == 0 {
+			return nil
+		}
+		return &as[len(as)-1]
+	},
+	"matchName": func(code *string) string {
+		if code == nil {
+			return "Custom match"
+		}
+		return ruleMatches.Name(*code)
+	},
 	"versioningSchemes": func() choices.Table { return choices.VersioningSchemes },
 	// adminChecks are the admin form's checkboxes, by field (ranged in key order).
 	"adminChecks": func() map[string]string {
