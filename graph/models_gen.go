@@ -118,6 +118,36 @@ type CreateAPITokenPayload struct {
 	Errors []*errs.UserError `json:"errors"`
 }
 
+// A custom domain to add, and its project.
+type CreateDomainInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The domain name; a URL gives its host (`https://docs.example.com/` is `docs.example.com`).
+	Domain graphql.Omittable[*string] `json:"domain,omitempty"`
+	// Make it the project's canonical domain; default false.
+	Canonical graphql.Omittable[*bool] `json:"canonical,omitempty"`
+	// Send readers to https:// URLs of the domain; default true.
+	HTTPS graphql.Omittable[*bool] `json:"https,omitempty"`
+	// Serve the domain without checking its DNS; superusers only; default false.
+	SkipValidation graphql.Omittable[*bool] `json:"skipValidation,omitempty"`
+	// Strict-Transport-Security max-age in seconds; superusers only; default 0 (no header).
+	HstsMaxAge graphql.Omittable[*int64] `json:"hstsMaxAge,omitempty"`
+	// Strict-Transport-Security includeSubDomains; superusers only; default false.
+	HstsIncludeSubdomains graphql.Omittable[*bool] `json:"hstsIncludeSubdomains,omitempty"`
+	// Strict-Transport-Security preload; superusers only; default false.
+	HstsPreload graphql.Omittable[*bool] `json:"hstsPreload,omitempty"`
+	// Only check the input: `errors` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null.
+	ValidateOnly *bool `json:"validateOnly,omitempty"`
+}
+
+// The outcome of `createDomain`.
+type CreateDomainPayload struct {
+	// The new domain; null with errors or `validateOnly`.
+	Domain *store.Domain `json:"domain,omitempty"`
+	// What is wrong with the input; empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
 // A build environment variable to create, and its project.
 type CreateEnvironmentVariableInput struct {
 	// The project's slug.
@@ -181,6 +211,22 @@ type CreateSubprojectPayload struct {
 	// The new subproject relationship; null with errors or `validateOnly`.
 	Subproject *store.Relationship `json:"subproject,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// The custom domain to remove.
+type DeleteDomainInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The domain: its global id (`Domain.id`) or its database id; one of another project is NOT_FOUND.
+	ID string `json:"id"`
+}
+
+// The outcome of `deleteDomain`.
+type DeleteDomainPayload struct {
+	// The global id of the removed domain; null with errors.
+	DeletedID *string `json:"deletedId,omitempty"`
+	// What is wrong with the input; empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }
 
@@ -260,6 +306,16 @@ type DeleteSubprojectPayload struct {
 	DeletedID *string `json:"deletedId,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
+}
+
+// A DNS record to create at the domain's DNS provider.
+type DNSRecord struct {
+	// The record's type: CNAME, A or AAAA.
+	Type string `json:"type"`
+	// The record's name: the domain.
+	Name string `json:"name"`
+	// The record's value: the host name or address the domain must point at.
+	Value string `json:"value"`
 }
 
 // Download URLs; a format that does not exist is null.
@@ -849,6 +905,36 @@ type TriggerBuildPayload struct {
 	// Whether a build was queued.
 	Triggered bool `json:"triggered"`
 	// What is wrong with the input (validation and conflicts, e.g. an uploaded version); empty otherwise.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// A custom domain to change; fields not given stay as they are.
+type UpdateDomainInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The domain: its global id (`Domain.id`) or its database id; one of another project is NOT_FOUND.
+	ID string `json:"id"`
+	// Make it the project's canonical domain, or not.
+	Canonical graphql.Omittable[*bool] `json:"canonical,omitempty"`
+	// Send readers to https:// URLs; may be turned on, not off.
+	HTTPS graphql.Omittable[*bool] `json:"https,omitempty"`
+	// Serve without checking DNS; superusers only.
+	SkipValidation graphql.Omittable[*bool] `json:"skipValidation,omitempty"`
+	// Strict-Transport-Security max-age in seconds; superusers only.
+	HstsMaxAge graphql.Omittable[*int64] `json:"hstsMaxAge,omitempty"`
+	// Strict-Transport-Security includeSubDomains; superusers only.
+	HstsIncludeSubdomains graphql.Omittable[*bool] `json:"hstsIncludeSubdomains,omitempty"`
+	// Strict-Transport-Security preload; superusers only.
+	HstsPreload graphql.Omittable[*bool] `json:"hstsPreload,omitempty"`
+	// Start the DNS checks again now (a domain not validated yet).
+	RestartValidation *bool `json:"restartValidation,omitempty"`
+}
+
+// The outcome of `updateDomain`.
+type UpdateDomainPayload struct {
+	// The changed domain; null with errors.
+	Domain *store.Domain `json:"domain,omitempty"`
+	// What is wrong with the input; empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }
 

@@ -33,6 +33,8 @@ type Settings struct {
 	// current key first, then keys still accepted. None: no token is made
 	// or accepted.
 	BadgeKeys []string
+	// Domains configures projects' custom domains.
+	Domains DomainSettings
 }
 
 // Hooks lets other subsystems react to graph writes without the graph
@@ -44,6 +46,9 @@ type Hooks struct {
 	// ProjectDeleted is called after a project's rows were deleted, so that
 	// its hosted files and checkouts can be removed.
 	ProjectDeleted func(ctx context.Context, slug string)
+	// DomainsChanged is called after a custom domain was added or
+	// changed, so that its DNS check runs at once.
+	DomainsChanged func()
 }
 
 // Resolver is the root of the resolvers: it holds their dependencies.

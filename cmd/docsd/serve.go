@@ -18,6 +18,7 @@ import (
 	"docsd/internal/artifacts"
 	"docsd/internal/builder"
 	"docsd/internal/docsurl"
+	"docsd/internal/domains"
 	"docsd/internal/hosting"
 	"docsd/internal/metrics"
 	"docsd/internal/notify"
@@ -49,6 +50,10 @@ type app struct {
 	// liveBuilds wakes the build subscriptions of /graphql when any node
 	// writes builds (BuildChanged signals).
 	liveBuilds *graph.SignalledBuildChanges
+	// domains are projects' custom domains; domainChecker validates their
+	// DNS (run by serve).
+	domains       *domains.Registry
+	domainChecker *domains.Checker
 }
 
 // open connects to the database (applying migrations) and wires the graph.
@@ -86,6 +91,11 @@ func (c *command) wire(s *store.Store) (*app, error) {
 		return nil, err
 	}
 	a.artifacts = arts
+	if a.domains, err = a.newDomainRegistry(); err != nil {
+		a.notifier.Close()
+		return nil, err
+	}
+	a.domainChecker = a.newDomainChecker()
 	a.metrics = metrics.New(s, versionString(), c.logger)
 	a.searchParts()
 	a.uploads = a.newUploads()
@@ -110,6 +120,7 @@ func (c *command) wire(s *store.Store) (*app, error) {
 			AllowPrivateNetwork: c.settings.AllowPrivateNetwork,
 			Uploads:             a.uploads.graph,
 			BadgeKeys:           c.settings.badgeKeys(),
+			Domains:             c.settings.graphDomains(),
 			Endpoint: graph.Endpoint{
 				Users:       a.users,
 				Anonymous:   anonymous,
@@ -119,7 +130,8 @@ func (c *command) wire(s *store.Store) (*app, error) {
 			},
 		},
 		Hooks: graph.Hooks{
-			BuildQueued: a.buildQueued,
+			BuildQueued:    a.buildQueued,
+			DomainsChanged: a.domainChecker.Wake,
 			ProjectDeleted: func(ctx context.Context, slug string) {
 				if err := arts.RemoveProject(ctx, slug); err != nil {
 					a.logger.ErrorContext(ctx, "removing hosted files", "project", slug, "err", err)
@@ -141,7 +153,8 @@ func (c *command) wire(s *store.Store) (*app, error) {
 }
 
 func (a *app) urls() docsurl.Config {
-	return docsurl.Config{PublicURL: a.settings.PublicURL, DocsDomain: a.settings.DocsDomain, DocsScheme: a.settings.DocsScheme, DocsURL: a.settings.DocsURL}
+	return docsurl.Config{PublicURL: a.settings.PublicURL, DocsDomain: a.settings.DocsDomain, DocsScheme: a.settings.DocsScheme, DocsURL: a.settings.DocsURL,
+		Domains: a.domains}
 }
 
 // docsApart reports whether docs have a listener and an origin of their
@@ -177,6 +190,7 @@ func (a *app) handlers() (public, docsOrigin http.Handler, docsHost *hosting.Han
 		AddonsInject:    a.settings.AddonsInject,
 		AddonsClientURL: a.settings.AddonsClientURL,
 		FileCacheBytes:  int64(a.settings.DocsFileCache) << 20,
+		Domains:         a.domains,
 	}
 	if docsConfig.FileCacheBytes == 0 {
 		docsConfig.FileCacheBytes = -1 // none (zero is the default to hosting)
@@ -421,6 +435,9 @@ func (c *command) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer stopWorkers()
+	checkCtx, stopChecks := context.WithCancel(ctx)
+	defer stopChecks()
+	go a.domainChecker.Run(checkCtx)
 
 	public, docs, docsHost := a.handlers()
 	servers := []server{a.httpServer(public)}

@@ -74,6 +74,8 @@ type Settings struct {
 	AllowPrivateNetwork bool
 	// Where builds install packages from (packageindex.go).
 	packageIndexSettings
+	// Custom domains (domains.go).
+	domainSettings
 	// Reader side.
 	AddonsInject    bool
 	AddonsClientURL string
@@ -215,6 +217,7 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.BuildPasta, "build-pasta", "pasta", "pasta's binary (package passt), a name looked up on PATH or a path")
 	boolean(&s.AllowPrivateNetwork, "allow-private-network", false, "accept repository URLs whose host resolves to loopback, private, link-local or unspecified addresses, and let build commands reach private networks (never this machine's loopback or own addresses, nor link-local ones)")
 	s.packageIndexSettings.register(str, boolean)
+	s.domainSettings.register(str, integer)
 	// Reader side.
 	boolean(&s.AddonsInject, "addons-inject", true, "inject the reader client (version menu, banners, search) into served HTML pages")
 	str(&s.AddonsClientURL, "addons-client-url", "", "absolute URL or path of a reader client to inject instead of docsd's built-in one")
@@ -331,6 +334,9 @@ func (s *Settings) resolve() error {
 		return fmt.Errorf("--build-workers and --git-clone-depth must not be negative, --build-time-limit must be positive")
 	}
 	if err := s.resolveArtifacts(); err != nil {
+		return err
+	}
+	if err := s.resolveDomains(); err != nil {
 		return err
 	}
 	return s.resolveUpload()
