@@ -276,3 +276,36 @@ func valueOr[T any](v *T, def T) T {
 	}
 	return *v
 }
+
+// renewDomainCertificate renews a served domain's certificate through
+// the RenewCertificate hook (superusers only).
+func (r *Resolver) renewDomainCertificate(ctx context.Context, in RenewDomainCertificateInput) (*store.Domain, error) {
+	const op = "graph.renewDomainCertificate"
+	p, err := r.maintainedProject(ctx, in.Project)
+	if err != nil {
+		return nil, err
+	}
+	id, err := projectObjectID(nodeDomain, in.ID, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	d, err := r.Store.FindDomain(ctx, p.ID, id)
+	if err != nil {
+		return nil, err
+	}
+	refuse := func(msg string, cause error) error {
+		return &errs.Error{Kind: errs.Invalid, Op: op, Fields: errs.Fields{"id": {msg}}, Err: cause}
+	}
+	switch {
+	case !isSuperuser(ctx):
+		return nil, refuse("Only a superuser can renew a certificate.", nil)
+	case !d.Served():
+		return nil, refuse("The domain is not served yet: its DNS does not point at docsd.", nil)
+	case r.Hooks.RenewCertificate == nil:
+		return nil, refuse("docsd does not order certificates itself (--tls-acme-email is not set).", nil)
+	}
+	if err := r.Hooks.RenewCertificate(ctx, d.Domain); err != nil {
+		return nil, refuse("The certificate was not renewed: "+err.Error(), err)
+	}
+	return r.Store.FindDomain(ctx, p.ID, id)
+}

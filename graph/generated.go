@@ -307,6 +307,7 @@ type ComplexityRoot struct {
 		ImportProject             func(childComplexity int, input ImportProjectInput) int
 		InitiateUpload            func(childComplexity int, input InitiateUploadInput) int
 		RemoveMaintainer          func(childComplexity int, input RemoveMaintainerInput) int
+		RenewDomainCertificate    func(childComplexity int, input RenewDomainCertificateInput) int
 		RetryBuild                func(childComplexity int, input RetryBuildInput) int
 		RevokeAPIToken            func(childComplexity int, input RevokeAPITokenInput) int
 		SetProjectAdminFields     func(childComplexity int, input SetProjectAdminFieldsInput) int
@@ -507,6 +508,11 @@ type ComplexityRoot struct {
 	RemoveMaintainerPayload struct {
 		Errors  func(childComplexity int) int
 		Project func(childComplexity int) int
+	}
+
+	RenewDomainCertificatePayload struct {
+		Domain func(childComplexity int) int
+		Errors func(childComplexity int) int
 	}
 
 	Repository struct {
@@ -781,6 +787,7 @@ type MutationResolver interface {
 	CreateDomain(ctx context.Context, input CreateDomainInput) (*CreateDomainPayload, error)
 	UpdateDomain(ctx context.Context, input UpdateDomainInput) (*UpdateDomainPayload, error)
 	DeleteDomain(ctx context.Context, input DeleteDomainInput) (*DeleteDomainPayload, error)
+	RenewDomainCertificate(ctx context.Context, input RenewDomainCertificateInput) (*RenewDomainCertificatePayload, error)
 }
 type ProjectResolver interface {
 	Maintainers(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string) (*UserConnection, error)
@@ -1940,6 +1947,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RemoveMaintainer(childComplexity, args["input"].(RemoveMaintainerInput)), true
+	case "Mutation.renewDomainCertificate":
+		if e.ComplexityRoot.Mutation.RenewDomainCertificate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_renewDomainCertificate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RenewDomainCertificate(childComplexity, args["input"].(RenewDomainCertificateInput)), true
 	case "Mutation.retryBuild":
 		if e.ComplexityRoot.Mutation.RetryBuild == nil {
 			break
@@ -3053,6 +3071,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RemoveMaintainerPayload.Project(childComplexity), true
 
+	case "RenewDomainCertificatePayload.domain":
+		if e.ComplexityRoot.RenewDomainCertificatePayload.Domain == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenewDomainCertificatePayload.Domain(childComplexity), true
+	case "RenewDomainCertificatePayload.errors":
+		if e.ComplexityRoot.RenewDomainCertificatePayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenewDomainCertificatePayload.Errors(childComplexity), true
+
 	case "Repository.type":
 		if e.ComplexityRoot.Repository.Type == nil {
 			break
@@ -3796,6 +3827,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("NotificationFilterInput", ec.unmarshalInputNotificationFilterInput),
 			graphql.NewInputUnmarshaler("ProjectFilterInput", ec.unmarshalInputProjectFilterInput),
 			graphql.NewInputUnmarshaler("RemoveMaintainerInput", ec.unmarshalInputRemoveMaintainerInput),
+			graphql.NewInputUnmarshaler("RenewDomainCertificateInput", ec.unmarshalInputRenewDomainCertificateInput),
 			graphql.NewInputUnmarshaler("RepositoryInput", ec.unmarshalInputRepositoryInput),
 			graphql.NewInputUnmarshaler("RetryBuildInput", ec.unmarshalInputRetryBuildInput),
 			graphql.NewInputUnmarshaler("RevokeApiTokenInput", ec.unmarshalInputRevokeApiTokenInput),
@@ -5661,6 +5693,13 @@ extend type Mutation {
   updateDomain("The domain and what to change." input: UpdateDomainInput!): UpdateDomainPayload!
   "Remove a custom domain (maintainers); its docs are no longer served there."
   deleteDomain("The domain to remove." input: DeleteDomainInput!): DeleteDomainPayload!
+  """
+  Renew a served domain's certificate now, or order it when there is
+  none (superusers; when docsd orders certificates itself, with
+  ` + "`" + `--tls-acme-email` + "`" + `). Renewals are otherwise automatic, a third of the
+  certificate's lifetime before it ends.
+  """
+  renewDomainCertificate("The domain." input: RenewDomainCertificateInput!): RenewDomainCertificatePayload!
 }
 
 "A custom domain a project's docs are served on, beside its docs subdomain or path."
@@ -5816,6 +5855,22 @@ type DeleteDomainPayload {
   "The global id of the removed domain; null with errors."
   deletedId: ID
   "What is wrong with the input; empty on success."
+  errors: [UserError!]!
+}
+
+"The domain whose certificate to renew."
+input RenewDomainCertificateInput {
+  "The project's slug."
+  project: String!
+  "The domain: its global id (` + "`" + `Domain.id` + "`" + `) or its database id."
+  id: ID!
+}
+
+"The outcome of ` + "`" + `renewDomainCertificate` + "`" + `."
+type RenewDomainCertificatePayload {
+  "The domain, with its certificate's state; null with errors."
+  domain: Domain
+  "Why nothing was renewed: not a superuser, a domain not served, no ACME, or the CA's answer."
   errors: [UserError!]!
 }
 `, BuiltIn: false},
@@ -6648,6 +6703,16 @@ func (ec *executionContext) childFields_RemoveMaintainerPayload(ctx context.Cont
 	return nil, fmt.Errorf("no field named %q was found under type RemoveMaintainerPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_RenewDomainCertificatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "domain":
+		return ec.fieldContext_RenewDomainCertificatePayload_domain(ctx, field)
+	case "errors":
+		return ec.fieldContext_RenewDomainCertificatePayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RenewDomainCertificatePayload", field.Name)
+}
+
 func (ec *executionContext) childFields_Repository(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "url":
@@ -7458,6 +7523,20 @@ func (ec *executionContext) field_Mutation_removeMaintainer_args(ctx context.Con
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (RemoveMaintainerInput, error) {
 			return ec.unmarshalNRemoveMaintainerInput2docsdᚋgraphᚐRemoveMaintainerInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_renewDomainCertificate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (RenewDomainCertificateInput, error) {
+			return ec.unmarshalNRenewDomainCertificateInput2docsdᚋgraphᚐRenewDomainCertificateInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -13788,6 +13867,50 @@ func (ec *executionContext) fieldContext_Mutation_deleteDomain(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_renewDomainCertificate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_renewDomainCertificate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RenewDomainCertificate(ctx, fc.Args["input"].(RenewDomainCertificateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *RenewDomainCertificatePayload) graphql.Marshaler {
+			return ec.marshalNRenewDomainCertificatePayload2ᚖdocsdᚋgraphᚐRenewDomainCertificatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_renewDomainCertificate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RenewDomainCertificatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_renewDomainCertificate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Notification_id(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -17932,6 +18055,70 @@ func (ec *executionContext) _RemoveMaintainerPayload_errors(ctx context.Context,
 func (ec *executionContext) fieldContext_RemoveMaintainerPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "RemoveMaintainerPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RenewDomainCertificatePayload_domain(ctx context.Context, field graphql.CollectedField, obj *RenewDomainCertificatePayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RenewDomainCertificatePayload_domain(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Domain, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Domain) graphql.Marshaler {
+			return ec.marshalODomain2ᚖdocsdᚋstoreᚐDomain(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RenewDomainCertificatePayload_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RenewDomainCertificatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Domain(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RenewDomainCertificatePayload_errors(ctx context.Context, field graphql.CollectedField, obj *RenewDomainCertificatePayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RenewDomainCertificatePayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RenewDomainCertificatePayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RenewDomainCertificatePayload",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -23411,6 +23598,55 @@ func UnmarshalRemoveMaintainerInput(ctx context.Context, raw any) (RemoveMaintai
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputRenewDomainCertificateInput(ctx context.Context, obj any) (RenewDomainCertificateInput, error) {
+	var it RenewDomainCertificateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"project", "id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRenewDomainCertificateInput unmarshals raw into the RenewDomainCertificateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRenewDomainCertificateInput(ctx context.Context, raw any) (RenewDomainCertificateInput, error) {
+	var out RenewDomainCertificateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RenewDomainCertificateInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputRepositoryInput(ctx context.Context, obj any) (RepositoryInput, error) {
 	var it RepositoryInput
 	if obj == nil {
@@ -26608,6 +26844,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "renewDomainCertificate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_renewDomainCertificate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -27826,6 +28069,44 @@ func (ec *executionContext) _RemoveMaintainerPayload(ctx context.Context, sel as
 			}
 		case "errors":
 			out.Values[i] = ec._RemoveMaintainerPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var renewDomainCertificatePayloadImplementors = []string{"RenewDomainCertificatePayload"}
+
+func (ec *executionContext) _RenewDomainCertificatePayload(ctx context.Context, sel ast.SelectionSet, obj *RenewDomainCertificatePayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, renewDomainCertificatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RenewDomainCertificatePayload")
+		case "domain":
+			out.Values[i] = ec._RenewDomainCertificatePayload_domain(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._RenewDomainCertificatePayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -30495,6 +30776,19 @@ func (ec *executionContext) marshalNRemoveMaintainerPayload2ᚖdocsdᚋgraphᚐR
 		return graphql.Null
 	}
 	return ec._RemoveMaintainerPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRenewDomainCertificateInput2docsdᚋgraphᚐRenewDomainCertificateInput(ctx context.Context, v any) (RenewDomainCertificateInput, error) {
+	res, err := ec.unmarshalInputRenewDomainCertificateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRenewDomainCertificatePayload2ᚖdocsdᚋgraphᚐRenewDomainCertificatePayload(ctx context.Context, sel ast.SelectionSet, v *RenewDomainCertificatePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RenewDomainCertificatePayload!")
+		return graphql.Null
+	}
+	return ec._RenewDomainCertificatePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNRepository2ᚖdocsdᚋstoreᚐRepository(ctx context.Context, sel ast.SelectionSet, v *store.Repository) graphql.Marshaler {

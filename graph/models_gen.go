@@ -634,6 +634,22 @@ type RemoveMaintainerPayload struct {
 	Errors []*errs.UserError `json:"errors"`
 }
 
+// The domain whose certificate to renew.
+type RenewDomainCertificateInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The domain: its global id (`Domain.id`) or its database id.
+	ID string `json:"id"`
+}
+
+// The outcome of `renewDomainCertificate`.
+type RenewDomainCertificatePayload struct {
+	// The domain, with its certificate's state; null with errors.
+	Domain *store.Domain `json:"domain,omitempty"`
+	// Why nothing was renewed: not a superuser, a domain not served, no ACME, or the CA's answer.
+	Errors []*errs.UserError `json:"errors"`
+}
+
 // A project's repository, as written.
 type RepositoryInput struct {
 	// The clone URL.

@@ -49,6 +49,9 @@ type Hooks struct {
 	// DomainsChanged is called after a custom domain was added or
 	// changed, so that its DNS check runs at once.
 	DomainsChanged func()
+	// RenewCertificate renews (or orders) the certificate of a domain
+	// now; nil when docsd does not order certificates itself.
+	RenewCertificate func(ctx context.Context, name string) error
 }
 
 // Resolver is the root of the resolvers: it holds their dependencies.

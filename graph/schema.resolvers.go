@@ -395,6 +395,16 @@ func (r *mutationResolver) DeleteDomain(ctx context.Context, input DeleteDomainI
 	return &DeleteDomainPayload{DeletedID: id, Errors: ue}, nil
 }
 
+// RenewDomainCertificate is the resolver for the renewDomainCertificate field.
+func (r *mutationResolver) RenewDomainCertificate(ctx context.Context, input RenewDomainCertificateInput) (*RenewDomainCertificatePayload, error) {
+	d, err := r.renewDomainCertificate(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &RenewDomainCertificatePayload{Domain: d, Errors: ue}, nil
+}
+
 // Maintainers is the resolver for the maintainers field.
 func (r *projectResolver) Maintainers(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string) (*UserConnection, error) {
 	users, err := obj.Users()

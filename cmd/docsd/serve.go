@@ -17,6 +17,7 @@ import (
 	"docsd/internal/access"
 	"docsd/internal/artifacts"
 	"docsd/internal/builder"
+	"docsd/internal/certs"
 	"docsd/internal/docsurl"
 	"docsd/internal/domains"
 	"docsd/internal/hosting"
@@ -54,6 +55,9 @@ type app struct {
 	// DNS (run by serve).
 	domains       *domains.Registry
 	domainChecker *domains.Checker
+	// certs serves HTTPS (serve, with --tls-acme-email or --tls-cert);
+	// nil otherwise.
+	certs *certs.Manager
 }
 
 // open connects to the database (applying migrations) and wires the graph.
@@ -97,6 +101,7 @@ func (c *command) wire(s *store.Store) (*app, error) {
 	}
 	a.domainChecker = a.newDomainChecker()
 	a.metrics = metrics.New(s, versionString(), c.logger)
+	a.metrics.WatchCertificates(a.certificateExpiries)
 	a.searchParts()
 	a.uploads = a.newUploads()
 	a.pool = a.newPool()
@@ -440,12 +445,39 @@ func (c *command) serve(ctx context.Context, args []string) error {
 	go a.domainChecker.Run(checkCtx)
 
 	public, docs, docsHost := a.handlers()
-	servers := []server{a.httpServer(public)}
+	plain := public
+	if a.settings.tlsOn() {
+		if a.certs, err = a.newCerts(); err != nil {
+			return err
+		}
+		defer a.certs.Stop()
+		if a.certs.ACME() {
+			a.resolver.Hooks.RenewCertificate = a.certs.Renew
+		}
+		_, tlsPort, _ := net.SplitHostPort(a.settings.TLSAddr)
+		plain = a.certs.HTTPChallenge(a.certs.RedirectToHTTPS(tlsPort, public))
+	}
+	servers := []server{a.httpServer(plain)}
 	ln, err := net.Listen("tcp", a.settings.Addr)
 	if err != nil {
 		return listenError("--addr", a.settings.Addr, err)
 	}
 	listeners := []net.Listener{jsonErrorListener{ln}} // net/http's own 400/431 answers under /api/ in JSON
+	if a.certs != nil {
+		tln, err := net.Listen("tcp", a.settings.TLSAddr)
+		if err != nil {
+			ln.Close()
+			return listenError("--tls-addr", a.settings.TLSAddr, err)
+		}
+		srv := a.httpServer(a.tlsHandler(public, docs))
+		srv.TLSConfig = a.certs.TLSConfig()
+		servers, listeners = append(servers, tlsServer{srv}), append(listeners, tln)
+		if err := a.certs.Start(ctx); err != nil {
+			a.logger.Error("starting certificate orders", "err", err)
+		}
+		a.logger.Info("docsd serving HTTPS", "addr", tln.Addr().String(), "acme", a.certs.ACME(),
+			"acme_directory", a.settings.TLSACMEDirectory, "certificate", a.settings.TLSCert)
+	}
 	if docs != nil {
 		dl, err := net.Listen("tcp", a.settings.DocsAddr)
 		if err != nil {
@@ -500,6 +532,12 @@ func (c *command) serve(ctx context.Context, args []string) error {
 	}
 	return first
 }
+
+// tlsServer serves HTTPS on a plain listener with the server's TLSConfig
+// (HTTP/2 included).
+type tlsServer struct{ *http.Server }
+
+func (s tlsServer) Serve(ln net.Listener) error { return s.ServeTLS(ln, "", "") }
 
 // server is an http.Server or the docs listener's hosting.Front.
 type server interface {

@@ -74,8 +74,9 @@ type Settings struct {
 	AllowPrivateNetwork bool
 	// Where builds install packages from (packageindex.go).
 	packageIndexSettings
-	// Custom domains (domains.go).
+	// Custom domains (domains.go) and HTTPS (tls.go).
 	domainSettings
+	tlsSettings
 	// Reader side.
 	AddonsInject    bool
 	AddonsClientURL string
@@ -218,6 +219,7 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	boolean(&s.AllowPrivateNetwork, "allow-private-network", false, "accept repository URLs whose host resolves to loopback, private, link-local or unspecified addresses, and let build commands reach private networks (never this machine's loopback or own addresses, nor link-local ones)")
 	s.packageIndexSettings.register(str, boolean)
 	s.domainSettings.register(str, integer)
+	s.tlsSettings.register(str)
 	// Reader side.
 	boolean(&s.AddonsInject, "addons-inject", true, "inject the reader client (version menu, banners, search) into served HTML pages")
 	str(&s.AddonsClientURL, "addons-client-url", "", "absolute URL or path of a reader client to inject instead of docsd's built-in one")
@@ -337,6 +339,9 @@ func (s *Settings) resolve() error {
 		return err
 	}
 	if err := s.resolveDomains(); err != nil {
+		return err
+	}
+	if err := s.resolveTLS(); err != nil {
 		return err
 	}
 	return s.resolveUpload()

@@ -292,7 +292,7 @@ func (c *cache) maintainers(ctx context.Context, projectID int64) ([]int64, erro
 var unservedTables = []string{
 	"builds", "build_commands", "sync_tasks", "uploads", "docs_sessions",
 	"search_pages", "search_sections", "webhook_deliveries", "webhook_exchanges",
-	"environment_variables", "integrations", "artifact_garbage",
+	"environment_variables", "integrations", "artifact_garbage", "storage_locks",
 }
 
 // Serves reports whether a write to tables may change what the docs host
