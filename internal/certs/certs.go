@@ -78,8 +78,13 @@ type Manager struct {
 	issuer *certmagic.ACMEIssuer
 	hosts  []string
 
-	mu       sync.Mutex        // guards problems
-	problems map[string]string // name → why its last order failed
+	// ctx ends with Stop: orders started in the background end with it.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex           // guards problems and asked
+	problems map[string]string    // name → why its last order failed
+	asked    map[string]time.Time // name → when plain HTTP last asked for its certificate
 }
 
 // New returns a Manager; Start begins ordering the hosts' certificates.
@@ -87,7 +92,8 @@ func New(c Config) (*Manager, error) {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
-	m := &Manager{c: c, problems: map[string]string{}}
+	m := &Manager{c: c, problems: map[string]string{}, asked: map[string]time.Time{}}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
 	for _, h := range c.Hosts {
 		h = domains.HostName(h)
 		if h != "" && h != "localhost" && net.ParseIP(h) == nil && !slices.Contains(m.hosts, h) {
@@ -139,6 +145,7 @@ func (m *Manager) Start(ctx context.Context) error {
 
 // Stop ends the renewals.
 func (m *Manager) Stop() {
+	m.cancel()
 	if m.cache != nil {
 		m.cache.Stop()
 	}
@@ -331,13 +338,53 @@ func (m *Manager) Problems(ctx context.Context) []string {
 	return out
 }
 
-// RedirectToHTTPS answers plain-HTTP requests for a name HTTPS has a
-// certificate for (the given one's names, the hosts, the validated custom
-// domains) with a redirect to the same URL on HTTPS (tlsPort "" or "443"
-// leaves the port out): 301 for GET and HEAD, 308 otherwise. It hands
-// next the ACME challenges, the probes (/healthz, /readyz, /metrics), the
-// custom domains whose HTTPS flag is off, and any other name (an address,
-// a name without a certificate), which plain HTTP keeps serving.
+// Holds reports whether HTTPS has a certificate for name now: the given
+// one covers it, or this node holds an ACME certificate for it. For an
+// allowed name it does not hold yet, it starts an order in the
+// background (at most every askEvery).
+func (m *Manager) Holds(ctx context.Context, name string) bool {
+	name = domains.HostName(name)
+	if m.c.Given != nil && covers(m.c.Given, name) {
+		return true
+	}
+	if !m.ACME() {
+		return false
+	}
+	for _, c := range m.cache.AllMatchingCertificates(name) {
+		if c.Leaf != nil && time.Now().Before(c.Leaf.NotAfter) {
+			return true
+		}
+	}
+	if m.Allowed(ctx, name) {
+		m.mu.Lock()
+		due := time.Since(m.asked[name]) > askEvery
+		if due {
+			m.asked[name] = time.Now()
+		}
+		m.mu.Unlock()
+		if due {
+			// ObtainCertAsync retries in the caller's goroutine (and waits
+			// for the lease another order holds): never in a request's.
+			go func() {
+				if err := m.magic.ObtainCertAsync(m.ctx, name); err != nil && m.ctx.Err() == nil {
+					m.c.Logger.Warn("ordering a certificate", "name", name, "err", err)
+				}
+			}()
+		}
+	}
+	return false
+}
+
+// askEvery is how often plain HTTP may start an order for a name.
+const askEvery = 10 * time.Minute
+
+// RedirectToHTTPS answers plain-HTTP requests for a name HTTPS holds a
+// certificate for (Holds) with a redirect to the same URL on HTTPS
+// (tlsPort "" or "443" leaves the port out): 301 for GET and HEAD, 308
+// otherwise. It hands next the ACME challenges, the probes (/healthz,
+// /readyz, /metrics), the custom domains whose HTTPS flag is off, and any
+// other name (an address, a name whose certificate could not be had),
+// which plain HTTP keeps serving whatever the CA does.
 func (m *Manager) RedirectToHTTPS(tlsPort string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
@@ -347,8 +394,7 @@ func (m *Manager) RedirectToHTTPS(tlsPort string, next http.Handler) http.Handle
 		}
 		host := domains.HostName(r.Host)
 		d, isDomain := m.c.Domains.Lookup(r.Context(), host)
-		secure := (m.ACME() && m.Allowed(r.Context(), host)) || (m.c.Given != nil && covers(m.c.Given, host))
-		if !secure || (isDomain && !d.HTTPS) {
+		if (isDomain && !d.HTTPS) || !m.Holds(r.Context(), host) {
 			next.ServeHTTP(w, r)
 			return
 		}
