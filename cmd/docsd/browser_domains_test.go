@@ -33,7 +33,9 @@ func TestBrowserCustomDomains(t *testing.T) {
 		"--tls-addr", tlsAddr, "--tls-acme-email", "ops@acme.test", "--tls-acme-directory", deadCA,
 		"--domain-target", "docsd.acme.test,127.0.0.1", "--domain-dns-server", dns.Addr)
 	srv.token = strings.TrimSpace(out)
-	var imp struct{ ImportProject struct{ Errors []struct{ Message string } } }
+	var imp struct {
+		ImportProject struct{ Errors []struct{ Message string } }
+	}
 	srv.graphql(t, `mutation { importProject(input: {name: "Acme Handbook", repository: {url: "https://github.com/example/handbook", type: git}}) { errors { message } } }`, nil, &imp)
 	if len(imp.ImportProject.Errors) > 0 {
 		t.Fatal(imp.ImportProject.Errors)
@@ -105,7 +107,9 @@ func TestBrowserCustomDomains(t *testing.T) {
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		var d struct {
-			Project struct{ Domains []struct{ Domain, SslStatus, SslError string } }
+			Project struct {
+				Domains []struct{ Domain, SslStatus, SslError string }
+			}
 		}
 		srv.graphql(t, `{ project(slug: "acme-handbook") { domains { domain sslStatus sslError } } }`, nil, &d)
 		if len(d.Project.Domains) > 0 && d.Project.Domains[0].SslStatus == "invalid" && d.Project.Domains[0].SslError != "" {
