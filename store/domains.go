@@ -235,8 +235,15 @@ func (s *Store) RecordDomainCheck(ctx context.Context, id int64, c DomainCheck) 
 // domain does not empty the nodes' caches.
 func (s *Store) RecordDomainCertificate(ctx context.Context, name, status, reason string) error {
 	return s.InTx(ctx, "store.RecordDomainCertificate", func(tx *Tx) error {
-		_, err := tx.exec(ctx, `UPDATE domains SET ssl_status = ?, ssl_error = ?, modified = ?
-			WHERE domain = ? AND (ssl_status <> ? OR ssl_error <> ?)`, status, reason, tx.Now, name, status, reason)
+		var now struct {
+			Status string `db:"ssl_status"`
+			Error  string `db:"ssl_error"`
+		}
+		err := tx.get(ctx, &now, `SELECT ssl_status, ssl_error FROM domains WHERE domain = ?`, name)
+		if err != nil || (now.Status == status && now.Error == reason) {
+			return err // a statement that writes nothing still counts as a write
+		}
+		_, err = tx.exec(ctx, `UPDATE domains SET ssl_status = ?, ssl_error = ?, modified = ? WHERE domain = ?`, status, reason, tx.Now, name)
 		return err
 	})
 }
