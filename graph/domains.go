@@ -157,17 +157,11 @@ func (r *Resolver) createDomain(ctx context.Context, in CreateDomainInput) (*sto
 // never off), restartValidation, and the superusers' fields.
 func (r *Resolver) updateDomain(ctx context.Context, in UpdateDomainInput) (*store.Domain, error) {
 	const op = "graph.updateDomain"
-	p, err := r.maintainedProject(ctx, in.Project)
+	p, d, err := r.maintainedDomain(ctx, in.Project, in.ID)
 	if err != nil {
 		return nil, err
 	}
-	id, err := projectObjectID(nodeDomain, in.ID, p.ID)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := r.Store.FindDomain(ctx, p.ID, id); err != nil {
-		return nil, err
-	}
+	id := d.ID
 	existing, err := r.Store.FindDomains(ctx, p.ID)
 	if err != nil {
 		return nil, err
@@ -191,7 +185,7 @@ func (r *Resolver) updateDomain(ctx context.Context, in UpdateDomainInput) (*sto
 	}
 	upd.SkipValidation, upd.HSTSMaxAge, upd.HSTSIncludeSubdomains, upd.HSTSPreload = x.skip, x.hstsMaxAge, x.hstsIncludeSubdomains, x.hstsPreload
 	upd.RestartValidation = isTrue(in.RestartValidation)
-	d, err := r.Store.UpdateDomain(ctx, p.ID, id, upd)
+	d, err = r.Store.UpdateDomain(ctx, p.ID, id, upd)
 	if errs.Is(err, errs.Conflict) {
 		return nil, &errs.Error{Kind: errs.Invalid, Op: op, Fields: errs.Fields{"canonical": {domains.MsgCanonical}}, Err: err}
 	}
@@ -281,15 +275,7 @@ func valueOr[T any](v *T, def T) T {
 // the RenewCertificate hook (superusers only).
 func (r *Resolver) renewDomainCertificate(ctx context.Context, in RenewDomainCertificateInput) (*store.Domain, error) {
 	const op = "graph.renewDomainCertificate"
-	p, err := r.maintainedProject(ctx, in.Project)
-	if err != nil {
-		return nil, err
-	}
-	id, err := projectObjectID(nodeDomain, in.ID, p.ID)
-	if err != nil {
-		return nil, err
-	}
-	d, err := r.Store.FindDomain(ctx, p.ID, id)
+	p, d, err := r.maintainedDomain(ctx, in.Project, in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -307,5 +293,20 @@ func (r *Resolver) renewDomainCertificate(ctx context.Context, in RenewDomainCer
 	if err := r.Hooks.RenewCertificate(ctx, d.Domain); err != nil {
 		return nil, refuse("The certificate was not renewed: "+err.Error(), err)
 	}
-	return r.Store.FindDomain(ctx, p.ID, id)
+	return r.Store.FindDomain(ctx, p.ID, d.ID)
+}
+
+// maintainedDomain is the domain with input id (global or database) of
+// the project with that slug, which the viewer maintains.
+func (r *Resolver) maintainedDomain(ctx context.Context, project, id string) (*store.Project, *store.Domain, error) {
+	p, err := r.maintainedProject(ctx, project)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, err := projectObjectID(nodeDomain, id, p.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := r.Store.FindDomain(ctx, p.ID, n)
+	return p, d, err
 }

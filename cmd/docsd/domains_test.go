@@ -136,23 +136,19 @@ func TestCustomDomainServesLikeTheSubdomain(t *testing.T) {
 		if code, _, body := fetch(t, srv.URL+"/en/latest/index.html", "docs.acme.test"); code != http.StatusOK || !strings.Contains(body, "demo page") {
 			t.Errorf("GET on the canonical domain: %d %.100q", code, body)
 		}
-		var p struct {
-			Project struct {
-				Urls struct{ Documentation string }
+		for slug, want := range map[string]string{
+			"demo":  "https://docs.acme.test/en/latest/",
+			"child": "https://docs.acme.test/projects/child/en/latest/", // a subproject lives under its parent's root
+		} {
+			var p struct {
+				Project struct {
+					Urls struct{ Documentation string }
+				}
 			}
-		}
-		api.graphql(t, `{ project(slug: "demo") { urls { documentation } } }`, nil, &p)
-		if got, want := p.Project.Urls.Documentation, "https://docs.acme.test/en/latest/"; got != want {
-			t.Errorf("urls.documentation = %q, want %q", got, want)
-		}
-		var c struct {
-			Project struct {
-				Urls struct{ Documentation string }
+			api.graphql(t, `query($p: String!) { project(slug: $p) { urls { documentation } } }`, map[string]any{"p": slug}, &p)
+			if got := p.Project.Urls.Documentation; got != want {
+				t.Errorf("%s: urls.documentation = %q, want %q", slug, got, want)
 			}
-		}
-		api.graphql(t, `{ project(slug: "child") { urls { documentation } } }`, nil, &c)
-		if got, want := c.Project.Urls.Documentation, "https://docs.acme.test/projects/child/en/latest/"; got != want {
-			t.Errorf("the subproject's urls.documentation = %q, want %q", got, want)
 		}
 
 		var del struct{ DeleteDomain struct{ DeletedID *string } }
