@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -80,7 +81,7 @@ func TestCustomDomainServesLikeTheSubdomain(t *testing.T) {
 		s := storetest.Open(t, d)
 		a, srv := testApp(t, s, "--docs-domain", "docs.test", "--public-url", "http://example.test", "--build-workers", "0")
 		admin, key := storetest.MustSuperuser(t, s, "alice")
-		publishLatest(t, s, a, admin, "demo", "demo page")
+		demo := publishLatest(t, s, a, admin, "demo", "demo page")
 		publishLatest(t, s, a, admin, "child", "child page")
 		api := &e2eServer{url: srv.URL, token: key}
 		var sub struct {
@@ -115,6 +116,29 @@ func TestCustomDomainServesLikeTheSubdomain(t *testing.T) {
 		}
 		if code, _, _ := fetch(t, srv.URL+"/en/latest/index.html", "pending.acme.test"); code == http.StatusOK {
 			t.Errorf("a domain whose DNS was not validated: status %d, want no page", code)
+		}
+
+		// Privacy: a private version answers 404 to anonymous readers and
+		// the page to its maintainer, on the domain as on the subdomain.
+		v, err := s.FindVersionBySlug(t.Context(), demo.ID, store.Latest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		private := "private"
+		if _, err := s.UpdateVersion(t.Context(), v.ID, store.VersionUpdate{PrivacyLevel: &private}); err != nil {
+			t.Fatal(err)
+		}
+		for _, host := range []string{"demo.docs.test", "docs.acme.test"} {
+			if resp, _ := getHost(t, srv.URL+"/en/latest/index.html", host, ""); resp.StatusCode != http.StatusNotFound {
+				t.Errorf("%s, anonymous, private version: status %d, want 404", host, resp.StatusCode)
+			}
+			if resp, body := getHost(t, srv.URL+"/en/latest/index.html", host, key); resp.StatusCode != http.StatusOK || !strings.Contains(body, "demo page") {
+				t.Errorf("%s, maintainer, private version: status %d, want the page", host, resp.StatusCode)
+			}
+		}
+		public := "public"
+		if _, err := s.UpdateVersion(t.Context(), v.ID, store.VersionUpdate{PrivacyLevel: &public}); err != nil {
+			t.Fatal(err)
 		}
 
 		if up := api.updateDomain(t, map[string]any{"project": "demo", "id": served.Domain.ID, "canonical": true}); len(up.Errors) > 0 {
@@ -220,4 +244,22 @@ func TestCreateDomainRefuses(t *testing.T) {
 	if err != nil || len(ds) != 3 {
 		t.Errorf("domains stored: %d (%v), want 3", len(ds), err)
 	}
+}
+
+// getHost GETs url with the Host header host, and the API key token when
+// not "".
+func getHost(t *testing.T, url, host, token string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Host = host
+	if token != "" {
+		req.Header.Set("Authorization", "Token "+token)
+	}
+	resp, err := noFollow.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
 }
