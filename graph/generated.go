@@ -37,6 +37,7 @@ type ResolverRoot interface {
 	AuditLogEntry() AuditLogEntryResolver
 	AutomationRule() AutomationRuleResolver
 	Build() BuildResolver
+	Domain() DomainResolver
 	EnvironmentVariable() EnvironmentVariableResolver
 	Integration() IntegrationResolver
 	Mutation() MutationResolver
@@ -248,6 +249,11 @@ type ComplexityRoot struct {
 		Key      func(childComplexity int) int
 	}
 
+	CreateDomainPayload struct {
+		Domain func(childComplexity int) int
+		Errors func(childComplexity int) int
+	}
+
 	CreateEnvironmentVariablePayload struct {
 		EnvironmentVariable func(childComplexity int) int
 		Errors              func(childComplexity int) int
@@ -289,6 +295,11 @@ type ComplexityRoot struct {
 	}
 
 	DeleteAutomationRulePayload struct {
+		DeletedID func(childComplexity int) int
+		Errors    func(childComplexity int) int
+	}
+
+	DeleteDomainPayload struct {
 		DeletedID func(childComplexity int) int
 		Errors    func(childComplexity int) int
 	}
@@ -351,6 +362,36 @@ type ComplexityRoot struct {
 	DeleteWebhookPayload struct {
 		DeletedID func(childComplexity int) int
 		Errors    func(childComplexity int) int
+	}
+
+	DnsRecord struct {
+		Name  func(childComplexity int) int
+		Type  func(childComplexity int) int
+		Value func(childComplexity int) int
+	}
+
+	Domain struct {
+		Canonical              func(childComplexity int) int
+		Created                func(childComplexity int) int
+		DNSRecords             func(childComplexity int) int
+		Domain                 func(childComplexity int) int
+		HSTSIncludeSubdomains  func(childComplexity int) int
+		HSTSMaxAge             func(childComplexity int) int
+		HSTSPreload            func(childComplexity int) int
+		HTTPS                  func(childComplexity int) int
+		ID                     func(childComplexity int) int
+		Modified               func(childComplexity int) int
+		Project                func(childComplexity int) int
+		SSLError               func(childComplexity int) int
+		SSLStatus              func(childComplexity int) int
+		SkipValidation         func(childComplexity int) int
+		URL                    func(childComplexity int) int
+		Validated              func(childComplexity int) int
+		ValidationError        func(childComplexity int) int
+		ValidationNext         func(childComplexity int) int
+		ValidationProcessEnd   func(childComplexity int) int
+		ValidationProcessStart func(childComplexity int) int
+		ValidationStatus       func(childComplexity int) int
 	}
 
 	Downloads struct {
@@ -418,6 +459,7 @@ type ComplexityRoot struct {
 		CompleteUpload              func(childComplexity int, input CompleteUploadInput) int
 		CreateAPIToken              func(childComplexity int, input CreateAPITokenInput) int
 		CreateAutomationRule        func(childComplexity int, input CreateAutomationRuleInput) int
+		CreateDomain                func(childComplexity int, input CreateDomainInput) int
 		CreateEnvironmentVariable   func(childComplexity int, input CreateEnvironmentVariableInput) int
 		CreateIntegration           func(childComplexity int, input CreateIntegrationInput) int
 		CreateOrganization          func(childComplexity int, input CreateOrganizationInput) int
@@ -428,6 +470,7 @@ type ComplexityRoot struct {
 		CreateTeam                  func(childComplexity int, input CreateTeamInput) int
 		CreateWebhook               func(childComplexity int, input CreateWebhookInput) int
 		DeleteAutomationRule        func(childComplexity int, input DeleteAutomationRuleInput) int
+		DeleteDomain                func(childComplexity int, input DeleteDomainInput) int
 		DeleteEmailNotification     func(childComplexity int, input DeleteEmailNotificationInput) int
 		DeleteEnvironmentVariable   func(childComplexity int, input DeleteEnvironmentVariableInput) int
 		DeleteIntegration           func(childComplexity int, input DeleteIntegrationInput) int
@@ -446,6 +489,7 @@ type ComplexityRoot struct {
 		RemoveOrganizationOwner     func(childComplexity int, input RemoveOrganizationOwnerInput) int
 		RemoveTeamMember            func(childComplexity int, input RemoveTeamMemberInput) int
 		RemoveTeamProject           func(childComplexity int, input RemoveTeamProjectInput) int
+		RenewDomainCertificate      func(childComplexity int, input RenewDomainCertificateInput) int
 		RetryBuild                  func(childComplexity int, input RetryBuildInput) int
 		RevokeAPIToken              func(childComplexity int, input RevokeAPITokenInput) int
 		SetProjectAdminFields       func(childComplexity int, input SetProjectAdminFieldsInput) int
@@ -459,6 +503,7 @@ type ComplexityRoot struct {
 		SyncVersions                func(childComplexity int, input SyncVersionsInput) int
 		TriggerBuild                func(childComplexity int, input TriggerBuildInput) int
 		UpdateAutomationRule        func(childComplexity int, input UpdateAutomationRuleInput) int
+		UpdateDomain                func(childComplexity int, input UpdateDomainInput) int
 		UpdateOrganization          func(childComplexity int, input UpdateOrganizationInput) int
 		UpdateProject               func(childComplexity int, input UpdateProjectInput) int
 		UpdateRedirect              func(childComplexity int, input RedirectInput) int
@@ -547,6 +592,8 @@ type ComplexityRoot struct {
 		DefaultVersion             func(childComplexity int) int
 		Description                func(childComplexity int) int
 		DocumentationType          func(childComplexity int) int
+		Domain                     func(childComplexity int, id int64) int
+		Domains                    func(childComplexity int) int
 		EffectiveDefaultBranch     func(childComplexity int) int
 		EmailNotifications         func(childComplexity int) int
 		EnvironmentVariable        func(childComplexity int, id int64) int
@@ -719,6 +766,11 @@ type ComplexityRoot struct {
 	RemoveTeamProjectPayload struct {
 		Errors func(childComplexity int) int
 		Team   func(childComplexity int) int
+	}
+
+	RenewDomainCertificatePayload struct {
+		Domain func(childComplexity int) int
+		Errors func(childComplexity int) int
 	}
 
 	Repository struct {
@@ -905,6 +957,11 @@ type ComplexityRoot struct {
 		Project   func(childComplexity int) int
 		Triggered func(childComplexity int) int
 		Version   func(childComplexity int) int
+	}
+
+	UpdateDomainPayload struct {
+		Domain func(childComplexity int) int
+		Errors func(childComplexity int) int
 	}
 
 	UpdateOrganizationPayload struct {
@@ -1111,6 +1168,19 @@ type BuildResolver interface {
 	ViewerCanCancel(ctx context.Context, obj *BuildView) (bool, error)
 	ViewerCanRetry(ctx context.Context, obj *BuildView) (bool, error)
 }
+type DomainResolver interface {
+	ID(ctx context.Context, obj *store.Domain) (string, error)
+
+	Project(ctx context.Context, obj *store.Domain) (*ProjectView, error)
+
+	ValidationStatus(ctx context.Context, obj *store.Domain) (string, error)
+
+	ValidationProcessEnd(ctx context.Context, obj *store.Domain) (*time.Time, error)
+
+	DNSRecords(ctx context.Context, obj *store.Domain) ([]*DNSRecord, error)
+
+	URL(ctx context.Context, obj *store.Domain) (string, error)
+}
 type EnvironmentVariableResolver interface {
 	ID(ctx context.Context, obj *store.EnvironmentVariable) (string, error)
 
@@ -1177,6 +1247,10 @@ type MutationResolver interface {
 	CreateAutomationRule(ctx context.Context, input CreateAutomationRuleInput) (*AutomationRulePayload, error)
 	UpdateAutomationRule(ctx context.Context, input UpdateAutomationRuleInput) (*AutomationRulePayload, error)
 	DeleteAutomationRule(ctx context.Context, input DeleteAutomationRuleInput) (*DeleteAutomationRulePayload, error)
+	CreateDomain(ctx context.Context, input CreateDomainInput) (*CreateDomainPayload, error)
+	UpdateDomain(ctx context.Context, input UpdateDomainInput) (*UpdateDomainPayload, error)
+	DeleteDomain(ctx context.Context, input DeleteDomainInput) (*DeleteDomainPayload, error)
+	RenewDomainCertificate(ctx context.Context, input RenewDomainCertificateInput) (*RenewDomainCertificatePayload, error)
 }
 type OrganizationResolver interface {
 	ID(ctx context.Context, obj *store.Organization) (string, error)
@@ -1228,6 +1302,8 @@ type ProjectResolver interface {
 	Webhook(ctx context.Context, obj *ProjectView, id string) (*store.Webhook, error)
 	EmailNotifications(ctx context.Context, obj *ProjectView) ([]*store.EmailHook, error)
 	AutomationRules(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string) (*AutomationRuleConnection, error)
+	Domains(ctx context.Context, obj *ProjectView) ([]*store.Domain, error)
+	Domain(ctx context.Context, obj *ProjectView, id int64) (*store.Domain, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (gid.Node, error)
@@ -2040,6 +2116,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CreateApiTokenPayload.Key(childComplexity), true
 
+	case "CreateDomainPayload.domain":
+		if e.ComplexityRoot.CreateDomainPayload.Domain == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateDomainPayload.Domain(childComplexity), true
+	case "CreateDomainPayload.errors":
+		if e.ComplexityRoot.CreateDomainPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreateDomainPayload.Errors(childComplexity), true
+
 	case "CreateEnvironmentVariablePayload.environmentVariable":
 		if e.ComplexityRoot.CreateEnvironmentVariablePayload.EnvironmentVariable == nil {
 			break
@@ -2156,6 +2245,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeleteAutomationRulePayload.Errors(childComplexity), true
+
+	case "DeleteDomainPayload.deletedId":
+		if e.ComplexityRoot.DeleteDomainPayload.DeletedID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteDomainPayload.DeletedID(childComplexity), true
+	case "DeleteDomainPayload.errors":
+		if e.ComplexityRoot.DeleteDomainPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteDomainPayload.Errors(childComplexity), true
 
 	case "DeleteEmailNotificationPayload.deletedId":
 		if e.ComplexityRoot.DeleteEmailNotificationPayload.DeletedID == nil {
@@ -2312,6 +2414,152 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeleteWebhookPayload.Errors(childComplexity), true
+
+	case "DnsRecord.name":
+		if e.ComplexityRoot.DnsRecord.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DnsRecord.Name(childComplexity), true
+	case "DnsRecord.type":
+		if e.ComplexityRoot.DnsRecord.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DnsRecord.Type(childComplexity), true
+	case "DnsRecord.value":
+		if e.ComplexityRoot.DnsRecord.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DnsRecord.Value(childComplexity), true
+
+	case "Domain.canonical":
+		if e.ComplexityRoot.Domain.Canonical == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.Canonical(childComplexity), true
+	case "Domain.created":
+		if e.ComplexityRoot.Domain.Created == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.Created(childComplexity), true
+	case "Domain.dnsRecords":
+		if e.ComplexityRoot.Domain.DNSRecords == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.DNSRecords(childComplexity), true
+	case "Domain.domain":
+		if e.ComplexityRoot.Domain.Domain == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.Domain(childComplexity), true
+	case "Domain.hstsIncludeSubdomains":
+		if e.ComplexityRoot.Domain.HSTSIncludeSubdomains == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.HSTSIncludeSubdomains(childComplexity), true
+	case "Domain.hstsMaxAge":
+		if e.ComplexityRoot.Domain.HSTSMaxAge == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.HSTSMaxAge(childComplexity), true
+	case "Domain.hstsPreload":
+		if e.ComplexityRoot.Domain.HSTSPreload == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.HSTSPreload(childComplexity), true
+	case "Domain.https":
+		if e.ComplexityRoot.Domain.HTTPS == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.HTTPS(childComplexity), true
+	case "Domain.id", "Domain.databaseId":
+		if e.ComplexityRoot.Domain.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.ID(childComplexity), true
+	case "Domain.modified":
+		if e.ComplexityRoot.Domain.Modified == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.Modified(childComplexity), true
+	case "Domain.project":
+		if e.ComplexityRoot.Domain.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.Project(childComplexity), true
+	case "Domain.sslError":
+		if e.ComplexityRoot.Domain.SSLError == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.SSLError(childComplexity), true
+	case "Domain.sslStatus":
+		if e.ComplexityRoot.Domain.SSLStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.SSLStatus(childComplexity), true
+	case "Domain.skipValidation":
+		if e.ComplexityRoot.Domain.SkipValidation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.SkipValidation(childComplexity), true
+	case "Domain.url":
+		if e.ComplexityRoot.Domain.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.URL(childComplexity), true
+	case "Domain.validated":
+		if e.ComplexityRoot.Domain.Validated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.Validated(childComplexity), true
+	case "Domain.validationError":
+		if e.ComplexityRoot.Domain.ValidationError == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.ValidationError(childComplexity), true
+	case "Domain.nextCheck":
+		if e.ComplexityRoot.Domain.ValidationNext == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.ValidationNext(childComplexity), true
+	case "Domain.validationProcessEnd":
+		if e.ComplexityRoot.Domain.ValidationProcessEnd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.ValidationProcessEnd(childComplexity), true
+	case "Domain.validationProcessStart":
+		if e.ComplexityRoot.Domain.ValidationProcessStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.ValidationProcessStart(childComplexity), true
+	case "Domain.validationStatus":
+		if e.ComplexityRoot.Domain.ValidationStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.ValidationStatus(childComplexity), true
 
 	case "Downloads.epub":
 		if e.ComplexityRoot.Downloads.Epub == nil {
@@ -2606,6 +2854,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateAutomationRule(childComplexity, args["input"].(CreateAutomationRuleInput)), true
+	case "Mutation.createDomain":
+		if e.ComplexityRoot.Mutation.CreateDomain == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createDomain_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateDomain(childComplexity, args["input"].(CreateDomainInput)), true
 	case "Mutation.createEnvironmentVariable":
 		if e.ComplexityRoot.Mutation.CreateEnvironmentVariable == nil {
 			break
@@ -2716,6 +2975,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteAutomationRule(childComplexity, args["input"].(DeleteAutomationRuleInput)), true
+	case "Mutation.deleteDomain":
+		if e.ComplexityRoot.Mutation.DeleteDomain == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteDomain_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteDomain(childComplexity, args["input"].(DeleteDomainInput)), true
 	case "Mutation.deleteEmailNotification":
 		if e.ComplexityRoot.Mutation.DeleteEmailNotification == nil {
 			break
@@ -2914,6 +3184,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RemoveTeamProject(childComplexity, args["input"].(RemoveTeamProjectInput)), true
+	case "Mutation.renewDomainCertificate":
+		if e.ComplexityRoot.Mutation.RenewDomainCertificate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_renewDomainCertificate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RenewDomainCertificate(childComplexity, args["input"].(RenewDomainCertificateInput)), true
 	case "Mutation.retryBuild":
 		if e.ComplexityRoot.Mutation.RetryBuild == nil {
 			break
@@ -3057,6 +3338,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateAutomationRule(childComplexity, args["input"].(UpdateAutomationRuleInput)), true
+	case "Mutation.updateDomain":
+		if e.ComplexityRoot.Mutation.UpdateDomain == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateDomain_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateDomain(childComplexity, args["input"].(UpdateDomainInput)), true
 	case "Mutation.updateOrganization":
 		if e.ComplexityRoot.Mutation.UpdateOrganization == nil {
 			break
@@ -3497,6 +3789,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.DocumentationType(childComplexity), true
+	case "Project.domain":
+		if e.ComplexityRoot.Project.Domain == nil {
+			break
+		}
+
+		args, err := ec.field_Project_domain_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Project.Domain(childComplexity, args["id"].(int64)), true
+	case "Project.domains":
+		if e.ComplexityRoot.Project.Domains == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Project.Domains(childComplexity), true
 	case "Project.defaultBranch":
 		if e.ComplexityRoot.Project.EffectiveDefaultBranch == nil {
 			break
@@ -4441,6 +4750,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RemoveTeamProjectPayload.Team(childComplexity), true
 
+	case "RenewDomainCertificatePayload.domain":
+		if e.ComplexityRoot.RenewDomainCertificatePayload.Domain == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenewDomainCertificatePayload.Domain(childComplexity), true
+	case "RenewDomainCertificatePayload.errors":
+		if e.ComplexityRoot.RenewDomainCertificatePayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RenewDomainCertificatePayload.Errors(childComplexity), true
+
 	case "Repository.type":
 		if e.ComplexityRoot.Repository.Type == nil {
 			break
@@ -5095,6 +5417,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TriggerBuildPayload.Version(childComplexity), true
+
+	case "UpdateDomainPayload.domain":
+		if e.ComplexityRoot.UpdateDomainPayload.Domain == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateDomainPayload.Domain(childComplexity), true
+	case "UpdateDomainPayload.errors":
+		if e.ComplexityRoot.UpdateDomainPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UpdateDomainPayload.Errors(childComplexity), true
 
 	case "UpdateOrganizationPayload.errors":
 		if e.ComplexityRoot.UpdateOrganizationPayload.Errors == nil {
@@ -5762,6 +6097,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CompleteUploadInput", ec.unmarshalInputCompleteUploadInput),
 			graphql.NewInputUnmarshaler("CreateApiTokenInput", ec.unmarshalInputCreateApiTokenInput),
 			graphql.NewInputUnmarshaler("CreateAutomationRuleInput", ec.unmarshalInputCreateAutomationRuleInput),
+			graphql.NewInputUnmarshaler("CreateDomainInput", ec.unmarshalInputCreateDomainInput),
 			graphql.NewInputUnmarshaler("CreateEnvironmentVariableInput", ec.unmarshalInputCreateEnvironmentVariableInput),
 			graphql.NewInputUnmarshaler("CreateIntegrationInput", ec.unmarshalInputCreateIntegrationInput),
 			graphql.NewInputUnmarshaler("CreateOrganizationInput", ec.unmarshalInputCreateOrganizationInput),
@@ -5772,6 +6108,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CreateTeamInput", ec.unmarshalInputCreateTeamInput),
 			graphql.NewInputUnmarshaler("CreateWebhookInput", ec.unmarshalInputCreateWebhookInput),
 			graphql.NewInputUnmarshaler("DeleteAutomationRuleInput", ec.unmarshalInputDeleteAutomationRuleInput),
+			graphql.NewInputUnmarshaler("DeleteDomainInput", ec.unmarshalInputDeleteDomainInput),
 			graphql.NewInputUnmarshaler("DeleteEmailNotificationInput", ec.unmarshalInputDeleteEmailNotificationInput),
 			graphql.NewInputUnmarshaler("DeleteEnvironmentVariableInput", ec.unmarshalInputDeleteEnvironmentVariableInput),
 			graphql.NewInputUnmarshaler("DeleteIntegrationInput", ec.unmarshalInputDeleteIntegrationInput),
@@ -5792,6 +6129,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("RemoveOrganizationOwnerInput", ec.unmarshalInputRemoveOrganizationOwnerInput),
 			graphql.NewInputUnmarshaler("RemoveTeamMemberInput", ec.unmarshalInputRemoveTeamMemberInput),
 			graphql.NewInputUnmarshaler("RemoveTeamProjectInput", ec.unmarshalInputRemoveTeamProjectInput),
+			graphql.NewInputUnmarshaler("RenewDomainCertificateInput", ec.unmarshalInputRenewDomainCertificateInput),
 			graphql.NewInputUnmarshaler("RepositoryInput", ec.unmarshalInputRepositoryInput),
 			graphql.NewInputUnmarshaler("RetryBuildInput", ec.unmarshalInputRetryBuildInput),
 			graphql.NewInputUnmarshaler("RevokeApiTokenInput", ec.unmarshalInputRevokeApiTokenInput),
@@ -5807,6 +6145,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("SyncVersionsInput", ec.unmarshalInputSyncVersionsInput),
 			graphql.NewInputUnmarshaler("TriggerBuildInput", ec.unmarshalInputTriggerBuildInput),
 			graphql.NewInputUnmarshaler("UpdateAutomationRuleInput", ec.unmarshalInputUpdateAutomationRuleInput),
+			graphql.NewInputUnmarshaler("UpdateDomainInput", ec.unmarshalInputUpdateDomainInput),
 			graphql.NewInputUnmarshaler("UpdateOrganizationInput", ec.unmarshalInputUpdateOrganizationInput),
 			graphql.NewInputUnmarshaler("UpdateProjectInput", ec.unmarshalInputUpdateProjectInput),
 			graphql.NewInputUnmarshaler("UpdateRedirectInput", ec.unmarshalInputUpdateRedirectInput),
@@ -8823,6 +9162,215 @@ extend type Mutation {
   "Delete an automation rule (maintainers); the rules after it move up one."
   deleteAutomationRule("The rule to delete." input: DeleteAutomationRuleInput!): DeleteAutomationRulePayload!
 }
+
+# ---- Custom domains ----
+
+extend type Project {
+  "The project's custom domains, the canonical one first, then by name. Maintainers only."
+  domains: [Domain!]! @maintainersOnly
+  "One of the project's custom domains by database id; null when the project has none with that id. Maintainers only."
+  domain("The domain's database id." id: Int!): Domain @maintainersOnly
+}
+
+extend type Mutation {
+  """
+  Add a custom domain to a project (maintainers). The docs are served on it
+  once its DNS points at docsd (see ` + "`" + `Domain.dnsRecords` + "`" + `), checked with
+  exponential back-off until ` + "`" + `Domain.validationProcessEnd` + "`" + `. Refused, with
+  a message on ` + "`" + `domain` + "`" + `: a name that is not a host name, an IP address, the
+  docs domain or a name under it, the public URL's or the docs origin's
+  host, a domain of any project, or one more than the per-project limit
+  (` + "`" + `--domains-per-project` + "`" + `); on ` + "`" + `canonical` + "`" + `: a second canonical domain.
+  """
+  createDomain("The project and the domain." input: CreateDomainInput!): CreateDomainPayload!
+  """
+  Change a domain (maintainers): ` + "`" + `canonical` + "`" + `, ` + "`" + `https` + "`" + ` (only from false to
+  true, as Read the Docs allows), ` + "`" + `restartValidation` + "`" + `; ` + "`" + `skipValidation` + "`" + `
+  and the HSTS fields are for superusers.
+  """
+  updateDomain("The domain and what to change." input: UpdateDomainInput!): UpdateDomainPayload!
+  "Remove a custom domain (maintainers); its docs are no longer served there."
+  deleteDomain("The domain to remove." input: DeleteDomainInput!): DeleteDomainPayload!
+  """
+  Renew a served domain's certificate now, or order it when there is
+  none (superusers; when docsd orders certificates itself, with
+  ` + "`" + `--tls-acme-email` + "`" + `). Renewals are otherwise automatic, a third of the
+  certificate's lifetime before it ends.
+  """
+  renewDomainCertificate("The domain." input: RenewDomainCertificateInput!): RenewDomainCertificatePayload!
+}
+
+"A custom domain a project's docs are served on, beside its docs subdomain or path."
+type Domain implements Node {
+  "The object's global id (see ` + "`" + `Node` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database."
+  databaseId: Int!
+  "The project served on the domain."
+  project: Project!
+  "The domain name, in lower case (internationalized names in their ASCII form)."
+  domain: String!
+  "Whether the project's docs URLs use this domain (at most one per project), and requests for the project elsewhere are redirected to it."
+  canonical: Boolean!
+  "Whether readers are sent to https:// URLs of the domain."
+  https: Boolean!
+  "Whether the domain is served without checking its DNS (set by a superuser)."
+  skipValidation: Boolean!
+  "Where the domain's DNS check stands."
+  validationStatus: DomainValidationStatus!
+  "When the DNS checks (re)started."
+  validationProcessStart: Time!
+  "When the DNS checks stop if the domain's DNS never points at docsd (30 days after they started, as Read the Docs)."
+  validationProcessEnd: Time!
+  "When the DNS was first seen pointing at docsd; null until then."
+  validated: Time
+  "When the next DNS check is due; null when none is (validated, skipped, or the window is over)."
+  nextCheck: Time
+  "What the last DNS check found wrong; empty when none was or it passed."
+  validationError: String!
+  "The DNS records any one of which makes the domain point at docsd."
+  dnsRecords: [DnsRecord!]!
+  "The state of the domain's certificate when docsd orders certificates itself (` + "`" + `--tls-acme-email` + "`" + `); ` + "`" + `unknown` + "`" + ` otherwise."
+  sslStatus: SslStatus!
+  "Why the last certificate order failed; empty when none did."
+  sslError: String!
+  "The max-age of the Strict-Transport-Security header sent on HTTPS answers of the domain; 0 sends none."
+  hstsMaxAge: Int!
+  "Whether the Strict-Transport-Security header has includeSubDomains (when hstsMaxAge > 0)."
+  hstsIncludeSubdomains: Boolean!
+  "Whether the Strict-Transport-Security header has preload (when hstsMaxAge > 0)."
+  hstsPreload: Boolean!
+  "The domain's root URL."
+  url: String!
+  "When the domain was added."
+  created: Time!
+  "When the domain was last changed."
+  modified: Time!
+}
+
+"Where a domain's DNS check stands."
+enum DomainValidationStatus {
+  "Checks are under way: the DNS does not point at docsd yet."
+  pending
+  "The DNS points at docsd (or a superuser skipped the check): the domain is served."
+  valid
+  "The validation window is over without the DNS pointing at docsd; ` + "`" + `updateDomain(restartValidation: true)` + "`" + ` starts again."
+  expired
+}
+
+"The state of a domain's certificate (Read the Docs' ` + "`" + `ssl_status` + "`" + `)."
+enum SslStatus {
+  "No certificate was asked for yet."
+  unknown
+  "An order is under way, or failed and will be tried again."
+  pending
+  "docsd holds a current certificate for the domain."
+  valid
+  "The last order failed: see ` + "`" + `sslError` + "`" + `."
+  invalid
+}
+
+"A DNS record to create at the domain's DNS provider."
+type DnsRecord {
+  "The record's type: CNAME, A or AAAA."
+  type: String!
+  "The record's name: the domain."
+  name: String!
+  "The record's value: the host name or address the domain must point at."
+  value: String!
+}
+
+"A custom domain to add, and its project."
+input CreateDomainInput {
+  "The project's slug."
+  project: String!
+  "The domain name; a URL gives its host (` + "`" + `https://docs.example.com/` + "`" + ` is ` + "`" + `docs.example.com` + "`" + `)."
+  domain: String @goField(omittable: true)
+  "Make it the project's canonical domain; default false."
+  canonical: Boolean @goField(omittable: true)
+  "Send readers to https:// URLs of the domain; default true."
+  https: Boolean @goField(omittable: true)
+  "Serve the domain without checking its DNS; superusers only; default false."
+  skipValidation: Boolean @goField(omittable: true)
+  "Strict-Transport-Security max-age in seconds; superusers only; default 0 (no header)."
+  hstsMaxAge: Int @goField(omittable: true)
+  "Strict-Transport-Security includeSubDomains; superusers only; default false."
+  hstsIncludeSubdomains: Boolean @goField(omittable: true)
+  "Strict-Transport-Security preload; superusers only; default false."
+  hstsPreload: Boolean @goField(omittable: true)
+  "Only check the input: ` + "`" + `errors` + "`" + ` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null."
+  validateOnly: Boolean = false
+}
+
+"The outcome of ` + "`" + `createDomain` + "`" + `."
+type CreateDomainPayload {
+  "The new domain; null with errors or ` + "`" + `validateOnly` + "`" + `."
+  domain: Domain
+  "What is wrong with the input; empty on success."
+  errors: [UserError!]!
+}
+
+"A custom domain to change; fields not given stay as they are."
+input UpdateDomainInput {
+  "The project's slug."
+  project: String!
+  "The domain: its global id (` + "`" + `Domain.id` + "`" + `) or its database id; one of another project is NOT_FOUND."
+  id: ID!
+  "Make it the project's canonical domain, or not."
+  canonical: Boolean @goField(omittable: true)
+  "Send readers to https:// URLs; may be turned on, not off."
+  https: Boolean @goField(omittable: true)
+  "Serve without checking DNS; superusers only."
+  skipValidation: Boolean @goField(omittable: true)
+  "Strict-Transport-Security max-age in seconds; superusers only."
+  hstsMaxAge: Int @goField(omittable: true)
+  "Strict-Transport-Security includeSubDomains; superusers only."
+  hstsIncludeSubdomains: Boolean @goField(omittable: true)
+  "Strict-Transport-Security preload; superusers only."
+  hstsPreload: Boolean @goField(omittable: true)
+  "Start the DNS checks again now (a domain not validated yet)."
+  restartValidation: Boolean = false
+}
+
+"The outcome of ` + "`" + `updateDomain` + "`" + `."
+type UpdateDomainPayload {
+  "The changed domain; null with errors."
+  domain: Domain
+  "What is wrong with the input; empty on success."
+  errors: [UserError!]!
+}
+
+"The custom domain to remove."
+input DeleteDomainInput {
+  "The project's slug."
+  project: String!
+  "The domain: its global id (` + "`" + `Domain.id` + "`" + `) or its database id; one of another project is NOT_FOUND."
+  id: ID!
+}
+
+"The outcome of ` + "`" + `deleteDomain` + "`" + `."
+type DeleteDomainPayload {
+  "The global id of the removed domain; null with errors."
+  deletedId: ID
+  "What is wrong with the input; empty on success."
+  errors: [UserError!]!
+}
+
+"The domain whose certificate to renew."
+input RenewDomainCertificateInput {
+  "The project's slug."
+  project: String!
+  "The domain: its global id (` + "`" + `Domain.id` + "`" + `) or its database id."
+  id: ID!
+}
+
+"The outcome of ` + "`" + `renewDomainCertificate` + "`" + `."
+type RenewDomainCertificatePayload {
+  "The domain, with its certificate's state; null with errors."
+  domain: Domain
+  "Why nothing was renewed: not a superuser, a domain not served, no ACME, or the CA's answer."
+  errors: [UserError!]!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -9215,6 +9763,16 @@ func (ec *executionContext) childFields_CreateApiTokenPayload(ctx context.Contex
 	return nil, fmt.Errorf("no field named %q was found under type CreateApiTokenPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_CreateDomainPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "domain":
+		return ec.fieldContext_CreateDomainPayload_domain(ctx, field)
+	case "errors":
+		return ec.fieldContext_CreateDomainPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreateDomainPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_CreateEnvironmentVariablePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "environmentVariable":
@@ -9303,6 +9861,16 @@ func (ec *executionContext) childFields_DeleteAutomationRulePayload(ctx context.
 		return ec.fieldContext_DeleteAutomationRulePayload_errors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeleteAutomationRulePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeleteDomainPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedId":
+		return ec.fieldContext_DeleteDomainPayload_deletedId(ctx, field)
+	case "errors":
+		return ec.fieldContext_DeleteDomainPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteDomainPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_DeleteEmailNotificationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9423,6 +9991,68 @@ func (ec *executionContext) childFields_DeleteWebhookPayload(ctx context.Context
 		return ec.fieldContext_DeleteWebhookPayload_errors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeleteWebhookPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DnsRecord(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_DnsRecord_type(ctx, field)
+	case "name":
+		return ec.fieldContext_DnsRecord_name(ctx, field)
+	case "value":
+		return ec.fieldContext_DnsRecord_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DnsRecord", field.Name)
+}
+
+func (ec *executionContext) childFields_Domain(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Domain_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_Domain_databaseId(ctx, field)
+	case "project":
+		return ec.fieldContext_Domain_project(ctx, field)
+	case "domain":
+		return ec.fieldContext_Domain_domain(ctx, field)
+	case "canonical":
+		return ec.fieldContext_Domain_canonical(ctx, field)
+	case "https":
+		return ec.fieldContext_Domain_https(ctx, field)
+	case "skipValidation":
+		return ec.fieldContext_Domain_skipValidation(ctx, field)
+	case "validationStatus":
+		return ec.fieldContext_Domain_validationStatus(ctx, field)
+	case "validationProcessStart":
+		return ec.fieldContext_Domain_validationProcessStart(ctx, field)
+	case "validationProcessEnd":
+		return ec.fieldContext_Domain_validationProcessEnd(ctx, field)
+	case "validated":
+		return ec.fieldContext_Domain_validated(ctx, field)
+	case "nextCheck":
+		return ec.fieldContext_Domain_nextCheck(ctx, field)
+	case "validationError":
+		return ec.fieldContext_Domain_validationError(ctx, field)
+	case "dnsRecords":
+		return ec.fieldContext_Domain_dnsRecords(ctx, field)
+	case "sslStatus":
+		return ec.fieldContext_Domain_sslStatus(ctx, field)
+	case "sslError":
+		return ec.fieldContext_Domain_sslError(ctx, field)
+	case "hstsMaxAge":
+		return ec.fieldContext_Domain_hstsMaxAge(ctx, field)
+	case "hstsIncludeSubdomains":
+		return ec.fieldContext_Domain_hstsIncludeSubdomains(ctx, field)
+	case "hstsPreload":
+		return ec.fieldContext_Domain_hstsPreload(ctx, field)
+	case "url":
+		return ec.fieldContext_Domain_url(ctx, field)
+	case "created":
+		return ec.fieldContext_Domain_created(ctx, field)
+	case "modified":
+		return ec.fieldContext_Domain_modified(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Domain", field.Name)
 }
 
 func (ec *executionContext) childFields_Downloads(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9795,6 +10425,10 @@ func (ec *executionContext) childFields_Project(ctx context.Context, field graph
 		return ec.fieldContext_Project_emailNotifications(ctx, field)
 	case "automationRules":
 		return ec.fieldContext_Project_automationRules(ctx, field)
+	case "domains":
+		return ec.fieldContext_Project_domains(ctx, field)
+	case "domain":
+		return ec.fieldContext_Project_domain(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Project", field.Name)
 }
@@ -10005,6 +10639,16 @@ func (ec *executionContext) childFields_RemoveTeamProjectPayload(ctx context.Con
 		return ec.fieldContext_RemoveTeamProjectPayload_errors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RemoveTeamProjectPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_RenewDomainCertificatePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "domain":
+		return ec.fieldContext_RenewDomainCertificatePayload_domain(ctx, field)
+	case "errors":
+		return ec.fieldContext_RenewDomainCertificatePayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RenewDomainCertificatePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Repository(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10375,6 +11019,16 @@ func (ec *executionContext) childFields_TriggerBuildPayload(ctx context.Context,
 		return ec.fieldContext_TriggerBuildPayload_errors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TriggerBuildPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_UpdateDomainPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "domain":
+		return ec.fieldContext_UpdateDomainPayload_domain(ctx, field)
+	case "errors":
+		return ec.fieldContext_UpdateDomainPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UpdateDomainPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_UpdateOrganizationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -11015,6 +11669,20 @@ func (ec *executionContext) field_Mutation_createAutomationRule_args(ctx context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createDomain_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (CreateDomainInput, error) {
+			return ec.unmarshalNCreateDomainInput2docsdᚋgraphᚐCreateDomainInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createEnvironmentVariable_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11147,6 +11815,20 @@ func (ec *executionContext) field_Mutation_deleteAutomationRule_args(ctx context
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (DeleteAutomationRuleInput, error) {
 			return ec.unmarshalNDeleteAutomationRuleInput2docsdᚋgraphᚐDeleteAutomationRuleInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteDomain_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (DeleteDomainInput, error) {
+			return ec.unmarshalNDeleteDomainInput2docsdᚋgraphᚐDeleteDomainInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -11407,6 +12089,20 @@ func (ec *executionContext) field_Mutation_removeTeamProject_args(ctx context.Co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_renewDomainCertificate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (RenewDomainCertificateInput, error) {
+			return ec.unmarshalNRenewDomainCertificateInput2docsdᚋgraphᚐRenewDomainCertificateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_retryBuild_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11581,6 +12277,20 @@ func (ec *executionContext) field_Mutation_updateAutomationRule_args(ctx context
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (UpdateAutomationRuleInput, error) {
 			return ec.unmarshalNUpdateAutomationRuleInput2docsdᚋgraphᚐUpdateAutomationRuleInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateDomain_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (UpdateDomainInput, error) {
+			return ec.unmarshalNUpdateDomainInput2docsdᚋgraphᚐUpdateDomainInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -11952,6 +12662,20 @@ func (ec *executionContext) field_Project_builds_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["offset"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Project_domain_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNInt2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -16305,6 +17029,70 @@ func (ec *executionContext) fieldContext_CreateApiTokenPayload_errors(_ context.
 	return fc, nil
 }
 
+func (ec *executionContext) _CreateDomainPayload_domain(ctx context.Context, field graphql.CollectedField, obj *CreateDomainPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateDomainPayload_domain(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Domain, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Domain) graphql.Marshaler {
+			return ec.marshalODomain2ᚖdocsdᚋstoreᚐDomain(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CreateDomainPayload_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateDomainPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Domain(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreateDomainPayload_errors(ctx context.Context, field graphql.CollectedField, obj *CreateDomainPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreateDomainPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreateDomainPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreateDomainPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CreateEnvironmentVariablePayload_environmentVariable(ctx context.Context, field graphql.CollectedField, obj *CreateEnvironmentVariablePayload) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -16862,6 +17650,61 @@ func (ec *executionContext) _DeleteAutomationRulePayload_errors(ctx context.Cont
 func (ec *executionContext) fieldContext_DeleteAutomationRulePayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "DeleteAutomationRulePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeleteDomainPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteDomainPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteDomainPayload_deletedId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteDomainPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("DeleteDomainPayload", field, false, false, "ID")
+}
+
+func (ec *executionContext) _DeleteDomainPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeleteDomainPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeleteDomainPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeleteDomainPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeleteDomainPayload",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -17548,6 +18391,599 @@ func (ec *executionContext) fieldContext_DeleteWebhookPayload_errors(_ context.C
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _DnsRecord_type(ctx context.Context, field graphql.CollectedField, obj *DNSRecord) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DnsRecord_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DnsRecord_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("DnsRecord", field, false, false, "String")
+}
+
+func (ec *executionContext) _DnsRecord_name(ctx context.Context, field graphql.CollectedField, obj *DNSRecord) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DnsRecord_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DnsRecord_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("DnsRecord", field, false, false, "String")
+}
+
+func (ec *executionContext) _DnsRecord_value(ctx context.Context, field graphql.CollectedField, obj *DNSRecord) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DnsRecord_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DnsRecord_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("DnsRecord", field, false, false, "String")
+}
+
+func (ec *executionContext) _Domain_id(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Domain().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Domain", field, true, true, "ID")
+}
+
+func (ec *executionContext) _Domain_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Domain", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Domain_project(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Domain().Project(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalNProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Domain",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Domain_domain(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_domain(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Domain, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Domain", field, false, false, "String")
+}
+
+func (ec *executionContext) _Domain_canonical(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_canonical(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Canonical, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_canonical(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Domain", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Domain_https(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_https(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HTTPS, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_https(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Domain", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Domain_skipValidation(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_skipValidation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SkipValidation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_skipValidation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Domain", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Domain_validationStatus(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_validationStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Domain().ValidationStatus(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNDomainValidationStatus2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_validationStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Domain", field, true, true, "DomainValidationStatus")
+}
+
+func (ec *executionContext) _Domain_validationProcessStart(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_validationProcessStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ValidationProcessStart, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_validationProcessStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Domain", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Domain_validationProcessEnd(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_validationProcessEnd(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Domain().ValidationProcessEnd(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalNTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_validationProcessEnd(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Domain", field, true, true, "Time")
+}
+
+func (ec *executionContext) _Domain_validated(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_validated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Validated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_validated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Domain", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Domain_nextCheck(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_nextCheck(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ValidationNext, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_nextCheck(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Domain", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Domain_validationError(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_validationError(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ValidationError, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_validationError(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Domain", field, false, false, "String")
+}
+
+func (ec *executionContext) _Domain_dnsRecords(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_dnsRecords(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Domain().DNSRecords(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*DNSRecord) graphql.Marshaler {
+			return ec.marshalNDnsRecord2ᚕᚖdocsdᚋgraphᚐDNSRecordᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_dnsRecords(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Domain",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DnsRecord(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Domain_sslStatus(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_sslStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SSLStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNSslStatus2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_sslStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Domain", field, false, false, "SslStatus")
+}
+
+func (ec *executionContext) _Domain_sslError(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_sslError(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SSLError, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_sslError(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Domain", field, false, false, "String")
+}
+
+func (ec *executionContext) _Domain_hstsMaxAge(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_hstsMaxAge(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HSTSMaxAge, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_hstsMaxAge(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Domain", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Domain_hstsIncludeSubdomains(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_hstsIncludeSubdomains(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HSTSIncludeSubdomains, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_hstsIncludeSubdomains(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Domain", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Domain_hstsPreload(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_hstsPreload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HSTSPreload, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_hstsPreload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Domain", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Domain_url(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Domain().URL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Domain", field, true, true, "String")
+}
+
+func (ec *executionContext) _Domain_created(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_created(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Domain", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Domain_modified(ctx context.Context, field graphql.CollectedField, obj *store.Domain) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_modified(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Modified, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_modified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Domain", field, false, false, "Time")
 }
 
 func (ec *executionContext) _Downloads_pdf(ctx context.Context, field graphql.CollectedField, obj *Downloads) (ret graphql.Marshaler) {
@@ -20893,6 +22329,182 @@ func (ec *executionContext) fieldContext_Mutation_deleteAutomationRule(ctx conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createDomain(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createDomain(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateDomain(ctx, fc.Args["input"].(CreateDomainInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CreateDomainPayload) graphql.Marshaler {
+			return ec.marshalNCreateDomainPayload2ᚖdocsdᚋgraphᚐCreateDomainPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createDomain(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreateDomainPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createDomain_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateDomain(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateDomain(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateDomain(ctx, fc.Args["input"].(UpdateDomainInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *UpdateDomainPayload) graphql.Marshaler {
+			return ec.marshalNUpdateDomainPayload2ᚖdocsdᚋgraphᚐUpdateDomainPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateDomain(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UpdateDomainPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateDomain_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteDomain(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteDomain(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteDomain(ctx, fc.Args["input"].(DeleteDomainInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *DeleteDomainPayload) graphql.Marshaler {
+			return ec.marshalNDeleteDomainPayload2ᚖdocsdᚋgraphᚐDeleteDomainPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteDomain(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeleteDomainPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteDomain_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_renewDomainCertificate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_renewDomainCertificate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RenewDomainCertificate(ctx, fc.Args["input"].(RenewDomainCertificateInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *RenewDomainCertificatePayload) graphql.Marshaler {
+			return ec.marshalNRenewDomainCertificatePayload2ᚖdocsdᚋgraphᚐRenewDomainCertificatePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_renewDomainCertificate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RenewDomainCertificatePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_renewDomainCertificate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Notification_id(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -24192,6 +25804,108 @@ func (ec *executionContext) fieldContext_Project_automationRules(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _Project_domains(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_domains(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Project().Domains(ctx, obj)
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal []*store.Domain
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Domain) graphql.Marshaler {
+			return ec.marshalNDomain2ᚕᚖdocsdᚋstoreᚐDomainᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Project_domains(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Domain(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Project_domain(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_domain(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Project().Domain(ctx, obj, fc.Args["id"].(int64))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal *store.Domain
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Domain) graphql.Marshaler {
+			return ec.marshalODomain2ᚖdocsdᚋstoreᚐDomain(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Project_domain(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Domain(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Project_domain_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ProjectAccess_exists(ctx context.Context, field graphql.CollectedField, obj *ProjectAccess) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -26582,6 +28296,70 @@ func (ec *executionContext) _RemoveTeamProjectPayload_errors(ctx context.Context
 func (ec *executionContext) fieldContext_RemoveTeamProjectPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "RemoveTeamProjectPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RenewDomainCertificatePayload_domain(ctx context.Context, field graphql.CollectedField, obj *RenewDomainCertificatePayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RenewDomainCertificatePayload_domain(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Domain, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Domain) graphql.Marshaler {
+			return ec.marshalODomain2ᚖdocsdᚋstoreᚐDomain(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RenewDomainCertificatePayload_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RenewDomainCertificatePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Domain(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RenewDomainCertificatePayload_errors(ctx context.Context, field graphql.CollectedField, obj *RenewDomainCertificatePayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RenewDomainCertificatePayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RenewDomainCertificatePayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RenewDomainCertificatePayload",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -29411,6 +31189,70 @@ func (ec *executionContext) _TriggerBuildPayload_errors(ctx context.Context, fie
 func (ec *executionContext) fieldContext_TriggerBuildPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "TriggerBuildPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UpdateDomainPayload_domain(ctx context.Context, field graphql.CollectedField, obj *UpdateDomainPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateDomainPayload_domain(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Domain, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Domain) graphql.Marshaler {
+			return ec.marshalODomain2ᚖdocsdᚋstoreᚐDomain(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateDomainPayload_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UpdateDomainPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Domain(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UpdateDomainPayload_errors(ctx context.Context, field graphql.CollectedField, obj *UpdateDomainPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UpdateDomainPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UpdateDomainPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UpdateDomainPayload",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -33953,6 +35795,108 @@ func UnmarshalCreateAutomationRuleInput(ctx context.Context, raw any) (CreateAut
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCreateDomainInput(ctx context.Context, obj any) (CreateDomainInput, error) {
+	var it CreateDomainInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["validateOnly"]; !present {
+		asMap["validateOnly"] = false
+	}
+
+	fieldsInOrder := [...]string{"project", "domain", "canonical", "https", "skipValidation", "hstsMaxAge", "hstsIncludeSubdomains", "hstsPreload", "validateOnly"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "domain":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("domain"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Domain = graphql.OmittableOf(data)
+		case "canonical":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("canonical"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Canonical = graphql.OmittableOf(data)
+		case "https":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("https"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HTTPS = graphql.OmittableOf(data)
+		case "skipValidation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("skipValidation"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SkipValidation = graphql.OmittableOf(data)
+		case "hstsMaxAge":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hstsMaxAge"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HstsMaxAge = graphql.OmittableOf(data)
+		case "hstsIncludeSubdomains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hstsIncludeSubdomains"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HstsIncludeSubdomains = graphql.OmittableOf(data)
+		case "hstsPreload":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hstsPreload"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HstsPreload = graphql.OmittableOf(data)
+		case "validateOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validateOnly"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ValidateOnly = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateDomainInput unmarshals raw into the CreateDomainInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateDomainInput(ctx context.Context, raw any) (CreateDomainInput, error) {
+	var out CreateDomainInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateDomainInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCreateEnvironmentVariableInput(ctx context.Context, obj any) (CreateEnvironmentVariableInput, error) {
 	var it CreateEnvironmentVariableInput
 	if obj == nil {
@@ -34674,6 +36618,55 @@ func (ec *executionContext) unmarshalInputDeleteAutomationRuleInput(ctx context.
 func UnmarshalDeleteAutomationRuleInput(ctx context.Context, raw any) (DeleteAutomationRuleInput, error) {
 	var out DeleteAutomationRuleInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeleteAutomationRuleInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputDeleteDomainInput(ctx context.Context, obj any) (DeleteDomainInput, error) {
+	var it DeleteDomainInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"project", "id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDeleteDomainInput unmarshals raw into the DeleteDomainInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDeleteDomainInput(ctx context.Context, raw any) (DeleteDomainInput, error) {
+	var out DeleteDomainInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeleteDomainInput", raw, &out)
 	return out, err
 }
 
@@ -35766,6 +37759,55 @@ func UnmarshalRemoveTeamProjectInput(ctx context.Context, raw any) (RemoveTeamPr
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputRenewDomainCertificateInput(ctx context.Context, obj any) (RenewDomainCertificateInput, error) {
+	var it RenewDomainCertificateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"project", "id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRenewDomainCertificateInput unmarshals raw into the RenewDomainCertificateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRenewDomainCertificateInput(ctx context.Context, raw any) (RenewDomainCertificateInput, error) {
+	var out RenewDomainCertificateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RenewDomainCertificateInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputRepositoryInput(ctx context.Context, obj any) (RepositoryInput, error) {
 	var it RepositoryInput
 	if obj == nil {
@@ -36670,6 +38712,108 @@ func (ec *executionContext) unmarshalInputUpdateAutomationRuleInput(ctx context.
 func UnmarshalUpdateAutomationRuleInput(ctx context.Context, raw any) (UpdateAutomationRuleInput, error) {
 	var out UpdateAutomationRuleInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateAutomationRuleInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputUpdateDomainInput(ctx context.Context, obj any) (UpdateDomainInput, error) {
+	var it UpdateDomainInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["restartValidation"]; !present {
+		asMap["restartValidation"] = false
+	}
+
+	fieldsInOrder := [...]string{"project", "id", "canonical", "https", "skipValidation", "hstsMaxAge", "hstsIncludeSubdomains", "hstsPreload", "restartValidation"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "project":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("project"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Project = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "canonical":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("canonical"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Canonical = graphql.OmittableOf(data)
+		case "https":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("https"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HTTPS = graphql.OmittableOf(data)
+		case "skipValidation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("skipValidation"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SkipValidation = graphql.OmittableOf(data)
+		case "hstsMaxAge":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hstsMaxAge"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HstsMaxAge = graphql.OmittableOf(data)
+		case "hstsIncludeSubdomains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hstsIncludeSubdomains"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HstsIncludeSubdomains = graphql.OmittableOf(data)
+		case "hstsPreload":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hstsPreload"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HstsPreload = graphql.OmittableOf(data)
+		case "restartValidation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("restartValidation"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RestartValidation = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateDomainInput unmarshals raw into the UpdateDomainInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateDomainInput(ctx context.Context, raw any) (UpdateDomainInput, error) {
+	var out UpdateDomainInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateDomainInput", raw, &out)
 	return out, err
 }
 
@@ -37599,6 +39743,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._EnvironmentVariable(ctx, sel, obj)
+	case store.Domain:
+		return ec._Domain(ctx, sel, &obj)
+	case *store.Domain:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Domain(ctx, sel, obj)
 	case BuildView:
 		return ec._Build(ctx, sel, &obj)
 	case *BuildView:
@@ -38938,6 +41089,44 @@ func (ec *executionContext) _CreateApiTokenPayload(ctx context.Context, sel ast.
 	return marshalObject(fields, out)
 }
 
+var createDomainPayloadImplementors = []string{"CreateDomainPayload"}
+
+func (ec *executionContext) _CreateDomainPayload(ctx context.Context, sel ast.SelectionSet, obj *CreateDomainPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, createDomainPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreateDomainPayload")
+		case "domain":
+			out.Values[i] = ec._CreateDomainPayload_domain(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._CreateDomainPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
 var createEnvironmentVariablePayloadImplementors = []string{"CreateEnvironmentVariablePayload"}
 
 func (ec *executionContext) _CreateEnvironmentVariablePayload(ctx context.Context, sel ast.SelectionSet, obj *CreateEnvironmentVariablePayload) graphql.Marshaler {
@@ -39260,6 +41449,44 @@ func (ec *executionContext) _DeleteAutomationRulePayload(ctx context.Context, se
 			}
 		case "errors":
 			out.Values[i] = ec._DeleteAutomationRulePayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var deleteDomainPayloadImplementors = []string{"DeleteDomainPayload"}
+
+func (ec *executionContext) _DeleteDomainPayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteDomainPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, deleteDomainPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeleteDomainPayload")
+		case "deletedId":
+			out.Values[i] = ec._DeleteDomainPayload_deletedId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._DeleteDomainPayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -39718,6 +41945,193 @@ func (ec *executionContext) _DeleteWebhookPayload(ctx context.Context, sel ast.S
 			out.Values[i] = ec._DeleteWebhookPayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var dnsRecordImplementors = []string{"DnsRecord"}
+
+func (ec *executionContext) _DnsRecord(ctx context.Context, sel ast.SelectionSet, obj *DNSRecord) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, dnsRecordImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DnsRecord")
+		case "type":
+			out.Values[i] = ec._DnsRecord_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._DnsRecord_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._DnsRecord_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var domainImplementors = []string{"Domain", "Node"}
+
+func (ec *executionContext) _Domain(ctx context.Context, sel ast.SelectionSet, obj *store.Domain) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, domainImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Domain")
+		case "id":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Domain_id(ctx, field, obj)
+				})
+		case "databaseId":
+			out.Values[i] = ec._Domain_databaseId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "project":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Domain_project(ctx, field, obj)
+				})
+		case "domain":
+			out.Values[i] = ec._Domain_domain(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "canonical":
+			out.Values[i] = ec._Domain_canonical(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "https":
+			out.Values[i] = ec._Domain_https(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "skipValidation":
+			out.Values[i] = ec._Domain_skipValidation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "validationStatus":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Domain_validationStatus(ctx, field, obj)
+				})
+		case "validationProcessStart":
+			out.Values[i] = ec._Domain_validationProcessStart(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "validationProcessEnd":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Domain_validationProcessEnd(ctx, field, obj)
+				})
+		case "validated":
+			out.Values[i] = ec._Domain_validated(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nextCheck":
+			out.Values[i] = ec._Domain_nextCheck(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "validationError":
+			out.Values[i] = ec._Domain_validationError(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dnsRecords":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Domain_dnsRecords(ctx, field, obj)
+				})
+		case "sslStatus":
+			out.Values[i] = ec._Domain_sslStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sslError":
+			out.Values[i] = ec._Domain_sslError(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "hstsMaxAge":
+			out.Values[i] = ec._Domain_hstsMaxAge(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "hstsIncludeSubdomains":
+			out.Values[i] = ec._Domain_hstsIncludeSubdomains(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "hstsPreload":
+			out.Values[i] = ec._Domain_hstsPreload(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "url":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Domain_url(ctx, field, obj)
+				})
+		case "created":
+			out.Values[i] = ec._Domain_created(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "modified":
+			out.Values[i] = ec._Domain_modified(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -40541,6 +42955,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createDomain":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createDomain(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateDomain":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateDomain(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteDomain":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteDomain(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "renewDomainCertificate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_renewDomainCertificate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -41356,6 +43798,18 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Project_automationRules(ctx, field, obj)
+				})
+		case "domains":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_domains(ctx, field, obj)
+				})
+		case "domain":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_domain(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -42210,6 +44664,44 @@ func (ec *executionContext) _RemoveTeamProjectPayload(ctx context.Context, sel a
 			}
 		case "errors":
 			out.Values[i] = ec._RemoveTeamProjectPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var renewDomainCertificatePayloadImplementors = []string{"RenewDomainCertificatePayload"}
+
+func (ec *executionContext) _RenewDomainCertificatePayload(ctx context.Context, sel ast.SelectionSet, obj *RenewDomainCertificatePayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, renewDomainCertificatePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RenewDomainCertificatePayload")
+		case "domain":
+			out.Values[i] = ec._RenewDomainCertificatePayload_domain(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._RenewDomainCertificatePayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -43516,6 +46008,44 @@ func (ec *executionContext) _TriggerBuildPayload(ctx context.Context, sel ast.Se
 			}
 		case "errors":
 			out.Values[i] = ec._TriggerBuildPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var updateDomainPayloadImplementors = []string{"UpdateDomainPayload"}
+
+func (ec *executionContext) _UpdateDomainPayload(ctx context.Context, sel ast.SelectionSet, obj *UpdateDomainPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, updateDomainPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UpdateDomainPayload")
+		case "domain":
+			out.Values[i] = ec._UpdateDomainPayload_domain(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._UpdateDomainPayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -45483,6 +48013,19 @@ func (ec *executionContext) unmarshalNCreateAutomationRuleInput2docsdᚋgraphᚐ
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCreateDomainInput2docsdᚋgraphᚐCreateDomainInput(ctx context.Context, v any) (CreateDomainInput, error) {
+	res, err := ec.unmarshalInputCreateDomainInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreateDomainPayload2ᚖdocsdᚋgraphᚐCreateDomainPayload(ctx context.Context, sel ast.SelectionSet, v *CreateDomainPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CreateDomainPayload!")
+		return graphql.Null
+	}
+	return ec._CreateDomainPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCreateEnvironmentVariableInput2docsdᚋgraphᚐCreateEnvironmentVariableInput(ctx context.Context, v any) (CreateEnvironmentVariableInput, error) {
 	res, err := ec.unmarshalInputCreateEnvironmentVariableInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -45603,6 +48146,19 @@ func (ec *executionContext) marshalNDeleteAutomationRulePayload2ᚖdocsdᚋgraph
 		return graphql.Null
 	}
 	return ec._DeleteAutomationRulePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDeleteDomainInput2docsdᚋgraphᚐDeleteDomainInput(ctx context.Context, v any) (DeleteDomainInput, error) {
+	res, err := ec.unmarshalInputDeleteDomainInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeleteDomainPayload2ᚖdocsdᚋgraphᚐDeleteDomainPayload(ctx context.Context, sel ast.SelectionSet, v *DeleteDomainPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DeleteDomainPayload!")
+		return graphql.Null
+	}
+	return ec._DeleteDomainPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNDeleteEmailNotificationInput2docsdᚋgraphᚐDeleteEmailNotificationInput(ctx context.Context, v any) (DeleteEmailNotificationInput, error) {
@@ -45761,6 +48317,30 @@ func (ec *executionContext) marshalNDeleteWebhookPayload2ᚖdocsdᚋgraphᚐDele
 	return ec._DeleteWebhookPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNDnsRecord2ᚕᚖdocsdᚋgraphᚐDNSRecordᚄ(ctx context.Context, sel ast.SelectionSet, v []*DNSRecord) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDnsRecord2ᚖdocsdᚋgraphᚐDNSRecord(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDnsRecord2ᚖdocsdᚋgraphᚐDNSRecord(ctx context.Context, sel ast.SelectionSet, v *DNSRecord) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DnsRecord!")
+		return graphql.Null
+	}
+	return ec._DnsRecord(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNDocumentationType2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -45771,6 +48351,44 @@ func (ec *executionContext) marshalNDocumentationType2string(ctx context.Context
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
 		graphql.AddInvalidNullFromMarshaler(ctx, "DocumentationType!")
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNDomain2ᚕᚖdocsdᚋstoreᚐDomainᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Domain) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDomain2ᚖdocsdᚋstoreᚐDomain(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDomain2ᚖdocsdᚋstoreᚐDomain(ctx context.Context, sel ast.SelectionSet, v *store.Domain) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Domain!")
+		return graphql.Null
+	}
+	return ec._Domain(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDomainValidationStatus2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDomainValidationStatus2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "DomainValidationStatus!")
 	}
 	return res
 }
@@ -46320,6 +48938,19 @@ func (ec *executionContext) marshalNRemoveTeamProjectPayload2ᚖdocsdᚋgraphᚐ
 	return ec._RemoveTeamProjectPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNRenewDomainCertificateInput2docsdᚋgraphᚐRenewDomainCertificateInput(ctx context.Context, v any) (RenewDomainCertificateInput, error) {
+	res, err := ec.unmarshalInputRenewDomainCertificateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRenewDomainCertificatePayload2ᚖdocsdᚋgraphᚐRenewDomainCertificatePayload(ctx context.Context, sel ast.SelectionSet, v *RenewDomainCertificatePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RenewDomainCertificatePayload!")
+		return graphql.Null
+	}
+	return ec._RenewDomainCertificatePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNRepository2ᚖdocsdᚋstoreᚐRepository(ctx context.Context, sel ast.SelectionSet, v *store.Repository) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Repository!")
@@ -46576,6 +49207,20 @@ func (ec *executionContext) marshalNSshKnownHost2ᚖdocsdᚋgraphᚐSSHKnownHost
 	return ec._SshKnownHost(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNSslStatus2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSslStatus2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "SslStatus!")
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -46764,6 +49409,24 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 	return res
 }
 
+func (ec *executionContext) unmarshalNTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
+	res, err := scalar.UnmarshalTime(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTime2ᚖtimeᚐTime(ctx context.Context, sel ast.SelectionSet, v *time.Time) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Time!")
+		return graphql.Null
+	}
+	_ = sel
+	res := scalar.MarshalTime(*v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Time!")
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNTriggerBuildInput2docsdᚋgraphᚐTriggerBuildInput(ctx context.Context, v any) (TriggerBuildInput, error) {
 	res, err := ec.unmarshalInputTriggerBuildInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -46780,6 +49443,19 @@ func (ec *executionContext) marshalNTriggerBuildPayload2ᚖdocsdᚋgraphᚐTrigg
 func (ec *executionContext) unmarshalNUpdateAutomationRuleInput2docsdᚋgraphᚐUpdateAutomationRuleInput(ctx context.Context, v any) (UpdateAutomationRuleInput, error) {
 	res, err := ec.unmarshalInputUpdateAutomationRuleInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateDomainInput2docsdᚋgraphᚐUpdateDomainInput(ctx context.Context, v any) (UpdateDomainInput, error) {
+	res, err := ec.unmarshalInputUpdateDomainInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUpdateDomainPayload2ᚖdocsdᚋgraphᚐUpdateDomainPayload(ctx context.Context, sel ast.SelectionSet, v *UpdateDomainPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "UpdateDomainPayload!")
+		return graphql.Null
+	}
+	return ec._UpdateDomainPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNUpdateOrganizationInput2docsdᚋgraphᚐUpdateOrganizationInput(ctx context.Context, v any) (UpdateOrganizationInput, error) {
@@ -47459,6 +50135,13 @@ func (ec *executionContext) marshalODocumentationType2ᚖstring(ctx context.Cont
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) marshalODomain2ᚖdocsdᚋstoreᚐDomain(ctx context.Context, sel ast.SelectionSet, v *store.Domain) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Domain(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOEmailNotification2ᚕᚖdocsdᚋstoreᚐEmailHookᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.EmailHook) graphql.Marshaler {

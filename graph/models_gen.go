@@ -278,6 +278,36 @@ type CreateAutomationRuleInput struct {
 	ValidateOnly *bool `json:"validateOnly,omitempty"`
 }
 
+// A custom domain to add, and its project.
+type CreateDomainInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The domain name; a URL gives its host (`https://docs.example.com/` is `docs.example.com`).
+	Domain graphql.Omittable[*string] `json:"domain,omitempty"`
+	// Make it the project's canonical domain; default false.
+	Canonical graphql.Omittable[*bool] `json:"canonical,omitempty"`
+	// Send readers to https:// URLs of the domain; default true.
+	HTTPS graphql.Omittable[*bool] `json:"https,omitempty"`
+	// Serve the domain without checking its DNS; superusers only; default false.
+	SkipValidation graphql.Omittable[*bool] `json:"skipValidation,omitempty"`
+	// Strict-Transport-Security max-age in seconds; superusers only; default 0 (no header).
+	HstsMaxAge graphql.Omittable[*int64] `json:"hstsMaxAge,omitempty"`
+	// Strict-Transport-Security includeSubDomains; superusers only; default false.
+	HstsIncludeSubdomains graphql.Omittable[*bool] `json:"hstsIncludeSubdomains,omitempty"`
+	// Strict-Transport-Security preload; superusers only; default false.
+	HstsPreload graphql.Omittable[*bool] `json:"hstsPreload,omitempty"`
+	// Only check the input: `errors` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null.
+	ValidateOnly *bool `json:"validateOnly,omitempty"`
+}
+
+// The outcome of `createDomain`.
+type CreateDomainPayload struct {
+	// The new domain; null with errors or `validateOnly`.
+	Domain *store.Domain `json:"domain,omitempty"`
+	// What is wrong with the input; empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
 // A build environment variable to create, and its project.
 type CreateEnvironmentVariableInput struct {
 	// The project's slug.
@@ -443,6 +473,22 @@ type DeleteAutomationRulePayload struct {
 	// The global id of the deleted rule; null with errors.
 	DeletedID *string `json:"deletedId,omitempty"`
 	// What is wrong with the input.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// The custom domain to remove.
+type DeleteDomainInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The domain: its global id (`Domain.id`) or its database id; one of another project is NOT_FOUND.
+	ID string `json:"id"`
+}
+
+// The outcome of `deleteDomain`.
+type DeleteDomainPayload struct {
+	// The global id of the removed domain; null with errors.
+	DeletedID *string `json:"deletedId,omitempty"`
+	// What is wrong with the input; empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }
 
@@ -628,6 +674,16 @@ type DeleteWebhookPayload struct {
 	DeletedID *string `json:"deletedId,omitempty"`
 	// What is wrong with the input.
 	Errors []*errs.UserError `json:"errors"`
+}
+
+// A DNS record to create at the domain's DNS provider.
+type DNSRecord struct {
+	// The record's type: CNAME, A or AAAA.
+	Type string `json:"type"`
+	// The record's name: the domain.
+	Name string `json:"name"`
+	// The record's value: the host name or address the domain must point at.
+	Value string `json:"value"`
 }
 
 // Download URLs; a format that does not exist is null.
@@ -1036,6 +1092,22 @@ type RemoveTeamProjectPayload struct {
 	Errors []*errs.UserError `json:"errors"`
 }
 
+// The domain whose certificate to renew.
+type RenewDomainCertificateInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The domain: its global id (`Domain.id`) or its database id.
+	ID string `json:"id"`
+}
+
+// The outcome of `renewDomainCertificate`.
+type RenewDomainCertificatePayload struct {
+	// The domain, with its certificate's state; null with errors.
+	Domain *store.Domain `json:"domain,omitempty"`
+	// Why nothing was renewed: not a superuser, a domain not served, no ACME, or the CA's answer.
+	Errors []*errs.UserError `json:"errors"`
+}
+
 // A project's repository, as written.
 type RepositoryInput struct {
 	// The clone URL.
@@ -1424,6 +1496,36 @@ type UpdateAutomationRuleInput struct {
 	Priority *int64 `json:"priority,omitempty"`
 	// Only check the input: `errors` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null.
 	ValidateOnly *bool `json:"validateOnly,omitempty"`
+}
+
+// A custom domain to change; fields not given stay as they are.
+type UpdateDomainInput struct {
+	// The project's slug.
+	Project string `json:"project"`
+	// The domain: its global id (`Domain.id`) or its database id; one of another project is NOT_FOUND.
+	ID string `json:"id"`
+	// Make it the project's canonical domain, or not.
+	Canonical graphql.Omittable[*bool] `json:"canonical,omitempty"`
+	// Send readers to https:// URLs; may be turned on, not off.
+	HTTPS graphql.Omittable[*bool] `json:"https,omitempty"`
+	// Serve without checking DNS; superusers only.
+	SkipValidation graphql.Omittable[*bool] `json:"skipValidation,omitempty"`
+	// Strict-Transport-Security max-age in seconds; superusers only.
+	HstsMaxAge graphql.Omittable[*int64] `json:"hstsMaxAge,omitempty"`
+	// Strict-Transport-Security includeSubDomains; superusers only.
+	HstsIncludeSubdomains graphql.Omittable[*bool] `json:"hstsIncludeSubdomains,omitempty"`
+	// Strict-Transport-Security preload; superusers only.
+	HstsPreload graphql.Omittable[*bool] `json:"hstsPreload,omitempty"`
+	// Start the DNS checks again now (a domain not validated yet).
+	RestartValidation *bool `json:"restartValidation,omitempty"`
+}
+
+// The outcome of `updateDomain`.
+type UpdateDomainPayload struct {
+	// The changed domain; null with errors.
+	Domain *store.Domain `json:"domain,omitempty"`
+	// What is wrong with the input; empty on success.
+	Errors []*errs.UserError `json:"errors"`
 }
 
 // The organization to change and the fields to write; a field not sent keeps its value, an empty one clears it.

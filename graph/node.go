@@ -79,6 +79,10 @@ func (r *Resolver) node(ctx context.Context, id string) (gid.Node, error) {
 				return orNil(r.Store.FindAutomationRule(ctx, parent.ID, keys[1]))
 			})
 		})
+	case typ == nodeDomain && len(keys) == 2:
+		return r.projectNode(ctx, keys[0], func(ctx context.Context, parent *ProjectView) (any, error) {
+			return r.maintainersOnly(ctx, parent, func(ctx context.Context) (any, error) { return orNil(p.Domain(ctx, parent, keys[1])) })
+		})
 	case typ == nodeAPIToken && len(keys) == 1:
 		// A key is the caller's own business: anyone else's is NotFound.
 		if u := access.ViewerFrom(ctx).User; u != nil {

@@ -41,6 +41,8 @@ type Settings struct {
 	// sessions (--docs-path-sessions), so secret links and passwords work
 	// there too.
 	DocsPathSessions bool
+	// Domains configures projects' custom domains.
+	Domains DomainSettings
 }
 
 // Hooks lets other subsystems react to graph writes without the graph
@@ -52,6 +54,12 @@ type Hooks struct {
 	// ProjectDeleted is called after a project's rows were deleted, so that
 	// its hosted files and checkouts can be removed.
 	ProjectDeleted func(ctx context.Context, slug string)
+	// DomainsChanged is called after a custom domain was added or
+	// changed, so that its DNS check runs at once.
+	DomainsChanged func()
+	// RenewCertificate renews (or orders) the certificate of a domain
+	// now; nil when docsd does not order certificates itself.
+	RenewCertificate func(ctx context.Context, name string) error
 }
 
 // Resolver is the root of the resolvers: it holds their dependencies.

@@ -84,6 +84,37 @@ func (r *buildResolver) ViewerCanRetry(ctx context.Context, obj *BuildView) (boo
 }
 
 // ID is the resolver for the id field.
+func (r *domainResolver) ID(ctx context.Context, obj *store.Domain) (string, error) {
+	return domainGlobalID(obj), nil
+}
+
+// Project is the resolver for the project field.
+func (r *domainResolver) Project(ctx context.Context, obj *store.Domain) (*ProjectView, error) {
+	return r.projectByID(ctx, obj.ProjectID)
+}
+
+// ValidationStatus is the resolver for the validationStatus field.
+func (r *domainResolver) ValidationStatus(ctx context.Context, obj *store.Domain) (string, error) {
+	return domainValidationStatus(obj), nil
+}
+
+// ValidationProcessEnd is the resolver for the validationProcessEnd field.
+func (r *domainResolver) ValidationProcessEnd(ctx context.Context, obj *store.Domain) (*time.Time, error) {
+	end := obj.ValidationProcessStart.Add(r.Settings.Domains.Window)
+	return &end, nil
+}
+
+// DNSRecords is the resolver for the dnsRecords field.
+func (r *domainResolver) DNSRecords(ctx context.Context, obj *store.Domain) ([]*DNSRecord, error) {
+	return r.domainDNSRecords(obj), nil
+}
+
+// URL is the resolver for the url field.
+func (r *domainResolver) URL(ctx context.Context, obj *store.Domain) (string, error) {
+	return domainURL(obj), nil
+}
+
+// ID is the resolver for the id field.
 func (r *environmentVariableResolver) ID(ctx context.Context, obj *store.EnvironmentVariable) (string, error) {
 	return gid.Encode(nodeEnvironmentVariable, obj.ProjectID, obj.ID), nil
 }
@@ -674,6 +705,45 @@ func (r *mutationResolver) DeleteAutomationRule(ctx context.Context, input Delet
 	return &DeleteAutomationRulePayload{DeletedID: id, Errors: ue}, nil
 }
 
+// CreateDomain is the resolver for the createDomain field.
+func (r *mutationResolver) CreateDomain(ctx context.Context, input CreateDomainInput) (*CreateDomainPayload, error) {
+	d, err := r.createDomain(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &CreateDomainPayload{Domain: d, Errors: ue}, nil
+}
+
+// UpdateDomain is the resolver for the updateDomain field.
+func (r *mutationResolver) UpdateDomain(ctx context.Context, input UpdateDomainInput) (*UpdateDomainPayload, error) {
+	d, err := r.updateDomain(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &UpdateDomainPayload{Domain: d, Errors: ue}, nil
+}
+
+// DeleteDomain is the resolver for the deleteDomain field.
+func (r *mutationResolver) DeleteDomain(ctx context.Context, input DeleteDomainInput) (*DeleteDomainPayload, error) {
+	id, ue, err := deletedPayload(r.deleteProjectObject(ctx, input.Project, nodeDomain, input.ID, r.Store.DeleteDomain))
+	if err != nil {
+		return nil, err
+	}
+	return &DeleteDomainPayload{DeletedID: id, Errors: ue}, nil
+}
+
+// RenewDomainCertificate is the resolver for the renewDomainCertificate field.
+func (r *mutationResolver) RenewDomainCertificate(ctx context.Context, input RenewDomainCertificateInput) (*RenewDomainCertificatePayload, error) {
+	d, err := r.renewDomainCertificate(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &RenewDomainCertificatePayload{Domain: d, Errors: ue}, nil
+}
+
 // ID is the resolver for the id field.
 func (r *organizationResolver) ID(ctx context.Context, obj *store.Organization) (string, error) {
 	return gid.Encode(nodeOrganization, obj.ID), nil
@@ -1099,6 +1169,16 @@ func (r *projectResolver) AutomationRules(ctx context.Context, obj *ProjectView,
 	return automationRuleConnection(pg, rs, total), nil
 }
 
+// Domains is the resolver for the domains field.
+func (r *projectResolver) Domains(ctx context.Context, obj *ProjectView) ([]*store.Domain, error) {
+	return r.Store.FindDomains(ctx, obj.ID)
+}
+
+// Domain is the resolver for the domain field.
+func (r *projectResolver) Domain(ctx context.Context, obj *ProjectView, id int64) (*store.Domain, error) {
+	return r.Store.FindDomain(ctx, obj.ID, id)
+}
+
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id string) (gid.Node, error) {
 	return r.node(ctx, id)
@@ -1457,6 +1537,9 @@ func (r *Resolver) AutomationRule() AutomationRuleResolver { return &automationR
 // Build returns BuildResolver implementation.
 func (r *Resolver) Build() BuildResolver { return &buildResolver{r} }
 
+// Domain returns DomainResolver implementation.
+func (r *Resolver) Domain() DomainResolver { return &domainResolver{r} }
+
 // EnvironmentVariable returns EnvironmentVariableResolver implementation.
 func (r *Resolver) EnvironmentVariable() EnvironmentVariableResolver {
 	return &environmentVariableResolver{r}
@@ -1509,6 +1592,7 @@ type (
 	auditLogEntryResolver       struct{ *Resolver }
 	automationRuleResolver      struct{ *Resolver }
 	buildResolver               struct{ *Resolver }
+	domainResolver              struct{ *Resolver }
 	environmentVariableResolver struct{ *Resolver }
 	integrationResolver         struct{ *Resolver }
 	mutationResolver            struct{ *Resolver }

@@ -128,6 +128,7 @@ func TestImportProject(t *testing.T) {
 			"sharing_methods": 0, "sharing_grants": 0, "audit_log": 0,
 			"webhooks": 0, "email_hooks": 0, "notification_deliveries": 0, "notification_attempts": 0,
 			"automation_rules": 0, "automation_rule_matches": 0,
+			"domains": 0, "storage_locks": 0,
 		}
 		if got := storetest.RowCounts(t, d, db); !maps.Equal(got, wantCounts) {
 			t.Errorf("row counts = %v, want %v", got, wantCounts)

@@ -93,6 +93,16 @@ func (a *app) readyz() http.Handler {
 			results[c.name] = "ok"
 		}
 		body := map[string]any{"status": "ok", "checks": results}
+		if problems, ok := a.certificateProblems(ctx); ok {
+			// A certificate problem does not take the node out of
+			// service: plain HTTP and the certificates it holds still
+			// serve. It is reported for the operator to act on.
+			results["certificates"] = "ok"
+			if len(problems) > 0 {
+				results["certificates"] = "problems"
+				body["certificate_problems"] = problems
+			}
+		}
 		if status != http.StatusOK {
 			body["status"] = "unavailable"
 			w.Header().Set("Retry-After", errs.RetryAfterUnavailable)

@@ -18,7 +18,9 @@ import (
 	"docsd/internal/artifacts"
 	"docsd/internal/audit"
 	"docsd/internal/builder"
+	"docsd/internal/certs"
 	"docsd/internal/docsurl"
+	"docsd/internal/domains"
 	"docsd/internal/hosting"
 	"docsd/internal/metrics"
 	"docsd/internal/notify"
@@ -52,6 +54,13 @@ type app struct {
 	liveBuilds *graph.SignalledBuildChanges
 	// audit records security events (sign-ins, sharing links, page views).
 	audit *audit.Recorder
+	// domains are projects' custom domains; domainChecker validates their
+	// DNS (run by serve).
+	domains       *domains.Registry
+	domainChecker *domains.Checker
+	// certs serves HTTPS (serve, with --tls-acme-email or --tls-cert);
+	// nil otherwise.
+	certs *certs.Manager
 }
 
 // open connects to the database (applying migrations) and wires the graph.
@@ -89,7 +98,13 @@ func (c *command) wire(s *store.Store) (*app, error) {
 		return nil, err
 	}
 	a.artifacts = arts
+	if a.domains, err = a.newDomainRegistry(); err != nil {
+		a.notifier.Close()
+		return nil, err
+	}
+	a.domainChecker = a.newDomainChecker()
 	a.metrics = metrics.New(s, versionString(), c.logger)
+	a.metrics.WatchCertificates(a.certificateExpiries)
 	a.searchParts()
 	a.uploads = a.newUploads()
 	a.pool = a.newPool()
@@ -117,6 +132,7 @@ func (c *command) wire(s *store.Store) (*app, error) {
 			BadgeKeys:            c.settings.badgeKeys(),
 			OrganizationCreators: c.settings.OrganizationCreators,
 			DocsPathSessions:     c.settings.DocsPathSessions,
+			Domains:              c.settings.graphDomains(),
 			Endpoint: graph.Endpoint{
 				Users:       a.users,
 				Anonymous:   anonymous,
@@ -126,7 +142,8 @@ func (c *command) wire(s *store.Store) (*app, error) {
 			},
 		},
 		Hooks: graph.Hooks{
-			BuildQueued: a.buildQueued,
+			BuildQueued:    a.buildQueued,
+			DomainsChanged: a.domainChecker.Wake,
 			ProjectDeleted: func(ctx context.Context, slug string) {
 				if err := arts.RemoveProject(ctx, slug); err != nil {
 					a.logger.ErrorContext(ctx, "removing hosted files", "project", slug, "err", err)
@@ -148,7 +165,8 @@ func (c *command) wire(s *store.Store) (*app, error) {
 }
 
 func (a *app) urls() docsurl.Config {
-	return docsurl.Config{PublicURL: a.settings.PublicURL, DocsDomain: a.settings.DocsDomain, DocsScheme: a.settings.DocsScheme, DocsURL: a.settings.DocsURL}
+	return docsurl.Config{PublicURL: a.settings.PublicURL, DocsDomain: a.settings.DocsDomain, DocsScheme: a.settings.DocsScheme, DocsURL: a.settings.DocsURL,
+		Domains: a.domains}
 }
 
 // docsApart reports whether docs have a listener and an origin of their
@@ -186,6 +204,7 @@ func (a *app) handlers() (public, docsOrigin http.Handler, docsHost *hosting.Han
 		FileCacheBytes:  int64(a.settings.DocsFileCache) << 20,
 		PathSessions:    a.settings.DocsPathSessions,
 		Audit:           a.audit,
+		Domains:         a.domains,
 	}
 	if docsConfig.FileCacheBytes == 0 {
 		docsConfig.FileCacheBytes = -1 // none (zero is the default to hosting)
@@ -431,14 +450,44 @@ func (c *command) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer stopWorkers()
+	checkCtx, stopChecks := context.WithCancel(ctx)
+	defer stopChecks()
+	go a.domainChecker.Run(checkCtx)
 
 	public, docs, docsHost := a.handlers()
-	servers := []server{a.httpServer(public)}
+	plain := public
+	if a.settings.tlsOn() {
+		if a.certs, err = a.newCerts(); err != nil {
+			return err
+		}
+		defer a.certs.Stop()
+		if a.certs.ACME() {
+			a.resolver.Hooks.RenewCertificate = a.certs.Renew
+		}
+		_, tlsPort, _ := net.SplitHostPort(a.settings.TLSAddr)
+		plain = a.certs.HTTPChallenge(a.certs.RedirectToHTTPS(tlsPort, public))
+	}
+	servers := []server{a.httpServer(plain)}
 	ln, err := net.Listen("tcp", a.settings.Addr)
 	if err != nil {
 		return listenError("--addr", a.settings.Addr, err)
 	}
 	listeners := []net.Listener{jsonErrorListener{ln}} // net/http's own 400/431 answers under /api/ in JSON
+	if a.certs != nil {
+		tln, err := net.Listen("tcp", a.settings.TLSAddr)
+		if err != nil {
+			ln.Close()
+			return listenError("--tls-addr", a.settings.TLSAddr, err)
+		}
+		srv := a.httpServer(a.tlsHandler(public, docs))
+		srv.TLSConfig = a.certs.TLSConfig()
+		servers, listeners = append(servers, tlsServer{srv}), append(listeners, tln)
+		if err := a.certs.Start(ctx); err != nil {
+			a.logger.Error("starting certificate orders", "err", err)
+		}
+		a.logger.Info("docsd serving HTTPS", "addr", tln.Addr().String(), "acme", a.certs.ACME(),
+			"acme_directory", a.settings.TLSACMEDirectory, "certificate", a.settings.TLSCert)
+	}
 	if docs != nil {
 		dl, err := net.Listen("tcp", a.settings.DocsAddr)
 		if err != nil {
@@ -498,6 +547,12 @@ func (c *command) serve(ctx context.Context, args []string) error {
 	}
 	return first
 }
+
+// tlsServer serves HTTPS on a plain listener with the server's TLSConfig
+// (HTTP/2 included).
+type tlsServer struct{ *http.Server }
+
+func (s tlsServer) Serve(ln net.Listener) error { return s.ServeTLS(ln, "", "") }
 
 // server is an http.Server or the docs listener's hosting.Front.
 type server interface {

@@ -78,6 +78,9 @@ type Settings struct {
 	AllowPrivateNetwork bool
 	// Where builds install packages from (packageindex.go).
 	packageIndexSettings
+	// Custom domains (domains.go) and HTTPS (tls.go).
+	domainSettings
+	tlsSettings
 	// Reader side.
 	AddonsInject    bool
 	AddonsClientURL string
@@ -234,6 +237,8 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.BuildPasta, "build-pasta", "pasta", "pasta's binary (package passt), a name looked up on PATH or a path")
 	boolean(&s.AllowPrivateNetwork, "allow-private-network", false, "accept repository URLs whose host resolves to loopback, private, link-local or unspecified addresses, and let build commands reach private networks (never this machine's loopback or own addresses, nor link-local ones)")
 	s.packageIndexSettings.register(str, boolean)
+	s.domainSettings.register(str, integer)
+	s.tlsSettings.register(str)
 	// Reader side.
 	boolean(&s.AddonsInject, "addons-inject", true, "inject the reader client (version menu, banners, search) into served HTML pages")
 	str(&s.AddonsClientURL, "addons-client-url", "", "absolute URL or path of a reader client to inject instead of docsd's built-in one")
@@ -394,6 +399,12 @@ func (s *Settings) resolve() error {
 		return err
 	}
 	if err := s.resolveMail(); err != nil {
+		return err
+	}
+	if err := s.resolveDomains(); err != nil {
+		return err
+	}
+	if err := s.resolveTLS(); err != nil {
 		return err
 	}
 	return s.resolveUpload()

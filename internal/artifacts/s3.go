@@ -26,6 +26,7 @@ import (
 // host opens, and a readiness check. Local and S3 implement it.
 type Backend interface {
 	Storage
+	Blobs
 	// OpenHTML opens the version's current published tree (NotFound when
 	// nothing was published). The caller closes it.
 	OpenHTML(ctx context.Context, project, version string) (Tree, error)

@@ -105,6 +105,15 @@ var collections = []*collection{
 		vars:         func(f map[string]string) map[string]any { return map[string]any{"slug": f["translation"]} },
 		removeInput:  func(_ string, key any) map[string]any { return map[string]any{"slug": key, "main": nil} },
 	},
+	{
+		path: "domains", title: "Custom domains", query: domainsQuery, create: createDomainMutation, remove: deleteDomainMutation,
+		projectField: "project", keyField: "id", keyIsID: true,
+		form:   map[string]string{"domain": "", "canonical": "", "https": "on"},
+		fields: map[string]string{"domain": "domain", "canonical": "canonical", "https": "https"},
+		vars: func(f map[string]string) map[string]any {
+			return map[string]any{"domain": f["domain"], "canonical": f["canonical"] == "on", "https": f["https"] == "on"}
+		},
+	},
 }
 
 // mount routes the collection's list, add and delete.
@@ -205,4 +214,33 @@ func redirectDryRun(d *Dashboard, r *http.Request, s *session, p *project, pg *p
 	if out.Project != nil {
 		pg.DryRun.Found = out.Project.ResolveRedirect
 	}
+}
+
+// handleDomainUpdate makes a domain canonical (or not), turns HTTPS on or
+// restarts its DNS checks: the buttons of the domains page, one
+// updateDomain each.
+func (d *Dashboard) handleDomainUpdate(w http.ResponseWriter, r *http.Request, s *session) {
+	slug := r.PathValue("slug")
+	id, err := strconv.ParseInt(r.PathValue("key"), 10, 64)
+	if err != nil || id <= 0 || id > 1<<31-1 {
+		d.notFound(w, r, s)
+		return
+	}
+	input := map[string]any{"project": slug, "id": id}
+	switch r.PathValue("action") {
+	case "canonical":
+		input["canonical"] = r.PostFormValue("canonical") == "on"
+	case "https":
+		input["https"] = true
+	case "restart":
+		input["restartValidation"] = true
+	default:
+		d.notFound(w, r, s)
+		return
+	}
+	if err := d.run(r, s, updateDomainMutation, map[string]any{"input": input}, nil); err != nil {
+		d.failed(w, r, s, err)
+		return
+	}
+	http.Redirect(w, r, "/projects/"+slug+"/domains/", http.StatusSeeOther)
 }

@@ -117,6 +117,7 @@ func New(cfg Config) *Dashboard {
 	for _, c := range notificationCollections {
 		c.mount(d)
 	}
+	d.mux.HandleFunc("POST /projects/{slug}/domains/{key}/{action}/{$}", d.signedIn(d.handleDomainUpdate))
 	d.mux.HandleFunc("POST /projects/{slug}/edit/{$}", d.signedIn(d.handleSettingsUpdate))
 	d.mux.HandleFunc("POST /projects/{slug}/edit/admin/{$}", d.signedIn(d.handleAdminUpdate))
 	d.mux.HandleFunc("GET /projects/{slug}/versions/{version}/{$}", d.signedIn(d.handleVersion))

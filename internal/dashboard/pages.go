@@ -62,6 +62,15 @@ type (
 		HTTPStatus, Position              int
 		Force, Enabled                    bool
 	}
+	// domain is a custom domain as the domains page shows it.
+	domain struct {
+		ID                                                   int64 `json:"databaseId"`
+		Domain, ValidationStatus, ValidationError, SslStatus string
+		SslError, ValidationProcessEnd, URL                  string
+		Canonical, HTTPS, SkipValidation                     bool
+		NextCheck                                            *string
+		DNSRecords                                           []struct{ Type, Name, Value string } `json:"dnsRecords"`
+	}
 	project struct {
 		Slug, Name, Description, PrivacyLevel, DefaultVersion string
 		ViewerIsMaintainer                                    bool
@@ -108,6 +117,7 @@ type (
 			}
 		}
 		ResolveRedirect *redirectResolution
+		Domains         []domain
 		// The settings page's fields.
 		Homepage                   *string
 		StoredDefaultBranch        *string

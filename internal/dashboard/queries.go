@@ -248,3 +248,22 @@ const adminMutation = `mutation($input: SetProjectAdminFieldsInput!) {
 const badgeQuery = `query($slug: String!, $version: String, $token: String) {
 	badgeStatus(project: $slug, version: $version, token: $token)
 }`
+
+// Custom domains.
+const domainsQuery = `query($slug: String!) {
+	project(slug: $slug) {
+		` + projectFields + `
+		domains { databaseId domain canonical https skipValidation validationStatus validationError validationProcessEnd nextCheck
+			sslStatus sslError url dnsRecords { type name value } }
+	}
+}`
+
+const createDomainMutation = `mutation($input: CreateDomainInput!) {
+	createDomain(input: $input) { domain { databaseId } ` + graph.PayloadErrors + ` }
+}`
+
+const updateDomainMutation = `mutation($input: UpdateDomainInput!) {
+	updateDomain(input: $input) { domain { databaseId } ` + graph.PayloadErrors + ` }
+}`
+
+const deleteDomainMutation = `mutation($input: DeleteDomainInput!) { deleteDomain(input: $input) { deletedId ` + graph.PayloadErrors + ` } }`

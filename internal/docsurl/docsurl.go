@@ -20,6 +20,17 @@ type Config struct {
 	// that serves /docs/ in path mode; "" means PublicURL (one origin for
 	// the API, the dashboard and the docs). Ignored in subdomain mode.
 	DocsURL string
+	// Domains, when set, names projects' canonical custom domains: the
+	// docs root of a project that has one is that domain's origin, in
+	// either mode.
+	Domains CanonicalDomains
+}
+
+// CanonicalDomains gives a project's canonical custom domain.
+type CanonicalDomains interface {
+	// CanonicalOrigin returns the origin (scheme://host) of the served
+	// canonical domain of the project with that slug, if it has one.
+	CanonicalOrigin(slug string) (string, bool)
 }
 
 // DocsOrigin is the origin of path-mode docs URLs: DocsURL, else PublicURL.
@@ -94,9 +105,22 @@ func (c Config) scheme() string {
 // SubdomainMode reports whether docs are served on per-project subdomains.
 func (c Config) SubdomainMode() bool { return c.DocsDomain != "" }
 
-// Root is the docs root of a project slug: `{docs_url}/docs/<slug>` in path
-// mode (DocsOrigin), `{docs_scheme}://<slug>.{docs_domain}` in subdomain mode.
+// Root is the docs root of a project slug: the origin of its canonical
+// custom domain when it has one, else `{docs_url}/docs/<slug>` in path
+// mode (DocsOrigin), `{docs_scheme}://<slug>.{docs_domain}` in subdomain
+// mode.
 func (c Config) Root(slug string) string {
+	if c.Domains != nil {
+		if origin, ok := c.Domains.CanonicalOrigin(slug); ok {
+			return origin
+		}
+	}
+	return c.HostRoot(slug)
+}
+
+// HostRoot is Root without canonical custom domains: the project's root on
+// docsd's own docs host.
+func (c Config) HostRoot(slug string) string {
 	if c.SubdomainMode() {
 		return c.scheme() + "://" + slug + "." + c.DocsDomain
 	}

@@ -1,6 +1,7 @@
 package hosting
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -298,6 +299,9 @@ func (rq *request) withVersion(aq *addonsQuery, v *store.Version, file string) (
 // and the path inside the namespace ("" or starting with "/"); ok is false
 // when the URL is not on a docs root of this docsd.
 func (h *Handler) namespaceOf(u *url.URL) (slug, rest string, ok bool) {
+	if d, served := h.domains.Served(context.Background(), u.Host); served {
+		return d.ProjectSlug, u.Path, true
+	}
 	if h.urls.SubdomainMode() {
 		if !strings.EqualFold(u.Scheme, h.docsScheme()) {
 			return "", "", false

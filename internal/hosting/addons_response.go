@@ -66,7 +66,7 @@ func (rq *request) addonsResponse(aq *addonsQuery) (obj, error) {
 		filename = *aq.filename
 	}
 	dashboard := ""
-	if pu, err := url.Parse(rq.h.urls.PublicURL); err == nil {
+	if pu, err := url.Parse(rq.urls.PublicURL); err == nil {
 		dashboard = pu.Host
 	}
 	return obj{
@@ -83,7 +83,7 @@ func (rq *request) addonsResponse(aq *addonsQuery) (obj, error) {
 // addonsProject is an Addons Project object whose documentation URL is at
 // version docVersion.
 func (rq *request) addonsProject(p *store.Project, t docsurl.Target, docVersion string) (obj, error) {
-	u := rq.h.urls
+	u := rq.urls
 	var homepage any
 	if p.Homepage != "" {
 		homepage = p.Homepage

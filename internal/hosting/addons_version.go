@@ -12,7 +12,7 @@ import (
 // addonsVersion is an Addons Version object of v of p; with aliases set
 // its `aliases` are computed, else `[]` (an alias object).
 func (rq *request) addonsVersion(p *store.Project, t docsurl.Target, v *store.Version, aliases bool) (obj, error) {
-	u := rq.h.urls
+	u := rq.urls
 	downloads := obj{}
 	for _, d := range []struct {
 		has bool
@@ -157,7 +157,7 @@ func (rq *request) addonsBuild(p *store.Project, v *store.Version) (any, error) 
 	if err != nil || b == nil {
 		return nil, err
 	}
-	u := rq.h.urls
+	u := rq.urls
 	var commit, finished, duration any
 	if b.Commit != nil {
 		commit = *b.Commit
@@ -236,7 +236,7 @@ func (rq *request) addonsSettings(aq *addonsQuery, t docsurl.Target) (obj, error
 	if aq.withURL {
 		var base any
 		if aq.filename != nil {
-			base = rq.h.urls.Docs(t, store.Latest, strings.TrimPrefix(*aq.filename, "/"))
+			base = rq.urls.Docs(t, store.Latest, strings.TrimPrefix(*aq.filename, "/"))
 		}
 		a["doc_diff"] = obj{"base_url": base, "enabled": false, "inject_styles": true}
 	}

@@ -300,7 +300,7 @@ func (c *cache) organizationRoles(ctx context.Context, projectID int64) ([]store
 var unservedTables = []string{
 	"builds", "build_commands", "sync_tasks", "uploads", "docs_sessions",
 	"search_pages", "search_sections", "webhook_deliveries", "webhook_exchanges",
-	"environment_variables", "integrations", "artifact_garbage",
+	"environment_variables", "integrations", "artifact_garbage", "storage_locks",
 	"sharing_methods", "sharing_grants", "audit_log",
 }
 

@@ -233,7 +233,7 @@ func (rq *request) versionCompare(p *store.Project, v *store.Version) (ordered, 
 		{"project", "Version " + highest.VerboseName + " of " + p.Name + " (" + itoa64(highest.ID) + ")"},
 		{"version", hv.String()},
 		{"is_highest", isHighest},
-		{"url", rq.h.urls.Docs(t, highest.Slug, "")},
+		{"url", rq.urls.Docs(t, highest.Slug, "")},
 		{"slug", highest.Slug},
 	}, nil
 }
@@ -271,7 +271,7 @@ func (rq *request) footerHTML(p *store.Project, v *store.Version, fp footerParam
 	if err != nil {
 		return "", err
 	}
-	u := rq.h.urls
+	u := rq.urls
 	var dls []string
 	for _, d := range []struct {
 		has        bool
@@ -355,7 +355,7 @@ func (rq *request) footerLanguages(b *strings.Builder, p *store.Project, path st
 		if err != nil {
 			return err
 		}
-		dd := `<dd><a href="` + html.EscapeString(rq.h.urls.Docs(t, def, path)) + `">` + html.EscapeString(x.Language) + `</a></dd>`
+		dd := `<dd><a href="` + html.EscapeString(rq.urls.Docs(t, def, path)) + `">` + html.EscapeString(x.Language) + `</a></dd>`
 		if x.Language == p.Language {
 			dd = "<strong>" + dd + "</strong>"
 		}
@@ -395,7 +395,7 @@ func (rq *request) footerVersions(b *strings.Builder, p *store.Project, v *store
 	}
 	b.WriteString("<dl><dt>Versions</dt>")
 	for _, x := range list {
-		dd := `<dd><a href="` + html.EscapeString(rq.h.urls.Docs(t, x.Slug, path)) + `">` + html.EscapeString(x.Slug) + `</a></dd>`
+		dd := `<dd><a href="` + html.EscapeString(rq.urls.Docs(t, x.Slug, path)) + `">` + html.EscapeString(x.Slug) + `</a></dd>`
 		if x.VerboseName == v.VerboseName {
 			dd = "<strong>" + dd + "</strong>"
 		}

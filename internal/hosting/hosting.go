@@ -28,6 +28,7 @@ import (
 	"docsd/internal/artifacts"
 	"docsd/internal/audit"
 	"docsd/internal/docsurl"
+	"docsd/internal/domains"
 	"docsd/internal/redirects"
 	"docsd/store"
 )
@@ -67,6 +68,10 @@ type Config struct {
 	// Audit records sign-ins with sharing links and, as its Pageviews
 	// says, page views and downloads.
 	Audit *audit.Recorder
+	// Domains, when set, are projects' custom domains: a request for a
+	// served domain is answered as the project's subdomain would be, and
+	// requests for a project that has a canonical domain are sent there.
+	Domains *domains.Registry
 }
 
 // Handler serves docs requests. Build it with New.
@@ -85,6 +90,7 @@ type Handler struct {
 	pathSessions bool
 	audit        *audit.Recorder
 	sharingFails sharingFailures
+	domains    *domains.Registry
 	// fronted is set once a Front serves the Handler: only then are large
 	// files' answers kept (as their open files, which only a Front sends).
 	fronted atomic.Bool
@@ -99,7 +105,7 @@ func New(s *store.Store, files Files, cfg Config, logger *slog.Logger) *Handler 
 		logger = slog.Default()
 	}
 	h := &Handler{store: s, files: files, urls: cfg.URLs, logger: logger, cache: &cache{s: s, off: cfg.NoCache}, inject: cfg.AddonsInject, clientURL: cfg.AddonsClientURL,
-		pathSessions: cfg.PathSessions, audit: cfg.Audit}
+		pathSessions: cfg.PathSessions, audit: cfg.Audit, domains: cfg.Domains}
 	h.published.max = cfg.FileCacheBytes
 	if h.published.max == 0 {
 		h.published.max = DefaultFileCacheBytes
@@ -127,14 +133,15 @@ func New(s *store.Store, files Files, cfg Config, logger *slog.Logger) *Handler 
 }
 
 // Hosts returns a handler that sends requests whose Host is a project's
-// docs subdomain to h and every other request to next. Without a docs
-// domain it returns next.
+// docs subdomain or one of its served custom domains to h and every other
+// request to next. Without a docs domain or custom domains it returns
+// next.
 func (h *Handler) Hosts(next http.Handler) http.Handler {
-	if !h.urls.SubdomainMode() {
+	if !h.urls.SubdomainMode() && h.domains == nil {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := h.subdomainProject(r.Host); ok {
+		if _, ok := h.hostProject(r.Context(), r.Host); ok {
 			h.ServeHTTP(w, r)
 			return
 		}
@@ -167,18 +174,35 @@ func (h *Handler) subdomainProject(host string) (string, bool) {
 	return label, true
 }
 
-// ServeHTTP answers a docs request: on a docs subdomain the whole path is
-// the project's namespace; on any other host the path must start with
-// /docs/<project>.
+// hostProject returns the project slug of a host that serves one project:
+// a docs subdomain, or a served custom domain.
+func (h *Handler) hostProject(ctx context.Context, host string) (string, bool) {
+	if slug, ok := h.subdomainProject(host); ok {
+		return slug, true
+	}
+	if d, ok := h.domains.Served(ctx, host); ok {
+		return d.ProjectSlug, true
+	}
+	return "", false
+}
+
+// ServeHTTP answers a docs request: on a docs subdomain or a served custom
+// domain the whole path is the project's namespace; on any other host the
+// path must start with /docs/<project>. A request for a project that has a
+// canonical domain, anywhere else, is redirected there.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.serveReader(w, r) {
 		return
 	}
+	if d, ok := h.domains.Served(r.Context(), r.Host); ok {
+		h.serveDomain(w, r, d)
+		return
+	}
 	if slug, ok := h.subdomainProject(r.Host); ok {
-		if h.serveSession(w, r, slug) || h.serveSharing(w, r, slug) {
+		if h.serveSession(w, r, slug) || h.serveSharing(w, r, slug) || h.redirectToCanonical(w, r, slug, "") {
 			return
 		}
-		h.serveDocs(w, r, slug, r.URL.Path, h.urls.Root(slug))
+		h.serveDocs(w, r, slug, r.URL.Path, h.urls.HostRoot(slug))
 		return
 	}
 	if r.URL.Path == FaviconPath {
@@ -201,22 +225,24 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rest := after[len(slug):] // "" or from the slash on
+	// Keep the request's own escaping only when the slug is followed by
+	// a real "/" (or nothing): an escaped `%2F` right after the slug
+	// would otherwise end up in the Location's host part
+	// (`demo.docs.test%2F@evil.example`).
+	escRest, ok := strings.CutPrefix(r.URL.EscapedPath(), "/docs/"+slug)
+	if !ok || (escRest != "" && !strings.HasPrefix(escRest, "/")) {
+		escRest = redirects.EscapePath(rest)
+	}
+	if escRest == "" {
+		escRest = "/"
+	}
+	if h.redirectToCanonical(w, r, slug, escRest) {
+		return
+	}
 	if h.urls.SubdomainMode() {
 		// In subdomain mode the public host answers for docs only with a
 		// pointer to the project's subdomain.
-		// Keep the request's own escaping only when the slug is followed by
-		// a real "/" (or nothing): an escaped `%2F` right after the slug
-		// would otherwise end up in the Location's host part
-		// (`demo.docs.test%2F@evil.example`).
-		esc := r.URL.EscapedPath()
-		escRest, ok := strings.CutPrefix(esc, "/docs/"+slug)
-		if !ok || (escRest != "" && !strings.HasPrefix(escRest, "/")) {
-			escRest = redirects.EscapePath(rest)
-		}
-		if escRest == "" {
-			escRest = "/"
-		}
-		redirect(w, r, withQuery(h.urls.Root(slug)+escRest, r.URL.RawQuery), http.StatusMovedPermanently)
+		redirect(w, r, withQuery(h.urls.HostRoot(slug)+escRest, r.URL.RawQuery), http.StatusMovedPermanently)
 		return
 	}
 	h.serveDocs(w, r, slug, rest, h.urls.DocsOrigin())
@@ -260,7 +286,7 @@ func (h *Handler) serveDocs(w http.ResponseWriter, r *http.Request, rootSlug, re
 		}
 		gen = g
 	}
-	rq := &request{h: h, w: w, r: r, ctx: r.Context(), origin: origin, keyed: keyed}
+	rq := &request{h: h, w: w, r: r, ctx: r.Context(), origin: origin, keyed: keyed, urls: h.urlsFor(r)}
 	err := rq.serve(rootSlug, rest)
 	if err != nil {
 		rq.dropUnkept()

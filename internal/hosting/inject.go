@@ -169,13 +169,13 @@ func (rq *request) versionRoot(x *store.Project, ver *store.Version) string {
 	}
 	var loc string
 	if ver.Type == store.External {
-		loc = rq.h.urls.External(x.Slug, ver.VerboseName)
+		loc = rq.urls.External(x.Slug, ver.VerboseName)
 	} else {
 		t, err := rq.target(x)
 		if err != nil {
 			return ""
 		}
-		loc = rq.h.urls.Docs(t, ver.Slug, "")
+		loc = rq.urls.Docs(t, ver.Slug, "")
 	}
 	u, err := url.Parse(loc)
 	if err != nil {

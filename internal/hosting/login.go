@@ -8,6 +8,7 @@ import (
 
 	"docsd/internal/access"
 	"docsd/internal/audit"
+	"docsd/internal/domains"
 	"docsd/internal/errs"
 	"docsd/internal/sitepath"
 	"docsd/store"
@@ -84,7 +85,7 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, slug stri
 		}
 		return true
 	}
-	if origin := r.Header.Get("Origin"); origin != "" && !strings.EqualFold(origin, h.docsScheme()+"://"+r.Host) {
+	if origin := r.Header.Get("Origin"); origin != "" && !strings.EqualFold(origin, h.requestScheme(r)+"://"+r.Host) {
 		detail := "Cross-origin sign-in refused."
 		if p == logoutPath {
 			detail = "Cross-origin sign-out refused."
@@ -161,6 +162,26 @@ func (h *Handler) sessionCookie(value string, maxAge int) *http.Cookie {
 		SameSite: http.SameSiteLaxMode, Secure: h.docsScheme() == "https"}
 }
 
+// sessionViewer is the viewer of the request's docs session cookie on a
+// docs subdomain, anonymous when there is none.
+func (rq *request) sessionViewer() (access.Viewer, error) {
+	return rq.h.sessionViewer(rq.ctx, rq.r)
+}
+
+// requestScheme is the scheme the reader used: https for a request docsd
+// received over TLS, else the docs scheme, or on a custom domain the
+// scheme its HTTPS flag gives (TLS ended in a proxy).
+func (h *Handler) requestScheme(r *http.Request) string {
+	if r.TLS != nil {
+		return "https"
+	}
+	if d, ok := h.domains.Served(r.Context(), r.Host); ok {
+		s, _, _ := strings.Cut(domains.Origin(d), "://")
+		return s
+	}
+	return h.docsScheme()
+}
+
 // SessionUser is the active user of r's docs session cookie when r is on a
 // project's docs subdomain, nil when there is none: no cookie, path mode,
 // an ended session, a revoked token or an inactive user
@@ -171,7 +192,7 @@ func (h *Handler) SessionUser(ctx context.Context, r *http.Request) (*store.User
 }
 
 func (h *Handler) sessionViewer(ctx context.Context, r *http.Request) (access.Viewer, error) {
-	slug, ok := h.subdomainProject(r.Host)
+	slug, ok := h.hostProject(ctx, r.Host)
 	if !ok {
 		return access.Viewer{}, nil
 	}

@@ -61,7 +61,7 @@ func (h *Handler) serveReader(w http.ResponseWriter, r *http.Request) bool {
 		w.WriteHeader(http.StatusMovedPermanently)
 		return true
 	}
-	rq := &request{h: h, w: w, r: r, ctx: r.Context()}
+	rq := &request{h: h, w: w, r: r, ctx: r.Context(), urls: h.urlsFor(r)}
 	var err error
 	switch p {
 	case addonsPath:

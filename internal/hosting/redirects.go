@@ -25,7 +25,7 @@ func (rq *request) applyRedirects(x *store.Project, in redirects.Input, forcedOn
 			return false, err
 		}
 	}
-	m, ok := redirects.First(rq.h.urls, t, rds, in, x.Language, version, rq.origin, rq.r.URL.Path)
+	m, ok := redirects.First(rq.urls, t, rds, in, x.Language, version, rq.origin, rq.r.URL.Path)
 	if !ok {
 		return false, nil
 	}

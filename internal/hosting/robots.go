@@ -54,7 +54,7 @@ func (rq *request) serveRobots(x *store.Project) error {
 			if !x.VersionIsPublic(v) {
 				continue
 			}
-			if u, err := url.Parse(rq.h.urls.Docs(t, v.Slug, "")); err == nil {
+			if u, err := url.Parse(rq.urls.Docs(t, v.Slug, "")); err == nil {
 				hidden = append(hidden, u.EscapedPath())
 			}
 		}
@@ -67,7 +67,7 @@ func (rq *request) serveRobots(x *store.Project) error {
 	if len(hidden) == 0 {
 		b.WriteString("Disallow: # Allow everything\n")
 	}
-	b.WriteString("Sitemap: " + rq.h.urls.Root(x.Slug) + SitemapPath + "\n")
+	b.WriteString("Sitemap: " + rq.urls.Root(x.Slug) + SitemapPath + "\n")
 	rq.sendGenerated("text/plain; charset=utf-8", []byte(b.String()))
 	return nil
 }

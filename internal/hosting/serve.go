@@ -25,6 +25,9 @@ type request struct {
 	r      *http.Request
 	ctx    context.Context
 	origin string // scheme://host of the URL the reader asked for
+	// urls are the docs URLs answers write: the host's, with the
+	// project's root on the custom domain the request came to (urlsFor).
+	urls docsurl.Config
 
 	viewerDone bool
 	viewer     access.Viewer
@@ -351,7 +354,7 @@ func (rq *request) redirectToDocs(x *store.Project, file string) error {
 	if err != nil {
 		return err
 	}
-	rq.redirectKeepingQuery(rq.h.urls.Docs(t, version, redirects.EscapePath(file)))
+	rq.redirectKeepingQuery(rq.urls.Docs(t, version, redirects.EscapePath(file)))
 	return nil
 }
 

@@ -100,7 +100,7 @@ func (rq *request) serveSitemap(x *store.Project) error {
 	}
 	set := sitemapURLSet{NS: "http://www.sitemaps.org/schemas/sitemap/0.9", XHTML: "http://www.w3.org/1999/xhtml"}
 	for i, v := range vs {
-		u := sitemapURL{Loc: rq.h.urls.Docs(t, v.Slug, ""), Priority: sitemapPriority(i), ChangeFreq: sitemapChangeFreq(i)}
+		u := sitemapURL{Loc: rq.urls.Docs(t, v.Slug, ""), Priority: sitemapPriority(i), ChangeFreq: sitemapChangeFreq(i)}
 		if b := last[v.ID]; b != nil {
 			u.LastMod = b.Created.UTC().Format(time.RFC3339)
 		}
@@ -144,7 +144,7 @@ func (rq *request) sitemapAlternates(x *store.Project, t docsurl.Target) (map[st
 		}
 		for _, v := range vs {
 			if p.VersionIsPublic(v) {
-				out[v.Slug] = append(out[v.Slug], sitemapLink{Rel: "alternate", Hreflang: hreflang(p.Language), Href: rq.h.urls.Docs(pt, v.Slug, "")})
+				out[v.Slug] = append(out[v.Slug], sitemapLink{Rel: "alternate", Hreflang: hreflang(p.Language), Href: rq.urls.Docs(pt, v.Slug, "")})
 			}
 		}
 	}

@@ -58,7 +58,7 @@ func (rq *request) sendUnbuiltPage(x *store.Project, ver *store.Version) error {
 			data.Status = "This version is being built right now (" + choices.BuildStates.Name(b.State) + "). Reload this page in a minute."
 		case !b.Success:
 			data.Status = "The last build of this version failed, so there is nothing to show yet."
-			data.BuildURL = rq.h.urls.BuildPage(x.Slug, b.ID)
+			data.BuildURL = rq.urls.BuildPage(x.Slug, b.ID)
 			data.BuildID = b.ID
 		}
 	}
@@ -71,7 +71,7 @@ func (rq *request) sendUnbuiltPage(x *store.Project, ver *store.Version) error {
 		return err
 	}
 	for _, v := range menu {
-		data.Others = append(data.Others, unbuiltLink{Slug: v.Slug, URL: rq.h.urls.Docs(t, v.Slug, "")})
+		data.Others = append(data.Others, unbuiltLink{Slug: v.Slug, URL: rq.urls.Docs(t, v.Slug, "")})
 	}
 	var body bytes.Buffer
 	if err := unbuiltPage.Execute(&body, data); err != nil {

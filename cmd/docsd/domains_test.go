@@ -1,0 +1,265 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"docsd/internal/artifacts/artifactstest"
+	"docsd/internal/domains"
+	"docsd/internal/storetest"
+	"docsd/store"
+)
+
+// publishLatest imports a project for user and publishes its latest
+// version's page index.html with body.
+func publishLatest(t *testing.T, s *store.Store, a *app, user *store.User, name, body string) *store.Project {
+	t.Helper()
+	p := storetest.MustImport(t, s, user, name, "https://github.com/example/"+name).Project
+	v, err := s.FindVersionBySlug(t.Context(), p.ID, store.Latest)
+	if err != nil {
+		v = storetest.MustVersion(t, s, p.ID, store.Latest)
+	}
+	dir := artifactstest.Dir(t, map[string]string{"index.html": "<p>" + body + "</p>"})
+	if err := a.artifacts.PublishHTML(t.Context(), p.Slug, store.Latest, dir); err != nil {
+		t.Fatal(err)
+	}
+	built := true
+	if _, err := s.UpdateVersion(t.Context(), v.ID, store.VersionUpdate{Built: &built}); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// domainPayload is what the tests read of a domain mutation.
+type domainPayload struct {
+	Domain *struct {
+		ID               int64 `json:"databaseId"`
+		Domain           string
+		ValidationStatus string
+	}
+	Errors []struct {
+		Path    []string
+		Message string
+	}
+}
+
+// errorOn returns the message on field, "" when there is none.
+func (p domainPayload) errorOn(field string) string {
+	for _, e := range p.Errors {
+		if len(e.Path) > 0 && e.Path[len(e.Path)-1] == field {
+			return e.Message
+		}
+	}
+	return ""
+}
+
+func (s *e2eServer) createDomain(t *testing.T, input map[string]any) domainPayload {
+	t.Helper()
+	var out struct{ CreateDomain domainPayload }
+	s.graphql(t, `mutation($in: CreateDomainInput!) { createDomain(input: $in) {
+		domain { databaseId domain validationStatus } errors { path message } } }`, map[string]any{"in": input}, &out)
+	return out.CreateDomain
+}
+
+func (s *e2eServer) updateDomain(t *testing.T, input map[string]any) domainPayload {
+	t.Helper()
+	var out struct{ UpdateDomain domainPayload }
+	s.graphql(t, `mutation($in: UpdateDomainInput!) { updateDomain(input: $in) {
+		domain { databaseId domain validationStatus } errors { path message } } }`, map[string]any{"in": input}, &out)
+	return out.UpdateDomain
+}
+
+// TestCustomDomainServesLikeTheSubdomain: a served custom domain answers
+// every path as the project's docs subdomain does (its pages, its
+// subprojects' pages, the reader's /_/ routes), an unvalidated one serves
+// nothing, and once the domain is canonical the subdomain, the path on
+// the public host and the API's URLs all send readers to it.
+func TestCustomDomainServesLikeTheSubdomain(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		s := storetest.Open(t, d)
+		a, srv := testApp(t, s, "--docs-domain", "docs.test", "--public-url", "http://example.test", "--build-workers", "0")
+		admin, key := storetest.MustSuperuser(t, s, "alice")
+		demo := publishLatest(t, s, a, admin, "demo", "demo page")
+		publishLatest(t, s, a, admin, "child", "child page")
+		api := &e2eServer{url: srv.URL, token: key}
+		var sub struct {
+			CreateSubproject struct{ Errors []struct{ Message string } }
+		}
+		api.graphql(t, `mutation { createSubproject(input: {project: "demo", child: "child", alias: "child"}) { errors { message } } }`, nil, &sub)
+		if len(sub.CreateSubproject.Errors) > 0 {
+			t.Fatalf("createSubproject: %v", sub.CreateSubproject.Errors)
+		}
+
+		served := api.createDomain(t, map[string]any{"project": "demo", "domain": "https://Docs.Acme.Test/", "skipValidation": true})
+		if served.Domain == nil || served.Domain.Domain != "docs.acme.test" || served.Domain.ValidationStatus != "valid" {
+			t.Fatalf("createDomain: %+v", served)
+		}
+		pending := api.createDomain(t, map[string]any{"project": "demo", "domain": "pending.acme.test"})
+		if pending.Domain == nil || pending.Domain.ValidationStatus != "pending" {
+			t.Fatalf("createDomain of a pending domain: %+v", pending)
+		}
+
+		for _, path := range []string{"/en/latest/index.html", "/projects/child/en/latest/index.html", "/", "/projects/child/",
+			"/_/addons/?client-version=0.1&api-version=1&url=http%3A%2F%2F{host}%2Fen%2Flatest%2Findex.html", "/robots.txt"} {
+			code, loc, body := fetch(t, srv.URL+strings.ReplaceAll(path, "{host}", "demo.docs.test"), "demo.docs.test")
+			dcode, dloc, dbody := fetch(t, srv.URL+strings.ReplaceAll(path, "{host}", "docs.acme.test"), "docs.acme.test")
+			loc = strings.ReplaceAll(loc, "http://demo.docs.test", "https://docs.acme.test")
+			body = strings.ReplaceAll(body, "http://demo.docs.test", "https://docs.acme.test")
+			if dcode != code || dloc != loc || dbody != body {
+				t.Errorf("GET %s: on the domain %d %q %.200q; on the subdomain %d %q %.200q", path, dcode, dloc, dbody, code, loc, body)
+			}
+			if strings.HasSuffix(path, ".html") && code != http.StatusOK {
+				t.Errorf("GET %s on the subdomain: status %d, want 200", path, code)
+			}
+		}
+		if code, _, _ := fetch(t, srv.URL+"/en/latest/index.html", "pending.acme.test"); code == http.StatusOK {
+			t.Errorf("a domain whose DNS was not validated: status %d, want no page", code)
+		}
+
+		// Privacy: a private version answers 404 to anonymous readers and
+		// the page to its maintainer, on the domain as on the subdomain.
+		v, err := s.FindVersionBySlug(t.Context(), demo.ID, store.Latest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		private := "private"
+		if _, err := s.UpdateVersion(t.Context(), v.ID, store.VersionUpdate{PrivacyLevel: &private}); err != nil {
+			t.Fatal(err)
+		}
+		for _, host := range []string{"demo.docs.test", "docs.acme.test"} {
+			if resp, _ := getHost(t, srv.URL+"/en/latest/index.html", host, ""); resp.StatusCode != http.StatusNotFound {
+				t.Errorf("%s, anonymous, private version: status %d, want 404", host, resp.StatusCode)
+			}
+			if resp, body := getHost(t, srv.URL+"/en/latest/index.html", host, key); resp.StatusCode != http.StatusOK || !strings.Contains(body, "demo page") {
+				t.Errorf("%s, maintainer, private version: status %d, want the page", host, resp.StatusCode)
+			}
+		}
+		public := "public"
+		if _, err := s.UpdateVersion(t.Context(), v.ID, store.VersionUpdate{PrivacyLevel: &public}); err != nil {
+			t.Fatal(err)
+		}
+
+		if up := api.updateDomain(t, map[string]any{"project": "demo", "id": served.Domain.ID, "canonical": true}); len(up.Errors) > 0 {
+			t.Fatalf("updateDomain canonical: %+v", up.Errors)
+		}
+		for host, path := range map[string]string{
+			"demo.docs.test":    "/en/latest/index.html?x=1",
+			"example.test":      "/docs/demo/en/latest/index.html?x=1",
+			"pending.acme.test": "",
+		} {
+			if path == "" {
+				continue
+			}
+			code, loc, _ := fetch(t, srv.URL+path, host)
+			if want := "https://docs.acme.test/en/latest/index.html?x=1"; code != http.StatusFound || loc != want {
+				t.Errorf("GET %s%s with a canonical domain: %d %q, want 302 %q", host, path, code, loc, want)
+			}
+		}
+		if code, _, body := fetch(t, srv.URL+"/en/latest/index.html", "docs.acme.test"); code != http.StatusOK || !strings.Contains(body, "demo page") {
+			t.Errorf("GET on the canonical domain: %d %.100q", code, body)
+		}
+		for slug, want := range map[string]string{
+			"demo":  "https://docs.acme.test/en/latest/",
+			"child": "https://docs.acme.test/projects/child/en/latest/", // a subproject lives under its parent's root
+		} {
+			var p struct {
+				Project struct {
+					Urls struct{ Documentation string }
+				}
+			}
+			api.graphql(t, `query($p: String!) { project(slug: $p) { urls { documentation } } }`, map[string]any{"p": slug}, &p)
+			if got := p.Project.Urls.Documentation; got != want {
+				t.Errorf("%s: urls.documentation = %q, want %q", slug, got, want)
+			}
+		}
+
+		var del struct{ DeleteDomain struct{ DeletedID *string } }
+		api.graphql(t, `mutation($id: ID!) { deleteDomain(input: {project: "demo", id: $id}) { deletedId } }`,
+			map[string]any{"id": served.Domain.ID}, &del)
+		if code, _, _ := fetch(t, srv.URL+"/en/latest/index.html", "docs.acme.test"); code == http.StatusOK {
+			t.Errorf("a removed domain still serves the docs")
+		}
+		if code, _, _ := fetch(t, srv.URL+"/en/latest/index.html", "demo.docs.test"); code != http.StatusOK {
+			t.Errorf("the subdomain after the canonical domain was removed: status %d, want 200", code)
+		}
+	})
+}
+
+// TestCreateDomainRefuses: Read the Docs' rules and messages, each next
+// to its field, and nothing written.
+func TestCreateDomainRefuses(t *testing.T) {
+	s := storetest.Open(t, store.SQLite)
+	_, srv := testApp(t, s, "--docs-domain", "docs.test", "--public-url", "https://example.test", "--build-workers", "0")
+	admin, key := storetest.MustSuperuser(t, s, "alice")
+	storetest.MustImport(t, s, admin, "demo", "https://github.com/example/demo")
+	storetest.MustImport(t, s, admin, "other", "https://github.com/example/other")
+	user, userKey := storetest.MustUser(t, s, "bob")
+	storetest.MustImport(t, s, user, "bobs", "https://github.com/example/bobs")
+	api := &e2eServer{url: srv.URL, token: key}
+	bob := &e2eServer{url: srv.URL, token: userKey}
+	if p := api.createDomain(t, map[string]any{"project": "other", "domain": "taken.example.com", "canonical": true}); len(p.Errors) > 0 {
+		t.Fatal(p.Errors)
+	}
+	if p := api.createDomain(t, map[string]any{"project": "demo", "domain": "one.example.com", "canonical": true}); len(p.Errors) > 0 {
+		t.Fatal(p.Errors)
+	}
+	for _, tc := range []struct {
+		name   string
+		as     *e2eServer
+		input  map[string]any
+		field  string
+		wanted string
+	}{
+		{"NotAHostName", api, map[string]any{"domain": "not a host"}, "domain", domains.MsgInvalidName},
+		{"OneLabel", api, map[string]any{"domain": "localhost"}, "domain", domains.MsgInvalidName},
+		{"IPv4", api, map[string]any{"domain": "192.0.2.1"}, "domain", domains.MsgIPAddress},
+		{"IPv6", api, map[string]any{"domain": "[2001:db8::1]"}, "domain", domains.MsgIPAddress},
+		{"DocsDomain", api, map[string]any{"domain": "docs.test"}, "domain", domains.MsgRestricted("docs.test")},
+		{"UnderDocsDomain", api, map[string]any{"domain": "demo.docs.test"}, "domain", domains.MsgRestricted("docs.test")},
+		{"PublicHost", api, map[string]any{"domain": "example.test"}, "domain", domains.MsgRestricted("example.test")},
+		{"OtherProjects", api, map[string]any{"domain": "TAKEN.example.com"}, "domain", domains.MsgTaken},
+		{"SecondCanonical", api, map[string]any{"domain": "two.example.com", "canonical": true}, "canonical", domains.MsgCanonical},
+		{"SkipValidationNotSuperuser", bob, map[string]any{"project": "bobs", "domain": "bobs.example.com", "skipValidation": true}, "skipValidation", "Only a superuser can set this field."},
+		{"HSTSNotSuperuser", bob, map[string]any{"project": "bobs", "domain": "bobs.example.com", "hstsMaxAge": 60}, "hstsMaxAge", "Only a superuser can set this field."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, ok := tc.input["project"]; !ok {
+				tc.input["project"] = "demo"
+			}
+			p := tc.as.createDomain(t, tc.input)
+			if got := p.errorOn(tc.field); got != tc.wanted || p.Domain != nil {
+				t.Errorf("message on %s = %q (domain %+v, errors %+v), want %q", tc.field, got, p.Domain, p.Errors, tc.wanted)
+			}
+		})
+	}
+	if p := api.createDomain(t, map[string]any{"project": "demo", "domain": "two.example.com"}); len(p.Errors) > 0 {
+		t.Fatal(p.Errors)
+	}
+	if p := api.createDomain(t, map[string]any{"project": "demo", "domain": "three.example.com"}); p.errorOn("domain") != domains.MsgLimit(2) {
+		t.Errorf("a third domain: %+v, want %q", p.Errors, domains.MsgLimit(2))
+	}
+	ds, err := s.FindAllDomains(t.Context())
+	if err != nil || len(ds) != 3 {
+		t.Errorf("domains stored: %d (%v), want 3", len(ds), err)
+	}
+}
+
+// getHost GETs url with the Host header host, and the API key token when
+// not "".
+func getHost(t *testing.T, url, host, token string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Host = host
+	if token != "" {
+		req.Header.Set("Authorization", "Token "+token)
+	}
+	resp, err := noFollow.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}

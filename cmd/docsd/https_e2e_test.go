@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"docsd/internal/artifacts/artifactstest"
+	"docsd/internal/certs/acmetest"
+	"docsd/internal/storetest"
+	"docsd/store"
+)
+
+// httpsClient dials addr whatever host a URL names (the test's DNS is
+// not the system's) and trusts only roots.
+func httpsClient(addr string, roots *x509.CertPool) *http.Client {
+	dialer := &net.Dialer{Timeout: 10 * time.Second}
+	return &http.Client{
+		Timeout:       2 * time.Minute, // the first handshake waits for the order
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		Transport: &http.Transport{
+			DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+				return dialer.DialContext(ctx, network, addr)
+			},
+			TLSClientConfig: &tls.Config{RootCAs: roots},
+		},
+	}
+}
+
+// getHTTPS fetches url with client and returns the answer's status, body
+// and the server's certificate.
+func getHTTPS(t *testing.T, client *http.Client, url string) (int, string, *x509.Certificate, error) {
+	t.Helper()
+	resp, err := client.Get(url)
+	if err != nil {
+		return 0, "", nil, err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.TLS.PeerCertificates[0], nil
+}
+
+// waitDomainServed waits until the domain's DNS check validated it.
+func (s *e2eServer) waitDomainServed(t *testing.T, project, domain string) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		var out struct {
+			Project struct {
+				Domains []struct{ Domain, ValidationStatus, ValidationError string }
+			}
+		}
+		s.graphql(t, `query($p: String!) { project(slug: $p) { domains { domain validationStatus validationError } } }`,
+			map[string]any{"p": project}, &out)
+		for _, d := range out.Project.Domains {
+			if d.Domain == domain && d.ValidationStatus == "valid" {
+				return
+			}
+			if d.Domain == domain && time.Now().After(deadline) {
+				t.Fatalf("%s still %s: %s", domain, d.ValidationStatus, d.ValidationError)
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// acmeFlags are the flags of a node that orders certificates from pebble
+// and checks domains with the test's DNS.
+func acmeFlags(dns *acmetest.DNS, pebble *acmetest.Pebble, tlsAddr string) []string {
+	return []string{"--tls-addr", tlsAddr, "--tls-acme-email", "ops@acme.test", "--tls-acme-directory", pebble.Directory,
+		"--tls-acme-ca-root", pebble.DirectoryRoot, "--domain-target", "127.0.0.1", "--domain-dns-server", dns.Addr}
+}
+
+// TestHTTPSWithPebble: a real ACME CA (pebble) validates against docsd's
+// own listeners. A custom domain pointed at docsd in the test's DNS is
+// validated, gets a certificate at its first handshake, and serves the
+// docs over HTTPS to a client that trusts only pebble's root; a forced
+// renewal brings a new certificate; names that are not validated domains
+// get none; plain HTTP redirects to HTTPS except ACME's path; /metrics
+// and /readyz tell of the certificate.
+func TestHTTPSWithPebble(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dns := acmetest.StartDNS(t)
+	addr, tlsAddr := freeAddr(t), freeAddr(t)
+	_, httpPort, _ := net.SplitHostPort(addr)
+	_, tlsPort, _ := net.SplitHostPort(tlsAddr)
+	pebble := acmetest.StartPebble(t, dns, httpPort, tlsPort)
+	dataDir := t.TempDir()
+	migrated(t, dataDir)
+	code, out, errOut := docsd(t, "user", "create", "alice", "--superuser", "--data-dir", dataDir)
+	if code != 0 {
+		t.Fatalf("user create --superuser: %d %s", code, errOut)
+	}
+	token := strings.TrimSpace(out)
+	srv := serveAt(t, dataDir, addr, freeAddr(t), append([]string{"--docs-addr", freeAddr(t)}, acmeFlags(dns, pebble, tlsAddr)...)...)
+	srv.token = token
+	srv.importProject(t, "acme", gitRepo(t, repoFiles("Acme")), "en")
+	srv.waitBuilt(t, "acme")
+
+	dns.AddA(t, "docs.acme.test", "127.0.0.1")
+	dns.AddA(t, "pending.acme.test", "192.0.2.55")
+	for _, name := range []string{"docs.acme.test", "pending.acme.test"} {
+		if p := srv.createDomain(t, map[string]any{"project": "acme", "domain": name, "canonical": name == "docs.acme.test"}); len(p.Errors) > 0 {
+			t.Fatalf("createDomain %s: %+v", name, p.Errors)
+		}
+	}
+	srv.waitDomainServed(t, "acme", "docs.acme.test")
+
+	client := httpsClient(tlsAddr, pebble.Roots(t))
+	code, body, cert, err := getHTTPS(t, client, "https://docs.acme.test/en/latest/")
+	if err != nil || code != http.StatusOK || !strings.Contains(body, "Acme: index") {
+		t.Fatalf("GET https://docs.acme.test/en/latest/: %d %.200q %v\n%s", code, body, err, srv.stderr.String())
+	}
+	if !slices.Equal(cert.DNSNames, []string{"docs.acme.test"}) {
+		t.Errorf("certificate names %v, want [docs.acme.test]", cert.DNSNames)
+	}
+
+	// Names that are not validated domains get no certificate at all.
+	for _, name := range []string{"pending.acme.test", "anything.example.com"} {
+		if _, _, _, err := getHTTPS(t, client, "https://"+name+"/"); err == nil {
+			t.Errorf("a handshake for %s succeeded; want no certificate", name)
+		}
+	}
+
+	// A forced renewal: a new certificate for the same name.
+	var renew struct {
+		RenewDomainCertificate struct {
+			Domain *struct{ SslStatus string }
+			Errors []struct{ Message string }
+		}
+	}
+	srv.graphql(t, `mutation { renewDomainCertificate(input: {project: "acme", id: "1"}) { domain { sslStatus } errors { message } } }`, nil, &renew)
+	if r := renew.RenewDomainCertificate; len(r.Errors) > 0 || r.Domain == nil || r.Domain.SslStatus != "valid" {
+		t.Fatalf("renewDomainCertificate: %+v", r)
+	}
+	client.CloseIdleConnections()
+	_, _, renewed, err := getHTTPS(t, client, "https://docs.acme.test/en/latest/")
+	if err != nil || renewed.SerialNumber.Cmp(cert.SerialNumber) == 0 || !slices.Equal(renewed.DNSNames, cert.DNSNames) {
+		t.Errorf("after the renewal: serial %v (before %v), names %v, err %v", renewed.SerialNumber, cert.SerialNumber, renewed.DNSNames, err)
+	}
+
+	// Plain HTTP: a redirect to HTTPS, the probes as they are.
+	if code, loc, _ := fetch(t, "http://"+addr+"/en/latest/?q=1", "docs.acme.test"); code != http.StatusMovedPermanently ||
+		loc != "https://docs.acme.test:"+tlsPort+"/en/latest/?q=1" {
+		t.Errorf("plain HTTP: %d %q, want 301 to HTTPS", code, loc)
+	}
+	if code, _, body := fetch(t, "http://"+addr+"/readyz", ""); code != http.StatusOK || !strings.Contains(body, `"certificates":"ok"`) {
+		t.Errorf("/readyz: %d %s", code, body)
+	}
+	if _, _, body := fetch(t, "http://"+addr+"/metrics", ""); !strings.Contains(body, `docsd_certificate_expiry_days{name="docs.acme.test"} 89.9`) {
+		t.Errorf("/metrics has no expiry of about 90 days for docs.acme.test:\n%s", grepLines(body, "certificate"))
+	}
+}
+
+func grepLines(s, word string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, word) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestHTTPSTwoNodesShareOneCertificate: two serve nodes on one PostgreSQL
+// and one S3 bucket; the certificate the first orders is the one the
+// second serves (same serial): the second does not order its own.
+func TestHTTPSTwoNodesShareOneCertificate(t *testing.T) {
+	bucket := artifactstest.StartS3(t)
+	pg := storetest.DatabaseURL(t, store.Postgres)
+	t.Setenv("AWS_ACCESS_KEY_ID", bucket.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", bucket.SecretKey)
+	dns := acmetest.StartDNS(t)
+	// Pebble validates on node A's ports; B answers the same names.
+	addrA, tlsA, addrB, tlsB := freeAddr(t), freeAddr(t), freeAddr(t), freeAddr(t)
+	_, httpPort, _ := net.SplitHostPort(addrA)
+	_, tlsPort, _ := net.SplitHostPort(tlsA)
+	pebble := acmetest.StartPebble(t, dns, httpPort, tlsPort)
+	shared := []string{"--database-url", pg, "--artifacts-url", bucket.URL("docsd"), "--s3-endpoint", bucket.Endpoint,
+		"--public-url", "http://docs.example.test", "--docs-url", "http://read.example.test", "--build-workers", "0"}
+	if code, _, errOut := docsd(t, append([]string{"migrate"}, shared...)...); code != 0 {
+		t.Fatalf("docsd migrate: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := docsd(t, append([]string{"user", "create", "alice", "--superuser"}, shared...)...)
+	if code != 0 {
+		t.Fatalf("docsd user create: exit %d: %s", code, errOut)
+	}
+	token := strings.TrimSpace(out)
+	a := serveAt(t, t.TempDir(), addrA, freeAddr(t), append(append([]string{"--docs-addr", freeAddr(t)}, shared...), acmeFlags(dns, pebble, tlsA)...)...)
+	b := serveAt(t, t.TempDir(), addrB, freeAddr(t), append(append([]string{"--docs-addr", freeAddr(t)}, shared...), acmeFlags(dns, pebble, tlsB)...)...)
+	a.token, b.token = token, token
+	var imp struct {
+		ImportProject struct{ Errors []struct{ Message string } }
+	}
+	a.graphql(t, `mutation { importProject(input: {name: "shared", repository: {url: "https://github.com/example/shared", type: git}}) { errors { message } } }`, nil, &imp)
+	if len(imp.ImportProject.Errors) > 0 {
+		t.Fatalf("importProject: %+v", imp.ImportProject.Errors)
+	}
+	dns.AddA(t, "docs.shared.test", "127.0.0.1")
+	if p := a.createDomain(t, map[string]any{"project": "shared", "domain": "docs.shared.test"}); len(p.Errors) > 0 {
+		t.Fatalf("createDomain: %+v", p.Errors)
+	}
+	a.waitDomainServed(t, "shared", "docs.shared.test")
+
+	roots := pebble.Roots(t)
+	_, _, certA, err := getHTTPS(t, httpsClient(tlsA, roots), "https://docs.shared.test/")
+	if err != nil {
+		t.Fatalf("HTTPS on node A: %v\n%s", err, a.stderr.String())
+	}
+	_, _, certB, err := getHTTPS(t, httpsClient(tlsB, roots), "https://docs.shared.test/")
+	if err != nil {
+		t.Fatalf("HTTPS on node B: %v\n%s", err, b.stderr.String())
+	}
+	if certA.SerialNumber.Cmp(certB.SerialNumber) != 0 {
+		t.Errorf("node A serves certificate %v, node B %v: B ordered its own", certA.SerialNumber, certB.SerialNumber)
+	}
+	if keys := bucket.Keys(t, "docsd/blobs/certificates/"); len(keys) == 0 {
+		t.Error("no certificate in the bucket")
+	}
+}

@@ -1,0 +1,270 @@
+// Package acmetest starts Let's Encrypt's test ACME server, pebble, and
+// its DNS server, pebble-challtestsrv, for tests: real servers, from the
+// binaries named by DOCSD_TEST_PEBBLE and DOCSD_TEST_CHALLTESTSRV (.ci/run
+// installs them).
+package acmetest
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The variables naming the binaries.
+const (
+	PebbleEnv       = "DOCSD_TEST_PEBBLE"
+	ChallTestSrvEnv = "DOCSD_TEST_CHALLTESTSRV"
+)
+
+// binary returns the binary named by env, else the one .ci/run installs
+// under ~/.cache/docsd-gobin; without either the test is skipped, loudly,
+// except under CI=true, where it fails.
+func binary(tb testing.TB, env, installed string) string {
+	tb.Helper()
+	if bin := os.Getenv(env); bin != "" {
+		return bin
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		p := filepath.Join(home, ".cache", "docsd-gobin", installed)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	msg := env + " is not set and " + installed + " is not in ~/.cache/docsd-gobin (bash .ci/run installs it)"
+	if os.Getenv("CI") == "true" {
+		tb.Fatal(msg)
+	}
+	tb.Skip("SKIPPED: " + msg)
+	return ""
+}
+
+// FreeAddr returns a loopback address with a port free at the moment.
+func FreeAddr(tb testing.TB) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// start runs bin with args until the test ends and waits until ready
+// answers nil.
+func start(tb testing.TB, bin string, env []string, ready func() error, args ...string) {
+	tb.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("starting %s: %v", bin, err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	tb.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+		if tb.Failed() {
+			tb.Logf("%s output:\n%s", filepath.Base(bin), lastLines(out.String(), 60))
+		}
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		err := ready()
+		if err == nil {
+			return
+		}
+		select {
+		case <-exited:
+			tb.Fatalf("%s exited: %s", bin, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s did not answer: %v\n%s", bin, err, out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// DNS is a running pebble-challtestsrv: a DNS server whose answers the
+// test sets. Names it was told nothing of resolve to 192.0.2.1 (a
+// documentation address nothing listens on), never to docsd.
+type DNS struct {
+	Addr       string // host:port of the DNS server (UDP and TCP)
+	management string
+}
+
+// StartDNS starts pebble-challtestsrv with only its DNS server and its
+// management API.
+func StartDNS(tb testing.TB) *DNS {
+	tb.Helper()
+	bin := binary(tb, ChallTestSrvEnv, "pebble-challtestsrv-v2.10.3")
+	d := &DNS{Addr: FreeAddr(tb), management: "http://" + FreeAddr(tb)}
+	start(tb, bin, nil, func() error { return d.post("/clear-request-history", map[string]any{"host": "x", "type": "dns"}) },
+		"-dnsserver", d.Addr, "-management", strings.TrimPrefix(d.management, "http://"),
+		"-defaultIPv4", "192.0.2.1", "-defaultIPv6", "",
+		"-http01", "", "-https01", "", "-tlsalpn01", "", "-doh", "")
+	return d
+}
+
+func (d *DNS) post(path string, body any) error {
+	b, _ := json.Marshal(body)
+	resp, err := http.Post(d.management+path, "application/json", bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(resp.Body)
+		return fmt.Errorf("%s: %s %s", path, resp.Status, msg)
+	}
+	return nil
+}
+
+// AddA makes host resolve to the addresses.
+func (d *DNS) AddA(tb testing.TB, host string, addrs ...string) {
+	tb.Helper()
+	if err := d.post("/add-a", map[string]any{"host": fqdn(host), "addresses": addrs}); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// SetCNAME makes host an alias of target.
+func (d *DNS) SetCNAME(tb testing.TB, host, target string) {
+	tb.Helper()
+	if err := d.post("/set-cname", map[string]any{"host": fqdn(host), "target": fqdn(target)}); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func fqdn(s string) string { return strings.TrimSuffix(s, ".") + "." }
+
+// Pebble is a running pebble ACME server.
+type Pebble struct {
+	// Directory is the ACME directory URL.
+	Directory string
+	// DirectoryRoot is the PEM file of the root pebble's own HTTPS is
+	// signed by (docsd's --tls-acme-ca-root).
+	DirectoryRoot string
+	management    string
+	client        *http.Client
+}
+
+// StartPebble starts pebble, resolving names with dns and validating
+// HTTP-01 and TLS-ALPN-01 challenges on httpPort and tlsPort of the
+// addresses names resolve to (docsd's --addr and --tls-addr).
+func StartPebble(tb testing.TB, dns *DNS, httpPort, tlsPort string) *Pebble {
+	tb.Helper()
+	bin := binary(tb, PebbleEnv, "pebble-v2.10.3")
+	dir := tb.TempDir()
+	certPEM, keyPEM := selfSigned(tb)
+	p := &Pebble{DirectoryRoot: filepath.Join(dir, "root.pem")}
+	for name, b := range map[string][]byte{"root.pem": certPEM, "key.pem": keyPEM} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	listen, management := FreeAddr(tb), FreeAddr(tb)
+	hp, _ := parsePort(httpPort)
+	tp, _ := parsePort(tlsPort)
+	cfg := map[string]any{"pebble": map[string]any{
+		"listenAddress": listen, "managementListenAddress": management,
+		"certificate": filepath.Join(dir, "root.pem"), "privateKey": filepath.Join(dir, "key.pem"),
+		"httpPort": hp, "tlsPort": tp, "ocspResponderURL": "", "externalAccountBindingRequired": false,
+		"retryAfter": map[string]any{"authz": 1, "order": 1}, "keyAlgorithm": "ecdsa",
+		"profiles": map[string]any{"default": map[string]any{"description": "test", "validityPeriod": 7776000}},
+	}}
+	b, _ := json.Marshal(cfg)
+	if err := os.WriteFile(filepath.Join(dir, "pebble.json"), b, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(certPEM)
+	p.client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	p.Directory = "https://" + listen + "/dir"
+	p.management = "https://" + management
+	start(tb, bin, []string{"PEBBLE_VA_NOSLEEP=1", "PEBBLE_WFE_NONCEREJECT=0", "PEBBLE_AUTHZREUSE=0"}, func() error {
+		resp, err := p.client.Get(p.Directory)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}, "-config", filepath.Join(dir, "pebble.json"), "-dnsserver", dns.Addr)
+	return p
+}
+
+func parsePort(s string) (int, error) {
+	var n int
+	_, err := fmt.Sscanf(s, "%d", &n)
+	return n, err
+}
+
+// Roots returns the pool of the root pebble issues certificates under:
+// a client that trusts only it trusts only pebble's certificates.
+func (p *Pebble) Roots(tb testing.TB) *x509.CertPool {
+	tb.Helper()
+	resp, err := p.client.Get(p.management + "/roots/0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(b) {
+		tb.Fatalf("pebble's root: %s %q", resp.Status, b)
+	}
+	return pool
+}
+
+// selfSigned makes the certificate of pebble's own HTTPS, for 127.0.0.1
+// and localhost.
+func selfSigned(tb testing.TB) (certPEM, keyPEM []byte) {
+	tb.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "pebble test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true,
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:    []string{"localhost"}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb})
+}
