@@ -124,6 +124,7 @@ func TestImportProject(t *testing.T) {
 			"webhook_deliveries": 0, "uploads": 0,
 			"artifact_trees": 0, "artifact_garbage": 0,
 			"organizations": 0, "organization_owners": 0, "teams": 0, "team_members": 0, "team_projects": 0,
+			"docs_login_codes": 0, "docs_handoff_sessions": 0,
 		}
 		if got := storetest.RowCounts(t, d, db); !maps.Equal(got, wantCounts) {
 			t.Errorf("row counts = %v, want %v", got, wantCounts)

@@ -30,6 +30,11 @@ type Viewer struct {
 	// TokenHash is the stored hash (store.HashToken) of the API key the
 	// caller sent, when Auth is AuthToken.
 	TokenHash string
+	// Projects, when not nil, are the only projects the viewer holds a
+	// role on: a docs cookie acts for its user only on its host's
+	// projects, so that a page of another project's subdomain gains
+	// nothing from it.
+	Projects []int64
 }
 
 // AuthMethod is how a viewer authenticated.

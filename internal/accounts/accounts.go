@@ -243,3 +243,10 @@ func (a *Accounts) GraphQLUser(r *http.Request) (*store.User, error) {
 	}
 	return a.SessionUser(r.Context(), value)
 }
+
+// DocsLoginCode makes the one-time code of a sign-in hand-off from the
+// dashboard session with cookie value sessionValue to docs host host,
+// bound to the browser's state (store.CreateDocsLoginCode).
+func (a *Accounts) DocsLoginCode(ctx context.Context, sessionValue, host, state string) (string, error) {
+	return a.store.CreateDocsLoginCode(ctx, sessionValue, host, state)
+}

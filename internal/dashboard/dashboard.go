@@ -55,6 +55,11 @@ type Config struct {
 	// and no session cookie is honoured. cmd sets it when hosted docs share
 	// the dashboard's origin.
 	SignInRefused string
+	// DocsHost reports whether a host is a docs host of this server that
+	// the sign-in hand-off may send a browser back to (nil: none is);
+	// DocsScheme is the scheme to send it back with.
+	DocsHost   func(host string) bool
+	DocsScheme string
 }
 
 // Dashboard is the dashboard's HTTP handler.
@@ -95,6 +100,7 @@ func New(cfg Config) *Dashboard {
 	d.mux.HandleFunc("GET /projects/{slug}/edit/{$}", d.signedIn(d.handleSettings))
 	d.mountTokens()
 	d.mountOrganizations()
+	d.mux.HandleFunc("GET /accounts/docs-login/{$}", d.signedIn(d.handleDocsLogin))
 	d.mountRedirects()
 	for _, c := range collections {
 		c.mount(d)

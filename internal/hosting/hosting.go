@@ -128,6 +128,14 @@ func (h *Handler) Hosts(next http.Handler) http.Handler {
 	})
 }
 
+// IsDocsHost reports whether host (with any port) is a project's docs
+// subdomain served here: where the dashboard may hand a sign-in off to.
+// Path mode has none.
+func (h *Handler) IsDocsHost(host string) bool {
+	_, ok := h.subdomainProject(host)
+	return ok
+}
+
 // subdomainProject returns the project slug of a docs subdomain host
 // (`<slug>.<docs_domain>`, any port, any case). The public host is never
 // one, even when it lies under the docs domain.
