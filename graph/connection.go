@@ -213,3 +213,19 @@ func pageSlice[T any](p pager, rows []T, id func(T) int64) ([]T, error) {
 	}
 	return window[:min(p.Limit, len(window))], nil
 }
+
+// wholeConnection pages rows, a short list read whole in its order (an
+// organization's teams, a team's members), with a's arguments into the
+// connection that conn makes.
+func wholeConnection[T, C any](r *Resolver, typ string, a pageArgs, rows []T, id func(T) int64, conn func(pager, []T, int) C) (C, error) {
+	var zero C
+	pg, err := r.page(typ, a)
+	if err != nil {
+		return zero, err
+	}
+	page, err := pageSlice(pg, rows, id)
+	if err != nil {
+		return zero, err
+	}
+	return conn(pg, page, len(rows)), nil
+}

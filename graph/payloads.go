@@ -30,6 +30,19 @@ func userErrors(err error) ([]*errs.UserError, error) {
 	return out, nil
 }
 
+// payloadOf splits a mutation's outcome for its payload: the object
+// (nil when the input was refused), the UserErrors, or a top-level error.
+func payloadOf[T any](obj *T, err error) (*T, []*errs.UserError, error) {
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(ue) > 0 {
+		obj = nil
+	}
+	return obj, ue, nil
+}
+
 // deletedPayload is a delete's outcome: the deleted object's id, or the
 // UserErrors of its failure (then the id is null).
 func deletedPayload(id string, err error) (*string, []*errs.UserError, error) {

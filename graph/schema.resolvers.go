@@ -460,8 +460,7 @@ func (r *mutationResolver) DeleteRepositoryCredentials(ctx context.Context, inpu
 
 // CreateOrganization is the resolver for the createOrganization field.
 func (r *mutationResolver) CreateOrganization(ctx context.Context, input CreateOrganizationInput) (*CreateOrganizationPayload, error) {
-	o, err := r.createOrganization(ctx, input)
-	ue, err := userErrors(err)
+	o, ue, err := payloadOf(r.createOrganization(ctx, input))
 	if err != nil {
 		return nil, err
 	}
@@ -470,8 +469,7 @@ func (r *mutationResolver) CreateOrganization(ctx context.Context, input CreateO
 
 // UpdateOrganization is the resolver for the updateOrganization field.
 func (r *mutationResolver) UpdateOrganization(ctx context.Context, input UpdateOrganizationInput) (*UpdateOrganizationPayload, error) {
-	o, err := r.updateOrganization(ctx, input)
-	ue, err := userErrors(err)
+	o, ue, err := payloadOf(r.updateOrganization(ctx, input))
 	if err != nil {
 		return nil, err
 	}
@@ -490,34 +488,25 @@ func (r *mutationResolver) DeleteOrganization(ctx context.Context, input DeleteO
 
 // AddOrganizationOwner is the resolver for the addOrganizationOwner field.
 func (r *mutationResolver) AddOrganizationOwner(ctx context.Context, input AddOrganizationOwnerInput) (*AddOrganizationOwnerPayload, error) {
-	o, err := r.changeOwner(ctx, input.Organization, input.Username, true)
-	ue, err := userErrors(err)
+	o, ue, err := payloadOf(r.changeOwner(ctx, input.Organization, input.Username, true))
 	if err != nil {
 		return nil, err
-	}
-	if len(ue) > 0 {
-		o = nil
 	}
 	return &AddOrganizationOwnerPayload{Organization: o, Errors: ue}, nil
 }
 
 // RemoveOrganizationOwner is the resolver for the removeOrganizationOwner field.
 func (r *mutationResolver) RemoveOrganizationOwner(ctx context.Context, input RemoveOrganizationOwnerInput) (*RemoveOrganizationOwnerPayload, error) {
-	o, err := r.changeOwner(ctx, input.Organization, input.Username, false)
-	ue, err := userErrors(err)
+	o, ue, err := payloadOf(r.changeOwner(ctx, input.Organization, input.Username, false))
 	if err != nil {
 		return nil, err
-	}
-	if len(ue) > 0 {
-		o = nil
 	}
 	return &RemoveOrganizationOwnerPayload{Organization: o, Errors: ue}, nil
 }
 
 // CreateTeam is the resolver for the createTeam field.
 func (r *mutationResolver) CreateTeam(ctx context.Context, input CreateTeamInput) (*CreateTeamPayload, error) {
-	t, err := r.createTeam(ctx, input)
-	ue, err := userErrors(err)
+	t, ue, err := payloadOf(r.createTeam(ctx, input))
 	if err != nil {
 		return nil, err
 	}
@@ -526,8 +515,7 @@ func (r *mutationResolver) CreateTeam(ctx context.Context, input CreateTeamInput
 
 // UpdateTeam is the resolver for the updateTeam field.
 func (r *mutationResolver) UpdateTeam(ctx context.Context, input UpdateTeamInput) (*UpdateTeamPayload, error) {
-	t, err := r.updateTeam(ctx, input)
-	ue, err := userErrors(err)
+	t, ue, err := payloadOf(r.updateTeam(ctx, input))
 	if err != nil {
 		return nil, err
 	}
@@ -546,8 +534,7 @@ func (r *mutationResolver) DeleteTeam(ctx context.Context, input DeleteTeamInput
 
 // AddTeamMember is the resolver for the addTeamMember field.
 func (r *mutationResolver) AddTeamMember(ctx context.Context, input AddTeamMemberInput) (*AddTeamMemberPayload, error) {
-	u, err := r.addTeamMember(ctx, input)
-	ue, err := userErrors(err)
+	u, ue, err := payloadOf(r.addTeamMember(ctx, input))
 	if err != nil {
 		return nil, err
 	}
@@ -556,39 +543,27 @@ func (r *mutationResolver) AddTeamMember(ctx context.Context, input AddTeamMembe
 
 // RemoveTeamMember is the resolver for the removeTeamMember field.
 func (r *mutationResolver) RemoveTeamMember(ctx context.Context, input RemoveTeamMemberInput) (*RemoveTeamMemberPayload, error) {
-	t, err := r.removeTeamMember(ctx, input)
-	ue, err := userErrors(err)
+	t, ue, err := payloadOf(r.removeTeamMember(ctx, input))
 	if err != nil {
 		return nil, err
-	}
-	if len(ue) > 0 {
-		t = nil
 	}
 	return &RemoveTeamMemberPayload{Team: t, Errors: ue}, nil
 }
 
 // AddTeamProject is the resolver for the addTeamProject field.
 func (r *mutationResolver) AddTeamProject(ctx context.Context, input AddTeamProjectInput) (*AddTeamProjectPayload, error) {
-	t, err := r.changeTeamProject(ctx, input.Organization, input.Team, input.Project, true)
-	ue, err := userErrors(err)
+	t, ue, err := payloadOf(r.changeTeamProject(ctx, input.Organization, input.Team, input.Project, true))
 	if err != nil {
 		return nil, err
-	}
-	if len(ue) > 0 {
-		t = nil
 	}
 	return &AddTeamProjectPayload{Team: t, Errors: ue}, nil
 }
 
 // RemoveTeamProject is the resolver for the removeTeamProject field.
 func (r *mutationResolver) RemoveTeamProject(ctx context.Context, input RemoveTeamProjectInput) (*RemoveTeamProjectPayload, error) {
-	t, err := r.changeTeamProject(ctx, input.Organization, input.Team, input.Project, false)
-	ue, err := userErrors(err)
+	t, ue, err := payloadOf(r.changeTeamProject(ctx, input.Organization, input.Team, input.Project, false))
 	if err != nil {
 		return nil, err
-	}
-	if len(ue) > 0 {
-		t = nil
 	}
 	return &RemoveTeamProjectPayload{Team: t, Errors: ue}, nil
 }
@@ -792,15 +767,7 @@ func (r *organizationResolver) Teams(ctx context.Context, obj *store.Organizatio
 	if err != nil {
 		return nil, err
 	}
-	pg, err := r.page(nodeTeam, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
-	if err != nil {
-		return nil, err
-	}
-	rows, err := pageSlice(pg, teams, func(t *store.Team) int64 { return t.ID })
-	if err != nil {
-		return nil, err
-	}
-	return teamConnection(pg, rows, len(teams)), nil
+	return wholeConnection(r.Resolver, nodeTeam, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset}, teams, func(t *store.Team) int64 { return t.ID }, teamConnection)
 }
 
 // Members is the resolver for the members field.
@@ -809,15 +776,7 @@ func (r *organizationResolver) Members(ctx context.Context, obj *store.Organizat
 	if err != nil {
 		return nil, err
 	}
-	pg, err := r.page(nodeUser, pageArgs{first: first, after: after, last: last, before: before})
-	if err != nil {
-		return nil, err
-	}
-	rows, err := pageSlice(pg, users, func(u *store.User) int64 { return u.ID })
-	if err != nil {
-		return nil, err
-	}
-	return userConnection(pg, rows, len(users)), nil
+	return wholeConnection(r.Resolver, nodeUser, pageArgs{first: first, after: after, last: last, before: before}, users, func(u *store.User) int64 { return u.ID }, userConnection)
 }
 
 // Projects is the resolver for the projects field.
@@ -1434,15 +1393,7 @@ func (r *teamResolver) Members(ctx context.Context, obj *store.Team, first *int6
 	if err != nil {
 		return nil, err
 	}
-	pg, err := r.page(nodeUser, pageArgs{first: first, after: after, last: last, before: before})
-	if err != nil {
-		return nil, err
-	}
-	rows, err := pageSlice(pg, users, func(u *store.User) int64 { return u.ID })
-	if err != nil {
-		return nil, err
-	}
-	return userConnection(pg, rows, len(users)), nil
+	return wholeConnection(r.Resolver, nodeUser, pageArgs{first: first, after: after, last: last, before: before}, users, func(u *store.User) int64 { return u.ID }, userConnection)
 }
 
 // Projects is the resolver for the projects field.

@@ -129,6 +129,7 @@ func TestImportProject(t *testing.T) {
 			"webhooks": 0, "email_hooks": 0, "notification_deliveries": 0, "notification_attempts": 0,
 			"automation_rules": 0, "automation_rule_matches": 0,
 			"domains": 0, "storage_locks": 0,
+			"docs_login_codes": 0, "docs_handoff_sessions": 0,
 		}
 		if got := storetest.RowCounts(t, d, db); !maps.Equal(got, wantCounts) {
 			t.Errorf("row counts = %v, want %v", got, wantCounts)

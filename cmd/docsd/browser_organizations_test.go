@@ -1,12 +1,15 @@
 package main
 
 import (
+	"net"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 
 	"docsd/internal/access"
+	"docsd/internal/artifacts/artifactstest"
 	"docsd/internal/storetest"
 	"docsd/store"
 )
@@ -21,9 +24,21 @@ func TestBrowserOrganizations(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end browser test; skipped with -short")
 	}
-	ctx := newBrowser(t)
+	ctx := newBrowser(t, chromedp.Flag("host-resolver-rules", "MAP *.docs.test 127.0.0.1"))
 	s := storetest.Open(t, store.SQLite)
-	a, base := dashboardApp(t, s, "--build-workers", "0", "--organization-creators", "users")
+	// The docs host sends browsers to the public URL: serve it there.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + l.Addr().String()
+	a, _ := dashboardApp(t, s, "--build-workers", "0", "--organization-creators", "users", "--docs-domain", "docs.test", "--docs-scheme", "http", "--public-url", base)
+	srv := httptest.NewUnstartedServer(a.handler())
+	srv.Listener.Close()
+	srv.Listener = l
+	srv.Start()
+	t.Cleanup(srv.Close)
+	publishLatest(t, a, s, "secret", "<p id=secret>secret page</p>")
 
 	fail := func(step string, err error) {
 		t.Helper()
@@ -129,4 +144,32 @@ func TestBrowserOrganizations(t *testing.T) {
 	if settings {
 		t.Error("a reader is offered the project's settings")
 	}
+
+	// bob reads the private docs on their own origin: the docs host's
+	// sign-in page hands off to his dashboard session and back.
+	docs := "http://secret.docs.test:" + base[strings.LastIndex(base, ":")+1:]
+	run("docs sign-in page", chromedp.Navigate(docs+"/_/login/?next=/en/latest/"),
+		chromedp.WaitVisible(`a[href^="/_/login/start/"]`, chromedp.ByQuery))
+	screenshot(t, ctx, "docs-sign-in.png")
+	run("hand-off", chromedp.Click(`a[href^="/_/login/start/"]`, chromedp.ByQuery))
+	if _, err := waitLocation(ctx, docs+"/en/latest/"); err != nil {
+		fail("hand-off", err)
+	}
+	run("private page", chromedp.WaitVisible("#secret", chromedp.ByQuery))
+	screenshot(t, ctx, "organization-private-docs.png")
+}
+
+// publishLatest publishes one page as the latest docs of project slug.
+func publishLatest(t *testing.T, a *app, s *store.Store, slug, html string) {
+	t.Helper()
+	if err := a.artifacts.PublishHTML(t.Context(), slug, store.Latest, artifactstest.Dir(t, map[string]string{"index.html": html})); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.FindProjectBySlug(t.Context(), slug)
+	must(t, err)
+	v, err := s.FindVersionBySlug(t.Context(), p.ID, store.Latest)
+	must(t, err)
+	built := true
+	_, err = s.UpdateVersion(t.Context(), v.ID, store.VersionUpdate{Built: &built})
+	must(t, err)
 }

@@ -7,6 +7,7 @@ import (
 
 	"docsd/internal/accounts"
 	"docsd/internal/dashboard"
+	"docsd/internal/hosting"
 )
 
 // signInRefusedShared says why the dashboard refuses sign-in when hosted
@@ -22,7 +23,7 @@ const signInRefusedShared = "Signing in is turned off on this server because its
 // mountDashboard serves the dashboard's pages on mux and lets /graphql
 // accept the dashboard's session (only with its CSRF header) — unless docs
 // share the public origin: then no session is offered or honoured.
-func (a *app) mountDashboard(mux *http.ServeMux) {
+func (a *app) mountDashboard(mux *http.ServeMux, docs *hosting.Handler) {
 	acc := accounts.New(a.store)
 	oidc := a.newOIDC()
 	if oidc != nil {
@@ -44,6 +45,9 @@ func (a *app) mountDashboard(mux *http.ServeMux) {
 		OIDC:               oidc,
 		Audit:              a.recordSignIn,
 		AuditRetentionDays: a.settings.AuditRetentionDays,
+		// The sign-in hand-off to docs subdomains.
+		DocsHost:   docs.IsDocsHost,
+		DocsScheme: docs.DocsScheme(),
 	})
 	for _, p := range dashboard.Paths {
 		mux.Handle(p, d)

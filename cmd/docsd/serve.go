@@ -244,7 +244,7 @@ func (a *app) handlers() (public, docsOrigin http.Handler, docsHost *hosting.Han
 	mux.Handle("/api/v2/webhook/", a.webhooks())
 	mux.Handle("/metrics", a.metrics.Handler())
 	mux.Handle("/readyz", a.readyz())
-	a.mountDashboard(mux)
+	a.mountDashboard(mux, docs)
 	// Browsers ask every origin for its icon; a project's own is served
 	// on its docs (the docs host).
 	mux.HandleFunc(hosting.FaviconPath, hosting.ServeFavicon)

@@ -330,6 +330,9 @@ func (s *Settings) resolve() error {
 	if s.MaxPageSize <= 0 {
 		return fmt.Errorf("--max-page-size must be positive")
 	}
+	if s.OrganizationCreators == "" {
+		s.OrganizationCreators = access.CreatorsSuperusers
+	}
 	if s.OrganizationCreators != access.CreatorsSuperusers && s.OrganizationCreators != access.CreatorsUsers {
 		return fmt.Errorf("--organization-creators: %q must be superusers or users", s.OrganizationCreators)
 	}

@@ -199,6 +199,8 @@ func (r Rights) Role(ctx context.Context, p *store.Project) (Role, error) {
 		return Admin, nil
 	case v.User == nil:
 		return NoRole, nil
+	case v.Projects != nil && !slices.Contains(v.Projects, p.ID):
+		return NoRole, nil
 	}
 	if pr, ok := r.Roles.(ProjectRoles); ok {
 		return pr.RoleOn(ctx, v.User.ID, p)

@@ -40,6 +40,11 @@ type Viewer struct {
 	// ShareAuth is how the caller holds Shares: AuthSharingToken,
 	// AuthSharingPassword or AuthSharingHeader.
 	ShareAuth AuthMethod
+	// Projects, when not nil, are the only projects the viewer holds a
+	// role on: a docs cookie acts for its user only on its host's
+	// projects, so that a page of another project's subdomain gains
+	// nothing from it.
+	Projects []int64
 }
 
 // AuthMethod is how a viewer authenticated.

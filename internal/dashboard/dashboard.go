@@ -63,6 +63,11 @@ type Config struct {
 	// AuditRetentionDays is --audit-retention-days: the CSV export's file
 	// name starts with the first day kept.
 	AuditRetentionDays int
+	// DocsHost reports whether a host is a docs host of this server that
+	// the sign-in hand-off may send a browser back to (nil: none is);
+	// DocsScheme is the scheme to send it back with.
+	DocsHost   func(host string) bool
+	DocsScheme string
 }
 
 // Dashboard is the dashboard's HTTP handler.
@@ -105,6 +110,7 @@ func New(cfg Config) *Dashboard {
 	d.mux.HandleFunc("GET /projects/{slug}/edit/{$}", d.signedIn(d.handleSettings))
 	d.mountTokens()
 	d.mountOrganizations()
+	d.mux.HandleFunc("GET /accounts/docs-login/{$}", d.signedIn(d.handleDocsLogin))
 	d.mountRedirects()
 	d.mountRepositoryAccess()
 	d.mountSharing()

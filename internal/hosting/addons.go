@@ -327,6 +327,10 @@ func (h *Handler) namespaceOf(u *url.URL) (slug, rest string, ok bool) {
 	return slug, rest, true
 }
 
+// DocsScheme is the scheme of subdomain-mode docs URLs (the dashboard's
+// sign-in hand-off sends browsers back with it).
+func (h *Handler) DocsScheme() string { return h.docsScheme() }
+
 // docsScheme is the scheme of subdomain-mode docs URLs.
 func (h *Handler) docsScheme() string {
 	if h.urls.DocsScheme != "" {

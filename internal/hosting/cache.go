@@ -298,7 +298,7 @@ func (c *cache) organizationRoles(ctx context.Context, projectID int64) ([]store
 // hold: a write to them alone leaves the cache as it is. Any other table,
 // including one added later, empties it.
 var unservedTables = []string{
-	"builds", "build_commands", "sync_tasks", "uploads", "docs_sessions",
+	"builds", "build_commands", "sync_tasks", "uploads", "docs_sessions", "docs_login_codes", "docs_handoff_sessions",
 	"search_pages", "search_sections", "webhook_deliveries", "webhook_exchanges",
 	"environment_variables", "integrations", "artifact_garbage", "storage_locks",
 	"sharing_methods", "sharing_grants", "audit_log",

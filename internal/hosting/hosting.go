@@ -90,7 +90,7 @@ type Handler struct {
 	pathSessions bool
 	audit        *audit.Recorder
 	sharingFails sharingFailures
-	domains    *domains.Registry
+	domains      *domains.Registry
 	// fronted is set once a Front serves the Handler: only then are large
 	// files' answers kept (as their open files, which only a Front sends).
 	fronted atomic.Bool
@@ -147,6 +147,14 @@ func (h *Handler) Hosts(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// IsDocsHost reports whether host (with any port) is a project's docs
+// subdomain served here: where the dashboard may hand a sign-in off to.
+// Path mode has none.
+func (h *Handler) IsDocsHost(host string) bool {
+	_, ok := h.subdomainProject(host)
+	return ok
 }
 
 // subdomainProject returns the project slug of a docs subdomain host

@@ -2,8 +2,11 @@ package hosting
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"docsd/internal/access"
@@ -18,9 +21,14 @@ import (
 // an API key for a host-only session cookie (docs/security.md, "Who sees
 // what").
 const (
-	loginPath   = "/_/login/"
-	logoutPath  = "/_/logout/"
-	sessionName = "docsd_docs"
+	loginPath    = "/_/login/"
+	logoutPath   = "/_/logout/"
+	startPath    = "/_/login/start/"
+	completePath = "/_/login/complete/"
+	sessionName  = "docsd_docs"
+	// stateName is the cookie binding a sign-in hand-off to the browser
+	// that started it.
+	stateName = "docsd_docs_state"
 )
 
 // sessionPages are the pages of `/_/login/` and `/_/logout/`.
@@ -44,6 +52,13 @@ var sessionPages = template.Must(template.New("").Parse(`{{define "top"}}<!DOCTY
 <input type="hidden" name="next" value="{{.Next}}">
 <button type="submit">Sign in</button>
 </form>
+<p><a href="/_/login/start/?next={{.Next}}">Sign in with your docsd account</a></p>
+</body>
+</html>
+{{end}}
+{{define "handoff"}}{{template "top" .}}
+<p role="alert">{{.Error}}</p>
+<p><a href="/_/login/?next={{.Next}}">Sign in again</a></p>
 </body>
 </html>
 {{end}}
@@ -63,6 +78,10 @@ var sessionPages = template.Must(template.New("").Parse(`{{define "top"}}<!DOCTY
 // image on another page of the site cannot sign the reader out.
 func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, slug string) bool {
 	p := r.URL.Path
+	if p == startPath || p == completePath {
+		h.serveHandoff(w, r, slug)
+		return true
+	}
 	if p != loginPath && p != logoutPath && p+"/" != loginPath && p+"/" != logoutPath {
 		return false
 	}
@@ -200,5 +219,108 @@ func (h *Handler) sessionViewer(ctx context.Context, r *http.Request) (access.Vi
 	if err != nil {
 		return access.Viewer{}, nil
 	}
-	return access.DocsSession(ctx, h.store, c.Value, slug)
+	v, err := access.DocsSession(ctx, h.store, c.Value, slug)
+	if err != nil || v.User == nil {
+		return v, err
+	}
+	v.Projects, err = h.hostProjects(ctx, slug)
+	return v, err
+}
+
+// hostProjects are the projects served on the docs subdomain of project
+// slug, the only ones a cookie of that host acts for: the project, its
+// translations, its subprojects and theirs.
+func (h *Handler) hostProjects(ctx context.Context, slug string) ([]int64, error) {
+	p, err := h.cache.projectBySlug(ctx, slug)
+	if errs.Is(err, errs.NotFound) {
+		return []int64{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ids := []int64{p.ID}
+	rels, err := h.cache.children(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, rel := range rels {
+		ids = append(ids, rel.ChildID)
+	}
+	mains := ids
+	for _, id := range mains {
+		ts, _, err := h.store.FindProjects(ctx, store.ProjectFilter{TranslationOf: &id})
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range ts {
+			ids = append(ids, t.ID)
+		}
+	}
+	return ids, nil
+}
+
+// serveHandoff answers the sign-in hand-off from the dashboard on a docs
+// subdomain of project slug: `/_/login/start/` sends the browser to the
+// dashboard's /accounts/docs-login/ with a fresh state bound to it by a
+// cookie; the dashboard sends it back to `/_/login/complete/` with a
+// one-time code, traded here for a docs session that ends with the
+// dashboard session. The session's rights are limited to this host's
+// projects, so a forged start gains an attacker nothing.
+func (h *Handler) serveHandoff(w http.ResponseWriter, r *http.Request, slug string) {
+	w.Header().Set("Cache-Control", "no-store")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		writeJSON(w, r, http.StatusMethodNotAllowed, nil, map[string]string{"detail": `Method "` + r.Method + `" not allowed.`})
+		return
+	}
+	q := r.URL.Query()
+	next := safeNext(q.Get("next"))
+	if r.URL.Path == startPath {
+		state, err := randomState()
+		if err != nil {
+			serverErrorPage(w, r)
+			return
+		}
+		http.SetCookie(w, &http.Cookie{Name: stateName, Value: state, Path: loginPath, MaxAge: 600, HttpOnly: true,
+			SameSite: http.SameSiteLaxMode, Secure: h.docsScheme() == "https"})
+		target := h.urls.PublicURL + "/accounts/docs-login/?" + url.Values{"host": {r.Host}, "next": {next}, "state": {state}}.Encode()
+		http.Redirect(w, r, target, http.StatusFound)
+		return
+	}
+	c, err := r.Cookie(stateName)
+	state, code := q.Get("state"), q.Get("code")
+	if err != nil || c.Value != state || state == "" || code == "" {
+		h.handoffFailed(w, r, next)
+		return
+	}
+	value, err := h.store.RedeemDocsLoginCode(r.Context(), code, r.Host, state, slug)
+	if errs.Is(err, errs.NotFound) {
+		h.handoffFailed(w, r, next)
+		return
+	}
+	if err != nil {
+		h.logger.ErrorContext(r.Context(), "completing docs sign-in", "err", err)
+		serverErrorPage(w, r)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: stateName, Value: "", Path: loginPath, MaxAge: -1, HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: h.docsScheme() == "https"})
+	http.SetCookie(w, h.sessionCookie(value, int(store.DocsSessionLifetime.Seconds())))
+	http.Redirect(w, r, next, http.StatusFound)
+}
+
+// handoffFailed is the page of an expired, used or foreign hand-off code.
+func (h *Handler) handoffFailed(w http.ResponseWriter, r *http.Request, next string) {
+	h.writeSessionPage(w, r, http.StatusBadRequest, "handoff", sessionPage{Title: "Sign-in failed", Next: next,
+		Error: "This sign-in link has expired or was already used. Go back to the page and sign in again."})
+}
+
+// randomState is a hand-off state: 32 random bytes, base64url (43
+// characters).
+func randomState() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
 }
