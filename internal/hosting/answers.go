@@ -30,6 +30,8 @@ type answer struct {
 	// the Date value the Front writes between them (frontConn.write); nil
 	// when the Front must not replay the answer (wireHeader).
 	head, tail []byte
+	// view is the page view a replay counts; nil when it counts none.
+	view *pageView
 }
 
 type headerField struct {
@@ -126,6 +128,9 @@ func (rq *request) keptAnswer() *answer {
 		a.header = append(a.header, headerField{k, v})
 	}
 	a.path = strings.Clone(rq.r.URL.Path)
+	if rq.wroteWhole {
+		a.view = rq.view
+	}
 	a.head, a.tail = a.wireHeader()
 	return a
 }

@@ -292,6 +292,8 @@ func (fc *frontConn) serve() {
 				kind = frontLend // its file closed since the look-up
 			case err != nil:
 				return
+			default:
+				fc.f.Handler.countFrontReplay(a, fc.req.userAgent)
 			}
 		}
 		if kind == frontLend {
@@ -536,7 +538,7 @@ var errNotSent = errors.New("hosting: the kept answer's file is closed")
 
 // frontRequest is what the Front reads of a request's header.
 type frontRequest struct {
-	target, host, acceptEncoding, forwardedFor []byte
+	target, host, acceptEncoding, forwardedFor, userAgent []byte
 }
 
 // What the Front does with a request (frontRequest.parse).
@@ -627,6 +629,8 @@ func (rq *frontRequest) parse(b []byte) int {
 				kind = frontLend
 			}
 			forwardedFor, rq.forwardedFor = true, value
+		case equalFold(name, "User-Agent"):
+			rq.userAgent = value
 		case equalFold(name, "Connection"):
 			if !equalFold(value, "keep-alive") {
 				return frontHandOver

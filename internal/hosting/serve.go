@@ -40,6 +40,10 @@ type request struct {
 	keyed       bool
 	kept        *answer
 	keepSpoiled bool
+	// view is the page view to count (notePageView); wroteWhole is set
+	// once a whole 200 was written (writeWholeHeader).
+	view       *pageView
+	wroteWhole bool
 }
 
 // serve answers a request in the namespace of project rootSlug, in the
@@ -223,6 +227,7 @@ func (rq *request) serveFromVersion(x *store.Project, ver *store.Version, file s
 		}
 		if pf.regular {
 			rq.setPage(x, ver, file, http.StatusOK)
+			rq.notePageView(x, ver, name, pf)
 			rq.sendFile(tree, name, pf)
 			return nil
 		}
