@@ -33,6 +33,9 @@ type Settings struct {
 	// current key first, then keys still accepted. None: no token is made
 	// or accepted.
 	BadgeKeys []string
+	// AnalyticsRetentionDays is how many days of analytics counters are
+	// kept (--analytics-retention-days); 90 when zero.
+	AnalyticsRetentionDays int
 }
 
 // Hooks lets other subsystems react to graph writes without the graph
@@ -44,6 +47,10 @@ type Hooks struct {
 	// ProjectDeleted is called after a project's rows were deleted, so that
 	// its hosted files and checkouts can be removed.
 	ProjectDeleted func(ctx context.Context, slug string)
+	// Searched is called after a search's first page was answered, once
+	// per project and version searched whose project did not opt out of
+	// analytics, with the query and the total number of results.
+	Searched func(projectID int64, version, query string, total int)
 }
 
 // Resolver is the root of the resolvers: it holds their dependencies.

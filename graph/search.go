@@ -51,7 +51,24 @@ func (r *Resolver) search(ctx context.Context, text string, family *SearchFamily
 	if err != nil {
 		return nil, err
 	}
+	if off == 0 {
+		r.searched(q.Text, scope, res.Count)
+	}
 	return searchResults(q, scope, res), nil
+}
+
+// searched tells the Searched hook of a search's first page, for each
+// project and version searched whose project did not opt out of
+// analytics.
+func (r *Resolver) searched(text string, scope []*search.Pair, total int) {
+	if r.Hooks.Searched == nil {
+		return
+	}
+	for _, p := range scope {
+		if !p.Project.AnalyticsDisabled {
+			r.Hooks.Searched(p.Project.ID, p.Version.Slug, text, total)
+		}
+	}
 }
 
 func searchResults(q search.Query, scope []*search.Pair, res *search.Result) *SearchResults {

@@ -15,6 +15,7 @@ import (
 	"docsd/graph"
 	"docsd/graph/graphiql"
 	"docsd/internal/access"
+	"docsd/internal/analytics"
 	"docsd/internal/artifacts"
 	"docsd/internal/builder"
 	"docsd/internal/docsurl"
@@ -49,6 +50,9 @@ type app struct {
 	// liveBuilds wakes the build subscriptions of /graphql when any node
 	// writes builds (BuildChanged signals).
 	liveBuilds *graph.SignalledBuildChanges
+	// analytics counts page views and searches; nil when --analytics is
+	// off.
+	analytics *analytics.Recorder
 }
 
 // open connects to the database (applying migrations) and wires the graph.
@@ -98,6 +102,7 @@ func (c *command) wire(s *store.Store) (*app, error) {
 		return nil, fmt.Errorf("--graphql-anonymous-rate: %v", err)
 	}
 	a.liveBuilds = &graph.SignalledBuildChanges{}
+	a.analytics = a.newAnalytics()
 	a.resolver = &graph.Resolver{
 		Store:   s,
 		Changes: a.liveBuilds,
@@ -110,6 +115,8 @@ func (c *command) wire(s *store.Store) (*app, error) {
 			AllowPrivateNetwork: c.settings.AllowPrivateNetwork,
 			Uploads:             a.uploads.graph,
 			BadgeKeys:           c.settings.badgeKeys(),
+			// Traffic and search analytics.
+			AnalyticsRetentionDays: c.settings.AnalyticsRetentionDays,
 			Endpoint: graph.Endpoint{
 				Users:       a.users,
 				Anonymous:   anonymous,
@@ -128,6 +135,7 @@ func (c *command) wire(s *store.Store) (*app, error) {
 					a.logger.ErrorContext(ctx, "removing build files", "project", slug, "err", err)
 				}
 			},
+			Searched: a.searchedHook(),
 		},
 	}
 	a.executor = graph.NewExecutor(a.resolver)
@@ -177,6 +185,7 @@ func (a *app) handlers() (public, docsOrigin http.Handler, docsHost *hosting.Han
 		AddonsInject:    a.settings.AddonsInject,
 		AddonsClientURL: a.settings.AddonsClientURL,
 		FileCacheBytes:  int64(a.settings.DocsFileCache) << 20,
+		Analytics:       a.analytics,
 	}
 	if docsConfig.FileCacheBytes == 0 {
 		docsConfig.FileCacheBytes = -1 // none (zero is the default to hosting)
@@ -422,6 +431,8 @@ func (c *command) serve(ctx context.Context, args []string) error {
 	}
 	defer stopWorkers()
 
+	stopAnalytics := a.runAnalytics()
+	defer stopAnalytics() // after the listeners stopped: the last views are written
 	public, docs, docsHost := a.handlers()
 	servers := []server{a.httpServer(public)}
 	ln, err := net.Listen("tcp", a.settings.Addr)

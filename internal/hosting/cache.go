@@ -293,6 +293,7 @@ var unservedTables = []string{
 	"builds", "build_commands", "sync_tasks", "uploads", "docs_sessions",
 	"search_pages", "search_sections", "webhook_deliveries", "webhook_exchanges",
 	"environment_variables", "integrations", "artifact_garbage",
+	"page_views", "search_queries",
 }
 
 // Serves reports whether a write to tables may change what the docs host
