@@ -95,6 +95,7 @@ func New(cfg Config) *Dashboard {
 	d.mux.HandleFunc("GET /projects/{slug}/edit/{$}", d.signedIn(d.handleSettings))
 	d.mountTokens()
 	d.mountRedirects()
+	d.mountAnalytics()
 	for _, c := range collections {
 		c.mount(d)
 	}

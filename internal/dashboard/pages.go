@@ -123,6 +123,8 @@ type (
 		ProgrammingLanguage        struct{ Code string }
 		// Badge is the project page's badge and its snippets' URLs.
 		Badge *struct{ Version, ImageURL, LinkURL string }
+		// Analytics is the analytics pages' data.
+		Analytics *analytics
 	}
 )
 
@@ -259,6 +261,10 @@ type page struct {
 	NewKey string
 	// Admin is the settings page's admin form (superusers).
 	Admin map[string]string
+	// Charts are the analytics pages' charts; Ranges the ranges in days
+	// they offer.
+	Charts []chart
+	Ranges []int
 }
 
 // formField is one labelled field of a form, with its value and message.
@@ -275,6 +281,7 @@ var funcs = template.FuncMap{
 	"commandTook":    commandTook,
 	"commandRunning": commandRunning,
 	"rawLogVisible":  rawLogVisible,
+	"analyticshead":  analyticsHead,
 	// now is the server's time, from which the build page's script
 	// counts running times, whatever the reader's clock says.
 	"now": func() string { return time.Now().UTC().Format(time.RFC3339Nano) },
