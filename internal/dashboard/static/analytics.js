@@ -17,6 +17,10 @@
       return;
     }
     var line = c.kind === "line";
+    if (!line) {
+      // A bar per entry, whatever their number.
+      canvas.parentNode.style.height = (48 + 28 * (c.labels || []).length) + "px";
+    }
     new Chart(canvas, {
       type: line ? "line" : "bar",
       data: {
@@ -27,7 +31,7 @@
           borderColor: blue,
           backgroundColor: line ? "rgba(9, 105, 218, 0.15)" : blue,
           fill: line,
-          tension: 0.2,
+          tension: 0,
           pointRadius: line ? 2 : 0
         }]
       },
