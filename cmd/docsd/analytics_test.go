@@ -83,7 +83,7 @@ func docsGet(t *testing.T, c *http.Client, method, base, path, ua string, header
 // pages answered whole (200) to GETs of readers count, replays of kept
 // answers included; assets, 404s, 304s, partial answers, HEADs, bots and
 // a project that opted out do not. Searches are counted once per search
-// with their result counts. The counters reach GraphQL and the CSV.
+// with their result counts, a bot's not at all. The counters reach GraphQL and the CSV.
 func TestAnalyticsCountsReaders(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		for _, front := range []bool{false, true} {
@@ -146,6 +146,7 @@ func TestAnalyticsCountsReaders(t *testing.T) {
 				docsGet(t, c, "GET", srv.URL, "/api/v3/search/?page=2&q="+url.QueryEscape("project:demo widget"), browserUA)
 				docsGet(t, c, "GET", srv.URL, "/api/v3/search/?q="+url.QueryEscape("project:demo nothinghere"), browserUA)
 				docsGet(t, c, "GET", srv.URL, "/api/v3/search/?q="+url.QueryEscape("project:quiet widget"), browserUA)
+				docsGet(t, c, "GET", srv.URL, "/api/v3/search/?q="+url.QueryEscape("project:demo crawled"), "Mozilla/5.0 (compatible; bingbot/2.0)")
 
 				if err := a.analytics.Flush(t.Context()); err != nil {
 					t.Fatal(err)

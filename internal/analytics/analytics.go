@@ -52,8 +52,8 @@ type Config struct {
 	// RetentionDays is how many days of counters are kept (today
 	// included); DefaultRetentionDays when zero.
 	RetentionDays int
-	// MaxPending bounds the counters kept in memory; DefaultMaxPending when
-	// zero.
+	// MaxPending bounds the counters kept in memory, and apart the
+	// PageCounters with views pending; DefaultMaxPending when zero.
 	MaxPending int
 	Logger     *slog.Logger
 	// Now is the clock; time.Now when nil.
@@ -75,6 +75,9 @@ type Recorder struct {
 	// query typed on (searchMergeWindow).
 	recent  []recentSearch
 	dropped int64
+	// counted are the PageCounters with views pending, each with the day
+	// its first pending view was counted on.
+	counted []countedPage
 
 	// flushMu serialises flushes (the loop's, Flush's, Close's).
 	flushMu sync.Mutex
@@ -107,6 +110,24 @@ type searchCount struct {
 type recentSearch struct {
 	key searchKey
 	at  time.Time
+}
+
+// PageCounter counts the views of one page without a lock: for a page
+// whose answer is replayed to many readers, each view is one atomic add
+// (Count). Make it with NewPageCounter.
+type PageCounter struct {
+	project       int64
+	version, path string
+	// pending are the views not yet taken by a flush; whoever moves it
+	// from 0 to 1 registers the counter with the recorder, and a flush
+	// takes the registered counters' views (Swap(0)) after unregistering
+	// them, so no view is lost or taken twice.
+	pending atomic.Int64
+}
+
+type countedPage struct {
+	c   *PageCounter
+	day string
 }
 
 type dayCache struct {
@@ -164,6 +185,41 @@ func (r *Recorder) PageView(projectID int64, version, path string) {
 		r.views[k] = n + 1
 	} else if r.room() {
 		r.views[k] = 1
+	}
+	r.mu.Unlock()
+}
+
+// NewPageCounter returns a counter of the views of page path of the
+// project's version (as PageView's arguments); nil from a nil Recorder.
+func (r *Recorder) NewPageCounter(projectID int64, version, path string) *PageCounter {
+	if r == nil {
+		return nil
+	}
+	if len(path) > maxPathBytes {
+		path = cut(path, maxPathBytes)
+	}
+	return &PageCounter{project: projectID, version: version, path: path}
+}
+
+// Count counts a view on c: one atomic add, and a short lock only for the
+// first view since the last flush. The views are counted on the day of
+// that first one (a flush interval's views after midnight may count on
+// the day before).
+func (r *Recorder) Count(c *PageCounter) {
+	if r == nil || c == nil || c.pending.Add(1) != 1 {
+		return
+	}
+	day, _ := r.day()
+	r.mu.Lock()
+	if len(r.counted) < r.cfg.MaxPending {
+		r.counted = append(r.counted, countedPage{c: c, day: day})
+	} else {
+		c.pending.Store(0) // dropped; the next view registers it again
+		r.dropped++
+		select {
+		case r.full <- struct{}{}:
+		default:
+		}
 	}
 	r.mu.Unlock()
 }
@@ -323,13 +379,18 @@ func (r *Recorder) Flush(ctx context.Context) error {
 	r.flushMu.Lock()
 	defer r.flushMu.Unlock()
 	r.mu.Lock()
-	views, searches, dropped := r.views, r.searches, r.dropped
-	if len(views) == 0 && len(searches) == 0 && dropped == 0 {
+	views, searches, dropped, counted := r.views, r.searches, r.dropped, r.counted
+	if len(views) == 0 && len(searches) == 0 && dropped == 0 && len(counted) == 0 {
 		r.mu.Unlock()
 		return nil
 	}
-	r.views, r.searches, r.dropped = make(map[viewKey]int64, len(views)), make(map[searchKey]*searchCount, len(searches)), 0
+	r.views, r.searches, r.dropped, r.counted = make(map[viewKey]int64, len(views)), make(map[searchKey]*searchCount, len(searches)), 0, nil
 	r.mu.Unlock()
+	for _, cp := range counted {
+		if n := cp.c.pending.Swap(0); n > 0 {
+			views[viewKey{project: cp.c.project, version: cp.c.version, path: cp.c.path, day: cp.day}] += n
+		}
+	}
 	if dropped > 0 {
 		r.cfg.Logger.Warn("analytics: counters dropped, too many pending between flushes", "dropped", dropped, "max", r.cfg.MaxPending)
 	}

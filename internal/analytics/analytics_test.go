@@ -115,6 +115,50 @@ func TestFlushAddsUp(t *testing.T) {
 	})
 }
 
+// TestPageCounterCountsWithoutLoss: many goroutines counting on shared
+// PageCounters while flushes run lose no view and count none twice; the
+// views go to the day of each flush period's first view.
+func TestPageCounterCountsWithoutLoss(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		s, r, pid, _ := fixture(t, d, analytics.Config{})
+		index, page := r.NewPageCounter(pid, "latest", "/index.html"), r.NewPageCounter(pid, "latest", "/page.html")
+		const workers, each = 8, 500
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range each {
+					if (w+i)%2 == 0 {
+						r.Count(index)
+					} else {
+						r.Count(page)
+					}
+				}
+			}()
+		}
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		for flushing := true; flushing; {
+			select {
+			case <-done:
+				flushing = false
+			default:
+			}
+			if err := r.Flush(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := r.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]int64{"2026-03-14 latest /index.html": workers * each / 2, "2026-03-14 latest /page.html": workers * each / 2}
+		if got := pageViews(t, s, pid); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("page views %v, want %v", got, want)
+		}
+	})
+}
+
 // TestRunFlushesOnIntervalAndShutdown: Run writes the counters every flush
 // interval, and Close writes what is left.
 func TestRunFlushesOnIntervalAndShutdown(t *testing.T) {

@@ -44,7 +44,7 @@ type BotCache struct {
 const maxBotCache = 4096
 
 // IsBot is IsBot(userAgent), remembered. userAgent need not outlive the
-// call (the Front passes its buffer's bytes).
+// call: the cache keeps a copy.
 func (c *BotCache) IsBot(userAgent string) bool {
 	c.mu.RLock()
 	bot, ok := c.seen[userAgent]

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"docsd/internal/analytics"
 )
 
 // FrontAvailable reports whether the Front has its fast path in this
@@ -209,6 +211,29 @@ type frontConn struct {
 	bufs   net.Buffers
 	hdr    []byte // a file answer's header
 	line   FrontRequest
+	// ua is the last User-Agent the connection sent and uaBot whether it
+	// is a bot's (a connection sends the same one each time).
+	ua    []byte
+	uaBot bool
+}
+
+// countView counts the page view of kept answer a, replayed to the reader
+// of the current request, unless its User-Agent is a bot's or absent.
+func (fc *frontConn) countView(a *answer) {
+	if a.view == nil {
+		return
+	}
+	ua := fc.req.userAgent
+	if len(ua) == 0 {
+		return
+	}
+	if !bytes.Equal(ua, fc.ua) {
+		fc.ua = append(fc.ua[:0], ua...)
+		fc.uaBot = analytics.IsBot(string(ua))
+	}
+	if !fc.uaBot {
+		fc.f.Handler.analytics.Count(a.view)
+	}
 }
 
 // serve answers the connection's requests until it closes or is handed
@@ -293,7 +318,7 @@ func (fc *frontConn) serve() {
 			case err != nil:
 				return
 			default:
-				fc.f.Handler.countFrontReplay(a, fc.req.userAgent)
+				fc.countView(a)
 			}
 		}
 		if kind == frontLend {

@@ -57,14 +57,5 @@ func (h *Handler) countReplay(a *answer, userAgent []string) {
 	if a.view == nil || len(userAgent) == 0 || h.bots.IsBot(userAgent[0]) {
 		return
 	}
-	h.analytics.PageView(a.view.project, a.view.version, a.view.path)
-}
-
-// countFrontReplay is countReplay for the Front, which has the
-// User-Agent's bytes (nil when absent).
-func (h *Handler) countFrontReplay(a *answer, userAgent []byte) {
-	if a.view == nil || len(userAgent) == 0 || h.bots.IsBot(unsafeString(userAgent)) {
-		return
-	}
-	h.analytics.PageView(a.view.project, a.view.version, a.view.path)
+	h.analytics.Count(a.view)
 }
