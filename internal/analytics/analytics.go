@@ -216,10 +216,7 @@ func (r *Recorder) Count(c *PageCounter) {
 	} else {
 		c.pending.Store(0) // dropped; the next view registers it again
 		r.dropped++
-		select {
-		case r.full <- struct{}{}:
-		default:
-		}
+		r.askFlush()
 	}
 	r.mu.Unlock()
 }
@@ -305,11 +302,16 @@ func (r *Recorder) room() bool {
 		return true
 	}
 	r.dropped++
+	r.askFlush()
+	return false
+}
+
+// askFlush asks Run's loop for a flush now, if none was asked for yet.
+func (r *Recorder) askFlush() {
 	select {
 	case r.full <- struct{}{}:
 	default:
 	}
-	return false
 }
 
 // cut shortens s to at most n bytes, on a rune boundary.

@@ -58,6 +58,28 @@ type chart struct {
 	Values []int    `json:"values"`
 }
 
+func (c *chart) add(label string, value int) {
+	c.Labels, c.Values = append(c.Labels, label), append(c.Values, value)
+}
+
+// dayChart is the line chart of a count per day.
+func dayChart(id, label string, days []dayCount) chart {
+	c := chart{ID: id, Kind: "line", Label: label}
+	for _, d := range days {
+		c.add(d.Day, d.Count)
+	}
+	return c
+}
+
+// queryChart is the bar chart of a top list of queries.
+func queryChart(id, label string, queries []queryCount) chart {
+	c := chart{ID: id, Kind: "bar", Label: label}
+	for _, q := range queries {
+		c.add(q.Query, q.Searches)
+	}
+	return c
+}
+
 // analyticsRanges are the ranges a page offers, in days.
 var analyticsRanges = []int{7, 30, 90}
 
@@ -95,13 +117,10 @@ func (d *Dashboard) handleTrafficAnalytics(w http.ResponseWriter, r *http.Reques
 		return
 	}
 	a := p.Analytics
-	views := chart{ID: "views-chart", Kind: "line", Label: "Page views"}
-	for _, c := range a.PageViewsByDay {
-		views.Labels, views.Values = append(views.Labels, c.Day), append(views.Values, c.Count)
-	}
+	views := dayChart("views-chart", "Page views", a.PageViewsByDay)
 	top := chart{ID: "pages-chart", Kind: "bar", Label: "Views"}
 	for _, t := range a.TopPages {
-		top.Labels, top.Values = append(top.Labels, t.Path), append(top.Values, t.Views)
+		top.add(t.Path, t.Views)
 	}
 	d.render(w, r, s, http.StatusOK, "trafficanalytics", &page{Title: "Traffic analytics · " + p.Name, Project: p,
 		Charts: []chart{views, top}, Ranges: analyticsRanges})
@@ -117,18 +136,8 @@ func (d *Dashboard) handleSearchAnalytics(w http.ResponseWriter, r *http.Request
 		return
 	}
 	a := p.Analytics
-	searches := chart{ID: "searches-chart", Kind: "line", Label: "Searches"}
-	for _, c := range a.SearchesByDay {
-		searches.Labels, searches.Values = append(searches.Labels, c.Day), append(searches.Values, c.Count)
-	}
-	top := chart{ID: "queries-chart", Kind: "bar", Label: "Searches"}
-	for _, q := range a.TopSearches {
-		top.Labels, top.Values = append(top.Labels, q.Query), append(top.Values, q.Searches)
-	}
-	none := chart{ID: "noresults-chart", Kind: "bar", Label: "Searches without results"}
-	for _, q := range a.SearchesWithoutResults {
-		none.Labels, none.Values = append(none.Labels, q.Query), append(none.Values, q.Searches)
-	}
+	searches := dayChart("searches-chart", "Searches", a.SearchesByDay)
+	top, none := queryChart("queries-chart", "Searches", a.TopSearches), queryChart("noresults-chart", "Searches without results", a.SearchesWithoutResults)
 	d.render(w, r, s, http.StatusOK, "searchanalytics", &page{Title: "Search analytics · " + p.Name, Project: p,
 		Charts: []chart{searches, top, none}, Ranges: analyticsRanges})
 }
