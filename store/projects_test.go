@@ -123,6 +123,7 @@ func TestImportProject(t *testing.T) {
 			"search_pages": 0, "search_sections": 0, "search_words": 0, "search_postings": 0, "search_indexed": 0,
 			"webhook_deliveries": 0, "uploads": 0,
 			"artifact_trees": 0, "artifact_garbage": 0,
+			"page_views": 0, "search_queries": 0,
 		}
 		if got := storetest.RowCounts(t, d, db); !maps.Equal(got, wantCounts) {
 			t.Errorf("row counts = %v, want %v", got, wantCounts)
