@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"docsd/store"
@@ -40,7 +41,7 @@ func (r *Resolver) projectAnalytics(p *store.Project, days *int64) *ProjectAnaly
 	n = min(n, retention)
 	now := r.Store.Now().UTC()
 	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-	return &ProjectAnalytics{Project: p, Enabled: !p.AnalyticsDisabled, RetentionDays: int64(retention), days: n,
+	return &ProjectAnalytics{Project: p, Enabled: !p.AnalyticsDisabled && !r.Settings.AnalyticsOff, RetentionDays: int64(retention), days: n,
 		Since: today.AddDate(0, 0, -(n - 1)).Format(time.DateOnly), Until: today.Format(time.DateOnly)}
 }
 
@@ -89,7 +90,7 @@ func (r *Resolver) analyticsTopPages(ctx context.Context, a *ProjectAnalytics, l
 	}
 	out := make([]*TopPage, 0, len(pages))
 	for _, p := range pages {
-		out = append(out, &TopPage{Path: p.Path, Views: p.Views, URL: r.Settings.URLs.Docs(t, a.Project.DefaultVersion, p.Path[1:])})
+		out = append(out, &TopPage{Path: p.Path, Views: p.Views, URL: r.Settings.URLs.Docs(t, a.Project.DefaultVersion, strings.TrimPrefix(p.Path, "/"))})
 	}
 	return out, nil
 }

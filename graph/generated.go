@@ -5603,7 +5603,7 @@ extend type Project {
 
 "A project's traffic and search analytics over a range of days (` + "`" + `since` + "`" + ` to ` + "`" + `until` + "`" + `, UTC)."
 type ProjectAnalytics {
-  "Whether docsd counts this project's page views and searches: false once the project opted out (` + "`" + `analyticsDisabled` + "`" + `, set with updateProject or REST v3); what was counted before is still shown."
+  "Whether docsd counts this project's page views and searches: false once the project opted out (` + "`" + `analyticsDisabled` + "`" + `, set with updateProject or REST v3), or when the server counts nothing (` + "`" + `--analytics=false` + "`" + `); what was counted before is still shown."
   enabled: Boolean!
   "The first day covered (YYYY-MM-DD)."
   since: String!

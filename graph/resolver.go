@@ -34,8 +34,10 @@ type Settings struct {
 	// or accepted.
 	BadgeKeys []string
 	// AnalyticsRetentionDays is how many days of analytics counters are
-	// kept (--analytics-retention-days); 90 when zero.
+	// kept (--analytics-retention-days); 90 when zero. AnalyticsOff: the
+	// server counts nothing (--analytics=false).
 	AnalyticsRetentionDays int
+	AnalyticsOff           bool
 }
 
 // Hooks lets other subsystems react to graph writes without the graph

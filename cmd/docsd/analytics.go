@@ -2,22 +2,29 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"docsd/internal/analytics"
 )
 
 // newAnalytics returns the recorder of page views and searches, nil when
-// --analytics is off.
-func (a *app) newAnalytics() *analytics.Recorder {
+// --analytics is off; its settings must be positive.
+func (a *app) newAnalytics() (*analytics.Recorder, error) {
 	if !a.settings.Analytics {
-		return nil
+		return nil, nil
+	}
+	if a.settings.AnalyticsRetentionDays <= 0 {
+		return nil, fmt.Errorf("--analytics-retention-days must be positive (days kept, today included)")
+	}
+	if a.settings.AnalyticsFlushInterval <= 0 {
+		return nil, fmt.Errorf("--analytics-flush-interval must be positive (seconds)")
 	}
 	return analytics.New(a.store, analytics.Config{
 		FlushInterval: time.Duration(a.settings.AnalyticsFlushInterval) * time.Second,
 		RetentionDays: a.settings.AnalyticsRetentionDays,
 		Logger:        a.logger,
-	})
+	}), nil
 }
 
 // searchedHook is graph's Searched hook: the recorder's, or nil.

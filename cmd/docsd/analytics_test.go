@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -302,5 +303,34 @@ func seedAnalytics(t *testing.T, s *store.Store, slug string) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAnalyticsSettings: a retention or flush interval that is not
+// positive is refused at start with a message naming the setting;
+// --analytics=false counts nothing and says so in GraphQL.
+func TestAnalyticsSettings(t *testing.T) {
+	s := storetest.Open(t, store.SQLite)
+	for _, bad := range [][]string{{"--analytics-retention-days", "0"}, {"--analytics-flush-interval", "-1"}} {
+		c := &command{stdout: io.Discard, stderr: io.Discard}
+		fs, env := c.flags("serve", "serve")
+		if _, err := c.parse(fs, env, append([]string{"--data-dir", t.TempDir()}, bad...)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.wire(s); err == nil || !strings.Contains(err.Error(), bad[0]) {
+			t.Errorf("%v: wire gave %v, want an error naming %s", bad, err, bad[0])
+		}
+	}
+	a, _ := testApp(t, s, "--build-workers", "0", "--analytics=false")
+	if a.analytics != nil || a.resolver.Hooks.Searched != nil {
+		t.Fatal("--analytics=false made a recorder")
+	}
+	u, _ := storetest.MustUser(t, s, "alice")
+	storetest.MustImport(t, s, u, "demo", "https://github.com/example/demo")
+	var out struct {
+		Project struct{ Analytics struct{ Enabled bool } }
+	}
+	if err := a.executor.Do(access.WithUser(t.Context(), u), `{ project(slug: "demo") { analytics { enabled } } }`, nil, &out); err != nil || out.Project.Analytics.Enabled {
+		t.Errorf("with --analytics=false: enabled %t (%v), want false", out.Project.Analytics.Enabled, err)
 	}
 }

@@ -102,7 +102,10 @@ func (c *command) wire(s *store.Store) (*app, error) {
 		return nil, fmt.Errorf("--graphql-anonymous-rate: %v", err)
 	}
 	a.liveBuilds = &graph.SignalledBuildChanges{}
-	a.analytics = a.newAnalytics()
+	if a.analytics, err = a.newAnalytics(); err != nil {
+		a.notifier.Close()
+		return nil, err
+	}
 	a.resolver = &graph.Resolver{
 		Store:   s,
 		Changes: a.liveBuilds,
@@ -117,6 +120,7 @@ func (c *command) wire(s *store.Store) (*app, error) {
 			BadgeKeys:           c.settings.badgeKeys(),
 			// Traffic and search analytics.
 			AnalyticsRetentionDays: c.settings.AnalyticsRetentionDays,
+			AnalyticsOff:           !c.settings.Analytics,
 			Endpoint: graph.Endpoint{
 				Users:       a.users,
 				Anonymous:   anonymous,

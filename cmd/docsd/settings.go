@@ -304,12 +304,6 @@ func (s *Settings) resolve() error {
 	if s.MaxPageSize <= 0 {
 		return fmt.Errorf("--max-page-size must be positive")
 	}
-	if s.AnalyticsRetentionDays <= 0 {
-		return fmt.Errorf("--analytics-retention-days must be positive")
-	}
-	if s.AnalyticsFlushInterval <= 0 {
-		return fmt.Errorf("--analytics-flush-interval must be positive")
-	}
 	if s.DocsFileCache < 0 {
 		return fmt.Errorf("--docs-file-cache must not be negative")
 	}
