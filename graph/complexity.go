@@ -71,6 +71,7 @@ func schemaConfig(r *Resolver) Config {
 		return 1 + child*pageRows(first, last, limit)
 	}
 	c.Query.Nodes = func(child int, ids []string) int { return 1 + child*len(ids) }
+	analyticsComplexity(c, rows)
 	c.Project.ActiveVersions = func(child int) int { return 1 + child*unpaged }
 	c.Project.Users = func(child int) int { return 1 + child*unpaged }
 	c.Project.Maintainers = func(child int, first *int64, _ *string, last *int64, _ *string) int {

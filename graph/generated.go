@@ -43,6 +43,7 @@ type ResolverRoot interface {
 	Mutation() MutationResolver
 	Organization() OrganizationResolver
 	Project() ProjectResolver
+	ProjectAnalytics() ProjectAnalyticsResolver
 	Query() QueryResolver
 	Redirect() RedirectResolver
 	SharingMethod() SharingMethodResolver
@@ -292,6 +293,11 @@ type ComplexityRoot struct {
 	CreateTeamPayload struct {
 		Errors func(childComplexity int) int
 		Team   func(childComplexity int) int
+	}
+
+	DayCount struct {
+		Count func(childComplexity int) int
+		Day   func(childComplexity int) int
 	}
 
 	DeleteAutomationRulePayload struct {
@@ -578,9 +584,17 @@ type ComplexityRoot struct {
 		StartCursor     func(childComplexity int) int
 	}
 
+	PageViewCount struct {
+		Day     func(childComplexity int) int
+		Path    func(childComplexity int) int
+		Version func(childComplexity int) int
+		Views   func(childComplexity int) int
+	}
+
 	Project struct {
 		ActiveVersions             func(childComplexity int) int
 		AdminFields                func(childComplexity int) int
+		Analytics                  func(childComplexity int, days *int64) int
 		AnalyticsCode              func(childComplexity int) int
 		AutomationRules            func(childComplexity int, first *int64, after *string, last *int64, before *string) int
 		Badge                      func(childComplexity int) int
@@ -668,6 +682,20 @@ type ComplexityRoot struct {
 		VersionPrivacyLevel   func(childComplexity int) int
 	}
 
+	ProjectAnalytics struct {
+		Enabled                func(childComplexity int) int
+		PageViews              func(childComplexity int, limit *int64, offset *int64) int
+		PageViewsByDay         func(childComplexity int) int
+		RetentionDays          func(childComplexity int) int
+		SearchQueries          func(childComplexity int, limit *int64, offset *int64) int
+		SearchesByDay          func(childComplexity int) int
+		SearchesWithoutResults func(childComplexity int, limit *int64) int
+		Since                  func(childComplexity int) int
+		TopPages               func(childComplexity int, limit *int64) int
+		TopSearches            func(childComplexity int, limit *int64) int
+		Until                  func(childComplexity int) int
+	}
+
 	ProjectBadge struct {
 		ImageURL func(childComplexity int) int
 		LinkURL  func(childComplexity int) int
@@ -712,6 +740,12 @@ type ComplexityRoot struct {
 		Version            func(childComplexity int, id string) int
 		Versions           func(childComplexity int, filter *VersionFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		Viewer             func(childComplexity int) int
+	}
+
+	QueryCount struct {
+		Query        func(childComplexity int) int
+		Searches     func(childComplexity int) int
+		TotalResults func(childComplexity int) int
 	}
 
 	Redirect struct {
@@ -809,6 +843,14 @@ type ComplexityRoot struct {
 		Title           func(childComplexity int) int
 		TitleHighlights func(childComplexity int) int
 		Version         func(childComplexity int) int
+	}
+
+	SearchQueryCount struct {
+		Day          func(childComplexity int) int
+		Query        func(childComplexity int) int
+		Searches     func(childComplexity int) int
+		TotalResults func(childComplexity int) int
+		Version      func(childComplexity int) int
 	}
 
 	SearchResults struct {
@@ -949,6 +991,12 @@ type ComplexityRoot struct {
 	TeamEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	TopPage struct {
+		Path  func(childComplexity int) int
+		URL   func(childComplexity int) int
+		Views func(childComplexity int) int
 	}
 
 	TriggerBuildPayload struct {
@@ -1304,6 +1352,16 @@ type ProjectResolver interface {
 	AutomationRules(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string) (*AutomationRuleConnection, error)
 	Domains(ctx context.Context, obj *ProjectView) ([]*store.Domain, error)
 	Domain(ctx context.Context, obj *ProjectView, id int64) (*store.Domain, error)
+	Analytics(ctx context.Context, obj *ProjectView, days *int64) (*ProjectAnalytics, error)
+}
+type ProjectAnalyticsResolver interface {
+	PageViewsByDay(ctx context.Context, obj *ProjectAnalytics) ([]*store.DayCount, error)
+	TopPages(ctx context.Context, obj *ProjectAnalytics, limit *int64) ([]*TopPage, error)
+	SearchesByDay(ctx context.Context, obj *ProjectAnalytics) ([]*store.DayCount, error)
+	TopSearches(ctx context.Context, obj *ProjectAnalytics, limit *int64) ([]*store.QueryCount, error)
+	SearchesWithoutResults(ctx context.Context, obj *ProjectAnalytics, limit *int64) ([]*store.QueryCount, error)
+	PageViews(ctx context.Context, obj *ProjectAnalytics, limit *int64, offset *int64) ([]*store.PageViewCount, error)
+	SearchQueries(ctx context.Context, obj *ProjectAnalytics, limit *int64, offset *int64) ([]*store.SearchQueryCount, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (gid.Node, error)
@@ -2232,6 +2290,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CreateTeamPayload.Team(childComplexity), true
+
+	case "DayCount.count":
+		if e.ComplexityRoot.DayCount.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DayCount.Count(childComplexity), true
+	case "DayCount.day":
+		if e.ComplexityRoot.DayCount.Day == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DayCount.Day(childComplexity), true
 
 	case "DeleteAutomationRulePayload.deletedId":
 		if e.ComplexityRoot.DeleteAutomationRulePayload.DeletedID == nil {
@@ -3696,6 +3767,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
 
+	case "PageViewCount.day":
+		if e.ComplexityRoot.PageViewCount.Day == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageViewCount.Day(childComplexity), true
+	case "PageViewCount.path":
+		if e.ComplexityRoot.PageViewCount.Path == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageViewCount.Path(childComplexity), true
+	case "PageViewCount.version":
+		if e.ComplexityRoot.PageViewCount.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageViewCount.Version(childComplexity), true
+	case "PageViewCount.views":
+		if e.ComplexityRoot.PageViewCount.Views == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageViewCount.Views(childComplexity), true
+
 	case "Project.activeVersions":
 		if e.ComplexityRoot.Project.ActiveVersions == nil {
 			break
@@ -3708,6 +3804,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.AdminFields(childComplexity), true
+	case "Project.analytics":
+		if e.ComplexityRoot.Project.Analytics == nil {
+			break
+		}
+
+		args, err := ec.field_Project_analytics_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Project.Analytics(childComplexity, args["days"].(*int64)), true
 	case "Project.analyticsCode":
 		if e.ComplexityRoot.Project.AnalyticsCode == nil {
 			break
@@ -4290,6 +4397,98 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ProjectAdminFields.VersionPrivacyLevel(childComplexity), true
 
+	case "ProjectAnalytics.enabled":
+		if e.ComplexityRoot.ProjectAnalytics.Enabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectAnalytics.Enabled(childComplexity), true
+	case "ProjectAnalytics.pageViews":
+		if e.ComplexityRoot.ProjectAnalytics.PageViews == nil {
+			break
+		}
+
+		args, err := ec.field_ProjectAnalytics_pageViews_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.ProjectAnalytics.PageViews(childComplexity, args["limit"].(*int64), args["offset"].(*int64)), true
+	case "ProjectAnalytics.pageViewsByDay":
+		if e.ComplexityRoot.ProjectAnalytics.PageViewsByDay == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectAnalytics.PageViewsByDay(childComplexity), true
+	case "ProjectAnalytics.retentionDays":
+		if e.ComplexityRoot.ProjectAnalytics.RetentionDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectAnalytics.RetentionDays(childComplexity), true
+	case "ProjectAnalytics.searchQueries":
+		if e.ComplexityRoot.ProjectAnalytics.SearchQueries == nil {
+			break
+		}
+
+		args, err := ec.field_ProjectAnalytics_searchQueries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.ProjectAnalytics.SearchQueries(childComplexity, args["limit"].(*int64), args["offset"].(*int64)), true
+	case "ProjectAnalytics.searchesByDay":
+		if e.ComplexityRoot.ProjectAnalytics.SearchesByDay == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectAnalytics.SearchesByDay(childComplexity), true
+	case "ProjectAnalytics.searchesWithoutResults":
+		if e.ComplexityRoot.ProjectAnalytics.SearchesWithoutResults == nil {
+			break
+		}
+
+		args, err := ec.field_ProjectAnalytics_searchesWithoutResults_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.ProjectAnalytics.SearchesWithoutResults(childComplexity, args["limit"].(*int64)), true
+	case "ProjectAnalytics.since":
+		if e.ComplexityRoot.ProjectAnalytics.Since == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectAnalytics.Since(childComplexity), true
+	case "ProjectAnalytics.topPages":
+		if e.ComplexityRoot.ProjectAnalytics.TopPages == nil {
+			break
+		}
+
+		args, err := ec.field_ProjectAnalytics_topPages_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.ProjectAnalytics.TopPages(childComplexity, args["limit"].(*int64)), true
+	case "ProjectAnalytics.topSearches":
+		if e.ComplexityRoot.ProjectAnalytics.TopSearches == nil {
+			break
+		}
+
+		args, err := ec.field_ProjectAnalytics_topSearches_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.ProjectAnalytics.TopSearches(childComplexity, args["limit"].(*int64)), true
+	case "ProjectAnalytics.until":
+		if e.ComplexityRoot.ProjectAnalytics.Until == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProjectAnalytics.Until(childComplexity), true
+
 	case "ProjectBadge.imageUrl":
 		if e.ComplexityRoot.ProjectBadge.ImageURL == nil {
 			break
@@ -4561,6 +4760,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Viewer(childComplexity), true
+
+	case "QueryCount.query":
+		if e.ComplexityRoot.QueryCount.Query == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QueryCount.Query(childComplexity), true
+	case "QueryCount.searches":
+		if e.ComplexityRoot.QueryCount.Searches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QueryCount.Searches(childComplexity), true
+	case "QueryCount.totalResults":
+		if e.ComplexityRoot.QueryCount.TotalResults == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QueryCount.TotalResults(childComplexity), true
 
 	case "Redirect.created":
 		if e.ComplexityRoot.Redirect.Created == nil {
@@ -4905,6 +5123,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SearchHit.Version(childComplexity), true
+
+	case "SearchQueryCount.day":
+		if e.ComplexityRoot.SearchQueryCount.Day == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchQueryCount.Day(childComplexity), true
+	case "SearchQueryCount.query":
+		if e.ComplexityRoot.SearchQueryCount.Query == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchQueryCount.Query(childComplexity), true
+	case "SearchQueryCount.searches":
+		if e.ComplexityRoot.SearchQueryCount.Searches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchQueryCount.Searches(childComplexity), true
+	case "SearchQueryCount.totalResults":
+		if e.ComplexityRoot.SearchQueryCount.TotalResults == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchQueryCount.TotalResults(childComplexity), true
+	case "SearchQueryCount.version":
+		if e.ComplexityRoot.SearchQueryCount.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchQueryCount.Version(childComplexity), true
 
 	case "SearchResults.nodes":
 		if e.ComplexityRoot.SearchResults.Nodes == nil {
@@ -5386,6 +5635,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TeamEdge.Node(childComplexity), true
+
+	case "TopPage.path":
+		if e.ComplexityRoot.TopPage.Path == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TopPage.Path(childComplexity), true
+	case "TopPage.url":
+		if e.ComplexityRoot.TopPage.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TopPage.URL(childComplexity), true
+	case "TopPage.views":
+		if e.ComplexityRoot.TopPage.Views == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TopPage.Views(childComplexity), true
 
 	case "TriggerBuildPayload.build":
 		if e.ComplexityRoot.TriggerBuildPayload.Build == nil {
@@ -7145,7 +7413,7 @@ type ProjectAdminFields {
   versionPrivacyLevel: PrivacyLevel!
   "Whether served HTML pages get the reader client: the script that adds the version menu, search and notices to each page."
   addonsEnabled: Boolean!
-  "Stored only: docsd injects no analytics."
+  "Whether docsd leaves the project out of its traffic and search analytics (no page view or search is counted); docsd injects no third-party analytics either way."
   analyticsDisabled: Boolean!
 }
 
@@ -7747,7 +8015,7 @@ input UpdateProjectInput {
   readthedocsYamlPath: String @goField(omittable: true)
   "Pull-request builds on or off."
   externalBuildsEnabled: Boolean @goField(omittable: true)
-  "Stored only: docsd injects no analytics."
+  "Leave the project out of docsd's traffic and search analytics (no page view or search is counted)."
   analyticsDisabled: Boolean @goField(omittable: true)
   "Apply PUT's rules (see the mutation's description)."
   replace: Boolean = false
@@ -9371,6 +9639,93 @@ type RenewDomainCertificatePayload {
   "Why nothing was renewed: not a superuser, a domain not served, no ACME, or the CA's answer."
   errors: [UserError!]!
 }
+
+# ---- Traffic and search analytics ----
+
+extend type Project {
+  "The project's traffic and search analytics (maintainers): page views of its docs and searches in them, counted per day (UTC) as aggregate counters, with no reader's address, cookie or user agent. Null, with the error, for others."
+  analytics("How many days to cover, today included: default 30, at most the retention (` + "`" + `retentionDays` + "`" + `)." days: Int): ProjectAnalytics @maintainersOnly
+}
+
+"A project's traffic and search analytics over a range of days (` + "`" + `since` + "`" + ` to ` + "`" + `until` + "`" + `, UTC)."
+type ProjectAnalytics {
+  "Whether docsd counts this project's page views and searches: false once the project opted out (` + "`" + `analyticsDisabled` + "`" + `, set with updateProject or REST v3), or when the server counts nothing (` + "`" + `--analytics=false` + "`" + `); what was counted before is still shown."
+  enabled: Boolean!
+  "The first day covered (YYYY-MM-DD)."
+  since: String!
+  "The last day covered: today (YYYY-MM-DD)."
+  until: String!
+  "How many days of counters docsd keeps, today included (` + "`" + `--analytics-retention-days` + "`" + `); older ones are deleted."
+  retentionDays: Int!
+  "Page views per day, for every day from ` + "`" + `since` + "`" + ` to ` + "`" + `until` + "`" + ` (0 for a day without any), oldest first."
+  pageViewsByDay: [DayCount!]!
+  "The most viewed pages, views summed over versions, most viewed first."
+  topPages("At most this many pages: default 10, at most ` + "`" + `--max-page-size` + "`" + `." limit: Int): [TopPage!]!
+  "Searches per day, for every day from ` + "`" + `since` + "`" + ` to ` + "`" + `until` + "`" + ` (0 for a day without any), oldest first."
+  searchesByDay: [DayCount!]!
+  "The most searched queries, most searched first."
+  topSearches("At most this many queries: default 10, at most ` + "`" + `--max-page-size` + "`" + `." limit: Int): [QueryCount!]!
+  "The most searched queries that never found anything, most searched first."
+  searchesWithoutResults("At most this many queries: default 10, at most ` + "`" + `--max-page-size` + "`" + `." limit: Int): [QueryCount!]!
+  "The counters of page views, one per version, page and day, the newest day first (then by version and page): the rows of the traffic CSV."
+  pageViews("Page size: default 10, at most ` + "`" + `--max-page-size` + "`" + `." limit: Int, "Rows to skip." offset: Int): [PageViewCount!]!
+  "The counters of searches, one per version, query and day, the newest day first (then by version and query): the rows of the search CSV."
+  searchQueries("Page size: default 10, at most ` + "`" + `--max-page-size` + "`" + `." limit: Int, "Rows to skip." offset: Int): [SearchQueryCount!]!
+}
+
+"A total for one day."
+type DayCount {
+  "The day (YYYY-MM-DD, UTC)."
+  day: String!
+  "The total."
+  count: Int!
+}
+
+"A page and its views."
+type TopPage {
+  "The page's file inside a version (` + "`" + `/install.html` + "`" + `)."
+  path: String!
+  "Its views, summed over versions."
+  views: Int!
+  "The page's URL in the project's default version."
+  url: String!
+}
+
+"A search query and how often it was searched."
+type QueryCount {
+  "The query, trimmed and in lower case."
+  query: String!
+  "How many searches."
+  searches: Int!
+  "The most results one of its searches found."
+  totalResults: Int!
+}
+
+"The page views of one page of one version on one day."
+type PageViewCount {
+  "The day (YYYY-MM-DD, UTC)."
+  day: String!
+  "The version's slug."
+  version: String!
+  "The page's file inside the version (` + "`" + `/install.html` + "`" + `)."
+  path: String!
+  "How many views."
+  views: Int!
+}
+
+"The searches of one query in one version on one day."
+type SearchQueryCount {
+  "The day (YYYY-MM-DD, UTC)."
+  day: String!
+  "The version's slug."
+  version: String!
+  "The query, trimmed and in lower case."
+  query: String!
+  "How many searches."
+  searches: Int!
+  "The result count of the day's last search."
+  totalResults: Int!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -9853,6 +10208,16 @@ func (ec *executionContext) childFields_CreateTeamPayload(ctx context.Context, f
 	return nil, fmt.Errorf("no field named %q was found under type CreateTeamPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_DayCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "day":
+		return ec.fieldContext_DayCount_day(ctx, field)
+	case "count":
+		return ec.fieldContext_DayCount_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DayCount", field.Name)
+}
+
 func (ec *executionContext) childFields_DeleteAutomationRulePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "deletedId":
@@ -10299,6 +10664,20 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
 }
 
+func (ec *executionContext) childFields_PageViewCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "day":
+		return ec.fieldContext_PageViewCount_day(ctx, field)
+	case "version":
+		return ec.fieldContext_PageViewCount_version(ctx, field)
+	case "path":
+		return ec.fieldContext_PageViewCount_path(ctx, field)
+	case "views":
+		return ec.fieldContext_PageViewCount_views(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PageViewCount", field.Name)
+}
+
 func (ec *executionContext) childFields_Project(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -10429,6 +10808,8 @@ func (ec *executionContext) childFields_Project(ctx context.Context, field graph
 		return ec.fieldContext_Project_domains(ctx, field)
 	case "domain":
 		return ec.fieldContext_Project_domain(ctx, field)
+	case "analytics":
+		return ec.fieldContext_Project_analytics(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Project", field.Name)
 }
@@ -10477,6 +10858,34 @@ func (ec *executionContext) childFields_ProjectAdminFields(ctx context.Context, 
 		return ec.fieldContext_ProjectAdminFields_analyticsDisabled(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ProjectAdminFields", field.Name)
+}
+
+func (ec *executionContext) childFields_ProjectAnalytics(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "enabled":
+		return ec.fieldContext_ProjectAnalytics_enabled(ctx, field)
+	case "since":
+		return ec.fieldContext_ProjectAnalytics_since(ctx, field)
+	case "until":
+		return ec.fieldContext_ProjectAnalytics_until(ctx, field)
+	case "retentionDays":
+		return ec.fieldContext_ProjectAnalytics_retentionDays(ctx, field)
+	case "pageViewsByDay":
+		return ec.fieldContext_ProjectAnalytics_pageViewsByDay(ctx, field)
+	case "topPages":
+		return ec.fieldContext_ProjectAnalytics_topPages(ctx, field)
+	case "searchesByDay":
+		return ec.fieldContext_ProjectAnalytics_searchesByDay(ctx, field)
+	case "topSearches":
+		return ec.fieldContext_ProjectAnalytics_topSearches(ctx, field)
+	case "searchesWithoutResults":
+		return ec.fieldContext_ProjectAnalytics_searchesWithoutResults(ctx, field)
+	case "pageViews":
+		return ec.fieldContext_ProjectAnalytics_pageViews(ctx, field)
+	case "searchQueries":
+		return ec.fieldContext_ProjectAnalytics_searchQueries(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProjectAnalytics", field.Name)
 }
 
 func (ec *executionContext) childFields_ProjectBadge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10529,6 +10938,18 @@ func (ec *executionContext) childFields_ProjectUrls(ctx context.Context, field g
 		return ec.fieldContext_ProjectUrls_versions(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ProjectUrls", field.Name)
+}
+
+func (ec *executionContext) childFields_QueryCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "query":
+		return ec.fieldContext_QueryCount_query(ctx, field)
+	case "searches":
+		return ec.fieldContext_QueryCount_searches(ctx, field)
+	case "totalResults":
+		return ec.fieldContext_QueryCount_totalResults(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type QueryCount", field.Name)
 }
 
 func (ec *executionContext) childFields_Redirect(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10725,6 +11146,22 @@ func (ec *executionContext) childFields_SearchHit(ctx context.Context, field gra
 		return ec.fieldContext_SearchHit_blocks(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SearchHit", field.Name)
+}
+
+func (ec *executionContext) childFields_SearchQueryCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "day":
+		return ec.fieldContext_SearchQueryCount_day(ctx, field)
+	case "version":
+		return ec.fieldContext_SearchQueryCount_version(ctx, field)
+	case "query":
+		return ec.fieldContext_SearchQueryCount_query(ctx, field)
+	case "searches":
+		return ec.fieldContext_SearchQueryCount_searches(ctx, field)
+	case "totalResults":
+		return ec.fieldContext_SearchQueryCount_totalResults(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SearchQueryCount", field.Name)
 }
 
 func (ec *executionContext) childFields_SearchResults(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -11003,6 +11440,18 @@ func (ec *executionContext) childFields_TeamEdge(ctx context.Context, field grap
 		return ec.fieldContext_TeamEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TeamEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_TopPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "path":
+		return ec.fieldContext_TopPage_path(ctx, field)
+	case "views":
+		return ec.fieldContext_TopPage_views(ctx, field)
+	case "url":
+		return ec.fieldContext_TopPage_url(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TopPage", field.Name)
 }
 
 func (ec *executionContext) childFields_TriggerBuildPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -12540,6 +12989,106 @@ func (ec *executionContext) field_Organization_teams_args(ctx context.Context, r
 		return nil, err
 	}
 	args["offset"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_ProjectAnalytics_pageViews_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_ProjectAnalytics_searchQueries_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_ProjectAnalytics_searchesWithoutResults_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_ProjectAnalytics_topPages_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_ProjectAnalytics_topSearches_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Project_analytics_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "days",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["days"] = arg0
 	return args, nil
 }
 
@@ -17603,6 +18152,52 @@ func (ec *executionContext) fieldContext_CreateTeamPayload_errors(_ context.Cont
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _DayCount_day(ctx context.Context, field graphql.CollectedField, obj *store.DayCount) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DayCount_day(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Day, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DayCount_day(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("DayCount", field, false, false, "String")
+}
+
+func (ec *executionContext) _DayCount_count(ctx context.Context, field graphql.CollectedField, obj *store.DayCount) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DayCount_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DayCount_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("DayCount", field, false, false, "Int")
 }
 
 func (ec *executionContext) _DeleteAutomationRulePayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteAutomationRulePayload) (ret graphql.Marshaler) {
@@ -23597,6 +24192,98 @@ func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, f
 	return newScalarFieldContext("PageInfo", field, false, false, "String")
 }
 
+func (ec *executionContext) _PageViewCount_day(ctx context.Context, field graphql.CollectedField, obj *store.PageViewCount) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageViewCount_day(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Day, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PageViewCount_day(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("PageViewCount", field, false, false, "String")
+}
+
+func (ec *executionContext) _PageViewCount_version(ctx context.Context, field graphql.CollectedField, obj *store.PageViewCount) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageViewCount_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PageViewCount_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("PageViewCount", field, false, false, "String")
+}
+
+func (ec *executionContext) _PageViewCount_path(ctx context.Context, field graphql.CollectedField, obj *store.PageViewCount) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageViewCount_path(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Path, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PageViewCount_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("PageViewCount", field, false, false, "String")
+}
+
+func (ec *executionContext) _PageViewCount_views(ctx context.Context, field graphql.CollectedField, obj *store.PageViewCount) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageViewCount_views(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Views, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PageViewCount_views(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("PageViewCount", field, false, false, "Int")
+}
+
 func (ec *executionContext) _Project_id(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -25906,6 +26593,63 @@ func (ec *executionContext) fieldContext_Project_domain(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Project_analytics(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_analytics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Project().Analytics(ctx, obj, fc.Args["days"].(*int64))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal *ProjectAnalytics
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectAnalytics) graphql.Marshaler {
+			return ec.marshalOProjectAnalytics2ᚖdocsdᚋgraphᚐProjectAnalytics(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Project_analytics(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProjectAnalytics(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Project_analytics_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ProjectAccess_exists(ctx context.Context, field graphql.CollectedField, obj *ProjectAccess) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -26295,6 +27039,382 @@ func (ec *executionContext) _ProjectAdminFields_analyticsDisabled(ctx context.Co
 }
 func (ec *executionContext) fieldContext_ProjectAdminFields_analyticsDisabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return newScalarFieldContext("ProjectAdminFields", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ProjectAnalytics_enabled(ctx context.Context, field graphql.CollectedField, obj *ProjectAnalytics) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectAnalytics_enabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Enabled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectAnalytics_enabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("ProjectAnalytics", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ProjectAnalytics_since(ctx context.Context, field graphql.CollectedField, obj *ProjectAnalytics) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectAnalytics_since(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Since, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectAnalytics_since(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("ProjectAnalytics", field, false, false, "String")
+}
+
+func (ec *executionContext) _ProjectAnalytics_until(ctx context.Context, field graphql.CollectedField, obj *ProjectAnalytics) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectAnalytics_until(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Until, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectAnalytics_until(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("ProjectAnalytics", field, false, false, "String")
+}
+
+func (ec *executionContext) _ProjectAnalytics_retentionDays(ctx context.Context, field graphql.CollectedField, obj *ProjectAnalytics) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectAnalytics_retentionDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RetentionDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectAnalytics_retentionDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("ProjectAnalytics", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ProjectAnalytics_pageViewsByDay(ctx context.Context, field graphql.CollectedField, obj *ProjectAnalytics) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectAnalytics_pageViewsByDay(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ProjectAnalytics().PageViewsByDay(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.DayCount) graphql.Marshaler {
+			return ec.marshalNDayCount2ᚕᚖdocsdᚋstoreᚐDayCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectAnalytics_pageViewsByDay(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProjectAnalytics",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DayCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProjectAnalytics_topPages(ctx context.Context, field graphql.CollectedField, obj *ProjectAnalytics) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectAnalytics_topPages(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.ProjectAnalytics().TopPages(ctx, obj, fc.Args["limit"].(*int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*TopPage) graphql.Marshaler {
+			return ec.marshalNTopPage2ᚕᚖdocsdᚋgraphᚐTopPageᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectAnalytics_topPages(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProjectAnalytics",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TopPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_ProjectAnalytics_topPages_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProjectAnalytics_searchesByDay(ctx context.Context, field graphql.CollectedField, obj *ProjectAnalytics) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectAnalytics_searchesByDay(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ProjectAnalytics().SearchesByDay(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.DayCount) graphql.Marshaler {
+			return ec.marshalNDayCount2ᚕᚖdocsdᚋstoreᚐDayCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectAnalytics_searchesByDay(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProjectAnalytics",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DayCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProjectAnalytics_topSearches(ctx context.Context, field graphql.CollectedField, obj *ProjectAnalytics) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectAnalytics_topSearches(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.ProjectAnalytics().TopSearches(ctx, obj, fc.Args["limit"].(*int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.QueryCount) graphql.Marshaler {
+			return ec.marshalNQueryCount2ᚕᚖdocsdᚋstoreᚐQueryCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectAnalytics_topSearches(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProjectAnalytics",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_QueryCount(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_ProjectAnalytics_topSearches_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProjectAnalytics_searchesWithoutResults(ctx context.Context, field graphql.CollectedField, obj *ProjectAnalytics) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectAnalytics_searchesWithoutResults(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.ProjectAnalytics().SearchesWithoutResults(ctx, obj, fc.Args["limit"].(*int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.QueryCount) graphql.Marshaler {
+			return ec.marshalNQueryCount2ᚕᚖdocsdᚋstoreᚐQueryCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectAnalytics_searchesWithoutResults(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProjectAnalytics",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_QueryCount(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_ProjectAnalytics_searchesWithoutResults_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProjectAnalytics_pageViews(ctx context.Context, field graphql.CollectedField, obj *ProjectAnalytics) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectAnalytics_pageViews(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.ProjectAnalytics().PageViews(ctx, obj, fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.PageViewCount) graphql.Marshaler {
+			return ec.marshalNPageViewCount2ᚕᚖdocsdᚋstoreᚐPageViewCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectAnalytics_pageViews(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProjectAnalytics",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageViewCount(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_ProjectAnalytics_pageViews_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProjectAnalytics_searchQueries(ctx context.Context, field graphql.CollectedField, obj *ProjectAnalytics) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProjectAnalytics_searchQueries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.ProjectAnalytics().SearchQueries(ctx, obj, fc.Args["limit"].(*int64), fc.Args["offset"].(*int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.SearchQueryCount) graphql.Marshaler {
+			return ec.marshalNSearchQueryCount2ᚕᚖdocsdᚋstoreᚐSearchQueryCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProjectAnalytics_searchQueries(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProjectAnalytics",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SearchQueryCount(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_ProjectAnalytics_searchQueries_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _ProjectBadge_version(ctx context.Context, field graphql.CollectedField, obj *ProjectBadge) (ret graphql.Marshaler) {
@@ -27465,6 +28585,75 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _QueryCount_query(ctx context.Context, field graphql.CollectedField, obj *store.QueryCount) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_QueryCount_query(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Query, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_QueryCount_query(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("QueryCount", field, false, false, "String")
+}
+
+func (ec *executionContext) _QueryCount_searches(ctx context.Context, field graphql.CollectedField, obj *store.QueryCount) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_QueryCount_searches(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Searches, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_QueryCount_searches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("QueryCount", field, false, false, "Int")
+}
+
+func (ec *executionContext) _QueryCount_totalResults(ctx context.Context, field graphql.CollectedField, obj *store.QueryCount) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_QueryCount_totalResults(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalResults, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_QueryCount_totalResults(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("QueryCount", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Redirect_id(ctx context.Context, field graphql.CollectedField, obj *store.Redirect) (ret graphql.Marshaler) {
@@ -28915,6 +30104,121 @@ func (ec *executionContext) fieldContext_SearchHit_blocks(_ context.Context, fie
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _SearchQueryCount_day(ctx context.Context, field graphql.CollectedField, obj *store.SearchQueryCount) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchQueryCount_day(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Day, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchQueryCount_day(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SearchQueryCount", field, false, false, "String")
+}
+
+func (ec *executionContext) _SearchQueryCount_version(ctx context.Context, field graphql.CollectedField, obj *store.SearchQueryCount) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchQueryCount_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchQueryCount_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SearchQueryCount", field, false, false, "String")
+}
+
+func (ec *executionContext) _SearchQueryCount_query(ctx context.Context, field graphql.CollectedField, obj *store.SearchQueryCount) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchQueryCount_query(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Query, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchQueryCount_query(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SearchQueryCount", field, false, false, "String")
+}
+
+func (ec *executionContext) _SearchQueryCount_searches(ctx context.Context, field graphql.CollectedField, obj *store.SearchQueryCount) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchQueryCount_searches(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Searches, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchQueryCount_searches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SearchQueryCount", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SearchQueryCount_totalResults(ctx context.Context, field graphql.CollectedField, obj *store.SearchQueryCount) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchQueryCount_totalResults(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalResults, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchQueryCount_totalResults(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("SearchQueryCount", field, false, false, "Int")
 }
 
 func (ec *executionContext) _SearchResults_totalCount(ctx context.Context, field graphql.CollectedField, obj *SearchResults) (ret graphql.Marshaler) {
@@ -31046,6 +32350,75 @@ func (ec *executionContext) fieldContext_TeamEdge_node(_ context.Context, field 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _TopPage_path(ctx context.Context, field graphql.CollectedField, obj *TopPage) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TopPage_path(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Path, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TopPage_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("TopPage", field, false, false, "String")
+}
+
+func (ec *executionContext) _TopPage_views(ctx context.Context, field graphql.CollectedField, obj *TopPage) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TopPage_views(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Views, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TopPage_views(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("TopPage", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TopPage_url(ctx context.Context, field graphql.CollectedField, obj *TopPage) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TopPage_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TopPage_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("TopPage", field, false, false, "String")
 }
 
 func (ec *executionContext) _TriggerBuildPayload_build(ctx context.Context, field graphql.CollectedField, obj *TriggerBuildPayload) (ret graphql.Marshaler) {
@@ -41431,6 +42804,44 @@ func (ec *executionContext) _CreateTeamPayload(ctx context.Context, sel ast.Sele
 	return marshalObject(fields, out)
 }
 
+var dayCountImplementors = []string{"DayCount"}
+
+func (ec *executionContext) _DayCount(ctx context.Context, sel ast.SelectionSet, obj *store.DayCount) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, dayCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DayCount")
+		case "day":
+			out.Values[i] = ec._DayCount_day(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._DayCount_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
 var deleteAutomationRulePayloadImplementors = []string{"DeleteAutomationRulePayload"}
 
 func (ec *executionContext) _DeleteAutomationRulePayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteAutomationRulePayload) graphql.Marshaler {
@@ -43444,6 +44855,54 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	return marshalObject(fields, out)
 }
 
+var pageViewCountImplementors = []string{"PageViewCount"}
+
+func (ec *executionContext) _PageViewCount(ctx context.Context, sel ast.SelectionSet, obj *store.PageViewCount) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, pageViewCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PageViewCount")
+		case "day":
+			out.Values[i] = ec._PageViewCount_day(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._PageViewCount_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "path":
+			out.Values[i] = ec._PageViewCount_path(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "views":
+			out.Values[i] = ec._PageViewCount_views(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
 var projectImplementors = []string{"Project", "Node"}
 
 func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, obj *ProjectView) graphql.Marshaler {
@@ -43811,6 +45270,12 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Project_domain(ctx, field, obj)
 				})
+		case "analytics":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_analytics(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -43952,6 +45417,96 @@ func (ec *executionContext) _ProjectAdminFields(ctx context.Context, sel ast.Sel
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var projectAnalyticsImplementors = []string{"ProjectAnalytics"}
+
+func (ec *executionContext) _ProjectAnalytics(ctx context.Context, sel ast.SelectionSet, obj *ProjectAnalytics) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, projectAnalyticsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProjectAnalytics")
+		case "enabled":
+			out.Values[i] = ec._ProjectAnalytics_enabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "since":
+			out.Values[i] = ec._ProjectAnalytics_since(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "until":
+			out.Values[i] = ec._ProjectAnalytics_until(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "retentionDays":
+			out.Values[i] = ec._ProjectAnalytics_retentionDays(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageViewsByDay":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ProjectAnalytics_pageViewsByDay(ctx, field, obj)
+				})
+		case "topPages":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ProjectAnalytics_topPages(ctx, field, obj)
+				})
+		case "searchesByDay":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ProjectAnalytics_searchesByDay(ctx, field, obj)
+				})
+		case "topSearches":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ProjectAnalytics_topSearches(ctx, field, obj)
+				})
+		case "searchesWithoutResults":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ProjectAnalytics_searchesWithoutResults(ctx, field, obj)
+				})
+		case "pageViews":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ProjectAnalytics_pageViews(ctx, field, obj)
+				})
+		case "searchQueries":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ProjectAnalytics_searchQueries(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -44285,6 +45840,49 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var queryCountImplementors = []string{"QueryCount"}
+
+func (ec *executionContext) _QueryCount(ctx context.Context, sel ast.SelectionSet, obj *store.QueryCount) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, queryCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("QueryCount")
+		case "query":
+			out.Values[i] = ec._QueryCount_query(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "searches":
+			out.Values[i] = ec._QueryCount_searches(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalResults":
+			out.Values[i] = ec._QueryCount_totalResults(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -44957,6 +46555,59 @@ func (ec *executionContext) _SearchHit(ctx context.Context, sel ast.SelectionSet
 			}
 		case "blocks":
 			out.Values[i] = ec._SearchHit_blocks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var searchQueryCountImplementors = []string{"SearchQueryCount"}
+
+func (ec *executionContext) _SearchQueryCount(ctx context.Context, sel ast.SelectionSet, obj *store.SearchQueryCount) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, searchQueryCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SearchQueryCount")
+		case "day":
+			out.Values[i] = ec._SearchQueryCount_day(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._SearchQueryCount_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "query":
+			out.Values[i] = ec._SearchQueryCount_query(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "searches":
+			out.Values[i] = ec._SearchQueryCount_searches(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalResults":
+			out.Values[i] = ec._SearchQueryCount_totalResults(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -45955,6 +47606,49 @@ func (ec *executionContext) _TeamEdge(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "node":
 			out.Values[i] = ec._TeamEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var topPageImplementors = []string{"TopPage"}
+
+func (ec *executionContext) _TopPage(ctx context.Context, sel ast.SelectionSet, obj *TopPage) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, topPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TopPage")
+		case "path":
+			out.Values[i] = ec._TopPage_path(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "views":
+			out.Values[i] = ec._TopPage_views(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "url":
+			out.Values[i] = ec._TopPage_url(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -48135,6 +49829,30 @@ func (ec *executionContext) unmarshalNCreateWebhookInput2docsdᚋgraphᚐCreateW
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNDayCount2ᚕᚖdocsdᚋstoreᚐDayCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.DayCount) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDayCount2ᚖdocsdᚋstoreᚐDayCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDayCount2ᚖdocsdᚋstoreᚐDayCount(ctx context.Context, sel ast.SelectionSet, v *store.DayCount) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DayCount!")
+		return graphql.Null
+	}
+	return ec._DayCount(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNDeleteAutomationRuleInput2docsdᚋgraphᚐDeleteAutomationRuleInput(ctx context.Context, v any) (DeleteAutomationRuleInput, error) {
 	res, err := ec.unmarshalInputDeleteAutomationRuleInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -48716,6 +50434,30 @@ func (ec *executionContext) marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx con
 	return ec._PageInfo(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNPageViewCount2ᚕᚖdocsdᚋstoreᚐPageViewCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.PageViewCount) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPageViewCount2ᚖdocsdᚋstoreᚐPageViewCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPageViewCount2ᚖdocsdᚋstoreᚐPageViewCount(ctx context.Context, sel ast.SelectionSet, v *store.PageViewCount) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "PageViewCount!")
+		return graphql.Null
+	}
+	return ec._PageViewCount(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNPrivacyLevel2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -48822,6 +50564,30 @@ func (ec *executionContext) marshalNPythonInterpreter2string(ctx context.Context
 		graphql.AddInvalidNullFromMarshaler(ctx, "PythonInterpreter!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNQueryCount2ᚕᚖdocsdᚋstoreᚐQueryCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.QueryCount) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNQueryCount2ᚖdocsdᚋstoreᚐQueryCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNQueryCount2ᚖdocsdᚋstoreᚐQueryCount(ctx context.Context, sel ast.SelectionSet, v *store.QueryCount) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "QueryCount!")
+		return graphql.Null
+	}
+	return ec._QueryCount(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNRedirect2ᚕᚖdocsdᚋstoreᚐRedirectᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Redirect) graphql.Marshaler {
@@ -49037,6 +50803,30 @@ func (ec *executionContext) marshalNSearchHit2ᚖdocsdᚋgraphᚐSearchHit(ctx c
 		return graphql.Null
 	}
 	return ec._SearchHit(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSearchQueryCount2ᚕᚖdocsdᚋstoreᚐSearchQueryCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.SearchQueryCount) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSearchQueryCount2ᚖdocsdᚋstoreᚐSearchQueryCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSearchQueryCount2ᚖdocsdᚋstoreᚐSearchQueryCount(ctx context.Context, sel ast.SelectionSet, v *store.SearchQueryCount) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SearchQueryCount!")
+		return graphql.Null
+	}
+	return ec._SearchQueryCount(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSearchResults2ᚖdocsdᚋgraphᚐSearchResults(ctx context.Context, sel ast.SelectionSet, v *SearchResults) graphql.Marshaler {
@@ -49425,6 +51215,30 @@ func (ec *executionContext) marshalNTime2ᚖtimeᚐTime(ctx context.Context, sel
 		graphql.AddInvalidNullFromMarshaler(ctx, "Time!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNTopPage2ᚕᚖdocsdᚋgraphᚐTopPageᚄ(ctx context.Context, sel ast.SelectionSet, v []*TopPage) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTopPage2ᚖdocsdᚋgraphᚐTopPage(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTopPage2ᚖdocsdᚋgraphᚐTopPage(ctx context.Context, sel ast.SelectionSet, v *TopPage) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TopPage!")
+		return graphql.Null
+	}
+	return ec._TopPage(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNTriggerBuildInput2docsdᚋgraphᚐTriggerBuildInput(ctx context.Context, v any) (TriggerBuildInput, error) {
@@ -50367,6 +52181,13 @@ func (ec *executionContext) marshalOProjectAdminFields2ᚖdocsdᚋgraphᚐProjec
 		return graphql.Null
 	}
 	return ec._ProjectAdminFields(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOProjectAnalytics2ᚖdocsdᚋgraphᚐProjectAnalytics(ctx context.Context, sel ast.SelectionSet, v *ProjectAnalytics) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ProjectAnalytics(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOProjectConnection2ᚖdocsdᚋgraphᚐProjectConnection(ctx context.Context, sel ast.SelectionSet, v *ProjectConnection) graphql.Marshaler {

@@ -916,7 +916,7 @@ type ProjectAdminFields struct {
 	VersionPrivacyLevel string `json:"versionPrivacyLevel"`
 	// Whether served HTML pages get the reader client: the script that adds the version menu, search and notices to each page.
 	AddonsEnabled bool `json:"addonsEnabled"`
-	// Stored only: docsd injects no analytics.
+	// Whether docsd leaves the project out of its traffic and search analytics (no page view or search is counted); docsd injects no third-party analytics either way.
 	AnalyticsDisabled bool `json:"analyticsDisabled"`
 }
 
@@ -1454,6 +1454,16 @@ type TeamEdge struct {
 	Node *store.Team `json:"node"`
 }
 
+// A page and its views.
+type TopPage struct {
+	// The page's file inside a version (`/install.html`).
+	Path string `json:"path"`
+	// Its views, summed over versions.
+	Views int64 `json:"views"`
+	// The page's URL in the project's default version.
+	URL string `json:"url"`
+}
+
 // The version to build.
 type TriggerBuildInput struct {
 	// The project's slug.
@@ -1586,7 +1596,7 @@ type UpdateProjectInput struct {
 	ReadthedocsYamlPath graphql.Omittable[*string] `json:"readthedocsYamlPath,omitempty"`
 	// Pull-request builds on or off.
 	ExternalBuildsEnabled graphql.Omittable[*bool] `json:"externalBuildsEnabled,omitempty"`
-	// Stored only: docsd injects no analytics.
+	// Leave the project out of docsd's traffic and search analytics (no page view or search is counted).
 	AnalyticsDisabled graphql.Omittable[*bool] `json:"analyticsDisabled,omitempty"`
 	// Apply PUT's rules (see the mutation's description).
 	Replace *bool `json:"replace,omitempty"`

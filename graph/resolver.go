@@ -43,6 +43,11 @@ type Settings struct {
 	DocsPathSessions bool
 	// Domains configures projects' custom domains.
 	Domains DomainSettings
+	// AnalyticsRetentionDays is how many days of analytics counters are
+	// kept (--analytics-retention-days); 90 when zero. AnalyticsOff: the
+	// server counts nothing (--analytics=false).
+	AnalyticsRetentionDays int
+	AnalyticsOff           bool
 }
 
 // Hooks lets other subsystems react to graph writes without the graph
@@ -60,6 +65,10 @@ type Hooks struct {
 	// RenewCertificate renews (or orders) the certificate of a domain
 	// now; nil when docsd does not order certificates itself.
 	RenewCertificate func(ctx context.Context, name string) error
+	// Searched is called after a search's first page was answered, once
+	// per project and version searched whose project did not opt out of
+	// analytics, with the query and the total number of results.
+	Searched func(projectID int64, version, query string, total int)
 }
 
 // Resolver is the root of the resolvers: it holds their dependencies.

@@ -1138,6 +1138,46 @@ func (r *projectResolver) Domain(ctx context.Context, obj *ProjectView, id int64
 	return r.Store.FindDomain(ctx, obj.ID, id)
 }
 
+// Analytics is the resolver for the analytics field.
+func (r *projectResolver) Analytics(ctx context.Context, obj *ProjectView, days *int64) (*ProjectAnalytics, error) {
+	return r.projectAnalytics(obj.Project, days), nil
+}
+
+// PageViewsByDay is the resolver for the pageViewsByDay field.
+func (r *projectAnalyticsResolver) PageViewsByDay(ctx context.Context, obj *ProjectAnalytics) ([]*store.DayCount, error) {
+	return r.analyticsPageViewsByDay(ctx, obj)
+}
+
+// TopPages is the resolver for the topPages field.
+func (r *projectAnalyticsResolver) TopPages(ctx context.Context, obj *ProjectAnalytics, limit *int64) ([]*TopPage, error) {
+	return r.analyticsTopPages(ctx, obj, limit)
+}
+
+// SearchesByDay is the resolver for the searchesByDay field.
+func (r *projectAnalyticsResolver) SearchesByDay(ctx context.Context, obj *ProjectAnalytics) ([]*store.DayCount, error) {
+	return r.analyticsSearchesByDay(ctx, obj)
+}
+
+// TopSearches is the resolver for the topSearches field.
+func (r *projectAnalyticsResolver) TopSearches(ctx context.Context, obj *ProjectAnalytics, limit *int64) ([]*store.QueryCount, error) {
+	return r.analyticsTopSearches(ctx, obj, limit, false)
+}
+
+// SearchesWithoutResults is the resolver for the searchesWithoutResults field.
+func (r *projectAnalyticsResolver) SearchesWithoutResults(ctx context.Context, obj *ProjectAnalytics, limit *int64) ([]*store.QueryCount, error) {
+	return r.analyticsTopSearches(ctx, obj, limit, true)
+}
+
+// PageViews is the resolver for the pageViews field.
+func (r *projectAnalyticsResolver) PageViews(ctx context.Context, obj *ProjectAnalytics, limit *int64, offset *int64) ([]*store.PageViewCount, error) {
+	return r.analyticsPageViews(ctx, obj, limit, offset)
+}
+
+// SearchQueries is the resolver for the searchQueries field.
+func (r *projectAnalyticsResolver) SearchQueries(ctx context.Context, obj *ProjectAnalytics, limit *int64, offset *int64) ([]*store.SearchQueryCount, error) {
+	return r.analyticsSearchQueries(ctx, obj, limit, offset)
+}
+
 // Node is the resolver for the node field.
 func (r *queryResolver) Node(ctx context.Context, id string) (gid.Node, error) {
 	return r.node(ctx, id)
@@ -1508,6 +1548,9 @@ func (r *Resolver) Organization() OrganizationResolver { return &organizationRes
 // Project returns ProjectResolver implementation.
 func (r *Resolver) Project() ProjectResolver { return &projectResolver{r} }
 
+// ProjectAnalytics returns ProjectAnalyticsResolver implementation.
+func (r *Resolver) ProjectAnalytics() ProjectAnalyticsResolver { return &projectAnalyticsResolver{r} }
+
 // Query returns QueryResolver implementation.
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
@@ -1549,6 +1592,7 @@ type (
 	mutationResolver            struct{ *Resolver }
 	organizationResolver        struct{ *Resolver }
 	projectResolver             struct{ *Resolver }
+	projectAnalyticsResolver    struct{ *Resolver }
 	queryResolver               struct{ *Resolver }
 	redirectResolver            struct{ *Resolver }
 	sharingMethodResolver       struct{ *Resolver }

@@ -52,7 +52,35 @@ func (r *Resolver) search(ctx context.Context, text string, family *SearchFamily
 	if err != nil {
 		return nil, err
 	}
+	if off == 0 {
+		r.searched(ctx, q.Text, scope, res.Count)
+	}
 	return searchResults(q, scope, res), nil
+}
+
+// uncountedKey marks a context whose searches the Searched hook is not
+// told of.
+type uncountedKey struct{}
+
+// UncountedSearch returns ctx marked so that the searches run in it are
+// not counted in analytics: the REST search endpoints mark a bot's (by its
+// User-Agent).
+func UncountedSearch(ctx context.Context) context.Context {
+	return context.WithValue(ctx, uncountedKey{}, true)
+}
+
+// searched tells the Searched hook of a search's first page, for each
+// project and version searched whose project did not opt out of
+// analytics, unless ctx is marked (UncountedSearch).
+func (r *Resolver) searched(ctx context.Context, text string, scope []*search.Pair, total int) {
+	if r.Hooks.Searched == nil || ctx.Value(uncountedKey{}) != nil {
+		return
+	}
+	for _, p := range scope {
+		if !p.Project.AnalyticsDisabled {
+			r.Hooks.Searched(p.Project.ID, p.Version.Slug, text, total)
+		}
+	}
 }
 
 func searchResults(q search.Query, scope []*search.Pair, res *search.Result) *SearchResults {

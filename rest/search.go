@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"docsd/graph"
 	"docsd/internal/access"
+	"docsd/internal/analytics"
 	"docsd/internal/errs"
 	"docsd/internal/ratelimit"
 	"docsd/internal/slashredirect"
@@ -100,6 +102,9 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request, kind search
 	if err := s.searchThrottle.Allow("rest.search", searchThrottleKey(ctx, r)); err != nil {
 		writeError(w, r, err)
 		return
+	}
+	if analytics.IsBot(r.UserAgent()) {
+		ctx = graph.UncountedSearch(ctx) // a bot's searches are not readers'
 	}
 	sr := &searchReq{s: s, w: w, r: r, ctx: ctx, query: r.URL.Query(), base: s.searchBase(r, docsHost)}
 	switch kind {

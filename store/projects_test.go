@@ -130,6 +130,7 @@ func TestImportProject(t *testing.T) {
 			"automation_rules": 0, "automation_rule_matches": 0,
 			"domains": 0, "storage_locks": 0,
 			"docs_login_codes": 0, "docs_handoff_sessions": 0,
+			"page_views": 0, "search_queries": 0,
 		}
 		if got := storetest.RowCounts(t, d, db); !maps.Equal(got, wantCounts) {
 			t.Errorf("row counts = %v, want %v", got, wantCounts)

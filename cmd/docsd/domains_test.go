@@ -6,29 +6,20 @@ import (
 	"strings"
 	"testing"
 
-	"docsd/internal/artifacts/artifactstest"
 	"docsd/internal/domains"
 	"docsd/internal/storetest"
 	"docsd/store"
 )
 
-// publishLatest imports a project for user and publishes its latest
+// importPublished imports a project for user and publishes its latest
 // version's page index.html with body.
-func publishLatest(t *testing.T, s *store.Store, a *app, user *store.User, name, body string) *store.Project {
+func importPublished(t *testing.T, s *store.Store, a *app, user *store.User, name, body string) *store.Project {
 	t.Helper()
 	p := storetest.MustImport(t, s, user, name, "https://github.com/example/"+name).Project
-	v, err := s.FindVersionBySlug(t.Context(), p.ID, store.Latest)
-	if err != nil {
-		v = storetest.MustVersion(t, s, p.ID, store.Latest)
+	if _, err := s.FindVersionBySlug(t.Context(), p.ID, store.Latest); err != nil {
+		storetest.MustVersion(t, s, p.ID, store.Latest)
 	}
-	dir := artifactstest.Dir(t, map[string]string{"index.html": "<p>" + body + "</p>"})
-	if err := a.artifacts.PublishHTML(t.Context(), p.Slug, store.Latest, dir); err != nil {
-		t.Fatal(err)
-	}
-	built := true
-	if _, err := s.UpdateVersion(t.Context(), v.ID, store.VersionUpdate{Built: &built}); err != nil {
-		t.Fatal(err)
-	}
+	publishLatest(t, a, s, p.Slug, "<p>"+body+"</p>")
 	return p
 }
 
@@ -81,8 +72,8 @@ func TestCustomDomainServesLikeTheSubdomain(t *testing.T) {
 		s := storetest.Open(t, d)
 		a, srv := testApp(t, s, "--docs-domain", "docs.test", "--public-url", "http://example.test", "--build-workers", "0")
 		admin, key := storetest.MustSuperuser(t, s, "alice")
-		demo := publishLatest(t, s, a, admin, "demo", "demo page")
-		publishLatest(t, s, a, admin, "child", "child page")
+		demo := importPublished(t, s, a, admin, "demo", "demo page")
+		importPublished(t, s, a, admin, "child", "child page")
 		api := &e2eServer{url: srv.URL, token: key}
 		var sub struct {
 			CreateSubproject struct{ Errors []struct{ Message string } }

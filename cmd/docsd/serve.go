@@ -15,6 +15,7 @@ import (
 	"docsd/graph"
 	"docsd/graph/graphiql"
 	"docsd/internal/access"
+	"docsd/internal/analytics"
 	"docsd/internal/artifacts"
 	"docsd/internal/audit"
 	"docsd/internal/builder"
@@ -61,6 +62,9 @@ type app struct {
 	// certs serves HTTPS (serve, with --tls-acme-email or --tls-cert);
 	// nil otherwise.
 	certs *certs.Manager
+	// analytics counts page views and searches; nil when --analytics is
+	// off.
+	analytics *analytics.Recorder
 }
 
 // open connects to the database (applying migrations) and wires the graph.
@@ -117,6 +121,10 @@ func (c *command) wire(s *store.Store) (*app, error) {
 	}
 	a.liveBuilds = &graph.SignalledBuildChanges{}
 	a.audit = &audit.Recorder{Store: s, Logger: c.logger, Pageviews: c.settings.auditPageviews, RetentionDays: c.settings.AuditRetentionDays}
+	if a.analytics, err = a.newAnalytics(); err != nil {
+		a.notifier.Close()
+		return nil, err
+	}
 	a.resolver = &graph.Resolver{
 		Store:   s,
 		Changes: a.liveBuilds,
@@ -133,6 +141,9 @@ func (c *command) wire(s *store.Store) (*app, error) {
 			OrganizationCreators: c.settings.OrganizationCreators,
 			DocsPathSessions:     c.settings.DocsPathSessions,
 			Domains:              c.settings.graphDomains(),
+			// Traffic and search analytics.
+			AnalyticsRetentionDays: c.settings.AnalyticsRetentionDays,
+			AnalyticsOff:           !c.settings.Analytics,
 			Endpoint: graph.Endpoint{
 				Users:       a.users,
 				Anonymous:   anonymous,
@@ -152,6 +163,7 @@ func (c *command) wire(s *store.Store) (*app, error) {
 					a.logger.ErrorContext(ctx, "removing build files", "project", slug, "err", err)
 				}
 			},
+			Searched: a.searchedHook(),
 		},
 	}
 	a.executor = graph.NewExecutor(a.resolver)
@@ -205,6 +217,7 @@ func (a *app) handlers() (public, docsOrigin http.Handler, docsHost *hosting.Han
 		PathSessions:    a.settings.DocsPathSessions,
 		Audit:           a.audit,
 		Domains:         a.domains,
+		Analytics:       a.analytics,
 	}
 	if docsConfig.FileCacheBytes == 0 {
 		docsConfig.FileCacheBytes = -1 // none (zero is the default to hosting)
@@ -454,6 +467,8 @@ func (c *command) serve(ctx context.Context, args []string) error {
 	defer stopChecks()
 	go a.domainChecker.Run(checkCtx)
 
+	stopAnalytics := a.runAnalytics()
+	defer stopAnalytics() // after the listeners stopped: the last views are written
 	public, docs, docsHost := a.handlers()
 	plain := public
 	if a.settings.tlsOn() {

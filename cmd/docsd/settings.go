@@ -12,10 +12,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"docsd/graph"
 	"docsd/internal/access"
 	"docsd/internal/audit"
+	"docsd/internal/analytics"
 	"docsd/internal/builder"
 	"docsd/internal/hosting"
 	"docsd/internal/ratelimit"
@@ -95,6 +97,10 @@ type Settings struct {
 	GCHeapFloor int
 	// Search.
 	SearchThrottleRate string
+	// Traffic and search analytics.
+	Analytics              bool
+	AnalyticsRetentionDays int
+	AnalyticsFlushInterval int
 	// The public GraphQL endpoint.
 	GraphQLAnonymousRate string
 	GraphQLMaxBytes      int
@@ -248,6 +254,10 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 
 	// Search.
 	str(&s.SearchThrottleRate, "search-throttle-rate", "100/minute", "search endpoints' budget per user (else per remote address), N/second|minute|hour|day; 0 disables")
+	// Traffic and search analytics.
+	boolean(&s.Analytics, "analytics", true, "count page views and searches per project, version and day (aggregate counters only: no address, cookie or user agent is kept); projects may opt out with analytics_disabled")
+	integer(&s.AnalyticsRetentionDays, "analytics-retention-days", analytics.DefaultRetentionDays, "days of page view and search counters kept, today included; older ones are deleted every hour")
+	integer(&s.AnalyticsFlushInterval, "analytics-flush-interval", int(analytics.DefaultFlushInterval/time.Second), "seconds between writes of the counters kept in memory (and at shutdown); a node that stops abruptly loses at most this long's counts")
 	// The public GraphQL endpoint.
 	str(&s.GraphQLAnonymousRate, "graphql-anonymous-rate", "60/minute", "/graphql budget of anonymous callers per client address, N/second|minute|hour|day; 0 disables")
 	integer(&s.GraphQLMaxBytes, "graphql-max-bytes", graph.DefaultMaxBytes, "largest /graphql request body and operation document, bytes; 0: no limit")

@@ -115,6 +115,7 @@ func New(cfg Config) *Dashboard {
 	d.mountRepositoryAccess()
 	d.mountSharing()
 	d.mountAuditLog()
+	d.mountAnalytics()
 	for _, c := range collections {
 		c.mount(d)
 	}

@@ -147,6 +147,8 @@ type (
 		Webhooks           struct{ Nodes []webhook }
 		Webhook            *webhook
 		AutomationRules    struct{ Nodes []automationRule }
+		// Analytics is the analytics pages' data.
+		Analytics *analytics
 	}
 )
 
@@ -306,6 +308,10 @@ type page struct {
 	AuditCSV      string
 	AuditActions  []string
 	AuditResource bool
+	// Charts are the analytics pages' charts; Ranges the ranges in days
+	// they offer.
+	Charts []chart
+	Ranges []int
 }
 
 // formField is one labelled field of a form, with its value and message.
@@ -322,6 +328,7 @@ var funcs = template.FuncMap{
 	"commandTook":    commandTook,
 	"commandRunning": commandRunning,
 	"rawLogVisible":  rawLogVisible,
+	"analyticshead":  analyticsHead,
 	// now is the server's time, from which the build page's script
 	// counts running times, whatever the reader's clock says.
 	"now": func() string { return time.Now().UTC().Format(time.RFC3339Nano) },

@@ -267,3 +267,34 @@ const updateDomainMutation = `mutation($input: UpdateDomainInput!) {
 }`
 
 const deleteDomainMutation = `mutation($input: DeleteDomainInput!) { deleteDomain(input: $input) { deletedId ` + graph.PayloadErrors + ` } }`
+// The analytics pages' queries: a page's charts and tables over the days
+// asked for, and the CSV downloads' rows page by page.
+const (
+	analyticsFields = `enabled since until retentionDays`
+	trafficQuery    = `query($slug: String!, $days: Int) {
+	project(slug: $slug) {
+		` + projectFields + `
+		analytics(days: $days) { ` + analyticsFields + ` pageViewsByDay { day count } topPages(limit: 25) { path url views } }
+	}
+}`
+	searchAnalyticsQuery = `query($slug: String!, $days: Int) {
+	project(slug: $slug) {
+		` + projectFields + `
+		analytics(days: $days) { ` + analyticsFields + ` searchesByDay { day count }
+			topSearches(limit: 25) { query searches totalResults }
+			searchesWithoutResults(limit: 25) { query searches totalResults } }
+	}
+}`
+	trafficCSVQuery = `query($slug: String!, $days: Int, $offset: Int) {
+	project(slug: $slug) {
+		` + projectFields + `
+		analytics(days: $days) { ` + analyticsFields + ` pageViews(limit: 100, offset: $offset) { day version path views } }
+	}
+}`
+	searchCSVQuery = `query($slug: String!, $days: Int, $offset: Int) {
+	project(slug: $slug) {
+		` + projectFields + `
+		analytics(days: $days) { ` + analyticsFields + ` searchQueries(limit: 100, offset: $offset) { day version query searches totalResults } }
+	}
+}`
+)

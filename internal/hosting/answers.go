@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"docsd/internal/analytics"
 )
 
 // answer is a whole docs answer kept for replay: the status,
@@ -30,6 +32,9 @@ type answer struct {
 	// the Date value the Front writes between them (frontConn.write); nil
 	// when the Front must not replay the answer (wireHeader).
 	head, tail []byte
+	// view counts the page views of the answer's replays; nil when they
+	// count none.
+	view *analytics.PageCounter
 }
 
 type headerField struct {
@@ -126,6 +131,9 @@ func (rq *request) keptAnswer() *answer {
 		a.header = append(a.header, headerField{k, v})
 	}
 	a.path = strings.Clone(rq.r.URL.Path)
+	if v := rq.view; v != nil && rq.wroteWhole {
+		a.view = rq.h.analytics.NewPageCounter(v.project, v.version, v.path)
+	}
 	a.head, a.tail = a.wireHeader()
 	return a
 }

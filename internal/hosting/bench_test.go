@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"docsd/internal/analytics"
 	"docsd/store"
 )
 
@@ -57,6 +58,52 @@ func BenchmarkServeHotPaths(b *testing.B) {
 						}
 					})
 				})
+			}
+		})
+	}
+}
+
+// BenchmarkServeCountedPage serves a page to a browser's User-Agent, in
+// parallel, with the views counted (analytics on) and not (off): the
+// first answer is counted through the recorder's map, every replay of
+// the kept answer with one atomic add. The recorder is flushed at the
+// end, outside the timing, and must hold every view.
+func BenchmarkServeCountedPage(b *testing.B) {
+	const ua = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+	for _, counted := range []bool{false, true} {
+		b.Run(map[bool]string{false: "Off", true: "On"}[counted], func(b *testing.B) {
+			f := newFixture(b, store.SQLite)
+			var rec *analytics.Recorder
+			if counted {
+				rec = analytics.New(f.s, analytics.Config{})
+			}
+			h := New(f.s, f.arts, Config{URLs: pathURLs, Analytics: rec}, nil)
+			demo := f.project("demo", "en")
+			f.publish(demo, "latest", map[string]string{
+				"index.html": "<html><head></head><body>" + strings.Repeat("<p>docsd serves pages.</p>\n", 700) + "</body></html>",
+			})
+			r := httptest.NewRequest(http.MethodGet, latest+"index.html", nil)
+			r.Header.Set("User-Agent", ua)
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					w := httptest.NewRecorder()
+					h.ServeHTTP(w, r)
+					if w.Code != 200 {
+						b.Fatalf("got %d, want 200", w.Code)
+					}
+				}
+			})
+			b.StopTimer()
+			if rec == nil {
+				return
+			}
+			if err := rec.Flush(b.Context()); err != nil {
+				b.Fatal(err)
+			}
+			rows, err := f.s.ListPageViews(b.Context(), demo.ID, "2000-01-01", 10, 0)
+			if err != nil || len(rows) != 1 || rows[0].Views < int64(b.N) {
+				b.Fatalf("counted %+v (%v), want %d views", rows, err, b.N)
 			}
 		})
 	}

@@ -302,6 +302,7 @@ var unservedTables = []string{
 	"search_pages", "search_sections", "webhook_deliveries", "webhook_exchanges",
 	"environment_variables", "integrations", "artifact_garbage", "storage_locks",
 	"sharing_methods", "sharing_grants", "audit_log",
+	"page_views", "search_queries",
 }
 
 // Serves reports whether a write to tables may change what the docs host

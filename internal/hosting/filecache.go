@@ -281,7 +281,7 @@ func (rq *request) sendFileAsIs(tree artifacts.Tree, name string, pf *publishedF
 		serveContent(w, r, pf.modtime, f, pf.size)
 		return
 	}
-	writeWholeHeader(w, pf.hLength, pf.hModified)
+	rq.writeWholeHeader(pf.hLength, pf.hModified)
 	if r.Method != http.MethodHead {
 		io.CopyN(w, f, pf.size) // sendfile(2) through the connection's ReadFrom
 	}
@@ -300,7 +300,7 @@ func (rq *request) sendBytes(body []byte, hLength []string, modtime time.Time, h
 		http.ServeContent(w, r, "", modtime, bytes.NewReader(body))
 		return
 	}
-	writeWholeHeader(w, hLength, hModified)
+	rq.writeWholeHeader(hLength, hModified)
 	if r.Method != http.MethodHead {
 		writeBody(w, r, body)
 	}

@@ -150,7 +150,7 @@ func (rq *request) sendFile(tree artifacts.Tree, name string, pf *publishedFile)
 	}
 	// What http.ServeContent answers here (no Range: gzip never has one),
 	// in one write from memory and with Content-Length.
-	writeWholeHeader(w, v.hLength, pf.hModified)
+	rq.writeWholeHeader(v.hLength, pf.hModified)
 	if r.Method != http.MethodHead {
 		writeBody(w, r, v.body)
 	}

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"docsd/internal/analytics"
 )
 
 // FrontAvailable reports whether the Front has its fast path in this
@@ -209,6 +211,29 @@ type frontConn struct {
 	bufs   net.Buffers
 	hdr    []byte // a file answer's header
 	line   FrontRequest
+	// ua is the last User-Agent the connection sent and uaBot whether it
+	// is a bot's (a connection sends the same one each time).
+	ua    []byte
+	uaBot bool
+}
+
+// countView counts the page view of kept answer a, replayed to the reader
+// of the current request, unless its User-Agent is a bot's or absent.
+func (fc *frontConn) countView(a *answer) {
+	if a.view == nil {
+		return
+	}
+	ua := fc.req.userAgent
+	if len(ua) == 0 {
+		return
+	}
+	if !bytes.Equal(ua, fc.ua) {
+		fc.ua = append(fc.ua[:0], ua...)
+		fc.uaBot = analytics.IsBot(string(ua))
+	}
+	if !fc.uaBot {
+		fc.f.Handler.analytics.Count(a.view)
+	}
 }
 
 // serve answers the connection's requests until it closes or is handed
@@ -292,6 +317,8 @@ func (fc *frontConn) serve() {
 				kind = frontLend // its file closed since the look-up
 			case err != nil:
 				return
+			default:
+				fc.countView(a)
 			}
 		}
 		if kind == frontLend {
@@ -536,7 +563,7 @@ var errNotSent = errors.New("hosting: the kept answer's file is closed")
 
 // frontRequest is what the Front reads of a request's header.
 type frontRequest struct {
-	target, host, acceptEncoding, forwardedFor []byte
+	target, host, acceptEncoding, forwardedFor, userAgent []byte
 }
 
 // What the Front does with a request (frontRequest.parse).
@@ -627,6 +654,8 @@ func (rq *frontRequest) parse(b []byte) int {
 				kind = frontLend
 			}
 			forwardedFor, rq.forwardedFor = true, value
+		case equalFold(name, "User-Agent"):
+			rq.userAgent = value
 		case equalFold(name, "Connection"):
 			if !equalFold(value, "keep-alive") {
 				return frontHandOver

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"docsd/internal/analytics"
 	"docsd/internal/artifacts"
 	"docsd/internal/audit"
 	"docsd/internal/docsurl"
@@ -72,6 +73,10 @@ type Config struct {
 	// served domain is answered as the project's subdomain would be, and
 	// requests for a project that has a canonical domain are sent there.
 	Domains *domains.Registry
+	// Analytics counts the HTML pages served whole (200) to readers whose
+	// User-Agent is not a bot's, of projects that did not opt out; nil
+	// counts nothing.
+	Analytics *analytics.Recorder
 }
 
 // Handler serves docs requests. Build it with New.
@@ -91,6 +96,8 @@ type Handler struct {
 	audit        *audit.Recorder
 	sharingFails sharingFailures
 	domains      *domains.Registry
+	analytics    *analytics.Recorder
+	bots         analytics.BotCache
 	// fronted is set once a Front serves the Handler: only then are large
 	// files' answers kept (as their open files, which only a Front sends).
 	fronted atomic.Bool
@@ -105,7 +112,7 @@ func New(s *store.Store, files Files, cfg Config, logger *slog.Logger) *Handler 
 		logger = slog.Default()
 	}
 	h := &Handler{store: s, files: files, urls: cfg.URLs, logger: logger, cache: &cache{s: s, off: cfg.NoCache}, inject: cfg.AddonsInject, clientURL: cfg.AddonsClientURL,
-		pathSessions: cfg.PathSessions, audit: cfg.Audit, domains: cfg.Domains}
+		pathSessions: cfg.PathSessions, audit: cfg.Audit, domains: cfg.Domains, analytics: cfg.Analytics}
 	h.published.max = cfg.FileCacheBytes
 	if h.published.max == 0 {
 		h.published.max = DefaultFileCacheBytes
@@ -290,12 +297,16 @@ func (h *Handler) serveDocs(w http.ResponseWriter, r *http.Request, rootSlug, re
 		a, g, ok := h.cache.answer(key)
 		if ok && a.file == nil { // a file's answer is the Front's (answers.go)
 			a.write(w, r)
+			h.countReplay(a, r.Header["User-Agent"])
 			return
 		}
 		gen = g
 	}
 	rq := &request{h: h, w: w, r: r, ctx: r.Context(), origin: origin, keyed: keyed, urls: h.urlsFor(r)}
 	err := rq.serve(rootSlug, rest)
+	if err == nil {
+		rq.countView()
+	}
 	if err != nil {
 		rq.dropUnkept()
 		if !readerGone(r) {

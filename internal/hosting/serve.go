@@ -43,6 +43,10 @@ type request struct {
 	keyed       bool
 	kept        *answer
 	keepSpoiled bool
+	// view is the page view to count (notePageView); wroteWhole is set
+	// once a whole 200 was written (writeWholeHeader).
+	view       *pageView
+	wroteWhole bool
 }
 
 // serve answers a request in the namespace of project rootSlug, in the
@@ -226,6 +230,7 @@ func (rq *request) serveFromVersion(x *store.Project, ver *store.Version, file s
 		}
 		if pf.regular {
 			rq.setPage(x, ver, file, http.StatusOK)
+			rq.notePageView(x, ver, name, pf)
 			rq.sendFile(tree, name, pf)
 			if recordedPage(name) && rq.r.Method == http.MethodGet {
 				rq.auditRead(store.AuditPageview, x, ver, rq.r.URL.Path)

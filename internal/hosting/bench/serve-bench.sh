@@ -17,6 +17,11 @@
 #   internal/hosting/bench/serve-bench.sh                  # 5 s per run, 2 rounds, -t2 -c64
 #   DURATION=10s ROUNDS=3 DATABASES=sqlite internal/hosting/bench/serve-bench.sh
 #
+# USER_AGENT: the User-Agent every request sends, by default a browser's,
+# so that docsd counts the pages' views as a reader's (docs/user-guide/
+# analytics.md); the baseline without counting is the same docsd with
+# --analytics=false as BEFORE_BIN (a script that runs it with that flag).
+#
 # DATABASES: "sqlite postgres" (default; postgres needs PGURL's server,
 # default postgres://postgres@127.0.0.1:5432, where a throwaway database is
 # made). DOCSD_BIN: a docsd binary to measure instead of this checkout's
@@ -42,6 +47,7 @@ ROUNDS=${ROUNDS:-2}
 DATABASES=${DATABASES:-sqlite postgres}
 PGURL=${PGURL:-postgres://postgres@127.0.0.1:5432}
 INJECT=${INJECT:-false}
+USER_AGENT=${USER_AGENT:-Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36}
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 for tool in go wrk curl; do
@@ -215,8 +221,8 @@ EOF
 
 	for c in "${cases[@]}"; do
 		IFS='|' read -r name path header status <<<"$c"
-		local hdr=()
-		[ -n "$header" ] && hdr=(-H "$header")
+		local hdr=(-H "User-Agent: $USER_AGENT")
+		[ -n "$header" ] && hdr+=(-H "$header")
 		for server in "${servers[@]}"; do
 			local u="${server}_url"
 			local got
