@@ -78,15 +78,75 @@ func (tx *Tx) replaceSearchIndex(ctx context.Context, projectID, versionID int64
 	if err := tx.deleteSearchIndex(ctx, versionID); err != nil {
 		return err
 	}
-	ids := make([]int64, len(pages))
 	for i := range pages {
-		id, err := tx.insertSearchPage(ctx, projectID, versionID, &pages[i])
-		if err != nil {
+		if err := checkIndexPage(&pages[i]); err != nil {
 			return err
 		}
-		ids[i] = id
+	}
+	var ids []int64
+	var err error
+	if tx.s.dialect == Postgres {
+		ids, err = tx.insertSearchPagesPostgres(ctx, projectID, versionID, pages)
+	} else {
+		ids = make([]int64, len(pages))
+		for i := range pages {
+			if ids[i], err = tx.insertSearchPageSQLite(ctx, projectID, versionID, &pages[i]); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		return err
 	}
 	return tx.insertPostings(ctx, versionID, pages, ids)
+}
+
+// checkIndexPage refuses a page whose text is not valid UTF-8.
+func checkIndexPage(p *IndexPage) error {
+	if !storable(p.Path) || !storable(p.Title) {
+		return errs.E(errs.Invalid, "store.ReplaceSearchIndex", "page text is not valid UTF-8")
+	}
+	for _, sec := range p.Sections {
+		if !storable(sec.Anchor) || !storable(sec.Title) || !storable(sec.Content) || !storable(sec.Labels) {
+			return errs.E(errs.Invalid, "store.ReplaceSearchIndex", "section text is not valid UTF-8")
+		}
+	}
+	return nil
+}
+
+// insertSearchPagesPostgres writes the pages and their sections in
+// multi-row INSERTs and returns the pages' ids, which it takes from the
+// pages' sequence in one statement first.
+func (tx *Tx) insertSearchPagesPostgres(ctx context.Context, projectID, versionID int64, pages []IndexPage) ([]int64, error) {
+	ids := []int64{}
+	if len(pages) == 0 {
+		return ids, nil
+	}
+	if err := tx.sel(ctx, &ids, `SELECT nextval(pg_get_serial_sequence('search_pages', 'id')) FROM generate_series(1, ?)`, len(pages)); err != nil {
+		return nil, err
+	}
+	pageRows := tx.batchInserter(ctx, "search_pages", "id, project_id, version_id, path, doctype, rank, title, words")
+	defer pageRows.close()
+	for i := range pages {
+		p := &pages[i]
+		if err := pageRows.add(ids[i], projectID, versionID, p.Path, p.Doctype, p.Rank, p.Title, tsvectorLiteral(p.TitleWords)); err != nil {
+			return nil, err
+		}
+	}
+	if err := pageRows.flush(); err != nil {
+		return nil, err
+	}
+	secRows := tx.batchInserter(ctx, "search_sections", "page_id, position, anchor, title, content, definition, labels, words")
+	defer secRows.close()
+	for i := range pages {
+		for j, sec := range pages[i].Sections {
+			words := append(append([]string{}, sec.TitleWords...), sec.ContentWords...)
+			if err := secRows.add(ids[i], j, sec.Anchor, sec.Title, sec.Content, sec.Definition, sec.Labels, tsvectorLiteral(words)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return ids, secRows.flush()
 }
 
 // ReplaceStaleSearchIndex is ReplaceSearchIndex for a version not indexed
@@ -125,33 +185,16 @@ func (tx *Tx) deleteSearchIndex(ctx context.Context, versionID int64) error {
 	return err
 }
 
-// insertSearchPage writes a page and its sections and returns its id.
-func (tx *Tx) insertSearchPage(ctx context.Context, projectID, versionID int64, p *IndexPage) (int64, error) {
-	if !storable(p.Path) || !storable(p.Title) {
-		return 0, errs.E(errs.Invalid, "store.ReplaceSearchIndex", "page text is not valid UTF-8")
-	}
-	var pageID int64
-	var err error
-	if tx.s.dialect == Postgres {
-		pageID, err = tx.insert(ctx, `INSERT INTO search_pages (project_id, version_id, path, doctype, rank, title, words)
-			VALUES (?, ?, ?, ?, ?, ?, ?::tsvector)`, projectID, versionID, p.Path, p.Doctype, p.Rank, p.Title, tsvectorLiteral(p.TitleWords))
-	} else {
-		pageID, err = tx.insert(ctx, `INSERT INTO search_pages (project_id, version_id, path, doctype, rank, title)
-			VALUES (?, ?, ?, ?, ?, ?)`, projectID, versionID, p.Path, p.Doctype, p.Rank, p.Title)
-		if err == nil {
-			_, err = tx.exec(ctx, `INSERT INTO search_page_fts (rowid, words) VALUES (?, ?)`, pageID, strings.Join(p.TitleWords, " "))
-		}
+// insertSearchPageSQLite writes a page and its sections and returns its
+// id.
+func (tx *Tx) insertSearchPageSQLite(ctx context.Context, projectID, versionID int64, p *IndexPage) (int64, error) {
+	pageID, err := tx.insert(ctx, `INSERT INTO search_pages (project_id, version_id, path, doctype, rank, title)
+		VALUES (?, ?, ?, ?, ?, ?)`, projectID, versionID, p.Path, p.Doctype, p.Rank, p.Title)
+	if err == nil {
+		_, err = tx.exec(ctx, `INSERT INTO search_page_fts (rowid, words) VALUES (?, ?)`, pageID, strings.Join(p.TitleWords, " "))
 	}
 	if err != nil {
 		return 0, err
-	}
-	for _, sec := range p.Sections {
-		if !storable(sec.Anchor) || !storable(sec.Title) || !storable(sec.Content) || !storable(sec.Labels) {
-			return 0, errs.E(errs.Invalid, "store.ReplaceSearchIndex", "section text is not valid UTF-8")
-		}
-	}
-	if tx.s.dialect == Postgres {
-		return pageID, tx.insertSectionsPostgres(ctx, pageID, p.Sections)
 	}
 	return pageID, tx.insertSectionsSQLite(ctx, pageID, p.Sections)
 }
@@ -193,25 +236,6 @@ func (tx *Tx) insertSectionsSQLite(ctx context.Context, pageID int64, secs []Ind
 
 // sectionBatch is how many sections one INSERT writes.
 const sectionBatch = 200
-
-// insertSectionsPostgres writes a page's sections in multi-row INSERTs.
-func (tx *Tx) insertSectionsPostgres(ctx context.Context, pageID int64, secs []IndexSection) error {
-	for start := 0; start < len(secs); start += sectionBatch {
-		batch := secs[start:min(start+sectionBatch, len(secs))]
-		rows := make([]string, len(batch))
-		args := make([]any, 0, 8*len(batch))
-		for i, sec := range batch {
-			words := append(append([]string{}, sec.TitleWords...), sec.ContentWords...)
-			rows[i] = "(?, ?, ?, ?, ?, ?, ?, CAST(? AS tsvector))"
-			args = append(args, pageID, start+i, sec.Anchor, sec.Title, sec.Content, sec.Definition, sec.Labels, tsvectorLiteral(words))
-		}
-		if _, err := tx.exec(ctx, `INSERT INTO search_sections (page_id, position, anchor, title, content, definition, labels, words) VALUES `+
-			strings.Join(rows, ", "), args...); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // maxTsvectorBytes bounds the size of one PostgreSQL tsvector, which must
 // stay under 1 MiB (each lexeme costs its length plus an entry of a few
