@@ -271,14 +271,32 @@ func tsvectorLiteral(words []string) string {
 	return b.String()
 }
 
+// quoteLexeme quotes w as a tsvector lexeme: in single quotes, with quotes
+// doubled and backslashes escaped.
 func quoteLexeme(w string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(w) + "'"
+	if !strings.ContainsAny(w, `'\`) {
+		return "'" + w + "'"
+	}
+	var b strings.Builder
+	b.WriteByte('\'')
+	for i := 0; i < len(w); i++ {
+		switch w[i] {
+		case '\'':
+			b.WriteString("''")
+		case '\\':
+			b.WriteString(`\\`)
+		default:
+			b.WriteByte(w[i])
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
 }
 
 // FindSearchCandidates returns, in id order, the pages of the given
 // versions whose title or a section contains at least one of terms and
 // whose title and sections contain none of exclude. It is the engines'
-// half of matching (FTS5 on SQLite, tsvector and GIN on PostgreSQL): the
+// half of matching (FTS5 on SQLite, tsvector on PostgreSQL): the
 // result holds every page that matches, and package search decides on each
 // (phrases, required terms) itself. Exclude must only hold terms an engine
 // matches exactly: single words or prefixes.
@@ -294,8 +312,10 @@ func (s *Store) FindSearchCandidates(ctx context.Context, versionIDs []int64, te
 		CROSS JOIN search_sections sec ON sec.id = m.id`
 	contains := func(expr string) (string, []any) {
 		if s.dialect == Postgres {
-			return `(p.words @@ CAST(? AS tsquery) OR p.id IN
-				(SELECT sec.page_id FROM search_sections sec WHERE sec.words @@ CAST(? AS tsquery)))`, []any{expr, expr}
+			// No index on the words: the versions' pages are read, and
+			// each page's sections by its index.
+			return `(p.words @@ CAST(? AS tsquery) OR EXISTS
+				(SELECT 1 FROM search_sections sec WHERE sec.page_id = p.id AND sec.words @@ CAST(? AS tsquery)))`, []any{expr, expr}
 		}
 		return `(p.id IN (SELECT rowid FROM search_page_fts WHERE search_page_fts MATCH ?) OR p.id IN (` + sectionPages + `))`, []any{expr, expr}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"docsd/internal/errs"
@@ -214,19 +215,24 @@ func (s *Store) FindSearchWords(ctx context.Context, versionIDs []int64, prefix 
 	if len(versionIDs) == 0 || prefix == "" {
 		return words, nil
 	}
-	var rows []SearchWord
-	for _, v := range versionIDs {
-		var part []SearchWord
+	// One statement, a range read per version.
+	end, bounded := prefixEnd(prefix)
+	limit := max(minWordRange, maxWordRange/len(versionIDs))
+	parts := make([]string, len(versionIDs))
+	args := make([]any, 0, 4*len(versionIDs))
+	for i, v := range versionIDs {
 		q := `SELECT word, pages FROM search_words WHERE version_id = ? AND word >= ?`
-		args := []any{v, prefix}
-		if end, ok := prefixEnd(prefix); ok {
+		args = append(args, v, prefix)
+		if bounded {
 			q += ` AND word < ?`
 			args = append(args, end)
 		}
-		if err := s.read().sel(ctx, &part, q+` ORDER BY word LIMIT ?`, append(args, max(minWordRange, maxWordRange/len(versionIDs)))...); err != nil {
-			return nil, classify("store.FindSearchWords", err)
-		}
-		rows = append(rows, part...)
+		parts[i] = `SELECT * FROM (` + q + ` ORDER BY word LIMIT ?) w` + strconv.Itoa(i)
+		args = append(args, limit)
+	}
+	var rows []SearchWord
+	if err := s.read().sel(ctx, &rows, strings.Join(parts, " UNION ALL "), args...); err != nil {
+		return nil, classify("store.FindSearchWords", err)
 	}
 	byWord := map[string]int{}
 	for _, r := range rows {
@@ -258,34 +264,43 @@ func prefixEnd(prefix string) (string, bool) {
 	return "", false
 }
 
+// WordPostings is the best pages of a word in one version's postings.
+type WordPostings struct {
+	Word     string
+	Postings []PagePosting
+	// Complete is set when the list was read to its end.
+	Complete bool
+}
+
 // FindTopPostings returns, for each of the versions and words, its limit
-// best pages (impact descending, then page id descending), all together;
-// complete reports whether every list was read to its end. Only the
-// first limit postings of each list are read from the database.
-func (s *Store) FindTopPostings(ctx context.Context, versionIDs []int64, words []string, limit int) (postings []PagePosting, complete bool, err error) {
-	postings = []PagePosting{}
+// best pages (impact descending, then page id descending); a word not in a
+// version's dictionary has no entry. Only the first limit postings of each
+// list are read from the database.
+func (s *Store) FindTopPostings(ctx context.Context, versionIDs []int64, words []string, limit int) ([]WordPostings, error) {
+	out := []WordPostings{}
 	if len(versionIDs) == 0 || len(words) == 0 || limit <= 0 {
-		return postings, len(versionIDs) == 0 || len(words) == 0, nil
+		return out, nil
 	}
 	var rows []struct {
+		Word  string `db:"word"`
 		Pages int    `db:"pages"`
 		List  []byte `db:"list"`
 	}
-	if err := s.read().selIn(ctx, &rows, `SELECT pages, `+s.substr("postings")+` AS list
+	if err := s.read().selIn(ctx, &rows, `SELECT word, pages, `+s.substr("postings")+` AS list
 		FROM search_words WHERE version_id IN (?) AND word IN (?)`, limit*postingSize, versionIDs, words); err != nil {
-		return nil, false, classify("store.FindTopPostings", err)
+		return nil, classify("store.FindTopPostings", err)
 	}
-	complete = true
 	for _, r := range rows {
-		complete = complete && r.Pages <= limit
+		wp := WordPostings{Word: r.Word, Complete: r.Pages <= limit, Postings: make([]PagePosting, 0, len(r.List)/postingSize)}
 		for i := 0; i+postingSize <= len(r.List); i += postingSize {
-			postings = append(postings, PagePosting{
+			wp.Postings = append(wp.Postings, PagePosting{
 				Impact: int(binary.BigEndian.Uint32(r.List[i:])),
 				PageID: int64(binary.BigEndian.Uint64(r.List[i+4:])),
 			})
 		}
+		out = append(out, wp)
 	}
-	return postings, complete, nil
+	return out, nil
 }
 
 // substr is the SQL for the first bytes of a binary column, as many as

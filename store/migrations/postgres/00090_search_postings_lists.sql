@@ -13,8 +13,15 @@ DELETE FROM search_words;
 DELETE FROM search_indexed;
 ALTER TABLE search_words ADD COLUMN postings BYTEA NOT NULL DEFAULT '\x';
 ALTER TABLE search_words ALTER COLUMN postings SET STORAGE EXTERNAL;
+-- The GIN indexes of the full-text columns go: keeping them up to date was
+-- most of the time indexing took, and only versions not indexed again
+-- yet are searched through those columns, version by version.
+DROP INDEX search_pages_words;
+DROP INDEX search_sections_words;
 
 -- +goose Down
+CREATE INDEX search_pages_words ON search_pages USING GIN (words);
+CREATE INDEX search_sections_words ON search_sections USING GIN (words);
 ALTER TABLE search_words DROP COLUMN postings;
 DELETE FROM search_words;
 DELETE FROM search_indexed;
