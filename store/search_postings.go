@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lib/pq"
+
 	"docsd/internal/errs"
 )
 
@@ -319,8 +321,20 @@ func (s *Store) FindSearchPageSections(ctx context.Context, pageIDs []int64) ([]
 	for start := 0; start < len(pageIDs); start += searchChunk {
 		chunk := pageIDs[start:min(start+searchChunk, len(pageIDs))]
 		var part []SearchSection
-		if err := s.read().selIn(ctx, &part, `SELECT page_id, position, anchor, title, content, definition, labels
-			FROM search_sections WHERE page_id IN (?) ORDER BY page_id, position`, chunk); err != nil {
+		var err error
+		if s.dialect == Postgres {
+			// Page by page through the index, whatever the planner's
+			// statistics say: right after a version is indexed it has
+			// none, and would read the whole table for a few pages.
+			// OFFSET 0 keeps the subquery a loop over the pages.
+			err = s.read().sel(ctx, &part, `SELECT sec.page_id, sec.position, sec.anchor, sec.title, sec.content, sec.definition, sec.labels
+				FROM unnest(CAST(? AS BIGINT[])) AS p(id) CROSS JOIN LATERAL
+				(SELECT * FROM search_sections WHERE page_id = p.id OFFSET 0) sec ORDER BY sec.page_id, sec.position`, pq.Array(chunk))
+		} else {
+			err = s.read().selIn(ctx, &part, `SELECT page_id, position, anchor, title, content, definition, labels
+				FROM search_sections WHERE page_id IN (?) ORDER BY page_id, position`, chunk)
+		}
+		if err != nil {
 			return nil, classify("store.FindSearchPageSections", err)
 		}
 		secs = append(secs, part...)
