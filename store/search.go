@@ -336,7 +336,7 @@ func (s *Store) FindSearchCandidates(ctx context.Context, versionIDs []int64, te
 		c, a := contains(s.matchText(exclude))
 		w.add("NOT "+c, a...)
 	}
-	err := s.read().selIn(ctx, &ids, `SELECT p.id`+from+w.String()+` ORDER BY p.id`, append(args, w.args...)...)
+	err := s.readAt(ctx).selIn(ctx, &ids, `SELECT p.id`+from+w.String()+` ORDER BY p.id`, append(args, w.args...)...)
 	return ids, classify(op, err)
 }
 
@@ -396,7 +396,7 @@ func (s *Store) FindSearchPages(ctx context.Context, ids []int64) ([]*SearchPage
 	for start := 0; start < len(ids); start += searchChunk {
 		chunk := ids[start:min(start+searchChunk, len(ids))]
 		var pages []*SearchPage
-		if err := s.read().selIn(ctx, &pages, `SELECT id, project_id, version_id, path, doctype, rank, title
+		if err := s.readAt(ctx).selIn(ctx, &pages, `SELECT id, project_id, version_id, path, doctype, rank, title
 			FROM search_pages WHERE id IN (?)`, chunk); err != nil {
 			return nil, classify(op, err)
 		}
@@ -435,17 +435,17 @@ func (s *Store) FindSearchSections(ctx context.Context, versionIDs []int64, term
 			FROM (SELECT rowid AS id FROM search_section_fts WHERE search_section_fts MATCH ?) m
 			CROSS JOIN search_sections sec ON sec.id = m.id CROSS JOIN search_pages p ON p.id = sec.page_id
 			WHERE p.version_id IN (?) ORDER BY sec.page_id, sec.position`
-		err := s.read().selIn(ctx, &secs, query, expr, versionIDs)
+		err := s.readAt(ctx).selIn(ctx, &secs, query, expr, versionIDs)
 		return secs, classify(op, err)
 	}
-	err := s.read().selIn(ctx, &secs, query, versionIDs, expr)
+	err := s.readAt(ctx).selIn(ctx, &secs, query, versionIDs, expr)
 	return secs, classify(op, err)
 }
 
 // CountSearchPages returns how many pages the version has in the index.
 func (s *Store) CountSearchPages(ctx context.Context, versionID int64) (int, error) {
 	var n int
-	err := s.read().get(ctx, &n, `SELECT COUNT(*) FROM search_pages WHERE version_id = ?`, versionID)
+	err := s.readAt(ctx).get(ctx, &n, `SELECT COUNT(*) FROM search_pages WHERE version_id = ?`, versionID)
 	return n, classify("store.CountSearchPages", err)
 }
 
@@ -455,6 +455,6 @@ func (s *Store) CountSearchPagesOf(ctx context.Context, versionIDs []int64) (int
 	if len(versionIDs) == 0 {
 		return 0, nil
 	}
-	err := s.read().getIn(ctx, &n, `SELECT COUNT(*) FROM search_pages WHERE version_id IN (?)`, versionIDs)
+	err := s.readAt(ctx).getIn(ctx, &n, `SELECT COUNT(*) FROM search_pages WHERE version_id IN (?)`, versionIDs)
 	return n, classify("store.CountSearchPagesOf", err)
 }

@@ -184,7 +184,7 @@ func (s *Store) FindSearchIndexed(ctx context.Context, versionIDs []int64) (map[
 		VersionID int64 `db:"version_id"`
 		Pages     int   `db:"pages"`
 	}
-	err := s.read().selIn(ctx, &rows, `SELECT version_id, pages FROM search_indexed WHERE version_id IN (?) AND format = ?`, versionIDs, SearchIndexFormat)
+	err := s.readAt(ctx).selIn(ctx, &rows, `SELECT version_id, pages FROM search_indexed WHERE version_id IN (?) AND format = ?`, versionIDs, SearchIndexFormat)
 	for _, r := range rows {
 		out[r.VersionID] = r.Pages
 	}
@@ -195,7 +195,7 @@ func (s *Store) FindSearchIndexed(ctx context.Context, versionIDs []int64) (map[
 // but are not indexed in SearchIndexFormat, in id order.
 func (s *Store) FindSearchStaleVersions(ctx context.Context) ([]int64, error) {
 	ids := []int64{}
-	err := s.read().sel(ctx, &ids, `SELECT DISTINCT p.version_id FROM search_pages p
+	err := s.readAt(ctx).sel(ctx, &ids, `SELECT DISTINCT p.version_id FROM search_pages p
 		WHERE NOT EXISTS (SELECT 1 FROM search_indexed i WHERE i.version_id = p.version_id AND i.format = ?)
 		ORDER BY p.version_id`, SearchIndexFormat)
 	return ids, classify("store.FindSearchStaleVersions", err)
@@ -233,7 +233,7 @@ func (s *Store) FindSearchWords(ctx context.Context, versionIDs []int64, prefix 
 		args = append(args, limit)
 	}
 	var rows []SearchWord
-	if err := s.read().sel(ctx, &rows, strings.Join(parts, " UNION ALL "), args...); err != nil {
+	if err := s.readAt(ctx).sel(ctx, &rows, strings.Join(parts, " UNION ALL "), args...); err != nil {
 		return nil, classify("store.FindSearchWords", err)
 	}
 	byWord := map[string]int{}
@@ -288,7 +288,7 @@ func (s *Store) FindTopPostings(ctx context.Context, versionIDs []int64, words [
 		Pages int    `db:"pages"`
 		List  []byte `db:"list"`
 	}
-	if err := s.read().selIn(ctx, &rows, `SELECT word, pages, `+s.substr("postings")+` AS list
+	if err := s.readAt(ctx).selIn(ctx, &rows, `SELECT word, pages, `+s.substr("postings")+` AS list
 		FROM search_words WHERE version_id IN (?) AND word IN (?)`, limit*postingSize, versionIDs, words); err != nil {
 		return nil, classify("store.FindTopPostings", err)
 	}
@@ -327,11 +327,11 @@ func (s *Store) FindSearchPageSections(ctx context.Context, pageIDs []int64) ([]
 			// statistics say: right after a version is indexed it has
 			// none, and would read the whole table for a few pages.
 			// OFFSET 0 keeps the subquery a loop over the pages.
-			err = s.read().sel(ctx, &part, `SELECT sec.page_id, sec.position, sec.anchor, sec.title, sec.content, sec.definition, sec.labels
+			err = s.readAt(ctx).sel(ctx, &part, `SELECT sec.page_id, sec.position, sec.anchor, sec.title, sec.content, sec.definition, sec.labels
 				FROM unnest(CAST(? AS BIGINT[])) AS p(id) CROSS JOIN LATERAL
 				(SELECT * FROM search_sections WHERE page_id = p.id OFFSET 0) sec ORDER BY sec.page_id, sec.position`, pq.Array(chunk))
 		} else {
-			err = s.read().selIn(ctx, &part, `SELECT page_id, position, anchor, title, content, definition, labels
+			err = s.readAt(ctx).selIn(ctx, &part, `SELECT page_id, position, anchor, title, content, definition, labels
 				FROM search_sections WHERE page_id IN (?) ORDER BY page_id, position`, chunk)
 		}
 		if err != nil {

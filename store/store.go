@@ -259,6 +259,8 @@ type conn struct {
 	// wrote collects the tables a transaction's statements write; nil
 	// outside a transaction.
 	wrote *[]string
+	// snap is the read snapshot q is, if any (see InReadSnapshot).
+	snap *sqlx.Tx
 }
 
 // noteWrite records the table a statement of a transaction writes.
@@ -315,11 +317,18 @@ func (c conn) sel(ctx context.Context, dest any, query string, args ...any) erro
 	return c.q.SelectContext(ctx, dest, query, args...)
 }
 
-// prepared returns the reader pool's prepared statement for query, nil
-// inside a transaction or when it can't be prepared.
+// prepared returns the reader pool's prepared statement for query (in a
+// read snapshot, bound to its transaction), nil inside a write
+// transaction or when it can't be prepared.
 func (c conn) prepared(ctx context.Context, query string) *sqlx.Stmt {
 	if db, ok := c.q.(*sqlx.DB); ok && db == c.s.reader {
 		return c.s.stmts.get(ctx, db, query)
+	}
+	if c.snap != nil {
+		// The pool's statement, on the snapshot's connection.
+		if stmt := c.s.stmts.get(ctx, c.s.reader, query); stmt != nil {
+			return c.snap.StmtxContext(ctx, stmt)
+		}
 	}
 	return nil
 }
