@@ -325,10 +325,15 @@ func (c conn) prepared(ctx context.Context, query string) *sqlx.Stmt {
 		return c.s.stmts.get(ctx, db, query)
 	}
 	if c.snap != nil {
-		// The pool's statement, on the snapshot's connection.
-		if stmt := c.s.stmts.get(ctx, c.s.reader, query); stmt != nil {
+		// The pool's statement, on the snapshot's connection. Preparing
+		// it takes another connection of the pool, which snapshots
+		// waiting for it could all hold: a statement not prepared yet is
+		// prepared in the background for the next time, and this one
+		// runs unprepared.
+		if stmt := c.s.stmts.lookup(query); stmt != nil {
 			return c.snap.StmtxContext(ctx, stmt)
 		}
+		go c.s.stmts.get(context.WithoutCancel(ctx), c.s.reader, query)
 	}
 	return nil
 }
@@ -376,6 +381,14 @@ type stmtCache struct {
 }
 
 const maxPrepared = 512
+
+// lookup returns the prepared statement for query, nil when there is
+// none yet.
+func (c *stmtCache) lookup(query string) *sqlx.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stmts[query]
+}
 
 func (c *stmtCache) get(ctx context.Context, db *sqlx.DB, query string) *sqlx.Stmt {
 	c.mu.Lock()
