@@ -78,15 +78,75 @@ func (tx *Tx) replaceSearchIndex(ctx context.Context, projectID, versionID int64
 	if err := tx.deleteSearchIndex(ctx, versionID); err != nil {
 		return err
 	}
-	ids := make([]int64, len(pages))
 	for i := range pages {
-		id, err := tx.insertSearchPage(ctx, projectID, versionID, &pages[i])
-		if err != nil {
+		if err := checkIndexPage(&pages[i]); err != nil {
 			return err
 		}
-		ids[i] = id
+	}
+	var ids []int64
+	var err error
+	if tx.s.dialect == Postgres {
+		ids, err = tx.insertSearchPagesPostgres(ctx, projectID, versionID, pages)
+	} else {
+		ids = make([]int64, len(pages))
+		for i := range pages {
+			if ids[i], err = tx.insertSearchPageSQLite(ctx, projectID, versionID, &pages[i]); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		return err
 	}
 	return tx.insertPostings(ctx, versionID, pages, ids)
+}
+
+// checkIndexPage refuses a page whose text is not valid UTF-8.
+func checkIndexPage(p *IndexPage) error {
+	if !storable(p.Path) || !storable(p.Title) {
+		return errs.E(errs.Invalid, "store.ReplaceSearchIndex", "page text is not valid UTF-8")
+	}
+	for _, sec := range p.Sections {
+		if !storable(sec.Anchor) || !storable(sec.Title) || !storable(sec.Content) || !storable(sec.Labels) {
+			return errs.E(errs.Invalid, "store.ReplaceSearchIndex", "section text is not valid UTF-8")
+		}
+	}
+	return nil
+}
+
+// insertSearchPagesPostgres writes the pages and their sections in
+// multi-row INSERTs and returns the pages' ids, which it takes from the
+// pages' sequence in one statement first.
+func (tx *Tx) insertSearchPagesPostgres(ctx context.Context, projectID, versionID int64, pages []IndexPage) ([]int64, error) {
+	ids := []int64{}
+	if len(pages) == 0 {
+		return ids, nil
+	}
+	if err := tx.sel(ctx, &ids, `SELECT nextval(pg_get_serial_sequence('search_pages', 'id')) FROM generate_series(1, ?)`, len(pages)); err != nil {
+		return nil, err
+	}
+	pageRows := tx.batchInserter(ctx, "search_pages", "id, project_id, version_id, path, doctype, rank, title, words")
+	defer pageRows.close()
+	for i := range pages {
+		p := &pages[i]
+		if err := pageRows.add(ids[i], projectID, versionID, p.Path, p.Doctype, p.Rank, p.Title, tsvectorLiteral(p.TitleWords)); err != nil {
+			return nil, err
+		}
+	}
+	if err := pageRows.flush(); err != nil {
+		return nil, err
+	}
+	secRows := tx.batchInserter(ctx, "search_sections", "page_id, position, anchor, title, content, definition, labels, words")
+	defer secRows.close()
+	for i := range pages {
+		for j, sec := range pages[i].Sections {
+			words := append(append([]string{}, sec.TitleWords...), sec.ContentWords...)
+			if err := secRows.add(ids[i], j, sec.Anchor, sec.Title, sec.Content, sec.Definition, sec.Labels, tsvectorLiteral(words)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return ids, secRows.flush()
 }
 
 // ReplaceStaleSearchIndex is ReplaceSearchIndex for a version not indexed
@@ -125,33 +185,16 @@ func (tx *Tx) deleteSearchIndex(ctx context.Context, versionID int64) error {
 	return err
 }
 
-// insertSearchPage writes a page and its sections and returns its id.
-func (tx *Tx) insertSearchPage(ctx context.Context, projectID, versionID int64, p *IndexPage) (int64, error) {
-	if !storable(p.Path) || !storable(p.Title) {
-		return 0, errs.E(errs.Invalid, "store.ReplaceSearchIndex", "page text is not valid UTF-8")
-	}
-	var pageID int64
-	var err error
-	if tx.s.dialect == Postgres {
-		pageID, err = tx.insert(ctx, `INSERT INTO search_pages (project_id, version_id, path, doctype, rank, title, words)
-			VALUES (?, ?, ?, ?, ?, ?, ?::tsvector)`, projectID, versionID, p.Path, p.Doctype, p.Rank, p.Title, tsvectorLiteral(p.TitleWords))
-	} else {
-		pageID, err = tx.insert(ctx, `INSERT INTO search_pages (project_id, version_id, path, doctype, rank, title)
-			VALUES (?, ?, ?, ?, ?, ?)`, projectID, versionID, p.Path, p.Doctype, p.Rank, p.Title)
-		if err == nil {
-			_, err = tx.exec(ctx, `INSERT INTO search_page_fts (rowid, words) VALUES (?, ?)`, pageID, strings.Join(p.TitleWords, " "))
-		}
+// insertSearchPageSQLite writes a page and its sections and returns its
+// id.
+func (tx *Tx) insertSearchPageSQLite(ctx context.Context, projectID, versionID int64, p *IndexPage) (int64, error) {
+	pageID, err := tx.insert(ctx, `INSERT INTO search_pages (project_id, version_id, path, doctype, rank, title)
+		VALUES (?, ?, ?, ?, ?, ?)`, projectID, versionID, p.Path, p.Doctype, p.Rank, p.Title)
+	if err == nil {
+		_, err = tx.exec(ctx, `INSERT INTO search_page_fts (rowid, words) VALUES (?, ?)`, pageID, strings.Join(p.TitleWords, " "))
 	}
 	if err != nil {
 		return 0, err
-	}
-	for _, sec := range p.Sections {
-		if !storable(sec.Anchor) || !storable(sec.Title) || !storable(sec.Content) || !storable(sec.Labels) {
-			return 0, errs.E(errs.Invalid, "store.ReplaceSearchIndex", "section text is not valid UTF-8")
-		}
-	}
-	if tx.s.dialect == Postgres {
-		return pageID, tx.insertSectionsPostgres(ctx, pageID, p.Sections)
 	}
 	return pageID, tx.insertSectionsSQLite(ctx, pageID, p.Sections)
 }
@@ -194,25 +237,6 @@ func (tx *Tx) insertSectionsSQLite(ctx context.Context, pageID int64, secs []Ind
 // sectionBatch is how many sections one INSERT writes.
 const sectionBatch = 200
 
-// insertSectionsPostgres writes a page's sections in multi-row INSERTs.
-func (tx *Tx) insertSectionsPostgres(ctx context.Context, pageID int64, secs []IndexSection) error {
-	for start := 0; start < len(secs); start += sectionBatch {
-		batch := secs[start:min(start+sectionBatch, len(secs))]
-		rows := make([]string, len(batch))
-		args := make([]any, 0, 8*len(batch))
-		for i, sec := range batch {
-			words := append(append([]string{}, sec.TitleWords...), sec.ContentWords...)
-			rows[i] = "(?, ?, ?, ?, ?, ?, ?, CAST(? AS tsvector))"
-			args = append(args, pageID, start+i, sec.Anchor, sec.Title, sec.Content, sec.Definition, sec.Labels, tsvectorLiteral(words))
-		}
-		if _, err := tx.exec(ctx, `INSERT INTO search_sections (page_id, position, anchor, title, content, definition, labels, words) VALUES `+
-			strings.Join(rows, ", "), args...); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // maxTsvectorBytes bounds the size of one PostgreSQL tsvector, which must
 // stay under 1 MiB (each lexeme costs its length plus an entry of a few
 // bytes); words past it are not indexed there. Only sections of tens of
@@ -247,14 +271,32 @@ func tsvectorLiteral(words []string) string {
 	return b.String()
 }
 
+// quoteLexeme quotes w as a tsvector lexeme: in single quotes, with quotes
+// doubled and backslashes escaped.
 func quoteLexeme(w string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(w) + "'"
+	if !strings.ContainsAny(w, `'\`) {
+		return "'" + w + "'"
+	}
+	var b strings.Builder
+	b.WriteByte('\'')
+	for i := 0; i < len(w); i++ {
+		switch w[i] {
+		case '\'':
+			b.WriteString("''")
+		case '\\':
+			b.WriteString(`\\`)
+		default:
+			b.WriteByte(w[i])
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
 }
 
 // FindSearchCandidates returns, in id order, the pages of the given
 // versions whose title or a section contains at least one of terms and
 // whose title and sections contain none of exclude. It is the engines'
-// half of matching (FTS5 on SQLite, tsvector and GIN on PostgreSQL): the
+// half of matching (FTS5 on SQLite, tsvector on PostgreSQL): the
 // result holds every page that matches, and package search decides on each
 // (phrases, required terms) itself. Exclude must only hold terms an engine
 // matches exactly: single words or prefixes.
@@ -270,8 +312,10 @@ func (s *Store) FindSearchCandidates(ctx context.Context, versionIDs []int64, te
 		CROSS JOIN search_sections sec ON sec.id = m.id`
 	contains := func(expr string) (string, []any) {
 		if s.dialect == Postgres {
-			return `(p.words @@ CAST(? AS tsquery) OR p.id IN
-				(SELECT sec.page_id FROM search_sections sec WHERE sec.words @@ CAST(? AS tsquery)))`, []any{expr, expr}
+			// No index on the words: the versions' pages are read, and
+			// each page's sections by its index.
+			return `(p.words @@ CAST(? AS tsquery) OR EXISTS
+				(SELECT 1 FROM search_sections sec WHERE sec.page_id = p.id AND sec.words @@ CAST(? AS tsquery)))`, []any{expr, expr}
 		}
 		return `(p.id IN (SELECT rowid FROM search_page_fts WHERE search_page_fts MATCH ?) OR p.id IN (` + sectionPages + `))`, []any{expr, expr}
 	}
@@ -292,7 +336,7 @@ func (s *Store) FindSearchCandidates(ctx context.Context, versionIDs []int64, te
 		c, a := contains(s.matchText(exclude))
 		w.add("NOT "+c, a...)
 	}
-	err := s.read().selIn(ctx, &ids, `SELECT p.id`+from+w.String()+` ORDER BY p.id`, append(args, w.args...)...)
+	err := s.readAt(ctx).selIn(ctx, &ids, `SELECT p.id`+from+w.String()+` ORDER BY p.id`, append(args, w.args...)...)
 	return ids, classify(op, err)
 }
 
@@ -352,7 +396,7 @@ func (s *Store) FindSearchPages(ctx context.Context, ids []int64) ([]*SearchPage
 	for start := 0; start < len(ids); start += searchChunk {
 		chunk := ids[start:min(start+searchChunk, len(ids))]
 		var pages []*SearchPage
-		if err := s.read().selIn(ctx, &pages, `SELECT id, project_id, version_id, path, doctype, rank, title
+		if err := s.readAt(ctx).selIn(ctx, &pages, `SELECT id, project_id, version_id, path, doctype, rank, title
 			FROM search_pages WHERE id IN (?)`, chunk); err != nil {
 			return nil, classify(op, err)
 		}
@@ -391,17 +435,17 @@ func (s *Store) FindSearchSections(ctx context.Context, versionIDs []int64, term
 			FROM (SELECT rowid AS id FROM search_section_fts WHERE search_section_fts MATCH ?) m
 			CROSS JOIN search_sections sec ON sec.id = m.id CROSS JOIN search_pages p ON p.id = sec.page_id
 			WHERE p.version_id IN (?) ORDER BY sec.page_id, sec.position`
-		err := s.read().selIn(ctx, &secs, query, expr, versionIDs)
+		err := s.readAt(ctx).selIn(ctx, &secs, query, expr, versionIDs)
 		return secs, classify(op, err)
 	}
-	err := s.read().selIn(ctx, &secs, query, versionIDs, expr)
+	err := s.readAt(ctx).selIn(ctx, &secs, query, versionIDs, expr)
 	return secs, classify(op, err)
 }
 
 // CountSearchPages returns how many pages the version has in the index.
 func (s *Store) CountSearchPages(ctx context.Context, versionID int64) (int, error) {
 	var n int
-	err := s.read().get(ctx, &n, `SELECT COUNT(*) FROM search_pages WHERE version_id = ?`, versionID)
+	err := s.readAt(ctx).get(ctx, &n, `SELECT COUNT(*) FROM search_pages WHERE version_id = ?`, versionID)
 	return n, classify("store.CountSearchPages", err)
 }
 
@@ -411,6 +455,6 @@ func (s *Store) CountSearchPagesOf(ctx context.Context, versionIDs []int64) (int
 	if len(versionIDs) == 0 {
 		return 0, nil
 	}
-	err := s.read().getIn(ctx, &n, `SELECT COUNT(*) FROM search_pages WHERE version_id IN (?)`, versionIDs)
+	err := s.readAt(ctx).getIn(ctx, &n, `SELECT COUNT(*) FROM search_pages WHERE version_id IN (?)`, versionIDs)
 	return n, classify("store.CountSearchPagesOf", err)
 }

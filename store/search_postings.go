@@ -3,9 +3,13 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/lib/pq"
 
 	"docsd/internal/errs"
 )
@@ -14,7 +18,7 @@ import (
 // writes. A version indexed in an older format (or before postings
 // existed) is searched through the full-text tables until it is indexed
 // again.
-const SearchIndexFormat = 1
+const SearchIndexFormat = 2
 
 // Posting is one word of an IndexPage with the page's impact for it: how
 // well the page answers that word alone, a non-negative integer computed
@@ -26,8 +30,8 @@ type Posting struct {
 
 // PagePosting is a page found in a word's postings.
 type PagePosting struct {
-	PageID int64 `db:"page_id"`
-	Impact int   `db:"impact"`
+	PageID int64
+	Impact int
 }
 
 // SearchWord is a word of the indexed versions' dictionaries and how many
@@ -37,62 +41,60 @@ type SearchWord struct {
 	Pages int    `db:"pages"`
 }
 
-// postingBatch is how many rows one INSERT into the postings writes.
+// postingBatch is how many rows one INSERT writes.
 const postingBatch = 500
 
-// insertPostings writes the version's dictionary and postings and marks it
-// indexed in SearchIndexFormat; pageIDs are the stored ids of pages. Rows
-// are written in key order, so the tables' B-trees grow at their ends.
+// postingSize is the bytes of one posting in a word's list: the impact
+// (uint32) and the page id (uint64), big-endian. Lists are ordered best
+// first: impact descending, then page id descending.
+const postingSize = 12
+
+// maxImpact is the largest impact a posting holds.
+const maxImpact = math.MaxUint32
+
+// insertPostings writes the version's dictionary, each word with its
+// postings list, and marks the version indexed in SearchIndexFormat;
+// pageIDs are the stored ids of pages. Rows are written in word order, so
+// the table's B-tree grows at its end.
 func (tx *Tx) insertPostings(ctx context.Context, versionID int64, pages []IndexPage, pageIDs []int64) error {
 	type row struct {
-		word   string
 		impact int
 		page   int64
 	}
-	n := 0
-	for i := range pages {
-		n += len(pages[i].Postings)
-	}
-	rows := make([]row, 0, n)
+	byWord := map[string][]row{}
 	for i := range pages {
 		for _, p := range pages[i].Postings {
-			if p.Word == "" || p.Impact < 0 || !storable(p.Word) {
-				return errs.E(errs.Invalid, "store.ReplaceSearchIndex", "a posting has no word or a negative impact")
+			if p.Word == "" || p.Impact < 0 || p.Impact > maxImpact || !storable(p.Word) {
+				return errs.E(errs.Invalid, "store.ReplaceSearchIndex", "a posting has no word or an impact out of range")
 			}
-			rows = append(rows, row{p.Word, p.Impact, pageIDs[i]})
+			byWord[p.Word] = append(byWord[p.Word], row{p.Impact, pageIDs[i]})
 		}
 	}
-	sort.Slice(rows, func(i, j int) bool {
-		a, b := &rows[i], &rows[j]
-		if a.word != b.word {
-			return a.word < b.word
-		}
-		if a.impact != b.impact {
-			return a.impact < b.impact
-		}
-		return a.page < b.page
-	})
-	postings := tx.batchInserter(ctx, "search_postings", "version_id, word, impact, page_id")
-	defer postings.close()
-	words := tx.batchInserter(ctx, "search_words", "version_id, word, pages")
-	defer words.close()
-	for i := 0; i < len(rows); {
-		j := i
-		for j < len(rows) && rows[j].word == rows[i].word {
-			if err := postings.add(versionID, rows[j].word, rows[j].impact, rows[j].page); err != nil {
-				return err
+	words := make([]string, 0, len(byWord))
+	for w := range byWord {
+		words = append(words, w)
+	}
+	sort.Strings(words)
+	ins := tx.batchInserter(ctx, "search_words", "version_id, word, pages, postings")
+	defer ins.close()
+	for _, w := range words {
+		rows := byWord[w]
+		sort.Slice(rows, func(i, j int) bool {
+			if rows[i].impact != rows[j].impact {
+				return rows[i].impact > rows[j].impact
 			}
-			j++
+			return rows[i].page > rows[j].page
+		})
+		list := make([]byte, len(rows)*postingSize)
+		for i, r := range rows {
+			binary.BigEndian.PutUint32(list[i*postingSize:], uint32(r.impact))
+			binary.BigEndian.PutUint64(list[i*postingSize+4:], uint64(r.page))
 		}
-		if err := words.add(versionID, rows[i].word, j-i); err != nil {
+		if err := ins.add(versionID, w, len(rows), list); err != nil {
 			return err
 		}
-		i = j
 	}
-	if err := postings.flush(); err != nil {
-		return err
-	}
-	if err := words.flush(); err != nil {
+	if err := ins.flush(); err != nil {
 		return err
 	}
 	_, err := tx.exec(ctx, `INSERT INTO search_indexed (version_id, format, pages) VALUES (?, ?, ?)`, versionID, SearchIndexFormat, len(pages))
@@ -160,9 +162,10 @@ func (b *batchInserter) close() {
 	}
 }
 
-// deletePostings deletes the version's dictionary, postings and mark.
+// deletePostings deletes the version's dictionary with its postings, and
+// its mark.
 func (tx *Tx) deletePostings(ctx context.Context, versionID int64) error {
-	for _, table := range []string{"search_postings", "search_words", "search_indexed"} {
+	for _, table := range []string{"search_words", "search_indexed"} {
 		if _, err := tx.exec(ctx, `DELETE FROM `+table+` WHERE version_id = ?`, versionID); err != nil {
 			return err
 		}
@@ -181,7 +184,7 @@ func (s *Store) FindSearchIndexed(ctx context.Context, versionIDs []int64) (map[
 		VersionID int64 `db:"version_id"`
 		Pages     int   `db:"pages"`
 	}
-	err := s.read().selIn(ctx, &rows, `SELECT version_id, pages FROM search_indexed WHERE version_id IN (?) AND format = ?`, versionIDs, SearchIndexFormat)
+	err := s.readAt(ctx).selIn(ctx, &rows, `SELECT version_id, pages FROM search_indexed WHERE version_id IN (?) AND format = ?`, versionIDs, SearchIndexFormat)
 	for _, r := range rows {
 		out[r.VersionID] = r.Pages
 	}
@@ -192,7 +195,7 @@ func (s *Store) FindSearchIndexed(ctx context.Context, versionIDs []int64) (map[
 // but are not indexed in SearchIndexFormat, in id order.
 func (s *Store) FindSearchStaleVersions(ctx context.Context) ([]int64, error) {
 	ids := []int64{}
-	err := s.read().sel(ctx, &ids, `SELECT DISTINCT p.version_id FROM search_pages p
+	err := s.readAt(ctx).sel(ctx, &ids, `SELECT DISTINCT p.version_id FROM search_pages p
 		WHERE NOT EXISTS (SELECT 1 FROM search_indexed i WHERE i.version_id = p.version_id AND i.format = ?)
 		ORDER BY p.version_id`, SearchIndexFormat)
 	return ids, classify("store.FindSearchStaleVersions", err)
@@ -214,19 +217,24 @@ func (s *Store) FindSearchWords(ctx context.Context, versionIDs []int64, prefix 
 	if len(versionIDs) == 0 || prefix == "" {
 		return words, nil
 	}
-	var rows []SearchWord
-	for _, v := range versionIDs {
-		var part []SearchWord
+	// One statement, a range read per version.
+	end, bounded := prefixEnd(prefix)
+	limit := max(minWordRange, maxWordRange/len(versionIDs))
+	parts := make([]string, len(versionIDs))
+	args := make([]any, 0, 4*len(versionIDs))
+	for i, v := range versionIDs {
 		q := `SELECT word, pages FROM search_words WHERE version_id = ? AND word >= ?`
-		args := []any{v, prefix}
-		if end, ok := prefixEnd(prefix); ok {
+		args = append(args, v, prefix)
+		if bounded {
 			q += ` AND word < ?`
 			args = append(args, end)
 		}
-		if err := s.read().sel(ctx, &part, q+` ORDER BY word LIMIT ?`, append(args, max(minWordRange, maxWordRange/len(versionIDs)))...); err != nil {
-			return nil, classify("store.FindSearchWords", err)
-		}
-		rows = append(rows, part...)
+		parts[i] = `SELECT * FROM (` + q + ` ORDER BY word LIMIT ?) w` + strconv.Itoa(i)
+		args = append(args, limit)
+	}
+	var rows []SearchWord
+	if err := s.readAt(ctx).sel(ctx, &rows, strings.Join(parts, " UNION ALL "), args...); err != nil {
+		return nil, classify("store.FindSearchWords", err)
 	}
 	byWord := map[string]int{}
 	for _, r := range rows {
@@ -258,39 +266,52 @@ func prefixEnd(prefix string) (string, bool) {
 	return "", false
 }
 
+// WordPostings is the best pages of a word in one version's postings.
+type WordPostings struct {
+	Word     string
+	Postings []PagePosting
+	// Complete is set when the list was read to its end.
+	Complete bool
+}
+
 // FindTopPostings returns, for each of the versions and words, its limit
-// best pages (impact descending, then page id descending), all together;
-// complete reports whether every list was read to its end.
-func (s *Store) FindTopPostings(ctx context.Context, versionIDs []int64, words []string, limit int) (postings []PagePosting, complete bool, err error) {
-	postings = []PagePosting{}
-	if len(versionIDs) == 0 || len(words) == 0 {
-		return postings, true, nil
+// best pages (impact descending, then page id descending); a word not in a
+// version's dictionary has no entry. Only the first limit postings of each
+// list are read from the database.
+func (s *Store) FindTopPostings(ctx context.Context, versionIDs []int64, words []string, limit int) ([]WordPostings, error) {
+	out := []WordPostings{}
+	if len(versionIDs) == 0 || len(words) == 0 || limit <= 0 {
+		return out, nil
 	}
-	parts := make([]string, 0, len(versionIDs)*len(words))
-	args := make([]any, 0, 3*len(versionIDs)*len(words))
-	for _, v := range versionIDs {
-		for _, w := range words {
-			parts = append(parts, `SELECT * FROM (SELECT page_id, impact FROM search_postings WHERE version_id = ? AND word = ?
-				ORDER BY impact DESC, page_id DESC LIMIT ?) t`+strconv.Itoa(len(parts)))
-			args = append(args, v, w, limit)
+	var rows []struct {
+		Word  string `db:"word"`
+		Pages int    `db:"pages"`
+		List  []byte `db:"list"`
+	}
+	if err := s.readAt(ctx).selIn(ctx, &rows, `SELECT word, pages, `+s.substr("postings")+` AS list
+		FROM search_words WHERE version_id IN (?) AND word IN (?)`, limit*postingSize, versionIDs, words); err != nil {
+		return nil, classify("store.FindTopPostings", err)
+	}
+	for _, r := range rows {
+		wp := WordPostings{Word: r.Word, Complete: r.Pages <= limit, Postings: make([]PagePosting, 0, len(r.List)/postingSize)}
+		for i := 0; i+postingSize <= len(r.List); i += postingSize {
+			wp.Postings = append(wp.Postings, PagePosting{
+				Impact: int(binary.BigEndian.Uint32(r.List[i:])),
+				PageID: int64(binary.BigEndian.Uint64(r.List[i+4:])),
+			})
 		}
+		out = append(out, wp)
 	}
-	var rows []PagePosting
-	if err := s.read().sel(ctx, &rows, strings.Join(parts, " UNION ALL "), args...); err != nil {
-		return nil, false, classify("store.FindTopPostings", err)
+	return out, nil
+}
+
+// substr is the SQL for the first bytes of a binary column, as many as
+// its one parameter says.
+func (s *Store) substr(col string) string {
+	if s.dialect == Postgres {
+		return "substring(" + col + " from 1 for CAST(? AS INTEGER))"
 	}
-	// Every list was read to its end when none has limit pages or more
-	// (the dictionaries count them).
-	complete = len(rows) < limit
-	if !complete {
-		var n int
-		err := s.read().getIn(ctx, &n, `SELECT COUNT(*) FROM search_words WHERE version_id IN (?) AND word IN (?) AND pages >= ?`, versionIDs, words, limit)
-		if err != nil {
-			return nil, false, classify("store.FindTopPostings", err)
-		}
-		complete = n == 0
-	}
-	return rows, complete, nil
+	return "substr(" + col + ", 1, ?)"
 }
 
 // FindSearchPageSections returns every section of the pages, ordered by
@@ -300,8 +321,20 @@ func (s *Store) FindSearchPageSections(ctx context.Context, pageIDs []int64) ([]
 	for start := 0; start < len(pageIDs); start += searchChunk {
 		chunk := pageIDs[start:min(start+searchChunk, len(pageIDs))]
 		var part []SearchSection
-		if err := s.read().selIn(ctx, &part, `SELECT page_id, position, anchor, title, content, definition, labels
-			FROM search_sections WHERE page_id IN (?) ORDER BY page_id, position`, chunk); err != nil {
+		var err error
+		if s.dialect == Postgres {
+			// Page by page through the index, whatever the planner's
+			// statistics say: right after a version is indexed it has
+			// none, and would read the whole table for a few pages.
+			// OFFSET 0 keeps the subquery a loop over the pages.
+			err = s.readAt(ctx).sel(ctx, &part, `SELECT sec.page_id, sec.position, sec.anchor, sec.title, sec.content, sec.definition, sec.labels
+				FROM unnest(CAST(? AS BIGINT[])) AS p(id) CROSS JOIN LATERAL
+				(SELECT * FROM search_sections WHERE page_id = p.id OFFSET 0) sec ORDER BY sec.page_id, sec.position`, pq.Array(chunk))
+		} else {
+			err = s.readAt(ctx).selIn(ctx, &part, `SELECT page_id, position, anchor, title, content, definition, labels
+				FROM search_sections WHERE page_id IN (?) ORDER BY page_id, position`, chunk)
+		}
+		if err != nil {
 			return nil, classify("store.FindSearchPageSections", err)
 		}
 		secs = append(secs, part...)

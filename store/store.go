@@ -259,6 +259,8 @@ type conn struct {
 	// wrote collects the tables a transaction's statements write; nil
 	// outside a transaction.
 	wrote *[]string
+	// snap is the read snapshot q is, if any (see InReadSnapshot).
+	snap *sqlx.Tx
 }
 
 // noteWrite records the table a statement of a transaction writes.
@@ -315,11 +317,23 @@ func (c conn) sel(ctx context.Context, dest any, query string, args ...any) erro
 	return c.q.SelectContext(ctx, dest, query, args...)
 }
 
-// prepared returns the reader pool's prepared statement for query, nil
-// inside a transaction or when it can't be prepared.
+// prepared returns the reader pool's prepared statement for query (in a
+// read snapshot, bound to its transaction), nil inside a write
+// transaction or when it can't be prepared.
 func (c conn) prepared(ctx context.Context, query string) *sqlx.Stmt {
 	if db, ok := c.q.(*sqlx.DB); ok && db == c.s.reader {
 		return c.s.stmts.get(ctx, db, query)
+	}
+	if c.snap != nil {
+		// The pool's statement, on the snapshot's connection. Preparing
+		// it takes another connection of the pool, which snapshots
+		// waiting for it could all hold: a statement not prepared yet is
+		// prepared in the background for the next time, and this one
+		// runs unprepared.
+		if stmt := c.s.stmts.lookup(query); stmt != nil {
+			return c.snap.StmtxContext(ctx, stmt)
+		}
+		go c.s.stmts.get(context.WithoutCancel(ctx), c.s.reader, query)
 	}
 	return nil
 }
@@ -367,6 +381,14 @@ type stmtCache struct {
 }
 
 const maxPrepared = 512
+
+// lookup returns the prepared statement for query, nil when there is
+// none yet.
+func (c *stmtCache) lookup(query string) *sqlx.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stmts[query]
+}
 
 func (c *stmtCache) get(ctx context.Context, db *sqlx.DB, query string) *sqlx.Stmt {
 	c.mu.Lock()

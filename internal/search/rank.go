@@ -28,6 +28,12 @@ const (
 	bonusAnchorCase   = 1.0
 )
 
+// A section whose anchor is one of the query's terms (or ends with it)
+// while the section holds the others answers the query through that name:
+// `open file` is `open()` taking a file, `property decorator` is
+// `property`, used as a decorator. It gets a share of the bonus.
+const bonusAnchorPartial = 0.75
+
 // How much a word that is not the query's word as typed counts: one with
 // the same stem (`comprehensions` for `comprehension`), one that only
 // starts with the query's last word, still being typed (`gather` for
@@ -218,12 +224,19 @@ func rawWords(text string) string {
 
 // anchorBonus is the best bonus of a section's anchor and labels for the
 // query: exact, suffix or none, more for definitions and in the typed
-// case. Sphinx's module anchors (`module-heapq`) name the module.
-func (m *matcher) anchorBonus(sec *store.SearchSection) float64 {
+// case; a share of it when the anchor names one term and the section
+// holds the others (present reports whether term ti occurs in the
+// section). Sphinx's module anchors (`module-heapq`) name the module.
+func (m *matcher) anchorBonus(sec *store.SearchSection, present func(ti int) bool) float64 {
 	best := 0.0
 	for i, anchor := range append([]string{sec.Anchor}, strings.Fields(sec.Labels)...) {
 		name, module := strings.CutPrefix(anchor, "module-")
 		exact, ok := m.anchorMatch(name)
+		share := 1.0
+		if !ok {
+			exact, ok = m.anchorNamesTerm(name, present)
+			share = bonusAnchorPartial
+		}
 		if !ok {
 			continue
 		}
@@ -234,12 +247,39 @@ func (m *matcher) anchorBonus(sec *store.SearchSection) float64 {
 		if i == 0 && sec.Definition || module {
 			b *= bonusDefinition
 		}
-		if raw := rawWords(name); m.typed != "" && (raw == m.typed || strings.HasSuffix(raw, " "+m.typed)) {
+		if raw := rawWords(name); share == 1 && m.typed != "" && (raw == m.typed || strings.HasSuffix(raw, " "+m.typed)) {
 			b += bonusAnchorCase
 		}
-		best = max(best, b)
+		best = max(best, share*b)
 	}
 	return best
+}
+
+// anchorNamesTerm reports whether an anchor names one of the query's
+// terms of one word, as its last word, while every other non-excluded
+// term is present in the section; exact is set when the anchor is that
+// word alone.
+func (m *matcher) anchorNamesTerm(anchor string, present func(ti int) bool) (exact, ok bool) {
+	words := Words(anchor)
+	if len(words) == 0 {
+		return false, false
+	}
+	named := -1
+	for ti, t := range m.terms {
+		if t.Mode != MustNot && len(t.Words) == 1 && m.wordWeight(ti, 0, words[len(words)-1]) > 0 {
+			named = ti
+			break
+		}
+	}
+	if named < 0 {
+		return false, false
+	}
+	for ti, t := range m.terms {
+		if ti != named && t.Mode != MustNot && !present(ti) {
+			return false, false
+		}
+	}
+	return len(words) == 1, true
 }
 
 // anchorMatch reports whether a section's anchor names what the query
@@ -276,6 +316,9 @@ func (m *matcher) anchorMatch(anchor string) (exact, ok bool) {
 	}
 	return len(want) == len(words), true
 }
+
+// has reports whether term ti occurs in the field.
+func (c fieldCount) has(ti int) bool { return c.tf != nil && c.tf[ti] > 0 }
 
 // score is a field's BM25-like relevance for the non-excluded terms, each
 // term's counting by its weight.
@@ -375,7 +418,7 @@ func (e *pageEval) score(m *matcher) {
 		se := &e.sections[i]
 		se.score = weightSectionTitle*se.title.score(m, avgTitleLen) + weightContent*se.content.score(m, avgContentLn)
 		if se.title.positive || se.content.positive {
-			se.score += m.anchorBonus(se.sec)
+			se.score += m.anchorBonus(se.sec, func(ti int) bool { return se.title.has(ti) || se.content.has(ti) })
 		}
 		if se.score > best {
 			best, rest = se.score, rest+best

@@ -182,7 +182,7 @@ func TestSearchIndexLifecycle(t *testing.T) {
 		if words, err := w.s.FindSearchWords(ctx, []int64{lib.ID}, "install"); err != nil || len(words) != 0 {
 			t.Errorf("dictionary words after delete: %v, %v", words, err)
 		}
-		if ps, _, err := w.s.FindTopPostings(ctx, []int64{lib.ID}, []string{"install"}, 10); err != nil || len(ps) != 0 {
+		if ps, err := w.s.FindTopPostings(ctx, []int64{lib.ID}, []string{"install"}, 10); err != nil || len(ps) != 0 {
 			t.Errorf("postings after delete: %v, %v", ps, err)
 		}
 		if d == store.SQLite {

@@ -99,21 +99,26 @@ func (s *Service) Search(ctx context.Context, q Query, scope []*Pair, offset, li
 		}
 	}
 	langOf := func(p *store.SearchPage) string { return byVersion[p.VersionID].Project.Language }
-	indexed, err := s.Store.FindSearchIndexed(ctx, versionIDs)
-	if err != nil {
-		return nil, err
-	}
+	// The reads of one search see the index as of one moment: a version
+	// indexed again meanwhile is seen before or after, never half.
 	var evals []*pageEval
-	if len(indexed) == len(versionIDs) {
-		pages := 0
-		for _, n := range indexed {
-			pages += n
+	err := s.Store.InReadSnapshot(ctx, func(ctx context.Context) error {
+		indexed, err := s.Store.FindSearchIndexed(ctx, versionIDs)
+		if err != nil {
+			return err
 		}
-		evals, res.Count, err = s.searchIndexed(ctx, versionIDs, pages, q, matchers, langOf, offset+limit)
-	} else {
+		if len(indexed) == len(versionIDs) {
+			pages := 0
+			for _, n := range indexed {
+				pages += n
+			}
+			evals, res.Count, err = s.searchIndexed(ctx, versionIDs, pages, q, matchers, langOf, offset+limit)
+			return err
+		}
 		evals, err = s.searchFullText(ctx, versionIDs, q, matchers, langOf)
 		res.Count = len(evals)
-	}
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -150,22 +150,29 @@ func (s *Service) searchIndexed(ctx context.Context, versionIDs []int64, n int, 
 		// term's best expansion, weighed like the terms.
 		first := map[int64]float64{}
 		complete := true
+		var words []string
+		for _, exps := range terms {
+			for _, e := range exps {
+				words = append(words, e.word)
+			}
+		}
+		lists, err := s.Store.FindTopPostings(ctx, versionIDs, words, depth*judge)
+		if err != nil {
+			return nil, 0, err
+		}
+		byWord := map[string][]store.WordPostings{}
+		for _, l := range lists {
+			byWord[l.Word] = append(byWord[l.Word], l)
+			complete = complete && l.Complete
+		}
 		for ti, exps := range terms {
-			if len(exps) == 0 {
-				continue
-			}
-			words := make([]string, len(exps))
-			for i, e := range exps {
-				words[i] = e.word
-			}
-			ps, done, err := s.Store.FindTopPostings(ctx, versionIDs, words, depth*judge)
-			if err != nil {
-				return nil, 0, err
-			}
-			complete = complete && done
 			best := map[int64]int{}
-			for _, p := range ps {
-				best[p.PageID] = max(best[p.PageID], p.Impact)
+			for _, e := range exps {
+				for _, l := range byWord[e.word] {
+					for _, p := range l.Postings {
+						best[p.PageID] = max(best[p.PageID], p.Impact)
+					}
+				}
 			}
 			for id, imp := range best {
 				first[id] += anyWeight(matchers, ti) * float64(imp)
