@@ -16,8 +16,8 @@ import (
 
 	"docsd/graph"
 	"docsd/internal/access"
-	"docsd/internal/audit"
 	"docsd/internal/analytics"
+	"docsd/internal/audit"
 	"docsd/internal/builder"
 	"docsd/internal/hosting"
 	"docsd/internal/ratelimit"

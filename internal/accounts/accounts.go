@@ -356,6 +356,7 @@ const (
 // OIDCFlowLifetime is how long a single sign-on may take at the identity
 // provider: the browser binding cookie's Max-Age.
 const OIDCFlowLifetime = store.OIDCFlowLifetime
+
 // DocsLoginCode makes the one-time code of a sign-in hand-off from the
 // dashboard session with cookie value sessionValue to docs host host,
 // bound to the browser's state (store.CreateDocsLoginCode).

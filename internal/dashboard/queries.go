@@ -267,6 +267,7 @@ const updateDomainMutation = `mutation($input: UpdateDomainInput!) {
 }`
 
 const deleteDomainMutation = `mutation($input: DeleteDomainInput!) { deleteDomain(input: $input) { deletedId ` + graph.PayloadErrors + ` } }`
+
 // The analytics pages' queries: a page's charts and tables over the days
 // asked for, and the CSV downloads' rows page by page.
 const (
