@@ -23,11 +23,8 @@ const nodeAuditLogEntry = "AuditLogEntry"
 // Messages of the audit log's filters.
 const MsgEnterValidDate = "Enter a valid date."
 
-// OwnedOrganizations, when set, returns the ids of the organizations whose
-// audit entries user reads as their owner. Nil: none (no organizations).
-type OwnedOrganizations func(ctx context.Context, userID int64) ([]int64, error)
-
-// auditVisibility is the store filter of the entries the viewer reads;
+// auditVisibility is the store filter of the entries the viewer reads
+// (owners read their organizations' entries);
 // anonymous viewers are Unauthenticated.
 func (r *Resolver) auditVisibility(ctx context.Context) (store.AuditVisibility, error) {
 	v := access.ViewerFrom(ctx)
@@ -35,10 +32,13 @@ func (r *Resolver) auditVisibility(ctx context.Context) (store.AuditVisibility, 
 		return store.AuditVisibility{}, errAnonymous("graph.auditLogs")
 	}
 	var owned []int64
-	if r.OwnedOrganizations != nil && v.User != nil {
-		var err error
-		if owned, err = r.OwnedOrganizations(ctx, v.User.ID); err != nil {
+	if v.User != nil {
+		orgs, _, err := r.Store.FindOrganizations(ctx, store.OrganizationFilter{OwnerID: &v.User.ID})
+		if err != nil {
 			return store.AuditVisibility{}, err
+		}
+		for _, o := range orgs {
+			owned = append(owned, o.ID)
 		}
 	}
 	return access.AuditVisibility(v, owned), nil

@@ -10,6 +10,7 @@ import (
 
 	"docsd/graph/gid"
 	"docsd/internal/access"
+	"docsd/internal/audit"
 	"docsd/internal/errs"
 	"docsd/internal/slug"
 	"docsd/store"
@@ -172,6 +173,7 @@ func (r *Resolver) createOrganization(ctx context.Context, in CreateOrganization
 	if err := r.Store.CreateOrganization(ctx, o, v.User.ID); err != nil {
 		return nil, err
 	}
+	r.recordOrganization(ctx, store.AuditOrganizationCreated, o, nil, map[string]any{"organization": orgData(o)})
 	return o, nil
 }
 
@@ -199,7 +201,21 @@ func (r *Resolver) updateOrganization(ctx context.Context, in UpdateOrganization
 	if err := f.Err(op); err != nil {
 		return nil, err
 	}
-	return r.Store.UpdateOrganization(ctx, o.ID, upd)
+	updated, err := r.Store.UpdateOrganization(ctx, o.ID, upd)
+	if err != nil {
+		return nil, err
+	}
+	changed := []string{}
+	for _, c := range []struct {
+		name string
+		set  bool
+	}{{"name", in.Name != nil}, {"email", in.Email != nil}, {"description", in.Description != nil}, {"url", in.URL != nil}} {
+		if c.set {
+			changed = append(changed, c.name)
+		}
+	}
+	r.recordOrganization(ctx, store.AuditOrganizationChanged, updated, nil, map[string]any{"organization": orgData(updated), "changed": changed})
+	return updated, nil
 }
 
 // deleteOrganization runs deleteOrganization and returns the deleted
@@ -212,6 +228,7 @@ func (r *Resolver) deleteOrganization(ctx context.Context, in DeleteOrganization
 	if err := r.Store.DeleteOrganization(ctx, o.ID); err != nil {
 		return "", err
 	}
+	r.recordOrganization(ctx, store.AuditOrganizationDeleted, o, nil, map[string]any{"organization": orgData(o)})
 	return gid.Encode(nodeOrganization, o.ID), nil
 }
 
@@ -254,7 +271,15 @@ func (r *Resolver) changeOwner(ctx context.Context, orgSlug, username string, ad
 			return nil, errs.FieldError(op, "username", fmt.Sprintf("User %s is not an owner", u.Username))
 		}
 	}
-	return o, err
+	if err != nil {
+		return nil, err
+	}
+	action := store.AuditOwnerAdded
+	if !add {
+		action = store.AuditOwnerRemoved
+	}
+	r.recordOrganization(ctx, action, o, nil, map[string]any{"organization": orgData(o), "owner": audit.User(u)})
+	return o, nil
 }
 
 // teamProjects reads project slugs of organization o for field; a slug
@@ -317,6 +342,8 @@ func (r *Resolver) createTeam(ctx context.Context, in CreateTeamInput) (*store.T
 	if err := r.Store.CreateTeam(ctx, t, projects); err != nil {
 		return nil, err
 	}
+	r.recordOrganization(ctx, store.AuditTeamCreated, o, nil, map[string]any{"team": teamData(o, t)})
+	r.recordTeamProjects(ctx, store.AuditTeamProjectAdded, o, t, projects)
 	return t, nil
 }
 
@@ -344,24 +371,64 @@ func (r *Resolver) updateTeam(ctx context.Context, in UpdateTeamInput) (*store.T
 	if err := f.Err(op); err != nil {
 		return nil, err
 	}
-	return r.Store.UpdateTeam(ctx, t.ID, upd)
+	var before []int64
+	if upd.Projects != nil {
+		tps, err := r.Store.FindTeamProjects(ctx, []int64{t.ID})
+		if err != nil {
+			return nil, err
+		}
+		for _, tp := range tps {
+			before = append(before, tp.ProjectID)
+		}
+	}
+	updated, err := r.Store.UpdateTeam(ctx, t.ID, upd)
+	if err != nil {
+		return nil, err
+	}
+	changed := []string{}
+	for _, c := range []struct {
+		name string
+		set  bool
+	}{{"name", in.Name != nil}, {"access", in.Access != nil}, {"auto_join_email_users", in.AutoJoinEmailUsers != nil}, {"projects", in.Projects != nil}} {
+		if c.set {
+			changed = append(changed, c.name)
+		}
+	}
+	r.recordOrganization(ctx, store.AuditTeamChanged, o, nil, map[string]any{"team": teamData(o, updated), "changed": changed})
+	if upd.Projects != nil {
+		var added, removed []int64
+		for _, id := range upd.Projects {
+			if !slices.Contains(before, id) {
+				added = append(added, id)
+			}
+		}
+		for _, id := range before {
+			if !slices.Contains(upd.Projects, id) {
+				removed = append(removed, id)
+			}
+		}
+		r.recordTeamProjects(ctx, store.AuditTeamProjectAdded, o, updated, added)
+		r.recordTeamProjects(ctx, store.AuditTeamProjectRemoved, o, updated, removed)
+	}
+	return updated, nil
 }
 
 // deleteTeam runs deleteTeam and returns the team's global id.
 func (r *Resolver) deleteTeam(ctx context.Context, in DeleteTeamInput) (string, error) {
-	_, t, err := r.ownedTeam(ctx, in.Organization, in.Slug)
+	o, t, err := r.ownedTeam(ctx, in.Organization, in.Slug)
 	if err != nil {
 		return "", err
 	}
 	if err := r.Store.DeleteTeam(ctx, t.ID); err != nil {
 		return "", err
 	}
+	r.recordOrganization(ctx, store.AuditTeamDeleted, o, nil, map[string]any{"team": teamData(o, t)})
 	return gid.Encode(nodeTeam, t.ID), nil
 }
 
 // addTeamMember adds an existing user to a team at once.
 func (r *Resolver) addTeamMember(ctx context.Context, in AddTeamMemberInput) (*store.User, error) {
-	_, t, err := r.ownedTeam(ctx, in.Organization, in.Team)
+	o, t, err := r.ownedTeam(ctx, in.Organization, in.Team)
 	if err != nil {
 		return nil, err
 	}
@@ -372,13 +439,14 @@ func (r *Resolver) addTeamMember(ctx context.Context, in AddTeamMemberInput) (*s
 	if err := r.Store.AddTeamMember(ctx, t.ID, u.ID); err != nil {
 		return nil, err
 	}
+	r.recordOrganization(ctx, store.AuditTeamMemberAdded, o, nil, map[string]any{"team": teamData(o, t), "member": audit.User(u)})
 	return u, nil
 }
 
 // removeTeamMember removes a member from a team.
 func (r *Resolver) removeTeamMember(ctx context.Context, in RemoveTeamMemberInput) (*store.Team, error) {
 	const op = "graph.removeTeamMember"
-	_, t, err := r.ownedTeam(ctx, in.Organization, in.Team)
+	o, t, err := r.ownedTeam(ctx, in.Organization, in.Team)
 	if err != nil {
 		return nil, err
 	}
@@ -390,7 +458,11 @@ func (r *Resolver) removeTeamMember(ctx context.Context, in RemoveTeamMemberInpu
 	if notFoundIs(err) {
 		return nil, errs.FieldError(op, "username", fmt.Sprintf("User %s is not a member of this team", u.Username))
 	}
-	return t, err
+	if err != nil {
+		return nil, err
+	}
+	r.recordOrganization(ctx, store.AuditTeamMemberRemoved, o, nil, map[string]any{"team": teamData(o, t), "member": audit.User(u)})
+	return t, nil
 }
 
 // changeTeamProject adds a project of the organization to a team, or
@@ -409,12 +481,20 @@ func (r *Resolver) changeTeamProject(ctx context.Context, orgSlug, teamSlug, pro
 	if err := f.Err(op); err != nil {
 		return nil, err
 	}
+	action := store.AuditTeamProjectAdded
 	if add {
 		err = r.Store.AddTeamProject(ctx, t.ID, ids[0])
 	} else if err = r.Store.RemoveTeamProject(ctx, t.ID, ids[0]); notFoundIs(err) {
 		err = errs.FieldError(op, "project", fmt.Sprintf("Object with slug=%s does not exist.", projectSlug))
 	}
-	return t, err
+	if err != nil {
+		return nil, err
+	}
+	if !add {
+		action = store.AuditTeamProjectRemoved
+	}
+	r.recordTeamProjects(ctx, action, o, t, ids)
+	return t, nil
 }
 
 // Messages of project moves and project creation in organizations.
@@ -508,9 +588,20 @@ func (r *Resolver) setProjectOrganization(ctx context.Context, in SetProjectOrga
 	if target != nil {
 		orgID = &target.ID
 	}
+	var source *store.Organization
+	if p.OrganizationID != nil {
+		orgs, err := r.Store.FindOrganizationsByIDs(ctx, []int64{*p.OrganizationID})
+		if err != nil {
+			return nil, err
+		}
+		if len(orgs) == 1 {
+			source = orgs[0]
+		}
+	}
 	if err := r.Store.SetProjectsOrganization(ctx, ids, orgID, teamIDs); err != nil {
 		return nil, err
 	}
+	r.recordProjectMoves(ctx, moved, source, target, teamIDs)
 	return r.Store.FindProjectByID(ctx, p.ID)
 }
 

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"docsd/internal/audit"
 	"docsd/internal/errs"
 	"docsd/internal/repocreds"
 	"docsd/store"
@@ -58,19 +59,47 @@ func (r *Resolver) createSSHKey(ctx context.Context, in CreateSSHKeyInput) (*sto
 	if err != nil {
 		return nil, errs.Wrap(errs.Internal, op, err)
 	}
-	_, err = r.Store.CreateSSHKey(ctx, p.ID, store.NewSSHKey{Type: repocreds.KeyType, PublicKey: k.Public, Fingerprint: k.Fingerprint, Private: k.Private}, isTrue(in.Rotate))
-	return p, err
+	if _, err = r.Store.CreateSSHKey(ctx, p.ID, store.NewSSHKey{Type: repocreds.KeyType, PublicKey: k.Public, Fingerprint: k.Fingerprint, Private: k.Private}, isTrue(in.Rotate)); err != nil {
+		return nil, err
+	}
+	r.record(ctx, audit.Event{Action: store.AuditSSHKeyCreated, Project: p, Data: map[string]any{"fingerprint": k.Fingerprint}})
+	return p, nil
 }
 
-// deleteFromProject runs del (DeleteSSHKey, DeleteRepositoryCredentials)
-// on a project the caller maintains; a project without what del removes
-// is NOT_FOUND.
-func (r *Resolver) deleteFromProject(ctx context.Context, slug string, del func(ctx context.Context, projectID int64) error) (*store.Project, error) {
+// deleteSSHKey deletes the project's deploy key; a project without one is
+// NOT_FOUND.
+func (r *Resolver) deleteSSHKey(ctx context.Context, slug string) (*store.Project, error) {
 	p, err := r.maintainedProject(ctx, slug)
 	if err != nil {
 		return nil, err
 	}
-	return p, del(ctx, p.ID)
+	k, err := r.Store.FindSSHKey(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Store.DeleteSSHKey(ctx, p.ID); err != nil {
+		return nil, err
+	}
+	r.record(ctx, audit.Event{Action: store.AuditSSHKeyDeleted, Project: p, Data: map[string]any{"fingerprint": k.Fingerprint}})
+	return p, nil
+}
+
+// deleteRepositoryCredentials deletes the project's HTTPS credentials; a
+// project without them is NOT_FOUND.
+func (r *Resolver) deleteRepositoryCredentials(ctx context.Context, slug string) (*store.Project, error) {
+	p, err := r.maintainedProject(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.Store.FindRepositoryCredentials(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Store.DeleteRepositoryCredentials(ctx, p.ID); err != nil {
+		return nil, err
+	}
+	r.record(ctx, audit.Event{Action: store.AuditCredentialsChanged, Project: p, Data: map[string]any{"username": c.Username, "deleted": true}})
+	return p, nil
 }
 
 // setSSHKnownHosts replaces the project's known hosts with the lines of
@@ -93,7 +122,15 @@ func (r *Resolver) setSSHKnownHosts(ctx context.Context, in SetSSHKnownHostsInpu
 	for i, h := range parsed {
 		rows[i] = store.KnownHost{Hosts: h.Hosts, KeyType: h.KeyType, Line: h.Line}
 	}
-	return p, r.Store.SetKnownHosts(ctx, p.ID, rows)
+	if err := r.Store.SetKnownHosts(ctx, p.ID, rows); err != nil {
+		return nil, err
+	}
+	hosts := []string{}
+	for _, h := range parsed {
+		hosts = append(hosts, h.Hosts)
+	}
+	r.record(ctx, audit.Event{Action: store.AuditKnownHostsChanged, Project: p, Data: map[string]any{"hosts": hosts, "learned": false}})
+	return p, nil
 }
 
 // setRepositoryCredentials checks and stores the project's HTTPS
@@ -131,8 +168,11 @@ func (r *Resolver) setRepositoryCredentials(ctx context.Context, in SetRepositor
 	if err := f.Err(op); err != nil {
 		return nil, err
 	}
-	_, err = r.Store.SetRepositoryCredentials(ctx, p.ID, username, token)
-	return p, err
+	if _, err = r.Store.SetRepositoryCredentials(ctx, p.ID, username, token); err != nil {
+		return nil, err
+	}
+	r.record(ctx, audit.Event{Action: store.AuditCredentialsChanged, Project: p, Data: map[string]any{"username": username, "deleted": false}})
+	return p, nil
 }
 
 // projectPayload is the project and the user errors of a repository

@@ -79,9 +79,6 @@ type Resolver struct {
 	// Changes tells build subscriptions when to look again; nil polls
 	// the store (PollBuildChanges).
 	Changes BuildChanges
-	// OwnedOrganizations tells whose organizations' audit entries a user
-	// reads as an owner; nil: none.
-	OwnedOrganizations OwnedOrganizations
 	// Audit records the security events of the graph's writes; nil
 	// records none.
 	Audit *audit.Recorder

@@ -420,7 +420,7 @@ func (r *mutationResolver) CreateSSHKey(ctx context.Context, input CreateSSHKeyI
 
 // DeleteSSHKey is the resolver for the deleteSshKey field.
 func (r *mutationResolver) DeleteSSHKey(ctx context.Context, input DeleteSSHKeyInput) (*DeleteSSHKeyPayload, error) {
-	p, err := r.deleteFromProject(ctx, input.Slug, r.Store.DeleteSSHKey)
+	p, err := r.deleteSSHKey(ctx, input.Slug)
 	view, ue, err := r.projectPayload(ctx, p, err)
 	if err != nil {
 		return nil, err
@@ -450,7 +450,7 @@ func (r *mutationResolver) SetRepositoryCredentials(ctx context.Context, input S
 
 // DeleteRepositoryCredentials is the resolver for the deleteRepositoryCredentials field.
 func (r *mutationResolver) DeleteRepositoryCredentials(ctx context.Context, input DeleteRepositoryCredentialsInput) (*DeleteRepositoryCredentialsPayload, error) {
-	p, err := r.deleteFromProject(ctx, input.Slug, r.Store.DeleteRepositoryCredentials)
+	p, err := r.deleteRepositoryCredentials(ctx, input.Slug)
 	view, ue, err := r.projectPayload(ctx, p, err)
 	if err != nil {
 		return nil, err

@@ -74,8 +74,8 @@ func (v AuditVisibility) where(w *where) {
 		args = append(append(args, v.UserID), strArgs(v.UserActions)...)
 	}
 	if v.UserID != 0 && len(v.ProjectActions) > 0 {
-		or = append(or, "(a.log_project_id IN (SELECT project_id FROM project_users WHERE user_id = ?) AND a.action IN ("+marks(len(v.ProjectActions))+"))")
-		args = append(append(args, v.UserID), strArgs(v.ProjectActions)...)
+		or = append(or, "(a.log_project_id IN ("+adminProjectIDs+") AND a.action IN ("+marks(len(v.ProjectActions))+"))")
+		args = append(append(args, v.UserID, v.UserID, v.UserID), strArgs(v.ProjectActions)...)
 	}
 	if len(v.OrganizationIDs) > 0 {
 		c := "(a.log_organization_id IN (" + marks(len(v.OrganizationIDs)) + ")"

@@ -199,6 +199,25 @@ func TestOrganizationExamples(t *testing.T) {
 			t.Fatalf("createTeam: %v", res)
 		}
 		graphQL(t, n.url, keys["ana"], `mutation { addTeamMember(input: {organization: "acme", team: "writers", usernameOrEmail: "cy"}) { member { username } } }`, nil)
+		// The owner reads the organization's audit entries of both writes;
+		// a member who owns nothing reads none of them.
+		for _, c := range []struct {
+			key, action string
+			want        int
+		}{{keys["ana"], "team-created", 1}, {keys["ana"], "team-member-added", 1}, {keys["bo"], "team-created", 0}} {
+			_, body := send(t, http.MethodGet, n.url+"/api/v3/audit-logs/?organization=acme&action="+c.action, c.key, "")
+			var page struct {
+				Count   int
+				Results []struct {
+					Organization struct{ Slug string }
+					Data         map[string]any
+				}
+			}
+			must(t, json.Unmarshal([]byte(body), &page))
+			if page.Count != c.want || (c.want > 0 && (page.Results[0].Organization.Slug != "acme" || page.Results[0].Data["team"] == nil)) {
+				t.Errorf("audit-logs ?action=%s: %s", c.action, body)
+			}
+		}
 		handbook := storetest.MustImport(t, n.s, users["ana"], "Handbook", "https://github.com/acme/handbook").Project
 		private := store.Private
 		_, err = n.s.UpdateProject(ctx, handbook.ID, store.ProjectUpdate{PrivacyLevel: &private})

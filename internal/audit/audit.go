@@ -133,6 +133,10 @@ func (rec *Recorder) Record(ctx context.Context, ev Event) {
 	}
 	if p := ev.Project; p != nil {
 		e.ProjectID, e.LogProjectID, e.LogProjectSlug = &p.ID, &p.ID, &p.Slug
+		if ev.Organization == nil && p.OrganizationID != nil {
+			ev.Organization = rec.organization(ctx, *p.OrganizationID)
+			fillProjectOrganization(ev.Data, ev.Organization)
+		}
 	}
 	if o := ev.Organization; o != nil {
 		e.OrganizationID, e.LogOrganizationID, e.LogOrganizationSlug = &o.ID, &o.ID, &o.Slug
@@ -149,6 +153,28 @@ func (rec *Recorder) Record(ctx context.Context, ev Event) {
 	}
 	if err := rec.Store.CreateAuditEntry(context.WithoutCancel(ctx), e); err != nil {
 		rec.logger().ErrorContext(ctx, "recording an audit event", "action", ev.Action, "err", err)
+	}
+}
+
+// organization is the reference of the organization with that id, nil
+// when it cannot be read.
+func (rec *Recorder) organization(ctx context.Context, id int64) *Ref {
+	orgs, err := rec.Store.FindOrganizationsByIDs(ctx, []int64{id})
+	if err != nil || len(orgs) != 1 {
+		return nil
+	}
+	return &Ref{ID: orgs[0].ID, Slug: orgs[0].Slug}
+}
+
+// fillProjectOrganization sets the organization of the project in data
+// (Project's shape) when the caller left it null.
+func fillProjectOrganization(data any, o *Ref) {
+	m, ok := data.(map[string]any)
+	if !ok || o == nil {
+		return
+	}
+	if p, ok := m["project"].(map[string]any); ok && p["organization"] == nil {
+		p["organization"] = map[string]any{"id": o.ID, "slug": o.Slug}
 	}
 }
 
