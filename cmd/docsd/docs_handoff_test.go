@@ -126,7 +126,7 @@ func TestDocsSignInHandoff(t *testing.T) {
 		}
 
 		// 6. Signing out of the dashboard ends the docs session.
-		if r, _ := dash.post("/accounts/logout/", url.Values{"csrfmiddlewaretoken": {csrf}}); r.StatusCode != http.StatusSeeOther {
+		if r, _ := dash.post("/accounts/logout/", url.Values{"csrfmiddlewaretoken": {csrf}}); r.StatusCode != http.StatusFound {
 			t.Fatalf("sign out: %d", r.StatusCode)
 		}
 		if resp, _ := get(page); resp.StatusCode != http.StatusNotFound {

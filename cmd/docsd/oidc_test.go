@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -38,10 +39,13 @@ var ssoPeople = []oidctest.User{
 // bytes: a HS256 key must be as long as its hash).
 const ssoClientSecret = "docsd-client-secret-of-32-bytes!"
 
-// logBuffer is a log that tests read while the server writes it.
+// logBuffer is a log that tests read while the server writes it; with
+// store set, String also renders the audit log's entries, one line each
+// (`audit action=… auth_backend=… log_user_username=… reason=…`).
 type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	store *store.Store
 }
 
 func (b *logBuffer) Write(p []byte) (int, error) {
@@ -52,8 +56,27 @@ func (b *logBuffer) Write(p []byte) (int, error) {
 
 func (b *logBuffer) String() string {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	out := b.buf.String()
+	b.mu.Unlock()
+	if b.store == nil {
+		return out
+	}
+	entries, _, err := b.store.FindAuditEntries(context.Background(), store.AuditFilter{Visible: store.AuditVisibility{All: true}}, store.Page{Limit: 1000})
+	if err != nil {
+		return out + "\naudit log: " + err.Error()
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	for _, e := range entries {
+		var data struct{ Reason string }
+		json.Unmarshal([]byte(str(e.Data)), &data)
+		out += fmt.Sprintf("\naudit action=%s auth_backend=%s log_user_username=%s reason=%s", e.Action, str(e.AuthBackend), str(e.LogUserUsername), data.Reason)
+	}
+	return out
 }
 
 // ssoApp serves a real docsd over s at its own public URL, signing in
@@ -67,7 +90,7 @@ func ssoApp(t *testing.T, s *store.Store, p *oidctest.Provider, args ...string) 
 	}
 	base := "http://" + l.Addr().String()
 	p.AddClient("docsd", ssoClientSecret, base+accounts.OIDCCallbackPath)
-	log := &logBuffer{}
+	log := &logBuffer{store: s}
 	a := wireTestApp(t, s, log, append([]string{"--public-url", base, "--oidc-issuer", p.Issuer,
 		"--oidc-client-id", "docsd", "--oidc-client-secret", ssoClientSecret}, args...)...)
 	srv := httptest.NewUnstartedServer(a.handler())
