@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"docsd/internal/audit"
 	"docsd/internal/docsurl"
@@ -41,6 +42,12 @@ type Settings struct {
 	// sessions (--docs-path-sessions), so secret links and passwords work
 	// there too.
 	DocsPathSessions bool
+	// InvitationLifetime is how long an invitation lasts
+	// (--invitation-expiration-days); 0: DefaultInvitationLifetime.
+	InvitationLifetime time.Duration
+	// InvitationMail mails invitations; nil: no mail relay, the inviter
+	// is shown the link instead.
+	InvitationMail InvitationMail
 }
 
 // Hooks lets other subsystems react to graph writes without the graph

@@ -102,6 +102,52 @@ func (r *integrationResolver) WebhookURL(ctx context.Context, obj *store.Integra
 	return webhookURL(r.Settings.URLs.PublicURL, p.Slug, obj), nil
 }
 
+// ID is the resolver for the id field.
+func (r *invitationResolver) ID(ctx context.Context, obj *store.Invitation) (string, error) {
+	return gid.Encode(nodeInvitation, obj.ID), nil
+}
+
+// Organization is the resolver for the organization field.
+func (r *invitationResolver) Organization(ctx context.Context, obj *store.Invitation) (*store.Organization, error) {
+	return r.invitationOrganization(ctx, obj)
+}
+
+// Team is the resolver for the team field.
+func (r *invitationResolver) Team(ctx context.Context, obj *store.Invitation) (*store.Team, error) {
+	return r.invitationTeam(ctx, obj)
+}
+
+// Project is the resolver for the project field.
+func (r *invitationResolver) Project(ctx context.Context, obj *store.Invitation) (*ProjectView, error) {
+	if obj.ProjectID == nil {
+		return nil, nil
+	}
+	return r.projectByID(ctx, *obj.ProjectID)
+}
+
+// FromUser is the resolver for the fromUser field.
+func (r *invitationResolver) FromUser(ctx context.Context, obj *store.Invitation) (*store.User, error) {
+	return r.invitationUser(ctx, obj.FromUserID)
+}
+
+// ToUser is the resolver for the toUser field.
+func (r *invitationResolver) ToUser(ctx context.Context, obj *store.Invitation) (*store.User, error) {
+	return r.invitationUser(ctx, obj.ToUserID)
+}
+
+// ToEmail is the resolver for the toEmail field.
+func (r *invitationResolver) ToEmail(ctx context.Context, obj *store.Invitation) (*string, error) {
+	if obj.ToEmail == "" {
+		return nil, nil
+	}
+	return &obj.ToEmail, nil
+}
+
+// Expired is the resolver for the expired field.
+func (r *invitationResolver) Expired(ctx context.Context, obj *store.Invitation) (bool, error) {
+	return obj.Expired(r.Store.Now()), nil
+}
+
 // ImportProject is the resolver for the importProject field.
 func (r *mutationResolver) ImportProject(ctx context.Context, input ImportProjectInput) (*ImportProjectPayload, error) {
 	p, err := r.importProject(ctx, input)
@@ -515,12 +561,12 @@ func (r *mutationResolver) DeleteTeam(ctx context.Context, input DeleteTeamInput
 
 // AddTeamMember is the resolver for the addTeamMember field.
 func (r *mutationResolver) AddTeamMember(ctx context.Context, input AddTeamMemberInput) (*AddTeamMemberPayload, error) {
-	u, err := r.addTeamMember(ctx, input)
+	u, sent, err := r.addTeamMember(ctx, input)
 	ue, err := userErrors(err)
 	if err != nil {
 		return nil, err
 	}
-	return &AddTeamMemberPayload{Member: u, Errors: ue}, nil
+	return &AddTeamMemberPayload{Member: u, Invitation: sent.inv, URL: sent.url, EmailSent: sent.emailSent, Errors: ue}, nil
 }
 
 // RemoveTeamMember is the resolver for the removeTeamMember field.
@@ -672,6 +718,39 @@ func (r *mutationResolver) DeleteAutomationRule(ctx context.Context, input Delet
 		return nil, err
 	}
 	return &DeleteAutomationRulePayload{DeletedID: id, Errors: ue}, nil
+}
+
+// InviteOrganizationOwner is the resolver for the inviteOrganizationOwner field.
+func (r *mutationResolver) InviteOrganizationOwner(ctx context.Context, input InviteOrganizationOwnerInput) (*InviteOrganizationOwnerPayload, error) {
+	sent, err := r.inviteOrganizationOwner(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &InviteOrganizationOwnerPayload{Invitation: sent.inv, URL: sent.url, EmailSent: sent.emailSent, Errors: ue}, nil
+}
+
+// InviteMaintainer is the resolver for the inviteMaintainer field.
+func (r *mutationResolver) InviteMaintainer(ctx context.Context, input InviteMaintainerInput) (*InviteMaintainerPayload, error) {
+	sent, err := r.inviteMaintainer(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &InviteMaintainerPayload{Invitation: sent.inv, URL: sent.url, EmailSent: sent.emailSent, Errors: ue}, nil
+}
+
+// RevokeInvitation is the resolver for the revokeInvitation field.
+func (r *mutationResolver) RevokeInvitation(ctx context.Context, input RevokeInvitationInput) (*RevokeInvitationPayload, error) {
+	id, err := r.revokeInvitation(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	if len(ue) > 0 {
+		return &RevokeInvitationPayload{Errors: ue}, nil
+	}
+	return &RevokeInvitationPayload{DeletedID: &id, Errors: ue}, nil
 }
 
 // ID is the resolver for the id field.
@@ -1465,6 +1544,9 @@ func (r *Resolver) EnvironmentVariable() EnvironmentVariableResolver {
 // Integration returns IntegrationResolver implementation.
 func (r *Resolver) Integration() IntegrationResolver { return &integrationResolver{r} }
 
+// Invitation returns InvitationResolver implementation.
+func (r *Resolver) Invitation() InvitationResolver { return &invitationResolver{r} }
+
 // Mutation returns MutationResolver implementation.
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 
@@ -1511,6 +1593,7 @@ type (
 	buildResolver               struct{ *Resolver }
 	environmentVariableResolver struct{ *Resolver }
 	integrationResolver         struct{ *Resolver }
+	invitationResolver          struct{ *Resolver }
 	mutationResolver            struct{ *Resolver }
 	organizationResolver        struct{ *Resolver }
 	projectResolver             struct{ *Resolver }

@@ -198,13 +198,13 @@ func TestOrganizationExamples(t *testing.T) {
 		if res["errors"] != nil || !strings.Contains(mustJSON(t, res), `"slug":"writers"`) {
 			t.Fatalf("createTeam: %v", res)
 		}
-		graphQL(t, n.url, keys["ana"], `mutation { addTeamMember(input: {organization: "acme", team: "writers", usernameOrEmail: "cy"}) { member { username } } }`, nil)
 		handbook := storetest.MustImport(t, n.s, users["ana"], "Handbook", "https://github.com/acme/handbook").Project
 		private := store.Private
 		_, err = n.s.UpdateProject(ctx, handbook.ID, store.ProjectUpdate{PrivacyLevel: &private})
 		must(t, err)
 		writers, err := n.s.FindTeamBySlug(ctx, org.ID, "writers")
 		must(t, err)
+		must(t, n.s.AddTeamMember(ctx, writers.ID, users["cy"].ID))
 		must(t, n.s.SetProjectsOrganization(ctx, []int64{handbook.ID}, &org.ID, []int64{readOnly.ID, writers.ID}))
 
 		api := n.url + "/api/v3"

@@ -102,6 +102,10 @@ func (c *command) wire(s *store.Store) (*app, error) {
 	}
 	a.liveBuilds = &graph.SignalledBuildChanges{}
 	a.audit = &audit.Recorder{Store: s, Logger: c.logger, Pageviews: c.settings.auditPageviews, RetentionDays: c.settings.AuditRetentionDays}
+	invitationMail, err := a.invitationMail()
+	if err != nil {
+		return nil, err
+	}
 	a.resolver = &graph.Resolver{
 		Store:   s,
 		Changes: a.liveBuilds,
@@ -117,6 +121,8 @@ func (c *command) wire(s *store.Store) (*app, error) {
 			BadgeKeys:            c.settings.badgeKeys(),
 			OrganizationCreators: c.settings.OrganizationCreators,
 			DocsPathSessions:     c.settings.DocsPathSessions,
+			InvitationLifetime:   time.Duration(c.settings.InvitationExpirationDays) * 24 * time.Hour,
+			InvitationMail:       invitationMail,
 			Endpoint: graph.Endpoint{
 				Users:       a.users,
 				Anonymous:   anonymous,

@@ -131,6 +131,9 @@ type Settings struct {
 	auditPageviews     audit.Pageviews
 	// Build notifications: the mail relay and outgoing webhooks.
 	mailSettings
+	// Invitations.
+	InvitationExpirationDays int
+	InvitationSignup         bool
 }
 
 func envName(flagName string) string {
@@ -275,6 +278,9 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.AuditPageviews, "audit-pageviews", string(audit.PageviewsPrivate), "page views and downloads the audit log records: off, private (of versions anonymous readers cannot see) or all")
 	// Build notifications: the mail relay and outgoing webhooks.
 	s.mailSettings.register(str, integer)
+	// Invitations.
+	integer(&s.InvitationExpirationDays, "invitation-expiration-days", 15, "days an invitation (to an organization, a team or a project) can be accepted")
+	boolean(&s.InvitationSignup, "invitation-signup", true, "an invitation to an email address may create an account on its link page")
 }
 
 // resolve fills derived defaults and checks the settings.
@@ -395,6 +401,9 @@ func (s *Settings) resolve() error {
 	}
 	if err := s.resolveMail(); err != nil {
 		return err
+	}
+	if s.InvitationExpirationDays < 1 {
+		return fmt.Errorf("--invitation-expiration-days: must be at least 1")
 	}
 	return s.resolveUpload()
 }
