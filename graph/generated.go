@@ -60,6 +60,13 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AcceptInvitationPayload struct {
+		Errors       func(childComplexity int) int
+		Organization func(childComplexity int) int
+		Project      func(childComplexity int) int
+		Team         func(childComplexity int) int
+	}
+
 	AddEmailNotificationPayload struct {
 		EmailNotification func(childComplexity int) int
 		Errors            func(childComplexity int) int
@@ -292,6 +299,11 @@ type ComplexityRoot struct {
 		Team   func(childComplexity int) int
 	}
 
+	DeclineInvitationPayload struct {
+		DeletedID func(childComplexity int) int
+		Errors    func(childComplexity int) int
+	}
+
 	DeleteAutomationRulePayload struct {
 		DeletedID func(childComplexity int) int
 		Errors    func(childComplexity int) int
@@ -441,6 +453,7 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		AcceptInvitation            func(childComplexity int, input AcceptInvitationInput) int
 		AddEmailNotification        func(childComplexity int, input AddEmailNotificationInput) int
 		AddMaintainer               func(childComplexity int, input AddMaintainerInput) int
 		AddOrganizationOwner        func(childComplexity int, input AddOrganizationOwnerInput) int
@@ -459,6 +472,7 @@ type ComplexityRoot struct {
 		CreateSubproject            func(childComplexity int, input CreateSubprojectInput) int
 		CreateTeam                  func(childComplexity int, input CreateTeamInput) int
 		CreateWebhook               func(childComplexity int, input CreateWebhookInput) int
+		DeclineInvitation           func(childComplexity int, input DeclineInvitationInput) int
 		DeleteAutomationRule        func(childComplexity int, input DeleteAutomationRuleInput) int
 		DeleteEmailNotification     func(childComplexity int, input DeleteEmailNotificationInput) int
 		DeleteEnvironmentVariable   func(childComplexity int, input DeleteEnvironmentVariableInput) int
@@ -688,6 +702,7 @@ type ComplexityRoot struct {
 		BadgeStatus        func(childComplexity int, project string, version *string, token *string) int
 		Build              func(childComplexity int, id string) int
 		Builds             func(childComplexity int, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
+		Invitation         func(childComplexity int, token string) int
 		Node               func(childComplexity int, id string) int
 		Nodes              func(childComplexity int, ids []string) int
 		Organization       func(childComplexity int, slug string) int
@@ -1232,6 +1247,8 @@ type MutationResolver interface {
 	InviteOrganizationOwner(ctx context.Context, input InviteOrganizationOwnerInput) (*InviteOrganizationOwnerPayload, error)
 	InviteMaintainer(ctx context.Context, input InviteMaintainerInput) (*InviteMaintainerPayload, error)
 	RevokeInvitation(ctx context.Context, input RevokeInvitationInput) (*RevokeInvitationPayload, error)
+	AcceptInvitation(ctx context.Context, input AcceptInvitationInput) (*AcceptInvitationPayload, error)
+	DeclineInvitation(ctx context.Context, input DeclineInvitationInput) (*DeclineInvitationPayload, error)
 }
 type OrganizationResolver interface {
 	ID(ctx context.Context, obj *store.Organization) (string, error)
@@ -1302,6 +1319,7 @@ type QueryResolver interface {
 	OrganizationAccess(ctx context.Context, slug string) (*OrganizationAccess, error)
 	AuditLogs(ctx context.Context, filter *AuditLogFilterInput, limit *int64, offset *int64) (*AuditLogList, error)
 	AuditLog(ctx context.Context, id int64) (*store.AuditEntry, error)
+	Invitation(ctx context.Context, token string) (*store.Invitation, error)
 }
 type RedirectResolver interface {
 	ID(ctx context.Context, obj *store.Redirect) (string, error)
@@ -1375,6 +1393,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "AcceptInvitationPayload.errors":
+		if e.ComplexityRoot.AcceptInvitationPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AcceptInvitationPayload.Errors(childComplexity), true
+	case "AcceptInvitationPayload.organization":
+		if e.ComplexityRoot.AcceptInvitationPayload.Organization == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AcceptInvitationPayload.Organization(childComplexity), true
+	case "AcceptInvitationPayload.project":
+		if e.ComplexityRoot.AcceptInvitationPayload.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AcceptInvitationPayload.Project(childComplexity), true
+	case "AcceptInvitationPayload.team":
+		if e.ComplexityRoot.AcceptInvitationPayload.Team == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AcceptInvitationPayload.Team(childComplexity), true
 
 	case "AddEmailNotificationPayload.emailNotification":
 		if e.ComplexityRoot.AddEmailNotificationPayload.EmailNotification == nil {
@@ -2217,6 +2260,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CreateTeamPayload.Team(childComplexity), true
 
+	case "DeclineInvitationPayload.deletedId":
+		if e.ComplexityRoot.DeclineInvitationPayload.DeletedID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeclineInvitationPayload.DeletedID(childComplexity), true
+	case "DeclineInvitationPayload.errors":
+		if e.ComplexityRoot.DeclineInvitationPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeclineInvitationPayload.Errors(childComplexity), true
+
 	case "DeleteAutomationRulePayload.deletedId":
 		if e.ComplexityRoot.DeleteAutomationRulePayload.DeletedID == nil {
 			break
@@ -2697,6 +2753,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.InviteOrganizationOwnerPayload.URL(childComplexity), true
 
+	case "Mutation.acceptInvitation":
+		if e.ComplexityRoot.Mutation.AcceptInvitation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_acceptInvitation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AcceptInvitation(childComplexity, args["input"].(AcceptInvitationInput)), true
 	case "Mutation.addEmailNotification":
 		if e.ComplexityRoot.Mutation.AddEmailNotification == nil {
 			break
@@ -2895,6 +2962,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateWebhook(childComplexity, args["input"].(CreateWebhookInput)), true
+	case "Mutation.declineInvitation":
+		if e.ComplexityRoot.Mutation.DeclineInvitation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_declineInvitation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeclineInvitation(childComplexity, args["input"].(DeclineInvitationInput)), true
 	case "Mutation.deleteAutomationRule":
 		if e.ComplexityRoot.Mutation.DeleteAutomationRule == nil {
 			break
@@ -4348,6 +4426,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Builds(childComplexity, args["filter"].(*BuildFilterInput), args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 
+	case "Query.invitation":
+		if e.ComplexityRoot.Query.Invitation == nil {
+			break
+		}
+
+		args, err := ec.field_Query_invitation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Invitation(childComplexity, args["token"].(string)), true
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
 			break
@@ -5987,6 +6076,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("AcceptInvitationInput", ec.unmarshalInputAcceptInvitationInput),
 			graphql.NewInputUnmarshaler("AddEmailNotificationInput", ec.unmarshalInputAddEmailNotificationInput),
 			graphql.NewInputUnmarshaler("AddMaintainerInput", ec.unmarshalInputAddMaintainerInput),
 			graphql.NewInputUnmarshaler("AddOrganizationOwnerInput", ec.unmarshalInputAddOrganizationOwnerInput),
@@ -6007,6 +6097,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CreateSubprojectInput", ec.unmarshalInputCreateSubprojectInput),
 			graphql.NewInputUnmarshaler("CreateTeamInput", ec.unmarshalInputCreateTeamInput),
 			graphql.NewInputUnmarshaler("CreateWebhookInput", ec.unmarshalInputCreateWebhookInput),
+			graphql.NewInputUnmarshaler("DeclineInvitationInput", ec.unmarshalInputDeclineInvitationInput),
 			graphql.NewInputUnmarshaler("DeleteAutomationRuleInput", ec.unmarshalInputDeleteAutomationRuleInput),
 			graphql.NewInputUnmarshaler("DeleteEmailNotificationInput", ec.unmarshalInputDeleteEmailNotificationInput),
 			graphql.NewInputUnmarshaler("DeleteEnvironmentVariableInput", ec.unmarshalInputDeleteEnvironmentVariableInput),
@@ -9164,6 +9255,50 @@ extend type Mutation {
   "Revoke a pending invitation (whoever may invite to its target)."
   revokeInvitation("The invitation." input: RevokeInvitationInput!): RevokeInvitationPayload!
 }
+
+extend type Query {
+  "The invitation whose link holds this token (anyone holding the token); null for an unknown token."
+  invitation("The token of the invitation's link." token: String!): Invitation
+}
+
+"The invitation to accept."
+input AcceptInvitationInput {
+  "The token of the invitation's link."
+  token: String!
+}
+
+"The outcome of ` + "`" + `acceptInvitation` + "`" + `: the target joined (one of the three)."
+type AcceptInvitationPayload {
+  "The organization, for an owner invitation."
+  organization: Organization
+  "The team, for a team invitation."
+  team: Team
+  "The project, for a maintainer invitation."
+  project: Project
+  "What is wrong (an expired invitation); empty on success."
+  errors: [UserError!]!
+}
+
+"The invitation to decline."
+input DeclineInvitationInput {
+  "The token of the invitation's link."
+  token: String!
+}
+
+"The outcome of ` + "`" + `declineInvitation` + "`" + `."
+type DeclineInvitationPayload {
+  "The declined invitation's global id."
+  deletedId: ID
+  "What is wrong; empty on success."
+  errors: [UserError!]!
+}
+
+extend type Mutation {
+  "Accept an invitation as the signed-in user: they become owner, member or maintainer (already being one is no error) and the invitation is deleted. An invitation for a user may be accepted by that user only (FORBIDDEN); an expired one is refused."
+  acceptInvitation("The invitation's token." input: AcceptInvitationInput!): AcceptInvitationPayload!
+  "Decline an invitation (anyone holding its token): it is deleted."
+  declineInvitation("The invitation's token." input: DeclineInvitationInput!): DeclineInvitationPayload!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -9171,6 +9306,20 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_AcceptInvitationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "organization":
+		return ec.fieldContext_AcceptInvitationPayload_organization(ctx, field)
+	case "team":
+		return ec.fieldContext_AcceptInvitationPayload_team(ctx, field)
+	case "project":
+		return ec.fieldContext_AcceptInvitationPayload_project(ctx, field)
+	case "errors":
+		return ec.fieldContext_AcceptInvitationPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AcceptInvitationPayload", field.Name)
+}
 
 func (ec *executionContext) childFields_AddEmailNotificationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -9640,6 +9789,16 @@ func (ec *executionContext) childFields_CreateTeamPayload(ctx context.Context, f
 		return ec.fieldContext_CreateTeamPayload_errors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CreateTeamPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_DeclineInvitationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedId":
+		return ec.fieldContext_DeclineInvitationPayload_deletedId(ctx, field)
+	case "errors":
+		return ec.fieldContext_DeclineInvitationPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeclineInvitationPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_DeleteAutomationRulePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -11304,6 +11463,20 @@ func (ec *executionContext) field_Build_notifications_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_acceptInvitation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (AcceptInvitationInput, error) {
+			return ec.unmarshalNAcceptInvitationInput2docsdᚋgraphᚐAcceptInvitationInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_addEmailNotification_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11548,6 +11721,20 @@ func (ec *executionContext) field_Mutation_createWebhook_args(ctx context.Contex
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (CreateWebhookInput, error) {
 			return ec.unmarshalNCreateWebhookInput2docsdᚋgraphᚐCreateWebhookInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_declineInvitation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (DeclineInvitationInput, error) {
+			return ec.unmarshalNDeclineInvitationInput2docsdᚋgraphᚐDeclineInvitationInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -13102,6 +13289,20 @@ func (ec *executionContext) field_Query_builds_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_invitation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "token",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["token"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -13695,6 +13896,134 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _AcceptInvitationPayload_organization(ctx context.Context, field graphql.CollectedField, obj *AcceptInvitationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AcceptInvitationPayload_organization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Organization, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Organization) graphql.Marshaler {
+			return ec.marshalOOrganization2ᚖdocsdᚋstoreᚐOrganization(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AcceptInvitationPayload_organization(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AcceptInvitationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AcceptInvitationPayload_team(ctx context.Context, field graphql.CollectedField, obj *AcceptInvitationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AcceptInvitationPayload_team(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Team, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Team) graphql.Marshaler {
+			return ec.marshalOTeam2ᚖdocsdᚋstoreᚐTeam(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AcceptInvitationPayload_team(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AcceptInvitationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Team(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AcceptInvitationPayload_project(ctx context.Context, field graphql.CollectedField, obj *AcceptInvitationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AcceptInvitationPayload_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AcceptInvitationPayload_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AcceptInvitationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AcceptInvitationPayload_errors(ctx context.Context, field graphql.CollectedField, obj *AcceptInvitationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AcceptInvitationPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AcceptInvitationPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AcceptInvitationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
 
 func (ec *executionContext) _AddEmailNotificationPayload_emailNotification(ctx context.Context, field graphql.CollectedField, obj *AddEmailNotificationPayload) (ret graphql.Marshaler) {
 	return resolveField(
@@ -17342,6 +17671,61 @@ func (ec *executionContext) _CreateTeamPayload_errors(ctx context.Context, field
 func (ec *executionContext) fieldContext_CreateTeamPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "CreateTeamPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DeclineInvitationPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeclineInvitationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeclineInvitationPayload_deletedId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeclineInvitationPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("DeclineInvitationPayload", field, false, false, "ID")
+}
+
+func (ec *executionContext) _DeclineInvitationPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeclineInvitationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeclineInvitationPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeclineInvitationPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeclineInvitationPayload",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -22095,6 +22479,94 @@ func (ec *executionContext) fieldContext_Mutation_revokeInvitation(ctx context.C
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_revokeInvitation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_acceptInvitation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_acceptInvitation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AcceptInvitation(ctx, fc.Args["input"].(AcceptInvitationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AcceptInvitationPayload) graphql.Marshaler {
+			return ec.marshalNAcceptInvitationPayload2ᚖdocsdᚋgraphᚐAcceptInvitationPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_acceptInvitation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AcceptInvitationPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_acceptInvitation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_declineInvitation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_declineInvitation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeclineInvitation(ctx, fc.Args["input"].(DeclineInvitationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *DeclineInvitationPayload) graphql.Marshaler {
+			return ec.marshalNDeclineInvitationPayload2ᚖdocsdᚋgraphᚐDeclineInvitationPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_declineInvitation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeclineInvitationPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_declineInvitation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -26879,6 +27351,50 @@ func (ec *executionContext) fieldContext_Query_auditLog(ctx context.Context, fie
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_auditLog_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_invitation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_invitation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Invitation(ctx, fc.Args["token"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Invitation) graphql.Marshaler {
+			return ec.marshalOInvitation2ᚖdocsdᚋstoreᚐInvitation(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_invitation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Invitation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_invitation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -34560,6 +35076,48 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAcceptInvitationInput(ctx context.Context, obj any) (AcceptInvitationInput, error) {
+	var it AcceptInvitationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"token"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "token":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("token"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Token = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAcceptInvitationInput unmarshals raw into the AcceptInvitationInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAcceptInvitationInput(ctx context.Context, raw any) (AcceptInvitationInput, error) {
+	var out AcceptInvitationInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AcceptInvitationInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputAddEmailNotificationInput(ctx context.Context, obj any) (AddEmailNotificationInput, error) {
 	var it AddEmailNotificationInput
 	if obj == nil {
@@ -35888,6 +36446,48 @@ func (ec *executionContext) unmarshalInputCreateWebhookInput(ctx context.Context
 func UnmarshalCreateWebhookInput(ctx context.Context, raw any) (CreateWebhookInput, error) {
 	var out CreateWebhookInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateWebhookInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputDeclineInvitationInput(ctx context.Context, obj any) (DeclineInvitationInput, error) {
+	var it DeclineInvitationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"token"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "token":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("token"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Token = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDeclineInvitationInput unmarshals raw into the DeclineInvitationInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDeclineInvitationInput(ctx context.Context, raw any) (DeclineInvitationInput, error) {
+	var out DeclineInvitationInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeclineInvitationInput", raw, &out)
 	return out, err
 }
 
@@ -39043,6 +39643,54 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 
 // region    **************************** object.gotpl ****************************
 
+var acceptInvitationPayloadImplementors = []string{"AcceptInvitationPayload"}
+
+func (ec *executionContext) _AcceptInvitationPayload(ctx context.Context, sel ast.SelectionSet, obj *AcceptInvitationPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, acceptInvitationPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AcceptInvitationPayload")
+		case "organization":
+			out.Values[i] = ec._AcceptInvitationPayload_organization(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "team":
+			out.Values[i] = ec._AcceptInvitationPayload_team(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "project":
+			out.Values[i] = ec._AcceptInvitationPayload_project(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._AcceptInvitationPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
 var addEmailNotificationPayloadImplementors = []string{"AddEmailNotificationPayload"}
 
 func (ec *executionContext) _AddEmailNotificationPayload(ctx context.Context, sel ast.SelectionSet, obj *AddEmailNotificationPayload) graphql.Marshaler {
@@ -40660,6 +41308,44 @@ func (ec *executionContext) _CreateTeamPayload(ctx context.Context, sel ast.Sele
 	return marshalObject(fields, out)
 }
 
+var declineInvitationPayloadImplementors = []string{"DeclineInvitationPayload"}
+
+func (ec *executionContext) _DeclineInvitationPayload(ctx context.Context, sel ast.SelectionSet, obj *DeclineInvitationPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, declineInvitationPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeclineInvitationPayload")
+		case "deletedId":
+			out.Values[i] = ec._DeclineInvitationPayload_deletedId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._DeclineInvitationPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
 var deleteAutomationRulePayloadImplementors = []string{"DeleteAutomationRulePayload"}
 
 func (ec *executionContext) _DeleteAutomationRulePayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteAutomationRulePayload) graphql.Marshaler {
@@ -42172,6 +42858,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "acceptInvitation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_acceptInvitation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "declineInvitation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_declineInvitation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -43448,6 +44148,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_auditLog(ctx, field)
+				})
+		case "invitation":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_invitation(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -46771,6 +47477,19 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) unmarshalNAcceptInvitationInput2docsdᚋgraphᚐAcceptInvitationInput(ctx context.Context, v any) (AcceptInvitationInput, error) {
+	res, err := ec.unmarshalInputAcceptInvitationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAcceptInvitationPayload2ᚖdocsdᚋgraphᚐAcceptInvitationPayload(ctx context.Context, sel ast.SelectionSet, v *AcceptInvitationPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AcceptInvitationPayload!")
+		return graphql.Null
+	}
+	return ec._AcceptInvitationPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNAddEmailNotificationInput2docsdᚋgraphᚐAddEmailNotificationInput(ctx context.Context, v any) (AddEmailNotificationInput, error) {
 	res, err := ec.unmarshalInputAddEmailNotificationInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -47259,6 +47978,19 @@ func (ec *executionContext) marshalNCreateTeamPayload2ᚖdocsdᚋgraphᚐCreateT
 func (ec *executionContext) unmarshalNCreateWebhookInput2docsdᚋgraphᚐCreateWebhookInput(ctx context.Context, v any) (CreateWebhookInput, error) {
 	res, err := ec.unmarshalInputCreateWebhookInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNDeclineInvitationInput2docsdᚋgraphᚐDeclineInvitationInput(ctx context.Context, v any) (DeclineInvitationInput, error) {
+	res, err := ec.unmarshalInputDeclineInvitationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeclineInvitationPayload2ᚖdocsdᚋgraphᚐDeclineInvitationPayload(ctx context.Context, sel ast.SelectionSet, v *DeclineInvitationPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DeclineInvitationPayload!")
+		return graphql.Null
+	}
+	return ec._DeclineInvitationPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNDeleteAutomationRuleInput2docsdᚋgraphᚐDeleteAutomationRuleInput(ctx context.Context, v any) (DeleteAutomationRuleInput, error) {

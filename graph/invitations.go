@@ -335,3 +335,71 @@ func (r *Resolver) invitationUser(ctx context.Context, id *int64) (*store.User, 
 	}
 	return u, err
 }
+
+// invitationByToken returns the invitation of a link; an unknown token is
+// NotFound.
+func (r *Resolver) invitationByToken(ctx context.Context, token string) (*store.Invitation, error) {
+	return r.Store.FindInvitationByToken(ctx, strings.TrimSpace(token))
+}
+
+// MsgInvitationExpired refuses to accept an expired invitation.
+const MsgInvitationExpired = "Invitation has expired."
+
+// acceptInvitation runs acceptInvitation and returns the invitation (its
+// target is what the viewer joined).
+func (r *Resolver) acceptInvitation(ctx context.Context, in AcceptInvitationInput) (*store.Invitation, error) {
+	const op = "graph.acceptInvitation"
+	inv, err := r.invitationByToken(ctx, in.Token)
+	if err != nil {
+		return nil, err
+	}
+	u := access.ViewerFrom(ctx).User
+	if u == nil {
+		return nil, errAnonymous(op)
+	}
+	if inv.ToUserID != nil && *inv.ToUserID != u.ID {
+		to, err := r.invitationUser(ctx, inv.ToUserID)
+		if err != nil || to == nil {
+			return nil, errNotFound(op)
+		}
+		return nil, errs.E(errs.Forbidden, op, fmt.Sprintf("This invitation is for another account. Sign out and sign in as %s.", to.Username))
+	}
+	if inv.Expired(r.Store.Now()) {
+		return nil, errs.FieldError(op, "token", MsgInvitationExpired)
+	}
+	if err := r.Store.AcceptInvitation(ctx, inv, u.ID, false); err != nil {
+		return nil, err
+	}
+	r.recordInvitation(ctx, store.AuditInvitationAccepted, u, inv)
+	return inv, nil
+}
+
+// declineInvitation runs declineInvitation and returns the invitation's
+// global id.
+func (r *Resolver) declineInvitation(ctx context.Context, in DeclineInvitationInput) (string, error) {
+	inv, err := r.invitationByToken(ctx, in.Token)
+	if err != nil {
+		return "", err
+	}
+	if err := r.Store.DeleteInvitation(ctx, inv.ID); err != nil {
+		return "", err
+	}
+	to, _ := r.invitationUser(ctx, inv.ToUserID)
+	r.recordInvitation(ctx, store.AuditInvitationDeclined, to, inv)
+	return gid.Encode(nodeInvitation, inv.ID), nil
+}
+
+// recordInvitation audits an accepted or declined invitation against its
+// target's project or organization.
+func (r *Resolver) recordInvitation(ctx context.Context, action string, u *store.User, inv *store.Invitation) {
+	ev := audit.Event{Action: action, User: u,
+		Data: map[string]any{"invitation": map[string]any{"id": inv.ID, "object_type": inv.ObjectType, "to_email": nullable(inv.ToEmail)}}}
+	if inv.ProjectID != nil {
+		if p, err := r.loaders(ctx).projectByID.Load(ctx, *inv.ProjectID); err == nil {
+			ev.Project = p
+		}
+	} else if o, err := r.invitationOrganization(ctx, inv); err == nil && o != nil {
+		ev.Organization = &audit.Ref{ID: o.ID, Slug: o.Slug}
+	}
+	r.record(ctx, ev)
+}

@@ -10,6 +10,24 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 )
 
+// The invitation to accept.
+type AcceptInvitationInput struct {
+	// The token of the invitation's link.
+	Token string `json:"token"`
+}
+
+// The outcome of `acceptInvitation`: the target joined (one of the three).
+type AcceptInvitationPayload struct {
+	// The organization, for an owner invitation.
+	Organization *store.Organization `json:"organization,omitempty"`
+	// The team, for a team invitation.
+	Team *store.Team `json:"team,omitempty"`
+	// The project, for a maintainer invitation.
+	Project *ProjectView `json:"project,omitempty"`
+	// What is wrong (an expired invitation); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
 // An address to mail when a build of the project fails.
 type AddEmailNotificationInput struct {
 	// The project's slug.
@@ -434,6 +452,20 @@ type CreateWebhookInput struct {
 	Secret *string `json:"secret,omitempty"`
 	// Only check the input: `errors` lists what is wrong (empty when it is valid) and nothing is written; the payload's object is null.
 	ValidateOnly *bool `json:"validateOnly,omitempty"`
+}
+
+// The invitation to decline.
+type DeclineInvitationInput struct {
+	// The token of the invitation's link.
+	Token string `json:"token"`
+}
+
+// The outcome of `declineInvitation`.
+type DeclineInvitationPayload struct {
+	// The declined invitation's global id.
+	DeletedID *string `json:"deletedId,omitempty"`
+	// What is wrong; empty on success.
+	Errors []*errs.UserError `json:"errors"`
 }
 
 // The automation rule to delete.

@@ -753,6 +753,46 @@ func (r *mutationResolver) RevokeInvitation(ctx context.Context, input RevokeInv
 	return &RevokeInvitationPayload{DeletedID: &id, Errors: ue}, nil
 }
 
+// AcceptInvitation is the resolver for the acceptInvitation field.
+func (r *mutationResolver) AcceptInvitation(ctx context.Context, input AcceptInvitationInput) (*AcceptInvitationPayload, error) {
+	inv, err := r.acceptInvitation(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	out := &AcceptInvitationPayload{Errors: ue}
+	if inv == nil {
+		return out, nil
+	}
+	if out.Team, err = r.invitationTeam(ctx, inv); err != nil {
+		return nil, err
+	}
+	if inv.OrganizationID != nil || inv.TeamID != nil {
+		if out.Organization, err = r.invitationOrganization(ctx, inv); err != nil {
+			return nil, err
+		}
+	}
+	if inv.ProjectID != nil {
+		if out.Project, err = r.projectByID(ctx, *inv.ProjectID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// DeclineInvitation is the resolver for the declineInvitation field.
+func (r *mutationResolver) DeclineInvitation(ctx context.Context, input DeclineInvitationInput) (*DeclineInvitationPayload, error) {
+	id, err := r.declineInvitation(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	if len(ue) > 0 {
+		return &DeclineInvitationPayload{Errors: ue}, nil
+	}
+	return &DeclineInvitationPayload{DeletedID: &id, Errors: ue}, nil
+}
+
 // ID is the resolver for the id field.
 func (r *organizationResolver) ID(ctx context.Context, obj *store.Organization) (string, error) {
 	return gid.Encode(nodeOrganization, obj.ID), nil
@@ -1363,6 +1403,15 @@ func (r *queryResolver) AuditLogs(ctx context.Context, filter *AuditLogFilterInp
 // AuditLog is the resolver for the auditLog field.
 func (r *queryResolver) AuditLog(ctx context.Context, id int64) (*store.AuditEntry, error) {
 	return r.auditLog(ctx, id)
+}
+
+// Invitation is the resolver for the invitation field.
+func (r *queryResolver) Invitation(ctx context.Context, token string) (*store.Invitation, error) {
+	inv, err := r.invitationByToken(ctx, token)
+	if notFoundIs(err) {
+		return nil, nil
+	}
+	return inv, err
 }
 
 // ID is the resolver for the id field.
