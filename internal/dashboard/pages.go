@@ -296,6 +296,8 @@ type page struct {
 	AuditCSV      string
 	AuditActions  []string
 	AuditResource bool
+	// Invitation is the invitation page's invitation.
+	Invitation *invitation
 }
 
 // formField is one labelled field of a form, with its value and message.
