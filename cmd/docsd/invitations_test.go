@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"docsd/internal/mail/mailtest"
 	"docsd/internal/storetest"
 	"docsd/store"
 )
@@ -146,6 +147,52 @@ func TestInvitationExamples(t *testing.T) {
 		}
 		if seen[store.AuditInvitationSent] != 3 || seen[store.AuditInvitationAccepted] != 2 || seen[store.AuditInvitationDeclined] != 1 {
 			t.Errorf("audit actions: %v", seen)
+		}
+	})
+}
+
+// TestInvitationEmail: with a mail relay (mailpit, STARTTLS and AUTH
+// PLAIN) an invitation to an email address is mailed, not shown; the
+// invitee follows the mailed link, signs in and joins.
+func TestInvitationEmail(t *testing.T) {
+	relay := mailtest.Start(t)
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		ctx := t.Context()
+		s := storetest.Open(t, d)
+		a, base := dashboardApp(t, s, "--public-url", "https://docs.example.com", "--allow-private-network",
+			"--smtp-addr", relay.SMTPAddr, "--smtp-username", relay.Username, "--smtp-password", relay.Password,
+			"--invitation-expiration-days", "7")
+		// The test's relay has a certificate of its own.
+		a.settings.mailRootCAs = relay.RootCAs
+		key := newKey(t, s, "alice")
+		to := "bob-" + string(d) + "@partner.example"
+		res := graphQL(t, base, key, `mutation($to: String!) { inviteMaintainer(input: {slug: "demo", usernameOrEmail: $to}) {
+			invitation { toEmail expires } url emailSent errors { message } } }`, map[string]any{"to": to})
+		got := mustJSON(t, res["data"])
+		if !strings.Contains(got, `"emailSent":true`) || !strings.Contains(got, `"url":null`) {
+			t.Fatalf("inviteMaintainer with a relay: %s", got)
+		}
+		msg := relay.WaitMessage(t, 60*time.Second, func(m mailtest.Message) bool { return len(m.To) == 1 && m.To[0].Address == to })
+		link := regexp.MustCompile(`https://docs\.example\.com(/invitations/[A-Za-z0-9]{32}/)`).FindStringSubmatch(msg.Text)
+		if msg.Subject != "alice has invited you to join the demo project" || link == nil ||
+			!strings.Contains(msg.Text, "You can accept or decline this invitation using the following link:") ||
+			!regexp.MustCompile(`This invitation will expire in 7 days \(\d{4}-\d{2}-\d{2}\)\.`).MatchString(msg.Text) {
+			t.Fatalf("message = %+v", msg)
+		}
+		bob := newBrowserClient(t, base)
+		csrf := bob.signIn("bob", "bob-password")
+		resp, page := bob.get(link[1])
+		if resp.StatusCode != http.StatusOK || !strings.Contains(page, "alice has invited you to join the demo project.") {
+			t.Fatalf("the mailed link: %d\n%s", resp.StatusCode, page)
+		}
+		resp, _ = bob.post(link[1], url.Values{"csrfmiddlewaretoken": {csrf}, "accept": {"1"}})
+		if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/projects/demo/" {
+			t.Errorf("accept: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+		}
+		demo, err := s.FindProjectBySlug(ctx, "demo")
+		must(t, err)
+		if ms, _ := s.FindMaintainers(ctx, []int64{demo.ID}); len(ms) != 2 {
+			t.Errorf("demo's maintainers after accepting: %d, want 2", len(ms))
 		}
 	})
 }

@@ -133,7 +133,6 @@ type Settings struct {
 	mailSettings
 	// Invitations.
 	InvitationExpirationDays int
-	InvitationSignup         bool
 }
 
 func envName(flagName string) string {
@@ -280,7 +279,6 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	s.mailSettings.register(str, integer)
 	// Invitations.
 	integer(&s.InvitationExpirationDays, "invitation-expiration-days", 15, "days an invitation (to an organization, a team or a project) can be accepted")
-	boolean(&s.InvitationSignup, "invitation-signup", true, "an invitation to an email address may create an account on its link page")
 }
 
 // resolve fills derived defaults and checks the settings.
