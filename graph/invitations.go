@@ -93,7 +93,7 @@ func (r *Resolver) invite(ctx context.Context, objectType string, objectID int64
 	if err != nil {
 		return invitationSent{}, err
 	}
-	data := map[string]any{"invitation": map[string]any{"id": saved.ID, "object_type": objectType, "to_email": nullable(saved.ToEmail)}}
+	data := invitationData(saved)
 	if who.user != nil {
 		data["to_user"] = audit.User(who.user)
 	}
@@ -128,11 +128,14 @@ func (r *Resolver) invite(ctx context.Context, objectType string, objectID int64
 	return out, nil
 }
 
-func nullable(s string) any {
-	if s == "" {
-		return nil
+// invitationData is an invitation's audit data: its id, target type and
+// email address (null for an invitation to a user).
+func invitationData(inv *store.Invitation) map[string]any {
+	var email any
+	if inv.ToEmail != "" {
+		email = inv.ToEmail
 	}
-	return s
+	return map[string]any{"invitation": map[string]any{"id": inv.ID, "object_type": inv.ObjectType, "to_email": email}}
 }
 
 // inviteOrganizationOwner runs inviteOrganizationOwner.
@@ -287,7 +290,7 @@ func (r *Resolver) revokeInvitation(ctx context.Context, in RevokeInvitationInpu
 		return "", err
 	}
 	r.record(ctx, audit.Event{Action: store.AuditInvitationRevoked, User: v.User, Project: p, Organization: ref,
-		Data: map[string]any{"invitation": map[string]any{"id": inv.ID, "object_type": inv.ObjectType, "to_email": nullable(inv.ToEmail)}}})
+		Data: invitationData(inv)})
 	return gid.Encode(nodeInvitation, inv.ID), nil
 }
 
@@ -392,8 +395,7 @@ func (r *Resolver) declineInvitation(ctx context.Context, in DeclineInvitationIn
 // recordInvitation audits an accepted or declined invitation against its
 // target's project or organization.
 func (r *Resolver) recordInvitation(ctx context.Context, action string, u *store.User, inv *store.Invitation) {
-	ev := audit.Event{Action: action, User: u,
-		Data: map[string]any{"invitation": map[string]any{"id": inv.ID, "object_type": inv.ObjectType, "to_email": nullable(inv.ToEmail)}}}
+	ev := audit.Event{Action: action, User: u, Data: invitationData(inv)}
 	if inv.ProjectID != nil {
 		if p, err := r.loaders(ctx).projectByID.Load(ctx, *inv.ProjectID); err == nil {
 			ev.Project = p
