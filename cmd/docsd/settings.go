@@ -400,8 +400,11 @@ func (s *Settings) resolve() error {
 	if err := s.resolveMail(); err != nil {
 		return err
 	}
-	if s.InvitationExpirationDays < 1 {
+	switch {
+	case s.InvitationExpirationDays < 0:
 		return fmt.Errorf("--invitation-expiration-days: must be at least 1")
+	case s.InvitationExpirationDays == 0: // settings made without flags
+		s.InvitationExpirationDays = 15
 	}
 	return s.resolveUpload()
 }
