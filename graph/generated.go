@@ -40,6 +40,7 @@ type ResolverRoot interface {
 	Domain() DomainResolver
 	EnvironmentVariable() EnvironmentVariableResolver
 	Integration() IntegrationResolver
+	Invitation() InvitationResolver
 	Mutation() MutationResolver
 	Organization() OrganizationResolver
 	Project() ProjectResolver
@@ -61,6 +62,13 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AcceptInvitationPayload struct {
+		Errors       func(childComplexity int) int
+		Organization func(childComplexity int) int
+		Project      func(childComplexity int) int
+		Team         func(childComplexity int) int
+	}
+
 	AddEmailNotificationPayload struct {
 		EmailNotification func(childComplexity int) int
 		Errors            func(childComplexity int) int
@@ -77,8 +85,11 @@ type ComplexityRoot struct {
 	}
 
 	AddTeamMemberPayload struct {
-		Errors func(childComplexity int) int
-		Member func(childComplexity int) int
+		EmailSent  func(childComplexity int) int
+		Errors     func(childComplexity int) int
+		Invitation func(childComplexity int) int
+		Member     func(childComplexity int) int
+		URL        func(childComplexity int) int
 	}
 
 	AddTeamProjectPayload struct {
@@ -300,6 +311,11 @@ type ComplexityRoot struct {
 		Day   func(childComplexity int) int
 	}
 
+	DeclineInvitationPayload struct {
+		DeletedID func(childComplexity int) int
+		Errors    func(childComplexity int) int
+	}
+
 	DeleteAutomationRulePayload struct {
 		DeletedID func(childComplexity int) int
 		Errors    func(childComplexity int) int
@@ -455,7 +471,36 @@ type ComplexityRoot struct {
 		WebhookURL func(childComplexity int) int
 	}
 
+	Invitation struct {
+		Created      func(childComplexity int) int
+		Expired      func(childComplexity int) int
+		Expires      func(childComplexity int) int
+		FromUser     func(childComplexity int) int
+		ID           func(childComplexity int) int
+		ObjectType   func(childComplexity int) int
+		Organization func(childComplexity int) int
+		Project      func(childComplexity int) int
+		Team         func(childComplexity int) int
+		ToEmail      func(childComplexity int) int
+		ToUser       func(childComplexity int) int
+	}
+
+	InviteMaintainerPayload struct {
+		EmailSent  func(childComplexity int) int
+		Errors     func(childComplexity int) int
+		Invitation func(childComplexity int) int
+		URL        func(childComplexity int) int
+	}
+
+	InviteOrganizationOwnerPayload struct {
+		EmailSent  func(childComplexity int) int
+		Errors     func(childComplexity int) int
+		Invitation func(childComplexity int) int
+		URL        func(childComplexity int) int
+	}
+
 	Mutation struct {
+		AcceptInvitation            func(childComplexity int, input AcceptInvitationInput) int
 		AddEmailNotification        func(childComplexity int, input AddEmailNotificationInput) int
 		AddMaintainer               func(childComplexity int, input AddMaintainerInput) int
 		AddOrganizationOwner        func(childComplexity int, input AddOrganizationOwnerInput) int
@@ -475,6 +520,7 @@ type ComplexityRoot struct {
 		CreateSubproject            func(childComplexity int, input CreateSubprojectInput) int
 		CreateTeam                  func(childComplexity int, input CreateTeamInput) int
 		CreateWebhook               func(childComplexity int, input CreateWebhookInput) int
+		DeclineInvitation           func(childComplexity int, input DeclineInvitationInput) int
 		DeleteAutomationRule        func(childComplexity int, input DeleteAutomationRuleInput) int
 		DeleteDomain                func(childComplexity int, input DeleteDomainInput) int
 		DeleteEmailNotification     func(childComplexity int, input DeleteEmailNotificationInput) int
@@ -491,6 +537,8 @@ type ComplexityRoot struct {
 		DeleteWebhook               func(childComplexity int, input DeleteWebhookInput) int
 		ImportProject               func(childComplexity int, input ImportProjectInput) int
 		InitiateUpload              func(childComplexity int, input InitiateUploadInput) int
+		InviteMaintainer            func(childComplexity int, input InviteMaintainerInput) int
+		InviteOrganizationOwner     func(childComplexity int, input InviteOrganizationOwnerInput) int
 		RemoveMaintainer            func(childComplexity int, input RemoveMaintainerInput) int
 		RemoveOrganizationOwner     func(childComplexity int, input RemoveOrganizationOwnerInput) int
 		RemoveTeamMember            func(childComplexity int, input RemoveTeamMemberInput) int
@@ -498,6 +546,7 @@ type ComplexityRoot struct {
 		RenewDomainCertificate      func(childComplexity int, input RenewDomainCertificateInput) int
 		RetryBuild                  func(childComplexity int, input RetryBuildInput) int
 		RevokeAPIToken              func(childComplexity int, input RevokeAPITokenInput) int
+		RevokeInvitation            func(childComplexity int, input RevokeInvitationInput) int
 		SetProjectAdminFields       func(childComplexity int, input SetProjectAdminFieldsInput) int
 		SetProjectOrganization      func(childComplexity int, input SetProjectOrganizationInput) int
 		SetProjectPrivacy           func(childComplexity int, input SetProjectPrivacyInput) int
@@ -728,6 +777,7 @@ type ComplexityRoot struct {
 		BadgeStatus        func(childComplexity int, project string, version *string, token *string) int
 		Build              func(childComplexity int, id string) int
 		Builds             func(childComplexity int, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
+		Invitation         func(childComplexity int, token string) int
 		Node               func(childComplexity int, id string) int
 		Nodes              func(childComplexity int, ids []string) int
 		Organization       func(childComplexity int, slug string) int
@@ -819,6 +869,11 @@ type ComplexityRoot struct {
 	}
 
 	RevokeApiTokenPayload struct {
+		DeletedID func(childComplexity int) int
+		Errors    func(childComplexity int) int
+	}
+
+	RevokeInvitationPayload struct {
 		DeletedID func(childComplexity int) int
 		Errors    func(childComplexity int) int
 	}
@@ -1237,6 +1292,18 @@ type EnvironmentVariableResolver interface {
 type IntegrationResolver interface {
 	WebhookURL(ctx context.Context, obj *store.Integration) (string, error)
 }
+type InvitationResolver interface {
+	ID(ctx context.Context, obj *store.Invitation) (string, error)
+
+	Organization(ctx context.Context, obj *store.Invitation) (*store.Organization, error)
+	Team(ctx context.Context, obj *store.Invitation) (*store.Team, error)
+	Project(ctx context.Context, obj *store.Invitation) (*ProjectView, error)
+	FromUser(ctx context.Context, obj *store.Invitation) (*store.User, error)
+	ToUser(ctx context.Context, obj *store.Invitation) (*store.User, error)
+	ToEmail(ctx context.Context, obj *store.Invitation) (*string, error)
+
+	Expired(ctx context.Context, obj *store.Invitation) (bool, error)
+}
 type MutationResolver interface {
 	ImportProject(ctx context.Context, input ImportProjectInput) (*ImportProjectPayload, error)
 	UpdateProject(ctx context.Context, input UpdateProjectInput) (*UpdateProjectPayload, error)
@@ -1299,6 +1366,11 @@ type MutationResolver interface {
 	UpdateDomain(ctx context.Context, input UpdateDomainInput) (*UpdateDomainPayload, error)
 	DeleteDomain(ctx context.Context, input DeleteDomainInput) (*DeleteDomainPayload, error)
 	RenewDomainCertificate(ctx context.Context, input RenewDomainCertificateInput) (*RenewDomainCertificatePayload, error)
+	InviteOrganizationOwner(ctx context.Context, input InviteOrganizationOwnerInput) (*InviteOrganizationOwnerPayload, error)
+	InviteMaintainer(ctx context.Context, input InviteMaintainerInput) (*InviteMaintainerPayload, error)
+	RevokeInvitation(ctx context.Context, input RevokeInvitationInput) (*RevokeInvitationPayload, error)
+	AcceptInvitation(ctx context.Context, input AcceptInvitationInput) (*AcceptInvitationPayload, error)
+	DeclineInvitation(ctx context.Context, input DeclineInvitationInput) (*DeclineInvitationPayload, error)
 }
 type OrganizationResolver interface {
 	ID(ctx context.Context, obj *store.Organization) (string, error)
@@ -1381,6 +1453,7 @@ type QueryResolver interface {
 	OrganizationAccess(ctx context.Context, slug string) (*OrganizationAccess, error)
 	AuditLogs(ctx context.Context, filter *AuditLogFilterInput, limit *int64, offset *int64) (*AuditLogList, error)
 	AuditLog(ctx context.Context, id int64) (*store.AuditEntry, error)
+	Invitation(ctx context.Context, token string) (*store.Invitation, error)
 }
 type RedirectResolver interface {
 	ID(ctx context.Context, obj *store.Redirect) (string, error)
@@ -1455,6 +1528,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	_ = ec
 	switch typeName + "." + field {
 
+	case "AcceptInvitationPayload.errors":
+		if e.ComplexityRoot.AcceptInvitationPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AcceptInvitationPayload.Errors(childComplexity), true
+	case "AcceptInvitationPayload.organization":
+		if e.ComplexityRoot.AcceptInvitationPayload.Organization == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AcceptInvitationPayload.Organization(childComplexity), true
+	case "AcceptInvitationPayload.project":
+		if e.ComplexityRoot.AcceptInvitationPayload.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AcceptInvitationPayload.Project(childComplexity), true
+	case "AcceptInvitationPayload.team":
+		if e.ComplexityRoot.AcceptInvitationPayload.Team == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AcceptInvitationPayload.Team(childComplexity), true
+
 	case "AddEmailNotificationPayload.emailNotification":
 		if e.ComplexityRoot.AddEmailNotificationPayload.EmailNotification == nil {
 			break
@@ -1494,18 +1592,36 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AddOrganizationOwnerPayload.Organization(childComplexity), true
 
+	case "AddTeamMemberPayload.emailSent":
+		if e.ComplexityRoot.AddTeamMemberPayload.EmailSent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AddTeamMemberPayload.EmailSent(childComplexity), true
 	case "AddTeamMemberPayload.errors":
 		if e.ComplexityRoot.AddTeamMemberPayload.Errors == nil {
 			break
 		}
 
 		return e.ComplexityRoot.AddTeamMemberPayload.Errors(childComplexity), true
+	case "AddTeamMemberPayload.invitation":
+		if e.ComplexityRoot.AddTeamMemberPayload.Invitation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AddTeamMemberPayload.Invitation(childComplexity), true
 	case "AddTeamMemberPayload.member":
 		if e.ComplexityRoot.AddTeamMemberPayload.Member == nil {
 			break
 		}
 
 		return e.ComplexityRoot.AddTeamMemberPayload.Member(childComplexity), true
+	case "AddTeamMemberPayload.url":
+		if e.ComplexityRoot.AddTeamMemberPayload.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AddTeamMemberPayload.URL(childComplexity), true
 
 	case "AddTeamProjectPayload.errors":
 		if e.ComplexityRoot.AddTeamProjectPayload.Errors == nil {
@@ -2304,6 +2420,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DayCount.Day(childComplexity), true
 
+	case "DeclineInvitationPayload.deletedId":
+		if e.ComplexityRoot.DeclineInvitationPayload.DeletedID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeclineInvitationPayload.DeletedID(childComplexity), true
+	case "DeclineInvitationPayload.errors":
+		if e.ComplexityRoot.DeclineInvitationPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeclineInvitationPayload.Errors(childComplexity), true
+
 	case "DeleteAutomationRulePayload.deletedId":
 		if e.ComplexityRoot.DeleteAutomationRulePayload.DeletedID == nil {
 			break
@@ -2826,6 +2955,134 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Integration.WebhookURL(childComplexity), true
 
+	case "Invitation.created":
+		if e.ComplexityRoot.Invitation.Created == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invitation.Created(childComplexity), true
+	case "Invitation.expired":
+		if e.ComplexityRoot.Invitation.Expired == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invitation.Expired(childComplexity), true
+	case "Invitation.expires":
+		if e.ComplexityRoot.Invitation.Expires == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invitation.Expires(childComplexity), true
+	case "Invitation.fromUser":
+		if e.ComplexityRoot.Invitation.FromUser == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invitation.FromUser(childComplexity), true
+	case "Invitation.id", "Invitation.databaseId":
+		if e.ComplexityRoot.Invitation.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invitation.ID(childComplexity), true
+	case "Invitation.objectType":
+		if e.ComplexityRoot.Invitation.ObjectType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invitation.ObjectType(childComplexity), true
+	case "Invitation.organization":
+		if e.ComplexityRoot.Invitation.Organization == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invitation.Organization(childComplexity), true
+	case "Invitation.project":
+		if e.ComplexityRoot.Invitation.Project == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invitation.Project(childComplexity), true
+	case "Invitation.team":
+		if e.ComplexityRoot.Invitation.Team == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invitation.Team(childComplexity), true
+	case "Invitation.toEmail":
+		if e.ComplexityRoot.Invitation.ToEmail == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invitation.ToEmail(childComplexity), true
+	case "Invitation.toUser":
+		if e.ComplexityRoot.Invitation.ToUser == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invitation.ToUser(childComplexity), true
+
+	case "InviteMaintainerPayload.emailSent":
+		if e.ComplexityRoot.InviteMaintainerPayload.EmailSent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InviteMaintainerPayload.EmailSent(childComplexity), true
+	case "InviteMaintainerPayload.errors":
+		if e.ComplexityRoot.InviteMaintainerPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InviteMaintainerPayload.Errors(childComplexity), true
+	case "InviteMaintainerPayload.invitation":
+		if e.ComplexityRoot.InviteMaintainerPayload.Invitation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InviteMaintainerPayload.Invitation(childComplexity), true
+	case "InviteMaintainerPayload.url":
+		if e.ComplexityRoot.InviteMaintainerPayload.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InviteMaintainerPayload.URL(childComplexity), true
+
+	case "InviteOrganizationOwnerPayload.emailSent":
+		if e.ComplexityRoot.InviteOrganizationOwnerPayload.EmailSent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InviteOrganizationOwnerPayload.EmailSent(childComplexity), true
+	case "InviteOrganizationOwnerPayload.errors":
+		if e.ComplexityRoot.InviteOrganizationOwnerPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InviteOrganizationOwnerPayload.Errors(childComplexity), true
+	case "InviteOrganizationOwnerPayload.invitation":
+		if e.ComplexityRoot.InviteOrganizationOwnerPayload.Invitation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InviteOrganizationOwnerPayload.Invitation(childComplexity), true
+	case "InviteOrganizationOwnerPayload.url":
+		if e.ComplexityRoot.InviteOrganizationOwnerPayload.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InviteOrganizationOwnerPayload.URL(childComplexity), true
+
+	case "Mutation.acceptInvitation":
+		if e.ComplexityRoot.Mutation.AcceptInvitation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_acceptInvitation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AcceptInvitation(childComplexity, args["input"].(AcceptInvitationInput)), true
 	case "Mutation.addEmailNotification":
 		if e.ComplexityRoot.Mutation.AddEmailNotification == nil {
 			break
@@ -3035,6 +3292,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateWebhook(childComplexity, args["input"].(CreateWebhookInput)), true
+	case "Mutation.declineInvitation":
+		if e.ComplexityRoot.Mutation.DeclineInvitation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_declineInvitation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeclineInvitation(childComplexity, args["input"].(DeclineInvitationInput)), true
 	case "Mutation.deleteAutomationRule":
 		if e.ComplexityRoot.Mutation.DeleteAutomationRule == nil {
 			break
@@ -3211,6 +3479,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.InitiateUpload(childComplexity, args["input"].(InitiateUploadInput)), true
+	case "Mutation.inviteMaintainer":
+		if e.ComplexityRoot.Mutation.InviteMaintainer == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_inviteMaintainer_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.InviteMaintainer(childComplexity, args["input"].(InviteMaintainerInput)), true
+	case "Mutation.inviteOrganizationOwner":
+		if e.ComplexityRoot.Mutation.InviteOrganizationOwner == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_inviteOrganizationOwner_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.InviteOrganizationOwner(childComplexity, args["input"].(InviteOrganizationOwnerInput)), true
 	case "Mutation.removeMaintainer":
 		if e.ComplexityRoot.Mutation.RemoveMaintainer == nil {
 			break
@@ -3288,6 +3578,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RevokeAPIToken(childComplexity, args["input"].(RevokeAPITokenInput)), true
+	case "Mutation.revokeInvitation":
+		if e.ComplexityRoot.Mutation.RevokeInvitation == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeInvitation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RevokeInvitation(childComplexity, args["input"].(RevokeInvitationInput)), true
 	case "Mutation.setProjectAdminFields":
 		if e.ComplexityRoot.Mutation.SetProjectAdminFields == nil {
 			break
@@ -4633,6 +4934,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Builds(childComplexity, args["filter"].(*BuildFilterInput), args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
 
+	case "Query.invitation":
+		if e.ComplexityRoot.Query.Invitation == nil {
+			break
+		}
+
+		args, err := ec.field_Query_invitation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Invitation(childComplexity, args["token"].(string)), true
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
 			break
@@ -5025,6 +5337,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RevokeApiTokenPayload.Errors(childComplexity), true
+
+	case "RevokeInvitationPayload.deletedId":
+		if e.ComplexityRoot.RevokeInvitationPayload.DeletedID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RevokeInvitationPayload.DeletedID(childComplexity), true
+	case "RevokeInvitationPayload.errors":
+		if e.ComplexityRoot.RevokeInvitationPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RevokeInvitationPayload.Errors(childComplexity), true
 
 	case "SearchBlock.content":
 		if e.ComplexityRoot.SearchBlock.Content == nil {
@@ -6354,6 +6679,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("AcceptInvitationInput", ec.unmarshalInputAcceptInvitationInput),
 			graphql.NewInputUnmarshaler("AddEmailNotificationInput", ec.unmarshalInputAddEmailNotificationInput),
 			graphql.NewInputUnmarshaler("AddMaintainerInput", ec.unmarshalInputAddMaintainerInput),
 			graphql.NewInputUnmarshaler("AddOrganizationOwnerInput", ec.unmarshalInputAddOrganizationOwnerInput),
@@ -6375,6 +6701,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CreateSubprojectInput", ec.unmarshalInputCreateSubprojectInput),
 			graphql.NewInputUnmarshaler("CreateTeamInput", ec.unmarshalInputCreateTeamInput),
 			graphql.NewInputUnmarshaler("CreateWebhookInput", ec.unmarshalInputCreateWebhookInput),
+			graphql.NewInputUnmarshaler("DeclineInvitationInput", ec.unmarshalInputDeclineInvitationInput),
 			graphql.NewInputUnmarshaler("DeleteAutomationRuleInput", ec.unmarshalInputDeleteAutomationRuleInput),
 			graphql.NewInputUnmarshaler("DeleteDomainInput", ec.unmarshalInputDeleteDomainInput),
 			graphql.NewInputUnmarshaler("DeleteEmailNotificationInput", ec.unmarshalInputDeleteEmailNotificationInput),
@@ -6391,6 +6718,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("DeleteWebhookInput", ec.unmarshalInputDeleteWebhookInput),
 			graphql.NewInputUnmarshaler("ImportProjectInput", ec.unmarshalInputImportProjectInput),
 			graphql.NewInputUnmarshaler("InitiateUploadInput", ec.unmarshalInputInitiateUploadInput),
+			graphql.NewInputUnmarshaler("InviteMaintainerInput", ec.unmarshalInputInviteMaintainerInput),
+			graphql.NewInputUnmarshaler("InviteOrganizationOwnerInput", ec.unmarshalInputInviteOrganizationOwnerInput),
 			graphql.NewInputUnmarshaler("NotificationFilterInput", ec.unmarshalInputNotificationFilterInput),
 			graphql.NewInputUnmarshaler("ProjectFilterInput", ec.unmarshalInputProjectFilterInput),
 			graphql.NewInputUnmarshaler("RemoveMaintainerInput", ec.unmarshalInputRemoveMaintainerInput),
@@ -6401,6 +6730,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("RepositoryInput", ec.unmarshalInputRepositoryInput),
 			graphql.NewInputUnmarshaler("RetryBuildInput", ec.unmarshalInputRetryBuildInput),
 			graphql.NewInputUnmarshaler("RevokeApiTokenInput", ec.unmarshalInputRevokeApiTokenInput),
+			graphql.NewInputUnmarshaler("RevokeInvitationInput", ec.unmarshalInputRevokeInvitationInput),
 			graphql.NewInputUnmarshaler("SearchFamilyInput", ec.unmarshalInputSearchFamilyInput),
 			graphql.NewInputUnmarshaler("SetProjectAdminFieldsInput", ec.unmarshalInputSetProjectAdminFieldsInput),
 			graphql.NewInputUnmarshaler("SetProjectOrganizationInput", ec.unmarshalInputSetProjectOrganizationInput),
@@ -8578,7 +8908,7 @@ extend type Mutation {
   updateTeam("The team and the fields to write." input: UpdateTeamInput!): UpdateTeamPayload!
   "Delete a team (owners); its members keep their other teams."
   deleteTeam("The team to delete." input: DeleteTeamInput!): DeleteTeamPayload!
-  "Add an existing user to a team at once (owners)."
+  "Add a person to a team (owners): a user already in the organization joins at once; another user or an email address gets an invitation (renewed when invited again)."
   addTeamMember("The team and the user." input: AddTeamMemberInput!): AddTeamMemberPayload!
   "Remove a member from a team (owners); their access through it ends with the next request."
   removeTeamMember("The team and the member." input: RemoveTeamMemberInput!): RemoveTeamMemberPayload!
@@ -8750,7 +9080,7 @@ input AddTeamMemberInput {
   organization: String!
   "The team's slug."
   team: String!
-  "The user's username."
+  "A user's username or verified email, or an email address to invite."
   usernameOrEmail: String!
 }
 
@@ -9726,6 +10056,152 @@ type SearchQueryCount {
   "The result count of the day's last search."
   totalResults: Int!
 }
+
+# ---- Invitations ----
+
+"An invitation to become an organization's owner, a team's member or a project's direct maintainer. It is accepted or declined on its link page, ` + "`" + `{public_url}/invitations/<token>/` + "`" + `."
+type Invitation {
+  "The invitation's global id (the ` + "`" + `id` + "`" + ` of ` + "`" + `revokeInvitation` + "`" + `)."
+  id: ID!
+  "The object's integer id in the database."
+  databaseId: Int!
+  "` + "`" + `organization` + "`" + `, ` + "`" + `team` + "`" + ` or ` + "`" + `project` + "`" + `: what the invitee joins."
+  objectType: String!
+  "The organization: the target of an owner invitation, the team's organization for a team invitation; null for a project."
+  organization: Organization
+  "The team, for a team invitation."
+  team: Team
+  "The project, for a maintainer invitation."
+  project: Project
+  "Who invited (the last one, when it was renewed); null once that user is deleted."
+  fromUser: User
+  "The invited user; null when the invitation is for an email address."
+  toUser: User
+  "The invited email address; null when the invitation is for a user."
+  toEmail: String
+  "When it was made or last renewed."
+  created: Time!
+  "When it can no longer be accepted."
+  expires: Time!
+  "Whether it has expired."
+  expired: Boolean!
+}
+
+extend type AddTeamMemberPayload {
+  "The invitation made when the person is not yet in the organization (then ` + "`" + `member` + "`" + ` is null)."
+  invitation: Invitation
+  "The link of the invitation when it was not emailed: shown once, it is not stored."
+  url: String
+  "Whether the invitation was emailed to the invitee."
+  emailSent: Boolean!
+}
+
+"An organization and the person to invite as an owner."
+input InviteOrganizationOwnerInput {
+  "The organization's slug."
+  organization: String!
+  "An existing user's username, or their verified email address."
+  usernameOrEmail: String!
+}
+
+"The outcome of ` + "`" + `inviteOrganizationOwner` + "`" + `."
+type InviteOrganizationOwnerPayload {
+  "The new or renewed invitation; null with errors."
+  invitation: Invitation
+  "The invitation's link when it was not emailed: shown once, it is not stored."
+  url: String
+  "Whether the invitation was emailed to the invitee."
+  emailSent: Boolean!
+  "What is wrong with the input; empty on success."
+  errors: [UserError!]!
+}
+
+"A project and the person to invite as a maintainer."
+input InviteMaintainerInput {
+  "The project's slug."
+  slug: String!
+  "A user's username, or an email address (a verified email of a user invites that user)."
+  usernameOrEmail: String!
+}
+
+"The outcome of ` + "`" + `inviteMaintainer` + "`" + `."
+type InviteMaintainerPayload {
+  "The new or renewed invitation; null with errors."
+  invitation: Invitation
+  "The invitation's link when it was not emailed: shown once, it is not stored."
+  url: String
+  "Whether the invitation was emailed to the invitee."
+  emailSent: Boolean!
+  "What is wrong with the input; empty on success."
+  errors: [UserError!]!
+}
+
+"An invitation to revoke."
+input RevokeInvitationInput {
+  "The invitation's global id."
+  id: ID!
+}
+
+"The outcome of ` + "`" + `revokeInvitation` + "`" + `."
+type RevokeInvitationPayload {
+  "The revoked invitation's global id."
+  deletedId: ID
+  "What is wrong; empty on success."
+  errors: [UserError!]!
+}
+
+extend type Mutation {
+  "Invite a user to become an owner of the organization (owners). Inviting the same user again renews the invitation."
+  inviteOrganizationOwner("The organization and the invitee." input: InviteOrganizationOwnerInput!): InviteOrganizationOwnerPayload!
+  "Invite a user or an email address to become a direct maintainer of the project (the project's admins). Inviting again renews the invitation."
+  inviteMaintainer("The project and the invitee." input: InviteMaintainerInput!): InviteMaintainerPayload!
+  "Revoke a pending invitation (whoever may invite to its target)."
+  revokeInvitation("The invitation." input: RevokeInvitationInput!): RevokeInvitationPayload!
+}
+
+extend type Query {
+  "The invitation whose link holds this token (anyone holding the token); null for an unknown token."
+  invitation("The token of the invitation's link." token: String!): Invitation
+}
+
+"The invitation to accept."
+input AcceptInvitationInput {
+  "The token of the invitation's link."
+  token: String!
+}
+
+"The outcome of ` + "`" + `acceptInvitation` + "`" + `: the target joined (one of the three)."
+type AcceptInvitationPayload {
+  "The organization, for an owner invitation."
+  organization: Organization
+  "The team, for a team invitation."
+  team: Team
+  "The project, for a maintainer invitation."
+  project: Project
+  "What is wrong (an expired invitation); empty on success."
+  errors: [UserError!]!
+}
+
+"The invitation to decline."
+input DeclineInvitationInput {
+  "The token of the invitation's link."
+  token: String!
+}
+
+"The outcome of ` + "`" + `declineInvitation` + "`" + `."
+type DeclineInvitationPayload {
+  "The declined invitation's global id."
+  deletedId: ID
+  "What is wrong; empty on success."
+  errors: [UserError!]!
+}
+
+extend type Mutation {
+  "Accept an invitation as the signed-in user: they become owner, member or maintainer (already being one is no error) and the invitation is deleted. An invitation for a user may be accepted by that user only (FORBIDDEN); an expired one is refused."
+  acceptInvitation("The invitation's token." input: AcceptInvitationInput!): AcceptInvitationPayload!
+  "Decline an invitation (anyone holding its token): it is deleted."
+  declineInvitation("The invitation's token." input: DeclineInvitationInput!): DeclineInvitationPayload!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -9733,6 +10209,20 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_AcceptInvitationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "organization":
+		return ec.fieldContext_AcceptInvitationPayload_organization(ctx, field)
+	case "team":
+		return ec.fieldContext_AcceptInvitationPayload_team(ctx, field)
+	case "project":
+		return ec.fieldContext_AcceptInvitationPayload_project(ctx, field)
+	case "errors":
+		return ec.fieldContext_AcceptInvitationPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AcceptInvitationPayload", field.Name)
+}
 
 func (ec *executionContext) childFields_AddEmailNotificationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -9770,6 +10260,12 @@ func (ec *executionContext) childFields_AddTeamMemberPayload(ctx context.Context
 		return ec.fieldContext_AddTeamMemberPayload_member(ctx, field)
 	case "errors":
 		return ec.fieldContext_AddTeamMemberPayload_errors(ctx, field)
+	case "invitation":
+		return ec.fieldContext_AddTeamMemberPayload_invitation(ctx, field)
+	case "url":
+		return ec.fieldContext_AddTeamMemberPayload_url(ctx, field)
+	case "emailSent":
+		return ec.fieldContext_AddTeamMemberPayload_emailSent(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AddTeamMemberPayload", field.Name)
 }
@@ -10218,6 +10714,16 @@ func (ec *executionContext) childFields_DayCount(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type DayCount", field.Name)
 }
 
+func (ec *executionContext) childFields_DeclineInvitationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedId":
+		return ec.fieldContext_DeclineInvitationPayload_deletedId(ctx, field)
+	case "errors":
+		return ec.fieldContext_DeclineInvitationPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeclineInvitationPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_DeleteAutomationRulePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "deletedId":
@@ -10530,6 +11036,64 @@ func (ec *executionContext) childFields_Integration(ctx context.Context, field g
 		return ec.fieldContext_Integration_created(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Integration", field.Name)
+}
+
+func (ec *executionContext) childFields_Invitation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Invitation_id(ctx, field)
+	case "databaseId":
+		return ec.fieldContext_Invitation_databaseId(ctx, field)
+	case "objectType":
+		return ec.fieldContext_Invitation_objectType(ctx, field)
+	case "organization":
+		return ec.fieldContext_Invitation_organization(ctx, field)
+	case "team":
+		return ec.fieldContext_Invitation_team(ctx, field)
+	case "project":
+		return ec.fieldContext_Invitation_project(ctx, field)
+	case "fromUser":
+		return ec.fieldContext_Invitation_fromUser(ctx, field)
+	case "toUser":
+		return ec.fieldContext_Invitation_toUser(ctx, field)
+	case "toEmail":
+		return ec.fieldContext_Invitation_toEmail(ctx, field)
+	case "created":
+		return ec.fieldContext_Invitation_created(ctx, field)
+	case "expires":
+		return ec.fieldContext_Invitation_expires(ctx, field)
+	case "expired":
+		return ec.fieldContext_Invitation_expired(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Invitation", field.Name)
+}
+
+func (ec *executionContext) childFields_InviteMaintainerPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "invitation":
+		return ec.fieldContext_InviteMaintainerPayload_invitation(ctx, field)
+	case "url":
+		return ec.fieldContext_InviteMaintainerPayload_url(ctx, field)
+	case "emailSent":
+		return ec.fieldContext_InviteMaintainerPayload_emailSent(ctx, field)
+	case "errors":
+		return ec.fieldContext_InviteMaintainerPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InviteMaintainerPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_InviteOrganizationOwnerPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "invitation":
+		return ec.fieldContext_InviteOrganizationOwnerPayload_invitation(ctx, field)
+	case "url":
+		return ec.fieldContext_InviteOrganizationOwnerPayload_url(ctx, field)
+	case "emailSent":
+		return ec.fieldContext_InviteOrganizationOwnerPayload_emailSent(ctx, field)
+	case "errors":
+		return ec.fieldContext_InviteOrganizationOwnerPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InviteOrganizationOwnerPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Notification(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -11102,6 +11666,16 @@ func (ec *executionContext) childFields_RevokeApiTokenPayload(ctx context.Contex
 		return ec.fieldContext_RevokeApiTokenPayload_errors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RevokeApiTokenPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_RevokeInvitationPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedId":
+		return ec.fieldContext_RevokeInvitationPayload_deletedId(ctx, field)
+	case "errors":
+		return ec.fieldContext_RevokeInvitationPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RevokeInvitationPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_SearchBlock(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -11992,6 +12566,20 @@ func (ec *executionContext) field_Build_notifications_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_acceptInvitation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (AcceptInvitationInput, error) {
+			return ec.unmarshalNAcceptInvitationInput2docsdᚋgraphᚐAcceptInvitationInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_addEmailNotification_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -12258,6 +12846,20 @@ func (ec *executionContext) field_Mutation_createWebhook_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_declineInvitation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (DeclineInvitationInput, error) {
+			return ec.unmarshalNDeclineInvitationInput2docsdᚋgraphᚐDeclineInvitationInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteAutomationRule_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -12482,6 +13084,34 @@ func (ec *executionContext) field_Mutation_initiateUpload_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_inviteMaintainer_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (InviteMaintainerInput, error) {
+			return ec.unmarshalNInviteMaintainerInput2docsdᚋgraphᚐInviteMaintainerInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_inviteOrganizationOwner_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (InviteOrganizationOwnerInput, error) {
+			return ec.unmarshalNInviteOrganizationOwnerInput2docsdᚋgraphᚐInviteOrganizationOwnerInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_removeMaintainer_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -12572,6 +13202,20 @@ func (ec *executionContext) field_Mutation_revokeApiToken_args(ctx context.Conte
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (RevokeAPITokenInput, error) {
 			return ec.unmarshalNRevokeApiTokenInput2docsdᚋgraphᚐRevokeAPITokenInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_revokeInvitation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (RevokeInvitationInput, error) {
+			return ec.unmarshalNRevokeInvitationInput2docsdᚋgraphᚐRevokeInvitationInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -13918,6 +14562,20 @@ func (ec *executionContext) field_Query_builds_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_invitation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "token",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["token"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -14512,6 +15170,134 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 
 // region    **************************** field.gotpl *****************************
 
+func (ec *executionContext) _AcceptInvitationPayload_organization(ctx context.Context, field graphql.CollectedField, obj *AcceptInvitationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AcceptInvitationPayload_organization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Organization, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Organization) graphql.Marshaler {
+			return ec.marshalOOrganization2ᚖdocsdᚋstoreᚐOrganization(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AcceptInvitationPayload_organization(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AcceptInvitationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AcceptInvitationPayload_team(ctx context.Context, field graphql.CollectedField, obj *AcceptInvitationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AcceptInvitationPayload_team(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Team, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Team) graphql.Marshaler {
+			return ec.marshalOTeam2ᚖdocsdᚋstoreᚐTeam(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AcceptInvitationPayload_team(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AcceptInvitationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Team(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AcceptInvitationPayload_project(ctx context.Context, field graphql.CollectedField, obj *AcceptInvitationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AcceptInvitationPayload_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Project, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AcceptInvitationPayload_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AcceptInvitationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AcceptInvitationPayload_errors(ctx context.Context, field graphql.CollectedField, obj *AcceptInvitationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AcceptInvitationPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AcceptInvitationPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AcceptInvitationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _AddEmailNotificationPayload_emailNotification(ctx context.Context, field graphql.CollectedField, obj *AddEmailNotificationPayload) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -14766,6 +15552,84 @@ func (ec *executionContext) fieldContext_AddTeamMemberPayload_errors(_ context.C
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _AddTeamMemberPayload_invitation(ctx context.Context, field graphql.CollectedField, obj *AddTeamMemberPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AddTeamMemberPayload_invitation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Invitation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Invitation) graphql.Marshaler {
+			return ec.marshalOInvitation2ᚖdocsdᚋstoreᚐInvitation(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AddTeamMemberPayload_invitation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AddTeamMemberPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Invitation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AddTeamMemberPayload_url(ctx context.Context, field graphql.CollectedField, obj *AddTeamMemberPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AddTeamMemberPayload_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AddTeamMemberPayload_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AddTeamMemberPayload", field, false, false, "String")
+}
+
+func (ec *executionContext) _AddTeamMemberPayload_emailSent(ctx context.Context, field graphql.CollectedField, obj *AddTeamMemberPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AddTeamMemberPayload_emailSent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EmailSent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AddTeamMemberPayload_emailSent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("AddTeamMemberPayload", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _AddTeamProjectPayload_team(ctx context.Context, field graphql.CollectedField, obj *AddTeamProjectPayload) (ret graphql.Marshaler) {
@@ -18200,6 +19064,61 @@ func (ec *executionContext) fieldContext_DayCount_count(_ context.Context, field
 	return newScalarFieldContext("DayCount", field, false, false, "Int")
 }
 
+func (ec *executionContext) _DeclineInvitationPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeclineInvitationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeclineInvitationPayload_deletedId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeclineInvitationPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("DeclineInvitationPayload", field, false, false, "ID")
+}
+
+func (ec *executionContext) _DeclineInvitationPayload_errors(ctx context.Context, field graphql.CollectedField, obj *DeclineInvitationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeclineInvitationPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeclineInvitationPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeclineInvitationPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _DeleteAutomationRulePayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *DeleteAutomationRulePayload) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -20414,6 +21333,547 @@ func (ec *executionContext) _Integration_created(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_Integration_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return newScalarFieldContext("Integration", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Invitation_id(ctx context.Context, field graphql.CollectedField, obj *store.Invitation) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invitation_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Invitation().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invitation_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Invitation", field, true, true, "ID")
+}
+
+func (ec *executionContext) _Invitation_databaseId(ctx context.Context, field graphql.CollectedField, obj *store.Invitation) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invitation_databaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invitation_databaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Invitation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Invitation_objectType(ctx context.Context, field graphql.CollectedField, obj *store.Invitation) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invitation_objectType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ObjectType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invitation_objectType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Invitation", field, false, false, "String")
+}
+
+func (ec *executionContext) _Invitation_organization(ctx context.Context, field graphql.CollectedField, obj *store.Invitation) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invitation_organization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Invitation().Organization(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Organization) graphql.Marshaler {
+			return ec.marshalOOrganization2ᚖdocsdᚋstoreᚐOrganization(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Invitation_organization(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Invitation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Invitation_team(ctx context.Context, field graphql.CollectedField, obj *store.Invitation) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invitation_team(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Invitation().Team(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Team) graphql.Marshaler {
+			return ec.marshalOTeam2ᚖdocsdᚋstoreᚐTeam(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Invitation_team(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Invitation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Team(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Invitation_project(ctx context.Context, field graphql.CollectedField, obj *store.Invitation) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invitation_project(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Invitation().Project(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ProjectView) graphql.Marshaler {
+			return ec.marshalOProject2ᚖdocsdᚋgraphᚐProjectView(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Invitation_project(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Invitation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Project(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Invitation_fromUser(ctx context.Context, field graphql.CollectedField, obj *store.Invitation) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invitation_fromUser(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Invitation().FromUser(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖdocsdᚋstoreᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Invitation_fromUser(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Invitation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Invitation_toUser(ctx context.Context, field graphql.CollectedField, obj *store.Invitation) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invitation_toUser(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Invitation().ToUser(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.User) graphql.Marshaler {
+			return ec.marshalOUser2ᚖdocsdᚋstoreᚐUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Invitation_toUser(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Invitation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Invitation_toEmail(ctx context.Context, field graphql.CollectedField, obj *store.Invitation) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invitation_toEmail(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Invitation().ToEmail(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Invitation_toEmail(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Invitation", field, true, true, "String")
+}
+
+func (ec *executionContext) _Invitation_created(ctx context.Context, field graphql.CollectedField, obj *store.Invitation) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invitation_created(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Created, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invitation_created(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Invitation", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Invitation_expires(ctx context.Context, field graphql.CollectedField, obj *store.Invitation) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invitation_expires(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Expires, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invitation_expires(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Invitation", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Invitation_expired(ctx context.Context, field graphql.CollectedField, obj *store.Invitation) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invitation_expired(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Invitation().Expired(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Invitation_expired(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Invitation", field, true, true, "Boolean")
+}
+
+func (ec *executionContext) _InviteMaintainerPayload_invitation(ctx context.Context, field graphql.CollectedField, obj *InviteMaintainerPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InviteMaintainerPayload_invitation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Invitation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Invitation) graphql.Marshaler {
+			return ec.marshalOInvitation2ᚖdocsdᚋstoreᚐInvitation(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InviteMaintainerPayload_invitation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InviteMaintainerPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Invitation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InviteMaintainerPayload_url(ctx context.Context, field graphql.CollectedField, obj *InviteMaintainerPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InviteMaintainerPayload_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InviteMaintainerPayload_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("InviteMaintainerPayload", field, false, false, "String")
+}
+
+func (ec *executionContext) _InviteMaintainerPayload_emailSent(ctx context.Context, field graphql.CollectedField, obj *InviteMaintainerPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InviteMaintainerPayload_emailSent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EmailSent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InviteMaintainerPayload_emailSent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("InviteMaintainerPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _InviteMaintainerPayload_errors(ctx context.Context, field graphql.CollectedField, obj *InviteMaintainerPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InviteMaintainerPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InviteMaintainerPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InviteMaintainerPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InviteOrganizationOwnerPayload_invitation(ctx context.Context, field graphql.CollectedField, obj *InviteOrganizationOwnerPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InviteOrganizationOwnerPayload_invitation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Invitation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Invitation) graphql.Marshaler {
+			return ec.marshalOInvitation2ᚖdocsdᚋstoreᚐInvitation(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InviteOrganizationOwnerPayload_invitation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InviteOrganizationOwnerPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Invitation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InviteOrganizationOwnerPayload_url(ctx context.Context, field graphql.CollectedField, obj *InviteOrganizationOwnerPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InviteOrganizationOwnerPayload_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InviteOrganizationOwnerPayload_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("InviteOrganizationOwnerPayload", field, false, false, "String")
+}
+
+func (ec *executionContext) _InviteOrganizationOwnerPayload_emailSent(ctx context.Context, field graphql.CollectedField, obj *InviteOrganizationOwnerPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InviteOrganizationOwnerPayload_emailSent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EmailSent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InviteOrganizationOwnerPayload_emailSent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("InviteOrganizationOwnerPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _InviteOrganizationOwnerPayload_errors(ctx context.Context, field graphql.CollectedField, obj *InviteOrganizationOwnerPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InviteOrganizationOwnerPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InviteOrganizationOwnerPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InviteOrganizationOwnerPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Mutation_importProject(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -23094,6 +24554,226 @@ func (ec *executionContext) fieldContext_Mutation_renewDomainCertificate(ctx con
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_renewDomainCertificate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_inviteOrganizationOwner(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_inviteOrganizationOwner(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().InviteOrganizationOwner(ctx, fc.Args["input"].(InviteOrganizationOwnerInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *InviteOrganizationOwnerPayload) graphql.Marshaler {
+			return ec.marshalNInviteOrganizationOwnerPayload2ᚖdocsdᚋgraphᚐInviteOrganizationOwnerPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_inviteOrganizationOwner(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InviteOrganizationOwnerPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_inviteOrganizationOwner_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_inviteMaintainer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_inviteMaintainer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().InviteMaintainer(ctx, fc.Args["input"].(InviteMaintainerInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *InviteMaintainerPayload) graphql.Marshaler {
+			return ec.marshalNInviteMaintainerPayload2ᚖdocsdᚋgraphᚐInviteMaintainerPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_inviteMaintainer(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InviteMaintainerPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_inviteMaintainer_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_revokeInvitation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_revokeInvitation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RevokeInvitation(ctx, fc.Args["input"].(RevokeInvitationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *RevokeInvitationPayload) graphql.Marshaler {
+			return ec.marshalNRevokeInvitationPayload2ᚖdocsdᚋgraphᚐRevokeInvitationPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_revokeInvitation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RevokeInvitationPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_revokeInvitation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_acceptInvitation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_acceptInvitation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AcceptInvitation(ctx, fc.Args["input"].(AcceptInvitationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AcceptInvitationPayload) graphql.Marshaler {
+			return ec.marshalNAcceptInvitationPayload2ᚖdocsdᚋgraphᚐAcceptInvitationPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_acceptInvitation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AcceptInvitationPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_acceptInvitation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_declineInvitation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_declineInvitation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeclineInvitation(ctx, fc.Args["input"].(DeclineInvitationInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *DeclineInvitationPayload) graphql.Marshaler {
+			return ec.marshalNDeclineInvitationPayload2ᚖdocsdᚋgraphᚐDeclineInvitationPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_declineInvitation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeclineInvitationPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_declineInvitation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -28511,6 +30191,50 @@ func (ec *executionContext) fieldContext_Query_auditLog(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_invitation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_invitation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Invitation(ctx, fc.Args["token"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Invitation) graphql.Marshaler {
+			return ec.marshalOInvitation2ᚖdocsdᚋstoreᚐInvitation(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_invitation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Invitation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_invitation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -29719,6 +31443,61 @@ func (ec *executionContext) _RevokeApiTokenPayload_errors(ctx context.Context, f
 func (ec *executionContext) fieldContext_RevokeApiTokenPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "RevokeApiTokenPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RevokeInvitationPayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *RevokeInvitationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RevokeInvitationPayload_deletedId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RevokeInvitationPayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("RevokeInvitationPayload", field, false, false, "ID")
+}
+
+func (ec *executionContext) _RevokeInvitationPayload_errors(ctx context.Context, field graphql.CollectedField, obj *RevokeInvitationPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RevokeInvitationPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RevokeInvitationPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RevokeInvitationPayload",
 		Field:      field,
 		IsMethod:   false,
 		IsResolver: false,
@@ -36512,6 +38291,48 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAcceptInvitationInput(ctx context.Context, obj any) (AcceptInvitationInput, error) {
+	var it AcceptInvitationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"token"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "token":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("token"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Token = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAcceptInvitationInput unmarshals raw into the AcceptInvitationInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAcceptInvitationInput(ctx context.Context, raw any) (AcceptInvitationInput, error) {
+	var out AcceptInvitationInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AcceptInvitationInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputAddEmailNotificationInput(ctx context.Context, obj any) (AddEmailNotificationInput, error) {
 	var it AddEmailNotificationInput
 	if obj == nil {
@@ -37945,6 +39766,48 @@ func UnmarshalCreateWebhookInput(ctx context.Context, raw any) (CreateWebhookInp
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputDeclineInvitationInput(ctx context.Context, obj any) (DeclineInvitationInput, error) {
+	var it DeclineInvitationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"token"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "token":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("token"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Token = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDeclineInvitationInput unmarshals raw into the DeclineInvitationInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDeclineInvitationInput(ctx context.Context, raw any) (DeclineInvitationInput, error) {
+	var out DeclineInvitationInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeclineInvitationInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputDeleteAutomationRuleInput(ctx context.Context, obj any) (DeleteAutomationRuleInput, error) {
 	var it DeleteAutomationRuleInput
 	if obj == nil {
@@ -38796,6 +40659,104 @@ func UnmarshalInitiateUploadInput(ctx context.Context, raw any) (InitiateUploadI
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputInviteMaintainerInput(ctx context.Context, obj any) (InviteMaintainerInput, error) {
+	var it InviteMaintainerInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"slug", "usernameOrEmail"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "slug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slug"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Slug = data
+		case "usernameOrEmail":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("usernameOrEmail"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UsernameOrEmail = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalInviteMaintainerInput unmarshals raw into the InviteMaintainerInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalInviteMaintainerInput(ctx context.Context, raw any) (InviteMaintainerInput, error) {
+	var out InviteMaintainerInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "InviteMaintainerInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputInviteOrganizationOwnerInput(ctx context.Context, obj any) (InviteOrganizationOwnerInput, error) {
+	var it InviteOrganizationOwnerInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"organization", "usernameOrEmail"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "organization":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organization"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Organization = data
+		case "usernameOrEmail":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("usernameOrEmail"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UsernameOrEmail = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalInviteOrganizationOwnerInput unmarshals raw into the InviteOrganizationOwnerInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalInviteOrganizationOwnerInput(ctx context.Context, raw any) (InviteOrganizationOwnerInput, error) {
+	var out InviteOrganizationOwnerInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "InviteOrganizationOwnerInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputNotificationFilterInput(ctx context.Context, obj any) (NotificationFilterInput, error) {
 	var it NotificationFilterInput
 	if obj == nil {
@@ -39311,6 +41272,48 @@ func (ec *executionContext) unmarshalInputRevokeApiTokenInput(ctx context.Contex
 func UnmarshalRevokeApiTokenInput(ctx context.Context, raw any) (RevokeAPITokenInput, error) {
 	var out RevokeAPITokenInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "RevokeApiTokenInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputRevokeInvitationInput(ctx context.Context, obj any) (RevokeInvitationInput, error) {
+	var it RevokeInvitationInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRevokeInvitationInput unmarshals raw into the RevokeInvitationInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRevokeInvitationInput(ctx context.Context, raw any) (RevokeInvitationInput, error) {
+	var out RevokeInvitationInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RevokeInvitationInput", raw, &out)
 	return out, err
 }
 
@@ -41164,6 +43167,54 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 
 // region    **************************** object.gotpl ****************************
 
+var acceptInvitationPayloadImplementors = []string{"AcceptInvitationPayload"}
+
+func (ec *executionContext) _AcceptInvitationPayload(ctx context.Context, sel ast.SelectionSet, obj *AcceptInvitationPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, acceptInvitationPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AcceptInvitationPayload")
+		case "organization":
+			out.Values[i] = ec._AcceptInvitationPayload_organization(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "team":
+			out.Values[i] = ec._AcceptInvitationPayload_team(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "project":
+			out.Values[i] = ec._AcceptInvitationPayload_project(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._AcceptInvitationPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
 var addEmailNotificationPayloadImplementors = []string{"AddEmailNotificationPayload"}
 
 func (ec *executionContext) _AddEmailNotificationPayload(ctx context.Context, sel ast.SelectionSet, obj *AddEmailNotificationPayload) graphql.Marshaler {
@@ -41296,6 +43347,21 @@ func (ec *executionContext) _AddTeamMemberPayload(ctx context.Context, sel ast.S
 			}
 		case "errors":
 			out.Values[i] = ec._AddTeamMemberPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "invitation":
+			out.Values[i] = ec._AddTeamMemberPayload_invitation(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "url":
+			out.Values[i] = ec._AddTeamMemberPayload_url(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "emailSent":
+			out.Values[i] = ec._AddTeamMemberPayload_emailSent(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -42842,6 +44908,44 @@ func (ec *executionContext) _DayCount(ctx context.Context, sel ast.SelectionSet,
 	return marshalObject(fields, out)
 }
 
+var declineInvitationPayloadImplementors = []string{"DeclineInvitationPayload"}
+
+func (ec *executionContext) _DeclineInvitationPayload(ctx context.Context, sel ast.SelectionSet, obj *DeclineInvitationPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, declineInvitationPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeclineInvitationPayload")
+		case "deletedId":
+			out.Values[i] = ec._DeclineInvitationPayload_deletedId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._DeclineInvitationPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
 var deleteAutomationRulePayloadImplementors = []string{"DeleteAutomationRulePayload"}
 
 func (ec *executionContext) _DeleteAutomationRulePayload(ctx context.Context, sel ast.SelectionSet, obj *DeleteAutomationRulePayload) graphql.Marshaler {
@@ -43948,6 +46052,198 @@ func (ec *executionContext) _Integration(ctx context.Context, sel ast.SelectionS
 	return marshalObject(fields, out)
 }
 
+var invitationImplementors = []string{"Invitation"}
+
+func (ec *executionContext) _Invitation(ctx context.Context, sel ast.SelectionSet, obj *store.Invitation) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, invitationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Invitation")
+		case "id":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Invitation_id(ctx, field, obj)
+				})
+		case "databaseId":
+			out.Values[i] = ec._Invitation_databaseId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "objectType":
+			out.Values[i] = ec._Invitation_objectType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "organization":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Invitation_organization(ctx, field, obj)
+				})
+		case "team":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Invitation_team(ctx, field, obj)
+				})
+		case "project":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Invitation_project(ctx, field, obj)
+				})
+		case "fromUser":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Invitation_fromUser(ctx, field, obj)
+				})
+		case "toUser":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Invitation_toUser(ctx, field, obj)
+				})
+		case "toEmail":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Invitation_toEmail(ctx, field, obj)
+				})
+		case "created":
+			out.Values[i] = ec._Invitation_created(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "expires":
+			out.Values[i] = ec._Invitation_expires(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "expired":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Invitation_expired(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var inviteMaintainerPayloadImplementors = []string{"InviteMaintainerPayload"}
+
+func (ec *executionContext) _InviteMaintainerPayload(ctx context.Context, sel ast.SelectionSet, obj *InviteMaintainerPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, inviteMaintainerPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InviteMaintainerPayload")
+		case "invitation":
+			out.Values[i] = ec._InviteMaintainerPayload_invitation(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "url":
+			out.Values[i] = ec._InviteMaintainerPayload_url(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "emailSent":
+			out.Values[i] = ec._InviteMaintainerPayload_emailSent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._InviteMaintainerPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var inviteOrganizationOwnerPayloadImplementors = []string{"InviteOrganizationOwnerPayload"}
+
+func (ec *executionContext) _InviteOrganizationOwnerPayload(ctx context.Context, sel ast.SelectionSet, obj *InviteOrganizationOwnerPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, inviteOrganizationOwnerPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InviteOrganizationOwnerPayload")
+		case "invitation":
+			out.Values[i] = ec._InviteOrganizationOwnerPayload_invitation(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "url":
+			out.Values[i] = ec._InviteOrganizationOwnerPayload_url(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "emailSent":
+			out.Values[i] = ec._InviteOrganizationOwnerPayload_emailSent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._InviteOrganizationOwnerPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -44390,6 +46686,41 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "renewDomainCertificate":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_renewDomainCertificate(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "inviteOrganizationOwner":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_inviteOrganizationOwner(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "inviteMaintainer":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_inviteMaintainer(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revokeInvitation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_revokeInvitation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "acceptInvitation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_acceptInvitation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "declineInvitation":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_declineInvitation(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -45827,6 +48158,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_auditLog(ctx, field)
 				})
+		case "invitation":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_invitation(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -46419,6 +48756,44 @@ func (ec *executionContext) _RevokeApiTokenPayload(ctx context.Context, sel ast.
 			}
 		case "errors":
 			out.Values[i] = ec._RevokeApiTokenPayload_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var revokeInvitationPayloadImplementors = []string{"RevokeInvitationPayload"}
+
+func (ec *executionContext) _RevokeInvitationPayload(ctx context.Context, sel ast.SelectionSet, obj *RevokeInvitationPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, revokeInvitationPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RevokeInvitationPayload")
+		case "deletedId":
+			out.Values[i] = ec._RevokeInvitationPayload_deletedId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._RevokeInvitationPayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -49326,6 +51701,19 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) unmarshalNAcceptInvitationInput2docsdᚋgraphᚐAcceptInvitationInput(ctx context.Context, v any) (AcceptInvitationInput, error) {
+	res, err := ec.unmarshalInputAcceptInvitationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAcceptInvitationPayload2ᚖdocsdᚋgraphᚐAcceptInvitationPayload(ctx context.Context, sel ast.SelectionSet, v *AcceptInvitationPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AcceptInvitationPayload!")
+		return graphql.Null
+	}
+	return ec._AcceptInvitationPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNAddEmailNotificationInput2docsdᚋgraphᚐAddEmailNotificationInput(ctx context.Context, v any) (AddEmailNotificationInput, error) {
 	res, err := ec.unmarshalInputAddEmailNotificationInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -49853,6 +52241,19 @@ func (ec *executionContext) marshalNDayCount2ᚖdocsdᚋstoreᚐDayCount(ctx con
 	return ec._DayCount(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNDeclineInvitationInput2docsdᚋgraphᚐDeclineInvitationInput(ctx context.Context, v any) (DeclineInvitationInput, error) {
+	res, err := ec.unmarshalInputDeclineInvitationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeclineInvitationPayload2ᚖdocsdᚋgraphᚐDeclineInvitationPayload(ctx context.Context, sel ast.SelectionSet, v *DeclineInvitationPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DeclineInvitationPayload!")
+		return graphql.Null
+	}
+	return ec._DeclineInvitationPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNDeleteAutomationRuleInput2docsdᚋgraphᚐDeleteAutomationRuleInput(ctx context.Context, v any) (DeleteAutomationRuleInput, error) {
 	res, err := ec.unmarshalInputDeleteAutomationRuleInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -50292,6 +52693,32 @@ func (ec *executionContext) marshalNIntegrationType2string(ctx context.Context, 
 		graphql.AddInvalidNullFromMarshaler(ctx, "IntegrationType!")
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNInviteMaintainerInput2docsdᚋgraphᚐInviteMaintainerInput(ctx context.Context, v any) (InviteMaintainerInput, error) {
+	res, err := ec.unmarshalInputInviteMaintainerInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInviteMaintainerPayload2ᚖdocsdᚋgraphᚐInviteMaintainerPayload(ctx context.Context, sel ast.SelectionSet, v *InviteMaintainerPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "InviteMaintainerPayload!")
+		return graphql.Null
+	}
+	return ec._InviteMaintainerPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNInviteOrganizationOwnerInput2docsdᚋgraphᚐInviteOrganizationOwnerInput(ctx context.Context, v any) (InviteOrganizationOwnerInput, error) {
+	res, err := ec.unmarshalInputInviteOrganizationOwnerInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInviteOrganizationOwnerPayload2ᚖdocsdᚋgraphᚐInviteOrganizationOwnerPayload(ctx context.Context, sel ast.SelectionSet, v *InviteOrganizationOwnerPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "InviteOrganizationOwnerPayload!")
+		return graphql.Null
+	}
+	return ec._InviteOrganizationOwnerPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNJSON2encodingᚋjsonᚐRawMessage(ctx context.Context, v any) (json.RawMessage, error) {
@@ -50755,6 +53182,19 @@ func (ec *executionContext) marshalNRevokeApiTokenPayload2ᚖdocsdᚋgraphᚐRev
 		return graphql.Null
 	}
 	return ec._RevokeApiTokenPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRevokeInvitationInput2docsdᚋgraphᚐRevokeInvitationInput(ctx context.Context, v any) (RevokeInvitationInput, error) {
+	res, err := ec.unmarshalInputRevokeInvitationInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRevokeInvitationPayload2ᚖdocsdᚋgraphᚐRevokeInvitationPayload(ctx context.Context, sel ast.SelectionSet, v *RevokeInvitationPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RevokeInvitationPayload!")
+		return graphql.Null
+	}
+	return ec._RevokeInvitationPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSearchBlock2ᚕᚖdocsdᚋgraphᚐSearchBlockᚄ(ctx context.Context, sel ast.SelectionSet, v []*SearchBlock) graphql.Marshaler {
@@ -52076,6 +54516,13 @@ func (ec *executionContext) marshalOIntegration2ᚖdocsdᚋstoreᚐIntegration(c
 		return graphql.Null
 	}
 	return ec._Integration(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOInvitation2ᚖdocsdᚋstoreᚐInvitation(ctx context.Context, sel ast.SelectionSet, v *store.Invitation) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Invitation(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOJSON2encodingᚋjsonᚐRawMessage(ctx context.Context, v any) (json.RawMessage, error) {

@@ -10,6 +10,24 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 )
 
+// The invitation to accept.
+type AcceptInvitationInput struct {
+	// The token of the invitation's link.
+	Token string `json:"token"`
+}
+
+// The outcome of `acceptInvitation`: the target joined (one of the three).
+type AcceptInvitationPayload struct {
+	// The organization, for an owner invitation.
+	Organization *store.Organization `json:"organization,omitempty"`
+	// The team, for a team invitation.
+	Team *store.Team `json:"team,omitempty"`
+	// The project, for a maintainer invitation.
+	Project *ProjectView `json:"project,omitempty"`
+	// What is wrong (an expired invitation); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
 // An address to mail when a build of the project fails.
 type AddEmailNotificationInput struct {
 	// The project's slug.
@@ -66,7 +84,7 @@ type AddTeamMemberInput struct {
 	Organization string `json:"organization"`
 	// The team's slug.
 	Team string `json:"team"`
-	// The user's username.
+	// A user's username or verified email, or an email address to invite.
 	UsernameOrEmail string `json:"usernameOrEmail"`
 }
 
@@ -76,6 +94,12 @@ type AddTeamMemberPayload struct {
 	Member *store.User `json:"member,omitempty"`
 	// What is wrong with the input (validation and conflicts); empty on success.
 	Errors []*errs.UserError `json:"errors"`
+	// The invitation made when the person is not yet in the organization (then `member` is null).
+	Invitation *store.Invitation `json:"invitation,omitempty"`
+	// The link of the invitation when it was not emailed: shown once, it is not stored.
+	URL *string `json:"url,omitempty"`
+	// Whether the invitation was emailed to the invitee.
+	EmailSent bool `json:"emailSent"`
 }
 
 // A team and a project of its organization.
@@ -460,6 +484,20 @@ type CreateWebhookInput struct {
 	ValidateOnly *bool `json:"validateOnly,omitempty"`
 }
 
+// The invitation to decline.
+type DeclineInvitationInput struct {
+	// The token of the invitation's link.
+	Token string `json:"token"`
+}
+
+// The outcome of `declineInvitation`.
+type DeclineInvitationPayload struct {
+	// The declined invitation's global id.
+	DeletedID *string `json:"deletedId,omitempty"`
+	// What is wrong; empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
 // The automation rule to delete.
 type DeleteAutomationRuleInput struct {
 	// The project's slug.
@@ -779,6 +817,46 @@ type InitiateUploadPayload struct {
 	// Where to POST the archive, when created.
 	UploadURL *UploadURL `json:"uploadUrl,omitempty"`
 	// What is wrong with the input; empty otherwise (refusals are outcomes).
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// A project and the person to invite as a maintainer.
+type InviteMaintainerInput struct {
+	// The project's slug.
+	Slug string `json:"slug"`
+	// A user's username, or an email address (a verified email of a user invites that user).
+	UsernameOrEmail string `json:"usernameOrEmail"`
+}
+
+// The outcome of `inviteMaintainer`.
+type InviteMaintainerPayload struct {
+	// The new or renewed invitation; null with errors.
+	Invitation *store.Invitation `json:"invitation,omitempty"`
+	// The invitation's link when it was not emailed: shown once, it is not stored.
+	URL *string `json:"url,omitempty"`
+	// Whether the invitation was emailed to the invitee.
+	EmailSent bool `json:"emailSent"`
+	// What is wrong with the input; empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// An organization and the person to invite as an owner.
+type InviteOrganizationOwnerInput struct {
+	// The organization's slug.
+	Organization string `json:"organization"`
+	// An existing user's username, or their verified email address.
+	UsernameOrEmail string `json:"usernameOrEmail"`
+}
+
+// The outcome of `inviteOrganizationOwner`.
+type InviteOrganizationOwnerPayload struct {
+	// The new or renewed invitation; null with errors.
+	Invitation *store.Invitation `json:"invitation,omitempty"`
+	// The invitation's link when it was not emailed: shown once, it is not stored.
+	URL *string `json:"url,omitempty"`
+	// Whether the invitation was emailed to the invitee.
+	EmailSent bool `json:"emailSent"`
+	// What is wrong with the input; empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }
 
@@ -1133,6 +1211,20 @@ type RevokeAPITokenPayload struct {
 	// The global id of the revoked key; null when `errors` is not empty.
 	DeletedID *string `json:"deletedId,omitempty"`
 	// What is wrong with the input.
+	Errors []*errs.UserError `json:"errors"`
+}
+
+// An invitation to revoke.
+type RevokeInvitationInput struct {
+	// The invitation's global id.
+	ID string `json:"id"`
+}
+
+// The outcome of `revokeInvitation`.
+type RevokeInvitationPayload struct {
+	// The revoked invitation's global id.
+	DeletedID *string `json:"deletedId,omitempty"`
+	// What is wrong; empty on success.
 	Errors []*errs.UserError `json:"errors"`
 }
 

@@ -426,23 +426,6 @@ func (r *Resolver) deleteTeam(ctx context.Context, in DeleteTeamInput) (string, 
 	return gid.Encode(nodeTeam, t.ID), nil
 }
 
-// addTeamMember adds an existing user to a team at once.
-func (r *Resolver) addTeamMember(ctx context.Context, in AddTeamMemberInput) (*store.User, error) {
-	o, t, err := r.ownedTeam(ctx, in.Organization, in.Team)
-	if err != nil {
-		return nil, err
-	}
-	u, err := r.userNamed(ctx, "usernameOrEmail", in.UsernameOrEmail)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.Store.AddTeamMember(ctx, t.ID, u.ID); err != nil {
-		return nil, err
-	}
-	r.recordOrganization(ctx, store.AuditTeamMemberAdded, o, nil, map[string]any{"team": teamData(o, t), "member": audit.User(u)})
-	return u, nil
-}
-
 // removeTeamMember removes a member from a team.
 func (r *Resolver) removeTeamMember(ctx context.Context, in RemoveTeamMemberInput) (*store.Team, error) {
 	const op = "graph.removeTeamMember"

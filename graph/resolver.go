@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"docsd/internal/audit"
 	"docsd/internal/docsurl"
@@ -48,6 +49,12 @@ type Settings struct {
 	// server counts nothing (--analytics=false).
 	AnalyticsRetentionDays int
 	AnalyticsOff           bool
+	// InvitationLifetime is how long an invitation lasts
+	// (--invitation-expiration-days); 0: DefaultInvitationLifetime.
+	InvitationLifetime time.Duration
+	// InvitationMail mails invitations; nil: no mail relay, the inviter
+	// is shown the link instead.
+	InvitationMail InvitationMail
 }
 
 // Hooks lets other subsystems react to graph writes without the graph

@@ -133,6 +133,52 @@ func (r *integrationResolver) WebhookURL(ctx context.Context, obj *store.Integra
 	return webhookURL(r.Settings.URLs.PublicURL, p.Slug, obj), nil
 }
 
+// ID is the resolver for the id field.
+func (r *invitationResolver) ID(ctx context.Context, obj *store.Invitation) (string, error) {
+	return gid.Encode(nodeInvitation, obj.ID), nil
+}
+
+// Organization is the resolver for the organization field.
+func (r *invitationResolver) Organization(ctx context.Context, obj *store.Invitation) (*store.Organization, error) {
+	return r.invitationOrganization(ctx, obj)
+}
+
+// Team is the resolver for the team field.
+func (r *invitationResolver) Team(ctx context.Context, obj *store.Invitation) (*store.Team, error) {
+	return r.invitationTeam(ctx, obj)
+}
+
+// Project is the resolver for the project field.
+func (r *invitationResolver) Project(ctx context.Context, obj *store.Invitation) (*ProjectView, error) {
+	if obj.ProjectID == nil {
+		return nil, nil
+	}
+	return r.projectByID(ctx, *obj.ProjectID)
+}
+
+// FromUser is the resolver for the fromUser field.
+func (r *invitationResolver) FromUser(ctx context.Context, obj *store.Invitation) (*store.User, error) {
+	return r.invitationUser(ctx, obj.FromUserID)
+}
+
+// ToUser is the resolver for the toUser field.
+func (r *invitationResolver) ToUser(ctx context.Context, obj *store.Invitation) (*store.User, error) {
+	return r.invitationUser(ctx, obj.ToUserID)
+}
+
+// ToEmail is the resolver for the toEmail field.
+func (r *invitationResolver) ToEmail(ctx context.Context, obj *store.Invitation) (*string, error) {
+	if obj.ToEmail == "" {
+		return nil, nil
+	}
+	return &obj.ToEmail, nil
+}
+
+// Expired is the resolver for the expired field.
+func (r *invitationResolver) Expired(ctx context.Context, obj *store.Invitation) (bool, error) {
+	return obj.Expired(r.Store.Now()), nil
+}
+
 // ImportProject is the resolver for the importProject field.
 func (r *mutationResolver) ImportProject(ctx context.Context, input ImportProjectInput) (*ImportProjectPayload, error) {
 	p, err := r.importProject(ctx, input)
@@ -534,11 +580,12 @@ func (r *mutationResolver) DeleteTeam(ctx context.Context, input DeleteTeamInput
 
 // AddTeamMember is the resolver for the addTeamMember field.
 func (r *mutationResolver) AddTeamMember(ctx context.Context, input AddTeamMemberInput) (*AddTeamMemberPayload, error) {
-	u, ue, err := payloadOf(r.addTeamMember(ctx, input))
+	u, sent, err := r.addTeamMember(ctx, input)
+	ue, err := userErrors(err)
 	if err != nil {
 		return nil, err
 	}
-	return &AddTeamMemberPayload{Member: u, Errors: ue}, nil
+	return &AddTeamMemberPayload{Member: u, Invitation: sent.inv, URL: sent.url, EmailSent: sent.emailSent, Errors: ue}, nil
 }
 
 // RemoveTeamMember is the resolver for the removeTeamMember field.
@@ -717,6 +764,79 @@ func (r *mutationResolver) RenewDomainCertificate(ctx context.Context, input Ren
 		return nil, err
 	}
 	return &RenewDomainCertificatePayload{Domain: d, Errors: ue}, nil
+}
+
+// InviteOrganizationOwner is the resolver for the inviteOrganizationOwner field.
+func (r *mutationResolver) InviteOrganizationOwner(ctx context.Context, input InviteOrganizationOwnerInput) (*InviteOrganizationOwnerPayload, error) {
+	sent, err := r.inviteOrganizationOwner(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &InviteOrganizationOwnerPayload{Invitation: sent.inv, URL: sent.url, EmailSent: sent.emailSent, Errors: ue}, nil
+}
+
+// InviteMaintainer is the resolver for the inviteMaintainer field.
+func (r *mutationResolver) InviteMaintainer(ctx context.Context, input InviteMaintainerInput) (*InviteMaintainerPayload, error) {
+	sent, err := r.inviteMaintainer(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	return &InviteMaintainerPayload{Invitation: sent.inv, URL: sent.url, EmailSent: sent.emailSent, Errors: ue}, nil
+}
+
+// RevokeInvitation is the resolver for the revokeInvitation field.
+func (r *mutationResolver) RevokeInvitation(ctx context.Context, input RevokeInvitationInput) (*RevokeInvitationPayload, error) {
+	id, err := r.revokeInvitation(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	if len(ue) > 0 {
+		return &RevokeInvitationPayload{Errors: ue}, nil
+	}
+	return &RevokeInvitationPayload{DeletedID: &id, Errors: ue}, nil
+}
+
+// AcceptInvitation is the resolver for the acceptInvitation field.
+func (r *mutationResolver) AcceptInvitation(ctx context.Context, input AcceptInvitationInput) (*AcceptInvitationPayload, error) {
+	inv, err := r.acceptInvitation(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	out := &AcceptInvitationPayload{Errors: ue}
+	if inv == nil {
+		return out, nil
+	}
+	if out.Team, err = r.invitationTeam(ctx, inv); err != nil {
+		return nil, err
+	}
+	if inv.OrganizationID != nil || inv.TeamID != nil {
+		if out.Organization, err = r.invitationOrganization(ctx, inv); err != nil {
+			return nil, err
+		}
+	}
+	if inv.ProjectID != nil {
+		if out.Project, err = r.projectByID(ctx, *inv.ProjectID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// DeclineInvitation is the resolver for the declineInvitation field.
+func (r *mutationResolver) DeclineInvitation(ctx context.Context, input DeclineInvitationInput) (*DeclineInvitationPayload, error) {
+	id, err := r.declineInvitation(ctx, input)
+	ue, err := userErrors(err)
+	if err != nil {
+		return nil, err
+	}
+	if len(ue) > 0 {
+		return &DeclineInvitationPayload{Errors: ue}, nil
+	}
+	return &DeclineInvitationPayload{DeletedID: &id, Errors: ue}, nil
 }
 
 // ID is the resolver for the id field.
@@ -1365,6 +1485,15 @@ func (r *queryResolver) AuditLog(ctx context.Context, id int64) (*store.AuditEnt
 	return r.auditLog(ctx, id)
 }
 
+// Invitation is the resolver for the invitation field.
+func (r *queryResolver) Invitation(ctx context.Context, token string) (*store.Invitation, error) {
+	inv, err := r.invitationByToken(ctx, token)
+	if notFoundIs(err) {
+		return nil, nil
+	}
+	return inv, err
+}
+
 // ID is the resolver for the id field.
 func (r *redirectResolver) ID(ctx context.Context, obj *store.Redirect) (string, error) {
 	return gid.Encode(nodeRedirect, obj.ProjectID, obj.ID), nil
@@ -1539,6 +1668,9 @@ func (r *Resolver) EnvironmentVariable() EnvironmentVariableResolver {
 // Integration returns IntegrationResolver implementation.
 func (r *Resolver) Integration() IntegrationResolver { return &integrationResolver{r} }
 
+// Invitation returns InvitationResolver implementation.
+func (r *Resolver) Invitation() InvitationResolver { return &invitationResolver{r} }
+
 // Mutation returns MutationResolver implementation.
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 
@@ -1589,6 +1721,7 @@ type (
 	domainResolver              struct{ *Resolver }
 	environmentVariableResolver struct{ *Resolver }
 	integrationResolver         struct{ *Resolver }
+	invitationResolver          struct{ *Resolver }
 	mutationResolver            struct{ *Resolver }
 	organizationResolver        struct{ *Resolver }
 	projectResolver             struct{ *Resolver }

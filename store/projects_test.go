@@ -118,7 +118,7 @@ func TestImportProject(t *testing.T) {
 		wantCounts := map[string]int{
 			"users": 1, "tokens": 1, "projects": 1, "project_users": 1, "versions": 1, "builds": 1,
 			"build_commands": 0, "sync_tasks": 0, "project_relationships": 0, "redirects": 0,
-			"environment_variables": 0, "integrations": 1, "webhook_exchanges": 0,
+			"environment_variables": 0, "integrations": 1, "invitations": 0, "webhook_exchanges": 0,
 			"docs_sessions": 0, "dashboard_sessions": 0, "oidc_flows": 0, "user_identities": 0,
 			"search_pages": 0, "search_sections": 0, "search_words": 0, "search_indexed": 0,
 			"webhook_deliveries": 0, "uploads": 0,

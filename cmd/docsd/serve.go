@@ -125,6 +125,10 @@ func (c *command) wire(s *store.Store) (*app, error) {
 		a.notifier.Close()
 		return nil, err
 	}
+	invitationMail, err := a.invitationMail()
+	if err != nil {
+		return nil, err
+	}
 	a.resolver = &graph.Resolver{
 		Store:   s,
 		Changes: a.liveBuilds,
@@ -144,6 +148,9 @@ func (c *command) wire(s *store.Store) (*app, error) {
 			// Traffic and search analytics.
 			AnalyticsRetentionDays: c.settings.AnalyticsRetentionDays,
 			AnalyticsOff:           !c.settings.Analytics,
+			// Invitations.
+			InvitationLifetime: time.Duration(c.settings.InvitationExpirationDays) * 24 * time.Hour,
+			InvitationMail:     invitationMail,
 			Endpoint: graph.Endpoint{
 				Users:       a.users,
 				Anonymous:   anonymous,

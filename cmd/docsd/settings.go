@@ -140,6 +140,8 @@ type Settings struct {
 	auditPageviews     audit.Pageviews
 	// Build notifications: the mail relay and outgoing webhooks.
 	mailSettings
+	// Invitations.
+	InvitationExpirationDays int
 }
 
 func envName(flagName string) string {
@@ -290,6 +292,8 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	str(&s.AuditPageviews, "audit-pageviews", string(audit.PageviewsPrivate), "page views and downloads the audit log records: off, private (of versions anonymous readers cannot see) or all")
 	// Build notifications: the mail relay and outgoing webhooks.
 	s.mailSettings.register(str, integer)
+	// Invitations.
+	integer(&s.InvitationExpirationDays, "invitation-expiration-days", 15, "days an invitation (to an organization, a team or a project) can be accepted")
 }
 
 // resolve fills derived defaults and checks the settings.
@@ -419,6 +423,12 @@ func (s *Settings) resolve() error {
 	}
 	if err := s.resolveTLS(); err != nil {
 		return err
+	}
+	switch {
+	case s.InvitationExpirationDays < 0:
+		return fmt.Errorf("--invitation-expiration-days: must be at least 1")
+	case s.InvitationExpirationDays == 0: // settings made without flags
+		s.InvitationExpirationDays = 15
 	}
 	return s.resolveUpload()
 }

@@ -78,7 +78,7 @@ type Dashboard struct {
 }
 
 // Paths is every path prefix the dashboard answers; cmd mounts them.
-var Paths = []string{"/accounts/", "/dashboard/", "/projects/", "/organizations/"}
+var Paths = []string{"/accounts/", "/dashboard/", "/projects/", "/organizations/", "/invitations/"}
 
 // New returns the dashboard.
 func New(cfg Config) *Dashboard {
@@ -125,6 +125,8 @@ func New(cfg Config) *Dashboard {
 		c.mount(d)
 	}
 	d.mux.HandleFunc("POST /projects/{slug}/domains/{key}/{action}/{$}", d.signedIn(d.handleDomainUpdate))
+	// Invitations.
+	d.mountInvitations()
 	d.mux.HandleFunc("POST /projects/{slug}/edit/{$}", d.signedIn(d.handleSettingsUpdate))
 	d.mux.HandleFunc("POST /projects/{slug}/edit/admin/{$}", d.signedIn(d.handleAdminUpdate))
 	d.mux.HandleFunc("GET /projects/{slug}/versions/{version}/{$}", d.signedIn(d.handleVersion))

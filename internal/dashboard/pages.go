@@ -312,6 +312,8 @@ type page struct {
 	// they offer.
 	Charts []chart
 	Ranges []int
+	// Invitation is the invitation page's invitation.
+	Invitation *invitation
 }
 
 // formField is one labelled field of a form, with its value and message.
