@@ -87,6 +87,15 @@ func TestBrowserOrganizations(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The team form adds members of the organization at once (anyone else
+	// is invited): bob is in its Read Only team already, which does not
+	// include Secret.
+	org, err := s.FindOrganizationBySlug(t.Context(), "acme")
+	must(t, err)
+	readOnly, err := s.FindTeamBySlug(t.Context(), org.ID, "read-only")
+	must(t, err)
+	must(t, s.AddTeamMember(t.Context(), readOnly.ID, mustUserByName(t, s, "bob").ID))
+
 	run("teams", chromedp.Navigate(base+"/organizations/acme/teams/"),
 		chromedp.WaitVisible("#id_name", chromedp.ByQuery))
 	if got := text("tbody"); !strings.Contains(got, "Admins") || !strings.Contains(got, "Read Only") {
