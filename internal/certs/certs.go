@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/caddyserver/certmagic"
-	"go.uber.org/zap"
 
 	"docsd/internal/artifacts"
 	"docsd/internal/domains"
@@ -33,6 +32,10 @@ import (
 
 // LetsEncrypt is Let's Encrypt's production ACME directory, the default.
 const LetsEncrypt = "https://acme-v02.api.letsencrypt.org/directory"
+
+// handshakeRest is how long the rest of a TLS handshake may take once
+// its certificate is found (after an order, possibly long).
+const handshakeRest = 10 * time.Second
 
 // ChallengePath is where ACME CAs fetch HTTP-01 answers; the HTTP
 // listener answers it even when it sends everything else to HTTPS.
@@ -113,18 +116,19 @@ func New(c Config) (*Manager, error) {
 	if dir == "" {
 		dir = LetsEncrypt
 	}
+	logger := zapLogger(c.Logger)
 	m.cache = certmagic.NewCache(certmagic.CacheOptions{
 		GetConfigForCert: func(certmagic.Certificate) (*certmagic.Config, error) { return m.magic, nil },
-		Logger:           zap.NewNop(),
+		Logger:           logger,
 	})
 	m.magic = certmagic.New(m.cache, certmagic.Config{
 		Storage:  newStorage(c.Blobs, c.Locks),
 		OnDemand: &certmagic.OnDemandConfig{DecisionFunc: m.decide},
 		OnEvent:  m.onEvent,
-		Logger:   zap.NewNop(),
+		Logger:   logger,
 	})
 	m.issuer = certmagic.NewACMEIssuer(m.magic, certmagic.ACMEIssuer{
-		CA: dir, Email: c.Email, Agreed: true, TrustedRoots: c.DirectoryRoots, Logger: zap.NewNop(),
+		CA: dir, Email: c.Email, Agreed: true, TrustedRoots: c.DirectoryRoots, Logger: logger,
 	})
 	m.magic.Issuers = []certmagic.Issuer{m.issuer}
 	return m, nil
@@ -222,7 +226,15 @@ func (m *Manager) TLSConfig() *tls.Config {
 		if acme == nil {
 			return nil, errors.New("no certificate")
 		}
-		return acme.GetCertificate(hello)
+		cert, err := acme.GetCertificate(hello)
+		if err == nil {
+			// The first handshake for a name waits for its order, which
+			// may outlast the handshake's deadline (net/http's header
+			// timeout); the rest of the handshake gets that time again.
+			// net/http clears the deadline once the handshake is done.
+			hello.Conn.SetDeadline(time.Now().Add(handshakeRest))
+		}
+		return cert, err
 	}
 	return cfg
 }
