@@ -35,17 +35,18 @@ type organization struct {
 // team is a team as its organization's pages show it.
 type team struct {
 	Slug, Name, Access string
+	AutoJoinEmailUsers bool
 	Members            struct{ Nodes []struct{ Username string } }
 	Projects           struct{ Nodes []struct{ Slug, Name string } }
 }
 
-const organizationsQuery = `query { organizations(first: 100) { nodes { slug name description } } }`
+const organizationsQuery = `query { organizations(first: 100) { nodes { slug name description viewerIsOwner } } }`
 
 const organizationQuery = `query($slug: String!) { organization(slug: $slug) {
 	slug name email description url viewerIsOwner owners { username }
 	projects(first: 100) { nodes { slug name privacyLevel } }
 	members(first: 100) { nodes { username } }
-	teams(first: 100) { nodes { slug name access members(first: 100) { nodes { username } } projects(first: 100) { nodes { slug name } } } }
+	teams(first: 100) { nodes { slug name access autoJoinEmailUsers members(first: 100) { nodes { username } } projects(first: 100) { nodes { slug name } } } }
 } }`
 
 const (
@@ -65,16 +66,19 @@ func (d *Dashboard) mountOrganizations() {
 	d.mux.HandleFunc("GET /organizations/{$}", d.signedIn(d.handleOrganizations))
 	d.mux.HandleFunc("GET /organizations/create/{$}", d.signedIn(d.handleOrganizations))
 	d.mux.HandleFunc("POST /organizations/create/{$}", d.signedIn(d.handleOrganizationCreate))
-	for _, tab := range []string{"", "members/", "teams/", "edit/"} {
+	for _, tab := range []string{"", "members/", "teams/", "edit/", "owners/", "delete/"} {
 		d.mux.HandleFunc("GET /organizations/{org}/"+tab+"{$}", d.signedIn(d.handleOrganization))
 	}
 	d.mux.HandleFunc("POST /organizations/{org}/edit/{$}", d.signedIn(d.handleOrganizationEdit))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/add/{$}", d.signedIn(d.handleTeamCreate))
 	d.mux.HandleFunc("GET /organizations/{org}/teams/{team}/{$}", d.signedIn(d.handleOrganization))
+	d.mux.HandleFunc("GET /organizations/{org}/teams/{team}/edit/{$}", d.signedIn(d.handleOrganization))
+	d.mux.HandleFunc("GET /organizations/{org}/teams/{team}/delete/{$}", d.signedIn(d.handleOrganization))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/members/invite/{$}", d.signedIn(d.handleTeamChange(addTeamMemberMutation, "usernameOrEmail", "username")))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/members/remove/{$}", d.signedIn(d.handleTeamChange(removeTeamMemberMutation, "username", "username")))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/projects/{$}", d.signedIn(d.handleTeamChange(addTeamProjectMutation, "project", "project")))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/projects/remove/{$}", d.signedIn(d.handleTeamChange(removeTeamProjectMutation, "project", "project")))
+	d.mountOrganizationSettings()
 }
 
 func (d *Dashboard) handleOrganizations(w http.ResponseWriter, r *http.Request, s *session) {
@@ -119,10 +123,14 @@ func (d *Dashboard) handleOrganizationCreate(w http.ResponseWriter, r *http.Requ
 // handleOrganization answers the organization's pages: the tab is the
 // path's rest (projects, members/, teams/, edit/, teams/<team>/).
 func (d *Dashboard) handleOrganization(w http.ResponseWriter, r *http.Request, s *session) {
-	d.renderOrganization(w, r, s, http.StatusOK, &page{})
+	rest := strings.TrimPrefix(r.URL.Path, "/organizations/"+r.PathValue("org")+"/")
+	d.renderOrganization(w, r, s, http.StatusOK, &page{}, rest)
 }
 
-func (d *Dashboard) renderOrganization(w http.ResponseWriter, r *http.Request, s *session, code int, pg *page) {
+// renderOrganization renders the organization's page named by rest, the
+// path under /organizations/<org>/ ("", members/, teams/, edit/, owners/,
+// delete/, teams/<team>/, teams/<team>/edit/, teams/<team>/delete/).
+func (d *Dashboard) renderOrganization(w http.ResponseWriter, r *http.Request, s *session, code int, pg *page, rest string) {
 	slug := r.PathValue("org")
 	var out struct{ Organization *organization }
 	if err := d.run(r, s, organizationQuery, map[string]any{"slug": slug}, &out); err != nil || out.Organization == nil {
@@ -131,7 +139,6 @@ func (d *Dashboard) renderOrganization(w http.ResponseWriter, r *http.Request, s
 	}
 	o := out.Organization
 	pg.Org, pg.Title, pg.OrgTab = o, o.Name, "projects"
-	rest := strings.TrimPrefix(r.URL.Path, "/organizations/"+slug+"/")
 	switch {
 	case rest == "members/":
 		pg.OrgTab, pg.Title = "members", o.Name+" · Members"
@@ -144,6 +151,13 @@ func (d *Dashboard) renderOrganization(w http.ResponseWriter, r *http.Request, s
 		if pg.Form == nil {
 			pg.Form = map[string]string{"name": o.Name, "email": deref(o.Email), "description": deref(o.Description), "url": deref(o.URL)}
 		}
+	case rest == "owners/" || rest == "delete/":
+		if !o.ViewerIsOwner {
+			d.notFound(w, r, s)
+			return
+		}
+		pg.OrgTab = strings.TrimSuffix(rest, "/")
+		pg.Title = o.Name + " · " + map[string]string{"owners": "Owners", "delete": "Delete"}[pg.OrgTab]
 	case strings.HasPrefix(rest, "teams/"):
 		pg.OrgTab, pg.Title = "teams", o.Name+" · Teams"
 		if t := r.PathValue("team"); t != "" {
@@ -157,6 +171,16 @@ func (d *Dashboard) renderOrganization(w http.ResponseWriter, r *http.Request, s
 				return
 			}
 			pg.OrgTab, pg.Title = "team", pg.Team.Name+" · "+o.Name
+			if sub := strings.TrimPrefix(rest, "teams/"+t+"/"); sub == "edit/" || sub == "delete/" {
+				if !o.ViewerIsOwner {
+					d.notFound(w, r, s)
+					return
+				}
+				pg.OrgTab = "team-" + strings.TrimSuffix(sub, "/")
+				if pg.Form == nil && pg.OrgTab == "team-edit" {
+					pg.Form = map[string]string{"name": pg.Team.Name, "access": pg.Team.Access, "auto_join_email_users": checked(pg.Team.AutoJoinEmailUsers)}
+				}
+			}
 		}
 	}
 	d.render(w, r, s, code, "organization", pg)
@@ -206,7 +230,7 @@ func (d *Dashboard) handleOrganizationEdit(w http.ResponseWriter, r *http.Reques
 			d.failed(w, r, s, err)
 			return
 		}
-		d.renderOrganization(w, r, s, formStatus(err), &page{Form: form, Errors: formErrorsOf(err, organizationFields)})
+		d.renderOrganization(w, r, s, formStatus(err), &page{Form: form, Errors: formErrorsOf(err, organizationFields)}, "edit/")
 		return
 	}
 	http.Redirect(w, r, "/organizations/"+slug+"/", http.StatusSeeOther)
@@ -227,7 +251,7 @@ func (d *Dashboard) handleTeamCreate(w http.ResponseWriter, r *http.Request, s *
 			d.failed(w, r, s, err)
 			return
 		}
-		d.renderOrganization(w, r, s, formStatus(err), &page{Form: form, Errors: formErrorsOf(err, map[string]string{"name": "name", "access": "access"})})
+		d.renderOrganization(w, r, s, formStatus(err), &page{Form: form, Errors: formErrorsOf(err, map[string]string{"name": "name", "access": "access"})}, "teams/")
 		return
 	}
 	http.Redirect(w, r, "/organizations/"+slug+"/teams/"+out.CreateTeam.Team.Slug+"/", http.StatusSeeOther)
@@ -241,15 +265,7 @@ func (d *Dashboard) handleTeamChange(mutation, inputField, formField string) fun
 		org, t := r.PathValue("org"), r.PathValue("team")
 		value := strings.TrimSpace(r.PostFormValue(formField))
 		err := d.run(r, s, mutation, map[string]any{"input": map[string]any{"organization": org, "team": t, inputField: value}}, nil)
-		if err != nil {
-			if notFoundOrForbidden(err) {
-				d.failed(w, r, s, err)
-				return
-			}
-			d.renderOrganization(w, r, s, formStatus(err), &page{Form: map[string]string{formField: value},
-				Errors: formErrorsOf(err, map[string]string{snakeCase(inputField): formField})})
-			return
-		}
-		http.Redirect(w, r, "/organizations/"+url.PathEscape(org)+"/teams/"+url.PathEscape(t)+"/", http.StatusSeeOther)
+		d.organizationWritten(w, r, s, err, map[string]string{formField: value}, map[string]string{snakeCase(inputField): formField},
+			"teams/"+t+"/", "/organizations/"+url.PathEscape(org)+"/teams/"+url.PathEscape(t)+"/")
 	}
 }
