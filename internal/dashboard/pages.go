@@ -139,9 +139,9 @@ type (
 			Slug, Name    string
 			ViewerIsOwner bool
 		}
-		Teams []struct{ Slug, Name, Access string }
-		Language                   struct{ Code string }
-		ProgrammingLanguage        struct{ Code string }
+		Teams               []struct{ Slug, Name, Access string }
+		Language            struct{ Code string }
+		ProgrammingLanguage struct{ Code string }
 		// Badge is the project page's badge and its snippets' URLs.
 		Badge *struct{ Version, ImageURL, LinkURL string }
 		// The repository access page's fields.
@@ -840,7 +840,7 @@ func settingsForm(p *project) map[string]string {
 		"tags": strings.Join(p.Tags, ", "), "readthedocs_yaml_path": deref(p.ReadthedocsYamlPath),
 		"external_builds_enabled":       checked(p.AdminFields != nil && p.AdminFields.ExternalBuildsEnabled),
 		"external_builds_privacy_level": p.ExternalBuildsPrivacyLevel,
-		"organization": deref(p.OrganizationSlug), "teams": ""}
+		"organization":                  deref(p.OrganizationSlug), "teams": ""}
 }
 
 // loadMaintained runs a project query for a page only maintainers see:
