@@ -185,6 +185,9 @@ func TestOrganizationOwnerPages(t *testing.T) {
 		contains("renamed team", page, `value="Editors"`)
 		contains("renamed team", page, `<option value="readonly" selected>`)
 		contains("renamed team", page, `name="auto_join_email_users" checked`)
+		if resp, page := ana.get("/organizations/acme/teams/others/projects/"); resp.StatusCode != http.StatusOK || !strings.Contains(page, `action="/organizations/acme/teams/others/projects/"`) {
+			t.Errorf("team projects page: %d", resp.StatusCode)
+		}
 		if resp, _ := ana.get("/organizations/acme/teams/others/delete/"); resp.StatusCode != http.StatusOK {
 			t.Errorf("team delete page: %d", resp.StatusCode)
 		}

@@ -74,6 +74,7 @@ func (d *Dashboard) mountOrganizations() {
 	d.mux.HandleFunc("GET /organizations/{org}/teams/{team}/{$}", d.signedIn(d.handleOrganization))
 	d.mux.HandleFunc("GET /organizations/{org}/teams/{team}/edit/{$}", d.signedIn(d.handleOrganization))
 	d.mux.HandleFunc("GET /organizations/{org}/teams/{team}/delete/{$}", d.signedIn(d.handleOrganization))
+	d.mux.HandleFunc("GET /organizations/{org}/teams/{team}/projects/{$}", d.signedIn(d.handleOrganization))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/members/invite/{$}", d.signedIn(d.handleTeamChange(addTeamMemberMutation, "usernameOrEmail", "username")))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/members/remove/{$}", d.signedIn(d.handleTeamChange(removeTeamMemberMutation, "username", "username")))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/projects/{$}", d.signedIn(d.handleTeamChange(addTeamProjectMutation, "project", "project")))
@@ -129,7 +130,8 @@ func (d *Dashboard) handleOrganization(w http.ResponseWriter, r *http.Request, s
 
 // renderOrganization renders the organization's page named by rest, the
 // path under /organizations/<org>/ ("", members/, teams/, edit/, owners/,
-// delete/, teams/<team>/, teams/<team>/edit/, teams/<team>/delete/).
+// delete/, teams/<team>/, teams/<team>/edit/, teams/<team>/delete/;
+// teams/<team>/projects/ is the team's page).
 func (d *Dashboard) renderOrganization(w http.ResponseWriter, r *http.Request, s *session, code int, pg *page, rest string) {
 	slug := r.PathValue("org")
 	var out struct{ Organization *organization }
