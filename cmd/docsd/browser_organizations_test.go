@@ -153,10 +153,11 @@ func TestBrowserOrganizations(t *testing.T) {
 	run("team settings", chromedp.Navigate(base+"/organizations/acme/teams/readers/"),
 		chromedp.WaitVisible(`a[href="/organizations/acme/teams/readers/edit/"]`, chromedp.ByQuery),
 		chromedp.Click(`a[href="/organizations/acme/teams/readers/edit/"]`, chromedp.ByQuery),
-		chromedp.WaitVisible("#id_name", chromedp.ByQuery),
-		chromedp.SetValue("#id_name", "Docs readers", chromedp.ByQuery),
+		chromedp.WaitVisible("#id_auto_join_email_users", chromedp.ByQuery))
+	screenshot(t, ctx, "organization-team-edit.png")
+	run("rename team", chromedp.SetValue("#id_name", "Docs readers", chromedp.ByQuery),
 		chromedp.Submit("#id_name", chromedp.ByQuery))
-	at("team settings", "/organizations/acme/teams/readers/")
+	at("rename team", "/organizations/acme/teams/readers/")
 	if got := text("h1"); !strings.Contains(got, "Docs readers") {
 		t.Errorf("renamed team's page: %q", got)
 	}
@@ -182,6 +183,7 @@ func TestBrowserOrganizations(t *testing.T) {
 	if got := text("#form-error"); got != "The organization still has projects: move or delete them first." {
 		t.Errorf("deleting an organization with projects: %q", got)
 	}
+	screenshot(t, ctx, "organization-delete.png")
 	run("security log", chromedp.EmulateViewport(1200, 1000), chromedp.Navigate(base+"/organizations/acme/security-log/"),
 		chromedp.WaitVisible(`a[href^="/organizations/acme/security-log/?download=true"]`, chromedp.ByQuery))
 	if got := text("tbody"); !strings.Contains(got, "team-deleted") || !strings.Contains(got, "project-organization-changed") {
