@@ -167,6 +167,15 @@ func TestOrganizationOwnerPages(t *testing.T) {
 		page = post(ana, csrf, "/organizations/acme/delete/", url.Values{}, http.StatusBadRequest)
 		contains("delete with projects", page, "The organization still has projects: move or delete them first.")
 
+		// Settings: the API's message next to its field, the form as typed.
+		page = post(ana, csrf, "/organizations/acme/edit/", url.Values{"name": {"Acme Docs"}, "email": {"not an address"}}, http.StatusBadRequest)
+		contains("bad email", page, `id="id_email_error">Enter a valid email address.</p>`)
+		contains("bad email", page, `value="Acme Docs"`)
+		post(ana, csrf, "/organizations/acme/edit/", url.Values{"name": {"Acme Docs"}, "email": {"docs@acme.example"}}, http.StatusSeeOther)
+		if status, body := send(t, "GET", f.n.url+"/api/v3/organizations/acme/?fields=name,email", f.keys[roleOwner], ""); canonicalJSON(t, body) != `{"email":"docs@acme.example","name":"Acme Docs"}` {
+			t.Errorf("acme after its settings: %d %s", status, body)
+		}
+
 		// Owners: the last one stays; an invitation's link is shown once.
 		page = post(ana, csrf, "/organizations/acme/owners/remove/", url.Values{"username": {"ana"}}, http.StatusBadRequest)
 		contains("last owner", page, "User is the last owner, can&#39;t be removed")
@@ -219,7 +228,7 @@ func TestOrganizationOwnerPages(t *testing.T) {
 		// ana is offered it; a team of another organization is refused,
 		// then demo leaves acme (alice maintains it directly).
 		_, page = ana.get("/projects/demo/edit/")
-		contains("owner's settings", page, `<option value="acme" selected>Acme</option>`)
+		contains("owner's settings", page, `<option value="acme" selected>Acme Docs</option>`)
 		page = post(ana, csrf, "/projects/demo/edit/organization/", url.Values{"organization": {"acme"}, "teams": {"nosuch"}}, http.StatusBadRequest)
 		contains("unknown team", page, `id="id_teams_error">Object with slug=nosuch does not exist.</p>`)
 		page = post(ana, csrf, "/projects/demo/edit/organization/", url.Values{"organization": {"elsewhere"}}, http.StatusBadRequest)

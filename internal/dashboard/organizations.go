@@ -87,6 +87,13 @@ func (d *Dashboard) handleOrganizations(w http.ResponseWriter, r *http.Request, 
 }
 
 func (d *Dashboard) renderOrganizations(w http.ResponseWriter, r *http.Request, s *session, code int, pg *page) {
+	pg.Title = "Organizations"
+	d.renderWithOrganizations(w, r, s, code, "organizations", pg)
+}
+
+// renderWithOrganizations renders page name with the viewer's
+// organizations in pg.Organizations.
+func (d *Dashboard) renderWithOrganizations(w http.ResponseWriter, r *http.Request, s *session, code int, name string, pg *page) {
 	var out struct {
 		Organizations struct{ Nodes []organization }
 	}
@@ -94,8 +101,8 @@ func (d *Dashboard) renderOrganizations(w http.ResponseWriter, r *http.Request, 
 		d.failed(w, r, s, err)
 		return
 	}
-	pg.Title, pg.Organizations = "Organizations", out.Organizations.Nodes
-	d.render(w, r, s, code, "organizations", pg)
+	pg.Organizations = out.Organizations.Nodes
+	d.render(w, r, s, code, name, pg)
 }
 
 // organizationFields maps the API's field names to the forms'.
@@ -223,19 +230,8 @@ func (d *Dashboard) handleOrganizationEdit(w http.ResponseWriter, r *http.Reques
 		form[k] = strings.TrimSpace(r.PostFormValue(k))
 		input[k] = form[k]
 	}
-	var out struct {
-		UpdateOrganization struct{ Organization *struct{ Slug string } }
-	}
-	err := d.run(r, s, updateOrganizationMutation, map[string]any{"input": input}, &out)
-	if err != nil || out.UpdateOrganization.Organization == nil {
-		if err == nil || notFoundOrForbidden(err) || formStatus(err) >= 500 {
-			d.failed(w, r, s, err)
-			return
-		}
-		d.renderOrganization(w, r, s, formStatus(err), &page{Form: form, Errors: formErrorsOf(err, organizationFields)}, "edit/")
-		return
-	}
-	http.Redirect(w, r, "/organizations/"+slug+"/", http.StatusSeeOther)
+	err := d.run(r, s, updateOrganizationMutation, map[string]any{"input": input}, nil)
+	d.organizationWritten(w, r, s, err, form, organizationFields, "edit/", "/organizations/"+url.PathEscape(slug)+"/")
 }
 
 func (d *Dashboard) handleTeamCreate(w http.ResponseWriter, r *http.Request, s *session) {

@@ -194,13 +194,6 @@ const msgMoveNotOwner = "Only owners of the organizations concerned may move the
 // renderSettings renders the project settings page, with the viewer's
 // organizations as the organization form's choices.
 func (d *Dashboard) renderSettings(w http.ResponseWriter, r *http.Request, s *session, code int, pg *page) {
-	var out struct {
-		Organizations struct{ Nodes []organization }
-	}
-	if err := d.run(r, s, organizationsQuery, nil, &out); err != nil {
-		d.failed(w, r, s, err)
-		return
-	}
-	pg.Title, pg.Organizations = "Settings · "+pg.Project.Name, out.Organizations.Nodes
-	d.render(w, r, s, code, "settings", pg)
+	pg.Title = "Settings · " + pg.Project.Name
+	d.renderWithOrganizations(w, r, s, code, "settings", pg)
 }
