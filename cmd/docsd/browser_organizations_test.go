@@ -8,7 +8,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"docsd/internal/access"
 	"docsd/internal/artifacts/artifactstest"
 	"docsd/internal/storetest"
 	"docsd/store"
@@ -16,8 +15,11 @@ import (
 
 // TestBrowserOrganizations drives the organization pages in headless
 // Chromium against a real server: alice creates organization Acme, moves
-// her private project Secret into it, adds a readonly team with bob in it
-// and Secret in its projects; bob, signed in, then finds Secret on the
+// her private project Secret into it from its settings page, adds a
+// readonly team with bob in it and Secret in its projects, renames it,
+// deletes another team, meets the refusals of removing the last owner and
+// deleting an organization with projects, and reads the organization's
+// security log (also at 360 px); bob, signed in, then finds Secret on the
 // organization's page and reads its project page. Screenshots of the
 // organization's pages go to DOCSD_SCREENSHOTS when set.
 func TestBrowserOrganizations(t *testing.T) {
@@ -80,12 +82,23 @@ func TestBrowserOrganizations(t *testing.T) {
 		chromedp.Submit("#id_name", chromedp.ByQuery))
 	at("create", "/organizations/acme/")
 
-	// Moving a project is not on a page yet: the graph's mutation, as alice.
-	alice := mustUserByName(t, s, "alice")
-	if err := a.executor.Do(access.WithViewer(t.Context(), access.SessionViewer(alice)),
-		`mutation { setProjectOrganization(input: {slug: "secret", organization: "acme"}) { project { slug } errors { message } } }`, nil, nil); err != nil {
-		t.Fatal(err)
+	// alice, owner of Acme, moves Secret into it from its settings page;
+	// a team of no organization is refused next to its field first.
+	run("settings", chromedp.Navigate(base+"/projects/secret/edit/"),
+		chromedp.WaitVisible("#id_organization", chromedp.ByQuery),
+		chromedp.SetValue("#id_organization", "acme", chromedp.ByQuery),
+		chromedp.SendKeys("#id_teams", "nosuch", chromedp.ByQuery),
+		chromedp.Submit("#id_teams", chromedp.ByQuery),
+		chromedp.WaitVisible("#id_teams_error", chromedp.ByQuery))
+	if got := text("#id_teams_error"); got != "Object with slug=nosuch does not exist." {
+		t.Errorf("moving into a team that does not exist: %q", got)
 	}
+	run("move", chromedp.Navigate(base+"/projects/secret/edit/"),
+		chromedp.WaitVisible("#id_organization", chromedp.ByQuery),
+		chromedp.SetValue("#id_organization", "acme", chromedp.ByQuery),
+		chromedp.Submit("#id_teams", chromedp.ByQuery),
+		chromedp.WaitVisible(`#organization ~ p a[href="/organizations/acme/"]`, chromedp.ByQuery))
+	screenshot(t, ctx, "project-settings-organization.png")
 
 	// The team form adds members of the organization at once (anyone else
 	// is invited): bob is in its Read Only team already, which does not
@@ -133,6 +146,59 @@ func TestBrowserOrganizations(t *testing.T) {
 	screenshot(t, ctx, "organization.png")
 	run("members", chromedp.Navigate(base+"/organizations/acme/members/"), chromedp.WaitVisible("main ul", chromedp.ByQuery))
 	screenshot(t, ctx, "organization-members.png")
+
+	// The owners' pages: team settings, the owners, the deletions'
+	// confirmations (the organization's refused while it has projects),
+	// and the organization's security log of all that.
+	run("team settings", chromedp.Navigate(base+"/organizations/acme/teams/readers/"),
+		chromedp.WaitVisible(`a[href="/organizations/acme/teams/readers/edit/"]`, chromedp.ByQuery),
+		chromedp.Click(`a[href="/organizations/acme/teams/readers/edit/"]`, chromedp.ByQuery),
+		chromedp.WaitVisible("#id_auto_join_email_users", chromedp.ByQuery))
+	screenshot(t, ctx, "organization-team-edit.png")
+	run("rename team", chromedp.SetValue("#id_name", "Docs readers", chromedp.ByQuery),
+		chromedp.Submit("#id_name", chromedp.ByQuery))
+	at("rename team", "/organizations/acme/teams/readers/")
+	if got := text("h1"); !strings.Contains(got, "Docs readers") {
+		t.Errorf("renamed team's page: %q", got)
+	}
+	run("team delete page", chromedp.Navigate(base+"/organizations/acme/teams/read-only/delete/"),
+		chromedp.WaitVisible(`form[action="/organizations/acme/teams/read-only/delete/"] button`, chromedp.ByQuery))
+	screenshot(t, ctx, "organization-team-delete.png")
+	run("team delete", chromedp.Click(`form[action="/organizations/acme/teams/read-only/delete/"] button`, chromedp.ByQuery))
+	at("team delete", "/organizations/acme/teams/")
+	run("owners", chromedp.Navigate(base+"/organizations/acme/owners/"),
+		chromedp.WaitVisible(`button[aria-label="Remove alice from the owners"]`, chromedp.ByQuery),
+		chromedp.Click(`button[aria-label="Remove alice from the owners"]`, chromedp.ByQuery),
+		chromedp.WaitVisible("#form-error", chromedp.ByQuery))
+	if got := text("#form-error"); got != "User is the last owner, can't be removed" {
+		t.Errorf("removing the last owner: %q", got)
+	}
+	screenshot(t, ctx, "organization-owners.png")
+	run("delete", chromedp.Navigate(base+"/organizations/acme/edit/"),
+		chromedp.WaitVisible(`a[href="/organizations/acme/delete/"]`, chromedp.ByQuery),
+		chromedp.Click(`a[href="/organizations/acme/delete/"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`form[action="/organizations/acme/delete/"] button`, chromedp.ByQuery),
+		chromedp.Click(`form[action="/organizations/acme/delete/"] button`, chromedp.ByQuery),
+		chromedp.WaitVisible("#form-error", chromedp.ByQuery))
+	if got := text("#form-error"); got != "The organization still has projects: move or delete them first." {
+		t.Errorf("deleting an organization with projects: %q", got)
+	}
+	screenshot(t, ctx, "organization-delete.png")
+	run("security log", chromedp.EmulateViewport(1200, 1000), chromedp.Navigate(base+"/organizations/acme/security-log/"),
+		chromedp.WaitVisible(`a[href^="/organizations/acme/security-log/?download=true"]`, chromedp.ByQuery))
+	if got := text("tbody"); !strings.Contains(got, "team-deleted") || !strings.Contains(got, "project-organization-changed") {
+		t.Errorf("organization's security log: %q, want the team's deletion and Secret's move", got)
+	}
+	screenshot(t, ctx, "organization-security-log.png")
+	run("narrow security log", chromedp.EmulateViewport(360, 740), chromedp.Reload(),
+		chromedp.WaitVisible(`a[href^="/organizations/acme/security-log/?download=true"]`, chromedp.ByQuery))
+	var overflow bool
+	run("no page-wide scroll", chromedp.Evaluate(`document.documentElement.scrollWidth > document.documentElement.clientWidth`, &overflow))
+	if overflow {
+		t.Error("the security log scrolls sideways at 360 px")
+	}
+	screenshot(t, ctx, "organization-security-log-360.png")
+	run("wide again", chromedp.EmulateViewport(1200, 900))
 
 	run("sign out", chromedp.Navigate(base+"/dashboard/"), chromedp.WaitVisible(`form[action="/accounts/logout/"] button`, chromedp.ByQuery),
 		chromedp.Click(`form[action="/accounts/logout/"] button`, chromedp.ByQuery))

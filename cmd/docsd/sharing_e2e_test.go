@@ -402,15 +402,7 @@ func TestSecurityLogCSV(t *testing.T) {
 	x.docs("GET", "/en/latest/index.html", jar, nil)
 
 	get := func(key string) (*http.Response, string) {
-		req, _ := http.NewRequest("GET", x.base+"/projects/secret/security-log/?download=true&action=pageview&date_after="+today, nil)
-		req.Header.Set("Authorization", "Token "+key)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp, string(b)
+		return getWithKey(t, x.base+"/projects/secret/security-log/?download=true&action=pageview&date_after="+today, key)
 	}
 	resp, body := get(x.alice)
 	wantName := `attachment; filename="docsd_project_security_logs_secret_` + today + "_" + today + `.csv"`

@@ -75,7 +75,7 @@ func (d *Dashboard) handleUserSecurityLog(w http.ResponseWriter, r *http.Request
 	filter, form := auditFilterOf(r.URL.Query())
 	filter["user"] = s.viewer.User.Username
 	name := "docsd_user_security_logs_" + s.viewer.User.Username
-	d.securityLog(w, r, s, nil, filter, form, name, false)
+	d.securityLog(w, r, s, securityLogOf{}, filter, form, name, false)
 }
 
 func (d *Dashboard) handleProjectSecurityLog(w http.ResponseWriter, r *http.Request, s *session) {
@@ -85,7 +85,7 @@ func (d *Dashboard) handleProjectSecurityLog(w http.ResponseWriter, r *http.Requ
 	}
 	filter, form := auditFilterOf(r.URL.Query())
 	filter["project"] = p.Slug
-	d.securityLog(w, r, s, p, filter, form, "docsd_project_security_logs_"+p.Slug, true)
+	d.securityLog(w, r, s, securityLogOf{project: p}, filter, form, "docsd_project_security_logs_"+p.Slug, true)
 }
 
 // auditFilterOf reads the pages' filters: the filter input and the form's
@@ -100,9 +100,16 @@ func auditFilterOf(q url.Values) (map[string]any, map[string]string) {
 	return filter, form
 }
 
+// securityLogOf is whose security log a page is: a project's, an
+// organization's, or (neither) the viewer's own.
+type securityLogOf struct {
+	project *project
+	org     *organization
+}
+
 // securityLog answers a security-log page, or its CSV with ?download=true;
 // withResource adds the Resource column (project and organization logs).
-func (d *Dashboard) securityLog(w http.ResponseWriter, r *http.Request, s *session, p *project, filter map[string]any, form map[string]string, file string, withResource bool) {
+func (d *Dashboard) securityLog(w http.ResponseWriter, r *http.Request, s *session, of securityLogOf, filter map[string]any, form map[string]string, file string, withResource bool) {
 	if r.URL.Query().Get("download") == "true" {
 		d.securityLogCSV(w, r, s, filter, form, file, withResource)
 		return
@@ -114,10 +121,13 @@ func (d *Dashboard) securityLog(w http.ResponseWriter, r *http.Request, s *sessi
 		}
 	}
 	title := "Security log"
-	if p != nil {
-		title += " · " + p.Name
+	switch {
+	case of.project != nil:
+		title += " · " + of.project.Name
+	case of.org != nil:
+		title += " · " + of.org.Name
 	}
-	pg := &page{Title: title, Project: p, Form: form, AuditActions: graph.AuditActions(), AuditResource: withResource}
+	pg := &page{Title: title, Project: of.project, Org: of.org, OrgTab: "security-log", Form: form, AuditActions: graph.AuditActions(), AuditResource: withResource}
 	if err := d.run(r, s, auditQuery, map[string]any{"filter": filter, "limit": auditPageSize, "offset": 0}, &out); err != nil {
 		pg.Errors = formErrorsOf(err, map[string]string{"action": "action", "date_after": "date_after", "date_before": "date_before"})
 		d.render(w, r, s, formStatus(err), "securitylog", pg)

@@ -35,17 +35,18 @@ type organization struct {
 // team is a team as its organization's pages show it.
 type team struct {
 	Slug, Name, Access string
+	AutoJoinEmailUsers bool
 	Members            struct{ Nodes []struct{ Username string } }
 	Projects           struct{ Nodes []struct{ Slug, Name string } }
 }
 
-const organizationsQuery = `query { organizations(first: 100) { nodes { slug name description } } }`
+const organizationsQuery = `query { organizations(first: 100) { nodes { slug name description viewerIsOwner } } }`
 
 const organizationQuery = `query($slug: String!) { organization(slug: $slug) {
 	slug name email description url viewerIsOwner owners { username }
 	projects(first: 100) { nodes { slug name privacyLevel } }
 	members(first: 100) { nodes { username } }
-	teams(first: 100) { nodes { slug name access members(first: 100) { nodes { username } } projects(first: 100) { nodes { slug name } } } }
+	teams(first: 100) { nodes { slug name access autoJoinEmailUsers members(first: 100) { nodes { username } } projects(first: 100) { nodes { slug name } } } }
 } }`
 
 const (
@@ -65,16 +66,20 @@ func (d *Dashboard) mountOrganizations() {
 	d.mux.HandleFunc("GET /organizations/{$}", d.signedIn(d.handleOrganizations))
 	d.mux.HandleFunc("GET /organizations/create/{$}", d.signedIn(d.handleOrganizations))
 	d.mux.HandleFunc("POST /organizations/create/{$}", d.signedIn(d.handleOrganizationCreate))
-	for _, tab := range []string{"", "members/", "teams/", "edit/"} {
+	for _, tab := range []string{"", "members/", "teams/", "edit/", "owners/", "delete/"} {
 		d.mux.HandleFunc("GET /organizations/{org}/"+tab+"{$}", d.signedIn(d.handleOrganization))
 	}
 	d.mux.HandleFunc("POST /organizations/{org}/edit/{$}", d.signedIn(d.handleOrganizationEdit))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/add/{$}", d.signedIn(d.handleTeamCreate))
 	d.mux.HandleFunc("GET /organizations/{org}/teams/{team}/{$}", d.signedIn(d.handleOrganization))
+	d.mux.HandleFunc("GET /organizations/{org}/teams/{team}/edit/{$}", d.signedIn(d.handleOrganization))
+	d.mux.HandleFunc("GET /organizations/{org}/teams/{team}/delete/{$}", d.signedIn(d.handleOrganization))
+	d.mux.HandleFunc("GET /organizations/{org}/teams/{team}/projects/{$}", d.signedIn(d.handleOrganization))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/members/invite/{$}", d.signedIn(d.handleTeamChange(addTeamMemberMutation, "usernameOrEmail", "username")))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/members/remove/{$}", d.signedIn(d.handleTeamChange(removeTeamMemberMutation, "username", "username")))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/projects/{$}", d.signedIn(d.handleTeamChange(addTeamProjectMutation, "project", "project")))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/projects/remove/{$}", d.signedIn(d.handleTeamChange(removeTeamProjectMutation, "project", "project")))
+	d.mountOrganizationSettings()
 }
 
 func (d *Dashboard) handleOrganizations(w http.ResponseWriter, r *http.Request, s *session) {
@@ -82,6 +87,13 @@ func (d *Dashboard) handleOrganizations(w http.ResponseWriter, r *http.Request, 
 }
 
 func (d *Dashboard) renderOrganizations(w http.ResponseWriter, r *http.Request, s *session, code int, pg *page) {
+	pg.Title = "Organizations"
+	d.renderWithOrganizations(w, r, s, code, "organizations", pg)
+}
+
+// renderWithOrganizations renders page name with the viewer's
+// organizations in pg.Organizations.
+func (d *Dashboard) renderWithOrganizations(w http.ResponseWriter, r *http.Request, s *session, code int, name string, pg *page) {
 	var out struct {
 		Organizations struct{ Nodes []organization }
 	}
@@ -89,8 +101,8 @@ func (d *Dashboard) renderOrganizations(w http.ResponseWriter, r *http.Request, 
 		d.failed(w, r, s, err)
 		return
 	}
-	pg.Title, pg.Organizations = "Organizations", out.Organizations.Nodes
-	d.render(w, r, s, code, "organizations", pg)
+	pg.Organizations = out.Organizations.Nodes
+	d.render(w, r, s, code, name, pg)
 }
 
 // organizationFields maps the API's field names to the forms'.
@@ -119,10 +131,15 @@ func (d *Dashboard) handleOrganizationCreate(w http.ResponseWriter, r *http.Requ
 // handleOrganization answers the organization's pages: the tab is the
 // path's rest (projects, members/, teams/, edit/, teams/<team>/).
 func (d *Dashboard) handleOrganization(w http.ResponseWriter, r *http.Request, s *session) {
-	d.renderOrganization(w, r, s, http.StatusOK, &page{})
+	rest := strings.TrimPrefix(r.URL.Path, "/organizations/"+r.PathValue("org")+"/")
+	d.renderOrganization(w, r, s, http.StatusOK, &page{}, rest)
 }
 
-func (d *Dashboard) renderOrganization(w http.ResponseWriter, r *http.Request, s *session, code int, pg *page) {
+// renderOrganization renders the organization's page named by rest, the
+// path under /organizations/<org>/ ("", members/, teams/, edit/, owners/,
+// delete/, teams/<team>/, teams/<team>/edit/, teams/<team>/delete/;
+// teams/<team>/projects/ is the team's page).
+func (d *Dashboard) renderOrganization(w http.ResponseWriter, r *http.Request, s *session, code int, pg *page, rest string) {
 	slug := r.PathValue("org")
 	var out struct{ Organization *organization }
 	if err := d.run(r, s, organizationQuery, map[string]any{"slug": slug}, &out); err != nil || out.Organization == nil {
@@ -131,7 +148,6 @@ func (d *Dashboard) renderOrganization(w http.ResponseWriter, r *http.Request, s
 	}
 	o := out.Organization
 	pg.Org, pg.Title, pg.OrgTab = o, o.Name, "projects"
-	rest := strings.TrimPrefix(r.URL.Path, "/organizations/"+slug+"/")
 	switch {
 	case rest == "members/":
 		pg.OrgTab, pg.Title = "members", o.Name+" · Members"
@@ -144,6 +160,13 @@ func (d *Dashboard) renderOrganization(w http.ResponseWriter, r *http.Request, s
 		if pg.Form == nil {
 			pg.Form = map[string]string{"name": o.Name, "email": deref(o.Email), "description": deref(o.Description), "url": deref(o.URL)}
 		}
+	case rest == "owners/" || rest == "delete/":
+		if !o.ViewerIsOwner {
+			d.notFound(w, r, s)
+			return
+		}
+		pg.OrgTab = strings.TrimSuffix(rest, "/")
+		pg.Title = o.Name + " · " + map[string]string{"owners": "Owners", "delete": "Delete"}[pg.OrgTab]
 	case strings.HasPrefix(rest, "teams/"):
 		pg.OrgTab, pg.Title = "teams", o.Name+" · Teams"
 		if t := r.PathValue("team"); t != "" {
@@ -157,6 +180,16 @@ func (d *Dashboard) renderOrganization(w http.ResponseWriter, r *http.Request, s
 				return
 			}
 			pg.OrgTab, pg.Title = "team", pg.Team.Name+" · "+o.Name
+			if sub := strings.TrimPrefix(rest, "teams/"+t+"/"); sub == "edit/" || sub == "delete/" {
+				if !o.ViewerIsOwner {
+					d.notFound(w, r, s)
+					return
+				}
+				pg.OrgTab = "team-" + strings.TrimSuffix(sub, "/")
+				if pg.Form == nil && pg.OrgTab == "team-edit" {
+					pg.Form = map[string]string{"name": pg.Team.Name, "access": pg.Team.Access, "auto_join_email_users": checked(pg.Team.AutoJoinEmailUsers)}
+				}
+			}
 		}
 	}
 	d.render(w, r, s, code, "organization", pg)
@@ -197,19 +230,8 @@ func (d *Dashboard) handleOrganizationEdit(w http.ResponseWriter, r *http.Reques
 		form[k] = strings.TrimSpace(r.PostFormValue(k))
 		input[k] = form[k]
 	}
-	var out struct {
-		UpdateOrganization struct{ Organization *struct{ Slug string } }
-	}
-	err := d.run(r, s, updateOrganizationMutation, map[string]any{"input": input}, &out)
-	if err != nil || out.UpdateOrganization.Organization == nil {
-		if err == nil || notFoundOrForbidden(err) || formStatus(err) >= 500 {
-			d.failed(w, r, s, err)
-			return
-		}
-		d.renderOrganization(w, r, s, formStatus(err), &page{Form: form, Errors: formErrorsOf(err, organizationFields)})
-		return
-	}
-	http.Redirect(w, r, "/organizations/"+slug+"/", http.StatusSeeOther)
+	err := d.run(r, s, updateOrganizationMutation, map[string]any{"input": input}, nil)
+	d.organizationWritten(w, r, s, err, form, organizationFields, "edit/", "/organizations/"+url.PathEscape(slug)+"/")
 }
 
 func (d *Dashboard) handleTeamCreate(w http.ResponseWriter, r *http.Request, s *session) {
@@ -227,7 +249,7 @@ func (d *Dashboard) handleTeamCreate(w http.ResponseWriter, r *http.Request, s *
 			d.failed(w, r, s, err)
 			return
 		}
-		d.renderOrganization(w, r, s, formStatus(err), &page{Form: form, Errors: formErrorsOf(err, map[string]string{"name": "name", "access": "access"})})
+		d.renderOrganization(w, r, s, formStatus(err), &page{Form: form, Errors: formErrorsOf(err, map[string]string{"name": "name", "access": "access"})}, "teams/")
 		return
 	}
 	http.Redirect(w, r, "/organizations/"+slug+"/teams/"+out.CreateTeam.Team.Slug+"/", http.StatusSeeOther)
@@ -241,15 +263,7 @@ func (d *Dashboard) handleTeamChange(mutation, inputField, formField string) fun
 		org, t := r.PathValue("org"), r.PathValue("team")
 		value := strings.TrimSpace(r.PostFormValue(formField))
 		err := d.run(r, s, mutation, map[string]any{"input": map[string]any{"organization": org, "team": t, inputField: value}}, nil)
-		if err != nil {
-			if notFoundOrForbidden(err) {
-				d.failed(w, r, s, err)
-				return
-			}
-			d.renderOrganization(w, r, s, formStatus(err), &page{Form: map[string]string{formField: value},
-				Errors: formErrorsOf(err, map[string]string{snakeCase(inputField): formField})})
-			return
-		}
-		http.Redirect(w, r, "/organizations/"+url.PathEscape(org)+"/teams/"+url.PathEscape(t)+"/", http.StatusSeeOther)
+		d.organizationWritten(w, r, s, err, map[string]string{formField: value}, map[string]string{snakeCase(inputField): formField},
+			"teams/"+t+"/", "/organizations/"+url.PathEscape(org)+"/teams/"+url.PathEscape(t)+"/")
 	}
 }

@@ -131,8 +131,17 @@ type (
 			BuildTimeLimit                                                              *int
 		}
 		ViewerCanChangeAdminFields bool
-		Language                   struct{ Code string }
-		ProgrammingLanguage        struct{ Code string }
+		// The settings page's organization form: the project's
+		// organization (Organization null unless the viewer is a member)
+		// and the teams that include it.
+		OrganizationSlug *string
+		Organization     *struct {
+			Slug, Name    string
+			ViewerIsOwner bool
+		}
+		Teams               []struct{ Slug, Name, Access string }
+		Language            struct{ Code string }
+		ProgrammingLanguage struct{ Code string }
 		// Badge is the project page's badge and its snippets' URLs.
 		Badge *struct{ Version, ImageURL, LinkURL string }
 		// The repository access page's fields.
@@ -298,6 +307,9 @@ type page struct {
 	Org           *organization
 	OrgTab        string
 	Team          *team
+	// InviteURL is an invitation's link when it was not emailed, shown
+	// this once.
+	InviteURL string
 	// SharingTypes names the sharing page's access types.
 	SharingTypes map[string]string
 	// The security-log pages: the entries shown, how many match, the CSV
@@ -827,7 +839,8 @@ func settingsForm(p *project) map[string]string {
 		"show_version_warning": checked(p.ShowVersionWarning), "versioning_scheme": p.VersioningScheme,
 		"tags": strings.Join(p.Tags, ", "), "readthedocs_yaml_path": deref(p.ReadthedocsYamlPath),
 		"external_builds_enabled":       checked(p.AdminFields != nil && p.AdminFields.ExternalBuildsEnabled),
-		"external_builds_privacy_level": p.ExternalBuildsPrivacyLevel}
+		"external_builds_privacy_level": p.ExternalBuildsPrivacyLevel,
+		"organization":                  deref(p.OrganizationSlug), "teams": ""}
 }
 
 // loadMaintained runs a project query for a page only maintainers see:
@@ -848,7 +861,7 @@ func (d *Dashboard) loadSettings(w http.ResponseWriter, r *http.Request, s *sess
 
 func (d *Dashboard) handleSettings(w http.ResponseWriter, r *http.Request, s *session) {
 	if p, ok := d.loadSettings(w, r, s); ok {
-		d.render(w, r, s, http.StatusOK, "settings", &page{Title: "Settings · " + p.Name, Project: p, Form: settingsForm(p), Admin: adminForm(p)})
+		d.renderSettings(w, r, s, http.StatusOK, &page{Project: p, Form: settingsForm(p), Admin: adminForm(p)})
 	}
 }
 
@@ -864,6 +877,7 @@ func (d *Dashboard) handleSettingsUpdate(w http.ResponseWriter, r *http.Request,
 	for k := range was {
 		form[k] = strings.TrimSpace(r.PostFormValue(k))
 	}
+	form["organization"], form["teams"] = was["organization"], was["teams"] // the organization form's
 	input := map[string]any{}
 	set := func(field, api string, value any) {
 		if form[field] != was[field] {
@@ -896,8 +910,7 @@ func (d *Dashboard) handleSettingsUpdate(w http.ResponseWriter, r *http.Request,
 		err = d.run(r, s, updateProjectMutation, map[string]any{"input": input}, nil)
 	}
 	if err != nil {
-		d.render(w, r, s, formStatus(err), "settings", &page{Title: "Settings · " + p.Name, Project: p, Form: form, Admin: adminForm(p),
-			Errors: formErrorsOf(err, settingsFields)})
+		d.renderSettings(w, r, s, formStatus(err), &page{Project: p, Form: form, Admin: adminForm(p), Errors: formErrorsOf(err, settingsFields)})
 		return
 	}
 	http.Redirect(w, r, "/projects/"+p.Slug+"/", http.StatusSeeOther)
@@ -948,8 +961,7 @@ func (d *Dashboard) handleAdminUpdate(w http.ResponseWriter, r *http.Request, s 
 		err = d.run(r, s, adminMutation, map[string]any{"input": input}, nil)
 	}
 	if err != nil {
-		d.render(w, r, s, formStatus(err), "settings", &page{Title: "Settings · " + p.Name, Project: p, Form: settingsForm(p),
-			Admin: admin, Errors: formErrorsOf(err, adminFields)})
+		d.renderSettings(w, r, s, formStatus(err), &page{Project: p, Form: settingsForm(p), Admin: admin, Errors: formErrorsOf(err, adminFields)})
 		return
 	}
 	http.Redirect(w, r, "/projects/"+p.Slug+"/edit/", http.StatusSeeOther)

@@ -113,6 +113,7 @@ const settingsQuery = `query($slug: String!) {
 		versioningScheme tags readthedocsYamlPath externalBuildsPrivacyLevel viewerCanChangeAdminFields
 		adminFields { externalBuildsEnabled skip enablePdfBuild enableEpubBuild addonsEnabled buildTimeLimit }
 		versions(filter: { active: true }, first: 100) { nodes { slug verboseName } }
+		organizationSlug organization { slug name viewerIsOwner } teams { slug name access }
 	}
 }`
 
