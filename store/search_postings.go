@@ -18,7 +18,7 @@ import (
 // writes. A version indexed in an older format (or before postings
 // existed) is searched through the full-text tables until it is indexed
 // again.
-const SearchIndexFormat = 2
+const SearchIndexFormat = 3
 
 // Posting is one word of an IndexPage with the page's impact for it: how
 // well the page answers that word alone, a non-negative integer computed
@@ -46,16 +46,46 @@ const postingBatch = 500
 
 // postingSize is the bytes of one posting in a word's list: the impact
 // (uint32) and the page id (uint64), big-endian. Lists are ordered best
-// first: impact descending, then page id descending.
+// first: impact descending, then page id ascending (the indexer writes a
+// version's pages in path order, the order results take on equal scores).
 const postingSize = 12
 
 // maxImpact is the largest impact a posting holds.
 const maxImpact = math.MaxUint32
 
-// insertPostings writes the version's dictionary, each word with its
-// postings list, and marks the version indexed in SearchIndexFormat;
+// A word's list is stored in blocks: block 0 holds its first
+// firstBlockPostings postings, each further block blockGrowth times as
+// many as the one before, so that reading the first n postings reads at
+// most about blockGrowth·n of them, in few rows.
+const (
+	firstBlockPostings = 64
+	blockGrowth        = 4
+)
+
+// blockPostings is how many postings block b holds (the last block of a
+// list may hold fewer).
+func blockPostings(b int) int {
+	n := firstBlockPostings
+	for range b {
+		n *= blockGrowth
+	}
+	return n
+}
+
+// blocksFor is the last block to read for a list's first n postings.
+func blocksFor(n int) int {
+	b, held := 0, firstBlockPostings
+	for held < n {
+		b++
+		held += blockPostings(b)
+	}
+	return b
+}
+
+// insertPostings writes the version's dictionary and each word's postings
+// list in blocks, and marks the version indexed in SearchIndexFormat;
 // pageIDs are the stored ids of pages. Rows are written in word order, so
-// the table's B-tree grows at its end.
+// the tables' B-trees grow at their end.
 func (tx *Tx) insertPostings(ctx context.Context, versionID int64, pages []IndexPage, pageIDs []int64) error {
 	type row struct {
 		impact int
@@ -75,26 +105,38 @@ func (tx *Tx) insertPostings(ctx context.Context, versionID int64, pages []Index
 		words = append(words, w)
 	}
 	sort.Strings(words)
-	ins := tx.batchInserter(ctx, "search_words", "version_id, word, pages, postings")
-	defer ins.close()
+	dict := tx.batchInserter(ctx, "search_words", "version_id, word, pages")
+	defer dict.close()
+	lists := tx.batchInserter(ctx, "search_postings", "version_id, word, block, postings")
+	defer lists.close()
 	for _, w := range words {
 		rows := byWord[w]
 		sort.Slice(rows, func(i, j int) bool {
 			if rows[i].impact != rows[j].impact {
 				return rows[i].impact > rows[j].impact
 			}
-			return rows[i].page > rows[j].page
+			return rows[i].page < rows[j].page
 		})
 		list := make([]byte, len(rows)*postingSize)
 		for i, r := range rows {
 			binary.BigEndian.PutUint32(list[i*postingSize:], uint32(r.impact))
 			binary.BigEndian.PutUint64(list[i*postingSize+4:], uint64(r.page))
 		}
-		if err := ins.add(versionID, w, len(rows), list); err != nil {
+		if err := dict.add(versionID, w, len(rows)); err != nil {
 			return err
 		}
+		for b := 0; len(list) > 0; b++ {
+			n := min(len(list), blockPostings(b)*postingSize)
+			if err := lists.add(versionID, w, b, list[:n]); err != nil {
+				return err
+			}
+			list = list[n:]
+		}
 	}
-	if err := ins.flush(); err != nil {
+	if err := dict.flush(); err != nil {
+		return err
+	}
+	if err := lists.flush(); err != nil {
 		return err
 	}
 	_, err := tx.exec(ctx, `INSERT INTO search_indexed (version_id, format, pages) VALUES (?, ?, ?)`, versionID, SearchIndexFormat, len(pages))
@@ -162,10 +204,10 @@ func (b *batchInserter) close() {
 	}
 }
 
-// deletePostings deletes the version's dictionary with its postings, and
-// its mark.
+// deletePostings deletes the version's dictionary, its postings and its
+// mark.
 func (tx *Tx) deletePostings(ctx context.Context, versionID int64) error {
-	for _, table := range []string{"search_words", "search_indexed"} {
+	for _, table := range []string{"search_words", "search_postings", "search_indexed"} {
 		if _, err := tx.exec(ctx, `DELETE FROM `+table+` WHERE version_id = ?`, versionID); err != nil {
 			return err
 		}
@@ -275,43 +317,43 @@ type WordPostings struct {
 }
 
 // FindTopPostings returns, for each of the versions and words, its limit
-// best pages (impact descending, then page id descending); a word not in a
-// version's dictionary has no entry. Only the first limit postings of each
-// list are read from the database.
+// best pages (impact descending, then page id ascending); a word not in a
+// version's dictionary has no entry. Only the blocks holding the first
+// limit postings of each list are read from the database.
 func (s *Store) FindTopPostings(ctx context.Context, versionIDs []int64, words []string, limit int) ([]WordPostings, error) {
 	out := []WordPostings{}
 	if len(versionIDs) == 0 || len(words) == 0 || limit <= 0 {
 		return out, nil
 	}
 	var rows []struct {
-		Word  string `db:"word"`
-		Pages int    `db:"pages"`
-		List  []byte `db:"list"`
+		VersionID int64  `db:"version_id"`
+		Word      string `db:"word"`
+		List      []byte `db:"postings"`
 	}
-	if err := s.readAt(ctx).selIn(ctx, &rows, `SELECT word, pages, `+s.substr("postings")+` AS list
-		FROM search_words WHERE version_id IN (?) AND word IN (?)`, limit*postingSize, versionIDs, words); err != nil {
+	if err := s.readAt(ctx).selIn(ctx, &rows, `SELECT version_id, word, postings FROM search_postings
+		WHERE version_id IN (?) AND word IN (?) AND block <= ? ORDER BY version_id, word, block`, versionIDs, words, blocksFor(limit)); err != nil {
 		return nil, classify("store.FindTopPostings", err)
 	}
-	for _, r := range rows {
-		wp := WordPostings{Word: r.Word, Complete: r.Pages <= limit, Postings: make([]PagePosting, 0, len(r.List)/postingSize)}
-		for i := 0; i+postingSize <= len(r.List); i += postingSize {
-			wp.Postings = append(wp.Postings, PagePosting{
-				Impact: int(binary.BigEndian.Uint32(r.List[i:])),
-				PageID: int64(binary.BigEndian.Uint64(r.List[i+4:])),
-			})
+	for i := 0; i < len(rows); {
+		// The blocks read of one list, in order: when they hold more than
+		// limit postings, the list goes on past limit.
+		j, n := i, 0
+		for ; j < len(rows) && rows[j].VersionID == rows[i].VersionID && rows[j].Word == rows[i].Word; j++ {
+			n += len(rows[j].List) / postingSize
+		}
+		wp := WordPostings{Word: rows[i].Word, Complete: n <= limit, Postings: make([]PagePosting, 0, min(n, limit))}
+		for ; i < j; i++ {
+			list := rows[i].List
+			for k := 0; k+postingSize <= len(list) && len(wp.Postings) < limit; k += postingSize {
+				wp.Postings = append(wp.Postings, PagePosting{
+					Impact: int(binary.BigEndian.Uint32(list[k:])),
+					PageID: int64(binary.BigEndian.Uint64(list[k+4:])),
+				})
+			}
 		}
 		out = append(out, wp)
 	}
 	return out, nil
-}
-
-// substr is the SQL for the first bytes of a binary column, as many as
-// its one parameter says.
-func (s *Store) substr(col string) string {
-	if s.dialect == Postgres {
-		return "substring(" + col + " from 1 for CAST(? AS INTEGER))"
-	}
-	return "substr(" + col + ", 1, ?)"
 }
 
 // FindSearchPageSections returns every section of the pages, ordered by
