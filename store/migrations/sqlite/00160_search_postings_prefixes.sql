@@ -18,8 +18,20 @@ CREATE TABLE search_postings (
     postings   BLOB NOT NULL,
     PRIMARY KEY (version_id, word, block)
 );
+-- search_prefixes holds, for each prefix that more than 64 of a version's
+-- words start with, the 64 of those words that most pages hold, most
+-- first, as text: each word followed by its pages, separated by spaces. A
+-- prefix being typed is looked up there instead of reading its words
+-- from the dictionary; a prefix without a row starts at most 64 words.
+CREATE TABLE search_prefixes (
+    version_id INTEGER NOT NULL REFERENCES versions(id) ON DELETE CASCADE,
+    prefix     TEXT NOT NULL,
+    words      TEXT NOT NULL,
+    PRIMARY KEY (version_id, prefix)
+);
 
 -- +goose Down
+DROP TABLE search_prefixes;
 DROP TABLE search_postings;
 DELETE FROM search_words;
 DELETE FROM search_indexed;
