@@ -16,12 +16,12 @@ import (
 // candidate.
 const (
 	maxExpansions = 16
-	// A single-term query judges the results it shows and a few more on
-	// their text (the first score is its final one but for a section
-	// holding several of the term's expansions and the anchor's case); a
-	// query of several terms twice as many, plus a few.
-	judgeSingle, judgeSeveral = 1.0, 2.0
-	judgeExtra                = 5
+	// A query judges the results it shows and judgeExtra more on their
+	// text: the first score is a single-term query's final one but for a
+	// section holding several of the term's expansions and the anchor's
+	// case, and close to it for several terms, whose pages found by
+	// several terms rise (readDepth).
+	judgeExtra = 5
 	// maxCandidates bounds the pages judged when exclusions, required
 	// terms or phrases keep dropping candidates.
 	maxCandidates = 4000
@@ -144,9 +144,9 @@ func (s *Service) searchIndexed(ctx context.Context, versionIDs []int64, n int, 
 		}
 		plain = plain && t.Mode == Should && len(t.Words) == 1
 	}
-	judge, depth := int(judgeSingle*float64(want))+judgeExtra, 1
+	judge, depth := want+judgeExtra, 1
 	if positive > 1 {
-		judge, depth = int(judgeSeveral*float64(want))+judgeExtra, readDepth
+		depth = readDepth
 	}
 	for {
 		// The first score of a page: its impacts for the terms, each
