@@ -122,11 +122,7 @@ func (b *scopeBuilder) pairOf(p *store.Project, version string) (*Pair, error) {
 	if version == "" {
 		version = p.DefaultVersion
 	}
-	yes, no := true, false
-	vs, _, err := b.s.Store.FindVersions(b.ctx, store.VersionFilter{
-		ProjectIDs: []int64{p.ID}, Slug: &version, Active: &yes, Built: &yes, Hidden: &no, Internal: true,
-		Visible: b.reader.visibility(), Limit: 1,
-	})
+	vs, err := b.versions([]int64{p.ID}, version)
 	if err != nil || len(vs) == 0 {
 		return nil, err
 	}
@@ -135,6 +131,16 @@ func (b *scopeBuilder) pairOf(p *store.Project, version string) (*Pair, error) {
 		return nil, err
 	}
 	return &Pair{Project: p, Version: vs[0], Target: t}, nil
+}
+
+// versions are the projects' versions with that slug that a scope may hold
+// (see Scope), at most one per project.
+func (b *scopeBuilder) versions(projectIDs []int64, slug string) ([]*store.Version, error) {
+	yes, no := true, false
+	return b.s.Store.FindAllVersions(b.ctx, store.VersionFilter{
+		ProjectIDs: projectIDs, Slug: &slug, Active: &yes, Built: &yes, Hidden: &no, Internal: true,
+		Visible: b.reader.visibility(),
+	})
 }
 
 // family adds slug at version and its children (subprojects:P[/V]).
@@ -153,16 +159,49 @@ func (b *scopeBuilder) familyOf(p *store.Project, version string, fallback bool)
 	}
 	b.add(pair)
 	rels, _, err := b.s.Store.FindRelationships(b.ctx, store.RelationshipFilter{ParentIDs: []int64{p.ID}, ChildVisible: b.reader.visibility()})
+	if err != nil || len(rels) == 0 {
+		return err
+	}
+	// The children and, when a version is named, their versions of that
+	// slug are read at once.
+	ids := make([]int64, len(rels))
+	for i, rel := range rels {
+		ids[i] = rel.ChildID
+	}
+	children, err := b.s.Store.FindProjectsByIDs(b.ctx, ids)
 	if err != nil {
 		return err
 	}
-	for _, rel := range rels {
-		child, err := b.s.Store.FindProjectByID(b.ctx, rel.ChildID)
+	byID := make(map[int64]*store.Project, len(children))
+	for _, c := range children {
+		byID[c.ID] = c
+	}
+	named := map[int64]*store.Version{}
+	if version != "" {
+		vs, err := b.versions(ids, version)
 		if err != nil {
 			return err
 		}
-		cp, err := b.pairOf(child, version)
-		if err == nil && cp == nil && fallback && version != "" {
+		for _, v := range vs {
+			named[v.ProjectID] = v
+		}
+	}
+	for _, rel := range rels {
+		child := byID[rel.ChildID]
+		if child == nil {
+			return errNotFound("subproject not found")
+		}
+		var cp *Pair
+		switch v := named[child.ID]; {
+		case v != nil && child.TranslationOf == nil:
+			// A child that is no translation is reached through this
+			// relationship (a project has one parent).
+			cp = &Pair{Project: child, Version: v, Target: docsurl.Target{
+				Slug: child.Slug, Language: child.Language, Scheme: child.VersioningScheme, ParentSlug: p.Slug, Alias: rel.Alias,
+			}}
+		case v != nil || version == "":
+			cp, err = b.pairOf(child, version)
+		case fallback:
 			cp, err = b.pairOf(child, "")
 		}
 		if err != nil {
