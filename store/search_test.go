@@ -14,11 +14,8 @@ import (
 // in order, on both databases.
 func TestSearchIndexStore(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
-		s := storetest.Open(t, d)
-		ctx := t.Context()
-		u, _ := storetest.MustUser(t, s, "alice")
-		res := storetest.MustImport(t, s, u, "demo", "https://example.com/demo")
-		v := res.Latest
+		s, res := demoProject(t, d)
+		ctx, v := t.Context(), res.Latest
 		page := func(path, title string, secs ...string) store.IndexPage {
 			p := store.IndexPage{Path: path, Doctype: "sphinx", Title: title, TitleWords: []string{title}}
 			for i := 0; i+1 < len(secs); i += 2 {
@@ -76,11 +73,8 @@ func TestSearchIndexStore(t *testing.T) {
 // databases.
 func TestSearchWordsAndPostings(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
-		s := storetest.Open(t, d)
-		ctx := t.Context()
-		u, _ := storetest.MustUser(t, s, "alice")
-		res := storetest.MustImport(t, s, u, "demo", "https://example.com/demo")
-		v := res.Latest
+		s, res := demoProject(t, d)
+		ctx, v := t.Context(), res.Latest
 		// Page i holds ab0 … ab(i%100) and common, whose impact on page i
 		// is i: ab0 is on every page, ab99 on few; 100 words start
 		// with ab, 11 with ab1.
@@ -118,4 +112,12 @@ func TestSearchWordsAndPostings(t *testing.T) {
 			}
 		}
 	})
+}
+
+// demoProject is a store holding one project, demo, imported by alice.
+func demoProject(t *testing.T, d store.Dialect) (*store.Store, *store.ImportResult) {
+	t.Helper()
+	s := storetest.Open(t, d)
+	u, _ := storetest.MustUser(t, s, "alice")
+	return s, storetest.MustImport(t, s, u, "demo", "https://example.com/demo")
 }
