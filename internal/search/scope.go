@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"maps"
 	"strings"
 
 	"docsd/internal/docsurl"
@@ -162,8 +163,8 @@ func (b *scopeBuilder) familyOf(p *store.Project, version string, fallback bool)
 	if err != nil || len(rels) == 0 {
 		return err
 	}
-	// The children and, when a version is named, their versions of that
-	// slug are read at once.
+	// The children and their versions are read at once, a statement per
+	// version slug.
 	ids := make([]int64, len(rels))
 	for i, rel := range rels {
 		ids[i] = rel.ChildID
@@ -172,44 +173,74 @@ func (b *scopeBuilder) familyOf(p *store.Project, version string, fallback bool)
 	if err != nil {
 		return err
 	}
+	slugOf := func(c *store.Project) string {
+		if version == "" {
+			return c.DefaultVersion
+		}
+		return version
+	}
+	found, err := b.versionsOf(children, slugOf)
+	if err != nil {
+		return err
+	}
+	if fallback && version != "" {
+		var rest []*store.Project
+		for _, c := range children {
+			if found[c.ID] == nil {
+				rest = append(rest, c)
+			}
+		}
+		more, err := b.versionsOf(rest, func(c *store.Project) string { return c.DefaultVersion })
+		if err != nil {
+			return err
+		}
+		maps.Copy(found, more)
+	}
 	byID := make(map[int64]*store.Project, len(children))
 	for _, c := range children {
 		byID[c.ID] = c
 	}
-	named := map[int64]*store.Version{}
-	if version != "" {
-		vs, err := b.versions(ids, version)
-		if err != nil {
-			return err
-		}
-		for _, v := range vs {
-			named[v.ProjectID] = v
-		}
-	}
 	for _, rel := range rels {
-		child := byID[rel.ChildID]
-		if child == nil {
-			return errNotFound("subproject not found")
+		child, v := byID[rel.ChildID], found[rel.ChildID]
+		if child == nil || v == nil {
+			continue
 		}
-		var cp *Pair
-		switch v := named[child.ID]; {
-		case v != nil && child.TranslationOf == nil:
-			// A child that is no translation is reached through this
-			// relationship (a project has one parent).
-			cp = &Pair{Project: child, Version: v, Target: docsurl.Target{
-				Slug: child.Slug, Language: child.Language, Scheme: child.VersioningScheme, ParentSlug: p.Slug, Alias: rel.Alias,
-			}}
-		case v != nil || version == "":
-			cp, err = b.pairOf(child, version)
-		case fallback:
-			cp, err = b.pairOf(child, "")
+		// A child that is no translation is reached through this
+		// relationship (a project has one parent).
+		t := docsurl.Target{Slug: child.Slug, Language: child.Language, Scheme: child.VersioningScheme, ParentSlug: p.Slug, Alias: rel.Alias}
+		if child.TranslationOf != nil {
+			if t, err = targetOf(b.ctx, b.s.Store, child); err != nil {
+				return err
+			}
 		}
-		if err != nil {
-			return err
-		}
-		b.add(cp)
+		b.add(&Pair{Project: child, Version: v, Target: t})
 	}
 	return nil
+}
+
+// versionsOf returns, by project id, the version of each project whose
+// slug slugOf gives, among those a scope may hold (see Scope).
+func (b *scopeBuilder) versionsOf(projects []*store.Project, slugOf func(*store.Project) string) (map[int64]*store.Version, error) {
+	bySlug := map[string][]int64{}
+	var slugs []string
+	for _, p := range projects {
+		slug := slugOf(p)
+		if bySlug[slug] == nil {
+			slugs = append(slugs, slug)
+		}
+		bySlug[slug] = append(bySlug[slug], p.ID)
+	}
+	out := map[int64]*store.Version{}
+	for _, slug := range slugs {
+		vs, err := b.versions(bySlug[slug], slug)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range vs {
+			out[v.ProjectID] = v
+		}
+	}
+	return out, nil
 }
 
 // maintained adds every project the reader maintains at its default
