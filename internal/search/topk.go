@@ -26,8 +26,10 @@ const (
 	// terms or phrases keep dropping candidates.
 	maxCandidates = 4000
 	// readDepth is how many postings per word are read for each page
-	// judged: pages found by several terms rise in the first score.
-	readDepth = 5
+	// judged: pages found by several terms rise in the first score, and
+	// lists read to their end make the count exact (a few hundred
+	// postings cost little next to judging a page).
+	readDepth = 9
 )
 
 // expansion is a dictionary word standing for a query word, with how well
