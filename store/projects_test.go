@@ -120,7 +120,7 @@ func TestImportProject(t *testing.T) {
 			"build_commands": 0, "sync_tasks": 0, "project_relationships": 0, "redirects": 0,
 			"environment_variables": 0, "integrations": 1, "invitations": 0, "webhook_exchanges": 0,
 			"docs_sessions": 0, "dashboard_sessions": 0, "oidc_flows": 0, "user_identities": 0,
-			"search_pages": 0, "search_sections": 0, "search_words": 0, "search_indexed": 0,
+			"search_pages": 0, "search_sections": 0, "search_words": 0, "search_postings": 0, "search_prefixes": 0, "search_indexed": 0,
 			"webhook_deliveries": 0, "uploads": 0,
 			"artifact_trees": 0, "artifact_garbage": 0,
 			"project_ssh_keys": 0, "project_known_hosts": 0, "project_repository_credentials": 0,

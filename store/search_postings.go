@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/lib/pq"
 
@@ -18,7 +19,7 @@ import (
 // writes. A version indexed in an older format (or before postings
 // existed) is searched through the full-text tables until it is indexed
 // again.
-const SearchIndexFormat = 2
+const SearchIndexFormat = 3
 
 // Posting is one word of an IndexPage with the page's impact for it: how
 // well the page answers that word alone, a non-negative integer computed
@@ -46,16 +47,47 @@ const postingBatch = 500
 
 // postingSize is the bytes of one posting in a word's list: the impact
 // (uint32) and the page id (uint64), big-endian. Lists are ordered best
-// first: impact descending, then page id descending.
+// first: impact descending, then page id ascending (the indexer writes a
+// version's pages in path order, the order results take on equal scores).
 const postingSize = 12
 
 // maxImpact is the largest impact a posting holds.
 const maxImpact = math.MaxUint32
 
-// insertPostings writes the version's dictionary, each word with its
-// postings list, and marks the version indexed in SearchIndexFormat;
+// A word's list is stored in blocks: block 0 holds its first
+// firstBlockPostings postings, each further block blockGrowth times as
+// many as the one before, so that reading the first n postings reads at
+// most about blockGrowth·n of them, in few rows.
+const (
+	firstBlockPostings = 64
+	blockGrowth        = 4
+)
+
+// blockPostings is how many postings block b holds (the last block of a
+// list may hold fewer).
+func blockPostings(b int) int {
+	n := firstBlockPostings
+	for range b {
+		n *= blockGrowth
+	}
+	return n
+}
+
+// blocksFor is the last block to read for a list's first n postings.
+func blocksFor(n int) int {
+	b, held := 0, firstBlockPostings
+	for held < n {
+		b++
+		held += blockPostings(b)
+	}
+	return b
+}
+
+// insertPostings writes the version's dictionary, each word's postings
+// list in blocks and the top words of its prefixes, and marks the version
+// indexed in SearchIndexFormat;
 // pageIDs are the stored ids of pages. Rows are written in word order, so
-// the table's B-tree grows at its end.
+// the tables' B-trees grow at their end.
 func (tx *Tx) insertPostings(ctx context.Context, versionID int64, pages []IndexPage, pageIDs []int64) error {
 	type row struct {
 		impact int
@@ -75,26 +107,52 @@ func (tx *Tx) insertPostings(ctx context.Context, versionID int64, pages []Index
 		words = append(words, w)
 	}
 	sort.Strings(words)
-	ins := tx.batchInserter(ctx, "search_words", "version_id, word, pages, postings")
-	defer ins.close()
+	dict := tx.batchInserter(ctx, "search_words", "version_id, word, pages")
+	defer dict.close()
+	lists := tx.batchInserter(ctx, "search_postings", "version_id, word, block, postings")
+	defer lists.close()
 	for _, w := range words {
 		rows := byWord[w]
 		sort.Slice(rows, func(i, j int) bool {
 			if rows[i].impact != rows[j].impact {
 				return rows[i].impact > rows[j].impact
 			}
-			return rows[i].page > rows[j].page
+			return rows[i].page < rows[j].page
 		})
 		list := make([]byte, len(rows)*postingSize)
 		for i, r := range rows {
 			binary.BigEndian.PutUint32(list[i*postingSize:], uint32(r.impact))
 			binary.BigEndian.PutUint64(list[i*postingSize+4:], uint64(r.page))
 		}
-		if err := ins.add(versionID, w, len(rows), list); err != nil {
+		if err := dict.add(versionID, w, len(rows)); err != nil {
+			return err
+		}
+		for b := 0; len(list) > 0; b++ {
+			n := min(len(list), blockPostings(b)*postingSize)
+			if err := lists.add(versionID, w, b, list[:n]); err != nil {
+				return err
+			}
+			list = list[n:]
+		}
+	}
+	if err := dict.flush(); err != nil {
+		return err
+	}
+	if err := lists.flush(); err != nil {
+		return err
+	}
+	counts := make([]int, len(words))
+	for i, w := range words {
+		counts[i] = len(byWord[w])
+	}
+	prefixes := tx.batchInserter(ctx, "search_prefixes", "version_id, prefix, words")
+	defer prefixes.close()
+	for _, r := range prefixRows(words, counts) {
+		if err := prefixes.add(versionID, r.prefix, r.words); err != nil {
 			return err
 		}
 	}
-	if err := ins.flush(); err != nil {
+	if err := prefixes.flush(); err != nil {
 		return err
 	}
 	_, err := tx.exec(ctx, `INSERT INTO search_indexed (version_id, format, pages) VALUES (?, ?, ?)`, versionID, SearchIndexFormat, len(pages))
@@ -162,10 +220,10 @@ func (b *batchInserter) close() {
 	}
 }
 
-// deletePostings deletes the version's dictionary with its postings, and
-// its mark.
+// deletePostings deletes the version's dictionary, its postings, its
+// prefixes and its mark.
 func (tx *Tx) deletePostings(ctx context.Context, versionID int64) error {
-	for _, table := range []string{"search_words", "search_indexed"} {
+	for _, table := range []string{"search_words", "search_postings", "search_prefixes", "search_indexed"} {
 		if _, err := tx.exec(ctx, `DELETE FROM `+table+` WHERE version_id = ?`, versionID); err != nil {
 			return err
 		}
@@ -201,56 +259,145 @@ func (s *Store) FindSearchStaleVersions(ctx context.Context) ([]int64, error) {
 	return ids, classify("store.FindSearchStaleVersions", err)
 }
 
-// maxWordRange bounds the words FindSearchWords reads: at most this many
-// over all the versions, and at least minWordRange per version.
-const (
-	maxWordRange = 1000
-	minWordRange = 100
-)
+// topPrefixWords is how many words a row of search_prefixes holds: the
+// words a prefix starts that most pages hold. A prefix that starts more
+// words than that has a row; the words of one that has none are read from
+// the dictionary.
+const topPrefixWords = 64
 
 // FindSearchWords returns the words of the versions' dictionaries that
-// start with prefix, in word order, with the pages of all the versions
-// that hold them; the first words of each version in word order, at most
-// maxWordRange in all (minWordRange per version), are read.
+// start with prefix, with the pages of all the versions that hold them,
+// most pages first (then in word order): of each version, the
+// topPrefixWords that most pages hold.
 func (s *Store) FindSearchWords(ctx context.Context, versionIDs []int64, prefix string) ([]SearchWord, error) {
 	words := []SearchWord{}
 	if len(versionIDs) == 0 || prefix == "" {
 		return words, nil
 	}
-	// One statement, a range read per version.
+	// One statement: per version, the prefix's row (kind 1) and the first
+	// words of its range (kind 0), which only count when there is no row.
 	end, bounded := prefixEnd(prefix)
-	limit := max(minWordRange, maxWordRange/len(versionIDs))
-	parts := make([]string, len(versionIDs))
-	args := make([]any, 0, 4*len(versionIDs))
+	parts := make([]string, 0, 2*len(versionIDs))
+	args := make([]any, 0, 6*len(versionIDs))
 	for i, v := range versionIDs {
-		q := `SELECT word, pages FROM search_words WHERE version_id = ? AND word >= ?`
+		parts = append(parts, `SELECT * FROM (SELECT version_id, 1 AS kind, words AS word, 0 AS pages
+			FROM search_prefixes WHERE version_id = ? AND prefix = ?) p`+strconv.Itoa(i))
+		args = append(args, v, prefix)
+		q := `SELECT version_id, 0 AS kind, word, pages FROM search_words WHERE version_id = ? AND word >= ?`
 		args = append(args, v, prefix)
 		if bounded {
 			q += ` AND word < ?`
 			args = append(args, end)
 		}
-		parts[i] = `SELECT * FROM (` + q + ` ORDER BY word LIMIT ?) w` + strconv.Itoa(i)
-		args = append(args, limit)
+		parts = append(parts, `SELECT * FROM (`+q+` ORDER BY word LIMIT ?) w`+strconv.Itoa(i))
+		args = append(args, topPrefixWords)
 	}
-	var rows []SearchWord
+	var rows []struct {
+		VersionID int64  `db:"version_id"`
+		Kind      int    `db:"kind"`
+		Word      string `db:"word"`
+		Pages     int    `db:"pages"`
+	}
 	if err := s.readAt(ctx).sel(ctx, &rows, strings.Join(parts, " UNION ALL "), args...); err != nil {
 		return nil, classify("store.FindSearchWords", err)
 	}
-	byWord := map[string]int{}
+	listed := map[int64]bool{}
 	for _, r := range rows {
-		if !strings.HasPrefix(r.Word, prefix) {
-			continue
-		}
-		if _, ok := byWord[r.Word]; !ok {
-			words = append(words, SearchWord{Word: r.Word})
-		}
-		byWord[r.Word] += r.Pages
+		listed[r.VersionID] = listed[r.VersionID] || r.Kind == 1
 	}
-	sort.Slice(words, func(i, j int) bool { return words[i].Word < words[j].Word })
+	byWord := map[string]int{}
+	add := func(w string, pages int) {
+		if !strings.HasPrefix(w, prefix) {
+			return
+		}
+		if _, ok := byWord[w]; !ok {
+			words = append(words, SearchWord{Word: w})
+		}
+		byWord[w] += pages
+	}
+	for _, r := range rows {
+		switch {
+		case r.Kind == 1:
+			f := strings.Fields(r.Word)
+			for i := 0; i+1 < len(f); i += 2 {
+				n, err := strconv.Atoi(f[i+1])
+				if err != nil {
+					return nil, errs.E(errs.Internal, "store.FindSearchWords", "a prefix's words are malformed")
+				}
+				add(f[i], n)
+			}
+		case !listed[r.VersionID]:
+			add(r.Word, r.Pages)
+		}
+	}
 	for i := range words {
 		words[i].Pages = byWord[words[i].Word]
 	}
+	sort.Slice(words, func(i, j int) bool {
+		if words[i].Pages != words[j].Pages {
+			return words[i].Pages > words[j].Pages
+		}
+		return words[i].Word < words[j].Word
+	})
 	return words, nil
+}
+
+// prefixRow is a row of search_prefixes.
+type prefixRow struct{ prefix, words string }
+
+// prefixRows are the rows of search_prefixes for a version's dictionary:
+// words in order, pages[i] the pages holding words[i]. Every prefix (on a
+// character boundary) that starts more than topPrefixWords words gets one.
+func prefixRows(words []string, pages []int) []prefixRow {
+	var out []prefixRow
+	type group struct{ lo, hi int } // words[lo:hi] share a prefix
+	groups := []group{{0, len(words)}}
+	for n := 1; len(groups) > 0; n++ {
+		var next []group
+		for _, g := range groups {
+			for i := g.lo; i < g.hi; {
+				if len(words[i]) < n {
+					i++ // the group's prefix itself, first in word order
+					continue
+				}
+				p := words[i][:n]
+				j := i + 1
+				for j < g.hi && strings.HasPrefix(words[j], p) {
+					j++
+				}
+				if j-i > topPrefixWords {
+					next = append(next, group{i, j})
+					// More than one word is longer than p: the last is.
+					if utf8.RuneStart(words[j-1][n]) {
+						out = append(out, prefixRow{p, topWords(words[i:j], pages[i:j])})
+					}
+				}
+				i = j
+			}
+		}
+		groups = next
+	}
+	return out
+}
+
+// topWords is the topPrefixWords of words that most pages hold, most
+// first (then in word order), each followed by its pages.
+func topWords(words []string, pages []int) string {
+	idx := make([]int, len(words))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return pages[idx[a]] > pages[idx[b]] })
+	var b strings.Builder
+	for k, i := range idx[:min(len(idx), topPrefixWords)] {
+		if k > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(words[i])
+		b.WriteByte(' ')
+		b.WriteString(strconv.Itoa(pages[i]))
+	}
+	return b.String()
 }
 
 // prefixEnd is the least string above every string starting with prefix
@@ -275,43 +422,44 @@ type WordPostings struct {
 }
 
 // FindTopPostings returns, for each of the versions and words, its limit
-// best pages (impact descending, then page id descending); a word not in a
-// version's dictionary has no entry. Only the first limit postings of each
-// list are read from the database.
+// best pages (impact descending, then page id ascending); a word not in a
+// version's dictionary has no entry. Only the blocks holding the first
+// limit postings of each list are read from the database.
 func (s *Store) FindTopPostings(ctx context.Context, versionIDs []int64, words []string, limit int) ([]WordPostings, error) {
 	out := []WordPostings{}
 	if len(versionIDs) == 0 || len(words) == 0 || limit <= 0 {
 		return out, nil
 	}
 	var rows []struct {
-		Word  string `db:"word"`
-		Pages int    `db:"pages"`
-		List  []byte `db:"list"`
+		VersionID int64  `db:"version_id"`
+		Word      string `db:"word"`
+		List      []byte `db:"postings"`
 	}
-	if err := s.readAt(ctx).selIn(ctx, &rows, `SELECT word, pages, `+s.substr("postings")+` AS list
-		FROM search_words WHERE version_id IN (?) AND word IN (?)`, limit*postingSize, versionIDs, words); err != nil {
+	if err := s.readAt(ctx).selIn(ctx, &rows, `SELECT version_id, word, postings FROM search_postings
+		WHERE version_id IN (?) AND word IN (?) AND block <= ? ORDER BY version_id, word, block`, versionIDs, words, blocksFor(limit+1)); err != nil {
 		return nil, classify("store.FindTopPostings", err)
 	}
-	for _, r := range rows {
-		wp := WordPostings{Word: r.Word, Complete: r.Pages <= limit, Postings: make([]PagePosting, 0, len(r.List)/postingSize)}
-		for i := 0; i+postingSize <= len(r.List); i += postingSize {
-			wp.Postings = append(wp.Postings, PagePosting{
-				Impact: int(binary.BigEndian.Uint32(r.List[i:])),
-				PageID: int64(binary.BigEndian.Uint64(r.List[i+4:])),
-			})
+	for i := 0; i < len(rows); {
+		// The blocks read of one list, in order: they hold at least
+		// limit+1 postings unless the list is shorter, so a list read
+		// whole has at most limit.
+		j, n := i, 0
+		for ; j < len(rows) && rows[j].VersionID == rows[i].VersionID && rows[j].Word == rows[i].Word; j++ {
+			n += len(rows[j].List) / postingSize
+		}
+		wp := WordPostings{Word: rows[i].Word, Complete: n <= limit, Postings: make([]PagePosting, 0, min(n, limit))}
+		for ; i < j; i++ {
+			list := rows[i].List
+			for k := 0; k+postingSize <= len(list) && len(wp.Postings) < limit; k += postingSize {
+				wp.Postings = append(wp.Postings, PagePosting{
+					Impact: int(binary.BigEndian.Uint32(list[k:])),
+					PageID: int64(binary.BigEndian.Uint64(list[k+4:])),
+				})
+			}
 		}
 		out = append(out, wp)
 	}
 	return out, nil
-}
-
-// substr is the SQL for the first bytes of a binary column, as many as
-// its one parameter says.
-func (s *Store) substr(col string) string {
-	if s.dialect == Postgres {
-		return "substring(" + col + " from 1 for CAST(? AS INTEGER))"
-	}
-	return "substr(" + col + ", 1, ?)"
 }
 
 // FindSearchPageSections returns every section of the pages, ordered by

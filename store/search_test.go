@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"fmt"
 	"testing"
 
 	"docsd/internal/errs"
@@ -13,11 +14,8 @@ import (
 // in order, on both databases.
 func TestSearchIndexStore(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
-		s := storetest.Open(t, d)
-		ctx := t.Context()
-		u, _ := storetest.MustUser(t, s, "alice")
-		res := storetest.MustImport(t, s, u, "demo", "https://example.com/demo")
-		v := res.Latest
+		s, res := demoProject(t, d)
+		ctx, v := t.Context(), res.Latest
 		page := func(path, title string, secs ...string) store.IndexPage {
 			p := store.IndexPage{Path: path, Doctype: "sphinx", Title: title, TitleWords: []string{title}}
 			for i := 0; i+1 < len(secs); i += 2 {
@@ -67,4 +65,59 @@ func TestSearchIndexStore(t *testing.T) {
 			t.Errorf("sections = %+v", secs)
 		}
 	})
+}
+
+// TestSearchWordsAndPostings: a prefix starting many words gives the ones
+// most pages hold, one starting few gives them all, and a word's best
+// postings come back best first, as many as asked, across blocks, on both
+// databases.
+func TestSearchWordsAndPostings(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		s, res := demoProject(t, d)
+		ctx, v := t.Context(), res.Latest
+		// Page i holds ab0 … ab(i%100) and common, whose impact on page i
+		// is i: ab0 is on every page, ab99 on few; 100 words start
+		// with ab, 11 with ab1.
+		var pages []store.IndexPage
+		for i := range 300 {
+			p := store.IndexPage{Path: fmt.Sprintf("p%03d.html", i), Doctype: "sphinx", Title: "t", TitleWords: []string{"t"}}
+			p.Postings = []store.Posting{{Word: "common", Impact: i}}
+			for k := range i%100 + 1 {
+				p.Postings = append(p.Postings, store.Posting{Word: fmt.Sprintf("ab%d", k), Impact: 1})
+			}
+			pages = append(pages, p)
+		}
+		must(t, s.ReplaceSearchIndex(ctx, res.Project.ID, v.ID, pages))
+		words, err := s.FindSearchWords(ctx, []int64{v.ID}, "ab")
+		must(t, err)
+		if len(words) != 64 || words[0] != (store.SearchWord{Word: "ab0", Pages: 300}) || words[63].Word != "ab63" {
+			t.Errorf("words of ab = %d, %+v … %+v", len(words), words[0], words[len(words)-1])
+		}
+		words, err = s.FindSearchWords(ctx, []int64{v.ID}, "ab1")
+		must(t, err)
+		if len(words) != 11 || words[0].Word != "ab1" || words[10].Word != "ab19" {
+			t.Errorf("words of ab1 = %+v", words)
+		}
+		for _, limit := range []int{10, 64, 65, 300, 400} {
+			lists, err := s.FindTopPostings(ctx, []int64{v.ID}, []string{"common"}, limit)
+			must(t, err)
+			n := min(limit, 300)
+			if len(lists) != 1 || len(lists[0].Postings) != n || lists[0].Complete != (limit >= 300) {
+				t.Fatalf("limit %d: %d lists, %d postings, complete %v", limit, len(lists), len(lists[0].Postings), lists[0].Complete)
+			}
+			for i, p := range lists[0].Postings {
+				if p.Impact != 299-i {
+					t.Fatalf("limit %d: posting %d has impact %d, want %d", limit, i, p.Impact, 299-i)
+				}
+			}
+		}
+	})
+}
+
+// demoProject is a store holding one project, demo, imported by alice.
+func demoProject(t *testing.T, d store.Dialect) (*store.Store, *store.ImportResult) {
+	t.Helper()
+	s := storetest.Open(t, d)
+	u, _ := storetest.MustUser(t, s, "alice")
+	return s, storetest.MustImport(t, s, u, "demo", "https://example.com/demo")
 }

@@ -71,8 +71,18 @@ func contentHighlight(f field, m fieldMatch) []string {
 		return []string{markup(f.text, spans, 0, len(f.text))}
 	}
 	bestStart, bestEnd, best := 0, 0, -1
+	// A window ends fragmentRunes characters after its word's start (or
+	// at the text's end): start and end only move forward, so the text is
+	// walked once, counting characters to both (startRunes, endRunes).
+	pos, startRunes, end, endRunes := 0, 0, 0, 0
 	for _, w := range f.words {
-		end := advanceRunes(f.text, w.start, fragmentRunes)
+		startRunes += utf8.RuneCountInString(f.text[pos:w.start])
+		pos = w.start
+		for end < len(f.text) && endRunes < startRunes+fragmentRunes {
+			_, size := utf8.DecodeRuneInString(f.text[end:])
+			end += size
+			endRunes++
+		}
 		lo := sort.Search(len(spans), func(i int) bool { return spans[i].start >= w.start })
 		hi := sort.Search(len(spans), func(i int) bool { return spans[i].start >= end })
 		n := hi - lo
@@ -90,14 +100,4 @@ func contentHighlight(f field, m fieldMatch) []string {
 		bestEnd-- // a window ending between words ends at the word
 	}
 	return []string{markup(f.text, spans, bestStart, bestEnd)}
-}
-
-// advanceRunes returns the byte offset n runes after from (or the end).
-func advanceRunes(s string, from, n int) int {
-	i := from
-	for ; n > 0 && i < len(s); n-- {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	return i
 }

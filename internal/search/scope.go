@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"maps"
 	"strings"
 
 	"docsd/internal/docsurl"
@@ -122,11 +123,7 @@ func (b *scopeBuilder) pairOf(p *store.Project, version string) (*Pair, error) {
 	if version == "" {
 		version = p.DefaultVersion
 	}
-	yes, no := true, false
-	vs, _, err := b.s.Store.FindVersions(b.ctx, store.VersionFilter{
-		ProjectIDs: []int64{p.ID}, Slug: &version, Active: &yes, Built: &yes, Hidden: &no, Internal: true,
-		Visible: b.reader.visibility(), Limit: 1,
-	})
+	vs, err := b.versions([]int64{p.ID}, version)
 	if err != nil || len(vs) == 0 {
 		return nil, err
 	}
@@ -135,6 +132,16 @@ func (b *scopeBuilder) pairOf(p *store.Project, version string) (*Pair, error) {
 		return nil, err
 	}
 	return &Pair{Project: p, Version: vs[0], Target: t}, nil
+}
+
+// versions are the projects' versions with that slug that a scope may hold
+// (see Scope), at most one per project.
+func (b *scopeBuilder) versions(projectIDs []int64, slug string) ([]*store.Version, error) {
+	yes, no := true, false
+	return b.s.Store.FindAllVersions(b.ctx, store.VersionFilter{
+		ProjectIDs: projectIDs, Slug: &slug, Active: &yes, Built: &yes, Hidden: &no, Internal: true,
+		Visible: b.reader.visibility(),
+	})
 }
 
 // family adds slug at version and its children (subprojects:P[/V]).
@@ -153,24 +160,87 @@ func (b *scopeBuilder) familyOf(p *store.Project, version string, fallback bool)
 	}
 	b.add(pair)
 	rels, _, err := b.s.Store.FindRelationships(b.ctx, store.RelationshipFilter{ParentIDs: []int64{p.ID}, ChildVisible: b.reader.visibility()})
+	if err != nil || len(rels) == 0 {
+		return err
+	}
+	// The children and their versions are read at once, a statement per
+	// version slug.
+	ids := make([]int64, len(rels))
+	for i, rel := range rels {
+		ids[i] = rel.ChildID
+	}
+	children, err := b.s.Store.FindProjectsByIDs(b.ctx, ids)
 	if err != nil {
 		return err
 	}
+	slugOf := func(c *store.Project) string {
+		if version == "" {
+			return c.DefaultVersion
+		}
+		return version
+	}
+	found, err := b.versionsOf(children, slugOf)
+	if err != nil {
+		return err
+	}
+	if fallback && version != "" {
+		var rest []*store.Project
+		for _, c := range children {
+			if found[c.ID] == nil {
+				rest = append(rest, c)
+			}
+		}
+		more, err := b.versionsOf(rest, func(c *store.Project) string { return c.DefaultVersion })
+		if err != nil {
+			return err
+		}
+		maps.Copy(found, more)
+	}
+	byID := make(map[int64]*store.Project, len(children))
+	for _, c := range children {
+		byID[c.ID] = c
+	}
 	for _, rel := range rels {
-		child, err := b.s.Store.FindProjectByID(b.ctx, rel.ChildID)
-		if err != nil {
-			return err
+		child, v := byID[rel.ChildID], found[rel.ChildID]
+		if child == nil || v == nil {
+			continue
 		}
-		cp, err := b.pairOf(child, version)
-		if err == nil && cp == nil && fallback && version != "" {
-			cp, err = b.pairOf(child, "")
+		// A child that is no translation is reached through this
+		// relationship (a project has one parent).
+		t := docsurl.Target{Slug: child.Slug, Language: child.Language, Scheme: child.VersioningScheme, ParentSlug: p.Slug, Alias: rel.Alias}
+		if child.TranslationOf != nil {
+			if t, err = targetOf(b.ctx, b.s.Store, child); err != nil {
+				return err
+			}
 		}
-		if err != nil {
-			return err
-		}
-		b.add(cp)
+		b.add(&Pair{Project: child, Version: v, Target: t})
 	}
 	return nil
+}
+
+// versionsOf returns, by project id, the version of each project whose
+// slug slugOf gives, among those a scope may hold (see Scope).
+func (b *scopeBuilder) versionsOf(projects []*store.Project, slugOf func(*store.Project) string) (map[int64]*store.Version, error) {
+	bySlug := map[string][]int64{}
+	var slugs []string
+	for _, p := range projects {
+		slug := slugOf(p)
+		if bySlug[slug] == nil {
+			slugs = append(slugs, slug)
+		}
+		bySlug[slug] = append(bySlug[slug], p.ID)
+	}
+	out := map[int64]*store.Version{}
+	for _, slug := range slugs {
+		vs, err := b.versions(bySlug[slug], slug)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range vs {
+			out[v.ProjectID] = v
+		}
+	}
+	return out, nil
 }
 
 // maintained adds every project the reader maintains at its default

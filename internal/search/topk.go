@@ -16,24 +16,28 @@ import (
 // candidate.
 const (
 	maxExpansions = 16
-	// A single-term query judges the results it shows and half as many
-	// again on their text (the first score is its final one but for the
-	// stem and prefix weights and anchor case); a query of several terms
-	// twice as many, plus a few.
-	judgeSingle, judgeSeveral = 1.5, 2.0
-	judgeExtra                = 5
+	// A query judges the results it shows and judgeExtra more on their
+	// text: the first score is a single-term query's final one but for a
+	// section holding several of the term's expansions and the anchor's
+	// case, and close to it for several terms, whose pages found by
+	// several terms rise (readDepth).
+	judgeExtra = 5
 	// maxCandidates bounds the pages judged when exclusions, required
 	// terms or phrases keep dropping candidates.
 	maxCandidates = 4000
 	// readDepth is how many postings per word are read for each page
-	// judged: pages found by several terms rise in the first score.
-	readDepth = 5
+	// judged: pages found by several terms rise in the first score, and
+	// lists read to their end make the count exact (a few hundred
+	// postings cost little next to judging a page).
+	readDepth = 9
 )
 
-// expansion is a dictionary word standing for a query word.
+// expansion is a dictionary word standing for a query word, with how well
+// it meets that word (see matcher.wordWeight, the best of the languages').
 type expansion struct {
-	word  string
-	pages int
+	word   string
+	pages  int
+	weight float64
 }
 
 // termWords returns, for each non-excluded term, the dictionary words its
@@ -82,11 +86,12 @@ func (s *Service) expand(ctx context.Context, versionIDs []int64, ti, k int, mat
 	}
 	var out []expansion
 	for _, sw := range words {
+		weight := 0.0
 		for _, m := range matchers {
-			if m.wordWeight(ti, k, sw.Word) > 0 {
-				out = append(out, expansion{sw.Word, sw.Pages})
-				break
-			}
+			weight = max(weight, m.wordWeight(ti, k, sw.Word))
+		}
+		if weight > 0 {
+			out = append(out, expansion{sw.Word, sw.Pages, weight})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -141,9 +146,9 @@ func (s *Service) searchIndexed(ctx context.Context, versionIDs []int64, n int, 
 		}
 		plain = plain && t.Mode == Should && len(t.Words) == 1
 	}
-	judge, depth := int(judgeSingle*float64(want))+judgeExtra, 1
+	judge, depth := want+judgeExtra, 1
 	if positive > 1 {
-		judge, depth = int(judgeSeveral*float64(want))+judgeExtra, readDepth
+		depth = readDepth
 	}
 	for {
 		// The first score of a page: its impacts for the terms, each
@@ -166,16 +171,18 @@ func (s *Service) searchIndexed(ctx context.Context, versionIDs []int64, n int, 
 			complete = complete && l.Complete
 		}
 		for ti, exps := range terms {
-			best := map[int64]int{}
+			// A page's impact for an expansion counts by how well the
+			// expansion meets the query's word, as it does when judged.
+			best := map[int64]float64{}
 			for _, e := range exps {
 				for _, l := range byWord[e.word] {
 					for _, p := range l.Postings {
-						best[p.PageID] = max(best[p.PageID], p.Impact)
+						best[p.PageID] = max(best[p.PageID], e.weight*float64(p.Impact))
 					}
 				}
 			}
 			for id, imp := range best {
-				first[id] += anyWeight(matchers, ti) * float64(imp)
+				first[id] += anyWeight(matchers, ti) * imp
 			}
 		}
 		ids := make([]int64, 0, len(first))
@@ -186,7 +193,9 @@ func (s *Service) searchIndexed(ctx context.Context, versionIDs []int64, n int, 
 			if first[ids[i]] != first[ids[j]] {
 				return first[ids[i]] > first[ids[j]]
 			}
-			return ids[i] > ids[j]
+			// Lists hold equal impacts in page id order, which is path
+			// order within a version, as results are ordered.
+			return ids[i] < ids[j]
 		})
 		// Every page found holds a word of a term, so it matches unless
 		// the query has required or excluded terms or phrases: then the
