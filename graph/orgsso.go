@@ -102,7 +102,7 @@ func (r *Resolver) checkSSORequired(ctx context.Context, f errs.Fields, o *store
 		return nil
 	}
 	if !r.Settings.SingleSignOn {
-		f.Add("ssoRequired", msgSSORequiredNeeds)
+		f.Add("sso_required", msgSSORequiredNeeds)
 		return nil
 	}
 	names, err := r.ssoDomains(ctx, o)
@@ -110,7 +110,7 @@ func (r *Resolver) checkSSORequired(ctx context.Context, f errs.Fields, o *store
 		return err
 	}
 	if len(names) == 0 {
-		f.Add("ssoRequired", msgSSORequiredNeeds)
+		f.Add("sso_required", msgSSORequiredNeeds)
 	}
 	return nil
 }
