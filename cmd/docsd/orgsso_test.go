@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -251,4 +252,58 @@ func TestSingleSignOnPendingFlowCap(t *testing.T) {
 		}
 		ssoStart(t, other, "/dashboard/")
 	})
+}
+
+// TestOrganizationSSODomainCommands runs `docsd organization sso-domain`:
+// adding (again: no error), the API's refusals as `docsd: <message>` with
+// status 1, and removing.
+func TestOrganizationSSODomainCommands(t *testing.T) {
+	dir := t.TempDir()
+	data := "--data-dir=" + dir
+	migrated(t, dir)
+	for _, args := range [][]string{
+		{"user", "create", "ana"},
+		{"organization", "create", "acme", "--name", "Acme", "--owner", "ana"},
+		{"organization", "create", "globex", "--name", "Globex", "--owner", "ana"},
+	} {
+		if code, _, errOut := docsd(t, append(args, data)...); code != 0 {
+			t.Fatalf("%v: %d %s", args, code, errOut)
+		}
+	}
+	for _, c := range []struct {
+		args     []string
+		code     int
+		wantErr  string
+		wantAcme []string
+	}{
+		{[]string{"add", "acme", "ACME.example"}, 0, "", []string{"acme.example"}},
+		{[]string{"add", "acme", "acme.example"}, 0, "", []string{"acme.example"}},
+		{[]string{"add", "acme", "docs.acme.example"}, 0, "", []string{"acme.example", "docs.acme.example"}},
+		{[]string{"add", "acme", "eve@acme.example"}, 1, "docsd: domains: Enter a valid plain or internationalized domain name value\n", nil},
+		{[]string{"add", "globex", "acme.example"}, 1, "docsd: domains: This domain is already used by another organization.\n", nil},
+		{[]string{"add", "nosuch", "nosuch.example"}, 1, "docsd: Not found.\n", nil},
+		{[]string{"remove", "acme", "other.example"}, 1, "docsd: The organization acme has no SSO domain other.example.\n", nil},
+		{[]string{"remove", "acme", "Docs.Acme.example"}, 0, "", []string{"acme.example"}},
+	} {
+		code, _, errOut := docsd(t, append(append([]string{"organization", "sso-domain"}, c.args...), data)...)
+		if code != c.code || (c.wantErr != "" && errOut != c.wantErr) {
+			t.Errorf("sso-domain %v: %d %q, want %d %q", c.args, code, errOut, c.code, c.wantErr)
+		}
+		if c.wantAcme == nil {
+			continue
+		}
+		s, err := store.Open(t.Context(), filepath.Join(dir, "docsd.db"))
+		must(t, err)
+		o, err := s.FindOrganizationBySlug(t.Context(), "acme")
+		must(t, err)
+		got, err := s.FindOrganizationSSODomains(t.Context(), []int64{o.ID})
+		must(t, err)
+		s.Close()
+		if !slices.Equal(got[o.ID], c.wantAcme) {
+			t.Errorf("after sso-domain %v: domains %v, want %v", c.args, got[o.ID], c.wantAcme)
+		}
+	}
+	if code, _, errOut := docsd(t, "organization", "sso-domain", "list", "acme", "x.example", data); code != 2 || !strings.Contains(errOut, "usage: docsd organization sso-domain add|remove ORG DOMAIN") {
+		t.Errorf("bad verb: %d %q", code, errOut)
+	}
 }
