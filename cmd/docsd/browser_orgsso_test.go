@@ -19,7 +19,8 @@ import (
 // one first, the message by the field), turns auto-join on for a team and
 // requires single sign-on. The owner ana, who is no superuser, sees the
 // domains without their form; a member of a team gets the not-found page.
-// The page's screenshot goes to DOCSD_SCREENSHOTS when set.
+// At 360 px the page does not scroll sideways. The page's screenshot goes
+// to DOCSD_SCREENSHOTS when set.
 func TestBrowserOrganizationSSO(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end browser test; skipped with -short")
@@ -97,6 +98,13 @@ func TestBrowserOrganizationSSO(t *testing.T) {
 	// The whole page, in a window tall enough for it.
 	run("viewport", chromedp.EmulateViewport(1200, 1300))
 	screenshot(t, ctx, "organization-sso.png")
+	// 360 px wide, the page does not scroll sideways.
+	var width int
+	run("narrow", chromedp.EmulateViewport(360, 740), chromedp.Navigate(base+page), chromedp.WaitReady("main", chromedp.ByQuery),
+		chromedp.Evaluate(`document.documentElement.scrollWidth`, &width))
+	if width > 360 {
+		t.Errorf("at 360 px the page is %d px wide", width)
+	}
 
 	// The owner who is no superuser sees the domains, not their form.
 	c := newBrowserClient(t, base)
