@@ -547,6 +547,7 @@ type ComplexityRoot struct {
 		RetryBuild                  func(childComplexity int, input RetryBuildInput) int
 		RevokeAPIToken              func(childComplexity int, input RevokeAPITokenInput) int
 		RevokeInvitation            func(childComplexity int, input RevokeInvitationInput) int
+		SetOrganizationSsoDomains   func(childComplexity int, input SetOrganizationSsoDomainsInput) int
 		SetProjectAdminFields       func(childComplexity int, input SetProjectAdminFieldsInput) int
 		SetProjectOrganization      func(childComplexity int, input SetProjectOrganizationInput) int
 		SetProjectPrivacy           func(childComplexity int, input SetProjectPrivacyInput) int
@@ -602,7 +603,9 @@ type ComplexityRoot struct {
 		Name          func(childComplexity int) int
 		Owners        func(childComplexity int) int
 		Projects      func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
+		SSORequired   func(childComplexity int) int
 		Slug          func(childComplexity int) int
+		SsoDomains    func(childComplexity int) int
 		Teams         func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
 		URL           func(childComplexity int) int
 		ViewerIsOwner func(childComplexity int) int
@@ -918,6 +921,11 @@ type ComplexityRoot struct {
 	SearchScopePair struct {
 		Project func(childComplexity int) int
 		Version func(childComplexity int) int
+	}
+
+	SetOrganizationSsoDomainsPayload struct {
+		Errors       func(childComplexity int) int
+		Organization func(childComplexity int) int
 	}
 
 	SetProjectAdminFieldsPayload struct {
@@ -1371,6 +1379,7 @@ type MutationResolver interface {
 	RevokeInvitation(ctx context.Context, input RevokeInvitationInput) (*RevokeInvitationPayload, error)
 	AcceptInvitation(ctx context.Context, input AcceptInvitationInput) (*AcceptInvitationPayload, error)
 	DeclineInvitation(ctx context.Context, input DeclineInvitationInput) (*DeclineInvitationPayload, error)
+	SetOrganizationSsoDomains(ctx context.Context, input SetOrganizationSsoDomainsInput) (*SetOrganizationSsoDomainsPayload, error)
 }
 type OrganizationResolver interface {
 	ID(ctx context.Context, obj *store.Organization) (string, error)
@@ -1385,6 +1394,7 @@ type OrganizationResolver interface {
 	Teams(ctx context.Context, obj *store.Organization, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*TeamConnection, error)
 	Members(ctx context.Context, obj *store.Organization, first *int64, after *string, last *int64, before *string) (*UserConnection, error)
 	Projects(ctx context.Context, obj *store.Organization, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error)
+	SsoDomains(ctx context.Context, obj *store.Organization) ([]string, error)
 }
 type ProjectResolver interface {
 	Maintainers(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string) (*UserConnection, error)
@@ -3589,6 +3599,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RevokeInvitation(childComplexity, args["input"].(RevokeInvitationInput)), true
+	case "Mutation.setOrganizationSsoDomains":
+		if e.ComplexityRoot.Mutation.SetOrganizationSsoDomains == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setOrganizationSsoDomains_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetOrganizationSsoDomains(childComplexity, args["input"].(SetOrganizationSsoDomainsInput)), true
 	case "Mutation.setProjectAdminFields":
 		if e.ComplexityRoot.Mutation.SetProjectAdminFields == nil {
 			break
@@ -3956,12 +3977,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Organization.Projects(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string), args["limit"].(*int64), args["offset"].(*int64)), true
+	case "Organization.ssoRequired":
+		if e.ComplexityRoot.Organization.SSORequired == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Organization.SSORequired(childComplexity), true
 	case "Organization.slug":
 		if e.ComplexityRoot.Organization.Slug == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Organization.Slug(childComplexity), true
+	case "Organization.ssoDomains":
+		if e.ComplexityRoot.Organization.SsoDomains == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Organization.SsoDomains(childComplexity), true
 	case "Organization.teams":
 		if e.ComplexityRoot.Organization.Teams == nil {
 			break
@@ -5518,6 +5551,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SearchScopePair.Version(childComplexity), true
 
+	case "SetOrganizationSsoDomainsPayload.errors":
+		if e.ComplexityRoot.SetOrganizationSsoDomainsPayload.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetOrganizationSsoDomainsPayload.Errors(childComplexity), true
+	case "SetOrganizationSsoDomainsPayload.organization":
+		if e.ComplexityRoot.SetOrganizationSsoDomainsPayload.Organization == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SetOrganizationSsoDomainsPayload.Organization(childComplexity), true
+
 	case "SetProjectAdminFieldsPayload.errors":
 		if e.ComplexityRoot.SetProjectAdminFieldsPayload.Errors == nil {
 			break
@@ -6732,6 +6778,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("RevokeApiTokenInput", ec.unmarshalInputRevokeApiTokenInput),
 			graphql.NewInputUnmarshaler("RevokeInvitationInput", ec.unmarshalInputRevokeInvitationInput),
 			graphql.NewInputUnmarshaler("SearchFamilyInput", ec.unmarshalInputSearchFamilyInput),
+			graphql.NewInputUnmarshaler("SetOrganizationSsoDomainsInput", ec.unmarshalInputSetOrganizationSsoDomainsInput),
 			graphql.NewInputUnmarshaler("SetProjectAdminFieldsInput", ec.unmarshalInputSetProjectAdminFieldsInput),
 			graphql.NewInputUnmarshaler("SetProjectOrganizationInput", ec.unmarshalInputSetProjectOrganizationInput),
 			graphql.NewInputUnmarshaler("SetProjectPrivacyInput", ec.unmarshalInputSetProjectPrivacyInput),
@@ -10202,6 +10249,41 @@ extend type Mutation {
   "Decline an invitation (anyone holding its token): it is deleted."
   declineInvitation("The invitation's token." input: DeclineInvitationInput!): DeclineInvitationPayload!
 }
+
+# ---- Organization single sign-on ----
+
+extend type Organization {
+  "The email domains of the organization's people, lower case, in alphabetical order: their first single sign-on joins the auto-join teams, and ` + "`" + `ssoRequired` + "`" + ` keeps them off passwords. Superusers set them; a domain belongs to one organization at most."
+  ssoDomains: [String!]! @goField(forceResolver: true)
+  "Whether people whose verified email is at one of the SSO domains must sign in through the identity provider (superusers excepted)."
+  ssoRequired: Boolean!
+}
+
+extend input UpdateOrganizationInput {
+  "Require single sign-on of the people of the SSO domains (owners). Needs the server's identity provider and at least one SSO domain. Turning it on ends their dashboard sessions made with a password, and the docs sessions made from those; API tokens keep working."
+  ssoRequired: Boolean
+}
+
+"The organization and its new SSO domains."
+input SetOrganizationSsoDomainsInput {
+  "The organization's slug."
+  organization: String!
+  "The whole new set of domains (plain or internationalized names, at most 20); an empty list removes them all."
+  domains: [String!]!
+}
+
+"The outcome of ` + "`" + `setOrganizationSsoDomains` + "`" + `."
+type SetOrganizationSsoDomainsPayload {
+  "The organization with its new domains; null with errors."
+  organization: Organization
+  "What is wrong with the input (a domain that is not one, or another organization's); empty on success."
+  errors: [UserError!]!
+}
+
+extend type Mutation {
+  "Replace an organization's SSO domains (superusers only; other readers of the organization are FORBIDDEN)."
+  setOrganizationSsoDomains("The organization and its domains." input: SetOrganizationSsoDomainsInput!): SetOrganizationSsoDomainsPayload!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -11174,6 +11256,10 @@ func (ec *executionContext) childFields_Organization(ctx context.Context, field 
 		return ec.fieldContext_Organization_members(ctx, field)
 	case "projects":
 		return ec.fieldContext_Organization_projects(ctx, field)
+	case "ssoDomains":
+		return ec.fieldContext_Organization_ssoDomains(ctx, field)
+	case "ssoRequired":
+		return ec.fieldContext_Organization_ssoRequired(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Organization", field.Name)
 }
@@ -11760,6 +11846,16 @@ func (ec *executionContext) childFields_SearchScopePair(ctx context.Context, fie
 		return ec.fieldContext_SearchScopePair_version(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SearchScopePair", field.Name)
+}
+
+func (ec *executionContext) childFields_SetOrganizationSsoDomainsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "organization":
+		return ec.fieldContext_SetOrganizationSsoDomainsPayload_organization(ctx, field)
+	case "errors":
+		return ec.fieldContext_SetOrganizationSsoDomainsPayload_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SetOrganizationSsoDomainsPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_SetProjectAdminFieldsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -13216,6 +13312,20 @@ func (ec *executionContext) field_Mutation_revokeInvitation_args(ctx context.Con
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (RevokeInvitationInput, error) {
 			return ec.unmarshalNRevokeInvitationInput2docsdᚋgraphᚐRevokeInvitationInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setOrganizationSsoDomains_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (SetOrganizationSsoDomainsInput, error) {
+			return ec.unmarshalNSetOrganizationSsoDomainsInput2docsdᚋgraphᚐSetOrganizationSsoDomainsInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -24780,6 +24890,50 @@ func (ec *executionContext) fieldContext_Mutation_declineInvitation(ctx context.
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_setOrganizationSsoDomains(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setOrganizationSsoDomains(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetOrganizationSsoDomains(ctx, fc.Args["input"].(SetOrganizationSsoDomainsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *SetOrganizationSsoDomainsPayload) graphql.Marshaler {
+			return ec.marshalNSetOrganizationSsoDomainsPayload2ᚖdocsdᚋgraphᚐSetOrganizationSsoDomainsPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setOrganizationSsoDomains(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SetOrganizationSsoDomainsPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setOrganizationSsoDomains_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Notification_id(ctx context.Context, field graphql.CollectedField, obj *Notification) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -25535,6 +25689,52 @@ func (ec *executionContext) fieldContext_Organization_projects(ctx context.Conte
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Organization_ssoDomains(ctx context.Context, field graphql.CollectedField, obj *store.Organization) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_ssoDomains(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Organization().SsoDomains(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_ssoDomains(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Organization", field, true, true, "String")
+}
+
+func (ec *executionContext) _Organization_ssoRequired(ctx context.Context, field graphql.CollectedField, obj *store.Organization) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_ssoRequired(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SSORequired, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_ssoRequired(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("Organization", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _OrganizationAccess_exists(ctx context.Context, field graphql.CollectedField, obj *OrganizationAccess) (ret graphql.Marshaler) {
@@ -32154,6 +32354,70 @@ func (ec *executionContext) _SearchScopePair_version(ctx context.Context, field 
 }
 func (ec *executionContext) fieldContext_SearchScopePair_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return newScalarFieldContext("SearchScopePair", field, false, false, "String")
+}
+
+func (ec *executionContext) _SetOrganizationSsoDomainsPayload_organization(ctx context.Context, field graphql.CollectedField, obj *SetOrganizationSsoDomainsPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetOrganizationSsoDomainsPayload_organization(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Organization, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Organization) graphql.Marshaler {
+			return ec.marshalOOrganization2ᚖdocsdᚋstoreᚐOrganization(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SetOrganizationSsoDomainsPayload_organization(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetOrganizationSsoDomainsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Organization(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SetOrganizationSsoDomainsPayload_errors(ctx context.Context, field graphql.CollectedField, obj *SetOrganizationSsoDomainsPayload) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SetOrganizationSsoDomainsPayload_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*errs.UserError) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖdocsdᚋinternalᚋerrsᚐUserErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SetOrganizationSsoDomainsPayload_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SetOrganizationSsoDomainsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _SetProjectAdminFieldsPayload_project(ctx context.Context, field graphql.CollectedField, obj *SetProjectAdminFieldsPayload) (ret graphql.Marshaler) {
@@ -41380,6 +41644,55 @@ func UnmarshalSearchFamilyInput(ctx context.Context, raw any) (SearchFamilyInput
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputSetOrganizationSsoDomainsInput(ctx context.Context, obj any) (SetOrganizationSsoDomainsInput, error) {
+	var it SetOrganizationSsoDomainsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"organization", "domains"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "organization":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("organization"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Organization = data
+		case "domains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("domains"))
+			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Domains = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSetOrganizationSsoDomainsInput unmarshals raw into the SetOrganizationSsoDomainsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSetOrganizationSsoDomainsInput(ctx context.Context, raw any) (SetOrganizationSsoDomainsInput, error) {
+	var out SetOrganizationSsoDomainsInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SetOrganizationSsoDomainsInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputSetProjectAdminFieldsInput(ctx context.Context, obj any) (SetProjectAdminFieldsInput, error) {
 	var it SetProjectAdminFieldsInput
 	if obj == nil {
@@ -42204,7 +42517,7 @@ func (ec *executionContext) unmarshalInputUpdateOrganizationInput(ctx context.Co
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"slug", "name", "email", "description", "url"}
+	fieldsInOrder := [...]string{"slug", "name", "email", "description", "url", "ssoRequired"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -42246,6 +42559,13 @@ func (ec *executionContext) unmarshalInputUpdateOrganizationInput(ctx context.Co
 				return it, err
 			}
 			it.URL = data
+		case "ssoRequired":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ssoRequired"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SsoRequired = data
 		}
 	}
 	return it, nil
@@ -46725,6 +47045,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "setOrganizationSsoDomains":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setOrganizationSsoDomains(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -46992,6 +47319,17 @@ func (ec *executionContext) _Organization(ctx context.Context, sel ast.Selection
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Organization_projects(ctx, field, obj)
 				})
+		case "ssoDomains":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Organization_ssoDomains(ctx, field, obj)
+				})
+		case "ssoRequired":
+			out.Values[i] = ec._Organization_ssoRequired(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -49069,6 +49407,44 @@ func (ec *executionContext) _SearchScopePair(ctx context.Context, sel ast.Select
 			}
 		case "version":
 			out.Values[i] = ec._SearchScopePair_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var setOrganizationSsoDomainsPayloadImplementors = []string{"SetOrganizationSsoDomainsPayload"}
+
+func (ec *executionContext) _SetOrganizationSsoDomainsPayload(ctx context.Context, sel ast.SelectionSet, obj *SetOrganizationSsoDomainsPayload) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, setOrganizationSsoDomainsPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SetOrganizationSsoDomainsPayload")
+		case "organization":
+			out.Values[i] = ec._SetOrganizationSsoDomainsPayload_organization(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._SetOrganizationSsoDomainsPayload_errors(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -53299,6 +53675,19 @@ func (ec *executionContext) marshalNSearchScopePair2ᚖdocsdᚋgraphᚐSearchSco
 		return graphql.Null
 	}
 	return ec._SearchScopePair(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSetOrganizationSsoDomainsInput2docsdᚋgraphᚐSetOrganizationSsoDomainsInput(ctx context.Context, v any) (SetOrganizationSsoDomainsInput, error) {
+	res, err := ec.unmarshalInputSetOrganizationSsoDomainsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSetOrganizationSsoDomainsPayload2ᚖdocsdᚋgraphᚐSetOrganizationSsoDomainsPayload(ctx context.Context, sel ast.SelectionSet, v *SetOrganizationSsoDomainsPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SetOrganizationSsoDomainsPayload!")
+		return graphql.Null
+	}
+	return ec._SetOrganizationSsoDomainsPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNSetProjectAdminFieldsInput2docsdᚋgraphᚐSetProjectAdminFieldsInput(ctx context.Context, v any) (SetProjectAdminFieldsInput, error) {

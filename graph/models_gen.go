@@ -1300,6 +1300,22 @@ type SearchScopePair struct {
 	Version string `json:"version"`
 }
 
+// The organization and its new SSO domains.
+type SetOrganizationSsoDomainsInput struct {
+	// The organization's slug.
+	Organization string `json:"organization"`
+	// The whole new set of domains (plain or internationalized names, at most 20); an empty list removes them all.
+	Domains []string `json:"domains"`
+}
+
+// The outcome of `setOrganizationSsoDomains`.
+type SetOrganizationSsoDomainsPayload struct {
+	// The organization with its new domains; null with errors.
+	Organization *store.Organization `json:"organization,omitempty"`
+	// What is wrong with the input (a domain that is not one, or another organization's); empty on success.
+	Errors []*errs.UserError `json:"errors"`
+}
+
 // The project and the admin settings to change (superusers); a field not sent keeps its value.
 type SetProjectAdminFieldsInput struct {
 	// The project's slug.
@@ -1642,6 +1658,8 @@ type UpdateOrganizationInput struct {
 	Description *string `json:"description,omitempty"`
 	// The organization's website.
 	URL *string `json:"url,omitempty"`
+	// Require single sign-on of the people of the SSO domains (owners). Needs the server's identity provider and at least one SSO domain. Turning it on ends their dashboard sessions made with a password, and the docs sessions made from those; API tokens keep working.
+	SsoRequired *bool `json:"ssoRequired,omitempty"`
 }
 
 // The outcome of `updateOrganization`.

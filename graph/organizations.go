@@ -198,6 +198,10 @@ func (r *Resolver) updateOrganization(ctx context.Context, in UpdateOrganization
 		upd.Name = &name
 	}
 	upd.Email, upd.Description, upd.URL = checkOrganizationFields(f, in.Email, in.Description, in.URL)
+	if err := r.checkSSORequired(ctx, f, o, in.SsoRequired); err != nil {
+		return nil, err
+	}
+	upd.SSORequired = in.SsoRequired
 	if err := f.Err(op); err != nil {
 		return nil, err
 	}
@@ -209,7 +213,7 @@ func (r *Resolver) updateOrganization(ctx context.Context, in UpdateOrganization
 	for _, c := range []struct {
 		name string
 		set  bool
-	}{{"name", in.Name != nil}, {"email", in.Email != nil}, {"description", in.Description != nil}, {"url", in.URL != nil}} {
+	}{{"name", in.Name != nil}, {"email", in.Email != nil}, {"description", in.Description != nil}, {"url", in.URL != nil}, {"sso_required", in.SsoRequired != nil}} {
 		if c.set {
 			changed = append(changed, c.name)
 		}

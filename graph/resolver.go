@@ -55,6 +55,9 @@ type Settings struct {
 	// InvitationMail mails invitations; nil: no mail relay, the inviter
 	// is shown the link instead.
 	InvitationMail InvitationMail
+	// SingleSignOn: the server signs people in through an OIDC provider
+	// (--oidc-issuer), so organizations may require it.
+	SingleSignOn bool
 }
 
 // Hooks lets other subsystems react to graph writes without the graph

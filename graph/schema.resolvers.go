@@ -839,6 +839,15 @@ func (r *mutationResolver) DeclineInvitation(ctx context.Context, input DeclineI
 	return &DeclineInvitationPayload{DeletedID: &id, Errors: ue}, nil
 }
 
+// SetOrganizationSsoDomains is the resolver for the setOrganizationSsoDomains field.
+func (r *mutationResolver) SetOrganizationSsoDomains(ctx context.Context, input SetOrganizationSsoDomainsInput) (*SetOrganizationSsoDomainsPayload, error) {
+	o, ue, err := payloadOf(r.setOrganizationSsoDomains(ctx, input))
+	if err != nil {
+		return nil, err
+	}
+	return &SetOrganizationSsoDomainsPayload{Organization: o, Errors: ue}, nil
+}
+
 // ID is the resolver for the id field.
 func (r *organizationResolver) ID(ctx context.Context, obj *store.Organization) (string, error) {
 	return gid.Encode(nodeOrganization, obj.ID), nil
@@ -902,6 +911,11 @@ func (r *organizationResolver) Members(ctx context.Context, obj *store.Organizat
 // Projects is the resolver for the projects field.
 func (r *organizationResolver) Projects(ctx context.Context, obj *store.Organization, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error) {
 	return r.orgProjects(ctx, obj, nil, pageArgs{first: first, after: after, last: last, before: before, limit: limit, offset: offset})
+}
+
+// SsoDomains is the resolver for the ssoDomains field.
+func (r *organizationResolver) SsoDomains(ctx context.Context, obj *store.Organization) ([]string, error) {
+	return r.ssoDomains(ctx, obj)
 }
 
 // Maintainers is the resolver for the maintainers field.

@@ -13,6 +13,19 @@ import (
 // may take to come back.
 const OIDCFlowLifetime = 10 * time.Minute
 
+// The caps on sign-ins waiting for the identity provider: anyone may start
+// one without an account, so one client address may keep
+// MaxPendingOIDCFlowsPerClient of them and the server MaxPendingOIDCFlows.
+// A person needs one or two; a flood stops at the cap instead of filling
+// the database.
+const (
+	MaxPendingOIDCFlowsPerClient = 20
+	MaxPendingOIDCFlows          = 10000
+)
+
+// ErrTooManyOIDCFlows is CreateOIDCFlow's refusal at either cap.
+var ErrTooManyOIDCFlows = errs.E(errs.Conflict, "store.CreateOIDCFlow", "Too many sign-ins are waiting for the identity provider.")
+
 // OIDCFlow is a sign-in sent to the identity provider and not yet back.
 // State and Binding are the secrets the callback must show (the state
 // parameter and the browser's binding cookie); only their hashes are
@@ -23,18 +36,40 @@ type OIDCFlow struct {
 	Nonce        string
 	CodeVerifier string
 	Next         string // where the browser goes once signed in
+	Client       string // the address the sign-in came from
 }
 
 // CreateOIDCFlow stores a flow for OIDCFlowLifetime, and forgets flows
-// whose time has passed.
+// whose time has passed. A client with MaxPendingOIDCFlowsPerClient
+// unexpired flows, or a server with MaxPendingOIDCFlows, is refused with
+// ErrTooManyOIDCFlows.
 func (s *Store) CreateOIDCFlow(ctx context.Context, f OIDCFlow) error {
 	const op = "store.CreateOIDCFlow"
+	if !storable(f.Client) {
+		return errNotStorable(op)
+	}
 	return s.InTx(ctx, op, func(tx *Tx) error {
 		if _, err := tx.exec(ctx, `DELETE FROM oidc_flows WHERE expires <= ?`, tx.Now); err != nil {
 			return err
 		}
-		_, err := tx.exec(ctx, `INSERT INTO oidc_flows (state_hash, binding_hash, nonce, code_verifier, next, created, expires)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, HashToken(f.State), HashToken(f.Binding), f.Nonce, f.CodeVerifier, f.Next,
+		if tx.s.dialect == Postgres {
+			// Serialise the counts of concurrent starts.
+			if _, err := tx.exec(ctx, `LOCK TABLE oidc_flows IN SHARE ROW EXCLUSIVE MODE`); err != nil {
+				return err
+			}
+		}
+		var mine, all int
+		if err := tx.get(ctx, &mine, `SELECT COUNT(*) FROM oidc_flows WHERE client = ?`, f.Client); err != nil {
+			return err
+		}
+		if err := tx.get(ctx, &all, `SELECT COUNT(*) FROM oidc_flows`); err != nil {
+			return err
+		}
+		if mine >= MaxPendingOIDCFlowsPerClient || all >= MaxPendingOIDCFlows {
+			return ErrTooManyOIDCFlows
+		}
+		_, err := tx.exec(ctx, `INSERT INTO oidc_flows (state_hash, binding_hash, nonce, code_verifier, next, client, created, expires)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, HashToken(f.State), HashToken(f.Binding), f.Nonce, f.CodeVerifier, f.Next, f.Client,
 			tx.Now, tx.Now.Add(OIDCFlowLifetime))
 		return err
 	})

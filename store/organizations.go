@@ -20,6 +20,9 @@ type Organization struct {
 	URL         string    `db:"url"`
 	Created     time.Time `db:"created"`
 	Modified    time.Time `db:"modified"`
+	// SSORequired keeps the people of the SSO domains (superusers
+	// excepted) off passwords: they sign in through the identity provider.
+	SSORequired bool `db:"sso_required"`
 }
 
 // Team access levels: an admin team's members administer the team's
@@ -62,6 +65,7 @@ var organizationRows = newRowType(
 	col[Organization]{"o.url", func(o *Organization) any { return &o.URL }},
 	col[Organization]{"o.created", func(o *Organization) any { return &o.Created }},
 	col[Organization]{"o.modified", func(o *Organization) any { return &o.Modified }},
+	col[Organization]{"o.sso_required", func(o *Organization) any { return &o.SSORequired }},
 )
 
 var teamRows = newRowType(
@@ -186,6 +190,9 @@ func (s *Store) CreateOrganization(ctx context.Context, o *Organization, ownerID
 // OrganizationUpdate lists the fields to change; nil fields stay.
 type OrganizationUpdate struct {
 	Name, Email, Description, URL *string
+	// SSORequired turned on also ends the password-made dashboard
+	// sessions of the people it concerns (requireSSO).
+	SSORequired *bool
 }
 
 // UpdateOrganization changes an organization's fields and returns it.
@@ -205,6 +212,14 @@ func (s *Store) UpdateOrganization(ctx context.Context, id int64, upd Organizati
 		}
 		if upd.URL != nil {
 			set.set("url", *upd.URL)
+		}
+		if upd.SSORequired != nil {
+			set.set("sso_required", *upd.SSORequired)
+			if *upd.SSORequired {
+				if err := tx.requireSSO(ctx, id); err != nil {
+					return err
+				}
+			}
 		}
 		set.set("modified", tx.Now)
 		res, err := tx.exec(ctx, `UPDATE organizations SET `+strings.Join(set.cols, ", ")+` WHERE id = ?`, append(set.args, id)...)
@@ -504,16 +519,9 @@ func (s *Store) FindTeamMembers(ctx context.Context, teamIDs []int64) ([]*Organi
 func (s *Store) AddTeamMember(ctx context.Context, teamID, userID int64) error {
 	const op = "store.AddTeamMember"
 	return s.InTx(ctx, op, func(tx *Tx) error {
-		if tx.s.dialect == Postgres {
-			if _, err := tx.exec(ctx, `SELECT id FROM teams WHERE id = ? FOR UPDATE`, teamID); err != nil {
-				return err
-			}
-		}
-		var n int
-		if err := tx.get(ctx, &n, `SELECT COUNT(*) FROM team_members WHERE team_id = ?`, teamID); err != nil {
+		if room, err := tx.teamHasRoom(ctx, teamID); err != nil {
 			return err
-		}
-		if n >= MaxMembersPerTeam {
+		} else if !room {
 			return errs.E(errs.Conflict, op, msgTooManyMembers)
 		}
 		_, err := tx.exec(ctx, `INSERT INTO team_members (team_id, user_id) VALUES (?, ?)`, teamID, userID)
@@ -522,6 +530,20 @@ func (s *Store) AddTeamMember(ctx context.Context, teamID, userID int64) error {
 		}
 		return err
 	})
+}
+
+// teamHasRoom reports whether the team has fewer than MaxMembersPerTeam
+// members; on PostgreSQL it locks the team until the transaction ends, so
+// two additions cannot both take the last place.
+func (tx *Tx) teamHasRoom(ctx context.Context, teamID int64) (bool, error) {
+	if tx.s.dialect == Postgres {
+		if _, err := tx.exec(ctx, `SELECT id FROM teams WHERE id = ? FOR UPDATE`, teamID); err != nil {
+			return false, err
+		}
+	}
+	var n int
+	err := tx.get(ctx, &n, `SELECT COUNT(*) FROM team_members WHERE team_id = ?`, teamID)
+	return n < MaxMembersPerTeam, err
 }
 
 // RemoveTeamMember removes the user from the team; one who is not a

@@ -124,7 +124,7 @@ func TestImportProject(t *testing.T) {
 			"webhook_deliveries": 0, "uploads": 0,
 			"artifact_trees": 0, "artifact_garbage": 0,
 			"project_ssh_keys": 0, "project_known_hosts": 0, "project_repository_credentials": 0,
-			"organizations": 0, "organization_owners": 0, "teams": 0, "team_members": 0, "team_projects": 0,
+			"organizations": 0, "organization_owners": 0, "organization_sso_domains": 0, "teams": 0, "team_members": 0, "team_projects": 0,
 			"sharing_methods": 0, "sharing_grants": 0, "audit_log": 0,
 			"webhooks": 0, "email_hooks": 0, "notification_deliveries": 0, "notification_attempts": 0,
 			"automation_rules": 0, "automation_rule_matches": 0,

@@ -170,6 +170,12 @@ func (c *command) adminOrganizations(ctx context.Context, a *app, key string, po
 			return err
 		}
 		return a.mutate(sys, op, map[string]any{"organization": pos[1], "username": pos[2]})
+	case "organization sso-domain":
+		verb, err := addRemove(pos[0], "add", "remove")
+		if err != nil {
+			return err
+		}
+		return c.changeSSODomain(ctx, a, pos[1], pos[2], verb == "add")
 	case "team create":
 		if *opt.access != "admin" && *opt.access != "readonly" {
 			return errs.FieldError("admin", "access", errs.BadChoice(*opt.access))
@@ -205,6 +211,33 @@ func (c *command) adminOrganizations(ctx context.Context, a *app, key string, po
 		return a.mutate(sys, "setProjectOrganization", map[string]any{"slug": pos[0], "organization": org})
 	}
 	return nil
+}
+
+// changeSSODomain adds domain to (or removes it from) the SSO domains of
+// organization orgSlug, through setOrganizationSsoDomains as the system.
+// Adding a domain the organization has already is no error; removing one
+// it does not have is NotFound.
+func (c *command) changeSSODomain(ctx context.Context, a *app, orgSlug, domain string, add bool) error {
+	o, err := a.store.FindOrganizationBySlug(ctx, orgSlug)
+	if err != nil {
+		return err
+	}
+	byOrg, err := a.store.FindOrganizationSSODomains(ctx, []int64{o.ID})
+	if err != nil {
+		return err
+	}
+	domains := byOrg[o.ID]
+	if add {
+		domains = append(domains, domain)
+	} else {
+		name, msg := graph.CleanSSODomain(domain)
+		i := slices.Index(domains, name)
+		if msg != "" || i < 0 {
+			return errs.E(errs.NotFound, "admin", fmt.Sprintf("The organization %s has no SSO domain %s.", o.Slug, strings.TrimSpace(domain)))
+		}
+		domains = slices.Delete(domains, i, i+1)
+	}
+	return a.mutate(access.WithSystem(ctx), "setOrganizationSsoDomains", map[string]any{"organization": o.Slug, "domains": append([]string{}, domains...)})
 }
 
 // adminUsers runs the user and token commands.
@@ -403,13 +436,14 @@ var adminSynopses = map[string]string{
 	"redirect status":     "redirect status PROJECT_SLUG ID 301|302",
 	"build cancel":        "build cancel ID",
 	// Organizations and teams.
-	"organization create":  "organization create SLUG --name NAME --owner USERNAME [--email ADDRESS]",
-	"organization owner":   "organization owner add|remove ORG USERNAME",
-	"team create":          "team create ORG NAME [--access admin|readonly]",
-	"team delete":          "team delete ORG TEAM",
-	"team member":          "team member add|remove ORG TEAM USERNAME",
-	"team project":         "team project add|remove ORG TEAM PROJECT",
-	"project organization": "project organization SLUG ORG | SLUG --none",
+	"organization create":     "organization create SLUG --name NAME --owner USERNAME [--email ADDRESS]",
+	"organization owner":      "organization owner add|remove ORG USERNAME",
+	"organization sso-domain": "organization sso-domain add|remove ORG DOMAIN",
+	"team create":             "team create ORG NAME [--access admin|readonly]",
+	"team delete":             "team delete ORG TEAM",
+	"team member":             "team member add|remove ORG TEAM USERNAME",
+	"team project":            "team project add|remove ORG TEAM PROJECT",
+	"project organization":    "project organization SLUG ORG | SLUG --none",
 }
 
 // adminArity is the number of positional arguments after the subcommand; a
@@ -421,7 +455,7 @@ var adminArity = map[string]int{
 	"project privacy": 2, "project translation": 2, "project maintainer": 3,
 	"project set": -2, "project delete": 1, "version privacy": 3, "version set": 3, "redirect status": 3,
 	"build cancel":        1,
-	"organization create": 1, "organization owner": 3, "team create": 2, "team delete": 2,
+	"organization create": 1, "organization owner": 3, "organization sso-domain": 3, "team create": 2, "team delete": 2,
 	"team member": 4, "team project": 4, "project organization": -1,
 }
 

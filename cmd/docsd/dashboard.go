@@ -28,6 +28,8 @@ func (a *app) mountDashboard(mux *http.ServeMux, docs *hosting.Handler) {
 	oidc := a.newOIDC()
 	if oidc != nil {
 		acc.SetPasswordSignIn(a.settings.PasswordSignIn, oidc.Name())
+		// Organizations may require single sign-on only while there is one.
+		acc.SetSSORequired(a.store.FindSSORequiredDomain)
 	}
 	refused := ""
 	if a.urls().SharedOrigin() {

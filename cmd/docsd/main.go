@@ -60,6 +60,8 @@ Commands:
   organization create SLUG --name NAME --owner USERNAME [--email ADDRESS]
                                           create an organization with its owner and default teams
   organization owner add|remove ORG USERNAME
+  organization sso-domain add|remove ORG DOMAIN
+                                          email domains of the organization's single sign-on
   team create ORG NAME [--access admin|readonly]
   team delete ORG TEAM
   team member add|remove ORG TEAM USERNAME

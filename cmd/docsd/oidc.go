@@ -160,6 +160,9 @@ func (a *app) newOIDC() *accounts.OIDC {
 		Scopes: o.oidcScopes, AllowedDomains: o.oidcAllowedDomains, CreateUsers: o.OIDCCreateUsers,
 		AssumeEmailVerified: o.OIDCAssumeEmailVerified, EndSession: o.OIDCEndSession,
 		PublicURL: a.settings.PublicURL, Logger: a.logger,
+		// The first sign-in joins the auto-join teams of the organization
+		// whose SSO domains hold the email's domain.
+		FirstSignIn: a.resolver.JoinAutoJoinTeams,
 	})
 }
 

@@ -151,6 +151,8 @@ func (c *command) wire(s *store.Store) (*app, error) {
 			// Invitations.
 			InvitationLifetime: time.Duration(c.settings.InvitationExpirationDays) * 24 * time.Hour,
 			InvitationMail:     invitationMail,
+			// Organizations may require single sign-on.
+			SingleSignOn: c.settings.OIDCIssuer != "",
 			Endpoint: graph.Endpoint{
 				Users:       a.users,
 				Anonymous:   anonymous,

@@ -139,6 +139,7 @@ const (
 	ReasonAmbiguousEmail   = "ambiguous-email"
 	ReasonNoAccount        = "no-account"
 	ReasonInactiveUser     = "inactive-user"
+	ReasonTooManySignIns   = "too-many-sign-ins"
 )
 
 // SignInFailure is a refused OIDC sign-in: the page's status and message,
@@ -176,6 +177,7 @@ var signInFailures = map[string]struct {
 	ReasonAmbiguousEmail:   {http.StatusForbidden, "The email address %s cannot be matched to one account. Ask an administrator to link your account."},
 	ReasonNoAccount:        {http.StatusForbidden, "No account uses %s. Ask an administrator to create one."},
 	ReasonInactiveUser:     {http.StatusForbidden, "This account is inactive."},
+	ReasonTooManySignIns:   {http.StatusTooManyRequests, "Too many sign-ins are waiting for the identity provider. Finish one, or start again in a few minutes."},
 }
 
 // failure builds the SignInFailure of reason; args fill the message's %s.
@@ -197,11 +199,13 @@ func randomToken(n int) (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
-// Start begins a sign-in that returns to next (a path on this site): it
-// stores a new flow and returns the provider's authorization URL and the
-// browser binding for the OIDCCookie. A provider that cannot be reached
-// is a *SignInFailure.
-func (o *OIDC) Start(ctx context.Context, next string) (authURL, binding string, err error) {
+// Start begins a sign-in from client address client that returns to next
+// (a path on this site): it stores a new flow and returns the provider's
+// authorization URL and the browser binding for the OIDCCookie. A
+// provider that cannot be reached, and a client or server with too many
+// sign-ins waiting (store.MaxPendingOIDCFlowsPerClient,
+// store.MaxPendingOIDCFlows), are a *SignInFailure.
+func (o *OIDC) Start(ctx context.Context, next, client string) (authURL, binding string, err error) {
 	d, err := o.discover(ctx)
 	if err != nil {
 		return "", "", err
@@ -213,7 +217,10 @@ func (o *OIDC) Start(ctx context.Context, next string) (authURL, binding string,
 		}
 	}
 	verifier := oauth2.GenerateVerifier()
-	if err := o.store.CreateOIDCFlow(ctx, store.OIDCFlow{State: state, Binding: binding, Nonce: nonce, CodeVerifier: verifier, Next: next}); err != nil {
+	err = o.store.CreateOIDCFlow(ctx, store.OIDCFlow{State: state, Binding: binding, Nonce: nonce, CodeVerifier: verifier, Next: next, Client: client})
+	if errors.Is(err, store.ErrTooManyOIDCFlows) {
+		return "", "", failure(ReasonTooManySignIns, err)
+	} else if err != nil {
 		return "", "", err
 	}
 	return o.oauth2(d).AuthCodeURL(state, oidc.Nonce(nonce), oauth2.S256ChallengeOption(verifier)), binding, nil

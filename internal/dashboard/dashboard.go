@@ -110,6 +110,7 @@ func New(cfg Config) *Dashboard {
 	d.mux.HandleFunc("GET /projects/{slug}/edit/{$}", d.signedIn(d.handleSettings))
 	d.mountTokens()
 	d.mountOrganizations()
+	d.mountOrganizationSSO()
 	d.mux.HandleFunc("GET /accounts/docs-login/{$}", d.signedIn(d.handleDocsLogin))
 	d.mountRedirects()
 	d.mountRepositoryAccess()

@@ -37,7 +37,7 @@ func (d *Dashboard) handleOIDCLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	next := safeNext(r.URL.Query().Get("next"))
-	to, binding, err := d.cfg.OIDC.Start(r.Context(), next)
+	to, binding, err := d.cfg.OIDC.Start(r.Context(), next, d.cfg.ClientAddr(r))
 	if err != nil {
 		d.ssoFailed(w, r, next, err)
 		return

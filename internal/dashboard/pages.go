@@ -294,6 +294,8 @@ type page struct {
 	NewKey string
 	// Admin is the settings page's admin form (superusers).
 	Admin map[string]string
+	// OrgSSO is the organization of its single sign-on page.
+	OrgSSO *orgSSO
 	// SSOName, when not "", offers "Sign in with <SSOName>" on the sign-in
 	// page; PasswordsOff hides its password form.
 	SSOName      string
