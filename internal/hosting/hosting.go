@@ -96,11 +96,11 @@ type Handler struct {
 	// sessionOrigin is the path-mode docs origin when it has browser
 	// sessions and sharing links (Config.PathSessions), else "".
 	sessionOrigin string
-	audit        *audit.Recorder
-	sharingFails sharingFailures
-	domains      *domains.Registry
-	analytics    *analytics.Recorder
-	bots         analytics.BotCache
+	audit         *audit.Recorder
+	sharingFails  sharingFailures
+	domains       *domains.Registry
+	analytics     *analytics.Recorder
+	bots          analytics.BotCache
 	// fronted is set once a Front serves the Handler: only then are large
 	// files' answers kept (as their open files, which only a Front sends).
 	fronted atomic.Bool
