@@ -26,12 +26,12 @@ type docsSite struct {
 	t       *testing.T
 	s       *store.Store
 	a       *app
-	base    string                  // the public listener
-	docs    *http.Client            // a browser's docs side, with its cookie jar
-	dash    *browserClient          // the same browser's dashboard side
+	base    string                   // the public listener
+	docs    *http.Client             // a browser's docs side, with its cookie jar
+	dash    *browserClient           // the same browser's dashboard side
 	host    func(slug string) string // the docs host serving slug's pages
-	page    string                  // handbook's private page, as a path on its host
-	team    int64                   // handbook's read-only team
+	page    string                   // handbook's private page, as a path on its host
+	team    int64                    // handbook's read-only team
 	bob     *store.User
 	bobsKey string
 }
