@@ -24,9 +24,7 @@ var signInHref = regexp.MustCompile(`<a id="sign-in" href="([^"]*)">Sign in</a>`
 func TestNotFoundSignIn(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		f := newFixture(t, d)
-		private := store.Private
-		secret := f.update(f.project("secret", "en"), store.ProjectUpdate{PrivacyLevel: &private})
-		f.publish(secret, "latest", map[string]string{"index.html": "secret page"})
+		f.privateProject("secret", "secret page")
 		pathURLs := docsurl.Config{PublicURL: "https://docs.example.com", DocsURL: "https://docs-content.example.org"}
 		withSessions := New(f.s, f.arts, Config{URLs: pathURLs, PathSessions: true}, nil)
 		without := New(f.s, f.arts, Config{URLs: pathURLs}, nil)
