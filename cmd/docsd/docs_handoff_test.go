@@ -176,7 +176,7 @@ func (x *docsSite) complete(slug string, back *url.URL, next string) {
 }
 
 // signInLink is the next of a 404 page's "Sign in" link to /_/login/.
-var signInLink = regexp.MustCompile(`<a id="sign-in" href="/_/login/\?next=([^"]*)">Sign in</a>`)
+var signInLink = regexp.MustCompile(`<p id="docsd-sign-in"><a href="/_/login/\?next=([^"]*)">Sign in</a>`)
 
 // audited reports whether the audit log has an entry of action by
 // username ("" for none) with auth_backend backend (and resource, when

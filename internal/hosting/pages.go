@@ -93,10 +93,27 @@ func (h *Handler) offersSignIn(r *http.Request) bool {
 // signInNotFound is the generic 404 page linking "Sign in" to the sign-in
 // page, which comes back to path (as sent, escaped) afterwards.
 func signInNotFound(path string) *fixedPage {
+	return newFixedPage(http.StatusNotFound, strings.TrimSuffix(notFoundHTML, pageEnd)+signInParagraph(path)+pageEnd)
+}
+
+// signInParagraph is the "Sign in" link of 404 pages, back to path (as
+// sent, escaped), in a paragraph of its own.
+func signInParagraph(path string) string {
 	href := loginPath + "?" + url.Values{"next": {path}}.Encode()
-	body := strings.TrimSuffix(notFoundHTML, pageEnd) +
-		`<p><a id="sign-in" href="` + html.EscapeString(href) + `">Sign in</a> to read documentation that is not public.</p>` + "\n" + pageEnd
-	return newFixedPage(http.StatusNotFound, body)
+	return `<p id="docsd-sign-in"><a href="` + html.EscapeString(href) + `">Sign in</a> to read documentation that is not public.</p>` + "\n"
+}
+
+// withSignIn returns a project's own 404 page doc with the "Sign in" link
+// at the start of its body when r's reader is offered one
+// (offersSignIn); doc unchanged otherwise, or when it has no `<body>` tag.
+func (h *Handler) withSignIn(r *http.Request, doc []byte) []byte {
+	at := afterBodyStart(doc)
+	if at < 0 || !h.offersSignIn(r) {
+		return doc
+	}
+	link := signInParagraph(r.URL.EscapedPath())
+	out := make([]byte, 0, len(doc)+len(link))
+	return append(append(append(out, doc[:at]...), link...), doc[at:]...)
 }
 
 // serverErrorPage writes the generic 500 page.

@@ -15,7 +15,7 @@ import (
 
 // signInHref is the href of a 404 page's "Sign in" link, "" when it has
 // none.
-var signInHref = regexp.MustCompile(`<a id="sign-in" href="([^"]*)">Sign in</a>`)
+var signInHref = regexp.MustCompile(`<p id="docsd-sign-in"><a href="([^"]*)">Sign in</a>`)
 
 // TestNotFoundSignIn: every 404 page of a host with sessions links "Sign
 // in" back to the path asked for, escaped, while the reader has no
@@ -25,6 +25,9 @@ func TestNotFoundSignIn(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		f := newFixture(t, d)
 		f.privateProject("secret", "secret page")
+		f.version(f.project("fresh", "en"), "latest")
+		own := f.project("own", "en")
+		f.publish(own, "latest", map[string]string{"index.html": "own page", "404.html": "<html><body class=x><h1>Own 404</h1></body></html>"})
 		pathURLs := docsurl.Config{PublicURL: "https://docs.example.com", DocsURL: "https://docs-content.example.org"}
 		withSessions := New(f.s, f.arts, Config{URLs: pathURLs, PathSessions: true}, nil)
 		without := New(f.s, f.arts, Config{URLs: pathURLs}, nil)
@@ -63,6 +66,8 @@ func TestNotFoundSignIn(t *testing.T) {
 			{"subdomain, missing project", f.sub, "https://nope.docs.example.io/en/latest/", "/en/latest/"},
 			{"subdomain, missing page", f.sub, "https://secret.docs.example.io/en/latest/nope.html", "/en/latest/nope.html"},
 			{"subdomain, markup in the path", f.sub, `https://nope.docs.example.io/a%22%3E%3Cb%3E/`, "/a%22%3E%3Cb%3E/"},
+			{"subdomain, the project's own 404 page", f.sub, "https://own.docs.example.io/en/latest/nope.html", "/en/latest/nope.html"},
+			{"subdomain, a version not built yet", f.sub, "https://fresh.docs.example.io/en/latest/", "/en/latest/"},
 			{"subdomain mode, public host", f.sub, "https://docs.example.com/nope/", ""},
 			{"path mode, docs origin with sessions", withSessions, "https://docs-content.example.org/docs/secret/en/latest/", "/docs/secret/en/latest/"},
 			{"path mode, outside /docs/", withSessions, "https://docs-content.example.org/nope", "/nope"},
@@ -78,6 +83,16 @@ func TestNotFoundSignIn(t *testing.T) {
 			if strings.Contains(page, `"><b>`) {
 				t.Errorf("%s: the path's markup is in the page unescaped", c.name)
 			}
+		}
+
+		// The project's own 404 page keeps its content, the link first
+		// in its body.
+		if _, page := serve(f.sub, "https://own.docs.example.io/en/latest/nope.html"); !strings.HasPrefix(page, `<html><body class=x><p id="docsd-sign-in">`) ||
+			!strings.HasSuffix(page, "<h1>Own 404</h1></body></html>") {
+			t.Errorf("the project's own 404 page with the link: %q", page)
+		}
+		if _, page := serve(f.path, "https://docs.example.com/docs/own/en/latest/nope.html"); page != "<html><body class=x><h1>Own 404</h1></body></html>" {
+			t.Errorf("the project's own 404 page on a host without sessions: %q", page)
 		}
 
 		// A reader with a session gets no link, one with an ended session
