@@ -283,12 +283,13 @@ func (h *Handler) hostProjects(ctx context.Context, slug string) ([]int64, error
 }
 
 // serveHandoff answers the sign-in hand-off from the dashboard on a docs
-// host whose sessions are stored under key: `/_/login/start/` sends the browser to the
-// dashboard's /accounts/docs-login/ with a fresh state bound to it by a
-// cookie; the dashboard sends it back to `/_/login/complete/` with a
-// one-time code, traded here for a docs session that ends with the
-// dashboard session. The session's rights are limited to this host's
-// projects, so a forged start gains an attacker nothing.
+// host whose sessions are stored under key: `/_/login/start/` sends the
+// browser to the dashboard's /accounts/docs-login/ with a fresh state
+// bound to it by a cookie; the dashboard sends it back to
+// `/_/login/complete/` with a one-time code, traded here for a docs
+// session that ends with the dashboard session. The session's rights are
+// limited to this host's projects, so a forged start gains an attacker
+// nothing. Both outcomes of a completion are audited.
 func (h *Handler) serveHandoff(w http.ResponseWriter, r *http.Request, key string) {
 	w.Header().Set("Cache-Control", "no-store")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
