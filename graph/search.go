@@ -24,7 +24,7 @@ func (r *Resolver) search(ctx context.Context, text string, family *SearchFamily
 	// Search results are docs: superusers find what their roles let them
 	// read there, no more.
 	vis := access.Docs.Visibility(access.ViewerFrom(ctx))
-	reader := search.Reader{UserID: vis.UserID, Shared: vis.Shared}
+	reader := search.Reader{UserID: vis.UserID, Shared: vis.Shared, Projects: vis.Projects}
 	q := search.ParseQuery(text)
 	var scope []*search.Pair
 	var err error

@@ -61,6 +61,10 @@ type Visibility struct {
 	// Shared are the sharing grants the caller holds (docs reads only):
 	// each makes its project visible, and its covered versions.
 	Shared []SharedRead
+	// Projects, when not nil, are the only projects on which the caller's
+	// roles count (a docs cookie acts only for its host's projects); on
+	// the others the caller reads what anyone reads.
+	Projects []int64
 }
 
 // SharedRead is what one sharing grant lets its holder read: project
@@ -78,7 +82,8 @@ func (v Visibility) projectVisible(p string) (string, []any) {
 	if v.All {
 		return "1=1", nil
 	}
-	cond, args := "("+p+".privacy_level = 'public' OR "+p+".id IN ("+readableProjectIDs+")", v.readerArgs()
+	readable, args := v.readable(p)
+	cond := "(" + p + ".privacy_level = 'public' OR " + readable
 	for _, sh := range v.Shared {
 		cond += " OR " + p + ".id = ?"
 		args = append(args, sh.ProjectID)
@@ -96,9 +101,8 @@ func (v Visibility) versionVisible(ver, p string) (string, []any) {
 		return "1=1", nil
 	}
 	level := "(CASE WHEN " + ver + ".type = '" + External + "' THEN " + p + ".external_builds_privacy_level ELSE " + ver + ".privacy_level END)"
-	cond := "((" + level + " = 'public' AND " + p + ".privacy_level = 'public') OR " +
-		p + ".id IN (" + readableProjectIDs + ")"
-	args := v.readerArgs()
+	readable, args := v.readable(p)
+	cond := "((" + level + " = 'public' AND " + p + ".privacy_level = 'public') OR " + readable
 	for _, sh := range v.Shared {
 		cond += " OR (" + p + ".id = ? AND " + ver + ".type <> '" + External + "' AND "
 		args = append(args, sh.ProjectID)
@@ -116,8 +120,22 @@ func (v Visibility) versionVisible(ver, p string) (string, []any) {
 	return cond + ")", args
 }
 
-// readerArgs are the arguments of readableProjectIDs for the caller.
-func (v Visibility) readerArgs() []any { return []any{v.UserID, v.UserID, v.UserID} }
+// readable is the SQL condition "the caller reads project p through a
+// role": a direct maintainer, an owner of its organization, a member of a
+// team including it; only among Projects when they are set.
+func (v Visibility) readable(p string) (string, []any) {
+	cond, args := p+".id IN ("+readableProjectIDs+")", []any{v.UserID, v.UserID, v.UserID}
+	switch {
+	case v.Projects == nil:
+		return cond, args
+	case len(v.Projects) == 0:
+		return "1=0", nil
+	}
+	for _, id := range v.Projects {
+		args = append(args, id)
+	}
+	return "(" + cond + " AND " + p + ".id IN (" + marks(len(v.Projects)) + "))", args
+}
 
 // where accumulates SQL conditions and their arguments.
 type where struct {

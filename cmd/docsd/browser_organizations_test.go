@@ -220,11 +220,18 @@ func TestBrowserOrganizations(t *testing.T) {
 		t.Error("a reader is offered the project's settings")
 	}
 
-	// bob reads the private docs on their own origin: the docs host's
-	// sign-in page hands off to his dashboard session and back.
+	// bob reads the private docs on their own origin: the private page's
+	// 404 links the docs host's sign-in page, which hands off to his
+	// dashboard session and back.
 	docs := "http://secret.docs.test:" + base[strings.LastIndex(base, ":")+1:]
-	run("docs sign-in page", chromedp.Navigate(docs+"/_/login/?next=/en/latest/"),
-		chromedp.WaitVisible(`a[href^="/_/login/start/"]`, chromedp.ByQuery))
+	run("private page without a session", chromedp.Navigate(docs+"/en/latest/"),
+		chromedp.WaitVisible(`#docsd-sign-in a`, chromedp.ByQuery))
+	screenshot(t, ctx, "docs-not-found-sign-in.png")
+	run("sign in from the 404 page", chromedp.Click(`#docsd-sign-in a`, chromedp.ByQuery))
+	if _, err := waitLocation(ctx, docs+"/_/login/?next=%2Fen%2Flatest%2F"); err != nil {
+		fail("sign in from the 404 page", err)
+	}
+	run("docs sign-in page", chromedp.WaitVisible(`a[href^="/_/login/start/"]`, chromedp.ByQuery))
 	screenshot(t, ctx, "docs-sign-in.png")
 	run("hand-off", chromedp.Click(`a[href^="/_/login/start/"]`, chromedp.ByQuery))
 	if _, err := waitLocation(ctx, docs+"/en/latest/"); err != nil {

@@ -287,7 +287,7 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	// Organizations and teams.
 	str(&s.OrganizationCreators, "organization-creators", access.CreatorsSuperusers, "who may create organizations: superusers, or users (any active user)")
 	// Sharing links and the audit log.
-	boolean(&s.DocsPathSessions, "docs-path-sessions", false, "allow browser sessions, sharing links and /_/login/ on the path-mode docs origin (every project's pages then share one origin)")
+	boolean(&s.DocsPathSessions, "docs-path-sessions", false, "allow docs sessions (/_/login/, sign-in from the dashboard) and sharing links on the path-mode docs origin, --docs-url's host and port (every project's pages share that origin: a page of one project can read any non-public page its signed-in visitor may read)")
 	integer(&s.AuditRetentionDays, "audit-retention-days", 90, "audit log entries older than this many days are deleted (hourly, and by `docsd audit prune`); 0 keeps them for ever")
 	str(&s.AuditPageviews, "audit-pageviews", string(audit.PageviewsPrivate), "page views and downloads the audit log records: off, private (of versions anonymous readers cannot see) or all")
 	// Build notifications: the mail relay and outgoing webhooks.

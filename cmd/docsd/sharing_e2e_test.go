@@ -422,7 +422,7 @@ func TestSecurityLogCSV(t *testing.T) {
 // TestSharingPathMode: on the path-mode docs origin, secret links need
 // --docs-path-sessions (else the API refuses them with its message, and
 // header tokens still work); with it, a link redeemed on the docs origin
-// reads the project's private pages there.
+// reads the project's private pages there, and on no other host.
 func TestSharingPathMode(t *testing.T) {
 	for _, sessions := range []bool{false, true} {
 		s := storetest.Open(t, store.SQLite)
@@ -434,8 +434,10 @@ func TestSharingPathMode(t *testing.T) {
 		docs := testDocs(t, a)
 		publishBuilt(t, a, s, "secret", map[string]string{"index.html": "secret page"})
 		x := &sharingSite{t: t, s: s, base: base, alice: newKey(t, s, "alice")}
+		docsURL, _ := url.Parse(a.settings.DocsURL)
 		get := func(path string, header http.Header) *http.Response {
 			req, _ := http.NewRequest("GET", docs.URL+path, nil)
+			req.Host = docsURL.Host // the docs origin's sessions are its host's only
 			req.Header = header
 			c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 			resp, err := c.Do(req)
@@ -475,6 +477,17 @@ func TestSharingPathMode(t *testing.T) {
 		}
 		if r := get("/docs/secret/en/latest/", nil); r.StatusCode != 404 {
 			t.Errorf("without it: %d, want 404", r.StatusCode)
+		}
+		req, _ := http.NewRequest("GET", docs.URL+"/docs/secret/en/latest/", nil)
+		req.Host = "elsewhere.test" + docsURL.Host[strings.LastIndex(docsURL.Host, ":"):]
+		req.Header = jar
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		if r.StatusCode != 404 {
+			t.Errorf("with the grant on another host: %d, want 404", r.StatusCode)
 		}
 	}
 }

@@ -125,7 +125,10 @@ func (w withReaders) Role(ctx context.Context, userID, projectID int64) (access.
 type viewer struct {
 	name string
 	// token: the viewer is identified by this user's API key; else view.
-	token              string
+	token string
+	// projects, when not nil, limit the roles of the token's user to
+	// them, as a docs cookie of another project's host does.
+	projects           []int64
 	view               access.Viewer
 	readAPI, readDocs  bool // reads non-public objects on the API, on the docs host
 	admin              bool // administers the fixture's projects
@@ -136,6 +139,8 @@ var viewers = []viewer{
 	{name: "anonymous", readAPI: false, readDocs: false, admin: false, storeKnowsAllRoles: true},
 	{name: "reader", token: "rita", readAPI: true, readDocs: true, admin: false},
 	{name: "maintainer", token: "alice", readAPI: true, readDocs: true, admin: true, storeKnowsAllRoles: true},
+	{name: "maintainer, a cookie of no project's host", token: "alice", projects: []int64{}, storeKnowsAllRoles: true},
+	{name: "maintainer, a cookie of another project's host", token: "alice", projects: []int64{-1}, storeKnowsAllRoles: true},
 	{name: "superuser without a role", token: "sue", readAPI: true, readDocs: false, admin: false, storeKnowsAllRoles: true},
 	{name: "other user", token: "otto", readAPI: false, readDocs: false, admin: false, storeKnowsAllRoles: true},
 	{name: "system", view: access.Viewer{System: true}, readAPI: true, readDocs: true, admin: true, storeKnowsAllRoles: true},
@@ -156,6 +161,7 @@ func TestRights(t *testing.T) {
 				if v, err = access.Authenticate(ctx, f.s, "Token "+f.keys[vw.token]); err != nil {
 					t.Fatalf("%s: authenticate: %v", vw.name, err)
 				}
+				v.Projects = vw.projects
 			}
 			for _, surface := range []struct {
 				name     string

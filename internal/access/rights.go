@@ -157,7 +157,7 @@ func (s Surface) readsAll(v Viewer) bool {
 // roles as Organizations does, and on the docs surface v's sharing grants
 // as Viewer.SharedRead does).
 func (s Surface) Visibility(v Viewer) *store.Visibility {
-	vis := &store.Visibility{UserID: v.UserID(), All: s.readsAll(v)}
+	vis := &store.Visibility{UserID: v.UserID(), All: s.readsAll(v), Projects: v.Projects}
 	if s == Docs {
 		for _, m := range v.Shares {
 			vis.Shared = append(vis.Shared, store.SharedRead{ProjectID: m.ProjectID, AllVersions: m.AllowAll, Versions: m.Versions})

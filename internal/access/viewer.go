@@ -69,6 +69,10 @@ const (
 	// AuthSharingHeader: a sharing token sent as `Authorization: Token`
 	// (or HTTP Basic) on a docs request.
 	AuthSharingHeader
+	// AuthDashboardHandoff: a docs session made from a dashboard session
+	// by the sign-in hand-off (the audit log's name for that sign-in;
+	// requests with the session it made are AuthDocsSession).
+	AuthDashboardHandoff
 )
 
 // Backend is the audit log's name of the method ("" for AuthUnknown).
@@ -86,6 +90,8 @@ func (m AuthMethod) Backend() string {
 		return "sharing-password"
 	case AuthSharingHeader:
 		return "sharing-header"
+	case AuthDashboardHandoff:
+		return "dashboard-session"
 	}
 	return ""
 }

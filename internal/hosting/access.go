@@ -52,10 +52,8 @@ func (h *Handler) Reader(ctx context.Context, r *http.Request) (access.Viewer, e
 // project's docs subdomain, or the path-mode docs origin with
 // PathSessions.
 func (h *Handler) sharesHere(r *http.Request) bool {
-	if _, ok := h.subdomainProject(r.Host); ok {
-		return true
-	}
-	return h.pathSessions && !h.urls.SubdomainMode()
+	_, ok := h.subdomainProject(r.Host)
+	return ok || h.onSessionOrigin(r.Host)
 }
 
 // auditRead records a page view or download (action) of version v of

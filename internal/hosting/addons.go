@@ -327,12 +327,17 @@ func (h *Handler) namespaceOf(u *url.URL) (slug, rest string, ok bool) {
 	return slug, rest, true
 }
 
-// DocsScheme is the scheme of subdomain-mode docs URLs (the dashboard's
-// sign-in hand-off sends browsers back with it).
+// DocsScheme is the scheme of docs URLs (the dashboard's sign-in
+// hand-off sends browsers back with it).
 func (h *Handler) DocsScheme() string { return h.docsScheme() }
 
-// docsScheme is the scheme of subdomain-mode docs URLs.
+// docsScheme is the scheme of docs URLs: the docs origin's in path mode;
+// in subdomain mode the docs scheme, else the public URL's.
 func (h *Handler) docsScheme() string {
+	if !h.urls.SubdomainMode() {
+		s, _, _ := strings.Cut(h.urls.DocsOrigin(), "://")
+		return s
+	}
 	if h.urls.DocsScheme != "" {
 		return h.urls.DocsScheme
 	}

@@ -308,6 +308,9 @@ func (rq *request) sendNotFoundFile(tree artifacts.Tree, x *store.Project, ver *
 		doc, hLength := p.body, p.hLength
 		if block := rq.injection(name, int64(len(doc))); block != nil {
 			doc, _ = inject(doc, block) // a copy: p.body has no spare capacity
+		}
+		doc = rq.h.withSignIn(rq.r, doc)
+		if len(doc) != len(p.body) {
 			hLength = []string{strconv.Itoa(len(doc))}
 		}
 		rq.writeNotFoundHeader(pf.hType, hLength)

@@ -70,6 +70,16 @@ func (f *fixture) project(name, lang string) *store.Project {
 	return p
 }
 
+// privateProject imports a private project named slug whose latest
+// version publishes index.html with index.
+func (f *fixture) privateProject(slug, index string) *store.Project {
+	f.t.Helper()
+	private := store.Private
+	p := f.update(f.project(slug, "en"), store.ProjectUpdate{PrivacyLevel: &private})
+	f.publish(p, "latest", map[string]string{"index.html": index})
+	return p
+}
+
 func (f *fixture) update(p *store.Project, upd store.ProjectUpdate) *store.Project {
 	f.t.Helper()
 	p, err := f.s.UpdateProject(f.t.Context(), p.ID, upd)

@@ -63,8 +63,10 @@ type Config struct {
 	// nothing kept when negative. Published trees never change, so what
 	// is kept is never stale, whatever NoCache says.
 	FileCacheBytes int64
-	// PathSessions allows sharing links on the path-mode docs origin
-	// (--docs-path-sessions); subdomain mode always has them.
+	// PathSessions allows browser sessions (/_/login/ and the sign-in
+	// hand-off from the dashboard) and sharing links on the path-mode
+	// docs origin (--docs-path-sessions); subdomain mode always has them,
+	// the single-origin layout never.
 	PathSessions bool
 	// Audit records sign-ins with sharing links and, as its Pageviews
 	// says, page views and downloads.
@@ -91,13 +93,14 @@ type Handler struct {
 	variants   variants
 	inject     bool
 	clientURL  string
-	// pathSessions: sharing links work on the path-mode docs origin.
-	pathSessions bool
-	audit        *audit.Recorder
-	sharingFails sharingFailures
-	domains      *domains.Registry
-	analytics    *analytics.Recorder
-	bots         analytics.BotCache
+	// sessionOrigin is the path-mode docs origin when it has browser
+	// sessions and sharing links (Config.PathSessions), else "".
+	sessionOrigin string
+	audit         *audit.Recorder
+	sharingFails  sharingFailures
+	domains       *domains.Registry
+	analytics     *analytics.Recorder
+	bots          analytics.BotCache
 	// fronted is set once a Front serves the Handler: only then are large
 	// files' answers kept (as their open files, which only a Front sends).
 	fronted atomic.Bool
@@ -112,7 +115,7 @@ func New(s *store.Store, files Files, cfg Config, logger *slog.Logger) *Handler 
 		logger = slog.Default()
 	}
 	h := &Handler{store: s, files: files, urls: cfg.URLs, logger: logger, cache: &cache{s: s, off: cfg.NoCache}, inject: cfg.AddonsInject, clientURL: cfg.AddonsClientURL,
-		pathSessions: cfg.PathSessions, audit: cfg.Audit, domains: cfg.Domains, analytics: cfg.Analytics}
+		audit: cfg.Audit, domains: cfg.Domains, analytics: cfg.Analytics}
 	h.published.max = cfg.FileCacheBytes
 	if h.published.max == 0 {
 		h.published.max = DefaultFileCacheBytes
@@ -136,6 +139,9 @@ func New(s *store.Store, files Files, cfg Config, logger *slog.Logger) *Handler 
 	if u, err := url.Parse(cfg.URLs.PublicURL); err == nil {
 		h.publicHost = u.Hostname()
 	}
+	if cfg.PathSessions && !cfg.URLs.SubdomainMode() && !cfg.URLs.SharedOrigin() {
+		h.sessionOrigin = cfg.URLs.DocsOrigin()
+	}
 	return h
 }
 
@@ -156,12 +162,26 @@ func (h *Handler) Hosts(next http.Handler) http.Handler {
 	})
 }
 
-// IsDocsHost reports whether host (with any port) is a project's docs
-// subdomain served here: where the dashboard may hand a sign-in off to.
-// Path mode has none.
+// IsDocsHost reports whether host (with any port) is a docs host served
+// here that has browser sessions: where the dashboard may hand a sign-in
+// off to. These are the projects' docs subdomains, and the path-mode docs
+// origin's host with Config.PathSessions.
 func (h *Handler) IsDocsHost(host string) bool {
 	_, ok := h.subdomainProject(host)
-	return ok
+	return ok || h.onSessionOrigin(host)
+}
+
+// onSessionOrigin reports whether host (as a request's Host names it) is
+// the path-mode docs origin's and that origin has browser sessions.
+// Browsers send a host's cookies to each of its ports, so the port must
+// match too: the public listener on the same host name never honours a
+// docs cookie.
+func (h *Handler) onSessionOrigin(host string) bool {
+	if h.sessionOrigin == "" || host == "" {
+		return false
+	}
+	scheme, _, _ := strings.Cut(h.sessionOrigin, "://")
+	return docsurl.SameOrigin(scheme+"://"+host, h.sessionOrigin)
 }
 
 // subdomainProject returns the project slug of a docs subdomain host
@@ -224,19 +244,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ServeFavicon(w, r)
 		return
 	}
-	if h.pathSessions && !h.urls.SubdomainMode() && h.serveSharing(w, r, "") {
+	if h.onSessionOrigin(r.Host) && (h.serveSession(w, r, originSessions) || h.serveSharing(w, r, "")) {
 		return
 	}
 	after, ok := strings.CutPrefix(r.URL.Path, "/docs/")
 	if !ok {
-		notFoundPage(w, r)
+		h.notFoundPage(w, r)
 		return
 	}
 	slug, _, _ := strings.Cut(after, "/")
 	if !slugShaped(slug) {
 		// No project has such a slug, and it must never reach a Location
 		// (`/docs/evil.example%3F/` would name another host).
-		notFoundPage(w, r)
+		h.notFoundPage(w, r)
 		return
 	}
 	rest := after[len(slug):] // "" or from the slash on

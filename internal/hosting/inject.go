@@ -83,6 +83,12 @@ func insertionPoint(doc []byte) int {
 	if i := findTag(doc, "</head", false); i >= 0 {
 		return i
 	}
+	return afterBodyStart(doc)
+}
+
+// afterBodyStart is the offset right after the `>` of doc's first
+// `<body` start tag, -1 when it has none.
+func afterBodyStart(doc []byte) int {
 	i := findTag(doc, "<body", true)
 	if i < 0 {
 		return -1

@@ -17,9 +17,11 @@ import (
 	"docsd/store"
 )
 
-// Browser access to non-public docs in subdomain mode: `/_/login/` trades
-// an API key for a host-only session cookie (docs/security.md, "Who sees
-// what").
+// Browser access to non-public docs on the hosts that have sessions (a
+// project's docs subdomain; the path-mode docs origin with
+// Config.PathSessions): `/_/login/` trades an API key for a host-only
+// session cookie, and `/_/login/start/` a dashboard session
+// (docs/security.md, "Who sees what").
 const (
 	loginPath    = "/_/login/"
 	logoutPath   = "/_/logout/"
@@ -29,6 +31,10 @@ const (
 	// stateName is the cookie binding a sign-in hand-off to the browser
 	// that started it.
 	stateName = "docsd_docs_state"
+	// originSessions is the host name docs sessions of the path-mode docs
+	// origin are stored under; a project's docs host stores its slug,
+	// which never holds a "/".
+	originSessions = "/"
 )
 
 // sessionPages are the pages of `/_/login/` and `/_/logout/`.
@@ -71,15 +77,16 @@ var sessionPages = template.Must(template.New("").Parse(`{{define "top"}}<!DOCTY
 </html>
 {{end}}`))
 
-// serveSession answers `/_/login/` and `/_/logout/` on a docs subdomain of
-// project slug, and reports whether the path was one of them. Both change
+// serveSession answers `/_/login/` and `/_/logout/` (and the hand-off's
+// routes) on a docs host whose sessions are stored under key
+// (sessionKey), and reports whether the path was one of them. Both change
 // the session only by a POST that no other origin sent (the Origin check):
 // GET /_/logout/ is a page whose button signs out, so that a link or an
 // image on another page of the site cannot sign the reader out.
-func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, slug string) bool {
+func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, key string) bool {
 	p := r.URL.Path
 	if p == startPath || p == completePath {
-		h.serveHandoff(w, r, slug)
+		h.serveHandoff(w, r, key)
 		return true
 	}
 	if p != loginPath && p != logoutPath && p+"/" != loginPath && p+"/" != logoutPath {
@@ -114,7 +121,7 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, slug stri
 	}
 	if p == logoutPath {
 		if c, err := r.Cookie(sessionName); err == nil {
-			if u, err := h.store.FindUserByDocsSession(r.Context(), c.Value, slug); err == nil {
+			if u, err := h.store.FindUserByDocsSession(r.Context(), c.Value, key); err == nil {
 				h.audit.Record(r.Context(), audit.Event{Action: store.AuditLogOut, User: u, AuthBackend: access.AuthDocsSession.Backend()})
 			}
 			if err := h.store.DeleteDocsSession(r.Context(), c.Value); err != nil {
@@ -126,7 +133,7 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, slug stri
 		return true
 	}
 	next := r.PostFormValue("next")
-	value, err := h.store.CreateDocsSession(r.Context(), r.PostFormValue("token"), slug)
+	value, err := h.store.CreateDocsSession(r.Context(), r.PostFormValue("token"), key)
 	if errs.Is(err, errs.Unauthenticated) {
 		h.audit.Record(r.Context(), audit.Event{Action: store.AuditAuthenticationFailure, AuthBackend: access.AuthToken.Backend()})
 		h.writeLogin(w, r, http.StatusOK, next, "Invalid token.")
@@ -137,7 +144,7 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, slug stri
 		serverErrorPage(w, r)
 		return true
 	}
-	if u, err := h.store.FindUserByDocsSession(r.Context(), value, slug); err == nil {
+	if u, err := h.store.FindUserByDocsSession(r.Context(), value, key); err == nil {
 		h.audit.Record(r.Context(), audit.Event{Action: store.AuditAuthentication, User: u, AuthBackend: access.AuthToken.Backend()})
 	}
 	http.SetCookie(w, h.sessionCookie(value, int(store.DocsSessionLifetime.Seconds())))
@@ -202,16 +209,21 @@ func (h *Handler) requestScheme(r *http.Request) string {
 }
 
 // SessionUser is the active user of r's docs session cookie when r is on a
-// project's docs subdomain, nil when there is none: no cookie, path mode,
-// an ended session, a revoked token or an inactive user
+// docs host that has sessions, nil when there is none: no cookie, a host
+// without sessions, an ended session, a revoked token or an inactive user
 // (access.DocsSession).
 func (h *Handler) SessionUser(ctx context.Context, r *http.Request) (*store.User, error) {
 	v, err := h.sessionViewer(ctx, r)
 	return v.User, err
 }
 
+// sessionViewer is the viewer of r's docs session cookie, anonymous when
+// r's host has no sessions or the cookie names no live session. The
+// session acts for its user only on the projects served on its host: on a
+// project's docs host those hostProjects gives, on the path-mode docs
+// origin every project.
 func (h *Handler) sessionViewer(ctx context.Context, r *http.Request) (access.Viewer, error) {
-	slug, ok := h.hostProject(ctx, r.Host)
+	key, ok := h.sessionKey(ctx, r.Host)
 	if !ok {
 		return access.Viewer{}, nil
 	}
@@ -219,12 +231,23 @@ func (h *Handler) sessionViewer(ctx context.Context, r *http.Request) (access.Vi
 	if err != nil {
 		return access.Viewer{}, nil
 	}
-	v, err := access.DocsSession(ctx, h.store, c.Value, slug)
-	if err != nil || v.User == nil {
+	v, err := access.DocsSession(ctx, h.store, c.Value, key)
+	if err != nil || v.User == nil || key == originSessions {
 		return v, err
 	}
-	v.Projects, err = h.hostProjects(ctx, slug)
+	v.Projects, err = h.hostProjects(ctx, key)
 	return v, err
+}
+
+// sessionKey is the host name the docs sessions of host are stored
+// under: the project's slug on its docs subdomain or served custom
+// domain, originSessions on the path-mode docs origin with
+// Config.PathSessions; ok is false on a host without sessions.
+func (h *Handler) sessionKey(ctx context.Context, host string) (string, bool) {
+	if slug, ok := h.hostProject(ctx, host); ok {
+		return slug, true
+	}
+	return originSessions, h.onSessionOrigin(host)
 }
 
 // hostProjects are the projects served on the docs subdomain of project
@@ -260,13 +283,14 @@ func (h *Handler) hostProjects(ctx context.Context, slug string) ([]int64, error
 }
 
 // serveHandoff answers the sign-in hand-off from the dashboard on a docs
-// subdomain of project slug: `/_/login/start/` sends the browser to the
-// dashboard's /accounts/docs-login/ with a fresh state bound to it by a
-// cookie; the dashboard sends it back to `/_/login/complete/` with a
-// one-time code, traded here for a docs session that ends with the
-// dashboard session. The session's rights are limited to this host's
-// projects, so a forged start gains an attacker nothing.
-func (h *Handler) serveHandoff(w http.ResponseWriter, r *http.Request, slug string) {
+// host whose sessions are stored under key: `/_/login/start/` sends the
+// browser to the dashboard's /accounts/docs-login/ with a fresh state
+// bound to it by a cookie; the dashboard sends it back to
+// `/_/login/complete/` with a one-time code, traded here for a docs
+// session that ends with the dashboard session. The session's rights are
+// limited to this host's projects, so a forged start gains an attacker
+// nothing. Both outcomes of a completion are audited.
+func (h *Handler) serveHandoff(w http.ResponseWriter, r *http.Request, key string) {
 	w.Header().Set("Cache-Control", "no-store")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
@@ -293,7 +317,7 @@ func (h *Handler) serveHandoff(w http.ResponseWriter, r *http.Request, slug stri
 		h.handoffFailed(w, r, next)
 		return
 	}
-	value, err := h.store.RedeemDocsLoginCode(r.Context(), code, r.Host, state, slug)
+	value, err := h.store.RedeemDocsLoginCode(r.Context(), code, r.Host, state, key)
 	if errs.Is(err, errs.NotFound) {
 		h.handoffFailed(w, r, next)
 		return
@@ -305,12 +329,17 @@ func (h *Handler) serveHandoff(w http.ResponseWriter, r *http.Request, slug stri
 	}
 	http.SetCookie(w, &http.Cookie{Name: stateName, Value: "", Path: loginPath, MaxAge: -1, HttpOnly: true,
 		SameSite: http.SameSiteLaxMode, Secure: h.docsScheme() == "https"})
+	if u, err := h.store.FindUserByDocsSession(r.Context(), value, key); err == nil {
+		h.audit.Record(r.Context(), audit.Event{Action: store.AuditAuthentication, User: u, AuthBackend: access.AuthDashboardHandoff.Backend()})
+	}
 	http.SetCookie(w, h.sessionCookie(value, int(store.DocsSessionLifetime.Seconds())))
 	http.Redirect(w, r, next, http.StatusFound)
 }
 
-// handoffFailed is the page of an expired, used or foreign hand-off code.
+// handoffFailed is the page of an expired, used or foreign hand-off code;
+// the failure is audited.
 func (h *Handler) handoffFailed(w http.ResponseWriter, r *http.Request, next string) {
+	h.audit.Record(r.Context(), audit.Event{Action: store.AuditAuthenticationFailure, AuthBackend: access.AuthDashboardHandoff.Backend()})
 	h.writeSessionPage(w, r, http.StatusBadRequest, "handoff", sessionPage{Title: "Sign-in failed", Next: next,
 		Error: "This sign-in link has expired or was already used. Go back to the page and sign in again."})
 }

@@ -16,12 +16,8 @@ import (
 func TestDocsLogin(t *testing.T) {
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		f := newFixture(t, d)
-		private := store.Private
-		secret := f.update(f.project("secret", "en"), store.ProjectUpdate{PrivacyLevel: &private})
-		f.publish(secret, "latest", map[string]string{"index.html": "secret page"})
-		other := f.project("other", "en")
-		f.publish(other, "latest", map[string]string{"index.html": "other page"})
-		f.update(other, store.ProjectUpdate{PrivacyLevel: &private})
+		f.privateProject("secret", "secret page")
+		f.privateProject("other", "other page")
 		host := "https://secret.docs.example.io"
 
 		post := func(form url.Values, header ...string) *http.Response {

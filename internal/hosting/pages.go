@@ -1,8 +1,11 @@
 package hosting
 
 import (
+	"html"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 )
 
 // notFoundHTML is docsd's generic 404 page. It names nothing: the same page
@@ -18,7 +21,10 @@ const notFoundHTML = `<!DOCTYPE html>
 <body>
 <h1>404 Not Found</h1>
 <p>The page you asked for does not exist.</p>
-</body>
+` + pageEnd
+
+// pageEnd closes docsd's own pages.
+const pageEnd = `</body>
 </html>
 `
 
@@ -55,6 +61,59 @@ var (
 // notFoundPage writes the generic 404 page.
 func notFoundPage(w http.ResponseWriter, r *http.Request) {
 	writePage(w, r, notFoundFixed)
+}
+
+// notFoundPage writes the generic 404 page and returns its body. On a
+// host with docs sessions, read without one, the page links "Sign in" to
+// `/_/login/?next=<the requested path>`: on every 404, whatever is
+// missing, so that the link tells nothing about what exists.
+func (h *Handler) notFoundPage(w http.ResponseWriter, r *http.Request) []byte {
+	if !h.offersSignIn(r) {
+		notFoundPage(w, r)
+		return notFoundFixed.body
+	}
+	p := signInNotFound(r.URL.EscapedPath())
+	writePage(w, r, p)
+	return p.body
+}
+
+// offersSignIn reports whether r's 404 page links "Sign in": r's host has
+// docs sessions and r has none (a cookie of an ended session is none).
+func (h *Handler) offersSignIn(r *http.Request) bool {
+	if _, ok := h.sessionKey(r.Context(), r.Host); !ok {
+		return false
+	}
+	if _, err := r.Cookie(sessionName); err != nil {
+		return true
+	}
+	v, err := h.sessionViewer(r.Context(), r)
+	return err == nil && v.User == nil
+}
+
+// signInNotFound is the generic 404 page linking "Sign in" to the sign-in
+// page, which comes back to path (as sent, escaped) afterwards.
+func signInNotFound(path string) *fixedPage {
+	return newFixedPage(http.StatusNotFound, strings.TrimSuffix(notFoundHTML, pageEnd)+signInParagraph(path)+pageEnd)
+}
+
+// signInParagraph is the "Sign in" link of 404 pages, back to path (as
+// sent, escaped), in a paragraph of its own.
+func signInParagraph(path string) string {
+	href := loginPath + "?" + url.Values{"next": {path}}.Encode()
+	return `<p id="docsd-sign-in"><a href="` + html.EscapeString(href) + `">Sign in</a> to read documentation that is not public.</p>` + "\n"
+}
+
+// withSignIn returns a project's own 404 page doc with the "Sign in" link
+// at the start of its body when r's reader is offered one
+// (offersSignIn); doc unchanged otherwise, or when it has no `<body>` tag.
+func (h *Handler) withSignIn(r *http.Request, doc []byte) []byte {
+	at := afterBodyStart(doc)
+	if at < 0 || !h.offersSignIn(r) {
+		return doc
+	}
+	link := signInParagraph(r.URL.EscapedPath())
+	out := make([]byte, 0, len(doc)+len(link))
+	return append(append(append(out, doc[:at]...), link...), doc[at:]...)
 }
 
 // serverErrorPage writes the generic 500 page.

@@ -455,8 +455,7 @@ func (rq *request) notFoundPageOr(err error) error {
 }
 
 func (rq *request) notFoundPage() error {
-	notFoundPage(rq.w, rq.r)
-	rq.keep(notFoundFixed.status, notFoundFixed.body)
+	rq.keep(http.StatusNotFound, rq.h.notFoundPage(rq.w, rq.r))
 	return nil
 }
 

@@ -171,7 +171,7 @@ func TestServeSteps(t *testing.T) {
 			{"subdomain root", "https://demo.docs.example.io/", nil, 302, "https://demo.docs.example.io/en/latest/", ""},
 			{"subdomain subproject", "https://demo.docs.example.io/projects/library/", nil, 302, "https://demo.docs.example.io/projects/library/en/latest/", ""},
 			{"subdomain folder", "https://demo.docs.example.io/en/latest/install", nil, 302, "https://demo.docs.example.io/en/latest/install/", ""},
-			{"subdomain unknown project", "https://nope.docs.example.io/en/latest/", nil, 404, "", generic},
+			{"subdomain unknown project", "https://nope.docs.example.io/en/latest/", nil, 404, "", string(signInNotFound("/en/latest/").body)},
 			{"subdomain external", "https://demo.docs.example.io/_/external/7/", nil, 200, "", "pr 7"},
 			{"subdomain mode, path URL", "https://docs.example.io/docs/demo/en/latest/api.html?x=1", nil, 301, "https://demo.docs.example.io/en/latest/api.html?x=1", ""},
 			{"subdomain mode, path URL of the root", "https://docs.example.io/docs/demo", nil, 301, "https://demo.docs.example.io/", ""},

@@ -125,7 +125,7 @@ func (h *Handler) serveSharing(w http.ResponseWriter, r *http.Request, hostSlug 
 		return true
 	}
 	if m == nil || (r.Method == http.MethodPost && m.AccessType != store.SharingPassword) {
-		notFoundPage(w, r)
+		h.notFoundPage(w, r)
 		return true
 	}
 	next := r.URL.Query().Get("next")

@@ -73,13 +73,14 @@ func (rq *request) sendUnbuiltPage(x *store.Project, ver *store.Version) error {
 	for _, v := range menu {
 		data.Others = append(data.Others, unbuiltLink{Slug: v.Slug, URL: rq.urls.Docs(t, v.Slug, "")})
 	}
-	var body bytes.Buffer
-	if err := unbuiltPage.Execute(&body, data); err != nil {
+	var buf bytes.Buffer
+	if err := unbuiltPage.Execute(&buf, data); err != nil {
 		return err
 	}
+	body := rq.h.withSignIn(rq.r, buf.Bytes())
 	h := rq.w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(body.Len()))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	h.Set("Cache-Control", "no-cache")
 	if rq.private || !x.VersionIsPublic(ver) {
 		h.Set("Cache-Control", "private, no-cache")
@@ -88,7 +89,7 @@ func (rq *request) sendUnbuiltPage(x *store.Project, ver *store.Version) error {
 	h.Set("X-Content-Type-Options", "nosniff")
 	rq.w.WriteHeader(http.StatusNotFound)
 	if rq.r.Method != http.MethodHead {
-		rq.w.Write(body.Bytes())
+		rq.w.Write(body)
 	}
 	return nil
 }

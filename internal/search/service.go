@@ -31,16 +31,18 @@ type Service struct {
 	URLs  docsurl.Config
 }
 
-// Reader is who searches: UserID 0 is anonymous. Only maintainership and
-// sharing grants (Shared) widen what a reader sees (superusers get nothing
-// extra).
+// Reader is who searches: UserID 0 is anonymous. Only roles and sharing
+// grants (Shared) widen what a reader sees (superusers get nothing
+// extra); Projects, when not nil, are the only projects on which the
+// reader's roles count (store.Visibility).
 type Reader struct {
-	UserID int64
-	Shared []store.SharedRead
+	UserID   int64
+	Shared   []store.SharedRead
+	Projects []int64
 }
 
 func (r Reader) visibility() *store.Visibility {
-	return &store.Visibility{UserID: r.UserID, Shared: r.Shared}
+	return &store.Visibility{UserID: r.UserID, Shared: r.Shared, Projects: r.Projects}
 }
 
 // Pair is one (project, version) of a search scope.
