@@ -385,3 +385,75 @@ func (r *Resolver) recordInvitation(ctx context.Context, action string, inv *sto
 	v := access.ViewerFrom(ctx)
 	r.Audit.RecordInvitation(ctx, action, v.User, v.Auth.Backend(), inv)
 }
+
+// invitationConnection is connect for invitations.
+func invitationConnection(p pager, rows []*store.Invitation, total int) *InvitationConnection {
+	c := &InvitationConnection{TotalCount: int64(total)}
+	c.Nodes, c.Edges, c.PageInfo = connect(nodeInvitation, p, rows, total, func(x *store.Invitation) int64 { return x.ID },
+		func(cursor string, x *store.Invitation) *InvitationEdge { return &InvitationEdge{Cursor: cursor, Node: x} })
+	return c
+}
+
+// pendingInvitations pages the invitations of a target; who may read
+// them is the caller's to check.
+func (r *Resolver) pendingInvitations(ctx context.Context, objectType string, objectID int64, a pageArgs) (*InvitationConnection, error) {
+	invs, err := r.Store.FindInvitations(ctx, objectType, objectID)
+	if err != nil {
+		return nil, err
+	}
+	return wholeConnection(r, nodeInvitation, a, invs, func(i *store.Invitation) int64 { return i.ID }, invitationConnection)
+}
+
+// organizationInvitations pages the pending invitations of an
+// organization (objectType organization) or of one of its teams (team),
+// for the organization's owners: anyone else is Forbidden.
+func (r *Resolver) organizationInvitations(ctx context.Context, orgID int64, objectType string, objectID int64, a pageArgs) (*InvitationConnection, error) {
+	st, err := r.standing(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	if !access.CanManageOrganization(access.ViewerFrom(ctx), st) {
+		return nil, errForbidden("graph.pendingInvitations")
+	}
+	return r.pendingInvitations(ctx, objectType, objectID, a)
+}
+
+// userInvitations pages the invitations to u, for u only (nil for
+// anyone else): those naming u and those to an email address u has
+// verified, as the viewer's own record says.
+func (r *Resolver) userInvitations(ctx context.Context, u *store.User, a pageArgs) (*InvitationConnection, error) {
+	v := access.ViewerFrom(ctx).User
+	if v == nil || v.ID != u.ID {
+		return nil, nil
+	}
+	invs, err := r.Store.FindInvitationsFor(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	return wholeConnection(r, nodeInvitation, a, invs, func(i *store.Invitation) int64 { return i.ID }, invitationConnection)
+}
+
+// invitationNode is the invitation with database id id for node(id:):
+// its invitee (the user it names, or the user who has verified its email
+// address) and whoever may invite to its target see it; for anyone else
+// it is NotFound, as a missing one.
+func (r *Resolver) invitationNode(ctx context.Context, id int64) (*store.Invitation, error) {
+	const op = "graph.invitationNode"
+	inv, err := r.Store.FindInvitation(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if u := access.ViewerFrom(ctx).User; u != nil {
+		if (inv.ToUserID != nil && *inv.ToUserID == u.ID) ||
+			(inv.ToEmail != "" && u.EmailVerified && strings.EqualFold(inv.ToEmail, u.Email)) {
+			return inv, nil
+		}
+	}
+	switch _, _, err := r.mayInviteTo(ctx, inv); {
+	case err == nil:
+		return inv, nil
+	case errs.KindOf(err) == errs.Internal || errs.KindOf(err) == errs.Unavailable:
+		return nil, err
+	}
+	return nil, errNotFound(op)
+}

@@ -339,11 +339,13 @@ func (a *Accounts) GraphQLUser(r *http.Request) (*store.User, error) {
 	return a.SessionUser(r.Context(), value)
 }
 
-// Audit actions of signing in and out.
+// Audit actions of signing in, signing up and signing out.
 const (
 	ActionAuthentication        = "authentication"
 	ActionAuthenticationFailure = "authentication-failure"
 	ActionLogOut                = "log-out"
+	// ActionInvitationAccepted: an invitation accepted by signing up.
+	ActionInvitationAccepted = store.AuditInvitationAccepted
 )
 
 // AuditEvent is a sign-in, a refused sign-in, a sign-out or an invitation

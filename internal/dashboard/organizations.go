@@ -52,7 +52,8 @@ const (
 	createOrganizationMutation = `mutation($input: CreateOrganizationInput!) { createOrganization(input: $input) { organization { slug } ` + graph.PayloadErrors + ` } }`
 	updateOrganizationMutation = `mutation($input: UpdateOrganizationInput!) { updateOrganization(input: $input) { organization { slug } ` + graph.PayloadErrors + ` } }`
 	createTeamMutation         = `mutation($input: CreateTeamInput!) { createTeam(input: $input) { team { slug } ` + graph.PayloadErrors + ` } }`
-	addTeamMemberMutation      = `mutation($input: AddTeamMemberInput!) { addTeamMember(input: $input) { member { username } ` + graph.PayloadErrors + ` } }`
+	addTeamMemberMutation      = `mutation($input: AddTeamMemberInput!) { addTeamMember(input: $input) {
+		member { username } invitation { toEmail toUser { username } } url emailSent ` + graph.PayloadErrors + ` } }`
 	removeTeamMemberMutation   = `mutation($input: RemoveTeamMemberInput!) { removeTeamMember(input: $input) { team { slug } ` + graph.PayloadErrors + ` } }`
 	addTeamProjectMutation     = `mutation($input: AddTeamProjectInput!) { addTeamProject(input: $input) { team { slug } ` + graph.PayloadErrors + ` } }`
 	removeTeamProjectMutation  = `mutation($input: RemoveTeamProjectInput!) { removeTeamProject(input: $input) { team { slug } ` + graph.PayloadErrors + ` } }`
@@ -71,7 +72,7 @@ func (d *Dashboard) mountOrganizations() {
 	d.mux.HandleFunc("POST /organizations/{org}/edit/{$}", d.signedIn(d.handleOrganizationEdit))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/add/{$}", d.signedIn(d.handleTeamCreate))
 	d.mux.HandleFunc("GET /organizations/{org}/teams/{team}/{$}", d.signedIn(d.handleOrganization))
-	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/members/invite/{$}", d.signedIn(d.handleTeamChange(addTeamMemberMutation, "usernameOrEmail", "username")))
+	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/members/invite/{$}", d.signedIn(d.handleTeamInvite))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/members/remove/{$}", d.signedIn(d.handleTeamChange(removeTeamMemberMutation, "username", "username")))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/projects/{$}", d.signedIn(d.handleTeamChange(addTeamProjectMutation, "project", "project")))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/projects/remove/{$}", d.signedIn(d.handleTeamChange(removeTeamProjectMutation, "project", "project")))
@@ -233,23 +234,52 @@ func (d *Dashboard) handleTeamCreate(w http.ResponseWriter, r *http.Request, s *
 	http.Redirect(w, r, "/organizations/"+slug+"/teams/"+out.CreateTeam.Team.Slug+"/", http.StatusSeeOther)
 }
 
+// handleTeamInvite adds a member to the team, or invites them: then the
+// team's page shows, this once, whether the invitation was emailed or
+// else its link to pass on.
+func (d *Dashboard) handleTeamInvite(w http.ResponseWriter, r *http.Request, s *session) {
+	var out struct{ AddTeamMember invitationSent }
+	sent := &out.AddTeamMember
+	if !d.teamChange(w, r, s, addTeamMemberMutation, "usernameOrEmail", "username", &out) {
+		return
+	}
+	if sent.Invitation == nil {
+		http.Redirect(w, r, teamPage(r), http.StatusSeeOther)
+		return
+	}
+	d.renderOrganization(w, r, s, http.StatusOK, &page{Invited: sent.invited()})
+}
+
+// teamPage is the path of the page of the request's team.
+func teamPage(r *http.Request) string {
+	return "/organizations/" + url.PathEscape(r.PathValue("org")) + "/teams/" + url.PathEscape(r.PathValue("team")) + "/"
+}
+
 // handleTeamChange runs a team mutation whose input names the team and
 // one more field, read from the form field formField; back to the team's
 // page, with the message next to the field when the input is refused.
 func (d *Dashboard) handleTeamChange(mutation, inputField, formField string) func(http.ResponseWriter, *http.Request, *session) {
 	return func(w http.ResponseWriter, r *http.Request, s *session) {
-		org, t := r.PathValue("org"), r.PathValue("team")
-		value := strings.TrimSpace(r.PostFormValue(formField))
-		err := d.run(r, s, mutation, map[string]any{"input": map[string]any{"organization": org, "team": t, inputField: value}}, nil)
-		if err != nil {
-			if notFoundOrForbidden(err) {
-				d.failed(w, r, s, err)
-				return
-			}
-			d.renderOrganization(w, r, s, formStatus(err), &page{Form: map[string]string{formField: value},
-				Errors: formErrorsOf(err, map[string]string{snakeCase(inputField): formField})})
-			return
+		if d.teamChange(w, r, s, mutation, inputField, formField, nil) {
+			http.Redirect(w, r, teamPage(r), http.StatusSeeOther)
 		}
-		http.Redirect(w, r, "/organizations/"+url.PathEscape(org)+"/teams/"+url.PathEscape(t)+"/", http.StatusSeeOther)
 	}
+}
+
+// teamChange runs handleTeamChange's mutation into out and reports
+// whether it passed; when it did not, the answer is written.
+func (d *Dashboard) teamChange(w http.ResponseWriter, r *http.Request, s *session, mutation, inputField, formField string, out any) bool {
+	org, t := r.PathValue("org"), r.PathValue("team")
+	value := strings.TrimSpace(r.PostFormValue(formField))
+	err := d.run(r, s, mutation, map[string]any{"input": map[string]any{"organization": org, "team": t, inputField: value}}, out)
+	if err == nil {
+		return true
+	}
+	if notFoundOrForbidden(err) {
+		d.failed(w, r, s, err)
+		return false
+	}
+	d.renderOrganization(w, r, s, formStatus(err), &page{Form: map[string]string{formField: value},
+		Errors: formErrorsOf(err, map[string]string{snakeCase(inputField): formField})})
+	return false
 }
