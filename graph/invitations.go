@@ -390,7 +390,9 @@ func (r *Resolver) recordInvitation(ctx context.Context, action string, inv *sto
 func invitationConnection(p pager, rows []*store.Invitation, total int) *InvitationConnection {
 	c := &InvitationConnection{TotalCount: int64(total)}
 	c.Nodes, c.Edges, c.PageInfo = connect(nodeInvitation, p, rows, total, func(x *store.Invitation) int64 { return x.ID },
-		func(cursor string, x *store.Invitation) *InvitationEdge { return &InvitationEdge{Cursor: cursor, Node: x} })
+		func(cursor string, x *store.Invitation) *InvitationEdge {
+			return &InvitationEdge{Cursor: cursor, Node: x}
+		})
 	return c
 }
 

@@ -52,8 +52,7 @@ const (
 	createOrganizationMutation = `mutation($input: CreateOrganizationInput!) { createOrganization(input: $input) { organization { slug } ` + graph.PayloadErrors + ` } }`
 	updateOrganizationMutation = `mutation($input: UpdateOrganizationInput!) { updateOrganization(input: $input) { organization { slug } ` + graph.PayloadErrors + ` } }`
 	createTeamMutation         = `mutation($input: CreateTeamInput!) { createTeam(input: $input) { team { slug } ` + graph.PayloadErrors + ` } }`
-	addTeamMemberMutation      = `mutation($input: AddTeamMemberInput!) { addTeamMember(input: $input) {
-		member { username } invitation { toEmail toUser { username } } url emailSent ` + graph.PayloadErrors + ` } }`
+	addTeamMemberMutation      = `mutation($input: AddTeamMemberInput!) { addTeamMember(input: $input) { member { username } invitation { toEmail toUser { username } } url emailSent ` + graph.PayloadErrors + ` } }`
 	removeTeamMemberMutation   = `mutation($input: RemoveTeamMemberInput!) { removeTeamMember(input: $input) { team { slug } ` + graph.PayloadErrors + ` } }`
 	addTeamProjectMutation     = `mutation($input: AddTeamProjectInput!) { addTeamProject(input: $input) { team { slug } ` + graph.PayloadErrors + ` } }`
 	removeTeamProjectMutation  = `mutation($input: RemoveTeamProjectInput!) { removeTeamProject(input: $input) { team { slug } ` + graph.PayloadErrors + ` } }`
