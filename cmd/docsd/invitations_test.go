@@ -1,6 +1,7 @@
 package main
 
 import (
+	"html"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -76,8 +77,7 @@ func TestInvitationExamples(t *testing.T) {
 		}
 		// Accepting needs a session: not signed in, the sign-in page.
 		resp, _ = anon.post("/invitations/"+fayToken+"/", url.Values{"accept": {"1"}})
-		if loc := resp.Header.Get("Location"); resp.StatusCode/100 != 3 || !strings.HasPrefix(loc, "/accounts/login/?next=") ||
-			!strings.Contains(loc, url.QueryEscape("/invitations/"+fayToken+"/")) {
+		if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusFound || loc != "/accounts/login/?next="+url.QueryEscape("/invitations/"+fayToken+"/") {
 			t.Errorf("accept, not signed in: %d %s", resp.StatusCode, loc)
 		}
 
@@ -195,4 +195,166 @@ func TestInvitationEmail(t *testing.T) {
 			t.Errorf("demo's maintainers after accepting: %d, want 2", len(ms))
 		}
 	})
+}
+
+// signUpForm reads the sign-up form of an invitation page as a visitor
+// who is not signed in: its CSRF token, or "" when the page offers none.
+func signUpForm(t *testing.T, c *browserClient, path string) string {
+	t.Helper()
+	resp, page := c.get(path)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d\n%s", path, resp.StatusCode, page)
+	}
+	if !strings.Contains(page, `id="id_username"`) {
+		return ""
+	}
+	return csrfOf(t, page)
+}
+
+// TestInvitationSignUp runs the sign-up of an email invitation through a
+// real server, on both databases: the contract's example (fay signs up
+// on the link page, joins the team, is signed in and sent to the
+// organization), refused forms that write nothing, an invitation for a
+// named user that never makes an account, an expired one, and the
+// setting that turns sign-up off.
+func TestInvitationSignUp(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		ctx := t.Context()
+		s := storetest.Open(t, d)
+		clock := storetest.SetClock(s, time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC))
+		_, base := dashboardApp(t, s, "--public-url", "https://docs.example.com")
+		alice := mustUserByName(t, s, "alice")
+		org := &store.Organization{Slug: "acme", Name: "Acme"}
+		must(t, s.CreateOrganization(ctx, org, alice.ID))
+		key := newKey(t, s, "alice")
+		invite := func(who string) string {
+			t.Helper()
+			res := graphQL(t, base, key, `mutation($who: String!) { addTeamMember(input: {organization: "acme", team: "read-only", usernameOrEmail: $who}) { url errors { message } } }`,
+				map[string]any{"who": who})
+			link, _ := res["data"].(map[string]any)["addTeamMember"].(map[string]any)["url"].(string)
+			m := invitationLink.FindStringSubmatch(link)
+			if m == nil {
+				t.Fatalf("addTeamMember %s: %s", who, mustJSON(t, res))
+			}
+			return "/invitations/" + m[1] + "/"
+		}
+		fayLink := invite("fay@partner.example")
+		users := func() int {
+			t.Helper()
+			var n int
+			for _, name := range []string{"fay", "Fay", "eve"} {
+				if _, err := s.FindUserByUsername(ctx, name); err == nil {
+					n++
+				}
+			}
+			return n
+		}
+
+		visitor := newBrowserClient(t, base)
+		csrf := signUpForm(t, visitor, fayLink)
+		if csrf == "" {
+			t.Fatalf("the page of an email invitation offers no sign-up form")
+		}
+		// Refused forms: a message by the field, nothing written.
+		for _, tc := range []struct {
+			name, username, password, csrf string
+			code                           int
+			want                           string
+		}{
+			{"no CSRF token", "fay", "fay-password", "x", http.StatusForbidden, "CSRF verification failed."},
+			{"no username", " ", "fay-password", csrf, http.StatusBadRequest, "This field is required."},
+			{"bad username", "fay smith", "fay-password", csrf, http.StatusBadRequest,
+				"Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters."},
+			{"taken username", "ALICE", "fay-password", csrf, http.StatusBadRequest, "A user with that username already exists."},
+			{"short password", "fay", "short", csrf, http.StatusBadRequest, "This password is too short. It must contain at least 8 characters."},
+		} {
+			resp, page := visitor.post(fayLink, url.Values{"csrfmiddlewaretoken": {tc.csrf}, "accept": {"1"}, "username": {tc.username}, "password": {tc.password}})
+			if resp.StatusCode != tc.code || !strings.Contains(html.UnescapeString(page), tc.want) {
+				t.Errorf("%s: %d, want %d with %q\n%s", tc.name, resp.StatusCode, tc.code, tc.want, page)
+			}
+		}
+		if n := users(); n != 0 {
+			t.Fatalf("refused sign-ups created %d users", n)
+		}
+
+		// 4. fay signs up: created, member of read-only, signed in, sent to the organization.
+		resp, page := visitor.post(fayLink, url.Values{"csrfmiddlewaretoken": {csrf}, "accept": {"1"}, "username": {"fay"}, "password": {"fay-password"}})
+		if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/organizations/acme/" {
+			t.Fatalf("example 4: %d %s\n%s", resp.StatusCode, resp.Header.Get("Location"), page)
+		}
+		fay := mustUserByName(t, s, "fay")
+		if fay.Email != "fay@partner.example" || fay.EmailVerified || !fay.IsActive || fay.IsSuperuser {
+			t.Errorf("fay = %+v, want the invitation's address, unverified (it was not emailed)", fay)
+		}
+		readOnly, err := s.FindTeamBySlug(ctx, org.ID, "read-only")
+		must(t, err)
+		if ms, _ := s.FindTeamMembers(ctx, []int64{readOnly.ID}); len(ms) != 1 || ms[0].User.ID != fay.ID {
+			t.Errorf("read-only's members after fay signed up: %+v", ms)
+		}
+		if resp, page := visitor.get("/organizations/acme/"); resp.StatusCode != http.StatusOK || !strings.Contains(page, "fay") {
+			t.Errorf("fay's session: GET /organizations/acme/ = %d", resp.StatusCode)
+		}
+		if resp, _ := visitor.get(fayLink); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("the used link: %d, want 404", resp.StatusCode)
+		}
+		entries, _, err := s.FindAuditEntries(ctx, store.AuditFilter{Visible: store.AuditVisibility{All: true}, Action: store.AuditInvitationAccepted}, store.Page{Limit: 10})
+		must(t, err)
+		if len(entries) != 1 || entries[0].UserID == nil || *entries[0].UserID != fay.ID || entries[0].OrganizationID == nil || *entries[0].OrganizationID != org.ID {
+			t.Errorf("invitation-accepted entries: %+v", entries)
+		}
+
+		// An invitation for a named user never makes an account, whoever holds its link.
+		bobLink := invite("bob")
+		other := newBrowserClient(t, base)
+		if signUpForm(t, other, bobLink) != "" {
+			t.Errorf("the page of bob's invitation offers a sign-up form")
+		}
+		resp, _ = other.post(bobLink, url.Values{"csrfmiddlewaretoken": {csrf}, "accept": {"1"}, "username": {"eve"}, "password": {"eve-password"}})
+		if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/accounts/login/?next="+url.QueryEscape(bobLink) {
+			t.Errorf("sign-up with bob's invitation: %d %s, want 302 to sign in", resp.StatusCode, resp.Header.Get("Location"))
+		}
+
+		// Expired: no form, and the form posted anyway is refused.
+		eveLink := invite("eve@partner.example")
+		eveCSRF := signUpForm(t, other, eveLink)
+		clock.Advance(15*24*time.Hour + time.Second)
+		if signUpForm(t, other, eveLink) != "" {
+			t.Errorf("an expired invitation's page offers a sign-up form")
+		}
+		resp, page = other.post(eveLink, url.Values{"csrfmiddlewaretoken": {eveCSRF}, "accept": {"1"}, "username": {"eve"}, "password": {"eve-password"}})
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, "Invitation has expired.") {
+			t.Errorf("sign-up with an expired invitation: %d\n%s", resp.StatusCode, page)
+		}
+		if n := users(); n != 1 {
+			t.Errorf("users fay, Fay, eve: %d, want fay only", n)
+		}
+	})
+}
+
+// TestInvitationSignUpOff: with --invitation-signup=false the link page
+// of an email invitation has no sign-up form, and a sign-up posted anyway
+// is sent to sign in, creating nobody.
+func TestInvitationSignUpOff(t *testing.T) {
+	s := storetest.Open(t, store.SQLite)
+	_, base := dashboardApp(t, s, "--public-url", "https://docs.example.com", "--invitation-signup=false")
+	key := newKey(t, s, "alice")
+	res := graphQL(t, base, key, `mutation { inviteMaintainer(input: {slug: "demo", usernameOrEmail: "fay@partner.example"}) { url errors { message } } }`, nil)
+	link, _ := res["data"].(map[string]any)["inviteMaintainer"].(map[string]any)["url"].(string)
+	m := invitationLink.FindStringSubmatch(link)
+	if m == nil {
+		t.Fatalf("inviteMaintainer: %s", mustJSON(t, res))
+	}
+	path := "/invitations/" + m[1] + "/"
+	visitor := newBrowserClient(t, base)
+	resp, page := visitor.get(path)
+	if resp.StatusCode != http.StatusOK || strings.Contains(page, `id="id_username"`) || !strings.Contains(page, "Sign in to accept or decline") {
+		t.Errorf("the page with sign-up off: %d\n%s", resp.StatusCode, page)
+	}
+	resp, _ = visitor.post(path, url.Values{"csrfmiddlewaretoken": {"x"}, "accept": {"1"}, "username": {"fay"}, "password": {"fay-password"}})
+	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/accounts/login/?next="+url.QueryEscape(path) {
+		t.Errorf("a sign-up posted with sign-up off: %d %s, want 302 to sign in", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if _, err := s.FindUserByUsername(t.Context(), "fay"); err == nil {
+		t.Errorf("a sign-up with sign-up off created fay")
+	}
 }

@@ -83,19 +83,19 @@ func (d *Dashboard) loadInvitation(w http.ResponseWriter, r *http.Request, s *se
 	return out.Invitation, true
 }
 
-// signUpOffered reports whether the page offers a visitor who is not
-// signed in to create an account: only for an invitation to an email
+// signUpOffered reports whether a visitor who is not signed in may
+// accept by creating an account: only for an invitation to an email
 // address (one for a named user is that user's to accept), and only when
 // the server lets invitations create accounts and lets anyone sign in.
+// The page shows the form unless the invitation has expired.
 func (d *Dashboard) signUpOffered(inv *invitation) bool {
-	return inv.ToUser == nil && inv.ToEmail != nil && !inv.Expired &&
-		d.cfg.SignInRefused == "" && d.cfg.Accounts.SignUpOpen()
+	return inv.ToUser == nil && inv.ToEmail != nil && d.cfg.SignInRefused == "" && d.cfg.Accounts.SignUpOpen()
 }
 
 // invitationPage is the invitation page of inv for session s.
 func (d *Dashboard) invitationPage(w http.ResponseWriter, r *http.Request, s *session, inv *invitation) *page {
 	p := &page{Title: "Invitation", Invitation: inv, Next: "/accounts/login/?next=" + url.QueryEscape(r.URL.Path)}
-	if s.viewer.User == nil && d.signUpOffered(inv) {
+	if s.viewer.User == nil && !inv.Expired && d.signUpOffered(inv) {
 		p.SignUp, p.CSRF = true, d.anonymousCSRF(w, r, invitationCSRFPath)
 	}
 	return p
