@@ -358,3 +358,92 @@ func TestInvitationSignUpOff(t *testing.T) {
 		t.Errorf("a sign-up with sign-up off created fay")
 	}
 }
+
+// TestInvitationNodes reads pending invitations through GraphQL on both
+// databases: each target's list for those who may invite to it (a
+// member who is not an owner gets null and FORBIDDEN), the invitee's own
+// list (by username and by verified email), and node(id:) for the
+// invitee and the inviters only.
+func TestInvitationNodes(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		ctx := t.Context()
+		s := storetest.Open(t, d)
+		_, base := dashboardApp(t, s, "--public-url", "https://docs.example.com")
+		alice := mustUserByName(t, s, "alice")
+		org := &store.Organization{Slug: "acme", Name: "Acme"}
+		must(t, s.CreateOrganization(ctx, org, alice.ID))
+		cy, _ := storetest.MustUser(t, s, "cy")
+		readOnly, err := s.FindTeamBySlug(ctx, org.ID, "read-only")
+		must(t, err)
+		must(t, s.AddTeamMember(ctx, readOnly.ID, cy.ID))
+		aliceKey, bobKey, cyKey := newKey(t, s, "alice"), newKey(t, s, "bob"), newKey(t, s, "cy")
+
+		ids := map[string]string{}
+		for name, q := range map[string]string{
+			"team":    `mutation { addTeamMember(input: {organization: "acme", team: "read-only", usernameOrEmail: "Dee@Partner.example"}) { invitation { id } errors { message } } }`,
+			"owner":   `mutation { inviteOrganizationOwner(input: {organization: "acme", usernameOrEmail: "bob"}) { invitation { id } errors { message } } }`,
+			"project": `mutation { inviteMaintainer(input: {slug: "demo", usernameOrEmail: "bob"}) { invitation { id } errors { message } } }`,
+		} {
+			res := graphQL(t, base, aliceKey, q, nil)
+			for _, payload := range res["data"].(map[string]any) {
+				inv, _ := payload.(map[string]any)["invitation"].(map[string]any)
+				if inv == nil {
+					t.Fatalf("%s: %s", name, mustJSON(t, res))
+				}
+				ids[name] = inv["id"].(string)
+			}
+		}
+		// dee signs up elsewhere later and verifies the invited address.
+		_, err = s.CreateUser(ctx, "dee", "dee@partner.example", false)
+		must(t, err)
+		deeKey := newKey(t, s, "dee")
+
+		lists := `{ organization(slug: "acme") { pendingInvitations { totalCount nodes { objectType toUser { username } } } }
+			team: organization(slug: "acme") { teams { nodes { slug pendingInvitations { totalCount nodes { toEmail } } } } }
+			project(slug: "demo") { pendingInvitations { totalCount nodes { objectType } } } }`
+		got := mustJSON(t, graphQL(t, base, aliceKey, lists, nil))
+		for _, want := range []string{
+			`"organization":{"pendingInvitations":{"nodes":[{"objectType":"organization","toUser":{"username":"bob"}}],"totalCount":1}}`,
+			`{"pendingInvitations":{"nodes":[{"toEmail":"Dee@Partner.example"}],"totalCount":1},"slug":"read-only"}`,
+			`"project":{"pendingInvitations":{"nodes":[{"objectType":"project"}],"totalCount":1}}`,
+		} {
+			if !strings.Contains(got, want) {
+				t.Errorf("alice's lists: %s\nwant %s", got, want)
+			}
+		}
+		// cy is a member, not an owner.
+		res := graphQL(t, base, cyKey, `{ organization(slug: "acme") { slug pendingInvitations { totalCount } teams { nodes { pendingInvitations { totalCount } } } } }`, nil)
+		if got := mustJSON(t, res); !strings.Contains(got, `"pendingInvitations":null`) || !strings.Contains(got, `"code":"FORBIDDEN"`) || !strings.Contains(got, `"slug":"acme"`) {
+			t.Errorf("cy's lists: %s", got)
+		}
+
+		// The invitees' own lists.
+		mine := `{ viewer { pendingInvitations { totalCount nodes { objectType } } } }`
+		if got, want := mustJSON(t, graphQL(t, base, bobKey, mine, nil)["data"]),
+			`{"viewer":{"pendingInvitations":{"nodes":[{"objectType":"organization"},{"objectType":"project"}],"totalCount":2}}}`; got != want {
+			t.Errorf("bob's invitations: %s, want %s", got, want)
+		}
+		if got, want := mustJSON(t, graphQL(t, base, deeKey, mine, nil)["data"]),
+			`{"viewer":{"pendingInvitations":{"nodes":[{"objectType":"team"}],"totalCount":1}}}`; got != want {
+			t.Errorf("dee's invitations (by verified email): %s, want %s", got, want)
+		}
+
+		// node(id:): the invitee and the inviters, nobody else.
+		for _, tc := range []struct {
+			who, key, inv string
+			found         bool
+		}{
+			{"alice", aliceKey, "team", true}, {"alice", aliceKey, "project", true}, {"alice", aliceKey, "owner", true},
+			{"bob", bobKey, "owner", true}, {"bob", bobKey, "project", true}, {"bob", bobKey, "team", false},
+			{"dee", deeKey, "team", true}, {"dee", deeKey, "owner", false},
+			{"cy", cyKey, "team", false}, {"anonymous", "", "team", false},
+		} {
+			res := graphQL(t, base, tc.key, `query($id: ID!) { node(id: $id) { id ... on Invitation { databaseId objectType } } }`, map[string]any{"id": ids[tc.inv]})
+			got := mustJSON(t, res)
+			if found := strings.Contains(got, `"id":"`+ids[tc.inv]+`"`); found != tc.found ||
+				(!tc.found && !strings.Contains(got, `"code":"NOT_FOUND"`)) {
+				t.Errorf("node(%s invitation) as %s: %s, want found %v", tc.inv, tc.who, got, tc.found)
+			}
+		}
+	})
+}
