@@ -239,6 +239,14 @@ func TestInvitationSignUp(t *testing.T) {
 			return "/invitations/" + m[1] + "/"
 		}
 		fayLink := invite("fay@partner.example")
+		// The team page's form, without a mail relay: the link, shown once.
+		owner := newBrowserClient(t, base)
+		ownerCSRF := owner.signIn("alice", "alice-password")
+		resp, page := owner.post("/organizations/acme/teams/read-only/members/invite/", url.Values{"csrfmiddlewaretoken": {ownerCSRF}, "username": {"gil@partner.example"}})
+		if resp.StatusCode != http.StatusOK || !strings.Contains(page, "Copy this link to gil@partner.example") ||
+			!regexp.MustCompile(`id="id_invitation_url" readonly value="https://docs\.example\.com/invitations/[A-Za-z0-9]{32}/"`).MatchString(page) {
+			t.Errorf("the team page after inviting gil: %d\n%s", resp.StatusCode, page)
+		}
 		users := func() int {
 			t.Helper()
 			var n int
@@ -278,7 +286,7 @@ func TestInvitationSignUp(t *testing.T) {
 		}
 
 		// 4. fay signs up: created, member of read-only, signed in, sent to the organization.
-		resp, page := visitor.post(fayLink, url.Values{"csrfmiddlewaretoken": {csrf}, "accept": {"1"}, "username": {"fay"}, "password": {"fay-password"}})
+		resp, page = visitor.post(fayLink, url.Values{"csrfmiddlewaretoken": {csrf}, "accept": {"1"}, "username": {"fay"}, "password": {"fay-password"}})
 		if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/organizations/acme/" {
 			t.Fatalf("example 4: %d %s\n%s", resp.StatusCode, resp.Header.Get("Location"), page)
 		}
