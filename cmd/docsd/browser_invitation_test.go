@@ -1,8 +1,6 @@
 package main
 
 import (
-	"net"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -30,21 +28,9 @@ func TestBrowserInvitationSignUp(t *testing.T) {
 	relay := mailtest.Start(t)
 	ctx := newBrowser(t, chromedp.Flag("host-resolver-rules", "MAP *.docs.test 127.0.0.1"))
 	s := storetest.Open(t, store.SQLite)
-	// The mailed link and the docs host's hand-off use the public URL:
-	// serve it there.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + l.Addr().String()
-	a, _ := dashboardApp(t, s, "--build-workers", "0", "--docs-domain", "docs.test", "--docs-scheme", "http", "--public-url", base,
+	a, base := servedAtPublicURL(t, s, "--build-workers", "0", "--docs-domain", "docs.test", "--docs-scheme", "http",
 		"--allow-private-network", "--smtp-addr", relay.SMTPAddr, "--smtp-username", relay.Username, "--smtp-password", relay.Password)
 	a.settings.mailRootCAs = relay.RootCAs // the test relay's own certificate
-	srv := httptest.NewUnstartedServer(a.handler())
-	srv.Listener.Close()
-	srv.Listener = l
-	srv.Start()
-	t.Cleanup(srv.Close)
 	publishLatest(t, a, s, "secret", "<p id=secret>secret page</p>")
 
 	// Acme owns Secret; its team Readers reads it.
@@ -56,29 +42,8 @@ func TestBrowserInvitationSignUp(t *testing.T) {
 	must(t, s.SetProjectsOrganization(t.Context(), []int64{secret.ID}, &org.ID, nil))
 	must(t, s.CreateTeam(t.Context(), &store.Team{OrganizationID: org.ID, Slug: "readers", Name: "Readers", Access: store.TeamReadonly}, []int64{secret.ID}))
 
-	fail := func(step string, err error) {
-		t.Helper()
-		screenshot(t, ctx, "failure-"+step+".png")
-		t.Fatalf("%s: %v", step, err)
-	}
-	run := func(step string, actions ...chromedp.Action) {
-		t.Helper()
-		if err := chromedp.Run(ctx, actions...); err != nil {
-			fail(step, err)
-		}
-	}
-	at := func(step, url string) {
-		t.Helper()
-		if _, err := waitLocation(ctx, url); err != nil {
-			fail(step, err)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		var s string
-		run("text of "+sel, chromedp.Text(sel, &s, chromedp.ByQuery))
-		return s
-	}
+	b := browserTab{t, ctx}
+	run, at, text := b.run, b.at, b.text
 
 	// alice invites fay from the team's page: the page says the mail went out.
 	team := base + "/organizations/acme/teams/readers/"
