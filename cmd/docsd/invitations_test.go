@@ -247,6 +247,10 @@ func TestInvitationSignUp(t *testing.T) {
 			!regexp.MustCompile(`id="id_invitation_url" readonly value="https://docs\.example\.com/invitations/[A-Za-z0-9]{32}/"`).MatchString(page) {
 			t.Errorf("the team page after inviting gil: %d\n%s", resp.StatusCode, page)
 		}
+		if m := regexp.MustCompile(`(?s)<ul id="pending-invitations">(.*?)</ul>`).FindStringSubmatch(page); m == nil ||
+			!strings.Contains(m[1], "fay@partner.example · expires 2026-03-25 09:00:00 UTC") || !strings.Contains(m[1], "gil@partner.example") {
+			t.Errorf("the team's pending invitations: %v", m)
+		}
 		users := func() int {
 			t.Helper()
 			var n int

@@ -157,9 +157,59 @@ func (d *Dashboard) renderOrganization(w http.ResponseWriter, r *http.Request, s
 				return
 			}
 			pg.OrgTab, pg.Title = "team", pg.Team.Name+" · "+o.Name
+			if o.ViewerIsOwner {
+				var err error
+				if pg.Pending, err = d.pendingTeamInvitations(r, s, slug, t); err != nil {
+					d.failed(w, r, s, err)
+					return
+				}
+			}
 		}
 	}
 	d.render(w, r, s, code, "organization", pg)
+}
+
+// pendingInvitation is a pending invitation as a team's page lists it.
+type pendingInvitation struct {
+	ToEmail *string
+	ToUser  *struct{ Username string }
+	Expires string
+	Expired bool
+}
+
+// Invitee is whom the invitation is for: a username or an address.
+func (p *pendingInvitation) Invitee() string {
+	if p.ToUser != nil {
+		return p.ToUser.Username
+	}
+	return deref(p.ToEmail)
+}
+
+const teamInvitationsQuery = `query($slug: String!) { organization(slug: $slug) { teams(first: 100) { nodes {
+	slug pendingInvitations(first: 100) { nodes { toEmail toUser { username } expires expired } } } } } }`
+
+// pendingTeamInvitations reads the pending invitations of the team (for
+// the organization's owners).
+func (d *Dashboard) pendingTeamInvitations(r *http.Request, s *session, org, teamSlug string) ([]pendingInvitation, error) {
+	var out struct {
+		Organization *struct {
+			Teams struct {
+				Nodes []struct {
+					Slug               string
+					PendingInvitations *struct{ Nodes []pendingInvitation }
+				}
+			}
+		}
+	}
+	if err := d.run(r, s, teamInvitationsQuery, map[string]any{"slug": org}, &out); err != nil || out.Organization == nil {
+		return nil, err
+	}
+	for _, t := range out.Organization.Teams.Nodes {
+		if t.Slug == teamSlug && t.PendingInvitations != nil {
+			return t.PendingInvitations.Nodes, nil
+		}
+	}
+	return nil, nil
 }
 
 // snakeCase is an input field's name as errors name it (usernameOrEmail

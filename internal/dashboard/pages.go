@@ -316,8 +316,10 @@ type page struct {
 	// "Create an account" form.
 	Invitation *invitation
 	SignUp     bool
-	// Invited is the outcome of an invitation just made, shown once.
+	// Invited is the outcome of an invitation just made, shown once;
+	// Pending a team's pending invitations (its owners' view).
 	Invited *invited
+	Pending []pendingInvitation
 }
 
 // formField is one labelled field of a form, with its value and message.
