@@ -391,12 +391,13 @@ func TestInvitationNodes(t *testing.T) {
 		aliceKey, bobKey, cyKey := newKey(t, s, "alice"), newKey(t, s, "bob"), newKey(t, s, "cy")
 
 		ids := map[string]string{}
-		for name, q := range map[string]string{
-			"team":    `mutation { addTeamMember(input: {organization: "acme", team: "read-only", usernameOrEmail: "Dee@Partner.example"}) { invitation { id } errors { message } } }`,
-			"owner":   `mutation { inviteOrganizationOwner(input: {organization: "acme", usernameOrEmail: "bob"}) { invitation { id } errors { message } } }`,
-			"project": `mutation { inviteMaintainer(input: {slug: "demo", usernameOrEmail: "bob"}) { invitation { id } errors { message } } }`,
+		for _, inv := range []struct{ name, q string }{ // in this order: lists are oldest first
+			{"team", `mutation { addTeamMember(input: {organization: "acme", team: "read-only", usernameOrEmail: "Dee@Partner.example"}) { invitation { id } errors { message } } }`},
+			{"owner", `mutation { inviteOrganizationOwner(input: {organization: "acme", usernameOrEmail: "bob"}) { invitation { id } errors { message } } }`},
+			{"project", `mutation { inviteMaintainer(input: {slug: "demo", usernameOrEmail: "bob"}) { invitation { id } errors { message } } }`},
 		} {
-			res := graphQL(t, base, aliceKey, q, nil)
+			name := inv.name
+			res := graphQL(t, base, aliceKey, inv.q, nil)
 			for _, payload := range res["data"].(map[string]any) {
 				inv, _ := payload.(map[string]any)["invitation"].(map[string]any)
 				if inv == nil {
