@@ -485,6 +485,18 @@ type ComplexityRoot struct {
 		ToUser       func(childComplexity int) int
 	}
 
+	InvitationConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	InvitationEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	InviteMaintainerPayload struct {
 		EmailSent  func(childComplexity int) int
 		Errors     func(childComplexity int) int
@@ -593,22 +605,23 @@ type ComplexityRoot struct {
 	}
 
 	Organization struct {
-		Created       func(childComplexity int) int
-		Description   func(childComplexity int) int
-		Disabled      func(childComplexity int) int
-		Email         func(childComplexity int) int
-		ID            func(childComplexity int) int
-		Members       func(childComplexity int, first *int64, after *string, last *int64, before *string) int
-		Modified      func(childComplexity int) int
-		Name          func(childComplexity int) int
-		Owners        func(childComplexity int) int
-		Projects      func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
-		SSORequired   func(childComplexity int) int
-		Slug          func(childComplexity int) int
-		SsoDomains    func(childComplexity int) int
-		Teams         func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
-		URL           func(childComplexity int) int
-		ViewerIsOwner func(childComplexity int) int
+		Created            func(childComplexity int) int
+		Description        func(childComplexity int) int
+		Disabled           func(childComplexity int) int
+		Email              func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		Members            func(childComplexity int, first *int64, after *string, last *int64, before *string) int
+		Modified           func(childComplexity int) int
+		Name               func(childComplexity int) int
+		Owners             func(childComplexity int) int
+		PendingInvitations func(childComplexity int, first *int64, after *string, last *int64, before *string) int
+		Projects           func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
+		SSORequired        func(childComplexity int) int
+		Slug               func(childComplexity int) int
+		SsoDomains         func(childComplexity int) int
+		Teams              func(childComplexity int, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) int
+		URL                func(childComplexity int) int
+		ViewerIsOwner      func(childComplexity int) int
 	}
 
 	OrganizationAccess struct {
@@ -677,6 +690,7 @@ type ComplexityRoot struct {
 		Notifications              func(childComplexity int, filter *NotificationFilterInput, limit *int64, offset *int64) int
 		Organization               func(childComplexity int) int
 		OrganizationSlug           func(childComplexity int) int
+		PendingInvitations         func(childComplexity int, first *int64, after *string, last *int64, before *string) int
 		PrivacyLevel               func(childComplexity int) int
 		ProgrammingLanguageChoice  func(childComplexity int) int
 		ReadthedocsYamlPath        func(childComplexity int) int
@@ -1040,6 +1054,7 @@ type ComplexityRoot struct {
 		Modified           func(childComplexity int) int
 		Name               func(childComplexity int) int
 		Organization       func(childComplexity int) int
+		PendingInvitations func(childComplexity int, first *int64, after *string, last *int64, before *string) int
 		Projects           func(childComplexity int, first *int64, after *string, last *int64, before *string) int
 		Slug               func(childComplexity int) int
 	}
@@ -1111,13 +1126,14 @@ type ComplexityRoot struct {
 	}
 
 	User struct {
-		APITokens     func(childComplexity int) int
-		Email         func(childComplexity int) int
-		EmailVerified func(childComplexity int) int
-		ID            func(childComplexity int) int
-		IsSuperuser   func(childComplexity int) int
-		Organizations func(childComplexity int) int
-		Username      func(childComplexity int) int
+		APITokens          func(childComplexity int) int
+		Email              func(childComplexity int) int
+		EmailVerified      func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		IsSuperuser        func(childComplexity int) int
+		Organizations      func(childComplexity int) int
+		PendingInvitations func(childComplexity int, first *int64, after *string, last *int64, before *string) int
+		Username           func(childComplexity int) int
 	}
 
 	UserConnection struct {
@@ -1395,6 +1411,8 @@ type OrganizationResolver interface {
 	Members(ctx context.Context, obj *store.Organization, first *int64, after *string, last *int64, before *string) (*UserConnection, error)
 	Projects(ctx context.Context, obj *store.Organization, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*ProjectConnection, error)
 	SsoDomains(ctx context.Context, obj *store.Organization) ([]string, error)
+
+	PendingInvitations(ctx context.Context, obj *store.Organization, first *int64, after *string, last *int64, before *string) (*InvitationConnection, error)
 }
 type ProjectResolver interface {
 	Maintainers(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string) (*UserConnection, error)
@@ -1435,6 +1453,7 @@ type ProjectResolver interface {
 	Domains(ctx context.Context, obj *ProjectView) ([]*store.Domain, error)
 	Domain(ctx context.Context, obj *ProjectView, id int64) (*store.Domain, error)
 	Analytics(ctx context.Context, obj *ProjectView, days *int64) (*ProjectAnalytics, error)
+	PendingInvitations(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string) (*InvitationConnection, error)
 }
 type ProjectAnalyticsResolver interface {
 	PageViewsByDay(ctx context.Context, obj *ProjectAnalytics) ([]*store.DayCount, error)
@@ -1492,6 +1511,7 @@ type TeamResolver interface {
 	Organization(ctx context.Context, obj *store.Team) (*store.Organization, error)
 	Members(ctx context.Context, obj *store.Team, first *int64, after *string, last *int64, before *string) (*UserConnection, error)
 	Projects(ctx context.Context, obj *store.Team, first *int64, after *string, last *int64, before *string) (*ProjectConnection, error)
+	PendingInvitations(ctx context.Context, obj *store.Team, first *int64, after *string, last *int64, before *string) (*InvitationConnection, error)
 }
 type UserResolver interface {
 	ID(ctx context.Context, obj *store.User) (string, error)
@@ -1501,6 +1521,7 @@ type UserResolver interface {
 	APITokens(ctx context.Context, obj *store.User) ([]*store.Token, error)
 	EmailVerified(ctx context.Context, obj *store.User) (*bool, error)
 	Organizations(ctx context.Context, obj *store.User) ([]*store.Organization, error)
+	PendingInvitations(ctx context.Context, obj *store.User, first *int64, after *string, last *int64, before *string) (*InvitationConnection, error)
 }
 type VersionResolver interface {
 	Builds(ctx context.Context, obj *VersionView, filter *BuildFilterInput, first *int64, after *string, last *int64, before *string, limit *int64, offset *int64) (*BuildConnection, error)
@@ -3032,6 +3053,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Invitation.ToUser(childComplexity), true
 
+	case "InvitationConnection.edges":
+		if e.ComplexityRoot.InvitationConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationConnection.Edges(childComplexity), true
+	case "InvitationConnection.nodes":
+		if e.ComplexityRoot.InvitationConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationConnection.Nodes(childComplexity), true
+	case "InvitationConnection.pageInfo":
+		if e.ComplexityRoot.InvitationConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationConnection.PageInfo(childComplexity), true
+	case "InvitationConnection.totalCount":
+		if e.ComplexityRoot.InvitationConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationConnection.TotalCount(childComplexity), true
+
+	case "InvitationEdge.cursor":
+		if e.ComplexityRoot.InvitationEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationEdge.Cursor(childComplexity), true
+	case "InvitationEdge.node":
+		if e.ComplexityRoot.InvitationEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvitationEdge.Node(childComplexity), true
+
 	case "InviteMaintainerPayload.emailSent":
 		if e.ComplexityRoot.InviteMaintainerPayload.EmailSent == nil {
 			break
@@ -3966,6 +4025,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Organization.Owners(childComplexity), true
+	case "Organization.pendingInvitations":
+		if e.ComplexityRoot.Organization.PendingInvitations == nil {
+			break
+		}
+
+		args, err := ec.field_Organization_pendingInvitations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Organization.PendingInvitations(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string)), true
 	case "Organization.projects":
 		if e.ComplexityRoot.Organization.Projects == nil {
 			break
@@ -4374,6 +4444,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Project.OrganizationSlug(childComplexity), true
+	case "Project.pendingInvitations":
+		if e.ComplexityRoot.Project.PendingInvitations == nil {
+			break
+		}
+
+		args, err := ec.field_Project_pendingInvitations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Project.PendingInvitations(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string)), true
 	case "Project.privacyLevel":
 		if e.ComplexityRoot.Project.PrivacyLevel == nil {
 			break
@@ -5951,6 +6032,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Team.Organization(childComplexity), true
+	case "Team.pendingInvitations":
+		if e.ComplexityRoot.Team.PendingInvitations == nil {
+			break
+		}
+
+		args, err := ec.field_Team_pendingInvitations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Team.PendingInvitations(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string)), true
 	case "Team.projects":
 		if e.ComplexityRoot.Team.Projects == nil {
 			break
@@ -6197,6 +6289,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.Organizations(childComplexity), true
+	case "User.pendingInvitations":
+		if e.ComplexityRoot.User.PendingInvitations == nil {
+			break
+		}
+
+		args, err := ec.field_User_pendingInvitations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.User.PendingInvitations(childComplexity, args["first"].(*int64), args["after"].(*string), args["last"].(*int64), args["before"].(*string)), true
 	case "User.username":
 		if e.ComplexityRoot.User.Username == nil {
 			break
@@ -10284,6 +10387,53 @@ extend type Mutation {
   "Replace an organization's SSO domains (superusers only; other readers of the organization are FORBIDDEN)."
   setOrganizationSsoDomains("The organization and its domains." input: SetOrganizationSsoDomainsInput!): SetOrganizationSsoDomainsPayload!
 }
+
+# ---- Invitation sign-up and pending invitations ----
+
+# An invitation is a Node: node(id:) finds it for whoever may invite to its
+# target (and so revoke it) and for its invitee (the user it names, or the
+# user who has verified its email address).
+extend type Invitation implements Node
+
+"A page of invitations."
+type InvitationConnection {
+  "All invitations of the list, whatever the page."
+  totalCount: Int!
+  "The page's invitations with their cursors."
+  edges: [InvitationEdge!]!
+  "The page's invitations (the edges' nodes)."
+  nodes: [Invitation!]!
+  "Where the page lies in the list."
+  pageInfo: PageInfo!
+}
+
+"One of a page's invitations, with the cursor that pages from it."
+type InvitationEdge {
+  "The cursor of this invitation in the list."
+  cursor: String!
+  "The invitation."
+  node: Invitation!
+}
+
+extend type Organization {
+  "The pending invitations to become an owner, oldest first, expired ones included (owners; anyone else gets null and a FORBIDDEN error)."
+  pendingInvitations("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String): InvitationConnection
+}
+
+extend type Team {
+  "The pending invitations to join the team, oldest first, expired ones included (the organization's owners; anyone else gets null and a FORBIDDEN error)."
+  pendingInvitations("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String): InvitationConnection
+}
+
+extend type Project {
+  "The pending invitations to become a direct maintainer, oldest first, expired ones included."
+  pendingInvitations("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String): InvitationConnection @maintainersOnly
+}
+
+extend type User {
+  "The pending invitations to this user: those naming them and those to an email address they have verified, oldest first (the user themself; null for anyone else)."
+  pendingInvitations("The page is the first N rows (after ` + "`" + `after` + "`" + `); default 10, at most ` + "`" + `--max-page-size` + "`" + `." first: Int, "Only rows after the row of this cursor (an ` + "`" + `endCursor` + "`" + `)." after: String, "The page is the last N rows (before ` + "`" + `before` + "`" + `); at most ` + "`" + `--max-page-size` + "`" + `." last: Int, "Only rows before the row of this cursor (a ` + "`" + `startCursor` + "`" + `)." before: String): InvitationConnection
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -11150,6 +11300,30 @@ func (ec *executionContext) childFields_Invitation(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type Invitation", field.Name)
 }
 
+func (ec *executionContext) childFields_InvitationConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_InvitationConnection_totalCount(ctx, field)
+	case "edges":
+		return ec.fieldContext_InvitationConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_InvitationConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_InvitationConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InvitationConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_InvitationEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_InvitationEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_InvitationEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InvitationEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_InviteMaintainerPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "invitation":
@@ -11260,6 +11434,8 @@ func (ec *executionContext) childFields_Organization(ctx context.Context, field 
 		return ec.fieldContext_Organization_ssoDomains(ctx, field)
 	case "ssoRequired":
 		return ec.fieldContext_Organization_ssoRequired(ctx, field)
+	case "pendingInvitations":
+		return ec.fieldContext_Organization_pendingInvitations(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Organization", field.Name)
 }
@@ -11460,6 +11636,8 @@ func (ec *executionContext) childFields_Project(ctx context.Context, field graph
 		return ec.fieldContext_Project_domain(ctx, field)
 	case "analytics":
 		return ec.fieldContext_Project_analytics(ctx, field)
+	case "pendingInvitations":
+		return ec.fieldContext_Project_pendingInvitations(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Project", field.Name)
 }
@@ -12084,6 +12262,8 @@ func (ec *executionContext) childFields_Team(ctx context.Context, field graphql.
 		return ec.fieldContext_Team_members(ctx, field)
 	case "projects":
 		return ec.fieldContext_Team_projects(ctx, field)
+	case "pendingInvitations":
+		return ec.fieldContext_Team_pendingInvitations(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Team", field.Name)
 }
@@ -12238,6 +12418,8 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_emailVerified(ctx, field)
 	case "organizations":
 		return ec.fieldContext_User_organizations(ctx, field)
+	case "pendingInvitations":
+		return ec.fieldContext_User_pendingInvitations(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type User", field.Name)
 }
@@ -13638,6 +13820,44 @@ func (ec *executionContext) field_Organization_members_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Organization_pendingInvitations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Organization_projects_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -14129,6 +14349,44 @@ func (ec *executionContext) field_Project_notifications_args(ctx context.Context
 		return nil, err
 	}
 	args["offset"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Project_pendingInvitations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
 	return args, nil
 }
 
@@ -15068,7 +15326,83 @@ func (ec *executionContext) field_Team_members_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Team_pendingInvitations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Team_projects_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOInt2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_User_pendingInvitations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
@@ -21766,6 +22100,180 @@ func (ec *executionContext) fieldContext_Invitation_expired(_ context.Context, f
 	return newScalarFieldContext("Invitation", field, true, true, "Boolean")
 }
 
+func (ec *executionContext) _InvitationConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *InvitationConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("InvitationConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _InvitationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *InvitationConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*InvitationEdge) graphql.Marshaler {
+			return ec.marshalNInvitationEdge2ᚕᚖdocsdᚋgraphᚐInvitationEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InvitationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InvitationEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InvitationConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *InvitationConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*store.Invitation) graphql.Marshaler {
+			return ec.marshalNInvitation2ᚕᚖdocsdᚋstoreᚐInvitationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InvitationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Invitation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InvitationConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *InvitationConnection) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖdocsdᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InvitationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InvitationEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *InvitationEdge) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return newScalarFieldContext("InvitationEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _InvitationEdge_node(ctx context.Context, field graphql.CollectedField, obj *InvitationEdge) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvitationEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Invitation) graphql.Marshaler {
+			return ec.marshalNInvitation2ᚖdocsdᚋstoreᚐInvitation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvitationEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InvitationEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Invitation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _InviteMaintainerPayload_invitation(ctx context.Context, field graphql.CollectedField, obj *InviteMaintainerPayload) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -25737,6 +26245,50 @@ func (ec *executionContext) fieldContext_Organization_ssoRequired(_ context.Cont
 	return newScalarFieldContext("Organization", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _Organization_pendingInvitations(ctx context.Context, field graphql.CollectedField, obj *store.Organization) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Organization_pendingInvitations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Organization().PendingInvitations(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *InvitationConnection) graphql.Marshaler {
+			return ec.marshalOInvitationConnection2ᚖdocsdᚋgraphᚐInvitationConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Organization_pendingInvitations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Organization",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InvitationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Organization_pendingInvitations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _OrganizationAccess_exists(ctx context.Context, field graphql.CollectedField, obj *OrganizationAccess) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -28524,6 +29076,63 @@ func (ec *executionContext) fieldContext_Project_analytics(ctx context.Context, 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Project_analytics_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Project_pendingInvitations(ctx context.Context, field graphql.CollectedField, obj *ProjectView) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Project_pendingInvitations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Project().PendingInvitations(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				if ec.Directives.MaintainersOnly == nil {
+					var zeroVal *InvitationConnection
+					return zeroVal, errors.New("directive maintainersOnly is not implemented")
+				}
+				return ec.Directives.MaintainersOnly(ctx, obj, directive0)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *InvitationConnection) graphql.Marshaler {
+			return ec.marshalOInvitationConnection2ᚖdocsdᚋgraphᚐInvitationConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Project_pendingInvitations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Project",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InvitationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Project_pendingInvitations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -34221,6 +34830,50 @@ func (ec *executionContext) fieldContext_Team_projects(ctx context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Team_pendingInvitations(ctx context.Context, field graphql.CollectedField, obj *store.Team) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Team_pendingInvitations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Team().PendingInvitations(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *InvitationConnection) graphql.Marshaler {
+			return ec.marshalOInvitationConnection2ᚖdocsdᚋgraphᚐInvitationConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Team_pendingInvitations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Team",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InvitationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Team_pendingInvitations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TeamConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *TeamConnection) (ret graphql.Marshaler) {
 	return resolveField(
 		ctx,
@@ -35307,6 +35960,50 @@ func (ec *executionContext) fieldContext_User_organizations(_ context.Context, f
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Organization(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _User_pendingInvitations(ctx context.Context, field graphql.CollectedField, obj *store.User) (ret graphql.Marshaler) {
+	return resolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_pendingInvitations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.User().PendingInvitations(ctx, obj, fc.Args["first"].(*int64), fc.Args["after"].(*string), fc.Args["last"].(*int64), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *InvitationConnection) graphql.Marshaler {
+			return ec.marshalOInvitationConnection2ᚖdocsdᚋgraphᚐInvitationConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_User_pendingInvitations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "User",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InvitationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_User_pendingInvitations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -43432,6 +44129,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Organization(ctx, sel, obj)
+	case store.Invitation:
+		return ec._Invitation(ctx, sel, &obj)
+	case *store.Invitation:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Invitation(ctx, sel, obj)
 	case store.EnvironmentVariable:
 		return ec._EnvironmentVariable(ctx, sel, &obj)
 	case *store.EnvironmentVariable:
@@ -46372,7 +47076,7 @@ func (ec *executionContext) _Integration(ctx context.Context, sel ast.SelectionS
 	return marshalObject(fields, out)
 }
 
-var invitationImplementors = []string{"Invitation"}
+var invitationImplementors = []string{"Invitation", "Node"}
 
 func (ec *executionContext) _Invitation(ctx context.Context, sel ast.SelectionSet, obj *store.Invitation) graphql.Marshaler {
 	fields := collectFields(ctx, ec.OperationContext, sel, invitationImplementors)
@@ -46451,6 +47155,92 @@ func (ec *executionContext) _Invitation(ctx context.Context, sel ast.SelectionSe
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Invitation_expired(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var invitationConnectionImplementors = []string{"InvitationConnection"}
+
+func (ec *executionContext) _InvitationConnection(ctx context.Context, sel ast.SelectionSet, obj *InvitationConnection) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, invitationConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InvitationConnection")
+		case "totalCount":
+			out.Values[i] = ec._InvitationConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._InvitationConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._InvitationConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._InvitationConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return marshalObject(fields, out)
+}
+
+var invitationEdgeImplementors = []string{"InvitationEdge"}
+
+func (ec *executionContext) _InvitationEdge(ctx context.Context, sel ast.SelectionSet, obj *InvitationEdge) graphql.Marshaler {
+	fields := collectFields(ctx, ec.OperationContext, sel, invitationEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := newDeferredGroup(ctx, fields)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InvitationEdge")
+		case "cursor":
+			out.Values[i] = ec._InvitationEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._InvitationEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -47330,6 +48120,12 @@ func (ec *executionContext) _Organization(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "pendingInvitations":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Organization_pendingInvitations(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -47944,6 +48740,12 @@ func (ec *executionContext) _Project(ctx context.Context, sel ast.SelectionSet, 
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Project_analytics(ctx, field, obj)
+				})
+		case "pendingInvitations":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Project_pendingInvitations(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -50274,6 +51076,12 @@ func (ec *executionContext) _Team(ctx context.Context, sel ast.SelectionSet, obj
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Team_projects(ctx, field, obj)
 				})
+		case "pendingInvitations":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Team_pendingInvitations(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -50832,6 +51640,12 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._User_organizations(ctx, field, obj)
+				})
+		case "pendingInvitations":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._User_pendingInvitations(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -53071,6 +53885,54 @@ func (ec *executionContext) marshalNIntegrationType2string(ctx context.Context, 
 	return res
 }
 
+func (ec *executionContext) marshalNInvitation2ᚕᚖdocsdᚋstoreᚐInvitationᚄ(ctx context.Context, sel ast.SelectionSet, v []*store.Invitation) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNInvitation2ᚖdocsdᚋstoreᚐInvitation(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNInvitation2ᚖdocsdᚋstoreᚐInvitation(ctx context.Context, sel ast.SelectionSet, v *store.Invitation) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Invitation!")
+		return graphql.Null
+	}
+	return ec._Invitation(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNInvitationEdge2ᚕᚖdocsdᚋgraphᚐInvitationEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*InvitationEdge) graphql.Marshaler {
+	ret := marshalSlice(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNInvitationEdge2ᚖdocsdᚋgraphᚐInvitationEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNInvitationEdge2ᚖdocsdᚋgraphᚐInvitationEdge(ctx context.Context, sel ast.SelectionSet, v *InvitationEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "InvitationEdge!")
+		return graphql.Null
+	}
+	return ec._InvitationEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNInviteMaintainerInput2docsdᚋgraphᚐInviteMaintainerInput(ctx context.Context, v any) (InviteMaintainerInput, error) {
 	res, err := ec.unmarshalInputInviteMaintainerInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -54912,6 +55774,13 @@ func (ec *executionContext) marshalOInvitation2ᚖdocsdᚋstoreᚐInvitation(ctx
 		return graphql.Null
 	}
 	return ec._Invitation(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOInvitationConnection2ᚖdocsdᚋgraphᚐInvitationConnection(ctx context.Context, sel ast.SelectionSet, v *InvitationConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._InvitationConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOJSON2encodingᚋjsonᚐRawMessage(ctx context.Context, v any) (json.RawMessage, error) {

@@ -93,7 +93,7 @@ func (r *Resolver) invite(ctx context.Context, objectType string, objectID int64
 	if err != nil {
 		return invitationSent{}, err
 	}
-	data := invitationData(saved)
+	data := audit.Invitation(saved)
 	if who.user != nil {
 		data["to_user"] = audit.User(who.user)
 	}
@@ -126,16 +126,6 @@ func (r *Resolver) invite(ctx context.Context, objectType string, objectID int64
 	}
 	out.url = &link
 	return out, nil
-}
-
-// invitationData is an invitation's audit data: its id, target type and
-// email address (null for an invitation to a user).
-func invitationData(inv *store.Invitation) map[string]any {
-	var email any
-	if inv.ToEmail != "" {
-		email = inv.ToEmail
-	}
-	return map[string]any{"invitation": map[string]any{"id": inv.ID, "object_type": inv.ObjectType, "to_email": email}}
 }
 
 // inviteOrganizationOwner runs inviteOrganizationOwner.
@@ -291,7 +281,7 @@ func (r *Resolver) revokeInvitation(ctx context.Context, in RevokeInvitationInpu
 		return "", err
 	}
 	r.record(ctx, audit.Event{Action: store.AuditInvitationRevoked, User: v.User, Project: p, Organization: ref,
-		Data: invitationData(inv)})
+		Data: audit.Invitation(inv)})
 	return gid.Encode(nodeInvitation, inv.ID), nil
 }
 
@@ -346,9 +336,6 @@ func (r *Resolver) invitationByToken(ctx context.Context, token string) (*store.
 	return r.Store.FindInvitationByToken(ctx, strings.TrimSpace(token))
 }
 
-// MsgInvitationExpired refuses to accept an expired invitation.
-const MsgInvitationExpired = "Invitation has expired."
-
 // acceptInvitation runs acceptInvitation and returns the invitation (its
 // target is what the viewer joined).
 func (r *Resolver) acceptInvitation(ctx context.Context, in AcceptInvitationInput) (*store.Invitation, error) {
@@ -369,12 +356,12 @@ func (r *Resolver) acceptInvitation(ctx context.Context, in AcceptInvitationInpu
 		return nil, errs.E(errs.Forbidden, op, fmt.Sprintf("This invitation is for another account. Sign out and sign in as %s.", to.Username))
 	}
 	if inv.Expired(r.Store.Now()) {
-		return nil, errs.FieldError(op, "token", MsgInvitationExpired)
+		return nil, errs.FieldError(op, "token", store.MsgInvitationExpired)
 	}
 	if err := r.Store.AcceptInvitation(ctx, inv, u.ID, false); err != nil {
 		return nil, err
 	}
-	r.recordInvitation(ctx, store.AuditInvitationAccepted, u, inv)
+	r.recordInvitation(ctx, store.AuditInvitationAccepted, inv)
 	return inv, nil
 }
 
@@ -388,21 +375,87 @@ func (r *Resolver) declineInvitation(ctx context.Context, in DeclineInvitationIn
 	if err := r.Store.DeleteInvitation(ctx, inv.ID); err != nil {
 		return "", err
 	}
-	to, _ := r.invitationUser(ctx, inv.ToUserID)
-	r.recordInvitation(ctx, store.AuditInvitationDeclined, to, inv)
+	r.recordInvitation(ctx, store.AuditInvitationDeclined, inv)
 	return gid.Encode(nodeInvitation, inv.ID), nil
 }
 
-// recordInvitation audits an accepted or declined invitation against its
-// target's project or organization.
-func (r *Resolver) recordInvitation(ctx context.Context, action string, u *store.User, inv *store.Invitation) {
-	ev := audit.Event{Action: action, User: u, Data: invitationData(inv)}
-	if inv.ProjectID != nil {
-		if p, err := r.loaders(ctx).projectByID.Load(ctx, *inv.ProjectID); err == nil {
-			ev.Project = p
-		}
-	} else if o, err := r.invitationOrganization(ctx, inv); err == nil && o != nil {
-		ev.Organization = &audit.Ref{ID: o.ID, Slug: o.Slug}
+// recordInvitation audits an accepted or declined invitation by the
+// viewer.
+func (r *Resolver) recordInvitation(ctx context.Context, action string, inv *store.Invitation) {
+	v := access.ViewerFrom(ctx)
+	r.Audit.RecordInvitation(ctx, action, v.User, v.Auth.Backend(), inv)
+}
+
+// invitationConnection is connect for invitations.
+func invitationConnection(p pager, rows []*store.Invitation, total int) *InvitationConnection {
+	c := &InvitationConnection{TotalCount: int64(total)}
+	c.Nodes, c.Edges, c.PageInfo = connect(nodeInvitation, p, rows, total, func(x *store.Invitation) int64 { return x.ID },
+		func(cursor string, x *store.Invitation) *InvitationEdge {
+			return &InvitationEdge{Cursor: cursor, Node: x}
+		})
+	return c
+}
+
+// pendingInvitations pages the invitations of a target; who may read
+// them is the caller's to check.
+func (r *Resolver) pendingInvitations(ctx context.Context, objectType string, objectID int64, a pageArgs) (*InvitationConnection, error) {
+	invs, err := r.Store.FindInvitations(ctx, objectType, objectID)
+	if err != nil {
+		return nil, err
 	}
-	r.record(ctx, ev)
+	return wholeConnection(r, nodeInvitation, a, invs, func(i *store.Invitation) int64 { return i.ID }, invitationConnection)
+}
+
+// organizationInvitations pages the pending invitations of an
+// organization (objectType organization) or of one of its teams (team),
+// for the organization's owners: anyone else is Forbidden.
+func (r *Resolver) organizationInvitations(ctx context.Context, orgID int64, objectType string, objectID int64, a pageArgs) (*InvitationConnection, error) {
+	st, err := r.standing(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	if !access.CanManageOrganization(access.ViewerFrom(ctx), st) {
+		return nil, errForbidden("graph.pendingInvitations")
+	}
+	return r.pendingInvitations(ctx, objectType, objectID, a)
+}
+
+// userInvitations pages the invitations to u, for u only (nil for
+// anyone else): those naming u and those to an email address u has
+// verified, as the viewer's own record says.
+func (r *Resolver) userInvitations(ctx context.Context, u *store.User, a pageArgs) (*InvitationConnection, error) {
+	v := access.ViewerFrom(ctx).User
+	if v == nil || v.ID != u.ID {
+		return nil, nil
+	}
+	invs, err := r.Store.FindInvitationsFor(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	return wholeConnection(r, nodeInvitation, a, invs, func(i *store.Invitation) int64 { return i.ID }, invitationConnection)
+}
+
+// invitationNode is the invitation with database id id for node(id:):
+// its invitee (the user it names, or the user who has verified its email
+// address) and whoever may invite to its target see it; for anyone else
+// it is NotFound, as a missing one.
+func (r *Resolver) invitationNode(ctx context.Context, id int64) (*store.Invitation, error) {
+	const op = "graph.invitationNode"
+	inv, err := r.Store.FindInvitation(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if u := access.ViewerFrom(ctx).User; u != nil {
+		if (inv.ToUserID != nil && *inv.ToUserID == u.ID) ||
+			(inv.ToEmail != "" && u.EmailVerified && strings.EqualFold(inv.ToEmail, u.Email)) {
+			return inv, nil
+		}
+	}
+	switch _, _, err := r.mayInviteTo(ctx, inv); {
+	case err == nil:
+		return inv, nil
+	case errs.KindOf(err) == errs.Internal || errs.KindOf(err) == errs.Unavailable:
+		return nil, err
+	}
+	return nil, errNotFound(op)
 }

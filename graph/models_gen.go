@@ -820,6 +820,26 @@ type InitiateUploadPayload struct {
 	Errors []*errs.UserError `json:"errors"`
 }
 
+// A page of invitations.
+type InvitationConnection struct {
+	// All invitations of the list, whatever the page.
+	TotalCount int64 `json:"totalCount"`
+	// The page's invitations with their cursors.
+	Edges []*InvitationEdge `json:"edges"`
+	// The page's invitations (the edges' nodes).
+	Nodes []*store.Invitation `json:"nodes"`
+	// Where the page lies in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// One of a page's invitations, with the cursor that pages from it.
+type InvitationEdge struct {
+	// The cursor of this invitation in the list.
+	Cursor string `json:"cursor"`
+	// The invitation.
+	Node *store.Invitation `json:"node"`
+}
+
 // A project and the person to invite as a maintainer.
 type InviteMaintainerInput struct {
 	// The project's slug.

@@ -65,6 +65,8 @@ func (r *Resolver) node(ctx context.Context, id string) (gid.Node, error) {
 		return r.projectNode(ctx, keys[0], func(ctx context.Context, parent *ProjectView) (any, error) {
 			return r.maintainersOnly(ctx, parent, func(ctx context.Context) (any, error) { return orNil(p.SharingMethod(ctx, parent, keys[1])) })
 		})
+	case typ == nodeInvitation && len(keys) == 1:
+		return orNil(r.invitationNode(ctx, keys[0]))
 	case typ == nodeAuditLogEntry && len(keys) == 1:
 		return orNil(r.auditLog(ctx, keys[0]))
 	case typ == nodeWebhook && len(keys) == 2:

@@ -918,6 +918,11 @@ func (r *organizationResolver) SsoDomains(ctx context.Context, obj *store.Organi
 	return r.ssoDomains(ctx, obj)
 }
 
+// PendingInvitations is the resolver for the pendingInvitations field.
+func (r *organizationResolver) PendingInvitations(ctx context.Context, obj *store.Organization, first *int64, after *string, last *int64, before *string) (*InvitationConnection, error) {
+	return r.organizationInvitations(ctx, obj.ID, store.InviteOrganization, obj.ID, pageArgs{first: first, after: after, last: last, before: before})
+}
+
 // Maintainers is the resolver for the maintainers field.
 func (r *projectResolver) Maintainers(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string) (*UserConnection, error) {
 	users, err := obj.Users()
@@ -1277,6 +1282,11 @@ func (r *projectResolver) Analytics(ctx context.Context, obj *ProjectView, days 
 	return r.projectAnalytics(obj.Project, days), nil
 }
 
+// PendingInvitations is the resolver for the pendingInvitations field.
+func (r *projectResolver) PendingInvitations(ctx context.Context, obj *ProjectView, first *int64, after *string, last *int64, before *string) (*InvitationConnection, error) {
+	return r.pendingInvitations(ctx, store.InviteProject, obj.ID, pageArgs{first: first, after: after, last: last, before: before})
+}
+
 // PageViewsByDay is the resolver for the pageViewsByDay field.
 func (r *projectAnalyticsResolver) PageViewsByDay(ctx context.Context, obj *ProjectAnalytics) ([]*store.DayCount, error) {
 	return r.analyticsPageViewsByDay(ctx, obj)
@@ -1584,6 +1594,11 @@ func (r *teamResolver) Projects(ctx context.Context, obj *store.Team, first *int
 	return r.orgProjects(ctx, &store.Organization{ID: obj.OrganizationID}, &obj.ID, pageArgs{first: first, after: after, last: last, before: before})
 }
 
+// PendingInvitations is the resolver for the pendingInvitations field.
+func (r *teamResolver) PendingInvitations(ctx context.Context, obj *store.Team, first *int64, after *string, last *int64, before *string) (*InvitationConnection, error) {
+	return r.organizationInvitations(ctx, obj.OrganizationID, store.InviteTeam, obj.ID, pageArgs{first: first, after: after, last: last, before: before})
+}
+
 // ID is the resolver for the id field.
 func (r *userResolver) ID(ctx context.Context, obj *store.User) (string, error) {
 	return gid.Encode(nodeUser, obj.ID), nil
@@ -1613,6 +1628,11 @@ func (r *userResolver) EmailVerified(ctx context.Context, obj *store.User) (*boo
 // Organizations is the resolver for the organizations field.
 func (r *userResolver) Organizations(ctx context.Context, obj *store.User) ([]*store.Organization, error) {
 	return r.userOrganizations(ctx, obj)
+}
+
+// PendingInvitations is the resolver for the pendingInvitations field.
+func (r *userResolver) PendingInvitations(ctx context.Context, obj *store.User, first *int64, after *string, last *int64, before *string) (*InvitationConnection, error) {
+	return r.userInvitations(ctx, obj, pageArgs{first: first, after: after, last: last, before: before})
 }
 
 // Builds is the resolver for the builds field.

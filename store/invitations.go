@@ -44,6 +44,9 @@ type Invitation struct {
 	Token          string    `db:"-"`
 }
 
+// MsgInvitationExpired refuses to accept an expired invitation.
+const MsgInvitationExpired = "Invitation has expired."
+
 // Expired reports whether the invitation can no longer be accepted.
 func (i *Invitation) Expired(now time.Time) bool { return !now.Before(i.Expires) }
 
@@ -190,41 +193,105 @@ func (s *Store) DeleteInvitation(ctx context.Context, id int64) error {
 func (s *Store) AcceptInvitation(ctx context.Context, inv *Invitation, userID int64, verifyEmail bool) error {
 	const op = "store.AcceptInvitation"
 	return s.InTx(ctx, op, func(tx *Tx) error {
-		res, err := tx.exec(ctx, `DELETE FROM invitations WHERE id = ?`, inv.ID)
-		if err := mustAffect(op, res, err); err != nil {
+		if err := tx.acceptInvitation(ctx, op, inv, userID); err != nil {
 			return err
 		}
-		if err := tx.lockInvitationTarget(ctx, inv.ObjectType, inv.ObjectID); err != nil {
+		if verifyEmail && inv.ToEmail != "" {
+			_, err := tx.exec(ctx, `UPDATE users SET email = ?, email_verified = ? WHERE id = ?`, inv.ToEmail, true, userID)
 			return err
 		}
-		switch inv.ObjectType {
-		case InviteOrganization:
-			var n int
-			if err := tx.get(ctx, &n, `SELECT COUNT(*) FROM organization_owners WHERE organization_id = ? AND user_id <> ?`, inv.ObjectID, userID); err != nil {
-				return err
-			}
-			if n >= MaxOwnersPerOrganization {
-				return errs.E(errs.Conflict, op, msgTooManyOwners)
-			}
-			_, err = tx.exec(ctx, `INSERT INTO organization_owners (organization_id, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, inv.ObjectID, userID)
-		case InviteTeam:
-			var n int
-			if err := tx.get(ctx, &n, `SELECT COUNT(*) FROM team_members WHERE team_id = ? AND user_id <> ?`, inv.ObjectID, userID); err != nil {
-				return err
-			}
-			if n >= MaxMembersPerTeam {
-				return errs.E(errs.Conflict, op, msgTooManyMembers)
-			}
-			_, err = tx.exec(ctx, `INSERT INTO team_members (team_id, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, inv.ObjectID, userID)
-		case InviteProject:
-			_, err = tx.exec(ctx, `INSERT INTO project_users (project_id, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, inv.ObjectID, userID)
+		return nil
+	})
+}
+
+// acceptInvitation deletes the invitation and makes the user owner, member
+// or maintainer of its target.
+func (tx *Tx) acceptInvitation(ctx context.Context, op string, inv *Invitation, userID int64) error {
+	res, err := tx.exec(ctx, `DELETE FROM invitations WHERE id = ?`, inv.ID)
+	if err := mustAffect(op, res, err); err != nil {
+		return err
+	}
+	if err := tx.lockInvitationTarget(ctx, inv.ObjectType, inv.ObjectID); err != nil {
+		return err
+	}
+	switch inv.ObjectType {
+	case InviteOrganization:
+		var n int
+		if err := tx.get(ctx, &n, `SELECT COUNT(*) FROM organization_owners WHERE organization_id = ? AND user_id <> ?`, inv.ObjectID, userID); err != nil {
+			return err
+		}
+		if n >= MaxOwnersPerOrganization {
+			return errs.E(errs.Conflict, op, msgTooManyOwners)
+		}
+		_, err = tx.exec(ctx, `INSERT INTO organization_owners (organization_id, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, inv.ObjectID, userID)
+	case InviteTeam:
+		var n int
+		if err := tx.get(ctx, &n, `SELECT COUNT(*) FROM team_members WHERE team_id = ? AND user_id <> ?`, inv.ObjectID, userID); err != nil {
+			return err
+		}
+		if n >= MaxMembersPerTeam {
+			return errs.E(errs.Conflict, op, msgTooManyMembers)
+		}
+		_, err = tx.exec(ctx, `INSERT INTO team_members (team_id, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, inv.ObjectID, userID)
+	case InviteProject:
+		_, err = tx.exec(ctx, `INSERT INTO project_users (project_id, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, inv.ObjectID, userID)
+	}
+	return err
+}
+
+// MsgUsernameTaken refuses a new username that an existing user has,
+// whatever its case.
+const MsgUsernameTaken = "A user with that username already exists."
+
+// SignUpByInvitation creates the account of an email invitation's sign-up
+// form and accepts the invitation for it, in one transaction: an active
+// user with the password hash (hashing is the caller's), whose email is
+// the invitation's ToEmail, verified only when the invitation was emailed.
+// A username another user has in any case is an Invalid field error
+// (username, MsgUsernameTaken); an invitation for a user, or one accepted
+// or revoked meanwhile, is NotFound; a full target is a Conflict.
+func (s *Store) SignUpByInvitation(ctx context.Context, inv *Invitation, username, passwordHash string) (*User, error) {
+	const op = "store.SignUpByInvitation"
+	if inv.ToUserID != nil || inv.ToEmail == "" {
+		return nil, errs.E(errs.NotFound, op, "an invitation for a user creates no account")
+	}
+	u := &User{Username: username, Email: inv.ToEmail, EmailVerified: inv.Emailed, IsActive: true}
+	err := s.InTx(ctx, op, func(tx *Tx) error {
+		var n int
+		if err := tx.get(ctx, &n, `SELECT COUNT(*) FROM users WHERE lower(username) = lower(?)`, username); err != nil {
+			return err
+		}
+		if n > 0 {
+			return errs.FieldError(op, "username", MsgUsernameTaken)
+		}
+		u.Created = tx.Now
+		var err error
+		u.ID, err = tx.insert(ctx, `INSERT INTO users (username, email, email_verified, is_active, is_superuser, created, password_hash)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, u.Username, u.Email, u.EmailVerified, true, false, u.Created, passwordHash)
+		if errs.Is(err, errs.Conflict) { // a sign-up of the same name in between
+			return errs.FieldError(op, "username", MsgUsernameTaken)
 		}
 		if err != nil {
 			return err
 		}
-		if verifyEmail && inv.ToEmail != "" {
-			_, err = tx.exec(ctx, `UPDATE users SET email = ?, email_verified = ? WHERE id = ?`, inv.ToEmail, true, userID)
-		}
-		return err
+		return tx.acceptInvitation(ctx, op, inv, u.ID)
 	})
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// FindInvitationsFor returns the invitations to a user: those naming the
+// user, and those to an email address the user has verified (matched
+// whatever its case), oldest first.
+func (s *Store) FindInvitationsFor(ctx context.Context, u *User) ([]*Invitation, error) {
+	email := ""
+	if u.EmailVerified {
+		email = u.Email
+	}
+	out := []*Invitation{}
+	err := s.read().sel(ctx, &out, `SELECT `+invitationColumns+` FROM invitations
+		WHERE to_user_id = ? OR (to_email <> '' AND ? <> '' AND lower(to_email) = lower(?)) ORDER BY id`, u.ID, email, email)
+	return out, classify("store.FindInvitationsFor", err)
 }

@@ -87,3 +87,69 @@ func list0(t *testing.T, s *store.Store, projectID int64) int64 {
 	must(t, err)
 	return list[0].ID
 }
+
+// TestSignUpByInvitation: signing up creates the user (email verified
+// only when the invitation was emailed) and joins the target in one
+// transaction; a refused sign-up — a username taken in another case, an
+// invitation used already, one for a named user — writes nothing.
+func TestSignUpByInvitation(t *testing.T) {
+	t.Parallel()
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		s := storetest.Open(t, d)
+		ctx := t.Context()
+		storetest.SetClock(s, t0)
+		alice, _ := storetest.MustUser(t, s, "alice")
+		bob, _ := storetest.MustUser(t, s, "bob")
+		p := storetest.MustImport(t, s, alice, "Handbook", "https://example.com/h.git").Project
+		invite := func(inv store.Invitation) *store.Invitation {
+			t.Helper()
+			inv.ObjectType, inv.ObjectID, inv.FromUserID = store.InviteProject, p.ID, &alice.ID
+			out, err := s.CreateInvitation(ctx, inv, time.Hour)
+			must(t, err)
+			return out
+		}
+		users := func() int {
+			t.Helper()
+			var n int
+			for _, name := range []string{"fay", "gil"} {
+				if _, err := s.FindUserByUsername(ctx, name); err == nil {
+					n++
+				}
+			}
+			return n
+		}
+
+		fayInv := invite(store.Invitation{ToEmail: "fay@partner.example"})
+		if _, err := s.SignUpByInvitation(ctx, fayInv, "BOB", "hash"); !errs.Is(err, errs.Invalid) || errs.FieldsOf(err)["username"][0] != store.MsgUsernameTaken {
+			t.Errorf("sign-up as BOB: %v, want %q", err, store.MsgUsernameTaken)
+		}
+		fay, err := s.SignUpByInvitation(ctx, fayInv, "fay", "hash")
+		must(t, err)
+		if fay.Email != "fay@partner.example" || fay.EmailVerified || !fay.IsActive {
+			t.Errorf("fay = %+v", fay)
+		}
+		if ms, _ := s.FindMaintainers(ctx, []int64{p.ID}); len(ms) != 2 {
+			t.Errorf("maintainers after fay signed up: %d, want 2", len(ms))
+		}
+		if _, err := s.SignUpByInvitation(ctx, fayInv, "gil", "hash"); !errs.Is(err, errs.NotFound) {
+			t.Errorf("a used invitation: %v, want NotFound", err)
+		}
+		bobInv := invite(store.Invitation{ToUserID: &bob.ID})
+		if _, err := s.SignUpByInvitation(ctx, bobInv, "gil", "hash"); !errs.Is(err, errs.NotFound) {
+			t.Errorf("an invitation for bob: %v, want NotFound", err)
+		}
+		if n := users(); n != 1 {
+			t.Errorf("users fay and gil: %d, want fay only", n)
+		}
+
+		gilInv := invite(store.Invitation{ToEmail: "gil@partner.example"})
+		must(t, s.MarkInvitationEmailed(ctx, gilInv.ID))
+		gilInv, err = s.FindInvitation(ctx, gilInv.ID)
+		must(t, err)
+		gil, err := s.SignUpByInvitation(ctx, gilInv, "gil", "hash")
+		must(t, err)
+		if !gil.EmailVerified {
+			t.Errorf("gil's emailed invitation left the address unverified")
+		}
+	})
+}

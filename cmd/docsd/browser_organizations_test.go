@@ -1,8 +1,6 @@
 package main
 
 import (
-	"net"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -28,42 +26,14 @@ func TestBrowserOrganizations(t *testing.T) {
 	}
 	ctx := newBrowser(t, chromedp.Flag("host-resolver-rules", "MAP *.docs.test 127.0.0.1"))
 	s := storetest.Open(t, store.SQLite)
-	// The docs host sends browsers to the public URL: serve it there.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + l.Addr().String()
-	a, _ := dashboardApp(t, s, "--build-workers", "0", "--organization-creators", "users", "--docs-domain", "docs.test", "--docs-scheme", "http", "--public-url", base)
-	srv := httptest.NewUnstartedServer(a.handler())
-	srv.Listener.Close()
-	srv.Listener = l
-	srv.Start()
-	t.Cleanup(srv.Close)
+	a, base := servedAtPublicURL(t, s, "--build-workers", "0", "--organization-creators", "users", "--docs-domain", "docs.test", "--docs-scheme", "http")
 	publishLatest(t, a, s, "secret", "<p id=secret>secret page</p>")
 
-	fail := func(step string, err error) {
-		t.Helper()
-		screenshot(t, ctx, "failure-"+step+".png")
-		t.Fatalf("%s: %v", step, err)
-	}
-	run := func(step string, actions ...chromedp.Action) {
-		t.Helper()
-		if err := chromedp.Run(ctx, actions...); err != nil {
-			fail(step, err)
-		}
-	}
+	steps := browserTab{t, ctx}
+	fail, run, text := steps.fail, steps.run, steps.text
 	at := func(step, path string) {
 		t.Helper()
-		if _, err := waitLocation(ctx, base+path); err != nil {
-			fail(step, err)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		var s string
-		run("text of "+sel, chromedp.Text(sel, &s, chromedp.ByQuery))
-		return s
+		steps.at(step, base+path)
 	}
 	signIn := func(user string) {
 		t.Helper()

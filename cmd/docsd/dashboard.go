@@ -25,6 +25,7 @@ const signInRefusedShared = "Signing in is turned off on this server because its
 // share the public origin: then no session is offered or honoured.
 func (a *app) mountDashboard(mux *http.ServeMux, docs *hosting.Handler) {
 	acc := accounts.New(a.store)
+	acc.SetInvitationSignUp(a.settings.InvitationSignup)
 	oidc := a.newOIDC()
 	if oidc != nil {
 		acc.SetPasswordSignIn(a.settings.PasswordSignIn, oidc.Name())

@@ -166,10 +166,14 @@ func (a *app) newOIDC() *accounts.OIDC {
 	})
 }
 
-// recordSignIn records a dashboard sign-in, refused sign-in or sign-out
-// in the audit log; the request's client address, browser and path come
+// recordSignIn records a dashboard sign-in, refused sign-in, sign-out or
+// an invitation accepted by signing up in the audit log; the request's client address, browser and path come
 // from its context (audit.Middleware).
 func (a *app) recordSignIn(r *http.Request, e accounts.AuditEvent) {
+	if e.Invitation != nil {
+		a.audit.RecordInvitation(context.WithoutCancel(r.Context()), e.Action, e.User, e.AuthBackend, e.Invitation)
+		return
+	}
 	ev := audit.Event{Action: e.Action, User: e.User, Username: e.Username, AuthBackend: e.AuthBackend}
 	if len(e.Data) > 0 {
 		ev.Data = e.Data

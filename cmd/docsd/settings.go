@@ -142,6 +142,7 @@ type Settings struct {
 	mailSettings
 	// Invitations.
 	InvitationExpirationDays int
+	InvitationSignup         bool
 }
 
 func envName(flagName string) string {
@@ -294,6 +295,7 @@ func (s *Settings) register(fs *flag.FlagSet, env *envErrors) {
 	s.mailSettings.register(str, integer)
 	// Invitations.
 	integer(&s.InvitationExpirationDays, "invitation-expiration-days", 15, "days an invitation (to an organization, a team or a project) can be accepted")
+	boolean(&s.InvitationSignup, "invitation-signup", true, "an invitation to an email address may create an account on its link page (username and password; needs --password-sign-in=on)")
 }
 
 // resolve fills derived defaults and checks the settings.

@@ -60,6 +60,8 @@ type Accounts struct {
 	// passwords is who may sign in with a password (PasswordsOn when "");
 	// ssoName names the single sign-on in refusals.
 	passwords, ssoName string
+	// invitationSignUp: an email invitation may create an account.
+	invitationSignUp bool
 	// ssoRequired, when set, returns the SSO domain of an organization
 	// that requires single sign-on of u ("" when none does).
 	ssoRequired func(ctx context.Context, u *store.User) (string, error)
@@ -121,17 +123,26 @@ func (a *Accounts) SetClock(now func() time.Time) { a.now = now }
 // or longer than 72 bytes is Invalid; an unknown user is NotFound.
 func (a *Accounts) SetPassword(ctx context.Context, username, password string) error {
 	const op = "accounts.SetPassword"
-	switch {
-	case len([]rune(password)) < minPasswordLength:
-		return errs.FieldError(op, "password", fmt.Sprintf("This password is too short. It must contain at least %d characters.", minPasswordLength))
-	case len(password) > maxPasswordBytes:
-		return errs.FieldError(op, "password", fmt.Sprintf("This password is too long. It must contain at most %d bytes.", maxPasswordBytes))
+	if msg := passwordProblem(password); msg != "" {
+		return errs.FieldError(op, "password", msg)
 	}
 	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
 	if err != nil {
 		return errs.Wrap(errs.Internal, op, err)
 	}
 	return a.store.SetUserPasswordHash(ctx, username, string(hash))
+}
+
+// passwordProblem is what is wrong with a new password ("" when nothing
+// is): shorter than 8 characters, or longer than 72 bytes.
+func passwordProblem(password string) string {
+	switch {
+	case len([]rune(password)) < minPasswordLength:
+		return fmt.Sprintf("This password is too short. It must contain at least %d characters.", minPasswordLength)
+	case len(password) > maxPasswordBytes:
+		return fmt.Sprintf("This password is too long. It must contain at most %d bytes.", maxPasswordBytes)
+	}
+	return ""
 }
 
 // ThrottledError is SignIn's answer while a username and address are
@@ -328,23 +339,29 @@ func (a *Accounts) GraphQLUser(r *http.Request) (*store.User, error) {
 	return a.SessionUser(r.Context(), value)
 }
 
-// Audit actions of signing in and out.
+// Audit actions of signing in, signing up and signing out.
 const (
 	ActionAuthentication        = "authentication"
 	ActionAuthenticationFailure = "authentication-failure"
 	ActionLogOut                = "log-out"
+	// ActionInvitationAccepted: an invitation accepted by signing up.
+	ActionInvitationAccepted = store.AuditInvitationAccepted
 )
 
-// AuditEvent is a sign-in, a refused sign-in or a sign-out, as the audit
-// log records it: User is the matching user (nil when none), Username the
-// name as typed or the identity provider's email, AuthBackend "password"
-// or "oidc", Data the entry's data (the reason of a refusal).
+// AuditEvent is a sign-in, a refused sign-in, a sign-out or an invitation
+// accepted by signing up, as the audit log records it: User is the
+// matching user (nil when none), Username the name as typed or the
+// identity provider's email, AuthBackend "password" or "oidc", Data the
+// entry's data (the reason of a refusal).
 type AuditEvent struct {
 	Action      string
 	AuthBackend string
 	User        *store.User
 	Username    string
 	Data        map[string]any
+	// Invitation is the invitation accepted by signing up, for the
+	// invitation-accepted entry (recorded against its target).
+	Invitation *store.Invitation
 }
 
 // How a dashboard session was made (AuditEvent.AuthBackend).

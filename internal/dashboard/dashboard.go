@@ -36,8 +36,8 @@ var templateFiles embed.FS
 //go:embed static
 var staticFiles embed.FS
 
-// loginCSRFCookie holds the double-submit CSRF token of the sign-in form
-// (there is no session yet to derive one from).
+// loginCSRFCookie holds the double-submit CSRF token of the sign-in and
+// sign-up forms (there is no session yet to derive one from).
 const loginCSRFCookie = "docsd_login_csrf"
 
 // Config is what the dashboard needs from cmd.
@@ -238,13 +238,20 @@ func (d *Dashboard) setSessionCookie(w http.ResponseWriter, value string) {
 // loginCSRF returns the sign-in form's CSRF token, setting its cookie when
 // the browser has none.
 func (d *Dashboard) loginCSRF(w http.ResponseWriter, r *http.Request) string {
+	return d.anonymousCSRF(w, r, "/accounts/")
+}
+
+// anonymousCSRF returns the double-submit CSRF token of a form for
+// visitors without a session (signing in, signing up), setting its
+// cookie for the pages under path when the browser sent none.
+func (d *Dashboard) anonymousCSRF(w http.ResponseWriter, r *http.Request, path string) string {
 	if c, err := r.Cookie(loginCSRFCookie); err == nil && len(c.Value) == 32 {
 		return c.Value
 	}
 	raw := make([]byte, 16)
 	rand.Read(raw)
 	token := hex.EncodeToString(raw)
-	http.SetCookie(w, &http.Cookie{Name: loginCSRFCookie, Value: token, Path: "/accounts/", HttpOnly: true,
+	http.SetCookie(w, &http.Cookie{Name: loginCSRFCookie, Value: token, Path: path, HttpOnly: true,
 		SameSite: http.SameSiteLaxMode, Secure: d.cfg.Secure})
 	return token
 }

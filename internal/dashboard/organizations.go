@@ -53,7 +53,7 @@ const (
 	createOrganizationMutation = `mutation($input: CreateOrganizationInput!) { createOrganization(input: $input) { organization { slug } ` + graph.PayloadErrors + ` } }`
 	updateOrganizationMutation = `mutation($input: UpdateOrganizationInput!) { updateOrganization(input: $input) { organization { slug } ` + graph.PayloadErrors + ` } }`
 	createTeamMutation         = `mutation($input: CreateTeamInput!) { createTeam(input: $input) { team { slug } ` + graph.PayloadErrors + ` } }`
-	addTeamMemberMutation      = `mutation($input: AddTeamMemberInput!) { addTeamMember(input: $input) { member { username } ` + graph.PayloadErrors + ` } }`
+	addTeamMemberMutation      = `mutation($input: AddTeamMemberInput!) { addTeamMember(input: $input) { member { username } invitation { toEmail toUser { username } } url emailSent ` + graph.PayloadErrors + ` } }`
 	removeTeamMemberMutation   = `mutation($input: RemoveTeamMemberInput!) { removeTeamMember(input: $input) { team { slug } ` + graph.PayloadErrors + ` } }`
 	addTeamProjectMutation     = `mutation($input: AddTeamProjectInput!) { addTeamProject(input: $input) { team { slug } ` + graph.PayloadErrors + ` } }`
 	removeTeamProjectMutation  = `mutation($input: RemoveTeamProjectInput!) { removeTeamProject(input: $input) { team { slug } ` + graph.PayloadErrors + ` } }`
@@ -75,7 +75,7 @@ func (d *Dashboard) mountOrganizations() {
 	d.mux.HandleFunc("GET /organizations/{org}/teams/{team}/edit/{$}", d.signedIn(d.handleOrganization))
 	d.mux.HandleFunc("GET /organizations/{org}/teams/{team}/delete/{$}", d.signedIn(d.handleOrganization))
 	d.mux.HandleFunc("GET /organizations/{org}/teams/{team}/projects/{$}", d.signedIn(d.handleOrganization))
-	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/members/invite/{$}", d.signedIn(d.handleTeamChange(addTeamMemberMutation, "usernameOrEmail", "username")))
+	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/members/invite/{$}", d.signedIn(d.handleTeamInvite))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/members/remove/{$}", d.signedIn(d.handleTeamChange(removeTeamMemberMutation, "username", "username")))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/projects/{$}", d.signedIn(d.handleTeamChange(addTeamProjectMutation, "project", "project")))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/projects/remove/{$}", d.signedIn(d.handleTeamChange(removeTeamProjectMutation, "project", "project")))
@@ -190,9 +190,59 @@ func (d *Dashboard) renderOrganization(w http.ResponseWriter, r *http.Request, s
 					pg.Form = map[string]string{"name": pg.Team.Name, "access": pg.Team.Access, "auto_join_email_users": checked(pg.Team.AutoJoinEmailUsers)}
 				}
 			}
+			if o.ViewerIsOwner {
+				var err error
+				if pg.Pending, err = d.pendingTeamInvitations(r, s, slug, t); err != nil {
+					d.failed(w, r, s, err)
+					return
+				}
+			}
 		}
 	}
 	d.render(w, r, s, code, "organization", pg)
+}
+
+// pendingInvitation is a pending invitation as a team's page lists it.
+type pendingInvitation struct {
+	ToEmail *string
+	ToUser  *struct{ Username string }
+	Expires string
+	Expired bool
+}
+
+// Invitee is whom the invitation is for: a username or an address.
+func (p *pendingInvitation) Invitee() string {
+	if p.ToUser != nil {
+		return p.ToUser.Username
+	}
+	return deref(p.ToEmail)
+}
+
+const teamInvitationsQuery = `query($slug: String!) { organization(slug: $slug) { teams(first: 100) { nodes {
+	slug pendingInvitations(first: 100) { nodes { toEmail toUser { username } expires expired } } } } } }`
+
+// pendingTeamInvitations reads the pending invitations of the team (for
+// the organization's owners).
+func (d *Dashboard) pendingTeamInvitations(r *http.Request, s *session, org, teamSlug string) ([]pendingInvitation, error) {
+	var out struct {
+		Organization *struct {
+			Teams struct {
+				Nodes []struct {
+					Slug               string
+					PendingInvitations *struct{ Nodes []pendingInvitation }
+				}
+			}
+		}
+	}
+	if err := d.run(r, s, teamInvitationsQuery, map[string]any{"slug": org}, &out); err != nil || out.Organization == nil {
+		return nil, err
+	}
+	for _, t := range out.Organization.Teams.Nodes {
+		if t.Slug == teamSlug && t.PendingInvitations != nil {
+			return t.PendingInvitations.Nodes, nil
+		}
+	}
+	return nil, nil
 }
 
 // snakeCase is an input field's name as errors name it (usernameOrEmail
@@ -255,15 +305,47 @@ func (d *Dashboard) handleTeamCreate(w http.ResponseWriter, r *http.Request, s *
 	http.Redirect(w, r, "/organizations/"+slug+"/teams/"+out.CreateTeam.Team.Slug+"/", http.StatusSeeOther)
 }
 
+// handleTeamInvite adds a member to the team, or invites them: then the
+// team's page shows, this once, whether the invitation was emailed or
+// else its link to pass on.
+func (d *Dashboard) handleTeamInvite(w http.ResponseWriter, r *http.Request, s *session) {
+	var out struct{ AddTeamMember invitationSent }
+	sent := &out.AddTeamMember
+	if !d.teamChange(w, r, s, addTeamMemberMutation, "usernameOrEmail", "username", &out) {
+		return
+	}
+	if sent.Invitation == nil {
+		http.Redirect(w, r, teamPage(r), http.StatusSeeOther)
+		return
+	}
+	d.renderOrganization(w, r, s, http.StatusOK, &page{Invited: sent.invited()}, "teams/"+r.PathValue("team")+"/")
+}
+
+// teamPage is the path of the page of the request's team.
+func teamPage(r *http.Request) string {
+	return "/organizations/" + url.PathEscape(r.PathValue("org")) + "/teams/" + url.PathEscape(r.PathValue("team")) + "/"
+}
+
 // handleTeamChange runs a team mutation whose input names the team and
 // one more field, read from the form field formField; back to the team's
 // page, with the message next to the field when the input is refused.
 func (d *Dashboard) handleTeamChange(mutation, inputField, formField string) func(http.ResponseWriter, *http.Request, *session) {
 	return func(w http.ResponseWriter, r *http.Request, s *session) {
-		org, t := r.PathValue("org"), r.PathValue("team")
-		value := strings.TrimSpace(r.PostFormValue(formField))
-		err := d.run(r, s, mutation, map[string]any{"input": map[string]any{"organization": org, "team": t, inputField: value}}, nil)
-		d.organizationWritten(w, r, s, err, map[string]string{formField: value}, map[string]string{snakeCase(inputField): formField},
-			"teams/"+t+"/", "/organizations/"+url.PathEscape(org)+"/teams/"+url.PathEscape(t)+"/")
+		if d.teamChange(w, r, s, mutation, inputField, formField, nil) {
+			http.Redirect(w, r, teamPage(r), http.StatusSeeOther)
+		}
 	}
+}
+
+// teamChange runs handleTeamChange's mutation into out and reports
+// whether it passed; when it did not, the answer is written.
+func (d *Dashboard) teamChange(w http.ResponseWriter, r *http.Request, s *session, mutation, inputField, formField string, out any) bool {
+	org, t := r.PathValue("org"), r.PathValue("team")
+	value := strings.TrimSpace(r.PostFormValue(formField))
+	err := d.run(r, s, mutation, map[string]any{"input": map[string]any{"organization": org, "team": t, inputField: value}}, out)
+	if err == nil {
+		return true
+	}
+	d.organizationWritten(w, r, s, err, map[string]string{formField: value}, map[string]string{snakeCase(inputField): formField}, "teams/"+t+"/", "")
+	return false
 }

@@ -326,8 +326,14 @@ type page struct {
 	// they offer.
 	Charts []chart
 	Ranges []int
-	// Invitation is the invitation page's invitation.
+	// Invitation is the invitation page's invitation; SignUp offers its
+	// "Create an account" form.
 	Invitation *invitation
+	SignUp     bool
+	// Invited is the outcome of an invitation just made, shown once;
+	// Pending a team's pending invitations (its owners' view).
+	Invited *invited
+	Pending []pendingInvitation
 }
 
 // formField is one labelled field of a form, with its value and message.
