@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -36,7 +37,8 @@ func newBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Con
 	t.Helper()
 	path := chromiumPath()
 	if path == "" {
-		t.Skip("chromium is not installed (apt-get install -y chromium): skipping the browser test")
+		// CI=true makes this a failure: CI installs Chromium.
+		requireTool(t, errors.New("not found"), "chromium is not installed (apt-get install -y chromium): skipping the browser test")
 	}
 	// Not t.TempDir: Chromium's helper processes may still write to the
 	// profile for a moment after the browser is gone, which fails
