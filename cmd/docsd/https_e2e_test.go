@@ -7,7 +7,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -226,5 +228,78 @@ func TestHTTPSTwoNodesShareOneCertificate(t *testing.T) {
 	}
 	if keys := bucket.Keys(t, "docsd/blobs/certificates/"); len(keys) == 0 {
 		t.Error("no certificate in the bucket")
+	}
+}
+
+// TestHTTPSWildcardWithPebble: in subdomain mode with a DNS-01 hook,
+// docsd orders the certificate for *.<docs-domain> from a real ACME CA
+// (pebble), which validates the TXT record the hook published in the
+// test's DNS; a project's subdomain is then served over HTTPS to a client
+// that trusts only pebble's root, and plain HTTP redirects to it.
+func TestHTTPSWildcardWithPebble(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dns := acmetest.StartDNS(t)
+	addr, tlsAddr := freeAddr(t), freeAddr(t)
+	_, httpPort, _ := net.SplitHostPort(addr)
+	_, tlsPort, _ := net.SplitHostPort(tlsAddr)
+	pebble := acmetest.StartPebble(t, dns, httpPort, tlsPort)
+	calls := filepath.Join(t.TempDir(), "calls")
+	hook := dns.HookScript(t, calls)
+	dns.AddA(t, "dash.test", "127.0.0.1") // the public URL's host: its certificate comes with HTTP-01
+	dataDir := t.TempDir()
+	migrated(t, dataDir)
+	code, out, errOut := docsd(t, "user", "create", "alice", "--superuser", "--data-dir", dataDir)
+	if code != 0 {
+		t.Fatalf("user create --superuser: %d %s", code, errOut)
+	}
+	srv := serveAt(t, dataDir, addr, freeAddr(t), append(acmeFlags(dns, pebble, tlsAddr), "--public-url", "https://dash.test",
+		"--docs-domain", "docs.test", "--tls-dns-hook", hook, "--tls-dns-resolvers", dns.Zone(t, "docs.test"))...)
+	srv.token = strings.TrimSpace(out)
+	srv.importProject(t, "acme", gitRepo(t, repoFiles("Acme")), "en")
+	srv.waitBuilt(t, "acme")
+
+	// The wildcard is ordered at start, in the background: a handshake
+	// for a subdomain fails until it is there.
+	client := httpsClient(tlsAddr, pebble.Roots(t))
+	var cert *x509.Certificate
+	var body string
+	var err error
+	for deadline := time.Now().Add(3 * time.Minute); ; {
+		code, body, cert, err = getHTTPS(t, client, "https://acme.docs.test/en/latest/")
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no HTTPS for acme.docs.test: %v\n%s", err, srv.stderr.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if code != http.StatusOK || !strings.Contains(body, "Acme: index") {
+		t.Errorf("GET https://acme.docs.test/en/latest/: %d %.200q", code, body)
+	}
+	if !slices.Equal(cert.DNSNames, []string{"*.docs.test"}) {
+		t.Errorf("certificate names %v, want [*.docs.test]", cert.DNSNames)
+	}
+	// The public host's certificate is HTTP-01's, its own.
+	if _, _, hostCert, err := getHTTPS(t, client, "https://dash.test/healthz"); err != nil || !slices.Equal(hostCert.DNSNames, []string{"dash.test"}) {
+		t.Errorf("https://dash.test: %v, err %v; want a certificate for [dash.test]", hostCert, err)
+	}
+
+	// The hook published the TXT record and removed it again.
+	b, _ := os.ReadFile(calls)
+	for _, want := range []string{"present _acme-challenge.docs.test. ", "cleanup _acme-challenge.docs.test. "} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the hook's calls have no %q:\n%s", want, b)
+		}
+	}
+
+	if code, loc, _ := fetch(t, "http://"+addr+"/en/latest/", "acme.docs.test"); code != http.StatusMovedPermanently ||
+		loc != "https://acme.docs.test:"+tlsPort+"/en/latest/" {
+		t.Errorf("plain HTTP on the subdomain: %d %q, want 301 to HTTPS", code, loc)
+	}
+	if _, _, body := fetch(t, "http://"+addr+"/metrics", ""); !strings.Contains(body, `docsd_certificate_expiry_days{name="*.docs.test"} 89.9`) {
+		t.Errorf("/metrics has no expiry of about 90 days for *.docs.test:\n%s", grepLines(body, "certificate"))
 	}
 }

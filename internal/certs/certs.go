@@ -1,8 +1,9 @@
 // Package certs serves docsd's HTTPS: certificates ordered from an ACME
 // CA (Let's Encrypt by default) with certmagic, on demand for the custom
 // domains whose DNS was validated and for the public URL's and the docs
-// origin's hosts, never for any other name a client asks for; or a
-// certificate the operator gives. Certificates, keys and the ACME account
+// origin's hosts, never for any other name a client asks for, and, with
+// a DNS-01 provider, for the wildcard of subdomain mode's docs domain; or
+// a certificate the operator gives. Certificates, keys and the ACME account
 // live in the artifacts backend, so that every node serves the same ones,
 // and a lease in the database keeps two nodes from ordering the same
 // certificate (see docs/operations/https.md).
@@ -66,8 +67,18 @@ type Config struct {
 	Domains *domains.Registry
 	// Hosts always get certificates: the public URL's and the docs
 	// origin's host names (IP addresses and localhost are left out).
-	Hosts  []string
-	Logger *slog.Logger
+	Hosts []string
+	// Wildcard is subdomain mode's docs domain: with DNSProvider, docsd
+	// orders and renews the certificate for *.Wildcard with DNS-01.
+	Wildcard string
+	// DNSProvider publishes DNS-01's TXT records (a DNSHook); nil: no
+	// wildcard certificate.
+	DNSProvider certmagic.DNSProvider
+	// DNSResolvers are the DNS servers (host:port) asked for the zone of
+	// the challenge's name and whether its TXT record is published yet;
+	// empty: the system's resolvers and the zone's authoritative servers.
+	DNSResolvers []string
+	Logger       *slog.Logger
 }
 
 // Manager answers TLS handshakes and HTTP-01 challenges.
@@ -77,6 +88,11 @@ type Manager struct {
 	magic  *certmagic.Config
 	issuer *certmagic.ACMEIssuer
 	hosts  []string
+
+	// wildMagic orders the certificate for wildcard with DNS-01; nil
+	// without a DNS provider (wildcard.go).
+	wildMagic *certmagic.Config
+	wildcard  string
 
 	// ctx ends with Stop: orders started in the background end with it.
 	ctx    context.Context
@@ -114,7 +130,7 @@ func New(c Config) (*Manager, error) {
 		dir = LetsEncrypt
 	}
 	m.cache = certmagic.NewCache(certmagic.CacheOptions{
-		GetConfigForCert: func(certmagic.Certificate) (*certmagic.Config, error) { return m.magic, nil },
+		GetConfigForCert: func(c certmagic.Certificate) (*certmagic.Config, error) { return m.configFor(c), nil },
 		Logger:           zap.NewNop(),
 	})
 	m.magic = certmagic.New(m.cache, certmagic.Config{
@@ -127,20 +143,26 @@ func New(c Config) (*Manager, error) {
 		CA: dir, Email: c.Email, Agreed: true, TrustedRoots: c.DirectoryRoots, Logger: zap.NewNop(),
 	})
 	m.magic.Issuers = []certmagic.Issuer{m.issuer}
+	m.newWildcard()
 	return m, nil
 }
 
 // ACME reports whether certificates are ordered from a CA.
 func (m *Manager) ACME() bool { return m.magic != nil }
 
-// Start orders (or loads from the shared storage) the hosts'
-// certificates in the background and keeps them renewed; custom domains'
+// Start orders (or loads from the shared storage) the hosts' and the
+// wildcard's certificates in the background and keeps them renewed; custom domains'
 // are ordered at their first handshake.
 func (m *Manager) Start(ctx context.Context) error {
-	if !m.ACME() || len(m.hosts) == 0 {
+	if !m.ACME() {
 		return nil
 	}
-	return m.magic.ManageAsync(ctx, m.hosts)
+	if len(m.hosts) > 0 {
+		if err := m.magic.ManageAsync(ctx, m.hosts); err != nil {
+			return err
+		}
+	}
+	return m.startWildcard(ctx)
 }
 
 // Stop ends the renewals.
@@ -291,6 +313,9 @@ func (m *Manager) Expiries(ctx context.Context) []Expiry {
 	}
 	if m.ACME() {
 		names := append([]string(nil), m.hosts...)
+		if m.wildcard != "" {
+			names = append(names, m.wildcard)
+		}
 		for _, d := range m.c.Domains.All(ctx) {
 			names = append(names, d.Domain.Domain)
 		}
