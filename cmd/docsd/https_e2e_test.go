@@ -81,6 +81,29 @@ func acmeFlags(dns *acmetest.DNS, pebble *acmetest.Pebble, tlsAddr string) []str
 		"--tls-acme-ca-root", pebble.DirectoryRoot, "--domain-target", "127.0.0.1", "--domain-dns-server", dns.Addr}
 }
 
+// startPebbleNode starts the test's DNS and pebble, which validates
+// challenges on the ports of two fresh addresses for a node (--addr and
+// --tls-addr), and makes the node's data directory with a superuser,
+// whose token it returns. Without git the test is skipped.
+func startPebbleNode(t *testing.T) (dns *acmetest.DNS, pebble *acmetest.Pebble, addr, tlsAddr, tlsPort, dataDir, token string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dns = acmetest.StartDNS(t)
+	addr, tlsAddr = freeAddr(t), freeAddr(t)
+	_, httpPort, _ := net.SplitHostPort(addr)
+	_, tlsPort, _ = net.SplitHostPort(tlsAddr)
+	pebble = acmetest.StartPebble(t, dns, httpPort, tlsPort)
+	dataDir = t.TempDir()
+	migrated(t, dataDir)
+	code, out, errOut := docsd(t, "user", "create", "alice", "--superuser", "--data-dir", dataDir)
+	if code != 0 {
+		t.Fatalf("user create --superuser: %d %s", code, errOut)
+	}
+	return dns, pebble, addr, tlsAddr, tlsPort, dataDir, strings.TrimSpace(out)
+}
+
 // TestHTTPSWithPebble: a real ACME CA (pebble) validates against docsd's
 // own listeners. A custom domain pointed at docsd in the test's DNS is
 // validated, gets a certificate at its first handshake, and serves the
@@ -89,21 +112,7 @@ func acmeFlags(dns *acmetest.DNS, pebble *acmetest.Pebble, tlsAddr string) []str
 // get none; plain HTTP redirects to HTTPS except ACME's path; /metrics
 // and /readyz tell of the certificate.
 func TestHTTPSWithPebble(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	dns := acmetest.StartDNS(t)
-	addr, tlsAddr := freeAddr(t), freeAddr(t)
-	_, httpPort, _ := net.SplitHostPort(addr)
-	_, tlsPort, _ := net.SplitHostPort(tlsAddr)
-	pebble := acmetest.StartPebble(t, dns, httpPort, tlsPort)
-	dataDir := t.TempDir()
-	migrated(t, dataDir)
-	code, out, errOut := docsd(t, "user", "create", "alice", "--superuser", "--data-dir", dataDir)
-	if code != 0 {
-		t.Fatalf("user create --superuser: %d %s", code, errOut)
-	}
-	token := strings.TrimSpace(out)
+	dns, pebble, addr, tlsAddr, tlsPort, dataDir, token := startPebbleNode(t)
 	srv := serveAt(t, dataDir, addr, freeAddr(t), append([]string{"--docs-addr", freeAddr(t)}, acmeFlags(dns, pebble, tlsAddr)...)...)
 	srv.token = token
 	srv.importProject(t, "acme", gitRepo(t, repoFiles("Acme")), "en")
@@ -237,26 +246,13 @@ func TestHTTPSTwoNodesShareOneCertificate(t *testing.T) {
 // test's DNS; a project's subdomain is then served over HTTPS to a client
 // that trusts only pebble's root, and plain HTTP redirects to it.
 func TestHTTPSWildcardWithPebble(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	dns := acmetest.StartDNS(t)
-	addr, tlsAddr := freeAddr(t), freeAddr(t)
-	_, httpPort, _ := net.SplitHostPort(addr)
-	_, tlsPort, _ := net.SplitHostPort(tlsAddr)
-	pebble := acmetest.StartPebble(t, dns, httpPort, tlsPort)
+	dns, pebble, addr, tlsAddr, tlsPort, dataDir, token := startPebbleNode(t)
 	calls := filepath.Join(t.TempDir(), "calls")
 	hook := dns.HookScript(t, calls)
 	dns.AddA(t, "dash.test", "127.0.0.1") // the public URL's host: its certificate comes with HTTP-01
-	dataDir := t.TempDir()
-	migrated(t, dataDir)
-	code, out, errOut := docsd(t, "user", "create", "alice", "--superuser", "--data-dir", dataDir)
-	if code != 0 {
-		t.Fatalf("user create --superuser: %d %s", code, errOut)
-	}
 	srv := serveAt(t, dataDir, addr, freeAddr(t), append(acmeFlags(dns, pebble, tlsAddr), "--public-url", "https://dash.test",
 		"--docs-domain", "docs.test", "--tls-dns-hook", hook, "--tls-dns-resolvers", dns.Zone(t, "docs.test"))...)
-	srv.token = strings.TrimSpace(out)
+	srv.token = token
 	srv.importProject(t, "acme", gitRepo(t, repoFiles("Acme")), "en")
 	srv.waitBuilt(t, "acme")
 
@@ -264,6 +260,7 @@ func TestHTTPSWildcardWithPebble(t *testing.T) {
 	// for a subdomain fails until it is there.
 	client := httpsClient(tlsAddr, pebble.Roots(t))
 	var cert *x509.Certificate
+	var code int
 	var body string
 	var err error
 	for deadline := time.Now().Add(3 * time.Minute); ; {

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,6 +54,9 @@ func (s *Settings) tlsOn() bool { return s.TLSACMEEmail != "" || s.TLSCert != ""
 
 // resolveTLS checks the TLS settings and reads the given files.
 func (s *Settings) resolveTLS() error {
+	if err := s.resolveDNS01(); err != nil {
+		return err
+	}
 	if (s.TLSCert == "") != (s.TLSKey == "") {
 		return fmt.Errorf("--tls-cert and --tls-key go together")
 	}
@@ -79,9 +83,6 @@ func (s *Settings) resolveTLS() error {
 		if u, err := url.Parse(s.TLSACMEDirectory); err != nil || u.Scheme != "https" || u.Host == "" {
 			return fmt.Errorf("--tls-acme-directory %q must be an https:// URL", s.TLSACMEDirectory)
 		}
-	}
-	if err := s.resolveDNS01(); err != nil {
-		return err
 	}
 	if s.TLSACMECARoot != "" {
 		pem, err := os.ReadFile(s.TLSACMECARoot)
@@ -121,7 +122,11 @@ func (s *Settings) resolveDNS01() error {
 		if r = strings.TrimSpace(r); r == "" {
 			continue
 		}
-		if _, _, err := net.SplitHostPort(r); err != nil && net.ParseIP(r) == nil && strings.ContainsAny(r, ":/ ") {
+		host, port, err := net.SplitHostPort(r)
+		if err != nil {
+			host, port = r, "53"
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || host == "" || strings.ContainsAny(host, "/ ") {
 			return fmt.Errorf("--tls-dns-resolvers: %q is neither host nor host:port", r)
 		}
 		s.tlsDNSResolvers = append(s.tlsDNSResolvers, r)

@@ -75,6 +75,7 @@ func (h DNSHook) run(ctx context.Context, action, fqdn, value string) error {
 	cmd := exec.CommandContext(ctx, h.Command, action, fqdn, value)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = time.Second // a child the command left behind keeps no pipe open past the timeout
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
 			err = fmt.Errorf("no exit within %s", timeout)
