@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"docsd/internal/artifacts/artifactstest"
 	"docsd/internal/domains"
 	"docsd/internal/storetest"
 	"docsd/store"
@@ -174,6 +175,88 @@ func TestCustomDomainServesLikeTheSubdomain(t *testing.T) {
 		}
 		if code, _, _ := fetch(t, srv.URL+"/en/latest/index.html", "demo.docs.test"); code != http.StatusOK {
 			t.Errorf("the subdomain after the canonical domain was removed: status %d, want 200", code)
+		}
+	})
+}
+
+// TestCustomDomainServesTranslations: a served custom domain answers a
+// project's translations at /<lang>/<version>/ exactly as its docs
+// subdomain does (every version of them, the language's root, a version
+// or language that does not exist, the addons' data), and once the domain
+// is canonical the subdomain sends a translation's readers to it and the
+// translation's URL is on it.
+func TestCustomDomainServesTranslations(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		s := storetest.Open(t, d)
+		a, srv := testApp(t, s, "--docs-domain", "docs.test", "--public-url", "http://example.test", "--build-workers", "0")
+		admin, key := storetest.MustSuperuser(t, s, "alice")
+		importPublished(t, s, a, admin, "demo", "demo page")
+		es := importPublished(t, s, a, admin, "demo-es", "página de demo")
+		spanish := "es"
+		_, err := s.UpdateProject(t.Context(), es.ID, store.ProjectUpdate{Language: &spanish})
+		must(t, err)
+		v1 := storetest.MustVersion(t, s, es.ID, "1.0")
+		must(t, a.artifacts.PublishHTML(t.Context(), "demo-es", v1.Slug, artifactstest.Dir(t, map[string]string{"index.html": "<p>versión 1.0</p>"})))
+		built := true
+		_, err = s.UpdateVersion(t.Context(), v1.ID, store.VersionUpdate{Built: &built})
+		must(t, err)
+		api := &e2eServer{url: srv.URL, token: key}
+		var tr struct {
+			SetTranslationOf struct{ Errors []struct{ Message string } }
+		}
+		api.graphql(t, `mutation { setTranslationOf(input: {slug: "demo-es", main: "demo"}) { errors { message } } }`, nil, &tr)
+		if len(tr.SetTranslationOf.Errors) > 0 {
+			t.Fatalf("setTranslationOf: %v", tr.SetTranslationOf.Errors)
+		}
+		served := api.createDomain(t, map[string]any{"project": "demo", "domain": "docs.acme.test", "skipValidation": true})
+		if served.Domain == nil || served.Domain.ValidationStatus != "valid" {
+			t.Fatalf("createDomain: %+v", served)
+		}
+
+		for _, tc := range []struct {
+			path     string
+			wantCode int
+			wantBody string
+		}{
+			{"/es/latest/index.html", http.StatusOK, "página de demo"},
+			{"/es/1.0/index.html", http.StatusOK, "versión 1.0"},
+			{"/es/1.0/", http.StatusOK, "versión 1.0"},
+			{"/en/latest/index.html", http.StatusOK, "demo page"},
+			{"/es/", http.StatusFound, "/es/latest/"},
+			{"/es/2.0/index.html", http.StatusNotFound, ""},
+			{"/fr/latest/index.html", http.StatusNotFound, ""},
+			{"/_/addons/?client-version=0.1&api-version=1&url=http%3A%2F%2F{host}%2Fes%2F1.0%2Findex.html", http.StatusOK, `"language":{"code":"es"`}, // the translation is the current project
+		} {
+			code, loc, body := fetch(t, srv.URL+strings.ReplaceAll(tc.path, "{host}", "demo.docs.test"), "demo.docs.test")
+			dcode, dloc, dbody := fetch(t, srv.URL+strings.ReplaceAll(tc.path, "{host}", "docs.acme.test"), "docs.acme.test")
+			loc = strings.ReplaceAll(loc, "http://demo.docs.test", "https://docs.acme.test")
+			body = strings.ReplaceAll(body, "http://demo.docs.test", "https://docs.acme.test")
+			if dcode != code || dloc != loc || dbody != body {
+				t.Errorf("GET %s: on the domain %d %q %.300q; on the subdomain %d %q %.300q", tc.path, dcode, dloc, dbody, code, loc, body)
+			}
+			if code != tc.wantCode || !strings.Contains(body, tc.wantBody) {
+				t.Errorf("GET %s on the subdomain: %d %.200q, want %d with %q", tc.path, code, body, tc.wantCode, tc.wantBody)
+			}
+		}
+
+		if up := api.updateDomain(t, map[string]any{"project": "demo", "id": served.Domain.ID, "canonical": true}); len(up.Errors) > 0 {
+			t.Fatalf("updateDomain canonical: %+v", up.Errors)
+		}
+		code, loc, _ := fetch(t, srv.URL+"/es/1.0/index.html?x=1", "demo.docs.test")
+		if want := "https://docs.acme.test/es/1.0/index.html?x=1"; code != http.StatusFound || loc != want {
+			t.Errorf("GET demo.docs.test/es/1.0/index.html with a canonical domain: %d %q, want 302 %q", code, loc, want)
+		}
+		if code, _, body := fetch(t, srv.URL+"/es/1.0/index.html", "docs.acme.test"); code != http.StatusOK || !strings.Contains(body, "versión 1.0") {
+			t.Errorf("GET /es/1.0/index.html on the canonical domain: %d %.100q", code, body)
+		}
+		var p struct {
+			Project struct {
+				Urls struct{ Documentation string }
+			}
+		}
+		api.graphql(t, `{ project(slug: "demo-es") { urls { documentation } } }`, nil, &p)
+		if got, want := p.Project.Urls.Documentation, "https://docs.acme.test/es/latest/"; got != want {
+			t.Errorf("demo-es: urls.documentation = %q, want %q", got, want)
 		}
 	})
 }
