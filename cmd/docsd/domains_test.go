@@ -63,6 +63,23 @@ func (s *e2eServer) updateDomain(t *testing.T, input map[string]any) domainPaylo
 	return out.UpdateDomain
 }
 
+// fetchLikeTheSubdomain fetches path ({host} in it is the host asked)
+// from base on the docs subdomain sub and on the custom domain, and fails
+// the test unless the domain answers as the subdomain does, with the
+// subdomain's URLs on the domain's HTTPS origin; it returns the
+// subdomain's status and body.
+func fetchLikeTheSubdomain(t *testing.T, base, path, sub, domain string) (int, string) {
+	t.Helper()
+	code, loc, body := fetch(t, base+strings.ReplaceAll(path, "{host}", sub), sub)
+	dcode, dloc, dbody := fetch(t, base+strings.ReplaceAll(path, "{host}", domain), domain)
+	loc = strings.ReplaceAll(loc, "http://"+sub, "https://"+domain)
+	body = strings.ReplaceAll(body, "http://"+sub, "https://"+domain)
+	if dcode != code || dloc != loc || dbody != body {
+		t.Errorf("GET %s: on the domain %d %q %.300q; on the subdomain %d %q %.300q", path, dcode, dloc, dbody, code, loc, body)
+	}
+	return code, body
+}
+
 // TestCustomDomainServesLikeTheSubdomain: a served custom domain answers
 // every path as the project's docs subdomain does (its pages, its
 // subprojects' pages, the reader's /_/ routes), an unvalidated one serves
@@ -95,13 +112,7 @@ func TestCustomDomainServesLikeTheSubdomain(t *testing.T) {
 
 		for _, path := range []string{"/en/latest/index.html", "/projects/child/en/latest/index.html", "/", "/projects/child/",
 			"/_/addons/?client-version=0.1&api-version=1&url=http%3A%2F%2F{host}%2Fen%2Flatest%2Findex.html", "/robots.txt"} {
-			code, loc, body := fetch(t, srv.URL+strings.ReplaceAll(path, "{host}", "demo.docs.test"), "demo.docs.test")
-			dcode, dloc, dbody := fetch(t, srv.URL+strings.ReplaceAll(path, "{host}", "docs.acme.test"), "docs.acme.test")
-			loc = strings.ReplaceAll(loc, "http://demo.docs.test", "https://docs.acme.test")
-			body = strings.ReplaceAll(body, "http://demo.docs.test", "https://docs.acme.test")
-			if dcode != code || dloc != loc || dbody != body {
-				t.Errorf("GET %s: on the domain %d %q %.200q; on the subdomain %d %q %.200q", path, dcode, dloc, dbody, code, loc, body)
-			}
+			code, _ := fetchLikeTheSubdomain(t, srv.URL, path, "demo.docs.test", "docs.acme.test")
 			if strings.HasSuffix(path, ".html") && code != http.StatusOK {
 				t.Errorf("GET %s on the subdomain: status %d, want 200", path, code)
 			}
@@ -227,13 +238,7 @@ func TestCustomDomainServesTranslations(t *testing.T) {
 			{"/fr/latest/index.html", http.StatusNotFound, ""},
 			{"/_/addons/?client-version=0.1&api-version=1&url=http%3A%2F%2F{host}%2Fes%2F1.0%2Findex.html", http.StatusOK, `"language":{"code":"es"`}, // the translation is the current project
 		} {
-			code, loc, body := fetch(t, srv.URL+strings.ReplaceAll(tc.path, "{host}", "demo.docs.test"), "demo.docs.test")
-			dcode, dloc, dbody := fetch(t, srv.URL+strings.ReplaceAll(tc.path, "{host}", "docs.acme.test"), "docs.acme.test")
-			loc = strings.ReplaceAll(loc, "http://demo.docs.test", "https://docs.acme.test")
-			body = strings.ReplaceAll(body, "http://demo.docs.test", "https://docs.acme.test")
-			if dcode != code || dloc != loc || dbody != body {
-				t.Errorf("GET %s: on the domain %d %q %.300q; on the subdomain %d %q %.300q", tc.path, dcode, dloc, dbody, code, loc, body)
-			}
+			code, body := fetchLikeTheSubdomain(t, srv.URL, tc.path, "demo.docs.test", "docs.acme.test")
 			if code != tc.wantCode || !strings.Contains(body, tc.wantBody) {
 				t.Errorf("GET %s on the subdomain: %d %.200q, want %d with %q", tc.path, code, body, tc.wantCode, tc.wantBody)
 			}
