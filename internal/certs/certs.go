@@ -65,9 +65,6 @@ type Config struct {
 	Statuses StatusRecorder
 	// Domains are the custom domains: a served one may get a certificate.
 	Domains *domains.Registry
-	// Hosts always get certificates: the public URL's and the docs
-	// origin's host names (IP addresses and localhost are left out).
-	Hosts []string
 	// Wildcard is subdomain mode's docs domain: with DNSProvider, docsd
 	// orders and renews the certificate for *.Wildcard with DNS-01.
 	Wildcard string
@@ -78,7 +75,10 @@ type Config struct {
 	// the challenge's name and whether its TXT record is published yet;
 	// empty: the system's resolvers and the zone's authoritative servers.
 	DNSResolvers []string
-	Logger       *slog.Logger
+	// Hosts always get certificates: the public URL's and the docs
+	// origin's host names (IP addresses and localhost are left out).
+	Hosts  []string
+	Logger *slog.Logger
 }
 
 // Manager answers TLS handshakes and HTTP-01 challenges.
