@@ -272,23 +272,31 @@ func (m *Manager) HTTPChallenge(next http.Handler) http.Handler {
 
 // Renew renews name's certificate now, even when it is not due (an
 // operator's or a test's request); it orders one when there is none.
+// The wildcard's name ("*.docs.example.com") renews it with DNS-01.
 func (m *Manager) Renew(ctx context.Context, name string) error {
 	if !m.ACME() {
 		return errors.New("certificates are not ordered by docsd (no --tls-acme-email)")
 	}
 	name = domains.HostName(name)
+	cfg := m.magic
+	if m.wildMagic != nil && name == m.wildcard {
+		cfg = m.wildMagic // DNS-01
+	}
 	old := m.cache.AllMatchingCertificates(name)
-	if err := m.magic.RenewCertSync(ctx, name, true); err != nil {
+	if err := cfg.RenewCertSync(ctx, name, true); err != nil {
 		return err
 	}
 	// RenewCertSync stores the new certificate but leaves this node's
-	// cache as it was: swap them.
-	if _, err := m.magic.CacheManagedCertificate(ctx, name); err != nil {
+	// cache as it was: swap them (only name's own: a wildcard that also
+	// matches name stays).
+	if _, err := cfg.CacheManagedCertificate(ctx, name); err != nil {
 		return err
 	}
 	var hashes []string
 	for _, c := range old {
-		hashes = append(hashes, c.Hash())
+		if slices.Contains(c.Names, name) {
+			hashes = append(hashes, c.Hash())
+		}
 	}
 	m.cache.Remove(hashes)
 	return nil

@@ -1,11 +1,17 @@
 package certs
 
 import (
+	"crypto/x509"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/certmagic"
 
 	"docsd/internal/artifacts"
+	"docsd/internal/certs/acmetest"
 	"docsd/internal/storetest"
 	"docsd/store"
 )
@@ -57,4 +63,74 @@ func TestWildcardHasItsOwnIssuer(t *testing.T) {
 			t.Errorf("configFor(%v) is the wildcard's: %v, want %v", tc.names, got == m.wildMagic, tc.want == m.wildMagic)
 		}
 	}
+}
+
+// TestWildcardRenewsWithPebble: a real ACME CA (pebble) issues the
+// wildcard against the TXT records the hook publishes in the test's DNS,
+// at Start and again at a forced renewal, which this node then serves.
+func TestWildcardRenewsWithPebble(t *testing.T) {
+	dns := acmetest.StartDNS(t)
+	pebble := acmetest.StartPebble(t, dns, "80", "443") // DNS-01 only: pebble never connects to these
+	pem, err := os.ReadFile(pebble.DirectoryRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(pem)
+	blobs, err := artifacts.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := filepath.Join(t.TempDir(), "calls")
+	m, err := New(Config{Email: "ops@acme.test", Directory: pebble.Directory, DirectoryRoots: roots, Blobs: blobs,
+		Locks: storetest.Open(t, store.SQLite), Wildcard: "docs.test", DNSProvider: DNSHook{Command: dns.HookScript(t, calls)},
+		DNSResolvers: []string{dns.Zone(t, "docs.test")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Stop()
+	if err := m.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	held := func() *x509.Certificate {
+		for _, c := range m.cache.AllMatchingCertificates("project.docs.test") {
+			if c.Leaf != nil {
+				return c.Leaf
+			}
+		}
+		return nil
+	}
+	var first *x509.Certificate
+	for deadline := time.Now().Add(2 * time.Minute); first == nil; time.Sleep(100 * time.Millisecond) {
+		if first = held(); first == nil && time.Now().After(deadline) {
+			b, _ := os.ReadFile(calls)
+			t.Fatalf("no wildcard certificate; problems %v; the hook's calls:\n%s", m.problemList(), b)
+		}
+	}
+	if len(first.DNSNames) != 1 || first.DNSNames[0] != "*.docs.test" {
+		t.Errorf("certificate names %v, want [*.docs.test]", first.DNSNames)
+	}
+
+	if err := m.Renew(t.Context(), "*.docs.test"); err != nil {
+		t.Fatalf("Renew: %v", err)
+	}
+	renewed := m.cache.AllMatchingCertificates("project.docs.test")
+	if len(renewed) != 1 || renewed[0].Leaf.SerialNumber.Cmp(first.SerialNumber) == 0 {
+		t.Errorf("after the renewal this node holds %d certificates for project.docs.test, want 1 new one", len(renewed))
+	}
+	b, _ := os.ReadFile(calls)
+	if n := strings.Count(string(b), "present _acme-challenge.docs.test. "); n != 2 {
+		t.Errorf("the hook published %d records, want 2 (the order and the renewal):\n%s", n, b)
+	}
+}
+
+// problemList is the problems orders recorded, for a failure's message.
+func (m *Manager) problemList() map[string]string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[string]string{}
+	for n, why := range m.problems {
+		out[n] = why
+	}
+	return out
 }
