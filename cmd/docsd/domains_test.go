@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"docsd/internal/artifacts/artifactstest"
 	"docsd/internal/domains"
 	"docsd/internal/storetest"
 	"docsd/store"
@@ -62,6 +63,23 @@ func (s *e2eServer) updateDomain(t *testing.T, input map[string]any) domainPaylo
 	return out.UpdateDomain
 }
 
+// fetchLikeTheSubdomain fetches path ({host} in it is the host asked)
+// from base on the docs subdomain sub and on the custom domain, and fails
+// the test unless the domain answers as the subdomain does, with the
+// subdomain's URLs on the domain's HTTPS origin; it returns the
+// subdomain's status and body.
+func fetchLikeTheSubdomain(t *testing.T, base, path, sub, domain string) (int, string) {
+	t.Helper()
+	code, loc, body := fetch(t, base+strings.ReplaceAll(path, "{host}", sub), sub)
+	dcode, dloc, dbody := fetch(t, base+strings.ReplaceAll(path, "{host}", domain), domain)
+	loc = strings.ReplaceAll(loc, "http://"+sub, "https://"+domain)
+	body = strings.ReplaceAll(body, "http://"+sub, "https://"+domain)
+	if dcode != code || dloc != loc || dbody != body {
+		t.Errorf("GET %s: on the domain %d %q %.300q; on the subdomain %d %q %.300q", path, dcode, dloc, dbody, code, loc, body)
+	}
+	return code, body
+}
+
 // TestCustomDomainServesLikeTheSubdomain: a served custom domain answers
 // every path as the project's docs subdomain does (its pages, its
 // subprojects' pages, the reader's /_/ routes), an unvalidated one serves
@@ -94,13 +112,7 @@ func TestCustomDomainServesLikeTheSubdomain(t *testing.T) {
 
 		for _, path := range []string{"/en/latest/index.html", "/projects/child/en/latest/index.html", "/", "/projects/child/",
 			"/_/addons/?client-version=0.1&api-version=1&url=http%3A%2F%2F{host}%2Fen%2Flatest%2Findex.html", "/robots.txt"} {
-			code, loc, body := fetch(t, srv.URL+strings.ReplaceAll(path, "{host}", "demo.docs.test"), "demo.docs.test")
-			dcode, dloc, dbody := fetch(t, srv.URL+strings.ReplaceAll(path, "{host}", "docs.acme.test"), "docs.acme.test")
-			loc = strings.ReplaceAll(loc, "http://demo.docs.test", "https://docs.acme.test")
-			body = strings.ReplaceAll(body, "http://demo.docs.test", "https://docs.acme.test")
-			if dcode != code || dloc != loc || dbody != body {
-				t.Errorf("GET %s: on the domain %d %q %.200q; on the subdomain %d %q %.200q", path, dcode, dloc, dbody, code, loc, body)
-			}
+			code, _ := fetchLikeTheSubdomain(t, srv.URL, path, "demo.docs.test", "docs.acme.test")
 			if strings.HasSuffix(path, ".html") && code != http.StatusOK {
 				t.Errorf("GET %s on the subdomain: status %d, want 200", path, code)
 			}
@@ -174,6 +186,82 @@ func TestCustomDomainServesLikeTheSubdomain(t *testing.T) {
 		}
 		if code, _, _ := fetch(t, srv.URL+"/en/latest/index.html", "demo.docs.test"); code != http.StatusOK {
 			t.Errorf("the subdomain after the canonical domain was removed: status %d, want 200", code)
+		}
+	})
+}
+
+// TestCustomDomainServesTranslations: a served custom domain answers a
+// project's translations at /<lang>/<version>/ exactly as its docs
+// subdomain does (every version of them, the language's root, a version
+// or language that does not exist, the addons' data), and once the domain
+// is canonical the subdomain sends a translation's readers to it and the
+// translation's URL is on it.
+func TestCustomDomainServesTranslations(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		s := storetest.Open(t, d)
+		a, srv := testApp(t, s, "--docs-domain", "docs.test", "--public-url", "http://example.test", "--build-workers", "0")
+		admin, key := storetest.MustSuperuser(t, s, "alice")
+		importPublished(t, s, a, admin, "demo", "demo page")
+		es := importPublished(t, s, a, admin, "demo-es", "página de demo")
+		spanish := "es"
+		_, err := s.UpdateProject(t.Context(), es.ID, store.ProjectUpdate{Language: &spanish})
+		must(t, err)
+		v1 := storetest.MustVersion(t, s, es.ID, "1.0")
+		must(t, a.artifacts.PublishHTML(t.Context(), "demo-es", v1.Slug, artifactstest.Dir(t, map[string]string{"index.html": "<p>versión 1.0</p>"})))
+		built := true
+		_, err = s.UpdateVersion(t.Context(), v1.ID, store.VersionUpdate{Built: &built})
+		must(t, err)
+		api := &e2eServer{url: srv.URL, token: key}
+		var tr struct {
+			SetTranslationOf struct{ Errors []struct{ Message string } }
+		}
+		api.graphql(t, `mutation { setTranslationOf(input: {slug: "demo-es", main: "demo"}) { errors { message } } }`, nil, &tr)
+		if len(tr.SetTranslationOf.Errors) > 0 {
+			t.Fatalf("setTranslationOf: %v", tr.SetTranslationOf.Errors)
+		}
+		served := api.createDomain(t, map[string]any{"project": "demo", "domain": "docs.acme.test", "skipValidation": true})
+		if served.Domain == nil || served.Domain.ValidationStatus != "valid" {
+			t.Fatalf("createDomain: %+v", served)
+		}
+
+		for _, tc := range []struct {
+			path     string
+			wantCode int
+			wantBody string
+		}{
+			{"/es/latest/index.html", http.StatusOK, "página de demo"},
+			{"/es/1.0/index.html", http.StatusOK, "versión 1.0"},
+			{"/es/1.0/", http.StatusOK, "versión 1.0"},
+			{"/en/latest/index.html", http.StatusOK, "demo page"},
+			{"/es/", http.StatusFound, "/es/latest/"},
+			{"/es/2.0/index.html", http.StatusNotFound, ""},
+			{"/fr/latest/index.html", http.StatusNotFound, ""},
+			{"/_/addons/?client-version=0.1&api-version=1&url=http%3A%2F%2F{host}%2Fes%2F1.0%2Findex.html", http.StatusOK, `"language":{"code":"es"`}, // the translation is the current project
+		} {
+			code, body := fetchLikeTheSubdomain(t, srv.URL, tc.path, "demo.docs.test", "docs.acme.test")
+			if code != tc.wantCode || !strings.Contains(body, tc.wantBody) {
+				t.Errorf("GET %s on the subdomain: %d %.200q, want %d with %q", tc.path, code, body, tc.wantCode, tc.wantBody)
+			}
+		}
+
+		if up := api.updateDomain(t, map[string]any{"project": "demo", "id": served.Domain.ID, "canonical": true}); len(up.Errors) > 0 {
+			t.Fatalf("updateDomain canonical: %+v", up.Errors)
+		}
+		code, loc, _ := fetch(t, srv.URL+"/es/1.0/index.html?x=1", "demo.docs.test")
+		if want := "https://docs.acme.test/es/1.0/index.html?x=1"; code != http.StatusFound || loc != want {
+			t.Errorf("GET demo.docs.test/es/1.0/index.html with a canonical domain: %d %q, want 302 %q", code, loc, want)
+		}
+		if code, _, body := fetch(t, srv.URL+"/es/1.0/index.html", "docs.acme.test"); code != http.StatusOK || !strings.Contains(body, "versión 1.0") {
+			t.Errorf("GET /es/1.0/index.html on the canonical domain: %d %.100q", code, body)
+		}
+		var p struct {
+			Project struct {
+				Urls struct{ Documentation string }
+			}
+		}
+		api.graphql(t, `{ project(slug: "demo-es") { urls { documentation } } }`, nil, &p)
+		if got, want := p.Project.Urls.Documentation, "https://docs.acme.test/es/latest/"; got != want {
+			t.Errorf("demo-es: urls.documentation = %q, want %q", got, want)
 		}
 	})
 }

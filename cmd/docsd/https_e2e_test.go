@@ -8,7 +8,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -97,54 +99,66 @@ func acmeFlags(dns *acmetest.DNS, pebble *acmetest.Pebble, tlsAddr string) []str
 		"--tls-acme-ca-root", pebble.DirectoryRoot, "--domain-target", "127.0.0.1", "--domain-dns-server", dns.Addr}
 }
 
+// startPebbleNode starts the test's DNS and pebble, which validates
+// challenges on the ports of two fresh addresses for a node (--addr and
+// --tls-addr), and makes the node's data directory with a superuser,
+// whose token it returns. Without git the test is skipped.
+func startPebbleNode(t *testing.T) (dns *acmetest.DNS, pebble *acmetest.Pebble, addr, tlsAddr, tlsPort, dataDir, token string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dns = acmetest.StartDNS(t)
+	addr, tlsAddr = freeAddr(t), freeAddr(t)
+	_, httpPort, _ := net.SplitHostPort(addr)
+	_, tlsPort, _ = net.SplitHostPort(tlsAddr)
+	pebble = acmetest.StartPebble(t, dns, httpPort, tlsPort)
+	dataDir = t.TempDir()
+	migrated(t, dataDir)
+	code, out, errOut := docsd(t, "user", "create", "alice", "--superuser", "--data-dir", dataDir)
+	if code != 0 {
+		t.Fatalf("user create --superuser: %d %s", code, errOut)
+	}
+	return dns, pebble, addr, tlsAddr, tlsPort, dataDir, strings.TrimSpace(out)
+}
+
 // TestHTTPSWithPebble: a real ACME CA (pebble) validates against docsd's
 // own listeners. A custom domain pointed at docsd in the test's DNS is
 // validated, gets a certificate at its first handshake, and serves the
 // docs over HTTPS to a client that trusts only pebble's root; a forced
 // renewal brings a new certificate; names that are not validated domains
 // get none; plain HTTP redirects to HTTPS except ACME's path; /metrics
-// and /readyz tell of the certificate.
+// and /readyz tell of the certificate. Its names are its own: certmagic
+// keeps the orders in flight per name for the whole process, and another
+// test's order for the same name (TestBrowserCustomDomains's, against a
+// CA that does not answer) would hold this one's first handshake.
 func TestHTTPSWithPebble(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	dns := acmetest.StartDNS(t)
-	addr, tlsAddr := freeAddr(t), freeAddr(t)
-	_, httpPort, _ := net.SplitHostPort(addr)
-	_, tlsPort, _ := net.SplitHostPort(tlsAddr)
-	pebble := acmetest.StartPebble(t, dns, httpPort, tlsPort)
-	dataDir := t.TempDir()
-	migrated(t, dataDir)
-	code, out, errOut := docsd(t, "user", "create", "alice", "--superuser", "--data-dir", dataDir)
-	if code != 0 {
-		t.Fatalf("user create --superuser: %d %s", code, errOut)
-	}
-	token := strings.TrimSpace(out)
+	dns, pebble, addr, tlsAddr, tlsPort, dataDir, token := startPebbleNode(t)
 	srv := serveAt(t, dataDir, addr, freeAddr(t), append([]string{"--docs-addr", freeAddr(t)}, acmeFlags(dns, pebble, tlsAddr)...)...)
 	srv.token = token
 	srv.importProject(t, "acme", gitRepo(t, repoFiles("Acme")), "en")
 	srv.waitBuilt(t, "acme")
 
-	dns.AddA(t, "docs.acme.test", "127.0.0.1")
-	dns.AddA(t, "pending.acme.test", "192.0.2.55")
-	for _, name := range []string{"docs.acme.test", "pending.acme.test"} {
-		if p := srv.createDomain(t, map[string]any{"project": "acme", "domain": name, "canonical": name == "docs.acme.test"}); len(p.Errors) > 0 {
+	dns.AddA(t, "docs.pebble.test", "127.0.0.1")
+	dns.AddA(t, "pending.pebble.test", "192.0.2.55")
+	for _, name := range []string{"docs.pebble.test", "pending.pebble.test"} {
+		if p := srv.createDomain(t, map[string]any{"project": "acme", "domain": name, "canonical": name == "docs.pebble.test"}); len(p.Errors) > 0 {
 			t.Fatalf("createDomain %s: %+v", name, p.Errors)
 		}
 	}
-	srv.waitDomainServed(t, "acme", "docs.acme.test")
+	srv.waitDomainServed(t, "acme", "docs.pebble.test")
 
 	client := httpsClient(tlsAddr, pebble.Roots(t))
-	code, body, cert, err := firstHTTPS(t, client, "https://docs.acme.test/en/latest/")
+	code, body, cert, err := firstHTTPS(t, client, "https://docs.pebble.test/en/latest/")
 	if err != nil || code != http.StatusOK || !strings.Contains(body, "Acme: index") {
-		t.Fatalf("GET https://docs.acme.test/en/latest/: %d %.200q %v\n%s", code, body, err, srv.stderr.String())
+		t.Fatalf("GET https://docs.pebble.test/en/latest/: %d %.200q %v\n%s", code, body, err, srv.stderr.String())
 	}
-	if !slices.Equal(cert.DNSNames, []string{"docs.acme.test"}) {
-		t.Errorf("certificate names %v, want [docs.acme.test]", cert.DNSNames)
+	if !slices.Equal(cert.DNSNames, []string{"docs.pebble.test"}) {
+		t.Errorf("certificate names %v, want [docs.pebble.test]", cert.DNSNames)
 	}
 
 	// Names that are not validated domains get no certificate at all.
-	for _, name := range []string{"pending.acme.test", "anything.example.com"} {
+	for _, name := range []string{"pending.pebble.test", "anything.example.com"} {
 		if _, _, _, err := getHTTPS(t, client, "https://"+name+"/"); err == nil {
 			t.Errorf("a handshake for %s succeeded; want no certificate", name)
 		}
@@ -162,21 +176,21 @@ func TestHTTPSWithPebble(t *testing.T) {
 		t.Fatalf("renewDomainCertificate: %+v", r)
 	}
 	client.CloseIdleConnections()
-	_, _, renewed, err := getHTTPS(t, client, "https://docs.acme.test/en/latest/")
+	_, _, renewed, err := getHTTPS(t, client, "https://docs.pebble.test/en/latest/")
 	if err != nil || renewed.SerialNumber.Cmp(cert.SerialNumber) == 0 || !slices.Equal(renewed.DNSNames, cert.DNSNames) {
 		t.Errorf("after the renewal: serial %v (before %v), names %v, err %v", renewed.SerialNumber, cert.SerialNumber, renewed.DNSNames, err)
 	}
 
 	// Plain HTTP: a redirect to HTTPS, the probes as they are.
-	if code, loc, _ := fetch(t, "http://"+addr+"/en/latest/?q=1", "docs.acme.test"); code != http.StatusMovedPermanently ||
-		loc != "https://docs.acme.test:"+tlsPort+"/en/latest/?q=1" {
+	if code, loc, _ := fetch(t, "http://"+addr+"/en/latest/?q=1", "docs.pebble.test"); code != http.StatusMovedPermanently ||
+		loc != "https://docs.pebble.test:"+tlsPort+"/en/latest/?q=1" {
 		t.Errorf("plain HTTP: %d %q, want 301 to HTTPS", code, loc)
 	}
 	if code, _, body := fetch(t, "http://"+addr+"/readyz", ""); code != http.StatusOK || !strings.Contains(body, `"certificates":"ok"`) {
 		t.Errorf("/readyz: %d %s", code, body)
 	}
-	if _, _, body := fetch(t, "http://"+addr+"/metrics", ""); !strings.Contains(body, `docsd_certificate_expiry_days{name="docs.acme.test"} 89.9`) {
-		t.Errorf("/metrics has no expiry of about 90 days for docs.acme.test:\n%s", grepLines(body, "certificate"))
+	if _, _, body := fetch(t, "http://"+addr+"/metrics", ""); !strings.Contains(body, `docsd_certificate_expiry_days{name="docs.pebble.test"} 89.9`) {
+		t.Errorf("/metrics has no expiry of about 90 days for docs.pebble.test:\n%s", grepLines(body, "certificate"))
 	}
 }
 
@@ -244,5 +258,68 @@ func TestHTTPSTwoNodesShareOneCertificate(t *testing.T) {
 	}
 	if keys := bucket.Keys(t, "docsd/blobs/certificates/"); len(keys) == 0 {
 		t.Error("no certificate in the bucket")
+	}
+}
+
+// TestHTTPSWildcardWithPebble: in subdomain mode with a DNS-01 hook,
+// docsd orders the certificate for *.<docs-domain> from a real ACME CA
+// (pebble), which validates the TXT record the hook published in the
+// test's DNS; a project's subdomain is then served over HTTPS to a client
+// that trusts only pebble's root, and plain HTTP redirects to it.
+func TestHTTPSWildcardWithPebble(t *testing.T) {
+	dns, pebble, addr, tlsAddr, tlsPort, dataDir, token := startPebbleNode(t)
+	calls := filepath.Join(t.TempDir(), "calls")
+	hook := dns.HookScript(t, calls)
+	dns.AddA(t, "dash.test", "127.0.0.1") // the public URL's host: its certificate comes with HTTP-01
+	start := time.Now()
+	srv := serveAt(t, dataDir, addr, freeAddr(t), append(acmeFlags(dns, pebble, tlsAddr), "--public-url", "https://dash.test",
+		"--docs-domain", "docs.test", "--tls-dns-hook", hook, "--tls-dns-resolvers", dns.Zone(t, "docs.test"))...)
+	srv.token = token
+	srv.importProject(t, "acme", gitRepo(t, repoFiles("Acme")), "en")
+	srv.waitBuilt(t, "acme")
+
+	// The wildcard is ordered at start, in the background: a handshake
+	// for a subdomain fails until it is there.
+	client := httpsClient(tlsAddr, pebble.Roots(t))
+	var cert *x509.Certificate
+	var code int
+	var body string
+	var err error
+	for deadline := start.Add(3 * time.Minute); ; {
+		code, body, cert, err = getHTTPS(t, client, "https://acme.docs.test/en/latest/")
+		if err == nil {
+			t.Logf("the wildcard certificate served %s after docsd serve started", time.Since(start).Round(100*time.Millisecond))
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no HTTPS for acme.docs.test: %v\n%s", err, srv.stderr.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if code != http.StatusOK || !strings.Contains(body, "Acme: index") {
+		t.Errorf("GET https://acme.docs.test/en/latest/: %d %.200q", code, body)
+	}
+	if !slices.Equal(cert.DNSNames, []string{"*.docs.test"}) {
+		t.Errorf("certificate names %v, want [*.docs.test]", cert.DNSNames)
+	}
+	// The public host's certificate is HTTP-01's, its own.
+	if _, _, hostCert, err := getHTTPS(t, client, "https://dash.test/healthz"); err != nil || !slices.Equal(hostCert.DNSNames, []string{"dash.test"}) {
+		t.Errorf("https://dash.test: %v, err %v; want a certificate for [dash.test]", hostCert, err)
+	}
+
+	// The hook published the TXT record and removed it again.
+	b, _ := os.ReadFile(calls)
+	for _, want := range []string{"present _acme-challenge.docs.test. ", "cleanup _acme-challenge.docs.test. "} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the hook's calls have no %q:\n%s", want, b)
+		}
+	}
+
+	if code, loc, _ := fetch(t, "http://"+addr+"/en/latest/", "acme.docs.test"); code != http.StatusMovedPermanently ||
+		loc != "https://acme.docs.test:"+tlsPort+"/en/latest/" {
+		t.Errorf("plain HTTP on the subdomain: %d %q, want 301 to HTTPS", code, loc)
+	}
+	if _, _, body := fetch(t, "http://"+addr+"/metrics", ""); !strings.Contains(body, `docsd_certificate_expiry_days{name="*.docs.test"} 89.9`) {
+		t.Errorf("/metrics has no expiry of about 90 days for *.docs.test:\n%s", grepLines(body, "certificate"))
 	}
 }

@@ -485,6 +485,7 @@ func (c *command) serve(ctx context.Context, args []string) error {
 			return err
 		}
 		defer a.certs.Stop()
+		a.warnNoWildcard()
 		if a.certs.ACME() {
 			a.resolver.Hooks.RenewCertificate = a.certs.Renew
 		}
@@ -509,7 +510,7 @@ func (c *command) serve(ctx context.Context, args []string) error {
 		if err := a.certs.Start(ctx); err != nil {
 			a.logger.Error("starting certificate orders", "err", err)
 		}
-		a.logger.Info("docsd serving HTTPS", "addr", tln.Addr().String(), "acme", a.certs.ACME(),
+		a.logger.Info("docsd serving HTTPS", "addr", tln.Addr().String(), "acme", a.certs.ACME(), "wildcard", a.certs.Wildcard(),
 			"acme_directory", a.settings.TLSACMEDirectory, "certificate", a.settings.TLSCert)
 	}
 	if docs != nil {

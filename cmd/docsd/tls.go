@@ -9,6 +9,9 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
+	"strconv"
+	"strings"
 	"time"
 
 	"docsd/internal/certs"
@@ -23,9 +26,12 @@ type tlsSettings struct {
 	TLSACMEEmail     string
 	TLSACMEDirectory string
 	TLSACMECARoot    string
+	TLSDNSHook       string
+	TLSDNSResolvers  string
 
 	tlsGiven          *tls.Certificate
 	tlsDirectoryRoots *x509.CertPool
+	tlsDNSResolvers   []string
 }
 
 func (t *tlsSettings) register(str func(p *string, name, def, usage string)) {
@@ -37,6 +43,10 @@ func (t *tlsSettings) register(str func(p *string, name, def, usage string)) {
 		"and the public URL's and docs origin's hosts, kept in the artifacts storage for every node; the CA's contact address for the account")
 	str(&t.TLSACMEDirectory, "tls-acme-directory", certs.LetsEncrypt, "ACME directory URL certificates are ordered from")
 	str(&t.TLSACMECARoot, "tls-acme-ca-root", "", "PEM file of the only roots trusted for the ACME directory's own HTTPS (a private CA); empty: the system's")
+	str(&t.TLSDNSHook, "tls-dns-hook", "", "executable that publishes DNS-01 challenges' TXT records, run as '<hook> present|cleanup <fqdn> <value>' (lego's exec provider); "+
+		"with --docs-domain and --tls-acme-email, docsd orders the certificate for *.<docs-domain> with it")
+	str(&t.TLSDNSResolvers, "tls-dns-resolvers", "", "comma-separated DNS servers (host or host:port) asked for the challenge's zone and whether its TXT record is published; "+
+		"empty: the system's resolvers, then the zone's authoritative servers")
 }
 
 // tlsOn reports whether docsd serves HTTPS itself.
@@ -44,6 +54,9 @@ func (s *Settings) tlsOn() bool { return s.TLSACMEEmail != "" || s.TLSCert != ""
 
 // resolveTLS checks the TLS settings and reads the given files.
 func (s *Settings) resolveTLS() error {
+	if err := s.resolveDNS01(); err != nil {
+		return err
+	}
 	if (s.TLSCert == "") != (s.TLSKey == "") {
 		return fmt.Errorf("--tls-cert and --tls-key go together")
 	}
@@ -84,6 +97,43 @@ func (s *Settings) resolveTLS() error {
 	return nil
 }
 
+// resolveDNS01 checks the DNS-01 provider's settings: every one of them
+// needs the others it works with, so that a provider set up by half is
+// refused rather than found out at the first order.
+func (s *Settings) resolveDNS01() error {
+	if s.TLSDNSResolvers != "" && s.TLSDNSHook == "" {
+		return fmt.Errorf("--tls-dns-resolvers needs --tls-dns-hook")
+	}
+	if s.TLSDNSHook == "" {
+		return nil
+	}
+	if s.TLSACMEEmail == "" {
+		return fmt.Errorf("--tls-dns-hook needs --tls-acme-email: it answers the ACME CA's DNS-01 challenges")
+	}
+	if s.DocsDomain == "" {
+		return fmt.Errorf("--tls-dns-hook orders the certificate for *.<docs-domain>: it needs --docs-domain")
+	}
+	path, err := exec.LookPath(s.TLSDNSHook)
+	if err != nil {
+		return fmt.Errorf("--tls-dns-hook: %v", err)
+	}
+	s.TLSDNSHook = path
+	for _, r := range strings.Split(s.TLSDNSResolvers, ",") {
+		if r = strings.TrimSpace(r); r == "" {
+			continue
+		}
+		host, port, err := net.SplitHostPort(r)
+		if err != nil {
+			host, port = r, "53"
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || host == "" || strings.ContainsAny(host, "/ ") {
+			return fmt.Errorf("--tls-dns-resolvers: %q is neither host nor host:port", r)
+		}
+		s.tlsDNSResolvers = append(s.tlsDNSResolvers, r)
+	}
+	return nil
+}
+
 // newCerts makes the node's certificate manager, nil when docsd does not
 // serve HTTPS itself.
 func (a *app) newCerts() (*certs.Manager, error) {
@@ -95,8 +145,28 @@ func (a *app) newCerts() (*certs.Manager, error) {
 	if s.DocsURL != "" {
 		hosts = append(hosts, hostOf(s.DocsURL))
 	}
-	return certs.New(certs.Config{Email: s.TLSACMEEmail, Directory: s.TLSACMEDirectory, DirectoryRoots: s.tlsDirectoryRoots,
-		Given: s.tlsGiven, Blobs: a.artifacts, Locks: a.store, Statuses: a.store, Domains: a.domains, Hosts: hosts, Logger: a.logger})
+	c := certs.Config{Email: s.TLSACMEEmail, Directory: s.TLSACMEDirectory, DirectoryRoots: s.tlsDirectoryRoots,
+		Given: s.tlsGiven, Blobs: a.artifacts, Locks: a.store, Statuses: a.store, Domains: a.domains, Hosts: hosts, Logger: a.logger}
+	if s.TLSDNSHook != "" {
+		c.Wildcard, c.DNSProvider, c.DNSResolvers = s.DocsDomain, certs.DNSHook{Command: s.TLSDNSHook}, s.tlsDNSResolvers
+	}
+	return certs.New(c)
+}
+
+// warnNoWildcard warns, in subdomain mode, when HTTPS has no certificate
+// for <project>.<docs-domain>: without a DNS-01 provider docsd cannot
+// order the wildcard, and the given certificate does not cover it.
+func (a *app) warnNoWildcard() {
+	s := a.settings
+	if s.DocsDomain == "" || !s.tlsOn() || s.TLSDNSHook != "" {
+		return
+	}
+	probe := "project." + domains.HostName(s.DocsDomain)
+	if g := s.tlsGiven; g != nil && g.Leaf != nil && g.Leaf.VerifyHostname(probe) == nil {
+		return
+	}
+	a.logger.Warn("subdomain mode without a certificate for *."+s.DocsDomain+": projects' docs are served over plain HTTP only; "+
+		"set --tls-dns-hook to order it with DNS-01, or give one that covers it with --tls-cert", "docs_domain", s.DocsDomain)
 }
 
 func hostOf(origin string) string {

@@ -1,8 +1,9 @@
 // Package certs serves docsd's HTTPS: certificates ordered from an ACME
 // CA (Let's Encrypt by default) with certmagic, on demand for the custom
 // domains whose DNS was validated and for the public URL's and the docs
-// origin's hosts, never for any other name a client asks for; or a
-// certificate the operator gives. Certificates, keys and the ACME account
+// origin's hosts, never for any other name a client asks for, and, with
+// a DNS-01 provider, for the wildcard of subdomain mode's docs domain; or
+// a certificate the operator gives. Certificates, keys and the ACME account
 // live in the artifacts backend, so that every node serves the same ones,
 // and a lease in the database keeps two nodes from ordering the same
 // certificate (see docs/operations/https.md).
@@ -67,6 +68,16 @@ type Config struct {
 	Statuses StatusRecorder
 	// Domains are the custom domains: a served one may get a certificate.
 	Domains *domains.Registry
+	// Wildcard is subdomain mode's docs domain: with DNSProvider, docsd
+	// orders and renews the certificate for *.Wildcard with DNS-01.
+	Wildcard string
+	// DNSProvider publishes DNS-01's TXT records (a DNSHook); nil: no
+	// wildcard certificate.
+	DNSProvider certmagic.DNSProvider
+	// DNSResolvers are the DNS servers (host:port) asked for the zone of
+	// the challenge's name and whether its TXT record is published yet;
+	// empty: the system's resolvers and the zone's authoritative servers.
+	DNSResolvers []string
 	// Hosts always get certificates: the public URL's and the docs
 	// origin's host names (IP addresses and localhost are left out).
 	Hosts  []string
@@ -80,6 +91,11 @@ type Manager struct {
 	magic  *certmagic.Config
 	issuer *certmagic.ACMEIssuer
 	hosts  []string
+
+	// wildMagic orders the certificate for wildcard with DNS-01; nil
+	// without a DNS provider (wildcard.go).
+	wildMagic *certmagic.Config
+	wildcard  string
 
 	// ctx ends with Stop: orders started in the background end with it.
 	ctx    context.Context
@@ -118,7 +134,7 @@ func New(c Config) (*Manager, error) {
 	}
 	logger := zapLogger(c.Logger)
 	m.cache = certmagic.NewCache(certmagic.CacheOptions{
-		GetConfigForCert: func(certmagic.Certificate) (*certmagic.Config, error) { return m.magic, nil },
+		GetConfigForCert: func(c certmagic.Certificate) (*certmagic.Config, error) { return m.configFor(c), nil },
 		Logger:           logger,
 	})
 	m.magic = certmagic.New(m.cache, certmagic.Config{
@@ -131,20 +147,26 @@ func New(c Config) (*Manager, error) {
 		CA: dir, Email: c.Email, Agreed: true, TrustedRoots: c.DirectoryRoots, Logger: logger,
 	})
 	m.magic.Issuers = []certmagic.Issuer{m.issuer}
+	m.newWildcard()
 	return m, nil
 }
 
 // ACME reports whether certificates are ordered from a CA.
 func (m *Manager) ACME() bool { return m.magic != nil }
 
-// Start orders (or loads from the shared storage) the hosts'
-// certificates in the background and keeps them renewed; custom domains'
+// Start orders (or loads from the shared storage) the hosts' and the
+// wildcard's certificates in the background and keeps them renewed; custom domains'
 // are ordered at their first handshake.
 func (m *Manager) Start(ctx context.Context) error {
-	if !m.ACME() || len(m.hosts) == 0 {
+	if !m.ACME() {
 		return nil
 	}
-	return m.magic.ManageAsync(ctx, m.hosts)
+	if len(m.hosts) > 0 {
+		if err := m.magic.ManageAsync(ctx, m.hosts); err != nil {
+			return err
+		}
+	}
+	return m.startWildcard(ctx)
 }
 
 // Stop ends the renewals.
@@ -262,23 +284,31 @@ func (m *Manager) HTTPChallenge(next http.Handler) http.Handler {
 
 // Renew renews name's certificate now, even when it is not due (an
 // operator's or a test's request); it orders one when there is none.
+// The wildcard's name ("*.docs.example.com") renews it with DNS-01.
 func (m *Manager) Renew(ctx context.Context, name string) error {
 	if !m.ACME() {
 		return errors.New("certificates are not ordered by docsd (no --tls-acme-email)")
 	}
 	name = domains.HostName(name)
+	cfg := m.magic
+	if m.wildMagic != nil && name == m.wildcard {
+		cfg = m.wildMagic // DNS-01
+	}
 	old := m.cache.AllMatchingCertificates(name)
-	if err := m.magic.RenewCertSync(ctx, name, true); err != nil {
+	if err := cfg.RenewCertSync(ctx, name, true); err != nil {
 		return err
 	}
 	// RenewCertSync stores the new certificate but leaves this node's
-	// cache as it was: swap them.
-	if _, err := m.magic.CacheManagedCertificate(ctx, name); err != nil {
+	// cache as it was: swap them (only name's own: a wildcard that also
+	// matches name stays).
+	if _, err := cfg.CacheManagedCertificate(ctx, name); err != nil {
 		return err
 	}
 	var hashes []string
 	for _, c := range old {
-		hashes = append(hashes, c.Hash())
+		if slices.Contains(c.Names, name) {
+			hashes = append(hashes, c.Hash())
+		}
 	}
 	m.cache.Remove(hashes)
 	return nil
@@ -303,6 +333,9 @@ func (m *Manager) Expiries(ctx context.Context) []Expiry {
 	}
 	if m.ACME() {
 		names := append([]string(nil), m.hosts...)
+		if m.wildcard != "" {
+			names = append(names, m.wildcard)
+		}
 		for _, d := range m.c.Domains.All(ctx) {
 			names = append(names, d.Domain.Domain)
 		}

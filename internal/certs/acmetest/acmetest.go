@@ -25,6 +25,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/miekg/dns"
 )
 
 // The variables naming the binaries.
@@ -267,4 +269,67 @@ func selfSigned(tb testing.TB) (certPEM, keyPEM []byte) {
 		tb.Fatal(err)
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb})
+}
+
+// Zone starts a DNS server that answers as the authoritative server of
+// zone would the SOA queries an ACME client asks to find a challenge
+// name's zone (pebble-challtestsrv answers them with NOTIMP), and hands
+// every other query to d; it returns its address (host:port, UDP), for
+// docsd's --tls-dns-resolvers.
+func (d *DNS) Zone(tb testing.TB, zone string) string {
+	tb.Helper()
+	zone = dns.Fqdn(strings.ToLower(zone))
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv := &dns.Server{PacketConn: pc, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, q *dns.Msg) {
+		if len(q.Question) == 1 && q.Question[0].Qtype == dns.TypeSOA && dns.IsSubDomain(zone, strings.ToLower(q.Question[0].Name)) {
+			m := new(dns.Msg)
+			m.SetReply(q)
+			m.Authoritative = true
+			if strings.EqualFold(q.Question[0].Name, zone) {
+				m.Answer = []dns.RR{&dns.SOA{Hdr: dns.RR_Header{Name: zone, Rrtype: dns.TypeSOA, Class: dns.ClassINET, Ttl: 60},
+					Ns: "ns." + zone, Mbox: "hostmaster." + zone, Serial: 1, Refresh: 60, Retry: 60, Expire: 600, Minttl: 60}}
+			}
+			w.WriteMsg(m)
+			return
+		}
+		in, err := dns.Exchange(q, d.Addr)
+		if err != nil {
+			m := new(dns.Msg)
+			m.SetRcode(q, dns.RcodeServerFailure)
+			in = m
+		}
+		w.WriteMsg(in)
+	})}
+	go srv.ActivateAndServe()
+	tb.Cleanup(func() { srv.Shutdown() })
+	return pc.LocalAddr().String()
+}
+
+// HookScript writes a DNS-01 hook (docsd's --tls-dns-hook) that
+// publishes TXT records in d through its management API with curl, and
+// appends each call ("present <fqdn> <value>", "cleanup …") to the file
+// calls; it returns the script's path. The test is skipped without curl.
+func (d *DNS) HookScript(tb testing.TB, calls string) string {
+	tb.Helper()
+	if _, err := exec.LookPath("curl"); err != nil {
+		tb.Skip("SKIPPED: curl is not installed (the DNS-01 hook script calls it)")
+	}
+	script := `#!/bin/sh
+set -e
+echo "$1 $2 $3" >> '` + calls + `'
+case "$1" in
+present) path=set-txt body="{\"host\":\"$2\",\"value\":\"$3\"}" ;;
+cleanup) path=clear-txt body="{\"host\":\"$2\"}" ;;
+*) echo "unknown action $1" >&2; exit 2 ;;
+esac
+curl -fsS -X POST -H 'Content-Type: application/json' -d "$body" '` + d.management + `'/$path
+`
+	p := filepath.Join(tb.TempDir(), "dns-hook.sh")
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	return p
 }
