@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -137,6 +138,27 @@ func TestCustomDomainServesLikeTheSubdomain(t *testing.T) {
 			}
 			if resp, body := getHost(t, srv.URL+"/en/latest/index.html", host, key); resp.StatusCode != http.StatusOK || !strings.Contains(body, "demo page") {
 				t.Errorf("%s, maintainer, private version: status %d, want the page", host, resp.StatusCode)
+			}
+		}
+		// A sharing link opens the private version on the domain as on
+		// the subdomain: redeemed there, its grant cookie is the domain's.
+		for _, host := range []string{"demo.docs.test", "docs.acme.test"} {
+			tok := createSharingToken(t, srv.URL, key, "demo")
+			r, _ := getHost(t, srv.URL+"/_/sharing/"+tok+"?next=/en/latest/index.html", host, "")
+			cookie := strings.Split(r.Header.Get("Set-Cookie"), ";")[0]
+			if r.StatusCode != http.StatusFound || r.Header.Get("Location") != "/en/latest/index.html" || !strings.HasPrefix(cookie, "docsd_share=") {
+				t.Fatalf("%s: redeeming a sharing link: %d Location %q Set-Cookie %q", host, r.StatusCode, r.Header.Get("Location"), cookie)
+			}
+			req, _ := http.NewRequest(http.MethodGet, srv.URL+"/en/latest/index.html", nil)
+			req.Host = host
+			req.Header.Set("Cookie", cookie)
+			resp, err := noFollow.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("%s: the private version with the sharing grant: status %d, want 200", host, resp.StatusCode)
 			}
 		}
 		public := "public"
@@ -341,4 +363,24 @@ func getHost(t *testing.T, url, host, token string) (*http.Response, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp, string(b)
+}
+
+// createSharingToken makes a secret link to every version of project
+// through REST v3 with the token key and returns its token.
+func createSharingToken(t *testing.T, base, key, project string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, base+"/api/v3/projects/"+project+"/sharing/",
+		strings.NewReader(`{"access_type": "token", "allow_all": true}`))
+	req.Header.Set("Authorization", "Token "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct{ Token string }
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusCreated || out.Token == "" {
+		t.Fatalf("POST sharing: %d %v %+v", resp.StatusCode, err, out)
+	}
+	return out.Token
 }

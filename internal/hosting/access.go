@@ -49,11 +49,16 @@ func (h *Handler) Reader(ctx context.Context, r *http.Request) (access.Viewer, e
 }
 
 // sharesHere reports whether r's host honours sharing grant cookies: a
-// project's docs subdomain, or the path-mode docs origin with
-// PathSessions.
+// project's docs subdomain or served custom domain, or the path-mode docs
+// origin with PathSessions.
 func (h *Handler) sharesHere(r *http.Request) bool {
-	_, ok := h.subdomainProject(r.Host)
-	return ok || h.onSessionOrigin(r.Host)
+	if _, ok := h.subdomainProject(r.Host); ok {
+		return true
+	}
+	if _, ok := h.domains.Served(r.Context(), r.Host); ok {
+		return true
+	}
+	return h.onSessionOrigin(r.Host)
 }
 
 // auditRead records a page view or download (action) of version v of

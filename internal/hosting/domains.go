@@ -11,7 +11,7 @@ import (
 
 // serveDomain answers a request for a served custom domain exactly as the
 // project's docs subdomain would (subprojects, translations, redirects,
-// privacy, sessions, the /_/ routes), after sending the reader to the
+// privacy, sessions, sharing links, the /_/ routes), after sending the reader to the
 // project's canonical domain when this one is not it. HTTPS answers carry
 // the domain's Strict-Transport-Security header.
 func (h *Handler) serveDomain(w http.ResponseWriter, r *http.Request, d *store.ServedDomain) {
@@ -26,7 +26,7 @@ func (h *Handler) serveDomain(w http.ResponseWriter, r *http.Request, d *store.S
 		w.Header().Set("Strict-Transport-Security", v)
 	}
 	slug := d.ProjectSlug
-	if h.serveSession(w, r, slug) {
+	if h.serveSession(w, r, slug) || h.serveSharing(w, r, slug) {
 		return
 	}
 	if !d.Canonical && h.redirectToCanonical(w, r, slug, "") {
