@@ -142,7 +142,11 @@ func TestHTTPSWithPebble(t *testing.T) {
 	dns.AddA(t, "docs.pebble.test", "127.0.0.1")
 	dns.AddA(t, "pending.pebble.test", "192.0.2.55")
 	for _, name := range []string{"docs.pebble.test", "pending.pebble.test"} {
-		if p := srv.createDomain(t, map[string]any{"project": "acme", "domain": name, "canonical": name == "docs.pebble.test"}); len(p.Errors) > 0 {
+		in := map[string]any{"project": "acme", "domain": name, "canonical": name == "docs.pebble.test"}
+		if name == "docs.pebble.test" {
+			in["hstsMaxAge"], in["hstsIncludeSubdomains"] = 31536000, true
+		}
+		if p := srv.createDomain(t, in); len(p.Errors) > 0 {
 			t.Fatalf("createDomain %s: %+v", name, p.Errors)
 		}
 	}
@@ -155,6 +159,21 @@ func TestHTTPSWithPebble(t *testing.T) {
 	}
 	if !slices.Equal(cert.DNSNames, []string{"docs.pebble.test"}) {
 		t.Errorf("certificate names %v, want [docs.pebble.test]", cert.DNSNames)
+	}
+
+	// HTTPS answers carry the domain's Strict-Transport-Security; plain
+	// HTTP ones never do (a browser ignores it there, and the redirect
+	// to HTTPS comes first).
+	if resp, err := client.Get("https://docs.pebble.test/en/latest/"); err != nil {
+		t.Errorf("GET over HTTPS: %v", err)
+	} else {
+		resp.Body.Close()
+		if got := resp.Header.Get("Strict-Transport-Security"); got != "max-age=31536000; includeSubDomains" {
+			t.Errorf("Strict-Transport-Security over HTTPS = %q, want max-age=31536000; includeSubDomains", got)
+		}
+	}
+	if resp, _ := getHost(t, "http://"+addr+"/en/latest/", "docs.pebble.test", ""); resp.Header.Get("Strict-Transport-Security") != "" {
+		t.Errorf("plain HTTP answered Strict-Transport-Security %q", resp.Header.Get("Strict-Transport-Security"))
 	}
 
 	// Names that are not validated domains get no certificate at all.
