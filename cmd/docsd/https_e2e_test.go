@@ -2,10 +2,16 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -340,5 +346,64 @@ func TestHTTPSWildcardWithPebble(t *testing.T) {
 	}
 	if _, _, body := fetch(t, "http://"+addr+"/metrics", ""); !strings.Contains(body, `docsd_certificate_expiry_days{name="*.docs.test"} 89.9`) {
 		t.Errorf("/metrics has no expiry of about 90 days for *.docs.test:\n%s", grepLines(body, "certificate"))
+	}
+}
+
+// TestHTTPSGivenCertificate: --tls-cert/--tls-key without ACME. HTTPS
+// serves the operator's certificate; plain HTTP redirects the names it
+// covers to HTTPS and keeps serving others (an address); the probes stay
+// on plain HTTP; /metrics tells its days to expiry.
+func TestHTTPSGivenCertificate(t *testing.T) {
+	dir := t.TempDir()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "docs.given.test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(30 * 24 * time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IsCA: true, BasicConstraintsValid: true, DNSNames: []string{"docs.given.test"}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dataDir := t.TempDir()
+	migrated(t, dataDir)
+	addr, tlsAddr := freeAddr(t), freeAddr(t)
+	_, tlsPort, _ := net.SplitHostPort(tlsAddr)
+	serveAt(t, dataDir, addr, freeAddr(t), "--docs-addr", freeAddr(t), "--public-url", "http://docs.given.test",
+		"--tls-addr", tlsAddr, "--tls-cert", certFile, "--tls-key", keyFile)
+
+	leaf, _ := x509.ParseCertificate(der)
+	roots := x509.NewCertPool()
+	roots.AddCert(leaf)
+	code, _, cert, err := getHTTPS(t, httpsClient(tlsAddr, roots), "https://docs.given.test/healthz")
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("GET https://docs.given.test/healthz: %d %v", code, err)
+	}
+	if cert.SerialNumber.Cmp(leaf.SerialNumber) != 0 {
+		t.Errorf("HTTPS served certificate %v, want the given one (%v)", cert.SerialNumber, leaf.SerialNumber)
+	}
+	if code, loc, _ := fetch(t, "http://"+addr+"/accounts/login/", "docs.given.test"); code != http.StatusMovedPermanently ||
+		loc != "https://docs.given.test:"+tlsPort+"/accounts/login/" {
+		t.Errorf("plain HTTP for the certificate's name: %d %q, want 301 to HTTPS", code, loc)
+	}
+	if code, _, _ := fetch(t, "http://"+addr+"/accounts/login/", ""); code != http.StatusOK {
+		t.Errorf("plain HTTP for an address: %d, want the page (no certificate covers it)", code)
+	}
+	if code, _, body := fetch(t, "http://"+addr+"/metrics", "docs.given.test"); code != http.StatusOK ||
+		!strings.Contains(body, `docsd_certificate_expiry_days{name="docs.given.test"} 29.9`) {
+		t.Errorf("/metrics: %d, no expiry of about 30 days for docs.given.test:\n%s", code, grepLines(body, "certificate"))
 	}
 }
