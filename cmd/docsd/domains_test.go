@@ -199,6 +199,14 @@ func TestCustomDomainServesLikeTheSubdomain(t *testing.T) {
 				t.Errorf("%s: urls.documentation = %q, want %q", slug, got, want)
 			}
 		}
+		// The sitemap and the addons' data (the flyout) name the canonical
+		// domain, never the subdomain.
+		for _, path := range []string{"/sitemap.xml", "/_/addons/?client-version=0.1&api-version=1&url=https%3A%2F%2Fdocs.acme.test%2Fen%2Flatest%2Findex.html"} {
+			code, _, body := fetch(t, srv.URL+path, "docs.acme.test")
+			if code != http.StatusOK || !strings.Contains(body, "https://docs.acme.test/") || strings.Contains(body, "demo.docs.test") {
+				t.Errorf("GET %s on the canonical domain: %d, want URLs on https://docs.acme.test/ only: %.400s", path, code, body)
+			}
+		}
 
 		var del struct{ DeleteDomain struct{ DeletedID *string } }
 		api.graphql(t, `mutation($id: ID!) { deleteDomain(input: {project: "demo", id: $id}) { deletedId } }`,
