@@ -217,6 +217,21 @@ func TestHTTPSWithPebble(t *testing.T) {
 	if _, _, body := fetch(t, "http://"+addr+"/metrics", ""); !strings.Contains(body, `docsd_certificate_expiry_days{name="docs.pebble.test"} 89.9`) {
 		t.Errorf("/metrics has no expiry of about 90 days for docs.pebble.test:\n%s", grepLines(body, "certificate"))
 	}
+
+	// The CA goes away: a renewal fails and says why, and HTTPS keeps
+	// serving the certificate it has, plain HTTP its redirect.
+	pebble.Stop()
+	srv.graphql(t, `mutation { renewDomainCertificate(input: {project: "acme", id: "1"}) { domain { sslStatus } errors { message } } }`, nil, &renew)
+	if r := renew.RenewDomainCertificate; len(r.Errors) == 0 {
+		t.Errorf("renewDomainCertificate without a CA: %+v, want an error", r)
+	}
+	client.CloseIdleConnections()
+	if _, _, still, err := getHTTPS(t, client, "https://docs.pebble.test/en/latest/"); err != nil || still.SerialNumber.Cmp(renewed.SerialNumber) != 0 {
+		t.Errorf("HTTPS after a failed renewal: %v, want the certificate it had (%v)", err, renewed.SerialNumber)
+	}
+	if code, _, _ := fetch(t, "http://"+addr+"/en/latest/", "docs.pebble.test"); code != http.StatusMovedPermanently {
+		t.Errorf("plain HTTP after a failed renewal: %d, want its redirect", code)
+	}
 }
 
 func grepLines(s, word string) string {

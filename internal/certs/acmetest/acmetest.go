@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -68,9 +69,9 @@ func FreeAddr(tb testing.TB) string {
 	return ln.Addr().String()
 }
 
-// start runs bin with args until the test ends and waits until ready
-// answers nil.
-func start(tb testing.TB, bin string, env []string, ready func() error, args ...string) {
+// start runs bin with args until the test ends (or stop is called) and
+// waits until ready answers nil.
+func start(tb testing.TB, bin string, env []string, ready func() error, args ...string) (stop func()) {
 	tb.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
@@ -81,9 +82,15 @@ func start(tb testing.TB, bin string, env []string, ready func() error, args ...
 	}
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cmd.Process.Kill()
+			<-exited
+		})
+	}
 	tb.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
+		stop()
 		if tb.Failed() {
 			tb.Logf("%s output:\n%s", filepath.Base(bin), lastLines(out.String(), 60))
 		}
@@ -92,7 +99,7 @@ func start(tb testing.TB, bin string, env []string, ready func() error, args ...
 	for {
 		err := ready()
 		if err == nil {
-			return
+			return stop
 		}
 		select {
 		case <-exited:
@@ -176,7 +183,11 @@ type Pebble struct {
 	DirectoryRoot string
 	management    string
 	client        *http.Client
+	stop          func()
 }
+
+// Stop ends pebble before the test does: the CA no longer answers.
+func (p *Pebble) Stop() { p.stop() }
 
 // StartPebble starts pebble, resolving names with dns and validating
 // HTTP-01 and TLS-ALPN-01 challenges on httpPort and tlsPort of the
@@ -211,7 +222,7 @@ func StartPebble(tb testing.TB, dns *DNS, httpPort, tlsPort string) *Pebble {
 	p.client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	p.Directory = "https://" + listen + "/dir"
 	p.management = "https://" + management
-	start(tb, bin, []string{"PEBBLE_VA_NOSLEEP=1", "PEBBLE_WFE_NONCEREJECT=0", "PEBBLE_AUTHZREUSE=0"}, func() error {
+	p.stop = start(tb, bin, []string{"PEBBLE_VA_NOSLEEP=1", "PEBBLE_WFE_NONCEREJECT=0", "PEBBLE_AUTHZREUSE=0"}, func() error {
 		resp, err := p.client.Get(p.Directory)
 		if err == nil {
 			resp.Body.Close()
