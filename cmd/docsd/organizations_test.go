@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -133,6 +135,44 @@ func TestOrganizationPermissionMatrix(t *testing.T) {
 		{"build P", "POST", "/api/v3/projects/demo/versions/latest/builds/", false, "", all(202, 202, 403, 202, 403, 403, 403)},
 		{"docs page", "GET", demoPage, true, "", all(200, 200, 200, 200, 404, 404, 404)},
 		{"addons data", "GET", "/_/addons/?api-version=1&project-slug=demo&version-slug=latest", true, "", all(200, 200, 200, 200, 404, 404, 404)},
+		{"O missing", "GET", "/api/v3/organizations/nope/", false, "", all(404, 404, 404, 404, 404, 404, 404)},
+		{"O missing's projects", "GET", "/api/v3/organizations/nope/projects/", false, "", all(404, 404, 404, 404, 404, 404, 404)},
+		{"O missing's teams", "GET", "/api/v3/organizations/nope/teams/", false, "", all(404, 404, 404, 404, 404, 404, 404)},
+		{"create a team", "POST", "/api/v3/organizations/acme/teams/", false, `{}`, all(405, 403, 403, 403, 403, 403, 403)},
+		{"P's sharing", "GET", "/api/v3/projects/demo/sharing/", false, "", all(200, 200, 403, 200, 403, 403, 403)},
+		{"P's variables", "GET", "/api/v3/projects/demo/environmentvariables/", false, "", all(200, 200, 403, 200, 403, 403, 403)},
+		// demo has no SSH key yet: its writers are told so, readers are refused.
+		{"P's SSH key", "GET", "/api/v3/projects/demo/ssh-key/", false, "", all(404, 404, 403, 404, 403, 403, 403)},
+	}
+	// GraphQL asks the same questions: a row's query (role is the caller,
+	// for a distinct input) and whether its answer says the act went
+	// through.
+	went := func(field string) func(map[string]any) bool {
+		return func(res map[string]any) bool {
+			data, _ := res["data"].(map[string]any)
+			out, _ := data[field].(map[string]any)
+			errs, _ := out["errors"].([]any)
+			return res["errors"] == nil && out != nil && len(errs) == 0
+		}
+	}
+	graphRows := []struct {
+		name  string
+		query func(role string) string
+		ok    func(res map[string]any) bool
+		want  map[string]int // 200: allowed
+	}{
+		{"read O", func(string) string { return `{ organization(slug: "acme") { slug } }` }, func(res map[string]any) bool {
+			data, _ := res["data"].(map[string]any)
+			org, _ := data["organization"].(map[string]any)
+			return org != nil && org["slug"] == "acme"
+		}, all(200, 200, 200, 404, 200, 404, 200)},
+		{"write P", func(string) string {
+			return `mutation { updateProject(input: {slug: "demo", homepage: "https://demo.example/"}) { project { slug } errors { message } } }`
+		}, went("updateProject"), all(200, 200, 403, 200, 403, 403, 403)},
+		{"P's redirects", func(role string) string {
+			return `mutation { createRedirect(input: {project: "demo", type: page, fromUrl: "/` + strings.ReplaceAll(role, " ", "-") +
+				`.html", toUrl: "/index.html"}) { redirect { fromUrl } errors { message } } }`
+		}, went("createRedirect"), all(200, 200, 403, 200, 403, 403, 403)},
 	}
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
 		f := newAcme(t, d)
@@ -147,9 +187,34 @@ func TestOrganizationPermissionMatrix(t *testing.T) {
 				}
 			}
 		}
+		for _, r := range rows {
+			if !r.docs {
+				if got, body := send(t, r.method, f.n.url+r.path, "", r.body); got != http.StatusUnauthorized {
+					t.Errorf("%s (%s %s) without a token: status %d, want 401: %.200s", r.name, r.method, r.path, got, body)
+				}
+			}
+		}
 		for role, want := range all(200, 200, 200, 200, 404, 404, 200) {
 			if got := graphSeesDemoLatest(t, f.n.url, f.keys[role]); got != (want == 200) {
 				t.Errorf("GraphQL shows demo's latest to %s: %v, want %v", role, got, want == 200)
+			}
+		}
+		for _, r := range graphRows {
+			for role, want := range r.want {
+				if res := graphQL(t, f.n.url, f.keys[role], r.query(role), nil); r.ok(res) != (want == 200) {
+					t.Errorf("GraphQL %s as %s: went through %v, want %v: %.300s", r.name, role, r.ok(res), want == 200, mustJSON(t, res))
+				}
+			}
+		}
+		f.checkMaintainers(t, all(200, 403, 403, 403, 403, 403, 403))
+
+		// P's audit entries: admins of P and superusers read them;
+		// for anyone else the filter narrows to nothing.
+		for role, want := range all(200, 200, 0, 200, 0, 0, 200) {
+			_, body := send(t, "GET", f.n.url+"/api/v3/audit-logs/?project=demo", f.keys[role], "")
+			var page struct{ Count int }
+			if err := json.Unmarshal([]byte(body), &page); err != nil || (page.Count > 0) != (want == 200) {
+				t.Errorf("P's audit entries as %s: %.300s, want entries: %v", role, body, want == 200)
 			}
 		}
 
@@ -175,6 +240,75 @@ func TestOrganizationPermissionMatrix(t *testing.T) {
 			t.Errorf("after the removal, GraphQL still shows demo's latest to bo")
 		}
 	})
+}
+
+// maintainers are the usernames of demo's direct maintainers, sorted.
+func (f *acme) maintainers(t *testing.T) []string {
+	t.Helper()
+	res := graphQL(t, f.n.url, f.keys[roleSuperuser], `{ project(slug: "demo") { users { username } } }`, nil)
+	var out struct {
+		Data struct {
+			Project struct{ Users []struct{ Username string } }
+		}
+	}
+	must(t, json.Unmarshal([]byte(mustJSON(t, res)), &out))
+	var names []string
+	for _, u := range out.Data.Project.Users {
+		names = append(names, u.Username)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// checkMaintainers runs the owners-only act on demo's direct maintainers
+// through GraphQL: want (200: allowed) says who adds eve (a user with no
+// role) and who removes her; a direct maintainer may remove only themself. Whether an act went
+// through is read from the maintainers list, not from the answer.
+func (f *acme) checkMaintainers(t *testing.T, want map[string]int) {
+	t.Helper()
+	storetest.MustUser(t, f.n.s, "eve")
+	change := func(role, mutation, username string) {
+		graphQL(t, f.n.url, f.keys[role], `mutation($u: String!) { `+mutation+`(input: {slug: "demo", username: $u}) { errors { message } } }`, map[string]any{"u": username})
+	}
+	has := func(username string) bool {
+		return slices.Contains(f.maintainers(t), username)
+	}
+	for role, w := range want {
+		change(role, "addMaintainer", "eve")
+		if got := has("eve"); got != (w == 200) {
+			t.Errorf("addMaintainer as %s: eve a maintainer %v, want %v", role, got, w == 200)
+		}
+		if has("eve") {
+			change(roleOwner, "removeMaintainer", "eve")
+		}
+		if has("eve") {
+			t.Fatalf("the owner could not remove eve again: %v", f.maintainers(t))
+		}
+	}
+	change(roleOwner, "addMaintainer", "eve")
+	for role, w := range want {
+		if role == roleOwner {
+			continue
+		}
+		change(role, "removeMaintainer", "eve")
+		if got := !has("eve"); got != (w == 200) {
+			t.Errorf("removeMaintainer eve as %s: removed %v, want %v", role, got, w == 200)
+		}
+	}
+	change(roleOwner, "removeMaintainer", "eve")
+	if has("eve") {
+		t.Errorf("removeMaintainer eve as the owner: still a maintainer")
+	}
+	// The direct maintainer leaves: the last one may go inside an
+	// organization, whose owners keep control.
+	change(roleDirect, "removeMaintainer", "alice")
+	if got := f.maintainers(t); len(got) != 0 {
+		t.Errorf("the direct maintainer removing themself: maintainers %v, want none", got)
+	}
+	change(roleOwner, "addMaintainer", "alice")
+	if !has("alice") {
+		t.Errorf("the owner could not add alice back: %v", f.maintainers(t))
+	}
 }
 
 // TestOrganizationExamples runs the organization examples of the REST
