@@ -82,6 +82,7 @@ var collections = []*collection{
 		projectField: "slug", keyField: "username",
 		form:   map[string]string{"username": ""},
 		fields: map[string]string{"username": "username"},
+		more:   maintainerInvitations,
 		vars:   func(f map[string]string) map[string]any { return map[string]any{"username": f["username"]} },
 	},
 	{
