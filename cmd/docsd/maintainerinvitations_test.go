@@ -31,7 +31,8 @@ func pendingIDs(page string) []string {
 // refused next to the field; bob, who maintains nothing, gets the
 // not-found page for the page, the invite and the revoke; alice revokes
 // the invitation, which leaves the list and is recorded as
-// invitation-revoked in the project's audit log.
+// invitation-revoked in the project's audit log. A team's page revokes
+// its pending invitations the same way.
 func TestMaintainerInvitationPage(t *testing.T) {
 	relay := mailtest.Start(t)
 	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
@@ -83,6 +84,24 @@ func TestMaintainerInvitationPage(t *testing.T) {
 		must(t, err)
 		if len(entries) != 1 || entries[0].LogUserUsername == nil || *entries[0].LogUserUsername != "alice" {
 			t.Errorf("invitation-revoked entries of demo: %d, want one by alice", len(entries))
+		}
+
+		// A team's pending invitation has the same Revoke button.
+		org := &store.Organization{Slug: "acme", Name: "Acme"}
+		must(t, s.CreateOrganization(t.Context(), org, mustUserByName(t, s, "alice").ID))
+		must(t, s.CreateTeam(t.Context(), &store.Team{OrganizationID: org.ID, Slug: "readers", Name: "Readers", Access: store.TeamReadonly}, nil))
+		page = postForm(t, alice, csrf, "/organizations/acme/teams/readers/members/invite/", url.Values{"username": {to}}, http.StatusOK)
+		ids = pendingIDs(page)
+		if len(ids) != 1 || !strings.Contains(page, `action="/organizations/acme/teams/readers/invitations/revoke/"`) {
+			t.Fatalf("the team page after inviting: want one Revoke button\n%s", page)
+		}
+		postForm(t, bob, bobCSRF, "/organizations/acme/teams/readers/invitations/revoke/", url.Values{"id": {ids[0]}}, http.StatusNotFound)
+		resp, _ = alice.post("/organizations/acme/teams/readers/invitations/revoke/", url.Values{"csrfmiddlewaretoken": {csrf}, "id": {ids[0]}})
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/organizations/acme/teams/readers/" {
+			t.Fatalf("team revoke: %d to %q, want 303 to the team page", resp.StatusCode, resp.Header.Get("Location"))
+		}
+		if _, page := alice.get("/organizations/acme/teams/readers/"); strings.Contains(page, to) {
+			t.Errorf("after revoking the team's invitation: still listed\n%s", page)
 		}
 	})
 }
