@@ -61,6 +61,11 @@ func TestMaintainerInvitationPage(t *testing.T) {
 			t.Errorf("an unknown invitee: want the message next to the field\n%s", page)
 		}
 
+		page = postForm(t, alice, csrf, "/projects/demo/users/", url.Values{"username": {"nobody"}}, http.StatusBadRequest)
+		if len(pendingIDs(page)) != 1 || !strings.Contains(page, `id="id_username_error"`) {
+			t.Errorf("the add form refused: want its message and the pending list still there\n%s", page)
+		}
+
 		bob := newBrowserClient(t, base)
 		bobCSRF := bob.signIn("bob", "bob-password")
 		if resp, page := bob.get("/projects/demo/users/"); resp.StatusCode != http.StatusNotFound || strings.Contains(page, to) {

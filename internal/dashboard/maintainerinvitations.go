@@ -53,12 +53,13 @@ func (d *Dashboard) pendingProjectInvitations(r *http.Request, s *session, slug 
 }
 
 // maintainerInvitations adds the project's pending invitations to its
-// maintainers page, with the path their Revoke buttons post to.
+// maintainers page (the list, and the add form shown again), with the
+// path their Revoke buttons post to.
 func maintainerInvitations(d *Dashboard, r *http.Request, s *session, p *project, pg *page) {
 	pg.RevokePath = maintainersPath(p.Slug) + revokeSuffix
 	pending, err := d.pendingProjectInvitations(r, s, p.Slug)
-	if err != nil {
-		pg.Errors = formErrorsOf(err, nil)
+	if err != nil && pg.Errors == nil {
+		pg.Errors = formErrorsOf(err, nil) // the form's own messages first
 	}
 	pg.Pending = pending
 }
