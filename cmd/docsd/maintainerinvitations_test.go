@@ -150,3 +150,29 @@ func TestBrowserMaintainerInvitation(t *testing.T) {
 		chromedp.WaitNotPresent("#pending-invitations", chromedp.ByQuery))
 	at("revoke", base+"/projects/demo/users/")
 }
+
+// TestMaintainerInvitationLink invites from the maintainers page of a
+// server without a mail relay, on both databases: the page shows the
+// invitation's link this once, for the inviter to pass on, and the
+// link's page names the project.
+func TestMaintainerInvitationLink(t *testing.T) {
+	storetest.Dialects(t, func(t *testing.T, d store.Dialect) {
+		s := storetest.Open(t, d)
+		_, base := dashboardApp(t, s)
+		alice := newBrowserClient(t, base)
+		csrf := alice.signIn("alice", "alice-password")
+		page := postForm(t, alice, csrf, "/projects/demo/users/invite/", url.Values{"invitee": {"bob"}}, http.StatusOK)
+		link := regexp.MustCompile(`<input id="id_invitation_url" readonly value="[^"]*(/invitations/[A-Za-z0-9]{32}/)">`).FindStringSubmatch(page)
+		if link == nil || !strings.Contains(page, "Copy this link to bob") || strings.Contains(page, "by email.") {
+			t.Fatalf("the page after inviting without a relay: want the link once\n%s", page)
+		}
+		if _, page := alice.get("/projects/demo/users/"); strings.Contains(page, "id_invitation_url") {
+			t.Errorf("the link is shown again on the next visit\n%s", page)
+		}
+		bob := newBrowserClient(t, base)
+		bob.signIn("bob", "bob-password")
+		if resp, page := bob.get(link[1]); resp.StatusCode != http.StatusOK || !strings.Contains(page, "alice has invited you to join the demo project.") {
+			t.Errorf("the link's page: %d\n%s", resp.StatusCode, page)
+		}
+	})
+}
