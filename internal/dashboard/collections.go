@@ -39,8 +39,9 @@ type collection struct {
 	// {projectField: slug, keyField: key} (translations unlink with
 	// {slug: key, main: null}).
 	removeInput func(slug string, key any) map[string]any
-	// more, when set, adds to the list page what its query string asks
-	// for (the redirects page's dry run).
+	// more, when set, adds to the list page (and to the form shown
+	// again) what its query string asks for (the redirects page's dry
+	// run), or more of the project (the maintainers page's invitations).
 	more func(d *Dashboard, r *http.Request, s *session, p *project, pg *page)
 }
 
@@ -82,6 +83,7 @@ var collections = []*collection{
 		projectField: "slug", keyField: "username",
 		form:   map[string]string{"username": ""},
 		fields: map[string]string{"username": "username"},
+		more:   maintainerInvitations,
 		vars:   func(f map[string]string) map[string]any { return map[string]any{"username": f["username"]} },
 	},
 	{
@@ -125,7 +127,11 @@ func (c *collection) mount(d *Dashboard) {
 }
 
 func (c *collection) render(d *Dashboard, w http.ResponseWriter, r *http.Request, s *session, code int, p *project, form map[string]string, e formErrors) {
-	d.render(w, r, s, code, c.path, &page{Title: c.title + " · " + p.Name, Project: p, Form: form, Errors: e})
+	pg := &page{Title: c.title + " · " + p.Name, Project: p, Form: form, Errors: e}
+	if c.more != nil {
+		c.more(d, r, s, p, pg)
+	}
+	d.render(w, r, s, code, c.path, pg)
 }
 
 func (c *collection) handleList(d *Dashboard) func(http.ResponseWriter, *http.Request, *session) {
@@ -134,11 +140,7 @@ func (c *collection) handleList(d *Dashboard) func(http.ResponseWriter, *http.Re
 		if !ok {
 			return
 		}
-		pg := &page{Title: c.title + " · " + p.Name, Project: p, Form: c.form}
-		if c.more != nil {
-			c.more(d, r, s, p, pg)
-		}
-		d.render(w, r, s, http.StatusOK, c.path, pg)
+		c.render(d, w, r, s, http.StatusOK, p, c.form, nil)
 	}
 }
 

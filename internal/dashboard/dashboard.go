@@ -120,6 +120,7 @@ func New(cfg Config) *Dashboard {
 	for _, c := range collections {
 		c.mount(d)
 	}
+	d.mountMaintainerInvitations()
 	// Build notifications and automation rules.
 	d.mountNotifications()
 	for _, c := range notificationCollections {

@@ -76,6 +76,7 @@ func (d *Dashboard) mountOrganizations() {
 	d.mux.HandleFunc("GET /organizations/{org}/teams/{team}/delete/{$}", d.signedIn(d.handleOrganization))
 	d.mux.HandleFunc("GET /organizations/{org}/teams/{team}/projects/{$}", d.signedIn(d.handleOrganization))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/members/invite/{$}", d.signedIn(d.handleTeamInvite))
+	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/"+revokeSuffix+"{$}", d.signedIn(d.handleRevokeInvitation(teamPage)))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/members/remove/{$}", d.signedIn(d.handleTeamChange(removeTeamMemberMutation, "username", "username")))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/projects/{$}", d.signedIn(d.handleTeamChange(addTeamProjectMutation, "project", "project")))
 	d.mux.HandleFunc("POST /organizations/{org}/teams/{team}/projects/remove/{$}", d.signedIn(d.handleTeamChange(removeTeamProjectMutation, "project", "project")))
@@ -192,6 +193,7 @@ func (d *Dashboard) renderOrganization(w http.ResponseWriter, r *http.Request, s
 			}
 			if o.ViewerIsOwner {
 				var err error
+				pg.RevokePath = teamPage(r) + revokeSuffix
 				if pg.Pending, err = d.pendingTeamInvitations(r, s, slug, t); err != nil {
 					d.failed(w, r, s, err)
 					return
@@ -202,8 +204,10 @@ func (d *Dashboard) renderOrganization(w http.ResponseWriter, r *http.Request, s
 	d.render(w, r, s, code, "organization", pg)
 }
 
-// pendingInvitation is a pending invitation as a team's page lists it.
+// pendingInvitation is a pending invitation as a team's or a project's
+// page lists it; ID is its global id, which revokeInvitation takes.
 type pendingInvitation struct {
+	ID      string `json:"id"`
 	ToEmail *string
 	ToUser  *struct{ Username string }
 	Expires string
@@ -219,7 +223,7 @@ func (p *pendingInvitation) Invitee() string {
 }
 
 const teamInvitationsQuery = `query($slug: String!) { organization(slug: $slug) { teams(first: 100) { nodes {
-	slug pendingInvitations(first: 100) { nodes { toEmail toUser { username } expires expired } } } } } }`
+	slug pendingInvitations(first: 100) { nodes { id toEmail toUser { username } expires expired } } } } } }`
 
 // pendingTeamInvitations reads the pending invitations of the team (for
 // the organization's owners).

@@ -331,9 +331,12 @@ type page struct {
 	Invitation *invitation
 	SignUp     bool
 	// Invited is the outcome of an invitation just made, shown once;
-	// Pending a team's pending invitations (its owners' view).
-	Invited *invited
-	Pending []pendingInvitation
+	// Pending the pending invitations of a team (its owners' view) or
+	// of a project (its maintainers'), whose Revoke buttons post to
+	// RevokePath.
+	Invited    *invited
+	Pending    []pendingInvitation
+	RevokePath string
 }
 
 // formField is one labelled field of a form, with its value and message.
