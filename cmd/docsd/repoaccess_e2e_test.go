@@ -206,6 +206,38 @@ func (s *e2eServer) rest(t *testing.T, method, path string, body any) (int, stri
 	return resp.StatusCode, string(out)
 }
 
+// auditLog lists the project's audit entries of action that the server's
+// user reads through the API, oldest first, each as "<username or ->
+// <auth_backend or -> <data>".
+func (s *e2eServer) auditLog(t *testing.T, slug, action string) []string {
+	t.Helper()
+	code, body := s.rest(t, "GET", "/api/v3/audit-logs/?project="+slug+"&action="+action, nil)
+	var page struct {
+		Results []struct {
+			User        *struct{ Username string }
+			AuthBackend *string `json:"auth_backend"`
+			Data        json.RawMessage
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &page); code != 200 || err != nil {
+		t.Fatalf("audit-logs ?action=%s: %d %s", action, code, body)
+	}
+	lines := []string{}
+	for _, e := range slices.Backward(page.Results) {
+		user, backend := "-", "-"
+		if e.User != nil {
+			user = e.User.Username
+		}
+		if e.AuthBackend != nil {
+			backend = *e.AuthBackend
+		}
+		var data bytes.Buffer
+		json.Compact(&data, e.Data)
+		lines = append(lines, user+" "+backend+" "+data.String())
+	}
+	return lines
+}
+
 // buildLatest triggers a build of latest and waits for it to finish,
 // returning whether it succeeded, its error and error id, and its
 // commands' output.
@@ -343,13 +375,18 @@ func testSSHDeployKey(t *testing.T, d store.Dialect) {
 		key.KnownHosts[0]["key_type"] != "ssh-ed25519" {
 		t.Errorf("known hosts after the first build: %s", body)
 	}
-	if !strings.Contains(srv.stderr.String(), "known-hosts-changed") {
-		t.Error("learning the host key was not logged")
+	// The learned host is in the audit log, as done by nobody.
+	learnedEntry := `- - {"hosts":["` + wantHost + `"],"learned":true}`
+	if got := srv.auditLog(t, slug, "known-hosts-changed"); !slices.Equal(got, []string{learnedEntry}) {
+		t.Errorf("known-hosts-changed after the first build: %q, want %q", got, learnedEntry)
 	}
 
 	// The pinned key is used: a second build passes without learning more.
 	if ok, errMsg, _, out := srv.buildLatest(t, slug); !ok {
 		t.Fatalf("second build failed: %s\n%s", errMsg, out)
+	}
+	if got := srv.auditLog(t, slug, "known-hosts-changed"); len(got) != 1 {
+		t.Errorf("known-hosts-changed after the second build: %q", got)
 	}
 
 	// The server's host key changes: refused with the pinned-key message.
@@ -401,6 +438,7 @@ func testSSHDeployKey(t *testing.T, d store.Dialect) {
 	if code, _ := srv.rest(t, "GET", "/api/v3/projects/"+slug+"/ssh-key/", nil); code != 404 {
 		t.Errorf("GET a deleted key: %d", code)
 	}
+
 }
 
 // grepTree returns the files under dir that contain s.
@@ -575,4 +613,5 @@ func testHTTPSCredentials(t *testing.T, d store.Dialect) {
 	if !strings.Contains(out, "git clone") || strings.Contains(out, "extraHeader") {
 		t.Errorf("recorded commands:\n%s", out)
 	}
+
 }
