@@ -419,9 +419,12 @@ func testSSHDeployKey(t *testing.T, d store.Dialect) {
 	}
 
 	// A rotated key the server does not know: the private-clone failure.
-	if code, body := srv.rest(t, "POST", "/api/v3/projects/"+slug+"/ssh-key/", map[string]any{"rotate": true}); code != 201 {
+	code, body = srv.rest(t, "POST", "/api/v3/projects/"+slug+"/ssh-key/", map[string]any{"rotate": true})
+	if code != 201 {
 		t.Fatalf("rotate: %d %s", code, body)
 	}
+	var rotated struct{ Fingerprint string }
+	json.Unmarshal([]byte(body), &rotated)
 	ok, errMsg, errID, out = srv.buildLatest(t, slug)
 	if ok || errMsg != "There was a problem connecting to your repository, ensure that your repository URL is correct." ||
 		errID != "project:repository:private-clone-error" {
@@ -439,6 +442,18 @@ func testSSHDeployKey(t *testing.T, d store.Dialect) {
 		t.Errorf("GET a deleted key: %d", code)
 	}
 
+	// The audit log: each key made and deleted with its fingerprint; the
+	// host learned by nobody, then set by the maintainer.
+	fingerprint := func(f string) string { return `alice token {"fingerprint":"` + f + `"}` }
+	for action, want := range map[string][]string{
+		"ssh-key-created":     {fingerprint(key.Fingerprint), fingerprint(rotated.Fingerprint)},
+		"ssh-key-deleted":     {fingerprint(rotated.Fingerprint)},
+		"known-hosts-changed": {learnedEntry, `alice token {"hosts":["` + wantHost + `"],"learned":false}`},
+	} {
+		if got := srv.auditLog(t, slug, action); !slices.Equal(got, want) {
+			t.Errorf("%s entries:\n got %q\nwant %q", action, got, want)
+		}
+	}
 }
 
 // grepTree returns the files under dir that contain s.
@@ -614,4 +629,18 @@ func testHTTPSCredentials(t *testing.T, d store.Dialect) {
 		t.Errorf("recorded commands:\n%s", out)
 	}
 
+	// The audit log names the username of each change, never a token;
+	// refused inputs left no entry.
+	srv.graphql(t, `mutation { deleteRepositoryCredentials(input: {slug: "private-https"}) { project { slug } errors { message } } }`, nil, nil)
+	changed := `alice token {"deleted":false,"username":"` + user + `"}`
+	want := []string{changed, changed, `alice token {"deleted":true,"username":"` + user + `"}`}
+	entries := srv.auditLog(t, slug, "repository-credentials-changed")
+	if !slices.Equal(entries, want) {
+		t.Errorf("repository-credentials-changed entries:\n got %q\nwant %q", entries, want)
+	}
+	for _, secret := range []string{token, "wrong-token-value", basic} {
+		if strings.Contains(strings.Join(entries, "\n"), secret) {
+			t.Errorf("the audit log shows %q", secret)
+		}
+	}
 }
