@@ -291,10 +291,15 @@ func TestSingleSignOn(t *testing.T) {
 }
 
 // TestSingleSignOnRefusals checks every error page of single sign-on, with
-// its status, message and audit reason, against a real provider.
+// its status, message and audit reason, against a real provider, on both
+// databases.
 func TestSingleSignOnRefusals(t *testing.T) {
 	t.Parallel()
-	s := storetest.Open(t, store.SQLite)
+	storetest.Dialects(t, testSingleSignOnRefusals)
+}
+
+func testSingleSignOnRefusals(t *testing.T, d store.Dialect) {
+	s := storetest.Open(t, d)
 	p := oidctest.Start(t, ssoPeople...)
 	_, base, log := ssoApp(t, s, p, "--oidc-allowed-domains", "acme.example")
 	ctx := t.Context()
