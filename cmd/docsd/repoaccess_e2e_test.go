@@ -456,6 +456,92 @@ func testSSHDeployKey(t *testing.T, d store.Dialect) {
 	}
 }
 
+// admin runs an admin command of docsd on the server's data directory and
+// database, fails the test unless it succeeds, and returns its output.
+func (s *e2eServer) admin(t *testing.T, args ...string) string {
+	t.Helper()
+	args = append(args, "--data-dir", s.dataDir)
+	if i := slices.Index(s.flags, "--database-url"); i >= 0 {
+		args = append(args, s.flags[i:i+2]...)
+	}
+	code, out, errOut := docsd(t, args...)
+	if code != 0 {
+		t.Fatalf("docsd %v: exit %d: %s", args, code, errOut)
+	}
+	return out
+}
+
+// TestSSHKeyThroughTeamsEndToEnd: the deploy key's route through `docsd
+// serve`, for people whose rights on the private project come from the
+// teams of its organization: bo, a reader through a team, may neither
+// read, make nor delete the key (403); cy, an admin through a team, makes
+// it and is recorded as its creator.
+func TestSSHKeyThroughTeamsEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs docsd serve and a build")
+	}
+	storetest.Dialects(t, testSSHKeyThroughTeams)
+}
+
+func testSSHKeyThroughTeams(t *testing.T, d store.Dialect) {
+	data := t.TempDir()
+	srv := repoAccessServe(t, d, data, "--secret-key", "repository access test key", "--allow-private-repos")
+	const slug = "handbook"
+	srv.importProject(t, "Handbook", gitRepo(t, map[string]string{
+		".readthedocs.yaml": "version: 2\nbuild:\n  os: ubuntu-24.04\n  tools:\n    python: \"3\"\n  commands:\n" +
+			"    - mkdir -p $READTHEDOCS_OUTPUT/html && echo '<html><body>handbook</body></html>' > $READTHEDOCS_OUTPUT/html/index.html\n",
+	}), "en")
+	srv.waitLastBuild(t, slug)
+	if code, body := srv.rest(t, "PATCH", "/api/v3/projects/"+slug+"/", map[string]any{"privacy_level": "private"}); code != 204 {
+		t.Fatalf("making the project private: %d %s", code, body)
+	}
+	keys := map[string]string{}
+	for _, name := range []string{"bo", "cy"} {
+		keys[name] = strings.TrimSpace(srv.admin(t, "user", "create", name))
+	}
+	for _, args := range [][]string{
+		{"organization", "create", "acme", "--name", "Acme", "--owner", "alice"},
+		{"project", "organization", slug, "acme"},
+		{"team", "member", "add", "acme", "read-only", "bo"},
+		{"team", "project", "add", "acme", "read-only", slug},
+		{"team", "member", "add", "acme", "admins", "cy"},
+		{"team", "project", "add", "acme", "admins", slug},
+	} {
+		srv.admin(t, args...)
+	}
+	route := srv.url + "/api/v3/projects/" + slug + "/ssh-key/"
+	// bo reads the private project through his team, and that is all.
+	if code, body := send(t, "GET", srv.url+"/api/v3/projects/"+slug+"/", keys["bo"], ""); code != 200 {
+		t.Fatalf("bo reads the project: %d %s", code, body)
+	}
+	forbidden := `{"detail":"You do not have permission to perform this action."}`
+	for _, method := range []string{"GET", "POST", "DELETE"} {
+		if code, body := send(t, method, route, keys["bo"], "{}"); code != 403 || body != forbidden {
+			t.Errorf("%s ssh-key as bo: %d %s, want 403 %s", method, code, body, forbidden)
+		}
+	}
+
+	code, body := send(t, "POST", route, keys["cy"], "{}")
+	var key struct {
+		PublicKey   string `json:"public_key"`
+		Fingerprint string
+	}
+	json.Unmarshal([]byte(body), &key)
+	if code != 201 || !strings.HasSuffix(key.PublicKey, " docsd-"+slug+"@127.0.0.1") || !strings.HasPrefix(key.Fingerprint, "SHA256:") {
+		t.Fatalf("POST ssh-key as cy: %d %s", code, body)
+	}
+	if code, body := send(t, "GET", route, keys["cy"], ""); code != 200 || !strings.Contains(body, `"fingerprint":"`+key.Fingerprint+`"`) {
+		t.Errorf("GET ssh-key as cy: %d %s", code, body)
+	}
+	if code, body := send(t, "GET", route, keys["bo"], ""); code != 403 {
+		t.Errorf("GET ssh-key as bo once it exists: %d %s", code, body)
+	}
+	want := []string{`cy token {"fingerprint":"` + key.Fingerprint + `"}`}
+	if got := srv.auditLog(t, slug, "ssh-key-created"); !slices.Equal(got, want) {
+		t.Errorf("ssh-key-created entries: %q, want %q", got, want)
+	}
+}
+
 // grepTree returns the files under dir that contain s.
 func grepTree(t *testing.T, dir, s string) []string {
 	t.Helper()
