@@ -295,16 +295,22 @@ func repoAccessServe(t *testing.T, d store.Dialect, data string, extra ...string
 		return srv
 	}
 	db := []string{"--database-url", storetest.DatabaseURL(t, store.Postgres)}
-	if code, _, errOut := docsd(t, append([]string{"migrate"}, db...)...); code != 0 {
-		t.Fatalf("docsd migrate: %s", errOut)
-	}
-	code, out, errOut := docsd(t, append([]string{"user", "create", "alice", "--data-dir", data}, db...)...)
-	if code != 0 {
-		t.Fatalf("docsd user create: %s", errOut)
-	}
+	mustDocsd(t, append([]string{"migrate"}, db...)...)
+	out := mustDocsd(t, append([]string{"user", "create", "alice", "--data-dir", data}, db...)...)
 	srv := startServe(t, data, append(db, extra...)...)
 	srv.token = strings.TrimSpace(out)
 	return srv
+}
+
+// mustDocsd runs docsd with args, fails the test unless it exits 0, and
+// returns its output.
+func mustDocsd(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errOut := docsd(t, args...)
+	if code != 0 {
+		t.Fatalf("docsd %v: exit %d: %s", args, code, errOut)
+	}
+	return out
 }
 
 // TestSSHDeployKeyEndToEnd: a project whose repository only sshd serves,
@@ -464,11 +470,7 @@ func (s *e2eServer) admin(t *testing.T, args ...string) string {
 	if i := slices.Index(s.flags, "--database-url"); i >= 0 {
 		args = append(args, s.flags[i:i+2]...)
 	}
-	code, out, errOut := docsd(t, args...)
-	if code != 0 {
-		t.Fatalf("docsd %v: exit %d: %s", args, code, errOut)
-	}
-	return out
+	return mustDocsd(t, args...)
 }
 
 // TestSSHKeyThroughTeamsEndToEnd: the deploy key's route through `docsd
