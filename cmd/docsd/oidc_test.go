@@ -401,6 +401,109 @@ func testSingleSignOnRefusals(t *testing.T, d store.Dialect) {
 	})
 }
 
+// TestSingleSignOnLateFailures checks, on both databases, the refusals
+// that come after the provider's login page: its key set or userinfo
+// endpoint failing (502), a flow that expired before the callback (400),
+// and an email that one user holds unverified (403, even with no other
+// user); each is audited as an OIDC failure naming the email when one is
+// known.
+func TestSingleSignOnLateFailures(t *testing.T) {
+	t.Parallel()
+	storetest.Dialects(t, testSingleSignOnLateFailures)
+}
+
+func testSingleSignOnLateFailures(t *testing.T, d store.Dialect) {
+	ctx := t.Context()
+	dbURL := storetest.DatabaseURL(t, d)
+	s, err := store.Open(ctx, dbURL)
+	must(t, err)
+	t.Cleanup(func() { s.Close() })
+	clock := storetest.SetClock(s, time.Now())
+	p := oidctest.Start(t, ssoPeople...)
+	_, base, log := ssoApp(t, s, p)
+	fresh := func() *browserClient { return newBrowserClient(t, base) }
+	// newest is the last audit entry, as the log renders it.
+	newest := func() string {
+		t.Helper()
+		entries, _, err := s.FindAuditEntries(ctx, store.AuditFilter{Visible: store.AuditVisibility{All: true}}, store.Page{Limit: 1})
+		if err != nil || len(entries) != 1 {
+			t.Fatalf("newest audit entry: %v, %d entries", err, len(entries))
+		}
+		var data struct{ Reason string }
+		if entries[0].Data != nil {
+			json.Unmarshal([]byte(*entries[0].Data), &data)
+		}
+		str := func(p *string) string {
+			if p == nil {
+				return "-"
+			}
+			return *p
+		}
+		return fmt.Sprintf("%s auth_backend=%s user=%s reason=%s", entries[0].Action, str(entries[0].AuthBackend), str(entries[0].LogUserUsername), data.Reason)
+	}
+	const unreachable = "The identity provider could not be reached. Try again in a few minutes."
+
+	// The key set is fetched when the first ID token is checked: failing
+	// then, the sign-in is refused; once it answers, eve signs in.
+	p.Fail(oidctest.KeysPath, true)
+	resp, body := ssoSignIn(t, fresh(), p, "/dashboard/", "eve", "eve-password")
+	wantSSOFailure(t, resp, body, log, http.StatusBadGateway, unreachable, "idp-unreachable")
+	if got, want := newest(), "authentication-failure auth_backend=oidc user=- reason=idp-unreachable"; got != want {
+		t.Errorf("audit after the key set failed: %s, want %s", got, want)
+	}
+	p.Fail(oidctest.KeysPath, false)
+	if resp, body := ssoSignIn(t, fresh(), p, "/dashboard/", "eve", "eve-password"); resp.StatusCode != http.StatusFound {
+		t.Fatalf("sign-in once the key set answers: %d\n%s", resp.StatusCode, body)
+	}
+
+	// An ID token without email sends docsd to the userinfo endpoint.
+	p.Fail(oidctest.UserinfoPath, true)
+	resp, body = ssoSignIn(t, fresh(), p, "/dashboard/", "nomail", "nomail-password")
+	wantSSOFailure(t, resp, body, log, http.StatusBadGateway, unreachable, "idp-unreachable")
+	if got, want := newest(), "authentication-failure auth_backend=oidc user=- reason=idp-unreachable"; got != want {
+		t.Errorf("audit after userinfo failed: %s, want %s", got, want)
+	}
+	p.Fail(oidctest.UserinfoPath, false)
+	resp, body = ssoSignIn(t, fresh(), p, "/dashboard/", "nomail", "nomail-password")
+	wantSSOFailure(t, resp, body, log, http.StatusForbidden, "The identity provider did not share an email address.", "no-email")
+
+	// The flow outlives its lifetime between the provider and the callback.
+	c := fresh()
+	cb := ssoCallback(t, c, p, ssoStart(t, c, "/dashboard/"), "ana-at-idp", "ana-password")
+	clock.Advance(store.OIDCFlowLifetime + time.Second)
+	resp, body = c.getURL(cb)
+	wantSSOFailure(t, resp, body, log, http.StatusBadRequest, "This sign-in did not start in this browser, or took too long. Start again.", "state-mismatch")
+	if got, want := newest(), "authentication-failure auth_backend=oidc user=- reason=state-mismatch"; got != want {
+		t.Errorf("audit of the expired flow: %s, want %s", got, want)
+	}
+
+	// One user holds ana's email, unverified: no match, and no new user.
+	if _, err := s.CreateUser(ctx, "ana", "ana@acme.example", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := storetest.SQL(t, d, dbURL).ExecContext(ctx, `UPDATE users SET email_verified = FALSE WHERE username = 'ana'`); err != nil {
+		t.Fatal(err)
+	}
+	resp, body = ssoSignIn(t, fresh(), p, "/dashboard/", "ana-at-idp", "ana-password")
+	wantSSOFailure(t, resp, body, log, http.StatusForbidden,
+		"The email address Ana@acme.example cannot be matched to one account. Ask an administrator to link your account.", "ambiguous-email")
+	if got, want := newest(), "authentication-failure auth_backend=oidc user=Ana@acme.example reason=ambiguous-email"; got != want {
+		t.Errorf("audit of the unverified email: %s, want %s", got, want)
+	}
+	if u, err := s.FindUserByUsername(ctx, "ana-at-idp"); err == nil {
+		t.Errorf("the refused sign-in created %+v", u)
+	}
+	// Verified by an administrator, the same email links ana.
+	must(t, s.SetUserEmail(ctx, "ana", "ana@acme.example"))
+	c = fresh()
+	if resp, body := ssoSignIn(t, c, p, "/dashboard/", "ana-at-idp", "ana-password"); resp.StatusCode != http.StatusFound {
+		t.Fatalf("sign-in once ana's email is verified: %d\n%s", resp.StatusCode, body)
+	}
+	if _, page := c.get("/dashboard/"); !strings.Contains(page, `<span class="who">ana</span>`) {
+		t.Errorf("not signed in as ana:\n%s", page)
+	}
+}
+
 // TestSingleSignOnProviderDown checks that docsd starts while the
 // provider is down, and answers the sign-in with the unreachable page;
 // and that a discovery document naming another issuer counts as
