@@ -61,9 +61,32 @@ func (b *logBuffer) String() string {
 	if b.store == nil {
 		return out
 	}
-	entries, _, err := b.store.FindAuditEntries(context.Background(), store.AuditFilter{Visible: store.AuditVisibility{All: true}}, store.Page{Limit: 1000})
+	lines, err := b.auditLines(1000)
 	if err != nil {
 		return out + "\naudit log: " + err.Error()
+	}
+	for _, l := range lines {
+		out += "\n" + l
+	}
+	return out
+}
+
+// newestAudit is the newest entry of the audit log as String renders it,
+// "" when there is none.
+func (b *logBuffer) newestAudit() string {
+	lines, err := b.auditLines(1)
+	if err != nil || len(lines) == 0 {
+		return fmt.Sprint(err)
+	}
+	return lines[0]
+}
+
+// auditLines renders the newest limit entries of the audit log, newest
+// first.
+func (b *logBuffer) auditLines(limit int) ([]string, error) {
+	entries, _, err := b.store.FindAuditEntries(context.Background(), store.AuditFilter{Visible: store.AuditVisibility{All: true}}, store.Page{Limit: limit})
+	if err != nil {
+		return nil, err
 	}
 	str := func(p *string) string {
 		if p == nil {
@@ -71,12 +94,13 @@ func (b *logBuffer) String() string {
 		}
 		return *p
 	}
+	var lines []string
 	for _, e := range entries {
 		var data struct{ Reason string }
 		json.Unmarshal([]byte(str(e.Data)), &data)
-		out += fmt.Sprintf("\naudit action=%s auth_backend=%s log_user_username=%s reason=%s", e.Action, str(e.AuthBackend), str(e.LogUserUsername), data.Reason)
+		lines = append(lines, fmt.Sprintf("audit action=%s auth_backend=%s log_user_username=%s reason=%s", e.Action, str(e.AuthBackend), str(e.LogUserUsername), data.Reason))
 	}
-	return out
+	return lines, nil
 }
 
 // ssoApp serves a real docsd over s at its own public URL, signing in
@@ -154,8 +178,9 @@ func wantSSOFailure(t *testing.T, resp *http.Response, body string, log *logBuff
 			t.Errorf("page lacks %s\n%s", want, body)
 		}
 	}
-	if line := "reason=" + reason; !strings.Contains(log.String(), line) {
-		t.Errorf("log lacks an audit line with %s:\n%s", line, log.String())
+	// The refusal is the newest entry: an OIDC sign-in failure.
+	if got := log.newestAudit(); !strings.HasPrefix(got, "audit action=authentication-failure auth_backend=oidc ") || !strings.HasSuffix(got, " reason="+reason) {
+		t.Errorf("newest audit entry %q, want an OIDC authentication-failure with reason=%s:\n%s", got, reason, log.String())
 	}
 }
 
@@ -422,25 +447,6 @@ func testSingleSignOnLateFailures(t *testing.T, d store.Dialect) {
 	p := oidctest.Start(t, ssoPeople...)
 	_, base, log := ssoApp(t, s, p)
 	fresh := func() *browserClient { return newBrowserClient(t, base) }
-	// newest is the last audit entry, as the log renders it.
-	newest := func() string {
-		t.Helper()
-		entries, _, err := s.FindAuditEntries(ctx, store.AuditFilter{Visible: store.AuditVisibility{All: true}}, store.Page{Limit: 1})
-		if err != nil || len(entries) != 1 {
-			t.Fatalf("newest audit entry: %v, %d entries", err, len(entries))
-		}
-		var data struct{ Reason string }
-		if entries[0].Data != nil {
-			json.Unmarshal([]byte(*entries[0].Data), &data)
-		}
-		str := func(p *string) string {
-			if p == nil {
-				return "-"
-			}
-			return *p
-		}
-		return fmt.Sprintf("%s auth_backend=%s user=%s reason=%s", entries[0].Action, str(entries[0].AuthBackend), str(entries[0].LogUserUsername), data.Reason)
-	}
 	const unreachable = "The identity provider could not be reached. Try again in a few minutes."
 
 	// The key set is fetched when the first ID token is checked: failing
@@ -448,7 +454,7 @@ func testSingleSignOnLateFailures(t *testing.T, d store.Dialect) {
 	p.Fail(oidctest.KeysPath, true)
 	resp, body := ssoSignIn(t, fresh(), p, "/dashboard/", "eve", "eve-password")
 	wantSSOFailure(t, resp, body, log, http.StatusBadGateway, unreachable, "idp-unreachable")
-	if got, want := newest(), "authentication-failure auth_backend=oidc user=- reason=idp-unreachable"; got != want {
+	if got, want := log.newestAudit(), "audit action=authentication-failure auth_backend=oidc log_user_username= reason=idp-unreachable"; got != want {
 		t.Errorf("audit after the key set failed: %s, want %s", got, want)
 	}
 	p.Fail(oidctest.KeysPath, false)
@@ -460,7 +466,7 @@ func testSingleSignOnLateFailures(t *testing.T, d store.Dialect) {
 	p.Fail(oidctest.UserinfoPath, true)
 	resp, body = ssoSignIn(t, fresh(), p, "/dashboard/", "nomail", "nomail-password")
 	wantSSOFailure(t, resp, body, log, http.StatusBadGateway, unreachable, "idp-unreachable")
-	if got, want := newest(), "authentication-failure auth_backend=oidc user=- reason=idp-unreachable"; got != want {
+	if got, want := log.newestAudit(), "audit action=authentication-failure auth_backend=oidc log_user_username= reason=idp-unreachable"; got != want {
 		t.Errorf("audit after userinfo failed: %s, want %s", got, want)
 	}
 	p.Fail(oidctest.UserinfoPath, false)
@@ -473,7 +479,7 @@ func testSingleSignOnLateFailures(t *testing.T, d store.Dialect) {
 	clock.Advance(store.OIDCFlowLifetime + time.Second)
 	resp, body = c.getURL(cb)
 	wantSSOFailure(t, resp, body, log, http.StatusBadRequest, "This sign-in did not start in this browser, or took too long. Start again.", "state-mismatch")
-	if got, want := newest(), "authentication-failure auth_backend=oidc user=- reason=state-mismatch"; got != want {
+	if got, want := log.newestAudit(), "audit action=authentication-failure auth_backend=oidc log_user_username= reason=state-mismatch"; got != want {
 		t.Errorf("audit of the expired flow: %s, want %s", got, want)
 	}
 
@@ -487,7 +493,7 @@ func testSingleSignOnLateFailures(t *testing.T, d store.Dialect) {
 	resp, body = ssoSignIn(t, fresh(), p, "/dashboard/", "ana-at-idp", "ana-password")
 	wantSSOFailure(t, resp, body, log, http.StatusForbidden,
 		"The email address Ana@acme.example cannot be matched to one account. Ask an administrator to link your account.", "ambiguous-email")
-	if got, want := newest(), "authentication-failure auth_backend=oidc user=Ana@acme.example reason=ambiguous-email"; got != want {
+	if got, want := log.newestAudit(), "audit action=authentication-failure auth_backend=oidc log_user_username=Ana@acme.example reason=ambiguous-email"; got != want {
 		t.Errorf("audit of the unverified email: %s, want %s", got, want)
 	}
 	if u, err := s.FindUserByUsername(ctx, "ana-at-idp"); err == nil {
