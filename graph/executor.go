@@ -105,14 +105,15 @@ func (e *Executor) URLs() docsurl.Config { return e.resolver.Settings.URLs }
 // returns ctx with the caller as the viewer: anonymous without credentials,
 // the token's user with good ones. Bad credentials are an Unauthenticated
 // error carrying Read the Docs' exact message (access.Authenticate). The
-// viewer does not say how it authenticated (access.AuthUnknown): what
-// needs that (managing API keys) is not offered over REST.
+// viewer says it authenticated with a key (access.AuthToken), which the
+// audit log records as the writes' auth_backend; a key still may not
+// manage API keys (mayManageKeys).
 func (e *Executor) Authenticate(ctx context.Context, header string) (context.Context, error) {
 	v, err := access.Authenticate(ctx, e.resolver.Store, header)
 	if err != nil {
 		return ctx, err
 	}
-	return access.WithUser(ctx, v.User), nil
+	return access.WithViewer(ctx, v), nil
 }
 
 // Run executes an operation as the viewer in ctx (see WithUser) and returns

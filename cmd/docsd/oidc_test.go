@@ -61,9 +61,32 @@ func (b *logBuffer) String() string {
 	if b.store == nil {
 		return out
 	}
-	entries, _, err := b.store.FindAuditEntries(context.Background(), store.AuditFilter{Visible: store.AuditVisibility{All: true}}, store.Page{Limit: 1000})
+	lines, err := b.auditLines(1000)
 	if err != nil {
 		return out + "\naudit log: " + err.Error()
+	}
+	for _, l := range lines {
+		out += "\n" + l
+	}
+	return out
+}
+
+// newestAudit is the newest entry of the audit log as String renders it,
+// "" when there is none.
+func (b *logBuffer) newestAudit() string {
+	lines, err := b.auditLines(1)
+	if err != nil || len(lines) == 0 {
+		return fmt.Sprint(err)
+	}
+	return lines[0]
+}
+
+// auditLines renders the newest limit entries of the audit log, newest
+// first.
+func (b *logBuffer) auditLines(limit int) ([]string, error) {
+	entries, _, err := b.store.FindAuditEntries(context.Background(), store.AuditFilter{Visible: store.AuditVisibility{All: true}}, store.Page{Limit: limit})
+	if err != nil {
+		return nil, err
 	}
 	str := func(p *string) string {
 		if p == nil {
@@ -71,12 +94,13 @@ func (b *logBuffer) String() string {
 		}
 		return *p
 	}
+	var lines []string
 	for _, e := range entries {
 		var data struct{ Reason string }
 		json.Unmarshal([]byte(str(e.Data)), &data)
-		out += fmt.Sprintf("\naudit action=%s auth_backend=%s log_user_username=%s reason=%s", e.Action, str(e.AuthBackend), str(e.LogUserUsername), data.Reason)
+		lines = append(lines, fmt.Sprintf("audit action=%s auth_backend=%s log_user_username=%s reason=%s", e.Action, str(e.AuthBackend), str(e.LogUserUsername), data.Reason))
 	}
-	return out
+	return lines, nil
 }
 
 // ssoApp serves a real docsd over s at its own public URL, signing in
@@ -154,8 +178,9 @@ func wantSSOFailure(t *testing.T, resp *http.Response, body string, log *logBuff
 			t.Errorf("page lacks %s\n%s", want, body)
 		}
 	}
-	if line := "reason=" + reason; !strings.Contains(log.String(), line) {
-		t.Errorf("log lacks an audit line with %s:\n%s", line, log.String())
+	// The refusal is the newest entry: an OIDC sign-in failure.
+	if got := log.newestAudit(); !strings.HasPrefix(got, "audit action=authentication-failure auth_backend=oidc ") || !strings.HasSuffix(got, " reason="+reason) {
+		t.Errorf("newest audit entry %q, want an OIDC authentication-failure with reason=%s:\n%s", got, reason, log.String())
 	}
 }
 
@@ -291,10 +316,15 @@ func TestSingleSignOn(t *testing.T) {
 }
 
 // TestSingleSignOnRefusals checks every error page of single sign-on, with
-// its status, message and audit reason, against a real provider.
+// its status, message and audit reason, against a real provider, on both
+// databases.
 func TestSingleSignOnRefusals(t *testing.T) {
 	t.Parallel()
-	s := storetest.Open(t, store.SQLite)
+	storetest.Dialects(t, testSingleSignOnRefusals)
+}
+
+func testSingleSignOnRefusals(t *testing.T, d store.Dialect) {
+	s := storetest.Open(t, d)
 	p := oidctest.Start(t, ssoPeople...)
 	_, base, log := ssoApp(t, s, p, "--oidc-allowed-domains", "acme.example")
 	ctx := t.Context()
@@ -394,6 +424,90 @@ func TestSingleSignOnRefusals(t *testing.T) {
 		resp, body := c.getURL(cb)
 		wantSSOFailure(t, resp, body, log, http.StatusBadGateway, "The identity provider could not be reached. Try again in a few minutes.", "idp-unreachable")
 	})
+}
+
+// TestSingleSignOnLateFailures checks, on both databases, the refusals
+// that come after the provider's login page: its key set or userinfo
+// endpoint failing (502), a flow that expired before the callback (400),
+// and an email that one user holds unverified (403, even with no other
+// user); each is audited as an OIDC failure naming the email when one is
+// known.
+func TestSingleSignOnLateFailures(t *testing.T) {
+	t.Parallel()
+	storetest.Dialects(t, testSingleSignOnLateFailures)
+}
+
+func testSingleSignOnLateFailures(t *testing.T, d store.Dialect) {
+	ctx := t.Context()
+	dbURL := storetest.DatabaseURL(t, d)
+	s, err := store.Open(ctx, dbURL)
+	must(t, err)
+	t.Cleanup(func() { s.Close() })
+	clock := storetest.SetClock(s, time.Now())
+	p := oidctest.Start(t, ssoPeople...)
+	_, base, log := ssoApp(t, s, p)
+	fresh := func() *browserClient { return newBrowserClient(t, base) }
+	const unreachable = "The identity provider could not be reached. Try again in a few minutes."
+
+	// The key set is fetched when the first ID token is checked: failing
+	// then, the sign-in is refused; once it answers, eve signs in.
+	p.Fail(oidctest.KeysPath, true)
+	resp, body := ssoSignIn(t, fresh(), p, "/dashboard/", "eve", "eve-password")
+	wantSSOFailure(t, resp, body, log, http.StatusBadGateway, unreachable, "idp-unreachable")
+	if got, want := log.newestAudit(), "audit action=authentication-failure auth_backend=oidc log_user_username= reason=idp-unreachable"; got != want {
+		t.Errorf("audit after the key set failed: %s, want %s", got, want)
+	}
+	p.Fail(oidctest.KeysPath, false)
+	if resp, body := ssoSignIn(t, fresh(), p, "/dashboard/", "eve", "eve-password"); resp.StatusCode != http.StatusFound {
+		t.Fatalf("sign-in once the key set answers: %d\n%s", resp.StatusCode, body)
+	}
+
+	// An ID token without email sends docsd to the userinfo endpoint.
+	p.Fail(oidctest.UserinfoPath, true)
+	resp, body = ssoSignIn(t, fresh(), p, "/dashboard/", "nomail", "nomail-password")
+	wantSSOFailure(t, resp, body, log, http.StatusBadGateway, unreachable, "idp-unreachable")
+	if got, want := log.newestAudit(), "audit action=authentication-failure auth_backend=oidc log_user_username= reason=idp-unreachable"; got != want {
+		t.Errorf("audit after userinfo failed: %s, want %s", got, want)
+	}
+	p.Fail(oidctest.UserinfoPath, false)
+	resp, body = ssoSignIn(t, fresh(), p, "/dashboard/", "nomail", "nomail-password")
+	wantSSOFailure(t, resp, body, log, http.StatusForbidden, "The identity provider did not share an email address.", "no-email")
+
+	// The flow outlives its lifetime between the provider and the callback.
+	c := fresh()
+	cb := ssoCallback(t, c, p, ssoStart(t, c, "/dashboard/"), "ana-at-idp", "ana-password")
+	clock.Advance(store.OIDCFlowLifetime + time.Second)
+	resp, body = c.getURL(cb)
+	wantSSOFailure(t, resp, body, log, http.StatusBadRequest, "This sign-in did not start in this browser, or took too long. Start again.", "state-mismatch")
+	if got, want := log.newestAudit(), "audit action=authentication-failure auth_backend=oidc log_user_username= reason=state-mismatch"; got != want {
+		t.Errorf("audit of the expired flow: %s, want %s", got, want)
+	}
+
+	// One user holds ana's email, unverified: no match, and no new user.
+	if _, err := s.CreateUser(ctx, "ana", "ana@acme.example", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := storetest.SQL(t, d, dbURL).ExecContext(ctx, `UPDATE users SET email_verified = FALSE WHERE username = 'ana'`); err != nil {
+		t.Fatal(err)
+	}
+	resp, body = ssoSignIn(t, fresh(), p, "/dashboard/", "ana-at-idp", "ana-password")
+	wantSSOFailure(t, resp, body, log, http.StatusForbidden,
+		"The email address Ana@acme.example cannot be matched to one account. Ask an administrator to link your account.", "ambiguous-email")
+	if got, want := log.newestAudit(), "audit action=authentication-failure auth_backend=oidc log_user_username=Ana@acme.example reason=ambiguous-email"; got != want {
+		t.Errorf("audit of the unverified email: %s, want %s", got, want)
+	}
+	if u, err := s.FindUserByUsername(ctx, "ana-at-idp"); err == nil {
+		t.Errorf("the refused sign-in created %+v", u)
+	}
+	// Verified by an administrator, the same email links ana.
+	must(t, s.SetUserEmail(ctx, "ana", "ana@acme.example"))
+	c = fresh()
+	if resp, body := ssoSignIn(t, c, p, "/dashboard/", "ana-at-idp", "ana-password"); resp.StatusCode != http.StatusFound {
+		t.Fatalf("sign-in once ana's email is verified: %d\n%s", resp.StatusCode, body)
+	}
+	if _, page := c.get("/dashboard/"); !strings.Contains(page, `<span class="who">ana</span>`) {
+		t.Errorf("not signed in as ana:\n%s", page)
+	}
 }
 
 // TestSingleSignOnProviderDown checks that docsd starts while the

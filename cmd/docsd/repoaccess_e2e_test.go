@@ -206,6 +206,38 @@ func (s *e2eServer) rest(t *testing.T, method, path string, body any) (int, stri
 	return resp.StatusCode, string(out)
 }
 
+// auditLog lists the project's audit entries of action that the server's
+// user reads through the API, oldest first, each as "<username or ->
+// <auth_backend or -> <data>".
+func (s *e2eServer) auditLog(t *testing.T, slug, action string) []string {
+	t.Helper()
+	code, body := s.rest(t, "GET", "/api/v3/audit-logs/?project="+slug+"&action="+action, nil)
+	var page struct {
+		Results []struct {
+			User        *struct{ Username string }
+			AuthBackend *string `json:"auth_backend"`
+			Data        json.RawMessage
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &page); code != 200 || err != nil {
+		t.Fatalf("audit-logs ?action=%s: %d %s", action, code, body)
+	}
+	lines := []string{}
+	for _, e := range slices.Backward(page.Results) {
+		user, backend := "-", "-"
+		if e.User != nil {
+			user = e.User.Username
+		}
+		if e.AuthBackend != nil {
+			backend = *e.AuthBackend
+		}
+		var data bytes.Buffer
+		json.Compact(&data, e.Data)
+		lines = append(lines, user+" "+backend+" "+data.String())
+	}
+	return lines
+}
+
 // buildLatest triggers a build of latest and waits for it to finish,
 // returning whether it succeeded, its error and error id, and its
 // commands' output.
@@ -263,16 +295,22 @@ func repoAccessServe(t *testing.T, d store.Dialect, data string, extra ...string
 		return srv
 	}
 	db := []string{"--database-url", storetest.DatabaseURL(t, store.Postgres)}
-	if code, _, errOut := docsd(t, append([]string{"migrate"}, db...)...); code != 0 {
-		t.Fatalf("docsd migrate: %s", errOut)
-	}
-	code, out, errOut := docsd(t, append([]string{"user", "create", "alice", "--data-dir", data}, db...)...)
-	if code != 0 {
-		t.Fatalf("docsd user create: %s", errOut)
-	}
+	mustDocsd(t, append([]string{"migrate"}, db...)...)
+	out := mustDocsd(t, append([]string{"user", "create", "alice", "--data-dir", data}, db...)...)
 	srv := startServe(t, data, append(db, extra...)...)
 	srv.token = strings.TrimSpace(out)
 	return srv
+}
+
+// mustDocsd runs docsd with args, fails the test unless it exits 0, and
+// returns its output.
+func mustDocsd(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errOut := docsd(t, args...)
+	if code != 0 {
+		t.Fatalf("docsd %v: exit %d: %s", args, code, errOut)
+	}
+	return out
 }
 
 // TestSSHDeployKeyEndToEnd: a project whose repository only sshd serves,
@@ -343,13 +381,18 @@ func testSSHDeployKey(t *testing.T, d store.Dialect) {
 		key.KnownHosts[0]["key_type"] != "ssh-ed25519" {
 		t.Errorf("known hosts after the first build: %s", body)
 	}
-	if !strings.Contains(srv.stderr.String(), "known-hosts-changed") {
-		t.Error("learning the host key was not logged")
+	// The learned host is in the audit log, as done by nobody.
+	learnedEntry := `- - {"hosts":["` + wantHost + `"],"learned":true}`
+	if got := srv.auditLog(t, slug, "known-hosts-changed"); !slices.Equal(got, []string{learnedEntry}) {
+		t.Errorf("known-hosts-changed after the first build: %q, want %q", got, learnedEntry)
 	}
 
 	// The pinned key is used: a second build passes without learning more.
 	if ok, errMsg, _, out := srv.buildLatest(t, slug); !ok {
 		t.Fatalf("second build failed: %s\n%s", errMsg, out)
+	}
+	if got := srv.auditLog(t, slug, "known-hosts-changed"); len(got) != 1 {
+		t.Errorf("known-hosts-changed after the second build: %q", got)
 	}
 
 	// The server's host key changes: refused with the pinned-key message.
@@ -382,9 +425,12 @@ func testSSHDeployKey(t *testing.T, d store.Dialect) {
 	}
 
 	// A rotated key the server does not know: the private-clone failure.
-	if code, body := srv.rest(t, "POST", "/api/v3/projects/"+slug+"/ssh-key/", map[string]any{"rotate": true}); code != 201 {
+	code, body = srv.rest(t, "POST", "/api/v3/projects/"+slug+"/ssh-key/", map[string]any{"rotate": true})
+	if code != 201 {
 		t.Fatalf("rotate: %d %s", code, body)
 	}
+	var rotated struct{ Fingerprint string }
+	json.Unmarshal([]byte(body), &rotated)
 	ok, errMsg, errID, out = srv.buildLatest(t, slug)
 	if ok || errMsg != "There was a problem connecting to your repository, ensure that your repository URL is correct." ||
 		errID != "project:repository:private-clone-error" {
@@ -400,6 +446,101 @@ func testSSHDeployKey(t *testing.T, d store.Dialect) {
 	}
 	if code, _ := srv.rest(t, "GET", "/api/v3/projects/"+slug+"/ssh-key/", nil); code != 404 {
 		t.Errorf("GET a deleted key: %d", code)
+	}
+
+	// The audit log: each key made and deleted with its fingerprint; the
+	// host learned by nobody, then set by the maintainer.
+	fingerprint := func(f string) string { return `alice token {"fingerprint":"` + f + `"}` }
+	for action, want := range map[string][]string{
+		"ssh-key-created":     {fingerprint(key.Fingerprint), fingerprint(rotated.Fingerprint)},
+		"ssh-key-deleted":     {fingerprint(rotated.Fingerprint)},
+		"known-hosts-changed": {learnedEntry, `alice token {"hosts":["` + wantHost + `"],"learned":false}`},
+	} {
+		if got := srv.auditLog(t, slug, action); !slices.Equal(got, want) {
+			t.Errorf("%s entries:\n got %q\nwant %q", action, got, want)
+		}
+	}
+}
+
+// admin runs an admin command of docsd on the server's data directory and
+// database, fails the test unless it succeeds, and returns its output.
+func (s *e2eServer) admin(t *testing.T, args ...string) string {
+	t.Helper()
+	args = append(args, "--data-dir", s.dataDir)
+	if i := slices.Index(s.flags, "--database-url"); i >= 0 {
+		args = append(args, s.flags[i:i+2]...)
+	}
+	return mustDocsd(t, args...)
+}
+
+// TestSSHKeyThroughTeamsEndToEnd: the deploy key's route through `docsd
+// serve`, for people whose rights on the private project come from the
+// teams of its organization: bo, a reader through a team, may neither
+// read, make nor delete the key (403); cy, an admin through a team, makes
+// it and is recorded as its creator.
+func TestSSHKeyThroughTeamsEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs docsd serve and a build")
+	}
+	storetest.Dialects(t, testSSHKeyThroughTeams)
+}
+
+func testSSHKeyThroughTeams(t *testing.T, d store.Dialect) {
+	data := t.TempDir()
+	srv := repoAccessServe(t, d, data, "--secret-key", "repository access test key", "--allow-private-repos")
+	const slug = "handbook"
+	srv.importProject(t, "Handbook", gitRepo(t, map[string]string{
+		".readthedocs.yaml": "version: 2\nbuild:\n  os: ubuntu-24.04\n  tools:\n    python: \"3\"\n  commands:\n" +
+			"    - mkdir -p $READTHEDOCS_OUTPUT/html && echo '<html><body>handbook</body></html>' > $READTHEDOCS_OUTPUT/html/index.html\n",
+	}), "en")
+	srv.waitLastBuild(t, slug)
+	if code, body := srv.rest(t, "PATCH", "/api/v3/projects/"+slug+"/", map[string]any{"privacy_level": "private"}); code != 204 {
+		t.Fatalf("making the project private: %d %s", code, body)
+	}
+	keys := map[string]string{}
+	for _, name := range []string{"bo", "cy"} {
+		keys[name] = strings.TrimSpace(srv.admin(t, "user", "create", name))
+	}
+	for _, args := range [][]string{
+		{"organization", "create", "acme", "--name", "Acme", "--owner", "alice"},
+		{"project", "organization", slug, "acme"},
+		{"team", "member", "add", "acme", "read-only", "bo"},
+		{"team", "project", "add", "acme", "read-only", slug},
+		{"team", "member", "add", "acme", "admins", "cy"},
+		{"team", "project", "add", "acme", "admins", slug},
+	} {
+		srv.admin(t, args...)
+	}
+	route := srv.url + "/api/v3/projects/" + slug + "/ssh-key/"
+	// bo reads the private project through his team, and that is all.
+	if code, body := send(t, "GET", srv.url+"/api/v3/projects/"+slug+"/", keys["bo"], ""); code != 200 {
+		t.Fatalf("bo reads the project: %d %s", code, body)
+	}
+	forbidden := `{"detail":"You do not have permission to perform this action."}`
+	for _, method := range []string{"GET", "POST", "DELETE"} {
+		if code, body := send(t, method, route, keys["bo"], "{}"); code != 403 || body != forbidden {
+			t.Errorf("%s ssh-key as bo: %d %s, want 403 %s", method, code, body, forbidden)
+		}
+	}
+
+	code, body := send(t, "POST", route, keys["cy"], "{}")
+	var key struct {
+		PublicKey   string `json:"public_key"`
+		Fingerprint string
+	}
+	json.Unmarshal([]byte(body), &key)
+	if code != 201 || !strings.HasSuffix(key.PublicKey, " docsd-"+slug+"@127.0.0.1") || !strings.HasPrefix(key.Fingerprint, "SHA256:") {
+		t.Fatalf("POST ssh-key as cy: %d %s", code, body)
+	}
+	if code, body := send(t, "GET", route, keys["cy"], ""); code != 200 || !strings.Contains(body, `"fingerprint":"`+key.Fingerprint+`"`) {
+		t.Errorf("GET ssh-key as cy: %d %s", code, body)
+	}
+	if code, body := send(t, "GET", route, keys["bo"], ""); code != 403 {
+		t.Errorf("GET ssh-key as bo once it exists: %d %s", code, body)
+	}
+	want := []string{`cy token {"fingerprint":"` + key.Fingerprint + `"}`}
+	if got := srv.auditLog(t, slug, "ssh-key-created"); !slices.Equal(got, want) {
+		t.Errorf("ssh-key-created entries: %q, want %q", got, want)
 	}
 }
 
@@ -574,5 +715,20 @@ func testHTTPSCredentials(t *testing.T, d store.Dialect) {
 	}
 	if !strings.Contains(out, "git clone") || strings.Contains(out, "extraHeader") {
 		t.Errorf("recorded commands:\n%s", out)
+	}
+
+	// The audit log names the username of each change, never a token;
+	// refused inputs left no entry.
+	srv.graphql(t, `mutation { deleteRepositoryCredentials(input: {slug: "private-https"}) { project { slug } errors { message } } }`, nil, nil)
+	changed := `alice token {"deleted":false,"username":"` + user + `"}`
+	want := []string{changed, changed, `alice token {"deleted":true,"username":"` + user + `"}`}
+	entries := srv.auditLog(t, slug, "repository-credentials-changed")
+	if !slices.Equal(entries, want) {
+		t.Errorf("repository-credentials-changed entries:\n got %q\nwant %q", entries, want)
+	}
+	for _, secret := range []string{token, "wrong-token-value", basic} {
+		if strings.Contains(strings.Join(entries, "\n"), secret) {
+			t.Errorf("the audit log shows %q", secret)
+		}
 	}
 }

@@ -111,6 +111,8 @@ func (c *command) wire(s *store.Store) (*app, error) {
 	a.metrics.WatchCertificates(a.certificateExpiries)
 	a.searchParts()
 	a.uploads = a.newUploads()
+	// The pool records the host keys its builds learn.
+	a.audit = &audit.Recorder{Store: s, Logger: c.logger, Pageviews: c.settings.auditPageviews, RetentionDays: c.settings.AuditRetentionDays}
 	a.pool = a.newPool()
 	if a.users, err = ratelimit.New(c.settings.ThrottleUserRate); err != nil {
 		return nil, fmt.Errorf("--throttle-user-rate: %v", err)
@@ -120,7 +122,6 @@ func (c *command) wire(s *store.Store) (*app, error) {
 		return nil, fmt.Errorf("--graphql-anonymous-rate: %v", err)
 	}
 	a.liveBuilds = &graph.SignalledBuildChanges{}
-	a.audit = &audit.Recorder{Store: s, Logger: c.logger, Pageviews: c.settings.auditPageviews, RetentionDays: c.settings.AuditRetentionDays}
 	if a.analytics, err = a.newAnalytics(); err != nil {
 		a.notifier.Close()
 		return nil, err

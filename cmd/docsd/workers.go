@@ -46,6 +46,7 @@ func (a *app) newPool() *builder.Pool {
 		SSHKnownHosts:           s.SSHKnownHosts,
 		RepositoryCAFile:        s.RepositoryCAFile,
 		CredentialsDir:          filepath.Join(s.DataDir, "tmp"),
+		Audit:                   a.audit,
 	}, a.logger)
 }
 

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"docsd/internal/artifacts"
+	"docsd/internal/audit"
 	"docsd/internal/errs"
 	"docsd/store"
 )
@@ -106,6 +107,9 @@ type Config struct {
 	// Uploads, when set, is offered every claimed build first: it runs the
 	// builds the upload API created (see docs/user-guide/uploads.md).
 	Uploads UploadRunner
+	// Audit records the host keys VCS commands learned on first use
+	// (known-hosts-changed); nil records nothing.
+	Audit *audit.Recorder
 }
 
 // UploadRunner processes builds created by the upload API. RunUpload

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"docsd/internal/audit"
 	"docsd/internal/errs"
 	"docsd/internal/repocreds"
 	"docsd/store"
@@ -116,7 +117,9 @@ func (j *job) closeRepoAccess(ctx context.Context) {
 	}
 }
 
-// learnHosts stores host keys ssh accepted on first use.
+// learnHosts stores host keys ssh accepted on first use and records the
+// hosts newly pinned in the audit log, as done by nobody: no user asked
+// for them.
 func (j *job) learnHosts(ctx context.Context, learned []repocreds.KnownHost) error {
 	rows := make([]store.KnownHost, len(learned))
 	for i, h := range learned {
@@ -131,7 +134,8 @@ func (j *job) learnHosts(ctx context.Context, learned []repocreds.KnownHost) err
 		for i, h := range added {
 			hosts[i] = h.Hosts
 		}
-		j.logger.Info("known-hosts-changed: host keys pinned on first use", "hosts", hosts, "learned", true)
+		j.pool.cfg.Audit.Record(ctx, audit.Event{Action: store.AuditKnownHostsChanged, Project: j.project,
+			Data: map[string]any{"hosts": hosts, "learned": true}})
 	}
 	return nil
 }

@@ -50,6 +50,7 @@ type Provider struct {
 
 	mu      sync.Mutex
 	rewrite func(claims map[string]any) Signing // mu guards rewrite
+	failing map[string]bool                     // mu guards failing
 	key     *rsa.PrivateKey
 }
 
@@ -82,10 +83,17 @@ func Start(t testing.TB, people ...User) *Provider {
 	}
 	var handler http.Handler
 	p.server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		failing := p.failing[r.URL.Path]
+		p.mu.Unlock()
+		if failing {
+			http.Error(w, "the endpoint fails (oidctest)", http.StatusServiceUnavailable)
+			return
+		}
 		switch r.URL.Path {
 		case "/oauth/token":
 			p.serveToken(w, r, handler)
-		case "/keys":
+		case KeysPath:
 			p.serveKeys(w, r, handler)
 		default:
 			handler.ServeHTTP(w, r)
@@ -106,6 +114,23 @@ func (p *Provider) AddClient(id, secret, redirectURI string) {
 
 // Close stops the provider: it is then unreachable.
 func (p *Provider) Close() { p.server.Close() }
+
+// Fail makes the endpoint at path (KeysPath, UserinfoPath) answer 503
+// Service Unavailable while fail is true, and work again when it is false.
+func (p *Provider) Fail(path string, fail bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.failing == nil {
+		p.failing = map[string]bool{}
+	}
+	p.failing[path] = fail
+}
+
+// Paths of the provider's endpoints, as its discovery document names them.
+const (
+	KeysPath     = "/keys"
+	UserinfoPath = "/userinfo"
+)
 
 // RewriteIDTokens makes the token endpoint replace the provider's ID token
 // with one carrying its claims as rewrite changes them, signed as rewrite
