@@ -261,7 +261,10 @@ func (r *Resolver) changeOwner(ctx context.Context, orgSlug, username string, ad
 		return nil, err
 	}
 	if add {
-		owners, err := r.Store.FindOrganizationOwners(ctx, []int64{o.ID})
+		// err is the outer one: the add's refusal (the owners limit) must
+		// reach the check below.
+		var owners []*store.OrganizationUser
+		owners, err = r.Store.FindOrganizationOwners(ctx, []int64{o.ID})
 		if err != nil {
 			return nil, err
 		}
