@@ -104,7 +104,7 @@ func checkOrganizationFields(f errs.Fields, email, description, url *string) (e,
 	if d != nil && utf8.RuneCountInString(*d) > 1000 {
 		f.Add("description", "Ensure this field has no more than 1000 characters.")
 	}
-	if u != nil && *u != "" && (utf8.RuneCountInString(*u) > 255 || !validURL(*u)) {
+	if u != nil && *u != "" && (utf8.RuneCountInString(*u) > 255 || !validWebURL(*u)) {
 		f.Add("url", "Enter a valid URL.")
 	}
 	return e, d, u
@@ -261,7 +261,10 @@ func (r *Resolver) changeOwner(ctx context.Context, orgSlug, username string, ad
 		return nil, err
 	}
 	if add {
-		owners, err := r.Store.FindOrganizationOwners(ctx, []int64{o.ID})
+		// err is the outer one: the add's refusal (the owners limit) must
+		// reach the check below.
+		var owners []*store.OrganizationUser
+		owners, err = r.Store.FindOrganizationOwners(ctx, []int64{o.ID})
 		if err != nil {
 			return nil, err
 		}

@@ -131,6 +131,14 @@ func validURL(s string) bool {
 	return dottedHostName(host)
 }
 
+// validWebURL reports whether s is a valid URL (validURL) on http or
+// https: a link a browser opens, as an organization's url must be.
+func validWebURL(s string) bool {
+	scheme, _, _ := strings.Cut(s, ":")
+	scheme = strings.ToLower(scheme)
+	return validURL(s) && (scheme == "http" || scheme == "https")
+}
+
 // dottedHostName reports whether host is a DNS name of two or more labels.
 func dottedHostName(host string) bool {
 	labels := strings.Split(host, ".")

@@ -21,6 +21,7 @@ import (
 type acme struct {
 	n    *docsNode
 	keys map[string]string
+	db   string // the node's database URL
 }
 
 // The roles of the permission matrix.
@@ -37,8 +38,9 @@ const (
 func newAcme(t *testing.T, d store.Dialect) *acme {
 	t.Helper()
 	ctx := t.Context()
-	n := openNode(t, storetest.DatabaseURL(t, d), t.TempDir())
-	f := &acme{n: n, keys: map[string]string{roleDirect: publishDemo(t, n)}}
+	db := storetest.DatabaseURL(t, d)
+	n := openNode(t, db, t.TempDir())
+	f := &acme{n: n, keys: map[string]string{roleDirect: publishDemo(t, n)}, db: db}
 	patch(t, n.url+"/api/v3/projects/demo/", f.keys[roleDirect], `{"privacy_level": "private"}`)
 	users := map[string]*store.User{}
 	for role, name := range map[string]string{roleOwner: "ana", roleReadonly: "bo", roleAdminTeam: "cy", roleNoTeam: "dee", roleOther: "otto"} {
