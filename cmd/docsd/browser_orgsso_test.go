@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -88,7 +89,13 @@ func TestBrowserOrganizationSSO(t *testing.T) {
 	run("required", chromedp.Click("#id_sso_required", chromedp.ByQuery),
 		chromedp.Submit("#id_sso_required", chromedp.ByQuery),
 		chromedp.WaitVisible("#id_sso_required:checked", chromedp.ByQuery))
+	// The box is checked by the click before the form reaches the
+	// server: wait for the server's answer in the store.
 	o, err := s.FindOrganizationBySlug(t.Context(), "acme")
+	for deadline := time.Now().Add(time.Minute); err == nil && !o.SSORequired && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		o, err = s.FindOrganizationBySlug(t.Context(), "acme")
+	}
 	must(t, err)
 	tm, err := s.FindTeamBySlug(t.Context(), acme.ID, "writers")
 	must(t, err)
