@@ -2,16 +2,11 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -370,27 +365,12 @@ func TestHTTPSWildcardWithPebble(t *testing.T) {
 // on plain HTTP; /metrics tells its days to expiry.
 func TestHTTPSGivenCertificate(t *testing.T) {
 	dir := t.TempDir()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "docs.given.test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(30 * 24 * time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IsCA: true, BasicConstraintsValid: true, DNSNames: []string{"docs.given.test"}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kb, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	certPEM, keyPEM := acmetest.SelfSigned(t, time.Now().Add(30*24*time.Hour), "docs.given.test")
 	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+	if err := os.WriteFile(certFile, certPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
+	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	dataDir := t.TempDir()
@@ -400,7 +380,11 @@ func TestHTTPSGivenCertificate(t *testing.T) {
 	serveAt(t, dataDir, addr, freeAddr(t), "--docs-addr", freeAddr(t), "--public-url", "http://docs.given.test",
 		"--tls-addr", tlsAddr, "--tls-cert", certFile, "--tls-key", keyFile)
 
-	leaf, _ := x509.ParseCertificate(der)
+	block, _ := pem.Decode(certPEM)
+	leaf, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
 	roots := x509.NewCertPool()
 	roots.AddCert(leaf)
 	code, _, cert, err := getHTTPS(t, httpsClient(tlsAddr, roots), "https://docs.given.test/healthz")

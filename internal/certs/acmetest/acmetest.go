@@ -196,7 +196,7 @@ func StartPebble(tb testing.TB, dns *DNS, httpPort, tlsPort string) *Pebble {
 	tb.Helper()
 	bin := binary(tb, PebbleEnv, "pebble-v2.10.3")
 	dir := tb.TempDir()
-	certPEM, keyPEM := selfSigned(tb)
+	certPEM, keyPEM := SelfSigned(tb, time.Now().Add(24*time.Hour), "localhost", "127.0.0.1")
 	p := &Pebble{DirectoryRoot: filepath.Join(dir, "root.pem")}
 	for name, b := range map[string][]byte{"root.pem": certPEM, "key.pem": keyPEM} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
@@ -255,21 +255,28 @@ func (p *Pebble) Roots(tb testing.TB) *x509.CertPool {
 	return pool
 }
 
-// selfSigned makes the certificate of pebble's own HTTPS, for 127.0.0.1
-// and localhost.
-func selfSigned(tb testing.TB) (certPEM, keyPEM []byte) {
+// SelfSigned makes a self-signed CA certificate for names (host names or
+// IP addresses), valid until notAfter, and its key, in PEM: pebble's own
+// HTTPS, or an operator's certificate (--tls-cert) in a test.
+func SelfSigned(tb testing.TB, notAfter time.Time, names ...string) (certPEM, keyPEM []byte) {
 	tb.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "pebble test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: names[0]},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: notAfter,
 		IsCA: true, BasicConstraintsValid: true,
 		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:    []string{"localhost"}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+	}
+	for _, n := range names {
+		if ip := net.ParseIP(n); ip != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		} else {
+			tmpl.DNSNames = append(tmpl.DNSNames, n)
+		}
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
