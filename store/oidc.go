@@ -206,7 +206,7 @@ func (tx *Tx) freeUsername(ctx context.Context, op, preferred, fallback string) 
 			return name, err
 		}
 	}
-	return "", errs.E(errs.Conflict, op, "A user with that username already exists.")
+	return "", errs.E(errs.Conflict, op, MsgUsernameTaken)
 }
 
 // SetUserEmail sets a user's email as an administrator does: verified.

@@ -54,17 +54,11 @@ func (s *Store) SetOrganizationSSODomains(ctx context.Context, orgID int64, doma
 			return err
 		}
 		for _, d := range domains {
-			var n int
-			if err := tx.get(ctx, &n, `SELECT COUNT(*) FROM organization_sso_domains WHERE domain = ?`, d); err != nil {
-				return err
-			}
-			if n > 0 {
-				return &errs.Error{Kind: errs.Invalid, Op: op, Fields: errs.Fields{"domains": {MsgSSODomainTaken}}}
-			}
+			// A domain is unique across organizations (the table's
+			// constraint): one another organization has is refused.
 			_, err := tx.exec(ctx, `INSERT INTO organization_sso_domains (organization_id, domain, created) VALUES (?, ?, ?)`, orgID, d, tx.Now)
 			if err = classify(op, err); errs.Is(err, errs.Conflict) {
-				// Another organization took it since the check.
-				return &errs.Error{Kind: errs.Invalid, Op: op, Fields: errs.Fields{"domains": {MsgSSODomainTaken}}, Err: err}
+				return errs.FieldError(op, "domains", MsgSSODomainTaken)
 			} else if err != nil {
 				return err
 			}

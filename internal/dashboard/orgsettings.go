@@ -45,6 +45,14 @@ func (d *Dashboard) mountOrganizationSettings() {
 // form shown again as typed on the page named by rest (see
 // renderOrganization); success goes to next.
 func (d *Dashboard) organizationWritten(w http.ResponseWriter, r *http.Request, s *session, err error, form, fields map[string]string, rest, next string) {
+	d.formWritten(w, r, s, err, next, form, fields, func(code int, pg *page) { d.renderOrganization(w, r, s, code, pg, rest) })
+}
+
+// formWritten ends a form's POST after its mutation (err): on success
+// to next; a refused input back to its page (render) with the API's
+// messages next to the form's fields (fields maps the API's field names
+// to the form's); anything else as the failure it is.
+func (d *Dashboard) formWritten(w http.ResponseWriter, r *http.Request, s *session, err error, next string, form, fields map[string]string, render func(code int, pg *page)) {
 	if err == nil {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
@@ -53,7 +61,7 @@ func (d *Dashboard) organizationWritten(w http.ResponseWriter, r *http.Request, 
 		d.failed(w, r, s, err)
 		return
 	}
-	d.renderOrganization(w, r, s, formStatus(err), &page{Form: form, Errors: formErrorsOf(err, fields)}, rest)
+	render(formStatus(err), &page{Form: form, Errors: formErrorsOf(err, fields)})
 }
 
 // handleOrganizationDelete deletes the organization once its delete page

@@ -31,15 +31,12 @@ type orgSSO struct {
 }
 
 const orgSSOQuery = `query($slug: String!) {
-	viewer { isSuperuser }
 	organization(slug: $slug) { slug name viewerIsOwner ssoDomains ssoRequired
 		teams(first: 100) { nodes { slug name access autoJoinEmailUsers } } }
 }`
 
 const (
-	setSSODomainsMutation   = `mutation($input: SetOrganizationSsoDomainsInput!) { setOrganizationSsoDomains(input: $input) { organization { slug } ` + graph.PayloadErrors + ` } }`
-	setSSORequiredMutation  = `mutation($input: UpdateOrganizationInput!) { updateOrganization(input: $input) { organization { slug } ` + graph.PayloadErrors + ` } }`
-	setTeamAutoJoinMutation = `mutation($input: UpdateTeamInput!) { updateTeam(input: $input) { team { slug } ` + graph.PayloadErrors + ` } }`
+	setSSODomainsMutation = `mutation($input: SetOrganizationSsoDomainsInput!) { setOrganizationSsoDomains(input: $input) { organization { slug } ` + graph.PayloadErrors + ` } }`
 )
 
 func (d *Dashboard) mountOrganizationSSO() {
@@ -57,7 +54,6 @@ func (d *Dashboard) handleOrgSSO(w http.ResponseWriter, r *http.Request, s *sess
 // field shows the stored domains, one a line, unless the form has its own.
 func (d *Dashboard) renderOrgSSO(w http.ResponseWriter, r *http.Request, s *session, code int, pg *page) {
 	var out struct {
-		Viewer       struct{ IsSuperuser bool }
 		Organization *orgSSO
 	}
 	if err := d.run(r, s, orgSSOQuery, map[string]any{"slug": r.PathValue("org")}, &out); err != nil || out.Organization == nil {
@@ -65,7 +61,7 @@ func (d *Dashboard) renderOrgSSO(w http.ResponseWriter, r *http.Request, s *sess
 		return
 	}
 	o := out.Organization
-	o.ViewerIsSuperuser = out.Viewer.IsSuperuser
+	o.ViewerIsSuperuser = s.viewer.User.IsSuperuser
 	if !o.ViewerIsOwner && !o.ViewerIsSuperuser {
 		d.notFound(w, r, s)
 		return
@@ -85,15 +81,8 @@ func (d *Dashboard) renderOrgSSO(w http.ResponseWriter, r *http.Request, s *sess
 // the form's), anything else as the failure it is.
 func (d *Dashboard) orgSSOWrite(w http.ResponseWriter, r *http.Request, s *session, mutation string, input map[string]any, form map[string]string, fields map[string]string) {
 	err := d.run(r, s, mutation, map[string]any{"input": input}, nil)
-	if err != nil {
-		if notFoundOrForbidden(err) || formStatus(err) >= 500 {
-			d.failed(w, r, s, err)
-			return
-		}
-		d.renderOrgSSO(w, r, s, formStatus(err), &page{Form: form, Errors: formErrorsOf(err, fields)})
-		return
-	}
-	http.Redirect(w, r, "/organizations/"+url.PathEscape(r.PathValue("org"))+"/authorization/", http.StatusSeeOther)
+	d.formWritten(w, r, s, err, "/organizations/"+url.PathEscape(r.PathValue("org"))+"/authorization/", form, fields,
+		func(code int, pg *page) { d.renderOrgSSO(w, r, s, code, pg) })
 }
 
 func (d *Dashboard) handleOrgSSODomains(w http.ResponseWriter, r *http.Request, s *session) {
@@ -110,13 +99,13 @@ func (d *Dashboard) handleOrgSSODomains(w http.ResponseWriter, r *http.Request, 
 
 func (d *Dashboard) handleOrgSSORequired(w http.ResponseWriter, r *http.Request, s *session) {
 	on := r.PostFormValue("sso_required") == "on"
-	d.orgSSOWrite(w, r, s, setSSORequiredMutation, map[string]any{"slug": r.PathValue("org"), "ssoRequired": on},
+	d.orgSSOWrite(w, r, s, updateOrganizationMutation, map[string]any{"slug": r.PathValue("org"), "ssoRequired": on},
 		map[string]string{}, map[string]string{"sso_required": "sso_required"})
 }
 
 func (d *Dashboard) handleOrgSSOTeam(w http.ResponseWriter, r *http.Request, s *session) {
 	on := r.PostFormValue("auto_join") == "on"
-	d.orgSSOWrite(w, r, s, setTeamAutoJoinMutation,
+	d.orgSSOWrite(w, r, s, updateTeamMutation,
 		map[string]any{"organization": r.PathValue("org"), "slug": r.PathValue("team"), "autoJoinEmailUsers": on},
 		map[string]string{}, map[string]string{})
 }

@@ -48,17 +48,11 @@ func (h *Handler) Reader(ctx context.Context, r *http.Request) (access.Viewer, e
 	return v, err
 }
 
-// sharesHere reports whether r's host honours sharing grant cookies: a
-// project's docs subdomain or served custom domain, or the path-mode docs
-// origin with PathSessions.
+// sharesHere reports whether r's host honours sharing grant cookies: the
+// hosts that have docs sessions (sessionKey).
 func (h *Handler) sharesHere(r *http.Request) bool {
-	if _, ok := h.subdomainProject(r.Host); ok {
-		return true
-	}
-	if _, ok := h.domains.Served(r.Context(), r.Host); ok {
-		return true
-	}
-	return h.onSessionOrigin(r.Host)
+	_, ok := h.sessionKey(r.Context(), r.Host)
+	return ok
 }
 
 // auditRead records a page view or download (action) of version v of

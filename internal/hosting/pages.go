@@ -5,12 +5,15 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 )
 
 // notFoundHTML is docsd's generic 404 page. It names nothing: the same page
 // answers for a missing project, a private one, and a missing file.
-const notFoundHTML = `<!DOCTYPE html>
+const notFoundHTML = notFoundHead + pageEnd
+
+// notFoundHead is notFoundHTML up to its end, which the sign-in link may
+// follow.
+const notFoundHead = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -21,7 +24,7 @@ const notFoundHTML = `<!DOCTYPE html>
 <body>
 <h1>404 Not Found</h1>
 <p>The page you asked for does not exist.</p>
-` + pageEnd
+`
 
 // pageEnd closes docsd's own pages.
 const pageEnd = `</body>
@@ -93,7 +96,7 @@ func (h *Handler) offersSignIn(r *http.Request) bool {
 // signInNotFound is the generic 404 page linking "Sign in" to the sign-in
 // page, which comes back to path (as sent, escaped) afterwards.
 func signInNotFound(path string) *fixedPage {
-	return newFixedPage(http.StatusNotFound, strings.TrimSuffix(notFoundHTML, pageEnd)+signInParagraph(path)+pageEnd)
+	return newFixedPage(http.StatusNotFound, notFoundHead+signInParagraph(path)+pageEnd)
 }
 
 // signInParagraph is the "Sign in" link of 404 pages, back to path (as
